@@ -1,0 +1,21 @@
+// Three tiers, one config. unit: *.spec.ts beside the code (embedded adapters included);
+// integration: *.integration-spec.ts, contract suites against the real servers of `npm run stack:up`;
+// e2e: test/e2e, the apps driven over HTTP on one of the two profiles.
+const { pathsToModuleNameMapper } = require('./tools/jest-paths');
+
+const swc = ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022', keepClassNames: true }, module: { type: 'commonjs' } }];
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: pathsToModuleNameMapper(),
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  modulePathIgnorePatterns: ['<rootDir>/data/', '<rootDir>/deploy/local/.run/'],
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,tools}/**/*.spec.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,apps}/**/*.integration-spec.ts'], testTimeout: 60000 },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'], testTimeout: 120000 },
+  ],
+};

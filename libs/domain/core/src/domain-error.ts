@@ -1,0 +1,36 @@
+/**
+ * Stable error codes shared by every app. The HTTP filter of each app maps a code to a status;
+ * services only ever throw DomainError, never transport exceptions.
+ */
+export const ErrorCode = {
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  INVALID_URL: 'INVALID_URL',
+  URL_NOT_ALLOWED: 'URL_NOT_ALLOWED',
+  INVALID_ALIAS: 'INVALID_ALIAS',
+  ALIAS_TAKEN: 'ALIAS_TAKEN',
+  LINK_NOT_FOUND: 'LINK_NOT_FOUND',
+  LINK_EXPIRED: 'LINK_EXPIRED',
+  LINK_DISABLED: 'LINK_DISABLED',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  RATE_LIMITED: 'RATE_LIMITED',
+  SHARD_UNAVAILABLE: 'SHARD_UNAVAILABLE',
+  CODE_SPACE_EXHAUSTED: 'CODE_SPACE_EXHAUSTED',
+  DEPENDENCY_UNAVAILABLE: 'DEPENDENCY_UNAVAILABLE',
+  INVALID_TIME_RANGE: 'INVALID_TIME_RANGE',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra machine-readable fields, copied into the problem+json body. */
+    readonly details: Readonly<Record<string, unknown>> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DomainError';
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

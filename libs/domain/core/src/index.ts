@@ -1,0 +1,3 @@
+export * from './domain-error';
+export * from './clock';
+export * from './lifecycle';

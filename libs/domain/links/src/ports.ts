@@ -1,0 +1,57 @@
+import { Link, ShortUrlIdentifier } from './link';
+import { Tenant } from './tenant';
+
+/** Storage of the links of one shard. Implemented once per backend (MySQL, SQLite). */
+export interface LinkShardStore {
+  readonly shardName: string;
+  /** Inserts; rejects with DuplicateLinkError when (domain, code) exists. */
+  insert(link: Link): Promise<void>;
+  insertMany(links: readonly Link[]): Promise<void>;
+  findByCode(id: ShortUrlIdentifier): Promise<Link | null>;
+  /** Codes stored on this shard, in pages, for resharding and Bloom rebuilds. */
+  listIdentifiers(afterId: string | null, limit: number): Promise<Array<ShortUrlIdentifier & { id: string }>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Raised by a LinkShardStore when the unique (domain, code) constraint rejects an insert. */
+export class DuplicateLinkError extends Error {
+  constructor(readonly identifier: ShortUrlIdentifier) {
+    super(`link ${identifier.domain}/${identifier.code} already exists`);
+    this.name = 'DuplicateLinkError';
+  }
+}
+
+/** Shard-independent store of tenants and their hashed API keys. */
+export interface TenantStore {
+  findByApiKeyHash(apiKeyHash: string): Promise<Tenant | null>;
+  /** Creates the tenant and its first key; a no-op returning false if that key hash exists. */
+  createWithApiKey(tenant: Tenant, apiKeyHash: string): Promise<boolean>;
+  countTenants(): Promise<number>;
+}
+
+/** A block of ids [start, end) reserved atomically for one allocator instance. */
+export interface IdBlock {
+  readonly start: bigint;
+  readonly end: bigint;
+}
+
+/** Shard-independent sequences, allocated in blocks (seed 002: 1000 ids per round trip). */
+export interface SequenceStore {
+  allocateBlock(sequence: string, size: number): Promise<IdBlock>;
+}
+
+/** String key-value cache (Redis Cluster or the in-process twin). */
+export interface CacheStore {
+  get(key: string): Promise<string | null>;
+  /** ttlMs undefined: no expiry (eviction is left to the LRU policy of the store). */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  del(keys: readonly string[]): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const LINK_REPOSITORY = Symbol('LINK_REPOSITORY');
+export const TENANT_STORE = Symbol('TENANT_STORE');
+export const SEQUENCE_STORE = Symbol('SEQUENCE_STORE');
+export const CACHE_STORE = Symbol('CACHE_STORE');

@@ -1,0 +1,63 @@
+import { DomainError, ErrorCode } from '@shortlink/core';
+import { ShardRouter } from '@shortlink/shard-router';
+import { Link, ShortUrlIdentifier } from './link';
+import { LinkShardStore } from './ports';
+
+/**
+ * Routes every link operation to the shard the router names for the code (seed 002:
+ * shard key = short code). A failing shard surfaces as SHARD_UNAVAILABLE with its name.
+ */
+export class ShardedLinkRepository {
+  private readonly stores: ReadonlyMap<string, LinkShardStore>;
+
+  constructor(
+    readonly router: ShardRouter,
+    stores: readonly LinkShardStore[],
+  ) {
+    this.stores = new Map(stores.map((s) => [s.shardName, s]));
+    for (const shard of router.shards()) {
+      if (!this.stores.has(shard)) throw new Error(`shard "${shard}" is on the router but has no store`);
+    }
+  }
+
+  shardNameFor(code: string): string {
+    return this.router.shardFor(code);
+  }
+
+  storeFor(code: string): LinkShardStore {
+    return this.stores.get(this.router.shardFor(code))!;
+  }
+
+  allStores(): readonly LinkShardStore[] {
+    return [...this.stores.values()];
+  }
+
+  async insert(link: Link): Promise<void> {
+    const store = this.storeFor(link.code);
+    await this.onShard(store, () => store.insert(link));
+  }
+
+  /** Groups by shard and inserts each group in one statement. */
+  async insertMany(links: readonly Link[]): Promise<void> {
+    const groups = new Map<LinkShardStore, Link[]>();
+    for (const link of links) {
+      const store = this.storeFor(link.code);
+      groups.set(store, [...(groups.get(store) ?? []), link]);
+    }
+    await Promise.all([...groups].map(([store, group]) => this.onShard(store, () => store.insertMany(group))));
+  }
+
+  async findByCode(id: ShortUrlIdentifier): Promise<Link | null> {
+    const store = this.storeFor(id.code);
+    return this.onShard(store, () => store.findByCode(id));
+  }
+
+  private async onShard<T>(store: LinkShardStore, op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (error) {
+      if (error instanceof DomainError || (error instanceof Error && error.name === 'DuplicateLinkError')) throw error;
+      throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${store.shardName} is unavailable`, { shard: store.shardName }, { cause: error });
+    }
+  }
+}

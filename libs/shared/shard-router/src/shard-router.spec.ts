@@ -1,0 +1,113 @@
+import { randomBytes } from 'crypto';
+import { ConsistentHashRing, JumpHashRouter, jumpConsistentHash, planRebalance, ShardRouter, ShardRouterError } from './index';
+
+const BASE62 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+function randomCodes(count: number, length = 7): string[] {
+  const bytes = randomBytes(count * length);
+  const codes = new Array<string>(count);
+  for (let i = 0; i < count; i++) {
+    let code = '';
+    for (let j = 0; j < length; j++) code += BASE62[bytes[i * length + j] % 62];
+    codes[i] = code;
+  }
+  return codes;
+}
+
+const shardNames = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `shard-${i}` }));
+const CODES = randomCodes(1_000_000);
+
+function shares(router: ShardRouter, keys: string[]): Map<string, number> {
+  const counts = new Map<string, number>(router.shards().map((s) => [s, 0]));
+  for (const key of keys) {
+    const shard = router.shardFor(key);
+    counts.set(shard, (counts.get(shard) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function expectBalanced(router: ShardRouter) {
+  const counts = shares(router, CODES);
+  const mean = CODES.length / router.shards().length;
+  for (const [, count] of counts) {
+    expect(Math.abs(count - mean) / mean).toBeLessThanOrEqual(0.1);
+  }
+}
+
+describe.each([
+  ['consistent hash ring, 150 virtual nodes', (n: number) => new ConsistentHashRing(shardNames(n))],
+  ['jump consistent hash', (n: number) => new JumpHashRouter(shardNames(n))],
+])('%s', (_name, build) => {
+  it('spreads 1 000 000 random 7-char codes over 10 shards within ±10 % of the mean', () => {
+    expectBalanced(build(10));
+  });
+
+  it('moves about 1/11 of the keys when an 11th shard joins, all of them to the new shard', () => {
+    const before = build(10);
+    const after = before.withShard({ name: 'shard-10' });
+    const plan = planRebalance(before, after, CODES);
+    expect(Math.abs(plan.movedFraction - 1 / 11)).toBeLessThanOrEqual(0.01);
+    expect(plan.moves.every((m) => m.to === 'shard-10')).toBe(true);
+  });
+
+  it('moves only the keys of a shard that leaves', () => {
+    const before = build(10);
+    const leaving = before instanceof JumpHashRouter ? 'shard-9' : 'shard-3';
+    const after = before.withoutShard(leaving);
+    const plan = planRebalance(before, after, CODES);
+    const owned = CODES.filter((c) => before.shardFor(c) === leaving).length;
+    expect(plan.moves.length).toBe(owned);
+    expect(plan.moves.every((m) => m.from === leaving && m.to !== leaving)).toBe(true);
+  });
+
+  it('is deterministic: a router built again from the same shards routes every key the same way', () => {
+    const a = build(4);
+    const b = build(4);
+    expect(CODES.slice(0, 10_000).every((c) => a.shardFor(c) === b.shardFor(c))).toBe(true);
+  });
+});
+
+describe('ConsistentHashRing', () => {
+  it('does not depend on the order in which shards are listed', () => {
+    const a = new ConsistentHashRing(shardNames(5));
+    const b = new ConsistentHashRing([...shardNames(5)].reverse());
+    expect(CODES.slice(0, 20_000).every((c) => a.shardFor(c) === b.shardFor(c))).toBe(true);
+  });
+
+  it('gives a weight-2 shard about twice the keys of a weight-1 shard', () => {
+    const ring = new ConsistentHashRing([{ name: 'small' }, { name: 'big', weight: 2 }, { name: 'other' }]);
+    const counts = shares(ring, CODES);
+    const ratio = counts.get('big')! / ((counts.get('small')! + counts.get('other')!) / 2);
+    expect(ratio).toBeGreaterThan(1.7);
+    expect(ratio).toBeLessThan(2.3);
+  });
+
+  it('places virtualNodes × shards points on the ring', () => {
+    expect(new ConsistentHashRing(shardNames(10)).size).toBe(1500);
+    expect(new ConsistentHashRing(shardNames(3), { virtualNodes: 10 }).size).toBe(30);
+  });
+
+  it('rejects empty, duplicate and badly weighted shard lists', () => {
+    expect(() => new ConsistentHashRing([])).toThrow(ShardRouterError);
+    expect(() => new ConsistentHashRing([{ name: 'a' }, { name: 'a' }])).toThrow(/listed twice/);
+    expect(() => new ConsistentHashRing([{ name: 'a', weight: 0 }])).toThrow(/weight/);
+    expect(() => new ConsistentHashRing(shardNames(2)).withoutShard('nope')).toThrow(/not on the ring/);
+  });
+});
+
+describe('jumpConsistentHash', () => {
+  it('matches the reference implementation for known keys', () => {
+    // Expected values printed by the paper's C++ function compiled with g++ on this machine.
+    expect(jumpConsistentHash(0n, 1)).toBe(0);
+    expect(jumpConsistentHash(1n, 10)).toBe(6);
+    expect(jumpConsistentHash(2n, 10)).toBe(6);
+    expect(jumpConsistentHash(256n, 1024)).toBe(520);
+    expect(jumpConsistentHash(0xdeadbeefn, 100)).toBe(87);
+    expect(jumpConsistentHash(0xffffffffffffffffn, 1_000_000)).toBe(589430);
+  });
+
+  it('refuses to remove any but the last shard and refuses weights', () => {
+    expect(() => new JumpHashRouter(shardNames(3)).withoutShard('shard-0')).toThrow(/only remove its last/);
+    expect(() => new JumpHashRouter([{ name: 'a', weight: 2 }])).toThrow(/weight/);
+  });
+});
