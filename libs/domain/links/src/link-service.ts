@@ -72,7 +72,7 @@ export class LinkService {
     const link = await this.links.findByCode(id);
     // Another tenant's link is reported as absent, so codes of other tenants cannot be probed.
     if (!link || link.tenantId !== tenantId) {
-      throw new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { code: id.code, domain: id.domain });
+      throw new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
     }
     return link;
   }

@@ -39,14 +39,14 @@ export class RedirectResolver {
   }
 
   private usable(id: ShortUrlIdentifier, link: CachedLink): CachedLink {
-    if (link.status === 'disabled') throw new DomainError(ErrorCode.LINK_DISABLED, `link ${id.code} is disabled`, { code: id.code });
+    if (link.status === 'disabled') throw new DomainError(ErrorCode.LINK_DISABLED, `link ${id.code} is disabled`, { shortCode: id.code });
     if (link.expiresAt !== null && link.expiresAt <= this.clock.now()) {
-      throw new DomainError(ErrorCode.LINK_EXPIRED, `link ${id.code} has expired`, { code: id.code });
+      throw new DomainError(ErrorCode.LINK_EXPIRED, `link ${id.code} has expired`, { shortCode: id.code });
     }
     return link;
   }
 }
 
 function notFound(id: ShortUrlIdentifier, source: LookupSource): DomainError {
-  return new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { code: id.code, domain: id.domain, source });
+  return new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain, source });
 }

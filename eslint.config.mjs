@@ -1,0 +1,37 @@
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+// Dependency direction: app/launcher -> feature -> domain <- data-access; wiring (the one place
+// that picks adapters) may see data-access; domain and feature code never import drivers.
+const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@clickhouse/*', 'chdb', 'lru-cache'];
+const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
+
+export default [
+  { ignores: ['node_modules', 'dist', 'data', 'coverage', 'deploy/local/.run', '**/*.js', '**/*.mjs'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util'] },
+            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util'] },
+            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:wiring', 'type:util'], bannedExternalImports: DRIVERS },
+            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: DRIVERS },
+            { sourceTag: 'type:wiring', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
+            { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util'] },
+          ],
+        },
+      ],
+    },
+  },
+];

@@ -1,0 +1,2 @@
+export * from './memory/memory-cache-store';
+export * from './redis/redis-cluster-store';

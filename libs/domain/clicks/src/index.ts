@@ -1,0 +1,4 @@
+export * from './click-event';
+export * from './ports';
+export * from './click-buffer';
+export * from './minute-aggregator';

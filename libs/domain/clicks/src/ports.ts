@@ -1,0 +1,71 @@
+import { ClickBatch, ClickEvent } from './click-event';
+
+/** Producer side of the click topic. Called from the background flusher, never from a request. */
+export interface ClickEventSink {
+  /** Sends the batch; events of one link go to one partition (message key = domain/code). */
+  send(events: readonly ClickEvent[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Consumer side of the click topic, as one member of a consumer group. The handler is called
+ * with batches of one partition in offset order; the source commits a batch's offsets only
+ * after the handler resolves, so a crash replays (at-least-once) and the store de-duplicates.
+ */
+export interface ClickEventSource {
+  start(handler: (batch: ClickBatch) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One row of the per-minute aggregation as the consumer hands it to the store. */
+export interface MinuteVisitorRow {
+  readonly tenantId: string;
+  readonly domain: string;
+  readonly code: string;
+  /** Start of the minute, epoch seconds (UTC). */
+  readonly minute: number;
+  /** Keyed hash of the visitor (IP + user agent), a safe integer < 2^52. */
+  readonly visitor: number;
+  readonly clicks: number;
+  /** Kafka partition and the highest offset folded into this row: the store's progress marker. */
+  readonly sourcePartition: number;
+  readonly sourceOffset: string;
+}
+
+export interface StatsQuery {
+  readonly tenantId: string;
+  readonly domain: string;
+  readonly code: string;
+  /** Epoch seconds, inclusive. */
+  readonly from: number;
+  /** Epoch seconds, exclusive. */
+  readonly to: number;
+}
+
+export interface MinutePoint {
+  readonly minute: number;
+  readonly clicks: number;
+  readonly visitors: number;
+}
+
+export interface LinkStats {
+  readonly series: readonly MinutePoint[];
+  readonly totals: { readonly clicks: number; readonly visitors: number };
+}
+
+/** Per-minute click aggregates (ClickHouse server, or chdb in process). */
+export interface ClickAggregateStore {
+  /** Creates database, tables and views if missing. */
+  migrate(): Promise<void>;
+  /** Writes rows in one insert (atomic: rows and progress markers land together). */
+  write(rows: readonly MinuteVisitorRow[]): Promise<void>;
+  /** Highest offset already aggregated, per partition: messages at or below it are skipped. */
+  ingestedOffsets(): Promise<Map<number, bigint>>;
+  stats(query: StatsQuery): Promise<LinkStats>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const CLICK_EVENT_SINK = Symbol('CLICK_EVENT_SINK');
+export const CLICK_EVENT_SOURCE = Symbol('CLICK_EVENT_SOURCE');
+export const CLICK_AGGREGATE_STORE = Symbol('CLICK_AGGREGATE_STORE');

@@ -1,0 +1,48 @@
+import { Logger } from '@nestjs/common';
+import { Counter, Registry } from 'prom-client';
+import { aggregateBatch, ClickAggregateStore, ClickBatch, ClickEventSource } from '@shortlink/clicks-domain';
+
+/**
+ * Consumer-group member: folds each partition batch into per-minute rows and writes them in one
+ * insert. Progress lives in ClickHouse next to the aggregates (max offset per partition), so a
+ * replay after a crash or rebalance skips what was already counted.
+ */
+export class ClickConsumer {
+  private readonly logger = new Logger('ClickConsumer');
+  private progress: Map<number, bigint> | null = null;
+  private readonly events: Counter;
+  private readonly skipped: Counter;
+
+  constructor(
+    private readonly source: ClickEventSource,
+    private readonly store: ClickAggregateStore,
+    private readonly visitorSecret: string,
+    registry: Registry,
+  ) {
+    this.events = new Counter({ name: 'shortlink_analytics_events_total', help: 'Click events aggregated', registers: [registry] });
+    this.skipped = new Counter({ name: 'shortlink_analytics_replayed_events_skipped_total', help: 'Replayed click events skipped because already aggregated', registers: [registry] });
+  }
+
+  async start(): Promise<void> {
+    await this.source.start((batch) => this.handle(batch));
+    this.logger.log('click consumer started');
+  }
+
+  async handle(batch: ClickBatch): Promise<void> {
+    // Re-read on (re)start: another member may have advanced a partition while we did not own it.
+    this.progress ??= await this.store.ingestedOffsets();
+    const done = this.progress.get(batch.partition);
+    const rows = aggregateBatch(batch, done, this.visitorSecret);
+    const fresh = done === undefined ? batch.messages.length : batch.messages.filter((m) => BigInt(m.offset) > done).length;
+    this.skipped.inc(batch.messages.length - fresh);
+    if (rows.length === 0) return;
+    await this.store.write(rows);
+    this.events.inc(fresh);
+    const max = rows.reduce((m, r) => (BigInt(r.sourceOffset) > m ? BigInt(r.sourceOffset) : m), done ?? -1n);
+    this.progress.set(batch.partition, max);
+  }
+
+  async stop(): Promise<void> {
+    await this.source.close();
+  }
+}

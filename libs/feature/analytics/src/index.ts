@@ -1,0 +1,2 @@
+export * from './analytics.module';
+export * from './click-consumer.service';

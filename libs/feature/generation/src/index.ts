@@ -1,0 +1,2 @@
+export * from './generation.module';
+export * from './links.controller';

@@ -1,0 +1,146 @@
+import { join } from 'path';
+import { AppConfig } from '@shortlink/config';
+import { HealthProbe } from '@shortlink/core';
+import { createShardRouter } from '@shortlink/shard-router';
+import {
+  CacheStore, HashCodeStrategy, LinkCache, LinkService, LinkShardStore, RedirectResolver, SegmentIdAllocator,
+  SequenceCodeStrategy, SequenceStore, ShardedLinkRepository, TenantService, TenantStore,
+} from '@shortlink/links-domain';
+import { ClickAggregateStore, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
+import { MysqlLinkShardStore, MysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
+import { MemoryCacheStore, RedisClusterStore } from '@shortlink/cache';
+import { createClickBus, ClickBus } from './click-bus.factory';
+import { ChdbExecutor, ClickHouseExecutor, SqlClickAggregateStore } from '@shortlink/olap';
+
+type MetaStore = TenantStore & SequenceStore & { ping(): Promise<void>; close(): Promise<void> };
+
+/**
+ * The adapters of one process, chosen by config at boot and created on first use, so that an
+ * app only opens what it needs (redirect never loads chdb). In the embedded profile the three
+ * apps share one Infrastructure: one cache, one in-process bus, one set of SQLite files.
+ */
+export class Infrastructure {
+  private readonly once = new Map<string, Promise<unknown>>();
+  private readonly closers: Array<() => Promise<void>> = [];
+  private readonly probes = new Map<string, HealthProbe>();
+
+  constructor(readonly config: AppConfig) {}
+
+  private lazy<T>(name: string, create: () => Promise<T>, close?: (value: T) => Promise<void>): Promise<T> {
+    let p = this.once.get(name) as Promise<T> | undefined;
+    if (!p) {
+      p = create().then((value) => {
+        if (close) this.closers.push(() => close(value));
+        return value;
+      });
+      p.catch(() => this.once.delete(name)); // a failed open may be retried by the next caller
+      this.once.set(name, p);
+    }
+    return p;
+  }
+
+  meta(): Promise<MetaStore> {
+    const db = this.config.db;
+    return this.lazy(
+      'meta',
+      async () => {
+        const store: MetaStore = db.driver === 'mysql'
+          ? await MysqlMetaStore.open({ url: db.metaUrl, poolSize: db.poolSize })
+          : new SqliteMetaStore(join(this.config.runtime.dataDir, 'meta.sqlite'));
+        this.probes.set('meta-db', { name: 'meta-db', check: () => store.ping() });
+        return store;
+      },
+      (s) => s.close(),
+    );
+  }
+
+  linkRepository(): Promise<ShardedLinkRepository> {
+    const db = this.config.db;
+    return this.lazy('links', async () => {
+      const stores: LinkShardStore[] = db.driver === 'mysql'
+        ? await Promise.all(db.shards.map((s) => MysqlLinkShardStore.open(s.name, { url: s.url, poolSize: db.poolSize })))
+        : db.shards.map((name) => new SqliteLinkShardStore(name, join(this.config.runtime.dataDir, 'shards', `${name}.sqlite`)));
+      for (const s of stores) {
+        this.closers.push(() => s.close());
+        this.probes.set(`shard-${s.shardName}`, { name: `shard-${s.shardName}`, check: () => s.ping() });
+      }
+      const router = createShardRouter(db.strategy, stores.map((s) => ({ name: s.shardName })), db.virtualNodes);
+      return new ShardedLinkRepository(router, stores);
+    });
+  }
+
+  cacheStore(): Promise<CacheStore> {
+    const cache = this.config.cache;
+    return this.lazy(
+      'cache',
+      async () => {
+        const store = cache.driver === 'redis' ? new RedisClusterStore({ nodes: cache.nodes }) : new MemoryCacheStore(cache.maxEntries);
+        this.probes.set('cache', { name: 'cache', check: () => store.ping() });
+        return store;
+      },
+      (s) => s.close(),
+    );
+  }
+
+  async linkCache(): Promise<LinkCache> {
+    return new LinkCache(await this.cacheStore());
+  }
+
+  linkService(): Promise<LinkService> {
+    return this.lazy('link-service', async () => {
+      const links = this.config.links;
+      const ids = new SegmentIdAllocator(await this.meta(), 'links', links.idBlockSize);
+      const codes = links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(links.codeSecret);
+      return new LinkService(await this.linkRepository(), ids, codes, await this.linkCache(), { defaultDomain: links.defaultDomain, shortDomains: links.domains });
+    });
+  }
+
+  async tenantService(): Promise<TenantService> {
+    return new TenantService(await this.meta());
+  }
+
+  async redirectResolver(): Promise<RedirectResolver> {
+    return new RedirectResolver(await this.linkCache(), await this.linkRepository());
+  }
+
+  private bus(): Promise<ClickBus> {
+    return this.lazy('bus', async () => createClickBus(this.config), (b) => b.close());
+  }
+
+  async clickSink(): Promise<ClickEventSink> {
+    return (await this.bus()).sink();
+  }
+
+  async clickSource(): Promise<ClickEventSource> {
+    return (await this.bus()).source();
+  }
+
+  clickAggregates(): Promise<ClickAggregateStore> {
+    const olap = this.config.olap;
+    return this.lazy(
+      'olap',
+      async () => {
+        const executor = olap.driver === 'clickhouse'
+          ? new ClickHouseExecutor({ url: olap.url, username: olap.username, password: olap.password })
+          : new ChdbExecutor(join(this.config.runtime.dataDir, 'chdb'));
+        const store = new SqlClickAggregateStore(executor, olap.database);
+        await store.migrate();
+        this.probes.set('olap', { name: 'olap', check: () => store.ping() });
+        return store;
+      },
+      (s) => s.close(),
+    );
+  }
+
+  /** Probes of the dependencies opened so far in this process. */
+  healthProbes(names?: readonly string[]): HealthProbe[] {
+    const all = [...this.probes.values()];
+    return names ? all.filter((p) => names.some((n) => p.name === n || p.name.startsWith(n))) : all;
+  }
+
+  async close(): Promise<void> {
+    const closers = this.closers.splice(0).reverse();
+    for (const close of closers) await close().catch(() => undefined);
+    this.once.clear();
+  }
+}

@@ -1,0 +1,20 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { ProblemDetailsFilter } from './problem-details.filter';
+
+/** Nest on Fastify with JSON logs, the problem+json filter and graceful shutdown. */
+export async function createFastifyApp(module: Type<unknown> | { module: Type<unknown> }, options: { bodyLimitBytes?: number; trustProxy?: boolean } = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimitBytes ?? 1_048_576, trustProxy: options.trustProxy ?? true, routerOptions: { maxParamLength: 200 } });
+  const app = await NestFactory.create<NestFastifyApplication>(module as Type<unknown>, adapter, { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  app.useGlobalFilters(new ProblemDetailsFilter());
+  app.enableShutdownHooks();
+  return app;
+}
+
+export async function listen(app: INestApplication, port: number, host: string): Promise<string> {
+  await app.listen(port, host);
+  return `http://${host}:${port}`;
+}

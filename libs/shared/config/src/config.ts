@@ -1,0 +1,180 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const csv = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const driver = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
+  z.enum(values, { error: (issue) => `must be one of ${values.join('|')}, got "${String(issue.input)}"` }).default(fallback as never);
+
+/** Every environment variable the platform reads, with defaults for the embedded profile. */
+export const envSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHORTLINK_DATA_DIR: z.string().default('./data'),
+  HOST: z.string().default('127.0.0.1'),
+  GENERATION_PORT: port.default(8081),
+  REDIRECT_PORT: port.default(8080),
+  ANALYTICS_PORT: port.default(8082),
+  /** Public base of short URLs, e.g. https://sho.rt; defaults to the redirect app's address. */
+  SHORTLINK_PUBLIC_BASE_URL: z.string().url().optional(),
+  /** Domain links are created on when none is given; extra short domains served by redirect. */
+  SHORTLINK_DEFAULT_DOMAIN: z.string().min(1).optional(),
+  SHORTLINK_DOMAINS: csv.default([]),
+  SHORTLINK_BOOTSTRAP_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Keys of the code scrambler and of the visitor hash; fixed per deployment. */
+  SHORTLINK_CODE_SECRET: z.string().min(8).default('shortlink-dev-code-secret'),
+  SHORTLINK_VISITOR_SECRET: z.string().min(8).default('shortlink-dev-visitor-secret'),
+  CODE_STRATEGY: driver(['sequence', 'hash'] as const, 'sequence'),
+  ID_BLOCK_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+
+  DB_DRIVER: driver(['sqlite', 'mysql'] as const, 'sqlite'),
+  SHARD_STRATEGY: driver(['ring', 'jump'] as const, 'ring'),
+  SHARD_VIRTUAL_NODES: z.coerce.number().int().min(1).max(10_000).default(150),
+  /** sqlite: shard names, one file each under SHORTLINK_DATA_DIR/shards. */
+  SQLITE_SHARDS: csv.default(['s0', 's1', 's2', 's3']),
+  /** mysql: name=url pairs, e.g. s0=mysql://u:p@127.0.0.1:3307/shortlink_s0,s1=... */
+  MYSQL_SHARDS: z.string().optional(),
+  MYSQL_META_URL: z.string().optional(),
+  MYSQL_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+
+  CACHE_DRIVER: driver(['memory', 'redis'] as const, 'memory'),
+  REDIS_CLUSTER_NODES: csv.optional(),
+  MEMORY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).default(1_000_000),
+
+  BUS_DRIVER: driver(['memory', 'kafka'] as const, 'memory'),
+  KAFKA_BROKERS: csv.optional(),
+  KAFKA_CLICK_TOPIC: z.string().default('shortlink.clicks'),
+  KAFKA_CLICK_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
+  KAFKA_CONSUMER_GROUP: z.string().default('shortlink-analytics'),
+  CLICK_BUFFER_CAPACITY: z.coerce.number().int().min(1).default(100_000),
+  CLICK_BUFFER_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
+  CLICK_BUFFER_FLUSH_MS: z.coerce.number().int().min(1).default(200),
+
+  OLAP_DRIVER: driver(['chdb', 'clickhouse'] as const, 'chdb'),
+  CLICKHOUSE_URL: z.string().url().optional(),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('shortlink'),
+
+  ANALYTICS_CONSUMER_ENABLED: bool.default(true),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface ShardConfig {
+  readonly name: string;
+  readonly url: string;
+}
+
+/** Typed slices, one per concern; apps and adapters take only the slice they need. */
+export interface AppConfig {
+  readonly runtime: { readonly nodeEnv: string; readonly logLevel: Env['LOG_LEVEL']; readonly dataDir: string; readonly host: string };
+  readonly ports: { readonly generation: number; readonly redirect: number; readonly analytics: number };
+  readonly links: {
+    readonly publicBaseUrl: string;
+    readonly defaultDomain: string;
+    readonly domains: readonly string[];
+    readonly bootstrapApiKey: string | undefined;
+    readonly codeSecret: string;
+    readonly codeStrategy: Env['CODE_STRATEGY'];
+    readonly idBlockSize: number;
+  };
+  readonly db:
+    | { readonly driver: 'sqlite'; readonly shards: readonly string[]; readonly strategy: Env['SHARD_STRATEGY']; readonly virtualNodes: number }
+    | { readonly driver: 'mysql'; readonly shards: readonly ShardConfig[]; readonly metaUrl: string; readonly poolSize: number; readonly strategy: Env['SHARD_STRATEGY']; readonly virtualNodes: number };
+  readonly cache: { readonly driver: 'memory'; readonly maxEntries: number } | { readonly driver: 'redis'; readonly nodes: ReadonlyArray<{ host: string; port: number }> };
+  readonly bus:
+    | { readonly driver: 'memory'; readonly partitions: number; readonly consumerGroup: string }
+    | { readonly driver: 'kafka'; readonly brokers: readonly string[]; readonly topic: string; readonly partitions: number; readonly consumerGroup: string };
+  readonly clickBuffer: { readonly capacity: number; readonly batchSize: number; readonly flushIntervalMs: number };
+  readonly olap:
+    | { readonly driver: 'chdb'; readonly database: string }
+    | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
+  readonly analytics: { readonly consumerEnabled: boolean; readonly visitorSecret: string };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly violations: readonly string[]) {
+    super(`invalid configuration:\n${violations.map((v) => `  - ${v}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates the whole environment once; every violation is listed, not just the first. */
+export function loadConfig(source: Record<string, string | undefined>): AppConfig {
+  const env = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(env);
+  const violations: string[] = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+  if (!parsed.success) throw new ConfigError(violations);
+  const e = parsed.data;
+
+  const need = (name: keyof Env, when: string) => {
+    if (e[name] === undefined) violations.push(`${name}: required when ${when}`);
+  };
+  if (e.DB_DRIVER === 'mysql') {
+    need('MYSQL_SHARDS', 'DB_DRIVER=mysql');
+    need('MYSQL_META_URL', 'DB_DRIVER=mysql');
+  }
+  if (e.CACHE_DRIVER === 'redis') need('REDIS_CLUSTER_NODES', 'CACHE_DRIVER=redis');
+  if (e.BUS_DRIVER === 'kafka') need('KAFKA_BROKERS', 'BUS_DRIVER=kafka');
+  if (e.OLAP_DRIVER === 'clickhouse') need('CLICKHOUSE_URL', 'OLAP_DRIVER=clickhouse');
+
+  const mysqlShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS ? parseShards(e.MYSQL_SHARDS, violations) : [];
+  const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
+  if (e.SHARD_STRATEGY === 'jump' && e.DB_DRIVER === 'mysql' && mysqlShards.length === 0) violations.push('MYSQL_SHARDS: needs at least one shard');
+  if (violations.length) throw new ConfigError(violations);
+
+  const publicBaseUrl = (e.SHORTLINK_PUBLIC_BASE_URL ?? `http://localhost:${e.REDIRECT_PORT}`).replace(/\/+$/, '');
+  const defaultDomain = (e.SHORTLINK_DEFAULT_DOMAIN ?? new URL(publicBaseUrl).host).toLowerCase();
+  const shard = { strategy: e.SHARD_STRATEGY, virtualNodes: e.SHARD_VIRTUAL_NODES };
+  return {
+    runtime: { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, dataDir: e.SHORTLINK_DATA_DIR, host: e.HOST },
+    ports: { generation: e.GENERATION_PORT, redirect: e.REDIRECT_PORT, analytics: e.ANALYTICS_PORT },
+    links: {
+      publicBaseUrl,
+      defaultDomain,
+      domains: [...new Set([defaultDomain, ...e.SHORTLINK_DOMAINS.map((d) => d.toLowerCase())])],
+      bootstrapApiKey: e.SHORTLINK_BOOTSTRAP_API_KEY,
+      codeSecret: e.SHORTLINK_CODE_SECRET,
+      codeStrategy: e.CODE_STRATEGY,
+      idBlockSize: e.ID_BLOCK_SIZE,
+    },
+    db:
+      e.DB_DRIVER === 'mysql'
+        ? { driver: 'mysql', shards: mysqlShards, metaUrl: e.MYSQL_META_URL!, poolSize: e.MYSQL_POOL_SIZE, ...shard }
+        : { driver: 'sqlite', shards: e.SQLITE_SHARDS, ...shard },
+    cache: e.CACHE_DRIVER === 'redis' ? { driver: 'redis', nodes: redisNodes } : { driver: 'memory', maxEntries: e.MEMORY_CACHE_MAX_ENTRIES },
+    bus:
+      e.BUS_DRIVER === 'kafka'
+        ? { driver: 'kafka', brokers: e.KAFKA_BROKERS!, topic: e.KAFKA_CLICK_TOPIC, partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP }
+        : { driver: 'memory', partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP },
+    clickBuffer: { capacity: e.CLICK_BUFFER_CAPACITY, batchSize: e.CLICK_BUFFER_BATCH_SIZE, flushIntervalMs: e.CLICK_BUFFER_FLUSH_MS },
+    olap:
+      e.OLAP_DRIVER === 'clickhouse'
+        ? { driver: 'clickhouse', url: e.CLICKHOUSE_URL!, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE }
+        : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
+    analytics: { consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED, visitorSecret: e.SHORTLINK_VISITOR_SECRET },
+  };
+}
+
+function parseShards(spec: string, violations: string[]): ShardConfig[] {
+  const shards: ShardConfig[] = [];
+  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    const name = part.slice(0, eq);
+    const url = part.slice(eq + 1);
+    if (eq < 1 || !/^mysql:\/\//.test(url)) violations.push(`MYSQL_SHARDS: "${part}" is not name=mysql://user:pass@host:port/db`);
+    else shards.push({ name, url });
+  }
+  if (new Set(shards.map((s) => s.name)).size !== shards.length) violations.push('MYSQL_SHARDS: shard names must be unique');
+  return shards;
+}
+
+function parseHostPort(value: string, name: string, violations: string[]): { host: string; port: number } {
+  const m = /^([^:]+):(\d{1,5})$/.exec(value);
+  if (!m) {
+    violations.push(`${name}: "${value}" is not host:port`);
+    return { host: value, port: 0 };
+  }
+  return { host: m[1], port: Number(m[2]) };
+}

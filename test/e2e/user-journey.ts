@@ -1,0 +1,80 @@
+import { API_KEY, createLink, Endpoints, eventually, getStats, redirectOf } from './support';
+
+/** What every profile must do for a user: create, follow, see the click, get clear errors. */
+export function describeUserJourney(endpoints: () => Endpoints) {
+  it('creates a link, redirects with 302 to the exact URL and shows the click in per-minute stats', async () => {
+    const url = `https://example.com/landing?campaign=e2e&n=${Date.now()}`;
+    const created = await createLink(endpoints(), { url });
+    expect(created.status).toBe(201);
+    const code = created.body.code as string;
+    expect(code).toMatch(/^[0-9A-Za-z]{7}$/);
+    expect(created.body.url).toBe(url);
+    expect(created.body.shortUrl).toMatch(new RegExp(`/${code}$`));
+
+    const res = await redirectOf(endpoints(), code, { 'user-agent': 'e2e-agent/1.0' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(url);
+    const second = await redirectOf(endpoints(), code, { 'user-agent': 'e2e-agent/1.0' });
+    expect(second.status).toBe(302);
+
+    const stats = await eventually('two clicks in stats', async () => {
+      const s = await getStats(endpoints(), code);
+      return s.body.totals?.clicks === 2 ? s : null;
+    }, 60_000, 500);
+    expect(stats.status).toBe(200);
+    expect(stats.body.totals).toEqual({ clicks: 2, visitors: 1 });
+    // Two clicks a few ms apart: one minute bucket, unless they straddle a minute boundary.
+    expect(stats.body.series.reduce((n, p) => n + p.clicks, 0)).toBe(2);
+    expect(stats.body.series.length).toBeLessThanOrEqual(2);
+  });
+
+  it('serves a custom alias and refuses it a second time with 409 ALIAS_TAKEN', async () => {
+    const alias = `e2e-${Date.now().toString(36)}`;
+    const first = await createLink(endpoints(), { url: 'https://example.org/a', alias });
+    expect(first.status).toBe(201);
+    expect(first.body.code).toBe(alias);
+    expect((await redirectOf(endpoints(), alias)).headers.get('location')).toBe('https://example.org/a');
+    const again = await createLink(endpoints(), { url: 'https://example.org/b', alias });
+    expect(again.status).toBe(409);
+    expect(again.type).toContain('application/problem+json');
+    expect(again.body.code).toBe('ALIAS_TAKEN');
+    expect((await redirectOf(endpoints(), alias)).headers.get('location')).toBe('https://example.org/a');
+  });
+
+  it('answers an unknown code with 404 problem+json, and keeps answering it from the null cache', async () => {
+    const res = await redirectOf(endpoints(), 'zzzzzz9');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(((await res.json()) as { code: string }).code).toBe('LINK_NOT_FOUND');
+    expect((await redirectOf(endpoints(), 'zzzzzz9')).status).toBe(404);
+  });
+
+  it('rejects invalid input with 400 problem+json and a missing key with 401', async () => {
+    const bad = await createLink(endpoints(), { url: 'javascript:alert(1)' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('INVALID_URL');
+    const notJson = await fetch(`${endpoints().generation}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: '{oops' });
+    expect(notJson.status).toBe(400);
+    expect(notJson.headers.get('content-type')).toContain('application/problem+json');
+    const noKey = await createLink(endpoints(), { url: 'https://example.com' }, 'sl_wrong_key_123456');
+    expect(noKey.status).toBe(401);
+    expect(noKey.body.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('reads a link back through the API, tenant-scoped', async () => {
+    const created = await createLink(endpoints(), { url: 'https://example.net/read-back' });
+    const res = await fetch(`${endpoints().generation}/api/v1/links/${created.body.code}`, { headers: { 'x-api-key': API_KEY } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ code: created.body.code, url: 'https://example.net/read-back' });
+  });
+
+  it('exposes health and Prometheus metrics on every app', async () => {
+    for (const base of Object.values(endpoints())) {
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metrics).toContain('shortlink_process_');
+    }
+    const redirectMetrics = await (await fetch(`${endpoints().redirect}/metrics`)).text();
+    expect(redirectMetrics).toMatch(/shortlink_redirect_requests_total\{status="302",app="redirect"\} \d+/);
+  });
+}
