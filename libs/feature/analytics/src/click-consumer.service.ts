@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
-import { aggregateBatch, ClickAggregateStore, ClickBatch, ClickEventSource } from '@shortlink/clicks-domain';
+import { aggregateBatch, ClickAggregateStore, ClickBatch, ClickEventSource, DeliveredClick } from '@shortlink/clicks-domain';
 
 /**
  * Consumer-group member: folds each partition batch into per-minute rows and writes them in one
@@ -32,17 +32,44 @@ export class ClickConsumer {
     // Re-read on (re)start: another member may have advanced a partition while we did not own it.
     this.progress ??= await this.store.ingestedOffsets();
     const done = this.progress.get(batch.partition);
-    const rows = aggregateBatch(batch, done, this.visitorSecret);
     const fresh = done === undefined ? batch.messages.length : batch.messages.filter((m) => BigInt(m.offset) > done).length;
     this.skipped.inc(batch.messages.length - fresh);
-    if (rows.length === 0) return;
-    await this.store.write(rows);
+    // ClickHouse commits an insert per monthly partition: writing each month's contiguous run
+    // of offsets separately keeps what a crash leaves behind a prefix of the batch.
+    for (const run of runsByMonth(batch)) {
+      const rows = aggregateBatch(run, this.progress.get(batch.partition), this.visitorSecret);
+      if (rows.length === 0) continue;
+      await this.store.write(rows);
+      const max = rows.reduce((m, r) => (BigInt(r.sourceOffset) > m ? BigInt(r.sourceOffset) : m), -1n);
+      this.progress.set(batch.partition, max);
+    }
     this.events.inc(fresh);
-    const max = rows.reduce((m, r) => (BigInt(r.sourceOffset) > m ? BigInt(r.sourceOffset) : m), done ?? -1n);
-    this.progress.set(batch.partition, max);
   }
 
   async stop(): Promise<void> {
     await this.source.close();
   }
+}
+
+const monthOf = (ms: number) => {
+  const d = new Date(ms);
+  return d.getUTCFullYear() * 100 + d.getUTCMonth();
+};
+
+/** Splits a batch into maximal runs of consecutive messages whose events fall in one UTC month. */
+export function runsByMonth(batch: ClickBatch): ClickBatch[] {
+  const runs: ClickBatch[] = [];
+  let current: DeliveredClick[] = [];
+  let month: number | null = null;
+  for (const m of batch.messages) {
+    const mm = monthOf(m.event.occurredAt);
+    if (month !== null && mm !== month) {
+      runs.push({ partition: batch.partition, messages: current });
+      current = [];
+    }
+    month = mm;
+    current.push(m);
+  }
+  if (current.length) runs.push({ partition: batch.partition, messages: current });
+  return runs;
 }

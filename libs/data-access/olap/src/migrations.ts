@@ -1,0 +1,93 @@
+import { OlapExecutor } from './olap-executor';
+import { sqlDateTime, sqlIdentifier, sqlString } from './sql-literals';
+
+/**
+ * One schema step. Numbered names sort in the order they run; a released migration is never
+ * edited, a change is a new entry at the end. Statements must run on ClickHouse 18.16 and on chdb
+ * (new MergeTree syntax; no TTL, CODEC, LowCardinality, SimpleAggregateFunction, Map, query
+ * params) and be safe to run again (IF NOT EXISTS): two processes may migrate at once, and a
+ * crash can land between a step's statements and its `_migrations` row.
+ */
+export interface OlapMigration {
+  readonly name: string;
+  statements(database: string): readonly string[];
+}
+
+export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
+  {
+    name: '0001_clicks_minute',
+    statements: (db) => [
+      // Rows as the consumer writes them: one per link, minute and visitor. Null keeps nothing;
+      // the view below folds each insert into the aggregate table.
+      `CREATE TABLE IF NOT EXISTS ${db}.clicks_minute_input (
+        tenant_id String,
+        domain String,
+        code String,
+        minute DateTime('UTC'),
+        visitor UInt64,
+        clicks UInt64,
+        source_partition UInt32,
+        source_offset UInt64
+      ) ENGINE = Null`,
+      `CREATE TABLE IF NOT EXISTS ${db}.clicks_minute (
+        tenant_id String,
+        domain String,
+        code String,
+        minute DateTime('UTC'),
+        source_partition UInt32,
+        clicks AggregateFunction(sum, UInt64),
+        visitors AggregateFunction(uniqCombined, UInt64),
+        max_offset AggregateFunction(max, UInt64)
+      ) ENGINE = AggregatingMergeTree()
+      PARTITION BY toYYYYMM(minute)
+      ORDER BY (tenant_id, domain, code, minute, source_partition)`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.clicks_minute_mv TO ${db}.clicks_minute AS
+      SELECT
+        tenant_id, domain, code, minute, source_partition,
+        sumState(clicks) AS clicks,
+        uniqCombinedState(visitor) AS visitors,
+        maxState(source_offset) AS max_offset
+      FROM ${db}.clicks_minute_input
+      GROUP BY tenant_id, domain, code, minute, source_partition`,
+    ],
+  },
+];
+
+/**
+ * Applies the migrations not yet recorded in `<database>._migrations`, in order. Creates the
+ * database and the bookkeeping table first, so it runs on an empty server; idempotent.
+ */
+export async function runOlapMigrations(
+  executor: OlapExecutor,
+  database: string,
+  migrations: readonly OlapMigration[],
+  now: () => number = () => Math.floor(Date.now() / 1000),
+): Promise<string[]> {
+  const db = sqlIdentifier(database);
+  assertOrdered(migrations);
+  await executor.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
+  await executor.command(
+    `CREATE TABLE IF NOT EXISTS ${db}._migrations (name String, applied_at DateTime) ENGINE = MergeTree() ORDER BY name`,
+  );
+  const done = new Set(
+    (await executor.queryJsonEachRow<{ name: string }>(`SELECT DISTINCT name FROM ${db}._migrations`)).map((r) => r.name),
+  );
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    if (done.has(migration.name)) continue;
+    for (const statement of migration.statements(db)) await executor.command(statement);
+    await executor.command(
+      `INSERT INTO ${db}._migrations (name, applied_at) SELECT ${sqlString(migration.name)}, ${sqlDateTime(now())}`,
+    );
+    applied.push(migration.name);
+  }
+  return applied;
+}
+
+function assertOrdered(migrations: readonly OlapMigration[]): void {
+  for (let i = 1; i < migrations.length; i++) {
+    if (migrations[i - 1].name >= migrations[i].name) {
+      throw new Error(`OLAP migrations out of order: ${migrations[i - 1].name} before ${migrations[i].name}`);
+    }
+  }
+}

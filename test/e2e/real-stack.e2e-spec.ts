@@ -1,0 +1,112 @@
+import { createClient } from '@clickhouse/client';
+import { Cluster } from 'ioredis';
+import { Kafka, logLevel } from 'kafkajs';
+import { createConnection } from 'mysql2/promise';
+import { loadConfig } from '@shortlink/config';
+import { createShardRouter } from '@shortlink/shard-router';
+import { requireEnv } from '@shortlink/testing';
+import { API_KEY, createLink, Endpoints, eventually, freePort, getStats, redirectOf, RunningProcess, startProcess, waitHealthy } from './support';
+import { describeUserJourney } from './user-journey';
+
+/**
+ * The real stack of `npm run stack:up`: the three apps as separate processes against Redis
+ * Cluster, the MariaDB shards, Kafka and ClickHouse. Besides the user journey, each step is
+ * checked where it must have landed, with the servers' own clients.
+ */
+describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, ClickHouse)', () => {
+  const procs: RunningProcess[] = [];
+  let endpoints: Endpoints;
+  const database = `shortlink_e2e_${Date.now().toString(36)}`;
+  const topic = `shortlink.clicks.e2e.${Date.now().toString(36)}`;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'CLICKHOUSE_URL']) requireEnv(name);
+    const [g, r, a] = [await freePort(), await freePort(), await freePort()];
+    endpoints = { generation: `http://127.0.0.1:${g}`, redirect: `http://127.0.0.1:${r}`, analytics: `http://127.0.0.1:${a}` };
+    env = {
+      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse',
+      GENERATION_PORT: String(g), REDIRECT_PORT: String(r), ANALYTICS_PORT: String(a),
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn',
+      CLICKHOUSE_DATABASE: database, KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
+      CLICK_BUFFER_FLUSH_MS: '50',
+    };
+    // Generation first: it bootstraps the tenant the other two authenticate against.
+    const generation = startProcess('apps/generation/src/main.ts', env);
+    procs.push(generation);
+    await waitHealthy(endpoints.generation, generation);
+    for (const [name, base] of [['redirect', endpoints.redirect], ['analytics', endpoints.analytics]] as const) {
+      const proc = startProcess(`apps/${name}/src/main.ts`, env);
+      procs.push(proc);
+      await waitHealthy(base, proc);
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    const ch = createClient({ url: process.env.CLICKHOUSE_URL, username: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD || '' });
+    await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
+    await ch.close();
+  });
+
+  describeUserJourney(() => endpoints);
+
+  it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
+    const url = `https://example.com/proof?t=${Date.now()}`;
+    const created = await createLink(endpoints, { url });
+    expect(created.status).toBe(201);
+    const code = created.body.code as string;
+    const domain = created.body.domain as string;
+
+    // 1. MySQL: exactly the shard the router names holds the row, no other shard does.
+    const config = loadConfig({ ...process.env, ...env });
+    if (config.db.driver !== 'mysql') throw new Error('expected mysql config');
+    const router = createShardRouter(config.db.strategy, config.db.shards.map((s) => ({ name: s.name })), config.db.virtualNodes);
+    const owner = router.shardFor(code);
+    for (const shard of config.db.shards) {
+      const conn = await createConnection(shard.url);
+      const [rows] = await conn.query('SELECT target_url FROM links WHERE domain = ? AND code = ?', [domain, code]);
+      await conn.end();
+      expect((rows as Array<{ target_url: string }>).map((r) => r.target_url)).toEqual(shard.name === owner ? [url] : []);
+    }
+
+    // 2. Redis Cluster: the redirect wrote short:link:<domain>:<code>, without TTL (lru policy).
+    expect((await redirectOf(endpoints, code)).status).toBe(302);
+    const redis = new Cluster(requireEnv('REDIS_CLUSTER_NODES').split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) })));
+    try {
+      const value = await redis.get(`short:link:${domain}:${code}`);
+      expect(JSON.parse(value!)).toMatchObject({ targetUrl: url });
+      expect(await redis.pttl(`short:link:${domain}:${code}`)).toBe(-1);
+    } finally {
+      redis.disconnect();
+    }
+
+    // 3. Kafka: the click event is on the topic, keyed by domain/code.
+    const kafka = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'e2e-probe', logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `e2e-probe-${Date.now()}` });
+    const seen: Array<{ key: string; code: string }> = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push({ key: message.key!.toString(), code: JSON.parse(message.value!.toString()).code }) });
+    try {
+      await eventually('the click on the Kafka topic', async () => seen.some((m) => m.code === code), 30_000);
+      expect(seen.find((m) => m.code === code)!.key).toBe(`${domain}/${code}`);
+    } finally {
+      await consumer.disconnect();
+    }
+
+    // 4. ClickHouse: the per-minute aggregate row exists in the server's table, and the API agrees.
+    const ch = createClient({ url: requireEnv('CLICKHOUSE_URL'), username: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD || '' });
+    try {
+      const rows = await eventually('the aggregate row in ClickHouse', async () => {
+        const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS clicks FROM ${database}.clicks_minute WHERE code = '${code}'`, format: 'JSONEachRow' });
+        const data = (await rs.json()) as Array<{ clicks: string | number }>;
+        return data.length && Number(data[0].clicks) === 1 ? data : null;
+      }, 60_000, 500);
+      expect(Number(rows[0].clicks)).toBe(1);
+    } finally {
+      await ch.close();
+    }
+    expect((await getStats(endpoints, code)).body.totals.clicks).toBe(1);
+  });
+});
