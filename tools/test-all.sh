@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# All suites: typecheck, lint (with Nx module boundaries), unit, integration (contract suites on
+# the real servers), e2e on both profiles. Needs the real stack: `npm run stack:up` first.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NX_DAEMON=false
+RESULTS=.test-results
+rm -rf "$RESULTS" && mkdir -p "$RESULTS"
+
+if [ -z "${MYSQL_SHARDS:-}" ] && [ -f deploy/local/.run/stack.env ]; then
+  set -a; . deploy/local/.run/stack.env; set +a
+fi
+if [ -z "${MYSQL_SHARDS:-}" ] || [ -z "${REDIS_CLUSTER_NODES:-}" ] || [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${CLICKHOUSE_URL:-}" ]; then
+  echo "The integration and real-stack suites need the servers: run 'npm run stack:up' (or source deploy/local/.run/stack.env)." >&2
+  exit 2
+fi
+
+status=0
+step() { # name, command...
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "=== $name"
+  if "$@"; then echo "--- $name: ok ($((SECONDS - t0)) s)" | tee -a "$RESULTS/steps.txt"
+  else echo "--- $name: FAILED ($((SECONDS - t0)) s)" | tee -a "$RESULTS/steps.txt"; status=1; fi
+}
+jest_tier() { # tier, extra args...
+  local tier=$1; shift
+  npx jest --selectProjects "$tier" --json --outputFile="$RESULTS/$tier.json" "$@"
+}
+
+step typecheck npx tsc -p tsconfig.json --noEmit
+step lint bash -c 'npx nx show projects >/dev/null && npx eslint .'
+step unit jest_tier unit
+step integration jest_tier integration --runInBand
+step e2e jest_tier e2e --runInBand
+
+node tools/test-summary.js "$RESULTS" || status=1
+exit $status

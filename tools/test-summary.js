@@ -1,0 +1,29 @@
+// Prints per-suite counts from jest's --json files and one closing "N passed, N failed" line.
+const fs = require('fs');
+const path = require('path');
+const dir = process.argv[2];
+let passed = 0, failed = 0, skipped = 0;
+console.log('\n=== test summary');
+for (const tier of ['unit', 'integration', 'e2e']) {
+  const file = path.join(dir, `${tier}.json`);
+  if (!fs.existsSync(file)) {
+    console.log(`${tier.padEnd(12)} did not run`);
+    failed++;
+    continue;
+  }
+  const r = JSON.parse(fs.readFileSync(file, 'utf8'));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
+  skipped += r.numPendingTests;
+  console.log(`${tier.padEnd(12)} ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped in ${r.numTotalTestSuites} suites${r.numRuntimeErrorTestSuites ? ` (${r.numRuntimeErrorTestSuites} suites failed to run)` : ''}`);
+  for (const suite of r.testResults) {
+    const name = path.relative(process.cwd(), suite.name);
+    const ok = suite.assertionResults.filter((a) => a.status === 'passed').length;
+    const bad = suite.assertionResults.filter((a) => a.status === 'failed').length;
+    console.log(`    ${bad || suite.status === 'failed' ? 'FAIL' : 'ok  '} ${name}: ${ok} passed${bad ? `, ${bad} failed` : ''}`);
+  }
+}
+const steps = path.join(dir, 'steps.txt');
+if (fs.existsSync(steps)) process.stdout.write(fs.readFileSync(steps, 'utf8'));
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 ? 1 : 0);
