@@ -41,12 +41,27 @@ export interface SequenceStore {
   allocateBlock(sequence: string, size: number): Promise<IdBlock>;
 }
 
-/** String key-value cache (Redis Cluster or the in-process twin). */
+/**
+ * Key-value store of the redirect path (Redis Cluster, or the in-process twin). Every operation
+ * touches one key, so each is a single-slot command in a cluster.
+ */
 export interface CacheStore {
   get(key: string): Promise<string | null>;
   /** ttlMs undefined: no expiry (eviction is left to the LRU policy of the store). */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   del(keys: readonly string[]): Promise<void>;
+  /** Remaining time to live in ms; -1 without TTL, -2 when the key does not exist (Redis PTTL). */
+  pttl(key: string): Promise<number>;
+  /** SET NX PX: true when this call created the key (a lock acquired). */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Deletes the key only while it still holds `value` (a lock released by its owner only). */
+  deleteIfEquals(key: string, value: string): Promise<boolean>;
+  /** INCRBY, setting the expiry when the key is new; returns the new total. */
+  incrBy(key: string, delta: number, ttlMs: number): Promise<number>;
+  /** Sets the given bit offsets of a bitmap to 1 (one BITFIELD command). */
+  setBits(key: string, offsets: readonly number[]): Promise<void>;
+  /** Reads the given bit offsets of a bitmap; a missing key reads as all zeros. */
+  getBits(key: string, offsets: readonly number[]): Promise<number[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

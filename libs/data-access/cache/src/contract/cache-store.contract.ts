@@ -55,3 +55,60 @@ export function describeCacheStoreContract(backend: string, open: () => Promise<
     });
   });
 }
+
+export function describeCacheStoreAtomicsContract(backend: string, open: () => Promise<CacheStore>) {
+  describe(`cache store atomics contract: ${backend}`, () => {
+    let store: CacheStore;
+    const key = (name: string) => `shortlink:contract:${name}:${randomUUID()}`;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    it('reports PTTL -2 for a missing key, -1 without TTL and the remaining ms with one', async () => {
+      const k = key('pttl');
+      expect(await store.pttl(k)).toBe(-2);
+      await store.set(k, 'v');
+      expect(await store.pttl(k)).toBe(-1);
+      await store.set(k, 'v', 60_000);
+      const ttl = await store.pttl(k);
+      expect(ttl).toBeGreaterThan(55_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    });
+
+    it('lets exactly one of many concurrent callers acquire a lock, and only the owner release it', async () => {
+      const k = key('lock');
+      const results = await Promise.all(Array.from({ length: 25 }, (_, i) => store.setIfAbsent(k, `token-${i}`, 5_000)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const owner = `token-${results.indexOf(true)}`;
+      expect(await store.deleteIfEquals(k, 'someone-else')).toBe(false);
+      expect(await store.get(k)).toBe(owner);
+      expect(await store.deleteIfEquals(k, owner)).toBe(true);
+      expect(await store.setIfAbsent(k, 'next', 5_000)).toBe(true);
+    });
+
+    it('lets a lock expire by itself', async () => {
+      const k = key('lock-ttl');
+      expect(await store.setIfAbsent(k, 'a', 100)).toBe(true);
+      expect(await until(async () => store.setIfAbsent(k, 'b', 5_000), 3_000)).toBe(true);
+    });
+
+    it('counts with INCRBY and sets the expiry once, when the counter is created', async () => {
+      const k = key('counter');
+      expect(await store.incrBy(k, 5, 60_000)).toBe(5);
+      expect(await store.incrBy(k, 3, 60_000)).toBe(8);
+      const totals = await Promise.all(Array.from({ length: 10 }, () => store.incrBy(k, 1, 60_000)));
+      expect(Math.max(...totals)).toBe(18);
+      expect(await store.pttl(k)).toBeGreaterThan(0);
+    });
+
+    it('sets and reads bitmap offsets, missing keys and unset bits read as 0', async () => {
+      const k = key('bits');
+      expect(await store.getBits(k, [0, 7, 1_000_000])).toEqual([0, 0, 0]);
+      await store.setBits(k, [0, 9, 123_456]);
+      expect(await store.getBits(k, [0, 1, 9, 123_456, 123_457])).toEqual([1, 0, 1, 1, 0]);
+    });
+  });
+}

@@ -1,4 +1,4 @@
-import { describeCacheStoreContract } from '../contract/cache-store.contract';
+import { describeCacheStoreAtomicsContract, describeCacheStoreContract } from '../contract/cache-store.contract';
 import { MemoryCacheStore } from './memory-cache-store';
 
 describeCacheStoreContract('memory', async () => new MemoryCacheStore(10_000));
@@ -13,3 +13,5 @@ describe('MemoryCacheStore', () => {
     expect(await store.get('k1')).toBeNull();
   });
 });
+
+describeCacheStoreAtomicsContract('memory', async () => new MemoryCacheStore(10_000));

@@ -4,9 +4,11 @@ import { CacheStore } from '@shortlink/links-domain';
 /**
  * The embedded twin of Redis: an in-process LRU bounded by entry count, with per-key TTL.
  * Entries without TTL are evicted least-recently-used first, as Redis does under allkeys-lru.
+ * Bitmaps (the Bloom filter) live apart from the LRU: they are few, large and must not be evicted.
  */
 export class MemoryCacheStore implements CacheStore {
   private readonly lru: LRUCache<string, string>;
+  private readonly bitmaps = new Map<string, Uint8Array>();
 
   constructor(maxEntries: number) {
     this.lru = new LRUCache<string, string>({ max: maxEntries, ttlAutopurge: false, allowStale: false });
@@ -21,12 +23,59 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async del(keys: readonly string[]): Promise<void> {
-    for (const k of keys) this.lru.delete(k);
+    for (const k of keys) {
+      this.lru.delete(k);
+      this.bitmaps.delete(k);
+    }
+  }
+
+  async pttl(key: string): Promise<number> {
+    if (!this.lru.has(key)) return -2;
+    const remaining = this.lru.getRemainingTTL(key);
+    return Number.isFinite(remaining) && remaining > 0 ? Math.ceil(remaining) : -1;
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    if (this.lru.has(key)) return false;
+    this.lru.set(key, value, { ttl: ttlMs });
+    return true;
+  }
+
+  async deleteIfEquals(key: string, value: string): Promise<boolean> {
+    if (this.lru.get(key) !== value) return false;
+    this.lru.delete(key);
+    return true;
+  }
+
+  async incrBy(key: string, delta: number, ttlMs: number): Promise<number> {
+    const current = this.lru.get(key);
+    const next = (current === undefined ? 0 : Number(current)) + delta;
+    if (current === undefined) this.lru.set(key, String(next), { ttl: ttlMs });
+    else this.lru.set(key, String(next), { noUpdateTTL: true });
+    return next;
+  }
+
+  async setBits(key: string, offsets: readonly number[]): Promise<void> {
+    const max = Math.max(...offsets);
+    let bits = this.bitmaps.get(key);
+    if (!bits || bits.length * 8 <= max) {
+      const grown = new Uint8Array(Math.max(Math.ceil((max + 1) / 8), (bits?.length ?? 0) * 2));
+      if (bits) grown.set(bits);
+      bits = grown;
+      this.bitmaps.set(key, bits);
+    }
+    for (const o of offsets) bits[o >> 3] |= 0x80 >> (o & 7);
+  }
+
+  async getBits(key: string, offsets: readonly number[]): Promise<number[]> {
+    const bits = this.bitmaps.get(key);
+    return offsets.map((o) => (bits && o >> 3 < bits.length && bits[o >> 3] & (0x80 >> (o & 7)) ? 1 : 0));
   }
 
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
     this.lru.clear();
+    this.bitmaps.clear();
   }
 }

@@ -1,6 +1,9 @@
 import { Cluster } from 'ioredis';
 import { CacheStore } from '@shortlink/links-domain';
 
+const DELETE_IF_EQUALS = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+const INCR_WITH_TTL = "local n = redis.call('INCRBY', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return n";
+
 export interface RedisClusterOptions {
   readonly nodes: ReadonlyArray<{ host: string; port: number }>;
   /** Per-command timeout, so a dead node fails a lookup fast instead of hanging the redirect. */
@@ -45,6 +48,35 @@ export class RedisClusterStore implements CacheStore {
   /** One DEL per key: keys of different slots cannot share a command in a cluster. */
   async del(keys: readonly string[]): Promise<void> {
     await Promise.all(keys.map((k) => this.client.del(k)));
+  }
+
+  pttl(key: string): Promise<number> {
+    return this.client.pttl(key);
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.set(key, value, 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
+  /** The owner check and the delete must be one step, or a lock that expired and was taken by
+   *  another instance could be deleted (seed 001's Redisson unlock does the same in Lua). */
+  async deleteIfEquals(key: string, value: string): Promise<boolean> {
+    return (await this.client.eval(DELETE_IF_EQUALS, 1, key, value)) === 1;
+  }
+
+  async incrBy(key: string, delta: number, ttlMs: number): Promise<number> {
+    return Number(await this.client.eval(INCR_WITH_TTL, 1, key, delta, ttlMs));
+  }
+
+  async setBits(key: string, offsets: readonly number[]): Promise<void> {
+    if (offsets.length === 0) return;
+    await this.client.call('BITFIELD', key, ...offsets.flatMap((o) => ['SET', 'u1', String(o), '1']));
+  }
+
+  async getBits(key: string, offsets: readonly number[]): Promise<number[]> {
+    if (offsets.length === 0) return [];
+    const result = (await this.client.call('BITFIELD_RO', key, ...offsets.flatMap((o) => ['GET', 'u1', String(o)]))) as number[];
+    return result.map(Number);
   }
 
   async ping(): Promise<void> {
