@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 // Dependency direction: app/launcher -> feature -> domain <- data-access; wiring (the one place
 // that picks adapters) may see data-access; domain and feature code never import drivers.
-const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@clickhouse/*', 'chdb', 'lru-cache'];
+const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@clickhouse/*', 'chdb'];
 const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
 
 export default [

@@ -7,5 +7,5 @@ export * from './alias';
 export * from './sharded-link-repository';
 export * from './link-cache';
 export * from './link-service';
-export * from './redirect-resolver';
+export * from './redirect';
 export * from './tenant-service';

@@ -31,6 +31,8 @@ export class LinkService {
     private readonly cache: LinkCache,
     private readonly options: LinkServiceOptions,
     private readonly clock: Clock = systemClock,
+    /** Called after each create, e.g. to add the link to the Bloom filter. */
+    private readonly onCreated: ReadonlyArray<(link: Link) => Promise<void>> = [],
   ) {
     this.maxAttempts = options.maxCodeAttempts ?? 8;
   }
@@ -80,6 +82,7 @@ export class LinkService {
   /** A scan may have left a null-value entry for this code before it existed: drop it. */
   private async afterCreate(link: Link): Promise<Link> {
     await this.cache.invalidate(identifierOf(link)).catch(() => undefined);
+    for (const listener of this.onCreated) await listener(link);
     return link;
   }
 }

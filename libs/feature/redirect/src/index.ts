@@ -1,1 +1,2 @@
 export * from './redirect.module';
+export * from './redirect-http.handler';

@@ -1,21 +1,61 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { LookupSource, RedirectObserver } from '@shortlink/links-domain';
 
-export class RedirectMetrics {
-  readonly requests: Counter<'status'>;
-  readonly lookups: Counter<'source'>;
-  readonly dbQueries: Counter;
+const SOURCES: LookupSource[] = ['l1', 'l1_negative', 'redis', 'redis_null', 'bloom_reject', 'db', 'db_miss', 'snapshot', 'rejected'];
+const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
+
+/** The redirect path's Prometheus series (names fixed by the issue); labelled children are bound once. */
+export class RedirectMetrics implements RedirectObserver {
+  private readonly requests: Counter<'status'>;
+  private readonly byStatus = new Map<number, Counter.Internal>();
+  private readonly lookups: Map<LookupSource, Counter.Internal>;
+  private readonly dbQueries: Counter;
+  private readonly lockWaits: Histogram;
+  private readonly breaker: Gauge;
   readonly duration: Histogram;
   readonly clicksDropped: Counter;
   readonly clickBufferSize: Gauge;
   readonly clickSendFailures: Counter;
+  readonly rateLimited: Counter<'scope'>;
 
   constructor(registry: Registry) {
-    this.requests = new Counter({ name: 'shortlink_redirect_requests_total', help: 'Redirect requests by HTTP status', labelNames: ['status'], registers: [registry] });
-    this.lookups = new Counter({ name: 'shortlink_redirect_lookup_total', help: 'Where a redirect lookup was answered', labelNames: ['source'], registers: [registry] });
-    this.dbQueries = new Counter({ name: 'shortlink_redirect_db_queries_total', help: 'Shard queries made by the redirect path', registers: [registry] });
-    this.duration = new Histogram({ name: 'shortlink_redirect_duration_seconds', help: 'Redirect handling time', buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers: [registry] });
-    this.clicksDropped = new Counter({ name: 'shortlink_click_events_dropped_total', help: 'Click events dropped because the buffer was full', registers: [registry] });
-    this.clickBufferSize = new Gauge({ name: 'shortlink_click_buffer_size', help: 'Click events waiting to be sent to the bus', registers: [registry] });
-    this.clickSendFailures = new Counter({ name: 'shortlink_click_send_failures_total', help: 'Failed batch sends to the bus (retried)', registers: [registry] });
+    const registers = [registry];
+    this.requests = new Counter({ name: 'shortlink_redirect_requests_total', help: 'Redirect requests by HTTP status', labelNames: ['status'], registers });
+    const lookups = new Counter({ name: 'shortlink_redirect_lookup_total', help: 'Where a redirect lookup was answered', labelNames: ['source'], registers });
+    this.lookups = new Map(SOURCES.map((s) => [s, lookups.labels(s)]));
+    this.dbQueries = new Counter({ name: 'shortlink_redirect_db_queries_total', help: 'Shard queries made by the redirect path', registers });
+    this.lockWaits = new Histogram({ name: 'shortlink_redirect_lock_wait_seconds', help: 'Time spent acquiring or waiting on the per-link rebuild lock', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers });
+    this.breaker = new Gauge({ name: 'shortlink_redirect_breaker_state', help: 'Redis circuit breaker: 0 closed, 1 half-open, 2 open', registers });
+    this.duration = new Histogram({ name: 'shortlink_redirect_duration_seconds', help: 'Redirect handling time', buckets: [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers });
+    this.clicksDropped = new Counter({ name: 'shortlink_click_events_dropped_total', help: 'Click events dropped because the buffer was full', registers });
+    this.clickBufferSize = new Gauge({ name: 'shortlink_click_buffer_size', help: 'Click events waiting to be sent to the bus', registers });
+    this.clickSendFailures = new Counter({ name: 'shortlink_click_send_failures_total', help: 'Failed batch sends to the bus (retried)', registers });
+    this.rateLimited = new Counter({ name: 'shortlink_redirect_rate_limited_total', help: 'Redirects refused by a rate limit', labelNames: ['scope'], registers });
+    this.breaker.set(0);
+  }
+
+  status(code: number): void {
+    let child = this.byStatus.get(code);
+    if (!child) {
+      child = this.requests.labels(String(code));
+      this.byStatus.set(code, child);
+    }
+    child.inc();
+  }
+
+  lookup(source: LookupSource): void {
+    this.lookups.get(source)?.inc();
+  }
+
+  dbQuery(): void {
+    this.dbQueries.inc();
+  }
+
+  lockWait(seconds: number): void {
+    this.lockWaits.observe(seconds);
+  }
+
+  breakerState(state: 'closed' | 'open' | 'half_open'): void {
+    this.breaker.set(BREAKER[state]);
   }
 }

@@ -3,12 +3,14 @@ import { AppConfig } from '@shortlink/config';
 import { HealthProbe } from '@shortlink/core';
 import { createShardRouter } from '@shortlink/shard-router';
 import {
-  CacheStore, HashCodeStrategy, LinkCache, LinkService, LinkShardStore, RedirectResolver, SegmentIdAllocator,
-  SequenceCodeStrategy, SequenceStore, ShardedLinkRepository, TenantService, TenantStore,
+  CachePolicy, CacheStore, HashCodeStrategy, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LinkCache, LinkService, LinkShardStore,
+  RedirectObserver, RedirectPipeline, RedisBloomFilter, SegmentIdAllocator, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository,
+  TenantService, TenantStore,
 } from '@shortlink/links-domain';
+import { BloomMaintainer } from './bloom-maintainer';
 import { ClickAggregateStore, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
 import { MysqlLinkShardStore, MysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
-import { MemoryCacheStore, RedisClusterStore } from '@shortlink/cache';
+import { FileSnapshotStore, MemoryCacheStore, RedisClusterStore } from '@shortlink/cache';
 import { createClickBus, ClickBus } from './click-bus.factory';
 import { ChdbExecutor, ClickHouseExecutor, SqlClickAggregateStore } from '@shortlink/olap';
 
@@ -91,16 +93,59 @@ export class Infrastructure {
       const links = this.config.links;
       const ids = new SegmentIdAllocator(await this.meta(), 'links', links.idBlockSize);
       const codes = links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(links.codeSecret);
-      return new LinkService(await this.linkRepository(), ids, codes, await this.linkCache(), { defaultDomain: links.defaultDomain, shortDomains: links.domains });
+      const bloom = await this.bloomMaintainer();
+      return new LinkService(await this.linkRepository(), ids, codes, await this.linkCache(), { defaultDomain: links.defaultDomain, shortDomains: links.domains }, undefined, [
+        (link) => bloom.added(link),
+      ]);
     });
+  }
+
+  /** The Bloom filter of existing links and the job that keeps it complete. */
+  bloomMaintainer(): Promise<BloomMaintainer> {
+    const b = this.config.redirect.bloom;
+    return this.lazy(
+      'bloom',
+      async () => {
+        const filter = new RedisBloomFilter(await this.cacheStore(), { capacity: b.capacity, falsePositiveRate: b.falsePositiveRate, partitions: b.partitions });
+        return new BloomMaintainer(filter, await this.cacheStore(), await this.linkRepository());
+      },
+      (m) => m.close(),
+    );
+  }
+
+  /** One pipeline per redirect app instance (its L1, hot-key detector and snapshot are local). */
+  async redirectPipeline(observer?: RedirectObserver): Promise<{ pipeline: RedirectPipeline; snapshot: HotLinkSnapshotKeeper; bloom: BloomMaintainer }> {
+    const r = this.config.redirect;
+    const bloom = await this.bloomMaintainer();
+    const snapshot = new HotLinkSnapshotKeeper(new FileSnapshotStore(r.snapshot.file));
+    await snapshot.load();
+    const pipeline = new RedirectPipeline(
+      await this.cacheStore(),
+      await this.linkRepository(),
+      new L1Cache(r.l1),
+      new HotKeyDetector(r.hot),
+      new CachePolicy(r.policy),
+      r.bloom.enabled ? bloom.filter : null,
+      snapshot,
+      {
+        l1Enabled: r.l1.enabled,
+        redisEnabled: r.redisEnabled,
+        bloomEnabled: r.bloom.enabled,
+        lockTtlMs: r.lock.ttlMs,
+        lockWaitMs: r.lock.waitMs,
+        lockPollMs: r.lock.pollMs,
+        dbConcurrency: r.dbConcurrency,
+        breakerFailures: r.breaker.failures,
+        breakerHalfOpenAfterMs: r.breaker.halfOpenAfterMs,
+        nullTtlMs: 60_000,
+      },
+      observer,
+    );
+    return { pipeline, snapshot, bloom };
   }
 
   async tenantService(): Promise<TenantService> {
     return new TenantService(await this.meta());
-  }
-
-  async redirectResolver(): Promise<RedirectResolver> {
-    return new RedirectResolver(await this.linkCache(), await this.linkRepository());
   }
 
   private bus(): Promise<ClickBus> {

@@ -57,6 +57,35 @@ export const envSchema = z.object({
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('shortlink'),
 
   ANALYTICS_CONSUMER_ENABLED: bool.default(true),
+
+  /** Redirect read path (issue: multi-level cache). */
+  CACHE_POLICY: driver(['lru', 'ttl'] as const, 'lru'),
+  REDIRECT_L1_ENABLED: bool.default(true),
+  REDIRECT_L1_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000),
+  REDIRECT_L1_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  REDIRECT_L1_TTL_MS: z.coerce.number().int().min(1).default(60_000),
+  REDIRECT_L1_NEGATIVE_TTL_MS: z.coerce.number().int().min(1).default(5_000),
+  REDIRECT_REDIS_ENABLED: bool.default(true),
+  BLOOM_ENABLED: bool.default(true),
+  BLOOM_CAPACITY: z.coerce.number().int().min(1000).default(1_000_000),
+  BLOOM_FP_RATE: z.coerce.number().gt(0).lt(0.5).default(0.01),
+  BLOOM_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(16),
+  HOT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  HOT_BUCKET_SECONDS: z.coerce.number().int().min(1).default(10),
+  HOT_THRESHOLD: z.coerce.number().int().min(1).default(50),
+  HOT_MAX_TRACKED: z.coerce.number().int().min(1).default(5000),
+  LOCK_TTL_MS: z.coerce.number().int().min(10).default(3000),
+  LOCK_WAIT_MS: z.coerce.number().int().min(0).default(2000),
+  LOCK_POLL_MS: z.coerce.number().int().min(1).default(10),
+  DB_CONCURRENCY: z.coerce.number().int().min(1).default(32),
+  BREAKER_FAILURES: z.coerce.number().int().min(1).default(5),
+  BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(10).default(2000),
+  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  RATE_LIMIT_GLOBAL_PER_SECOND: z.coerce.number().int().min(0).default(50_000),
+  RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
+  SNAPSHOT_FILE: z.string().optional(),
+  SNAPSHOT_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  SNAPSHOT_MAX_LINKS: z.coerce.number().int().min(1).default(10_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -91,6 +120,18 @@ export interface AppConfig {
     | { readonly driver: 'chdb'; readonly database: string }
     | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
   readonly analytics: { readonly consumerEnabled: boolean; readonly visitorSecret: string };
+  readonly redirect: {
+    readonly policy: Env['CACHE_POLICY'];
+    readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
+    readonly redisEnabled: boolean;
+    readonly bloom: { readonly enabled: boolean; readonly capacity: number; readonly falsePositiveRate: number; readonly partitions: number };
+    readonly hot: { readonly windowSeconds: number; readonly bucketSeconds: number; readonly threshold: number; readonly maxTrackedKeys: number };
+    readonly lock: { readonly ttlMs: number; readonly waitMs: number; readonly pollMs: number };
+    readonly dbConcurrency: number;
+    readonly breaker: { readonly failures: number; readonly halfOpenAfterMs: number };
+    readonly rateLimit: { readonly perIpPerMinute: number; readonly globalPerSecond: number; readonly localFallbackPerSecond: number };
+    readonly snapshot: { readonly file: string; readonly intervalMs: number; readonly maxLinks: number };
+  };
 }
 
 export class ConfigError extends Error {
@@ -154,6 +195,18 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         ? { driver: 'clickhouse', url: e.CLICKHOUSE_URL!, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE }
         : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
     analytics: { consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED, visitorSecret: e.SHORTLINK_VISITOR_SECRET },
+    redirect: {
+      policy: e.CACHE_POLICY,
+      l1: { enabled: e.REDIRECT_L1_ENABLED, maxEntries: e.REDIRECT_L1_MAX_ENTRIES, maxBytes: e.REDIRECT_L1_MAX_BYTES, ttlMs: e.REDIRECT_L1_TTL_MS, negativeTtlMs: e.REDIRECT_L1_NEGATIVE_TTL_MS },
+      redisEnabled: e.REDIRECT_REDIS_ENABLED,
+      bloom: { enabled: e.BLOOM_ENABLED, capacity: e.BLOOM_CAPACITY, falsePositiveRate: e.BLOOM_FP_RATE, partitions: e.BLOOM_PARTITIONS },
+      hot: { windowSeconds: e.HOT_WINDOW_SECONDS, bucketSeconds: e.HOT_BUCKET_SECONDS, threshold: e.HOT_THRESHOLD, maxTrackedKeys: e.HOT_MAX_TRACKED },
+      lock: { ttlMs: e.LOCK_TTL_MS, waitMs: e.LOCK_WAIT_MS, pollMs: e.LOCK_POLL_MS },
+      dbConcurrency: e.DB_CONCURRENCY,
+      breaker: { failures: e.BREAKER_FAILURES, halfOpenAfterMs: e.BREAKER_HALF_OPEN_MS },
+      rateLimit: { perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, globalPerSecond: e.RATE_LIMIT_GLOBAL_PER_SECOND, localFallbackPerSecond: e.RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND },
+      snapshot: { file: e.SNAPSHOT_FILE ?? `${e.SHORTLINK_DATA_DIR.replace(/\/+$/, '')}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
+    },
   };
 }
 

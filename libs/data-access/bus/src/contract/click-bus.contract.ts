@@ -1,0 +1,272 @@
+import { randomUUID } from 'crypto';
+import { ClickBatch, ClickEvent, ClickEventSink, ClickEventSource, DeliveredClick } from '@shortlink/clicks-domain';
+
+export type ContractSource = ClickEventSource & {
+  /** Messages the source skipped because they were not JSON ClickEvents. */
+  readonly skippedMessages: number;
+};
+
+export interface ClickBusFixture {
+  /** One sink on a fresh, empty topic (or log). */
+  readonly sink: ClickEventSink;
+  /** A new, not yet started member of the consumer group `groupId` on the same topic. */
+  newSource(groupId: string): ContractSource;
+  /** Appends a raw message value as a foreign producer could (bypasses the sink's encoding). */
+  produceRaw(key: string | null, value: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ClickBusContractOptions {
+  /** Longest wait for an expected delivery (Kafka needs a group join first). Default 10 s. */
+  readonly deliveryTimeoutMs?: number;
+}
+
+let seq = 0;
+const runId = randomUUID().slice(0, 8);
+
+export function aClick(overrides: Partial<ClickEvent> = {}): ClickEvent {
+  seq++;
+  return {
+    eventId: randomUUID(),
+    occurredAt: Date.now(),
+    linkId: String(1_000_000 + seq),
+    tenantId: 't-' + runId,
+    domain: 'sho.rt',
+    code: `c${runId}${seq}`,
+    ip: '203.0.113.7',
+    userAgent: 'Mozilla/5.0 (contract)',
+    referer: seq % 2 === 0 ? null : 'https://example.com/from',
+    ...overrides,
+  };
+}
+
+/** `count` clicks on each of `links` distinct links, interleaved link by link. */
+function clicksOnLinks(links: number, count: number): ClickEvent[] {
+  const codes = Array.from({ length: links }, () => aClick().code);
+  const out: ClickEvent[] = [];
+  for (let i = 0; i < count; i++) for (const code of codes) out.push(aClick({ code }));
+  return out;
+}
+
+const linkKey = (e: ClickEvent) => `${e.domain}/${e.code}`;
+
+/** Records every handler call; `fail` decides per call whether the handler throws. */
+class Recorder {
+  readonly calls: { batch: ClickBatch; ok: boolean }[] = [];
+  constructor(private readonly fail: (batch: ClickBatch, callNo: number) => boolean = () => false) {}
+
+  readonly handler = async (batch: ClickBatch): Promise<void> => {
+    const ok = !this.fail(batch, this.calls.length);
+    this.calls.push({ batch: { partition: batch.partition, messages: [...batch.messages] }, ok });
+    if (!ok) throw new Error('handler failure on purpose');
+  };
+
+  /** Messages of handler calls that resolved, in delivery order. */
+  get delivered(): DeliveredClick[] {
+    return this.calls.filter((c) => c.ok).flatMap((c) => c.batch.messages);
+  }
+
+  deliveredIds(): Set<string> {
+    return new Set(this.delivered.map((m) => m.event.eventId));
+  }
+
+  hasAll(events: readonly ClickEvent[]): boolean {
+    const ids = this.deliveredIds();
+    return events.every((e) => ids.has(e.eventId));
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** One behaviour, every backend: the in-process log in unit runs, Kafka in integration runs. */
+export function describeClickBusContract(backend: string, open: () => Promise<ClickBusFixture>, options: ClickBusContractOptions = {}) {
+  const timeout = options.deliveryTimeoutMs ?? 10_000;
+
+  describe(`click bus contract: ${backend}`, () => {
+    let f: ClickBusFixture;
+    let sources: ContractSource[] = [];
+    const group = (name: string) => `contract-${name}-${randomUUID()}`;
+    const started = async (groupId: string, recorder: Recorder) => {
+      const source = f.newSource(groupId);
+      sources.push(source);
+      await source.start(recorder.handler);
+      return source;
+    };
+
+    beforeEach(async () => {
+      f = await open();
+      sources = [];
+    });
+    afterEach(async () => {
+      for (const source of sources) await source.close();
+      await f?.close();
+    });
+
+    it('delivers every sent event once to a group, with its partition, offsets increasing within a partition', async () => {
+      const events = clicksOnLinks(12, 5);
+      await f.sink.send(events.slice(0, 30)); // before the group exists: read from the beginning
+      const recorder = new Recorder();
+      await started(group('once'), recorder);
+      await f.sink.send(events.slice(30, 45));
+      await f.sink.send(events.slice(45));
+      await waitFor(() => recorder.hasAll(events), timeout, 'all events');
+
+      const ids = recorder.delivered.map((m) => m.event.eventId);
+      expect(ids.length).toBe(events.length);
+      expect(new Set(ids).size).toBe(events.length);
+      const byId = new Map(events.map((e) => [e.eventId, e]));
+      const lastOffset = new Map<number, bigint>();
+      for (const { batch } of recorder.calls) {
+        expect(batch.messages.length).toBeGreaterThan(0);
+        for (const m of batch.messages) {
+          expect(m.partition).toBe(batch.partition);
+          expect(m.offset).toMatch(/^\d+$/);
+          expect(m.event).toEqual(byId.get(m.event.eventId));
+          const offset = BigInt(m.offset);
+          const previous = lastOffset.get(m.partition);
+          if (previous !== undefined) expect(offset > previous).toBe(true);
+          lastOffset.set(m.partition, offset);
+        }
+      }
+    });
+
+    it('keeps the clicks of one link on one partition, in the order they were sent', async () => {
+      const events = clicksOnLinks(20, 4);
+      for (let i = 0; i < events.length; i += 10) await f.sink.send(events.slice(i, i + 10));
+      const recorder = new Recorder();
+      await started(group('keys'), recorder);
+      await waitFor(() => recorder.hasAll(events), timeout, 'all events');
+
+      const partitionsOfLink = new Map<string, Set<number>>();
+      const orderOfLink = new Map<string, string[]>();
+      for (const m of recorder.delivered) {
+        const key = linkKey(m.event);
+        (partitionsOfLink.get(key) ?? partitionsOfLink.set(key, new Set()).get(key)!).add(m.partition);
+        (orderOfLink.get(key) ?? orderOfLink.set(key, []).get(key)!).push(m.event.eventId);
+      }
+      expect(partitionsOfLink.size).toBe(20);
+      for (const partitions of partitionsOfLink.values()) expect(partitions.size).toBe(1);
+      // 20 keys on several partitions: the key is actually hashed, not everything on one partition.
+      expect(new Set([...partitionsOfLink.values()].map((s) => [...s][0])).size).toBeGreaterThan(1);
+      for (const [key, order] of orderOfLink) {
+        expect(order).toEqual(events.filter((e) => linkKey(e) === key).map((e) => e.eventId));
+      }
+    });
+
+    it('redelivers the messages of a batch whose handler threw, before anything later of that partition', async () => {
+      const code = aClick().code;
+      const first = Array.from({ length: 5 }, () => aClick({ code }));
+      const later = Array.from({ length: 3 }, () => aClick({ code }));
+      await f.sink.send(first);
+      const recorder = new Recorder((_batch, callNo) => callNo === 0);
+      await started(group('redeliver'), recorder);
+      await waitFor(() => recorder.calls.length > 0, timeout, 'the first (failing) call');
+      await f.sink.send(later);
+      await waitFor(() => recorder.hasAll([...first, ...later]), timeout, 'all events after the redelivery');
+
+      const failed = recorder.calls[0];
+      expect(failed.ok).toBe(false);
+      const samePartition = recorder.calls.slice(1).filter((c) => c.batch.partition === failed.batch.partition);
+      const retry = samePartition[0];
+      // The next call of that partition starts where the failed one did and carries all its messages.
+      expect(retry.batch.messages.slice(0, failed.batch.messages.length)).toEqual(failed.batch.messages);
+      // Everything arrived exactly once among the successful calls, in send order.
+      expect(recorder.delivered.map((m) => m.event.eventId)).toEqual([...first, ...later].map((e) => e.eventId));
+    });
+
+    it('after a restart of the group, delivers again only what was not committed', async () => {
+      const groupId = group('restart');
+      const committed = clicksOnLinks(6, 3);
+      const uncommitted = clicksOnLinks(6, 2);
+      const failIds = new Set(uncommitted.map((e) => e.eventId));
+      const first = new Recorder((batch) => batch.messages.some((m) => failIds.has(m.event.eventId)));
+      const source1 = await started(groupId, first);
+      await f.sink.send(committed);
+      await waitFor(() => first.hasAll(committed), timeout, 'the events to commit');
+      await f.sink.send(uncommitted);
+      await waitFor(() => first.calls.some((c) => !c.ok), timeout, 'a failing call');
+      await source1.close();
+      const seenOffsetsBefore = new Map(first.calls.flatMap((c) => c.batch.messages).map((m) => [m.event.eventId, `${m.partition}@${m.offset}`]));
+
+      const second = new Recorder();
+      await started(groupId, second);
+      const marker = aClick();
+      await f.sink.send([marker]);
+      await waitFor(() => second.hasAll([...uncommitted, marker]), timeout, 'the uncommitted events again');
+
+      const ids = second.delivered.map((m) => m.event.eventId);
+      const committedIds = new Set(committed.map((e) => e.eventId));
+      expect(ids.filter((id) => committedIds.has(id))).toEqual([]);
+      expect(new Set(ids)).toEqual(new Set([...uncommitted, marker].map((e) => e.eventId)));
+      // Redelivered messages keep their partition and offset.
+      for (const m of second.delivered) {
+        const before = seenOffsetsBefore.get(m.event.eventId);
+        if (before) expect(`${m.partition}@${m.offset}`).toBe(before);
+      }
+    });
+
+    it('delivers everything to each of two groups', async () => {
+      const events = clicksOnLinks(10, 3);
+      const a = new Recorder();
+      const b = new Recorder();
+      await started(group('a'), a);
+      await f.sink.send(events.slice(0, 15));
+      await started(group('b'), b);
+      await f.sink.send(events.slice(15));
+      await waitFor(() => a.hasAll(events) && b.hasAll(events), timeout, 'all events in both groups');
+      expect(a.delivered.length).toBe(events.length);
+      expect(b.delivered.length).toBe(events.length);
+      const placement = (r: Recorder) => new Map(r.delivered.map((m) => [m.event.eventId, `${m.partition}@${m.offset}`]));
+      expect(placement(b)).toEqual(placement(a));
+    });
+
+    it('skips malformed messages without stopping delivery', async () => {
+      const code = aClick().code;
+      const before = aClick({ code });
+      const after = aClick({ code });
+      const key = `sho.rt/${code}`;
+      await f.sink.send([before]);
+      await f.produceRaw(key, 'not json {');
+      await f.produceRaw(key, JSON.stringify({ hello: 'world' }));
+      await f.produceRaw(key, JSON.stringify({ ...aClick({ code }), occurredAt: 'yesterday' }));
+      await f.sink.send([after]);
+      await f.produceRaw(null, ''); // wherever a key-less message lands, it is after `after`
+      const recorder = new Recorder();
+      const source = await started(group('malformed'), recorder);
+      await waitFor(() => recorder.hasAll([before, after]), timeout, 'the valid events around the malformed ones');
+      await waitFor(() => source.skippedMessages >= 4, timeout, 'four skipped messages');
+      expect(recorder.delivered.map((m) => m.event.eventId)).toEqual([before.eventId, after.eventId]);
+      const [b, a] = recorder.delivered;
+      expect(b.partition).toBe(a.partition);
+      expect(BigInt(a.offset) - BigInt(b.offset)).toBe(4n);
+
+      const more = aClick({ code });
+      await f.sink.send([more]);
+      await waitFor(() => recorder.hasAll([more]), timeout, 'an event after the malformed ones');
+      expect(source.skippedMessages).toBe(4);
+    });
+
+    it('delivers nothing to a source after close() resolved', async () => {
+      const closedOne = new Recorder();
+      const source = await started(group('closed'), closedOne);
+      const early = aClick();
+      await f.sink.send([early]);
+      await waitFor(() => closedOne.hasAll([early]), timeout, 'the first event');
+      await source.close();
+      const callsAtClose = closedOne.calls.length;
+
+      const late = aClick();
+      await f.sink.send([late]);
+      const witness = new Recorder();
+      await started(group('witness'), witness);
+      await waitFor(() => witness.hasAll([early, late]), timeout, 'the witness group to see both events');
+      expect(closedOne.calls.length).toBe(callsAtClose);
+    });
+  });
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from 'crypto';
+import { Admin, Kafka, logLevel, Partitioners, Producer } from 'kafkajs';
+import { requireEnv } from '@shortlink/testing';
+import { aClick, describeClickBusContract } from '../contract/click-bus.contract';
+import { BusLogEntry, BusLogger } from '../logging';
+import { ensureClickTopic } from './ensure-click-topic';
+import { KafkaClickEventSink } from './kafka-click-event-sink';
+import { KafkaClickEventSource } from './kafka-click-event-source';
+
+// Runs against the Kafka broker of `npm run stack:up` (KAFKA_BROKERS in deploy/local/.run/stack.env).
+// Each test gets its own topic and group ids, so runs can share a broker.
+const logs: BusLogEntry[] = [];
+const logger: BusLogger = (e) => {
+  logs.push(e);
+  if (process.env.BUS_TEST_LOG) console.warn(`[${e.level}] ${e.namespace}: ${e.message}`, e.extra ?? '');
+};
+const fastConsumer = { heartbeatIntervalMs: 1000, sessionTimeoutMs: 10_000, maxWaitTimeMs: 200 };
+
+function admin(brokers: string): Admin {
+  return new Kafka({ clientId: 'bus-test-admin', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+}
+
+describeClickBusContract(
+  'kafka',
+  async () => {
+    const brokers = requireEnv('KAFKA_BROKERS');
+    const topic = `shortlink.clicks.test-${randomUUID()}`;
+    await ensureClickTopic(brokers, topic, 6, { logger });
+    const sink = new KafkaClickEventSink({ brokers, topic, clientId: 'bus-test', logger });
+    let raw: Producer | null = null;
+    return {
+      sink,
+      newSource: (groupId) => new KafkaClickEventSource({ brokers, topic, groupId, clientId: 'bus-test', logger, ...fastConsumer }),
+      produceRaw: async (key, value) => {
+        if (!raw) {
+          raw = new Kafka({ clientId: 'bus-test-raw', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).producer({ createPartitioner: Partitioners.DefaultPartitioner });
+          await raw.connect();
+        }
+        await raw.send({ topic, messages: [{ key, value }] });
+      },
+      close: async () => {
+        await sink.close();
+        await (raw as Producer | null)?.disconnect();
+        const a = admin(brokers);
+        await a.connect();
+        await a.deleteTopics({ topics: [topic] }).catch(() => undefined);
+        await a.disconnect();
+      },
+    };
+  },
+  { deliveryTimeoutMs: 30_000 },
+);
+
+describe('kafka click topic', () => {
+  const brokers = () => requireEnv('KAFKA_BROKERS');
+
+  it('ensureClickTopic creates the topic once and is idempotent', async () => {
+    const topic = `shortlink.clicks.test-ensure-${randomUUID()}`;
+    const [first, second] = [await ensureClickTopic(brokers(), topic, 6, { logger }), await ensureClickTopic(brokers(), topic, 6, { logger })];
+    expect(first).toEqual({ created: true, partitions: 6 });
+    expect(second).toEqual({ created: false, partitions: 6 });
+    const concurrent = await Promise.all([1, 2, 3].map(() => ensureClickTopic(brokers(), topic, 6, { logger })));
+    expect(concurrent.every((r) => !r.created && r.partitions === 6)).toBe(true);
+    const a = admin(brokers());
+    await a.connect();
+    await a.deleteTopics({ topics: [topic] });
+    await a.disconnect();
+  });
+
+  it('produces keyed JSON messages with the click time as timestamp, committing offsets after the handler', async () => {
+    const topic = `shortlink.clicks.test-wire-${randomUUID()}`;
+    await ensureClickTopic(brokers(), topic, 3, { logger });
+    const sink = new KafkaClickEventSink({ brokers: brokers(), topic, logger });
+    const e = aClick({ occurredAt: 1_700_000_000_123 });
+    await sink.send([e]);
+    await sink.close();
+
+    const kafka = new Kafka({ clientId: 'bus-test-wire', brokers: brokers().split(','), logLevel: logLevel.NOTHING });
+    const groupId = `wire-${randomUUID()}`;
+    const source = new KafkaClickEventSource({ brokers: brokers(), topic, groupId, logger, ...fastConsumer });
+    let seen: { partition: number; offset: string } | null = null;
+    await source.start(async (batch) => {
+      seen = { partition: batch.partition, offset: batch.messages[0].offset };
+    });
+    const deadline = Date.now() + 30_000;
+    while (!seen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await source.close();
+    expect(seen).not.toBeNull();
+    const { partition, offset } = seen!;
+
+    const a = kafka.admin();
+    await a.connect();
+    const [committed] = await a.fetchOffsets({ groupId, topics: [topic] });
+    expect(committed.partitions.find((p) => p.partition === partition)?.offset).toBe(String(BigInt(offset) + 1n));
+
+    const consumer = kafka.consumer({ groupId: `wire-raw-${randomUUID()}`, maxWaitTimeInMs: 200 });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    let message: { key: string; value: string; timestamp: string } | null = null;
+    await consumer.run({ eachMessage: async ({ message: m }) => void (message = { key: String(m.key), value: String(m.value), timestamp: m.timestamp }) });
+    while (!message && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await consumer.disconnect();
+    await a.deleteTopics({ topics: [topic] });
+    await a.disconnect();
+    expect(message).toEqual({ key: `${e.domain}/${e.code}`, value: JSON.stringify(e), timestamp: '1700000000123' });
+  });
+});

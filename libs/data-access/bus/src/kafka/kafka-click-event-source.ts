@@ -1,0 +1,197 @@
+import { ClickBatch, ClickEventSource, DeliveredClick } from '@shortlink/clicks-domain';
+import { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
+import { decodeClickEvent } from '../codec';
+import { BusLogger } from '../logging';
+import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
+
+export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
+  readonly groupId: string;
+  /** Where a group without committed offsets starts: earliest (default) or latest. */
+  readonly fromBeginning?: boolean;
+  /** Default 30 000 ms. */
+  readonly sessionTimeoutMs?: number;
+  /** Default 3 000 ms; also the heartbeat period while a handler runs or a batch waits for redelivery. */
+  readonly heartbeatIntervalMs?: number;
+  /** Longest a fetch waits for data on the broker, ms (default 1 000; also bounds close()). */
+  readonly maxWaitTimeMs?: number;
+  /** Default 1 MiB. */
+  readonly maxBytesPerPartition?: number;
+  /** Wait between redeliveries of a batch whose handler threw (default 100 ms doubling to 5 s). */
+  readonly retryBackoff?: RetryBackoffOptions;
+}
+
+/**
+ * Consumer side of the click topic on Kafka, one member of the consumer group `groupId`.
+ *
+ * - `eachBatch` with `eachBatchAutoResolve: false` and `autoCommit: false`: after the handler
+ *   resolved, the batch's last offset is resolved and committed explicitly (offset + 1) before the
+ *   next batch is fetched. A crash before that replays the batch (at-least-once).
+ * - A handler that throws gets the same batch again after a backoff (100 ms doubling to 5 s) for as
+ *   long as it keeps failing; the member heartbeats meanwhile so it keeps its partitions, and
+ *   nothing later of that partition (nor of any other: one batch at a time) is delivered before.
+ *   A rebalance or close() during the wait leaves the batch uncommitted: it comes again.
+ * - Messages that are not JSON ClickEvents are skipped (counted in `skippedMessages`, logged at
+ *   warn) and committed with the batch: they can never block the partition.
+ * - The handler is never called concurrently (partitionsConsumedConcurrently = 1) and never with
+ *   an empty batch.
+ */
+export class KafkaClickEventSource implements ClickEventSource {
+  private readonly topic: string;
+  private readonly logger: BusLogger;
+  private readonly kafka: Kafka;
+  private readonly heartbeatIntervalMs: number;
+  private readonly backoff: RetryBackoff;
+  private readonly sleeper = new AbortableSleeper();
+  private consumer: Consumer | null = null;
+  private state: 'new' | 'running' | 'closed' = 'new';
+  private skipped = 0;
+  private failures = 0;
+
+  constructor(private readonly options: KafkaClickEventSourceOptions) {
+    const resolved = resolveKafkaOptions(options);
+    this.topic = resolved.topic;
+    this.logger = resolved.logger;
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
+    this.backoff = new RetryBackoff(options.retryBackoff);
+    this.kafka = createKafkaClient(options, { retries: 8, initialRetryTime: 300, maxRetryTime: 5000 }, '-consumer');
+  }
+
+  /** Messages skipped because they were not JSON ClickEvents. */
+  get skippedMessages(): number {
+    return this.skipped;
+  }
+
+  /** Handler calls that threw (each one is followed by a redelivery). */
+  get handlerFailures(): number {
+    return this.failures;
+  }
+
+  async start(handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
+    if (this.state !== 'new') throw new Error(`KafkaClickEventSource is ${this.state === 'running' ? 'already started' : 'closed'}`);
+    this.state = 'running';
+    const consumer = this.kafka.consumer({
+      groupId: this.options.groupId,
+      sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: this.heartbeatIntervalMs,
+      maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 1000,
+      maxBytesPerPartition: this.options.maxBytesPerPartition ?? 1024 * 1024,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.logger({
+        level: 'error',
+        namespace: 'bus.kafka',
+        message: `click consumer crashed${payload.restart ? ', restarting' : ''}`,
+        extra: { groupId: payload.groupId, error: String(payload.error) },
+      });
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.topic], fromBeginning: this.options.fromBeginning ?? true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 1,
+        eachBatch: (payload) => this.onBatch(payload, handler),
+      });
+    } catch (error) {
+      this.state = 'closed';
+      this.consumer = null;
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.sleeper.abort();
+    const consumer = this.consumer;
+    this.consumer = null;
+    // Waits for a running batch (its handler and commit) to finish, then leaves the group.
+    await consumer?.disconnect();
+  }
+
+  private get running(): boolean {
+    return this.state === 'running';
+  }
+
+  private async onBatch(payload: EachBatchPayload, handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
+    const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
+    if (batch.messages.length === 0) return;
+    const messages: DeliveredClick[] = [];
+    for (const message of batch.messages) {
+      const event = decodeClickEvent(message.value);
+      if (event) {
+        messages.push({ partition: batch.partition, offset: message.offset, event });
+      } else {
+        this.skipped++;
+        this.logger({
+          level: 'warn',
+          namespace: 'bus.kafka',
+          message: 'skipped a click message that is not a JSON ClickEvent',
+          extra: { topic: batch.topic, partition: batch.partition, offset: message.offset },
+        });
+      }
+    }
+    if (messages.length > 0) {
+      const delivered = await this.deliver(handler, { partition: batch.partition, messages }, heartbeat, () => isRunning() && !isStale());
+      if (!delivered) return; // closing, or the partition moved: leave it uncommitted
+    }
+    const last = batch.messages[batch.messages.length - 1].offset;
+    resolveOffset(last);
+    // batch.lastOffset() covers trailing records kafkajs filtered out (control records).
+    const next = (BigInt(batch.lastOffset()) + 1n).toString();
+    await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
+  }
+
+  /** Calls the handler until it resolves, heartbeating meanwhile; false if it must stop first. */
+  private async deliver(
+    handler: (batch: ClickBatch) => Promise<void>,
+    batch: ClickBatch,
+    heartbeat: () => Promise<void>,
+    stillOwned: () => boolean,
+  ): Promise<boolean> {
+    for (;;) {
+      let heartbeatError: unknown = null;
+      let wait = 0;
+      const ticker = setInterval(() => {
+        heartbeat().catch((error) => (heartbeatError = error));
+      }, this.heartbeatIntervalMs);
+      try {
+        await handler(batch);
+        this.backoff.reset();
+        return true;
+      } catch (error) {
+        this.failures++;
+        if (!this.running || !stillOwned()) return false;
+        wait = this.backoff.next();
+        this.logger({
+          level: 'warn',
+          namespace: 'bus.kafka',
+          message: `click handler failed, redelivering the batch in ${wait} ms`,
+          extra: { groupId: this.options.groupId, partition: batch.partition, firstOffset: batch.messages[0].offset, error: String(error) },
+        });
+      } finally {
+        clearInterval(ticker);
+      }
+      // A rebalance seen while the handler ran: give the partition back, it is refetched from the commit.
+      if (heartbeatError) throw heartbeatError;
+      if (!(await this.waitBeforeRetry(wait, heartbeat, stillOwned))) return false;
+    }
+  }
+
+  private async waitBeforeRetry(ms: number, heartbeat: () => Promise<void>, stillOwned: () => boolean): Promise<boolean> {
+    const until = Date.now() + ms;
+    for (;;) {
+      if (!this.running || !stillOwned()) return false;
+      const left = until - Date.now();
+      if (left <= 0) return true;
+      await this.sleeper.sleep(Math.min(left, this.heartbeatIntervalMs));
+      if (!this.running) return false;
+      await heartbeat(); // throws on a rebalance: kafkajs rejoins and the batch comes again
+    }
+  }
+}

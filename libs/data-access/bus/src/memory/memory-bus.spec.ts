@@ -1,0 +1,200 @@
+import { ClickBatch } from '@shortlink/clicks-domain';
+import { murmur32 } from '@shortlink/shard-router';
+import { RetryBackoff } from '../backoff';
+import { aClick, describeClickBusContract } from '../contract/click-bus.contract';
+import { BusLogEntry } from '../logging';
+import { InProcessClickLog, MemoryClickEventSink, MemoryClickEventSource } from './in-process-click-log';
+
+const quiet = () => undefined;
+
+describeClickBusContract('in-process log', async () => {
+  const log = new InProcessClickLog();
+  const sink = new MemoryClickEventSink(log);
+  return {
+    sink,
+    newSource: (groupId) => new MemoryClickEventSource(log, { groupId, logger: quiet }),
+    produceRaw: async (key, value) => {
+      log.appendRaw(key, value);
+    },
+    close: () => sink.close(),
+  };
+});
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function collect() {
+  const batches: ClickBatch[] = [];
+  return { batches, handler: async (b: ClickBatch) => void batches.push(b), offsets: () => batches.flatMap((b) => b.messages.map((m) => Number(m.offset))) };
+}
+
+describe('in-process click log', () => {
+  it('partitions by murmur32 of `${domain}/${code}` over 6 partitions by default', () => {
+    const log = new InProcessClickLog();
+    expect(log.partitions).toBe(6);
+    for (let i = 0; i < 50; i++) {
+      const e = aClick();
+      const [{ partition }] = log.append([e]);
+      expect(partition).toBe(murmur32(`${e.domain}/${e.code}`) % 6);
+    }
+  });
+
+  it('numbers offsets per partition from 0', () => {
+    const log = new InProcessClickLog({ partitions: 3 });
+    const placed = log.append(Array.from({ length: 30 }, () => aClick()));
+    for (let p = 0; p < 3; p++) {
+      const offsets = placed.filter((x) => x.partition === p).map((x) => x.offset);
+      expect(offsets).toEqual(offsets.map((_, i) => i));
+      expect(log.endOffset(p)).toBe(offsets.length);
+    }
+  });
+
+  it('keeps at most maxMessagesPerPartition messages, dropping the oldest', () => {
+    const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
+    const events = Array.from({ length: 5 }, () => aClick());
+    log.append(events);
+    expect(log.startOffset(0)).toBe(2);
+    expect(log.endOffset(0)).toBe(5);
+    expect(log.read(0, 0, 10).map((r) => r.offset)).toEqual([2, 3, 4]);
+    expect(log.read(0, 0, 10).map((r) => JSON.parse(r.value).eventId)).toEqual(events.slice(2).map((e) => e.eventId));
+    log.append([aClick(), aClick(), aClick(), aClick()]);
+    expect(log.read(0, 0, 10).map((r) => r.offset)).toEqual([6, 7, 8]);
+  });
+
+  it('a new group starts at the oldest retained message', async () => {
+    const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
+    log.append(Array.from({ length: 5 }, () => aClick()));
+    const c = collect();
+    const source = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
+    await source.start(c.handler);
+    await waitFor(() => c.offsets().length === 3, 'three messages');
+    expect(c.offsets()).toEqual([2, 3, 4]);
+    expect(source.lostToRetention).toBe(0);
+    await source.close();
+  });
+
+  it('a group that fell behind retention resumes at the oldest retained message and counts the loss', async () => {
+    const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
+    log.append([aClick()]);
+    log.commit('g', 0, 1);
+    log.append(Array.from({ length: 6 }, () => aClick())); // offsets 1..6, 4..6 retained
+    const warnings: BusLogEntry[] = [];
+    const c = collect();
+    const source = new MemoryClickEventSource(log, { groupId: 'g', logger: (e) => warnings.push(e) });
+    await source.start(c.handler);
+    await waitFor(() => c.offsets().length === 3, 'three messages');
+    expect(c.offsets()).toEqual([4, 5, 6]);
+    expect(source.lostToRetention).toBe(3);
+    expect(warnings.some((w) => w.level === 'warn' && /retention/.test(w.message))).toBe(true);
+    await source.close();
+    expect(log.committedOffset('g', 0)).toBe(7);
+  });
+
+  it('fromBeginning: false starts a new group at the end', async () => {
+    const log = new InProcessClickLog({ partitions: 1 });
+    log.append([aClick(), aClick()]);
+    const c = collect();
+    const source = new MemoryClickEventSource(log, { groupId: 'g', fromBeginning: false, logger: quiet });
+    await source.start(c.handler);
+    log.append([aClick()]);
+    await waitFor(() => c.offsets().length === 1, 'the new message');
+    expect(c.offsets()).toEqual([2]);
+    await source.close();
+  });
+
+  it('bounds batches by maxBatchSize, all of one partition', async () => {
+    const log = new InProcessClickLog({ partitions: 2 });
+    log.append(Array.from({ length: 40 }, () => aClick()));
+    const c = collect();
+    const source = new MemoryClickEventSource(log, { groupId: 'g', maxBatchSize: 7, logger: quiet });
+    await source.start(c.handler);
+    await waitFor(() => c.offsets().length === 40, 'all messages');
+    for (const b of c.batches) {
+      expect(b.messages.length).toBeLessThanOrEqual(7);
+      expect(new Set(b.messages.map((m) => m.partition))).toEqual(new Set([b.partition]));
+    }
+    await source.close();
+  });
+
+  it('allows one active consumer per group, and a new one after close()', async () => {
+    const log = new InProcessClickLog();
+    const first = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
+    await first.start(async () => undefined);
+    await expect(new MemoryClickEventSource(log, { groupId: 'g', logger: quiet }).start(async () => undefined)).rejects.toThrow(/already has an active consumer/);
+    await first.close();
+    const again = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
+    await again.start(async () => undefined);
+    await again.close();
+    await expect(again.start(async () => undefined)).rejects.toThrow(/closed/);
+  });
+
+  it('close() while a batch waits for redelivery clears the timer and leaves the batch uncommitted', async () => {
+    const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const log = new InProcessClickLog({ partitions: 1 });
+    log.append([aClick(), aClick()]);
+    let calls = 0;
+    const source = new MemoryClickEventSource(log, { groupId: 'g', retryBackoff: { initialMs: 60_000 }, logger: quiet });
+    await source.start(async () => {
+      calls++;
+      throw new Error('store down');
+    });
+    await waitFor(() => calls === 1, 'the failing call');
+    await waitFor(() => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length > timersBefore, 'the backoff timer');
+    const started = Date.now();
+    await source.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBe(timersBefore);
+    expect(source.handlerFailures).toBe(1);
+    expect(log.committedOffset('g', 0)).toBeUndefined();
+  });
+
+  it('close() waits for a running handler, then commits its batch and stops', async () => {
+    const log = new InProcessClickLog({ partitions: 1 });
+    log.append([aClick()]);
+    let release!: () => void;
+    let entered = false;
+    const source = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
+    await source.start(() => {
+      entered = true;
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    await waitFor(() => entered, 'the handler');
+    let closed = false;
+    const closing = source.close().then(() => (closed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    expect(log.committedOffset('g', 0)).toBe(1);
+  });
+
+  it('an idle started source holds no timer, and closing it leaves none', async () => {
+    const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const log = new InProcessClickLog();
+    const source = new MemoryClickEventSource(log, { groupId: 'idle', logger: quiet });
+    await source.start(async () => undefined);
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBe(timersBefore);
+    await source.close();
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBe(timersBefore);
+  });
+
+  it('a closed sink rejects sends', async () => {
+    const sink = new MemoryClickEventSink(new InProcessClickLog());
+    await sink.close();
+    await expect(sink.send([aClick()])).rejects.toThrow(/closed/);
+  });
+});
+
+describe('RetryBackoff', () => {
+  it('doubles from 100 ms up to 5 s and starts over after reset()', () => {
+    const b = new RetryBackoff();
+    expect(Array.from({ length: 8 }, () => b.next())).toEqual([100, 200, 400, 800, 1600, 3200, 5000, 5000]);
+    b.reset();
+    expect(b.next()).toBe(100);
+  });
+});

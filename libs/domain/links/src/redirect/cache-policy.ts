@@ -1,0 +1,31 @@
+export type CachePolicyName = 'lru' | 'ttl';
+
+export interface TtlPolicyOptions {
+  readonly baseSeconds: number;
+  readonly jitterSeconds: number;
+  readonly hotBaseSeconds: number;
+  readonly hotJitterSeconds: number;
+}
+
+export const SEED_004_TTLS: TtlPolicyOptions = { baseSeconds: 1800, jitterSeconds: 300, hotBaseSeconds: 7200, hotJitterSeconds: 600 };
+
+/**
+ * How long a positive Redis entry lives. `lru` (seed 000): no TTL, Redis evicts with allkeys-lru
+ * and hot keys never expire. `ttl` (seed 004): base + random jitter (no synchronized expiry),
+ * longer for keys the detector marks hot at the time of the write.
+ */
+export class CachePolicy {
+  constructor(
+    readonly name: CachePolicyName,
+    private readonly ttl: TtlPolicyOptions = SEED_004_TTLS,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Milliseconds, or undefined for no expiry. */
+  ttlMsFor(hot: boolean): number | undefined {
+    if (this.name === 'lru') return undefined;
+    const base = hot ? this.ttl.hotBaseSeconds : this.ttl.baseSeconds;
+    const jitter = hot ? this.ttl.hotJitterSeconds : this.ttl.jitterSeconds;
+    return (base + Math.floor(this.random() * jitter)) * 1000;
+  }
+}

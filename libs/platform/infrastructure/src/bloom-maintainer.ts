@@ -1,0 +1,81 @@
+import { randomUUID } from 'crypto';
+import { bloomItem, CacheStore, Link, RedisBloomFilter, ShardedLinkRepository } from '@shortlink/links-domain';
+
+/**
+ * Keeps the Bloom filter complete: every create adds its link (retried in the background while
+ * Redis is unreachable, so a "no" never hides a real link for long), and a rebuild scans every
+ * shard. Rebuilds take a lock so that one instance builds while the others keep answering
+ * "unknown" (which falls through to the shard, never a false 404).
+ */
+export class BloomMaintainer {
+  private pending: string[] = [];
+  private retryTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly filter: RedisBloomFilter,
+    private readonly store: CacheStore,
+    private readonly links: ShardedLinkRepository,
+  ) {}
+
+  async added(link: Pick<Link, 'domain' | 'code'>): Promise<void> {
+    const item = bloomItem(link.domain, link.code);
+    try {
+      await this.filter.add(item);
+    } catch {
+      this.pending.push(item);
+      this.scheduleRetry();
+    }
+  }
+
+  get pendingAdds(): number {
+    return this.pending.length;
+  }
+
+  /** Rebuilds from the shards unless the filter is already built (or another instance is building). */
+  async ensureBuilt(): Promise<'already-built' | 'built' | 'busy'> {
+    if (await this.filter.isBuilt()) return 'already-built';
+    return this.rebuild();
+  }
+
+  async rebuild(pageSize = 5000): Promise<'built' | 'busy'> {
+    const lockKey = 'shortlink:lock:bloom-rebuild';
+    const token = randomUUID();
+    if (!(await this.store.setIfAbsent(lockKey, token, 10 * 60_000))) return 'busy';
+    try {
+      await this.filter.clear();
+      for (const shard of this.links.allStores()) {
+        let after: string | null = null;
+        for (;;) {
+          const page = await shard.listIdentifiers(after, pageSize);
+          if (page.length === 0) break;
+          await this.filter.addMany(page.map((p) => bloomItem(p.domain, p.code)));
+          after = page[page.length - 1].id;
+        }
+      }
+      await this.filter.markBuilt();
+      return 'built';
+    } finally {
+      await this.store.deleteIfEquals(lockKey, token).catch(() => undefined);
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(async () => {
+      this.retryTimer = null;
+      const items = this.pending.splice(0);
+      try {
+        await this.filter.addMany(items);
+      } catch {
+        this.pending.unshift(...items);
+        this.scheduleRetry();
+      }
+    }, 1000);
+    this.retryTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+}
