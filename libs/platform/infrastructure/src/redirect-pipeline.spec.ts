@@ -1,0 +1,192 @@
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { ConsistentHashRing } from '@shortlink/shard-router';
+import {
+  CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
+  RedirectPipeline, RedirectPipelineOptions, RedisBloomFilter, ShardedLinkRepository, SnapshotEntry,
+} from '@shortlink/links-domain';
+import { MemoryCacheStore } from '@shortlink/cache';
+import { SqliteLinkShardStore } from '@shortlink/link-store';
+import { BloomMaintainer } from './bloom-maintainer';
+
+/** The composed read path on the embedded adapters (SQLite shards, in-process cache). */
+class CountingObserver implements RedirectObserver {
+  lookups: LookupSource[] = [];
+  dbQueries = 0;
+  states: string[] = [];
+  lookup(s: LookupSource) {
+    this.lookups.push(s);
+  }
+  dbQuery() {
+    this.dbQueries++;
+  }
+  lockWait() {}
+  breakerState(s: string) {
+    this.states.push(s);
+  }
+}
+
+/** A cache store that can be switched off, like a Redis outage. */
+class SwitchableStore implements CacheStore {
+  down = false;
+  constructor(private readonly inner: CacheStore) {}
+  private guard<T>(op: () => Promise<T>): Promise<T> {
+    return this.down ? Promise.reject(new Error('ECONNREFUSED')) : op();
+  }
+  get = (k: string) => this.guard(() => this.inner.get(k));
+  set = (k: string, v: string, t?: number) => this.guard(() => this.inner.set(k, v, t));
+  del = (k: readonly string[]) => this.guard(() => this.inner.del(k));
+  pttl = (k: string) => this.guard(() => this.inner.pttl(k));
+  setIfAbsent = (k: string, v: string, t: number) => this.guard(() => this.inner.setIfAbsent(k, v, t));
+  deleteIfEquals = (k: string, v: string) => this.guard(() => this.inner.deleteIfEquals(k, v));
+  incrBy = (k: string, d: number, t: number) => this.guard(() => this.inner.incrBy(k, d, t));
+  setBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.setBits(k, o));
+  getBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.getBits(k, o));
+  ping = () => this.guard(() => this.inner.ping());
+  close = () => this.inner.close();
+}
+
+const DOMAIN = 'sho.rt';
+const link = (code: string, over: Partial<Link> = {}): Link => ({
+  id: String(Math.floor(Math.random() * 1e12)), domain: DOMAIN, code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
+  createdAt: new Date(1_700_000_000_000), expiresAt: null, status: 'active', redirectType: 302, ...over,
+});
+
+const OPTIONS: RedirectPipelineOptions = {
+  l1Enabled: true, redisEnabled: true, bloomEnabled: true, lockTtlMs: 2000, lockWaitMs: 2000, lockPollMs: 5,
+  dbConcurrency: 4, breakerFailures: 3, breakerHalfOpenAfterMs: 200, nullTtlMs: 60_000,
+};
+
+describe('RedirectPipeline on the embedded adapters', () => {
+  let dir: string;
+  let shards: SqliteLinkShardStore[];
+  let repo: ShardedLinkRepository;
+  let store: SwitchableStore;
+  let bloom: RedisBloomFilter;
+  let snapshotEntries: SnapshotEntry[];
+
+  const build = (over: Partial<RedirectPipelineOptions> = {}, policy = new CachePolicy('lru'), hot = new HotKeyDetector(), snapshot?: HotLinkSnapshotKeeper) => {
+    const observer = new CountingObserver();
+    const keeper = snapshot ?? new HotLinkSnapshotKeeper({ load: async () => snapshotEntries, save: async (e) => void (snapshotEntries = [...e]) });
+    const pipeline = new RedirectPipeline(store, repo, new L1Cache({ maxEntries: 1000, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5_000 }), hot, policy, bloom, keeper, { ...OPTIONS, ...over }, observer);
+    return { pipeline, observer, keeper };
+  };
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'shortlink-pipeline-'));
+    shards = ['s0', 's1'].map((n) => new SqliteLinkShardStore(n, join(dir, `${n}.sqlite`)));
+    repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
+    store = new SwitchableStore(new MemoryCacheStore(10_000));
+    bloom = new RedisBloomFilter(store, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 4 });
+    snapshotEntries = [];
+    await repo.insertMany([link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })]);
+    await new BloomMaintainer(bloom, store, repo).rebuild();
+  });
+
+  afterEach(async () => {
+    for (const s of shards) await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a cold link from the shard once, then from L1, with no TTL in Redis under the lru policy', async () => {
+    const { pipeline, observer } = build();
+    expect((await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' })).source).toBe('db');
+    expect((await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' })).source).toBe('l1');
+    expect(observer.dbQueries).toBe(1);
+    expect(await store.pttl(linkCacheKey({ domain: DOMAIN, code: 'hot1234' }))).toBe(-1);
+  });
+
+  it('makes one shard query for 500 concurrent misses in one instance (single flight)', async () => {
+    const { pipeline, observer } = build();
+    const results = await Promise.all(Array.from({ length: 500 }, () => pipeline.resolve({ domain: DOMAIN, code: 'cold123' })));
+    expect(results.every((r) => r.link.targetUrl === 'https://example.com/cold123')).toBe(true);
+    expect(observer.dbQueries).toBe(1);
+  });
+
+  it('makes one shard query for concurrent misses on two instances sharing the store (lock + double check)', async () => {
+    const a = build();
+    const b = build();
+    await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).pipeline.resolve({ domain: DOMAIN, code: 'cold123' })));
+    expect(a.observer.dbQueries + b.observer.dbQueries).toBe(1);
+  });
+
+  it('rejects codes the Bloom filter has never seen without touching the shard', async () => {
+    const { pipeline, observer } = build();
+    const codes = Array.from({ length: 500 }, (_, i) => `none${String(i).padStart(3, '0')}`);
+    for (const code of codes) await expect(pipeline.resolve({ domain: DOMAIN, code })).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
+    expect(observer.dbQueries).toBeLessThanOrEqual(10);
+    expect(observer.lookups.filter((s) => s === 'bloom_reject').length).toBeGreaterThanOrEqual(490);
+  });
+
+  it('caches a miss that passed the Bloom filter as a null value for 60 s', async () => {
+    const { pipeline } = build({ bloomEnabled: false });
+    await expect(pipeline.resolve({ domain: DOMAIN, code: 'nope123' })).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
+    expect(await store.get(linkCacheKey({ domain: DOMAIN, code: 'nope123' }))).toBe('');
+    const ttl = await store.pttl(linkCacheKey({ domain: DOMAIN, code: 'nope123' }));
+    expect(ttl).toBeGreaterThan(55_000);
+    const fresh = build({ l1Enabled: false, bloomEnabled: false });
+    await expect(fresh.pipeline.resolve({ domain: DOMAIN, code: 'nope123' })).rejects.toMatchObject({ details: expect.objectContaining({ source: 'redis_null' }) });
+    expect(fresh.observer.dbQueries).toBe(0);
+  });
+
+  it('reports disabled links as not found and expired ones as gone', async () => {
+    const { pipeline } = build();
+    await expect(pipeline.resolve({ domain: DOMAIN, code: 'gone123' })).rejects.toMatchObject({ code: 'LINK_DISABLED' });
+    await expect(pipeline.resolve({ domain: DOMAIN, code: 'old1234' })).rejects.toMatchObject({ code: 'LINK_EXPIRED' });
+  });
+
+  it('writes the TTL policy: base + jitter normally, the long TTL once the key is hot', async () => {
+    const hot = new HotKeyDetector({ windowSeconds: 60, bucketSeconds: 10, threshold: 50, maxTrackedKeys: 100 });
+    const { pipeline } = build({ l1Enabled: false }, new CachePolicy('ttl'), hot);
+    const key = linkCacheKey({ domain: DOMAIN, code: 'hot1234' });
+    await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' });
+    const first = await store.pttl(key);
+    expect(first).toBeGreaterThanOrEqual(1800_000 - 1000);
+    expect(first).toBeLessThan(2100_000);
+    for (let i = 0; i < 50; i++) await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' });
+    await store.del([key]);
+    await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' });
+    const long = await store.pttl(key);
+    expect(long).toBeGreaterThanOrEqual(7200_000 - 1000);
+    expect(long).toBeLessThan(7800_000);
+  });
+
+  it('falls back to the shard when the cache store is down, opens the breaker, and closes it when it is back', async () => {
+    const { pipeline, observer } = build({ l1Enabled: false });
+    store.down = true;
+    for (let i = 0; i < 5; i++) expect((await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' })).link.targetUrl).toBe('https://example.com/hot1234');
+    expect(pipeline.breakerState).toBe('open');
+    store.down = false;
+    await new Promise((r) => setTimeout(r, 250));
+    await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' });
+    expect(pipeline.breakerState).toBe('closed');
+    expect(observer.states).toEqual(expect.arrayContaining(['open', 'closed']));
+  });
+
+  it('refuses with 503 DEPENDENCY_UNAVAILABLE beyond the database concurrency limit instead of queueing', async () => {
+    store.down = true;
+    const many = Array.from({ length: 40 }, (_, i) => link(`burst${String(i).padStart(2, '0')}`));
+    await repo.insertMany(many);
+    const { pipeline } = build({ l1Enabled: false, dbConcurrency: 2 });
+    const outcomes = await Promise.allSettled(many.map((l) => pipeline.resolve({ domain: DOMAIN, code: l.code })));
+    const rejected = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
+    expect(rejected.length).toBeGreaterThan(0);
+    expect(rejected.every((r) => r.reason.code === 'DEPENDENCY_UNAVAILABLE')).toBe(true);
+  });
+
+  it('serves hot links from the snapshot when cache and shards are both down', async () => {
+    const hot = new HotKeyDetector({ windowSeconds: 60, bucketSeconds: 10, threshold: 3, maxTrackedKeys: 100 });
+    const first = build({}, new CachePolicy('lru'), hot);
+    for (let i = 0; i < 5; i++) await first.pipeline.resolve({ domain: DOMAIN, code: 'hot1234' });
+    await first.keeper.refresh(first.pipeline.hotLinks(), 100);
+    expect(snapshotEntries.map((e) => e.key)).toEqual([linkCacheKey({ domain: DOMAIN, code: 'hot1234' })]);
+
+    store.down = true;
+    for (const s of shards) await s.close();
+    const restarted = build();
+    await restarted.keeper.load();
+    expect((await restarted.pipeline.resolve({ domain: DOMAIN, code: 'hot1234' })).source).toBe('snapshot');
+    await expect(restarted.pipeline.resolve({ domain: DOMAIN, code: 'cold123' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+  });
+});
