@@ -21,7 +21,8 @@ export function createClickBus(config: AppConfig): ClickBus {
     let topicReady: Promise<unknown> | null = null;
     const ensureTopic = () => (topicReady ??= ensureClickTopic(bus.brokers, bus.topic, bus.partitions));
     return {
-      sink: () => (sink ??= Promise.resolve(track(new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' })))),
+      // The producer must not wait for the topic: a redirect app boots (and buffers) with Kafka down.
+      sink: () => (sink ??= Promise.resolve(track(new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }))).finally(() => void ensureTopic().catch(() => (topicReady = null)))),
       source: async () => {
         await ensureTopic();
         return track(new KafkaClickEventSource({ brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics' }));

@@ -104,4 +104,30 @@ describe('kafka click topic', () => {
     await a.disconnect();
     expect(message).toEqual({ key: `${e.domain}/${e.code}`, value: JSON.stringify(e), timestamp: '1700000000123' });
   });
+
+  it('heartbeats while a handler runs longer than the session timeout, so the batch is not redelivered', async () => {
+    const topic = `shortlink.clicks.test-slow-${randomUUID()}`;
+    await ensureClickTopic(brokers(), topic, 1, { logger });
+    const sink = new KafkaClickEventSink({ brokers: brokers(), topic, logger });
+    const events = [aClick(), aClick()];
+    await sink.send(events);
+    const source = new KafkaClickEventSource({ brokers: brokers(), topic, groupId: `slow-${randomUUID()}`, logger, sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000, maxWaitTimeMs: 200 });
+    const calls: string[][] = [];
+    await source.start(async (batch) => {
+      calls.push(batch.messages.map((m) => m.event.eventId));
+      if (calls.length === 1) await new Promise((r) => setTimeout(r, 9000)); // > session timeout
+    });
+    const more = aClick();
+    const deadline = Date.now() + 40_000;
+    while (calls.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await sink.send([more]);
+    while (!calls.flat().includes(more.eventId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await source.close();
+    await sink.close();
+    const a = admin(brokers());
+    await a.connect();
+    await a.deleteTopics({ topics: [topic] });
+    await a.disconnect();
+    expect(calls.flat()).toEqual([...events, more].map((e) => e.eventId));
+  }, 60_000);
 });
