@@ -5,7 +5,7 @@ import { AppConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
 import { GlobalRateLimiter, HotLinkSnapshotKeeper, PerIpRateLimiter, RedirectPipeline } from '@shortlink/links-domain';
 import { ClickBuffer } from '@shortlink/clicks-domain';
-import { APP_CONFIG, createFastifyApp, HealthModule, INFRASTRUCTURE, loggingModule, METRICS_REGISTRY, MetricsModule } from '@shortlink/nest-platform';
+import { APP_CONFIG, createFastifyApp, HealthModule, INFRASTRUCTURE, METRICS_REGISTRY, plainLoggingModule, MetricsModule } from '@shortlink/nest-platform';
 import { InternalController } from './internal.controller';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
@@ -29,7 +29,7 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
     const r = config.redirect;
     return {
       module: RedirectModule,
-      imports: [loggingModule('redirect', config.runtime.logLevel), MetricsModule.forApp('redirect'), HealthModule.withProbes(() => infra.healthProbes(['shard-', 'cache']))],
+      imports: [plainLoggingModule('redirect', config.runtime.logLevel), MetricsModule.forApp('redirect'), HealthModule.withProbes(() => infra.healthProbes(['shard-', 'cache']))],
       controllers: [InternalController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
@@ -90,7 +90,7 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
 }
 
 export async function createRedirectApp(config: AppConfig, infra: Infrastructure) {
-  const app = await createFastifyApp(RedirectModule.forRoot(config, infra));
+  const app = await createFastifyApp(RedirectModule.forRoot(config, infra), { plainLogger: true });
   const handler = app.get(RedirectHttpHandler);
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   fastify.get('/:code', handler.handle);
