@@ -3,3 +3,4 @@ export * from './sqlite/sqlite-meta-store';
 export * from './mysql/mysql-link-shard-store';
 export * from './mysql/mysql-meta-store';
 export type { MysqlConnectionOptions } from './mysql/mysql-datasource';
+export * from './mysql/lazy-mysql-stores';

@@ -45,7 +45,7 @@ export class LinkService {
     const base = { domain, targetUrl, tenantId: input.tenantId, createdAt, expiresAt: null, status: 'active' as const, redirectType: 302 as const };
 
     if (alias) {
-      const link: Link = { ...base, id: (await this.ids.nextId()).toString(), code: alias };
+      const link: Link = { ...base, id: (await this.nextId()).toString(), code: alias };
       try {
         await this.links.insert(link);
       } catch (error) {
@@ -58,7 +58,7 @@ export class LinkService {
     }
 
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const id = await this.ids.nextId();
+      const id = await this.nextId();
       const link: Link = { ...base, id: id.toString(), code: this.codes.codeFor(id, targetUrl, attempt) };
       try {
         await this.links.insert(link);
@@ -77,6 +77,14 @@ export class LinkService {
       throw new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
     }
     return link;
+  }
+
+  private async nextId(): Promise<bigint> {
+    try {
+      return await this.ids.nextId();
+    } catch (error) {
+      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the id sequence is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
+    }
   }
 
   /** A scan may have left a null-value entry for this code before it existed: drop it. */

@@ -10,7 +10,12 @@ export class TenantService {
     if (typeof apiKey !== 'string' || apiKey.length < 8) {
       throw new DomainError(ErrorCode.UNAUTHENTICATED, 'a valid x-api-key header is required');
     }
-    const tenant = await this.tenants.findByApiKeyHash(hashApiKey(apiKey));
+    let tenant: Tenant | null;
+    try {
+      tenant = await this.tenants.findByApiKeyHash(hashApiKey(apiKey));
+    } catch (error) {
+      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the tenant database is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
+    }
     if (!tenant) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'unknown API key');
     return tenant;
   }

@@ -31,9 +31,18 @@ export class GenerationModule implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const key = this.config.links.bootstrapApiKey;
-    if (!key) return;
-    const tenant = await this.tenants.bootstrap(key);
-    if (tenant) this.logger.log(`created bootstrap tenant ${tenant.id} for SHORTLINK_BOOTSTRAP_API_KEY`);
+    if (key) await this.bootstrapTenant(key, 1);
+  }
+
+  /** The meta database may still be starting: retry in the background rather than refuse to boot. */
+  private async bootstrapTenant(key: string, attempt: number): Promise<void> {
+    try {
+      const tenant = await this.tenants.bootstrap(key);
+      if (tenant) this.logger.log(`created bootstrap tenant ${tenant.id} for SHORTLINK_BOOTSTRAP_API_KEY`);
+    } catch (error) {
+      this.logger.warn(`bootstrap tenant not created yet (attempt ${attempt}): ${(error as Error).message}`);
+      setTimeout(() => void this.bootstrapTenant(key, attempt + 1), Math.min(1000 * attempt, 10_000)).unref();
+    }
   }
 }
 

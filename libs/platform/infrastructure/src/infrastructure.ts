@@ -9,7 +9,7 @@ import {
 } from '@shortlink/links-domain';
 import { BloomMaintainer } from './bloom-maintainer';
 import { ClickAggregateStore, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
-import { MysqlLinkShardStore, MysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
+import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { FileSnapshotStore, MemoryCacheStore, RedisClusterStore } from '@shortlink/cache';
 import { createClickBus, ClickBus } from './click-bus.factory';
 import { ChdbExecutor, ClickHouseExecutor, SqlClickAggregateStore } from '@shortlink/olap';
@@ -47,7 +47,7 @@ export class Infrastructure {
       'meta',
       async () => {
         const store: MetaStore = db.driver === 'mysql'
-          ? await MysqlMetaStore.open({ url: db.metaUrl, poolSize: db.poolSize })
+          ? new LazyMysqlMetaStore({ url: db.metaUrl, poolSize: db.poolSize })
           : new SqliteMetaStore(join(this.config.runtime.dataDir, 'meta.sqlite'));
         this.probes.set('meta-db', { name: 'meta-db', check: () => store.ping() });
         return store;
@@ -60,7 +60,7 @@ export class Infrastructure {
     const db = this.config.db;
     return this.lazy('links', async () => {
       const stores: LinkShardStore[] = db.driver === 'mysql'
-        ? await Promise.all(db.shards.map((s) => MysqlLinkShardStore.open(s.name, { url: s.url, poolSize: db.poolSize })))
+        ? db.shards.map((s) => new LazyMysqlLinkShardStore(s.name, { url: s.url, poolSize: db.poolSize }))
         : db.shards.map((name) => new SqliteLinkShardStore(name, join(this.config.runtime.dataDir, 'shards', `${name}.sqlite`)));
       for (const s of stores) {
         this.closers.push(() => s.close());

@@ -13,8 +13,10 @@ export interface RedisClusterOptions {
 /** Redis Cluster through ioredis: string values (seed 000), reads may go to replicas. */
 export class RedisClusterStore implements CacheStore {
   readonly client: Cluster;
+  private readonly deadlineMs: number;
 
   constructor(options: RedisClusterOptions) {
+    this.deadlineMs = options.commandTimeoutMs ?? 500;
     this.client = new Cluster([...options.nodes], {
       scaleReads: 'master',
       enableOfflineQueue: true,
@@ -36,51 +38,68 @@ export class RedisClusterStore implements CacheStore {
     this.client.on('error', () => undefined);
   }
 
-  async get(key: string): Promise<string | null> {
-    return this.client.get(key);
+  /**
+   * Every command gets a deadline. ioredis' commandTimeout only starts once a command is written
+   * to a node; with every node down, commands wait in the offline queue until Redis returns, and
+   * the redirect path (and its breaker) would hang instead of falling back to the shards.
+   */
+  private bounded<T>(command: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`redis: no answer within ${this.deadlineMs} ms`)), this.deadlineMs);
+      command.then(
+        (v) => (clearTimeout(timer), resolve(v)),
+        (e) => (clearTimeout(timer), reject(e)),
+      );
+    });
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.bounded(this.client.get(key));
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
-    if (ttlMs) await this.client.set(key, value, 'PX', ttlMs);
-    else await this.client.set(key, value);
+    await this.bounded(ttlMs ? this.client.set(key, value, 'PX', ttlMs) : this.client.set(key, value));
   }
 
   /** One DEL per key: keys of different slots cannot share a command in a cluster. */
   async del(keys: readonly string[]): Promise<void> {
-    await Promise.all(keys.map((k) => this.client.del(k)));
+    await this.bounded(Promise.all(keys.map((k) => this.client.del(k))));
   }
 
   pttl(key: string): Promise<number> {
-    return this.client.pttl(key);
+    return this.bounded(this.client.pttl(key));
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return (await this.client.set(key, value, 'PX', ttlMs, 'NX')) === 'OK';
+    return (await this.bounded(this.client.set(key, value, 'PX', ttlMs, 'NX'))) === 'OK';
   }
 
   /** The owner check and the delete must be one step, or a lock that expired and was taken by
    *  another instance could be deleted (seed 001's Redisson unlock does the same in Lua). */
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
-    return (await this.client.eval(DELETE_IF_EQUALS, 1, key, value)) === 1;
+    return (await this.bounded(this.client.eval(DELETE_IF_EQUALS, 1, key, value))) === 1;
   }
 
   async incrBy(key: string, delta: number, ttlMs: number): Promise<number> {
-    return Number(await this.client.eval(INCR_WITH_TTL, 1, key, delta, ttlMs));
+    return Number(await this.bounded(this.client.eval(INCR_WITH_TTL, 1, key, delta, ttlMs)));
   }
 
   async setBits(key: string, offsets: readonly number[]): Promise<void> {
     if (offsets.length === 0) return;
-    await this.client.call('BITFIELD', key, ...offsets.flatMap((o) => ['SET', 'u1', String(o), '1']));
+    await this.bounded(this.client.call('BITFIELD', key, ...offsets.flatMap((o) => ['SET', 'u1', String(o), '1'])));
   }
 
   async getBits(key: string, offsets: readonly number[]): Promise<number[]> {
     if (offsets.length === 0) return [];
-    const result = (await this.client.call('BITFIELD_RO', key, ...offsets.flatMap((o) => ['GET', 'u1', String(o)]))) as number[];
+    const result = (await this.bounded(this.client.call('BITFIELD_RO', key, ...offsets.flatMap((o) => ['GET', 'u1', String(o)])))) as number[];
     return result.map(Number);
   }
 
   async ping(): Promise<void> {
-    await Promise.all(this.client.nodes('master').map((n) => n.ping()));
+    if (this.client.status !== 'ready') throw new Error(`redis cluster is ${this.client.status}`);
+    const masters = this.client.nodes('master');
+    if (masters.length === 0) throw new Error('redis cluster has no reachable master');
+    await this.bounded(Promise.all(masters.map((n) => n.ping())));
   }
 
   async close(): Promise<void> {

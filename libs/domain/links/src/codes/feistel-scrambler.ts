@@ -1,9 +1,6 @@
 import { murmur32 } from '@shortlink/shard-router';
 import { CODE_SPACE } from './base62';
 
-const HALF_BITS = 21;
-const HALF_MASK = (1 << HALF_BITS) - 1;
-const HALF = 2 ** HALF_BITS;
 const ROUNDS = 6;
 
 /**
@@ -13,9 +10,16 @@ const ROUNDS = 6;
  */
 export class FeistelScrambler {
   private readonly roundKeys: number[];
+  private readonly halfMask: number;
+  private readonly half: number;
 
   constructor(secret: string, private readonly space = CODE_SPACE) {
-    if (space > 2 ** (2 * HALF_BITS)) throw new RangeError('space too large for a 42-bit Feistel network');
+    // The network spans the smallest even bit width covering the space, so cycle walking needs
+    // fewer than 4 rounds trips on average (62^7 -> 42 bits, 21 per half).
+    const halfBits = Math.ceil(Math.ceil(Math.log2(space)) / 2);
+    if (halfBits > 26) throw new RangeError('space too large for this Feistel network');
+    this.half = 2 ** halfBits;
+    this.halfMask = this.half - 1;
     this.roundKeys = Array.from({ length: ROUNDS }, (_, i) => murmur32(secret, i + 1));
   }
 
@@ -36,14 +40,14 @@ export class FeistelScrambler {
   }
 
   private permute(x: number, inverse: boolean): number {
-    let left = Math.floor(x / HALF);
-    let right = x % HALF;
+    let left = Math.floor(x / this.half);
+    let right = x % this.half;
     if (!inverse) {
-      for (let r = 0; r < ROUNDS; r++) [left, right] = [right, (left ^ this.round(right, r)) & HALF_MASK];
+      for (let r = 0; r < ROUNDS; r++) [left, right] = [right, (left ^ this.round(right, r)) & this.halfMask];
     } else {
-      for (let r = ROUNDS - 1; r >= 0; r--) [left, right] = [(right ^ this.round(left, r)) & HALF_MASK, left];
+      for (let r = ROUNDS - 1; r >= 0; r--) [left, right] = [(right ^ this.round(left, r)) & this.halfMask, left];
     }
-    return left * HALF + right;
+    return left * this.half + right;
   }
 
   /** Integer mixing (murmur3 finalizer) of a 21-bit half with the round key. */
@@ -51,7 +55,7 @@ export class FeistelScrambler {
     let h = (half ^ this.roundKeys[r]) >>> 0;
     h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
     h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return (h ^ (h >>> 16)) & HALF_MASK;
+    return (h ^ (h >>> 16)) & this.halfMask;
   }
 
   private assertInSpace(value: number) {

@@ -1,0 +1,64 @@
+import { IdBlock, Link, LinkShardStore, SequenceStore, ShortUrlIdentifier, Tenant, TenantStore } from '@shortlink/links-domain';
+import { LazyOpen } from '../lazy-open';
+import { MysqlConnectionOptions } from './mysql-datasource';
+import { MysqlLinkShardStore } from './mysql-link-shard-store';
+import { MysqlMetaStore } from './mysql-meta-store';
+
+/** A MySQL shard opened (and migrated) on first use; a down shard fails its calls, not the boot. */
+export class LazyMysqlLinkShardStore implements LinkShardStore {
+  private readonly store: LazyOpen<MysqlLinkShardStore>;
+
+  constructor(
+    readonly shardName: string,
+    options: MysqlConnectionOptions,
+  ) {
+    this.store = new LazyOpen(`shard ${shardName}`, () => MysqlLinkShardStore.open(shardName, options));
+  }
+
+  async insert(link: Link) {
+    return (await this.store.get()).insert(link);
+  }
+  async insertMany(links: readonly Link[]) {
+    return (await this.store.get()).insertMany(links);
+  }
+  async findByCode(id: ShortUrlIdentifier) {
+    return (await this.store.get()).findByCode(id);
+  }
+  async listIdentifiers(afterId: string | null, limit: number) {
+    return (await this.store.get()).listIdentifiers(afterId, limit);
+  }
+  async ping() {
+    return (await this.store.get()).ping();
+  }
+  close() {
+    return this.store.close();
+  }
+}
+
+/** The meta database, opened on first use. */
+export class LazyMysqlMetaStore implements TenantStore, SequenceStore {
+  private readonly store: LazyOpen<MysqlMetaStore>;
+
+  constructor(options: MysqlConnectionOptions) {
+    this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
+  }
+
+  async findByApiKeyHash(hash: string): Promise<Tenant | null> {
+    return (await this.store.get()).findByApiKeyHash(hash);
+  }
+  async createWithApiKey(tenant: Tenant, hash: string) {
+    return (await this.store.get()).createWithApiKey(tenant, hash);
+  }
+  async countTenants() {
+    return (await this.store.get()).countTenants();
+  }
+  async allocateBlock(sequence: string, size: number): Promise<IdBlock> {
+    return (await this.store.get()).allocateBlock(sequence, size);
+  }
+  async ping() {
+    return (await this.store.get()).ping();
+  }
+  close() {
+    return this.store.close();
+  }
+}
