@@ -1,6 +1,8 @@
-// Three tiers, one config. unit: *.spec.ts beside the code (embedded adapters included);
+// Four tiers, one config. unit: *.spec.ts beside the code (embedded adapters included);
 // integration: *.integration-spec.ts, contract suites against the real servers of `npm run stack:up`;
-// e2e: test/e2e, the apps driven over HTTP on one of the two profiles.
+// e2e: test/e2e, the apps driven over HTTP on one of the two profiles;
+// resilience: test/resilience, the redirect hot path on the real stack while servers are stopped or killed
+// (always --runInBand: it stops shared servers).
 const { pathsToModuleNameMapper } = require('./tools/jest-paths');
 
 const swc = ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022', keepClassNames: true }, module: { type: 'commonjs' } }];
@@ -17,5 +19,6 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,tools}/**/*.spec.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,apps}/**/*.integration-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },
+    { ...common, displayName: 'resilience', testMatch: ['<rootDir>/test/resilience/**/*.resilience-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },
   ],
 };

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # All suites: typecheck, lint (with Nx module boundaries), unit, integration (contract suites on
-# the real servers), e2e on both profiles. Needs the real stack: `npm run stack:up` first.
+# the real servers), e2e on both profiles, then resilience (the redirect hot path while real
+# servers are stopped or killed; serial, after e2e, since it takes shared servers down).
+# Needs the real stack: `npm run stack:up` first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false
@@ -33,6 +35,7 @@ step lint bash -c 'npx nx show projects >/dev/null && npx eslint .'
 step unit jest_tier unit
 step integration jest_tier integration --runInBand
 step e2e jest_tier e2e --runInBand
+step resilience jest_tier resilience --runInBand
 
 node tools/test-summary.js "$RESULTS" || status=1
 exit $status

@@ -4,7 +4,7 @@ const path = require('path');
 const dir = process.argv[2];
 let passed = 0, failed = 0, skipped = 0;
 console.log('\n=== test summary');
-for (const tier of ['unit', 'integration', 'e2e']) {
+for (const tier of ['unit', 'integration', 'e2e', 'resilience']) {
   const file = path.join(dir, `${tier}.json`);
   if (!fs.existsSync(file)) {
     console.log(`${tier.padEnd(12)} did not run`);

@@ -1,0 +1,34 @@
+// Fallback loader for bench/redirect/run.ts when wrk is not installed (plain JS: autocannon has
+// no type definitions). Reads its job from the BENCH_AC_JOB environment variable:
+//   { "url": "http://127.0.0.1:PORT", "paths": ["/abc", ...], "connections": 100, "duration": 10 }
+// and prints one line "AC_JSON {...}" with the same fields the wrk script reports.
+'use strict';
+const autocannon = require('autocannon');
+
+const job = JSON.parse(process.env.BENCH_AC_JOB || '{}');
+const paths = job.paths && job.paths.length ? job.paths : ['/'];
+autocannon(
+  {
+    url: job.url,
+    connections: job.connections,
+    duration: job.duration,
+    timeout: 5,
+    // each connection walks the list in order, starting at the same place; fine for a cache test
+    requests: paths.map((path) => ({ method: 'GET', path })),
+  },
+  (err, r) => {
+    if (err) {
+      console.error(err);
+      process.exit(1);
+    }
+    const ms = (v) => Math.round(v * 1000);
+    const out = {
+      requests: r.requests.total,
+      duration_us: Math.round(r.duration * 1e6),
+      bytes: r.throughput.total,
+      errors: { connect: 0, read: r.errors - r.timeouts, write: 0, status: r['4xx'] + r['5xx'], timeout: r.timeouts },
+      latency_us: { mean: ms(r.latency.mean), stdev: ms(r.latency.stddev), max: ms(r.latency.max), p50: ms(r.latency.p50), p90: ms(r.latency.p90), p99: ms(r.latency.p99), p999: ms(r.latency.p99_9 ?? r.latency.p99) },
+    };
+    process.stdout.write(`AC_JSON ${JSON.stringify(out)}\n`);
+  },
+);
