@@ -2,7 +2,7 @@ import { DomainError, ErrorCode } from '@shortlink/core';
 
 const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{2,63}$/;
 /** Paths the redirect app serves itself; an alias there would be unreachable. */
-const RESERVED = new Set(['api', 'health', 'metrics', 'internal', 'favicon.ico', 'robots.txt', 'static', 'dashboard']);
+export const RESERVED_PATHS: ReadonlySet<string> = new Set(['api', 'health', 'metrics', 'internal', 'favicon.ico', 'robots.txt', 'static', 'dashboard']);
 
 export function checkAlias(alias: unknown): string {
   if (typeof alias !== 'string' || !ALIAS_PATTERN.test(alias)) {
@@ -11,7 +11,7 @@ export function checkAlias(alias: unknown): string {
       'alias must be 3-64 characters of letters, digits, "_" or "-", starting with a letter or digit',
     );
   }
-  if (RESERVED.has(alias.toLowerCase())) throw new DomainError(ErrorCode.INVALID_ALIAS, `alias "${alias}" is reserved`);
+  if (RESERVED_PATHS.has(alias.toLowerCase())) throw new DomainError(ErrorCode.INVALID_ALIAS, `alias "${alias}" is reserved`);
   return alias;
 }
 

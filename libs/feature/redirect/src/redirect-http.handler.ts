@@ -1,19 +1,28 @@
-import { randomUUID } from 'crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomBytes } from 'crypto';
+import type { IncomingMessage, ServerResponse } from 'http';
+import { performance } from 'perf_hooks';
 import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { GlobalRateLimiter, PerIpRateLimiter, RedirectPipeline } from '@shortlink/links-domain';
+import { CachedLink, GlobalRateLimiter, PerIpRateLimiter, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { ClickBuffer } from '@shortlink/clicks-domain';
 import { problemFor } from '@shortlink/nest-platform';
 import { RedirectMetrics } from './redirect.metrics';
 
+/** One path segment that can be a code: `/abc1234`, optionally with a query string. */
+const CODE_PATH = /^\/([A-Za-z0-9][A-Za-z0-9_-]{2,63})(?:\?.*)?$/;
+
 /**
- * `GET /:code` as a plain Fastify route: Nest wires it, but requests skip Nest's guard /
- * interceptor / filter pipeline, which cost half the throughput of the hot path (issue 3).
- * Errors still leave as the same problem+json as everywhere else.
+ * `GET|HEAD /{code}` answered at the node:http level, in front of Fastify and Nest. Nest still
+ * builds and wires everything; only these requests skip the framework's per-request hooks
+ * (Nest's adapter adds four onRequest hooks and middie to every Fastify route), which measured
+ * at well over half of the hot path's cost. Every other path (health, metrics, internal, an
+ * unknown shape) goes on to Fastify. Errors leave as the same problem+json as everywhere else.
  */
 export class RedirectHttpHandler {
   private readonly domains: Set<string>;
+  /** Event ids: a random per-process prefix and a counter (unique without a UUID per click). */
+  private readonly idPrefix = randomBytes(8).toString('hex');
+  private idCounter = 0;
 
   constructor(
     private readonly pipeline: RedirectPipeline,
@@ -22,61 +31,97 @@ export class RedirectHttpHandler {
     private readonly perIp: PerIpRateLimiter,
     private readonly global: GlobalRateLimiter,
     private readonly config: AppConfig,
+    /** Honour X-Forwarded-For (behind a load balancer), as Fastify's trustProxy does. */
+    private readonly trustProxy = true,
   ) {
     this.domains = new Set(config.links.domains);
   }
 
-  readonly handle = async (req: FastifyRequest<{ Params: { code: string } }>, reply: FastifyReply): Promise<void> => {
-    const stop = this.metrics.duration.startTimer();
+  /** Handles the request and returns true when it is a redirect; false leaves it to Fastify. */
+  readonly tryHandle = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const match = CODE_PATH.exec(req.url ?? '');
+    if (!match || RESERVED_PATHS.has(match[1].toLowerCase())) return false;
+    const started = performance.now();
     try {
-      const ip = this.perIp.allow(req.ip);
-      if (!ip.allowed) return this.refuse(reply, req, 'ip', ip.retryAfterSeconds);
+      const ip = this.clientIp(req);
+      const perIp = this.perIp.allow(ip);
+      if (!perIp.allowed) return this.refuse(req, res, 'ip', perIp.retryAfterSeconds, started);
       const all = this.global.allow();
-      if (!all.allowed) return this.refuse(reply, req, 'global', all.retryAfterSeconds);
-
-      const code = req.params.code;
-      const domain = this.domainOf(req);
-      const { link } = await this.pipeline.resolve({ domain, code });
-      if (req.method !== 'HEAD') {
-        this.clicks.push({
-          eventId: randomUUID(),
-          occurredAt: Date.now(),
-          linkId: link.id,
-          tenantId: link.tenantId,
-          domain,
-          code,
-          ip: req.ip,
-          userAgent: req.headers['user-agent'] ?? '',
-          referer: req.headers.referer ?? null,
-        });
+      if (!all.allowed) return this.refuse(req, res, 'global', all.retryAfterSeconds, started);
+      const id: ShortUrlIdentifier = { domain: this.domainOf(req), code: match[1] };
+      const local = this.pipeline.resolveLocal(id);
+      if (local) {
+        this.redirect(req, res, id, local.link, ip, started);
+      } else {
+        this.pipeline.resolve(id).then(
+          ({ link }) => this.redirect(req, res, id, link, ip, started),
+          (error) => this.problem(req, res, error, started),
+        );
       }
-      this.metrics.status(link.redirectType);
-      // Browsers must not cache a 302, or later clicks would never reach us.
-      reply.code(link.redirectType).header('location', link.targetUrl).header('cache-control', link.redirectType === 302 ? 'private, no-store' : 'public, max-age=300').send();
     } catch (error) {
-      this.problem(reply, req, error);
-    } finally {
-      stop();
+      this.problem(req, res, error, started);
     }
+    return true;
   };
 
-  private refuse(reply: FastifyReply, req: FastifyRequest, scope: 'ip' | 'global', retryAfterSeconds: number): void {
-    this.metrics.rateLimited.inc({ scope });
-    this.problem(reply, req, new DomainError(ErrorCode.RATE_LIMITED, scope === 'ip' ? 'too many redirects from this address' : 'the service is at its request limit', { retryAfterSeconds }));
+  private redirect(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, started: number): void {
+    if (req.method === 'GET') {
+      this.clicks.push({
+        eventId: `${this.idPrefix}-${(this.idCounter++).toString(36)}`,
+        occurredAt: Date.now(),
+        linkId: link.id,
+        tenantId: link.tenantId,
+        domain: id.domain,
+        code: id.code,
+        ip,
+        userAgent: req.headers['user-agent'] ?? '',
+        referer: req.headers.referer ?? null,
+      });
+    }
+    this.metrics.status(link.redirectType);
+    // Browsers must not cache a 302, or later clicks would never reach us.
+    res.writeHead(link.redirectType, { location: link.targetUrl, 'cache-control': link.redirectType === 302 ? 'private, no-store' : 'public, max-age=300', 'content-length': '0' });
+    res.end();
+    this.metrics.duration.observe((performance.now() - started) / 1000);
   }
 
-  private problem(reply: FastifyReply, req: FastifyRequest, error: unknown): void {
+  private refuse(req: IncomingMessage, res: ServerResponse, scope: 'ip' | 'global', retryAfterSeconds: number, started: number): true {
+    this.metrics.rateLimited.inc({ scope });
+    const message = scope === 'ip' ? 'too many redirects from this address' : 'the service is at its request limit';
+    this.problem(req, res, new DomainError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds }), started);
+    return true;
+  }
+
+  private problem(req: IncomingMessage, res: ServerResponse, error: unknown, started: number): void {
     const problem = problemFor(error, req.url);
     this.metrics.status(problem.status);
+    const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
     if (problem.status === 429 || problem.status === 503) {
       const retry = (error as DomainError)?.details?.retryAfterSeconds;
-      reply.header('retry-after', String(typeof retry === 'number' ? retry : 1));
+      headers['retry-after'] = String(typeof retry === 'number' ? retry : 1);
     }
-    reply.code(problem.status).header('content-type', 'application/problem+json').send(problem);
+    const body = JSON.stringify(problem);
+    headers['content-length'] = String(Buffer.byteLength(body));
+    res.writeHead(problem.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : body);
+    this.metrics.duration.observe((performance.now() - started) / 1000);
+  }
+
+  private clientIp(req: IncomingMessage): string {
+    if (this.trustProxy) {
+      const forwarded = req.headers['x-forwarded-for'];
+      if (typeof forwarded === 'string' && forwarded) {
+        const comma = forwarded.indexOf(',');
+        return (comma < 0 ? forwarded : forwarded.slice(0, comma)).trim();
+      }
+    }
+    return req.socket.remoteAddress ?? '';
   }
 
   /** The link's host: a known short domain, else the default domain (e.g. when reached by IP). */
-  private domainOf(req: FastifyRequest): string {
+  private domainOf(req: IncomingMessage): string {
     const host = req.headers.host;
     if (host) {
       const h = host.toLowerCase();

@@ -1,5 +1,5 @@
 import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { FastifyInstance } from 'fastify';
+import { createServer, IncomingMessage, ServerResponse } from 'http';
 import { Registry } from 'prom-client';
 import { AppConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
@@ -90,9 +90,13 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
 }
 
 export async function createRedirectApp(config: AppConfig, infra: Infrastructure) {
-  const app = await createFastifyApp(RedirectModule.forRoot(config, infra), { plainLogger: true });
-  const handler = app.get(RedirectHttpHandler);
-  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
-  fastify.get('/:code', handler.handle);
+  // The HTTP server is ours: redirects are answered before Fastify sees them, the rest goes on.
+  let redirects: RedirectHttpHandler['tryHandle'] | null = null;
+  const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
+    createServer((req, res) => {
+      if (!redirects || !redirects(req, res)) handler(req, res);
+    });
+  const app = await createFastifyApp(RedirectModule.forRoot(config, infra), { plainLogger: true, serverFactory });
+  redirects = app.get(RedirectHttpHandler).tryHandle;
   return app;
 }

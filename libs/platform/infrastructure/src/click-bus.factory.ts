@@ -30,7 +30,8 @@ export function createClickBus(config: AppConfig): ClickBus {
       close,
     };
   }
-  const log = new InProcessClickLog({ partitions: bus.partitions });
+  // Retention is what a lagging consumer can still catch up on; a larger log only adds GC pauses.
+  const log = new InProcessClickLog({ partitions: bus.partitions, maxMessagesPerPartition: 10_000 });
   return {
     sink: () => (sink ??= Promise.resolve(track(new MemoryClickEventSink(log)))),
     source: async () => track(new MemoryClickEventSource(log, { groupId: bus.consumerGroup })),

@@ -23,16 +23,24 @@ export class HotKeyDetector {
     this.counters = new LRUCache({ max: options.maxTrackedKeys });
   }
 
-  record(key: string, nowMs = Date.now()): void {
+  /** Counts one read and returns the reads of the key inside the window, this one included. */
+  record(key: string, nowMs = Date.now()): number {
     const current = Math.floor(nowMs / 1000 / this.options.bucketSeconds);
     let counts = this.counters.get(key);
     if (!counts) {
       counts = new Map();
       this.counters.set(key, counts);
     }
-    counts.set(current, (counts.get(current) ?? 0) + 1);
-    const oldest = current - this.buckets + 1;
-    for (const bucket of counts.keys()) if (bucket < oldest) counts.delete(bucket);
+    const inBucket = counts.get(current);
+    counts.set(current, (inBucket ?? 0) + 1);
+    // Buckets only fall out of the window when a new one starts.
+    if (inBucket === undefined) {
+      const oldest = current - this.buckets + 1;
+      for (const bucket of counts.keys()) if (bucket < oldest) counts.delete(bucket);
+    }
+    let sum = 0;
+    for (const n of counts.values()) sum += n;
+    return sum;
   }
 
   count(key: string, nowMs = Date.now()): number {

@@ -85,15 +85,25 @@ export class RedirectPipeline {
     return s === CircuitState.Closed ? 'closed' : s === CircuitState.HalfOpen ? 'half_open' : 'open';
   }
 
-  async resolve(id: ShortUrlIdentifier): Promise<Resolved> {
+  /**
+   * The L1 answer without a promise hop, or undefined when the lookup needs the slower levels
+   * (the hot route answers L1 hits synchronously). Throws like resolve() for L1 negatives.
+   */
+  resolveLocal(id: ShortUrlIdentifier): Resolved | undefined {
+    if (!this.options.l1Enabled) return undefined;
     if (!isPlausibleCode(id.code)) throw this.notFound(id, 'rejected');
     const key = linkCacheKey(id);
+    const entry = this.l1.get(key, this.clock.now());
+    if (!entry) return undefined;
+    if ('link' in entry) return this.served(key, entry.link, 'l1');
+    throw this.notFound(id, 'l1_negative');
+  }
 
-    if (this.options.l1Enabled) {
-      const entry = this.l1.get(key, this.clock.now());
-      if (entry && 'link' in entry) return this.served(key, entry.link, 'l1');
-      if (entry) throw this.notFound(id, 'l1_negative');
-    }
+  async resolve(id: ShortUrlIdentifier): Promise<Resolved> {
+    const local = this.resolveLocal(id);
+    if (local) return local;
+    if (!isPlausibleCode(id.code)) throw this.notFound(id, 'rejected');
+    const key = linkCacheKey(id);
 
     if (this.options.redisEnabled) {
       let cached: Awaited<ReturnType<LinkCache['get']>> | null = null;
@@ -204,8 +214,8 @@ export class RedirectPipeline {
     this.observer.lookup(source);
     if (link.status === 'disabled') throw new DomainError(ErrorCode.LINK_DISABLED, 'link is disabled', { source });
     if (link.expiresAt !== null && link.expiresAt <= now) throw new DomainError(ErrorCode.LINK_EXPIRED, 'link has expired', { source });
-    this.hot.record(key, now);
-    if (this.options.l1Enabled && this.hot.isHot(key, now)) this.l1.pin(key, link, now);
+    const reads = this.hot.record(key, now);
+    if (this.options.l1Enabled && reads >= this.hot.options.threshold) this.l1.pin(key, link, now);
     return { link, source };
   }
 
