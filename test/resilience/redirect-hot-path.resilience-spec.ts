@@ -275,9 +275,8 @@ describe('redirect hot path on the real stack (issue 3)', () => {
   });
 
   // ------------------------------------------------------------------------------- 4
-  // KNOWN PRODUCT BUG (fails until fixed): with every Redis node down, lookups hang until Redis is
-  // back: RedisClusterStore's commands wait in ioredis' cluster offline queue, which no timeout
-  // bounds, so the breaker never opens and nothing falls back to the shards.
+  // Guards the fix for lookups that hung in ioredis' offline queue with every node down
+  // (RedisClusterStore now bounds each command, so the breaker opens and the shards answer).
   it('all Redis nodes stopped: existing links redirect from the shards (breaker open); a burst of 200 cold codes runs at most DB_CONCURRENCY=4 queries at once, the rest get 503 + Retry-After; the cache is used again once Redis is back', async () => {
     const app = await startRedirect({ DB_CONCURRENCY: '4', REDIRECT_L1_ENABLED: 'false' });
     const agent = keepAliveAgent();
@@ -412,9 +411,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       await outages.restoreAll();
     }, 180_000);
 
-    // KNOWN PRODUCT BUG (fails until fixed): with every Redis node down a lookup that reaches
-    // Redis hangs until Redis is back (no breaker, no shard fallback), so the non-hot link never
-    // gets its 503 and the snapshot is never reached; see the report of issue 3's resilience tier.
+    // A lookup that reaches Redis must fail fast (bounded commands), or the snapshot is never reached.
     it('the running instance serves the hot link from L1, then from the snapshot; a non-hot link fails fast with 503 problem+json + Retry-After', async () => {
       if (Date.now() - hotAt > L1_TTL_MS - 1000) throw new Error(`setting up the outage took ${Date.now() - hotAt} ms: the hot link's L1 pin (${L1_TTL_MS} ms) is about to expire, nothing left to test from L1`);
       const m0 = await metricsOf(app.base);
@@ -443,10 +440,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       expect(failures(reads, () => hot)).toEqual([]);
     });
 
-    // KNOWN PRODUCT BUGS (fails until fixed): the redirect app cannot boot while MariaDB is down,
-    // because Infrastructure.linkRepository() opens every shard (typeorm initialize + migrations)
-    // before the pipeline exists, so the snapshot never helps an instance started in an outage;
-    // once it boots, it also needs the Redis-outage fix of the test above.
+    // Shards open lazily, so an instance can boot during a database outage and serve its snapshot.
     it('a redirect process started during the outage loads the snapshot file and serves the hot link; a non-hot link gets 503', async () => {
       const fresh = await startRedirect({ SNAPSHOT_FILE: snapshotFile, HOT_THRESHOLD: '5' }, 'listening');
       try {
