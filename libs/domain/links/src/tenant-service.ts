@@ -20,10 +20,14 @@ export class TenantService {
     return tenant;
   }
 
-  /** SHORTLINK_BOOTSTRAP_API_KEY: creates a first tenant with that key when there is no tenant yet. */
-  async bootstrap(apiKey: string, name = 'default', plan: Plan = 'paid'): Promise<Tenant | null> {
-    if ((await this.tenants.countTenants()) > 0) return null;
+  /**
+   * SHORTLINK_BOOTSTRAP_API_KEY: makes sure a tenant with this key exists (creates one when the
+   * key is unknown), so provisioning by environment is idempotent across restarts and instances.
+   */
+  async bootstrap(apiKey: string, name = 'bootstrap', plan: Plan = 'paid'): Promise<Tenant | null> {
+    const hash = hashApiKey(apiKey);
+    if (await this.tenants.findByApiKeyHash(hash)) return null;
     const tenant: Tenant = { id: randomUUID(), name, plan, createdAt: new Date() };
-    return (await this.tenants.createWithApiKey(tenant, hashApiKey(apiKey))) ? tenant : null;
+    return (await this.tenants.createWithApiKey(tenant, hash)) ? tenant : null;
   }
 }
