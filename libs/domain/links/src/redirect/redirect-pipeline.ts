@@ -62,6 +62,7 @@ export class RedirectPipeline {
   private readonly flights = new SingleFlight<Resolved | null>();
   private readonly breaker: CircuitBreakerPolicy;
   private readonly dbLimiter: BulkheadPolicy;
+  private readonly linkCache: LinkCache;
 
   constructor(
     private readonly cacheStore: CacheStore,
@@ -78,6 +79,7 @@ export class RedirectPipeline {
     this.breaker = circuitBreaker(handleAll, { halfOpenAfter: options.breakerHalfOpenAfterMs, breaker: new ConsecutiveBreaker(options.breakerFailures) });
     this.breaker.onStateChange((s) => observer.breakerState(s === CircuitState.Open ? 'open' : s === CircuitState.HalfOpen ? 'half_open' : 'closed'));
     this.dbLimiter = bulkhead(options.dbConcurrency, 0);
+    this.linkCache = new LinkCache(cacheStore);
   }
 
   get breakerState(): 'closed' | 'open' | 'half_open' {
@@ -102,13 +104,14 @@ export class RedirectPipeline {
   async resolve(id: ShortUrlIdentifier): Promise<Resolved> {
     const local = this.resolveLocal(id);
     if (local) return local;
-    if (!isPlausibleCode(id.code)) throw this.notFound(id, 'rejected');
+    // resolveLocal already rejected implausible codes when L1 is on.
+    if (!this.options.l1Enabled && !isPlausibleCode(id.code)) throw this.notFound(id, 'rejected');
     const key = linkCacheKey(id);
 
     if (this.options.redisEnabled) {
       let cached: Awaited<ReturnType<LinkCache['get']>> | null = null;
       try {
-        cached = await this.redis(() => new LinkCache(this.cacheStore).get(id));
+        cached = await this.redis(() => this.linkCache.get(id));
       } catch {
         cached = null; // Redis down or breaker open: degrade to the shard below
       }
@@ -153,7 +156,7 @@ export class RedirectPipeline {
           this.observer.lockWait((this.clock.now() - started) / 1000);
           try {
             // Double check: the previous holder may have filled the cache just before we got here.
-            const again = await this.redis(() => new LinkCache(this.cacheStore).get(id));
+            const again = await this.redis(() => this.linkCache.get(id));
             if (again.kind === 'hit') return { link: again.link, source: 'redis' };
             if (again.kind === 'null') return null;
             return await this.loadFromShard(id, key, true);
@@ -162,7 +165,7 @@ export class RedirectPipeline {
           }
         }
         await new Promise((r) => setTimeout(r, this.options.lockPollMs));
-        const seen = await this.redis(() => new LinkCache(this.cacheStore).get(id));
+        const seen = await this.redis(() => this.linkCache.get(id));
         if (seen.kind === 'hit') {
           this.observer.lockWait((this.clock.now() - started) / 1000);
           return { link: seen.link, source: 'redis' };
@@ -196,11 +199,11 @@ export class RedirectPipeline {
     }
     if (!found) {
       if (this.options.l1Enabled) this.l1.setNegative(key);
-      if (writeBack) await this.redis(() => new LinkCache(this.cacheStore).putNull(id, this.options.nullTtlMs)).catch(() => undefined);
+      if (writeBack) await this.redis(() => this.linkCache.putNull(id, this.options.nullTtlMs)).catch(() => undefined);
       return null;
     }
     this.remember(key, found);
-    if (writeBack) await this.redis(() => new LinkCache(this.cacheStore).put(id, found!, this.policy.ttlMsFor(this.hot.isHot(key, this.clock.now())))).catch(() => undefined);
+    if (writeBack) await this.redis(() => this.linkCache.put(id, found!, this.policy.ttlMsFor(this.hot.isHot(key, this.clock.now())))).catch(() => undefined);
     return { link: found, source: 'db' };
   }
 
