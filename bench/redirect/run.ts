@@ -15,9 +15,9 @@
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { createServer } from 'net';
 import { cpus, loadavg, tmpdir } from 'os';
 import { join, relative } from 'path';
+import { freePort } from '../../test/e2e/support';
 
 const ROOT = join(__dirname, '..', '..');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -188,18 +188,6 @@ function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !drop.test(k)) env[k] = v;
   return env;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor(what: string, proc: Proc, probe: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {

@@ -2,7 +2,7 @@ import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap } from '@
 import { AppConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
 import { LinkService, TenantService } from '@shortlink/links-domain';
-import { APP_CONFIG, ApiKeyGuard, createFastifyApp, HealthModule, INFRASTRUCTURE, loggingModule, MetricsModule } from '@shortlink/nest-platform';
+import { APP_CONFIG, ApiKeyGuard, createFastifyApp, HealthModule, loggingModule, MetricsModule } from '@shortlink/nest-platform';
 import { LinksController } from './links.controller';
 
 @Module({})
@@ -21,7 +21,6 @@ export class GenerationModule implements OnApplicationBootstrap {
       controllers: [LinksController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: INFRASTRUCTURE, useValue: infra },
         { provide: LinkService, useFactory: () => infra.linkService() },
         { provide: TenantService, useFactory: () => infra.tenantService() },
         ApiKeyGuard,

@@ -5,7 +5,7 @@ import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { CachedLink, GlobalRateLimiter, PerIpRateLimiter, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { ClickBuffer } from '@shortlink/clicks-domain';
-import { problemFor } from '@shortlink/nest-platform';
+import { problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { RedirectMetrics } from './redirect.metrics';
 
 /** One path segment that can be a code: `/abc1234`, optionally with a query string. */
@@ -98,10 +98,8 @@ export class RedirectHttpHandler {
     const problem = problemFor(error, req.url);
     this.metrics.status(problem.status);
     const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
-    if (problem.status === 429 || problem.status === 503) {
-      const retry = (error as DomainError)?.details?.retryAfterSeconds;
-      headers['retry-after'] = String(typeof retry === 'number' ? retry : 1);
-    }
+    const retryAfter = retryAfterFor(error, problem.status);
+    if (retryAfter) headers['retry-after'] = retryAfter;
     const body = JSON.stringify(problem);
     headers['content-length'] = String(Buffer.byteLength(body));
     res.writeHead(problem.status, headers);

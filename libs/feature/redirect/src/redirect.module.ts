@@ -5,7 +5,7 @@ import { AppConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
 import { GlobalRateLimiter, HotLinkSnapshotKeeper, PerIpRateLimiter, RedirectPipeline } from '@shortlink/links-domain';
 import { ClickBuffer } from '@shortlink/clicks-domain';
-import { APP_CONFIG, createFastifyApp, HealthModule, INFRASTRUCTURE, METRICS_REGISTRY, plainLoggingModule, MetricsModule } from '@shortlink/nest-platform';
+import { APP_CONFIG, createFastifyApp, HealthModule, METRICS_REGISTRY, plainLoggingModule, MetricsModule } from '@shortlink/nest-platform';
 import { InternalController } from './internal.controller';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
@@ -33,7 +33,6 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
       controllers: [InternalController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: INFRASTRUCTURE, useValue: infra },
         { provide: RedirectMetrics, useFactory: (registry: Registry) => new RedirectMetrics(registry), inject: [METRICS_REGISTRY] },
         { provide: PIPELINE_PARTS, useFactory: (metrics: RedirectMetrics) => infra.redirectPipeline(metrics), inject: [RedirectMetrics] },
         { provide: RedirectPipeline, useFactory: (parts: PipelineParts) => parts.pipeline, inject: [PIPELINE_PARTS] },

@@ -3,7 +3,7 @@ import { AppConfig } from '@shortlink/config';
 import { HealthProbe } from '@shortlink/core';
 import { createShardRouter } from '@shortlink/shard-router';
 import {
-  CachePolicy, CacheStore, HashCodeStrategy, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LinkCache, LinkService, LinkShardStore,
+  CachePolicy, CacheStore, NULL_TTL_MS, HashCodeStrategy, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LinkCache, LinkService, LinkShardStore,
   RedirectObserver, RedirectPipeline, RedisBloomFilter, SegmentIdAllocator, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository,
   TenantService, TenantStore,
 } from '@shortlink/links-domain';
@@ -137,7 +137,7 @@ export class Infrastructure {
         dbConcurrency: r.dbConcurrency,
         breakerFailures: r.breaker.failures,
         breakerHalfOpenAfterMs: r.breaker.halfOpenAfterMs,
-        nullTtlMs: 60_000,
+        nullTtlMs: NULL_TTL_MS,
       },
       observer,
     );

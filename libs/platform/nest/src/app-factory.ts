@@ -1,4 +1,4 @@
-import { INestApplication, Type } from '@nestjs/common';
+import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyServerOptions } from 'fastify';
@@ -14,9 +14,4 @@ export async function createFastifyApp(module: Type<unknown> | { module: Type<un
   app.useGlobalFilters(new ProblemDetailsFilter());
   app.enableShutdownHooks();
   return app;
-}
-
-export async function listen(app: INestApplication, port: number, host: string): Promise<string> {
-  await app.listen(port, host);
-  return `http://${host}:${port}`;
 }

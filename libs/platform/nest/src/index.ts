@@ -5,4 +5,3 @@ export * from './health';
 export * from './app-factory';
 export * from './logging';
 export const APP_CONFIG = Symbol('APP_CONFIG');
-export const INFRASTRUCTURE = Symbol('INFRASTRUCTURE');

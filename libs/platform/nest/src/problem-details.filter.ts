@@ -53,6 +53,13 @@ export function problemFor(error: unknown, instance?: string): ProblemDetails {
   return { type: 'https://shortlink.dev/problems/internal', title: TITLES[500], status: 500, code: 'INTERNAL', detail: 'internal error', instance };
 }
 
+/** Retry-After for 429/503 problems: the error's own hint, else one second. */
+export function retryAfterFor(error: unknown, status: number): string | undefined {
+  if (status !== 429 && status !== 503) return undefined;
+  const retry = (error as DomainError)?.details?.retryAfterSeconds;
+  return String(typeof retry === 'number' ? retry : 1);
+}
+
 /** One filter per app: every error leaves as application/problem+json with a stable code. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -64,10 +71,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const request = ctx.getRequest<FastifyRequest>();
     const problem = problemFor(error, request?.url);
     if (problem.status >= 500) this.logger.error({ err: error, url: request?.url }, problem.detail);
-    if (problem.status === 503 || problem.status === 429) {
-      const retry = (error as DomainError)?.details?.retryAfterSeconds;
-      reply.header('Retry-After', String(typeof retry === 'number' ? retry : 1));
-    }
+    const retryAfter = retryAfterFor(error, problem.status);
+    if (retryAfter) reply.header('Retry-After', retryAfter);
     reply.status(problem.status).header('content-type', 'application/problem+json').send(problem);
   }
 }
