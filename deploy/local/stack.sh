@@ -545,7 +545,10 @@ EOF
   local common=(-Djava.awt.headless=true -Dlog4j2.configurationFile="$SCRIPT_DIR/kafka/log4j2.properties" -cp "$jars/*")
   if [[ ! -f $dir/data/meta.properties ]]; then
     rm -rf "$dir/data"
-    local cid; cid="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
+    # A URL-safe base64 id can start with '-', which the tool's argument parser takes for an
+    # option ("--cluster-id: expected one argument"): draw again until it does not.
+    local cid="-"
+    while [[ $cid == -* ]]; do cid="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"; done
     kafka_cds_args format "$java"
     "$java" -Xmx256m -XX:TieredStopAtLevel=1 -Dkafka.root.level=WARN ${CDS_ARGS[@]+"${CDS_ARGS[@]}"} "${common[@]}" \
       kafka.tools.StorageTool format -t "$cid" -c "$dir/server.properties" >"$dir/format.log" 2>&1 \
