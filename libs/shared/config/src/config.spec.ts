@@ -41,7 +41,7 @@ describe('loadConfig', () => {
       SHORTLINK_PUBLIC_BASE_URL: 'https://Sho.rt/',
     });
     expect(c.db).toMatchObject({ driver: 'mysql', shards: [{ name: 's0', url: 'mysql://u:p@127.0.0.1:3307/a' }, { name: 's1', url: 'mysql://u:p@127.0.0.1:3308/b' }] });
-    expect(c.cache).toEqual({ driver: 'redis', nodes: [{ host: '127.0.0.1', port: 7101 }, { host: '127.0.0.1', port: 7102 }] });
+    expect(c.cache).toEqual({ driver: 'redis', nodes: [{ host: '127.0.0.1', port: 7101 }, { host: '127.0.0.1', port: 7102 }], autoPipelining: true, commandTimeoutMs: 500 });
     expect(c.links.defaultDomain).toBe('sho.rt');
     expect(() => loadConfig({ DB_DRIVER: 'mysql', MYSQL_SHARDS: 'nonsense', MYSQL_META_URL: 'mysql://x/y' })).toThrow(/not name=mysql/);
   });

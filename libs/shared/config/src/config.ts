@@ -39,6 +39,9 @@ export const envSchema = z.object({
 
   CACHE_DRIVER: driver(['memory', 'redis'] as const, 'memory'),
   REDIS_CLUSTER_NODES: csv.optional(),
+  /** Batch the commands issued in one event-loop turn into one write per node (ioredis auto-pipelining). */
+  REDIS_AUTO_PIPELINING: bool.default(true),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   MEMORY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).default(1_000_000),
 
   BUS_DRIVER: driver(['memory', 'kafka'] as const, 'memory'),
@@ -111,7 +114,9 @@ export interface AppConfig {
   readonly db:
     | { readonly driver: 'sqlite'; readonly shards: readonly string[]; readonly strategy: Env['SHARD_STRATEGY']; readonly virtualNodes: number }
     | { readonly driver: 'mysql'; readonly shards: readonly ShardConfig[]; readonly metaUrl: string; readonly poolSize: number; readonly strategy: Env['SHARD_STRATEGY']; readonly virtualNodes: number };
-  readonly cache: { readonly driver: 'memory'; readonly maxEntries: number } | { readonly driver: 'redis'; readonly nodes: ReadonlyArray<{ host: string; port: number }> };
+  readonly cache:
+    | { readonly driver: 'memory'; readonly maxEntries: number }
+    | { readonly driver: 'redis'; readonly nodes: ReadonlyArray<{ host: string; port: number }>; readonly autoPipelining: boolean; readonly commandTimeoutMs: number };
   readonly bus:
     | { readonly driver: 'memory'; readonly partitions: number; readonly consumerGroup: string }
     | { readonly driver: 'kafka'; readonly brokers: readonly string[]; readonly topic: string; readonly partitions: number; readonly consumerGroup: string };
@@ -184,7 +189,10 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       e.DB_DRIVER === 'mysql'
         ? { driver: 'mysql', shards: mysqlShards, metaUrl: e.MYSQL_META_URL!, poolSize: e.MYSQL_POOL_SIZE, ...shard }
         : { driver: 'sqlite', shards: e.SQLITE_SHARDS, ...shard },
-    cache: e.CACHE_DRIVER === 'redis' ? { driver: 'redis', nodes: redisNodes } : { driver: 'memory', maxEntries: e.MEMORY_CACHE_MAX_ENTRIES },
+    cache:
+      e.CACHE_DRIVER === 'redis'
+        ? { driver: 'redis', nodes: redisNodes, autoPipelining: e.REDIS_AUTO_PIPELINING, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS }
+        : { driver: 'memory', maxEntries: e.MEMORY_CACHE_MAX_ENTRIES },
     bus:
       e.BUS_DRIVER === 'kafka'
         ? { driver: 'kafka', brokers: e.KAFKA_BROKERS!, topic: e.KAFKA_CLICK_TOPIC, partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP }
