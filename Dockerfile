@@ -28,4 +28,4 @@ ENV APP=${APP} \
 USER node
 EXPOSE 8080 8081 8082
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["sh", "-c", "exec node -r ./tools/register.js \"apps/${APP}/src/main.ts\""]
+CMD ["sh", "-c", "exec node --max-semi-space-size=64 -r ./tools/register.js \"apps/${APP}/src/main.ts\""]
