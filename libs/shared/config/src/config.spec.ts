@@ -45,4 +45,10 @@ describe('loadConfig', () => {
     expect(c.links.defaultDomain).toBe('sho.rt');
     expect(() => loadConfig({ DB_DRIVER: 'mysql', MYSQL_SHARDS: 'nonsense', MYSQL_META_URL: 'mysql://x/y' })).toThrow(/not name=mysql/);
   });
+
+  it('reads the Redis client settings and lists a bad command timeout with the other violations', () => {
+    const redis = { CACHE_DRIVER: 'redis', REDIS_CLUSTER_NODES: '127.0.0.1:7101' };
+    expect(loadConfig({ ...redis, REDIS_AUTO_PIPELINING: 'false', REDIS_COMMAND_TIMEOUT_MS: '250' }).cache).toMatchObject({ autoPipelining: false, commandTimeoutMs: 250 });
+    expect(() => loadConfig({ ...redis, REDIS_COMMAND_TIMEOUT_MS: '0', DB_DRIVER: 'oracle' })).toThrow(/REDIS_COMMAND_TIMEOUT_MS[\s\S]*DB_DRIVER|DB_DRIVER[\s\S]*REDIS_COMMAND_TIMEOUT_MS/);
+  });
 });
