@@ -69,6 +69,12 @@ function labelOf(id: string, opts: Options): string {
   return labels[id] ?? id;
 }
 
+/** Where `name` is on PATH, or null. */
+function commandPath(name: string): string | null {
+  const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
 function parseRates(v: string): number[] {
   if (v === '' || v === 'none') return [];
   return v.split(',').map((r) => {
@@ -97,7 +103,7 @@ function parseOptions(argv: string[]): Options {
   if (cases) for (const c of cases.split(',')) if (!(ALL_CASES as readonly string[]).includes(c)) throw new Error(`unknown case ${c}; cases: ${ALL_CASES.join(',')}`);
   const profile = (flags.get('profile') ?? 'auto') as Options['profile'];
   if (!['auto', 'always', 'never'].includes(profile)) throw new Error('--profile must be auto|always|never');
-  const haveWrk = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).status === 0;
+  const haveWrk = commandPath('wrk') !== null;
   const loader = (flags.get('loader') ?? (haveWrk ? 'wrk' : 'autocannon')) as Options['loader'];
   if (loader === 'wrk' && !haveWrk) throw new Error('wrk is not installed (use --loader=autocannon)');
   return {
@@ -321,15 +327,13 @@ async function load(opts: Options, base: string, paths: string[], seconds: numbe
 /** Result of an open-loop run: requests are sent on a fixed schedule, whatever the answers do. */
 interface OpenLoopResult {
   rate: number;
-  /** Requests per second actually sent, and answered with a redirect. */
-  sent: number;
+  /** Requests per second answered with a redirect. */
   answered: number;
   p50ms: number;
   p90ms: number;
   p99ms: number;
   maxms: number;
   errors: number;
-  requests: number;
 }
 
 const VEGETA_MODULE = 'github.com/tsenart/vegeta/v12@v12.13.0';
@@ -340,18 +344,17 @@ function findVegeta(): string | null {
   if (vegetaPath !== undefined) return vegetaPath;
   const sh = (cmd: string) => spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
   const gobin = () => {
-    const r = sh('go env GOBIN GOPATH');
-    const [bin, path] = r.stdout.split('\n');
+    const [bin, path] = sh('go env GOBIN GOPATH').stdout.split('\n');
     return bin || (path ? join(path, 'bin') : '');
   };
   const look = () => {
-    const onPath = sh('command -v vegeta');
-    if (onPath.status === 0) return onPath.stdout.trim();
+    const onPath = commandPath('vegeta');
+    if (onPath) return onPath;
     const dir = gobin();
     return dir && existsSync(join(dir, 'vegeta')) ? join(dir, 'vegeta') : null;
   };
   vegetaPath = look();
-  if (!vegetaPath && sh('command -v go').status === 0) {
+  if (!vegetaPath && commandPath('go')) {
     log(`vegeta not found: go install ${VEGETA_MODULE} (about a minute)`);
     const r = sh(`go install ${VEGETA_MODULE} 2>&1`);
     if (r.status !== 0) log(`go install failed:\n${r.stdout.slice(-2000)}`);
@@ -381,7 +384,7 @@ async function openLoop(opts: Options, base: string, paths: string[], rate: numb
   clearTimeout(killer);
   const out = proc.output();
   const json = out.slice(out.indexOf('{'));
-  let r: { requests: number; rate: number; throughput: number; latencies: Record<string, number>; status_codes: Record<string, number> };
+  let r: { requests: number; throughput: number; latencies: Record<string, number>; status_codes: Record<string, number> };
   try {
     r = JSON.parse(json);
   } catch {
@@ -391,20 +394,16 @@ async function openLoop(opts: Options, base: string, paths: string[], rate: numb
   const ms = (k: string) => (r.latencies[k] ?? 0) / 1e6;
   return {
     rate,
-    sent: r.rate,
     answered: r.requests ? (r.throughput * ok) / r.requests : 0,
     p50ms: ms('50th'),
     p90ms: ms('90th'),
     p99ms: ms('99th'),
     maxms: ms('max'),
     errors: r.requests - ok,
-    requests: r.requests,
   };
 }
 
 interface LatencyResult {
-  id: string;
-  label: string;
   rate: number;
   runs: OpenLoopResult[];
   bareRuns: OpenLoopResult[];
@@ -415,6 +414,9 @@ const median = (xs: number[]) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+
+/** What the p99 target is judged on: the median p99 of a rate's open-loop runs. */
+const medianP99 = (l: LatencyResult) => median(l.runs.map((x) => x.p99ms));
 
 // ------------------------------------------------------------------------------------ cases
 
@@ -497,7 +499,7 @@ async function measure(
   const latency: LatencyResult[] = [];
   if (extra.p99Target)
     for (const rate of opts.latencyRates) {
-      const l: LatencyResult = { id, label: labelOf(id, opts), rate, runs: [], bareRuns: [] };
+      const l: LatencyResult = { rate, runs: [], bareRuns: [] };
       for (let i = 0; i < opts.runs; i++) {
         const b = await openLoop(opts, bare.base, BARE_PATH, rate, opts.duration);
         const r = await openLoop(opts, base, paths, rate, opts.duration);
@@ -621,14 +623,13 @@ interface Redirect {
 }
 
 /** The V8 flags `npm run start:redirect` runs the redirect with (e.g. the young-generation size), so the bench measures the shipped setup. */
-function redirectNodeFlags(): string[] {
-  const script: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:redirect'];
-  return script.split(/\s+/).filter((a) => /^--max-(semi|old)-space-size=\d+$/.test(a));
-}
+const REDIRECT_NODE_FLAGS: readonly string[] = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:redirect'] as string)
+  .split(/\s+/)
+  .filter((a) => /^--max-(semi|old)-space-size=\d+$/.test(a));
 
 async function startRedirect(env: Record<string, string>, name: string, profileFile: string): Promise<Redirect> {
   const port = await freePort();
-  const args = [...redirectNodeFlags(), '-r', './tools/register.js', '-r', './bench/redirect/profile-hook.ts', 'apps/redirect/src/main.ts'];
+  const args = [...REDIRECT_NODE_FLAGS, '-r', './tools/register.js', '-r', './bench/redirect/profile-hook.ts', 'apps/redirect/src/main.ts'];
   const proc = start(name, process.execPath, args, { ...env, REDIRECT_PORT: String(port), BENCH_CPU_PROFILE_FILE: profileFile }, SERVER_CORE);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${name} /health`, proc, healthy(base));
@@ -866,7 +867,7 @@ function machineFacts(opts: Options, stack: string): string[] {
       .join(' ')}`,
     `- code: ${sh('git rev-parse --short HEAD')}${sh('git status --porcelain -- libs apps tools') ? ' (with local changes in libs/apps/tools)' : ''}`,
     `- real stack: ${stack}`,
-    `- redirect node flags (from \`npm run start:redirect\`): ${redirectNodeFlags().join(' ') || 'none'}`,
+    `- redirect node flags (from \`npm run start:redirect\`): ${REDIRECT_NODE_FLAGS.join(' ') || 'none'}`,
     `- settings: ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.runs} × ${opts.duration} s per case (each run paired with a bare run), ${opts.codes} codes for the "many" cases`,
   ];
 }
@@ -889,7 +890,7 @@ function table(results: Array<CaseResult | Skipped>): string {
     const targets: string[] = [];
     if (r.targetRatio !== undefined && ratio !== null) targets.push(`≥ ${r.targetRatio}× ${ratio >= r.targetRatio ? 'met' : '**missed**'}`);
     if (r.p99Target && r.latency?.length) {
-      const worst = Math.max(...r.latency.map((l) => median(l.runs.map((x) => x.p99ms))));
+      const worst = Math.max(...r.latency.map(medianP99));
       targets.push(`p99 < 5 ms ${worst < 5 ? 'met' : '**missed**'} (open loop, ${r.latency.map((l) => l.rate).join(' and ')}/s)`);
     } else if (r.p99Target) targets.push(`p99 < 5 ms ${r.p99ms < 5 ? 'met' : '**missed**'} (closed loop)`);
     const rpsRange = `${Math.round(Math.min(...r.runs.map((x) => x.rps)))}–${Math.round(Math.max(...r.runs.map((x) => x.rps)))}`;
@@ -910,7 +911,7 @@ function latencyTable(results: Array<CaseResult | Skipped>): string {
     if ('reason' in r || !r.latency) continue;
     for (const l of r.latency) {
       const m = (f: (x: OpenLoopResult) => number, xs = l.runs) => median(xs.map(f));
-      const p99 = m((x) => x.p99ms);
+      const p99 = medianP99(l);
       const errors = l.runs.reduce((a, x) => a + x.errors, 0);
       rows.push(
         `| ${r.label} | ${l.rate} | ${Math.round(m((x) => x.answered))} | ${fmt(m((x) => x.p50ms))} | ${fmt(m((x) => x.p90ms))} | ${fmt(p99)} | ${fmt(m((x) => x.maxms), 1)} | ${fmt(m((x) => x.p50ms, l.bareRuns))} / ${fmt(m((x) => x.p99ms, l.bareRuns))} | ${p99 < 5 ? 'met' : '**missed**'} | ${errors} |`,
