@@ -76,7 +76,7 @@ export class Infrastructure {
     return this.lazy(
       'cache',
       async () => {
-        const store = cache.driver === 'redis' ? new RedisClusterStore({ nodes: cache.nodes, autoPipelining: cache.autoPipelining, commandTimeoutMs: cache.commandTimeoutMs }) : new MemoryCacheStore(cache.maxEntries);
+        const store = cache.driver === 'redis' ? new RedisClusterStore({ nodes: cache.nodes, writeBatching: cache.writeBatching, commandTimeoutMs: cache.commandTimeoutMs }) : new MemoryCacheStore(cache.maxEntries);
         this.probes.set('cache', { name: 'cache', check: () => store.ping() });
         return store;
       },

@@ -41,14 +41,15 @@ describe('loadConfig', () => {
       SHORTLINK_PUBLIC_BASE_URL: 'https://Sho.rt/',
     });
     expect(c.db).toMatchObject({ driver: 'mysql', shards: [{ name: 's0', url: 'mysql://u:p@127.0.0.1:3307/a' }, { name: 's1', url: 'mysql://u:p@127.0.0.1:3308/b' }] });
-    expect(c.cache).toEqual({ driver: 'redis', nodes: [{ host: '127.0.0.1', port: 7101 }, { host: '127.0.0.1', port: 7102 }], autoPipelining: true, commandTimeoutMs: 500 });
+    expect(c.cache).toEqual({ driver: 'redis', nodes: [{ host: '127.0.0.1', port: 7101 }, { host: '127.0.0.1', port: 7102 }], writeBatching: 'cork', commandTimeoutMs: 500 });
     expect(c.links.defaultDomain).toBe('sho.rt');
     expect(() => loadConfig({ DB_DRIVER: 'mysql', MYSQL_SHARDS: 'nonsense', MYSQL_META_URL: 'mysql://x/y' })).toThrow(/not name=mysql/);
   });
 
   it('reads the Redis client settings and lists a bad command timeout with the other violations', () => {
     const redis = { CACHE_DRIVER: 'redis', REDIS_CLUSTER_NODES: '127.0.0.1:7101' };
-    expect(loadConfig({ ...redis, REDIS_AUTO_PIPELINING: 'false', REDIS_COMMAND_TIMEOUT_MS: '250' }).cache).toMatchObject({ autoPipelining: false, commandTimeoutMs: 250 });
+    expect(loadConfig({ ...redis, REDIS_WRITE_BATCHING: 'pipeline', REDIS_COMMAND_TIMEOUT_MS: '250' }).cache).toMatchObject({ writeBatching: 'pipeline', commandTimeoutMs: 250 });
+    expect(() => loadConfig({ ...redis, REDIS_WRITE_BATCHING: 'true' })).toThrow(/REDIS_WRITE_BATCHING: must be one of cork\|pipeline\|off, got "true"/);
     expect(() => loadConfig({ ...redis, REDIS_COMMAND_TIMEOUT_MS: '0', DB_DRIVER: 'oracle' })).toThrow(/REDIS_COMMAND_TIMEOUT_MS[\s\S]*DB_DRIVER|DB_DRIVER[\s\S]*REDIS_COMMAND_TIMEOUT_MS/);
   });
 });

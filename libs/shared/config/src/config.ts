@@ -39,8 +39,11 @@ export const envSchema = z.object({
 
   CACHE_DRIVER: driver(['memory', 'redis'] as const, 'memory'),
   REDIS_CLUSTER_NODES: csv.optional(),
-  /** Batch the commands issued in one event-loop turn into one write per node (ioredis auto-pipelining). */
-  REDIS_AUTO_PIPELINING: bool.default(true),
+  /**
+   * How the commands of one event-loop turn reach a node: `cork` (one socket write per node, no
+   * extra objects), `pipeline` (ioredis auto-pipelining), `off` (one write per command).
+   */
+  REDIS_WRITE_BATCHING: driver(['cork', 'pipeline', 'off'] as const, 'cork'),
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   MEMORY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).default(1_000_000),
 
@@ -116,7 +119,7 @@ export interface AppConfig {
     | { readonly driver: 'mysql'; readonly shards: readonly ShardConfig[]; readonly metaUrl: string; readonly poolSize: number; readonly strategy: Env['SHARD_STRATEGY']; readonly virtualNodes: number };
   readonly cache:
     | { readonly driver: 'memory'; readonly maxEntries: number }
-    | { readonly driver: 'redis'; readonly nodes: ReadonlyArray<{ host: string; port: number }>; readonly autoPipelining: boolean; readonly commandTimeoutMs: number };
+    | { readonly driver: 'redis'; readonly nodes: ReadonlyArray<{ host: string; port: number }>; readonly writeBatching: 'cork' | 'pipeline' | 'off'; readonly commandTimeoutMs: number };
   readonly bus:
     | { readonly driver: 'memory'; readonly partitions: number; readonly consumerGroup: string }
     | { readonly driver: 'kafka'; readonly brokers: readonly string[]; readonly topic: string; readonly partitions: number; readonly consumerGroup: string };
@@ -191,7 +194,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         : { driver: 'sqlite', shards: e.SQLITE_SHARDS, ...shard },
     cache:
       e.CACHE_DRIVER === 'redis'
-        ? { driver: 'redis', nodes: redisNodes, autoPipelining: e.REDIS_AUTO_PIPELINING, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS }
+        ? { driver: 'redis', nodes: redisNodes, writeBatching: e.REDIS_WRITE_BATCHING, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS }
         : { driver: 'memory', maxEntries: e.MEMORY_CACHE_MAX_ENTRIES },
     bus:
       e.BUS_DRIVER === 'kafka'

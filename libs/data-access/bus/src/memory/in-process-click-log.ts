@@ -9,11 +9,17 @@ import { BusLogger, consoleWarnLogger, filteredLogger } from '../logging';
  * analytics share one process. It keeps Kafka's semantics that the apps rely on:
  * - a fixed number of partitions; a message goes to `murmur32(key) % partitions`, the key being
  *   `${domain}/${code}`, so the clicks of one link stay in one partition and in order;
- * - offsets per partition start at 0 and only grow; retention is bounded (oldest dropped);
+ * - offsets per partition start at 0 and only grow; retention is bounded by messages and by bytes
+ *   (oldest dropped first), like Kafka's retention.bytes;
  * - consumer groups with committed offsets per group and partition (in memory: lost with the
  *   process, exactly like the log itself).
- * Values are stored as the same JSON strings Kafka carries, so decoding (and skipping of
- * malformed messages) is the same code path on both profiles.
+ * Values are stored as the same JSON Kafka carries, so decoding (and skipping of malformed
+ * messages) is the same code path on both profiles.
+ *
+ * Retained messages live as bytes in one preallocated buffer per partition, not as JS strings:
+ * a log of tens of thousands of retained messages on the JS heap is promoted by every minor GC
+ * and swept by mark-compacts, and those pauses showed up in the redirect's p99
+ * (docs/benchmarks.md). Strings are made only when a consumer reads.
  *
  * Limitation, by design: one active consumer per group (the embedded profile runs one analytics
  * consumer). Starting a second source of a group that already has one is an error.
@@ -23,6 +29,8 @@ export interface InProcessClickLogOptions {
   readonly partitions?: number;
   /** Messages kept per partition; when exceeded the oldest are dropped (default 100 000). */
   readonly maxMessagesPerPartition?: number;
+  /** Bytes of keys and values kept per partition, preallocated (default 4 MiB); oldest dropped first. */
+  readonly maxBytesPerPartition?: number;
 }
 
 export interface LogRecord {
@@ -33,16 +41,33 @@ export interface LogRecord {
   readonly timestamp: number;
 }
 
-/** A fixed-capacity ring of records: appending past capacity drops the oldest in O(1). */
+/** Record layout in the byte ring: key length (NO_KEY for null), value length, timestamp, key, value. */
+const HEADER_BYTES = 16;
+const NO_KEY = 0xffffffff;
+
+/**
+ * A partition as a ring of records in one byte buffer. Records are laid out back to back in
+ * append order; one that does not fit before the end starts again at byte 0. Appending drops the
+ * oldest records while the message bound is reached or the new record would overwrite them, so
+ * the retained records always occupy one contiguous (possibly wrapped) region.
+ */
 class PartitionLog {
-  private readonly ring: (LogRecord | undefined)[];
+  private readonly data: Buffer;
+  /** Byte position of each retained record, by ring slot (slot = offset's index in the ring). */
+  private readonly positions: Uint32Array;
   private head = 0;
   private size = 0;
   /** Offset of the oldest retained record (== next offset when empty). */
   private start = 0;
+  /** Byte position the next record is written at. */
+  private tail = 0;
 
-  constructor(private readonly capacity: number) {
-    this.ring = new Array(capacity);
+  constructor(
+    private readonly capacity: number,
+    byteCapacity: number,
+  ) {
+    this.data = Buffer.allocUnsafeSlow(byteCapacity);
+    this.positions = new Uint32Array(capacity);
   }
 
   get startOffset(): number {
@@ -55,17 +80,23 @@ class PartitionLog {
   }
 
   append(key: string | null, value: string, timestamp: number): number {
-    const offset = this.endOffset;
-    const record: LogRecord = { offset, key, value, timestamp };
-    if (this.size < this.capacity) {
-      this.ring[(this.head + this.size) % this.capacity] = record;
-      this.size++;
-    } else {
-      this.ring[this.head] = record;
-      this.head = (this.head + 1) % this.capacity;
-      this.start++;
+    const keyBytes = key === null ? 0 : Buffer.byteLength(key);
+    const valueBytes = Buffer.byteLength(value);
+    const length = HEADER_BYTES + keyBytes + valueBytes;
+    if (length > this.data.length) {
+      throw new RangeError(`message of ${length} bytes exceeds the partition's ${this.data.length} bytes`);
     }
-    return offset;
+    const at = this.place(length);
+    const data = this.data;
+    data.writeUInt32LE(key === null ? NO_KEY : keyBytes, at);
+    data.writeUInt32LE(valueBytes, at + 4);
+    data.writeDoubleLE(timestamp, at + 8);
+    if (key !== null) data.write(key, at + HEADER_BYTES, keyBytes, 'utf8');
+    data.write(value, at + HEADER_BYTES + keyBytes, valueBytes, 'utf8');
+    this.positions[(this.head + this.size) % this.capacity] = at;
+    this.size++;
+    this.tail = at + length;
+    return this.endOffset - 1;
   }
 
   /** Up to `max` records from `from` on; `from` below the retained start reads from the start. */
@@ -73,15 +104,54 @@ class PartitionLog {
     const first = Math.max(from, this.start);
     const out: LogRecord[] = [];
     for (let offset = first; offset < this.endOffset && out.length < max; offset++) {
-      out.push(this.ring[(this.head + (offset - this.start)) % this.capacity]!);
+      out.push(this.decode(offset, this.positions[(this.head + (offset - this.start)) % this.capacity]));
     }
     return out;
+  }
+
+  /**
+   * Where a record of `length` bytes goes, after dropping the oldest records as needed. The free
+   * space is [tail, end) and [0, oldest) while the retained region does not wrap, and
+   * [tail, oldest) while it does (oldest == tail: full).
+   */
+  private place(length: number): number {
+    for (;;) {
+      if (this.size === 0) return 0;
+      const oldest = this.positions[this.head];
+      if (this.size < this.capacity) {
+        if (oldest < this.tail) {
+          if (this.tail + length <= this.data.length) return this.tail;
+          if (length <= oldest) return 0;
+        } else if (this.tail + length <= oldest) {
+          return this.tail;
+        }
+      }
+      this.dropOldest();
+    }
+  }
+
+  private dropOldest(): void {
+    this.head = (this.head + 1) % this.capacity;
+    this.size--;
+    this.start++;
+  }
+
+  private decode(offset: number, at: number): LogRecord {
+    const data = this.data;
+    const keyBytes = data.readUInt32LE(at);
+    const valueBytes = data.readUInt32LE(at + 4);
+    const timestamp = data.readDoubleLE(at + 8);
+    const keyLength = keyBytes === NO_KEY ? 0 : keyBytes;
+    const key = keyBytes === NO_KEY ? null : data.toString('utf8', at + HEADER_BYTES, at + HEADER_BYTES + keyBytes);
+    const valueAt = at + HEADER_BYTES + keyLength;
+    return { offset, key, value: data.toString('utf8', valueAt, valueAt + valueBytes), timestamp };
   }
 }
 
 export class InProcessClickLog {
   readonly partitions: number;
   readonly maxMessagesPerPartition: number;
+  readonly maxBytesPerPartition: number;
   private readonly logs: PartitionLog[];
   /** group -> partition -> next offset to consume (Kafka's committed offset semantics). */
   private readonly committed = new Map<string, Map<number, number>>();
@@ -91,11 +161,14 @@ export class InProcessClickLog {
   constructor(options: InProcessClickLogOptions = {}) {
     const partitions = options.partitions ?? 6;
     const max = options.maxMessagesPerPartition ?? 100_000;
+    const bytes = options.maxBytesPerPartition ?? 4 * 1024 * 1024;
     if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxMessagesPerPartition must be a positive integer, got ${max}`);
+    if (!Number.isInteger(bytes) || bytes < 1024 || bytes > 2 ** 31) throw new RangeError(`maxBytesPerPartition must be an integer in [1024, 2^31], got ${bytes}`);
     this.partitions = partitions;
     this.maxMessagesPerPartition = max;
-    this.logs = Array.from({ length: partitions }, () => new PartitionLog(max));
+    this.maxBytesPerPartition = bytes;
+    this.logs = Array.from({ length: partitions }, () => new PartitionLog(max, bytes));
   }
 
   /** Stable partition of a key (murmur32, the same hash as the shard router). */

@@ -66,6 +66,36 @@ describe('in-process click log', () => {
     expect(log.read(0, 0, 10).map((r) => r.offset)).toEqual([6, 7, 8]);
   });
 
+  it('keeps at most maxBytesPerPartition bytes, dropping the oldest, and reads back what was written', () => {
+    const log = new InProcessClickLog({ partitions: 1, maxBytesPerPartition: 4096 });
+    const written = new Map<number, { key: string | null; value: string }>();
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < 2000; i++) {
+      // Sizes from a few bytes to ~900, multi-byte characters and null keys included, so records wrap at every position.
+      const value = JSON.stringify({ i, pad: 'é→x'.repeat(Math.floor(random() * 300)) });
+      const key = i % 7 === 0 ? null : `sho.rt/ü${i}`;
+      const { offset } = log.appendRaw(key, value, 0);
+      written.set(offset, { key, value });
+      const records = log.read(0, 0, 100_000);
+      expect(records.map((r) => r.offset)).toEqual(Array.from({ length: log.endOffset(0) - log.startOffset(0) }, (_, k) => log.startOffset(0) + k));
+      expect(records[records.length - 1].offset).toBe(offset);
+      const bytes = records.reduce((sum, r) => sum + 16 + Buffer.byteLength(r.key ?? '') + Buffer.byteLength(r.value), 0);
+      expect(bytes).toBeLessThanOrEqual(4096);
+      // Only the oldest are dropped, and only as many as needed: at most two records' worth is unused.
+      expect(bytes).toBeGreaterThan(offset < 10 ? 0 : 4096 - 2 * 2000);
+      for (const r of records) expect({ key: r.key, value: r.value }).toEqual(written.get(r.offset));
+    }
+  });
+
+  it('refuses a message larger than the partition and keeps what it had', () => {
+    const log = new InProcessClickLog({ partitions: 1, maxBytesPerPartition: 1024 });
+    log.appendRaw('k', 'kept', 0);
+    expect(() => log.appendRaw('k', 'x'.repeat(2000), 0)).toThrow(RangeError);
+    expect(log.read(0, 0, 10).map((r) => r.value)).toEqual(['kept']);
+    expect(() => new InProcessClickLog({ maxBytesPerPartition: 10 })).toThrow(/maxBytesPerPartition/);
+  });
+
   it('a new group starts at the oldest retained message', async () => {
     const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
     log.append(Array.from({ length: 5 }, () => aClick()));

@@ -1,4 +1,5 @@
 import { Cluster } from 'ioredis';
+import type { Socket } from 'net';
 import { CacheStore } from '@shortlink/links-domain';
 
 const DELETE_IF_EQUALS = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
@@ -9,11 +10,16 @@ export interface RedisClusterOptions {
   /** Per-command timeout, so a dead node fails a lookup fast instead of hanging the redirect. */
   readonly commandTimeoutMs?: number;
   /**
-   * Commands issued in one event-loop turn leave as one write per node (ioredis flushes them in
-   * setImmediate, i.e. after every socket read of that turn). Measured on the redirect: one
-   * socket write per GET was the largest single cost of a Redis hit. Default on.
+   * How the commands issued in one event-loop turn reach a node (measured in docs/benchmarks.md):
+   * - `cork` (default): every master socket is corked at the turn's first command and uncorked in
+   *   setImmediate, after every socket read of that turn, so the turn's commands leave as one
+   *   writev per node. No objects beyond the commands themselves.
+   * - `pipeline`: ioredis auto-pipelining, the same batching through one Pipeline object per node
+   *   and turn. Those objects outlive a young-generation GC cycle and are promoted, which made the
+   *   minor GCs of a Redis-hit redirect 35–55 ms (the p99).
+   * - `off`: one socket write per command.
    */
-  readonly autoPipelining?: boolean;
+  readonly writeBatching?: 'cork' | 'pipeline' | 'off';
 }
 
 /** Redis Cluster through ioredis: string values (seed 000), reads may go to replicas. */
@@ -21,12 +27,17 @@ export class RedisClusterStore implements CacheStore {
   readonly client: Cluster;
   private readonly deadlineMs: number;
   private readyWaiter: Promise<void> | null = null;
+  private readonly corkWrites: boolean;
+  /** Sockets corked in the current event-loop turn; null when none is. */
+  private corked: Socket[] | null = null;
 
   constructor(options: RedisClusterOptions) {
     this.deadlineMs = options.commandTimeoutMs ?? 500;
+    const batching = options.writeBatching ?? 'cork';
+    this.corkWrites = batching === 'cork';
     this.client = new Cluster([...options.nodes], {
       scaleReads: 'master',
-      enableAutoPipelining: options.autoPipelining ?? true,
+      enableAutoPipelining: batching === 'pipeline',
       enableOfflineQueue: true,
       maxRedirections: 8,
       retryDelayOnFailover: 100,
@@ -63,44 +74,80 @@ export class RedisClusterStore implements CacheStore {
     });
   }
 
+  /**
+   * Called before a command is issued: the first command of an event-loop turn corks the socket of
+   * every connected master, setImmediate uncorks them (the check phase runs after the poll phase,
+   * so every request read in this turn has issued its commands by then). ioredis writes each
+   * command with its own socket.write; a corked socket buffers them and flushes one writev.
+   */
+  private batch(): void {
+    if (!this.corkWrites || this.corked !== null || this.client.status !== 'ready') return;
+    const corked: Socket[] = [];
+    for (const node of this.client.nodes('master')) {
+      const socket = node.stream as Socket | undefined;
+      if (socket && socket.writable) {
+        socket.cork();
+        corked.push(socket);
+      }
+    }
+    this.corked = corked;
+    setImmediate(this.uncork);
+  }
+
+  private readonly uncork = (): void => {
+    const corked = this.corked;
+    this.corked = null;
+    // A socket closed meanwhile is simply uncorked too (a no-op for a destroyed stream).
+    if (corked) for (const socket of corked) socket.uncork();
+  };
+
   get(key: string): Promise<string | null> {
+    this.batch();
     return this.bounded(this.client.get(key));
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.batch();
     await this.bounded(ttlMs ? this.client.set(key, value, 'PX', ttlMs) : this.client.set(key, value));
   }
 
   /** One DEL per key: keys of different slots cannot share a command in a cluster. */
   async del(keys: readonly string[]): Promise<void> {
+    this.batch();
     await this.bounded(Promise.all(keys.map((k) => this.client.del(k))));
   }
 
   pttl(key: string): Promise<number> {
+    this.batch();
     return this.bounded(this.client.pttl(key));
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    this.batch();
     return (await this.bounded(this.client.set(key, value, 'PX', ttlMs, 'NX'))) === 'OK';
   }
 
   /** The owner check and the delete must be one step, or a lock that expired and was taken by
    *  another instance could be deleted (seed 001's Redisson unlock does the same in Lua). */
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
+    this.batch();
     return (await this.bounded(this.client.eval(DELETE_IF_EQUALS, 1, key, value))) === 1;
   }
 
   async incrBy(key: string, delta: number, ttlMs: number): Promise<number> {
+    this.batch();
     return Number(await this.bounded(this.client.eval(INCR_WITH_TTL, 1, key, delta, ttlMs)));
   }
 
   async setBits(key: string, offsets: readonly number[]): Promise<void> {
     if (offsets.length === 0) return;
+    this.batch();
     await this.bounded(this.client.call('BITFIELD', key, ...offsets.flatMap((o) => ['SET', 'u1', String(o), '1'])));
   }
 
   async getBits(key: string, offsets: readonly number[]): Promise<number[]> {
     if (offsets.length === 0) return [];
+    this.batch();
     const result = (await this.bounded(this.client.call('BITFIELD_RO', key, ...offsets.flatMap((o) => ['GET', 'u1', String(o)])))) as number[];
     return result.map(Number);
   }
