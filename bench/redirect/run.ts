@@ -51,6 +51,8 @@ interface Options {
   waitStack: number;
   /** Fixed request rates (per second) of the open-loop latency runs; empty: none. */
   latencyRates: number[];
+  /** Extra environment of the apps under test (`--env=K=V,K2=V2`), for A/B runs of a setting. */
+  env: Record<string, string>;
 }
 
 const ALL_CASES = ['fastify-bare', 'l1-embedded', 'l1-hot', 'redis-hot', 'redis-many', 'db-hot', 'db-many', 'db-many-admit'] as const;
@@ -82,6 +84,16 @@ function parseRates(v: string): number[] {
     if (!Number.isInteger(n) || n <= 0) throw new Error('--latency-rates must be positive integers (requests per second), comma-separated, or none');
     return n;
   });
+}
+
+function parseEnv(v: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of v.split(',').filter(Boolean)) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!m) throw new Error(`--env takes KEY=VALUE pairs, comma-separated; got "${pair}"`);
+    env[m[1]] = m[2];
+  }
+  return env;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -118,6 +130,7 @@ function parseOptions(argv: string[]): Options {
     budgetSeconds: num('budget', 1500),
     waitStack: flags.has('wait-stack') ? num('wait-stack', 0) : 0,
     latencyRates: parseRates(flags.get('latency-rates') ?? '2000'),
+    env: parseEnv(flags.get('env') ?? ''),
   };
 }
 
@@ -547,8 +560,8 @@ interface ProfileSummary {
   text: string;
 }
 
-/** Base env of the apps: ports, domain, data dir, the bench's fixed settings; then the case's own. */
-function appEnv(dataDir: string, extra: Record<string, string>): Record<string, string> {
+/** Base env of the apps: ports, domain, data dir, the bench's fixed settings; then the case's own, then `--env`. */
+function appEnv(dataDir: string, extra: Record<string, string>, fromCommandLine: Record<string, string>): Record<string, string> {
   return {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
@@ -560,6 +573,7 @@ function appEnv(dataDir: string, extra: Record<string, string>): Record<string, 
     RATE_LIMIT_PER_IP_PER_MINUTE: '0',
     RATE_LIMIT_GLOBAL_PER_SECOND: '0',
     ...extra,
+    ...fromCommandLine,
   };
 }
 
@@ -1004,7 +1018,7 @@ async function main(): Promise<void> {
     else
       await guarded(['l1-embedded'], async () => {
         const dataDir = mkdtempSync(join(tmpRoot, 'embedded-'));
-        const env = appEnv(dataDir, { DB_DRIVER: 'sqlite', CACHE_DRIVER: 'memory' });
+        const env = appEnv(dataDir, { DB_DRIVER: 'sqlite', CACHE_DRIVER: 'memory' }, opts.env);
         log('l1-embedded: creating 1 link through the generation app (SQLite + memory)');
         const [hot] = await createLinks(env, 1, `embedded-${stamp}`);
         const profileFile = join(PROFILES_DIR, `redirect-${stamp}-l1-embedded.cpuprofile`);
@@ -1032,7 +1046,7 @@ async function main(): Promise<void> {
     const dataDir = mkdtempSync(join(tmpRoot, 'stack-'));
     const stackEnv = () => {
       const s = stack.env!;
-      return appEnv(dataDir, { DB_DRIVER: 'mysql', MYSQL_META_URL: s.MYSQL_META_URL, MYSQL_SHARDS: s.MYSQL_SHARDS, CACHE_DRIVER: 'redis', REDIS_CLUSTER_NODES: s.REDIS_CLUSTER_NODES });
+      return appEnv(dataDir, { DB_DRIVER: 'mysql', MYSQL_META_URL: s.MYSQL_META_URL, MYSQL_SHARDS: s.MYSQL_SHARDS, CACHE_DRIVER: 'redis', REDIS_CLUSTER_NODES: s.REDIS_CLUSTER_NODES }, opts.env);
     };
     const needMany = stackCases.some((c) => c.includes('-many'));
     const count = needMany ? opts.codes + 1 : 1;
