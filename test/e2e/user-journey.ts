@@ -41,6 +41,32 @@ export function describeUserJourney(endpoints: () => Endpoints) {
     expect((await redirectOf(endpoints(), alias)).headers.get('location')).toBe('https://example.org/a');
   });
 
+  it('redirects with 301 when the link asks for it, and answers 410 LINK_EXPIRED once the link expired', async () => {
+    const permanent = await createLink(endpoints(), { url: 'https://example.com/moved-for-good', redirectType: 301 });
+    expect(permanent.status).toBe(201);
+    expect(permanent.body.redirectType).toBe(301);
+    const moved = await redirectOf(endpoints(), permanent.body.code as string);
+    expect(moved.status).toBe(301);
+    expect(moved.headers.get('location')).toBe('https://example.com/moved-for-good');
+
+    const expiresAt = new Date(Date.now() + 2500).toISOString();
+    const shortLived = await createLink(endpoints(), { url: 'https://example.com/flash-sale', expiresAt });
+    expect(shortLived.status).toBe(201);
+    expect(shortLived.body.expiresAt).toBe(expiresAt);
+    const code = shortLived.body.code as string;
+    expect((await redirectOf(endpoints(), code)).status).toBe(302); // now cached in L1 and Redis
+    await new Promise((r) => setTimeout(r, Date.parse(expiresAt) - Date.now() + 100));
+    const gone = await redirectOf(endpoints(), code);
+    expect(gone.status).toBe(410);
+    expect(gone.headers.get('content-type')).toContain('application/problem+json');
+    expect(((await gone.json()) as { code: string }).code).toBe('LINK_EXPIRED');
+
+    const bad = await createLink(endpoints(), { url: 'https://example.com', redirectType: 307, expiresAt: 'tomorrow' });
+    expect(bad.status).toBe(400);
+    expect(bad.type).toContain('application/problem+json');
+    expect(bad.body.code).toBe('VALIDATION_FAILED');
+  });
+
   it('answers an unknown code with 404 problem+json, and keeps answering it from the null cache', async () => {
     const res = await redirectOf(endpoints(), 'zzzzzz9');
     expect(res.status).toBe(404);

@@ -4,6 +4,7 @@ export * from './ports';
 export * from './codes';
 export * from './url-policy';
 export * from './alias';
+export * from './link-options';
 export * from './sharded-link-repository';
 export * from './link-cache';
 export * from './link-service';

@@ -79,6 +79,34 @@ describe('LinkService', () => {
     await expect(service.create({ tenantId: 't', url: 'https://example.com', alias: 'health' })).rejects.toMatchObject({ code: 'INVALID_ALIAS' });
   });
 
+  it('stores a 301 link with an expiry, and 302 without one by default', async () => {
+    const { service, repo } = setup();
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const permanent = await service.create({ tenantId: 't', url: 'https://example.com/p', redirectType: 301, expiresAt });
+    expect(await repo.findByCode(permanent)).toMatchObject({ redirectType: 301, expiresAt: new Date(expiresAt) });
+    const plain = await service.create({ tenantId: 't', url: 'https://example.com/q' });
+    expect(await repo.findByCode(plain)).toMatchObject({ redirectType: 302, expiresAt: null });
+    const offset = await service.create({ tenantId: 't', url: 'https://example.com/r', expiresAt: '9000-01-01T12:00:00+02:00' });
+    expect(offset.expiresAt?.toISOString()).toBe('9000-01-01T10:00:00.000Z');
+  });
+
+  it('rejects a bad redirect type or expiry with VALIDATION_FAILED and stores nothing', async () => {
+    const { service, shards } = setup();
+    const bad: Array<Record<string, unknown>> = [
+      { redirectType: 307 },
+      { redirectType: '301' },
+      { expiresAt: new Date(Date.now() - 1000).toISOString() },
+      { expiresAt: '2030-01-01T00:00:00' }, // no zone: ambiguous
+      { expiresAt: '2030-02-30T00:00:00Z' },
+      { expiresAt: 1893456000000 },
+      { expiresAt: '10000-01-01T00:00:00Z' },
+    ];
+    for (const extra of bad) {
+      await expect(service.create({ tenantId: 't', url: 'https://example.com', ...extra })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: Object.keys(extra)[0] } });
+    }
+    expect(shards.reduce((n, s) => n + s.rows.size, 0)).toBe(0);
+  });
+
   it("hides another tenant's link", async () => {
     const { service } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/mine' });

@@ -3,6 +3,7 @@ import { checkAlias } from './alias';
 import { CodeStrategy, SegmentIdAllocator } from './codes';
 import { Link, identifierOf, ShortUrlIdentifier } from './link';
 import { LinkCache } from './link-cache';
+import { checkExpiresAt, checkRedirectType } from './link-options';
 import { DuplicateLinkError } from './ports';
 import { ShardedLinkRepository } from './sharded-link-repository';
 import { checkTargetUrl } from './url-policy';
@@ -12,6 +13,10 @@ export interface LinkCreation {
   readonly url: unknown;
   readonly alias?: unknown;
   readonly domain?: string;
+  /** 301 or 302 (default). */
+  readonly redirectType?: unknown;
+  /** ISO 8601 date-time with a zone; none by default. */
+  readonly expiresAt?: unknown;
 }
 
 export interface LinkServiceOptions {
@@ -40,9 +45,11 @@ export class LinkService {
   async create(input: LinkCreation): Promise<Link> {
     const targetUrl = checkTargetUrl(input.url, { shortDomains: this.options.shortDomains });
     const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+    const redirectType = checkRedirectType(input.redirectType);
+    const expiresAt = checkExpiresAt(input.expiresAt, this.clock.now());
     const domain = input.domain ?? this.options.defaultDomain;
     const createdAt = new Date(Math.floor(this.clock.now() / 1000) * 1000);
-    const base = { domain, targetUrl, tenantId: input.tenantId, createdAt, expiresAt: null, status: 'active' as const, redirectType: 302 as const };
+    const base = { domain, targetUrl, tenantId: input.tenantId, createdAt, expiresAt, status: 'active' as const, redirectType };
 
     if (alias) {
       const link: Link = { ...base, id: (await this.nextId()).toString(), code: alias };

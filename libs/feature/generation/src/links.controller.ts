@@ -30,8 +30,8 @@ export class LinksController {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'request body must be a JSON object like {"url": "https://..."}');
     }
-    const { url, alias } = body as { url?: unknown; alias?: unknown };
-    return this.view(await this.links.create({ tenantId: req.tenant!.id, url, alias }));
+    const { url, alias, redirectType, expiresAt } = body as Record<string, unknown>;
+    return this.view(await this.links.create({ tenantId: req.tenant!.id, url, alias, redirectType, expiresAt }));
   }
 
   @Get(':code')
