@@ -3,7 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import {
-  CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
+  bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
   RedirectPipeline, RedirectPipelineOptions, RedisBloomFilter, ShardedLinkRepository, SnapshotEntry,
 } from '@shortlink/links-domain';
 import { MemoryCacheStore } from '@shortlink/cache';
@@ -134,6 +134,31 @@ describe('RedirectPipeline on the embedded adapters', () => {
     const { pipeline } = build();
     await expect(pipeline.resolve({ domain: DOMAIN, code: 'gone123' })).rejects.toMatchObject({ code: 'LINK_DISABLED' });
     await expect(pipeline.resolve({ domain: DOMAIN, code: 'old1234' })).rejects.toMatchObject({ code: 'LINK_EXPIRED' });
+  });
+
+  it('caps the cache TTL of an expiring link at its expiry plus the null TTL, under either policy', async () => {
+    // lru-cache measures TTLs on its own coarse clock: a remaining TTL can read a few ms above what was set.
+    const SLACK_MS = 100;
+    const expiresAt = Date.now() + 120_000;
+    await repo.insertMany([link('soon123', { expiresAt: new Date(expiresAt) })]);
+    await bloom.add(bloomItem(DOMAIN, 'soon123'));
+    const key = linkCacheKey({ domain: DOMAIN, code: 'soon123' });
+    for (const policy of [new CachePolicy('lru'), new CachePolicy('ttl')]) {
+      await store.del([key]);
+      const { pipeline } = build({ l1Enabled: false }, policy);
+      const before = Date.now();
+      expect((await pipeline.resolve({ domain: DOMAIN, code: 'soon123' })).source).toBe('db');
+      const ttl = await store.pttl(key);
+      expect(ttl).toBeGreaterThan(expiresAt - before + OPTIONS.nullTtlMs - 2000);
+      expect(ttl).toBeLessThanOrEqual(expiresAt - before + OPTIONS.nullTtlMs + SLACK_MS);
+    }
+    // Already expired: cached for the null TTL only, still answering 410.
+    await store.del([linkCacheKey({ domain: DOMAIN, code: 'old1234' })]);
+    const { pipeline } = build({ l1Enabled: false });
+    await expect(pipeline.resolve({ domain: DOMAIN, code: 'old1234' })).rejects.toMatchObject({ code: 'LINK_EXPIRED' });
+    const ttl = await store.pttl(linkCacheKey({ domain: DOMAIN, code: 'old1234' }));
+    expect(ttl).toBeGreaterThan(OPTIONS.nullTtlMs - 2000);
+    expect(ttl).toBeLessThanOrEqual(OPTIONS.nullTtlMs + SLACK_MS);
   });
 
   it('writes the TTL policy: base + jitter normally, the long TTL once the key is hot', async () => {

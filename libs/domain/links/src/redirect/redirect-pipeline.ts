@@ -203,8 +203,21 @@ export class RedirectPipeline {
       return null;
     }
     this.remember(key, found);
-    if (writeBack) await this.redis(() => this.linkCache.put(id, found!, this.policy.ttlMsFor(this.hot.isHot(key, this.clock.now())))).catch(() => undefined);
+    if (writeBack) await this.redis(() => this.linkCache.put(id, found!, this.writeBackTtlMs(key, found!))).catch(() => undefined);
     return { link: found, source: 'db' };
+  }
+
+  /**
+   * The policy's TTL, capped for a link that expires: it stays cached until its expiry plus the
+   * null-value TTL (so the 410s right after expiry are still answered from the cache), then goes,
+   * instead of occupying Redis forever under the lru policy.
+   */
+  private writeBackTtlMs(key: string, link: CachedLink): number | undefined {
+    const now = this.clock.now();
+    const ttl = this.policy.ttlMsFor(this.hot.isHot(key, now));
+    if (link.expiresAt === null) return ttl;
+    const untilGone = Math.max(link.expiresAt - now, 0) + this.options.nullTtlMs;
+    return ttl === undefined ? untilGone : Math.min(ttl, untilGone);
   }
 
   private remember(key: string, link: CachedLink): void {
