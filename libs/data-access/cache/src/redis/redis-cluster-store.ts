@@ -101,54 +101,51 @@ export class RedisClusterStore implements CacheStore {
     if (corked) for (const socket of corked) socket.uncork();
   };
 
-  get(key: string): Promise<string | null> {
+  /** Every command goes through here: batched onto the sockets (it must be corked before ioredis writes), then bounded. */
+  private issue<T>(command: () => Promise<T>): Promise<T> {
     this.batch();
-    return this.bounded(this.client.get(key));
+    return this.bounded(command());
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.issue(() => this.client.get(key));
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
-    this.batch();
-    await this.bounded(ttlMs ? this.client.set(key, value, 'PX', ttlMs) : this.client.set(key, value));
+    await this.issue(() => (ttlMs ? this.client.set(key, value, 'PX', ttlMs) : this.client.set(key, value)));
   }
 
   /** One DEL per key: keys of different slots cannot share a command in a cluster. */
   async del(keys: readonly string[]): Promise<void> {
-    this.batch();
-    await this.bounded(Promise.all(keys.map((k) => this.client.del(k))));
+    await this.issue(() => Promise.all(keys.map((k) => this.client.del(k))));
   }
 
   pttl(key: string): Promise<number> {
-    this.batch();
-    return this.bounded(this.client.pttl(key));
+    return this.issue(() => this.client.pttl(key));
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
-    this.batch();
-    return (await this.bounded(this.client.set(key, value, 'PX', ttlMs, 'NX'))) === 'OK';
+    return (await this.issue(() => this.client.set(key, value, 'PX', ttlMs, 'NX'))) === 'OK';
   }
 
   /** The owner check and the delete must be one step, or a lock that expired and was taken by
    *  another instance could be deleted (seed 001's Redisson unlock does the same in Lua). */
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
-    this.batch();
-    return (await this.bounded(this.client.eval(DELETE_IF_EQUALS, 1, key, value))) === 1;
+    return (await this.issue(() => this.client.eval(DELETE_IF_EQUALS, 1, key, value))) === 1;
   }
 
   async incrBy(key: string, delta: number, ttlMs: number): Promise<number> {
-    this.batch();
-    return Number(await this.bounded(this.client.eval(INCR_WITH_TTL, 1, key, delta, ttlMs)));
+    return Number(await this.issue(() => this.client.eval(INCR_WITH_TTL, 1, key, delta, ttlMs)));
   }
 
   async setBits(key: string, offsets: readonly number[]): Promise<void> {
     if (offsets.length === 0) return;
-    this.batch();
-    await this.bounded(this.client.call('BITFIELD', key, ...offsets.flatMap((o) => ['SET', 'u1', String(o), '1'])));
+    await this.issue(() => this.client.call('BITFIELD', key, ...offsets.flatMap((o) => ['SET', 'u1', String(o), '1'])));
   }
 
   async getBits(key: string, offsets: readonly number[]): Promise<number[]> {
     if (offsets.length === 0) return [];
-    this.batch();
-    const result = (await this.bounded(this.client.call('BITFIELD_RO', key, ...offsets.flatMap((o) => ['GET', 'u1', String(o)])))) as number[];
+    const result = (await this.issue(() => this.client.call('BITFIELD_RO', key, ...offsets.flatMap((o) => ['GET', 'u1', String(o)])))) as number[];
     return result.map(Number);
   }
 
