@@ -141,9 +141,8 @@ class PartitionLog {
     const keyBytes = data.readUInt32LE(at);
     const valueBytes = data.readUInt32LE(at + 4);
     const timestamp = data.readDoubleLE(at + 8);
-    const keyLength = keyBytes === NO_KEY ? 0 : keyBytes;
     const key = keyBytes === NO_KEY ? null : data.toString('utf8', at + HEADER_BYTES, at + HEADER_BYTES + keyBytes);
-    const valueAt = at + HEADER_BYTES + keyLength;
+    const valueAt = at + HEADER_BYTES + (key === null ? 0 : keyBytes);
     return { offset, key, value: data.toString('utf8', valueAt, valueAt + valueBytes), timestamp };
   }
 }
