@@ -4,7 +4,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '@shortlink/config';
 import { createShardRouter } from '@shortlink/shard-router';
-import { requireEnv } from '@shortlink/testing';
+import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { API_KEY, createLink, Endpoints, eventually, freePort, getStats, redirectOf, RunningProcess, startProcess, waitHealthy } from './support';
 import { describeUserJourney } from './user-journey';
 
@@ -72,7 +72,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
 
     // 2. Redis Cluster: the redirect wrote short:link:<domain>:<code>, without TTL (lru policy).
     expect((await redirectOf(endpoints, code)).status).toBe(302);
-    const redis = new Cluster(requireEnv('REDIS_CLUSTER_NODES').split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) })));
+    const redis = new Cluster(redisClusterNodes());
     try {
       const value = await redis.get(`short:link:${domain}:${code}`);
       expect(JSON.parse(value!)).toMatchObject({ targetUrl: url });

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'fs';
 import * as http from 'http';
 import { join } from 'path';
 import { Cluster, Redis } from 'ioredis';
-import { requireEnv } from '@shortlink/testing';
+import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { API_KEY, eventually, freePort, RunningProcess, startProcess } from '../e2e/support';
 
 /**
@@ -84,11 +84,9 @@ export function redisNodePid(port: number): number {
 
 // ----------------------------------------------------------------------------- redis
 
-export const redisNodes = () => requireEnv('REDIS_CLUSTER_NODES').split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) }));
-
 /** A short-lived Cluster client of the test itself (never used while Redis is down). */
 export async function withCluster<T>(fn: (c: Cluster) => Promise<T>): Promise<T> {
-  const c = new Cluster(redisNodes(), { redisOptions: { connectTimeout: 2000, maxRetriesPerRequest: 1 }, clusterRetryStrategy: () => null });
+  const c = new Cluster(redisClusterNodes(), { redisOptions: { connectTimeout: 2000, maxRetriesPerRequest: 1 }, clusterRetryStrategy: () => null });
   c.on('error', () => undefined);
   try {
     return await fn(c);
@@ -121,7 +119,7 @@ export interface ClusterNode {
 
 /** CLUSTER NODES as seen by the first node that answers. */
 export async function clusterNodes(): Promise<ClusterNode[]> {
-  for (const { port } of redisNodes()) {
+  for (const { port } of redisClusterNodes()) {
     const text = await nodeCommand(port, 'CLUSTER', 'NODES');
     if (!text) continue;
     return text.trim().split('\n').map((line) => {
@@ -137,7 +135,7 @@ export async function clusterNodes(): Promise<ClusterNode[]> {
 }
 
 export async function keySlot(key: string): Promise<number> {
-  for (const { port } of redisNodes()) {
+  for (const { port } of redisClusterNodes()) {
     const s = await nodeCommand(port, 'CLUSTER', 'KEYSLOT', key);
     if (s !== null) return Number(s);
   }

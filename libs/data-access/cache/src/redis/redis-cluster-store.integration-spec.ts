@@ -1,10 +1,8 @@
 import { randomUUID } from 'crypto';
 import type { Socket } from 'net';
-import { requireEnv } from '@shortlink/testing';
+import { redisClusterNodes as nodes } from '@shortlink/testing';
 import { describeCacheStoreAtomicsContract, describeCacheStoreContract } from '../contract/cache-store.contract';
 import { RedisClusterOptions, RedisClusterStore } from './redis-cluster-store';
-
-const nodes = () => requireEnv('REDIS_CLUSTER_NODES').split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) }));
 
 // The contract holds whichever way commands are batched onto the sockets.
 for (const writeBatching of ['cork', 'pipeline', 'off'] as const) {
