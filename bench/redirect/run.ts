@@ -71,9 +71,12 @@ function labelOf(id: string, opts: Options): string {
   return labels[id] ?? id;
 }
 
+/** Runs a shell command line, waiting for it; the caller reads status and output. */
+const shell = (cmd: string) => spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
+
 /** Where `name` is on PATH, or null. */
 function commandPath(name: string): string | null {
-  const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  const r = shell(`command -v ${name}`);
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
@@ -355,9 +358,8 @@ let vegetaPath: string | null | undefined;
 /** vegeta from PATH or the Go bin dir; installed with `go install` (the Go proxy) when missing. */
 function findVegeta(): string | null {
   if (vegetaPath !== undefined) return vegetaPath;
-  const sh = (cmd: string) => spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
   const gobin = () => {
-    const [bin, path] = sh('go env GOBIN GOPATH').stdout.split('\n');
+    const [bin, path] = shell('go env GOBIN GOPATH').stdout.split('\n');
     return bin || (path ? join(path, 'bin') : '');
   };
   const look = () => {
@@ -369,7 +371,7 @@ function findVegeta(): string | null {
   vegetaPath = look();
   if (!vegetaPath && commandPath('go')) {
     log(`vegeta not found: go install ${VEGETA_MODULE} (about a minute)`);
-    const r = sh(`go install ${VEGETA_MODULE} 2>&1`);
+    const r = shell(`go install ${VEGETA_MODULE} 2>&1`);
     if (r.status !== 0) log(`go install failed:\n${r.stdout.slice(-2000)}`);
     vegetaPath = look();
   }
