@@ -10,7 +10,7 @@ describe('ClickBuffer', () => {
     let release!: () => void;
     const sink: ClickEventSink = { send: (b) => new Promise<void>((r) => { sent.push([...b]); release = r; }), close: async () => undefined };
     const dropped: number[] = [];
-    const buffer = new ClickBuffer(sink, { capacity: 3, batchSize: 10, flushIntervalMs: 1000 }, { dropped: (n) => dropped.push(n), sizeChanged: () => undefined, sendFailed: () => undefined });
+    const buffer = new ClickBuffer(sink, { capacity: 3, batchSize: 10, flushIntervalMs: 1000 }, { dropped: (n) => dropped.push(n), sendFailed: () => undefined });
     expect([1, 2, 3, 4, 5].map((i) => buffer.push(ev(i)))).toEqual([true, true, true, false, false]);
     expect(buffer.dropped).toBe(2);
     expect(dropped).toEqual([1, 1]);

@@ -13,11 +13,10 @@ export interface ClickBufferOptions {
 
 export interface ClickBufferObserver {
   dropped(count: number): void;
-  sizeChanged(size: number): void;
   sendFailed(error: unknown): void;
 }
 
-const silent: ClickBufferObserver = { dropped: () => undefined, sizeChanged: () => undefined, sendFailed: () => undefined };
+const silent: ClickBufferObserver = { dropped: () => undefined, sendFailed: () => undefined };
 
 /**
  * Bounded in-memory buffer between the redirect path and the broker. `push` is synchronous and
@@ -53,7 +52,6 @@ export class ClickBuffer {
       return false;
     }
     this.queue.push(event);
-    this.observer.sizeChanged(this.queue.length);
     if (this.queue.length >= this.options.batchSize) void this.flush();
     return true;
   }
@@ -89,7 +87,6 @@ export class ClickBuffer {
       try {
         await this.sink.send(batch);
         this.queue.splice(0, batch.length);
-        this.observer.sizeChanged(this.queue.length);
         this.backoffMs = this.options.retryBackoffMs ?? 200;
       } catch (error) {
         this.observer.sendFailed(error);

@@ -14,7 +14,7 @@ export class RedirectMetrics implements RedirectObserver {
   private readonly breaker: Gauge;
   readonly duration: Histogram;
   readonly clicksDropped: Counter;
-  readonly clickBufferSize: Gauge;
+  private clickBufferSizeSource: () => number = () => 0;
   readonly clickSendFailures: Counter;
   readonly rateLimited: Counter<'scope'>;
 
@@ -28,10 +28,24 @@ export class RedirectMetrics implements RedirectObserver {
     this.breaker = new Gauge({ name: 'shortlink_redirect_breaker_state', help: 'Redis circuit breaker: 0 closed, 1 half-open, 2 open', registers });
     this.duration = new Histogram({ name: 'shortlink_redirect_duration_seconds', help: 'Redirect handling time', buckets: [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers });
     this.clicksDropped = new Counter({ name: 'shortlink_click_events_dropped_total', help: 'Click events dropped because the buffer was full', registers });
-    this.clickBufferSize = new Gauge({ name: 'shortlink_click_buffer_size', help: 'Click events waiting to be sent to the bus', registers });
+    // Read at scrape time, not set on every push: a gauge update per click was measurable on the hot path.
+    const metrics = this;
+    new Gauge({
+      name: 'shortlink_click_buffer_size',
+      help: 'Click events waiting to be sent to the bus',
+      registers,
+      collect() {
+        this.set(metrics.clickBufferSizeSource());
+      },
+    });
     this.clickSendFailures = new Counter({ name: 'shortlink_click_send_failures_total', help: 'Failed batch sends to the bus (retried)', registers });
     this.rateLimited = new Counter({ name: 'shortlink_redirect_rate_limited_total', help: 'Redirects refused by a rate limit', labelNames: ['scope'], registers });
     this.breaker.set(0);
+  }
+
+  /** Where `shortlink_click_buffer_size` is read from on each scrape. */
+  readClickBufferSize(source: () => number): void {
+    this.clickBufferSizeSource = source;
   }
 
   status(code: number): void {

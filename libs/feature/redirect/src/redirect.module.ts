@@ -45,9 +45,9 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
           useFactory: async (metrics: RedirectMetrics) => {
             const buffer = new ClickBuffer(await infra.clickSink(), config.clickBuffer, {
               dropped: (n) => metrics.clicksDropped.inc(n),
-              sizeChanged: (n) => metrics.clickBufferSize.set(n),
               sendFailed: () => metrics.clickSendFailures.inc(),
             });
+            metrics.readClickBufferSize(() => buffer.size);
             buffer.start();
             return buffer;
           },

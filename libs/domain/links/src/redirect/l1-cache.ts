@@ -18,7 +18,8 @@ type Entry = { link: CachedLink } | { missing: true };
  */
 export class L1Cache {
   private readonly lru: LRUCache<string, Entry>;
-  private readonly pinned = new Map<string, { link: CachedLink; expiresAt: number }>();
+  /** The entry is kept as it is returned, so a hit on a hot key allocates nothing. */
+  private readonly pinned = new Map<string, { entry: { link: CachedLink }; expiresAt: number }>();
 
   constructor(private readonly options: L1Options) {
     this.lru = new LRUCache<string, Entry>({
@@ -32,21 +33,21 @@ export class L1Cache {
   get(key: string, now = Date.now()): Entry | undefined {
     const pin = this.pinned.get(key);
     if (pin) {
-      if (pin.expiresAt > now) return { link: pin.link };
+      if (pin.expiresAt > now) return pin.entry;
       this.pinned.delete(key);
     }
     return this.lru.get(key);
   }
 
   setPositive(key: string, link: CachedLink, pin: boolean, now = Date.now()): void {
-    if (pin) this.pinned.set(key, { link, expiresAt: now + this.options.ttlMs });
+    if (pin) this.pinned.set(key, { entry: { link }, expiresAt: now + this.options.ttlMs });
     else this.lru.set(key, { link });
   }
 
   /** Pins a hot key; an existing pin keeps its expiry, so a hot key is still re-read now and then. */
   pin(key: string, link: CachedLink, now = Date.now()): void {
     const current = this.pinned.get(key);
-    if (!current || current.expiresAt <= now) this.pinned.set(key, { link, expiresAt: now + this.options.ttlMs });
+    if (!current || current.expiresAt <= now) this.pinned.set(key, { entry: { link }, expiresAt: now + this.options.ttlMs });
   }
 
   setNegative(key: string): void {
@@ -58,7 +59,7 @@ export class L1Cache {
     for (const [key, entry] of this.pinned) {
       if (!hot.has(key)) {
         this.pinned.delete(key);
-        this.lru.set(key, { link: entry.link });
+        this.lru.set(key, entry.entry);
       }
     }
   }
