@@ -29,13 +29,13 @@ export class RedirectMetrics implements RedirectObserver {
     this.duration = new Histogram({ name: 'shortlink_redirect_duration_seconds', help: 'Redirect handling time', buckets: [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers });
     this.clicksDropped = new Counter({ name: 'shortlink_click_events_dropped_total', help: 'Click events dropped because the buffer was full', registers });
     // Read at scrape time, not set on every push: a gauge update per click was measurable on the hot path.
-    const metrics = this;
+    const bufferSize = () => this.clickBufferSizeSource();
     new Gauge({
       name: 'shortlink_click_buffer_size',
       help: 'Click events waiting to be sent to the bus',
       registers,
       collect() {
-        this.set(metrics.clickBufferSizeSource());
+        this.set(bufferSize());
       },
     });
     this.clickSendFailures = new Counter({ name: 'shortlink_click_send_failures_total', help: 'Failed batch sends to the bus (retried)', registers });
