@@ -390,31 +390,41 @@ async function openLoop(opts: Options, base: string, paths: string[], rate: numb
   const targets = join(tmpRoot, `vegeta-${base.replace(/\W+/g, '_')}-${paths.length}.txt`);
   if (!existsSync(targets)) writeFileSync(targets, paths.map((p) => `GET ${base}${p}`).join('\n') + '\n');
   const c = String(opts.connections);
+  // Every run is a new vegeta with new connections, and while it opens them (about the first
+  // 1.5 s here) latencies reach 10–30 ms on the bare server too. The first `opts.warmup` seconds
+  // of each run are sent but left out, so the percentiles are those of 100 established connections.
+  const warm = opts.warmup;
+  const csv = join(tmpRoot, 'vegeta-results.csv');
   // -redirects=-1: a 302 is the answer, not something to follow.
-  const attack = [vegeta, 'attack', `-rate=${rate}/s`, `-duration=${seconds}s`, `-targets=${targets}`, `-connections=${c}`, `-max-connections=${c}`, `-workers=${c}`, '-redirects=-1', '-timeout=5s'];
-  const cmd = `${attack.map((a) => `'${a}'`).join(' ')} | '${vegeta}' report -type=json`;
+  const attack = [vegeta, 'attack', `-rate=${rate}/s`, `-duration=${seconds + warm}s`, `-targets=${targets}`, `-connections=${c}`, `-max-connections=${c}`, `-workers=${c}`, '-redirects=-1', '-timeout=5s'];
+  const cmd = `${attack.map((a) => `'${a}'`).join(' ')} | '${vegeta}' encode --to csv > '${csv}'`;
   const proc = start('vegeta', 'sh', ['-c', cmd], { GOMAXPROCS: '1' }, LOADER_CORE);
-  const killer = setTimeout(() => void proc.stop(2_000), (seconds + 30) * 1000);
+  const killer = setTimeout(() => void proc.stop(2_000), (seconds + warm + 30) * 1000);
   await proc.exited;
   clearTimeout(killer);
-  const out = proc.output();
-  const json = out.slice(out.indexOf('{'));
-  let r: { requests: number; throughput: number; latencies: Record<string, number>; status_codes: Record<string, number> };
-  try {
-    r = JSON.parse(json);
-  } catch {
-    throw new Error(`vegeta produced no report (exit ${proc.child.exitCode}):\n${out.slice(-3000)}`);
-  }
-  const ok = Object.entries(r.status_codes ?? {}).reduce((a, [code, n]) => a + (code.startsWith('3') ? n : 0), 0);
-  const ms = (k: string) => (r.latencies[k] ?? 0) / 1e6;
+  // CSV columns: timestamp (ns), status code, latency (ns), bytes out, bytes in, error, ...
+  const rows = existsSync(csv)
+    ? readFileSync(csv, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(',', 3))
+        .map(([t, code, latency]) => ({ t: Number(t), code: Number(code), latency: Number(latency) }))
+    : [];
+  rmSync(csv, { force: true });
+  if (!rows.length) throw new Error(`vegeta produced no results (exit ${proc.child.exitCode}):\n${proc.output().slice(-3000)}`);
+  const t0 = rows.reduce((m, r) => Math.min(m, r.t), Infinity);
+  const kept = rows.filter((r) => r.t >= t0 + warm * 1e9);
+  const latencies = kept.map((r) => r.latency).sort((a, b) => a - b);
+  const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)] / 1e6 : 0);
+  const ok = kept.filter((r) => r.code >= 300 && r.code < 400).length;
   return {
     rate,
-    answered: r.requests ? (r.throughput * ok) / r.requests : 0,
-    p50ms: ms('50th'),
-    p90ms: ms('90th'),
-    p99ms: ms('99th'),
-    maxms: ms('max'),
-    errors: r.requests - ok,
+    answered: ok / seconds,
+    p50ms: pct(0.5),
+    p90ms: pct(0.9),
+    p99ms: pct(0.99),
+    maxms: latencies.length ? latencies[latencies.length - 1] / 1e6 : 0,
+    errors: kept.length - ok,
   };
 }
 
@@ -432,6 +442,19 @@ const median = (xs: number[]) => {
 
 /** What the p99 target is judged on: the median p99 of a rate's open-loop runs. */
 const medianP99 = (l: LatencyResult) => median(l.runs.map((x) => x.p99ms));
+const bareMedianP99 = (l: LatencyResult) => median(l.bareRuns.map((x) => x.p99ms));
+
+/**
+ * The p99 < 5 ms verdict of one rate. When the bare server, paired with the case in the same
+ * minutes, is itself at 5 ms or more, the machine decides the tail and the target cannot be shown
+ * either way: that is reported as such, with the case's p99 next to the bare one, not as "missed".
+ */
+function p99Verdict(l: LatencyResult): string {
+  const p99 = medianP99(l);
+  if (p99 < 5) return 'met';
+  const bare = bareMedianP99(l);
+  return bare >= 5 ? `undecided: the bare server's own p99 was ${fmt(bare)} ms` : '**missed**';
+}
 
 // ------------------------------------------------------------------------------------ cases
 
@@ -458,6 +481,25 @@ interface CaseResult {
   ratio?: number;
   /** Open-loop runs at the fixed rates, each paired with a bare run at the same rate. */
   latency?: LatencyResult[];
+  /** Runs with the bare server loaded at the same time on the same core (see concurrentPair). */
+  concurrent?: ConcurrentPair[];
+  /** Median of the concurrent pairs' cost ratios: the drift-free estimate of "× bare". */
+  concurrentRatio?: number;
+}
+
+/**
+ * The case and the bare server loaded at the same moment, both on the server core, each by its own
+ * loader on the loader core. The ratio of sequential runs moves with the machine's speed from one
+ * 10 s window to the next (the bare server alone ranged 18–29k rps within minutes here); run side
+ * by side, both see the same machine. Each gets about half the core, so the ratio is taken per CPU
+ * second: (case rps / case CPU) / (bare rps / bare CPU), the bare cost per request over the case's.
+ */
+interface ConcurrentPair {
+  rps: number;
+  bareRps: number;
+  cpu: number | null;
+  bareCpu: number | null;
+  costRatio: number;
 }
 
 interface Skipped {
@@ -508,6 +550,17 @@ async function measure(
     );
     runs.push(r);
   }
+  const concurrent: ConcurrentPair[] = [];
+  if (extra.targetRatio !== undefined)
+    for (let i = 0; i < opts.runs; i++) {
+      const [b, r] = await Promise.all([load(opts, bare.base, BARE_PATH, opts.duration, bare.pid), load(opts, base, paths, opts.duration, serverPid)]);
+      const share = r.serverCpu && b.serverCpu ? b.serverCpu / r.serverCpu : 1;
+      const pair = { rps: r.rps, bareRps: b.rps, cpu: r.serverCpu, bareCpu: b.serverCpu, costRatio: (r.rps / b.rps) * share };
+      concurrent.push(pair);
+      log(
+        `${id}: concurrent with bare, run ${i + 1}/${opts.runs}: ${Math.round(r.rps)} rps at CPU ${r.serverCpu?.toFixed(0) ?? '?'}% | bare ${Math.round(b.rps)} rps at CPU ${b.serverCpu?.toFixed(0) ?? '?'}% (cost ×${pair.costRatio.toFixed(3)})`,
+      );
+    }
   const cpu = runs.map((r) => r.serverCpu).filter((c): c is number => c !== null);
   const served = before ? servedFrom(before, await lookups(base)) : undefined;
   if (served) log(`${id}: lookups answered from ${served}`);
@@ -529,6 +582,8 @@ async function measure(
     }
   return {
     latency: latency.length ? latency : undefined,
+    concurrent: concurrent.length ? concurrent : undefined,
+    concurrentRatio: concurrent.length ? median(concurrent.map((c) => c.costRatio)) : undefined,
     id,
     label: labelOf(id, opts),
     setup,
@@ -894,25 +949,27 @@ const fmt = (n: number, d = 2) => n.toFixed(d);
 
 function table(results: Array<CaseResult | Skipped>): string {
   const rows = [
-    '| case | setup | codes | rps (median) | rps min–max | p50 ms | p99 ms | paired bare rps | × bare | target | server CPU | served from | errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|',
+    '| case | setup | codes | rps (median) | rps min–max | p50 ms | p99 ms | paired bare rps | × bare | × bare, side by side | target | server CPU | served from | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|',
   ];
   for (const r of results) {
     if ('reason' in r) {
-      rows.push(`| ${r.label} | — | — | skipped | — | — | — | — | — | — | — | — | ${r.reason} |`);
+      rows.push(`| ${r.label} | — | — | skipped | — | — | — | — | — | — | — | — | — | ${r.reason} |`);
       continue;
     }
     const ratio = r.ratio ?? null;
+    const judged = r.concurrentRatio ?? ratio;
     const targets: string[] = [];
-    if (r.targetRatio !== undefined && ratio !== null) targets.push(`≥ ${r.targetRatio}× ${ratio >= r.targetRatio ? 'met' : '**missed**'}`);
+    if (r.targetRatio !== undefined && judged !== null) targets.push(`≥ ${r.targetRatio}× ${judged >= r.targetRatio ? 'met' : '**missed**'}${r.concurrentRatio !== undefined ? ' (side by side)' : ''}`);
     if (r.p99Target && r.latency?.length) {
-      const worst = Math.max(...r.latency.map(medianP99));
-      targets.push(`p99 < 5 ms ${worst < 5 ? 'met' : '**missed**'} (open loop, ${r.latency.map((l) => l.rate).join(' and ')}/s)`);
+      const verdicts = r.latency.map(p99Verdict);
+      const verdict = verdicts.find((v) => v.startsWith('**')) ?? verdicts.find((v) => v !== 'met') ?? 'met';
+      targets.push(`p99 < 5 ms ${verdict} (open loop, ${r.latency.map((l) => l.rate).join(' and ')}/s)`);
     } else if (r.p99Target) targets.push(`p99 < 5 ms ${r.p99ms < 5 ? 'met' : '**missed**'} (closed loop)`);
     const rpsRange = `${Math.round(Math.min(...r.runs.map((x) => x.rps)))}–${Math.round(Math.max(...r.runs.map((x) => x.rps)))}`;
     const errPct = r.requests ? (r.errors / r.requests) * 100 : 0;
     rows.push(
-      `| ${r.label} | ${r.setup} | ${r.codes} | ${Math.round(r.rps)} | ${rpsRange} | ${fmt(r.p50ms)} | ${fmt(r.p99ms)} | ${r.bareRps !== undefined ? Math.round(r.bareRps) : '—'} | ${ratio !== null ? fmt(ratio) : '—'} | ${targets.join('; ') || '—'} | ${r.serverCpu !== null ? `${r.serverCpu.toFixed(0)}%` : '?'} | ${r.served ?? '—'} | ${r.errors ? `${r.errors} (${errPct.toFixed(1)}%)` : '0'} |`,
+      `| ${r.label} | ${r.setup} | ${r.codes} | ${Math.round(r.rps)} | ${rpsRange} | ${fmt(r.p50ms)} | ${fmt(r.p99ms)} | ${r.bareRps !== undefined ? Math.round(r.bareRps) : '—'} | ${ratio !== null ? fmt(ratio) : '—'} | ${r.concurrentRatio !== undefined ? fmt(r.concurrentRatio, 3) : '—'} | ${targets.join('; ') || '—'} | ${r.serverCpu !== null ? `${r.serverCpu.toFixed(0)}%` : '?'} | ${r.served ?? '—'} | ${r.errors ? `${r.errors} (${errPct.toFixed(1)}%)` : '0'} |`,
     );
   }
   return rows.join('\n');
@@ -930,7 +987,7 @@ function latencyTable(results: Array<CaseResult | Skipped>): string {
       const p99 = medianP99(l);
       const errors = l.runs.reduce((a, x) => a + x.errors, 0);
       rows.push(
-        `| ${r.label} | ${l.rate} | ${Math.round(m((x) => x.answered))} | ${fmt(m((x) => x.p50ms))} | ${fmt(m((x) => x.p90ms))} | ${fmt(p99)} | ${fmt(m((x) => x.maxms), 1)} | ${fmt(m((x) => x.p50ms, l.bareRuns))} / ${fmt(m((x) => x.p99ms, l.bareRuns))} | ${p99 < 5 ? 'met' : '**missed**'} | ${errors} |`,
+        `| ${r.label} | ${l.rate} | ${Math.round(m((x) => x.answered))} | ${fmt(m((x) => x.p50ms))} | ${fmt(m((x) => x.p90ms))} | ${fmt(p99)} | ${fmt(m((x) => x.maxms), 1)} | ${fmt(m((x) => x.p50ms, l.bareRuns))} / ${fmt(bareMedianP99(l))} | ${p99Verdict(l)} | ${errors} |`,
       );
     }
   }
@@ -989,7 +1046,7 @@ async function main(): Promise<void> {
     }
   };
   const wantProfile = (missed: boolean) => opts.profile === 'always' || (opts.profile === 'auto' && missed);
-  const missed = (r: CaseResult) => (r.targetRatio !== undefined && (r.ratio ?? 0) < r.targetRatio) || (!!r.p99Target && r.p99ms >= 5);
+  const missed = (r: CaseResult) => (r.targetRatio !== undefined && (r.concurrentRatio ?? r.ratio ?? 0) < r.targetRatio) || (!!r.p99Target && r.p99ms >= 5);
 
   // The ceiling: kept running on core 0 (idle while a case runs) and measured before every case run.
   const barePort = await freePort();
@@ -1159,6 +1216,8 @@ async function main(): Promise<void> {
     `Server under test pinned to core ${SERVER_CORE}, loader (${opts.loader}, 1 thread, ${opts.connections} connections) to core ${LOADER_CORE}. ` +
       `rps (answered redirects per second: responses with status ≥ 400 are not counted, they are in "errors"), p50 and p99 are medians over the ${opts.runs} runs of a case. ` +
       'Each run of a case is preceded by a run of the bare node:http server (same loader, same duration): "paired bare rps" is the median of those, "× bare" the median of the per-run ratios. ' +
+      `"× bare, side by side" (cases with a ratio target): ${opts.runs} more runs in which the case and the bare server are loaded at the same time, both on core ${SERVER_CORE} with a loader each on core ${LOADER_CORE}; ` +
+      'the ratio is per CPU second, (case rps / case CPU) ÷ (bare rps / bare CPU), median of the runs. Both see the same machine at the same moment, so it does not move with the machine\'s speed between runs as the sequential ratio does; the ratio targets are judged on it. ' +
       '"server CPU" is the server process\'s CPU time during a run in % of its core; "served from" is where the redirect\'s own metrics say the measured lookups were answered. ' +
       "The stack's Redis/MariaDB (and every other process on this shared machine) are not pinned and share both cores.",
     '',
