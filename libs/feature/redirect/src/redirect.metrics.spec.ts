@@ -13,3 +13,29 @@ describe('RedirectMetrics', () => {
     expect(await registry.metrics()).toMatch(/^shortlink_click_buffer_size 3$/m);
   });
 });
+
+describe('RedirectMetrics counters', () => {
+  const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+
+  it('count every status and lookup source, exported on each scrape', async () => {
+    const registry = new Registry();
+    const metrics = new RedirectMetrics(registry);
+    let text = await registry.metrics();
+    expect(value(text, 'shortlink_redirect_lookup_total{source="l1"}')).toBe(0);
+    expect(value(text, 'shortlink_redirect_lookup_total{source="snapshot"}')).toBe(0);
+
+    for (let i = 0; i < 5; i++) metrics.status(302);
+    metrics.status(404);
+    for (let i = 0; i < 3; i++) metrics.lookup('l1');
+    text = await registry.metrics();
+    expect(value(text, 'shortlink_redirect_requests_total{status="302"}')).toBe(5);
+    expect(value(text, 'shortlink_redirect_requests_total{status="404"}')).toBe(1);
+    expect(value(text, 'shortlink_redirect_lookup_total{source="l1"}')).toBe(3);
+
+    // A second scrape neither loses nor double-counts what the first one took.
+    metrics.status(302);
+    text = await registry.metrics();
+    expect(value(text, 'shortlink_redirect_requests_total{status="302"}')).toBe(6);
+    expect(value(text, 'shortlink_redirect_lookup_total{source="l1"}')).toBe(3);
+  });
+});

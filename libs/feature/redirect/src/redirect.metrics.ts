@@ -4,11 +4,39 @@ import { LookupSource, RedirectObserver } from '@shortlink/links-domain';
 const SOURCES: LookupSource[] = ['l1', 'l1_negative', 'redis', 'redis_null', 'bloom_reject', 'db', 'db_miss', 'snapshot', 'rejected'];
 const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
 
-/** The redirect path's Prometheus series (names fixed by the issue); labelled children are bound once. */
+/**
+ * A counter with one label whose increments are tallied in plain numbers and handed to prom-client
+ * when it collects (on every scrape), so a scrape still sees every count. prom-client's own inc()
+ * validates and hashes the labels on each call, which was ~1.5 % of an L1 hit's CPU time.
+ */
+function talliedCounter<V extends string | number>(name: string, help: string, label: string, registers: Registry[], known: readonly V[] = []): (value: V) => void {
+  const tallies = new Map<V, { pending: number }>();
+  const counter: Counter<string> = new Counter({
+    name,
+    help,
+    labelNames: [label],
+    registers,
+    collect() {
+      for (const [value, tally] of tallies) {
+        if (tally.pending === 0) continue;
+        counter.inc({ [label]: String(value) }, tally.pending);
+        tally.pending = 0;
+      }
+    },
+  });
+  // Known values are exported at 0 from the start, so rate() has a series before the first event.
+  for (const value of known) counter.inc({ [label]: String(value) }, 0);
+  return (value) => {
+    let tally = tallies.get(value);
+    if (!tally) tallies.set(value, (tally = { pending: 0 }));
+    tally.pending++;
+  };
+}
+
+/** The redirect path's Prometheus series (names fixed by the issue). */
 export class RedirectMetrics implements RedirectObserver {
-  private readonly requests: Counter<'status'>;
-  private readonly byStatus = new Map<number, Counter.Internal>();
-  private readonly lookups: Map<LookupSource, Counter.Internal>;
+  private readonly countStatus: (status: number) => void;
+  private readonly countLookup: (source: LookupSource) => void;
   private readonly dbQueries: Counter;
   private readonly lockWaits: Histogram;
   private readonly breaker: Gauge;
@@ -20,9 +48,8 @@ export class RedirectMetrics implements RedirectObserver {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.requests = new Counter({ name: 'shortlink_redirect_requests_total', help: 'Redirect requests by HTTP status', labelNames: ['status'], registers });
-    const lookups = new Counter({ name: 'shortlink_redirect_lookup_total', help: 'Where a redirect lookup was answered', labelNames: ['source'], registers });
-    this.lookups = new Map(SOURCES.map((s) => [s, lookups.labels(s)]));
+    this.countStatus = talliedCounter('shortlink_redirect_requests_total', 'Redirect requests by HTTP status', 'status', registers);
+    this.countLookup = talliedCounter('shortlink_redirect_lookup_total', 'Where a redirect lookup was answered', 'source', registers, SOURCES);
     this.dbQueries = new Counter({ name: 'shortlink_redirect_db_queries_total', help: 'Shard queries made by the redirect path', registers });
     this.lockWaits = new Histogram({ name: 'shortlink_redirect_lock_wait_seconds', help: 'Time spent acquiring or waiting on the per-link rebuild lock', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers });
     this.breaker = new Gauge({ name: 'shortlink_redirect_breaker_state', help: 'Redis circuit breaker: 0 closed, 1 half-open, 2 open', registers });
@@ -49,16 +76,11 @@ export class RedirectMetrics implements RedirectObserver {
   }
 
   status(code: number): void {
-    let child = this.byStatus.get(code);
-    if (!child) {
-      child = this.requests.labels(String(code));
-      this.byStatus.set(code, child);
-    }
-    child.inc();
+    this.countStatus(code);
   }
 
   lookup(source: LookupSource): void {
-    this.lookups.get(source)?.inc();
+    this.countLookup(source);
   }
 
   dbQuery(): void {
