@@ -55,7 +55,7 @@ interface Options {
   env: Record<string, string>;
 }
 
-const ALL_CASES = ['fastify-bare', 'l1-embedded', 'l1-hot', 'redis-hot', 'redis-many', 'db-hot', 'db-many', 'db-many-admit'] as const;
+const ALL_CASES = ['fastify-bare', 'l1-embedded', 'l1-hot', 'redis-hot', 'redis-many', 'redis-floor', 'db-hot', 'db-many', 'db-many-admit'] as const;
 
 function labelOf(id: string, opts: Options): string {
   const labels: Record<string, string> = {
@@ -64,6 +64,7 @@ function labelOf(id: string, opts: Options): string {
     'l1-hot': 'L1 hit',
     'redis-hot': 'Redis hit',
     'redis-many': `Redis hit, ${opts.codes} codes`,
+    'redis-floor': `Redis floor: node:http + one GET, ${opts.codes} codes (reference)`,
     'db-hot': 'database path',
     'db-many': `database path, ${opts.codes} codes`,
     'db-many-admit': `database path, ${opts.codes} codes, DB_CONCURRENCY=${opts.connections}`,
@@ -1029,7 +1030,7 @@ async function main(): Promise<void> {
   const results: Array<CaseResult | Skipped> = [];
   const profiles: ProfileSummary[] = [];
   const notes: string[] = [];
-  const stackCases = ['l1-hot', 'redis-hot', 'redis-many', 'db-hot', 'db-many', 'db-many-admit'].filter(want);
+  const stackCases = ['l1-hot', 'redis-hot', 'redis-many', 'redis-floor', 'db-hot', 'db-many', 'db-many-admit'].filter(want);
   let stack = stackCases.length ? await waitStackUp(opts.waitStack) : stackState();
   const stackAtStart = stack.up ? stack.detail : `not up (${stack.detail})`;
   log(`loader ${opts.loader}; real stack: ${stackAtStart}`);
@@ -1186,6 +1187,25 @@ async function main(): Promise<void> {
           }).catch(() => undefined);
           if (!last && !restarted && ids.some((id) => !results.some((r) => r.id === id))) log(`${c.name}: attempt ${attempt} failed, retrying`);
         }
+      }
+      // The Redis floor, on the codes the runs above put into Redis (the redirect writes back).
+      if (want('redis-floor')) {
+        if (!inBudget()) results.push({ id: 'redis-floor', label: labelOf('redis-floor', opts), reason: 'time budget' });
+        else
+          await guarded(['redis-floor'], async () => {
+            const port = await freePort();
+            const s = stack.env!;
+            const proc = start('redis-floor', process.execPath, ['-r', './tools/register.js', 'bench/redirect/redis-floor-server.ts'], { BENCH_FLOOR_PORT: String(port), SHORTLINK_DEFAULT_DOMAIN: DOMAIN, REDIS_CLUSTER_NODES: s.REDIS_CLUSTER_NODES }, SERVER_CORE);
+            const base = `http://127.0.0.1:${port}`;
+            try {
+              await waitFor('redis floor server', proc, async () => (await fetch(`${base}/${many[0].code}`, { redirect: 'manual' })).status !== 0, 20_000);
+              // Fails with the status when a code is not in Redis (run it with a redis-* or l1 case).
+              await verify(base, many.filter((_, i) => i % 50 === 0), 'redis-floor');
+              results.push(await measure(opts, bare, 'redis-floor', 'RedisClusterStore.get + JSON.parse + 302, nothing else', base, manyPaths, proc.pid, { p99Target: true }, false));
+            } finally {
+              await proc.stop();
+            }
+          });
       }
     }
   }
