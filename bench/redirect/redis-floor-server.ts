@@ -5,22 +5,20 @@
  * ours; what this costs above the bare server is the round trip to Redis on this machine.
  */
 import { createServer } from 'http';
+import { loadConfig } from '@shortlink/config';
 import { RedisClusterStore } from '@shortlink/cache';
 import { linkCacheKey } from '@shortlink/links-domain';
 
 const port = Number(process.env.BENCH_FLOOR_PORT);
 if (!Number.isInteger(port) || port <= 0) throw new Error('BENCH_FLOOR_PORT must be set');
-const domain = process.env.SHORTLINK_DEFAULT_DOMAIN ?? '';
-const nodes = (process.env.REDIS_CLUSTER_NODES ?? '')
-  .split(',')
-  .filter(Boolean)
-  .map((hostPort) => {
-    const at = hostPort.lastIndexOf(':');
-    return { host: hostPort.slice(0, at), port: Number(hostPort.slice(at + 1)) };
-  });
-if (!domain || !nodes.length) throw new Error('SHORTLINK_DEFAULT_DOMAIN and REDIS_CLUSTER_NODES must be set');
+// The redirect's own config schema, so the nodes, batching and timeout are read as the redirect reads them.
+const config = loadConfig({ ...process.env, CACHE_DRIVER: 'redis' });
+if (config.cache.driver !== 'redis') throw new Error('unreachable: CACHE_DRIVER is redis');
+const { nodes, writeBatching, commandTimeoutMs } = config.cache;
+const domain = config.links.defaultDomain;
 
-const store = new RedisClusterStore({ nodes });
+// Built as Infrastructure.cacheStore() builds it, without loading every other adapter into this process.
+const store = new RedisClusterStore({ nodes, writeBatching, commandTimeoutMs });
 const server = createServer((req, res) => {
   store.get(linkCacheKey({ domain, code: (req.url ?? '/').slice(1) })).then(
     (value) => {

@@ -1194,8 +1194,8 @@ async function main(): Promise<void> {
         else
           await guarded(['redis-floor'], async () => {
             const port = await freePort();
-            const s = stack.env!;
-            const proc = start('redis-floor', process.execPath, ['-r', './tools/register.js', 'bench/redirect/redis-floor-server.ts'], { BENCH_FLOOR_PORT: String(port), SHORTLINK_DEFAULT_DOMAIN: DOMAIN, REDIS_CLUSTER_NODES: s.REDIS_CLUSTER_NODES }, SERVER_CORE);
+            // The redirect's env (`--env` included), so the floor's Redis client is configured like the Redis cases'.
+            const proc = start('redis-floor', process.execPath, ['-r', './tools/register.js', 'bench/redirect/redis-floor-server.ts'], { ...stackEnv(), BENCH_FLOOR_PORT: String(port) }, SERVER_CORE);
             const base = `http://127.0.0.1:${port}`;
             try {
               await waitFor('redis floor server', proc, async () => (await fetch(`${base}/${many[0].code}`, { redirect: 'manual' })).status !== 0, 20_000);
