@@ -1263,6 +1263,14 @@ async function main(): Promise<void> {
     );
   }
   md.push('');
+  if (results.some((r) => !('reason' in r) && r.concurrent))
+    md.push('## Side-by-side runs', '', '| case | run | rps | server CPU | bare rps | bare CPU | cost ratio |', '|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    if ('reason' in r || !r.concurrent) continue;
+    const pct = (c: number | null) => (c === null ? '?' : `${c.toFixed(0)}%`);
+    r.concurrent.forEach((c, i) => md.push(`| ${r.id} | ${i + 1} | ${Math.round(c.rps)} | ${pct(c.cpu)} | ${Math.round(c.bareRps)} | ${pct(c.bareCpu)} | ${fmt(c.costRatio, 3)} |`));
+  }
+  md.push('');
   for (const p of profiles) {
     md.push(`## CPU profile: ${p.caseId}`, '', `Profile file: \`${relative(ROOT, p.file)}\` (open in Chrome DevTools → Performance, or speedscope). Throughput while profiling: ${Math.round(p.rps)} rps.`, '', p.text, '');
   }
