@@ -88,13 +88,31 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
   }
 }
 
+/** The server options Fastify passes to a serverFactory (its defaults filled in). */
+interface FastifyServerTimeouts {
+  readonly keepAliveTimeout: number;
+  readonly requestTimeout: number;
+  readonly connectionTimeout: number;
+  readonly maxRequestsPerSocket: number;
+}
+
 export async function createRedirectApp(config: AppConfig, infra: Infrastructure) {
   // The HTTP server is ours: redirects are answered before Fastify sees them, the rest goes on.
   let redirects: RedirectHttpHandler['tryHandle'] | null = null;
-  const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
-    createServer((req, res) => {
+  const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void, fastifyOptions: Record<string, unknown>) => {
+    const options = fastifyOptions as unknown as FastifyServerTimeouts;
+    const server = createServer((req, res) => {
       if (!redirects || !redirects(req, res)) handler(req, res);
     });
+    // Fastify applies its server options only to servers it creates; for a factory's server they
+    // are ours to apply. Without this the keep-alive timeout fell to Node's 5 s, shorter than a load
+    // balancer's idle timeout, so a pooled connection could be closed just as a request went out on it.
+    server.keepAliveTimeout = options.keepAliveTimeout;
+    server.requestTimeout = options.requestTimeout;
+    server.setTimeout(options.connectionTimeout);
+    if (options.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+    return server;
+  };
   const app = await createFastifyApp(RedirectModule.forRoot(config, infra), { plainLogger: true, serverFactory });
   redirects = app.get(RedirectHttpHandler).tryHandle;
   return app;
