@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { API_KEY, createLink, Endpoints, freePort, redirectOf, RunningProcess, startProcess, waitHealthy } from './support';
+import { API_KEY, createLink, Endpoints, eventually, getStats, redirectOf, restartEmbedded, RunningProcess, startEmbedded } from './support';
 import { describeUserJourney } from './user-journey';
 
 /** The README's `npm start`: three apps in one process, SQLite + in-process cache/bus + chdb. */
@@ -13,15 +13,7 @@ describe('embedded profile (npm start)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-'));
-    const [g, r, a] = [await freePort(), await freePort(), await freePort()];
-    endpoints = { generation: `http://127.0.0.1:${g}`, redirect: `http://127.0.0.1:${r}`, analytics: `http://127.0.0.1:${a}` };
-    env = {
-      SHORTLINK_DATA_DIR: dataDir, GENERATION_PORT: String(g), REDIRECT_PORT: String(r), ANALYTICS_PORT: String(a),
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn',
-      DB_DRIVER: 'sqlite', CACHE_DRIVER: 'memory', BUS_DRIVER: 'memory', OLAP_DRIVER: 'chdb',
-    };
-    proc = startProcess('tools/embedded/src/main.ts', env);
-    await Promise.all(Object.values(endpoints).map((base) => waitHealthy(base, proc)));
+    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY }));
   });
 
   afterAll(async () => {
@@ -31,19 +23,35 @@ describe('embedded profile (npm start)', () => {
 
   describeUserJourney(() => endpoints);
 
-  it('prints the three URLs and a ready-to-paste curl', () => {
+  it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);
     expect(proc.output()).toContain(endpoints.redirect);
     expect(proc.output()).toContain(endpoints.analytics);
     expect(proc.output()).toMatch(/curl -s -X POST .*\/api\/v1\/links/);
+    expect(proc.output()).not.toContain(API_KEY);
+  });
+
+  it('counts every click made around a restart exactly once: before it, just before the stop, and after it', async () => {
+    const codes: string[] = [];
+    for (let i = 0; i < 5; i++) codes.push((await createLink(endpoints, { url: `https://example.com/restart-clicks/${i}` })).body.code as string);
+    const burst = async (perLink: number) => {
+      for (const code of codes) for (let i = 0; i < perLink; i++) expect((await redirectOf(endpoints, code)).status).toBe(302);
+    };
+    const totals = async () => Promise.all(codes.map(async (code) => (await getStats(endpoints, code)).body.totals.clicks));
+    await burst(20);
+    await eventually('the first burst in stats', async () => (await totals()).every((n) => n === 20), 30_000, 250);
+    await burst(10); // not yet aggregated when the stop begins: the shutdown drains it
+    proc = await restartEmbedded(proc, endpoints, env);
+    await burst(15);
+    await eventually('all three bursts in stats', async () => (await totals()).every((n) => n === 45), 30_000, 250);
+    await new Promise((r) => setTimeout(r, 1500)); // a late double count would show up now
+    expect(await totals()).toEqual([45, 45, 45, 45, 45]);
   });
 
   it('keeps links across a restart on the same data directory', async () => {
     const created = await createLink(endpoints, { url: 'https://example.com/survives-restart' });
     expect(created.status).toBe(201);
-    await proc.stop();
-    proc = startProcess('tools/embedded/src/main.ts', env);
-    await Promise.all(Object.values(endpoints).map((base) => waitHealthy(base, proc)));
+    proc = await restartEmbedded(proc, endpoints, env);
     const res = await redirectOf(endpoints, created.body.code as string);
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('https://example.com/survives-restart');

@@ -5,7 +5,7 @@ import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '@shortlink/config';
 import { createShardRouter } from '@shortlink/shard-router';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
-import { API_KEY, createLink, Endpoints, eventually, freePort, getStats, redirectOf, RunningProcess, startProcess, waitHealthy } from './support';
+import { allocateEndpoints, API_KEY, createLink, Endpoints, eventually, getStats, redirectOf, RunningProcess, SERVER_SECRETS, startProcess, waitHealthy } from './support';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -22,11 +22,11 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
 
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'CLICKHOUSE_URL']) requireEnv(name);
-    const [g, r, a] = [await freePort(), await freePort(), await freePort()];
-    endpoints = { generation: `http://127.0.0.1:${g}`, redirect: `http://127.0.0.1:${r}`, analytics: `http://127.0.0.1:${a}` };
+    const allocated = await allocateEndpoints();
+    endpoints = allocated.endpoints;
     env = {
       DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse',
-      GENERATION_PORT: String(g), REDIRECT_PORT: String(r), ANALYTICS_PORT: String(a),
+      ...allocated.env, ...SERVER_SECRETS,
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn',
       CLICKHOUSE_DATABASE: database, KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
       CLICK_BUFFER_FLUSH_MS: '50',

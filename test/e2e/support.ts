@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'child_process';
+import { randomBytes } from 'crypto';
 import { createServer } from 'net';
 import { join } from 'path';
 
@@ -75,9 +76,44 @@ export interface Endpoints {
   generation: string;
   redirect: string;
   analytics: string;
+  /** The operator listeners of the three apps. */
+  admin: { generation: string; redirect: string; analytics: string };
+}
+
+/** Free public and admin ports for the three apps, as endpoints and as the env that sets them. */
+export async function allocateEndpoints(): Promise<{ endpoints: Endpoints; env: Record<string, string> }> {
+  const [g, r, a, ga, ra, aa] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
+  const url = (port: number) => `http://127.0.0.1:${port}`;
+  return {
+    endpoints: { generation: url(g), redirect: url(r), analytics: url(a), admin: { generation: url(ga), redirect: url(ra), analytics: url(aa) } },
+    env: {
+      GENERATION_PORT: String(g), REDIRECT_PORT: String(r), ANALYTICS_PORT: String(a),
+      GENERATION_ADMIN_PORT: String(ga), REDIRECT_ADMIN_PORT: String(ra), ANALYTICS_ADMIN_PORT: String(aa),
+    },
+  };
+}
+
+/** The README's `npm start` (three apps in one process) on its own data directory and ports. */
+export async function startEmbedded(dataDir: string, extra: Record<string, string> = {}): Promise<{ proc: RunningProcess; endpoints: Endpoints; env: Record<string, string> }> {
+  const { endpoints, env: ports } = await allocateEndpoints();
+  const env = { SHORTLINK_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DB_DRIVER: 'sqlite', CACHE_DRIVER: 'memory', BUS_DRIVER: 'memory', OLAP_DRIVER: 'chdb', ...ports, ...extra };
+  const proc = startProcess('tools/embedded/src/main.ts', env);
+  await Promise.all([endpoints.generation, endpoints.redirect, endpoints.analytics].map((base) => waitHealthy(base, proc)));
+  return { proc, endpoints, env };
+}
+
+/** Starts the embedded process again on the same data directory and ports. */
+export async function restartEmbedded(proc: RunningProcess, endpoints: Endpoints, env: Record<string, string>): Promise<RunningProcess> {
+  await proc.stop();
+  const again = startProcess('tools/embedded/src/main.ts', env);
+  await Promise.all([endpoints.generation, endpoints.redirect, endpoints.analytics].map((base) => waitHealthy(base, again)));
+  return again;
 }
 
 export const API_KEY = 'sl_e2e_test_key_0123456789abcdef';
+
+/** The keys every server-profile process of one test run shares (required with DB_DRIVER=mysql). */
+export const SERVER_SECRETS = { SHORTLINK_CODE_SECRET: randomBytes(32).toString('base64'), SHORTLINK_VISITOR_SECRET: randomBytes(32).toString('base64') };
 
 export async function createLink(endpoints: Endpoints, body: object, apiKey = API_KEY) {
   const res = await fetch(`${endpoints.generation}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) });

@@ -96,13 +96,22 @@ export function describeUserJourney(endpoints: () => Endpoints) {
     expect(await res.json()).toMatchObject({ code: created.body.code, url: 'https://example.net/read-back' });
   });
 
-  it('exposes health and Prometheus metrics on every app', async () => {
-    for (const base of Object.values(endpoints())) {
-      expect((await fetch(`${base}/health`)).status).toBe(200);
-      const metrics = await (await fetch(`${base}/metrics`)).text();
-      expect(metrics).toContain('shortlink_process_');
+  it('answers /health publicly with its status only, and Prometheus metrics on each admin listener', async () => {
+    const { admin, ...publicApps } = endpoints();
+    for (const [app, base] of Object.entries(publicApps)) {
+      const health = await fetch(`${base}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      expect((await fetch(`${base}/metrics`)).status).toBe(404);
+      const metrics = await (await fetch(`${admin[app as keyof typeof admin]}/metrics`)).text();
+      expect(metrics).toContain(`shortlink_process_process_cpu_user_seconds_total{app="${app}"}`);
+      const details = (await (await fetch(`${admin[app as keyof typeof admin]}/health/details`)).json()) as { status: string; probes: Array<{ name: string; up: boolean }> };
+      expect(details.status).toBe('ok');
+      expect(details.probes.length).toBeGreaterThan(0);
+      expect(details.probes.every((p) => p.up)).toBe(true);
     }
-    const redirectMetrics = await (await fetch(`${endpoints().redirect}/metrics`)).text();
+    const redirectMetrics = await (await fetch(`${admin.redirect}/metrics`)).text();
     expect(redirectMetrics).toMatch(/shortlink_redirect_requests_total\{status="302",app="redirect"\} \d+/);
+    expect(await (await fetch(`${admin.generation}/metrics`)).text()).toMatch(/shortlink_http_requests_total\{status="201",app="generation"\} \d+/);
   });
 }

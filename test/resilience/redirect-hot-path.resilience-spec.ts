@@ -7,7 +7,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createConnection } from 'mysql2/promise';
 import { ensureClickTopic } from '@shortlink/bus';
 import { requireEnv } from '@shortlink/testing';
-import { ROOT } from '../e2e/support';
+import { ROOT, SERVER_SECRETS } from '../e2e/support';
 import {
   API_KEY, allLookups, App, bloomBuilt, clusterNodes, createLinks, CreatedLink, dbQueries, eventually, keepAliveAgent, keySlot, latency, lookups, metric,
   metricsOf, nodeCommand, Outages, pooled, redisNodePid, Reply, send, sleep, stack, startApp, steadyLoad, sumOver, tally, withCluster,
@@ -54,7 +54,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
     });
     common = {
       DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse',
-      LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...SERVER_SECRETS,
       // Every process must agree on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
       SHORTLINK_DEFAULT_DOMAIN: DOMAIN, SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
       KAFKA_CLICK_TOPIC: TOPIC, KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`, CLICKHOUSE_DATABASE: `shortlink_resilience_${RUN}`,
@@ -98,12 +98,12 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       const [link] = await createLinks(generation.base, 1, 'stampede');
       await withCluster((c) => c.del(link.key));
       expect(await withCluster((c) => c.exists(link.key))).toBe(0);
-      const bases = [a.base, b.base];
-      const before = await sumOver(bases, dbQueries);
+      const admins = [a.admin, b.admin];
+      const before = await sumOver(admins, dbQueries);
 
-      const replies = await Promise.all(Array.from({ length: 1000 }, (_, i) => send(agent, bases[i % 2], `/${link.code}`, 'GET', 15_000)));
+      const replies = await Promise.all(Array.from({ length: 1000 }, (_, i) => send(agent, [a.base, b.base][i % 2], `/${link.code}`, 'GET', 15_000)));
 
-      const after = await sumOver(bases, dbQueries);
+      const after = await sumOver(admins, dbQueries);
       measured.stampede = { replies: tally(replies), latencyMs: latency(replies), dbQueries: after - before };
       expect(tally(replies)).toEqual({ 302: 1000 });
       expect(failures(replies, () => link)).toEqual([]);
@@ -126,11 +126,11 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       const codes = new Set<string>();
       while (codes.size < 10_000) codes.add(Array.from({ length: 7 }, () => alphabet[randomInt(62)]).join(''));
       const list = [...codes];
-      const before = await metricsOf(app.base);
+      const before = await metricsOf(app.admin);
 
       const replies = await pooled(list.length, 200, (i) => send(agent, app.base, `/${list[i]}`), 90_000);
 
-      const after = await metricsOf(app.base);
+      const after = await metricsOf(app.admin);
       const db = dbQueries(after) - dbQueries(before);
       const rejected = lookups(after, 'bloom_reject') - lookups(before, 'bloom_reject');
       measured.penetration = { replies: tally(replies), latencyMs: latency(replies), dbQueries: db, bloomRejects: rejected, dbMiss: lookups(after, 'db_miss') - lookups(before, 'db_miss') };
@@ -185,18 +185,18 @@ describe('redirect hot path on the real stack (issue 3)', () => {
     const agent = keepAliveAgent();
     try {
       const [link] = await createLinks(generation.base, 1, 'head');
-      const m0 = await metricsOf(app.base);
+      const m0 = await metricsOf(app.admin);
       expect(metric(m0, 'shortlink_click_buffer_size')).toBe(0);
 
       const heads = await pooled(10, 2, () => send(agent, app.base, `/${link.code}`, 'HEAD'));
       expect(heads.map((r) => [r.status, r.location, r.body])).toEqual(Array(10).fill([302, link.url, '']));
-      const m1 = await metricsOf(app.base);
+      const m1 = await metricsOf(app.admin);
       expect(allLookups(m1) - allLookups(m0)).toBe(10);
       expect(metric(m1, 'shortlink_click_buffer_size')).toBe(0);
       expect(metric(m1, 'shortlink_click_events_dropped_total')).toBe(0);
 
       expect(isRedirectTo(await send(agent, app.base, `/${link.code}`), link)).toBe(true);
-      const m2 = await metricsOf(app.base);
+      const m2 = await metricsOf(app.admin);
       measured.head = { lookupsAfter10Head: allLookups(m1) - allLookups(m0), bufferAfterHead: metric(m1, 'shortlink_click_buffer_size'), bufferAfterGet: metric(m2, 'shortlink_click_buffer_size') };
       expect(metric(m2, 'shortlink_click_buffer_size')).toBe(1);
     } finally {
@@ -228,7 +228,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       expect(replica).toBeDefined();
       const pid = redisNodePid(victimPort);
 
-      const before = await metricsOf(app.base);
+      const before = await metricsOf(app.admin);
       let killedAt = 0;
       const killer = sleep(3000).then(() => {
         victim = victimPort;
@@ -238,7 +238,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       });
       const replies = await steadyLoad(200, 15_000, (i) => send(agent, app.base, `/${links[i % links.length].code}`, 'GET', 5000));
       await killer;
-      const after = await metricsOf(app.base);
+      const after = await metricsOf(app.admin);
 
       // The replica took over the victim's slots.
       const now = await clusterNodes();
@@ -257,10 +257,10 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       // Recovery: a whole round over the 20 links is answered by Redis, none by the shards.
       const recovery: Reply[] = [];
       await eventually('every link to be read from Redis again', async () => {
-        const m0 = await metricsOf(app.base);
+        const m0 = await metricsOf(app.admin);
         const round = await Promise.all(links.map((l) => send(agent, app.base, `/${l.code}`)));
         recovery.push(...round);
-        const m1 = await metricsOf(app.base);
+        const m1 = await metricsOf(app.admin);
         return lookups(m1, 'redis') - lookups(m0, 'redis') === links.length && dbQueries(m1) === dbQueries(m0);
       }, 20_000, 250);
       expect(failures(recovery, (i) => links[i % links.length])).toEqual([]);
@@ -297,7 +297,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
         during.push(r);
         if (!isRedirectTo(r, warm[i % warm.length])) break;
       }
-      const mDuring = await metricsOf(app.base);
+      const mDuring = await metricsOf(app.admin);
       expect(failures(during, (i) => warm[i % warm.length])).toEqual([]);
       expect(metric(mDuring, 'shortlink_redirect_breaker_state')).toBe(2);
 
@@ -311,7 +311,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       }
       const probes = await Promise.all(servers.map((s) => createConnection(s.url)));
       shardLocks.push(...probes);
-      const m0 = await metricsOf(app.base);
+      const m0 = await metricsOf(app.admin);
       let answered = 0;
       const pending = burst.map((l) => send(agent, app.base, `/${l.code}`, 'GET', 20_000).then((r) => (answered++, r)));
       let maxInDb = 0;
@@ -330,7 +330,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       const answeredWhileLocked = answered;
       for (const c of shardLocks.splice(0)) await c.end(); // UNLOCK: the parked queries finish
       const replies = await Promise.all(pending);
-      const m1 = await metricsOf(app.base);
+      const m1 = await metricsOf(app.admin);
 
       const ok = replies.filter((r) => r.status === 302);
       const refused = replies.filter((r) => r.status === 503);
@@ -358,15 +358,15 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       const back = Date.now();
       const after: Reply[] = [];
       await eventually('the warm links to be read from Redis again', async () => {
-        const a = await metricsOf(app.base);
+        const a = await metricsOf(app.admin);
         for (const l of warm) after.push(await send(agent, app.base, `/${l.code}`));
-        const b = await metricsOf(app.base);
+        const b = await metricsOf(app.admin);
         return lookups(b, 'redis') - lookups(a, 'redis') === warm.length && dbQueries(b) === dbQueries(a);
       }, 30_000, 250);
       (measured.redisDown as Record<string, unknown>).cacheUsedAgainAfterMs = Date.now() - back;
       (measured.redisDown as Record<string, unknown>).outageMs = back - outageStarted;
       expect(failures(after, (i) => warm[i % warm.length])).toEqual([]);
-      expect(metric(await metricsOf(app.base), 'shortlink_redirect_breaker_state')).toBe(0);
+      expect(metric(await metricsOf(app.admin), 'shortlink_redirect_breaker_state')).toBe(0);
     } finally {
       for (const c of shardLocks) await c.end().catch(() => undefined);
       agent.destroy();
@@ -414,9 +414,9 @@ describe('redirect hot path on the real stack (issue 3)', () => {
     // A lookup that reaches Redis must fail fast (bounded commands), or the snapshot is never reached.
     it('the running instance serves the hot link from L1, then from the snapshot; a non-hot link fails fast with 503 problem+json + Retry-After', async () => {
       if (Date.now() - hotAt > L1_TTL_MS - 1000) throw new Error(`setting up the outage took ${Date.now() - hotAt} ms: the hot link's L1 pin (${L1_TTL_MS} ms) is about to expire, nothing left to test from L1`);
-      const m0 = await metricsOf(app.base);
+      const m0 = await metricsOf(app.admin);
       const first = await send(agent, app.base, `/${hot.code}`);
-      const m1 = await metricsOf(app.base);
+      const m1 = await metricsOf(app.admin);
       expect(isRedirectTo(first, hot)).toBe(true);
       expect(lookups(m1, 'l1') - lookups(m0, 'l1')).toBe(1);
 
@@ -433,9 +433,9 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       await eventually('a lookup answered from the snapshot', async () => {
         const r = await send(agent, app.base, `/${hot.code}`);
         reads.push(r);
-        return lookups(await metricsOf(app.base), 'snapshot') > lookups(m0, 'snapshot');
+        return lookups(await metricsOf(app.admin), 'snapshot') > lookups(m0, 'snapshot');
       }, L1_TTL_MS + 10_000, 250);
-      const m2 = await metricsOf(app.base);
+      const m2 = await metricsOf(app.admin);
       measured.allDown = { hotFirst: { status: first.status, ms: first.ms }, nonHot: { status: refused.status, ms: refused.ms }, hotReads: tally(reads), hotLatencyMs: latency(reads), fromL1: lookups(m2, 'l1') - lookups(m0, 'l1'), fromSnapshot: lookups(m2, 'snapshot') - lookups(m0, 'snapshot') };
       expect(failures(reads, () => hot)).toEqual([]);
     });
@@ -446,7 +446,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       try {
         const r = await send(agent, fresh.base, `/${hot.code}`);
         expect(isRedirectTo(r, hot)).toBe(true);
-        const m = await metricsOf(fresh.base);
+        const m = await metricsOf(fresh.admin);
         expect(lookups(m, 'snapshot')).toBe(1);
         const refused = await send(agent, fresh.base, `/${cold.code}`, 'GET', 5000);
         expect({ status: refused.status, fast: refused.ms < 3000 }).toEqual({ status: 503, fast: true });
@@ -464,12 +464,12 @@ describe('redirect hot path on the real stack (issue 3)', () => {
     try {
       const [link] = await createLinks(generation.base, 1, 'kafka');
       expect(isRedirectTo(await send(agent, app.base, `/${link.code}`), link)).toBe(true);
-      await eventually('the warm-up click to reach Kafka', async () => metric(await metricsOf(app.base), 'shortlink_click_buffer_size') === 0, 20_000, 100);
+      await eventually('the warm-up click to reach Kafka', async () => metric(await metricsOf(app.admin), 'shortlink_click_buffer_size') === 0, 20_000, 100);
 
       await outages.stop('kafka');
-      const m0 = await metricsOf(app.base);
+      const m0 = await metricsOf(app.admin);
       const replies = await pooled(500, 20, () => send(agent, app.base, `/${link.code}`, 'GET', 5000));
-      const m1 = await metricsOf(app.base);
+      const m1 = await metricsOf(app.admin);
       const dropped = metric(m1, 'shortlink_click_events_dropped_total') - metric(m0, 'shortlink_click_events_dropped_total');
       const size = metric(m1, 'shortlink_click_buffer_size');
       measured.kafkaDown = { replies: tally(replies), latencyMs: latency(replies), dropped, bufferSize: size, sendFailures: metric(m1, 'shortlink_click_send_failures_total') };
@@ -481,7 +481,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
 
       await outages.start('kafka');
       const back = Date.now();
-      await eventually('the buffered clicks to be sent after Kafka is back', async () => metric(await metricsOf(app.base), 'shortlink_click_buffer_size') === 0, 60_000, 250);
+      await eventually('the buffered clicks to be sent after Kafka is back', async () => metric(await metricsOf(app.admin), 'shortlink_click_buffer_size') === 0, 60_000, 250);
       (measured.kafkaDown as Record<string, unknown>).drainedAfterMs = Date.now() - back;
     } finally {
       agent.destroy();

@@ -275,22 +275,25 @@ export async function sumOver(bases: readonly string[], read: (m: Metrics) => nu
 
 export interface App {
   readonly base: string;
+  /** The app's operator listener (/metrics, /internal/*, /health/details). */
+  readonly admin: string;
   readonly proc: RunningProcess;
   stop(): Promise<void>;
 }
 
-/** Starts an app process on a free port; waits for /health (or only /metrics when its dependencies are down). */
+/** Starts an app process on free ports; waits for /health (or only /metrics when its dependencies are down). */
 export async function startApp(name: 'generation' | 'redirect', env: Record<string, string>, wait: 'health' | 'listening' = 'health', timeoutMs = 60_000): Promise<App> {
-  const port = await freePort();
-  const portVar = name === 'generation' ? 'GENERATION_PORT' : 'REDIRECT_PORT';
-  const proc = startProcess(`apps/${name}/src/main.ts`, { ...env, [portVar]: String(port) });
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const prefix = name === 'generation' ? 'GENERATION' : 'REDIRECT';
+  const proc = startProcess(`apps/${name}/src/main.ts`, { ...env, [`${prefix}_PORT`]: String(port), [`${prefix}_ADMIN_PORT`]: String(adminPort) });
   const base = `http://127.0.0.1:${port}`;
+  const admin = `http://127.0.0.1:${adminPort}`;
   try {
     const state = await eventually(
       `${name} on ${base} (${wait})`,
       async () => {
         if (proc.child.exitCode !== null || proc.child.signalCode !== null) return 'exited';
-        const res = await fetch(`${base}/${wait === 'health' ? 'health' : 'metrics'}`, { signal: AbortSignal.timeout(3000) });
+        const res = await fetch(wait === 'health' ? `${base}/health` : `${admin}/metrics`, { signal: AbortSignal.timeout(3000) });
         return res.status === 200 && 'up';
       },
       timeoutMs,
@@ -301,7 +304,7 @@ export async function startApp(name: 'generation' | 'redirect', env: Record<stri
     await proc.stop();
     throw new Error(`${(e as Error).message}\n--- output ---\n${proc.output()}`);
   }
-  return { base, proc, stop: () => proc.stop() };
+  return { base, admin, proc, stop: () => proc.stop() };
 }
 
 /** A link created through the generation API. */

@@ -2,14 +2,17 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
 import { createAnalyticsApp } from '@shortlink/analytics-feature';
+import { stopOnSignals } from '@shortlink/nest-platform';
 
 async function main() {
   const config = loadConfig(process.env);
   const infra = new Infrastructure(config);
   const app = await createAnalyticsApp(config, infra);
-  app.enableShutdownHooks();
   await app.listen(config.ports.analytics, config.runtime.host);
-  process.once('beforeExit', () => void infra.close());
+  stopOnSignals(async () => {
+    await app.close();
+    await infra.close();
+  });
 }
 
 main().catch((error) => {

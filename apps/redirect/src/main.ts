@@ -2,14 +2,17 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
 import { createRedirectApp } from '@shortlink/redirect-feature';
+import { stopOnSignals } from '@shortlink/nest-platform';
 
 async function main() {
   const config = loadConfig(process.env);
   const infra = new Infrastructure(config);
   const app = await createRedirectApp(config, infra);
-  app.enableShutdownHooks();
   await app.listen(config.ports.redirect, config.runtime.host);
-  process.once('beforeExit', () => void infra.close());
+  stopOnSignals(async () => {
+    await app.close();
+    await infra.close();
+  });
 }
 
 main().catch((error) => {

@@ -3,8 +3,9 @@ import { INestApplication } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
 import { createAnalyticsApp } from '@shortlink/analytics-feature';
-import { createGenerationApp } from '@shortlink/generation-feature';
+import { BootstrapOutcome, createGenerationApp } from '@shortlink/generation-feature';
 import { createRedirectApp } from '@shortlink/redirect-feature';
+import { stopOnSignals } from '@shortlink/nest-platform';
 
 /**
  * The embedded profile: the three apps in one process around one Infrastructure (SQLite shard
@@ -12,35 +13,26 @@ import { createRedirectApp } from '@shortlink/redirect-feature';
  * drivers configured it runs the same three apps against the real servers.
  */
 async function main() {
-  const env = { ...process.env };
-  // A newcomer's first run gets a working key; a real deployment sets its own.
-  env.SHORTLINK_BOOTSTRAP_API_KEY ??= 'sl_embedded_dev_key_change_me';
-  const config = loadConfig(env);
+  const config = loadConfig(process.env);
   const infra = new Infrastructure(config);
-  const apps: INestApplication[] = [];
   const { host } = config.runtime;
-  for (const [name, create, port] of [
-    ['generation', createGenerationApp, config.ports.generation],
-    ['redirect', createRedirectApp, config.ports.redirect],
-    ['analytics', createAnalyticsApp, config.ports.analytics],
-  ] as const) {
-    const app = await create(config, infra);
-    await app.listen(port, host);
-    apps.push(app);
-    void name;
-  }
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    for (const app of apps.reverse()) await app.close().catch(() => undefined);
-    await infra.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // A first run without SHORTLINK_BOOTSTRAP_API_KEY creates the operator tenant with a generated key.
+  const generation = await createGenerationApp(config, infra, { firstRunKey: true });
+  await generation.listen(config.ports.generation, host);
+  const redirect = await createRedirectApp(config, infra);
+  await redirect.listen(config.ports.redirect, host);
+  const analytics = await createAnalyticsApp(config, infra);
+  await analytics.listen(config.ports.analytics, host);
 
-  const key = config.links.bootstrapApiKey;
+  // Redirect first (its click buffer flushes into the log), analytics last (it drains the log).
+  const closeOrder: INestApplication[] = [redirect, generation, analytics];
+  stopOnSignals(async () => {
+    for (const app of closeOrder) await app.close().catch((error) => console.error(error));
+    await infra.close();
+  });
+
+  const { generatedKey } = await generation.get(BootstrapOutcome).result;
+  const key = generatedKey ?? '<your API key>';
   const g = `http://${host}:${config.ports.generation}`;
   process.stdout.write(
     [
@@ -49,6 +41,11 @@ async function main() {
       `  generation  ${g}`,
       `  redirect    http://${host}:${config.ports.redirect}`,
       `  analytics   http://${host}:${config.ports.analytics}`,
+      `  operators   http://${config.admin.host}:${config.admin.ports.generation} · :${config.admin.ports.redirect} · :${config.admin.ports.analytics} (/metrics, /health/details, /internal/*)`,
+      '',
+      generatedKey
+        ? `Your API key (shown this once; only its hash is stored): ${generatedKey}`
+        : 'Use the API key printed at the first start, or the SHORTLINK_BOOTSTRAP_API_KEY you set.',
       '',
       'Try it:',
       `  curl -s -X POST ${g}/api/v1/links -H 'content-type: application/json' -H 'x-api-key: ${key}' -d '{"url":"https://example.com/hello"}'`,

@@ -1,12 +1,13 @@
-import type { ClickAggregateStore, LinkStats, MinuteVisitorRow, StatsQuery } from '@shortlink/clicks-domain';
-import { CLICK_MIGRATIONS, OlapMigration, runOlapMigrations } from './migrations';
+import type { ClickAggregateStore, ConsumerProgress, LinkStats, MinuteVisitorRow, StatsQuery } from '@shortlink/clicks-domain';
+import { CLICK_MIGRATIONS, OlapMigration, ROW_KIND, runOlapMigrations } from './migrations';
 import { OlapExecutor } from './olap-executor';
 import { sqlDateTime, sqlIdentifier, sqlString } from './sql-literals';
 
 const UINT64_MAX = 0xffff_ffff_ffff_ffffn;
 
-/** JSONEachRow as both engines accept it for clicks_minute_input. */
+/** JSONEachRow as both engines accept it for clicks_input: every column in every row. */
 interface InputRow {
+  kind: number;
   tenant_id: string;
   domain: string;
   code: string;
@@ -14,9 +15,10 @@ interface InputRow {
   minute: number;
   visitor: number;
   clicks: number;
+  source: string;
   source_partition: number;
   /** Decimal string: both engines read a quoted UInt64, and it keeps offsets past 2^53 exact. */
-  source_offset: string;
+  last_offset: string;
 }
 
 /** 64-bit results arrive as decimal strings (quoted on both engines); UInt32 as numbers. */
@@ -47,16 +49,23 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     await runOlapMigrations(this.executor, this.db, this.migrations);
   }
 
-  async write(rows: readonly MinuteVisitorRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.executor.insertJsonEachRow(`${this.db}.clicks_minute_input`, rows.map(toInputRow));
+  async write(rows: readonly MinuteVisitorRow[], progress?: ConsumerProgress): Promise<void> {
+    const input = rows.map(toInputRow);
+    if (progress) input.push(toProgressRow(progress));
+    if (input.length === 0) return;
+    await this.executor.insertJsonEachRow(`${this.db}.clicks_input`, input);
   }
 
-  async ingestedOffsets(): Promise<Map<number, bigint>> {
-    const rows = await this.executor.queryJsonEachRow<{ source_partition: Int64; max_offset: Int64 }>(
-      `SELECT source_partition, maxMerge(max_offset) AS max_offset FROM ${this.db}.clicks_minute GROUP BY source_partition`,
+  async ingestedOffsets(source: string): Promise<Map<number, bigint>> {
+    const rows = await this.executor.queryJsonEachRow<{ source_partition: Int64; done: Int64 }>(
+      `SELECT source_partition, maxMerge(last_offset) AS done FROM ${this.db}.consumer_progress WHERE source = ${sqlString(source)} GROUP BY source_partition`,
     );
-    return new Map(rows.map((r) => [Number(r.source_partition), BigInt(r.max_offset)]));
+    if (rows.length > 0 || !source.startsWith('kafka:')) return new Map(rows.map((r) => [Number(r.source_partition), BigInt(r.done)]));
+    // Before 0002 the progress of the (only) Kafka topic lived in the aggregate rows.
+    const legacy = await this.executor.queryJsonEachRow<{ source_partition: Int64; done: Int64 }>(
+      `SELECT source_partition, maxMerge(max_offset) AS done FROM ${this.db}.clicks_minute GROUP BY source_partition HAVING done > 0`,
+    );
+    return new Map(legacy.map((r) => [Number(r.source_partition), BigInt(r.done)]));
   }
 
   async stats(q: StatsQuery): Promise<LinkStats> {
@@ -96,23 +105,19 @@ function toInputRow(r: MinuteVisitorRow): InputRow {
   assertUInt(r.minute, 'minute', 0xffff_ffff);
   assertUInt(r.visitor, 'visitor');
   assertUInt(r.clicks, 'clicks');
-  assertUInt(r.sourcePartition, 'sourcePartition', 0xffff_ffff);
-  if (typeof r.sourceOffset !== 'string' || !/^[0-9]+$/.test(r.sourceOffset) || BigInt(r.sourceOffset) > UINT64_MAX) {
-    throw new TypeError(`MinuteVisitorRow.sourceOffset must be a non-negative decimal integer string, got ${JSON.stringify(r.sourceOffset)}`);
-  }
   for (const key of ['tenantId', 'domain', 'code'] as const) {
     if (typeof r[key] !== 'string') throw new TypeError(`MinuteVisitorRow.${key} must be a string`);
   }
-  return {
-    tenant_id: r.tenantId,
-    domain: r.domain,
-    code: r.code,
-    minute: r.minute,
-    visitor: r.visitor,
-    clicks: r.clicks,
-    source_partition: r.sourcePartition,
-    source_offset: r.sourceOffset,
-  };
+  return { kind: ROW_KIND.aggregate, tenant_id: r.tenantId, domain: r.domain, code: r.code, minute: r.minute, visitor: r.visitor, clicks: r.clicks, source: '', source_partition: 0, last_offset: '0' };
+}
+
+function toProgressRow(p: ConsumerProgress): InputRow {
+  assertUInt(p.partition, 'partition', 0xffff_ffff, 'ConsumerProgress');
+  if (typeof p.lastOffset !== 'string' || !/^[0-9]+$/.test(p.lastOffset) || BigInt(p.lastOffset) > UINT64_MAX) {
+    throw new TypeError(`ConsumerProgress.lastOffset must be a non-negative decimal integer string, got ${JSON.stringify(p.lastOffset)}`);
+  }
+  if (typeof p.source !== 'string' || p.source === '') throw new TypeError('ConsumerProgress.source must be a non-empty string');
+  return { kind: ROW_KIND.progress, tenant_id: '', domain: '', code: '', minute: 0, visitor: 0, clicks: 0, source: p.source, source_partition: p.partition, last_offset: p.lastOffset };
 }
 
 /** DateTime holds 1970..2106; a bound outside it means "from the start" / "to the end". NaN stays NaN (refused). */
@@ -120,8 +125,8 @@ function clampEpoch(seconds: number): number {
   return Math.min(Math.max(seconds, 0), 0xffff_ffff);
 }
 
-function assertUInt(value: number, field: string, max = Number.MAX_SAFE_INTEGER): void {
+function assertUInt(value: number, field: string, max = Number.MAX_SAFE_INTEGER, type = 'MinuteVisitorRow'): void {
   if (!Number.isSafeInteger(value) || value < 0 || value > max) {
-    throw new TypeError(`MinuteVisitorRow.${field} must be an integer in [0, ${max}], got ${String(value)}`);
+    throw new TypeError(`${type}.${field} must be an integer in [0, ${max}], got ${String(value)}`);
   }
 }

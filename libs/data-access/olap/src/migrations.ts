@@ -51,7 +51,56 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
       GROUP BY tenant_id, domain, code, minute, source_partition`,
     ],
   },
+  {
+    // Progress moves out of the aggregates into its own table, kept per source: offsets of a new
+    // in-process log start at 0 again and must not read as a replay of an earlier one. Rows and
+    // progress still arrive in ONE insert (into a Null table; a view routes each kind), so a
+    // consumer that crashes leaves both or neither.
+    name: '0002_consumer_progress',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.clicks_input (
+        kind UInt8,
+        tenant_id String,
+        domain String,
+        code String,
+        minute DateTime('UTC'),
+        visitor UInt64,
+        clicks UInt64,
+        source String,
+        source_partition UInt32,
+        last_offset UInt64
+      ) ENGINE = Null`,
+      `CREATE TABLE IF NOT EXISTS ${db}.consumer_progress (
+        source String,
+        source_partition UInt32,
+        last_offset AggregateFunction(max, UInt64)
+      ) ENGINE = AggregatingMergeTree()
+      ORDER BY (source, source_partition)`,
+      // New aggregate rows carry no offset (source_partition 0, max_offset 0; 18.16 wants every
+      // column of the target): only rows written before this migration still say how far a Kafka
+      // topic was read.
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.clicks_minute_from_input TO ${db}.clicks_minute AS
+      SELECT
+        tenant_id, domain, code, minute, toUInt32(0) AS source_partition,
+        sumState(clicks) AS clicks,
+        uniqCombinedState(visitor) AS visitors,
+        maxState(toUInt64(0)) AS max_offset
+      FROM ${db}.clicks_input
+      WHERE kind = ${ROW_KIND.aggregate}
+      GROUP BY tenant_id, domain, code, minute`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.consumer_progress_from_input TO ${db}.consumer_progress AS
+      SELECT source, source_partition, maxState(last_offset) AS last_offset
+      FROM ${db}.clicks_input
+      WHERE kind = ${ROW_KIND.progress}
+      GROUP BY source, source_partition`,
+      `DROP TABLE IF EXISTS ${db}.clicks_minute_mv`,
+      `DROP TABLE IF EXISTS ${db}.clicks_minute_input`,
+    ],
+  },
 ];
+
+/** Kinds of rows in `clicks_input`: aggregate rows, and the progress row of the same insert. */
+export const ROW_KIND = { aggregate: 0, progress: 1 } as const;
 
 /**
  * Applies the migrations not yet recorded in `<database>._migrations`, in order. Creates the

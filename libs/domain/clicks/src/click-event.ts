@@ -23,6 +23,12 @@ export interface DeliveredClick {
 }
 
 export interface ClickBatch {
+  /**
+   * The log the batch was read from: a Kafka topic (`kafka:<topic>`) or one incarnation of the
+   * in-process log (`memory:<uuid>`). Offsets mean something only within one source: a new
+   * in-process log starts again at 0, so progress is kept per source (docs/design.md).
+   */
+  readonly source: string;
   readonly partition: number;
   readonly messages: readonly DeliveredClick[];
 }

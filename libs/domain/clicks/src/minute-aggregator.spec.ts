@@ -15,30 +15,18 @@ const event = (over: Partial<ClickEvent> = {}): ClickEvent => ({
 });
 
 describe('aggregateBatch', () => {
-  it('counts clicks per minute, link and visitor and keeps the highest offset as progress', () => {
-    const rows = aggregateBatch(
-      {
-        partition: 3,
-        messages: [
-          { partition: 3, offset: '10', event: event() },
-          { partition: 3, offset: '11', event: event() },
-          { partition: 3, offset: '12', event: event({ ip: '198.51.100.1' }) },
-          { partition: 3, offset: '13', event: event({ occurredAt: Date.UTC(2026, 11, 2, 10, 16, 0) }) },
-        ],
-      },
-      undefined,
-      's',
-    );
+  it('counts clicks per minute, link and visitor', () => {
+    const rows = aggregateBatch([event(), event(), event({ ip: '198.51.100.1' }), event({ occurredAt: Date.UTC(2026, 11, 2, 10, 16, 0) })], 's');
     expect(rows).toHaveLength(3);
     const first = rows.find((r) => r.minute === Date.UTC(2026, 11, 2, 10, 15) / 1000 && r.clicks === 2)!;
-    expect(first).toMatchObject({ sourcePartition: 3, sourceOffset: '11', code: 'abc1234', tenantId: 't1' });
+    expect(first).toMatchObject({ code: 'abc1234', tenantId: 't1', domain: 'sho.rt', visitor: visitorHash('s', '203.0.113.7', 'Mozilla/5.0') });
     expect(rows.reduce((n, r) => n + r.clicks, 0)).toBe(4);
   });
 
-  it('skips messages the store already ingested, so a replay does not count twice', () => {
-    const batch = { partition: 0, messages: [10, 11, 12].map((o) => ({ partition: 0, offset: String(o), event: event() })) };
-    expect(aggregateBatch(batch, 11n, 's')).toEqual([expect.objectContaining({ clicks: 1, sourceOffset: '12' })]);
-    expect(aggregateBatch(batch, 12n, 's')).toEqual([]);
+  it('keeps tenants, domains and codes apart', () => {
+    const rows = aggregateBatch([event(), event({ tenantId: 't2' }), event({ domain: 'b.example' }), event({ code: 'other01' })], 's');
+    expect(rows).toHaveLength(4);
+    expect(rows.every((r) => r.clicks === 1)).toBe(true);
   });
 });
 

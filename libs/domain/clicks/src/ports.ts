@@ -27,9 +27,14 @@ export interface MinuteVisitorRow {
   /** Keyed hash of the visitor (IP + user agent), a safe integer < 2^52. */
   readonly visitor: number;
   readonly clicks: number;
-  /** Kafka partition and the highest offset folded into this row: the store's progress marker. */
-  readonly sourcePartition: number;
-  readonly sourceOffset: string;
+}
+
+/** How far a consumer has aggregated one partition of one source (offsets at or below are done). */
+export interface ConsumerProgress {
+  readonly source: string;
+  readonly partition: number;
+  /** Decimal string: Kafka offsets are int64. */
+  readonly lastOffset: string;
 }
 
 export interface StatsQuery {
@@ -57,10 +62,13 @@ export interface LinkStats {
 export interface ClickAggregateStore {
   /** Creates database, tables and views if missing. */
   migrate(): Promise<void>;
-  /** Writes rows in one insert (atomic: rows and progress markers land together). */
-  write(rows: readonly MinuteVisitorRow[]): Promise<void>;
-  /** Highest offset already aggregated, per partition: messages at or below it are skipped. */
-  ingestedOffsets(): Promise<Map<number, bigint>>;
+  /**
+   * Writes the rows and the progress they complete in one insert, so a consumer that crashes
+   * leaves either both or neither (docs/design.md, "Clicks and analytics").
+   */
+  write(rows: readonly MinuteVisitorRow[], progress?: ConsumerProgress): Promise<void>;
+  /** Highest offset already aggregated per partition of the source: messages at or below it are skipped. */
+  ingestedOffsets(source: string): Promise<Map<number, bigint>>;
   stats(query: StatsQuery): Promise<LinkStats>;
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,3 +1,5 @@
 export * from './domain-error';
 export * from './clock';
 export * from './lifecycle';
+export * from './keyed-window-limiter';
+export * from './instant';

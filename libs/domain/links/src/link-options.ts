@@ -1,20 +1,10 @@
-import { DomainError, ErrorCode } from '@shortlink/core';
+import { DomainError, ErrorCode, parseIsoInstant } from '@shortlink/core';
 import { RedirectType } from './link';
 
 /** Latest accepted expiry: far enough for any real campaign, inside every store's date range. */
 const MAX_EXPIRY_MS = Date.UTC(9999, 11, 31);
 /** An expiry must leave at least this long, or the link would be dead on arrival (clock skew). */
 const MIN_LIFETIME_MS = 1000;
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** Date.parse rolls 2030-02-30 over into March; a typo there must not become another day. */
-function isCalendarDate(iso: string): boolean {
-  const [y, m, d] = iso.slice(0, 10).split('-').map(Number);
-  const hh = Number(iso.slice(11, 13));
-  const mm = Number(iso.slice(14, 16));
-  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate() && hh <= 23 && mm <= 59;
-}
-
 /** 302 unless asked for 301 (a 301 is cached by browsers, so later clicks never reach us). */
 export function checkRedirectType(value: unknown): RedirectType {
   if (value === undefined || value === null) return 302;
@@ -29,9 +19,10 @@ export function checkRedirectType(value: unknown): RedirectType {
 export function checkExpiresAt(value: unknown, nowMs: number): Date | null {
   if (value === undefined || value === null) return null;
   const invalid = (why: string) => new DomainError(ErrorCode.VALIDATION_FAILED, `expiresAt ${why}`, { field: 'expiresAt' });
-  if (typeof value !== 'string' || !ISO_WITH_ZONE.test(value)) throw invalid('must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms) || !isCalendarDate(value) || ms > MAX_EXPIRY_MS) throw invalid('is not a valid date-time before the year 10000');
+  if (typeof value !== 'string' || !/T/.test(value)) throw invalid('must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
+  const ms = parseIsoInstant(value);
+  if (ms === null) throw invalid(/(Z|[+-]\d{2}:\d{2})$/.test(value) ? 'is not a valid date-time before the year 10000' : 'must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
+  if (ms > MAX_EXPIRY_MS) throw invalid('is not a valid date-time before the year 10000');
   if (ms < nowMs + MIN_LIFETIME_MS) throw invalid('must be in the future');
   return new Date(ms);
 }

@@ -75,6 +75,12 @@ describe('LinkService', () => {
     await expect(service.create({ tenantId: 't', url: 'ftp://example.com' })).rejects.toMatchObject({ code: 'INVALID_URL' });
     await expect(service.create({ tenantId: 't', url: 'https://sho.rt/abc' })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
     await expect(service.create({ tenantId: 't', url: 'https://example.com/' + 'a'.repeat(2100) })).rejects.toMatchObject({ code: 'INVALID_URL' });
+    // 2 028 CJK characters are 2 048 characters as typed, but 18 272 once percent-encoded.
+    const cjk = 'https://example.com/' + '漢'.repeat(2028);
+    expect(cjk.length).toBe(2048);
+    await expect(service.create({ tenantId: 't', url: cjk })).rejects.toMatchObject({ code: 'INVALID_URL', details: { maxLength: 2048 } });
+    const fits = await service.create({ tenantId: 't', url: 'https://example.com/' + '漢'.repeat(100) });
+    expect(fits.targetUrl.length).toBeLessThanOrEqual(2048);
     await expect(service.create({ tenantId: 't', url: 'https://example.com', alias: 'a/b' })).rejects.toMatchObject({ code: 'INVALID_ALIAS' });
     await expect(service.create({ tenantId: 't', url: 'https://example.com', alias: 'health' })).rejects.toMatchObject({ code: 'INVALID_ALIAS' });
   });

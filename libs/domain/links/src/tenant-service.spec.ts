@@ -36,4 +36,14 @@ describe('TenantService', () => {
     const broken = new TenantService({ findByApiKeyHash: async () => Promise.reject(new Error('ECONNREFUSED')) } as unknown as TenantStore);
     await expect(broken.authenticate('sl_some_key_12345')).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
   });
+
+  it('creates the operator tenant with a generated key on a first run only', async () => {
+    const store = new MapTenants();
+    const service = new TenantService(store);
+    const key = await service.bootstrapFirstRun();
+    expect(key).toMatch(/^sl_[0-9A-Za-z]{32}$/);
+    expect((await service.authenticate(key!)).plan).toBe('paid');
+    expect(await service.bootstrapFirstRun()).toBeNull();
+    expect(await store.countTenants()).toBe(1);
+  });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { hashApiKey, Plan, Tenant } from './tenant';
+import { generateApiKey, hashApiKey, Plan, Tenant } from './tenant';
 import { TenantStore } from './ports';
 
 export class TenantService {
@@ -29,5 +29,17 @@ export class TenantService {
     if (await this.tenants.findByApiKeyHash(hash)) return null;
     const tenant: Tenant = { id: randomUUID(), name, plan, createdAt: new Date() };
     return (await this.tenants.createWithApiKey(tenant, hash)) ? tenant : null;
+  }
+
+  /**
+   * A first run with no key given (the embedded profile): when no tenant exists yet, creates the
+   * operator tenant with a freshly generated key and returns that key, to be shown once. Returns
+   * null once any tenant exists, so later starts create nothing and show nothing.
+   */
+  async bootstrapFirstRun(name = 'operator', plan: Plan = 'paid'): Promise<string | null> {
+    if ((await this.tenants.countTenants()) > 0) return null;
+    const apiKey = generateApiKey();
+    const tenant: Tenant = { id: randomUUID(), name, plan, createdAt: new Date() };
+    return (await this.tenants.createWithApiKey(tenant, hashApiKey(apiKey))) ? apiKey : null;
   }
 }

@@ -13,9 +13,9 @@ export function checkTargetUrl(raw: unknown, options: UrlPolicyOptions): string 
     throw new DomainError(ErrorCode.INVALID_URL, 'url must be a non-empty string');
   }
   const text = raw.trim();
-  if (text.length > MAX_URL_LENGTH) {
-    throw new DomainError(ErrorCode.INVALID_URL, `url is longer than ${MAX_URL_LENGTH} characters`, { maxLength: MAX_URL_LENGTH });
-  }
+  // Normalising percent-encodes: each non-ASCII character becomes up to 12 characters. Bound
+  // the work first; the limit itself applies to the stored (normalised) form below.
+  if (text.length > MAX_URL_LENGTH * 12) throw tooLong();
   let url: URL;
   try {
     url = new URL(text);
@@ -32,7 +32,12 @@ export function checkTargetUrl(raw: unknown, options: UrlPolicyOptions): string 
   if (options.shortDomains.some((d) => hostOf(d) === url.hostname.toLowerCase())) {
     throw new DomainError(ErrorCode.URL_NOT_ALLOWED, 'url points back at this shortener (redirect loop)');
   }
-  return url.toString();
+  const normalised = url.toString();
+  // The stored form is what travels in a Location header: the limit is on it, not on the input.
+  if (normalised.length > MAX_URL_LENGTH) throw tooLong();
+  return normalised;
 }
+
+const tooLong = () => new DomainError(ErrorCode.INVALID_URL, `url is longer than ${MAX_URL_LENGTH} characters once normalised (percent-encoded)`, { maxLength: MAX_URL_LENGTH });
 
 const hostOf = (domain: string) => domain.toLowerCase().replace(/:\d+$/, '');

@@ -4,7 +4,7 @@ import { AppConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
 import { TenantService } from '@shortlink/links-domain';
 import { CLICK_AGGREGATE_STORE } from '@shortlink/clicks-domain';
-import { APP_CONFIG, ApiKeyGuard, createFastifyApp, HealthModule, loggingModule, METRICS_REGISTRY, MetricsModule } from '@shortlink/nest-platform';
+import { APP_CONFIG, ApiKeyGuard, createFastifyApp, CREDENTIAL_VERIFIER, HealthModule, loggingModule, METRICS_REGISTRY, PlatformModule } from '@shortlink/nest-platform';
 import { ClickConsumer } from './click-consumer.service';
 import { StatsController } from './stats.controller';
 
@@ -18,16 +18,17 @@ export class AnalyticsModule implements OnApplicationBootstrap, OnApplicationShu
   static forRoot(config: AppConfig, infra: Infrastructure): DynamicModule {
     return {
       module: AnalyticsModule,
-      imports: [loggingModule('analytics', config.runtime.logLevel), MetricsModule.forApp('analytics'), HealthModule.withProbes(() => infra.healthProbes(['olap', 'meta-db']))],
+      imports: [loggingModule('analytics', config.runtime.logLevel), PlatformModule.forApp('analytics', config), HealthModule.withProbes(() => infra.healthProbes(['olap', 'meta-db']))],
       controllers: [StatsController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: CLICK_AGGREGATE_STORE, useFactory: () => infra.clickAggregates() },
         { provide: TenantService, useFactory: () => infra.tenantService() },
+        { provide: CREDENTIAL_VERIFIER, inject: [TenantService], useFactory: (tenants: TenantService) => ({ verify: async (key: unknown) => ({ tenantId: (await tenants.authenticate(key)).id }) }) },
         {
           provide: ClickConsumer,
           inject: [METRICS_REGISTRY],
-          useFactory: async (registry: Registry) => new ClickConsumer(await infra.clickSource(), await infra.clickAggregates(), config.analytics.visitorSecret, registry),
+          useFactory: async (registry: Registry) => new ClickConsumer(await infra.clickSource(), await infra.clickAggregates(), infra.visitorSecret(), registry),
         },
         ApiKeyGuard,
       ],
@@ -44,5 +45,5 @@ export class AnalyticsModule implements OnApplicationBootstrap, OnApplicationShu
 }
 
 export async function createAnalyticsApp(config: AppConfig, infra: Infrastructure) {
-  return createFastifyApp(AnalyticsModule.forRoot(config, infra));
+  return createFastifyApp(AnalyticsModule.forRoot(config, infra), config);
 }

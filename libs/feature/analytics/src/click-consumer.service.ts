@@ -4,12 +4,14 @@ import { aggregateBatch, ClickAggregateStore, ClickBatch, ClickEventSource, Deli
 
 /**
  * Consumer-group member: folds each partition batch into per-minute rows and writes them in one
- * insert. Progress lives in ClickHouse next to the aggregates (max offset per partition), so a
- * replay after a crash or rebalance skips what was already counted.
+ * insert together with the progress they complete. Progress is kept per source and partition in
+ * the store, so a replay after a crash or rebalance skips what was already counted, and a new
+ * in-process log (offsets from 0 again) is never mistaken for a replay (docs/design.md).
  */
 export class ClickConsumer {
   private readonly logger = new Logger('ClickConsumer');
-  private progress: Map<number, bigint> | null = null;
+  /** source → partition → last offset aggregated. */
+  private readonly progress = new Map<string, Map<number, bigint>>();
   private readonly events: Counter;
   private readonly skipped: Counter;
 
@@ -29,25 +31,37 @@ export class ClickConsumer {
   }
 
   async handle(batch: ClickBatch): Promise<void> {
-    // Re-read on (re)start: another member may have advanced a partition while we did not own it.
-    this.progress ??= await this.store.ingestedOffsets();
-    const done = this.progress.get(batch.partition);
-    const fresh = done === undefined ? batch.messages.length : batch.messages.filter((m) => BigInt(m.offset) > done).length;
-    this.skipped.inc(batch.messages.length - fresh);
+    const done = await this.progressOf(batch);
+    const fresh = done === undefined ? batch.messages : batch.messages.filter((m) => BigInt(m.offset) > done);
+    this.skipped.inc(batch.messages.length - fresh.length);
     // ClickHouse commits an insert per monthly partition: writing each month's contiguous run
-    // of offsets separately keeps what a crash leaves behind a prefix of the batch.
-    for (const run of runsByMonth(batch)) {
-      const rows = aggregateBatch(run, this.progress.get(batch.partition), this.visitorSecret);
-      if (rows.length === 0) continue;
-      await this.store.write(rows);
-      const max = rows.reduce((m, r) => (BigInt(r.sourceOffset) > m ? BigInt(r.sourceOffset) : m), -1n);
-      this.progress.set(batch.partition, max);
+    // of offsets separately keeps what a server crash leaves behind a prefix of the batch.
+    for (const run of runsByMonth(fresh)) {
+      const lastOffset = run[run.length - 1].offset;
+      await this.store.write(aggregateBatch(run.map((m) => m.event), this.visitorSecret), { source: batch.source, partition: batch.partition, lastOffset });
+      this.progress.get(batch.source)!.set(batch.partition, BigInt(lastOffset));
     }
-    this.events.inc(fresh);
+    this.events.inc(fresh.length);
   }
 
   async stop(): Promise<void> {
     await this.source.close();
+  }
+
+  /**
+   * The last offset aggregated for the batch's partition. Read from the store on first use of a
+   * source, and again whenever a batch does not continue where this member left off (a
+   * rebalance gave the partition to another member meanwhile, which may have advanced it).
+   */
+  private async progressOf(batch: ClickBatch): Promise<bigint | undefined> {
+    let known = this.progress.get(batch.source);
+    const last = known?.get(batch.partition);
+    const continues = last !== undefined && BigInt(batch.messages[0].offset) === last + 1n;
+    if (!known || !continues) {
+      known = await this.store.ingestedOffsets(batch.source);
+      this.progress.set(batch.source, known);
+    }
+    return known.get(batch.partition);
   }
 }
 
@@ -56,20 +70,15 @@ const monthOf = (ms: number) => {
   return d.getUTCFullYear() * 100 + d.getUTCMonth();
 };
 
-/** Splits a batch into maximal runs of consecutive messages whose events fall in one UTC month. */
-export function runsByMonth(batch: ClickBatch): ClickBatch[] {
-  const runs: ClickBatch[] = [];
-  let current: DeliveredClick[] = [];
+/** Splits messages into maximal runs of consecutive messages whose events fall in one UTC month. */
+export function runsByMonth(messages: readonly DeliveredClick[]): DeliveredClick[][] {
+  const runs: DeliveredClick[][] = [];
   let month: number | null = null;
-  for (const m of batch.messages) {
+  for (const m of messages) {
     const mm = monthOf(m.event.occurredAt);
-    if (month !== null && mm !== month) {
-      runs.push({ partition: batch.partition, messages: current });
-      current = [];
-    }
+    if (month === null || mm !== month) runs.push([]);
     month = mm;
-    current.push(m);
+    runs[runs.length - 1].push(m);
   }
-  if (current.length) runs.push({ partition: batch.partition, messages: current });
   return runs;
 }

@@ -1,18 +1,10 @@
 import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
 import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { CLICK_AGGREGATE_STORE, ClickAggregateStore, LinkStats } from '@shortlink/clicks-domain';
-import { APP_CONFIG, ApiKeyGuard, TenantRequest } from '@shortlink/nest-platform';
+import { CLICK_AGGREGATE_STORE, ClickAggregateStore, LinkStats, parseInstant } from '@shortlink/clicks-domain';
+import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest } from '@shortlink/nest-platform';
 
 const MAX_RANGE_SECONDS = 31 * 24 * 3600;
-
-/** Accepts ISO 8601 or epoch seconds. */
-function parseInstant(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const seconds = /^\d+$/.test(value) ? Number(value) : Date.parse(value) / 1000;
-  if (!Number.isFinite(seconds)) throw new DomainError(ErrorCode.INVALID_TIME_RANGE, `${name} must be an ISO 8601 time or epoch seconds`, { [name]: value });
-  return Math.floor(seconds);
-}
 
 @Controller('api/v1/links')
 @UseGuards(ApiKeyGuard)
@@ -23,14 +15,14 @@ export class StatsController {
   ) {}
 
   @Get(':code/stats')
-  async stats(@Req() req: TenantRequest, @Param('code') code: string, @Query('from') fromText?: string, @Query('to') toText?: string, @Query('domain') domainText?: string) {
+  async stats(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query('from') fromText?: string, @Query('to') toText?: string, @Query('domain') domainText?: string) {
     const now = Math.floor(Date.now() / 1000);
     const to = parseInstant('to', toText, Math.ceil((now + 1) / 60) * 60);
     const from = parseInstant('from', fromText, to - 3600);
     if (from >= to) throw new DomainError(ErrorCode.INVALID_TIME_RANGE, 'from must be before to', { from, to });
     if (to - from > MAX_RANGE_SECONDS) throw new DomainError(ErrorCode.INVALID_TIME_RANGE, 'the range may span at most 31 days', { from, to });
     const domain = (domainText ?? this.config.links.defaultDomain).toLowerCase();
-    const stats: LinkStats = await this.store.stats({ tenantId: req.tenant!.id, domain, code, from, to });
+    const stats: LinkStats = await this.store.stats({ tenantId: req.principal!.tenantId, domain, code, from, to });
     return {
       code,
       domain,

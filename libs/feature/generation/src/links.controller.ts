@@ -3,7 +3,7 @@ import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { Link, LinkService } from '@shortlink/links-domain';
 import { APP_CONFIG } from '@shortlink/nest-platform';
-import { ApiKeyGuard, TenantRequest } from '@shortlink/nest-platform';
+import { ApiKeyGuard, AuthenticatedRequest } from '@shortlink/nest-platform';
 
 export interface LinkView {
   code: string;
@@ -26,17 +26,17 @@ export class LinksController {
 
   @Post()
   @HttpCode(201)
-  async create(@Req() req: TenantRequest, @Body() body: unknown): Promise<LinkView> {
+  async create(@Req() req: AuthenticatedRequest, @Body() body: unknown): Promise<LinkView> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'request body must be a JSON object like {"url": "https://..."}');
     }
     const { url, alias, redirectType, expiresAt } = body as Record<string, unknown>;
-    return this.view(await this.links.create({ tenantId: req.tenant!.id, url, alias, redirectType, expiresAt }));
+    return this.view(await this.links.create({ tenantId: req.principal!.tenantId, url, alias, redirectType, expiresAt }));
   }
 
   @Get(':code')
-  async get(@Req() req: TenantRequest, @Param('code') code: string): Promise<LinkView> {
-    return this.view(await this.links.get(req.tenant!.id, { domain: this.config.links.defaultDomain, code }));
+  async get(@Req() req: AuthenticatedRequest, @Param('code') code: string): Promise<LinkView> {
+    return this.view(await this.links.get(req.principal!.tenantId, { domain: this.config.links.defaultDomain, code }));
   }
 
   private view(link: Link): LinkView {

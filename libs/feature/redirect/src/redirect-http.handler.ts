@@ -2,10 +2,10 @@ import { randomBytes } from 'crypto';
 import type { IncomingMessage, ServerResponse } from 'http';
 import { performance } from 'perf_hooks';
 import { AppConfig } from '@shortlink/config';
-import { DomainError, ErrorCode } from '@shortlink/core';
-import { CachedLink, GlobalRateLimiter, PerIpRateLimiter, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
+import { CachedLink, GlobalRateLimiter, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { ClickBuffer } from '@shortlink/clicks-domain';
-import { problemFor, retryAfterFor } from '@shortlink/nest-platform';
+import { ClientAddressResolver, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { RedirectMetrics } from './redirect.metrics';
 
 /** One path segment that can be a code: `/abc1234`, optionally with a query string. */
@@ -28,11 +28,11 @@ export class RedirectHttpHandler {
     private readonly pipeline: RedirectPipeline,
     private readonly clicks: ClickBuffer,
     private readonly metrics: RedirectMetrics,
-    private readonly perIp: PerIpRateLimiter,
+    private readonly perIp: KeyedWindowLimiter,
     private readonly global: GlobalRateLimiter,
+    /** X-Forwarded-For is believed only from TRUSTED_PROXIES. */
+    private readonly addresses: ClientAddressResolver,
     private readonly config: AppConfig,
-    /** Honour X-Forwarded-For (behind a load balancer), as Fastify's trustProxy does. */
-    private readonly trustProxy = true,
   ) {
     this.domains = new Set(config.links.domains);
   }
@@ -45,8 +45,8 @@ export class RedirectHttpHandler {
     if (!match || RESERVED_PATHS.has(match[1].toLowerCase())) return false;
     const started = performance.now();
     try {
-      const ip = this.clientIp(req);
-      const perIp = this.perIp.allow(ip);
+      const ip = this.addresses.of(req);
+      const perIp = this.perIp.hit(ip);
       if (!perIp.allowed) return this.refuse(req, res, 'ip', perIp.retryAfterSeconds, started);
       const all = this.global.allow();
       if (!all.allowed) return this.refuse(req, res, 'global', all.retryAfterSeconds, started);
@@ -105,17 +105,6 @@ export class RedirectHttpHandler {
     res.writeHead(problem.status, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
     this.metrics.duration.observe((performance.now() - started) / 1000);
-  }
-
-  private clientIp(req: IncomingMessage): string {
-    if (this.trustProxy) {
-      const forwarded = req.headers['x-forwarded-for'];
-      if (typeof forwarded === 'string' && forwarded) {
-        const comma = forwarded.indexOf(',');
-        return (comma < 0 ? forwarded : forwarded.slice(0, comma)).trim();
-      }
-    }
-    return req.socket.remoteAddress ?? '';
   }
 
   /** The link's host: a known short domain, else the default domain (e.g. when reached by IP). */

@@ -44,6 +44,7 @@ export class RedirectMetrics implements RedirectObserver {
   readonly duration: Histogram;
   readonly clicksDropped: Counter;
   private clickBufferSizeSource: () => number = () => 0;
+  private rateLimiterSource: () => { keys: number; bytes: number } = () => ({ keys: 0, bytes: 0 });
   readonly clickSendFailures: Counter;
   readonly rateLimited: Counter<'scope'>;
 
@@ -66,6 +67,9 @@ export class RedirectMetrics implements RedirectObserver {
         this.set(bufferSize());
       },
     });
+    const limiter = () => this.rateLimiterSource();
+    new Gauge({ name: 'shortlink_redirect_rate_limiter_keys', help: 'Client addresses the per-IP limiter tracks', registers, collect() { this.set(limiter().keys); } });
+    new Gauge({ name: 'shortlink_redirect_rate_limiter_bytes', help: 'Memory charged to the per-IP limiter (bounded)', registers, collect() { this.set(limiter().bytes); } });
     this.clickSendFailures = new Counter({ name: 'shortlink_click_send_failures_total', help: 'Failed batch sends to the bus (retried)', registers });
     this.rateLimited = new Counter({ name: 'shortlink_redirect_rate_limited_total', help: 'Redirects refused by a rate limit', labelNames: ['scope'], registers });
     this.breaker.set(0);
@@ -74,6 +78,11 @@ export class RedirectMetrics implements RedirectObserver {
   /** Where `shortlink_click_buffer_size` is read from on each scrape. */
   readClickBufferSize(source: () => number): void {
     this.clickBufferSizeSource = source;
+  }
+
+  /** Where the per-IP limiter gauges are read from on each scrape. */
+  readRateLimiter(source: () => { keys: number; bytes: number }): void {
+    this.rateLimiterSource = source;
   }
 
   status(code: number): void {

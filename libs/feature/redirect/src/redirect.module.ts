@@ -1,20 +1,21 @@
-import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { createServer, IncomingMessage, ServerResponse } from 'http';
+import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { AppConfig } from '@shortlink/config';
 import { Infrastructure } from '@shortlink/infrastructure';
-import { GlobalRateLimiter, HotLinkSnapshotKeeper, PerIpRateLimiter, RedirectPipeline } from '@shortlink/links-domain';
+import { KeyedWindowLimiter } from '@shortlink/core';
+import { GlobalRateLimiter, HotLinkSnapshotKeeper, RedirectPipeline } from '@shortlink/links-domain';
 import { ClickBuffer } from '@shortlink/clicks-domain';
-import { APP_CONFIG, createFastifyApp, HealthModule, METRICS_REGISTRY, plainLoggingModule, MetricsModule } from '@shortlink/nest-platform';
-import { InternalController } from './internal.controller';
+import { AdminRoutes, APP_CONFIG, ClientAddressResolver, createFastifyApp, FrontHandler, HealthModule, METRICS_REGISTRY, plainLoggingModule, PlatformModule } from '@shortlink/nest-platform';
+import { hotLinksRoute } from './internal.routes';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 
 const PIPELINE_PARTS = Symbol('PIPELINE_PARTS');
+const PER_IP_LIMITER = Symbol('PER_IP_LIMITER');
 type PipelineParts = Awaited<ReturnType<Infrastructure['redirectPipeline']>>;
 
 @Module({})
-export class RedirectModule implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RedirectModule implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Redirect');
   private timers: NodeJS.Timeout[] = [];
 
@@ -23,21 +24,29 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
     @Inject(PIPELINE_PARTS) private readonly parts: PipelineParts,
     @Inject(GlobalRateLimiter) private readonly global: GlobalRateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AdminRoutes) private readonly adminRoutes: AdminRoutes,
   ) {}
 
   static forRoot(config: AppConfig, infra: Infrastructure): DynamicModule {
     const r = config.redirect;
     return {
       module: RedirectModule,
-      imports: [plainLoggingModule('redirect', config.runtime.logLevel), MetricsModule.forApp('redirect'), HealthModule.withProbes(() => infra.healthProbes(['shard-', 'cache']))],
-      controllers: [InternalController],
+      imports: [plainLoggingModule('redirect', config.runtime.logLevel), PlatformModule.forApp('redirect', config), HealthModule.withProbes(() => infra.healthProbes(['shard-', 'cache']))],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: RedirectMetrics, useFactory: (registry: Registry) => new RedirectMetrics(registry), inject: [METRICS_REGISTRY] },
         { provide: PIPELINE_PARTS, useFactory: (metrics: RedirectMetrics) => infra.redirectPipeline(metrics), inject: [RedirectMetrics] },
         { provide: RedirectPipeline, useFactory: (parts: PipelineParts) => parts.pipeline, inject: [PIPELINE_PARTS] },
         { provide: HotLinkSnapshotKeeper, useFactory: (parts: PipelineParts) => parts.snapshot, inject: [PIPELINE_PARTS] },
-        { provide: PerIpRateLimiter, useValue: new PerIpRateLimiter(r.rateLimit.perIpPerMinute, 60_000) },
+        {
+          provide: PER_IP_LIMITER,
+          inject: [RedirectMetrics],
+          useFactory: (metrics: RedirectMetrics) => {
+            const limiter = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
+            metrics.readRateLimiter(() => limiter.usage);
+            return limiter;
+          },
+        },
         { provide: GlobalRateLimiter, useFactory: async () => new GlobalRateLimiter(await infra.cacheStore(), r.rateLimit.globalPerSecond, r.rateLimit.localFallbackPerSecond) },
         {
           provide: ClickBuffer,
@@ -54,11 +63,15 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
         },
         {
           provide: RedirectHttpHandler,
-          inject: [RedirectPipeline, ClickBuffer, RedirectMetrics, PerIpRateLimiter, GlobalRateLimiter],
-          useFactory: (p: RedirectPipeline, c: ClickBuffer, m: RedirectMetrics, ip: PerIpRateLimiter, g: GlobalRateLimiter) => new RedirectHttpHandler(p, c, m, ip, g, config),
+          inject: [RedirectPipeline, ClickBuffer, RedirectMetrics, PER_IP_LIMITER, GlobalRateLimiter, ClientAddressResolver],
+          useFactory: (p: RedirectPipeline, c: ClickBuffer, m: RedirectMetrics, ip: KeyedWindowLimiter, g: GlobalRateLimiter, addresses: ClientAddressResolver) => new RedirectHttpHandler(p, c, m, ip, g, addresses, config),
         },
       ],
     };
+  }
+
+  onModuleInit(): void {
+    this.adminRoutes.add('/internal/hot-links', hotLinksRoute(this.parts.pipeline));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -88,32 +101,10 @@ export class RedirectModule implements OnApplicationBootstrap, OnApplicationShut
   }
 }
 
-/** The server options Fastify passes to a serverFactory (its defaults filled in). */
-interface FastifyServerTimeouts {
-  readonly keepAliveTimeout: number;
-  readonly requestTimeout: number;
-  readonly connectionTimeout: number;
-  readonly maxRequestsPerSocket: number;
-}
-
 export async function createRedirectApp(config: AppConfig, infra: Infrastructure) {
-  // The HTTP server is ours: redirects are answered before Fastify sees them, the rest goes on.
-  let redirects: RedirectHttpHandler['tryHandle'] | null = null;
-  const serverFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void, fastifyOptions: Record<string, unknown>) => {
-    const options = fastifyOptions as unknown as FastifyServerTimeouts;
-    const server = createServer((req, res) => {
-      if (!redirects || !redirects(req, res)) handler(req, res);
-    });
-    // Fastify applies its server options only to servers it creates; for a factory's server they
-    // are ours to apply. Without this the keep-alive timeout fell to Node's 5 s, shorter than a load
-    // balancer's idle timeout, so a pooled connection could be closed just as a request went out on it.
-    server.keepAliveTimeout = options.keepAliveTimeout;
-    server.requestTimeout = options.requestTimeout;
-    server.setTimeout(options.connectionTimeout);
-    if (options.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
-    return server;
-  };
-  const app = await createFastifyApp(RedirectModule.forRoot(config, infra), { plainLogger: true, serverFactory });
-  redirects = app.get(RedirectHttpHandler).tryHandle;
+  // Redirects are answered at the node:http level, before Fastify sees them; the rest goes on.
+  const front: { handle: FrontHandler | null } = { handle: null };
+  const app = await createFastifyApp(RedirectModule.forRoot(config, infra), config, { plainLogger: true, front });
+  front.handle = app.get(RedirectHttpHandler).tryHandle;
   return app;
 }

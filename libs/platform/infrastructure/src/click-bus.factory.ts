@@ -35,7 +35,8 @@ export function createClickBus(config: AppConfig): ClickBus {
   const log = new InProcessClickLog({ partitions: bus.partitions, maxBytesPerPartition: 4 * 1024 * 1024 });
   return {
     sink: () => (sink ??= Promise.resolve(track(new MemoryClickEventSink(log)))),
-    source: async () => track(new MemoryClickEventSource(log, { groupId: bus.consumerGroup })),
+    // The log dies with the process: at shutdown the consumer first takes what the redirect flushed.
+    source: async () => track(new MemoryClickEventSource(log, { groupId: bus.consumerGroup, drainOnCloseMs: 10_000 })),
     close,
   };
 }

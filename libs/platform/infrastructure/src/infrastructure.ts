@@ -8,6 +8,7 @@ import {
   TenantService, TenantStore,
 } from '@shortlink/links-domain';
 import { BloomMaintainer } from './bloom-maintainer';
+import { resolveSecret } from './secrets';
 import { ClickAggregateStore, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
 import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { FileSnapshotStore, MemoryCacheStore, RedisClusterStore } from '@shortlink/cache';
@@ -92,7 +93,7 @@ export class Infrastructure {
     return this.lazy('link-service', async () => {
       const links = this.config.links;
       const ids = new SegmentIdAllocator(await this.meta(), 'links', links.idBlockSize);
-      const codes = links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(links.codeSecret);
+      const codes = links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(resolveSecret(this.config.secrets.code));
       const bloom = await this.bloomMaintainer();
       return new LinkService(await this.linkRepository(), ids, codes, await this.linkCache(), { defaultDomain: links.defaultDomain, shortDomains: links.domains }, undefined, [
         (link) => bloom.added(link),
@@ -142,6 +143,11 @@ export class Infrastructure {
       observer,
     );
     return { pipeline, snapshot, bloom };
+  }
+
+  /** Key of the visitor hash (given, or kept in the data directory on the embedded profile). */
+  visitorSecret(): string {
+    return resolveSecret(this.config.secrets.visitor);
   }
 
   async tenantService(): Promise<TenantService> {

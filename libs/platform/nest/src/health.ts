@@ -1,32 +1,68 @@
-import { Controller, DynamicModule, Get, Inject, Module } from '@nestjs/common';
-import { HealthCheck, HealthCheckService, HealthIndicatorService, TerminusModule } from '@nestjs/terminus';
+import { Controller, DynamicModule, Get, Inject, Injectable, Module, OnModuleInit, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { HealthProbe } from '@shortlink/core';
+import { AdminRoutes } from './admin';
 
 export const HEALTH_PROBES = Symbol('HEALTH_PROBES');
 
-@Controller()
-export class HealthController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly indicators: HealthIndicatorService,
-    @Inject(HEALTH_PROBES) private readonly probes: () => readonly HealthProbe[],
-  ) {}
+const PROBE_TIMEOUT_MS = 2000;
 
-  /** 200 when every dependency of this app answers, 503 with the failing ones otherwise. */
-  @Get('health')
-  @HealthCheck()
-  check() {
-    return this.health.check(
-      this.probes().map((probe) => async () => {
-        const indicator = this.indicators.check(probe.name);
+export interface ProbeResult {
+  readonly name: string;
+  readonly up: boolean;
+  readonly error?: string;
+  readonly ms: number;
+}
+
+/** Runs every probe of the app at once, each bounded by a timeout. */
+@Injectable()
+export class HealthChecker {
+  constructor(@Inject(HEALTH_PROBES) private readonly probes: () => readonly HealthProbe[]) {}
+
+  async check(): Promise<{ up: boolean; probes: ProbeResult[] }> {
+    const probes = await Promise.all(
+      this.probes().map(async (probe): Promise<ProbeResult> => {
+        const t0 = Date.now();
         try {
-          await withTimeout(probe.check(), 2000);
-          return indicator.up();
+          await withTimeout(probe.check(), PROBE_TIMEOUT_MS);
+          return { name: probe.name, up: true, ms: Date.now() - t0 };
         } catch (error) {
-          return indicator.down({ message: (error as Error).message });
+          return { name: probe.name, up: false, error: (error as Error).message, ms: Date.now() - t0 };
         }
       }),
     );
+    return { up: probes.every((p) => p.up), probes };
+  }
+}
+
+/**
+ * `GET /health` on the public port, for load balancers and orchestrators: 200 or 503, and only
+ * that. Which dependency failed and why (names of shards, addresses in error messages) is for
+ * operators, at /health/details on the admin listener.
+ */
+@Controller()
+export class HealthController {
+  constructor(@Inject(HealthChecker) private readonly checker: HealthChecker) {}
+
+  @Get('health')
+  async health(@Res() reply: FastifyReply): Promise<void> {
+    const { up } = await this.checker.check();
+    reply.status(up ? 200 : 503).header('cache-control', 'no-store').send({ status: up ? 'ok' : 'unavailable' });
+  }
+}
+
+@Injectable()
+class HealthDetailsRoute implements OnModuleInit {
+  constructor(
+    @Inject(HealthChecker) private readonly checker: HealthChecker,
+    @Inject(AdminRoutes) private readonly routes: AdminRoutes,
+  ) {}
+
+  onModuleInit(): void {
+    this.routes.add('/health/details', async () => {
+      const { up, probes } = await this.checker.check();
+      return { status: up ? 200 : 503, body: { status: up ? 'ok' : 'unavailable', probes } };
+    });
   }
 }
 
@@ -40,6 +76,6 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 @Module({})
 export class HealthModule {
   static withProbes(probes: () => readonly HealthProbe[]): DynamicModule {
-    return { module: HealthModule, imports: [TerminusModule.forRoot({ logger: false })], controllers: [HealthController], providers: [{ provide: HEALTH_PROBES, useValue: probes }] };
+    return { module: HealthModule, controllers: [HealthController], providers: [{ provide: HEALTH_PROBES, useValue: probes }, HealthChecker, HealthDetailsRoute] };
   }
 }

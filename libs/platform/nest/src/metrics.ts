@@ -1,16 +1,19 @@
-import { Controller, Get, Header, Inject, Module, DynamicModule } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { AdminRoutes } from './admin';
 
 export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
 
-@Controller()
-export class MetricsController {
-  constructor(@Inject(METRICS_REGISTRY) private readonly registry: Registry) {}
+/** Publishes the app's registry at /metrics on its admin listener (never on the public port). */
+@Injectable()
+class MetricsRoute implements OnModuleInit {
+  constructor(
+    @Inject(METRICS_REGISTRY) private readonly registry: Registry,
+    @Inject(AdminRoutes) private readonly routes: AdminRoutes,
+  ) {}
 
-  @Get('metrics')
-  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  metrics(): Promise<string> {
-    return this.registry.metrics();
+  onModuleInit(): void {
+    this.routes.add('/metrics', async () => ({ contentType: this.registry.contentType, body: await this.registry.metrics() }));
   }
 }
 
@@ -21,6 +24,6 @@ export class MetricsModule {
     const registry = new Registry();
     registry.setDefaultLabels({ app });
     collectDefaultMetrics({ register: registry, prefix: 'shortlink_process_' });
-    return { module: MetricsModule, global: true, controllers: [MetricsController], providers: [{ provide: METRICS_REGISTRY, useValue: registry }], exports: [METRICS_REGISTRY] };
+    return { module: MetricsModule, global: true, providers: [{ provide: METRICS_REGISTRY, useValue: registry }, MetricsRoute], exports: [METRICS_REGISTRY] };
   }
 }

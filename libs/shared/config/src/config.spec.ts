@@ -1,5 +1,15 @@
 import { ConfigError, loadConfig } from './config';
 
+const SECRETS = { SHORTLINK_CODE_SECRET: 'q7Vd0x3mZ9pL2kR8sT1uW4yB6nC5eF0gH', SHORTLINK_VISITOR_SECRET: 'Zr4Kp8Lm2Qn6Ws0Xt3Yv7Bu1Ca5De9Fg' };
+const violationsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    return [...(e as ConfigError).violations];
+  }
+  return [];
+};
+
 describe('loadConfig', () => {
   it('gives the embedded profile with no environment at all', () => {
     const c = loadConfig({});
@@ -33,6 +43,7 @@ describe('loadConfig', () => {
 
   it('parses the real stack settings into typed slices', () => {
     const c = loadConfig({
+      ...SECRETS,
       DB_DRIVER: 'mysql',
       MYSQL_SHARDS: 's0=mysql://u:p@127.0.0.1:3307/a,s1=mysql://u:p@127.0.0.1:3308/b',
       MYSQL_META_URL: 'mysql://u:p@127.0.0.1:3307/meta',
@@ -43,7 +54,7 @@ describe('loadConfig', () => {
     expect(c.db).toMatchObject({ driver: 'mysql', shards: [{ name: 's0', url: 'mysql://u:p@127.0.0.1:3307/a' }, { name: 's1', url: 'mysql://u:p@127.0.0.1:3308/b' }] });
     expect(c.cache).toEqual({ driver: 'redis', nodes: [{ host: '127.0.0.1', port: 7101 }, { host: '127.0.0.1', port: 7102 }], writeBatching: 'cork', commandTimeoutMs: 500 });
     expect(c.links.defaultDomain).toBe('sho.rt');
-    expect(() => loadConfig({ DB_DRIVER: 'mysql', MYSQL_SHARDS: 'nonsense', MYSQL_META_URL: 'mysql://x/y' })).toThrow(/not name=mysql/);
+    expect(() => loadConfig({ ...SECRETS, DB_DRIVER: 'mysql', MYSQL_SHARDS: 'nonsense', MYSQL_META_URL: 'mysql://x/y' })).toThrow(/not name=mysql/);
   });
 
   it('reads the Redis client settings and lists a bad command timeout with the other violations', () => {
@@ -51,5 +62,34 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...redis, REDIS_WRITE_BATCHING: 'pipeline', REDIS_COMMAND_TIMEOUT_MS: '250' }).cache).toMatchObject({ writeBatching: 'pipeline', commandTimeoutMs: 250 });
     expect(() => loadConfig({ ...redis, REDIS_WRITE_BATCHING: 'true' })).toThrow(/REDIS_WRITE_BATCHING: must be one of cork\|pipeline\|off, got "true"/);
     expect(() => loadConfig({ ...redis, REDIS_COMMAND_TIMEOUT_MS: '0', DB_DRIVER: 'oracle' })).toThrow(/REDIS_COMMAND_TIMEOUT_MS[\s\S]*DB_DRIVER|DB_DRIVER[\s\S]*REDIS_COMMAND_TIMEOUT_MS/);
+  });
+
+  it('generates the secrets into the data directory on the embedded profile, and refuses to run the real one without them', () => {
+    expect(loadConfig({ SHORTLINK_DATA_DIR: '/var/lib/sl/' }).secrets).toEqual({ code: { file: '/var/lib/sl/secrets/code-secret' }, visitor: { file: '/var/lib/sl/secrets/visitor-secret' } });
+    const missing = violationsOf({ DB_DRIVER: 'mysql', MYSQL_SHARDS: 's0=mysql://u:p@h:1/a', MYSQL_META_URL: 'mysql://u:p@h:1/m' });
+    expect(missing).toEqual([
+      expect.stringMatching(/^SHORTLINK_CODE_SECRET: required with DB_DRIVER=mysql \(at least 32 random bytes.*anyone can compute every code/),
+      expect.stringMatching(/^SHORTLINK_VISITOR_SECRET: required with DB_DRIVER=mysql/),
+    ]);
+  });
+
+  it('refuses short or patterned secrets in either profile, and keeps a good one as given', () => {
+    expect(violationsOf({ SHORTLINK_CODE_SECRET: 'shortlink-dev-code-secret' })).toEqual([expect.stringMatching(/^SHORTLINK_CODE_SECRET: must be at least 32 bytes of random data, got 25/)]);
+    expect(violationsOf({ SHORTLINK_VISITOR_SECRET: 'ab'.repeat(20) })).toEqual([expect.stringMatching(/^SHORTLINK_VISITOR_SECRET: looks like a pattern/)]);
+    expect(loadConfig(SECRETS).secrets.code).toEqual({ given: SECRETS.SHORTLINK_CODE_SECRET });
+  });
+
+  it('reads TRUSTED_PROXIES as address blocks and lists a bad one', () => {
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,::1/128' }).http.trustedProxies).toEqual([
+      { address: '10.0.0.0', prefix: 8, family: 'ipv4' },
+      { address: '127.0.0.1', prefix: 32, family: 'ipv4' },
+      { address: '::1', prefix: 128, family: 'ipv6' },
+    ]);
+    expect(loadConfig({}).http.trustedProxies).toEqual([]);
+    expect(violationsOf({ TRUSTED_PROXIES: '10.0.0.0/33,example.com,1.2.3.4/8/1' })).toHaveLength(3);
+  });
+
+  it('puts the operator listeners on loopback by default, one port per app', () => {
+    expect(loadConfig({}).admin).toEqual({ host: '127.0.0.1', ports: { generation: 9081, redirect: 9080, analytics: 9082 } });
   });
 });

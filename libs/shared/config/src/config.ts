@@ -1,3 +1,4 @@
+import { isIP } from 'net';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -15,15 +16,30 @@ export const envSchema = z.object({
   GENERATION_PORT: port.default(8081),
   REDIRECT_PORT: port.default(8080),
   ANALYTICS_PORT: port.default(8082),
+  /** Operator listeners (/metrics, /internal/*, /health/details): loopback unless told otherwise. */
+  ADMIN_HOST: z.string().default('127.0.0.1'),
+  GENERATION_ADMIN_PORT: port.default(9081),
+  REDIRECT_ADMIN_PORT: port.default(9080),
+  ANALYTICS_ADMIN_PORT: port.default(9082),
+  /** Load balancers whose X-Forwarded-For is believed (CIDRs or addresses); none by default. */
+  TRUSTED_PROXIES: csv.default([]),
+  /** Slow clients: a request's headers must arrive within this, the whole request within the next. */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** Failed API-key checks allowed per client address and minute before 429 (0 = off). */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   /** Public base of short URLs, e.g. https://sho.rt; defaults to the redirect app's address. */
   SHORTLINK_PUBLIC_BASE_URL: z.string().url().optional(),
   /** Domain links are created on when none is given; extra short domains served by redirect. */
   SHORTLINK_DEFAULT_DOMAIN: z.string().min(1).optional(),
   SHORTLINK_DOMAINS: csv.default([]),
   SHORTLINK_BOOTSTRAP_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
-  /** Keys of the code scrambler and of the visitor hash; fixed per deployment. */
-  SHORTLINK_CODE_SECRET: z.string().min(8).default('shortlink-dev-code-secret'),
-  SHORTLINK_VISITOR_SECRET: z.string().min(8).default('shortlink-dev-visitor-secret'),
+  /**
+   * Keys of the code scrambler and of the visitor hash (docs/design.md, "Security model").
+   * Required with DB_DRIVER=mysql; the embedded profile generates them into its data directory.
+   */
+  SHORTLINK_CODE_SECRET: z.string().optional(),
+  SHORTLINK_VISITOR_SECRET: z.string().optional(),
   CODE_STRATEGY: driver(['sequence', 'hash'] as const, 'sequence'),
   ID_BLOCK_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
 
@@ -96,6 +112,19 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+/** An address block of TRUSTED_PROXIES: `10.0.0.0/8`, `::1/128`, or a plain address (a /32 or /128). */
+export interface Cidr {
+  readonly address: string;
+  readonly prefix: number;
+  readonly family: 'ipv4' | 'ipv6';
+}
+
+/**
+ * Where a key comes from: given in the environment, or (embedded profile only) generated on first
+ * start into a file of the data directory and reused after.
+ */
+export type SecretSource = { readonly given: string } | { readonly file: string };
+
 export interface ShardConfig {
   readonly name: string;
   readonly url: string;
@@ -105,12 +134,20 @@ export interface ShardConfig {
 export interface AppConfig {
   readonly runtime: { readonly nodeEnv: string; readonly logLevel: Env['LOG_LEVEL']; readonly dataDir: string; readonly host: string };
   readonly ports: { readonly generation: number; readonly redirect: number; readonly analytics: number };
+  /** Operator listeners, one per app: /metrics, /internal/*, /health/details. */
+  readonly admin: { readonly host: string; readonly ports: { readonly generation: number; readonly redirect: number; readonly analytics: number } };
+  readonly http: {
+    readonly trustedProxies: readonly Cidr[];
+    readonly headersTimeoutMs: number;
+    readonly requestTimeoutMs: number;
+    readonly authFailuresPerMinute: number;
+  };
+  readonly secrets: { readonly code: SecretSource; readonly visitor: SecretSource };
   readonly links: {
     readonly publicBaseUrl: string;
     readonly defaultDomain: string;
     readonly domains: readonly string[];
     readonly bootstrapApiKey: string | undefined;
-    readonly codeSecret: string;
     readonly codeStrategy: Env['CODE_STRATEGY'];
     readonly idBlockSize: number;
   };
@@ -127,7 +164,7 @@ export interface AppConfig {
   readonly olap:
     | { readonly driver: 'chdb'; readonly database: string }
     | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
-  readonly analytics: { readonly consumerEnabled: boolean; readonly visitorSecret: string };
+  readonly analytics: { readonly consumerEnabled: boolean };
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
@@ -171,6 +208,21 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   const mysqlShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS ? parseShards(e.MYSQL_SHARDS, violations) : [];
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
   if (e.SHARD_STRATEGY === 'jump' && e.DB_DRIVER === 'mysql' && mysqlShards.length === 0) violations.push('MYSQL_SHARDS: needs at least one shard');
+  const trustedProxies = e.TRUSTED_PROXIES.map((c) => parseCidr(c, violations));
+  const dataDir = e.SHORTLINK_DATA_DIR.replace(/\/+$/, '');
+  const secret = (name: 'SHORTLINK_CODE_SECRET' | 'SHORTLINK_VISITOR_SECRET', file: string): SecretSource => {
+    const given = e[name];
+    if (given !== undefined) {
+      const weakness = secretWeakness(given);
+      if (weakness) violations.push(`${name}: ${weakness}; generate one with \`openssl rand -base64 32\``);
+      return { given };
+    }
+    // Servers of the real profile share the database, so they must share the key: it cannot be
+    // generated per instance, and a default known from the source would make codes guessable.
+    if (e.DB_DRIVER === 'mysql') violations.push(`${name}: required with DB_DRIVER=mysql (at least 32 random bytes, e.g. \`openssl rand -base64 32\`): it keys ${name === 'SHORTLINK_CODE_SECRET' ? 'the id -> code scrambler; with a known key anyone can compute every code and walk all links' : 'the visitor hash; with a known key visitor addresses can be recovered'}`);
+    return { file: `${dataDir}/secrets/${file}` };
+  };
+  const secrets = { code: secret('SHORTLINK_CODE_SECRET', 'code-secret'), visitor: secret('SHORTLINK_VISITOR_SECRET', 'visitor-secret') };
   if (violations.length) throw new ConfigError(violations);
 
   const publicBaseUrl = (e.SHORTLINK_PUBLIC_BASE_URL ?? `http://localhost:${e.REDIRECT_PORT}`).replace(/\/+$/, '');
@@ -179,12 +231,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   return {
     runtime: { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, dataDir: e.SHORTLINK_DATA_DIR, host: e.HOST },
     ports: { generation: e.GENERATION_PORT, redirect: e.REDIRECT_PORT, analytics: e.ANALYTICS_PORT },
+    admin: { host: e.ADMIN_HOST, ports: { generation: e.GENERATION_ADMIN_PORT, redirect: e.REDIRECT_ADMIN_PORT, analytics: e.ANALYTICS_ADMIN_PORT } },
+    http: { trustedProxies, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
+    secrets,
     links: {
       publicBaseUrl,
       defaultDomain,
       domains: [...new Set([defaultDomain, ...e.SHORTLINK_DOMAINS.map((d) => d.toLowerCase())])],
       bootstrapApiKey: e.SHORTLINK_BOOTSTRAP_API_KEY,
-      codeSecret: e.SHORTLINK_CODE_SECRET,
       codeStrategy: e.CODE_STRATEGY,
       idBlockSize: e.ID_BLOCK_SIZE,
     },
@@ -205,7 +259,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       e.OLAP_DRIVER === 'clickhouse'
         ? { driver: 'clickhouse', url: e.CLICKHOUSE_URL!, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE }
         : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
-    analytics: { consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED, visitorSecret: e.SHORTLINK_VISITOR_SECRET },
+    analytics: { consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED },
     redirect: {
       policy: e.CACHE_POLICY,
       l1: { enabled: e.REDIRECT_L1_ENABLED, maxEntries: e.REDIRECT_L1_MAX_ENTRIES, maxBytes: e.REDIRECT_L1_MAX_BYTES, ttlMs: e.REDIRECT_L1_TTL_MS, negativeTtlMs: e.REDIRECT_L1_NEGATIVE_TTL_MS },
@@ -216,7 +270,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       dbConcurrency: e.DB_CONCURRENCY,
       breaker: { failures: e.BREAKER_FAILURES, halfOpenAfterMs: e.BREAKER_HALF_OPEN_MS },
       rateLimit: { perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, globalPerSecond: e.RATE_LIMIT_GLOBAL_PER_SECOND, localFallbackPerSecond: e.RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND },
-      snapshot: { file: e.SNAPSHOT_FILE ?? `${e.SHORTLINK_DATA_DIR.replace(/\/+$/, '')}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
+      snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
     },
   };
 }
@@ -232,6 +286,26 @@ function parseShards(spec: string, violations: string[]): ShardConfig[] {
   }
   if (new Set(shards.map((s) => s.name)).size !== shards.length) violations.push('MYSQL_SHARDS: shard names must be unique');
   return shards;
+}
+
+/** Why a given secret is not good enough, or null. Length is checked in bytes (UTF-8). */
+export function secretWeakness(secret: string): string | null {
+  const bytes = Buffer.byteLength(secret, 'utf8');
+  if (bytes < 32) return `must be at least 32 bytes of random data, got ${bytes}`;
+  if (new Set(secret).size < 10) return 'looks like a pattern, not random data (fewer than 10 distinct characters)';
+  return null;
+}
+
+function parseCidr(value: string, violations: string[]): Cidr {
+  const [address, prefixText, extra] = value.split('/');
+  const family = isIP(address) === 4 ? 'ipv4' : isIP(address) === 6 ? 'ipv6' : null;
+  const max = family === 'ipv4' ? 32 : 128;
+  const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+  if (!family || extra !== undefined || !(prefix >= 0 && prefix <= max)) {
+    violations.push(`TRUSTED_PROXIES: "${value}" is not an IP address or CIDR block (e.g. 10.0.0.0/8, 127.0.0.1, ::1/128)`);
+    return { address: '0.0.0.0', prefix: 32, family: 'ipv4' };
+  }
+  return { address, prefix, family };
 }
 
 function parseHostPort(value: string, name: string, violations: string[]): { host: string; port: number } {

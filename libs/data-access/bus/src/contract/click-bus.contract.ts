@@ -57,7 +57,7 @@ class Recorder {
 
   readonly handler = async (batch: ClickBatch): Promise<void> => {
     const ok = !this.fail(batch, this.calls.length);
-    this.calls.push({ batch: { partition: batch.partition, messages: [...batch.messages] }, ok });
+    this.calls.push({ batch: { source: batch.source, partition: batch.partition, messages: [...batch.messages] }, ok });
     if (!ok) throw new Error('handler failure on purpose');
   };
 

@@ -137,7 +137,7 @@ export class KafkaClickEventSource implements ClickEventSource {
       }
     }
     if (messages.length > 0) {
-      const delivered = await this.deliver(handler, { partition: batch.partition, messages }, heartbeat, () => isRunning() && !isStale());
+      const delivered = await this.deliver(handler, { source: `kafka:${this.topic}`, partition: batch.partition, messages }, heartbeat, () => isRunning() && !isStale());
       if (!delivered) return; // closing, or the partition moved: leave it uncommitted
     }
     const last = batch.messages[batch.messages.length - 1].offset;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import { ClickBatch, ClickEvent, ClickEventSink, ClickEventSource, DeliveredClick } from '@shortlink/clicks-domain';
 import { murmur32 } from '@shortlink/shard-router';
 import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
@@ -148,6 +149,8 @@ class PartitionLog {
 }
 
 export class InProcessClickLog {
+  /** This incarnation of the log: its offsets start at 0, so consumers keep progress per id. */
+  readonly id = randomUUID();
   readonly partitions: number;
   readonly maxMessagesPerPartition: number;
   readonly maxBytesPerPartition: number;
@@ -276,6 +279,11 @@ export interface MemoryClickEventSourceOptions {
   readonly maxBatchSize?: number;
   /** Wait between redeliveries of a batch whose handler threw (default 100 ms doubling to 5 s). */
   readonly retryBackoff?: RetryBackoffOptions;
+  /**
+   * On close, keep delivering for up to this long until every partition is consumed (default 0).
+   * The log lives in memory: what is not consumed before the process stops is gone.
+   */
+  readonly drainOnCloseMs?: number;
   /** Warnings: skipped malformed messages, handler failures, messages lost to retention. Default: stderr. */
   readonly logger?: BusLogger;
 }
@@ -292,6 +300,7 @@ export class MemoryClickEventSource implements ClickEventSource {
   private readonly groupId: string;
   private readonly fromBeginning: boolean;
   private readonly maxBatchSize: number;
+  private readonly drainOnCloseMs: number;
   private readonly backoff: RetryBackoff;
   private readonly logger: BusLogger;
   private readonly sleeper = new AbortableSleeper();
@@ -312,6 +321,7 @@ export class MemoryClickEventSource implements ClickEventSource {
     this.groupId = options.groupId;
     this.fromBeginning = options.fromBeginning ?? true;
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 500);
+    this.drainOnCloseMs = options.drainOnCloseMs ?? 0;
     this.backoff = new RetryBackoff(options.retryBackoff);
     this.logger = filteredLogger(options.logger ?? consoleWarnLogger, 'warn');
   }
@@ -348,6 +358,10 @@ export class MemoryClickEventSource implements ClickEventSource {
 
   async close(): Promise<void> {
     if (this.state === 'closed') return;
+    if (this.state === 'running' && this.drainOnCloseMs > 0) {
+      const deadline = Date.now() + this.drainOnCloseMs;
+      while (!this.caughtUp() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    }
     const wasRunning = this.state === 'running';
     this.state = 'closed';
     this.sleeper.abort();
@@ -360,6 +374,12 @@ export class MemoryClickEventSource implements ClickEventSource {
 
   private get running(): boolean {
     return this.state === 'running';
+  }
+
+  /** Every partition consumed and committed up to its end. */
+  private caughtUp(): boolean {
+    for (let p = 0; p < this.log.partitions; p++) if (this.positions[p] < this.log.endOffset(p)) return false;
+    return true;
   }
 
   private signal(): void {
@@ -378,7 +398,7 @@ export class MemoryClickEventSource implements ClickEventSource {
       }
       const { partition, nextOffset, messages } = next;
       if (messages.length > 0) {
-        const delivered = await this.deliver(handler, { partition, messages });
+        const delivered = await this.deliver(handler, { source: `memory:${this.log.id}`, partition, messages });
         if (!delivered) return; // closed while retrying: nothing committed, the batch comes again
       }
       this.log.commit(this.groupId, partition, nextOffset);

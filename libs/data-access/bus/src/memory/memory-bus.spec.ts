@@ -203,6 +203,37 @@ describe('in-process click log', () => {
     expect(log.committedOffset('g', 0)).toBe(1);
   });
 
+  it('names its source by the log incarnation: a new log (offsets from 0 again) is a new source', async () => {
+    const first = new InProcessClickLog();
+    const second = new InProcessClickLog();
+    expect(first.id).not.toBe(second.id);
+    const c = collect();
+    const source = new MemoryClickEventSource(first, { groupId: 'g', logger: quiet });
+    await source.start(c.handler);
+    await new MemoryClickEventSink(first).send([aClick(), aClick()]);
+    await waitFor(() => c.offsets().length === 2, 'two clicks');
+    expect(new Set(c.batches.map((b) => b.source))).toEqual(new Set([`memory:${first.id}`]));
+    await source.close();
+  });
+
+  it('with drainOnCloseMs, close() first delivers what is left in the log', async () => {
+    const log = new InProcessClickLog({ partitions: 2 });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const delivered: string[] = [];
+    const source = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet, maxBatchSize: 10, drainOnCloseMs: 5000 });
+    await source.start(async (b) => {
+      await gate;
+      delivered.push(...b.messages.map((m) => m.event.eventId));
+    });
+    const events = Array.from({ length: 50 }, () => aClick());
+    log.append(events);
+    const closing = source.close();
+    release();
+    await closing;
+    expect(new Set(delivered)).toEqual(new Set(events.map((e) => e.eventId)));
+  });
+
   it('an idle started source holds no timer, and closing it leaves none', async () => {
     const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const log = new InProcessClickLog();

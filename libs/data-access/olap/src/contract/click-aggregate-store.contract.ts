@@ -10,9 +10,8 @@ export interface ClickAggregateStoreFixture {
 export const T0 = 1709251200;
 const MIN = 60;
 
-let partitionSeq = 1000 + Math.floor(Math.random() * 1_000_000);
-/** A partition no other test writes, so ingestedOffsets assertions hold on a shared database. */
-const freshPartition = () => partitionSeq++;
+/** A source no other test writes, so ingestedOffsets assertions hold on a shared database. */
+const freshSource = (kind = 'memory') => `${kind}:${randomUUID()}`;
 
 export function aMinuteRow(overrides: Partial<MinuteVisitorRow> = {}): MinuteVisitorRow {
   return {
@@ -22,8 +21,6 @@ export function aMinuteRow(overrides: Partial<MinuteVisitorRow> = {}): MinuteVis
     minute: T0,
     visitor: 1,
     clicks: 1,
-    sourcePartition: 0,
-    sourceOffset: '0',
     ...overrides,
   };
 }
@@ -164,23 +161,28 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect(s.totals).toEqual({ clicks: 3, visitors: 1 });
     });
 
-    it('reports the highest offset per partition across several writes, exact past 2^53', async () => {
-      const p1 = freshPartition();
-      const p2 = freshPartition();
+    it('keeps the highest offset per source and partition across several writes, exact past 2^53', async () => {
+      const source = freshSource();
+      const other = freshSource();
       const l = link();
-      await store.write([aMinuteRow({ ...l, sourcePartition: p1, sourceOffset: '5' }), aMinuteRow({ ...l, sourcePartition: p2, sourceOffset: '40' })]);
-      await store.write([aMinuteRow({ ...l, sourcePartition: p1, sourceOffset: '3' })]);
-      await store.write([aMinuteRow({ ...l, minute: T0 + MIN, sourcePartition: p1, sourceOffset: '12' })]);
-      await store.write([aMinuteRow({ ...l, tenantId: randomUUID(), sourcePartition: p2, sourceOffset: '9007199254740993' })]);
-      const offsets = await store.ingestedOffsets();
-      expect(offsets).toBeInstanceOf(Map);
-      expect(offsets.get(p1)).toBe(12n);
-      expect(offsets.get(p2)).toBe(9007199254740993n);
-      expect(offsets.has(freshPartition())).toBe(false);
-      for (const [k, v] of offsets) {
-        expect(typeof k).toBe('number');
-        expect(typeof v).toBe('bigint');
-      }
+      await store.write([aMinuteRow(l)], { source, partition: 1, lastOffset: '5' });
+      await store.write([aMinuteRow(l)], { source, partition: 2, lastOffset: '40' });
+      await store.write([aMinuteRow(l)], { source, partition: 1, lastOffset: '3' });
+      await store.write([aMinuteRow({ ...l, minute: T0 + MIN })], { source, partition: 1, lastOffset: '12' });
+      await store.write([], { source, partition: 2, lastOffset: '9007199254740993' });
+      await store.write([aMinuteRow(l)], { source: other, partition: 1, lastOffset: '99' });
+      const offsets = await store.ingestedOffsets(source);
+      expect(offsets).toEqual(new Map([[1, 12n], [2, 9007199254740993n]]));
+      expect(await store.ingestedOffsets(freshSource())).toEqual(new Map());
+      expect((await store.stats({ ...l, from: T0, to: T0 + 2 * MIN })).totals.clicks).toBe(5);
+    });
+
+    it('writes the rows and their progress in one insert: a refused progress writes no rows', async () => {
+      const l = link();
+      const source = freshSource();
+      await expect(store.write([aMinuteRow({ ...l, clicks: 1 })], { source, partition: 0, lastOffset: '12; DROP TABLE x' })).rejects.toThrow(/lastOffset/);
+      expect((await store.stats({ ...l, from: T0, to: T0 + MIN })).totals.clicks).toBe(0);
+      expect(await store.ingestedOffsets(source)).toEqual(new Map());
     });
 
     it('gives an empty series and zero totals for an unknown link', async () => {
@@ -202,9 +204,9 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect(injected.totals.clicks).toBe(0);
     });
 
-    it('refuses a row with a malformed offset and writes none of the batch', async () => {
+    it('refuses a malformed row and writes none of the batch', async () => {
       const l = link();
-      await expect(store.write([aMinuteRow({ ...l, clicks: 1 }), aMinuteRow({ ...l, sourceOffset: '12; DROP TABLE x' })])).rejects.toThrow(/sourceOffset/);
+      await expect(store.write([aMinuteRow({ ...l, clicks: 1 }), aMinuteRow({ ...l, visitor: -1 })])).rejects.toThrow(/visitor/);
       expect((await store.stats({ ...l, from: T0, to: T0 + MIN })).totals.clicks).toBe(0);
     });
   });

@@ -1,7 +1,7 @@
 import { CachePolicy } from './cache-policy';
 import { HotKeyDetector } from './hot-key-detector';
 import { L1Cache } from './l1-cache';
-import { GlobalRateLimiter, PerIpRateLimiter } from './rate-limiters';
+import { GlobalRateLimiter } from './rate-limiters';
 import { CacheStore } from '../ports';
 
 const link = { id: '1', tenantId: 't', targetUrl: 'https://example.com', redirectType: 302 as const, expiresAt: null, status: 'active' as const };
@@ -49,17 +49,6 @@ describe('L1Cache', () => {
     for (let i = 0; i < 100; i++) l1.setPositive(`k${i}`, { ...link, targetUrl: 'https://example.com/' + 'x'.repeat(200) }, false);
     expect(l1.size.bytes).toBeLessThanOrEqual(2000);
     expect(l1.size.entries).toBeLessThan(10);
-  });
-});
-
-describe('PerIpRateLimiter', () => {
-  it('allows the limit per window per IP and tells when to retry', () => {
-    const rl = new PerIpRateLimiter(3, 60_000);
-    const t = 120_000;
-    expect([1, 2, 3].map(() => rl.allow('1.2.3.4', t).allowed)).toEqual([true, true, true]);
-    expect(rl.allow('1.2.3.4', t)).toEqual({ allowed: false, retryAfterSeconds: 60 });
-    expect(rl.allow('5.6.7.8', t).allowed).toBe(true);
-    expect(rl.allow('1.2.3.4', t + 60_000).allowed).toBe(true);
   });
 });
 

@@ -1,38 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import { ALLOW, RateDecision } from '@shortlink/core';
 import { CacheStore } from '../ports';
-
-export interface RateDecision {
-  readonly allowed: boolean;
-  readonly retryAfterSeconds: number;
-}
-
-const ALLOW: RateDecision = { allowed: true, retryAfterSeconds: 0 };
-
-/** Fixed-window counter per client IP, LRU-bounded so a botnet cannot exhaust memory. */
-export class PerIpRateLimiter {
-  private readonly windows: LRUCache<string, { window: number; count: number }>;
-
-  constructor(
-    private readonly limit: number,
-    private readonly windowMs: number,
-    maxTracked = 100_000,
-  ) {
-    this.windows = new LRUCache({ max: maxTracked });
-  }
-
-  allow(ip: string, now = Date.now()): RateDecision {
-    if (this.limit <= 0) return ALLOW;
-    const window = Math.floor(now / this.windowMs);
-    const entry = this.windows.get(ip);
-    if (!entry || entry.window !== window) {
-      this.windows.set(ip, { window, count: 1 });
-      return ALLOW;
-    }
-    entry.count++;
-    if (entry.count <= this.limit) return ALLOW;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * this.windowMs - now) / 1000)) };
-  }
-}
 
 /**
  * A global requests-per-second limit shared by all instances. Each instance counts locally and

@@ -1,0 +1,19 @@
+import { RedirectPipeline } from '@shortlink/links-domain';
+import type { AdminHandler } from '@shortlink/nest-platform';
+
+/**
+ * `GET /internal/hot-links?limit=` on the admin listener: the keys the sliding-window detector
+ * marks hot on this instance (seed 004), hottest first, with their targets. Operators only: it
+ * lists links of every tenant.
+ */
+export function hotLinksRoute(pipeline: RedirectPipeline): AdminHandler {
+  return (query) => {
+    const n = Math.min(Math.max(Number(query.get('limit')) || 100, 1), 5000);
+    return {
+      body: {
+        breaker: pipeline.breakerState,
+        links: pipeline.hotLinks(n).map((h) => ({ key: h.key, readsInWindow: h.reads, targetUrl: h.link?.targetUrl ?? null, pinnedInL1: h.link !== null })),
+      },
+    };
+  };
+}

@@ -1,0 +1,54 @@
+import { BlockList, isIP } from 'net';
+import type { IncomingMessage } from 'http';
+import type { Cidr } from '@shortlink/config';
+
+/** Hops of X-Forwarded-For looked at, from the right: a longer chain is not believed further. */
+const MAX_HOPS = 16;
+
+/** `::ffff:192.0.2.1` (an IPv4 client on a dual-stack socket) is `192.0.2.1`. */
+export function normalizeAddress(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address.toLowerCase();
+}
+
+/**
+ * The client's address as seen through TRUSTED_PROXIES (docs/design.md, "Security model").
+ * X-Forwarded-For is believed only when the connection comes from a trusted proxy; then the chain
+ * is read from the right, and the first hop that is not itself a trusted proxy is the client. A
+ * hop that is not an IP address stops the walk: the last trusted hop is the answer, so a forged
+ * or malformed value can never become a limiter key or a visitor.
+ */
+export class ClientAddressResolver {
+  private readonly trusted = new BlockList();
+  readonly trustsNobody: boolean;
+
+  constructor(proxies: readonly Cidr[]) {
+    for (const p of proxies) this.trusted.addSubnet(p.address, p.prefix, p.family);
+    this.trustsNobody = proxies.length === 0;
+  }
+
+  isTrusted(address: string): boolean {
+    const family = isIP(address);
+    return family !== 0 && this.trusted.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  }
+
+  /** The client address of a request on a plain node:http server. */
+  of(req: IncomingMessage): string {
+    return this.resolve(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for']);
+  }
+
+  resolve(socketAddress: string, forwardedFor: string | string[] | undefined): string {
+    let client = normalizeAddress(socketAddress);
+    if (this.trustsNobody || forwardedFor === undefined || !this.isTrusted(client)) return client;
+    const chain = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
+    let end = chain.length;
+    for (let hops = 0; hops < MAX_HOPS && end > 0; hops++) {
+      const start = chain.lastIndexOf(',', end - 1);
+      const hop = normalizeAddress(chain.slice(start + 1, end).trim());
+      if (isIP(hop) === 0) return client;
+      client = hop;
+      if (!this.isTrusted(hop)) return client;
+      end = start < 0 ? 0 : start;
+    }
+    return client;
+  }
+}

@@ -1,0 +1,81 @@
+import { HttpException } from '@nestjs/common';
+import { STATUS_CODES } from 'http';
+import { DomainError, ErrorCode } from '@shortlink/core';
+
+/** HTTP status of every domain error code: the only place codes meet HTTP. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  VALIDATION_FAILED: 400,
+  INVALID_URL: 400,
+  URL_NOT_ALLOWED: 400,
+  INVALID_ALIAS: 400,
+  INVALID_TIME_RANGE: 400,
+  ALIAS_TAKEN: 409,
+  LINK_NOT_FOUND: 404,
+  LINK_EXPIRED: 410,
+  LINK_DISABLED: 404,
+  UNAUTHENTICATED: 401,
+  RATE_LIMITED: 429,
+  SHARD_UNAVAILABLE: 503,
+  DEPENDENCY_UNAVAILABLE: 503,
+  CODE_SPACE_EXHAUSTED: 503,
+};
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  instance?: string;
+  [extra: string]: unknown;
+}
+
+/** Longest path echoed as `instance`; a longer one is left out rather than reflected. */
+const MAX_INSTANCE_LENGTH = 256;
+
+/**
+ * The `instance` of a problem: the request's path, never its query string (which may carry a
+ * credential, e.g. `?api_key=`), and only when it is short.
+ */
+export function instanceOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return path.length <= MAX_INSTANCE_LENGTH ? path : undefined;
+}
+
+export function problem(status: number, code: string, detail: string, instance?: string, extra: Readonly<Record<string, unknown>> = {}): ProblemDetails {
+  // Extras first: they may never override the stable fields.
+  return { ...extra, type: `https://shortlink.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title: STATUS_CODES[status] ?? 'Error', status, code, detail, ...(instance ? { instance } : {}) };
+}
+
+/** The problem+json body of any error, for the request `url` (path and query as received). */
+export function problemFor(error: unknown, url?: string): ProblemDetails {
+  const instance = instanceOf(url);
+  if (error instanceof DomainError) {
+    const { source: _source, ...details } = error.details as Record<string, unknown>;
+    return problem(STATUS_BY_CODE[error.code] ?? 500, error.code, error.message, instance, details);
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    // Framework-level rejections (unknown route, malformed JSON body, body too large). Their
+    // messages can carry the request path, so only our own wording goes out.
+    if (status === 404) return problem(404, 'ROUTE_NOT_FOUND', 'no route matches this method and path', instance);
+    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : status < 500 ? 'BAD_REQUEST' : 'INTERNAL';
+    return problem(status, code, status < 500 ? error.message : 'internal error', instance);
+  }
+  const status = (error as { statusCode?: number })?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Fastify's own errors (e.g. FST_ERR_CTP_INVALID_JSON_BODY) carry statusCode.
+    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST';
+    return problem(status, code, (error as Error).message, instance);
+  }
+  return problem(500, 'INTERNAL', 'internal error', instance);
+}
+
+/** Retry-After for 429/503 problems: the error's own hint, else one second. */
+export function retryAfterFor(error: unknown, status: number): string | undefined {
+  if (status !== 429 && status !== 503) return undefined;
+  const retry = (error as DomainError)?.details?.retryAfterSeconds;
+  return String(typeof retry === 'number' ? retry : 1);
+}
