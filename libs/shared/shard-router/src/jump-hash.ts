@@ -21,7 +21,7 @@ export function jumpConsistentHash(key: bigint, buckets: number): number {
 
 /**
  * Jump hash over an ordered shard list. Buckets are positions, so only appending or removing the
- * last shard keeps movement minimal, and weights are not supported (seed 002's stated limits).
+ * last shard keeps movement minimal, and weights are not supported (docs/design.md, "Where the numbers come from").
  */
 export class JumpHashRouter implements ShardRouter {
   readonly strategy = 'jump' as const;
