@@ -19,6 +19,8 @@ set -euo pipefail
 STACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 STACK_SCRIPT_PATH="$STACK_DIR/$(basename "${BASH_SOURCE[0]}")"
 # One file per concern; this file only ties them together into the commands.
+# shellcheck source=deploy/local/lib/topology.sh
+source "$STACK_DIR/lib/topology.sh"   # deploy/topology.env: instances, databases, ports, topic
 # shellcheck source=deploy/local/lib/common.sh
 source "$STACK_DIR/lib/common.sh"     # paths, logging, settings, lock, ports, pids, spawn, wait, stop
 # shellcheck source=deploy/local/lib/packages.sh
@@ -38,7 +40,7 @@ source "$STACK_DIR/lib/env.sh"        # .run/stack.env, .run/pids.txt
 comp_pattern() {
   case "$1" in
     redis-*) redis_proc_pattern "$1" ;;
-    mysql-a|mysql-b) mysql_proc_pattern "$1" ;;
+    mysql-*) is_mysql_name "$1" || die "unknown process $1"; mysql_proc_pattern "$1" ;;
     clickhouse) ch_proc_pattern ;;
     kafka) kafka_proc_pattern ;;
     *) die "unknown process $1" ;;
@@ -53,8 +55,9 @@ comp_procs() {
       [[ " ${REDIS_PORTS[*]} " == *" $p "* ]] || die "no Redis node on port $p (nodes: ${REDIS_PORTS[*]})"
       echo "redis-$p" ;;
     redis) redis_procs ;;
-    mysql-a|mysql-b|clickhouse|kafka) echo "$1" ;;
-    *) die "unknown component '$1' (redis-node-<port>|redis|mysql-a|mysql-b|clickhouse|kafka)" ;;
+    clickhouse|kafka) echo "$1" ;;
+    *) is_mysql_name "$1" || die "unknown component '$1' (redis-node-<port>|redis|$(IFS="|"; echo "${MYSQL_NAMES[*]}")|clickhouse|kafka)"
+      echo "$1" ;;
   esac
 }
 
@@ -63,8 +66,8 @@ cmd_status() {
   STATUS_BAD=0
   printf '  %-18s %-8s %-6s %s\n' COMPONENT PID PORT HEALTH
   redis_status
-  mysql_status mysql-a
-  mysql_status mysql-b
+  local n
+  for n in "${MYSQL_NAMES[@]}"; do mysql_status "$n"; done
   ch_status
   kafka_status
   return "$STATUS_BAD"
@@ -72,8 +75,8 @@ cmd_status() {
 
 preflight_ports() { # check every port of what is about to be started
   redis_preflight
-  mysql_preflight mysql-a
-  mysql_preflight mysql-b
+  local n
+  for n in "${MYSQL_NAMES[@]}"; do mysql_preflight "$n"; done
   is_running clickhouse || ch_preflight
   is_running kafka || kafka_preflight
 }
@@ -83,8 +86,8 @@ up_one() { # component: launch and wait for health (runs as a background job of 
   case "$1" in
     kafka) kafka_launch; kafka_ready ;;
     clickhouse) ch_launch; ch_ready ;;
-    mysql-a|mysql-b) mysql_launch "$1"; mysql_ready "$1" ;;
     redis) redis_launch_all; redis_ready_all ;;
+    *) mysql_launch "$1"; mysql_ready "$1" ;;
   esac
   log "$1 ready in $(ms_since "$t") ms"
 }
@@ -100,11 +103,13 @@ cmd_up() {
   t0=$(date +%s%3N)
   # Every component that is not running is launched and health-waited in its own
   # background job: the slow parts (Kafka's JVM, mariadb-install-db, cluster create) overlap.
-  for n in kafka clickhouse mysql-a mysql-b redis; do
+  for n in kafka clickhouse "${MYSQL_NAMES[@]}" redis; do
     if [[ $n == redis ]]; then
       if redis_all_running && [[ -f $RUN_DIR/redis/cluster.created ]]; then log "redis cluster already running"; continue; fi
     elif is_running "$n"; then
-      log "$n already running (pid $(read_pid "$n"))"; continue
+      log "$n already running (pid $(read_pid "$n"))"
+      if is_mysql_name "$n"; then mysql_ensure_dbs "$n"; fi # databases added to the topology since
+      continue
     fi
     ( up_one "$n" ) &
     jobs+=("$!"); started+=("$n")
@@ -126,14 +131,14 @@ cmd_down() {
   local t0; t0=$(date +%s%3N)
   if [[ ! -d $RUN_DIR ]]; then log "nothing to stop ($RUN_DIR does not exist)"; return 0; fi
   # shellcheck disable=SC2046
-  stop_procs $(redis_procs) kafka clickhouse mysql-a mysql-b
+  stop_procs $(redis_procs) kafka clickhouse "${MYSQL_NAMES[@]}"
   kafka_after_stop
   if (( keep )); then
     write_env
     log "stopped in $(ms_since "$t0") ms; data kept in $RUN_DIR"
   else
     [[ -f $RUN_MARKER ]] || die "$RUN_DIR has no $(basename "$RUN_MARKER"): not deleting it"
-    rm -f "$(mysql_sock mysql-a)" "$(mysql_sock mysql-b)"
+    local n; for n in "${MYSQL_NAMES[@]}"; do rm -f "$(mysql_sock "$n")"; done
     rm -rf "$RUN_DIR"
     log "stopped and removed $RUN_DIR in $(ms_since "$t0") ms"
   fi
@@ -162,16 +167,16 @@ cmd_start() {
     redis)
       if redis_all_running; then log "redis already running"
       else redis_preflight; redis_launch_all; redis_ready_all; fi ;;
-    mysql-a|mysql-b)
-      if is_running "$comp"; then log "$comp already running"
-      else mysql_preflight "$comp"; mysql_launch "$comp"; mysql_ready "$comp"; fi ;;
     clickhouse)
       if is_running clickhouse; then log "clickhouse already running"
       else ch_preflight; ch_launch; ch_ready; fi ;;
     kafka)
       if is_running kafka; then log "kafka already running"
       else kafka_preflight; ensure_kafka_jars; kafka_launch; kafka_ready; fi ;;
-    *) comp_procs "$comp" >/dev/null ;;
+    *)
+      comp_procs "$comp" >/dev/null # dies on an unknown component: what is left is mysql-<id>
+      if is_running "$comp"; then log "$comp already running"
+      else mysql_preflight "$comp"; mysql_launch "$comp"; mysql_ready "$comp"; fi ;;
   esac
   write_env
   log "$comp started in $(ms_since "$t0") ms"

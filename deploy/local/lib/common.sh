@@ -1,7 +1,7 @@
 # deploy/local/lib/common.sh: shared helpers of stack.sh (sourced, not run): paths, logging,
 # settings (config.env), lock, ports, pid files, spawn, wait, stop.
 #
-# Needs from the caller: STACK_DIR (deploy/local) and a function
+# Needs from the caller: STACK_DIR (deploy/local), lib/topology.sh sourced, and a function
 # comp_pattern <process> that prints the command-line pattern of a process (see is_running).
 # shellcheck shell=bash disable=SC2034  # the settings and paths here are used by the other parts
 
@@ -24,18 +24,24 @@ have() { command -v "$1" >/dev/null 2>&1; }
 ms_since() { echo $(( $(date +%s%3N) - $1 )); }
 show_log() { if [[ -n ${1-} && -f $1 ]]; then echo "----- last lines of $1" >&2; tail -n 25 "$1" >&2; echo "-----" >&2; fi; }
 
-# Settings, with their defaults. Once a stack exists in .run/, the values it was created
-# with (saved in .run/config.env) win, so status/down/start/stop need no environment.
-CONFIG_VARS=(REDIS_BASE_PORT REDIS_MAXMEMORY MYSQL_PORT_A MYSQL_PORT_B
-  CLICKHOUSE_HTTP_PORT CLICKHOUSE_TCP_PORT CLICKHOUSE_INTERSERVER_PORT
-  KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_VERSION KAFKA_HEAP_OPTS)
+# Settings, with their defaults (ports and sizes from deploy/topology.env, so source
+# lib/topology.sh first). Once a stack exists in .run/, the values it was created with (saved
+# in .run/config.env) win, so status/down/start/stop need no environment.
+CONFIG_VARS=(REDIS_BASE_PORT REDIS_MAXMEMORY)
 declare -A DEFAULTS=(
-  [REDIS_BASE_PORT]=7101 [REDIS_MAXMEMORY]=64mb
-  [MYSQL_PORT_A]=3307 [MYSQL_PORT_B]=3308
-  [CLICKHOUSE_HTTP_PORT]=18123 [CLICKHOUSE_TCP_PORT]=19000 [CLICKHOUSE_INTERSERVER_PORT]=19009
-  [KAFKA_PORT]=19092 [KAFKA_CONTROLLER_PORT]=19093 [KAFKA_VERSION]=4.1.1
+  [REDIS_BASE_PORT]=$TOPO_REDIS_BASE_PORT [REDIS_MAXMEMORY]=$TOPO_REDIS_MAXMEMORY
+  [CLICKHOUSE_HTTP_PORT]=$TOPO_CLICKHOUSE_HTTP_PORT [CLICKHOUSE_TCP_PORT]=$TOPO_CLICKHOUSE_TCP_PORT
+  [CLICKHOUSE_INTERSERVER_PORT]=$TOPO_CLICKHOUSE_INTERSERVER_PORT
+  [KAFKA_PORT]=$TOPO_KAFKA_PORT [KAFKA_CONTROLLER_PORT]=$TOPO_KAFKA_CONTROLLER_PORT [KAFKA_VERSION]=4.1.1
   [KAFKA_HEAP_OPTS]="-Xms128m -Xmx512m"
 )
+for _i in $TOPO_MYSQL_INSTANCES; do # MYSQL_PORT_A, MYSQL_PORT_B, ...
+  _v="MYSQL_PORT_$(topo_upper "$_i")"; _d="TOPO_MYSQL_$(topo_upper "$_i")_PORT"
+  CONFIG_VARS+=("$_v"); DEFAULTS[$_v]="${!_d}"
+done
+unset _i _v _d
+CONFIG_VARS+=(CLICKHOUSE_HTTP_PORT CLICKHOUSE_TCP_PORT CLICKHOUSE_INTERSERVER_PORT
+  KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_VERSION KAFKA_HEAP_OPTS)
 
 load_config() {
   local v requested

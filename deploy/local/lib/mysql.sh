@@ -1,10 +1,14 @@
-# deploy/local/lib/mysql.sh: the two MariaDB instances (mysql-a, mysql-b), each with its own
-# my.cnf, datadir and socket in .run/mysql-{a,b}/, plus the shortlink user and databases.
+# deploy/local/lib/mysql.sh: the MariaDB instances of deploy/topology.env (mysql-a, mysql-b),
+# each with its own my.cnf, datadir and socket in .run/mysql-<id>/, plus the shortlink user and
+# the databases the topology puts on that instance.
 # shellcheck shell=bash
 
-mysql_proc_pattern() { echo "mariadbd*--defaults-file=$RUN_DIR/$1/my.cnf*"; } # mysql-a|mysql-b
-mysql_port() { case "$1" in mysql-a) echo "$MYSQL_PORT_A" ;; mysql-b) echo "$MYSQL_PORT_B" ;; esac; }
-mysql_dbs() { case "$1" in mysql-a) echo "shortlink_meta shortlink_s0 shortlink_s1" ;; mysql-b) echo "shortlink_s2 shortlink_s3" ;; esac; }
+mysql_proc_pattern() { echo "mariadbd*--defaults-file=$RUN_DIR/$1/my.cnf*"; } # mysql-<id>
+mysql_port_var() { echo "MYSQL_PORT_$(topo_upper "$(topo_instance "$1")")"; }
+mysql_port() { local v; v="$(mysql_port_var "$1")"; echo "${!v}"; }
+mysql_dbs() { topo_mysql_dbs "$(topo_instance "$1")" | sed 's/ $//'; }
+# URL of instance <id> for the apps (stack.env): mysql://user:pass@127.0.0.1:<port>
+mysql_local_url() { echo "mysql://$TOPO_MYSQL_USER:$TOPO_MYSQL_PASSWORD@127.0.0.1:$(mysql_port "mysql-$1")"; }
 mysql_sock() {
   local s="$RUN_DIR/$1/mysqld.sock"
   # unix socket paths are limited to 107 bytes
@@ -14,7 +18,7 @@ mysql_sock() {
 mysql_cli() { local n="$1"; shift; mariadb --defaults-file="$RUN_DIR/$n/my.cnf" -uroot "$@"; }
 mysql_ping() { mariadb-admin --defaults-file="$RUN_DIR/$1/my.cnf" -uroot --connect-timeout=2 ping; }
 
-mysql_launch() { # mysql-a|mysql-b
+mysql_launch() { # mysql-<id>
   local n="$1" dir="$RUN_DIR/$1" port sock
   port="$(mysql_port "$n")"; sock="$(mysql_sock "$n")"
   mkdir -p "$dir/tmp"
@@ -37,8 +41,8 @@ log-error=$dir/mariadbd.err
 skip-name-resolve
 innodb_buffer_pool_size=32M
 innodb_log_file_size=32M
-character-set-server=utf8mb4
-collation-server=utf8mb4_unicode_ci
+character-set-server=$TOPO_MYSQL_CHARSET
+collation-server=$TOPO_MYSQL_COLLATION
 max_connections=300
 EOF
   if [[ ! -f $dir/initialized ]]; then
@@ -51,24 +55,31 @@ EOF
   spawn "$n" "$dir/mariadbd.err" mariadbd --defaults-file="$dir/my.cnf"
 }
 
-mysql_ready() {
-  local n="$1" dir="$RUN_DIR/$1" db sql=""
-  wait_for "$n" "$n to answer mariadb-admin ping" 30 "$dir/mariadbd.err" mysql_ping "$n"
-  [[ -f $dir/initialized ]] && return 0
-  for db in $(mysql_dbs "$n"); do
-    sql+="CREATE DATABASE IF NOT EXISTS \`$db\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;"
+# Create the databases of the topology that are missing (every start: a stack created before
+# a database was added to deploy/topology.env gets it too).
+mysql_ensure_dbs() { # mysql-<id>
+  local db sql=""
+  for db in $(mysql_dbs "$1"); do
+    sql+="CREATE DATABASE IF NOT EXISTS \`$db\` CHARACTER SET $TOPO_MYSQL_CHARSET COLLATE $TOPO_MYSQL_COLLATION;"
   done
-  mysql_cli "$n" -e "
-    CREATE USER IF NOT EXISTS 'shortlink'@'127.0.0.1' IDENTIFIED BY 'shortlink';
-    CREATE USER IF NOT EXISTS 'shortlink'@'localhost' IDENTIFIED BY 'shortlink';
-    GRANT ALL PRIVILEGES ON *.* TO 'shortlink'@'127.0.0.1';
-    GRANT ALL PRIVILEGES ON *.* TO 'shortlink'@'localhost';
-    $sql
-    FLUSH PRIVILEGES;" || die "could not create the shortlink user/databases on $n"
+  mysql_cli "$1" -e "$sql" || die "could not create the databases on $1"
+}
+
+mysql_ready() {
+  local n="$1" dir="$RUN_DIR/$1" u="$TOPO_MYSQL_USER" pw="$TOPO_MYSQL_PASSWORD"
+  wait_for "$n" "$n to answer mariadb-admin ping" 30 "$dir/mariadbd.err" mysql_ping "$n"
+  if [[ ! -f $dir/initialized ]]; then
+    mysql_cli "$n" -e "
+      CREATE USER IF NOT EXISTS '$u'@'127.0.0.1' IDENTIFIED BY '$pw';
+      CREATE USER IF NOT EXISTS '$u'@'localhost' IDENTIFIED BY '$pw';
+      GRANT ALL PRIVILEGES ON *.* TO '$u'@'127.0.0.1';
+      GRANT ALL PRIVILEGES ON *.* TO '$u'@'localhost';
+      FLUSH PRIVILEGES;" || die "could not create the $u user on $n"
+  fi
+  mysql_ensure_dbs "$n"
   touch "$dir/initialized"
 }
 
-mysql_port_var() { echo "MYSQL_PORT_$(tr '[:lower:]' '[:upper:]' <<<"${1#mysql-}")"; }
 mysql_preflight() { is_running "$1" || require_free_port "$(mysql_port "$1")" "$1" "$(mysql_port_var "$1")"; }
 
 mysql_status() {

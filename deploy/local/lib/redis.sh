@@ -1,12 +1,13 @@
-# deploy/local/lib/redis.sh: the 6-node Redis Cluster (3 masters + 3 replicas), one process per
-# port, processes named redis-<port>, state in .run/redis/<port>/.
+# deploy/local/lib/redis.sh: the Redis Cluster (TOPO_REDIS_NODES nodes, TOPO_REDIS_REPLICAS replica(s)
+# per master; 6 and 1 by default), one process per port, processes named redis-<port>,
+# state in .run/redis/<port>/.
 # shellcheck shell=bash
 
 # Ports of the nodes, from REDIS_BASE_PORT (call after load_config).
 redis_init_ports() {
   REDIS_PORTS=()
   local i
-  for ((i = 0; i < 6; i++)); do REDIS_PORTS+=($((REDIS_BASE_PORT + i))); done
+  for ((i = 0; i < TOPO_REDIS_NODES; i++)); do REDIS_PORTS+=($((REDIS_BASE_PORT + i))); done
 }
 redis_procs() { local p; for p in "${REDIS_PORTS[@]}"; do echo "redis-$p"; done; }
 redis_proc_pattern() { echo "redis-server*127.0.0.1:${1#redis-} *"; } # redis-<port>
@@ -105,15 +106,15 @@ redis_ready_all() {
   if [[ ! -f $RUN_DIR/redis/cluster.created ]]; then
     local addrs=()
     for p in "${REDIS_PORTS[@]}"; do addrs+=("127.0.0.1:$p"); done
-    redis-cli --cluster create "${addrs[@]}" --cluster-replicas 1 --cluster-yes \
+    redis-cli --cluster create "${addrs[@]}" --cluster-replicas "$TOPO_REDIS_REPLICAS" --cluster-yes \
       >"$RUN_DIR/redis/cluster-create.log" 2>&1 \
       || { show_log "$RUN_DIR/redis/cluster-create.log"; die "redis-cli --cluster create failed"; }
   fi
   log "redis: nodes answer, cluster created (+$(ms_since "$t") ms)"
-  wait_for "" "cluster_state:ok on all 6 Redis nodes" 30 "$(redis_dir "${REDIS_PORTS[0]}")/redis.log" redis_all_ok
+  wait_for "" "cluster_state:ok on all ${#REDIS_PORTS[@]} Redis nodes" 30 "$(redis_dir "${REDIS_PORTS[0]}")/redis.log" redis_all_ok
   log "redis: cluster_state:ok on all nodes (+$(ms_since "$t") ms)"
-  redis_warm 6 20 1
-  log "redis: all 6 nodes listed in CLUSTER SLOTS (+$(ms_since "$t") ms)"
+  redis_warm "${#REDIS_PORTS[@]}" 20 1
+  log "redis: all ${#REDIS_PORTS[@]} nodes listed in CLUSTER SLOTS (+$(ms_since "$t") ms)"
   touch "$RUN_DIR/redis/cluster.created"
 }
 
