@@ -24,6 +24,7 @@ export PATH="$BIN:$PATH:/usr/sbin:/sbin"
 KUSTOMIZE_VERSION=v5.8.1          # sigs.k8s.io/kustomize/kustomize/v5 (needs Go 1.24)
 GO_TOOLCHAIN=go1.24.13            # from the Go proxy, only when no Go >= 1.21 is installed
 KUBERNETES_VALIDATE_VERSION=1.37.0
+K8S_VERSIONS="1.30.0 1.37.0"      # validate against the oldest and the newest supported API
 
 T0=$SECONDS
 exec 3>&2 # progress lines (installs) reach the terminal even from a check whose output is kept
@@ -178,6 +179,40 @@ check_compose_secrets_required() { # without the secrets, compose refuses with a
   fi
 }
 
+# Kubernetes: render every overlay with kustomize, validate strictly (an unknown field fails)
+# against the API schemas shipped by kubernetes-validate, then compare with the topology.
+RENDER="$TOOLS/render"
+K8S_DIRS=(deploy/k8s/base deploy/k8s/overlays/dev deploy/k8s/overlays/prod)
+render_name() { local d="${1#deploy/k8s/}"; echo "$RENDER/${d//\//-}.yaml"; }
+check_k8s_render() {
+  need_kustomize || return 1
+  rm -rf "$RENDER" && mkdir -p "$RENDER"
+  local d rc=0
+  for d in "${K8S_DIRS[@]}"; do
+    "$BIN/kustomize" build "$d" >"$(render_name "$d")" || { echo "kustomize build $d failed"; rc=1; }
+  done
+  return $rc
+}
+check_k8s_validate() {
+  need_python || return 1
+  local d v rc=0
+  for d in "${K8S_DIRS[@]}"; do
+    [[ -s $(render_name "$d") ]] || { echo "$d was not rendered"; rc=1; continue; }
+    for v in $K8S_VERSIONS; do
+      "$TOOLS/venv/bin/kubernetes-validate" --strict --quiet -k "$v" "$(render_name "$d")" || rc=1
+    done
+  done
+  return $rc
+}
+check_k8s_topology() {
+  local files=() d
+  for d in "${K8S_DIRS[@]}"; do
+    [[ -s $(render_name "$d") ]] || { echo "$d was not rendered"; return 1; }
+    files+=("$(render_name "$d")")
+  done
+  topo k8s "${files[@]}"
+}
+
 log "tools in $TOOLS"
 check "shell: bash -n / sh -n"                         check_bash_syntax
 check "shell: shellcheck"                              check_shell
@@ -187,6 +222,9 @@ check "topology: docker-compose.yml"                   topo compose
 check "compose: docker-compose config (1.x, apt)"      check_compose_v1
 check "compose: compose-go config (Compose v2 loader)" check_compose_v2
 check "compose: secrets are required placeholders"    check_compose_secrets_required
+check "k8s: kustomize build base, dev, prod"           check_k8s_render
+check "k8s: strict schema validation ($K8S_VERSIONS)" check_k8s_validate
+check "topology: k8s ConfigMap, Secret, ports"         check_k8s_topology
 
 total=$((PASSED + ${#FAILED[@]}))
 if (( ${#FAILED[@]} )); then

@@ -327,6 +327,9 @@ def check_prometheus():
 
 # ------------------------------------------------------------------------------ kubernetes
 def check_k8s(paths):
+    """paths: rendered base first, then overlays. An overlay that renders no Secret (prod: it is
+    created outside git) is checked with the keys of the base's Secret template."""
+    base_secret = None
     for path in paths:
         with open(path) as f:
             docs = [d for d in yaml.safe_load_all(f) if d]
@@ -335,12 +338,29 @@ def check_k8s(paths):
         for d in docs:
             by_kind.setdefault(d['kind'], []).append(d)
         cms = [c for c in by_kind.get('ConfigMap', []) if c['metadata']['name'].startswith('shortlink-config')]
-        secrets = [s for s in by_kind.get('Secret', []) if s['metadata']['name'].startswith('shortlink-secrets')]
+        secrets = [s for s in by_kind.get('Secret', []) if s['metadata']['name'] == 'shortlink-secrets']
+        if base_secret is None:
+            if len(secrets) != 1:
+                problem(f'{where} (the base): expected the shortlink-secrets Secret template, got {len(secrets)}')
+                continue
+            base_secret = secrets[0]
+        if not secrets:
+            secrets = [base_secret]
         if len(cms) != 1 or len(secrets) != 1:
             problem(f'{where}: expected one shortlink-config ConfigMap and one shortlink-secrets Secret, got {len(cms)} and {len(secrets)}')
             continue
         data = dict(cms[0].get('data') or {})
         secret_keys = set((secrets[0].get('stringData') or {}).keys()) | set((secrets[0].get('data') or {}).keys())
+        # every workload takes both by reference
+        for d in by_kind.get('Deployment', []) + by_kind.get('Job', []):
+            c = d['spec']['template']['spec']['containers'][0]
+            refs = [(k, v.get('name')) for e in c.get('envFrom', []) for k, v in e.items()]
+            if refs != [('configMapRef', cms[0]['metadata']['name']), ('secretRef', 'shortlink-secrets')]:
+                problem(f'{where}: {d["kind"]} {d["metadata"]["name"]} envFrom is {refs}, not the ConfigMap and the Secret')
+        # a consumer beyond the partition count idles
+        for h in by_kind.get('HorizontalPodAutoscaler', []):
+            if h['spec']['scaleTargetRef']['name'].endswith('analytics') and h['spec']['maxReplicas'] > int(T['TOPO_KAFKA_CLICK_PARTITIONS']):
+                problem(f'{where}: analytics HPA maxReplicas {h["spec"]["maxReplicas"]} > {T["TOPO_KAFKA_CLICK_PARTITIONS"]} partitions of {T["TOPO_KAFKA_CLICK_TOPIC"]}')
         overlap = secret_keys & set(data)
         if overlap:
             problem(f'{where}: set in both ConfigMap and Secret: {sorted(overlap)}')
