@@ -213,6 +213,15 @@ check_k8s_topology() {
   topo k8s "${files[@]}"
 }
 
+# Prometheus and Grafana
+check_prom_config() { need_apt promtool prometheus && promtool check config deploy/prometheus/prometheus.yml; }
+check_prom_rules() { need_apt promtool prometheus && promtool check rules deploy/prometheus/alerts.yml; }
+check_prom_tests() { need_apt promtool prometheus && promtool test rules deploy/prometheus/alerts.test.yml; }
+check_dashboards() { # JSON, datasources, required panels; every expr parsed by promtool
+  need_python && need_apt promtool prometheus || return 1
+  "$PY" deploy/ci/check_dashboards.py --rules "$TOOLS/dashboard-exprs.yml" && promtool check rules "$TOOLS/dashboard-exprs.yml"
+}
+
 log "tools in $TOOLS"
 check "shell: bash -n / sh -n"                         check_bash_syntax
 check "shell: shellcheck"                              check_shell
@@ -225,6 +234,11 @@ check "compose: secrets are required placeholders"    check_compose_secrets_requ
 check "k8s: kustomize build base, dev, prod"           check_k8s_render
 check "k8s: strict schema validation ($K8S_VERSIONS)" check_k8s_validate
 check "topology: k8s ConfigMap, Secret, ports"         check_k8s_topology
+check "prometheus: promtool check config"              check_prom_config
+check "prometheus: promtool check rules (alerts.yml)"  check_prom_rules
+check "prometheus: promtool test rules (alerts.test)"  check_prom_tests
+check "topology: prometheus scrape targets"            topo prometheus
+check "grafana: dashboard JSON, datasource, PromQL"    check_dashboards
 
 total=$((PASSED + ${#FAILED[@]}))
 if (( ${#FAILED[@]} )); then

@@ -273,6 +273,13 @@ def check_compose(path):
     expect(where, 'clickhouse ports', [str(p) for p in ch.get('ports', [])],
            [f'{T["TOPO_CLICKHOUSE_HTTP_PORT"]}:8123', f'{T["TOPO_CLICKHOUSE_TCP_PORT"]}:9000'])
 
+    # every file or folder the services mount from the repository exists
+    for name, svc in svcs.items():
+        for v in svc.get('volumes') or []:
+            src = v.split(':')[0] if isinstance(v, str) else (v.get('source') if v.get('type') == 'bind' else None)
+            if src and src.startswith('.') and not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(path)), src)):
+                problem(f'{where}: {name} mounts {src}, which does not exist')
+
     # the apps: same names as everywhere, values from the topology
     want = {
         'MYSQL_META_URL': f'{mysql_host(meta()[0])}/{meta()[1]}',
