@@ -73,8 +73,9 @@ go_ok() { # a go binary of version >= 1.21 (it fetches the toolchain a module as
 GO=""
 need_go() {
   [[ -n $GO ]] && return 0
-  local g
-  for g in "$(command -v go 2>/dev/null)" /usr/local/go/bin/go "$TOOLS/go/bin/go"; do
+  local g candidates=("$(command -v go 2>/dev/null)" /usr/local/go/bin/go "$TOOLS/go/bin/go")
+  [[ ${CHECK_DEPLOY_OWN_GO-} == 1 ]] && candidates=("$TOOLS/go/bin/go") # ignore an installed Go (to test the download)
+  for g in "${candidates[@]}"; do
     [[ -n $g && -x $g ]] && go_ok "$g" && { GO="$g"; break; }
   done
   if [[ -z $GO ]]; then
