@@ -129,6 +129,7 @@ check() { # name command...
   out="$("$@" 2>&1)"; rc=$?
   if (( rc == 0 )); then
     printf 'ok      %-52s (%ds)\n' "$name" "$((SECONDS - t))"
+    grep '^  note:' <<<"$out" | sed 's/^/      /' # e.g. a PENDING name the code now reads
     PASSED=$((PASSED + 1))
   else
     printf 'FAILED  %-52s (%ds)\n' "$name" "$((SECONDS - t))"

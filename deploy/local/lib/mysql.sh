@@ -82,10 +82,19 @@ mysql_ready() {
 
 mysql_preflight() { is_running "$1" || require_free_port "$(mysql_port "$1")" "$1" "$(mysql_port_var "$1")"; }
 
+# " - missing: <db> ...": databases of the topology not created yet (a stack from before they
+# were added; the next 'up' or 'start' creates them)
+mysql_missing_note() {
+  local have db missing=()
+  have=" $(mysql_cli "$1" -N -e 'SHOW DATABASES' 2>/dev/null | tr '\n' ' ') "
+  for db in $(mysql_dbs "$1"); do [[ $have == *" $db "* ]] || missing+=("$db"); done
+  if (( ${#missing[@]} )); then echo " - missing: ${missing[*]}, created by the next 'up'"; fi
+}
+
 mysql_status() {
   local n="$1" pid p
   pid="$(pid_or_empty "$n")"; p="$(mysql_port "$n")"
   if [[ -z $pid ]]; then status_line "$n" "" "$p" DOWN 0
-  elif mysql_ping "$n" >/dev/null 2>&1; then status_line "$n" "$pid" "$p" "up ($(mysql_dbs "$n"))" 1
+  elif mysql_ping "$n" >/dev/null 2>&1; then status_line "$n" "$pid" "$p" "up ($(mysql_dbs "$n")$(mysql_missing_note "$n"))" 1
   else status_line "$n" "$pid" "$p" "running, no ping" 0; fi
 }
