@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
-# All suites: typecheck, lint (with Nx module boundaries), unit, integration (contract suites on
-# the real servers), e2e on both profiles, then resilience (the redirect hot path while real
-# servers are stopped or killed; serial, after e2e, since it takes shared servers down).
-# Needs the real stack: `npm run stack:up` first.
+# npm test: every suite. Typecheck, lint (with the Nx module-boundary rules), unit, integration
+# (contract suites on the real servers), e2e on both profiles, then resilience (the redirect hot
+# path while real servers are stopped or killed; serial, after e2e, since it takes shared servers
+# down). Needs the real stack: `npm run stack:up` first.
+#
+# npm run test:embedded (this script with --embedded): what runs with no server installed, for a
+# newcomer's first check: typecheck, lint, unit and the embedded-profile e2e suites.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false
 RESULTS=.test-results
 rm -rf "$RESULTS" && mkdir -p "$RESULTS"
+MODE=full
+[ "${1:-}" = "--embedded" ] && MODE=embedded
 
-if [ -z "${MYSQL_SHARDS:-}" ] && [ -f deploy/local/.run/stack.env ]; then
-  set -a; . deploy/local/.run/stack.env; set +a
-fi
-if [ -z "${MYSQL_SHARDS:-}" ] || [ -z "${REDIS_CLUSTER_NODES:-}" ] || [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${CLICKHOUSE_URL:-}" ]; then
-  echo "The integration and real-stack suites need the servers: run 'npm run stack:up' (or source deploy/local/.run/stack.env)." >&2
-  exit 2
+if [ $MODE = full ]; then
+  if [ -z "${MYSQL_SHARDS:-}" ] && [ -f deploy/local/.run/stack.env ]; then
+    set -a; . deploy/local/.run/stack.env; set +a
+  fi
+  if [ -z "${MYSQL_SHARDS:-}" ] || [ -z "${REDIS_CLUSTER_NODES:-}" ] || [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${CLICKHOUSE_URL:-}" ]; then
+    echo "npm test runs every suite, and the integration, real-stack and resilience suites need the servers:" >&2
+    echo "  run 'npm run stack:up' first (or source deploy/local/.run/stack.env)," >&2
+    echo "  or run 'npm run test:embedded' for everything that needs no server." >&2
+    exit 2
+  fi
 fi
 
 status=0
@@ -33,9 +42,13 @@ jest_tier() { # tier, extra args...
 step typecheck npx tsc -p tsconfig.json --noEmit
 step lint bash -c 'npx nx show projects >/dev/null && npx eslint .'
 step unit jest_tier unit
-step integration jest_tier integration --runInBand
-step e2e jest_tier e2e --runInBand
-step resilience jest_tier resilience --runInBand
-
-node tools/test-summary.js "$RESULTS" || status=1
+if [ $MODE = full ]; then
+  step integration jest_tier integration --runInBand
+  step e2e jest_tier e2e --runInBand
+  step resilience jest_tier resilience --runInBand
+  node tools/test-summary.js "$RESULTS" unit integration e2e resilience || status=1
+else
+  step e2e-embedded jest_tier e2e --runInBand --testPathPatterns 'test/e2e/(embedded|security)'
+  node tools/test-summary.js "$RESULTS" unit e2e || status=1
+fi
 exit $status

@@ -2,9 +2,10 @@
 const fs = require('fs');
 const path = require('path');
 const dir = process.argv[2];
+const tiers = process.argv.length > 3 ? process.argv.slice(3) : ['unit', 'integration', 'e2e', 'resilience'];
 let passed = 0, failed = 0, skipped = 0;
 console.log('\n=== test summary');
-for (const tier of ['unit', 'integration', 'e2e', 'resilience']) {
+for (const tier of tiers) {
   const file = path.join(dir, `${tier}.json`);
   if (!fs.existsSync(file)) {
     console.log(`${tier.padEnd(12)} did not run`);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { API_KEY, createLink, Endpoints, eventually, getStats, redirectOf, restartEmbedded, RunningProcess, startEmbedded } from './support';
+import { API_KEY, createLink, Endpoints, eventually, getStats, insertTenant, redirectOf, restartEmbedded, RunningProcess, startEmbedded } from './support';
 import { describeUserJourney } from './user-journey';
 
 /** The README's `npm start`: three apps in one process, SQLite + in-process cache/bus + chdb. */
@@ -21,7 +21,7 @@ describe('embedded profile (npm start)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  describeUserJourney(() => endpoints);
+  describeUserJourney(() => endpoints, () => insertTenant({ sqliteFile: join(dataDir, 'meta.sqlite') }));
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

@@ -5,7 +5,7 @@ import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '@shortlink/config';
 import { createShardRouter } from '@shortlink/shard-router';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
-import { allocateEndpoints, API_KEY, createLink, Endpoints, eventually, getStats, redirectOf, RunningProcess, SERVER_SECRETS, startProcess, waitHealthy } from './support';
+import { allocateEndpoints, insertTenant, parseMetrics, API_KEY, createLink, Endpoints, eventually, getStats, redirectOf, RunningProcess, SERVER_SECRETS, startProcess, waitHealthy } from './support';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -30,6 +30,8 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn',
       CLICKHOUSE_DATABASE: database, KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
       CLICK_BUFFER_FLUSH_MS: '50',
+      // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
+      SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
     };
     // Generation first: it bootstraps the tenant the other two authenticate against.
     const generation = startProcess('apps/generation/src/main.ts', env);
@@ -49,7 +51,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     await ch.close();
   });
 
-  describeUserJourney(() => endpoints);
+  describeUserJourney(() => endpoints, () => insertTenant({ mysqlUrl: requireEnv('MYSQL_META_URL') }));
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;
@@ -108,5 +110,53 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
       await ch.close();
     }
     expect((await getStats(endpoints, code)).body.totals.clicks).toBe(1);
+  });
+
+  it('stops on SIGTERM in order: the buffered clicks reach Kafka, the database pools close with QUIT, exit code 0', async () => {
+    const created = await createLink(endpoints, { url: `https://example.com/sigterm?t=${Date.now()}` });
+    const code = created.body.code as string;
+    const ownTopic = `${topic}.sigterm`;
+    const allocated = await allocateEndpoints();
+    // A redirect of its own whose buffer never flushes by itself: only the shutdown can send the clicks.
+    const redirect = startProcess('apps/redirect/src/main.ts', {
+      ...env, ...allocated.env, KAFKA_CLICK_TOPIC: ownTopic, CLICK_BUFFER_FLUSH_MS: '3600000', CLICK_BUFFER_BATCH_SIZE: '100000', REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false',
+    });
+    try {
+      await waitHealthy(allocated.endpoints.redirect, redirect);
+      const servers = [...new Set(loadConfig({ ...process.env, ...env }).db.driver === 'mysql' ? requireEnv('MYSQL_SHARDS').split(',').map((p) => p.slice(p.indexOf('=') + 1)) : [])];
+      const aborted = async () => {
+        let total = 0;
+        for (const url of servers) {
+          const conn = await createConnection(url);
+          const [rows] = await conn.query("SHOW GLOBAL STATUS LIKE 'Aborted_clients'");
+          await conn.end();
+          total += Number((rows as Array<{ Value: string }>)[0].Value);
+        }
+        return total;
+      };
+      // Every request reads a shard (caches off), so the pools of the shards holding the link are open.
+      for (let i = 0; i < 25; i++) expect((await redirectOf(allocated.endpoints, code)).status).toBe(302);
+      const buffered = parseMetrics(await (await fetch(`${allocated.endpoints.admin.redirect}/metrics`)).text()).get('shortlink_click_buffer_size');
+      expect(buffered).toBe(25);
+      const abortedBefore = await aborted();
+      await redirect.stop();
+      expect({ exitCode: redirect.child.exitCode, signal: redirect.child.signalCode }).toEqual({ exitCode: 0, signal: null });
+      expect(await aborted()).toBe(abortedBefore);
+    } finally {
+      await redirect.stop(); // a no-op once it exited
+    }
+    const kafka = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'e2e-sigterm', logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `e2e-sigterm-${Date.now()}` });
+    const seen: string[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic: ownTopic, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()).code) });
+    try {
+      await eventually('the 25 clicks flushed at shutdown', async () => seen.length >= 25, 30_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(seen).toEqual(Array(25).fill(code));
+    } finally {
+      await consumer.disconnect();
+    }
   });
 });

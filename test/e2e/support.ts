@@ -1,5 +1,7 @@
 import { ChildProcess, spawn } from 'child_process';
-import { randomBytes } from 'crypto';
+import Database from 'better-sqlite3';
+import { createHash, randomBytes, randomUUID } from 'crypto';
+import { createConnection } from 'mysql2/promise';
 import { createServer } from 'net';
 import { join } from 'path';
 
@@ -126,3 +128,45 @@ export async function getStats(endpoints: Endpoints, code: string, apiKey = API_
 }
 
 export const redirectOf = (endpoints: Endpoints, code: string, headers: Record<string, string> = {}) => fetch(`${endpoints.redirect}/${code}`, { redirect: 'manual', headers });
+
+/** Prometheus text -> "name{labels}" -> value, the `app` label dropped. */
+export function parseMetrics(text: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (!match) continue;
+    const labels = (match[2] ?? '').replace(/,?app="[^"]*"/, '').replace(/^\{,/, '{').replace(/^\{\}$/, '');
+    m.set(`${match[1]}${labels}`, Number(match[3]));
+  }
+  return m;
+}
+
+/**
+ * A second tenant of the installation and its API key, written straight into the meta database
+ * (sha256 of the key, as the tenant store keeps it): the public API has no tenant administration.
+ */
+export async function insertTenant(meta: { sqliteFile: string } | { mysqlUrl: string }): Promise<string> {
+  const key = `sl_${randomBytes(24).toString('hex')}`;
+  const id = randomUUID();
+  const hash = createHash('sha256').update(key).digest('hex');
+  if ('sqliteFile' in meta) {
+    const db = new Database(meta.sqliteFile);
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.prepare('INSERT INTO tenants (id, name, plan, created_at) VALUES (?, ?, ?, ?)').run(id, 'e2e-other', 'paid', Date.now());
+      db.prepare('INSERT INTO api_keys (key_hash, tenant_id, created_at) VALUES (?, ?, ?)').run(hash, id, Date.now());
+    } finally {
+      db.close();
+    }
+  } else {
+    const conn = await createConnection(meta.mysqlUrl);
+    try {
+      await conn.query('INSERT INTO tenants (id, name, plan, created_at) VALUES (?, ?, ?, NOW(3))', [id, 'e2e-other', 'paid']);
+      await conn.query('INSERT INTO api_keys (key_hash, tenant_id, created_at) VALUES (?, ?, NOW(3))', [hash, id]);
+    } finally {
+      await conn.end();
+    }
+  }
+  return key;
+}

@@ -1,7 +1,10 @@
-import { API_KEY, createLink, Endpoints, eventually, getStats, redirectOf } from './support';
+import { API_KEY, createLink, Endpoints, eventually, getStats, parseMetrics, redirectOf } from './support';
 
-/** What every profile must do for a user: create, follow, see the click, get clear errors. */
-export function describeUserJourney(endpoints: () => Endpoints) {
+/**
+ * What every profile must do for a user: create, follow, see the click, get clear errors.
+ * `otherTenantKey` gives the API key of a second tenant of the same installation.
+ */
+export function describeUserJourney(endpoints: () => Endpoints, otherTenantKey: () => Promise<string>) {
   it('creates a link, redirects with 302 to the exact URL and shows the click in per-minute stats', async () => {
     const url = `https://example.com/landing?campaign=e2e&n=${Date.now()}`;
     const created = await createLink(endpoints(), { url });
@@ -74,7 +77,14 @@ export function describeUserJourney(endpoints: () => Endpoints) {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     expect(((await res.json()) as { code: string }).code).toBe('LINK_NOT_FOUND');
+    const before = parseMetrics(await (await fetch(`${endpoints().admin.redirect}/metrics`)).text());
     expect((await redirectOf(endpoints(), 'zzzzzz9')).status).toBe(404);
+    const after = parseMetrics(await (await fetch(`${endpoints().admin.redirect}/metrics`)).text());
+    const delta = (source: string) => (after.get(`shortlink_redirect_lookup_total{source="${source}"}`) ?? 0) - (before.get(`shortlink_redirect_lookup_total{source="${source}"}`) ?? 0);
+    // The second answer comes from a negative entry (in-process or Redis), not from the Bloom filter or a shard.
+    expect(delta('l1_negative') + delta('redis_null')).toBe(1);
+    expect(delta('bloom_reject') + delta('db_miss')).toBe(0);
+    expect((after.get('shortlink_redirect_db_queries_total') ?? 0) - (before.get('shortlink_redirect_db_queries_total') ?? 0)).toBe(0);
   });
 
   it('rejects invalid input with 400 problem+json and a missing key with 401', async () => {
@@ -89,11 +99,20 @@ export function describeUserJourney(endpoints: () => Endpoints) {
     expect(noKey.body.code).toBe('UNAUTHENTICATED');
   });
 
-  it('reads a link back through the API, tenant-scoped', async () => {
+  it("reads a link back through the API, tenant-scoped: another tenant's link is a 404 both ways", async () => {
     const created = await createLink(endpoints(), { url: 'https://example.net/read-back' });
-    const res = await fetch(`${endpoints().generation}/api/v1/links/${created.body.code}`, { headers: { 'x-api-key': API_KEY } });
+    const read = (key: string) => fetch(`${endpoints().generation}/api/v1/links/${created.body.code}`, { headers: { 'x-api-key': key } });
+    const res = await read(API_KEY);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ code: created.body.code, url: 'https://example.net/read-back' });
+    const otherKey = await otherTenantKey();
+    const other = await read(otherKey);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { code: string }).code).toBe('LINK_NOT_FOUND');
+    // Their own link is theirs, and the first tenant cannot see it either.
+    const theirs = await createLink(endpoints(), { url: 'https://example.net/theirs' }, otherKey);
+    expect(theirs.status).toBe(201);
+    expect((await fetch(`${endpoints().generation}/api/v1/links/${theirs.body.code}`, { headers: { 'x-api-key': API_KEY } })).status).toBe(404);
   });
 
   it('answers /health publicly with its status only, and Prometheus metrics on each admin listener', async () => {

@@ -27,8 +27,9 @@ export async function ensureClickTopic(
   const connection: KafkaConnectionOptions = { ...options, brokers, topic };
   const { logger } = resolveKafkaOptions(connection);
   const admin = createKafkaClient(connection, { retries: 5, initialRetryTime: 200, maxRetryTime: 2000 }, '-admin').admin();
-  await admin.connect();
   try {
+    // Inside the try: a failed connect must still disconnect, or its sockets and timers outlive the call.
+    await admin.connect();
     // Look first: creating an existing topic works too, but makes the broker answer with an error.
     const exists = (await admin.listTopics()).includes(topic);
     const created = !exists && await admin.createTopics({
@@ -49,6 +50,6 @@ export async function ensureClickTopic(
     }
     return { created, partitions: actual };
   } finally {
-    await admin.disconnect();
+    await admin.disconnect().catch(() => undefined);
   }
 }

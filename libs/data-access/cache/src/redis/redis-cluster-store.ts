@@ -164,7 +164,9 @@ export class RedisClusterStore implements CacheStore {
     await this.bounded(Promise.all(masters.map((n) => n.ping())));
   }
 
+  /** QUIT when connected; in any case stop reconnecting (a cluster still connecting keeps its retry timers otherwise). */
   async close(): Promise<void> {
-    await this.client.quit().catch(() => this.client.disconnect());
+    if (this.client.status === 'ready') await this.client.quit().catch(() => undefined);
+    this.client.disconnect();
   }
 }

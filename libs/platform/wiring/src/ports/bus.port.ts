@@ -6,6 +6,8 @@ import { portSpec } from '../port-spec';
 export interface ClickBus {
   readonly sink: ClickEventSink;
   readonly source: ClickEventSource;
+  /** Settles when the background topic check that opening started is over (never rejects). */
+  readonly settled: Promise<unknown>;
 }
 
 /** Starts the source once the topic exists (the analytics app may boot before anyone created it). */
@@ -34,8 +36,9 @@ export const busPort = portSpec<ClickBus>({
       let topicReady: Promise<unknown> | null = null;
       const ensureTopic = () => (topicReady ??= ensureClickTopic(bus.brokers, bus.topic, bus.partitions).catch((error) => ((topicReady = null), Promise.reject(error))));
       // The producer does not wait for the topic: a redirect app boots (and buffers) with Kafka down.
-      void ensureTopic().catch(() => undefined);
+      const settled = ensureTopic().catch(() => undefined);
       return {
+        settled,
         sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
         source: new TopicReadySource(new KafkaClickEventSource({ brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics' }), ensureTopic),
       };
@@ -44,6 +47,7 @@ export const busPort = portSpec<ClickBus>({
     // (about 12 000 clicks), kept off the JS heap.
     const log = new InProcessClickLog({ partitions: bus.partitions, maxBytesPerPartition: 4 * 1024 * 1024 });
     return {
+      settled: Promise.resolve(),
       sink: new MemoryClickEventSink(log),
       // The log dies with the process: at shutdown the consumer first takes what the redirect flushed.
       source: new MemoryClickEventSource(log, { groupId: bus.consumerGroup, drainOnCloseMs: 10_000 }),
@@ -54,6 +58,7 @@ export const busPort = portSpec<ClickBus>({
     [CLICK_EVENT_SOURCE, (bus) => bus.source],
   ],
   close: async (bus) => {
+    await bus.settled; // the admin client of the topic check is gone only then (at most its ~8 s of retries)
     await bus.source.close();
     await bus.sink.close();
   },

@@ -1,0 +1,187 @@
+import { createServer, IncomingMessage, request, Server, ServerResponse } from 'http';
+import { AddressInfo } from 'net';
+import { Registry } from 'prom-client';
+import { loadConfig } from '@shortlink/config';
+import { KeyedWindowLimiter } from '@shortlink/core';
+import { ConsistentHashRing } from '@shortlink/shard-router';
+import {
+  CachePolicy, CacheStore, DuplicateLinkError, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkShardStore, NULL_TTL_MS, RedirectPipeline,
+  ShardedLinkRepository, ShortUrlIdentifier,
+} from '@shortlink/links-domain';
+import { ClickBuffer, ClickEvent } from '@shortlink/clicks-domain';
+import { ClientAddressResolver } from '@shortlink/nest-platform';
+import { RedirectHttpHandler } from './redirect-http.handler';
+import { RedirectMetrics } from './redirect.metrics';
+
+/** A shard in a Map, with the unique (domain, code) rule of the real stores. */
+class MapShard implements LinkShardStore {
+  readonly rows = new Map<string, Link>();
+  reads = 0;
+  constructor(readonly shardName: string) {}
+  async insert(link: Link) {
+    if (this.rows.has(`${link.domain}/${link.code}`)) throw new DuplicateLinkError(link);
+    this.rows.set(`${link.domain}/${link.code}`, link);
+  }
+  async insertMany(links: readonly Link[]) {
+    for (const l of links) await this.insert(l);
+  }
+  async findByCode(id: ShortUrlIdentifier) {
+    this.reads++;
+    return this.rows.get(`${id.domain}/${id.code}`) ?? null;
+  }
+  async listIdentifiers() {
+    return [];
+  }
+  async ping() {}
+  async close() {}
+}
+
+/** The shared cache as a Map (TTLs ignored: nothing here lives long enough to expire). */
+class MapCache implements CacheStore {
+  readonly values = new Map<string, string>();
+  async get(k: string) {
+    return this.values.get(k) ?? null;
+  }
+  async set(k: string, v: string) {
+    this.values.set(k, v);
+  }
+  async del(keys: readonly string[]) {
+    keys.forEach((k) => this.values.delete(k));
+  }
+  async pttl() {
+    return -1;
+  }
+  async setIfAbsent(k: string, v: string) {
+    if (this.values.has(k)) return false;
+    this.values.set(k, v);
+    return true;
+  }
+  async deleteIfEquals(k: string, v: string) {
+    return this.values.get(k) === v && this.values.delete(k);
+  }
+  async incrBy(k: string, d: number) {
+    const n = Number(this.values.get(k) ?? 0) + d;
+    this.values.set(k, String(n));
+    return n;
+  }
+  async setBits() {}
+  async getBits(_k: string, offsets: readonly number[]) {
+    return offsets.map(() => 0);
+  }
+  async ping() {}
+  async close() {}
+}
+
+describe('RedirectHttpHandler', () => {
+  const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'http://sho.rt', SHORTLINK_DOMAINS: 'go.example' });
+  let server: Server;
+  let base: string;
+  let shard: MapShard;
+  let clicks: ClickEvent[];
+  let registry: Registry;
+  let passedOn: string[];
+
+  const link = (code: string, over: Partial<Link> = {}): Link => ({
+    id: String(shard.rows.size + 1), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
+    createdAt: new Date(), expiresAt: null, status: 'active', redirectType: 302, ...over,
+  });
+
+  beforeEach(async () => {
+    shard = new MapShard('s0');
+    const repository = new ShardedLinkRepository(new ConsistentHashRing([{ name: 's0' }]), [shard]);
+    const cache = new MapCache();
+    registry = new Registry();
+    const metrics = new RedirectMetrics(registry);
+    const pipeline = new RedirectPipeline(
+      cache, repository, new L1Cache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5000 }), new HotKeyDetector(), new CachePolicy('lru'), null,
+      new HotLinkSnapshotKeeper({ load: async () => [], save: async () => undefined }),
+      { l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: false, lockTtlMs: 1000, lockWaitMs: 1000, lockPollMs: 5, dbConcurrency: 4, breakerFailures: 5, breakerHalfOpenAfterMs: 1000, nullTtlMs: NULL_TTL_MS },
+      metrics,
+    );
+    clicks = [];
+    const buffer = new ClickBuffer({ send: async (events) => void clicks.push(...events), close: async () => undefined }, { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
+    const handler = new RedirectHttpHandler(pipeline, buffer, metrics, new KeyedWindowLimiter({ limit: 5, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), new ClientAddressResolver([]), config);
+    passedOn = [];
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (handler.tryHandle(req, res)) return;
+      passedOn.push(`${req.method} ${req.url}`);
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    flush = () => buffer.flush();
+  });
+  let flush: () => Promise<void>;
+
+  afterEach(() => new Promise<void>((r) => server.close(() => r())));
+
+  const get = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { redirect: 'manual', ...init });
+  /** fetch cannot set Host; node:http can. */
+  const locationFor = (path: string, host: string) =>
+    new Promise<string | undefined>((resolve, reject) => {
+      const { port } = new URL(base);
+      request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.headers.location);
+      }).on('error', reject).end();
+    });
+
+  it('redirects GET with the link type, Location and no-store, and records one click; HEAD redirects without a click', async () => {
+    await shard.insert(link('abc1234'));
+    const res = await get('/abc1234', { headers: { 'user-agent': 'ua/1', referer: 'https://ref.example/x' } });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://example.com/abc1234');
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    expect((await get('/abc1234', { method: 'HEAD' })).status).toBe(302);
+    await flush();
+    expect(clicks).toHaveLength(1);
+    expect(clicks[0]).toMatchObject({ code: 'abc1234', domain: 'sho.rt', tenantId: 't1', userAgent: 'ua/1', referer: 'https://ref.example/x', ip: '127.0.0.1' });
+  });
+
+  it('answers a 301 link with a cacheable 301', async () => {
+    await shard.insert(link('perm001', { redirectType: 301 }));
+    const res = await get('/perm001');
+    expect(res.status).toBe(301);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+  });
+
+  it('resolves by Host: a known short domain is its own namespace, an unknown host is the default domain', async () => {
+    await shard.insert(link('same001', { targetUrl: 'https://example.com/default' }));
+    await shard.insert(link('same001', { domain: 'go.example', targetUrl: 'https://example.com/other-domain' }));
+    expect(await locationFor('/same001', 'go.example')).toBe('https://example.com/other-domain');
+    expect(await locationFor('/same001', 'GO.EXAMPLE')).toBe('https://example.com/other-domain');
+    expect(await locationFor('/same001', '10.1.2.3:8080')).toBe('https://example.com/default');
+  });
+
+  it('answers unknown, disabled and expired links with problem+json 404, 404 and 410', async () => {
+    await shard.insert(link('off0001', { status: 'disabled' }));
+    await shard.insert(link('old0001', { expiresAt: new Date(Date.now() - 1000) }));
+    for (const [path, status, code] of [['/nope123', 404, 'LINK_NOT_FOUND'], ['/off0001', 404, 'LINK_DISABLED'], ['/old0001', 410, 'LINK_EXPIRED']] as const) {
+      const res = await get(path);
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(await res.json()).toMatchObject({ status, code, instance: path });
+    }
+    await flush();
+    expect(clicks).toEqual([]);
+  });
+
+  it('refuses a client over the per-IP limit with 429 and Retry-After', async () => {
+    await shard.insert(link('busy001'));
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await get('/busy001')).status);
+    expect(statuses).toEqual([302, 302, 302, 302, 302, 429, 429]);
+    const refused = await get('/busy001');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await registry.metrics()).toMatch(/shortlink_redirect_rate_limited_total\{scope="ip"\} 3/);
+  });
+
+  it('leaves other methods, reserved paths and other shapes to the framework', async () => {
+    await get('/abc1234', { method: 'POST' });
+    await get('/health');
+    await get('/metrics');
+    await get('/api/v1/links');
+    await get('/a');
+    expect(passedOn).toEqual(['POST /abc1234', 'GET /health', 'GET /metrics', 'GET /api/v1/links', 'GET /a']);
+  });
+});

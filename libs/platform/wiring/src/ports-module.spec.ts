@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { loadConfig } from '@shortlink/config';
+import { CACHE_STORE, CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE, ShardedLinkRepository, SNAPSHOT_STORE, TENANT_STORE } from '@shortlink/links-domain';
+import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, VISITOR_SECRET } from '@shortlink/clicks-domain';
+import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
+import { FileSnapshotStore, MemoryCacheStore, RedisClusterStore } from '@shortlink/cache';
+import { KafkaClickEventSink, MemoryClickEventSink } from '@shortlink/bus';
+import { SqlClickAggregateStore } from '@shortlink/olap';
+import { portsFor } from './catalog';
+import { SharedPorts } from './ports-module';
+
+const SECRETS = { SHORTLINK_CODE_SECRET: 'k'.repeat(20) + 'abcdefghijklmnop', SHORTLINK_VISITOR_SECRET: 'v'.repeat(20) + 'ABCDEFGHIJKLMNOP' };
+
+describe('port selection', () => {
+  it('opens only the ports of the tokens asked for, and refuses a token no port provides', () => {
+    expect(portsFor([CACHE_STORE]).map((p) => p.name)).toEqual(['cache']);
+    expect(portsFor([TENANT_STORE, LINK_REPOSITORY, CLICK_EVENT_SINK]).map((p) => p.name)).toEqual(['meta-db', 'link-shards', 'click-bus']);
+    expect(() => portsFor([Symbol('NOT_A_PORT')])).toThrow(/no port provides Symbol\(NOT_A_PORT\)/);
+  });
+
+  it('picks the server adapters by driver', async () => {
+    const config = loadConfig({
+      ...SECRETS, DB_DRIVER: 'mysql', MYSQL_SHARDS: 's0=mysql://u:p@127.0.0.1:1/a,s1=mysql://u:p@127.0.0.1:1/b', MYSQL_META_URL: 'mysql://u:p@127.0.0.1:1/m',
+      CACHE_DRIVER: 'redis', REDIS_CLUSTER_NODES: '127.0.0.1:1', BUS_DRIVER: 'kafka', KAFKA_BROKERS: '127.0.0.1:1', SHARD_STRATEGY: 'jump',
+    });
+    const opened = await Promise.all(portsFor([TENANT_STORE, LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, CODE_SECRET]).map((p) => p.open(config)));
+    const bound = new Map(opened.flatMap((o) => [...o.bindings]));
+    try {
+      expect(bound.get(TENANT_STORE)).toBeInstanceOf(LazyMysqlMetaStore);
+      expect(bound.get(SEQUENCE_STORE)).toBe(bound.get(TENANT_STORE));
+      const repository = bound.get(LINK_REPOSITORY) as ShardedLinkRepository;
+      expect(repository.allStores().map((s) => [s.shardName, s instanceof LazyMysqlLinkShardStore])).toEqual([['s0', true], ['s1', true]]);
+      expect(repository.router.strategy).toBe('jump');
+      expect(bound.get(CACHE_STORE)).toBeInstanceOf(RedisClusterStore);
+      expect(bound.get(CLICK_EVENT_SINK)).toBeInstanceOf(KafkaClickEventSink);
+      expect(bound.get(CODE_SECRET)).toBe(SECRETS.SHORTLINK_CODE_SECRET);
+    } finally {
+      for (const o of opened.reverse()) await o.close();
+    }
+  });
+});
+
+describe('SharedPorts on the embedded profile', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'shortlink-ports-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('binds every token to the embedded adapter, shares one instance between apps, probes and closes them', async () => {
+    const config = loadConfig({ SHORTLINK_DATA_DIR: dir, SQLITE_SHARDS: 'a,b' });
+    const all = [TENANT_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, SNAPSHOT_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, CODE_SECRET, VISITOR_SECRET];
+    const ports = await SharedPorts.open(config, all);
+    const meta = ports.get<SqliteMetaStore>(TENANT_STORE);
+    expect(meta).toBeInstanceOf(SqliteMetaStore);
+    expect(ports.get(SEQUENCE_STORE)).toBe(meta);
+    expect(ports.get<ShardedLinkRepository>(LINK_REPOSITORY).allStores().every((s) => s instanceof SqliteLinkShardStore)).toBe(true);
+    expect(ports.get(CACHE_STORE)).toBeInstanceOf(MemoryCacheStore);
+    expect(ports.get(SNAPSHOT_STORE)).toBeInstanceOf(FileSnapshotStore);
+    expect(ports.get(CLICK_EVENT_SINK)).toBeInstanceOf(MemoryClickEventSink);
+    expect(ports.get(CLICK_AGGREGATE_STORE)).toBeInstanceOf(SqlClickAggregateStore);
+
+    expect(ports.get<string>(CODE_SECRET)).toHaveLength(43);
+    expect(ports.get<string>(VISITOR_SECRET)).not.toBe(ports.get<string>(CODE_SECRET));
+    // The bridge of one app probes only that app's ports.
+    const bridge = ports.bridge([CACHE_STORE]);
+    const probes = (bridge.providers as Array<{ provide: unknown; useValue?: () => Array<{ name: string }> }>).find((p) => typeof p.provide === 'symbol' && p.provide.toString() === 'Symbol(HEALTH_PROBES)')!.useValue!();
+    expect(probes.map((p) => p.name)).toEqual(['cache']);
+    await ports.close();
+    await expect(meta.ping()).rejects.toThrow(/not open/);
+  });
+});

@@ -1,0 +1,45 @@
+import { execFile, execFileSync } from 'child_process';
+import { join } from 'path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * The dependency rules of docs/design.md ("The house") are enforced by ESLint's
+ * @nx/enforce-module-boundaries; this proves that the rule fires on a forbidden import, and stays
+ * quiet on an allowed one (a rule that silently skips, e.g. without a project graph, fails here).
+ */
+describe('module boundaries', () => {
+  beforeAll(() => {
+    // The rule reads Nx's project graph; make sure it exists (the lint step does the same).
+    execFileSync('npx', ['nx', 'show', 'projects'], { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, stdio: 'ignore' });
+  }, 60_000);
+
+  /** ESLint's CLI on a source text as if it were `file` (its config is ESM: not loadable inside jest). */
+  const lint = (file: string, code: string) =>
+    new Promise<string[]>((resolve, reject) => {
+      const child = execFile(join(ROOT, 'node_modules', '.bin', 'eslint'), ['--stdin', '--stdin-filename', file, '--format', 'json'], { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' } }, (error, stdout) => {
+        try {
+          const [result] = JSON.parse(stdout) as Array<{ messages: Array<{ ruleId: string | null; message: string }> }>;
+          resolve(result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message));
+        } catch {
+          reject(error ?? new Error(`eslint printed no JSON: ${stdout}`));
+        }
+      });
+      child.stdin!.end(code);
+    });
+
+  it('forbids a feature to import the wiring, domain code to import a driver or Nest, data-access to import Nest; lets an app compose', async () => {
+    const [featureToWiring, domainToDriver, domainToNest, dataAccessToPlatform, appComposes] = await Promise.all([
+      lint('libs/feature/redirect/src/probe.ts', "import { portsModule } from '@shortlink/wiring';\nexport const x = portsModule;\n"),
+      lint('libs/domain/links/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"),
+      lint('libs/domain/links/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n"),
+      lint('libs/data-access/cache/src/probe.ts', "import { createApp } from '@shortlink/nest-platform';\nexport const x = createApp;\n"),
+      lint('apps/redirect/src/probe.ts', "import { runApp } from '@shortlink/wiring';\nimport { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = [runApp, REDIRECT_PORTS];\n"),
+    ]);
+    expect(featureToWiring).toEqual([expect.stringMatching(/A project tagged with "type:feature" can only depend on libs tagged with "type:domain", "type:platform", "type:util"/)]);
+    expect(domainToDriver).toEqual([expect.stringMatching(/"type:domain" is not allowed to import "ioredis"/)]);
+    expect(domainToNest).toEqual([expect.stringMatching(/"type:domain" is not allowed to import "@nestjs\/common"/)]);
+    expect(dataAccessToPlatform).toEqual([expect.stringMatching(/"type:data-access" can only depend on libs tagged with/)]);
+    expect(appComposes).toEqual([]);
+  }, 60_000);
+});
