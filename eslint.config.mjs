@@ -8,6 +8,34 @@ import tseslint from 'typescript-eslint';
 const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@clickhouse/*', 'chdb'];
 const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
 
+/**
+ * Production code keeps the layers; a feature's unit tests may also compose the embedded adapters
+ * (real, in-process implementations of the ports) instead of writing fakes of them.
+ */
+const boundaries = (tests) => [
+  'error',
+  {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    depConstraints: [
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util'] },
+      // The embedded launcher and the command-line tools are composition roots too; a tool may use domain services directly.
+      { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:domain', 'type:util'] },
+      {
+        sourceTag: 'type:feature',
+        onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:util', ...(tests ? ['type:data-access', 'type:testing'] : [])],
+        bannedExternalImports: DRIVERS,
+      },
+      { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: DRIVERS },
+      { sourceTag: 'type:wiring', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:platform', 'type:util'], bannedExternalImports: DRIVERS },
+      { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
+      { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
+      { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util'] },
+    ],
+  },
+];
+
 export default [
   { ignores: ['node_modules', 'dist', 'data', 'coverage', 'deploy/local/.run', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommended,
@@ -16,25 +44,8 @@ export default [
     plugins: { '@nx': nx },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util'] },
-            // The embedded launcher and the command-line tools are composition roots too; a tool may use domain services directly.
-            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:domain', 'type:util'] },
-            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:util'], bannedExternalImports: DRIVERS },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: DRIVERS },
-            { sourceTag: 'type:wiring', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:platform', 'type:util'], bannedExternalImports: DRIVERS },
-            { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': boundaries(false),
     },
   },
+  { files: ['**/*.spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries(true) } },
 ];

@@ -1,37 +1,22 @@
 import { loadConfig } from '@shortlink/config';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { CacheStore, IdBlock, Link, LinkCache, LinkService, LinkShardStore, SegmentIdAllocator, SequenceCodeStrategy, ShardedLinkRepository, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { IdBlock, LinkCache, LinkService, SegmentIdAllocator, SequenceCodeStrategy, ShardedLinkRepository } from '@shortlink/links-domain';
+import { SqliteLinkShardStore } from '@shortlink/link-store';
+import { MemoryCacheStore } from '@shortlink/cache';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
 import { LinksController } from './links.controller';
 
-class MapShard implements LinkShardStore {
-  readonly rows = new Map<string, Link>();
-  constructor(readonly shardName: string) {}
-  async insert(link: Link) {
-    this.rows.set(`${link.domain}/${link.code}`, link);
-  }
-  async insertMany(links: readonly Link[]) {
-    for (const l of links) await this.insert(l);
-  }
-  async findByCode(id: ShortUrlIdentifier) {
-    return this.rows.get(`${id.domain}/${id.code}`) ?? null;
-  }
-  async listIdentifiers() {
-    return [];
-  }
-  async ping() {}
-  async close() {}
-}
-
 describe('LinksController', () => {
+  afterAll(() => shard.close());
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt/' });
-  const shard = new MapShard('s0');
+  // The embedded adapters: an in-memory SQLite shard and the in-process cache.
+  const shard = new SqliteLinkShardStore('s0', ':memory:');
   let next = 1n;
   const service = new LinkService(
     new ShardedLinkRepository(new ConsistentHashRing([{ name: 's0' }]), [shard]),
     new SegmentIdAllocator({ allocateBlock: async (_: string, n: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(n)) }) }, 'links', 10),
     new SequenceCodeStrategy('x'.repeat(40)),
-    new LinkCache({ del: async () => undefined } as unknown as CacheStore),
+    new LinkCache(new MemoryCacheStore(1000)),
     { defaultDomain: config.links.defaultDomain, shortDomains: config.links.domains },
   );
   const controller = new LinksController(service, config);
@@ -43,7 +28,7 @@ describe('LinksController', () => {
       code: expect.stringMatching(/^[0-9A-Za-z]{7}$/), domain: 'sho.rt', shortUrl: `https://sho.rt/${view.code}`, url: 'https://example.com/a',
       createdAt: expect.any(String), expiresAt: null, status: 'active', redirectType: 301,
     });
-    expect(shard.rows.get(`sho.rt/${view.code}`)?.tenantId).toBe('t1');
+    expect((await shard.findByCode({ domain: 'sho.rt', code: view.code }))?.tenantId).toBe('t1');
   });
 
   it('refuses a body that is not a JSON object with VALIDATION_FAILED', async () => {

@@ -4,92 +4,34 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import {
-  CachePolicy, CacheStore, DuplicateLinkError, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkShardStore, NULL_TTL_MS, RedirectPipeline,
-  ShardedLinkRepository, ShortUrlIdentifier,
-} from '@shortlink/links-domain';
+import { CachePolicy, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, NULL_TTL_MS, RedirectPipeline, ShardedLinkRepository } from '@shortlink/links-domain';
+import { SqliteLinkShardStore } from '@shortlink/link-store';
+import { MemoryCacheStore } from '@shortlink/cache';
 import { ClickBuffer, ClickEvent } from '@shortlink/clicks-domain';
 import { ClientAddressResolver } from '@shortlink/nest-platform';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 
-/** A shard in a Map, with the unique (domain, code) rule of the real stores. */
-class MapShard implements LinkShardStore {
-  readonly rows = new Map<string, Link>();
-  reads = 0;
-  constructor(readonly shardName: string) {}
-  async insert(link: Link) {
-    if (this.rows.has(`${link.domain}/${link.code}`)) throw new DuplicateLinkError(link);
-    this.rows.set(`${link.domain}/${link.code}`, link);
-  }
-  async insertMany(links: readonly Link[]) {
-    for (const l of links) await this.insert(l);
-  }
-  async findByCode(id: ShortUrlIdentifier) {
-    this.reads++;
-    return this.rows.get(`${id.domain}/${id.code}`) ?? null;
-  }
-  async listIdentifiers() {
-    return [];
-  }
-  async ping() {}
-  async close() {}
-}
-
-/** The shared cache as a Map (TTLs ignored: nothing here lives long enough to expire). */
-class MapCache implements CacheStore {
-  readonly values = new Map<string, string>();
-  async get(k: string) {
-    return this.values.get(k) ?? null;
-  }
-  async set(k: string, v: string) {
-    this.values.set(k, v);
-  }
-  async del(keys: readonly string[]) {
-    keys.forEach((k) => this.values.delete(k));
-  }
-  async pttl() {
-    return -1;
-  }
-  async setIfAbsent(k: string, v: string) {
-    if (this.values.has(k)) return false;
-    this.values.set(k, v);
-    return true;
-  }
-  async deleteIfEquals(k: string, v: string) {
-    return this.values.get(k) === v && this.values.delete(k);
-  }
-  async incrBy(k: string, d: number) {
-    const n = Number(this.values.get(k) ?? 0) + d;
-    this.values.set(k, String(n));
-    return n;
-  }
-  async setBits() {}
-  async getBits(_k: string, offsets: readonly number[]) {
-    return offsets.map(() => 0);
-  }
-  async ping() {}
-  async close() {}
-}
-
 describe('RedirectHttpHandler', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'http://sho.rt', SHORTLINK_DOMAINS: 'go.example' });
   let server: Server;
   let base: string;
-  let shard: MapShard;
+  let shard: SqliteLinkShardStore;
+  let nextId = 1;
   let clicks: ClickEvent[];
   let registry: Registry;
   let passedOn: string[];
 
   const link = (code: string, over: Partial<Link> = {}): Link => ({
-    id: String(shard.rows.size + 1), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
+    id: String(nextId++), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
     createdAt: new Date(), expiresAt: null, status: 'active', redirectType: 302, ...over,
   });
 
   beforeEach(async () => {
-    shard = new MapShard('s0');
+    // The embedded adapters: an in-memory SQLite shard and the in-process cache.
+    shard = new SqliteLinkShardStore('s0', ':memory:');
     const repository = new ShardedLinkRepository(new ConsistentHashRing([{ name: 's0' }]), [shard]);
-    const cache = new MapCache();
+    const cache = new MemoryCacheStore(1000);
     registry = new Registry();
     const metrics = new RedirectMetrics(registry);
     const pipeline = new RedirectPipeline(
@@ -113,7 +55,10 @@ describe('RedirectHttpHandler', () => {
   });
   let flush: () => Promise<void>;
 
-  afterEach(() => new Promise<void>((r) => server.close(() => r())));
+  afterEach(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    await shard.close();
+  });
 
   const get = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { redirect: 'manual', ...init });
   /** fetch cannot set Host; node:http can. */
