@@ -83,6 +83,8 @@ export const envSchema = z.object({
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('shortlink'),
 
   ANALYTICS_CONSUMER_ENABLED: bool.default(true),
+  /** MMDB country database; default: the DB-IP database of the @ip-location-db npm package. */
+  GEO_DATABASE: z.string().min(1).optional(),
 
   /** Redirect read path (issue: multi-level cache). */
   CACHE_POLICY: driver(['lru', 'ttl'] as const, 'lru'),
@@ -169,6 +171,7 @@ export interface AppConfig {
     | { readonly driver: 'chdb'; readonly database: string }
     | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
   readonly analytics: { readonly consumerEnabled: boolean };
+  readonly geo: { readonly databaseFile: string | null };
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
@@ -270,6 +273,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         ? { driver: 'clickhouse', url: e.CLICKHOUSE_URL!, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE }
         : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
     analytics: { consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED },
+    geo: { databaseFile: e.GEO_DATABASE ?? null },
     redirect: {
       policy: e.CACHE_POLICY,
       l1: { enabled: e.REDIRECT_L1_ENABLED, maxEntries: e.REDIRECT_L1_MAX_ENTRIES, maxBytes: e.REDIRECT_L1_MAX_BYTES, ttlMs: e.REDIRECT_L1_TTL_MS, negativeTtlMs: e.REDIRECT_L1_NEGATIVE_TTL_MS },

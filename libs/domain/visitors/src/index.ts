@@ -1,0 +1,3 @@
+export * from './geo';
+export * from './user-agent';
+export * from './visitor-id';
