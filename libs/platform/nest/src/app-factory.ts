@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Injectable, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Counter, Registry } from 'prom-client';
@@ -7,8 +8,11 @@ import { KeyedWindowLimiter } from '@shortlink/core';
 import { AdminModule } from './admin';
 import { AUTH_FAILURE_LIMITER } from './auth';
 import { ClientAddressResolver } from './client-address';
+import { ContractInterceptor } from './contract';
+import { OpenApiModule, OpenApiOptions } from './openapi';
 import { HealthModule } from './health';
 import { clientErrorHandler, frameworkErrorHandler, FrontHandler, httpServerFactory } from './http-server';
+import { limitJsonDepth } from './json-body';
 import { createAppLogger, PinoNestLogger } from './logging';
 import { METRICS_REGISTRY, MetricsModule } from './metrics';
 import { ProblemDetailsFilter } from './problem-details.filter';
@@ -49,6 +53,7 @@ export class PlatformModule {
         { provide: FrontDoor, useValue: frontDoor },
         { provide: ClientAddressResolver, useValue: new ClientAddressResolver(config.http.trustedProxies) },
         { provide: AUTH_FAILURE_LIMITER, useValue: new KeyedWindowLimiter({ limit: config.http.authFailuresPerMinute, windowMs: 60_000 }) },
+        { provide: APP_INTERCEPTOR, useClass: ContractInterceptor },
       ],
       exports: [APP_CONFIG, APP_LOGGER, FrontDoor, ClientAddressResolver, AUTH_FAILURE_LIMITER, MetricsModule, AdminModule],
     };
@@ -64,6 +69,8 @@ export interface AppDefinition {
   readonly ports: DynamicModule;
   /** Log each /api/ request (method, path, status, time); off for the redirect's hot path. */
   readonly requestLog: boolean;
+  /** Publish the OpenAPI document of the app's contracts at /docs. */
+  readonly openApi?: OpenApiOptions;
 }
 
 /**
@@ -77,7 +84,10 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   const frontDoor = new FrontDoor();
   @Module({})
   class AppRoot {}
-  const root: DynamicModule = { module: AppRoot, imports: [PlatformModule.forApp(name, config, logger, frontDoor), definition.ports, HealthModule, definition.feature] };
+  const root: DynamicModule = {
+    module: AppRoot,
+    imports: [PlatformModule.forApp(name, config, logger, frontDoor), definition.ports, HealthModule, definition.feature, ...(definition.openApi ? [OpenApiModule.forApp(definition.openApi)] : [])],
+  };
   const adapter = new FastifyAdapter({
     bodyLimit: 1_048_576,
     // Client addresses come from ClientAddressResolver (TRUSTED_PROXIES), never from Fastify's request.ip.
@@ -90,6 +100,7 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { bufferLogs: true, abortOnError: false });
   app.useLogger(logger);
   app.useGlobalFilters(new ProblemDetailsFilter());
+  limitJsonDepth(app.getHttpAdapter().getInstance());
   observeResponses(app, definition.requestLog ? logger : null);
   return app;
 }

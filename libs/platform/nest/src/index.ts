@@ -9,3 +9,5 @@ export * from './health';
 export * from './app-factory';
 export * from './logging';
 
+export * from './contract';
+export * from './openapi';

@@ -30,6 +30,16 @@ export interface ProblemDetails {
   [extra: string]: unknown;
 }
 
+/** Stable codes for Fastify's body errors. */
+const FASTIFY_CODES: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  JSON_TOO_DEEP: 'JSON_TOO_DEEP',
+};
+
 /** Longest path echoed as `instance`; a longer one is left out rather than reflected. */
 const MAX_INSTANCE_LENGTH = 256;
 
@@ -66,8 +76,9 @@ export function problemFor(error: unknown, url?: string): ProblemDetails {
   }
   const status = (error as { statusCode?: number })?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    // Fastify's own errors (e.g. FST_ERR_CTP_INVALID_JSON_BODY) carry statusCode.
-    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST';
+    // Fastify's own errors (e.g. FST_ERR_CTP_INVALID_JSON_BODY) carry statusCode and a code.
+    const fastifyCode = (error as { code?: string }).code ?? '';
+    const code = FASTIFY_CODES[fastifyCode] ?? (status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST');
     return problem(status, code, (error as Error).message, instance);
   }
   return problem(500, 'INTERNAL', 'internal error', instance);

@@ -1,0 +1,94 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { Observable } from 'rxjs';
+import { z } from 'zod';
+import { DomainError, ErrorCode } from '@shortlink/core';
+
+export const CONTRACT = Symbol('CONTRACT');
+
+export interface ResponseContract {
+  readonly description: string;
+  /** Response body; none for 204 and redirects. */
+  readonly schema?: z.ZodType;
+  /** Default application/json. */
+  readonly contentType?: string;
+  /** Headers worth documenting (e.g. ETag, Location), name -> description. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a route accepts and answers: the one source of its request validation and of its part of
+ * the OpenAPI document (docs/design.md, "Contract"). Objects are strict: an unknown field or
+ * query parameter is a 400, not silently ignored.
+ */
+export interface RouteContract {
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  /** Media types of the body; default application/json. */
+  readonly bodyContentTypes?: readonly string[];
+  /** Request headers worth documenting (e.g. If-Match), name -> schema. */
+  readonly headers?: z.ZodObject;
+  readonly responses: Readonly<Record<number, ResponseContract>>;
+  /** Error statuses this route can answer (documented as problem+json); auth and limit errors are added for secured routes. */
+  readonly errors?: readonly number[];
+  /** Default true: needs an x-api-key. */
+  readonly secured?: boolean;
+}
+
+/** Declares a route's contract (validated by ContractInterceptor, published by the OpenAPI document). */
+export const Contract = (contract: RouteContract) => SetMetadata(CONTRACT, contract);
+
+/** The RFC 7807 body every error has, with the stable `code`. */
+export const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    code: z.string().meta({ description: 'Stable machine-readable error code, e.g. VALIDATION_FAILED' }),
+    detail: z.string(),
+    instance: z.string().optional(),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'Problem', description: 'application/problem+json (RFC 9457) with a stable `code`' });
+
+/** Where a validation issue was found, for the problem's `errors` list. */
+function describeIssues(part: string, error: z.ZodError): Array<{ in: string; path: string; message: string }> {
+  return error.issues.slice(0, 20).map((issue) => ({ in: part, path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+/**
+ * Validates params, query and body against the route's contract and hands the parsed values to
+ * the controller. Runs after the guards (authentication first: an anonymous request is a 401,
+ * whatever its body). A violation is 400 VALIDATION_FAILED naming each field.
+ */
+@Injectable()
+export class ContractInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const contract = this.reflector.get<RouteContract | undefined>(CONTRACT, context.getHandler());
+    if (contract) {
+      const request = context.switchToHttp().getRequest<FastifyRequest>();
+      const issues: Array<{ in: string; path: string; message: string }> = [];
+      const check = <T>(part: string, schema: z.ZodType<T> | undefined, value: unknown, apply: (parsed: T) => void) => {
+        if (!schema) return;
+        const result = schema.safeParse(value);
+        if (result.success) apply(result.data);
+        else issues.push(...describeIssues(part, result.error));
+      };
+      check('path', contract.params, request.params ?? {}, (v) => (request.params = v));
+      check('query', contract.query, { ...(request.query as object) }, (v) => (request.query = v));
+      if (contract.body) check('body', contract.body, request.body, (v) => (request.body = v));
+      if (issues.length > 0) {
+        const first = issues[0];
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, `${first.in}${first.path ? ` ${first.path}` : ''}: ${first.message}`, { errors: issues, ...(first.in === 'body' && first.path ? { field: first.path.split('.')[0] } : {}) });
+      }
+    }
+    return next.handle();
+  }
+}

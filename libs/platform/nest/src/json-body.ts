@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+
+/** JSON nested deeper than this is refused (400 JSON_TOO_DEEP) before it is parsed. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Depth of the deepest array or object in a JSON text, stopping as soon as it passes `limit`. */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max && (max = depth) > limit) return max;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return max;
+}
+
+/**
+ * Fastify's own JSON parser (prototype-poisoning checks included) behind a depth limit: a deeply
+ * nested body is refused before JSON.parse recurses into it.
+ */
+export function limitJsonDepth(instance: FastifyInstance): void {
+  const parse = instance.getDefaultJsonParser('error', 'error');
+  instance.removeContentTypeParser('application/json');
+  instance.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (jsonDepth(body as string) > MAX_JSON_DEPTH) {
+      done(Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'JSON_TOO_DEEP' }), undefined);
+      return;
+    }
+    parse(request, body as string, done);
+  });
+}

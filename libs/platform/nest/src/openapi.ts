@@ -1,0 +1,161 @@
+import { Controller, DynamicModule, Get, Inject, Injectable, Module, NotFoundException, OnApplicationBootstrap, Param, Res } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { FastifyReply } from 'fastify';
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { createDocument } from 'zod-openapi';
+import { CONTRACT, problemSchema, RouteContract } from './contract';
+
+const HTTP_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head'] as const;
+
+export interface OpenApiOptions {
+  readonly title: string;
+  readonly version: string;
+  readonly description: string;
+}
+
+const OPENAPI_OPTIONS = Symbol('OPENAPI_OPTIONS');
+
+/** Problem statuses every secured route can answer besides its own. */
+const SECURED_ERRORS = [401, 429, 503];
+
+interface DiscoveredRoute {
+  readonly method: (typeof HTTP_METHODS)[number];
+  /** OpenAPI form: /api/v1/links/{code}. */
+  readonly path: string;
+  readonly contract: RouteContract;
+}
+
+/**
+ * The OpenAPI 3.1 document of an app, generated from the contracts its controllers declare
+ * (@Contract): what is validated is what is published. Built once at bootstrap.
+ */
+@Injectable()
+export class OpenApiDocument implements OnApplicationBootstrap {
+  private document: object | null = null;
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    @Inject(OPENAPI_OPTIONS) private readonly options: OpenApiOptions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.document = buildDocument(this.options, this.routes());
+  }
+
+  get json(): object {
+    if (!this.document) this.onApplicationBootstrap();
+    return this.document!;
+  }
+
+  private routes(): DiscoveredRoute[] {
+    const routes: DiscoveredRoute[] = [];
+    for (const wrapper of this.discovery.getControllers()) {
+      const instance = wrapper.instance as object | undefined;
+      if (!instance) continue;
+      const prefix = String(this.reflector.get<string>(PATH_METADATA, instance.constructor) ?? '');
+      const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+      for (const name of this.scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name] as (...args: unknown[]) => unknown;
+        const contract = this.reflector.get<RouteContract | undefined>(CONTRACT, handler);
+        if (!contract) continue;
+        const method = HTTP_METHODS[this.reflector.get<number>(METHOD_METADATA, handler)] ?? 'get';
+        const sub = String(this.reflector.get<string>(PATH_METADATA, handler) ?? '');
+        const path = ('/' + [prefix, sub].filter((p) => p && p !== '/').join('/')).replace(/\/+/g, '/').replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+        routes.push({ method, path, contract });
+      }
+    }
+    return routes;
+  }
+}
+
+export function buildDocument(options: OpenApiOptions, routes: readonly DiscoveredRoute[]): object {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const { method, path, contract } of routes) {
+    const secured = contract.secured !== false;
+    const responses: Record<string, object> = {};
+    for (const [status, r] of Object.entries(contract.responses)) {
+      responses[status] = {
+        description: r.description,
+        ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema } } } : {}),
+      };
+    }
+    const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), 400]);
+    for (const status of [...errors].sort()) {
+      responses[String(status)] ??= { description: `problem+json (${status})`, content: { 'application/problem+json': { schema: problemSchema } } };
+    }
+    paths[path] ??= {};
+    paths[path][method] = {
+      summary: contract.summary,
+      ...(contract.description ? { description: contract.description } : {}),
+      tags: [...contract.tags],
+      operationId: `${method}${path.replace(/[{}]/g, '').replace(/\/(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
+      ...(secured ? { security: [{ apiKey: [] }] } : { security: [] }),
+      requestParams: {
+        ...(contract.params ? { path: contract.params } : {}),
+        ...(contract.query ? { query: contract.query } : {}),
+        ...(contract.headers ? { header: contract.headers } : {}),
+      },
+      ...(contract.body
+        ? { requestBody: { required: true, content: Object.fromEntries((contract.bodyContentTypes ?? ['application/json']).map((t) => [t, { schema: contract.body }])) } }
+        : {}),
+      responses,
+    };
+  }
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: { title: options.title, version: options.version, description: options.description },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      paths: paths as never,
+    },
+    { reused: 'ref' },
+  );
+}
+
+const SWAGGER_UI = join(require.resolve('swagger-ui-dist/package.json'), '..');
+/** The files of swagger-ui-dist the page loads, served from node_modules: no CDN. */
+const ASSETS: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+};
+const INIT_JS = "window.onload = () => { window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' }); };\n";
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>API</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head><body><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/assets/swagger-ui-standalone-preset.js"></script><script src="/docs/assets/init.js"></script></body></html>`;
+/** Swagger UI needs inline styles and data: images; scripts only from here. */
+const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+@Controller('docs')
+export class OpenApiController {
+  constructor(@Inject(OpenApiDocument) private readonly document: OpenApiDocument) {}
+
+  @Get('openapi.json')
+  openapi(@Res() reply: FastifyReply): void {
+    reply.header('cache-control', 'no-cache').type('application/json').send(this.document.json);
+  }
+
+  @Get()
+  page(@Res() reply: FastifyReply): void {
+    reply.header('content-security-policy', DOCS_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(PAGE);
+  }
+
+  @Get('assets/:file')
+  asset(@Param('file') file: string, @Res() reply: FastifyReply): void {
+    if (file === 'init.js') return void reply.type('application/javascript; charset=utf-8').send(INIT_JS);
+    const type = ASSETS[file];
+    if (!type) throw new NotFoundException();
+    reply.header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').type(type).send(readFileSync(join(SWAGGER_UI, file)));
+  }
+}
+
+/** Publishes the app's OpenAPI document at /docs/openapi.json and Swagger UI at /docs. */
+@Module({})
+export class OpenApiModule {
+  static forApp(options: OpenApiOptions): DynamicModule {
+    return { module: OpenApiModule, imports: [DiscoveryModule], controllers: [OpenApiController], providers: [{ provide: OPENAPI_OPTIONS, useValue: options }, OpenApiDocument], exports: [OpenApiDocument] };
+  }
+}
