@@ -26,6 +26,8 @@ ENV APP=${APP} \
     HOST=0.0.0.0 \
     SHORTLINK_DATA_DIR=/app/data
 USER node
-EXPOSE 8080 8081 8082
+# public listeners (API + /health) and operator listeners (/metrics, /internal/*,
+# /health/details; they bind ADMIN_HOST, loopback unless the deployment sets 0.0.0.0)
+EXPOSE 8080 8081 8082 9080 9081 9082
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["sh", "-c", "exec node --max-semi-space-size=64 -r ./tools/register.js \"apps/${APP}/src/main.ts\""]

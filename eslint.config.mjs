@@ -1,8 +1,10 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-// Dependency direction: app/launcher -> feature -> domain <- data-access; wiring (the one place
-// that picks adapters) may see data-access; domain and feature code never import drivers.
+// Dependency direction: app/launcher -> feature -> domain <- data-access. Only apps and launchers
+// compose: they import the wiring (the one place that picks adapters and binds ports to domain
+// tokens), which may see data-access; features inject ports by token and never see the wiring.
+// Domain and feature code never import drivers; domain and data-access never import Nest.
 const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@clickhouse/*', 'chdb'];
 const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
 
@@ -21,10 +23,11 @@ export default [
           allow: [],
           depConstraints: [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util'] },
-            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util'] },
-            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:wiring', 'type:util'], bannedExternalImports: DRIVERS },
+            // The embedded launcher and the command-line tools are composition roots too; a tool may use domain services directly.
+            { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:domain', 'type:util'] },
+            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:util'], bannedExternalImports: DRIVERS },
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: DRIVERS },
-            { sourceTag: 'type:wiring', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
+            { sourceTag: 'type:wiring', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:platform', 'type:util'], bannedExternalImports: DRIVERS },
             { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },

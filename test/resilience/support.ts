@@ -144,7 +144,7 @@ export async function keySlot(key: string): Promise<number> {
 
 export const BLOOM_PARTITIONS = 16; // BLOOM_PARTITIONS default; every app of the tier runs with it
 
-/** True when every Bloom partition carries its "built" sentinel (bit 0), like RedisBloomFilter.isBuilt. */
+/** True when every Bloom partition carries its "built" sentinel (bit 0), like BloomFilter.isBuilt. */
 export function bloomBuilt(): Promise<boolean> {
   return withCluster(async (c) => {
     const bits = await Promise.all(Array.from({ length: BLOOM_PARTITIONS }, (_, p) => c.getbit(`shortlink:bloom:links:${p}`, 0)));

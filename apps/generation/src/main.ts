@@ -1,21 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '@shortlink/config';
-import { Infrastructure } from '@shortlink/infrastructure';
-import { createGenerationApp } from '@shortlink/generation-feature';
-import { stopOnSignals } from '@shortlink/nest-platform';
+import { GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
+import { runApp } from '@shortlink/wiring';
 
-async function main() {
-  const config = loadConfig(process.env);
-  const infra = new Infrastructure(config);
-  const app = await createGenerationApp(config, infra);
-  await app.listen(config.ports.generation, config.runtime.host);
-  stopOnSignals(async () => {
-    await app.close();
-    await infra.close();
-  });
-}
-
-main().catch((error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+runApp('generation', (config) => GenerationFeatureModule.forRoot(config), GENERATION_PORTS);

@@ -1,21 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '@shortlink/config';
-import { Infrastructure } from '@shortlink/infrastructure';
-import { createRedirectApp } from '@shortlink/redirect-feature';
-import { stopOnSignals } from '@shortlink/nest-platform';
+import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
+import { runApp } from '@shortlink/wiring';
 
-async function main() {
-  const config = loadConfig(process.env);
-  const infra = new Infrastructure(config);
-  const app = await createRedirectApp(config, infra);
-  await app.listen(config.ports.redirect, config.runtime.host);
-  stopOnSignals(async () => {
-    await app.close();
-    await infra.close();
-  });
-}
-
-main().catch((error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+runApp('redirect', (config) => RedirectFeatureModule.forRoot(config), REDIRECT_PORTS);

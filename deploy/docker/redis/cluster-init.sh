@@ -1,9 +1,11 @@
 #!/bin/sh
 # One-shot service of docker-compose.yml: make redis-1..6 one cluster (3 masters, 3 replicas).
 # Does nothing when the cluster already exists, so `docker compose up` can be repeated.
-# REDIS_NODES: "host[:port] ..." (default: redis-1..redis-6 on 6379).
+# REDIS_NODES: "host[:port] ..." (default: redis-1..redis-6 on 6379); REDIS_REPLICAS: replicas
+# per master (default 1). docker-compose.yml sets both from deploy/topology.env's values.
 set -eu
 NODES="${REDIS_NODES:-redis-1:6379 redis-2:6379 redis-3:6379 redis-4:6379 redis-5:6379 redis-6:6379}"
+REPLICAS="${REDIS_REPLICAS:-1}"
 COUNT=$(echo "$NODES" | wc -w)
 host() { echo "${1%%:*}"; }
 port() { case "$1" in *:*) echo "${1##*:}" ;; *) echo 6379 ;; esac; }
@@ -27,7 +29,7 @@ for n in $NODES; do
   addrs="$addrs $ip:$(port "$n")"
 done
 # shellcheck disable=SC2086
-redis-cli --cluster create $addrs --cluster-replicas 1 --cluster-yes
+redis-cli --cluster create $addrs --cluster-replicas "$REPLICAS" --cluster-yes
 
 for n in $NODES; do
   until cli "$n" cluster info | grep -q '^cluster_state:ok'; do sleep 0.2; done

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@shortlink/config';
-import { Infrastructure } from '@shortlink/infrastructure';
+import { BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore, LINK_REPOSITORY, ShardedLinkRepository } from '@shortlink/links-domain';
+import { withPorts } from '@shortlink/wiring';
 
 /**
  * `npm run bloom:rebuild`: rebuilds the Bloom filter of existing links from every shard. Safe to
@@ -9,17 +10,14 @@ import { Infrastructure } from '@shortlink/infrastructure';
  */
 async function main() {
   const config = loadConfig(process.env);
-  const infra = new Infrastructure(config);
-  try {
+  await withPorts(config, [CACHE_STORE, LINK_REPOSITORY], async (get) => {
     const started = Date.now();
-    const bloom = await infra.bloomMaintainer();
-    const result = await bloom.rebuild();
-    const f = bloom.filter;
-    console.log(JSON.stringify({ result, partitions: f.options.partitions, bitsPerPartition: f.bitsPerPartition, hashes: f.hashes, capacity: f.options.capacity, ms: Date.now() - started }));
+    const cache = get<CacheStore>(CACHE_STORE);
+    const filter = new BloomFilter(cache, config.redirect.bloom);
+    const result = await new BloomMaintainer(filter, cache, get<ShardedLinkRepository>(LINK_REPOSITORY)).rebuild();
+    console.log(JSON.stringify({ result, partitions: filter.options.partitions, bitsPerPartition: filter.bitsPerPartition, hashes: filter.hashes, capacity: filter.options.capacity, ms: Date.now() - started }));
     process.exitCode = result === 'built' ? 0 : 3;
-  } finally {
-    await infra.close();
-  }
+  });
 }
 
 main().catch((error) => {

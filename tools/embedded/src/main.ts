@@ -1,34 +1,35 @@
 import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@shortlink/config';
-import { Infrastructure } from '@shortlink/infrastructure';
-import { createAnalyticsApp } from '@shortlink/analytics-feature';
-import { BootstrapOutcome, createGenerationApp } from '@shortlink/generation-feature';
-import { createRedirectApp } from '@shortlink/redirect-feature';
-import { stopOnSignals } from '@shortlink/nest-platform';
+import { ANALYTICS_PORTS, AnalyticsFeatureModule } from '@shortlink/analytics-feature';
+import { BootstrapOutcome, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
+import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
+import { createApp, stopOnSignals } from '@shortlink/nest-platform';
+import { SharedPorts } from '@shortlink/wiring';
 
 /**
- * The embedded profile: the three apps in one process around one Infrastructure (SQLite shard
+ * The embedded profile: the three apps in one process around one set of ports (SQLite shard
  * files, in-process cache and click log, chdb), so nothing has to be installed. With real
  * drivers configured it runs the same three apps against the real servers.
  */
 async function main() {
   const config = loadConfig(process.env);
-  const infra = new Infrastructure(config);
   const { host } = config.runtime;
+  const ports = await SharedPorts.open(config, [...new Set([...GENERATION_PORTS, ...REDIRECT_PORTS, ...ANALYTICS_PORTS])]);
   // A first run without SHORTLINK_BOOTSTRAP_API_KEY creates the operator tenant with a generated key.
-  const generation = await createGenerationApp(config, infra, { firstRunKey: true });
+  const generation = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS), requestLog: true });
+  const redirect = await createApp({ name: 'redirect', config, feature: RedirectFeatureModule.forRoot(config), ports: ports.bridge(REDIRECT_PORTS), requestLog: false });
+  const analytics = await createApp({ name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true });
   await generation.listen(config.ports.generation, host);
-  const redirect = await createRedirectApp(config, infra);
   await redirect.listen(config.ports.redirect, host);
-  const analytics = await createAnalyticsApp(config, infra);
   await analytics.listen(config.ports.analytics, host);
 
-  // Redirect first (its click buffer flushes into the log), analytics last (it drains the log).
+  // Redirect first (its click buffer flushes into the log), analytics last (it drains the log),
+  // then the shared ports.
   const closeOrder: INestApplication[] = [redirect, generation, analytics];
   stopOnSignals(async () => {
     for (const app of closeOrder) await app.close().catch((error) => console.error(error));
-    await infra.close();
+    await ports.close();
   });
 
   const { generatedKey } = await generation.get(BootstrapOutcome).result;

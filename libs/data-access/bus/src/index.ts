@@ -2,12 +2,12 @@ export { DEFAULT_CLICK_TOPIC, clickMessageKey, encodeClickEvent, decodeClickEven
 export type { BusLogger, BusLogEntry, BusLogLevel } from './logging';
 export { consoleWarnLogger, silentLogger, filteredLogger } from './logging';
 export type { RetryBackoffOptions } from './backoff';
-export {
-  InProcessClickLog,
-  MemoryClickEventSink,
-  MemoryClickEventSource,
-} from './memory/in-process-click-log';
-export type { InProcessClickLogOptions, MemoryClickEventSourceOptions, LogRecord } from './memory/in-process-click-log';
+export { InProcessClickLog } from './memory/in-process-click-log';
+export type { InProcessClickLogOptions } from './memory/in-process-click-log';
+export type { LogRecord } from './memory/partition-log';
+export { MemoryClickEventSink } from './memory/memory-click-event-sink';
+export { MemoryClickEventSource } from './memory/memory-click-event-source';
+export type { MemoryClickEventSourceOptions } from './memory/memory-click-event-source';
 export { KafkaClickEventSink } from './kafka/kafka-click-event-sink';
 export type { KafkaClickEventSinkOptions } from './kafka/kafka-click-event-sink';
 export { KafkaClickEventSource } from './kafka/kafka-click-event-source';

@@ -2,7 +2,7 @@ import { ClickEvent } from './click-event';
 import { ClickEventSink } from './ports';
 
 export interface ClickBufferOptions {
-  /** Events held at most; beyond it new events are dropped and counted (seed 002: loss is acceptable). */
+  /** Events held at most; beyond it new events are dropped and counted (losing clicks beats slowing redirects: docs/design.md, "Clicks and analytics"). */
   readonly capacity: number;
   readonly batchSize: number;
   readonly flushIntervalMs: number;

@@ -77,3 +77,5 @@ export interface ClickAggregateStore {
 export const CLICK_EVENT_SINK = Symbol('CLICK_EVENT_SINK');
 export const CLICK_EVENT_SOURCE = Symbol('CLICK_EVENT_SOURCE');
 export const CLICK_AGGREGATE_STORE = Symbol('CLICK_AGGREGATE_STORE');
+/** string: key of the visitor hash (docs/design.md, "Security model"). */
+export const VISITOR_SECRET = Symbol('VISITOR_SECRET');

@@ -18,7 +18,7 @@ export const NULL_SENTINEL = '';
 export const NULL_TTL_MS = 60_000;
 
 /**
- * `short:link:<domain>:<code>` (seed 000's key, made host-aware). No hash tag on purpose:
+ * `short:link:<domain>:<code>` (docs/design.md, "Redirect read path"; made host-aware). No hash tag on purpose:
  * keys must spread over all Redis Cluster slots.
  */
 export const linkCacheKey = (id: ShortUrlIdentifier): string => `short:link:${id.domain}:${id.code}`;

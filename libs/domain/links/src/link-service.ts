@@ -12,7 +12,6 @@ export interface LinkCreation {
   readonly tenantId: string;
   readonly url: unknown;
   readonly alias?: unknown;
-  readonly domain?: string;
   /** 301 or 302 (default). */
   readonly redirectType?: unknown;
   /** ISO 8601 date-time with a zone; none by default. */
@@ -47,7 +46,7 @@ export class LinkService {
     const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
     const redirectType = checkRedirectType(input.redirectType);
     const expiresAt = checkExpiresAt(input.expiresAt, this.clock.now());
-    const domain = input.domain ?? this.options.defaultDomain;
+    const domain = this.options.defaultDomain;
     const createdAt = new Date(Math.floor(this.clock.now() / 1000) * 1000);
     const base = { domain, targetUrl, tenantId: input.tenantId, createdAt, expiresAt, status: 'active' as const, redirectType };
 

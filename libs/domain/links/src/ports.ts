@@ -36,7 +36,7 @@ export interface IdBlock {
   readonly end: bigint;
 }
 
-/** Shard-independent sequences, allocated in blocks (seed 002: 1000 ids per round trip). */
+/** Shard-independent sequences, allocated in blocks (1000 ids per round trip: docs/design.md, "Identity, shards and codes"). */
 export interface SequenceStore {
   allocateBlock(sequence: string, size: number): Promise<IdBlock>;
 }
@@ -66,7 +66,13 @@ export interface CacheStore {
   close(): Promise<void>;
 }
 
+// DI tokens of the links ports: features inject these, the wiring binds them to adapters.
+/** ShardedLinkRepository: the shards behind the router. */
 export const LINK_REPOSITORY = Symbol('LINK_REPOSITORY');
 export const TENANT_STORE = Symbol('TENANT_STORE');
 export const SEQUENCE_STORE = Symbol('SEQUENCE_STORE');
 export const CACHE_STORE = Symbol('CACHE_STORE');
+/** SnapshotStore of the hot-link snapshot (redirect/snapshot.ts). */
+export const SNAPSHOT_STORE = Symbol('SNAPSHOT_STORE');
+/** string: key of the id -> code scrambler (docs/design.md, "Security model"). */
+export const CODE_SECRET = Symbol('CODE_SECRET');

@@ -4,8 +4,8 @@ import { Link, ShortUrlIdentifier } from './link';
 import { LinkShardStore } from './ports';
 
 /**
- * Routes every link operation to the shard the router names for the code (seed 002:
- * shard key = short code). A failing shard surfaces as SHARD_UNAVAILABLE with its name.
+ * Routes every link operation to the shard the router names for the code (the shard
+ * key is the short code: docs/design.md, "Identity, shards and codes"). A failing shard surfaces as SHARD_UNAVAILABLE with its name.
  */
 export class ShardedLinkRepository {
   private readonly stores: ReadonlyMap<string, LinkShardStore>;

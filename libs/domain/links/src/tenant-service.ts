@@ -20,6 +20,11 @@ export class TenantService {
     return tenant;
   }
 
+  /** The caller of an API request, for the platform's API-key guard. */
+  async verify(apiKey: unknown): Promise<{ tenantId: string }> {
+    return { tenantId: (await this.authenticate(apiKey)).id };
+  }
+
   /**
    * SHORTLINK_BOOTSTRAP_API_KEY: makes sure a tenant with this key exists (creates one when the
    * key is unknown), so provisioning by environment is idempotent across restarts and instances.

@@ -9,7 +9,7 @@ export interface Tenant {
   readonly createdAt: Date;
 }
 
-/** Generation API requests per minute per key, by plan (seed 002). */
+/** Generation API requests per minute per key, by plan (docs/design.md, "Where the numbers come from"). */
 export const PLAN_RATE_LIMITS: Readonly<Record<Plan, number>> = { free: 100, paid: 10_000 };
 
 /**

@@ -1,2 +1,2 @@
-export * from './analytics.module';
+export * from './analytics-feature.module';
 export * from './click-consumer.service';

@@ -1,9 +1,14 @@
-import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
-import { AppConfig } from '@shortlink/config';
-import { Infrastructure } from '@shortlink/infrastructure';
-import { LinkService, TenantService } from '@shortlink/links-domain';
-import { APP_CONFIG, ApiKeyGuard, createFastifyApp, CREDENTIAL_VERIFIER, HealthModule, loggingModule, PlatformModule } from '@shortlink/nest-platform';
+import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { AppConfig } from '@shortlink/config';
+import {
+  BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore, CODE_SECRET, HashCodeStrategy, LINK_REPOSITORY, LinkCache, LinkService, SegmentIdAllocator, SEQUENCE_STORE,
+  SequenceCodeStrategy, SequenceStore, ShardedLinkRepository, TENANT_STORE, TenantService, TenantStore,
+} from '@shortlink/links-domain';
+import { ApiKeyGuard, APP_CONFIG, CREDENTIAL_VERIFIER } from '@shortlink/nest-platform';
 import { LinksController } from './links.controller';
+
+/** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
+export const GENERATION_PORTS: readonly symbol[] = [TENANT_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET];
 
 export interface GenerationOptions {
   /**
@@ -26,7 +31,7 @@ export class BootstrapOutcome {
 const GENERATION_OPTIONS = Symbol('GENERATION_OPTIONS');
 
 @Module({})
-export class GenerationModule implements OnApplicationBootstrap {
+export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Generation');
 
   constructor(
@@ -34,21 +39,39 @@ export class GenerationModule implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(BootstrapOutcome) private readonly outcome: BootstrapOutcome,
     @Inject(GENERATION_OPTIONS) private readonly options: GenerationOptions,
+    @Inject(BloomMaintainer) private readonly bloom: BloomMaintainer,
   ) {}
 
-  static forRoot(config: AppConfig, infra: Infrastructure, options: GenerationOptions = {}): DynamicModule {
+  static forRoot(config: AppConfig, options: GenerationOptions = {}): DynamicModule {
+    const links = config.links;
     return {
-      module: GenerationModule,
-      imports: [loggingModule('generation', config.runtime.logLevel), PlatformModule.forApp('generation', config), HealthModule.withProbes(() => infra.healthProbes(['meta-db', 'shard-', 'cache']))],
+      module: GenerationFeatureModule,
       controllers: [LinksController],
       providers: [
-        { provide: APP_CONFIG, useValue: config },
-        { provide: LinkService, useFactory: () => infra.linkService() },
-        { provide: TenantService, useFactory: () => infra.tenantService() },
-        { provide: CREDENTIAL_VERIFIER, inject: [TenantService], useFactory: (tenants: TenantService) => ({ verify: async (key: unknown) => ({ tenantId: (await tenants.authenticate(key)).id }) }) },
+        { provide: GENERATION_OPTIONS, useValue: options },
+        {
+          provide: BloomMaintainer,
+          inject: [CACHE_STORE, LINK_REPOSITORY],
+          useFactory: (cache: CacheStore, repository: ShardedLinkRepository) => new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, repository),
+        },
+        {
+          provide: LinkService,
+          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_SECRET, BloomMaintainer],
+          useFactory: (repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codeSecret: string, bloom: BloomMaintainer) =>
+            new LinkService(
+              repository,
+              new SegmentIdAllocator(sequences, 'links', links.idBlockSize),
+              links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(codeSecret),
+              new LinkCache(cache),
+              { defaultDomain: links.defaultDomain, shortDomains: links.domains },
+              undefined,
+              [(link) => bloom.added(link)],
+            ),
+        },
+        { provide: TenantService, inject: [TENANT_STORE], useFactory: (store: TenantStore) => new TenantService(store) },
+        { provide: CREDENTIAL_VERIFIER, useExisting: TenantService },
         ApiKeyGuard,
         BootstrapOutcome,
-        { provide: GENERATION_OPTIONS, useValue: options },
       ],
     };
   }
@@ -65,6 +88,10 @@ export class GenerationModule implements OnApplicationBootstrap {
     }
   }
 
+  async onApplicationShutdown(): Promise<void> {
+    await this.bloom.close();
+  }
+
   /** The meta database may still be starting: retry in the background rather than refuse to boot. */
   private async bootstrapTenant(key: string, attempt: number): Promise<void> {
     try {
@@ -75,8 +102,4 @@ export class GenerationModule implements OnApplicationBootstrap {
       setTimeout(() => void this.bootstrapTenant(key, attempt + 1), Math.min(1000 * attempt, 10_000)).unref();
     }
   }
-}
-
-export async function createGenerationApp(config: AppConfig, infra: Infrastructure, options: GenerationOptions = {}) {
-  return createFastifyApp(GenerationModule.forRoot(config, infra, options), config);
 }

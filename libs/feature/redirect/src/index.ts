@@ -1,2 +1,2 @@
-export * from './redirect.module';
-export * from './redirect-http.handler';
+export * from './redirect-feature.module';
+export { RedirectHttpHandler } from './redirect-http.handler';

@@ -3,7 +3,7 @@ import type { AdminHandler } from '@shortlink/nest-platform';
 
 /**
  * `GET /internal/hot-links?limit=` on the admin listener: the keys the sliding-window detector
- * marks hot on this instance (seed 004), hottest first, with their targets. Operators only: it
+ * marks hot on this instance (docs/design.md, "Redirect read path"), hottest first, with their targets. Operators only: it
  * lists links of every tenant.
  */
 export function hotLinksRoute(pipeline: RedirectPipeline): AdminHandler {

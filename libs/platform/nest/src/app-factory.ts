@@ -1,71 +1,115 @@
-import { DynamicModule, Global, Module, Type } from '@nestjs/common';
+import { DynamicModule, Global, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger } from 'nestjs-pino';
 import { Counter, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { AdminModule } from './admin';
 import { AUTH_FAILURE_LIMITER } from './auth';
 import { ClientAddressResolver } from './client-address';
+import { HealthModule } from './health';
 import { clientErrorHandler, frameworkErrorHandler, FrontHandler, httpServerFactory } from './http-server';
-import { PLAIN_LOGGER } from './logging';
+import { createAppLogger, PinoNestLogger } from './logging';
 import { METRICS_REGISTRY, MetricsModule } from './metrics';
 import { ProblemDetailsFilter } from './problem-details.filter';
 
 export type AppName = 'generation' | 'redirect' | 'analytics';
 
+export const APP_CONFIG = Symbol('APP_CONFIG');
+export const APP_LOGGER = Symbol('APP_LOGGER');
+
 /**
- * What every app gets from the platform: its metrics registry and admin listener, the client
- * address resolver (TRUSTED_PROXIES) and the failed-authentication limiter.
+ * Requests an app answers at the node:http level, before Fastify (the redirect's hot route). A
+ * feature installs its handler while the app is built; the server reads it per request.
+ */
+@Injectable()
+export class FrontDoor {
+  handle: FrontHandler | null = null;
+
+  use(handler: FrontHandler): void {
+    this.handle = handler;
+  }
+}
+
+/**
+ * What every app gets from the platform: its config, logger, metrics registry and admin listener,
+ * the client address resolver (TRUSTED_PROXIES), the failed-authentication limiter and the front
+ * door of its HTTP server.
  */
 @Global()
 @Module({})
 export class PlatformModule {
-  static forApp(app: AppName, config: AppConfig, adminPort = config.admin.ports[app]): DynamicModule {
+  static forApp(app: AppName, config: AppConfig, logger: PinoNestLogger, frontDoor: FrontDoor): DynamicModule {
     return {
       module: PlatformModule,
-      imports: [MetricsModule.forApp(app), AdminModule.forApp({ app, host: config.admin.host, port: adminPort })],
+      imports: [MetricsModule.forApp(app), AdminModule.forApp({ app, host: config.admin.host, port: config.admin.ports[app] })],
       providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: APP_LOGGER, useValue: logger },
+        { provide: FrontDoor, useValue: frontDoor },
         { provide: ClientAddressResolver, useValue: new ClientAddressResolver(config.http.trustedProxies) },
         { provide: AUTH_FAILURE_LIMITER, useValue: new KeyedWindowLimiter({ limit: config.http.authFailuresPerMinute, windowMs: 60_000 }) },
       ],
-      exports: [ClientAddressResolver, AUTH_FAILURE_LIMITER, MetricsModule, AdminModule],
+      exports: [APP_CONFIG, APP_LOGGER, FrontDoor, ClientAddressResolver, AUTH_FAILURE_LIMITER, MetricsModule, AdminModule],
     };
   }
 }
 
-export interface FastifyAppOptions {
-  readonly bodyLimitBytes?: number;
-  readonly plainLogger?: boolean;
-  /** Answers some requests before Fastify (bound after the app is built). */
-  readonly front?: { handle: FrontHandler | null };
+export interface AppDefinition {
+  readonly name: AppName;
+  readonly config: AppConfig;
+  /** The app's feature module (controllers, handlers, its domain services). */
+  readonly feature: DynamicModule;
+  /** Binds the domain tokens the feature injects (the wiring's ports module, or a bridge to shared ones). */
+  readonly ports: DynamicModule;
+  /** Log each /api/ request (method, path, status, time); off for the redirect's hot path. */
+  readonly requestLog: boolean;
 }
 
-/** Nest on Fastify with JSON logs, problem+json for every error and hardened HTTP (signals: see stopOnSignals). */
-export async function createFastifyApp(module: Type<unknown> | DynamicModule, config: AppConfig, options: FastifyAppOptions = {}): Promise<NestFastifyApplication> {
+/**
+ * Builds one app: Nest on Fastify with the platform, the ports and the feature; problem+json for
+ * every error, hardened HTTP, a pino logger named after the app. Signals are the caller's (see
+ * stopOnSignals): Nest's own shutdown hooks would re-raise the signal mid-shutdown.
+ */
+export async function createApp(definition: AppDefinition): Promise<NestFastifyApplication> {
+  const { name, config } = definition;
+  const logger = new PinoNestLogger(createAppLogger(name, config.runtime.logLevel, config.runtime.logFormat));
+  const frontDoor = new FrontDoor();
+  @Module({})
+  class AppRoot {}
+  const root: DynamicModule = { module: AppRoot, imports: [PlatformModule.forApp(name, config, logger, frontDoor), definition.ports, HealthModule, definition.feature] };
   const adapter = new FastifyAdapter({
-    bodyLimit: options.bodyLimitBytes ?? 1_048_576,
+    bodyLimit: 1_048_576,
     // Client addresses come from ClientAddressResolver (TRUSTED_PROXIES), never from Fastify's request.ip.
     trustProxy: false,
     routerOptions: { maxParamLength: 200 },
-    serverFactory: httpServerFactory(config.http, options.front),
+    serverFactory: httpServerFactory(config.http, frontDoor),
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(module as Type<unknown>, adapter, { bufferLogs: true, abortOnError: false });
-  app.useLogger(options.plainLogger ? app.get(PLAIN_LOGGER) : app.get(Logger));
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { bufferLogs: true, abortOnError: false });
+  app.useLogger(logger);
   app.useGlobalFilters(new ProblemDetailsFilter());
-  countResponses(app);
+  observeResponses(app, definition.requestLog ? logger : null);
   return app;
 }
 
-/** shortlink_http_requests_total{status}: every response Fastify sends (the redirect's hot route has its own counter). */
-function countResponses(app: NestFastifyApplication): void {
+/**
+ * shortlink_http_requests_total{status} for every response Fastify sends (the redirect's hot route
+ * has its own counter), and a log line per /api/ request: path without query, never headers.
+ */
+function observeResponses(app: NestFastifyApplication, logger: PinoNestLogger | null): void {
   const registry = app.get<Registry>(METRICS_REGISTRY);
   const counter = new Counter({ name: 'shortlink_http_requests_total', help: 'HTTP responses sent through the framework, by status', labelNames: ['status'], registers: [registry] });
-  app.getHttpAdapter().getInstance().addHook('onResponse', (_request, reply, done) => {
+  app.getHttpAdapter().getInstance().addHook('onResponse', (request, reply, done) => {
     counter.inc({ status: String(reply.statusCode) });
+    if (logger && request.url.startsWith('/api/')) {
+      const status = reply.statusCode;
+      const line = { method: request.method, path: request.url.split('?', 1)[0], status, ms: Math.round(reply.elapsedTime) };
+      if (status >= 500) logger.pino.error(line, 'request failed');
+      else if (status >= 400) logger.pino.warn(line, 'request refused');
+      else logger.pino.info(line, 'request');
+    }
     done();
   });
 }

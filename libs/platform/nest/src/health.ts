@@ -1,8 +1,9 @@
-import { Controller, DynamicModule, Get, Inject, Injectable, Module, OnModuleInit, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Injectable, Module, OnModuleInit, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { HealthProbe } from '@shortlink/core';
 import { AdminRoutes } from './admin';
 
+/** `() => readonly HealthProbe[]`: the probes of the ports an app opened (bound by the wiring). */
 export const HEALTH_PROBES = Symbol('HEALTH_PROBES');
 
 const PROBE_TIMEOUT_MS = 2000;
@@ -73,9 +74,6 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-@Module({})
-export class HealthModule {
-  static withProbes(probes: () => readonly HealthProbe[]): DynamicModule {
-    return { module: HealthModule, controllers: [HealthController], providers: [{ provide: HEALTH_PROBES, useValue: probes }, HealthChecker, HealthDetailsRoute] };
-  }
-}
+/** Public `/health` and admin `/health/details` over the probes the app's ports provide (HEALTH_PROBES). */
+@Module({ controllers: [HealthController], providers: [HealthChecker, HealthDetailsRoute] })
+export class HealthModule {}

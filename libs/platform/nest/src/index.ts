@@ -8,4 +8,4 @@ export * from './metrics';
 export * from './health';
 export * from './app-factory';
 export * from './logging';
-export const APP_CONFIG = Symbol('APP_CONFIG');
+

@@ -92,4 +92,13 @@ describe('loadConfig', () => {
   it('puts the operator listeners on loopback by default, one port per app', () => {
     expect(loadConfig({}).admin).toEqual({ host: '127.0.0.1', ports: { generation: 9081, redirect: 9080, analytics: 9082 } });
   });
+
+  it('needs at least one well-named shard under either strategy', () => {
+    const mysql = { ...SECRETS, DB_DRIVER: 'mysql', MYSQL_META_URL: 'mysql://u:p@h:1/m' };
+    for (const strategy of ['ring', 'jump']) {
+      expect(violationsOf({ ...mysql, SHARD_STRATEGY: strategy, MYSQL_SHARDS: ' , ' })).toEqual(['MYSQL_SHARDS: needs at least one shard']);
+      expect(violationsOf({ SHARD_STRATEGY: strategy, SQLITE_SHARDS: ',' })).toEqual(['SQLITE_SHARDS: needs at least one shard']);
+    }
+    expect(violationsOf({ SQLITE_SHARDS: 's0,../etc,s0' })).toEqual([expect.stringMatching(/shard name "\.\.\/etc"/), 'SQLITE_SHARDS: shard names must be unique']);
+  });
 });

@@ -7,10 +7,14 @@ const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 const driver = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
   z.enum(values, { error: (issue) => `must be one of ${values.join('|')}, got "${String(issue.input)}"` }).default(fallback as never);
 
+const SHARD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** Every environment variable the platform reads, with defaults for the embedded profile. */
 export const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** json; pretty (readable lines); auto = pretty when stdout is a terminal, else json. */
+  LOG_FORMAT: driver(['auto', 'json', 'pretty'] as const, 'auto'),
   SHORTLINK_DATA_DIR: z.string().default('./data'),
   HOST: z.string().default('127.0.0.1'),
   GENERATION_PORT: port.default(8081),
@@ -132,7 +136,7 @@ export interface ShardConfig {
 
 /** Typed slices, one per concern; apps and adapters take only the slice they need. */
 export interface AppConfig {
-  readonly runtime: { readonly nodeEnv: string; readonly logLevel: Env['LOG_LEVEL']; readonly dataDir: string; readonly host: string };
+  readonly runtime: { readonly nodeEnv: string; readonly logLevel: Env['LOG_LEVEL']; readonly logFormat: Env['LOG_FORMAT']; readonly dataDir: string; readonly host: string };
   readonly ports: { readonly generation: number; readonly redirect: number; readonly analytics: number };
   /** Operator listeners, one per app: /metrics, /internal/*, /health/details. */
   readonly admin: { readonly host: string; readonly ports: { readonly generation: number; readonly redirect: number; readonly analytics: number } };
@@ -168,7 +172,7 @@ export interface AppConfig {
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
-    readonly redisEnabled: boolean;
+    readonly sharedCacheEnabled: boolean;
     readonly bloom: { readonly enabled: boolean; readonly capacity: number; readonly falsePositiveRate: number; readonly partitions: number };
     readonly hot: { readonly windowSeconds: number; readonly bucketSeconds: number; readonly threshold: number; readonly maxTrackedKeys: number };
     readonly lock: { readonly ttlMs: number; readonly waitMs: number; readonly pollMs: number };
@@ -207,7 +211,13 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
 
   const mysqlShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS ? parseShards(e.MYSQL_SHARDS, violations) : [];
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
-  if (e.SHARD_STRATEGY === 'jump' && e.DB_DRIVER === 'mysql' && mysqlShards.length === 0) violations.push('MYSQL_SHARDS: needs at least one shard');
+  // Either strategy needs a shard to route to; a name becomes a file name (SQLite) or a metric label.
+  if (e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS !== undefined && mysqlShards.length === 0 && !violations.some((v) => v.startsWith('MYSQL_SHARDS'))) violations.push('MYSQL_SHARDS: needs at least one shard');
+  if (e.DB_DRIVER === 'sqlite' && e.SQLITE_SHARDS.length === 0) violations.push('SQLITE_SHARDS: needs at least one shard');
+  for (const name of e.DB_DRIVER === 'mysql' ? mysqlShards.map((s) => s.name) : e.SQLITE_SHARDS) {
+    if (!SHARD_NAME.test(name)) violations.push(`${e.DB_DRIVER === 'mysql' ? 'MYSQL_SHARDS' : 'SQLITE_SHARDS'}: shard name "${name}" must be 1-64 of A-Z a-z 0-9 _ -`);
+  }
+  if (e.DB_DRIVER === 'sqlite' && new Set(e.SQLITE_SHARDS).size !== e.SQLITE_SHARDS.length) violations.push('SQLITE_SHARDS: shard names must be unique');
   const trustedProxies = e.TRUSTED_PROXIES.map((c) => parseCidr(c, violations));
   const dataDir = e.SHORTLINK_DATA_DIR.replace(/\/+$/, '');
   const secret = (name: 'SHORTLINK_CODE_SECRET' | 'SHORTLINK_VISITOR_SECRET', file: string): SecretSource => {
@@ -229,7 +239,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   const defaultDomain = (e.SHORTLINK_DEFAULT_DOMAIN ?? new URL(publicBaseUrl).host).toLowerCase();
   const shard = { strategy: e.SHARD_STRATEGY, virtualNodes: e.SHARD_VIRTUAL_NODES };
   return {
-    runtime: { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, dataDir: e.SHORTLINK_DATA_DIR, host: e.HOST },
+    runtime: { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, logFormat: e.LOG_FORMAT, dataDir: e.SHORTLINK_DATA_DIR, host: e.HOST },
     ports: { generation: e.GENERATION_PORT, redirect: e.REDIRECT_PORT, analytics: e.ANALYTICS_PORT },
     admin: { host: e.ADMIN_HOST, ports: { generation: e.GENERATION_ADMIN_PORT, redirect: e.REDIRECT_ADMIN_PORT, analytics: e.ANALYTICS_ADMIN_PORT } },
     http: { trustedProxies, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
@@ -263,7 +273,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     redirect: {
       policy: e.CACHE_POLICY,
       l1: { enabled: e.REDIRECT_L1_ENABLED, maxEntries: e.REDIRECT_L1_MAX_ENTRIES, maxBytes: e.REDIRECT_L1_MAX_BYTES, ttlMs: e.REDIRECT_L1_TTL_MS, negativeTtlMs: e.REDIRECT_L1_NEGATIVE_TTL_MS },
-      redisEnabled: e.REDIRECT_REDIS_ENABLED,
+      sharedCacheEnabled: e.REDIRECT_REDIS_ENABLED,
       bloom: { enabled: e.BLOOM_ENABLED, capacity: e.BLOOM_CAPACITY, falsePositiveRate: e.BLOOM_FP_RATE, partitions: e.BLOOM_PARTITIONS },
       hot: { windowSeconds: e.HOT_WINDOW_SECONDS, bucketSeconds: e.HOT_BUCKET_SECONDS, threshold: e.HOT_THRESHOLD, maxTrackedKeys: e.HOT_MAX_TRACKED },
       lock: { ttlMs: e.LOCK_TTL_MS, waitMs: e.LOCK_WAIT_MS, pollMs: e.LOCK_POLL_MS },

@@ -2,7 +2,7 @@ import { murmur32 } from './hash';
 import { assertValidNodes, ShardNode, ShardRouter, ShardRouterError } from './shard-router';
 
 export interface RingOptions {
-  /** Virtual nodes per unit of weight (seed 002: 150). */
+  /** Virtual nodes per unit of weight (150 by default: docs/design.md, "Where the numbers come from"). */
   readonly virtualNodes?: number;
 }
 

@@ -16,7 +16,13 @@ export function murmur32(key: string, seed = 0): number {
   return x86.hash32(utf8(key), seed) >>> 0;
 }
 
-/** First 64 bits of MurmurHash3 x64-128 of the key, as an unsigned bigint (input of jump hash). */
+/** First 64 bits of MurmurHash3 x64-128 of the key, as an unsigned bigint. */
 export function murmur64(key: string, seed = 0): bigint {
   return BigInt('0x' + x64.hash128(utf8(key), seed).slice(0, 16));
+}
+
+/** The same 64 bits as two unsigned 32-bit halves (the router's input, no BigInt per lookup). */
+export function murmur64Halves(key: string, seed = 0): [hi: number, lo: number] {
+  const hex = x64.hash128(utf8(key), seed);
+  return [parseInt(hex.slice(0, 8), 16), parseInt(hex.slice(8, 16), 16)];
 }

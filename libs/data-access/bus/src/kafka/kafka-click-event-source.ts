@@ -2,6 +2,7 @@ import { ClickBatch, ClickEventSource, DeliveredClick } from '@shortlink/clicks-
 import { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
 import { decodeClickEvent } from '../codec';
+import { deliverUntilHandled } from '../delivery';
 import { BusLogger } from '../logging';
 import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
 
@@ -148,39 +149,32 @@ export class KafkaClickEventSource implements ClickEventSource {
   }
 
   /** Calls the handler until it resolves, heartbeating meanwhile; false if it must stop first. */
-  private async deliver(
-    handler: (batch: ClickBatch) => Promise<void>,
-    batch: ClickBatch,
-    heartbeat: () => Promise<void>,
-    stillOwned: () => boolean,
-  ): Promise<boolean> {
-    for (;;) {
-      let heartbeatError: unknown = null;
-      let wait = 0;
-      const ticker = setInterval(() => {
-        heartbeat().catch((error) => (heartbeatError = error));
-      }, this.heartbeatIntervalMs);
-      try {
-        await handler(batch);
-        this.backoff.reset();
-        return true;
-      } catch (error) {
-        this.failures++;
-        if (!this.running || !stillOwned()) return false;
-        wait = this.backoff.next();
-        this.logger({
-          level: 'warn',
-          namespace: 'bus.kafka',
-          message: `click handler failed, redelivering the batch in ${wait} ms`,
-          extra: { groupId: this.options.groupId, partition: batch.partition, firstOffset: batch.messages[0].offset, error: String(error) },
-        });
-      } finally {
-        clearInterval(ticker);
-      }
-      // A rebalance seen while the handler ran: give the partition back, it is refetched from the commit.
-      if (heartbeatError) throw heartbeatError;
-      if (!(await this.waitBeforeRetry(wait, heartbeat, stillOwned))) return false;
-    }
+  private deliver(handler: (batch: ClickBatch) => Promise<void>, batch: ClickBatch, heartbeat: () => Promise<void>, stillOwned: () => boolean): Promise<boolean> {
+    let heartbeatError: unknown = null;
+    return deliverUntilHandled(handler, batch, {
+      backoff: this.backoff,
+      logger: this.logger,
+      namespace: 'bus.kafka',
+      groupId: this.options.groupId,
+      attempt: async (call) => {
+        heartbeatError = null;
+        const ticker = setInterval(() => {
+          heartbeat().catch((error) => (heartbeatError = error));
+        }, this.heartbeatIntervalMs);
+        try {
+          await call();
+        } finally {
+          clearInterval(ticker);
+        }
+      },
+      stillWanted: () => this.running && stillOwned(),
+      waitBeforeRetry: (ms) => {
+        // A rebalance seen while the handler ran: give the partition back, it is refetched from the commit.
+        if (heartbeatError) throw heartbeatError;
+        return this.waitBeforeRetry(ms, heartbeat, stillOwned);
+      },
+      failed: () => void this.failures++,
+    });
   }
 
   private async waitBeforeRetry(ms: number, heartbeat: () => Promise<void>, stillOwned: () => boolean): Promise<boolean> {

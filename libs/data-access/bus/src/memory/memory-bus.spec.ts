@@ -3,7 +3,9 @@ import { murmur32 } from '@shortlink/shard-router';
 import { RetryBackoff } from '../backoff';
 import { aClick, describeClickBusContract } from '../contract/click-bus.contract';
 import { BusLogEntry } from '../logging';
-import { InProcessClickLog, MemoryClickEventSink, MemoryClickEventSource } from './in-process-click-log';
+import { InProcessClickLog } from './in-process-click-log';
+import { MemoryClickEventSink } from './memory-click-event-sink';
+import { MemoryClickEventSource } from './memory-click-event-source';
 
 const quiet = () => undefined;
 

@@ -22,7 +22,11 @@ export interface RedisClusterOptions {
   readonly writeBatching?: 'cork' | 'pipeline' | 'off';
 }
 
-/** Redis Cluster through ioredis: string values (seed 000), reads may go to replicas. */
+/**
+ * Redis Cluster through ioredis: string values (docs/design.md, "Redirect read path"). Every
+ * command, reads included, goes to the slot's master: a replica lags asynchronously, and a read
+ * from it could undo an invalidation that the master already applied.
+ */
 export class RedisClusterStore implements CacheStore {
   readonly client: Cluster;
   private readonly deadlineMs: number;
@@ -129,7 +133,7 @@ export class RedisClusterStore implements CacheStore {
   }
 
   /** The owner check and the delete must be one step, or a lock that expired and was taken by
-   *  another instance could be deleted (seed 001's Redisson unlock does the same in Lua). */
+   *  another instance could be deleted (the compare-and-delete unlock of docs/design.md, "Redirect read path"). */
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
     return (await this.issue(() => this.client.eval(DELETE_IF_EQUALS, 1, key, value))) === 1;
   }

@@ -27,4 +27,3 @@ export function decodeBase62(code: string): number {
   return value;
 }
 
-export const isBase62 = (s: string): boolean => /^[0-9a-zA-Z]+$/.test(s);

@@ -1,5 +1,5 @@
 import { CacheStore } from '../ports';
-import { bloomSize, RedisBloomFilter } from './bloom-filter';
+import { bloomSize, BloomFilter } from './bloom-filter';
 
 /** Minimal bitmap store for the filter's own unit test (the real adapters have a contract suite). */
 class Bitmaps implements Pick<CacheStore, 'setBits' | 'getBits' | 'del'> {
@@ -18,7 +18,7 @@ class Bitmaps implements Pick<CacheStore, 'setBits' | 'getBits' | 'del'> {
 }
 
 describe('bloomSize', () => {
-  it('follows m = -n ln p / ln2^2 (seed 000: 3e9 links at 1 % need about 3.6 GB)', () => {
+  it('follows m = -n ln p / ln2^2 (3e9 links at 1 % need about 3.6 GB)', () => {
     const { bits, hashes } = bloomSize(3_000_000_000, 0.01);
     expect(bits / 8 / 1e9).toBeCloseTo(3.59, 1);
     expect(hashes).toBe(7);
@@ -26,12 +26,12 @@ describe('bloomSize', () => {
   });
 });
 
-describe('RedisBloomFilter', () => {
+describe('BloomFilter', () => {
   const store = () => new Bitmaps() as unknown as CacheStore;
 
   it('answers unknown until built, then never "no" for an added item', async () => {
     const s = store();
-    const bloom = new RedisBloomFilter(s, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 8 });
+    const bloom = new BloomFilter(s, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 8 });
     await bloom.add('sho.rt/abc1234');
     expect(await bloom.check('sho.rt/abc1234')).toBe('unknown');
     await bloom.markBuilt();
@@ -42,7 +42,7 @@ describe('RedisBloomFilter', () => {
   });
 
   it('keeps the false-positive rate near the configured 1 % at capacity', async () => {
-    const bloom = new RedisBloomFilter(store(), { capacity: 20_000, falsePositiveRate: 0.01, partitions: 16 });
+    const bloom = new BloomFilter(store(), { capacity: 20_000, falsePositiveRate: 0.01, partitions: 16 });
     await bloom.addMany(Array.from({ length: 20_000 }, (_, i) => `sho.rt/in${i}`));
     await bloom.markBuilt();
     let falsePositives = 0;
@@ -53,7 +53,7 @@ describe('RedisBloomFilter', () => {
   });
 
   it('answers unknown for a partition that was evicted or cleared', async () => {
-    const bloom = new RedisBloomFilter(store(), { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 });
+    const bloom = new BloomFilter(store(), { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 });
     await bloom.markBuilt();
     await bloom.clear();
     expect(await bloom.check('sho.rt/x')).toBe('unknown');

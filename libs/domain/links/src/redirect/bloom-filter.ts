@@ -5,7 +5,7 @@ import { CacheStore } from '../ports';
 export interface BloomOptions {
   /** Expected number of links (n). */
   readonly capacity: number;
-  /** Target false-positive rate (p), seed 002/000: 1 %. */
+  /** Target false-positive rate (p), 1 % (docs/design.md, "Where the numbers come from"). */
   readonly falsePositiveRate: number;
   /** Bitmaps the filter is split into; each is one key, so they spread over cluster slots. */
   readonly partitions: number;
@@ -14,7 +14,7 @@ export interface BloomOptions {
 
 export type BloomAnswer = 'no' | 'maybe' | 'unknown';
 
-/** m = -n·ln p / (ln 2)², k = (m / n)·ln 2 (seed 000's formula). */
+/** m = -n·ln p / (ln 2)², k = (m / n)·ln 2 (docs/design.md, "Redirect read path"). */
 export function bloomSize(capacity: number, falsePositiveRate: number): { bits: number; hashes: number } {
   const bits = Math.ceil((-capacity * Math.log(falsePositiveRate)) / Math.LN2 ** 2);
   return { bits, hashes: Math.max(1, Math.round((bits / capacity) * Math.LN2)) };
@@ -23,12 +23,12 @@ export function bloomSize(capacity: number, falsePositiveRate: number): { bits: 
 const encoder = new TextEncoder();
 
 /**
- * Bloom filter of existing links kept in Redis bitmaps (like Redisson's RBloomFilter in seed 001).
+ * Bloom filter of existing links kept in bitmaps of the shared cache (Redis Cluster in the server profile).
  * An item's k bits all live in one partition, so a check is one BITFIELD on one key. Bit 0 of
  * every partition is a sentinel set when the partition was built: a partition that was never
  * built or was evicted answers "unknown", never a false "no".
  */
-export class RedisBloomFilter {
+export class BloomFilter {
   readonly bitsPerPartition: number;
   readonly hashes: number;
   private readonly prefix: string;

@@ -7,17 +7,18 @@ export interface TtlPolicyOptions {
   readonly hotJitterSeconds: number;
 }
 
-export const SEED_004_TTLS: TtlPolicyOptions = { baseSeconds: 1800, jitterSeconds: 300, hotBaseSeconds: 7200, hotJitterSeconds: 600 };
+/** docs/design.md, "Where the numbers come from". */
+export const DEFAULT_TTLS: TtlPolicyOptions = { baseSeconds: 1800, jitterSeconds: 300, hotBaseSeconds: 7200, hotJitterSeconds: 600 };
 
 /**
- * How long a positive Redis entry lives. `lru` (seed 000): no TTL, Redis evicts with allkeys-lru
- * and hot keys never expire. `ttl` (seed 004): base + random jitter (no synchronized expiry),
+ * How long a positive Redis entry lives. `lru`: no TTL, Redis evicts with allkeys-lru
+ * and hot keys never expire. `ttl`: base + random jitter (no synchronized expiry),
  * longer for keys the detector marks hot at the time of the write.
  */
 export class CachePolicy {
   constructor(
     readonly name: CachePolicyName,
-    private readonly ttl: TtlPolicyOptions = SEED_004_TTLS,
+    private readonly ttl: TtlPolicyOptions = DEFAULT_TTLS,
     private readonly random: () => number = Math.random,
   ) {}
 

@@ -6,7 +6,7 @@ import { CacheStore } from '../ports';
 
 const link = { id: '1', tenantId: 't', targetUrl: 'https://example.com', redirectType: 302 as const, expiresAt: null, status: 'active' as const };
 
-describe('HotKeyDetector (seed 004: 60 s window, 10 s buckets, threshold 50, 5000 keys)', () => {
+describe('HotKeyDetector (60 s window, 10 s buckets, threshold 50, 5000 keys)', () => {
   it('marks a key hot at 50 reads inside the window and forgets reads older than the window', () => {
     const d = new HotKeyDetector();
     const t0 = 1_000_000_000;

@@ -6,3 +6,4 @@ export * from './bloom-filter';
 export * from './redirect-pipeline';
 export * from './rate-limiters';
 export * from './snapshot';
+export * from './bloom-maintainer';

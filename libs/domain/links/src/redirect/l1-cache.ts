@@ -12,7 +12,7 @@ export interface L1Options {
 type Entry = { link: CachedLink } | { missing: true };
 
 /**
- * In-process first level (seed 000 "if I did it again": Caffeine in front of Redis). Bounded by
+ * In-process first level (an in-process cache in front of Redis: docs/design.md, "Redirect read path"). Bounded by
  * entries and by bytes; negative entries live much shorter than positive ones. Keys marked hot
  * are pinned in a separate map so a scan of cold codes cannot push them out.
  */

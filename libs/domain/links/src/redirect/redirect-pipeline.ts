@@ -5,7 +5,7 @@ import { isPlausibleCode } from '../alias';
 import { ShortUrlIdentifier } from '../link';
 import { CachedLink, LinkCache, linkCacheKey, toCachedLink } from '../link-cache';
 import { ShardedLinkRepository } from '../sharded-link-repository';
-import { bloomItem, RedisBloomFilter } from './bloom-filter';
+import { bloomItem, BloomFilter } from './bloom-filter';
 import { CachePolicy } from './cache-policy';
 import { HotKeyDetector } from './hot-key-detector';
 import { L1Cache } from './l1-cache';
@@ -16,7 +16,7 @@ export type LookupSource = 'l1' | 'l1_negative' | 'redis' | 'redis_null' | 'bloo
 
 export interface RedirectPipelineOptions {
   readonly l1Enabled: boolean;
-  readonly redisEnabled: boolean;
+  readonly sharedCacheEnabled: boolean;
   readonly bloomEnabled: boolean;
   readonly lockTtlMs: number;
   /** Longest a request waits for another instance's lookup before querying the shard itself. */
@@ -52,7 +52,7 @@ const noop: RedirectObserver = { lookup: () => undefined, dbQuery: () => undefin
 class RedisUnavailable extends Error {}
 
 /**
- * The redirect read path (seeds 000, 001, 003, 004):
+ * The redirect read path (docs/design.md, "Redirect read path"):
  * L1 → Redis (value or null sentinel) → Bloom "no" → single flight → distributed lock with double
  * check → shard → write back (policy TTL) or null sentinel. Redis failures open a breaker and
  * send lookups to the shard through a bulkhead; with the shard down too, hot links are answered
@@ -70,7 +70,7 @@ export class RedirectPipeline {
     private readonly l1: L1Cache,
     private readonly hot: HotKeyDetector,
     private readonly policy: CachePolicy,
-    private readonly bloom: RedisBloomFilter | null,
+    private readonly bloom: BloomFilter | null,
     private readonly snapshot: HotLinkSnapshot,
     private readonly options: RedirectPipelineOptions,
     private readonly observer: RedirectObserver = noop,
@@ -108,7 +108,7 @@ export class RedirectPipeline {
     if (!this.options.l1Enabled && !isPlausibleCode(id.code)) throw this.notFound(id, 'rejected');
     const key = linkCacheKey(id);
 
-    if (this.options.redisEnabled) {
+    if (this.options.sharedCacheEnabled) {
       let cached: Awaited<ReturnType<LinkCache['get']>> | null = null;
       try {
         cached = await this.redis(() => this.linkCache.get(id));
@@ -224,7 +224,7 @@ export class RedirectPipeline {
     if (this.options.l1Enabled) this.l1.setPositive(key, link, this.hot.isHot(key, this.clock.now()), this.clock.now());
   }
 
-  /** Counts a successful read (seed 004: only those), pins hot keys in L1, checks status and expiry. */
+  /** Counts a successful read (only those: docs/design.md, "Redirect read path"), pins hot keys in L1, checks status and expiry. */
   private served(key: string, link: CachedLink, source: LookupSource): Resolved {
     const now = this.clock.now();
     this.observer.lookup(source);

@@ -6,7 +6,7 @@ export interface SnapshotEntry {
   readonly link: CachedLink;
 }
 
-/** Where the hot-link snapshot is persisted (a local file per instance, seed 002's RocksDB role). */
+/** Where the hot-link snapshot is persisted (a local file per instance: docs/design.md, "Redirect read path"). */
 export interface SnapshotStore {
   load(): Promise<SnapshotEntry[]>;
   save(entries: readonly SnapshotEntry[]): Promise<void>;

@@ -1,5 +1,8 @@
 import { randomUUID } from 'crypto';
-import { bloomItem, CacheStore, Link, RedisBloomFilter, ShardedLinkRepository } from '@shortlink/links-domain';
+import { Link } from '../link';
+import { CacheStore } from '../ports';
+import { ShardedLinkRepository } from '../sharded-link-repository';
+import { bloomItem, BloomFilter } from './bloom-filter';
 
 /**
  * Keeps the Bloom filter complete: every create adds its link (retried in the background while
@@ -12,7 +15,7 @@ export class BloomMaintainer {
   private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    readonly filter: RedisBloomFilter,
+    readonly filter: BloomFilter,
     private readonly store: CacheStore,
     private readonly links: ShardedLinkRepository,
   ) {}

@@ -4,11 +4,11 @@ import { join } from 'path';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import {
   bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
-  RedirectPipeline, RedirectPipelineOptions, RedisBloomFilter, ShardedLinkRepository, SnapshotEntry,
+  RedirectPipeline, RedirectPipelineOptions, BloomFilter, ShardedLinkRepository, SnapshotEntry,
 } from '@shortlink/links-domain';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { SqliteLinkShardStore } from '@shortlink/link-store';
-import { BloomMaintainer } from './bloom-maintainer';
+import { BloomMaintainer } from '@shortlink/links-domain';
 
 /** The composed read path on the embedded adapters (SQLite shards, in-process cache). */
 class CountingObserver implements RedirectObserver {
@@ -54,7 +54,7 @@ const link = (code: string, over: Partial<Link> = {}): Link => ({
 });
 
 const OPTIONS: RedirectPipelineOptions = {
-  l1Enabled: true, redisEnabled: true, bloomEnabled: true, lockTtlMs: 2000, lockWaitMs: 2000, lockPollMs: 5,
+  l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: true, lockTtlMs: 2000, lockWaitMs: 2000, lockPollMs: 5,
   dbConcurrency: 4, breakerFailures: 3, breakerHalfOpenAfterMs: 200, nullTtlMs: 60_000,
 };
 
@@ -63,7 +63,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
   let shards: SqliteLinkShardStore[];
   let repo: ShardedLinkRepository;
   let store: SwitchableStore;
-  let bloom: RedisBloomFilter;
+  let bloom: BloomFilter;
   let snapshotEntries: SnapshotEntry[];
 
   const build = (over: Partial<RedirectPipelineOptions> = {}, policy = new CachePolicy('lru'), hot = new HotKeyDetector(), snapshot?: HotLinkSnapshotKeeper) => {
@@ -78,7 +78,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
     shards = ['s0', 's1'].map((n) => new SqliteLinkShardStore(n, join(dir, `${n}.sqlite`)));
     repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
     store = new SwitchableStore(new MemoryCacheStore(10_000));
-    bloom = new RedisBloomFilter(store, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 4 });
+    bloom = new BloomFilter(store, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 4 });
     snapshotEntries = [];
     await repo.insertMany([link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })]);
     await new BloomMaintainer(bloom, store, repo).rebuild();

@@ -1,0 +1,145 @@
+import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Registry } from 'prom-client';
+import type { AppConfig } from '@shortlink/config';
+import { KeyedWindowLimiter } from '@shortlink/core';
+import {
+  BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LINK_REPOSITORY, NULL_TTL_MS,
+  RedirectPipeline, ShardedLinkRepository, SNAPSHOT_STORE, SnapshotStore,
+} from '@shortlink/links-domain';
+import { CLICK_EVENT_SINK, ClickBuffer, ClickEventSink } from '@shortlink/clicks-domain';
+import { AdminRoutes, APP_CONFIG, ClientAddressResolver, FrontDoor, METRICS_REGISTRY } from '@shortlink/nest-platform';
+import { hotLinksRoute } from './internal.routes';
+import { RedirectHttpHandler } from './redirect-http.handler';
+import { RedirectMetrics } from './redirect.metrics';
+
+/** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
+export const REDIRECT_PORTS: readonly symbol[] = [LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE];
+
+const PER_IP_LIMITER = Symbol('PER_IP_LIMITER');
+
+@Module({})
+export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Redirect');
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    @Inject(ClickBuffer) private readonly clicks: ClickBuffer,
+    @Inject(RedirectPipeline) private readonly pipeline: RedirectPipeline,
+    @Inject(HotLinkSnapshotKeeper) private readonly snapshot: HotLinkSnapshotKeeper,
+    @Inject(BloomMaintainer) private readonly bloom: BloomMaintainer,
+    @Inject(GlobalRateLimiter) private readonly global: GlobalRateLimiter,
+    @Inject(RedirectHttpHandler) private readonly handler: RedirectHttpHandler,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AdminRoutes) private readonly adminRoutes: AdminRoutes,
+    @Inject(FrontDoor) private readonly frontDoor: FrontDoor,
+  ) {}
+
+  static forRoot(config: AppConfig): DynamicModule {
+    const r = config.redirect;
+    return {
+      module: RedirectFeatureModule,
+      providers: [
+        { provide: RedirectMetrics, inject: [METRICS_REGISTRY], useFactory: (registry: Registry) => new RedirectMetrics(registry) },
+        {
+          provide: BloomMaintainer,
+          inject: [CACHE_STORE, LINK_REPOSITORY],
+          useFactory: (cache: CacheStore, repository: ShardedLinkRepository) => new BloomMaintainer(new BloomFilter(cache, r.bloom), cache, repository),
+        },
+        {
+          provide: HotLinkSnapshotKeeper,
+          inject: [SNAPSHOT_STORE],
+          useFactory: async (store: SnapshotStore) => {
+            const keeper = new HotLinkSnapshotKeeper(store);
+            await keeper.load();
+            return keeper;
+          },
+        },
+        {
+          provide: RedirectPipeline,
+          inject: [CACHE_STORE, LINK_REPOSITORY, BloomMaintainer, HotLinkSnapshotKeeper, RedirectMetrics],
+          useFactory: (cache: CacheStore, repository: ShardedLinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: RedirectMetrics) =>
+            new RedirectPipeline(
+              cache,
+              repository,
+              new L1Cache(r.l1),
+              new HotKeyDetector(r.hot),
+              new CachePolicy(r.policy),
+              r.bloom.enabled ? bloom.filter : null,
+              snapshot,
+              {
+                l1Enabled: r.l1.enabled,
+                sharedCacheEnabled: r.sharedCacheEnabled,
+                bloomEnabled: r.bloom.enabled,
+                lockTtlMs: r.lock.ttlMs,
+                lockWaitMs: r.lock.waitMs,
+                lockPollMs: r.lock.pollMs,
+                dbConcurrency: r.dbConcurrency,
+                breakerFailures: r.breaker.failures,
+                breakerHalfOpenAfterMs: r.breaker.halfOpenAfterMs,
+                nullTtlMs: NULL_TTL_MS,
+              },
+              metrics,
+            ),
+        },
+        {
+          provide: PER_IP_LIMITER,
+          inject: [RedirectMetrics],
+          useFactory: (metrics: RedirectMetrics) => {
+            const limiter = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
+            metrics.readRateLimiter(() => limiter.usage);
+            return limiter;
+          },
+        },
+        { provide: GlobalRateLimiter, inject: [CACHE_STORE], useFactory: (cache: CacheStore) => new GlobalRateLimiter(cache, r.rateLimit.globalPerSecond, r.rateLimit.localFallbackPerSecond) },
+        {
+          provide: ClickBuffer,
+          inject: [CLICK_EVENT_SINK, RedirectMetrics],
+          useFactory: (sink: ClickEventSink, metrics: RedirectMetrics) => {
+            const buffer = new ClickBuffer(sink, config.clickBuffer, { dropped: (n) => metrics.clicksDropped.inc(n), sendFailed: () => metrics.clickSendFailures.inc() });
+            metrics.readClickBufferSize(() => buffer.size);
+            return buffer;
+          },
+        },
+        {
+          provide: RedirectHttpHandler,
+          inject: [RedirectPipeline, ClickBuffer, RedirectMetrics, PER_IP_LIMITER, GlobalRateLimiter, ClientAddressResolver],
+          useFactory: (p: RedirectPipeline, c: ClickBuffer, m: RedirectMetrics, ip: KeyedWindowLimiter, g: GlobalRateLimiter, addresses: ClientAddressResolver) => new RedirectHttpHandler(p, c, m, ip, g, addresses, config),
+        },
+      ],
+    };
+  }
+
+  onModuleInit(): void {
+    // Redirects are answered at the node:http level, before Fastify sees them; the rest goes on.
+    this.frontDoor.use(this.handler.tryHandle);
+    this.adminRoutes.add('/internal/hot-links', hotLinksRoute(this.pipeline));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.clicks.start();
+    this.global.start();
+    if (this.config.redirect.bloom.enabled && this.config.redirect.sharedCacheEnabled) {
+      const ensure = () =>
+        this.bloom.ensureBuilt().then(
+          (r) => r === 'built' && this.logger.log('Bloom filter rebuilt from the shards'),
+          (e) => this.logger.warn(`Bloom filter check failed: ${(e as Error).message}`),
+        );
+      void ensure();
+      // A partition evicted or lost in a failover answers "unknown" until the next rebuild.
+      this.timers.push(setInterval(ensure, 60_000));
+    }
+    const s = this.config.redirect.snapshot;
+    this.timers.push(setInterval(() => void this.snapshot.refresh(this.pipeline.hotLinks(s.maxLinks), s.maxLinks).catch(() => undefined), s.intervalMs));
+    this.timers.forEach((t) => t.unref());
+  }
+
+  /** After the HTTP server closed (no more clicks): keep the snapshot, flush the clicks. The ports close after this. */
+  async onApplicationShutdown(): Promise<void> {
+    this.timers.forEach((t) => clearInterval(t));
+    this.global.stop();
+    await this.bloom.close();
+    const s = this.config.redirect.snapshot;
+    await this.snapshot.refresh(this.pipeline.hotLinks(s.maxLinks), s.maxLinks).catch(() => undefined);
+    await this.clicks.close();
+  }
+}

@@ -1,2 +1,0 @@
-export * from './infrastructure';
-export * from './secrets';

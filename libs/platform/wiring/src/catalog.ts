@@ -1,0 +1,19 @@
+import { busPort } from './ports/bus.port';
+import { cachePort } from './ports/cache.port';
+import { linksPort } from './ports/links.port';
+import { metaPort } from './ports/meta.port';
+import { olapPort } from './ports/olap.port';
+import { secretsPort } from './ports/secrets.port';
+import { snapshotPort } from './ports/snapshot.port';
+import { Port } from './port-spec';
+
+/** Every port the apps can ask for, in the order they are opened (and closed in reverse). */
+export const PORT_CATALOG: readonly Port[] = [secretsPort, metaPort, linksPort, cachePort, snapshotPort, busPort, olapPort];
+
+/** The ports that provide the given tokens, in catalog order; a token no port provides is a wiring bug. */
+export function portsFor(tokens: readonly symbol[]): Port[] {
+  for (const token of tokens) {
+    if (!PORT_CATALOG.some((port) => port.tokens.includes(token))) throw new Error(`no port provides ${token.toString()}`);
+  }
+  return PORT_CATALOG.filter((port) => port.tokens.some((t) => tokens.includes(t)));
+}

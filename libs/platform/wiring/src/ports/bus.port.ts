@@ -1,0 +1,60 @@
+import { ClickBatch, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
+import { ensureClickTopic, InProcessClickLog, KafkaClickEventSink, KafkaClickEventSource, MemoryClickEventSink, MemoryClickEventSource } from '@shortlink/bus';
+import { portSpec } from '../port-spec';
+
+/** The two ends of the click topic; building them opens no connection. */
+export interface ClickBus {
+  readonly sink: ClickEventSink;
+  readonly source: ClickEventSource;
+}
+
+/** Starts the source once the topic exists (the analytics app may boot before anyone created it). */
+class TopicReadySource implements ClickEventSource {
+  constructor(
+    private readonly inner: ClickEventSource,
+    private readonly topicReady: () => Promise<unknown>,
+  ) {}
+
+  async start(handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
+    await this.topicReady();
+    await this.inner.start(handler);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+/** kafka: a topic on the brokers; memory: one in-process log shared by the apps of this process. */
+export const busPort = portSpec<ClickBus>({
+  name: 'click-bus',
+  open: (config) => {
+    const bus = config.bus;
+    if (bus.driver === 'kafka') {
+      let topicReady: Promise<unknown> | null = null;
+      const ensureTopic = () => (topicReady ??= ensureClickTopic(bus.brokers, bus.topic, bus.partitions).catch((error) => ((topicReady = null), Promise.reject(error))));
+      // The producer does not wait for the topic: a redirect app boots (and buffers) with Kafka down.
+      void ensureTopic().catch(() => undefined);
+      return {
+        sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
+        source: new TopicReadySource(new KafkaClickEventSource({ brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics' }), ensureTopic),
+      };
+    }
+    // Retention is what a lagging consumer can still catch up on: 4 MiB of bytes per partition
+    // (about 12 000 clicks), kept off the JS heap.
+    const log = new InProcessClickLog({ partitions: bus.partitions, maxBytesPerPartition: 4 * 1024 * 1024 });
+    return {
+      sink: new MemoryClickEventSink(log),
+      // The log dies with the process: at shutdown the consumer first takes what the redirect flushed.
+      source: new MemoryClickEventSource(log, { groupId: bus.consumerGroup, drainOnCloseMs: 10_000 }),
+    };
+  },
+  provides: [
+    [CLICK_EVENT_SINK, (bus) => bus.sink],
+    [CLICK_EVENT_SOURCE, (bus) => bus.source],
+  ],
+  close: async (bus) => {
+    await bus.source.close();
+    await bus.sink.close();
+  },
+});
