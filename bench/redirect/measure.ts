@@ -222,6 +222,20 @@ async function openLoopPairs(ctx: BenchContext, bare: Bare, id: string, server: 
   return latency;
 }
 
+/** The runs of a case and the medians and sums the table shows. */
+export function summariseRuns(runs: RunResult[]): Pick<CaseResult, 'runs' | 'rps' | 'p50ms' | 'p99ms' | 'errors' | 'requests' | 'serverCpu'> {
+  const cpu = runs.map((r) => r.serverCpu).filter((c): c is number => c !== null);
+  return {
+    runs,
+    rps: median(runs.map((r) => r.rps)),
+    p50ms: median(runs.map((r) => r.p50ms)),
+    p99ms: median(runs.map((r) => r.p99ms)),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    requests: runs.reduce((a, r) => a + r.requests, 0),
+    serverCpu: cpu.length ? median(cpu) : null,
+  };
+}
+
 export interface CaseSpec {
   id: CaseId;
   setup: string;
@@ -250,7 +264,6 @@ export async function measure(ctx: BenchContext, bare: Bare, spec: CaseSpec): Pr
   const atEnd = await scrape();
   const clicks = atStart && atEnd ? clickEvents(spec.bus ?? '?', atStart, atEnd) : undefined;
   if (clicks) ctx.log(`${id}: click events (${clicks.bus} bus): ${clicks.dropped} dropped of ${clicks.redirects} redirects, ${clicks.sendFailures} send failures`);
-  const cpu = runs.map((r) => r.serverCpu).filter((c): c is number => c !== null);
   return {
     latency: latency.length ? latency : undefined,
     concurrent: concurrent.length ? concurrent : undefined,
@@ -259,13 +272,7 @@ export async function measure(ctx: BenchContext, bare: Bare, spec: CaseSpec): Pr
     label: labelOf(id, ctx.opts),
     setup: spec.setup,
     codes: paths.length,
-    runs,
-    rps: median(runs.map((r) => r.rps)),
-    p50ms: median(runs.map((r) => r.p50ms)),
-    p99ms: median(runs.map((r) => r.p99ms)),
-    errors: runs.reduce((a, r) => a + r.errors, 0),
-    requests: runs.reduce((a, r) => a + r.requests, 0),
-    serverCpu: cpu.length ? median(cpu) : null,
+    ...summariseRuns(runs),
     bareRps: median(bareRuns.map((r) => r.rps)),
     ratio: median(runs.map((r) => r.rps / r.bareRps!)),
     served,

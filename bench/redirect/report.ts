@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join, relative } from 'path';
 import { Column, datedResultFile, fmt, machineFacts, markdownTable, median, REPO_ROOT, shellOutput } from '@shortlink/harness';
 import { BenchContext, LOADER_CORE, RESULTS_DIR, SERVER_CORE } from './context';
-import { Bare, bareMedianP99, CaseResult, LatencyResult, medianP99, Skipped } from './measure';
+import { Bare, bareMedianP99, CaseResult, LatencyResult, medianP99, Skipped, summariseRuns } from './measure';
 import { REDIRECT_NODE_FLAGS } from './servers';
 
 type Row = CaseResult | Skipped;
@@ -87,21 +87,7 @@ export function clickTable(results: readonly Row[]): string {
 }
 
 function bareRowOf(bare: Bare): CaseResult {
-  const runs = bare.runs;
-  return {
-    id: 'bare',
-    label: 'bare node:http 302 (all paired runs)',
-    setup: 'node:http, constant 302',
-    codes: 1,
-    runs,
-    rps: median(runs.map((r) => r.rps)),
-    p50ms: median(runs.map((r) => r.p50ms)),
-    p99ms: median(runs.map((r) => r.p99ms)),
-    errors: runs.reduce((a, r) => a + r.errors, 0),
-    requests: runs.reduce((a, r) => a + r.requests, 0),
-    serverCpu: median(runs.map((r) => r.serverCpu ?? 0)),
-    ratio: 1,
-  };
+  return { id: 'bare', label: 'bare node:http 302 (all paired runs)', setup: 'node:http, constant 302', codes: 1, ...summariseRuns(bare.runs), ratio: 1 };
 }
 
 function runsSection(results: readonly Row[]): string[] {
