@@ -5,7 +5,7 @@
  */
 import { ChildProcess, spawn } from 'child_process';
 import { REPO_ROOT } from './paths';
-import { eventually, sleep } from './poll';
+import { eventually } from './poll';
 
 export interface StartOptions {
   /** Shown in logs and errors (default: the command or entry point). */
@@ -34,6 +34,17 @@ export interface EntryOptions extends StartOptions {
 
 /** Output kept per process: the last half is kept when it grows past this. */
 const MAX_OUTPUT = 1_000_000;
+
+/** Whether `exited` settles within `ms` (the timer is cleared either way, so it holds no handle open). */
+async function exitsWithin(exited: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([exited.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** A started child process: its captured stdout+stderr, whether it runs, and a stop by PID. */
 export class Proc {
@@ -82,7 +93,7 @@ export class Proc {
     } catch {
       return;
     }
-    const timedOut = await Promise.race([this.exited.then(() => false), sleep(graceMs).then(() => true)]);
+    const timedOut = !(await exitsWithin(this.exited, graceMs));
     if (timedOut && this.alive) {
       this.log(`${this.name} (pid ${this.pid}) did not stop on SIGTERM, sending SIGKILL`);
       try {
@@ -90,7 +101,7 @@ export class Proc {
       } catch {
         // gone already
       }
-      await Promise.race([this.exited, sleep(3_000)]);
+      await exitsWithin(this.exited, 3_000);
     }
   }
 }
