@@ -1,4 +1,4 @@
-import { allocateEndpoints, Endpoints, RunningProcess, serverSecrets, startProcess, waitHealthy } from '@shortlink/harness';
+import { allocateEndpoints, Endpoints, RunningProcess, serverSecrets, startProcess, waitHealthy, withoutAppSettings } from '@shortlink/harness';
 
 /**
  * What is particular to the e2e tier: the embedded process of `npm start` on its own data
@@ -6,9 +6,13 @@ import { allocateEndpoints, Endpoints, RunningProcess, serverSecrets, startProce
  * Processes, ports and polling are in @shortlink/harness.
  */
 
-/** Starts `npm start`'s entry point (the three apps in one process) and waits until the three answer /health. */
+/**
+ * Starts `npm start`'s entry point (the three apps in one process) and waits until the three answer
+ * /health. Only `env` configures it: none of the shell's shortlink settings (a sourced stack.env
+ * carries the server profile's SHORTLINK_CODE_SECRET, which would make two installations share a key).
+ */
 async function launchEmbedded(endpoints: Endpoints, env: Record<string, string>): Promise<RunningProcess> {
-  const proc = startProcess('tools/embedded/src/main.ts', env);
+  const proc = startProcess('tools/embedded/src/main.ts', env, { baseEnv: withoutAppSettings() });
   await Promise.all([endpoints.generation, endpoints.redirect, endpoints.analytics].map((base) => waitHealthy(base, proc)));
   return proc;
 }
