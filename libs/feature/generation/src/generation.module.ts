@@ -11,6 +11,13 @@ import { LinksController } from './links.controller';
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [TENANT_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY];
 
+/** The generation app's OpenAPI document (docs/design.md, "Contract"). */
+export const GENERATION_API = {
+  title: 'shortlink generation API',
+  version: '1',
+  description: 'Create and manage short links. Every route needs an `x-api-key`; errors are application/problem+json with a stable `code`.',
+};
+
 export interface GenerationOptions {
   /**
    * With no SHORTLINK_BOOTSTRAP_API_KEY, create the operator tenant on a first run (empty meta
