@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
-import { API_KEY, createLink, getStats, insertTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
+import { API_KEY, createLink, getStats, createTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
 import { describeUserJourney } from './user-journey';
 
 /** The README's `npm start`: three apps in one process, SQLite + in-process cache/bus + chdb. */
@@ -22,7 +22,7 @@ describe('embedded profile (npm start)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  describeUserJourney(() => endpoints, () => insertTenant({ sqliteFile: join(dataDir, 'meta.sqlite') }));
+  describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

@@ -6,7 +6,7 @@ import { loadConfig } from '@shortlink/config';
 import { createShardRouter } from '@shortlink/shard-router';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { allocateEndpoints, Endpoints, eventually, parseMetrics, RunningProcess, startProcess, waitHealthy } from '@shortlink/harness';
-import { API_KEY, createLink, getStats, insertTenant, redirectOf, SERVER_SECRETS } from './support';
+import { API_KEY, createLink, getStats, createTenant, redirectOf, SERVER_SECRETS } from './support';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -52,7 +52,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     await ch.close();
   });
 
-  describeUserJourney(() => endpoints, () => insertTenant({ mysqlUrl: requireEnv('MYSQL_META_URL') }));
+  describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;

@@ -1,6 +1,4 @@
-import Database from 'better-sqlite3';
-import { createHash, randomBytes, randomUUID } from 'crypto';
-import { createConnection } from 'mysql2/promise';
+import { randomUUID } from 'crypto';
 import { allocateEndpoints, Endpoints, RunningProcess, serverSecrets, startProcess, waitHealthy, withoutAppSettings } from '@shortlink/harness';
 
 /**
@@ -50,31 +48,14 @@ export async function getStats(endpoints: Endpoints, code: string, apiKey = API_
 
 export const redirectOf = (endpoints: Endpoints, code: string, headers: Record<string, string> = {}) => fetch(`${endpoints.redirect}/${code}`, { redirect: 'manual', headers });
 
-/**
- * A second tenant of the installation and its API key, written straight into the meta database
- * (sha256 of the key, as the tenant store keeps it): the public API has no tenant administration.
- */
-export async function insertTenant(meta: { sqliteFile: string } | { mysqlUrl: string }): Promise<string> {
-  const key = `sl_${randomBytes(24).toString('hex')}`;
-  const id = randomUUID();
-  const hash = createHash('sha256').update(key).digest('hex');
-  if ('sqliteFile' in meta) {
-    const db = new Database(meta.sqliteFile);
-    try {
-      db.pragma('busy_timeout = 5000');
-      db.prepare('INSERT INTO tenants (id, name, plan, created_at) VALUES (?, ?, ?, ?)').run(id, 'e2e-other', 'paid', Date.now());
-      db.prepare('INSERT INTO api_keys (key_hash, tenant_id, created_at) VALUES (?, ?, ?)').run(hash, id, Date.now());
-    } finally {
-      db.close();
-    }
-  } else {
-    const conn = await createConnection(meta.mysqlUrl);
-    try {
-      await conn.query('INSERT INTO tenants (id, name, plan, created_at) VALUES (?, ?, ?, NOW(3))', [id, 'e2e-other', 'paid']);
-      await conn.query('INSERT INTO api_keys (key_hash, tenant_id, created_at) VALUES (?, ?, NOW(3))', [hash, id]);
-    } finally {
-      await conn.end();
-    }
-  }
-  return key;
+/** A new tenant of the installation, created by the operator through the admin API; its first key. */
+export async function createTenant(endpoints: Endpoints, plan: 'free' | 'paid' = 'paid', operatorKey = API_KEY): Promise<{ tenantId: string; apiKey: string }> {
+  const res = await fetch(`${endpoints.generation}/api/v1/admin/tenants`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': operatorKey },
+    body: JSON.stringify({ name: `e2e-${randomUUID().slice(0, 8)}`, plan }),
+  });
+  if (res.status !== 201) throw new Error(`creating a tenant answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { tenant: { id: string }; apiKey: string };
+  return { tenantId: body.tenant.id, apiKey: body.apiKey };
 }

@@ -1,5 +1,7 @@
 export * from './memory/memory-cache-store';
+export * from './memory/memory-rate-windows';
 export * from './redis/redis-cluster-store';
+export * from './redis/redis-rate-windows';
 export * from './snapshot/file-snapshot-store';
 export * from './memory/memory-link-change-feed';
 export * from './redis/redis-link-change-feed';

@@ -1,4 +1,4 @@
-import { LazyOpen } from './lazy-open';
+import { forwardWhenOpen, LazyOpen } from './lazy-open';
 
 describe('LazyOpen', () => {
   it('opens once for concurrent callers, retries after a failure once the retry delay passed', async () => {
@@ -18,5 +18,26 @@ describe('LazyOpen', () => {
     const a = await lazy.get();
     expect(await lazy.get()).toBe(a);
     expect(attempts).toBe(2);
+  });
+});
+
+describe('forwardWhenOpen', () => {
+  it('opens on the first call, forwards arguments and results, fails calls while closed, and is no thenable', async () => {
+    let opened = 0;
+    let up = true;
+    const lazy = new LazyOpen('meta', async () => {
+      opened++;
+      if (!up) throw new Error('ECONNREFUSED');
+      return { part: { add: async (a: number, b: number) => a + b }, close: async () => undefined };
+    }, 0);
+    const part = forwardWhenOpen(lazy, (s) => s.part);
+    expect(opened).toBe(0);
+    expect(await Promise.resolve(part)).toBe(part);
+    expect(await part.add(2, 3)).toBe(5);
+    expect(await part.add(4, 4)).toBe(8);
+    expect(opened).toBe(1);
+    await lazy.close();
+    up = false;
+    await expect(part.add(1, 1)).rejects.toThrow('ECONNREFUSED');
   });
 });

@@ -34,3 +34,20 @@ export class LazyOpen<T extends { close(): Promise<void> }> {
     if (p) await (await p.catch(() => null))?.close();
   }
 }
+
+/**
+ * An object whose every method opens the store first (once), then calls the same method on the
+ * part `pick` chooses: the lazy form of a whole port without writing each method twice.
+ */
+export function forwardWhenOpen<S extends { close(): Promise<void> }, T extends object>(lazy: LazyOpen<S>, pick: (store: S) => T): T {
+  return new Proxy({} as T, {
+    // `then` stays undefined so the object is never taken for a promise (an await would hang).
+    get: (_, method) =>
+      typeof method !== 'string' || method === 'then'
+        ? undefined
+        : async (...args: unknown[]) => {
+            const target = pick(await lazy.get()) as Record<string, (...a: unknown[]) => unknown>;
+            return target[method](...args);
+          },
+  });
+}

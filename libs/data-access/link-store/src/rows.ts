@@ -29,7 +29,7 @@ export interface LinkRow {
 /** Options kept in the JSON `options` column: everything of a link that is not a column of its own. */
 type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title'>]: LinkOptions[K] } & { moderationReason: string | null };
 
-const toDate = (v: Date | number | string): Date => (v instanceof Date ? v : new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
+export const toDate = (v: Date | number | string): Date => (v instanceof Date ? v : new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
 
 export function linkFromRow(row: LinkRow): Link {
   const stored = (row.options ? (JSON.parse(row.options) as Partial<StoredOptions>) : {}) as Partial<StoredOptions>;

@@ -1,5 +1,4 @@
 export * from './link';
-export * from './tenant';
 export * from './ports';
 export * from './codes';
 export * from './url-policy';
@@ -9,4 +8,3 @@ export * from './sharded-link-repository';
 export * from './link-cache';
 export * from './link-service';
 export * from './redirect';
-export * from './tenant-service';

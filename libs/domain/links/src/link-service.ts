@@ -272,7 +272,7 @@ export class LinkService {
     if (typeof value !== 'string' || value.length > 253) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'domain must be a host name', { field: 'domain' });
     const domain = value.toLowerCase();
     if (this.options.sharedDomains.includes(domain) || (await this.tenantDomains.owns(tenantId, domain))) return domain;
-    throw new DomainError(ErrorCode.VALIDATION_FAILED, `domain "${domain}" is not one of this service's domains nor one of yours`, { field: 'domain' });
+    throw new DomainError(ErrorCode.DOMAIN_NOT_ALLOWED, `domain "${domain}" is not one of this service's domains nor one of yours`, { field: 'domain', domain });
   }
 
   /** Every field of a create, validated; any URL the policy flags flags the link. */

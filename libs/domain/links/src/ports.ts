@@ -1,5 +1,4 @@
 import { Link, LinkStatus, ShortUrlIdentifier } from './link';
-import { Tenant } from './tenant';
 
 /** A page of a tenant's links, newest (highest id) first. */
 export interface LinkListQuery {
@@ -53,14 +52,6 @@ export class DuplicateLinkError extends Error {
     super(`link ${identifier.domain}/${identifier.code} already exists`);
     this.name = 'DuplicateLinkError';
   }
-}
-
-/** Shard-independent store of tenants and their hashed API keys. */
-export interface TenantStore {
-  findByApiKeyHash(apiKeyHash: string): Promise<Tenant | null>;
-  /** Creates the tenant and its first key; a no-op returning false if that key hash exists. */
-  createWithApiKey(tenant: Tenant, apiKeyHash: string): Promise<boolean>;
-  countTenants(): Promise<number>;
 }
 
 /** A block of ids [start, end) reserved atomically for one allocator instance. */
@@ -141,7 +132,6 @@ export interface PasswordHasher {
 // DI tokens of the links ports: features inject these, the wiring binds them to adapters.
 /** ShardedLinkRepository: the shards behind the router. */
 export const LINK_REPOSITORY = Symbol('LINK_REPOSITORY');
-export const TENANT_STORE = Symbol('TENANT_STORE');
 export const SEQUENCE_STORE = Symbol('SEQUENCE_STORE');
 export const CACHE_STORE = Symbol('CACHE_STORE');
 /** SnapshotStore of the hot-link snapshot (redirect/snapshot.ts). */

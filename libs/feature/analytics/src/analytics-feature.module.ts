@@ -1,14 +1,13 @@
 import { DynamicModule, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
-import { TENANT_STORE, TenantService, TenantStore } from '@shortlink/links-domain';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource, VISITOR_SECRET } from '@shortlink/clicks-domain';
-import { ApiKeyGuard, APP_CONFIG, CREDENTIAL_VERIFIER, METRICS_REGISTRY } from '@shortlink/nest-platform';
+import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, METRICS_REGISTRY } from '@shortlink/nest-platform';
 import { ClickConsumer } from './click-consumer.service';
 import { StatsController } from './stats.controller';
 
 /** The ports the analytics app injects; the composition binds them (wiring, or a shared bridge). */
-export const ANALYTICS_PORTS: readonly symbol[] = [TENANT_STORE, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, VISITOR_SECRET];
+export const ANALYTICS_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, VISITOR_SECRET];
 
 @Module({})
 export class AnalyticsFeatureModule implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -22,9 +21,7 @@ export class AnalyticsFeatureModule implements OnApplicationBootstrap, OnApplica
       module: AnalyticsFeatureModule,
       controllers: [StatsController],
       providers: [
-        { provide: TenantService, inject: [TENANT_STORE], useFactory: (store: TenantStore) => new TenantService(store) },
-        { provide: CREDENTIAL_VERIFIER, useExisting: TenantService },
-        ApiKeyGuard,
+        ...API_ACCESS_PROVIDERS,
         {
           provide: ClickConsumer,
           inject: [CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, VISITOR_SECRET, METRICS_REGISTRY],

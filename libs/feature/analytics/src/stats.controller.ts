@@ -2,12 +2,13 @@ import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/c
 import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { CLICK_AGGREGATE_STORE, ClickAggregateStore, LinkStats, parseInstant } from '@shortlink/clicks-domain';
-import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest } from '@shortlink/nest-platform';
+import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, RequireScope } from '@shortlink/nest-platform';
 
 const MAX_RANGE_SECONDS = 31 * 24 * 3600;
 
 @Controller('api/v1/links')
 @UseGuards(ApiKeyGuard)
+@RequireScope('analytics:read')
 export class StatsController {
   constructor(
     @Inject(CLICK_AGGREGATE_STORE) private readonly store: ClickAggregateStore,

@@ -2,20 +2,25 @@ import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstr
 import type { AppConfig } from '@shortlink/config';
 import {
   BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, CODE_SECRET, HashCodeStrategy, LINK_CHANGE_FEED, LINK_REPOSITORY, LinkCache, LinkChangeFeed, LinkService,
-  PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository, TENANT_STORE, TenantService, TenantStore, URL_POLICY,
+  PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository, URL_POLICY,
   UrlPolicy, writeThroughTtlMs,
 } from '@shortlink/links-domain';
-import { ApiKeyGuard, APP_CONFIG, CREDENTIAL_VERIFIER } from '@shortlink/nest-platform';
+import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG } from '@shortlink/nest-platform';
+import { TenantService } from '@shortlink/tenants-domain';
+import { AdminController } from './admin.controller';
+import { KeysController } from './keys.controller';
+import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
-export const GENERATION_PORTS: readonly symbol[] = [TENANT_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY];
+export const GENERATION_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY];
 
 /** The generation app's OpenAPI document (docs/design.md, "Contract"). */
 export const GENERATION_API = {
   title: 'shortlink generation API',
   version: '1',
-  description: 'Create and manage short links. Every route needs an `x-api-key`; errors are application/problem+json with a stable `code`.',
+  description:
+    'Create and manage short links, keys and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
 };
 
 export interface GenerationOptions {
@@ -57,7 +62,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     const links = config.links;
     return {
       module: GenerationFeatureModule,
-      controllers: [LinksController],
+      controllers: [LinksController, KeysController, AdminController],
       providers: [
         { provide: GENERATION_OPTIONS, useValue: options },
         {
@@ -67,9 +72,10 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         },
         {
           provide: LinkService,
-          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer],
+          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService],
           useFactory: (
             repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codeSecret: string, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
+            tenants: TenantService,
           ) => {
             const policy = new CachePolicy(config.redirect.policy);
             return new LinkService(
@@ -81,16 +87,15 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
               passwords,
               urls,
               { defaultDomain: links.defaultDomain, sharedDomains: links.domains, retireForMs: links.retireForMs, cacheTtlMs: (link) => writeThroughTtlMs(policy, link, Date.now()) },
-              undefined,
+              tenants,
               undefined,
               [(link) => bloom.added(link)],
             );
           },
         },
-        { provide: TenantService, inject: [TENANT_STORE], useFactory: (store: TenantStore) => new TenantService(store) },
-        { provide: CREDENTIAL_VERIFIER, useExisting: TenantService },
-        ApiKeyGuard,
+        ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
+        LinkPresenter,
       ],
     };
   }

@@ -2,13 +2,11 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch,
 import type { FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
-import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { EDITABLE_FIELDS, Link, LinkEdit, LinkService, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { EDITABLE_FIELDS, Link, LinkEdit, LinkService } from '@shortlink/links-domain';
+import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { LinkPresenter, LinkView } from './link-presenter';
 import { codeParams, domainQuery, ifMatchHeader, linkCreationSchema, linkEditSchema, linkPageSchema, linkSchema, listQuery, qrQuery } from './link.schemas';
-
-export type LinkView = z.infer<typeof linkSchema>;
 
 const TAGS = ['links'];
 const ETAG = { ETag: 'The link’s version, for If-Match' };
@@ -19,43 +17,43 @@ const ETAG = { ETag: 'The link’s version, for If-Match' };
 export class LinksController {
   constructor(
     @Inject(LinkService) private readonly links: LinkService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LinkPresenter) private readonly present: LinkPresenter,
   ) {}
 
   @Post()
   @HttpCode(201)
   @Contract({
     summary: 'Create a short link',
-    tags: TAGS,
+    tags: TAGS, scope: 'links:write',
     body: linkCreationSchema,
     responses: { 201: { description: 'Created', schema: linkSchema, headers: ETAG } },
     errors: [409, 413, 415],
   })
   async create(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof linkCreationSchema>, @Res({ passthrough: true }) reply: FastifyReply): Promise<LinkView> {
     const link = await this.links.create({ ...body, tenantId: req.principal!.tenantId });
-    reply.header('etag', etagOf(link)).header('location', `/api/v1/links/${encodeURIComponent(link.code)}${this.domainQuery(link)}`);
-    return this.view(link);
+    reply.header('etag', etagOf(link)).header('location', `/api/v1/links/${encodeURIComponent(link.code)}${this.present.domainQuery(link)}`);
+    return this.present.view(link);
   }
 
   @Get()
-  @Contract({ summary: 'List your links, newest first', tags: TAGS, query: listQuery, responses: { 200: { description: 'A page of links', schema: linkPageSchema } } })
+  @Contract({ summary: 'List your links, newest first', tags: TAGS, scope: 'links:read', query: listQuery, responses: { 200: { description: 'A page of links', schema: linkPageSchema } } })
   async list(@Req() req: AuthenticatedRequest, @Query() query: z.infer<typeof listQuery>) {
     const page = await this.links.list(req.principal!.tenantId, query);
-    return { links: page.links.map((l) => this.view(l)), nextCursor: page.nextCursor };
+    return { links: page.links.map((l) => this.present.view(l)), nextCursor: page.nextCursor };
   }
 
   @Get(':code')
-  @Contract({ summary: 'Read a link', tags: TAGS, params: codeParams, query: domainQuery, responses: { 200: { description: 'The link', schema: linkSchema, headers: ETAG } }, errors: [404] })
+  @Contract({ summary: 'Read a link', tags: TAGS, scope: 'links:read', params: codeParams, query: domainQuery, responses: { 200: { description: 'The link', schema: linkSchema, headers: ETAG } }, errors: [404] })
   async get(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Res({ passthrough: true }) reply: FastifyReply): Promise<LinkView> {
-    const link = await this.links.get(req.principal!.tenantId, this.id(code, query.domain));
+    const link = await this.links.get(req.principal!.tenantId, this.present.id(code, query.domain));
     reply.header('etag', etagOf(link));
-    return this.view(link);
+    return this.present.view(link);
   }
 
   @Patch(':code')
   @Contract({
     summary: 'Edit a link (null clears an option)',
-    tags: TAGS,
+    tags: TAGS, scope: 'links:write',
     params: codeParams,
     query: domainQuery,
     headers: ifMatchHeader,
@@ -72,22 +70,22 @@ export class LinksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LinkView> {
     const edit: LinkEdit = Object.fromEntries(EDITABLE_FIELDS.filter((f) => f in body).map((f) => [f, (body as Record<string, unknown>)[f]]));
-    const link = await this.links.update(req.principal!.tenantId, this.id(code, query.domain), edit, versionOf(ifMatch));
+    const link = await this.links.update(req.principal!.tenantId, this.present.id(code, query.domain), edit, versionOf(ifMatch));
     reply.header('etag', etagOf(link));
-    return this.view(link);
+    return this.present.view(link);
   }
 
   @Delete(':code')
   @HttpCode(204)
-  @Contract({ summary: 'Delete a link (its code is not handed out again for 90 days)', tags: TAGS, params: codeParams, query: domainQuery, headers: ifMatchHeader, responses: { 204: { description: 'Deleted' } }, errors: [404, 412] })
+  @Contract({ summary: 'Delete a link (its code is not handed out again for 90 days)', tags: TAGS, scope: 'links:write', params: codeParams, query: domainQuery, headers: ifMatchHeader, responses: { 204: { description: 'Deleted' } }, errors: [404, 412] })
   async remove(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
-    await this.links.remove(req.principal!.tenantId, this.id(code, query.domain), versionOf(ifMatch));
+    await this.links.remove(req.principal!.tenantId, this.present.id(code, query.domain), versionOf(ifMatch));
   }
 
   @Get(':code/qr')
   @Contract({
     summary: 'QR code of the short URL',
-    tags: TAGS,
+    tags: TAGS, scope: 'links:read',
     params: codeParams,
     query: qrQuery,
     responses: {
@@ -96,58 +94,20 @@ export class LinksController {
     errors: [404],
   })
   async qr(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof qrQuery>, @Res() reply: FastifyReply): Promise<void> {
-    const link = await this.links.get(req.principal!.tenantId, this.id(code, query.domain));
+    const link = await this.links.get(req.principal!.tenantId, this.present.id(code, query.domain));
     const options = { width: query.size, margin: 2, errorCorrectionLevel: 'M' as const };
-    const shortUrl = this.shortUrl(link);
+    const shortUrl = this.present.shortUrl(link);
     reply.header('cache-control', 'private, max-age=300');
     if (query.format === 'png') reply.type('image/png').send(await QRCode.toBuffer(shortUrl, options));
     else reply.type('image/svg+xml').send(await QRCode.toString(shortUrl, { ...options, type: 'svg' }));
   }
 
-  private id(code: string, domain: string | undefined): ShortUrlIdentifier {
-    return { domain: (domain ?? this.config.links.defaultDomain).toLowerCase(), code };
-  }
-
-  private domainQuery(link: Link): string {
-    return link.domain === this.config.links.defaultDomain ? '' : `?domain=${encodeURIComponent(link.domain)}`;
-  }
-
-  private shortUrl(link: Link): string {
-    const base = link.domain === this.config.links.defaultDomain ? this.config.links.publicBaseUrl : `https://${link.domain}`;
-    return `${base}/${link.code}`;
-  }
-
-  private view(link: Link): LinkView {
-    return {
-      code: link.code,
-      domain: link.domain,
-      shortUrl: this.shortUrl(link),
-      url: link.targetUrl,
-      title: link.title,
-      tags: [...link.tags],
-      createdAt: link.createdAt.toISOString(),
-      updatedAt: link.updatedAt.toISOString(),
-      expiresAt: link.expiresAt?.toISOString() ?? null,
-      status: link.status,
-      redirectType: link.redirectType,
-      version: link.version,
-      maxClicks: link.maxClicks,
-      passwordProtected: link.passwordHash !== null,
-      utm: link.utm,
-      forwardQuery: link.forwardQuery,
-      geoTargets: link.geoTargets,
-      deviceTargets: link.deviceTargets,
-      variants: link.variants ? link.variants.map((v) => ({ url: v.url, weight: v.weight })) : null,
-      clicksPerIpPerMinute: link.clicksPerIpPerMinute,
-      moderation: { state: link.moderation, reason: link.moderationReason },
-    };
-  }
 }
 
-const etagOf = (link: Link) => `"${link.version}"`;
+export const etagOf = (link: Link) => `"${link.version}"`;
 
 /** If-Match: `"3"` (our ETag), `W/"3"` or `3`; `*` or none: any version. */
-function versionOf(ifMatch: string | undefined): number | null {
+export function versionOf(ifMatch: string | undefined): number | null {
   if (ifMatch === undefined || ifMatch.trim() === '*') return null;
   const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(ifMatch);
   if (!m) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'If-Match must be an ETag this API gave out, e.g. "3"', { header: 'if-match' });

@@ -19,8 +19,8 @@ import { ProblemDetailsFilter } from './problem-details.filter';
 
 export type AppName = 'generation' | 'redirect' | 'analytics';
 
-export const APP_CONFIG = Symbol('APP_CONFIG');
-export const APP_LOGGER = Symbol('APP_LOGGER');
+export { APP_CONFIG, APP_LOGGER } from './app-tokens';
+import { APP_CONFIG, APP_LOGGER } from './app-tokens';
 
 /**
  * Requests an app answers at the node:http level, before Fastify (the redirect's hot route). A

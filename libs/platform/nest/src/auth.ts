@@ -1,17 +1,19 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { CanActivate, ExecutionContext, Inject, Injectable, Provider } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
+import { PlanRateLimiter, Principal, RATE_WINDOW_STORE, RateDecision, RateWindowStore, Scope, TENANT_STORE, TenantService, TenantStore } from '@shortlink/tenants-domain';
+import { APP_CONFIG, APP_LOGGER } from './app-tokens';
 import { ClientAddressResolver } from './client-address';
+import { REQUIRED_SCOPE } from './contract';
+import type { PinoNestLogger } from './logging';
 
-/** Who made an API request, as the app's credential verifier established it. */
-export interface Principal {
-  readonly tenantId: string;
-}
+export type { Principal } from '@shortlink/tenants-domain';
 
 /**
  * Checks an API key and says whose it is; rejects with DomainError UNAUTHENTICATED (401) for a
- * missing or unknown key. Bound by each app to its own domain service, so this layer stays
- * generic.
+ * missing, unknown, revoked or expired key and TENANT_SUSPENDED (403) for a suspended tenant.
  */
 export interface CredentialVerifier {
   verify(apiKey: unknown): Promise<Principal>;
@@ -24,9 +26,11 @@ export const AUTH_FAILURE_LIMITER = Symbol('AUTH_FAILURE_LIMITER');
 export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 
 /**
- * `x-api-key` → principal. Failed checks are counted per client address; past the limit every
- * attempt from that address gets 429 with Retry-After until the window ends, before any key is
- * looked at, so guessing keys costs a minute per few attempts (docs/design.md, "Security model").
+ * `x-api-key` → principal → scope → plan (docs/design.md, "Security model" and "Tenants, keys
+ * and plans"). Failed checks are counted per client address; past the limit every attempt from
+ * that address gets 429 until the window ends, before any key is looked at, so guessing keys costs
+ * a minute per few attempts. The route's scope comes from its contract. An accepted request is
+ * counted against its key's plan, and the answer carries the RateLimit-* headers either way.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -34,21 +38,67 @@ export class ApiKeyGuard implements CanActivate {
     @Inject(CREDENTIAL_VERIFIER) private readonly verifier: CredentialVerifier,
     @Inject(AUTH_FAILURE_LIMITER) private readonly failures: KeyedWindowLimiter,
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
+    @Inject(PlanRateLimiter) private readonly plans: PlanRateLimiter,
+    @Inject(Reflector) private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<AuthenticatedRequest>();
     const client = this.addresses.of(request.raw);
     const blocked = this.failures.check(client);
     if (!blocked.allowed) {
       throw new DomainError(ErrorCode.RATE_LIMITED, 'too many failed API key checks from this address; retry later', { retryAfterSeconds: blocked.retryAfterSeconds });
     }
+    let principal: Principal;
     try {
-      request.principal = await this.verifier.verify(request.headers['x-api-key']);
+      principal = await this.verifier.verify(request.headers['x-api-key']);
     } catch (error) {
       if (error instanceof DomainError && error.code === ErrorCode.UNAUTHENTICATED) this.failures.hit(client);
       throw error;
     }
+    const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
+    // A guarded route without a scope is a programming error, never an open door.
+    if (!scope) throw new Error(`route ${request.routeOptions?.url ?? request.url} is guarded but names no scope (RequireScope or its contract)`);
+    if (!principal.scopes.includes(scope)) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this key lacks the ${scope} scope`, { scope });
+    const decision = await this.plans.request(principal.keyId, principal.plan);
+    setRateLimitHeaders(http.getResponse<FastifyReply>(), decision);
+    if (!decision.allowed) {
+      throw new DomainError(ErrorCode.RATE_LIMITED, `the ${principal.plan} plan allows ${decision.limit} requests a minute per key; retry later`, { retryAfterSeconds: decision.resetSeconds });
+    }
+    request.principal = principal;
     return true;
   }
 }
+
+/** The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): limit, what is left, seconds to reset. */
+export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
+  reply.header('RateLimit-Limit', String(decision.limit)).header('RateLimit-Remaining', String(decision.remaining)).header('RateLimit-Reset', String(decision.resetSeconds));
+}
+
+/**
+ * What an app with a tenant API provides: the tenant service as its credential verifier, the plan
+ * limiter over the shared windows, and the guard. Needs the TENANT_STORE and RATE_WINDOW_STORE ports.
+ */
+export const API_ACCESS_PROVIDERS: readonly Provider[] = [
+  {
+    provide: TenantService,
+    inject: [TENANT_STORE, APP_CONFIG],
+    useFactory: (store: TenantStore, config: AppConfig) => new TenantService(store, { serviceDomains: config.links.domains }),
+  },
+  { provide: CREDENTIAL_VERIFIER, useExisting: TenantService },
+  {
+    provide: PlanRateLimiter,
+    inject: [RATE_WINDOW_STORE, APP_CONFIG, APP_LOGGER],
+    useFactory: (windows: RateWindowStore, config: AppConfig, logger: PinoNestLogger) =>
+      new PlanRateLimiter(windows, config.plans, (down, error) =>
+        down
+          ? logger.warn(`plan limits: the shared windows failed (${(error as Error)?.message}); each instance counts on its own until they answer`, 'PlanRateLimiter')
+          : logger.log('plan limits: shared windows answer again', 'PlanRateLimiter'),
+      ),
+  },
+  ApiKeyGuard,
+];
+
+/** The ports API_ACCESS_PROVIDERS injects. */
+export const API_ACCESS_PORTS: readonly symbol[] = [TENANT_STORE, RATE_WINDOW_STORE];

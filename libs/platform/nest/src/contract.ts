@@ -1,9 +1,10 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
 import { z } from 'zod';
 import { DomainError, ErrorCode } from '@shortlink/core';
+import type { Scope } from '@shortlink/tenants-domain';
 
 export const CONTRACT = Symbol('CONTRACT');
 
@@ -38,10 +39,17 @@ export interface RouteContract {
   readonly errors?: readonly number[];
   /** Default true: needs an x-api-key. */
   readonly secured?: boolean;
+  /** What the key must be allowed to do (secured routes must name one). */
+  readonly scope?: Scope;
 }
 
+export const REQUIRED_SCOPE = Symbol('REQUIRED_SCOPE');
+
+/** The scope a key needs for a route, or for every route of a controller (a route's own wins). */
+export const RequireScope = (scope: Scope) => SetMetadata(REQUIRED_SCOPE, scope);
+
 /** Declares a route's contract (validated by ContractInterceptor, published by the OpenAPI document). */
-export const Contract = (contract: RouteContract) => SetMetadata(CONTRACT, contract);
+export const Contract = (contract: RouteContract) => (contract.scope ? applyDecorators(SetMetadata(CONTRACT, contract), RequireScope(contract.scope)) : SetMetadata(CONTRACT, contract));
 
 /** The RFC 7807 body every error has, with the stable `code`. */
 export const problemSchema = z

@@ -17,8 +17,15 @@ export interface OpenApiOptions {
 
 const OPENAPI_OPTIONS = Symbol('OPENAPI_OPTIONS');
 
+/** What every answer to a secured route carries (the key's plan window). */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': 'Requests a minute this key’s plan allows',
+  'RateLimit-Remaining': 'Requests left in the sliding minute',
+  'RateLimit-Reset': 'Seconds until the window renews',
+};
+
 /** Problem statuses every secured route can answer besides its own. */
-const SECURED_ERRORS = [401, 429, 503];
+const SECURED_ERRORS = [401, 403, 429, 503];
 
 interface DiscoveredRoute {
   readonly method: (typeof HTTP_METHODS)[number];
@@ -78,9 +85,10 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
     const secured = contract.secured !== false;
     const responses: Record<string, object> = {};
     for (const [status, r] of Object.entries(contract.responses)) {
+      const headers = { ...(secured ? RATE_LIMIT_HEADERS : {}), ...r.headers };
       responses[status] = {
         description: r.description,
-        ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(Object.keys(headers).length ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
         ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema } } } : {}),
       };
     }
@@ -91,7 +99,7 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
     paths[path] ??= {};
     paths[path][method] = {
       summary: contract.summary,
-      ...(contract.description ? { description: contract.description } : {}),
+      ...(contract.description || contract.scope ? { description: [contract.description, contract.scope && `Needs a key with the \`${contract.scope}\` scope.`].filter(Boolean).join('\n\n') } : {}),
       tags: [...contract.tags],
       operationId: `${method}${path.replace(/[{}]/g, '').replace(/\/(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
       ...(secured ? { security: [{ apiKey: [] }] } : { security: [] }),

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { loadConfig } from '@shortlink/config';
-import { CACHE_STORE, CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE, ShardedLinkRepository, SNAPSHOT_STORE, TENANT_STORE } from '@shortlink/links-domain';
+import { CACHE_STORE, CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE, ShardedLinkRepository, SNAPSHOT_STORE } from '@shortlink/links-domain';
+import { RATE_WINDOW_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
-import { FileSnapshotStore, MemoryCacheStore, RedisClusterStore } from '@shortlink/cache';
+import { FileSnapshotStore, MemoryCacheStore, MemoryRateWindows, RedisClusterStore, RedisRateWindows } from '@shortlink/cache';
 import { KafkaClickEventSink, MemoryClickEventSink } from '@shortlink/bus';
 import { SqlClickAggregateStore } from '@shortlink/olap';
 import { portsFor } from './catalog';
@@ -25,11 +26,12 @@ describe('port selection', () => {
       ...SECRETS, DB_DRIVER: 'mysql', MYSQL_SHARDS: 's0=mysql://u:p@127.0.0.1:1/a,s1=mysql://u:p@127.0.0.1:1/b', MYSQL_META_URL: 'mysql://u:p@127.0.0.1:1/m',
       CACHE_DRIVER: 'redis', REDIS_CLUSTER_NODES: '127.0.0.1:1', BUS_DRIVER: 'kafka', KAFKA_BROKERS: '127.0.0.1:1', SHARD_STRATEGY: 'jump',
     });
-    const opened = await Promise.all(portsFor([TENANT_STORE, LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, CODE_SECRET]).map((p) => p.open(config)));
+    const opened = await Promise.all(portsFor([TENANT_STORE, RATE_WINDOW_STORE, LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, CODE_SECRET]).map((p) => p.open(config)));
     const bound = new Map(opened.flatMap((o) => [...o.bindings]));
     try {
-      expect(bound.get(TENANT_STORE)).toBeInstanceOf(LazyMysqlMetaStore);
-      expect(bound.get(SEQUENCE_STORE)).toBe(bound.get(TENANT_STORE));
+      expect(bound.get(SEQUENCE_STORE)).toBeInstanceOf(LazyMysqlMetaStore);
+      expect(bound.get(TENANT_STORE)).toBe((bound.get(SEQUENCE_STORE) as LazyMysqlMetaStore).tenants);
+      expect(bound.get(RATE_WINDOW_STORE)).toBeInstanceOf(RedisRateWindows);
       const repository = bound.get(LINK_REPOSITORY) as ShardedLinkRepository;
       expect(repository.allStores().map((s) => [s.shardName, s instanceof LazyMysqlLinkShardStore])).toEqual([['s0', true], ['s1', true]]);
       expect(repository.router.strategy).toBe('jump');
@@ -49,11 +51,12 @@ describe('SharedPorts on the embedded profile', () => {
 
   it('binds every token to the embedded adapter, shares one instance between apps, probes and closes them', async () => {
     const config = loadConfig({ SHORTLINK_DATA_DIR: dir, SQLITE_SHARDS: 'a,b' });
-    const all = [TENANT_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, SNAPSHOT_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, CODE_SECRET, VISITOR_SECRET];
+    const all = [TENANT_STORE, RATE_WINDOW_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, SNAPSHOT_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, CODE_SECRET, VISITOR_SECRET];
     const ports = await SharedPorts.open(config, all);
-    const meta = ports.get<SqliteMetaStore>(TENANT_STORE);
+    const meta = ports.get<SqliteMetaStore>(SEQUENCE_STORE);
     expect(meta).toBeInstanceOf(SqliteMetaStore);
-    expect(ports.get(SEQUENCE_STORE)).toBe(meta);
+    expect(ports.get(TENANT_STORE)).toBe(meta.tenants);
+    expect(ports.get(RATE_WINDOW_STORE)).toBeInstanceOf(MemoryRateWindows);
     expect(ports.get<ShardedLinkRepository>(LINK_REPOSITORY).allStores().every((s) => s instanceof SqliteLinkShardStore)).toBe(true);
     expect(ports.get(CACHE_STORE)).toBeInstanceOf(MemoryCacheStore);
     expect(ports.get(SNAPSHOT_STORE)).toBeInstanceOf(FileSnapshotStore);

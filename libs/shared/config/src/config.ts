@@ -34,6 +34,14 @@ export const envSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** Failed API-key checks allowed per client address and minute before 429 (0 = off). */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(20),
+  /**
+   * Plans (docs/design.md, "Tenants, keys and plans"): API requests per minute per key, shared by
+   * every instance, and batch rows per tenant in a sliding 24 h.
+   */
+  PLAN_FREE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  PLAN_PAID_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
+  PLAN_FREE_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(10_000),
+  PLAN_PAID_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(5_000_000),
   /** Public base of short URLs, e.g. https://sho.rt; defaults to the redirect app's address. */
   SHORTLINK_PUBLIC_BASE_URL: z.string().url().optional(),
   /** Domain links are created on when none is given; extra short domains served by redirect. */
@@ -160,6 +168,8 @@ export interface AppConfig {
     readonly authFailuresPerMinute: number;
   };
   readonly secrets: { readonly code: SecretSource; readonly visitor: SecretSource };
+  /** Per plan: API requests per minute per key; batch rows per tenant and day. */
+  readonly plans: Readonly<Record<'free' | 'paid', { readonly requestsPerMinute: number; readonly batchRowsPerDay: number }>>;
   readonly links: {
     readonly publicBaseUrl: string;
     readonly defaultDomain: string;
@@ -261,6 +271,10 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     admin: { host: e.ADMIN_HOST, ports: { generation: e.GENERATION_ADMIN_PORT, redirect: e.REDIRECT_ADMIN_PORT, analytics: e.ANALYTICS_ADMIN_PORT } },
     http: { trustedProxies, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
     secrets,
+    plans: {
+      free: { requestsPerMinute: e.PLAN_FREE_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY },
+      paid: { requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY },
+    },
     links: {
       publicBaseUrl,
       defaultDomain,

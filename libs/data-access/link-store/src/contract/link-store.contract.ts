@@ -1,9 +1,9 @@
 import { randomUUID } from 'crypto';
-import { DuplicateLinkError, hashApiKey, Link, LinkShardStore, NO_OPTIONS, SequenceStore, TenantStore } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkShardStore, NO_OPTIONS, SequenceStore } from '@shortlink/links-domain';
 
 export interface LinkStoreFixture {
   shard: LinkShardStore;
-  meta: TenantStore & SequenceStore & { close(): Promise<void> };
+  meta: SequenceStore & { close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -177,17 +177,6 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       blocks.forEach((b) => expect(b.end - b.start).toBe(1000n));
       for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBe(1000n);
       expect(starts[0]).toBe(1n);
-    });
-
-    it('creates a tenant with a hashed key once and finds it by the hash', async () => {
-      const tenant = { id: randomUUID(), name: 'acme', plan: 'free' as const, createdAt: new Date(Math.floor(Date.now() / 1000) * 1000) };
-      const hash = hashApiKey('sl_' + randomUUID());
-      const before = await f.meta.countTenants();
-      expect(await f.meta.createWithApiKey(tenant, hash)).toBe(true);
-      expect(await f.meta.createWithApiKey({ ...tenant, id: randomUUID() }, hash)).toBe(false);
-      expect(await f.meta.findByApiKeyHash(hash)).toEqual(tenant);
-      expect(await f.meta.findByApiKeyHash(hashApiKey('unknown'))).toBeNull();
-      expect(await f.meta.countTenants()).toBe(before + 1);
     });
   });
 }

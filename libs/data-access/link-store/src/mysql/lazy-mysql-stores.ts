@@ -1,5 +1,6 @@
-import { IdBlock, Link, LinkListQuery, LinkShardStore, SequenceStore, ShortUrlIdentifier, Tenant, TenantStore } from '@shortlink/links-domain';
-import { LazyOpen } from '../lazy-open';
+import { IdBlock, Link, LinkListQuery, LinkShardStore, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { TenantStore } from '@shortlink/tenants-domain';
+import { LazyOpen, forwardWhenOpen } from '../lazy-open';
 import { MysqlConnectionOptions } from './mysql-datasource';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
@@ -60,22 +61,15 @@ export class LazyMysqlLinkShardStore implements LinkShardStore {
 }
 
 /** The meta database, opened on first use. */
-export class LazyMysqlMetaStore implements TenantStore, SequenceStore {
+export class LazyMysqlMetaStore implements SequenceStore {
   private readonly store: LazyOpen<MysqlMetaStore>;
+  readonly tenants: TenantStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
+    this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants);
   }
 
-  async findByApiKeyHash(hash: string): Promise<Tenant | null> {
-    return (await this.store.get()).findByApiKeyHash(hash);
-  }
-  async createWithApiKey(tenant: Tenant, hash: string) {
-    return (await this.store.get()).createWithApiKey(tenant, hash);
-  }
-  async countTenants() {
-    return (await this.store.get()).countTenants();
-  }
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {
     return (await this.store.get()).allocateBlock(sequence, size);
   }

@@ -101,3 +101,46 @@ export class CreateMeta1733130000001 implements MigrationInterface {
     await q.query('DROP TABLE sequences');
   }
 }
+
+/**
+ * Tenant status; named, scoped, expiring, revocable keys (ids for the API, prefixes for lists);
+ * tenants' own domains; the operators' domain block list (docs/design.md, "Tenants, keys and plans").
+ */
+export class TenantKeysDomains1733400000000 implements MigrationInterface {
+  name = 'TenantKeysDomains1733400000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query("ALTER TABLE tenants ADD COLUMN status VARCHAR(16) NOT NULL DEFAULT 'active'");
+    await q.query(`
+      ALTER TABLE api_keys
+        ADD COLUMN id CHAR(36) CHARACTER SET ascii NULL,
+        ADD COLUMN name VARCHAR(200) NOT NULL DEFAULT 'key',
+        ADD COLUMN prefix VARCHAR(16) NOT NULL DEFAULT '',
+        ADD COLUMN scopes VARCHAR(255) NOT NULL DEFAULT 'links:read links:write analytics:read',
+        ADD COLUMN expires_at DATETIME(3) NULL,
+        ADD COLUMN revoked_at DATETIME(3) NULL`);
+    await q.query('UPDATE api_keys SET id = UUID() WHERE id IS NULL');
+    await q.query('ALTER TABLE api_keys MODIFY COLUMN id CHAR(36) CHARACTER SET ascii NOT NULL, ADD UNIQUE KEY uq_api_keys_id (id)');
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS tenant_domains (
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL PRIMARY KEY,
+        tenant_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        KEY idx_tenant_domains_tenant (tenant_id),
+        CONSTRAINT fk_tenant_domains_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS blocked_domains (
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL PRIMARY KEY,
+        reason VARCHAR(500) NULL,
+        created_at DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE blocked_domains');
+    await q.query('DROP TABLE tenant_domains');
+    await q.query('ALTER TABLE api_keys DROP KEY uq_api_keys_id, DROP COLUMN id, DROP COLUMN name, DROP COLUMN prefix, DROP COLUMN scopes, DROP COLUMN expires_at, DROP COLUMN revoked_at');
+    await q.query('ALTER TABLE tenants DROP COLUMN status');
+  }
+}

@@ -1,4 +1,5 @@
 import { describeLinkStoreContract } from '../contract/link-store.contract';
+import { describeTenantStoreContract } from '../contract/tenant-store.contract';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
 import { requireEnv } from '@shortlink/testing';
@@ -16,4 +17,9 @@ describeLinkStoreContract('mysql', async () => {
       await meta.close();
     },
   };
+});
+
+describeTenantStoreContract('mysql', async () => {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return { tenants: meta.tenants, close: () => meta.close() };
 });

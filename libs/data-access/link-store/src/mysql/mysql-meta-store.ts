@@ -1,40 +1,19 @@
 import { DataSource } from 'typeorm';
-import { IdBlock, SequenceStore, Tenant, TenantStore } from '@shortlink/links-domain';
-import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
-import { CreateMeta1733130000001 } from './migrations';
+import { IdBlock, SequenceStore } from '@shortlink/links-domain';
+import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
+import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
+import { CreateMeta1733130000001, TenantKeysDomains1733400000000 } from './migrations';
 
 /** The shard-independent MySQL database: tenants, hashed API keys, id sequences. */
-export class MysqlMetaStore implements TenantStore, SequenceStore {
-  private constructor(private readonly ds: DataSource) {}
+export class MysqlMetaStore implements SequenceStore {
+  readonly tenants: MysqlTenantStore;
+
+  private constructor(private readonly ds: DataSource) {
+    this.tenants = new MysqlTenantStore(ds);
+  }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {
-    return new MysqlMetaStore(await openMysql(options, [CreateMeta1733130000001], '_migrations'));
-  }
-
-  async findByApiKeyHash(apiKeyHash: string): Promise<Tenant | null> {
-    const rows: Array<{ id: string; name: string; plan: Tenant['plan']; created_at: Date }> = await this.ds.query(
-      'SELECT t.id, t.name, t.plan, t.created_at FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ?',
-      [apiKeyHash],
-    );
-    return rows.length ? { id: rows[0].id, name: rows[0].name, plan: rows[0].plan, createdAt: new Date(rows[0].created_at) } : null;
-  }
-
-  async createWithApiKey(tenant: Tenant, apiKeyHash: string): Promise<boolean> {
-    try {
-      await this.ds.transaction(async (m) => {
-        await m.query('INSERT INTO tenants (id, name, plan, created_at) VALUES (?, ?, ?, ?)', [tenant.id, tenant.name, tenant.plan, tenant.createdAt]);
-        await m.query('INSERT INTO api_keys (key_hash, tenant_id, created_at) VALUES (?, ?, ?)', [apiKeyHash, tenant.id, new Date()]);
-      });
-      return true;
-    } catch (error) {
-      if (isMysqlDuplicate(error)) return false;
-      throw error;
-    }
-  }
-
-  async countTenants(): Promise<number> {
-    const rows: Array<{ n: string }> = await this.ds.query('SELECT COUNT(*) AS n FROM tenants');
-    return Number(rows[0].n);
+    return new MysqlMetaStore(await openMysql(options, [CreateMeta1733130000001, TenantKeysDomains1733400000000], '_migrations'));
   }
 
   /**

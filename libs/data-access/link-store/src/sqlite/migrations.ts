@@ -45,4 +45,23 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE TABLE api_keys (key_hash TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), created_at INTEGER NOT NULL);
       CREATE TABLE sequences (name TEXT PRIMARY KEY, next_id INTEGER NOT NULL);`,
   },
+  {
+    // Tenant status; named, scoped, expiring, revocable keys (ids for the API, prefixes for lists);
+    // tenants' own domains; the operators' domain block list (docs/design.md, "Tenants, keys and plans").
+    name: '002_tenant_status_keys_domains',
+    up: `
+      ALTER TABLE tenants ADD COLUMN status TEXT NOT NULL DEFAULT 'active';
+      ALTER TABLE api_keys ADD COLUMN id TEXT;
+      ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT 'key';
+      ALTER TABLE api_keys ADD COLUMN prefix TEXT NOT NULL DEFAULT '';
+      ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'links:read links:write analytics:read';
+      ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+      ALTER TABLE api_keys ADD COLUMN revoked_at INTEGER;
+      UPDATE api_keys SET id = lower(hex(randomblob(16))) WHERE id IS NULL;
+      CREATE UNIQUE INDEX uq_api_keys_id ON api_keys (id);
+      CREATE INDEX idx_api_keys_tenant ON api_keys (tenant_id);
+      CREATE TABLE tenant_domains (domain TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), created_at INTEGER NOT NULL);
+      CREATE INDEX idx_tenant_domains_tenant ON tenant_domains (tenant_id);
+      CREATE TABLE blocked_domains (domain TEXT PRIMARY KEY, reason TEXT, created_at INTEGER NOT NULL);`,
+  },
 ];

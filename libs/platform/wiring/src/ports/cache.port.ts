@@ -1,8 +1,9 @@
 import { CACHE_STORE } from '@shortlink/links-domain';
-import { MemoryCacheStore, RedisClusterStore } from '@shortlink/cache';
+import { MemoryCacheStore, MemoryRateWindows, RedisClusterStore, RedisRateWindows } from '@shortlink/cache';
+import { RATE_WINDOW_STORE } from '@shortlink/tenants-domain';
 import { itself, portSpec } from '../port-spec';
 
-/** The shared cache: Redis Cluster, or the in-process store of the embedded profile. */
+/** The shared cache and the plan windows: Redis Cluster, or in-process stores on the embedded profile. */
 export const cachePort = portSpec({
   name: 'cache',
   open: (config) => {
@@ -11,7 +12,10 @@ export const cachePort = portSpec({
       ? new RedisClusterStore({ nodes: cache.nodes, writeBatching: cache.writeBatching, commandTimeoutMs: cache.commandTimeoutMs })
       : new MemoryCacheStore(cache.maxEntries);
   },
-  provides: [[CACHE_STORE, itself]],
+  provides: [
+    [CACHE_STORE, itself],
+    [RATE_WINDOW_STORE, (store) => (store instanceof RedisClusterStore ? new RedisRateWindows(store) : new MemoryRateWindows())],
+  ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'cache', check: () => store.ping() }],
 });

@@ -1,0 +1,1 @@
+export { LocalRateWindows as MemoryRateWindows } from '@shortlink/tenants-domain';

@@ -1,0 +1,91 @@
+import { randomUUID } from 'crypto';
+import { hashApiKey, NewApiKey, Tenant, TenantStore } from '@shortlink/tenants-domain';
+
+const second = () => new Date(Math.floor(Date.now() / 1000) * 1000);
+const aTenant = (overrides: Partial<Tenant> = {}): Tenant => ({ id: randomUUID(), name: 'acme', plan: 'free', status: 'active', createdAt: second(), ...overrides });
+const aKey = (overrides: Partial<NewApiKey> = {}): NewApiKey => ({ id: randomUUID(), name: 'ci', prefix: 'sl_abcdefg', scopes: ['links:read', 'links:write'], expiresAt: null, ...overrides });
+const aDomain = () => `t${randomUUID().slice(0, 8)}.example.com`;
+
+/** One behaviour, every backend: SQLite in unit runs, the MySQL meta database in integration runs. */
+export function describeTenantStoreContract(backend: string, open: () => Promise<{ tenants: TenantStore; close(): Promise<void> }>) {
+  describe(`tenant store contract: ${backend}`, () => {
+    let store: TenantStore;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ tenants: store, close } = await open());
+    });
+    afterAll(() => close());
+
+    it('creates a tenant with its first key once and finds both by the key hash', async () => {
+      const tenant = aTenant();
+      const key = aKey({ expiresAt: new Date(Date.now() + 86_400_000) });
+      const hash = hashApiKey('sl_' + randomUUID());
+      const before = await store.countTenants();
+      expect(await store.createWithApiKey(tenant, hash, key)).toBe(true);
+      expect(await store.createWithApiKey(aTenant(), hash, aKey())).toBe(false);
+      const found = await store.findByKeyHash(hash);
+      expect(found?.tenant).toEqual(tenant);
+      expect(found?.key).toMatchObject({ id: key.id, tenantId: tenant.id, name: 'ci', prefix: 'sl_abcdefg', scopes: ['links:read', 'links:write'], revokedAt: null });
+      expect(found?.key.expiresAt?.getTime()).toBe(key.expiresAt!.getTime());
+      expect(await store.findByKeyHash(hashApiKey('unknown'))).toBeNull();
+      expect(await store.countTenants()).toBe(before + 1);
+    });
+
+    it('adds, lists, rescopes and revokes keys; a revoked key stays listed with its time', async () => {
+      const tenant = aTenant();
+      await store.createWithApiKey(tenant, hashApiKey(randomUUID()), aKey({ name: 'first' }));
+      const secondHash = hashApiKey(randomUUID());
+      const added = await store.addKey(tenant.id, secondHash, aKey({ name: 'second', scopes: ['analytics:read'] }));
+      expect(added).toMatchObject({ tenantId: tenant.id, name: 'second', scopes: ['analytics:read'], revokedAt: null });
+      await store.setKeyScopes(secondHash, ['links:read', 'admin']);
+      expect((await store.findByKeyHash(secondHash))?.key.scopes).toEqual(['links:read', 'admin']);
+      expect((await store.listKeys(tenant.id)).map((k) => k.name).sort()).toEqual(['first', 'second']);
+      const at = second();
+      expect(await store.revokeKey(tenant.id, added.id, at)).toBe(true);
+      expect(await store.revokeKey(tenant.id, added.id, at)).toBe(false);
+      expect(await store.revokeKey(randomUUID(), (await store.listKeys(tenant.id))[0].id, at)).toBe(false);
+      expect((await store.findByKeyHash(secondHash))?.key.revokedAt?.getTime()).toBe(at.getTime());
+      expect((await store.listKeys(tenant.id)).find((k) => k.id === added.id)?.revokedAt?.getTime()).toBe(at.getTime());
+    });
+
+    it('updates plan, status and name; lists tenants after a cursor; knows the suspended ones', async () => {
+      const tenant = aTenant();
+      await store.createWithApiKey(tenant, hashApiKey(randomUUID()), aKey());
+      expect(await store.updateTenant(tenant.id, { plan: 'paid', status: 'suspended', name: 'Acme Ltd' })).toEqual({ ...tenant, plan: 'paid', status: 'suspended', name: 'Acme Ltd' });
+      expect(await store.updateTenant(randomUUID(), { plan: 'paid' })).toBeNull();
+      expect(await store.suspendedTenantIds()).toContain(tenant.id);
+      await store.updateTenant(tenant.id, { status: 'active' });
+      expect(await store.suspendedTenantIds()).not.toContain(tenant.id);
+      const page = await store.listTenants(null, 1000);
+      expect(page.map((t) => t.id)).toContain(tenant.id);
+      expect(page.map((t) => t.id)).toEqual([...page.map((t) => t.id)].sort());
+      const after = await store.listTenants(tenant.id, 1000);
+      expect(after.every((t) => t.id > tenant.id)).toBe(true);
+      expect(await store.findTenant(tenant.id)).toMatchObject({ name: 'Acme Ltd', plan: 'paid', status: 'active' });
+    });
+
+    it('gives a domain to one tenant only and forgets it on removal', async () => {
+      const owner = aTenant();
+      const other = aTenant();
+      await store.createWithApiKey(owner, hashApiKey(randomUUID()), aKey());
+      await store.createWithApiKey(other, hashApiKey(randomUUID()), aKey());
+      const domain = aDomain();
+      expect(await store.addDomain(owner.id, domain)).toBe(true);
+      expect(await store.addDomain(other.id, domain)).toBe(false);
+      expect(await store.allDomains()).toContainEqual({ domain, tenantId: owner.id });
+      expect(await store.removeDomain(other.id, domain)).toBe(false);
+      expect(await store.removeDomain(owner.id, domain)).toBe(true);
+      expect((await store.allDomains()).map((d) => d.domain)).not.toContain(domain);
+    });
+
+    it('keeps the operators’ block list with reasons', async () => {
+      const domain = aDomain();
+      expect(await store.blockDomain(domain, 'phishing reports')).toBe(true);
+      expect(await store.blockDomain(domain, 'again')).toBe(false);
+      expect((await store.blockedDomains()).find((d) => d.domain === domain)).toMatchObject({ domain, reason: 'phishing reports' });
+      expect(await store.unblockDomain(domain)).toBe(true);
+      expect(await store.unblockDomain(domain)).toBe(false);
+      expect((await store.blockedDomains()).map((d) => d.domain)).not.toContain(domain);
+    });
+  });
+}

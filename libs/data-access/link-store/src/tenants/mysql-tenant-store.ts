@@ -1,0 +1,118 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiKey, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
+import { isMysqlDuplicate } from '../mysql/mysql-datasource';
+import { KEY_COLUMNS, KEY_WITH_TENANT_SELECT, keyFromRow, KeyRow, keyWithTenantFromRow, KeyWithTenantRow, scopesToDb, TENANT_COLUMNS, tenantChangeSql, tenantFromRow, TenantRow } from './tenant-rows';
+
+type Affected = { affectedRows: number };
+
+/** Tenants, keys and domains in the MySQL meta database (the migrations are the meta store's). */
+export class MysqlTenantStore implements TenantStore {
+  constructor(private readonly ds: DataSource) {}
+
+  async findByKeyHash(apiKeyHash: string): Promise<KeyWithTenant | null> {
+    const rows: KeyWithTenantRow[] = await this.ds.query(KEY_WITH_TENANT_SELECT, [apiKeyHash]);
+    return rows.length ? keyWithTenantFromRow(rows[0]) : null;
+  }
+
+  async createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey): Promise<boolean> {
+    try {
+      await this.ds.transaction(async (m) => {
+        await m.query('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)', [tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt]);
+        await this.insertKey(m, tenant.id, apiKeyHash, key, tenant.createdAt);
+      });
+      return true;
+    } catch (error) {
+      if (isMysqlDuplicate(error)) return false;
+      throw error;
+    }
+  }
+
+  async findTenant(tenantId: string): Promise<Tenant | null> {
+    const rows: TenantRow[] = await this.ds.query(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`, [tenantId]);
+    return rows.length ? tenantFromRow(rows[0]) : null;
+  }
+
+  async listTenants(afterId: string | null, limit: number): Promise<Tenant[]> {
+    const rows: TenantRow[] = await this.ds.query(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id > ? ORDER BY id LIMIT ?`, [afterId ?? '', limit]);
+    return rows.map(tenantFromRow);
+  }
+
+  async updateTenant(tenantId: string, change: { readonly plan?: Plan; readonly status?: TenantStatus; readonly name?: string }): Promise<Tenant | null> {
+    const { set, values } = tenantChangeSql(change);
+    if (set) await this.ds.query(`UPDATE tenants SET ${set} WHERE id = ?`, [...values, tenantId]);
+    return this.findTenant(tenantId);
+  }
+
+  async countTenants(): Promise<number> {
+    const rows: Array<{ n: string }> = await this.ds.query('SELECT COUNT(*) AS n FROM tenants');
+    return Number(rows[0].n);
+  }
+
+  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey): Promise<ApiKey> {
+    const createdAt = new Date();
+    await this.insertKey(this.ds.manager, tenantId, apiKeyHash, key, createdAt);
+    return { ...key, tenantId, createdAt, revokedAt: null };
+  }
+
+  async listKeys(tenantId: string): Promise<ApiKey[]> {
+    const rows: KeyRow[] = await this.ds.query(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`, [tenantId]);
+    return rows.map(keyFromRow);
+  }
+
+  async setKeyScopes(apiKeyHash: string, scopes: readonly Scope[]): Promise<void> {
+    await this.ds.query('UPDATE api_keys SET scopes = ? WHERE key_hash = ?', [scopesToDb(scopes), apiKeyHash]);
+  }
+
+  async revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean> {
+    const result: Affected = await this.ds.query('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL', [at, tenantId, keyId]);
+    return result.affectedRows === 1;
+  }
+
+  async addDomain(tenantId: string, domain: string): Promise<boolean> {
+    const result: Affected = await this.ds.query('INSERT IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)', [domain, tenantId, new Date()]);
+    return result.affectedRows === 1;
+  }
+
+  async removeDomain(tenantId: string, domain: string): Promise<boolean> {
+    const result: Affected = await this.ds.query('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?', [tenantId, domain]);
+    return result.affectedRows === 1;
+  }
+
+  async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {
+    const rows: Array<{ domain: string; tenant_id: string }> = await this.ds.query('SELECT domain, tenant_id FROM tenant_domains ORDER BY domain');
+    return rows.map((r) => ({ domain: r.domain, tenantId: r.tenant_id }));
+  }
+
+  async suspendedTenantIds(): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.ds.query("SELECT id FROM tenants WHERE status = 'suspended' ORDER BY id");
+    return rows.map((r) => r.id);
+  }
+
+  async blockedDomains(): Promise<Array<{ domain: string; reason: string | null; createdAt: Date }>> {
+    const rows: Array<{ domain: string; reason: string | null; created_at: Date }> = await this.ds.query('SELECT domain, reason, created_at FROM blocked_domains ORDER BY domain');
+    return rows.map((r) => ({ domain: r.domain, reason: r.reason, createdAt: new Date(r.created_at) }));
+  }
+
+  async blockDomain(domain: string, reason: string | null): Promise<boolean> {
+    const result: Affected = await this.ds.query('INSERT IGNORE INTO blocked_domains (domain, reason, created_at) VALUES (?, ?, ?)', [domain, reason, new Date()]);
+    return result.affectedRows === 1;
+  }
+
+  async unblockDomain(domain: string): Promise<boolean> {
+    const result: Affected = await this.ds.query('DELETE FROM blocked_domains WHERE domain = ?', [domain]);
+    return result.affectedRows === 1;
+  }
+
+  private async insertKey(m: EntityManager, tenantId: string, apiKeyHash: string, key: NewApiKey, createdAt: Date): Promise<void> {
+    await m.query('INSERT INTO api_keys (key_hash, tenant_id, id, name, prefix, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+      apiKeyHash,
+      tenantId,
+      key.id,
+      key.name,
+      key.prefix,
+      scopesToDb(key.scopes),
+      createdAt,
+      key.expiresAt,
+    ]);
+  }
+}

@@ -1,0 +1,99 @@
+import { ApiKey, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
+import { SqliteDb } from '../sqlite/sqlite-database';
+import { KEY_COLUMNS, KEY_WITH_TENANT_SELECT, keyFromRow, KeyRow, keyWithTenantFromRow, KeyWithTenantRow, scopesToDb, TENANT_COLUMNS, tenantChangeSql, tenantFromRow, TenantRow } from './tenant-rows';
+
+const ms = (d: Date | null) => (d === null ? null : d.getTime());
+
+/** Tenants, keys and domains in the embedded meta database (the migrations are the meta store's). */
+export class SqliteTenantStore implements TenantStore {
+  constructor(private readonly db: SqliteDb) {}
+
+  async findByKeyHash(apiKeyHash: string): Promise<KeyWithTenant | null> {
+    const row = this.db.prepare(KEY_WITH_TENANT_SELECT).get(apiKeyHash) as KeyWithTenantRow | undefined;
+    return row ? keyWithTenantFromRow(row) : null;
+  }
+
+  async createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        if (this.db.prepare('SELECT 1 FROM api_keys WHERE key_hash = ?').get(apiKeyHash)) return false;
+        this.db.prepare('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)').run(tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt.getTime());
+        this.insertKey(tenant.id, apiKeyHash, key, tenant.createdAt);
+        return true;
+      })
+      .immediate();
+  }
+
+  async findTenant(tenantId: string): Promise<Tenant | null> {
+    const row = this.db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(tenantId) as TenantRow | undefined;
+    return row ? tenantFromRow(row) : null;
+  }
+
+  async listTenants(afterId: string | null, limit: number): Promise<Tenant[]> {
+    const rows = this.db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id > ? ORDER BY id LIMIT ?`).all(afterId ?? '', limit) as TenantRow[];
+    return rows.map(tenantFromRow);
+  }
+
+  async updateTenant(tenantId: string, change: { readonly plan?: Plan; readonly status?: TenantStatus; readonly name?: string }): Promise<Tenant | null> {
+    const { set, values } = tenantChangeSql(change);
+    if (set) this.db.prepare(`UPDATE tenants SET ${set} WHERE id = ?`).run(...values, tenantId);
+    return this.findTenant(tenantId);
+  }
+
+  async countTenants(): Promise<number> {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM tenants').get() as { n: number }).n;
+  }
+
+  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey): Promise<ApiKey> {
+    const createdAt = new Date();
+    this.insertKey(tenantId, apiKeyHash, key, createdAt);
+    return { ...key, tenantId, createdAt, revokedAt: null };
+  }
+
+  async listKeys(tenantId: string): Promise<ApiKey[]> {
+    return (this.db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId) as KeyRow[]).map(keyFromRow);
+  }
+
+  async setKeyScopes(apiKeyHash: string, scopes: readonly Scope[]): Promise<void> {
+    this.db.prepare('UPDATE api_keys SET scopes = ? WHERE key_hash = ?').run(scopesToDb(scopes), apiKeyHash);
+  }
+
+  async revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean> {
+    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL').run(at.getTime(), tenantId, keyId).changes === 1;
+  }
+
+  async addDomain(tenantId: string, domain: string): Promise<boolean> {
+    return this.db.prepare('INSERT OR IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)').run(domain, tenantId, Date.now()).changes === 1;
+  }
+
+  async removeDomain(tenantId: string, domain: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?').run(tenantId, domain).changes === 1;
+  }
+
+  async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {
+    return (this.db.prepare('SELECT domain, tenant_id FROM tenant_domains ORDER BY domain').all() as Array<{ domain: string; tenant_id: string }>).map((r) => ({ domain: r.domain, tenantId: r.tenant_id }));
+  }
+
+  async suspendedTenantIds(): Promise<string[]> {
+    return (this.db.prepare("SELECT id FROM tenants WHERE status = 'suspended' ORDER BY id").all() as Array<{ id: string }>).map((r) => r.id);
+  }
+
+  async blockedDomains(): Promise<Array<{ domain: string; reason: string | null; createdAt: Date }>> {
+    const rows = this.db.prepare('SELECT domain, reason, created_at FROM blocked_domains ORDER BY domain').all() as Array<{ domain: string; reason: string | null; created_at: number }>;
+    return rows.map((r) => ({ domain: r.domain, reason: r.reason, createdAt: new Date(r.created_at) }));
+  }
+
+  async blockDomain(domain: string, reason: string | null): Promise<boolean> {
+    return this.db.prepare('INSERT OR IGNORE INTO blocked_domains (domain, reason, created_at) VALUES (?, ?, ?)').run(domain, reason, Date.now()).changes === 1;
+  }
+
+  async unblockDomain(domain: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM blocked_domains WHERE domain = ?').run(domain).changes === 1;
+  }
+
+  private insertKey(tenantId: string, apiKeyHash: string, key: NewApiKey, createdAt: Date): void {
+    this.db
+      .prepare('INSERT INTO api_keys (key_hash, tenant_id, id, name, prefix, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(apiKeyHash, tenantId, key.id, key.name, key.prefix, scopesToDb(key.scopes), createdAt.getTime(), ms(key.expiresAt));
+  }
+}

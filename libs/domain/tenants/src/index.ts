@@ -1,0 +1,4 @@
+export * from './tenant';
+export * from './ports';
+export * from './tenant-service';
+export * from './rate-limits';

@@ -1,0 +1,45 @@
+import { ApiKey, Plan, Scope, Tenant, TenantStatus } from './tenant';
+
+export interface NewApiKey {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scopes: readonly Scope[];
+  readonly expiresAt: Date | null;
+}
+
+/** A key found by its hash, with its tenant (one read per authentication). */
+export interface KeyWithTenant {
+  readonly key: ApiKey;
+  readonly tenant: Tenant;
+}
+
+/** Shard-independent store of tenants, their hashed API keys and their domains (the meta database). */
+export interface TenantStore {
+  findByKeyHash(apiKeyHash: string): Promise<KeyWithTenant | null>;
+  /** Creates the tenant and its first key; false (and nothing created) if that key hash exists. */
+  createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey): Promise<boolean>;
+  findTenant(tenantId: string): Promise<Tenant | null>;
+  /** Tenants by name, after a cursor (the last id seen), at most `limit`. */
+  listTenants(afterId: string | null, limit: number): Promise<Tenant[]>;
+  updateTenant(tenantId: string, change: { readonly plan?: Plan; readonly status?: TenantStatus; readonly name?: string }): Promise<Tenant | null>;
+  countTenants(): Promise<number>;
+  addKey(tenantId: string, apiKeyHash: string, key: NewApiKey): Promise<ApiKey>;
+  listKeys(tenantId: string): Promise<ApiKey[]>;
+  /** Sets the scopes of a key (the bootstrap key is brought up to every scope at each boot). */
+  setKeyScopes(apiKeyHash: string, scopes: readonly Scope[]): Promise<void>;
+  /** Marks the key revoked (kept for the record); false when the tenant has no such active key. */
+  revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean>;
+  /** Adds a domain to a tenant; false when the domain belongs to a tenant already. */
+  addDomain(tenantId: string, domain: string): Promise<boolean>;
+  removeDomain(tenantId: string, domain: string): Promise<boolean>;
+  /** Every tenant domain with its owner (the redirect's table of hosts). */
+  allDomains(): Promise<Array<{ readonly domain: string; readonly tenantId: string }>>;
+  suspendedTenantIds(): Promise<string[]>;
+  /** Operators' additions to the domain block list. */
+  blockedDomains(): Promise<Array<{ readonly domain: string; readonly reason: string | null; readonly createdAt: Date }>>;
+  blockDomain(domain: string, reason: string | null): Promise<boolean>;
+  unblockDomain(domain: string): Promise<boolean>;
+}
+
+export const TENANT_STORE = Symbol('TENANT_STORE');

@@ -1,0 +1,103 @@
+import { TenantService } from './tenant-service';
+import { TenantStore } from './ports';
+import { SCOPES } from './tenant';
+import { InMemoryTenantStore } from './testing/in-memory-tenant-store';
+
+const setup = (keyCacheMs = 1000) => {
+  const store = new InMemoryTenantStore();
+  let t = Date.parse('2026-12-03T10:00:00Z');
+  const clock = { now: () => t, advance: (ms: number) => void (t += ms) };
+  return { store, clock, service: new TenantService(store, { keyCacheMs, serviceDomains: ['sho.rt'] }, clock) };
+};
+
+describe('TenantService', () => {
+  it('bootstraps the operator key with every scope on the paid plan, once, also when other tenants exist', async () => {
+    const { store, service } = setup();
+    await service.bootstrap('sl_first_key_0123456789');
+    const created = await service.bootstrap('sl_second_key_0123456789');
+    expect(created).toMatchObject({ plan: 'paid', status: 'active' });
+    expect(await service.bootstrap('sl_second_key_0123456789')).toBeNull();
+    expect(await service.verify('sl_second_key_0123456789')).toMatchObject({ tenantId: created!.id, plan: 'paid', scopes: SCOPES });
+    expect(await store.countTenants()).toBe(2);
+  });
+
+  it('brings an existing bootstrap key up to every scope', async () => {
+    const { store, service } = setup(0);
+    await service.bootstrap('sl_operator_key_0123456');
+    const [hash] = store.keys.keys();
+    await store.setKeyScopes(hash, ['links:read']);
+    await service.bootstrap('sl_operator_key_0123456');
+    expect((await service.verify('sl_operator_key_0123456')).scopes).toEqual(SCOPES);
+  });
+
+  it('rejects missing, unknown, revoked and expired keys alike, and a broken store as a 503 code', async () => {
+    const { service, clock } = setup(0);
+    await expect(service.verify(undefined)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(service.verify('sl_unknown_key_123')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    const { tenant, issued } = await service.createTenant({ name: 'acme', plan: 'free' });
+    const principal = await service.verify(issued.apiKey);
+    const expiring = await service.createKey(principal, { name: 'short-lived', expiresAt: new Date(clock.now() + 60_000).toISOString() });
+    expect((await service.verify(expiring.apiKey)).keyId).toBe(expiring.key.id);
+    clock.advance(60_000);
+    await expect(service.verify(expiring.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'unknown, revoked or expired API key' });
+    await service.revokeKey(tenant.id, issued.key.id);
+    await expect(service.verify(issued.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'unknown, revoked or expired API key' });
+    const broken = new TenantService({ findByKeyHash: () => Promise.reject(new Error('ECONNREFUSED')) } as unknown as TenantStore);
+    await expect(broken.verify('sl_some_key_12345')).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+  });
+
+  it('trusts a checked key for the cache time only: a revocation takes effect within it', async () => {
+    const { service, clock } = setup(1000);
+    const { tenant, issued } = await service.createTenant({ name: 'acme', plan: 'free' });
+    await service.verify(issued.apiKey);
+    await service.revokeKey(tenant.id, issued.key.id);
+    // The cache's own clock is real time; the bound is what matters: after it, the key fails.
+    await new Promise((r) => setTimeout(r, 1050));
+    clock.advance(1050);
+    await expect(service.verify(issued.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
+  it('answers TENANT_SUSPENDED for a suspended tenant and lets it back in when reactivated', async () => {
+    const { service } = setup(0);
+    const { tenant, issued } = await service.createTenant({ name: 'acme', plan: 'free' });
+    expect(await service.updateTenant(tenant.id, { status: 'suspended' })).toMatchObject({ status: 'suspended' });
+    await expect(service.verify(issued.apiKey)).rejects.toMatchObject({ code: 'TENANT_SUSPENDED' });
+    await service.updateTenant(tenant.id, { status: 'active', plan: 'paid' });
+    expect(await service.verify(issued.apiKey)).toMatchObject({ plan: 'paid' });
+    await expect(service.updateTenant(tenant.id, { status: 'gone' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(service.updateTenant('nope', { plan: 'paid' })).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND' });
+  });
+
+  it('issues keys with the default scopes, never more than the caller has, and keeps only hash and prefix', async () => {
+    const { service, store } = setup(0);
+    const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
+    expect(issued.apiKey).toMatch(/^sl_[0-9A-Za-z]{32}$/);
+    expect(issued.key).toMatchObject({ prefix: issued.apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read'] });
+    const principal = await service.verify(issued.apiKey);
+    const readOnly = await service.createKey(principal, { name: 'dashboard', scopes: ['analytics:read'] });
+    expect(readOnly.key.scopes).toEqual(['analytics:read']);
+    await expect(service.createKey(principal, { name: 'escalate', scopes: ['admin'] })).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE' });
+    await expect(service.createKey(principal, { name: 'bad', scopes: ['links:everything'] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(service.createKey(principal, { name: 'past', expiresAt: '2020-01-01T00:00:00Z' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    const narrow = await service.verify(readOnly.apiKey);
+    expect((await service.createKey(narrow, { name: 'inherits' })).key.scopes).toEqual(['analytics:read']);
+    const stored = JSON.stringify([...store.keys.entries()]);
+    expect(stored).not.toContain(issued.apiKey);
+    expect(stored).not.toContain(readOnly.apiKey);
+  });
+
+  it("gives domains to one tenant, never the service's own, and says who owns them", async () => {
+    const { service } = setup(0);
+    const a = (await service.createTenant({ name: 'a', plan: 'free' })).tenant;
+    const b = (await service.createTenant({ name: 'b', plan: 'free' })).tenant;
+    expect(await service.addDomain(a.id, 'Links.Example.COM')).toBe('links.example.com');
+    await expect(service.addDomain(b.id, 'links.example.com')).rejects.toMatchObject({ code: 'DOMAIN_TAKEN' });
+    await expect(service.addDomain(b.id, 'sho.rt')).rejects.toMatchObject({ code: 'DOMAIN_TAKEN' });
+    await expect(service.addDomain(b.id, 'localhost')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(service.addDomain('nope', 'x.example.com')).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND' });
+    expect(await service.owns(a.id, 'links.example.com')).toBe(true);
+    expect(await service.owns(b.id, 'links.example.com')).toBe(false);
+    await service.removeDomain(a.id, 'links.example.com');
+    expect(await service.owns(a.id, 'links.example.com')).toBe(false);
+  });
+});

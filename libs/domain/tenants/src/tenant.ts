@@ -1,0 +1,56 @@
+import { createHash, randomBytes } from 'crypto';
+
+export type Plan = 'free' | 'paid';
+export type TenantStatus = 'active' | 'suspended';
+
+export interface Tenant {
+  readonly id: string;
+  readonly name: string;
+  readonly plan: Plan;
+  readonly status: TenantStatus;
+  readonly createdAt: Date;
+}
+
+/** What a key may do (docs/design.md, "Tenants, keys and plans"). */
+export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+/** A new key without explicit scopes: everything a tenant does with its own links. */
+export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read'];
+
+export interface ApiKey {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly name: string;
+  /** The first characters of the key, to tell keys apart in lists (never enough to use it). */
+  readonly prefix: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: Date;
+  readonly expiresAt: Date | null;
+  readonly revokedAt: Date | null;
+}
+
+/**
+ * API keys are 190-bit random tokens, so a fast hash is the right storage form (no brute-force
+ * surface as with passwords); only the SHA-256 is stored.
+ */
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+}
+
+const KEY_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+/** 248 = 4 × 62: bytes at or above it are drawn again, so every character is equally likely. */
+const UNBIASED_LIMIT = 248;
+
+/** `sl_` and 32 Base62 characters from a CSPRNG (about 190 bits). */
+export function generateApiKey(): string {
+  let key = 'sl_';
+  while (key.length < 35) {
+    for (const b of randomBytes(48)) {
+      if (b < UNBIASED_LIMIT && key.length < 35) key += KEY_ALPHABET[b % 62];
+    }
+  }
+  return key;
+}
+
+/** How a key is shown in lists: `sl_AbCd…` (7 characters of the key itself). */
+export const keyPrefix = (apiKey: string): string => apiKey.slice(0, 10);

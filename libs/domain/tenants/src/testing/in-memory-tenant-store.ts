@@ -1,0 +1,83 @@
+import { ApiKey, Plan, Scope, Tenant, TenantStatus } from '../tenant';
+import { KeyWithTenant, NewApiKey, TenantStore } from '../ports';
+
+/** A TenantStore in maps, for unit tests of the domain (the adapters have their own contract suite). */
+export class InMemoryTenantStore implements TenantStore {
+  readonly tenants = new Map<string, Tenant>();
+  readonly keys = new Map<string, ApiKey>();
+  readonly domains = new Map<string, string>();
+  readonly blocked = new Map<string, { domain: string; reason: string | null; createdAt: Date }>();
+
+  async findByKeyHash(hash: string): Promise<KeyWithTenant | null> {
+    const key = this.keys.get(hash);
+    return key ? { key, tenant: this.tenants.get(key.tenantId)! } : null;
+  }
+  async createWithApiKey(tenant: Tenant, hash: string, key: NewApiKey) {
+    if (this.keys.has(hash)) return false;
+    this.tenants.set(tenant.id, tenant);
+    await this.addKey(tenant.id, hash, key);
+    return true;
+  }
+  async findTenant(id: string) {
+    return this.tenants.get(id) ?? null;
+  }
+  async listTenants(afterId: string | null, limit: number) {
+    return [...this.tenants.values()].filter((t) => afterId === null || t.id > afterId).sort((a, b) => a.id.localeCompare(b.id)).slice(0, limit);
+  }
+  async updateTenant(id: string, change: { plan?: Plan; status?: TenantStatus; name?: string }) {
+    const tenant = this.tenants.get(id);
+    if (!tenant) return null;
+    const updated = { ...tenant, ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) };
+    this.tenants.set(id, updated);
+    return updated;
+  }
+  async countTenants() {
+    return this.tenants.size;
+  }
+  async addKey(tenantId: string, hash: string, key: NewApiKey) {
+    const stored: ApiKey = { ...key, tenantId, createdAt: new Date(), revokedAt: null };
+    this.keys.set(hash, stored);
+    return stored;
+  }
+  async listKeys(tenantId: string) {
+    return [...this.keys.values()].filter((k) => k.tenantId === tenantId);
+  }
+  async setKeyScopes(hash: string, scopes: readonly Scope[]) {
+    const key = this.keys.get(hash);
+    if (key) this.keys.set(hash, { ...key, scopes: [...scopes] });
+  }
+  async revokeKey(tenantId: string, keyId: string, at: Date) {
+    for (const [hash, key] of this.keys) {
+      if (key.tenantId === tenantId && key.id === keyId && key.revokedAt === null) {
+        this.keys.set(hash, { ...key, revokedAt: at });
+        return true;
+      }
+    }
+    return false;
+  }
+  async addDomain(tenantId: string, domain: string) {
+    if (this.domains.has(domain)) return false;
+    this.domains.set(domain, tenantId);
+    return true;
+  }
+  async removeDomain(tenantId: string, domain: string) {
+    return this.domains.get(domain) === tenantId && this.domains.delete(domain);
+  }
+  async allDomains() {
+    return [...this.domains].map(([domain, tenantId]) => ({ domain, tenantId }));
+  }
+  async suspendedTenantIds() {
+    return [...this.tenants.values()].filter((t) => t.status === 'suspended').map((t) => t.id);
+  }
+  async blockedDomains() {
+    return [...this.blocked.values()];
+  }
+  async blockDomain(domain: string, reason: string | null) {
+    if (this.blocked.has(domain)) return false;
+    this.blocked.set(domain, { domain, reason, createdAt: new Date() });
+    return true;
+  }
+  async unblockDomain(domain: string) {
+    return this.blocked.delete(domain);
+  }
+}

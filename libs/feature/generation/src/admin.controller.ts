@@ -1,0 +1,102 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { z } from 'zod';
+import { DomainError, ErrorCode } from '@shortlink/core';
+import { LinkService } from '@shortlink/links-domain';
+import { Tenant, TenantService } from '@shortlink/tenants-domain';
+import { ApiKeyGuard, Contract } from '@shortlink/nest-platform';
+import { LinkPresenter } from './link-presenter';
+import { codeParams, domainQuery, linkSchema } from './link.schemas';
+import { keyView } from './keys.controller';
+import { domainBody, domainListSchema, domainParams, moderationBody, tenantCreatedSchema, tenantCreationSchema, tenantEditSchema, tenantPageQuery, tenantPageSchema, tenantParams, tenantSchema } from './tenant.schemas';
+
+const TAGS = ['admin'];
+
+/** The operator's API (docs/design.md, "Tenants, keys and plans"): every route needs the `admin` scope. */
+@Controller('api/v1/admin')
+@UseGuards(ApiKeyGuard)
+export class AdminController {
+  constructor(
+    @Inject(TenantService) private readonly tenants: TenantService,
+    @Inject(LinkService) private readonly links: LinkService,
+    @Inject(LinkPresenter) private readonly present: LinkPresenter,
+  ) {}
+
+  @Post('tenants')
+  @HttpCode(201)
+  @Contract({ summary: 'Create a tenant and its first key', tags: TAGS, scope: 'admin', body: tenantCreationSchema, responses: { 201: { description: 'Created; the key is shown this once', schema: tenantCreatedSchema } } })
+  async createTenant(@Body() body: z.infer<typeof tenantCreationSchema>) {
+    const { tenant, issued } = await this.tenants.createTenant(body);
+    return { tenant: tenantView(tenant), apiKey: issued.apiKey, key: keyView(issued.key) };
+  }
+
+  @Get('tenants')
+  @Contract({ summary: 'List tenants by id', tags: TAGS, scope: 'admin', query: tenantPageQuery, responses: { 200: { description: 'A page of tenants', schema: tenantPageSchema } } })
+  async listTenants(@Query() query: z.infer<typeof tenantPageQuery>) {
+    const page = await this.tenants.listTenants(query.cursor ?? null, query.limit + 1);
+    const tenants = page.slice(0, query.limit);
+    return { tenants: tenants.map(tenantView), nextCursor: page.length > query.limit ? tenants[tenants.length - 1].id : null };
+  }
+
+  @Get('tenants/:tenantId')
+  @Contract({ summary: 'Read a tenant', tags: TAGS, scope: 'admin', params: tenantParams, responses: { 200: { description: 'The tenant', schema: tenantSchema } }, errors: [404] })
+  async getTenant(@Param('tenantId') tenantId: string) {
+    return tenantView(await this.tenants.getTenant(tenantId));
+  }
+
+  @Patch('tenants/:tenantId')
+  @Contract({ summary: 'Change a tenant’s plan or name, suspend or reactivate it', tags: TAGS, scope: 'admin', params: tenantParams, body: tenantEditSchema, responses: { 200: { description: 'The tenant', schema: tenantSchema } }, errors: [404] })
+  async updateTenant(@Param('tenantId') tenantId: string, @Body() body: z.infer<typeof tenantEditSchema>) {
+    return tenantView(await this.tenants.updateTenant(tenantId, body));
+  }
+
+  @Get('tenants/:tenantId/domains')
+  @Contract({ summary: 'A tenant’s own domains', tags: TAGS, scope: 'admin', params: tenantParams, responses: { 200: { description: 'The domains', schema: domainListSchema } }, errors: [404] })
+  async domains(@Param('tenantId') tenantId: string) {
+    await this.tenants.getTenant(tenantId);
+    return { domains: await this.tenants.domainsOf(tenantId) };
+  }
+
+  @Post('tenants/:tenantId/domains')
+  @HttpCode(201)
+  @Contract({
+    summary: 'Give a tenant a domain of its own',
+    description: 'The tenant may then create links on it; the redirect serves them by Host. Point the domain’s DNS at the redirect app.',
+    tags: TAGS,
+    scope: 'admin',
+    params: tenantParams,
+    body: domainBody,
+    responses: { 201: { description: 'Added', schema: domainBody } },
+    errors: [404, 409],
+  })
+  async addDomain(@Param('tenantId') tenantId: string, @Body() body: z.infer<typeof domainBody>) {
+    return { domain: await this.tenants.addDomain(tenantId, body.domain) };
+  }
+
+  @Delete('tenants/:tenantId/domains/:domain')
+  @HttpCode(204)
+  @Contract({ summary: 'Take a domain from a tenant (its links there stop resolving)', tags: TAGS, scope: 'admin', params: domainParams, responses: { 204: { description: 'Removed' } }, errors: [404] })
+  async removeDomain(@Param('tenantId') tenantId: string, @Param('domain') domain: string): Promise<void> {
+    await this.tenants.removeDomain(tenantId, domain);
+  }
+
+  @Put('links/:code/moderation')
+  @Contract({
+    summary: 'Flag, ban or clear any tenant’s link',
+    tags: TAGS,
+    scope: 'admin',
+    params: codeParams,
+    query: domainQuery,
+    body: moderationBody,
+    responses: { 200: { description: 'The link', schema: linkSchema } },
+    errors: [404],
+  })
+  async moderate(@Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Body() body: z.infer<typeof moderationBody>) {
+    const reason = body.reason?.trim() || null;
+    if (body.moderation !== 'clear' && reason === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'reason is required to flag or ban a link (visitors see it)', { field: 'reason' });
+    return this.present.view(await this.links.moderate(this.present.id(code, query.domain), body.moderation, reason));
+  }
+}
+
+function tenantView(tenant: Tenant): z.infer<typeof tenantSchema> {
+  return { id: tenant.id, name: tenant.name, plan: tenant.plan, status: tenant.status, createdAt: tenant.createdAt.toISOString() };
+}

@@ -1,0 +1,57 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { z } from 'zod';
+import { ApiKey, TenantService } from '@shortlink/tenants-domain';
+import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { apiKeySchema, issuedKeySchema, keyCreationSchema, keyParams } from './tenant.schemas';
+
+const TAGS = ['keys'];
+
+/**
+ * A tenant's API keys (docs/design.md, "Tenants, keys and plans"). Rotation: create the new key,
+ * move the clients over, revoke the old one; a revoked key fails within a second everywhere.
+ */
+@Controller('api/v1/keys')
+@UseGuards(ApiKeyGuard)
+export class KeysController {
+  constructor(@Inject(TenantService) private readonly tenants: TenantService) {}
+
+  @Get()
+  @Contract({ summary: 'List your keys (revoked ones too, with when)', tags: TAGS, scope: 'links:read', responses: { 200: { description: 'The keys', schema: z.object({ keys: z.array(apiKeySchema) }) } } })
+  async list(@Req() req: AuthenticatedRequest) {
+    return { keys: (await this.tenants.listKeys(req.principal!.tenantId)).map(keyView) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @Contract({
+    summary: 'Create a key; the secret is in this answer only',
+    description: 'A key never gets a scope the calling key does not have.',
+    tags: TAGS,
+    scope: 'links:write',
+    body: keyCreationSchema,
+    responses: { 201: { description: 'Created', schema: issuedKeySchema } },
+  })
+  async create(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof keyCreationSchema>) {
+    const issued = await this.tenants.createKey(req.principal!, body);
+    return { key: keyView(issued.key), apiKey: issued.apiKey };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Contract({ summary: 'Revoke a key (it fails within a second on every instance)', tags: TAGS, scope: 'links:write', params: keyParams, responses: { 204: { description: 'Revoked' } }, errors: [404] })
+  async revoke(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<void> {
+    await this.tenants.revokeKey(req.principal!.tenantId, id);
+  }
+}
+
+export function keyView(key: ApiKey): z.infer<typeof apiKeySchema> {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: [...key.scopes],
+    createdAt: key.createdAt.toISOString(),
+    expiresAt: key.expiresAt?.toISOString() ?? null,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+  };
+}

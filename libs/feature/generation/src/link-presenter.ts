@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import type { AppConfig } from '@shortlink/config';
+import { Link, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { APP_CONFIG } from '@shortlink/nest-platform';
+import { linkSchema } from './link.schemas';
+
+export type LinkView = z.infer<typeof linkSchema>;
+
+/** How links leave the API (one shape for single, batch and admin answers) and how a code plus an optional domain names one. */
+@Injectable()
+export class LinkPresenter {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  id(code: string, domain: string | undefined): ShortUrlIdentifier {
+    return { domain: (domain ?? this.config.links.defaultDomain).toLowerCase(), code };
+  }
+
+  domainQuery(link: Link): string {
+    return link.domain === this.config.links.defaultDomain ? '' : `?domain=${encodeURIComponent(link.domain)}`;
+  }
+
+  shortUrl(link: Link): string {
+    const base = link.domain === this.config.links.defaultDomain ? this.config.links.publicBaseUrl : `https://${link.domain}`;
+    return `${base}/${link.code}`;
+  }
+
+  view(link: Link): LinkView {
+    return {
+      code: link.code,
+      domain: link.domain,
+      shortUrl: this.shortUrl(link),
+      url: link.targetUrl,
+      title: link.title,
+      tags: [...link.tags],
+      createdAt: link.createdAt.toISOString(),
+      updatedAt: link.updatedAt.toISOString(),
+      expiresAt: link.expiresAt?.toISOString() ?? null,
+      status: link.status,
+      redirectType: link.redirectType,
+      version: link.version,
+      maxClicks: link.maxClicks,
+      passwordProtected: link.passwordHash !== null,
+      utm: link.utm,
+      forwardQuery: link.forwardQuery,
+      geoTargets: link.geoTargets,
+      deviceTargets: link.deviceTargets,
+      variants: link.variants ? link.variants.map((v) => ({ url: v.url, weight: v.weight })) : null,
+      clicksPerIpPerMinute: link.clicksPerIpPerMinute,
+      moderation: { state: link.moderation, reason: link.moderationReason },
+    };
+  }
+}
