@@ -22,17 +22,24 @@ describe('LazyOpen', () => {
 });
 
 describe('forwardWhenOpen', () => {
-  it('opens on the first call, forwards arguments and results, fails calls while closed, and is no thenable', async () => {
+  class Adder {
+    async add(a: number, b: number) {
+      return a + b;
+    }
+  }
+
+  it('opens on the first call, forwards arguments and results, fails calls while closed, and has only the prototype’s methods', async () => {
     let opened = 0;
     let up = true;
     const lazy = new LazyOpen('meta', async () => {
       opened++;
       if (!up) throw new Error('ECONNREFUSED');
-      return { part: { add: async (a: number, b: number) => a + b }, close: async () => undefined };
+      return { part: new Adder(), close: async () => undefined };
     }, 0);
-    const part = forwardWhenOpen(lazy, (s) => s.part);
+    const part = forwardWhenOpen(lazy, (s) => s.part, Adder.prototype);
     expect(opened).toBe(0);
     expect(await Promise.resolve(part)).toBe(part);
+    expect((part as unknown as Record<string, unknown>).onModuleInit).toBeUndefined();
     expect(await part.add(2, 3)).toBe(5);
     expect(await part.add(4, 4)).toBe(8);
     expect(opened).toBe(1);

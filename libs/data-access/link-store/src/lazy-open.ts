@@ -36,18 +36,16 @@ export class LazyOpen<T extends { close(): Promise<void> }> {
 }
 
 /**
- * An object whose every method opens the store first (once), then calls the same method on the
- * part `pick` chooses: the lazy form of a whole port without writing each method twice.
+ * An object with the methods of `prototype`, each opening the store first (once), then calling the
+ * same method on the part `pick` chooses: the lazy form of a whole port without writing each method
+ * twice. Only the prototype's own methods exist on it, so frameworks probing for hooks such as
+ * `onModuleInit` or `then` find nothing.
  */
-export function forwardWhenOpen<S extends { close(): Promise<void> }, T extends object>(lazy: LazyOpen<S>, pick: (store: S) => T): T {
-  return new Proxy({} as T, {
-    // `then` stays undefined so the object is never taken for a promise (an await would hang).
-    get: (_, method) =>
-      typeof method !== 'string' || method === 'then'
-        ? undefined
-        : async (...args: unknown[]) => {
-            const target = pick(await lazy.get()) as Record<string, (...a: unknown[]) => unknown>;
-            return target[method](...args);
-          },
-  });
+export function forwardWhenOpen<S extends { close(): Promise<void> }, T extends object>(lazy: LazyOpen<S>, pick: (store: S) => T, prototype: T): T {
+  const forwarded: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const method of Object.getOwnPropertyNames(prototype)) {
+    if (method === 'constructor' || typeof (prototype as Record<string, unknown>)[method] !== 'function') continue;
+    forwarded[method] = async (...args) => (pick(await lazy.get()) as Record<string, (...a: unknown[]) => unknown>)[method](...args);
+  }
+  return forwarded as unknown as T;
 }

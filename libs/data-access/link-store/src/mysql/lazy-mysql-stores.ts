@@ -4,6 +4,7 @@ import { LazyOpen, forwardWhenOpen } from '../lazy-open';
 import { MysqlConnectionOptions } from './mysql-datasource';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
+import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 
 /** A MySQL shard opened (and migrated) on first use; a down shard fails its calls, not the boot. */
 export class LazyMysqlLinkShardStore implements LinkShardStore {
@@ -67,7 +68,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
-    this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants);
+    this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants, MysqlTenantStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {
