@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { API_KEY, createLink, Endpoints, eventually, getStats, insertTenant, redirectOf, restartEmbedded, RunningProcess, startEmbedded } from './support';
+import { describeAnalyticsJourney } from './analytics-journey';
 import { describeUserJourney } from './user-journey';
 
 /** The README's `npm start`: three apps in one process, SQLite + in-process cache/bus + chdb. */
@@ -13,7 +14,8 @@ describe('embedded profile (npm start)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-'));
-    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY }));
+    // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For.
+    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, TRUSTED_PROXIES: '127.0.0.1/32,::1/128' }));
   });
 
   afterAll(async () => {
@@ -22,6 +24,7 @@ describe('embedded profile (npm start)', () => {
   });
 
   describeUserJourney(() => endpoints, () => insertTenant({ sqliteFile: join(dataDir, 'meta.sqlite') }));
+  describeAnalyticsJourney(() => endpoints, () => insertTenant({ sqliteFile: join(dataDir, 'meta.sqlite') }));
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

@@ -2,10 +2,13 @@ import { createClient } from '@clickhouse/client';
 import { Cluster } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { createConnection } from 'mysql2/promise';
+import { decodeClickRecord, kafkaPartitionOf } from '@shortlink/bus';
+import type { ClickEvent } from '@shortlink/clicks-domain';
 import { loadConfig } from '@shortlink/config';
 import { createShardRouter } from '@shortlink/shard-router';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { allocateEndpoints, insertTenant, parseMetrics, API_KEY, createLink, Endpoints, eventually, getStats, redirectOf, RunningProcess, SERVER_SECRETS, startProcess, waitHealthy } from './support';
+import { describeAnalyticsJourney } from './analytics-journey';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -30,6 +33,8 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn',
       CLICKHOUSE_DATABASE: database, KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
       CLICK_BUFFER_FLUSH_MS: '50',
+      // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For.
+      TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
       // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
     };
@@ -52,6 +57,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
   });
 
   describeUserJourney(() => endpoints, () => insertTenant({ mysqlUrl: requireEnv('MYSQL_META_URL') }));
+  describeAnalyticsJourney(() => endpoints, () => insertTenant({ mysqlUrl: requireEnv('MYSQL_META_URL') }));
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;
@@ -86,13 +92,17 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     // 3. Kafka: the click event is on the topic, keyed by domain/code.
     const kafka = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'e2e-probe', logLevel: logLevel.NOTHING });
     const consumer = kafka.consumer({ groupId: `e2e-probe-${Date.now()}` });
-    const seen: Array<{ key: string; code: string }> = [];
+    const seen: Array<{ partition: number; code: string; event: ClickEvent }> = [];
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push({ key: message.key!.toString(), code: JSON.parse(message.value!.toString()).code }) });
+    await consumer.run({ eachMessage: async ({ partition, message }) => void seen.push(...(decodeClickRecord(message.value) as ClickEvent[]).map((e) => ({ partition, code: e.code, event: e }))) });
     try {
       await eventually('the click on the Kafka topic', async () => seen.some((m) => m.code === code), 30_000);
-      expect(seen.find((m) => m.code === code)!.key).toBe(`${domain}/${code}`);
+      // On the partition Kafka's own partitioner names for the link, enriched, without the address.
+      const found = seen.find((m) => m.code === code)!;
+      expect(found.partition).toBe(kafkaPartitionOf(`${domain}/${code}`, Number(process.env.KAFKA_CLICK_PARTITIONS ?? 6)));
+      expect(found.event).toMatchObject({ kind: 'click', domain, code, country: null });
+      expect(JSON.stringify(found.event)).not.toContain('127.0.0.1');
     } finally {
       await consumer.disconnect();
     }
@@ -101,7 +111,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     const ch = createClient({ url: requireEnv('CLICKHOUSE_URL'), username: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD || '' });
     try {
       const rows = await eventually('the aggregate row in ClickHouse', async () => {
-        const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS clicks FROM ${database}.clicks_minute WHERE code = '${code}'`, format: 'JSONEachRow' });
+        const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS clicks FROM ${database}.link_minute WHERE code = '${code}'`, format: 'JSONEachRow' });
         const data = (await rs.json()) as Array<{ clicks: string | number }>;
         return data.length && Number(data[0].clicks) === 1 ? data : null;
       }, 60_000, 500);
@@ -150,7 +160,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     const seen: string[] = [];
     await consumer.connect();
     await consumer.subscribe({ topic: ownTopic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()).code) });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(...(decodeClickRecord(message.value) as ClickEvent[]).map((e) => e.code)) });
     try {
       await eventually('the 25 clicks flushed at shutdown', async () => seen.length >= 25, 30_000);
       await new Promise((r) => setTimeout(r, 500));

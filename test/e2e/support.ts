@@ -127,7 +127,11 @@ export async function getStats(endpoints: Endpoints, code: string, apiKey = API_
   return { status: res.status, body: (await res.json()) as { totals: { clicks: number; visitors: number }; series: Array<{ minute: string; clicks: number; visitors: number }> } };
 }
 
-export const redirectOf = (endpoints: Endpoints, code: string, headers: Record<string, string> = {}) => fetch(`${endpoints.redirect}/${code}`, { redirect: 'manual', headers });
+/** A desktop browser: what a person clicking a link sends (analytics leaves bots out by default). */
+export const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+export const redirectOf = (endpoints: Endpoints, code: string, headers: Record<string, string> = {}) =>
+  fetch(`${endpoints.redirect}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA, ...headers } });
 
 /** Prometheus text -> "name{labels}" -> value, the `app` label dropped. */
 export function parseMetrics(text: string): Map<string, number> {
