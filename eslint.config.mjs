@@ -9,8 +9,8 @@ const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@
 const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
 
 /**
- * Production code keeps the layers; a feature's unit tests may also compose the embedded adapters
- * (real, in-process implementations of the ports) instead of writing fakes of them.
+ * Production code keeps the layers; a feature's unit tests may also compose the app with the
+ * embedded adapters (real, in-process implementations of the ports) instead of writing fakes.
  */
 const boundaries = (tests) => [
   'error',
@@ -23,7 +23,7 @@ const boundaries = (tests) => [
       { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:domain', 'type:util'] },
       {
         sourceTag: 'type:feature',
-        onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:util', ...(tests ? ['type:data-access', 'type:testing'] : [])],
+        onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:util', ...(tests ? ['type:data-access', 'type:wiring', 'type:testing'] : [])],
         bannedExternalImports: DRIVERS,
       },
       { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: DRIVERS },

@@ -1,4 +1,5 @@
-import { API_KEY, createLink, Endpoints, eventually, redirectOf } from './support';
+import { Endpoints, eventually } from '@shortlink/harness';
+import { API_KEY, createLink, redirectOf } from './support';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)';

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { API_KEY, createLink, Endpoints, eventually, getStats, insertTenant, redirectOf, restartEmbedded, RunningProcess, startEmbedded } from './support';
+import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
+import { API_KEY, createLink, getStats, insertTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
 import { describeUserJourney } from './user-journey';
 

@@ -7,7 +7,8 @@ import type { ClickEvent } from '@shortlink/clicks-domain';
 import { loadConfig } from '@shortlink/config';
 import { createShardRouter } from '@shortlink/shard-router';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
-import { allocateEndpoints, insertTenant, parseMetrics, API_KEY, createLink, Endpoints, eventually, getStats, redirectOf, RunningProcess, SERVER_SECRETS, startProcess, waitHealthy } from './support';
+import { allocateEndpoints, Endpoints, eventually, parseMetrics, RunningProcess, startProcess, waitHealthy } from '@shortlink/harness';
+import { API_KEY, createLink, getStats, insertTenant, redirectOf, SERVER_SECRETS } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
 import { describeUserJourney } from './user-journey';
 

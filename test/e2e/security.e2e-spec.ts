@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, statSync } from 'fs';
 import { connect, Socket } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { createLink, Endpoints, eventually, getStats, redirectOf, restartEmbedded, RunningProcess, startEmbedded } from './support';
+import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
+import { createLink, getStats, redirectOf, restartEmbedded, startEmbedded } from './support';
 
 /**
  * Issue 9, the outside probe: what an attacker or a careless client can do to the embedded

@@ -1,121 +1,42 @@
-import { ChildProcess, spawn } from 'child_process';
 import Database from 'better-sqlite3';
 import { createHash, randomBytes, randomUUID } from 'crypto';
 import { createConnection } from 'mysql2/promise';
-import { createServer } from 'net';
-import { join } from 'path';
+import { allocateEndpoints, Endpoints, RunningProcess, serverSecrets, startProcess, waitHealthy, withoutAppSettings } from '@shortlink/harness';
 
-export const ROOT = join(__dirname, '..', '..');
+/**
+ * What is particular to the e2e tier: the embedded process of `npm start` on its own data
+ * directory and ports, the tier's API key and server keys, and the API calls the specs assert on.
+ * Processes, ports and polling are in @shortlink/harness.
+ */
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-export interface RunningProcess {
-  readonly child: ChildProcess;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-/** Starts a TypeScript entry point the way `npm start` does, with its own environment. */
-export function startProcess(entry: string, env: Record<string, string>): RunningProcess {
-  let out = '';
-  const child = spawn(process.execPath, ['-r', './tools/register.js', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return {
-    child,
-    output: () => out,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => (clearTimeout(kill), resolve()));
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, intervalMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-}
-
-export async function waitHealthy(baseUrl: string, proc: RunningProcess, timeoutMs = 60_000): Promise<void> {
-  await eventually(
-    `${baseUrl}/health`,
-    async () => {
-      if (proc.child.exitCode !== null) throw new Error(`process exited (${proc.child.exitCode}):\n${proc.output()}`);
-      const res = await fetch(`${baseUrl}/health`);
-      return res.status === 200;
-    },
-    timeoutMs,
-    250,
-  ).catch((e) => {
-    throw new Error(`${(e as Error).message}\n--- output ---\n${proc.output()}`);
-  });
-}
-
-export interface Endpoints {
-  generation: string;
-  redirect: string;
-  analytics: string;
-  /** The operator listeners of the three apps. */
-  admin: { generation: string; redirect: string; analytics: string };
-}
-
-/** Free public and admin ports for the three apps, as endpoints and as the env that sets them. */
-export async function allocateEndpoints(): Promise<{ endpoints: Endpoints; env: Record<string, string> }> {
-  const [g, r, a, ga, ra, aa] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
-  const url = (port: number) => `http://127.0.0.1:${port}`;
-  return {
-    endpoints: { generation: url(g), redirect: url(r), analytics: url(a), admin: { generation: url(ga), redirect: url(ra), analytics: url(aa) } },
-    env: {
-      GENERATION_PORT: String(g), REDIRECT_PORT: String(r), ANALYTICS_PORT: String(a),
-      GENERATION_ADMIN_PORT: String(ga), REDIRECT_ADMIN_PORT: String(ra), ANALYTICS_ADMIN_PORT: String(aa),
-    },
-  };
+/**
+ * Starts `npm start`'s entry point (the three apps in one process) and waits until the three answer
+ * /health. Only `env` configures it: none of the shell's shortlink settings (a sourced stack.env
+ * carries the server profile's SHORTLINK_CODE_SECRET, which would make two installations share a key).
+ */
+async function launchEmbedded(endpoints: Endpoints, env: Record<string, string>): Promise<RunningProcess> {
+  const proc = startProcess('tools/embedded/src/main.ts', env, { baseEnv: withoutAppSettings() });
+  await Promise.all([endpoints.generation, endpoints.redirect, endpoints.analytics].map((base) => waitHealthy(base, proc)));
+  return proc;
 }
 
 /** The README's `npm start` (three apps in one process) on its own data directory and ports. */
 export async function startEmbedded(dataDir: string, extra: Record<string, string> = {}): Promise<{ proc: RunningProcess; endpoints: Endpoints; env: Record<string, string> }> {
   const { endpoints, env: ports } = await allocateEndpoints();
   const env = { SHORTLINK_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DB_DRIVER: 'sqlite', CACHE_DRIVER: 'memory', BUS_DRIVER: 'memory', OLAP_DRIVER: 'chdb', ...ports, ...extra };
-  const proc = startProcess('tools/embedded/src/main.ts', env);
-  await Promise.all([endpoints.generation, endpoints.redirect, endpoints.analytics].map((base) => waitHealthy(base, proc)));
-  return { proc, endpoints, env };
+  return { proc: await launchEmbedded(endpoints, env), endpoints, env };
 }
 
 /** Starts the embedded process again on the same data directory and ports. */
 export async function restartEmbedded(proc: RunningProcess, endpoints: Endpoints, env: Record<string, string>): Promise<RunningProcess> {
   await proc.stop();
-  const again = startProcess('tools/embedded/src/main.ts', env);
-  await Promise.all([endpoints.generation, endpoints.redirect, endpoints.analytics].map((base) => waitHealthy(base, again)));
-  return again;
+  return launchEmbedded(endpoints, env);
 }
 
 export const API_KEY = 'sl_e2e_test_key_0123456789abcdef';
 
 /** The keys every server-profile process of one test run shares (required with DB_DRIVER=mysql). */
-export const SERVER_SECRETS = { SHORTLINK_CODE_SECRET: randomBytes(32).toString('base64'), SHORTLINK_VISITOR_SECRET: randomBytes(32).toString('base64') };
+export const SERVER_SECRETS = serverSecrets();
 
 export async function createLink(endpoints: Endpoints, body: object, apiKey = API_KEY) {
   const res = await fetch(`${endpoints.generation}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) });
@@ -132,19 +53,6 @@ export const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit
 
 export const redirectOf = (endpoints: Endpoints, code: string, headers: Record<string, string> = {}) =>
   fetch(`${endpoints.redirect}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA, ...headers } });
-
-/** Prometheus text -> "name{labels}" -> value, the `app` label dropped. */
-export function parseMetrics(text: string): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
-    if (!match) continue;
-    const labels = (match[2] ?? '').replace(/,?app="[^"]*"/, '').replace(/^\{,/, '{').replace(/^\{\}$/, '');
-    m.set(`${match[1]}${labels}`, Number(match[3]));
-  }
-  return m;
-}
 
 /**
  * A second tenant of the installation and its API key, written straight into the meta database

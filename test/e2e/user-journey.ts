@@ -1,4 +1,5 @@
-import { API_KEY, createLink, Endpoints, eventually, getStats, parseMetrics, redirectOf } from './support';
+import { Endpoints, eventually, parseMetrics } from '@shortlink/harness';
+import { API_KEY, createLink, getStats, redirectOf } from './support';
 
 /**
  * What every profile must do for a user: create, follow, see the click, get clear errors.

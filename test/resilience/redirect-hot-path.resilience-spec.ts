@@ -7,10 +7,12 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createConnection } from 'mysql2/promise';
 import { ensureClickTopic } from '@shortlink/bus';
 import { requireEnv } from '@shortlink/testing';
-import { ROOT, SERVER_SECRETS } from '../e2e/support';
 import {
-  API_KEY, allLookups, App, bloomBuilt, clusterNodes, createLinks, CreatedLink, dbQueries, eventually, keepAliveAgent, keySlot, latency, lookups, metric,
-  metricsOf, nodeCommand, Outages, pooled, redisNodePid, Reply, send, sleep, stack, startApp, steadyLoad, sumOver, tally, withCluster,
+  App, CreatedLink, eventually, keepAliveAgent, latency, metric, metricsOf, pooled, REPO_ROOT as ROOT, Reply, send, sleep, startApp, steadyLoad, tally,
+} from '@shortlink/harness';
+import { SERVER_SECRETS } from '../e2e/support';
+import {
+  API_KEY, allLookups, bloomBuilt, clusterNodes, createLinks, dbQueries, keySlot, lookups, nodeCommand, Outages, redisNodePid, stack, sumOver, withCluster,
 } from './support';
 
 /**
@@ -34,7 +36,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
   const t0 = Date.now();
 
   const startRedirect = async (env: Record<string, string> = {}, wait: 'health' | 'listening' = 'health') => {
-    const app = await startApp('redirect', { ...common, SNAPSHOT_FILE: join(tmp, `snapshot-${++snapshots}.json`), ...env }, wait);
+    const app = await startApp('redirect', { ...common, SNAPSHOT_FILE: join(tmp, `snapshot-${++snapshots}.json`), ...env }, { wait });
     apps.push(app);
     return app;
   };

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
+import { GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
 import { runApp } from '@shortlink/wiring';
 
-runApp('generation', (config) => GenerationFeatureModule.forRoot(config), GENERATION_PORTS);
+runApp('generation', (config) => GenerationFeatureModule.forRoot(config), GENERATION_PORTS, GENERATION_API);

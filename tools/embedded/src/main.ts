@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@shortlink/config';
 import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
-import { BootstrapOutcome, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
+import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
 import { createApp, stopOnSignals } from '@shortlink/nest-platform';
 import { SharedPorts } from '@shortlink/wiring';
@@ -17,7 +17,7 @@ async function main() {
   const { host } = config.runtime;
   const ports = await SharedPorts.open(config, [...new Set([...GENERATION_PORTS, ...REDIRECT_PORTS, ...ANALYTICS_PORTS])]);
   // A first run without SHORTLINK_BOOTSTRAP_API_KEY creates the operator tenant with a generated key.
-  const generation = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS), requestLog: true });
+  const generation = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS), requestLog: true, openApi: GENERATION_API });
   const redirect = await createApp({ name: 'redirect', config, feature: RedirectFeatureModule.forRoot(config), ports: ports.bridge(REDIRECT_PORTS), requestLog: false });
   const analytics = await createApp({ name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true, openApi: ANALYTICS_OPENAPI });
   await connectClickConsumer(analytics, config);

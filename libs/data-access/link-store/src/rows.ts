@@ -1,8 +1,13 @@
-import { Link } from '@shortlink/links-domain';
+import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS } from '@shortlink/links-domain';
 
-/** Column names shared by both SQL backends; status is stored as a small integer. */
-export const STATUS_TO_DB = { active: 1, disabled: 2 } as const;
-export const STATUS_FROM_DB: Record<number, Link['status']> = { 1: 'active', 2: 'disabled' };
+/** Small integers in the status and moderation columns, shared by both SQL backends. */
+export const STATUS_TO_DB: Readonly<Record<LinkStatus, number>> = { active: 1, disabled: 2, expired: 3 };
+const STATUS_FROM_DB: Readonly<Record<number, LinkStatus>> = { 1: 'active', 2: 'disabled', 3: 'expired' };
+export const MODERATION_TO_DB: Readonly<Record<Moderation, number>> = { clear: 0, flagged: 1, banned: 2 };
+const MODERATION_FROM_DB: Readonly<Record<number, Moderation>> = { 0: 'clear', 1: 'flagged', 2: 'banned' };
+
+/** Columns of `links` in the order both backends select and insert them. */
+export const LINK_COLUMNS = ['id', 'domain', 'code', 'target_url', 'tenant_id', 'created_at', 'updated_at', 'expires_at', 'status', 'redirect_type', 'version', 'moderation', 'title', 'options'] as const;
 
 export interface LinkRow {
   id: string | number | bigint;
@@ -11,23 +16,93 @@ export interface LinkRow {
   target_url: string;
   tenant_id: string;
   created_at: Date | number | string;
+  updated_at: Date | number | string | null;
   expires_at: Date | number | string | null;
   status: number;
   redirect_type: number;
+  version: number | string;
+  moderation: number;
+  title: string | null;
+  options: string | null;
 }
+
+/** Options kept in the JSON `options` column: everything of a link that is not a column of its own. */
+type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title'>]: LinkOptions[K] } & { moderationReason: string | null };
 
 const toDate = (v: Date | number | string): Date => (v instanceof Date ? v : new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
 
 export function linkFromRow(row: LinkRow): Link {
+  const stored = (row.options ? (JSON.parse(row.options) as Partial<StoredOptions>) : {}) as Partial<StoredOptions>;
+  const createdAt = toDate(row.created_at);
   return {
+    ...NO_OPTIONS,
+    tags: stored.tags ?? [],
+    maxClicks: stored.maxClicks ?? null,
+    passwordHash: stored.passwordHash ?? null,
+    utm: stored.utm ?? null,
+    forwardQuery: stored.forwardQuery ?? true,
+    geoTargets: stored.geoTargets ?? null,
+    deviceTargets: stored.deviceTargets ?? null,
+    variants: stored.variants ?? null,
+    clicksPerIpPerMinute: stored.clicksPerIpPerMinute ?? null,
     id: String(row.id),
     domain: row.domain,
     code: row.code,
     targetUrl: row.target_url,
     tenantId: row.tenant_id,
-    createdAt: toDate(row.created_at),
+    createdAt,
+    updatedAt: row.updated_at === null ? createdAt : toDate(row.updated_at),
     expiresAt: row.expires_at === null ? null : toDate(row.expires_at),
     status: STATUS_FROM_DB[Number(row.status)] ?? 'disabled',
     redirectType: Number(row.redirect_type) === 301 ? 301 : 302,
+    version: Number(row.version),
+    moderation: MODERATION_FROM_DB[Number(row.moderation)] ?? 'clear',
+    moderationReason: stored.moderationReason ?? null,
+    title: row.title,
   };
+}
+
+/** The JSON of the `options` column: only what differs from the defaults, to keep rows small. */
+export function optionsJson(link: Link): string | null {
+  const stored: Partial<StoredOptions> = {};
+  if (link.tags.length) stored.tags = link.tags;
+  if (link.maxClicks !== null) stored.maxClicks = link.maxClicks;
+  if (link.passwordHash !== null) stored.passwordHash = link.passwordHash;
+  if (link.utm !== null) stored.utm = link.utm;
+  if (!link.forwardQuery) stored.forwardQuery = false;
+  if (link.geoTargets !== null) stored.geoTargets = link.geoTargets;
+  if (link.deviceTargets !== null) stored.deviceTargets = link.deviceTargets;
+  if (link.variants !== null) stored.variants = link.variants;
+  if (link.clicksPerIpPerMinute !== null) stored.clicksPerIpPerMinute = link.clicksPerIpPerMinute;
+  if (link.moderationReason !== null) stored.moderationReason = link.moderationReason;
+  return Object.keys(stored).length ? JSON.stringify(stored) : null;
+}
+
+/**
+ * `%`, `_` and `!` taken literally in a LIKE pattern (ESCAPE '!'): not a backslash, which is an
+ * escape inside MySQL string literals but not inside SQLite's.
+ */
+export const likePattern = (text: string): string => `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+
+/**
+ * The SELECT of a tenant's page, for both SQL backends (positional parameters): from the
+ * (tenant, id) index, or the tag table's (tenant, tag, link) key when a tag is asked for.
+ */
+export function tenantPageQuery(q: LinkListQuery, id: (decimal: string) => unknown): { sql: string; params: unknown[] } {
+  const where = ['l.tenant_id = ?'];
+  const params: unknown[] = [q.tenantId];
+  const add = (clause: string, ...values: unknown[]) => {
+    where.push(clause);
+    params.push(...values);
+  };
+  if (q.beforeId !== null) add('l.id < ?', id(q.beforeId));
+  if (q.status) add('l.status = ?', STATUS_TO_DB[q.status]);
+  if (q.domain) add('l.domain = ?', q.domain);
+  if (q.search) {
+    const pattern = likePattern(q.search);
+    add("(l.code LIKE ? ESCAPE '!' OR l.title LIKE ? ESCAPE '!' OR l.target_url LIKE ? ESCAPE '!')", pattern, pattern, pattern);
+  }
+  const select = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
+  const from = q.tag ? `${select} JOIN link_tags t ON t.link_id = l.id AND t.tenant_id = l.tenant_id AND t.tag = ?` : select;
+  return { sql: `${from} WHERE ${where.join(' AND ')} ORDER BY l.id DESC LIMIT ?`, params: [...(q.tag ? [q.tag] : []), ...params, q.limit] };
 }

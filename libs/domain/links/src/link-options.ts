@@ -1,15 +1,37 @@
 import { DomainError, ErrorCode, parseIsoInstant } from '@shortlink/core';
-import { RedirectType } from './link';
+import { COUNTRY_CODE, DeviceTarget } from '@shortlink/visitors-domain';
+import { LinkStatus, RedirectType, Utm, Variant } from './link';
 
 /** Latest accepted expiry: far enough for any real campaign, inside every store's date range. */
 const MAX_EXPIRY_MS = Date.UTC(9999, 11, 31);
 /** An expiry must leave at least this long, or the link would be dead on arrival (clock skew). */
 const MIN_LIFETIME_MS = 1000;
+
+export const LIMITS = {
+  title: 200,
+  tags: 10,
+  tag: 50,
+  maxClicks: 1_000_000_000,
+  passwordMin: 4,
+  passwordMax: 128,
+  utmValue: 200,
+  geoTargets: 60,
+  variants: 10,
+  variantWeight: 1000,
+  clicksPerIpPerMinute: 10_000,
+} as const;
+
+export const UTM_KEYS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
+export const DEVICE_TARGETS: readonly DeviceTarget[] = ['ios', 'android', 'desktop'];
+
+const invalid = (field: string, why: string) => new DomainError(ErrorCode.VALIDATION_FAILED, `${field} ${why}`, { field });
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** 302 unless asked for 301 (a 301 is cached by browsers, so later clicks never reach us). */
 export function checkRedirectType(value: unknown): RedirectType {
   if (value === undefined || value === null) return 302;
   if (value === 301 || value === 302) return value;
-  throw new DomainError(ErrorCode.VALIDATION_FAILED, 'redirectType must be 301 or 302', { field: 'redirectType' });
+  throw invalid('redirectType', 'must be 301 or 302');
 }
 
 /**
@@ -18,11 +40,116 @@ export function checkRedirectType(value: unknown): RedirectType {
  */
 export function checkExpiresAt(value: unknown, nowMs: number): Date | null {
   if (value === undefined || value === null) return null;
-  const invalid = (why: string) => new DomainError(ErrorCode.VALIDATION_FAILED, `expiresAt ${why}`, { field: 'expiresAt' });
-  if (typeof value !== 'string' || !/T/.test(value)) throw invalid('must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
+  if (typeof value !== 'string' || !/T/.test(value)) throw invalid('expiresAt', 'must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
   const ms = parseIsoInstant(value);
-  if (ms === null) throw invalid(/(Z|[+-]\d{2}:\d{2})$/.test(value) ? 'is not a valid date-time before the year 10000' : 'must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
-  if (ms > MAX_EXPIRY_MS) throw invalid('is not a valid date-time before the year 10000');
-  if (ms < nowMs + MIN_LIFETIME_MS) throw invalid('must be in the future');
+  if (ms === null) throw invalid('expiresAt', /(Z|[+-]\d{2}:\d{2})$/.test(value) ? 'is not a valid date-time before the year 10000' : 'must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
+  if (ms > MAX_EXPIRY_MS) throw invalid('expiresAt', 'is not a valid date-time before the year 10000');
+  if (ms < nowMs + MIN_LIFETIME_MS) throw invalid('expiresAt', 'must be in the future');
   return new Date(ms);
+}
+
+export function checkTitle(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw invalid('title', 'must be a string');
+  const title = value.trim();
+  if (title.length > LIMITS.title) throw invalid('title', `must be at most ${LIMITS.title} characters`);
+  // Titles end up in HTML pages and CSV exports; control characters have no place in them.
+  if (/[\u0000-\u001f\u007f]/.test(title)) throw invalid('title', 'must not contain control characters');
+  return title === '' ? null : title;
+}
+
+const TAG = /^[\p{L}\p{N}][\p{L}\p{N} _.:/-]{0,49}$/u;
+
+/** At most 10 tags of 1-50 letters, digits, spaces and `_ . : / -`; duplicates removed, order kept. */
+export function checkTags(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalid('tags', 'must be an array of strings');
+  const tags: string[] = [];
+  for (const t of value) {
+    if (typeof t !== 'string' || !TAG.test(t.trim())) throw invalid('tags', `must be 1-${LIMITS.tag} letters, digits, spaces or "_ . : / -", starting with a letter or digit`);
+    const tag = t.trim();
+    if (!tags.includes(tag)) tags.push(tag);
+  }
+  if (tags.length > LIMITS.tags) throw invalid('tags', `may hold at most ${LIMITS.tags} tags`);
+  return tags;
+}
+
+const positiveInt = (field: string, max: number) => (value: unknown): number | null => {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) throw invalid(field, `must be an integer from 1 to ${max}`);
+  return value;
+};
+
+export const checkMaxClicks = positiveInt('maxClicks', LIMITS.maxClicks);
+export const checkClicksPerIpPerMinute = positiveInt('clicksPerIpPerMinute', LIMITS.clicksPerIpPerMinute);
+
+/** The password as given (it is hashed before it is stored); null for none. */
+export function checkPassword(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.length < LIMITS.passwordMin || value.length > LIMITS.passwordMax) throw invalid('password', `must be a string of ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters`);
+  return value;
+}
+
+export function checkUtm(value: unknown): Utm | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw invalid('utm', `must be an object with any of ${UTM_KEYS.join(', ')}`);
+  const utm: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!(UTM_KEYS as readonly string[]).includes(key)) throw invalid('utm', `has an unknown key "${key}" (allowed: ${UTM_KEYS.join(', ')})`);
+    if (v === null || v === undefined) continue;
+    if (typeof v !== 'string' || v.trim() === '' || v.length > LIMITS.utmValue || /[\u0000-\u001f\u007f]/.test(v)) throw invalid(`utm.${key}`, `must be 1-${LIMITS.utmValue} printable characters`);
+    utm[key] = v.trim();
+  }
+  return Object.keys(utm).length ? utm : null;
+}
+
+export function checkForwardQuery(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (typeof value !== 'boolean') throw invalid('forwardQuery', 'must be true or false');
+  return value;
+}
+
+/** Checks a target URL of an option (the URL policy); returns the normalised URL. */
+export type UrlCheck = (url: unknown, field: string) => string;
+
+export function checkGeoTargets(value: unknown, url: UrlCheck): Record<string, string> | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw invalid('geoTargets', 'must be an object of ISO 3166-1 alpha-2 country code -> URL');
+  const entries = Object.entries(value);
+  if (entries.length > LIMITS.geoTargets) throw invalid('geoTargets', `may name at most ${LIMITS.geoTargets} countries`);
+  const targets: Record<string, string> = {};
+  for (const [country, target] of entries) {
+    const cc = country.toUpperCase();
+    if (!COUNTRY_CODE.test(cc)) throw invalid('geoTargets', `has "${country}", not an ISO 3166-1 alpha-2 country code`);
+    targets[cc] = url(target, `geoTargets.${cc}`);
+  }
+  return entries.length ? targets : null;
+}
+
+export function checkDeviceTargets(value: unknown, url: UrlCheck): Partial<Record<DeviceTarget, string>> | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw invalid('deviceTargets', `must be an object with any of ${DEVICE_TARGETS.join(', ')}`);
+  const targets: Partial<Record<DeviceTarget, string>> = {};
+  for (const [device, target] of Object.entries(value)) {
+    if (!(DEVICE_TARGETS as readonly string[]).includes(device)) throw invalid('deviceTargets', `has an unknown device "${device}" (allowed: ${DEVICE_TARGETS.join(', ')})`);
+    targets[device as DeviceTarget] = url(target, `deviceTargets.${device}`);
+  }
+  return Object.keys(targets).length ? targets : null;
+}
+
+export function checkVariants(value: unknown, url: UrlCheck): Variant[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || value.length === 0 || value.length > LIMITS.variants) throw invalid('variants', `must be 1 to ${LIMITS.variants} of {url, weight}`);
+  return value.map((v, i) => {
+    if (!isObject(v) || Object.keys(v).some((k) => k !== 'url' && k !== 'weight')) throw invalid(`variants.${i}`, 'must be {url, weight}');
+    const weight = v.weight;
+    if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 1 || weight > LIMITS.variantWeight) throw invalid(`variants.${i}.weight`, `must be an integer from 1 to ${LIMITS.variantWeight}`);
+    return { url: url(v.url, `variants.${i}.url`), weight };
+  });
+}
+
+/** What a PATCH may set as `status`: `expired` belongs to the expiry job. */
+export function checkStatus(value: unknown): Exclude<LinkStatus, 'expired'> {
+  if (value !== 'active' && value !== 'disabled') throw invalid('status', 'must be "active" or "disabled"');
+  return value;
 }

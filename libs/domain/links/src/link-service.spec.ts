@@ -1,64 +1,113 @@
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
-import { Link, ShortUrlIdentifier } from './link';
-import { LinkCache } from './link-cache';
+import { Link } from './link';
+import { CachedLink, LinkCache, linkCacheKey } from './link-cache';
 import { LinkService } from './link-service';
-import { CacheStore, DuplicateLinkError, IdBlock, LinkShardStore } from './ports';
+import { IdBlock } from './ports';
 import { ShardedLinkRepository } from './sharded-link-repository';
-
-/** In-memory shard with the unique (domain, code) rule of the real stores. */
-class MapShard implements LinkShardStore {
-  rows = new Map<string, Link>();
-  constructor(readonly shardName: string) {}
-  async insert(link: Link) {
-    const k = `${link.domain}/${link.code}`;
-    if (this.rows.has(k)) throw new DuplicateLinkError(link);
-    this.rows.set(k, link);
-  }
-  async insertMany(links: readonly Link[]) {
-    for (const l of links) await this.insert(l);
-  }
-  async findByCode(id: ShortUrlIdentifier) {
-    return this.rows.get(`${id.domain}/${id.code}`) ?? null;
-  }
-  async listIdentifiers() {
-    return [];
-  }
-  async ping() {}
-  async close() {}
-}
+import { InMemoryLinkShard } from './testing/in-memory-link-shard';
+import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
+import { UrlPolicy } from './url-policy';
 
 const sequence = () => {
   let next = 1n;
   return { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
 };
 
+const DAY = 86_400_000;
+
 describe('LinkService', () => {
-  const setup = () => {
-    const shards = [new MapShard('a'), new MapShard('b')];
+  const setup = (now = { t: Date.UTC(2026, 11, 3) }) => {
+    const shards = [new InMemoryLinkShard('a'), new InMemoryLinkShard('b')];
     const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
-    const deleted: string[] = [];
-    const cache = new LinkCache({ del: async (k: readonly string[]) => void deleted.push(...k) } as unknown as CacheStore);
+    const store = new InMemoryCache();
+    const feed = new RecordingChangeFeed();
     const created: Link[] = [];
     const codes = new SequenceCodeStrategy('secret');
-    const service = new LinkService(repo, new SegmentIdAllocator(sequence(), 'links', 10), codes, cache, { defaultDomain: 'sho.rt', shortDomains: ['sho.rt'] }, undefined, [async (l) => void created.push(l)]);
-    return { service, repo, shards, deleted, created, codes };
+    const service = new LinkService(
+      repo,
+      new SegmentIdAllocator(sequence(), 'links', 10),
+      codes,
+      new LinkCache(store),
+      feed,
+      plainPasswords,
+      new UrlPolicy({ shortDomains: ['sho.rt', 'go.example'] }),
+      { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt', 'go.example'], retireForMs: 90 * DAY },
+      { owns: async (tenant, domain) => tenant === 't1' && domain === 'own.example' },
+      { now: () => now.t },
+      [async (l) => void created.push(l)],
+    );
+    const cached = (code: string, domain = 'sho.rt') => {
+      const v = store.values.get(linkCacheKey({ domain, code }));
+      return v === undefined ? undefined : (JSON.parse(v) as CachedLink & { gone?: true });
+    };
+    return { service, repo, shards, store, feed, created, codes, now, cached };
   };
 
   it('stores a generated link on the shard the router names, clears a null entry and notifies listeners', async () => {
-    const { service, repo, shards, deleted, created } = setup();
+    const { service, repo, shards, store, created } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/x' });
+    store.values.set(linkCacheKey(link), ''); // as if a scan had cached "no such code"
+    const second = await service.create({ tenantId: 't1', url: 'https://example.com/y' });
     expect(link.code).toMatch(/^[0-9a-zA-Z]{7}$/);
     const owner = shards.find((s) => s.shardName === repo.shardNameFor(link.code))!;
     expect(owner.rows.get(`sho.rt/${link.code}`)).toEqual(link);
-    expect(deleted).toEqual([`short:link:sho.rt:${link.code}`]);
-    expect(created).toEqual([link]);
+    expect(link).toMatchObject({ version: 1, status: 'active', moderation: 'clear', tags: [], forwardQuery: true });
+    expect(created).toEqual([link, second]);
   });
 
-  it('refuses a taken alias with ALIAS_TAKEN and keeps the first link', async () => {
+  it('validates and stores every option, keeping only a hash of the password', async () => {
+    const { service } = setup();
+    const link = await service.create({
+      tenantId: 't1', url: 'https://example.com/x', title: ' Spring sale ', tags: ['promo', 'spring', 'promo'], maxClicks: 100, password: 'hunter22',
+      utm: { source: 'news', campaign: 'spring' }, forwardQuery: false, geoTargets: { de: 'https://example.de/', US: 'https://example.com/us' },
+      deviceTargets: { ios: 'https://apps.apple.com/app/x', android: 'https://play.google.com/store/apps/x' },
+      variants: [{ url: 'https://example.com/a', weight: 3 }, { url: 'https://example.com/b', weight: 1 }], clicksPerIpPerMinute: 5,
+    });
+    expect(link).toMatchObject({
+      title: 'Spring sale', tags: ['promo', 'spring'], maxClicks: 100, passwordHash: 'plain:hunter22', utm: { source: 'news', campaign: 'spring' }, forwardQuery: false,
+      geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' }, clicksPerIpPerMinute: 5,
+    });
+    expect(JSON.stringify(link)).not.toContain('"hunter22"');
+  });
+
+  it('refuses bad options with VALIDATION_FAILED naming the field, and stores nothing', async () => {
+    const { service, shards } = setup();
+    const bad: Array<Record<string, unknown>> = [
+      { redirectType: 307 }, { expiresAt: '2030-01-01T00:00:00' }, { expiresAt: 'tomorrow' }, { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+      { tags: ['<script>'] }, { maxClicks: 0 }, { maxClicks: 1.5 }, { password: 'abc' }, { utm: { source: 'x', bogus: 'y' } }, { forwardQuery: 'yes' },
+      { geoTargets: { XYZ: 'https://example.com' } }, { deviceTargets: { windows: 'https://example.com' } }, { variants: [] },
+      { variants: [{ url: 'https://example.com', weight: 0 }] }, { clicksPerIpPerMinute: 100_000 }, { title: 'x'.repeat(201) }, { domain: 'other.example' },
+    ];
+    for (const extra of bad) {
+      await expect(service.create({ tenantId: 't1', url: 'https://example.com', ...extra })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    expect(shards.reduce((n, s) => n + s.rows.size, 0)).toBe(0);
+  });
+
+  it('applies the URL policy to every URL of a link, targets of options included', async () => {
+    const { service } = setup();
+    await expect(service.create({ tenantId: 't1', url: 'https://bit.ly/x' })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'shortener' } });
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com', geoTargets: { DE: 'http://127.0.0.1/' } })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'ip-literal' } });
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com', variants: [{ url: 'https://go.example/x', weight: 1 }] })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'redirect-loop' } });
+    const flagged = await service.create({ tenantId: 't1', url: 'https://example.com', deviceTargets: { ios: 'https://pаypal.com/login' } });
+    expect(flagged).toMatchObject({ moderation: 'flagged', moderationReason: expect.stringMatching(/^homograph/) });
+  });
+
+  it('creates on a shared domain or on one of the tenant’s own, never on another tenant’s', async () => {
+    const { service } = setup();
+    expect((await service.create({ tenantId: 't1', url: 'https://example.com', domain: 'GO.example' })).domain).toBe('go.example');
+    expect((await service.create({ tenantId: 't1', url: 'https://example.com', domain: 'own.example' })).domain).toBe('own.example');
+    await expect(service.create({ tenantId: 't2', url: 'https://example.com', domain: 'own.example' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'domain' } });
+  });
+
+  it('refuses a taken alias with ALIAS_TAKEN, a reserved one with ALIAS_RESERVED, and keeps the first link', async () => {
     const { service } = setup();
     await service.create({ tenantId: 't1', url: 'https://example.com/1', alias: 'promo' });
     await expect(service.create({ tenantId: 't2', url: 'https://example.com/2', alias: 'promo' })).rejects.toMatchObject({ code: 'ALIAS_TAKEN' });
+    for (const alias of ['api', 'Docs', 'health', 'metrics', 'internal', 'ADMIN']) {
+      await expect(service.create({ tenantId: 't1', url: 'https://example.com', alias })).rejects.toMatchObject({ code: 'ALIAS_RESERVED' });
+    }
     expect((await service.get('t1', { domain: 'sho.rt', code: 'promo' })).targetUrl).toBe('https://example.com/1');
   });
 
@@ -70,52 +119,102 @@ describe('LinkService', () => {
     expect(link.code).toBe(codes.codeFor(3n, '', 0));
   });
 
-  it('rejects bad URLs and aliases with stable codes', async () => {
-    const { service } = setup();
-    await expect(service.create({ tenantId: 't', url: 'ftp://example.com' })).rejects.toMatchObject({ code: 'INVALID_URL' });
-    await expect(service.create({ tenantId: 't', url: 'https://sho.rt/abc' })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
-    await expect(service.create({ tenantId: 't', url: 'https://example.com/' + 'a'.repeat(2100) })).rejects.toMatchObject({ code: 'INVALID_URL' });
-    // 2 028 CJK characters are 2 048 characters as typed, but 18 272 once percent-encoded.
-    const cjk = 'https://example.com/' + '漢'.repeat(2028);
-    expect(cjk.length).toBe(2048);
-    await expect(service.create({ tenantId: 't', url: cjk })).rejects.toMatchObject({ code: 'INVALID_URL', details: { maxLength: 2048 } });
-    const fits = await service.create({ tenantId: 't', url: 'https://example.com/' + '漢'.repeat(100) });
-    expect(fits.targetUrl.length).toBeLessThanOrEqual(2048);
-    await expect(service.create({ tenantId: 't', url: 'https://example.com', alias: 'a/b' })).rejects.toMatchObject({ code: 'INVALID_ALIAS' });
-    await expect(service.create({ tenantId: 't', url: 'https://example.com', alias: 'health' })).rejects.toMatchObject({ code: 'INVALID_ALIAS' });
+  it('edits any option with a new version, writes the new value through the cache and tells every instance', async () => {
+    const { service, feed, cached } = setup();
+    const link = await service.create({ tenantId: 't1', url: 'https://example.com/a', maxClicks: 5, tags: ['x'] });
+    const edited = await service.update('t1', link, { url: 'https://example.com/b', maxClicks: null, tags: ['y', 'z'], status: 'disabled' }, null);
+    expect(edited).toMatchObject({ targetUrl: 'https://example.com/b', maxClicks: null, tags: ['y', 'z'], status: 'disabled', version: 2, code: link.code, domain: link.domain });
+    expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', status: 'disabled', version: 2 });
+    expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
+    expect(await service.get('t1', link)).toEqual(edited);
   });
 
-  it('stores a 301 link with an expiry, and 302 without one by default', async () => {
-    const { service, repo } = setup();
-    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const permanent = await service.create({ tenantId: 't', url: 'https://example.com/p', redirectType: 301, expiresAt });
-    expect(await repo.findByCode(permanent)).toMatchObject({ redirectType: 301, expiresAt: new Date(expiresAt) });
-    const plain = await service.create({ tenantId: 't', url: 'https://example.com/q' });
-    expect(await repo.findByCode(plain)).toMatchObject({ redirectType: 302, expiresAt: null });
-    const offset = await service.create({ tenantId: 't', url: 'https://example.com/r', expiresAt: '9000-01-01T12:00:00+02:00' });
-    expect(offset.expiresAt?.toISOString()).toBe('9000-01-01T10:00:00.000Z');
+  it('refuses a stale If-Match with PRECONDITION_FAILED and changes nothing', async () => {
+    const { service, feed } = setup();
+    const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+    await service.update('t1', link, { title: 'one' }, 1);
+    await expect(service.update('t1', link, { title: 'two' }, 1)).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', details: { currentVersion: 2 } });
+    await expect(service.remove('t1', link, 1)).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
+    expect((await service.get('t1', link)).title).toBe('one');
+    expect(feed.published).toHaveLength(1);
   });
 
-  it('rejects a bad redirect type or expiry with VALIDATION_FAILED and stores nothing', async () => {
-    const { service, shards } = setup();
-    const bad: Array<Record<string, unknown>> = [
-      { redirectType: 307 },
-      { redirectType: '301' },
-      { expiresAt: new Date(Date.now() - 1000).toISOString() },
-      { expiresAt: '2030-01-01T00:00:00' }, // no zone: ambiguous
-      { expiresAt: '2030-02-30T00:00:00Z' },
-      { expiresAt: 1893456000000 },
-      { expiresAt: '10000-01-01T00:00:00Z' },
-    ];
-    for (const extra of bad) {
-      await expect(service.create({ tenantId: 't', url: 'https://example.com', ...extra })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: Object.keys(extra)[0] } });
-    }
-    expect(shards.reduce((n, s) => n + s.rows.size, 0)).toBe(0);
+  it('deletes with a tombstone in the cache, and keeps the alias out of use for 90 days', async () => {
+    const { service, cached, feed, now } = setup();
+    const link = await service.create({ tenantId: 't1', url: 'https://example.com/a', alias: 'spring-sale' });
+    await service.remove('t1', link, null);
+    expect(cached('spring-sale')).toEqual({ gone: true, version: 2 });
+    expect(feed.published).toEqual([{ domain: 'sho.rt', code: 'spring-sale', version: 2 }]);
+    await expect(service.get('t1', link)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
+    now.t += 89 * DAY;
+    await expect(service.create({ tenantId: 't2', url: 'https://example.com/b', alias: 'spring-sale' })).rejects.toMatchObject({ code: 'ALIAS_RETIRED' });
+    now.t += 2 * DAY;
+    expect((await service.create({ tenantId: 't2', url: 'https://example.com/b', alias: 'spring-sale' })).tenantId).toBe('t2');
   });
 
-  it("hides another tenant's link", async () => {
+  it('hides another tenant’s link from every operation', async () => {
     const { service } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/mine' });
     await expect(service.get('t2', link)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
+    await expect(service.update('t2', link, { title: 'x' }, null)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
+    await expect(service.remove('t2', link, null)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
+    expect((await service.list('t2', { limit: 10 })).links).toEqual([]);
+  });
+
+  it('lists newest first across shards in pages with an opaque cursor, and filters', async () => {
+    const { service } = setup();
+    const made: Link[] = [];
+    for (let i = 0; i < 25; i++) made.push(await service.create({ tenantId: 't1', url: `https://example.com/${i}`, title: i % 5 === 0 ? `Big sale ${i}` : null, tags: i % 2 ? ['odd'] : [] }));
+    await service.create({ tenantId: 't2', url: 'https://example.com/other-tenant' });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<LinkService['list']>> = await service.list('t1', { limit: 10, cursor });
+      seen.push(...page.links.map((l) => l.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(made.map((l) => l.id).reverse());
+    expect((await service.list('t1', { limit: 100, tag: 'odd' })).links).toHaveLength(12);
+    expect((await service.list('t1', { limit: 100, q: 'BIG SALE' })).links.map((l) => l.title)).toEqual(['Big sale 20', 'Big sale 15', 'Big sale 10', 'Big sale 5', 'Big sale 0']);
+    const first = await service.list('t1', { limit: 3, tag: 'odd' });
+    await expect(service.list('t1', { limit: 3, cursor: first.nextCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    await expect(service.list('t1', { limit: 3, cursor: 'garbage' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+  });
+
+  it('marks expired links and purges them once their alias quarantine is over', async () => {
+    const { service, now, cached } = setup();
+    const link = await service.create({ tenantId: 't1', url: 'https://example.com/a', alias: 'flash', expiresAt: new Date(now.t + 60_000).toISOString() });
+    expect(await service.expireDue()).toEqual({ expired: 0, purged: 0 });
+    now.t += 61_000;
+    expect(await service.expireDue()).toEqual({ expired: 1, purged: 0 });
+    expect((await service.get('t1', link)).status).toBe('expired');
+    expect(cached('flash')).toMatchObject({ status: 'expired', version: 2 });
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com/b', alias: 'flash' })).rejects.toMatchObject({ code: 'ALIAS_RETIRED' });
+    now.t += 91 * DAY;
+    expect(await service.expireDue()).toEqual({ expired: 0, purged: 1 });
+    expect((await service.create({ tenantId: 't1', url: 'https://example.com/b', alias: 'flash' })).version).toBe(1);
+  });
+
+  it('saves an edit while the cache is down, answers 503, and delivers it to the cache once it is back', async () => {
+    const { service, store, cached } = setup();
+    const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+    store.down = true;
+    await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    expect((await service.get('t1', link)).targetUrl).toBe('https://example.com/b');
+    expect(service.pendingPropagations).toBe(1);
+    store.down = false;
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
+    expect(service.pendingPropagations).toBe(0);
+    service.close();
+  });
+
+  it('lets an operator flag and ban any link, and an edit never lifts that', async () => {
+    const { service } = setup();
+    const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+    await service.moderate(link, 'banned', 'phishing report #42');
+    const edited = await service.update('t1', link, { url: 'https://example.com/b' }, null);
+    expect(edited).toMatchObject({ moderation: 'banned', moderationReason: 'phishing report #42' });
+    expect((await service.moderate(link, 'clear', 'ignored')).moderationReason).toBeNull();
   });
 });

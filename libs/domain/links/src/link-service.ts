@@ -1,39 +1,128 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { checkAlias } from './alias';
 import { CodeStrategy, SegmentIdAllocator } from './codes';
-import { Link, identifierOf, ShortUrlIdentifier } from './link';
-import { LinkCache } from './link-cache';
-import { checkExpiresAt, checkRedirectType } from './link-options';
-import { DuplicateLinkError } from './ports';
+import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier } from './link';
+import { CachedLink, LinkCache, toCachedLink } from './link-cache';
+import {
+  checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkRedirectType, checkStatus,
+  checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
+} from './link-options';
+import { DuplicateLinkError, LinkChangeFeed, PasswordHasher } from './ports';
 import { ShardedLinkRepository } from './sharded-link-repository';
-import { checkTargetUrl } from './url-policy';
+import { UrlFlag, UrlPolicy } from './url-policy';
 
+/** The body of a create: every field as the API received it (validated here). */
 export interface LinkCreation {
   readonly tenantId: string;
   readonly url: unknown;
   readonly alias?: unknown;
-  /** 301 or 302 (default). */
+  readonly domain?: unknown;
   readonly redirectType?: unknown;
-  /** ISO 8601 date-time with a zone; none by default. */
   readonly expiresAt?: unknown;
+  readonly title?: unknown;
+  readonly tags?: unknown;
+  readonly maxClicks?: unknown;
+  readonly password?: unknown;
+  readonly utm?: unknown;
+  readonly forwardQuery?: unknown;
+  readonly geoTargets?: unknown;
+  readonly deviceTargets?: unknown;
+  readonly variants?: unknown;
+  readonly clicksPerIpPerMinute?: unknown;
+}
+
+/** The fields a PATCH may change; absent: unchanged, null: cleared (back to the default). */
+export const EDITABLE_FIELDS = ['url', 'title', 'tags', 'maxClicks', 'password', 'utm', 'forwardQuery', 'geoTargets', 'deviceTargets', 'variants', 'clicksPerIpPerMinute', 'expiresAt', 'redirectType', 'status'] as const;
+export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
+
+export interface LinkListRequest {
+  readonly limit: number;
+  readonly cursor?: string | null;
+  readonly q?: string;
+  readonly tag?: string;
+  readonly status?: LinkStatus;
+  readonly domain?: string;
+}
+
+export interface LinkPage {
+  readonly links: Link[];
+  /** Opaque; null on the last page. */
+  readonly nextCursor: string | null;
 }
 
 export interface LinkServiceOptions {
   readonly defaultDomain: string;
-  readonly shortDomains: readonly string[];
+  /** Domains links may be created on besides the tenant's own (docs/design.md, "Identity, shards and codes"). */
+  readonly sharedDomains: readonly string[];
+  /** A deleted code is not handed out again for this long (90 days by default). */
+  readonly retireForMs: number;
   /** Collision retries for generated codes (a custom alias may occupy a generated code). */
   readonly maxCodeAttempts?: number;
+  /** Cache TTL of a link value (the redirect's policy), undefined for none. */
+  readonly cacheTtlMs?: (link: CachedLink) => number | undefined;
 }
 
+/** Tenant-owned domains (a tenant may create links on its own domains); empty until tenants have domains. */
+export interface TenantDomainCheck {
+  owns(tenantId: string, domain: string): Promise<boolean>;
+}
+
+/** Changes whose cache update or broadcast failed: retried in the background until they go through. */
+class PendingPropagation {
+  private readonly pending = new Map<string, () => Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+
+  add(key: string, work: () => Promise<void>): void {
+    this.pending.set(key, work);
+    this.timer ??= setInterval(() => void this.retry(), 1000);
+    this.timer.unref?.();
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  private async retry(): Promise<void> {
+    for (const [key, work] of [...this.pending]) {
+      try {
+        await work();
+        this.pending.delete(key);
+      } catch {
+        return; // the cache is still unreachable: try again on the next tick
+      }
+    }
+    if (this.pending.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+/**
+ * Links of tenants: create, read, list, edit, delete (docs/design.md, "Link options", "Edits
+ * reach every instance"). An edit writes the shard (versioned), then the new value into the
+ * shared cache (never over a newer one), then tells every redirect instance; the API answers
+ * after all three.
+ */
 export class LinkService {
   private readonly maxAttempts: number;
+  private readonly propagation = new PendingPropagation();
 
   constructor(
     private readonly links: ShardedLinkRepository,
     private readonly ids: SegmentIdAllocator,
     private readonly codes: CodeStrategy,
     private readonly cache: LinkCache,
+    private readonly changes: LinkChangeFeed,
+    private readonly passwords: PasswordHasher,
+    private readonly urls: UrlPolicy,
     private readonly options: LinkServiceOptions,
+    private readonly tenantDomains: TenantDomainCheck = { owns: async () => false },
     private readonly clock: Clock = systemClock,
     /** Called after each create, e.g. to add the link to the Bloom filter. */
     private readonly onCreated: ReadonlyArray<(link: Link) => Promise<void>> = [],
@@ -42,30 +131,28 @@ export class LinkService {
   }
 
   async create(input: LinkCreation): Promise<Link> {
-    const targetUrl = checkTargetUrl(input.url, { shortDomains: this.options.shortDomains });
+    const now = this.clock.now();
+    const domain = await this.domainFor(input.tenantId, input.domain);
+    const fields = await this.fields(input, now);
     const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
-    const redirectType = checkRedirectType(input.redirectType);
-    const expiresAt = checkExpiresAt(input.expiresAt, this.clock.now());
-    const domain = this.options.defaultDomain;
-    const createdAt = new Date(Math.floor(this.clock.now() / 1000) * 1000);
-    const base = { domain, targetUrl, tenantId: input.tenantId, createdAt, expiresAt, status: 'active' as const, redirectType };
-
+    const createdAt = new Date(now);
+    const base = { ...fields, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active' as const, version: 1 };
     if (alias) {
+      const id = { domain, code: alias };
+      const retired = await this.links.retiredUntil(id, createdAt);
+      if (retired) throw new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${alias}" was deleted recently and is not handed out again before ${retired.toISOString()}`, { alias, domain, availableAt: retired.toISOString() });
       const link: Link = { ...base, id: (await this.nextId()).toString(), code: alias };
       try {
         await this.links.insert(link);
       } catch (error) {
-        if (error instanceof DuplicateLinkError) {
-          throw new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${alias}" is already taken on ${domain}`, { alias, domain });
-        }
+        if (error instanceof DuplicateLinkError) throw await this.aliasTaken(id);
         throw error;
       }
       return this.afterCreate(link);
     }
-
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const id = await this.nextId();
-      const link: Link = { ...base, id: id.toString(), code: this.codes.codeFor(id, targetUrl, attempt) };
+      const link: Link = { ...base, id: id.toString(), code: this.codes.codeFor(id, fields.targetUrl, attempt) };
       try {
         await this.links.insert(link);
         return this.afterCreate(link);
@@ -79,10 +166,197 @@ export class LinkService {
   async get(tenantId: string, id: ShortUrlIdentifier): Promise<Link> {
     const link = await this.links.findByCode(id);
     // Another tenant's link is reported as absent, so codes of other tenants cannot be probed.
-    if (!link || link.tenantId !== tenantId) {
-      throw new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
-    }
+    if (!link || link.tenantId !== tenantId) throw notFound(id);
     return link;
+  }
+
+  /** A page of the tenant's links, newest first, over every shard (docs/design.md, "Listing"). */
+  async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
+    const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
+    const beforeId = request.cursor ? decodeCursor(request.cursor, filters) : null;
+    const links = await this.links.listByTenant({
+      tenantId, beforeId, limit: request.limit, status: request.status, domain: request.domain?.toLowerCase(), tag: request.tag, search: request.q,
+    });
+    const page = links.slice(0, request.limit);
+    const nextCursor = links.length > request.limit ? encodeCursor(page[page.length - 1].id, filters) : null;
+    return { links: page, nextCursor };
+  }
+
+  async update(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<Link> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.get(tenantId, id);
+      if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
+      const next = await this.applied(current, edit);
+      if (await this.links.replace(next, current.version)) {
+        await this.propagate(next.domain, next.code, () => this.cache.put(id, toCachedLink(next), this.options.cacheTtlMs?.(toCachedLink(next))), next.version);
+        return next;
+      }
+      // Changed by someone else between the read and the write: with If-Match that is the client's
+      // conflict; without, apply the edit again to what is there now.
+      if (ifMatch !== null || attempt >= 4) throw stale((await this.links.findByCode(id)) ?? current);
+    }
+  }
+
+  async remove(tenantId: string, id: ShortUrlIdentifier, ifMatch: number | null): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.get(tenantId, id);
+      if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
+      const retiredUntil = new Date(this.clock.now() + this.options.retireForMs);
+      if (await this.links.remove(id, current.version, retiredUntil)) {
+        const version = current.version + 1;
+        await this.propagate(id.domain, id.code, () => this.cache.putDeleted(id, version), version);
+        return;
+      }
+      if (ifMatch !== null || attempt >= 4) throw stale((await this.links.findByCode(id)) ?? current);
+    }
+  }
+
+  /** Operators: flag (warning page) or ban (blocked page) any link, or clear it again. */
+  async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<Link> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.links.findByCode(id);
+      if (!current) throw notFound(id);
+      const next: Link = { ...current, moderation, moderationReason: moderation === 'clear' ? null : reason, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
+      if (await this.links.replace(next, current.version)) {
+        await this.propagate(id.domain, id.code, () => this.cache.put(id, toCachedLink(next), this.options.cacheTtlMs?.(toCachedLink(next))), next.version);
+        return next;
+      }
+      if (attempt >= 4) throw stale(current);
+    }
+  }
+
+  /**
+   * The expiry job: marks links past their expiry `expired` on every shard (the redirect already
+   * answers 410 by itself) and removes those whose quarantine is over, so their alias is free again.
+   */
+  async expireDue(batch = 500): Promise<{ expired: number; purged: number }> {
+    const now = new Date(this.clock.now());
+    let expired = 0;
+    for (const link of await this.links.expireDue(now, batch)) {
+      expired++;
+      const id = identifierOf(link);
+      await this.propagate(link.domain, link.code, () => this.cache.put(id, toCachedLink(link), this.options.cacheTtlMs?.(toCachedLink(link))), link.version).catch(() => undefined);
+    }
+    const purged = await this.links.purgeExpired(new Date(now.getTime() - this.options.retireForMs), batch);
+    return { expired, purged };
+  }
+
+  /** Changes saved but not yet in the caches (the cache or the channel was down). */
+  get pendingPropagations(): number {
+    return this.propagation.size;
+  }
+
+  close(): void {
+    this.propagation.stop();
+  }
+
+  /**
+   * The cache write and the broadcast of a saved change. When either fails, the change is kept and
+   * retried in the background, and the caller learns it with a 503 (the edit itself is saved).
+   */
+  private async propagate(domain: string, code: string, write: () => Promise<unknown>, version: number): Promise<void> {
+    const work = async () => {
+      await write();
+      await this.changes.publish({ domain, code, version });
+    };
+    try {
+      await work();
+    } catch (error) {
+      this.propagation.add(`${domain}/${code}`, work);
+      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the change is saved, but the caches could not be told yet; they will be as soon as they are reachable', { retryAfterSeconds: 1 }, { cause: error });
+    }
+  }
+
+  private async domainFor(tenantId: string, value: unknown): Promise<string> {
+    if (value === undefined || value === null) return this.options.defaultDomain;
+    if (typeof value !== 'string' || value.length > 253) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'domain must be a host name', { field: 'domain' });
+    const domain = value.toLowerCase();
+    if (this.options.sharedDomains.includes(domain) || (await this.tenantDomains.owns(tenantId, domain))) return domain;
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, `domain "${domain}" is not one of this service's domains nor one of yours`, { field: 'domain' });
+  }
+
+  /** Every field of a create, validated; any URL the policy flags flags the link. */
+  private async fields(input: LinkCreation, now: number) {
+    const flags: UrlFlag[] = [];
+    const url: UrlCheck = (raw, field) => {
+      const checked = this.urls.inspect(raw, field);
+      flags.push(...checked.flags);
+      return checked.url;
+    };
+    const target = await this.urls.check(input.url, 'url');
+    flags.push(...target.flags);
+    const targetUrl = target.url;
+    const password = checkPassword(input.password);
+    const fields = {
+      targetUrl,
+      redirectType: checkRedirectType(input.redirectType),
+      expiresAt: checkExpiresAt(input.expiresAt, now),
+      title: checkTitle(input.title),
+      tags: checkTags(input.tags),
+      maxClicks: checkMaxClicks(input.maxClicks),
+      passwordHash: password === null ? null : await this.passwords.hash(password),
+      utm: checkUtm(input.utm),
+      forwardQuery: checkForwardQuery(input.forwardQuery),
+      geoTargets: checkGeoTargets(input.geoTargets, url),
+      deviceTargets: checkDeviceTargets(input.deviceTargets, url),
+      variants: checkVariants(input.variants, url),
+      clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
+    };
+    const flag = flags[0];
+    return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
+  }
+
+  /** The link after an edit: absent fields unchanged, null resets a field to its default. */
+  private async applied(current: Link, edit: LinkEdit): Promise<Link> {
+    const has = (field: keyof LinkEdit) => Object.prototype.hasOwnProperty.call(edit, field) && edit[field] !== undefined;
+    const flags: UrlFlag[] = [];
+    const url: UrlCheck = (raw, field) => {
+      const checked = this.urls.inspect(raw, field);
+      flags.push(...checked.flags);
+      return checked.url;
+    };
+    let next: Link = { ...current };
+    if (has('url')) {
+      if (edit.url === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'url cannot be cleared', { field: 'url' });
+      const checked = await this.urls.check(edit.url, 'url');
+      flags.push(...checked.flags);
+      next = { ...next, targetUrl: checked.url };
+    }
+    if (has('title')) next = { ...next, title: checkTitle(edit.title) };
+    if (has('tags')) next = { ...next, tags: checkTags(edit.tags) };
+    if (has('maxClicks')) next = { ...next, maxClicks: checkMaxClicks(edit.maxClicks) };
+    if (has('password')) {
+      const password = checkPassword(edit.password);
+      next = { ...next, passwordHash: password === null ? null : await this.passwords.hash(password) };
+    }
+    if (has('utm')) next = { ...next, utm: checkUtm(edit.utm) };
+    if (has('forwardQuery')) next = { ...next, forwardQuery: checkForwardQuery(edit.forwardQuery) };
+    if (has('geoTargets')) next = { ...next, geoTargets: checkGeoTargets(edit.geoTargets, url) };
+    if (has('deviceTargets')) next = { ...next, deviceTargets: checkDeviceTargets(edit.deviceTargets, url) };
+    if (has('variants')) next = { ...next, variants: checkVariants(edit.variants, url) };
+    if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
+    if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
+    if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
+    if (has('status')) {
+      if (current.status === 'expired' && edit.status === 'active' && !has('expiresAt')) {
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'an expired link becomes active again only with a new expiresAt (or null)', { field: 'status' });
+      }
+      next = { ...next, status: checkStatus(edit.status) };
+    } else if (current.status === 'expired' && has('expiresAt')) {
+      next = { ...next, status: 'active' }; // a new expiry (or none) revives the link
+    }
+    // A newly flagged URL flags the link; an operator's ban or flag is never lifted by an edit.
+    if (flags.length && next.moderation === 'clear') next = { ...next, moderation: 'flagged', moderationReason: `${flags[0].reason}: ${flags[0].detail}` };
+    return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
+  }
+
+  private async aliasTaken(id: ShortUrlIdentifier): Promise<DomainError> {
+    const existing = await this.links.findByCode(id).catch(() => null);
+    if (existing?.status === 'expired') {
+      const free = new Date((existing.expiresAt?.getTime() ?? this.clock.now()) + this.options.retireForMs);
+      return new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" belongs to an expired link and is not handed out again before ${free.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
+    }
+    return new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${id.code}" is already taken on ${id.domain}`, { alias: id.code, domain: id.domain });
   }
 
   private async nextId(): Promise<bigint> {
@@ -99,4 +373,22 @@ export class LinkService {
     for (const listener of this.onCreated) await listener(link);
     return link;
   }
+}
+
+const notFound = (id: ShortUrlIdentifier) => new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
+const stale = (current: Link) => new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, { currentVersion: current.version });
+
+/** The cursor: the last id shown, bound to the filters of the listing it came from. */
+function encodeCursor(lastId: string, filters: Record<string, string>): string {
+  return Buffer.from(JSON.stringify({ b: lastId, f: filters })).toString('base64url');
+}
+
+function decodeCursor(cursor: string, filters: Record<string, string>): string {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b?: unknown; f?: unknown };
+    if (typeof parsed.b === 'string' && /^\d{1,20}$/.test(parsed.b) && JSON.stringify(parsed.f) === JSON.stringify(filters)) return parsed.b;
+  } catch {
+    // fall through
+  }
+  throw new DomainError(ErrorCode.INVALID_CURSOR, 'cursor is not one this listing gave out (or the filters changed since)', { parameter: 'cursor' });
 }

@@ -1,8 +1,57 @@
-export type LinkStatus = 'active' | 'disabled';
+import type { DeviceTarget } from '@shortlink/visitors-domain';
+
+/** `expired` is set by the expiry job; the redirect checks `expiresAt` itself as well. */
+export type LinkStatus = 'active' | 'disabled' | 'expired';
 export type RedirectType = 301 | 302;
+/** URL safety: `flagged` links show a warning page first, `banned` ones a blocked page. */
+export type Moderation = 'clear' | 'flagged' | 'banned';
+
+export interface Utm {
+  readonly source?: string;
+  readonly medium?: string;
+  readonly campaign?: string;
+  readonly term?: string;
+  readonly content?: string;
+}
+
+export interface Variant {
+  readonly url: string;
+  /** Relative weight, 1..1000. */
+  readonly weight: number;
+}
+
+/** What a tenant can set on a link besides its target (docs/design.md, "Link options"). */
+export interface LinkOptions {
+  readonly title: string | null;
+  readonly tags: readonly string[];
+  readonly maxClicks: number | null;
+  /** argon2id hash; the password itself is never stored. */
+  readonly passwordHash: string | null;
+  readonly utm: Utm | null;
+  /** Carry the visitor's own query string to the target (default true). */
+  readonly forwardQuery: boolean;
+  /** ISO 3166-1 alpha-2 country -> URL. */
+  readonly geoTargets: Readonly<Record<string, string>> | null;
+  readonly deviceTargets: Readonly<Partial<Record<DeviceTarget, string>>> | null;
+  readonly variants: readonly Variant[] | null;
+  readonly clicksPerIpPerMinute: number | null;
+}
+
+export const NO_OPTIONS: LinkOptions = {
+  title: null,
+  tags: [],
+  maxClicks: null,
+  passwordHash: null,
+  utm: null,
+  forwardQuery: true,
+  geoTargets: null,
+  deviceTargets: null,
+  variants: null,
+  clicksPerIpPerMinute: null,
+};
 
 /** A short link. Identified by (domain, code); stored on the shard the router names for `code`. */
-export interface Link {
+export interface Link extends LinkOptions {
   /** Globally unique id from the segment allocator, as a decimal string (MySQL BIGINT). */
   readonly id: string;
   readonly domain: string;
@@ -10,9 +59,15 @@ export interface Link {
   readonly targetUrl: string;
   readonly tenantId: string;
   readonly createdAt: Date;
+  readonly updatedAt: Date;
   readonly expiresAt: Date | null;
   readonly status: LinkStatus;
   readonly redirectType: RedirectType;
+  /** Grows by one with every change: the ETag of the link, and the guard of concurrent edits. */
+  readonly version: number;
+  readonly moderation: Moderation;
+  /** Why the link was flagged or banned (a rule's name, or an operator's note). */
+  readonly moderationReason: string | null;
 }
 
 /** Identifies a short URL the way a redirect request or an API call names it. */

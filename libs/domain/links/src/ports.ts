@@ -1,15 +1,48 @@
-import { Link, ShortUrlIdentifier } from './link';
+import { Link, LinkStatus, ShortUrlIdentifier } from './link';
 import { Tenant } from './tenant';
+
+/** A page of a tenant's links, newest (highest id) first. */
+export interface LinkListQuery {
+  readonly tenantId: string;
+  /** Only links with a lower id (the cursor); null: from the newest. */
+  readonly beforeId: string | null;
+  /** Rows returned at most (a caller asking for a page of n asks each shard for n + 1). */
+  readonly limit: number;
+  readonly status?: LinkStatus;
+  readonly domain?: string;
+  readonly tag?: string;
+  /** Substring of the code, title or target (case-insensitive for title and target). */
+  readonly search?: string;
+}
 
 /** Storage of the links of one shard. Implemented once per backend (MySQL, SQLite). */
 export interface LinkShardStore {
   readonly shardName: string;
   /** Inserts; rejects with DuplicateLinkError when (domain, code) exists. */
   insert(link: Link): Promise<void>;
+  /** All or nothing: one duplicate rejects the batch (DuplicateLinkError). */
   insertMany(links: readonly Link[]): Promise<void>;
   findByCode(id: ShortUrlIdentifier): Promise<Link | null>;
+  /**
+   * Writes `link` (same domain and code) over the stored row if the stored version is still
+   * `expectedVersion`; false when it changed meanwhile or the link is gone.
+   */
+  replace(link: Link, expectedVersion: number): Promise<boolean>;
+  /**
+   * Deletes the link if its version is still `expectedVersion`, and keeps its code out of use
+   * until `retiredUntil` (one transaction); false when it changed meanwhile or is gone.
+   */
+  remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean>;
+  /** Until when a deleted code stays out of use, or null when it is free. */
+  retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null>;
+  /** A tenant's links newest first, from the (tenant, id) index: at most `limit` rows. */
+  listByTenant(query: LinkListQuery): Promise<Link[]>;
   /** Codes stored on this shard, in pages, for resharding and Bloom rebuilds. */
   listIdentifiers(afterId: string | null, limit: number): Promise<Array<ShortUrlIdentifier & { id: string }>>;
+  /** Marks up to `limit` active links whose expiry is at or before `now` as expired; returns them. */
+  expireDue(now: Date, limit: number): Promise<Link[]>;
+  /** Deletes up to `limit` links that expired before `before` (their alias quarantine is over). */
+  purgeExpired(before: Date, limit: number): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -58,12 +91,51 @@ export interface CacheStore {
   deleteIfEquals(key: string, value: string): Promise<boolean>;
   /** INCRBY, setting the expiry when the key is new; returns the new total. */
   incrBy(key: string, delta: number, ttlMs: number): Promise<number>;
+  /**
+   * Sets the value unless the key holds a JSON value whose `version` is at least `version` (one
+   * atomic step: a Lua script on Redis); true when written. The null sentinel and values without a
+   * version are always replaced.
+   */
+  setIfNewer(key: string, value: string, version: number, ttlMs?: number): Promise<boolean>;
+  /**
+   * Adds one to the counter if it is below `limit` (one atomic step); the new count, or null when
+   * the limit was reached. A missing key starts from `initial` (e.g. a count kept elsewhere).
+   */
+  incrementBelow(key: string, limit: number, initial: number): Promise<number | null>;
   /** Sets the given bit offsets of a bitmap to 1 (one BITFIELD command). */
   setBits(key: string, offsets: readonly number[]): Promise<void>;
   /** Reads the given bit offsets of a bitmap; a missing key reads as all zeros. */
   getBits(key: string, offsets: readonly number[]): Promise<number[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A link was edited, disabled or deleted: caches holding an older version must drop it. */
+export interface LinkChange {
+  readonly domain: string;
+  readonly code: string;
+  readonly version: number;
+}
+
+/**
+ * The channel that tells every redirect instance about link changes (docs/design.md, "Edits reach
+ * every instance"): Redis pub/sub on the server profile, in-process on the embedded one.
+ */
+export interface LinkChangeFeed {
+  /** Resolves once the channel accepted the message (the edit's API response waits for it). */
+  publish(change: LinkChange): Promise<void>;
+  /**
+   * Calls `onChange` for every change published from now on, and `onGap` whenever the channel was
+   * interrupted and changes may have been missed. Resolves with the unsubscribe function.
+   */
+  subscribe(onChange: (change: LinkChange) => void, onGap: () => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** Hashes link passwords for storage and checks them at the redirect (argon2id). */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(passwordHash: string, password: string): Promise<boolean>;
 }
 
 // DI tokens of the links ports: features inject these, the wiring binds them to adapters.
@@ -76,3 +148,7 @@ export const CACHE_STORE = Symbol('CACHE_STORE');
 export const SNAPSHOT_STORE = Symbol('SNAPSHOT_STORE');
 /** string: key of the id -> code scrambler (docs/design.md, "Security model"). */
 export const CODE_SECRET = Symbol('CODE_SECRET');
+export const LINK_CHANGE_FEED = Symbol('LINK_CHANGE_FEED');
+export const PASSWORD_HASHER = Symbol('PASSWORD_HASHER');
+/** UrlPolicy: the URL safety rules with the block list and (optionally) the DNS check. */
+export const URL_POLICY = Symbol('URL_POLICY');

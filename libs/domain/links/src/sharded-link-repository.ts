@@ -1,11 +1,12 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { ShardRouter } from '@shortlink/shard-router';
 import { Link, ShortUrlIdentifier } from './link';
-import { LinkShardStore } from './ports';
+import { DuplicateLinkError, LinkListQuery, LinkShardStore } from './ports';
 
 /**
- * Routes every link operation to the shard the router names for the code (the shard
- * key is the short code: docs/design.md, "Identity, shards and codes"). A failing shard surfaces as SHARD_UNAVAILABLE with its name.
+ * Routes every link operation to the shard the router names for the code (the shard key is the
+ * short code: docs/design.md, "Identity, shards and codes"). A failing shard surfaces as
+ * SHARD_UNAVAILABLE with its name.
  */
 export class ShardedLinkRepository {
   private readonly stores: ReadonlyMap<string, LinkShardStore>;
@@ -52,12 +53,50 @@ export class ShardedLinkRepository {
     return this.onShard(store, () => store.findByCode(id));
   }
 
+  async replace(link: Link, expectedVersion: number): Promise<boolean> {
+    const store = this.storeFor(link.code);
+    return this.onShard(store, () => store.replace(link, expectedVersion));
+  }
+
+  async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
+    const store = this.storeFor(id.code);
+    return this.onShard(store, () => store.remove(id, expectedVersion, retiredUntil));
+  }
+
+  async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
+    const store = this.storeFor(id.code);
+    return this.onShard(store, () => store.retiredUntil(id, now));
+  }
+
+  /**
+   * A page of a tenant's links over every shard, newest first: each shard answers `limit + 1` rows
+   * from its (tenant, id) index, and the pages are merged by id. The extra row tells whether
+   * there is a next page (docs/design.md, "Listing").
+   */
+  async listByTenant(query: LinkListQuery): Promise<Link[]> {
+    const perShard = await Promise.all(this.allStores().map((store) => this.onShard(store, () => store.listByTenant({ ...query, limit: query.limit + 1 }))));
+    return perShard
+      .flat()
+      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0))
+      .slice(0, query.limit + 1);
+  }
+
+  async expireDue(now: Date, limitPerShard: number): Promise<Link[]> {
+    const all = await Promise.all(this.allStores().map((store) => this.onShard(store, () => store.expireDue(now, limitPerShard)).catch(() => [] as Link[])));
+    return all.flat();
+  }
+
+  async purgeExpired(before: Date, limitPerShard: number): Promise<number> {
+    const counts = await Promise.all(this.allStores().map((store) => this.onShard(store, () => store.purgeExpired(before, limitPerShard)).catch(() => 0)));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
   private async onShard<T>(store: LinkShardStore, op: () => Promise<T>): Promise<T> {
     try {
       return await op();
     } catch (error) {
-      if (error instanceof DomainError || (error instanceof Error && error.name === 'DuplicateLinkError')) throw error;
-      throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${store.shardName} is unavailable`, { shard: store.shardName }, { cause: error });
+      if (error instanceof DomainError || error instanceof DuplicateLinkError) throw error;
+      throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${store.shardName} is unavailable`, { shard: store.shardName, retryAfterSeconds: 1 }, { cause: error });
     }
   }
 }

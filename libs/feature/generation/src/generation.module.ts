@@ -1,14 +1,22 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore, CODE_SECRET, HashCodeStrategy, LINK_REPOSITORY, LinkCache, LinkService, SegmentIdAllocator, SEQUENCE_STORE,
-  SequenceCodeStrategy, SequenceStore, ShardedLinkRepository, TENANT_STORE, TenantService, TenantStore,
+  BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, CODE_SECRET, HashCodeStrategy, LINK_CHANGE_FEED, LINK_REPOSITORY, LinkCache, LinkChangeFeed, LinkService,
+  PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository, TENANT_STORE, TenantService, TenantStore, URL_POLICY,
+  UrlPolicy, writeThroughTtlMs,
 } from '@shortlink/links-domain';
 import { ApiKeyGuard, APP_CONFIG, CREDENTIAL_VERIFIER } from '@shortlink/nest-platform';
 import { LinksController } from './links.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
-export const GENERATION_PORTS: readonly symbol[] = [TENANT_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET];
+export const GENERATION_PORTS: readonly symbol[] = [TENANT_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY];
+
+/** The generation app's OpenAPI document (docs/design.md, "Contract"). */
+export const GENERATION_API = {
+  title: 'shortlink generation API',
+  version: '1',
+  description: 'Create and manage short links. Every route needs an `x-api-key`; errors are application/problem+json with a stable `code`.',
+};
 
 export interface GenerationOptions {
   /**
@@ -40,7 +48,10 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     @Inject(BootstrapOutcome) private readonly outcome: BootstrapOutcome,
     @Inject(GENERATION_OPTIONS) private readonly options: GenerationOptions,
     @Inject(BloomMaintainer) private readonly bloom: BloomMaintainer,
+    @Inject(LinkService) private readonly links: LinkService,
   ) {}
+
+  private expiryTimer: NodeJS.Timeout | null = null;
 
   static forRoot(config: AppConfig, options: GenerationOptions = {}): DynamicModule {
     const links = config.links;
@@ -56,17 +67,25 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         },
         {
           provide: LinkService,
-          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_SECRET, BloomMaintainer],
-          useFactory: (repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codeSecret: string, bloom: BloomMaintainer) =>
-            new LinkService(
+          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer],
+          useFactory: (
+            repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codeSecret: string, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
+          ) => {
+            const policy = new CachePolicy(config.redirect.policy);
+            return new LinkService(
               repository,
               new SegmentIdAllocator(sequences, 'links', links.idBlockSize),
               links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(codeSecret),
               new LinkCache(cache),
-              { defaultDomain: links.defaultDomain, shortDomains: links.domains },
+              changes,
+              passwords,
+              urls,
+              { defaultDomain: links.defaultDomain, sharedDomains: links.domains, retireForMs: links.retireForMs, cacheTtlMs: (link) => writeThroughTtlMs(policy, link, Date.now()) },
+              undefined,
               undefined,
               [(link) => bloom.added(link)],
-            ),
+            );
+          },
         },
         { provide: TenantService, inject: [TENANT_STORE], useFactory: (store: TenantStore) => new TenantService(store) },
         { provide: CREDENTIAL_VERIFIER, useExisting: TenantService },
@@ -77,6 +96,15 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    // Every instance runs the expiry job; each shard's statement locks the rows it marks, so two
+    // instances never mark the same link twice.
+    this.expiryTimer = setInterval(() => {
+      this.links.expireDue().then(
+        ({ expired, purged }) => (expired || purged) && this.logger.log(`expiry job: ${expired} links marked expired, ${purged} purged after their quarantine`),
+        (error) => this.logger.warn(`expiry job failed: ${(error as Error).message}`),
+      );
+    }, this.config.links.expiryJobIntervalMs);
+    this.expiryTimer.unref();
     const key = this.config.links.bootstrapApiKey;
     if (key) {
       this.outcome.settle(null); // a key the operator chose is never echoed
@@ -89,6 +117,8 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
   }
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.expiryTimer) clearInterval(this.expiryTimer);
+    this.links.close();
     await this.bloom.close();
   }
 

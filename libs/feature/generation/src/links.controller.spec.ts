@@ -1,45 +1,97 @@
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@shortlink/config';
-import { ConsistentHashRing } from '@shortlink/shard-router';
-import { IdBlock, LinkCache, LinkService, SegmentIdAllocator, SequenceCodeStrategy, ShardedLinkRepository } from '@shortlink/links-domain';
-import { SqliteLinkShardStore } from '@shortlink/link-store';
-import { MemoryCacheStore } from '@shortlink/cache';
-import type { AuthenticatedRequest } from '@shortlink/nest-platform';
-import { LinksController } from './links.controller';
+import { createApp } from '@shortlink/nest-platform';
+import { SharedPorts } from '@shortlink/wiring';
+import { GENERATION_PORTS, GenerationFeatureModule } from './generation.module';
 
+/** The link API in process (Fastify's inject, no socket) on the embedded adapters of a temp dir. */
 describe('LinksController', () => {
-  afterAll(() => shard.close());
-  const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt/' });
-  // The embedded adapters: an in-memory SQLite shard and the in-process cache.
-  const shard = new SqliteLinkShardStore('s0', ':memory:');
-  let next = 1n;
-  const service = new LinkService(
-    new ShardedLinkRepository(new ConsistentHashRing([{ name: 's0' }]), [shard]),
-    new SegmentIdAllocator({ allocateBlock: async (_: string, n: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(n)) }) }, 'links', 10),
-    new SequenceCodeStrategy('x'.repeat(40)),
-    new LinkCache(new MemoryCacheStore(1000)),
-    { defaultDomain: config.links.defaultDomain, shortDomains: config.links.domains },
-  );
-  const controller = new LinksController(service, config);
-  const as = (tenantId: string) => ({ principal: { tenantId } }) as AuthenticatedRequest;
+  const KEY = 'sl_controller_spec_key_0123456789';
+  let dir: string;
+  let ports: SharedPorts;
+  let app: NestFastifyApplication;
 
-  it('creates for the caller and shows the link with its short URL on the public base', async () => {
-    const view = await controller.create(as('t1'), { url: 'https://example.com/a', redirectType: 301 });
-    expect(view).toEqual({
-      code: expect.stringMatching(/^[0-9A-Za-z]{7}$/), domain: 'sho.rt', shortUrl: `https://sho.rt/${view.code}`, url: 'https://example.com/a',
-      createdAt: expect.any(String), expiresAt: null, status: 'active', redirectType: 301,
-    });
-    expect((await shard.findByCode({ domain: 'sho.rt', code: view.code }))?.tenantId).toBe('t1');
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'shortlink-links-api-'));
+    const config = loadConfig({ SHORTLINK_DATA_DIR: dir, SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt', SHORTLINK_BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'silent', GENERATION_ADMIN_PORT: '0' });
+    ports = await SharedPorts.open(config, GENERATION_PORTS);
+    app = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config), ports: ports.bridge(GENERATION_PORTS), requestLog: false, openApi: { title: 't', version: '1', description: 'd' } });
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await ports?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses a body that is not a JSON object with VALIDATION_FAILED', async () => {
-    for (const body of [null, [], 'https://example.com', 42]) {
-      await expect(controller.create(as('t1'), body)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) =>
+    app.inject({ method, url, headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, payload: body === undefined ? undefined : JSON.stringify(body) });
+
+  it('creates with 201, an ETag and a Location, and shows every option', async () => {
+    const res = await call('POST', '/api/v1/links', { url: 'https://example.com/a', title: 'A', tags: ['x'], password: 'secret-1', utm: { source: 'news' } });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body).toMatchObject({ url: 'https://example.com/a', shortUrl: `https://sho.rt/${body.code}`, title: 'A', tags: ['x'], passwordProtected: true, utm: { source: 'news' }, version: 1, moderation: { state: 'clear', reason: null } });
+    expect(body).not.toHaveProperty('password');
+    expect(res.headers.etag).toBe('"1"');
+    expect(res.headers.location).toBe(`/api/v1/links/${body.code}`);
+  });
+
+  it('refuses unknown fields, wrong types and wrong content types with problem+json, and stores nothing', async () => {
+    const before = (await call('GET', '/api/v1/links?limit=100')).json().links.length;
+    for (const [body, code] of [[{ url: 'https://example.com', color: 'red' }, 'VALIDATION_FAILED'], [{ url: 42 }, 'VALIDATION_FAILED'], [{}, 'VALIDATION_FAILED'], [{ url: 'ftp://x.example' }, 'INVALID_URL']] as const) {
+      const res = await call('POST', '/api/v1/links', body);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(res.json().code).toBe(code);
     }
+    const text = await app.inject({ method: 'POST', url: '/api/v1/links', headers: { 'x-api-key': KEY, 'content-type': 'text/plain' }, payload: 'https://example.com' });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const deep = await app.inject({ method: 'POST', url: '/api/v1/links', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, payload: '{"url":' + '['.repeat(40) + ']'.repeat(40) + '}' });
+    expect(deep.statusCode).toBe(400);
+    expect(deep.json().code).toBe('JSON_TOO_DEEP');
+    expect((await call('GET', '/api/v1/links?limit=100')).json().links.length).toBe(before);
   });
 
-  it("reads a link back for its owner only: another tenant's link is not found", async () => {
-    const view = await controller.create(as('t1'), { url: 'https://example.com/mine' });
-    expect((await controller.get(as('t1'), view.code)).url).toBe('https://example.com/mine');
-    await expect(controller.get(as('t2'), view.code)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
+  it('edits with If-Match, answers 412 on a stale one, and deletes', async () => {
+    const code = (await call('POST', '/api/v1/links', { url: 'https://example.com/e' })).json().code;
+    const edited = await call('PATCH', `/api/v1/links/${code}`, { url: 'https://example.com/f', title: null, maxClicks: 3 }, { 'if-match': '"1"' });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json()).toMatchObject({ url: 'https://example.com/f', maxClicks: 3, version: 2 });
+    expect(edited.headers.etag).toBe('"2"');
+    const stale = await call('PATCH', `/api/v1/links/${code}`, { title: 'late' }, { 'if-match': '"1"' });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.json()).toMatchObject({ code: 'PRECONDITION_FAILED', currentVersion: 2 });
+    expect((await call('PATCH', `/api/v1/links/${code}`, { code: 'other' })).statusCode).toBe(400);
+    expect((await call('DELETE', `/api/v1/links/${code}`, undefined, { 'if-match': '"1"' })).statusCode).toBe(412);
+    expect((await call('DELETE', `/api/v1/links/${code}`, undefined, { 'if-match': '"2"' })).statusCode).toBe(204);
+    expect((await call('GET', `/api/v1/links/${code}`)).statusCode).toBe(404);
+  });
+
+  it('draws the short URL as a QR code, SVG or PNG', async () => {
+    const code = (await call('POST', '/api/v1/links', { url: 'https://example.com/qr' })).json().code;
+    const svg = await call('GET', `/api/v1/links/${code}/qr`);
+    expect(svg.statusCode).toBe(200);
+    expect(svg.headers['content-type']).toContain('image/svg+xml');
+    expect(svg.body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="256"/);
+    const png = await call('GET', `/api/v1/links/${code}/qr?format=png&size=128`);
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(png.rawPayload.subarray(1, 4).toString()).toBe('PNG');
+    expect((await call('GET', `/api/v1/links/${code}/qr?format=gif`)).statusCode).toBe(400);
+  });
+
+  it('publishes every route in its OpenAPI document', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/links', '/api/v1/links/{code}', '/api/v1/links/{code}/qr']);
+    expect(Object.keys(doc.paths['/api/v1/links/{code}']).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(doc.paths['/api/v1/links'].post.responses['400'].content['application/problem+json']).toBeDefined();
+    expect(doc.components.schemas.LinkCreation.additionalProperties).toBe(false);
   });
 });

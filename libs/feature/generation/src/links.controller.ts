@@ -1,21 +1,19 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import QRCode from 'qrcode';
+import { z } from 'zod';
 import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { Link, LinkService } from '@shortlink/links-domain';
-import { APP_CONFIG } from '@shortlink/nest-platform';
-import { ApiKeyGuard, AuthenticatedRequest } from '@shortlink/nest-platform';
+import { EDITABLE_FIELDS, Link, LinkEdit, LinkService, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { codeParams, domainQuery, ifMatchHeader, linkCreationSchema, linkEditSchema, linkPageSchema, linkSchema, listQuery, qrQuery } from './link.schemas';
 
-export interface LinkView {
-  code: string;
-  domain: string;
-  shortUrl: string;
-  url: string;
-  createdAt: string;
-  expiresAt: string | null;
-  status: Link['status'];
-  redirectType: Link['redirectType'];
-}
+export type LinkView = z.infer<typeof linkSchema>;
 
+const TAGS = ['links'];
+const ETAG = { ETag: 'The link’s version, for If-Match' };
+
+/** The tenant link API (docs/design.md, "Link options"): every route scoped to the caller's tenant. */
 @Controller('api/v1/links')
 @UseGuards(ApiKeyGuard)
 export class LinksController {
@@ -26,30 +24,132 @@ export class LinksController {
 
   @Post()
   @HttpCode(201)
-  async create(@Req() req: AuthenticatedRequest, @Body() body: unknown): Promise<LinkView> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'request body must be a JSON object like {"url": "https://..."}');
-    }
-    const { url, alias, redirectType, expiresAt } = body as Record<string, unknown>;
-    return this.view(await this.links.create({ tenantId: req.principal!.tenantId, url, alias, redirectType, expiresAt }));
+  @Contract({
+    summary: 'Create a short link',
+    tags: TAGS,
+    body: linkCreationSchema,
+    responses: { 201: { description: 'Created', schema: linkSchema, headers: ETAG } },
+    errors: [409, 413, 415],
+  })
+  async create(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof linkCreationSchema>, @Res({ passthrough: true }) reply: FastifyReply): Promise<LinkView> {
+    const link = await this.links.create({ ...body, tenantId: req.principal!.tenantId });
+    reply.header('etag', etagOf(link)).header('location', `/api/v1/links/${encodeURIComponent(link.code)}${this.domainQuery(link)}`);
+    return this.view(link);
+  }
+
+  @Get()
+  @Contract({ summary: 'List your links, newest first', tags: TAGS, query: listQuery, responses: { 200: { description: 'A page of links', schema: linkPageSchema } } })
+  async list(@Req() req: AuthenticatedRequest, @Query() query: z.infer<typeof listQuery>) {
+    const page = await this.links.list(req.principal!.tenantId, query);
+    return { links: page.links.map((l) => this.view(l)), nextCursor: page.nextCursor };
   }
 
   @Get(':code')
-  async get(@Req() req: AuthenticatedRequest, @Param('code') code: string): Promise<LinkView> {
-    return this.view(await this.links.get(req.principal!.tenantId, { domain: this.config.links.defaultDomain, code }));
+  @Contract({ summary: 'Read a link', tags: TAGS, params: codeParams, query: domainQuery, responses: { 200: { description: 'The link', schema: linkSchema, headers: ETAG } }, errors: [404] })
+  async get(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Res({ passthrough: true }) reply: FastifyReply): Promise<LinkView> {
+    const link = await this.links.get(req.principal!.tenantId, this.id(code, query.domain));
+    reply.header('etag', etagOf(link));
+    return this.view(link);
+  }
+
+  @Patch(':code')
+  @Contract({
+    summary: 'Edit a link (null clears an option)',
+    tags: TAGS,
+    params: codeParams,
+    query: domainQuery,
+    headers: ifMatchHeader,
+    body: linkEditSchema,
+    responses: { 200: { description: 'The edited link', schema: linkSchema, headers: ETAG } },
+    errors: [404, 412, 413, 415],
+  })
+  async update(
+    @Req() req: AuthenticatedRequest,
+    @Param('code') code: string,
+    @Query() query: z.infer<typeof domainQuery>,
+    @Body() body: z.infer<typeof linkEditSchema>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LinkView> {
+    const edit: LinkEdit = Object.fromEntries(EDITABLE_FIELDS.filter((f) => f in body).map((f) => [f, (body as Record<string, unknown>)[f]]));
+    const link = await this.links.update(req.principal!.tenantId, this.id(code, query.domain), edit, versionOf(ifMatch));
+    reply.header('etag', etagOf(link));
+    return this.view(link);
+  }
+
+  @Delete(':code')
+  @HttpCode(204)
+  @Contract({ summary: 'Delete a link (its code is not handed out again for 90 days)', tags: TAGS, params: codeParams, query: domainQuery, headers: ifMatchHeader, responses: { 204: { description: 'Deleted' } }, errors: [404, 412] })
+  async remove(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+    await this.links.remove(req.principal!.tenantId, this.id(code, query.domain), versionOf(ifMatch));
+  }
+
+  @Get(':code/qr')
+  @Contract({
+    summary: 'QR code of the short URL',
+    tags: TAGS,
+    params: codeParams,
+    query: qrQuery,
+    responses: {
+      200: { description: 'The QR code as SVG or PNG', schema: z.string().meta({ format: 'binary' }), contentType: 'image/svg+xml' },
+    },
+    errors: [404],
+  })
+  async qr(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof qrQuery>, @Res() reply: FastifyReply): Promise<void> {
+    const link = await this.links.get(req.principal!.tenantId, this.id(code, query.domain));
+    const options = { width: query.size, margin: 2, errorCorrectionLevel: 'M' as const };
+    const shortUrl = this.shortUrl(link);
+    reply.header('cache-control', 'private, max-age=300');
+    if (query.format === 'png') reply.type('image/png').send(await QRCode.toBuffer(shortUrl, options));
+    else reply.type('image/svg+xml').send(await QRCode.toString(shortUrl, { ...options, type: 'svg' }));
+  }
+
+  private id(code: string, domain: string | undefined): ShortUrlIdentifier {
+    return { domain: (domain ?? this.config.links.defaultDomain).toLowerCase(), code };
+  }
+
+  private domainQuery(link: Link): string {
+    return link.domain === this.config.links.defaultDomain ? '' : `?domain=${encodeURIComponent(link.domain)}`;
+  }
+
+  private shortUrl(link: Link): string {
+    const base = link.domain === this.config.links.defaultDomain ? this.config.links.publicBaseUrl : `https://${link.domain}`;
+    return `${base}/${link.code}`;
   }
 
   private view(link: Link): LinkView {
-    const base = link.domain === this.config.links.defaultDomain ? this.config.links.publicBaseUrl : `https://${link.domain}`;
     return {
       code: link.code,
       domain: link.domain,
-      shortUrl: `${base}/${link.code}`,
+      shortUrl: this.shortUrl(link),
       url: link.targetUrl,
+      title: link.title,
+      tags: [...link.tags],
       createdAt: link.createdAt.toISOString(),
+      updatedAt: link.updatedAt.toISOString(),
       expiresAt: link.expiresAt?.toISOString() ?? null,
       status: link.status,
       redirectType: link.redirectType,
+      version: link.version,
+      maxClicks: link.maxClicks,
+      passwordProtected: link.passwordHash !== null,
+      utm: link.utm,
+      forwardQuery: link.forwardQuery,
+      geoTargets: link.geoTargets,
+      deviceTargets: link.deviceTargets,
+      variants: link.variants ? link.variants.map((v) => ({ url: v.url, weight: v.weight })) : null,
+      clicksPerIpPerMinute: link.clicksPerIpPerMinute,
+      moderation: { state: link.moderation, reason: link.moderationReason },
     };
   }
+}
+
+const etagOf = (link: Link) => `"${link.version}"`;
+
+/** If-Match: `"3"` (our ETag), `W/"3"` or `3`; `*` or none: any version. */
+function versionOf(ifMatch: string | undefined): number | null {
+  if (ifMatch === undefined || ifMatch.trim() === '*') return null;
+  const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(ifMatch);
+  if (!m) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'If-Match must be an ETag this API gave out, e.g. "3"', { header: 'if-match' });
+  return Number(m[1]);
 }

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { CachePolicy, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, NULL_TTL_MS, RedirectPipeline, ShardedLinkRepository } from '@shortlink/links-domain';
+import { CachePolicy, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, NO_OPTIONS, NULL_TTL_MS, RedirectPipeline, ShardedLinkRepository } from '@shortlink/links-domain';
 import { SqliteLinkShardStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { ClickEvent } from '@shortlink/clicks-domain';
@@ -26,8 +26,8 @@ describe('RedirectHttpHandler', () => {
   const geo = new MmdbGeoLookup();
 
   const link = (code: string, over: Partial<Link> = {}): Link => ({
-    id: String(nextId++), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
-    createdAt: new Date(), expiresAt: null, status: 'active', redirectType: 302, ...over,
+    ...NO_OPTIONS, id: String(nextId++), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
+    createdAt: new Date(), updatedAt: new Date(), expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over,
   });
 
   beforeEach(async () => {

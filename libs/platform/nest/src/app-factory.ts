@@ -97,7 +97,8 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { bufferLogs: true, abortOnError: false });
+  // bodyParser: false leaves Fastify's own JSON parser in place, which limitJsonDepth then wraps.
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { bufferLogs: true, abortOnError: false, bodyParser: false });
   app.useLogger(logger);
   app.useGlobalFilters(new ProblemDetailsFilter());
   limitJsonDepth(app.getHttpAdapter().getInstance());

@@ -30,7 +30,9 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
  */
 export function limitJsonDepth(instance: FastifyInstance): void {
   const parse = instance.getDefaultJsonParser('error', 'error');
-  instance.removeContentTypeParser('application/json');
+  // JSON only (other media types are added per route, e.g. NDJSON): a text/plain body would
+  // otherwise reach a route as a string and fail its contract as a 400 instead of a 415.
+  instance.removeContentTypeParser(['application/json', 'text/plain']);
   instance.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (jsonDepth(body as string) > MAX_JSON_DEPTH) {
       done(Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'JSON_TOO_DEEP' }), undefined);

@@ -1,15 +1,18 @@
 import { busPort } from './ports/bus.port';
 import { cachePort } from './ports/cache.port';
+import { changesPort } from './ports/changes.port';
 import { geoPort } from './ports/geo.port';
 import { linksPort } from './ports/links.port';
 import { metaPort } from './ports/meta.port';
 import { olapPort } from './ports/olap.port';
+import { passwordsPort } from './ports/passwords.port';
 import { secretsPort } from './ports/secrets.port';
 import { snapshotPort } from './ports/snapshot.port';
+import { urlSafetyPort } from './ports/url-safety.port';
 import { Port } from './port-spec';
 
 /** Every port the apps can ask for, in the order they are opened (and closed in reverse). */
-export const PORT_CATALOG: readonly Port[] = [secretsPort, geoPort, metaPort, linksPort, cachePort, snapshotPort, busPort, olapPort];
+export const PORT_CATALOG: readonly Port[] = [secretsPort, geoPort, passwordsPort, urlSafetyPort, metaPort, linksPort, cachePort, changesPort, snapshotPort, busPort, olapPort];
 
 /** The ports that provide the given tokens, in catalog order; a token no port provides is a wiring bug. */
 export function portsFor(tokens: readonly symbol[]): Port[] {

@@ -4,7 +4,7 @@ import { join } from 'path';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import {
   bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
-  RedirectPipeline, RedirectPipelineOptions, BloomFilter, ShardedLinkRepository, SnapshotEntry,
+  NO_OPTIONS, RedirectPipeline, RedirectPipelineOptions, BloomFilter, ShardedLinkRepository, SnapshotEntry,
 } from '@shortlink/links-domain';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { SqliteLinkShardStore } from '@shortlink/link-store';
@@ -41,6 +41,8 @@ class SwitchableStore implements CacheStore {
   setIfAbsent = (k: string, v: string, t: number) => this.guard(() => this.inner.setIfAbsent(k, v, t));
   deleteIfEquals = (k: string, v: string) => this.guard(() => this.inner.deleteIfEquals(k, v));
   incrBy = (k: string, d: number, t: number) => this.guard(() => this.inner.incrBy(k, d, t));
+  setIfNewer = (k: string, v: string, version: number, t?: number) => this.guard(() => this.inner.setIfNewer(k, v, version, t));
+  incrementBelow = (k: string, limit: number, initial: number) => this.guard(() => this.inner.incrementBelow(k, limit, initial));
   setBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.setBits(k, o));
   getBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.getBits(k, o));
   ping = () => this.guard(() => this.inner.ping());
@@ -49,8 +51,8 @@ class SwitchableStore implements CacheStore {
 
 const DOMAIN = 'sho.rt';
 const link = (code: string, over: Partial<Link> = {}): Link => ({
-  id: String(Math.floor(Math.random() * 1e12)), domain: DOMAIN, code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
-  createdAt: new Date(1_700_000_000_000), expiresAt: null, status: 'active', redirectType: 302, ...over,
+  ...NO_OPTIONS, id: String(Math.floor(Math.random() * 1e12)), domain: DOMAIN, code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
+  createdAt: new Date(1_700_000_000_000), updatedAt: new Date(1_700_000_000_000), expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over,
 });
 
 const OPTIONS: RedirectPipelineOptions = {

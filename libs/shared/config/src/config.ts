@@ -2,6 +2,8 @@ import { isIP } from 'net';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
+/** 0 lets the system pick a free port (tests run many listeners side by side). */
+const adminPort = z.coerce.number().int().min(0).max(65535);
 const csv = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const driver = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
@@ -22,9 +24,9 @@ export const envSchema = z.object({
   ANALYTICS_PORT: port.default(8082),
   /** Operator listeners (/metrics, /internal/*, /health/details): loopback unless told otherwise. */
   ADMIN_HOST: z.string().default('127.0.0.1'),
-  GENERATION_ADMIN_PORT: port.default(9081),
-  REDIRECT_ADMIN_PORT: port.default(9080),
-  ANALYTICS_ADMIN_PORT: port.default(9082),
+  GENERATION_ADMIN_PORT: adminPort.default(9081),
+  REDIRECT_ADMIN_PORT: adminPort.default(9080),
+  ANALYTICS_ADMIN_PORT: adminPort.default(9082),
   /** Load balancers whose X-Forwarded-For is believed (CIDRs or addresses); none by default. */
   TRUSTED_PROXIES: csv.default([]),
   /** Slow clients: a request's headers must arrive within this, the whole request within the next. */
@@ -45,6 +47,15 @@ export const envSchema = z.object({
   SHORTLINK_CODE_SECRET: z.string().optional(),
   SHORTLINK_VISITOR_SECRET: z.string().optional(),
   CODE_STRATEGY: driver(['sequence', 'hash'] as const, 'sequence'),
+  /** URL safety: also refuse names that resolve to non-public addresses (a DNS lookup per URL). */
+  URL_DNS_CHECK: bool.default(false),
+  URL_DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2000),
+  /** Domains refused as targets, one per line (a listed domain covers its subdomains). */
+  BLOCKED_DOMAINS_FILE: z.string().min(1).optional(),
+  /** A deleted or expired code is not handed out again for this many days. */
+  RETIRED_CODE_DAYS: z.coerce.number().int().min(0).max(3650).default(90),
+  /** How often the expiry job marks expired links and purges the long-expired. */
+  EXPIRY_JOB_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   ID_BLOCK_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
 
   DB_DRIVER: driver(['sqlite', 'mysql'] as const, 'sqlite'),
@@ -166,6 +177,9 @@ export interface AppConfig {
     readonly bootstrapApiKey: string | undefined;
     readonly codeStrategy: Env['CODE_STRATEGY'];
     readonly idBlockSize: number;
+    readonly urlSafety: { readonly dnsCheck: boolean; readonly dnsTimeoutMs: number; readonly blockedDomainsFile: string | null };
+    readonly retireForMs: number;
+    readonly expiryJobIntervalMs: number;
   };
   readonly db:
     | { readonly driver: 'sqlite'; readonly shards: readonly string[]; readonly strategy: Env['SHARD_STRATEGY']; readonly virtualNodes: number }
@@ -268,6 +282,9 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       bootstrapApiKey: e.SHORTLINK_BOOTSTRAP_API_KEY,
       codeStrategy: e.CODE_STRATEGY,
       idBlockSize: e.ID_BLOCK_SIZE,
+      urlSafety: { dnsCheck: e.URL_DNS_CHECK, dnsTimeoutMs: e.URL_DNS_TIMEOUT_MS, blockedDomainsFile: e.BLOCKED_DOMAINS_FILE ?? null },
+      retireForMs: e.RETIRED_CODE_DAYS * 86_400_000,
+      expiryJobIntervalMs: e.EXPIRY_JOB_INTERVAL_MS,
     },
     db:
       e.DB_DRIVER === 'mysql'

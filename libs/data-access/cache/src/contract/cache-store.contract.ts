@@ -28,6 +28,33 @@ export function describeCacheStoreContract(backend: string, open: () => Promise<
       expect(await store.get(k)).toBe('{"targetUrl":"https://example.com"}');
     });
 
+    it('setIfNewer writes over missing keys, null sentinels, unversioned and older values, never over a newer or equal version', async () => {
+      const k = key('versioned');
+      expect(await store.setIfNewer(k, '{"version":2,"t":"b"}', 2)).toBe(true);
+      expect(await store.setIfNewer(k, '{"version":1,"t":"a"}', 1)).toBe(false);
+      expect(await store.setIfNewer(k, '{"version":2,"t":"c"}', 2)).toBe(false);
+      expect(await store.get(k)).toBe('{"version":2,"t":"b"}');
+      expect(await store.setIfNewer(k, '{"version":3,"t":"d"}', 3, 60_000)).toBe(true);
+      expect(await store.get(k)).toBe('{"version":3,"t":"d"}');
+      expect(await store.pttl(k)).toBeGreaterThan(50_000);
+      const sentinel = key('sentinel-then-value');
+      await store.set(sentinel, '', 60_000);
+      expect(await store.setIfNewer(sentinel, '{"version":1}', 1)).toBe(true);
+      const legacy = key('unversioned');
+      await store.set(legacy, '{"targetUrl":"https://example.com"}');
+      expect(await store.setIfNewer(legacy, '{"version":1}', 1)).toBe(true);
+    });
+
+    it('incrementBelow counts exactly up to the limit under concurrency, starting from the initial count', async () => {
+      const k = key('bounded');
+      const results = await Promise.all(Array.from({ length: 60 }, () => store.incrementBelow(k, 40, 5)));
+      const granted = results.filter((r): r is number => r !== null).sort((a, b) => a - b);
+      expect(granted).toEqual(Array.from({ length: 35 }, (_, i) => i + 6));
+      expect(results.filter((r) => r === null)).toHaveLength(25);
+      expect(await store.incrementBelow(k, 40, 0)).toBeNull();
+      expect(await store.incrementBelow(k, 41, 0)).toBe(41);
+    });
+
     it('keeps an empty string (the null-value sentinel) distinct from a missing key', async () => {
       const k = key('sentinel');
       await store.set(k, '', 60_000);

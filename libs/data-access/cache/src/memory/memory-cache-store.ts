@@ -59,6 +59,29 @@ export class MemoryCacheStore implements CacheStore {
     return next;
   }
 
+  async setIfNewer(key: string, value: string, version: number, ttlMs?: number): Promise<boolean> {
+    const current = this.lru.get(key);
+    if (current) {
+      try {
+        const stored = (JSON.parse(current) as { version?: unknown }).version;
+        if (typeof stored === 'number' && stored >= version) return false;
+      } catch {
+        // not JSON: replaced, as on Redis
+      }
+    }
+    this.lru.set(key, value, ttlMs ? { ttl: ttlMs } : undefined);
+    return true;
+  }
+
+  async incrementBelow(key: string, limit: number, initial: number): Promise<number | null> {
+    const current = this.lru.get(key);
+    const n = current === undefined ? initial : Number(current);
+    if (n >= limit) return null;
+    // Evictable like any key, as on Redis under allkeys-lru: a lost counter starts again from `initial`.
+    this.lru.set(key, String(n + 1), { noUpdateTTL: true });
+    return n + 1;
+  }
+
   async setBits(key: string, offsets: readonly number[]): Promise<void> {
     const max = Math.max(...offsets);
     let bits = this.bitmaps.get(key);

@@ -4,6 +4,20 @@ import { CacheStore } from '@shortlink/links-domain';
 
 const DELETE_IF_EQUALS = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 const INCR_WITH_TTL = "local n = redis.call('INCRBY', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return n";
+/** ARGV: value, version, ttl ms ('' for none). A JSON value with a version at least as new stays. */
+const SET_IF_NEWER = `local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= '' then
+  local ok, obj = pcall(cjson.decode, cur)
+  if ok and type(obj) == 'table' and tonumber(obj.version) and tonumber(obj.version) >= tonumber(ARGV[2]) then return 0 end
+end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3]) else redis.call('SET', KEYS[1], ARGV[1]) end
+return 1`;
+/** ARGV: limit, initial. The new count, or -1 at the limit; a missing key starts from `initial`. */
+const INCREMENT_BELOW = `local cur = redis.call('GET', KEYS[1])
+local n = tonumber(cur) or tonumber(ARGV[2])
+if n >= tonumber(ARGV[1]) then return -1 end
+redis.call('SET', KEYS[1], n + 1)
+return n + 1`;
 
 export interface RedisClusterOptions {
   readonly nodes: ReadonlyArray<{ host: string; port: number }>;
@@ -140,6 +154,15 @@ export class RedisClusterStore implements CacheStore {
 
   async incrBy(key: string, delta: number, ttlMs: number): Promise<number> {
     return Number(await this.issue(() => this.client.eval(INCR_WITH_TTL, 1, key, delta, ttlMs)));
+  }
+
+  async setIfNewer(key: string, value: string, version: number, ttlMs?: number): Promise<boolean> {
+    return (await this.issue(() => this.client.eval(SET_IF_NEWER, 1, key, value, version, ttlMs ?? ''))) === 1;
+  }
+
+  async incrementBelow(key: string, limit: number, initial: number): Promise<number | null> {
+    const n = Number(await this.issue(() => this.client.eval(INCREMENT_BELOW, 1, key, limit, initial)));
+    return n < 0 ? null : n;
   }
 
   async setBits(key: string, offsets: readonly number[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { DuplicateLinkError, hashApiKey, Link, LinkShardStore, SequenceStore, TenantStore } from '@shortlink/links-domain';
+import { DuplicateLinkError, hashApiKey, Link, LinkShardStore, NO_OPTIONS, SequenceStore, TenantStore } from '@shortlink/links-domain';
 
 export interface LinkStoreFixture {
   shard: LinkShardStore;
@@ -12,16 +12,22 @@ const nextId = () => (idCounter++).toString();
 const uniqueCode = () => 'c' + randomUUID().replace(/-/g, '').slice(0, 12);
 
 export function aLink(overrides: Partial<Link> = {}): Link {
+  const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
   return {
+    ...NO_OPTIONS,
     id: nextId(),
     domain: 'sho.rt',
     code: uniqueCode(),
     targetUrl: 'https://example.com/landing?utm=1',
     tenantId: randomUUID(),
-    createdAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+    createdAt,
+    updatedAt: createdAt,
     expiresAt: null,
     status: 'active',
     redirectType: 302,
+    version: 1,
+    moderation: 'clear',
+    moderationReason: null,
     ...overrides,
   };
 }
@@ -89,6 +95,79 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       await f.shard.insertMany(links);
       const page = await f.shard.listIdentifiers((BigInt(links[0].id) - 1n).toString(), 2);
       expect(page.map((p) => p.code)).toEqual([links[0].code, links[1].code]);
+    });
+
+    it('round-trips every option, the version and the moderation state', async () => {
+      const link = aLink({
+        title: 'Spring – Früh', tags: ['promo', 'q1 2027'], maxClicks: 100, passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$abc$def', utm: { source: 'news', campaign: 'spring' },
+        forwardQuery: false, geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' }, deviceTargets: { ios: 'https://apps.apple.com/x' },
+        variants: [{ url: 'https://example.com/a', weight: 3 }, { url: 'https://example.com/b', weight: 1 }], clicksPerIpPerMinute: 5, version: 7,
+        moderation: 'flagged', moderationReason: 'homograph: x', status: 'disabled',
+      });
+      await f.shard.insert(link);
+      expect(await f.shard.findByCode(link)).toEqual(link);
+    });
+
+    it('replaces a link only while its version is the expected one, tags included', async () => {
+      const link = aLink({ tags: ['a'] });
+      await f.shard.insert(link);
+      const next = { ...link, targetUrl: 'https://example.com/next', tags: ['b', 'c'], version: 2, updatedAt: new Date(link.updatedAt.getTime() + 1000) };
+      expect(await f.shard.replace(next, 1)).toBe(true);
+      expect(await f.shard.replace({ ...next, targetUrl: 'https://example.com/lost', version: 3 }, 1)).toBe(false);
+      expect(await f.shard.findByCode(link)).toEqual(next);
+      const listed = async (tag: string) => (await f.shard.listByTenant({ tenantId: link.tenantId, beforeId: null, limit: 10, tag })).map((l) => l.id);
+      expect(await listed('a')).toEqual([]);
+      expect(await listed('c')).toEqual([link.id]);
+      expect(await f.shard.replace(aLink(), 1)).toBe(false); // gone (never stored)
+    });
+
+    it('removes a link at the expected version and keeps its code retired until the given time', async () => {
+      const link = aLink({ tags: ['gone'] });
+      await f.shard.insert(link);
+      const until = new Date(Date.now() + 90 * 86_400_000);
+      expect(await f.shard.remove(link, 2, until)).toBe(false);
+      expect(await f.shard.remove(link, 1, until)).toBe(true);
+      expect(await f.shard.findByCode(link)).toBeNull();
+      expect((await f.shard.retiredUntil(link, new Date()))?.getTime()).toBe(until.getTime());
+      expect(await f.shard.retiredUntil(link, new Date(until.getTime() + 1))).toBeNull();
+      expect(await f.shard.listByTenant({ tenantId: link.tenantId, beforeId: null, limit: 10, tag: 'gone' })).toEqual([]);
+    });
+
+    it("lists a tenant's links newest first, before a cursor, by status, domain, tag and search text", async () => {
+      const tenantId = randomUUID();
+      const links = Array.from({ length: 6 }, (_, i) =>
+        aLink({ tenantId, title: i === 2 ? 'Summer 100% Sale' : null, tags: i % 2 ? ['odd'] : [], status: i === 5 ? 'disabled' : 'active', domain: i === 4 ? 'b.example' : 'sho.rt' }),
+      );
+      await f.shard.insertMany(links);
+      await f.shard.insert(aLink({ title: 'Summer 100% Sale' })); // another tenant
+      const ids = async (q: Partial<Parameters<typeof f.shard.listByTenant>[0]>) => (await f.shard.listByTenant({ tenantId, beforeId: null, limit: 10, ...q })).map((l) => l.id);
+      const newestFirst = links.map((l) => l.id).reverse();
+      expect(await ids({})).toEqual(newestFirst);
+      expect(await ids({ limit: 2 })).toEqual(newestFirst.slice(0, 2));
+      expect(await ids({ beforeId: links[3].id })).toEqual([links[2].id, links[1].id, links[0].id]);
+      expect(await ids({ status: 'disabled' })).toEqual([links[5].id]);
+      expect(await ids({ domain: 'b.example' })).toEqual([links[4].id]);
+      expect(await ids({ tag: 'odd' })).toEqual([links[5].id, links[3].id, links[1].id]);
+      expect(await ids({ search: 'summer 100%' })).toEqual([links[2].id]);
+      expect(await ids({ search: '100%_' })).toEqual([]); // % and _ are taken literally
+      expect(await ids({ search: links[1].code })).toEqual([links[1].id]);
+      expect(await ids({ search: 'example.com/landing' })).toHaveLength(6);
+    });
+
+    it('marks due links expired with a new version, and purges long-expired ones', async () => {
+      const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+      const tenantId = randomUUID();
+      const due = aLink({ tenantId, expiresAt: new Date(now.getTime() - 1000) });
+      const later = aLink({ tenantId, expiresAt: new Date(now.getTime() + 3_600_000) });
+      const old = aLink({ tenantId, expiresAt: new Date(now.getTime() - 100 * 86_400_000), status: 'expired' });
+      await f.shard.insertMany([due, later, old]);
+      const expired = await f.shard.expireDue(now, 1000);
+      expect(expired.filter((l) => l.tenantId === tenantId).map((l) => [l.code, l.status, l.version])).toEqual([[due.code, 'expired', 2]]);
+      expect((await f.shard.findByCode(due))?.status).toBe('expired');
+      expect((await f.shard.findByCode(later))?.status).toBe('active');
+      expect(await f.shard.purgeExpired(new Date(now.getTime() - 90 * 86_400_000), 1000)).toBeGreaterThanOrEqual(1);
+      expect(await f.shard.findByCode(old)).toBeNull();
+      expect(await f.shard.findByCode(due)).not.toBeNull();
     });
 
     it('hands out disjoint id blocks to concurrent allocations', async () => {

@@ -1,4 +1,4 @@
-import { IdBlock, Link, LinkShardStore, SequenceStore, ShortUrlIdentifier, Tenant, TenantStore } from '@shortlink/links-domain';
+import { IdBlock, Link, LinkListQuery, LinkShardStore, SequenceStore, ShortUrlIdentifier, Tenant, TenantStore } from '@shortlink/links-domain';
 import { LazyOpen } from '../lazy-open';
 import { MysqlConnectionOptions } from './mysql-datasource';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
@@ -23,6 +23,30 @@ export class LazyMysqlLinkShardStore implements LinkShardStore {
   }
   async findByCode(id: ShortUrlIdentifier) {
     return (await this.store.get()).findByCode(id);
+  }
+
+  async replace(link: Link, expectedVersion: number) {
+    return (await this.store.get()).replace(link, expectedVersion);
+  }
+
+  async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date) {
+    return (await this.store.get()).remove(id, expectedVersion, retiredUntil);
+  }
+
+  async retiredUntil(id: ShortUrlIdentifier, now: Date) {
+    return (await this.store.get()).retiredUntil(id, now);
+  }
+
+  async listByTenant(query: LinkListQuery) {
+    return (await this.store.get()).listByTenant(query);
+  }
+
+  async expireDue(now: Date, limit: number) {
+    return (await this.store.get()).expireDue(now, limit);
+  }
+
+  async purgeExpired(before: Date, limit: number) {
+    return (await this.store.get()).purgeExpired(before, limit);
   }
   async listIdentifiers(afterId: string | null, limit: number) {
     return (await this.store.get()).listIdentifiers(afterId, limit);

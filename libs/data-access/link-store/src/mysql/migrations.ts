@@ -25,6 +25,52 @@ export class CreateLinks1733130000000 implements MigrationInterface {
   }
 }
 
+/**
+ * Link options, versions and moderation; tags in their own table (filtering by tag reads an index
+ * range); deleted codes kept out of use; listing by (tenant, id) (docs/design.md, "Listing").
+ * Plain SQL that runs on MariaDB 10.11 and MySQL 8.4. Options are MEDIUMTEXT, not JSON: MariaDB's
+ * JSON is text and MySQL's is parsed by the driver; text reads the same on both.
+ */
+export class LinkOptions1733300000000 implements MigrationInterface {
+  name = 'LinkOptions1733300000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      ALTER TABLE links
+        ADD COLUMN updated_at DATETIME(3) NULL AFTER created_at,
+        ADD COLUMN version INT UNSIGNED NOT NULL DEFAULT 1,
+        ADD COLUMN moderation TINYINT UNSIGNED NOT NULL DEFAULT 0,
+        ADD COLUMN title VARCHAR(200) NULL,
+        ADD COLUMN options MEDIUMTEXT NULL,
+        ADD KEY idx_links_tenant_id (tenant_id, id),
+        ADD KEY idx_links_tenant_status_id (tenant_id, status, id),
+        ADD KEY idx_links_expiry (status, expires_at),
+        DROP KEY idx_links_tenant`);
+    await q.query('UPDATE links SET updated_at = created_at WHERE updated_at IS NULL');
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS link_tags (
+        tenant_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        tag VARCHAR(50) NOT NULL,
+        link_id BIGINT UNSIGNED NOT NULL,
+        PRIMARY KEY (tenant_id, tag, link_id),
+        KEY idx_link_tags_link (link_id)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS retired_codes (
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL,
+        code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        retired_until DATETIME(3) NOT NULL,
+        PRIMARY KEY (domain, code)
+      ) ENGINE=InnoDB`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE retired_codes');
+    await q.query('DROP TABLE link_tags');
+    await q.query('ALTER TABLE links DROP COLUMN updated_at, DROP COLUMN version, DROP COLUMN moderation, DROP COLUMN title, DROP COLUMN options, ADD KEY idx_links_tenant (tenant_id, created_at), DROP KEY idx_links_tenant_id, DROP KEY idx_links_tenant_status_id, DROP KEY idx_links_expiry');
+  }
+}
+
 export class CreateMeta1733130000001 implements MigrationInterface {
   name = 'CreateMeta1733130000001';
   async up(q: QueryRunner): Promise<void> {

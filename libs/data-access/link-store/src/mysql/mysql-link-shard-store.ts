@@ -1,10 +1,12 @@
-import { DataSource } from 'typeorm';
-import { DuplicateLinkError, Link, LinkShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { linkFromRow, LinkRow, STATUS_TO_DB } from '../rows';
+import { DataSource, EntityManager } from 'typeorm';
+import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
-import { CreateLinks1733130000000 } from './migrations';
+import { CreateLinks1733130000000, LinkOptions1733300000000 } from './migrations';
 
-const COLUMNS = 'id, domain, code, target_url, tenant_id, created_at, expires_at, status, redirect_type';
+const COLUMNS = LINK_COLUMNS.join(', ');
+const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
+const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
 
 /**
  * A MySQL shard. Reads and writes are raw parameterised SQL through the DataSource's pool:
@@ -17,7 +19,7 @@ export class MysqlLinkShardStore implements LinkShardStore {
   ) {}
 
   static async open(shardName: string, options: MysqlConnectionOptions): Promise<MysqlLinkShardStore> {
-    return new MysqlLinkShardStore(shardName, await openMysql(options, [CreateLinks1733130000000], '_migrations'));
+    return new MysqlLinkShardStore(shardName, await openMysql(options, [CreateLinks1733130000000, LinkOptions1733300000000], '_migrations'));
   }
 
   async insert(link: Link): Promise<void> {
@@ -26,10 +28,11 @@ export class MysqlLinkShardStore implements LinkShardStore {
 
   async insertMany(links: readonly Link[]): Promise<void> {
     if (links.length === 0) return;
-    const placeholders = links.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    const params = links.flatMap((l) => [l.id, l.domain, l.code, l.targetUrl, l.tenantId, l.createdAt, l.expiresAt, STATUS_TO_DB[l.status], l.redirectType]);
     try {
-      await this.ds.query(`INSERT INTO links (${COLUMNS}) VALUES ${placeholders}`, params);
+      await this.ds.transaction(async (m) => {
+        await m.query(`INSERT INTO links (${COLUMNS}) VALUES ${links.map(() => PLACEHOLDERS).join(', ')}`, links.flatMap(values));
+        await insertTags(m, links);
+      });
     } catch (error) {
       if (isMysqlDuplicate(error)) throw new DuplicateLinkError({ domain: links[0].domain, code: links.length === 1 ? links[0].code : '(batch)' });
       throw error;
@@ -37,16 +40,69 @@ export class MysqlLinkShardStore implements LinkShardStore {
   }
 
   async findByCode(id: ShortUrlIdentifier): Promise<Link | null> {
-    const rows: LinkRow[] = await this.ds.query(`SELECT ${COLUMNS} FROM links WHERE domain = ? AND code = ? LIMIT 1`, [id.domain, id.code]);
+    const rows: LinkRow[] = await this.ds.query(`${SELECT} WHERE l.domain = ? AND l.code = ? LIMIT 1`, [id.domain, id.code]);
     return rows.length ? linkFromRow(rows[0]) : null;
   }
 
+  async replace(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const result: { affectedRows: number } = await m.query(
+        `UPDATE links SET target_url = ?, updated_at = ?, expires_at = ?, status = ?, redirect_type = ?, version = ?, moderation = ?, title = ?, options = ?
+         WHERE domain = ? AND code = ? AND version = ?`,
+        [link.targetUrl, link.updatedAt, link.expiresAt, STATUS_TO_DB[link.status], link.redirectType, link.version, MODERATION_TO_DB[link.moderation], link.title, optionsJson(link), link.domain, link.code, expectedVersion],
+      );
+      if (result.affectedRows !== 1) return false;
+      await m.query('DELETE FROM link_tags WHERE link_id = ?', [link.id]);
+      await insertTags(m, [link]);
+      return true;
+    });
+  }
+
+  async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ? FOR UPDATE', [id.domain, id.code, expectedVersion]);
+      if (rows.length === 0) return false;
+      await m.query('DELETE FROM links WHERE id = ?', [rows[0].id]);
+      await m.query('DELETE FROM link_tags WHERE link_id = ?', [rows[0].id]);
+      await m.query('INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE retired_until = VALUES(retired_until)', [id.domain, id.code, retiredUntil]);
+      return true;
+    });
+  }
+
+  async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
+    const rows: Array<{ retired_until: Date }> = await this.ds.query('SELECT retired_until FROM retired_codes WHERE domain = ? AND code = ? AND retired_until > ?', [id.domain, id.code, now]);
+    return rows.length ? new Date(rows[0].retired_until) : null;
+  }
+
+  async listByTenant(q: LinkListQuery): Promise<Link[]> {
+    const { sql, params } = tenantPageQuery(q, (id) => id);
+    const rows: LinkRow[] = await this.ds.query(sql, params);
+    return rows.map(linkFromRow);
+  }
+
   async listIdentifiers(afterId: string | null, limit: number) {
-    const rows: Array<{ id: string; domain: string; code: string }> = await this.ds.query(
-      'SELECT id, domain, code FROM links WHERE id > ? ORDER BY id LIMIT ?',
-      [afterId ?? '0', limit],
-    );
+    const rows: Array<{ id: string; domain: string; code: string }> = await this.ds.query('SELECT id, domain, code FROM links WHERE id > ? ORDER BY id LIMIT ?', [afterId ?? '0', limit]);
     return rows.map((r) => ({ id: String(r.id), domain: r.domain, code: r.code }));
+  }
+
+  async expireDue(now: Date, limit: number): Promise<Link[]> {
+    return this.ds.transaction(async (m) => {
+      const rows: LinkRow[] = await m.query(`${SELECT} WHERE l.status = ? AND l.expires_at <= ? ORDER BY l.expires_at LIMIT ? FOR UPDATE`, [STATUS_TO_DB.active, now, limit]);
+      if (rows.length === 0) return [];
+      await m.query(`UPDATE links SET status = ?, version = version + 1, updated_at = ? WHERE id IN (${rows.map(() => '?').join(', ')})`, [STATUS_TO_DB.expired, now, ...rows.map((r) => r.id)]);
+      return rows.map((r) => ({ ...linkFromRow(r), status: 'expired' as const, version: Number(r.version) + 1, updatedAt: now }));
+    });
+  }
+
+  async purgeExpired(before: Date, limit: number): Promise<number> {
+    return this.ds.transaction(async (m) => {
+      const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE status = ? AND expires_at < ? LIMIT ? FOR UPDATE', [STATUS_TO_DB.expired, before, limit]);
+      if (rows.length === 0) return 0;
+      const ids = rows.map((r) => r.id);
+      await m.query(`DELETE FROM links WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+      await m.query(`DELETE FROM link_tags WHERE link_id IN (${ids.map(() => '?').join(', ')})`, ids);
+      return ids.length;
+    });
   }
 
   async ping(): Promise<void> {
@@ -56,4 +112,13 @@ export class MysqlLinkShardStore implements LinkShardStore {
   async close(): Promise<void> {
     if (this.ds.isInitialized) await this.ds.destroy();
   }
+}
+
+function values(l: Link): unknown[] {
+  return [l.id, l.domain, l.code, l.targetUrl, l.tenantId, l.createdAt, l.updatedAt, l.expiresAt, STATUS_TO_DB[l.status], l.redirectType, l.version, MODERATION_TO_DB[l.moderation], l.title, optionsJson(l)];
+}
+
+async function insertTags(m: EntityManager, links: readonly Link[]): Promise<void> {
+  const tags = links.flatMap((l) => l.tags.map((tag) => [l.tenantId, tag, l.id]));
+  if (tags.length) await m.query(`INSERT IGNORE INTO link_tags (tenant_id, tag, link_id) VALUES ${tags.map(() => '(?, ?, ?)').join(', ')}`, tags.flat());
 }

@@ -1,15 +1,20 @@
-import { DuplicateLinkError, Link, LinkShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
 import type { Statement } from 'better-sqlite3';
-import { linkFromRow, LinkRow, STATUS_TO_DB } from '../rows';
+import { LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_SHARD_MIGRATIONS } from './migrations';
+
+const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
 
 /** One SQLite file per shard: the embedded twin of a MySQL shard. */
 export class SqliteLinkShardStore implements LinkShardStore {
   private readonly db: SqliteDb;
   private readonly insertStmt: Statement;
+  private readonly insertTagStmt: Statement;
   private readonly findStmt: Statement;
   private readonly listStmt: Statement;
+  private readonly replaceStmt: Statement;
+  private readonly deleteTagsStmt: Statement;
 
   constructor(
     readonly shardName: string,
@@ -17,21 +22,38 @@ export class SqliteLinkShardStore implements LinkShardStore {
   ) {
     this.db = openSqlite(file);
     migrateSqlite(this.db, SQLITE_SHARD_MIGRATIONS);
-    this.insertStmt = this.db.prepare(
-      `INSERT INTO links (id, domain, code, target_url, tenant_id, created_at, expires_at, status, redirect_type)
-       VALUES (@id, @domain, @code, @target_url, @tenant_id, @created_at, @expires_at, @status, @redirect_type)`,
-    );
-    this.findStmt = this.db.prepare('SELECT * FROM links WHERE domain = ? AND code = ?');
+    this.insertStmt = this.db.prepare(`INSERT INTO links (${LINK_COLUMNS.join(', ')}) VALUES (${LINK_COLUMNS.map((c) => `@${c}`).join(', ')})`);
+    this.insertTagStmt = this.db.prepare('INSERT OR IGNORE INTO link_tags (tenant_id, tag, link_id) VALUES (?, ?, ?)');
+    this.deleteTagsStmt = this.db.prepare('DELETE FROM link_tags WHERE link_id = ?');
+    this.findStmt = this.db.prepare(`${SELECT} WHERE l.domain = ? AND l.code = ?`);
     this.listStmt = this.db.prepare('SELECT id, domain, code FROM links WHERE id > ? ORDER BY id LIMIT ?');
+    this.replaceStmt = this.db.prepare(
+      `UPDATE links SET target_url = @target_url, updated_at = @updated_at, expires_at = @expires_at, status = @status, redirect_type = @redirect_type,
+       version = @version, moderation = @moderation, title = @title, options = @options
+       WHERE domain = @domain AND code = @code AND version = @expected_version`,
+    );
   }
 
   async insert(link: Link): Promise<void> {
-    this.run(link, () => this.insertStmt.run(toParams(link)));
+    await this.insertMany([link]);
   }
 
   async insertMany(links: readonly Link[]): Promise<void> {
     if (links.length === 0) return;
-    this.run(links[0], () => this.db.transaction(() => links.forEach((l) => this.insertStmt.run(toParams(l))))());
+    let current = links[0];
+    try {
+      this.db.transaction(() => {
+        for (const l of links) {
+          current = l;
+          this.insertStmt.run(toParams(l));
+          for (const tag of l.tags) this.insertTagStmt.run(l.tenantId, tag, BigInt(l.id));
+        }
+      })();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new DuplicateLinkError({ domain: current.domain, code: current.code });
+      throw error;
+    }
   }
 
   async findByCode(id: ShortUrlIdentifier): Promise<Link | null> {
@@ -39,9 +61,65 @@ export class SqliteLinkShardStore implements LinkShardStore {
     return row ? linkFromRow(row) : null;
   }
 
+  async replace(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.db.transaction(() => {
+      const changed = this.replaceStmt.run({ ...toParams(link), expected_version: expectedVersion }).changes === 1;
+      if (changed) {
+        this.deleteTagsStmt.run(BigInt(link.id));
+        for (const tag of link.tags) this.insertTagStmt.run(link.tenantId, tag, BigInt(link.id));
+      }
+      return changed;
+    })();
+  }
+
+  async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
+    return this.db.transaction(() => {
+      const row = this.db.prepare('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ?').get(id.domain, id.code, expectedVersion) as { id: number | bigint } | undefined;
+      if (!row) return false;
+      this.db.prepare('DELETE FROM links WHERE id = ?').run(row.id);
+      this.deleteTagsStmt.run(row.id);
+      this.db
+        .prepare('INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON CONFLICT (domain, code) DO UPDATE SET retired_until = excluded.retired_until')
+        .run(id.domain, id.code, retiredUntil.getTime());
+      return true;
+    })();
+  }
+
+  async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
+    const row = this.db.prepare('SELECT retired_until FROM retired_codes WHERE domain = ? AND code = ? AND retired_until > ?').get(id.domain, id.code, now.getTime()) as { retired_until: number } | undefined;
+    return row ? new Date(row.retired_until) : null;
+  }
+
+  async listByTenant(q: LinkListQuery): Promise<Link[]> {
+    const { sql, params } = tenantPageQuery(q, (id) => BigInt(id));
+    return (this.db.prepare(sql).all(...params) as LinkRow[]).map(linkFromRow);
+  }
+
   async listIdentifiers(afterId: string | null, limit: number) {
     const rows = this.listStmt.all(afterId === null ? -1 : BigInt(afterId), limit) as Array<{ id: number | bigint; domain: string; code: string }>;
     return rows.map((r) => ({ id: String(r.id), domain: r.domain, code: r.code }));
+  }
+
+  async expireDue(now: Date, limit: number): Promise<Link[]> {
+    return this.db.transaction(() => {
+      const rows = this.db
+        .prepare(`${SELECT} WHERE l.status = ${STATUS_TO_DB.active} AND l.expires_at IS NOT NULL AND l.expires_at <= ? ORDER BY l.expires_at LIMIT ?`)
+        .all(now.getTime(), limit) as LinkRow[];
+      const mark = this.db.prepare(`UPDATE links SET status = ${STATUS_TO_DB.expired}, version = version + 1, updated_at = ? WHERE id = ?`);
+      for (const r of rows) mark.run(now.getTime(), r.id);
+      return rows.map((r) => ({ ...linkFromRow(r), status: 'expired' as const, version: Number(r.version) + 1, updatedAt: now }));
+    })();
+  }
+
+  async purgeExpired(before: Date, limit: number): Promise<number> {
+    return this.db.transaction(() => {
+      const ids = (this.db.prepare(`SELECT id FROM links WHERE status = ${STATUS_TO_DB.expired} AND expires_at < ? LIMIT ?`).all(before.getTime(), limit) as Array<{ id: number | bigint }>).map((r) => r.id);
+      for (const id of ids) {
+        this.db.prepare('DELETE FROM links WHERE id = ?').run(id);
+        this.deleteTagsStmt.run(id);
+      }
+      return ids.length;
+    })();
   }
 
   async ping(): Promise<void> {
@@ -50,17 +128,6 @@ export class SqliteLinkShardStore implements LinkShardStore {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
-  }
-
-  private run(link: Link, op: () => unknown) {
-    try {
-      op();
-    } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' || (error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new DuplicateLinkError({ domain: link.domain, code: link.code });
-      }
-      throw error;
-    }
   }
 }
 
@@ -72,8 +139,13 @@ function toParams(link: Link) {
     target_url: link.targetUrl,
     tenant_id: link.tenantId,
     created_at: link.createdAt.getTime(),
+    updated_at: link.updatedAt.getTime(),
     expires_at: link.expiresAt ? link.expiresAt.getTime() : null,
     status: STATUS_TO_DB[link.status],
     redirect_type: link.redirectType,
+    version: link.version,
+    moderation: MODERATION_TO_DB[link.moderation],
+    title: link.title,
+    options: optionsJson(link),
   };
 }

@@ -1,3 +1,5 @@
+import { CachedLink, NULL_TTL_MS } from '../link-cache';
+
 export type CachePolicyName = 'lru' | 'ttl';
 
 export interface TtlPolicyOptions {
@@ -30,3 +32,17 @@ export class CachePolicy {
     return (base + Math.floor(this.random() * jitter)) * 1000;
   }
 }
+
+/**
+ * The policy's TTL, capped for a link that expires: it stays cached until its expiry plus the
+ * null-value TTL (so the 410s right after expiry are still answered from the cache), then goes,
+ * instead of occupying Redis forever under the lru policy.
+ */
+export function cappedTtlMs(policyTtlMs: number | undefined, link: Pick<CachedLink, 'expiresAt'>, now: number, nullTtlMs = NULL_TTL_MS): number | undefined {
+  if (link.expiresAt === null) return policyTtlMs;
+  const untilGone = Math.max(link.expiresAt - now, 0) + nullTtlMs;
+  return policyTtlMs === undefined ? untilGone : Math.min(policyTtlMs, untilGone);
+}
+
+/** The TTL of a value the generation app writes through after an edit (not hot: it was just changed). */
+export const writeThroughTtlMs = (policy: CachePolicy, link: Pick<CachedLink, 'expiresAt'>, now: number): number | undefined => cappedTtlMs(policy.ttlMsFor(false), link, now);

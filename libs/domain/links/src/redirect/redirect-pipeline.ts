@@ -6,7 +6,7 @@ import { ShortUrlIdentifier } from '../link';
 import { CachedLink, LinkCache, linkCacheKey, toCachedLink } from '../link-cache';
 import { ShardedLinkRepository } from '../sharded-link-repository';
 import { bloomItem, BloomFilter } from './bloom-filter';
-import { CachePolicy } from './cache-policy';
+import { cappedTtlMs, CachePolicy } from './cache-policy';
 import { HotKeyDetector } from './hot-key-detector';
 import { L1Cache } from './l1-cache';
 import { SingleFlight } from './single-flight';
@@ -207,17 +207,10 @@ export class RedirectPipeline {
     return { link: found, source: 'db' };
   }
 
-  /**
-   * The policy's TTL, capped for a link that expires: it stays cached until its expiry plus the
-   * null-value TTL (so the 410s right after expiry are still answered from the cache), then goes,
-   * instead of occupying Redis forever under the lru policy.
-   */
+  /** The policy's TTL (longer for hot keys), capped for a link that expires (cappedTtlMs). */
   private writeBackTtlMs(key: string, link: CachedLink): number | undefined {
     const now = this.clock.now();
-    const ttl = this.policy.ttlMsFor(this.hot.isHot(key, now));
-    if (link.expiresAt === null) return ttl;
-    const untilGone = Math.max(link.expiresAt - now, 0) + this.options.nullTtlMs;
-    return ttl === undefined ? untilGone : Math.min(ttl, untilGone);
+    return cappedTtlMs(this.policy.ttlMsFor(this.hot.isHot(key, now)), link, now, this.options.nullTtlMs);
   }
 
   private remember(key: string, link: CachedLink): void {

@@ -1,11 +1,12 @@
 /**
- * Preloaded into the redirect process by run.ts (`-r ./bench/redirect/profile-hook.ts`) when
- * BENCH_CPU_PROFILE_FILE is set. Dormant until the first SIGWINCH: that one starts the V8 CPU
- * profiler through an in-process inspector session, the next one stops it and writes the
- * .cpuprofile to BENCH_CPU_PROFILE_FILE (atomically, via a .tmp file). Used instead of
- * `node --cpu-prof` because Nest's shutdown hooks re-raise SIGTERM, so the process never exits
- * normally and --cpu-prof would write nothing. SIGWINCH because it is ignored by default and is
- * not one of the signals Nest's enableShutdownHooks() listens to (SIGUSR2 is).
+ * Preloaded into a process under test (`-r ./libs/shared/harness/src/profile-hook.ts`, see
+ * profile.ts: PROFILE_HOOK, captureProfile) and active when BENCH_CPU_PROFILE_FILE is set.
+ * Dormant until the first SIGWINCH: that one starts the V8 CPU profiler through an in-process
+ * inspector session, the next one stops it and writes the .cpuprofile to BENCH_CPU_PROFILE_FILE
+ * (atomically, via a .tmp file). Used instead of `node --cpu-prof` because Nest's shutdown hooks
+ * re-raise SIGTERM, so the process never exits normally and --cpu-prof would write nothing.
+ * SIGWINCH because it is ignored by default and is not one of the signals Nest's
+ * enableShutdownHooks() listens to (SIGUSR2 is).
  */
 import { renameSync, writeFileSync } from 'fs';
 import { Session } from 'inspector';

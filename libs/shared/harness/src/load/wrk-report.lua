@@ -1,9 +1,9 @@
--- wrk script for bench/redirect/run.ts.
+-- wrk script of the harness's closed-loop loader (libs/shared/harness/src/load/closed-loop.ts).
 --   wrk ... -s wrk-report.lua http://127.0.0.1:PORT/ -- [paths-file]
 -- With a paths file (one path per line, e.g. "/abc123"), each thread cycles through the paths
 -- (requests are pre-formatted in init, so the per-request Lua cost is a table lookup).
 -- Without it wrk sends the URL's path as a static request (no per-request Lua at all).
--- done() prints one JSON line prefixed with "WRK_JSON " that run.ts parses.
+-- done() prints one JSON line prefixed with "WRK_JSON " that closed-loop.ts parses.
 
 local paths_file = nil
 

@@ -1,4 +1,4 @@
-// Fallback loader for bench/redirect/run.ts when wrk is not installed (plain JS: autocannon has
+// Fallback loader of the harness's closed-loop runs (load/closed-loop.ts) when wrk is not installed (plain JS: autocannon has
 // no type definitions). Reads its job from the BENCH_AC_JOB environment variable:
 //   { "url": "http://127.0.0.1:PORT", "paths": ["/abc", ...], "connections": 100, "duration": 10 }
 // and prints one line "AC_JSON {...}" with the same fields the wrk script reports.

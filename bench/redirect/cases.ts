@@ -1,0 +1,222 @@
+/**
+ * The cases (README.md, "Cases"): the bare server kept up for the whole invocation, the Fastify
+ * reference, the embedded L1 case, the real-stack cases (one redirect process per configuration,
+ * measured again once when the shared stack was restarted during it) and the Redis floor.
+ */
+import { mkdtempSync } from 'fs';
+import { join } from 'path';
+import { App, captureProfile, CreatedLink, firstLine, StackComponent, StackState, stackState, summariseProfile, waitStackUp } from '@shortlink/harness';
+import { CaseId, STACK_CASES, wants } from './cli';
+import { BenchContext, PROFILES_DIR, skip } from './context';
+import { ensureBenchTopic } from './kafka';
+import { Bare, BARE_PATH, CaseResult, load, measure, missed, Server } from './measure';
+import { appEnv, createBenchLinks, startRedirect, startReference, verify } from './servers';
+
+const serverOf = (app: App): Server => ({ base: app.base, pid: app.proc.pid, admin: app.admin });
+
+/** Runs a group of cases; a failure is reported for the cases of the group not measured yet. */
+async function guarded(ctx: BenchContext, ids: readonly CaseId[], body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (e) {
+    ctx.log(`failed (${ids.join(', ')}): ${(e as Error).stack ?? e}`);
+    const done = new Set(ctx.results.map((r) => r.id));
+    skip(ctx, ids.filter((id) => !done.has(id)), `failed: ${firstLine(e)}`);
+    ctx.notes.push(ids.length ? `${ids.join(', ')} failed: ${firstLine(e)}` : `an attempt failed and was retried: ${firstLine(e)}`);
+  }
+}
+
+const wantProfile = (ctx: BenchContext, r: CaseResult) => ctx.opts.profile === 'always' || (ctx.opts.profile === 'auto' && missed(r));
+
+/** An extra run (not in the table) with the redirect's CPU profiler on; its summary goes to the report. */
+async function profileCase(ctx: BenchContext, app: App, caseId: string, paths: readonly string[], file: string): Promise<void> {
+  ctx.log(`${caseId}: CPU profile of the redirect process over a ${ctx.opts.duration}s run (not counted in the table)`);
+  const { result, profile } = await captureProfile(app.proc, file, () => load(ctx, serverOf(app), paths, ctx.opts.duration));
+  if (!profile) ctx.log(`${caseId}: no profile written:\n${app.proc.output().slice(-2000)}`);
+  else ctx.profiles.push({ caseId, file, rps: result.rps, text: summariseProfile(profile) });
+}
+
+/** Framework reference: plain Fastify, same route and answer as the bare server. */
+async function fastifyCase(ctx: BenchContext, bare: Bare): Promise<void> {
+  await guarded(ctx, ['fastify-bare'], async () => {
+    const { proc, base } = await startReference(ctx, 'bench/redirect/fastify-server.ts', 'BENCH_BARE_PORT', {}, '/x', (s) => s === 302);
+    try {
+      const version = /fastify (\S+) on/.exec(proc.output())?.[1] ?? '?';
+      const setup = `fastify ${version} (the copy Nest loads), one route, no logger/hooks`;
+      ctx.results.push(await measure(ctx, bare, { id: 'fastify-bare', setup, server: { base, pid: proc.pid }, paths: BARE_PATH }));
+    } finally {
+      await proc.stop();
+    }
+  });
+}
+
+/** L1 hit on the embedded drivers: SQLite shards + in-process cache, in a fresh data dir. */
+async function embeddedCase(ctx: BenchContext, bare: Bare, profileHere: boolean): Promise<void> {
+  if (!ctx.inBudget()) return skip(ctx, ['l1-embedded'], 'time budget');
+  await guarded(ctx, ['l1-embedded'], async () => {
+    const env = appEnv(ctx, mkdtempSync(join(ctx.tmpDir, 'embedded-')), { DB_DRIVER: 'sqlite', CACHE_DRIVER: 'memory' });
+    ctx.log('l1-embedded: creating 1 link through the generation app (SQLite + memory)');
+    const [hot] = await createBenchLinks(ctx, env, 1, `embedded-${ctx.stamp}`);
+    const profileFile = join(PROFILES_DIR, `redirect-${ctx.stamp}-l1-embedded.cpuprofile`);
+    const app = await startRedirect(ctx, env, profileFile);
+    try {
+      await verify(app.base, [hot], 'l1-embedded');
+      const paths = [`/${hot.code}`];
+      const res = await measure(ctx, bare, { id: 'l1-embedded', setup: 'sqlite + memory cache, L1 on', server: serverOf(app), paths, bus: 'memory' });
+      ctx.results.push(res);
+      if (profileHere && wantProfile(ctx, res)) await profileCase(ctx, app, 'l1-embedded', paths, profileFile);
+    } finally {
+      await app.stop();
+    }
+  });
+}
+
+/** One redirect process of the real-stack cases: its settings over the stack env, and the cases measured on it. */
+interface StackConfig {
+  name: string;
+  cases: CaseId[];
+  env: Record<string, string>;
+  setup: string;
+  /** Kafka click bus: needs Kafka up and the invocation's topic. */
+  kafka?: boolean;
+}
+
+function stackConfigs(ctx: BenchContext): StackConfig[] {
+  const l1Off = { REDIRECT_L1_ENABLED: 'false' };
+  const dbOnly = { REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false' };
+  return [
+    { name: 'redirect-l1', cases: ['l1-hot'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on (defaults)' },
+    { name: 'redirect-l1-kafka', cases: ['l1-kafka'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka', kafka: true },
+    { name: 'redirect-redis', cases: ['redis-hot', 'redis-many'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false' },
+    { name: 'redirect-redis-kafka', cases: ['redis-kafka'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false BUS_DRIVER=kafka', kafka: true },
+    { name: 'redirect-db', cases: ['db-hot', 'db-many'], env: dbOnly, setup: 'REDIRECT_L1_ENABLED=false REDIRECT_REDIS_ENABLED=false' },
+    // With DB_CONCURRENCY (default 32, no queue) below the connection count the bulkhead sheds
+    // the excess as 503 at once; this run admits every connection to show the shards' own rate.
+    { name: 'redirect-db-admit', cases: ['db-many-admit'], env: { ...dbOnly, DB_CONCURRENCY: String(ctx.opts.connections) }, setup: `L1 and Redis off, DB_CONCURRENCY=${ctx.opts.connections}` },
+  ];
+}
+
+/** The links of the real-stack cases: one hot code and the "many" codes; `verified` once every one was checked. */
+interface StackLinks {
+  hot: CreatedLink;
+  many: CreatedLink[];
+  verified: boolean;
+}
+
+/** The cases the redirect's profile is recorded for when they miss a target. */
+const PROFILED: ReadonlySet<string> = new Set(['l1-hot', 'l1-kafka', 'redis-hot', 'redis-many', 'redis-kafka']);
+
+/** One configuration, two attempts: another session restarting the stack mid-case voids the case once. */
+async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, stackEnv: Record<string, string>, links: StackLinks): Promise<void> {
+  const ids = c.cases.filter((id) => wants(ctx.opts, id));
+  const components: StackComponent[] = c.kafka ? ['redis', 'mysql', 'kafka'] : ['redis', 'mysql'];
+  const manyPaths = links.many.map((l) => `/${l.code}`);
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const pending = ids.filter((id) => !ctx.results.some((r) => r.id === id));
+    if (!pending.length) break;
+    if (!ctx.inBudget()) return skip(ctx, pending, 'time budget');
+    const stack = await waitStackUp(components, Math.max(ctx.opts.waitStack, attempt > 1 ? 120 : 0), ctx.log);
+    if (!stack.up) return skip(ctx, pending, `real stack ${attempt > 1 ? 'went down' : 'not up'} (${stack.detail})`);
+    let restarted = '';
+    const last = attempt === 2;
+    await guarded(ctx, last ? pending : [], async () => {
+      const busEnv = c.kafka ? await ensureBenchTopic(ctx, stack.env!) : {};
+      const profileFile = join(PROFILES_DIR, `redirect-${ctx.stamp}-${c.name}.cpuprofile`);
+      const app = await startRedirect(ctx, { ...stackEnv, ...c.env, ...busEnv }, profileFile);
+      try {
+        // Every link once (this also fills Redis); the full check once, a sample after.
+        await verify(app.base, links.verified ? [links.hot, ...links.many.filter((_, i) => i % 50 === 0)] : [links.hot, ...links.many], c.name);
+        links.verified = true;
+        for (const id of pending) {
+          if (!ctx.inBudget()) {
+            skip(ctx, [id], 'time budget');
+            continue;
+          }
+          const paths = id.includes('-many') ? manyPaths : [`/${links.hot.code}`];
+          const res = await measure(ctx, bare, { id, setup: c.setup, server: serverOf(app), paths, bus: c.kafka ? 'kafka' : 'memory' });
+          const now = stackState(components);
+          if (!now.up || now.pids !== stack.pids) {
+            restarted = `the stack was restarted or went down during ${id} (${now.up ? 'PIDs changed' : now.detail})`;
+            ctx.log(restarted);
+            ctx.notes.push(`${restarted}; ${last ? 'kept, marked' : 'measured again'}.`);
+            if (!last) return;
+            res.setup += ' ⚠ stack restarted during the case';
+          }
+          ctx.results.push(res);
+          if (PROFILED.has(id) && wantProfile(ctx, res) && ctx.inBudget()) await profileCase(ctx, app, id, paths, profileFile);
+        }
+      } finally {
+        await app.stop();
+      }
+    });
+    if (!last && !restarted && ids.some((id) => !ctx.results.some((r) => r.id === id))) ctx.log(`${c.name}: attempt ${attempt} failed, retrying`);
+  }
+}
+
+/** The Redis floor, on the codes the runs before put into Redis (the redirect writes back). */
+async function redisFloorCase(ctx: BenchContext, bare: Bare, stackEnv: Record<string, string>, many: readonly CreatedLink[]): Promise<void> {
+  if (!ctx.inBudget()) return skip(ctx, ['redis-floor'], 'time budget');
+  await guarded(ctx, ['redis-floor'], async () => {
+    // The redirect's env (`--env` included), so the floor's Redis client is configured like the Redis cases'.
+    const { proc, base } = await startReference(ctx, 'bench/redirect/redis-floor-server.ts', 'BENCH_FLOOR_PORT', stackEnv, `/${many[0].code}`, (s) => s !== 0);
+    try {
+      // Fails with the status when a code is not in Redis (run it with a redis-* or l1 case).
+      await verify(base, many.filter((_, i) => i % 50 === 0), 'redis-floor');
+      const setup = 'RedisClusterStore.get + JSON.parse + 302, nothing else';
+      ctx.results.push(await measure(ctx, bare, { id: 'redis-floor', setup, server: { base, pid: proc.pid }, paths: many.map((l) => `/${l.code}`) }));
+    } finally {
+      await proc.stop();
+    }
+  });
+}
+
+/** The real-stack cases: links created once through the generation app, then one redirect per configuration. */
+async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[], stack: StackState): Promise<void> {
+  if (!stack.up) {
+    ctx.notes.push(`Real-stack cases skipped: ${stack.detail}. Start it with \`bash deploy/local/stack.sh up\`.`);
+    return skip(ctx, ids, 'real stack not up');
+  }
+  const s = stack.env!;
+  const stackEnv = appEnv(ctx, mkdtempSync(join(ctx.tmpDir, 'stack-')), {
+    DB_DRIVER: 'mysql',
+    MYSQL_META_URL: s.MYSQL_META_URL,
+    MYSQL_SHARDS: s.MYSQL_SHARDS,
+    CACHE_DRIVER: 'redis',
+    REDIS_CLUSTER_NODES: s.REDIS_CLUSTER_NODES,
+  });
+  const needMany = ids.some((c) => c.includes('-many') || c === 'redis-floor');
+  const count = needMany ? ctx.opts.codes + 1 : 1;
+  let created: CreatedLink[] | undefined;
+  await guarded(ctx, ids, async () => {
+    ctx.log(`real stack: creating ${count} links through the generation app (MariaDB shards + Redis Cluster)`);
+    created = await createBenchLinks(ctx, stackEnv, count, `stack-${ctx.stamp}`);
+  });
+  if (!created) return;
+  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false };
+  for (const c of stackConfigs(ctx)) await runStackConfig(ctx, bare, c, stackEnv, links);
+  if (wants(ctx.opts, 'redis-floor')) await redisFloorCase(ctx, bare, stackEnv, links.many);
+}
+
+/** Every wanted case, in the order of the table; returns the bare server's runs and the stack's state at the start. */
+export async function runCases(ctx: BenchContext): Promise<{ bare: Bare; stackAtStart: string }> {
+  const { opts } = ctx;
+  const stackIds = STACK_CASES.filter((id) => wants(opts, id));
+  const stack = stackIds.length ? await waitStackUp(['redis', 'mysql'], opts.waitStack, ctx.log) : stackState();
+  const stackAtStart = stack.up ? stack.detail : `not up (${stack.detail})`;
+  ctx.log(`loader ${opts.loader}; real stack: ${stackAtStart}`);
+
+  // The ceiling: kept running on the server core (idle while a case runs) and measured before every case run.
+  const { proc, base } = await startReference(ctx, 'bench/redirect/bare-server.ts', 'BENCH_BARE_PORT', {}, '/x', (s) => s === 302);
+  const bare: Bare = { base, pid: proc.pid, runs: [] };
+  try {
+    ctx.log(`bare: warm-up ${opts.warmup}s`);
+    await load(ctx, bare, BARE_PATH, opts.warmup);
+    if (wants(opts, 'fastify-bare')) await fastifyCase(ctx, bare);
+    // The stack's L1 case is the one profiled, unless there is none.
+    if (wants(opts, 'l1-embedded')) await embeddedCase(ctx, bare, !stack.up || !wants(opts, 'l1-hot') || opts.profile === 'always');
+    if (stackIds.length) await stackCases(ctx, bare, stackIds, stack);
+  } finally {
+    await proc.stop();
+  }
+  return { bare, stackAtStart };
+}

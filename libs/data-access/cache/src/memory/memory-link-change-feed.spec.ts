@@ -1,0 +1,4 @@
+import { describeLinkChangeFeedContract } from '../contract/link-change-feed.contract';
+import { MemoryLinkChangeFeed } from './memory-link-change-feed';
+
+describeLinkChangeFeedContract('in-process', async () => new MemoryLinkChangeFeed());

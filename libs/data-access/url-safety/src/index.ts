@@ -1,0 +1,2 @@
+export * from './dns-host-resolver';
+export * from './file-domain-block-list';

@@ -1,0 +1,84 @@
+import { Link, ShortUrlIdentifier } from '../link';
+import { DuplicateLinkError, LinkListQuery, LinkShardStore } from '../ports';
+
+/**
+ * A shard in a Map, for the domain's own unit tests (which may not depend on the adapters): the
+ * same rules as the SQL stores (unique domain + code, versioned replace, retired codes).
+ */
+export class InMemoryLinkShard implements LinkShardStore {
+  readonly rows = new Map<string, Link>();
+  readonly retired = new Map<string, Date>();
+
+  constructor(readonly shardName: string) {}
+
+  async insert(link: Link) {
+    await this.insertMany([link]);
+  }
+
+  async insertMany(links: readonly Link[]) {
+    const keys = links.map((l) => `${l.domain}/${l.code}`);
+    const duplicate = links.find((l, i) => this.rows.has(keys[i]) || keys.indexOf(keys[i]) !== i);
+    if (duplicate) throw new DuplicateLinkError(duplicate);
+    links.forEach((l, i) => this.rows.set(keys[i], l));
+  }
+
+  async findByCode(id: ShortUrlIdentifier) {
+    return this.rows.get(`${id.domain}/${id.code}`) ?? null;
+  }
+
+  async replace(link: Link, expectedVersion: number) {
+    const current = this.rows.get(`${link.domain}/${link.code}`);
+    if (!current || current.version !== expectedVersion) return false;
+    this.rows.set(`${link.domain}/${link.code}`, link);
+    return true;
+  }
+
+  async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date) {
+    const key = `${id.domain}/${id.code}`;
+    if (this.rows.get(key)?.version !== expectedVersion) return false;
+    this.rows.delete(key);
+    this.retired.set(key, retiredUntil);
+    return true;
+  }
+
+  async retiredUntil(id: ShortUrlIdentifier, now: Date) {
+    const until = this.retired.get(`${id.domain}/${id.code}`);
+    return until && until > now ? until : null;
+  }
+
+  async listByTenant(q: LinkListQuery) {
+    return [...this.rows.values()]
+      .filter((l) => l.tenantId === q.tenantId && (q.beforeId === null || BigInt(l.id) < BigInt(q.beforeId)))
+      .filter((l) => (!q.status || l.status === q.status) && (!q.domain || l.domain === q.domain) && (!q.tag || l.tags.includes(q.tag)))
+      .filter((l) => !q.search || [l.code, l.title ?? '', l.targetUrl].some((s) => s.toLowerCase().includes(q.search!.toLowerCase())))
+      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+      .slice(0, q.limit);
+  }
+
+  async listIdentifiers(afterId: string | null, limit: number) {
+    return [...this.rows.values()]
+      .filter((l) => afterId === null || BigInt(l.id) > BigInt(afterId))
+      .sort((a, b) => (BigInt(a.id) > BigInt(b.id) ? 1 : -1))
+      .slice(0, limit)
+      .map((l) => ({ id: l.id, domain: l.domain, code: l.code }));
+  }
+
+  async expireDue(now: Date, limit: number) {
+    const due = [...this.rows.values()].filter((l) => l.status === 'active' && l.expiresAt !== null && l.expiresAt <= now).slice(0, limit);
+    return due.map((l) => {
+      const expired: Link = { ...l, status: 'expired', version: l.version + 1, updatedAt: now };
+      this.rows.set(`${l.domain}/${l.code}`, expired);
+      return expired;
+    });
+  }
+
+  async purgeExpired(before: Date, limit: number) {
+    const old = [...this.rows.entries()].filter(([, l]) => l.status === 'expired' && l.expiresAt !== null && l.expiresAt < before).slice(0, limit);
+    for (const [key] of old) this.rows.delete(key);
+    return old.length;
+  }
+
+  async ping() {}
+
+  async close() {}
+}

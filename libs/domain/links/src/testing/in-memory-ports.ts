@@ -1,0 +1,88 @@
+import { LinkChange, LinkChangeFeed, PasswordHasher } from '../ports';
+import { CacheStore } from '../ports';
+
+/** The shared cache in a Map, for the domain's unit tests (TTLs ignored). */
+export class InMemoryCache implements CacheStore {
+  readonly values = new Map<string, string>();
+  down = false;
+  private guard() {
+    if (this.down) throw new Error('ECONNREFUSED');
+  }
+  async get(k: string) {
+    this.guard();
+    return this.values.get(k) ?? null;
+  }
+  async set(k: string, v: string) {
+    this.guard();
+    this.values.set(k, v);
+  }
+  async del(keys: readonly string[]) {
+    this.guard();
+    keys.forEach((k) => this.values.delete(k));
+  }
+  async pttl() {
+    return -1;
+  }
+  async setIfAbsent(k: string, v: string) {
+    this.guard();
+    if (this.values.has(k)) return false;
+    this.values.set(k, v);
+    return true;
+  }
+  async deleteIfEquals(k: string, v: string) {
+    this.guard();
+    return this.values.get(k) === v && this.values.delete(k);
+  }
+  async incrBy(k: string, d: number) {
+    this.guard();
+    const n = Number(this.values.get(k) ?? 0) + d;
+    this.values.set(k, String(n));
+    return n;
+  }
+  async setIfNewer(k: string, v: string, version: number) {
+    this.guard();
+    const current = this.values.get(k);
+    if (current) {
+      try {
+        const stored = (JSON.parse(current) as { version?: number }).version;
+        if (typeof stored === 'number' && stored >= version) return false;
+      } catch {
+        // replaced
+      }
+    }
+    this.values.set(k, v);
+    return true;
+  }
+  async incrementBelow(k: string, limit: number, initial: number) {
+    this.guard();
+    const n = this.values.has(k) ? Number(this.values.get(k)) : initial;
+    if (n >= limit) return null;
+    this.values.set(k, String(n + 1));
+    return n + 1;
+  }
+  async setBits() {}
+  async getBits(_k: string, offsets: readonly number[]) {
+    return offsets.map(() => 0);
+  }
+  async ping() {}
+  async close() {}
+}
+
+export class RecordingChangeFeed implements LinkChangeFeed {
+  readonly published: LinkChange[] = [];
+  down = false;
+  async publish(change: LinkChange) {
+    if (this.down) throw new Error('channel down');
+    this.published.push(change);
+  }
+  async subscribe() {
+    return async () => undefined;
+  }
+  async close() {}
+}
+
+/** Not a hash: lets the domain's tests see what would be checked, without argon2's cost. */
+export const plainPasswords: PasswordHasher = {
+  hash: async (password) => `plain:${password}`,
+  verify: async (hash, password) => hash === `plain:${password}`,
+};

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import 'zod-openapi';
+
+/**
+ * The wire shapes of the link API (docs/design.md, "Contract"): JSON types and unknown-field
+ * refusal here; the meaning (URL policy, limits, expiry in the future) is checked by the links
+ * domain, which answers with its own stable codes (INVALID_URL, URL_NOT_ALLOWED, ...).
+ */
+const url = z.string().max(24_576).meta({ description: 'http(s) URL; at most 2048 characters once normalised', example: 'https://example.com/spring-sale' });
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+const utm = z
+  .strictObject({ source: z.string().max(200), medium: z.string().max(200), campaign: z.string().max(200), term: z.string().max(200), content: z.string().max(200) })
+  .partial()
+  .meta({ id: 'Utm', description: 'Added to the target as utm_* parameters; these win over the same names in the target URL' });
+const geoTargets = z.record(z.string().max(8), url).meta({ description: 'ISO 3166-1 alpha-2 country code -> URL', example: { DE: 'https://example.de/', US: 'https://example.com/us' } });
+const deviceTargets = z.strictObject({ ios: url, android: url, desktop: url }).partial().meta({ id: 'DeviceTargets' });
+const variant = z.strictObject({ url, weight: z.number().int().meta({ description: '1 to 1000' }) }).meta({ id: 'Variant' });
+
+const optionFields = {
+  redirectType: z.union([z.literal(301), z.literal(302)]).meta({ description: '302 by default; browsers cache a 301, hiding later clicks' }),
+  expiresAt: z.string().max(64).meta({ description: 'ISO 8601 date-time with a zone; from then on the redirect answers 410', example: '2027-01-31T12:00:00Z' }),
+  title: z.string().max(1000),
+  tags: z.array(z.string().max(200)).max(100).meta({ description: 'At most 10 tags of 1-50 letters, digits, spaces or "_ . : / -"' }),
+  maxClicks: z.number().int().meta({ description: 'After this many redirects the link answers 410 LINK_EXHAUSTED' }),
+  password: z.string().max(1000).meta({ description: '4-128 characters; stored only as an argon2id hash' }),
+  utm,
+  forwardQuery: z.boolean().meta({ description: "Carry the visitor's query string to the target (default true)" }),
+  geoTargets,
+  deviceTargets,
+  variants: z.array(variant).max(100).meta({ description: 'Up to 10 weighted targets for an A/B test; a visitor always gets the same one' }),
+  clicksPerIpPerMinute: z.number().int().meta({ description: 'Redirects per visitor address and minute on this link' }),
+};
+
+export const linkCreationSchema = z
+  .strictObject({
+    url,
+    alias: z.string().max(200).meta({ description: '3-64 of A-Z a-z 0-9 _ -; instead of a generated code' }),
+    domain: z.string().max(253).meta({ description: 'The default domain, or one of your own' }),
+    ...optionFields,
+  })
+  .partial({ alias: true, domain: true, redirectType: true, expiresAt: true, title: true, tags: true, maxClicks: true, password: true, utm: true, forwardQuery: true, geoTargets: true, deviceTargets: true, variants: true, clicksPerIpPerMinute: true })
+  .meta({ id: 'LinkCreation' });
+
+/** Every field optional; null clears an option (code and domain never change). */
+export const linkEditSchema = z
+  .strictObject({
+    url,
+    status: z.enum(['active', 'disabled']),
+    ...Object.fromEntries(Object.entries(optionFields).map(([k, v]) => [k, nullable(v)])),
+  })
+  .partial()
+  .meta({ id: 'LinkEdit' });
+
+export const linkSchema = z
+  .object({
+    code: z.string(),
+    domain: z.string(),
+    shortUrl: z.string(),
+    url: z.string(),
+    title: z.string().nullable(),
+    tags: z.array(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    expiresAt: z.string().nullable(),
+    status: z.enum(['active', 'disabled', 'expired']),
+    redirectType: z.union([z.literal(301), z.literal(302)]),
+    version: z.number().int().meta({ description: 'Also the ETag; send it back as If-Match to edit safely' }),
+    maxClicks: z.number().int().nullable(),
+    passwordProtected: z.boolean(),
+    utm: utm.nullable(),
+    forwardQuery: z.boolean(),
+    geoTargets: geoTargets.nullable(),
+    deviceTargets: deviceTargets.nullable(),
+    variants: z.array(variant).nullable(),
+    clicksPerIpPerMinute: z.number().int().nullable(),
+    moderation: z.object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() }).meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),
+  })
+  .meta({ id: 'Link' });
+
+export const linkPageSchema = z.object({ links: z.array(linkSchema), nextCursor: z.string().nullable() }).meta({ id: 'LinkPage' });
+
+export const codeParams = z.strictObject({ code: z.string().max(64).meta({ description: 'The short code or alias' }) });
+export const domainQuery = z.strictObject({ domain: z.string().max(253).optional().meta({ description: 'The link’s domain when it is not the default one' }) });
+
+export const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(500).optional().meta({ description: 'nextCursor of the previous page' }),
+  q: z.string().max(200).optional().meta({ description: 'Part of the code, title or target' }),
+  tag: z.string().max(50).optional(),
+  status: z.enum(['active', 'disabled', 'expired']).optional(),
+  domain: z.string().max(253).optional(),
+});
+
+export const qrQuery = z.strictObject({
+  format: z.enum(['svg', 'png']).default('svg'),
+  size: z.coerce.number().int().min(64).max(2048).default(256).meta({ description: 'Width and height in pixels' }),
+  domain: z.string().max(253).optional(),
+});
+
+export const ifMatchHeader = z.object({ 'if-match': z.string().optional().meta({ description: 'The ETag you read; a changed link answers 412' }) });

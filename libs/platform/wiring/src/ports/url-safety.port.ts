@@ -1,0 +1,14 @@
+import { URL_POLICY, UrlPolicy } from '@shortlink/links-domain';
+import { DnsHostResolver, FileDomainBlockList } from '@shortlink/url-safety';
+import { portSpec } from '../port-spec';
+
+/** The URL safety policy with its block list (BLOCKED_DOMAINS_FILE) and, with URL_DNS_CHECK=on, DNS. */
+export const urlSafetyPort = portSpec({
+  name: 'url-safety',
+  open: (config) => {
+    const safety = config.links.urlSafety;
+    const blockList = new FileDomainBlockList(safety.blockedDomainsFile);
+    return new UrlPolicy({ shortDomains: config.links.domains, blockList, resolver: safety.dnsCheck ? new DnsHostResolver(safety.dnsTimeoutMs) : null });
+  },
+  provides: [[URL_POLICY, (policy) => policy]],
+});
