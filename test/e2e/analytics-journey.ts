@@ -123,7 +123,7 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
       for (const [path, status, problem] of cases) {
         const res = await api(path);
         const body = (await res.json()) as { code: string };
-        expect({ path, status: res.status, type: res.headers.get('content-type'), code: body.code }).toEqual({ path, status, type: 'application/problem+json', code: problem });
+        expect({ path, status: res.status, type: res.headers.get('content-type')?.split(';')[0], code: body.code }).toEqual({ path, status, type: 'application/problem+json', code: problem });
       }
       const anonymous = await fetch(`${endpoints().analytics}/api/v1/stats/top-links`);
       expect(anonymous.status).toBe(401);
