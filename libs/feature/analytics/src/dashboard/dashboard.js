@@ -110,9 +110,26 @@
     }
   }
 
+  const STEP = { minute: 60, hour: 3600, day: 86400 };
+
+  /** Every bucket of the range, zero where the API has no row (it answers only buckets with clicks). */
   function renderSeries(stats) {
-    const xs = stats.series.map((p) => Date.parse(p.time) / 1000);
-    const data = [xs, stats.series.map((p) => p.clicks), stats.series.map((p) => p.visitors), stats.series.map((p) => p.botClicks)];
+    const step = STEP[stats.granularity];
+    const from = Date.parse(stats.from) / 1000;
+    const to = Date.parse(stats.to) / 1000;
+    const byTime = new Map(stats.series.map((p) => [Date.parse(p.time) / 1000, p]));
+    const xs = [];
+    const clicks = [];
+    const visitors = [];
+    const bots = [];
+    for (let t = from; t < to; t += step) {
+      const p = byTime.get(t);
+      xs.push(t);
+      clicks.push(p ? p.clicks : 0);
+      visitors.push(p ? p.visitors : 0);
+      bots.push(p ? p.botClicks : 0);
+    }
+    const data = [xs, clicks, visitors, bots];
     const el = $('series-chart');
     const width = Math.max(320, el.clientWidth || 800);
     if (!chart) {
