@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
