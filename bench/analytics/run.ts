@@ -78,6 +78,8 @@ async function main() {
   const env = {
     DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse', LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...serverSecrets(),
     KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`, CLICKHOUSE_DATABASE: database, RATE_LIMIT_PER_IP_PER_MINUTE: '0', RATE_LIMIT_GLOBAL_PER_SECOND: '0',
+    // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
+    SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
   };
   const apps: App[] = [];
   try {
@@ -94,7 +96,7 @@ async function main() {
     const ingestSeconds = (Date.now() - first) / 1000;
     const ingestRate = (EVENTS - firstCount) / ingestSeconds;
     const records = Math.ceil(EVENTS / BATCH) * 6;
-    const consPerf = kafkaTool('org.apache.kafka.tools.ConsumerPerformance', ['--bootstrap-server', brokers, '--topic', topic, '--messages', String(Math.ceil(EVENTS / BATCH)), '--group', `${topic}.perf`, '--timeout', '60000']);
+    const consPerf = kafkaTool('org.apache.kafka.tools.ConsumerPerformance', ['--bootstrap-server', brokers, '--topic', topic, '--messages', String(records), '--group', `${topic}.perf`, '--timeout', '60000']);
     // start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, ...
     const cols = consPerf.trim().split('\n').pop()!.split(',').map((c) => c.trim());
     const kafkaMBs = Number(cols[3]);
