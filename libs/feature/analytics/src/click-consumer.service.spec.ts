@@ -7,6 +7,9 @@ import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
 import { ClickConsumer } from './click-consumer.service';
 
+// chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
+jest.setTimeout(60_000);
+
 const NOW = Date.UTC(2026, 11, 3, 12, 0, 30);
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 

@@ -8,6 +8,9 @@ import type { AuthenticatedRequest } from '@shortlink/nest-platform';
 import { StatsController } from './stats.controller';
 import { toCsv } from './csv';
 
+// chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
+jest.setTimeout(60_000);
+
 describe('StatsController on the embedded store', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt' });
   const req = { principal: { tenantId: 't1' } } as AuthenticatedRequest;

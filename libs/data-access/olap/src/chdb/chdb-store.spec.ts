@@ -8,6 +8,9 @@ import { describeOlapExecutorContract } from '../contract/olap-executor.contract
 import { OlapError } from '../olap-executor';
 import { ChdbExecutor } from './chdb-executor';
 
+// chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
+jest.setTimeout(60_000);
+
 // libchdb binds one data directory per process: the suites below run one after the other and
 // each closes its executor (which waits for the engine to let go) before the next opens.
 const tempDir = () => mkdtempSync(join(tmpdir(), 'shortlink-chdb-'));
