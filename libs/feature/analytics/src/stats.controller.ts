@@ -10,7 +10,11 @@ import { toCsv } from './csv';
 
 const TAGS = ['analytics'];
 const granularity = z.enum(['minute', 'hour', 'day']).meta({ description: 'Bucket size; bounds are aligned outward to it' });
-const instant = z.string().max(40).meta({ description: 'Epoch seconds or ISO 8601 with a zone, e.g. 2026-12-03T10:00:00Z' });
+const instant = z
+  .string()
+  .max(40)
+  .regex(/^(\d{1,10}|\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?)$/, 'must be epoch seconds or ISO 8601 with a zone')
+  .meta({ description: 'Epoch seconds or ISO 8601 with a zone, e.g. 2026-12-03T10:00:00Z; the range must be non-empty and not too long (INVALID_TIME_RANGE)' });
 const domain = z
   .string()
   .max(253)
