@@ -3,6 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createLink, getStats, createTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
+import { describeAnalyticsJourney } from './analytics-journey';
 import { describeUserJourney } from './user-journey';
 
 /** The README's `npm start`: three apps in one process, SQLite + in-process cache/bus + chdb. */
@@ -14,7 +15,8 @@ describe('embedded profile (npm start)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-'));
-    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY }));
+    // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For.
+    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, TRUSTED_PROXIES: '127.0.0.1/32,::1/128' }));
   });
 
   afterAll(async () => {
@@ -23,6 +25,7 @@ describe('embedded profile (npm start)', () => {
   });
 
   describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
+  describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

@@ -2,11 +2,14 @@ import { createClient } from '@clickhouse/client';
 import { Cluster } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { createConnection } from 'mysql2/promise';
+import { decodeClickRecord, kafkaPartitionOf } from '@shortlink/bus';
+import type { ClickEvent } from '@shortlink/clicks-domain';
 import { loadConfig } from '@shortlink/config';
 import { createShardRouter } from '@shortlink/shard-router';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { allocateEndpoints, Endpoints, eventually, parseMetrics, RunningProcess, startProcess, waitHealthy } from '@shortlink/harness';
 import { API_KEY, createLink, getStats, createTenant, redirectOf, SERVER_SECRETS } from './support';
+import { describeAnalyticsJourney } from './analytics-journey';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -31,6 +34,8 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn',
       CLICKHOUSE_DATABASE: database, KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
       CLICK_BUFFER_FLUSH_MS: '50',
+      // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For.
+      TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
       // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
     };
@@ -53,6 +58,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
   });
 
   describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
+  describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;
@@ -87,13 +93,17 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     // 3. Kafka: the click event is on the topic, keyed by domain/code.
     const kafka = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'e2e-probe', logLevel: logLevel.NOTHING });
     const consumer = kafka.consumer({ groupId: `e2e-probe-${Date.now()}` });
-    const seen: Array<{ key: string; code: string }> = [];
+    const seen: Array<{ partition: number; code: string; event: ClickEvent }> = [];
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push({ key: message.key!.toString(), code: JSON.parse(message.value!.toString()).code }) });
+    await consumer.run({ eachMessage: async ({ partition, message }) => void seen.push(...(decodeClickRecord(message.value) as ClickEvent[]).map((e) => ({ partition, code: e.code, event: e }))) });
     try {
       await eventually('the click on the Kafka topic', async () => seen.some((m) => m.code === code), 30_000);
-      expect(seen.find((m) => m.code === code)!.key).toBe(`${domain}/${code}`);
+      // On the partition Kafka's own partitioner names for the link, enriched, without the address.
+      const found = seen.find((m) => m.code === code)!;
+      expect(found.partition).toBe(kafkaPartitionOf(`${domain}/${code}`, Number(process.env.KAFKA_CLICK_PARTITIONS ?? 6)));
+      expect(found.event).toMatchObject({ kind: 'click', domain, code, country: null });
+      expect(JSON.stringify(found.event)).not.toContain('127.0.0.1');
     } finally {
       await consumer.disconnect();
     }
@@ -102,7 +112,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     const ch = createClient({ url: requireEnv('CLICKHOUSE_URL'), username: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD || '' });
     try {
       const rows = await eventually('the aggregate row in ClickHouse', async () => {
-        const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS clicks FROM ${database}.clicks_minute WHERE code = '${code}'`, format: 'JSONEachRow' });
+        const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS clicks FROM ${database}.link_minute WHERE code = '${code}'`, format: 'JSONEachRow' });
         const data = (await rs.json()) as Array<{ clicks: string | number }>;
         return data.length && Number(data[0].clicks) === 1 ? data : null;
       }, 60_000, 500);
@@ -151,7 +161,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     const seen: string[] = [];
     await consumer.connect();
     await consumer.subscribe({ topic: ownTopic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ message }) => void seen.push(JSON.parse(message.value!.toString()).code) });
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(...(decodeClickRecord(message.value) as ClickEvent[]).map((e) => e.code)) });
     try {
       await eventually('the 25 clicks flushed at shutdown', async () => seen.length >= 25, 30_000);
       await new Promise((r) => setTimeout(r, 500));

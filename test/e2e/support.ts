@@ -46,7 +46,11 @@ export async function getStats(endpoints: Endpoints, code: string, apiKey = API_
   return { status: res.status, body: (await res.json()) as { totals: { clicks: number; visitors: number }; series: Array<{ minute: string; clicks: number; visitors: number }> } };
 }
 
-export const redirectOf = (endpoints: Endpoints, code: string, headers: Record<string, string> = {}) => fetch(`${endpoints.redirect}/${code}`, { redirect: 'manual', headers });
+/** A desktop browser: what a person clicking a link sends (analytics leaves bots out by default). */
+export const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+export const redirectOf = (endpoints: Endpoints, code: string, headers: Record<string, string> = {}) =>
+  fetch(`${endpoints.redirect}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA, ...headers } });
 
 /** A new tenant of the installation, created by the operator through the admin API; its first key. */
 export async function createTenant(endpoints: Endpoints, plan: 'free' | 'paid' = 'paid', operatorKey = API_KEY): Promise<{ tenantId: string; apiKey: string }> {

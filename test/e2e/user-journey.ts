@@ -15,12 +15,12 @@ export function describeUserJourney(endpoints: () => Endpoints, otherTenantKey: 
     expect(created.body.url).toBe(url);
     expect(created.body.shortUrl).toMatch(new RegExp(`/${code}$`));
 
-    const res = await redirectOf(endpoints(), code, { 'user-agent': 'e2e-agent/1.0' });
+    const res = await redirectOf(endpoints(), code);
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(url);
     // Fastify's 72 s keep-alive, not Node's 5 s: longer than a load balancer's idle timeout.
     expect(res.headers.get('keep-alive')).toBe('timeout=72');
-    const second = await redirectOf(endpoints(), code, { 'user-agent': 'e2e-agent/1.0' });
+    const second = await redirectOf(endpoints(), code);
     expect(second.status).toBe(302);
 
     const stats = await eventually('two clicks in stats', async () => {

@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { Cluster, Redis } from 'ioredis';
 import { createLinks as createLinksThrough, CreatedLink, metric, Metrics, metricsOf, total } from '@shortlink/harness';
+import { MysqlMetaStore } from '@shortlink/link-store';
+import { TenantService } from '@shortlink/tenants-domain';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { API_KEY } from '../e2e/support';
 
@@ -167,4 +169,17 @@ export async function sumOver(bases: readonly string[], read: (m: Metrics) => nu
 /** `count` links made through the generation API with the tier's key, their URLs tagged for the scenario. */
 export function createLinks(generation: string, count: number, tag: string, concurrency = 8): Promise<CreatedLink[]> {
   return createLinksThrough({ generation, apiKey: API_KEY, count, concurrency, url: (i) => `https://example.com/resilience/${tag}/${i}?r=${Date.now().toString(36)}` });
+}
+
+/**
+ * A tenant and its first key, made by the tenant service on the real meta database: for tests that
+ * run the analytics app alone, without a generation app whose admin API would do it.
+ */
+export async function createTenantInMeta(): Promise<string> {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  try {
+    return (await new TenantService(meta.tenants).createTenant({ name: 'resilience', plan: 'paid' })).issued.apiKey;
+  } finally {
+    await meta.close();
+  }
 }

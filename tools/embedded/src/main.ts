@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@shortlink/config';
-import { ANALYTICS_PORTS, AnalyticsFeatureModule } from '@shortlink/analytics-feature';
+import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
 import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
 import { createApp, stopOnSignals } from '@shortlink/nest-platform';
@@ -19,7 +19,8 @@ async function main() {
   // A first run without SHORTLINK_BOOTSTRAP_API_KEY creates the operator tenant with a generated key.
   const generation = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS), requestLog: true, openApi: GENERATION_API });
   const redirect = await createApp({ name: 'redirect', config, feature: RedirectFeatureModule.forRoot(config), ports: ports.bridge(REDIRECT_PORTS), requestLog: false });
-  const analytics = await createApp({ name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true });
+  const analytics = await createApp({ name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true, openApi: ANALYTICS_OPENAPI });
+  await connectClickConsumer(analytics, config);
   await generation.listen(config.ports.generation, host);
   await redirect.listen(config.ports.redirect, host);
   await analytics.listen(config.ports.analytics, host);
@@ -52,6 +53,7 @@ async function main() {
       `  curl -s -X POST ${g}/api/v1/links -H 'content-type: application/json' -H 'x-api-key: ${key}' -d '{"url":"https://example.com/hello"}'`,
       `  curl -si http://${host}:${config.ports.redirect}/<code>`,
       `  curl -s -H 'x-api-key: ${key}' http://${host}:${config.ports.analytics}/api/v1/links/<code>/stats`,
+      `  dashboard: http://${host}:${config.ports.analytics}/dashboard   API docs: http://${host}:${config.ports.analytics}/docs`,
       '',
     ].join('\n') + '\n',
   );

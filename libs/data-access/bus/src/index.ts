@@ -1,4 +1,5 @@
-export { DEFAULT_CLICK_TOPIC, clickMessageKey, encodeClickEvent, decodeClickEvent } from './codec';
+export { DEFAULT_CLICK_TOPIC, clickMessageKey, encodeClickRecord, decodeClickRecord, kafkaPartitionOf, byPartition } from './codec';
+export type { DecodeFailure } from './codec';
 export type { BusLogger, BusLogEntry, BusLogLevel } from './logging';
 export { consoleWarnLogger, silentLogger, filteredLogger } from './logging';
 export type { RetryBackoffOptions } from './backoff';

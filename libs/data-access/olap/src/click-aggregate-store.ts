@@ -1,11 +1,16 @@
-import type { ClickAggregateStore, ConsumerProgress, LinkStats, MinuteVisitorRow, StatsQuery } from '@shortlink/clicks-domain';
+import {
+  BreakdownRow, ClickAggregateStore, ConsumerProgress, Dimension, DIMENSION_ID, Granularity, LinkScope, OrphanQuery, OrphanResult, ProducerMark, RangeQuery, Retention,
+  SeriesPoint, SeriesResult, TopLinkRow, VisitorMinuteRow,
+} from '@shortlink/clicks-domain';
+import { DomainError, ErrorCode } from '@shortlink/core';
 import { CLICK_MIGRATIONS, OlapMigration, ROW_KIND, runOlapMigrations } from './migrations';
-import { OlapExecutor } from './olap-executor';
-import { sqlDateTime, sqlIdentifier, sqlString } from './sql-literals';
+import { OlapError, OlapExecutor } from './olap-executor';
+import { sqlDateTime, sqlIdentifier, sqlNumber, sqlString } from './sql-literals';
 
 const UINT64_MAX = 0xffff_ffff_ffff_ffffn;
+const DAY = 86_400;
 
-/** JSONEachRow as both engines accept it for clicks_input: every column in every row. */
+/** JSONEachRow as both engines accept it for events_input: every column in every row (18.16 has no defaults for omitted ones). */
 interface InputRow {
   kind: number;
   tenant_id: string;
@@ -13,22 +18,40 @@ interface InputRow {
   code: string;
   /** Epoch seconds: a JSON number reads as a unix time into DateTime on 18.16 and on chdb. */
   minute: number;
+  bot: number;
   visitor: number;
   clicks: number;
+  dims: number[];
+  dim_values: string[];
+  dim_clicks: number[];
   source: string;
   source_partition: number;
   /** Decimal string: both engines read a quoted UInt64, and it keeps offsets past 2^53 exact. */
   last_offset: string;
+  producer: string;
+  last_seq: number;
 }
 
 /** 64-bit results arrive as decimal strings (quoted on both engines); UInt32 as numbers. */
 type Int64 = string | number;
 
+/** Tables each granularity's retention applies to, and how their partition names read. */
+const RETAINED: ReadonlyArray<{ table: string; unit: 'day' | 'month' | 'year'; keep: (r: Retention) => number }> = [
+  { table: 'link_minute', unit: 'day', keep: (r) => r.minuteDays },
+  { table: 'dim_minute', unit: 'day', keep: (r) => r.minuteDays },
+  { table: 'link_hour', unit: 'month', keep: (r) => r.hourDays },
+  { table: 'dim_hour', unit: 'month', keep: (r) => r.hourDays },
+  { table: 'link_day', unit: 'year', keep: (r) => r.dayDays },
+  { table: 'dim_day', unit: 'year', keep: (r) => r.dayDays },
+  // A producer's marks matter while it may still resend: days. Two months is plenty.
+  { table: 'producer_marks', unit: 'month', keep: () => 62 },
+];
+
 /**
  * ClickAggregateStore over SQL that runs unchanged on ClickHouse 18.16 and on chdb; the engine
- * is the executor's business. Rows go into a Null table whose materialized view folds them into
- * an AggregatingMergeTree (sum of clicks, HLL of visitors, max source offset) per
- * link, minute and source partition; reads merge the states.
+ * is the executor's business. Each write is one insert into a Null table whose materialized views
+ * fold it into AggregatingMergeTrees per minute, hour and day (sum of clicks, HLL of visitors),
+ * per dimension value, and into the progress and producer-mark tables (docs/analytics.md).
  */
 export class SqlClickAggregateStore implements ClickAggregateStore {
   private readonly db: string;
@@ -49,11 +72,13 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     await runOlapMigrations(this.executor, this.db, this.migrations);
   }
 
-  async write(rows: readonly MinuteVisitorRow[], progress?: ConsumerProgress): Promise<void> {
+  async write(rows: readonly VisitorMinuteRow[], progress?: ConsumerProgress, marks: readonly ProducerMark[] = []): Promise<void> {
     const input = rows.map(toInputRow);
     if (progress) input.push(toProgressRow(progress));
+    const today = Math.floor(Date.now() / 1000 / DAY) * DAY;
+    for (const mark of marks) input.push(toMarkRow(mark, today));
     if (input.length === 0) return;
-    await this.executor.insertJsonEachRow(`${this.db}.clicks_input`, input);
+    await this.executor.insertJsonEachRow(`${this.db}.events_input`, input);
   }
 
   async ingestedOffsets(source: string): Promise<Map<number, bigint>> {
@@ -68,28 +93,112 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     return new Map(legacy.map((r) => [Number(r.source_partition), BigInt(r.done)]));
   }
 
-  async stats(q: StatsQuery): Promise<LinkStats> {
-    const where =
-      `tenant_id = ${sqlString(q.tenantId)} AND domain = ${sqlString(q.domain)} AND code = ${sqlString(q.code)}` +
-      ` AND minute >= ${sqlDateTime(clampEpoch(Math.ceil(q.from)))} AND minute < ${sqlDateTime(clampEpoch(Math.ceil(q.to)))}`;
+  async producerMarks(source: string, sinceEpochSeconds: number): Promise<ProducerMark[]> {
+    const rows = await this.executor.queryJsonEachRow<{ source_partition: Int64; producer: string; seq: Int64 }>(
+      `SELECT source_partition, producer, maxMerge(last_seq) AS seq FROM ${this.db}.producer_marks` +
+        ` WHERE source = ${sqlString(source)} AND day >= toDate(${sqlDateTime(clampEpoch(sinceEpochSeconds))}) GROUP BY source_partition, producer`,
+    );
+    return rows.map((r) => ({ source, partition: Number(r.source_partition), producer: r.producer, lastSeq: Number(r.seq) }));
+  }
+
+  async series(scope: LinkScope, range: RangeQuery): Promise<SeriesResult> {
+    const where = `${this.linkWhere(scope)} AND ${timeWhere(range)}`;
+    const table = `${this.db}.link_${granularity(range.granularity)}`;
     // Aliases differ from every column (ts, n_*): 18.16 lets SELECT aliases leak into WHERE and
-    // into other expressions, so `... AS minute` would turn the filter into a number comparison.
-    const [series, totals] = await Promise.all([
-      this.executor.queryJsonEachRow<{ ts: Int64; n_clicks: Int64; n_visitors: Int64 }>(
-        `SELECT toUnixTimestamp(minute) AS ts, sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors` +
-          ` FROM ${this.db}.clicks_minute WHERE ${where} GROUP BY ts ORDER BY ts`,
+    // into other expressions, so `... AS t` would turn the filter into a number comparison.
+    const [series, totals, bots] = await this.read(() =>
+      Promise.all([
+        this.executor.queryJsonEachRow<{ ts: Int64; n_clicks: Int64; n_visitors: Int64 }>(
+          `SELECT toUnixTimestamp(t) AS ts, sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors FROM ${table} WHERE ${where} AND ${botWhere(range)} GROUP BY ts ORDER BY ts`,
+        ),
+        // One HLL union over the whole range: a visitor seen in several buckets counts once.
+        this.executor.queryJsonEachRow<{ n_clicks: Int64; n_visitors: Int64 }>(
+          `SELECT sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors FROM ${table} WHERE ${where} AND ${botWhere(range)}`,
+        ),
+        this.executor.queryJsonEachRow<{ ts: Int64; n_clicks: Int64 }>(
+          `SELECT toUnixTimestamp(t) AS ts, sumMerge(clicks) AS n_clicks FROM ${table} WHERE ${where} AND bot = 1 GROUP BY ts ORDER BY ts`,
+        ),
+      ]),
+    );
+    const points = new Map<number, { clicks: number; visitors: number; botClicks: number }>();
+    for (const r of series) points.set(Number(r.ts), { clicks: Number(r.n_clicks), visitors: Number(r.n_visitors), botClicks: 0 });
+    let botClicks = 0;
+    for (const r of bots) {
+      const time = Number(r.ts);
+      const n = Number(r.n_clicks);
+      botClicks += n;
+      const p = points.get(time);
+      if (p) p.botClicks = n;
+      else points.set(time, { clicks: 0, visitors: 0, botClicks: n });
+    }
+    const out: SeriesPoint[] = [...points].sort((a, b) => a[0] - b[0]).map(([time, p]) => ({ time, ...p }));
+    // An aggregate without GROUP BY yields one row (zeros) even when nothing matches.
+    return { series: out, totals: { clicks: Number(totals[0]?.n_clicks ?? 0), visitors: Number(totals[0]?.n_visitors ?? 0), botClicks } };
+  }
+
+  async breakdown(scope: LinkScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]> {
+    const rows = await this.read(() =>
+      this.executor.queryJsonEachRow<{ value: string; n_clicks: Int64; n_visitors: Int64 }>(
+        `SELECT value, sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors FROM ${this.db}.dim_${granularity(range.granularity)}` +
+          ` WHERE ${this.linkWhere(scope)} AND dim = ${DIMENSION_ID[dimension]} AND ${timeWhere(range)} AND ${botWhere(range)}` +
+          ` GROUP BY value ORDER BY n_clicks DESC, value LIMIT ${sqlNumber(positive(limit))}`,
       ),
-      // One HLL union over the whole range: a visitor seen in several minutes counts once.
-      this.executor.queryJsonEachRow<{ n_clicks: Int64; n_visitors: Int64 }>(
-        `SELECT sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors` +
-          ` FROM ${this.db}.clicks_minute WHERE ${where}`,
+    );
+    return rows.map((r) => ({ value: r.value, clicks: Number(r.n_clicks), visitors: Number(r.n_visitors) }));
+  }
+
+  async topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number): Promise<TopLinkRow[]> {
+    const rows = await this.read(() =>
+      this.executor.queryJsonEachRow<{ domain: string; code: string; n_clicks: Int64; n_visitors: Int64 }>(
+        `SELECT domain, code, sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors FROM ${this.db}.link_${granularity(range.granularity)}` +
+          ` WHERE tenant_id = ${sqlString(tenantOf(tenantId))}${domain === null ? '' : ` AND domain = ${sqlString(domain)}`} AND ${timeWhere(range)} AND ${botWhere(range)}` +
+          ` GROUP BY domain, code ORDER BY n_clicks DESC, domain, code LIMIT ${sqlNumber(positive(limit))}`,
       ),
-    ]);
+    );
+    return rows.map((r) => ({ domain: r.domain, code: r.code, clicks: Number(r.n_clicks), visitors: Number(r.n_visitors) }));
+  }
+
+  async orphans(q: OrphanQuery): Promise<OrphanResult> {
+    const table = `${this.db}.link_${granularity(q.granularity)}`;
+    // Orphan visits belong to no tenant (tenant_id ''); a tenant sees those of the domains it has clicks on.
+    const where =
+      `tenant_id = '' AND domain IN (SELECT DISTINCT domain FROM ${this.db}.link_day WHERE tenant_id = ${sqlString(tenantOf(q.tenantId))})` +
+      `${q.domain === null ? '' : ` AND domain = ${sqlString(q.domain)}`} AND ${timeWhere(q)} AND ${botWhere(q)}`;
+    const [series, codes, totals] = await this.read(() =>
+      Promise.all([
+        this.executor.queryJsonEachRow<{ ts: Int64; domain: string; n_visits: Int64; n_visitors: Int64 }>(
+          `SELECT toUnixTimestamp(t) AS ts, domain, sumMerge(clicks) AS n_visits, uniqCombinedMerge(visitors) AS n_visitors FROM ${table} WHERE ${where} GROUP BY ts, domain ORDER BY ts, domain`,
+        ),
+        this.executor.queryJsonEachRow<{ domain: string; code: string; n_visits: Int64 }>(
+          `SELECT domain, code, sumMerge(clicks) AS n_visits FROM ${table} WHERE ${where} GROUP BY domain, code ORDER BY n_visits DESC, domain, code LIMIT ${sqlNumber(positive(q.limit))}`,
+        ),
+        this.executor.queryJsonEachRow<{ n_visits: Int64; n_visitors: Int64 }>(`SELECT sumMerge(clicks) AS n_visits, uniqCombinedMerge(visitors) AS n_visitors FROM ${table} WHERE ${where}`),
+      ]),
+    );
     return {
-      series: series.map((r) => ({ minute: Number(r.ts), clicks: Number(r.n_clicks), visitors: Number(r.n_visitors) })),
-      // An aggregate without GROUP BY yields one row (zeros) even when nothing matches.
-      totals: { clicks: Number(totals[0]?.n_clicks ?? 0), visitors: Number(totals[0]?.n_visitors ?? 0) },
+      series: series.map((r) => ({ time: Number(r.ts), domain: r.domain, visits: Number(r.n_visits), visitors: Number(r.n_visitors) })),
+      codes: codes.map((r) => ({ domain: r.domain, code: r.code, visits: Number(r.n_visits) })),
+      totals: { visits: Number(totals[0]?.n_visits ?? 0), visitors: Number(totals[0]?.n_visitors ?? 0) },
     };
+  }
+
+  async dropExpired(nowEpochSeconds: number, retention: Retention): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const { table, unit, keep } of RETAINED) {
+      const days = keep(retention);
+      if (days <= 0) continue;
+      const cutoff = nowEpochSeconds - days * DAY;
+      const parts = await this.executor.queryJsonEachRow<{ partition: string }>(
+        `SELECT DISTINCT partition FROM system.parts WHERE database = ${sqlString(this.db)} AND table = ${sqlString(table)} AND active`,
+      );
+      for (const { partition } of parts) {
+        const end = partitionEnd(String(partition), unit);
+        if (end === null || end > cutoff) continue;
+        await this.executor.command(`ALTER TABLE ${this.db}.${table} DROP PARTITION ${partition}`);
+        dropped.push(`${table}:${partition}`);
+      }
+    }
+    return dropped;
   }
 
   async ping(): Promise<void> {
@@ -99,17 +208,85 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
   async close(): Promise<void> {
     await this.executor.close();
   }
+
+  private linkWhere(scope: LinkScope): string {
+    return `tenant_id = ${sqlString(tenantOf(scope.tenantId))} AND domain = ${sqlString(scope.domain)} AND code = ${sqlString(scope.code)}`;
+  }
+
+  /** A read the server cannot answer (down, unreachable) is 503 DEPENDENCY_UNAVAILABLE, not a 500. */
+  private async read<T>(query: () => Promise<T>): Promise<T> {
+    try {
+      return await query();
+    } catch (error) {
+      if (error instanceof OlapError && error.clickhouseCode === undefined) {
+        throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the analytics store is unavailable; retry shortly', { retryAfterSeconds: 5 }, { cause: error });
+      }
+      throw error;
+    }
+  }
 }
 
-function toInputRow(r: MinuteVisitorRow): InputRow {
+const granularity = (g: Granularity): Granularity => {
+  if (g !== 'minute' && g !== 'hour' && g !== 'day') throw new TypeError(`unknown granularity ${String(g)}`);
+  return g;
+};
+
+/** '' is the orphans' tenant: a tenant query must never select it. */
+function tenantOf(tenantId: string): string {
+  if (typeof tenantId !== 'string' || tenantId === '') throw new TypeError('a tenant id is required');
+  return tenantId;
+}
+
+function positive(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new TypeError(`limit must be a positive integer, got ${String(limit)}`);
+  return limit;
+}
+
+function timeWhere(range: RangeQuery): string {
+  return `t >= ${sqlDateTime(clampEpoch(Math.ceil(range.from)))} AND t < ${sqlDateTime(clampEpoch(Math.ceil(range.to)))}`;
+}
+
+function botWhere(range: RangeQuery): string {
+  return range.bots === 'include' ? 'bot IN (0, 1)' : range.bots === 'only' ? 'bot = 1' : 'bot = 0';
+}
+
+/** Epoch seconds at which a partition's period ends (YYYYMMDD, YYYYMM, YYYY), or null for a name it does not know. */
+export function partitionEnd(partition: string, unit: 'day' | 'month' | 'year'): number | null {
+  const m = /^(\d{4})(\d{2})?(\d{2})?$/.exec(partition);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
+  if (unit === 'day' && m[3]) return Date.UTC(y, mo - 1, d + 1) / 1000;
+  if (unit === 'month' && m[2] && !m[3]) return Date.UTC(y, mo, 1) / 1000;
+  if (unit === 'year' && !m[2]) return Date.UTC(y + 1, 0, 1) / 1000;
+  return null;
+}
+
+function toInputRow(r: VisitorMinuteRow): InputRow {
   assertUInt(r.minute, 'minute', 0xffff_ffff);
   assertUInt(r.visitor, 'visitor');
   assertUInt(r.clicks, 'clicks');
   for (const key of ['tenantId', 'domain', 'code'] as const) {
-    if (typeof r[key] !== 'string') throw new TypeError(`MinuteVisitorRow.${key} must be a string`);
+    if (typeof r[key] !== 'string') throw new TypeError(`VisitorMinuteRow.${key} must be a string`);
   }
-  return { kind: ROW_KIND.aggregate, tenant_id: r.tenantId, domain: r.domain, code: r.code, minute: r.minute, visitor: r.visitor, clicks: r.clicks, source: '', source_partition: 0, last_offset: '0' };
+  const dims: number[] = [];
+  const values: string[] = [];
+  const clicks: number[] = [];
+  for (const d of r.dims) {
+    const id = DIMENSION_ID[d.dimension];
+    if (id === undefined) throw new TypeError(`unknown dimension ${String(d.dimension)}`);
+    assertUInt(d.clicks, 'dims.clicks');
+    if (typeof d.value !== 'string') throw new TypeError('VisitorMinuteRow.dims.value must be a string');
+    dims.push(id);
+    values.push(d.value);
+    clicks.push(d.clicks);
+  }
+  return {
+    kind: ROW_KIND.aggregate, tenant_id: r.tenantId, domain: r.domain, code: r.code, minute: r.minute, bot: r.bot ? 1 : 0, visitor: r.visitor, clicks: r.clicks,
+    dims, dim_values: values, dim_clicks: clicks, source: '', source_partition: 0, last_offset: '0', producer: '', last_seq: 0,
+  };
 }
+
+const EMPTY = { tenant_id: '', domain: '', code: '', bot: 0, visitor: 0, clicks: 0, dims: [], dim_values: [], dim_clicks: [] };
 
 function toProgressRow(p: ConsumerProgress): InputRow {
   assertUInt(p.partition, 'partition', 0xffff_ffff, 'ConsumerProgress');
@@ -117,7 +294,14 @@ function toProgressRow(p: ConsumerProgress): InputRow {
     throw new TypeError(`ConsumerProgress.lastOffset must be a non-negative decimal integer string, got ${JSON.stringify(p.lastOffset)}`);
   }
   if (typeof p.source !== 'string' || p.source === '') throw new TypeError('ConsumerProgress.source must be a non-empty string');
-  return { kind: ROW_KIND.progress, tenant_id: '', domain: '', code: '', minute: 0, visitor: 0, clicks: 0, source: p.source, source_partition: p.partition, last_offset: p.lastOffset };
+  return { kind: ROW_KIND.progress, ...EMPTY, minute: 0, source: p.source, source_partition: p.partition, last_offset: p.lastOffset, producer: '', last_seq: 0 };
+}
+
+function toMarkRow(m: ProducerMark, day: number): InputRow {
+  assertUInt(m.partition, 'partition', 0xffff_ffff, 'ProducerMark');
+  assertUInt(m.lastSeq, 'lastSeq', Number.MAX_SAFE_INTEGER, 'ProducerMark');
+  if (typeof m.source !== 'string' || m.source === '' || typeof m.producer !== 'string') throw new TypeError('ProducerMark.source and producer must be strings');
+  return { kind: ROW_KIND.mark, ...EMPTY, minute: day, source: m.source, source_partition: m.partition, last_offset: '0', producer: m.producer, last_seq: m.lastSeq };
 }
 
 /** DateTime holds 1970..2106; a bound outside it means "from the start" / "to the end". NaN stays NaN (refused). */
@@ -125,7 +309,7 @@ function clampEpoch(seconds: number): number {
   return Math.min(Math.max(seconds, 0), 0xffff_ffff);
 }
 
-function assertUInt(value: number, field: string, max = Number.MAX_SAFE_INTEGER, type = 'MinuteVisitorRow'): void {
+function assertUInt(value: number, field: string, max = Number.MAX_SAFE_INTEGER, type = 'VisitorMinuteRow'): void {
   if (!Number.isSafeInteger(value) || value < 0 || value > max) {
     throw new TypeError(`${type}.${field} must be an integer in [0, ${max}], got ${String(value)}`);
   }

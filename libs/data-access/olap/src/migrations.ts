@@ -97,10 +97,111 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
       `DROP TABLE IF EXISTS ${db}.clicks_minute_input`,
     ],
   },
+  {
+    // Issue 13 (docs/analytics.md): bots apart, breakdowns, hour and day rollups, orphan visits,
+    // producer marks for event-id de-duplication, and retention by dropping partitions. One Null
+    // table takes each insert (aggregate rows, the progress row, the producers' marks); a view per
+    // target table folds it. Minute tables are partitioned by day, hour tables by month, day tables
+    // by year, so old data leaves with ALTER TABLE ... DROP PARTITION on 18.16 and chdb alike.
+    name: '0003_rollups_dimensions_marks',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.events_input (
+        kind UInt8,
+        tenant_id String,
+        domain String,
+        code String,
+        minute DateTime('UTC'),
+        bot UInt8,
+        visitor UInt64,
+        clicks UInt64,
+        dims Array(UInt8),
+        dim_values Array(String),
+        dim_clicks Array(UInt64),
+        source String,
+        source_partition UInt32,
+        last_offset UInt64,
+        producer String,
+        last_seq UInt64
+      ) ENGINE = Null`,
+      ...(['minute', 'hour', 'day'] as const).flatMap((g) => [
+        `CREATE TABLE IF NOT EXISTS ${db}.link_${g} (
+          tenant_id String,
+          domain String,
+          code String,
+          t DateTime('UTC'),
+          bot UInt8,
+          clicks AggregateFunction(sum, UInt64),
+          visitors AggregateFunction(uniqCombined, UInt64)
+        ) ENGINE = AggregatingMergeTree()
+        PARTITION BY ${PARTITION_OF[g]}
+        ORDER BY (tenant_id, domain, code, t, bot)`,
+        `CREATE TABLE IF NOT EXISTS ${db}.dim_${g} (
+          tenant_id String,
+          domain String,
+          code String,
+          dim UInt8,
+          t DateTime('UTC'),
+          bot UInt8,
+          value String,
+          clicks AggregateFunction(sum, UInt64),
+          visitors AggregateFunction(uniqCombined, UInt64)
+        ) ENGINE = AggregatingMergeTree()
+        PARTITION BY ${PARTITION_OF[g]}
+        ORDER BY (tenant_id, domain, code, dim, t, bot, value)`,
+        `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.link_${g}_mv TO ${db}.link_${g} AS
+        SELECT tenant_id, domain, code, ${BUCKET_OF[g]} AS t, bot, sumState(clicks) AS clicks, uniqCombinedState(visitor) AS visitors
+        FROM ${db}.events_input
+        WHERE kind = ${ROW_KIND.aggregate}
+        GROUP BY tenant_id, domain, code, t, bot`,
+        `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.dim_${g}_mv TO ${db}.dim_${g} AS
+        SELECT tenant_id, domain, code, dim, ${BUCKET_OF[g]} AS t, bot, value, sumState(dim_click) AS clicks, uniqCombinedState(visitor) AS visitors
+        FROM ${db}.events_input
+        ARRAY JOIN dims AS dim, dim_values AS value, dim_clicks AS dim_click
+        WHERE kind = ${ROW_KIND.aggregate}
+        GROUP BY tenant_id, domain, code, dim, t, bot, value`,
+      ]),
+      `CREATE TABLE IF NOT EXISTS ${db}.producer_marks (
+        source String,
+        source_partition UInt32,
+        producer String,
+        day Date,
+        last_seq AggregateFunction(max, UInt64)
+      ) ENGINE = AggregatingMergeTree()
+      PARTITION BY toYYYYMM(day)
+      ORDER BY (source, source_partition, producer, day)`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.consumer_progress_from_events TO ${db}.consumer_progress AS
+      SELECT source, source_partition, maxState(last_offset) AS last_offset
+      FROM ${db}.events_input
+      WHERE kind = ${ROW_KIND.progress}
+      GROUP BY source, source_partition`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.producer_marks_from_events TO ${db}.producer_marks AS
+      SELECT source, source_partition, producer, toDate(minute) AS day, maxState(last_seq) AS last_seq
+      FROM ${db}.events_input
+      WHERE kind = ${ROW_KIND.mark}
+      GROUP BY source, source_partition, producer, day`,
+      // Aggregates of the earlier schema become human clicks of the new tables, once (a second run
+      // finds link_minute filled and copies nothing).
+      `INSERT INTO ${db}.link_minute SELECT tenant_id, domain, code, minute, toUInt8(0), clicks, visitors FROM ${db}.clicks_minute
+      WHERE (SELECT count() FROM ${db}.link_minute) = 0`,
+      ...(['hour', 'day'] as const).map(
+        (g) => `INSERT INTO ${db}.link_${g} SELECT tenant_id, domain, code, ${BUCKET_OF[g].replace('minute', 'm')} AS t, toUInt8(0) AS bot, sumMergeState(clicks) AS clicks, uniqCombinedMergeState(visitors) AS visitors
+        FROM (SELECT tenant_id, domain, code, minute AS m, clicks, visitors FROM ${db}.clicks_minute WHERE (SELECT count() FROM ${db}.link_${g}) = 0)
+        GROUP BY tenant_id, domain, code, t`,
+      ),
+      `DROP TABLE IF EXISTS ${db}.clicks_minute_from_input`,
+      `DROP TABLE IF EXISTS ${db}.consumer_progress_from_input`,
+      `DROP TABLE IF EXISTS ${db}.clicks_input`,
+    ],
+  },
 ];
 
-/** Kinds of rows in `clicks_input`: aggregate rows, and the progress row of the same insert. */
-export const ROW_KIND = { aggregate: 0, progress: 1 } as const;
+/** Partition key per granularity: the unit retention drops. */
+const PARTITION_OF = { minute: 'toYYYYMMDD(t)', hour: 'toYYYYMM(t)', day: 'toYear(t)' } as const;
+/** Start of the bucket a minute falls in. */
+const BUCKET_OF = { minute: 'minute', hour: 'toStartOfHour(minute)', day: 'toStartOfDay(minute)' } as const;
+
+/** Kinds of rows in `events_input` (and `clicks_input` before 0003): aggregates, the progress of the insert, producer marks. */
+export const ROW_KIND = { aggregate: 0, progress: 1, mark: 2 } as const;
 
 /**
  * Applies the migrations not yet recorded in `<database>._migrations`, in order. Creates the

@@ -1,16 +1,16 @@
-import { ClickBuffer } from './click-buffer';
-import { ClickEvent } from './click-event';
-import { ClickEventSink } from './ports';
+import { BatchSink, ClickBuffer } from './click-buffer';
 
-const ev = (i: number) => ({ eventId: String(i) }) as ClickEvent;
+type Ev = { eventId: string };
+type ClickEventSink = BatchSink<Ev> & { close(): Promise<void> };
+const ev = (i: number): Ev => ({ eventId: String(i) });
 
 describe('ClickBuffer', () => {
   it('drops and counts events beyond its capacity without blocking the caller', async () => {
-    const sent: ClickEvent[][] = [];
+    const sent: Ev[][] = [];
     let release!: () => void;
     const sink: ClickEventSink = { send: (b) => new Promise<void>((r) => { sent.push([...b]); release = r; }), close: async () => undefined };
     const dropped: number[] = [];
-    const buffer = new ClickBuffer(sink, { capacity: 3, batchSize: 10, flushIntervalMs: 1000 }, { dropped: (n) => dropped.push(n), sendFailed: () => undefined });
+    const buffer = new ClickBuffer<Ev>(sink, { capacity: 3, batchSize: 10, flushIntervalMs: 1000 }, { dropped: (n) => dropped.push(n), sendFailed: () => undefined });
     expect([1, 2, 3, 4, 5].map((i) => buffer.push(ev(i)))).toEqual([true, true, true, false, false]);
     expect(buffer.dropped).toBe(2);
     expect(dropped).toEqual([1, 1]);
@@ -31,7 +31,7 @@ describe('ClickBuffer', () => {
       },
       close: async () => undefined,
     };
-    const buffer = new ClickBuffer(sink, { capacity: 100, batchSize: 2, flushIntervalMs: 1000, retryBackoffMs: 1 });
+    const buffer = new ClickBuffer<Ev>(sink, { capacity: 100, batchSize: 2, flushIntervalMs: 1000, retryBackoffMs: 1 });
     [1, 2, 3].forEach((i) => buffer.push(ev(i)));
     await buffer.flush();
     expect(buffer.size).toBe(3);

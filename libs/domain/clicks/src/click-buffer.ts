@@ -1,5 +1,7 @@
-import { ClickEvent } from './click-event';
-import { ClickEventSink } from './ports';
+/** Where a buffer sends its batches: the bus sink, or a step in front of it (enrichment). */
+export interface BatchSink<T> {
+  send(batch: readonly T[]): Promise<void>;
+}
 
 export interface ClickBufferOptions {
   /** Events held at most; beyond it new events are dropped and counted (losing clicks beats slowing redirects: docs/design.md, "Clicks and analytics"). */
@@ -22,8 +24,8 @@ const silent: ClickBufferObserver = { dropped: () => undefined, sendFailed: () =
  * Bounded in-memory buffer between the redirect path and the broker. `push` is synchronous and
  * O(1): a redirect never waits on Kafka, and a broker outage only fills (then overflows) the buffer.
  */
-export class ClickBuffer {
-  private queue: ClickEvent[] = [];
+export class ClickBuffer<T> {
+  private queue: T[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private backoffMs: number;
@@ -32,7 +34,7 @@ export class ClickBuffer {
   private closed = false;
 
   constructor(
-    private readonly sink: ClickEventSink,
+    private readonly sink: BatchSink<T>,
     private readonly options: ClickBufferOptions,
     private readonly observer: ClickBufferObserver = silent,
   ) {
@@ -45,7 +47,7 @@ export class ClickBuffer {
     this.timer.unref();
   }
 
-  push(event: ClickEvent): boolean {
+  push(event: T): boolean {
     if (this.closed || this.queue.length >= this.options.capacity) {
       this.droppedTotal++;
       this.observer.dropped(1);

@@ -1,23 +1,55 @@
-/** One redirect, as the redirect app emits it (event `UrlVisited` carrying ids and request facts). */
+/**
+ * Version of the click event written on the bus. Readers skip (and count) records of a version
+ * they do not know, so a newer producer never crashes an older consumer (docs/analytics.md).
+ */
+export const CLICK_EVENT_VERSION = 2;
+
+/** A redirect of a known link, or a request for a code that does not exist (a scanner, a typo). */
+export type ClickKind = 'click' | 'orphan';
+
+/**
+ * One redirect as it leaves the redirect app (docs/analytics.md, "Events"), enriched there off the
+ * response path: the raw client address never leaves the redirect, only the country and the
+ * visitor id derived from it. The user agent travels as it is; the consumer classifies it
+ * (device, browser, OS, bot) once per distinct agent, where it costs least.
+ */
 export interface ClickEvent {
-  /** Unique per click (UUID); lets consumers recognise a replayed message. */
-  readonly eventId: string;
+  /**
+   * Event id = (producer, seq): `producer` names one redirect process, `seq` counts its clicks
+   * from 0. A producer's events reach each partition in seq order, so a consumer recognises a
+   * resend by seq <= the highest seq it counted of that producer on that partition.
+   */
+  readonly producer: string;
+  readonly seq: number;
+  readonly kind: ClickKind;
   /** Epoch milliseconds at the redirect. */
   readonly occurredAt: number;
-  readonly linkId: string;
+  /** '' for an orphan visit: no link, no tenant. */
   readonly tenantId: string;
+  readonly linkId: string;
   readonly domain: string;
   readonly code: string;
-  /** Visitor IP as seen by the redirect; analytics stores only a keyed hash of it. */
-  readonly ip: string;
+  /** Keyed hash of client address + user agent under a salt that changes every UTC day (< 2^52). */
+  readonly visitor: number;
+  /** ISO 3166-1 alpha-2, null when unknown (private address, not in the database). */
+  readonly country: string | null;
+  /** Host of the Referer header (lower case), null for none or an unparsable one. */
+  readonly refererHost: string | null;
   readonly userAgent: string;
-  readonly referer: string | null;
+  /** The A/B variant served, when the link has variants. */
+  readonly variant: number | null;
 }
+
+/** `<producer>-<seq in base 36>`: how logs and tests name an event. */
+export const eventIdOf = (e: Pick<ClickEvent, 'producer' | 'seq'>): string => `${e.producer}-${e.seq.toString(36)}`;
 
 /** A click event as delivered by the bus: its partition and offset give replay-safe progress. */
 export interface DeliveredClick {
   readonly partition: number;
-  /** Offset within the partition, as a decimal string (Kafka offsets are int64). */
+  /**
+   * Offset of the record that carried the event, as a decimal string (Kafka offsets are int64).
+   * One record carries several events; they share its offset.
+   */
   readonly offset: string;
   readonly event: ClickEvent;
 }
@@ -31,15 +63,4 @@ export interface ClickBatch {
   readonly source: string;
   readonly partition: number;
   readonly messages: readonly DeliveredClick[];
-}
-
-export function isClickEvent(value: unknown): value is ClickEvent {
-  const v = value as Record<string, unknown>;
-  return (
-    typeof v === 'object' && v !== null &&
-    typeof v.eventId === 'string' && typeof v.occurredAt === 'number' && Number.isFinite(v.occurredAt) &&
-    typeof v.linkId === 'string' && typeof v.tenantId === 'string' && typeof v.domain === 'string' &&
-    typeof v.code === 'string' && typeof v.ip === 'string' && typeof v.userAgent === 'string' &&
-    (v.referer === null || typeof v.referer === 'string')
-  );
 }

@@ -1,5 +1,6 @@
 export * from './click-event';
 export * from './ports';
 export * from './click-buffer';
-export * from './minute-aggregator';
+export * from './click-enricher';
+export * from './aggregation';
 export * from './time-range';

@@ -1,8 +1,9 @@
 import { ClickBatch, ClickEvent } from './click-event';
+import { Dimension, VisitorMinuteRow } from './aggregation';
 
 /** Producer side of the click topic. Called from the background flusher, never from a request. */
 export interface ClickEventSink {
-  /** Sends the batch; events of one link go to one partition (message key = domain/code). */
+  /** Sends the batch; events of one link go to one partition (partitioned by domain/code). */
   send(events: readonly ClickEvent[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -14,19 +15,9 @@ export interface ClickEventSink {
  */
 export interface ClickEventSource {
   start(handler: (batch: ClickBatch) => Promise<void>): Promise<void>;
+  /** Messages behind the end of the log per partition, for the group (committed offset to log end). */
+  lag(): Promise<Map<number, number>>;
   close(): Promise<void>;
-}
-
-/** One row of the per-minute aggregation as the consumer hands it to the store. */
-export interface MinuteVisitorRow {
-  readonly tenantId: string;
-  readonly domain: string;
-  readonly code: string;
-  /** Start of the minute, epoch seconds (UTC). */
-  readonly minute: number;
-  /** Keyed hash of the visitor (IP + user agent), a safe integer < 2^52. */
-  readonly visitor: number;
-  readonly clicks: number;
 }
 
 /** How far a consumer has aggregated one partition of one source (offsets at or below are done). */
@@ -37,39 +28,124 @@ export interface ConsumerProgress {
   readonly lastOffset: string;
 }
 
-export interface StatsQuery {
+/**
+ * The highest event seq of one producer counted on one partition of a source: a resend of a
+ * batch after an ambiguous failure lands at new offsets, and is recognised by its event ids.
+ */
+export interface ProducerMark {
+  readonly source: string;
+  readonly partition: number;
+  readonly producer: string;
+  readonly lastSeq: number;
+}
+
+export type Granularity = 'minute' | 'hour' | 'day';
+export const GRANULARITY_SECONDS: Readonly<Record<Granularity, number>> = { minute: 60, hour: 3600, day: 86_400 };
+/** Whether bot clicks (crawlers, link-preview fetchers) count: excluded by default. */
+export type BotFilter = 'exclude' | 'include' | 'only';
+
+export interface LinkScope {
   readonly tenantId: string;
   readonly domain: string;
   readonly code: string;
-  /** Epoch seconds, inclusive. */
-  readonly from: number;
-  /** Epoch seconds, exclusive. */
-  readonly to: number;
 }
 
-export interface MinutePoint {
-  readonly minute: number;
+export interface RangeQuery {
+  /** Epoch seconds, inclusive, aligned to the granularity. */
+  readonly from: number;
+  /** Epoch seconds, exclusive, aligned to the granularity. */
+  readonly to: number;
+  readonly granularity: Granularity;
+  readonly bots: BotFilter;
+}
+
+export interface SeriesPoint {
+  /** Start of the bucket, epoch seconds. */
+  readonly time: number;
+  readonly clicks: number;
+  readonly visitors: number;
+  /** Bot clicks in the bucket, whatever the filter. */
+  readonly botClicks: number;
+}
+
+export interface Totals {
+  readonly clicks: number;
+  /** Unique visitors over the whole range: one HLL union, never a sum of buckets. */
+  readonly visitors: number;
+  readonly botClicks: number;
+}
+
+export interface SeriesResult {
+  readonly series: readonly SeriesPoint[];
+  readonly totals: Totals;
+}
+
+export interface BreakdownRow {
+  /** '' when the click had none (no referer, unknown country, no variant). */
+  readonly value: string;
   readonly clicks: number;
   readonly visitors: number;
 }
 
-export interface LinkStats {
-  readonly series: readonly MinutePoint[];
-  readonly totals: { readonly clicks: number; readonly visitors: number };
+export interface TopLinkRow {
+  readonly domain: string;
+  readonly code: string;
+  readonly clicks: number;
+  readonly visitors: number;
 }
 
-/** Per-minute click aggregates (ClickHouse server, or chdb in process). */
+export interface OrphanPoint {
+  readonly time: number;
+  readonly domain: string;
+  readonly visits: number;
+  readonly visitors: number;
+}
+
+export interface OrphanCodeRow {
+  readonly domain: string;
+  readonly code: string;
+  readonly visits: number;
+}
+
+export interface OrphanQuery extends RangeQuery {
+  /** Orphan visits are shown for the domains this tenant has clicks on (they belong to no tenant). */
+  readonly tenantId: string;
+  readonly domain: string | null;
+  readonly limit: number;
+}
+
+export interface OrphanResult {
+  readonly series: readonly OrphanPoint[];
+  readonly codes: readonly OrphanCodeRow[];
+  readonly totals: { readonly visits: number; readonly visitors: number };
+}
+
+/** How long each granularity is kept, in days; 0 keeps it forever (docs/analytics.md, "Retention"). */
+export interface Retention {
+  readonly minuteDays: number;
+  readonly hourDays: number;
+  readonly dayDays: number;
+}
+
+/** Click aggregates per minute, hour and day (ClickHouse server, or chdb in process). */
 export interface ClickAggregateStore {
   /** Creates database, tables and views if missing. */
   migrate(): Promise<void>;
   /**
-   * Writes the rows and the progress they complete in one insert, so a consumer that crashes
-   * leaves either both or neither (docs/design.md, "Clicks and analytics").
+   * Writes the rows, the progress they complete and the producers' marks in ONE insert, so a
+   * consumer that crashes leaves all or none of them (docs/analytics.md, "Exactly once").
    */
-  write(rows: readonly MinuteVisitorRow[], progress?: ConsumerProgress): Promise<void>;
+  write(rows: readonly VisitorMinuteRow[], progress?: ConsumerProgress, marks?: readonly ProducerMark[]): Promise<void>;
   /** Highest offset already aggregated per partition of the source: messages at or below it are skipped. */
   ingestedOffsets(source: string): Promise<Map<number, bigint>>;
-  stats(query: StatsQuery): Promise<LinkStats>;
+  /** Producer marks of the source written since `sinceEpochSeconds` (older producers are gone). */
+  producerMarks(source: string, sinceEpochSeconds: number): Promise<ProducerMark[]>;
+  series(scope: LinkScope, range: RangeQuery): Promise<SeriesResult>;
+  breakdown(scope: LinkScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]>;
+  topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number): Promise<TopLinkRow[]>;
+  orphans(query: OrphanQuery): Promise<OrphanResult>;
+  /** Drops the partitions wholly older than the retention allows; returns `table:partition` of each. */
+  dropExpired(nowEpochSeconds: number, retention: Retention): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

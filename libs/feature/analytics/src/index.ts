@@ -1,2 +1,3 @@
 export * from './analytics-feature.module';
 export * from './click-consumer.service';
+export * from './click-transport';

@@ -1,44 +1,76 @@
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import type { FastifyReply } from 'fastify';
 import { loadConfig } from '@shortlink/config';
-import { ClickAggregateStore, StatsQuery } from '@shortlink/clicks-domain';
+import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
 import { StatsController } from './stats.controller';
+import { toCsv } from './csv';
 
-describe('StatsController', () => {
+// chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
+jest.setTimeout(60_000);
+
+describe('StatsController on the embedded store', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt' });
-  const queries: StatsQuery[] = [];
-  const store = {
-    stats: async (q: StatsQuery) => {
-      queries.push(q);
-      return { series: [{ minute: 1_764_000_000, clicks: 3, visitors: 2 }], totals: { clicks: 3, visitors: 2 } };
-    },
-  } as unknown as ClickAggregateStore;
-  const controller = new StatsController(store, config);
   const req = { principal: { tenantId: 't1' } } as AuthenticatedRequest;
+  const headers: Record<string, string> = {};
+  const reply = { header: (k: string, v: string) => ((headers[k] = v), reply) } as unknown as FastifyReply;
+  const T = Date.UTC(2025, 10, 24, 16, 0, 0) / 1000;
+  let dir: string;
+  let store: SqlClickAggregateStore;
+  let controller: StatsController;
 
-  it("asks the store for the caller's link on the default domain and shows minutes as ISO instants", async () => {
-    const res = await controller.stats(req, 'abc1234', '2025-11-24T16:00:00Z', '2025-11-24T17:00:00Z');
-    expect(queries.at(-1)).toEqual({ tenantId: 't1', domain: 'sho.rt', code: 'abc1234', from: 1_764_000_000, to: 1_764_003_600 });
-    expect(res).toEqual({
-      code: 'abc1234', domain: 'sho.rt', from: '2025-11-24T16:00:00.000Z', to: '2025-11-24T17:00:00.000Z', granularity: 'minute',
-      totals: { clicks: 3, visitors: 2 }, series: [{ minute: '2025-11-24T16:00:00.000Z', clicks: 3, visitors: 2 }],
-    });
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'shortlink-stats-'));
+    store = new SqlClickAggregateStore(new ChdbExecutor(join(dir, 'chdb')), 'stats_spec');
+    await store.migrate();
+    const row = { tenantId: 't1', domain: 'sho.rt', code: 'abc1234', bot: false };
+    await store.write([
+      { ...row, minute: T, visitor: 1, clicks: 2, dims: [{ dimension: 'referers', value: '', clicks: 1 }, { dimension: 'referers', value: '=cmd|x', clicks: 1 }] },
+      { ...row, minute: T + 120, visitor: 2, clicks: 1, dims: [{ dimension: 'referers', value: '', clicks: 1 }] },
+      { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
+    ]);
+    controller = new StatsController(store, config);
+  });
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lower-cases the domain parameter and defaults to the last hour', async () => {
-    const before = Math.floor(Date.now() / 1000);
-    const res = await controller.stats(req, 'abc1234', undefined, undefined, 'Go.Example');
-    const q = queries.at(-1)!;
-    expect(q.domain).toBe('go.example');
-    expect(q.to - q.from).toBe(3600);
-    expect(q.to).toBeGreaterThan(before);
-    expect(res.domain).toBe('go.example');
+  it("reads the caller's link on the default domain, aligns the range to the granularity and shows ISO instants", async () => {
+    const res = await controller.stats(req, 'abc1234', { from: '2025-11-24T16:00:30Z', to: String(T + 3600) }, reply);
+    expect(res).toEqual({
+      code: 'abc1234', domain: 'sho.rt', from: '2025-11-24T16:00:00.000Z', to: '2025-11-24T17:00:00.000Z', granularity: 'minute', bots: 'exclude',
+      totals: { clicks: 3, visitors: 2 }, botClicks: 5,
+      series: [
+        { time: '2025-11-24T16:00:00.000Z', clicks: 2, visitors: 1, botClicks: 0 },
+        { time: '2025-11-24T16:02:00.000Z', clicks: 1, visitors: 1, botClicks: 5 },
+      ],
+    });
+    const hours = await controller.stats(req, 'abc1234', { from: String(T + 100), to: String(T + 200), granularity: 'hour', bots: 'include' }, reply);
+    expect(hours).toMatchObject({ from: '2025-11-24T16:00:00.000Z', to: '2025-11-24T17:00:00.000Z', totals: { clicks: 8, visitors: 3 } });
+    expect(((await controller.stats(req, 'abc1234', { from: String(T), to: String(T + 60), domain: 'Other.Example' }, reply)) as { domain: string }).domain).toBe('other.example');
+  });
+
+  it('gives breakdowns with null for "none", shares, and CSV safe for spreadsheets', async () => {
+    const res = await controller.breakdown(req, 'abc1234', 'referers', { from: String(T), to: String(T + 3600) }, reply);
+    expect(res).toMatchObject({ dimension: 'referers', totals: { clicks: 3, visitors: 2 }, items: [{ value: null, clicks: 2, visitors: 2, share: 0.6667 }, { value: '=cmd|x', clicks: 1, visitors: 1, share: 0.3333 }] });
+    const csv = await controller.breakdown(req, 'abc1234', 'referers', { from: String(T), to: String(T + 3600), format: 'csv' }, reply);
+    expect(csv).toBe("value,clicks,visitors,share\r\n,2,2,0.6667\r\n'=cmd|x,1,1,0.3333\r\n");
+    expect(headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(headers['content-disposition']).toBe('attachment; filename="abc1234-referers.csv"');
   });
 
   it('refuses an empty, reversed or too long range with INVALID_TIME_RANGE', async () => {
-    const count = queries.length;
-    for (const [from, to] of [['100', '100'], ['200', '100'], ['0', String(32 * 24 * 3600)]]) {
-      await expect(controller.stats(req, 'abc1234', from, to)).rejects.toMatchObject({ code: 'INVALID_TIME_RANGE' });
+    for (const [from, to, granularity] of [['100', '100', undefined], ['200', '100', undefined], ['0', String(32 * 86_400), 'minute'], ['0', String(400 * 86_400), 'hour'], ['now', undefined, undefined]] as const) {
+      await expect(controller.stats(req, 'abc1234', { from, to, granularity }, reply)).rejects.toMatchObject({ code: 'INVALID_TIME_RANGE' });
     }
-    expect(queries.length).toBe(count);
+  });
+});
+
+describe('toCsv', () => {
+  it('quotes commas, quotes and line breaks, and defuses formulas', () => {
+    expect(toCsv(['a', 'b'], [['x,y', 'say "hi"'], ['line\nbreak', null], ['@SUM(A1)', 3], ['-2', -2]])).toBe('a,b\r\n"x,y","say ""hi"""\r\n"line\nbreak",\r\n\'@SUM(A1),3\r\n\'-2,-2\r\n');
   });
 });

@@ -1,37 +1,167 @@
-import { Controller, Get, Inject, Param, Query, Req, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { AppConfig } from '@shortlink/config';
-import { DomainError, ErrorCode } from '@shortlink/core';
-import { CLICK_AGGREGATE_STORE, ClickAggregateStore, LinkStats, parseInstant } from '@shortlink/clicks-domain';
-import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, RequireScope } from '@shortlink/nest-platform';
+import {
+  BotFilter, CLICK_AGGREGATE_STORE, ClickAggregateStore, Dimension, DIMENSIONS, Granularity, RangeQuery, resolveRange,
+} from '@shortlink/clicks-domain';
+import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { toCsv } from './csv';
 
-const MAX_RANGE_SECONDS = 31 * 24 * 3600;
+const TAGS = ['analytics'];
+const granularity = z.enum(['minute', 'hour', 'day']).meta({ description: 'Bucket size; bounds are aligned outward to it' });
+// The pattern is published (clients and fuzzers generate valid instants) but checked by the
+// domain's parser, so every malformed or out-of-range instant is one code: INVALID_TIME_RANGE.
+const instant = z
+  .string()
+  .max(40)
+  .meta({
+    pattern: '^(\\d{1,10}|\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?)$',
+    description: 'Epoch seconds or ISO 8601 with a zone, e.g. 2026-12-03T10:00:00Z; the range must be non-empty and not too long (INVALID_TIME_RANGE)',
+  });
+const domain = z
+  .string()
+  .max(253)
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:\d{1,5})?$/, 'must be a host name')
+  .meta({ description: 'Short domain of the link; default: the default domain' });
+const bots = z.enum(['exclude', 'include', 'only']).meta({ description: 'Bot clicks (crawlers, link-preview fetchers): excluded by default' });
+const format = z.enum(['json', 'csv']).meta({ description: 'csv: the same rows as text/csv' });
+const limit = z.coerce.number().int().min(1).max(1000);
+const code = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 of A-Za-z0-9_-');
+const range = { from: instant.optional(), to: instant.optional() };
 
-@Controller('api/v1/links')
+const totals = z.object({ clicks: z.number().int(), visitors: z.number().int().meta({ description: 'Unique visitors over the whole range (HLL union)' }) });
+const point = z.object({ time: z.string(), clicks: z.number().int(), visitors: z.number().int(), botClicks: z.number().int() });
+const window = { from: z.string(), to: z.string(), granularity, bots };
+const statsSchema = z.object({ code: z.string(), domain: z.string(), ...window, totals, botClicks: z.number().int(), series: z.array(point) }).meta({ id: 'LinkStats' });
+const breakdownSchema = z
+  .object({
+    code: z.string(),
+    domain: z.string(),
+    dimension: z.enum(DIMENSIONS),
+    ...window,
+    totals,
+    items: z.array(z.object({ value: z.string().nullable().meta({ description: 'null: none (direct, unknown country, no variant)' }), clicks: z.number().int(), visitors: z.number().int(), share: z.number() })),
+  })
+  .meta({ id: 'Breakdown' });
+const topLinksSchema = z.object({ ...window, links: z.array(z.object({ domain: z.string(), code: z.string(), clicks: z.number().int(), visitors: z.number().int() })) }).meta({ id: 'TopLinks' });
+const orphansSchema = z
+  .object({
+    ...window,
+    totals: z.object({ visits: z.number().int(), visitors: z.number().int() }),
+    series: z.array(z.object({ time: z.string(), domain: z.string(), visits: z.number().int(), visitors: z.number().int() })),
+    codes: z.array(z.object({ domain: z.string(), code: z.string(), visits: z.number().int() })),
+  })
+  .meta({ id: 'OrphanVisits' });
+const csv = z.string().meta({ description: 'The rows as CSV with a header line' });
+const ok = (description: string, schema: z.ZodType) => ({ 200: { description, schema, alternatives: { 'text/csv': csv } } });
+
+type RangeParams = { from?: string; to?: string; granularity?: Granularity; bots?: BotFilter; format?: 'json' | 'csv' };
+const iso = (s: number) => new Date(s * 1000).toISOString();
+
+/**
+ * The tenant-scoped query API (docs/analytics.md, "Reading"): series, totals with unique visitors
+ * over any range, breakdowns, top links and orphan visits, each as JSON or CSV. Ranges are parsed
+ * strictly and aligned to the granularity; every error is problem+json.
+ */
+@Controller('api/v1')
 @UseGuards(ApiKeyGuard)
-@RequireScope('analytics:read')
 export class StatsController {
   constructor(
     @Inject(CLICK_AGGREGATE_STORE) private readonly store: ClickAggregateStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Get(':code/stats')
-  async stats(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query('from') fromText?: string, @Query('to') toText?: string, @Query('domain') domainText?: string) {
+  @Get('links/:code/stats')
+  @Contract({
+    summary: 'Clicks and unique visitors of a link per minute, hour or day',
+    tags: TAGS,
+    scope: 'analytics:read',
+    params: z.strictObject({ code }),
+    query: z.strictObject({ ...range, granularity: granularity.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
+    responses: ok('Series and totals', statsSchema),
+  })
+  async stats(@Req() req: AuthenticatedRequest, @Param('code') linkCode: string, @Query() q: RangeParams & { domain?: string }, @Res({ passthrough: true }) reply: FastifyReply) {
+    const r = this.range(q, 'exclude', q.granularity ?? 'minute');
+    const d = this.domainOf(q.domain);
+    const { series, totals: t } = await this.store.series({ tenantId: req.principal!.tenantId, domain: d, code: linkCode }, r);
+    const points = series.map((p) => ({ time: iso(p.time), clicks: p.clicks, visitors: p.visitors, botClicks: p.botClicks }));
+    if (q.format === 'csv') return this.csv(reply, `${linkCode}-stats`, ['time', 'clicks', 'visitors', 'botClicks'], points.map((p) => [p.time, p.clicks, p.visitors, p.botClicks]));
+    return { code: linkCode, domain: d, ...this.window(r), totals: { clicks: t.clicks, visitors: t.visitors }, botClicks: t.botClicks, series: points };
+  }
+
+  @Get('links/:code/breakdown/:dimension')
+  @Contract({
+    summary: 'Clicks of a link by country, referer, device, browser, OS or A/B variant',
+    tags: TAGS,
+    scope: 'analytics:read',
+    params: z.strictObject({ code, dimension: z.enum(DIMENSIONS) }),
+    query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
+    responses: ok('The values with the most clicks first', breakdownSchema),
+  })
+  async breakdown(
+    @Req() req: AuthenticatedRequest,
+    @Param('code') linkCode: string,
+    @Param('dimension') dimension: Dimension,
+    @Query() q: RangeParams & { domain?: string; limit?: number },
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const r = this.range(q, 'exclude');
+    const scope = { tenantId: req.principal!.tenantId, domain: this.domainOf(q.domain), code: linkCode };
+    const [rows, { totals: t }] = await Promise.all([this.store.breakdown(scope, r, dimension, q.limit ?? 10), this.store.series(scope, r)]);
+    const items = rows.map((row) => ({ value: row.value === '' ? null : row.value, clicks: row.clicks, visitors: row.visitors, share: t.clicks > 0 ? Math.round((row.clicks / t.clicks) * 10_000) / 10_000 : 0 }));
+    if (q.format === 'csv') return this.csv(reply, `${linkCode}-${dimension}`, ['value', 'clicks', 'visitors', 'share'], items.map((i) => [i.value, i.clicks, i.visitors, i.share]));
+    return { code: linkCode, domain: scope.domain, dimension, ...this.window(r), totals: { clicks: t.clicks, visitors: t.visitors }, items };
+  }
+
+  @Get('stats/top-links')
+  @Contract({
+    summary: "The tenant's links with the most clicks",
+    tags: TAGS,
+    scope: 'analytics:read',
+    query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
+    responses: ok('Links, most clicked first', topLinksSchema),
+  })
+  async topLinks(@Req() req: AuthenticatedRequest, @Query() q: RangeParams & { domain?: string; limit?: number }, @Res({ passthrough: true }) reply: FastifyReply) {
+    const r = this.range(q, 'exclude');
+    const links = await this.store.topLinks(req.principal!.tenantId, q.domain === undefined ? null : q.domain.toLowerCase(), r, q.limit ?? 10);
+    if (q.format === 'csv') return this.csv(reply, 'top-links', ['domain', 'code', 'clicks', 'visitors'], links.map((l) => [l.domain, l.code, l.clicks, l.visitors]));
+    return { ...this.window(r), links };
+  }
+
+  @Get('stats/orphans')
+  @Contract({
+    summary: 'Visits to codes that do not exist (scanners, typos), per domain',
+    description: "Orphan visits belong to no tenant; a tenant sees those of the domains its links have clicks on. Bots are included by default: most orphan visits are scanners.",
+    tags: TAGS,
+    scope: 'analytics:read',
+    query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
+    responses: ok('Series per domain and the most visited unknown codes', orphansSchema),
+  })
+  async orphans(@Req() req: AuthenticatedRequest, @Query() q: RangeParams & { domain?: string; limit?: number }, @Res({ passthrough: true }) reply: FastifyReply) {
+    const r = this.range(q, 'include');
+    const result = await this.store.orphans({ ...r, tenantId: req.principal!.tenantId, domain: q.domain === undefined ? null : q.domain.toLowerCase(), limit: q.limit ?? 20 });
+    const series = result.series.map((p) => ({ time: iso(p.time), domain: p.domain, visits: p.visits, visitors: p.visitors }));
+    if (q.format === 'csv') return this.csv(reply, 'orphans', ['time', 'domain', 'visits', 'visitors'], series.map((p) => [p.time, p.domain, p.visits, p.visitors]));
+    return { ...this.window(r), totals: result.totals, series, codes: result.codes };
+  }
+
+  private range(q: RangeParams, defaultBots: BotFilter, granularityWhenAbsent?: Granularity): RangeQuery {
     const now = Math.floor(Date.now() / 1000);
-    const to = parseInstant('to', toText, Math.ceil((now + 1) / 60) * 60);
-    const from = parseInstant('from', fromText, to - 3600);
-    if (from >= to) throw new DomainError(ErrorCode.INVALID_TIME_RANGE, 'from must be before to', { from, to });
-    if (to - from > MAX_RANGE_SECONDS) throw new DomainError(ErrorCode.INVALID_TIME_RANGE, 'the range may span at most 31 days', { from, to });
-    const domain = (domainText ?? this.config.links.defaultDomain).toLowerCase();
-    const stats: LinkStats = await this.store.stats({ tenantId: req.principal!.tenantId, domain, code, from, to });
-    return {
-      code,
-      domain,
-      from: new Date(from * 1000).toISOString(),
-      to: new Date(to * 1000).toISOString(),
-      granularity: 'minute',
-      totals: stats.totals,
-      series: stats.series.map((p) => ({ minute: new Date(p.minute * 1000).toISOString(), clicks: p.clicks, visitors: p.visitors })),
-    };
+    const r = resolveRange({ from: q.from, to: q.to, granularity: q.granularity ?? granularityWhenAbsent }, now, this.config.analytics.retention, 'hour');
+    return { ...r, bots: q.bots ?? defaultBots };
+  }
+
+  private window(r: RangeQuery) {
+    return { from: iso(r.from), to: iso(r.to), granularity: r.granularity, bots: r.bots };
+  }
+
+  private domainOf(given: string | undefined): string {
+    return (given ?? this.config.links.defaultDomain).toLowerCase();
+  }
+
+  private csv(reply: FastifyReply, name: string, header: string[], rows: Array<Array<string | number | null>>): string {
+    reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9_-]/g, '_')}.csv"`);
+    return toCsv(header, rows);
   }
 }

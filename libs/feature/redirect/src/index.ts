@@ -1,2 +1,3 @@
 export * from './redirect-feature.module';
 export { RedirectHttpHandler } from './redirect-http.handler';
+export { ClickRecorder } from './click-recorder';

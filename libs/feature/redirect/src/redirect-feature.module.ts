@@ -6,14 +6,16 @@ import {
   BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LINK_REPOSITORY, NULL_TTL_MS,
   RedirectPipeline, ShardedLinkRepository, SNAPSHOT_STORE, SnapshotStore,
 } from '@shortlink/links-domain';
-import { CLICK_EVENT_SINK, ClickBuffer, ClickEventSink } from '@shortlink/clicks-domain';
+import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
+import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
 import { AdminRoutes, APP_CONFIG, ClientAddressResolver, FrontDoor, METRICS_REGISTRY } from '@shortlink/nest-platform';
+import { ClickRecorder } from './click-recorder';
 import { hotLinksRoute } from './internal.routes';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
-export const REDIRECT_PORTS: readonly symbol[] = [LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE];
+export const REDIRECT_PORTS: readonly symbol[] = [LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE, GEO_LOOKUP, VISITOR_SECRET];
 
 const PER_IP_LIMITER = Symbol('PER_IP_LIMITER');
 
@@ -23,7 +25,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
   private timers: NodeJS.Timeout[] = [];
 
   constructor(
-    @Inject(ClickBuffer) private readonly clicks: ClickBuffer,
+    @Inject(ClickRecorder) private readonly clicks: ClickRecorder,
     @Inject(RedirectPipeline) private readonly pipeline: RedirectPipeline,
     @Inject(HotLinkSnapshotKeeper) private readonly snapshot: HotLinkSnapshotKeeper,
     @Inject(BloomMaintainer) private readonly bloom: BloomMaintainer,
@@ -92,18 +94,18 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
         },
         { provide: GlobalRateLimiter, inject: [CACHE_STORE], useFactory: (cache: CacheStore) => new GlobalRateLimiter(cache, r.rateLimit.globalPerSecond, r.rateLimit.localFallbackPerSecond) },
         {
-          provide: ClickBuffer,
-          inject: [CLICK_EVENT_SINK, RedirectMetrics],
-          useFactory: (sink: ClickEventSink, metrics: RedirectMetrics) => {
-            const buffer = new ClickBuffer(sink, config.clickBuffer, { dropped: (n) => metrics.clicksDropped.inc(n), sendFailed: () => metrics.clickSendFailures.inc() });
-            metrics.readClickBufferSize(() => buffer.size);
-            return buffer;
+          provide: ClickRecorder,
+          inject: [CLICK_EVENT_SINK, GEO_LOOKUP, VISITOR_SECRET, RedirectMetrics],
+          useFactory: (sink: ClickEventSink, geo: GeoLookup, visitorSecret: string, metrics: RedirectMetrics) => {
+            const recorder = new ClickRecorder(sink, geo, visitorSecret, config.clickBuffer, { dropped: (n) => metrics.clicksDropped.inc(n), sendFailed: () => metrics.clickSendFailures.inc() });
+            metrics.readClickBufferSize(() => recorder.buffer.size);
+            return recorder;
           },
         },
         {
           provide: RedirectHttpHandler,
-          inject: [RedirectPipeline, ClickBuffer, RedirectMetrics, PER_IP_LIMITER, GlobalRateLimiter, ClientAddressResolver],
-          useFactory: (p: RedirectPipeline, c: ClickBuffer, m: RedirectMetrics, ip: KeyedWindowLimiter, g: GlobalRateLimiter, addresses: ClientAddressResolver) => new RedirectHttpHandler(p, c, m, ip, g, addresses, config),
+          inject: [RedirectPipeline, ClickRecorder, RedirectMetrics, PER_IP_LIMITER, GlobalRateLimiter, ClientAddressResolver],
+          useFactory: (p: RedirectPipeline, c: ClickRecorder, m: RedirectMetrics, ip: KeyedWindowLimiter, g: GlobalRateLimiter, addresses: ClientAddressResolver) => new RedirectHttpHandler(p, c, m, ip, g, addresses, config),
         },
       ],
     };
@@ -116,7 +118,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.clicks.start();
+    this.clicks.buffer.start();
     this.global.start();
     if (this.config.redirect.bloom.enabled && this.config.redirect.sharedCacheEnabled) {
       const ensure = () =>
@@ -140,6 +142,6 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
     await this.bloom.close();
     const s = this.config.redirect.snapshot;
     await this.snapshot.refresh(this.pipeline.hotLinks(s.maxLinks), s.maxLinks).catch(() => undefined);
-    await this.clicks.close();
+    await this.clicks.buffer.close();
   }
 }

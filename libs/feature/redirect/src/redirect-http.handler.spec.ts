@@ -7,8 +7,10 @@ import { ConsistentHashRing } from '@shortlink/shard-router';
 import { CachePolicy, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, NO_OPTIONS, NULL_TTL_MS, RedirectPipeline, ShardedLinkRepository } from '@shortlink/links-domain';
 import { SqliteLinkShardStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
-import { ClickBuffer, ClickEvent } from '@shortlink/clicks-domain';
+import { ClickEvent } from '@shortlink/clicks-domain';
+import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClientAddressResolver } from '@shortlink/nest-platform';
+import { ClickRecorder } from './click-recorder';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 
@@ -21,6 +23,7 @@ describe('RedirectHttpHandler', () => {
   let clicks: ClickEvent[];
   let registry: Registry;
   let passedOn: string[];
+  const geo = new MmdbGeoLookup();
 
   const link = (code: string, over: Partial<Link> = {}): Link => ({
     ...NO_OPTIONS, id: String(nextId++), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
@@ -41,8 +44,8 @@ describe('RedirectHttpHandler', () => {
       metrics,
     );
     clicks = [];
-    const buffer = new ClickBuffer({ send: async (events) => void clicks.push(...events), close: async () => undefined }, { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
-    const handler = new RedirectHttpHandler(pipeline, buffer, metrics, new KeyedWindowLimiter({ limit: 5, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), new ClientAddressResolver([]), config);
+    const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
+    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, new KeyedWindowLimiter({ limit: 5, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), new ClientAddressResolver([]), config);
     passedOn = [];
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
       if (handler.tryHandle(req, res)) return;
@@ -51,7 +54,7 @@ describe('RedirectHttpHandler', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    flush = () => buffer.flush();
+    flush = () => recorder.buffer.flush();
   });
   let flush: () => Promise<void>;
 
@@ -80,7 +83,10 @@ describe('RedirectHttpHandler', () => {
     expect((await get('/abc1234', { method: 'HEAD' })).status).toBe(302);
     await flush();
     expect(clicks).toHaveLength(1);
-    expect(clicks[0]).toMatchObject({ code: 'abc1234', domain: 'sho.rt', tenantId: 't1', userAgent: 'ua/1', referer: 'https://ref.example/x', ip: '127.0.0.1' });
+    expect(clicks[0]).toMatchObject({ kind: 'click', code: 'abc1234', domain: 'sho.rt', tenantId: 't1', userAgent: 'ua/1', refererHost: 'ref.example', country: null, variant: null, seq: 0 });
+    expect(Number.isSafeInteger(clicks[0].visitor)).toBe(true);
+    // The client address never leaves the redirect: only the visitor id and the country derived from it.
+    expect(JSON.stringify(clicks[0])).not.toContain('127.0.0.1');
   });
 
   it('answers a 301 link with a cacheable 301', async () => {
@@ -108,7 +114,8 @@ describe('RedirectHttpHandler', () => {
       expect(await res.json()).toMatchObject({ status, code, instance: path });
     }
     await flush();
-    expect(clicks).toEqual([]);
+    // Only the code that does not exist is an orphan visit; a disabled or expired link is not.
+    expect(clicks.map((c) => [c.kind, c.code, c.tenantId])).toEqual([['orphan', 'nope123', '']]);
   });
 
   it('refuses a client over the per-IP limit with 429 and Retry-After', async () => {

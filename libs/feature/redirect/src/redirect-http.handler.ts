@@ -1,11 +1,10 @@
-import { randomBytes } from 'crypto';
 import type { IncomingMessage, ServerResponse } from 'http';
 import { performance } from 'perf_hooks';
 import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
 import { CachedLink, GlobalRateLimiter, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { ClickBuffer } from '@shortlink/clicks-domain';
 import { ClientAddressResolver, problemFor, retryAfterFor } from '@shortlink/nest-platform';
+import { ClickRecorder } from './click-recorder';
 import { RedirectMetrics } from './redirect.metrics';
 
 /** One path segment that can be a code: `/abc1234`, optionally with a query string. */
@@ -20,13 +19,10 @@ const CODE_PATH = /^\/([A-Za-z0-9][A-Za-z0-9_-]{2,63})(?:\?.*)?$/;
  */
 export class RedirectHttpHandler {
   private readonly domains: Set<string>;
-  /** Event ids: a random per-process prefix and a counter (unique without a UUID per click). */
-  private readonly idPrefix = randomBytes(8).toString('hex');
-  private idCounter = 0;
 
   constructor(
     private readonly pipeline: RedirectPipeline,
-    private readonly clicks: ClickBuffer,
+    private readonly recorder: ClickRecorder,
     private readonly metrics: RedirectMetrics,
     private readonly perIp: KeyedWindowLimiter,
     private readonly global: GlobalRateLimiter,
@@ -44,47 +40,46 @@ export class RedirectHttpHandler {
     const match = CODE_PATH.exec(req.url ?? '');
     if (!match || RESERVED_PATHS.has(match[1].toLowerCase())) return false;
     const started = performance.now();
+    // Known once the code is taken apart: a LINK_NOT_FOUND thrown after that is an orphan visit.
+    let id: ShortUrlIdentifier | null = null;
+    let ip = '';
     try {
-      const ip = this.addresses.of(req);
+      ip = this.addresses.of(req);
       const perIp = this.perIp.hit(ip);
       if (!perIp.allowed) return this.refuse(req, res, 'ip', perIp.retryAfterSeconds, started);
       const all = this.global.allow();
       if (!all.allowed) return this.refuse(req, res, 'global', all.retryAfterSeconds, started);
-      const id: ShortUrlIdentifier = { domain: this.domainOf(req), code: match[1] };
-      const local = this.pipeline.resolveLocal(id);
+      const at: ShortUrlIdentifier = (id = { domain: this.domainOf(req), code: match[1] });
+      const local = this.pipeline.resolveLocal(at);
       if (local) {
-        this.redirect(req, res, id, local.link, ip, started);
+        this.redirect(req, res, at, local.link, ip, started);
       } else {
-        this.pipeline.resolve(id).then(
-          ({ link }) => this.redirect(req, res, id, link, ip, started),
-          (error) => this.problem(req, res, error, started),
+        const client = ip;
+        this.pipeline.resolve(at).then(
+          ({ link }) => this.redirect(req, res, at, link, client, started),
+          (error) => this.notFound(req, res, error, at, client, started),
         );
       }
     } catch (error) {
-      this.problem(req, res, error, started);
+      if (id) this.notFound(req, res, error, id, ip, started);
+      else this.problem(req, res, error, started);
     }
     return true;
   };
 
   private redirect(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, started: number): void {
-    if (req.method === 'GET') {
-      this.clicks.push({
-        eventId: `${this.idPrefix}-${(this.idCounter++).toString(36)}`,
-        occurredAt: Date.now(),
-        linkId: link.id,
-        tenantId: link.tenantId,
-        domain: id.domain,
-        code: id.code,
-        ip,
-        userAgent: req.headers['user-agent'] ?? '',
-        referer: req.headers.referer ?? null,
-      });
-    }
+    if (req.method === 'GET') this.recorder.record(req, link, ip, null, id);
     this.metrics.status(link.redirectType);
     // Browsers must not cache a 302, or later clicks would never reach us.
     res.writeHead(link.redirectType, { location: link.targetUrl, 'cache-control': link.redirectType === 302 ? 'private, no-store' : 'public, max-age=300', 'content-length': '0' });
     res.end();
     this.metrics.duration.observe((performance.now() - started) / 1000);
+  }
+
+  /** A code that does not exist is an orphan visit for analytics (docs/analytics.md); then the usual problem. */
+  private notFound(req: IncomingMessage, res: ServerResponse, error: unknown, id: ShortUrlIdentifier, ip: string, started: number): void {
+    if (req.method === 'GET' && (error as DomainError)?.code === ErrorCode.LINK_NOT_FOUND) this.recorder.recordOrphan(req, id, ip);
+    this.problem(req, res, error, started);
   }
 
   private refuse(req: IncomingMessage, res: ServerResponse, scope: 'ip' | 'global', retryAfterSeconds: number, started: number): true {

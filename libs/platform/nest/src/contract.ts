@@ -16,6 +16,8 @@ export interface ResponseContract {
   readonly contentType?: string;
   /** Headers worth documenting (e.g. ETag, Location), name -> description. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Other media types the same response can take (e.g. text/csv for `?format=csv`), type -> schema. */
+  readonly alternatives?: Readonly<Record<string, z.ZodType>>;
 }
 
 /**

@@ -89,7 +89,7 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
       responses[status] = {
         description: r.description,
         ...(Object.keys(headers).length ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-        ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema } } } : {}),
+        ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema }, ...Object.fromEntries(Object.entries(r.alternatives ?? {}).map(([type, schema]) => [type, { schema }])) } } : {}),
       };
     }
     const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), 400]);

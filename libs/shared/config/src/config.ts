@@ -102,6 +102,16 @@ export const envSchema = z.object({
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('shortlink'),
 
   ANALYTICS_CONSUMER_ENABLED: bool.default(true),
+  // --- analytics (issue 13; docs/analytics.md)
+  /** Events older than this when consumed are dropped (and counted); younger ones land in their own minute. */
+  ANALYTICS_ALLOWED_LATENESS_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  /** Days minute rows are kept; hour and day rollups longer (0 = forever). Old data leaves by partition. */
+  ANALYTICS_MINUTE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  ANALYTICS_HOUR_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(400),
+  ANALYTICS_DAY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /** Kafka consumer session: a member that stops heartbeating loses its partitions after this (broker minimum 6 s). */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
+  // --- end analytics
   /** MMDB country database; default: the DB-IP database of the @ip-location-db npm package. */
   GEO_DATABASE: z.string().min(1).optional(),
 
@@ -189,12 +199,16 @@ export interface AppConfig {
     | { readonly driver: 'redis'; readonly nodes: ReadonlyArray<{ host: string; port: number }>; readonly writeBatching: 'cork' | 'pipeline' | 'off'; readonly commandTimeoutMs: number };
   readonly bus:
     | { readonly driver: 'memory'; readonly partitions: number; readonly consumerGroup: string }
-    | { readonly driver: 'kafka'; readonly brokers: readonly string[]; readonly topic: string; readonly partitions: number; readonly consumerGroup: string };
+    | { readonly driver: 'kafka'; readonly brokers: readonly string[]; readonly topic: string; readonly partitions: number; readonly consumerGroup: string; readonly sessionTimeoutMs: number };
   readonly clickBuffer: { readonly capacity: number; readonly batchSize: number; readonly flushIntervalMs: number };
   readonly olap:
     | { readonly driver: 'chdb'; readonly database: string }
     | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
-  readonly analytics: { readonly consumerEnabled: boolean };
+  readonly analytics: {
+    readonly consumerEnabled: boolean;
+    readonly allowedLatenessSeconds: number;
+    readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number };
+  };
   readonly geo: { readonly databaseFile: string | null };
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
@@ -296,14 +310,18 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         : { driver: 'memory', maxEntries: e.MEMORY_CACHE_MAX_ENTRIES },
     bus:
       e.BUS_DRIVER === 'kafka'
-        ? { driver: 'kafka', brokers: e.KAFKA_BROKERS!, topic: e.KAFKA_CLICK_TOPIC, partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP }
+        ? { driver: 'kafka', brokers: e.KAFKA_BROKERS!, topic: e.KAFKA_CLICK_TOPIC, partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP, sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS }
         : { driver: 'memory', partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP },
     clickBuffer: { capacity: e.CLICK_BUFFER_CAPACITY, batchSize: e.CLICK_BUFFER_BATCH_SIZE, flushIntervalMs: e.CLICK_BUFFER_FLUSH_MS },
     olap:
       e.OLAP_DRIVER === 'clickhouse'
         ? { driver: 'clickhouse', url: e.CLICKHOUSE_URL!, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE }
         : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
-    analytics: { consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED },
+    analytics: {
+      consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED,
+      allowedLatenessSeconds: e.ANALYTICS_ALLOWED_LATENESS_SECONDS,
+      retention: { minuteDays: e.ANALYTICS_MINUTE_RETENTION_DAYS, hourDays: e.ANALYTICS_HOUR_RETENTION_DAYS, dayDays: e.ANALYTICS_DAY_RETENTION_DAYS },
+    },
     geo: { databaseFile: e.GEO_DATABASE ?? null },
     redirect: {
       policy: e.CACHE_POLICY,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'crypto';
 import { Admin, Kafka, logLevel, Partitioners, Producer } from 'kafkajs';
+import { eventIdOf } from '@shortlink/clicks-domain';
 import { requireEnv } from '@shortlink/testing';
+import { decodeClickRecord, kafkaPartitionOf } from '../codec';
 import { aClick, describeClickBusContract } from '../contract/click-bus.contract';
 import { BusLogEntry, BusLogger } from '../logging';
 import { ensureClickTopic } from './ensure-click-topic';
@@ -67,12 +69,13 @@ describe('kafka click topic', () => {
     await a.disconnect();
   });
 
-  it('produces keyed JSON messages with the click time as timestamp, committing offsets after the handler', async () => {
+  it("produces one compressed binary record per partition on the partition Kafka's partitioner names, committing offsets after the handler", async () => {
     const topic = `shortlink.clicks.test-wire-${randomUUID()}`;
     await ensureClickTopic(brokers(), topic, 3, { logger });
     const sink = new KafkaClickEventSink({ brokers: brokers(), topic, logger });
     const e = aClick({ occurredAt: 1_700_000_000_123 });
-    await sink.send([e]);
+    const sameLink = [e, aClick({ code: e.code }), aClick({ code: e.code })];
+    await sink.send(sameLink);
     await sink.close();
 
     const kafka = new Kafka({ clientId: 'bus-test-wire', brokers: brokers().split(','), logLevel: logLevel.NOTHING });
@@ -96,13 +99,14 @@ describe('kafka click topic', () => {
     const consumer = kafka.consumer({ groupId: `wire-raw-${randomUUID()}`, maxWaitTimeInMs: 200 });
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    let message: { key: string; value: string; timestamp: string } | null = null;
-    await consumer.run({ eachMessage: async ({ message: m }) => void (message = { key: String(m.key), value: String(m.value), timestamp: m.timestamp }) });
+    let message: { partition: number; events: unknown } | null = null;
+    await consumer.run({ eachMessage: async ({ partition: p, message: m }) => void (message = { partition: p, events: decodeClickRecord(m.value) }) });
     while (!message && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await consumer.disconnect();
     await a.deleteTopics({ topics: [topic] });
     await a.disconnect();
-    expect(message).toEqual({ key: `${e.domain}/${e.code}`, value: JSON.stringify(e), timestamp: '1700000000123' });
+    expect(message).toEqual({ partition: kafkaPartitionOf(`${e.domain}/${e.code}`, 3), events: sameLink });
+    expect(partition).toBe(message!.partition);
   });
 
   it('heartbeats while a handler runs longer than the session timeout, so the batch is not redelivered', async () => {
@@ -114,20 +118,20 @@ describe('kafka click topic', () => {
     const source = new KafkaClickEventSource({ brokers: brokers(), topic, groupId: `slow-${randomUUID()}`, logger, sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000, maxWaitTimeMs: 200 });
     const calls: string[][] = [];
     await source.start(async (batch) => {
-      calls.push(batch.messages.map((m) => m.event.eventId));
+      calls.push(batch.messages.map((m) => eventIdOf(m.event)));
       if (calls.length === 1) await new Promise((r) => setTimeout(r, 9000)); // > session timeout
     });
     const more = aClick();
     const deadline = Date.now() + 40_000;
     while (calls.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await sink.send([more]);
-    while (!calls.flat().includes(more.eventId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!calls.flat().includes(eventIdOf(more)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await source.close();
     await sink.close();
     const a = admin(brokers());
     await a.connect();
     await a.deleteTopics({ topics: [topic] });
     await a.disconnect();
-    expect(calls.flat()).toEqual([...events, more].map((e) => e.eventId));
+    expect(calls.flat()).toEqual([...events, more].map(eventIdOf));
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { ClickEvent, ClickEventSink } from '@shortlink/clicks-domain';
 import { CompressionTypes, Kafka, Partitioners, Producer } from 'kafkajs';
-import { clickMessageKey, encodeClickEvent } from '../codec';
+import { byPartition, encodeClickRecord, kafkaPartitionOf } from '../codec';
 import { BusLogger } from '../logging';
 import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
 
@@ -14,7 +14,7 @@ export interface KafkaClickEventSinkOptions extends KafkaConnectionOptions {
   readonly sendRetries?: number;
   /** Upper bound of one send() including connecting, ms (default 10 000). It never waits longer. */
   readonly sendTimeoutMs?: number;
-  /** Default none (click events are small; the batch is one request anyway). */
+  /** Default GZIP (the one codec kafkajs has built in; zlib runs off the main thread). */
   readonly compression?: CompressionTypes;
 }
 
@@ -24,9 +24,11 @@ export interface KafkaClickEventSinkOptions extends KafkaConnectionOptions {
  * - `acks: -1` (all in-sync replicas): clicks are the only record of a redirect's analytics, and
  *   the flusher is off the request path, so waiting for the ISR costs no user latency while a
  *   leader failover loses nothing that was acknowledged. The idempotent producer requires it too.
- * - Key `${domain}/${code}`: a link's clicks stay in one partition (kafkajs' default partitioner,
- *   murmur2 like the Java client, so other tools agree on the partition).
- * - `send(events)` is one `producer.send` of all events: one Produce request per broker.
+ * - Partitioned by `${domain}/${code}` with Kafka's default partitioner (murmur2, as the Java
+ *   client): a link's clicks stay in one partition, and other tools agree on which.
+ * - `send(events)` is one `producer.send` with ONE record per partition holding all its events
+ *   (codec.ts), compressed: the Kafka cost is per flush, not per click (docs/analytics.md). The
+ *   partition count is read from the topic's metadata when the producer connects.
  * - Fails fast: the connection is opened lazily, connect/request timeouts are short, retries are
  *   few and a deadline bounds the whole call, so a down broker rejects the send within seconds;
  *   the redirect app's buffer keeps the events and retries. After any failed send the producer
@@ -41,7 +43,7 @@ export class KafkaClickEventSink implements ClickEventSink {
   private readonly sendTimeoutMs: number;
   private readonly compression: CompressionTypes;
   private readonly kafka: Kafka;
-  private producer: Promise<Producer> | null = null;
+  private producer: Promise<{ producer: Producer; partitions: number }> | null = null;
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -51,7 +53,7 @@ export class KafkaClickEventSink implements ClickEventSink {
     this.logger = resolved.logger;
     this.idempotent = options.idempotent ?? true;
     this.sendTimeoutMs = options.sendTimeoutMs ?? 10_000;
-    this.compression = options.compression ?? CompressionTypes.None;
+    this.compression = options.compression ?? CompressionTypes.GZIP;
     this.kafka = createKafkaClient(options, { retries: options.sendRetries ?? 2, initialRetryTime: 100, maxRetryTime: 1000 }, '-producer');
   }
 
@@ -88,20 +90,13 @@ export class KafkaClickEventSink implements ClickEventSink {
   }
 
   private async attempt(events: readonly ClickEvent[]): Promise<void> {
-    const producer = await this.connectedProducer();
-    await producer.send({
-      topic: this.topic,
-      acks: -1,
-      compression: this.compression,
-      messages: events.map((event) => ({
-        key: clickMessageKey(event),
-        value: encodeClickEvent(event),
-        timestamp: String(Math.trunc(event.occurredAt)),
-      })),
-    });
+    const { producer, partitions } = await this.connectedProducer();
+    const now = String(Date.now());
+    const messages = [...byPartition(events, (key) => kafkaPartitionOf(key, partitions))].map(([partition, group]) => ({ partition, value: encodeClickRecord(group), timestamp: now }));
+    await producer.send({ topic: this.topic, acks: -1, compression: this.compression, messages });
   }
 
-  private connectedProducer(): Promise<Producer> {
+  private connectedProducer(): Promise<{ producer: Producer; partitions: number }> {
     if (!this.producer) {
       const producer = this.kafka.producer({
         idempotent: this.idempotent,
@@ -109,7 +104,7 @@ export class KafkaClickEventSink implements ClickEventSink {
         allowAutoTopicCreation: false,
         createPartitioner: Partitioners.DefaultPartitioner,
       });
-      const connecting = producer.connect().then(() => producer);
+      const connecting = producer.connect().then(async () => ({ producer, partitions: await this.partitionCount() }));
       // A failed connect must not stay cached; the next send tries again.
       connecting.catch(() => {
         if (this.producer === connecting) this.producer = null;
@@ -120,12 +115,26 @@ export class KafkaClickEventSink implements ClickEventSink {
     return this.producer;
   }
 
+  /** Partitions of the topic (the producer has no public metadata call): a short-lived admin client. */
+  private async partitionCount(): Promise<number> {
+    const admin = this.kafka.admin();
+    try {
+      await admin.connect();
+      const metadata = await admin.fetchTopicMetadata({ topics: [this.topic] });
+      const count = metadata.topics[0]?.partitions.length ?? 0;
+      if (count < 1) throw new Error(`topic ${this.topic} has no partitions`);
+      return count;
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
   private async dropProducer(): Promise<void> {
     const current = this.producer;
     this.producer = null;
     if (!current) return;
     try {
-      const producer = await current;
+      const { producer } = await current;
       await producer.disconnect();
     } catch (error) {
       this.logger({ level: 'debug', namespace: 'bus.kafka', message: 'closing the Kafka producer failed', extra: { error: String(error) } });

@@ -1,7 +1,7 @@
 import { ClickBatch, ClickEventSource, DeliveredClick } from '@shortlink/clicks-domain';
-import { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
-import { decodeClickEvent } from '../codec';
+import { decodeClickRecord } from '../codec';
 import { deliverUntilHandled } from '../delivery';
 import { BusLogger } from '../logging';
 import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
@@ -32,8 +32,9 @@ export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
  *   long as it keeps failing; the member heartbeats meanwhile so it keeps its partitions, and
  *   nothing later of that partition (nor of any other: one batch at a time) is delivered before.
  *   A rebalance or close() during the wait leaves the batch uncommitted: it comes again.
- * - Messages that are not JSON ClickEvents are skipped (counted in `skippedMessages`, logged at
- *   warn) and committed with the batch: they can never block the partition.
+ * - Records that are not click records of a known version are skipped (counted in
+ *   `skippedMessages`, logged at warn) and committed with the batch: they never block a partition.
+ *   One record carries several events, all delivered with the record's offset.
  * - The handler is never called concurrently (partitionsConsumedConcurrently = 1) and never with
  *   an empty batch.
  */
@@ -45,6 +46,7 @@ export class KafkaClickEventSource implements ClickEventSource {
   private readonly backoff: RetryBackoff;
   private readonly sleeper = new AbortableSleeper();
   private consumer: Consumer | null = null;
+  private admin: Promise<Admin> | null = null;
   private state: 'new' | 'running' | 'closed' = 'new';
   private skipped = 0;
   private failures = 0;
@@ -58,7 +60,7 @@ export class KafkaClickEventSource implements ClickEventSource {
     this.kafka = createKafkaClient(options, { retries: 8, initialRetryTime: 300, maxRetryTime: 5000 }, '-consumer');
   }
 
-  /** Messages skipped because they were not JSON ClickEvents. */
+  /** Records skipped because they were not click records of a known version. */
   get skippedMessages(): number {
     return this.skipped;
   }
@@ -105,7 +107,36 @@ export class KafkaClickEventSource implements ClickEventSource {
     }
   }
 
+  /**
+   * Lag per partition from the broker: log end offset minus the group's committed offset. Read
+   * from the broker rather than from the last fetch, so it keeps growing while the handler is
+   * stuck (ClickHouse down) and the consumer fetches nothing.
+   */
+  async lag(): Promise<Map<number, number>> {
+    this.admin ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })().catch((error) => {
+      this.admin = null;
+      throw error;
+    });
+    const admin = await this.admin;
+    const [ends, committed] = await Promise.all([admin.fetchTopicOffsets(this.topic), admin.fetchOffsets({ groupId: this.options.groupId, topics: [this.topic] })]);
+    const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+    const lag = new Map<number, number>();
+    for (const p of ends) {
+      const end = BigInt(p.high);
+      const at = done.get(p.partition) ?? -1n;
+      lag.set(p.partition, Number(at < 0n ? end - BigInt(p.low) : end > at ? end - at : 0n));
+    }
+    return lag;
+  }
+
   async close(): Promise<void> {
+    const admin = this.admin;
+    this.admin = null;
+    await admin?.then((a) => a.disconnect()).catch(() => undefined);
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.sleeper.abort();
@@ -124,15 +155,15 @@ export class KafkaClickEventSource implements ClickEventSource {
     if (batch.messages.length === 0) return;
     const messages: DeliveredClick[] = [];
     for (const message of batch.messages) {
-      const event = decodeClickEvent(message.value);
-      if (event) {
-        messages.push({ partition: batch.partition, offset: message.offset, event });
+      const events = decodeClickRecord(message.value);
+      if (typeof events !== 'string') {
+        for (const event of events) messages.push({ partition: batch.partition, offset: message.offset, event });
       } else {
         this.skipped++;
         this.logger({
           level: 'warn',
           namespace: 'bus.kafka',
-          message: 'skipped a click message that is not a JSON ClickEvent',
+          message: `skipped a click record (${events})`,
           extra: { topic: batch.topic, partition: batch.partition, offset: message.offset },
         });
       }

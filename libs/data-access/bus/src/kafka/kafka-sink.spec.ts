@@ -1,6 +1,6 @@
 import { createServer, Server, Socket } from 'net';
 import { aClick } from '../contract/click-bus.contract';
-import { decodeClickEvent, encodeClickEvent } from '../codec';
+import { decodeClickRecord, encodeClickRecord, kafkaPartitionOf } from '../codec';
 import { BusLogEntry } from '../logging';
 import { KafkaClickEventSink } from './kafka-click-event-sink';
 import { logLevel } from 'kafkajs';
@@ -68,15 +68,35 @@ describe('KafkaClickEventSink without a reachable broker', () => {
 });
 
 describe('click codec and options', () => {
-  it('round-trips a click event through its JSON value', () => {
-    const e = aClick({ referer: null });
-    expect(decodeClickEvent(Buffer.from(encodeClickEvent(e)))).toEqual(e);
-    expect(decodeClickEvent(encodeClickEvent({ ...e, referer: 'https://x.example/' }))).toEqual({ ...e, referer: 'https://x.example/' });
+  it('round-trips the events of a record: orphans, missing country, referer and variant, non-ASCII, large ids and times', () => {
+    const events = [
+      aClick(),
+      aClick({ kind: 'orphan', tenantId: '', linkId: '', country: null, refererHost: null, variant: null }),
+      aClick({ country: 'JP', refererHost: 'bücher.example', userAgent: 'Mozilla/5.0 😀', variant: 3, visitor: 2 ** 52 - 1, seq: 2 ** 40 }),
+      aClick({ occurredAt: 1 }), // time goes backwards: the delta is negative
+    ];
+    const record = encodeClickRecord(events);
+    expect(decodeClickRecord(record)).toEqual(events);
+    // Interned strings: 100 clicks of one link with one agent cost a few bytes each.
+    const burst = Array.from({ length: 100 }, () => aClick({ code: 'same', linkId: '1', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36' }));
+    expect(encodeClickRecord(burst).length / 100).toBeLessThan(24);
   });
 
-  it('returns null for anything that is not a JSON click event', () => {
-    for (const value of [null, undefined, '', 'not json', '42', 'null', '[]', JSON.stringify({ ...aClick(), occurredAt: 'x' }), Buffer.from([0xff, 0xfe])]) {
-      expect(decodeClickEvent(value as never)).toBeNull();
+  it('refuses anything that is not a record of a version it knows, without throwing', () => {
+    const good = encodeClickRecord([aClick()]);
+    const newer = Buffer.from(good);
+    newer[1] = 3;
+    expect(decodeClickRecord(newer)).toBe('unknown-version');
+    for (const value of [null, undefined, '', 'not json', JSON.stringify(aClick()), Buffer.from([0xff, 0xfe]), good.subarray(0, good.length - 1), Buffer.concat([good, Buffer.from([0])])]) {
+      expect(decodeClickRecord(value as never)).toBe('malformed');
+    }
+  });
+
+  it("partitions like Kafka's default partitioner (murmur2), so other clients agree", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const murmur2 = require('kafkajs/src/producer/partitioners/default/murmur2') as (key: string) => number;
+    for (const key of ['sho.rt/abc1234', 'a', 'ab', 'abc', 'dömain.example/x', '', 'go.example/zzzzzzz']) {
+      for (const n of [1, 3, 6, 7]) expect(kafkaPartitionOf(key, n)).toBe((murmur2(key) & 0x7fffffff) % n);
     }
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import { ClickEvent } from '@shortlink/clicks-domain';
 import { murmur32 } from '@shortlink/shard-router';
-import { clickMessageKey, encodeClickEvent } from '../codec';
+import { byPartition, encodeClickRecord } from '../codec';
 import { LogRecord, PartitionLog } from './partition-log';
 
 /**
@@ -13,8 +13,8 @@ import { LogRecord, PartitionLog } from './partition-log';
  *   (oldest dropped first), like Kafka's retention.bytes;
  * - consumer groups with committed offsets per group and partition (in memory: lost with the
  *   process, exactly like the log itself).
- * Values are stored as the same JSON Kafka carries, so decoding (and skipping of malformed
- * messages) is the same code path on both profiles.
+ * Values are the same binary records Kafka carries (one per partition and append, several
+ * clicks each), so decoding (and skipping of malformed messages) is the same code on both profiles.
  *
  * Retained messages live as bytes in one preallocated buffer per partition, not as JS strings:
  * a log of tens of thousands of retained messages on the JS heap is promoted by every minor GC
@@ -63,14 +63,13 @@ export class InProcessClickLog {
     return murmur32(key) % this.partitions;
   }
 
-  /** Appends the events in order; returns where each one landed. */
-  append(events: readonly ClickEvent[]): { partition: number; offset: number }[] {
+  /** Appends the events in order, one record per partition they go to; returns where each record landed. */
+  append(events: readonly ClickEvent[]): { partition: number; offset: number; events: number }[] {
     const now = Date.now();
-    const placed = events.map((event) => {
-      const key = clickMessageKey(event);
-      const partition = this.partitionFor(key);
-      return { partition, offset: this.logs[partition].append(key, encodeClickEvent(event), now) };
-    });
+    const placed: { partition: number; offset: number; events: number }[] = [];
+    for (const [partition, group] of byPartition(events, (key) => this.partitionFor(key))) {
+      placed.push({ partition, offset: this.logs[partition].append(null, encodeClickRecord(group), now), events: group.length });
+    }
     if (placed.length > 0) this.notify();
     return placed;
   }
@@ -79,7 +78,7 @@ export class InProcessClickLog {
    * Appends a raw value as a producer other than ours could (tests use it for malformed
    * messages). A null key goes to partition 0.
    */
-  appendRaw(key: string | null, value: string, partition?: number): { partition: number; offset: number } {
+  appendRaw(key: string | null, value: Buffer | string, partition?: number): { partition: number; offset: number } {
     const p = partition ?? (key === null ? 0 : this.partitionFor(key));
     if (!Number.isInteger(p) || p < 0 || p >= this.partitions) throw new RangeError(`no partition ${p}`);
     const offset = this.logs[p].append(key, value, Date.now());

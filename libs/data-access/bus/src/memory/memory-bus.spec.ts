@@ -1,4 +1,5 @@
-import { ClickBatch } from '@shortlink/clicks-domain';
+import { ClickBatch, ClickEvent, eventIdOf } from '@shortlink/clicks-domain';
+import { decodeClickRecord } from '../codec';
 import { murmur32 } from '@shortlink/shard-router';
 import { RetryBackoff } from '../backoff';
 import { aClick, describeClickBusContract } from '../contract/click-bus.contract';
@@ -8,6 +9,9 @@ import { MemoryClickEventSink } from './memory-click-event-sink';
 import { MemoryClickEventSource } from './memory-click-event-source';
 
 const quiet = () => undefined;
+
+/** One record per event, as a producer flushing after every click would write them (these tests count messages). */
+const appendEach = (log: InProcessClickLog, events: ClickEvent[]) => events.flatMap((e) => log.append([e]));
 
 describeClickBusContract('in-process log', async () => {
   const log = new InProcessClickLog();
@@ -41,14 +45,14 @@ describe('in-process click log', () => {
     expect(log.partitions).toBe(6);
     for (let i = 0; i < 50; i++) {
       const e = aClick();
-      const [{ partition }] = log.append([e]);
+      const [{ partition }] = appendEach(log, [e]);
       expect(partition).toBe(murmur32(`${e.domain}/${e.code}`) % 6);
     }
   });
 
   it('numbers offsets per partition from 0', () => {
     const log = new InProcessClickLog({ partitions: 3 });
-    const placed = log.append(Array.from({ length: 30 }, () => aClick()));
+    const placed = appendEach(log, Array.from({ length: 30 }, () => aClick()));
     for (let p = 0; p < 3; p++) {
       const offsets = placed.filter((x) => x.partition === p).map((x) => x.offset);
       expect(offsets).toEqual(offsets.map((_, i) => i));
@@ -59,12 +63,12 @@ describe('in-process click log', () => {
   it('keeps at most maxMessagesPerPartition messages, dropping the oldest', () => {
     const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
     const events = Array.from({ length: 5 }, () => aClick());
-    log.append(events);
+    appendEach(log, events);
     expect(log.startOffset(0)).toBe(2);
     expect(log.endOffset(0)).toBe(5);
     expect(log.read(0, 0, 10).map((r) => r.offset)).toEqual([2, 3, 4]);
-    expect(log.read(0, 0, 10).map((r) => JSON.parse(r.value).eventId)).toEqual(events.slice(2).map((e) => e.eventId));
-    log.append([aClick(), aClick(), aClick(), aClick()]);
+    expect(log.read(0, 0, 10).map((r) => (decodeClickRecord(r.value) as ClickEvent[])[0])).toEqual(events.slice(2));
+    appendEach(log, [aClick(), aClick(), aClick(), aClick()]);
     expect(log.read(0, 0, 10).map((r) => r.offset)).toEqual([6, 7, 8]);
   });
 
@@ -82,11 +86,11 @@ describe('in-process click log', () => {
       const records = log.read(0, 0, 100_000);
       expect(records.map((r) => r.offset)).toEqual(Array.from({ length: log.endOffset(0) - log.startOffset(0) }, (_, k) => log.startOffset(0) + k));
       expect(records[records.length - 1].offset).toBe(offset);
-      const bytes = records.reduce((sum, r) => sum + 16 + Buffer.byteLength(r.key ?? '') + Buffer.byteLength(r.value), 0);
+      const bytes = records.reduce((sum, r) => sum + 16 + Buffer.byteLength(r.key ?? '') + r.value.length, 0);
       expect(bytes).toBeLessThanOrEqual(4096);
       // Only the oldest are dropped, and only as many as needed: at most two records' worth is unused.
       expect(bytes).toBeGreaterThan(offset < 10 ? 0 : 4096 - 2 * 2000);
-      for (const r of records) expect({ key: r.key, value: r.value }).toEqual(written.get(r.offset));
+      for (const r of records) expect({ key: r.key, value: r.value.toString('utf8') }).toEqual(written.get(r.offset));
     }
   });
 
@@ -94,13 +98,13 @@ describe('in-process click log', () => {
     const log = new InProcessClickLog({ partitions: 1, maxBytesPerPartition: 1024 });
     log.appendRaw('k', 'kept', 0);
     expect(() => log.appendRaw('k', 'x'.repeat(2000), 0)).toThrow(RangeError);
-    expect(log.read(0, 0, 10).map((r) => r.value)).toEqual(['kept']);
+    expect(log.read(0, 0, 10).map((r) => r.value.toString('utf8'))).toEqual(['kept']);
     expect(() => new InProcessClickLog({ maxBytesPerPartition: 10 })).toThrow(/maxBytesPerPartition/);
   });
 
   it('a new group starts at the oldest retained message', async () => {
     const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
-    log.append(Array.from({ length: 5 }, () => aClick()));
+    appendEach(log, Array.from({ length: 5 }, () => aClick()));
     const c = collect();
     const source = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
     await source.start(c.handler);
@@ -112,9 +116,9 @@ describe('in-process click log', () => {
 
   it('a group that fell behind retention resumes at the oldest retained message and counts the loss', async () => {
     const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
-    log.append([aClick()]);
+    appendEach(log, [aClick()]);
     log.commit('g', 0, 1);
-    log.append(Array.from({ length: 6 }, () => aClick())); // offsets 1..6, 4..6 retained
+    appendEach(log, Array.from({ length: 6 }, () => aClick())); // offsets 1..6, 4..6 retained
     const warnings: BusLogEntry[] = [];
     const c = collect();
     const source = new MemoryClickEventSource(log, { groupId: 'g', logger: (e) => warnings.push(e) });
@@ -129,11 +133,11 @@ describe('in-process click log', () => {
 
   it('fromBeginning: false starts a new group at the end', async () => {
     const log = new InProcessClickLog({ partitions: 1 });
-    log.append([aClick(), aClick()]);
+    appendEach(log, [aClick(), aClick()]);
     const c = collect();
     const source = new MemoryClickEventSource(log, { groupId: 'g', fromBeginning: false, logger: quiet });
     await source.start(c.handler);
-    log.append([aClick()]);
+    appendEach(log, [aClick()]);
     await waitFor(() => c.offsets().length === 1, 'the new message');
     expect(c.offsets()).toEqual([2]);
     await source.close();
@@ -141,7 +145,7 @@ describe('in-process click log', () => {
 
   it('bounds batches by maxBatchSize, all of one partition', async () => {
     const log = new InProcessClickLog({ partitions: 2 });
-    log.append(Array.from({ length: 40 }, () => aClick()));
+    appendEach(log, Array.from({ length: 40 }, () => aClick()));
     const c = collect();
     const source = new MemoryClickEventSource(log, { groupId: 'g', maxBatchSize: 7, logger: quiet });
     await source.start(c.handler);
@@ -168,7 +172,7 @@ describe('in-process click log', () => {
   it('close() while a batch waits for redelivery clears the timer and leaves the batch uncommitted', async () => {
     const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const log = new InProcessClickLog({ partitions: 1 });
-    log.append([aClick(), aClick()]);
+    appendEach(log, [aClick(), aClick()]);
     let calls = 0;
     const source = new MemoryClickEventSource(log, { groupId: 'g', retryBackoff: { initialMs: 60_000 }, logger: quiet });
     await source.start(async () => {
@@ -187,7 +191,7 @@ describe('in-process click log', () => {
 
   it('close() waits for a running handler, then commits its batch and stops', async () => {
     const log = new InProcessClickLog({ partitions: 1 });
-    log.append([aClick()]);
+    appendEach(log, [aClick()]);
     let release!: () => void;
     let entered = false;
     const source = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
@@ -226,14 +230,14 @@ describe('in-process click log', () => {
     const source = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet, maxBatchSize: 10, drainOnCloseMs: 5000 });
     await source.start(async (b) => {
       await gate;
-      delivered.push(...b.messages.map((m) => m.event.eventId));
+      delivered.push(...b.messages.map((m) => eventIdOf(m.event)));
     });
     const events = Array.from({ length: 50 }, () => aClick());
-    log.append(events);
+    appendEach(log, events);
     const closing = source.close();
     release();
     await closing;
-    expect(new Set(delivered)).toEqual(new Set(events.map((e) => e.eventId)));
+    expect(new Set(delivered)).toEqual(new Set(events.map(eventIdOf)));
   });
 
   it('an idle started source holds no timer, and closing it leaves none', async () => {

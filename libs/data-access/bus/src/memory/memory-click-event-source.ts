@@ -1,6 +1,6 @@
 import { ClickBatch, ClickEventSource, DeliveredClick } from '@shortlink/clicks-domain';
 import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
-import { decodeClickEvent } from '../codec';
+import { decodeClickRecord } from '../codec';
 import { deliverUntilHandled } from '../delivery';
 import { BusLogger, consoleWarnLogger, filteredLogger } from '../logging';
 import { InProcessClickLog } from './in-process-click-log';
@@ -9,7 +9,7 @@ export interface MemoryClickEventSourceOptions {
   readonly groupId: string;
   /** Where a group without committed offsets starts: the oldest retained message (default) or the end. */
   readonly fromBeginning?: boolean;
-  /** Most messages handed to the handler at once (default 500). */
+  /** Most records handed to the handler at once (default 100; a record holds the clicks of one flush). */
   readonly maxBatchSize?: number;
   /** Wait between redeliveries of a batch whose handler threw (default 100 ms doubling to 5 s). */
   readonly retryBackoff?: RetryBackoffOptions;
@@ -54,13 +54,13 @@ export class MemoryClickEventSource implements ClickEventSource {
   ) {
     this.groupId = options.groupId;
     this.fromBeginning = options.fromBeginning ?? true;
-    this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 500);
+    this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 100);
     this.drainOnCloseMs = options.drainOnCloseMs ?? 0;
     this.backoff = new RetryBackoff(options.retryBackoff);
     this.logger = filteredLogger(options.logger ?? consoleWarnLogger, 'warn');
   }
 
-  /** Messages skipped because they were not JSON ClickEvents. */
+  /** Records skipped because they were not click records of a known version. */
   get skippedMessages(): number {
     return this.skipped;
   }
@@ -88,6 +88,15 @@ export class MemoryClickEventSource implements ClickEventSource {
     this.loop = this.run(handler).catch((error) => {
       this.logger({ level: 'error', namespace: 'bus.memory', message: 'click delivery loop stopped', extra: { groupId: this.groupId, error: String(error) } });
     });
+  }
+
+  async lag(): Promise<Map<number, number>> {
+    const lag = new Map<number, number>();
+    for (let p = 0; p < this.log.partitions; p++) {
+      const next = this.state === 'running' ? this.positions[p] : (this.log.committedOffset(this.groupId, p) ?? this.log.startOffset(p));
+      lag.set(p, Math.max(0, this.log.endOffset(p) - Math.max(next, this.log.startOffset(p))));
+    }
+    return lag;
   }
 
   async close(): Promise<void> {
@@ -159,7 +168,7 @@ export class MemoryClickEventSource implements ClickEventSource {
     });
   }
 
-  /** Next pending batch, partitions round robin; malformed messages are dropped from it (and counted). */
+  /** Next pending batch, partitions round robin; malformed records are dropped from it (and counted). */
   private nextBatch(): { partition: number; nextOffset: number; messages: DeliveredClick[] } | null {
     for (let i = 0; i < this.log.partitions; i++) {
       const partition = (this.nextPartition + i) % this.log.partitions;
@@ -175,12 +184,13 @@ export class MemoryClickEventSource implements ClickEventSource {
       this.nextPartition = (partition + 1) % this.log.partitions;
       const messages: DeliveredClick[] = [];
       for (const record of records) {
-        const event = decodeClickEvent(record.value);
-        if (event) {
-          messages.push({ partition, offset: String(record.offset), event });
+        const events = decodeClickRecord(record.value);
+        if (typeof events !== 'string') {
+          const offset = String(record.offset);
+          for (const event of events) messages.push({ partition, offset, event });
         } else {
           this.skipped++;
-          this.logger({ level: 'warn', namespace: 'bus.memory', message: 'skipped a click message that is not a JSON ClickEvent', extra: { partition, offset: record.offset } });
+          this.logger({ level: 'warn', namespace: 'bus.memory', message: `skipped a click record (${events})`, extra: { partition, offset: record.offset } });
         }
       }
       return { partition, nextOffset: records[records.length - 1].offset + 1, messages };

@@ -2,7 +2,7 @@
 export interface LogRecord {
   readonly offset: number;
   readonly key: string | null;
-  readonly value: string;
+  readonly value: Buffer;
   /** Epoch ms at append. */
   readonly timestamp: number;
 }
@@ -45,9 +45,9 @@ export class PartitionLog {
     return this.start + this.size;
   }
 
-  append(key: string | null, value: string, timestamp: number): number {
+  append(key: string | null, value: Buffer | string, timestamp: number): number {
     const keyBytes = key === null ? 0 : Buffer.byteLength(key);
-    const valueBytes = Buffer.byteLength(value);
+    const valueBytes = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
     const length = HEADER_BYTES + keyBytes + valueBytes;
     if (length > this.data.length) {
       throw new RangeError(`message of ${length} bytes exceeds the partition's ${this.data.length} bytes`);
@@ -58,7 +58,8 @@ export class PartitionLog {
     data.writeUInt32LE(valueBytes, at + 4);
     data.writeDoubleLE(timestamp, at + 8);
     if (key !== null) data.write(key, at + HEADER_BYTES, keyBytes, 'utf8');
-    data.write(value, at + HEADER_BYTES + keyBytes, valueBytes, 'utf8');
+    if (typeof value === 'string') data.write(value, at + HEADER_BYTES + keyBytes, valueBytes, 'utf8');
+    else value.copy(data, at + HEADER_BYTES + keyBytes);
     this.positions[(this.head + this.size) % this.capacity] = at;
     this.size++;
     this.tail = at + length;
@@ -109,6 +110,6 @@ export class PartitionLog {
     const timestamp = data.readDoubleLE(at + 8);
     const key = keyBytes === NO_KEY ? null : data.toString('utf8', at + HEADER_BYTES, at + HEADER_BYTES + keyBytes);
     const valueAt = at + HEADER_BYTES + (key === null ? 0 : keyBytes);
-    return { offset, key, value: data.toString('utf8', valueAt, valueAt + valueBytes), timestamp };
+    return { offset, key, value: Buffer.from(data.subarray(valueAt, valueAt + valueBytes)), timestamp };
   }
 }

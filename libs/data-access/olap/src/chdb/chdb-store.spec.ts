@@ -2,10 +2,14 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqlClickAggregateStore } from '../click-aggregate-store';
-import { aMinuteRow, describeClickAggregateStoreContract, T0 } from '../contract/click-aggregate-store.contract';
+import { CLICK_MIGRATIONS } from '../migrations';
+import { aVisitorRow, describeClickAggregateStoreContract, T0 } from '../contract/click-aggregate-store.contract';
 import { describeOlapExecutorContract } from '../contract/olap-executor.contract';
 import { OlapError } from '../olap-executor';
 import { ChdbExecutor } from './chdb-executor';
+
+// chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
+jest.setTimeout(60_000);
 
 // libchdb binds one data directory per process: the suites below run one after the other and
 // each closes its executor (which waits for the engine to let go) before the next opens.
@@ -55,8 +59,9 @@ describe('chdb click aggregate store on disk', () => {
   });
 
   it('keeps aggregates, offsets and applied migrations across closing and reopening the directory', async () => {
-    const row = aMinuteRow({ clicks: 4, visitor: 3 });
-    const q = { tenantId: row.tenantId, domain: row.domain, code: row.code, from: T0, to: T0 + 60 };
+    const row = aVisitorRow({ clicks: 4, visitor: 3 });
+    const q = { tenantId: row.tenantId, domain: row.domain, code: row.code };
+    const r = { from: T0, to: T0 + 60, granularity: 'minute' as const, bots: 'exclude' as const };
 
     const first = new SqlClickAggregateStore(openExecutor(), 'shortlink');
     await first.migrate();
@@ -68,12 +73,12 @@ describe('chdb click aggregate store on disk', () => {
     const applied = await executor.queryJsonEachRow<{ name: string }>('SELECT name FROM shortlink._migrations ORDER BY name');
     await again.migrate();
     expect(await executor.queryJsonEachRow<{ name: string }>('SELECT name FROM shortlink._migrations ORDER BY name')).toEqual(applied);
-    expect(applied.map((r) => r.name)).toEqual(['0001_clicks_minute', '0002_consumer_progress']);
-    expect((await again.stats(q)).totals).toEqual({ clicks: 4, visitors: 1 });
+    expect(applied.map((m) => m.name)).toEqual(['0001_clicks_minute', '0002_consumer_progress', '0003_rollups_dimensions_marks']);
+    expect((await again.series(q, r)).totals).toEqual({ clicks: 4, visitors: 1, botClicks: 0 });
     expect((await again.ingestedOffsets('memory:a')).get(2)).toBe(9007199254740993n);
     await again.write([{ ...row, visitor: 8 }], { source: 'memory:a', partition: 2, lastOffset: '9007199254740995' });
     expect((await again.ingestedOffsets('memory:a')).get(2)).toBe(9007199254740995n);
-    expect(await again.stats(q)).toEqual({ series: [{ minute: T0, clicks: 8, visitors: 2 }], totals: { clicks: 8, visitors: 2 } });
+    expect(await again.series(q, r)).toEqual({ series: [{ time: T0, clicks: 8, visitors: 2, botClicks: 0 }], totals: { clicks: 8, visitors: 2, botClicks: 0 } });
     await again.close();
   });
 
@@ -85,24 +90,43 @@ describe('chdb click aggregate store on disk', () => {
     await executor.command(
       `INSERT INTO legacy.clicks_minute SELECT 't', 'd', 'c', toDateTime(1709251200), toUInt32(3), sumState(toUInt64(1)), uniqCombinedState(toUInt64(1)), maxState(toUInt64(77)) FROM system.one`,
     );
-    await store.write([aMinuteRow()]); // a new row (offset 0) does not read as progress
+    await store.write([aVisitorRow()]); // a new row (offset 0) does not read as progress
     expect(await store.ingestedOffsets('kafka:shortlink.clicks')).toEqual(new Map([[3, 77n]]));
     expect(await store.ingestedOffsets('memory:any')).toEqual(new Map());
     await store.write([], { source: 'kafka:shortlink.clicks', partition: 1, lastOffset: '5' });
     expect(await store.ingestedOffsets('kafka:shortlink.clicks')).toEqual(new Map([[1, 5n]]));
   });
 
+  it('migration 0003 copies the aggregates of the earlier schema into the minute, hour and day tables, once', async () => {
+    const executor = openExecutor();
+    const before = new SqlClickAggregateStore(executor, 'upgrade', CLICK_MIGRATIONS.slice(0, 2));
+    await before.migrate();
+    for (const [minute, visitor, clicks] of [[T0, 1, 2], [T0 + 60, 2, 3], [T0 + 3600, 1, 4]]) {
+      await executor.command(
+        `INSERT INTO upgrade.clicks_minute SELECT 't', 'd', 'c', toDateTime(${minute}), toUInt32(0), sumState(toUInt64(${clicks})), uniqCombinedState(toUInt64(${visitor})), maxState(toUInt64(0)) FROM system.one`,
+      );
+    }
+    const after = new SqlClickAggregateStore(executor, 'upgrade');
+    await after.migrate();
+    await after.migrate();
+    const scope = { tenantId: 't', domain: 'd', code: 'c' };
+    for (const granularity of ['minute', 'hour', 'day'] as const) {
+      expect((await after.series(scope, { from: T0, to: T0 + 86_400, granularity, bots: 'exclude' })).totals).toEqual({ clicks: 9, visitors: 2, botClicks: 0 });
+    }
+    expect((await after.series(scope, { from: T0, to: T0 + 86_400, granularity: 'hour', bots: 'exclude' })).series.map((p) => p.clicks)).toEqual([5, 4]);
+  });
+
   it('serializes concurrent calls on one session and refuses calls after close', async () => {
     const executor = openExecutor();
     const store = new SqlClickAggregateStore(executor, 'concurrent');
     await store.migrate();
-    const row = aMinuteRow();
-    const q = { tenantId: row.tenantId, domain: row.domain, code: row.code, from: T0, to: T0 + 60 };
+    const row = aVisitorRow();
+    const q = { tenantId: row.tenantId, domain: row.domain, code: row.code };
     // Issued without awaiting: they run in order, so every write lands before the read.
     const writes = Array.from({ length: 10 }, (_, i) => store.write([{ ...row, visitor: i }], { source: 'memory:c', partition: 0, lastOffset: String(i) }));
-    const read = store.stats(q);
+    const read = store.series(q, { from: T0, to: T0 + 60, granularity: 'minute', bots: 'exclude' });
     await Promise.all(writes);
-    expect((await read).totals).toEqual({ clicks: 10, visitors: 10 });
+    expect((await read).totals).toEqual({ clicks: 10, visitors: 10, botClicks: 0 });
     const closing = store.close();
     await expect(executor.ping()).rejects.toBeInstanceOf(OlapError);
     await closing;

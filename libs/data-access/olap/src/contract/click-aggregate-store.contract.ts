@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import type { ClickAggregateStore, MinuteVisitorRow } from '@shortlink/clicks-domain';
+import type { ClickAggregateStore, DimensionCount, RangeQuery, VisitorMinuteRow } from '@shortlink/clicks-domain';
 
 export interface ClickAggregateStoreFixture {
   store: ClickAggregateStore;
@@ -9,25 +9,32 @@ export interface ClickAggregateStoreFixture {
 /** A minute boundary well inside DateTime's range (2024-03-01T00:00:00Z). */
 export const T0 = 1709251200;
 const MIN = 60;
+const HOUR = 3600;
+const DAY = 86_400;
 
 /** A source no other test writes, so ingestedOffsets assertions hold on a shared database. */
 const freshSource = (kind = 'memory') => `${kind}:${randomUUID()}`;
 
-export function aMinuteRow(overrides: Partial<MinuteVisitorRow> = {}): MinuteVisitorRow {
+export function aVisitorRow(overrides: Partial<VisitorMinuteRow> = {}): VisitorMinuteRow {
   return {
     tenantId: randomUUID(),
     domain: 'sho.rt',
     code: 'c' + randomUUID().replace(/-/g, '').slice(0, 10),
     minute: T0,
+    bot: false,
     visitor: 1,
     clicks: 1,
+    dims: [],
     ...overrides,
   };
 }
 
+const minutes = (from: number, to: number, bots: RangeQuery['bots'] = 'exclude'): RangeQuery => ({ from, to, granularity: 'minute', bots });
+const dim = (dimension: DimensionCount['dimension'], value: string, clicks: number): DimensionCount => ({ dimension, value, clicks });
+
 /**
  * One behaviour, every engine: runs on chdb in unit runs and on the ClickHouse server (18.16) in
- * integration runs. Every test works on its own tenant ids (and its own partitions for offsets),
+ * integration runs. Every test works on its own tenant ids (and its own sources for offsets),
  * so tests neither interfere nor depend on an empty database.
  */
 export function describeClickAggregateStoreContract(backend: string, open: () => Promise<ClickAggregateStoreFixture>) {
@@ -47,11 +54,10 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('migrates again without error and keeps the data', async () => {
       const l = link();
-      await store.write([aMinuteRow({ ...l, clicks: 3 })]);
+      await store.write([aVisitorRow({ ...l, clicks: 3 })]);
       await store.migrate();
       await store.migrate();
-      const s = await store.stats({ ...l, from: T0, to: T0 + MIN });
-      expect(s.totals).toEqual({ clicks: 3, visitors: 1 });
+      expect((await store.series(l, minutes(T0, T0 + MIN))).totals).toEqual({ clicks: 3, visitors: 1, botClicks: 0 });
     });
 
     it('answers ping', async () => {
@@ -61,153 +67,245 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
     it('gives per-minute series and totals for two minutes and two visitors', async () => {
       const l = link();
       await store.write([
-        aMinuteRow({ ...l, minute: T0, visitor: 11, clicks: 2 }),
-        aMinuteRow({ ...l, minute: T0, visitor: 22, clicks: 1 }),
-        aMinuteRow({ ...l, minute: T0 + MIN, visitor: 22, clicks: 4 }),
+        aVisitorRow({ ...l, minute: T0, visitor: 11, clicks: 2 }),
+        aVisitorRow({ ...l, minute: T0, visitor: 22, clicks: 1 }),
+        aVisitorRow({ ...l, minute: T0 + MIN, visitor: 22, clicks: 4 }),
       ]);
-      const s = await store.stats({ ...l, from: T0, to: T0 + 10 * MIN });
+      const s = await store.series(l, minutes(T0, T0 + 10 * MIN));
       expect(s.series).toEqual([
-        { minute: T0, clicks: 3, visitors: 2 },
-        { minute: T0 + MIN, clicks: 4, visitors: 1 },
+        { time: T0, clicks: 3, visitors: 2, botClicks: 0 },
+        { time: T0 + MIN, clicks: 4, visitors: 1, botClicks: 0 },
       ]);
-      expect(s.totals).toEqual({ clicks: 7, visitors: 2 });
-      for (const p of s.series) {
-        expect(typeof p.minute).toBe('number');
-        expect(typeof p.clicks).toBe('number');
-        expect(typeof p.visitors).toBe('number');
-      }
+      expect(s.totals).toEqual({ clicks: 7, visitors: 2, botClicks: 0 });
     });
 
-    it('counts a visitor seen in two minutes once per minute and once in the totals', async () => {
+    it('rolls minutes up into hours and days: same totals, a visitor of several minutes counted once per bucket', async () => {
       const l = link();
       await store.write([
-        aMinuteRow({ ...l, minute: T0 + 5 * MIN, visitor: 77, clicks: 1 }),
-        aMinuteRow({ ...l, minute: T0 + 9 * MIN, visitor: 77, clicks: 2 }),
+        aVisitorRow({ ...l, minute: T0 + 5 * MIN, visitor: 77, clicks: 1 }),
+        aVisitorRow({ ...l, minute: T0 + 9 * MIN, visitor: 77, clicks: 2 }),
+        aVisitorRow({ ...l, minute: T0 + HOUR + MIN, visitor: 78, clicks: 5 }),
+        aVisitorRow({ ...l, minute: T0 + DAY + 2 * HOUR, visitor: 77, clicks: 7 }),
       ]);
-      const s = await store.stats({ ...l, from: T0, to: T0 + 60 * MIN });
-      expect(s.series.map((p) => p.visitors)).toEqual([1, 1]);
-      expect(s.totals).toEqual({ clicks: 3, visitors: 1 });
+      const m = await store.series(l, minutes(T0, T0 + 2 * DAY));
+      expect(m.series.map((p) => p.visitors)).toEqual([1, 1, 1, 1]);
+      const h = await store.series(l, { ...minutes(T0, T0 + 2 * DAY), granularity: 'hour' });
+      expect(h.series).toEqual([
+        { time: T0, clicks: 3, visitors: 1, botClicks: 0 },
+        { time: T0 + HOUR, clicks: 5, visitors: 1, botClicks: 0 },
+        { time: T0 + DAY + 2 * HOUR, clicks: 7, visitors: 1, botClicks: 0 },
+      ]);
+      const d = await store.series(l, { ...minutes(T0, T0 + 2 * DAY), granularity: 'day' });
+      expect(d.series).toEqual([
+        { time: T0, clicks: 8, visitors: 2, botClicks: 0 },
+        { time: T0 + DAY, clicks: 7, visitors: 1, botClicks: 0 },
+      ]);
+      for (const s of [m, h, d]) expect(s.totals).toEqual({ clicks: 15, visitors: 2, botClicks: 0 });
     });
 
     it('merges rows of the same minute written in separate inserts', async () => {
       const l = link();
-      await store.write([aMinuteRow({ ...l, visitor: 1, clicks: 2 })]);
-      await store.write([aMinuteRow({ ...l, visitor: 2, clicks: 5 })]);
-      await store.write([aMinuteRow({ ...l, visitor: 1, clicks: 1 })]);
-      const s = await store.stats({ ...l, from: T0, to: T0 + MIN });
-      expect(s.series).toEqual([{ minute: T0, clicks: 8, visitors: 2 }]);
-      expect(s.totals).toEqual({ clicks: 8, visitors: 2 });
+      await store.write([aVisitorRow({ ...l, visitor: 1, clicks: 2 })]);
+      await store.write([aVisitorRow({ ...l, visitor: 2, clicks: 5 })]);
+      await store.write([aVisitorRow({ ...l, visitor: 1, clicks: 1 })]);
+      const s = await store.series(l, minutes(T0, T0 + MIN));
+      expect(s.series).toEqual([{ time: T0, clicks: 8, visitors: 2, botClicks: 0 }]);
     });
 
     it('unions visitors across minutes (HLL), not a sum of per-minute uniques', async () => {
       const l = link();
-      const rows: MinuteVisitorRow[] = [];
+      const rows: VisitorMinuteRow[] = [];
       // 400 distinct visitors, each seen in 3 of 5 minutes: per-minute uniques sum to 1200.
       for (let v = 1; v <= 400; v++) {
-        for (let k = 0; k < 3; k++) rows.push(aMinuteRow({ ...l, minute: T0 + ((v + k) % 5) * MIN, visitor: v * 7919 + 1, clicks: 1 }));
+        for (let k = 0; k < 3; k++) rows.push(aVisitorRow({ ...l, minute: T0 + ((v + k) % 5) * MIN, visitor: v * 7919 + 1, clicks: 1 }));
       }
       await store.write(rows);
-      const s = await store.stats({ ...l, from: T0, to: T0 + 5 * MIN });
+      const s = await store.series(l, minutes(T0, T0 + 5 * MIN));
       expect(s.series).toHaveLength(5);
       expect(s.totals.clicks).toBe(1200);
-      expect(s.series.reduce((n, p) => n + p.clicks, 0)).toBe(1200);
       expect(s.totals.visitors).toBeGreaterThanOrEqual(392); // uniqCombined: ~exact at this size, allow 2 %
       expect(s.totals.visitors).toBeLessThanOrEqual(408);
+    });
+
+    it('keeps bot clicks apart: excluded by default, included or alone on request, always counted as botClicks', async () => {
+      const l = link();
+      await store.write([aVisitorRow({ ...l, visitor: 1, clicks: 3 }), aVisitorRow({ ...l, visitor: 2, clicks: 4, bot: true }), aVisitorRow({ ...l, minute: T0 + MIN, visitor: 2, clicks: 1, bot: true })]);
+      const exclude = await store.series(l, minutes(T0, T0 + 5 * MIN));
+      expect(exclude.series).toEqual([
+        { time: T0, clicks: 3, visitors: 1, botClicks: 4 },
+        { time: T0 + MIN, clicks: 0, visitors: 0, botClicks: 1 },
+      ]);
+      expect(exclude.totals).toEqual({ clicks: 3, visitors: 1, botClicks: 5 });
+      expect((await store.series(l, minutes(T0, T0 + 5 * MIN, 'include'))).totals).toEqual({ clicks: 8, visitors: 2, botClicks: 5 });
+      expect((await store.series(l, minutes(T0, T0 + 5 * MIN, 'only'))).totals).toEqual({ clicks: 5, visitors: 1, botClicks: 5 });
+    });
+
+    it('breaks clicks down by dimension value, most clicks first, with unique visitors per value, at every granularity', async () => {
+      const l = link();
+      await store.write([
+        aVisitorRow({ ...l, visitor: 1, clicks: 3, dims: [dim('countries', 'DE', 3), dim('referers', 'news.example', 1), dim('referers', '', 2), dim('devices', 'mobile', 3)] }),
+        aVisitorRow({ ...l, visitor: 2, clicks: 1, dims: [dim('countries', 'US', 1), dim('referers', 'news.example', 1), dim('devices', 'desktop', 1)] }),
+        aVisitorRow({ ...l, minute: T0 + 2 * HOUR, visitor: 1, clicks: 2, dims: [dim('countries', 'DE', 2), dim('referers', '', 2), dim('devices', 'mobile', 2)] }),
+        aVisitorRow({ ...l, visitor: 3, clicks: 9, bot: true, dims: [dim('countries', 'US', 9), dim('devices', 'bot', 9)] }),
+      ]);
+      for (const granularity of ['minute', 'hour', 'day'] as const) {
+        const range = { ...minutes(T0, T0 + DAY), granularity };
+        expect(await store.breakdown(l, range, 'countries', 10)).toEqual([
+          { value: 'DE', clicks: 5, visitors: 1 },
+          { value: 'US', clicks: 1, visitors: 1 },
+        ]);
+        expect(await store.breakdown(l, range, 'referers', 10)).toEqual([
+          { value: '', clicks: 4, visitors: 1 },
+          { value: 'news.example', clicks: 2, visitors: 2 },
+        ]);
+      }
+      expect(await store.breakdown(l, minutes(T0, T0 + DAY), 'devices', 1)).toEqual([{ value: 'mobile', clicks: 5, visitors: 1 }]);
+      expect(await store.breakdown(l, minutes(T0, T0 + DAY, 'only'), 'countries', 10)).toEqual([{ value: 'US', clicks: 9, visitors: 1 }]);
+      expect(await store.breakdown(l, minutes(T0, T0 + DAY), 'variants', 10)).toEqual([]);
+      expect(await store.breakdown(l, minutes(T0 + HOUR, T0 + DAY), 'countries', 10)).toEqual([{ value: 'DE', clicks: 2, visitors: 1 }]);
+    });
+
+    it("lists a tenant's links by clicks, optionally on one domain, never another tenant's", async () => {
+      const tenantId = randomUUID();
+      await store.write([
+        aVisitorRow({ tenantId, code: 'few', clicks: 1 }),
+        aVisitorRow({ tenantId, code: 'many', clicks: 5, visitor: 1 }),
+        aVisitorRow({ tenantId, code: 'many', clicks: 2, visitor: 2 }),
+        aVisitorRow({ tenantId, code: 'other', domain: 'go.example', clicks: 3 }),
+        aVisitorRow({ code: 'theirs', clicks: 100 }),
+      ]);
+      const range = minutes(T0, T0 + HOUR);
+      expect(await store.topLinks(tenantId, null, range, 10)).toEqual([
+        { domain: 'sho.rt', code: 'many', clicks: 7, visitors: 2 },
+        { domain: 'go.example', code: 'other', clicks: 3, visitors: 1 },
+        { domain: 'sho.rt', code: 'few', clicks: 1, visitors: 1 },
+      ]);
+      expect((await store.topLinks(tenantId, 'go.example', range, 10)).map((r) => r.code)).toEqual(['other']);
+      expect((await store.topLinks(tenantId, null, range, 1)).map((r) => r.code)).toEqual(['many']);
+    });
+
+    it("counts orphan visits per domain, shown to the tenants with clicks on that domain, never in a tenant's links", async () => {
+      const domain = `orphans-${randomUUID().slice(0, 8)}.example`;
+      const tenantId = randomUUID();
+      await store.write([
+        aVisitorRow({ tenantId, domain, code: 'real', clicks: 1 }),
+        aVisitorRow({ tenantId: '', domain, code: 'wp-login', clicks: 3, visitor: 1, bot: true }),
+        aVisitorRow({ tenantId: '', domain, code: 'wp-login', minute: T0 + MIN, clicks: 1, visitor: 2 }),
+        aVisitorRow({ tenantId: '', domain, code: 'typo123', clicks: 1, visitor: 3 }),
+        aVisitorRow({ tenantId: '', domain: `elsewhere-${domain}`, code: 'x', clicks: 50 }),
+      ]);
+      const range = minutes(T0, T0 + HOUR, 'include');
+      const mine = await store.orphans({ ...range, tenantId, domain: null, limit: 10 });
+      expect(mine.totals).toEqual({ visits: 5, visitors: 3 });
+      expect(mine.series).toEqual([
+        { time: T0, domain, visits: 4, visitors: 2 },
+        { time: T0 + MIN, domain, visits: 1, visitors: 1 },
+      ]);
+      expect(mine.codes).toEqual([
+        { domain, code: 'wp-login', visits: 4 },
+        { domain, code: 'typo123', visits: 1 },
+      ]);
+      expect((await store.orphans({ ...range, bots: 'exclude', tenantId, domain, limit: 10 })).totals.visits).toBe(2);
+      expect((await store.orphans({ ...range, tenantId: randomUUID(), domain: null, limit: 10 })).totals).toEqual({ visits: 0, visitors: 0 });
+      expect((await store.topLinks(tenantId, null, range, 10)).map((r) => r.code)).toEqual(['real']);
     });
 
     it("does not show another tenant's rows for the same domain and code", async () => {
       const mine = link();
       const theirs = { ...mine, tenantId: randomUUID() };
-      await store.write([aMinuteRow({ ...mine, visitor: 1, clicks: 1 }), aMinuteRow({ ...theirs, visitor: 2, clicks: 50 })]);
-      expect((await store.stats({ ...mine, from: T0, to: T0 + MIN })).totals).toEqual({ clicks: 1, visitors: 1 });
-      expect((await store.stats({ ...theirs, from: T0, to: T0 + MIN })).totals).toEqual({ clicks: 50, visitors: 1 });
-      const other = await store.stats({ ...mine, tenantId: randomUUID(), from: T0, to: T0 + MIN });
-      expect(other.series).toEqual([]);
+      await store.write([aVisitorRow({ ...mine, visitor: 1, clicks: 1 }), aVisitorRow({ ...theirs, visitor: 2, clicks: 50 })]);
+      expect((await store.series(mine, minutes(T0, T0 + MIN))).totals.clicks).toBe(1);
+      expect((await store.series(theirs, minutes(T0, T0 + MIN))).totals.clicks).toBe(50);
+      expect((await store.series({ ...mine, tenantId: randomUUID() }, minutes(T0, T0 + MIN))).series).toEqual([]);
+      await expect(store.series({ ...mine, tenantId: '' }, minutes(T0, T0 + MIN))).rejects.toThrow(/tenant/);
     });
 
-    it('keeps links apart: other code, other domain', async () => {
+    it('respects [from, to): from is inclusive, to is exclusive, and spans a month boundary', async () => {
       const l = link();
       await store.write([
-        aMinuteRow({ ...l, clicks: 1 }),
-        aMinuteRow({ ...l, code: l.code + 'x', clicks: 10 }),
-        aMinuteRow({ ...l, domain: 'other.example', clicks: 100 }),
+        aVisitorRow({ ...l, minute: T0 - MIN, clicks: 1 }),
+        aVisitorRow({ ...l, minute: T0, clicks: 10 }),
+        aVisitorRow({ ...l, minute: T0 + MIN, clicks: 100 }),
+        aVisitorRow({ ...l, minute: T0 + 2 * MIN, clicks: 1000 }),
       ]);
-      expect((await store.stats({ ...l, from: T0, to: T0 + MIN })).totals.clicks).toBe(1);
-    });
-
-    it('respects [from, to): from is inclusive, to is exclusive', async () => {
-      const l = link();
-      await store.write([
-        aMinuteRow({ ...l, minute: T0 - MIN, clicks: 1 }),
-        aMinuteRow({ ...l, minute: T0, clicks: 10 }),
-        aMinuteRow({ ...l, minute: T0 + MIN, clicks: 100 }),
-        aMinuteRow({ ...l, minute: T0 + 2 * MIN, clicks: 1000 }),
-      ]);
-      const s = await store.stats({ ...l, from: T0, to: T0 + 2 * MIN });
-      expect(s.series.map((p) => p.minute)).toEqual([T0, T0 + MIN]);
+      const s = await store.series(l, minutes(T0, T0 + 2 * MIN));
+      expect(s.series.map((p) => p.time)).toEqual([T0, T0 + MIN]);
       expect(s.totals.clicks).toBe(110);
-      expect((await store.stats({ ...l, from: T0, to: T0 })).totals).toEqual({ clicks: 0, visitors: 0 });
-      expect((await store.stats({ ...l, from: T0 + 2 * MIN, to: T0 + 3 * MIN })).totals.clicks).toBe(1000);
-    });
-
-    it('spans a month boundary (two partitions) in one query', async () => {
-      const l = link();
-      await store.write([aMinuteRow({ ...l, minute: T0 - MIN, visitor: 5, clicks: 1 }), aMinuteRow({ ...l, minute: T0, visitor: 5, clicks: 2 })]);
-      const s = await store.stats({ ...l, from: T0 - 3600, to: T0 + 3600 });
-      expect(s.series).toEqual([
-        { minute: T0 - MIN, clicks: 1, visitors: 1 },
-        { minute: T0, clicks: 2, visitors: 1 },
-      ]);
-      expect(s.totals).toEqual({ clicks: 3, visitors: 1 });
+      expect((await store.series(l, minutes(T0, T0))).totals.clicks).toBe(0);
+      expect((await store.series(l, minutes(T0 - HOUR, T0 + HOUR))).totals).toEqual({ clicks: 1111, visitors: 1, botClicks: 0 });
     });
 
     it('keeps the highest offset per source and partition across several writes, exact past 2^53', async () => {
       const source = freshSource();
       const other = freshSource();
       const l = link();
-      await store.write([aMinuteRow(l)], { source, partition: 1, lastOffset: '5' });
-      await store.write([aMinuteRow(l)], { source, partition: 2, lastOffset: '40' });
-      await store.write([aMinuteRow(l)], { source, partition: 1, lastOffset: '3' });
-      await store.write([aMinuteRow({ ...l, minute: T0 + MIN })], { source, partition: 1, lastOffset: '12' });
+      await store.write([aVisitorRow(l)], { source, partition: 1, lastOffset: '5' });
+      await store.write([aVisitorRow(l)], { source, partition: 2, lastOffset: '40' });
+      await store.write([aVisitorRow(l)], { source, partition: 1, lastOffset: '3' });
+      await store.write([aVisitorRow({ ...l, minute: T0 + MIN })], { source, partition: 1, lastOffset: '12' });
       await store.write([], { source, partition: 2, lastOffset: '9007199254740993' });
-      await store.write([aMinuteRow(l)], { source: other, partition: 1, lastOffset: '99' });
-      const offsets = await store.ingestedOffsets(source);
-      expect(offsets).toEqual(new Map([[1, 12n], [2, 9007199254740993n]]));
+      await store.write([aVisitorRow(l)], { source: other, partition: 1, lastOffset: '99' });
+      expect(await store.ingestedOffsets(source)).toEqual(new Map([[1, 12n], [2, 9007199254740993n]]));
       expect(await store.ingestedOffsets(freshSource())).toEqual(new Map());
-      expect((await store.stats({ ...l, from: T0, to: T0 + 2 * MIN })).totals.clicks).toBe(5);
+      expect((await store.series(l, minutes(T0, T0 + 2 * MIN))).totals.clicks).toBe(5);
+    });
+
+    it("keeps each producer's highest event seq per source and partition, written with the rows", async () => {
+      const source = freshSource();
+      await store.write([aVisitorRow()], { source, partition: 0, lastOffset: '1' }, [{ source, partition: 0, producer: 'a', lastSeq: 10 }, { source, partition: 1, producer: 'a', lastSeq: 4 }]);
+      await store.write([], { source, partition: 0, lastOffset: '2' }, [{ source, partition: 0, producer: 'a', lastSeq: 7 }, { source, partition: 0, producer: 'b', lastSeq: 2 ** 40 }]);
+      const marks = (await store.producerMarks(source, T0)).sort((x, y) => x.partition - y.partition || x.producer.localeCompare(y.producer));
+      expect(marks).toEqual([
+        { source, partition: 0, producer: 'a', lastSeq: 10 },
+        { source, partition: 0, producer: 'b', lastSeq: 2 ** 40 },
+        { source, partition: 1, producer: 'a', lastSeq: 4 },
+      ]);
+      // Marks are dated by the day they were written: none of them is from the future.
+      expect(await store.producerMarks(source, Math.floor(Date.now() / 1000) + 2 * DAY)).toEqual([]);
     });
 
     it('writes the rows and their progress in one insert: a refused progress writes no rows', async () => {
       const l = link();
       const source = freshSource();
-      await expect(store.write([aMinuteRow({ ...l, clicks: 1 })], { source, partition: 0, lastOffset: '12; DROP TABLE x' })).rejects.toThrow(/lastOffset/);
-      expect((await store.stats({ ...l, from: T0, to: T0 + MIN })).totals.clicks).toBe(0);
+      await expect(store.write([aVisitorRow({ ...l, clicks: 1 })], { source, partition: 0, lastOffset: '12; DROP TABLE x' })).rejects.toThrow(/lastOffset/);
+      expect((await store.series(l, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);
       expect(await store.ingestedOffsets(source)).toEqual(new Map());
     });
 
-    it('gives an empty series and zero totals for an unknown link', async () => {
-      const s = await store.stats({ ...link(), from: 0, to: T0 * 2 });
-      expect(s).toEqual({ series: [], totals: { clicks: 0, visitors: 0 } });
-    });
-
-    it('treats an empty write as a no-op', async () => {
+    it('gives an empty series and zero totals for an unknown link, and treats an empty write as a no-op', async () => {
+      expect(await store.series(link(), minutes(0, T0 * 2))).toEqual({ series: [], totals: { clicks: 0, visitors: 0, botClicks: 0 } });
       await expect(store.write([])).resolves.toBeUndefined();
     });
 
-    it('round-trips quotes, backslashes, newlines and non-ASCII in tenant, domain and code', async () => {
+    it('round-trips quotes, backslashes, newlines and non-ASCII in tenant, domain, code and dimension values', async () => {
       const nasty = { tenantId: `t'\\"\n${randomUUID()}`, domain: 'dömain\\.example', code: "a'b\\c" };
       const lookalike = { ...nasty, code: "a'bc" };
-      await store.write([aMinuteRow({ ...nasty, clicks: 2, visitor: 9 }), aMinuteRow({ ...lookalike, clicks: 30 })]);
-      const s = await store.stats({ ...nasty, from: T0, to: T0 + MIN });
-      expect(s.series).toEqual([{ minute: T0, clicks: 2, visitors: 1 }]);
-      const injected = await store.stats({ ...nasty, code: "' OR '1'='1", from: T0, to: T0 + MIN });
-      expect(injected.totals.clicks).toBe(0);
+      await store.write([aVisitorRow({ ...nasty, clicks: 2, visitor: 9, dims: [dim('referers', "x'y\\z\n😀", 2)] }), aVisitorRow({ ...lookalike, clicks: 30 })]);
+      expect((await store.series(nasty, minutes(T0, T0 + MIN))).series).toEqual([{ time: T0, clicks: 2, visitors: 1, botClicks: 0 }]);
+      expect(await store.breakdown(nasty, minutes(T0, T0 + MIN), 'referers', 5)).toEqual([{ value: "x'y\\z\n😀", clicks: 2, visitors: 1 }]);
+      expect((await store.series({ ...nasty, code: "' OR '1'='1" }, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);
     });
 
     it('refuses a malformed row and writes none of the batch', async () => {
       const l = link();
-      await expect(store.write([aMinuteRow({ ...l, clicks: 1 }), aMinuteRow({ ...l, visitor: -1 })])).rejects.toThrow(/visitor/);
-      expect((await store.stats({ ...l, from: T0, to: T0 + MIN })).totals.clicks).toBe(0);
+      await expect(store.write([aVisitorRow({ ...l, clicks: 1 }), aVisitorRow({ ...l, visitor: -1 })])).rejects.toThrow(/visitor/);
+      expect((await store.series(l, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);
+    });
+
+    it('drops partitions wholly older than the retention: minutes by day, hours by month, days by year', async () => {
+      const old = Date.UTC(2001, 0, 10) / 1000;
+      const l = link();
+      await store.write([aVisitorRow({ ...l, minute: old, clicks: 1 }), aVisitorRow({ ...l, minute: old + 5 * DAY, clicks: 2 })]);
+      const now = old + 6 * DAY;
+      const dropped = await store.dropExpired(now, { minuteDays: 3, hourDays: 0, dayDays: 0 });
+      expect(dropped.sort()).toEqual(['link_minute:20010110']);
+      const all = { ...minutes(old - DAY, now) };
+      expect((await store.series(l, all)).totals.clicks).toBe(2);
+      expect((await store.series(l, { ...all, granularity: 'hour' })).totals.clicks).toBe(3);
+      expect((await store.series(l, { ...all, granularity: 'day' })).totals.clicks).toBe(3);
+      // Rows of 2024 (the other tests) are far younger than any of these cutoffs.
+      expect(await store.dropExpired(now + 400 * DAY, { minuteDays: 1, hourDays: 30, dayDays: 0 })).toEqual(expect.arrayContaining(['link_hour:200101']));
+      expect((await store.series(l, { ...all, granularity: 'day' })).totals.clicks).toBe(3);
     });
   });
 }

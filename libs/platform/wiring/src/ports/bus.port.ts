@@ -22,6 +22,10 @@ class TopicReadySource implements ClickEventSource {
     await this.inner.start(handler);
   }
 
+  lag(): Promise<Map<number, number>> {
+    return this.inner.lag();
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }
@@ -40,7 +44,7 @@ export const busPort = portSpec<ClickBus>({
       return {
         settled,
         sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
-        source: new TopicReadySource(new KafkaClickEventSource({ brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics' }), ensureTopic),
+        source: new TopicReadySource(new KafkaClickEventSource({ brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics', sessionTimeoutMs: bus.sessionTimeoutMs }), ensureTopic),
       };
     }
     // Retention is what a lagging consumer can still catch up on: 4 MiB of bytes per partition

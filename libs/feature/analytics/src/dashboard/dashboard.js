@@ -1,0 +1,259 @@
+// The analysts' dashboard: a static page over the tenant-scoped query API (docs/analytics.md,
+// "Dashboard"). The API key is kept in sessionStorage only and sent as x-api-key; nothing is
+// loaded from another origin (uPlot is served by the app).
+(() => {
+  'use strict';
+  const KEY = 'shortlink.apiKey';
+  const $ = (id) => document.getElementById(id);
+  const DIMENSIONS = ['countries', 'referers', 'devices', 'browsers', 'os', 'variants'];
+  const NONE = { countries: 'unknown', referers: 'direct', devices: 'none', browsers: 'none', os: 'none', variants: 'none' };
+  let chart = null;
+  let timer = null;
+  let busy = false;
+
+  const apiKey = () => sessionStorage.getItem(KEY);
+
+  async function api(path, params) {
+    const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== ''));
+    const res = await fetch(`${path}?${q}`, { headers: { 'x-api-key': apiKey() } });
+    const body = await res.json().catch(() => ({}));
+    if (res.status === 401) {
+      logout('That API key was not accepted.');
+      throw new Error('unauthenticated');
+    }
+    if (!res.ok) throw new Error(body.detail || `HTTP ${res.status}`);
+    return body;
+  }
+
+  function range() {
+    const choice = $('range').value;
+    if (choice === 'custom') {
+      const from = $('from').value ? new Date($('from').value) : null;
+      const to = $('to').value ? new Date($('to').value) : null;
+      return { from: from ? from.toISOString() : undefined, to: to ? to.toISOString() : undefined };
+    }
+    const to = Math.ceil(Date.now() / 60_000) * 60;
+    return { from: String(to - Number(choice)), to: String(to) };
+  }
+
+  function granularityFor(r) {
+    const span = Number(new Date(Number(r.to) * 1000 || r.to)) / 1000 - Number(new Date(Number(r.from) * 1000 || r.from)) / 1000;
+    return !Number.isFinite(span) || span <= 2 * 86400 ? 'minute' : span <= 31 * 86400 ? 'hour' : 'day';
+  }
+
+  function selection() {
+    const code = $('link-code').value.trim() || $('link-picker').value;
+    const picked = $('link-picker').selectedOptions[0];
+    const domain = $('link-domain').value.trim() || (picked && picked.dataset.domain) || undefined;
+    return { code, domain };
+  }
+
+  const fmt = (n) => Number(n).toLocaleString('en-US');
+
+  function clear(el) {
+    while (el.firstChild) el.removeChild(el.firstChild);
+  }
+
+  function cell(row, text) {
+    const td = document.createElement('td');
+    td.textContent = text;
+    row.appendChild(td);
+  }
+
+  function renderTable(tbody, rows, columns) {
+    clear(tbody);
+    if (rows.length === 0) {
+      const tr = document.createElement('tr');
+      const td = document.createElement('td');
+      td.colSpan = columns;
+      td.className = 'empty';
+      td.textContent = 'no clicks in this range';
+      tr.appendChild(td);
+      tbody.appendChild(tr);
+    }
+    for (const r of rows) {
+      const tr = document.createElement('tr');
+      for (const v of r) cell(tr, v);
+      tbody.appendChild(tr);
+    }
+  }
+
+  function renderBars(el, dimension, items) {
+    clear(el);
+    if (items.length === 0) {
+      el.textContent = 'no clicks in this range';
+      el.className = 'bars empty';
+      return;
+    }
+    el.className = 'bars';
+    const max = Math.max(...items.map((i) => i.clicks), 1);
+    for (const item of items) {
+      const row = document.createElement('div');
+      row.className = 'row';
+      row.dataset.value = item.value === null ? '' : item.value;
+      const name = document.createElement('span');
+      name.className = 'name';
+      name.textContent = item.value === null ? `(${NONE[dimension]})` : item.value;
+      name.title = name.textContent;
+      const track = document.createElement('span');
+      track.className = 'track';
+      const fill = document.createElement('span');
+      fill.className = 'fill';
+      fill.style.display = 'block';
+      fill.style.width = `${(item.clicks / max) * 100}%`;
+      track.appendChild(fill);
+      const count = document.createElement('span');
+      count.className = 'count';
+      count.textContent = fmt(item.clicks);
+      row.append(name, track, count);
+      el.appendChild(row);
+    }
+  }
+
+  const STEP = { minute: 60, hour: 3600, day: 86400 };
+
+  /** Every bucket of the range, zero where the API has no row (it answers only buckets with clicks). */
+  function renderSeries(stats) {
+    const step = STEP[stats.granularity];
+    const from = Date.parse(stats.from) / 1000;
+    const to = Date.parse(stats.to) / 1000;
+    const byTime = new Map(stats.series.map((p) => [Date.parse(p.time) / 1000, p]));
+    const xs = [];
+    const clicks = [];
+    const visitors = [];
+    const bots = [];
+    for (let t = from; t < to; t += step) {
+      const p = byTime.get(t);
+      xs.push(t);
+      clicks.push(p ? p.clicks : 0);
+      visitors.push(p ? p.visitors : 0);
+      bots.push(p ? p.botClicks : 0);
+    }
+    const data = [xs, clicks, visitors, bots];
+    const el = $('series-chart');
+    const width = Math.max(320, el.clientWidth || 800);
+    if (!chart) {
+      chart = new uPlot(
+        {
+          width,
+          height: 260,
+          series: [{}, { label: 'Clicks', stroke: '#3867d6', width: 2 }, { label: 'Visitors (per bucket)', stroke: '#20bf6b', width: 2 }, { label: 'Bot clicks', stroke: '#a5b1c2', width: 1, dash: [4, 4] }],
+          axes: [{}, { label: 'per bucket' }],
+          scales: { x: { time: true } },
+        },
+        data,
+        el,
+      );
+    } else {
+      chart.setSize({ width, height: 260 });
+      chart.setData(data);
+    }
+  }
+
+  async function loadLinks(r) {
+    const top = await api('/api/v1/stats/top-links', { ...r, granularity: granularityFor(r), limit: 50 });
+    const picker = $('link-picker');
+    const current = picker.value;
+    clear(picker);
+    const none = document.createElement('option');
+    none.value = '';
+    none.textContent = top.links.length ? '(choose a link)' : '(no clicked links in this range)';
+    picker.appendChild(none);
+    for (const l of top.links) {
+      const o = document.createElement('option');
+      o.value = l.code;
+      o.dataset.domain = l.domain;
+      o.textContent = `${l.domain}/${l.code} (${fmt(l.clicks)})`;
+      picker.appendChild(o);
+    }
+    if (current && top.links.some((l) => l.code === current)) picker.value = current;
+    else if (!current && top.links.length && !$('link-code').value) picker.value = top.links[0].code;
+    renderTable($('top-links').tBodies[0], top.links.map((l) => [`${l.domain}/${l.code}`, fmt(l.clicks), fmt(l.visitors)]), 3);
+  }
+
+  async function refresh() {
+    if (busy || !apiKey()) return;
+    busy = true;
+    $('status').textContent = 'loading…';
+    try {
+      const r = range();
+      const g = granularityFor(r);
+      const bots = $('bots').checked ? 'include' : 'exclude';
+      await loadLinks(r);
+      const orphans = await api('/api/v1/stats/orphans', { ...r, granularity: g, limit: 10 });
+      $('orphan-total').textContent = fmt(orphans.totals.visits);
+      renderTable($('orphan-codes').tBodies[0], orphans.codes.map((c) => [c.domain, c.code, fmt(c.visits)]), 3);
+      const { code, domain } = selection();
+      if (!code) {
+        $('status').textContent = 'choose a link';
+        return;
+      }
+      const path = `/api/v1/links/${encodeURIComponent(code)}`;
+      const stats = await api(`${path}/stats`, { ...r, granularity: g, domain, bots });
+      $('total-clicks').textContent = fmt(stats.totals.clicks);
+      $('total-visitors').textContent = fmt(stats.totals.visitors);
+      $('total-bots').textContent = fmt(stats.botClicks);
+      $('granularity').textContent = `(${stats.granularity}s, ${new Date(stats.from).toLocaleString()} – ${new Date(stats.to).toLocaleString()})`;
+      renderSeries(stats);
+      const breakdowns = await Promise.all(DIMENSIONS.map((d) => api(`${path}/breakdown/${d}`, { ...r, granularity: g, domain, bots, limit: 10 })));
+      breakdowns.forEach((b, i) => {
+        const d = DIMENSIONS[i];
+        if (d === 'countries') {
+          renderTable($('breakdown-countries').tBodies[0], b.items.map((it) => [it.value === null ? '(unknown)' : it.value, fmt(it.clicks), fmt(it.visitors), `${(it.share * 100).toFixed(1)} %`]), 4);
+        } else {
+          renderBars($(`breakdown-${d}`), d, b.items);
+        }
+      });
+      $('status').textContent = `updated ${new Date().toLocaleTimeString()}`;
+      document.body.dataset.loadedCode = code;
+    } catch (e) {
+      $('status').textContent = `error: ${e.message}`;
+    } finally {
+      busy = false;
+    }
+  }
+
+  function schedule() {
+    if (timer) clearInterval(timer);
+    timer = $('auto-refresh').checked ? setInterval(refresh, 5000) : null;
+  }
+
+  function show(loggedIn) {
+    $('login').hidden = loggedIn;
+    $('app').hidden = !loggedIn;
+    $('logout').hidden = !loggedIn;
+  }
+
+  function logout(message) {
+    sessionStorage.removeItem(KEY);
+    if (timer) clearInterval(timer);
+    timer = null;
+    show(false);
+    $('login-error').textContent = message || '';
+  }
+
+  $('login-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    sessionStorage.setItem(KEY, $('api-key').value.trim());
+    $('api-key').value = '';
+    $('login-error').textContent = '';
+    show(true);
+    await refresh();
+    schedule();
+  });
+  $('logout').addEventListener('click', () => logout());
+  $('range').addEventListener('change', () => {
+    document.querySelector('.controls').classList.toggle('custom-range', $('range').value === 'custom');
+    refresh();
+  });
+  for (const id of ['link-picker', 'from', 'to', 'bots']) $(id).addEventListener('change', refresh);
+  for (const id of ['link-code', 'link-domain']) $(id).addEventListener('change', refresh);
+  $('auto-refresh').addEventListener('change', schedule);
+
+  if (apiKey()) {
+    show(true);
+    refresh().then(schedule);
+  } else {
+    show(false);
+  }
+})();

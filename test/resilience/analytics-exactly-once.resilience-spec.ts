@@ -1,0 +1,210 @@
+import { randomInt, randomUUID } from 'crypto';
+import { ClickHouseClient, createClient } from '@clickhouse/client';
+import { Kafka, logLevel } from 'kafkajs';
+import { decodeClickRecord, ensureClickTopic, KafkaClickEventSink } from '@shortlink/bus';
+import { ClickBuffer, ClickEvent } from '@shortlink/clicks-domain';
+import { App, eventually, metric, metricsOf, serverSecrets, sleep, startApp, total } from '@shortlink/harness';
+import { requireEnv } from '@shortlink/testing';
+import { BROWSER_UA } from '../e2e/support';
+import { API_KEY, createTenantInMeta, Outages, stack } from './support';
+
+/**
+ * Issue 13, counts that analysts can trust, on the real stack (Kafka, ClickHouse 18.16, the meta
+ * database): the analytics app as a child process consumes a topic of its own while the test
+ * produces with the real producer, kills the consumer with SIGKILL, stops ClickHouse, and resends a
+ * batch after an ambiguous failure. The truth is read straight from ClickHouse: clicks per tenant in
+ * the minute, hour and day tables must equal what was produced, exactly. Loopback only; every wait
+ * is bounded; ClickHouse is started again in a finally (and in afterAll as a net).
+ */
+describe('analytics counts exactly once on the real stack (issue 13)', () => {
+  const RUN = Date.now().toString(36);
+  const TOPIC = `shortlink.clicks.exactly-once.${RUN}`;
+  const DATABASE = `shortlink_exactly_once_${RUN}`;
+  const outages = new Outages();
+  const apps: App[] = [];
+  const measured: Record<string, unknown> = {};
+  let env: Record<string, string>;
+  let ch: ClickHouseClient;
+  let sink: KafkaClickEventSink;
+
+  /** Events of one tenant from one producer, numbered from 0 like a redirect process numbers its clicks. */
+  const producerOf = (tenantId: string) => {
+    const producer = randomUUID().slice(0, 16);
+    let seq = 0;
+    return (n: number): ClickEvent[] =>
+      Array.from({ length: n }, () => {
+        const i = seq++;
+        return {
+          producer, seq: i, kind: 'click', occurredAt: Date.now(), tenantId, linkId: String(i % 40), domain: 'exactly-once.test', code: `code${i % 40}`,
+          visitor: i % 7919, country: i % 3 === 0 ? 'DE' : 'US', refererHost: i % 2 === 0 ? null : 'news.example', userAgent: BROWSER_UA, variant: null,
+        };
+      });
+  };
+
+  /** Clicks of the tenant in each rollup table; all three must agree. */
+  const counted = async (tenantId: string): Promise<number[]> =>
+    Promise.all(
+      ['minute', 'hour', 'day'].map(async (g) => {
+        const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS n FROM ${DATABASE}.link_${g} WHERE tenant_id = '${tenantId}'`, format: 'JSONEachRow' });
+        const rows = (await rs.json()) as Array<{ n: string | number }>;
+        return Number(rows[0]?.n ?? 0);
+      }),
+    );
+  const countedExactly = (tenantId: string, expected: number, timeoutMs: number) =>
+    eventually(`${expected} clicks of ${tenantId} in every rollup`, async () => (await counted(tenantId)).every((n) => n === expected), timeoutMs, 250);
+
+  const startAnalytics = async () => {
+    const app = await startApp('analytics', env, { timeoutMs: 60_000 });
+    apps.push(app);
+    return app;
+  };
+
+  beforeAll(async () => {
+    for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT']) requireEnv(name);
+    await stack('status');
+    env = {
+      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse', LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...serverSecrets(),
+      KAFKA_CLICK_TOPIC: TOPIC, KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`, CLICKHOUSE_DATABASE: DATABASE,
+      // A killed member's partitions are given to its successor once this session has expired.
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+    };
+    await ensureClickTopic(requireEnv('KAFKA_BROKERS').split(','), TOPIC, 6);
+    sink = new KafkaClickEventSink({ brokers: requireEnv('KAFKA_BROKERS'), topic: TOPIC, clientId: 'exactly-once-test', logLevel: 'nothing' });
+    ch = createClient({ url: requireEnv('CLICKHOUSE_URL'), username: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD || '' });
+  });
+
+  afterAll(async () => {
+    await Promise.all(apps.splice(0).map((a) => a.stop()));
+    await outages.restoreAll();
+    await sink?.close();
+    await ch?.command({ query: `DROP DATABASE IF EXISTS ${DATABASE}` }).catch(() => undefined);
+    await ch?.close();
+    const admin = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'exactly-once-cleanup', logLevel: logLevel.NOTHING }).admin();
+    await admin.connect().then(() => admin.deleteTopics({ topics: [TOPIC], timeout: 10_000 })).catch(() => undefined).finally(() => admin.disconnect());
+    console.log(`analytics exactly-once measurements: ${JSON.stringify({ ...measured, ...outages.timings })}`);
+  });
+
+  it('ends with exactly the 200 000 events produced although the consumer was killed with SIGKILL 5 times', async () => {
+    const tenantId = `t-kill-${RUN}`;
+    const next = producerOf(tenantId);
+    const TOTAL = 200_000;
+    const BATCH = 2_000;
+    let consumer = await startAnalytics();
+    const t0 = Date.now();
+    // The producer runs on its own, paced over ~40 s (about the time of 5 kill-and-restart cycles), while the consumer is killed and restarted.
+    let produced = 0;
+    const producing = (async () => {
+      while (produced < TOTAL) {
+        await sink.send(next(BATCH));
+        produced += BATCH;
+        await sleep(400);
+      }
+    })();
+    const kills: Array<{ afterMs: number; consumedBefore: number }> = [];
+    for (let k = 0; k < 5; k++) {
+      // Let the new member join and consume for a random while, then kill it mid-flight.
+      await eventually('the consumer aggregating', async () => metric(await metricsOf(consumer.admin), 'shortlink_analytics_events_total') > 0, 60_000, 100);
+      await sleep(randomInt(200, 1500));
+      const consumedBefore = (await counted(tenantId))[0];
+      process.kill(consumer.proc.pid, 'SIGKILL');
+      await consumer.proc.exited;
+      apps.splice(apps.indexOf(consumer), 1);
+      kills.push({ afterMs: Date.now() - t0, consumedBefore });
+      consumer = await startAnalytics();
+    }
+    await producing;
+    expect(produced).toBe(TOTAL);
+    await countedExactly(tenantId, TOTAL, 120_000);
+    measured.killRun = { seconds: (Date.now() - t0) / 1000, kills };
+    // Kills landed while there was still work to do (not all before or after the run).
+    expect(kills.filter((k) => k.consumedBefore > 0 && k.consumedBefore < TOTAL).length).toBeGreaterThanOrEqual(3);
+    // Nothing arrives late and twice.
+    await sleep(2000);
+    expect(await counted(tenantId)).toEqual([TOTAL, TOTAL, TOTAL]);
+  }, 300_000);
+
+  it('pauses while ClickHouse is stopped for 60 s, loses nothing, and catches up', async () => {
+    const tenantId = `t-outage-${RUN}`;
+    const next = producerOf(tenantId);
+    const consumer = apps[apps.length - 1] ?? (await startAnalytics());
+    await sink.send(next(5_000));
+    await countedExactly(tenantId, 5_000, 60_000);
+    const lagBefore = total(await metricsOf(consumer.admin), 'shortlink_analytics_consumer_lag');
+    const apiKey = await createTenantInMeta();
+    await outages.stop('clickhouse');
+    const stoppedAt = Date.now();
+    try {
+      for (let i = 0; i < 10; i++) await sink.send(next(2_000));
+      // The query API says so instead of failing with a 500.
+      const res = await fetch(`${consumer.base}/api/v1/stats/top-links`, { headers: { 'x-api-key': apiKey } });
+      expect({ status: res.status, code: ((await res.json()) as { code: string }).code }).toEqual({ status: 503, code: 'DEPENDENCY_UNAVAILABLE' });
+      // The consumer holds its partitions and waits: the lag grows, the process stays up.
+      await eventually('the lag to show the waiting records', async () => total(await metricsOf(consumer.admin), 'shortlink_analytics_consumer_lag') > lagBefore, 30_000, 500);
+      await sleep(Math.max(0, 60_000 - (Date.now() - stoppedAt)));
+      expect(consumer.proc.alive).toBe(true);
+      measured.outageLag = total(await metricsOf(consumer.admin), 'shortlink_analytics_consumer_lag');
+    } finally {
+      await outages.start('clickhouse');
+    }
+    const back = Date.now();
+    await countedExactly(tenantId, 25_000, 90_000);
+    measured.outageCatchUpSeconds = (Date.now() - back) / 1000;
+    await eventually('the lag back to 0', async () => total(await metricsOf(consumer.admin), 'shortlink_analytics_consumer_lag') === 0, 30_000, 500);
+  }, 300_000);
+
+  it('does not count twice what a producer resent after an ambiguous timeout', async () => {
+    const tenantId = `t-resend-${RUN}`;
+    const next = producerOf(tenantId);
+    const consumer = apps[apps.length - 1] ?? (await startAnalytics());
+    // Kafka took the first send but its answer never came back (the ack was lost): the redirect's
+    // buffer sees a failure, keeps the batch and sends it again with what arrived meanwhile.
+    let ackLost = 1;
+    const buffer = new ClickBuffer<ClickEvent>(
+      {
+        send: async (events) => {
+          await sink.send(events);
+          if (ackLost-- > 0) throw new Error('request timed out after the broker had written the batch');
+        },
+      },
+      { capacity: 10_000, batchSize: 10_000, flushIntervalMs: 60_000, retryBackoffMs: 1 },
+    );
+    for (const e of next(100)) buffer.push(e);
+    await buffer.flush();
+    expect(buffer.size).toBe(100);
+    for (const e of next(50)) buffer.push(e);
+    await sleep(5);
+    await buffer.flush();
+    expect(buffer.size).toBe(0);
+    // On the topic: the first 100 twice.
+    const seen = await eventsOnTopic(tenantId, 250);
+    expect(seen).toBe(250);
+    const before = metric(await metricsOf(consumer.admin), 'shortlink_analytics_duplicate_events_skipped_total');
+    await countedExactly(tenantId, 150, 60_000);
+    await sleep(2000);
+    expect(await counted(tenantId)).toEqual([150, 150, 150]);
+    expect(metric(await metricsOf(consumer.admin), 'shortlink_analytics_duplicate_events_skipped_total') - before).toBe(100);
+  }, 120_000);
+
+  /** Events of the tenant on the topic, read with a consumer group of its own. */
+  async function eventsOnTopic(tenantId: string, expected: number): Promise<number> {
+    const kafka = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'exactly-once-probe', logLevel: logLevel.NOTHING });
+    const probe = kafka.consumer({ groupId: `exactly-once-probe-${randomUUID()}`, maxWaitTimeInMs: 200 });
+    let n = 0;
+    await probe.connect();
+    await probe.subscribe({ topics: [TOPIC], fromBeginning: true });
+    await probe.run({
+      eachMessage: async ({ message }) => {
+        const events = decodeClickRecord(message.value);
+        if (typeof events !== 'string') n += events.filter((e) => e.tenantId === tenantId).length;
+      },
+    });
+    try {
+      await eventually(`${expected} events of ${tenantId} on the topic`, async () => n >= expected, 30_000, 100).catch(() => undefined);
+      await sleep(500);
+      return n;
+    } finally {
+      await probe.disconnect();
+    }
+  }
+});
