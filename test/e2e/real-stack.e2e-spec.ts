@@ -10,6 +10,7 @@ import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { allocateEndpoints, Endpoints, eventually, parseMetrics, RunningProcess, startProcess, waitHealthy } from '@shortlink/harness';
 import { API_KEY, createLink, getStats, createTenant, redirectOf, SERVER_SECRETS } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
+import { describeTenantJourney } from './tenant-journey';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -59,6 +60,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
 
   describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
   describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
+  describeTenantJourney(() => endpoints, () => procs.map((p) => p.output()).join('\n'));
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;

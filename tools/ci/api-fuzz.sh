@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Property-based API tests: schemathesis (PyPI) generates requests from each app's published
+# OpenAPI document (/docs/openapi.json) and checks every answer: never a 5xx, the status and the
+# media type are among those documented, the body matches the documented schema. Runs the
+# embedded profile (`npm start`) on a fresh data directory and free ports, bounded in time.
+#
+#   bash tools/ci/api-fuzz.sh            both APIs
+#   API_FUZZ_MAX_TIME=60 bash tools/ci/api-fuzz.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SCHEMATHESIS_VERSION=4.32.5
+VENV="${SHORTLINK_CACHE_DIR:-$HOME/.cache/shortlink}/schemathesis-$SCHEMATHESIS_VERSION"
+MAX_TIME="${API_FUZZ_MAX_TIME:-90}"
+log() { echo "[api-fuzz] $*"; }
+
+if [ ! -x "$VENV/bin/st" ]; then
+  log "installing schemathesis $SCHEMATHESIS_VERSION into $VENV"
+  python3 -m venv "$VENV" && "$VENV/bin/pip" install --quiet "schemathesis==$SCHEMATHESIS_VERSION" || { log "could not install schemathesis"; exit 1; }
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+DATA=$(mktemp -d)
+KEY="sl_fuzz_$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+GEN=$(free_port) RED=$(free_port) ANA=$(free_port)
+# Plans are lifted so the fuzzer's volume is not refused with 429 (the limiter has its own tests).
+env -i PATH="$PATH" HOME="$HOME" SHORTLINK_DATA_DIR="$DATA" SHORTLINK_BOOTSTRAP_API_KEY="$KEY" LOG_LEVEL=error \
+  GENERATION_PORT="$GEN" REDIRECT_PORT="$RED" ANALYTICS_PORT="$ANA" GENERATION_ADMIN_PORT=0 REDIRECT_ADMIN_PORT=0 ANALYTICS_ADMIN_PORT=0 \
+  PLAN_PAID_REQUESTS_PER_MINUTE=10000000 AUTH_FAILURES_PER_MINUTE=0 \
+  node -r ./tools/register.js tools/embedded/src/main.ts >"$DATA/app.log" 2>&1 &
+APP_PID=$!
+cleanup() { kill "$APP_PID" 2>/dev/null; wait "$APP_PID" 2>/dev/null; rm -rf "$DATA"; }
+trap cleanup EXIT
+
+for port in $GEN $ANA; do
+  for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.5; done
+done
+
+status=0
+for app in generation:$GEN analytics:$ANA; do
+  name=${app%%:*} port=${app##*:}
+  log "$name: schemathesis for up to ${MAX_TIME}s on http://127.0.0.1:$port/docs/openapi.json"
+  if ! NO_COLOR=1 "$VENV/bin/st" run "http://127.0.0.1:$port/docs/openapi.json" \
+      --header "x-api-key: $KEY" \
+      --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+      --phases examples,coverage,fuzzing --max-time "$MAX_TIME" --workers 2 --request-timeout 10 \
+      --suppress-health-check too_slow; then
+    log "$name: FAILED"; status=1
+  fi
+done
+if grep -q '"level":50\|"level":60' "$DATA/app.log"; then log "the apps logged errors:"; grep '"level":5\|"level":6' "$DATA/app.log" | head -20; status=1; fi
+exit $status
