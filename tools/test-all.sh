@@ -2,7 +2,8 @@
 # npm test: every suite. Typecheck, lint (with the Nx module-boundary rules), unit, integration
 # (contract suites on the real servers), e2e on both profiles, then resilience (the redirect hot
 # path while real servers are stopped or killed; serial, after e2e, since it takes shared servers
-# down). Needs the real stack: `npm run stack:up` first.
+# down), then api-fuzz (schemathesis against both published OpenAPI documents). Needs the real
+# stack: `npm run stack:up` first.
 #
 # npm run test:embedded (this script with --embedded): what runs with no server installed, for a
 # newcomer's first check: typecheck, lint, unit and the embedded-profile e2e suites.
@@ -46,6 +47,7 @@ if [ $MODE = full ]; then
   step integration jest_tier integration --runInBand
   step e2e jest_tier e2e --runInBand
   step resilience jest_tier resilience --runInBand
+  step api-fuzz bash tools/ci/api-fuzz.sh
   node tools/test-summary.js "$RESULTS" unit integration e2e resilience || status=1
 else
   step e2e-embedded jest_tier e2e --runInBand --testPathPatterns 'test/e2e/(embedded|security)'

@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 SCHEMATHESIS_VERSION=4.32.5
 VENV="${SHORTLINK_CACHE_DIR:-$HOME/.cache/shortlink}/schemathesis-$SCHEMATHESIS_VERSION"
-MAX_TIME="${API_FUZZ_MAX_TIME:-90}"
+MAX_TIME="${API_FUZZ_MAX_TIME:-60}"
 log() { echo "[api-fuzz] $*"; }
 
 if [ ! -x "$VENV/bin/st" ]; then
@@ -35,12 +35,14 @@ for port in $GEN $ANA; do
   for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.5; done
 done
 
+# The fuzzer reuses ids it saw in answers: left free, it revokes its own key or suspends its own
+# tenant and then only meets 401/403. Those two routes have their own tests (tenant journey).
 status=0
 for app in generation:$GEN analytics:$ANA; do
   name=${app%%:*} port=${app##*:}
   log "$name: schemathesis for up to ${MAX_TIME}s on http://127.0.0.1:$port/docs/openapi.json"
-  if ! NO_COLOR=1 "$VENV/bin/st" run "http://127.0.0.1:$port/docs/openapi.json" \
-      --header "x-api-key: $KEY" \
+  if ! NO_COLOR=1 SHORTLINK_FUZZ_KEY="$KEY" "$VENV/bin/st" --config-file tools/ci/schemathesis.toml run "http://127.0.0.1:$port/docs/openapi.json" \
+      --exclude-operation-id deleteApiV1KeysId --exclude-operation-id patchApiV1AdminTenantsTenantId \
       --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
       --phases examples,coverage,fuzzing --max-time "$MAX_TIME" --workers 2 --request-timeout 10 \
       --suppress-health-check too_slow; then

@@ -92,7 +92,8 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
         ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema }, ...Object.fromEntries(Object.entries(r.alternatives ?? {}).map(([type, schema]) => [type, { schema }])) } } : {}),
       };
     }
-    const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), 400]);
+    // A path segment longer than the router accepts is a 414 before any route runs.
+    const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), ...(contract.params ? [414] : []), 400]);
     for (const status of [...errors].sort()) {
       responses[String(status)] ??= { description: `problem+json (${status})`, content: { 'application/problem+json': { schema: problemSchema } } };
     }
