@@ -9,7 +9,8 @@ const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@
 const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
 
 /**
- * Production code keeps the layers; a feature's unit tests may also compose the app with the
+ * Production code keeps the layers; a feature's unit tests (and their support under src/testing/,
+ * never exported) may also compose the app with the
  * embedded adapters (real, in-process implementations of the ports) instead of writing fakes.
  */
 const boundaries = (tests) => [
@@ -47,5 +48,5 @@ export default [
       '@nx/enforce-module-boundaries': boundaries(false),
     },
   },
-  { files: ['**/*.spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries(true) } },
+  { files: ['**/*.spec.ts', '**/src/testing/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries(true) } },
 ];

@@ -1,36 +1,20 @@
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { loadConfig } from '@shortlink/config';
-import { createApp } from '@shortlink/nest-platform';
-import { SharedPorts } from '@shortlink/wiring';
-import { GENERATION_PORTS, GenerationFeatureModule } from './generation.module';
+import { InProcessGeneration, startGenerationInProcess } from './testing/in-process-generation';
 
 /** The link API in process (Fastify's inject, no socket) on the embedded adapters of a temp dir. */
 describe('LinksController', () => {
   const KEY = 'sl_controller_spec_key_0123456789';
-  let dir: string;
-  let ports: SharedPorts;
+  let generation: InProcessGeneration;
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shortlink-links-api-'));
-    const config = loadConfig({ SHORTLINK_DATA_DIR: dir, SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt', SHORTLINK_BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'silent', GENERATION_ADMIN_PORT: '0' });
-    ports = await SharedPorts.open(config, GENERATION_PORTS);
-    app = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config), ports: ports.bridge(GENERATION_PORTS), requestLog: false, openApi: { title: 't', version: '1', description: 'd' } });
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
+    generation = await startGenerationInProcess(KEY);
+    app = generation.app;
   }, 60_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await ports?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => generation?.close());
 
-  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) =>
-    app.inject({ method, url, headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, payload: body === undefined ? undefined : JSON.stringify(body) });
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) => generation.call(KEY, method, url, body, headers);
 
   it('creates with 201, an ETag and a Location, and shows every option', async () => {
     const res = await call('POST', '/api/v1/links', { url: 'https://example.com/a', title: 'A', tags: ['x'], password: 'secret-1', utm: { source: 'news' } });

@@ -1,39 +1,17 @@
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { loadConfig } from '@shortlink/config';
-import { createApp } from '@shortlink/nest-platform';
-import { SharedPorts } from '@shortlink/wiring';
-import { GENERATION_PORTS, GenerationFeatureModule } from './generation.module';
+import { InProcessGeneration, startGenerationInProcess } from './testing/in-process-generation';
 
 /** Admin, keys, scopes and plans in process (Fastify's inject) on the embedded adapters of a temp dir. */
 describe('tenant API: admin, keys, scopes, plans', () => {
   const OPERATOR = 'sl_tenant_api_spec_operator_0123456789';
-  let dir: string;
-  let ports: SharedPorts;
-  let app: NestFastifyApplication;
+  let generation: InProcessGeneration;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shortlink-tenant-api-'));
-    const config = loadConfig({
-      SHORTLINK_DATA_DIR: dir, SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt', SHORTLINK_BOOTSTRAP_API_KEY: OPERATOR, LOG_LEVEL: 'silent', GENERATION_ADMIN_PORT: '0',
-      PLAN_FREE_REQUESTS_PER_MINUTE: '5',
-    });
-    ports = await SharedPorts.open(config, GENERATION_PORTS);
-    app = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config), ports: ports.bridge(GENERATION_PORTS), requestLog: false });
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
+    generation = await startGenerationInProcess(OPERATOR, { PLAN_FREE_REQUESTS_PER_MINUTE: '5' });
   }, 60_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await ports?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => generation?.close());
 
-  const call = (key: string | null, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
-    app.inject({ method, url, headers: { ...(key ? { 'x-api-key': key } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, payload: body === undefined ? undefined : JSON.stringify(body) });
+  const call = (key: string | null, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, body?: unknown) => generation.call(key, method, url, body);
   const newTenant = async (plan = 'paid') => (await call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: `t-${Math.random()}`, plan })).json();
 
   it('lets the operator create a tenant whose first key is shown once and works', async () => {
