@@ -6,3 +6,5 @@ export type { MysqlConnectionOptions } from './mysql/mysql-datasource';
 export * from './mysql/lazy-mysql-stores';
 export * from './tenants/sqlite-tenant-store';
 export * from './tenants/mysql-tenant-store';
+export * from './batches/sqlite-batch-record-store';
+export * from './batches/mysql-batch-record-store';

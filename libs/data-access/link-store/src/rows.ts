@@ -1,4 +1,4 @@
-import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS } from '@shortlink/links-domain';
+import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS, ShortUrlIdentifier } from '@shortlink/links-domain';
 
 /** Small integers in the status and moderation columns, shared by both SQL backends. */
 export const STATUS_TO_DB: Readonly<Record<LinkStatus, number>> = { active: 1, disabled: 2, expired: 3 };
@@ -105,4 +105,29 @@ export function tenantPageQuery(q: LinkListQuery, id: (decimal: string) => unkno
   const select = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
   const from = q.tag ? `${select} JOIN link_tags t ON t.link_id = l.id AND t.tenant_id = l.tenant_id AND t.tag = ?` : select;
   return { sql: `${from} WHERE ${where.join(' AND ')} ORDER BY l.id DESC LIMIT ?`, params: [...(q.tag ? [q.tag] : []), ...params, q.limit] };
+}
+
+/** Codes per statement of a look-up by many identifiers. */
+const CODES_PER_STATEMENT = 500;
+
+/**
+ * Identifiers grouped by domain in slices of at most 500 codes: each group is one
+ * `domain = ? AND code IN (...)` range of the (domain, code) unique key, on both SQL backends.
+ */
+export function codesByDomain(ids: readonly ShortUrlIdentifier[]): Array<{ domain: string; codes: string[]; placeholders: string }> {
+  const byDomain = new Map<string, Set<string>>();
+  for (const id of ids) {
+    const codes = byDomain.get(id.domain) ?? new Set<string>();
+    codes.add(id.code);
+    byDomain.set(id.domain, codes);
+  }
+  const groups: Array<{ domain: string; codes: string[]; placeholders: string }> = [];
+  for (const [domain, set] of byDomain) {
+    const codes = [...set];
+    for (let i = 0; i < codes.length; i += CODES_PER_STATEMENT) {
+      const slice = codes.slice(i, i + CODES_PER_STATEMENT);
+      groups.push({ domain, codes: slice, placeholders: slice.map(() => '?').join(', ') });
+    }
+  }
+  return groups;
 }

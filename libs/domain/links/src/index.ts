@@ -8,3 +8,4 @@ export * from './sharded-link-repository';
 export * from './link-cache';
 export * from './link-service';
 export * from './redirect';
+export * from './batch';

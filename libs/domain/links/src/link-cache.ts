@@ -122,4 +122,9 @@ export class LinkCache {
   invalidate(id: ShortUrlIdentifier): Promise<void> {
     return this.store.del([linkCacheKey(id)]);
   }
+
+  /** Drops the entries (null values left by scans, typically) of many links in one call. */
+  invalidateMany(ids: readonly ShortUrlIdentifier[]): Promise<void> {
+    return ids.length ? this.store.del(ids.map(linkCacheKey)) : Promise.resolve();
+  }
 }

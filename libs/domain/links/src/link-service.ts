@@ -35,6 +35,9 @@ export interface LinkCreation {
 export const EDITABLE_FIELDS = ['url', 'title', 'tags', 'maxClicks', 'password', 'utm', 'forwardQuery', 'geoTargets', 'deviceTargets', 'variants', 'clicksPerIpPerMinute', 'expiresAt', 'redirectType', 'status'] as const;
 export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
 
+/** A create validated and ready to store: everything of the link but its id and code. */
+export type PreparedLink = Omit<Link, 'id' | 'code'> & { readonly alias: string | null };
+
 export interface LinkListRequest {
   readonly limit: number;
   readonly cursor?: string | null;
@@ -131,16 +134,12 @@ export class LinkService {
   }
 
   async create(input: LinkCreation): Promise<Link> {
-    const now = this.clock.now();
-    const domain = await this.domainFor(input.tenantId, input.domain);
-    const fields = await this.fields(input, now);
-    const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
-    const createdAt = new Date(now);
-    const base = { ...fields, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active' as const, version: 1 };
+    const { alias, ...base } = await this.prepare(input);
+    const { domain, createdAt } = base;
     if (alias) {
       const id = { domain, code: alias };
       const retired = await this.links.retiredUntil(id, createdAt);
-      if (retired) throw new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${alias}" was deleted recently and is not handed out again before ${retired.toISOString()}`, { alias, domain, availableAt: retired.toISOString() });
+      if (retired) throw aliasRetired(id, retired);
       const link: Link = { ...base, id: (await this.nextId()).toString(), code: alias };
       try {
         await this.links.insert(link);
@@ -152,7 +151,7 @@ export class LinkService {
     }
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       const id = await this.nextId();
-      const link: Link = { ...base, id: id.toString(), code: this.codes.codeFor(id, fields.targetUrl, attempt) };
+      const link: Link = { ...base, id: id.toString(), code: this.codes.codeFor(id, base.targetUrl, attempt) };
       try {
         await this.links.insert(link);
         return this.afterCreate(link);
@@ -161,6 +160,27 @@ export class LinkService {
       }
     }
     throw new DomainError(ErrorCode.CODE_SPACE_EXHAUSTED, `no free code after ${this.maxAttempts} attempts`);
+  }
+
+  /**
+   * Validates a create (domain, URL policy, options, alias) and stores nothing: what single and
+   * batch creation share (docs/design.md, "Batch creation").
+   */
+  async prepare(input: LinkCreation, now = this.clock.now()): Promise<PreparedLink> {
+    const domain = await this.domainFor(input.tenantId, input.domain);
+    const fields = await this.fields(input, now);
+    const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+    const createdAt = new Date(now);
+    return { ...fields, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias };
+  }
+
+  /** Why an alias cannot be had, given the link that holds it (null: it was just taken by someone). */
+  aliasConflict(id: ShortUrlIdentifier, existing: Link | null): DomainError {
+    if (existing?.status === 'expired') {
+      const free = new Date((existing.expiresAt?.getTime() ?? this.clock.now()) + this.options.retireForMs);
+      return new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" belongs to an expired link and is not handed out again before ${free.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
+    }
+    return new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${id.code}" is already taken on ${id.domain}`, { alias: id.code, domain: id.domain });
   }
 
   async get(tenantId: string, id: ShortUrlIdentifier): Promise<Link> {
@@ -351,12 +371,7 @@ export class LinkService {
   }
 
   private async aliasTaken(id: ShortUrlIdentifier): Promise<DomainError> {
-    const existing = await this.links.findByCode(id).catch(() => null);
-    if (existing?.status === 'expired') {
-      const free = new Date((existing.expiresAt?.getTime() ?? this.clock.now()) + this.options.retireForMs);
-      return new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" belongs to an expired link and is not handed out again before ${free.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
-    }
-    return new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${id.code}" is already taken on ${id.domain}`, { alias: id.code, domain: id.domain });
+    return this.aliasConflict(id, await this.links.findByCode(id).catch(() => null));
   }
 
   private async nextId(): Promise<bigint> {
@@ -374,6 +389,10 @@ export class LinkService {
     return link;
   }
 }
+
+/** A deleted alias still in its quarantine. */
+export const aliasRetired = (id: ShortUrlIdentifier, until: Date) =>
+  new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
 
 const notFound = (id: ShortUrlIdentifier) => new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
 const stale = (current: Link) => new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, { currentVersion: current.version });

@@ -34,6 +34,10 @@ export interface LinkShardStore {
   remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean>;
   /** Until when a deleted code stays out of use, or null when it is free. */
   retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null>;
+  /** The stored links among these identifiers (batch creation's look-ups: one statement per domain). */
+  findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]>;
+  /** Which of these identifiers are retired as of `now`, and until when. */
+  retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
   /** A tenant's links newest first, from the (tenant, id) index: at most `limit` rows. */
   listByTenant(query: LinkListQuery): Promise<Link[]>;
   /** Codes stored on this shard, in pages, for resharding and Bloom rebuilds. */
@@ -44,6 +48,11 @@ export interface LinkShardStore {
   purgeExpired(before: Date, limit: number): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A deleted code kept out of use until `until`. */
+export interface RetiredCode extends ShortUrlIdentifier {
+  readonly until: Date;
 }
 
 /** Raised by a LinkShardStore when the unique (domain, code) constraint rejects an insert. */

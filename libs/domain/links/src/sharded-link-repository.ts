@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { ShardRouter } from '@shortlink/shard-router';
 import { Link, ShortUrlIdentifier } from './link';
-import { DuplicateLinkError, LinkListQuery, LinkShardStore } from './ports';
+import { DuplicateLinkError, LinkListQuery, LinkShardStore, RetiredCode } from './ports';
 
 /**
  * Routes every link operation to the shard the router names for the code (the shard key is the
@@ -66,6 +66,24 @@ export class ShardedLinkRepository {
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
     const store = this.storeFor(id.code);
     return this.onShard(store, () => store.retiredUntil(id, now));
+  }
+
+  /**
+   * The stored links among `ids`, asked of every shard (not only the one the router names): batch
+   * creation checks aliases against every shard, so that a code left on another shard (a move
+   * under way, a leftover of one) is never created twice (docs/design.md, "Batch creation").
+   */
+  async findOnEveryShard(ids: readonly ShortUrlIdentifier[]): Promise<Link[]> {
+    if (ids.length === 0) return [];
+    const found = await Promise.all(this.allStores().map((store) => this.onShard(store, () => store.findMany(ids))));
+    return found.flat();
+  }
+
+  /** Retired codes among `ids` on every shard (see findOnEveryShard). */
+  async retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
+    if (ids.length === 0) return [];
+    const found = await Promise.all(this.allStores().map((store) => this.onShard(store, () => store.retiredAmong(ids, now))));
+    return found.flat();
   }
 
   /**

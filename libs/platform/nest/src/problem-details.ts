@@ -35,6 +35,11 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   DOMAIN_NOT_ALLOWED: 403,
   IDEMPOTENCY_KEY_REUSED: 422,
   QUOTA_EXCEEDED: 429,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  BATCH_TOO_LARGE: 413,
+  INVALID_JSON: 400,
+  JSON_TOO_DEEP: 400,
+  PAYLOAD_TOO_LARGE: 413,
 };
 
 export interface ProblemDetails {

@@ -170,6 +170,25 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await f.shard.findByCode(due)).not.toBeNull();
     });
 
+    it('finds many links by identifier at once (case-sensitive codes, per domain), and which of them are retired', async () => {
+      const a = aLink();
+      const b = aLink({ domain: 'own.example' });
+      const upper = aLink({ code: a.code.toUpperCase() });
+      await f.shard.insertMany([a, b, upper]);
+      const many = Array.from({ length: 1200 }, () => ({ domain: 'sho.rt', code: uniqueCode() })); // more than one statement's worth
+      const found = await f.shard.findMany([...many, { domain: a.domain, code: a.code }, { domain: 'sho.rt', code: b.code }, { domain: b.domain, code: b.code }]);
+      expect(found.map((l) => l.id).sort()).toEqual([a.id, b.id].sort());
+      expect(found.find((l) => l.id === b.id)).toEqual(b);
+      expect(await f.shard.findMany([])).toEqual([]);
+
+      const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+      const until = new Date(now.getTime() + 86_400_000);
+      expect(await f.shard.remove(a, 1, until)).toBe(true);
+      expect(await f.shard.remove(b, 1, new Date(now.getTime() - 1000))).toBe(true); // its quarantine is over
+      const retired = await f.shard.retiredAmong([a, b, upper, ...many.slice(0, 600)], now);
+      expect(retired).toEqual([{ domain: a.domain, code: a.code, until }]);
+    });
+
     it('hands out disjoint id blocks to concurrent allocations', async () => {
       const sequence = 'contract-' + randomUUID().slice(0, 8);
       const blocks = await Promise.all(Array.from({ length: 20 }, () => f.meta.allocateBlock(sequence, 1000)));

@@ -1,5 +1,6 @@
-import { IdBlock, Link, LinkListQuery, LinkShardStore, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { BatchRecordStore, IdBlock, Link, LinkListQuery, LinkShardStore, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { TenantStore } from '@shortlink/tenants-domain';
+import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { LazyOpen, forwardWhenOpen } from '../lazy-open';
 import { MysqlConnectionOptions } from './mysql-datasource';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
@@ -39,6 +40,14 @@ export class LazyMysqlLinkShardStore implements LinkShardStore {
     return (await this.store.get()).retiredUntil(id, now);
   }
 
+  async findMany(ids: readonly ShortUrlIdentifier[]) {
+    return (await this.store.get()).findMany(ids);
+  }
+
+  async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date) {
+    return (await this.store.get()).retiredAmong(ids, now);
+  }
+
   async listByTenant(query: LinkListQuery) {
     return (await this.store.get()).listByTenant(query);
   }
@@ -65,10 +74,12 @@ export class LazyMysqlLinkShardStore implements LinkShardStore {
 export class LazyMysqlMetaStore implements SequenceStore {
   private readonly store: LazyOpen<MysqlMetaStore>;
   readonly tenants: TenantStore;
+  readonly batches: BatchRecordStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
     this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants, MysqlTenantStore.prototype);
+    this.batches = forwardWhenOpen(this.store, (meta) => meta.batches, MysqlBatchRecordStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

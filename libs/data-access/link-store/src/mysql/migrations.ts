@@ -144,3 +144,46 @@ export class TenantKeysDomains1733400000000 implements MigrationInterface {
     await q.query('ALTER TABLE tenants DROP COLUMN status');
   }
 }
+
+/**
+ * Idempotency records of batch creation: the claim with its lease, then per chunk its hash,
+ * reserved ids, quota and (once written) its answer, compressed (docs/design.md, "Batch creation").
+ */
+export class BatchRequests1733500000000 implements MigrationInterface {
+  name = 'BatchRequests1733500000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS batch_requests (
+        tenant_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        idem_key VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        chunk_rows INT UNSIGNED NOT NULL,
+        owner CHAR(36) CHARACTER SET ascii NULL,
+        lease_until DATETIME(3) NULL,
+        complete TINYINT UNSIGNED NOT NULL DEFAULT 0,
+        total_rows INT UNSIGNED NULL,
+        created_at DATETIME(3) NOT NULL,
+        expires_at DATETIME(3) NOT NULL,
+        PRIMARY KEY (tenant_id, idem_key),
+        KEY idx_batch_requests_expiry (expires_at)
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS batch_chunks (
+        tenant_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        idem_key VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        seq INT UNSIGNED NOT NULL,
+        row_hash CHAR(64) CHARACTER SET ascii NOT NULL,
+        first_id BIGINT UNSIGNED NOT NULL,
+        id_count INT UNSIGNED NOT NULL,
+        granted INT UNSIGNED NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        results MEDIUMBLOB NULL,
+        PRIMARY KEY (tenant_id, idem_key, seq)
+      ) ENGINE=InnoDB`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE batch_chunks');
+    await q.query('DROP TABLE batch_requests');
+  }
+}

@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
+import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { CreateLinks1733130000000, LinkOptions1733300000000 } from './migrations';
 
@@ -72,6 +72,20 @@ export class MysqlLinkShardStore implements LinkShardStore {
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
     const rows: Array<{ retired_until: Date }> = await this.ds.query('SELECT retired_until FROM retired_codes WHERE domain = ? AND code = ? AND retired_until > ?', [id.domain, id.code, now]);
     return rows.length ? new Date(rows[0].retired_until) : null;
+  }
+
+  async findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]> {
+    const pages = await Promise.all(codesByDomain(ids).map((g) => this.ds.query(`${SELECT} WHERE l.domain = ? AND l.code IN (${g.placeholders})`, [g.domain, ...g.codes]) as Promise<LinkRow[]>));
+    return pages.flat().map(linkFromRow);
+  }
+
+  async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
+    const pages = await Promise.all(
+      codesByDomain(ids).map(
+        (g) => this.ds.query(`SELECT domain, code, retired_until FROM retired_codes WHERE domain = ? AND code IN (${g.placeholders}) AND retired_until > ?`, [g.domain, ...g.codes, now]) as Promise<Array<{ domain: string; code: string; retired_until: Date }>>,
+      ),
+    );
+    return pages.flat().map((r) => ({ domain: r.domain, code: r.code, until: new Date(r.retired_until) }));
   }
 
   async listByTenant(q: LinkListQuery): Promise<Link[]> {

@@ -1,4 +1,5 @@
 import { describeLinkStoreContract } from '../contract/link-store.contract';
+import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
 import { describeTenantStoreContract } from '../contract/tenant-store.contract';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
@@ -22,4 +23,9 @@ describeLinkStoreContract('mysql', async () => {
 describeTenantStoreContract('mysql', async () => {
   const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
   return { tenants: meta.tenants, close: () => meta.close() };
+});
+
+describeBatchRecordStoreContract('mysql', async () => {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return { batches: meta.batches, close: () => meta.close() };
 });

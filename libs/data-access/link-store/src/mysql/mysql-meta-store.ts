@@ -1,19 +1,22 @@
 import { DataSource } from 'typeorm';
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
+import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
-import { CreateMeta1733130000001, TenantKeysDomains1733400000000 } from './migrations';
+import { BatchRequests1733500000000, CreateMeta1733130000001, TenantKeysDomains1733400000000 } from './migrations';
 
 /** The shard-independent MySQL database: tenants, hashed API keys, id sequences. */
 export class MysqlMetaStore implements SequenceStore {
   readonly tenants: MysqlTenantStore;
+  readonly batches: MysqlBatchRecordStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
+    this.batches = new MysqlBatchRecordStore(ds);
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {
-    return new MysqlMetaStore(await openMysql(options, [CreateMeta1733130000001, TenantKeysDomains1733400000000], '_migrations'));
+    return new MysqlMetaStore(await openMysql(options, [CreateMeta1733130000001, TenantKeysDomains1733400000000, BatchRequests1733500000000], '_migrations'));
   }
 
   /**

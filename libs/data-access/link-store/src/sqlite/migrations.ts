@@ -64,4 +64,19 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE INDEX idx_tenant_domains_tenant ON tenant_domains (tenant_id);
       CREATE TABLE blocked_domains (domain TEXT PRIMARY KEY, reason TEXT, created_at INTEGER NOT NULL);`,
   },
+  {
+    // Idempotency records of batch creation: the claim with its lease, then per chunk its hash,
+    // reserved ids, quota and (once written) its answer (docs/design.md, "Batch creation").
+    name: '003_batch_requests',
+    up: `
+      CREATE TABLE batch_requests (
+        tenant_id TEXT NOT NULL, idem_key TEXT NOT NULL, chunk_rows INTEGER NOT NULL, owner TEXT, lease_until INTEGER,
+        complete INTEGER NOT NULL DEFAULT 0, total_rows INTEGER, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, idem_key));
+      CREATE INDEX idx_batch_requests_expiry ON batch_requests (expires_at);
+      CREATE TABLE batch_chunks (
+        tenant_id TEXT NOT NULL, idem_key TEXT NOT NULL, seq INTEGER NOT NULL, row_hash TEXT NOT NULL, first_id INTEGER NOT NULL,
+        id_count INTEGER NOT NULL, granted INTEGER NOT NULL, created_at INTEGER NOT NULL, results BLOB,
+        PRIMARY KEY (tenant_id, idem_key, seq));`,
+  },
 ];

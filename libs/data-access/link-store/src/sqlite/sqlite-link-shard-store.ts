@@ -1,6 +1,6 @@
-import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
 import type { Statement } from 'better-sqlite3';
-import { LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
+import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_SHARD_MIGRATIONS } from './migrations';
 
@@ -88,6 +88,18 @@ export class SqliteLinkShardStore implements LinkShardStore {
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
     const row = this.db.prepare('SELECT retired_until FROM retired_codes WHERE domain = ? AND code = ? AND retired_until > ?').get(id.domain, id.code, now.getTime()) as { retired_until: number } | undefined;
     return row ? new Date(row.retired_until) : null;
+  }
+
+  async findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]> {
+    return codesByDomain(ids).flatMap((g) => (this.db.prepare(`${SELECT} WHERE l.domain = ? AND l.code IN (${g.placeholders})`).all(g.domain, ...g.codes) as LinkRow[]).map(linkFromRow));
+  }
+
+  async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
+    return codesByDomain(ids).flatMap((g) =>
+      (this.db.prepare(`SELECT domain, code, retired_until FROM retired_codes WHERE domain = ? AND code IN (${g.placeholders}) AND retired_until > ?`).all(g.domain, ...g.codes, now.getTime()) as Array<{ domain: string; code: string; retired_until: number }>).map(
+        (r) => ({ domain: r.domain, code: r.code, until: new Date(r.retired_until) }),
+      ),
+    );
   }
 
   async listByTenant(q: LinkListQuery): Promise<Link[]> {

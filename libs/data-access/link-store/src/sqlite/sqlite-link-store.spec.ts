@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { describeLinkStoreContract } from '../contract/link-store.contract';
+import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
 import { describeTenantStoreContract } from '../contract/tenant-store.contract';
 import { SqliteLinkShardStore } from './sqlite-link-shard-store';
 import { SqliteMetaStore } from './sqlite-meta-store';
@@ -26,6 +27,18 @@ describeTenantStoreContract('sqlite', async () => {
   const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
   return {
     tenants: meta.tenants,
+    close: async () => {
+      await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describeBatchRecordStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
+  return {
+    batches: meta.batches,
     close: async () => {
       await meta.close();
       rmSync(dir, { recursive: true, force: true });

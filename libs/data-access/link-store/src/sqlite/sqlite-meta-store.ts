@@ -1,4 +1,5 @@
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
+import { SqliteBatchRecordStore } from '../batches/sqlite-batch-record-store';
 import { SqliteTenantStore } from '../tenants/sqlite-tenant-store';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_META_MIGRATIONS } from './migrations';
@@ -7,11 +8,13 @@ import { SQLITE_META_MIGRATIONS } from './migrations';
 export class SqliteMetaStore implements SequenceStore {
   private readonly db: SqliteDb;
   readonly tenants: SqliteTenantStore;
+  readonly batches: SqliteBatchRecordStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
     migrateSqlite(this.db, SQLITE_META_MIGRATIONS);
     this.tenants = new SqliteTenantStore(this.db);
+    this.batches = new SqliteBatchRecordStore(this.db);
   }
 
   /** One write-locked statement: atomic across every process sharing the file. */

@@ -30,6 +30,17 @@ export class BloomMaintainer {
     }
   }
 
+  /** `added` for many links in one write per partition (batch creation). */
+  async addedMany(links: ReadonlyArray<Pick<Link, 'domain' | 'code'>>): Promise<void> {
+    const items = links.map((link) => bloomItem(link.domain, link.code));
+    try {
+      await this.filter.addMany(items);
+    } catch {
+      this.pending.push(...items);
+      this.scheduleRetry();
+    }
+  }
+
   get pendingAdds(): number {
     return this.pending.length;
   }

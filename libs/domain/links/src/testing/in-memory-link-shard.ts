@@ -46,6 +46,17 @@ export class InMemoryLinkShard implements LinkShardStore {
     return until && until > now ? until : null;
   }
 
+  async findMany(ids: readonly ShortUrlIdentifier[]) {
+    return ids.map((id) => this.rows.get(`${id.domain}/${id.code}`)).filter((l): l is Link => l !== undefined);
+  }
+
+  async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date) {
+    return ids.flatMap((id) => {
+      const until = this.retired.get(`${id.domain}/${id.code}`);
+      return until && until > now ? [{ domain: id.domain, code: id.code, until }] : [];
+    });
+  }
+
   async listByTenant(q: LinkListQuery) {
     return [...this.rows.values()]
       .filter((l) => l.tenantId === q.tenantId && (q.beforeId === null || BigInt(l.id) < BigInt(q.beforeId)))

@@ -1,0 +1,3 @@
+export * from './ports';
+export * from './batch-creator';
+export * from './bulk-links';
