@@ -10,6 +10,8 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'api', 'docs', 'health', 'metrics', 'internal', 'admin', 'dashboard', 'static', 'assets', 'favicon.ico', 'robots.txt', 'sitemap.xml',
   'login', 'logout', 'signin', 'signup', 'account', 'settings', 'billing', 'support', 'help', 'status', 'about', 'terms', 'privacy',
   'well-known', 'www', 'app', 'null', 'undefined',
+  // The API's own paths next to /api/v1/links/{code}.
+  'batch', 'bulk',
 ]);
 
 export function checkAlias(alias: unknown): string {

@@ -1,19 +1,25 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, CODE_SECRET, HashCodeStrategy, LINK_CHANGE_FEED, LINK_REPOSITORY, LinkCache, LinkChangeFeed, LinkService,
-  PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository, URL_POLICY,
-  UrlPolicy, writeThroughTtlMs,
+  BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BloomFilter, BloomMaintainer, BulkLinks, CACHE_STORE, CachePolicy, CacheStore, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CHANGE_FEED,
+  LINK_REPOSITORY, LinkCache, LinkChangeFeed, LinkService, PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository,
+  URL_POLICY, UrlPolicy, writeThroughTtlMs,
 } from '@shortlink/links-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG } from '@shortlink/nest-platform';
 import { TenantService } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
+import { BatchController } from './batch/batch.controller';
 import { KeysController } from './keys.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
-export const GENERATION_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY];
+export const GENERATION_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BATCH_RECORD_STORE];
+
+/** The sequence every link id comes from, single or batch. */
+const LINK_SEQUENCE = 'links';
+/** The code strategy of the configuration (its key: docs/design.md, "Security model"). */
+const CODE_STRATEGY = Symbol('CODE_STRATEGY');
 
 /** The generation app's OpenAPI document (docs/design.md, "Contract"). */
 export const GENERATION_API = {
@@ -54,6 +60,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     @Inject(GENERATION_OPTIONS) private readonly options: GenerationOptions,
     @Inject(BloomMaintainer) private readonly bloom: BloomMaintainer,
     @Inject(LinkService) private readonly links: LinkService,
+    @Inject(BATCH_RECORD_STORE) private readonly batches: BatchRecordStore,
   ) {}
 
   private expiryTimer: NodeJS.Timeout | null = null;
@@ -62,9 +69,15 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     const links = config.links;
     return {
       module: GenerationFeatureModule,
-      controllers: [LinksController, KeysController, AdminController],
+      // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
+      controllers: [BatchController, LinksController, KeysController, AdminController],
       providers: [
         { provide: GENERATION_OPTIONS, useValue: options },
+        {
+          provide: CODE_STRATEGY,
+          inject: [CODE_SECRET],
+          useFactory: (codeSecret: string): CodeStrategy => (links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(codeSecret)),
+        },
         {
           provide: BloomMaintainer,
           inject: [CACHE_STORE, LINK_REPOSITORY],
@@ -72,16 +85,16 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         },
         {
           provide: LinkService,
-          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService],
+          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_STRATEGY, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService],
           useFactory: (
-            repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codeSecret: string, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
+            repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codes: CodeStrategy, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
             tenants: TenantService,
           ) => {
             const policy = new CachePolicy(config.redirect.policy);
             return new LinkService(
               repository,
-              new SegmentIdAllocator(sequences, 'links', links.idBlockSize),
-              links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(codeSecret),
+              new SegmentIdAllocator(sequences, LINK_SEQUENCE, links.idBlockSize),
+              codes,
               new LinkCache(cache),
               changes,
               passwords,
@@ -93,6 +106,17 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
             );
           },
         },
+        {
+          provide: BatchCreator,
+          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, CACHE_STORE, BATCH_RECORD_STORE, BloomMaintainer],
+          useFactory: (service: LinkService, repository: ShardedLinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: CacheStore, records: BatchRecordStore, bloom: BloomMaintainer) => {
+            const b = config.batch;
+            return new BatchCreator(service, repository, sequences, codes, new LinkCache(cache), records, (created) => bloom.addedMany(created), {
+              chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE,
+            });
+          },
+        },
+        { provide: BulkLinks, inject: [LinkService], useFactory: (service: LinkService) => new BulkLinks(service, { maxLinks: config.batch.bulkMaxLinks, concurrency: config.batch.bulkConcurrency }) },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,
@@ -108,6 +132,8 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         ({ expired, purged }) => (expired || purged) && this.logger.log(`expiry job: ${expired} links marked expired, ${purged} purged after their quarantine`),
         (error) => this.logger.warn(`expiry job failed: ${(error as Error).message}`),
       );
+      // Batch idempotency records past their retention (docs/design.md, "Batch creation").
+      this.batches.purgeExpired(new Date(), 500).catch((error) => this.logger.warn(`batch record purge failed: ${(error as Error).message}`));
     }, this.config.links.expiryJobIntervalMs);
     this.expiryTimer.unref();
     const key = this.config.links.bootstrapApiKey;

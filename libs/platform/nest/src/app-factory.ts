@@ -13,6 +13,7 @@ import { OpenApiModule, OpenApiOptions } from './openapi';
 import { HealthModule } from './health';
 import { clientErrorHandler, frameworkErrorHandler, FrontHandler, httpServerFactory } from './http-server';
 import { limitJsonDepth } from './json-body';
+import { acceptStreamedBodies, StreamedRoutes } from './streamed-body';
 import { createAppLogger, PinoNestLogger } from './logging';
 import { METRICS_REGISTRY, MetricsModule } from './metrics';
 import { ProblemDetailsFilter } from './problem-details.filter';
@@ -43,7 +44,7 @@ export class FrontDoor {
 @Global()
 @Module({})
 export class PlatformModule {
-  static forApp(app: AppName, config: AppConfig, logger: PinoNestLogger, frontDoor: FrontDoor): DynamicModule {
+  static forApp(app: AppName, config: AppConfig, logger: PinoNestLogger, frontDoor: FrontDoor, streamedRoutes = new StreamedRoutes()): DynamicModule {
     return {
       module: PlatformModule,
       imports: [MetricsModule.forApp(app), AdminModule.forApp({ app, host: config.admin.host, port: config.admin.ports[app] })],
@@ -51,11 +52,12 @@ export class PlatformModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_LOGGER, useValue: logger },
         { provide: FrontDoor, useValue: frontDoor },
+        { provide: StreamedRoutes, useValue: streamedRoutes },
         { provide: ClientAddressResolver, useValue: new ClientAddressResolver(config.http.trustedProxies) },
         { provide: AUTH_FAILURE_LIMITER, useValue: new KeyedWindowLimiter({ limit: config.http.authFailuresPerMinute, windowMs: 60_000 }) },
         { provide: APP_INTERCEPTOR, useClass: ContractInterceptor },
       ],
-      exports: [APP_CONFIG, APP_LOGGER, FrontDoor, ClientAddressResolver, AUTH_FAILURE_LIMITER, MetricsModule, AdminModule],
+      exports: [APP_CONFIG, APP_LOGGER, FrontDoor, StreamedRoutes, ClientAddressResolver, AUTH_FAILURE_LIMITER, MetricsModule, AdminModule],
     };
   }
 }
@@ -82,18 +84,19 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   const { name, config } = definition;
   const logger = new PinoNestLogger(createAppLogger(name, config.runtime.logLevel, config.runtime.logFormat));
   const frontDoor = new FrontDoor();
+  const streamedRoutes = new StreamedRoutes();
   @Module({})
   class AppRoot {}
   const root: DynamicModule = {
     module: AppRoot,
-    imports: [PlatformModule.forApp(name, config, logger, frontDoor), definition.ports, HealthModule, definition.feature, ...(definition.openApi ? [OpenApiModule.forApp(definition.openApi)] : [])],
+    imports: [PlatformModule.forApp(name, config, logger, frontDoor, streamedRoutes), definition.ports, HealthModule, definition.feature, ...(definition.openApi ? [OpenApiModule.forApp(definition.openApi)] : [])],
   };
   const adapter = new FastifyAdapter({
     bodyLimit: 1_048_576,
     // Client addresses come from ClientAddressResolver (TRUSTED_PROXIES), never from Fastify's request.ip.
     trustProxy: false,
     routerOptions: { maxParamLength: 200 },
-    serverFactory: httpServerFactory(config.http, frontDoor),
+    serverFactory: httpServerFactory(config.http, frontDoor, (req) => streamedRoutes.timeoutOf(req)),
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
   });
@@ -102,6 +105,7 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   app.useLogger(logger);
   app.useGlobalFilters(new ProblemDetailsFilter());
   limitJsonDepth(app.getHttpAdapter().getInstance());
+  acceptStreamedBodies(app.getHttpAdapter().getInstance(), streamedRoutes);
   observeResponses(app, definition.requestLog ? logger : null);
   return app;
 }

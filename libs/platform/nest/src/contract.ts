@@ -34,6 +34,10 @@ export interface RouteContract {
   readonly body?: z.ZodType;
   /** Media types of the body; default application/json. */
   readonly bodyContentTypes?: readonly string[];
+  /** A body schema per media type where it differs from `body` (e.g. one NDJSON line), for the document. */
+  readonly bodyByMediaType?: Readonly<Record<string, z.ZodType>>;
+  /** The route reads its body as a stream (StreamedRoutes) and checks it itself: `body` only documents it. */
+  readonly streamedBody?: boolean;
   /** Request headers worth documenting (e.g. If-Match), name -> schema. */
   readonly headers?: z.ZodObject;
   readonly responses: Readonly<Record<number, ResponseContract>>;
@@ -71,6 +75,18 @@ function describeIssues(part: string, error: z.ZodError): Array<{ in: string; pa
   return error.issues.slice(0, 20).map((issue) => ({ in: part, path: issue.path.map(String).join('.'), message: issue.message }));
 }
 
+/** 400 VALIDATION_FAILED naming each issue (the first in the message), as every contract answers it. */
+export function validationFailed(issues: ReadonlyArray<{ in: string; path: string; message: string }>): DomainError {
+  const first = issues[0];
+  return new DomainError(ErrorCode.VALIDATION_FAILED, `${first.in}${first.path ? ` ${first.path}` : ''}: ${first.message}`, { errors: issues, ...(first.in === 'body' && first.path ? { field: first.path.split('.')[0] } : {}) });
+}
+
+/** A value checked against a schema the way a contract checks a body: the parsed value, or the error to answer. */
+export function checkAgainst<T>(schema: z.ZodType<T>, value: unknown, part = 'body'): { ok: true; value: T } | { ok: false; error: DomainError } {
+  const result = schema.safeParse(value);
+  return result.success ? { ok: true, value: result.data } : { ok: false, error: validationFailed(describeIssues(part, result.error)) };
+}
+
 /**
  * Validates params, query and body against the route's contract and hands the parsed values to
  * the controller. Runs after the guards (authentication first: an anonymous request is a 401,
@@ -93,11 +109,8 @@ export class ContractInterceptor implements NestInterceptor {
       };
       check('path', contract.params, request.params ?? {}, (v) => (request.params = v));
       check('query', contract.query, { ...(request.query as object) }, (v) => (request.query = v));
-      if (contract.body) check('body', contract.body, request.body, (v) => (request.body = v));
-      if (issues.length > 0) {
-        const first = issues[0];
-        throw new DomainError(ErrorCode.VALIDATION_FAILED, `${first.in}${first.path ? ` ${first.path}` : ''}: ${first.message}`, { errors: issues, ...(first.in === 'body' && first.path ? { field: first.path.split('.')[0] } : {}) });
-      }
+      if (contract.body && !contract.streamedBody) check('body', contract.body, request.body, (v) => (request.body = v));
+      if (issues.length > 0) throw validationFailed(issues);
     }
     return next.handle();
   }

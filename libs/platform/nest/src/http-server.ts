@@ -22,21 +22,38 @@ export type FrontHandler = (req: IncomingMessage, res: ServerResponse) => boolea
  * The HTTP server of every app (Fastify's `serverFactory`), with the timeouts of
  * docs/design.md ("Security model"). Fastify applies its own server options only to servers it
  * creates, so they are set here. `front` answers some requests before Fastify (the redirect's hot
- * route); it is read per request, so it may be bound after the app is built.
+ * route); it is read per request, so it may be bound after the app is built. Node's own request
+ * timeout is one value for the whole server, so the body deadline is kept here per request:
+ * `requestTimeoutMs`, or what `deadlineOf` gives a request (a batch upload may take minutes).
  */
-export function httpServerFactory(limits: HttpServerLimits, front: { handle: FrontHandler | null } = { handle: null }) {
+export function httpServerFactory(limits: HttpServerLimits, front: { handle: FrontHandler | null } = { handle: null }, deadlineOf: (req: IncomingMessage) => number | null = () => null) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
-    const server = createServer(
-      { connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS, headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs },
-      (req, res) => {
-        if (!front.handle || !front.handle(req, res)) handler(req, res);
-      },
-    );
+    const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0 }, (req, res) => {
+      if (hasBody(req)) armBodyDeadline(req, res, deadlineOf(req) ?? limits.requestTimeoutMs);
+      if (!front.handle || !front.handle(req, res)) handler(req, res);
+    });
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.headersTimeout = limits.headersTimeoutMs;
-    server.requestTimeout = limits.requestTimeoutMs;
+    server.requestTimeout = 0;
     return server;
   };
+}
+
+/** Headers arrive within the headers timeout (Node's); only a body can then trickle. */
+const hasBody = (req: IncomingMessage): boolean => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+
+/** A body not complete within `ms` of its headers: 408 (when nothing was answered yet) and the connection closed. */
+function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    const socket = req.socket;
+    if (!res.headersSent && socket.writable) socket.write(rawResponse(problem(408, 'REQUEST_TIMEOUT', 'the request did not arrive in time')));
+    socket.destroy();
+  }, ms);
+  timer.unref();
+  const clear = () => clearTimeout(timer);
+  req.once('end', clear);
+  res.once('close', clear);
 }
 
 /**

@@ -11,3 +11,5 @@ export * from './logging';
 
 export * from './contract';
 export * from './openapi';
+export * from './streamed-body';
+export { jsonDepth, MAX_JSON_DEPTH } from './json-body';

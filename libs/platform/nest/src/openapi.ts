@@ -110,7 +110,7 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
         ...(contract.headers ? { header: contract.headers } : {}),
       },
       ...(contract.body
-        ? { requestBody: { required: true, content: Object.fromEntries((contract.bodyContentTypes ?? ['application/json']).map((t) => [t, { schema: contract.body }])) } }
+        ? { requestBody: { required: true, content: Object.fromEntries((contract.bodyContentTypes ?? ['application/json']).map((t) => [t, { schema: contract.bodyByMediaType?.[t] ?? contract.body }])) } }
         : {}),
       responses,
     };

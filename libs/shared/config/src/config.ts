@@ -42,6 +42,21 @@ export const envSchema = z.object({
   PLAN_PAID_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
   PLAN_FREE_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(10_000),
   PLAN_PAID_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(5_000_000),
+  /** Batch creation and bulk changes (docs/design.md, "Batch creation"). */
+  BATCH_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
+  BATCH_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
+  /** Rows validated, charged, recorded and answered together; also the memory bound of a batch. */
+  BATCH_CHUNK_ROWS: z.coerce.number().int().min(1).max(10_000).default(1000),
+  /** Rows per multi-row INSERT at most. */
+  BATCH_INSERT_ROWS: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** A batch request may take this long to arrive (other requests: HTTP_REQUEST_TIMEOUT_MS). */
+  BATCH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
+  /** How long a batch's Idempotency-Key and its answer are kept. */
+  BATCH_IDEMPOTENCY_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  /** An instance's claim on a running batch lasts this long without renewal (a retry after a crash waits at most this). */
+  BATCH_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
+  BULK_MAX_LINKS: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  BULK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Public base of short URLs, e.g. https://sho.rt; defaults to the redirect app's address. */
   SHORTLINK_PUBLIC_BASE_URL: z.string().url().optional(),
   /** Domain links are created on when none is given; extra short domains served by redirect. */
@@ -178,6 +193,18 @@ export interface AppConfig {
     readonly authFailuresPerMinute: number;
   };
   readonly secrets: { readonly code: SecretSource; readonly visitor: SecretSource };
+  /** Batch creation and bulk changes: limits, chunking, idempotency records. */
+  readonly batch: {
+    readonly maxRows: number;
+    readonly maxBodyBytes: number;
+    readonly chunkRows: number;
+    readonly insertRows: number;
+    readonly requestTimeoutMs: number;
+    readonly retentionMs: number;
+    readonly leaseMs: number;
+    readonly bulkMaxLinks: number;
+    readonly bulkConcurrency: number;
+  };
   /** Per plan: API requests per minute per key; batch rows per tenant and day. */
   readonly plans: Readonly<Record<'free' | 'paid', { readonly requestsPerMinute: number; readonly batchRowsPerDay: number }>>;
   readonly links: {
@@ -285,6 +312,17 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     admin: { host: e.ADMIN_HOST, ports: { generation: e.GENERATION_ADMIN_PORT, redirect: e.REDIRECT_ADMIN_PORT, analytics: e.ANALYTICS_ADMIN_PORT } },
     http: { trustedProxies, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
     secrets,
+    batch: {
+      maxRows: e.BATCH_MAX_ROWS,
+      maxBodyBytes: e.BATCH_MAX_BODY_BYTES,
+      chunkRows: e.BATCH_CHUNK_ROWS,
+      insertRows: e.BATCH_INSERT_ROWS,
+      requestTimeoutMs: e.BATCH_REQUEST_TIMEOUT_MS,
+      retentionMs: e.BATCH_IDEMPOTENCY_HOURS * 3_600_000,
+      leaseMs: e.BATCH_LEASE_MS,
+      bulkMaxLinks: e.BULK_MAX_LINKS,
+      bulkConcurrency: e.BULK_CONCURRENCY,
+    },
     plans: {
       free: { requestsPerMinute: e.PLAN_FREE_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY },
       paid: { requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY },

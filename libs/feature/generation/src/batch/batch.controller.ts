@@ -1,0 +1,168 @@
+import { Body, Controller, Delete, Headers, HttpCode, Inject, OnModuleInit, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Readable } from 'stream';
+import { z } from 'zod';
+import type { AppConfig } from '@shortlink/config';
+import { DomainError, ErrorCode } from '@shortlink/core';
+import { BatchCreator, BatchOutcome, BatchRow, BulkLinks, BulkOutcome, BulkSelection, EDITABLE_FIELDS, LinkEdit } from '@shortlink/links-domain';
+import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, checkAgainst, Contract, jsonDepth, MAX_JSON_DEPTH, Principal, problemFor, StreamedBody, StreamedRoutes } from '@shortlink/nest-platform';
+import { PlanRateLimiter } from '@shortlink/tenants-domain';
+import { LinkPresenter } from '../link-presenter';
+import { linkCreationSchema } from '../link.schemas';
+import { BATCH_MEDIA_TYPES, batchBodySchema, batchLineSchema, bulkDeleteSchema, bulkEditSchema, bulkLineSchema, idempotencyHeader } from './batch.schemas';
+import { RawRow, readRows } from './row-reader';
+
+const TAGS = ['links'];
+const BATCH_PATH = '/api/v1/links/batch';
+/** A row may be as large as a single create's body. */
+const MAX_ROW_BYTES = 1_048_576;
+const NDJSON = 'application/x-ndjson; charset=utf-8';
+
+/**
+ * Batch creation and bulk changes (docs/design.md, "Batch creation"). Both answer NDJSON, a line per
+ * row or link in order, streamed as it is produced: the next rows are read only as fast as the
+ * client reads the answer.
+ */
+@Controller('api/v1/links')
+@UseGuards(ApiKeyGuard)
+export class BatchController implements OnModuleInit {
+  constructor(
+    @Inject(BatchCreator) private readonly creator: BatchCreator,
+    @Inject(BulkLinks) private readonly bulk: BulkLinks,
+    @Inject(LinkPresenter) private readonly present: LinkPresenter,
+    @Inject(PlanRateLimiter) private readonly plans: PlanRateLimiter,
+    @Inject(StreamedRoutes) private readonly streamed: StreamedRoutes,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const { maxBodyBytes, requestTimeoutMs } = this.config.batch;
+    this.streamed.register({ method: 'POST', path: BATCH_PATH, mediaTypes: [...BATCH_MEDIA_TYPES], maxBytes: maxBodyBytes, timeoutMs: requestTimeoutMs });
+  }
+
+  @Post('batch')
+  @HttpCode(200)
+  @Contract({
+    summary: 'Create up to 100 000 links in one request',
+    description:
+      'NDJSON (one create per line) or a JSON array, read as it arrives. The answer is NDJSON, one line per row in order: `{row, status: 201, link}` or `{row, status, problem}`; one bad row fails alone. The request counts once against the plan’s request limit; each created row counts against its daily batch rows (`QUOTA_EXCEEDED` beyond). With `Idempotency-Key`, a retry (also after a crash) answers the same lines and creates nothing twice; the same key with other rows is 422 `IDEMPOTENCY_KEY_REUSED`, and while the first attempt still runs 409 `IDEMPOTENCY_KEY_IN_USE`.',
+    tags: TAGS,
+    scope: 'links:write',
+    headers: idempotencyHeader,
+    body: batchBodySchema,
+    bodyContentTypes: [...BATCH_MEDIA_TYPES],
+    bodyByMediaType: { 'application/x-ndjson': linkCreationSchema },
+    streamedBody: true,
+    responses: { 200: { description: 'One line per row, in request order', schema: batchLineSchema, contentType: 'application/x-ndjson' } },
+    errors: [409, 413, 415, 422],
+  })
+  async batch(@Req() req: AuthenticatedRequest, @Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+    if (!(body instanceof StreamedBody)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'send the rows as application/x-ndjson or a JSON array (application/json)', { field: 'body' });
+    const principal = req.principal!;
+    const run = await this.creator.start({
+      tenantId: principal.tenantId,
+      idempotencyKey: idempotencyKeyOf(key),
+      rows: this.rows(body),
+      quota: (rows) => this.quota(principal, rows),
+      render: (outcome) => this.line(outcome),
+    });
+    reply.status(200).header('content-type', NDJSON).header('cache-control', 'no-store').send(Readable.from(run.lines()));
+  }
+
+  @Patch('bulk')
+  @HttpCode(200)
+  @Contract({
+    summary: 'Edit up to 10 000 links at once (by code or by tag)',
+    description: 'Applies one edit to each link as PATCH /api/v1/links/{code} would (every cache layer told). NDJSON answer, one line per link: `{code, domain, status: 200, link}` or `{code, domain, status, problem}`.',
+    tags: TAGS,
+    scope: 'links:write',
+    body: bulkEditSchema,
+    responses: { 200: { description: 'One line per link', schema: bulkLineSchema, contentType: 'application/x-ndjson' } },
+    errors: [413, 415],
+  })
+  async bulkEdit(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof bulkEditSchema>, @Res() reply: FastifyReply): Promise<void> {
+    const tenantId = req.principal!.tenantId;
+    const edit: LinkEdit = Object.fromEntries(EDITABLE_FIELDS.filter((f) => f in body.edit).map((f) => [f, (body.edit as Record<string, unknown>)[f]]));
+    const ids = await this.bulk.select(tenantId, this.selection(body));
+    this.stream(reply, this.bulk.edit(tenantId, ids, edit));
+  }
+
+  @Delete('bulk')
+  @HttpCode(200)
+  @Contract({
+    summary: 'Delete up to 10 000 links at once (by code or by tag)',
+    description: 'Deletes each link as DELETE /api/v1/links/{code} would. NDJSON answer, one line per link: `{code, domain, status: 204}` or `{code, domain, status, problem}`.',
+    tags: TAGS,
+    scope: 'links:write',
+    body: bulkDeleteSchema,
+    responses: { 200: { description: 'One line per link', schema: bulkLineSchema, contentType: 'application/x-ndjson' } },
+    errors: [413, 415],
+  })
+  async bulkDelete(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof bulkDeleteSchema>, @Res() reply: FastifyReply): Promise<void> {
+    const tenantId = req.principal!.tenantId;
+    const ids = await this.bulk.select(tenantId, this.selection(body));
+    this.stream(reply, this.bulk.remove(tenantId, ids));
+  }
+
+  /** Each raw row parsed and shaped like a single create's body (the same contract, the same errors). */
+  private async *rows(body: StreamedBody): AsyncGenerator<BatchRow> {
+    for await (const raw of readRows(body.chunks(), body.mediaType, { maxRows: this.config.batch.maxRows, maxRowBytes: MAX_ROW_BYTES })) yield shapeRow(raw);
+  }
+
+  private async quota(principal: Principal, rows: number): Promise<{ granted: number; refusal: DomainError }> {
+    const { granted, decision } = await this.plans.batchRows(principal.tenantId, principal.plan, rows);
+    const refusal = new DomainError(ErrorCode.QUOTA_EXCEEDED, `the ${principal.plan} plan allows ${decision.limit} batch rows a day; this row is beyond them`, { limit: decision.limit, retryAfterSeconds: decision.resetSeconds });
+    return { granted, refusal };
+  }
+
+  private line(outcome: BatchOutcome): string {
+    if ('link' in outcome) return JSON.stringify({ row: outcome.index, status: 201, link: this.present.view(outcome.link) });
+    const problem = problemFor(outcome.error);
+    return JSON.stringify({ row: outcome.index, status: problem.status, problem });
+  }
+
+  private selection(body: { links?: Array<string | { code: string; domain?: string }>; tag?: string; domain?: string }): BulkSelection {
+    if (body.tag !== undefined) return { tag: body.tag, domain: body.domain?.toLowerCase() };
+    return { links: body.links!.map((l) => (typeof l === 'string' ? this.present.id(l, body.domain) : this.present.id(l.code, l.domain ?? body.domain))) };
+  }
+
+  private stream(reply: FastifyReply, outcomes: AsyncGenerator<BulkOutcome>): void {
+    const present = this.present;
+    async function* lines() {
+      for await (const o of outcomes) {
+        const head = { code: o.id.code, domain: o.id.domain };
+        if ('link' in o) yield JSON.stringify({ ...head, status: 200, link: present.view(o.link) }) + '\n';
+        else if ('deleted' in o) yield JSON.stringify({ ...head, status: 204 }) + '\n';
+        else {
+          const problem = problemFor(o.error);
+          yield JSON.stringify({ ...head, status: problem.status, problem }) + '\n';
+        }
+      }
+    }
+    reply.status(200).header('content-type', NDJSON).header('cache-control', 'no-store').send(Readable.from(lines()));
+  }
+}
+
+/** Idempotency-Key: 1-255 visible ASCII characters (as the draft standard's examples), or none. */
+function idempotencyKeyOf(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  if (!/^[\x21-\x7e]{1,255}$/.test(header)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Idempotency-Key must be 1-255 visible ASCII characters', { header: 'idempotency-key' });
+  return header;
+}
+
+/** A raw row as the domain takes it: parsed, depth-checked and held to the single create's contract. */
+function shapeRow(raw: RawRow): BatchRow {
+  if ('error' in raw) return { index: raw.index, text: '', error: raw.error };
+  const fail = (error: DomainError, text = raw.text) => ({ index: raw.index, text, error });
+  if (jsonDepth(raw.text) > MAX_JSON_DEPTH) return fail(new DomainError(ErrorCode.JSON_TOO_DEEP, `a row is nested deeper than ${MAX_JSON_DEPTH} levels`));
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.text);
+  } catch {
+    return fail(new DomainError(ErrorCode.INVALID_JSON, 'this row is not JSON'));
+  }
+  // The hash of a row is over its parsed form: NDJSON and an array of the same rows are one batch.
+  const text = JSON.stringify(value);
+  const checked = checkAgainst(linkCreationSchema, value);
+  return checked.ok ? { index: raw.index, text, input: checked.value } : fail(checked.error, text);
+}
