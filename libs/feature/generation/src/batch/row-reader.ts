@@ -137,7 +137,7 @@ class ArraySplitter {
 
   feed(chunk: Buffer): Piece[] {
     const pieces: Piece[] = [];
-    let start = -1; // where the current element's bytes begin in this chunk
+    let start = this.at === At.Inside ? 0 : -1; // where the current element's bytes begin in this chunk
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i];
       if (this.at === At.Inside) {

@@ -1,0 +1,196 @@
+import { ConsistentHashRing } from '@shortlink/shard-router';
+import { DomainError, ErrorCode } from '@shortlink/core';
+import { SegmentIdAllocator, SequenceCodeStrategy } from '../codes';
+import { Link } from '../link';
+import { LinkCache, linkCacheKey } from '../link-cache';
+import { LinkCreation, LinkService } from '../link-service';
+import { IdBlock } from '../ports';
+import { ShardedLinkRepository } from '../sharded-link-repository';
+import { InMemoryBatchRecords } from '../testing/in-memory-batch-records';
+import { InMemoryLinkShard } from '../testing/in-memory-link-shard';
+import { InMemoryCache, plainPasswords, RecordingChangeFeed } from '../testing/in-memory-ports';
+import { UrlPolicy } from '../url-policy';
+import { BatchCreator, BatchOutcome, BatchRow } from './batch-creator';
+import { BatchRecordStore } from './ports';
+
+const DAY = 86_400_000;
+
+/** A shard whose inserts can be made to hang forever (a process stopped in the middle of a write). */
+class StallingShard extends InMemoryLinkShard {
+  stall = false;
+  override async insertMany(links: readonly Link[]) {
+    if (this.stall) return new Promise<void>(() => undefined);
+    return super.insertMany(links);
+  }
+}
+
+const sequence = () => {
+  let next = 1n;
+  return { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
+};
+
+async function* rowsOf(inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'> | DomainError>): AsyncGenerator<BatchRow> {
+  for (const [index, input] of inputs.entries()) {
+    yield input instanceof DomainError ? { index, text: 'bad', error: input } : { index, text: JSON.stringify(input), input };
+  }
+}
+
+const render = (o: BatchOutcome) => ('link' in o ? `${o.index} 201 ${o.link.domain}/${o.link.code} ${o.link.id}` : `${o.index} ${o.error.code}`);
+
+describe('BatchCreator', () => {
+  const setup = (options: { chunkRows?: number; insertRows?: number } = {}) => {
+    const clock = { t: Date.UTC(2026, 11, 3) };
+    const shards = ['a', 'b', 'c', 'd'].map((n) => new StallingShard(n));
+    const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
+    const store = new InMemoryCache();
+    const codes = new SequenceCodeStrategy('secret');
+    const ids = sequence();
+    const records = new InMemoryBatchRecords();
+    const links = new LinkService(
+      repo, new SegmentIdAllocator(ids, 'links', 10), codes, new LinkCache(store), new RecordingChangeFeed(), plainPasswords, new UrlPolicy({ shortDomains: ['sho.rt'] }),
+      { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY }, undefined, { now: () => clock.t },
+    );
+    const bloom: Link[] = [];
+    const creator = (recordStore: BatchRecordStore = records) =>
+      new BatchCreator(links, repo, ids, codes, new LinkCache(store), recordStore, async (created) => void bloom.push(...created), {
+        chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
+      }, { now: () => clock.t });
+    const stored = () => shards.flatMap((s) => [...s.rows.values()]);
+    const run = async (inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'> | DomainError>, key: string | null = null, granted = Infinity, by = creator()) => {
+      let left = granted;
+      const started = await by.start({
+        tenantId: 't1', idempotencyKey: key, rows: rowsOf(inputs), render,
+        quota: async (n) => {
+          const g = Math.min(n, left);
+          left -= g;
+          return { granted: g, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'quota') };
+        },
+      });
+      let text = '';
+      for await (const chunk of started.lines()) text += chunk;
+      return text.split('\n').filter(Boolean);
+    };
+    return { clock, shards, repo, store, codes, records, links, creator, run, stored, bloom };
+  };
+  const urls = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ url: `https://example.com/${from + i}` }));
+
+  it('answers every row in order, writes each chunk grouped by shard, and lets a bad row fail alone', async () => {
+    const { run, stored, shards, repo, bloom, store } = setup();
+    const inputs = [...urls(12), { url: 'ftp://nope' }, new DomainError(ErrorCode.INVALID_JSON, 'x'), ...urls(11, 12)];
+    store.values.set(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }), ''); // a null entry left by a scan
+    const lines = await run([...inputs, { url: 'https://example.com/aliased', alias: 'will-be-taken' }]);
+    expect(lines).toHaveLength(26);
+    expect(lines.map((l) => l.split(' ')[0])).toEqual(Array.from({ length: 26 }, (_, i) => String(i)));
+    expect(lines[12]).toBe('12 INVALID_URL');
+    expect(lines[13]).toBe('13 INVALID_JSON');
+    expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(24);
+    expect(stored()).toHaveLength(24);
+    for (const link of stored()) expect(shards.find((s) => s.shardName === repo.shardNameFor(link.code))!.rows.has(`sho.rt/${link.code}`)).toBe(true);
+    expect(bloom.map((l) => l.code).sort()).toEqual(stored().map((l) => l.code).sort());
+    expect(store.values.has(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }))).toBe(false);
+  });
+
+  it('checks aliases against every shard, retired codes, expired holders and the batch itself; the neighbours are created', async () => {
+    const { run, shards, repo, links } = setup();
+    const onAnotherShard = shards.find((s) => s.shardName !== repo.shardNameFor('elsewhere'))!;
+    await onAnotherShard.insert({ ...(await links.prepare({ tenantId: 't2', url: 'https://other.example/' })), id: '999999', code: 'elsewhere' } as Link);
+    await links.create({ tenantId: 't2', url: 'https://example.com/gone', alias: 'deleted-one' });
+    await links.remove('t2', { domain: 'sho.rt', code: 'deleted-one' }, null);
+    const expired = await links.create({ tenantId: 't2', url: 'https://example.com/old', alias: 'expired-one' });
+    await repo.replace({ ...expired, status: 'expired', version: 2 }, 1);
+    const lines = await run([
+      { url: 'https://example.com/1', alias: 'elsewhere' },
+      { url: 'https://example.com/2', alias: 'deleted-one' },
+      { url: 'https://example.com/3', alias: 'expired-one' },
+      { url: 'https://example.com/4', alias: 'twice' },
+      { url: 'https://example.com/5', alias: 'twice' },
+      ...urls(3),
+    ]);
+    expect(lines.map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['0 ALIAS_TAKEN', '1 ALIAS_RETIRED', '2 ALIAS_RETIRED', '3 201', '4 ALIAS_TAKEN', '5 201', '6 201', '7 201']);
+  });
+
+  it('gives a row whose alias was taken meanwhile its own answer, and still creates the rows of the same statement', async () => {
+    const { run, repo, stored } = setup({ insertRows: 100 });
+    // The alias appears between the look-up and the insert: only the unique key sees it.
+    const findOnEveryShard = repo.findOnEveryShard.bind(repo);
+    jest.spyOn(repo, 'findOnEveryShard').mockImplementationOnce(async (ids) => {
+      const found = await findOnEveryShard(ids);
+      await repo.insert({ ...stored()[0], id: '424242', code: 'raced', domain: 'sho.rt', tenantId: 't9', tags: [], targetUrl: 'https://x.example/', createdAt: new Date(), updatedAt: new Date(), expiresAt: null, status: 'active', version: 1 } as Link).catch(() => undefined);
+      return found;
+    });
+    await run(urls(1)); // something to copy fields from
+    const lines = await run([...urls(4, 10), { url: 'https://example.com/r', alias: 'raced' }, ...urls(4, 20)]);
+    expect(lines.map((l) => l.split(' ')[1])).toEqual(['201', '201', '201', '201', 'ALIAS_TAKEN', '201', '201', '201', '201']);
+  });
+
+  it('moves a generated row to a spare id when its code is taken by an alias, the same way on every attempt', async () => {
+    const { run, codes, links, stored } = setup();
+    // The batch's first chunk gets ids 1..; id 1's code is already somebody's alias.
+    await links.create({ tenantId: 't2', url: 'https://example.com/squatter', alias: codes.codeFor(1n, '', 0) });
+    const lines = await run(urls(5), 'key-spare');
+    expect(lines.every((l) => l.includes(' 201 '))).toBe(true);
+    expect(lines[0]).not.toContain(` ${codes.codeFor(1n, '', 0)} `);
+    expect(new Set(stored().map((l) => l.code)).size).toBe(stored().length);
+    expect(await run(urls(5), 'key-spare')).toEqual(lines);
+  });
+
+  it('charges the daily quota per chunk: rows beyond it are QUOTA_EXCEEDED, invalid rows cost nothing', async () => {
+    const { run, stored } = setup();
+    const lines = await run([{ url: 'ftp://x' }, ...urls(14)], null, 12);
+    expect(lines.filter((l) => l.endsWith('QUOTA_EXCEEDED')).map((l) => Number(l.split(' ')[0]))).toEqual([13, 14]);
+    expect(stored()).toHaveLength(12);
+  });
+
+  it('answers a retry with the same key with the same lines and creates nothing twice; other rows under the key are refused', async () => {
+    const { run, stored, creator } = setup();
+    const first = await run(urls(25), 'k');
+    expect(await run(urls(25), 'k')).toEqual(first);
+    expect(stored()).toHaveLength(25);
+    // Another body under the same key: 422 before anything is answered when the first chunk differs...
+    await expect(run(urls(25, 1), 'k')).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_REUSED });
+    // ...and line by line from the first chunk that differs, or past the end of the recorded batch.
+    const longer = await run([...urls(20), { url: 'https://example.com/changed' }, ...urls(10, 21)], 'k');
+    expect(longer.slice(0, 20)).toEqual(first.slice(0, 20));
+    expect(longer.slice(20).every((l) => l.endsWith('IDEMPOTENCY_KEY_REUSED'))).toBe(true);
+    expect(stored()).toHaveLength(25);
+    // While an attempt holds the key, another gets 409.
+    const holder = await creator().start({ tenantId: 't1', idempotencyKey: 'held', rows: rowsOf(urls(3)), render, quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'q') }) });
+    await expect(run(urls(3), 'held')).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_IN_USE, details: { retryAfterSeconds: 1 } });
+    for await (const _ of holder.lines()) void _;
+    expect(await run(urls(3), 'held')).toHaveLength(3);
+  });
+
+  it('after a crash in the middle of a chunk, a retry recognises the rows already written and answers like one uninterrupted run', async () => {
+    const { run, stored, shards, records, creator, clock } = setup();
+    // The first attempt: chunk 0 answered, then chunk 1 stops with some shards written and one not.
+    let crashed = false;
+    const dying: BatchRecordStore = new Proxy(records, {
+      get: (target, name) => {
+        const value = Reflect.get(target, name) as (...args: unknown[]) => unknown;
+        return typeof value === 'function' ? (...args: unknown[]) => (crashed ? Promise.reject(new Error('process gone')) : value.apply(target, args)) : value;
+      },
+    });
+    const first = await creator(dying).start({ tenantId: 't1', idempotencyKey: 'crash', rows: rowsOf(urls(30)), render, quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'q') }) });
+    const lines = first.lines();
+    const chunk0 = (await lines.next()).value as string;
+    shards[2].stall = true;
+    void lines.next(); // chunk 1 starts writing and never finishes
+    await new Promise((r) => setTimeout(r, 20));
+    crashed = true;
+    const written = stored().length;
+    expect(written).toBeGreaterThan(10);
+    expect(written).toBeLessThan(20);
+    shards[2].stall = false;
+
+    // The retry, by "another process", once the dead attempt's lease ran out.
+    await expect(run(urls(30), 'crash')).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_IN_USE });
+    clock.t += 1500;
+    const retry = await run(urls(30), 'crash');
+    expect(retry.slice(0, 10).join('\n') + '\n').toBe(chunk0);
+    expect(retry.every((l) => l.includes(' 201 '))).toBe(true);
+    const byRow = stored().map((l) => `sho.rt/${l.code} ${l.id}`).sort();
+    expect(retry.map((l) => l.split(' ').slice(2).join(' ')).sort()).toEqual(byRow);
+    expect(stored()).toHaveLength(30);
+    expect(await run(urls(30), 'crash')).toEqual(retry);
+  });
+});
