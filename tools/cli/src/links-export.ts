@@ -1,0 +1,40 @@
+import { createWriteStream } from 'fs';
+import { parseArgs } from 'util';
+import { exportLinks } from '@shortlink/link-transfer';
+
+/**
+ * `npm run links:export -- [--out links.csv]`: the tenant's links (its key: SHORTLINK_API_KEY) as
+ * CSV through the list API, newest first, in the columns links:import reads back.
+ */
+const USAGE = 'usage: npm run links:export -- [--api http://127.0.0.1:8081] [--out links.csv] [--tag T] [--domain D] [--status active|disabled|expired]\nthe API key: SHORTLINK_API_KEY';
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      api: { type: 'string', default: 'http://127.0.0.1:8081' },
+      out: { type: 'string' },
+      tag: { type: 'string' },
+      domain: { type: 'string' },
+      status: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const apiKey = process.env.SHORTLINK_API_KEY;
+  const status = values.status as 'active' | 'disabled' | 'expired' | undefined;
+  if (values.help || !apiKey || (status && !['active', 'disabled', 'expired'].includes(status))) {
+    console.error(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const output = values.out ? createWriteStream(values.out) : process.stdout;
+  const exported = await exportLinks({ api: values.api!, apiKey, output, tag: values.tag, domain: values.domain, status, onProgress: (n) => values.out && process.stderr.write(`\r${n} links`) });
+  if (values.out) console.error(`\n${exported} links written to ${values.out}`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error((error as Error).message);
+    process.exit(3);
+  },
+);
