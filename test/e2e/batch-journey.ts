@@ -133,7 +133,7 @@ export function describeBatchJourney(endpoints: () => Endpoints, newKey: () => P
       expect(((await listed.json()) as { links: unknown[] }).links).toHaveLength(11); // /idem/249 and /idem/2490..2499: once each
     });
 
-    it('edits by tag and deletes by code in bulk, and the redirects follow at once', async () => {
+    it('edits by tag and deletes by code in bulk; the shared caches hold the new versions, so redirects follow within the in-process TTL', async () => {
       const key = await newKey();
       const tag = `bulk-${Date.now().toString(36)}`;
       const created = (await postBatch(endpoints().generation, key, [...ndjsonRows(30, (i) => `https://example.com/bulk/${i}`, (i) => ({ tags: i < 20 ? [tag] : [] }))])).lines.map((l) => l.link!);
@@ -172,14 +172,16 @@ export function describeBatchJourney(endpoints: () => Endpoints, newKey: () => P
           // The fixtures' codes would be taken on a second run against the same shards: Shlink's are made
           // unique per run (and kept as aliases), the others get new codes.
           const input = join(dir, file);
-          writeFileSync(input, readFileSync(join(FIXTURES, file), 'utf8').replace(/shlink-docs|Ab3dE|q-tags/g, (c) => `${c}-${suffix}`));
-          const args = [input, '--api', endpoints().generation, '--out', out, ...(file === 'shlink.csv' ? [] : ['--no-codes']), '--idempotency-key', `${file}-${suffix}`];
+          writeFileSync(input, readFileSync(join(FIXTURES, file), 'utf8').replace(/shlink-docs|Ab3dE|q-tags|yourls-home|yourls2/g, (c) => `${c}-${suffix}`));
+          const keepCodes = file === 'shlink.csv' || file === 'yourls.csv'; // YOURLS' one-letter keyword is too short for an alias: row 3 fails
+          const args = [input, '--api', endpoints().generation, '--out', out, ...(keepCodes ? [] : ['--no-codes']), '--idempotency-key', `${file}-${suffix}`];
           const run = await runCli('links:import', args, key);
           expect({ file, code: run.code, stderr: run.stderr.split('\n').filter((l) => !l.startsWith('import |')).join('\n').trim() }).toEqual({ file, code: rows.some(([, s]) => s !== '201') ? 1 : 0, stderr: '' });
           const results = parse(readFileSync(out, 'utf8'), { columns: true }) as Array<{ row: string; status: string; code: string; shortUrl: string; error: string }>;
           expect(results.map((r) => [Number(r.row), r.status])).toEqual(rows);
           for (const r of results) expect(r.status === '201' ? r.shortUrl.endsWith(`/${r.code}`) : r.error.length > 0).toBe(true);
           if (file === 'shlink.csv') expect(results[0].code).toBe(`shlink-docs-${suffix}`);
+          if (file === 'yourls.csv') expect(results[2].error).toMatch(/^INVALID_ALIAS: /);
           expect(JSON.parse(run.stdout)).toMatchObject({ total: rows.length, answered: rows.length });
           // The same import again: answered from the record, nothing created twice.
           const firstResults = readFileSync(out, 'utf8');

@@ -17,7 +17,9 @@ describe('embedded profile: batch creation', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-batch-'));
-    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, BATCH_LEASE_MS: '2000' }));
+    // A short L1 TTL: after a bulk edit the redirect must find the new version in the shared cache
+    // once its own entry lapses (a stale shared value would show); a short lease: the crash test's wait.
+    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, BATCH_LEASE_MS: '2000', REDIRECT_L1_TTL_MS: '1000' }));
   });
 
   afterAll(async () => {

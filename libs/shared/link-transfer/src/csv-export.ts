@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify';
 import type { Writable } from 'stream';
+import { flushed } from './csv-import';
 
 export interface ExportOptions {
   readonly api: string;
@@ -53,7 +54,8 @@ export async function exportLinks(o: ExportOptions): Promise<number> {
     o.onProgress?.(exported);
     cursor = page.nextCursor;
   } while (cursor);
-  await new Promise<void>((resolve) => out.end(() => resolve()));
+  out.end();
+  await flushed(o.output);
   return exported;
 }
 

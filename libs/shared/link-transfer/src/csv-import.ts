@@ -5,6 +5,7 @@ import { request as httpsRequest } from 'https';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import type { Writable } from 'stream';
+import { finished } from 'stream/promises';
 import { CsvRecord, detectFormat, Format, kuttRecords, MapOptions, normaliseHeader, toLinkBody } from './formats';
 
 export interface ImportOptions extends Partial<MapOptions> {
@@ -100,11 +101,15 @@ export async function importLinks(o: ImportOptions): Promise<ImportSummary> {
       break;
     }
   }
-  await new Promise<void>((resolve, reject) => {
-    o.results.once('error', reject);
-    out.end(() => resolve());
-  });
+  out.end();
+  await flushed(o.results);
   return { ...progress, format, idempotencyKey };
+}
+
+/** Resolves once everything piped into `output` is written (a file is flushed; stdout is never ended by a pipe). */
+export async function flushed(output: Writable): Promise<void> {
+  if (output === process.stdout || output === process.stderr) return;
+  await finished(output);
 }
 
 const writeRow = (out: ReturnType<typeof stringify>, row: unknown[]): Promise<boolean> =>
