@@ -247,6 +247,12 @@ export class BatchCreator {
       else toInsert.push(c);
       used.add(key);
     }
+    // Codes of the sequence strategy are a bijection of distinct ids: they can only meet an alias of
+    // this chunk or a stored link (the common case, no aliases, needs no bookkeeping at all).
+    if (!chunk.recovering && aliased.length === 0 && this.codes.name === 'sequence') {
+      toInsert.push(...chunk.candidates);
+      return { toInsert, retry };
+    }
     for (const c of chunk.candidates) {
       if (c.prepared.alias !== null) continue;
       while (used.has(keyOf(c.link)) && c.attempt < this.maxAttempts) this.nextAttempt(chunk, c);
@@ -264,7 +270,9 @@ export class BatchCreator {
     const byShard = new Map<string, Candidate[]>();
     for (const c of candidates) {
       const shard = this.repository.shardNameFor(c.link.code);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), c]);
+      const group = byShard.get(shard);
+      if (group) group.push(c);
+      else byShard.set(shard, [c]);
     }
     const refused: Candidate[] = [];
     await Promise.all(
