@@ -21,6 +21,8 @@ const arg = (name: string, fallback: number) => Number(process.argv.find((a) => 
 const ROWS = arg('rows', 100_000);
 const RUNS = arg('runs', 3);
 const STATEMENT_ROWS = arg('statement-rows', 1000);
+/** Node flags of the generation process (default: those of `npm run start:generation`); --node-args= for none. */
+const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
 /** --profile: one batch under the CPU profiler, summarised (instead of the measured runs). */
 const PROFILE = process.argv.includes('--profile');
 const API_KEY = `sl_bench_${randomUUID().replace(/-/g, '')}`;
@@ -118,7 +120,8 @@ async function main() {
   try {
     // The generation app as `npm run start:generation` runs it.
     const profileFile = join(REPO_ROOT, 'bench', 'results', 'batch-create.cpuprofile');
-    generation = await startApp('generation', { ...env, ...(PROFILE ? profileHookEnv(profileFile) : {}) }, { nodeArgs: ['--max-semi-space-size=64'], ...(PROFILE ? { preload: [PROFILE_HOOK] } : {}) });
+    generation = await startApp('generation', { ...env, ...(PROFILE ? profileHookEnv(profileFile) : {}) }, { nodeArgs: NODE_ARGS, ...(PROFILE ? { preload: [PROFILE_HOOK] } : {}) });
+    const idleRss = rssOf(generation.proc.pid);
     const created = (await (await fetch(`${generation.base}/api/v1/admin/tenants`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ name: 'bench', plan: 'paid' }) })).json()) as { tenant: { id: string }; apiKey: string };
     tenants.push(created.tenant.id);
     const rawTenant = randomUUID();
@@ -157,7 +160,7 @@ async function main() {
         ['the same with Idempotency-Key', Math.round(median(results.apiKeyed)), results.apiKeyed.map(Math.round).join(', '), `${fmt(median(results.apiKeyed) / raw)}×`],
       ],
     );
-    const memory = `Generation process RSS: ${mb(median(starts))} before a batch (median), peak during a batch ${mb(Math.max(...peaks))} (max over ${peaks.length} batches of ${ROWS.toLocaleString('en-US')} rows; median peak ${mb(median(peaks))}).`;
+    const memory = `Generation process (node ${NODE_ARGS.join(' ') || 'without flags'}) RSS: ${mb(idleRss)} when started, ${mb(median(starts))} before a batch (median), peak during a batch ${mb(Math.max(...peaks))} (max over ${peaks.length} batches of ${ROWS.toLocaleString('en-US')} rows; median peak ${mb(median(peaks))}).`;
     const report = [
       `# Batch creation bench, ${started.toISOString()}`,
       '',
