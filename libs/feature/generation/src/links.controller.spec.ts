@@ -73,7 +73,7 @@ describe('LinksController', () => {
   it('publishes every route in its OpenAPI document', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/links')).sort()).toEqual(['/api/v1/links', '/api/v1/links/{code}', '/api/v1/links/{code}/qr']);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/links')).sort()).toEqual(['/api/v1/links', '/api/v1/links/batch', '/api/v1/links/bulk', '/api/v1/links/{code}', '/api/v1/links/{code}/qr']);
     expect(doc.paths['/api/v1/links'].post.description).toContain('`links:write` scope');
     expect(doc.paths['/api/v1/links'].post.responses['201'].headers['RateLimit-Remaining']).toBeDefined();
     expect(Object.keys(doc.paths['/api/v1/links/{code}']).sort()).toEqual(['delete', 'get', 'patch']);
