@@ -41,7 +41,8 @@ status=0
 for app in generation:$GEN analytics:$ANA; do
   name=${app%%:*} port=${app##*:}
   log "$name: schemathesis for up to ${MAX_TIME}s on http://127.0.0.1:$port/docs/openapi.json"
-  if ! NO_COLOR=1 SHORTLINK_FUZZ_KEY="$KEY" "$VENV/bin/st" --config-file tools/ci/schemathesis.toml run "http://127.0.0.1:$port/docs/openapi.json" \
+  # The hooks add an NDJSON serializer (the batch route's second body media type).
+  if ! NO_COLOR=1 SHORTLINK_FUZZ_KEY="$KEY" PYTHONPATH=tools/ci SCHEMATHESIS_HOOKS=schemathesis_hooks "$VENV/bin/st" --config-file tools/ci/schemathesis.toml run "http://127.0.0.1:$port/docs/openapi.json" \
       --exclude-operation-id deleteApiV1KeysId --exclude-operation-id patchApiV1AdminTenantsTenantId \
       --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
       --phases examples,coverage,fuzzing --max-time "$MAX_TIME" --workers 2 --request-timeout 10 \
