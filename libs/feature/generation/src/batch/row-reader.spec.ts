@@ -1,3 +1,4 @@
+import { DomainError, ErrorCode } from '@shortlink/core';
 import { RawRow, readRows } from './row-reader';
 
 const limits = { maxRows: 1000, maxRowBytes: 64 };
@@ -59,13 +60,17 @@ describe('readRows', () => {
     expect(await read(body, 'application/x-ndjson', 5, { ...limits, maxRows: 10 })).toHaveLength(10);
   });
 
-  it('gives the row being read the error of a body that fails (too large, cut off)', async () => {
-    async function* failing(): AsyncGenerator<Buffer> {
+  it('gives the row being read the error of a body that is too large, and fails when the body is cut off', async () => {
+    async function* failing(error: Error): AsyncGenerator<Buffer> {
       yield Buffer.from('{"a":1}\n{"b"');
-      throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+      throw error;
     }
-    const out: string[] = [];
-    for await (const row of readRows(failing(), 'application/x-ndjson', limits)) out.push(show(row));
-    expect(out).toEqual(['0:{"a":1}', '1!INVALID_JSON']);
+    const read = async (error: Error) => {
+      const out: string[] = [];
+      for await (const row of readRows(failing(error), 'application/x-ndjson', limits)) out.push(show(row));
+      return out;
+    };
+    expect(await read(new DomainError(ErrorCode.PAYLOAD_TOO_LARGE, 'large'))).toEqual(['0:{"a":1}', '1!PAYLOAD_TOO_LARGE']);
+    await expect(read(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))).rejects.toMatchObject({ code: 'INVALID_JSON', message: expect.stringContaining('cut off') });
   });
 });

@@ -40,8 +40,11 @@ export async function* readRows(chunks: AsyncIterable<Buffer>, mediaType: string
     }
     yield* emit(splitter.end());
   } catch (error) {
-    // The body itself failed (too large, the client went away): the row being read gets the error.
-    yield { index, error: error instanceof DomainError ? error : new DomainError(ErrorCode.INVALID_JSON, 'the body ended unexpectedly') };
+    // Too large: the row being read gets the error, and the same body meets it again at the same row.
+    if (error instanceof DomainError) yield { index, error };
+    // Cut off (the client went away): no row at all, so nothing of a chunk read only in part is
+    // written or recorded, and a retry of the batch goes on from the last whole chunk.
+    else throw new DomainError(ErrorCode.INVALID_JSON, 'the request body was cut off before its end', {}, { cause: error });
   }
 }
 
