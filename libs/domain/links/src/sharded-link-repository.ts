@@ -68,6 +68,16 @@ export class ShardedLinkRepository {
     return this.onShard(store, () => store.retiredUntil(id, now));
   }
 
+  async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
+    const store = this.storeFor(id.code);
+    return this.onShard(store, () => store.addClicks(id, linkId, delta));
+  }
+
+  async clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null> {
+    const store = this.storeFor(id.code);
+    return this.onShard(store, () => store.clickCount(id, linkId));
+  }
+
   /**
    * A page of a tenant's links over every shard, newest first: each shard answers `limit + 1` rows
    * from its (tenant, id) index, and the pages are merged by id. The extra row tells whether
