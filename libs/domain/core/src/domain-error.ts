@@ -27,6 +27,7 @@ export const ErrorCode = {
   PASSWORD_INCORRECT: 'PASSWORD_INCORRECT',
   INSUFFICIENT_SCOPE: 'INSUFFICIENT_SCOPE',
   TENANT_SUSPENDED: 'TENANT_SUSPENDED',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -28,6 +28,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   PASSWORD_INCORRECT: 403,
   INSUFFICIENT_SCOPE: 403,
   TENANT_SUSPENDED: 403,
+  METHOD_NOT_ALLOWED: 405,
 };
 
 export interface ProblemDetails {

@@ -10,3 +10,4 @@ export * from './bloom-maintainer';
 export * from './target-url';
 export * from './link-rules';
 export * from './click-quota';
+export * from './password-attempts';

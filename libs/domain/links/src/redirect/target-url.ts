@@ -20,9 +20,9 @@ const byte = (b: number) => `%${HEX[b >> 4]}${HEX[b & 15]}`;
 
 /**
  * One `name=value` pair of a visitor's query string, percent-encoded where it must be and left as
- * it is elsewhere (an existing `%XX` stays, so `a%20b` is not encoded twice). Node reads the request
- * line as latin1, one character per byte, so a character up to U+00FF is written back as that byte;
- * anything above is UTF-8.
+ * it is elsewhere (an existing `%XX` stays, so `a%20b` is not encoded twice). Node's parser lets
+ * only printable ASCII into a request line; should another caller pass more, a character up to
+ * U+00FF is taken as one latin1 byte and anything above as UTF-8.
  */
 export function encodeQueryPart(raw: string): string {
   let out = '';
