@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
-import { API_KEY, createLink, getStats, insertTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
+import { API_KEY, banLink, createLink, getStats, insertTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
+import { describeLinkOptions } from './link-options';
 import { describeUserJourney } from './user-journey';
 
 /** The README's `npm start`: three apps in one process, SQLite + in-process cache/bus + chdb. */
@@ -14,7 +15,8 @@ describe('embedded profile (npm start)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-'));
-    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY }));
+    // Loopback is a trusted proxy: the link-option tests present visitors (and countries) by X-Forwarded-For.
+    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, TRUSTED_PROXIES: '127.0.0.1' }));
   });
 
   afterAll(async () => {
@@ -23,6 +25,7 @@ describe('embedded profile (npm start)', () => {
   });
 
   describeUserJourney(() => endpoints, () => insertTenant({ sqliteFile: join(dataDir, 'meta.sqlite') }));
+  describeLinkOptions(() => endpoints, (domain, code) => banLink({ sqliteFiles: ['s0', 's1', 's2', 's3'].map((s) => join(dataDir, 'shards', `${s}.sqlite`)) }, domain, code));
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

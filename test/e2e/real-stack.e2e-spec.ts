@@ -6,7 +6,8 @@ import { loadConfig } from '@shortlink/config';
 import { createShardRouter } from '@shortlink/shard-router';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { allocateEndpoints, Endpoints, eventually, parseMetrics, RunningProcess, startProcess, waitHealthy } from '@shortlink/harness';
-import { API_KEY, createLink, getStats, insertTenant, redirectOf, SERVER_SECRETS } from './support';
+import { API_KEY, banLink, createLink, getStats, insertTenant, redirectOf, SERVER_SECRETS } from './support';
+import { describeLinkOptions } from './link-options';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -33,6 +34,8 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
       CLICK_BUFFER_FLUSH_MS: '50',
       // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
+      // Loopback is a trusted proxy: the link-option tests present visitors (and countries) by X-Forwarded-For.
+      TRUSTED_PROXIES: '127.0.0.1',
     };
     // Generation first: it bootstraps the tenant the other two authenticate against.
     const generation = startProcess('apps/generation/src/main.ts', env);
@@ -53,6 +56,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
   });
 
   describeUserJourney(() => endpoints, () => insertTenant({ mysqlUrl: requireEnv('MYSQL_META_URL') }));
+  describeLinkOptions(() => endpoints, (domain, code) => banLink({ mysqlUrls: requireEnv('MYSQL_SHARDS').split(',').map((p) => p.slice(p.indexOf('=') + 1)) }, domain, code));
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;

@@ -51,6 +51,37 @@ export async function getStats(endpoints: Endpoints, code: string, apiKey = API_
 export const redirectOf = (endpoints: Endpoints, code: string, headers: Record<string, string> = {}) => fetch(`${endpoints.redirect}/${code}`, { redirect: 'manual', headers });
 
 /**
+ * An operator's ban of a link, written where the moderation would write it (the admin API is
+ * another issue): the link's row on its shard, whichever that is. Only for a link no redirect has
+ * read yet, since no cache is told.
+ */
+export async function banLink(shards: { sqliteFiles: string[] } | { mysqlUrls: string[] }, domain: string, code: string): Promise<void> {
+  let changed = 0;
+  if ('sqliteFiles' in shards) {
+    for (const file of shards.sqliteFiles) {
+      const db = new Database(file);
+      try {
+        db.pragma('busy_timeout = 5000');
+        changed += db.prepare('UPDATE links SET moderation = 2, version = version + 1 WHERE domain = ? AND code = ?').run(domain, code).changes;
+      } finally {
+        db.close();
+      }
+    }
+  } else {
+    for (const url of shards.mysqlUrls) {
+      const conn = await createConnection(url);
+      try {
+        const [result] = await conn.query('UPDATE links SET moderation = 2, version = version + 1 WHERE domain = ? AND code = ?', [domain, code]);
+        changed += (result as { affectedRows: number }).affectedRows;
+      } finally {
+        await conn.end();
+      }
+    }
+  }
+  if (changed !== 1) throw new Error(`banning ${domain}/${code} changed ${changed} rows`);
+}
+
+/**
  * A second tenant of the installation and its API key, written straight into the meta database
  * (sha256 of the key, as the tenant store keeps it): the public API has no tenant administration.
  */
