@@ -19,16 +19,16 @@ if n >= tonumber(ARGV[1]) then return -1 end
 redis.call('SET', KEYS[1], n + 1)
 return n + 1`;
 /**
- * ARGV: limit, wanted, floor ('' for none). Returns {granted, count}, or -1 for a missing key
- * without a floor. A stored count below the floor is raised to it first (docs/design.md, "Max clicks").
+ * ARGV: limit, wanted, floor, seed ('' for none). Returns {granted, count}, or -1 for a missing key
+ * without a seed. A stored count below the floor is raised to it first (docs/design.md, "Max clicks").
  */
 const RESERVE_BELOW = `local cur = tonumber(redis.call('GET', KEYS[1]))
 local n = cur
 if not n then
-  if ARGV[3] == '' then return -1 end
-  n = 0
+  if ARGV[4] == '' then return -1 end
+  n = tonumber(ARGV[4])
 end
-if ARGV[3] ~= '' and tonumber(ARGV[3]) > n then n = tonumber(ARGV[3]) end
+if tonumber(ARGV[3]) > n then n = tonumber(ARGV[3]) end
 local granted = tonumber(ARGV[1]) - n
 if granted > tonumber(ARGV[2]) then granted = tonumber(ARGV[2]) end
 if granted < 0 then granted = 0 end
@@ -181,8 +181,8 @@ export class RedisClusterStore implements CacheStore {
     return n < 0 ? null : n;
   }
 
-  async reserveBelow(key: string, limit: number, wanted: number, floor: number | null): Promise<{ granted: number; count: number } | null> {
-    const r = (await this.issue(() => this.client.eval(RESERVE_BELOW, 1, key, limit, wanted, floor ?? ''))) as number | [number, number];
+  async reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null> {
+    const r = (await this.issue(() => this.client.eval(RESERVE_BELOW, 1, key, limit, wanted, floor, seed ?? ''))) as number | [number, number];
     return Array.isArray(r) ? { granted: Number(r[0]), count: Number(r[1]) } : null;
   }
 

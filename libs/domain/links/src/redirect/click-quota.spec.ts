@@ -43,7 +43,7 @@ describe('ClickQuota (maxClicks)', () => {
     const q = quota();
     const calls: number[] = [];
     const reserve = cache.reserveBelow.bind(cache);
-    cache.reserveBelow = (k, limit, wanted, floor) => (calls.push(wanted), reserve(k, limit, wanted, floor));
+    cache.reserveBelow = (k, limit, wanted, floor, seed) => (calls.push(wanted), reserve(k, limit, wanted, floor, seed));
     await burst(q, 30);
     const outcomes = await burst(q, 80);
     expect(calls).toEqual([30, 30, 80]); // the first call found no counter: it was started from the shard's count
@@ -80,6 +80,16 @@ describe('ClickQuota (maxClicks)', () => {
     cache.values.delete(clickCounterKey('4242'));
     const fresh = quota(); // another instance, which never saw the link
     expect(granted(await burst(fresh, 50))).toBe(0);
+  });
+
+  it('seeds a lost counter from the shard, not from an older total one instance flushed before the other', async () => {
+    const [a, b] = [quota(), quota()];
+    expect(granted(await burst(a, 30))).toBe(30);
+    await a.flush(); // a knows the shard at 30
+    expect(granted(await burst(b, 30))).toBe(30);
+    await b.flush(); // the shard is at 60 now
+    cache.values.delete(clickCounterKey('4242'));
+    expect(granted(await burst(a, 100))).toBe(40);
   });
 
   it('raises a counter a failover set back to the total this instance last flushed', async () => {

@@ -58,7 +58,11 @@ export class ClickQuota implements ExhaustionView {
   private scheduled = false;
   /** Link id -> the count seen when its limit was reached (a raised limit makes it live again). */
   private readonly exhausted: LRUCache<string, number>;
-  /** Link id -> the shard's count as last read or written here: the counter is never below it. */
+  /**
+   * Link id -> the shard's count as last read or written here: an existing counter below it (set
+   * back by a failover) is raised to it. Never a seed for a missing one: another instance may have
+   * flushed more since.
+   */
   private readonly floors: LRUCache<string, number>;
   private readonly unflushed = new Map<string, { id: ShortUrlIdentifier; n: number }>();
   private timer: NodeJS.Timeout | null = null;
@@ -157,13 +161,15 @@ export class ClickQuota implements ExhaustionView {
     let result: { granted: number; count: number } | null = null;
     try {
       const key = clickCounterKey(linkId);
-      result = await this.store.reserveBelow(key, batch.limit, wanted, this.floors.get(linkId) ?? null);
+      const floor = this.floors.get(linkId) ?? 0;
+      result = await this.store.reserveBelow(key, batch.limit, wanted, floor, null);
       if (result === null) {
-        // The counter is missing: first use, or lost. Start it again from the shard's count.
+        // The counter is missing: first use, or lost. Start it again from the shard's count, read
+        // now: a floor known here may be older than another instance's last flush.
         const persisted = (await this.counts.clickCount(batch.id, linkId)) ?? 0;
         this.observer.seeded();
         this.raiseFloor(linkId, persisted);
-        result = await this.store.reserveBelow(key, batch.limit, wanted, persisted);
+        result = await this.store.reserveBelow(key, batch.limit, wanted, floor, persisted);
       }
     } catch {
       result = null;
