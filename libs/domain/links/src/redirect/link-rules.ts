@@ -47,6 +47,8 @@ export interface LinkRulesOptions {
   readonly visitorKeys?: number;
   /** Distinct user agents whose device target is kept. */
   readonly userAgents?: number;
+  /** Client addresses whose country is kept. */
+  readonly addresses?: number;
 }
 
 /** Longest part of a user agent that is looked at (device, visitor key): real agents are far shorter. */
@@ -62,6 +64,8 @@ const MAX_AGENT = 512;
 export class LinkRules {
   private readonly compiled = new WeakMap<CachedLink, Compiled>();
   private readonly devices: LRUCache<string, DeviceTarget>;
+  /** Address -> country ('' for none): a lookup walks the database's tree, a few µs per request. */
+  private readonly countries: LRUCache<string, string>;
   private readonly visitors: KeyedWindowLimiter;
 
   constructor(
@@ -70,6 +74,7 @@ export class LinkRules {
     options: LinkRulesOptions = {},
   ) {
     this.devices = new LRUCache({ max: options.userAgents ?? 10_000 });
+    this.countries = new LRUCache({ max: options.addresses ?? 10_000 });
     this.visitors = new KeyedWindowLimiter({ limit: 1, windowMs: 60_000, maxKeys: options.visitorKeys ?? 100_000 });
   }
 
@@ -89,8 +94,8 @@ export class LinkRules {
     let target: string | undefined;
     let variant: number | null = null;
     if (rules.geoTargets !== undefined) {
-      const country = this.geo.countryOf(req.address);
-      if (country !== null) target = rules.geoTargets[country];
+      const country = this.countryOf(req.address);
+      if (country !== '') target = rules.geoTargets[country];
     }
     if (target === undefined && rules.deviceTargets !== undefined) target = rules.deviceTargets[this.deviceOf(req.userAgent)];
     if (target === undefined && rules.variants !== undefined && compiled.variantEnds !== null) {
@@ -110,6 +115,15 @@ export class LinkRules {
       this.devices.set(key, device);
     }
     return device;
+  }
+
+  private countryOf(address: string): string {
+    let country = this.countries.get(address);
+    if (country === undefined) {
+      country = this.geo.countryOf(address) ?? '';
+      this.countries.set(address, country);
+    }
+    return country;
   }
 
   get visitorLimiterUsage(): { keys: number; bytes: number } {
