@@ -88,6 +88,9 @@ export class RedisClusterStore implements CacheStore {
     // Errors surface per command; the connection-level event only needs a listener so that
     // ioredis does not print "Unhandled error event".
     this.client.on('error', () => undefined);
+    // On the path of every redirect of a link with maxClicks: sent as EVALSHA (the script's 40-byte
+    // hash instead of its text; ioredis loads it on a node that answers NOSCRIPT).
+    this.client.defineCommand('shortlinkReserveBelow', { numberOfKeys: 1, lua: RESERVE_BELOW });
   }
 
   /**
@@ -182,7 +185,8 @@ export class RedisClusterStore implements CacheStore {
   }
 
   async reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null> {
-    const r = (await this.issue(() => this.client.eval(RESERVE_BELOW, 1, key, limit, wanted, floor, seed ?? ''))) as number | [number, number];
+    const client = this.client as unknown as { shortlinkReserveBelow(...args: Array<string | number>): Promise<number | [number, number]> };
+    const r = await this.issue(() => client.shortlinkReserveBelow(key, limit, wanted, floor, seed ?? ''));
     return Array.isArray(r) ? { granted: Number(r[0]), count: Number(r[1]) } : null;
   }
 
