@@ -115,6 +115,10 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
     { name: 'redirect-l1', cases: ['l1-hot'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on (defaults)' },
     { name: 'redirect-l1-kafka', cases: ['l1-kafka'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka', kafka: true },
     {
+      name: 'redirect-l1-visitors-kafka', cases: ['l1-visitors-kafka'], env: TRUST_LOOPBACK, kafka: true,
+      setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For, no query string`,
+    },
+    {
       name: 'redirect-l1-options-kafka', cases: ['l1-options-kafka'], env: TRUST_LOOPBACK, kafka: true,
       setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For`,
     },
@@ -168,7 +172,8 @@ async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, sta
             skip(ctx, [id], 'time budget');
             continue;
           }
-          const paths = id === 'l1-options-kafka' ? links.options! : id.includes('-many') ? manyPaths : [`/${links.hot.code}`];
+          const paths =
+            id === 'l1-options-kafka' ? links.options! : id === 'l1-visitors-kafka' ? visitorRequests(links.hot.code, OPTION_VISITORS, '') : id.includes('-many') ? manyPaths : [`/${links.hot.code}`];
           const res = await measure(ctx, bare, { id, setup: c.setup, server: serverOf(app), paths, bus: c.kafka ? 'kafka' : 'memory' });
           const now = stackState(components);
           if (!now.up || now.pids !== stack.pids) {

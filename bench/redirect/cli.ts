@@ -10,6 +10,7 @@ export const CASE_IDS = [
   'l1-options',
   'l1-hot',
   'l1-kafka',
+  'l1-visitors-kafka',
   'l1-options-kafka',
   'redis-hot',
   'redis-many',
@@ -23,7 +24,7 @@ export const CASE_IDS = [
 export type CaseId = (typeof CASE_IDS)[number];
 
 /** The cases that need the real stack (Redis Cluster + MariaDB; the `-kafka` ones Kafka too). */
-export const STACK_CASES: readonly CaseId[] = ['l1-hot', 'l1-kafka', 'l1-options-kafka', 'redis-hot', 'redis-many', 'redis-kafka', 'redis-floor', 'db-hot', 'db-many', 'db-many-admit'];
+export const STACK_CASES: readonly CaseId[] = ['l1-hot', 'l1-kafka', 'l1-visitors-kafka', 'l1-options-kafka', 'redis-hot', 'redis-many', 'redis-kafka', 'redis-floor', 'db-hot', 'db-many', 'db-many-admit'];
 
 export interface Options {
   duration: number;
@@ -54,6 +55,7 @@ export function labelOf(id: string, opts: Options): string {
     'l1-hot': 'L1 hit',
     'l1-kafka': 'L1 hit, Kafka bus',
     'l1-options': 'L1 hit, every option (no password), embedded',
+    'l1-visitors-kafka': 'L1 hit, plain link, the same visitors, Kafka bus (control)',
     'l1-options-kafka': 'L1 hit, every option (no password), Kafka bus',
     'redis-hot': 'Redis hit',
     'redis-many': `Redis hit, ${opts.codes} codes`,

@@ -63,6 +63,8 @@ export interface Targets {
   targetRatio?: number;
   /** Whether the p99 < 5 ms target applies. */
   p99Target?: boolean;
+  /** Side-by-side runs without a target (a control case to compare with one). */
+  sideBySide?: boolean;
 }
 
 export interface CaseResult extends Targets {
@@ -119,6 +121,8 @@ export const TARGETS: Partial<Record<CaseId, Targets>> = {
   'l1-kafka': { targetRatio: 0.65, p99Target: true },
   'l1-options': { targetRatio: 0.5 },
   'l1-options-kafka': { targetRatio: 0.5 },
+  // No target: the control of l1-options-kafka (same requests, plain link) measured side by side too.
+  'l1-visitors-kafka': { sideBySide: true },
   'redis-hot': { targetRatio: 0.45, p99Target: true },
   'redis-many': { targetRatio: 0.45, p99Target: true },
   'redis-kafka': { targetRatio: 0.45, p99Target: true },
@@ -262,7 +266,7 @@ export async function measure(ctx: BenchContext, bare: Bare, spec: CaseSpec): Pr
   if (w.errors > 0) ctx.log(`${id}: warm-up had ${w.errors} errors of ${w.requests}`);
   const before = await scrape();
   const { runs, bareRuns } = await sequentialPairs(ctx, bare, id, server, paths);
-  const concurrent = targets.targetRatio !== undefined ? await sideBySide(ctx, bare, id, server, paths) : [];
+  const concurrent = targets.targetRatio !== undefined || targets.sideBySide ? await sideBySide(ctx, bare, id, server, paths) : [];
   const afterRuns = await scrape();
   const served = before && afterRuns ? servedFrom(before, afterRuns) : undefined;
   if (served) ctx.log(`${id}: lookups answered from ${served}`);

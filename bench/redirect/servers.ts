@@ -132,10 +132,10 @@ const UAS = [
  * the rest split by the variants; each carries a query string to forward. With 1000 visitors at
  * ~20k rps, each sends ~1200 a minute, under the link's clicksPerIpPerMinute of 10 000.
  */
-export function visitorRequests(code: string, visitors: number): string[] {
+export function visitorRequests(code: string, visitors: number, query = '?ref=bench'): string[] {
   return Array.from({ length: visitors }, (_, i) => {
     const ip = i % 10 === 0 ? `81.2.69.${(i / 10) % 250}` : i % 10 === 1 ? `5.9.${(i / 10) % 250 | 0}.1` : `8.8.${(i >> 8) & 255}.${i & 255}`;
-    return `/${code}?ref=bench\tX-Forwarded-For: ${ip}\tUser-Agent: ${UAS[i % 8 < 6 ? i % 2 : 2 + (i % 2)]}`;
+    return `/${code}${query}\tX-Forwarded-For: ${ip}\tUser-Agent: ${UAS[i % 8 < 6 ? i % 2 : 2 + (i % 2)]}`;
   });
 }
 
