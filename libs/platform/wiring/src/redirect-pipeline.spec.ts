@@ -227,6 +227,22 @@ describe('RedirectPipeline on the embedded adapters', () => {
       await store.setIfNewer(key, JSON.stringify({ ...v1, targetUrl: 'https://example.com/edited', version: 2 }), 2);
     };
 
+    /** A lookup that has read Redis and is held there until `release()`; reads after it are not held. */
+    const slowLookup = async (pipeline: RedirectPipeline) => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const get = store.get;
+      store.get = async (k: string) => {
+        const value = await get(k);
+        await gate;
+        return value;
+      };
+      const slow = pipeline.resolve(id);
+      await new Promise((r) => setImmediate(r));
+      store.get = get;
+      return { slow, release };
+    };
+
     it('drops a link from L1 on a change, pinned hot keys included', async () => {
       const hot = new HotKeyDetector({ windowSeconds: 60, bucketSeconds: 10, threshold: 2, maxTrackedKeys: 100 });
       const { pipeline } = build({}, new CachePolicy('lru'), hot);
@@ -245,17 +261,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
       await pipeline.resolve(id); // version 1 in Redis and L1
       pipeline.applyChange({ ...id, version: 1 }); // e.g. an earlier change: L1 empty again
       // A lookup reads version 1 from Redis; the edit and its change land before the lookup ends.
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      const get = store.get;
-      store.get = async (k: string) => {
-        const value = await get(k);
-        await gate;
-        return value;
-      };
-      const slow = pipeline.resolve(id);
-      await new Promise((r) => setImmediate(r));
-      store.get = get;
+      const { slow, release } = await slowLookup(pipeline);
       await edit();
       pipeline.applyChange({ ...id, version: 2 });
       const fresh = pipeline.resolve(id); // after the change: not joined to the slow lookup
@@ -269,18 +275,8 @@ describe('RedirectPipeline on the embedded adapters', () => {
       const { pipeline } = build();
       await pipeline.resolve(id);
       await pipeline.resolve({ domain: DOMAIN, code: 'cold123' });
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      const get = store.get;
-      store.get = async (k: string) => {
-        const value = await get(k);
-        await gate;
-        return value;
-      };
       pipeline.applyChange({ ...id, version: 1 });
-      const slow = pipeline.resolve(id);
-      await new Promise((r) => setImmediate(r));
-      store.get = get;
+      const { slow, release } = await slowLookup(pipeline);
       pipeline.dropLocalLinks();
       expect(pipeline.resolveLocal({ domain: DOMAIN, code: 'cold123' })).toBeUndefined();
       release();
