@@ -11,8 +11,8 @@ export interface PasswordAttemptOptions {
  * Wrong passwords per visitor (client address) and link (docs/design.md, "Link options"). Counted
  * in the shared cache, so a guesser spreading attempts over instances gets no more of them, and
  * in this process as well, so the limit still holds while the shared cache is unreachable. The
- * window starts at the first wrong password; until it ends, the visitor gets 429 on that link
- * before any password is checked.
+ * shared window starts at the visitor's first wrong password (the local one is a fixed window);
+ * until it ends, the visitor gets 429 on that link before any password is checked.
  */
 export class PasswordAttempts {
   private readonly local: KeyedWindowLimiter;
