@@ -10,7 +10,12 @@ import { CaseId, STACK_CASES, wants } from './cli';
 import { BenchContext, PROFILES_DIR, skip } from './context';
 import { ensureBenchTopic } from './kafka';
 import { Bare, BARE_PATH, CaseResult, load, measure, missed, Server } from './measure';
-import { appEnv, createBenchLinks, startRedirect, startReference, verify } from './servers';
+import { appEnv, createBenchLinks, createOptionsLink, startRedirect, startReference, verify, verifyVisitors, visitorRequests } from './servers';
+
+/** Visitors of the all-options cases (distinct client address + user agent pairs). */
+const OPTION_VISITORS = 1000;
+/** Loopback is the trusted proxy of the all-options cases: their visitors come by X-Forwarded-For. */
+const TRUST_LOOPBACK = { TRUSTED_PROXIES: '127.0.0.1' };
 
 const serverOf = (app: App): Server => ({ base: app.base, pid: app.proc.pid, admin: app.admin });
 
@@ -71,6 +76,28 @@ async function embeddedCase(ctx: BenchContext, bare: Bare, profileHere: boolean)
   });
 }
 
+/** The all-options link on the embedded drivers: L1 hits, the rules, and a maxClicks counter in the in-process cache. */
+async function embeddedOptionsCase(ctx: BenchContext, bare: Bare): Promise<void> {
+  if (!ctx.inBudget()) return skip(ctx, ['l1-options'], 'time budget');
+  await guarded(ctx, ['l1-options'], async () => {
+    const env = appEnv(ctx, mkdtempSync(join(ctx.tmpDir, 'options-')), { DB_DRIVER: 'sqlite', CACHE_DRIVER: 'memory', ...TRUST_LOOPBACK });
+    ctx.log('l1-options: creating the all-options link through the generation app (SQLite + memory)');
+    const code = await createOptionsLink(ctx, env, `options-${ctx.stamp}`);
+    const profileFile = join(PROFILES_DIR, `redirect-${ctx.stamp}-l1-options.cpuprofile`);
+    const app = await startRedirect(ctx, env, profileFile);
+    try {
+      const paths = visitorRequests(code, OPTION_VISITORS);
+      await verifyVisitors(app.base, paths, 'l1-options');
+      const setup = `sqlite + memory cache, L1 on; ${OPTION_VISITORS} visitors via X-Forwarded-For`;
+      const res = await measure(ctx, bare, { id: 'l1-options', setup, server: serverOf(app), paths, bus: 'memory' });
+      ctx.results.push(res);
+      if (wantProfile(ctx, res)) await profileCase(ctx, app, 'l1-options', paths, profileFile);
+    } finally {
+      await app.stop();
+    }
+  });
+}
+
 /** One redirect process of the real-stack cases: its settings over the stack env, and the cases measured on it. */
 interface StackConfig {
   name: string;
@@ -87,6 +114,14 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
   return [
     { name: 'redirect-l1', cases: ['l1-hot'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on (defaults)' },
     { name: 'redirect-l1-kafka', cases: ['l1-kafka'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka', kafka: true },
+    {
+      name: 'redirect-l1-visitors-kafka', cases: ['l1-visitors-kafka'], env: TRUST_LOOPBACK, kafka: true,
+      setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For, no query string`,
+    },
+    {
+      name: 'redirect-l1-options-kafka', cases: ['l1-options-kafka'], env: TRUST_LOOPBACK, kafka: true,
+      setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For`,
+    },
     { name: 'redirect-redis', cases: ['redis-hot', 'redis-many'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false' },
     { name: 'redirect-redis-kafka', cases: ['redis-kafka'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false BUS_DRIVER=kafka', kafka: true },
     { name: 'redirect-db', cases: ['db-hot', 'db-many'], env: dbOnly, setup: 'REDIRECT_L1_ENABLED=false REDIRECT_REDIS_ENABLED=false' },
@@ -101,10 +136,12 @@ interface StackLinks {
   hot: CreatedLink;
   many: CreatedLink[];
   verified: boolean;
+  /** The all-options link's requests (its visitors), when an options case runs. */
+  options?: string[];
 }
 
 /** The cases the redirect's profile is recorded for when they miss a target. */
-const PROFILED: ReadonlySet<string> = new Set(['l1-hot', 'l1-kafka', 'redis-hot', 'redis-many', 'redis-kafka']);
+const PROFILED: ReadonlySet<string> = new Set(['l1-hot', 'l1-kafka', 'l1-options-kafka', 'redis-hot', 'redis-many', 'redis-kafka']);
 
 /** One configuration, two attempts: another session restarting the stack mid-case voids the case once. */
 async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, stackEnv: Record<string, string>, links: StackLinks): Promise<void> {
@@ -124,15 +161,19 @@ async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, sta
       const profileFile = join(PROFILES_DIR, `redirect-${ctx.stamp}-${c.name}.cpuprofile`);
       const app = await startRedirect(ctx, { ...stackEnv, ...c.env, ...busEnv }, profileFile);
       try {
-        // Every link once (this also fills Redis); the full check once, a sample after.
-        await verify(app.base, links.verified ? [links.hot, ...links.many.filter((_, i) => i % 50 === 0)] : [links.hot, ...links.many], c.name);
-        links.verified = true;
+        if (ids.includes('l1-options-kafka')) await verifyVisitors(app.base, links.options!, c.name);
+        else {
+          // Every link once (this also fills Redis); the full check once, a sample after.
+          await verify(app.base, links.verified ? [links.hot, ...links.many.filter((_, i) => i % 50 === 0)] : [links.hot, ...links.many], c.name);
+          links.verified = true;
+        }
         for (const id of pending) {
           if (!ctx.inBudget()) {
             skip(ctx, [id], 'time budget');
             continue;
           }
-          const paths = id.includes('-many') ? manyPaths : [`/${links.hot.code}`];
+          const paths =
+            id === 'l1-options-kafka' ? links.options! : id === 'l1-visitors-kafka' ? visitorRequests(links.hot.code, OPTION_VISITORS, '') : id.includes('-many') ? manyPaths : [`/${links.hot.code}`];
           const res = await measure(ctx, bare, { id, setup: c.setup, server: serverOf(app), paths, bus: c.kafka ? 'kafka' : 'memory' });
           const now = stackState(components);
           if (!now.up || now.pids !== stack.pids) {
@@ -187,12 +228,18 @@ async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[],
   const needMany = ids.some((c) => c.includes('-many') || c === 'redis-floor');
   const count = needMany ? ctx.opts.codes + 1 : 1;
   let created: CreatedLink[] | undefined;
+  let options: string[] | undefined;
   await guarded(ctx, ids, async () => {
     ctx.log(`real stack: creating ${count} links through the generation app (MariaDB shards + Redis Cluster)`);
     created = await createBenchLinks(ctx, stackEnv, count, `stack-${ctx.stamp}`);
+    if (ids.includes('l1-options-kafka')) {
+      ctx.log('real stack: creating the all-options link');
+      const code = await createOptionsLink(ctx, stackEnv, `options-${ctx.stamp}`);
+      options = visitorRequests(code, OPTION_VISITORS);
+    }
   });
   if (!created) return;
-  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false };
+  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false, options };
   for (const c of stackConfigs(ctx)) await runStackConfig(ctx, bare, c, stackEnv, links);
   if (wants(ctx.opts, 'redis-floor')) await redisFloorCase(ctx, bare, stackEnv, links.many);
 }
@@ -214,6 +261,7 @@ export async function runCases(ctx: BenchContext): Promise<{ bare: Bare; stackAt
     if (wants(opts, 'fastify-bare')) await fastifyCase(ctx, bare);
     // The stack's L1 case is the one profiled, unless there is none.
     if (wants(opts, 'l1-embedded')) await embeddedCase(ctx, bare, !stack.up || !wants(opts, 'l1-hot') || opts.profile === 'always');
+    if (wants(opts, 'l1-options')) await embeddedOptionsCase(ctx, bare);
     if (stackIds.length) await stackCases(ctx, bare, stackIds, stack);
   } finally {
     await proc.stop();

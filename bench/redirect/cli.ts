@@ -7,8 +7,11 @@ import { ClosedLoopLoader, commandPath, defaultClosedLoopLoader } from '@shortli
 export const CASE_IDS = [
   'fastify-bare',
   'l1-embedded',
+  'l1-options',
   'l1-hot',
   'l1-kafka',
+  'l1-visitors-kafka',
+  'l1-options-kafka',
   'redis-hot',
   'redis-many',
   'redis-kafka',
@@ -21,7 +24,7 @@ export const CASE_IDS = [
 export type CaseId = (typeof CASE_IDS)[number];
 
 /** The cases that need the real stack (Redis Cluster + MariaDB; the `-kafka` ones Kafka too). */
-export const STACK_CASES: readonly CaseId[] = ['l1-hot', 'l1-kafka', 'redis-hot', 'redis-many', 'redis-kafka', 'redis-floor', 'db-hot', 'db-many', 'db-many-admit'];
+export const STACK_CASES: readonly CaseId[] = ['l1-hot', 'l1-kafka', 'l1-visitors-kafka', 'l1-options-kafka', 'redis-hot', 'redis-many', 'redis-kafka', 'redis-floor', 'db-hot', 'db-many', 'db-many-admit'];
 
 export interface Options {
   duration: number;
@@ -51,6 +54,9 @@ export function labelOf(id: string, opts: Options): string {
     'l1-embedded': 'L1 hit, embedded',
     'l1-hot': 'L1 hit',
     'l1-kafka': 'L1 hit, Kafka bus',
+    'l1-options': 'L1 hit, every option (no password), embedded',
+    'l1-visitors-kafka': 'L1 hit, plain link, the same visitors, Kafka bus (control)',
+    'l1-options-kafka': 'L1 hit, every option (no password), Kafka bus',
     'redis-hot': 'Redis hit',
     'redis-many': `Redis hit, ${opts.codes} codes`,
     'redis-kafka': 'Redis hit, Kafka bus',

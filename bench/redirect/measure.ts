@@ -63,6 +63,8 @@ export interface Targets {
   targetRatio?: number;
   /** Whether the p99 < 5 ms target applies. */
   p99Target?: boolean;
+  /** Side-by-side runs without a target (a control case to compare with one). */
+  sideBySide?: boolean;
 }
 
 export interface CaseResult extends Targets {
@@ -117,6 +119,10 @@ export const TARGETS: Partial<Record<CaseId, Targets>> = {
   'l1-embedded': { targetRatio: 0.65, p99Target: true },
   'l1-hot': { targetRatio: 0.65, p99Target: true },
   'l1-kafka': { targetRatio: 0.65, p99Target: true },
+  'l1-options': { targetRatio: 0.5 },
+  'l1-options-kafka': { targetRatio: 0.5 },
+  // No target: the control of l1-options-kafka (same requests, plain link) measured side by side too.
+  'l1-visitors-kafka': { sideBySide: true },
   'redis-hot': { targetRatio: 0.45, p99Target: true },
   'redis-many': { targetRatio: 0.45, p99Target: true },
   'redis-kafka': { targetRatio: 0.45, p99Target: true },
@@ -245,18 +251,22 @@ export interface CaseSpec {
   bus?: string;
 }
 
+/** Distinct codes among request paths (a path may add a query and, after tabs, headers). */
+const codesOf = (paths: readonly string[]) => new Set(paths.map((p) => p.split(/[?\t]/)[0])).size;
+
 /** A case, measured by the method above. */
 export async function measure(ctx: BenchContext, bare: Bare, spec: CaseSpec): Promise<CaseResult> {
   const { id, server, paths } = spec;
   const targets = TARGETS[id] ?? {};
   const scrape = () => (server.admin ? metricsOf(server.admin) : Promise.resolve(null));
   const atStart = await scrape();
-  ctx.log(`${id}: warm-up ${ctx.opts.warmup}s (${paths.length} code${paths.length > 1 ? 's' : ''})`);
+  const codes = codesOf(paths);
+  ctx.log(`${id}: warm-up ${ctx.opts.warmup}s (${codes} code${codes > 1 ? 's' : ''}, ${paths.length} distinct request${paths.length > 1 ? 's' : ''})`);
   const w = await load(ctx, server, paths, ctx.opts.warmup);
   if (w.errors > 0) ctx.log(`${id}: warm-up had ${w.errors} errors of ${w.requests}`);
   const before = await scrape();
   const { runs, bareRuns } = await sequentialPairs(ctx, bare, id, server, paths);
-  const concurrent = targets.targetRatio !== undefined ? await sideBySide(ctx, bare, id, server, paths) : [];
+  const concurrent = targets.targetRatio !== undefined || targets.sideBySide ? await sideBySide(ctx, bare, id, server, paths) : [];
   const afterRuns = await scrape();
   const served = before && afterRuns ? servedFrom(before, afterRuns) : undefined;
   if (served) ctx.log(`${id}: lookups answered from ${served}`);
@@ -271,7 +281,7 @@ export async function measure(ctx: BenchContext, bare: Bare, spec: CaseSpec): Pr
     id,
     label: labelOf(id, ctx.opts),
     setup: spec.setup,
-    codes: paths.length,
+    codes,
     ...summariseRuns(runs),
     bareRps: median(bareRuns.map((r) => r.rps)),
     ratio: median(runs.map((r) => r.rps / r.bareRps!)),

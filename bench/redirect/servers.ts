@@ -5,9 +5,10 @@
  * ports, the invocation's keys and API key, and no setting from the bench's own environment.
  */
 import { readFileSync } from 'fs';
+import * as http from 'http';
 import { join } from 'path';
 import {
-  App, CreatedLink, createLinks, freePort, keepAliveAgent, Proc, PROFILE_HOOK, profileHookEnv, REPO_ROOT, send, sleep, startApp, startProcess, whenServing, withoutAppSettings,
+  App, CreatedLink, createLinks, freePort, keepAliveAgent, Proc, PROFILE_HOOK, profileHookEnv, REPO_ROOT, requestOf, send, sleep, startApp, startProcess, whenServing, withoutAppSettings,
 } from '@shortlink/harness';
 import { BenchContext, DOMAIN, SERVER_CORE } from './context';
 
@@ -96,4 +97,96 @@ export async function verify(base: string, links: readonly CreatedLink[], what: 
   } finally {
     agent.destroy();
   }
+}
+
+/**
+ * The all-options link of the `l1-options` cases (docs/design.md, "Link options"): every option but
+ * the password (whose answer is a form, not a redirect), maxClicks high enough never to run out.
+ */
+export function allOptionsLink(tag: string): Record<string, unknown> {
+  return {
+    url: `https://example.com/bench/${tag}/default?src=bench`,
+    title: 'bench: every option',
+    tags: ['bench'],
+    maxClicks: 1_000_000_000,
+    utm: { source: 'bench', medium: 'load', campaign: tag },
+    forwardQuery: true,
+    geoTargets: { GB: 'https://example.co.uk/bench', DE: 'https://example.de/bench' },
+    deviceTargets: { ios: 'https://example.com/bench/ios', android: 'https://example.com/bench/android' },
+    variants: [{ url: 'https://example.com/bench/a', weight: 1 }, { url: 'https://example.com/bench/b', weight: 1 }],
+    clicksPerIpPerMinute: 10_000,
+  };
+}
+
+const UAS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36',
+];
+
+/**
+ * The requests of an all-options case: `visitors` distinct visitors (address through the trusted
+ * proxy 127.0.0.1, and a user agent), one in ten from Great Britain and one in ten from Germany
+ * (geo targets), the others from the US, a quarter of those on iOS or Android (device targets) and
+ * the rest split by the variants; each carries a query string to forward. With 1000 visitors at
+ * ~20k rps, each sends ~1200 a minute, under the link's clicksPerIpPerMinute of 10 000.
+ */
+export function visitorRequests(code: string, visitors: number, query = '?ref=bench'): string[] {
+  return Array.from({ length: visitors }, (_, i) => {
+    const ip = i % 10 === 0 ? `81.2.69.${(i / 10) % 250}` : i % 10 === 1 ? `5.9.${(i / 10) % 250 | 0}.1` : `8.8.${(i >> 8) & 255}.${i & 255}`;
+    return `/${code}${query}\tX-Forwarded-For: ${ip}\tUser-Agent: ${UAS[i % 8 < 6 ? i % 2 : 2 + (i % 2)]}`;
+  });
+}
+
+/** Starts the generation app, creates the all-options link through its API, stops it. */
+export async function createOptionsLink(ctx: BenchContext, env: Record<string, string>, tag: string): Promise<string> {
+  const gen = await startApp('generation', env, { baseEnv: withoutAppSettings(), group: ctx.group, timeoutMs: 90_000 });
+  try {
+    const res = await fetch(`${gen.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey }, body: JSON.stringify(allOptionsLink(tag)) });
+    const body = (await res.json()) as { code?: string };
+    if (res.status !== 201 || !body.code) throw new Error(`creating the all-options link: ${res.status} ${JSON.stringify(body)}`);
+    return body.code;
+  } finally {
+    await gen.stop();
+  }
+}
+
+/** Every visitor of an all-options case must get a 302 to one of the link's targets, with the UTM and forwarded query. */
+export async function verifyVisitors(base: string, requests: readonly string[], what: string): Promise<void> {
+  const agent = keepAliveAgent();
+  const seen = new Set<string>();
+  try {
+    for (const line of requests.filter((_, i) => i % 10 < 4)) {
+      const { path, headers } = requestOf(line);
+      let res = await sendWith(agent, base, path, headers);
+      for (let attempt = 1; attempt < 20 && res.status !== 302; attempt++) {
+        await sleep(250);
+        res = await sendWith(agent, base, path, headers);
+      }
+      const location = res.location ?? '';
+      if (res.status !== 302 || !/^https:\/\/example\.(com|co\.uk|de)\/bench[/?].*utm_source=bench.*ref=bench/.test(location)) {
+        throw new Error(`${what}: GET ${path} as ${JSON.stringify(headers)} answered ${res.status} location=${location}`);
+      }
+      seen.add(location.split('?')[0]);
+    }
+  } finally {
+    agent.destroy();
+  }
+  // Geo (2), device (2) and both variants: every branch of the rules is on the measured path.
+  if (seen.size < 6) throw new Error(`${what}: only ${[...seen].join(', ')} reached`);
+}
+
+/** One GET with headers over a keep-alive agent (the harness's `send` sends none). */
+function sendWith(agent: http.Agent, base: string, path: string, headers: Record<string, string>): Promise<{ status: number; location: string | null }> {
+  const url = new URL(path, base);
+  return new Promise((resolve) => {
+    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, location: (res.headers.location as string | undefined) ?? null }));
+    });
+    req.setTimeout(5000, () => req.destroy());
+    req.on('error', () => resolve({ status: 0, location: null }));
+    req.end();
+  });
 }

@@ -5,6 +5,7 @@ import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createLink, getStats, createTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
 import { describeTenantJourney } from './tenant-journey';
+import { describeLinkOptions } from './link-options';
 import { describeUserJourney } from './user-journey';
 
 /** The README's `npm start`: three apps in one process, SQLite + in-process cache/bus + chdb. */
@@ -28,6 +29,7 @@ describe('embedded profile (npm start)', () => {
   describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
   describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
   describeTenantJourney(() => endpoints, () => proc.output());
+  describeLinkOptions(() => endpoints);
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

@@ -11,6 +11,7 @@ import { allocateEndpoints, Endpoints, eventually, parseMetrics, RunningProcess,
 import { API_KEY, createLink, getStats, createTenant, redirectOf, SERVER_SECRETS } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
 import { describeTenantJourney } from './tenant-journey';
+import { describeLinkOptions } from './link-options';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -35,7 +36,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn',
       CLICKHOUSE_DATABASE: database, KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
       CLICK_BUFFER_FLUSH_MS: '50',
-      // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For.
+      // Loopback is the trusted proxy: the analytics journey and the link-option tests present visitors (and countries) by X-Forwarded-For.
       TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
       // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
@@ -61,6 +62,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
   describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
   describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
   describeTenantJourney(() => endpoints, () => procs.map((p) => p.output()).join('\n'));
+  describeLinkOptions(() => endpoints);
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;

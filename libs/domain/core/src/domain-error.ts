@@ -39,6 +39,7 @@ export const ErrorCode = {
   INVALID_JSON: 'INVALID_JSON',
   JSON_TOO_DEEP: 'JSON_TOO_DEEP',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -36,9 +36,9 @@ export class KeyedWindowLimiter {
     });
   }
 
-  /** Counts one event for the key and says whether it is within the limit. */
-  hit(key: string, now = Date.now()): RateDecision {
-    if (this.options.limit <= 0) return ALLOW;
+  /** Counts one event for the key and says whether it is within the limit (the limiter's, or one per key, e.g. a link's own). */
+  hit(key: string, now = Date.now(), limit = this.options.limit): RateDecision {
+    if (limit <= 0) return ALLOW;
     const window = Math.floor(now / this.options.windowMs);
     const entry = this.windows.get(key);
     if (!entry || entry.window !== window) {
@@ -46,15 +46,15 @@ export class KeyedWindowLimiter {
       return ALLOW;
     }
     entry.count++;
-    return entry.count <= this.options.limit ? ALLOW : this.refusal(window, now);
+    return entry.count <= limit ? ALLOW : this.refusal(window, now);
   }
 
   /** Whether the key is already over the limit in this window, without counting. */
-  check(key: string, now = Date.now()): RateDecision {
-    if (this.options.limit <= 0) return ALLOW;
+  check(key: string, now = Date.now(), limit = this.options.limit): RateDecision {
+    if (limit <= 0) return ALLOW;
     const window = Math.floor(now / this.options.windowMs);
     const entry = this.windows.peek(key);
-    return entry && entry.window === window && entry.count >= this.options.limit ? this.refusal(window, now) : ALLOW;
+    return entry && entry.window === window && entry.count >= limit ? this.refusal(window, now) : ALLOW;
   }
 
   /** Keys tracked and the bytes charged for them. */

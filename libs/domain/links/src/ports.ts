@@ -40,6 +40,13 @@ export interface LinkShardStore {
   retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
   /** A tenant's links newest first, from the (tenant, id) index: at most `limit` rows. */
   listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /**
+   * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and
+   * returns the new total, or null when that link is gone (docs/design.md, "Max clicks").
+   */
+  addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null>;
+  /** The redirects counted for the link so far, or null when that link is gone. */
+  clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null>;
   /** Codes stored on this shard, in pages, for resharding and Bloom rebuilds. */
   listIdentifiers(afterId: string | null, limit: number): Promise<Array<ShortUrlIdentifier & { id: string }>>;
   /** Marks up to `limit` active links whose expiry is at or before `now` as expired; returns them. */
@@ -102,6 +109,14 @@ export interface CacheStore {
    * the limit was reached. A missing key starts from `initial` (e.g. a count kept elsewhere).
    */
   incrementBelow(key: string, limit: number, initial: number): Promise<number | null>;
+  /**
+   * Adds up to `wanted` to a counter without passing `limit`, in one atomic step (a Lua script on
+   * Redis), and returns how many were added and the count after. A count below `floor` is raised to
+   * it first (a total known to be reached: docs/design.md, "Max clicks"). A missing key starts at
+   * `seed` (a count kept elsewhere, read just now), or, with `seed` null, is left alone and answers
+   * null: the caller reads the seed and asks again.
+   */
+  reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null>;
   /** Sets the given bit offsets of a bitmap to 1 (one BITFIELD command). */
   setBits(key: string, offsets: readonly number[]): Promise<void>;
   /** Reads the given bit offsets of a bitmap; a missing key reads as all zeros. */

@@ -68,6 +68,16 @@ export class ShardedLinkRepository {
     return this.onShard(store, () => store.retiredUntil(id, now));
   }
 
+  async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
+    const store = this.storeFor(id.code);
+    return this.onShard(store, () => store.addClicks(id, linkId, delta));
+  }
+
+  async clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null> {
+    const store = this.storeFor(id.code);
+    return this.onShard(store, () => store.clickCount(id, linkId));
+  }
+
   /**
    * The stored links among `ids`, asked of every shard (not only the one the router names): batch
    * creation checks aliases against every shard, so that a code left on another shard (a move

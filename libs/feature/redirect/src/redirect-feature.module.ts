@@ -3,21 +3,23 @@ import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import {
-  BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LINK_REPOSITORY, NULL_TTL_MS,
-  RedirectPipeline, ShardedLinkRepository, SNAPSHOT_STORE, SnapshotStore,
+  BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LINK_CHANGE_FEED, LINK_REPOSITORY,
+  LinkChangeFeed, LinkRules, NULL_TTL_MS, PASSWORD_HASHER, PasswordAttempts, PasswordHasher, RedirectPipeline, ShardedLinkRepository, SNAPSHOT_STORE, SnapshotStore,
 } from '@shortlink/links-domain';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
 import { AdminRoutes, APP_CONFIG, ClientAddressResolver, FrontDoor, METRICS_REGISTRY } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
 import { hotLinksRoute } from './internal.routes';
-import { RedirectHttpHandler } from './redirect-http.handler';
+import { LinkChangeListener } from './link-changes';
+import { LinkOptionParts, RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
-export const REDIRECT_PORTS: readonly symbol[] = [LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE, GEO_LOOKUP, VISITOR_SECRET];
+export const REDIRECT_PORTS: readonly symbol[] = [LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE, LINK_CHANGE_FEED, GEO_LOOKUP, VISITOR_SECRET, PASSWORD_HASHER];
 
 const PER_IP_LIMITER = Symbol('PER_IP_LIMITER');
+const LINK_OPTION_PARTS = Symbol('LINK_OPTION_PARTS');
 
 @Module({})
 export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -34,6 +36,8 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(AdminRoutes) private readonly adminRoutes: AdminRoutes,
     @Inject(FrontDoor) private readonly frontDoor: FrontDoor,
+    @Inject(ClickQuota) private readonly quota: ClickQuota,
+    @Inject(LinkChangeListener) private readonly changes: LinkChangeListener,
   ) {}
 
   static forRoot(config: AppConfig): DynamicModule {
@@ -103,9 +107,35 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
           },
         },
         {
+          provide: ClickQuota,
+          inject: [CACHE_STORE, LINK_REPOSITORY, RedirectMetrics],
+          useFactory: (cache: CacheStore, repository: ShardedLinkRepository, metrics: RedirectMetrics) => {
+            const quota = new ClickQuota(cache, repository, { flushIntervalMs: r.clickCountFlushMs }, metrics);
+            metrics.readUnflushedClicks(() => quota.unflushedClicks);
+            return quota;
+          },
+        },
+        {
+          provide: LINK_OPTION_PARTS,
+          inject: [GEO_LOOKUP, ClickQuota, CACHE_STORE, PASSWORD_HASHER],
+          useFactory: (geo: GeoLookup, quota: ClickQuota, cache: CacheStore, passwords: PasswordHasher): LinkOptionParts => ({
+            rules: new LinkRules(geo, quota),
+            quota,
+            attempts: new PasswordAttempts(cache, { attempts: r.password.attempts, windowMs: r.password.windowMs }),
+            passwords,
+            passwordConcurrency: r.password.concurrency,
+          }),
+        },
+        {
+          provide: LinkChangeListener,
+          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics],
+          useFactory: (pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics) => new LinkChangeListener(pipeline, feed, metrics),
+        },
+        {
           provide: RedirectHttpHandler,
-          inject: [RedirectPipeline, ClickRecorder, RedirectMetrics, PER_IP_LIMITER, GlobalRateLimiter, ClientAddressResolver],
-          useFactory: (p: RedirectPipeline, c: ClickRecorder, m: RedirectMetrics, ip: KeyedWindowLimiter, g: GlobalRateLimiter, addresses: ClientAddressResolver) => new RedirectHttpHandler(p, c, m, ip, g, addresses, config),
+          inject: [RedirectPipeline, ClickRecorder, RedirectMetrics, PER_IP_LIMITER, GlobalRateLimiter, ClientAddressResolver, LINK_OPTION_PARTS],
+          useFactory: (p: RedirectPipeline, c: ClickRecorder, m: RedirectMetrics, ip: KeyedWindowLimiter, g: GlobalRateLimiter, addresses: ClientAddressResolver, parts: LinkOptionParts) =>
+            new RedirectHttpHandler(p, c, m, ip, g, addresses, config, parts),
         },
       ],
     };
@@ -115,11 +145,15 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
     // Redirects are answered at the node:http level, before Fastify sees them; the rest goes on.
     this.frontDoor.use(this.handler.tryHandle);
     this.adminRoutes.add('/internal/hot-links', hotLinksRoute(this.pipeline));
+    this.adminRoutes.add('/internal/link-changes', this.changes.route());
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    // Before the listener opens: edits made from now on reach this instance's L1.
+    await this.changes.start();
     this.clicks.buffer.start();
     this.global.start();
+    this.quota.start();
     if (this.config.redirect.bloom.enabled && this.config.redirect.sharedCacheEnabled) {
       const ensure = () =>
         this.bloom.ensureBuilt().then(
@@ -135,10 +169,13 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
     this.timers.forEach((t) => t.unref());
   }
 
-  /** After the HTTP server closed (no more clicks): keep the snapshot, flush the clicks. The ports close after this. */
+  /** After the HTTP server closed (no more clicks): keep the snapshot, flush the clicks and click counts. The ports close after this. */
   async onApplicationShutdown(): Promise<void> {
     this.timers.forEach((t) => clearInterval(t));
     this.global.stop();
+    await this.changes.stop();
+    // The clicks granted against maxClicks reach the shards before the ports close.
+    await this.quota.close();
     await this.bloom.close();
     const s = this.config.redirect.snapshot;
     await this.snapshot.refresh(this.pipeline.hotLinks(s.maxLinks), s.maxLinks).catch(() => undefined);

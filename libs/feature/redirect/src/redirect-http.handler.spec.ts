@@ -1,18 +1,26 @@
 import { createServer, IncomingMessage, request, Server, ServerResponse } from 'http';
-import { AddressInfo } from 'net';
+import { AddressInfo, connect } from 'net';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { CachePolicy, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, NO_OPTIONS, NULL_TTL_MS, RedirectPipeline, ShardedLinkRepository } from '@shortlink/links-domain';
+import {
+  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkRules, NO_OPTIONS, NULL_TTL_MS, PasswordAttempts, RedirectPipeline,
+  ShardedLinkRepository,
+} from '@shortlink/links-domain';
 import { SqliteLinkShardStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
-import { ClickEvent } from '@shortlink/clicks-domain';
+import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
+import { ClickEvent } from '@shortlink/clicks-domain';
 import { ClientAddressResolver } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
+
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const geo = new MmdbGeoLookup();
+const argon2 = new Argon2PasswordHasher();
 
 describe('RedirectHttpHandler', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'http://sho.rt', SHORTLINK_DOMAINS: 'go.example' });
@@ -23,11 +31,16 @@ describe('RedirectHttpHandler', () => {
   let clicks: ClickEvent[];
   let registry: Registry;
   let passedOn: string[];
-  const geo = new MmdbGeoLookup();
+  let quota: ClickQuota;
+  let passwordHash: string;
+
+  beforeAll(async () => {
+    passwordHash = await argon2.hash('open sesame');
+  });
 
   const link = (code: string, over: Partial<Link> = {}): Link => ({
     ...NO_OPTIONS, id: String(nextId++), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
-    createdAt: new Date(), updatedAt: new Date(), expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over,
+    createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), updatedAt: new Date(), expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over,
   });
 
   beforeEach(async () => {
@@ -45,7 +58,13 @@ describe('RedirectHttpHandler', () => {
     );
     clicks = [];
     const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
-    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, new KeyedWindowLimiter({ limit: 5, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), new ClientAddressResolver([]), config);
+    quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000 }, metrics);
+    const parts = {
+      rules: new LinkRules(geo, quota), quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2, passwordConcurrency: 4,
+    };
+    // Loopback is the trusted proxy here, so a test can present a client address (and its country).
+    const addresses = new ClientAddressResolver([{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }]);
+    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, new KeyedWindowLimiter({ limit: 5, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), addresses, config, parts);
     passedOn = [];
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
       if (handler.tryHandle(req, res)) return;
@@ -64,6 +83,11 @@ describe('RedirectHttpHandler', () => {
   });
 
   const get = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { redirect: 'manual', ...init });
+  /** A visitor of its own (the per-IP limit of this spec is 5 a minute). */
+  let visitor = 0;
+  const as = (headers: Record<string, string> = {}) => ({ 'x-forwarded-for': `198.51.100.${++visitor % 250}`, ...headers });
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    get(path, { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
   /** fetch cannot set Host; node:http can. */
   const locationFor = (path: string, host: string) =>
     new Promise<string | undefined>((resolve, reject) => {
@@ -73,6 +97,17 @@ describe('RedirectHttpHandler', () => {
         resolve(res.headers.location);
       }).on('error', reject).end();
     });
+  const expectPageHeaders = (res: Response) => {
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/frame-ancestors 'none'/);
+    expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'(;|$)/);
+    expect(csp).not.toMatch(/script-src|unsafe-inline/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+  };
 
   it('redirects GET with the link type, Location and no-store, and records one click; HEAD redirects without a click', async () => {
     await shard.insert(link('abc1234'));
@@ -129,11 +164,212 @@ describe('RedirectHttpHandler', () => {
   });
 
   it('leaves other methods, reserved paths and other shapes to the framework', async () => {
-    await get('/abc1234', { method: 'POST' });
+    await get('/abc1234', { method: 'PUT' });
     await get('/health');
     await get('/metrics');
     await get('/api/v1/links');
     await get('/a');
-    expect(passedOn).toEqual(['POST /abc1234', 'GET /health', 'GET /metrics', 'GET /api/v1/links', 'GET /a']);
+    await get('/abc1234/other');
+    expect(passedOn).toEqual(['PUT /abc1234', 'GET /health', 'GET /metrics', 'GET /api/v1/links', 'GET /a', 'GET /abc1234/other']);
+  });
+
+  describe('link options (docs/design.md, "Link options")', () => {
+    it("forwards the visitor's query string by default, after the target's own and the UTM parameters; UTM wins a clash", async () => {
+      await shard.insert(link('query01', { targetUrl: 'https://example.com/q?lang=en' }));
+      await shard.insert(link('utm0001', { targetUrl: 'https://example.com/u?utm_source=old', utm: { source: 'short link', campaign: 'spring' } }));
+      await shard.insert(link('noquery', { forwardQuery: false }));
+      const location = async (path: string) => (await get(path, { headers: as() })).headers.get('location');
+      expect(await location('/query01?x=1&lang=de')).toBe('https://example.com/q?lang=en&x=1');
+      expect(await location('/utm0001?utm_source=visitor&y=%C3%A9')).toBe('https://example.com/u?utm_source=short%20link&utm_campaign=spring&y=%C3%A9');
+      expect(await location('/noquery?x=1')).toBe('https://example.com/noquery');
+    });
+
+    it('percent-encodes a raw query so that no header break or invalid character reaches the Location', async () => {
+      await shard.insert(link('raw0001'));
+      // Bytes no client library would send unencoded, written on the socket as they are (Node's parser
+      // itself refuses bytes above 0x7e and controls in the request line).
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(base).port), '127.0.0.1');
+        let text = '';
+        socket.on('data', (d) => (text += d.toString('latin1')));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+        socket.end(Buffer.from('GET /raw0001?q="<a%20b>"&r=%zz&s=\\#&t=`{|}^ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 'latin1'));
+      });
+      expect(answer).toMatch(/^HTTP\/1.1 302 /);
+      const location = /\r\nlocation: ([^\r\n]*)\r\n/i.exec(answer)![1];
+      expect(location).toBe('https://example.com/raw0001?q=%22%3Ca%20b%3E%22&r=%25zz&s=%5C%23&t=%60%7B%7C%7D%5E');
+      expect(new URL(location).searchParams.get('q')).toBe('"<a b>"');
+    });
+
+    it('counts maxClicks on GET only: HEAD redirects without using one, then 410 LINK_EXHAUSTED', async () => {
+      await shard.insert(link('max0003', { maxClicks: 3 }));
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await get('/max0003', { method: 'HEAD', headers: as() })).status);
+      for (let i = 0; i < 5; i++) statuses.push((await get('/max0003', { headers: as() })).status);
+      expect(statuses).toEqual([302, 302, 302, 302, 302, 302, 410, 410]);
+      const gone = await get('/max0003', { headers: as() });
+      expect(gone.headers.get('content-type')).toBe('application/problem+json');
+      expect(await gone.json()).toMatchObject({ status: 410, code: 'LINK_EXHAUSTED' });
+      await flush();
+      expect(clicks.filter((c) => c.code === 'max0003')).toHaveLength(3);
+      await quota.flush();
+      expect(await shard.clickCount({ domain: 'sho.rt', code: 'max0003' }, String(nextId - 1))).toBe(3);
+    });
+
+    it('gives exactly maxClicks redirects to 200 concurrent requests', async () => {
+      await shard.insert(link('max0050', { maxClicks: 50 }));
+      const statuses = await Promise.all(Array.from({ length: 200 }, () => get('/max0050', { headers: as() }).then((r) => r.status)));
+      expect(statuses.filter((s) => s === 302)).toHaveLength(50);
+      expect(statuses.filter((s) => s === 410)).toHaveLength(150);
+    });
+
+    it('shows a password form that does not reveal the target, and redirects with 303 once the right password is posted', async () => {
+      await shard.insert(link('pass001', { passwordHash, targetUrl: 'https://secret.example/hidden-target' }));
+      const form = await get('/pass001', { headers: as({ accept: 'text/html' }) });
+      expect(form.status).toBe(200);
+      expectPageHeaders(form);
+      const html = await form.text();
+      expect(html).toContain('<form method="post">');
+      expect(html).toContain('name="password"');
+      expect(html).not.toContain('secret.example');
+      expect(html).not.toMatch(/<script/i);
+      expect(form.headers.get('content-security-policy')).toMatch(/form-action 'self' https: http:/);
+      const head = await get('/pass001', { method: 'HEAD', headers: as() });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      await flush();
+      expect(clicks).toEqual([]); // the form is not a click
+
+      const ok = await post('/pass001?ref=mail', 'password=open+sesame', as());
+      expect(ok.status).toBe(303);
+      expect(ok.headers.get('location')).toBe('https://secret.example/hidden-target?ref=mail');
+      expect(ok.headers.get('cache-control')).toBe('private, no-store');
+      await flush();
+      expect(clicks.map((c) => c.code)).toEqual(['pass001']);
+    });
+
+    it('answers a wrong password with 403 (the form again for a browser), and 429 with Retry-After after 3 wrong ones per visitor and link', async () => {
+      await shard.insert(link('pass002', { passwordHash }));
+      const me = as();
+      const wrongPage = await post('/pass002', 'password=nope', { ...me, accept: 'text/html' });
+      expect(wrongPage.status).toBe(403);
+      expectPageHeaders(wrongPage);
+      expect(await wrongPage.text()).toContain('not right');
+      const wrongApi = await post('/pass002', 'password=nope', me);
+      expect(wrongApi.status).toBe(403);
+      expect(await wrongApi.json()).toMatchObject({ code: 'PASSWORD_INCORRECT' });
+      expect((await post('/pass002', 'password=nope', me)).status).toBe(403);
+      const limited = await post('/pass002', 'password=open+sesame', me);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await limited.json()).toMatchObject({ code: 'RATE_LIMITED' });
+      // Another visitor is not held back.
+      expect((await post('/pass002', 'password=open+sesame', as())).status).toBe(303);
+      await flush();
+      expect(clicks).toHaveLength(1);
+    });
+
+    it('takes a click of a password link only once the password is accepted, and checks max clicks first', async () => {
+      await shard.insert(link('pass003', { passwordHash, maxClicks: 1 }));
+      expect((await get('/pass003', { headers: as() })).status).toBe(200);
+      expect((await post('/pass003', 'password=nope', as())).status).toBe(403);
+      expect((await post('/pass003', 'password=open+sesame', as())).status).toBe(303);
+      expect((await post('/pass003', 'password=open+sesame', as())).status).toBe(410);
+      expect((await post('/pass003', 'password=nope', as())).status).toBe(410); // no password is checked any more
+      expect((await get('/pass003', { headers: as() })).status).toBe(410);
+    });
+
+    it('refuses other bodies of the password form: 415 not urlencoded, 413 over 1 KiB, 405 for a link without a password', async () => {
+      await shard.insert(link('pass004', { passwordHash }));
+      await shard.insert(link('plain01'));
+      const json = await get('/pass004', { method: 'POST', body: '{"password":"x"}', headers: { 'content-type': 'application/json', ...as() } });
+      expect(json.status).toBe(415);
+      expect(await json.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
+      const big = await post('/pass004', `password=${'a'.repeat(2000)}`, as());
+      expect(big.status).toBe(413);
+      expect(await big.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+      const plain = await post('/plain01', 'password=x', as());
+      expect(plain.status).toBe(405);
+      expect(plain.headers.get('allow')).toBe('GET, HEAD');
+      expect(await plain.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+    });
+
+    it('limits redirects per visitor and minute on a link with clicksPerIpPerMinute', async () => {
+      await shard.insert(link('vlim001', { clicksPerIpPerMinute: 2 }));
+      const me = as();
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await get('/vlim001', { headers: me })).status);
+      expect(statuses).toEqual([302, 302, 429]);
+      const limited = await get('/vlim001', { headers: me });
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await get('/vlim001', { headers: as() })).status).toBe(302);
+    });
+
+    it('sends a visitor by country (from a trusted X-Forwarded-For), then by device, then to a sticky variant', async () => {
+      await shard.insert(link('target1', {
+        geoTargets: { GB: 'https://example.co.uk/' }, deviceTargets: { ios: 'https://apps.example/ios' },
+        variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }], redirectType: 301,
+      }));
+      const location = async (headers: Record<string, string>) => {
+        const res = await get('/target1', { headers });
+        expect(res.status).toBe(301);
+        expect(res.headers.get('cache-control')).toBe('private, no-store'); // depends on the visitor: nobody may cache it
+        return res.headers.get('location');
+      };
+      expect(await location({ 'x-forwarded-for': '81.2.69.142' })).toBe('https://example.co.uk/');
+      expect(await location({ 'x-forwarded-for': '8.8.8.8', 'user-agent': IPHONE })).toBe('https://apps.example/ios');
+      const seen = new Set<string | null>();
+      for (let i = 0; i < 40; i++) {
+        const headers = { 'x-forwarded-for': `8.8.4.${i}`, 'user-agent': 'desktop-agent' };
+        const first = await location(headers);
+        expect(await location(headers)).toBe(first);
+        seen.add(first);
+      }
+      expect([...seen].sort()).toEqual(['https://a.example/', 'https://b.example/']);
+    });
+
+    it('shows a flagged link’s warning page with a continue link that carries the query, and follows it from there', async () => {
+      await shard.insert(link('flag001', { moderation: 'flagged', moderationReason: 'homograph', targetUrl: 'https://examp1e.com/login' }));
+      const warning = await get('/flag001?x=1&y=<b>', { headers: as() });
+      expect(warning.status).toBe(200);
+      expectPageHeaders(warning);
+      const html = await warning.text();
+      expect(html).toContain('https://examp1e.com/login');
+      expect(html).toContain('href="/flag001/go?x=1&amp;y=%3Cb%3E"');
+      const go = await get('/flag001/go?x=1', { headers: as() });
+      expect(go.status).toBe(302);
+      expect(go.headers.get('location')).toBe('https://examp1e.com/login?x=1');
+      await flush();
+      expect(clicks.map((c) => c.code)).toEqual(['flag001']);
+    });
+
+    it('shows a banned link’s blocked page with 451, also past the warning and on the preview', async () => {
+      await shard.insert(link('ban0001', { moderation: 'banned', targetUrl: 'https://phish.example/' }));
+      for (const path of ['/ban0001', '/ban0001/go', '/ban0001+']) {
+        const res = await get(path, { headers: as() });
+        expect(res.status).toBe(451);
+        expectPageHeaders(res);
+        expect(await res.text()).not.toContain('phish.example');
+      }
+    });
+
+    it('previews a link at /{code}+ with its target, title and creation date, all escaped, without a click', async () => {
+      await shard.insert(link('prev001', { title: '<script>alert(1)</script> & co', targetUrl: 'https://example.com/a?b=1&c="2"' }));
+      await shard.insert(link('prev002', { passwordHash, targetUrl: 'https://secret.example/' }));
+      const res = await get('/prev001+', { headers: as() });
+      expect(res.status).toBe(200);
+      expectPageHeaders(res);
+      const html = await res.text();
+      expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; co');
+      expect(html).not.toContain('<script>');
+      expect(html).toContain('https://example.com/a?b=1&amp;c=&quot;2&quot;');
+      expect(html).toContain('2026-01-02T03:04:05.000Z');
+      expect(html).toContain('href="/prev001"');
+      const hidden = await (await get('/prev002+', { headers: as() })).text();
+      expect(hidden).not.toContain('secret.example');
+      await flush();
+      expect(clicks).toEqual([]);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { LookupSource, RedirectObserver } from '@shortlink/links-domain';
+import { ClickQuotaObserver, LookupSource, RedirectObserver, ReservationOutcome } from '@shortlink/links-domain';
+import { LinkChangeObserver } from './link-changes';
 
 const SOURCES: LookupSource[] = ['l1', 'l1_negative', 'redis', 'redis_null', 'bloom_reject', 'db', 'db_miss', 'snapshot', 'rejected'];
 const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
@@ -35,7 +36,7 @@ function talliedCounter<V extends string | number>(name: string, help: string, l
 }
 
 /** The redirect path's Prometheus series (names fixed by the issue). */
-export class RedirectMetrics implements RedirectObserver {
+export class RedirectMetrics implements RedirectObserver, ClickQuotaObserver, LinkChangeObserver {
   private readonly countStatus: (status: number) => void;
   private readonly countLookup: (source: LookupSource) => void;
   private readonly dbQueries: Counter;
@@ -47,6 +48,12 @@ export class RedirectMetrics implements RedirectObserver {
   private rateLimiterSource: () => { keys: number; bytes: number } = () => ({ keys: 0, bytes: 0 });
   readonly clickSendFailures: Counter;
   readonly rateLimited: Counter<'scope'>;
+  private readonly maxClicks: Counter<'outcome'>;
+  private readonly counterSeeds: Counter;
+  private readonly clickCountFlushFailures: Counter;
+  private readonly changesApplied: Counter;
+  private readonly changeGaps: Counter;
+  private unflushedSource: () => number = () => 0;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -72,7 +79,39 @@ export class RedirectMetrics implements RedirectObserver {
     new Gauge({ name: 'shortlink_redirect_rate_limiter_bytes', help: 'Memory charged to the per-IP limiter (bounded)', registers, collect() { this.set(limiter().bytes); } });
     this.clickSendFailures = new Counter({ name: 'shortlink_click_send_failures_total', help: 'Failed batch sends to the bus (retried)', registers });
     this.rateLimited = new Counter({ name: 'shortlink_redirect_rate_limited_total', help: 'Redirects refused by a rate limit', labelNames: ['scope'], registers });
+    this.maxClicks = new Counter({ name: 'shortlink_redirect_max_clicks_total', help: 'Clicks asked of links with maxClicks, by outcome (granted, exhausted, unavailable)', labelNames: ['outcome'], registers });
+    this.counterSeeds = new Counter({ name: 'shortlink_redirect_click_counter_seeds_total', help: "maxClicks counters started from the shard's count (first use, or lost by the cache)", registers });
+    this.clickCountFlushFailures = new Counter({ name: 'shortlink_redirect_click_count_flush_failures_total', help: 'Failed flushes of granted clicks to the shards (retried)', registers });
+    const unflushed = () => this.unflushedSource();
+    new Gauge({ name: 'shortlink_redirect_unflushed_clicks', help: 'Clicks granted against maxClicks not yet on the shards: what a lost counter could cost now', registers, collect() { this.set(unflushed()); } });
+    this.changesApplied = new Counter({ name: 'shortlink_redirect_link_changes_applied_total', help: 'Link changes heard on the channel and applied to L1', registers });
+    this.changeGaps = new Counter({ name: 'shortlink_redirect_link_change_gaps_total', help: 'Interruptions of the change channel (L1 emptied of links each time)', registers });
     this.breaker.set(0);
+  }
+
+  /** Where `shortlink_redirect_unflushed_clicks` is read from on each scrape. */
+  readUnflushedClicks(source: () => number): void {
+    this.unflushedSource = source;
+  }
+
+  reserved(outcome: ReservationOutcome, n: number): void {
+    this.maxClicks.inc({ outcome }, n);
+  }
+
+  seeded(): void {
+    this.counterSeeds.inc();
+  }
+
+  flushFailed(): void {
+    this.clickCountFlushFailures.inc();
+  }
+
+  applied(): void {
+    this.changesApplied.inc();
+  }
+
+  gap(): void {
+    this.changeGaps.inc();
   }
 
   /** Where `shortlink_click_buffer_size` is read from on each scrape. */

@@ -40,6 +40,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_JSON: 400,
   JSON_TOO_DEEP: 400,
   PAYLOAD_TOO_LARGE: 413,
+  METHOD_NOT_ALLOWED: 405,
 };
 
 export interface ProblemDetails {

@@ -43,6 +43,7 @@ class SwitchableStore implements CacheStore {
   incrBy = (k: string, d: number, t: number) => this.guard(() => this.inner.incrBy(k, d, t));
   setIfNewer = (k: string, v: string, version: number, t?: number) => this.guard(() => this.inner.setIfNewer(k, v, version, t));
   incrementBelow = (k: string, limit: number, initial: number) => this.guard(() => this.inner.incrementBelow(k, limit, initial));
+  reserveBelow = (k: string, limit: number, wanted: number, floor: number, seed: number | null) => this.guard(() => this.inner.reserveBelow(k, limit, wanted, floor, seed));
   setBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.setBits(k, o));
   getBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.getBits(k, o));
   ping = () => this.guard(() => this.inner.ping());
@@ -215,5 +216,74 @@ describe('RedirectPipeline on the embedded adapters', () => {
     await restarted.keeper.load();
     expect((await restarted.pipeline.resolve({ domain: DOMAIN, code: 'hot1234' })).source).toBe('snapshot');
     await expect(restarted.pipeline.resolve({ domain: DOMAIN, code: 'cold123' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+  });
+
+  describe('edits (docs/design.md, "Edits reach every instance")', () => {
+    const id = { domain: DOMAIN, code: 'hot1234' };
+    const key = linkCacheKey(id);
+    /** The shared cache holds version 2 with a new target, as the generation app writes it before publishing. */
+    const edit = async () => {
+      const v1 = JSON.parse((await store.get(key))!);
+      await store.setIfNewer(key, JSON.stringify({ ...v1, targetUrl: 'https://example.com/edited', version: 2 }), 2);
+    };
+
+    /** A lookup that has read Redis and is held there until `release()`; reads after it are not held. */
+    const slowLookup = async (pipeline: RedirectPipeline) => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const get = store.get;
+      store.get = async (k: string) => {
+        const value = await get(k);
+        await gate;
+        return value;
+      };
+      const slow = pipeline.resolve(id);
+      await new Promise((r) => setImmediate(r));
+      store.get = get;
+      return { slow, release };
+    };
+
+    it('drops a link from L1 on a change, pinned hot keys included', async () => {
+      const hot = new HotKeyDetector({ windowSeconds: 60, bucketSeconds: 10, threshold: 2, maxTrackedKeys: 100 });
+      const { pipeline } = build({}, new CachePolicy('lru'), hot);
+      for (let i = 0; i < 4; i++) await pipeline.resolve(id);
+      expect(pipeline.hotLinks().map((h) => h.link?.targetUrl)).toEqual(['https://example.com/hot1234']); // pinned
+      await edit();
+      expect(pipeline.resolveLocal(id)?.link.targetUrl).toBe('https://example.com/hot1234');
+      pipeline.applyChange({ ...id, version: 2 });
+      expect(pipeline.resolveLocal(id)).toBeUndefined();
+      expect((await pipeline.resolve(id)).link.targetUrl).toBe('https://example.com/edited');
+      expect(pipeline.resolveLocal(id)?.link.targetUrl).toBe('https://example.com/edited');
+    });
+
+    it('keeps a lookup that read the old value before the change from putting it into L1 after it', async () => {
+      const { pipeline } = build();
+      await pipeline.resolve(id); // version 1 in Redis and L1
+      pipeline.applyChange({ ...id, version: 1 }); // e.g. an earlier change: L1 empty again
+      // A lookup reads version 1 from Redis; the edit and its change land before the lookup ends.
+      const { slow, release } = await slowLookup(pipeline);
+      await edit();
+      pipeline.applyChange({ ...id, version: 2 });
+      const fresh = pipeline.resolve(id); // after the change: not joined to the slow lookup
+      release();
+      expect((await slow).link.targetUrl).toBe('https://example.com/hot1234'); // it began before the change
+      expect((await fresh).link.targetUrl).toBe('https://example.com/edited');
+      expect(pipeline.resolveLocal(id)?.link.targetUrl).toBe('https://example.com/edited');
+    });
+
+    it('drops every link from L1 when the channel was interrupted, and lookups begun before it store nothing', async () => {
+      const { pipeline } = build();
+      await pipeline.resolve(id);
+      await pipeline.resolve({ domain: DOMAIN, code: 'cold123' });
+      pipeline.applyChange({ ...id, version: 1 });
+      const { slow, release } = await slowLookup(pipeline);
+      pipeline.dropLocalLinks();
+      expect(pipeline.resolveLocal({ domain: DOMAIN, code: 'cold123' })).toBeUndefined();
+      release();
+      await slow;
+      expect(pipeline.resolveLocal(id)).toBeUndefined();
+      await pipeline.resolve(id);
+      expect(pipeline.resolveLocal(id)?.link.targetUrl).toBe('https://example.com/hot1234');
+    });
   });
 });

@@ -5,8 +5,16 @@ import { byLabel, metric, parseMetrics, total } from './metrics';
 import { ProcessGroup, startCommand, whenServing } from './process';
 import { datedResultFile, markdownTable, median, share } from './report';
 import { freePort, appPorts } from './ports';
+import { requestOf } from './load/rig';
 
 describe('harness', () => {
+  it('takes a load path apart into the path and the headers after its tabs', () => {
+    expect(requestOf('/abc?x=1')).toEqual({ path: '/abc?x=1', headers: {} });
+    expect(requestOf('/abc\tX-Forwarded-For: 203.0.113.7\tUser-Agent: Mozilla/5.0 (X11; Linux: x86_64)')).toEqual({
+      path: '/abc', headers: { 'X-Forwarded-For': '203.0.113.7', 'User-Agent': 'Mozilla/5.0 (X11; Linux: x86_64)' },
+    });
+  });
+
   const text = [
     '# HELP shortlink_redirect_lookup_total Where a redirect lookup was answered',
     '# TYPE shortlink_redirect_lookup_total counter',

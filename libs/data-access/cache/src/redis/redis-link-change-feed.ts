@@ -1,4 +1,4 @@
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
 
 export const LINK_CHANGE_CHANNEL = 'shortlink:link-changes';
@@ -9,15 +9,19 @@ export interface RedisLinkChangeFeedOptions {
 }
 
 /**
- * Link changes over Redis pub/sub. In a cluster a PUBLISH reaches the subscribers of every node,
- * so each redirect instance subscribes on one connection of its own (a subscribed connection can
- * do nothing else). Publishing uses a second, ordinary connection. When the subscription drops,
- * messages are lost until it is back: the subscriber is told (onGap) when it is ready again, so
- * the redirect can drop what it may have missed (docs/design.md, "Edits reach every instance").
+ * Link changes over Redis pub/sub. In a cluster a PUBLISH reaches the subscribers of every node, so
+ * each redirect instance subscribes on one node of its choice, on a connection of its own (a
+ * subscribed connection can do nothing else); when that node stays unreachable it moves to the
+ * next. Publishing uses an ordinary cluster connection. Messages sent while the subscription is
+ * down are lost: once it is back (subscribed again), the subscriber is told (onGap), so the redirect
+ * can drop what it may have missed (docs/design.md, "Edits reach every instance").
+ *
+ * Not ioredis' cluster subscriber: when its connection is cut it quietly subscribes again
+ * elsewhere, and nothing tells the caller that messages were lost in between.
  */
 export class RedisLinkChangeFeed implements LinkChangeFeed {
   private publisher: Cluster | null = null;
-  private readonly subscribers: Cluster[] = [];
+  private readonly subscriptions = new Set<() => void>();
 
   constructor(private readonly options: RedisLinkChangeFeedOptions) {}
 
@@ -27,32 +31,68 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
   }
 
   async subscribe(onChange: (change: LinkChange) => void, onGap: () => void): Promise<() => Promise<void>> {
-    const subscriber = this.client();
-    this.subscribers.push(subscriber);
-    let interrupted = false;
+    const nodes = this.options.nodes;
+    let next = Math.floor(Math.random() * nodes.length);
     let active = true;
-    subscriber.on('message', (channel: string, message: string) => {
+    let interrupted = false;
+    let current: Redis;
+    let subscribed!: () => void;
+    const first = new Promise<void>((resolve) => (subscribed = resolve));
+    const onMessage = (channel: string, message: string) => {
       if (!active || channel !== LINK_CHANGE_CHANNEL) return;
       const [version, domain, code] = message.split('\u0000');
       if (domain && code && /^\d+$/.test(version)) onChange({ domain, code, version: Number(version) });
-    });
-    subscriber.on('close', () => (interrupted = true));
-    subscriber.on('ready', () => {
-      if (interrupted) {
-        interrupted = false;
-        onGap();
-      }
-    });
-    await subscriber.subscribe(LINK_CHANGE_CHANNEL);
+    };
+    const connect = (): Redis => {
+      const node = nodes[next++ % nodes.length];
+      const r = new Redis({
+        host: node.host,
+        port: node.port,
+        // Named, so an operator (or a failure test) can find this process's subscription in CLIENT LIST.
+        connectionName: `shortlink-link-changes-${process.pid}`,
+        connectTimeout: 2000,
+        enableOfflineQueue: true,
+        // A few quick retries on the same node, then 'end': the next node is tried.
+        retryStrategy: (times) => (times > 3 ? null : Math.min(200 * times, 1000)),
+      });
+      r.on('error', () => undefined);
+      r.on('message', onMessage);
+      r.on('close', () => (interrupted = true));
+      r.on('ready', () => {
+        // SUBSCRIBE on every (re)connection; once the server has it, nothing more can be missed, and
+        // what was missed before is reported.
+        r.subscribe(LINK_CHANGE_CHANNEL).then(
+          () => {
+            subscribed();
+            if (active && interrupted) {
+              interrupted = false;
+              onGap();
+            }
+          },
+          () => undefined,
+        );
+      });
+      r.on('end', () => {
+        if (active) current = connect();
+      });
+      return r;
+    };
+    current = connect();
+    const stop = () => {
+      active = false;
+      current.disconnect();
+    };
+    this.subscriptions.add(stop);
+    await first;
     return async () => {
-      active = false; // messages already read from the socket must not reach the handler any more
-      this.subscribers.splice(this.subscribers.indexOf(subscriber), 1);
-      subscriber.disconnect();
+      this.subscriptions.delete(stop);
+      stop();
     };
   }
 
   async close(): Promise<void> {
-    for (const s of this.subscribers.splice(0)) s.disconnect();
+    for (const stop of [...this.subscriptions]) stop();
+    this.subscriptions.clear();
     this.publisher?.disconnect();
     this.publisher = null;
   }

@@ -121,6 +121,21 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await f.shard.replace(aLink(), 1)).toBe(false); // gone (never stored)
     });
 
+    it('counts redirects per link: concurrent additions all land, an edit keeps the count, another id or a gone link is null', async () => {
+      const link = aLink();
+      await f.shard.insert(link);
+      expect(await f.shard.clickCount(link, link.id)).toBe(0);
+      const totals = await Promise.all(Array.from({ length: 10 }, (_, i) => f.shard.addClicks(link, link.id, i + 1)));
+      expect(Math.max(...(totals as number[]))).toBe(55);
+      expect(await f.shard.replace({ ...link, targetUrl: 'https://example.com/edited', version: 2 }, 1)).toBe(true);
+      expect(await f.shard.clickCount(link, link.id)).toBe(55);
+      expect(await f.shard.addClicks(link, nextId(), 1)).toBeNull(); // same code, another (e.g. recreated) link
+      expect(await f.shard.clickCount(link, nextId())).toBeNull();
+      expect(await f.shard.remove(link, 2, new Date(Date.now() + 1000))).toBe(true);
+      expect(await f.shard.addClicks(link, link.id, 1)).toBeNull();
+      expect(await f.shard.clickCount(link, link.id)).toBeNull();
+    });
+
     it('removes a link at the expected version and keeps its code retired until the given time', async () => {
       const link = aLink({ tags: ['gone'] });
       await f.shard.insert(link);

@@ -59,6 +59,12 @@ export class LazyMysqlLinkShardStore implements LinkShardStore {
   async purgeExpired(before: Date, limit: number) {
     return (await this.store.get()).purgeExpired(before, limit);
   }
+  async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
+    return (await this.store.get()).addClicks(id, linkId, delta);
+  }
+  async clickCount(id: ShortUrlIdentifier, linkId: string) {
+    return (await this.store.get()).clickCount(id, linkId);
+  }
   async listIdentifiers(afterId: string | null, limit: number) {
     return (await this.store.get()).listIdentifiers(afterId, limit);
   }

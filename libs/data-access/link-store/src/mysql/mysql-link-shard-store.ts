@@ -2,7 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
-import { CreateLinks1733130000000, LinkOptions1733300000000 } from './migrations';
+import { CreateLinks1733130000000, LinkClickCount1733400000000, LinkOptions1733300000000 } from './migrations';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
 const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
@@ -19,7 +19,7 @@ export class MysqlLinkShardStore implements LinkShardStore {
   ) {}
 
   static async open(shardName: string, options: MysqlConnectionOptions): Promise<MysqlLinkShardStore> {
-    return new MysqlLinkShardStore(shardName, await openMysql(options, [CreateLinks1733130000000, LinkOptions1733300000000], '_migrations'));
+    return new MysqlLinkShardStore(shardName, await openMysql(options, [CreateLinks1733130000000, LinkOptions1733300000000, LinkClickCount1733400000000], '_migrations'));
   }
 
   async insert(link: Link): Promise<void> {
@@ -86,6 +86,21 @@ export class MysqlLinkShardStore implements LinkShardStore {
       ),
     );
     return pages.flat().map((r) => ({ domain: r.domain, code: r.code, until: new Date(r.retired_until) }));
+  }
+
+  async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
+    // One connection: the row stays locked from the update to the read of its new total.
+    return this.ds.transaction(async (m) => {
+      const result: { affectedRows: number } = await m.query('UPDATE links SET click_count = click_count + ? WHERE domain = ? AND code = ? AND id = ?', [delta, id.domain, id.code, linkId]);
+      if (result.affectedRows !== 1) return null;
+      const rows: Array<{ click_count: string | number }> = await m.query('SELECT click_count FROM links WHERE id = ?', [linkId]);
+      return Number(rows[0].click_count);
+    });
+  }
+
+  async clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null> {
+    const rows: Array<{ click_count: string | number }> = await this.ds.query('SELECT click_count FROM links WHERE domain = ? AND code = ? AND id = ?', [id.domain, id.code, linkId]);
+    return rows.length ? Number(rows[0].click_count) : null;
   }
 
   async listByTenant(q: LinkListQuery): Promise<Link[]> {

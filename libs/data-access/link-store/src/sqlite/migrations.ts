@@ -35,6 +35,12 @@ export const SQLITE_SHARD_MIGRATIONS = [
       CREATE INDEX idx_link_tags_link ON link_tags (link_id);
       CREATE TABLE retired_codes (domain TEXT NOT NULL, code TEXT NOT NULL, retired_until INTEGER NOT NULL, PRIMARY KEY (domain, code));`,
   },
+  {
+    // Redirects counted against maxClicks, flushed by the redirect: where a lost Redis counter is
+    // found again (docs/design.md, "Max clicks"). A column, so it moves with its row.
+    name: '003_click_count',
+    up: `ALTER TABLE links ADD COLUMN click_count INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const SQLITE_META_MIGRATIONS = [

@@ -15,6 +15,8 @@ export class SqliteLinkShardStore implements LinkShardStore {
   private readonly listStmt: Statement;
   private readonly replaceStmt: Statement;
   private readonly deleteTagsStmt: Statement;
+  private readonly addClicksStmt: Statement;
+  private readonly clickCountStmt: Statement;
 
   constructor(
     readonly shardName: string,
@@ -26,6 +28,8 @@ export class SqliteLinkShardStore implements LinkShardStore {
     this.insertTagStmt = this.db.prepare('INSERT OR IGNORE INTO link_tags (tenant_id, tag, link_id) VALUES (?, ?, ?)');
     this.deleteTagsStmt = this.db.prepare('DELETE FROM link_tags WHERE link_id = ?');
     this.findStmt = this.db.prepare(`${SELECT} WHERE l.domain = ? AND l.code = ?`);
+    this.addClicksStmt = this.db.prepare('UPDATE links SET click_count = click_count + ? WHERE domain = ? AND code = ? AND id = ? RETURNING click_count');
+    this.clickCountStmt = this.db.prepare('SELECT click_count FROM links WHERE domain = ? AND code = ? AND id = ?');
     this.listStmt = this.db.prepare('SELECT id, domain, code FROM links WHERE id > ? ORDER BY id LIMIT ?');
     this.replaceStmt = this.db.prepare(
       `UPDATE links SET target_url = @target_url, updated_at = @updated_at, expires_at = @expires_at, status = @status, redirect_type = @redirect_type,
@@ -105,6 +109,16 @@ export class SqliteLinkShardStore implements LinkShardStore {
   async listByTenant(q: LinkListQuery): Promise<Link[]> {
     const { sql, params } = tenantPageQuery(q, (id) => BigInt(id));
     return (this.db.prepare(sql).all(...params) as LinkRow[]).map(linkFromRow);
+  }
+
+  async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
+    const row = this.addClicksStmt.get(delta, id.domain, id.code, BigInt(linkId)) as { click_count: number } | undefined;
+    return row ? Number(row.click_count) : null;
+  }
+
+  async clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null> {
+    const row = this.clickCountStmt.get(id.domain, id.code, BigInt(linkId)) as { click_count: number } | undefined;
+    return row ? Number(row.click_count) : null;
   }
 
   async listIdentifiers(afterId: string | null, limit: number) {

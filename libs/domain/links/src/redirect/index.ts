@@ -7,3 +7,7 @@ export * from './redirect-pipeline';
 export * from './rate-limiters';
 export * from './snapshot';
 export * from './bloom-maintainer';
+export * from './target-url';
+export * from './link-rules';
+export * from './click-quota';
+export * from './password-attempts';

@@ -101,12 +101,31 @@ export class RedirectPipeline {
     throw this.notFound(id, 'l1_negative');
   }
 
+  /**
+   * A link changed (docs/design.md, "Edits reach every instance"): its L1 entry goes, pinned or not,
+   * no value older than `version` may enter L1 again, and requests from now on do not join a lookup
+   * that began before the change.
+   */
+  applyChange(change: ShortUrlIdentifier & { readonly version: number }): void {
+    const key = linkCacheKey(change);
+    this.l1.invalidate(key, change.version);
+    this.flights.forget(key);
+  }
+
+  /** The change channel was interrupted: any link may have changed, so L1 keeps no link. */
+  dropLocalLinks(): void {
+    this.l1.clearPositives();
+    this.flights.forgetAll();
+  }
+
   async resolve(id: ShortUrlIdentifier): Promise<Resolved> {
     const local = this.resolveLocal(id);
     if (local) return local;
     // resolveLocal already rejected implausible codes when L1 is on.
     if (!this.options.l1Enabled && !isPlausibleCode(id.code)) throw this.notFound(id, 'rejected');
     const key = linkCacheKey(id);
+    // What L1 may store when this lookup ends: nothing, if the channel was interrupted meanwhile.
+    const epoch = this.l1.epoch;
 
     if (this.options.sharedCacheEnabled) {
       let cached: Awaited<ReturnType<LinkCache['get']>> | null = null;
@@ -116,8 +135,8 @@ export class RedirectPipeline {
         cached = null; // Redis down or breaker open: degrade to the shard below
       }
       if (cached?.kind === 'hit') {
-        this.remember(key, cached.link);
-        return this.served(key, cached.link, 'redis');
+        this.remember(key, cached.link, epoch);
+        return this.served(key, cached.link, 'redis', epoch);
       }
       if (cached?.kind === 'null') {
         if (this.options.l1Enabled) this.l1.setNegative(key);
@@ -131,20 +150,20 @@ export class RedirectPipeline {
             throw this.notFound(id, 'bloom_reject');
           }
         }
-        const resolved = await this.flights.run(key, () => this.loadWithLock(id, key));
+        const resolved = await this.flights.run(key, () => this.loadWithLock(id, key, epoch));
         if (!resolved) throw this.notFound(id, 'db_miss');
-        return this.served(key, resolved.link, resolved.source);
+        return this.served(key, resolved.link, resolved.source, epoch);
       }
     }
 
     // Redis disabled or unavailable.
-    const resolved = await this.flights.run(key, () => this.loadFromShard(id, key, false));
+    const resolved = await this.flights.run(key, () => this.loadFromShard(id, key, false, epoch));
     if (!resolved) throw this.notFound(id, 'db_miss');
-    return this.served(key, resolved.link, resolved.source);
+    return this.served(key, resolved.link, resolved.source, epoch);
   }
 
   /** Seed 001: only the lock holder queries the shard; the others re-check Redis while waiting. */
-  private async loadWithLock(id: ShortUrlIdentifier, key: string): Promise<Resolved | null> {
+  private async loadWithLock(id: ShortUrlIdentifier, key: string, epoch: number): Promise<Resolved | null> {
     const lockKey = `shortlink:lock:${id.domain}:${id.code}`;
     const token = randomUUID();
     const started = this.clock.now();
@@ -159,7 +178,7 @@ export class RedirectPipeline {
             const again = await this.redis(() => this.linkCache.get(id));
             if (again.kind === 'hit') return { link: again.link, source: 'redis' };
             if (again.kind === 'null') return null;
-            return await this.loadFromShard(id, key, true);
+            return await this.loadFromShard(id, key, true, epoch);
           } finally {
             await this.redis(() => this.cacheStore.deleteIfEquals(lockKey, token)).catch(() => undefined);
           }
@@ -178,10 +197,10 @@ export class RedirectPipeline {
       // Redis failed mid-way: fall through to an unlocked shard read (bounded by the bulkhead).
     }
     this.observer.lockWait((this.clock.now() - started) / 1000);
-    return this.loadFromShard(id, key, this.breakerState === 'closed');
+    return this.loadFromShard(id, key, this.breakerState === 'closed', epoch);
   }
 
-  private async loadFromShard(id: ShortUrlIdentifier, key: string, writeBack: boolean): Promise<Resolved | null> {
+  private async loadFromShard(id: ShortUrlIdentifier, key: string, writeBack: boolean, epoch: number): Promise<Resolved | null> {
     let found: CachedLink | null;
     try {
       found = await this.dbLimiter.execute(async () => {
@@ -202,7 +221,7 @@ export class RedirectPipeline {
       if (writeBack) await this.redis(() => this.linkCache.putNull(id, this.options.nullTtlMs)).catch(() => undefined);
       return null;
     }
-    this.remember(key, found);
+    this.remember(key, found, epoch);
     if (writeBack) await this.redis(() => this.linkCache.put(id, found!, this.writeBackTtlMs(key, found!))).catch(() => undefined);
     return { link: found, source: 'db' };
   }
@@ -213,18 +232,18 @@ export class RedirectPipeline {
     return cappedTtlMs(this.policy.ttlMsFor(this.hot.isHot(key, now)), link, now, this.options.nullTtlMs);
   }
 
-  private remember(key: string, link: CachedLink): void {
-    if (this.options.l1Enabled) this.l1.setPositive(key, link, this.hot.isHot(key, this.clock.now()), this.clock.now());
+  private remember(key: string, link: CachedLink, epoch: number): void {
+    if (this.options.l1Enabled) this.l1.setPositive(key, link, this.hot.isHot(key, this.clock.now()), this.clock.now(), epoch);
   }
 
   /** Counts a successful read (only those: docs/design.md, "Redirect read path"), pins hot keys in L1, checks status and expiry. */
-  private served(key: string, link: CachedLink, source: LookupSource): Resolved {
+  private served(key: string, link: CachedLink, source: LookupSource, epoch?: number): Resolved {
     const now = this.clock.now();
     this.observer.lookup(source);
     if (link.status === 'disabled') throw new DomainError(ErrorCode.LINK_DISABLED, 'link is disabled', { source });
     if (link.expiresAt !== null && link.expiresAt <= now) throw new DomainError(ErrorCode.LINK_EXPIRED, 'link has expired', { source });
     const reads = this.hot.record(key, now);
-    if (this.options.l1Enabled && reads >= this.hot.options.threshold) this.l1.pin(key, link, now);
+    if (this.options.l1Enabled && reads >= this.hot.options.threshold) this.l1.pin(key, link, now, epoch);
     return { link, source };
   }
 

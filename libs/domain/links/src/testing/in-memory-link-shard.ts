@@ -8,6 +8,9 @@ import { DuplicateLinkError, LinkListQuery, LinkShardStore } from '../ports';
 export class InMemoryLinkShard implements LinkShardStore {
   readonly rows = new Map<string, Link>();
   readonly retired = new Map<string, Date>();
+  /** Redirects counted per link id (the click_count column of the SQL stores). */
+  readonly clicks = new Map<string, number>();
+  down = false;
 
   constructor(readonly shardName: string) {}
 
@@ -64,6 +67,19 @@ export class InMemoryLinkShard implements LinkShardStore {
       .filter((l) => !q.search || [l.code, l.title ?? '', l.targetUrl].some((s) => s.toLowerCase().includes(q.search!.toLowerCase())))
       .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
       .slice(0, q.limit);
+  }
+
+  async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
+    if (this.down) throw new Error('shard down');
+    if (this.rows.get(`${id.domain}/${id.code}`)?.id !== linkId) return null;
+    const total = (this.clicks.get(linkId) ?? 0) + delta;
+    this.clicks.set(linkId, total);
+    return total;
+  }
+
+  async clickCount(id: ShortUrlIdentifier, linkId: string) {
+    if (this.down) throw new Error('shard down');
+    return this.rows.get(`${id.domain}/${id.code}`)?.id === linkId ? (this.clicks.get(linkId) ?? 0) : null;
   }
 
   async listIdentifiers(afterId: string | null, limit: number) {

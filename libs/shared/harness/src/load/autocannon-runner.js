@@ -1,12 +1,14 @@
 // Fallback loader of the harness's closed-loop runs (load/closed-loop.ts) when wrk is not installed (plain JS: autocannon has
 // no type definitions). Reads its job from the BENCH_AC_JOB environment variable:
-//   { "url": "http://127.0.0.1:PORT", "paths": ["/abc", ...], "connections": 100, "duration": 10 }
+//   { "url": "http://127.0.0.1:PORT", "pathsFile": "/tmp/…/paths-….txt", "connections": 100, "duration": 10 }
+// (one path per line, optionally with headers after tabs; or "paths": [...] inline)
 // and prints one line "AC_JSON {...}" with the same fields the wrk script reports.
 'use strict';
 const autocannon = require('autocannon');
 
 const job = JSON.parse(process.env.BENCH_AC_JOB || '{}');
-const paths = job.paths && job.paths.length ? job.paths : ['/'];
+const listed = job.pathsFile ? require('fs').readFileSync(job.pathsFile, 'utf8').split('\n').filter(Boolean) : job.paths;
+const paths = listed && listed.length ? listed : ['/'];
 autocannon(
   {
     url: job.url,
@@ -14,7 +16,11 @@ autocannon(
     duration: job.duration,
     timeout: 5,
     // each connection walks the list in order, starting at the same place; fine for a cache test
-    requests: paths.map((path) => ({ method: 'GET', path })),
+    // A path may carry headers after tabs (rig.ts, LoadTarget): "/abc\tName: value".
+    requests: paths.map((line) => {
+      const [path, ...headers] = line.split('\t');
+      return { method: 'GET', path, headers: Object.fromEntries(headers.map((h) => [h.slice(0, h.indexOf(':')).trim(), h.slice(h.indexOf(':') + 1).trim()])) };
+    }),
   },
   (err, r) => {
     if (err) {

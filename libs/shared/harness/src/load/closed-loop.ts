@@ -41,10 +41,11 @@ export async function closedLoop(rig: LoadRig, job: ClosedLoopJob): Promise<Clos
   let args: string[];
   if (job.loader === 'wrk') {
     args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', WRK_SCRIPT];
-    if (paths.length === 1) args.push(`${base}${paths[0]}`);
+    if (paths.length === 1 && !paths[0].includes('\t')) args.push(`${base}${paths[0]}`);
     else args.push(`${base}/`, '--', scratchFile(rig, 'paths', paths));
   } else args = [AUTOCANNON_RUNNER];
-  const env: Record<string, string> = job.loader === 'wrk' ? {} : { BENCH_AC_JOB: JSON.stringify({ url: base, paths, connections, duration: seconds }) };
+  // The paths go in a file: a thousand requests with headers are too long for an environment variable.
+  const env: Record<string, string> = job.loader === 'wrk' ? {} : { BENCH_AC_JOB: JSON.stringify({ url: base, pathsFile: scratchFile(rig, 'paths', paths), connections, duration: seconds }) };
   const proc = startCommand(job.loader === 'wrk' ? 'wrk' : process.execPath, args, { name: job.loader, env, core: rig.core, group: rig.group });
   const cpu = job.cpuOf !== undefined ? cpuMeter(job.cpuOf) : () => null;
   const killer = setTimeout(() => void proc.stop(2_000), (seconds + 30) * 1000);

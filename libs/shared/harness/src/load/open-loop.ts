@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync } from 'fs';
 import { join } from 'path';
 import { startCommand } from '../process';
 import { commandPath, shell } from '../shell';
-import { LoadRig, LoadTarget, scratchFile } from './rig';
+import { LoadRig, LoadTarget, requestOf, scratchFile } from './rig';
 
 export const VEGETA_MODULE = 'github.com/tsenart/vegeta/v12@v12.13.0';
 
@@ -56,7 +56,11 @@ export interface OpenLoopResult {
 
 export async function openLoop(rig: LoadRig, job: OpenLoopJob): Promise<OpenLoopResult> {
   const { vegeta, base, rate, seconds, warmupSeconds: warm } = job;
-  const targets = scratchFile(rig, 'vegeta', job.paths.map((p) => `GET ${base}${p}`));
+  // vegeta's http format: a request line, its header lines, a blank line between requests.
+  const targets = scratchFile(rig, 'vegeta', job.paths.flatMap((line) => {
+    const { path, headers } = requestOf(line);
+    return [`GET ${base}${path}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), ''];
+  }));
   const c = String(job.connections);
   const csv = join(rig.tmpDir, 'vegeta-results.csv');
   // -redirects=-1: a 302 is the answer, not something to follow.

@@ -11,10 +11,20 @@ export interface LoadRig {
   core?: string;
 }
 
-/** What is loaded: a server and the request paths it is sent (cycled). */
+/**
+ * What is loaded: a server and the request paths it is sent (cycled). A path may carry request
+ * headers after tab characters, `/abc?x=1\tX-Forwarded-For: 203.0.113.7\tUser-Agent: …`, e.g. to
+ * play many visitors through a trusted proxy; every loader sends them.
+ */
 export interface LoadTarget {
   base: string;
   paths: readonly string[];
+}
+
+/** A path of a LoadTarget taken apart: the path itself and its headers. */
+export function requestOf(line: string): { path: string; headers: Record<string, string> } {
+  const [path, ...headers] = line.split('\t');
+  return { path, headers: Object.fromEntries(headers.map((h) => [h.slice(0, h.indexOf(':')).trim(), h.slice(h.indexOf(':') + 1).trim()])) };
 }
 
 /** A file in the rig's scratch directory holding `lines`, written once per distinct content. */

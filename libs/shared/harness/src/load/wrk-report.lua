@@ -1,7 +1,8 @@
 -- wrk script of the harness's closed-loop loader (libs/shared/harness/src/load/closed-loop.ts).
 --   wrk ... -s wrk-report.lua http://127.0.0.1:PORT/ -- [paths-file]
--- With a paths file (one path per line, e.g. "/abc123"), each thread cycles through the paths
--- (requests are pre-formatted in init, so the per-request Lua cost is a table lookup).
+-- With a paths file (one path per line, e.g. "/abc123", optionally followed by headers after tabs:
+-- "/abc123\tX-Forwarded-For: 203.0.113.7"), each thread cycles through the paths (requests are
+-- pre-formatted in init, so the per-request Lua cost is a table lookup).
 -- Without it wrk sends the URL's path as a static request (no per-request Lua at all).
 -- done() prints one JSON line prefixed with "WRK_JSON " that closed-loop.ts parses.
 
@@ -12,7 +13,12 @@ function init(args)
   if paths_file ~= nil and paths_file ~= "" then
     local reqs = {}
     for line in io.lines(paths_file) do
-      if line ~= "" then reqs[#reqs + 1] = wrk.format("GET", line) end
+      if line ~= "" then
+        local path, rest = line:match("^([^\t]*)(.*)$")
+        local headers = {}
+        for name, value in rest:gmatch("\t([^:\t]+):%s*([^\t]*)") do headers[name] = value end
+        reqs[#reqs + 1] = wrk.format("GET", path, headers)
+      end
     end
     if #reqs == 0 then error("no paths in " .. paths_file) end
     -- each thread starts at a different offset so threads do not walk in lock step

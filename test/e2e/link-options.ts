@@ -1,0 +1,179 @@
+import { Endpoints } from '@shortlink/harness';
+import { API_KEY, createLink } from './support';
+
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const PIXEL = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
+const WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+/**
+ * Every link option and page over HTTP (docs/design.md, "Link options", "Pages"), shared by both
+ * profiles. The profile trusts X-Forwarded-For from 127.0.0.1 (TRUSTED_PROXIES), so a test is a
+ * visitor of its choice: its own address (no limit shared with other tests) or one of a country.
+ */
+export function describeLinkOptions(endpoints: () => Endpoints) {
+  /** The operator's ban, through the admin API (the bootstrap key has the admin scope). */
+  const ban = async (domain: string, code: string) => {
+    const res = await fetch(`${endpoints().generation}/api/v1/admin/links/${code}/moderation?domain=${encodeURIComponent(domain)}`, {
+      method: 'PUT', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ moderation: 'banned', reason: 'e2e: phishing' }),
+    });
+    if (res.status !== 200) throw new Error(`banning ${domain}/${code} answered ${res.status}: ${await res.text()}`);
+  };
+  let n = 0;
+  /** A visitor address no other request of the run uses (TEST-NET-2, not in the geo database). */
+  const visitor = () => `198.51.100.${++n % 250}`;
+  const create = async (body: object) => {
+    const created = await createLink(endpoints(), { url: 'https://example.com/options', ...body });
+    if (created.status !== 201) throw new Error(`create answered ${created.status} ${JSON.stringify(created.body)}`);
+    return created.body as { code: string; domain: string; version: number };
+  };
+  const visit = (code: string, init: { method?: string; headers?: Record<string, string>; body?: string; path?: string } = {}) =>
+    fetch(`${endpoints().redirect}/${code}${init.path ?? ''}`, { method: init.method ?? 'GET', redirect: 'manual', body: init.body, headers: { 'x-forwarded-for': visitor(), ...init.headers } });
+  const submit = (code: string, password: string, headers: Record<string, string> = {}, path = '') =>
+    visit(code, { method: 'POST', path, body: new URLSearchParams({ password }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+  const edit = (code: string, body: object) =>
+    fetch(`${endpoints().generation}/api/v1/links/${code}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify(body) });
+  const expectPage = (res: Response) => {
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; img-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  };
+
+  describe('link options at the redirect', () => {
+    it('maxClicks: HEAD does not count, the GETs beyond the limit get 410 LINK_EXHAUSTED', async () => {
+      const { code } = await create({ maxClicks: 3 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 2; i++) statuses.push((await visit(code, { method: 'HEAD' })).status);
+      for (let i = 0; i < 5; i++) statuses.push((await visit(code)).status);
+      expect(statuses).toEqual([302, 302, 302, 302, 302, 410, 410]);
+      const gone = await visit(code);
+      expect(gone.headers.get('content-type')).toContain('application/problem+json');
+      expect(await gone.json()).toMatchObject({ status: 410, code: 'LINK_EXHAUSTED' });
+    });
+
+    it('maxClicks: raising the limit with PATCH gives the link more clicks at once', async () => {
+      const { code } = await create({ maxClicks: 1 });
+      expect((await visit(code)).status).toBe(302);
+      expect((await visit(code)).status).toBe(410);
+      expect((await edit(code, { maxClicks: 3 })).status).toBe(200);
+      expect([(await visit(code)).status, (await visit(code)).status, (await visit(code)).status]).toEqual([302, 302, 410]);
+    });
+
+    it('password: a form that does not reveal the target; the right password redirects (303), wrong ones are limited per visitor', async () => {
+      const { code } = await create({ url: 'https://example.com/members-only', password: 'correct horse' });
+      const form = await visit(code, { headers: { accept: 'text/html' } });
+      expect(form.status).toBe(200);
+      expectPage(form);
+      const html = await form.text();
+      expect(html).toContain('type="password"');
+      expect(html).not.toContain('members-only');
+
+      const me = { 'x-forwarded-for': visitor() };
+      for (let i = 0; i < 5; i++) {
+        const wrong = await submit(code, `guess ${i}`, me);
+        expect(wrong.status).toBe(403);
+        expect(await wrong.json()).toMatchObject({ code: 'PASSWORD_INCORRECT' });
+      }
+      const limited = await submit(code, 'correct horse', me);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+
+      const ok = await submit(code, 'correct horse', {}, '?from=e2e');
+      expect(ok.status).toBe(303);
+      expect(ok.headers.get('location')).toBe('https://example.com/members-only?from=e2e');
+    });
+
+    it('per-link visitor limit: clicksPerIpPerMinute redirects per address, then 429 with Retry-After', async () => {
+      const { code } = await create({ clicksPerIpPerMinute: 2 });
+      const me = { 'x-forwarded-for': visitor() };
+      const statuses = [(await visit(code, { headers: me })).status, (await visit(code, { headers: me })).status];
+      const limited = await visit(code, { headers: me });
+      expect([...statuses, limited.status]).toEqual([302, 302, 429]);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await visit(code)).status).toBe(302);
+    });
+
+    it('geo, then device targets, then sticky weighted variants; country from a trusted X-Forwarded-For', async () => {
+      const { code } = await create({
+        url: 'https://example.com/default',
+        geoTargets: { GB: 'https://example.co.uk/', DE: 'https://example.de/' },
+        deviceTargets: { ios: 'https://example.com/ios', android: 'https://example.com/android' },
+        variants: [{ url: 'https://example.com/a', weight: 1 }, { url: 'https://example.com/b', weight: 1 }],
+      });
+      const to = async (ip: string, ua = WINDOWS) => (await visit(code, { headers: { 'x-forwarded-for': ip, 'user-agent': ua } })).headers.get('location');
+      expect(await to('81.2.69.142', IPHONE)).toBe('https://example.co.uk/');
+      expect(await to('5.9.0.1')).toBe('https://example.de/');
+      expect(await to('8.8.8.8', IPHONE)).toBe('https://example.com/ios');
+      expect(await to('8.8.8.8', PIXEL)).toBe('https://example.com/android');
+      const seen = new Set<string | null>();
+      for (let i = 1; i <= 30; i++) {
+        const first = await to(`203.0.113.${i}`);
+        expect(await to(`203.0.113.${i}`)).toBe(first);
+        seen.add(first);
+      }
+      expect([...seen].sort()).toEqual(['https://example.com/a', 'https://example.com/b']);
+    });
+
+    it("UTM parameters join the target's query (UTM wins a clash), the visitor's query follows unless forwardQuery is false", async () => {
+      const utm = await create({ url: 'https://example.com/landing?utm_source=old&lang=en', utm: { source: 'newsletter', campaign: 'spring sale' } });
+      const res = await visit(utm.code, { path: '?x=1&lang=de&q=a%20b' });
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('https://example.com/landing?lang=en&utm_source=newsletter&utm_campaign=spring%20sale&x=1&q=a%20b');
+      const closed = await create({ url: 'https://example.com/closed', forwardQuery: false });
+      expect((await visit(closed.code, { path: '?x=1' })).headers.get('location')).toBe('https://example.com/closed');
+    });
+
+    it('a flagged link shows a warning page with a continue link; following it redirects', async () => {
+      const created = await createLink(endpoints(), { url: 'https://paypal.com.secure-login.example/verify' });
+      expect(created.status).toBe(201);
+      expect(created.body.moderation).toMatchObject({ state: 'flagged' });
+      const code = created.body.code as string;
+      const warning = await visit(code, { path: '?x=1' });
+      expect(warning.status).toBe(200);
+      expectPage(warning);
+      const html = await warning.text();
+      expect(html).toContain(`href="/${code}/go?x=1"`);
+      const go = await visit(code, { path: '/go?x=1' });
+      expect(go.status).toBe(302);
+      expect(go.headers.get('location')).toBe('https://paypal.com.secure-login.example/verify?x=1');
+    });
+
+    it('a banned link shows a blocked page (451), its preview too', async () => {
+      const { code, domain } = await create({ url: 'https://example.com/banned-target' });
+      await ban(domain, code);
+      for (const path of ['', '/go', '+']) {
+        const res = await visit(code, { path });
+        expect(res.status).toBe(451);
+        expectPage(res);
+        expect(await res.text()).not.toContain('banned-target');
+      }
+    });
+
+    it('the preview page /{code}+ shows target, title and creation date, escaped', async () => {
+      const { code } = await create({ url: 'https://example.com/previewed?a=1&b=2', title: 'Spring <sale> & more' });
+      const res = await visit(code, { path: '+' });
+      expect(res.status).toBe(200);
+      expectPage(res);
+      const html = await res.text();
+      expect(html).toContain('https://example.com/previewed?a=1&amp;b=2');
+      expect(html).toContain('Spring &lt;sale&gt; &amp; more');
+      expect(html).toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/);
+      expect(html).not.toMatch(/<script/i);
+    });
+
+    it('an edit, a disable and a delete reach the redirect: new target, then 404 LINK_DISABLED, then 404 LINK_NOT_FOUND', async () => {
+      const { code } = await create({ url: 'https://example.com/before' });
+      for (let i = 0; i < 3; i++) expect((await visit(code)).headers.get('location')).toBe('https://example.com/before'); // cached in L1
+      expect((await edit(code, { url: 'https://example.com/after' })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await visit(code)).headers.get('location')).toBe('https://example.com/after');
+      expect((await edit(code, { status: 'disabled' })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await (await visit(code)).json()).toMatchObject({ status: 404, code: 'LINK_DISABLED' });
+      const removed = await fetch(`${endpoints().generation}/api/v1/links/${code}`, { method: 'DELETE', headers: { 'x-api-key': API_KEY } });
+      expect(removed.status).toBe(204);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await (await visit(code)).json()).toMatchObject({ status: 404, code: 'LINK_NOT_FOUND' });
+    });
+  });
+}

@@ -1,0 +1,169 @@
+import { Cluster } from 'ioredis';
+import { createConnection } from 'mysql2/promise';
+import { redisClusterNodes, requireEnv } from '@shortlink/testing';
+import { App, eventually, keepAliveAgent, metricsOf, metric, Reply, send, sleep, startApp, tally } from '@shortlink/harness';
+import { API_KEY, SERVER_SECRETS } from './support';
+
+/**
+ * Issue 11 on the real stack with two redirect instances behind one Redis Cluster and the MariaDB
+ * shards: maxClicks stays exact across instances, a lost counter costs at most the clicks not yet
+ * flushed to the shard, and edits reach both instances' L1 (docs/design.md, "Max clicks", "Edits
+ * reach every instance"). The click bus plays no part here: each process keeps its own in-process one.
+ */
+describe('two redirect instances on the real stack (issue 11)', () => {
+  const RUN = Date.now().toString(36);
+  const DOMAIN = `instances-${RUN}.shortlink.test`;
+  const measured: Record<string, unknown> = {};
+  let env: Record<string, string>;
+  let generation: App;
+  let a: App;
+  let b: App;
+  const shardUrls = () => requireEnv('MYSQL_SHARDS').split(',').map((p) => p.slice(p.indexOf('=') + 1));
+
+  beforeAll(async () => {
+    for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES']) requireEnv(name);
+    env = {
+      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'memory', OLAP_DRIVER: 'chdb', LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...SERVER_SECRETS, SHORTLINK_DEFAULT_DOMAIN: DOMAIN, SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
+      // One client address sends everything here.
+      RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+      REDIRECT_CLICK_COUNT_FLUSH_MS: '1000',
+    };
+    generation = await startApp('generation', env);
+    [a, b] = await Promise.all([startApp('redirect', env), startApp('redirect', env)]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([a, b, generation].map((app) => app?.stop()));
+    process.stdout.write(`\nissue 11 measurements: ${JSON.stringify(measured, null, 2)}\n`);
+  });
+
+  const create = async (body: object): Promise<string> => {
+    const res = await fetch(`${generation.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify(body) });
+    const created = (await res.json()) as { code?: string };
+    if (res.status !== 201 || !created.code) throw new Error(`create answered ${res.status} ${JSON.stringify(created)}`);
+    return created.code;
+  };
+  /** The link's row, from whichever shard holds it. */
+  const row = async (code: string): Promise<{ id: string; clicks: number }> => {
+    for (const url of shardUrls()) {
+      const conn = await createConnection(url);
+      try {
+        const [rows] = await conn.query('SELECT id, click_count FROM links WHERE domain = ? AND code = ?', [DOMAIN, code]);
+        const found = (rows as Array<{ id: string | number; click_count: string | number }>)[0];
+        if (found) return { id: String(found.id), clicks: Number(found.click_count) };
+      } finally {
+        await conn.end();
+      }
+    }
+    throw new Error(`no row for ${code}`);
+  };
+  const withRedis = async <T>(fn: (c: Cluster) => Promise<T>): Promise<T> => {
+    const c = new Cluster(redisClusterNodes(), { redisOptions: { connectTimeout: 2000, maxRetriesPerRequest: 1 } });
+    try {
+      return await fn(c);
+    } finally {
+      c.disconnect();
+    }
+  };
+  /** `count` GETs spread over both instances, all in flight at once. */
+  const burst = async (code: string, count: number) => {
+    const agent = keepAliveAgent();
+    try {
+      return await Promise.all(Array.from({ length: count }, (_, i) => send(agent, [a.base, b.base][i % 2], `/${code}`, 'GET', 20_000)));
+    } finally {
+      agent.destroy();
+    }
+  };
+  const redirects = (replies: readonly Reply[]) => replies.filter((r) => r.status === 302).length;
+  const unflushed = async () => metric(await metricsOf(a.admin), 'shortlink_redirect_unflushed_clicks') + metric(await metricsOf(b.admin), 'shortlink_redirect_unflushed_clicks');
+
+  it('gives exactly 100 redirects to 1000 concurrent GETs of a link with maxClicks 100 over two instances, and keeps the count on the shard', async () => {
+    const code = await create({ url: 'https://example.com/limited', maxClicks: 100 });
+    const replies = await burst(code, 1000);
+    measured.maxClicks = tally(replies);
+    expect(tally(replies)).toEqual({ 302: 100, 410: 900 });
+    expect(replies.filter((r) => r.status === 410).every((r) => JSON.parse(r.body).code === 'LINK_EXHAUSTED')).toBe(true);
+    const { id } = await row(code);
+    expect(await withRedis((c) => c.get(`shortlink:clicks:${id}`))).toBe('100');
+    // Flushed at once when the limit was reached, not on the next tick only.
+    await eventually('the final count on the shard', async () => (await row(code)).clicks === 100, 10_000, 50);
+  });
+
+  it('after the counter is lost in Redis, allows at most the clicks not yet flushed to the shard, and an exhausted link stays exhausted', async () => {
+    const code = await create({ url: 'https://example.com/lost-counter', maxClicks: 100 });
+    const { id } = await row(code);
+    const key = `shortlink:clicks:${id}`;
+    expect(redirects(await burst(code, 60))).toBe(60);
+    await eventually('60 clicks on the shard', async () => (await row(code)).clicks === 60, 10_000, 50);
+    expect(redirects(await burst(code, 20))).toBe(20);
+    // What a loss can cost right now: only decreases until the DEL (a flush can only lower it).
+    const bound = await unflushed();
+    await withRedis((c) => c.del(key)); // eviction, or a failover that lost the key
+    const after = redirects(await burst(code, 300));
+    const total = 80 + after;
+    measured.counterLoss = { unflushedAtLoss: bound, redirectsAfterLoss: after, total, extra: total - 100 };
+    expect(bound).toBeLessThanOrEqual(20);
+    expect(total).toBeGreaterThanOrEqual(100);
+    expect(total - 100).toBeLessThanOrEqual(bound);
+
+    // Exhausted now, with its final count flushed: losing the counter again revives nothing.
+    await eventually('the final count on the shard', async () => (await row(code)).clicks === total, 10_000, 50);
+    await withRedis((c) => c.del(key));
+    const again = await burst(code, 100);
+    expect(tally(again)).toEqual({ 410: 100 });
+  });
+
+  it('applies 100 edits on both instances under continuous requests: none sent 100 ms after an acknowledgement gets the old target', async () => {
+    const code = await create({ url: 'https://example.com/edited/v0' });
+    const replies: Array<{ sentAt: number; version: number; status: number }> = [];
+    const agent = keepAliveAgent();
+    let running = true;
+    const loop = async (base: string) => {
+      while (running) {
+        const sentAt = Date.now();
+        const r = await send(agent, base, `/${code}`, 'GET', 5000);
+        const m = /\/edited\/v(\d+)$/.exec(r.location ?? '');
+        replies.push({ sentAt, version: m ? Number(m[1]) : -1, status: r.status });
+      }
+    };
+    const loops = [a.base, a.base, b.base, b.base].map(loop);
+    const acks: number[] = [];
+    try {
+      await sleep(300); // both instances hold v0 in L1 by now
+      for (let i = 1; i <= 100; i++) {
+        const res = await fetch(`${generation.base}/api/v1/links/${code}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ url: `https://example.com/edited/v${i}` }) });
+        expect(res.status).toBe(200);
+        acks[i] = Date.now();
+        await sleep(20 + (i % 4) * 10);
+      }
+      await sleep(300);
+    } finally {
+      running = false;
+      await Promise.all(loops);
+      agent.destroy();
+    }
+    // The edit a reply must reflect at least: the last one acknowledged 100 ms or more before it was sent.
+    const owed = (sentAt: number) => {
+      let v = 0;
+      for (let i = 1; i <= 100; i++) if (acks[i] + 100 <= sentAt) v = i;
+      return v;
+    };
+    const stale = replies.filter((r) => r.status !== 302 || r.version < owed(r.sentAt));
+    // Apply times per instance, from /internal/link-changes (version 1 is the create; edit i is version i + 1).
+    const applied = await Promise.all([a, b].map(async (app) => {
+      const body = (await (await fetch(`${app.admin}/internal/link-changes?code=${code}&limit=5000`)).json()) as { changes: Array<{ version: number; appliedAtMs: number }> };
+      return new Map(body.changes.map((c) => [c.version, c.appliedAtMs]));
+    }));
+    const lags = Array.from({ length: 100 }, (_, k) => k + 1).map((i) => Math.max(...applied.map((m) => m.get(i + 1) ?? Infinity)) - acks[i]);
+    const sorted = [...lags].sort((x, y) => x - y);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+    measured.invalidation = {
+      requests: replies.length, stale: stale.length, edits: 100,
+      ackToLastInstanceMs: { p50: +at(0.5).toFixed(2), p99: +at(0.99).toFixed(2), max: +sorted[sorted.length - 1].toFixed(2), min: +sorted[0].toFixed(2) },
+    };
+    expect(replies.length).toBeGreaterThan(1000);
+    expect(stale.slice(0, 5)).toEqual([]);
+    expect(lags.every(Number.isFinite)).toBe(true); // every instance applied every edit
+  }, 60_000);
+});
