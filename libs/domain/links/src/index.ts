@@ -10,3 +10,4 @@ export * from './link-cache';
 export * from './link-service';
 export * from './redirect';
 export * from './tenant-service';
+export * from './resharding';
