@@ -37,6 +37,8 @@ export interface ResharderOptions {
   readonly owner?: string;
   /** A claim on the move not refreshed for this long may be taken over (a killed run). */
   readonly claimStaleMs?: number;
+  /** How long to wait for another run's claim to lapse (default: claimStaleMs + 2 s). */
+  readonly claimWaitMs?: number;
   readonly reporter?: ReshardReporter;
   readonly clock?: Clock;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -515,7 +517,7 @@ export class Resharder {
 
   private async claim(id: string): Promise<void> {
     const staleMs = this.options.claimStaleMs ?? 10_000;
-    const deadline = this.clock.now() + staleMs + 5000;
+    const deadline = this.clock.now() + (this.options.claimWaitMs ?? staleMs + 2000);
     let told = false;
     while (!(await this.ring.claimMove(id, this.owner, staleMs))) {
       if (this.clock.now() > deadline) throw new ReshardError('another run of the tool holds this move; stop it first');
