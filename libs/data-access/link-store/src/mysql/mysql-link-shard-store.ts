@@ -1,8 +1,9 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, RetiredCode, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
 import { LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
-import { CreateLinks1733130000000, LinkOptions1733300000000 } from './migrations';
+import { SHARD_MIGRATIONS } from './migrations';
+import { MysqlMoveOps } from './mysql-move-ops';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
 const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
@@ -12,14 +13,18 @@ const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
  * A MySQL shard. Reads and writes are raw parameterised SQL through the DataSource's pool:
  * measured 40x faster than repository.save for batches (docs/benchmarks.md, notes/local-stack.md).
  */
-export class MysqlLinkShardStore implements LinkShardStore {
+export class MysqlLinkShardStore implements MovableShardStore {
+  private readonly moves: MysqlMoveOps;
+
   private constructor(
     readonly shardName: string,
     private readonly ds: DataSource,
-  ) {}
+  ) {
+    this.moves = new MysqlMoveOps(ds, values);
+  }
 
   static async open(shardName: string, options: MysqlConnectionOptions): Promise<MysqlLinkShardStore> {
-    return new MysqlLinkShardStore(shardName, await openMysql(options, [CreateLinks1733130000000, LinkOptions1733300000000], '_migrations'));
+    return new MysqlLinkShardStore(shardName, await openMysql(options, SHARD_MIGRATIONS, '_migrations'));
   }
 
   async insert(link: Link): Promise<void> {
@@ -103,6 +108,38 @@ export class MysqlLinkShardStore implements LinkShardStore {
       await m.query(`DELETE FROM link_tags WHERE link_id IN (${ids.map(() => '?').join(', ')})`, ids);
       return ids.length;
     });
+  }
+
+  // Resharding (docs/design.md, "Online resharding"): MysqlMoveOps.
+  scanRows(afterId: string | null, limit: number) {
+    return this.moves.scanRows(afterId, limit);
+  }
+  rowsByIds(ids: readonly string[]) {
+    return this.moves.rowsByIds(ids);
+  }
+  upsertRows(rows: readonly StoredRow[]) {
+    return this.moves.upsertRows(rows);
+  }
+  upsertLink(link: Link) {
+    return this.moves.upsertLink(link);
+  }
+  removeCopy(id: ShortUrlIdentifier, linkId: string, retiredUntil: Date) {
+    return this.moves.removeCopy(id, linkId, retiredUntil);
+  }
+  deleteRows(ids: readonly string[]) {
+    return this.moves.deleteRows(ids);
+  }
+  scanRetired(after: ShortUrlIdentifier | null, limit: number) {
+    return this.moves.scanRetired(after, limit);
+  }
+  upsertRetired(codes: readonly RetiredCode[]) {
+    return this.moves.upsertRetired(codes);
+  }
+  deleteRetired(ids: readonly ShortUrlIdentifier[]) {
+    return this.moves.deleteRetired(ids);
+  }
+  clearTombstones() {
+    return this.moves.clearTombstones();
   }
 
   async ping(): Promise<void> {

@@ -1,14 +1,14 @@
 import { DataSource } from 'typeorm';
 import { IdBlock, SequenceStore, Tenant, TenantStore } from '@shortlink/links-domain';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
-import { CreateMeta1733130000001 } from './migrations';
+import { META_MIGRATIONS } from './migrations';
 
 /** The shard-independent MySQL database: tenants, hashed API keys, id sequences. */
 export class MysqlMetaStore implements TenantStore, SequenceStore {
   private constructor(private readonly ds: DataSource) {}
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {
-    return new MysqlMetaStore(await openMysql(options, [CreateMeta1733130000001], '_migrations'));
+    return new MysqlMetaStore(await openMysql(options, META_MIGRATIONS, '_migrations'));
   }
 
   async findByApiKeyHash(apiKeyHash: string): Promise<Tenant | null> {

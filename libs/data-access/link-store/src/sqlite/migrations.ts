@@ -35,6 +35,12 @@ export const SQLITE_SHARD_MIGRATIONS = [
       CREATE INDEX idx_link_tags_link ON link_tags (link_id);
       CREATE TABLE retired_codes (domain TEXT NOT NULL, code TEXT NOT NULL, retired_until INTEGER NOT NULL, PRIMARY KEY (domain, code));`,
   },
+  {
+    // Ids of links deleted on this shard while it received them in a move: a copy read before
+    // the delete must not bring them back (docs/design.md, "Online resharding").
+    name: '003_move_tombstones',
+    up: `CREATE TABLE link_move_tombstones (link_id INTEGER PRIMARY KEY, created_at INTEGER NOT NULL);`,
+  },
 ];
 
 export const SQLITE_META_MIGRATIONS = [
@@ -44,5 +50,14 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE TABLE tenants (id TEXT PRIMARY KEY, name TEXT NOT NULL, plan TEXT NOT NULL, created_at INTEGER NOT NULL);
       CREATE TABLE api_keys (key_hash TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), created_at INTEGER NOT NULL);
       CREATE TABLE sequences (name TEXT PRIMARY KEY, next_id INTEGER NOT NULL);`,
+  },
+  {
+    // The versioned shard ring, the app instances that route with it, the resharding tool's moves
+    // (docs/design.md, "Online resharding"). Times in epoch ms.
+    name: '002_shard_ring',
+    up: `
+      CREATE TABLE shard_ring_versions (version INTEGER PRIMARY KEY, spec TEXT NOT NULL, created_at INTEGER NOT NULL);
+      CREATE TABLE shard_ring_watchers (instance_id TEXT PRIMARY KEY, app TEXT NOT NULL, version INTEGER NOT NULL, seen_at INTEGER NOT NULL);
+      CREATE TABLE shard_moves (id TEXT PRIMARY KEY, progress TEXT NOT NULL, owner TEXT, owner_seen_at INTEGER, finished INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
   },
 ];
