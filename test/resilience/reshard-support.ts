@@ -210,7 +210,7 @@ export async function underLoad<T>(
     }
   };
   // Two writers, each paced to half the rate. Edits go to the readable links, deletes to the others, so no write races a delete of its own link.
-  const writers = [0, 1].map(async () => {
+  const writers = (o.writeRate > 0 ? [0, 1] : []).map(async () => {
     while (!stop && Date.now() - started < o.maxMs) {
       const t0 = Date.now();
       await writeOne();
