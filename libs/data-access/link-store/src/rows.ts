@@ -141,3 +141,14 @@ export function storedRow(values: readonly unknown[], tags: RowData['tags']): St
     data,
   };
 }
+
+/** Tag rows grouped by link id, as RowData wants them. */
+export function tagsByLink(rows: ReadonlyArray<{ link_id: unknown; tenant_id: string; tag: string }>): Map<string, Array<readonly [string, string]>> {
+  const byId = new Map<string, Array<readonly [string, string]>>();
+  for (const t of rows) {
+    const list = byId.get(String(t.link_id)) ?? [];
+    list.push([t.tenant_id, t.tag]);
+    byId.set(String(t.link_id), list);
+  }
+  return byId;
+}

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, RetiredCode, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { MovableShard } from '../movable-shard';
 import { LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { SHARD_MIGRATIONS } from './migrations';
@@ -13,13 +14,14 @@ const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
  * A MySQL shard. Reads and writes are raw parameterised SQL through the DataSource's pool:
  * measured 40x faster than repository.save for batches (docs/benchmarks.md, notes/local-stack.md).
  */
-export class MysqlLinkShardStore implements MovableShardStore {
-  private readonly moves: MysqlMoveOps;
+export class MysqlLinkShardStore extends MovableShard implements MovableShardStore {
+  protected readonly moves: MysqlMoveOps;
 
   private constructor(
     readonly shardName: string,
     private readonly ds: DataSource,
   ) {
+    super();
     this.moves = new MysqlMoveOps(ds, values);
   }
 
@@ -110,37 +112,6 @@ export class MysqlLinkShardStore implements MovableShardStore {
     });
   }
 
-  // Resharding (docs/design.md, "Online resharding"): MysqlMoveOps.
-  scanRows(afterId: string | null, limit: number) {
-    return this.moves.scanRows(afterId, limit);
-  }
-  rowsByIds(ids: readonly string[]) {
-    return this.moves.rowsByIds(ids);
-  }
-  upsertRows(rows: readonly StoredRow[]) {
-    return this.moves.upsertRows(rows);
-  }
-  upsertLink(link: Link) {
-    return this.moves.upsertLink(link);
-  }
-  removeCopy(id: ShortUrlIdentifier, linkId: string, retiredUntil: Date) {
-    return this.moves.removeCopy(id, linkId, retiredUntil);
-  }
-  deleteRows(ids: readonly string[]) {
-    return this.moves.deleteRows(ids);
-  }
-  scanRetired(after: ShortUrlIdentifier | null, limit: number) {
-    return this.moves.scanRetired(after, limit);
-  }
-  upsertRetired(codes: readonly RetiredCode[]) {
-    return this.moves.upsertRetired(codes);
-  }
-  deleteRetired(ids: readonly ShortUrlIdentifier[]) {
-    return this.moves.deleteRetired(ids);
-  }
-  clearTombstones() {
-    return this.moves.clearTombstones();
-  }
 
   async ping(): Promise<void> {
     await this.ds.query('SELECT 1');

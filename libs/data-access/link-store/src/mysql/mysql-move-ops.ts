@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { Link, RetiredCode, ShardMoveStore, ShortUrlIdentifier, StoredRow, UpsertOutcome } from '@shortlink/links-domain';
-import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow } from '../rows';
+import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow, tagsByLink } from '../rows';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
 const ROW_MARKS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
@@ -138,12 +138,7 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => String(r[COLUMN_INDEX.id]));
     const tags: Array<{ link_id: string; tenant_id: string; tag: string }> = await m.query(`SELECT link_id, tenant_id, tag FROM link_tags WHERE link_id IN (${marks(ids.length)})`, ids);
-    const byId = new Map<string, Array<readonly [string, string]>>();
-    for (const t of tags) {
-      const list = byId.get(String(t.link_id)) ?? [];
-      list.push([t.tenant_id, t.tag]);
-      byId.set(String(t.link_id), list);
-    }
+    const byId = tagsByLink(tags);
     return rows.map((r) => storedRow(r, byId.get(String(r[COLUMN_INDEX.id])) ?? []));
   }
 }

@@ -1,4 +1,5 @@
-import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, RetiredCode, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { MovableShard } from '../movable-shard';
 import type { Statement } from 'better-sqlite3';
 import { LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
@@ -8,9 +9,9 @@ import { SqliteMoveOps } from './sqlite-move-ops';
 const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
 
 /** One SQLite file per shard: the embedded twin of a MySQL shard. */
-export class SqliteLinkShardStore implements MovableShardStore {
+export class SqliteLinkShardStore extends MovableShard implements MovableShardStore {
   private readonly db: SqliteDb;
-  private readonly moves: SqliteMoveOps;
+  protected readonly moves: SqliteMoveOps;
   private readonly insertStmt: Statement;
   private readonly insertTagStmt: Statement;
   private readonly findStmt: Statement;
@@ -22,6 +23,7 @@ export class SqliteLinkShardStore implements MovableShardStore {
     readonly shardName: string,
     file: string,
   ) {
+    super();
     this.db = openSqlite(file);
     migrateSqlite(this.db, SQLITE_SHARD_MIGRATIONS);
     this.insertStmt = this.db.prepare(`INSERT INTO links (${LINK_COLUMNS.join(', ')}) VALUES (${LINK_COLUMNS.map((c) => `@${c}`).join(', ')})`);
@@ -40,37 +42,6 @@ export class SqliteLinkShardStore implements MovableShardStore {
     });
   }
 
-  // Resharding (docs/design.md, "Online resharding"): SqliteMoveOps.
-  scanRows(afterId: string | null, limit: number) {
-    return this.moves.scanRows(afterId, limit);
-  }
-  rowsByIds(ids: readonly string[]) {
-    return this.moves.rowsByIds(ids);
-  }
-  upsertRows(rows: readonly StoredRow[]) {
-    return this.moves.upsertRows(rows);
-  }
-  upsertLink(link: Link) {
-    return this.moves.upsertLink(link);
-  }
-  removeCopy(id: ShortUrlIdentifier, linkId: string, retiredUntil: Date) {
-    return this.moves.removeCopy(id, linkId, retiredUntil);
-  }
-  deleteRows(ids: readonly string[]) {
-    return this.moves.deleteRows(ids);
-  }
-  scanRetired(after: ShortUrlIdentifier | null, limit: number) {
-    return this.moves.scanRetired(after, limit);
-  }
-  upsertRetired(codes: readonly RetiredCode[]) {
-    return this.moves.upsertRetired(codes);
-  }
-  deleteRetired(ids: readonly ShortUrlIdentifier[]) {
-    return this.moves.deleteRetired(ids);
-  }
-  clearTombstones() {
-    return this.moves.clearTombstones();
-  }
 
   async insert(link: Link): Promise<void> {
     await this.insertMany([link]);

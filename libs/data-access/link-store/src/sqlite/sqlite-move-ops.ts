@@ -1,5 +1,5 @@
 import { Link, RetiredCode, ShardMoveStore, ShortUrlIdentifier, StoredRow, UpsertOutcome } from '@shortlink/links-domain';
-import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow } from '../rows';
+import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow, tagsByLink } from '../rows';
 import { SqliteDb } from './sqlite-database';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
@@ -117,12 +117,7 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r[COLUMN_INDEX.id] as number | bigint);
     const tags = this.db.prepare(`SELECT link_id, tenant_id, tag FROM link_tags WHERE link_id IN (${ids.map(() => '?').join(', ')})`).all(...ids) as Array<{ link_id: number | bigint; tenant_id: string; tag: string }>;
-    const byId = new Map<string, Array<readonly [string, string]>>();
-    for (const t of tags) {
-      const list = byId.get(String(t.link_id)) ?? [];
-      list.push([t.tenant_id, t.tag]);
-      byId.set(String(t.link_id), list);
-    }
+    const byId = tagsByLink(tags);
     return rows.map((r) => storedRow(r, byId.get(String(r[COLUMN_INDEX.id])) ?? []));
   }
 }

@@ -181,74 +181,59 @@ export class Resharder {
   // ------------------------------------------------------------------------------ the steps
 
   private async drive(p: MoveProgress): Promise<MoveProgress> {
+    const repair = (sides: 'targets' | 'both') => async () => {
+      p.repaired += (await this.compare(p, sides, true)).repaired;
+    };
+    const steps: Partial<Record<MoveStep, { next: MoveStep; detail: string; run: () => Promise<unknown> }>> = {
+      dual_write: { next: 'reconcile', detail: 'old owners answer, writes go to both owners', run: async () => this.acked(await this.publishPhase(p, 'dual_write')) },
+      reconcile: { next: 'copying', detail: 'new owners: drop rows the old owners no longer have', run: repair('targets') },
+      copying: {
+        next: 'verify',
+        detail: 'new owner first on reads; copying in batches',
+        run: async () => {
+          await this.acked(await this.publishPhase(p, 'copying'));
+          await this.copy(p);
+        },
+      },
+      verify: { next: 'frozen', detail: 'compare both sides, repair differences', run: repair('both') },
+      frozen: { next: 'switched', detail: 'writes of moving links wait; final comparison', run: () => this.freezeAndCompare(p) },
+      switched: { next: 'cleanup', detail: 'the new ring alone', run: async () => this.acked(await this.publishSwitch(p)) },
+      cleanup: { next: 'done', detail: 'delete moved rows on their old owners', run: () => this.cleanup(p) },
+    };
     try {
       for (;;) {
-        switch (p.step) {
-          case 'dual_write':
-            await this.enter(p, 'dual_write', 'old owners answer, writes go to both owners', async () => this.acked(await this.publishPhase(p, 'dual_write')));
-            p.step = 'reconcile';
-            break;
-          case 'reconcile':
-            await this.enter(p, 'reconcile', 'new owners: drop rows the old owners no longer have', async () => {
-              const checks = await this.compare(p, 'targets', true);
-              p.repaired += checks.repaired;
-            });
-            p.step = 'copying';
-            break;
-          case 'copying':
-            await this.enter(p, 'copying', 'new owner first on reads; copying in batches', async () => {
-              await this.acked(await this.publishPhase(p, 'copying'));
-              await this.copy(p);
-            });
-            p.step = 'verify';
-            break;
-          case 'verify':
-            await this.enter(p, 'verify', 'compare both sides, repair differences', async () => {
-              const checks = await this.compare(p, 'both', true);
-              p.repaired += checks.repaired;
-            });
-            p.step = 'frozen';
-            break;
-          case 'frozen':
-            await this.enter(p, 'frozen', 'writes of moving links wait; final comparison', async () => {
-              await this.acked(await this.publishPhase(p, 'frozen'));
-              const repaired = await this.compare(p, 'both', true);
-              p.repaired += repaired.repaired;
-              const final = await this.compare(p, 'both', false);
-              p.verify = final.flows;
-              const bad = final.flows.filter((f) => f.sourceRows !== f.targetRows || f.sourceChecksum !== f.targetChecksum);
-              if (bad.length) {
-                await this.acked(await this.publishPhase(p, 'copying'));
-                p.step = 'verify';
-                throw new ReshardError(`verification failed for ${bad.map((f) => `${f.from}->${f.to} (${f.sourceRows}/${f.sourceChecksum} vs ${f.targetRows}/${f.targetChecksum})`).join(', ')}; writes resumed, run again to retry`);
-              }
-            });
-            p.step = 'switched';
-            break;
-          case 'switched':
-            await this.enter(p, 'switched', 'the new ring alone', async () => this.acked(await this.publishSwitch(p)));
-            p.step = 'cleanup';
-            break;
-          case 'cleanup':
-            await this.enter(p, 'cleanup', 'delete moved rows on their old owners', () => this.cleanup(p));
-            p.step = 'done';
-            p.finishedAt = new Date(this.clock.now()).toISOString();
-            await this.save(p, true);
-            this.reporter.step('done', `${p.copied} rows copied, ${p.cleaned} cleaned up`);
-            return p;
-          case 'done':
-          case 'aborted':
-            return p;
-          case 'aborting':
-            throw new ReshardError("the move is being aborted: run 'reshard abort' again to finish that");
-        }
+        if (p.step === 'done' || p.step === 'aborted') return p;
+        const step = steps[p.step];
+        if (!step) throw new ReshardError("the move is being aborted: run 'reshard abort' again to finish that");
+        await this.enter(p, p.step, step.detail, step.run);
+        p.step = step.next;
         p.error = null;
+        if (p.step === 'done') {
+          p.finishedAt = new Date(this.clock.now()).toISOString();
+          await this.save(p, true);
+          this.reporter.step('done', `${p.copied} rows copied, ${p.cleaned} cleaned up`);
+          return p;
+        }
         await this.save(p);
       }
     } catch (error) {
       p.error = (error as Error).message;
       await this.save(p).catch(() => undefined);
       throw error;
+    }
+  }
+
+  /** Frozen: nothing writes a moving link, so both sides must now be equal, flow by flow. */
+  private async freezeAndCompare(p: MoveProgress): Promise<void> {
+    await this.acked(await this.publishPhase(p, 'frozen'));
+    p.repaired += (await this.compare(p, 'both', true)).repaired;
+    const final = await this.compare(p, 'both', false);
+    p.verify = final.flows;
+    const bad = final.flows.filter((f) => f.sourceRows !== f.targetRows || f.sourceChecksum !== f.targetChecksum);
+    if (bad.length) {
+      await this.acked(await this.publishPhase(p, 'copying'));
+      p.step = 'verify';
+      throw new ReshardError(`verification failed for ${bad.map((f) => `${f.from}->${f.to} (${f.sourceRows}/${f.sourceChecksum} vs ${f.targetRows}/${f.targetChecksum})`).join(', ')}; writes resumed, run again to retry`);
     }
   }
 
