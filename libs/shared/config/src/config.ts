@@ -340,16 +340,16 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   };
 }
 
-function parseShards(spec: string, violations: string[], name = 'MYSQL_SHARDS'): ShardConfig[] {
+function parseShards(spec: string, violations: string[], variable = 'MYSQL_SHARDS'): ShardConfig[] {
   const shards: ShardConfig[] = [];
   for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
     const eq = part.indexOf('=');
     const name = part.slice(0, eq);
     const url = part.slice(eq + 1);
-    if (eq < 1 || !/^mysql:\/\//.test(url)) violations.push(`${name}: "${part}" is not name=mysql://user:pass@host:port/db`);
+    if (eq < 1 || !/^mysql:\/\//.test(url)) violations.push(`${variable}: "${part}" is not name=mysql://user:pass@host:port/db`);
     else shards.push({ name, url });
   }
-  if (new Set(shards.map((s) => s.name)).size !== shards.length) violations.push(`${name}: shard names must be unique`);
+  if (new Set(shards.map((s) => s.name)).size !== shards.length) violations.push(`${variable}: shard names must be unique`);
   return shards;
 }
 
