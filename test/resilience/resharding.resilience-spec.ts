@@ -51,8 +51,9 @@ describe('online resharding on the real stack (issue 14)', () => {
     };
     await restoreRing();
     generation = await startApp('generation', env);
-    // One redirect as deployed (L1 + Redis), one that reads the shards on every request (the dual reads).
-    [cached, uncached] = await Promise.all([startApp('redirect', env), startApp('redirect', { ...env, REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false', RATE_LIMIT_PER_IP_PER_MINUTE: '0' })]);
+    // One redirect as deployed (L1 + Redis), one that reads the shards on every request (the dual reads;
+    // its bulkhead sized for that, since a 2-core machine running the CLI beside it can slow lookups).
+    [cached, uncached] = await Promise.all([startApp('redirect', env), startApp('redirect', { ...env, REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false', RATE_LIMIT_PER_IP_PER_MINUTE: '0', DB_CONCURRENCY: '200' })]);
     const made = await createLinks(generation.base, 900, `reshard-${Date.now().toString(36)}`, 16);
     made.forEach((l, i) => links.push({ code: l.code, domain: l.domain, urls: new Set([l.url]), last: { url: l.url, version: 1 }, readable: i < 700 }));
   });

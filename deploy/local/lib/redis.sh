@@ -185,11 +185,16 @@ redis_add_node() {
   port=$((REDIS_BASE_PORT + TOPO_REDIS_NODES))
   while [[ " $(redis_all_ports | tr '\n' ' ') " == *" $port "* ]] || port_open "$port"; do port=$((port + 1)); done
   redis_launch_node "$port"
+  # Until it is recorded as an extra node, a failure stops it again and removes its files.
+  ADDING_REDIS_PORT="$port"
+  trap 'if [[ -n ${ADDING_REDIS_PORT-} ]]; then stop_procs "redis-$ADDING_REDIS_PORT"; rm -rf "$(redis_dir "$ADDING_REDIS_PORT")"; fi' EXIT
   wait_for "redis-$port" "redis $port to answer PING" 20 "$(redis_dir "$port")/redis.log" redis_ping "$port"
   redis-cli --cluster add-node "127.0.0.1:$port" "127.0.0.1:$seed" >"$RUN_DIR/redis/add-node-$port.log" 2>&1 \
-    || { show_log "$RUN_DIR/redis/add-node-$port.log"; stop_procs "redis-$port"; rm -rf "$(redis_dir "$port")"; die "redis-cli --cluster add-node failed"; }
+    || { show_log "$RUN_DIR/redis/add-node-$port.log"; die "redis-cli --cluster add-node failed"; }
   echo "$port" >>"$RUN_DIR/redis/extra-ports"
   REDIS_EXTRA_PORTS+=("$port")
+  ADDING_REDIS_PORT=""
+  trap - EXIT
   wait_for "redis-$port" "cluster_state:ok on redis $port" 30 "$(redis_dir "$port")/redis.log" redis_state_ok "$port"
   # Every node must know the new master before slots move to it (gossip takes a moment).
   local id; id="$(redis_node_id "$port")"
