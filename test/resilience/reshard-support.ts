@@ -113,7 +113,7 @@ export interface Tracked {
 
 export interface LoadResult {
   redirects: number;
-  redirectFailures: Array<{ code: string; status: number; location: string | null; error: string | null; ms: number; body: string }>;
+  redirectFailures: Array<{ base: string; code: string; status: number; location: string | null; error: string | null; ms: number; body: string }>;
   writes: Record<string, number>;
   writeFailures: Array<{ op: string; code: string; status: number; body: string }>;
   redirectLatency: number[];
@@ -163,11 +163,11 @@ export async function underLoad<T>(
         const base = o.redirects[sent % o.redirects.length];
         sent++;
         pending.push(
-          send(agent, base, `/${link.code}`, 'GET', 5000).then((r: Reply) => {
+          send(agent, base, `/${link.code}`, 'GET', 15_000).then((r: Reply) => {
             load.redirects++;
             load.redirectLatency.push(r.ms);
             if (r.status !== 302 || !r.location || !link.urls.has(r.location)) {
-              load.redirectFailures.push({ code: link.code, status: r.status, location: r.location, error: r.error, ms: r.ms, body: r.body.slice(0, 200) });
+              load.redirectFailures.push({ base, code: link.code, status: r.status, location: r.location, error: r.error, ms: r.ms, body: r.body.slice(0, 200) });
             }
           }),
         );

@@ -29,7 +29,10 @@ jest.setTimeout(180_000);
  */
 describe('one MariaDB instance down (issue 14)', () => {
   const DOMAIN = 'containment.shortlink.test';
-  const TIMEOUT_MS = 1000;
+  // The bound under test. Generous for a shared 2-core machine, where MariaDB or the app can stall
+  // for a second or more; still far below a connect timeout (5 s) or a hung TCP read (minutes).
+  const TIMEOUT_MS = 2000;
+  const SLACK_MS = 1000;
   const outages = new Outages();
   const measured: Record<string, unknown> = {};
   let env: Record<string, string>;
@@ -108,7 +111,7 @@ describe('one MariaDB instance down (issue 14)', () => {
         expect(r.retryAfter).toMatch(/^\d+$/);
         expect(JSON.parse(r.body)).toMatchObject({ status: 503, code: 'SHARD_UNAVAILABLE' });
       }
-      expect(latency(uncachedReplies).max).toBeLessThanOrEqual(TIMEOUT_MS + 500);
+      expect(latency(uncachedReplies).max).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
       // Cached links of either shard keep redirecting.
       cachedReplies.forEach((r, i) => expect({ i, ok: isRedirectTo(r, warm[i % warm.length]) }).toEqual({ i, ok: true }));
       // Creates: all made, none on a dead shard; an alias that can only live there: 503 + Retry-After.
@@ -154,7 +157,7 @@ describe('one MariaDB instance down (issue 14)', () => {
         if (!onDead(l)) expect({ i, status: r.status, location: r.location }).toEqual({ i, status: 302, location: l.url });
       });
       expect(tally(down)).toEqual({ 503: down.length });
-      expect(latency(replies).max).toBeLessThanOrEqual(TIMEOUT_MS + 500);
+      expect(latency(replies).max).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
       await eventually('links on the resumed server to redirect again', async () => {
         const round = await Promise.all(links.filter(onDead).slice(0, 10).map((l) => send(agent, uncached.base, `/${l.code}`)));
         return round.every((r) => r.status === 302);

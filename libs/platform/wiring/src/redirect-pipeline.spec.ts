@@ -218,7 +218,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
   });
 
   it('lets a hung shard hold only its share of the database permits: lookups on the other shard go on (docs/design.md, "Failure containment")', async () => {
-    const { pipeline } = build({ sharedCacheEnabled: false, l1Enabled: false }); // dbConcurrency 4 over 2 shards: 2 each
+    const { pipeline } = build({ sharedCacheEnabled: false, l1Enabled: false, dbConcurrency: 8 }); // a quarter each: 2
     const codesOn = (shard: string, n: number) => {
       const out: string[] = [];
       for (let i = 0; out.length < n; i++) if (repo.shardNameFor(`c${i}abcde`) === shard) out.push(`c${i}abcde`);

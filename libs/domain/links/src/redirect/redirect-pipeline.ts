@@ -209,14 +209,15 @@ export class RedirectPipeline {
   }
 
   /**
-   * Within the bulkhead, each shard may hold at most its share of DB_CONCURRENCY: a shard that hangs
-   * cannot take the permits the other shards' lookups need (docs/design.md, "Failure containment").
+   * Within the bulkhead, each shard may hold at most a quarter of DB_CONCURRENCY: a shard that
+   * hangs (or the two of an instance that hangs) cannot take the permits the other shards' lookups
+   * need (docs/design.md, "Failure containment").
    */
   private async onShard<T>(id: ShortUrlIdentifier, lookup: () => Promise<T>): Promise<T> {
     const shard = this.links.shardNameFor(id.code);
     let limiter = this.shardLimiters.get(shard);
     if (!limiter) {
-      limiter = bulkhead(Math.max(1, Math.floor(this.options.dbConcurrency / Math.max(1, this.links.routing.shards().length))), 0);
+      limiter = bulkhead(Math.max(1, Math.ceil(this.options.dbConcurrency / 4)), 0);
       this.shardLimiters.set(shard, limiter);
     }
     try {
