@@ -10,6 +10,8 @@
 #   stack.sh start <component>   start it again on its kept data and wait for health
 #   stack.sh env                 print the path of the env file (source it in tests)
 #   stack.sh kafka-tool <class> [args]   run a Kafka CLI class (TopicCommand, ConsoleProducer, ...)
+#   stack.sh redis-add-node      start one more Redis node and join it as an empty master; prints its port
+#   stack.sh redis-remove-node <port>   take an added node (holding no slots) out of the cluster and stop it
 #
 #   component: redis-node-<port> | redis | mysql-a | mysql-b | clickhouse | kafka
 #
@@ -52,7 +54,7 @@ comp_procs() {
   case "$1" in
     redis-node-*)
       local p="${1#redis-node-}"
-      [[ " ${REDIS_PORTS[*]} " == *" $p "* ]] || die "no Redis node on port $p (nodes: ${REDIS_PORTS[*]})"
+      [[ " $(redis_all_ports | tr '\n' ' ') " == *" $p "* ]] || die "no Redis node on port $p (nodes: $(redis_all_ports | tr '\n' ' '))"
       echo "redis-$p" ;;
     redis) redis_procs ;;
     clickhouse|kafka) echo "$1" ;;
@@ -198,6 +200,8 @@ main() {
     start) take_lock; cmd_start "$@" ;;
     env) echo "$ENV_FILE" ;;
     kafka-tool) kafka_tool "$@" ;;
+    redis-add-node) take_lock; redis_add_node; write_env ;;
+    redis-remove-node) take_lock; [[ -n ${1-} ]] || die "usage: stack.sh redis-remove-node <port>"; redis_remove_node "$1"; write_env ;;
     -h|--help|help) usage 0 ;;
     *) usage 2 ;;
   esac

@@ -123,13 +123,15 @@ spawn() { # name log cmd...
   die "could not start $name (no pid file $pf)"
 }
 
-# Poll "$@" every 0.1 s until it succeeds; fail early if the process died.
+# Poll "$@" every 0.1 s until it succeeds; fail early if the process died. A process spawned a
+# moment ago may not match its pattern yet (the pid is the exec'ing shell's, and redis-server
+# rewrites its title only once it has started), so "died" means its recorded PID is gone.
 wait_for() { # name what timeout_s logfile cmd...
   local name="$1" what="$2" timeout="$3" logf="$4"; shift 4
   local deadline=$(( $(date +%s%3N) + timeout * 1000 ))
   while true; do
     if "$@" >/dev/null 2>&1; then return 0; fi
-    if [[ -n $name ]] && ! is_running "$name"; then
+    if [[ -n $name ]] && ! is_running "$name" && ! kill -0 "$(read_pid "$name")" 2>/dev/null; then
       show_log "$logf"; die "$name exited while waiting for $what (log: $logf)"
     fi
     if (( $(date +%s%3N) > deadline )); then

@@ -52,9 +52,10 @@ export STACK_RUN_DIR=$RUN_DIR
 export STACK_PIDS_DIR=$PIDS_DIR
 export STACK_PIDS_FILE=$PIDS_FILE
 export STACK_REDIS_PORTS="${REDIS_PORTS[*]}"
+export STACK_REDIS_EXTRA_PORTS="${REDIS_EXTRA_PORTS[*]-}"
 export STACK_REDIS_PIDS="${rp[*]}"
 EOF
-    for p in "${REDIS_PORTS[@]}"; do echo "export STACK_REDIS_PID_$p=$(pid_or_empty "redis-$p")"; done
+    for p in $(redis_all_ports); do echo "export STACK_REDIS_PID_$p=$(pid_or_empty "redis-$p")"; done
     for n in "${MYSQL_NAMES[@]}"; do echo "export STACK_$(topo_upper "${n//-/_}")_PID=$(pid_or_empty "$n")"; done
     echo "export STACK_CLICKHOUSE_PID=$(pid_or_empty clickhouse)"
     echo "export STACK_KAFKA_PID=$(pid_or_empty kafka)"
@@ -68,7 +69,7 @@ EOF
   mv -f "$ENV_FILE.tmp" "$ENV_FILE"
   {
     echo "# component pid port (empty pid: not running)"
-    for p in "${REDIS_PORTS[@]}"; do echo "redis-node-$p $(pid_or_empty "redis-$p") $p"; done
+    for p in $(redis_all_ports); do echo "redis-node-$p $(pid_or_empty "redis-$p") $p"; done
     for n in "${MYSQL_NAMES[@]}"; do echo "$n $(pid_or_empty "$n") $(mysql_port "$n")"; done
     echo "clickhouse $(pid_or_empty clickhouse) $CLICKHOUSE_HTTP_PORT"
     echo "kafka $(pid_or_empty kafka) $KAFKA_PORT"

@@ -3,13 +3,19 @@
 # state in .run/redis/<port>/.
 # shellcheck shell=bash
 
-# Ports of the nodes, from REDIS_BASE_PORT (call after load_config).
+# Ports of the nodes, from REDIS_BASE_PORT (call after load_config). REDIS_EXTRA_PORTS: nodes added
+# to the running cluster by 'redis-add-node' (recorded in .run/redis/extra-ports until removed).
 redis_init_ports() {
   REDIS_PORTS=()
-  local i
+  REDIS_EXTRA_PORTS=()
+  local i p
   for ((i = 0; i < TOPO_REDIS_NODES; i++)); do REDIS_PORTS+=($((REDIS_BASE_PORT + i))); done
+  if [[ -s $RUN_DIR/redis/extra-ports ]]; then
+    while read -r p; do if [[ -n $p ]]; then REDIS_EXTRA_PORTS+=("$p"); fi; done <"$RUN_DIR/redis/extra-ports"
+  fi
 }
-redis_procs() { local p; for p in "${REDIS_PORTS[@]}"; do echo "redis-$p"; done; }
+redis_all_ports() { local p; for p in "${REDIS_PORTS[@]}" ${REDIS_EXTRA_PORTS[@]+"${REDIS_EXTRA_PORTS[@]}"}; do echo "$p"; done; }
+redis_procs() { local p; for p in $(redis_all_ports); do echo "redis-$p"; done; }
 redis_proc_pattern() { echo "redis-server*127.0.0.1:${1#redis-} *"; } # redis-<port>
 
 rcli() { local port="$1"; shift; redis-cli -h 127.0.0.1 -p "$port" "$@"; }
@@ -92,7 +98,7 @@ redis_launch_all() {
     stop_procs $(redis_procs)
     rm -rf "$RUN_DIR/redis"
   fi
-  for p in "${REDIS_PORTS[@]}"; do
+  for p in $(redis_all_ports); do
     is_running "redis-$p" || redis_launch_node "$p"
   done
 }
@@ -138,7 +144,7 @@ redis_preflight() { # every node that is not running needs its port
 
 redis_status() {
   local p pid role h
-  for p in "${REDIS_PORTS[@]}"; do
+  for p in $(redis_all_ports); do
     pid="$(pid_or_empty "redis-$p")"
     if [[ -z $pid ]]; then status_line "redis-node-$p" "" "$p" "DOWN" 0; continue; fi
     if redis_ping "$p"; then
@@ -149,4 +155,72 @@ redis_status() {
       status_line "redis-node-$p" "$pid" "$p" "running, no PONG" 0
     fi
   done
+}
+
+# ----------------------------------------------------------------------------- scaling the cluster
+# The id of the node on port $1, as the cluster knows it.
+redis_node_id() { rcli "$1" cluster myid 2>/dev/null | tr -d '\r'; }
+
+# Slots served by the node on port $1 (0 for an empty master or a replica).
+redis_node_slots() {
+  rcli "$1" cluster nodes 2>/dev/null | awk '$3 ~ /myself/ { n = 0; for (i = 9; i <= NF; i++) { if ($i ~ /^\[/) continue; split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }'
+}
+
+# Every running node of the topology lists node id $1.
+redis_all_know() {
+  local q
+  for q in "${REDIS_PORTS[@]}"; do
+    is_running "redis-$q" || continue
+    rcli "$q" cluster nodes 2>/dev/null | grep -q "^$1 " || return 1
+  done
+}
+
+# Starts one more node on the next free port after the cluster's and joins it as an empty master
+# (no slots yet: move some with 'redis-cli --cluster reshard', see deploy/README.md). Prints its port.
+redis_add_node() {
+  [[ -f $RUN_DIR/redis/cluster.created ]] || die "no Redis Cluster was created yet: run 'stack.sh up' first"
+  local seed="" p port
+  for p in "${REDIS_PORTS[@]}"; do redis_ping "$p" && { seed="$p"; break; }; done
+  [[ -n $seed ]] || die "no Redis node answers"
+  port=$((REDIS_BASE_PORT + TOPO_REDIS_NODES))
+  while [[ " $(redis_all_ports | tr '\n' ' ') " == *" $port "* ]] || port_open "$port"; do port=$((port + 1)); done
+  redis_launch_node "$port"
+  # Until it is recorded as an extra node, a failure stops it again and removes its files.
+  ADDING_REDIS_PORT="$port"
+  trap 'if [[ -n ${ADDING_REDIS_PORT-} ]]; then stop_procs "redis-$ADDING_REDIS_PORT"; rm -rf "$(redis_dir "$ADDING_REDIS_PORT")"; fi' EXIT
+  wait_for "redis-$port" "redis $port to answer PING" 20 "$(redis_dir "$port")/redis.log" redis_ping "$port"
+  redis-cli --cluster add-node "127.0.0.1:$port" "127.0.0.1:$seed" >"$RUN_DIR/redis/add-node-$port.log" 2>&1 \
+    || { show_log "$RUN_DIR/redis/add-node-$port.log"; die "redis-cli --cluster add-node failed"; }
+  echo "$port" >>"$RUN_DIR/redis/extra-ports"
+  REDIS_EXTRA_PORTS+=("$port")
+  ADDING_REDIS_PORT=""
+  trap - EXIT
+  wait_for "redis-$port" "cluster_state:ok on redis $port" 30 "$(redis_dir "$port")/redis.log" redis_state_ok "$port"
+  # Every node must know the new master before slots move to it (gossip takes a moment).
+  local id; id="$(redis_node_id "$port")"
+  wait_for "redis-$port" "every node to know redis $port" 30 "$(redis_dir "$port")/redis.log" redis_all_know "$id"
+  log "redis-$port joined the cluster as an empty master ($id)"
+  echo "$port"
+}
+
+# Takes an added node out of the cluster again: it must hold no slots (move them back first).
+redis_remove_node() { # port
+  local port="$1" seed="" p
+  [[ " ${REDIS_EXTRA_PORTS[*]-} " == *" $port "* ]] || die "redis node $port was not added with redis-add-node (added: ${REDIS_EXTRA_PORTS[*]-none})"
+  if is_running "redis-$port" && redis_ping "$port"; then
+    local slots; slots="$(redis_node_slots "$port")"
+    [[ ${slots:-0} == 0 ]] || die "redis node $port still serves $slots slots: move them to another master first (redis-cli --cluster reshard, see deploy/README.md)"
+    for p in "${REDIS_PORTS[@]}"; do redis_ping "$p" && { seed="$p"; break; }; done
+    [[ -n $seed ]] || die "no Redis node answers"
+    # del-node makes every node forget it, then shuts it down.
+    redis-cli --cluster del-node "127.0.0.1:$seed" "$(redis_node_id "$port")" >"$RUN_DIR/redis/del-node-$port.log" 2>&1 \
+      || { show_log "$RUN_DIR/redis/del-node-$port.log"; die "redis-cli --cluster del-node failed"; }
+  fi
+  stop_procs "redis-$port"
+  rm -rf "$(redis_dir "$port")"
+  local left=() q
+  for q in ${REDIS_EXTRA_PORTS[@]+"${REDIS_EXTRA_PORTS[@]}"}; do [[ $q == "$port" ]] || left+=("$q"); done
+  REDIS_EXTRA_PORTS=(${left[@]+"${left[@]}"})
+  if ((${#REDIS_EXTRA_PORTS[@]})); then printf '%s\n' "${REDIS_EXTRA_PORTS[@]}" >"$RUN_DIR/redis/extra-ports"; else rm -f "$RUN_DIR/redis/extra-ports"; fi
+  log "redis-$port left the cluster"
 }

@@ -8,3 +8,5 @@ export * from './tenants/sqlite-tenant-store';
 export * from './tenants/mysql-tenant-store';
 export * from './batches/sqlite-batch-record-store';
 export * from './batches/mysql-batch-record-store';
+export * from './sqlite/sqlite-ring-store';
+export * from './mysql/mysql-ring-store';

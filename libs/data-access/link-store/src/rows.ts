@@ -1,4 +1,5 @@
-import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { createHash } from 'crypto';
+import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
 
 /** Small integers in the status and moderation columns, shared by both SQL backends. */
 export const STATUS_TO_DB: Readonly<Record<LinkStatus, number>> = { active: 1, disabled: 2, expired: 3 };
@@ -130,4 +131,49 @@ export function codesByDomain(ids: readonly ShortUrlIdentifier[]): Array<{ domai
     }
   }
   return groups;
+}
+
+/**
+ * A link row as the resharding tool copies it: the values of LINK_COLUMNS as the driver returns
+ * them (written back unchanged to the same kind of database) and the row's tags. Copying by
+ * column list keeps columns added later (docs/design.md, "Online resharding").
+ */
+export interface RowData {
+  readonly values: readonly unknown[];
+  readonly tags: ReadonlyArray<readonly [tenantId: string, tag: string]>;
+}
+
+const canonical = (v: unknown): string =>
+  v === null || v === undefined ? '\u2205' : v instanceof Date ? String(v.getTime()) : Buffer.isBuffer(v) ? v.toString('hex') : String(v);
+
+/** Digest of every column and tag (dates as epoch ms, so both backends agree), 64 bits in hex. */
+export function rowChecksum(data: RowData): string {
+  const tags = data.tags.map(([t, tag]) => `${t}\u0002${tag}`).sort();
+  return createHash('sha256').update(`${data.values.map(canonical).join('\u0001')}\u0003${tags.join('\u0001')}`).digest('hex').slice(0, 16);
+}
+
+export const COLUMN_INDEX = Object.fromEntries(LINK_COLUMNS.map((c, i) => [c, i])) as Record<(typeof LINK_COLUMNS)[number], number>;
+
+/** A StoredRow from the values of LINK_COLUMNS and the tags. */
+export function storedRow(values: readonly unknown[], tags: RowData['tags']): StoredRow {
+  const data: RowData = { values, tags };
+  return {
+    id: String(values[COLUMN_INDEX.id]),
+    domain: String(values[COLUMN_INDEX.domain]),
+    code: String(values[COLUMN_INDEX.code]),
+    version: Number(values[COLUMN_INDEX.version]),
+    checksum: rowChecksum(data),
+    data,
+  };
+}
+
+/** Tag rows grouped by link id, as RowData wants them. */
+export function tagsByLink(rows: ReadonlyArray<{ link_id: unknown; tenant_id: string; tag: string }>): Map<string, Array<readonly [string, string]>> {
+  const byId = new Map<string, Array<readonly [string, string]>>();
+  for (const t of rows) {
+    const list = byId.get(String(t.link_id)) ?? [];
+    list.push([t.tenant_id, t.tag]);
+    byId.set(String(t.link_id), list);
+  }
+  return byId;
 }

@@ -9,3 +9,4 @@ export * from './link-cache';
 export * from './link-service';
 export * from './redirect';
 export * from './batch';
+export * from './resharding';

@@ -56,6 +56,21 @@ describe('LinkService', () => {
     expect(created).toEqual([link, second]);
   });
 
+  it('chooses the code again when the shard of a generated one is down; an alias there gets SHARD_UNAVAILABLE (docs/design.md, "Failure containment")', async () => {
+    const { service, repo, shards } = setup();
+    const down = shards[1];
+    const refuse = () => Promise.reject(new Error('connect ECONNREFUSED'));
+    down.insert = down.insertMany = refuse;
+    const links = await Promise.all(Array.from({ length: 20 }, (_, i) => service.create({ tenantId: 't1', url: `https://example.com/r${i}` })));
+    expect(links.map((l) => repo.shardNameFor(l.code)).filter((s) => s === down.shardName)).toEqual([]);
+    expect(shards[0].rows.size).toBe(20);
+    let alias = 'onb0';
+    for (let i = 0; repo.shardNameFor(alias) !== down.shardName; i++) alias = `onb${i}`;
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com/alias', alias })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: down.shardName } });
+    shards[0].insert = shards[0].insertMany = refuse;
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com/none' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+  });
+
   it('validates and stores every option, keeping only a hash of the password', async () => {
     const { service } = setup();
     const link = await service.create({

@@ -149,16 +149,26 @@ export class LinkService {
       }
       return this.afterCreate(link);
     }
-    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+    // A generated code that lands on a shard that is down (or whose move is frozen) is chosen again:
+    // another id, another code, most likely another shard (docs/design.md, "Failure containment").
+    let elsewhere = 0;
+    let unavailable: DomainError | null = null;
+    for (let attempt = 0; attempt < this.maxAttempts + elsewhere; attempt++) {
       const id = await this.nextId();
       const link: Link = { ...base, id: id.toString(), code: this.codes.codeFor(id, base.targetUrl, attempt) };
       try {
-        await this.links.insert(link);
+        await this.links.insert(link, { relocatable: true });
         return this.afterCreate(link);
       } catch (error) {
+        if (error instanceof DomainError && error.code === ErrorCode.SHARD_UNAVAILABLE && error.details.reason !== 'ring-unknown' && elsewhere < MAX_RELOCATIONS) {
+          unavailable = error;
+          elsewhere++;
+          continue;
+        }
         if (!(error instanceof DuplicateLinkError)) throw error;
       }
     }
+    if (unavailable) throw unavailable;
     throw new DomainError(ErrorCode.CODE_SPACE_EXHAUSTED, `no free code after ${this.maxAttempts} attempts`);
   }
 
@@ -393,6 +403,8 @@ export class LinkService {
 /** A deleted alias still in its quarantine. */
 export const aliasRetired = (id: ShortUrlIdentifier, until: Date) =>
   new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
+/** Codes chosen again at most, per create, because their shard was unavailable (each costs an id). */
+const MAX_RELOCATIONS = 32;
 
 const notFound = (id: ShortUrlIdentifier) => new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
 const stale = (current: Link) => new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, { currentVersion: current.version });

@@ -57,9 +57,9 @@ export interface LinkShardStore {
   close(): Promise<void>;
 }
 
-/** A deleted code kept out of use until `until`. */
+/** A deleted code kept out of use until `retiredUntil`. */
 export interface RetiredCode extends ShortUrlIdentifier {
-  readonly until: Date;
+  readonly retiredUntil: Date;
 }
 
 /** Raised by a LinkShardStore when the unique (domain, code) constraint rejects an insert. */

@@ -13,6 +13,9 @@ export interface ProbeResult {
   readonly up: boolean;
   readonly error?: string;
   readonly ms: number;
+  /** false: a failure shows here but does not fail /health. */
+  readonly critical?: false;
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 /** Runs every probe of the app at once, each bounded by a timeout. */
@@ -24,15 +27,16 @@ export class HealthChecker {
     const probes = await Promise.all(
       this.probes().map(async (probe): Promise<ProbeResult> => {
         const t0 = Date.now();
+        const details = { ...(probe.critical === false ? { critical: false as const } : {}), ...(probe.details ? { details: probe.details() } : {}) };
         try {
           await withTimeout(probe.check(), PROBE_TIMEOUT_MS);
-          return { name: probe.name, up: true, ms: Date.now() - t0 };
+          return { name: probe.name, up: true, ms: Date.now() - t0, ...details };
         } catch (error) {
-          return { name: probe.name, up: false, error: (error as Error).message, ms: Date.now() - t0 };
+          return { name: probe.name, up: false, error: (error as Error).message, ms: Date.now() - t0, ...details };
         }
       }),
     );
-    return { up: probes.every((p) => p.up), probes };
+    return { up: probes.every((p) => p.up || p.critical === false), probes };
   }
 }
 

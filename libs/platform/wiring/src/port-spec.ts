@@ -1,5 +1,5 @@
 import type { AppConfig } from '@shortlink/config';
-import type { HealthProbe } from '@shortlink/core';
+import type { HealthProbe, PortGauge } from '@shortlink/core';
 
 /**
  * How to build one port of the platform: `open` picks the adapter for the configured driver (an
@@ -15,6 +15,8 @@ export interface PortSpec<T> {
   open(config: AppConfig): T | Promise<T>;
   close?(value: NoInfer<T>): Promise<void>;
   probes?(value: NoInfer<T>): readonly HealthProbe[];
+  /** Gauges each app that opened the port publishes at /metrics. */
+  gauges?(value: NoInfer<T>): readonly PortGauge[];
 }
 
 /** A port once opened: what each of its tokens is bound to, how to close it, how to probe it. */
@@ -23,6 +25,7 @@ export interface OpenPort {
   readonly bindings: ReadonlyMap<symbol, unknown>;
   close(): Promise<void>;
   probes(): readonly HealthProbe[];
+  gauges(): readonly PortGauge[];
 }
 
 /** A port of the catalog, its value's type known only inside. */
@@ -43,6 +46,7 @@ export function portSpec<T>(spec: PortSpec<T>): Port {
         bindings: new Map(spec.provides.map(([token, pick]) => [token, pick(value)])),
         close: async () => spec.close?.(value),
         probes: () => spec.probes?.(value) ?? [],
+        gauges: () => spec.gauges?.(value) ?? [],
       };
     },
   };

@@ -1,8 +1,8 @@
 import { DynamicModule, INestApplicationContext, Logger, Module, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AppConfig } from '@shortlink/config';
-import type { HealthProbe } from '@shortlink/core';
-import { HEALTH_PROBES } from '@shortlink/nest-platform';
+import type { HealthProbe, PortGauge } from '@shortlink/core';
+import { HEALTH_PROBES, PORT_GAUGES } from '@shortlink/nest-platform';
 import { portsFor } from './catalog';
 import { OpenPort } from './port-spec';
 
@@ -18,6 +18,10 @@ class OpenedPorts implements OnApplicationShutdown {
 
   probes(names?: readonly string[]): HealthProbe[] {
     return this.opened.filter((port) => !names || names.includes(port.name)).flatMap((port) => port.probes());
+  }
+
+  gauges(names?: readonly string[]): PortGauge[] {
+    return this.opened.filter((port) => !names || names.includes(port.name)).flatMap((port) => port.gauges());
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -49,8 +53,8 @@ export function portsModule(config: AppConfig, tokens: readonly symbol[]): Dynam
   return {
     module: PortsModule,
     global: true,
-    providers: [...providers, { provide: OpenedPorts, useValue: opened }, { provide: HEALTH_PROBES, useValue: () => opened.probes() }],
-    exports: [...provided, HEALTH_PROBES],
+    providers: [...providers, { provide: OpenedPorts, useValue: opened }, { provide: HEALTH_PROBES, useValue: () => opened.probes() }, { provide: PORT_GAUGES, useValue: () => opened.gauges() }],
+    exports: [...provided, HEALTH_PROBES, PORT_GAUGES],
   };
 }
 
@@ -78,8 +82,12 @@ export class SharedPorts {
     return {
       module: SharedPortsBridge,
       global: true,
-      providers: [...tokens.map((token): Provider => ({ provide: token, useFactory: () => this.get(token) })), { provide: HEALTH_PROBES, useValue: () => this.opened.probes(names) }],
-      exports: [...tokens, HEALTH_PROBES],
+      providers: [
+        ...tokens.map((token): Provider => ({ provide: token, useFactory: () => this.get(token) })),
+        { provide: HEALTH_PROBES, useValue: () => this.opened.probes(names) },
+        { provide: PORT_GAUGES, useValue: () => this.opened.gauges(names) },
+      ],
+      exports: [...tokens, HEALTH_PROBES, PORT_GAUGES],
     };
   }
 

@@ -286,4 +286,22 @@ describe('RedirectPipeline on the embedded adapters', () => {
       expect(pipeline.resolveLocal(id)?.link.targetUrl).toBe('https://example.com/hot1234');
     });
   });
+
+  it('lets a hung shard hold only its share of the database permits: lookups on the other shard go on (docs/design.md, "Failure containment")', async () => {
+    const { pipeline } = build({ sharedCacheEnabled: false, l1Enabled: false, dbConcurrency: 8 }); // a quarter each: 2
+    const codesOn = (shard: string, n: number) => {
+      const out: string[] = [];
+      for (let i = 0; out.length < n; i++) if (repo.shardNameFor(`c${i}abcde`) === shard) out.push(`c${i}abcde`);
+      return out;
+    };
+    const [hungName, otherName] = shards.map((s) => s.shardName);
+    shards[0].findByCode = () => new Promise(() => undefined);
+    const [a, b, c] = codesOn(hungName, 3);
+    void pipeline.resolve({ domain: DOMAIN, code: a }).catch(() => undefined);
+    void pipeline.resolve({ domain: DOMAIN, code: b }).catch(() => undefined);
+    await expect(pipeline.resolve({ domain: DOMAIN, code: c })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: hungName } });
+    const [elsewhere] = codesOn(otherName, 1);
+    await repo.insert(link(elsewhere));
+    expect((await pipeline.resolve({ domain: DOMAIN, code: elsewhere })).source).toBe('db');
+  });
 });

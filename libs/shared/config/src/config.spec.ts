@@ -101,4 +101,16 @@ describe('loadConfig', () => {
     }
     expect(violationsOf({ SQLITE_SHARDS: 's0,../etc,s0' })).toEqual([expect.stringMatching(/shard name "\.\.\/etc"/), 'SQLITE_SHARDS: shard names must be unique']);
   });
+
+  it('reads the spare shards and the ring settings, and lists a spare shard named twice or a lease shorter than three reads', () => {
+    const mysql = { ...SECRETS, DB_DRIVER: 'mysql', MYSQL_META_URL: 'mysql://u:p@h:1/m', MYSQL_SHARDS: 's0=mysql://u:p@h:1/a,s1=mysql://u:p@h:1/b' };
+    const c = loadConfig({ ...mysql, MYSQL_SPARE_SHARDS: 's4=mysql://u:p@h:2/e', SHARD_RING_POLL_MS: '500', SHARD_TIMEOUT_MS: '800' });
+    expect(c.db).toMatchObject({ driver: 'mysql', spareShards: [{ name: 's4', url: 'mysql://u:p@h:2/e' }], ring: { pollMs: 500, leaseMs: 10_000 }, shardTimeoutMs: 800, breaker: { failures: 5, openMs: 1000 } });
+    expect(loadConfig({}).db).toMatchObject({ driver: 'sqlite', ring: { pollMs: 1000, leaseMs: 10_000 }, shardTimeoutMs: 3000 });
+    expect(violationsOf({ ...mysql, MYSQL_SPARE_SHARDS: 's1=mysql://u:p@h:2/e,bad', SHARD_RING_POLL_MS: '2000', SHARD_RING_LEASE_MS: '5000' })).toEqual([
+      'MYSQL_SPARE_SHARDS: "bad" is not name=mysql://user:pass@host:port/db',
+      'MYSQL_SPARE_SHARDS: shard "s1" is also in MYSQL_SHARDS',
+      'SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (6000), got 5000',
+    ]);
+  });
 });

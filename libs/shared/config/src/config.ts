@@ -90,6 +90,17 @@ export const envSchema = z.object({
   MYSQL_SHARDS: z.string().optional(),
   MYSQL_META_URL: z.string().optional(),
   MYSQL_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+  /** mysql: shards that exist but are not on the ring yet (name=url pairs): where `reshard --add` can move links. */
+  MYSQL_SPARE_SHARDS: z.string().optional(),
+  /** How often each app reads the versioned shard ring from the meta database (docs/design.md, "Online resharding"). */
+  SHARD_RING_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** An app that could not read the ring for this long stops writing links until it can. */
+  SHARD_RING_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
+  /** Longest one shard operation may take before the request gets 503 SHARD_UNAVAILABLE (0: unbounded). */
+  SHARD_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(3000),
+  /** Consecutive failures after which a shard is skipped (503 at once) for SHARD_BREAKER_OPEN_MS. */
+  SHARD_BREAKER_FAILURES: z.coerce.number().int().min(1).default(5),
+  SHARD_BREAKER_OPEN_MS: z.coerce.number().int().min(10).default(1000),
 
   CACHE_DRIVER: driver(['memory', 'redis'] as const, 'memory'),
   REDIS_CLUSTER_NODES: csv.optional(),
@@ -185,6 +196,16 @@ export interface ShardConfig {
   readonly url: string;
 }
 
+/** How links are spread over the shards, whatever the driver (docs/design.md, "Online resharding"). */
+export interface ShardingConfig {
+  /** The ring written as version 1 when the meta database has none; after that the meta database decides. */
+  readonly strategy: Env['SHARD_STRATEGY'];
+  readonly virtualNodes: number;
+  readonly ring: { readonly pollMs: number; readonly leaseMs: number };
+  readonly shardTimeoutMs: number;
+  readonly breaker: { readonly failures: number; readonly openMs: number };
+}
+
 /** Typed slices, one per concern; apps and adapters take only the slice they need. */
 export interface AppConfig {
   readonly runtime: { readonly nodeEnv: string; readonly logLevel: Env['LOG_LEVEL']; readonly logFormat: Env['LOG_FORMAT']; readonly dataDir: string; readonly host: string };
@@ -223,9 +244,11 @@ export interface AppConfig {
     readonly retireForMs: number;
     readonly expiryJobIntervalMs: number;
   };
-  readonly db:
-    | { readonly driver: 'sqlite'; readonly shards: readonly string[]; readonly strategy: Env['SHARD_STRATEGY']; readonly virtualNodes: number }
-    | { readonly driver: 'mysql'; readonly shards: readonly ShardConfig[]; readonly metaUrl: string; readonly poolSize: number; readonly strategy: Env['SHARD_STRATEGY']; readonly virtualNodes: number };
+  readonly db: ShardingConfig &
+    (
+      | { readonly driver: 'sqlite'; readonly shards: readonly string[] }
+      | { readonly driver: 'mysql'; readonly shards: readonly ShardConfig[]; readonly spareShards: readonly ShardConfig[]; readonly metaUrl: string; readonly poolSize: number }
+    );
   readonly cache:
     | { readonly driver: 'memory'; readonly maxEntries: number }
     | { readonly driver: 'redis'; readonly nodes: ReadonlyArray<{ host: string; port: number }>; readonly writeBatching: 'cork' | 'pipeline' | 'off'; readonly commandTimeoutMs: number };
@@ -287,11 +310,16 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   if (e.OLAP_DRIVER === 'clickhouse') need('CLICKHOUSE_URL', 'OLAP_DRIVER=clickhouse');
 
   const mysqlShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS ? parseShards(e.MYSQL_SHARDS, violations) : [];
+  const spareShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SPARE_SHARDS ? parseShards(e.MYSQL_SPARE_SHARDS, violations, 'MYSQL_SPARE_SHARDS') : [];
+  for (const spare of spareShards) {
+    if (mysqlShards.some((s) => s.name === spare.name)) violations.push(`MYSQL_SPARE_SHARDS: shard "${spare.name}" is also in MYSQL_SHARDS`);
+  }
+  if (e.SHARD_RING_LEASE_MS < 3 * e.SHARD_RING_POLL_MS) violations.push(`SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (${3 * e.SHARD_RING_POLL_MS}), got ${e.SHARD_RING_LEASE_MS}`);
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
   // Either strategy needs a shard to route to; a name becomes a file name (SQLite) or a metric label.
   if (e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS !== undefined && mysqlShards.length === 0 && !violations.some((v) => v.startsWith('MYSQL_SHARDS'))) violations.push('MYSQL_SHARDS: needs at least one shard');
   if (e.DB_DRIVER === 'sqlite' && e.SQLITE_SHARDS.length === 0) violations.push('SQLITE_SHARDS: needs at least one shard');
-  for (const name of e.DB_DRIVER === 'mysql' ? mysqlShards.map((s) => s.name) : e.SQLITE_SHARDS) {
+  for (const name of e.DB_DRIVER === 'mysql' ? [...mysqlShards, ...spareShards].map((s) => s.name) : e.SQLITE_SHARDS) {
     if (!SHARD_NAME.test(name)) violations.push(`${e.DB_DRIVER === 'mysql' ? 'MYSQL_SHARDS' : 'SQLITE_SHARDS'}: shard name "${name}" must be 1-64 of A-Z a-z 0-9 _ -`);
   }
   if (e.DB_DRIVER === 'sqlite' && new Set(e.SQLITE_SHARDS).size !== e.SQLITE_SHARDS.length) violations.push('SQLITE_SHARDS: shard names must be unique');
@@ -314,7 +342,13 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
 
   const publicBaseUrl = (e.SHORTLINK_PUBLIC_BASE_URL ?? `http://localhost:${e.REDIRECT_PORT}`).replace(/\/+$/, '');
   const defaultDomain = (e.SHORTLINK_DEFAULT_DOMAIN ?? new URL(publicBaseUrl).host).toLowerCase();
-  const shard = { strategy: e.SHARD_STRATEGY, virtualNodes: e.SHARD_VIRTUAL_NODES };
+  const shard: ShardingConfig = {
+    strategy: e.SHARD_STRATEGY,
+    virtualNodes: e.SHARD_VIRTUAL_NODES,
+    ring: { pollMs: e.SHARD_RING_POLL_MS, leaseMs: e.SHARD_RING_LEASE_MS },
+    shardTimeoutMs: e.SHARD_TIMEOUT_MS,
+    breaker: { failures: e.SHARD_BREAKER_FAILURES, openMs: e.SHARD_BREAKER_OPEN_MS },
+  };
   return {
     runtime: { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, logFormat: e.LOG_FORMAT, dataDir: e.SHORTLINK_DATA_DIR, host: e.HOST },
     ports: { generation: e.GENERATION_PORT, redirect: e.REDIRECT_PORT, analytics: e.ANALYTICS_PORT },
@@ -349,7 +383,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     },
     db:
       e.DB_DRIVER === 'mysql'
-        ? { driver: 'mysql', shards: mysqlShards, metaUrl: e.MYSQL_META_URL!, poolSize: e.MYSQL_POOL_SIZE, ...shard }
+        ? { driver: 'mysql', shards: mysqlShards, spareShards, metaUrl: e.MYSQL_META_URL!, poolSize: e.MYSQL_POOL_SIZE, ...shard }
         : { driver: 'sqlite', shards: e.SQLITE_SHARDS, ...shard },
     cache:
       e.CACHE_DRIVER === 'redis'
@@ -387,16 +421,16 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   };
 }
 
-function parseShards(spec: string, violations: string[]): ShardConfig[] {
+function parseShards(spec: string, violations: string[], variable = 'MYSQL_SHARDS'): ShardConfig[] {
   const shards: ShardConfig[] = [];
   for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
     const eq = part.indexOf('=');
     const name = part.slice(0, eq);
     const url = part.slice(eq + 1);
-    if (eq < 1 || !/^mysql:\/\//.test(url)) violations.push(`MYSQL_SHARDS: "${part}" is not name=mysql://user:pass@host:port/db`);
+    if (eq < 1 || !/^mysql:\/\//.test(url)) violations.push(`${variable}: "${part}" is not name=mysql://user:pass@host:port/db`);
     else shards.push({ name, url });
   }
-  if (new Set(shards.map((s) => s.name)).size !== shards.length) violations.push('MYSQL_SHARDS: shard names must be unique');
+  if (new Set(shards.map((s) => s.name)).size !== shards.length) violations.push(`${variable}: shard names must be unique`);
   return shards;
 }
 

@@ -1,4 +1,4 @@
-import { BatchRecordStore, IdBlock, Link, LinkListQuery, LinkShardStore, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { BatchRecordStore, IdBlock, Link, LinkListQuery, MovableShardStore, RetiredCode, SequenceStore, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
 import { TenantStore } from '@shortlink/tenants-domain';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { LazyOpen, forwardWhenOpen } from '../lazy-open';
@@ -8,7 +8,7 @@ import { MysqlMetaStore } from './mysql-meta-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 
 /** A MySQL shard opened (and migrated) on first use; a down shard fails its calls, not the boot. */
-export class LazyMysqlLinkShardStore implements LinkShardStore {
+export class LazyMysqlLinkShardStore implements MovableShardStore {
   private readonly store: LazyOpen<MysqlLinkShardStore>;
 
   constructor(
@@ -67,6 +67,36 @@ export class LazyMysqlLinkShardStore implements LinkShardStore {
   }
   async listIdentifiers(afterId: string | null, limit: number) {
     return (await this.store.get()).listIdentifiers(afterId, limit);
+  }
+  async scanRows(afterId: string | null, limit: number) {
+    return (await this.store.get()).scanRows(afterId, limit);
+  }
+  async rowsByIds(ids: readonly string[]) {
+    return (await this.store.get()).rowsByIds(ids);
+  }
+  async upsertRows(rows: readonly StoredRow[]) {
+    return (await this.store.get()).upsertRows(rows);
+  }
+  async upsertLink(link: Link) {
+    return (await this.store.get()).upsertLink(link);
+  }
+  async removeCopy(id: ShortUrlIdentifier, linkId: string, retiredUntil: Date) {
+    return (await this.store.get()).removeCopy(id, linkId, retiredUntil);
+  }
+  async deleteRows(ids: readonly string[]) {
+    return (await this.store.get()).deleteRows(ids);
+  }
+  async scanRetired(after: ShortUrlIdentifier | null, limit: number) {
+    return (await this.store.get()).scanRetired(after, limit);
+  }
+  async upsertRetired(codes: readonly RetiredCode[]) {
+    return (await this.store.get()).upsertRetired(codes);
+  }
+  async deleteRetired(ids: readonly ShortUrlIdentifier[]) {
+    return (await this.store.get()).deleteRetired(ids);
+  }
+  async clearTombstones() {
+    return (await this.store.get()).clearTombstones();
   }
   async ping() {
     return (await this.store.get()).ping();

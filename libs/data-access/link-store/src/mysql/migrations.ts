@@ -203,3 +203,56 @@ export class BatchRequests1733500000000 implements MigrationInterface {
     await q.query('DROP TABLE batch_requests');
   }
 }
+
+/**
+ * Ids of links deleted on this shard while it received them in a move: a copy read before the
+ * delete must not bring them back (docs/design.md, "Online resharding").
+ */
+export class MoveTombstones1733600000000 implements MigrationInterface {
+  name = 'MoveTombstones1733600000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('CREATE TABLE IF NOT EXISTS link_move_tombstones (link_id BIGINT UNSIGNED NOT NULL PRIMARY KEY, created_at DATETIME(3) NOT NULL) ENGINE=InnoDB');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE link_move_tombstones');
+  }
+}
+
+/**
+ * The versioned shard ring, the app instances that route with it (their reports, by the server's
+ * clock) and the resharding tool's moves (docs/design.md, "Online resharding").
+ */
+export class ShardRing1733600000001 implements MigrationInterface {
+  name = 'ShardRing1733600000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('CREATE TABLE IF NOT EXISTS shard_ring_versions (version INT UNSIGNED NOT NULL PRIMARY KEY, spec MEDIUMTEXT NOT NULL, created_at DATETIME(3) NOT NULL) ENGINE=InnoDB');
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS shard_ring_watchers (
+        instance_id VARCHAR(128) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        app VARCHAR(64) NOT NULL,
+        version INT UNSIGNED NOT NULL,
+        seen_at DATETIME(3) NOT NULL,
+        KEY idx_shard_ring_watchers_seen (seen_at)
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS shard_moves (
+        id CHAR(36) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        progress MEDIUMTEXT NOT NULL,
+        owner VARCHAR(128) NULL,
+        owner_seen_at DATETIME(3) NULL,
+        finished TINYINT UNSIGNED NOT NULL DEFAULT 0,
+        created_at DATETIME(3) NOT NULL,
+        updated_at DATETIME(3) NOT NULL,
+        KEY idx_shard_moves_latest (finished, created_at)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE shard_moves');
+    await q.query('DROP TABLE shard_ring_watchers');
+    await q.query('DROP TABLE shard_ring_versions');
+  }
+}
+
+/** Migrations of a shard database and of the meta database, in order. */
+export const SHARD_MIGRATIONS = [CreateLinks1733130000000, LinkOptions1733300000000, LinkClickCount1733400000000, MoveTombstones1733600000000];
+export const META_MIGRATIONS = [CreateMeta1733130000001, TenantKeysDomains1733400000000, BatchRequests1733500000000, ShardRing1733600000001];

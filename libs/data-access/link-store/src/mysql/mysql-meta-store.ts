@@ -3,7 +3,7 @@ import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
-import { BatchRequests1733500000000, CreateMeta1733130000001, TenantKeysDomains1733400000000 } from './migrations';
+import { META_MIGRATIONS } from './migrations';
 
 /** The shard-independent MySQL database: tenants, hashed API keys, id sequences. */
 export class MysqlMetaStore implements SequenceStore {
@@ -16,7 +16,7 @@ export class MysqlMetaStore implements SequenceStore {
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {
-    return new MysqlMetaStore(await openMysql(options, [CreateMeta1733130000001, TenantKeysDomains1733400000000, BatchRequests1733500000000], '_migrations'));
+    return new MysqlMetaStore(await openMysql(options, META_MIGRATIONS, '_migrations'));
   }
 
   /**

@@ -41,6 +41,12 @@ export const SQLITE_SHARD_MIGRATIONS = [
     name: '003_click_count',
     up: `ALTER TABLE links ADD COLUMN click_count INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    // Ids of links deleted on this shard while it received them in a move: a copy read before
+    // the delete must not bring them back (docs/design.md, "Online resharding").
+    name: '004_move_tombstones',
+    up: `CREATE TABLE link_move_tombstones (link_id INTEGER PRIMARY KEY, created_at INTEGER NOT NULL);`,
+  },
 ];
 
 export const SQLITE_META_MIGRATIONS = [
@@ -84,5 +90,14 @@ export const SQLITE_META_MIGRATIONS = [
         tenant_id TEXT NOT NULL, idem_key TEXT NOT NULL, seq INTEGER NOT NULL, row_hash TEXT NOT NULL, first_id INTEGER NOT NULL,
         id_count INTEGER NOT NULL, granted INTEGER NOT NULL, created_at INTEGER NOT NULL, results BLOB,
         PRIMARY KEY (tenant_id, idem_key, seq));`,
+  },
+  {
+    // The versioned shard ring, the app instances that route with it, the resharding tool's moves
+    // (docs/design.md, "Online resharding"). Times in epoch ms.
+    name: '004_shard_ring',
+    up: `
+      CREATE TABLE shard_ring_versions (version INTEGER PRIMARY KEY, spec TEXT NOT NULL, created_at INTEGER NOT NULL);
+      CREATE TABLE shard_ring_watchers (instance_id TEXT PRIMARY KEY, app TEXT NOT NULL, version INTEGER NOT NULL, seen_at INTEGER NOT NULL);
+      CREATE TABLE shard_moves (id TEXT PRIMARY KEY, progress TEXT NOT NULL, owner TEXT, owner_seen_at INTEGER, finished INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
   },
 ];

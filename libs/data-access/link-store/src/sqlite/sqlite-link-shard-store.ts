@@ -1,14 +1,17 @@
-import { DuplicateLinkError, Link, LinkListQuery, LinkShardStore, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { MovableShard } from '../movable-shard';
 import type { Statement } from 'better-sqlite3';
 import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_SHARD_MIGRATIONS } from './migrations';
+import { SqliteMoveOps } from './sqlite-move-ops';
 
 const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
 
 /** One SQLite file per shard: the embedded twin of a MySQL shard. */
-export class SqliteLinkShardStore implements LinkShardStore {
+export class SqliteLinkShardStore extends MovableShard implements MovableShardStore {
   private readonly db: SqliteDb;
+  protected readonly moves: SqliteMoveOps;
   private readonly insertStmt: Statement;
   private readonly insertTagStmt: Statement;
   private readonly findStmt: Statement;
@@ -22,6 +25,7 @@ export class SqliteLinkShardStore implements LinkShardStore {
     readonly shardName: string,
     file: string,
   ) {
+    super();
     this.db = openSqlite(file);
     migrateSqlite(this.db, SQLITE_SHARD_MIGRATIONS);
     this.insertStmt = this.db.prepare(`INSERT INTO links (${LINK_COLUMNS.join(', ')}) VALUES (${LINK_COLUMNS.map((c) => `@${c}`).join(', ')})`);
@@ -36,7 +40,12 @@ export class SqliteLinkShardStore implements LinkShardStore {
        version = @version, moderation = @moderation, title = @title, options = @options
        WHERE domain = @domain AND code = @code AND version = @expected_version`,
     );
+    this.moves = new SqliteMoveOps(this.db, (link) => {
+      const params = toParams(link);
+      return LINK_COLUMNS.map((c) => params[c]);
+    });
   }
+
 
   async insert(link: Link): Promise<void> {
     await this.insertMany([link]);
@@ -101,7 +110,7 @@ export class SqliteLinkShardStore implements LinkShardStore {
   async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
     return codesByDomain(ids).flatMap((g) =>
       (this.db.prepare(`SELECT domain, code, retired_until FROM retired_codes WHERE domain = ? AND code IN (${g.placeholders}) AND retired_until > ?`).all(g.domain, ...g.codes, now.getTime()) as Array<{ domain: string; code: string; retired_until: number }>).map(
-        (r) => ({ domain: r.domain, code: r.code, until: new Date(r.retired_until) }),
+        (r) => ({ domain: r.domain, code: r.code, retiredUntil: new Date(r.retired_until) }),
       ),
     );
   }

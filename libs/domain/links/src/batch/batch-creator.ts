@@ -234,7 +234,7 @@ export class BatchCreator {
       this.repository.retiredOnEveryShard(aliased.map((c) => identifierOf(c.link)), new Date(this.clock.now())),
     ]);
     const found = new Map(existing.map((l) => [keyOf(l), l]));
-    const retiredUntil = new Map(retired.map((r) => [keyOf(r), r.until]));
+    const retiredUntil = new Map(retired.map((r) => [keyOf(r), r.retiredUntil]));
     const toInsert: Candidate[] = [];
     const retry: Candidate[] = [];
     for (const c of chunk.candidates) {

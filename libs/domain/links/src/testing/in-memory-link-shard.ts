@@ -56,7 +56,7 @@ export class InMemoryLinkShard implements LinkShardStore {
   async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date) {
     return ids.flatMap((id) => {
       const until = this.retired.get(`${id.domain}/${id.code}`);
-      return until && until > now ? [{ domain: id.domain, code: id.code, until }] : [];
+      return until && until > now ? [{ domain: id.domain, code: id.code, retiredUntil: until }] : [];
     });
   }
 

@@ -1,24 +1,142 @@
-import { join } from 'path';
-import { createShardRouter } from '@shortlink/shard-router';
-import { LINK_REPOSITORY, LinkShardStore, ShardedLinkRepository } from '@shortlink/links-domain';
-import { LazyMysqlLinkShardStore, SqliteLinkShardStore } from '@shortlink/link-store';
-import { itself, portSpec } from '../port-spec';
+import { hostname } from 'os';
+import { basename, dirname, join } from 'path';
+import { randomUUID } from 'crypto';
+import { Logger } from '@nestjs/common';
+import type { AppConfig } from '@shortlink/config';
+import { LINK_REPOSITORY, LinkShardStore, MovableShardStore, MovePhase, RingSpec, RingStore, RingWatcher, RoutingState, ShardedLinkRepository } from '@shortlink/links-domain';
+import { LazyMysqlLinkShardStore, MysqlRingStore, SqliteLinkShardStore, SqliteRingStore } from '@shortlink/link-store';
+import { portSpec } from '../port-spec';
 
-/** The link shards (MySQL databases or SQLite files) behind the shard router. */
+const SHARD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const MOVE_PHASE_GAUGE: Record<MovePhase | 'stable', number> = { stable: 0, dual_write: 1, copying: 2, frozen: 3 };
+
+/**
+ * Every shard this installation can reach, by name: the configured ones and the spare ones
+ * (MYSQL_SPARE_SHARDS), or any SQLite file under <data dir>/shards (a new shard is a new file).
+ * Stores open on first use.
+ */
+export class ShardCatalog {
+  private readonly opened = new Map<string, MovableShardStore>();
+
+  constructor(private readonly config: AppConfig) {}
+
+  /** The shards of the configuration's ring (written as version 1 when the meta database has none). */
+  bootstrap(): RingSpec {
+    const db = this.config.db;
+    const names = db.driver === 'mysql' ? db.shards.map((s) => s.name) : db.shards;
+    return { strategy: db.strategy, virtualNodes: db.virtualNodes, shards: names.map((name) => ({ name })) };
+  }
+
+  /** Names known without opening anything (the spare ones included). */
+  known(): string[] {
+    const db = this.config.db;
+    return db.driver === 'mysql' ? [...db.shards, ...db.spareShards].map((s) => s.name) : [...db.shards];
+  }
+
+  find(name: string): MovableShardStore | null {
+    const existing = this.opened.get(name);
+    if (existing) return existing;
+    const db = this.config.db;
+    let store: MovableShardStore | null = null;
+    if (db.driver === 'mysql') {
+      const shard = [...db.shards, ...db.spareShards].find((s) => s.name === name);
+      if (shard) store = new LazyMysqlLinkShardStore(shard.name, { url: shard.url, poolSize: db.poolSize });
+    } else if (SHARD_NAME.test(name)) {
+      store = new SqliteLinkShardStore(name, join(this.config.runtime.dataDir, 'shards', `${name}.sqlite`));
+    }
+    if (store) this.opened.set(name, store);
+    return store;
+  }
+
+  /** Like find, for callers that need the shard (the resharding tool). */
+  get(name: string): MovableShardStore {
+    const store = this.find(name);
+    if (!store) throw new Error(`shard "${name}" is not configured here (MYSQL_SHARDS or MYSQL_SPARE_SHARDS)`);
+    return store;
+  }
+
+  async closeAll(): Promise<void> {
+    for (const store of this.opened.values()) await store.close();
+    this.opened.clear();
+  }
+}
+
+export function ringStoreFor(config: AppConfig): RingStore {
+  return config.db.driver === 'mysql' ? new MysqlRingStore({ url: config.db.metaUrl }) : new SqliteRingStore(join(config.runtime.dataDir, 'meta.sqlite'));
+}
+
+/** Which program this is, for the watcher list (`apps/redirect/src/main.ts` → redirect). */
+function programName(): string {
+  const entry = process.argv[1] ?? 'node';
+  const dir = basename(dirname(dirname(entry)));
+  return dir === 'tools' || dir === '.' ? basename(entry).replace(/\.[jt]s$/, '') : dir;
+}
+
+export interface LinkShards {
+  readonly repository: ShardedLinkRepository;
+  readonly watcher: RingWatcher;
+  readonly ring: RingStore;
+  readonly catalog: ShardCatalog;
+}
+
+/**
+ * The link shards behind the versioned shard ring: the repository routes with the newest ring
+ * version of the meta database, which the watcher reads every SHARD_RING_POLL_MS (docs/design.md,
+ * "Online resharding").
+ */
+export async function openLinkShards(config: AppConfig, app = programName()): Promise<LinkShards> {
+  const catalog = new ShardCatalog(config);
+  const bootstrap = catalog.bootstrap();
+  const db = config.db;
+  const initial = bootstrap.shards.map((s) => catalog.get(s.name) as LinkShardStore);
+  const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec: bootstrap, move: null }), initial, {
+    resolveStore: (name) => catalog.find(name),
+    timeoutMs: db.shardTimeoutMs,
+    breakerFailures: db.breaker.failures,
+    breakerOpenMs: db.breaker.openMs,
+  });
+  const ring = ringStoreFor(config);
+  const logger = new Logger('ShardRing');
+  const watcher = new RingWatcher(ring, repository, {
+    instanceId: `${app}@${hostname()}:${process.pid}:${randomUUID().slice(0, 6)}`,
+    app,
+    pollMs: db.ring.pollMs,
+    leaseMs: db.ring.leaseMs,
+    bootstrap,
+    log: (level, message) => (level === 'error' ? logger.error(message) : level === 'warn' ? logger.warn(message) : logger.log(message)),
+  });
+  await watcher.start();
+  return { repository, watcher, ring, catalog };
+}
+
+/** The link shards (MySQL databases or SQLite files) behind the versioned shard ring. */
 export const linksPort = portSpec({
   name: 'link-shards',
-  open: (config) => {
-    const db = config.db;
-    const stores: LinkShardStore[] =
-      db.driver === 'mysql'
-        ? db.shards.map((s) => new LazyMysqlLinkShardStore(s.name, { url: s.url, poolSize: db.poolSize }))
-        : db.shards.map((name) => new SqliteLinkShardStore(name, join(config.runtime.dataDir, 'shards', `${name}.sqlite`)));
-    const router = createShardRouter(db.strategy, stores.map((s) => ({ name: s.shardName })), db.virtualNodes);
-    return new ShardedLinkRepository(router, stores);
+  open: (config) => openLinkShards(config),
+  provides: [[LINK_REPOSITORY, (shards) => shards.repository]],
+  close: async (shards) => {
+    await shards.watcher.stop();
+    await shards.catalog.closeAll();
+    await shards.ring.close();
   },
-  provides: [[LINK_REPOSITORY, itself]],
-  close: async (repository) => {
-    for (const store of repository.allStores()) await store.close();
-  },
-  probes: (repository) => repository.allStores().map((s) => ({ name: `shard-${s.shardName}`, check: () => s.ping() })),
+  probes: (shards) => [
+    // One shard down leaves the links of the others working: not a reason to take the instance out.
+    ...shards.repository.allStores().map((s) => ({ name: `shard-${s.shardName}`, critical: false, check: () => s.ping() })),
+    {
+      name: 'shard-ring',
+      critical: false,
+      check: async () => {
+        if (!shards.watcher.valid()) throw new Error(shards.watcher.describe());
+      },
+      details: () => ({ ...shards.watcher.status() }),
+    },
+  ],
+  gauges: (shards) => [
+    { name: 'shortlink_shard_ring_version', help: 'Version of the shard ring this instance routes links with', value: () => shards.watcher.version },
+    {
+      name: 'shortlink_shard_ring_move_phase',
+      help: 'Move in progress: 0 none, 1 dual_write, 2 copying, 3 frozen',
+      value: () => MOVE_PHASE_GAUGE[shards.repository.routing.phase ?? 'stable'],
+    },
+  ],
 });

@@ -1,0 +1,40 @@
+import { Link, RetiredCode, ShardMoveStore, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
+
+/** The move operations of a backend (docs/design.md, "Online resharding"), without the shard's name. */
+export type MoveOps = Omit<ShardMoveStore, 'shardName'>;
+
+/** A shard store whose move operations are those of its backend's MoveOps. */
+export abstract class MovableShard implements MoveOps {
+  protected abstract readonly moves: MoveOps;
+
+  scanRows(afterId: string | null, limit: number) {
+    return this.moves.scanRows(afterId, limit);
+  }
+  rowsByIds(ids: readonly string[]) {
+    return this.moves.rowsByIds(ids);
+  }
+  upsertRows(rows: readonly StoredRow[]) {
+    return this.moves.upsertRows(rows);
+  }
+  upsertLink(link: Link) {
+    return this.moves.upsertLink(link);
+  }
+  removeCopy(id: ShortUrlIdentifier, linkId: string, retiredUntil: Date) {
+    return this.moves.removeCopy(id, linkId, retiredUntil);
+  }
+  deleteRows(ids: readonly string[]) {
+    return this.moves.deleteRows(ids);
+  }
+  scanRetired(after: ShortUrlIdentifier | null, limit: number) {
+    return this.moves.scanRetired(after, limit);
+  }
+  upsertRetired(codes: readonly RetiredCode[]) {
+    return this.moves.upsertRetired(codes);
+  }
+  deleteRetired(ids: readonly ShortUrlIdentifier[]) {
+    return this.moves.deleteRetired(ids);
+  }
+  clearTombstones() {
+    return this.moves.clearTombstones();
+  }
+}
