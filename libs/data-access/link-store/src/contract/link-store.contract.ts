@@ -201,7 +201,7 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await f.shard.remove(a, 1, until)).toBe(true);
       expect(await f.shard.remove(b, 1, new Date(now.getTime() - 1000))).toBe(true); // its quarantine is over
       const retired = await f.shard.retiredAmong([a, b, upper, ...many.slice(0, 600)], now);
-      expect(retired).toEqual([{ domain: a.domain, code: a.code, until }]);
+      expect(retired).toEqual([{ domain: a.domain, code: a.code, retiredUntil: until }]);
     });
 
     it('hands out disjoint id blocks to concurrent allocations', async () => {
