@@ -1,4 +1,5 @@
-import { Endpoints } from '@shortlink/harness';
+import { request } from 'http';
+import { Endpoints, eventually } from '@shortlink/harness';
 import { API_KEY, createLink, createTenant } from './support';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -13,6 +14,17 @@ export async function api(base: string, method: Method, path: string, key: strin
   const text = await res.text();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies of many shapes, each checked by the assertions that read it
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {}, headers: res.headers, text };
+}
+
+/** A visit of the redirect as a browser on `host` would make it (fetch cannot set Host; node:http can). */
+function visit(redirect: string, path: string, host?: string): Promise<{ status: number; location?: string; body: string }> {
+  const { hostname, port } = new URL(redirect);
+  return new Promise((resolve, reject) => {
+    request({ host: hostname, port, path, headers: { accept: 'text/html', ...(host ? { host } : {}) } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, body }));
+    }).on('error', reject).end();
+  });
 }
 
 const waitPastKeyCache = () => new Promise((r) => setTimeout(r, 1200)); // each instance trusts a checked key for 1 s
@@ -92,15 +104,28 @@ export function describeTenantJourney(endpoints: () => Endpoints, logs: () => st
       expect((await api(generation(), 'GET', '/api/v1/links', shortLived)).body.code).toBe('UNAUTHENTICATED');
     });
 
-    it('suspends a tenant (403 TENANT_SUSPENDED on both APIs) and reactivates it', async () => {
+    it('suspends a tenant (403 TENANT_SUSPENDED on both APIs, a suspended page for its links) and reactivates it', async () => {
       const { tenantId, apiKey } = await newTenant();
+      const link = await createLink(endpoints(), { url: 'https://example.com/suspended-target' }, apiKey);
+      expect(link.status).toBe(201);
+      const code = link.body.code as string;
+      expect((await visit(endpoints().redirect, `/${code}`)).status).toBe(302);
       expect((await api(generation(), 'PATCH', `/api/v1/admin/tenants/${tenantId}`, API_KEY, { status: 'suspended' })).body.status).toBe('suspended');
       await waitPastKeyCache();
       expect((await api(generation(), 'GET', '/api/v1/links', apiKey)).body.code).toBe('TENANT_SUSPENDED');
       expect((await api(analytics(), 'GET', '/api/v1/stats/top-links', apiKey)).body.code).toBe('TENANT_SUSPENDED');
+      // The redirect reads suspensions every second (REDIRECT_TENANT_REFRESH_MS); the cached link itself is unchanged.
+      const suspended = await eventually('the suspended page', async () => {
+        const page = await visit(endpoints().redirect, `/${code}`);
+        return page.status === 403 && page;
+      }, 5000);
+      expect(suspended.location).toBeUndefined();
+      expect(suspended.body).toContain('This link is unavailable');
+      expect(suspended.body).not.toContain('suspended-target');
       await api(generation(), 'PATCH', `/api/v1/admin/tenants/${tenantId}`, API_KEY, { status: 'active' });
       await waitPastKeyCache();
       expect((await api(generation(), 'GET', '/api/v1/links', apiKey)).status).toBe(200);
+      await eventually('the redirect again', async () => (await visit(endpoints().redirect, `/${code}`)).status === 302, 5000);
     });
 
     it('holds a free key to 100 requests a minute across both APIs, with RateLimit headers and 429 Retry-After', async () => {
@@ -132,6 +157,10 @@ export function describeTenantJourney(endpoints: () => Endpoints, logs: () => st
       expect(own.status).toBe(201);
       expect(own.body).toMatchObject({ domain, shortUrl: `https://${domain}/${alias}` });
       expect((await createLink(endpoints(), { url: 'https://example.com/shared', alias }, b.apiKey)).status).toBe(201);
+      // The redirect resolves by Host: the tenant's domain (once it has read it, within a second) and the default one.
+      await eventually(`${domain}/${alias} resolved on its domain`, async () => (await visit(endpoints().redirect, `/${alias}`, domain)).location === 'https://example.com/own', 5000);
+      expect((await visit(endpoints().redirect, `/${alias}`, domain.toUpperCase())).location).toBe('https://example.com/own');
+      expect((await visit(endpoints().redirect, `/${alias}`)).location).toBe('https://example.com/shared');
       const foreign = await createLink(endpoints(), { url: 'https://example.com/x', domain }, b.apiKey);
       expect(foreign.status).toBe(403);
       expect(foreign.body.code).toBe('DOMAIN_NOT_ALLOWED');

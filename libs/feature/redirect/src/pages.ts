@@ -87,6 +87,15 @@ export function blockedPage(): Page {
   };
 }
 
+/** A link of a suspended tenant: unavailable while the operators keep the tenant suspended. */
+export function suspendedPage(): Page {
+  return {
+    status: 403,
+    title: 'Link unavailable',
+    body: '<h1>This link is unavailable</h1><p>The account that owns it is suspended by the operators of this service.</p>',
+  };
+}
+
 /** `/{code}+`: what the link is, without following it. A password hides the target here too. */
 export function previewPage(link: CachedLink, code: string): Page {
   const rows: string[] = [];

@@ -8,6 +8,7 @@ import {
 } from '@shortlink/links-domain';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
+import { TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
 import { AdminRoutes, APP_CONFIG, ClientAddressResolver, FrontDoor, METRICS_REGISTRY } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
 import { hotLinksRoute } from './internal.routes';
@@ -16,7 +17,7 @@ import { LinkOptionParts, RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
-export const REDIRECT_PORTS: readonly symbol[] = [LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE, LINK_CHANGE_FEED, GEO_LOOKUP, VISITOR_SECRET, PASSWORD_HASHER];
+export const REDIRECT_PORTS: readonly symbol[] = [LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE, LINK_CHANGE_FEED, GEO_LOOKUP, VISITOR_SECRET, PASSWORD_HASHER, TENANT_STORE];
 
 const PER_IP_LIMITER = Symbol('PER_IP_LIMITER');
 const LINK_OPTION_PARTS = Symbol('LINK_OPTION_PARTS');
@@ -38,6 +39,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
     @Inject(FrontDoor) private readonly frontDoor: FrontDoor,
     @Inject(ClickQuota) private readonly quota: ClickQuota,
     @Inject(LinkChangeListener) private readonly changes: LinkChangeListener,
+    @Inject(TenantDirectory) private readonly tenants: TenantDirectory,
   ) {}
 
   static forRoot(config: AppConfig): DynamicModule {
@@ -132,10 +134,21 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
           useFactory: (pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics) => new LinkChangeListener(pipeline, feed, metrics),
         },
         {
+          provide: TenantDirectory,
+          inject: [TENANT_STORE],
+          useFactory: (store: TenantStore) => {
+            const logger = new Logger('TenantDirectory');
+            return new TenantDirectory(store, {
+              refreshMs: r.tenantRefreshMs,
+              onOutage: (error) => logger.warn(`tenant domains and suspensions not refreshed, the last ones stay in use: ${(error as Error).message}`),
+            });
+          },
+        },
+        {
           provide: RedirectHttpHandler,
-          inject: [RedirectPipeline, ClickRecorder, RedirectMetrics, PER_IP_LIMITER, GlobalRateLimiter, ClientAddressResolver, LINK_OPTION_PARTS],
-          useFactory: (p: RedirectPipeline, c: ClickRecorder, m: RedirectMetrics, ip: KeyedWindowLimiter, g: GlobalRateLimiter, addresses: ClientAddressResolver, parts: LinkOptionParts) =>
-            new RedirectHttpHandler(p, c, m, ip, g, addresses, config, parts),
+          inject: [RedirectPipeline, ClickRecorder, RedirectMetrics, PER_IP_LIMITER, GlobalRateLimiter, ClientAddressResolver, LINK_OPTION_PARTS, TenantDirectory],
+          useFactory: (p: RedirectPipeline, c: ClickRecorder, m: RedirectMetrics, ip: KeyedWindowLimiter, g: GlobalRateLimiter, addresses: ClientAddressResolver, parts: LinkOptionParts, tenants: TenantDirectory) =>
+            new RedirectHttpHandler(p, c, m, ip, g, addresses, config, parts, tenants),
         },
       ],
     };
@@ -151,6 +164,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
   async onApplicationBootstrap(): Promise<void> {
     // Before the listener opens: edits made from now on reach this instance's L1.
     await this.changes.start();
+    await this.tenants.start();
     this.clicks.buffer.start();
     this.global.start();
     this.quota.start();
@@ -173,6 +187,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
   async onApplicationShutdown(): Promise<void> {
     this.timers.forEach((t) => clearInterval(t));
     this.global.stop();
+    this.tenants.stop();
     await this.changes.stop();
     // The clicks granted against maxClicks reach the shards before the ports close.
     await this.quota.close();

@@ -8,12 +8,13 @@ import {
   CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkRules, NO_OPTIONS, NULL_TTL_MS, PasswordAttempts, RedirectPipeline,
   ShardedLinkRepository,
 } from '@shortlink/links-domain';
-import { SqliteLinkShardStore } from '@shortlink/link-store';
+import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClickEvent } from '@shortlink/clicks-domain';
 import { ClientAddressResolver } from '@shortlink/nest-platform';
+import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
@@ -31,6 +32,8 @@ describe('RedirectHttpHandler', () => {
   let clicks: ClickEvent[];
   let registry: Registry;
   let passedOn: string[];
+  let meta: SqliteMetaStore;
+  let tenants: TenantDirectory;
   let quota: ClickQuota;
   let passwordHash: string;
 
@@ -64,7 +67,13 @@ describe('RedirectHttpHandler', () => {
     };
     // Loopback is the trusted proxy here, so a test can present a client address (and its country).
     const addresses = new ClientAddressResolver([{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }]);
-    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, new KeyedWindowLimiter({ limit: 5, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), addresses, config, parts);
+    // The embedded meta database, with the two tenants the links below belong to.
+    meta = new SqliteMetaStore(':memory:');
+    for (const id of ['t1', 't2']) {
+      await meta.tenants.createWithApiKey({ id, name: id, plan: 'free', status: 'active', createdAt: new Date() }, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
+    }
+    tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
+    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, new KeyedWindowLimiter({ limit: 5, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), addresses, config, parts, tenants);
     passedOn = [];
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
       if (handler.tryHandle(req, res)) return;
@@ -80,6 +89,7 @@ describe('RedirectHttpHandler', () => {
   afterEach(async () => {
     await new Promise<void>((r) => server.close(() => r()));
     await shard.close();
+    await meta.close();
   });
 
   const get = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { redirect: 'manual', ...init });
@@ -137,6 +147,34 @@ describe('RedirectHttpHandler', () => {
     expect(await locationFor('/same001', 'go.example')).toBe('https://example.com/other-domain');
     expect(await locationFor('/same001', 'GO.EXAMPLE')).toBe('https://example.com/other-domain');
     expect(await locationFor('/same001', '10.1.2.3:8080')).toBe('https://example.com/default');
+  });
+
+  it("resolves a tenant's own domain by Host once the directory has read it", async () => {
+    await shard.insert(link('same001', { targetUrl: 'https://example.com/default' }));
+    await shard.insert(link('same001', { domain: 'links.acme.test', targetUrl: 'https://example.com/acme' }));
+    expect(await locationFor('/same001', 'links.acme.test')).toBe('https://example.com/default'); // not a known host yet
+    await meta.tenants.addDomain('t1', 'links.acme.test');
+    await tenants.refresh();
+    expect(await locationFor('/same001', 'Links.Acme.Test')).toBe('https://example.com/acme');
+    expect(await locationFor('/same001', 'sho.rt')).toBe('https://example.com/default');
+  });
+
+  it("answers a suspended tenant's links with the suspended page and no click; other tenants' links redirect", async () => {
+    await shard.insert(link('susp001'));
+    await shard.insert(link('othr001', { tenantId: 't2' }));
+    await meta.tenants.updateTenant('t1', { status: 'suspended' });
+    await tenants.refresh();
+    const res = await get('/susp001', { headers: as() });
+    expect(res.status).toBe(403);
+    expectPageHeaders(res);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain('This link is unavailable');
+    expect((await get('/othr001', { headers: as() })).status).toBe(302);
+    await flush();
+    expect(clicks.map((c) => c.code)).toEqual(['othr001']);
+    await meta.tenants.updateTenant('t1', { status: 'active' });
+    await tenants.refresh();
+    expect((await get('/susp001', { headers: as() })).status).toBe(302);
   });
 
   it('answers unknown, disabled and expired links with problem+json 404, 404 and 410', async () => {

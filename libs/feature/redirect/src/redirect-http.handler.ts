@@ -6,8 +6,9 @@ import {
   CachedLink, ClickQuota, encodeQueryPart, GlobalRateLimiter, LinkRules, PasswordAttempts, PasswordHasher, RedirectDecision, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier,
 } from '@shortlink/links-domain';
 import { ClientAddressResolver, problemFor, retryAfterFor } from '@shortlink/nest-platform';
+import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
-import { blockedPage, Page, passwordPage, previewPage, refusalPage, sendPage, warningPage } from './pages';
+import { blockedPage, Page, passwordPage, previewPage, refusalPage, sendPage, suspendedPage, warningPage } from './pages';
 import { RedirectMetrics } from './redirect.metrics';
 
 /**
@@ -57,6 +58,8 @@ export class RedirectHttpHandler {
     private readonly addresses: ClientAddressResolver,
     private readonly config: AppConfig,
     private readonly options: LinkOptionParts,
+    /** Tenants' own domains and suspended tenants, held in memory (docs/design.md, "Tenants, keys and plans"). */
+    private readonly tenants: TenantDirectory,
   ) {
     this.domains = new Set(config.links.domains);
   }
@@ -99,6 +102,7 @@ export class RedirectHttpHandler {
 
   private answer(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, suffix: Suffix, query: string | undefined, started: number): void {
     const method = req.method;
+    if (this.tenants.isSuspended(link.tenantId)) return this.page(req, res, suspendedPage(), started);
     if (suffix === undefined && query === undefined && link.rules === undefined && link.moderation === undefined && method !== 'POST') {
       return this.redirect(req, res, id, link, ip, started);
     }
@@ -268,12 +272,12 @@ export class RedirectHttpHandler {
     this.metrics.duration.observe((performance.now() - started) / 1000);
   }
 
-  /** The link's host: a known short domain, else the default domain (e.g. when reached by IP). */
+  /** The link's host: a configured short domain or a tenant's, else the default domain (e.g. when reached by IP). */
   private domainOf(req: IncomingMessage): string {
     const host = req.headers.host;
     if (host) {
       const h = host.toLowerCase();
-      if (this.domains.has(h)) return h;
+      if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
     }
     return this.config.links.defaultDomain;
   }

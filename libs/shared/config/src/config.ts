@@ -171,6 +171,8 @@ export const envSchema = z.object({
   SNAPSHOT_MAX_LINKS: z.coerce.number().int().min(1).default(10_000),
   /** Link options at the redirect (docs/design.md, "Link options"). */
   REDIRECT_CLICK_COUNT_FLUSH_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** How often the redirect reads tenants' domains and suspensions again (docs/design.md, "Tenants, keys and plans"). */
+  REDIRECT_TENANT_REFRESH_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   REDIRECT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   REDIRECT_PASSWORD_WINDOW_MS: z.coerce.number().int().min(1000).default(15 * 60_000),
   REDIRECT_PASSWORD_CONCURRENCY: z.coerce.number().int().min(1).default(4),
@@ -278,6 +280,7 @@ export interface AppConfig {
     readonly snapshot: { readonly file: string; readonly intervalMs: number; readonly maxLinks: number };
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
+    readonly tenantRefreshMs: number;
     /** Wrong passwords per visitor and link within the window, and argon2 checks in flight per instance. */
     readonly password: { readonly attempts: number; readonly windowMs: number; readonly concurrency: number };
   };
@@ -416,6 +419,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       rateLimit: { perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, globalPerSecond: e.RATE_LIMIT_GLOBAL_PER_SECOND, localFallbackPerSecond: e.RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND },
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
+      tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
       password: { attempts: e.REDIRECT_PASSWORD_ATTEMPTS, windowMs: e.REDIRECT_PASSWORD_WINDOW_MS, concurrency: e.REDIRECT_PASSWORD_CONCURRENCY },
     },
   };
