@@ -22,7 +22,11 @@ export interface App {
 }
 
 export interface StartAppOptions extends EntryOptions {
-  /** `health`: until the public `/health` is 200; `listening`: only until the admin `/metrics` answers (its dependencies may be down). */
+  /**
+   * `health`: until the public `/health` is 200; `listening`: until both listeners answer at all (the
+   * admin `/metrics` 200, the public `/health` any status: its dependencies may be down). The public
+   * listener opens after the bootstrap, which may wait for a dependency a while (the change channel).
+   */
   wait?: 'health' | 'listening';
   timeoutMs?: number;
 }
@@ -32,9 +36,10 @@ export async function startApp(name: AppName, env: Record<string, string>, opts:
   const { wait = 'health', timeoutMs = 60_000, ...start } = opts;
   const ports = await appPorts(name);
   const proc = startProcess(`apps/${name}/src/main.ts`, { ...env, ...ports.env }, { name, ...start });
-  const url = wait === 'health' ? `${ports.base}/health` : `${ports.admin}/metrics`;
+  const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).status;
+  const ready = wait === 'health' ? async () => (await status(`${ports.base}/health`)) === 200 : async () => (await status(`${ports.admin}/metrics`)) === 200 && (await status(`${ports.base}/health`)) > 0;
   try {
-    await whenServing(proc, `${name} on ${ports.base} (${wait})`, async () => (await fetch(url, { signal: AbortSignal.timeout(3000) })).status === 200, timeoutMs, 200);
+    await whenServing(proc, `${name} on ${ports.base} (${wait})`, ready, timeoutMs, 200);
   } catch (e) {
     await proc.stop();
     throw e;
