@@ -1,16 +1,33 @@
 /** Free TCP ports on 127.0.0.1, and the public + admin ports of the apps. */
 import { createServer } from 'net';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports are taken below the kernel's ephemeral range (32768–60999 by default): a port the kernel
+ * gave us for a moment (listen(0)) can go to one of the many outgoing connections of the test
+ * servers before the app binds it, which showed up as EADDRINUSE under load. Below 32768 only
+ * listeners compete; each candidate is bound once to check it, and none is handed out twice.
+ */
+const LOW = 20_000;
+const HIGH = 32_000;
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port found between ${LOW} and ${HIGH} after 200 attempts`);
 }
 
 export type AppName = 'generation' | 'redirect' | 'analytics';
