@@ -314,6 +314,15 @@ export class LinkService {
       return checked.url;
     };
     const target = await this.urls.check(input.url, 'url');
+    if (withoutOptions(input)) {
+      // Most rows of a batch are a bare URL: every option at the value its check gives an absent
+      // field, without the calls (docs/design.md, "Batch creation"; the spec holds them equal).
+      const flag = target.flags[0];
+      return {
+        targetUrl: target.url, redirectType: 302 as const, expiresAt: null, title: null, tags: [] as string[], maxClicks: null, passwordHash: null, utm: null, forwardQuery: true,
+        geoTargets: null, deviceTargets: null, variants: null, clicksPerIpPerMinute: null, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
+      };
+    }
     flags.push(...target.flags);
     const targetUrl = target.url;
     const password = checkPassword(input.password);
@@ -398,6 +407,15 @@ export class LinkService {
     for (const listener of this.onCreated) await listener(link);
     return link;
   }
+}
+
+/** The option fields of a create (all but url, alias and domain). */
+const OPTION_FIELDS = ['redirectType', 'expiresAt', 'title', 'tags', 'maxClicks', 'password', 'utm', 'forwardQuery', 'geoTargets', 'deviceTargets', 'variants', 'clicksPerIpPerMinute'] as const satisfies ReadonlyArray<keyof LinkCreation>;
+
+/** True when no option is given (each absent or null: its default). */
+function withoutOptions(input: LinkCreation): boolean {
+  for (const field of OPTION_FIELDS) if (input[field] !== undefined && input[field] !== null) return false;
+  return true;
 }
 
 /** A deleted alias still in its quarantine. */

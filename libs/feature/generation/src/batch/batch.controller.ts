@@ -116,7 +116,8 @@ export class BatchController implements OnModuleInit {
   }
 
   private line(outcome: BatchOutcome): string {
-    if ('link' in outcome) return JSON.stringify({ row: outcome.index, status: 201, link: this.present.view(outcome.link) });
+    // The same text as JSON.stringify({ row, status, link: view }), cheaper (LinkPresenter.viewJson).
+    if ('link' in outcome) return `{"row":${outcome.index},"status":201,"link":${this.present.viewJson(outcome.link)}}`;
     const problem = problemFor(outcome.error);
     return JSON.stringify({ row: outcome.index, status: problem.status, problem });
   }
