@@ -22,7 +22,7 @@ const ROWS = arg('rows', 100_000);
 const RUNS = arg('runs', 3);
 const STATEMENT_ROWS = arg('statement-rows', 1000);
 /** Node flags of the generation process (default: those of `npm run start:generation`); --node-args= for none. */
-const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
+const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--heap-growing-percent=20').split(' ').filter(Boolean);
 /** --profile: one batch under the CPU profiler, summarised (instead of the measured runs). */
 const PROFILE = process.argv.includes('--profile');
 const API_KEY = `sl_bench_${randomUUID().replace(/-/g, '')}`;
