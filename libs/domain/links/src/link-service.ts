@@ -414,13 +414,16 @@ export class LinkService {
   }
 }
 
-/** The option fields of a create (all but url, alias and domain). */
-const OPTION_FIELDS = ['redirectType', 'expiresAt', 'title', 'tags', 'maxClicks', 'password', 'utm', 'forwardQuery', 'geoTargets', 'deviceTargets', 'variants', 'clicksPerIpPerMinute'] as const satisfies ReadonlyArray<keyof LinkCreation>;
-
-/** True when no option is given (each absent or null: its default). */
-function withoutOptions(input: LinkCreation): boolean {
-  for (const field of OPTION_FIELDS) if (input[field] !== undefined && input[field] !== null) return false;
-  return true;
+/**
+ * True when no option is given (each absent or null: its default): every field of LinkCreation
+ * but tenantId, url, alias and domain. Named reads, not a loop over field names (a keyed read per
+ * field was ~4 % of a batch's CPU).
+ */
+function withoutOptions(i: LinkCreation): boolean {
+  return (
+    i.redirectType == null && i.expiresAt == null && i.title == null && i.tags == null && i.maxClicks == null && i.password == null && i.utm == null &&
+    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null
+  );
 }
 
 /** A deleted alias still in its quarantine. */
