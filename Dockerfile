@@ -30,4 +30,6 @@ USER node
 # /health/details; they bind ADMIN_HOST, loopback unless the deployment sets 0.0.0.0)
 EXPOSE 8080 8081 8082 9080 9081 9082
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["sh", "-c", "exec node --max-semi-space-size=64 -r ./tools/register.js \"apps/${APP}/src/main.ts\""]
+# The generation app keeps its heap small (batch creation: docs/design.md, "Batch creation"); the
+# others take a large young generation (docs/design.md, "Redirect read path").
+CMD ["sh", "-c", "if [ \"$APP\" = generation ]; then FLAGS=--heap-growing-percent=20; else FLAGS=--max-semi-space-size=64; fi; exec node $FLAGS -r ./tools/register.js \"apps/${APP}/src/main.ts\""]

@@ -22,7 +22,7 @@ const ROWS = arg('rows', 100_000);
 const RUNS = arg('runs', 3);
 const STATEMENT_ROWS = arg('statement-rows', 1000);
 /** Node flags of the generation process (default: those of `npm run start:generation`); --node-args= for none. */
-const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--max-semi-space-size=64').split(' ').filter(Boolean);
+const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--heap-growing-percent=20').split(' ').filter(Boolean);
 /** --profile: one batch under the CPU profiler, summarised (instead of the measured runs). */
 const PROFILE = process.argv.includes('--profile');
 const API_KEY = `sl_bench_${randomUUID().replace(/-/g, '')}`;
@@ -31,7 +31,7 @@ const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/pr
 const url = (run: string, i: number) => `https://example.com/bench/${run}/${i}?utm_source=mail`;
 
 /** POSTs `rows` NDJSON rows and reads the answer while sending; seconds, 201s, and the server's peak RSS. */
-function batch(base: string, apiKey: string, run: string, pid: number, key: string | null): Promise<{ seconds: number; created: number; peakRss: number; startRss: number }> {
+function batch(base: string, apiKey: string, run: string, pid: number, key: string | null): Promise<{ seconds: number; created: number; peakRss: number; startRss: number; problems: Record<string, number> }> {
   const startRss = rssOf(pid);
   let peakRss = startRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(pid))), 50);
@@ -39,16 +39,24 @@ function batch(base: string, apiKey: string, run: string, pid: number, key: stri
   return new Promise((resolve, reject) => {
     let created = 0;
     let rest = '';
+    // Problem codes of the rows not created, counted (a short count says why).
+    const problems: Record<string, number> = {};
     const req = request(`${base}/api/v1/links/batch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey, 'transfer-encoding': 'chunked', ...(key ? { 'idempotency-key': key } : {}) } }, (res) => {
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         const parts = (rest + chunk).split('\n');
         rest = parts.pop()!;
-        for (const p of parts) if (p.startsWith('{"row":') && p.includes('"status":201')) created++;
+        for (const p of parts) {
+          if (p.startsWith('{"row":') && p.includes('"status":201')) created++;
+          else {
+            const code = /"code":"([A-Z_]+)"/.exec(p)?.[1] ?? 'other';
+            problems[code] = (problems[code] ?? 0) + 1;
+          }
+        }
       });
       res.on('end', () => {
         clearInterval(sampler);
-        resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, created, peakRss, startRss });
+        resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, created, peakRss, startRss, problems });
       });
     });
     req.on('error', reject);
@@ -143,7 +151,7 @@ async function main() {
       results.raw.push(ROWS / raw);
       for (const keyed of [false, true]) {
         const b = await batch(generation.base, created.apiKey, `${run}${keyed ? 'k' : 'n'}`, generation.proc.pid, keyed ? `bench-${run}` : null);
-        if (b.created !== ROWS) throw new Error(`only ${b.created} of ${ROWS} rows created`);
+        if (b.created !== ROWS) throw new Error(`only ${b.created} of ${ROWS} rows created (problems: ${JSON.stringify(b.problems)})`);
         (keyed ? results.apiKeyed : results.api).push(ROWS / b.seconds);
         peaks.push(b.peakRss);
         starts.push(b.startRss);

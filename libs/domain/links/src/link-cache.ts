@@ -1,6 +1,6 @@
 import type { DeviceTarget } from '@shortlink/visitors-domain';
 import { Link, LinkStatus, RedirectType, ShortUrlIdentifier, Utm, Variant } from './link';
-import { CacheStore } from './ports';
+import { BitmapBits, CacheStore } from './ports';
 
 /**
  * What changes where a redirect goes, beyond the target; absent on a plain link, so the common
@@ -121,6 +121,14 @@ export class LinkCache {
 
   invalidate(id: ShortUrlIdentifier): Promise<void> {
     return this.store.del([linkCacheKey(id)]);
+  }
+
+  /**
+   * `invalidateMany` and the links' Bloom bits in one call (one script per Redis node: batch
+   * creation, docs/design.md, "Batch creation").
+   */
+  invalidateManyAndSetBits(ids: readonly ShortUrlIdentifier[], bitmaps: readonly BitmapBits[]): Promise<void> {
+    return this.store.deleteAndSetBits(ids.map(linkCacheKey), bitmaps);
   }
 
   /** Drops the entries (null values left by scans, typically) of many links in one call. */

@@ -100,6 +100,25 @@ describe('LinkService', () => {
     expect(shards.reduce((n, s) => n + s.rows.size, 0)).toBe(0);
   });
 
+  it('prepares a create without options (the fast path) exactly as the checks of each absent option would', async () => {
+    const { service } = setup();
+    const nulls = { redirectType: null, expiresAt: null, title: null, tags: null, maxClicks: null, password: null, utm: null, geoTargets: null, deviceTargets: null, variants: null, clicksPerIpPerMinute: null };
+    for (const url of ['https://example.com/a?b=c', 'https://pаypal.com/login']) {
+      const checked = await service.prepare({ tenantId: 't1', url, forwardQuery: true }); // an option given: every check runs
+      expect(await service.prepare({ tenantId: 't1', url })).toEqual(checked);
+      expect(await service.prepare({ tenantId: 't1', url, ...nulls, forwardQuery: null })).toEqual(checked);
+    }
+    expect((await service.prepare({ tenantId: 't1', url: 'https://pаypal.com/login' })).moderation).toBe('flagged');
+    // Each option alone leaves the fast path (none is dropped).
+    const bare = await service.prepare({ tenantId: 't1', url: 'https://example.com/x' });
+    const one = {
+      redirectType: 301, expiresAt: '2027-06-01T00:00:00Z', title: 'Sale', tags: ['promo'], maxClicks: 100, password: 'hunter22', utm: { source: 'news' }, forwardQuery: false,
+      geoTargets: { DE: 'https://example.de/' }, deviceTargets: { ios: 'https://apps.apple.com/app/x' }, variants: [{ url: 'https://example.com/a', weight: 3 }, { url: 'https://example.com/b', weight: 1 }],
+      clicksPerIpPerMinute: 5,
+    };
+    for (const [field, value] of Object.entries(one)) expect(await service.prepare({ tenantId: 't1', url: 'https://example.com/x', [field]: value })).not.toEqual(bare);
+  });
+
   it('applies the URL policy to every URL of a link, targets of options included', async () => {
     const { service } = setup();
     await expect(service.create({ tenantId: 't1', url: 'https://bit.ly/x' })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'shortener' } });

@@ -178,6 +178,20 @@ export class LinkService {
    */
   async prepare(input: LinkCreation, now = this.clock.now()): Promise<PreparedLink> {
     const domain = await this.domainFor(input.tenantId, input.domain);
+    if (withoutOptions(input)) {
+      // Most rows of a batch are a bare URL: every option at the value its check gives an absent
+      // field, without the calls, in one object (docs/design.md, "Batch creation"; the spec holds
+      // the two paths equal). The checks run in the same order: domain, url, alias.
+      const target = await this.urls.check(input.url, 'url');
+      const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+      const flag = target.flags[0];
+      const createdAt = new Date(now);
+      return {
+        targetUrl: target.url, redirectType: 302, expiresAt: null, title: null, tags: [], maxClicks: null, passwordHash: null, utm: null, forwardQuery: true,
+        geoTargets: null, deviceTargets: null, variants: null, clicksPerIpPerMinute: null, moderation: flag ? 'flagged' : 'clear', moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
+        domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias,
+      };
+    }
     const fields = await this.fields(input, now);
     const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
     const createdAt = new Date(now);
@@ -398,6 +412,18 @@ export class LinkService {
     for (const listener of this.onCreated) await listener(link);
     return link;
   }
+}
+
+/**
+ * True when no option is given (each absent or null: its default): every field of LinkCreation
+ * but tenantId, url, alias and domain. Named reads, not a loop over field names (a keyed read per
+ * field was ~4 % of a batch's CPU).
+ */
+function withoutOptions(i: LinkCreation): boolean {
+  return (
+    i.redirectType == null && i.expiresAt == null && i.title == null && i.tags == null && i.maxClicks == null && i.password == null && i.utm == null &&
+    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null
+  );
 }
 
 /** A deleted alias still in its quarantine. */

@@ -85,6 +85,12 @@ export interface SequenceStore {
  * Key-value store of the redirect path (Redis Cluster, or the in-process twin). Every operation
  * touches one key, so each is a single-slot command in a cluster.
  */
+/** Bit offsets to set in one bitmap. */
+export interface BitmapBits {
+  readonly key: string;
+  readonly offsets: readonly number[];
+}
+
 export interface CacheStore {
   get(key: string): Promise<string | null>;
   /** ttlMs undefined: no expiry (eviction is left to the LRU policy of the store). */
@@ -121,6 +127,12 @@ export interface CacheStore {
   setBits(key: string, offsets: readonly number[]): Promise<void>;
   /** Reads the given bit offsets of a bitmap; a missing key reads as all zeros. */
   getBits(key: string, offsets: readonly number[]): Promise<number[]>;
+  /**
+   * `del(keys)` and `setBits` of each bitmap, as one call: on Redis Cluster one script per node
+   * instead of a command per key (batch creation's invalidations and Bloom bits of a chunk,
+   * docs/design.md, "Batch creation"). Not atomic; on failure some of it may have been applied.
+   */
+  deleteAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -111,7 +111,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, CACHE_STORE, BATCH_RECORD_STORE, BloomMaintainer],
           useFactory: (service: LinkService, repository: ShardedLinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: CacheStore, records: BatchRecordStore, bloom: BloomMaintainer) => {
             const b = config.batch;
-            return new BatchCreator(service, repository, sequences, codes, new LinkCache(cache), records, (created) => bloom.addedMany(created), {
+            return new BatchCreator(service, repository, sequences, codes, new LinkCache(cache), records, bloom, {
               chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE,
             });
           },

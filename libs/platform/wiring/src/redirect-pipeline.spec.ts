@@ -3,7 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import {
-  bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
+  BitmapBits, bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
   NO_OPTIONS, RedirectPipeline, RedirectPipelineOptions, BloomFilter, ShardedLinkRepository, SnapshotEntry,
 } from '@shortlink/links-domain';
 import { MemoryCacheStore } from '@shortlink/cache';
@@ -46,6 +46,7 @@ class SwitchableStore implements CacheStore {
   reserveBelow = (k: string, limit: number, wanted: number, floor: number, seed: number | null) => this.guard(() => this.inner.reserveBelow(k, limit, wanted, floor, seed));
   setBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.setBits(k, o));
   getBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.getBits(k, o));
+  deleteAndSetBits = (k: readonly string[], b: readonly BitmapBits[]) => this.guard(() => this.inner.deleteAndSetBits(k, b));
   ping = () => this.guard(() => this.inner.ping());
   close = () => this.inner.close();
 }

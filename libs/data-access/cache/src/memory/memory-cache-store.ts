@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { CacheStore } from '@shortlink/links-domain';
+import { BitmapBits, CacheStore } from '@shortlink/links-domain';
 
 /**
  * The embedded twin of Redis: an in-process LRU bounded by entry count, with per-key TTL.
@@ -103,6 +103,11 @@ export class MemoryCacheStore implements CacheStore {
       this.bitmaps.set(key, bits);
     }
     for (const o of offsets) bits[o >> 3] |= 0x80 >> (o & 7);
+  }
+
+  async deleteAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void> {
+    await this.del(keys);
+    for (const { key, offsets } of bitmaps) if (offsets.length) await this.setBits(key, offsets);
   }
 
   async getBits(key: string, offsets: readonly number[]): Promise<number[]> {

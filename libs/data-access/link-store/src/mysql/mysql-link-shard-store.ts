@@ -36,10 +36,16 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   async insertMany(links: readonly Link[]): Promise<void> {
     if (links.length === 0) return;
     try {
-      await this.ds.transaction(async (m) => {
-        await m.query(`INSERT INTO links (${COLUMNS}) VALUES ${links.map(() => PLACEHOLDERS).join(', ')}`, links.flatMap(values));
-        await insertTags(m, links);
-      });
+      const insert = `INSERT INTO links (${COLUMNS}) VALUES ${links.map(() => PLACEHOLDERS).join(', ')}`;
+      // Without tags the one statement is atomic by itself: no BEGIN and COMMIT round trips (a
+      // batch's chunk writes a statement per shard; docs/design.md, "Batch creation").
+      if (links.every((l) => l.tags.length === 0)) await this.ds.query(insert, links.flatMap(values));
+      else {
+        await this.ds.transaction(async (m) => {
+          await m.query(insert, links.flatMap(values));
+          await insertTags(m, links);
+        });
+      }
     } catch (error) {
       if (isMysqlDuplicate(error)) throw new DuplicateLinkError({ domain: links[0].domain, code: links.length === 1 ? links[0].code : '(batch)' });
       throw error;

@@ -51,8 +51,9 @@ describe('BatchCreator', () => {
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY }, undefined, { now: () => clock.t },
     );
     const bloom: Link[] = [];
+    const retried: Link[] = [];
     const creator = (recordStore: BatchRecordStore = records) =>
-      new BatchCreator(links, repo, ids, codes, new LinkCache(store), recordStore, async (created) => void bloom.push(...created), {
+      new BatchCreator(links, repo, ids, codes, new LinkCache(store), recordStore, { bitsOf: (created) => (bloom.push(...created), [{ key: 'bloom', offsets: [1] }]), retryLater: (created) => void retried.push(...created) }, {
         chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
       }, { now: () => clock.t });
     const stored = () => shards.flatMap((s) => [...s.rows.values()]);
@@ -70,7 +71,7 @@ describe('BatchCreator', () => {
       for await (const chunk of started.lines()) text += chunk;
       return text.split('\n').filter(Boolean);
     };
-    return { clock, shards, repo, store, codes, records, links, creator, run, stored, bloom };
+    return { clock, shards, repo, store, codes, records, links, creator, run, stored, bloom, retried };
   };
   const urls = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ url: `https://example.com/${from + i}` }));
 
@@ -88,6 +89,19 @@ describe('BatchCreator', () => {
     for (const link of stored()) expect(shards.find((s) => s.shardName === repo.shardNameFor(link.code))!.rows.has(`sho.rt/${link.code}`)).toBe(true);
     expect(bloom.map((l) => l.code).sort()).toEqual(stored().map((l) => l.code).sort());
     expect(store.values.has(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }))).toBe(false);
+  });
+
+  it('invalidates and marks the created links of a chunk in one cache call, and leaves the Bloom bits to the background when the cache is down', async () => {
+    const { run, store, bloom, retried } = setup();
+    const calls = jest.spyOn(store, 'deleteAndSetBits');
+    expect((await run(urls(25))).filter((l) => l.includes(' 201 '))).toHaveLength(25);
+    expect(calls).toHaveBeenCalledTimes(3); // chunks of 10
+    expect(calls.mock.calls.flatMap(([keys]) => keys)).toEqual(bloom.map((l) => linkCacheKey({ domain: l.domain, code: l.code })));
+    expect(retried).toEqual([]);
+    store.down = true;
+    const lines = await run(urls(5, 100));
+    expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(5); // the links exist: the cache is best effort
+    expect(retried.map((l) => l.code).sort()).toEqual(bloom.slice(25).map((l) => l.code).sort());
   });
 
   it('checks aliases against every shard, retired codes, expired holders and the batch itself; the neighbours are created', async () => {

@@ -1,6 +1,6 @@
 import { x64 } from 'murmurhash3js-revisited';
 import { murmur32 } from '@shortlink/shard-router';
-import { CacheStore } from '../ports';
+import { BitmapBits, CacheStore } from '../ports';
 
 export interface BloomOptions {
   /** Expected number of links (n). */
@@ -69,14 +69,19 @@ export class BloomFilter {
   }
 
   async addMany(items: Iterable<string>): Promise<void> {
+    await Promise.all(this.bitsOf(items).map(({ key, offsets }) => this.store.setBits(key, offsets)));
+  }
+
+  /** The bits `addMany` would set, by partition: for a caller that writes them with other work. */
+  bitsOf(items: Iterable<string>): BitmapBits[] {
     const byKey = new Map<string, number[]>();
     for (const item of items) {
       const { key, offsets } = this.locate(item);
-      const list = byKey.get(key) ?? [];
-      list.push(...offsets);
-      byKey.set(key, list);
+      const list = byKey.get(key);
+      if (list) for (const o of offsets) list.push(o);
+      else byKey.set(key, offsets);
     }
-    await Promise.all([...byKey].map(([key, offsets]) => this.store.setBits(key, offsets)));
+    return [...byKey].map(([key, offsets]) => ({ key, offsets }));
   }
 
   async check(item: string): Promise<BloomAnswer> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { Link } from '../link';
-import { CacheStore } from '../ports';
+import { BitmapBits, CacheStore } from '../ports';
 import { ShardedLinkRepository } from '../sharded-link-repository';
 import { bloomItem, BloomFilter } from './bloom-filter';
 
@@ -39,6 +39,17 @@ export class BloomMaintainer {
       this.pending.push(...items);
       this.scheduleRetry();
     }
+  }
+
+  /** The Bloom bits of links about to be written by the caller (batch creation, with its invalidations). */
+  bitsOf(links: ReadonlyArray<Pick<Link, 'domain' | 'code'>>): BitmapBits[] {
+    return this.filter.bitsOf(links.map((link) => bloomItem(link.domain, link.code)));
+  }
+
+  /** Those bits could not be written: added again in the background, as after a failed `added`. */
+  retryLater(links: ReadonlyArray<Pick<Link, 'domain' | 'code'>>): void {
+    for (const link of links) this.pending.push(bloomItem(link.domain, link.code));
+    this.scheduleRetry();
   }
 
   get pendingAdds(): number {

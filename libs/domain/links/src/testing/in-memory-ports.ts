@@ -1,5 +1,5 @@
 import { LinkChange, LinkChangeFeed, PasswordHasher } from '../ports';
-import { CacheStore } from '../ports';
+import { BitmapBits, CacheStore } from '../ports';
 
 /** The shared cache in a Map, for the domain's unit tests (TTLs ignored). */
 export class InMemoryCache implements CacheStore {
@@ -72,6 +72,10 @@ export class InMemoryCache implements CacheStore {
   async setBits() {}
   async getBits(_k: string, offsets: readonly number[]) {
     return offsets.map(() => 0);
+  }
+  /** Bitmaps are not kept here (as `setBits`): only the deletes. */
+  async deleteAndSetBits(keys: readonly string[], _bitmaps: readonly BitmapBits[]) {
+    await this.del(keys);
   }
   async ping() {}
   async close() {}
