@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import type { Socket } from 'net';
 import { BitmapBits, CacheStore } from '@shortlink/links-domain';
-import { keySlot } from './key-slot';
+import keySlot from 'cluster-key-slot';
 
 const DELETE_IF_EQUALS = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 const INCR_WITH_TTL = "local n = redis.call('INCRBY', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return n";
