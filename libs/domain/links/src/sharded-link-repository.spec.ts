@@ -165,4 +165,18 @@ describe('ShardedLinkRepository', () => {
     await repo.insert(other);
     expect(await repo.findByCode(other)).toEqual(other);
   });
+
+  it('gives a multi-row insert ten times the look-up bound: a slow batch chunk is written, a single insert as slow fails', async () => {
+    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 40, breakerFailures: 100 });
+    const slow = byName(staysOn);
+    const insertMany = slow.insertMany.bind(slow);
+    const insert = slow.insert.bind(slow);
+    slow.insertMany = async (links) => (await new Promise((r) => setTimeout(r, 120)), insertMany(links));
+    slow.insert = async (link) => (await new Promise((r) => setTimeout(r, 120)), insert(link));
+    const chunk = aLink(stayer);
+    await repo.insertMany([chunk]);
+    expect(await repo.findByCode(chunk)).toEqual(chunk);
+    const single = aLink(Array.from({ length: 1000 }, (_, i) => `q${i}abcde`).find((c) => repo.shardNameFor(c) === staysOn)!);
+    await expect(repo.insert(single)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+  });
 });

@@ -17,6 +17,12 @@ export interface ShardedLinkRepositoryOptions {
   readonly resolveStore?: (name: string) => LinkShardStore | null;
   /** Longest one shard operation may take before it fails with SHARD_UNAVAILABLE; 0: unbounded. */
   readonly timeoutMs?: number;
+  /**
+   * The same for a multi-row insert (a batch chunk of up to 1000 rows), which a loaded shard may
+   * take seconds over; a look-up's bound would fail rows the shard was about to write. Default:
+   * ten times `timeoutMs` (docs/design.md, "Batch creation").
+   */
+  readonly bulkTimeoutMs?: number;
   /** Consecutive failures after which a shard fails fast for `breakerOpenMs` (docs/design.md, "Failure containment"). */
   readonly breakerFailures?: number;
   readonly breakerOpenMs?: number;
@@ -135,7 +141,7 @@ export class ShardedLinkRepository {
       }
       await Promise.all(
         [...groups.values()].map(async (g) => {
-          await this.on(g.authority, (s) => s.insertMany(g.links));
+          await this.on(g.authority, (s) => s.insertMany(g.links), this.bulkTimeoutMs());
           if (g.copy) for (const link of g.links) await this.on(g.copy, (s) => movable(s).upsertLink(link));
         }),
       );
@@ -359,7 +365,11 @@ export class ShardedLinkRepository {
     return kept.slice(0, want);
   }
 
-  private async on<T>(name: string, op: (store: LinkShardStore) => Promise<T>): Promise<T> {
+  private bulkTimeoutMs(): number {
+    return this.options.bulkTimeoutMs ?? (this.options.timeoutMs ?? 0) * 10;
+  }
+
+  private async on<T>(name: string, op: (store: LinkShardStore) => Promise<T>, timeoutMs = this.options.timeoutMs ?? 0): Promise<T> {
     const store = this.store(name);
     const breaker = this.breakers.get(name) ?? new ShardBreaker();
     this.breakers.set(name, breaker);
@@ -368,7 +378,7 @@ export class ShardedLinkRepository {
       throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${name} is unavailable`, { shard: name, retryAfterSeconds: Math.max(1, Math.ceil((breaker.openUntil - now) / 1000)) });
     }
     try {
-      const result = await this.bounded(name, op(store));
+      const result = await this.bounded(name, op(store), timeoutMs);
       breaker.failures = 0;
       return result;
     } catch (error) {
@@ -378,8 +388,7 @@ export class ShardedLinkRepository {
     }
   }
 
-  private bounded<T>(name: string, work: Promise<T>): Promise<T> {
-    const ms = this.options.timeoutMs ?? 0;
+  private bounded<T>(name: string, work: Promise<T>, ms: number): Promise<T> {
     if (ms <= 0) return work;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`shard ${name} did not answer within ${ms} ms`)), ms);
