@@ -45,6 +45,25 @@ describe('TenantDirectory', () => {
     expect(outages).toEqual(['meta database down', 'down again']);
   });
 
+  it('does not hold the start longer than bootWaitMs when the store hangs, and takes the tables once the read ends', async () => {
+    const store = new InMemoryTenantStore();
+    store.tenants.set('d', tenant('d', 'suspended'));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const suspendedTenantIds = store.suspendedTenantIds.bind(store);
+    store.suspendedTenantIds = async () => (await held, suspendedTenantIds());
+    const directory = new TenantDirectory(store, { refreshMs: 60_000, bootWaitMs: 50 });
+    try {
+      await directory.start(); // resolves although the read is still held
+      expect(directory.isSuspended('d')).toBe(false);
+      release();
+      await directory.refresh(); // joins the read in flight
+      expect(directory.isSuspended('d')).toBe(true);
+    } finally {
+      directory.stop();
+    }
+  });
+
   it('reads again on its own every refreshMs once started', async () => {
     const store = new InMemoryTenantStore();
     const directory = new TenantDirectory(store, { refreshMs: 20 });

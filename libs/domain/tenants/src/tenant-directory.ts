@@ -3,6 +3,8 @@ import { TenantStore } from './ports';
 export interface TenantDirectoryOptions {
   /** How often the tables are read again: the bound on how late a new domain or a suspension is seen. */
   readonly refreshMs: number;
+  /** Longest the start waits for the first read: a hung meta database must not hold the redirect's boot (default 2000). */
+  readonly bootWaitMs?: number;
   /** The first failed refresh after a good one (one report per outage, not one per refresh). */
   readonly onOutage?: (error: unknown) => void;
 }
@@ -26,9 +28,13 @@ export class TenantDirectory {
     private readonly options: TenantDirectoryOptions,
   ) {}
 
-  /** Reads both tables once (awaited at boot, so the first request already knows them), then keeps reading. */
+  /**
+   * Reads both tables once (awaited at boot for at most `bootWaitMs`, so the first requests already
+   * know them), then keeps reading. A first read still running then completes in the background.
+   */
   async start(): Promise<void> {
-    await this.refresh();
+    const waited = new Promise<void>((resolve) => setTimeout(resolve, this.options.bootWaitMs ?? 2000).unref());
+    await Promise.race([this.refresh(), waited]);
     this.timer = setInterval(() => void this.refresh(), this.options.refreshMs);
     this.timer.unref();
   }

@@ -199,7 +199,7 @@ export class RedirectHttpHandler {
 
   /** A plain link: the hot path, exactly as before link options. */
   private redirect(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, started: number): void {
-    if (req.method === 'GET') this.recordClick(req, link, ip, null, id);
+    if (req.method === 'GET') this.recorder.record(req, link, ip, null, id);
     this.metrics.status(link.redirectType);
     // Browsers must not cache a 302, or later clicks would never reach us.
     res.writeHead(link.redirectType, { location: link.targetUrl, 'cache-control': link.redirectType === 302 ? 'private, no-store' : 'public, max-age=300', 'content-length': '0' });
@@ -212,20 +212,12 @@ export class RedirectHttpHandler {
    * that depends on the visitor (country, device, variant) or on a count must reach us every time.
    */
   private redirectTo(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, location: string, variant: number | null, status: number, started: number): void {
-    if (req.method !== 'HEAD') this.recordClick(req, link, ip, variant, id);
+    // A click only for a redirect actually sent (never HEAD, a page or a refusal), with the variant served.
+    if (req.method !== 'HEAD') this.recorder.record(req, link, ip, variant, id);
     this.metrics.status(status);
     res.writeHead(status, { location, 'cache-control': status === 301 && link.rules === undefined ? 'public, max-age=300' : 'private, no-store', 'content-length': '0' });
     res.end();
     this.metrics.duration.observe((performance.now() - started) / 1000);
-  }
-
-  /**
-   * The one place a redirect records its click (analytics replaces the body, not the calls): only
-   * for a redirect actually sent, never for HEAD, a page or a refusal. `variant` is the index of the
-   * variant served, or null.
-   */
-  private recordClick(req: IncomingMessage, link: CachedLink, clientAddress: string, variant: number | null, id: ShortUrlIdentifier): void {
-    this.recorder.record(req, link, clientAddress, variant, id);
   }
 
   /** A code that does not exist is an orphan visit for analytics (docs/analytics.md); then the usual problem. */
