@@ -102,7 +102,7 @@ describe('RedirectHttpHandler', () => {
   const locationFor = (path: string, host: string) =>
     new Promise<string | undefined>((resolve, reject) => {
       const { port } = new URL(base);
-      request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+      request({ host: '127.0.0.1', port, path, headers: { host, ...as() } }, (res) => {
         res.resume();
         resolve(res.headers.location);
       }).on('error', reject).end();
@@ -157,6 +157,21 @@ describe('RedirectHttpHandler', () => {
     await tenants.refresh();
     expect(await locationFor('/same001', 'Links.Acme.Test')).toBe('https://example.com/acme');
     expect(await locationFor('/same001', 'sho.rt')).toBe('https://example.com/default');
+  });
+
+  it("normalises the Host once: a trailing dot, a default port or upper case reach the tenant's domain, never another tenant's link on the default one", async () => {
+    await shard.insert(link('same1', { tenantId: 't2', targetUrl: 'https://example.com/tenant-b-default' }));
+    await shard.insert(link('same1', { domain: 'go.acme.test', targetUrl: 'https://example.com/tenant-a-own' }));
+    await shard.insert(link('same2', { domain: 'go.example', targetUrl: 'https://example.com/configured' }));
+    await meta.tenants.addDomain('t1', 'go.acme.test');
+    await tenants.refresh();
+    for (const host of ['go.acme.test', 'go.acme.test.', 'go.acme.test:80', 'go.acme.test:443', 'GO.ACME.TEST.:443']) {
+      expect({ host, location: await locationFor('/same1', host) }).toEqual({ host, location: 'https://example.com/tenant-a-own' });
+    }
+    for (const host of ['go.example.', 'go.example:443']) expect(await locationFor('/same2', host)).toBe('https://example.com/configured');
+    // Another port is another host, as before; so are two trailing dots.
+    expect(await locationFor('/same1', 'go.acme.test:8080')).toBe('https://example.com/tenant-b-default');
+    expect(await locationFor('/same1', 'go.acme.test..')).toBe('https://example.com/tenant-b-default');
   });
 
   it("answers a suspended tenant's links with the suspended page and no click; other tenants' links redirect", async () => {

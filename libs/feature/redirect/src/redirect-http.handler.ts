@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { performance } from 'perf_hooks';
 import { AppConfig } from '@shortlink/config';
-import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
+import { DomainError, ErrorCode, KeyedWindowLimiter, normalizeHost } from '@shortlink/core';
 import {
   CachedLink, ClickQuota, encodeQueryPart, GlobalRateLimiter, LinkRules, PasswordAttempts, PasswordHasher, RedirectDecision, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier,
 } from '@shortlink/links-domain';
@@ -264,11 +264,15 @@ export class RedirectHttpHandler {
     this.metrics.duration.observe((performance.now() - started) / 1000);
   }
 
-  /** The link's host: a configured short domain or a tenant's, else the default domain (e.g. when reached by IP). */
+  /**
+   * The link's host: a configured short domain or a tenant's, else the default domain (e.g. when
+   * reached by IP). `GO.acme.test.:443` is `go.acme.test`: a variant of a tenant's host must not
+   * fall through to the default domain, where another tenant may hold the same code.
+   */
   private domainOf(req: IncomingMessage): string {
     const host = req.headers.host;
     if (host) {
-      const h = host.toLowerCase();
+      const h = normalizeHost(host);
       if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
     }
     return this.config.links.defaultDomain;
