@@ -14,6 +14,7 @@ import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClickEvent } from '@shortlink/clicks-domain';
 import { ClientAddressResolver } from '@shortlink/nest-platform';
+import { postLater } from '@shortlink/harness';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { RedirectHttpHandler } from './redirect-http.handler';
@@ -346,23 +347,7 @@ describe('RedirectHttpHandler', () => {
       beforeAll(() => (perIpLimit = 10_000));
       afterAll(() => (perIpLimit = 5));
 
-      /** A POST whose headers leave now, on a connection of its own, and whose body leaves on `send()`. */
-      const openPost = (path: string, body: string, headers: Record<string, string>) => {
-        const { port } = new URL(base);
-        const req = request({
-          host: '127.0.0.1', port, path, method: 'POST', agent: false,
-          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)), ...headers },
-        });
-        const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
-          req.on('response', (res) => {
-            let text = '';
-            res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode!, body: text }));
-          });
-          req.on('error', reject);
-        });
-        req.flushHeaders();
-        return { send: () => (req.end(body), answered) };
-      };
+      const openPost = (path: string, body: string, headers: Record<string, string>) => postLater(base, path, body, headers);
       const count = (statuses: number[]) => statuses.reduce<Record<number, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {});
 
       it('evaluates at most the limit of wrong passwords of 30 connections that send their headers first and their bodies one at a time', async () => {
