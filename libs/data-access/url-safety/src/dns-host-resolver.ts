@@ -2,7 +2,7 @@ import { lookup } from 'dns/promises';
 import { HostResolver } from '@shortlink/links-domain';
 
 /**
- * Addresses of a host through the system resolver (URL_DNS_CHECK=on), bounded by a timeout: a
+ * Addresses of a host through the system resolver (URL_DNS_CHECK=true), bounded by a timeout: a
  * slow or hostile name server must not hold a create request.
  */
 export class DnsHostResolver implements HostResolver {

@@ -109,43 +109,58 @@ export function checkForwardQuery(value: unknown): boolean {
   return value;
 }
 
-/** Checks a target URL of an option (the URL policy); returns the normalised URL. */
-export type UrlCheck = (url: unknown, field: string) => string;
+/** Checks a target URL of an option (the URL policy, DNS included when it is on); resolves to the normalised URL. */
+export type UrlCheck = (url: unknown, field: string) => Promise<string>;
 
-export function checkGeoTargets(value: unknown, url: UrlCheck): Record<string, string> | null {
+/**
+ * The results of an option's entries, checked side by side (a DNS answer each, when it is on); the
+ * first failing entry in order is the error, as if they were checked one after the other.
+ */
+async function inOrder<T>(entries: ReadonlyArray<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled(entries);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
+export async function checkGeoTargets(value: unknown, url: UrlCheck): Promise<Record<string, string> | null> {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw invalid('geoTargets', 'must be an object of ISO 3166-1 alpha-2 country code -> URL');
   const entries = Object.entries(value);
   if (entries.length > LIMITS.geoTargets) throw invalid('geoTargets', `may name at most ${LIMITS.geoTargets} countries`);
-  const targets: Record<string, string> = {};
-  for (const [country, target] of entries) {
-    const cc = country.toUpperCase();
-    if (!COUNTRY_CODE.test(cc)) throw invalid('geoTargets', `has "${country}", not an ISO 3166-1 alpha-2 country code`);
-    targets[cc] = url(target, `geoTargets.${cc}`);
-  }
-  return entries.length ? targets : null;
+  const checked = await inOrder(
+    entries.map(async ([country, target]) => {
+      const cc = country.toUpperCase();
+      if (!COUNTRY_CODE.test(cc)) throw invalid('geoTargets', `has "${country}", not an ISO 3166-1 alpha-2 country code`);
+      return [cc, await url(target, `geoTargets.${cc}`)] as const;
+    }),
+  );
+  return entries.length ? Object.fromEntries(checked) : null;
 }
 
-export function checkDeviceTargets(value: unknown, url: UrlCheck): Partial<Record<DeviceTarget, string>> | null {
+export async function checkDeviceTargets(value: unknown, url: UrlCheck): Promise<Partial<Record<DeviceTarget, string>> | null> {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw invalid('deviceTargets', `must be an object with any of ${DEVICE_TARGETS.join(', ')}`);
-  const targets: Partial<Record<DeviceTarget, string>> = {};
-  for (const [device, target] of Object.entries(value)) {
-    if (!(DEVICE_TARGETS as readonly string[]).includes(device)) throw invalid('deviceTargets', `has an unknown device "${device}" (allowed: ${DEVICE_TARGETS.join(', ')})`);
-    targets[device as DeviceTarget] = url(target, `deviceTargets.${device}`);
-  }
-  return Object.keys(targets).length ? targets : null;
+  const checked = await inOrder(
+    Object.entries(value).map(async ([device, target]) => {
+      if (!(DEVICE_TARGETS as readonly string[]).includes(device)) throw invalid('deviceTargets', `has an unknown device "${device}" (allowed: ${DEVICE_TARGETS.join(', ')})`);
+      return [device, await url(target, `deviceTargets.${device}`)] as const;
+    }),
+  );
+  return checked.length ? (Object.fromEntries(checked) as Partial<Record<DeviceTarget, string>>) : null;
 }
 
-export function checkVariants(value: unknown, url: UrlCheck): Variant[] | null {
+export async function checkVariants(value: unknown, url: UrlCheck): Promise<Variant[] | null> {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value) || value.length === 0 || value.length > LIMITS.variants) throw invalid('variants', `must be 1 to ${LIMITS.variants} of {url, weight}`);
-  return value.map((v, i) => {
-    if (!isObject(v) || Object.keys(v).some((k) => k !== 'url' && k !== 'weight')) throw invalid(`variants.${i}`, 'must be {url, weight}');
-    const weight = v.weight;
-    if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 1 || weight > LIMITS.variantWeight) throw invalid(`variants.${i}.weight`, `must be an integer from 1 to ${LIMITS.variantWeight}`);
-    return { url: url(v.url, `variants.${i}.url`), weight };
-  });
+  return inOrder(
+    value.map(async (v: unknown, i) => {
+      if (!isObject(v) || Object.keys(v).some((k) => k !== 'url' && k !== 'weight')) throw invalid(`variants.${i}`, 'must be {url, weight}');
+      const weight = v.weight;
+      if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 1 || weight > LIMITS.variantWeight) throw invalid(`variants.${i}.weight`, `must be an integer from 1 to ${LIMITS.variantWeight}`);
+      return { url: await url(v.url, `variants.${i}.url`), weight };
+    }),
+  );
 }
 
 /** What a PATCH may set as `status`: `expired` belongs to the expiry job. */

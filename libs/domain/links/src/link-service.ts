@@ -9,7 +9,7 @@ import {
 } from './link-options';
 import { DuplicateLinkError, LinkChangeFeed, PasswordHasher } from './ports';
 import { ShardedLinkRepository } from './sharded-link-repository';
-import { UrlFlag, UrlPolicy } from './url-policy';
+import { HostLookups, UrlFlag, UrlPolicy } from './url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
 export interface LinkCreation {
@@ -337,15 +337,8 @@ export class LinkService {
 
   /** Every field of a create, validated; any URL the policy flags flags the link. */
   private async fields(input: LinkCreation, now: number) {
-    const flags: UrlFlag[] = [];
-    const url: UrlCheck = (raw, field) => {
-      const checked = this.urls.inspect(raw, field);
-      flags.push(...checked.flags);
-      return checked.url;
-    };
-    const target = await this.urls.check(input.url, 'url');
-    flags.push(...target.flags);
-    const targetUrl = target.url;
+    const { url, flags } = this.targetCheck();
+    const targetUrl = await url(input.url, 'url');
     const password = checkPassword(input.password);
     const fields = {
       targetUrl,
@@ -357,30 +350,40 @@ export class LinkService {
       passwordHash: password === null ? null : await this.passwords.hash(password),
       utm: checkUtm(input.utm),
       forwardQuery: checkForwardQuery(input.forwardQuery),
-      geoTargets: checkGeoTargets(input.geoTargets, url),
-      deviceTargets: checkDeviceTargets(input.deviceTargets, url),
-      variants: checkVariants(input.variants, url),
+      geoTargets: await checkGeoTargets(input.geoTargets, url),
+      deviceTargets: await checkDeviceTargets(input.deviceTargets, url),
+      variants: await checkVariants(input.variants, url),
       clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
     };
-    const flag = flags[0];
+    const flag = flags()[0];
     return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
+  }
+
+  /**
+   * The check of every target of one request: the whole URL policy, DNS included when it is on, for
+   * `url` and the targets of options alike (docs/design.md, "URL safety"). `flags` lists what the
+   * policy flagged, in the order the targets were given.
+   */
+  private targetCheck(): { url: UrlCheck; flags: () => UrlFlag[] } {
+    const lookups: HostLookups = new Map();
+    const found: UrlFlag[][] = [];
+    const url: UrlCheck = async (raw, field) => {
+      const slot = found.push([]) - 1;
+      const checked = await this.urls.check(raw, field, lookups);
+      found[slot] = [...checked.flags];
+      return checked.url;
+    };
+    return { url, flags: () => found.flat() };
   }
 
   /** The link after an edit: absent fields unchanged, null resets a field to its default. */
   private async applied(current: Link, edit: LinkEdit): Promise<Link> {
     const has = (field: keyof LinkEdit) => Object.prototype.hasOwnProperty.call(edit, field) && edit[field] !== undefined;
-    const flags: UrlFlag[] = [];
-    const url: UrlCheck = (raw, field) => {
-      const checked = this.urls.inspect(raw, field);
-      flags.push(...checked.flags);
-      return checked.url;
-    };
+    const { url, flags: flagged } = this.targetCheck();
     let next: Link = { ...current };
     if (has('url')) {
       if (edit.url === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'url cannot be cleared', { field: 'url' });
-      const checked = await this.urls.check(edit.url, 'url');
-      flags.push(...checked.flags);
-      next = { ...next, targetUrl: checked.url };
+      next = { ...next, targetUrl: await url(edit.url, 'url') };
     }
     if (has('title')) next = { ...next, title: checkTitle(edit.title) };
     if (has('tags')) next = { ...next, tags: checkTags(edit.tags) };
@@ -391,9 +394,9 @@ export class LinkService {
     }
     if (has('utm')) next = { ...next, utm: checkUtm(edit.utm) };
     if (has('forwardQuery')) next = { ...next, forwardQuery: checkForwardQuery(edit.forwardQuery) };
-    if (has('geoTargets')) next = { ...next, geoTargets: checkGeoTargets(edit.geoTargets, url) };
-    if (has('deviceTargets')) next = { ...next, deviceTargets: checkDeviceTargets(edit.deviceTargets, url) };
-    if (has('variants')) next = { ...next, variants: checkVariants(edit.variants, url) };
+    if (has('geoTargets')) next = { ...next, geoTargets: await checkGeoTargets(edit.geoTargets, url) };
+    if (has('deviceTargets')) next = { ...next, deviceTargets: await checkDeviceTargets(edit.deviceTargets, url) };
+    if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
     if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
     if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
@@ -406,6 +409,7 @@ export class LinkService {
       next = { ...next, status: 'active' }; // a new expiry (or none) revives the link
     }
     // A newly flagged URL flags the link; an operator's ban or flag is never lifted by an edit.
+    const flags = flagged();
     if (flags.length && next.moderation === 'clear') next = { ...next, moderation: 'flagged', moderationReason: `${flags[0].reason}: ${flags[0].detail}` };
     return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
   }

@@ -42,6 +42,43 @@ describe('UrlPolicy', () => {
     expect(reason('https://example.com/' + 'é'.repeat(400))).toBe('INVALID_URL');
   });
 
+  it('strips every trailing dot before the checks (issue 17): `127.0.0.1..` is refused as the address it is', () => {
+    expect(reason('http://127.0.0.1../')).toBe('ip-literal');
+    expect(reason('http://localhost../x')).toBe('local-host');
+    expect(reason('https://bit.ly../x')).toBe('shortener');
+    expect(reason('https://sho.rt.../x')).toBe('redirect-loop');
+    expect(reason('https://shop.evil.example../')).toBe('DOMAIN_BLOCKED');
+    // A public host with more than one trailing dot has an empty label: no resolver takes it.
+    expect(reason('https://example.com../x')).toBe('INVALID_URL');
+    for (const url of ['http://../', 'http://./', 'http://.example.com/', 'http://example..com/']) expect({ url, reason: reason(url) }).toEqual({ url, reason: 'INVALID_URL' });
+    // One trailing dot is a fully qualified name: the same host, stored as given.
+    expect(policy.inspect('https://example.com./a')).toMatchObject({ host: 'example.com', url: 'https://example.com./a' });
+    expect(reason('https://bit.ly./x')).toBe('shortener');
+  });
+
+  it('refuses targets on the domains served besides its own (the tenants’, issue 17), exactly and as they change', () => {
+    const tenantDomains = new Set(['go.acme.test']);
+    const serving = policy.alsoServing({ isServed: (host) => tenantDomains.has(host) });
+    const servingReason = (url: string) => {
+      try {
+        serving.inspect(url);
+        return 'ok';
+      } catch (e) {
+        return (e as { details?: { reason?: string }; code: string }).details?.reason ?? (e as { code: string }).code;
+      }
+    };
+    for (const url of ['https://go.acme.test/loop2', 'http://GO.acme.test:8443/x', 'https://go.acme.test./x', 'https://go.acme.test../x']) {
+      expect({ url, reason: servingReason(url) }).toEqual({ url, reason: 'redirect-loop' });
+    }
+    expect(reason('https://go.acme.test/loop2')).toBe('ok'); // the policy it came from is unchanged
+    expect(servingReason('https://www.go.acme.test/')).toBe('ok'); // the tenant's website, not a domain we serve
+    expect(servingReason('https://sho.rt/x')).toBe('redirect-loop'); // the configured ones still count
+    expect(servingReason('https://bit.ly/x')).toBe('shortener');
+    expect(servingReason('https://added.example/')).toBe('ok');
+    tenantDomains.add('added.example');
+    expect(servingReason('https://added.example/')).toBe('redirect-loop');
+  });
+
   it('flags homographs and phishing-shaped URLs, not ordinary ones', () => {
     expect(policy.inspect('https://pаypal.com/').flags.map((f) => f.reason)).toContain('homograph');
     expect(policy.inspect('https://paypal.com.secure-login.example/verify').flags.map((f) => f.reason)).toContain('suspicious-keywords');
@@ -56,6 +93,18 @@ describe('UrlPolicy', () => {
       await expect(resolving(['93.184.216.34', inner]).check('https://example.com/')).rejects.toMatchObject({ details: { reason: 'private-address' } });
     }
     await expect(new UrlPolicy({ shortDomains: [], resolver: { addresses: async () => Promise.reject(new Error('ENOTFOUND')) } }).check('https://nx.example/')).rejects.toMatchObject({ details: { reason: 'unresolvable' } });
+  });
+
+  it('resolves a host once for the targets of one request that share the lookups, and names each refused field', async () => {
+    const asked: string[] = [];
+    const inner = new UrlPolicy({ shortDomains: [], resolver: { addresses: async (host) => (asked.push(host), ['192.168.1.10']) } });
+    const lookups = new Map<string, Promise<string[]>>();
+    for (const field of ['url', 'variants.0.url', 'geoTargets.DE']) {
+      await expect(inner.check(`https://intranet-app.example/${field}`, field, lookups)).rejects.toMatchObject({ details: { reason: 'private-address' }, message: expect.stringContaining(field) });
+    }
+    expect(asked).toEqual(['intranet-app.example']);
+    await inner.check('https://intranet-app.example/again').catch(() => undefined); // a new request asks again
+    expect(asked).toHaveLength(2);
   });
 
   it('knows public from non-public addresses', () => {

@@ -28,7 +28,7 @@ export interface CheckedUrl {
   readonly flags: readonly UrlFlag[];
 }
 
-/** Resolves a host name to its addresses (URL_DNS_CHECK=on), bounded by the adapter's timeout. */
+/** Resolves a host name to its addresses (URL_DNS_CHECK=true), bounded by the adapter's timeout. */
 export interface HostResolver {
   addresses(host: string): Promise<string[]>;
 }
@@ -39,11 +39,22 @@ export interface DomainBlockList {
   blocking(host: string): string | null;
 }
 
+/** Domains this platform serves besides the configured ones: the tenants' own, added at run time. */
+export interface ServedDomains {
+  /** Whether `host` (lower case, punycode, no port, no trailing dot) is one of them: exactly, not its subdomains. */
+  isServed(host: string): boolean;
+}
+
+/** The DNS answers of one request's targets, by host: each host is resolved once per request. */
+export type HostLookups = Map<string, Promise<string[]>>;
+
 export interface UrlPolicyOptions {
-  /** Our own short domains: a target on them would be a redirect loop. */
+  /** Our own short domains (configured): a target on them, or on a subdomain, would be a redirect loop. */
   readonly shortDomains: readonly string[];
+  /** The tenants' domains: a target on one is a loop, or a chain through another tenant's link. */
+  readonly servedDomains?: ServedDomains;
   readonly blockList?: DomainBlockList;
-  /** With URL_DNS_CHECK=on: names resolving to private, loopback, link-local, ... addresses are refused. */
+  /** With URL_DNS_CHECK=true: names resolving to private, loopback, link-local, ... addresses are refused. */
   readonly resolver?: HostResolver | null;
   /** Known shorteners; a link to them hides the real target (and can chain into a loop). */
   readonly shorteners?: readonly string[];
@@ -109,6 +120,11 @@ export class UrlPolicy {
     this.shorteners = options.shorteners ?? KNOWN_SHORTENERS;
   }
 
+  /** The same policy, also refusing targets on the domains `served` names (docs/design.md, "URL safety"). */
+  alsoServing(served: ServedDomains): UrlPolicy {
+    return new UrlPolicy({ ...this.options, servedDomains: served });
+  }
+
   /** The synchronous part: everything but DNS. */
   inspect(raw: unknown, field = 'url'): CheckedUrl {
     if (typeof raw !== 'string' || raw.trim() === '') throw invalid(`${field} must be a non-empty string`, { field });
@@ -129,26 +145,41 @@ export class UrlPolicy {
     if (!url.hostname) throw invalid(`${field} has no host`, { field });
     if (url.username || url.password) throw refuse('credentials', `${field}: URLs with embedded credentials are not accepted`);
     // The WHATWG parser already turns decimal, hex, octal and short IPv4 forms into dotted quads.
-    const host = url.hostname.toLowerCase().replace(/\.$/, '');
+    // Every trailing dot goes before the checks: `127.0.0.1..` and `bit.ly..` are those hosts.
+    const hostname = url.hostname.toLowerCase();
+    const host = hostname.replace(/\.+$/, '');
+    if (host === '' || host.split('.').includes('')) throw invalid(`${field} has no valid host name (an empty label)`, { field });
     if (host.startsWith('[') || isIP(host) !== 0) throw refuse('ip-literal', `${field}: links to IP addresses are not accepted; use a host name`);
     if (!host.includes('.') || LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`))) throw refuse('local-host', `${field}: ${host} is not a public host name`);
-    if (coveredBy(host, this.shortDomains)) throw refuse('redirect-loop', `${field} points back at this shortener`);
+    if (coveredBy(host, this.shortDomains) || this.options.servedDomains?.isServed(host)) throw refuse('redirect-loop', `${field} points back at this shortener`);
     const shortener = coveredBy(host, this.shorteners);
     if (shortener) throw refuse('shortener', `${field} points at another URL shortener (${shortener}); link to the final target`);
     const blocked = this.options.blockList?.blocking(host);
     if (blocked) throw new DomainError(ErrorCode.DOMAIN_BLOCKED, `${field}: ${blocked} is on the block list`, { domain: blocked, field });
+    // One trailing dot is a fully qualified name; more are an empty label, which no resolver accepts.
+    if (hostname.length - host.length > 1) throw invalid(`${field}: the host name ends in more than one dot`, { field });
     const normalised = url.toString();
     if (normalised.length > MAX_URL_LENGTH) throw tooLong(field);
     return { url: normalised, host, flags: flagsOf(url, host) };
   }
 
-  /** inspect() plus, with URL_DNS_CHECK=on, the addresses the host resolves to. */
-  async check(raw: unknown, field = 'url'): Promise<CheckedUrl> {
+  /**
+   * inspect() plus, with URL_DNS_CHECK=true, the addresses the host resolves to: the one check of
+   * every target a link has (url and the targets of its options). `lookups` shares the answers
+   * between the targets of one request, so that a host named by many targets is resolved once.
+   */
+  async check(raw: unknown, field = 'url', lookups: HostLookups = new Map()): Promise<CheckedUrl> {
     const checked = this.inspect(raw, field);
-    if (this.options.resolver) {
+    const resolver = this.options.resolver;
+    if (resolver) {
+      let lookup = lookups.get(checked.host);
+      if (!lookup) {
+        lookup = resolver.addresses(checked.host);
+        lookups.set(checked.host, lookup);
+      }
       let addresses: string[];
       try {
-        addresses = await this.options.resolver.addresses(checked.host);
+        addresses = await lookup;
       } catch {
         throw refuse('unresolvable', `${field}: ${checked.host} does not resolve`);
       }

@@ -100,4 +100,19 @@ describe('TenantService', () => {
     await service.removeDomain(a.id, 'links.example.com');
     expect(await service.owns(a.id, 'links.example.com')).toBe(false);
   });
+
+  it('takes only a bare host name as a tenant domain (issue 17): a URL parser would read go.acme.com@evil.com as evil.com', async () => {
+    const { service, store } = setup(0);
+    const a = (await service.createTenant({ name: 'a', plan: 'free' })).tenant;
+    for (const domain of [
+      'go.acme.com@evil.com', 'user:pw@go.acme.com', 'https://go.acme.com', 'go.acme.com:8080', 'go.acme.com/path', 'go.acme.com?x', 'go.acme.com#x', 'go.acme.com.',
+      'go.acme.com..', '.go.acme.com', 'go..acme.com', 'go.acme.com\\evil.com', 'go.acme.com%2Fevil.com', 'go acme.com', '127.0.0.1', '[::1]', '8.8.8.8', 'go_acme.com', '', 42,
+    ]) {
+      await expect(service.addDomain(a.id, domain)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'domain' } });
+    }
+    expect(await store.allDomains()).toEqual([]);
+    expect(await service.addDomain(a.id, ' Bücher.Example ')).toBe('xn--bcher-kva.example');
+    expect(await service.addDomain(a.id, 'пример.рф')).toBe('xn--e1afmkfd.xn--p1ai');
+    expect(await service.addDomain(a.id, 'go-1.acme.com')).toBe('go-1.acme.com');
+  });
 });

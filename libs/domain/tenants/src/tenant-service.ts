@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
 import { LRUCache } from 'lru-cache';
+import { domainToASCII } from 'url';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { ApiKey, DEFAULT_SCOPES, generateApiKey, hashApiKey, keyPrefix, Plan, Scope, SCOPES, Tenant, TenantStatus } from './tenant';
 import { TenantStore } from './ports';
@@ -19,8 +20,10 @@ export interface IssuedKey {
 }
 
 const PLANS: readonly Plan[] = ['free', 'paid'];
-/** A domain a tenant may serve links on: a host name with a dot, at most 253 characters. */
-const DOMAIN = /^(?=.{4,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/** A domain a tenant may serve links on, in punycode: a host name with a dot, at most 253 characters, a top label of letters. */
+const DOMAIN = /^(?=.{4,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
+/** What an operator may type: letters of any script (an IDN), digits, hyphens and dots; nothing a URL parser would read as more. */
+const BARE_HOST = /^[\p{L}\p{M}\p{N}.-]{1,253}$/u;
 
 const invalid = (field: string, why: string) => new DomainError(ErrorCode.VALIDATION_FAILED, `${field} ${why}`, { field });
 
@@ -229,14 +232,14 @@ function checkScopes(value: unknown): Scope[] {
   return [...new Set(value as Scope[])];
 }
 
+/**
+ * A bare host name, in lower-case punycode: no scheme, user, port, path, trailing dot or IP address.
+ * Not read through a URL parser, which would turn `go.acme.com@evil.com` into `evil.com`.
+ */
 export function checkDomain(value: unknown): string {
-  if (typeof value !== 'string') throw invalid('domain', 'must be a host name');
-  let host: string;
-  try {
-    host = new URL(`http://${value.trim()}`).hostname.toLowerCase();
-  } catch {
-    throw invalid('domain', 'must be a host name');
-  }
-  if (!DOMAIN.test(host)) throw invalid('domain', 'must be a host name such as links.example.com');
+  const text = typeof value === 'string' ? value.trim() : '';
+  // domainToASCII answers '' for a name that is not a valid IDN.
+  const host = BARE_HOST.test(text) ? domainToASCII(text.toLowerCase()) : '';
+  if (!DOMAIN.test(host)) throw invalid('domain', 'must be a bare host name such as links.example.com (no scheme, user, port, path or trailing dot; not an IP address)');
   return host;
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Pu
 import { z } from 'zod';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { LinkService } from '@shortlink/links-domain';
-import { Tenant, TenantService } from '@shortlink/tenants-domain';
+import { Tenant, TenantDirectory, TenantService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, Contract } from '@shortlink/nest-platform';
 import { LinkPresenter } from './link-presenter';
 import { codeParams, domainQuery, linkSchema } from './link.schemas';
@@ -19,6 +19,7 @@ export class AdminController {
     @Inject(TenantService) private readonly tenants: TenantService,
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(LinkPresenter) private readonly present: LinkPresenter,
+    @Inject(TenantDirectory) private readonly tenantDomains: TenantDirectory,
   ) {}
 
   @Post('tenants')
@@ -69,7 +70,10 @@ export class AdminController {
     errors: [404, 409],
   })
   async addDomain(@Param('tenantId') tenantId: string, @Body() body: z.infer<typeof domainBody>) {
-    return { domain: await this.tenants.addDomain(tenantId, body.domain) };
+    const domain = await this.tenants.addDomain(tenantId, body.domain);
+    // This instance's URL policy refuses targets on it from now on; the others within their refresh.
+    await this.tenantDomains.refresh();
+    return { domain };
   }
 
   @Delete('tenants/:tenantId/domains/:domain')
@@ -77,6 +81,7 @@ export class AdminController {
   @Contract({ summary: 'Take a domain from a tenant (its links there stop resolving)', tags: TAGS, scope: 'admin', params: domainParams, responses: { 204: { description: 'Removed' } }, errors: [404] })
   async removeDomain(@Param('tenantId') tenantId: string, @Param('domain') domain: string): Promise<void> {
     await this.tenants.removeDomain(tenantId, domain);
+    await this.tenantDomains.refresh();
   }
 
   @Put('links/:code/moderation')

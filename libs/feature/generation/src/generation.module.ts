@@ -6,7 +6,7 @@ import {
   URL_POLICY, UrlPolicy, writeThroughTtlMs,
 } from '@shortlink/links-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG } from '@shortlink/nest-platform';
-import { TenantService } from '@shortlink/tenants-domain';
+import { TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
 import { BatchController } from './batch/batch.controller';
 import { KeysController } from './keys.controller';
@@ -61,6 +61,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     @Inject(BloomMaintainer) private readonly bloom: BloomMaintainer,
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(BATCH_RECORD_STORE) private readonly batches: BatchRecordStore,
+    @Inject(TenantDirectory) private readonly tenantDomains: TenantDirectory,
   ) {}
 
   private expiryTimer: NodeJS.Timeout | null = null;
@@ -84,11 +85,24 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           useFactory: (cache: CacheStore, repository: ShardedLinkRepository) => new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, repository),
         },
         {
+          // The tenants' domains as the redirect knows them, read again as often (REDIRECT_TENANT_REFRESH_MS):
+          // the URL policy refuses targets on them (docs/design.md, "URL safety").
+          provide: TenantDirectory,
+          inject: [TENANT_STORE],
+          useFactory: (store: TenantStore) => {
+            const logger = new Logger('TenantDirectory');
+            return new TenantDirectory(store, {
+              refreshMs: config.redirect.tenantRefreshMs,
+              onOutage: (error) => logger.warn(`tenant domains not refreshed, the last ones stay in use: ${(error as Error).message}`),
+            });
+          },
+        },
+        {
           provide: LinkService,
-          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_STRATEGY, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService],
+          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_STRATEGY, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService, TenantDirectory],
           useFactory: (
             repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codes: CodeStrategy, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
-            tenants: TenantService,
+            tenants: TenantService, tenantDomains: TenantDirectory,
           ) => {
             const policy = new CachePolicy(config.redirect.policy);
             return new LinkService(
@@ -98,7 +112,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
               new LinkCache(cache),
               changes,
               passwords,
-              urls,
+              urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
               { defaultDomain: links.defaultDomain, sharedDomains: links.domains, retireForMs: links.retireForMs, cacheTtlMs: (link) => writeThroughTtlMs(policy, link, Date.now()) },
               tenants,
               undefined,
@@ -125,6 +139,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.tenantDomains.start();
     // Every instance runs the expiry job; each shard's statement locks the rows it marks, so two
     // instances never mark the same link twice.
     this.expiryTimer = setInterval(() => {
@@ -149,6 +164,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
 
   async onApplicationShutdown(): Promise<void> {
     if (this.expiryTimer) clearInterval(this.expiryTimer);
+    this.tenantDomains.stop();
     this.links.close();
     await this.bloom.close();
   }

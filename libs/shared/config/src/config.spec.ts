@@ -64,6 +64,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...redis, REDIS_COMMAND_TIMEOUT_MS: '0', DB_DRIVER: 'oracle' })).toThrow(/REDIS_COMMAND_TIMEOUT_MS[\s\S]*DB_DRIVER|DB_DRIVER[\s\S]*REDIS_COMMAND_TIMEOUT_MS/);
   });
 
+  it('reads switches in the README’s spellings, and fails the boot on any other, listing them (issue 17)', () => {
+    for (const on of ['true', 'on', '1']) expect(loadConfig({ URL_DNS_CHECK: on }).links.urlSafety.dnsCheck).toBe(true);
+    for (const off of ['false', 'off', '0']) expect(loadConfig({ URL_DNS_CHECK: off, BLOOM_ENABLED: off }).redirect.bloom.enabled).toBe(false);
+    expect(loadConfig({}).links.urlSafety.dnsCheck).toBe(false);
+    for (const other of ['yes', 'TRUE', 'On', 'enabled', ' 1']) {
+      expect(violationsOf({ URL_DNS_CHECK: other })).toEqual([`URL_DNS_CHECK: must be one of true|false|on|off|1|0, got "${other}"`]);
+    }
+  });
+
   it('generates the secrets into the data directory on the embedded profile, and refuses to run the real one without them', () => {
     expect(loadConfig({ SHORTLINK_DATA_DIR: '/var/lib/sl/' }).secrets).toEqual({ code: { file: '/var/lib/sl/secrets/code-secret' }, visitor: { file: '/var/lib/sl/secrets/visitor-secret' } });
     const missing = violationsOf({ DB_DRIVER: 'mysql', MYSQL_SHARDS: 's0=mysql://u:p@h:1/a', MYSQL_META_URL: 'mysql://u:p@h:1/m' });

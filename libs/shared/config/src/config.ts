@@ -5,7 +5,11 @@ const port = z.coerce.number().int().min(1).max(65535);
 /** 0 lets the system pick a free port (tests run many listeners side by side). */
 const adminPort = z.coerce.number().int().min(0).max(65535);
 const csv = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** Switches take the README's spellings ("Configuration"), exactly these: anything else fails the boot. */
+const SWITCH_SPELLINGS = ['true', 'false', 'on', 'off', '1', '0'] as const;
+const bool = z
+  .enum(SWITCH_SPELLINGS, { error: (issue) => `must be one of ${SWITCH_SPELLINGS.join('|')}, got "${String(issue.input)}"` })
+  .transform((v) => v === 'true' || v === 'on' || v === '1');
 const driver = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
   z.enum(values, { error: (issue) => `must be one of ${values.join('|')}, got "${String(issue.input)}"` }).default(fallback as never);
 

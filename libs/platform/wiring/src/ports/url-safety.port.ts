@@ -2,7 +2,7 @@ import { URL_POLICY, UrlPolicy } from '@shortlink/links-domain';
 import { DnsHostResolver, FileDomainBlockList } from '@shortlink/url-safety';
 import { portSpec } from '../port-spec';
 
-/** The URL safety policy with its block list (BLOCKED_DOMAINS_FILE) and, with URL_DNS_CHECK=on, DNS. */
+/** The URL safety policy with its block list (BLOCKED_DOMAINS_FILE) and, with URL_DNS_CHECK=true, DNS; generation adds the tenants' domains. */
 export const urlSafetyPort = portSpec({
   name: 'url-safety',
   open: (config) => {
