@@ -173,7 +173,8 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
       // Exactly what a code that never existed gets (the code itself swapped): a visitor cannot tell a disabled link exists.
       const answer = async (c: string) => {
         const res = await visit(c);
-        return { status: res.status, type: res.headers.get('content-type'), length: res.headers.get('content-length'), body: (await res.text()).replaceAll(c, 'CODE') };
+        const body = (await res.text()).replaceAll(c, 'CODE');
+        return { status: res.status, type: res.headers.get('content-type'), length: res.headers.get('content-length'), body };
       };
       const disabled = await answer(code);
       expect(JSON.parse(disabled.body)).toMatchObject({ status: 404, code: 'LINK_NOT_FOUND' });

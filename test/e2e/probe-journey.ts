@@ -27,7 +27,8 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
   /** A visitor address no other request of the run uses (TEST-NET-3). */
   const visitor = () => `203.0.113.${200 + (++n % 50)}`;
   const api = async (base: string, method: string, path: string, key: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const headers = { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) };
+    const res = await fetch(`${base}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
@@ -38,7 +39,10 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
   };
   const post = (code: string, password: string, from: string) =>
     fetch(`${endpoints().redirect}/${code}`, {
-      method: 'POST', redirect: 'manual', body: new URLSearchParams({ password }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from },
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ password }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from },
     });
   /** The operator gives a new tenant a domain of its own; resolves once the redirect serves it. */
   const tenantWithDomain = async () => {
@@ -47,7 +51,8 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
     expect((await api(endpoints().generation, 'POST', `/api/v1/admin/tenants/${tenant.tenantId}/domains`, API_KEY, { domain })).status).toBe(201);
     const probe = await created({ url: 'https://example.com/served', domain }, tenant.apiKey);
     // The redirect reads tenant domains every second: until then the host is the default domain's.
-    await eventually(`${domain} served`, async () => (await visitOn(endpoints().redirect, `/${probe.code}`, domain, { 'x-forwarded-for': visitor() })).status === 302, 5000);
+    const served = async () => (await visitOn(endpoints().redirect, `/${probe.code}`, domain, { 'x-forwarded-for': visitor() })).status === 302;
+    await eventually(`${domain} served`, served, 5000);
     return { ...tenant, domain };
   };
 
@@ -68,7 +73,7 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
     it("does not let one client looping over its own links' right passwords make another tenant's visitor fail", async () => {
       const attackerKey = (await createTenant(endpoints())).apiKey;
       const victimKey = (await createTenant(endpoints())).apiKey;
-      const own = await Promise.all(Array.from({ length: 4 }, (_, i) => created({ url: `https://example.com/own-${i}`, password: 'my own secret' }, attackerKey)));
+      const own = await Promise.all([0, 1, 2, 3].map((i) => created({ url: `https://example.com/own-${i}`, password: 'my own secret' }, attackerKey)));
       const theirs = await created({ url: 'https://example.com/theirs', password: 'their secret' }, victimKey);
       const attacker = visitor();
       const victim = visitor();
@@ -90,7 +95,7 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
       expect(tally(attackerStatuses)[429]).toBeGreaterThan(0);
     });
 
-    it("resolves Host variants of a tenant's domain (trailing dot, :80, :443, case) on that domain, never on another tenant's default-domain link", async () => {
+    it("resolves Host variants of a tenant's domain (trailing dot, :80, :443, case) on it, never on another tenant's default-domain link", async () => {
       const a = await tenantWithDomain();
       const b = await createTenant(endpoints());
       const alias = `same1-${run}`;
@@ -98,7 +103,8 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
       await created({ url: 'https://example.com/tenant-b', alias }, b.apiKey);
       expect((await visitOn(endpoints().redirect, `/${alias}`, a.domain)).location).toBe('https://example.com/tenant-a');
       for (const host of [`${a.domain}.`, `${a.domain}:80`, `${a.domain}:443`, `${a.domain.toUpperCase()}.:443`]) {
-        expect({ host, location: (await visitOn(endpoints().redirect, `/${alias}`, host)).location }).toEqual({ host, location: 'https://example.com/tenant-a' });
+        const { location } = await visitOn(endpoints().redirect, `/${alias}`, host);
+        expect({ host, location }).toEqual({ host, location: 'https://example.com/tenant-a' });
       }
       expect((await redirectOf(endpoints(), alias)).headers.get('location')).toBe('https://example.com/tenant-b');
     });
@@ -121,7 +127,8 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
       const orphans = async (key: string) => (await api(endpoints().analytics, 'GET', `/api/v1/stats/orphans?from=${from}&limit=1000`, key)).body as Orphans;
       await eventually("the operator sees B's deleted code", async () => (await orphans(API_KEY)).codes.some((c) => c.code === secret), 60_000, 250);
       await eventually("A's own orphan and A's click", async () => {
-        const clicks = (await api(endpoints().analytics, 'GET', `/api/v1/links/${mine.code}/stats?from=${from}`, a.apiKey)).body as { totals?: { clicks: number } };
+        const stats = await api(endpoints().analytics, 'GET', `/api/v1/links/${mine.code}/stats?from=${from}`, a.apiKey);
+        const clicks = stats.body as { totals?: { clicks: number } };
         return clicks.totals?.clicks === 1 && (await orphans(a.apiKey)).codes.some((c) => c.code === typo);
       }, 60_000, 250);
       const seenByA = await orphans(a.apiKey);

@@ -114,7 +114,7 @@ describe('two redirect instances on the real stack (issue 11)', () => {
     expect(tally(again)).toEqual({ 410: 100 });
   });
 
-  it('evaluates at most 5 wrong passwords of 100 connections spread over both instances that send their headers first and their bodies one at a time', async () => {
+  it('evaluates at most 5 wrong passwords of 100 connections over both instances that send their headers first, their bodies one at a time', async () => {
     const code = await create({ url: 'https://example.com/guarded', password: 'correct horse battery' });
     // One client address (no proxy is trusted here): the attempts are counted per visitor and link in Redis, so both instances share them.
     const posts = Array.from({ length: 100 }, (_, i) => postLater([a.base, b.base][i % 2], `/${code}`, `password=guess-${i}`));

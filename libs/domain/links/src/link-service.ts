@@ -207,7 +207,8 @@ export class LinkService {
   aliasConflict(tenantId: string, id: ShortUrlIdentifier, existing: Link | null): DomainError {
     if (existing?.status === 'expired' && existing.tenantId === tenantId) {
       const free = new Date((existing.expiresAt?.getTime() ?? this.clock.now()) + this.options.retireForMs);
-      return new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" belongs to your expired link and is not handed out again before ${free.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
+      const why = `alias "${id.code}" belongs to your expired link and is not handed out again before ${free.toISOString()}`;
+      return new DomainError(ErrorCode.ALIAS_RETIRED, why, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
     }
     return aliasUnavailable(id);
   }
@@ -220,7 +221,8 @@ export class LinkService {
    */
   aliasRetired(tenantId: string, id: ShortUrlIdentifier, until: Date): DomainError {
     if (this.options.sharedDomains.includes(id.domain)) return aliasUnavailable(id);
-    return new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
+    const why = `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`;
+    return new DomainError(ErrorCode.ALIAS_RETIRED, why, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
   }
 
   async get(tenantId: string, id: ShortUrlIdentifier): Promise<Link> {

@@ -36,7 +36,8 @@ describe('StatsController on the embedded store', () => {
     ]);
     meta = new SqliteMetaStore(':memory:');
     for (const id of ['t1', 't2', 'operator']) {
-      await meta.tenants.createWithApiKey({ id, name: id, plan: 'paid', status: 'active', createdAt: new Date() }, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
+      const tenant = { id, name: id, plan: 'paid', status: 'active', createdAt: new Date() } as const;
+      await meta.tenants.createWithApiKey(tenant, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
     }
     await meta.tenants.addDomain('t1', 'go.t1.test');
     controller = new StatsController(store, config, new TenantService(meta.tenants, { serviceDomains: config.links.domains }));
@@ -71,7 +72,7 @@ describe('StatsController on the embedded store', () => {
     expect(headers['content-disposition']).toBe('attachment; filename="abc1234-referers.csv"');
   });
 
-  it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared domain; the operator sees the shared ones", async () => {
+  it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared one; the operator sees those", async () => {
     // t1 has clicks on the shared domain sho.rt (above); t2 deleted b-q3-layoffs there, and it is still visited.
     await store.write([
       { tenantId: '', domain: 'sho.rt', code: 'b-q3-layoffs', bot: false, minute: T, visitor: 7, clicks: 4, dims: [] },

@@ -5,8 +5,8 @@ import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import {
-  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkRules, NO_OPTIONS, NULL_TTL_MS, PasswordAttempts, PasswordCheckGate, RedirectPipeline,
-  ShardedLinkRepository,
+  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkRules, NO_OPTIONS, NULL_TTL_MS, PasswordAttempts,
+  PasswordCheckGate, RedirectPipeline, ShardedLinkRepository,
 } from '@shortlink/links-domain';
 import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
@@ -77,7 +77,8 @@ describe('RedirectHttpHandler', () => {
       await meta.tenants.createWithApiKey({ id, name: id, plan: 'free', status: 'active', createdAt: new Date() }, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
     }
     tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
-    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), addresses, config, parts, tenants);
+    const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000 });
+    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, perIp, new GlobalRateLimiter(cache, 0, 0), addresses, config, parts, tenants);
     passedOn = [];
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
       if (handler.tryHandle(req, res)) return;
@@ -163,7 +164,7 @@ describe('RedirectHttpHandler', () => {
     expect(await locationFor('/same001', 'sho.rt')).toBe('https://example.com/default');
   });
 
-  it("normalises the Host once: a trailing dot, a default port or upper case reach the tenant's domain, never another tenant's link on the default one", async () => {
+  it("normalises the Host: a trailing dot, a default port or upper case reach the tenant's domain, never another tenant's default-domain link", async () => {
     await shard.insert(link('same1', { tenantId: 't2', targetUrl: 'https://example.com/tenant-b-default' }));
     await shard.insert(link('same1', { domain: 'go.acme.test', targetUrl: 'https://example.com/tenant-a-own' }));
     await shard.insert(link('same2', { domain: 'go.example', targetUrl: 'https://example.com/configured' }));
@@ -219,7 +220,9 @@ describe('RedirectHttpHandler', () => {
       return { status: res.status, headers, body: (await res.text()).replaceAll(code, 'CODE') };
     };
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    for (const [path, init] of [['', {}], ['', { method: 'HEAD' }], ['+', {}], ['/go', {}], ['', { method: 'POST', body: 'password=x', headers: form }]] as const) {
+    const passwordPost: RequestInit = { method: 'POST', body: 'password=x', headers: form };
+    const requests: Array<[string, RequestInit]> = [['', {}], ['', { method: 'HEAD' }], ['+', {}], ['/go', {}], ['', passwordPost]];
+    for (const [path, init] of requests) {
       const unknown = await answer('nope124', path, init);
       expect(unknown.status).toBe(404);
       expect({ path, method: init.method, ...(await answer('off0002', path, init)) }).toEqual({ path, method: init.method, ...unknown });

@@ -3,7 +3,8 @@ import { performance } from 'perf_hooks';
 import { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter, normalizeHost } from '@shortlink/core';
 import {
-  CachedLink, ClickQuota, encodeQueryPart, GlobalRateLimiter, LinkRules, PasswordAttempts, PasswordCheckGate, PasswordHasher, RedirectDecision, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier, unknownLink,
+  CachedLink, ClickQuota, encodeQueryPart, GlobalRateLimiter, LinkRules, PasswordAttempts, PasswordCheckGate, PasswordHasher, RedirectDecision,
+  RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier, unknownLink,
 } from '@shortlink/links-domain';
 import { ClientAddressResolver, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
@@ -177,7 +178,9 @@ export class RedirectHttpHandler {
       const attempt = await attempts.reserve(link.id, ip);
       if (!attempt.allowed) {
         this.metrics.rateLimited.inc({ scope: 'password' });
-        return this.refusal(req, res, new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this link; try again later', { retryAfterSeconds: attempt.retryAfterSeconds }), true, started);
+        const { retryAfterSeconds } = attempt;
+        const refused = new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this link; try again later', { retryAfterSeconds });
+        return this.refusal(req, res, refused, true, started);
       }
       let accepted = false;
       if (password.length > 0 && password.length <= 1024) {
@@ -185,7 +188,8 @@ export class RedirectHttpHandler {
         if (!slot.allowed) {
           await attempt.giveBack(); // nothing was evaluated
           this.metrics.rateLimited.inc({ scope: slot.reason === 'visitor' ? 'password_visitor' : 'password_busy' });
-          const why = slot.reason === 'visitor' ? 'too many password checks from this address; try again later' : 'too many password checks in progress; retry shortly';
+          const why =
+            slot.reason === 'visitor' ? 'too many password checks from this address; try again later' : 'too many password checks in progress; retry shortly';
           return this.refusal(req, res, new DomainError(ErrorCode.RATE_LIMITED, why, { retryAfterSeconds: slot.retryAfterSeconds }), true, started);
         }
         try {

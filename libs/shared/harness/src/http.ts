@@ -45,11 +45,16 @@ export function send(agent: http.Agent, base: string, path: string, method: 'GET
   });
 }
 
+/** A request whose headers are sent; `send()` sends its body and resolves with the answer. */
+export interface LaterPost {
+  send(): Promise<{ status: number; body: string }>;
+}
+
 /**
  * A urlencoded POST on a connection of its own whose headers leave now and whose body leaves on
  * `send()`: what a client does that opens many requests first and completes them later.
  */
-export function postLater(base: string, path: string, body: string, headers: Record<string, string> = {}): { send(): Promise<{ status: number; body: string }> } {
+export function postLater(base: string, path: string, body: string, headers: Record<string, string> = {}): LaterPost {
   const url = new URL(path, base);
   const req = http.request({
     agent: false, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'POST',

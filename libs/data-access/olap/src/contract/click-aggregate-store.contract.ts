@@ -212,7 +212,11 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect((await store.orphans({ ...range, bots: 'exclude', domains: [domain], limit: 10 })).totals.visits).toBe(2);
       expect((await store.orphans({ ...range, domains: [], limit: 10 })).totals).toEqual({ visits: 0, visitors: 0 });
       const both = await store.orphans({ ...range, domains: [domain, shared], limit: 10 });
-      expect(both.codes).toEqual([{ domain: shared, code: 'b-q3-layoffs', visits: 7 }, { domain, code: 'wp-login', visits: 4 }, { domain, code: 'typo123', visits: 1 }]);
+      expect(both.codes).toEqual([
+        { domain: shared, code: 'b-q3-layoffs', visits: 7 },
+        { domain, code: 'wp-login', visits: 4 },
+        { domain, code: 'typo123', visits: 1 },
+      ]);
       expect(both.totals).toEqual({ visits: 12, visitors: 4 });
       expect((await store.topLinks(tenantId, null, range, 10)).map((r) => r.code).sort()).toEqual(['mine', 'real']);
     });

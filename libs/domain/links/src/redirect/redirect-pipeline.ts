@@ -291,5 +291,6 @@ export class RedirectPipeline {
 
 /** LINK_NOT_FOUND as a visitor sees it; `source` (where the lookup ended) never leaves the process. */
 export function unknownLink(id: ShortUrlIdentifier, source?: LookupSource): DomainError {
-  return new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain, ...(source ? { source } : {}) });
+  const details = { shortCode: id.code, domain: id.domain, ...(source ? { source } : {}) };
+  return new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, details);
 }
