@@ -58,7 +58,7 @@ export function describeTransferJourney(installations: () => { source: Endpoints
     beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'shortlink-transfer-'))));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    it('carries every field: state, password hash, options, legacy codes; the file guards formulas; --no-codes and --keep-domains are their own imports', async () => {
+    it('carries every field: state, password hash, options, legacy codes; the file guards formulas; --no-codes and --keep-domains are their own imports; a read-only key’s export imports protected links disabled', async () => {
       const { source, target } = installations();
       const sourceKey = (await createTenant(source)).apiKey;
       const targetKey = (await createTenant(target)).apiKey;
@@ -127,6 +127,20 @@ export function describeTransferJourney(installations: () => { source: Endpoints
       expect(kept.code).toBe(1);
       expect(kept.results.map((r) => r.error.split(':')[0])).toEqual(Array(5).fill('DOMAIN_NOT_ALLOWED'));
       expect((await exportedLinks(target.generation, targetKey)).size).toBe(10);
+
+      // A key that may only read gets no hashes: the export warns, and the protected link comes back disabled, saying why.
+      const readOnly = await fetch(`${source.generation}/api/v1/keys`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': sourceKey }, body: JSON.stringify({ name: 'read-only', scopes: ['links:read'] }),
+      });
+      const readFile = join(dir, 'read-only.csv');
+      const readExport = await runCli('links:export', ['--api', source.generation, '--out', readFile], ((await readOnly.json()) as { apiKey: string }).apiKey);
+      expect([readExport.code, readExport.stderr]).toEqual([0, expect.stringContaining('warning: this key lacks links:write')]);
+      const otherKey = (await createTenant(target)).apiKey;
+      const closed = await importFile(target, otherKey, readFile, join(dir, 'read-only.results.csv'), ['--no-codes']);
+      expect(closed.code).toBe(0);
+      const pwRow = closed.results[[...before.keys()].indexOf('xfer-pw')];
+      expect(pwRow.note).toMatch(/no password hash.*created disabled/);
+      expect((await exportedLinks(target.generation, otherKey)).get(pwRow.code)).toMatchObject({ status: 'disabled', passwordProtected: false });
     });
 
     it('imports the state other tools export: Kutt banned and password-protected, Bitly archived, disabled with a note; YOURLS plugin CSV with its 1-2 character keywords; YOURLS titles decoded', async () => {
