@@ -1,11 +1,11 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import { checkAlias } from './alias';
+import { requestedCode } from './alias';
 import { CodeStrategy, SegmentIdAllocator } from './codes';
 import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier } from './link';
 import { CachedLink, LinkCache, toCachedLink } from './link-cache';
 import {
-  checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkRedirectType, checkStatus,
-  checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
+  checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkPasswordHash, checkRedirectType,
+  checkStatus, checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
 } from './link-options';
 import { DuplicateLinkError, LinkChangeFeed, PasswordHasher } from './ports';
 import { ShardedLinkRepository } from './sharded-link-repository';
@@ -29,6 +29,14 @@ export interface LinkCreation {
   readonly deviceTargets?: unknown;
   readonly variants?: unknown;
   readonly clicksPerIpPerMinute?: unknown;
+  /**
+   * What an import carries over (docs/design.md, "Import and export"): a code kept from another
+   * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
+   * export gave (instead of `password`).
+   */
+  readonly legacyCode?: unknown;
+  readonly status?: unknown;
+  readonly passwordHash?: unknown;
 }
 
 /** The fields a PATCH may change; absent: unchanged, null: cleared (back to the default). */
@@ -183,7 +191,7 @@ export class LinkService {
       // field, without the calls, in one object (docs/design.md, "Batch creation"; the spec holds
       // the two paths equal). The checks run in the same order: domain, url, alias.
       const target = await this.urls.check(input.url, 'url');
-      const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+      const alias = requestedCode(input.alias, input.legacyCode);
       const flag = target.flags[0];
       const createdAt = new Date(now);
       return {
@@ -192,10 +200,13 @@ export class LinkService {
         domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias,
       };
     }
+    if (input.password != null && input.passwordHash != null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'give password or passwordHash, not both', { field: 'passwordHash' });
     const fields = await this.fields(input, now);
-    const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+    const alias = requestedCode(input.alias, input.legacyCode);
+    const passwordHash = input.passwordHash == null ? fields.passwordHash : checkPasswordHash(input.passwordHash);
+    const status = input.status == null ? 'active' : checkStatus(input.status);
     const createdAt = new Date(now);
-    return { ...fields, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias };
+    return { ...fields, passwordHash, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status, version: 1, alias };
   }
 
   /** Why an alias cannot be had, given the link that holds it (null: it was just taken by someone). */
@@ -420,13 +431,14 @@ export class LinkService {
 
 /**
  * True when no option is given (each absent or null: its default): every field of LinkCreation
- * but tenantId, url, alias and domain. Named reads, not a loop over field names (a keyed read per
+ * but tenantId, url, alias, legacyCode and domain. Named reads, not a loop over field names (a keyed read per
  * field was ~4 % of a batch's CPU).
  */
 function withoutOptions(i: LinkCreation): boolean {
   return (
     i.redirectType == null && i.expiresAt == null && i.title == null && i.tags == null && i.maxClicks == null && i.password == null && i.utm == null &&
-    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null
+    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null &&
+    i.status == null && i.passwordHash == null
   );
 }
 

@@ -10,6 +10,7 @@ import { TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shor
 import { AdminController } from './admin.controller';
 import { BatchController } from './batch/batch.controller';
 import { KeysController } from './keys.controller';
+import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
 
@@ -71,7 +72,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     return {
       module: GenerationFeatureModule,
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, KeysController, AdminController],
+      controllers: [BatchController, LinksController, LinkExportController, KeysController, AdminController],
       providers: [
         { provide: GENERATION_OPTIONS, useValue: options },
         {
