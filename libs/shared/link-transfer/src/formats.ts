@@ -1,5 +1,6 @@
 import { unguardCell } from './csv-cells';
-import { decodeHtmlEntities } from './html-entities';
+// PHP's htmlspecialchars/htmlentities escaped YOURLS titles; decoded once, as a browser would (semicolons required).
+import { decodeHTMLStrict } from 'entities';
 
 /**
  * The CSV (and JSON) link exports `npm run links:import` reads, and how each maps onto a
@@ -216,7 +217,7 @@ export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): Ma
       const keyword = pick(r, 'keyword') ?? pick(r, 'source')?.replace(/^\/+|\/+$/g, '');
       set('legacyCode', options.keepCodes && keyword ? keyword : undefined);
       const title = pick(r, 'title');
-      set('title', title === undefined ? undefined : decodeHtmlEntities(title));
+      set('title', title === undefined ? undefined : decodeHTMLStrict(title));
       break;
     }
     case 'kutt':
