@@ -3,6 +3,7 @@ import { requestedCode } from './alias';
 import { CodeStrategy, SegmentIdAllocator } from './codes';
 import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier } from './link';
 import { CachedLink, LinkCache, toCachedLink } from './link-cache';
+import { ListCursors } from './listing';
 import {
   checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkPasswordHash, checkRedirectType,
   checkStatus, checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
@@ -71,6 +72,8 @@ export interface LinkServiceOptions {
   readonly maxCodeAttempts?: number;
   /** Cache TTL of a link value (the redirect's policy), undefined for none. */
   readonly cacheTtlMs?: (link: CachedLink) => number | undefined;
+  /** Seals the listing's cursors; the apps derive it from the code secret (every instance opens every cursor). Default: a key of this process. */
+  readonly listCursors?: ListCursors;
 }
 
 /** Tenant-owned domains (a tenant may create links on its own domains); empty until tenants have domains. */
@@ -123,6 +126,7 @@ class PendingPropagation {
 export class LinkService {
   private readonly maxAttempts: number;
   private readonly propagation = new PendingPropagation();
+  private readonly cursors: ListCursors;
 
   constructor(
     private readonly links: ShardedLinkRepository,
@@ -139,6 +143,7 @@ export class LinkService {
     private readonly onCreated: ReadonlyArray<(link: Link) => Promise<void>> = [],
   ) {
     this.maxAttempts = options.maxCodeAttempts ?? 8;
+    this.cursors = options.listCursors ?? ListCursors.ephemeral();
   }
 
   async create(input: LinkCreation): Promise<Link> {
@@ -225,15 +230,19 @@ export class LinkService {
     return link;
   }
 
-  /** A page of the tenant's links, newest first, over every shard (docs/design.md, "Listing"). */
+  /**
+   * A page of the tenant's links, newest first (creation time, then id) over every shard, with a
+   * sealed cursor bound to the tenant and the filters (docs/design.md, "Listing").
+   */
   async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
     const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
-    const beforeId = request.cursor ? decodeCursor(request.cursor, filters) : null;
+    const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
     const links = await this.links.listByTenant({
-      tenantId, beforeId, limit: request.limit, status: request.status, domain: request.domain?.toLowerCase(), tag: request.tag, search: request.q,
+      tenantId, after, limit: request.limit, status: request.status, domain: request.domain?.toLowerCase(), tag: request.tag, search: request.q,
     });
     const page = links.slice(0, request.limit);
-    const nextCursor = links.length > request.limit ? encodeCursor(page[page.length - 1].id, filters) : null;
+    const last = page[page.length - 1];
+    const nextCursor = links.length > request.limit ? this.cursors.seal(tenantId, filters, { createdAt: last.createdAt, id: last.id }) : null;
     return { links: page, nextCursor };
   }
 
@@ -450,18 +459,3 @@ const MAX_RELOCATIONS = 32;
 
 const notFound = (id: ShortUrlIdentifier) => new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
 const stale = (current: Link) => new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, { currentVersion: current.version });
-
-/** The cursor: the last id shown, bound to the filters of the listing it came from. */
-function encodeCursor(lastId: string, filters: Record<string, string>): string {
-  return Buffer.from(JSON.stringify({ b: lastId, f: filters })).toString('base64url');
-}
-
-function decodeCursor(cursor: string, filters: Record<string, string>): string {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b?: unknown; f?: unknown };
-    if (typeof parsed.b === 'string' && /^\d{1,20}$/.test(parsed.b) && JSON.stringify(parsed.f) === JSON.stringify(filters)) return parsed.b;
-  } catch {
-    // fall through
-  }
-  throw new DomainError(ErrorCode.INVALID_CURSOR, 'cursor is not one this listing gave out (or the filters changed since)', { parameter: 'cursor' });
-}
