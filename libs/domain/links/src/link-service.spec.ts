@@ -242,6 +242,51 @@ describe('LinkService', () => {
     await expect(service.list('t1', { limit: 3, cursor: 'garbage' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
   });
 
+  it('lists by creation time, not by id: a link created after others with lower ids comes first', async () => {
+    const { service, repo, now } = setup();
+    const early = await service.create({ tenantId: 't1', url: 'https://example.com/early' });
+    now.t += 1000;
+    // An import: ids far above the single creates' block, created before the next single create.
+    for (const i of [0, 1]) {
+      const { alias: _alias, ...prepared } = await service.prepare({ tenantId: 't1', url: `https://example.com/imported/${i}` });
+      await repo.insert({ ...prepared, id: String(5000 + i), code: `imp${i}xyz` });
+    }
+    now.t += 1000;
+    const late = await service.create({ tenantId: 't1', url: 'https://example.com/late' });
+    expect(BigInt(late.id)).toBeLessThan(5000n);
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<LinkService['list']>> = await service.list('t1', { limit: 3, cursor });
+      pages.push(page.links.map((l) => l.code));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual([[late.code, 'imp1xyz', 'imp0xyz'], [early.code]]);
+  });
+
+  it('seals its cursors: no id inside, bound to the tenant and the filters, any change refused with INVALID_CURSOR', async () => {
+    const { service } = setup();
+    for (let i = 0; i < 3; i++) await service.create({ tenantId: 't1', url: `https://example.com/${i}`, tags: ['x'] });
+    const page = await service.list('t1', { limit: 1 });
+    const cursor = page.nextCursor!;
+    const bytes = Buffer.from(cursor, 'base64url');
+    const idBytes = Buffer.alloc(8);
+    idBytes.writeBigUInt64BE(BigInt(page.links[0].id));
+    expect(bytes.includes(idBytes)).toBe(false);
+    expect(() => JSON.parse(bytes.toString('utf8'))).toThrow();
+    expect((await service.list('t1', { limit: 1 })).nextCursor).not.toBe(cursor); // a fresh nonce each time: equal positions look unrelated
+    expect((await service.list('t1', { limit: 1, cursor })).links).toHaveLength(1);
+    await expect(service.list('t2', { limit: 1, cursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    await expect(service.list('t1', { limit: 1, cursor, tag: 'x' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    for (const at of [0, 5, 20, bytes.length - 1]) {
+      const tampered = Buffer.from(bytes);
+      tampered[at] ^= 1;
+      await expect(service.list('t1', { limit: 1, cursor: tampered.toString('base64url') })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    }
+    const legacy = Buffer.from(JSON.stringify({ b: page.links[0].id, f: { q: '', tag: '', status: '', domain: '' } })).toString('base64url');
+    await expect(service.list('t1', { limit: 1, cursor: legacy })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+  });
+
   it('marks expired links and purges them once their alias quarantine is over', async () => {
     const { service, now, cached } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/a', alias: 'flash', expiresAt: new Date(now.t + 60_000).toISOString() });

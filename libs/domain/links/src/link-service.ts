@@ -1,11 +1,12 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import { checkAlias } from './alias';
+import { requestedCode } from './alias';
 import { CodeStrategy, SegmentIdAllocator } from './codes';
 import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier } from './link';
 import { CachedLink, LinkCache, toCachedLink } from './link-cache';
+import { ListCursors } from './listing';
 import {
-  checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkRedirectType, checkStatus,
-  checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
+  checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkPasswordHash, checkRedirectType,
+  checkStatus, checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
 } from './link-options';
 import { DuplicateLinkError, LinkChangeFeed, PasswordHasher } from './ports';
 import { ShardedLinkRepository } from './sharded-link-repository';
@@ -29,6 +30,14 @@ export interface LinkCreation {
   readonly deviceTargets?: unknown;
   readonly variants?: unknown;
   readonly clicksPerIpPerMinute?: unknown;
+  /**
+   * What an import carries over (docs/design.md, "Import and export"): a code kept from another
+   * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
+   * export gave (instead of `password`).
+   */
+  readonly legacyCode?: unknown;
+  readonly status?: unknown;
+  readonly passwordHash?: unknown;
 }
 
 /** The fields a PATCH may change; absent: unchanged, null: cleared (back to the default). */
@@ -63,6 +72,8 @@ export interface LinkServiceOptions {
   readonly maxCodeAttempts?: number;
   /** Cache TTL of a link value (the redirect's policy), undefined for none. */
   readonly cacheTtlMs?: (link: CachedLink) => number | undefined;
+  /** Seals the listing's cursors; the apps derive it from the code secret (every instance opens every cursor). Default: a key of this process. */
+  readonly listCursors?: ListCursors;
 }
 
 /** Tenant-owned domains (a tenant may create links on its own domains); empty until tenants have domains. */
@@ -115,6 +126,7 @@ class PendingPropagation {
 export class LinkService {
   private readonly maxAttempts: number;
   private readonly propagation = new PendingPropagation();
+  private readonly cursors: ListCursors;
 
   constructor(
     private readonly links: ShardedLinkRepository,
@@ -131,6 +143,7 @@ export class LinkService {
     private readonly onCreated: ReadonlyArray<(link: Link) => Promise<void>> = [],
   ) {
     this.maxAttempts = options.maxCodeAttempts ?? 8;
+    this.cursors = options.listCursors ?? ListCursors.ephemeral();
   }
 
   async create(input: LinkCreation): Promise<Link> {
@@ -183,7 +196,7 @@ export class LinkService {
       // field, without the calls, in one object (docs/design.md, "Batch creation"; the spec holds
       // the two paths equal). The checks run in the same order: domain, url, alias.
       const target = await this.urls.check(input.url, 'url');
-      const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+      const alias = requestedCode(input.alias, input.legacyCode);
       const flag = target.flags[0];
       const createdAt = new Date(now);
       return {
@@ -192,10 +205,13 @@ export class LinkService {
         domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias,
       };
     }
+    if (input.password != null && input.passwordHash != null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'give password or passwordHash, not both', { field: 'passwordHash' });
     const fields = await this.fields(input, now);
-    const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+    const alias = requestedCode(input.alias, input.legacyCode);
+    const passwordHash = input.passwordHash == null ? fields.passwordHash : checkPasswordHash(input.passwordHash);
+    const status = input.status == null ? 'active' : checkStatus(input.status);
     const createdAt = new Date(now);
-    return { ...fields, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias };
+    return { ...fields, passwordHash, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status, version: 1, alias };
   }
 
   /**
@@ -232,15 +248,19 @@ export class LinkService {
     return link;
   }
 
-  /** A page of the tenant's links, newest first, over every shard (docs/design.md, "Listing"). */
+  /**
+   * A page of the tenant's links, newest first (creation time, then id) over every shard, with a
+   * sealed cursor bound to the tenant and the filters (docs/design.md, "Listing").
+   */
   async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
     const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
-    const beforeId = request.cursor ? decodeCursor(request.cursor, filters) : null;
+    const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
     const links = await this.links.listByTenant({
-      tenantId, beforeId, limit: request.limit, status: request.status, domain: request.domain?.toLowerCase(), tag: request.tag, search: request.q,
+      tenantId, after, limit: request.limit, status: request.status, domain: request.domain?.toLowerCase(), tag: request.tag, search: request.q,
     });
     const page = links.slice(0, request.limit);
-    const nextCursor = links.length > request.limit ? encodeCursor(page[page.length - 1].id, filters) : null;
+    const last = page[page.length - 1];
+    const nextCursor = links.length > request.limit ? this.cursors.seal(tenantId, filters, { createdAt: last.createdAt, id: last.id }) : null;
     return { links: page, nextCursor };
   }
 
@@ -438,13 +458,14 @@ export class LinkService {
 
 /**
  * True when no option is given (each absent or null: its default): every field of LinkCreation
- * but tenantId, url, alias and domain. Named reads, not a loop over field names (a keyed read per
+ * but tenantId, url, alias, legacyCode and domain. Named reads, not a loop over field names (a keyed read per
  * field was ~4 % of a batch's CPU).
  */
 function withoutOptions(i: LinkCreation): boolean {
   return (
     i.redirectType == null && i.expiresAt == null && i.title == null && i.tags == null && i.maxClicks == null && i.password == null && i.utm == null &&
-    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null
+    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null &&
+    i.status == null && i.passwordHash == null
   );
 }
 
@@ -456,18 +477,3 @@ const MAX_RELOCATIONS = 32;
 
 const notFound = (id: ShortUrlIdentifier) => new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
 const stale = (current: Link) => new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, { currentVersion: current.version });
-
-/** The cursor: the last id shown, bound to the filters of the listing it came from. */
-function encodeCursor(lastId: string, filters: Record<string, string>): string {
-  return Buffer.from(JSON.stringify({ b: lastId, f: filters })).toString('base64url');
-}
-
-function decodeCursor(cursor: string, filters: Record<string, string>): string {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b?: unknown; f?: unknown };
-    if (typeof parsed.b === 'string' && /^\d{1,20}$/.test(parsed.b) && JSON.stringify(parsed.f) === JSON.stringify(filters)) return parsed.b;
-  } catch {
-    // fall through
-  }
-  throw new DomainError(ErrorCode.INVALID_CURSOR, 'cursor is not one this listing gave out (or the filters changed since)', { parameter: 'cursor' });
-}

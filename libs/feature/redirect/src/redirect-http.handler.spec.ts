@@ -244,9 +244,29 @@ describe('RedirectHttpHandler', () => {
     await get('/health');
     await get('/metrics');
     await get('/api/v1/links');
-    await get('/a');
-    await get('/abc1234/other');
-    expect(passedOn).toEqual(['PUT /abc1234', 'GET /health', 'GET /metrics', 'GET /api/v1/links', 'GET /a', 'GET /abc1234/other']);
+    await get('/docs/openapi');
+    await get('/-a');
+    await get('/abc1234/');
+    await get('/a//b');
+    await get(`/${'a'.repeat(65)}`);
+    expect(passedOn).toEqual(['PUT /abc1234', 'GET /health', 'GET /metrics', 'GET /api/v1/links', 'GET /docs/openapi', 'GET /-a', 'GET /abc1234/', 'GET /a//b', `GET /${'a'.repeat(65)}`]);
+  });
+
+  it('redirects the codes an import kept: 1-2 characters and segments, with their suffixes (docs/design.md, "Import and export")', async () => {
+    for (const code of ['1', 'zz', 'blog/2024/launch', 'a'.repeat(64)]) await shard.insert(link(code));
+    await shard.insert(link('news/go-live', { moderation: 'flagged', moderationReason: 'homograph: test' }));
+    for (const code of ['1', 'zz', 'blog/2024/launch', 'a'.repeat(64)]) {
+      const res = await get(`/${code}?ref=x`, { headers: as() });
+      expect([code, res.status, res.headers.get('location')]).toEqual([code, 302, `https://example.com/${code}?ref=x`]);
+    }
+    const preview = await get('/blog/2024/launch+', { headers: as() });
+    expect([preview.status, await preview.text()]).toEqual([200, expect.stringContaining('https://example.com/blog/2024/launch')]);
+    const warning = await get('/news/go-live', { headers: as() });
+    expect([warning.status, await warning.text()]).toEqual([200, expect.stringContaining('href="/news/go-live/go"')]);
+    const past = await get('/news/go-live/go', { headers: as() });
+    expect([past.status, past.headers.get('location')]).toEqual([302, 'https://example.com/news/go-live']);
+    expect((await get('/blog/2024', { headers: as() })).status).toBe(404);
+    expect(passedOn).toEqual([]);
   });
 
   describe('link options (docs/design.md, "Link options")', () => {

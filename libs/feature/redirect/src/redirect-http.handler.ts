@@ -14,9 +14,17 @@ import { RedirectMetrics } from './redirect.metrics';
 
 /**
  * A code, optionally followed by `+` (the preview page) or `/go` (past a flagged link's warning),
- * optionally with a query string: `/abc1234`, `/abc1234+`, `/abc1234/go?x=1`.
+ * optionally with a query string: `/abc1234`, `/abc1234+`, `/abc1234/go?x=1`. Codes an import kept
+ * (docs/design.md, "Import and export") may be 1-2 characters or have segments: `/1`,
+ * `/blog/2024/launch`; a last segment `go` is the suffix (no code ends in one), and the lookahead
+ * holds the code to 64 characters.
  */
-const CODE_PATH = /^\/([A-Za-z0-9][A-Za-z0-9_-]{2,63})(\+|\/go)?(?:\?(.*))?$/;
+const CODE_PATH = /^\/(?=[A-Za-z0-9_/-]{1,64}(?:\/go|\+)?(?:\?|$))([A-Za-z0-9][A-Za-z0-9_-]*(?:\/(?!go(?:\?|$))[A-Za-z0-9][A-Za-z0-9_-]*)*)(\+|\/go)?(?:\?(.*))?$/;
+/** A path whose first segment is reserved (`/docs/…`) is not a code. */
+const firstSegment = (code: string) => {
+  const slash = code.indexOf('/');
+  return slash < 0 ? code : code.slice(0, slash);
+};
 
 /** A password form's body: `password=` and at most 128 characters, percent-encoded up to 3 bytes each. */
 const MAX_FORM_BYTES = 1024;
@@ -69,7 +77,7 @@ export class RedirectHttpHandler {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return false;
     const match = CODE_PATH.exec(req.url ?? '');
-    if (!match || RESERVED_PATHS.has(match[1].toLowerCase())) return false;
+    if (!match || RESERVED_PATHS.has(firstSegment(match[1]).toLowerCase())) return false;
     const started = performance.now();
     // Known once the code is taken apart: a LINK_NOT_FOUND thrown after that is an orphan visit.
     let id: ShortUrlIdentifier | null = null;

@@ -39,13 +39,18 @@ export const envSchema = z.object({
   /** Failed API-key checks allowed per client address and minute before 429 (0 = off). */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   /**
-   * Plans (docs/design.md, "Tenants, keys and plans"): API requests per minute per key, shared by
-   * every instance, and batch rows per tenant in a sliding 24 h.
+   * Plans (docs/design.md, "Tenants, keys and plans"): API requests per minute per tenant (all its
+   * keys together), shared by every instance; batch rows per tenant in a sliding 24 h; active keys
+   * per tenant; batch requests running at once per tenant.
    */
   PLAN_FREE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   PLAN_PAID_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
   PLAN_FREE_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(10_000),
   PLAN_PAID_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(5_000_000),
+  PLAN_FREE_MAX_KEYS: z.coerce.number().int().min(1).max(10_000).default(5),
+  PLAN_PAID_MAX_KEYS: z.coerce.number().int().min(1).max(10_000).default(100),
+  PLAN_FREE_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(2),
+  PLAN_PAID_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(10),
   /** Batch creation and bulk changes (docs/design.md, "Batch creation"). */
   BATCH_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
   BATCH_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
@@ -239,8 +244,10 @@ export interface AppConfig {
     readonly bulkMaxLinks: number;
     readonly bulkConcurrency: number;
   };
-  /** Per plan: API requests per minute per key; batch rows per tenant and day. */
-  readonly plans: Readonly<Record<'free' | 'paid', { readonly requestsPerMinute: number; readonly batchRowsPerDay: number }>>;
+  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once. */
+  readonly plans: Readonly<
+    Record<'free' | 'paid', { readonly requestsPerMinute: number; readonly batchRowsPerDay: number; readonly maxKeys: number; readonly concurrentBatches: number }>
+  >;
   readonly links: {
     readonly publicBaseUrl: string;
     readonly defaultDomain: string;
@@ -379,8 +386,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       bulkConcurrency: e.BULK_CONCURRENCY,
     },
     plans: {
-      free: { requestsPerMinute: e.PLAN_FREE_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY },
-      paid: { requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY },
+      free: { requestsPerMinute: e.PLAN_FREE_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY, maxKeys: e.PLAN_FREE_MAX_KEYS, concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES },
+      paid: { requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY, maxKeys: e.PLAN_PAID_MAX_KEYS, concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES },
     },
     links: {
       publicBaseUrl,
