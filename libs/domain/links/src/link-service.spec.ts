@@ -1,3 +1,4 @@
+import { DomainError } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
 import { Link } from './link';
@@ -181,9 +182,35 @@ describe('LinkService', () => {
     expect(feed.published).toEqual([{ domain: 'sho.rt', code: 'spring-sale', version: 2 }]);
     await expect(service.get('t1', link)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
     now.t += 89 * DAY;
-    await expect(service.create({ tenantId: 't2', url: 'https://example.com/b', alias: 'spring-sale' })).rejects.toMatchObject({ code: 'ALIAS_RETIRED' });
+    await expect(service.create({ tenantId: 't2', url: 'https://example.com/b', alias: 'spring-sale' })).rejects.toMatchObject({ code: 'ALIAS_TAKEN' });
     now.t += 2 * DAY;
     expect((await service.create({ tenantId: 't2', url: 'https://example.com/b', alias: 'spring-sale' })).tenantId).toBe('t2');
+  });
+
+  it('tells another tenant only that a deleted or expired alias is unavailable, as a taken one; its known holder gets the date', async () => {
+    const { service, now } = setup();
+    const refusal = async (tenantId: string, alias: string, domain?: string) => {
+      const error = await service.create({ tenantId, url: 'https://example.com/again', alias, domain }).then(() => null, (e: DomainError) => e);
+      return error && { code: error.code, message: error.message.replace(alias, 'ALIAS'), details: { ...error.details, alias: 'ALIAS' } };
+    };
+    const taken = await service.create({ tenantId: 't1', url: 'https://example.com/live', alias: 'live-one' });
+    const deleted = await service.create({ tenantId: 't1', url: 'https://example.com/q3', alias: 'b-q3-layoffs' });
+    await service.create({ tenantId: 't1', url: 'https://example.com/flash', alias: 'flash-sale', expiresAt: new Date(now.t + 60_000).toISOString() });
+    await service.remove('t1', deleted, null);
+    now.t += 61_000;
+    await service.expireDue();
+    const asTaken = await refusal('t2', taken.code);
+    expect(asTaken).toEqual({ code: 'ALIAS_TAKEN', message: 'alias "ALIAS" is already taken on sho.rt', details: { alias: 'ALIAS', domain: 'sho.rt' } });
+    expect(await refusal('t2', 'b-q3-layoffs')).toEqual(asTaken);
+    expect(await refusal('t2', 'flash-sale')).toEqual(asTaken);
+    // On a shared domain the quarantine does not know who deleted the code: its holder gets the same answer.
+    expect(await refusal('t1', 'b-q3-layoffs')).toEqual(asTaken);
+    // Its own expired link, and a deleted alias on its own domain (only its links live there), keep the detail.
+    expect(await refusal('t1', 'flash-sale')).toMatchObject({ code: 'ALIAS_RETIRED', details: { availableAt: expect.any(String) } });
+    const own = await service.create({ tenantId: 't1', url: 'https://example.com/own', alias: 'own-one', domain: 'own.example' });
+    await service.remove('t1', own, null);
+    const ownDomain = await refusal('t1', 'own-one', 'own.example');
+    expect(ownDomain).toMatchObject({ code: 'ALIAS_RETIRED', details: { domain: 'own.example', availableAt: expect.any(String) } });
   });
 
   it('hides another tenant’s link from every operation', async () => {

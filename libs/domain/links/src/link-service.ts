@@ -152,12 +152,12 @@ export class LinkService {
     if (alias) {
       const id = { domain, code: alias };
       const retired = await this.links.retiredUntil(id, createdAt);
-      if (retired) throw aliasRetired(id, retired);
+      if (retired) throw this.aliasRetired(base.tenantId, id, retired);
       const link: Link = { ...base, id: (await this.nextId()).toString(), code: alias };
       try {
         await this.links.insert(link);
       } catch (error) {
-        if (error instanceof DuplicateLinkError) throw await this.aliasTaken(id);
+        if (error instanceof DuplicateLinkError) throw await this.aliasTaken(base.tenantId, id);
         throw error;
       }
       return this.afterCreate(link);
@@ -214,13 +214,31 @@ export class LinkService {
     return { ...fields, passwordHash, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status, version: 1, alias };
   }
 
-  /** Why an alias cannot be had, given the link that holds it (null: it was just taken by someone). */
-  aliasConflict(id: ShortUrlIdentifier, existing: Link | null): DomainError {
-    if (existing?.status === 'expired') {
+  /**
+   * Why `tenantId` cannot have an alias, given the link that holds it (null: it was just taken by
+   * someone). Another tenant learns only that it is unavailable (docs/design.md, "Security model"):
+   * an expired link of someone else answers as a taken alias, so nobody learns when another tenant's
+   * link expired or that it did. The tenant's own expired link keeps the detail.
+   */
+  aliasConflict(tenantId: string, id: ShortUrlIdentifier, existing: Link | null): DomainError {
+    if (existing?.status === 'expired' && existing.tenantId === tenantId) {
       const free = new Date((existing.expiresAt?.getTime() ?? this.clock.now()) + this.options.retireForMs);
-      return new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" belongs to an expired link and is not handed out again before ${free.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
+      const why = `alias "${id.code}" belongs to your expired link and is not handed out again before ${free.toISOString()}`;
+      return new DomainError(ErrorCode.ALIAS_RETIRED, why, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
     }
-    return new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${id.code}" is already taken on ${id.domain}`, { alias: id.code, domain: id.domain });
+    return aliasUnavailable(id);
+  }
+
+  /**
+   * Why `tenantId` cannot have an alias deleted until `until`. A deleted code's quarantine does not
+   * keep who deleted it: on a shared domain the alias answers as a taken one, with no date, to every
+   * tenant (the date would tell when another tenant deleted a link). On a tenant's own domain only
+   * that tenant has links, so it gets the detail (docs/design.md, "Security model").
+   */
+  aliasRetired(tenantId: string, id: ShortUrlIdentifier, until: Date): DomainError {
+    if (this.options.sharedDomains.includes(id.domain)) return aliasUnavailable(id);
+    const why = `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`;
+    return new DomainError(ErrorCode.ALIAS_RETIRED, why, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
   }
 
   async get(tenantId: string, id: ShortUrlIdentifier): Promise<Link> {
@@ -418,8 +436,8 @@ export class LinkService {
     return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
   }
 
-  private async aliasTaken(id: ShortUrlIdentifier): Promise<DomainError> {
-    return this.aliasConflict(id, await this.links.findByCode(id).catch(() => null));
+  private async aliasTaken(tenantId: string, id: ShortUrlIdentifier): Promise<DomainError> {
+    return this.aliasConflict(tenantId, id, await this.links.findByCode(id).catch(() => null));
   }
 
   private async nextId(): Promise<bigint> {
@@ -451,9 +469,9 @@ function withoutOptions(i: LinkCreation): boolean {
   );
 }
 
-/** A deleted alias still in its quarantine. */
-export const aliasRetired = (id: ShortUrlIdentifier, until: Date) =>
-  new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
+/** An alias held by a link, or kept out of use, as any tenant but its holder learns it: unavailable, nothing more. */
+const aliasUnavailable = (id: ShortUrlIdentifier) =>
+  new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${id.code}" is already taken on ${id.domain}`, { alias: id.code, domain: id.domain });
 /** Codes chosen again at most, per create, because their shard was unavailable (each costs an id). */
 const MAX_RELOCATIONS = 32;
 

@@ -185,6 +185,8 @@ export const envSchema = z.object({
   REDIRECT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   REDIRECT_PASSWORD_WINDOW_MS: z.coerce.number().int().min(1000).default(15 * 60_000),
   REDIRECT_PASSWORD_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  /** Password checks per client address and minute in one instance, right passwords included (0 = off). */
+  REDIRECT_PASSWORD_CHECKS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(0).default(30),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -292,8 +294,11 @@ export interface AppConfig {
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
     readonly tenantRefreshMs: number;
-    /** Wrong passwords per visitor and link within the window, and argon2 checks in flight per instance. */
-    readonly password: { readonly attempts: number; readonly windowMs: number; readonly concurrency: number };
+    /**
+     * Password attempts per visitor and link within the window (right ones given back), argon2 checks
+     * in flight per instance, and checks per visitor and minute per instance (docs/design.md, "Link options").
+     */
+    readonly password: { readonly attempts: number; readonly windowMs: number; readonly concurrency: number; readonly checksPerVisitorPerMinute: number };
   };
 }
 
@@ -431,7 +436,12 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
-      password: { attempts: e.REDIRECT_PASSWORD_ATTEMPTS, windowMs: e.REDIRECT_PASSWORD_WINDOW_MS, concurrency: e.REDIRECT_PASSWORD_CONCURRENCY },
+      password: {
+        attempts: e.REDIRECT_PASSWORD_ATTEMPTS,
+        windowMs: e.REDIRECT_PASSWORD_WINDOW_MS,
+        concurrency: e.REDIRECT_PASSWORD_CONCURRENCY,
+        checksPerVisitorPerMinute: e.REDIRECT_PASSWORD_CHECKS_PER_VISITOR_PER_MINUTE,
+      },
     },
   };
 }
