@@ -1,12 +1,10 @@
-import { ConsistentHashRing } from '@shortlink/shard-router';
 import { checkLegacyCode, isPlausibleCode, isReservedCode } from './alias';
 import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
 import { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
 import { LinkCache } from './link-cache';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
-import { ShardedLinkRepository } from './sharded-link-repository';
-import { InMemoryLinkShard } from './testing/in-memory-link-shard';
+import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
 import { UrlPolicy } from './url-policy';
 
@@ -19,8 +17,7 @@ describe('LinkService: creates that carry a link over from an export', () => {
   const setup = () => {
     let next = 1n;
     const sequence = { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
-    const shards = [new InMemoryLinkShard('a'), new InMemoryLinkShard('b')];
-    const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
+    const repo = new InMemoryLinkRepository();
     return new LinkService(
       repo, new SegmentIdAllocator(sequence, 'links', 10), new SequenceCodeStrategy('secret'), new LinkCache(new InMemoryCache()), new RecordingChangeFeed(), plainPasswords,
       new UrlPolicy({ shortDomains: ['sho.rt'] }), { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 86_400_000 },

@@ -8,8 +8,7 @@ import {
   checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkPasswordHash, checkRedirectType,
   checkStatus, checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
 } from './link-options';
-import { DuplicateLinkError, LinkChangeFeed, PasswordHasher } from './ports';
-import { ShardedLinkRepository } from './sharded-link-repository';
+import { DuplicateLinkError, LinkChangeFeed, LinkRepository, PasswordHasher } from './ports';
 import { HostLookups, UrlFlag, UrlPolicy } from './url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
@@ -129,7 +128,7 @@ export class LinkService {
   private readonly cursors: ListCursors;
 
   constructor(
-    private readonly links: ShardedLinkRepository,
+    private readonly links: LinkRepository,
     private readonly ids: SegmentIdAllocator,
     private readonly codes: CodeStrategy,
     private readonly cache: LinkCache,

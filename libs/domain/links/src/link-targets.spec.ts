@@ -1,13 +1,11 @@
-import { ConsistentHashRing } from '@shortlink/shard-router';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { BatchCreator, BatchOutcome, BatchRow, BulkLinks } from './batch';
 import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
 import { LinkCache } from './link-cache';
 import { LinkCreation, LinkService } from './link-service';
 import { IdBlock } from './ports';
-import { ShardedLinkRepository } from './sharded-link-repository';
 import { InMemoryBatchRecords } from './testing/in-memory-batch-records';
-import { InMemoryLinkShard } from './testing/in-memory-link-shard';
+import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
 import { HostResolver, UrlPolicy } from './url-policy';
 
@@ -28,8 +26,7 @@ describe('the URL policy on every target of a link (issue 17)', () => {
   const setup = ({ dns = true } = {}) => {
     let next = 1n;
     const ids = { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
-    const shards = [new InMemoryLinkShard('a'), new InMemoryLinkShard('b')];
-    const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
+    const repo = new InMemoryLinkRepository();
     const cache = new InMemoryCache();
     const codes = new SequenceCodeStrategy('secret');
     const resolved: string[] = [];

@@ -20,47 +20,56 @@ export interface LinkListQuery {
   readonly search?: string;
 }
 
-/** Storage of the links of one shard. Implemented once per backend (MySQL, SQLite). */
-export interface LinkShardStore {
-  readonly shardName: string;
-  /** Inserts; rejects with DuplicateLinkError when (domain, code) exists. */
-  insert(link: Link): Promise<void>;
-  /** All or nothing: one duplicate rejects the batch (DuplicateLinkError). */
-  insertMany(links: readonly Link[]): Promise<void>;
+export interface InsertOptions {
+  /**
+   * The caller can pick another code (a generated one): a shard that is down or a key whose move is
+   * frozen fails at once instead of waiting, so that the code is chosen again.
+   */
+  readonly relocatable?: boolean;
+}
+
+/** One multi-row statement of `insertInStatements`: its links, written, or the error that refused them all. */
+export type StatementOutcome = { readonly links: readonly Link[]; readonly error: null } | { readonly links: readonly Link[]; readonly error: unknown };
+
+/**
+ * Every link, wherever it is stored: the sharding lib's ShardedLinkRepository routes each call to the
+ * shard that owns the code (docs/design.md, "Identity, shards and codes"). A shard that fails or does
+ * not answer in time surfaces as DomainError SHARD_UNAVAILABLE; a taken (domain, code) as DuplicateLinkError.
+ */
+export interface LinkRepository {
+  insert(link: Link, options?: InsertOptions): Promise<void>;
+  /**
+   * Inserts `links` in multi-row statements of at most `rowsPerStatement` links of one shard, the
+   * shards in parallel (batch creation: docs/design.md, "Batch creation"); each statement all or
+   * nothing. A statement a duplicate refused reports DuplicateLinkError.
+   */
+  insertInStatements(links: readonly Link[], rowsPerStatement: number): Promise<StatementOutcome[]>;
   findByCode(id: ShortUrlIdentifier): Promise<Link | null>;
   /**
-   * Writes `link` (same domain and code) over the stored row if the stored version is still
-   * `expectedVersion`; false when it changed meanwhile or the link is gone.
+   * `findByCode` for a redirect: within the redirect's share of each shard's look-ups, so that one
+   * shard that hangs cannot hold every look-up of the instance (docs/design.md, "Failure containment").
    */
+  findForRedirect(id: ShortUrlIdentifier): Promise<Link | null>;
+  /** Writes `link` over the stored one if its version is still `expectedVersion`; false when it changed or is gone. */
   replace(link: Link, expectedVersion: number): Promise<boolean>;
-  /**
-   * Deletes the link if its version is still `expectedVersion`, and keeps its code out of use
-   * until `retiredUntil` (one transaction); false when it changed meanwhile or is gone.
-   */
+  /** Deletes the link if its version is still `expectedVersion`, keeping its code out of use until `retiredUntil`. */
   remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean>;
-  /** Until when a deleted code stays out of use, or null when it is free. */
   retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null>;
-  /** The stored links among these identifiers (batch creation's look-ups: one statement per domain). */
-  findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]>;
-  /** Which of these identifiers are retired as of `now`, and until when. */
-  retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
-  /** A tenant's links newest first, from the (tenant, created_at, id) index: at most `limit` rows. */
-  listByTenant(query: LinkListQuery): Promise<Link[]>;
-  /**
-   * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and
-   * returns the new total, or null when that link is gone (docs/design.md, "Max clicks").
-   */
+  /** Adds to the redirects counted against maxClicks; the new total, or null when the link is gone (docs/design.md, "Max clicks"). */
   addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null>;
-  /** The redirects counted for the link so far, or null when that link is gone. */
   clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null>;
-  /** Codes stored on this shard, in pages, for resharding and Bloom rebuilds. */
-  listIdentifiers(afterId: string | null, limit: number): Promise<Array<ShortUrlIdentifier & { id: string }>>;
-  /** Marks up to `limit` active links whose expiry is at or before `now` as expired; returns them. */
-  expireDue(now: Date, limit: number): Promise<Link[]>;
-  /** Deletes up to `limit` links that expired before `before` (their alias quarantine is over). */
-  purgeExpired(before: Date, limit: number): Promise<number>;
-  ping(): Promise<void>;
-  close(): Promise<void>;
+  /** The stored links among `ids`, asked of every shard, not only the owner (batch creation's alias checks). */
+  findOnEveryShard(ids: readonly ShortUrlIdentifier[]): Promise<Link[]>;
+  /** The retired codes among `ids`, asked of every shard. */
+  retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
+  /** A tenant's links over every shard, newest first: at most `limit + 1` rows (docs/design.md, "Listing"). */
+  listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /** The expiry job: marks due links expired (up to `limitPerShard` per shard) and returns them. */
+  expireDue(now: Date, limitPerShard: number): Promise<Link[]>;
+  /** Deletes links that expired before `before` (their alias quarantine is over); how many. */
+  purgeExpired(before: Date, limitPerShard: number): Promise<number>;
+  /** Every stored identifier, a page at a time (Bloom filter rebuilds). */
+  identifierPages(pageSize: number): AsyncIterable<ShortUrlIdentifier[]>;
 }
 
 /** A deleted code kept out of use until `retiredUntil`. */
@@ -172,7 +181,7 @@ export interface PasswordHasher {
 }
 
 // DI tokens of the links ports: features inject these, the wiring binds them to adapters.
-/** ShardedLinkRepository: the shards behind the router. */
+/** LinkRepository: the shards behind the router (the sharding lib's ShardedLinkRepository). */
 export const LINK_REPOSITORY = Symbol('LINK_REPOSITORY');
 export const SEQUENCE_STORE = Symbol('SEQUENCE_STORE');
 export const CACHE_STORE = Symbol('CACHE_STORE');

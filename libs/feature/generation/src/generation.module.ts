@@ -1,9 +1,9 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BloomFilter, BloomMaintainer, BulkLinks, CACHE_STORE, CachePolicy, CacheStore, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CHANGE_FEED,
-  LINK_REPOSITORY, LinkCache, LinkChangeFeed, LinkService, PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository,
-  URL_POLICY, UrlPolicy, writeThroughTtlMs, ListCursors,
+  BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BloomFilter, BloomMaintainer, BulkLinks, CACHE_STORE, CachePolicy, CacheStore, CODE_SECRET, CodeStrategy,
+  HashCodeStrategy, LINK_CHANGE_FEED, LINK_REPOSITORY, LinkCache, LinkChangeFeed, LinkService, PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator,
+  SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, URL_POLICY, UrlPolicy, writeThroughTtlMs, ListCursors, LinkRepository,
 } from '@shortlink/links-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, PinoNestLogger } from '@shortlink/nest-platform';
 import { BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
@@ -85,7 +85,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         {
           provide: BloomMaintainer,
           inject: [CACHE_STORE, LINK_REPOSITORY],
-          useFactory: (cache: CacheStore, repository: ShardedLinkRepository) => new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, repository),
+          useFactory: (cache: CacheStore, repository: LinkRepository) => new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, repository),
         },
         {
           // The tenants' domains as the redirect knows them, read again as often (REDIRECT_TENANT_REFRESH_MS):
@@ -104,7 +104,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           provide: LinkService,
           inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_STRATEGY, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService, TenantDirectory, CODE_SECRET],
           useFactory: (
-            repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codes: CodeStrategy, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
+            repository: LinkRepository, sequences: SequenceStore, cache: CacheStore, codes: CodeStrategy, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
             tenants: TenantService, tenantDomains: TenantDirectory, codeSecret: string,
           ) => {
             const policy = new CachePolicy(config.redirect.policy);
@@ -131,7 +131,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         {
           provide: BatchCreator,
           inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, CACHE_STORE, BATCH_RECORD_STORE, BloomMaintainer],
-          useFactory: (service: LinkService, repository: ShardedLinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: CacheStore, records: BatchRecordStore, bloom: BloomMaintainer) => {
+          useFactory: (service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: CacheStore, records: BatchRecordStore, bloom: BloomMaintainer) => {
             const b = config.batch;
             return new BatchCreator(service, repository, sequences, codes, new LinkCache(cache), records, bloom, {
               chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE,

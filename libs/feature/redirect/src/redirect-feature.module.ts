@@ -3,9 +3,9 @@ import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import {
-  BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LINK_CHANGE_FEED, LINK_REPOSITORY,
-  LinkChangeFeed, LinkRules, NULL_TTL_MS, PASSWORD_HASHER, PasswordAttempts, PasswordCheckGate, PasswordHasher, RedirectPipeline, ShardedLinkRepository,
-  SNAPSHOT_STORE, SnapshotStore,
+  BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache,
+  LINK_CHANGE_FEED, LINK_REPOSITORY, LinkChangeFeed, LinkRules, NULL_TTL_MS, PASSWORD_HASHER, PasswordAttempts, PasswordCheckGate, PasswordHasher,
+  LinkRepository, RedirectPipeline, SNAPSHOT_STORE, SnapshotStore,
 } from '@shortlink/links-domain';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
@@ -52,7 +52,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
         {
           provide: BloomMaintainer,
           inject: [CACHE_STORE, LINK_REPOSITORY],
-          useFactory: (cache: CacheStore, repository: ShardedLinkRepository) => new BloomMaintainer(new BloomFilter(cache, r.bloom), cache, repository),
+          useFactory: (cache: CacheStore, repository: LinkRepository) => new BloomMaintainer(new BloomFilter(cache, r.bloom), cache, repository),
         },
         {
           provide: HotLinkSnapshotKeeper,
@@ -66,7 +66,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
         {
           provide: RedirectPipeline,
           inject: [CACHE_STORE, LINK_REPOSITORY, BloomMaintainer, HotLinkSnapshotKeeper, RedirectMetrics],
-          useFactory: (cache: CacheStore, repository: ShardedLinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: RedirectMetrics) =>
+          useFactory: (cache: CacheStore, repository: LinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: RedirectMetrics) =>
             new RedirectPipeline(
               cache,
               repository,
@@ -112,7 +112,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
         {
           provide: ClickQuota,
           inject: [CACHE_STORE, LINK_REPOSITORY, RedirectMetrics],
-          useFactory: (cache: CacheStore, repository: ShardedLinkRepository, metrics: RedirectMetrics) => {
+          useFactory: (cache: CacheStore, repository: LinkRepository, metrics: RedirectMetrics) => {
             const quota = new ClickQuota(cache, repository, { flushIntervalMs: r.clickCountFlushMs }, metrics);
             metrics.readUnflushedClicks(() => quota.unflushedClicks);
             return quota;

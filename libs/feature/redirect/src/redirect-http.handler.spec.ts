@@ -6,8 +6,9 @@ import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import {
   CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkRules, NO_OPTIONS, NULL_TTL_MS, PasswordAttempts,
-  PasswordCheckGate, RedirectPipeline, ShardedLinkRepository,
+  PasswordCheckGate, RedirectPipeline,
 } from '@shortlink/links-domain';
+import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';

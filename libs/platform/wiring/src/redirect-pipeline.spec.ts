@@ -4,8 +4,9 @@ import { join } from 'path';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import {
   BitmapBits, bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
-  NO_OPTIONS, RedirectPipeline, RedirectPipelineOptions, BloomFilter, ShardedLinkRepository, SnapshotEntry,
+  NO_OPTIONS, RedirectPipeline, RedirectPipelineOptions, BloomFilter, SnapshotEntry,
 } from '@shortlink/links-domain';
+import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { SqliteLinkShardStore } from '@shortlink/link-store';
 import { BloomMaintainer } from '@shortlink/links-domain';
@@ -84,7 +85,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
     store = new SwitchableStore(new MemoryCacheStore(10_000));
     bloom = new BloomFilter(store, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 4 });
     snapshotEntries = [];
-    await repo.insertMany([link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })]);
+    await repo.insertInStatements([link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })], 1000);
     await new BloomMaintainer(bloom, store, repo).rebuild();
   });
 
@@ -144,7 +145,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
     // lru-cache measures TTLs on its own coarse clock: a remaining TTL can read a few ms above what was set.
     const SLACK_MS = 100;
     const expiresAt = Date.now() + 120_000;
-    await repo.insertMany([link('soon123', { expiresAt: new Date(expiresAt) })]);
+    await repo.insertInStatements([link('soon123', { expiresAt: new Date(expiresAt) })], 1000);
     await bloom.add(bloomItem(DOMAIN, 'soon123'));
     const key = linkCacheKey({ domain: DOMAIN, code: 'soon123' });
     for (const policy of [new CachePolicy('lru'), new CachePolicy('ttl')]) {
@@ -196,7 +197,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
   it('refuses with 503 DEPENDENCY_UNAVAILABLE beyond the database concurrency limit instead of queueing', async () => {
     store.down = true;
     const many = Array.from({ length: 40 }, (_, i) => link(`burst${String(i).padStart(2, '0')}`));
-    await repo.insertMany(many);
+    await repo.insertInStatements(many, 1000);
     const { pipeline } = build({ l1Enabled: false, dbConcurrency: 2 });
     const outcomes = await Promise.allSettled(many.map((l) => pipeline.resolve({ domain: DOMAIN, code: l.code })));
     const rejected = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
@@ -289,6 +290,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
   });
 
   it('lets a hung shard hold only its share of the database permits: lookups on the other shard go on (docs/design.md, "Failure containment")', async () => {
+    repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards, { redirectLookupsPerShard: 2 });
     const { pipeline } = build({ sharedCacheEnabled: false, l1Enabled: false, dbConcurrency: 8 }); // a quarter each: 2
     const codesOn = (shard: string, n: number) => {
       const out: string[] = [];

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
 import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';

@@ -1,28 +1,17 @@
-import { ConsistentHashRing } from '@shortlink/shard-router';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { SegmentIdAllocator, SequenceCodeStrategy } from '../codes';
 import { Link } from '../link';
 import { LinkCache, linkCacheKey } from '../link-cache';
 import { LinkCreation, LinkService } from '../link-service';
 import { IdBlock } from '../ports';
-import { ShardedLinkRepository } from '../sharded-link-repository';
 import { InMemoryBatchRecords } from '../testing/in-memory-batch-records';
-import { InMemoryLinkShard } from '../testing/in-memory-link-shard';
+import { InMemoryLinkRepository } from '../testing/in-memory-link-repository';
 import { InMemoryCache, plainPasswords, RecordingChangeFeed } from '../testing/in-memory-ports';
 import { UrlPolicy } from '../url-policy';
 import { BatchCreator, BatchOutcome, BatchRow } from './batch-creator';
 import { BatchRecordStore } from './ports';
 
 const DAY = 86_400_000;
-
-/** A shard whose inserts can be made to hang forever (a process stopped in the middle of a write). */
-class StallingShard extends InMemoryLinkShard {
-  stall = false;
-  override async insertMany(links: readonly Link[]) {
-    if (this.stall) return new Promise<void>(() => undefined);
-    return super.insertMany(links);
-  }
-}
 
 const sequence = () => {
   let next = 1n;
@@ -40,8 +29,7 @@ const render = (o: BatchOutcome) => ('link' in o ? `${o.index} 201 ${o.link.doma
 describe('BatchCreator', () => {
   const setup = (options: { chunkRows?: number; insertRows?: number } = {}) => {
     const clock = { t: Date.UTC(2026, 11, 3) };
-    const shards = ['a', 'b', 'c', 'd'].map((n) => new StallingShard(n));
-    const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
+    const repo = new InMemoryLinkRepository(['a', 'b', 'c', 'd']);
     const store = new InMemoryCache();
     const codes = new SequenceCodeStrategy('secret');
     const ids = sequence();
@@ -56,7 +44,7 @@ describe('BatchCreator', () => {
       new BatchCreator(links, repo, ids, codes, new LinkCache(store), recordStore, { bitsOf: (created) => (bloom.push(...created), [{ key: 'bloom', offsets: [1] }]), retryLater: (created) => void retried.push(...created) }, {
         chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
       }, { now: () => clock.t });
-    const stored = () => shards.flatMap((s) => [...s.rows.values()]);
+    const stored = () => [...repo.links.values()];
     const run = async (inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'> | DomainError>, key: string | null = null, granted = Infinity, by = creator()) => {
       let left = granted;
       const started = await by.start({
@@ -71,12 +59,13 @@ describe('BatchCreator', () => {
       for await (const chunk of started.lines()) text += chunk;
       return text.split('\n').filter(Boolean);
     };
-    return { clock, shards, repo, store, codes, records, links, creator, run, stored, bloom, retried };
+    return { clock, repo, store, codes, records, links, creator, run, stored, bloom, retried };
   };
   const urls = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ url: `https://example.com/${from + i}` }));
 
-  it('answers every row in order, writes each chunk grouped by shard, and lets a bad row fail alone', async () => {
-    const { run, stored, shards, repo, bloom, store } = setup();
+  it('answers every row in order, writes each chunk in statements of insertRows, and lets a bad row fail alone', async () => {
+    const { run, stored, repo, bloom, store } = setup();
+    const statements = jest.spyOn(repo, 'insertInStatements');
     const inputs = [...urls(12), { url: 'ftp://nope' }, new DomainError(ErrorCode.INVALID_JSON, 'x'), ...urls(11, 12)];
     store.values.set(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }), ''); // a null entry left by a scan
     const lines = await run([...inputs, { url: 'https://example.com/aliased', alias: 'will-be-taken' }]);
@@ -86,7 +75,8 @@ describe('BatchCreator', () => {
     expect(lines[13]).toBe('13 INVALID_JSON');
     expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(24);
     expect(stored()).toHaveLength(24);
-    for (const link of stored()) expect(shards.find((s) => s.shardName === repo.shardNameFor(link.code))!.rows.has(`sho.rt/${link.code}`)).toBe(true);
+    expect(statements.mock.calls.map(([, rowsPerStatement]) => rowsPerStatement)).toEqual([4, 4, 4]);
+    expect(statements.mock.calls.flatMap(([links]) => links.map((l) => l.code)).sort()).toEqual(stored().map((l) => l.code).sort());
     expect(bloom.map((l) => l.code).sort()).toEqual(stored().map((l) => l.code).sort());
     expect(store.values.has(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }))).toBe(false);
   });
@@ -105,9 +95,8 @@ describe('BatchCreator', () => {
   });
 
   it('checks aliases against every shard, retired codes, expired holders and the batch itself; the neighbours are created', async () => {
-    const { run, shards, repo, links } = setup();
-    const onAnotherShard = shards.find((s) => s.shardName !== repo.shardNameFor('elsewhere'))!;
-    await onAnotherShard.insert({ ...(await links.prepare({ tenantId: 't2', url: 'https://other.example/' })), id: '999999', code: 'elsewhere' } as Link);
+    const { run, repo, links } = setup();
+    await repo.insert({ ...(await links.prepare({ tenantId: 't2', url: 'https://other.example/' })), id: '999999', code: 'elsewhere' } as Link);
     await links.create({ tenantId: 't2', url: 'https://example.com/gone', alias: 'deleted-one' });
     await links.remove('t2', { domain: 'sho.rt', code: 'deleted-one' }, null);
     const expired = await links.create({ tenantId: 't2', url: 'https://example.com/old', alias: 'expired-one' });
@@ -179,7 +168,7 @@ describe('BatchCreator', () => {
   });
 
   it('after a crash in the middle of a chunk, a retry recognises the rows already written and answers like one uninterrupted run', async () => {
-    const { run, stored, shards, records, creator, clock } = setup();
+    const { run, stored, repo, records, creator, clock } = setup();
     // The first attempt: chunk 0 answered, then chunk 1 stops with some shards written and one not.
     let crashed = false;
     const dying: BatchRecordStore = new Proxy(records, {
@@ -191,14 +180,14 @@ describe('BatchCreator', () => {
     const first = await creator(dying).start({ tenantId: 't1', idempotencyKey: 'crash', rows: rowsOf(urls(30)), render, quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'q') }) });
     const lines = first.lines();
     const chunk0 = (await lines.next()).value as string;
-    shards[2].stall = true;
+    repo.stalled.add('c');
     void lines.next(); // chunk 1 starts writing and never finishes
     await new Promise((r) => setTimeout(r, 20));
     crashed = true;
     const written = stored().length;
     expect(written).toBeGreaterThan(10);
     expect(written).toBeLessThan(20);
-    shards[2].stall = false;
+    repo.stalled.delete('c');
 
     // The retry, by "another process", once the dead attempt's lease ran out.
     await expect(run(urls(30), 'crash')).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_IN_USE });

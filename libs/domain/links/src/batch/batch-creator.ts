@@ -6,8 +6,7 @@ import { CodeStrategy } from '../codes';
 import { identifierOf, Link, ShortUrlIdentifier } from '../link';
 import { LinkCache } from '../link-cache';
 import { LinkCreation, LinkService, PreparedLink } from '../link-service';
-import { DuplicateLinkError, SequenceStore } from '../ports';
-import { ShardedLinkRepository } from '../sharded-link-repository';
+import { DuplicateLinkError, LinkRepository, SequenceStore } from '../ports';
 import { BatchChunkRecord, BatchKey, BatchRecordStore, CreatedLinkMarks } from './ports';
 
 const deflate = promisify(deflateRaw);
@@ -99,7 +98,7 @@ export class BatchCreator {
 
   constructor(
     private readonly links: LinkService,
-    private readonly repository: ShardedLinkRepository,
+    private readonly repository: LinkRepository,
     private readonly sequences: SequenceStore,
     private readonly codes: CodeStrategy,
     private readonly cache: LinkCache,
@@ -265,30 +264,16 @@ export class BatchCreator {
     return { toInsert, retry };
   }
 
-  /** Multi-row inserts per shard (shards in parallel, statements of at most `insertRows`); the candidates of a statement a duplicate refused. */
+  /** Multi-row inserts, grouped by shard in the repository; the candidates of a statement a duplicate refused. */
   private async insertGrouped(candidates: readonly Candidate[], done: (c: Candidate, l: Link) => void, fail: (c: Candidate, e: DomainError) => void): Promise<Candidate[]> {
-    const byShard = new Map<string, Candidate[]>();
-    for (const c of candidates) {
-      const shard = this.repository.shardNameFor(c.link.code);
-      const group = byShard.get(shard);
-      if (group) group.push(c);
-      else byShard.set(shard, [c]);
-    }
+    const byLink = new Map(candidates.map((c) => [c.link, c]));
     const refused: Candidate[] = [];
-    await Promise.all(
-      [...byShard.values()].map(async (group) => {
-        for (let i = 0; i < group.length; i += this.options.insertRows) {
-          const slice = group.slice(i, i + this.options.insertRows);
-          try {
-            await this.repository.insertMany(slice.map((c) => c.link));
-            for (const c of slice) done(c, c.link);
-          } catch (error) {
-            if (error instanceof DuplicateLinkError) refused.push(...slice);
-            else for (const c of slice) fail(c, asDomainError(error));
-          }
-        }
-      }),
-    );
+    for (const { links, error } of await this.repository.insertInStatements([...byLink.keys()], this.options.insertRows)) {
+      const statement = links.map((link) => byLink.get(link)!);
+      if (error === null) for (const c of statement) done(c, c.link);
+      else if (error instanceof DuplicateLinkError) refused.push(...statement);
+      else for (const c of statement) fail(c, asDomainError(error));
+    }
     return refused;
   }
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'crypto';
 import { Link } from '../link';
-import { BitmapBits, CacheStore } from '../ports';
-import { ShardedLinkRepository } from '../sharded-link-repository';
+import { BitmapBits, CacheStore, LinkRepository } from '../ports';
 import { bloomItem, BloomFilter } from './bloom-filter';
 
 /**
@@ -17,7 +16,7 @@ export class BloomMaintainer {
   constructor(
     readonly filter: BloomFilter,
     private readonly store: CacheStore,
-    private readonly links: ShardedLinkRepository,
+    private readonly links: LinkRepository,
   ) {}
 
   async added(link: Pick<Link, 'domain' | 'code'>): Promise<void> {
@@ -68,15 +67,7 @@ export class BloomMaintainer {
     if (!(await this.store.setIfAbsent(lockKey, token, 10 * 60_000))) return 'busy';
     try {
       await this.filter.clear();
-      for (const shard of this.links.allStores()) {
-        let after: string | null = null;
-        for (;;) {
-          const page = await shard.listIdentifiers(after, pageSize);
-          if (page.length === 0) break;
-          await this.filter.addMany(page.map((p) => bloomItem(p.domain, p.code)));
-          after = page[page.length - 1].id;
-        }
-      }
+      for await (const page of this.links.identifierPages(pageSize)) await this.filter.addMany(page.map((p) => bloomItem(p.domain, p.code)));
       await this.filter.markBuilt();
       return 'built';
     } finally {

@@ -1,6 +1,6 @@
 import { CachedLink } from '../link-cache';
 import { Link, NO_OPTIONS } from '../link';
-import { InMemoryLinkShard } from '../testing/in-memory-link-shard';
+import { InMemoryLinkRepository } from '../testing/in-memory-link-repository';
 import { InMemoryCache } from '../testing/in-memory-ports';
 import { clickCounterKey, ClickQuota, ReservationOutcome } from './click-quota';
 
@@ -22,12 +22,12 @@ const granted = (outcomes: ReservationOutcome[]) => outcomes.filter((o) => o ===
 
 describe('ClickQuota (maxClicks)', () => {
   let cache: InMemoryCache;
-  let shard: InMemoryLinkShard;
+  let shard: InMemoryLinkRepository;
   const quota = (flushIntervalMs = 60_000) => new ClickQuota(cache, shard, { flushIntervalMs });
 
   beforeEach(async () => {
     cache = new InMemoryCache();
-    shard = new InMemoryLinkShard('s0');
+    shard = new InMemoryLinkRepository();
     await shard.insert(stored());
   });
 
@@ -116,10 +116,10 @@ describe('ClickQuota (maxClicks)', () => {
     cache.down = true;
     expect(await burst(q, 3)).toEqual(['unavailable', 'unavailable', 'unavailable']);
     cache.down = false;
-    shard.down = true;
+    shard.down.add(shard.shardOf(ID.code));
     await q.flush();
     expect(q.unflushedClicks).toBe(10);
-    shard.down = false;
+    shard.down.clear();
     await q.flush();
     expect(q.unflushedClicks).toBe(0);
     expect(await shard.clickCount(ID, '4242')).toBe(10);

@@ -4,13 +4,12 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { isPlausibleCode } from '../alias';
 import { ShortUrlIdentifier } from '../link';
 import { CachedLink, LinkCache, linkCacheKey, toCachedLink } from '../link-cache';
-import { ShardedLinkRepository } from '../sharded-link-repository';
 import { bloomItem, BloomFilter } from './bloom-filter';
 import { cappedTtlMs, CachePolicy } from './cache-policy';
 import { HotKeyDetector } from './hot-key-detector';
 import { L1Cache } from './l1-cache';
 import { SingleFlight } from './single-flight';
-import { CacheStore } from '../ports';
+import { CacheStore, LinkRepository } from '../ports';
 
 export type LookupSource = 'l1' | 'l1_negative' | 'redis' | 'redis_null' | 'bloom_reject' | 'db' | 'db_miss' | 'snapshot' | 'rejected';
 
@@ -62,12 +61,11 @@ export class RedirectPipeline {
   private readonly flights = new SingleFlight<Resolved | null>();
   private readonly breaker: CircuitBreakerPolicy;
   private readonly dbLimiter: BulkheadPolicy;
-  private readonly shardLimiters = new Map<string, BulkheadPolicy>();
   private readonly linkCache: LinkCache;
 
   constructor(
     private readonly cacheStore: CacheStore,
-    private readonly links: ShardedLinkRepository,
+    private readonly links: LinkRepository,
     private readonly l1: L1Cache,
     private readonly hot: HotKeyDetector,
     private readonly policy: CachePolicy,
@@ -204,11 +202,11 @@ export class RedirectPipeline {
   private async loadFromShard(id: ShortUrlIdentifier, key: string, writeBack: boolean, epoch: number): Promise<Resolved | null> {
     let found: CachedLink | null;
     try {
-      found = await this.dbLimiter.execute(() => this.onShard(id, async () => {
+      found = await this.dbLimiter.execute(async () => {
         this.observer.dbQuery();
-        const link = await this.links.findByCode(id);
+        const link = await this.links.findForRedirect(id);
         return link ? toCachedLink(link) : null;
-      }));
+      });
     } catch (error) {
       if (error instanceof BulkheadRejectedError) {
         throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'too many lookups are waiting on the database; retry shortly', { retryAfterSeconds: 1 });
@@ -225,26 +223,6 @@ export class RedirectPipeline {
     this.remember(key, found, epoch);
     if (writeBack) await this.redis(() => this.linkCache.put(id, found!, this.writeBackTtlMs(key, found!))).catch(() => undefined);
     return { link: found, source: 'db' };
-  }
-
-  /**
-   * Within the bulkhead, each shard may hold at most a quarter of DB_CONCURRENCY: a shard that
-   * hangs (or the two of an instance that hangs) cannot take the permits the other shards' lookups
-   * need (docs/design.md, "Failure containment").
-   */
-  private async onShard<T>(id: ShortUrlIdentifier, lookup: () => Promise<T>): Promise<T> {
-    const shard = this.links.shardNameFor(id.code);
-    let limiter = this.shardLimiters.get(shard);
-    if (!limiter) {
-      limiter = bulkhead(Math.max(1, Math.ceil(this.options.dbConcurrency / 4)), 0);
-      this.shardLimiters.set(shard, limiter);
-    }
-    try {
-      return await limiter.execute(lookup);
-    } catch (error) {
-      if (error instanceof BulkheadRejectedError) throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `too many lookups are waiting on shard ${shard}; retry shortly`, { shard, retryAfterSeconds: 1 });
-      throw error;
-    }
   }
 
   /** The policy's TTL (longer for hot keys), capped for a link that expires (cappedTtlMs). */

@@ -3,7 +3,10 @@ import { basename, dirname, join } from 'path';
 import { randomUUID } from 'crypto';
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
-import { LINK_REPOSITORY, LinkShardStore, MovableShardStore, MovePhase, RingSpec, RingStore, RingWatcher, RoutingState, ShardedLinkRepository } from '@shortlink/links-domain';
+import { LINK_REPOSITORY } from '@shortlink/links-domain';
+import {
+  LinkShardStore, MovableShardStore, MovePhase, RingSpec, RingStore, RingWatcher, RoutingState, ShardedLinkRepository,
+} from '@shortlink/sharding-domain';
 import { LazyMysqlLinkShardStore, MysqlRingStore, SqliteLinkShardStore, SqliteRingStore } from '@shortlink/link-store';
 import { portSpec } from '../port-spec';
 
@@ -94,6 +97,8 @@ export async function openLinkShards(config: AppConfig, app = programName()): Pr
     timeoutMs: db.shardTimeoutMs,
     breakerFailures: db.breaker.failures,
     breakerOpenMs: db.breaker.openMs,
+    // A redirect's share of its DB_CONCURRENCY per shard (docs/design.md, "Failure containment").
+    redirectLookupsPerShard: Math.max(1, Math.ceil(config.redirect.dbConcurrency / 4)),
   });
   const ring = ringStoreFor(config);
   const logger = new Logger('ShardRing');

@@ -1,6 +1,7 @@
-import { Link, ShortUrlIdentifier } from '../link';
-import { isAfter, newestFirst } from '../listing';
-import { DuplicateLinkError, LinkListQuery, LinkShardStore } from '../ports';
+import { Link, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { isAfter, newestFirst } from '@shortlink/links-domain';
+import { DuplicateLinkError, LinkListQuery } from '@shortlink/links-domain';
+import { LinkShardStore } from '../ports';
 
 /**
  * A shard in a Map, for the domain's own unit tests (which may not depend on the adapters): the

@@ -1,8 +1,7 @@
 import { Clock, systemClock } from '@shortlink/core';
-import { RoutingLease, ShardedLinkRepository } from '../sharded-link-repository';
 import { RingStore } from './ports';
-import { RingSpec } from './ring-spec';
-import { RoutingState } from './routing-state';
+import { RingSpec } from './ring';
+import { RoutingLease, RoutingState, RoutingTarget } from './routing-state';
 
 export interface RingWatcherOptions {
   /** Names this instance in the ring store (unique per process). */
@@ -50,7 +49,7 @@ export class RingWatcher implements RoutingLease {
 
   constructor(
     private readonly store: RingStore,
-    private readonly repository: ShardedLinkRepository,
+    private readonly repository: RoutingTarget,
     private readonly options: RingWatcherOptions,
   ) {
     this.clock = options.clock ?? systemClock;

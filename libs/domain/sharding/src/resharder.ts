@@ -3,7 +3,7 @@ import { Clock, systemClock } from '@shortlink/core';
 import { planRebalance, ShardNode, ShardRouter, ShardRouterError } from '@shortlink/shard-router';
 import { FlowCheck, MovableShardStore, MoveProgress, MoveRecord, MoveStep, RingStore, RingWatcherInfo, StoredRow } from './ports';
 import { flowKey, movement, Pacer, RowSetDigest, stddev } from './flows';
-import { checkRingSpec, describeSpec, MovePhase, RingSpec, RingVersion, routerOf } from './ring-spec';
+import { checkRingSpec, describeSpec, MovePhase, RingSpec, RingVersion, routerOf } from './ring';
 
 /** What an operator asks for: shards to add (with weights) or remove, weights, ring settings. */
 export interface RingChange {

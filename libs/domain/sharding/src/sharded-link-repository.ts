@@ -1,17 +1,11 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
+import {
+  InsertOptions, Link, LinkListQuery, LinkRepository, newestFirst, RetiredCode, ShortUrlIdentifier, StatementOutcome,
+} from '@shortlink/links-domain';
 import { ShardRouter } from '@shortlink/shard-router';
-import { Link, ShortUrlIdentifier } from './link';
-import { newestFirst } from './listing';
-import { DuplicateLinkError, LinkListQuery, LinkShardStore, RetiredCode } from './ports';
-import { isMovable, MovableShardStore } from './resharding/ports';
-import { Route, RoutingState } from './resharding/routing-state';
-
-/** Whether the routing an instance holds is known to be current (the ring watcher's lease). */
-export interface RoutingLease {
-  valid(): boolean;
-  /** Why not, for the error a refused write carries. */
-  describe(): string;
-}
+import { isMovable, LinkShardStore, MovableShardStore } from './ports';
+import { Route, RoutingLease, RoutingState, RoutingTarget } from './routing-state';
+import { GuardedCall, ShardGuard } from './shard-guard';
 
 export interface ShardedLinkRepositoryOptions {
   /** The store of a shard a new ring names that is not open yet (the spare shard); null: unknown shard. */
@@ -27,23 +21,11 @@ export interface ShardedLinkRepositoryOptions {
   /** Consecutive failures after which a shard fails fast for `breakerOpenMs` (docs/design.md, "Failure containment"). */
   readonly breakerFailures?: number;
   readonly breakerOpenMs?: number;
+  /** A redirect's look-ups (findForRedirect) in flight per shard at most; default unbounded (docs/design.md, "Failure containment"). */
+  readonly redirectLookupsPerShard?: number | null;
   /** Longest a write of a moving key waits while its move is frozen before it gets 503. */
   readonly frozenWaitMs?: number;
   readonly clock?: Clock;
-}
-
-export interface InsertOptions {
-  /**
-   * The caller can pick another code (a generated one): a shard that is down or a key whose move is
-   * frozen fails at once instead of waiting, so that the code is chosen again.
-   */
-  readonly relocatable?: boolean;
-}
-
-/** Fail-fast state of one shard: consecutive failures, and until when it is skipped. */
-class ShardBreaker {
-  failures = 0;
-  openUntil = 0;
 }
 
 /**
@@ -53,9 +35,9 @@ class ShardBreaker {
  * "Online resharding"). A failing shard surfaces as SHARD_UNAVAILABLE with its name, within
  * `timeoutMs`, and fails fast after repeated failures (docs/design.md, "Failure containment").
  */
-export class ShardedLinkRepository {
+export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
   private readonly stores = new Map<string, LinkShardStore>();
-  private readonly breakers = new Map<string, ShardBreaker>();
+  private readonly guards = new Map<string, ShardGuard>();
   private state: RoutingState;
   private lease: RoutingLease | null = null;
   private readonly changeWaiters = new Set<() => void>();
@@ -127,9 +109,13 @@ export class ShardedLinkRepository {
     });
   }
 
-  /** Groups by shard and inserts each group in one statement (moving keys: then their copies). */
-  async insertMany(links: readonly Link[], options: InsertOptions = {}): Promise<void> {
-    await this.write(links.map((l) => l.code), options, async (state) => {
+  /**
+   * Groups the links by shard once and inserts each group in statements of at most
+   * `rowsPerStatement` (shards in parallel, a shard's statements in order); a moving key is then
+   * copied to its new owner. A statement a duplicate refused reports it and stops nothing else.
+   */
+  async insertInStatements(links: readonly Link[], rowsPerStatement: number): Promise<StatementOutcome[]> {
+    return this.write(links.map((l) => l.code), {}, async (state) => {
       const groups = new Map<string, { authority: string; copy: string | null; links: Link[] }>();
       for (const link of links) {
         const route = state.route(link.code);
@@ -140,33 +126,32 @@ export class ShardedLinkRepository {
         group.links.push(link);
         groups.set(key, group);
       }
-      await Promise.all(
+      const perGroup = await Promise.all(
         [...groups.values()].map(async (g) => {
-          await this.on(g.authority, (s) => s.insertMany(g.links), this.bulkTimeoutMs());
-          if (g.copy) for (const link of g.links) await this.on(g.copy, (s) => movable(s).upsertLink(link));
+          const outcomes: StatementOutcome[] = [];
+          for (let i = 0; i < g.links.length; i += rowsPerStatement) {
+            const statement = g.links.slice(i, i + rowsPerStatement);
+            try {
+              await this.on(g.authority, (s) => s.insertMany(statement), 'bulk');
+              if (g.copy) for (const link of statement) await this.on(g.copy, (s) => movable(s).upsertLink(link));
+              outcomes.push({ links: statement, error: null });
+            } catch (error) {
+              outcomes.push({ links: statement, error });
+            }
+          }
+          return outcomes;
         }),
       );
+      return perGroup.flat();
     });
   }
 
-  async findByCode(id: ShortUrlIdentifier): Promise<Link | null> {
-    return this.read(async (state) => {
-      const route = state.route(id.code);
-      if (!route.moving) {
-        const found = await this.on(route.owner, (s) => s.findByCode(id));
-        return found || this.leaseValid() ? found : this.searchOthers(id, state, route.owner);
-      }
-      if (route.phase === 'dual_write') return this.on(route.from, (s) => s.findByCode(id));
-      // The new owner first: it has every key copied so far and every write since the move began.
-      try {
-        const found = await this.on(route.to, (s) => s.findByCode(id));
-        // Frozen: the copy is complete; a key missing there was deleted (after the switch, on the new owner).
-        if (found || route.phase === 'frozen') return found;
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error; // the new owner is down: the old one still has everything
-      }
-      return this.on(route.from, (s) => s.findByCode(id));
-    });
+  findByCode(id: ShortUrlIdentifier): Promise<Link | null> {
+    return this.find(id, 'single');
+  }
+
+  findForRedirect(id: ShortUrlIdentifier): Promise<Link | null> {
+    return this.find(id, 'redirect');
   }
 
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
@@ -265,9 +250,21 @@ export class ShardedLinkRepository {
     });
   }
 
+  async *identifierPages(pageSize: number): AsyncGenerator<ShortUrlIdentifier[]> {
+    for (const shard of this.allStores()) {
+      let after: string | null = null;
+      for (;;) {
+        const page = await shard.listIdentifiers(after, pageSize);
+        if (page.length === 0) break;
+        yield page;
+        after = page[page.length - 1].id;
+      }
+    }
+  }
+
   /** False while the shard fails fast after repeated failures. */
   isAvailable(shard: string): boolean {
-    return (this.breakers.get(shard)?.openUntil ?? 0) <= this.clock.now();
+    return this.guards.get(shard)?.available ?? true;
   }
 
   // ----------------------------------------------------------------------------- internals
@@ -291,6 +288,26 @@ export class ShardedLinkRepository {
 
   private leaseValid(): boolean {
     return this.lease?.valid() ?? true;
+  }
+
+  private async find(id: ShortUrlIdentifier, call: GuardedCall): Promise<Link | null> {
+    return this.read(async (state) => {
+      const route = state.route(id.code);
+      if (!route.moving) {
+        const found = await this.on(route.owner, (s) => s.findByCode(id), call);
+        return found || this.leaseValid() ? found : this.searchOthers(id, state, route.owner);
+      }
+      if (route.phase === 'dual_write') return this.on(route.from, (s) => s.findByCode(id), call);
+      // The new owner first: it has every key copied so far and every write since the move began.
+      try {
+        const found = await this.on(route.to, (s) => s.findByCode(id), call);
+        // Frozen: the copy is complete; a key missing there was deleted (after the switch, on the new owner).
+        if (found || route.phase === 'frozen') return found;
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error; // the new owner is down: the old one still has everything
+      }
+      return this.on(route.from, (s) => s.findByCode(id), call);
+    });
   }
 
   /** Reads run under the state they started with. */
@@ -368,38 +385,22 @@ export class ShardedLinkRepository {
     return kept.slice(0, want);
   }
 
-  private bulkTimeoutMs(): number {
-    return this.options.bulkTimeoutMs ?? (this.options.timeoutMs ?? 0) * 10;
-  }
-
-  private async on<T>(name: string, op: (store: LinkShardStore) => Promise<T>, timeoutMs = this.options.timeoutMs ?? 0): Promise<T> {
+  /** An operation on one shard, through that shard's guard. */
+  private on<T>(name: string, op: (store: LinkShardStore) => Promise<T>, call: GuardedCall = 'single'): Promise<T> {
     const store = this.store(name);
-    const breaker = this.breakers.get(name) ?? new ShardBreaker();
-    this.breakers.set(name, breaker);
-    const now = this.clock.now();
-    if (breaker.openUntil > now) {
-      throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${name} is unavailable`, { shard: name, retryAfterSeconds: Math.max(1, Math.ceil((breaker.openUntil - now) / 1000)) });
+    let guard = this.guards.get(name);
+    if (!guard) {
+      const timeoutMs = this.options.timeoutMs ?? 0;
+      guard = new ShardGuard(name, {
+        timeoutMs,
+        bulkTimeoutMs: this.options.bulkTimeoutMs ?? timeoutMs * 10,
+        failures: this.options.breakerFailures ?? 5,
+        openMs: this.options.breakerOpenMs ?? 1000,
+        redirectLookups: this.options.redirectLookupsPerShard ?? null,
+      });
+      this.guards.set(name, guard);
     }
-    try {
-      const result = await this.bounded(name, op(store), timeoutMs);
-      breaker.failures = 0;
-      return result;
-    } catch (error) {
-      if (error instanceof DomainError || error instanceof DuplicateLinkError) throw error;
-      if (++breaker.failures >= (this.options.breakerFailures ?? 5)) breaker.openUntil = this.clock.now() + (this.options.breakerOpenMs ?? 1000);
-      throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${name} is unavailable`, { shard: name, retryAfterSeconds: 1 }, { cause: error });
-    }
-  }
-
-  private bounded<T>(name: string, work: Promise<T>, ms: number): Promise<T> {
-    if (ms <= 0) return work;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`shard ${name} did not answer within ${ms} ms`)), ms);
-      work.then(
-        (v) => (clearTimeout(timer), resolve(v)),
-        (e) => (clearTimeout(timer), reject(e)),
-      );
-    });
+    return guard.run(() => op(store), call);
   }
 }
 

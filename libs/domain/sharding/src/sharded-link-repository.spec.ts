@@ -1,8 +1,8 @@
 import { DomainError } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { Link, NO_OPTIONS } from './link';
-import { MovePhase, RingSpec } from './resharding/ring-spec';
-import { RoutingState } from './resharding/routing-state';
+import { Link, NO_OPTIONS } from '@shortlink/links-domain';
+import { MovePhase, RingSpec } from './ring';
+import { RoutingState } from './routing-state';
 import { ShardedLinkRepository } from './sharded-link-repository';
 import { InMemoryMovableShard } from './testing/in-memory-resharding';
 
@@ -174,7 +174,7 @@ describe('ShardedLinkRepository', () => {
     slow.insertMany = async (links) => (await new Promise((r) => setTimeout(r, 120)), insertMany(links));
     slow.insert = async (link) => (await new Promise((r) => setTimeout(r, 120)), insert(link));
     const chunk = aLink(stayer);
-    await repo.insertMany([chunk]);
+    expect(await repo.insertInStatements([chunk], 1000)).toEqual([{ links: [chunk], error: null }]);
     expect(await repo.findByCode(chunk)).toEqual(chunk);
     const single = aLink(Array.from({ length: 1000 }, (_, i) => `q${i}abcde`).find((c) => repo.shardNameFor(c) === staysOn)!);
     await expect(repo.insert(single)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });

@@ -1,10 +1,10 @@
 import { ShardRouterError } from '@shortlink/shard-router';
-import { Link, NO_OPTIONS } from '../link';
-import { ShardedLinkRepository } from '../sharded-link-repository';
-import { InMemoryMovableShard, InMemoryRingStore } from '../testing/in-memory-resharding';
+import { Link, NO_OPTIONS } from '@shortlink/links-domain';
+import { ShardedLinkRepository } from './sharded-link-repository';
+import { InMemoryMovableShard, InMemoryRingStore } from './testing/in-memory-resharding';
 import { MoveProgress } from './ports';
 import { ReshardError, Resharder, ResharderOptions, targetSpec } from './resharder';
-import { RingSpec, routerOf } from './ring-spec';
+import { RingSpec, routerOf } from './ring';
 import { RingWatcher } from './ring-watcher';
 import { RoutingState } from './routing-state';
 

@@ -1,6 +1,49 @@
-import { Link, ShortUrlIdentifier } from '../link';
-import { LinkShardStore, RetiredCode } from '../ports';
-import { RingSpec, RingVersion } from './ring-spec';
+import { Link, LinkListQuery, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { RingSpec, RingVersion } from './ring';
+
+/** Storage of the links of one shard. Implemented once per backend (MySQL, SQLite). */
+export interface LinkShardStore {
+  readonly shardName: string;
+  /** Inserts; rejects with DuplicateLinkError when (domain, code) exists. */
+  insert(link: Link): Promise<void>;
+  /** All or nothing: one duplicate rejects the batch (DuplicateLinkError). */
+  insertMany(links: readonly Link[]): Promise<void>;
+  findByCode(id: ShortUrlIdentifier): Promise<Link | null>;
+  /**
+   * Writes `link` (same domain and code) over the stored row if the stored version is still
+   * `expectedVersion`; false when it changed meanwhile or the link is gone.
+   */
+  replace(link: Link, expectedVersion: number): Promise<boolean>;
+  /**
+   * Deletes the link if its version is still `expectedVersion`, and keeps its code out of use
+   * until `retiredUntil` (one transaction); false when it changed meanwhile or is gone.
+   */
+  remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean>;
+  /** Until when a deleted code stays out of use, or null when it is free. */
+  retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null>;
+  /** The stored links among these identifiers (batch creation's look-ups: one statement per domain). */
+  findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]>;
+  /** Which of these identifiers are retired as of `now`, and until when. */
+  retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
+  /** A tenant's links newest first, from the (tenant, created_at, id) index: at most `limit` rows. */
+  listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /**
+   * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and
+   * returns the new total, or null when that link is gone (docs/design.md, "Max clicks").
+   */
+  addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null>;
+  /** The redirects counted for the link so far, or null when that link is gone. */
+  clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null>;
+  /** Codes stored on this shard, in pages, for resharding and Bloom rebuilds. */
+  listIdentifiers(afterId: string | null, limit: number): Promise<Array<ShortUrlIdentifier & { id: string }>>;
+  /** Marks up to `limit` active links whose expiry is at or before `now` as expired; returns them. */
+  expireDue(now: Date, limit: number): Promise<Link[]>;
+  /** Deletes up to `limit` links that expired before `before` (their alias quarantine is over). */
+  purgeExpired(before: Date, limit: number): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
 
 /** An app instance that routes links, as it last reported itself to the ring store. */
 export interface RingWatcherInfo {
@@ -104,7 +147,6 @@ export interface StoredRow {
   readonly checksum: string;
   readonly data: unknown;
 }
-
 
 export interface UpsertOutcome {
   readonly written: number;

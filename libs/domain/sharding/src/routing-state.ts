@@ -1,5 +1,25 @@
 import { ShardRouter } from '@shortlink/shard-router';
-import { MovePhase, RingSpec, RingVersion, routerOf, shardsOf } from './ring-spec';
+import { MovePhase, RingSpec, RingVersion, routerOf, shardsOf } from './ring';
+
+/** Whether the routing an instance holds is known to be current (the ring watcher's lease). */
+export interface RoutingLease {
+  valid(): boolean;
+  /** Why not, for the error a refused write carries. */
+  describe(): string;
+}
+
+/** What a ring watcher keeps current: the routing of a repository, and the lease its writes need. */
+export interface RoutingTarget {
+  /** The routing operations start under now. */
+  readonly routing: RoutingState;
+  /**
+   * Operations started from now on use `next`; those already running finish under the state they
+   * started with (`previous.drained()` tells when). Throws, keeping the current state, when `next`
+   * cannot be routed with here (a shard without a store).
+   */
+  setRouting(next: RoutingState): RoutingState;
+  attachLease(lease: RoutingLease | null): void;
+}
 
 /** Where a code lives under one routing state. */
 export type Route =

@@ -1,8 +1,8 @@
 import { createHash } from 'crypto';
-import { Link, ShortUrlIdentifier } from '../link';
-import { RetiredCode } from '../ports';
-import { MoveProgress, MoveRecord, RingStore, RingWatcherInfo, ShardMoveStore, StoredRow, UpsertOutcome } from '../resharding/ports';
-import { RingVersion } from '../resharding/ring-spec';
+import { Link, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { RetiredCode } from '@shortlink/links-domain';
+import { MoveProgress, MoveRecord, RingStore, RingWatcherInfo, ShardMoveStore, StoredRow, UpsertOutcome } from '../ports';
+import { RingVersion } from '../ring';
 import { InMemoryLinkShard } from './in-memory-link-shard';
 
 const key = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;

@@ -1,7 +1,7 @@
-import { NO_OPTIONS } from '../link';
-import { ShardedLinkRepository } from '../sharded-link-repository';
-import { InMemoryMovableShard, InMemoryRingStore } from '../testing/in-memory-resharding';
-import { RingSpec } from './ring-spec';
+import { NO_OPTIONS } from '@shortlink/links-domain';
+import { ShardedLinkRepository } from './sharded-link-repository';
+import { InMemoryMovableShard, InMemoryRingStore } from './testing/in-memory-resharding';
+import { RingSpec } from './ring';
 import { RingWatcher } from './ring-watcher';
 import { RoutingState } from './routing-state';
 
