@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@shortlink/config';
-import { BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore, LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
+import { LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
+import { BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore } from '@shortlink/read-path';
 import { withPorts } from '@shortlink/wiring';
 
 /**

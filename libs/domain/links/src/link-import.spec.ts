@@ -1,11 +1,11 @@
 import { checkLegacyCode, isPlausibleCode, isReservedCode } from './alias';
 import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
 import { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
-import { LinkCache } from './link-cache';
+import { ChangePropagation } from './change-propagation';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
-import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
+import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
 import { UrlPolicy } from './url-policy';
 
 /** An argon2id hash as the server's hasher writes it (salt and hash are base64 of 16 and 32 bytes). */
@@ -17,10 +17,13 @@ describe('LinkService: creates that carry a link over from an export', () => {
   const setup = () => {
     let next = 1n;
     const sequence = { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
-    const repo = new InMemoryLinkRepository();
+    const cache = new RecordingLinkCache();
     return new LinkService(
-      repo, new SegmentIdAllocator(sequence, 'links', 10), new SequenceCodeStrategy('secret'), new LinkCache(new InMemoryCache()), new RecordingChangeFeed(), plainPasswords,
-      new UrlPolicy({ shortDomains: ['sho.rt'] }), { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 86_400_000 },
+      {
+        links: new InMemoryLinkRepository(), ids: new SegmentIdAllocator(sequence, 'links', 10), codes: new SequenceCodeStrategy('secret'), cache,
+        changes: new ChangePropagation(cache, new RecordingChangeFeed()), passwords: plainPasswords, urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
+      },
+      { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 86_400_000 },
     );
   };
 

@@ -1,11 +1,11 @@
 import { DomainError } from '@shortlink/core';
 import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
+import { ChangePropagation } from './change-propagation';
 import { Link } from './link';
-import { CachedLink, LinkCache, linkCacheKey } from './link-cache';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
-import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
+import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
 import { UrlPolicy } from './url-policy';
 
 const sequence = () => {
@@ -18,39 +18,31 @@ const DAY = 86_400_000;
 describe('LinkService', () => {
   const setup = (now = { t: Date.UTC(2026, 11, 3) }) => {
     const repo = new InMemoryLinkRepository();
-    const store = new InMemoryCache();
+    const cache = new RecordingLinkCache();
     const feed = new RecordingChangeFeed();
-    const created: Link[] = [];
+    const changes = new ChangePropagation(cache, feed);
     const codes = new SequenceCodeStrategy('secret');
     const service = new LinkService(
-      repo,
-      new SegmentIdAllocator(sequence(), 'links', 10),
-      codes,
-      new LinkCache(store),
-      feed,
-      plainPasswords,
-      new UrlPolicy({ shortDomains: ['sho.rt', 'go.example'] }),
+      {
+        links: repo, ids: new SegmentIdAllocator(sequence(), 'links', 10), codes, cache, changes, passwords: plainPasswords,
+        urls: new UrlPolicy({ shortDomains: ['sho.rt', 'go.example'] }),
+        tenantDomains: { owns: async (tenant, domain) => tenant === 't1' && domain === 'own.example' },
+        clock: { now: () => now.t },
+      },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt', 'go.example'], retireForMs: 90 * DAY },
-      { owns: async (tenant, domain) => tenant === 't1' && domain === 'own.example' },
-      { now: () => now.t },
-      [async (l) => void created.push(l)],
     );
-    const cached = (code: string, domain = 'sho.rt') => {
-      const v = store.values.get(linkCacheKey({ domain, code }));
-      return v === undefined ? undefined : (JSON.parse(v) as CachedLink & { gone?: true });
-    };
-    return { service, repo, store, feed, created, codes, now, cached };
+    const cached = (code: string, domain = 'sho.rt') => cache.values.get(`${domain}/${code}`);
+    return { service, repo, cache, changes, feed, codes, now, cached };
   };
 
-  it('stores a generated link, clears a null entry and notifies listeners', async () => {
-    const { service, repo, store, created } = setup();
+  it('stores a generated link and tells the read path of it (a null entry for its code goes, the Bloom filter learns it)', async () => {
+    const { service, repo, cache } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/x' });
-    store.values.set(linkCacheKey(link), ''); // as if a scan had cached "no such code"
     const second = await service.create({ tenantId: 't1', url: 'https://example.com/y' });
     expect(link.code).toMatch(/^[0-9a-zA-Z]{7}$/);
     expect(repo.links.get(`sho.rt/${link.code}`)).toEqual(link);
     expect(link).toMatchObject({ version: 1, status: 'active', moderation: 'clear', tags: [], forwardQuery: true });
-    expect(created).toEqual([link, second]);
+    expect(cache.newLinks).toEqual([link, second]);
   });
 
   it('chooses the code again when the shard of a generated one is down; an alias there gets SHARD_UNAVAILABLE (docs/design.md, "Failure containment")', async () => {
@@ -296,17 +288,17 @@ describe('LinkService', () => {
   });
 
   it('saves an edit while the cache is down, answers 503, and delivers it to the cache once it is back', async () => {
-    const { service, store, cached } = setup();
+    const { service, cache, changes, cached } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
-    store.down = true;
+    cache.down = true;
     await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
     expect((await service.get('t1', link)).targetUrl).toBe('https://example.com/b');
-    expect(service.pendingPropagations).toBe(1);
-    store.down = false;
+    expect(changes.size).toBe(1);
+    cache.down = false;
     await new Promise((r) => setTimeout(r, 1200));
     expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
-    expect(service.pendingPropagations).toBe(0);
-    service.close();
+    expect(changes.size).toBe(0);
+    changes.stop();
   });
 
   it('lets an operator flag and ban any link, and an edit never lifts that', async () => {

@@ -1,12 +1,12 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { BatchCreator, BatchOutcome, BatchRow, BulkLinks } from './batch';
 import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
-import { LinkCache } from './link-cache';
+import { ChangePropagation } from './change-propagation';
 import { LinkCreation, LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryBatchRecords } from './testing/in-memory-batch-records';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
-import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
+import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
 import { HostResolver, UrlPolicy } from './url-policy';
 
 const DAY = 86_400_000;
@@ -27,7 +27,7 @@ describe('the URL policy on every target of a link (issue 17)', () => {
     let next = 1n;
     const ids = { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
     const repo = new InMemoryLinkRepository();
-    const cache = new InMemoryCache();
+    const cache = new RecordingLinkCache();
     const codes = new SequenceCodeStrategy('secret');
     const resolved: string[] = [];
     const addresses = { ...ADDRESSES };
@@ -42,12 +42,14 @@ describe('the URL policy on every target of a link (issue 17)', () => {
     const tenantDomains = new Set(['go.acme.test']);
     const policy = new UrlPolicy({ shortDomains: ['sho.rt'], resolver: dns ? resolver : null }).alsoServing({ isServed: (host) => tenantDomains.has(host) });
     const service = new LinkService(
-      repo, new SegmentIdAllocator(ids, 'links', 10), codes, new LinkCache(cache), new RecordingChangeFeed(), plainPasswords, policy,
+      {
+        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()), passwords: plainPasswords,
+        urls: policy, tenantDomains: { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
+      },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },
-      { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
     );
     const bulk = new BulkLinks(service, { maxLinks: 100, concurrency: 4 });
-    const batch = new BatchCreator(service, repo, ids, codes, new LinkCache(cache), new InMemoryBatchRecords(), { bitsOf: () => [], retryLater: () => undefined }, {
+    const batch = new BatchCreator(service, repo, ids, codes, cache, new InMemoryBatchRecords(), {
       chunkRows: 10, insertRows: 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
     });
     const runBatch = async (tenantId: string, inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'>>) => {

@@ -1,3 +1,4 @@
+import { CachedLink } from './cached-link';
 import { Link, LinkStatus, ShortUrlIdentifier } from './link';
 
 /** Where a listing goes on from: the last link shown. */
@@ -96,62 +97,6 @@ export interface SequenceStore {
   allocateBlock(sequence: string, size: number): Promise<IdBlock>;
 }
 
-/**
- * Key-value store of the redirect path (Redis Cluster, or the in-process twin). Every operation
- * touches one key, so each is a single-slot command in a cluster.
- */
-/** Bit offsets to set in one bitmap. */
-export interface BitmapBits {
-  readonly key: string;
-  readonly offsets: readonly number[];
-}
-
-export interface CacheStore {
-  get(key: string): Promise<string | null>;
-  /** ttlMs undefined: no expiry (eviction is left to the LRU policy of the store). */
-  set(key: string, value: string, ttlMs?: number): Promise<void>;
-  del(keys: readonly string[]): Promise<void>;
-  /** Remaining time to live in ms; -1 without TTL, -2 when the key does not exist (Redis PTTL). */
-  pttl(key: string): Promise<number>;
-  /** SET NX PX: true when this call created the key (a lock acquired). */
-  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
-  /** Deletes the key only while it still holds `value` (a lock released by its owner only). */
-  deleteIfEquals(key: string, value: string): Promise<boolean>;
-  /** INCRBY, setting the expiry when the key is new; returns the new total. */
-  incrBy(key: string, delta: number, ttlMs: number): Promise<number>;
-  /**
-   * Sets the value unless the key holds a JSON value whose `version` is at least `version` (one
-   * atomic step: a Lua script on Redis); true when written. The null sentinel and values without a
-   * version are always replaced.
-   */
-  setIfNewer(key: string, value: string, version: number, ttlMs?: number): Promise<boolean>;
-  /**
-   * Adds one to the counter if it is below `limit` (one atomic step); the new count, or null when
-   * the limit was reached. A missing key starts from `initial` (e.g. a count kept elsewhere).
-   */
-  incrementBelow(key: string, limit: number, initial: number): Promise<number | null>;
-  /**
-   * Adds up to `wanted` to a counter without passing `limit`, in one atomic step (a Lua script on
-   * Redis), and returns how many were added and the count after. A count below `floor` is raised to
-   * it first (a total known to be reached: docs/design.md, "Max clicks"). A missing key starts at
-   * `seed` (a count kept elsewhere, read just now), or, with `seed` null, is left alone and answers
-   * null: the caller reads the seed and asks again.
-   */
-  reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null>;
-  /** Sets the given bit offsets of a bitmap to 1 (one BITFIELD command). */
-  setBits(key: string, offsets: readonly number[]): Promise<void>;
-  /** Reads the given bit offsets of a bitmap; a missing key reads as all zeros. */
-  getBits(key: string, offsets: readonly number[]): Promise<number[]>;
-  /**
-   * `del(keys)` and `setBits` of each bitmap, as one call: on Redis Cluster one script per node
-   * instead of a command per key (batch creation's invalidations and Bloom bits of a chunk,
-   * docs/design.md, "Batch creation"). Not atomic; on failure some of it may have been applied.
-   */
-  deleteAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void>;
-  ping(): Promise<void>;
-  close(): Promise<void>;
-}
-
 /** A link was edited, disabled or deleted: caches holding an older version must drop it. */
 export interface LinkChange {
   readonly domain: string;
@@ -174,6 +119,34 @@ export interface LinkChangeFeed {
   close(): Promise<void>;
 }
 
+/** A link found for a redirect. */
+export interface ResolvedLink {
+  readonly link: CachedLink;
+}
+
+/**
+ * Finds the link a redirect asks for (the read path: docs/design.md, "Redirect read path"). Throws
+ * DomainError LINK_NOT_FOUND, LINK_DISABLED or LINK_EXPIRED for a link that cannot be followed.
+ */
+export interface LinkResolver {
+  /** From this instance's memory, without a promise; undefined when the slower levels must be asked (`resolve`). */
+  resolveLocal(id: ShortUrlIdentifier): ResolvedLink | undefined;
+  resolve(id: ShortUrlIdentifier): Promise<ResolvedLink>;
+}
+
+/**
+ * What the caches of the read path learn when links change (docs/design.md, "Edits reach every
+ * instance"). `updated` and `deleted` fail when the cache cannot be reached: the caller retries.
+ */
+export interface LinkCacheWriter {
+  /** New links: a "no such link" the cache kept for their codes goes, and the Bloom filter learns them. Never fails. */
+  created(links: readonly Link[]): Promise<void>;
+  /** The link's new value, unless the cache already holds a newer version. */
+  updated(link: Link): Promise<void>;
+  /** A deleted link (`version` is its version after the delete): "not found" from now on, and older values cannot come back. */
+  deleted(id: ShortUrlIdentifier, version: number): Promise<void>;
+}
+
 /** Hashes link passwords for storage and checks them at the redirect (argon2id). */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -184,12 +157,13 @@ export interface PasswordHasher {
 /** LinkRepository: the shards behind the router (the sharding lib's ShardedLinkRepository). */
 export const LINK_REPOSITORY = Symbol('LINK_REPOSITORY');
 export const SEQUENCE_STORE = Symbol('SEQUENCE_STORE');
-export const CACHE_STORE = Symbol('CACHE_STORE');
-/** SnapshotStore of the hot-link snapshot (redirect/snapshot.ts). */
-export const SNAPSHOT_STORE = Symbol('SNAPSHOT_STORE');
 /** string: key of the id -> code scrambler (docs/design.md, "Security model"). */
 export const CODE_SECRET = Symbol('CODE_SECRET');
 export const LINK_CHANGE_FEED = Symbol('LINK_CHANGE_FEED');
+/** LinkResolver: the redirect's read path. */
+export const LINK_RESOLVER = Symbol('LINK_RESOLVER');
+/** LinkCacheWriter: the read path's caches, told of changes. */
+export const LINK_CACHE_WRITER = Symbol('LINK_CACHE_WRITER');
 export const PASSWORD_HASHER = Symbol('PASSWORD_HASHER');
 /** UrlPolicy: the URL safety rules with the block list and (optionally) the DNS check. */
 export const URL_POLICY = Symbol('URL_POLICY');

@@ -1,4 +1,5 @@
-import { LinkChange, LinkChangeFeed, RedirectPipeline } from '@shortlink/links-domain';
+import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
+import { RedirectPipeline } from '@shortlink/read-path';
 import { MemoryLinkChangeFeed } from '@shortlink/cache';
 import { LinkChangeListener } from './link-changes';
 

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'perf_hooks';
-import { LinkChange, LinkChangeFeed, RedirectPipeline } from '@shortlink/links-domain';
+import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
+import { RedirectPipeline } from '@shortlink/read-path';
 import type { AdminHandler } from '@shortlink/nest-platform';
 
 export interface AppliedChange {

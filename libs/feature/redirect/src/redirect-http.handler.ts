@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { performance } from 'perf_hooks';
-import { AppConfig } from '@shortlink/config';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter, normalizeHost } from '@shortlink/core';
 import {
-  CachedLink, ClickQuota, encodeQueryPart, GlobalRateLimiter, LinkRules, PasswordAttempts, PasswordCheckGate, PasswordHasher, RedirectDecision,
-  RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier, unknownLink,
+  CachedLink, encodeQueryPart, LINK_RESOLVER, LinkResolver, LinkRules, PasswordHasher, RedirectDecision, RESERVED_PATHS, ShortUrlIdentifier,
+  unknownLink,
 } from '@shortlink/links-domain';
-import { ClientAddressResolver, problemFor, retryAfterFor } from '@shortlink/nest-platform';
+import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
+import { APP_CONFIG, ClientAddressResolver, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { blockedPage, Page, passwordPage, previewPage, refusalPage, sendPage, suspendedPage, warningPage } from './pages';
@@ -28,6 +30,11 @@ const firstSegment = (code: string) => {
 
 /** A password form's body: `password=` and at most 128 characters, percent-encoded up to 3 bytes each. */
 const MAX_FORM_BYTES = 1024;
+
+/** KeyedWindowLimiter: redirects per client address and minute (RATE_LIMIT_PER_IP_PER_MINUTE). */
+export const PER_IP_LIMITER = Symbol('PER_IP_LIMITER');
+/** LinkOptionParts. */
+export const LINK_OPTION_PARTS = Symbol('LINK_OPTION_PARTS');
 
 /** What the link options need besides the read path (docs/design.md, "Link options"). */
 export interface LinkOptionParts {
@@ -53,21 +60,22 @@ type Suffix = '+' | '/go' | undefined;
  * its warning page. A plain link without a query string takes the same path as before options
  * existed: no rule is looked at and nothing more is allocated.
  */
+@Injectable()
 export class RedirectHttpHandler {
   private readonly domains: Set<string>;
 
   constructor(
-    private readonly pipeline: RedirectPipeline,
-    private readonly recorder: ClickRecorder,
-    private readonly metrics: RedirectMetrics,
-    private readonly perIp: KeyedWindowLimiter,
-    private readonly global: GlobalRateLimiter,
+    @Inject(LINK_RESOLVER) private readonly links: LinkResolver,
+    @Inject(ClickRecorder) private readonly recorder: ClickRecorder,
+    @Inject(RedirectMetrics) private readonly metrics: RedirectMetrics,
+    @Inject(PER_IP_LIMITER) private readonly perIp: KeyedWindowLimiter,
+    @Inject(GlobalRateLimiter) private readonly global: GlobalRateLimiter,
     /** X-Forwarded-For is believed only from TRUSTED_PROXIES. */
-    private readonly addresses: ClientAddressResolver,
-    private readonly config: AppConfig,
-    private readonly options: LinkOptionParts,
+    @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LINK_OPTION_PARTS) private readonly options: LinkOptionParts,
     /** Tenants' own domains and suspended tenants, held in memory (docs/design.md, "Tenants, keys and plans"). */
-    private readonly tenants: TenantDirectory,
+    @Inject(TenantDirectory) private readonly tenants: TenantDirectory,
   ) {
     this.domains = new Set(config.links.domains);
   }
@@ -91,12 +99,12 @@ export class RedirectHttpHandler {
       const at: ShortUrlIdentifier = (id = { domain: this.domainOf(req), code: match[1] });
       const suffix = match[2] as Suffix;
       const query = match[3];
-      const local = this.pipeline.resolveLocal(at);
+      const local = this.links.resolveLocal(at);
       if (local) {
         this.answer(req, res, at, local.link, ip, suffix, query, started);
       } else {
         const client = ip;
-        this.pipeline.resolve(at).then(
+        this.links.resolve(at).then(
           ({ link }) => this.answer(req, res, at, link, client, suffix, query, started),
           (error) => this.notFound(req, res, error, at, client, started),
         );

@@ -8,6 +8,7 @@ export * from './metrics';
 export * from './health';
 export * from './app-factory';
 export * from './logging';
+export * from './lifecycle';
 
 export * from './contract';
 export * from './openapi';

@@ -1,12 +1,12 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { SegmentIdAllocator, SequenceCodeStrategy } from '../codes';
 import { Link } from '../link';
-import { LinkCache, linkCacheKey } from '../link-cache';
+import { ChangePropagation } from '../change-propagation';
 import { LinkCreation, LinkService } from '../link-service';
 import { IdBlock } from '../ports';
 import { InMemoryBatchRecords } from '../testing/in-memory-batch-records';
 import { InMemoryLinkRepository } from '../testing/in-memory-link-repository';
-import { InMemoryCache, plainPasswords, RecordingChangeFeed } from '../testing/in-memory-ports';
+import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from '../testing/in-memory-ports';
 import { UrlPolicy } from '../url-policy';
 import { BatchCreator, BatchOutcome, BatchRow } from './batch-creator';
 import { BatchRecordStore } from './ports';
@@ -30,18 +30,19 @@ describe('BatchCreator', () => {
   const setup = (options: { chunkRows?: number; insertRows?: number } = {}) => {
     const clock = { t: Date.UTC(2026, 11, 3) };
     const repo = new InMemoryLinkRepository(['a', 'b', 'c', 'd']);
-    const store = new InMemoryCache();
+    const cache = new RecordingLinkCache();
     const codes = new SequenceCodeStrategy('secret');
     const ids = sequence();
     const records = new InMemoryBatchRecords();
     const links = new LinkService(
-      repo, new SegmentIdAllocator(ids, 'links', 10), codes, new LinkCache(store), new RecordingChangeFeed(), plainPasswords, new UrlPolicy({ shortDomains: ['sho.rt'] }),
-      { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY }, undefined, { now: () => clock.t },
+      {
+        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()), passwords: plainPasswords,
+        urls: new UrlPolicy({ shortDomains: ['sho.rt'] }), clock: { now: () => clock.t },
+      },
+      { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },
     );
-    const bloom: Link[] = [];
-    const retried: Link[] = [];
     const creator = (recordStore: BatchRecordStore = records) =>
-      new BatchCreator(links, repo, ids, codes, new LinkCache(store), recordStore, { bitsOf: (created) => (bloom.push(...created), [{ key: 'bloom', offsets: [1] }]), retryLater: (created) => void retried.push(...created) }, {
+      new BatchCreator(links, repo, ids, codes, cache, recordStore, {
         chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
       }, { now: () => clock.t });
     const stored = () => [...repo.links.values()];
@@ -59,15 +60,14 @@ describe('BatchCreator', () => {
       for await (const chunk of started.lines()) text += chunk;
       return text.split('\n').filter(Boolean);
     };
-    return { clock, repo, store, codes, records, links, creator, run, stored, bloom, retried };
+    return { clock, repo, cache, codes, records, links, creator, run, stored };
   };
   const urls = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ url: `https://example.com/${from + i}` }));
 
   it('answers every row in order, writes each chunk in statements of insertRows, and lets a bad row fail alone', async () => {
-    const { run, stored, repo, bloom, store } = setup();
+    const { run, stored, repo, cache } = setup();
     const statements = jest.spyOn(repo, 'insertInStatements');
     const inputs = [...urls(12), { url: 'ftp://nope' }, new DomainError(ErrorCode.INVALID_JSON, 'x'), ...urls(11, 12)];
-    store.values.set(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }), ''); // a null entry left by a scan
     const lines = await run([...inputs, { url: 'https://example.com/aliased', alias: 'will-be-taken' }]);
     expect(lines).toHaveLength(26);
     expect(lines.map((l) => l.split(' ')[0])).toEqual(Array.from({ length: 26 }, (_, i) => String(i)));
@@ -77,21 +77,16 @@ describe('BatchCreator', () => {
     expect(stored()).toHaveLength(24);
     expect(statements.mock.calls.map(([, rowsPerStatement]) => rowsPerStatement)).toEqual([4, 4, 4]);
     expect(statements.mock.calls.flatMap(([links]) => links.map((l) => l.code)).sort()).toEqual(stored().map((l) => l.code).sort());
-    expect(bloom.map((l) => l.code).sort()).toEqual(stored().map((l) => l.code).sort());
-    expect(store.values.has(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }))).toBe(false);
+    expect(cache.newLinks.map((l) => l.code).sort()).toEqual(stored().map((l) => l.code).sort());
   });
 
-  it('invalidates and marks the created links of a chunk in one cache call, and leaves the Bloom bits to the background when the cache is down', async () => {
-    const { run, store, bloom, retried } = setup();
-    const calls = jest.spyOn(store, 'deleteAndSetBits');
-    expect((await run(urls(25))).filter((l) => l.includes(' 201 '))).toHaveLength(25);
-    expect(calls).toHaveBeenCalledTimes(3); // chunks of 10
-    expect(calls.mock.calls.flatMap(([keys]) => keys)).toEqual(bloom.map((l) => linkCacheKey({ domain: l.domain, code: l.code })));
-    expect(retried).toEqual([]);
-    store.down = true;
-    const lines = await run(urls(5, 100));
-    expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(5); // the links exist: the cache is best effort
-    expect(retried.map((l) => l.code).sort()).toEqual(bloom.slice(25).map((l) => l.code).sort());
+  it('tells the read path of the links each chunk created in one call, and not of a link that was not written', async () => {
+    const { run, cache, stored } = setup();
+    const told = jest.spyOn(cache, 'created');
+    const lines = await run([...urls(24), { url: 'https://example.com/x', alias: 'taken-twice' }, { url: 'https://example.com/y', alias: 'taken-twice' }]);
+    expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(25);
+    expect(told.mock.calls.map(([links]) => links.length)).toEqual([10, 10, 5]); // chunks of 10
+    expect(told.mock.calls.flatMap(([links]) => links.map((l) => l.id)).sort()).toEqual(stored().map((l) => l.id).sort());
   });
 
   it('checks aliases against every shard, retired codes, expired holders and the batch itself; the neighbours are created', async () => {

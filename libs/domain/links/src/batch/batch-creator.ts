@@ -4,10 +4,9 @@ import { deflateRaw, inflateRaw } from 'zlib';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { CodeStrategy } from '../codes';
 import { identifierOf, Link, ShortUrlIdentifier } from '../link';
-import { LinkCache } from '../link-cache';
 import { LinkCreation, LinkService, PreparedLink } from '../link-service';
-import { DuplicateLinkError, LinkRepository, SequenceStore } from '../ports';
-import { BatchChunkRecord, BatchKey, BatchRecordStore, CreatedLinkMarks } from './ports';
+import { DuplicateLinkError, LinkCacheWriter, LinkRepository, SequenceStore } from '../ports';
+import { BatchChunkRecord, BatchKey, BatchRecordStore } from './ports';
 
 const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
@@ -101,10 +100,9 @@ export class BatchCreator {
     private readonly repository: LinkRepository,
     private readonly sequences: SequenceStore,
     private readonly codes: CodeStrategy,
-    private readonly cache: LinkCache,
+    /** Told of the links each chunk created (null entries dropped, the Bloom filter marked). */
+    private readonly cache: LinkCacheWriter,
     private readonly records: BatchRecordStore,
-    /** The Bloom filter, told of the links each chunk created. */
-    private readonly bloom: CreatedLinkMarks,
     private readonly options: BatchOptions,
     private readonly clock: Clock = systemClock,
   ) {
@@ -202,11 +200,9 @@ export class BatchCreator {
     } catch (error) {
       for (const c of chunk.candidates) if (!outcomes[c.pos]) fail(c, asDomainError(error));
     }
-    if (created.length) {
-      // As after a single create: a scan may have cached "no such code" for these codes, and the
-      // Bloom filter learns them; both in one call per cache node (docs/design.md, "Batch creation").
-      await this.cache.invalidateManyAndSetBits(created.map(identifierOf), this.bloom.bitsOf(created)).catch(() => this.bloom.retryLater(created));
-    }
+    // As after a single create: a scan may have cached "no such code" for these codes, and the
+    // Bloom filter learns them (docs/design.md, "Batch creation").
+    if (created.length) await this.cache.created(created);
     const text = outcomes.map((o) => request.render(o!) + '\n').join('');
     // A chunk with a transient failure keeps no answer: its retry writes what is missing.
     if (!claim || !chunk.keepResults || outcomes.some((o) => 'error' in o! && TRANSIENT.has(o.error.code))) return { text, final: false };

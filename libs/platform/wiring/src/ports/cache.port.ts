@@ -1,4 +1,4 @@
-import { CACHE_STORE } from '@shortlink/links-domain';
+import { CACHE_STORE } from '@shortlink/read-path';
 import { MemoryCacheStore, MemoryRateWindows, MemorySlots, RedisClusterStore, RedisRateWindows, RedisSlots } from '@shortlink/cache';
 import { RATE_WINDOW_STORE, SLOT_STORE } from '@shortlink/tenants-domain';
 import { itself, portSpec } from '../port-spec';

@@ -95,8 +95,8 @@ export async function openLinkShards(config: AppConfig, app = programName()): Pr
   const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec: bootstrap, move: null }), initial, {
     resolveStore: (name) => catalog.find(name),
     timeoutMs: db.shardTimeoutMs,
-    breakerFailures: db.breaker.failures,
-    breakerOpenMs: db.breaker.openMs,
+    breakerFailures: db.shardBreaker.failures,
+    breakerOpenMs: db.shardBreaker.openMs,
     // A redirect's share of its DB_CONCURRENCY per shard (docs/design.md, "Failure containment").
     redirectLookupsPerShard: Math.max(1, Math.ceil(config.redirect.dbConcurrency / 4)),
   });

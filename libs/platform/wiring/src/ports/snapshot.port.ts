@@ -1,4 +1,4 @@
-import { SNAPSHOT_STORE } from '@shortlink/links-domain';
+import { SNAPSHOT_STORE } from '@shortlink/read-path';
 import { FileSnapshotStore } from '@shortlink/cache';
 import { itself, portSpec } from '../port-spec';
 

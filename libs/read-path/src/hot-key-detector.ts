@@ -7,10 +7,11 @@ export interface HotKeyOptions {
   readonly maxTrackedKeys: number;
 }
 
-export const SEED_004_HOT_KEYS: HotKeyOptions = { windowSeconds: 60, bucketSeconds: 10, threshold: 50, maxTrackedKeys: 5000 };
+/** docs/design.md, "Where the numbers come from" (the hot-key article). */
+export const DEFAULT_HOT_KEYS: HotKeyOptions = { windowSeconds: 60, bucketSeconds: 10, threshold: 50, maxTrackedKeys: 5000 };
 
 /**
- * Seed 004's bucketed sliding window: per key, counts in buckets of `bucketSeconds`; a key is hot
+ * A bucketed sliding window: per key, counts in buckets of `bucketSeconds`; a key is hot
  * when the buckets inside the window sum to at least `threshold`. Tracked keys are LRU-bounded so
  * a scan of many codes cannot grow memory. Only successful reads should be recorded.
  */
@@ -18,7 +19,7 @@ export class HotKeyDetector {
   private readonly counters: LRUCache<string, Map<number, number>>;
   private readonly buckets: number;
 
-  constructor(readonly options: HotKeyOptions = SEED_004_HOT_KEYS) {
+  constructor(readonly options: HotKeyOptions = DEFAULT_HOT_KEYS) {
     this.buckets = Math.max(1, Math.floor(options.windowSeconds / options.bucketSeconds));
     this.counters = new LRUCache({ max: options.maxTrackedKeys });
   }

@@ -1,4 +1,4 @@
-import { InMemoryCache } from '../testing/in-memory-ports';
+import { InMemoryCache } from './testing/in-memory-cache-store';
 import { AttemptReservation, PasswordAttempts } from './password-attempts';
 
 const allowedOf = (r: AttemptReservation[]) => r.filter((x) => x.allowed).length;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto';
-import { Link } from '../link';
-import { BitmapBits, CacheStore, LinkRepository } from '../ports';
+import { Link, LinkRepository } from '@shortlink/links-domain';
+import { CacheKeys } from './cache-keys';
+import { BitmapBits, CacheStore } from './ports';
 import { bloomItem, BloomFilter } from './bloom-filter';
 
 /**
@@ -12,6 +13,7 @@ import { bloomItem, BloomFilter } from './bloom-filter';
 export class BloomMaintainer {
   private pending: string[] = [];
   private retryTimer: NodeJS.Timeout | null = null;
+  private upkeep: NodeJS.Timeout | null = null;
 
   constructor(
     readonly filter: BloomFilter,
@@ -29,17 +31,6 @@ export class BloomMaintainer {
     }
   }
 
-  /** `added` for many links in one write per partition (batch creation). */
-  async addedMany(links: ReadonlyArray<Pick<Link, 'domain' | 'code'>>): Promise<void> {
-    const items = links.map((link) => bloomItem(link.domain, link.code));
-    try {
-      await this.filter.addMany(items);
-    } catch {
-      this.pending.push(...items);
-      this.scheduleRetry();
-    }
-  }
-
   /** The Bloom bits of links about to be written by the caller (batch creation, with its invalidations). */
   bitsOf(links: ReadonlyArray<Pick<Link, 'domain' | 'code'>>): BitmapBits[] {
     return this.filter.bitsOf(links.map((link) => bloomItem(link.domain, link.code)));
@@ -51,18 +42,25 @@ export class BloomMaintainer {
     this.scheduleRetry();
   }
 
-  get pendingAdds(): number {
-    return this.pending.length;
-  }
-
   /** Rebuilds from the shards unless the filter is already built (or another instance is building). */
   async ensureBuilt(): Promise<'already-built' | 'built' | 'busy'> {
     if (await this.filter.isBuilt()) return 'already-built';
     return this.rebuild();
   }
 
+  /**
+   * Checks at once, then every `everyMs`, that the filter is built, and rebuilds it when it is not:
+   * a partition evicted or lost in a failover answers "unknown" until then. `close` stops it.
+   */
+  keepBuilt(everyMs: number, report: (outcome: 'rebuilt' | Error) => void): void {
+    const ensure = () => this.ensureBuilt().then((r) => r === 'built' && report('rebuilt'), (error) => report(error as Error));
+    void ensure();
+    this.upkeep = setInterval(ensure, everyMs);
+    this.upkeep.unref();
+  }
+
   async rebuild(pageSize = 5000): Promise<'built' | 'busy'> {
-    const lockKey = 'shortlink:lock:bloom-rebuild';
+    const lockKey = CacheKeys.bloomRebuildLock;
     const token = randomUUID();
     if (!(await this.store.setIfAbsent(lockKey, token, 10 * 60_000))) return 'busy';
     try {
@@ -92,6 +90,7 @@ export class BloomMaintainer {
 
   async close(): Promise<void> {
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    if (this.upkeep) clearInterval(this.upkeep);
+    this.retryTimer = this.upkeep = null;
   }
 }

@@ -1,4 +1,4 @@
-import { CacheStore } from '../ports';
+import { CacheStore } from './ports';
 import { bloomSize, BloomFilter } from './bloom-filter';
 
 /** Minimal bitmap store for the filter's own unit test (the real adapters have a contract suite). */

@@ -1,4 +1,5 @@
-import { CachedLink, NULL_TTL_MS } from '../link-cache';
+import { CachedLink } from '@shortlink/links-domain';
+import { NULL_TTL_MS } from './link-cache';
 
 export type CachePolicyName = 'lru' | 'ttl';
 

@@ -1,5 +1,6 @@
 import { ALLOW, RateDecision } from '@shortlink/core';
-import { CacheStore } from '../ports';
+import { CacheKeys } from './cache-keys';
+import { CacheStore } from './ports';
 
 /**
  * A global requests-per-second limit shared by all instances. Each instance counts locally and
@@ -61,7 +62,7 @@ export class GlobalRateLimiter {
     const second = this.second;
     const delta = this.unsynced;
     try {
-      const total = await this.store.incrBy(`shortlink:ratelimit:global:${second}`, delta, 5000);
+      const total = await this.store.incrBy(CacheKeys.redirectsInSecond(second), delta, 5000);
       if (this.second === second) {
         this.unsynced -= delta;
         this.knownGlobal = total;

@@ -1,6 +1,7 @@
 import { x64 } from 'murmurhash3js-revisited';
 import { murmur32 } from '@shortlink/shard-router';
-import { BitmapBits, CacheStore } from '../ports';
+import { CacheKeys } from './cache-keys';
+import { BitmapBits, CacheStore } from './ports';
 
 export interface BloomOptions {
   /** Expected number of links (n). */
@@ -9,7 +10,6 @@ export interface BloomOptions {
   readonly falsePositiveRate: number;
   /** Bitmaps the filter is split into; each is one key, so they spread over cluster slots. */
   readonly partitions: number;
-  readonly keyPrefix?: string;
 }
 
 export type BloomAnswer = 'no' | 'maybe' | 'unknown';
@@ -31,7 +31,6 @@ const encoder = new TextEncoder();
 export class BloomFilter {
   readonly bitsPerPartition: number;
   readonly hashes: number;
-  private readonly prefix: string;
 
   constructor(
     private readonly store: CacheStore,
@@ -40,11 +39,10 @@ export class BloomFilter {
     const { bits, hashes } = bloomSize(options.capacity, options.falsePositiveRate);
     this.bitsPerPartition = Math.ceil(bits / options.partitions);
     this.hashes = hashes;
-    this.prefix = options.keyPrefix ?? 'shortlink:bloom:links';
   }
 
   partitionKey(p: number): string {
-    return `${this.prefix}:${p}`;
+    return CacheKeys.bloomPartition(p);
   }
 
   locate(item: string): { key: string; offsets: number[] } {

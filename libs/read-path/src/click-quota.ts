@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { ShortUrlIdentifier } from '../link';
-import { CachedLink } from '../link-cache';
-import { CacheStore } from '../ports';
-import { ExhaustionView } from './link-rules';
+import { CachedLink, ExhaustionView, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { CacheKeys } from './cache-keys';
+import { CacheStore } from './ports';
 
 /** Where the redirects counted against maxClicks are kept for good: the link's row on its shard. */
 export interface ClickCounts {
@@ -28,9 +27,6 @@ export interface ClickQuotaObserver {
 }
 
 export type ReservationOutcome = 'granted' | 'exhausted' | 'unavailable';
-
-/** The shared counter of a link: keyed by the link's id, which is never reused (a recreated alias starts at 0). */
-export const clickCounterKey = (linkId: string): string => `shortlink:clicks:${linkId}`;
 
 interface Batch {
   readonly id: ShortUrlIdentifier;
@@ -104,7 +100,7 @@ export class ClickQuota implements ExhaustionView {
     const limit = link.rules?.maxClicks;
     if (limit === undefined) return false;
     if (this.isKnownExhausted(link)) return true;
-    const stored = await this.store.get(clickCounterKey(link.id));
+    const stored = await this.store.get(CacheKeys.clickCounter(link.id));
     const count = stored !== null && stored !== '' ? Number(stored) : ((await this.counts.clickCount(id, link.id)) ?? 0);
     if (count < limit) return false;
     this.exhausted.set(link.id, count);
@@ -160,7 +156,7 @@ export class ClickQuota implements ExhaustionView {
     const wanted = batch.waiting.length;
     let result: { granted: number; count: number } | null = null;
     try {
-      const key = clickCounterKey(linkId);
+      const key = CacheKeys.clickCounter(linkId);
       const floor = this.floors.get(linkId) ?? 0;
       result = await this.store.reserveBelow(key, batch.limit, wanted, floor, null);
       if (result === null) {

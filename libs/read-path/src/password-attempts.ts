@@ -1,5 +1,6 @@
 import { KeyedWindowLimiter } from '@shortlink/core';
-import { CacheStore } from '../ports';
+import { CacheKeys } from './cache-keys';
+import { CacheStore } from './ports';
 
 export interface PasswordAttemptOptions {
   /** Passwords a visitor may have checked per link within the window, beyond those accepted. */
@@ -42,7 +43,7 @@ export class PasswordAttempts {
     const localKey = `${linkId}\u0000${address}`;
     const local = this.local.hit(localKey, now);
     if (!local.allowed) return { allowed: false, retryAfterSeconds: local.retryAfterSeconds };
-    const key = sharedKey(linkId, address);
+    const key = CacheKeys.passwordAttempts(linkId, address);
     let counted: boolean;
     try {
       const count = await this.store.incrBy(key, 1, this.options.windowMs);
@@ -65,5 +66,3 @@ export class PasswordAttempts {
     };
   }
 }
-
-const sharedKey = (linkId: string, address: string) => `shortlink:password-attempts:${linkId}:${address}`;

@@ -1,16 +1,6 @@
-import { CachedLink } from '../link-cache';
+import { CachedLink } from '@shortlink/links-domain';
+import { SnapshotStore } from './ports';
 import { HotLinkSnapshot } from './redirect-pipeline';
-
-export interface SnapshotEntry {
-  readonly key: string;
-  readonly link: CachedLink;
-}
-
-/** Where the hot-link snapshot is persisted (a local file per instance: docs/design.md, "Redirect read path"). */
-export interface SnapshotStore {
-  load(): Promise<SnapshotEntry[]>;
-  save(entries: readonly SnapshotEntry[]): Promise<void>;
-}
 
 /** In-memory view of the last snapshot; refreshed from the hot set, persisted, loaded at start. */
 export class HotLinkSnapshotKeeper implements HotLinkSnapshot {

@@ -1,8 +1,8 @@
 import { CachePolicy } from './cache-policy';
 import { HotKeyDetector } from './hot-key-detector';
 import { L1Cache } from './l1-cache';
-import { GlobalRateLimiter } from './rate-limiters';
-import { CacheStore } from '../ports';
+import { GlobalRateLimiter } from './global-rate-limiter';
+import { CacheStore } from './ports';
 
 const link = { id: '1', tenantId: 't', targetUrl: 'https://example.com', redirectType: 302 as const, expiresAt: null, status: 'active' as const, version: 1, createdAt: 0 };
 

@@ -1,15 +1,17 @@
 import { randomUUID } from 'crypto';
 import { BulkheadRejectedError, bulkhead, BulkheadPolicy, circuitBreaker, CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import { isPlausibleCode } from '../alias';
-import { ShortUrlIdentifier } from '../link';
-import { CachedLink, LinkCache, linkCacheKey, toCachedLink } from '../link-cache';
+import {
+  CachedLink, isPlausibleCode, LinkRepository, LinkResolver, ResolvedLink, ShortUrlIdentifier, toCachedLink, unknownLink,
+} from '@shortlink/links-domain';
+import { CacheKeys } from './cache-keys';
+import { LinkCache } from './link-cache';
 import { bloomItem, BloomFilter } from './bloom-filter';
 import { cappedTtlMs, CachePolicy } from './cache-policy';
 import { HotKeyDetector } from './hot-key-detector';
 import { L1Cache } from './l1-cache';
 import { SingleFlight } from './single-flight';
-import { CacheStore, LinkRepository } from '../ports';
+import { CacheStore } from './ports';
 
 export type LookupSource = 'l1' | 'l1_negative' | 'redis' | 'redis_null' | 'bloom_reject' | 'db' | 'db_miss' | 'snapshot' | 'rejected';
 
@@ -23,9 +25,9 @@ export interface RedirectPipelineOptions {
   readonly lockPollMs: number;
   /** Concurrent shard queries per instance; beyond it a request gets 503 at once. */
   readonly dbConcurrency: number;
-  /** Consecutive Redis failures that open the breaker, and how long it stays open. */
-  readonly breakerFailures: number;
-  readonly breakerHalfOpenAfterMs: number;
+  /** Consecutive Redis failures that open the Redis breaker, and how long it stays open. */
+  readonly redisBreakerFailures: number;
+  readonly redisBreakerHalfOpenAfterMs: number;
   readonly nullTtlMs: number;
 }
 
@@ -33,11 +35,11 @@ export interface RedirectObserver {
   lookup(source: LookupSource): void;
   dbQuery(): void;
   lockWait(seconds: number): void;
-  breakerState(state: 'closed' | 'open' | 'half_open'): void;
+  redisBreakerState(state: 'closed' | 'open' | 'half_open'): void;
 }
 
-export interface Resolved {
-  readonly link: CachedLink;
+/** A link found, and where the lookup ended. */
+export interface Resolved extends ResolvedLink {
   readonly source: LookupSource;
 }
 
@@ -46,57 +48,81 @@ export interface HotLinkSnapshot {
   get(key: string): CachedLink | undefined;
 }
 
-const noop: RedirectObserver = { lookup: () => undefined, dbQuery: () => undefined, lockWait: () => undefined, breakerState: () => undefined };
+/** What the pipeline reads from and writes to. */
+export interface RedirectPipelineParts {
+  readonly cache: CacheStore;
+  readonly links: LinkRepository;
+  readonly l1: L1Cache;
+  readonly hot: HotKeyDetector;
+  readonly policy: CachePolicy;
+  /** Null: no Bloom filter (BLOOM_ENABLED=false). */
+  readonly bloom: BloomFilter | null;
+  readonly snapshot: HotLinkSnapshot;
+  readonly observer?: RedirectObserver;
+  readonly clock?: Clock;
+}
+
+const noop: RedirectObserver = { lookup: () => undefined, dbQuery: () => undefined, lockWait: () => undefined, redisBreakerState: () => undefined };
 
 class RedisUnavailable extends Error {}
 
 /**
  * The redirect read path (docs/design.md, "Redirect read path"):
  * L1 → Redis (value or null sentinel) → Bloom "no" → single flight → distributed lock with double
- * check → shard → write back (policy TTL) or null sentinel. Redis failures open a breaker and
- * send lookups to the shard through a bulkhead; with the shard down too, hot links are answered
- * from the snapshot.
+ * check → shard → write back (policy TTL) or null sentinel. Redis failures open the Redis
+ * breaker and send lookups to the shard through the instance's bulkhead of DB_CONCURRENCY (each
+ * shard's share of it is the shard's guard, in the sharding lib); with the shard down too, hot
+ * links are answered from the snapshot.
  */
-export class RedirectPipeline {
+export class RedirectPipeline implements LinkResolver {
   private readonly flights = new SingleFlight<Resolved | null>();
-  private readonly breaker: CircuitBreakerPolicy;
+  private readonly redisBreaker: CircuitBreakerPolicy;
   private readonly dbLimiter: BulkheadPolicy;
+  private readonly cacheStore: CacheStore;
   private readonly linkCache: LinkCache;
+  private readonly links: LinkRepository;
+  private readonly l1: L1Cache;
+  private readonly hot: HotKeyDetector;
+  private readonly policy: CachePolicy;
+  private readonly bloom: BloomFilter | null;
+  private readonly snapshot: HotLinkSnapshot;
+  private readonly observer: RedirectObserver;
+  private readonly clock: Clock;
 
   constructor(
-    private readonly cacheStore: CacheStore,
-    private readonly links: LinkRepository,
-    private readonly l1: L1Cache,
-    private readonly hot: HotKeyDetector,
-    private readonly policy: CachePolicy,
-    private readonly bloom: BloomFilter | null,
-    private readonly snapshot: HotLinkSnapshot,
+    parts: RedirectPipelineParts,
     private readonly options: RedirectPipelineOptions,
-    private readonly observer: RedirectObserver = noop,
-    private readonly clock: Clock = systemClock,
   ) {
-    this.breaker = circuitBreaker(handleAll, { halfOpenAfter: options.breakerHalfOpenAfterMs, breaker: new ConsecutiveBreaker(options.breakerFailures) });
-    this.breaker.onStateChange((s) => observer.breakerState(s === CircuitState.Open ? 'open' : s === CircuitState.HalfOpen ? 'half_open' : 'closed'));
+    ({ cache: this.cacheStore, links: this.links, l1: this.l1, hot: this.hot, policy: this.policy, bloom: this.bloom, snapshot: this.snapshot } = parts);
+    this.observer = parts.observer ?? noop;
+    this.clock = parts.clock ?? systemClock;
+    const breaker = new ConsecutiveBreaker(options.redisBreakerFailures);
+    this.redisBreaker = circuitBreaker(handleAll, { halfOpenAfter: options.redisBreakerHalfOpenAfterMs, breaker });
+    this.redisBreaker.onStateChange((s) => this.observer.redisBreakerState(s === CircuitState.Open ? 'open' : s === CircuitState.HalfOpen ? 'half_open' : 'closed'));
     this.dbLimiter = bulkhead(options.dbConcurrency, 0);
-    this.linkCache = new LinkCache(cacheStore);
+    this.linkCache = new LinkCache(this.cacheStore);
   }
 
-  get breakerState(): 'closed' | 'open' | 'half_open' {
-    const s = this.breaker.state;
+  get redisBreakerState(): 'closed' | 'open' | 'half_open' {
+    const s = this.redisBreaker.state;
     return s === CircuitState.Closed ? 'closed' : s === CircuitState.HalfOpen ? 'half_open' : 'open';
   }
 
   /**
    * The L1 answer without a promise hop, or undefined when the lookup needs the slower levels
-   * (the hot route answers L1 hits synchronously). Throws like resolve() for L1 negatives.
+   * (the hot route answers L1 hits synchronously). Throws like resolve() for L1 negatives. A hit
+   * returns L1's own entry: nothing is allocated for it.
    */
-  resolveLocal(id: ShortUrlIdentifier): Resolved | undefined {
+  resolveLocal(id: ShortUrlIdentifier): ResolvedLink | undefined {
     if (!this.options.l1Enabled) return undefined;
     if (!isPlausibleCode(id.code)) throw this.notFound(id, 'rejected');
-    const key = linkCacheKey(id);
+    const key = CacheKeys.link(id);
     const entry = this.l1.get(key, this.clock.now());
     if (!entry) return undefined;
-    if ('link' in entry) return this.served(key, entry.link, 'l1');
+    if ('link' in entry) {
+      this.serve(key, entry.link, 'l1');
+      return entry;
+    }
     throw this.notFound(id, 'l1_negative');
   }
 
@@ -106,7 +132,7 @@ export class RedirectPipeline {
    * that began before the change.
    */
   applyChange(change: ShortUrlIdentifier & { readonly version: number }): void {
-    const key = linkCacheKey(change);
+    const key = CacheKeys.link(change);
     this.l1.invalidate(key, change.version);
     this.flights.forget(key);
   }
@@ -119,10 +145,10 @@ export class RedirectPipeline {
 
   async resolve(id: ShortUrlIdentifier): Promise<Resolved> {
     const local = this.resolveLocal(id);
-    if (local) return local;
+    if (local) return { link: local.link, source: 'l1' };
     // resolveLocal already rejected implausible codes when L1 is on.
     if (!this.options.l1Enabled && !isPlausibleCode(id.code)) throw this.notFound(id, 'rejected');
-    const key = linkCacheKey(id);
+    const key = CacheKeys.link(id);
     // What L1 may store when this lookup ends: nothing, if the channel was interrupted meanwhile.
     const epoch = this.l1.epoch;
 
@@ -161,9 +187,9 @@ export class RedirectPipeline {
     return this.served(key, resolved.link, resolved.source, epoch);
   }
 
-  /** Seed 001: only the lock holder queries the shard; the others re-check Redis while waiting. */
+  /** Only the lock holder queries the shard; the others re-check Redis while waiting (the stampede lock: docs/design.md, "Redirect read path"). */
   private async loadWithLock(id: ShortUrlIdentifier, key: string, epoch: number): Promise<Resolved | null> {
-    const lockKey = `shortlink:lock:${id.domain}:${id.code}`;
+    const lockKey = CacheKeys.linkLock(id);
     const token = randomUUID();
     const started = this.clock.now();
     const deadline = started + this.options.lockWaitMs;
@@ -196,7 +222,7 @@ export class RedirectPipeline {
       // Redis failed mid-way: fall through to an unlocked shard read (bounded by the bulkhead).
     }
     this.observer.lockWait((this.clock.now() - started) / 1000);
-    return this.loadFromShard(id, key, this.breakerState === 'closed', epoch);
+    return this.loadFromShard(id, key, this.redisBreakerState === 'closed', epoch);
   }
 
   private async loadFromShard(id: ShortUrlIdentifier, key: string, writeBack: boolean, epoch: number): Promise<Resolved | null> {
@@ -235,15 +261,19 @@ export class RedirectPipeline {
     if (this.options.l1Enabled) this.l1.setPositive(key, link, this.hot.isHot(key, this.clock.now()), this.clock.now(), epoch);
   }
 
-  /** Counts a successful read (only those: docs/design.md, "Redirect read path"), pins hot keys in L1, checks status and expiry. */
   private served(key: string, link: CachedLink, source: LookupSource, epoch?: number): Resolved {
+    this.serve(key, link, source, epoch);
+    return { link, source };
+  }
+
+  /** Counts a successful read (only those: docs/design.md, "Redirect read path"), pins hot keys in L1, checks status and expiry. */
+  private serve(key: string, link: CachedLink, source: LookupSource, epoch?: number): void {
     const now = this.clock.now();
     this.observer.lookup(source);
     if (link.status === 'disabled') throw new DomainError(ErrorCode.LINK_DISABLED, 'link is disabled', { source });
     if (link.expiresAt !== null && link.expiresAt <= now) throw new DomainError(ErrorCode.LINK_EXPIRED, 'link has expired', { source });
     const reads = this.hot.record(key, now);
     if (this.options.l1Enabled && reads >= this.hot.options.threshold) this.l1.pin(key, link, now, epoch);
-    return { link, source };
   }
 
   /** Hot links with their cached values, hottest first (for /internal/hot-links and the snapshot). */
@@ -256,7 +286,7 @@ export class RedirectPipeline {
   }
 
   private redis<T>(op: () => Promise<T>): Promise<T> {
-    return this.breaker.execute(op).catch((error) => {
+    return this.redisBreaker.execute(op).catch((error) => {
       throw error instanceof RedisUnavailable ? error : new RedisUnavailable((error as Error)?.message);
     });
   }
@@ -265,10 +295,4 @@ export class RedirectPipeline {
     this.observer.lookup(source);
     return unknownLink(id, source);
   }
-}
-
-/** LINK_NOT_FOUND as a visitor sees it; `source` (where the lookup ended) never leaves the process. */
-export function unknownLink(id: ShortUrlIdentifier, source?: LookupSource): DomainError {
-  const details = { shortCode: id.code, domain: id.domain, ...(source ? { source } : {}) };
-  return new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, details);
 }

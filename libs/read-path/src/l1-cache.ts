@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { CachedLink } from '../link-cache';
+import { CachedLink } from '@shortlink/links-domain';
 
 export interface L1Options {
   readonly maxEntries: number;

@@ -1,17 +1,9 @@
-import { CachedLink } from '../link-cache';
-import { Link, NO_OPTIONS } from '../link';
-import { InMemoryLinkRepository } from '../testing/in-memory-link-repository';
-import { InMemoryCache } from '../testing/in-memory-ports';
-import { clickCounterKey, ClickQuota, ReservationOutcome } from './click-quota';
+import { CachedLink } from '@shortlink/links-domain';
+import { InMemoryCache, InMemoryClickCounts } from './testing/in-memory-cache-store';
+import { CacheKeys } from './cache-keys';
+import { ClickQuota, ReservationOutcome } from './click-quota';
 
 const ID = { domain: 'sho.rt', code: 'capped1' };
-
-function stored(over: Partial<Link> = {}): Link {
-  return {
-    ...NO_OPTIONS, id: '4242', ...ID, targetUrl: 'https://example.com/', tenantId: 't', createdAt: new Date(0), updatedAt: new Date(0), expiresAt: null,
-    status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, maxClicks: 100, ...over,
-  };
-}
 
 const cached = (maxClicks: number, id = '4242'): CachedLink => ({ id, tenantId: 't', targetUrl: 'https://example.com/', redirectType: 302, expiresAt: null, status: 'active', version: 1, createdAt: 0, rules: { maxClicks } });
 
@@ -22,13 +14,13 @@ const granted = (outcomes: ReservationOutcome[]) => outcomes.filter((o) => o ===
 
 describe('ClickQuota (maxClicks)', () => {
   let cache: InMemoryCache;
-  let shard: InMemoryLinkRepository;
+  let shard: InMemoryClickCounts;
   const quota = (flushIntervalMs = 60_000) => new ClickQuota(cache, shard, { flushIntervalMs });
 
   beforeEach(async () => {
     cache = new InMemoryCache();
-    shard = new InMemoryLinkRepository();
-    await shard.insert(stored());
+    shard = new InMemoryClickCounts();
+    shard.counts.set('4242', 0);
   });
 
   it('grants exactly the limit to 1000 concurrent requests over two instances sharing the counter', async () => {
@@ -36,7 +28,7 @@ describe('ClickQuota (maxClicks)', () => {
     const outcomes = await Promise.all([burst(a, 300), burst(b, 300), burst(a, 200), burst(b, 200)]);
     expect(granted(outcomes.flat())).toBe(100);
     expect(outcomes.flat().filter((o) => o === 'exhausted')).toHaveLength(900);
-    expect(cache.values.get(clickCounterKey('4242'))).toBe('100');
+    expect(cache.values.get(CacheKeys.clickCounter('4242'))).toBe('100');
   });
 
   it('takes the requests of one turn in one call to the shared cache, the first ones granted', async () => {
@@ -64,7 +56,7 @@ describe('ClickQuota (maxClicks)', () => {
     expect(await shard.clickCount(ID, '4242')).toBe(60);
     expect(granted(await burst(q, 20))).toBe(20);
     expect(q.unflushedClicks).toBe(20);
-    cache.values.delete(clickCounterKey('4242')); // evicted, or lost in a failover
+    cache.values.delete(CacheKeys.clickCounter('4242')); // evicted, or lost in a failover
     const after = granted(await burst(q, 500));
     expect(after).toBe(40); // 100 - 60 flushed: the 20 unflushed clicks are granted a second time
     const total = 60 + 20 + after;
@@ -77,7 +69,7 @@ describe('ClickQuota (maxClicks)', () => {
     expect(granted(await burst(q, 150))).toBe(100);
     await q.flush(); // the flush started when the limit was reached; this waits for it
     expect(await shard.clickCount(ID, '4242')).toBe(100);
-    cache.values.delete(clickCounterKey('4242'));
+    cache.values.delete(CacheKeys.clickCounter('4242'));
     const fresh = quota(); // another instance, which never saw the link
     expect(granted(await burst(fresh, 50))).toBe(0);
   });
@@ -88,7 +80,7 @@ describe('ClickQuota (maxClicks)', () => {
     await a.flush(); // a knows the shard at 30
     expect(granted(await burst(b, 30))).toBe(30);
     await b.flush(); // the shard is at 60 now
-    cache.values.delete(clickCounterKey('4242'));
+    cache.values.delete(CacheKeys.clickCounter('4242'));
     expect(granted(await burst(a, 100))).toBe(40);
   });
 
@@ -96,7 +88,7 @@ describe('ClickQuota (maxClicks)', () => {
     const q = quota();
     expect(granted(await burst(q, 70))).toBe(70);
     await q.flush();
-    cache.values.set(clickCounterKey('4242'), '50'); // a replica promoted before it had the last 20
+    cache.values.set(CacheKeys.clickCounter('4242'), '50'); // a replica promoted before it had the last 20
     expect(granted(await burst(q, 100))).toBe(30);
   });
 
@@ -116,10 +108,10 @@ describe('ClickQuota (maxClicks)', () => {
     cache.down = true;
     expect(await burst(q, 3)).toEqual(['unavailable', 'unavailable', 'unavailable']);
     cache.down = false;
-    shard.down.add(shard.shardOf(ID.code));
+    shard.down = true;
     await q.flush();
     expect(q.unflushedClicks).toBe(10);
-    shard.down.clear();
+    shard.down = false;
     await q.flush();
     expect(q.unflushedClicks).toBe(0);
     expect(await shard.clickCount(ID, '4242')).toBe(10);
@@ -128,7 +120,7 @@ describe('ClickQuota (maxClicks)', () => {
   it('drops the count of a link deleted meanwhile, and flushes what is left on close', async () => {
     const q = quota();
     await burst(q, 5);
-    await shard.remove(ID, 1, new Date(Date.now() + 1000));
+    shard.counts.delete('4242'); // the link was deleted
     await q.close();
     expect(q.unflushedClicks).toBe(0);
   });
