@@ -80,12 +80,8 @@ function resolveSource(fromSource, specifier) {
   return null;
 }
 
-function outputOf(source) {
-  return path.join(DIST, path.relative(ROOT, source)).replace(/\.ts$/, '.js');
-}
-
-async function compile(source) {
-  const out = outputOf(source);
+async function compile(source, { root, dist }) {
+  const out = path.join(dist, path.relative(root, source)).replace(/\.ts$/, '.js');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   if (!source.endsWith('.ts')) {
     fs.copyFileSync(source, out);
@@ -102,34 +98,40 @@ async function compile(source) {
   return { out, code: result.code, bytes: code.length + result.map.length };
 }
 
-function copyAsset(relative) {
-  const from = path.join(ROOT, relative);
+function copyAsset(relative, { root, dist }) {
+  const from = path.join(root, relative);
   if (!fs.existsSync(from)) throw new Error(`asset ${relative} does not exist (tools/build.js, ASSETS)`);
-  fs.cpSync(from, path.join(DIST, relative), { recursive: true });
+  fs.cpSync(from, path.join(dist, relative), { recursive: true });
 }
 
-async function build(names) {
+/**
+ * Compiles the entry points (absolute .ts paths under `root`) and what they require into `dist`, at the
+ * same paths relative to `root`. Returns the problems (a require that names no file, a file outside
+ * `root`, a package outside the production dependencies) instead of throwing.
+ */
+async function build(entries, { root = ROOT, dist = DIST, assets = ASSETS } = {}) {
   const started = process.hrtime.bigint();
   const seen = new Map(); // source -> the file that required it first (for messages)
   const queue = [];
   const problems = [];
   const packages = new Set();
   let bytes = 0;
-  for (const name of names) for (const entry of ENTRIES[name]) queue.push([path.join(ROOT, entry), null]);
+  for (const entry of entries) queue.push([entry, null]);
   for (const [source, from] of queue) seen.set(source, from);
 
   // Breadth-first over the require() graph, each level compiled in parallel (swc runs on its own threads).
   let level = queue.map(([source]) => source);
   while (level.length > 0) {
-    const results = await Promise.all(level.map(compile));
+    const results = await Promise.all(level.map((source) => compile(source, { root, dist })));
     const next = [];
-    results.forEach(({ out, code, bytes: written }, i) => {
+    results.forEach(({ code, bytes: written }, i) => {
       bytes += written;
       const source = level[i];
       for (const [, , specifier] of code.matchAll(REQUIRE)) {
         if (specifier.startsWith('.')) {
           const target = resolveSource(source, specifier);
-          if (!target) problems.push(`${path.relative(ROOT, out)}: require('${specifier}') names no source file`);
+          if (!target) problems.push(`${path.relative(root, source)}: require('${specifier}') names no source file`);
+          else if (path.relative(root, target).startsWith('..')) problems.push(`${path.relative(root, source)}: require('${specifier}') leaves ${root}`);
           else if (!seen.has(target)) {
             seen.set(target, source);
             next.push(target);
@@ -138,14 +140,14 @@ async function build(names) {
           const name = packageOf(specifier);
           packages.add(name);
           if (!PRODUCTION_PACKAGES.has(name)) {
-            problems.push(`${path.relative(ROOT, source)} requires '${name}', which is not a production dependency (package.json "dependencies")`);
+            problems.push(`${path.relative(root, source)} requires '${name}', which is not a production dependency (package.json "dependencies")`);
           }
         }
       }
     });
     level = next;
   }
-  for (const asset of ASSETS) copyAsset(asset);
+  for (const asset of assets) copyAsset(asset, { root, dist });
 
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   return { files: seen.size, bytes, packages: [...packages].sort(), problems, ms };
@@ -160,7 +162,7 @@ async function main() {
   }
   const names = asked.length > 0 ? asked : Object.keys(ENTRIES);
   if (asked.length === 0) fs.rmSync(DIST, { recursive: true, force: true });
-  const { files, bytes, packages, problems, ms } = await build(names);
+  const { files, bytes, packages, problems, ms } = await build(names.flatMap((name) => ENTRIES[name].map((entry) => path.join(ROOT, entry))));
   if (problems.length > 0) {
     console.error(`build failed:\n  ${problems.join('\n  ')}`);
     process.exit(1);
@@ -172,7 +174,11 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+module.exports = { build, ENTRIES };
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
