@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build`: compiles the three apps, the embedded launcher and the command-line tools to
-// CommonJS in dist/, once, for the image (Dockerfile) and `npm run start:dist`. Development keeps
-// running the sources through tools/register.js; this is the same swc transform, ahead of time:
+// CommonJS in dist/, once, for the image (Dockerfile; then `node dist/apps/redirect/src/main.js`).
+// `npm start` and the tests keep running the sources through tools/register.js; this is the same swc
+// transform, ahead of time (deploy/README.md, "The image"):
 //   - decorator metadata kept (legacyDecorator + decoratorMetadata): Nest's DI reads it;
 //   - the @shortlink/* aliases of tsconfig.base.json rewritten to relative paths (swc jsc.paths);
 //   - one output file per source file, at the same path under dist/ (dist/apps/redirect/src/main.js),
@@ -11,8 +12,9 @@
 //     "optionalDependencies"): the image installs nothing else (npm ci --omit=dev). The build fails otherwise.
 // No type check here: `npm run typecheck` does that.
 //
-//   node tools/build.js            # all entry points
-//   node tools/build.js redirect   # one of them (dist/ is not cleared, so the others stay)
+//   node tools/build.js            # all entry points (dist/ cleared first)
+//   node tools/build.js redirect   # one of them, as `nx run redirect:build` (dist/ is not cleared)
+//   node tools/build.js --packages # and list the packages the compiled code requires
 'use strict';
 const fs = require('fs');
 const path = require('path');
