@@ -6,6 +6,7 @@ import { API_KEY, createLink, getStats, createTenant, redirectOf, restartEmbedde
 import { describeAnalyticsJourney } from './analytics-journey';
 import { describeTenantJourney } from './tenant-journey';
 import { describeLinkOptions } from './link-options';
+import { describeProbeJourney } from './probe-journey';
 import { describeUserJourney } from './user-journey';
 
 /** The README's `npm start`: three apps in one process, SQLite + in-process cache/bus + chdb. */
@@ -30,6 +31,7 @@ describe('embedded profile (npm start)', () => {
   describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
   describeTenantJourney(() => endpoints, () => proc.output());
   describeLinkOptions(() => endpoints);
+  describeProbeJourney(() => endpoints);
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

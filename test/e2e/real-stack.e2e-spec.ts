@@ -12,6 +12,7 @@ import { API_KEY, createLink, getStats, createTenant, redirectOf, SERVER_SECRETS
 import { describeAnalyticsJourney } from './analytics-journey';
 import { describeTenantJourney } from './tenant-journey';
 import { describeLinkOptions } from './link-options';
+import { describeProbeJourney } from './probe-journey';
 import { describeUserJourney } from './user-journey';
 
 /**
@@ -63,6 +64,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
   describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
   describeTenantJourney(() => endpoints, () => procs.map((p) => p.output()).join('\n'));
   describeLinkOptions(() => endpoints);
+  describeProbeJourney(() => endpoints);
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;

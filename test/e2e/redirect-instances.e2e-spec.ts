@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
-import { App, eventually, keepAliveAgent, metricsOf, metric, Reply, send, sleep, startApp, tally } from '@shortlink/harness';
+import { App, eventually, keepAliveAgent, metricsOf, metric, postLater, Reply, send, sleep, startApp, tally } from '@shortlink/harness';
 import { API_KEY, SERVER_SECRETS } from './support';
 
 /**
@@ -112,6 +112,17 @@ describe('two redirect instances on the real stack (issue 11)', () => {
     await withRedis((c) => c.del(key));
     const again = await burst(code, 100);
     expect(tally(again)).toEqual({ 410: 100 });
+  });
+
+  it('evaluates at most 5 wrong passwords of 100 connections over both instances that send their headers first, their bodies one at a time', async () => {
+    const code = await create({ url: 'https://example.com/guarded', password: 'correct horse battery' });
+    // One client address (no proxy is trusted here): the attempts are counted per visitor and link in Redis, so both instances share them.
+    const posts = Array.from({ length: 100 }, (_, i) => postLater([a.base, b.base][i % 2], `/${code}`, `password=guess-${i}`));
+    await sleep(500); // every request is past its headers before the first body leaves
+    const statuses: number[] = [];
+    for (const p of posts) statuses.push((await p.send()).status);
+    measured.passwordGuesses = { evaluated: statuses.filter((s) => s === 403).length, refused: statuses.filter((s) => s === 429).length };
+    expect(measured.passwordGuesses).toEqual({ evaluated: 5, refused: 95 });
   });
 
   it('applies 100 edits on both instances under continuous requests: none sent 100 ms after an acknowledgement gets the old target', async () => {

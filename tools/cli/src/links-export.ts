@@ -4,7 +4,8 @@ import { exportLinks } from '@shortlink/link-transfer';
 
 /**
  * `npm run links:export -- [--out links.csv]`: the tenant's links (its key: SHORTLINK_API_KEY) as
- * CSV through the list API, newest first, in the columns links:import reads back.
+ * CSV through the export API, newest first, every field in the columns links:import reads back, a
+ * password as its argon2id hash (the key needs links:write for those; the file is as sensitive).
  */
 const USAGE = 'usage: npm run links:export -- [--api http://127.0.0.1:8081] [--out links.csv] [--tag T] [--domain D] [--status active|disabled|expired]\nthe API key: SHORTLINK_API_KEY';
 
@@ -26,7 +27,11 @@ async function main(): Promise<number> {
     return values.help ? 0 : 2;
   }
   const output = values.out ? createWriteStream(values.out) : process.stdout;
-  const exported = await exportLinks({ api: values.api!, apiKey, output, tag: values.tag, domain: values.domain, status, onProgress: (n) => values.out && process.stderr.write(`\r${n} links`) });
+  const exported = await exportLinks({
+    api: values.api!, apiKey, output, tag: values.tag, domain: values.domain, status,
+    onProgress: (n) => values.out && process.stderr.write(`\r${n} links`),
+    onWarning: (message) => console.error(`warning: ${message}`),
+  });
   if (values.out) console.error(`\n${exported} links written to ${values.out}`);
   return 0;
 }

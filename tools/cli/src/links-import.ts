@@ -6,8 +6,9 @@ import { Format, FORMATS, importLinks } from '@shortlink/link-transfer';
 /**
  * `npm run links:import -- file.csv`: streams a CSV (ours, or an export of Bitly, Shlink or YOURLS;
  * Kutt's JSON link list) through POST /api/v1/links/batch and writes a results CSV (row, status,
- * code, shortUrl, error). The key comes from SHORTLINK_API_KEY (not the command line, where other
- * users of the machine could read it). Column mapping: README, "Import and export".
+ * code, shortUrl, error, note: why a row was created disabled). The key comes from SHORTLINK_API_KEY
+ * (not the command line, where other users of the machine could read it). Column mapping: README,
+ * "Import and export".
  */
 const USAGE = `usage: npm run links:import -- <file.csv|kutt.json> [--api http://127.0.0.1:8081] [--out results.csv]
        [--format ${FORMATS.join('|')}] [--no-codes] [--keep-domains] [--idempotency-key KEY] [--batch-rows 100000]

@@ -86,17 +86,19 @@ export function optionsJson(link: Link): string | null {
 export const likePattern = (text: string): string => `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 
 /**
- * The SELECT of a tenant's page, for both SQL backends (positional parameters): from the
- * (tenant, id) index, or the tag table's (tenant, tag, link) key when a tag is asked for.
+ * The SELECT of a tenant's page, for both SQL backends (positional parameters), newest first: from
+ * the (tenant, created_at, id) index (with a status: (tenant, status, created_at, id)), or the tag
+ * table's (tenant, tag, link) key when a tag is asked for (those rows are then sorted). After a
+ * position: `created_at <= t` is the index range, the rest drops that millisecond's later ids.
  */
-export function tenantPageQuery(q: LinkListQuery, id: (decimal: string) => unknown): { sql: string; params: unknown[] } {
+export function tenantPageQuery(q: LinkListQuery, to: { id: (decimal: string) => unknown; time: (at: Date) => unknown }): { sql: string; params: unknown[] } {
   const where = ['l.tenant_id = ?'];
   const params: unknown[] = [q.tenantId];
   const add = (clause: string, ...values: unknown[]) => {
     where.push(clause);
     params.push(...values);
   };
-  if (q.beforeId !== null) add('l.id < ?', id(q.beforeId));
+  if (q.after !== null) add('l.created_at <= ? AND (l.created_at < ? OR l.id < ?)', to.time(q.after.createdAt), to.time(q.after.createdAt), to.id(q.after.id));
   if (q.status) add('l.status = ?', STATUS_TO_DB[q.status]);
   if (q.domain) add('l.domain = ?', q.domain);
   if (q.search) {
@@ -105,7 +107,7 @@ export function tenantPageQuery(q: LinkListQuery, id: (decimal: string) => unkno
   }
   const select = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
   const from = q.tag ? `${select} JOIN link_tags t ON t.link_id = l.id AND t.tenant_id = l.tenant_id AND t.tag = ?` : select;
-  return { sql: `${from} WHERE ${where.join(' AND ')} ORDER BY l.id DESC LIMIT ?`, params: [...(q.tag ? [q.tag] : []), ...params, q.limit] };
+  return { sql: `${from} WHERE ${where.join(' AND ')} ORDER BY l.created_at DESC, l.id DESC LIMIT ?`, params: [...(q.tag ? [q.tag] : []), ...params, q.limit] };
 }
 
 /** Codes per statement of a look-up by many identifiers. */

@@ -160,10 +160,9 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
 
   async orphans(q: OrphanQuery): Promise<OrphanResult> {
     const table = `${this.db}.link_${granularity(q.granularity)}`;
-    // Orphan visits belong to no tenant (tenant_id ''); a tenant sees those of the domains it has clicks on.
-    const where =
-      `tenant_id = '' AND domain IN (SELECT DISTINCT domain FROM ${this.db}.link_day WHERE tenant_id = ${sqlString(tenantOf(q.tenantId))})` +
-      `${q.domain === null ? '' : ` AND domain = ${sqlString(q.domain)}`} AND ${timeWhere(q)} AND ${botWhere(q)}`;
+    if (q.domains.length === 0) return { series: [], codes: [], totals: { visits: 0, visitors: 0 } };
+    // Orphan visits belong to no tenant (tenant_id ''); the caller names the domains it may see.
+    const where = `tenant_id = '' AND domain IN (${q.domains.map(sqlString).join(', ')}) AND ${timeWhere(q)} AND ${botWhere(q)}`;
     const [series, codes, totals] = await this.read(() =>
       Promise.all([
         this.executor.queryJsonEachRow<{ ts: Int64; domain: string; n_visits: Int64; n_visitors: Int64 }>(

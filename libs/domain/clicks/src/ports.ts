@@ -108,9 +108,12 @@ export interface OrphanCodeRow {
 }
 
 export interface OrphanQuery extends RangeQuery {
-  /** Orphan visits are shown for the domains this tenant has clicks on (they belong to no tenant). */
-  readonly tenantId: string;
-  readonly domain: string | null;
+  /**
+   * The domains whose orphan visits the caller may see (they belong to no tenant: a tenant's own
+   * domains, and the service's shared ones for the operator; docs/design.md, "Security model").
+   * Empty: nothing.
+   */
+  readonly domains: readonly string[];
   readonly limit: number;
 }
 

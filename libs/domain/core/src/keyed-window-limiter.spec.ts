@@ -11,6 +11,19 @@ describe('KeyedWindowLimiter', () => {
     expect(rl.hit('1.2.3.4', t + 60_000).allowed).toBe(true);
   });
 
+  it('giveBack() takes back one event of the current window only', () => {
+    const rl = new KeyedWindowLimiter({ limit: 2, windowMs: 60_000 });
+    expect([rl.hit('k', 0).allowed, rl.hit('k', 0).allowed, rl.hit('k', 0).allowed]).toEqual([true, true, false]);
+    rl.giveBack('k', 0);
+    rl.giveBack('k', 0);
+    expect(rl.hit('k', 0).allowed).toBe(true);
+    expect(rl.hit('k', 0).allowed).toBe(false);
+    rl.giveBack('k', 60_000); // the window turned: nothing of it to take back
+    expect(rl.hit('k', 60_000).allowed).toBe(true);
+    rl.giveBack('unknown', 0);
+    expect(rl.usage.keys).toBe(1);
+  });
+
   it('check() does not count', () => {
     const rl = new KeyedWindowLimiter({ limit: 1, windowMs: 60_000 });
     for (let i = 0; i < 5; i++) expect(rl.check('k', 0).allowed).toBe(true);

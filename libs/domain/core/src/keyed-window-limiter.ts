@@ -49,6 +49,12 @@ export class KeyedWindowLimiter {
     return entry.count <= limit ? ALLOW : this.refusal(window, now);
   }
 
+  /** Takes back one event `hit` counted in this window (a reservation that turned out not to count); nothing after the window turned. */
+  giveBack(key: string, now = Date.now()): void {
+    const entry = this.windows.peek(key);
+    if (entry && entry.window === Math.floor(now / this.options.windowMs) && entry.count > 0) entry.count--;
+  }
+
   /** Whether the key is already over the limit in this window, without counting. */
   check(key: string, now = Date.now(), limit = this.options.limit): RateDecision {
     if (limit <= 0) return ALLOW;

@@ -7,6 +7,7 @@ export * from './link-options';
 export * from './sharded-link-repository';
 export * from './link-cache';
 export * from './link-service';
+export * from './listing';
 export * from './redirect';
 export * from './batch';
 export * from './resharding';

@@ -90,6 +90,34 @@ export function checkPassword(value: unknown): string | null {
   return value;
 }
 
+/**
+ * The bounds of an imported argon2id hash's cost (docs/design.md, "Import and export"). The verifier
+ * runs a hash with the parameters written in it, so a hash with a huge memory or pass count would
+ * make every password check at the redirect cost seconds or gigabytes. Our own hashes use 19 MiB and
+ * 2 passes (the argon2 library's OWASP defaults); an import may bring up to four times that work.
+ */
+export const PASSWORD_HASH_BOUNDS = { maxMemoryKiB: 65_536, maxPasses: 10, maxLanes: 4, maxWork: 4 * 19_456 * 2 } as const;
+
+/** `$argon2id$v=19$m=…,t=…,p=…$<salt>$<hash>`, salt 8-64 and hash 16-64 bytes as unpadded base64. */
+const ARGON2ID_PHC = /^\$argon2id\$v=19\$m=([1-9]\d{0,6}),t=([1-9]\d{0,2}),p=([1-9]\d{0,2})\$([A-Za-z0-9+/]{11,86})\$([A-Za-z0-9+/]{22,86})$/;
+
+/**
+ * An argon2id hash carried over from an export, as the PHC string the verifier checks; null for
+ * none. Refused unless it is exactly that shape, version 19, with a bounded cost. The value is never
+ * echoed in the error (it is a credential).
+ */
+export function checkPasswordHash(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  const m = typeof value === 'string' ? ARGON2ID_PHC.exec(value) : null;
+  const [memory, passes, lanes] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const b = PASSWORD_HASH_BOUNDS;
+  if (!m || m[4].length % 4 === 1 || m[5].length % 4 === 1) throw invalid('passwordHash', 'must be an argon2id hash in PHC form ($argon2id$v=19$m=…,t=…,p=…$salt$hash)');
+  if (memory < 8 * lanes || memory > b.maxMemoryKiB || passes > b.maxPasses || lanes > b.maxLanes || memory * passes > b.maxWork) {
+    throw invalid('passwordHash', `must cost at most m=${b.maxMemoryKiB} KiB, t=${b.maxPasses}, p=${b.maxLanes} and m×t ≤ ${b.maxWork} (m ≥ 8×p)`);
+  }
+  return value as string;
+}
+
 export function checkUtm(value: unknown): Utm | null {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw invalid('utm', `must be an object with any of ${UTM_KEYS.join(', ')}`);

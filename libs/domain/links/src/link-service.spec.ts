@@ -1,3 +1,4 @@
+import { DomainError } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
 import { Link } from './link';
@@ -181,9 +182,35 @@ describe('LinkService', () => {
     expect(feed.published).toEqual([{ domain: 'sho.rt', code: 'spring-sale', version: 2 }]);
     await expect(service.get('t1', link)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
     now.t += 89 * DAY;
-    await expect(service.create({ tenantId: 't2', url: 'https://example.com/b', alias: 'spring-sale' })).rejects.toMatchObject({ code: 'ALIAS_RETIRED' });
+    await expect(service.create({ tenantId: 't2', url: 'https://example.com/b', alias: 'spring-sale' })).rejects.toMatchObject({ code: 'ALIAS_TAKEN' });
     now.t += 2 * DAY;
     expect((await service.create({ tenantId: 't2', url: 'https://example.com/b', alias: 'spring-sale' })).tenantId).toBe('t2');
+  });
+
+  it('tells another tenant only that a deleted or expired alias is unavailable, as a taken one; its known holder gets the date', async () => {
+    const { service, now } = setup();
+    const refusal = async (tenantId: string, alias: string, domain?: string) => {
+      const error = await service.create({ tenantId, url: 'https://example.com/again', alias, domain }).then(() => null, (e: DomainError) => e);
+      return error && { code: error.code, message: error.message.replace(alias, 'ALIAS'), details: { ...error.details, alias: 'ALIAS' } };
+    };
+    const taken = await service.create({ tenantId: 't1', url: 'https://example.com/live', alias: 'live-one' });
+    const deleted = await service.create({ tenantId: 't1', url: 'https://example.com/q3', alias: 'b-q3-layoffs' });
+    await service.create({ tenantId: 't1', url: 'https://example.com/flash', alias: 'flash-sale', expiresAt: new Date(now.t + 60_000).toISOString() });
+    await service.remove('t1', deleted, null);
+    now.t += 61_000;
+    await service.expireDue();
+    const asTaken = await refusal('t2', taken.code);
+    expect(asTaken).toEqual({ code: 'ALIAS_TAKEN', message: 'alias "ALIAS" is already taken on sho.rt', details: { alias: 'ALIAS', domain: 'sho.rt' } });
+    expect(await refusal('t2', 'b-q3-layoffs')).toEqual(asTaken);
+    expect(await refusal('t2', 'flash-sale')).toEqual(asTaken);
+    // On a shared domain the quarantine does not know who deleted the code: its holder gets the same answer.
+    expect(await refusal('t1', 'b-q3-layoffs')).toEqual(asTaken);
+    // Its own expired link, and a deleted alias on its own domain (only its links live there), keep the detail.
+    expect(await refusal('t1', 'flash-sale')).toMatchObject({ code: 'ALIAS_RETIRED', details: { availableAt: expect.any(String) } });
+    const own = await service.create({ tenantId: 't1', url: 'https://example.com/own', alias: 'own-one', domain: 'own.example' });
+    await service.remove('t1', own, null);
+    const ownDomain = await refusal('t1', 'own-one', 'own.example');
+    expect(ownDomain).toMatchObject({ code: 'ALIAS_RETIRED', details: { domain: 'own.example', availableAt: expect.any(String) } });
   });
 
   it('hides another tenant’s link from every operation', async () => {
@@ -213,6 +240,51 @@ describe('LinkService', () => {
     const first = await service.list('t1', { limit: 3, tag: 'odd' });
     await expect(service.list('t1', { limit: 3, cursor: first.nextCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
     await expect(service.list('t1', { limit: 3, cursor: 'garbage' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+  });
+
+  it('lists by creation time, not by id: a link created after others with lower ids comes first', async () => {
+    const { service, repo, now } = setup();
+    const early = await service.create({ tenantId: 't1', url: 'https://example.com/early' });
+    now.t += 1000;
+    // An import: ids far above the single creates' block, created before the next single create.
+    for (const i of [0, 1]) {
+      const { alias: _alias, ...prepared } = await service.prepare({ tenantId: 't1', url: `https://example.com/imported/${i}` });
+      await repo.insert({ ...prepared, id: String(5000 + i), code: `imp${i}xyz` });
+    }
+    now.t += 1000;
+    const late = await service.create({ tenantId: 't1', url: 'https://example.com/late' });
+    expect(BigInt(late.id)).toBeLessThan(5000n);
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<LinkService['list']>> = await service.list('t1', { limit: 3, cursor });
+      pages.push(page.links.map((l) => l.code));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual([[late.code, 'imp1xyz', 'imp0xyz'], [early.code]]);
+  });
+
+  it('seals its cursors: no id inside, bound to the tenant and the filters, any change refused with INVALID_CURSOR', async () => {
+    const { service } = setup();
+    for (let i = 0; i < 3; i++) await service.create({ tenantId: 't1', url: `https://example.com/${i}`, tags: ['x'] });
+    const page = await service.list('t1', { limit: 1 });
+    const cursor = page.nextCursor!;
+    const bytes = Buffer.from(cursor, 'base64url');
+    const idBytes = Buffer.alloc(8);
+    idBytes.writeBigUInt64BE(BigInt(page.links[0].id));
+    expect(bytes.includes(idBytes)).toBe(false);
+    expect(() => JSON.parse(bytes.toString('utf8'))).toThrow();
+    expect((await service.list('t1', { limit: 1 })).nextCursor).not.toBe(cursor); // a fresh nonce each time: equal positions look unrelated
+    expect((await service.list('t1', { limit: 1, cursor })).links).toHaveLength(1);
+    await expect(service.list('t2', { limit: 1, cursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    await expect(service.list('t1', { limit: 1, cursor, tag: 'x' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    for (const at of [0, 5, 20, bytes.length - 1]) {
+      const tampered = Buffer.from(bytes);
+      tampered[at] ^= 1;
+      await expect(service.list('t1', { limit: 1, cursor: tampered.toString('base64url') })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+    }
+    const legacy = Buffer.from(JSON.stringify({ b: page.links[0].id, f: { q: '', tag: '', status: '', domain: '' } })).toString('base64url');
+    await expect(service.list('t1', { limit: 1, cursor: legacy })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
   });
 
   it('marks expired links and purges them once their alias quarantine is over', async () => {

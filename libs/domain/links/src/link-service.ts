@@ -1,11 +1,12 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import { checkAlias } from './alias';
+import { requestedCode } from './alias';
 import { CodeStrategy, SegmentIdAllocator } from './codes';
 import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier } from './link';
 import { CachedLink, LinkCache, toCachedLink } from './link-cache';
+import { ListCursors } from './listing';
 import {
-  checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkRedirectType, checkStatus,
-  checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
+  checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkPasswordHash, checkRedirectType,
+  checkStatus, checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
 } from './link-options';
 import { DuplicateLinkError, LinkChangeFeed, PasswordHasher } from './ports';
 import { ShardedLinkRepository } from './sharded-link-repository';
@@ -29,6 +30,14 @@ export interface LinkCreation {
   readonly deviceTargets?: unknown;
   readonly variants?: unknown;
   readonly clicksPerIpPerMinute?: unknown;
+  /**
+   * What an import carries over (docs/design.md, "Import and export"): a code kept from another
+   * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
+   * export gave (instead of `password`).
+   */
+  readonly legacyCode?: unknown;
+  readonly status?: unknown;
+  readonly passwordHash?: unknown;
 }
 
 /** The fields a PATCH may change; absent: unchanged, null: cleared (back to the default). */
@@ -63,6 +72,8 @@ export interface LinkServiceOptions {
   readonly maxCodeAttempts?: number;
   /** Cache TTL of a link value (the redirect's policy), undefined for none. */
   readonly cacheTtlMs?: (link: CachedLink) => number | undefined;
+  /** Seals the listing's cursors; the apps derive it from the code secret (every instance opens every cursor). Default: a key of this process. */
+  readonly listCursors?: ListCursors;
 }
 
 /** Tenant-owned domains (a tenant may create links on its own domains); empty until tenants have domains. */
@@ -115,6 +126,7 @@ class PendingPropagation {
 export class LinkService {
   private readonly maxAttempts: number;
   private readonly propagation = new PendingPropagation();
+  private readonly cursors: ListCursors;
 
   constructor(
     private readonly links: ShardedLinkRepository,
@@ -131,6 +143,7 @@ export class LinkService {
     private readonly onCreated: ReadonlyArray<(link: Link) => Promise<void>> = [],
   ) {
     this.maxAttempts = options.maxCodeAttempts ?? 8;
+    this.cursors = options.listCursors ?? ListCursors.ephemeral();
   }
 
   async create(input: LinkCreation): Promise<Link> {
@@ -139,12 +152,12 @@ export class LinkService {
     if (alias) {
       const id = { domain, code: alias };
       const retired = await this.links.retiredUntil(id, createdAt);
-      if (retired) throw aliasRetired(id, retired);
+      if (retired) throw this.aliasRetired(base.tenantId, id, retired);
       const link: Link = { ...base, id: (await this.nextId()).toString(), code: alias };
       try {
         await this.links.insert(link);
       } catch (error) {
-        if (error instanceof DuplicateLinkError) throw await this.aliasTaken(id);
+        if (error instanceof DuplicateLinkError) throw await this.aliasTaken(base.tenantId, id);
         throw error;
       }
       return this.afterCreate(link);
@@ -183,7 +196,7 @@ export class LinkService {
       // field, without the calls, in one object (docs/design.md, "Batch creation"; the spec holds
       // the two paths equal). The checks run in the same order: domain, url, alias.
       const target = await this.urls.check(input.url, 'url');
-      const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+      const alias = requestedCode(input.alias, input.legacyCode);
       const flag = target.flags[0];
       const createdAt = new Date(now);
       return {
@@ -192,19 +205,40 @@ export class LinkService {
         domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias,
       };
     }
+    if (input.password != null && input.passwordHash != null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'give password or passwordHash, not both', { field: 'passwordHash' });
     const fields = await this.fields(input, now);
-    const alias = input.alias === undefined || input.alias === null ? null : checkAlias(input.alias);
+    const alias = requestedCode(input.alias, input.legacyCode);
+    const passwordHash = input.passwordHash == null ? fields.passwordHash : checkPasswordHash(input.passwordHash);
+    const status = input.status == null ? 'active' : checkStatus(input.status);
     const createdAt = new Date(now);
-    return { ...fields, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias };
+    return { ...fields, passwordHash, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status, version: 1, alias };
   }
 
-  /** Why an alias cannot be had, given the link that holds it (null: it was just taken by someone). */
-  aliasConflict(id: ShortUrlIdentifier, existing: Link | null): DomainError {
-    if (existing?.status === 'expired') {
+  /**
+   * Why `tenantId` cannot have an alias, given the link that holds it (null: it was just taken by
+   * someone). Another tenant learns only that it is unavailable (docs/design.md, "Security model"):
+   * an expired link of someone else answers as a taken alias, so nobody learns when another tenant's
+   * link expired or that it did. The tenant's own expired link keeps the detail.
+   */
+  aliasConflict(tenantId: string, id: ShortUrlIdentifier, existing: Link | null): DomainError {
+    if (existing?.status === 'expired' && existing.tenantId === tenantId) {
       const free = new Date((existing.expiresAt?.getTime() ?? this.clock.now()) + this.options.retireForMs);
-      return new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" belongs to an expired link and is not handed out again before ${free.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
+      const why = `alias "${id.code}" belongs to your expired link and is not handed out again before ${free.toISOString()}`;
+      return new DomainError(ErrorCode.ALIAS_RETIRED, why, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
     }
-    return new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${id.code}" is already taken on ${id.domain}`, { alias: id.code, domain: id.domain });
+    return aliasUnavailable(id);
+  }
+
+  /**
+   * Why `tenantId` cannot have an alias deleted until `until`. A deleted code's quarantine does not
+   * keep who deleted it: on a shared domain the alias answers as a taken one, with no date, to every
+   * tenant (the date would tell when another tenant deleted a link). On a tenant's own domain only
+   * that tenant has links, so it gets the detail (docs/design.md, "Security model").
+   */
+  aliasRetired(tenantId: string, id: ShortUrlIdentifier, until: Date): DomainError {
+    if (this.options.sharedDomains.includes(id.domain)) return aliasUnavailable(id);
+    const why = `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`;
+    return new DomainError(ErrorCode.ALIAS_RETIRED, why, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
   }
 
   async get(tenantId: string, id: ShortUrlIdentifier): Promise<Link> {
@@ -214,15 +248,19 @@ export class LinkService {
     return link;
   }
 
-  /** A page of the tenant's links, newest first, over every shard (docs/design.md, "Listing"). */
+  /**
+   * A page of the tenant's links, newest first (creation time, then id) over every shard, with a
+   * sealed cursor bound to the tenant and the filters (docs/design.md, "Listing").
+   */
   async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
     const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
-    const beforeId = request.cursor ? decodeCursor(request.cursor, filters) : null;
+    const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
     const links = await this.links.listByTenant({
-      tenantId, beforeId, limit: request.limit, status: request.status, domain: request.domain?.toLowerCase(), tag: request.tag, search: request.q,
+      tenantId, after, limit: request.limit, status: request.status, domain: request.domain?.toLowerCase(), tag: request.tag, search: request.q,
     });
     const page = links.slice(0, request.limit);
-    const nextCursor = links.length > request.limit ? encodeCursor(page[page.length - 1].id, filters) : null;
+    const last = page[page.length - 1];
+    const nextCursor = links.length > request.limit ? this.cursors.seal(tenantId, filters, { createdAt: last.createdAt, id: last.id }) : null;
     return { links: page, nextCursor };
   }
 
@@ -398,8 +436,8 @@ export class LinkService {
     return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
   }
 
-  private async aliasTaken(id: ShortUrlIdentifier): Promise<DomainError> {
-    return this.aliasConflict(id, await this.links.findByCode(id).catch(() => null));
+  private async aliasTaken(tenantId: string, id: ShortUrlIdentifier): Promise<DomainError> {
+    return this.aliasConflict(tenantId, id, await this.links.findByCode(id).catch(() => null));
   }
 
   private async nextId(): Promise<bigint> {
@@ -420,36 +458,22 @@ export class LinkService {
 
 /**
  * True when no option is given (each absent or null: its default): every field of LinkCreation
- * but tenantId, url, alias and domain. Named reads, not a loop over field names (a keyed read per
+ * but tenantId, url, alias, legacyCode and domain. Named reads, not a loop over field names (a keyed read per
  * field was ~4 % of a batch's CPU).
  */
 function withoutOptions(i: LinkCreation): boolean {
   return (
     i.redirectType == null && i.expiresAt == null && i.title == null && i.tags == null && i.maxClicks == null && i.password == null && i.utm == null &&
-    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null
+    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null &&
+    i.status == null && i.passwordHash == null
   );
 }
 
-/** A deleted alias still in its quarantine. */
-export const aliasRetired = (id: ShortUrlIdentifier, until: Date) =>
-  new DomainError(ErrorCode.ALIAS_RETIRED, `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
+/** An alias held by a link, or kept out of use, as any tenant but its holder learns it: unavailable, nothing more. */
+const aliasUnavailable = (id: ShortUrlIdentifier) =>
+  new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${id.code}" is already taken on ${id.domain}`, { alias: id.code, domain: id.domain });
 /** Codes chosen again at most, per create, because their shard was unavailable (each costs an id). */
 const MAX_RELOCATIONS = 32;
 
 const notFound = (id: ShortUrlIdentifier) => new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
 const stale = (current: Link) => new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, { currentVersion: current.version });
-
-/** The cursor: the last id shown, bound to the filters of the listing it came from. */
-function encodeCursor(lastId: string, filters: Record<string, string>): string {
-  return Buffer.from(JSON.stringify({ b: lastId, f: filters })).toString('base64url');
-}
-
-function decodeCursor(cursor: string, filters: Record<string, string>): string {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { b?: unknown; f?: unknown };
-    if (typeof parsed.b === 'string' && /^\d{1,20}$/.test(parsed.b) && JSON.stringify(parsed.f) === JSON.stringify(filters)) return parsed.b;
-  } catch {
-    // fall through
-  }
-  throw new DomainError(ErrorCode.INVALID_CURSOR, 'cursor is not one this listing gave out (or the filters changed since)', { parameter: 'cursor' });
-}

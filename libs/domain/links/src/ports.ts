@@ -1,10 +1,16 @@
 import { Link, LinkStatus, ShortUrlIdentifier } from './link';
 
-/** A page of a tenant's links, newest (highest id) first. */
+/** Where a listing goes on from: the last link shown. */
+export interface ListPosition {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
+/** A page of a tenant's links, newest first: by creation time, then by id (docs/design.md, "Listing"). */
 export interface LinkListQuery {
   readonly tenantId: string;
-  /** Only links with a lower id (the cursor); null: from the newest. */
-  readonly beforeId: string | null;
+  /** Only links after this one in that order (older, or as old with a lower id); null: from the newest. */
+  readonly after: ListPosition | null;
   /** Rows returned at most (a caller asking for a page of n asks each shard for n + 1). */
   readonly limit: number;
   readonly status?: LinkStatus;
@@ -38,7 +44,7 @@ export interface LinkShardStore {
   findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]>;
   /** Which of these identifiers are retired as of `now`, and until when. */
   retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
-  /** A tenant's links newest first, from the (tenant, id) index: at most `limit` rows. */
+  /** A tenant's links newest first, from the (tenant, created_at, id) index: at most `limit` rows. */
   listByTenant(query: LinkListQuery): Promise<Link[]>;
   /**
    * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and

@@ -124,7 +124,7 @@ describe('ShardedLinkRepository', () => {
     await repo.insert(a);
     await repo.insert(b);
     await byName(staysOn === 's0' ? 's1' : 's0').insert({ ...aLink(stayer, { domain: 'x.example' }), id: '1' }); // a leftover somewhere else
-    const listed = await repo.listByTenant({ tenantId: 't1', beforeId: null, limit: 10 });
+    const listed = await repo.listByTenant({ tenantId: 't1', after: null, limit: 10 });
     expect(listed.map((l) => l.id)).toEqual([b.id, a.id]);
   });
 

@@ -1,6 +1,7 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { ShardRouter } from '@shortlink/shard-router';
 import { Link, ShortUrlIdentifier } from './link';
+import { newestFirst } from './listing';
 import { DuplicateLinkError, LinkListQuery, LinkShardStore, RetiredCode } from './ports';
 import { isMovable, MovableShardStore } from './resharding/ports';
 import { Route, RoutingState } from './resharding/routing-state';
@@ -224,9 +225,10 @@ export class ShardedLinkRepository {
 
   /**
    * A page of a tenant's links over every shard, newest first: each shard answers `limit + 1` rows
-   * from its (tenant, id) index, and the pages are merged by id. The extra row tells whether
-   * there is a next page (docs/design.md, "Listing"). While a move runs a link is on two shards:
-   * each id is listed once, and rows a shard holds without owning them (left over) are skipped.
+   * from its (tenant, created_at, id) index, and the pages are merged in the same order (creation
+   * time, then id). The extra row tells whether there is a next page (docs/design.md, "Listing").
+   * While a move runs a link is on two shards: each id is listed once, and rows a shard holds
+   * without owning them (left over) are skipped.
    */
   async listByTenant(query: LinkListQuery): Promise<Link[]> {
     return this.read(async (state) => {
@@ -237,7 +239,7 @@ export class ShardedLinkRepository {
         const seen = byId.get(link.id);
         if (!seen || link.version > seen.version) byId.set(link.id, link);
       }
-      return [...byId.values()].sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0)).slice(0, want);
+      return [...byId.values()].sort(newestFirst).slice(0, want);
     });
   }
 
@@ -355,12 +357,13 @@ export class ShardedLinkRepository {
   /** Up to `want` rows of a tenant's page that `name` holds as owner (or as either side of a move). */
   private async pageOf(name: string, state: RoutingState, query: LinkListQuery, want: number): Promise<Link[]> {
     const kept: Link[] = [];
-    let beforeId = query.beforeId;
+    let after = query.after;
     for (let round = 0; round < 10 && kept.length < want; round++) {
-      const page = await this.on(name, (s) => s.listByTenant({ ...query, beforeId, limit: want }));
+      const page = await this.on(name, (s) => s.listByTenant({ ...query, after, limit: want }));
       kept.push(...page.filter((l) => holds(state.route(l.code), name)));
       if (page.length < want) break;
-      beforeId = page[page.length - 1].id;
+      const last = page[page.length - 1];
+      after = { createdAt: last.createdAt, id: last.id };
     }
     return kept.slice(0, want);
   }

@@ -8,6 +8,12 @@ export interface NewApiKey {
   readonly expiresAt: Date | null;
 }
 
+/** The plan's bound on a tenant's active keys, as of `now`. */
+export interface KeyCap {
+  readonly maxActive: number;
+  readonly now: Date;
+}
+
 /** A key found by its hash, with its tenant (one read per authentication). */
 export interface KeyWithTenant {
   readonly key: ApiKey;
@@ -24,10 +30,18 @@ export interface TenantStore {
   listTenants(afterId: string | null, limit: number): Promise<Tenant[]>;
   updateTenant(tenantId: string, change: { readonly plan?: Plan; readonly status?: TenantStatus; readonly name?: string }): Promise<Tenant | null>;
   countTenants(): Promise<number>;
-  addKey(tenantId: string, apiKeyHash: string, key: NewApiKey): Promise<ApiKey>;
+  /**
+   * Adds a key. With `cap`: only while the tenant has fewer than `maxActive` keys that are neither
+   * revoked nor expired at `now`, decided under a lock of the tenant (concurrent adds never pass
+   * the cap); null when it has that many.
+   */
+  addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap): Promise<ApiKey | null>;
   listKeys(tenantId: string): Promise<ApiKey[]>;
-  /** Sets the scopes of a key (the bootstrap key is brought up to every scope at each boot). */
-  setKeyScopes(apiKeyHash: string, scopes: readonly Scope[]): Promise<void>;
+  /**
+   * The bootstrap key at each boot: these scopes, not revoked, no expiry, and its tenant active
+   * (docs/design.md, "Tenants, keys and plans"). Nothing happens for an unknown hash.
+   */
+  restoreKey(apiKeyHash: string, scopes: readonly Scope[]): Promise<void>;
   /** Marks the key revoked (kept for the record); false when the tenant has no such active key. */
   revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean>;
   /** Adds a domain to a tenant; false when the domain belongs to a tenant already. */

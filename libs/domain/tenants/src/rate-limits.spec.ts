@@ -27,16 +27,16 @@ describe('slideWindow', () => {
 });
 
 describe('PlanRateLimiter', () => {
-  it('limits per key by plan and says what remains', async () => {
+  it('limits per tenant by plan and says what remains', async () => {
     const limiter = new PlanRateLimiter(new LocalRateWindows(), PLANS);
     let last;
-    for (let i = 0; i < 100; i++) last = await limiter.request('key-a', 'free');
+    for (let i = 0; i < 100; i++) last = await limiter.request('tenant-a', 'free');
     expect(last).toMatchObject({ allowed: true, limit: 100, remaining: 0 });
-    const refused = await limiter.request('key-a', 'free');
+    const refused = await limiter.request('tenant-a', 'free');
     expect(refused).toMatchObject({ allowed: false, limit: 100, remaining: 0 });
     expect(refused.resetSeconds).toBeGreaterThanOrEqual(59);
-    expect(await limiter.request('key-b', 'free')).toMatchObject({ allowed: true, remaining: 99 });
-    expect(await limiter.request('key-c', 'paid')).toMatchObject({ allowed: true, limit: 10_000, remaining: 9_999 });
+    expect(await limiter.request('tenant-b', 'free')).toMatchObject({ allowed: true, remaining: 99 });
+    expect(await limiter.request('tenant-c', 'paid')).toMatchObject({ allowed: true, limit: 10_000, remaining: 9_999 });
   });
 
   it('grants batch rows up to the daily cap, partly when only part fits', async () => {

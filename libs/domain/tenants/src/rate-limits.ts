@@ -76,7 +76,7 @@ export class LocalRateWindows implements RateWindowStore {
 }
 
 export interface PlanLimits {
-  /** Requests per minute per key. */
+  /** Requests per minute per tenant: every key of the tenant counts in one window. */
   readonly requestsPerMinute: number;
   /** Batch rows per day (a sliding 24 h) per tenant. */
   readonly batchRowsPerDay: number;
@@ -97,10 +97,10 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 
 /**
- * Plans enforced per key across instances (docs/design.md, "Tenants, keys and plans"). When the
- * shared store fails, each instance counts in its own window until it answers again: a key may
- * then get up to the limit once per instance, which beats refusing every tenant or letting every
- * request through.
+ * Plans enforced per tenant across instances (docs/design.md, "Tenants, keys and plans"): a tenant's
+ * keys share one window, so minting keys does not multiply the plan. When the shared store fails,
+ * each instance counts in its own window until it answers again: a tenant may then get up to the
+ * limit once per instance, which beats refusing every tenant or letting every request through.
  */
 export class PlanRateLimiter {
   private readonly local: LocalRateWindows;
@@ -119,10 +119,10 @@ export class PlanRateLimiter {
     return this.plans[plan];
   }
 
-  /** One API request by a key. */
-  async request(keyId: string, plan: Plan): Promise<RateDecision> {
+  /** One API request by any key of the tenant. */
+  async request(tenantId: string, plan: Plan): Promise<RateDecision> {
     const limit = this.plans[plan].requestsPerMinute;
-    return decide(limit, await this.hit(`rl:req:${keyId}`, limit, MINUTE, 1));
+    return decide(limit, await this.hit(`rl:req:${tenantId}`, limit, MINUTE, 1));
   }
 
   /**

@@ -21,26 +21,68 @@ describe('TenantService', () => {
     expect(await store.countTenants()).toBe(2);
   });
 
-  it('brings an existing bootstrap key up to every scope', async () => {
+  it('restores an existing bootstrap key at boot: every scope, unrevoked, its tenant active', async () => {
     const { store, service } = setup(0);
-    await service.bootstrap('sl_operator_key_0123456');
+    const operator = (await service.bootstrap('sl_operator_key_0123456'))!;
     const [hash] = store.keys.keys();
-    await store.setKeyScopes(hash, ['links:read']);
+    const admin = await service.verify('sl_operator_key_0123456');
+    const deputy = await service.verify((await service.createKey(admin, { name: 'deputy', scopes: [...SCOPES] })).apiKey);
+    await service.revokeKey(deputy, admin.keyId);
+    await store.updateTenant(operator.id, { status: 'suspended' });
+    store.keys.set(hash, { ...store.keys.get(hash)!, scopes: ['links:read'] });
+    await expect(service.verify('sl_operator_key_0123456')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(await service.bootstrap('sl_operator_key_0123456')).toBeNull();
+    expect(await service.verify('sl_operator_key_0123456')).toMatchObject({ tenantId: operator.id, keyId: admin.keyId, scopes: SCOPES });
+  });
+
+  it('lets a key revoke only keys whose every scope it holds itself', async () => {
+    const { service } = setup(0);
     await service.bootstrap('sl_operator_key_0123456');
-    expect((await service.verify('sl_operator_key_0123456')).scopes).toEqual(SCOPES);
+    const admin = await service.verify('sl_operator_key_0123456');
+    const writer = await service.verify((await service.createKey(admin, { name: 'writer', scopes: ['links:write'] })).apiKey);
+    const reader = await service.createKey(admin, { name: 'reader', scopes: ['links:read'] });
+    const twin = await service.createKey(admin, { name: 'twin', scopes: ['links:write'] });
+    await expect(service.revokeKey(writer, admin.keyId)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read', 'analytics:read', 'admin'] } });
+    await expect(service.revokeKey(writer, reader.key.id)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read'] } });
+    expect((await service.verify('sl_operator_key_0123456')).keyId).toBe(admin.keyId);
+    await service.revokeKey(writer, twin.key.id);
+    await service.revokeKey(admin, reader.key.id);
+    await expect(service.verify(twin.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(service.revokeKey(writer, twin.key.id)).rejects.toMatchObject({ code: 'KEY_NOT_FOUND' });
+    // Another tenant's key is not found, whatever the caller's scopes.
+    const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
+    await expect(service.revokeKey(admin, issued.key.id)).rejects.toMatchObject({ code: 'KEY_NOT_FOUND' });
+  });
+
+  it("caps a tenant's active keys by its plan; revoked and expired keys free their place", async () => {
+    const store = new InMemoryTenantStore();
+    let t = Date.parse('2026-12-03T10:00:00Z');
+    const clock = { now: () => t };
+    const service = new TenantService(store, { keyCacheMs: 0, maxKeys: { free: 3, paid: 5 } }, clock);
+    const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
+    const principal = await service.verify(issued.apiKey);
+    const second = await service.createKey(principal, { name: 'second' });
+    await service.createKey(principal, { name: 'third', expiresAt: new Date(t + 60_000).toISOString() });
+    await expect(service.createKey(principal, { name: 'fourth' })).rejects.toMatchObject({ code: 'KEY_LIMIT_REACHED', details: { limit: 3 } });
+    t += 61_000;
+    await service.createKey(principal, { name: 'after the expiry' });
+    await expect(service.createKey(principal, { name: 'fourth' })).rejects.toMatchObject({ code: 'KEY_LIMIT_REACHED' });
+    await service.revokeKey(principal, second.key.id);
+    await service.createKey(principal, { name: 'after the revocation' });
+    expect((await service.listKeys(principal.tenantId)).filter((k) => k.revokedAt === null)).toHaveLength(4); // one of them expired
   });
 
   it('rejects missing, unknown, revoked and expired keys alike, and a broken store as a 503 code', async () => {
     const { service, clock } = setup(0);
     await expect(service.verify(undefined)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await expect(service.verify('sl_unknown_key_123')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    const { tenant, issued } = await service.createTenant({ name: 'acme', plan: 'free' });
+    const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
     const principal = await service.verify(issued.apiKey);
     const expiring = await service.createKey(principal, { name: 'short-lived', expiresAt: new Date(clock.now() + 60_000).toISOString() });
     expect((await service.verify(expiring.apiKey)).keyId).toBe(expiring.key.id);
     clock.advance(60_000);
     await expect(service.verify(expiring.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'unknown, revoked or expired API key' });
-    await service.revokeKey(tenant.id, issued.key.id);
+    await service.revokeKey(principal, issued.key.id);
     await expect(service.verify(issued.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'unknown, revoked or expired API key' });
     const broken = new TenantService({ findByKeyHash: () => Promise.reject(new Error('ECONNREFUSED')) } as unknown as TenantStore);
     await expect(broken.verify('sl_some_key_12345')).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
@@ -48,9 +90,8 @@ describe('TenantService', () => {
 
   it('trusts a checked key for the cache time only: a revocation takes effect within it', async () => {
     const { service, clock } = setup(1000);
-    const { tenant, issued } = await service.createTenant({ name: 'acme', plan: 'free' });
-    await service.verify(issued.apiKey);
-    await service.revokeKey(tenant.id, issued.key.id);
+    const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
+    await service.revokeKey(await service.verify(issued.apiKey), issued.key.id);
     // The cache's own clock is real time; the bound is what matters: after it, the key fails.
     await new Promise((r) => setTimeout(r, 1050));
     clock.advance(1050);

@@ -35,6 +35,8 @@ export interface TenantServiceOptions {
   readonly keyCacheMs?: number;
   /** Domains links can always be created on (ours); tenants cannot claim them. */
   readonly serviceDomains?: readonly string[];
+  /** Keys a tenant may hold at once (neither revoked nor expired), per plan; unbounded when absent. */
+  readonly maxKeys?: Readonly<Record<Plan, number>>;
 }
 
 /**
@@ -46,6 +48,7 @@ export class TenantService {
   private readonly domainCache: LRUCache<string, { owner: string | null }>;
   private readonly serviceDomains: ReadonlySet<string>;
   private readonly keyCacheMs: number;
+  private readonly maxKeys: Readonly<Record<Plan, number>> | null;
 
   constructor(
     private readonly store: TenantStore,
@@ -57,6 +60,7 @@ export class TenantService {
     this.keyCache = new LRUCache({ max: 10_000, ttl: Math.max(1, this.keyCacheMs) });
     this.domainCache = new LRUCache({ max: 10_000, ttl: Math.max(1, this.keyCacheMs) });
     this.serviceDomains = new Set(options.serviceDomains ?? []);
+    this.maxKeys = options.maxKeys ?? null;
   }
 
   /** The principal of an API key: 401 for a missing, unknown, revoked or expired key, 403 for a suspended tenant. */
@@ -92,14 +96,15 @@ export class TenantService {
   }
 
   /**
-   * SHORTLINK_BOOTSTRAP_API_KEY: makes sure this key exists as the operator's key, with every scope
-   * (creates the operator tenant on the paid plan when the key is unknown); idempotent across
-   * restarts and instances.
+   * SHORTLINK_BOOTSTRAP_API_KEY: makes sure this key exists as the operator's key and works: every
+   * scope, not revoked, no expiry, its tenant active (creates the operator tenant on the paid plan
+   * when the key is unknown). Whatever a key did to it through the API, a restart with the key in
+   * the environment restores it. Idempotent across restarts and instances.
    */
   async bootstrap(apiKey: string, name = 'operator'): Promise<Tenant | null> {
     const hash = hashApiKey(apiKey);
     if (await this.store.findByKeyHash(hash)) {
-      await this.store.setKeyScopes(hash, SCOPES);
+      await this.store.restoreKey(hash, SCOPES);
       return null;
     }
     const tenant = this.newTenant(name, 'paid');
@@ -165,7 +170,10 @@ export class TenantService {
       expiresAt = new Date(ms);
     }
     const apiKey = generateApiKey();
-    const key = await this.store.addKey(principal.tenantId, hashApiKey(apiKey), this.newKey(apiKey, name, scopes, expiresAt));
+    const maxActive = this.maxKeys?.[principal.plan] ?? Infinity;
+    const cap = Number.isFinite(maxActive) ? { maxActive, now: new Date(this.clock.now()) } : undefined;
+    const key = await this.store.addKey(principal.tenantId, hashApiKey(apiKey), this.newKey(apiKey, name, scopes, expiresAt), cap);
+    if (!key) throw new DomainError(ErrorCode.KEY_LIMIT_REACHED, `the ${principal.plan} plan allows ${maxActive} active keys per tenant; revoke one first`, { limit: maxActive });
     return { key, apiKey };
   }
 
@@ -173,8 +181,17 @@ export class TenantService {
     return this.store.listKeys(tenantId);
   }
 
-  async revokeKey(tenantId: string, keyId: string): Promise<void> {
-    if (!(await this.store.revokeKey(tenantId, keyId, new Date(this.clock.now())))) throw new DomainError(ErrorCode.KEY_NOT_FOUND, `no active key ${keyId}`, { keyId });
+  /**
+   * Revokes a key of the caller's tenant, which must hold every scope of that key: a key never
+   * takes away more than it could give (a `links:write` key cannot revoke the operator's admin key).
+   */
+  async revokeKey(principal: Principal, keyId: string): Promise<void> {
+    const notFound = () => new DomainError(ErrorCode.KEY_NOT_FOUND, `no active key ${keyId}`, { keyId });
+    const target = (await this.store.listKeys(principal.tenantId)).find((k) => k.id === keyId && k.revokedAt === null);
+    if (!target) throw notFound();
+    const beyond = target.scopes.filter((s) => !principal.scopes.includes(s));
+    if (beyond.length) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `a key cannot revoke a key with scopes it lacks: ${beyond.join(', ')}`, { scopes: beyond });
+    if (!(await this.store.revokeKey(principal.tenantId, keyId, new Date(this.clock.now())))) throw notFound();
   }
 
   /** Operators: give a tenant a domain of its own (its links may then live on it). */

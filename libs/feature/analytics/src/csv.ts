@@ -1,7 +1,9 @@
+import { guardCell } from '@shortlink/link-transfer';
+
 /**
  * RFC 4180 CSV: fields with a comma, quote or line break are quoted, quotes doubled. A field that a
- * spreadsheet would run as a formula (= + - @ tab CR first) is prefixed with a quote: referer hosts
- * and user-agent names come from visitors (OWASP "CSV injection").
+ * spreadsheet would run as a formula (= + - @ tab CR first) is guarded (guardCell, shared with the
+ * link export): referer hosts and user-agent names come from visitors (OWASP "CSV injection").
  */
 export function toCsv(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string {
   const lines = [header.map(field).join(',')];
@@ -11,7 +13,6 @@ export function toCsv(header: readonly string[], rows: ReadonlyArray<ReadonlyArr
 
 function field(value: string | number | null): string {
   if (value === null) return '';
-  let s = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  const s = typeof value === 'string' ? guardCell(value) : String(value);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

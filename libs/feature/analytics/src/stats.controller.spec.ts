@@ -4,7 +4,9 @@ import { join } from 'path';
 import type { FastifyReply } from 'fastify';
 import { loadConfig } from '@shortlink/config';
 import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
+import { SqliteMetaStore } from '@shortlink/link-store';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
+import { Principal, TenantService } from '@shortlink/tenants-domain';
 import { StatsController } from './stats.controller';
 import { toCsv } from './csv';
 
@@ -20,6 +22,7 @@ describe('StatsController on the embedded store', () => {
   let dir: string;
   let store: SqlClickAggregateStore;
   let controller: StatsController;
+  let meta: SqliteMetaStore;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'shortlink-stats-'));
@@ -31,9 +34,16 @@ describe('StatsController on the embedded store', () => {
       { ...row, minute: T + 120, visitor: 2, clicks: 1, dims: [{ dimension: 'referers', value: '', clicks: 1 }] },
       { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
     ]);
-    controller = new StatsController(store, config);
+    meta = new SqliteMetaStore(':memory:');
+    for (const id of ['t1', 't2', 'operator']) {
+      const tenant = { id, name: id, plan: 'paid', status: 'active', createdAt: new Date() } as const;
+      await meta.tenants.createWithApiKey(tenant, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
+    }
+    await meta.tenants.addDomain('t1', 'go.t1.test');
+    controller = new StatsController(store, config, new TenantService(meta.tenants, { serviceDomains: config.links.domains }));
   });
   afterAll(async () => {
+    await meta?.close();
     await store?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -60,6 +70,26 @@ describe('StatsController on the embedded store', () => {
     expect(csv).toBe("value,clicks,visitors,share\r\n,2,2,0.6667\r\n'=cmd|x,1,1,0.3333\r\n");
     expect(headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(headers['content-disposition']).toBe('attachment; filename="abc1234-referers.csv"');
+  });
+
+  it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared one; the operator sees those", async () => {
+    // t1 has clicks on the shared domain sho.rt (above); t2 deleted b-q3-layoffs there, and it is still visited.
+    await store.write([
+      { tenantId: '', domain: 'sho.rt', code: 'b-q3-layoffs', bot: false, minute: T, visitor: 7, clicks: 4, dims: [] },
+      { tenantId: '', domain: 'go.t1.test', code: 'typo-t1', bot: false, minute: T, visitor: 8, clicks: 2, dims: [] },
+    ]);
+    const as = (principal: Principal) => ({ principal }) as AuthenticatedRequest;
+    const t1 = as({ tenantId: 't1', keyId: 'k-t1', scopes: ['analytics:read'], plan: 'paid' });
+    const t2 = as({ tenantId: 't2', keyId: 'k-t2', scopes: ['analytics:read'], plan: 'paid' });
+    const operator = as({ tenantId: 'operator', keyId: 'k-op', scopes: ['analytics:read', 'admin'], plan: 'paid' });
+    const codesOf = async (req: AuthenticatedRequest, domain?: string) =>
+      ((await controller.orphans(req, { from: String(T), to: String(T + 3600), domain }, reply)) as { codes: readonly object[] }).codes;
+    expect(await codesOf(t1)).toEqual([{ domain: 'go.t1.test', code: 'typo-t1', visits: 2 }]);
+    expect(await codesOf(t1, 'sho.rt')).toEqual([]);
+    expect(await codesOf(t2)).toEqual([]);
+    expect(await codesOf(operator)).toEqual([{ domain: 'sho.rt', code: 'b-q3-layoffs', visits: 4 }]);
+    const csv = (await controller.orphans(t1, { from: String(T), to: String(T + 3600), format: 'csv' }, reply)) as string;
+    expect(csv).not.toContain('sho.rt');
   });
 
   it('refuses an empty, reversed or too long range with INVALID_TIME_RANGE', async () => {

@@ -5,7 +5,9 @@ import { AppConfig } from '@shortlink/config';
 import {
   BotFilter, CLICK_AGGREGATE_STORE, ClickAggregateStore, Dimension, DIMENSIONS, Granularity, RangeQuery, resolveRange,
 } from '@shortlink/clicks-domain';
+import { DomainError, ErrorCode } from '@shortlink/core';
 import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { Principal, TenantService } from '@shortlink/tenants-domain';
 import { toCsv } from './csv';
 
 const TAGS = ['analytics'];
@@ -70,6 +72,7 @@ export class StatsController {
   constructor(
     @Inject(CLICK_AGGREGATE_STORE) private readonly store: ClickAggregateStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(TenantService) private readonly tenants: TenantService,
   ) {}
 
   @Get('links/:code/stats')
@@ -132,7 +135,9 @@ export class StatsController {
   @Get('stats/orphans')
   @Contract({
     summary: 'Visits to codes that do not exist (scanners, typos), per domain',
-    description: "Orphan visits belong to no tenant; a tenant sees those of the domains its links have clicks on. Bots are included by default: most orphan visits are scanners.",
+    description:
+      "Orphan visits belong to no tenant: a tenant sees those of its own domains, a key with the admin scope those of the service's shared domains too. " +
+      'Bots are included by default: most orphan visits are scanners.',
     tags: TAGS,
     scope: 'analytics:read',
     query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
@@ -140,10 +145,27 @@ export class StatsController {
   })
   async orphans(@Req() req: AuthenticatedRequest, @Query() q: RangeParams & { domain?: string; limit?: number }, @Res({ passthrough: true }) reply: FastifyReply) {
     const r = this.range(q, 'include');
-    const result = await this.store.orphans({ ...r, tenantId: req.principal!.tenantId, domain: q.domain === undefined ? null : q.domain.toLowerCase(), limit: q.limit ?? 20 });
+    const visible = await this.orphanDomainsOf(req.principal!);
+    const domains = q.domain === undefined ? visible : visible.filter((d) => d === q.domain!.toLowerCase());
+    const result = await this.store.orphans({ ...r, domains, limit: q.limit ?? 20 });
     const series = result.series.map((p) => ({ time: iso(p.time), domain: p.domain, visits: p.visits, visitors: p.visitors }));
     if (q.format === 'csv') return this.csv(reply, 'orphans', ['time', 'domain', 'visits', 'visitors'], series.map((p) => [p.time, p.domain, p.visits, p.visitors]));
     return { ...this.window(r), totals: result.totals, series, codes: result.codes };
+  }
+
+  /**
+   * Whose orphan visits a caller may see (docs/design.md, "Security model"): a visit to a code that
+   * does not exist on a tenant's own domain is that tenant's; on a shared domain it is the operator's
+   * (an `admin` key), since the code may be one another tenant deleted.
+   */
+  private async orphanDomainsOf(principal: Principal): Promise<string[]> {
+    let own: string[];
+    try {
+      own = await this.tenants.domainsOf(principal.tenantId);
+    } catch (error) {
+      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the tenant database is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
+    }
+    return principal.scopes.includes('admin') ? [...new Set([...this.config.links.domains, ...own])] : own;
   }
 
   private range(q: RangeParams, defaultBots: BotFilter, granularityWhenAbsent?: Granularity): RangeQuery {

@@ -3,18 +3,21 @@ import type { AppConfig } from '@shortlink/config';
 import {
   BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BloomFilter, BloomMaintainer, BulkLinks, CACHE_STORE, CachePolicy, CacheStore, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CHANGE_FEED,
   LINK_REPOSITORY, LinkCache, LinkChangeFeed, LinkService, PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository,
-  URL_POLICY, UrlPolicy, writeThroughTtlMs,
+  URL_POLICY, UrlPolicy, writeThroughTtlMs, ListCursors,
 } from '@shortlink/links-domain';
-import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG } from '@shortlink/nest-platform';
-import { TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
+import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, PinoNestLogger } from '@shortlink/nest-platform';
+import { BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
 import { BatchController } from './batch/batch.controller';
 import { KeysController } from './keys.controller';
+import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
-export const GENERATION_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BATCH_RECORD_STORE];
+export const GENERATION_PORTS: readonly symbol[] = [
+  ...API_ACCESS_PORTS, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BATCH_RECORD_STORE, SLOT_STORE,
+];
 
 /** The sequence every link id comes from, single or batch. */
 const LINK_SEQUENCE = 'links';
@@ -71,7 +74,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     return {
       module: GenerationFeatureModule,
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, KeysController, AdminController],
+      controllers: [BatchController, LinksController, LinkExportController, KeysController, AdminController],
       providers: [
         { provide: GENERATION_OPTIONS, useValue: options },
         {
@@ -99,10 +102,10 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         },
         {
           provide: LinkService,
-          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_STRATEGY, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService, TenantDirectory],
+          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_STRATEGY, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService, TenantDirectory, CODE_SECRET],
           useFactory: (
             repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codes: CodeStrategy, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
-            tenants: TenantService, tenantDomains: TenantDirectory,
+            tenants: TenantService, tenantDomains: TenantDirectory, codeSecret: string,
           ) => {
             const policy = new CachePolicy(config.redirect.policy);
             return new LinkService(
@@ -113,7 +116,12 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
               changes,
               passwords,
               urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
-              { defaultDomain: links.defaultDomain, sharedDomains: links.domains, retireForMs: links.retireForMs, cacheTtlMs: (link) => writeThroughTtlMs(policy, link, Date.now()) },
+              {
+                defaultDomain: links.defaultDomain, sharedDomains: links.domains, retireForMs: links.retireForMs,
+                cacheTtlMs: (link) => writeThroughTtlMs(policy, link, Date.now()),
+                // Its own key, derived by HKDF from the code secret: every instance opens every cursor (docs/design.md, "Listing").
+                listCursors: new ListCursors(codeSecret),
+              },
               tenants,
               undefined,
               [(link) => bloom.added(link)],
@@ -131,6 +139,18 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           },
         },
         { provide: BulkLinks, inject: [LinkService], useFactory: (service: LinkService) => new BulkLinks(service, { maxLinks: config.batch.bulkMaxLinks, concurrency: config.batch.bulkConcurrency }) },
+        {
+          provide: BatchSlots,
+          inject: [SLOT_STORE, APP_LOGGER],
+          useFactory: (slots: SlotStore, logger: PinoNestLogger) =>
+            new BatchSlots(slots, config.plans, {
+              leaseMs: config.batch.leaseMs,
+              onFallback: (down, error) =>
+                down
+                  ? logger.warn(`batch slots: the shared store failed (${(error as Error)?.message}); counting per instance until it answers`, 'BatchSlots')
+                  : logger.log('batch slots: the shared store answers again', 'BatchSlots'),
+            }),
+        },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,

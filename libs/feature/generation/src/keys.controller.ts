@@ -25,11 +25,12 @@ export class KeysController {
   @HttpCode(201)
   @Contract({
     summary: 'Create a key; the secret is in this answer only',
-    description: 'A key never gets a scope the calling key does not have.',
+    description: 'A key never gets a scope the calling key does not have. A tenant holds at most its plan’s number of active keys (403 `KEY_LIMIT_REACHED` beyond: revoke one first).',
     tags: TAGS,
     scope: 'links:write',
     body: keyCreationSchema,
     responses: { 201: { description: 'Created', schema: issuedKeySchema } },
+    errors: [403],
   })
   async create(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof keyCreationSchema>) {
     const issued = await this.tenants.createKey(req.principal!, body);
@@ -38,9 +39,17 @@ export class KeysController {
 
   @Delete(':id')
   @HttpCode(204)
-  @Contract({ summary: 'Revoke a key (it fails within a second on every instance)', tags: TAGS, scope: 'links:write', params: keyParams, responses: { 204: { description: 'Revoked' } }, errors: [404] })
+  @Contract({
+    summary: 'Revoke a key (it fails within a second on every instance)',
+    description: 'Only a key that holds every scope of the revoked key may revoke it (403 `INSUFFICIENT_SCOPE` otherwise).',
+    tags: TAGS,
+    scope: 'links:write',
+    params: keyParams,
+    responses: { 204: { description: 'Revoked' } },
+    errors: [403, 404],
+  })
   async revoke(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<void> {
-    await this.tenants.revokeKey(req.principal!.tenantId, id);
+    await this.tenants.revokeKey(req.principal!, id);
   }
 }
 

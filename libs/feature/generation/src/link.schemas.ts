@@ -32,14 +32,29 @@ const optionFields = {
   clicksPerIpPerMinute: z.number().int().meta({ description: 'Redirects per visitor address and minute on this link' }),
 };
 
+/** What an import carries over from another installation or shortener (docs/design.md, "Import and export"). */
+const importFields = {
+  legacyCode: z.string().max(200).meta({
+    description: 'Instead of alias, for imports: the source’s code kept as it was, 1-64 characters, segments of A-Z a-z 0-9 _ - joined by "/" (`1`, `blog/2024/launch`); not a reserved path',
+  }),
+  status: z.enum(['active', 'disabled']).meta({ description: 'active by default; an import keeps a disabled link disabled' }),
+  passwordHash: z.string().max(512).meta({
+    description: 'Instead of password, for imports: the argon2id hash an export gave ($argon2id$v=19$m=…,t=…,p=…$salt$hash, bounded cost); never the password itself',
+  }),
+};
+
 export const linkCreationSchema = z
   .strictObject({
     url,
     alias: z.string().max(200).meta({ description: '3-64 of A-Z a-z 0-9 _ -; instead of a generated code' }),
     domain: z.string().max(253).meta({ description: 'The default domain, or one of your own' }),
     ...optionFields,
+    ...importFields,
   })
-  .partial({ alias: true, domain: true, redirectType: true, expiresAt: true, title: true, tags: true, maxClicks: true, password: true, utm: true, forwardQuery: true, geoTargets: true, deviceTargets: true, variants: true, clicksPerIpPerMinute: true })
+  .partial({
+    alias: true, domain: true, redirectType: true, expiresAt: true, title: true, tags: true, maxClicks: true, password: true, utm: true, forwardQuery: true, geoTargets: true,
+    deviceTargets: true, variants: true, clicksPerIpPerMinute: true, legacyCode: true, status: true, passwordHash: true,
+  })
   .meta({ id: 'LinkCreation' });
 
 /** Every field optional; null clears an option (code and domain never change). */
@@ -79,6 +94,12 @@ export const linkSchema = z
   .meta({ id: 'Link' });
 
 export const linkPageSchema = z.object({ links: z.array(linkSchema), nextCursor: z.string().nullable() }).meta({ id: 'LinkPage' });
+
+/** A link as the export gives it: everything, the password as its hash (docs/design.md, "Import and export"). */
+export const linkExportSchema = linkSchema
+  .extend({ passwordHash: z.string().nullable().meta({ description: 'The argon2id hash of the link’s password, for passwordHash on import; null without one' }) })
+  .meta({ id: 'LinkExport' });
+export const linkExportPageSchema = z.object({ links: z.array(linkExportSchema), nextCursor: z.string().nullable() }).meta({ id: 'LinkExportPage' });
 
 export const codeParams = z.strictObject({ code: z.string().max(64).meta({ description: 'The short code or alias' }) });
 export const domainQuery = z.strictObject({ domain: z.string().max(253).optional().meta({ description: 'The link’s domain when it is not the default one' }) });

@@ -6,7 +6,7 @@ describe('tenant API: admin, keys, scopes, plans', () => {
   let generation: InProcessGeneration;
 
   beforeAll(async () => {
-    generation = await startGenerationInProcess(OPERATOR, { PLAN_FREE_REQUESTS_PER_MINUTE: '5' });
+    generation = await startGenerationInProcess(OPERATOR, { PLAN_FREE_REQUESTS_PER_MINUTE: '5', PLAN_FREE_MAX_KEYS: '3', AUTH_FAILURES_PER_MINUTE: '3' });
   }, 60_000);
 
   afterAll(() => generation?.close());
@@ -52,6 +52,40 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect((await call(fresh.apiKey, 'GET', '/api/v1/keys')).json().keys.find((k: { id: string }) => k.id === key.id).revokedAt).not.toBeNull();
   });
 
+  it('lets a key revoke only keys whose scopes it holds: a links:write key cannot revoke the operator key', async () => {
+    const operatorKeyId = (await call(OPERATOR, 'GET', '/api/v1/keys')).json().keys.find((k: { name: string }) => k.name === 'bootstrap').id;
+    const writer = (await call(OPERATOR, 'POST', '/api/v1/keys', { name: 'writer', scopes: ['links:write'] })).json();
+    const refused = await call(writer.apiKey, 'DELETE', `/api/v1/keys/${operatorKeyId}`);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'admin'] });
+    await new Promise((r) => setTimeout(r, 1100)); // past the key cache: the operator key was not revoked
+    expect((await call(OPERATOR, 'GET', '/api/v1/admin/tenants?limit=1')).statusCode).toBe(200);
+    expect((await call(writer.apiKey, 'DELETE', `/api/v1/keys/${writer.key.id}`)).statusCode).toBe(204); // its own scopes: yes
+  });
+
+  it('caps active keys per tenant by plan with 403 KEY_LIMIT_REACHED; a revocation makes room', async () => {
+    const { apiKey } = await newTenant('free');
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await call(apiKey, 'POST', '/api/v1/keys', { name: `k${i}` }));
+    expect(made.map((r) => r.statusCode)).toEqual([201, 201, 403]);
+    expect(made[2].json()).toMatchObject({ code: 'KEY_LIMIT_REACHED', limit: 3 });
+    expect((await call(apiKey, 'DELETE', `/api/v1/keys/${made[0].json().key.id}`)).statusCode).toBe(204);
+    expect((await call(made[1].json().apiKey, 'POST', '/api/v1/keys', { name: 'k3' })).statusCode).toBe(201);
+  });
+
+  it('throttles failed key checks per address, never a valid key from that address', async () => {
+    const { apiKey } = await newTenant();
+    const from = (key: string) => generation.app.inject({ method: 'GET', url: '/api/v1/keys', headers: { 'x-api-key': key }, remoteAddress: '192.0.2.77' });
+    const guesses = [];
+    for (let i = 0; i < 5; i++) guesses.push((await from(`sl_guess_${i}_0000000000000000`)).statusCode);
+    expect(guesses).toEqual([401, 401, 401, 429, 429]);
+    expect((await from(apiKey)).statusCode).toBe(200);
+    const again = await from('sl_guess_again_000000000000');
+    expect(again.statusCode).toBe(429);
+    expect(again.json().code).toBe('RATE_LIMITED');
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
   it('suspends a tenant (403 TENANT_SUSPENDED) and reactivates it', async () => {
     const { tenant, apiKey } = await newTenant();
     expect((await call(OPERATOR, 'PATCH', `/api/v1/admin/tenants/${tenant.id}`, { status: 'suspended' })).json().status).toBe('suspended');
@@ -63,14 +97,15 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect((await call(OPERATOR, 'PATCH', `/api/v1/admin/tenants/${tenant.id}`, { status: 'gone' })).json().code).toBe('VALIDATION_FAILED');
   });
 
-  it('enforces the free plan per key with RateLimit headers and 429 Retry-After', async () => {
+  it('enforces the free plan per tenant, across its keys, with RateLimit headers and 429 Retry-After', async () => {
     const { apiKey } = await newTenant('free');
+    const second = (await call(apiKey, 'POST', '/api/v1/keys', { name: 'second' })).json().apiKey; // the tenant's first request
     const answers = [];
-    for (let i = 0; i < 6; i++) answers.push(await call(apiKey, 'GET', '/api/v1/links'));
-    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200, 429]);
-    expect(answers.map((a) => a.headers['ratelimit-remaining'])).toEqual(['4', '3', '2', '1', '0', '0']);
+    for (let i = 0; i < 5; i++) answers.push(await call(i % 2 ? second : apiKey, 'GET', '/api/v1/links'));
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 429]);
+    expect(answers.map((a) => a.headers['ratelimit-remaining'])).toEqual(['3', '2', '1', '0', '0']);
     expect(answers[0].headers['ratelimit-limit']).toBe('5');
-    const refused = answers[5];
+    const refused = answers[4];
     expect(refused.json()).toMatchObject({ code: 'RATE_LIMITED' });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(58);
     expect(Number(refused.headers['ratelimit-reset'])).toBe(Number(refused.headers['retry-after']));

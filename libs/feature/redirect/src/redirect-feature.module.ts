@@ -4,7 +4,8 @@ import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import {
   BloomFilter, BloomMaintainer, CACHE_STORE, CachePolicy, CacheStore, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, LINK_CHANGE_FEED, LINK_REPOSITORY,
-  LinkChangeFeed, LinkRules, NULL_TTL_MS, PASSWORD_HASHER, PasswordAttempts, PasswordHasher, RedirectPipeline, ShardedLinkRepository, SNAPSHOT_STORE, SnapshotStore,
+  LinkChangeFeed, LinkRules, NULL_TTL_MS, PASSWORD_HASHER, PasswordAttempts, PasswordCheckGate, PasswordHasher, RedirectPipeline, ShardedLinkRepository,
+  SNAPSHOT_STORE, SnapshotStore,
 } from '@shortlink/links-domain';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
@@ -125,7 +126,7 @@ export class RedirectFeatureModule implements OnModuleInit, OnApplicationBootstr
             quota,
             attempts: new PasswordAttempts(cache, { attempts: r.password.attempts, windowMs: r.password.windowMs }),
             passwords,
-            passwordConcurrency: r.password.concurrency,
+            checks: new PasswordCheckGate({ concurrency: r.password.concurrency, perVisitorPerMinute: r.password.checksPerVisitorPerMinute }),
           }),
         },
         {

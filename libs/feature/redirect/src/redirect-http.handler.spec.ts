@@ -5,8 +5,8 @@ import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import {
-  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkRules, NO_OPTIONS, NULL_TTL_MS, PasswordAttempts, RedirectPipeline,
-  ShardedLinkRepository,
+  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkRules, NO_OPTIONS, NULL_TTL_MS, PasswordAttempts,
+  PasswordCheckGate, RedirectPipeline, ShardedLinkRepository,
 } from '@shortlink/links-domain';
 import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
@@ -14,6 +14,7 @@ import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClickEvent } from '@shortlink/clicks-domain';
 import { ClientAddressResolver } from '@shortlink/nest-platform';
+import { postLater } from '@shortlink/harness';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { RedirectHttpHandler } from './redirect-http.handler';
@@ -36,6 +37,8 @@ describe('RedirectHttpHandler', () => {
   let tenants: TenantDirectory;
   let quota: ClickQuota;
   let passwordHash: string;
+  /** Redirects per client address and minute; the password tests under load raise it, to reach the rules behind it. */
+  let perIpLimit = 5;
 
   beforeAll(async () => {
     passwordHash = await argon2.hash('open sesame');
@@ -63,7 +66,8 @@ describe('RedirectHttpHandler', () => {
     const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
     quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000 }, metrics);
     const parts = {
-      rules: new LinkRules(geo, quota), quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2, passwordConcurrency: 4,
+      rules: new LinkRules(geo, quota), quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2,
+      checks: new PasswordCheckGate({ concurrency: 4, perVisitorPerMinute: 10 }),
     };
     // Loopback is the trusted proxy here, so a test can present a client address (and its country).
     const addresses = new ClientAddressResolver([{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }]);
@@ -73,7 +77,8 @@ describe('RedirectHttpHandler', () => {
       await meta.tenants.createWithApiKey({ id, name: id, plan: 'free', status: 'active', createdAt: new Date() }, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
     }
     tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
-    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, new KeyedWindowLimiter({ limit: 5, windowMs: 60_000 }), new GlobalRateLimiter(cache, 0, 0), addresses, config, parts, tenants);
+    const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000 });
+    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, perIp, new GlobalRateLimiter(cache, 0, 0), addresses, config, parts, tenants);
     passedOn = [];
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
       if (handler.tryHandle(req, res)) return;
@@ -102,7 +107,7 @@ describe('RedirectHttpHandler', () => {
   const locationFor = (path: string, host: string) =>
     new Promise<string | undefined>((resolve, reject) => {
       const { port } = new URL(base);
-      request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+      request({ host: '127.0.0.1', port, path, headers: { host, ...as() } }, (res) => {
         res.resume();
         resolve(res.headers.location);
       }).on('error', reject).end();
@@ -159,6 +164,21 @@ describe('RedirectHttpHandler', () => {
     expect(await locationFor('/same001', 'sho.rt')).toBe('https://example.com/default');
   });
 
+  it("normalises the Host: a trailing dot, a default port or upper case reach the tenant's domain, never another tenant's default-domain link", async () => {
+    await shard.insert(link('same1', { tenantId: 't2', targetUrl: 'https://example.com/tenant-b-default' }));
+    await shard.insert(link('same1', { domain: 'go.acme.test', targetUrl: 'https://example.com/tenant-a-own' }));
+    await shard.insert(link('same2', { domain: 'go.example', targetUrl: 'https://example.com/configured' }));
+    await meta.tenants.addDomain('t1', 'go.acme.test');
+    await tenants.refresh();
+    for (const host of ['go.acme.test', 'go.acme.test.', 'go.acme.test:80', 'go.acme.test:443', 'GO.ACME.TEST.:443']) {
+      expect({ host, location: await locationFor('/same1', host) }).toEqual({ host, location: 'https://example.com/tenant-a-own' });
+    }
+    for (const host of ['go.example.', 'go.example:443']) expect(await locationFor('/same2', host)).toBe('https://example.com/configured');
+    // Another port is another host, as before; so are two trailing dots.
+    expect(await locationFor('/same1', 'go.acme.test:8080')).toBe('https://example.com/tenant-b-default');
+    expect(await locationFor('/same1', 'go.acme.test..')).toBe('https://example.com/tenant-b-default');
+  });
+
   it("answers a suspended tenant's links with the suspended page and no click; other tenants' links redirect", async () => {
     await shard.insert(link('susp001'));
     await shard.insert(link('othr001', { tenantId: 't2' }));
@@ -177,18 +197,36 @@ describe('RedirectHttpHandler', () => {
     expect((await get('/susp001', { headers: as() })).status).toBe(302);
   });
 
-  it('answers unknown, disabled and expired links with problem+json 404, 404 and 410', async () => {
+  it('answers unknown and disabled links with problem+json 404 LINK_NOT_FOUND, expired ones with 410', async () => {
     await shard.insert(link('off0001', { status: 'disabled' }));
     await shard.insert(link('old0001', { expiresAt: new Date(Date.now() - 1000) }));
-    for (const [path, status, code] of [['/nope123', 404, 'LINK_NOT_FOUND'], ['/off0001', 404, 'LINK_DISABLED'], ['/old0001', 410, 'LINK_EXPIRED']] as const) {
-      const res = await get(path);
+    for (const [path, status, code] of [['/nope123', 404, 'LINK_NOT_FOUND'], ['/off0001', 404, 'LINK_NOT_FOUND'], ['/old0001', 410, 'LINK_EXPIRED']] as const) {
+      const res = await get(path, { headers: as() });
       expect(res.status).toBe(status);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       expect(await res.json()).toMatchObject({ status, code, instance: path });
     }
     await flush();
-    // Only the code that does not exist is an orphan visit; a disabled or expired link is not.
+    // Only the code that does not exist is an orphan visit; a disabled or expired link is the tenant's.
     expect(clicks.map((c) => [c.kind, c.code, c.tenantId])).toEqual([['orphan', 'nope123', '']]);
+  });
+
+  it('answers a disabled link exactly as a code that does not exist, on every path and method: status, headers and body', async () => {
+    await shard.insert(link('off0002', { status: 'disabled', passwordHash }));
+    const answer = async (code: string, path: string, init: RequestInit) => {
+      const res = await get(`/${code}${path}`, { ...init, headers: { ...as(), ...(init.headers as Record<string, string>) } });
+      const headers = Object.fromEntries([...res.headers].filter(([name]) => name !== 'date'));
+      // The code and the path are the caller's own: with them swapped, nothing may differ.
+      return { status: res.status, headers, body: (await res.text()).replaceAll(code, 'CODE') };
+    };
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const passwordPost: RequestInit = { method: 'POST', body: 'password=x', headers: form };
+    const requests: Array<[string, RequestInit]> = [['', {}], ['', { method: 'HEAD' }], ['+', {}], ['/go', {}], ['', passwordPost]];
+    for (const [path, init] of requests) {
+      const unknown = await answer('nope124', path, init);
+      expect(unknown.status).toBe(404);
+      expect({ path, method: init.method, ...(await answer('off0002', path, init)) }).toEqual({ path, method: init.method, ...unknown });
+    }
   });
 
   it('refuses a client over the per-IP limit with 429 and Retry-After', async () => {
@@ -206,9 +244,29 @@ describe('RedirectHttpHandler', () => {
     await get('/health');
     await get('/metrics');
     await get('/api/v1/links');
-    await get('/a');
-    await get('/abc1234/other');
-    expect(passedOn).toEqual(['PUT /abc1234', 'GET /health', 'GET /metrics', 'GET /api/v1/links', 'GET /a', 'GET /abc1234/other']);
+    await get('/docs/openapi');
+    await get('/-a');
+    await get('/abc1234/');
+    await get('/a//b');
+    await get(`/${'a'.repeat(65)}`);
+    expect(passedOn).toEqual(['PUT /abc1234', 'GET /health', 'GET /metrics', 'GET /api/v1/links', 'GET /docs/openapi', 'GET /-a', 'GET /abc1234/', 'GET /a//b', `GET /${'a'.repeat(65)}`]);
+  });
+
+  it('redirects the codes an import kept: 1-2 characters and segments, with their suffixes (docs/design.md, "Import and export")', async () => {
+    for (const code of ['1', 'zz', 'blog/2024/launch', 'a'.repeat(64)]) await shard.insert(link(code));
+    await shard.insert(link('news/go-live', { moderation: 'flagged', moderationReason: 'homograph: test' }));
+    for (const code of ['1', 'zz', 'blog/2024/launch', 'a'.repeat(64)]) {
+      const res = await get(`/${code}?ref=x`, { headers: as() });
+      expect([code, res.status, res.headers.get('location')]).toEqual([code, 302, `https://example.com/${code}?ref=x`]);
+    }
+    const preview = await get('/blog/2024/launch+', { headers: as() });
+    expect([preview.status, await preview.text()]).toEqual([200, expect.stringContaining('https://example.com/blog/2024/launch')]);
+    const warning = await get('/news/go-live', { headers: as() });
+    expect([warning.status, await warning.text()]).toEqual([200, expect.stringContaining('href="/news/go-live/go"')]);
+    const past = await get('/news/go-live/go', { headers: as() });
+    expect([past.status, past.headers.get('location')]).toEqual([302, 'https://example.com/news/go-live']);
+    expect((await get('/blog/2024', { headers: as() })).status).toBe(404);
+    expect(passedOn).toEqual([]);
   });
 
   describe('link options (docs/design.md, "Link options")', () => {
@@ -306,6 +364,61 @@ describe('RedirectHttpHandler', () => {
       expect((await post('/pass002', 'password=open+sesame', as())).status).toBe(303);
       await flush();
       expect(clicks).toHaveLength(1);
+    });
+
+    describe('under load', () => {
+      beforeAll(() => (perIpLimit = 10_000));
+      afterAll(() => (perIpLimit = 5));
+
+      const openPost = (path: string, body: string, headers: Record<string, string>) => postLater(base, path, body, headers);
+      const count = (statuses: number[]) => statuses.reduce<Record<number, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {});
+
+      it('evaluates at most the limit of wrong passwords of 30 connections that send their headers first and their bodies one at a time', async () => {
+        await shard.insert(link('pass005', { passwordHash }));
+        const me = as();
+        const posts = Array.from({ length: 30 }, () => openPost('/pass005', 'password=wrong', me));
+        await new Promise((r) => setTimeout(r, 200)); // every request is past its headers before the first body leaves
+        const answers = [];
+        for (const p of posts) answers.push(await p.send());
+        expect(count(answers.map((a) => a.status))).toEqual({ 403: 3, 429: 27 });
+        expect(answers.slice(3).every((a) => JSON.parse(a.body).code === 'RATE_LIMITED')).toBe(true);
+        expect((await post('/pass005', 'password=open+sesame', me)).status).toBe(429);
+      });
+
+      it('evaluates at most the limit of wrong passwords whose bodies all arrive at once', async () => {
+        await shard.insert(link('pass006', { passwordHash }));
+        const me = as();
+        const posts = Array.from({ length: 30 }, () => openPost('/pass006', 'password=wrong', me));
+        await new Promise((r) => setTimeout(r, 200));
+        const answers = await Promise.all(posts.map((p) => p.send()));
+        expect(count(answers.map((a) => a.status))).toEqual({ 403: 3, 429: 27 });
+      });
+
+      it("does not let one client hammering its own link's right password make another tenant's visitor fail", async () => {
+        // Four links of its own: a visitor's posts in flight on one link are capped by its attempts (3 here), not its checks.
+        const own = ['mine001', 'mine002', 'mine003', 'mine004'];
+        for (const code of own) await shard.insert(link(code, { passwordHash, tenantId: 't1' }));
+        await shard.insert(link('their01', { passwordHash, tenantId: 't2' }));
+        const attacker = as();
+        const victim = as();
+        let running = true;
+        const attackerStatuses: number[] = [];
+        const loop = async (_: unknown, i: number) => {
+          while (running) attackerStatuses.push((await post(`/${own[i % own.length]}`, 'password=open+sesame', attacker)).status);
+        };
+        const loops = Array.from({ length: 8 }, loop);
+        const victimStatuses: number[] = [];
+        try {
+          for (let i = 0; i < 8; i++) victimStatuses.push((await post('/their01', 'password=open+sesame', victim)).status);
+        } finally {
+          running = false;
+          await Promise.all(loops);
+        }
+        expect(victimStatuses).toEqual(Array(8).fill(303));
+        // A right password spends from the visitor's budget too (10 checks a minute here).
+        expect(count(attackerStatuses)[303]).toBeLessThanOrEqual(10);
+        expect(count(attackerStatuses)[429]).toBeGreaterThan(0);
+      });
     });
 
     it('takes a click of a password link only once the password is accepted, and checks max clicks first', async () => {

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { performance } from 'perf_hooks';
 import { AppConfig } from '@shortlink/config';
-import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
+import { DomainError, ErrorCode, KeyedWindowLimiter, normalizeHost } from '@shortlink/core';
 import {
-  CachedLink, ClickQuota, encodeQueryPart, GlobalRateLimiter, LinkRules, PasswordAttempts, PasswordHasher, RedirectDecision, RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier,
+  CachedLink, ClickQuota, encodeQueryPart, GlobalRateLimiter, LinkRules, PasswordAttempts, PasswordCheckGate, PasswordHasher, RedirectDecision,
+  RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier, unknownLink,
 } from '@shortlink/links-domain';
 import { ClientAddressResolver, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
@@ -13,9 +14,17 @@ import { RedirectMetrics } from './redirect.metrics';
 
 /**
  * A code, optionally followed by `+` (the preview page) or `/go` (past a flagged link's warning),
- * optionally with a query string: `/abc1234`, `/abc1234+`, `/abc1234/go?x=1`.
+ * optionally with a query string: `/abc1234`, `/abc1234+`, `/abc1234/go?x=1`. Codes an import kept
+ * (docs/design.md, "Import and export") may be 1-2 characters or have segments: `/1`,
+ * `/blog/2024/launch`; a last segment `go` is the suffix (no code ends in one), and the lookahead
+ * holds the code to 64 characters.
  */
-const CODE_PATH = /^\/([A-Za-z0-9][A-Za-z0-9_-]{2,63})(\+|\/go)?(?:\?(.*))?$/;
+const CODE_PATH = /^\/(?=[A-Za-z0-9_/-]{1,64}(?:\/go|\+)?(?:\?|$))([A-Za-z0-9][A-Za-z0-9_-]*(?:\/(?!go(?:\?|$))[A-Za-z0-9][A-Za-z0-9_-]*)*)(\+|\/go)?(?:\?(.*))?$/;
+/** A path whose first segment is reserved (`/docs/…`) is not a code. */
+const firstSegment = (code: string) => {
+  const slash = code.indexOf('/');
+  return slash < 0 ? code : code.slice(0, slash);
+};
 
 /** A password form's body: `password=` and at most 128 characters, percent-encoded up to 3 bytes each. */
 const MAX_FORM_BYTES = 1024;
@@ -26,8 +35,8 @@ export interface LinkOptionParts {
   readonly quota: ClickQuota;
   readonly attempts: PasswordAttempts;
   readonly passwords: PasswordHasher;
-  /** argon2 checks in flight at most; beyond, 429 at once (each is ~50 ms of a core). */
-  readonly passwordConcurrency: number;
+  /** The instance's argon2 budget (each check is ~50 ms of a core), shared fairly between visitors and tenants. */
+  readonly checks: PasswordCheckGate;
 }
 
 type Suffix = '+' | '/go' | undefined;
@@ -46,7 +55,6 @@ type Suffix = '+' | '/go' | undefined;
  */
 export class RedirectHttpHandler {
   private readonly domains: Set<string>;
-  private verifying = 0;
 
   constructor(
     private readonly pipeline: RedirectPipeline,
@@ -69,7 +77,7 @@ export class RedirectHttpHandler {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return false;
     const match = CODE_PATH.exec(req.url ?? '');
-    if (!match || RESERVED_PATHS.has(match[1].toLowerCase())) return false;
+    if (!match || RESERVED_PATHS.has(firstSegment(match[1]).toLowerCase())) return false;
     const started = performance.now();
     // Known once the code is taken apart: a LINK_NOT_FOUND thrown after that is an orphan visit.
     let id: ShortUrlIdentifier | null = null;
@@ -160,38 +168,49 @@ export class RedirectHttpHandler {
 
   /**
    * `POST /{code}` with `password=` (application/x-www-form-urlencoded, at most 1 KiB): moderation,
-   * then max clicks, then the visitor's wrong attempts, then the password itself (argon2 on the
-   * thread pool, never on the event loop), then the rest of the rules. A click is taken only now.
+   * then max clicks, then the form, then one of the visitor's attempts on this link, reserved before
+   * the password is evaluated (so that guesses in flight count), then a slot of the instance's fair
+   * argon2 budget (docs/design.md, "Link options"), then the password itself (argon2 on the thread
+   * pool, never on the event loop), then the rest of the rules. A right password gives its attempt
+   * back. A click is taken only now.
    */
   private submitPassword(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, acknowledged: boolean, query: string | undefined, started: number): void {
     if (link.moderation === 'banned') return this.page(req, res, blockedPage(), started);
     if (link.moderation === 'flagged' && !acknowledged) return this.act(req, res, id, link, ip, query, { kind: 'warning' }, true, started);
     const hash = link.rules?.passwordHash;
     if (hash === undefined) throw notAllowed();
-    const { quota, attempts, passwords, rules } = this.options;
+    const { quota, attempts, passwords, rules, checks } = this.options;
     (async () => {
       if (link.rules?.maxClicks !== undefined && (await quota.isExhausted(link, id))) return this.refusal(req, res, exhausted(), true, started);
-      const allowed = await attempts.check(link.id, ip);
-      if (!allowed.allowed) {
-        this.metrics.rateLimited.inc({ scope: 'password' });
-        return this.refusal(req, res, new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this link; try again later', { retryAfterSeconds: allowed.retryAfterSeconds }), true, started);
-      }
       const password = new URLSearchParams(await readForm(req)).get('password') ?? '';
-      if (this.verifying >= this.options.passwordConcurrency) {
-        return this.refusal(req, res, new DomainError(ErrorCode.RATE_LIMITED, 'too many password checks in progress; retry shortly', { retryAfterSeconds: 1 }), true, started);
+      const attempt = await attempts.reserve(link.id, ip);
+      if (!attempt.allowed) {
+        this.metrics.rateLimited.inc({ scope: 'password' });
+        const { retryAfterSeconds } = attempt;
+        const refused = new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this link; try again later', { retryAfterSeconds });
+        return this.refusal(req, res, refused, true, started);
       }
-      this.verifying++;
-      let accepted: boolean;
-      try {
-        accepted = password.length > 0 && password.length <= 1024 && (await passwords.verify(hash, password));
-      } finally {
-        this.verifying--;
+      let accepted = false;
+      if (password.length > 0 && password.length <= 1024) {
+        const slot = await checks.acquire(link.tenantId, ip);
+        if (!slot.allowed) {
+          await attempt.giveBack(); // nothing was evaluated
+          this.metrics.rateLimited.inc({ scope: slot.reason === 'visitor' ? 'password_visitor' : 'password_busy' });
+          const why =
+            slot.reason === 'visitor' ? 'too many password checks from this address; try again later' : 'too many password checks in progress; retry shortly';
+          return this.refusal(req, res, new DomainError(ErrorCode.RATE_LIMITED, why, { retryAfterSeconds: slot.retryAfterSeconds }), true, started);
+        }
+        try {
+          accepted = await passwords.verify(hash, password);
+        } finally {
+          slot.done();
+        }
       }
       if (!accepted) {
-        await attempts.failed(link.id, ip);
         if (wantsHtml(req)) return this.page(req, res, passwordPage(true, link.moderation === 'flagged'), started);
         return this.problem(req, res, new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the password is not right'), started);
       }
+      await attempt.giveBack();
       const decision = rules.decide(link, { address: ip, userAgent: req.headers['user-agent'] ?? '', query, counts: true, acknowledged: true, passwordAccepted: true });
       this.act(req, res, id, link, ip, query, decision, true, started);
     })().catch((error) => this.problem(req, res, error, started));
@@ -220,10 +239,16 @@ export class RedirectHttpHandler {
     this.metrics.duration.observe((performance.now() - started) / 1000);
   }
 
-  /** A code that does not exist is an orphan visit for analytics (docs/analytics.md); then the usual problem. */
+  /**
+   * A code that does not exist is an orphan visit for analytics (docs/analytics.md); then the usual
+   * problem. A disabled link answers exactly as a code that does not exist, so that a visitor cannot
+   * tell it exists; it is still the tenant's link, so its visit is no orphan (docs/design.md,
+   * "Security model").
+   */
   private notFound(req: IncomingMessage, res: ServerResponse, error: unknown, id: ShortUrlIdentifier, ip: string, started: number): void {
-    if (req.method === 'GET' && (error as DomainError)?.code === ErrorCode.LINK_NOT_FOUND) this.recorder.recordOrphan(req, id, ip);
-    this.problem(req, res, error, started);
+    const code = (error as DomainError)?.code;
+    if (req.method === 'GET' && code === ErrorCode.LINK_NOT_FOUND) this.recorder.recordOrphan(req, id, ip);
+    this.problem(req, res, code === ErrorCode.LINK_DISABLED ? unknownLink(id) : error, started);
   }
 
 
@@ -264,11 +289,15 @@ export class RedirectHttpHandler {
     this.metrics.duration.observe((performance.now() - started) / 1000);
   }
 
-  /** The link's host: a configured short domain or a tenant's, else the default domain (e.g. when reached by IP). */
+  /**
+   * The link's host: a configured short domain or a tenant's, else the default domain (e.g. when
+   * reached by IP). `GO.acme.test.:443` is `go.acme.test`: a variant of a tenant's host must not
+   * fall through to the default domain, where another tenant may hold the same code.
+   */
   private domainOf(req: IncomingMessage): string {
     const host = req.headers.host;
     if (host) {
-      const h = host.toLowerCase();
+      const h = normalizeHost(host);
       if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
     }
     return this.config.links.defaultDomain;

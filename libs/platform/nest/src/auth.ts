@@ -27,10 +27,12 @@ export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 
 /**
  * `x-api-key` → principal → scope → plan (docs/design.md, "Security model" and "Tenants, keys
- * and plans"). Failed checks are counted per client address; past the limit every attempt from
- * that address gets 429 until the window ends, before any key is looked at, so guessing keys costs
- * a minute per few attempts. The route's scope comes from its contract. An accepted request is
- * counted against its key's plan, and the answer carries the RateLimit-* headers either way.
+ * and plans"). Every key is checked (one hash and one cached look-up); failed checks are counted
+ * per client address, and past the limit a failed check from that address gets 429 instead of 401
+ * until the window ends. A valid key is never refused by that count: behind a shared NAT, one
+ * guesser must not lock out everyone else, and a guesser still learns nothing from a 429. The
+ * route's scope comes from its contract. An accepted request is counted against its tenant's plan,
+ * and the answer carries the RateLimit-* headers either way.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -45,26 +47,27 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<AuthenticatedRequest>();
-    const client = this.addresses.of(request.raw);
-    const blocked = this.failures.check(client);
-    if (!blocked.allowed) {
-      throw new DomainError(ErrorCode.RATE_LIMITED, 'too many failed API key checks from this address; retry later', { retryAfterSeconds: blocked.retryAfterSeconds });
-    }
     let principal: Principal;
     try {
       principal = await this.verifier.verify(request.headers['x-api-key']);
     } catch (error) {
-      if (error instanceof DomainError && error.code === ErrorCode.UNAUTHENTICATED) this.failures.hit(client);
+      if (error instanceof DomainError && error.code === ErrorCode.UNAUTHENTICATED) {
+        const counted = this.failures.hit(this.addresses.of(request.raw));
+        if (!counted.allowed) {
+          throw new DomainError(ErrorCode.RATE_LIMITED, 'too many failed API key checks from this address; retry later', { retryAfterSeconds: counted.retryAfterSeconds });
+        }
+      }
       throw error;
     }
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
     // A guarded route without a scope is a programming error, never an open door.
     if (!scope) throw new Error(`route ${request.routeOptions?.url ?? request.url} is guarded but names no scope (RequireScope or its contract)`);
     if (!principal.scopes.includes(scope)) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this key lacks the ${scope} scope`, { scope });
-    const decision = await this.plans.request(principal.keyId, principal.plan);
+    // One window per tenant, whatever key it uses: minting keys does not multiply the plan.
+    const decision = await this.plans.request(principal.tenantId, principal.plan);
     setRateLimitHeaders(http.getResponse<FastifyReply>(), decision);
     if (!decision.allowed) {
-      throw new DomainError(ErrorCode.RATE_LIMITED, `the ${principal.plan} plan allows ${decision.limit} requests a minute per key; retry later`, { retryAfterSeconds: decision.resetSeconds });
+      throw new DomainError(ErrorCode.RATE_LIMITED, `the ${principal.plan} plan allows ${decision.limit} requests a minute per tenant; retry later`, { retryAfterSeconds: decision.resetSeconds });
     }
     request.principal = principal;
     return true;
@@ -84,7 +87,8 @@ export const API_ACCESS_PROVIDERS: readonly Provider[] = [
   {
     provide: TenantService,
     inject: [TENANT_STORE, APP_CONFIG],
-    useFactory: (store: TenantStore, config: AppConfig) => new TenantService(store, { serviceDomains: config.links.domains }),
+    useFactory: (store: TenantStore, config: AppConfig) =>
+      new TenantService(store, { serviceDomains: config.links.domains, maxKeys: { free: config.plans.free.maxKeys, paid: config.plans.paid.maxKeys } }),
   },
   { provide: CREDENTIAL_VERIFIER, useExisting: TenantService },
   {

@@ -39,13 +39,18 @@ export const envSchema = z.object({
   /** Failed API-key checks allowed per client address and minute before 429 (0 = off). */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   /**
-   * Plans (docs/design.md, "Tenants, keys and plans"): API requests per minute per key, shared by
-   * every instance, and batch rows per tenant in a sliding 24 h.
+   * Plans (docs/design.md, "Tenants, keys and plans"): API requests per minute per tenant (all its
+   * keys together), shared by every instance; batch rows per tenant in a sliding 24 h; active keys
+   * per tenant; batch requests running at once per tenant.
    */
   PLAN_FREE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   PLAN_PAID_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
   PLAN_FREE_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(10_000),
   PLAN_PAID_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(5_000_000),
+  PLAN_FREE_MAX_KEYS: z.coerce.number().int().min(1).max(10_000).default(5),
+  PLAN_PAID_MAX_KEYS: z.coerce.number().int().min(1).max(10_000).default(100),
+  PLAN_FREE_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(2),
+  PLAN_PAID_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(10),
   /** Batch creation and bulk changes (docs/design.md, "Batch creation"). */
   BATCH_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
   BATCH_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
@@ -180,6 +185,8 @@ export const envSchema = z.object({
   REDIRECT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   REDIRECT_PASSWORD_WINDOW_MS: z.coerce.number().int().min(1000).default(15 * 60_000),
   REDIRECT_PASSWORD_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  /** Password checks per client address and minute in one instance, right passwords included (0 = off). */
+  REDIRECT_PASSWORD_CHECKS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(0).default(30),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -237,8 +244,10 @@ export interface AppConfig {
     readonly bulkMaxLinks: number;
     readonly bulkConcurrency: number;
   };
-  /** Per plan: API requests per minute per key; batch rows per tenant and day. */
-  readonly plans: Readonly<Record<'free' | 'paid', { readonly requestsPerMinute: number; readonly batchRowsPerDay: number }>>;
+  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once. */
+  readonly plans: Readonly<
+    Record<'free' | 'paid', { readonly requestsPerMinute: number; readonly batchRowsPerDay: number; readonly maxKeys: number; readonly concurrentBatches: number }>
+  >;
   readonly links: {
     readonly publicBaseUrl: string;
     readonly defaultDomain: string;
@@ -285,8 +294,11 @@ export interface AppConfig {
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
     readonly tenantRefreshMs: number;
-    /** Wrong passwords per visitor and link within the window, and argon2 checks in flight per instance. */
-    readonly password: { readonly attempts: number; readonly windowMs: number; readonly concurrency: number };
+    /**
+     * Password attempts per visitor and link within the window (right ones given back), argon2 checks
+     * in flight per instance, and checks per visitor and minute per instance (docs/design.md, "Link options").
+     */
+    readonly password: { readonly attempts: number; readonly windowMs: number; readonly concurrency: number; readonly checksPerVisitorPerMinute: number };
   };
 }
 
@@ -374,8 +386,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       bulkConcurrency: e.BULK_CONCURRENCY,
     },
     plans: {
-      free: { requestsPerMinute: e.PLAN_FREE_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY },
-      paid: { requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY },
+      free: { requestsPerMinute: e.PLAN_FREE_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY, maxKeys: e.PLAN_FREE_MAX_KEYS, concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES },
+      paid: { requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY, maxKeys: e.PLAN_PAID_MAX_KEYS, concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES },
     },
     links: {
       publicBaseUrl,
@@ -424,7 +436,12 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
-      password: { attempts: e.REDIRECT_PASSWORD_ATTEMPTS, windowMs: e.REDIRECT_PASSWORD_WINDOW_MS, concurrency: e.REDIRECT_PASSWORD_CONCURRENCY },
+      password: {
+        attempts: e.REDIRECT_PASSWORD_ATTEMPTS,
+        windowMs: e.REDIRECT_PASSWORD_WINDOW_MS,
+        concurrency: e.REDIRECT_PASSWORD_CONCURRENCY,
+        checksPerVisitorPerMinute: e.REDIRECT_PASSWORD_CHECKS_PER_VISITOR_PER_MINUTE,
+      },
     },
   };
 }

@@ -45,6 +45,33 @@ export function send(agent: http.Agent, base: string, path: string, method: 'GET
   });
 }
 
+/** A request whose headers are sent; `send()` sends its body and resolves with the answer. */
+export interface LaterPost {
+  send(): Promise<{ status: number; body: string }>;
+}
+
+/**
+ * A urlencoded POST on a connection of its own whose headers leave now and whose body leaves on
+ * `send()`: what a client does that opens many requests first and completes them later.
+ */
+export function postLater(base: string, path: string, body: string, headers: Record<string, string> = {}): LaterPost {
+  const url = new URL(path, base);
+  const req = http.request({
+    agent: false, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)), ...headers },
+  });
+  const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+  });
+  answered.catch(() => undefined); // observed by send(); not an unhandled rejection before it is called
+  req.flushHeaders();
+  return { send: () => (req.end(body), answered) };
+}
+
 export const keepAliveAgent = () => new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 2048 });
 
 /** Runs `total` jobs with at most `concurrency` in flight (bounded by count and deadline). */

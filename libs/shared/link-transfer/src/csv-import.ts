@@ -6,20 +6,21 @@ import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import type { Writable } from 'stream';
 import { finished } from 'stream/promises';
-import { CsvRecord, detectFormat, Format, kuttRecords, MapOptions, normaliseHeader, toLinkBody } from './formats';
+import { guardCell } from './csv-cells';
+import { CsvRecord, detectFormat, Format, kuttRecords, MapOptions, mapRecord, normaliseHeader } from './formats';
 
 export interface ImportOptions extends Partial<MapOptions> {
   /** Base URL of the generation API, e.g. http://127.0.0.1:8081. */
   readonly api: string;
   readonly apiKey: string;
   readonly file: string;
-  /** The results CSV: row, status, code, shortUrl, error. */
+  /** The results CSV: row, status, code, shortUrl, error, note. */
   readonly results: Writable;
   /** Default: told by the header (or .json: Kutt). */
   readonly format?: Format;
   /** Rows per request (the API takes up to 100 000). */
   readonly batchRows?: number;
-  /** Default: derived from the file's content, so running the same import again creates nothing twice. */
+  /** Default: derived from the file's content and the options that change its rows (importKey), so running the same import again creates nothing twice. */
   readonly idempotencyKey?: string;
   /** Attempts per request after a lost connection, a 503 or a 409 (the same key: nothing twice). */
   readonly retries?: number;
@@ -39,6 +40,19 @@ export interface ImportProgress {
 export interface ImportSummary extends ImportProgress {
   readonly format: Format;
   readonly idempotencyKey: string;
+  /** Rows created less open than their source (disabled), each with a note in the results saying why. */
+  readonly noted: number;
+}
+
+/**
+ * The default Idempotency-Key of an import: the file's SHA-256 and what changes the rows made of it
+ * (the format they are read as, --no-codes, --keep-domains). The same file with the same options is
+ * the same batch (a retry creates nothing twice); with other options it is another batch, not a
+ * reuse of the key (422).
+ */
+export function importKey(fileSha256: string, format: Format, options: MapOptions): string {
+  const rows = JSON.stringify({ format, keepCodes: options.keepCodes, keepDomains: options.keepDomains });
+  return `import-${createHash('sha256').update(fileSha256).update('\n').update(rows).digest('hex').slice(0, 40)}`;
 }
 
 /** One line of the batch answer. */
@@ -69,17 +83,20 @@ export async function importLinks(o: ImportOptions): Promise<ImportSummary> {
   const format = o.format ?? (await sniffFormat(o.file));
   const options: MapOptions = { keepCodes: o.keepCodes ?? true, keepDomains: o.keepDomains ?? false };
   const { total, hash } = await fileFacts(o.file);
-  const idempotencyKey = o.idempotencyKey ?? `import-${hash.slice(0, 40)}`;
+  const idempotencyKey = o.idempotencyKey ?? importKey(hash, format, options);
   const batchRows = o.batchRows ?? 100_000;
-  const out = stringify({ header: true, columns: ['row', 'status', 'code', 'shortUrl', 'error'] });
+  const out = stringify({ header: true, columns: ['row', 'status', 'code', 'shortUrl', 'error', 'note'], cast: { string: guardCell } });
   out.pipe(o.results);
   let progress = { total, answered: 0, created: 0, failed: 0 };
+  let noted = 0;
   for (let batch = 0; batch * batchRows < Math.max(total, 1); batch++) {
     const key = total > batchRows ? `${idempotencyKey}-${batch}` : idempotencyKey;
     for (let attempt = 0; ; attempt++) {
       const lines: BatchLine[] = [];
+      /** Why a row of this batch was made less open than its source, by its index in the batch. */
+      const notes = new Map<number, string>();
       try {
-        const rows = bodies(o.file, format, options, batch * batchRows, batchRows);
+        const rows = bodies(o.file, format, options, batch * batchRows, batchRows, notes);
         await sendBatch(o, key, rows, (line) => {
           lines.push(line);
           o.onProgress?.({ ...progress, answered: progress.answered + lines.length, created: progress.created + lines.filter((l) => l.link).length, failed: progress.failed + lines.filter((l) => !l.link).length });
@@ -93,7 +110,9 @@ export async function importLinks(o: ImportOptions): Promise<ImportSummary> {
       // Only a whole answer is written: a retried request answers every row again.
       for (const l of lines) {
         const row = batch * batchRows + l.row + 1;
-        const ok = await writeRow(out, [row, l.status, l.link?.code ?? '', l.link?.shortUrl ?? '', l.problem ? `${l.problem.code}: ${l.problem.detail}` : '']);
+        const note = l.link ? (notes.get(l.row) ?? '') : '';
+        if (note) noted++;
+        const ok = await writeRow(out, [row, l.status, l.link?.code ?? '', l.link?.shortUrl ?? '', l.problem ? `${l.problem.code}: ${l.problem.detail}` : '', note]);
         if (!ok) throw new Error('could not write the results');
       }
       const created = lines.filter((l) => l.link).length;
@@ -103,7 +122,7 @@ export async function importLinks(o: ImportOptions): Promise<ImportSummary> {
   }
   out.end();
   await flushed(o.results);
-  return { ...progress, format, idempotencyKey };
+  return { ...progress, format, idempotencyKey, noted };
 }
 
 /** Resolves once everything piped into `output` is written (a file is flushed; stdout is never ended by a pipe). */
@@ -115,7 +134,8 @@ export async function flushed(output: Writable): Promise<void> {
 const writeRow = (out: ReturnType<typeof stringify>, row: unknown[]): Promise<boolean> =>
   new Promise((resolve) => (out.write(row) ? resolve(true) : out.once('drain', () => resolve(true))));
 
-async function sniffFormat(file: string): Promise<Format> {
+/** The format of a file: Kutt for .json, else told by its CSV header (README, "Import and export"). */
+export async function sniffFormat(file: string): Promise<Format> {
   if (isJson(file)) return 'kutt';
   for await (const header of createReadStream(file).pipe(parse({ to_line: 1, bom: true }))) {
     const format = detectFormat(header as string[]);
@@ -140,8 +160,8 @@ async function fileFacts(file: string): Promise<{ total: number; hash: string }>
   return { total: Math.max(0, total - 1), hash: hash.digest('hex') };
 }
 
-/** The file's rows from `skip`, at most `take`, each as the create body its format maps it to. */
-async function* bodies(file: string, format: Format, options: MapOptions, skip: number, take: number): AsyncGenerator<string> {
+/** The file's rows from `skip`, at most `take`, each as the create body its format maps it to; their notes by index from `skip`. */
+async function* bodies(file: string, format: Format, options: MapOptions, skip: number, take: number, notes: Map<number, string>): AsyncGenerator<string> {
   const records: AsyncIterable<CsvRecord> | Iterable<CsvRecord> = isJson(file)
     ? kuttRecords(JSON.parse(readFileSync(file, 'utf8')))
     : createReadStream(file).pipe(parse({ bom: true, columns: (h: string[]) => h.map(normaliseHeader), relax_column_count: true, skip_empty_lines: true }));
@@ -149,7 +169,9 @@ async function* bodies(file: string, format: Format, options: MapOptions, skip: 
   for await (const record of records) {
     if (i++ < skip) continue;
     if (i > skip + take) break;
-    yield JSON.stringify(toLinkBody(format, record, options));
+    const { body, note } = mapRecord(format, record, options);
+    if (note) notes.set(i - 1 - skip, note);
+    yield JSON.stringify(body);
   }
 }
 

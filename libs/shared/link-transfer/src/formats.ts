@@ -1,3 +1,7 @@
+import { unguardCell } from './csv-cells';
+// PHP's htmlspecialchars/htmlentities escaped YOURLS titles; decoded once, as a browser would (semicolons required).
+import { decodeHTMLStrict } from 'entities';
+
 /**
  * The CSV (and JSON) link exports `npm run links:import` reads, and how each maps onto a
  * `POST /api/v1/links` body (README, "Import and export"; docs/design.md, "Batch creation").
@@ -6,24 +10,38 @@
 export type Format = 'shortlink' | 'bitly' | 'shlink' | 'yourls' | 'kutt';
 export const FORMATS: readonly Format[] = ['shortlink', 'bitly', 'shlink', 'yourls', 'kutt'];
 
-/** The body of one create, as far as an export has it. */
+/** The body of one create, as far as an export has it (values a cell could not be read as go as given: the API says why). */
 export interface LinkBody {
   url?: string;
-  alias?: string;
+  /** The source's code, kept as it was (`legacyCode` of the create: 1-64 characters, "/" between segments). */
+  legacyCode?: string;
   domain?: string;
   title?: string;
   tags?: string[];
   expiresAt?: string;
-  redirectType?: number;
-  maxClicks?: number;
+  redirectType?: number | string;
+  maxClicks?: number | string;
   password?: string;
+  passwordHash?: string;
+  status?: string;
   utm?: Record<string, string>;
+  forwardQuery?: boolean | string;
+  geoTargets?: unknown;
+  deviceTargets?: unknown;
+  variants?: unknown;
+  clicksPerIpPerMinute?: number | string;
+}
+
+/** One exported link as a create, and why it was made less open than its source (a line in the results). */
+export interface MappedRow {
+  readonly body: LinkBody;
+  readonly note?: string;
 }
 
 export interface MapOptions {
-  /** Keep the source's short codes as aliases (default true); false: new codes are generated. */
+  /** Keep the source's short codes (default true); false: new codes are generated. */
   readonly keepCodes: boolean;
-  /** Keep the source's domains (default false: links go on the default domain, as another tool's domain is not yours here). */
+  /** Keep the source's domains (default false: links go on the default domain, as another tool's (or installation's) domain is not yours here). */
   readonly keepDomains: boolean;
 }
 
@@ -76,7 +94,25 @@ const isoDate = (cell: string | undefined): string | undefined => {
   return Number.isNaN(d.getTime()) ? cell : d.toISOString();
 };
 
-const int = (cell: string | undefined): number | undefined => (cell && /^\d+$/.test(cell) ? Number(cell) : undefined);
+/** A whole number; another value as given, so the API refuses the row rather than the limit being dropped. */
+const int = (cell: string | undefined): number | string | undefined => (cell === undefined ? undefined : /^\d{1,15}$/.test(cell) ? Number(cell) : cell);
+
+const bool = (cell: string | undefined): boolean | string | undefined => {
+  const lower = cell?.toLowerCase();
+  return lower === 'true' ? true : lower === 'false' ? false : cell;
+};
+
+/** A JSON cell (our export writes geoTargets, deviceTargets and variants so); else as given. */
+const json = (cell: string | undefined): unknown => {
+  if (cell === undefined) return undefined;
+  try {
+    return JSON.parse(cell) as unknown;
+  } catch {
+    return cell;
+  }
+};
+
+const isTrue = (cell: string | undefined) => cell?.toLowerCase() === 'true';
 
 const UTM = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 
@@ -86,13 +122,18 @@ const UTM = ['source', 'medium', 'campaign', 'term', 'content'] as const;
  */
 export const COLUMN_MAPPING: Readonly<Record<Format, ReadonlyArray<readonly [from: string, to: string]>>> = {
   shortlink: [
-    ['url', 'url'], ['alias', 'alias'], ['domain', 'domain'], ['title', 'title'], ['tags (| , or ; between tags)', 'tags'], ['expiresAt', 'expiresAt'],
-    ['redirectType', 'redirectType'], ['maxClicks', 'maxClicks'], ['password', 'password'], ['utm_source … utm_content', 'utm'],
+    ['url', 'url'], ['alias', 'legacyCode'], ['domain (with --keep-domains)', 'domain'], ['title', 'title'], ['tags (| , or ; between tags)', 'tags'], ['expiresAt', 'expiresAt'],
+    ['redirectType', 'redirectType'], ['maxClicks', 'maxClicks'], ['status', 'status'], ['passwordHash', 'passwordHash'], ['password (in the clear, hand-written files)', 'password'],
+    ['passwordProtected without passwordHash', 'status: disabled'], ['utm_source … utm_content', 'utm'], ['forwardQuery', 'forwardQuery'], ['geoTargets, deviceTargets, variants (JSON)', 'the same'],
+    ['clicksPerIpPerMinute', 'clicksPerIpPerMinute'],
   ],
-  bitly: [['long_url / Long URL', 'url'], ['link / Bitlink / custom_bitlinks (its back-half)', 'alias'], ['title', 'title'], ['tags', 'tags']],
-  shlink: [['longUrl', 'url'], ['shortCode', 'alias'], ['domain (with --keep-domains)', 'domain'], ['title', 'title'], ['tags (joined with |)', 'tags']],
-  yourls: [['url', 'url'], ['keyword', 'alias'], ['title', 'title']],
-  kutt: [['target', 'url'], ['address', 'alias'], ['domain (with --keep-domains)', 'domain'], ['description', 'title'], ['expire_in', 'expiresAt']],
+  bitly: [['long_url / Long URL', 'url'], ['link / Bitlink / custom_bitlinks (its back-half)', 'legacyCode'], ['title', 'title'], ['tags', 'tags'], ['archived: true', 'status: disabled']],
+  shlink: [['longUrl', 'url'], ['shortCode', 'legacyCode'], ['domain (with --keep-domains)', 'domain'], ['title', 'title'], ['tags (joined with |)', 'tags']],
+  yourls: [['url / target', 'url'], ['keyword / source ("/keyword/")', 'legacyCode'], ['title (HTML entities decoded)', 'title']],
+  kutt: [
+    ['target', 'url'], ['address', 'legacyCode'], ['domain (with --keep-domains)', 'domain'], ['description', 'title'], ['expire_in', 'expiresAt'], ['banned: true', 'status: disabled'],
+    ['password: true (no hash in the list)', 'status: disabled'],
+  ],
 };
 
 /** The format a header names: the first whose distinctive columns are all there. */
@@ -101,62 +142,95 @@ export function detectFormat(headers: readonly string[]): Format | null {
   if (h.has('target') && h.has('address')) return 'kutt';
   if (h.has('longurl') && h.has('shortcode')) return 'shlink';
   if (h.has('keyword') && h.has('url')) return 'yourls';
+  // The YOURLS Import-Export plugin's CSV: source,target,hits (source is "/keyword/").
+  if (h.has('source') && h.has('target')) return 'yourls';
   if (h.has('long_url') || h.has('bitlink') || (h.has('link') && h.has('long_url'))) return 'bitly';
   if (h.has('url')) return 'shortlink';
   return null;
 }
 
-/** One exported link as a create body. */
-export function toLinkBody(format: Format, r: CsvRecord, options: MapOptions): LinkBody {
+/**
+ * One exported link as a create. An import never makes a link more open than its source: a link
+ * disabled, banned or archived there is created disabled, and so is one whose password cannot be
+ * carried (a Kutt list says only `password: true`; an export of ours made without `links:write` has
+ * no hash), with a note saying why.
+ */
+export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): MappedRow {
   const body: LinkBody = {};
+  const notes: string[] = [];
   const set = <K extends keyof LinkBody>(key: K, value: LinkBody[K] | undefined) => {
     if (value !== undefined) body[key] = value;
   };
+  const disable = (why: string) => {
+    body.status = 'disabled';
+    notes.push(why);
+  };
   switch (format) {
     case 'shortlink': {
-      set('url', pick(r, 'url'));
-      set('alias', options.keepCodes ? pick(r, 'alias') : undefined);
-      set('domain', pick(r, 'domain'));
-      set('title', pick(r, 'title'));
-      set('tags', splitTags(pick(r, 'tags')));
-      set('expiresAt', pick(r, 'expiresat', 'expires_at'));
-      set('redirectType', int(pick(r, 'redirecttype', 'redirect_type')));
-      set('maxClicks', int(pick(r, 'maxclicks', 'max_clicks')));
-      set('password', pick(r, 'password'));
-      const utm = Object.fromEntries(UTM.flatMap((k) => (pick(r, `utm_${k}`) ? [[k, pick(r, `utm_${k}`)!]] : [])));
+      // Our own export: its cells were guarded against spreadsheet formulas (csv-cells.ts).
+      const cell = (...names: string[]) => {
+        const v = pick(r, ...names);
+        return v === undefined ? undefined : unguardCell(v);
+      };
+      set('url', cell('url'));
+      set('legacyCode', options.keepCodes ? cell('alias') : undefined);
+      set('domain', options.keepDomains ? cell('domain') : undefined);
+      set('title', cell('title'));
+      set('tags', splitTags(cell('tags')));
+      set('expiresAt', cell('expiresat', 'expires_at'));
+      set('redirectType', int(cell('redirecttype', 'redirect_type')));
+      set('maxClicks', int(cell('maxclicks', 'max_clicks')));
+      set('status', cell('status'));
+      set('password', cell('password'));
+      set('passwordHash', cell('passwordhash', 'password_hash'));
+      const utm = Object.fromEntries(UTM.flatMap((k) => (cell(`utm_${k}`) ? [[k, cell(`utm_${k}`)!]] : [])));
       if (Object.keys(utm).length) body.utm = utm;
+      set('forwardQuery', bool(cell('forwardquery', 'forward_query')));
+      set('geoTargets', json(cell('geotargets', 'geo_targets')));
+      set('deviceTargets', json(cell('devicetargets', 'device_targets')));
+      set('variants', json(cell('variants')));
+      set('clicksPerIpPerMinute', int(cell('clicksperipperminute', 'clicks_per_ip_per_minute')));
+      if (isTrue(cell('passwordprotected', 'password_protected')) && !body.passwordHash && !body.password) {
+        disable('password-protected at the source, but the export carries no password hash (exported with a key without links:write): created disabled');
+      }
       break;
     }
     case 'bitly': {
       const short = pick(r, 'custom_bitlinks', 'link', 'bitlink', 'short_link', 'bitly_link', 'short_url');
       set('url', pick(r, 'long_url', 'original_url', 'destination'));
-      set('alias', options.keepCodes ? backHalf(short?.split(/[,|]/)[0].trim()) : undefined);
+      set('legacyCode', options.keepCodes ? backHalf(short?.split(/[,|]/)[0].trim()) : undefined);
       set('domain', options.keepDomains ? hostOf(short) : undefined);
       set('title', pick(r, 'title'));
       set('tags', splitTags(pick(r, 'tags')));
+      if (isTrue(pick(r, 'archived'))) disable('archived on Bitly: created disabled');
       break;
     }
     case 'shlink':
       set('url', pick(r, 'longurl'));
-      set('alias', options.keepCodes ? pick(r, 'shortcode') : undefined);
+      set('legacyCode', options.keepCodes ? pick(r, 'shortcode') : undefined);
       set('domain', options.keepDomains ? pick(r, 'domain') ?? hostOf(pick(r, 'shorturl')) : undefined);
       set('title', pick(r, 'title'));
       set('tags', splitTags(pick(r, 'tags')));
       break;
-    case 'yourls':
-      set('url', pick(r, 'url'));
-      set('alias', options.keepCodes ? pick(r, 'keyword') : undefined);
-      set('title', pick(r, 'title'));
+    case 'yourls': {
+      set('url', pick(r, 'url', 'target'));
+      const keyword = pick(r, 'keyword') ?? pick(r, 'source')?.replace(/^\/+|\/+$/g, '');
+      set('legacyCode', options.keepCodes && keyword ? keyword : undefined);
+      const title = pick(r, 'title');
+      set('title', title === undefined ? undefined : decodeHTMLStrict(title));
       break;
+    }
     case 'kutt':
       set('url', pick(r, 'target'));
-      set('alias', options.keepCodes ? pick(r, 'address') : undefined);
+      set('legacyCode', options.keepCodes ? pick(r, 'address') : undefined);
       set('domain', options.keepDomains ? pick(r, 'domain') : undefined);
       set('title', pick(r, 'description'));
       set('expiresAt', isoDate(pick(r, 'expire_in')));
+      if (isTrue(pick(r, 'banned'))) disable('banned on Kutt: created disabled');
+      if (isTrue(pick(r, 'password'))) disable('password-protected on Kutt, whose link list carries no password hash: created disabled; set a password and enable it');
       break;
   }
-  return body;
+  return notes.length ? { body, note: notes.join('; ') } : { body };
 }
 
 /**

@@ -115,7 +115,7 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await f.shard.replace(next, 1)).toBe(true);
       expect(await f.shard.replace({ ...next, targetUrl: 'https://example.com/lost', version: 3 }, 1)).toBe(false);
       expect(await f.shard.findByCode(link)).toEqual(next);
-      const listed = async (tag: string) => (await f.shard.listByTenant({ tenantId: link.tenantId, beforeId: null, limit: 10, tag })).map((l) => l.id);
+      const listed = async (tag: string) => (await f.shard.listByTenant({ tenantId: link.tenantId, after: null, limit: 10, tag })).map((l) => l.id);
       expect(await listed('a')).toEqual([]);
       expect(await listed('c')).toEqual([link.id]);
       expect(await f.shard.replace(aLink(), 1)).toBe(false); // gone (never stored)
@@ -145,7 +145,7 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await f.shard.findByCode(link)).toBeNull();
       expect((await f.shard.retiredUntil(link, new Date()))?.getTime()).toBe(until.getTime());
       expect(await f.shard.retiredUntil(link, new Date(until.getTime() + 1))).toBeNull();
-      expect(await f.shard.listByTenant({ tenantId: link.tenantId, beforeId: null, limit: 10, tag: 'gone' })).toEqual([]);
+      expect(await f.shard.listByTenant({ tenantId: link.tenantId, after: null, limit: 10, tag: 'gone' })).toEqual([]);
     });
 
     it("lists a tenant's links newest first, before a cursor, by status, domain, tag and search text", async () => {
@@ -155,11 +155,11 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       );
       await f.shard.insertMany(links);
       await f.shard.insert(aLink({ title: 'Summer 100% Sale' })); // another tenant
-      const ids = async (q: Partial<Parameters<typeof f.shard.listByTenant>[0]>) => (await f.shard.listByTenant({ tenantId, beforeId: null, limit: 10, ...q })).map((l) => l.id);
+      const ids = async (q: Partial<Parameters<typeof f.shard.listByTenant>[0]>) => (await f.shard.listByTenant({ tenantId, after: null, limit: 10, ...q })).map((l) => l.id);
       const newestFirst = links.map((l) => l.id).reverse();
       expect(await ids({})).toEqual(newestFirst);
       expect(await ids({ limit: 2 })).toEqual(newestFirst.slice(0, 2));
-      expect(await ids({ beforeId: links[3].id })).toEqual([links[2].id, links[1].id, links[0].id]);
+      expect(await ids({ after: links[3] })).toEqual([links[2].id, links[1].id, links[0].id]);
       expect(await ids({ status: 'disabled' })).toEqual([links[5].id]);
       expect(await ids({ domain: 'b.example' })).toEqual([links[4].id]);
       expect(await ids({ tag: 'odd' })).toEqual([links[5].id, links[3].id, links[1].id]);
@@ -167,6 +167,33 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await ids({ search: '100%_' })).toEqual([]); // % and _ are taken literally
       expect(await ids({ search: links[1].code })).toEqual([links[1].id]);
       expect(await ids({ search: 'example.com/landing' })).toHaveLength(6);
+    });
+
+    it('lists newest first by creation time, then id, whatever the id order; pages go on after a (time, id) position', async () => {
+      const tenantId = randomUUID();
+      const t = Math.floor(Date.now() / 1000) * 1000;
+      // Ids as a batch and single creates hand them out: an import's higher ids, created earlier.
+      const importedId = (i: number) => (BigInt(nextId()) + 1_000_000n + BigInt(i)).toString();
+      const imported = [0, 1, 2].map((i) => aLink({ tenantId, id: importedId(i), createdAt: new Date(t - 60_000), status: i === 1 ? 'disabled' : 'active' }));
+      const single = [1, 2].map((s) => aLink({ tenantId, createdAt: new Date(t - 60_000 + s * 1000 + 7) }));
+      const older = aLink({ tenantId, createdAt: new Date(t - 3_600_000), tags: ['old'] });
+      await f.shard.insertMany([...imported, older]);
+      for (const link of single) await f.shard.insert(link);
+      const order = [single[1], single[0], imported[2], imported[1], imported[0], older].map((l) => l.id);
+      const page = (after: Link | null, limit: number, q: object = {}) => f.shard.listByTenant({ tenantId, after, limit, ...q });
+      expect((await page(null, 10)).map((l) => l.id)).toEqual(order);
+      // Page by page: each page goes on after the last row of the one before, within one millisecond too.
+      const seen: string[] = [];
+      let last: Link | null = null;
+      for (let i = 0; i < 4; i++) {
+        const rows: Link[] = await page(last, 2);
+        seen.push(...rows.map((l) => l.id));
+        last = rows[rows.length - 1] ?? last;
+      }
+      expect(seen).toEqual(order);
+      expect((await page(imported[2], 10, { status: 'active' })).map((l) => l.id)).toEqual([imported[0].id, older.id]);
+      expect((await page(single[0], 10, { tag: 'old' })).map((l) => l.id)).toEqual([older.id]);
+      expect((await page(null, 10, { search: single[0].code })).map((l) => l.id)).toEqual([single[0].id]);
     });
 
     it('marks due links expired with a new version, and purges long-expired ones', async () => {

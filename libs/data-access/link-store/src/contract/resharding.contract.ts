@@ -31,7 +31,7 @@ export function describeShardMoveContract(backend: string, open: () => Promise<M
       expect(await f.b.upsertRows(rows)).toEqual({ written: 2, skipped: 0, conflicts: 0 });
       expect(await f.b.findByCode(rich)).toEqual(rich);
       expect((await f.b.rowsByIds([rich.id, plain.id])).map((r) => r.checksum)).toEqual(rows.map((r) => r.checksum));
-      expect((await f.b.listByTenant({ tenantId: rich.tenantId, beforeId: null, limit: 5, tag: 'q1' })).map((l) => l.id)).toEqual([rich.id]);
+      expect((await f.b.listByTenant({ tenantId: rich.tenantId, after: null, limit: 5, tag: 'q1' })).map((l) => l.id)).toEqual([rich.id]);
       // Scanned in id order from a cursor.
       const scanned = await f.a.scanRows((BigInt(rich.id) - 1n).toString(), 10);
       expect(scanned.slice(0, 2).map((r) => r.id)).toEqual([rich.id, plain.id]);
@@ -71,7 +71,7 @@ export function describeShardMoveContract(backend: string, open: () => Promise<M
       expect(await f.b.upsertLink(late)).toBe(false);
       await f.b.clearTombstones();
       expect(await f.b.upsertRows([row])).toEqual({ written: 1, skipped: 0, conflicts: 0 });
-      expect(await f.b.listByTenant({ tenantId: link.tenantId, beforeId: null, limit: 5, tag: 'gone' })).toHaveLength(1);
+      expect(await f.b.listByTenant({ tenantId: link.tenantId, after: null, limit: 5, tag: 'gone' })).toHaveLength(1);
     });
 
     it('deletes rows with their tags by id', async () => {
@@ -80,7 +80,7 @@ export function describeShardMoveContract(backend: string, open: () => Promise<M
       await f.a.insertMany(links.map((l) => ({ ...l, tenantId })));
       expect(await f.a.deleteRows([links[0].id, links[1].id, '999999999999'])).toBe(2);
       expect(await f.a.rowsByIds(links.map((l) => l.id))).toEqual([]);
-      expect(await f.a.listByTenant({ tenantId, beforeId: null, limit: 5, tag: 't' })).toEqual([]);
+      expect(await f.a.listByTenant({ tenantId, after: null, limit: 5, tag: 't' })).toEqual([]);
       expect(await f.a.deleteRows([])).toBe(0);
     });
 

@@ -31,14 +31,12 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
       expect(await store.countTenants()).toBe(before + 1);
     });
 
-    it('adds, lists, rescopes and revokes keys; a revoked key stays listed with its time', async () => {
+    it('adds, lists and revokes keys; a revoked key stays listed with its time', async () => {
       const tenant = aTenant();
       await store.createWithApiKey(tenant, hashApiKey(randomUUID()), aKey({ name: 'first' }));
       const secondHash = hashApiKey(randomUUID());
-      const added = await store.addKey(tenant.id, secondHash, aKey({ name: 'second', scopes: ['analytics:read'] }));
+      const added = (await store.addKey(tenant.id, secondHash, aKey({ name: 'second', scopes: ['analytics:read'] })))!;
       expect(added).toMatchObject({ tenantId: tenant.id, name: 'second', scopes: ['analytics:read'], revokedAt: null });
-      await store.setKeyScopes(secondHash, ['links:read', 'admin']);
-      expect((await store.findByKeyHash(secondHash))?.key.scopes).toEqual(['links:read', 'admin']);
       expect((await store.listKeys(tenant.id)).map((k) => k.name).sort()).toEqual(['first', 'second']);
       const at = second();
       expect(await store.revokeKey(tenant.id, added.id, at)).toBe(true);
@@ -46,6 +44,44 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
       expect(await store.revokeKey(randomUUID(), (await store.listKeys(tenant.id))[0].id, at)).toBe(false);
       expect((await store.findByKeyHash(secondHash))?.key.revokedAt?.getTime()).toBe(at.getTime());
       expect((await store.listKeys(tenant.id)).find((k) => k.id === added.id)?.revokedAt?.getTime()).toBe(at.getTime());
+    });
+
+    it('restores a key (the bootstrap key at boot): its scopes, unrevoked, without expiry, its tenant active', async () => {
+      const tenant = aTenant();
+      const hash = hashApiKey(randomUUID());
+      await store.createWithApiKey(tenant, hash, aKey({ scopes: ['links:write'], expiresAt: new Date(Date.now() + 60_000) }));
+      const other = aTenant();
+      const otherHash = hashApiKey(randomUUID());
+      await store.createWithApiKey(other, otherHash, aKey({ scopes: ['links:read'] }));
+      await store.updateTenant(other.id, { status: 'suspended' });
+      await store.revokeKey(tenant.id, (await store.findByKeyHash(hash))!.key.id, second());
+      await store.updateTenant(tenant.id, { status: 'suspended' });
+      await store.restoreKey(hash, ['links:read', 'admin']);
+      expect(await store.findByKeyHash(hash)).toMatchObject({ key: { scopes: ['links:read', 'admin'], revokedAt: null, expiresAt: null }, tenant: { id: tenant.id, status: 'active' } });
+      // Nobody else is touched, and an unknown key restores nothing.
+      expect(await store.findByKeyHash(otherHash)).toMatchObject({ key: { scopes: ['links:read'] }, tenant: { status: 'suspended' } });
+      await store.restoreKey(hashApiKey(randomUUID()), ['admin']);
+      expect(await store.suspendedTenantIds()).toContain(other.id);
+    });
+
+    it('adds a key under a cap only while the tenant has fewer active keys, also when asked at once', async () => {
+      const tenant = aTenant();
+      await store.createWithApiKey(tenant, hashApiKey(randomUUID()), aKey({ name: 'first' }));
+      const now = new Date();
+      const cap = { maxActive: 3, now };
+      // An expired key and a revoked one do not count.
+      await store.addKey(tenant.id, hashApiKey(randomUUID()), aKey({ name: 'expired', expiresAt: new Date(now.getTime() - 1000) }));
+      const revoked = (await store.addKey(tenant.id, hashApiKey(randomUUID()), aKey({ name: 'revoked' })))!;
+      await store.revokeKey(tenant.id, revoked.id, second());
+      const attempts = await Promise.all(Array.from({ length: 5 }, (_, i) => store.addKey(tenant.id, hashApiKey(randomUUID()), aKey({ name: `k${i}` }), cap)));
+      expect(attempts.filter((k) => k !== null)).toHaveLength(2);
+      expect(await store.addKey(tenant.id, hashApiKey(randomUUID()), aKey({ name: 'one more' }), cap)).toBeNull();
+      expect((await store.listKeys(tenant.id)).filter((k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now))).toHaveLength(3);
+      // Another tenant has its own count; without a cap nothing is counted.
+      const other = aTenant();
+      await store.createWithApiKey(other, hashApiKey(randomUUID()), aKey());
+      expect(await store.addKey(other.id, hashApiKey(randomUUID()), aKey(), cap)).not.toBeNull();
+      expect(await store.addKey(tenant.id, hashApiKey(randomUUID()), aKey({ name: 'uncapped' }))).not.toBeNull();
     });
 
     it('updates plan, status and name; lists tenants after a cursor; knows the suspended ones', async () => {

@@ -87,6 +87,33 @@ export class LinkClickCount1733400000000 implements MigrationInterface {
   }
 }
 
+/**
+ * The listing is newest first by creation time, then id (ids of a batch or an import are not in
+ * creation order): (tenant, created_at, id) replaces (tenant, id), with and without the status
+ * (docs/design.md, "Listing"). Online index changes on InnoDB.
+ */
+export class LinkListOrder1733700000000 implements MigrationInterface {
+  name = 'LinkListOrder1733700000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      ALTER TABLE links
+        ADD KEY idx_links_tenant_created (tenant_id, created_at, id),
+        ADD KEY idx_links_tenant_status_created (tenant_id, status, created_at, id),
+        DROP KEY idx_links_tenant_id,
+        DROP KEY idx_links_tenant_status_id`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`
+      ALTER TABLE links
+        ADD KEY idx_links_tenant_id (tenant_id, id),
+        ADD KEY idx_links_tenant_status_id (tenant_id, status, id),
+        DROP KEY idx_links_tenant_created,
+        DROP KEY idx_links_tenant_status_created`);
+  }
+}
+
 export class CreateMeta1733130000001 implements MigrationInterface {
   name = 'CreateMeta1733130000001';
   async up(q: QueryRunner): Promise<void> {
@@ -254,5 +281,7 @@ export class ShardRing1733600000001 implements MigrationInterface {
 }
 
 /** Migrations of a shard database and of the meta database, in order. */
-export const SHARD_MIGRATIONS = [CreateLinks1733130000000, LinkOptions1733300000000, LinkClickCount1733400000000, MoveTombstones1733600000000];
+export const SHARD_MIGRATIONS = [
+  CreateLinks1733130000000, LinkOptions1733300000000, LinkClickCount1733400000000, MoveTombstones1733600000000, LinkListOrder1733700000000,
+];
 export const META_MIGRATIONS = [CreateMeta1733130000001, TenantKeysDomains1733400000000, BatchRequests1733500000000, ShardRing1733600000001];

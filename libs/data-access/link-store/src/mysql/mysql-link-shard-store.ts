@@ -117,7 +117,7 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   }
 
   async listByTenant(q: LinkListQuery): Promise<Link[]> {
-    const { sql, params } = tenantPageQuery(q, (id) => id);
+    const { sql, params } = tenantPageQuery(q, { id: (id) => id, time: (at) => at });
     const rows: LinkRow[] = await this.ds.query(sql, params);
     return rows.map(linkFromRow);
   }

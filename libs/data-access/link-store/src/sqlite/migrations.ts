@@ -47,6 +47,16 @@ export const SQLITE_SHARD_MIGRATIONS = [
     name: '004_move_tombstones',
     up: `CREATE TABLE link_move_tombstones (link_id INTEGER PRIMARY KEY, created_at INTEGER NOT NULL);`,
   },
+  {
+    // The listing is newest first by creation time, then id (ids of a batch or an import are not
+    // in creation order): (tenant, created_at, id) replaces (tenant, id) (docs/design.md, "Listing").
+    name: '005_list_order',
+    up: `
+      CREATE INDEX idx_links_tenant_created ON links (tenant_id, created_at, id);
+      CREATE INDEX idx_links_tenant_status_created ON links (tenant_id, status, created_at, id);
+      DROP INDEX idx_links_tenant_id;
+      DROP INDEX idx_links_tenant_status_id;`,
+  },
 ];
 
 export const SQLITE_META_MIGRATIONS = [

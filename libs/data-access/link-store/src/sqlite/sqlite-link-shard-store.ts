@@ -116,7 +116,7 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
   }
 
   async listByTenant(q: LinkListQuery): Promise<Link[]> {
-    const { sql, params } = tenantPageQuery(q, (id) => BigInt(id));
+    const { sql, params } = tenantPageQuery(q, { id: (id) => BigInt(id), time: (at) => at.getTime() });
     return (this.db.prepare(sql).all(...params) as LinkRow[]).map(linkFromRow);
   }
 

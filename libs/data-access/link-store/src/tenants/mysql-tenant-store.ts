@@ -1,7 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiKey, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
+import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
-import { KEY_COLUMNS, KEY_WITH_TENANT_SELECT, keyFromRow, KeyRow, keyWithTenantFromRow, KeyWithTenantRow, scopesToDb, TENANT_COLUMNS, tenantChangeSql, tenantFromRow, TenantRow } from './tenant-rows';
+import { ACTIVE_KEY, KEY_COLUMNS, KEY_WITH_TENANT_SELECT, keyFromRow, KeyRow, keyWithTenantFromRow, KeyWithTenantRow, scopesToDb, TENANT_COLUMNS, tenantChangeSql, tenantFromRow, TenantRow } from './tenant-rows';
 
 type Affected = { affectedRows: number };
 
@@ -48,10 +48,20 @@ export class MysqlTenantStore implements TenantStore {
     return Number(rows[0].n);
   }
 
-  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey): Promise<ApiKey> {
+  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap): Promise<ApiKey | null> {
     const createdAt = new Date();
-    await this.insertKey(this.ds.manager, tenantId, apiKeyHash, key, createdAt);
-    return { ...key, tenantId, createdAt, revokedAt: null };
+    if (!cap) {
+      await this.insertKey(this.ds.manager, tenantId, apiKeyHash, key, createdAt);
+      return { ...key, tenantId, createdAt, revokedAt: null };
+    }
+    return this.ds.transaction(async (m) => {
+      // The tenant's row lock serialises key creation per tenant: two adds cannot both see room.
+      await m.query('SELECT id FROM tenants WHERE id = ? FOR UPDATE', [tenantId]);
+      const rows: Array<{ n: string | number }> = await m.query(`SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = ? AND ${ACTIVE_KEY}`, [tenantId, cap.now]);
+      if (Number(rows[0].n) >= cap.maxActive) return null;
+      await this.insertKey(m, tenantId, apiKeyHash, key, createdAt);
+      return { ...key, tenantId, createdAt, revokedAt: null };
+    });
   }
 
   async listKeys(tenantId: string): Promise<ApiKey[]> {
@@ -59,8 +69,11 @@ export class MysqlTenantStore implements TenantStore {
     return rows.map(keyFromRow);
   }
 
-  async setKeyScopes(apiKeyHash: string, scopes: readonly Scope[]): Promise<void> {
-    await this.ds.query('UPDATE api_keys SET scopes = ? WHERE key_hash = ?', [scopesToDb(scopes), apiKeyHash]);
+  async restoreKey(apiKeyHash: string, scopes: readonly Scope[]): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      await m.query('UPDATE api_keys SET scopes = ?, revoked_at = NULL, expires_at = NULL WHERE key_hash = ?', [scopesToDb(scopes), apiKeyHash]);
+      await m.query("UPDATE tenants SET status = 'active' WHERE id = (SELECT tenant_id FROM api_keys WHERE key_hash = ?)", [apiKeyHash]);
+    });
   }
 
   async revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean> {

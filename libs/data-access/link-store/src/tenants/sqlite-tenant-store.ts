@@ -1,6 +1,6 @@
-import { ApiKey, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
+import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
 import { SqliteDb } from '../sqlite/sqlite-database';
-import { KEY_COLUMNS, KEY_WITH_TENANT_SELECT, keyFromRow, KeyRow, keyWithTenantFromRow, KeyWithTenantRow, scopesToDb, TENANT_COLUMNS, tenantChangeSql, tenantFromRow, TenantRow } from './tenant-rows';
+import { ACTIVE_KEY, KEY_COLUMNS, KEY_WITH_TENANT_SELECT, keyFromRow, KeyRow, keyWithTenantFromRow, KeyWithTenantRow, scopesToDb, TENANT_COLUMNS, tenantChangeSql, tenantFromRow, TenantRow } from './tenant-rows';
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());
 
@@ -44,18 +44,29 @@ export class SqliteTenantStore implements TenantStore {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM tenants').get() as { n: number }).n;
   }
 
-  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey): Promise<ApiKey> {
+  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap): Promise<ApiKey | null> {
     const createdAt = new Date();
-    this.insertKey(tenantId, apiKeyHash, key, createdAt);
-    return { ...key, tenantId, createdAt, revokedAt: null };
+    return this.db
+      .transaction(() => {
+        if (cap) {
+          const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = ? AND ${ACTIVE_KEY}`).get(tenantId, cap.now.getTime()) as { n: number };
+          if (n >= cap.maxActive) return null;
+        }
+        this.insertKey(tenantId, apiKeyHash, key, createdAt);
+        return { ...key, tenantId, createdAt, revokedAt: null };
+      })
+      .immediate();
   }
 
   async listKeys(tenantId: string): Promise<ApiKey[]> {
     return (this.db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId) as KeyRow[]).map(keyFromRow);
   }
 
-  async setKeyScopes(apiKeyHash: string, scopes: readonly Scope[]): Promise<void> {
-    this.db.prepare('UPDATE api_keys SET scopes = ? WHERE key_hash = ?').run(scopesToDb(scopes), apiKeyHash);
+  async restoreKey(apiKeyHash: string, scopes: readonly Scope[]): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE api_keys SET scopes = ?, revoked_at = NULL, expires_at = NULL WHERE key_hash = ?').run(scopesToDb(scopes), apiKeyHash);
+      this.db.prepare("UPDATE tenants SET status = 'active' WHERE id = (SELECT tenant_id FROM api_keys WHERE key_hash = ?)").run(apiKeyHash);
+    })();
   }
 
   async revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean> {

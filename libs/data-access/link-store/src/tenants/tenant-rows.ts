@@ -26,6 +26,9 @@ export interface KeyRow {
 export const TENANT_COLUMNS = 'id, name, plan, status, created_at';
 export const KEY_COLUMNS = 'id, tenant_id, name, prefix, scopes, created_at, expires_at, revoked_at';
 
+/** A key neither revoked nor expired as of the one parameter (the time), for both backends. */
+export const ACTIVE_KEY = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)';
+
 /** A key and its tenant in one read: the key's columns as they are, the tenant's prefixed `t_`. */
 export const KEY_WITH_TENANT_SELECT = `SELECT k.id, k.tenant_id, k.name, k.prefix, k.scopes, k.created_at, k.expires_at, k.revoked_at,
   t.name AS t_name, t.plan AS t_plan, t.status AS t_status, t.created_at AS t_created_at

@@ -184,18 +184,22 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect((await store.topLinks(tenantId, null, range, 1)).map((r) => r.code)).toEqual(['many']);
     });
 
-    it("counts orphan visits per domain, shown to the tenants with clicks on that domain, never in a tenant's links", async () => {
+    it("counts orphan visits per domain, of the domains asked for only, never in a tenant's links", async () => {
       const domain = `orphans-${randomUUID().slice(0, 8)}.example`;
       const tenantId = randomUUID();
+      const shared = `shared-${domain}`;
       await store.write([
         aVisitorRow({ tenantId, domain, code: 'real', clicks: 1 }),
         aVisitorRow({ tenantId: '', domain, code: 'wp-login', clicks: 3, visitor: 1, bot: true }),
         aVisitorRow({ tenantId: '', domain, code: 'wp-login', minute: T0 + MIN, clicks: 1, visitor: 2 }),
         aVisitorRow({ tenantId: '', domain, code: 'typo123', clicks: 1, visitor: 3 }),
         aVisitorRow({ tenantId: '', domain: `elsewhere-${domain}`, code: 'x', clicks: 50 }),
+        // Another tenant's deleted link on a shared domain, where this tenant has clicks too.
+        aVisitorRow({ tenantId, domain: shared, code: 'mine', clicks: 1 }),
+        aVisitorRow({ tenantId: '', domain: shared, code: 'b-q3-layoffs', clicks: 7, visitor: 4 }),
       ]);
       const range = minutes(T0, T0 + HOUR, 'include');
-      const mine = await store.orphans({ ...range, tenantId, domain: null, limit: 10 });
+      const mine = await store.orphans({ ...range, domains: [domain], limit: 10 });
       expect(mine.totals).toEqual({ visits: 5, visitors: 3 });
       expect(mine.series).toEqual([
         { time: T0, domain, visits: 4, visitors: 2 },
@@ -205,9 +209,16 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
         { domain, code: 'wp-login', visits: 4 },
         { domain, code: 'typo123', visits: 1 },
       ]);
-      expect((await store.orphans({ ...range, bots: 'exclude', tenantId, domain, limit: 10 })).totals.visits).toBe(2);
-      expect((await store.orphans({ ...range, tenantId: randomUUID(), domain: null, limit: 10 })).totals).toEqual({ visits: 0, visitors: 0 });
-      expect((await store.topLinks(tenantId, null, range, 10)).map((r) => r.code)).toEqual(['real']);
+      expect((await store.orphans({ ...range, bots: 'exclude', domains: [domain], limit: 10 })).totals.visits).toBe(2);
+      expect((await store.orphans({ ...range, domains: [], limit: 10 })).totals).toEqual({ visits: 0, visitors: 0 });
+      const both = await store.orphans({ ...range, domains: [domain, shared], limit: 10 });
+      expect(both.codes).toEqual([
+        { domain: shared, code: 'b-q3-layoffs', visits: 7 },
+        { domain, code: 'wp-login', visits: 4 },
+        { domain, code: 'typo123', visits: 1 },
+      ]);
+      expect(both.totals).toEqual({ visits: 12, visitors: 4 });
+      expect((await store.topLinks(tenantId, null, range, 10)).map((r) => r.code).sort()).toEqual(['mine', 'real']);
     });
 
     it("does not show another tenant's rows for the same domain and code", async () => {

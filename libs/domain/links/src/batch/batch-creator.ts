@@ -5,7 +5,7 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { CodeStrategy } from '../codes';
 import { identifierOf, Link, ShortUrlIdentifier } from '../link';
 import { LinkCache } from '../link-cache';
-import { aliasRetired, LinkCreation, LinkService, PreparedLink } from '../link-service';
+import { LinkCreation, LinkService, PreparedLink } from '../link-service';
 import { DuplicateLinkError, SequenceStore } from '../ports';
 import { ShardedLinkRepository } from '../sharded-link-repository';
 import { BatchChunkRecord, BatchKey, BatchRecordStore, CreatedLinkMarks } from './ports';
@@ -242,8 +242,8 @@ export class BatchCreator {
       const key = keyOf(c.link);
       const holder = found.get(key);
       if (holder?.id === c.link.id) done(c, holder);
-      else if (used.has(key) || holder) fail(c, this.links.aliasConflict(identifierOf(c.link), holder ?? null));
-      else if (retiredUntil.has(key)) fail(c, aliasRetired(identifierOf(c.link), retiredUntil.get(key)!));
+      else if (used.has(key) || holder) fail(c, this.links.aliasConflict(c.link.tenantId, identifierOf(c.link), holder ?? null));
+      else if (retiredUntil.has(key)) fail(c, this.links.aliasRetired(c.link.tenantId, identifierOf(c.link), retiredUntil.get(key)!));
       else toInsert.push(c);
       used.add(key);
     }
@@ -307,7 +307,7 @@ export class BatchCreator {
         if (!(error instanceof DuplicateLinkError)) return void fail(c, asDomainError(error));
         if (c.prepared.alias !== null) {
           const [holder] = await this.repository.findOnEveryShard([identifierOf(c.link)]).catch(() => [] as Link[]);
-          return void fail(c, this.links.aliasConflict(identifierOf(c.link), holder ?? null));
+          return void fail(c, this.links.aliasConflict(c.link.tenantId, identifierOf(c.link), holder ?? null));
         }
         if (c.attempt + 1 >= this.maxAttempts) return void fail(c, new DomainError(ErrorCode.CODE_SPACE_EXHAUSTED, `no free code after ${this.maxAttempts} attempts`));
         this.nextAttempt(chunk, c);

@@ -11,3 +11,4 @@ export * from './target-url';
 export * from './link-rules';
 export * from './click-quota';
 export * from './password-attempts';
+export * from './password-check-gate';

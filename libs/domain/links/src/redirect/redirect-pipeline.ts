@@ -285,6 +285,12 @@ export class RedirectPipeline {
 
   private notFound(id: ShortUrlIdentifier, source: LookupSource): DomainError {
     this.observer.lookup(source);
-    return new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain, source });
+    return unknownLink(id, source);
   }
+}
+
+/** LINK_NOT_FOUND as a visitor sees it; `source` (where the lookup ended) never leaves the process. */
+export function unknownLink(id: ShortUrlIdentifier, source?: LookupSource): DomainError {
+  const details = { shortCode: id.code, domain: id.domain, ...(source ? { source } : {}) };
+  return new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, details);
 }

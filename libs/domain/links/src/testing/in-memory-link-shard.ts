@@ -1,4 +1,5 @@
 import { Link, ShortUrlIdentifier } from '../link';
+import { isAfter, newestFirst } from '../listing';
 import { DuplicateLinkError, LinkListQuery, LinkShardStore } from '../ports';
 
 /**
@@ -62,10 +63,10 @@ export class InMemoryLinkShard implements LinkShardStore {
 
   async listByTenant(q: LinkListQuery) {
     return [...this.rows.values()]
-      .filter((l) => l.tenantId === q.tenantId && (q.beforeId === null || BigInt(l.id) < BigInt(q.beforeId)))
+      .filter((l) => l.tenantId === q.tenantId && (q.after === null || isAfter(l, q.after)))
       .filter((l) => (!q.status || l.status === q.status) && (!q.domain || l.domain === q.domain) && (!q.tag || l.tags.includes(q.tag)))
       .filter((l) => !q.search || [l.code, l.title ?? '', l.targetUrl].some((s) => s.toLowerCase().includes(q.search!.toLowerCase())))
-      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
+      .sort(newestFirst)
       .slice(0, q.limit);
   }
 

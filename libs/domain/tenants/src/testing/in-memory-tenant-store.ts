@@ -1,5 +1,5 @@
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from '../tenant';
-import { KeyWithTenant, NewApiKey, TenantStore } from '../ports';
+import { KeyCap, KeyWithTenant, NewApiKey, TenantStore } from '../ports';
 
 /** A TenantStore in maps, for unit tests of the domain (the adapters have their own contract suite). */
 export class InMemoryTenantStore implements TenantStore {
@@ -34,7 +34,9 @@ export class InMemoryTenantStore implements TenantStore {
   async countTenants() {
     return this.tenants.size;
   }
-  async addKey(tenantId: string, hash: string, key: NewApiKey) {
+  async addKey(tenantId: string, hash: string, key: NewApiKey, cap?: KeyCap) {
+    const active = [...this.keys.values()].filter((k) => k.tenantId === tenantId && k.revokedAt === null && (k.expiresAt === null || k.expiresAt > (cap?.now ?? new Date())));
+    if (cap && active.length >= cap.maxActive) return null;
     const stored: ApiKey = { ...key, tenantId, createdAt: new Date(), revokedAt: null };
     this.keys.set(hash, stored);
     return stored;
@@ -42,9 +44,11 @@ export class InMemoryTenantStore implements TenantStore {
   async listKeys(tenantId: string) {
     return [...this.keys.values()].filter((k) => k.tenantId === tenantId);
   }
-  async setKeyScopes(hash: string, scopes: readonly Scope[]) {
+  async restoreKey(hash: string, scopes: readonly Scope[]) {
     const key = this.keys.get(hash);
-    if (key) this.keys.set(hash, { ...key, scopes: [...scopes] });
+    if (!key) return;
+    this.keys.set(hash, { ...key, scopes: [...scopes], revokedAt: null, expiresAt: null });
+    await this.updateTenant(key.tenantId, { status: 'active' });
   }
   async revokeKey(tenantId: string, keyId: string, at: Date) {
     for (const [hash, key] of this.keys) {

@@ -1,4 +1,4 @@
-import { Readable } from 'stream';
+import { PassThrough, Readable } from 'stream';
 import { InProcessGeneration, startGenerationInProcess } from '../testing/in-process-generation';
 
 /** Batch creation and bulk changes in process (Fastify's inject) on the embedded adapters of a temp dir. */
@@ -7,7 +7,9 @@ describe('batch and bulk API', () => {
   let g: InProcessGeneration;
 
   beforeAll(async () => {
-    g = await startGenerationInProcess(OPERATOR, { PLAN_FREE_BATCH_ROWS_PER_DAY: '30', BATCH_CHUNK_ROWS: '20', BATCH_MAX_ROWS: '500', BATCH_MAX_BODY_BYTES: '200000' });
+    g = await startGenerationInProcess(OPERATOR, {
+      PLAN_FREE_BATCH_ROWS_PER_DAY: '30', BATCH_CHUNK_ROWS: '20', BATCH_MAX_ROWS: '500', BATCH_MAX_BODY_BYTES: '200000', PLAN_FREE_CONCURRENT_BATCHES: '2',
+    });
   }, 60_000);
 
   afterAll(() => g?.close());
@@ -78,6 +80,28 @@ describe('batch and bulk API', () => {
     const single = await g.app.inject({ method: 'POST', url: '/api/v1/links', headers: { 'x-api-key': key, 'content-type': 'application/x-ndjson' }, payload: '{"url":"https://example.com/"}' });
     expect(single.statusCode).toBe(415);
     expect((await g.call(null, 'POST', '/api/v1/links/batch', [])).statusCode).toBe(401);
+  });
+
+  it('runs at most the plan’s batches of a tenant at once: the next is 429 BATCH_CONCURRENCY_LIMIT until one has ended', async () => {
+    const key = await newKey('free'); // PLAN_FREE_CONCURRENT_BATCHES=2 here
+    const trickling = () => {
+      const body = new PassThrough();
+      body.write(JSON.stringify({ url: 'https://example.com/slow' }) + '\n');
+      const headers = { 'x-api-key': key, 'content-type': 'application/x-ndjson' };
+      return { body, answer: g.app.inject({ method: 'POST', url: '/api/v1/links/batch', headers, payload: body }) };
+    };
+    const open = [trickling(), trickling()];
+    await new Promise((r) => setTimeout(r, 200)); // both have passed the guard and hold their slot
+    const refused = await post(key, ndjson([{ url: 'https://example.com/third' }]));
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ code: 'BATCH_CONCURRENCY_LIMIT', limit: 2 });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await post(await newKey('free'), ndjson([{ url: 'https://example.com/other-tenant' }]))).statusCode).toBe(200);
+    open[0].body.end();
+    expect(lines((await open[0].answer).body).map((l) => l.status)).toEqual([201]);
+    expect((await post(key, ndjson([{ url: 'https://example.com/after' }]))).statusCode).toBe(200);
+    open[1].body.end();
+    await open[1].answer;
   });
 
   it('edits and deletes in bulk by code and by tag, with a line per link and the links of other tenants left alone', async () => {

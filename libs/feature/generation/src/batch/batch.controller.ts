@@ -6,7 +6,7 @@ import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { BatchCreator, BatchOutcome, BatchRow, BulkLinks, BulkOutcome, BulkSelection, EDITABLE_FIELDS, LinkEdit } from '@shortlink/links-domain';
 import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, checkAgainst, Contract, jsonDepth, MAX_JSON_DEPTH, Principal, problemFor, StreamedBody, StreamedRoutes } from '@shortlink/nest-platform';
-import { PlanRateLimiter } from '@shortlink/tenants-domain';
+import { BatchSlots, PlanRateLimiter } from '@shortlink/tenants-domain';
 import { LinkPresenter } from '../link-presenter';
 import { linkCreationSchema } from '../link.schemas';
 import { BATCH_MEDIA_TYPES, batchBodySchema, batchLineSchema, bulkDeleteSchema, bulkEditSchema, bulkLineSchema, idempotencyHeader } from './batch.schemas';
@@ -31,6 +31,7 @@ export class BatchController implements OnModuleInit {
     @Inject(BulkLinks) private readonly bulk: BulkLinks,
     @Inject(LinkPresenter) private readonly present: LinkPresenter,
     @Inject(PlanRateLimiter) private readonly plans: PlanRateLimiter,
+    @Inject(BatchSlots) private readonly slots: BatchSlots,
     @Inject(StreamedRoutes) private readonly streamed: StreamedRoutes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -45,7 +46,7 @@ export class BatchController implements OnModuleInit {
   @Contract({
     summary: 'Create up to 100 000 links in one request',
     description:
-      'NDJSON (one create per line) or a JSON array, read as it arrives. The answer is NDJSON, one line per row in order: `{row, status: 201, link}` or `{row, status, problem}`; one bad row fails alone. The request counts once against the plan’s request limit; each created row counts against its daily batch rows (`QUOTA_EXCEEDED` beyond). With `Idempotency-Key`, a retry (also after a crash) answers the same lines and creates nothing twice; the same key with other rows is 422 `IDEMPOTENCY_KEY_REUSED`, and while the first attempt still runs 409 `IDEMPOTENCY_KEY_IN_USE`.',
+      'NDJSON (one create per line) or a JSON array, read as it arrives. The answer is NDJSON, one line per row in order: `{row, status: 201, link}` or `{row, status, problem}`; one bad row fails alone. The request counts once against the plan’s request limit; each created row counts against its daily batch rows (`QUOTA_EXCEEDED` beyond). A tenant runs at most its plan’s number of batch requests at once (429 `BATCH_CONCURRENCY_LIMIT` with Retry-After beyond). With `Idempotency-Key`, a retry (also after a crash) answers the same lines and creates nothing twice; the same key with other rows is 422 `IDEMPOTENCY_KEY_REUSED`, and while the first attempt still runs 409 `IDEMPOTENCY_KEY_IN_USE`.',
     tags: TAGS,
     scope: 'links:write',
     headers: idempotencyHeader,
@@ -54,19 +55,28 @@ export class BatchController implements OnModuleInit {
     bodyByMediaType: { 'application/x-ndjson': linkCreationSchema },
     streamedBody: true,
     responses: { 200: { description: 'One line per row, in request order', schema: batchLineSchema, contentType: 'application/x-ndjson' } },
-    errors: [409, 413, 415, 422],
+    errors: [409, 413, 415, 422, 429],
   })
   async batch(@Req() req: AuthenticatedRequest, @Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     if (!(body instanceof StreamedBody)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'send the rows as application/x-ndjson or a JSON array (application/json)', { field: 'body' });
     const principal = req.principal!;
     const idempotencyKey = idempotencyKeyOf(key);
-    const run = await this.creator.start({
-      tenantId: principal.tenantId,
-      idempotencyKey,
-      rows: this.rows(body, idempotencyKey !== null),
-      quota: (rows) => this.quota(principal, rows),
-      render: (outcome) => this.line(outcome),
-    });
+    // Held until the answer has ended or the connection closed, whichever way the batch ends.
+    const slot = await this.slots.acquire(principal.tenantId, principal.plan);
+    reply.raw.once('close', () => slot.release());
+    let run;
+    try {
+      run = await this.creator.start({
+        tenantId: principal.tenantId,
+        idempotencyKey,
+        rows: this.rows(body, idempotencyKey !== null),
+        quota: (rows) => this.quota(principal, rows),
+        render: (outcome) => this.line(outcome),
+      });
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
     reply.status(200).header('content-type', NDJSON).header('cache-control', 'no-store').send(Readable.from(run.lines()));
   }
 

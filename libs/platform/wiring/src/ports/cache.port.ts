@@ -1,9 +1,9 @@
 import { CACHE_STORE } from '@shortlink/links-domain';
-import { MemoryCacheStore, MemoryRateWindows, RedisClusterStore, RedisRateWindows } from '@shortlink/cache';
-import { RATE_WINDOW_STORE } from '@shortlink/tenants-domain';
+import { MemoryCacheStore, MemoryRateWindows, MemorySlots, RedisClusterStore, RedisRateWindows, RedisSlots } from '@shortlink/cache';
+import { RATE_WINDOW_STORE, SLOT_STORE } from '@shortlink/tenants-domain';
 import { itself, portSpec } from '../port-spec';
 
-/** The shared cache and the plan windows: Redis Cluster, or in-process stores on the embedded profile. */
+/** The shared cache, the plan windows and the concurrency slots: Redis Cluster, or in-process stores on the embedded profile. */
 export const cachePort = portSpec({
   name: 'cache',
   open: (config) => {
@@ -15,6 +15,7 @@ export const cachePort = portSpec({
   provides: [
     [CACHE_STORE, itself],
     [RATE_WINDOW_STORE, (store) => (store instanceof RedisClusterStore ? new RedisRateWindows(store) : new MemoryRateWindows())],
+    [SLOT_STORE, (store) => (store instanceof RedisClusterStore ? new RedisSlots(store) : new MemorySlots())],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'cache', check: () => store.ping() }],

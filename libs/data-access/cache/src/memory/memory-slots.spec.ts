@@ -1,0 +1,4 @@
+import { describeSlotsContract } from '../contract/slots.contract';
+import { MemorySlots } from './memory-slots';
+
+describeSlotsContract('memory', async () => ({ store: new MemorySlots(), close: async () => undefined }));

@@ -1,0 +1,55 @@
+import { request } from 'http';
+import { api } from './tenant-journey';
+
+/** A batch request kept open, as a client trickling its rows would keep it. */
+export interface HeldBatch {
+  /** Sends the end of the body and resolves with the answer's status once it has ended. */
+  finish(): Promise<number>;
+  /** Drops the connection, as a client that gives up does. */
+  abort(): void;
+}
+
+/**
+ * Starts a batch with two rows and leaves its body open. Resolves once the first answer line has
+ * arrived (the apps must run with BATCH_CHUNK_ROWS=1: a chunk is answered once the next one is
+ * read), so the batch is known to run: it passed the guard and holds its slot.
+ */
+export function holdBatch(base: string, apiKey: string): Promise<HeldBatch> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let ended: (status: number) => void = () => undefined;
+    const done = new Promise<number>((r) => (ended = r));
+    const headers = { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey, 'transfer-encoding': 'chunked' };
+    const req = request(`${base}/api/v1/links/batch`, { method: 'POST', headers }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        if (res.statusCode !== 200) return;
+        if (text.includes('\n')) resolve({ finish: () => (req.end(), done), abort: () => req.destroy() });
+      });
+      res.on('end', () => {
+        ended(res.statusCode ?? 0);
+        if (res.statusCode !== 200) reject(new Error(`the held batch answered ${res.statusCode}: ${text}`));
+      });
+      res.on('error', () => ended(res.statusCode ?? 0));
+    });
+    req.on('error', (e) => (text ? ended(0) : reject(e)));
+    for (const i of [1, 2]) req.write(JSON.stringify({ url: `https://example.com/held-batch/${i}` }) + '\n');
+  });
+}
+
+/** A complete one-row batch: its status and the problem's code when refused. */
+export async function quickBatch(base: string, apiKey: string): Promise<{ status: number; code?: string; retryAfter: string | null }> {
+  const headers = { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey };
+  const res = await fetch(`${base}/api/v1/links/batch`, { method: 'POST', headers, body: JSON.stringify({ url: 'https://example.com/quick-batch' }) });
+  const text = await res.text();
+  return { status: res.status, code: res.status === 200 ? undefined : (JSON.parse(text) as { code: string }).code, retryAfter: res.headers.get('retry-after') };
+}
+
+/** The id of the caller's tenant's key with this name. */
+export async function keyIdOf(base: string, apiKey: string, name: string): Promise<string> {
+  const keys = (await api(base, 'GET', '/api/v1/keys', apiKey)).body.keys as Array<{ id: string; name: string }>;
+  const key = keys.find((k) => k.name === name);
+  if (!key) throw new Error(`no key named ${name} among ${keys.map((k) => k.name).join(', ')}`);
+  return key.id;
+}
