@@ -49,9 +49,10 @@ describe('the URL policy on every target of a link (issue 17)', () => {
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },
     );
     const bulk = new BulkLinks(service, { maxLinks: 100, concurrency: 4 });
-    const batch = new BatchCreator(service, repo, ids, codes, cache, new InMemoryBatchRecords(), {
-      chunkRows: 10, insertRows: 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
-    });
+    const batch = new BatchCreator(
+      { links: service, repository: repo, sequences: ids, codes, cache, records: new InMemoryBatchRecords() },
+      { chunkRows: 10, insertRows: 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links' },
+    );
     const runBatch = async (tenantId: string, inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'>>) => {
       async function* rows(): AsyncGenerator<BatchRow> {
         for (const [index, input] of inputs.entries()) yield { index, text: JSON.stringify(input), input };

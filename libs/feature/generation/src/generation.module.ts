@@ -7,7 +7,7 @@ import {
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
-import { BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
+import { ApiKeyService, BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
 import { BatchController } from './batch/batch.controller';
 import { KeysController } from './keys.controller';
@@ -81,6 +81,11 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         Lifecycle,
         { provide: GENERATION_OPTIONS, useValue: options },
         {
+          provide: ApiKeyService,
+          inject: [TENANT_STORE],
+          useFactory: (store: TenantStore) => new ApiKeyService(store, { maxKeys: { free: config.plans.free.maxKeys, paid: config.plans.paid.maxKeys } }),
+        },
+        {
           provide: CODE_STRATEGY,
           inject: [CODE_SECRET],
           useFactory: (codeSecret: string): CodeStrategy => (links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(codeSecret)),
@@ -140,9 +145,10 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, LINK_CACHE_WRITER, BATCH_RECORD_STORE],
           useFactory: (service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: LinkCacheWriter, records: BatchRecordStore) => {
             const b = config.batch;
-            return new BatchCreator(service, repository, sequences, codes, cache, records, {
-              chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE,
-            });
+            return new BatchCreator(
+              { links: service, repository, sequences, codes, cache, records },
+              { chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE },
+            );
           },
         },
         { provide: BulkLinks, inject: [LinkService], useFactory: (service: LinkService) => new BulkLinks(service, { maxLinks: config.batch.bulkMaxLinks, concurrency: config.batch.bulkConcurrency }) },

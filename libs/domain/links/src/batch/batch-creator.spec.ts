@@ -8,7 +8,8 @@ import { InMemoryBatchRecords } from '../testing/in-memory-batch-records';
 import { InMemoryLinkRepository } from '../testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from '../testing/in-memory-ports';
 import { UrlPolicy } from '../url-policy';
-import { BatchCreator, BatchOutcome, BatchRow } from './batch-creator';
+import { BatchCreator } from './batch-creator';
+import { BatchOutcome, BatchRow } from './chunk';
 import { BatchRecordStore } from './ports';
 
 const DAY = 86_400_000;
@@ -42,9 +43,10 @@ describe('BatchCreator', () => {
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },
     );
     const creator = (recordStore: BatchRecordStore = records) =>
-      new BatchCreator(links, repo, ids, codes, cache, recordStore, {
-        chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
-      }, { now: () => clock.t });
+      new BatchCreator(
+        { links, repository: repo, sequences: ids, codes, cache, records: recordStore, clock: { now: () => clock.t } },
+        { chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links' },
+      );
     const stored = () => [...repo.links.values()];
     const run = async (inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'> | DomainError>, key: string | null = null, granted = Infinity, by = creator()) => {
       let left = granted;

@@ -1,3 +1,5 @@
 export * from './ports';
 export * from './batch-creator';
+export * from './batch-run';
+export type { BatchOutcome, BatchRow } from './chunk';
 export * from './bulk-links';
