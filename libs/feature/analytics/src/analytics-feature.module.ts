@@ -1,11 +1,10 @@
-import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, METRICS_REGISTRY } from '@shortlink/nest-platform';
-import { ClickConsumer } from './click-consumer.service';
-import { ClickEventsController } from './click-events.controller';
+import { CLICK_CONSUMER_OPTIONS, ClickConsumer, ClickConsumerOptions } from './click-consumer';
 import { DashboardController } from './dashboard.controller';
 import { StatsController } from './stats.controller';
 
@@ -37,17 +36,17 @@ export class AnalyticsFeatureModule implements OnApplicationBootstrap, OnApplica
   static forRoot(): DynamicModule {
     return {
       module: AnalyticsFeatureModule,
-      controllers: [StatsController, DashboardController, ClickEventsController],
+      // ClickConsumer is the click bus's event handler (connectClickConsumer, click-transport.ts).
+      controllers: [StatsController, DashboardController, ClickConsumer],
       providers: [
         ...API_ACCESS_PROVIDERS,
+        { provide: UserAgentClassifier, useValue: new UserAgentClassifier() },
         {
-          provide: ClickConsumer,
-          inject: [CLICK_AGGREGATE_STORE, APP_CONFIG, METRICS_REGISTRY, CLICK_EVENT_SOURCE],
-          useFactory: (store: ClickAggregateStore, config: AppConfig, registry: Registry, source: ClickEventSource) => {
-            exportLag(registry, source);
-            return new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: config.analytics.allowedLatenessSeconds }, registry);
-          },
+          provide: CLICK_CONSUMER_OPTIONS,
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig): ClickConsumerOptions => ({ allowedLatenessSeconds: config.analytics.allowedLatenessSeconds }),
         },
+        ConsumerLagMetric,
       ],
     };
   }
@@ -71,18 +70,21 @@ export class AnalyticsFeatureModule implements OnApplicationBootstrap, OnApplica
 }
 
 /** shortlink_analytics_consumer_lag{partition}: messages behind the log end, read from the bus at scrape time. */
-function exportLag(registry: Registry, source: ClickEventSource): void {
-  new Gauge({
-    name: 'shortlink_analytics_consumer_lag',
-    help: 'Click messages (records) of the topic not yet consumed by the analytics group, per partition',
-    labelNames: ['partition'],
-    registers: [registry],
-    async collect() {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LAG_TIMEOUT_MS)));
-      const lag = await Promise.race([source.lag().catch(() => null), timeout]);
-      clearTimeout(timer);
-      if (lag) for (const [partition, n] of lag) this.set({ partition: String(partition) }, n);
-    },
-  });
+@Injectable()
+class ConsumerLagMetric {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, @Inject(CLICK_EVENT_SOURCE) source: ClickEventSource) {
+    new Gauge({
+      name: 'shortlink_analytics_consumer_lag',
+      help: 'Click messages (records) of the topic not yet consumed by the analytics group, per partition',
+      labelNames: ['partition'],
+      registers: [registry],
+      async collect() {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LAG_TIMEOUT_MS)));
+        const lag = await Promise.race([source.lag().catch(() => null), timeout]);
+        clearTimeout(timer);
+        if (lag) for (const [partition, n] of lag) this.set({ partition: String(partition) }, n);
+      },
+    });
+  }
 }

@@ -9,7 +9,7 @@ import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
 import { TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
 import { Lifecycle, METRICS_REGISTRY } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
-import { RedirectRoutes } from './redirect.routes';
+import { InternalRoutes } from './internal.routes';
 import { LinkChangeListener } from './link-changes';
 import { LINK_OPTION_PARTS, LinkOptionParts, PER_IP_LIMITER, RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
@@ -83,7 +83,7 @@ export class RedirectFeatureModule {
           },
         },
         RedirectHttpHandler,
-        RedirectRoutes,
+        InternalRoutes,
       ],
     };
   }

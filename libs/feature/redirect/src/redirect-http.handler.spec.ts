@@ -14,7 +14,7 @@ import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClickEvent } from '@shortlink/clicks-domain';
-import { ClientAddressResolver } from '@shortlink/nest-platform';
+import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
@@ -86,8 +86,10 @@ describe('RedirectHttpHandler', () => {
     const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000 });
     const handler = new RedirectHttpHandler(pipeline, recorder, metrics, perIp, new GlobalRateLimiter(cache, 0, 0), addresses, config, parts, tenants);
     passedOn = [];
+    // The handler's declared front route, as the app's HTTP server puts it in front of Fastify.
+    const front = frontHandlerOf(handler)!;
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (handler.tryHandle(req, res)) return;
+      if (front(req, res)) return;
       passedOn.push(`${req.method} ${req.url}`);
       res.writeHead(204).end();
     });

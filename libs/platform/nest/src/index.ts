@@ -7,6 +7,7 @@ export * from './problem-details.filter';
 export * from './metrics';
 export * from './health';
 export * from './app-factory';
+export * from './front-door';
 export * from './logging';
 export * from './lifecycle';
 

@@ -1,23 +1,18 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { RedirectPipeline } from '@shortlink/read-path';
-import { AdminRoutes, FrontDoor } from '@shortlink/nest-platform';
+import { AdminRoutes } from '@shortlink/nest-platform';
 import { LinkChangeListener } from './link-changes';
-import { RedirectHttpHandler } from './redirect-http.handler';
 
-/** The redirect app's routes outside Nest's router: the hot route in front of Fastify, and its operator endpoints. */
+/** The redirect app's operator endpoints on its admin listener (`/internal/*`). */
 @Injectable()
-export class RedirectRoutes implements OnModuleInit {
+export class InternalRoutes implements OnModuleInit {
   constructor(
-    @Inject(FrontDoor) private readonly frontDoor: FrontDoor,
-    @Inject(RedirectHttpHandler) private readonly handler: RedirectHttpHandler,
     @Inject(AdminRoutes) private readonly admin: AdminRoutes,
     @Inject(RedirectPipeline) private readonly pipeline: RedirectPipeline,
     @Inject(LinkChangeListener) private readonly changes: LinkChangeListener,
   ) {}
 
   onModuleInit(): void {
-    // Redirects are answered at the node:http level, before Fastify sees them; the rest goes on.
-    this.frontDoor.use(this.handler.tryHandle);
     this.admin.add('/internal/hot-links', this.hotLinks());
     this.admin.add('/internal/link-changes', this.changes.route());
   }

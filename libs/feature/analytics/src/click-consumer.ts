@@ -1,7 +1,13 @@
-import { Logger } from '@nestjs/common';
+import { Controller, Inject, Logger } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
 import { Counter, Registry } from 'prom-client';
-import { aggregateClicks, ClickAggregateStore, ClickBatch, ClickEvent, ProducerMark } from '@shortlink/clicks-domain';
+import { aggregateClicks, CLICK_AGGREGATE_STORE, ClickAggregateStore, ClickBatch, ClickEvent, ProducerMark } from '@shortlink/clicks-domain';
+import { METRICS_REGISTRY } from '@shortlink/nest-platform';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
+import { CLICK_BATCH_PATTERN } from './click-transport';
+
+/** ClickConsumerOptions. */
+export const CLICK_CONSUMER_OPTIONS = Symbol('CLICK_CONSUMER_OPTIONS');
 
 export interface ClickConsumerOptions {
   /** Events older than this at the consumer are dropped and counted; younger ones land in their own minute. */
@@ -22,7 +28,11 @@ const MARKS_MAX_AGE_SECONDS = 7 * 86_400;
  *   and after a rebalance; a replayed record (consumer crash before the commit) is skipped;
  * - event ids: per source, partition and producer, the highest seq counted; a producer's resend
  *   after an ambiguous timeout lands at new offsets but carries seqs already counted, and is skipped.
+ *
+ * The handler of the click bus's Nest transport (click-transport.ts): each partition batch reaches
+ * `handle` in one step, and the source commits once it resolved.
  */
+@Controller()
 export class ClickConsumer {
   private readonly logger = new Logger('ClickConsumer');
   /** source -> partition -> last offset aggregated. */
@@ -36,10 +46,10 @@ export class ClickConsumer {
   private readonly now: () => number;
 
   constructor(
-    private readonly store: ClickAggregateStore,
-    private readonly classifier: UserAgentClassifier,
-    private readonly options: ClickConsumerOptions,
-    registry: Registry,
+    @Inject(CLICK_AGGREGATE_STORE) private readonly store: ClickAggregateStore,
+    @Inject(UserAgentClassifier) private readonly classifier: UserAgentClassifier,
+    @Inject(CLICK_CONSUMER_OPTIONS) private readonly options: ClickConsumerOptions,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     this.now = options.now ?? Date.now;
     this.events = new Counter({ name: 'shortlink_analytics_events_total', help: 'Click events aggregated', registers: [registry] });
@@ -48,7 +58,8 @@ export class ClickConsumer {
     this.late = new Counter({ name: 'shortlink_analytics_late_events_dropped_total', help: 'Click events older than the allowed lateness, dropped', registers: [registry] });
   }
 
-  async handle(batch: ClickBatch): Promise<void> {
+  @EventPattern(CLICK_BATCH_PATTERN)
+  async handle(@Payload() batch: ClickBatch): Promise<void> {
     if (batch.messages.length === 0) return;
     const done = await this.progressOf(batch);
     const fresh = done === undefined ? batch.messages : batch.messages.filter((m) => BigInt(m.offset) > done);

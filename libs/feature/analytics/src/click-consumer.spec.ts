@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { ClickBatch, ClickEvent, DeliveredClick, ProducerMark, VisitorMinuteRow, ConsumerProgress } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
-import { ClickConsumer } from './click-consumer.service';
+import { ClickConsumer } from './click-consumer';
 
 // chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
 jest.setTimeout(60_000);
