@@ -1,8 +1,8 @@
-import { DynamicModule, Logger, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { LINK_CACHE_WRITER, LINK_REPOSITORY, LINK_RESOLVER, LinkRepository } from '@shortlink/links-domain';
-import { Lifecycle, METRICS_REGISTRY } from '@shortlink/nest-platform';
+import { APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { BloomFilter } from './bloom-filter';
 import { BloomMaintainer } from './bloom-maintainer';
 import { CachedLinkWriter } from './cached-link-writer';
@@ -59,7 +59,6 @@ export class ReadPathModule {
   /** The redirect app's read path: LINK_RESOLVER, and the limits, the maxClicks quota and the password budgets beside it. */
   static forRedirect(config: AppConfig): DynamicModule {
     const r = config.redirect;
-    const logger = new Logger('ReadPath');
     return {
       module: ReadPathModule,
       providers: [
@@ -77,8 +76,11 @@ export class ReadPathModule {
         },
         {
           provide: RedirectPipeline,
-          inject: [CACHE_STORE, LINK_REPOSITORY, BloomMaintainer, HotLinkSnapshotKeeper, ReadPathMetrics, Lifecycle],
-          useFactory: (cache: CacheStore, links: LinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: ReadPathMetrics, lifecycle: Lifecycle) => {
+          inject: [CACHE_STORE, LINK_REPOSITORY, BloomMaintainer, HotLinkSnapshotKeeper, ReadPathMetrics, Lifecycle, APP_LOGGER],
+          useFactory: (
+            cache: CacheStore, links: LinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: ReadPathMetrics, lifecycle: Lifecycle, appLogger: PinoNestLogger,
+          ) => {
+            const logger = appLogger.scoped('ReadPath');
             const pipeline = new RedirectPipeline(
               {
                 cache, links, snapshot, observer: metrics, l1: new L1Cache(r.l1), hot: new HotKeyDetector(r.hot), policy: new CachePolicy(r.policy),

@@ -1,5 +1,6 @@
 import { checkLegacyCode, isPlausibleCode, isReservedCode } from './alias';
-import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
+import { SegmentIdAllocator } from './codes/segment-id-allocator';
+import { SequenceCodeStrategy } from './codes/code-generator';
 import { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
 import { ChangePropagation } from './change-propagation';
 import { LinkService } from './link-service';

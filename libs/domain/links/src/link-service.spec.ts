@@ -1,5 +1,6 @@
 import { DomainError } from '@shortlink/core';
-import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
+import { SegmentIdAllocator } from './codes/segment-id-allocator';
+import { SequenceCodeStrategy } from './codes/code-generator';
 import { ChangePropagation } from './change-propagation';
 import { Link } from './link';
 import { LinkService } from './link-service';

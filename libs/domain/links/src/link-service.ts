@@ -1,6 +1,7 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
-import { CodeStrategy, SegmentIdAllocator } from './codes';
+import { CodeStrategy } from './codes/code-generator';
+import { SegmentIdAllocator } from './codes/segment-id-allocator';
 import { Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
 import { ChangePropagation } from './change-propagation';
 import { ListCursors } from './listing';

@@ -1,6 +1,9 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { BatchCreator, BatchOutcome, BatchRow, BulkLinks } from './batch';
-import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
+import { BatchCreator } from './batch/batch-creator';
+import { BatchOutcome, BatchRow } from './batch/chunk';
+import { BulkLinks } from './batch/bulk-links';
+import { SegmentIdAllocator } from './codes/segment-id-allocator';
+import { SequenceCodeStrategy } from './codes/code-generator';
 import { ChangePropagation } from './change-propagation';
 import { LinkCreation, LinkService } from './link-service';
 import { IdBlock } from './ports';

@@ -1,3 +1,5 @@
-export * from './geo';
-export * from './user-agent';
-export * from './visitor-id';
+export { COUNTRY_CODE, GEO_LOOKUP } from './geo';
+export type { GeoLookup } from './geo';
+export { deviceTargetOf, UserAgentClassifier } from './user-agent';
+export type { DeviceTarget, UserAgentFacts } from './user-agent';
+export { VisitorIds } from './visitor-id';

@@ -1,9 +1,9 @@
-import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
-import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, METRICS_REGISTRY } from '@shortlink/nest-platform';
+import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { CLICK_CONSUMER_OPTIONS, ClickConsumer, ClickConsumerOptions } from './click-consumer';
 import { DashboardController } from './dashboard.controller';
 import { StatsController } from './stats.controller';
@@ -25,13 +25,16 @@ const LAG_TIMEOUT_MS = 2000;
 
 @Module({})
 export class AnalyticsFeatureModule implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Analytics');
+  private readonly logger: ContextLogger;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(CLICK_AGGREGATE_STORE) private readonly store: ClickAggregateStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Inject(APP_LOGGER) logger: PinoNestLogger,
+  ) {
+    this.logger = logger.scoped('Analytics');
+  }
 
   static forRoot(): DynamicModule {
     return {

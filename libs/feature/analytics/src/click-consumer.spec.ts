@@ -5,7 +5,11 @@ import { Registry } from 'prom-client';
 import { ClickBatch, ClickEvent, DeliveredClick, ProducerMark, VisitorMinuteRow, ConsumerProgress } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
+import pino from 'pino';
+import { PinoNestLogger } from '@shortlink/nest-platform';
 import { ClickConsumer } from './click-consumer';
+
+const silent = new PinoNestLogger(pino({ level: 'silent' }));
 
 // chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
 jest.setTimeout(60_000);
@@ -36,7 +40,7 @@ class FailableStore extends SqlClickAggregateStore {
 describe('ClickConsumer on the embedded store', () => {
   let dir: string;
   let store: FailableStore;
-  const consumer = () => new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: 3600, now: () => NOW }, new Registry());
+  const consumer = () => new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: 3600, now: () => NOW }, new Registry(), silent);
   const scope = (code: string, tenantId = 't1') => ({ tenantId, domain: 'sho.rt', code });
   const range = { from: NOW / 1000 - 7200, to: NOW / 1000 + 7200, granularity: 'hour' as const, bots: 'exclude' as const };
   const clicksOf = async (code: string, bots: 'exclude' | 'only' = 'exclude') => (await store.series(scope(code), { ...range, bots })).totals.clicks;
@@ -102,7 +106,7 @@ describe('ClickConsumer on the embedded store', () => {
   it('puts late events in their own minute, drops those beyond the allowed lateness, counts those ahead of its clock now', async () => {
     const code = 'late001';
     const registry = new Registry();
-    const c = new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: 3600, now: () => NOW }, registry);
+    const c = new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: 3600, now: () => NOW }, registry, silent);
     await c.handle(batch('kafka:t4', at(0, click({ code, occurredAt: NOW - 3000_000 }), click({ code, occurredAt: NOW - 4000_000 }), click({ code, occurredAt: NOW + 3600_000 }))));
     const s = await store.series(scope(code), { ...range, from: NOW / 1000 - 7200, granularity: 'minute' });
     expect(s.series.map((p) => [p.time, p.clicks])).toEqual([

@@ -1,8 +1,8 @@
-import { Controller, Inject, Logger } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { Counter, Registry } from 'prom-client';
 import { aggregateClicks, CLICK_AGGREGATE_STORE, ClickAggregateStore, ClickBatch, ClickEvent, ProducerMark } from '@shortlink/clicks-domain';
-import { METRICS_REGISTRY } from '@shortlink/nest-platform';
+import { APP_LOGGER, ContextLogger, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { CLICK_BATCH_PATTERN } from './click-transport';
 
@@ -34,7 +34,7 @@ const MARKS_MAX_AGE_SECONDS = 7 * 86_400;
  */
 @Controller()
 export class ClickConsumer {
-  private readonly logger = new Logger('ClickConsumer');
+  private readonly logger: ContextLogger;
   /** source -> partition -> last offset aggregated. */
   private readonly progress = new Map<string, Map<number, bigint>>();
   /** source -> `${partition}/${producer}` -> highest seq counted. */
@@ -50,7 +50,9 @@ export class ClickConsumer {
     @Inject(UserAgentClassifier) private readonly classifier: UserAgentClassifier,
     @Inject(CLICK_CONSUMER_OPTIONS) private readonly options: ClickConsumerOptions,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    @Inject(APP_LOGGER) logger: PinoNestLogger,
   ) {
+    this.logger = logger.scoped('ClickConsumer');
     this.now = options.now ?? Date.now;
     this.events = new Counter({ name: 'shortlink_analytics_events_total', help: 'Click events aggregated', registers: [registry] });
     this.replayed = new Counter({ name: 'shortlink_analytics_replayed_events_skipped_total', help: 'Replayed click events skipped because already aggregated (offset below the progress)', registers: [registry] });

@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
   BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BulkLinks, ChangePropagation, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CACHE_WRITER, LINK_CHANGE_FEED,
@@ -6,7 +6,7 @@ import {
   SequenceCodeStrategy, SequenceStore, URL_POLICY, UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
-import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
+import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
 import { ApiKeyService, BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
 import { BatchController } from './batch/batch.controller';
@@ -58,7 +58,7 @@ const GENERATION_URL_POLICY = Symbol('GENERATION_URL_POLICY');
 
 @Module({})
 export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Generation');
+  private readonly logger: ContextLogger;
   private expiryTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -68,7 +68,10 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     @Inject(GENERATION_OPTIONS) private readonly options: GenerationOptions,
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(BATCH_RECORD_STORE) private readonly batches: BatchRecordStore,
-  ) {}
+    @Inject(APP_LOGGER) logger: PinoNestLogger,
+  ) {
+    this.logger = logger.scoped('Generation');
+  }
 
   static forRoot(config: AppConfig, options: GenerationOptions = {}): DynamicModule {
     const links = config.links;
@@ -99,9 +102,9 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           // The tenants' domains as the redirect knows them, read again as often (REDIRECT_TENANT_REFRESH_MS):
           // the URL policy refuses targets on them (docs/design.md, "URL safety").
           provide: TenantDirectory,
-          inject: [TENANT_STORE, Lifecycle],
-          useFactory: (store: TenantStore, lifecycle: Lifecycle) => {
-            const logger = new Logger('TenantDirectory');
+          inject: [TENANT_STORE, Lifecycle, APP_LOGGER],
+          useFactory: (store: TenantStore, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('TenantDirectory');
             const directory = new TenantDirectory(store, {
               refreshMs: config.redirect.tenantRefreshMs,
               onOutage: (error) => logger.warn(`tenant domains not refreshed, the last ones stay in use: ${(error as Error).message}`),

@@ -1,4 +1,4 @@
-import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
@@ -7,7 +7,7 @@ import { CACHE_STORE, ClickQuota, PasswordAttempts, PasswordCheckGate, ReadPathM
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
 import { TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
-import { Lifecycle, METRICS_REGISTRY } from '@shortlink/nest-platform';
+import { APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
 import { InternalRoutes } from './internal.routes';
 import { LinkChangeListener } from './link-changes';
@@ -61,9 +61,9 @@ export class RedirectFeatureModule {
         },
         {
           provide: LinkChangeListener,
-          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle],
-          useFactory: (pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics, lifecycle: Lifecycle) => {
-            const listener = new LinkChangeListener(pipeline, feed, metrics);
+          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER],
+          useFactory: (pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics, lifecycle: Lifecycle, logger: PinoNestLogger) => {
+            const listener = new LinkChangeListener(pipeline, feed, metrics, logger.scoped('LinkChanges'));
             // Subscribed before the listener opens: edits made from now on reach this instance's L1.
             lifecycle.manage({ start: () => listener.start(), stop: () => listener.stop() });
             return listener;
@@ -71,9 +71,9 @@ export class RedirectFeatureModule {
         },
         {
           provide: TenantDirectory,
-          inject: [TENANT_STORE, Lifecycle],
-          useFactory: (store: TenantStore, lifecycle: Lifecycle) => {
-            const logger = new Logger('TenantDirectory');
+          inject: [TENANT_STORE, Lifecycle, APP_LOGGER],
+          useFactory: (store: TenantStore, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('TenantDirectory');
             const directory = new TenantDirectory(store, {
               refreshMs: r.tenantRefreshMs,
               onOutage: (error) => logger.warn(`tenant domains and suspensions not refreshed, the last ones stay in use: ${(error as Error).message}`),

@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR, DiscoveryModule, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
@@ -61,6 +62,8 @@ export interface AppDefinition {
   readonly requestLog: boolean;
   /** Publish the OpenAPI document of the app's contracts at /docs. */
   readonly openApi?: OpenApiOptions;
+  /** Where the app's log lines go (stdout by default; the apps of the embedded process share one stream). */
+  readonly logDestination?: DestinationStream;
 }
 
 /**
@@ -70,7 +73,7 @@ export interface AppDefinition {
  */
 export async function createApp(definition: AppDefinition): Promise<NestFastifyApplication> {
   const { name, config } = definition;
-  const logger = new PinoNestLogger(createAppLogger(name, config.runtime.logLevel, config.runtime.logFormat));
+  const logger = new PinoNestLogger(createAppLogger(name, config.runtime.logLevel, config.runtime.logFormat, definition.logDestination));
   const frontDoor = new FrontDoor();
   const streamedRoutes = new StreamedRoutes();
   @Module({})
@@ -91,7 +94,9 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   // bodyParser: false leaves Fastify's own JSON parser in place, which limitJsonDepth then wraps.
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { bufferLogs: true, abortOnError: false, bodyParser: false });
   app.useLogger(logger);
-  app.useGlobalFilters(new ProblemDetailsFilter());
+  // Nest buffers its lines in one buffer per process: written now, they name this app.
+  app.flushLogs();
+  app.useGlobalFilters(new ProblemDetailsFilter(logger));
   limitJsonDepth(app.getHttpAdapter().getInstance());
   acceptStreamedBodies(app.getHttpAdapter().getInstance(), streamedRoutes);
   observeResponses(app, definition.requestLog ? logger : null);

@@ -1,7 +1,9 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'http';
+import { APP_LOGGER } from './app-tokens';
 import type { FrontHandler } from './http-server';
+import type { PinoNestLogger } from './logging';
 
 /** A route answered at the node:http level, in front of Fastify (docs/design.md, "Redirect read path"). */
 export interface FrontRouteDefinition {
@@ -65,6 +67,7 @@ export class FrontRoutes implements OnModuleInit {
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(FrontDoor) private readonly frontDoor: FrontDoor,
+    @Inject(APP_LOGGER) private readonly logger: PinoNestLogger,
   ) {}
 
   onModuleInit(): void {
@@ -72,7 +75,7 @@ export class FrontRoutes implements OnModuleInit {
     const routed = [...instances].filter((instance) => frontHandlerOf(instance) !== null);
     for (const instance of routed) {
       for (const { route } of (Reflect.getMetadata(FRONT_ROUTES, instance.constructor) ?? []) as Array<{ route: FrontRouteDefinition }>) {
-        new Logger('FrontRoutes').log(`Mapped {${route.path}, ${route.methods.join('|')}} in front of Fastify (${instance.constructor.name})`);
+        this.logger.log(`Mapped {${route.path}, ${route.methods.join('|')}} in front of Fastify (${instance.constructor.name})`, 'FrontRoutes');
       }
     }
     this.frontDoor.install(routed);

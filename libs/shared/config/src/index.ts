@@ -1,1 +1,2 @@
-export * from './config';
+export { ConfigError, loadConfig } from './config';
+export type { AppConfig, Cidr, SecretSource } from './config';

@@ -13,7 +13,7 @@ const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
 
 /**
  * A MySQL shard. Reads and writes are raw parameterised SQL through the DataSource's pool:
- * measured 40x faster than repository.save for batches (docs/benchmarks.md, notes/local-stack.md).
+ * measured 40x faster than repository.save for batches (docs/design.md, "MySQL writes").
  */
 export class MysqlLinkShardStore extends MovableShard implements MovableShardStore {
   protected readonly moves: MysqlMoveOps;

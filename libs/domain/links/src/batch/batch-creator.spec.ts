@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { SegmentIdAllocator, SequenceCodeStrategy } from '../codes';
+import { SegmentIdAllocator } from '../codes/segment-id-allocator';
+import { SequenceCodeStrategy } from '../codes/code-generator';
 import { Link } from '../link';
 import { ChangePropagation } from '../change-propagation';
 import { LinkCreation, LinkService } from '../link-service';

@@ -1,5 +1,5 @@
 import { Clock, systemClock } from '@shortlink/core';
-import { CodeStrategy } from '../codes';
+import { CodeStrategy } from '../codes/code-generator';
 import { LinkService } from '../link-service';
 import { LinkCacheWriter, LinkRepository, SequenceStore } from '../ports';
 import { BatchAnswers } from './batch-answers';

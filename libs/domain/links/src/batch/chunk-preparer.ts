@@ -1,5 +1,5 @@
 import { Clock, DomainError, ErrorCode } from '@shortlink/core';
-import { CodeStrategy } from '../codes';
+import { CodeStrategy } from '../codes/code-generator';
 import { LinkService, PreparedLink } from '../link-service';
 import { SequenceStore } from '../ports';
 import { BatchAnswers } from './batch-answers';

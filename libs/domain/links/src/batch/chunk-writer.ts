@@ -1,5 +1,5 @@
 import { Clock, DomainError, ErrorCode } from '@shortlink/core';
-import { CodeStrategy } from '../codes';
+import { CodeStrategy } from '../codes/code-generator';
 import { identifierOf, Link, ShortUrlIdentifier } from '../link';
 import { LinkService } from '../link-service';
 import { DuplicateLinkError, LinkCacheWriter, LinkRepository } from '../ports';

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { CodeStrategy } from '../codes';
+import { CodeStrategy } from '../codes/code-generator';
 import { Link } from '../link';
 import { LinkCreation, PreparedLink } from '../link-service';
 

@@ -1,6 +1,6 @@
 import { CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
 import { ensureClickTopic, InProcessClickLog, KafkaClickEventSink, KafkaClickEventSource, MemoryClickEventSink, MemoryClickEventSource } from '@shortlink/bus';
-import { portSpec } from '../port-spec';
+import { portSpec } from '../port';
 
 /** The two ends of the click topic; building them opens no connection. */
 export interface ClickBus {

@@ -8,7 +8,7 @@ import {
   LinkShardStore, MovableShardStore, MovePhase, RingSpec, RingStore, RingWatcher, RoutingState, ShardedLinkRepository,
 } from '@shortlink/sharding-domain';
 import { LazyMysqlLinkShardStore, MysqlRingStore, SqliteLinkShardStore, SqliteRingStore } from '@shortlink/link-store';
-import { portSpec } from '../port-spec';
+import { portSpec } from '../port';
 
 const SHARD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MOVE_PHASE_GAUGE: Record<MovePhase | 'stable', number> = { stable: 0, dual_write: 1, copying: 2, frozen: 3 };

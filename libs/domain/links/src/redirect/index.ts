@@ -1,2 +1,0 @@
-export * from './target-url';
-export * from './link-rules';
