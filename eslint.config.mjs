@@ -26,7 +26,9 @@ const boundaries = (tests) => [
       { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:read-path', 'type:domain', 'type:util'] },
       {
         sourceTag: 'type:feature',
-        onlyDependOnLibsWithTags: ['type:read-path', 'type:domain', 'type:platform', 'type:util', ...(tests ? ['type:data-access', 'type:wiring', 'type:testing'] : [])],
+        onlyDependOnLibsWithTags: [
+          'type:read-path', 'type:domain', 'type:platform', 'type:util', ...(tests ? ['type:data-access', 'type:wiring', 'type:testing'] : []),
+        ],
         bannedExternalImports: DRIVERS,
       },
       // Plain TypeScript services and ports, plus the Nest module that builds them for an app.
@@ -36,7 +38,11 @@ const boundaries = (tests) => [
         bannedExternalImports: DRIVERS,
       },
       { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: DRIVERS },
-      { sourceTag: 'type:wiring', onlyDependOnLibsWithTags: ['type:data-access', 'type:read-path', 'type:domain', 'type:platform', 'type:util'], bannedExternalImports: DRIVERS },
+      {
+        sourceTag: 'type:wiring',
+        onlyDependOnLibsWithTags: ['type:data-access', 'type:read-path', 'type:domain', 'type:platform', 'type:util'],
+        bannedExternalImports: DRIVERS,
+      },
       // data-access implements the ports of the domain and of the read path (its shared-cache store).
       { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:read-path', 'type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
       { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },

@@ -22,15 +22,24 @@ export class ReadPathMetrics implements RedirectObserver, ClickQuotaObserver {
     this.countLookup = talliedCounter('shortlink_redirect_lookup_total', 'Where a redirect lookup was answered', 'source', registers, SOURCES);
     this.dbQueries = new Counter({ name: 'shortlink_redirect_db_queries_total', help: 'Shard queries made by the redirect path', registers });
     this.lockWaits = new Histogram({
-      name: 'shortlink_redirect_lock_wait_seconds', help: 'Time spent acquiring or waiting on the per-link rebuild lock', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers,
+      name: 'shortlink_redirect_lock_wait_seconds',
+      help: 'Time spent acquiring or waiting on the per-link rebuild lock',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
     });
     this.redisBreaker = new Gauge({ name: 'shortlink_redirect_breaker_state', help: 'Redis circuit breaker: 0 closed, 1 half-open, 2 open', registers });
-    this.maxClicks = new Counter({ name: 'shortlink_redirect_max_clicks_total', help: 'Clicks asked of links with maxClicks, by outcome (granted, exhausted, unavailable)', labelNames: ['outcome'], registers });
-    this.counterSeeds = new Counter({ name: 'shortlink_redirect_click_counter_seeds_total', help: "maxClicks counters started from the shard's count (first use, or lost by the cache)", registers });
-    this.clickCountFlushFailures = new Counter({ name: 'shortlink_redirect_click_count_flush_failures_total', help: 'Failed flushes of granted clicks to the shards (retried)', registers });
+    const maxClicksHelp = 'Clicks asked of links with maxClicks, by outcome (granted, exhausted, unavailable)';
+    this.maxClicks = new Counter({ name: 'shortlink_redirect_max_clicks_total', help: maxClicksHelp, labelNames: ['outcome'], registers });
+    const seedsHelp = "maxClicks counters started from the shard's count (first use, or lost by the cache)";
+    this.counterSeeds = new Counter({ name: 'shortlink_redirect_click_counter_seeds_total', help: seedsHelp, registers });
+    const flushHelp = 'Failed flushes of granted clicks to the shards (retried)';
+    this.clickCountFlushFailures = new Counter({ name: 'shortlink_redirect_click_count_flush_failures_total', help: flushHelp, registers });
     const unflushed = () => this.unflushedSource();
     new Gauge({
-      name: 'shortlink_redirect_unflushed_clicks', help: 'Clicks granted against maxClicks not yet on the shards: what a lost counter could cost now', registers, collect() {
+      name: 'shortlink_redirect_unflushed_clicks',
+      help: 'Clicks granted against maxClicks not yet on the shards: what a lost counter could cost now',
+      registers,
+      collect() {
         this.set(unflushed());
       },
     });

@@ -78,7 +78,8 @@ export class ReadPathModule {
           provide: RedirectPipeline,
           inject: [CACHE_STORE, LINK_REPOSITORY, BloomMaintainer, HotLinkSnapshotKeeper, ReadPathMetrics, Lifecycle, APP_LOGGER],
           useFactory: (
-            cache: CacheStore, links: LinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: ReadPathMetrics, lifecycle: Lifecycle, appLogger: PinoNestLogger,
+            cache: CacheStore, links: LinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: ReadPathMetrics, lifecycle: Lifecycle,
+            appLogger: PinoNestLogger,
           ) => {
             const logger = appLogger.scoped('ReadPath');
             const pipeline = new RedirectPipeline(
@@ -87,8 +88,8 @@ export class ReadPathModule {
                 bloom: r.bloom.enabled ? bloom.filter : null,
               },
               {
-                l1Enabled: r.l1.enabled, sharedCacheEnabled: r.sharedCacheEnabled, bloomEnabled: r.bloom.enabled, lockTtlMs: r.lock.ttlMs, lockWaitMs: r.lock.waitMs,
-                lockPollMs: r.lock.pollMs, dbConcurrency: r.dbConcurrency, redisBreakerFailures: r.redisBreaker.failures,
+                l1Enabled: r.l1.enabled, sharedCacheEnabled: r.sharedCacheEnabled, bloomEnabled: r.bloom.enabled, lockTtlMs: r.lock.ttlMs,
+                lockWaitMs: r.lock.waitMs, lockPollMs: r.lock.pollMs, dbConcurrency: r.dbConcurrency, redisBreakerFailures: r.redisBreaker.failures,
                 redisBreakerHalfOpenAfterMs: r.redisBreaker.halfOpenAfterMs, nullTtlMs: NULL_TTL_MS,
               },
             );
@@ -134,8 +135,15 @@ export class ReadPathModule {
             return limiter;
           },
         },
-        { provide: PasswordAttempts, inject: [CACHE_STORE], useFactory: (cache: CacheStore) => new PasswordAttempts(cache, { attempts: r.password.attempts, windowMs: r.password.windowMs }) },
-        { provide: PasswordCheckGate, useValue: new PasswordCheckGate({ concurrency: r.password.concurrency, perVisitorPerMinute: r.password.checksPerVisitorPerMinute }) },
+        {
+          provide: PasswordAttempts,
+          inject: [CACHE_STORE],
+          useFactory: (cache: CacheStore) => new PasswordAttempts(cache, { attempts: r.password.attempts, windowMs: r.password.windowMs }),
+        },
+        {
+          provide: PasswordCheckGate,
+          useValue: new PasswordCheckGate({ concurrency: r.password.concurrency, perVisitorPerMinute: r.password.checksPerVisitorPerMinute }),
+        },
       ],
       exports: [LINK_RESOLVER, RedirectPipeline, ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate],
     };

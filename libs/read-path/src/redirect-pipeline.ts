@@ -98,7 +98,7 @@ export class RedirectPipeline implements LinkResolver {
     this.clock = parts.clock ?? systemClock;
     const breaker = new ConsecutiveBreaker(options.redisBreakerFailures);
     this.redisBreaker = circuitBreaker(handleAll, { halfOpenAfter: options.redisBreakerHalfOpenAfterMs, breaker });
-    this.redisBreaker.onStateChange((s) => this.observer.redisBreakerState(s === CircuitState.Open ? 'open' : s === CircuitState.HalfOpen ? 'half_open' : 'closed'));
+    this.redisBreaker.onStateChange(() => this.observer.redisBreakerState(this.redisBreakerState));
     this.dbLimiter = bulkhead(options.dbConcurrency, 0);
     this.linkCache = new LinkCache(this.cacheStore);
   }

@@ -23,12 +23,18 @@ async function main() {
   // start-up lines name the app whose logger it is while they are written.
   // A first run without SHORTLINK_BOOTSTRAP_API_KEY creates the operator tenant with a generated key.
   const generation = await createApp({
-    name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS), requestLog: true, openApi: GENERATION_API, logDestination: out,
+    name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS),
+    requestLog: true, openApi: GENERATION_API, logDestination: out,
   });
   await generation.listen(config.ports.generation, host);
-  const redirect = await createApp({ name: 'redirect', config, feature: RedirectFeatureModule.forRoot(config), ports: ports.bridge(REDIRECT_PORTS), requestLog: false, logDestination: out });
+  const redirect = await createApp({
+    name: 'redirect', config, feature: RedirectFeatureModule.forRoot(config), ports: ports.bridge(REDIRECT_PORTS), requestLog: false, logDestination: out,
+  });
   await redirect.listen(config.ports.redirect, host);
-  const analytics = await createApp({ name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true, openApi: ANALYTICS_OPENAPI, logDestination: out });
+  const analytics = await createApp({
+    name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true, openApi: ANALYTICS_OPENAPI,
+    logDestination: out,
+  });
   await connectClickConsumer(analytics, config);
   await analytics.listen(config.ports.analytics, host);
   // From now on Nest's own lines (the shared ports', the shutdown) belong to the process, not to the last app built.

@@ -54,7 +54,8 @@ describe('LinkService', () => {
     expect(repo.links.size).toBe(20);
     let alias = 'onb0';
     for (let i = 0; repo.shardOf(alias) !== 'b'; i++) alias = `onb${i}`;
-    await expect(service.create({ tenantId: 't1', url: 'https://example.com/alias', alias })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: 'b' } });
+    const onDownShard = service.create({ tenantId: 't1', url: 'https://example.com/alias', alias });
+    await expect(onDownShard).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: 'b' } });
     repo.down.add('a');
     await expect(service.create({ tenantId: 't1', url: 'https://example.com/none' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
   });

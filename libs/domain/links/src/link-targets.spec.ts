@@ -46,7 +46,8 @@ describe('the URL policy on every target of a link (issue 17)', () => {
     const policy = new UrlPolicy({ shortDomains: ['sho.rt'], resolver: dns ? resolver : null }).alsoServing({ isServed: (host) => tenantDomains.has(host) });
     const service = new LinkService(
       {
-        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()), passwords: plainPasswords,
+        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        passwords: plainPasswords,
         urls: policy, tenantDomains: { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
       },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },

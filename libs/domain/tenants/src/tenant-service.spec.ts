@@ -10,7 +10,8 @@ const setup = (keyCacheMs = 1000) => {
   let t = Date.parse('2026-12-03T10:00:00Z');
   const clock = { now: () => t, advance: (ms: number) => void (t += ms) };
   return {
-    store, clock, service: new TenantService(store, { domainCacheMs: keyCacheMs, serviceDomains: ['sho.rt'] }, clock), keys: new ApiKeyService(store, {}, clock),
+    store, clock, service: new TenantService(store, { domainCacheMs: keyCacheMs, serviceDomains: ['sho.rt'] }, clock),
+    keys: new ApiKeyService(store, {}, clock),
     verifier: new ApiKeyVerifier(store, { cacheMs: keyCacheMs }, clock),
   };
 };

@@ -63,7 +63,8 @@ export class TenantService {
   async bootstrapFirstRun(): Promise<string | null> {
     if ((await this.store.countTenants()) > 0) return null;
     const apiKey = generateApiKey();
-    return (await this.store.createWithApiKey(this.newTenant('operator', 'paid'), hashApiKey(apiKey), newKeyRecord(apiKey, 'operator', SCOPES, null))) ? apiKey : null;
+    const created = await this.store.createWithApiKey(this.newTenant('operator', 'paid'), hashApiKey(apiKey), newKeyRecord(apiKey, 'operator', SCOPES, null));
+    return created ? apiKey : null;
   }
 
   /** Operators: a new tenant and its first key (default scopes), shown once. */

@@ -1,9 +1,9 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BulkLinks, ChangePropagation, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CACHE_WRITER, LINK_CHANGE_FEED,
-  LINK_REPOSITORY, LinkCacheWriter, LinkChangeFeed, LinkRepository, LinkService, ListCursors, PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE,
-  SequenceCodeStrategy, SequenceStore, URL_POLICY, UrlPolicy,
+  BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BulkLinks, ChangePropagation, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CACHE_WRITER,
+  LINK_CHANGE_FEED, LINK_REPOSITORY, LinkCacheWriter, LinkChangeFeed, LinkRepository, LinkService, ListCursors, PASSWORD_HASHER, PasswordHasher,
+  SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, URL_POLICY, UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
@@ -129,10 +129,13 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         },
         {
           provide: LinkService,
-          inject: [LINK_REPOSITORY, SegmentIdAllocator, CODE_STRATEGY, LINK_CACHE_WRITER, ChangePropagation, PASSWORD_HASHER, GENERATION_URL_POLICY, TenantService, CODE_SECRET],
+          inject: [
+            LINK_REPOSITORY, SegmentIdAllocator, CODE_STRATEGY, LINK_CACHE_WRITER, ChangePropagation, PASSWORD_HASHER, GENERATION_URL_POLICY, TenantService,
+            CODE_SECRET,
+          ],
           useFactory: (
-            repository: LinkRepository, ids: SegmentIdAllocator, codes: CodeStrategy, cache: LinkCacheWriter, changes: ChangePropagation, passwords: PasswordHasher,
-            urls: UrlPolicy, tenantDomains: TenantService, codeSecret: string,
+            repository: LinkRepository, ids: SegmentIdAllocator, codes: CodeStrategy, cache: LinkCacheWriter, changes: ChangePropagation,
+            passwords: PasswordHasher, urls: UrlPolicy, tenantDomains: TenantService, codeSecret: string,
           ) =>
             new LinkService(
               { links: repository, ids, codes, cache, changes, passwords, urls, tenantDomains },
@@ -146,7 +149,9 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         {
           provide: BatchCreator,
           inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, LINK_CACHE_WRITER, BATCH_RECORD_STORE],
-          useFactory: (service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: LinkCacheWriter, records: BatchRecordStore) => {
+          useFactory: (
+            service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: LinkCacheWriter, records: BatchRecordStore,
+          ) => {
             const b = config.batch;
             return new BatchCreator(
               { links: service, repository, sequences, codes, cache, records },

@@ -25,7 +25,7 @@ export class InternalRoutes implements OnModuleInit {
   private hotLinks() {
     return (query: URLSearchParams) => {
       const n = Math.min(Math.max(Number(query.get('limit')) || 100, 1), 5000);
-      const links = this.pipeline.hotLinks(n).map((h) => ({ key: h.key, readsInWindow: h.reads, targetUrl: h.link?.targetUrl ?? null, pinnedInL1: h.link !== null }));
+      const links = this.pipeline.hotLinks(n).map((h) => ({ key: h.key, readsInWindow: h.reads, targetUrl: h.link?.targetUrl ?? null, pinnedInL1: !!h.link }));
       return { body: { breaker: this.pipeline.redisBreakerState, links } };
     };
   }

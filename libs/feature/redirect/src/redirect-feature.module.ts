@@ -55,9 +55,8 @@ export class RedirectFeatureModule {
         {
           provide: LINK_OPTION_PARTS,
           inject: [GEO_LOOKUP, ClickQuota, PasswordAttempts, PASSWORD_HASHER, PasswordCheckGate],
-          useFactory: (geo: GeoLookup, quota: ClickQuota, attempts: PasswordAttempts, passwords: PasswordHasher, checks: PasswordCheckGate): LinkOptionParts => ({
-            rules: new LinkRules(geo, quota), quota, attempts, passwords, checks,
-          }),
+          useFactory: (geo: GeoLookup, quota: ClickQuota, attempts: PasswordAttempts, passwords: PasswordHasher, checks: PasswordCheckGate): LinkOptionParts =>
+            ({ rules: new LinkRules(geo, quota), quota, attempts, passwords, checks }),
         },
         {
           provide: LinkChangeListener,

@@ -6,7 +6,8 @@ import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import { Link, LinkRules, NO_OPTIONS } from '@shortlink/links-domain';
 import {
-  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, PasswordAttempts, PasswordCheckGate, ReadPathMetrics, RedirectPipeline,
+  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, PasswordAttempts, PasswordCheckGate, ReadPathMetrics,
+  RedirectPipeline,
 } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
@@ -60,12 +61,13 @@ describe('RedirectHttpHandler', () => {
     const readPathMetrics = new ReadPathMetrics(registry);
     const pipeline = new RedirectPipeline(
       {
-        cache, links: repository, l1: new L1Cache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5000 }), hot: new HotKeyDetector(), policy: new CachePolicy('lru'),
-        bloom: null, snapshot: new HotLinkSnapshotKeeper({ load: async () => [], save: async () => undefined }), observer: readPathMetrics,
+        cache, links: repository, l1: new L1Cache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5000 }), hot: new HotKeyDetector(),
+        policy: new CachePolicy('lru'), bloom: null, snapshot: new HotLinkSnapshotKeeper({ load: async () => [], save: async () => undefined }),
+        observer: readPathMetrics,
       },
       {
-        l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: false, lockTtlMs: 1000, lockWaitMs: 1000, lockPollMs: 5, dbConcurrency: 4, redisBreakerFailures: 5,
-        redisBreakerHalfOpenAfterMs: 1000, nullTtlMs: 60_000,
+        l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: false, lockTtlMs: 1000, lockWaitMs: 1000, lockPollMs: 5, dbConcurrency: 4,
+        redisBreakerFailures: 5, redisBreakerHalfOpenAfterMs: 1000, nullTtlMs: 60_000,
       },
     );
     clicks = [];

@@ -136,9 +136,10 @@ export class RedirectHttpHandler {
         return this.page(visit, link.moderation === 'banned' ? blockedPage() : previewPage(link, visit.id!.code));
       }
       if (method === 'POST') return this.submitPassword(visit, link);
-      const decision = this.options.rules.decide(link, {
-        address: visit.address, userAgent: req.headers['user-agent'] ?? '', query, counts: method === 'GET', acknowledged: suffix === '/go', passwordAccepted: false,
-      });
+      const userAgent = req.headers['user-agent'] ?? '';
+      const acknowledged = suffix === '/go';
+      const counts = method === 'GET';
+      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted: false });
       if (decision.kind === 'password') return this.passwordForm(visit, link);
       this.act(visit, link, decision, false);
     } catch (error) {
@@ -160,14 +161,16 @@ export class RedirectHttpHandler {
         return this.refusal(visit, exhausted(), afterPost);
       case 'limited':
         this.metrics.rateLimited.inc({ scope: 'link' });
-        return this.refusal(visit, new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds: decision.retryAfterSeconds }), afterPost);
+        const { retryAfterSeconds } = decision;
+        const limited = new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds });
+        return this.refusal(visit, limited, afterPost);
       case 'redirect': {
         const status = afterPost ? 303 : link.redirectType;
         if (!decision.reserve) return this.redirectTo(visit, link, decision.location, decision.variant, status);
         this.options.quota.reserve(link, visit.id!, (outcome) => {
           if (outcome === 'granted') this.redirectTo(visit, link, decision.location, decision.variant, status);
           else if (outcome === 'exhausted') this.refusal(visit, exhausted(), afterPost);
-          else this.problem(visit, new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the click counter of this link is unreachable; retry shortly', { retryAfterSeconds: 1 }));
+          else this.problem(visit, counterUnreachable());
         });
       }
     }
@@ -229,7 +232,8 @@ export class RedirectHttpHandler {
         return this.problem(visit, new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the password is not right'));
       }
       await attempt.giveBack();
-      const decision = rules.decide(link, { address: ip, userAgent: req.headers['user-agent'] ?? '', query: visit.query, counts: true, acknowledged: true, passwordAccepted: true });
+      const userAgent = req.headers['user-agent'] ?? '';
+      const decision = rules.decide(link, { address: ip, userAgent, query: visit.query, counts: true, acknowledged: true, passwordAccepted: true });
       this.act(visit, link, decision, true);
     })().catch((error) => this.problem(visit, error));
   }
@@ -324,6 +328,8 @@ export class RedirectHttpHandler {
   }
 }
 
+const counterUnreachable = () =>
+  new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the click counter of this link is unreachable; retry shortly', { retryAfterSeconds: 1 });
 const exhausted = () => new DomainError(ErrorCode.LINK_EXHAUSTED, 'this link has reached its maximum number of clicks');
 const notAllowed = () => new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'only a password-protected link takes a POST (its password form)');
 

@@ -87,7 +87,11 @@ export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision)
  * Needs the TENANT_STORE and RATE_WINDOW_STORE ports.
  */
 export const API_ACCESS_PROVIDERS: readonly Provider[] = [
-  { provide: TenantService, inject: [TENANT_STORE, APP_CONFIG], useFactory: (store: TenantStore, config: AppConfig) => new TenantService(store, { serviceDomains: config.links.domains }) },
+  {
+    provide: TenantService,
+    inject: [TENANT_STORE, APP_CONFIG],
+    useFactory: (store: TenantStore, config: AppConfig) => new TenantService(store, { serviceDomains: config.links.domains }),
+  },
   { provide: CREDENTIAL_VERIFIER, inject: [TENANT_STORE], useFactory: (store: TenantStore) => new ApiKeyVerifier(store) },
   {
     provide: PlanRateLimiter,

@@ -71,7 +71,7 @@ export class FrontRoutes implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const instances = new Set(this.discovery.getProviders().flatMap((wrapper) => (wrapper.instance && typeof wrapper.instance === 'object' ? [wrapper.instance as object] : [])));
+    const instances = new Set(this.discovery.getProviders().flatMap(({ instance }) => (instance && typeof instance === 'object' ? [instance as object] : [])));
     const routed = [...instances].filter((instance) => frontHandlerOf(instance) !== null);
     for (const instance of routed) {
       for (const { route } of (Reflect.getMetadata(FRONT_ROUTES, instance.constructor) ?? []) as Array<{ route: FrontRouteDefinition }>) {

@@ -33,7 +33,11 @@ export class PinoNestLogger implements LoggerService {
   constructor(readonly pino: Pino) {}
 
   scoped(context: string): ContextLogger {
-    return { log: (message) => this.log(message, context), warn: (message) => this.warn(message, context), error: (message) => this.error(message, undefined, context) };
+    return {
+      log: (message) => this.log(message, context),
+      warn: (message) => this.warn(message, context),
+      error: (message) => this.error(message, undefined, context),
+    };
   }
 
   log(message: unknown, context?: string) {

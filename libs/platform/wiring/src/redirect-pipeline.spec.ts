@@ -87,7 +87,8 @@ describe('RedirectPipeline on the embedded adapters', () => {
     store = new SwitchableStore(new MemoryCacheStore(10_000));
     bloom = new BloomFilter(store, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 4 });
     snapshotEntries = [];
-    await repo.insertInStatements([link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })], 1000);
+    const stored = [link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })];
+    await repo.insertInStatements(stored, 1000);
     await new BloomMaintainer(bloom, store, repo).rebuild();
   });
 

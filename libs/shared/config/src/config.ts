@@ -437,7 +437,10 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       hot: { windowSeconds: e.HOT_WINDOW_SECONDS, bucketSeconds: e.HOT_BUCKET_SECONDS, threshold: e.HOT_THRESHOLD, maxTrackedKeys: e.HOT_MAX_TRACKED },
       lock: { ttlMs: e.LOCK_TTL_MS, waitMs: e.LOCK_WAIT_MS, pollMs: e.LOCK_POLL_MS },
       dbConcurrency: e.DB_CONCURRENCY,
-      redisBreaker: { failures: e.REDIS_BREAKER_FAILURES ?? e.BREAKER_FAILURES ?? 5, halfOpenAfterMs: e.REDIS_BREAKER_HALF_OPEN_MS ?? e.BREAKER_HALF_OPEN_MS ?? 2000 },
+      redisBreaker: {
+        failures: e.REDIS_BREAKER_FAILURES ?? e.BREAKER_FAILURES ?? 5,
+        halfOpenAfterMs: e.REDIS_BREAKER_HALF_OPEN_MS ?? e.BREAKER_HALF_OPEN_MS ?? 2000,
+      },
       rateLimit: { perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, globalPerSecond: e.RATE_LIMIT_GLOBAL_PER_SECOND, localFallbackPerSecond: e.RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND },
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,

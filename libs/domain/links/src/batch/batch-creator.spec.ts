@@ -38,7 +38,8 @@ describe('BatchCreator', () => {
     const records = new InMemoryBatchRecords();
     const links = new LinkService(
       {
-        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()), passwords: plainPasswords,
+        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        passwords: plainPasswords,
         urls: new UrlPolicy({ shortDomains: ['sho.rt'] }), clock: { now: () => clock.t },
       },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },

@@ -69,6 +69,7 @@ export class BatchCreator {
     const source = new RowSource(request.rows);
     const { chunkRows } = this.options;
     const lease = request.idempotencyKey === null ? null : await this.leases.claim(request.tenantId, request.idempotencyKey, chunkRows, (n) => source.peek(n));
-    return new BatchRun({ request, source, lease, chunkRows: lease?.chunkRows ?? chunkRows, preparer: this.preparer, writer: this.writer, answers: this.answers });
+    const { preparer, writer, answers } = this;
+    return new BatchRun({ request, source, lease, chunkRows: lease?.chunkRows ?? chunkRows, preparer, writer, answers });
   }
 }

@@ -75,13 +75,15 @@ export class BatchLeases {
     const owner = randomUUID();
     const now = this.clock.now();
     const { leaseMs, retentionMs } = this.options;
-    const claim = await this.records.claim({ ...batch, owner, now: new Date(now), leaseUntil: new Date(now + leaseMs), expiresAt: new Date(now + retentionMs), chunkRows });
+    const leaseUntil = new Date(now + leaseMs);
+    const claim = await this.records.claim({ ...batch, owner, now: new Date(now), leaseUntil, expiresAt: new Date(now + retentionMs), chunkRows });
     if (claim.outcome === 'busy') {
       const waitMs = (claim.record.leaseUntil?.getTime() ?? now) - now;
       const why = 'a batch with this Idempotency-Key is still being processed; retry when it is done';
       throw new DomainError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, why, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
     }
-    const lease = new BatchLease(this.records, batch, owner, claim.outcome !== 'complete', claim.outcome === 'complete', claim.record.chunkRows, this.options, this.clock);
+    const complete = claim.outcome === 'complete';
+    const lease = new BatchLease(this.records, batch, owner, !complete, complete, claim.record.chunkRows, this.options, this.clock);
     const first = await firstRows(lease.chunkRows);
     const stored = first.length ? await lease.chunk(0) : null;
     if (stored && stored.hash !== hashRows(first)) {

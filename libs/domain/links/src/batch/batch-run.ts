@@ -53,8 +53,10 @@ export interface BatchRunParts {
   readonly answers: BatchAnswers;
 }
 
-const lostChunk = (seq: number, rows: readonly BatchRow[]) =>
-  refusedChunk(seq, rows, new DomainError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, 'another attempt took this batch over; retry with the same key to get its answer', { retryAfterSeconds: 1 }));
+const lostChunk = (seq: number, rows: readonly BatchRow[]) => {
+  const why = 'another attempt took this batch over; retry with the same key to get its answer';
+  return refusedChunk(seq, rows, new DomainError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, why, { retryAfterSeconds: 1 }));
+};
 
 /**
  * One batch being answered (docs/design.md, "Batch creation"): `lines()` yields the answer a chunk

@@ -19,6 +19,9 @@ export interface ChunkPreparerParts {
   readonly clock: Clock;
 }
 
+/** Takes up to `rows` of the tenant's daily batch rows: how many it got, and the error for the rest. */
+export type BatchQuota = (rows: number) => Promise<{ granted: number; refusal: DomainError }>;
+
 const quotaExceeded = () => new DomainError(ErrorCode.QUOTA_EXCEEDED, "the plan's daily batch rows are used up");
 
 /**
@@ -35,7 +38,7 @@ export class ChunkPreparer {
     private readonly sequence: string,
   ) {}
 
-  async prepare(tenantId: string, quota: (rows: number) => Promise<{ granted: number; refusal: DomainError }>, lease: BatchLease | null, seq: number, rows: readonly BatchRow[]): Promise<PreparedChunk> {
+  async prepare(tenantId: string, quota: BatchQuota, lease: BatchLease | null, seq: number, rows: readonly BatchRow[]): Promise<PreparedChunk> {
     const { links, sequences, codes, records, answers, clock } = this.parts;
     let record: BatchChunkRecord | null = null;
     if (lease) {

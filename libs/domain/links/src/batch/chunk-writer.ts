@@ -5,6 +5,10 @@ import { LinkService } from '../link-service';
 import { DuplicateLinkError, LinkCacheWriter, LinkRepository } from '../ports';
 import { asDomainError, Candidate, linkOf, PreparedChunk } from './chunk';
 
+/** A row answered with the link it created (or found created), or with why not. */
+type Done = (c: Candidate, link: Link) => void;
+type Fail = (c: Candidate, error: DomainError) => void;
+
 export interface ChunkWriterParts {
   readonly links: LinkService;
   readonly repository: LinkRepository;
@@ -56,7 +60,7 @@ export class ChunkWriter {
    * unique within the chunk. A recovering chunk also looks its generated codes up: a row an earlier
    * attempt wrote is recognised by its id.
    */
-  private async resolve(chunk: PreparedChunk, done: (c: Candidate, l: Link) => void, fail: (c: Candidate, e: DomainError) => void) {
+  private async resolve(chunk: PreparedChunk, done: Done, fail: Fail) {
     const used = new Set<string>();
     const keyOf = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
     const aliased = chunk.candidates.filter((c) => c.prepared.alias !== null);
@@ -98,7 +102,7 @@ export class ChunkWriter {
   }
 
   /** Multi-row inserts, grouped by shard in the repository; the candidates of a statement a duplicate refused. */
-  private async insertGrouped(candidates: readonly Candidate[], done: (c: Candidate, l: Link) => void, fail: (c: Candidate, e: DomainError) => void): Promise<Candidate[]> {
+  private async insertGrouped(candidates: readonly Candidate[], done: Done, fail: Fail): Promise<Candidate[]> {
     const byLink = new Map(candidates.map((c) => [c.link, c]));
     const refused: Candidate[] = [];
     for (const { links, error } of await this.parts.repository.insertInStatements([...byLink.keys()], this.insertRows)) {
@@ -111,7 +115,7 @@ export class ChunkWriter {
   }
 
   /** After a duplicate: one row at a time, in row order (so spare ids go to the same rows on every attempt). */
-  private async insertOneByOne(chunk: PreparedChunk, c: Candidate, done: (c: Candidate, l: Link) => void, fail: (c: Candidate, e: DomainError) => void): Promise<void> {
+  private async insertOneByOne(chunk: PreparedChunk, c: Candidate, done: Done, fail: Fail): Promise<void> {
     for (;;) {
       try {
         if (chunk.recovering && c.prepared.alias === null) {
@@ -127,7 +131,9 @@ export class ChunkWriter {
           const [holder] = await this.parts.repository.findOnEveryShard([identifierOf(c.link)]).catch(() => [] as Link[]);
           return void fail(c, this.parts.links.aliasConflict(c.link.tenantId, identifierOf(c.link), holder ?? null));
         }
-        if (c.attempt + 1 >= this.maxAttempts) return void fail(c, new DomainError(ErrorCode.CODE_SPACE_EXHAUSTED, `no free code after ${this.maxAttempts} attempts`));
+        if (c.attempt + 1 >= this.maxAttempts) {
+          return void fail(c, new DomainError(ErrorCode.CODE_SPACE_EXHAUSTED, `no free code after ${this.maxAttempts} attempts`));
+        }
         this.nextAttempt(chunk, c);
       }
     }

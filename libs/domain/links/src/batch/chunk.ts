@@ -53,7 +53,8 @@ export function refusedChunk(seq: number, rows: readonly BatchRow[], error: Doma
   return { seq, rows, outcomes: rows.map((row) => ({ index: row.index, error })), candidates: [], spareIds: [], recovering: false, keepResults: false };
 }
 
-export const reused = () => new DomainError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used with other rows; use a new key for a different batch');
+export const reused = () =>
+  new DomainError(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used with other rows; use a new key for a different batch');
 
 export function asDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
@@ -67,9 +68,10 @@ export function asDomainError(error: unknown): DomainError {
  */
 export function linkOf(p: PreparedLink, id: bigint, codes: CodeStrategy, attempt: number): Link {
   return {
-    id: id.toString(), domain: p.domain, code: p.alias ?? codes.codeFor(id, p.targetUrl, attempt), targetUrl: p.targetUrl, tenantId: p.tenantId, createdAt: p.createdAt,
-    updatedAt: p.updatedAt, expiresAt: p.expiresAt, status: p.status, redirectType: p.redirectType, version: p.version, moderation: p.moderation,
-    moderationReason: p.moderationReason, title: p.title, tags: p.tags, maxClicks: p.maxClicks, passwordHash: p.passwordHash, utm: p.utm, forwardQuery: p.forwardQuery,
-    geoTargets: p.geoTargets, deviceTargets: p.deviceTargets, variants: p.variants, clicksPerIpPerMinute: p.clicksPerIpPerMinute,
+    id: id.toString(), domain: p.domain, code: p.alias ?? codes.codeFor(id, p.targetUrl, attempt), targetUrl: p.targetUrl, tenantId: p.tenantId,
+    createdAt: p.createdAt, updatedAt: p.updatedAt, expiresAt: p.expiresAt, status: p.status, redirectType: p.redirectType, version: p.version,
+    moderation: p.moderation, moderationReason: p.moderationReason, title: p.title, tags: p.tags, maxClicks: p.maxClicks, passwordHash: p.passwordHash,
+    utm: p.utm, forwardQuery: p.forwardQuery, geoTargets: p.geoTargets, deviceTargets: p.deviceTargets, variants: p.variants,
+    clicksPerIpPerMinute: p.clicksPerIpPerMinute,
   };
 }

@@ -11,7 +11,7 @@ function listed(link: Link, q: LinkListQuery): boolean {
   if (link.tenantId !== q.tenantId || (q.after !== null && !isAfter(link, q.after))) return false;
   if ((q.status && link.status !== q.status) || (q.domain && link.domain !== q.domain) || (q.tag && !link.tags.includes(q.tag))) return false;
   const needle = q.search?.toLowerCase();
-  return !needle || link.code.toLowerCase().includes(needle) || (link.title ?? '').toLowerCase().includes(needle) || link.targetUrl.toLowerCase().includes(needle);
+  return !needle || [link.code, link.title ?? '', link.targetUrl].some((text) => text.toLowerCase().includes(needle));
 }
 
 /**

@@ -24,7 +24,8 @@ export const busPort = portSpec<ClickBus>({
         settled,
         sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
         source: new KafkaClickEventSource({
-          brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics', sessionTimeoutMs: bus.sessionTimeoutMs, topicReady: ensureTopic,
+          brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics', sessionTimeoutMs: bus.sessionTimeoutMs,
+          topicReady: ensureTopic,
         }),
       };
     }
