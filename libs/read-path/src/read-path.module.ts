@@ -2,7 +2,7 @@ import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { LINK_CACHE_WRITER, LINK_REPOSITORY, LINK_RESOLVER, LinkRepository } from '@shortlink/links-domain';
-import { APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
+import { AdminRoutes, APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { BloomFilter } from './bloom-filter';
 import { BloomMaintainer } from './bloom-maintainer';
 import { CachedLinkWriter } from './cached-link-writer';
@@ -10,6 +10,7 @@ import { CachePolicy } from './cache-policy';
 import { ClickQuota } from './click-quota';
 import { GlobalRateLimiter } from './global-rate-limiter';
 import { HotKeyDetector } from './hot-key-detector';
+import { hotLinksRoute } from './hot-links.route';
 import { L1Cache } from './l1-cache';
 import { NULL_TTL_MS } from './link-cache';
 import { PasswordAttempts } from './password-attempts';
@@ -76,10 +77,10 @@ export class ReadPathModule {
         },
         {
           provide: RedirectPipeline,
-          inject: [CACHE_STORE, LINK_REPOSITORY, BloomMaintainer, HotLinkSnapshotKeeper, ReadPathMetrics, Lifecycle, APP_LOGGER],
+          inject: [CACHE_STORE, LINK_REPOSITORY, BloomMaintainer, HotLinkSnapshotKeeper, ReadPathMetrics, Lifecycle, APP_LOGGER, AdminRoutes],
           useFactory: (
             cache: CacheStore, links: LinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: ReadPathMetrics, lifecycle: Lifecycle,
-            appLogger: PinoNestLogger,
+            appLogger: PinoNestLogger, admin: AdminRoutes,
           ) => {
             const logger = appLogger.scoped('ReadPath');
             const pipeline = new RedirectPipeline(
@@ -93,6 +94,7 @@ export class ReadPathModule {
                 redisBreakerHalfOpenAfterMs: r.redisBreaker.halfOpenAfterMs, nullTtlMs: NULL_TTL_MS,
               },
             );
+            admin.add('/internal/hot-links', hotLinksRoute(pipeline));
             // The hot links are kept on disk, for when Redis and the shard are both down.
             const saveHotLinks = () => snapshot.refresh(pipeline.hotLinks(r.snapshot.maxLinks), r.snapshot.maxLinks).catch(() => undefined);
             let saving: NodeJS.Timeout | undefined;

@@ -1,9 +1,9 @@
 export { MemoryCacheStore } from './memory/memory-cache-store';
 export { MemoryLinkChangeFeed } from './memory/memory-link-change-feed';
+export { MemoryRateWindows } from './memory/memory-rate-windows';
+export { MemorySlots } from './memory/memory-slots';
 export { RedisClusterStore } from './redis/redis-cluster-store';
 export { RedisLinkChangeFeed } from './redis/redis-link-change-feed';
 export { RedisRateWindows } from './redis/redis-rate-windows';
 export { RedisSlots } from './redis/redis-slots';
 export { FileSnapshotStore } from './snapshot/file-snapshot-store';
-export { MemoryRateWindows } from './memory/memory-rate-windows';
-export { MemorySlots } from './memory/memory-slots';

@@ -1,14 +1,10 @@
-export { aggregateClicks, DIMENSION_ID, DIMENSIONS } from './aggregation';
-export type { Dimension, DimensionCount, VisitorMinuteRow } from './aggregation';
-export { ClickBuffer } from './click-buffer';
-export type { BatchSink, ClickBufferObserver, ClickBufferOptions } from './click-buffer';
-export { ClickEnricher } from './click-enricher';
-export type { RawClick } from './click-enricher';
-export { CLICK_EVENT_VERSION, eventIdOf } from './click-event';
-export type { ClickBatch, ClickEvent, DeliveredClick } from './click-event';
-export { CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, VISITOR_SECRET } from './ports';
-export type {
-  BotFilter, BreakdownRow, ClickAggregateStore, ClickEventSink, ClickEventSource, ConsumerProgress, Granularity, LinkScope, OrphanQuery, OrphanResult,
-  ProducerMark, RangeQuery, Retention, SeriesPoint, SeriesResult, TopLinkRow,
+export { aggregateClicks, type Dimension, DIMENSION_ID, type DimensionCount, DIMENSIONS, type VisitorMinuteRow } from './aggregation';
+export { type BatchSink, ClickBuffer, type ClickBufferObserver, type ClickBufferOptions } from './click-buffer';
+export { ClickEnricher, type RawClick } from './click-enricher';
+export { CLICK_EVENT_VERSION, type ClickBatch, type ClickEvent, type DeliveredClick, eventIdOf } from './click-event';
+export {
+  type BotFilter, type BreakdownRow, CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, type ClickAggregateStore, type ClickEventSink,
+  type ClickEventSource, type ConsumerProgress, type Granularity, type LinkScope, type OrphanQuery, type OrphanResult, type ProducerMark, type RangeQuery,
+  type Retention, type SeriesPoint, type SeriesResult, type TopLinkRow, VISITOR_SECRET,
 } from './ports';
 export { resolveRange } from './time-range';

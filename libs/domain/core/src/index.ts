@@ -1,8 +1,6 @@
-export { systemClock } from './clock';
-export type { Clock } from './clock';
+export { type Clock, systemClock } from './clock';
 export { DomainError, ErrorCode } from './domain-error';
 export { normalizeHost } from './host';
 export { parseIsoInstant } from './instant';
-export { ALLOW, KeyedWindowLimiter } from './keyed-window-limiter';
-export type { RateDecision } from './keyed-window-limiter';
+export { ALLOW, KeyedWindowLimiter, type RateDecision } from './keyed-window-limiter';
 export type { HealthProbe, PortGauge } from './lifecycle';

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { TenantStore } from './ports';
-import { hashApiKey, Plan, Scope } from './tenant';
+import { hashApiKey, Plan, Scope, shortLivedCache } from './tenant';
 
 /** Who made an API request. */
 export interface Principal {
@@ -17,6 +17,7 @@ export interface ApiKeyVerifierOptions {
    * revocation, a suspension or an expiry takes effect on every instance (1 s).
    */
   readonly cacheMs?: number;
+  readonly clock?: Clock;
 }
 
 /**
@@ -27,14 +28,15 @@ export class ApiKeyVerifier {
   private readonly cache: LRUCache<string, { principal: Principal } | { error: DomainError }>;
   private readonly cacheMs: number;
 
+  private readonly clock: Clock;
+
   constructor(
     private readonly store: TenantStore,
-    options: ApiKeyVerifierOptions = {},
-    private readonly clock: Clock = systemClock,
+    { cacheMs = 1000, clock = systemClock }: ApiKeyVerifierOptions = {},
   ) {
-    this.cacheMs = options.cacheMs ?? 1000;
-    // lru-cache reads a ttl of 0 as "forever": at least 1 ms, and nothing is cached when caching is off.
-    this.cache = new LRUCache({ max: 10_000, ttl: Math.max(1, this.cacheMs) });
+    this.cacheMs = cacheMs;
+    this.clock = clock;
+    this.cache = shortLivedCache(cacheMs);
   }
 
   /** The principal of an API key: 401 for a missing, unknown, revoked or expired key, 403 for a suspended tenant. */

@@ -1,13 +1,10 @@
 export { ApiKeyService } from './api-keys';
-export { BatchSlots, LocalSlots, SLOT_STORE } from './concurrency-slots';
-export type { SlotStore } from './concurrency-slots';
-export { ApiKeyVerifier } from './credentials';
-export type { Principal } from './credentials';
-export { TENANT_STORE } from './ports';
-export type { KeyCap, KeyWithTenant, NewApiKey, TenantStore } from './ports';
-export { BUCKETS_PER_WINDOW, LocalRateWindows, PlanRateLimiter, RATE_WINDOW_STORE } from './rate-limits';
-export type { RateDecision, RateWindowStore, WindowHit } from './rate-limits';
+export { BatchSlots, LocalSlots, SLOT_STORE, type SlotStore } from './concurrency-slots';
+export { ApiKeyVerifier, type Principal } from './credentials';
+export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantStore } from './ports';
+export {
+  BUCKETS_PER_WINDOW, LocalRateWindows, PlanRateLimiter, RATE_WINDOW_STORE, type RateDecision, type RateWindowStore, type WindowHit,
+} from './rate-limits';
+export { type ApiKey, hashApiKey, type Plan, type Scope, SCOPES, type Tenant, type TenantStatus } from './tenant';
 export { TenantDirectory } from './tenant-directory';
 export { TenantService } from './tenant-service';
-export { hashApiKey, SCOPES } from './tenant';
-export type { ApiKey, Plan, Scope, Tenant, TenantStatus } from './tenant';

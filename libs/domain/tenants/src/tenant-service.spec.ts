@@ -12,7 +12,7 @@ const setup = (keyCacheMs = 1000) => {
   return {
     store, clock, service: new TenantService(store, { domainCacheMs: keyCacheMs, serviceDomains: ['sho.rt'] }, clock),
     keys: new ApiKeyService(store, {}, clock),
-    verifier: new ApiKeyVerifier(store, { cacheMs: keyCacheMs }, clock),
+    verifier: new ApiKeyVerifier(store, { cacheMs: keyCacheMs, clock }),
   };
 };
 
@@ -66,7 +66,7 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     const clock = { now: () => t };
     const service = new TenantService(store, {}, clock);
     const keys = new ApiKeyService(store, { maxKeys: { free: 3, paid: 5 } }, clock);
-    const verifier = new ApiKeyVerifier(store, { cacheMs: 0 }, clock);
+    const verifier = new ApiKeyVerifier(store, { cacheMs: 0, clock });
     const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
     const principal = await verifier.verify(issued.apiKey);
     const second = await keys.createKey(principal, { name: 'second' });

@@ -4,7 +4,7 @@ import { domainToASCII } from 'url';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { IssuedKey } from './api-keys';
 import { TenantStore } from './ports';
-import { checkName, DEFAULT_SCOPES, generateApiKey, hashApiKey, invalid, newKeyRecord, Plan, SCOPES, Tenant, TenantStatus } from './tenant';
+import { checkName, DEFAULT_SCOPES, generateApiKey, hashApiKey, invalid, newKeyRecord, Plan, SCOPES, shortLivedCache, Tenant, TenantStatus } from './tenant';
 
 const PLANS: readonly Plan[] = ['free', 'paid'];
 /** A domain a tenant may serve links on, in punycode: a host name with a dot, at most 253 characters, a top label of letters. */
@@ -35,7 +35,7 @@ export class TenantService {
     private readonly clock: Clock = systemClock,
   ) {
     this.domainCacheMs = options.domainCacheMs ?? 1000;
-    this.domainCache = new LRUCache({ max: 10_000, ttl: Math.max(1, this.domainCacheMs) });
+    this.domainCache = shortLivedCache(this.domainCacheMs);
     this.serviceDomains = new Set(options.serviceDomains ?? []);
   }
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'crypto';
+import { LRUCache } from 'lru-cache';
 import { DomainError, ErrorCode } from '@shortlink/core';
 
 export type Plan = 'free' | 'paid';
@@ -67,4 +68,12 @@ export const invalid = (field: string, why: string) => new DomainError(ErrorCode
 export function checkName(value: unknown, field = 'name'): string {
   if (typeof value !== 'string' || value.trim() === '' || value.trim().length > 200 || /[\u0000-\u001f\u007f]/.test(value)) throw invalid(field, 'must be 1-200 printable characters');
   return value.trim();
+}
+
+/**
+ * Answers of the tenant store trusted for `ms` (10 000 entries at most). lru-cache reads a ttl of 0
+ * as "forever": at least 1 ms; callers that do not cache (ms = 0) also do not store.
+ */
+export function shortLivedCache<V extends object>(ms: number): LRUCache<string, V> {
+  return new LRUCache<string, V>({ max: 10_000, ttl: Math.max(1, ms) });
 }

@@ -2,16 +2,17 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
-import { LINK_CHANGE_FEED, LINK_REPOSITORY, LinkChangeFeed, LinkRules, PASSWORD_HASHER, PasswordHasher } from '@shortlink/links-domain';
-import { CACHE_STORE, ClickQuota, PasswordAttempts, PasswordCheckGate, ReadPathModule, RedirectPipeline, SNAPSHOT_STORE } from '@shortlink/read-path';
+import {
+  LINK_CHANGE_FEED, LINK_REPOSITORY, LINK_RESOLVER, LinkChangeFeed, LinkResolver, LinkRules, PASSWORD_HASHER, PasswordHasher,
+} from '@shortlink/links-domain';
+import { CACHE_STORE, ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate, ReadPathModule, RedirectPipeline, SNAPSHOT_STORE } from '@shortlink/read-path';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
 import { TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
-import { APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
+import { AdminRoutes, APP_LOGGER, ClientAddressResolver, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
-import { InternalRoutes } from './internal.routes';
 import { LinkChangeListener } from './link-changes';
-import { LINK_OPTION_PARTS, LinkOptionParts, PER_IP_LIMITER, RedirectHttpHandler } from './redirect-http.handler';
+import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
@@ -33,15 +34,6 @@ export class RedirectFeatureModule {
         Lifecycle,
         { provide: RedirectMetrics, inject: [METRICS_REGISTRY], useFactory: (registry: Registry) => new RedirectMetrics(registry) },
         {
-          provide: PER_IP_LIMITER,
-          inject: [RedirectMetrics],
-          useFactory: (metrics: RedirectMetrics) => {
-            const limiter = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
-            metrics.readRateLimiter(() => limiter.usage);
-            return limiter;
-          },
-        },
-        {
           provide: ClickRecorder,
           inject: [CLICK_EVENT_SINK, GEO_LOOKUP, VISITOR_SECRET, RedirectMetrics, Lifecycle],
           useFactory: (sink: ClickEventSink, geo: GeoLookup, visitorSecret: string, metrics: RedirectMetrics, lifecycle: Lifecycle) => {
@@ -53,16 +45,11 @@ export class RedirectFeatureModule {
           },
         },
         {
-          provide: LINK_OPTION_PARTS,
-          inject: [GEO_LOOKUP, ClickQuota, PasswordAttempts, PASSWORD_HASHER, PasswordCheckGate],
-          useFactory: (geo: GeoLookup, quota: ClickQuota, attempts: PasswordAttempts, passwords: PasswordHasher, checks: PasswordCheckGate): LinkOptionParts =>
-            ({ rules: new LinkRules(geo, quota), quota, attempts, passwords, checks }),
-        },
-        {
           provide: LinkChangeListener,
-          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER],
-          useFactory: (pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics, lifecycle: Lifecycle, logger: PinoNestLogger) => {
+          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER, AdminRoutes],
+          useFactory: (pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics, lifecycle: Lifecycle, logger: PinoNestLogger, admin: AdminRoutes) => {
             const listener = new LinkChangeListener(pipeline, feed, metrics, logger.scoped('LinkChanges'));
+            admin.add('/internal/link-changes', listener.route());
             // Subscribed before the listener opens: edits made from now on reach this instance's L1.
             lifecycle.manage({ start: () => listener.start(), stop: () => listener.stop() });
             return listener;
@@ -81,8 +68,22 @@ export class RedirectFeatureModule {
             return directory;
           },
         },
-        RedirectHttpHandler,
-        InternalRoutes,
+        {
+          provide: RedirectHttpHandler,
+          inject: [
+            LINK_RESOLVER, ClickRecorder, RedirectMetrics, GlobalRateLimiter, ClientAddressResolver, TenantDirectory, GEO_LOOKUP, ClickQuota, PasswordAttempts,
+            PASSWORD_HASHER, PasswordCheckGate,
+          ],
+          useFactory: (
+            links: LinkResolver, recorder: ClickRecorder, metrics: RedirectMetrics, global: GlobalRateLimiter, addresses: ClientAddressResolver, tenants: TenantDirectory,
+            geo: GeoLookup, quota: ClickQuota, attempts: PasswordAttempts, passwords: PasswordHasher, checks: PasswordCheckGate,
+          ) => {
+            const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
+            metrics.readRateLimiter(() => perIp.usage);
+            const options = { rules: new LinkRules(geo, quota), quota, attempts, passwords, checks };
+            return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants });
+          },
+        },
       ],
     };
   }

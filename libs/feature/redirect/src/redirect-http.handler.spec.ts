@@ -86,7 +86,7 @@ describe('RedirectHttpHandler', () => {
     }
     tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
     const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000 });
-    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, perIp, new GlobalRateLimiter(cache, 0, 0), addresses, config, parts, tenants);
+    const handler = new RedirectHttpHandler({ links: pipeline, recorder, metrics, perIp, global: new GlobalRateLimiter(cache, 0, 0), addresses, config, options: parts, tenants });
     passedOn = [];
     // The handler's declared front route, as the app's HTTP server puts it in front of Fastify.
     const front = frontHandlerOf(handler)!;

@@ -1,14 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { performance } from 'perf_hooks';
-import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter, normalizeHost } from '@shortlink/core';
 import {
-  CachedLink, encodeQueryPart, LINK_RESOLVER, LinkResolver, LinkRules, PasswordHasher, RedirectDecision, RESERVED_PATHS, ShortUrlIdentifier,
+  CachedLink, encodeQueryPart, LinkResolver, LinkRules, PasswordHasher, RedirectDecision, RESERVED_PATHS, ShortUrlIdentifier,
   unknownLink,
 } from '@shortlink/links-domain';
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
-import { APP_CONFIG, ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
+import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { blockedPage, Page, passwordPage, previewPage, refusalPage, sendPage, suspendedPage, warningPage } from './pages';
@@ -31,11 +30,6 @@ const firstSegment = (code: string) => {
 /** A password form's body: `password=` and at most 128 characters, percent-encoded up to 3 bytes each. */
 const MAX_FORM_BYTES = 1024;
 
-/** KeyedWindowLimiter: redirects per client address and minute (RATE_LIMIT_PER_IP_PER_MINUTE). */
-export const PER_IP_LIMITER = Symbol('PER_IP_LIMITER');
-/** LinkOptionParts. */
-export const LINK_OPTION_PARTS = Symbol('LINK_OPTION_PARTS');
-
 /** What the link options need besides the read path (docs/design.md, "Link options"). */
 export interface LinkOptionParts {
   readonly rules: LinkRules;
@@ -44,6 +38,22 @@ export interface LinkOptionParts {
   readonly passwords: PasswordHasher;
   /** The instance's argon2 budget (each check is ~50 ms of a core), shared fairly between visitors and tenants. */
   readonly checks: PasswordCheckGate;
+}
+
+/** What the redirect handler works with. */
+export interface RedirectHandlerParts {
+  readonly links: LinkResolver;
+  readonly recorder: ClickRecorder;
+  readonly metrics: RedirectMetrics;
+  /** Redirects per client address and minute (RATE_LIMIT_PER_IP_PER_MINUTE). */
+  readonly perIp: KeyedWindowLimiter;
+  readonly global: GlobalRateLimiter;
+  /** X-Forwarded-For is believed only from TRUSTED_PROXIES. */
+  readonly addresses: ClientAddressResolver;
+  readonly config: AppConfig;
+  readonly options: LinkOptionParts;
+  /** Tenants' own domains and suspended tenants, held in memory (docs/design.md, "Tenants, keys and plans"). */
+  readonly tenants: TenantDirectory;
 }
 
 type Suffix = '+' | '/go' | undefined;
@@ -75,24 +85,22 @@ interface Visit {
  * its warning page. A plain link without a query string takes the same path as before options
  * existed: no rule is looked at and nothing more is allocated than the visit and its identifier.
  */
-@Injectable()
 export class RedirectHttpHandler {
+  private readonly links: LinkResolver;
+  private readonly recorder: ClickRecorder;
+  private readonly metrics: RedirectMetrics;
+  private readonly perIp: KeyedWindowLimiter;
+  private readonly global: GlobalRateLimiter;
+  private readonly addresses: ClientAddressResolver;
+  private readonly config: AppConfig;
+  private readonly options: LinkOptionParts;
+  private readonly tenants: TenantDirectory;
   private readonly domains: Set<string>;
 
-  constructor(
-    @Inject(LINK_RESOLVER) private readonly links: LinkResolver,
-    @Inject(ClickRecorder) private readonly recorder: ClickRecorder,
-    @Inject(RedirectMetrics) private readonly metrics: RedirectMetrics,
-    @Inject(PER_IP_LIMITER) private readonly perIp: KeyedWindowLimiter,
-    @Inject(GlobalRateLimiter) private readonly global: GlobalRateLimiter,
-    /** X-Forwarded-For is believed only from TRUSTED_PROXIES. */
-    @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LINK_OPTION_PARTS) private readonly options: LinkOptionParts,
-    /** Tenants' own domains and suspended tenants, held in memory (docs/design.md, "Tenants, keys and plans"). */
-    @Inject(TenantDirectory) private readonly tenants: TenantDirectory,
-  ) {
-    this.domains = new Set(config.links.domains);
+  constructor(parts: RedirectHandlerParts) {
+    ({ links: this.links, recorder: this.recorder, metrics: this.metrics, perIp: this.perIp, global: this.global } = parts);
+    ({ addresses: this.addresses, config: this.config, options: this.options, tenants: this.tenants } = parts);
+    this.domains = new Set(parts.config.links.domains);
   }
 
   /** The redirect itself: a code, `/{code}+` (preview) or `/{code}/go` (past a warning), with a query string or none. */

@@ -74,7 +74,7 @@ export interface AppDefinition {
 export async function createApp(definition: AppDefinition): Promise<NestFastifyApplication> {
   const { name, config } = definition;
   const logger = new PinoNestLogger(createAppLogger(name, config.runtime.logLevel, config.runtime.logFormat, definition.logDestination));
-  const frontDoor = new FrontDoor();
+  const frontDoor = new FrontDoor(logger);
   const streamedRoutes = new StreamedRoutes();
   @Module({})
   class AppRoot {}

@@ -1,7 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'http';
-import { APP_LOGGER } from './app-tokens';
 import type { FrontHandler } from './http-server';
 import type { PinoNestLogger } from './logging';
 
@@ -54,8 +53,15 @@ export function frontHandlerOf(instance: object): FrontHandler | null {
 export class FrontDoor {
   handle: FrontHandler | null = null;
 
+  constructor(private readonly logger?: PinoNestLogger) {}
+
   /** The routes of every object given (in order), as one handler. */
   install(instances: readonly object[]): void {
+    for (const instance of instances) {
+      for (const { route } of (Reflect.getMetadata(FRONT_ROUTES, instance.constructor) ?? []) as Array<{ route: FrontRouteDefinition }>) {
+        this.logger?.log(`Mapped {${route.path}, ${route.methods.join('|')}} in front of Fastify (${instance.constructor.name})`, 'FrontRoutes');
+      }
+    }
     const handlers = instances.map(frontHandlerOf).filter((h): h is FrontHandler => h !== null);
     this.handle = handlers.length === 0 ? null : handlers.length === 1 ? handlers[0] : (req, res) => handlers.some((h) => h(req, res));
   }
@@ -67,17 +73,10 @@ export class FrontRoutes implements OnModuleInit {
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(FrontDoor) private readonly frontDoor: FrontDoor,
-    @Inject(APP_LOGGER) private readonly logger: PinoNestLogger,
   ) {}
 
   onModuleInit(): void {
     const instances = new Set(this.discovery.getProviders().flatMap(({ instance }) => (instance && typeof instance === 'object' ? [instance as object] : [])));
-    const routed = [...instances].filter((instance) => frontHandlerOf(instance) !== null);
-    for (const instance of routed) {
-      for (const { route } of (Reflect.getMetadata(FRONT_ROUTES, instance.constructor) ?? []) as Array<{ route: FrontRouteDefinition }>) {
-        this.logger.log(`Mapped {${route.path}, ${route.methods.join('|')}} in front of Fastify (${instance.constructor.name})`, 'FrontRoutes');
-      }
-    }
-    this.frontDoor.install(routed);
+    this.frontDoor.install([...instances].filter((instance) => frontHandlerOf(instance) !== null));
   }
 }

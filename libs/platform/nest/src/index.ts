@@ -1,20 +1,16 @@
-export { AdminRoutes } from './admin';
-export type { AdminHandler } from './admin';
-export { createApp, stopOnSignals } from './app-factory';
-export type { AppName } from './app-factory';
+// The platform every app stands on: the Nest app and its HTTP server, errors, auth, metrics, logs.
+export { type AdminHandler, AdminRoutes } from './admin';
+export { type AppName, createApp, stopOnSignals } from './app-factory';
 export { APP_CONFIG, APP_LOGGER } from './app-tokens';
-export { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, ApiKeyGuard } from './auth';
-export type { AuthenticatedRequest } from './auth';
+export { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, ApiKeyGuard, type AuthenticatedRequest, type Principal } from './auth';
 export { ClientAddressResolver } from './client-address';
 export { checkAgainst, Contract, problemSchema } from './contract';
 export { frontHandlerOf, FrontRoute } from './front-door';
 export { HEALTH_PROBES } from './health';
 export { jsonDepth, MAX_JSON_DEPTH } from './json-body';
 export { Lifecycle } from './lifecycle';
-export { createAppLogger, PinoNestLogger } from './logging';
-export type { ContextLogger } from './logging';
+export { type ContextLogger, createAppLogger, PinoNestLogger } from './logging';
 export { METRICS_REGISTRY, PORT_GAUGES, talliedCounter } from './metrics';
 export type { OpenApiOptions } from './openapi';
 export { problemFor, retryAfterFor } from './problem-details';
 export { StreamedBody, StreamedRoutes } from './streamed-body';
-export type { Principal } from './auth';

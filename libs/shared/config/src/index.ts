@@ -1,2 +1,1 @@
-export { ConfigError, loadConfig } from './config';
-export type { AppConfig, Cidr, SecretSource } from './config';
+export { type AppConfig, type Cidr, ConfigError, loadConfig, type SecretSource } from './config';

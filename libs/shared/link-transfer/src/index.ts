@@ -2,5 +2,4 @@
 export { guardCell } from './csv-cells';
 export { exportLinks } from './csv-export';
 export { importLinks } from './csv-import';
-export { FORMATS } from './formats';
-export type { Format } from './formats';
+export { type Format, FORMATS } from './formats';

@@ -2,5 +2,4 @@ export { ConsistentHashRing, DEFAULT_VIRTUAL_NODES } from './consistent-hash-rin
 export { createShardRouter } from './create-router';
 export { murmur32 } from './hash';
 export { planRebalance } from './rebalance-planner';
-export { ShardRouterError } from './shard-router';
-export type { ShardNode, ShardRouter } from './shard-router';
+export { type ShardNode, type ShardRouter, ShardRouterError } from './shard-router';
