@@ -39,6 +39,15 @@ export function frontHandlerOf(instance: object): FrontHandler | null {
     handle: ((instance as Record<string | symbol, FrontRouteMethod>)[key] as FrontRouteMethod).bind(instance),
   }));
   if (routes.length === 0) return null;
+  if (routes.length === 1) {
+    // The usual case (the redirect's one route), without a loop on the hot path.
+    const [{ methods, pattern, handle }] = routes;
+    return (req, res) => {
+      if (!methods.has(req.method!)) return false;
+      const match = pattern.exec(req.url ?? '');
+      return match !== null && handle(req, res, match);
+    };
+  }
   return (req, res) => {
     for (const route of routes) {
       if (!route.methods.has(req.method!)) continue;
