@@ -1,3 +1,5 @@
+// The links domain: links and their codes, creation (single and batch), edits, listing, the rules of a redirect, and
+// the ports the sharding lib (LinkRepository) and the read path (LinkResolver, LinkCacheWriter) implement.
 export { isPlausibleCode, RESERVED_PATHS } from './alias';
 export { BatchCreator } from './batch/batch-creator';
 export { BulkLinks, type BulkOutcome, type BulkSelection } from './batch/bulk-links';

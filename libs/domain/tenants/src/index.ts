@@ -1,3 +1,4 @@
+// The tenants domain: tenants and their domains, API keys and their verification, plans (rate windows, batch slots).
 export { ApiKeyService } from './api-keys';
 export { BatchSlots, LocalSlots, SLOT_STORE, type SlotStore } from './concurrency-slots';
 export { ApiKeyVerifier, type Principal } from './credentials';
