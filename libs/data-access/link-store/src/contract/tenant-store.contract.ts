@@ -27,6 +27,7 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
       expect(found?.tenant).toEqual(tenant);
       expect(found?.key).toMatchObject({ id: key.id, tenantId: tenant.id, name: 'ci', prefix: 'sl_abcdefg', scopes: ['links:read', 'links:write'], revokedAt: null });
       expect(found?.key.expiresAt?.getTime()).toBe(key.expiresAt!.getTime());
+      expect(found?.key.createdAt.getTime()).toBe(tenant.createdAt.getTime()); // the first key is as old as its tenant
       expect(await store.findByKeyHash(hashApiKey('unknown'))).toBeNull();
       expect(await store.countTenants()).toBe(before + 1);
     });

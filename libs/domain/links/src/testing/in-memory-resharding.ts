@@ -7,7 +7,7 @@ import { InMemoryLinkShard } from './in-memory-link-shard';
 
 const key = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
 const checksumOf = (link: Link) => createHash('sha1').update(JSON.stringify(link)).digest('hex').slice(0, 16);
-const toRow = (link: Link): StoredRow => ({ id: link.id, domain: link.domain, code: link.code, version: link.version, checksum: checksumOf(link), data: link });
+const toRow = (link: Link): StoredRow => ({ id: link.id, domain: link.domain, code: link.code, version: link.version, checksum: checksumOf(link), data: structuredClone(link) });
 
 /** InMemoryLinkShard with the move operations, by the same rules as the SQL stores; `down` makes every call fail. */
 export class InMemoryMovableShard extends InMemoryLinkShard implements ShardMoveStore {
@@ -59,7 +59,7 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements ShardMove
     const existing = this.rows.get(key(link));
     if (existing && existing.id !== link.id) return 'conflict';
     if (existing && existing.version >= link.version) return 'skipped';
-    this.rows.set(key(link), link);
+    this.rows.set(key(link), structuredClone(link));
     return 'written';
   }
 
@@ -129,7 +129,10 @@ export class InMemoryRingStore implements RingStore {
   }
 
   async watchers(withinMs: number): Promise<RingWatcherInfo[]> {
-    return [...this.seen].filter(([, w]) => this.now() - w.at < withinMs).map(([instanceId, w]) => ({ instanceId, app: w.app, version: w.version, ageMs: this.now() - w.at }));
+    return [...this.seen]
+      .filter(([, w]) => this.now() - w.at < withinMs)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([instanceId, w]) => ({ instanceId, app: w.app, version: w.version, ageMs: this.now() - w.at }));
   }
 
   async forget(instanceId: string) {
