@@ -8,13 +8,33 @@ const copy = (link: Link): Link => structuredClone(link);
 /** Each identifier once, as an SQL `IN (…)` reads it. */
 const distinct = (ids: readonly ShortUrlIdentifier[]) => [...new Map(ids.map((id) => [keyOf(id), id])).values()];
 
+/** Rows by `domain/code`, with an index of their ids (kept by every set and delete, also the move operations'). */
+class LinkRows extends Map<string, Link> {
+  readonly ids = new Set<string>();
+  override set(key: string, link: Link) {
+    const previous = this.get(key);
+    if (previous) this.ids.delete(previous.id);
+    this.ids.add(link.id);
+    return super.set(key, link);
+  }
+  override delete(key: string) {
+    const previous = this.get(key);
+    if (previous) this.ids.delete(previous.id);
+    return super.delete(key);
+  }
+  override clear() {
+    this.ids.clear();
+    super.clear();
+  }
+}
+
 /**
  * A shard in a Map, for the domain's own unit tests (which may not depend on the adapters): the
  * same rules as the SQL stores (unique id, unique domain + code, versioned replace, retired codes, values not references),
  * held by the stores' contract suites (libs/data-access/link-store/src/in-memory-doubles.spec.ts).
  */
 export class InMemoryLinkShard implements LinkShardStore {
-  readonly rows = new Map<string, Link>();
+  readonly rows: Map<string, Link> = new LinkRows();
   readonly retired = new Map<string, Date>();
   /** Redirects counted per link id (the click_count column of the SQL stores). */
   readonly clicks = new Map<string, number>();
@@ -28,8 +48,14 @@ export class InMemoryLinkShard implements LinkShardStore {
 
   async insertMany(links: readonly Link[]) {
     const keys = links.map(keyOf);
-    const ids = new Set([...this.rows.values()].map((l) => l.id));
-    const duplicate = links.find((l, i) => this.rows.has(keys[i]) || keys.indexOf(keys[i]) !== i || ids.has(l.id) || links.findIndex((o) => o.id === l.id) !== i);
+    const [seenKeys, seenIds] = [new Set<string>(), new Set<string>()];
+    const stored = (this.rows as LinkRows).ids;
+    const duplicate = links.find((l, i) => {
+      const taken = this.rows.has(keys[i]) || seenKeys.has(keys[i]) || stored.has(l.id) || seenIds.has(l.id);
+      seenKeys.add(keys[i]);
+      seenIds.add(l.id);
+      return taken;
+    });
     if (duplicate) throw new DuplicateLinkError(duplicate);
     links.forEach((l, i) => this.rows.set(keys[i], copy(l)));
   }
