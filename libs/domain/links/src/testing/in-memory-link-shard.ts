@@ -8,22 +8,28 @@ const copy = (link: Link): Link => structuredClone(link);
 /** Each identifier once, as an SQL `IN (…)` reads it. */
 const distinct = (ids: readonly ShortUrlIdentifier[]) => [...new Map(ids.map((id) => [keyOf(id), id])).values()];
 
-/** Rows by `domain/code`, with an index of their ids (kept by every set and delete, also the move operations'). */
-class LinkRows extends Map<string, Link> {
-  readonly ids = new Set<string>();
+/** Rows by `domain/code`, indexed by id and counting its changes (kept by every set and delete, the move operations' too). */
+export class LinkRows extends Map<string, Link> {
+  /** The key of each row's id. */
+  readonly keyOfId = new Map<string, string>();
+  /** Grows with every change: a cache of the rows (their id order) is valid while it stays the same. */
+  changes = 0;
   override set(key: string, link: Link) {
     const previous = this.get(key);
-    if (previous) this.ids.delete(previous.id);
-    this.ids.add(link.id);
+    if (previous) this.keyOfId.delete(previous.id);
+    this.keyOfId.set(link.id, key);
+    this.changes++;
     return super.set(key, link);
   }
   override delete(key: string) {
     const previous = this.get(key);
-    if (previous) this.ids.delete(previous.id);
+    if (previous) this.keyOfId.delete(previous.id);
+    this.changes++;
     return super.delete(key);
   }
   override clear() {
-    this.ids.clear();
+    this.keyOfId.clear();
+    this.changes++;
     super.clear();
   }
 }
@@ -34,7 +40,7 @@ class LinkRows extends Map<string, Link> {
  * held by the stores' contract suites (libs/data-access/link-store/src/in-memory-doubles.spec.ts).
  */
 export class InMemoryLinkShard implements LinkShardStore {
-  readonly rows: Map<string, Link> = new LinkRows();
+  readonly rows = new LinkRows();
   readonly retired = new Map<string, Date>();
   /** Redirects counted per link id (the click_count column of the SQL stores). */
   readonly clicks = new Map<string, number>();
@@ -49,9 +55,8 @@ export class InMemoryLinkShard implements LinkShardStore {
   async insertMany(links: readonly Link[]) {
     const keys = links.map(keyOf);
     const [seenKeys, seenIds] = [new Set<string>(), new Set<string>()];
-    const stored = (this.rows as LinkRows).ids;
     const duplicate = links.find((l, i) => {
-      const taken = this.rows.has(keys[i]) || seenKeys.has(keys[i]) || stored.has(l.id) || seenIds.has(l.id);
+      const taken = this.rows.has(keys[i]) || seenKeys.has(keys[i]) || this.rows.keyOfId.has(l.id) || seenIds.has(l.id);
       seenKeys.add(keys[i]);
       seenIds.add(l.id);
       return taken;
