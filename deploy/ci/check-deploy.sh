@@ -7,6 +7,7 @@
 #   Go:    kustomize, and deploy/ci/compose-check (compose-go, the loader of Compose v2); a Go
 #          toolchain from the Go module proxy when no Go >= 1.21 is installed
 # Tools live in $SHORTLINK_CACHE_DIR/deploy-tools (default ~/.cache/shortlink/deploy-tools).
+# The image check (deploy/ci/check-image.js) needs Node and the checkout's node_modules (npm ci first).
 #
 #   bash deploy/ci/check-deploy.sh            # all checks
 #   bash deploy/ci/check-deploy.sh compose    # only the checks whose name contains "compose"
@@ -224,6 +225,14 @@ check_dashboards() { # JSON, datasources, required panels; every expr parsed by 
   "$PY" deploy/ci/check_dashboards.py --rules "$TOOLS/dashboard-exprs.yml" && promtool check rules "$TOOLS/dashboard-exprs.yml"
 }
 
+# The image: the Dockerfile's steps run without Docker in a scratch folder, then the apps, the
+# embedded launcher and the tools start from the result (deploy/ci/check-image.js; ~40 s here).
+check_image() {
+  have node || { echo "node is not installed"; return 1; }
+  [[ -d node_modules/@swc/core ]] || { echo "no node_modules: run npm ci first (the build stage reuses the checkout's)"; return 1; }
+  node deploy/ci/check-image.js
+}
+
 log "tools in $TOOLS"
 check "shell: bash -n / sh -n"                         check_bash_syntax
 check "shell: shellcheck"                              check_shell
@@ -241,6 +250,7 @@ check "prometheus: promtool check rules (alerts.yml)"  check_prom_rules
 check "prometheus: promtool test rules (alerts.test)"  check_prom_tests
 check "topology: prometheus scrape targets"            topo prometheus
 check "grafana: dashboard JSON, datasource, PromQL"    check_dashboards
+check "image: Dockerfile steps, apps start from dist/"  check_image
 
 total=$((PASSED + ${#FAILED[@]}))
 if (( ${#FAILED[@]} )); then
