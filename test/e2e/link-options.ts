@@ -33,7 +33,9 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
     visit(code, { method: 'POST', path, body: new URLSearchParams({ password }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
   /** A PATCH that must succeed; then the propagation bound, after which every visit must see it (docs/design.md, "Edits reach every instance"). */
   const edit = async (code: string, body: object) => {
-    const res = await fetch(`${endpoints().generation}/api/v1/links/${code}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify(body) });
+    const res = await fetch(`${endpoints().generation}/api/v1/links/${code}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify(body),
+    });
     const answeredAt = Date.now();
     expect({ status: res.status, body: res.status === 200 ? null : await res.text() }).toEqual({ status: 200, body: null });
     await propagated(answeredAt);

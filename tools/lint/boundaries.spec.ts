@@ -31,7 +31,8 @@ describe('module boundaries', () => {
           }
           process.stdout.write(JSON.stringify(out));
         })().catch((e) => { console.error(e); process.exit(1); });`;
-      const child = execFile(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
+      const options = { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, maxBuffer: 1 << 24 };
+      const child = execFile(process.execPath, ['-e', script], options, (error, stdout, stderr) => {
         try {
           resolve(JSON.parse(stdout) as string[][]);
         } catch {
@@ -47,7 +48,11 @@ describe('module boundaries', () => {
       ['libs/domain/links/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"],
       ['libs/domain/links/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n"],
       ['libs/data-access/cache/src/probe.ts', "import { createApp } from '@shortlink/nest-platform';\nexport const x = createApp;\n"],
-      ['apps/redirect/src/probe.ts', "import { runApp } from '@shortlink/wiring';\nimport { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = [runApp, REDIRECT_PORTS];\n"],
+      [
+        'apps/redirect/src/probe.ts',
+        "import { runApp } from '@shortlink/wiring';\n" +
+          "import { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = [runApp, REDIRECT_PORTS];\n",
+      ],
     ]);
     expect(featureToWiring).toEqual([expect.stringMatching(/A project tagged with "type:feature" can only depend on libs tagged with "type:domain", "type:platform", "type:util"/)]);
     expect(domainToDriver).toEqual([expect.stringMatching(/"type:domain" is not allowed to import "ioredis"/)]);

@@ -19,7 +19,11 @@ const counter = () => {
 
 describeLinkStoreContract('in-memory double', async () => ({ shard: new InMemoryLinkShard('s0'), meta: counter(), close: async () => undefined }));
 describeLinkStoreContract('in-memory movable double', async () => ({ shard: new InMemoryMovableShard('s0'), meta: counter(), close: async () => undefined }));
-describeShardMoveContract('in-memory double', async () => ({ a: new InMemoryMovableShard('a'), b: new InMemoryMovableShard('b'), close: async () => undefined }));
+describeShardMoveContract('in-memory double', async () => ({
+  a: new InMemoryMovableShard('a'),
+  b: new InMemoryMovableShard('b'),
+  close: async () => undefined,
+}));
 describeRingStoreContract('in-memory double', async () => ({ ring: new InMemoryRingStore(), close: async () => undefined }));
 describeBatchRecordStoreContract('in-memory double', async () => ({ batches: new InMemoryBatchRecords(), close: async () => undefined }));
 describeTenantStoreContract('in-memory double', async () => ({ tenants: new InMemoryTenantStore(), close: async () => undefined }));

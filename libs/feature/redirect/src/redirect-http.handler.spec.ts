@@ -71,7 +71,8 @@ describe('RedirectHttpHandler', () => {
     const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
     quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, metrics);
     const parts = {
-      rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitorKeys: SMALL }), quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2,
+      rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitorKeys: SMALL }),
+      quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2,
       checks: new PasswordCheckGate({ concurrency: 4, perVisitorPerMinute: 10 }),
     };
     // Loopback is the trusted proxy here, so a test can present a client address (and its country).

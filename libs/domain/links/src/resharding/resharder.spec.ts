@@ -48,7 +48,8 @@ async function install(count: number, spec = FOUR) {
     if (!s) throw new Error(`unknown shard ${name}`);
     return s;
   };
-  const tool = (over: Partial<ResharderOptions> = {}) => new Resharder(store, storeOf, { watcherAliveMs: 2000, batchSize: 50, ackTimeoutMs: 5000, sleep: pollQuickly, ...over });
+  const tool = (over: Partial<ResharderOptions> = {}) =>
+    new Resharder(store, storeOf, { watcherAliveMs: 2000, batchSize: 50, ackTimeoutMs: 5000, sleep: pollQuickly, ...over });
   return { shards, store, repository, watcher, links, tool };
 }
 

@@ -8,8 +8,11 @@ import { InMemoryLinkShard } from './in-memory-link-shard';
 const key = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
 /** Stored links are never changed in place (a write stores a new object), so a checksum is computed once per object. */
 const checksums = new WeakMap<Link, string>();
-const checksumOf = (link: Link) => checksums.get(link) ?? checksums.set(link, createHash('sha1').update(JSON.stringify(link)).digest('hex').slice(0, 16)).get(link)!;
-const toRow = (link: Link): StoredRow => ({ id: link.id, domain: link.domain, code: link.code, version: link.version, checksum: checksumOf(link), data: structuredClone(link) });
+const checksumOf = (link: Link) =>
+  checksums.get(link) ?? checksums.set(link, createHash('sha1').update(JSON.stringify(link)).digest('hex').slice(0, 16)).get(link)!;
+const toRow = (link: Link): StoredRow => ({
+  id: link.id, domain: link.domain, code: link.code, version: link.version, checksum: checksumOf(link), data: structuredClone(link),
+});
 
 /** InMemoryLinkShard with the move operations, by the same rules as the SQL stores; `down` makes every call fail. */
 export class InMemoryMovableShard extends InMemoryLinkShard implements ShardMoveStore {
