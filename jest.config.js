@@ -3,6 +3,7 @@
 // e2e: test/e2e, the apps driven over HTTP on one of the two profiles;
 // resilience: test/resilience, the redirect hot path on the real stack while servers are stopped or killed
 // (always --runInBand: it stops shared servers).
+const { availableParallelism } = require('os');
 const { pathsToModuleNameMapper } = require('./tools/jest-paths');
 
 const swc = ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022', keepClassNames: true }, module: { type: 'commonjs' } }];
@@ -15,8 +16,11 @@ const common = {
 };
 
 module.exports = {
+  // Jest's default (one worker less than the cores) runs the unit tier in band on a 2-core machine, where many suites wait
+  // on timers, sockets and child processes: at least two workers overlap that waiting. The other tiers pass --runInBand.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,tools}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,tools}/**/*.spec.ts'], setupFiles: ['<rootDir>/tools/jest-unit-setup.js'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,apps}/**/*.integration-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },
     { ...common, displayName: 'resilience', testMatch: ['<rootDir>/test/resilience/**/*.resilience-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },

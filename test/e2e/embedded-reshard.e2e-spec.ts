@@ -50,12 +50,15 @@ describe('resharding the embedded profile (npm start)', () => {
     expect(plan.code).toBe(0);
     const planned = JSON.parse(plan.out.slice(plan.out.indexOf('{'))) as { examined: number; moving: number; flows: Record<string, number> };
     expect(planned.examined).toBe(150);
-    expect(Object.keys(planned.flows).every((f) => f.endsWith('->s4'))).toBe(true);
+    // About a fifth of the links move, each to s4 (sum of the flows; the odds of none at all are below 10^-14).
+    expect(planned.moving).toBeGreaterThan(0);
+    expect(Object.keys(planned.flows).filter((f) => !f.endsWith('->s4'))).toEqual([]);
+    expect(Object.values(planned.flows).reduce((n, c) => n + c, 0)).toBe(planned.moving);
     expect(existsSync(join(dataDir, 'shards', 's4.sqlite'))).toBe(false); // a dry run creates nothing
 
     const added = await reshard(['run', '--add', 's4', '--yes', '--rate', '0'], dataDir);
     expect({ code: added.code, tail: added.code === 0 ? '' : added.out.slice(-2000) }).toEqual({ code: 0, tail: '' });
-    expect(added.out).toMatch(/done: \d+ rows copied/);
+    expect(Number(/done: (\d+) rows copied/.exec(added.out)?.[1])).toBe(planned.moving); // nothing was created since the plan
     expect(existsSync(join(dataDir, 'shards', 's4.sqlite'))).toBe(true);
     await eventually('the process on ring version 5', async () => metric(await metricsOf(endpoints.admin.redirect), 'shortlink_shard_ring_version') === 5, 10_000, 100);
     await allResolve();
@@ -77,7 +80,10 @@ describe('resharding the embedded profile (npm start)', () => {
     expect(refused.out).toMatch(/jump hash can only remove its last shard \("s3"\), not "s1"/);
     const last = await reshard(['plan', '--remove', 's3', '--json'], dataDir);
     expect(last.code).toBe(0);
-    expect(Object.keys((JSON.parse(last.out.slice(last.out.indexOf('{'))) as { flows: Record<string, number> }).flows).every((f) => f.startsWith('s3->'))).toBe(true);
+    const lastPlan = JSON.parse(last.out.slice(last.out.indexOf('{'))) as { moving: number; flows: Record<string, number> };
+    expect(lastPlan.moving).toBeGreaterThan(0);
+    expect(Object.keys(lastPlan.flows).filter((f) => !f.startsWith('s3->'))).toEqual([]);
+    expect(Object.values(lastPlan.flows).reduce((n, c) => n + c, 0)).toBe(lastPlan.moving);
     expect((await reshard(['run', '--strategy', 'ring', '--yes', '--rate', '0'], dataDir)).code).toBe(0);
     await allResolve();
   });

@@ -141,6 +141,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     try {
       await waitHealthy(allocated.endpoints.redirect, redirect);
       const servers = [...new Set(loadConfig({ ...process.env, ...env }).db.driver === 'mysql' ? requireEnv('MYSQL_SHARDS').split(',').map((p) => p.slice(p.indexOf('=') + 1)) : [])];
+      expect(servers.length).toBeGreaterThan(0); // else the count below is 0 before and after, whatever happens
       const aborted = async () => {
         let total = 0;
         for (const url of servers) {

@@ -3,7 +3,7 @@ import { createConnection } from 'mysql2/promise';
 import { CacheKeys } from '@shortlink/read-path';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { App, eventually, keepAliveAgent, metricsOf, metric, postLater, Reply, send, sleep, startApp, tally } from '@shortlink/harness';
-import { API_KEY, SERVER_SECRETS } from './support';
+import { API_KEY, EDIT_PROPAGATION_BOUND_MS, SERVER_SECRETS } from './support';
 
 /**
  * Issue 11 on the real stack with two redirect instances behind one Redis Cluster and the MariaDB
@@ -155,10 +155,10 @@ describe('two redirect instances on the real stack (issue 11)', () => {
       await Promise.all(loops);
       agent.destroy();
     }
-    // The edit a reply must reflect at least: the last one acknowledged 100 ms or more before it was sent.
+    // The edit a reply must reflect at least: the last one acknowledged the propagation bound (100 ms) or more before it was sent.
     const owed = (sentAt: number) => {
       let v = 0;
-      for (let i = 1; i <= 100; i++) if (acks[i] + 100 <= sentAt) v = i;
+      for (let i = 1; i <= 100; i++) if (acks[i] + EDIT_PROPAGATION_BOUND_MS <= sentAt) v = i;
       return v;
     };
     const stale = replies.filter((r) => r.status !== 302 || r.version < owed(r.sentAt));

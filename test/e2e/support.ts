@@ -33,6 +33,16 @@ export async function restartEmbedded(proc: RunningProcess, endpoints: Endpoints
 
 export const API_KEY = 'sl_e2e_test_key_0123456789abcdef';
 
+/**
+ * The promise of docs/design.md, "Edits reach every instance" (README, "When an edit reaches the redirect"): a redirect
+ * request sent this long after the API answered an edit, a disable, a delete or a bulk line sees the change, on every
+ * instance, while the change channel is up.
+ */
+export const EDIT_PROPAGATION_BOUND_MS = 100;
+
+/** Resolves once the propagation bound has passed since `answeredAt` (when the client read the edit's answer): no sooner, no later. */
+export const propagated = (answeredAt: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, answeredAt + EDIT_PROPAGATION_BOUND_MS - Date.now())));
+
 /** The keys every server-profile process of one test run shares (required with DB_DRIVER=mysql). */
 export const SERVER_SECRETS = serverSecrets();
 

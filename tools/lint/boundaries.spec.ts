@@ -11,30 +11,48 @@ const ROOT = join(__dirname, '..', '..');
 describe('module boundaries', () => {
   beforeAll(() => {
     // The rule reads Nx's project graph; make sure it exists (the lint step does the same).
-    execFileSync('npx', ['nx', 'show', 'projects'], { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, stdio: 'ignore' });
+    execFileSync(join(ROOT, 'node_modules', '.bin', 'nx'), ['show', 'projects'], { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, stdio: 'ignore' });
   }, 60_000);
 
-  /** ESLint's CLI on a source text as if it were `file` (its config is ESM: not loadable inside jest). */
-  const lint = (file: string, code: string) =>
-    new Promise<string[]>((resolve, reject) => {
-      const child = execFile(join(ROOT, 'node_modules', '.bin', 'eslint'), ['--stdin', '--stdin-filename', file, '--format', 'json'], { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' } }, (error, stdout) => {
+  /**
+   * Each source text linted as if it were its file, by ESLint's API in one child process (its config is ESM: not loadable
+   * inside jest); one process, not one per text, since loading ESLint with the Nx plugin is most of the cost.
+   */
+  const lint = (probes: Array<[file: string, code: string]>) =>
+    new Promise<string[][]>((resolve, reject) => {
+      const script = `
+        const { ESLint } = require('eslint');
+        (async () => {
+          const eslint = new ESLint();
+          const out = [];
+          for (const [file, code] of JSON.parse(require('fs').readFileSync(0, 'utf8'))) {
+            const [result] = await eslint.lintText(code, { filePath: file });
+            out.push(result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message));
+          }
+          process.stdout.write(JSON.stringify(out));
+        })().catch((e) => { console.error(e); process.exit(1); });`;
+      const options = { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, maxBuffer: 1 << 24 };
+      const child = execFile(process.execPath, ['-e', script], options, (error, stdout, stderr) => {
         try {
-          const [result] = JSON.parse(stdout) as Array<{ messages: Array<{ ruleId: string | null; message: string }> }>;
-          resolve(result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message));
+          resolve(JSON.parse(stdout) as string[][]);
         } catch {
-          reject(error ?? new Error(`eslint printed no JSON: ${stdout}`));
+          reject(error ?? new Error(`eslint printed no JSON: ${stdout} ${stderr}`));
         }
       });
-      child.stdin!.end(code);
+      child.stdin!.end(JSON.stringify(probes.map(([file, code]) => [join(ROOT, file), code])));
     });
 
   it('forbids a feature to import the wiring, domain code to import a driver or Nest, data-access to import Nest; lets an app compose', async () => {
-    const [featureToWiring, domainToDriver, domainToNest, dataAccessToPlatform, appComposes] = await Promise.all([
-      lint('libs/feature/redirect/src/probe.ts', "import { portsModule } from '@shortlink/wiring';\nexport const x = portsModule;\n"),
-      lint('libs/domain/links/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"),
-      lint('libs/domain/links/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n"),
-      lint('libs/data-access/cache/src/probe.ts', "import { createApp } from '@shortlink/nest-platform';\nexport const x = createApp;\n"),
-      lint('apps/redirect/src/probe.ts', "import { runApp } from '@shortlink/wiring';\nimport { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = [runApp, REDIRECT_PORTS];\n"),
+    const [featureToWiring, domainToDriver, domainToNest, dataAccessToPlatform, appComposes] = await lint([
+      ['libs/feature/redirect/src/probe.ts', "import { portsModule } from '@shortlink/wiring';\nexport const x = portsModule;\n"],
+      ['libs/domain/links/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"],
+      ['libs/domain/links/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n"],
+      ['libs/data-access/cache/src/probe.ts', "import { createApp } from '@shortlink/nest-platform';\nexport const x = createApp;\n"],
+      [
+        'apps/redirect/src/probe.ts',
+        "import { runApp } from '@shortlink/wiring';\n" +
+          "import { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = [runApp, REDIRECT_PORTS];\n",
+      ],
     ]);
     const featureRule = /"type:feature" can only depend on libs tagged with "type:read-path", "type:domain", "type:platform", "type:util"/;
     expect(featureToWiring).toEqual([expect.stringMatching(featureRule)]);
@@ -45,13 +63,13 @@ describe('module boundaries', () => {
   }, 60_000);
 
   it('keeps the read path and sharding in their layers: the domain sees no read path, the read path no adapter; features use it', async () => {
-    const [domainToReadPath, readPathToDataAccess, readPathToDriver, featureToReadPath, cacheImplementsReadPath, shardingToLinks] = await Promise.all([
-      lint('libs/domain/sharding/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"),
-      lint('libs/read-path/src/probe.ts', "import { SqliteMetaStore } from '@shortlink/link-store';\nexport const x = SqliteMetaStore;\n"),
-      lint('libs/read-path/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"),
-      lint('libs/feature/redirect/src/probe.ts', "import { RedirectPipeline } from '@shortlink/read-path';\nexport const x = RedirectPipeline;\n"),
-      lint('libs/data-access/cache/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"),
-      lint('libs/domain/sharding/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"),
+    const [domainToReadPath, readPathToDataAccess, readPathToDriver, featureToReadPath, cacheImplementsReadPath, shardingToLinks] = await lint([
+      ['libs/domain/sharding/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"],
+      ['libs/read-path/src/probe.ts', "import { SqliteMetaStore } from '@shortlink/link-store';\nexport const x = SqliteMetaStore;\n"],
+      ['libs/read-path/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"],
+      ['libs/feature/redirect/src/probe.ts', "import { RedirectPipeline } from '@shortlink/read-path';\nexport const x = RedirectPipeline;\n"],
+      ['libs/data-access/cache/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"],
+      ['libs/domain/sharding/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
     ]);
     const domainRule = /A project tagged with "type:domain" can only depend on libs tagged with "type:domain", "type:util"/;
     expect(domainToReadPath).toEqual([expect.stringMatching(domainRule)]);

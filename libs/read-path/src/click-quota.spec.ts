@@ -15,7 +15,8 @@ const granted = (outcomes: ReservationOutcome[]) => outcomes.filter((o) => o ===
 describe('ClickQuota (maxClicks)', () => {
   let cache: InMemoryCache;
   let shard: InMemoryClickCounts;
-  const quota = (flushIntervalMs = 60_000) => new ClickQuota(cache, shard, { flushIntervalMs });
+  // A few links per test: 1000 remembered, not the production 100 000 (whose arrays cost ~20 ms per quota inside jest).
+  const quota = (flushIntervalMs = 60_000) => new ClickQuota(cache, shard, { flushIntervalMs, maxLinks: 1000 });
 
   beforeEach(async () => {
     cache = new InMemoryCache();

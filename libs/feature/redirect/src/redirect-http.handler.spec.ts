@@ -25,6 +25,11 @@ import { RedirectMetrics } from './redirect.metrics';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const geo = new MmdbGeoLookup();
 const argon2 = new Argon2PasswordHasher();
+/**
+ * The capacity of the per-instance caches and limiters built for each test: a test sees a few hundred keys, and a cache
+ * of the production default (100 000 keys) costs ~20 ms to build inside jest, several per test.
+ */
+const SMALL = 2000;
 
 describe('RedirectHttpHandler', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'http://sho.rt', SHORTLINK_DOMAINS: 'go.example' });
@@ -72,9 +77,10 @@ describe('RedirectHttpHandler', () => {
     );
     clicks = [];
     const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
-    quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000 }, readPathMetrics);
+    quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
     const parts = {
-      rules: new LinkRules(geo, quota), quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2,
+      rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitorKeys: SMALL }),
+      quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2,
       checks: new PasswordCheckGate({ concurrency: 4, perVisitorPerMinute: 10 }),
     };
     // Loopback is the trusted proxy here, so a test can present a client address (and its country).
@@ -85,8 +91,9 @@ describe('RedirectHttpHandler', () => {
       await meta.tenants.createWithApiKey({ id, name: id, plan: 'free', status: 'active', createdAt: new Date() }, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
     }
     tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
-    const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000 });
-    const handler = new RedirectHttpHandler({ links: pipeline, recorder, metrics, perIp, global: new GlobalRateLimiter(cache, 0, 0), addresses, config, options: parts, tenants });
+    const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000, maxKeys: SMALL });
+    const global = new GlobalRateLimiter(cache, 0, 0);
+    const handler = new RedirectHttpHandler({ links: pipeline, recorder, metrics, perIp, global, addresses, config, options: parts, tenants });
     passedOn = [];
     // The handler's declared front route, as the app's HTTP server puts it in front of Fastify.
     const front = frontHandlerOf(handler)!;

@@ -59,7 +59,8 @@ describe('SharedPorts on the embedded profile', () => {
     expect(meta).toBeInstanceOf(SqliteMetaStore);
     expect(ports.get(TENANT_STORE)).toBe(meta.tenants);
     expect(ports.get(RATE_WINDOW_STORE)).toBeInstanceOf(MemoryRateWindows);
-    expect(ports.get<ShardedLinkRepository>(LINK_REPOSITORY).allStores().every((s) => s instanceof SqliteLinkShardStore)).toBe(true);
+    const stores = ports.get<ShardedLinkRepository>(LINK_REPOSITORY).allStores();
+    expect(stores.map((s) => [s.shardName, s instanceof SqliteLinkShardStore])).toEqual([['a', true], ['b', true]]);
     expect(ports.get(CACHE_STORE)).toBeInstanceOf(MemoryCacheStore);
     expect(ports.get(SNAPSHOT_STORE)).toBeInstanceOf(FileSnapshotStore);
     expect(ports.get(CLICK_EVENT_SINK)).toBeInstanceOf(MemoryClickEventSink);

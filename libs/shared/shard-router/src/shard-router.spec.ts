@@ -21,17 +21,32 @@ const shardNames = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `
 /** 200 000 keys: the sampling error of a share (~0.2 %) stays far below every tolerance asserted here. */
 const CODES = randomCodes(200_000);
 
-function shares(router: ShardRouter, keys: string[]): Map<string, number> {
+/**
+ * The owner of each of CODES under a router, computed once per router: routers are pure functions of their shards, and
+ * 200 000 lookups (murmur in JavaScript, slower still in jest's sandbox) are what this spec costs.
+ */
+const ownersOf = (() => {
+  const known = new WeakMap<ShardRouter, readonly string[]>();
+  return (router: ShardRouter) => known.get(router) ?? known.set(router, CODES.map((c) => router.shardFor(c))).get(router)!;
+})();
+const indexOfCode = new Map(CODES.map((c, i) => [c, i]));
+/** The same router for planRebalance, answering CODES from ownersOf (planRebalance still asks it key by key). */
+const remembered = (router: ShardRouter): ShardRouter => ({
+  strategy: router.strategy,
+  shards: () => router.shards(),
+  withShard: (node) => router.withShard(node),
+  withoutShard: (name) => router.withoutShard(name),
+  shardFor: (key) => ownersOf(router)[indexOfCode.get(key)!],
+});
+
+function shares(router: ShardRouter): Map<string, number> {
   const counts = new Map<string, number>(router.shards().map((s) => [s, 0]));
-  for (const key of keys) {
-    const shard = router.shardFor(key);
-    counts.set(shard, (counts.get(shard) ?? 0) + 1);
-  }
+  for (const shard of ownersOf(router)) counts.set(shard, (counts.get(shard) ?? 0) + 1);
   return counts;
 }
 
 function expectBalanced(router: ShardRouter) {
-  const counts = shares(router, CODES);
+  const counts = shares(router);
   const mean = CODES.length / router.shards().length;
   for (const [, count] of counts) {
     expect(Math.abs(count - mean) / mean).toBeLessThanOrEqual(0.1);
@@ -42,26 +57,27 @@ describe.each([
   ['consistent hash ring, 150 virtual nodes', (n: number) => new ConsistentHashRing(shardNames(n))],
   ['jump consistent hash', (n: number) => new JumpHashRouter(shardNames(n))],
 ])('%s', (_name, build) => {
+  const ten = build(10);
+
   it('spreads 200 000 random 7-char codes over 10 shards within ±10 % of the mean', () => {
-    expectBalanced(build(10));
+    expectBalanced(ten);
   });
 
   it('moves about 1/11 of the keys when an 11th shard joins, all of them to the new shard', () => {
-    const before = build(10);
-    const after = before.withShard({ name: 'shard-10' });
-    const plan = planRebalance(before, after, CODES);
+    const after = ten.withShard({ name: 'shard-10' });
+    const plan = planRebalance(remembered(ten), after, CODES);
     expect(Math.abs(plan.movedFraction - 1 / 11)).toBeLessThanOrEqual(0.01);
-    expect(plan.moves.every((m) => m.to === 'shard-10')).toBe(true);
+    expect(plan.moves.filter((m) => m.to !== 'shard-10')).toEqual([]);
   });
 
   it('moves only the keys of a shard that leaves', () => {
-    const before = build(10);
-    const leaving = before instanceof JumpHashRouter ? 'shard-9' : 'shard-3';
-    const after = before.withoutShard(leaving);
-    const plan = planRebalance(before, after, CODES);
-    const owned = CODES.filter((c) => before.shardFor(c) === leaving).length;
+    const leaving = ten instanceof JumpHashRouter ? 'shard-9' : 'shard-3';
+    const after = ten.withoutShard(leaving);
+    const plan = planRebalance(remembered(ten), after, CODES);
+    const owned = ownersOf(ten).filter((s) => s === leaving).length;
+    expect(owned).toBeGreaterThan(CODES.length / 20); // about a tenth
     expect(plan.moves.length).toBe(owned);
-    expect(plan.moves.every((m) => m.from === leaving && m.to !== leaving)).toBe(true);
+    expect(plan.moves.filter((m) => m.from !== leaving || m.to === leaving)).toEqual([]);
   });
 
   it('is deterministic: a router built again from the same shards routes every key the same way', () => {
@@ -80,7 +96,7 @@ describe('ConsistentHashRing', () => {
 
   it('gives a weight-2 shard about twice the keys of a weight-1 shard', () => {
     const ring = new ConsistentHashRing([{ name: 'small' }, { name: 'big', weight: 2 }, { name: 'other' }]);
-    const counts = shares(ring, CODES);
+    const counts = shares(ring);
     const ratio = counts.get('big')! / ((counts.get('small')! + counts.get('other')!) / 2);
     expect(ratio).toBeGreaterThan(1.7);
     expect(ratio).toBeLessThan(2.3);

@@ -90,7 +90,7 @@ describe('in-process click log', () => {
       expect(bytes).toBeLessThanOrEqual(4096);
       // Only the oldest are dropped, and only as many as needed: at most two records' worth is unused.
       expect(bytes).toBeGreaterThan(offset < 10 ? 0 : 4096 - 2 * 2000);
-      for (const r of records) expect({ key: r.key, value: r.value.toString('utf8') }).toEqual(written.get(r.offset));
+      expect(records.map((r) => ({ key: r.key, value: r.value.toString('utf8') }))).toEqual(records.map((r) => written.get(r.offset)));
     }
   });
 

@@ -50,6 +50,9 @@ export function describeBatchRecordStoreContract(backend: string, open: () => Pr
       expect((await store.findChunk(claim, 0))?.results?.equals(results)).toBe(true);
       expect(await store.findChunk({ ...claim, tenantId: randomUUID() }, 0)).toBeNull();
       expect(await store.findChunk(claim, 1)).toBeNull();
+      // An answer for a chunk never recorded is not kept.
+      await store.saveResults(claim, 7, results);
+      expect(await store.findChunk(claim, 7)).toBeNull();
     });
 
     it('finishes a batch: later claims replay it and hold no lease', async () => {
@@ -77,6 +80,16 @@ export function describeBatchRecordStoreContract(backend: string, open: () => Pr
       await store.finish(stale, stale.owner, 1);
       expect((await store.claim({ ...stale, now, leaseUntil: second(10_000), expiresAt: second(86_400_000) })).outcome).toBe('new');
       expect(await store.findChunk(stale, 0)).toBeNull();
+    });
+
+    it('forgets at most the given number of expired records at a time', async () => {
+      const now = second();
+      const expired = () => aClaim({ now: new Date(now.getTime() - 90_000_000), expiresAt: new Date(now.getTime() - 1000) });
+      const claims = [expired(), expired(), expired()];
+      for (const c of claims) await store.claim(c);
+      expect(await store.purgeExpired(now, 2)).toBe(2);
+      expect(await store.purgeExpired(now, 10_000)).toBeGreaterThanOrEqual(1);
+      expect(await store.purgeExpired(now, 10_000)).toBe(0);
     });
 
     it('gives a key to one of many concurrent first claims', async () => {

@@ -73,6 +73,34 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await f.shard.findByCode(first)).toEqual(first);
     });
 
+    it('rejects a second link with the same id under another code and keeps the first one', async () => {
+      const first = aLink();
+      await f.shard.insert(first);
+      const sameId = aLink({ id: first.id });
+      await expect(f.shard.insert(sameId)).rejects.toBeInstanceOf(DuplicateLinkError);
+      expect(await f.shard.findByCode(first)).toEqual(first);
+      expect(await f.shard.findByCode(sameId)).toBeNull();
+    });
+
+    it('keeps values, not the caller’s objects: a date changed after an insert, a replace or a read changes nothing stored', async () => {
+      const link = aLink({ expiresAt: new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000) });
+      const stored = structuredClone(link);
+      await f.shard.insert(link);
+      link.createdAt.setTime(0);
+      link.expiresAt!.setTime(0);
+      expect(await f.shard.findByCode(stored)).toEqual(stored);
+      (await f.shard.findByCode(stored))!.updatedAt.setTime(0);
+      expect(await f.shard.findByCode(stored)).toEqual(stored);
+
+      const next = { ...stored, targetUrl: 'https://example.com/next', version: 2, updatedAt: new Date(stored.updatedAt.getTime() + 1000) };
+      const replaced = structuredClone(next);
+      expect(await f.shard.replace(next, 1)).toBe(true);
+      next.updatedAt.setTime(0);
+      (await f.shard.findMany([stored]))[0].updatedAt.setTime(0);
+      (await f.shard.listByTenant({ tenantId: stored.tenantId, after: null, limit: 1 }))[0].expiresAt!.setTime(0);
+      expect(await f.shard.findByCode(stored)).toEqual(replaced);
+    });
+
     it('allows the same code on two domains', async () => {
       const a = aLink({ domain: 'a.example' });
       const b = aLink({ domain: 'b.example', code: a.code });
@@ -223,6 +251,7 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(found.map((l) => l.id).sort()).toEqual([a.id, b.id].sort());
       expect(found.find((l) => l.id === b.id)).toEqual(b);
       expect(await f.shard.findMany([])).toEqual([]);
+      expect(await f.shard.findMany([a, { domain: a.domain, code: a.code }])).toEqual([a]); // asked twice, found once
 
       const now = new Date(Math.floor(Date.now() / 1000) * 1000);
       const until = new Date(now.getTime() + 86_400_000);
@@ -230,6 +259,7 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await f.shard.remove(b, 1, new Date(now.getTime() - 1000))).toBe(true); // its quarantine is over
       const retired = await f.shard.retiredAmong([a, b, upper, ...many.slice(0, 600)], now);
       expect(retired).toEqual([{ domain: a.domain, code: a.code, retiredUntil: until }]);
+      expect(await f.shard.retiredAmong([a, { domain: a.domain, code: a.code }], now)).toEqual(retired);
     });
 
     it('hands out disjoint id blocks to concurrent allocations', async () => {

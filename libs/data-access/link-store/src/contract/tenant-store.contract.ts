@@ -27,6 +27,7 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
       expect(found?.tenant).toEqual(tenant);
       expect(found?.key).toMatchObject({ id: key.id, tenantId: tenant.id, name: 'ci', prefix: 'sl_abcdefg', scopes: ['links:read', 'links:write'], revokedAt: null });
       expect(found?.key.expiresAt?.getTime()).toBe(key.expiresAt!.getTime());
+      expect(found?.key.createdAt.getTime()).toBe(tenant.createdAt.getTime()); // the first key is as old as its tenant
       expect(await store.findByKeyHash(hashApiKey('unknown'))).toBeNull();
       expect(await store.countTenants()).toBe(before + 1);
     });
@@ -85,18 +86,21 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
     });
 
     it('updates plan, status and name; lists tenants after a cursor; knows the suspended ones', async () => {
-      const tenant = aTenant();
+      // Two ids next to each other: nothing another test or run stored can sort between them.
+      const tenant = aTenant({ id: randomUUID().slice(0, -1) + '0' });
+      const next = aTenant({ id: tenant.id.slice(0, -1) + '1' });
       await store.createWithApiKey(tenant, hashApiKey(randomUUID()), aKey());
+      await store.createWithApiKey(next, hashApiKey(randomUUID()), aKey());
       expect(await store.updateTenant(tenant.id, { plan: 'paid', status: 'suspended', name: 'Acme Ltd' })).toEqual({ ...tenant, plan: 'paid', status: 'suspended', name: 'Acme Ltd' });
       expect(await store.updateTenant(randomUUID(), { plan: 'paid' })).toBeNull();
       expect(await store.suspendedTenantIds()).toContain(tenant.id);
       await store.updateTenant(tenant.id, { status: 'active' });
       expect(await store.suspendedTenantIds()).not.toContain(tenant.id);
       const page = await store.listTenants(null, 1000);
-      expect(page.map((t) => t.id)).toContain(tenant.id);
+      expect(page.length).toBeGreaterThan(1);
       expect(page.map((t) => t.id)).toEqual([...page.map((t) => t.id)].sort());
-      const after = await store.listTenants(tenant.id, 1000);
-      expect(after.every((t) => t.id > tenant.id)).toBe(true);
+      expect((await store.listTenants(tenant.id.slice(0, -1), 2)).map((t) => t.id)).toEqual([tenant.id, next.id]);
+      expect((await store.listTenants(tenant.id, 1)).map((t) => t.id)).toEqual([next.id]);
       expect(await store.findTenant(tenant.id)).toMatchObject({ name: 'Acme Ltd', plan: 'paid', status: 'active' });
     });
 

@@ -9,7 +9,7 @@ interface Entry {
   chunks: Map<number, BatchChunkRecord>;
 }
 
-/** Batch records in a Map, for the domain's unit tests: the rules of the SQL stores (whose contract suite holds them). */
+/** Batch records in a Map, for the domain's unit tests: the rules of the SQL stores, held by their contract suite (link-store's in-memory-doubles.spec.ts). */
 export class InMemoryBatchRecords implements BatchRecordStore {
   readonly entries = new Map<string, Entry>();
 
@@ -49,8 +49,9 @@ export class InMemoryBatchRecords implements BatchRecordStore {
   }
 
   async saveResults(b: BatchKey, seq: number, results: Buffer) {
-    const chunks = this.entry(b)!.chunks;
-    chunks.set(seq, { ...chunks.get(seq)!, results });
+    const chunks = this.entry(b)?.chunks;
+    const chunk = chunks?.get(seq);
+    if (chunks && chunk) chunks.set(seq, { ...chunk, results });
   }
 
   async finish(b: BatchKey, owner: string) {
@@ -63,9 +64,9 @@ export class InMemoryBatchRecords implements BatchRecordStore {
     if (e?.owner === owner) Object.assign(e, { owner: null, leaseUntil: null });
   }
 
-  async purgeExpired(now: Date) {
+  async purgeExpired(now: Date, limit: number) {
     let n = 0;
-    for (const [k, e] of this.entries) if (e.expiresAt <= now && this.entries.delete(k)) n++;
+    for (const [k, e] of this.entries) if (n < limit && e.expiresAt <= now && this.entries.delete(k)) n++;
     return n;
   }
 }

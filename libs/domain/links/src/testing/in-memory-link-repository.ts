@@ -1,54 +1,51 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { murmur32 } from '@shortlink/shard-router';
 import { Link, ShortUrlIdentifier } from '../link';
-import { isAfter, newestFirst } from '../listing';
-import { DuplicateLinkError, InsertOptions, LinkListQuery, LinkRepository, RetiredCode, StatementOutcome } from '../ports';
-
-const keyOf = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
-
-/** Whether a link is on the page a listing query asks for (before the limit). */
-function listed(link: Link, q: LinkListQuery): boolean {
-  if (link.tenantId !== q.tenantId || (q.after !== null && !isAfter(link, q.after))) return false;
-  if ((q.status && link.status !== q.status) || (q.domain && link.domain !== q.domain) || (q.tag && !link.tags.includes(q.tag))) return false;
-  const needle = q.search?.toLowerCase();
-  return !needle || [link.code, link.title ?? '', link.targetUrl].some((text) => text.toLowerCase().includes(needle));
-}
+import { newestFirst } from '../listing';
+import { InsertOptions, LinkListQuery, LinkRepository, RetiredCode, StatementOutcome } from '../ports';
+import { InMemoryLinkShard } from './in-memory-link-shard';
 
 /**
- * The LinkRepository port in memory, for the links domain's unit tests (which may not depend on the
- * sharding lib that implements it). A code falls into one of `shards` by its hash, so that a test can
- * take one down (its calls get SHARD_UNAVAILABLE, as the sharding lib answers) or stall its writes.
+ * The LinkRepository port over InMemoryLinkShard doubles, for the links domain's unit tests (which may
+ * not depend on the sharding lib that implements it): a code's shard is a hash of it, and a test can
+ * take a shard down (its calls get SHARD_UNAVAILABLE, as the sharding lib answers them) or stall its
+ * writes. The storage rules are the shard double's, which the stores' contract suites hold.
  */
 export class InMemoryLinkRepository implements LinkRepository {
-  readonly links = new Map<string, Link>();
-  readonly retired = new Map<string, Date>();
-  readonly clicks = new Map<string, number>();
+  readonly shards: readonly InMemoryLinkShard[];
   /** Shards whose every call fails. */
   readonly down = new Set<string>();
   /** Shards whose inserts never answer (a process stopped in the middle of a write). */
   readonly stalled = new Set<string>();
 
-  constructor(readonly shards: readonly string[] = ['a', 'b']) {}
+  constructor(names: readonly string[] = ['a', 'b']) {
+    this.shards = names.map((name) => new InMemoryLinkShard(name));
+  }
+
+  /** Every stored link, by `domain/code`. */
+  get links(): ReadonlyMap<string, Link> {
+    return new Map(this.shards.flatMap((shard) => [...shard.rows]));
+  }
 
   shardOf(code: string): string {
-    return this.shards[murmur32(code) % this.shards.length];
+    return this.owner(code).shardName;
   }
 
   async insert(link: Link, _options?: InsertOptions): Promise<void> {
-    const [outcome] = await this.insertInStatements([link], 1);
-    if (outcome.error !== null) throw outcome.error;
+    return this.on(link.code).insert(link);
   }
 
   async insertInStatements(links: readonly Link[], rowsPerStatement: number): Promise<StatementOutcome[]> {
-    const byShard = new Map<string, Link[]>();
-    for (const link of links) byShard.set(this.shardOf(link.code), [...(byShard.get(this.shardOf(link.code)) ?? []), link]);
+    const byShard = new Map<InMemoryLinkShard, Link[]>();
+    for (const link of links) byShard.set(this.owner(link.code), [...(byShard.get(this.owner(link.code)) ?? []), link]);
     // The shards in parallel, as the sharding lib writes them: a stalled one holds up only its own links.
     const perShard = [...byShard].map(async ([shard, group]) => {
       const outcomes: StatementOutcome[] = [];
       for (let i = 0; i < group.length; i += rowsPerStatement) {
         const statement = group.slice(i, i + rowsPerStatement);
-        if (this.stalled.has(shard)) await new Promise<never>(() => undefined);
-        outcomes.push({ links: statement, error: this.unavailable(shard) ?? this.write(statement) });
+        if (this.stalled.has(shard.shardName)) await new Promise<never>(() => undefined);
+        const error = this.down.has(shard.shardName) ? unavailable(shard) : await shard.insertMany(statement).then(() => null, (e: unknown) => e);
+        outcomes.push({ links: statement, error });
       }
       return outcomes;
     });
@@ -56,97 +53,77 @@ export class InMemoryLinkRepository implements LinkRepository {
   }
 
   async findByCode(id: ShortUrlIdentifier): Promise<Link | null> {
-    this.check(id.code);
-    return this.links.get(keyOf(id)) ?? null;
+    return this.on(id.code).findByCode(id);
   }
 
-  findForRedirect(id: ShortUrlIdentifier): Promise<Link | null> {
+  async findForRedirect(id: ShortUrlIdentifier): Promise<Link | null> {
     return this.findByCode(id);
   }
 
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
-    this.check(link.code);
-    if (this.links.get(keyOf(link))?.version !== expectedVersion) return false;
-    this.links.set(keyOf(link), link);
-    return true;
+    return this.on(link.code).replace(link, expectedVersion);
   }
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
-    this.check(id.code);
-    if (this.links.get(keyOf(id))?.version !== expectedVersion) return false;
-    this.links.delete(keyOf(id));
-    this.retired.set(keyOf(id), retiredUntil);
-    return true;
+    return this.on(id.code).remove(id, expectedVersion, retiredUntil);
   }
 
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
-    this.check(id.code);
-    const until = this.retired.get(keyOf(id));
-    return until !== undefined && until > now ? until : null;
+    return this.on(id.code).retiredUntil(id, now);
   }
 
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
-    this.check(id.code);
-    if (this.links.get(keyOf(id))?.id !== linkId) return null;
-    this.clicks.set(linkId, (this.clicks.get(linkId) ?? 0) + delta);
-    return this.clicks.get(linkId)!;
+    return this.on(id.code).addClicks(id, linkId, delta);
   }
 
   async clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null> {
-    this.check(id.code);
-    return this.links.get(keyOf(id))?.id === linkId ? (this.clicks.get(linkId) ?? 0) : null;
+    return this.on(id.code).clickCount(id, linkId);
   }
 
   async findOnEveryShard(ids: readonly ShortUrlIdentifier[]): Promise<Link[]> {
-    return ids.flatMap((id) => this.links.get(keyOf(id)) ?? []);
+    return (await Promise.all(this.shards.map((shard) => shard.findMany(ids)))).flat();
   }
 
   async retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
-    return ids.flatMap((id) => {
-      const retiredUntil = this.retired.get(keyOf(id));
-      return retiredUntil !== undefined && retiredUntil > now ? [{ ...id, retiredUntil }] : [];
-    });
+    return (await Promise.all(this.shards.map((shard) => shard.retiredAmong(ids, now)))).flat();
   }
 
   async listByTenant(query: LinkListQuery): Promise<Link[]> {
-    return [...this.links.values()].filter((link) => listed(link, query)).sort(newestFirst).slice(0, query.limit + 1);
+    const pages = await Promise.all(this.shards.map((shard) => shard.listByTenant({ ...query, limit: query.limit + 1 })));
+    return pages.flat().sort(newestFirst).slice(0, query.limit + 1);
   }
 
   async expireDue(now: Date, limitPerShard: number): Promise<Link[]> {
-    const due = [...this.links.values()].filter((l) => l.status === 'active' && l.expiresAt !== null && l.expiresAt <= now).slice(0, limitPerShard);
-    return due.map((l) => {
-      const expired: Link = { ...l, status: 'expired', version: l.version + 1, updatedAt: now };
-      this.links.set(keyOf(l), expired);
-      return expired;
-    });
+    return (await Promise.all(this.shards.map((shard) => shard.expireDue(now, limitPerShard)))).flat();
   }
 
   async purgeExpired(before: Date, limitPerShard: number): Promise<number> {
-    const over = [...this.links.values()].filter((l) => l.status === 'expired' && l.expiresAt !== null && l.expiresAt < before).slice(0, limitPerShard);
-    over.forEach((l) => this.links.delete(keyOf(l)));
-    return over.length;
+    const counts = await Promise.all(this.shards.map((shard) => shard.purgeExpired(before, limitPerShard)));
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   async *identifierPages(pageSize: number): AsyncGenerator<ShortUrlIdentifier[]> {
-    const all = [...this.links.values()].map((l) => ({ domain: l.domain, code: l.code }));
-    for (let i = 0; i < all.length; i += pageSize) yield all.slice(i, i + pageSize);
+    for (const shard of this.shards) {
+      let after: string | null = null;
+      for (let page = await shard.listIdentifiers(after, pageSize); page.length > 0; page = await shard.listIdentifiers(after, pageSize)) {
+        yield page;
+        after = page[page.length - 1].id;
+      }
+    }
   }
 
-  private unavailable(shard: string): DomainError | null {
-    return this.down.has(shard) ? new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${shard} is unavailable`, { shard, retryAfterSeconds: 1 }) : null;
+  private owner(code: string): InMemoryLinkShard {
+    return this.shards[murmur32(code) % this.shards.length];
   }
 
-  private check(code: string): void {
-    const error = this.unavailable(this.shardOf(code));
-    if (error) throw error;
-  }
-
-  /** All or nothing, as one multi-row statement. */
-  private write(statement: readonly Link[]): DuplicateLinkError | null {
-    const keys = statement.map(keyOf);
-    const taken = statement.find((link, i) => this.links.has(keys[i]) || keys.indexOf(keys[i]) !== i);
-    if (taken) return new DuplicateLinkError(taken);
-    statement.forEach((link, i) => this.links.set(keys[i], link));
-    return null;
+  /** The shard of `code`, or SHARD_UNAVAILABLE when it is down. */
+  private on(code: string): InMemoryLinkShard {
+    const shard = this.owner(code);
+    if (this.down.has(shard.shardName)) throw unavailable(shard);
+    return shard;
   }
 }
+
+/** A shard that is down, as the sharding lib answers it. */
+const unavailable = (shard: InMemoryLinkShard) =>
+  new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${shard.shardName} is unavailable`, { shard: shard.shardName, retryAfterSeconds: 1 });

@@ -1,16 +1,20 @@
 import { createHash } from 'crypto';
-import { Link, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { RetiredCode } from '@shortlink/links-domain';
-import { MoveProgress, MoveRecord, RingStore, RingWatcherInfo, ShardMoveStore, StoredRow, UpsertOutcome } from '../ports';
+import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { InMemoryLinkShard } from '@shortlink/links-domain/testing';
+import { LinkShardStore, MoveProgress, MoveRecord, RingStore, RingWatcherInfo, ShardMoveStore, StoredRow, UpsertOutcome } from '../ports';
 import { RingVersion } from '../ring';
-import { InMemoryLinkShard } from './in-memory-link-shard';
 
 const key = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
-const checksumOf = (link: Link) => createHash('sha1').update(JSON.stringify(link)).digest('hex').slice(0, 16);
-const toRow = (link: Link): StoredRow => ({ id: link.id, domain: link.domain, code: link.code, version: link.version, checksum: checksumOf(link), data: link });
+/** Stored links are never changed in place (a write stores a new object), so a checksum is computed once per object. */
+const checksums = new WeakMap<Link, string>();
+const checksumOf = (link: Link) =>
+  checksums.get(link) ?? checksums.set(link, createHash('sha1').update(JSON.stringify(link)).digest('hex').slice(0, 16)).get(link)!;
+const toRow = (link: Link): StoredRow => ({
+  id: link.id, domain: link.domain, code: link.code, version: link.version, checksum: checksumOf(link), data: structuredClone(link),
+});
 
 /** InMemoryLinkShard with the move operations, by the same rules as the SQL stores; `down` makes every call fail. */
-export class InMemoryMovableShard extends InMemoryLinkShard implements ShardMoveStore {
+export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShardStore, ShardMoveStore {
   readonly tombstones = new Set<string>();
   override down = false;
 
@@ -23,18 +27,34 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements ShardMove
     }
   }
 
+  private byId: { changes: number; rows: Link[] } = { changes: -1, rows: [] };
+
+  /** The rows in id order, sorted again only after a change (a move scans a shard batch by batch). */
   private sorted(): Link[] {
-    return [...this.rows.values()].sort((a, b) => Number(a.id) - Number(b.id)); // test ids stay below 2^53
+    if (this.byId.changes !== this.rows.changes) {
+      this.byId = { changes: this.rows.changes, rows: [...this.rows.values()].sort((a, b) => Number(a.id) - Number(b.id)) }; // test ids stay below 2^53
+    }
+    return this.byId.rows;
   }
 
   async scanRows(afterId: string | null, limit: number) {
     const after = afterId === null ? -Infinity : Number(afterId);
-    return this.sorted().filter((l) => Number(l.id) > after).slice(0, limit).map(toRow);
+    const rows = this.sorted();
+    let [lo, hi] = [0, rows.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (Number(rows[mid].id) > after) hi = mid;
+      else lo = mid + 1;
+    }
+    return rows.slice(lo, lo + limit).map(toRow);
   }
 
   async rowsByIds(ids: readonly string[]) {
-    const wanted = new Set(ids);
-    return this.sorted().filter((l) => wanted.has(l.id)).map(toRow);
+    const found = [...new Set(ids)].flatMap((id) => {
+      const link = this.rows.get(this.rows.keyOfId.get(id) ?? '');
+      return link ? [link] : [];
+    });
+    return found.sort((a, b) => Number(a.id) - Number(b.id)).map(toRow);
   }
 
   async upsertRows(rows: readonly StoredRow[]): Promise<UpsertOutcome> {
@@ -59,7 +79,7 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements ShardMove
     const existing = this.rows.get(key(link));
     if (existing && existing.id !== link.id) return 'conflict';
     if (existing && existing.version >= link.version) return 'skipped';
-    this.rows.set(key(link), link);
+    this.rows.set(key(link), structuredClone(link));
     return 'written';
   }
 
@@ -129,7 +149,10 @@ export class InMemoryRingStore implements RingStore {
   }
 
   async watchers(withinMs: number): Promise<RingWatcherInfo[]> {
-    return [...this.seen].filter(([, w]) => this.now() - w.at < withinMs).map(([instanceId, w]) => ({ instanceId, app: w.app, version: w.version, ageMs: this.now() - w.at }));
+    return [...this.seen]
+      .filter(([, w]) => this.now() - w.at < withinMs)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([instanceId, w]) => ({ instanceId, app: w.app, version: w.version, ageMs: this.now() - w.at }));
   }
 
   async forget(instanceId: string) {

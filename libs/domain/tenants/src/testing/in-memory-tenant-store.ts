@@ -1,7 +1,7 @@
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from '../tenant';
 import { KeyCap, KeyWithTenant, NewApiKey, TenantStore } from '../ports';
 
-/** A TenantStore in maps, for unit tests of the domain (the adapters have their own contract suite). */
+/** A TenantStore in maps, for unit tests of the domain: the adapters' contract suite holds it too (link-store's in-memory-doubles.spec.ts). */
 export class InMemoryTenantStore implements TenantStore {
   readonly tenants = new Map<string, Tenant>();
   readonly keys = new Map<string, ApiKey>();
@@ -15,7 +15,7 @@ export class InMemoryTenantStore implements TenantStore {
   async createWithApiKey(tenant: Tenant, hash: string, key: NewApiKey) {
     if (this.keys.has(hash)) return false;
     this.tenants.set(tenant.id, tenant);
-    await this.addKey(tenant.id, hash, key);
+    this.keys.set(hash, { ...key, tenantId: tenant.id, createdAt: tenant.createdAt, revokedAt: null });
     return true;
   }
   async findTenant(id: string) {
