@@ -48,7 +48,10 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     const writer = await verifier.verify((await keys.createKey(admin, { name: 'writer', scopes: ['links:write'] })).apiKey);
     const reader = await keys.createKey(admin, { name: 'reader', scopes: ['links:read'] });
     const twin = await keys.createKey(admin, { name: 'twin', scopes: ['links:write'] });
-    await expect(keys.revokeKey(writer, admin.keyId)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read', 'analytics:read', 'admin'] } });
+    await expect(keys.revokeKey(writer, admin.keyId)).rejects.toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      details: { scopes: ['links:read', 'analytics:read', 'admin'] },
+    });
     await expect(keys.revokeKey(writer, reader.key.id)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read'] } });
     expect((await verifier.verify('sl_operator_key_0123456')).keyId).toBe(admin.keyId);
     await keys.revokeKey(writer, twin.key.id);

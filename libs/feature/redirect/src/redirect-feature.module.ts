@@ -5,7 +5,9 @@ import { KeyedWindowLimiter } from '@shortlink/core';
 import {
   LINK_CHANGE_FEED, LINK_REPOSITORY, LINK_RESOLVER, LinkChangeFeed, LinkResolver, LinkRules, PASSWORD_HASHER, PasswordHasher,
 } from '@shortlink/links-domain';
-import { CACHE_STORE, ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate, ReadPathModule, RedirectPipeline, SNAPSHOT_STORE } from '@shortlink/read-path';
+import {
+  CACHE_STORE, ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate, ReadPathModule, RedirectPipeline, SNAPSHOT_STORE,
+} from '@shortlink/read-path';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
 import { TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
@@ -16,7 +18,9 @@ import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
-export const REDIRECT_PORTS: readonly symbol[] = [LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE, LINK_CHANGE_FEED, GEO_LOOKUP, VISITOR_SECRET, PASSWORD_HASHER, TENANT_STORE];
+export const REDIRECT_PORTS: readonly symbol[] = [
+  LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE, LINK_CHANGE_FEED, GEO_LOOKUP, VISITOR_SECRET, PASSWORD_HASHER, TENANT_STORE,
+];
 
 /**
  * The redirect app: `GET|HEAD|POST /{code}` (RedirectHttpHandler) over the read path, the click
@@ -37,7 +41,10 @@ export class RedirectFeatureModule {
           provide: ClickRecorder,
           inject: [CLICK_EVENT_SINK, GEO_LOOKUP, VISITOR_SECRET, RedirectMetrics, Lifecycle],
           useFactory: (sink: ClickEventSink, geo: GeoLookup, visitorSecret: string, metrics: RedirectMetrics, lifecycle: Lifecycle) => {
-            const recorder = new ClickRecorder(sink, geo, visitorSecret, config.clickBuffer, { dropped: (n) => metrics.clicksDropped.inc(n), sendFailed: () => metrics.clickSendFailures.inc() });
+            const recorder = new ClickRecorder(sink, geo, visitorSecret, config.clickBuffer, {
+              dropped: (n) => metrics.clicksDropped.inc(n),
+              sendFailed: () => metrics.clickSendFailures.inc(),
+            });
             metrics.readClickBufferSize(() => recorder.buffer.size);
             // Closed after the HTTP server (no more clicks) and before the bus: the buffer is flushed.
             lifecycle.manage({ start: () => recorder.buffer.start(), stop: () => recorder.buffer.close() });
@@ -47,7 +54,9 @@ export class RedirectFeatureModule {
         {
           provide: LinkChangeListener,
           inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER, AdminRoutes],
-          useFactory: (pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics, lifecycle: Lifecycle, logger: PinoNestLogger, admin: AdminRoutes) => {
+          useFactory: (
+            pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics, lifecycle: Lifecycle, logger: PinoNestLogger, admin: AdminRoutes,
+          ) => {
             const listener = new LinkChangeListener(pipeline, feed, metrics, logger.scoped('LinkChanges'));
             admin.add('/internal/link-changes', listener.route());
             // Subscribed before the listener opens: edits made from now on reach this instance's L1.
@@ -75,8 +84,8 @@ export class RedirectFeatureModule {
             PASSWORD_HASHER, PasswordCheckGate,
           ],
           useFactory: (
-            links: LinkResolver, recorder: ClickRecorder, metrics: RedirectMetrics, global: GlobalRateLimiter, addresses: ClientAddressResolver, tenants: TenantDirectory,
-            geo: GeoLookup, quota: ClickQuota, attempts: PasswordAttempts, passwords: PasswordHasher, checks: PasswordCheckGate,
+            links: LinkResolver, recorder: ClickRecorder, metrics: RedirectMetrics, global: GlobalRateLimiter, addresses: ClientAddressResolver,
+            tenants: TenantDirectory, geo: GeoLookup, quota: ClickQuota, attempts: PasswordAttempts, passwords: PasswordHasher, checks: PasswordCheckGate,
           ) => {
             const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
             metrics.readRateLimiter(() => perIp.usage);
