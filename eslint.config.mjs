@@ -1,10 +1,12 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-// Dependency direction: app/launcher -> feature -> domain <- data-access. Only apps and launchers
-// compose: they import the wiring (the one place that picks adapters and binds ports to domain
-// tokens), which may see data-access; features inject ports by token and never see the wiring.
-// Domain and feature code never import drivers; domain and data-access never import Nest.
+// Dependency direction: app/launcher -> feature -> read-path -> domain <- data-access. Only apps and
+// launchers compose: they import the wiring (the one place that picks adapters and binds ports to
+// domain tokens), which may see data-access; features inject ports by token and never see the wiring.
+// The read path (caches, limits and budgets between a redirect and the shards) sits between the
+// features and the domain and owns the shared-cache port that data-access/cache implements.
+// Domain, read-path and feature code never import drivers; domain and data-access never import Nest.
 const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@clickhouse/*', 'chdb'];
 const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
 
@@ -21,15 +23,28 @@ const boundaries = (tests) => [
     depConstraints: [
       { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util'] },
       // The embedded launcher and the command-line tools are composition roots too; a tool may use domain services directly.
-      { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:domain', 'type:util'] },
+      { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:read-path', 'type:domain', 'type:util'] },
       {
         sourceTag: 'type:feature',
-        onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:util', ...(tests ? ['type:data-access', 'type:wiring', 'type:testing'] : [])],
+        onlyDependOnLibsWithTags: [
+          'type:read-path', 'type:domain', 'type:platform', 'type:util', ...(tests ? ['type:data-access', 'type:wiring', 'type:testing'] : []),
+        ],
+        bannedExternalImports: DRIVERS,
+      },
+      // Plain TypeScript services and ports, plus the Nest module that builds them for an app.
+      {
+        sourceTag: 'type:read-path',
+        onlyDependOnLibsWithTags: ['type:domain', 'type:platform', 'type:util', ...(tests ? ['type:testing'] : [])],
         bannedExternalImports: DRIVERS,
       },
       { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: DRIVERS },
-      { sourceTag: 'type:wiring', onlyDependOnLibsWithTags: ['type:data-access', 'type:domain', 'type:platform', 'type:util'], bannedExternalImports: DRIVERS },
-      { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
+      {
+        sourceTag: 'type:wiring',
+        onlyDependOnLibsWithTags: ['type:data-access', 'type:read-path', 'type:domain', 'type:platform', 'type:util'],
+        bannedExternalImports: DRIVERS,
+      },
+      // data-access implements the ports of the domain and of the read path (its shared-cache store).
+      { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:read-path', 'type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
       { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util'] },

@@ -3,7 +3,7 @@
  * POST /api/v1/links at fixed rates, open loop (vegeta: requests leave on schedule whatever the
  * answers do, so the percentiles are what a client sees at that load), each rate for --seconds
  * after a warm-up. Reports p50/p90/p99 per rate and the largest rate whose p99 stays under 100 ms
- * with every answer a 201 (seed 002: generation under 100 ms). Prints a markdown table and writes
+ * with every answer a 201 (the system-design article's target, docs/design.md). Prints a markdown table and writes
  * bench/results/create-<date>.md. 127.0.0.1 only.
  *   node -r ./tools/register.js bench/create/run.ts [--rates=25,50,100,200,300,400] [--seconds=10] [--warmup=2]
  */

@@ -7,7 +7,7 @@
 import { createServer } from 'http';
 import { loadConfig } from '@shortlink/config';
 import { RedisClusterStore } from '@shortlink/cache';
-import { linkCacheKey } from '@shortlink/links-domain';
+import { CacheKeys } from '@shortlink/read-path';
 
 const port = Number(process.env.BENCH_FLOOR_PORT);
 if (!Number.isInteger(port) || port <= 0) throw new Error('BENCH_FLOOR_PORT must be set');
@@ -20,7 +20,7 @@ const domain = config.links.defaultDomain;
 // Built as Infrastructure.cacheStore() builds it, without loading every other adapter into this process.
 const store = new RedisClusterStore({ nodes, writeBatching, commandTimeoutMs });
 const server = createServer((req, res) => {
-  store.get(linkCacheKey({ domain, code: (req.url ?? '/').slice(1) })).then(
+  store.get(CacheKeys.link({ domain, code: (req.url ?? '/').slice(1) })).then(
     (value) => {
       if (!value) {
         res.writeHead(404, { 'content-length': '0' });

@@ -41,6 +41,22 @@ describe('embedded profile (npm start)', () => {
     expect(proc.output()).not.toContain(API_KEY);
   });
 
+  it('names each app in its own start-up lines, and prints its banner after them (issue 18)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-log-'));
+    const started = await startEmbedded(dir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'info' });
+    const lines = started.proc.output().split('\n');
+    await started.proc.stop();
+    rmSync(dir, { recursive: true, force: true });
+    const logged = lines.flatMap((line, at) => (line.startsWith('{') ? [{ at, ...(JSON.parse(line) as { app: string; msg: string }) }] : []));
+    const appOf = (msg: string) => logged.filter((l) => l.msg.startsWith(msg)).map((l) => l.app);
+    expect(appOf('Mapped {/api/v1/links, POST} route')).toEqual(['generation']);
+    expect(appOf('Mapped {/{code}, GET|HEAD|POST} in front of Fastify')).toEqual(['redirect']);
+    expect(appOf('Mapped {/api/v1/links/:code/stats, GET} route')).toEqual(['analytics']);
+    expect(appOf('Nest application successfully started')).toEqual(['generation', 'redirect', 'analytics']);
+    const banner = lines.findIndex((line) => line.startsWith('shortlink is running'));
+    expect(banner).toBeGreaterThan(Math.max(...logged.filter((l) => l.msg === 'Nest application successfully started').map((l) => l.at)));
+  });
+
   it('counts every click made around a restart exactly once: before it, just before the stop, and after it', async () => {
     const codes: string[] = [];
     for (let i = 0; i < 5; i++) codes.push((await createLink(endpoints, { url: `https://example.com/restart-clicks/${i}` })).body.code as string);

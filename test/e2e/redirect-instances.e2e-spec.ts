@@ -1,5 +1,6 @@
 import { Cluster } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
+import { CacheKeys } from '@shortlink/read-path';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { App, eventually, keepAliveAgent, metricsOf, metric, postLater, Reply, send, sleep, startApp, tally } from '@shortlink/harness';
 import { API_KEY, EDIT_PROPAGATION_BOUND_MS, SERVER_SECRETS } from './support';
@@ -85,7 +86,7 @@ describe('two redirect instances on the real stack (issue 11)', () => {
     expect(tally(replies)).toEqual({ 302: 100, 410: 900 });
     expect(replies.filter((r) => r.status === 410).every((r) => JSON.parse(r.body).code === 'LINK_EXHAUSTED')).toBe(true);
     const { id } = await row(code);
-    expect(await withRedis((c) => c.get(`shortlink:clicks:${id}`))).toBe('100');
+    expect(await withRedis((c) => c.get(CacheKeys.clickCounter(id)))).toBe('100');
     // Flushed at once when the limit was reached, not on the next tick only.
     await eventually('the final count on the shard', async () => (await row(code)).clicks === 100, 10_000, 50);
   });
@@ -93,7 +94,7 @@ describe('two redirect instances on the real stack (issue 11)', () => {
   it('after the counter is lost in Redis, allows at most the clicks not yet flushed to the shard, and an exhausted link stays exhausted', async () => {
     const code = await create({ url: 'https://example.com/lost-counter', maxClicks: 100 });
     const { id } = await row(code);
-    const key = `shortlink:clicks:${id}`;
+    const key = CacheKeys.clickCounter(id);
     expect(redirects(await burst(code, 60))).toBe(60);
     await eventually('60 clicks on the shard', async () => (await row(code)).clicks === 60, 10_000, 50);
     expect(redirects(await burst(code, 20))).toBe(20);

@@ -1,6 +1,6 @@
 import * as http from 'http';
 import { createConnection } from 'mysql2/promise';
-import { routerOf, parseRingVersion, RingVersion } from '@shortlink/links-domain';
+import { routerOf, parseRingVersion, RingVersion } from '@shortlink/sharding-domain';
 import { pooled, Reply, send, startCommand, withoutAppSettings } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
 import { API_KEY } from './support';

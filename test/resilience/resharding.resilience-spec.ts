@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { MysqlLinkShardStore } from '@shortlink/link-store';
-import { routerOf } from '@shortlink/links-domain';
+import { routerOf } from '@shortlink/sharding-domain';
 import { App, eventually, keepAliveAgent, latency, metric, metricsOf, pooled, send, sleep, startApp } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
 import { SERVER_SECRETS } from '../e2e/support';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { routerOf, RingVersion } from '@shortlink/links-domain';
+import { routerOf, RingVersion } from '@shortlink/sharding-domain';
 import { App, CreatedLink, eventually, keepAliveAgent, latency, pooled, Reply, send, startApp, steadyLoad, tally } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
 import { SERVER_SECRETS } from '../e2e/support';

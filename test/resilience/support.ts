@@ -4,6 +4,7 @@ import { join } from 'path';
 import { Cluster, Redis } from 'ioredis';
 import { createLinks as createLinksThrough, CreatedLink, metric, Metrics, metricsOf, total } from '@shortlink/harness';
 import { MysqlMetaStore } from '@shortlink/link-store';
+import { CacheKeys } from '@shortlink/read-path';
 import { TenantService } from '@shortlink/tenants-domain';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { API_KEY } from '../e2e/support';
@@ -148,7 +149,7 @@ export const BLOOM_PARTITIONS = 16; // BLOOM_PARTITIONS default; every app of th
 /** True when every Bloom partition carries its "built" sentinel (bit 0), like BloomFilter.isBuilt. */
 export function bloomBuilt(): Promise<boolean> {
   return withCluster(async (c) => {
-    const bits = await Promise.all(Array.from({ length: BLOOM_PARTITIONS }, (_, p) => c.getbit(`shortlink:bloom:links:${p}`, 0)));
+    const bits = await Promise.all(Array.from({ length: BLOOM_PARTITIONS }, (_, p) => c.getbit(CacheKeys.bloomPartition(p), 0)));
     return bits.every((b) => b === 1);
   });
 }

@@ -54,10 +54,29 @@ describe('module boundaries', () => {
           "import { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = [runApp, REDIRECT_PORTS];\n",
       ],
     ]);
-    expect(featureToWiring).toEqual([expect.stringMatching(/A project tagged with "type:feature" can only depend on libs tagged with "type:domain", "type:platform", "type:util"/)]);
+    const featureRule = /"type:feature" can only depend on libs tagged with "type:read-path", "type:domain", "type:platform", "type:util"/;
+    expect(featureToWiring).toEqual([expect.stringMatching(featureRule)]);
     expect(domainToDriver).toEqual([expect.stringMatching(/"type:domain" is not allowed to import "ioredis"/)]);
     expect(domainToNest).toEqual([expect.stringMatching(/"type:domain" is not allowed to import "@nestjs\/common"/)]);
     expect(dataAccessToPlatform).toEqual([expect.stringMatching(/"type:data-access" can only depend on libs tagged with/)]);
     expect(appComposes).toEqual([]);
+  }, 60_000);
+
+  it('keeps the read path and sharding in their layers: the domain sees no read path, the read path no adapter; features use it', async () => {
+    const [domainToReadPath, readPathToDataAccess, readPathToDriver, featureToReadPath, cacheImplementsReadPath, shardingToLinks] = await lint([
+      ['libs/domain/sharding/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"],
+      ['libs/read-path/src/probe.ts', "import { SqliteMetaStore } from '@shortlink/link-store';\nexport const x = SqliteMetaStore;\n"],
+      ['libs/read-path/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"],
+      ['libs/feature/redirect/src/probe.ts', "import { RedirectPipeline } from '@shortlink/read-path';\nexport const x = RedirectPipeline;\n"],
+      ['libs/data-access/cache/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"],
+      ['libs/domain/sharding/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
+    ]);
+    const domainRule = /A project tagged with "type:domain" can only depend on libs tagged with "type:domain", "type:util"/;
+    expect(domainToReadPath).toEqual([expect.stringMatching(domainRule)]);
+    expect(readPathToDataAccess).toEqual([expect.stringMatching(/A project tagged with "type:read-path" can only depend on libs tagged with/)]);
+    expect(readPathToDriver).toEqual([expect.stringMatching(/"type:read-path" is not allowed to import "ioredis"/)]);
+    expect(featureToReadPath).toEqual([]);
+    expect(cacheImplementsReadPath).toEqual([]);
+    expect(shardingToLinks).toEqual([]);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@shortlink/config';
-import { BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore, LINK_REPOSITORY, ShardedLinkRepository } from '@shortlink/links-domain';
+import { LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
+import { BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore } from '@shortlink/read-path';
 import { withPorts } from '@shortlink/wiring';
 
 /**
@@ -14,7 +15,7 @@ async function main() {
     const started = Date.now();
     const cache = get<CacheStore>(CACHE_STORE);
     const filter = new BloomFilter(cache, config.redirect.bloom);
-    const result = await new BloomMaintainer(filter, cache, get<ShardedLinkRepository>(LINK_REPOSITORY)).rebuild();
+    const result = await new BloomMaintainer(filter, cache, get<LinkRepository>(LINK_REPOSITORY)).rebuild();
     console.log(JSON.stringify({ result, partitions: filter.options.partitions, bitsPerPartition: filter.bitsPerPartition, hashes: filter.hashes, capacity: filter.options.capacity, ms: Date.now() - started }));
     process.exitCode = result === 'built' ? 0 : 3;
   });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig } from '@shortlink/config';
-import { describeSpec, MoveProgress, ReshardError, Resharder, ReshardPlan, ReshardReporter, ReshardStatus, RingChange } from '@shortlink/links-domain';
+import { describeSpec, MoveProgress, ReshardError, Resharder, ReshardPlan, ReshardReporter, ReshardStatus, RingChange } from '@shortlink/sharding-domain';
 import { ringStoreFor, ShardCatalog } from '@shortlink/wiring';
 
 const USAGE = `npm run reshard -- <command> [options]   (docs/design.md, "Online resharding")

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@shortlink/config';
 import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
 import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
-import { createApp, stopOnSignals } from '@shortlink/nest-platform';
+import pino from 'pino';
+import { createApp, createAppLogger, PinoNestLogger, stopOnSignals } from '@shortlink/nest-platform';
 import { SharedPorts } from '@shortlink/wiring';
 
 /**
@@ -16,14 +17,28 @@ async function main() {
   const config = loadConfig(process.env);
   const { host } = config.runtime;
   const ports = await SharedPorts.open(config, [...new Set([...GENERATION_PORTS, ...REDIRECT_PORTS, ...ANALYTICS_PORTS])]);
+  // One stream for every line of the process (the three apps', the banner's), written in the order they come.
+  const out = pino.destination(1);
+  // Each app is built and started before the next: Nest's logger is one per process, and its
+  // start-up lines name the app whose logger it is while they are written.
   // A first run without SHORTLINK_BOOTSTRAP_API_KEY creates the operator tenant with a generated key.
-  const generation = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS), requestLog: true, openApi: GENERATION_API });
-  const redirect = await createApp({ name: 'redirect', config, feature: RedirectFeatureModule.forRoot(config), ports: ports.bridge(REDIRECT_PORTS), requestLog: false });
-  const analytics = await createApp({ name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true, openApi: ANALYTICS_OPENAPI });
-  await connectClickConsumer(analytics, config);
+  const generation = await createApp({
+    name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS),
+    requestLog: true, openApi: GENERATION_API, logDestination: out,
+  });
   await generation.listen(config.ports.generation, host);
+  const redirect = await createApp({
+    name: 'redirect', config, feature: RedirectFeatureModule.forRoot(config), ports: ports.bridge(REDIRECT_PORTS), requestLog: false, logDestination: out,
+  });
   await redirect.listen(config.ports.redirect, host);
+  const analytics = await createApp({
+    name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true, openApi: ANALYTICS_OPENAPI,
+    logDestination: out,
+  });
+  await connectClickConsumer(analytics, config);
   await analytics.listen(config.ports.analytics, host);
+  // From now on Nest's own lines (the shared ports', the shutdown) belong to the process, not to the last app built.
+  Logger.overrideLogger(new PinoNestLogger(createAppLogger('embedded', config.runtime.logLevel, config.runtime.logFormat, out)));
 
   // Redirect first (its click buffer flushes into the log), analytics last (it drains the log),
   // then the shared ports.
@@ -36,7 +51,8 @@ async function main() {
   const { generatedKey } = await generation.get(BootstrapOutcome).result;
   const key = generatedKey ?? '<your API key>';
   const g = `http://${host}:${config.ports.generation}`;
-  process.stdout.write(
+  // Into the same stream as the log lines, so it comes after the apps' start-up lines.
+  out.write(
     [
       '',
       'shortlink is running (embedded profile: ' + `${config.db.driver} shards, ${config.cache.driver} cache, ${config.bus.driver} bus, ${config.olap.driver} analytics` + `, data in ${config.runtime.dataDir})`,

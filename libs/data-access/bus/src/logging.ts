@@ -29,4 +29,3 @@ export const consoleWarnLogger: BusLogger = (entry) => {
   else console.warn(line, entry.extra ?? '');
 };
 
-export const silentLogger: BusLogger = () => undefined;

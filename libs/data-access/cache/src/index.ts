@@ -1,9 +1,9 @@
-export * from './memory/memory-cache-store';
-export * from './memory/memory-rate-windows';
-export * from './memory/memory-slots';
-export * from './redis/redis-cluster-store';
-export * from './redis/redis-rate-windows';
-export * from './redis/redis-slots';
-export * from './snapshot/file-snapshot-store';
-export * from './memory/memory-link-change-feed';
-export * from './redis/redis-link-change-feed';
+export { MemoryCacheStore } from './memory/memory-cache-store';
+export { MemoryLinkChangeFeed } from './memory/memory-link-change-feed';
+export { MemoryRateWindows } from './memory/memory-rate-windows';
+export { MemorySlots } from './memory/memory-slots';
+export { RedisClusterStore } from './redis/redis-cluster-store';
+export { RedisLinkChangeFeed } from './redis/redis-link-change-feed';
+export { RedisRateWindows } from './redis/redis-rate-windows';
+export { RedisSlots } from './redis/redis-slots';
+export { FileSnapshotStore } from './snapshot/file-snapshot-store';

@@ -1,1 +1,1 @@
-export * from './mmdb/mmdb-geo-lookup';
+export { MmdbGeoLookup } from './mmdb/mmdb-geo-lookup';

@@ -1,5 +1,6 @@
 import { IdBlock } from '@shortlink/links-domain';
-import { InMemoryBatchRecords, InMemoryLinkShard, InMemoryMovableShard, InMemoryRingStore } from '@shortlink/links-domain/testing';
+import { InMemoryBatchRecords, InMemoryLinkShard } from '@shortlink/links-domain/testing';
+import { InMemoryMovableShard, InMemoryRingStore } from '@shortlink/sharding-domain/testing';
 import { InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
 import { describeBatchRecordStoreContract } from './contract/batch-record-store.contract';
 import { describeLinkStoreContract } from './contract/link-store.contract';

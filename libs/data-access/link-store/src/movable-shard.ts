@@ -1,4 +1,5 @@
-import { Link, RetiredCode, ShardMoveStore, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
+import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { ShardMoveStore, StoredRow } from '@shortlink/sharding-domain';
 
 /** The move operations of a backend (docs/design.md, "Online resharding"), without the shard's name. */
 export type MoveOps = Omit<ShardMoveStore, 'shardName'>;

@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
-import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
+import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { StoredRow } from '@shortlink/sharding-domain';
 
 /** Small integers in the status and moderation columns, shared by both SQL backends. */
 export const STATUS_TO_DB: Readonly<Record<LinkStatus, number>> = { active: 1, disabled: 2, expired: 3 };

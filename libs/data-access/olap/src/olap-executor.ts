@@ -1,9 +1,9 @@
 /**
  * The few operations the OLAP stores need, over either engine: a ClickHouse server (18.16 and
  * later, over HTTP) or chdb in process. SQL handed to an executor must run on both engines
- * (see /work/shared/notes/clickhouse-18.16-vs-chdb.md); engine differences stay inside the
- * executors. Statements carry no FORMAT clause (the executor adds it) and qualify every table
- * with its database. Rows come back parsed from JSONEachRow with 64-bit integers quoted, i.e. as
+ * (docs/design.md, "ClickHouse 18.16 and chdb"); engine differences stay inside the executors.
+ * Statements carry no FORMAT clause (the executor adds it) and qualify every table with its
+ * database. Rows come back parsed from JSONEachRow with 64-bit integers quoted, i.e. as
  * decimal strings on both engines (UInt32 and smaller stay JSON numbers).
  */
 export interface OlapExecutor {

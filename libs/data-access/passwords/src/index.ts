@@ -1,1 +1,1 @@
-export * from './argon2-password-hasher';
+export { Argon2PasswordHasher } from './argon2-password-hasher';

@@ -1,2 +1,2 @@
-export * from './dns-host-resolver';
-export * from './file-domain-block-list';
+export { DnsHostResolver } from './dns-host-resolver';
+export { FileDomainBlockList } from './file-domain-block-list';

@@ -1,6 +1,6 @@
-export * from './domain-error';
-export * from './clock';
-export * from './lifecycle';
-export * from './keyed-window-limiter';
-export * from './instant';
-export * from './host';
+export { type Clock, systemClock } from './clock';
+export { DomainError, ErrorCode } from './domain-error';
+export { normalizeHost } from './host';
+export { parseIsoInstant } from './instant';
+export { ALLOW, KeyedWindowLimiter, type RateDecision } from './keyed-window-limiter';
+export type { HealthProbe, PortGauge } from './lifecycle';

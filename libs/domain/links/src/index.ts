@@ -1,13 +1,23 @@
-export * from './link';
-export * from './ports';
-export * from './codes';
-export * from './url-policy';
-export * from './alias';
-export * from './link-options';
-export * from './sharded-link-repository';
-export * from './link-cache';
-export * from './link-service';
-export * from './listing';
-export * from './redirect';
-export * from './batch';
-export * from './resharding';
+// The links domain: links and their codes, creation (single and batch), edits, listing, the rules of a redirect, and
+// the ports the sharding lib (LinkRepository) and the read path (LinkResolver, LinkCacheWriter) implement.
+export { isPlausibleCode, RESERVED_PATHS } from './alias';
+export { BatchCreator } from './batch/batch-creator';
+export { BulkLinks, type BulkOutcome, type BulkSelection } from './batch/bulk-links';
+export type { BatchOutcome, BatchRow } from './batch/chunk';
+export { BATCH_RECORD_STORE, type BatchChunkRecord, type BatchClaim, type BatchClaimOutcome, type BatchKey, type BatchRecordStore } from './batch/ports';
+export { type CachedLink, toCachedLink } from './cached-link';
+export { ChangePropagation } from './change-propagation';
+export { type CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from './codes/code-generator';
+export { SegmentIdAllocator } from './codes/segment-id-allocator';
+export { identifierOf, type Link, type LinkOptions, type LinkStatus, type Moderation, NO_OPTIONS, type ShortUrlIdentifier, unknownLink } from './link';
+export { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
+export { EDITABLE_FIELDS, type LinkEdit, LinkService } from './link-service';
+export { isAfter, ListCursors, newestFirst } from './listing';
+export {
+  CODE_SECRET, DuplicateLinkError, type IdBlock, type InsertOptions, LINK_CACHE_WRITER, LINK_CHANGE_FEED, LINK_REPOSITORY, LINK_RESOLVER, type LinkCacheWriter,
+  type LinkChange, type LinkChangeFeed, type LinkListQuery, type LinkRepository, type LinkResolver, PASSWORD_HASHER, type PasswordHasher, type ResolvedLink,
+  type RetiredCode, SEQUENCE_STORE, type SequenceStore, type StatementOutcome, URL_POLICY,
+} from './ports';
+export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
+export { encodeQueryPart } from './redirect/target-url';
+export { coveredBy, type DomainBlockList, type HostResolver, UrlPolicy } from './url-policy';

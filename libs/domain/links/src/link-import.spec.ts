@@ -1,13 +1,12 @@
-import { ConsistentHashRing } from '@shortlink/shard-router';
 import { checkLegacyCode, isPlausibleCode, isReservedCode } from './alias';
-import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
+import { SegmentIdAllocator } from './codes/segment-id-allocator';
+import { SequenceCodeStrategy } from './codes/code-generator';
 import { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
-import { LinkCache } from './link-cache';
+import { ChangePropagation } from './change-propagation';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
-import { ShardedLinkRepository } from './sharded-link-repository';
-import { InMemoryLinkShard } from './testing/in-memory-link-shard';
-import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
+import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
+import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
 import { UrlPolicy } from './url-policy';
 
 /** An argon2id hash as the server's hasher writes it (salt and hash are base64 of 16 and 32 bytes). */
@@ -19,11 +18,13 @@ describe('LinkService: creates that carry a link over from an export', () => {
   const setup = () => {
     let next = 1n;
     const sequence = { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
-    const shards = [new InMemoryLinkShard('a'), new InMemoryLinkShard('b')];
-    const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
+    const cache = new RecordingLinkCache();
     return new LinkService(
-      repo, new SegmentIdAllocator(sequence, 'links', 10), new SequenceCodeStrategy('secret'), new LinkCache(new InMemoryCache()), new RecordingChangeFeed(), plainPasswords,
-      new UrlPolicy({ shortDomains: ['sho.rt'] }), { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 86_400_000 },
+      {
+        links: new InMemoryLinkRepository(), ids: new SegmentIdAllocator(sequence, 'links', 10), codes: new SequenceCodeStrategy('secret'), cache,
+        changes: new ChangePropagation(cache, new RecordingChangeFeed()), passwords: plainPasswords, urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
+      },
+      { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 86_400_000 },
     );
   };
 

@@ -1,13 +1,12 @@
 import { DomainError } from '@shortlink/core';
-import { ConsistentHashRing } from '@shortlink/shard-router';
-import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
+import { SegmentIdAllocator } from './codes/segment-id-allocator';
+import { SequenceCodeStrategy } from './codes/code-generator';
+import { ChangePropagation } from './change-propagation';
 import { Link } from './link';
-import { CachedLink, LinkCache, linkCacheKey } from './link-cache';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
-import { ShardedLinkRepository } from './sharded-link-repository';
-import { InMemoryLinkShard } from './testing/in-memory-link-shard';
-import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
+import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
+import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
 import { UrlPolicy } from './url-policy';
 
 const sequence = () => {
@@ -19,56 +18,45 @@ const DAY = 86_400_000;
 
 describe('LinkService', () => {
   const setup = (now = { t: Date.UTC(2026, 11, 3) }) => {
-    const shards = [new InMemoryLinkShard('a'), new InMemoryLinkShard('b')];
-    const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
-    const store = new InMemoryCache();
+    const repo = new InMemoryLinkRepository();
+    const cache = new RecordingLinkCache();
     const feed = new RecordingChangeFeed();
-    const created: Link[] = [];
+    const changes = new ChangePropagation(cache, feed);
     const codes = new SequenceCodeStrategy('secret');
     const service = new LinkService(
-      repo,
-      new SegmentIdAllocator(sequence(), 'links', 10),
-      codes,
-      new LinkCache(store),
-      feed,
-      plainPasswords,
-      new UrlPolicy({ shortDomains: ['sho.rt', 'go.example'] }),
+      {
+        links: repo, ids: new SegmentIdAllocator(sequence(), 'links', 10), codes, cache, changes, passwords: plainPasswords,
+        urls: new UrlPolicy({ shortDomains: ['sho.rt', 'go.example'] }),
+        tenantDomains: { owns: async (tenant, domain) => tenant === 't1' && domain === 'own.example' },
+        clock: { now: () => now.t },
+      },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt', 'go.example'], retireForMs: 90 * DAY },
-      { owns: async (tenant, domain) => tenant === 't1' && domain === 'own.example' },
-      { now: () => now.t },
-      [async (l) => void created.push(l)],
     );
-    const cached = (code: string, domain = 'sho.rt') => {
-      const v = store.values.get(linkCacheKey({ domain, code }));
-      return v === undefined ? undefined : (JSON.parse(v) as CachedLink & { gone?: true });
-    };
-    return { service, repo, shards, store, feed, created, codes, now, cached };
+    const cached = (code: string, domain = 'sho.rt') => cache.values.get(`${domain}/${code}`);
+    return { service, repo, cache, changes, feed, codes, now, cached };
   };
 
-  it('stores a generated link on the shard the router names, clears a null entry and notifies listeners', async () => {
-    const { service, repo, shards, store, created } = setup();
+  it('stores a generated link and tells the read path of it (a null entry for its code goes, the Bloom filter learns it)', async () => {
+    const { service, repo, cache } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/x' });
-    store.values.set(linkCacheKey(link), ''); // as if a scan had cached "no such code"
     const second = await service.create({ tenantId: 't1', url: 'https://example.com/y' });
     expect(link.code).toMatch(/^[0-9a-zA-Z]{7}$/);
-    const owner = shards.find((s) => s.shardName === repo.shardNameFor(link.code))!;
-    expect(owner.rows.get(`sho.rt/${link.code}`)).toEqual(link);
+    expect(repo.links.get(`sho.rt/${link.code}`)).toEqual(link);
     expect(link).toMatchObject({ version: 1, status: 'active', moderation: 'clear', tags: [], forwardQuery: true });
-    expect(created).toEqual([link, second]);
+    expect(cache.newLinks).toEqual([link, second]);
   });
 
   it('chooses the code again when the shard of a generated one is down; an alias there gets SHARD_UNAVAILABLE (docs/design.md, "Failure containment")', async () => {
-    const { service, repo, shards } = setup();
-    const down = shards[1];
-    const refuse = () => Promise.reject(new Error('connect ECONNREFUSED'));
-    down.insert = down.insertMany = refuse;
+    const { service, repo } = setup();
+    repo.down.add('b');
     const links = await Promise.all(Array.from({ length: 20 }, (_, i) => service.create({ tenantId: 't1', url: `https://example.com/r${i}` })));
-    expect(links.map((l) => repo.shardNameFor(l.code)).filter((s) => s === down.shardName)).toEqual([]);
-    expect(shards[0].rows.size).toBe(20);
+    expect(links.map((l) => repo.shardOf(l.code))).toEqual(links.map(() => 'a'));
+    expect(repo.links.size).toBe(20);
     let alias = 'onb0';
-    for (let i = 0; repo.shardNameFor(alias) !== down.shardName; i++) alias = `onb${i}`;
-    await expect(service.create({ tenantId: 't1', url: 'https://example.com/alias', alias })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: down.shardName } });
-    shards[0].insert = shards[0].insertMany = refuse;
+    for (let i = 0; repo.shardOf(alias) !== 'b'; i++) alias = `onb${i}`;
+    const onDownShard = service.create({ tenantId: 't1', url: 'https://example.com/alias', alias });
+    await expect(onDownShard).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: 'b' } });
+    repo.down.add('a');
     await expect(service.create({ tenantId: 't1', url: 'https://example.com/none' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
   });
 
@@ -88,7 +76,7 @@ describe('LinkService', () => {
   });
 
   it('refuses bad options with VALIDATION_FAILED naming the field, and stores nothing', async () => {
-    const { service, shards } = setup();
+    const { service, repo } = setup();
     const bad: Array<Record<string, unknown>> = [
       { redirectType: 307 }, { expiresAt: '2030-01-01T00:00:00' }, { expiresAt: 'tomorrow' }, { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) },
       { tags: ['<script>'] }, { maxClicks: 0 }, { maxClicks: 1.5 }, { password: 'abc' }, { utm: { source: 'x', bogus: 'y' } }, { forwardQuery: 'yes' },
@@ -98,7 +86,7 @@ describe('LinkService', () => {
     for (const extra of bad) {
       await expect(service.create({ tenantId: 't1', url: 'https://example.com', ...extra })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     }
-    expect(shards.reduce((n, s) => n + s.rows.size, 0)).toBe(0);
+    expect(repo.links.size).toBe(0);
   });
 
   it('prepares a create without options (the fast path) exactly as the checks of each absent option would', async () => {
@@ -302,17 +290,17 @@ describe('LinkService', () => {
   });
 
   it('saves an edit while the cache is down, answers 503, and delivers it to the cache once it is back', async () => {
-    const { service, store, cached } = setup();
+    const { service, cache, changes, cached } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
-    store.down = true;
+    cache.down = true;
     await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
     expect((await service.get('t1', link)).targetUrl).toBe('https://example.com/b');
-    expect(service.pendingPropagations).toBe(1);
-    store.down = false;
+    expect(changes.size).toBe(1);
+    cache.down = false;
     await new Promise((r) => setTimeout(r, 1200));
     expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
-    expect(service.pendingPropagations).toBe(0);
-    service.close();
+    expect(changes.size).toBe(0);
+    changes.stop();
   });
 
   it('lets an operator flag and ban any link, and an edit never lifts that', async () => {

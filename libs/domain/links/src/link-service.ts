@@ -1,15 +1,15 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
-import { CodeStrategy, SegmentIdAllocator } from './codes';
-import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier } from './link';
-import { CachedLink, LinkCache, toCachedLink } from './link-cache';
+import { CodeStrategy } from './codes/code-generator';
+import { SegmentIdAllocator } from './codes/segment-id-allocator';
+import { Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
+import { ChangePropagation } from './change-propagation';
 import { ListCursors } from './listing';
 import {
   checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkPasswordHash, checkRedirectType,
   checkStatus, checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
 } from './link-options';
-import { DuplicateLinkError, LinkChangeFeed, PasswordHasher } from './ports';
-import { ShardedLinkRepository } from './sharded-link-repository';
+import { DuplicateLinkError, LinkCacheWriter, LinkRepository, PasswordHasher } from './ports';
 import { HostLookups, UrlFlag, UrlPolicy } from './url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
@@ -70,8 +70,6 @@ export interface LinkServiceOptions {
   readonly retireForMs: number;
   /** Collision retries for generated codes (a custom alias may occupy a generated code). */
   readonly maxCodeAttempts?: number;
-  /** Cache TTL of a link value (the redirect's policy), undefined for none. */
-  readonly cacheTtlMs?: (link: CachedLink) => number | undefined;
   /** Seals the listing's cursors; the apps derive it from the code secret (every instance opens every cursor). Default: a key of this process. */
   readonly listCursors?: ListCursors;
 }
@@ -81,40 +79,19 @@ export interface TenantDomainCheck {
   owns(tenantId: string, domain: string): Promise<boolean>;
 }
 
-/** Changes whose cache update or broadcast failed: retried in the background until they go through. */
-class PendingPropagation {
-  private readonly pending = new Map<string, () => Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
-
-  add(key: string, work: () => Promise<void>): void {
-    this.pending.set(key, work);
-    this.timer ??= setInterval(() => void this.retry(), 1000);
-    this.timer.unref?.();
-  }
-
-  get size(): number {
-    return this.pending.size;
-  }
-
-  private async retry(): Promise<void> {
-    for (const [key, work] of [...this.pending]) {
-      try {
-        await work();
-        this.pending.delete(key);
-      } catch {
-        return; // the cache is still unreachable: try again on the next tick
-      }
-    }
-    if (this.pending.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = null;
-    }
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-  }
+/** What LinkService works with: its ports, and the services it shares with batch creation. */
+export interface LinkServiceParts {
+  readonly links: LinkRepository;
+  readonly ids: SegmentIdAllocator;
+  readonly codes: CodeStrategy;
+  /** Told of new links (the read path's null entries and Bloom filter). */
+  readonly cache: LinkCacheWriter;
+  /** Edits, deletes and expiries into the caches and to every redirect instance. */
+  readonly changes: ChangePropagation;
+  readonly passwords: PasswordHasher;
+  readonly urls: UrlPolicy;
+  readonly tenantDomains?: TenantDomainCheck;
+  readonly clock?: Clock;
 }
 
 /**
@@ -124,24 +101,25 @@ class PendingPropagation {
  * after all three.
  */
 export class LinkService {
+  private readonly links: LinkRepository;
+  private readonly ids: SegmentIdAllocator;
+  private readonly codes: CodeStrategy;
+  private readonly cache: LinkCacheWriter;
+  private readonly changes: ChangePropagation;
+  private readonly passwords: PasswordHasher;
+  private readonly urls: UrlPolicy;
+  private readonly tenantDomains: TenantDomainCheck;
+  private readonly clock: Clock;
   private readonly maxAttempts: number;
-  private readonly propagation = new PendingPropagation();
   private readonly cursors: ListCursors;
 
   constructor(
-    private readonly links: ShardedLinkRepository,
-    private readonly ids: SegmentIdAllocator,
-    private readonly codes: CodeStrategy,
-    private readonly cache: LinkCache,
-    private readonly changes: LinkChangeFeed,
-    private readonly passwords: PasswordHasher,
-    private readonly urls: UrlPolicy,
+    parts: LinkServiceParts,
     private readonly options: LinkServiceOptions,
-    private readonly tenantDomains: TenantDomainCheck = { owns: async () => false },
-    private readonly clock: Clock = systemClock,
-    /** Called after each create, e.g. to add the link to the Bloom filter. */
-    private readonly onCreated: ReadonlyArray<(link: Link) => Promise<void>> = [],
   ) {
+    ({ links: this.links, ids: this.ids, codes: this.codes, cache: this.cache, changes: this.changes, passwords: this.passwords, urls: this.urls } = parts);
+    this.tenantDomains = parts.tenantDomains ?? { owns: async () => false };
+    this.clock = parts.clock ?? systemClock;
     this.maxAttempts = options.maxCodeAttempts ?? 8;
     this.cursors = options.listCursors ?? ListCursors.ephemeral();
   }
@@ -244,7 +222,7 @@ export class LinkService {
   async get(tenantId: string, id: ShortUrlIdentifier): Promise<Link> {
     const link = await this.links.findByCode(id);
     // Another tenant's link is reported as absent, so codes of other tenants cannot be probed.
-    if (!link || link.tenantId !== tenantId) throw notFound(id);
+    if (!link || link.tenantId !== tenantId) throw unknownLink(id);
     return link;
   }
 
@@ -270,7 +248,7 @@ export class LinkService {
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const next = await this.applied(current, edit);
       if (await this.links.replace(next, current.version)) {
-        await this.propagate(next.domain, next.code, () => this.cache.put(id, toCachedLink(next), this.options.cacheTtlMs?.(toCachedLink(next))), next.version);
+        await this.changes.updated(next);
         return next;
       }
       // Changed by someone else between the read and the write: with If-Match that is the client's
@@ -285,8 +263,7 @@ export class LinkService {
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const retiredUntil = new Date(this.clock.now() + this.options.retireForMs);
       if (await this.links.remove(id, current.version, retiredUntil)) {
-        const version = current.version + 1;
-        await this.propagate(id.domain, id.code, () => this.cache.putDeleted(id, version), version);
+        await this.changes.deleted(id, current.version + 1);
         return;
       }
       if (ifMatch !== null || attempt >= 4) throw stale((await this.links.findByCode(id)) ?? current);
@@ -297,10 +274,10 @@ export class LinkService {
   async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<Link> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.links.findByCode(id);
-      if (!current) throw notFound(id);
+      if (!current) throw unknownLink(id);
       const next: Link = { ...current, moderation, moderationReason: moderation === 'clear' ? null : reason, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
       if (await this.links.replace(next, current.version)) {
-        await this.propagate(id.domain, id.code, () => this.cache.put(id, toCachedLink(next), this.options.cacheTtlMs?.(toCachedLink(next))), next.version);
+        await this.changes.updated(next);
         return next;
       }
       if (attempt >= 4) throw stale(current);
@@ -316,37 +293,10 @@ export class LinkService {
     let expired = 0;
     for (const link of await this.links.expireDue(now, batch)) {
       expired++;
-      const id = identifierOf(link);
-      await this.propagate(link.domain, link.code, () => this.cache.put(id, toCachedLink(link), this.options.cacheTtlMs?.(toCachedLink(link))), link.version).catch(() => undefined);
+      await this.changes.updated(link).catch(() => undefined);
     }
     const purged = await this.links.purgeExpired(new Date(now.getTime() - this.options.retireForMs), batch);
     return { expired, purged };
-  }
-
-  /** Changes saved but not yet in the caches (the cache or the channel was down). */
-  get pendingPropagations(): number {
-    return this.propagation.size;
-  }
-
-  close(): void {
-    this.propagation.stop();
-  }
-
-  /**
-   * The cache write and the broadcast of a saved change. When either fails, the change is kept and
-   * retried in the background, and the caller learns it with a 503 (the edit itself is saved).
-   */
-  private async propagate(domain: string, code: string, write: () => Promise<unknown>, version: number): Promise<void> {
-    const work = async () => {
-      await write();
-      await this.changes.publish({ domain, code, version });
-    };
-    try {
-      await work();
-    } catch (error) {
-      this.propagation.add(`${domain}/${code}`, work);
-      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the change is saved, but the caches could not be told yet; they will be as soon as they are reachable', { retryAfterSeconds: 1 }, { cause: error });
-    }
   }
 
   private async domainFor(tenantId: string, value: unknown): Promise<string> {
@@ -448,10 +398,9 @@ export class LinkService {
     }
   }
 
-  /** A scan may have left a null-value entry for this code before it existed: drop it. */
+  /** A scan may have left a null-value entry for this code before it existed, and the Bloom filter learns it. */
   private async afterCreate(link: Link): Promise<Link> {
-    await this.cache.invalidate(identifierOf(link)).catch(() => undefined);
-    for (const listener of this.onCreated) await listener(link);
+    await this.cache.created([link]);
     return link;
   }
 }
@@ -475,5 +424,4 @@ const aliasUnavailable = (id: ShortUrlIdentifier) =>
 /** Codes chosen again at most, per create, because their shard was unavailable (each costs an id). */
 const MAX_RELOCATIONS = 32;
 
-const notFound = (id: ShortUrlIdentifier) => new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, { shortCode: id.code, domain: id.domain });
 const stale = (current: Link) => new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, { currentVersion: current.version });

@@ -1,14 +1,15 @@
-import { ConsistentHashRing } from '@shortlink/shard-router';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { BatchCreator, BatchOutcome, BatchRow, BulkLinks } from './batch';
-import { SegmentIdAllocator, SequenceCodeStrategy } from './codes';
-import { LinkCache } from './link-cache';
+import { BatchCreator } from './batch/batch-creator';
+import { BatchOutcome, BatchRow } from './batch/chunk';
+import { BulkLinks } from './batch/bulk-links';
+import { SegmentIdAllocator } from './codes/segment-id-allocator';
+import { SequenceCodeStrategy } from './codes/code-generator';
+import { ChangePropagation } from './change-propagation';
 import { LinkCreation, LinkService } from './link-service';
 import { IdBlock } from './ports';
-import { ShardedLinkRepository } from './sharded-link-repository';
 import { InMemoryBatchRecords } from './testing/in-memory-batch-records';
-import { InMemoryLinkShard } from './testing/in-memory-link-shard';
-import { InMemoryCache, plainPasswords, RecordingChangeFeed } from './testing/in-memory-ports';
+import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
+import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
 import { HostResolver, UrlPolicy } from './url-policy';
 
 const DAY = 86_400_000;
@@ -28,9 +29,8 @@ describe('the URL policy on every target of a link (issue 17)', () => {
   const setup = ({ dns = true } = {}) => {
     let next = 1n;
     const ids = { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
-    const shards = [new InMemoryLinkShard('a'), new InMemoryLinkShard('b')];
-    const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
-    const cache = new InMemoryCache();
+    const repo = new InMemoryLinkRepository();
+    const cache = new RecordingLinkCache();
     const codes = new SequenceCodeStrategy('secret');
     const resolved: string[] = [];
     const addresses = { ...ADDRESSES };
@@ -45,14 +45,18 @@ describe('the URL policy on every target of a link (issue 17)', () => {
     const tenantDomains = new Set(['go.acme.test']);
     const policy = new UrlPolicy({ shortDomains: ['sho.rt'], resolver: dns ? resolver : null }).alsoServing({ isServed: (host) => tenantDomains.has(host) });
     const service = new LinkService(
-      repo, new SegmentIdAllocator(ids, 'links', 10), codes, new LinkCache(cache), new RecordingChangeFeed(), plainPasswords, policy,
+      {
+        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        passwords: plainPasswords,
+        urls: policy, tenantDomains: { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
+      },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },
-      { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
     );
     const bulk = new BulkLinks(service, { maxLinks: 100, concurrency: 4 });
-    const batch = new BatchCreator(service, repo, ids, codes, new LinkCache(cache), new InMemoryBatchRecords(), { bitsOf: () => [], retryLater: () => undefined }, {
-      chunkRows: 10, insertRows: 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
-    });
+    const batch = new BatchCreator(
+      { links: service, repository: repo, sequences: ids, codes, cache, records: new InMemoryBatchRecords() },
+      { chunkRows: 10, insertRows: 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links' },
+    );
     const runBatch = async (tenantId: string, inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'>>) => {
       async function* rows(): AsyncGenerator<BatchRow> {
         for (const [index, input] of inputs.entries()) yield { index, text: JSON.stringify(input), input };

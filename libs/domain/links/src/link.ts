@@ -1,3 +1,4 @@
+import { DomainError, ErrorCode } from '@shortlink/core';
 import type { DeviceTarget } from '@shortlink/visitors-domain';
 
 /** `expired` is set by the expiry job; the redirect checks `expiresAt` itself as well. */
@@ -77,3 +78,12 @@ export interface ShortUrlIdentifier {
 }
 
 export const identifierOf = (link: Pick<Link, 'domain' | 'code'>): ShortUrlIdentifier => ({ domain: link.domain, code: link.code });
+
+/**
+ * LINK_NOT_FOUND as a visitor or another tenant sees it: nothing tells a disabled link or another
+ * tenant's from a code that does not exist. `source` (where a redirect's lookup ended) never leaves the process.
+ */
+export function unknownLink(id: ShortUrlIdentifier, source?: string): DomainError {
+  const details = { shortCode: id.code, domain: id.domain, ...(source ? { source } : {}) };
+  return new DomainError(ErrorCode.LINK_NOT_FOUND, `no link ${id.code} on ${id.domain}`, details);
+}

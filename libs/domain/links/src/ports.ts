@@ -1,3 +1,4 @@
+import { CachedLink } from './cached-link';
 import { Link, LinkStatus, ShortUrlIdentifier } from './link';
 
 /** Where a listing goes on from: the last link shown. */
@@ -20,47 +21,56 @@ export interface LinkListQuery {
   readonly search?: string;
 }
 
-/** Storage of the links of one shard. Implemented once per backend (MySQL, SQLite). */
-export interface LinkShardStore {
-  readonly shardName: string;
-  /** Inserts; rejects with DuplicateLinkError when (domain, code) exists. */
-  insert(link: Link): Promise<void>;
-  /** All or nothing: one duplicate rejects the batch (DuplicateLinkError). */
-  insertMany(links: readonly Link[]): Promise<void>;
+export interface InsertOptions {
+  /**
+   * The caller can pick another code (a generated one): a shard that is down or a key whose move is
+   * frozen fails at once instead of waiting, so that the code is chosen again.
+   */
+  readonly relocatable?: boolean;
+}
+
+/** One multi-row statement of `insertInStatements`: its links, written, or the error that refused them all. */
+export type StatementOutcome = { readonly links: readonly Link[]; readonly error: null } | { readonly links: readonly Link[]; readonly error: unknown };
+
+/**
+ * Every link, wherever it is stored: the sharding lib's ShardedLinkRepository routes each call to the
+ * shard that owns the code (docs/design.md, "Identity, shards and codes"). A shard that fails or does
+ * not answer in time surfaces as DomainError SHARD_UNAVAILABLE; a taken (domain, code) as DuplicateLinkError.
+ */
+export interface LinkRepository {
+  insert(link: Link, options?: InsertOptions): Promise<void>;
+  /**
+   * Inserts `links` in multi-row statements of at most `rowsPerStatement` links of one shard, the
+   * shards in parallel (batch creation: docs/design.md, "Batch creation"); each statement all or
+   * nothing. A statement a duplicate refused reports DuplicateLinkError.
+   */
+  insertInStatements(links: readonly Link[], rowsPerStatement: number): Promise<StatementOutcome[]>;
   findByCode(id: ShortUrlIdentifier): Promise<Link | null>;
   /**
-   * Writes `link` (same domain and code) over the stored row if the stored version is still
-   * `expectedVersion`; false when it changed meanwhile or the link is gone.
+   * `findByCode` for a redirect: within the redirect's share of each shard's look-ups, so that one
+   * shard that hangs cannot hold every look-up of the instance (docs/design.md, "Failure containment").
    */
+  findForRedirect(id: ShortUrlIdentifier): Promise<Link | null>;
+  /** Writes `link` over the stored one if its version is still `expectedVersion`; false when it changed or is gone. */
   replace(link: Link, expectedVersion: number): Promise<boolean>;
-  /**
-   * Deletes the link if its version is still `expectedVersion`, and keeps its code out of use
-   * until `retiredUntil` (one transaction); false when it changed meanwhile or is gone.
-   */
+  /** Deletes the link if its version is still `expectedVersion`, keeping its code out of use until `retiredUntil`. */
   remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean>;
-  /** Until when a deleted code stays out of use, or null when it is free. */
   retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null>;
-  /** The stored links among these identifiers (batch creation's look-ups: one statement per domain). */
-  findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]>;
-  /** Which of these identifiers are retired as of `now`, and until when. */
-  retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
-  /** A tenant's links newest first, from the (tenant, created_at, id) index: at most `limit` rows. */
-  listByTenant(query: LinkListQuery): Promise<Link[]>;
-  /**
-   * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and
-   * returns the new total, or null when that link is gone (docs/design.md, "Max clicks").
-   */
+  /** Adds to the redirects counted against maxClicks; the new total, or null when the link is gone (docs/design.md, "Max clicks"). */
   addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null>;
-  /** The redirects counted for the link so far, or null when that link is gone. */
   clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null>;
-  /** Codes stored on this shard, in pages, for resharding and Bloom rebuilds. */
-  listIdentifiers(afterId: string | null, limit: number): Promise<Array<ShortUrlIdentifier & { id: string }>>;
-  /** Marks up to `limit` active links whose expiry is at or before `now` as expired; returns them. */
-  expireDue(now: Date, limit: number): Promise<Link[]>;
-  /** Deletes up to `limit` links that expired before `before` (their alias quarantine is over). */
-  purgeExpired(before: Date, limit: number): Promise<number>;
-  ping(): Promise<void>;
-  close(): Promise<void>;
+  /** The stored links among `ids`, asked of every shard, not only the owner (batch creation's alias checks). */
+  findOnEveryShard(ids: readonly ShortUrlIdentifier[]): Promise<Link[]>;
+  /** The retired codes among `ids`, asked of every shard. */
+  retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
+  /** A tenant's links over every shard, newest first: at most `limit + 1` rows (docs/design.md, "Listing"). */
+  listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /** The expiry job: marks due links expired (up to `limitPerShard` per shard) and returns them. */
+  expireDue(now: Date, limitPerShard: number): Promise<Link[]>;
+  /** Deletes links that expired before `before` (their alias quarantine is over); how many. */
+  purgeExpired(before: Date, limitPerShard: number): Promise<number>;
+  /** Every stored identifier, a page at a time (Bloom filter rebuilds). */
+  identifierPages(pageSize: number): AsyncIterable<ShortUrlIdentifier[]>;
 }
 
 /** A deleted code kept out of use until `retiredUntil`. */
@@ -87,62 +97,6 @@ export interface SequenceStore {
   allocateBlock(sequence: string, size: number): Promise<IdBlock>;
 }
 
-/**
- * Key-value store of the redirect path (Redis Cluster, or the in-process twin). Every operation
- * touches one key, so each is a single-slot command in a cluster.
- */
-/** Bit offsets to set in one bitmap. */
-export interface BitmapBits {
-  readonly key: string;
-  readonly offsets: readonly number[];
-}
-
-export interface CacheStore {
-  get(key: string): Promise<string | null>;
-  /** ttlMs undefined: no expiry (eviction is left to the LRU policy of the store). */
-  set(key: string, value: string, ttlMs?: number): Promise<void>;
-  del(keys: readonly string[]): Promise<void>;
-  /** Remaining time to live in ms; -1 without TTL, -2 when the key does not exist (Redis PTTL). */
-  pttl(key: string): Promise<number>;
-  /** SET NX PX: true when this call created the key (a lock acquired). */
-  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
-  /** Deletes the key only while it still holds `value` (a lock released by its owner only). */
-  deleteIfEquals(key: string, value: string): Promise<boolean>;
-  /** INCRBY, setting the expiry when the key is new; returns the new total. */
-  incrBy(key: string, delta: number, ttlMs: number): Promise<number>;
-  /**
-   * Sets the value unless the key holds a JSON value whose `version` is at least `version` (one
-   * atomic step: a Lua script on Redis); true when written. The null sentinel and values without a
-   * version are always replaced.
-   */
-  setIfNewer(key: string, value: string, version: number, ttlMs?: number): Promise<boolean>;
-  /**
-   * Adds one to the counter if it is below `limit` (one atomic step); the new count, or null when
-   * the limit was reached. A missing key starts from `initial` (e.g. a count kept elsewhere).
-   */
-  incrementBelow(key: string, limit: number, initial: number): Promise<number | null>;
-  /**
-   * Adds up to `wanted` to a counter without passing `limit`, in one atomic step (a Lua script on
-   * Redis), and returns how many were added and the count after. A count below `floor` is raised to
-   * it first (a total known to be reached: docs/design.md, "Max clicks"). A missing key starts at
-   * `seed` (a count kept elsewhere, read just now), or, with `seed` null, is left alone and answers
-   * null: the caller reads the seed and asks again.
-   */
-  reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null>;
-  /** Sets the given bit offsets of a bitmap to 1 (one BITFIELD command). */
-  setBits(key: string, offsets: readonly number[]): Promise<void>;
-  /** Reads the given bit offsets of a bitmap; a missing key reads as all zeros. */
-  getBits(key: string, offsets: readonly number[]): Promise<number[]>;
-  /**
-   * `del(keys)` and `setBits` of each bitmap, as one call: on Redis Cluster one script per node
-   * instead of a command per key (batch creation's invalidations and Bloom bits of a chunk,
-   * docs/design.md, "Batch creation"). Not atomic; on failure some of it may have been applied.
-   */
-  deleteAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void>;
-  ping(): Promise<void>;
-  close(): Promise<void>;
-}
-
 /** A link was edited, disabled or deleted: caches holding an older version must drop it. */
 export interface LinkChange {
   readonly domain: string;
@@ -165,6 +119,34 @@ export interface LinkChangeFeed {
   close(): Promise<void>;
 }
 
+/** A link found for a redirect. */
+export interface ResolvedLink {
+  readonly link: CachedLink;
+}
+
+/**
+ * Finds the link a redirect asks for (the read path: docs/design.md, "Redirect read path"). Throws
+ * DomainError LINK_NOT_FOUND, LINK_DISABLED or LINK_EXPIRED for a link that cannot be followed.
+ */
+export interface LinkResolver {
+  /** From this instance's memory, without a promise; undefined when the slower levels must be asked (`resolve`). */
+  resolveLocal(id: ShortUrlIdentifier): ResolvedLink | undefined;
+  resolve(id: ShortUrlIdentifier): Promise<ResolvedLink>;
+}
+
+/**
+ * What the caches of the read path learn when links change (docs/design.md, "Edits reach every
+ * instance"). `updated` and `deleted` fail when the cache cannot be reached: the caller retries.
+ */
+export interface LinkCacheWriter {
+  /** New links: a "no such link" the cache kept for their codes goes, and the Bloom filter learns them. Never fails. */
+  created(links: readonly Link[]): Promise<void>;
+  /** The link's new value, unless the cache already holds a newer version. */
+  updated(link: Link): Promise<void>;
+  /** A deleted link (`version` is its version after the delete): "not found" from now on, and older values cannot come back. */
+  deleted(id: ShortUrlIdentifier, version: number): Promise<void>;
+}
+
 /** Hashes link passwords for storage and checks them at the redirect (argon2id). */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -172,15 +154,16 @@ export interface PasswordHasher {
 }
 
 // DI tokens of the links ports: features inject these, the wiring binds them to adapters.
-/** ShardedLinkRepository: the shards behind the router. */
+/** LinkRepository: the shards behind the router (the sharding lib's ShardedLinkRepository). */
 export const LINK_REPOSITORY = Symbol('LINK_REPOSITORY');
 export const SEQUENCE_STORE = Symbol('SEQUENCE_STORE');
-export const CACHE_STORE = Symbol('CACHE_STORE');
-/** SnapshotStore of the hot-link snapshot (redirect/snapshot.ts). */
-export const SNAPSHOT_STORE = Symbol('SNAPSHOT_STORE');
 /** string: key of the id -> code scrambler (docs/design.md, "Security model"). */
 export const CODE_SECRET = Symbol('CODE_SECRET');
 export const LINK_CHANGE_FEED = Symbol('LINK_CHANGE_FEED');
+/** LinkResolver: the redirect's read path. */
+export const LINK_RESOLVER = Symbol('LINK_RESOLVER');
+/** LinkCacheWriter: the read path's caches, told of changes. */
+export const LINK_CACHE_WRITER = Symbol('LINK_CACHE_WRITER');
 export const PASSWORD_HASHER = Symbol('PASSWORD_HASHER');
 /** UrlPolicy: the URL safety rules with the block list and (optionally) the DNS check. */
 export const URL_POLICY = Symbol('URL_POLICY');

@@ -1,6 +1,11 @@
-export * from './tenant';
-export * from './ports';
-export * from './tenant-service';
-export * from './rate-limits';
-export * from './tenant-directory';
-export * from './concurrency-slots';
+// The tenants domain: tenants and their domains, API keys and their verification, plans (rate windows, batch slots).
+export { ApiKeyService } from './api-keys';
+export { BatchSlots, LocalSlots, SLOT_STORE, type SlotStore } from './concurrency-slots';
+export { ApiKeyVerifier, type Principal } from './credentials';
+export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantStore } from './ports';
+export {
+  BUCKETS_PER_WINDOW, LocalRateWindows, PlanRateLimiter, RATE_WINDOW_STORE, type RateDecision, type RateWindowStore, type WindowHit,
+} from './rate-limits';
+export { type ApiKey, hashApiKey, type Plan, type Scope, SCOPES, type Tenant, type TenantStatus } from './tenant';
+export { TenantDirectory } from './tenant-directory';
+export { TenantService } from './tenant-service';

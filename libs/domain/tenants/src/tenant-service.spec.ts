@@ -1,3 +1,5 @@
+import { ApiKeyService } from './api-keys';
+import { ApiKeyVerifier } from './credentials';
 import { TenantService } from './tenant-service';
 import { TenantStore } from './ports';
 import { SCOPES } from './tenant';
@@ -7,121 +9,130 @@ const setup = (keyCacheMs = 1000) => {
   const store = new InMemoryTenantStore();
   let t = Date.parse('2026-12-03T10:00:00Z');
   const clock = { now: () => t, advance: (ms: number) => void (t += ms) };
-  return { store, clock, service: new TenantService(store, { keyCacheMs, serviceDomains: ['sho.rt'] }, clock) };
+  return {
+    store, clock, service: new TenantService(store, { domainCacheMs: keyCacheMs, serviceDomains: ['sho.rt'] }, clock),
+    keys: new ApiKeyService(store, {}, clock),
+    verifier: new ApiKeyVerifier(store, { cacheMs: keyCacheMs, clock }),
+  };
 };
 
-describe('TenantService', () => {
+describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
   it('bootstraps the operator key with every scope on the paid plan, once, also when other tenants exist', async () => {
-    const { store, service } = setup();
+    const { store, service, verifier } = setup();
     await service.bootstrap('sl_first_key_0123456789');
     const created = await service.bootstrap('sl_second_key_0123456789');
     expect(created).toMatchObject({ plan: 'paid', status: 'active' });
     expect(await service.bootstrap('sl_second_key_0123456789')).toBeNull();
-    expect(await service.verify('sl_second_key_0123456789')).toMatchObject({ tenantId: created!.id, plan: 'paid', scopes: SCOPES });
+    expect(await verifier.verify('sl_second_key_0123456789')).toMatchObject({ tenantId: created!.id, plan: 'paid', scopes: SCOPES });
     expect(await store.countTenants()).toBe(2);
   });
 
   it('restores an existing bootstrap key at boot: every scope, unrevoked, its tenant active', async () => {
-    const { store, service } = setup(0);
+    const { store, service, keys, verifier } = setup(0);
     const operator = (await service.bootstrap('sl_operator_key_0123456'))!;
     const [hash] = store.keys.keys();
-    const admin = await service.verify('sl_operator_key_0123456');
-    const deputy = await service.verify((await service.createKey(admin, { name: 'deputy', scopes: [...SCOPES] })).apiKey);
-    await service.revokeKey(deputy, admin.keyId);
+    const admin = await verifier.verify('sl_operator_key_0123456');
+    const deputy = await verifier.verify((await keys.createKey(admin, { name: 'deputy', scopes: [...SCOPES] })).apiKey);
+    await keys.revokeKey(deputy, admin.keyId);
     await store.updateTenant(operator.id, { status: 'suspended' });
     store.keys.set(hash, { ...store.keys.get(hash)!, scopes: ['links:read'] });
-    await expect(service.verify('sl_operator_key_0123456')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(verifier.verify('sl_operator_key_0123456')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await service.bootstrap('sl_operator_key_0123456')).toBeNull();
-    expect(await service.verify('sl_operator_key_0123456')).toMatchObject({ tenantId: operator.id, keyId: admin.keyId, scopes: SCOPES });
+    expect(await verifier.verify('sl_operator_key_0123456')).toMatchObject({ tenantId: operator.id, keyId: admin.keyId, scopes: SCOPES });
   });
 
   it('lets a key revoke only keys whose every scope it holds itself', async () => {
-    const { service } = setup(0);
+    const { service, keys, verifier } = setup(0);
     await service.bootstrap('sl_operator_key_0123456');
-    const admin = await service.verify('sl_operator_key_0123456');
-    const writer = await service.verify((await service.createKey(admin, { name: 'writer', scopes: ['links:write'] })).apiKey);
-    const reader = await service.createKey(admin, { name: 'reader', scopes: ['links:read'] });
-    const twin = await service.createKey(admin, { name: 'twin', scopes: ['links:write'] });
-    await expect(service.revokeKey(writer, admin.keyId)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read', 'analytics:read', 'admin'] } });
-    await expect(service.revokeKey(writer, reader.key.id)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read'] } });
-    expect((await service.verify('sl_operator_key_0123456')).keyId).toBe(admin.keyId);
-    await service.revokeKey(writer, twin.key.id);
-    await service.revokeKey(admin, reader.key.id);
-    await expect(service.verify(twin.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    await expect(service.revokeKey(writer, twin.key.id)).rejects.toMatchObject({ code: 'KEY_NOT_FOUND' });
+    const admin = await verifier.verify('sl_operator_key_0123456');
+    const writer = await verifier.verify((await keys.createKey(admin, { name: 'writer', scopes: ['links:write'] })).apiKey);
+    const reader = await keys.createKey(admin, { name: 'reader', scopes: ['links:read'] });
+    const twin = await keys.createKey(admin, { name: 'twin', scopes: ['links:write'] });
+    await expect(keys.revokeKey(writer, admin.keyId)).rejects.toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      details: { scopes: ['links:read', 'analytics:read', 'admin'] },
+    });
+    await expect(keys.revokeKey(writer, reader.key.id)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read'] } });
+    expect((await verifier.verify('sl_operator_key_0123456')).keyId).toBe(admin.keyId);
+    await keys.revokeKey(writer, twin.key.id);
+    await keys.revokeKey(admin, reader.key.id);
+    await expect(verifier.verify(twin.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(keys.revokeKey(writer, twin.key.id)).rejects.toMatchObject({ code: 'KEY_NOT_FOUND' });
     // Another tenant's key is not found, whatever the caller's scopes.
     const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
-    await expect(service.revokeKey(admin, issued.key.id)).rejects.toMatchObject({ code: 'KEY_NOT_FOUND' });
+    await expect(keys.revokeKey(admin, issued.key.id)).rejects.toMatchObject({ code: 'KEY_NOT_FOUND' });
   });
 
   it("caps a tenant's active keys by its plan; revoked and expired keys free their place", async () => {
     const store = new InMemoryTenantStore();
     let t = Date.parse('2026-12-03T10:00:00Z');
     const clock = { now: () => t };
-    const service = new TenantService(store, { keyCacheMs: 0, maxKeys: { free: 3, paid: 5 } }, clock);
+    const service = new TenantService(store, {}, clock);
+    const keys = new ApiKeyService(store, { maxKeys: { free: 3, paid: 5 } }, clock);
+    const verifier = new ApiKeyVerifier(store, { cacheMs: 0, clock });
     const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
-    const principal = await service.verify(issued.apiKey);
-    const second = await service.createKey(principal, { name: 'second' });
-    await service.createKey(principal, { name: 'third', expiresAt: new Date(t + 60_000).toISOString() });
-    await expect(service.createKey(principal, { name: 'fourth' })).rejects.toMatchObject({ code: 'KEY_LIMIT_REACHED', details: { limit: 3 } });
+    const principal = await verifier.verify(issued.apiKey);
+    const second = await keys.createKey(principal, { name: 'second' });
+    await keys.createKey(principal, { name: 'third', expiresAt: new Date(t + 60_000).toISOString() });
+    await expect(keys.createKey(principal, { name: 'fourth' })).rejects.toMatchObject({ code: 'KEY_LIMIT_REACHED', details: { limit: 3 } });
     t += 61_000;
-    await service.createKey(principal, { name: 'after the expiry' });
-    await expect(service.createKey(principal, { name: 'fourth' })).rejects.toMatchObject({ code: 'KEY_LIMIT_REACHED' });
-    await service.revokeKey(principal, second.key.id);
-    await service.createKey(principal, { name: 'after the revocation' });
-    expect((await service.listKeys(principal.tenantId)).filter((k) => k.revokedAt === null)).toHaveLength(4); // one of them expired
+    await keys.createKey(principal, { name: 'after the expiry' });
+    await expect(keys.createKey(principal, { name: 'fourth' })).rejects.toMatchObject({ code: 'KEY_LIMIT_REACHED' });
+    await keys.revokeKey(principal, second.key.id);
+    await keys.createKey(principal, { name: 'after the revocation' });
+    expect((await keys.listKeys(principal.tenantId)).filter((k) => k.revokedAt === null)).toHaveLength(4); // one of them expired
   });
 
   it('rejects missing, unknown, revoked and expired keys alike, and a broken store as a 503 code', async () => {
-    const { service, clock } = setup(0);
-    await expect(service.verify(undefined)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    await expect(service.verify('sl_unknown_key_123')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    const { service, clock, keys, verifier } = setup(0);
+    await expect(verifier.verify(undefined)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(verifier.verify('sl_unknown_key_123')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
-    const principal = await service.verify(issued.apiKey);
-    const expiring = await service.createKey(principal, { name: 'short-lived', expiresAt: new Date(clock.now() + 60_000).toISOString() });
-    expect((await service.verify(expiring.apiKey)).keyId).toBe(expiring.key.id);
+    const principal = await verifier.verify(issued.apiKey);
+    const expiring = await keys.createKey(principal, { name: 'short-lived', expiresAt: new Date(clock.now() + 60_000).toISOString() });
+    expect((await verifier.verify(expiring.apiKey)).keyId).toBe(expiring.key.id);
     clock.advance(60_000);
-    await expect(service.verify(expiring.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'unknown, revoked or expired API key' });
-    await service.revokeKey(principal, issued.key.id);
-    await expect(service.verify(issued.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'unknown, revoked or expired API key' });
-    const broken = new TenantService({ findByKeyHash: () => Promise.reject(new Error('ECONNREFUSED')) } as unknown as TenantStore);
+    await expect(verifier.verify(expiring.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'unknown, revoked or expired API key' });
+    await keys.revokeKey(principal, issued.key.id);
+    await expect(verifier.verify(issued.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'unknown, revoked or expired API key' });
+    const broken = new ApiKeyVerifier({ findByKeyHash: () => Promise.reject(new Error('ECONNREFUSED')) } as unknown as TenantStore);
     await expect(broken.verify('sl_some_key_12345')).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
   });
 
   it('trusts a checked key for the cache time only: a revocation takes effect within it', async () => {
-    const { service, clock } = setup(1000);
+    const { service, clock, keys, verifier } = setup(1000);
     const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
-    await service.revokeKey(await service.verify(issued.apiKey), issued.key.id);
+    await keys.revokeKey(await verifier.verify(issued.apiKey), issued.key.id);
     // The cache's own clock is real time; the bound is what matters: after it, the key fails.
     await new Promise((r) => setTimeout(r, 1050));
     clock.advance(1050);
-    await expect(service.verify(issued.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(verifier.verify(issued.apiKey)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it('answers TENANT_SUSPENDED for a suspended tenant and lets it back in when reactivated', async () => {
-    const { service } = setup(0);
+    const { service, verifier } = setup(0);
     const { tenant, issued } = await service.createTenant({ name: 'acme', plan: 'free' });
     expect(await service.updateTenant(tenant.id, { status: 'suspended' })).toMatchObject({ status: 'suspended' });
-    await expect(service.verify(issued.apiKey)).rejects.toMatchObject({ code: 'TENANT_SUSPENDED' });
+    await expect(verifier.verify(issued.apiKey)).rejects.toMatchObject({ code: 'TENANT_SUSPENDED' });
     await service.updateTenant(tenant.id, { status: 'active', plan: 'paid' });
-    expect(await service.verify(issued.apiKey)).toMatchObject({ plan: 'paid' });
+    expect(await verifier.verify(issued.apiKey)).toMatchObject({ plan: 'paid' });
     await expect(service.updateTenant(tenant.id, { status: 'gone' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     await expect(service.updateTenant('nope', { plan: 'paid' })).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND' });
   });
 
   it('issues keys with the default scopes, never more than the caller has, and keeps only hash and prefix', async () => {
-    const { service, store } = setup(0);
+    const { service, store, keys, verifier } = setup(0);
     const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
     expect(issued.apiKey).toMatch(/^sl_[0-9A-Za-z]{32}$/);
     expect(issued.key).toMatchObject({ prefix: issued.apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read'] });
-    const principal = await service.verify(issued.apiKey);
-    const readOnly = await service.createKey(principal, { name: 'dashboard', scopes: ['analytics:read'] });
+    const principal = await verifier.verify(issued.apiKey);
+    const readOnly = await keys.createKey(principal, { name: 'dashboard', scopes: ['analytics:read'] });
     expect(readOnly.key.scopes).toEqual(['analytics:read']);
-    await expect(service.createKey(principal, { name: 'escalate', scopes: ['admin'] })).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE' });
-    await expect(service.createKey(principal, { name: 'bad', scopes: ['links:everything'] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(service.createKey(principal, { name: 'past', expiresAt: '2020-01-01T00:00:00Z' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    const narrow = await service.verify(readOnly.apiKey);
-    expect((await service.createKey(narrow, { name: 'inherits' })).key.scopes).toEqual(['analytics:read']);
+    await expect(keys.createKey(principal, { name: 'escalate', scopes: ['admin'] })).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE' });
+    await expect(keys.createKey(principal, { name: 'bad', scopes: ['links:everything'] })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(keys.createKey(principal, { name: 'past', expiresAt: '2020-01-01T00:00:00Z' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    const narrow = await verifier.verify(readOnly.apiKey);
+    expect((await keys.createKey(narrow, { name: 'inherits' })).key.scopes).toEqual(['analytics:read']);
     const stored = JSON.stringify([...store.keys.entries()]);
     expect(stored).not.toContain(issued.apiKey);
     expect(stored).not.toContain(readOnly.apiKey);

@@ -2,22 +2,9 @@ import { randomUUID } from 'crypto';
 import { LRUCache } from 'lru-cache';
 import { domainToASCII } from 'url';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import { ApiKey, DEFAULT_SCOPES, generateApiKey, hashApiKey, keyPrefix, Plan, Scope, SCOPES, Tenant, TenantStatus } from './tenant';
+import { IssuedKey } from './api-keys';
 import { TenantStore } from './ports';
-
-/** Who made an API request. */
-export interface Principal {
-  readonly tenantId: string;
-  readonly keyId: string;
-  readonly scopes: readonly Scope[];
-  readonly plan: Plan;
-}
-
-/** A key as created: the secret itself is in `apiKey`, shown this once. */
-export interface IssuedKey {
-  readonly key: ApiKey;
-  readonly apiKey: string;
-}
+import { checkName, DEFAULT_SCOPES, generateApiKey, hashApiKey, invalid, newKeyRecord, Plan, SCOPES, shortLivedCache, Tenant, TenantStatus } from './tenant';
 
 const PLANS: readonly Plan[] = ['free', 'paid'];
 /** A domain a tenant may serve links on, in punycode: a host name with a dot, at most 253 characters, a top label of letters. */
@@ -25,74 +12,31 @@ const DOMAIN = /^(?=.{4,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{
 /** What an operator may type: letters of any script (an IDN), digits, hyphens and dots; nothing a URL parser would read as more. */
 const BARE_HOST = /^[\p{L}\p{M}\p{N}.-]{1,253}$/u;
 
-const invalid = (field: string, why: string) => new DomainError(ErrorCode.VALIDATION_FAILED, `${field} ${why}`, { field });
-
 export interface TenantServiceOptions {
-  /**
-   * How long a checked key is trusted without asking the store again: the bound on how late a
-   * revocation, a suspension or an expiry takes effect on every instance (1 s).
-   */
-  readonly keyCacheMs?: number;
+  /** How long who owns a domain is trusted without asking the store again (1 s, like a checked key). */
+  readonly domainCacheMs?: number;
   /** Domains links can always be created on (ours); tenants cannot claim them. */
   readonly serviceDomains?: readonly string[];
-  /** Keys a tenant may hold at once (neither revoked nor expired), per plan; unbounded when absent. */
-  readonly maxKeys?: Readonly<Record<Plan, number>>;
 }
 
 /**
- * Tenants, their API keys and their domains (docs/design.md, "Tenants, keys and plans"). Keys are
- * stored as SHA-256 hashes with a short prefix to recognise them; the secret is shown once.
+ * Tenants and their domains (docs/design.md, "Tenants, keys and plans"): the operator's tenant
+ * provisioned at boot, tenants created, changed and suspended by operators, and the domains each
+ * may serve links on.
  */
 export class TenantService {
-  private readonly keyCache: LRUCache<string, { principal: Principal } | { error: DomainError }>;
   private readonly domainCache: LRUCache<string, { owner: string | null }>;
+  private readonly domainCacheMs: number;
   private readonly serviceDomains: ReadonlySet<string>;
-  private readonly keyCacheMs: number;
-  private readonly maxKeys: Readonly<Record<Plan, number>> | null;
 
   constructor(
     private readonly store: TenantStore,
     options: TenantServiceOptions = {},
     private readonly clock: Clock = systemClock,
   ) {
-    this.keyCacheMs = options.keyCacheMs ?? 1000;
-    // lru-cache reads a ttl of 0 as "forever": at least 1 ms, and nothing is cached when caching is off.
-    this.keyCache = new LRUCache({ max: 10_000, ttl: Math.max(1, this.keyCacheMs) });
-    this.domainCache = new LRUCache({ max: 10_000, ttl: Math.max(1, this.keyCacheMs) });
+    this.domainCacheMs = options.domainCacheMs ?? 1000;
+    this.domainCache = shortLivedCache(this.domainCacheMs);
     this.serviceDomains = new Set(options.serviceDomains ?? []);
-    this.maxKeys = options.maxKeys ?? null;
-  }
-
-  /** The principal of an API key: 401 for a missing, unknown, revoked or expired key, 403 for a suspended tenant. */
-  async verify(apiKey: unknown): Promise<Principal> {
-    if (typeof apiKey !== 'string' || apiKey.length < 8 || apiKey.length > 200) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'a valid x-api-key header is required');
-    const hash = hashApiKey(apiKey);
-    const cached = this.keyCache.get(hash);
-    if (cached) {
-      if ('error' in cached) throw cached.error;
-      return cached.principal;
-    }
-    let found;
-    try {
-      found = await this.store.findByKeyHash(hash);
-    } catch (error) {
-      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the tenant database is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
-    }
-    const now = this.clock.now();
-    let result: { principal: Principal } | { error: DomainError };
-    if (!found || found.key.revokedAt !== null || (found.key.expiresAt !== null && found.key.expiresAt.getTime() <= now)) {
-      // One message for all three: which keys exist is not for the caller to learn.
-      result = { error: new DomainError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired API key') };
-    } else if (found.tenant.status === 'suspended') {
-      result = { error: new DomainError(ErrorCode.TENANT_SUSPENDED, 'this tenant is suspended; contact the operator') };
-    } else {
-      result = { principal: { tenantId: found.tenant.id, keyId: found.key.id, scopes: found.key.scopes, plan: found.tenant.plan } };
-    }
-    // A key that expires sooner than the cache time is trusted only until it expires.
-    const ttl = Math.min(this.keyCacheMs, found?.key.expiresAt ? found.key.expiresAt.getTime() - now : Infinity);
-    if (ttl > 0) this.keyCache.set(hash, result, { ttl });
-    if ('error' in result) throw result.error;
-    return result.principal;
   }
 
   /**
@@ -108,7 +52,7 @@ export class TenantService {
       return null;
     }
     const tenant = this.newTenant(name, 'paid');
-    return (await this.store.createWithApiKey(tenant, hash, this.newKey(apiKey, 'bootstrap', SCOPES, null))) ? tenant : null;
+    return (await this.store.createWithApiKey(tenant, hash, newKeyRecord(apiKey, 'bootstrap', SCOPES, null))) ? tenant : null;
   }
 
   /**
@@ -119,7 +63,8 @@ export class TenantService {
   async bootstrapFirstRun(): Promise<string | null> {
     if ((await this.store.countTenants()) > 0) return null;
     const apiKey = generateApiKey();
-    return (await this.store.createWithApiKey(this.newTenant('operator', 'paid'), hashApiKey(apiKey), this.newKey(apiKey, 'operator', SCOPES, null))) ? apiKey : null;
+    const created = await this.store.createWithApiKey(this.newTenant('operator', 'paid'), hashApiKey(apiKey), newKeyRecord(apiKey, 'operator', SCOPES, null));
+    return created ? apiKey : null;
   }
 
   /** Operators: a new tenant and its first key (default scopes), shown once. */
@@ -128,7 +73,7 @@ export class TenantService {
     const plan = checkPlan(input.plan);
     const apiKey = generateApiKey();
     const tenant = this.newTenant(name, plan);
-    const key = this.newKey(apiKey, 'first key', DEFAULT_SCOPES, null);
+    const key = newKeyRecord(apiKey, 'first key', DEFAULT_SCOPES, null);
     await this.store.createWithApiKey(tenant, hashApiKey(apiKey), key);
     return { tenant, issued: { apiKey, key: { ...key, tenantId: tenant.id, createdAt: tenant.createdAt, revokedAt: null } } };
   }
@@ -157,43 +102,6 @@ export class TenantService {
     return tenant;
   }
 
-  /** A tenant's new key: name, scopes (default: links and analytics, never more than the caller has), optional expiry. */
-  async createKey(principal: Principal, input: { name: unknown; scopes?: unknown; expiresAt?: unknown }): Promise<IssuedKey> {
-    const name = checkName(input.name, 'name');
-    const scopes = input.scopes === undefined || input.scopes === null ? DEFAULT_SCOPES.filter((s) => principal.scopes.includes(s)) : checkScopes(input.scopes);
-    const beyond = scopes.filter((s) => !principal.scopes.includes(s));
-    if (beyond.length) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `a key cannot give more than it has: ${beyond.join(', ')}`, { scopes: beyond });
-    let expiresAt: Date | null = null;
-    if (input.expiresAt !== undefined && input.expiresAt !== null) {
-      const ms = typeof input.expiresAt === 'string' && /T.*(Z|[+-]\d{2}:\d{2})$/.test(input.expiresAt) ? Date.parse(input.expiresAt) : NaN;
-      if (!Number.isFinite(ms) || ms <= this.clock.now() || ms > Date.UTC(9999, 0, 1)) throw invalid('expiresAt', 'must be a future ISO 8601 date-time with a zone');
-      expiresAt = new Date(ms);
-    }
-    const apiKey = generateApiKey();
-    const maxActive = this.maxKeys?.[principal.plan] ?? Infinity;
-    const cap = Number.isFinite(maxActive) ? { maxActive, now: new Date(this.clock.now()) } : undefined;
-    const key = await this.store.addKey(principal.tenantId, hashApiKey(apiKey), this.newKey(apiKey, name, scopes, expiresAt), cap);
-    if (!key) throw new DomainError(ErrorCode.KEY_LIMIT_REACHED, `the ${principal.plan} plan allows ${maxActive} active keys per tenant; revoke one first`, { limit: maxActive });
-    return { key, apiKey };
-  }
-
-  listKeys(tenantId: string): Promise<ApiKey[]> {
-    return this.store.listKeys(tenantId);
-  }
-
-  /**
-   * Revokes a key of the caller's tenant, which must hold every scope of that key: a key never
-   * takes away more than it could give (a `links:write` key cannot revoke the operator's admin key).
-   */
-  async revokeKey(principal: Principal, keyId: string): Promise<void> {
-    const notFound = () => new DomainError(ErrorCode.KEY_NOT_FOUND, `no active key ${keyId}`, { keyId });
-    const target = (await this.store.listKeys(principal.tenantId)).find((k) => k.id === keyId && k.revokedAt === null);
-    if (!target) throw notFound();
-    const beyond = target.scopes.filter((s) => !principal.scopes.includes(s));
-    if (beyond.length) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `a key cannot revoke a key with scopes it lacks: ${beyond.join(', ')}`, { scopes: beyond });
-    if (!(await this.store.revokeKey(principal.tenantId, keyId, new Date(this.clock.now())))) throw notFound();
-  }
-
   /** Operators: give a tenant a domain of its own (its links may then live on it). */
   async addDomain(tenantId: string, raw: unknown): Promise<string> {
     await this.getTenant(tenantId);
@@ -220,7 +128,7 @@ export class TenantService {
     if (!entry) {
       const all = await this.store.allDomains();
       entry = { owner: all.find((d) => d.domain === domain)?.tenantId ?? null };
-      if (this.keyCacheMs > 0) this.domainCache.set(domain, entry);
+      if (this.domainCacheMs > 0) this.domainCache.set(domain, entry);
     }
     return entry.owner === tenantId;
   }
@@ -228,25 +136,11 @@ export class TenantService {
   private newTenant(name: string, plan: Plan): Tenant {
     return { id: randomUUID(), name, plan, status: 'active', createdAt: new Date(this.clock.now()) };
   }
-
-  private newKey(apiKey: string, name: string, scopes: readonly Scope[], expiresAt: Date | null) {
-    return { id: randomUUID(), name, prefix: keyPrefix(apiKey), scopes: [...scopes], expiresAt };
-  }
-}
-
-function checkName(value: unknown, field = 'name'): string {
-  if (typeof value !== 'string' || value.trim() === '' || value.trim().length > 200 || /[\u0000-\u001f\u007f]/.test(value)) throw invalid(field, 'must be 1-200 printable characters');
-  return value.trim();
 }
 
 function checkPlan(value: unknown): Plan {
   if (!PLANS.includes(value as Plan)) throw invalid('plan', `must be one of ${PLANS.join(', ')}`);
   return value as Plan;
-}
-
-function checkScopes(value: unknown): Scope[] {
-  if (!Array.isArray(value) || value.length === 0 || value.some((s) => !SCOPES.includes(s as Scope))) throw invalid('scopes', `must be a non-empty list of ${SCOPES.join(', ')}`);
-  return [...new Set(value as Scope[])];
 }
 
 /**

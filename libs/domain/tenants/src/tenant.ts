@@ -1,4 +1,6 @@
-import { createHash, randomBytes } from 'crypto';
+import { createHash, randomBytes, randomUUID } from 'crypto';
+import { LRUCache } from 'lru-cache';
+import { DomainError, ErrorCode } from '@shortlink/core';
 
 export type Plan = 'free' | 'paid';
 export type TenantStatus = 'active' | 'suspended';
@@ -54,3 +56,24 @@ export function generateApiKey(): string {
 
 /** How a key is shown in lists: `sl_AbCd…` (7 characters of the key itself). */
 export const keyPrefix = (apiKey: string): string => apiKey.slice(0, 10);
+
+/** What the store keeps of a new key besides its hash (docs/design.md, "Tenants, keys and plans"). */
+export function newKeyRecord(apiKey: string, name: string, scopes: readonly Scope[], expiresAt: Date | null) {
+  return { id: randomUUID(), name, prefix: keyPrefix(apiKey), scopes: [...scopes], expiresAt };
+}
+
+export const invalid = (field: string, why: string) => new DomainError(ErrorCode.VALIDATION_FAILED, `${field} ${why}`, { field });
+
+/** A tenant's or a key's name: 1-200 printable characters, trimmed. */
+export function checkName(value: unknown, field = 'name'): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.trim().length > 200 || /[\u0000-\u001f\u007f]/.test(value)) throw invalid(field, 'must be 1-200 printable characters');
+  return value.trim();
+}
+
+/**
+ * Answers of the tenant store trusted for `ms` (10 000 entries at most). lru-cache reads a ttl of 0
+ * as "forever": at least 1 ms; callers that do not cache (ms = 0) also do not store.
+ */
+export function shortLivedCache<V extends object>(ms: number): LRUCache<string, V> {
+  return new LRUCache<string, V>({ max: 10_000, ttl: Math.max(1, ms) });
+}

@@ -1,3 +1,3 @@
-export * from './geo';
-export * from './user-agent';
-export * from './visitor-id';
+export { COUNTRY_CODE, GEO_LOOKUP, type GeoLookup } from './geo';
+export { type DeviceTarget, deviceTargetOf, UserAgentClassifier, type UserAgentFacts } from './user-agent';
+export { VisitorIds } from './visitor-id';

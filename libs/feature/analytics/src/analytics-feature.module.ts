@@ -1,12 +1,12 @@
-import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
-import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, METRICS_REGISTRY } from '@shortlink/nest-platform';
-import { ClickConsumer } from './click-consumer.service';
-import { ClickEventsController } from './click-events.controller';
+import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
+import { CLICK_CONSUMER_OPTIONS, ClickConsumer, ClickConsumerOptions } from './click-consumer';
 import { DashboardController } from './dashboard.controller';
+import { RetentionJob } from './retention-job';
 import { StatsController } from './stats.controller';
 
 /** The ports the analytics app injects; the composition binds them (wiring, or a shared bridge). */
@@ -19,70 +19,61 @@ export const ANALYTICS_OPENAPI = {
   description: 'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv). Dashboard at /dashboard.',
 } as const;
 
-/** Retention runs at start and then every hour (dropping a partition is cheap; nothing waits on it). */
-const RETENTION_EVERY_MS = 3600_000;
 /** A lag read that takes longer is skipped for this scrape (the broker may be down). */
 const LAG_TIMEOUT_MS = 2000;
 
+/**
+ * The analytics app: the query API, the dashboard and the consumer (the click bus's handler,
+ * ClickConsumer, reached through connectClickConsumer), with the retention job that keeps the data in bounds.
+ */
 @Module({})
-export class AnalyticsFeatureModule implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Analytics');
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(
-    @Inject(CLICK_AGGREGATE_STORE) private readonly store: ClickAggregateStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
+export class AnalyticsFeatureModule {
   static forRoot(): DynamicModule {
     return {
       module: AnalyticsFeatureModule,
-      controllers: [StatsController, DashboardController, ClickEventsController],
+      // ClickConsumer is the click bus's event handler (connectClickConsumer, click-transport.ts).
+      controllers: [StatsController, DashboardController, ClickConsumer],
       providers: [
         ...API_ACCESS_PROVIDERS,
+        Lifecycle,
+        { provide: UserAgentClassifier, useValue: new UserAgentClassifier() },
         {
-          provide: ClickConsumer,
-          inject: [CLICK_AGGREGATE_STORE, APP_CONFIG, METRICS_REGISTRY, CLICK_EVENT_SOURCE],
-          useFactory: (store: ClickAggregateStore, config: AppConfig, registry: Registry, source: ClickEventSource) => {
-            exportLag(registry, source);
-            return new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: config.analytics.allowedLatenessSeconds }, registry);
+          provide: CLICK_CONSUMER_OPTIONS,
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig): ClickConsumerOptions => ({ allowedLatenessSeconds: config.analytics.allowedLatenessSeconds }),
+        },
+        {
+          provide: RetentionJob,
+          inject: [CLICK_AGGREGATE_STORE, APP_CONFIG, APP_LOGGER, Lifecycle],
+          useFactory: (store: ClickAggregateStore, config: AppConfig, logger: PinoNestLogger, lifecycle: Lifecycle) => {
+            const job = new RetentionJob(store, config.analytics.retention, logger.scoped('Analytics'));
+            // Where the consumer runs: it writes the data the job drops.
+            if (config.analytics.consumerEnabled) lifecycle.manage({ start: () => job.start(), stop: () => job.stop() });
+            return job;
           },
         },
+        ConsumerLagMetric,
       ],
     };
-  }
-
-  /** The consumer itself runs as a microservice over the click bus (connectClickConsumer); this module keeps the data in bounds. */
-  async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.analytics.consumerEnabled) return;
-    const run = () =>
-      this.store.dropExpired(Math.floor(Date.now() / 1000), this.config.analytics.retention).then(
-        (dropped) => dropped.length > 0 && this.logger.log(`retention dropped ${dropped.length} partitions: ${dropped.join(', ')}`),
-        (error: Error) => this.logger.warn(`retention failed: ${error.message}`),
-      );
-    void run();
-    this.timer = setInterval(run, RETENTION_EVERY_MS);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
   }
 }
 
 /** shortlink_analytics_consumer_lag{partition}: messages behind the log end, read from the bus at scrape time. */
-function exportLag(registry: Registry, source: ClickEventSource): void {
-  new Gauge({
-    name: 'shortlink_analytics_consumer_lag',
-    help: 'Click messages (records) of the topic not yet consumed by the analytics group, per partition',
-    labelNames: ['partition'],
-    registers: [registry],
-    async collect() {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LAG_TIMEOUT_MS)));
-      const lag = await Promise.race([source.lag().catch(() => null), timeout]);
-      clearTimeout(timer);
-      if (lag) for (const [partition, n] of lag) this.set({ partition: String(partition) }, n);
-    },
-  });
+@Injectable()
+class ConsumerLagMetric {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, @Inject(CLICK_EVENT_SOURCE) source: ClickEventSource) {
+    new Gauge({
+      name: 'shortlink_analytics_consumer_lag',
+      help: 'Click messages (records) of the topic not yet consumed by the analytics group, per partition',
+      labelNames: ['partition'],
+      registers: [registry],
+      async collect() {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LAG_TIMEOUT_MS)));
+        const lag = await Promise.race([source.lag().catch(() => null), timeout]);
+        clearTimeout(timer);
+        if (lag) for (const [partition, n] of lag) this.set({ partition: String(partition) }, n);
+      },
+    });
+  }
 }

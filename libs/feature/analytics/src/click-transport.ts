@@ -1,4 +1,4 @@
-import { INestApplication, Logger } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { BaseRpcContext, CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import type { AppConfig } from '@shortlink/config';
@@ -19,15 +19,20 @@ export class ClickBatchContext extends BaseRpcContext<[source: string, partition
 
 /**
  * A Nest microservice transport over the click bus (docs/analytics.md, "Consumer"): the source's
- * batches become events of pattern CLICK_BATCH_PATTERN, dispatched to the @EventPattern handler.
- * The batch semantics of the bus stay as they are: the handler's completion (its promise or
- * observable) is awaited before the source commits, and a handler that throws gets the batch again.
+ * batches become events of pattern CLICK_BATCH_PATTERN, dispatched to the @EventPattern handler
+ * (ClickConsumer.handle). The batch semantics of the bus stay as they are: the handler's completion
+ * (its promise or observable) is awaited before the source commits, and a handler that throws gets
+ * the batch again. One class for every driver; `transportId` names the driver.
  */
-export abstract class ClickBusTransport extends Server implements CustomTransportStrategy {
-  protected readonly log = new Logger(this.constructor.name);
+export class ClickBusTransport extends Server implements CustomTransportStrategy {
+  override readonly transportId: symbol;
 
-  constructor(private readonly source: ClickEventSource) {
+  constructor(
+    private readonly source: ClickEventSource,
+    driver: AppConfig['bus']['driver'],
+  ) {
     super();
+    this.transportId = Symbol.for(`shortlink.click-bus.${driver}`);
   }
 
   listen(callback: (error?: unknown) => void): void {
@@ -57,16 +62,6 @@ export abstract class ClickBusTransport extends Server implements CustomTranspor
   }
 }
 
-/** The transport on the Kafka topic (BUS_DRIVER=kafka). */
-export class KafkaClickTransport extends ClickBusTransport {
-  override readonly transportId = Symbol.for('shortlink.click-bus.kafka');
-}
-
-/** The transport on the in-process log of the embedded profile (BUS_DRIVER=memory). */
-export class InProcessClickTransport extends ClickBusTransport {
-  override readonly transportId = Symbol.for('shortlink.click-bus.in-process');
-}
-
 /**
  * Connects the analytics consumer to a built app as a hybrid microservice and starts it; nothing
  * when ANALYTICS_CONSUMER_ENABLED=false. Called by the composition (app main, embedded launcher).
@@ -74,7 +69,7 @@ export class InProcessClickTransport extends ClickBusTransport {
 export async function connectClickConsumer(app: INestApplication, config: AppConfig): Promise<void> {
   if (!config.analytics.consumerEnabled) return;
   const source = app.get<ClickEventSource>(CLICK_EVENT_SOURCE, { strict: false });
-  const strategy = config.bus.driver === 'kafka' ? new KafkaClickTransport(source) : new InProcessClickTransport(source);
+  const strategy = new ClickBusTransport(source, config.bus.driver);
   app.connectMicroservice({ strategy }, { inheritAppConfig: true });
   await app.startAllMicroservices();
 }

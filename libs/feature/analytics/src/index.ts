@@ -1,3 +1,2 @@
-export * from './analytics-feature.module';
-export * from './click-consumer.service';
-export * from './click-transport';
+export { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule } from './analytics-feature.module';
+export { connectClickConsumer } from './click-transport';

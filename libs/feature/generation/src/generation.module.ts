@@ -1,12 +1,13 @@
-import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BloomFilter, BloomMaintainer, BulkLinks, CACHE_STORE, CachePolicy, CacheStore, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CHANGE_FEED,
-  LINK_REPOSITORY, LinkCache, LinkChangeFeed, LinkService, PASSWORD_HASHER, PasswordHasher, SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, ShardedLinkRepository,
-  URL_POLICY, UrlPolicy, writeThroughTtlMs, ListCursors,
+  BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BulkLinks, ChangePropagation, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CACHE_WRITER,
+  LINK_CHANGE_FEED, LINK_REPOSITORY, LinkCacheWriter, LinkChangeFeed, LinkRepository, LinkService, ListCursors, PASSWORD_HASHER, PasswordHasher,
+  SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, URL_POLICY, UrlPolicy,
 } from '@shortlink/links-domain';
-import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, PinoNestLogger } from '@shortlink/nest-platform';
-import { BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
+import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
+import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
+import { ApiKeyService, BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
 import { BatchController } from './batch/batch.controller';
 import { KeysController } from './keys.controller';
@@ -52,90 +53,110 @@ export class BootstrapOutcome {
 
 const GENERATION_OPTIONS = Symbol('GENERATION_OPTIONS');
 
+/** The URL policy of creates and edits: the configured one, also refusing targets on the tenants' own domains. */
+const GENERATION_URL_POLICY = Symbol('GENERATION_URL_POLICY');
+
 @Module({})
 export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Generation');
+  private readonly logger: ContextLogger;
+  private expiryTimer: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(TenantService) private readonly tenants: TenantService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(BootstrapOutcome) private readonly outcome: BootstrapOutcome,
     @Inject(GENERATION_OPTIONS) private readonly options: GenerationOptions,
-    @Inject(BloomMaintainer) private readonly bloom: BloomMaintainer,
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(BATCH_RECORD_STORE) private readonly batches: BatchRecordStore,
-    @Inject(TenantDirectory) private readonly tenantDomains: TenantDirectory,
-  ) {}
-
-  private expiryTimer: NodeJS.Timeout | null = null;
+    @Inject(APP_LOGGER) logger: PinoNestLogger,
+  ) {
+    this.logger = logger.scoped('Generation');
+  }
 
   static forRoot(config: AppConfig, options: GenerationOptions = {}): DynamicModule {
     const links = config.links;
     return {
       module: GenerationFeatureModule,
+      imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
       controllers: [BatchController, LinksController, LinkExportController, KeysController, AdminController],
       providers: [
+        Lifecycle,
         { provide: GENERATION_OPTIONS, useValue: options },
+        {
+          provide: ApiKeyService,
+          inject: [TENANT_STORE],
+          useFactory: (store: TenantStore) => new ApiKeyService(store, { maxKeys: { free: config.plans.free.maxKeys, paid: config.plans.paid.maxKeys } }),
+        },
         {
           provide: CODE_STRATEGY,
           inject: [CODE_SECRET],
           useFactory: (codeSecret: string): CodeStrategy => (links.codeStrategy === 'hash' ? new HashCodeStrategy() : new SequenceCodeStrategy(codeSecret)),
         },
         {
-          provide: BloomMaintainer,
-          inject: [CACHE_STORE, LINK_REPOSITORY],
-          useFactory: (cache: CacheStore, repository: ShardedLinkRepository) => new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, repository),
+          provide: SegmentIdAllocator,
+          inject: [SEQUENCE_STORE],
+          useFactory: (sequences: SequenceStore) => new SegmentIdAllocator(sequences, LINK_SEQUENCE, links.idBlockSize),
         },
         {
           // The tenants' domains as the redirect knows them, read again as often (REDIRECT_TENANT_REFRESH_MS):
           // the URL policy refuses targets on them (docs/design.md, "URL safety").
           provide: TenantDirectory,
-          inject: [TENANT_STORE],
-          useFactory: (store: TenantStore) => {
-            const logger = new Logger('TenantDirectory');
-            return new TenantDirectory(store, {
+          inject: [TENANT_STORE, Lifecycle, APP_LOGGER],
+          useFactory: (store: TenantStore, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('TenantDirectory');
+            const directory = new TenantDirectory(store, {
               refreshMs: config.redirect.tenantRefreshMs,
               onOutage: (error) => logger.warn(`tenant domains not refreshed, the last ones stay in use: ${(error as Error).message}`),
             });
+            lifecycle.manage({ start: () => directory.start(), stop: () => directory.stop() });
+            return directory;
+          },
+        },
+        {
+          provide: GENERATION_URL_POLICY,
+          inject: [URL_POLICY, TenantDirectory],
+          useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
+        },
+        {
+          provide: ChangePropagation,
+          inject: [LINK_CACHE_WRITER, LINK_CHANGE_FEED, Lifecycle],
+          useFactory: (cache: LinkCacheWriter, feed: LinkChangeFeed, lifecycle: Lifecycle) => {
+            const propagation = new ChangePropagation(cache, feed);
+            lifecycle.manage({ stop: () => propagation.stop() });
+            return propagation;
           },
         },
         {
           provide: LinkService,
-          inject: [LINK_REPOSITORY, SEQUENCE_STORE, CACHE_STORE, CODE_STRATEGY, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BloomMaintainer, TenantService, TenantDirectory, CODE_SECRET],
+          inject: [
+            LINK_REPOSITORY, SegmentIdAllocator, CODE_STRATEGY, LINK_CACHE_WRITER, ChangePropagation, PASSWORD_HASHER, GENERATION_URL_POLICY, TenantService,
+            CODE_SECRET,
+          ],
           useFactory: (
-            repository: ShardedLinkRepository, sequences: SequenceStore, cache: CacheStore, codes: CodeStrategy, changes: LinkChangeFeed, passwords: PasswordHasher, urls: UrlPolicy, bloom: BloomMaintainer,
-            tenants: TenantService, tenantDomains: TenantDirectory, codeSecret: string,
-          ) => {
-            const policy = new CachePolicy(config.redirect.policy);
-            return new LinkService(
-              repository,
-              new SegmentIdAllocator(sequences, LINK_SEQUENCE, links.idBlockSize),
-              codes,
-              new LinkCache(cache),
-              changes,
-              passwords,
-              urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
+            repository: LinkRepository, ids: SegmentIdAllocator, codes: CodeStrategy, cache: LinkCacheWriter, changes: ChangePropagation,
+            passwords: PasswordHasher, urls: UrlPolicy, tenantDomains: TenantService, codeSecret: string,
+          ) =>
+            new LinkService(
+              { links: repository, ids, codes, cache, changes, passwords, urls, tenantDomains },
               {
                 defaultDomain: links.defaultDomain, sharedDomains: links.domains, retireForMs: links.retireForMs,
-                cacheTtlMs: (link) => writeThroughTtlMs(policy, link, Date.now()),
                 // Its own key, derived by HKDF from the code secret: every instance opens every cursor (docs/design.md, "Listing").
                 listCursors: new ListCursors(codeSecret),
               },
-              tenants,
-              undefined,
-              [(link) => bloom.added(link)],
-            );
-          },
+            ),
         },
         {
           provide: BatchCreator,
-          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, CACHE_STORE, BATCH_RECORD_STORE, BloomMaintainer],
-          useFactory: (service: LinkService, repository: ShardedLinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: CacheStore, records: BatchRecordStore, bloom: BloomMaintainer) => {
+          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, LINK_CACHE_WRITER, BATCH_RECORD_STORE],
+          useFactory: (
+            service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: LinkCacheWriter, records: BatchRecordStore,
+          ) => {
             const b = config.batch;
-            return new BatchCreator(service, repository, sequences, codes, new LinkCache(cache), records, bloom, {
-              chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE,
-            });
+            return new BatchCreator(
+              { links: service, repository, sequences, codes, cache, records },
+              { chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE },
+            );
           },
         },
         { provide: BulkLinks, inject: [LinkService], useFactory: (service: LinkService) => new BulkLinks(service, { maxLinks: config.batch.bulkMaxLinks, concurrency: config.batch.bulkConcurrency }) },
@@ -159,7 +180,6 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.tenantDomains.start();
     // Every instance runs the expiry job; each shard's statement locks the rows it marks, so two
     // instances never mark the same link twice.
     this.expiryTimer = setInterval(() => {
@@ -182,11 +202,8 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     if (this.expiryTimer) clearInterval(this.expiryTimer);
-    this.tenantDomains.stop();
-    this.links.close();
-    await this.bloom.close();
   }
 
   /** The meta database may still be starting: retry in the background rather than refuse to boot. */

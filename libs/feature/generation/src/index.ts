@@ -1,2 +1,1 @@
-export * from './generation.module';
-export * from './links.controller';
+export { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from './generation.module';

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
-import { ApiKey, TenantService } from '@shortlink/tenants-domain';
+import { ApiKey, ApiKeyService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { apiKeySchema, issuedKeySchema, keyCreationSchema, keyParams } from './tenant.schemas';
 
@@ -13,12 +13,12 @@ const TAGS = ['keys'];
 @Controller('api/v1/keys')
 @UseGuards(ApiKeyGuard)
 export class KeysController {
-  constructor(@Inject(TenantService) private readonly tenants: TenantService) {}
+  constructor(@Inject(ApiKeyService) private readonly keys: ApiKeyService) {}
 
   @Get()
   @Contract({ summary: 'List your keys (revoked ones too, with when)', tags: TAGS, scope: 'links:read', responses: { 200: { description: 'The keys', schema: z.object({ keys: z.array(apiKeySchema) }) } } })
   async list(@Req() req: AuthenticatedRequest) {
-    return { keys: (await this.tenants.listKeys(req.principal!.tenantId)).map(keyView) };
+    return { keys: (await this.keys.listKeys(req.principal!.tenantId)).map(keyView) };
   }
 
   @Post()
@@ -33,7 +33,7 @@ export class KeysController {
     errors: [403],
   })
   async create(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof keyCreationSchema>) {
-    const issued = await this.tenants.createKey(req.principal!, body);
+    const issued = await this.keys.createKey(req.principal!, body);
     return { key: keyView(issued.key), apiKey: issued.apiKey };
   }
 
@@ -49,7 +49,7 @@ export class KeysController {
     errors: [403, 404],
   })
   async revoke(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<void> {
-    await this.tenants.revokeKey(req.principal!, id);
+    await this.keys.revokeKey(req.principal!, id);
   }
 }
 

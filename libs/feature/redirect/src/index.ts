@@ -1,3 +1,1 @@
-export * from './redirect-feature.module';
-export { RedirectHttpHandler } from './redirect-http.handler';
-export { ClickRecorder } from './click-recorder';
+export { REDIRECT_PORTS, RedirectFeatureModule } from './redirect-feature.module';

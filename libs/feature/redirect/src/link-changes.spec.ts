@@ -1,4 +1,5 @@
-import { LinkChange, LinkChangeFeed, RedirectPipeline } from '@shortlink/links-domain';
+import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
+import { RedirectPipeline } from '@shortlink/read-path';
 import { MemoryLinkChangeFeed } from '@shortlink/cache';
 import { LinkChangeListener } from './link-changes';
 
@@ -13,11 +14,14 @@ const fakePipeline = () => {
 };
 const counts = () => ({ applied: 0, gaps: 0, observer: { applied() {}, gap() {} } });
 
+/** Lines nobody reads. */
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+
 describe('LinkChangeListener', () => {
   it('applies every published change, lists them newest first with their apply time, and stops listening on stop', async () => {
     const feed = new MemoryLinkChangeFeed();
     const { calls, pipeline } = fakePipeline();
-    const listener = new LinkChangeListener(pipeline, feed, counts().observer);
+    const listener = new LinkChangeListener(pipeline, feed, counts().observer, quiet);
     await listener.start();
     const before = Date.now();
     await feed.publish({ domain: 'sho.rt', code: 'abc1234', version: 2 });
@@ -47,7 +51,7 @@ describe('LinkChangeListener', () => {
       close: async () => undefined,
     };
     const { calls, pipeline } = fakePipeline();
-    const listener = new LinkChangeListener(pipeline, feed, counts().observer);
+    const listener = new LinkChangeListener(pipeline, feed, counts().observer, quiet);
     await listener.start(20); // the channel does not answer in time: the instance starts anyway
     expect(calls).toEqual([]);
     ready(async () => undefined);

@@ -1,7 +1,7 @@
-import { Logger } from '@nestjs/common';
 import { performance } from 'perf_hooks';
-import { LinkChange, LinkChangeFeed, RedirectPipeline } from '@shortlink/links-domain';
-import type { AdminHandler } from '@shortlink/nest-platform';
+import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
+import { RedirectPipeline } from '@shortlink/read-path';
+import type { AdminHandler, ContextLogger } from '@shortlink/nest-platform';
 
 export interface AppliedChange {
   readonly domain: string;
@@ -26,7 +26,6 @@ const KEPT = 5000;
  * back, L1's TTL (REDIRECT_L1_TTL_MS, 60 s) bounds how long an edit can go unseen here.
  */
 export class LinkChangeListener {
-  private readonly logger = new Logger('LinkChanges');
   private readonly recent: AppliedChange[] = [];
   private next = 0;
   private gaps = 0;
@@ -37,6 +36,7 @@ export class LinkChangeListener {
     private readonly pipeline: RedirectPipeline,
     private readonly feed: LinkChangeFeed,
     private readonly observer: LinkChangeObserver,
+    private readonly logger: ContextLogger,
   ) {}
 
   /**

@@ -4,16 +4,18 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
+import { Link, LinkRules, NO_OPTIONS } from '@shortlink/links-domain';
 import {
-  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, LinkRules, NO_OPTIONS, NULL_TTL_MS, PasswordAttempts,
-  PasswordCheckGate, RedirectPipeline, ShardedLinkRepository,
-} from '@shortlink/links-domain';
+  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, PasswordAttempts, PasswordCheckGate, ReadPathMetrics,
+  RedirectPipeline,
+} from '@shortlink/read-path';
+import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClickEvent } from '@shortlink/clicks-domain';
-import { ClientAddressResolver } from '@shortlink/nest-platform';
+import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
@@ -61,15 +63,21 @@ describe('RedirectHttpHandler', () => {
     const cache = new MemoryCacheStore(1000);
     registry = new Registry();
     const metrics = new RedirectMetrics(registry);
+    const readPathMetrics = new ReadPathMetrics(registry);
     const pipeline = new RedirectPipeline(
-      cache, repository, new L1Cache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5000 }), new HotKeyDetector(), new CachePolicy('lru'), null,
-      new HotLinkSnapshotKeeper({ load: async () => [], save: async () => undefined }),
-      { l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: false, lockTtlMs: 1000, lockWaitMs: 1000, lockPollMs: 5, dbConcurrency: 4, breakerFailures: 5, breakerHalfOpenAfterMs: 1000, nullTtlMs: NULL_TTL_MS },
-      metrics,
+      {
+        cache, links: repository, l1: new L1Cache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5000 }), hot: new HotKeyDetector(),
+        policy: new CachePolicy('lru'), bloom: null, snapshot: new HotLinkSnapshotKeeper({ load: async () => [], save: async () => undefined }),
+        observer: readPathMetrics,
+      },
+      {
+        l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: false, lockTtlMs: 1000, lockWaitMs: 1000, lockPollMs: 5, dbConcurrency: 4,
+        redisBreakerFailures: 5, redisBreakerHalfOpenAfterMs: 1000, nullTtlMs: 60_000,
+      },
     );
     clicks = [];
     const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
-    quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, metrics);
+    quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
     const parts = {
       rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitorKeys: SMALL }),
       quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2,
@@ -84,10 +92,13 @@ describe('RedirectHttpHandler', () => {
     }
     tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
     const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000, maxKeys: SMALL });
-    const handler = new RedirectHttpHandler(pipeline, recorder, metrics, perIp, new GlobalRateLimiter(cache, 0, 0), addresses, config, parts, tenants);
+    const global = new GlobalRateLimiter(cache, 0, 0);
+    const handler = new RedirectHttpHandler({ links: pipeline, recorder, metrics, perIp, global, addresses, config, options: parts, tenants });
     passedOn = [];
+    // The handler's declared front route, as the app's HTTP server puts it in front of Fastify.
+    const front = frontHandlerOf(handler)!;
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (handler.tryHandle(req, res)) return;
+      if (front(req, res)) return;
       passedOn.push(`${req.method} ${req.url}`);
       res.writeHead(204).end();
     });

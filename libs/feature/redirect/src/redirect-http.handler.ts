@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { performance } from 'perf_hooks';
-import { AppConfig } from '@shortlink/config';
+import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter, normalizeHost } from '@shortlink/core';
 import {
-  CachedLink, ClickQuota, encodeQueryPart, GlobalRateLimiter, LinkRules, PasswordAttempts, PasswordCheckGate, PasswordHasher, RedirectDecision,
-  RedirectPipeline, RESERVED_PATHS, ShortUrlIdentifier, unknownLink,
+  CachedLink, encodeQueryPart, LinkResolver, LinkRules, PasswordHasher, RedirectDecision, RESERVED_PATHS, ShortUrlIdentifier,
+  unknownLink,
 } from '@shortlink/links-domain';
-import { ClientAddressResolver, problemFor, retryAfterFor } from '@shortlink/nest-platform';
+import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
+import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { blockedPage, Page, passwordPage, previewPage, refusalPage, sendPage, suspendedPage, warningPage } from './pages';
@@ -39,10 +40,41 @@ export interface LinkOptionParts {
   readonly checks: PasswordCheckGate;
 }
 
+/** What the redirect handler works with. */
+export interface RedirectHandlerParts {
+  readonly links: LinkResolver;
+  readonly recorder: ClickRecorder;
+  readonly metrics: RedirectMetrics;
+  /** Redirects per client address and minute (RATE_LIMIT_PER_IP_PER_MINUTE). */
+  readonly perIp: KeyedWindowLimiter;
+  readonly global: GlobalRateLimiter;
+  /** X-Forwarded-For is believed only from TRUSTED_PROXIES. */
+  readonly addresses: ClientAddressResolver;
+  readonly config: AppConfig;
+  readonly options: LinkOptionParts;
+  /** Tenants' own domains and suspended tenants, held in memory (docs/design.md, "Tenants, keys and plans"). */
+  readonly tenants: TenantDirectory;
+}
+
 type Suffix = '+' | '/go' | undefined;
 
+/** One request on its way through the handler's steps. */
+interface Visit {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** performance.now() when the request came in. */
+  readonly started: number;
+  readonly suffix: Suffix;
+  /** The raw query string, without `?`. */
+  readonly query: string | undefined;
+  /** The client address (X-Forwarded-For believed only from TRUSTED_PROXIES); '' until read. */
+  address: string;
+  /** The short URL asked for, once the code is taken apart: a LINK_NOT_FOUND after that is an orphan visit. */
+  id: ShortUrlIdentifier | null;
+}
+
 /**
- * `GET|HEAD /{code}` answered at the node:http level, in front of Fastify and Nest. Nest still
+ * `GET|HEAD|POST /{code}` answered at the node:http level, in front of Fastify and Nest. Nest still
  * builds and wires everything; only these requests skip the framework's per-request hooks
  * (Nest's adapter adds four onRequest hooks and middie to every Fastify route), which measured
  * at well over half of the hot path's cost. Every other path (health, metrics, internal, an
@@ -51,117 +83,113 @@ type Suffix = '+' | '/go' | undefined;
  * A link with options goes through LinkRules (docs/design.md, "Link options"); `POST /{code}`
  * takes a password form, `/{code}+` is the preview page, `/{code}/go` follows a flagged link past
  * its warning page. A plain link without a query string takes the same path as before options
- * existed: no rule is looked at and nothing more is allocated.
+ * existed: no rule is looked at and nothing more is allocated than the visit and its identifier.
  */
 export class RedirectHttpHandler {
+  private readonly links: LinkResolver;
+  private readonly recorder: ClickRecorder;
+  private readonly metrics: RedirectMetrics;
+  private readonly perIp: KeyedWindowLimiter;
+  private readonly global: GlobalRateLimiter;
+  private readonly addresses: ClientAddressResolver;
+  private readonly config: AppConfig;
+  private readonly options: LinkOptionParts;
+  private readonly tenants: TenantDirectory;
   private readonly domains: Set<string>;
 
-  constructor(
-    private readonly pipeline: RedirectPipeline,
-    private readonly recorder: ClickRecorder,
-    private readonly metrics: RedirectMetrics,
-    private readonly perIp: KeyedWindowLimiter,
-    private readonly global: GlobalRateLimiter,
-    /** X-Forwarded-For is believed only from TRUSTED_PROXIES. */
-    private readonly addresses: ClientAddressResolver,
-    private readonly config: AppConfig,
-    private readonly options: LinkOptionParts,
-    /** Tenants' own domains and suspended tenants, held in memory (docs/design.md, "Tenants, keys and plans"). */
-    private readonly tenants: TenantDirectory,
-  ) {
-    this.domains = new Set(config.links.domains);
+  constructor(parts: RedirectHandlerParts) {
+    ({ links: this.links, recorder: this.recorder, metrics: this.metrics, perIp: this.perIp, global: this.global } = parts);
+    ({ addresses: this.addresses, config: this.config, options: this.options, tenants: this.tenants } = parts);
+    this.domains = new Set(parts.config.links.domains);
   }
 
-  /** Handles the request and returns true when it is for a link; false leaves it to Fastify. */
-  readonly tryHandle = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return false;
-    const match = CODE_PATH.exec(req.url ?? '');
-    if (!match || RESERVED_PATHS.has(firstSegment(match[1]).toLowerCase())) return false;
-    const started = performance.now();
-    // Known once the code is taken apart: a LINK_NOT_FOUND thrown after that is an orphan visit.
-    let id: ShortUrlIdentifier | null = null;
-    let ip = '';
+  /** The redirect itself: a code, `/{code}+` (preview) or `/{code}/go` (past a warning), with a query string or none. */
+  @FrontRoute({ methods: ['GET', 'HEAD', 'POST'], path: '/{code}', pattern: CODE_PATH })
+  handle(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): boolean {
+    if (RESERVED_PATHS.has(firstSegment(match[1]).toLowerCase())) return false;
+    const visit: Visit = { req, res, started: performance.now(), suffix: match[2] as Suffix, query: match[3], address: '', id: null };
     try {
-      ip = this.addresses.of(req);
-      const perIp = this.perIp.hit(ip);
-      if (!perIp.allowed) return this.refuse(req, res, 'ip', perIp.retryAfterSeconds, started);
+      visit.address = this.addresses.of(req);
+      const perIp = this.perIp.hit(visit.address);
+      if (!perIp.allowed) return this.refuse(visit, 'ip', perIp.retryAfterSeconds);
       const all = this.global.allow();
-      if (!all.allowed) return this.refuse(req, res, 'global', all.retryAfterSeconds, started);
-      const at: ShortUrlIdentifier = (id = { domain: this.domainOf(req), code: match[1] });
-      const suffix = match[2] as Suffix;
-      const query = match[3];
-      const local = this.pipeline.resolveLocal(at);
+      if (!all.allowed) return this.refuse(visit, 'global', all.retryAfterSeconds);
+      const id: ShortUrlIdentifier = (visit.id = { domain: this.domainOf(req), code: match[1] });
+      const local = this.links.resolveLocal(id);
       if (local) {
-        this.answer(req, res, at, local.link, ip, suffix, query, started);
+        this.answer(visit, local.link);
       } else {
-        const client = ip;
-        this.pipeline.resolve(at).then(
-          ({ link }) => this.answer(req, res, at, link, client, suffix, query, started),
-          (error) => this.notFound(req, res, error, at, client, started),
+        this.links.resolve(id).then(
+          ({ link }) => this.answer(visit, link),
+          (error) => this.notFound(visit, error),
         );
       }
     } catch (error) {
-      if (id) this.notFound(req, res, error, id, ip, started);
-      else this.problem(req, res, error, started);
+      if (visit.id) this.notFound(visit, error);
+      else this.problem(visit, error);
     }
     return true;
-  };
+  }
 
-  private answer(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, suffix: Suffix, query: string | undefined, started: number): void {
+  private answer(visit: Visit, link: CachedLink): void {
+    const { req, suffix, query } = visit;
     const method = req.method;
-    if (this.tenants.isSuspended(link.tenantId)) return this.page(req, res, suspendedPage(), started);
+    if (this.tenants.isSuspended(link.tenantId)) return this.page(visit, suspendedPage());
     if (suffix === undefined && query === undefined && link.rules === undefined && link.moderation === undefined && method !== 'POST') {
-      return this.redirect(req, res, id, link, ip, started);
+      return this.redirect(visit, link);
     }
     try {
       if (suffix === '+') {
         if (method === 'POST') throw notAllowed();
-        return this.page(req, res, link.moderation === 'banned' ? blockedPage() : previewPage(link, id.code), started);
+        return this.page(visit, link.moderation === 'banned' ? blockedPage() : previewPage(link, visit.id!.code));
       }
-      if (method === 'POST') return this.submitPassword(req, res, id, link, ip, suffix === '/go', query, started);
-      const decision = this.options.rules.decide(link, {
-        address: ip, userAgent: req.headers['user-agent'] ?? '', query, counts: method === 'GET', acknowledged: suffix === '/go', passwordAccepted: false,
-      });
-      if (decision.kind === 'password') return this.passwordForm(req, res, id, link, started);
-      this.act(req, res, id, link, ip, query, decision, false, started);
+      if (method === 'POST') return this.submitPassword(visit, link);
+      const userAgent = req.headers['user-agent'] ?? '';
+      const acknowledged = suffix === '/go';
+      const counts = method === 'GET';
+      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted: false });
+      if (decision.kind === 'password') return this.passwordForm(visit, link);
+      this.act(visit, link, decision, false);
     } catch (error) {
-      this.problem(req, res, error, started);
+      this.problem(visit, error);
     }
   }
 
   /** Carries out a decision of the rules; `afterPost`: the password form was accepted (303, refusals as pages). */
-  private act(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, query: string | undefined, decision: RedirectDecision, afterPost: boolean, started: number): void {
+  private act(visit: Visit, link: CachedLink, decision: RedirectDecision, afterPost: boolean): void {
+    const { query } = visit;
     switch (decision.kind) {
       case 'blocked':
-        return this.page(req, res, blockedPage(), started);
+        return this.page(visit, blockedPage());
       case 'warning':
-        return this.page(req, res, warningPage(link, `/${id.code}/go${query ? `?${query.split('&').map(encodeQueryPart).join('&')}` : ''}`), started);
+        return this.page(visit, warningPage(link, `/${visit.id!.code}/go${query ? `?${query.split('&').map(encodeQueryPart).join('&')}` : ''}`));
       case 'password':
-        return this.page(req, res, passwordPage(false, link.moderation === 'flagged'), started);
+        return this.page(visit, passwordPage(false, link.moderation === 'flagged'));
       case 'exhausted':
-        return this.refusal(req, res, exhausted(), afterPost, started);
+        return this.refusal(visit, exhausted(), afterPost);
       case 'limited':
         this.metrics.rateLimited.inc({ scope: 'link' });
-        return this.refusal(req, res, new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds: decision.retryAfterSeconds }), afterPost, started);
+        const { retryAfterSeconds } = decision;
+        const limited = new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds });
+        return this.refusal(visit, limited, afterPost);
       case 'redirect': {
         const status = afterPost ? 303 : link.redirectType;
-        if (!decision.reserve) return this.redirectTo(req, res, id, link, ip, decision.location, decision.variant, status, started);
-        this.options.quota.reserve(link, id, (outcome) => {
-          if (outcome === 'granted') this.redirectTo(req, res, id, link, ip, decision.location, decision.variant, status, started);
-          else if (outcome === 'exhausted') this.refusal(req, res, exhausted(), afterPost, started);
-          else this.problem(req, res, new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the click counter of this link is unreachable; retry shortly', { retryAfterSeconds: 1 }), started);
+        if (!decision.reserve) return this.redirectTo(visit, link, decision.location, decision.variant, status);
+        this.options.quota.reserve(link, visit.id!, (outcome) => {
+          if (outcome === 'granted') this.redirectTo(visit, link, decision.location, decision.variant, status);
+          else if (outcome === 'exhausted') this.refusal(visit, exhausted(), afterPost);
+          else this.problem(visit, counterUnreachable());
         });
       }
     }
   }
 
   /** The form, unless the link has no click left (max clicks comes before the password). */
-  private passwordForm(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, started: number): void {
-    const form = () => this.page(req, res, passwordPage(false, link.moderation === 'flagged'), started);
+  private passwordForm(visit: Visit, link: CachedLink): void {
+    const form = () => this.page(visit, passwordPage(false, link.moderation === 'flagged'));
     if (link.rules?.maxClicks === undefined) return form();
-    this.options.quota.isExhausted(link, id).then(
-      (gone) => (gone ? this.problem(req, res, exhausted(), started) : form()),
+    this.options.quota.isExhausted(link, visit.id!).then(
+      (gone) => (gone ? this.problem(visit, exhausted()) : form()),
       () => form(), // the counter is checked again when the password is sent
     );
   }
@@ -174,21 +202,22 @@ export class RedirectHttpHandler {
    * pool, never on the event loop), then the rest of the rules. A right password gives its attempt
    * back. A click is taken only now.
    */
-  private submitPassword(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, acknowledged: boolean, query: string | undefined, started: number): void {
-    if (link.moderation === 'banned') return this.page(req, res, blockedPage(), started);
-    if (link.moderation === 'flagged' && !acknowledged) return this.act(req, res, id, link, ip, query, { kind: 'warning' }, true, started);
+  private submitPassword(visit: Visit, link: CachedLink): void {
+    const { req, address: ip } = visit;
+    if (link.moderation === 'banned') return this.page(visit, blockedPage());
+    if (link.moderation === 'flagged' && visit.suffix !== '/go') return this.act(visit, link, { kind: 'warning' }, true);
     const hash = link.rules?.passwordHash;
     if (hash === undefined) throw notAllowed();
     const { quota, attempts, passwords, rules, checks } = this.options;
     (async () => {
-      if (link.rules?.maxClicks !== undefined && (await quota.isExhausted(link, id))) return this.refusal(req, res, exhausted(), true, started);
+      if (link.rules?.maxClicks !== undefined && (await quota.isExhausted(link, visit.id!))) return this.refusal(visit, exhausted(), true);
       const password = new URLSearchParams(await readForm(req)).get('password') ?? '';
       const attempt = await attempts.reserve(link.id, ip);
       if (!attempt.allowed) {
         this.metrics.rateLimited.inc({ scope: 'password' });
         const { retryAfterSeconds } = attempt;
         const refused = new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this link; try again later', { retryAfterSeconds });
-        return this.refusal(req, res, refused, true, started);
+        return this.refusal(visit, refused, true);
       }
       let accepted = false;
       if (password.length > 0 && password.length <= 1024) {
@@ -198,7 +227,7 @@ export class RedirectHttpHandler {
           this.metrics.rateLimited.inc({ scope: slot.reason === 'visitor' ? 'password_visitor' : 'password_busy' });
           const why =
             slot.reason === 'visitor' ? 'too many password checks from this address; try again later' : 'too many password checks in progress; retry shortly';
-          return this.refusal(req, res, new DomainError(ErrorCode.RATE_LIMITED, why, { retryAfterSeconds: slot.retryAfterSeconds }), true, started);
+          return this.refusal(visit, new DomainError(ErrorCode.RATE_LIMITED, why, { retryAfterSeconds: slot.retryAfterSeconds }), true);
         }
         try {
           accepted = await passwords.verify(hash, password);
@@ -207,36 +236,39 @@ export class RedirectHttpHandler {
         }
       }
       if (!accepted) {
-        if (wantsHtml(req)) return this.page(req, res, passwordPage(true, link.moderation === 'flagged'), started);
-        return this.problem(req, res, new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the password is not right'), started);
+        if (wantsHtml(req)) return this.page(visit, passwordPage(true, link.moderation === 'flagged'));
+        return this.problem(visit, new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the password is not right'));
       }
       await attempt.giveBack();
-      const decision = rules.decide(link, { address: ip, userAgent: req.headers['user-agent'] ?? '', query, counts: true, acknowledged: true, passwordAccepted: true });
-      this.act(req, res, id, link, ip, query, decision, true, started);
-    })().catch((error) => this.problem(req, res, error, started));
+      const userAgent = req.headers['user-agent'] ?? '';
+      const decision = rules.decide(link, { address: ip, userAgent, query: visit.query, counts: true, acknowledged: true, passwordAccepted: true });
+      this.act(visit, link, decision, true);
+    })().catch((error) => this.problem(visit, error));
   }
 
   /** A plain link: the hot path, exactly as before link options. */
-  private redirect(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, started: number): void {
-    if (req.method === 'GET') this.recorder.record(req, link, ip, null, id);
+  private redirect(visit: Visit, link: CachedLink): void {
+    const { req, res } = visit;
+    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, visit.id!);
     this.metrics.status(link.redirectType);
     // Browsers must not cache a 302, or later clicks would never reach us.
     res.writeHead(link.redirectType, { location: link.targetUrl, 'cache-control': link.redirectType === 302 ? 'private, no-store' : 'public, max-age=300', 'content-length': '0' });
     res.end();
-    this.metrics.duration.observe((performance.now() - started) / 1000);
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
   /**
    * A redirect decided by the rules. Only a plain link's 301 may be cached by anyone: an answer
    * that depends on the visitor (country, device, variant) or on a count must reach us every time.
    */
-  private redirectTo(req: IncomingMessage, res: ServerResponse, id: ShortUrlIdentifier, link: CachedLink, ip: string, location: string, variant: number | null, status: number, started: number): void {
+  private redirectTo(visit: Visit, link: CachedLink, location: string, variant: number | null, status: number): void {
+    const { req, res } = visit;
     // A click only for a redirect actually sent (never HEAD, a page or a refusal), with the variant served.
-    if (req.method !== 'HEAD') this.recorder.record(req, link, ip, variant, id);
+    if (req.method !== 'HEAD') this.recorder.record(req, link, visit.address, variant, visit.id!);
     this.metrics.status(status);
     res.writeHead(status, { location, 'cache-control': status === 301 && link.rules === undefined ? 'public, max-age=300' : 'private, no-store', 'content-length': '0' });
     res.end();
-    this.metrics.duration.observe((performance.now() - started) / 1000);
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
   /**
@@ -245,34 +277,34 @@ export class RedirectHttpHandler {
    * tell it exists; it is still the tenant's link, so its visit is no orphan (docs/design.md,
    * "Security model").
    */
-  private notFound(req: IncomingMessage, res: ServerResponse, error: unknown, id: ShortUrlIdentifier, ip: string, started: number): void {
+  private notFound(visit: Visit, error: unknown): void {
     const code = (error as DomainError)?.code;
-    if (req.method === 'GET' && code === ErrorCode.LINK_NOT_FOUND) this.recorder.recordOrphan(req, id, ip);
-    this.problem(req, res, code === ErrorCode.LINK_DISABLED ? unknownLink(id) : error, started);
+    if (visit.req.method === 'GET' && code === ErrorCode.LINK_NOT_FOUND) this.recorder.recordOrphan(visit.req, visit.id!, visit.address);
+    this.problem(visit, code === ErrorCode.LINK_DISABLED ? unknownLink(visit.id!) : error);
   }
 
-
-  private page(req: IncomingMessage, res: ServerResponse, page: Page, started: number): void {
+  private page(visit: Visit, page: Page): void {
     this.metrics.status(page.status);
-    sendPage(res, page, req.method === 'HEAD');
-    this.metrics.duration.observe((performance.now() - started) / 1000);
+    sendPage(visit.res, page, visit.req.method === 'HEAD');
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
   /** A refusal after a form was sent goes back to a browser as a page; everything else as problem+json. */
-  private refusal(req: IncomingMessage, res: ServerResponse, error: DomainError, asPage: boolean, started: number): void {
-    if (!asPage || !wantsHtml(req)) return this.problem(req, res, error, started);
-    const problem = problemFor(error, req.url);
-    this.page(req, res, refusalPage(problem.status, error.message, retryAfterFor(error, problem.status)), started);
+  private refusal(visit: Visit, error: DomainError, asPage: boolean): void {
+    if (!asPage || !wantsHtml(visit.req)) return this.problem(visit, error);
+    const problem = problemFor(error, visit.req.url);
+    this.page(visit, refusalPage(problem.status, error.message, retryAfterFor(error, problem.status)));
   }
 
-  private refuse(req: IncomingMessage, res: ServerResponse, scope: 'ip' | 'global', retryAfterSeconds: number, started: number): true {
+  private refuse(visit: Visit, scope: 'ip' | 'global', retryAfterSeconds: number): true {
     this.metrics.rateLimited.inc({ scope });
     const message = scope === 'ip' ? 'too many redirects from this address' : 'the service is at its request limit';
-    this.problem(req, res, new DomainError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds }), started);
+    this.problem(visit, new DomainError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds }));
     return true;
   }
 
-  private problem(req: IncomingMessage, res: ServerResponse, error: unknown, started: number): void {
+  private problem(visit: Visit, error: unknown): void {
+    const { req, res } = visit;
     if (res.headersSent) return;
     const problem = problemFor(error, req.url);
     this.metrics.status(problem.status);
@@ -286,7 +318,7 @@ export class RedirectHttpHandler {
     headers['content-length'] = String(Buffer.byteLength(body));
     res.writeHead(problem.status, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
-    this.metrics.duration.observe((performance.now() - started) / 1000);
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
   /**
@@ -304,6 +336,8 @@ export class RedirectHttpHandler {
   }
 }
 
+const counterUnreachable = () =>
+  new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the click counter of this link is unreachable; retry shortly', { retryAfterSeconds: 1 });
 const exhausted = () => new DomainError(ErrorCode.LINK_EXHAUSTED, 'this link has reached its maximum number of clicks');
 const notAllowed = () => new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'only a password-protected link takes a POST (its password form)');
 

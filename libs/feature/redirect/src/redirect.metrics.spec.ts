@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client';
+import { ReadPathMetrics } from '@shortlink/read-path';
 import { RedirectMetrics } from './redirect.metrics';
 
 describe('RedirectMetrics', () => {
@@ -20,13 +21,14 @@ describe('RedirectMetrics counters', () => {
   it('count every status and lookup source, exported on each scrape', async () => {
     const registry = new Registry();
     const metrics = new RedirectMetrics(registry);
+    const readPath = new ReadPathMetrics(registry);
     let text = await registry.metrics();
     expect(value(text, 'shortlink_redirect_lookup_total{source="l1"}')).toBe(0);
     expect(value(text, 'shortlink_redirect_lookup_total{source="snapshot"}')).toBe(0);
 
     for (let i = 0; i < 5; i++) metrics.status(302);
     metrics.status(404);
-    for (let i = 0; i < 3; i++) metrics.lookup('l1');
+    for (let i = 0; i < 3; i++) readPath.lookup('l1');
     text = await registry.metrics();
     expect(value(text, 'shortlink_redirect_requests_total{status="302"}')).toBe(5);
     expect(value(text, 'shortlink_redirect_requests_total{status="404"}')).toBe(1);

@@ -1,6 +1,8 @@
-import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { createServer, Server } from 'http';
 import { AddressInfo } from 'net';
+import { APP_LOGGER } from './app-tokens';
+import type { ContextLogger, PinoNestLogger } from './logging';
 import { problem } from './problem-details';
 
 export interface AdminReply {
@@ -47,13 +49,17 @@ export const ADMIN_OPTIONS = Symbol('ADMIN_OPTIONS');
  */
 @Injectable()
 export class AdminListener implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Admin');
   private server: Server | null = null;
 
   constructor(
     @Inject(AdminRoutes) private readonly routes: AdminRoutes,
     @Inject(ADMIN_OPTIONS) private readonly options: AdminListenerOptions,
+    @Inject(APP_LOGGER) private readonly appLogger: PinoNestLogger,
   ) {}
+
+  private get logger(): ContextLogger {
+    return this.appLogger.scoped('Admin');
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const server = createServer({ headersTimeout: 10_000, requestTimeout: 10_000 }, (req, res) => {

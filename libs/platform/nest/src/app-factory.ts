@@ -1,7 +1,7 @@
-import { DynamicModule, Global, Injectable, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import { NestFactory } from '@nestjs/core';
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR, DiscoveryModule, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
@@ -11,7 +11,8 @@ import { ClientAddressResolver } from './client-address';
 import { ContractInterceptor } from './contract';
 import { OpenApiModule, OpenApiOptions } from './openapi';
 import { HealthModule } from './health';
-import { clientErrorHandler, frameworkErrorHandler, FrontHandler, httpServerFactory } from './http-server';
+import { FrontDoor, FrontRoutes } from './front-door';
+import { clientErrorHandler, frameworkErrorHandler, httpServerFactory } from './http-server';
 import { limitJsonDepth } from './json-body';
 import { acceptStreamedBodies, StreamedRoutes } from './streamed-body';
 import { createAppLogger, PinoNestLogger } from './logging';
@@ -24,22 +25,9 @@ export { APP_CONFIG, APP_LOGGER } from './app-tokens';
 import { APP_CONFIG, APP_LOGGER } from './app-tokens';
 
 /**
- * Requests an app answers at the node:http level, before Fastify (the redirect's hot route). A
- * feature installs its handler while the app is built; the server reads it per request.
- */
-@Injectable()
-export class FrontDoor {
-  handle: FrontHandler | null = null;
-
-  use(handler: FrontHandler): void {
-    this.handle = handler;
-  }
-}
-
-/**
  * What every app gets from the platform: its config, logger, metrics registry and admin listener,
  * the client address resolver (TRUSTED_PROXIES), the failed-authentication limiter and the front
- * door of its HTTP server.
+ * door of its HTTP server (the @FrontRoute methods of its providers).
  */
 @Global()
 @Module({})
@@ -47,11 +35,12 @@ export class PlatformModule {
   static forApp(app: AppName, config: AppConfig, logger: PinoNestLogger, frontDoor: FrontDoor, streamedRoutes = new StreamedRoutes()): DynamicModule {
     return {
       module: PlatformModule,
-      imports: [MetricsModule.forApp(app), AdminModule.forApp({ app, host: config.admin.host, port: config.admin.ports[app] })],
+      imports: [MetricsModule.forApp(app), AdminModule.forApp({ app, host: config.admin.host, port: config.admin.ports[app] }), DiscoveryModule],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: APP_LOGGER, useValue: logger },
         { provide: FrontDoor, useValue: frontDoor },
+        FrontRoutes,
         { provide: StreamedRoutes, useValue: streamedRoutes },
         { provide: ClientAddressResolver, useValue: new ClientAddressResolver(config.http.trustedProxies) },
         { provide: AUTH_FAILURE_LIMITER, useValue: new KeyedWindowLimiter({ limit: config.http.authFailuresPerMinute, windowMs: 60_000 }) },
@@ -73,6 +62,8 @@ export interface AppDefinition {
   readonly requestLog: boolean;
   /** Publish the OpenAPI document of the app's contracts at /docs. */
   readonly openApi?: OpenApiOptions;
+  /** Where the app's log lines go (stdout by default; the apps of the embedded process share one stream). */
+  readonly logDestination?: DestinationStream;
 }
 
 /**
@@ -82,8 +73,8 @@ export interface AppDefinition {
  */
 export async function createApp(definition: AppDefinition): Promise<NestFastifyApplication> {
   const { name, config } = definition;
-  const logger = new PinoNestLogger(createAppLogger(name, config.runtime.logLevel, config.runtime.logFormat));
-  const frontDoor = new FrontDoor();
+  const logger = new PinoNestLogger(createAppLogger(name, config.runtime.logLevel, config.runtime.logFormat, definition.logDestination));
+  const frontDoor = new FrontDoor(logger);
   const streamedRoutes = new StreamedRoutes();
   @Module({})
   class AppRoot {}
@@ -103,7 +94,9 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   // bodyParser: false leaves Fastify's own JSON parser in place, which limitJsonDepth then wraps.
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, { bufferLogs: true, abortOnError: false, bodyParser: false });
   app.useLogger(logger);
-  app.useGlobalFilters(new ProblemDetailsFilter());
+  // Nest buffers its lines in one buffer per process: written now, they name this app.
+  app.flushLogs();
+  app.useGlobalFilters(new ProblemDetailsFilter(logger));
   limitJsonDepth(app.getHttpAdapter().getInstance());
   acceptStreamedBodies(app.getHttpAdapter().getInstance(), streamedRoutes);
   observeResponses(app, definition.requestLog ? logger : null);

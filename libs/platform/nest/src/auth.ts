@@ -3,7 +3,9 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
-import { PlanRateLimiter, Principal, RATE_WINDOW_STORE, RateDecision, RateWindowStore, Scope, TENANT_STORE, TenantService, TenantStore } from '@shortlink/tenants-domain';
+import {
+  ApiKeyVerifier, PlanRateLimiter, Principal, RATE_WINDOW_STORE, RateDecision, RateWindowStore, Scope, TENANT_STORE, TenantService, TenantStore,
+} from '@shortlink/tenants-domain';
 import { APP_CONFIG, APP_LOGGER } from './app-tokens';
 import { ClientAddressResolver } from './client-address';
 import { REQUIRED_SCOPE } from './contract';
@@ -80,17 +82,17 @@ export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision)
 }
 
 /**
- * What an app with a tenant API provides: the tenant service as its credential verifier, the plan
- * limiter over the shared windows, and the guard. Needs the TENANT_STORE and RATE_WINDOW_STORE ports.
+ * What an app with a tenant API provides: the key verifier of the tenants domain as its credential
+ * verifier, the tenants (and their domains), the plan limiter over the shared windows, and the guard.
+ * Needs the TENANT_STORE and RATE_WINDOW_STORE ports.
  */
 export const API_ACCESS_PROVIDERS: readonly Provider[] = [
   {
     provide: TenantService,
     inject: [TENANT_STORE, APP_CONFIG],
-    useFactory: (store: TenantStore, config: AppConfig) =>
-      new TenantService(store, { serviceDomains: config.links.domains, maxKeys: { free: config.plans.free.maxKeys, paid: config.plans.paid.maxKeys } }),
+    useFactory: (store: TenantStore, config: AppConfig) => new TenantService(store, { serviceDomains: config.links.domains }),
   },
-  { provide: CREDENTIAL_VERIFIER, useExisting: TenantService },
+  { provide: CREDENTIAL_VERIFIER, inject: [TENANT_STORE], useFactory: (store: TenantStore) => new ApiKeyVerifier(store) },
   {
     provide: PlanRateLimiter,
     inject: [RATE_WINDOW_STORE, APP_CONFIG, APP_LOGGER],

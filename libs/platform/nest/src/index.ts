@@ -1,15 +1,16 @@
-export * from './auth';
-export * from './admin';
-export * from './client-address';
-export * from './http-server';
-export * from './problem-details';
-export * from './problem-details.filter';
-export * from './metrics';
-export * from './health';
-export * from './app-factory';
-export * from './logging';
-
-export * from './contract';
-export * from './openapi';
-export * from './streamed-body';
+// The platform every app stands on: the Nest app and its HTTP server, errors, auth, metrics, logs.
+export { type AdminHandler, AdminRoutes } from './admin';
+export { type AppName, createApp, stopOnSignals } from './app-factory';
+export { APP_CONFIG, APP_LOGGER } from './app-tokens';
+export { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, ApiKeyGuard, type AuthenticatedRequest, type Principal } from './auth';
+export { ClientAddressResolver } from './client-address';
+export { checkAgainst, Contract, problemSchema } from './contract';
+export { frontHandlerOf, FrontRoute } from './front-door';
+export { HEALTH_PROBES } from './health';
 export { jsonDepth, MAX_JSON_DEPTH } from './json-body';
+export { Lifecycle } from './lifecycle';
+export { type ContextLogger, createAppLogger, PinoNestLogger } from './logging';
+export { METRICS_REGISTRY, PORT_GAUGES, talliedCounter } from './metrics';
+export type { OpenApiOptions } from './openapi';
+export { problemFor, retryAfterFor } from './problem-details';
+export { StreamedBody, StreamedRoutes } from './streamed-body';

@@ -1,5 +1,5 @@
 import { DynamicModule, Inject, Injectable, Module, OnModuleInit, Optional } from '@nestjs/common';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { PortGauge } from '@shortlink/core';
 import { AdminRoutes } from './admin';
 
@@ -35,4 +35,40 @@ export class MetricsModule {
     collectDefaultMetrics({ register: registry, prefix: 'shortlink_process_' });
     return { module: MetricsModule, global: true, providers: [{ provide: METRICS_REGISTRY, useValue: registry }, MetricsRoute], exports: [METRICS_REGISTRY] };
   }
+}
+
+/**
+ * A counter with one label whose increments are tallied in plain numbers and handed to prom-client
+ * when it collects (on every scrape), so a scrape still sees every count. prom-client's own inc()
+ * validates and hashes the labels on each call: ~1.5 % of an L1 hit in a CPU profile, and the
+ * tallies moved the side-by-side bench from 0.64 to 0.69x the bare server (docs/benchmarks.md).
+ */
+export function talliedCounter<V extends string | number>(
+  name: string,
+  help: string,
+  label: string,
+  registers: Registry[],
+  known: readonly V[] = [],
+): (value: V) => void {
+  const tallies = new Map<V, { pending: number }>();
+  const counter: Counter<string> = new Counter({
+    name,
+    help,
+    labelNames: [label],
+    registers,
+    collect() {
+      for (const [value, tally] of tallies) {
+        if (tally.pending === 0) continue;
+        counter.inc({ [label]: String(value) }, tally.pending);
+        tally.pending = 0;
+      }
+    },
+  });
+  // Known values are exported at 0 from the start, so rate() has a series before the first event.
+  for (const value of known) counter.inc({ [label]: String(value) }, 0);
+  return (value) => {
+    let tally = tallies.get(value);
+    if (!tally) tallies.set(value, (tally = { pending: 0 }));
+    tally.pending++;
+  };
 }

@@ -1,18 +1,19 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PinoNestLogger } from './logging';
 import { problemFor, retryAfterFor } from './problem-details';
 
 /** One filter per app: every error leaves as application/problem+json with a stable code. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ProblemDetails');
+  constructor(private readonly logger: PinoNestLogger) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const reply = ctx.getResponse<FastifyReply>();
     const request = ctx.getRequest<FastifyRequest>();
     const problem = problemFor(error, request?.url);
-    if (problem.status >= 500) this.logger.error({ err: error, path: problem.instance }, problem.detail);
+    if (problem.status >= 500) this.logger.pino.error({ context: 'ProblemDetails', err: error, path: problem.instance }, problem.detail);
     const retryAfter = retryAfterFor(error, problem.status);
     if (retryAfter) reply.header('Retry-After', retryAfter);
     reply.status(problem.status).header('content-type', 'application/problem+json').send(problem);

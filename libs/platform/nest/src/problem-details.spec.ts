@@ -1,6 +1,8 @@
 import { BadRequestException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { instanceOf, problemFor, retryAfterFor, STATUS_BY_CODE } from './problem-details';
+import pino from 'pino';
+import { PinoNestLogger } from './logging';
 import { ProblemDetailsFilter } from './problem-details.filter';
 
 describe('problemFor', () => {
@@ -69,11 +71,23 @@ describe('ProblemDetailsFilter', () => {
       },
     };
     const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
-    new ProblemDetailsFilter().catch(new DomainError(ErrorCode.RATE_LIMITED, 'too many', { retryAfterSeconds: 7 }), host as never);
+    const filter = new ProblemDetailsFilter(new PinoNestLogger(pino({ level: 'silent' })));
+    filter.catch(new DomainError(ErrorCode.RATE_LIMITED, 'too many', { retryAfterSeconds: 7 }), host as never);
     expect(sent).toEqual({
       status: 429,
       headers: { 'retry-after': '7', 'content-type': 'application/problem+json' },
       body: expect.objectContaining({ code: 'RATE_LIMITED', status: 429, instance: '/api/v1/links' }),
     });
+  });
+
+  it('logs a 500 in its own app, with the error and the path, never the query', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = new PinoNestLogger(pino({ base: { app: 'generation' } }, { write: (line: string) => void lines.push(JSON.parse(line)) }));
+    const reply = { code: () => reply, status: () => reply, header: () => reply, send: () => reply };
+    const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
+    new ProblemDetailsFilter(logger).catch(new Error('shard s2 exploded'), host as never);
+    const err = expect.objectContaining({ message: 'shard s2 exploded' });
+    expect(lines).toEqual([expect.objectContaining({ app: 'generation', context: 'ProblemDetails', path: '/api/v1/links', err })]);
+    expect(JSON.stringify(lines)).not.toContain('api_key');
   });
 });

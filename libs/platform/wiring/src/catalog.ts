@@ -9,7 +9,7 @@ import { passwordsPort } from './ports/passwords.port';
 import { secretsPort } from './ports/secrets.port';
 import { snapshotPort } from './ports/snapshot.port';
 import { urlSafetyPort } from './ports/url-safety.port';
-import { Port } from './port-spec';
+import { Port } from './port';
 
 /** Every port the apps can ask for, in the order they are opened (and closed in reverse). */
 export const PORT_CATALOG: readonly Port[] = [secretsPort, geoPort, passwordsPort, urlSafetyPort, metaPort, linksPort, cachePort, changesPort, snapshotPort, busPort, olapPort];

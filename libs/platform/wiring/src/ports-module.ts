@@ -4,7 +4,7 @@ import type { AppConfig } from '@shortlink/config';
 import type { HealthProbe, PortGauge } from '@shortlink/core';
 import { HEALTH_PROBES, PORT_GAUGES } from '@shortlink/nest-platform';
 import { portsFor } from './catalog';
-import { OpenPort } from './port-spec';
+import { OpenPort } from './port';
 
 /** The ports one module opened: closed in reverse order of opening, probed by name. */
 class OpenedPorts implements OnApplicationShutdown {

@@ -2,13 +2,15 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { ConsistentHashRing } from '@shortlink/shard-router';
+import { Link, NO_OPTIONS } from '@shortlink/links-domain';
 import {
-  BitmapBits, bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, Link, linkCacheKey, LookupSource, RedirectObserver,
-  NO_OPTIONS, RedirectPipeline, RedirectPipelineOptions, BloomFilter, ShardedLinkRepository, SnapshotEntry,
-} from '@shortlink/links-domain';
+  BitmapBits, bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, CacheKeys, LookupSource, RedirectObserver,
+  RedirectPipeline, RedirectPipelineOptions, BloomFilter, SnapshotEntry,
+} from '@shortlink/read-path';
+import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { SqliteLinkShardStore } from '@shortlink/link-store';
-import { BloomMaintainer } from '@shortlink/links-domain';
+import { BloomMaintainer } from '@shortlink/read-path';
 
 /** The composed read path on the embedded adapters (SQLite shards, in-process cache). */
 class CountingObserver implements RedirectObserver {
@@ -22,7 +24,7 @@ class CountingObserver implements RedirectObserver {
     this.dbQueries++;
   }
   lockWait() {}
-  breakerState(s: string) {
+  redisBreakerState(s: string) {
     this.states.push(s);
   }
 }
@@ -59,7 +61,7 @@ const link = (code: string, over: Partial<Link> = {}): Link => ({
 
 const OPTIONS: RedirectPipelineOptions = {
   l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: true, lockTtlMs: 2000, lockWaitMs: 2000, lockPollMs: 5,
-  dbConcurrency: 4, breakerFailures: 3, breakerHalfOpenAfterMs: 200, nullTtlMs: 60_000,
+  dbConcurrency: 4, redisBreakerFailures: 3, redisBreakerHalfOpenAfterMs: 200, nullTtlMs: 60_000,
 };
 
 describe('RedirectPipeline on the embedded adapters', () => {
@@ -73,7 +75,8 @@ describe('RedirectPipeline on the embedded adapters', () => {
   const build = (over: Partial<RedirectPipelineOptions> = {}, policy = new CachePolicy('lru'), hot = new HotKeyDetector(), snapshot?: HotLinkSnapshotKeeper) => {
     const observer = new CountingObserver();
     const keeper = snapshot ?? new HotLinkSnapshotKeeper({ load: async () => snapshotEntries, save: async (e) => void (snapshotEntries = [...e]) });
-    const pipeline = new RedirectPipeline(store, repo, new L1Cache({ maxEntries: 1000, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5_000 }), hot, policy, bloom, keeper, { ...OPTIONS, ...over }, observer);
+    const l1 = new L1Cache({ maxEntries: 1000, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5_000 });
+    const pipeline = new RedirectPipeline({ cache: store, links: repo, l1, hot, policy, bloom, snapshot: keeper, observer }, { ...OPTIONS, ...over });
     return { pipeline, observer, keeper };
   };
 
@@ -84,7 +87,8 @@ describe('RedirectPipeline on the embedded adapters', () => {
     store = new SwitchableStore(new MemoryCacheStore(10_000));
     bloom = new BloomFilter(store, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 4 });
     snapshotEntries = [];
-    await repo.insertMany([link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })]);
+    const stored = [link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })];
+    await repo.insertInStatements(stored, 1000);
     await new BloomMaintainer(bloom, store, repo).rebuild();
   });
 
@@ -98,7 +102,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
     expect((await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' })).source).toBe('db');
     expect((await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' })).source).toBe('l1');
     expect(observer.dbQueries).toBe(1);
-    expect(await store.pttl(linkCacheKey({ domain: DOMAIN, code: 'hot1234' }))).toBe(-1);
+    expect(await store.pttl(CacheKeys.link({ domain: DOMAIN, code: 'hot1234' }))).toBe(-1);
   });
 
   it('makes one shard query for 500 concurrent misses in one instance (single flight)', async () => {
@@ -126,8 +130,8 @@ describe('RedirectPipeline on the embedded adapters', () => {
   it('caches a miss that passed the Bloom filter as a null value for 60 s', async () => {
     const { pipeline } = build({ bloomEnabled: false });
     await expect(pipeline.resolve({ domain: DOMAIN, code: 'nope123' })).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
-    expect(await store.get(linkCacheKey({ domain: DOMAIN, code: 'nope123' }))).toBe('');
-    const ttl = await store.pttl(linkCacheKey({ domain: DOMAIN, code: 'nope123' }));
+    expect(await store.get(CacheKeys.link({ domain: DOMAIN, code: 'nope123' }))).toBe('');
+    const ttl = await store.pttl(CacheKeys.link({ domain: DOMAIN, code: 'nope123' }));
     expect(ttl).toBeGreaterThan(55_000);
     const fresh = build({ l1Enabled: false, bloomEnabled: false });
     await expect(fresh.pipeline.resolve({ domain: DOMAIN, code: 'nope123' })).rejects.toMatchObject({ details: expect.objectContaining({ source: 'redis_null' }) });
@@ -144,9 +148,9 @@ describe('RedirectPipeline on the embedded adapters', () => {
     // lru-cache measures TTLs on its own coarse clock: a remaining TTL can read a few ms above what was set.
     const SLACK_MS = 100;
     const expiresAt = Date.now() + 120_000;
-    await repo.insertMany([link('soon123', { expiresAt: new Date(expiresAt) })]);
+    await repo.insertInStatements([link('soon123', { expiresAt: new Date(expiresAt) })], 1000);
     await bloom.add(bloomItem(DOMAIN, 'soon123'));
-    const key = linkCacheKey({ domain: DOMAIN, code: 'soon123' });
+    const key = CacheKeys.link({ domain: DOMAIN, code: 'soon123' });
     for (const policy of [new CachePolicy('lru'), new CachePolicy('ttl')]) {
       await store.del([key]);
       const { pipeline } = build({ l1Enabled: false }, policy);
@@ -157,10 +161,10 @@ describe('RedirectPipeline on the embedded adapters', () => {
       expect(ttl).toBeLessThanOrEqual(expiresAt - before + OPTIONS.nullTtlMs + SLACK_MS);
     }
     // Already expired: cached for the null TTL only, still answering 410.
-    await store.del([linkCacheKey({ domain: DOMAIN, code: 'old1234' })]);
+    await store.del([CacheKeys.link({ domain: DOMAIN, code: 'old1234' })]);
     const { pipeline } = build({ l1Enabled: false });
     await expect(pipeline.resolve({ domain: DOMAIN, code: 'old1234' })).rejects.toMatchObject({ code: 'LINK_EXPIRED' });
-    const ttl = await store.pttl(linkCacheKey({ domain: DOMAIN, code: 'old1234' }));
+    const ttl = await store.pttl(CacheKeys.link({ domain: DOMAIN, code: 'old1234' }));
     expect(ttl).toBeGreaterThan(OPTIONS.nullTtlMs - 2000);
     expect(ttl).toBeLessThanOrEqual(OPTIONS.nullTtlMs + SLACK_MS);
   });
@@ -168,7 +172,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
   it('writes the TTL policy: base + jitter normally, the long TTL once the key is hot', async () => {
     const hot = new HotKeyDetector({ windowSeconds: 60, bucketSeconds: 10, threshold: 50, maxTrackedKeys: 100 });
     const { pipeline } = build({ l1Enabled: false }, new CachePolicy('ttl'), hot);
-    const key = linkCacheKey({ domain: DOMAIN, code: 'hot1234' });
+    const key = CacheKeys.link({ domain: DOMAIN, code: 'hot1234' });
     await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' });
     const first = await store.pttl(key);
     expect(first).toBeGreaterThanOrEqual(1800_000 - 1000);
@@ -181,22 +185,22 @@ describe('RedirectPipeline on the embedded adapters', () => {
     expect(long).toBeLessThan(7800_000);
   });
 
-  it('falls back to the shard when the cache store is down, opens the breaker, and closes it when it is back', async () => {
+  it('falls back to the shard when the cache store is down, opens the Redis breaker, and closes it when it is back', async () => {
     const { pipeline, observer } = build({ l1Enabled: false });
     store.down = true;
     for (let i = 0; i < 5; i++) expect((await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' })).link.targetUrl).toBe('https://example.com/hot1234');
-    expect(pipeline.breakerState).toBe('open');
+    expect(pipeline.redisBreakerState).toBe('open');
     store.down = false;
     await new Promise((r) => setTimeout(r, 250));
     await pipeline.resolve({ domain: DOMAIN, code: 'hot1234' });
-    expect(pipeline.breakerState).toBe('closed');
+    expect(pipeline.redisBreakerState).toBe('closed');
     expect(observer.states).toEqual(expect.arrayContaining(['open', 'closed']));
   });
 
   it('refuses with 503 DEPENDENCY_UNAVAILABLE beyond the database concurrency limit instead of queueing', async () => {
     store.down = true;
     const many = Array.from({ length: 40 }, (_, i) => link(`burst${String(i).padStart(2, '0')}`));
-    await repo.insertMany(many);
+    await repo.insertInStatements(many, 1000);
     const { pipeline } = build({ l1Enabled: false, dbConcurrency: 2 });
     const outcomes = await Promise.allSettled(many.map((l) => pipeline.resolve({ domain: DOMAIN, code: l.code })));
     const rejected = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
@@ -209,7 +213,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
     const first = build({}, new CachePolicy('lru'), hot);
     for (let i = 0; i < 5; i++) await first.pipeline.resolve({ domain: DOMAIN, code: 'hot1234' });
     await first.keeper.refresh(first.pipeline.hotLinks(), 100);
-    expect(snapshotEntries.map((e) => e.key)).toEqual([linkCacheKey({ domain: DOMAIN, code: 'hot1234' })]);
+    expect(snapshotEntries.map((e) => e.key)).toEqual([CacheKeys.link({ domain: DOMAIN, code: 'hot1234' })]);
 
     store.down = true;
     for (const s of shards) await s.close();
@@ -221,7 +225,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
 
   describe('edits (docs/design.md, "Edits reach every instance")', () => {
     const id = { domain: DOMAIN, code: 'hot1234' };
-    const key = linkCacheKey(id);
+    const key = CacheKeys.link(id);
     /** The shared cache holds version 2 with a new target, as the generation app writes it before publishing. */
     const edit = async () => {
       const v1 = JSON.parse((await store.get(key))!);
@@ -289,6 +293,7 @@ describe('RedirectPipeline on the embedded adapters', () => {
   });
 
   it('lets a hung shard hold only its share of the database permits: lookups on the other shard go on (docs/design.md, "Failure containment")', async () => {
+    repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards, { redirectLookupsPerShard: 2 });
     const { pipeline } = build({ sharedCacheEnabled: false, l1Enabled: false, dbConcurrency: 8 }); // a quarter each: 2
     const codesOn = (shard: string, n: number) => {
       const out: string[] = [];

@@ -111,10 +111,19 @@ describe('loadConfig', () => {
     expect(violationsOf({ SQLITE_SHARDS: 's0,../etc,s0' })).toEqual([expect.stringMatching(/shard name "\.\.\/etc"/), 'SQLITE_SHARDS: shard names must be unique']);
   });
 
+  it('reads the Redis breaker as REDIS_BREAKER_*, and its older names BREAKER_* when the new ones are not set', () => {
+    expect(loadConfig({}).redirect.redisBreaker).toEqual({ failures: 5, halfOpenAfterMs: 2000 });
+    expect(loadConfig({ REDIS_BREAKER_FAILURES: '7', REDIS_BREAKER_HALF_OPEN_MS: '900' }).redirect.redisBreaker).toEqual({ failures: 7, halfOpenAfterMs: 900 });
+    expect(loadConfig({ BREAKER_FAILURES: '3', BREAKER_HALF_OPEN_MS: '400' }).redirect.redisBreaker).toEqual({ failures: 3, halfOpenAfterMs: 400 });
+    expect(loadConfig({ BREAKER_FAILURES: '3', REDIS_BREAKER_FAILURES: '8' }).redirect.redisBreaker.failures).toBe(8);
+    const both = [expect.stringMatching(/^REDIS_BREAKER_FAILURES/), expect.stringMatching(/^BREAKER_HALF_OPEN_MS/)];
+    expect(violationsOf({ REDIS_BREAKER_FAILURES: '0', BREAKER_HALF_OPEN_MS: '1' })).toEqual(both);
+  });
+
   it('reads the spare shards and the ring settings, and lists a spare shard named twice or a lease shorter than three reads', () => {
     const mysql = { ...SECRETS, DB_DRIVER: 'mysql', MYSQL_META_URL: 'mysql://u:p@h:1/m', MYSQL_SHARDS: 's0=mysql://u:p@h:1/a,s1=mysql://u:p@h:1/b' };
     const c = loadConfig({ ...mysql, MYSQL_SPARE_SHARDS: 's4=mysql://u:p@h:2/e', SHARD_RING_POLL_MS: '500', SHARD_TIMEOUT_MS: '800' });
-    expect(c.db).toMatchObject({ driver: 'mysql', spareShards: [{ name: 's4', url: 'mysql://u:p@h:2/e' }], ring: { pollMs: 500, leaseMs: 10_000 }, shardTimeoutMs: 800, breaker: { failures: 5, openMs: 1000 } });
+    expect(c.db).toMatchObject({ driver: 'mysql', spareShards: [{ name: 's4', url: 'mysql://u:p@h:2/e' }], ring: { pollMs: 500, leaseMs: 10_000 }, shardTimeoutMs: 800, shardBreaker: { failures: 5, openMs: 1000 } });
     expect(loadConfig({}).db).toMatchObject({ driver: 'sqlite', ring: { pollMs: 1000, leaseMs: 10_000 }, shardTimeoutMs: 3000 });
     expect(violationsOf({ ...mysql, MYSQL_SPARE_SHARDS: 's1=mysql://u:p@h:2/e,bad', SHARD_RING_POLL_MS: '2000', SHARD_RING_LEASE_MS: '5000' })).toEqual([
       'MYSQL_SPARE_SHARDS: "bad" is not name=mysql://user:pass@host:port/db',

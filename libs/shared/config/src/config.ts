@@ -170,8 +170,12 @@ export const envSchema = z.object({
   LOCK_WAIT_MS: z.coerce.number().int().min(0).default(2000),
   LOCK_POLL_MS: z.coerce.number().int().min(1).default(10),
   DB_CONCURRENCY: z.coerce.number().int().min(1).default(32),
-  BREAKER_FAILURES: z.coerce.number().int().min(1).default(5),
-  BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(10).default(2000),
+  /** The Redis breaker of the redirect's read path: consecutive failures that open it, and for how long. */
+  REDIS_BREAKER_FAILURES: z.coerce.number().int().min(1).optional(),
+  REDIS_BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(10).optional(),
+  /** Older names of REDIS_BREAKER_FAILURES and REDIS_BREAKER_HALF_OPEN_MS, still read when the new ones are not set. */
+  BREAKER_FAILURES: z.coerce.number().int().min(1).optional(),
+  BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(10).optional(),
   RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   RATE_LIMIT_GLOBAL_PER_SECOND: z.coerce.number().int().min(0).default(50_000),
   RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
@@ -216,7 +220,8 @@ export interface ShardingConfig {
   readonly virtualNodes: number;
   readonly ring: { readonly pollMs: number; readonly leaseMs: number };
   readonly shardTimeoutMs: number;
-  readonly breaker: { readonly failures: number; readonly openMs: number };
+  /** Each shard's breaker: failures in a row that open it, and how long it stays open. */
+  readonly shardBreaker: { readonly failures: number; readonly openMs: number };
 }
 
 /** Typed slices, one per concern; apps and adapters take only the slice they need. */
@@ -288,7 +293,8 @@ export interface AppConfig {
     readonly hot: { readonly windowSeconds: number; readonly bucketSeconds: number; readonly threshold: number; readonly maxTrackedKeys: number };
     readonly lock: { readonly ttlMs: number; readonly waitMs: number; readonly pollMs: number };
     readonly dbConcurrency: number;
-    readonly breaker: { readonly failures: number; readonly halfOpenAfterMs: number };
+    /** The breaker around Redis: failures in a row that open it, and how long until it tries Redis again. */
+    readonly redisBreaker: { readonly failures: number; readonly halfOpenAfterMs: number };
     readonly rateLimit: { readonly perIpPerMinute: number; readonly globalPerSecond: number; readonly localFallbackPerSecond: number };
     readonly snapshot: { readonly file: string; readonly intervalMs: number; readonly maxLinks: number };
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
@@ -366,7 +372,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     virtualNodes: e.SHARD_VIRTUAL_NODES,
     ring: { pollMs: e.SHARD_RING_POLL_MS, leaseMs: e.SHARD_RING_LEASE_MS },
     shardTimeoutMs: e.SHARD_TIMEOUT_MS,
-    breaker: { failures: e.SHARD_BREAKER_FAILURES, openMs: e.SHARD_BREAKER_OPEN_MS },
+    shardBreaker: { failures: e.SHARD_BREAKER_FAILURES, openMs: e.SHARD_BREAKER_OPEN_MS },
   };
   return {
     runtime: { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, logFormat: e.LOG_FORMAT, dataDir: e.SHORTLINK_DATA_DIR, host: e.HOST },
@@ -431,7 +437,10 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       hot: { windowSeconds: e.HOT_WINDOW_SECONDS, bucketSeconds: e.HOT_BUCKET_SECONDS, threshold: e.HOT_THRESHOLD, maxTrackedKeys: e.HOT_MAX_TRACKED },
       lock: { ttlMs: e.LOCK_TTL_MS, waitMs: e.LOCK_WAIT_MS, pollMs: e.LOCK_POLL_MS },
       dbConcurrency: e.DB_CONCURRENCY,
-      breaker: { failures: e.BREAKER_FAILURES, halfOpenAfterMs: e.BREAKER_HALF_OPEN_MS },
+      redisBreaker: {
+        failures: e.REDIS_BREAKER_FAILURES ?? e.BREAKER_FAILURES ?? 5,
+        halfOpenAfterMs: e.REDIS_BREAKER_HALF_OPEN_MS ?? e.BREAKER_HALF_OPEN_MS ?? 2000,
+      },
       rateLimit: { perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, globalPerSecond: e.RATE_LIMIT_GLOBAL_PER_SECOND, localFallbackPerSecond: e.RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND },
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,

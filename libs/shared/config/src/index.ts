@@ -1,1 +1,1 @@
-export * from './config';
+export { type AppConfig, type Cidr, ConfigError, loadConfig, type SecretSource } from './config';

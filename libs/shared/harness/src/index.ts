@@ -3,19 +3,19 @@
  * ports, polling, HTTP load, Prometheus metrics, link creation, load generators, CPU accounting,
  * CPU profiles, the local stack's status and markdown report helpers. Nothing here knows a bench.
  */
-export * from './paths';
-export * from './poll';
-export * from './process';
-export * from './ports';
-export * from './apps';
-export * from './http';
-export * from './metrics';
-export * from './links';
-export * from './cpu';
-export * from './load/rig';
-export * from './load/closed-loop';
-export * from './load/open-loop';
-export * from './profile';
-export * from './stack';
-export * from './report';
-export * from './shell';
+export { type App, serverSecrets, startApp } from './apps';
+export { cpuSeconds } from './cpu';
+export { keepAliveAgent, latency, pooled, postLater, type Reply, send, steadyLoad, tally } from './http';
+export { type CreatedLink, createLinks } from './links';
+export { closedLoop, type ClosedLoopLoader, defaultClosedLoopLoader } from './load/closed-loop';
+export { findVegeta, openLoop, type OpenLoopResult } from './load/open-loop';
+export { type LoadRig, requestOf } from './load/rig';
+export { byLabel, metric, type Metrics, metricsOf, parseMetrics, total } from './metrics';
+export { REPO_ROOT } from './paths';
+export { eventually, sleep } from './poll';
+export { allocateEndpoints, type Endpoints, freePort } from './ports';
+export { Proc, ProcessGroup, type RunningProcess, startCommand, startProcess, waitHealthy, whenServing, withoutAppSettings } from './process';
+export { captureProfile, PROFILE_HOOK, profileHookEnv, summariseProfile } from './profile';
+export { type Column, datedResultFile, firstLine, fmt, loadAverages, machineFacts, markdownTable, median, share } from './report';
+export { commandPath, shellOutput } from './shell';
+export { type StackComponent, stackState, type StackState, waitStackUp } from './stack';

@@ -116,26 +116,6 @@ const isTrue = (cell: string | undefined) => cell?.toLowerCase() === 'true';
 
 const UTM = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 
-/**
- * Column mapping per format. Columns not named here (clicks, visits, creation dates, IPs, ids) have
- * no place in a new link and are left out.
- */
-export const COLUMN_MAPPING: Readonly<Record<Format, ReadonlyArray<readonly [from: string, to: string]>>> = {
-  shortlink: [
-    ['url', 'url'], ['alias', 'legacyCode'], ['domain (with --keep-domains)', 'domain'], ['title', 'title'], ['tags (| , or ; between tags)', 'tags'], ['expiresAt', 'expiresAt'],
-    ['redirectType', 'redirectType'], ['maxClicks', 'maxClicks'], ['status', 'status'], ['passwordHash', 'passwordHash'], ['password (in the clear, hand-written files)', 'password'],
-    ['passwordProtected without passwordHash', 'status: disabled'], ['utm_source … utm_content', 'utm'], ['forwardQuery', 'forwardQuery'], ['geoTargets, deviceTargets, variants (JSON)', 'the same'],
-    ['clicksPerIpPerMinute', 'clicksPerIpPerMinute'],
-  ],
-  bitly: [['long_url / Long URL', 'url'], ['link / Bitlink / custom_bitlinks (its back-half)', 'legacyCode'], ['title', 'title'], ['tags', 'tags'], ['archived: true', 'status: disabled']],
-  shlink: [['longUrl', 'url'], ['shortCode', 'legacyCode'], ['domain (with --keep-domains)', 'domain'], ['title', 'title'], ['tags (joined with |)', 'tags']],
-  yourls: [['url / target', 'url'], ['keyword / source ("/keyword/")', 'legacyCode'], ['title (HTML entities decoded)', 'title']],
-  kutt: [
-    ['target', 'url'], ['address', 'legacyCode'], ['domain (with --keep-domains)', 'domain'], ['description', 'title'], ['expire_in', 'expiresAt'], ['banned: true', 'status: disabled'],
-    ['password: true (no hash in the list)', 'status: disabled'],
-  ],
-};
-
 /** The format a header names: the first whose distinctive columns are all there. */
 export function detectFormat(headers: readonly string[]): Format | null {
   const h = new Set(headers.map(normaliseHeader));

@@ -1,6 +1,5 @@
-export * from './shard-router';
-export * from './consistent-hash-ring';
-export * from './jump-hash';
-export * from './rebalance-planner';
-export * from './create-router';
-export { murmur32, murmur64, murmur64Halves } from './hash';
+export { ConsistentHashRing, DEFAULT_VIRTUAL_NODES } from './consistent-hash-ring';
+export { createShardRouter } from './create-router';
+export { murmur32 } from './hash';
+export { planRebalance } from './rebalance-planner';
+export { type ShardNode, type ShardRouter, ShardRouterError } from './shard-router';

@@ -1,5 +1,8 @@
 import { randomBytes } from 'crypto';
-import { ConsistentHashRing, JumpHashRouter, jumpConsistentHash, planRebalance, ShardRouter, ShardRouterError } from './index';
+import { ConsistentHashRing } from './consistent-hash-ring';
+import { JumpHashRouter, jumpConsistentHash } from './jump-hash';
+import { planRebalance } from './rebalance-planner';
+import { ShardRouter, ShardRouterError } from './shard-router';
 
 const BASE62 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 

@@ -20,6 +20,8 @@ export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
   readonly maxBytesPerPartition?: number;
   /** Wait between redeliveries of a batch whose handler threw (default 100 ms doubling to 5 s). */
   readonly retryBackoff?: RetryBackoffOptions;
+  /** Waited for before the consumer joins its group: the topic exists (the analytics app may boot before anyone created it). */
+  readonly topicReady?: () => Promise<unknown>;
 }
 
 /**
@@ -73,6 +75,8 @@ export class KafkaClickEventSource implements ClickEventSource {
   async start(handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
     if (this.state !== 'new') throw new Error(`KafkaClickEventSource is ${this.state === 'running' ? 'already started' : 'closed'}`);
     this.state = 'running';
+    await this.options.topicReady?.();
+    if ((this.state as string) === 'closed') return; // closed while waiting for the topic
     const consumer = this.kafka.consumer({
       groupId: this.options.groupId,
       sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,

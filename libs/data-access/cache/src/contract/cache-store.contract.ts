@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { CacheStore } from '@shortlink/links-domain';
+import { CacheStore } from '@shortlink/read-path';
 
 const until = async (check: () => Promise<boolean>, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs;
@@ -127,7 +127,7 @@ export function describeCacheStoreContract(backend: string, open: () => Promise<
 export function describeCacheStoreAtomicsContract(backend: string, open: () => Promise<CacheStore>) {
   describe(`cache store atomics contract: ${backend}`, () => {
     let store: CacheStore;
-    const key = (name: string) => `shortlink:contract:${name}:${randomUUID()}`;
+    const key = (name: string) => `short:contract:${name}:${randomUUID()}`;
     beforeAll(async () => {
       store = await open();
     });

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { BitmapBits, CacheStore } from '@shortlink/links-domain';
+import { BitmapBits, CacheStore } from '@shortlink/read-path';
 
 /**
  * The embedded twin of Redis: an in-process LRU bounded by entry count, with per-key TTL.

@@ -21,7 +21,7 @@ describe('RedisClusterStore.deleteAndSetBits on the real cluster', () => {
     try {
       await store.ping();
       const keys = Array.from({ length: 40 }, (_, i) => `short:link:dsb.test:${randomUUID()}-${i}`);
-      const bitmap = `shortlink:bloom:dsb.test:${randomUUID()}`;
+      const bitmap = `short:bloom:dsb.test:${randomUUID()}`;
       await Promise.all(keys.map((k) => store.set(k, '', 60_000)));
       const masters = store.client.nodes('master');
       const evals: string[] = [];

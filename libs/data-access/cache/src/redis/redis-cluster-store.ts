@@ -1,6 +1,6 @@
 import { Cluster, Redis } from 'ioredis';
 import type { Socket } from 'net';
-import { BitmapBits, CacheStore } from '@shortlink/links-domain';
+import { BitmapBits, CacheStore } from '@shortlink/read-path';
 import keySlot from 'cluster-key-slot';
 
 const DELETE_IF_EQUALS = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";

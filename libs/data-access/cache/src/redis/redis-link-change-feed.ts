@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
+import { CacheKeys } from '@shortlink/read-path';
 
-export const LINK_CHANGE_CHANNEL = 'shortlink:link-changes';
 
 export interface RedisLinkChangeFeedOptions {
   readonly nodes: ReadonlyArray<{ host: string; port: number }>;
@@ -27,7 +27,7 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
 
   async publish(change: LinkChange): Promise<void> {
     this.publisher ??= this.client();
-    await this.publisher.publish(LINK_CHANGE_CHANNEL, `${change.version}\u0000${change.domain}\u0000${change.code}`);
+    await this.publisher.publish(CacheKeys.linkChanges, `${change.version}\u0000${change.domain}\u0000${change.code}`);
   }
 
   async subscribe(onChange: (change: LinkChange) => void, onGap: () => void): Promise<() => Promise<void>> {
@@ -39,7 +39,7 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
     let subscribed!: () => void;
     const first = new Promise<void>((resolve) => (subscribed = resolve));
     const onMessage = (channel: string, message: string) => {
-      if (!active || channel !== LINK_CHANGE_CHANNEL) return;
+      if (!active || channel !== CacheKeys.linkChanges) return;
       const [version, domain, code] = message.split('\u0000');
       if (domain && code && /^\d+$/.test(version)) onChange({ domain, code, version: Number(version) });
     };
@@ -61,7 +61,7 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
       r.on('ready', () => {
         // SUBSCRIBE on every (re)connection; once the server has it, nothing more can be missed, and
         // what was missed before is reported.
-        r.subscribe(LINK_CHANGE_CHANNEL).then(
+        r.subscribe(CacheKeys.linkChanges).then(
           () => {
             subscribed();
             if (active && interrupted) {

@@ -1,4 +1,5 @@
 import { BUCKETS_PER_WINDOW, RateWindowStore, WindowHit } from '@shortlink/tenants-domain';
+import { CacheKeys } from '@shortlink/read-path';
 import { RedisClusterStore } from './redis-cluster-store';
 
 /**
@@ -41,7 +42,8 @@ export class RedisRateWindows implements RateWindowStore {
   ) {}
 
   async hit(key: string, limit: number, windowMs: number, cost: number): Promise<WindowHit> {
-    const reply = this.store.client.eval(SLIDE_WINDOW, 1, `{${key}}`, limit, windowMs, cost, BUCKETS_PER_WINDOW) as Promise<[number, number, number]>;
+    const redisKey = CacheKeys.planWindow(key);
+    const reply = this.store.client.eval(SLIDE_WINDOW, 1, redisKey, limit, windowMs, cost, BUCKETS_PER_WINDOW) as Promise<[number, number, number]>;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`redis: rate window not answered within ${this.deadlineMs} ms`)), this.deadlineMs)));
     try {

@@ -1,4 +1,5 @@
 import { SlotStore } from '@shortlink/tenants-domain';
+import { CacheKeys } from '@shortlink/read-path';
 import { RedisClusterStore } from './redis-cluster-store';
 
 /** The time in ms by Redis' own clock, so every instance's leases are measured alike. */
@@ -32,15 +33,15 @@ export class RedisSlots implements SlotStore {
   ) {}
 
   async acquire(key: string, holder: string, limit: number, leaseMs: number): Promise<boolean> {
-    return (await this.bounded(this.store.client.eval(ACQUIRE, 1, `{${key}}`, holder, limit, leaseMs) as Promise<number>)) === 1;
+    return (await this.bounded(this.store.client.eval(ACQUIRE, 1, CacheKeys.slots(key), holder, limit, leaseMs) as Promise<number>)) === 1;
   }
 
   async renew(key: string, holder: string, leaseMs: number): Promise<void> {
-    await this.bounded(this.store.client.eval(RENEW, 1, `{${key}}`, holder, leaseMs));
+    await this.bounded(this.store.client.eval(RENEW, 1, CacheKeys.slots(key), holder, leaseMs));
   }
 
   async release(key: string, holder: string): Promise<void> {
-    await this.bounded(this.store.client.zrem(`{${key}}`, holder));
+    await this.bounded(this.store.client.zrem(CacheKeys.slots(key), holder));
   }
 
   private async bounded<T>(reply: Promise<T>): Promise<T> {

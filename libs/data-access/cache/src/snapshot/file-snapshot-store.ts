@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'fs/promises';
 import { dirname } from 'path';
-import { SnapshotEntry, SnapshotStore } from '@shortlink/links-domain';
+import { SnapshotEntry, SnapshotStore } from '@shortlink/read-path';
 
 /** The hot-link snapshot as a JSON file, replaced atomically (write to a temp file, rename). */
 export class FileSnapshotStore implements SnapshotStore {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
-import { DuplicateLinkError, Link, LinkShardStore, NO_OPTIONS, SequenceStore } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, NO_OPTIONS, SequenceStore } from '@shortlink/links-domain';
+import { LinkShardStore } from '@shortlink/sharding-domain';
 
 export interface LinkStoreFixture {
   shard: LinkShardStore;

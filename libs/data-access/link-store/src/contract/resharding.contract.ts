@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { MovableShardStore, MoveProgress, RingStore, RingVersion } from '@shortlink/links-domain';
+import { MovableShardStore, MoveProgress, RingStore, RingVersion } from '@shortlink/sharding-domain';
 import { aLink } from './link-store.contract';
 
 export interface MoveStoresFixture {

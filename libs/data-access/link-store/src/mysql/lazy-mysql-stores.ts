@@ -1,4 +1,5 @@
-import { BatchRecordStore, IdBlock, Link, LinkListQuery, MovableShardStore, RetiredCode, SequenceStore, ShortUrlIdentifier, StoredRow } from '@shortlink/links-domain';
+import { BatchRecordStore, IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
 import { TenantStore } from '@shortlink/tenants-domain';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { LazyOpen, forwardWhenOpen } from '../lazy-open';

@@ -1,5 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
 import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
@@ -12,7 +13,7 @@ const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
 
 /**
  * A MySQL shard. Reads and writes are raw parameterised SQL through the DataSource's pool:
- * measured 40x faster than repository.save for batches (docs/benchmarks.md, notes/local-stack.md).
+ * measured 40x faster than repository.save for batches (docs/design.md, "MySQL writes").
  */
 export class MysqlLinkShardStore extends MovableShard implements MovableShardStore {
   protected readonly moves: MysqlMoveOps;

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { MoveProgress, MoveRecord, parseRingVersion, RingStore, RingVersion, ringVersionJson, RingWatcherInfo } from '@shortlink/links-domain';
+import { MoveProgress, MoveRecord, parseRingVersion, RingStore, RingVersion, ringVersionJson, RingWatcherInfo } from '@shortlink/sharding-domain';
 import { LazyOpen } from '../lazy-open';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { META_MIGRATIONS } from './migrations';

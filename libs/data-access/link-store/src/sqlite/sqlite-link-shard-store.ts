@@ -1,4 +1,5 @@
-import { DuplicateLinkError, Link, LinkListQuery, MovableShardStore, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DuplicateLinkError, Link, LinkListQuery, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
 import type { Statement } from 'better-sqlite3';
 import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';

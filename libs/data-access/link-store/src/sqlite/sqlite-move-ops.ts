@@ -1,4 +1,5 @@
-import { Link, RetiredCode, ShardMoveStore, ShortUrlIdentifier, StoredRow, UpsertOutcome } from '@shortlink/links-domain';
+import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { ShardMoveStore, StoredRow, UpsertOutcome } from '@shortlink/sharding-domain';
 import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow, tagsByLink } from '../rows';
 import { SqliteDb } from './sqlite-database';
 

@@ -1,4 +1,4 @@
-import { MoveProgress, MoveRecord, parseRingVersion, RingStore, RingVersion, ringVersionJson, RingWatcherInfo } from '@shortlink/links-domain';
+import { MoveProgress, MoveRecord, parseRingVersion, RingStore, RingVersion, ringVersionJson, RingWatcherInfo } from '@shortlink/sharding-domain';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_META_MIGRATIONS } from './migrations';
 

@@ -1,28 +1,19 @@
-import { ConsistentHashRing } from '@shortlink/shard-router';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { SegmentIdAllocator, SequenceCodeStrategy } from '../codes';
+import { SegmentIdAllocator } from '../codes/segment-id-allocator';
+import { SequenceCodeStrategy } from '../codes/code-generator';
 import { Link } from '../link';
-import { LinkCache, linkCacheKey } from '../link-cache';
+import { ChangePropagation } from '../change-propagation';
 import { LinkCreation, LinkService } from '../link-service';
 import { IdBlock } from '../ports';
-import { ShardedLinkRepository } from '../sharded-link-repository';
 import { InMemoryBatchRecords } from '../testing/in-memory-batch-records';
-import { InMemoryLinkShard } from '../testing/in-memory-link-shard';
-import { InMemoryCache, plainPasswords, RecordingChangeFeed } from '../testing/in-memory-ports';
+import { InMemoryLinkRepository } from '../testing/in-memory-link-repository';
+import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from '../testing/in-memory-ports';
 import { UrlPolicy } from '../url-policy';
-import { BatchCreator, BatchOutcome, BatchRow } from './batch-creator';
+import { BatchCreator } from './batch-creator';
+import { BatchOutcome, BatchRow } from './chunk';
 import { BatchRecordStore } from './ports';
 
 const DAY = 86_400_000;
-
-/** A shard whose inserts can be made to hang forever (a process stopped in the middle of a write). */
-class StallingShard extends InMemoryLinkShard {
-  stall = false;
-  override async insertMany(links: readonly Link[]) {
-    if (this.stall) return new Promise<void>(() => undefined);
-    return super.insertMany(links);
-  }
-}
 
 const sequence = () => {
   let next = 1n;
@@ -40,23 +31,25 @@ const render = (o: BatchOutcome) => ('link' in o ? `${o.index} 201 ${o.link.doma
 describe('BatchCreator', () => {
   const setup = (options: { chunkRows?: number; insertRows?: number } = {}) => {
     const clock = { t: Date.UTC(2026, 11, 3) };
-    const shards = ['a', 'b', 'c', 'd'].map((n) => new StallingShard(n));
-    const repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
-    const store = new InMemoryCache();
+    const repo = new InMemoryLinkRepository(['a', 'b', 'c', 'd']);
+    const cache = new RecordingLinkCache();
     const codes = new SequenceCodeStrategy('secret');
     const ids = sequence();
     const records = new InMemoryBatchRecords();
     const links = new LinkService(
-      repo, new SegmentIdAllocator(ids, 'links', 10), codes, new LinkCache(store), new RecordingChangeFeed(), plainPasswords, new UrlPolicy({ shortDomains: ['sho.rt'] }),
-      { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY }, undefined, { now: () => clock.t },
+      {
+        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        passwords: plainPasswords,
+        urls: new UrlPolicy({ shortDomains: ['sho.rt'] }), clock: { now: () => clock.t },
+      },
+      { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },
     );
-    const bloom: Link[] = [];
-    const retried: Link[] = [];
     const creator = (recordStore: BatchRecordStore = records) =>
-      new BatchCreator(links, repo, ids, codes, new LinkCache(store), recordStore, { bitsOf: (created) => (bloom.push(...created), [{ key: 'bloom', offsets: [1] }]), retryLater: (created) => void retried.push(...created) }, {
-        chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links',
-      }, { now: () => clock.t });
-    const stored = () => shards.flatMap((s) => [...s.rows.values()]);
+      new BatchCreator(
+        { links, repository: repo, sequences: ids, codes, cache, records: recordStore, clock: { now: () => clock.t } },
+        { chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links' },
+      );
+    const stored = () => [...repo.links.values()];
     const run = async (inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'> | DomainError>, key: string | null = null, granted = Infinity, by = creator()) => {
       let left = granted;
       const started = await by.start({
@@ -71,14 +64,14 @@ describe('BatchCreator', () => {
       for await (const chunk of started.lines()) text += chunk;
       return text.split('\n').filter(Boolean);
     };
-    return { clock, shards, repo, store, codes, records, links, creator, run, stored, bloom, retried };
+    return { clock, repo, cache, codes, records, links, creator, run, stored };
   };
   const urls = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ url: `https://example.com/${from + i}` }));
 
-  it('answers every row in order, writes each chunk grouped by shard, and lets a bad row fail alone', async () => {
-    const { run, stored, shards, repo, bloom, store } = setup();
+  it('answers every row in order, writes each chunk in statements of insertRows, and lets a bad row fail alone', async () => {
+    const { run, stored, repo, cache } = setup();
+    const statements = jest.spyOn(repo, 'insertInStatements');
     const inputs = [...urls(12), { url: 'ftp://nope' }, new DomainError(ErrorCode.INVALID_JSON, 'x'), ...urls(11, 12)];
-    store.values.set(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }), ''); // a null entry left by a scan
     const lines = await run([...inputs, { url: 'https://example.com/aliased', alias: 'will-be-taken' }]);
     expect(lines).toHaveLength(26);
     expect(lines.map((l) => l.split(' ')[0])).toEqual(Array.from({ length: 26 }, (_, i) => String(i)));
@@ -86,28 +79,23 @@ describe('BatchCreator', () => {
     expect(lines[13]).toBe('13 INVALID_JSON');
     expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(24);
     expect(stored()).toHaveLength(24);
-    for (const link of stored()) expect(shards.find((s) => s.shardName === repo.shardNameFor(link.code))!.rows.has(`sho.rt/${link.code}`)).toBe(true);
-    expect(bloom.map((l) => l.code).sort()).toEqual(stored().map((l) => l.code).sort());
-    expect(store.values.has(linkCacheKey({ domain: 'sho.rt', code: 'will-be-taken' }))).toBe(false);
+    expect(statements.mock.calls.map(([, rowsPerStatement]) => rowsPerStatement)).toEqual([4, 4, 4]);
+    expect(statements.mock.calls.flatMap(([links]) => links.map((l) => l.code)).sort()).toEqual(stored().map((l) => l.code).sort());
+    expect(cache.newLinks.map((l) => l.code).sort()).toEqual(stored().map((l) => l.code).sort());
   });
 
-  it('invalidates and marks the created links of a chunk in one cache call, and leaves the Bloom bits to the background when the cache is down', async () => {
-    const { run, store, bloom, retried } = setup();
-    const calls = jest.spyOn(store, 'deleteAndSetBits');
-    expect((await run(urls(25))).filter((l) => l.includes(' 201 '))).toHaveLength(25);
-    expect(calls).toHaveBeenCalledTimes(3); // chunks of 10
-    expect(calls.mock.calls.flatMap(([keys]) => keys)).toEqual(bloom.map((l) => linkCacheKey({ domain: l.domain, code: l.code })));
-    expect(retried).toEqual([]);
-    store.down = true;
-    const lines = await run(urls(5, 100));
-    expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(5); // the links exist: the cache is best effort
-    expect(retried.map((l) => l.code).sort()).toEqual(bloom.slice(25).map((l) => l.code).sort());
+  it('tells the read path of the links each chunk created in one call, and not of a link that was not written', async () => {
+    const { run, cache, stored } = setup();
+    const told = jest.spyOn(cache, 'created');
+    const lines = await run([...urls(24), { url: 'https://example.com/x', alias: 'taken-twice' }, { url: 'https://example.com/y', alias: 'taken-twice' }]);
+    expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(25);
+    expect(told.mock.calls.map(([links]) => links.length)).toEqual([10, 10, 5]); // chunks of 10
+    expect(told.mock.calls.flatMap(([links]) => links.map((l) => l.id)).sort()).toEqual(stored().map((l) => l.id).sort());
   });
 
   it('checks aliases against every shard, retired codes, expired holders and the batch itself; the neighbours are created', async () => {
-    const { run, shards, repo, links } = setup();
-    const onAnotherShard = shards.find((s) => s.shardName !== repo.shardNameFor('elsewhere'))!;
-    await onAnotherShard.insert({ ...(await links.prepare({ tenantId: 't2', url: 'https://other.example/' })), id: '999999', code: 'elsewhere' } as Link);
+    const { run, repo, links } = setup();
+    await repo.insert({ ...(await links.prepare({ tenantId: 't2', url: 'https://other.example/' })), id: '999999', code: 'elsewhere' } as Link);
     await links.create({ tenantId: 't2', url: 'https://example.com/gone', alias: 'deleted-one' });
     await links.remove('t2', { domain: 'sho.rt', code: 'deleted-one' }, null);
     const expired = await links.create({ tenantId: 't2', url: 'https://example.com/old', alias: 'expired-one' });
@@ -179,7 +167,7 @@ describe('BatchCreator', () => {
   });
 
   it('after a crash in the middle of a chunk, a retry recognises the rows already written and answers like one uninterrupted run', async () => {
-    const { run, stored, shards, records, creator, clock } = setup();
+    const { run, stored, repo, records, creator, clock } = setup();
     // The first attempt: chunk 0 answered, then chunk 1 stops with some shards written and one not.
     let crashed = false;
     const dying: BatchRecordStore = new Proxy(records, {
@@ -191,14 +179,14 @@ describe('BatchCreator', () => {
     const first = await creator(dying).start({ tenantId: 't1', idempotencyKey: 'crash', rows: rowsOf(urls(30)), render, quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'q') }) });
     const lines = first.lines();
     const chunk0 = (await lines.next()).value as string;
-    shards[2].stall = true;
+    repo.stalled.add('c');
     void lines.next(); // chunk 1 starts writing and never finishes
     await new Promise((r) => setTimeout(r, 20));
     crashed = true;
     const written = stored().length;
     expect(written).toBeGreaterThan(10);
     expect(written).toBeLessThan(20);
-    shards[2].stall = false;
+    repo.stalled.delete('c');
 
     // The retry, by "another process", once the dead attempt's lease ran out.
     await expect(run(urls(30), 'crash')).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_IN_USE });

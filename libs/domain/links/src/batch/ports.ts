@@ -1,14 +1,3 @@
-import type { Link } from '../link';
-import type { BitmapBits } from '../ports';
-
-/** The Bloom filter as batch creation uses it (the BloomMaintainer): bits computed, written by the caller. */
-export interface CreatedLinkMarks {
-  /** The bits of these links, by bitmap key, written with the chunk's cache invalidations. */
-  bitsOf(links: readonly Link[]): BitmapBits[];
-  /** Writing them failed: added again in the background (a "no" must not hide a real link for long). */
-  retryLater(links: readonly Link[]): void;
-}
-
 /** A batch as its tenant names it: the `Idempotency-Key` header, per tenant. */
 export interface BatchKey {
   readonly tenantId: string;

@@ -19,8 +19,8 @@ export class SequenceCodeStrategy {
 }
 
 /**
- * Seed 002's alternative: MurmurHash3-128 of the URL (plus the attempt number after a collision),
- * reduced into the 7-char space. The same URL gives the same first code.
+ * The system-design article's alternative (docs/design.md, "Identity, shards and codes"): MurmurHash3-128 of the URL (plus the attempt
+ * number after a collision), reduced into the 7-char space. The same URL gives the same first code.
  */
 export class HashCodeStrategy {
   readonly name = 'hash';

@@ -1,5 +1,5 @@
 import { GeoLookup } from '@shortlink/visitors-domain';
-import { CachedLink, RedirectRules } from '../link-cache';
+import { CachedLink, RedirectRules } from '../cached-link';
 import { LinkRules, RedirectDecision, RedirectRequest } from './link-rules';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';

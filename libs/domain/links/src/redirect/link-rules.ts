@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { murmur32 } from '@shortlink/shard-router';
 import { DeviceTarget, deviceTargetOf, GeoLookup } from '@shortlink/visitors-domain';
-import { CachedLink } from '../link-cache';
+import { CachedLink } from '../cached-link';
 import { compileTarget, CompiledTarget, withForwardedQuery } from './target-url';
 
 /** What the rules of a link look at in a request. */

@@ -1,6 +1,6 @@
 import { Link, ShortUrlIdentifier } from '../link';
 import { isAfter, newestFirst } from '../listing';
-import { DuplicateLinkError, LinkListQuery, LinkShardStore } from '../ports';
+import { DuplicateLinkError, LinkListQuery } from '../ports';
 
 const keyOf = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
 /** A store keeps values: what a caller does to a link (its dates) after handing it over or reading it changes nothing stored. */
@@ -35,11 +35,11 @@ export class LinkRows extends Map<string, Link> {
 }
 
 /**
- * A shard in a Map, for the domain's own unit tests (which may not depend on the adapters): the
+ * A shard in a Map (the sharding lib's LinkShardStore), for the domain's own unit tests (which may not depend on the adapters): the
  * same rules as the SQL stores (unique id, unique domain + code, versioned replace, retired codes, values not references),
  * held by the stores' contract suites (libs/data-access/link-store/src/in-memory-doubles.spec.ts).
  */
-export class InMemoryLinkShard implements LinkShardStore {
+export class InMemoryLinkShard {
   readonly rows = new LinkRows();
   readonly retired = new Map<string, Date>();
   /** Redirects counted per link id (the click_count column of the SQL stores). */

@@ -1,85 +1,5 @@
-import { LinkChange, LinkChangeFeed, PasswordHasher } from '../ports';
-import { BitmapBits, CacheStore } from '../ports';
-
-/** The shared cache in a Map, for the domain's unit tests (TTLs ignored). */
-export class InMemoryCache implements CacheStore {
-  readonly values = new Map<string, string>();
-  down = false;
-  private guard() {
-    if (this.down) throw new Error('ECONNREFUSED');
-  }
-  async get(k: string) {
-    this.guard();
-    return this.values.get(k) ?? null;
-  }
-  async set(k: string, v: string) {
-    this.guard();
-    this.values.set(k, v);
-  }
-  async del(keys: readonly string[]) {
-    this.guard();
-    keys.forEach((k) => this.values.delete(k));
-  }
-  async pttl() {
-    return -1;
-  }
-  async setIfAbsent(k: string, v: string) {
-    this.guard();
-    if (this.values.has(k)) return false;
-    this.values.set(k, v);
-    return true;
-  }
-  async deleteIfEquals(k: string, v: string) {
-    this.guard();
-    return this.values.get(k) === v && this.values.delete(k);
-  }
-  async incrBy(k: string, d: number) {
-    this.guard();
-    const n = Number(this.values.get(k) ?? 0) + d;
-    this.values.set(k, String(n));
-    return n;
-  }
-  async setIfNewer(k: string, v: string, version: number) {
-    this.guard();
-    const current = this.values.get(k);
-    if (current) {
-      try {
-        const stored = (JSON.parse(current) as { version?: number }).version;
-        if (typeof stored === 'number' && stored >= version) return false;
-      } catch {
-        // replaced
-      }
-    }
-    this.values.set(k, v);
-    return true;
-  }
-  async incrementBelow(k: string, limit: number, initial: number) {
-    this.guard();
-    const n = this.values.has(k) ? Number(this.values.get(k)) : initial;
-    if (n >= limit) return null;
-    this.values.set(k, String(n + 1));
-    return n + 1;
-  }
-  async reserveBelow(k: string, limit: number, wanted: number, floor: number, seed: number | null) {
-    this.guard();
-    const current = this.values.get(k);
-    if (current === undefined && seed === null) return null;
-    const n = Math.max(current === undefined ? seed! : Number(current), floor);
-    const granted = Math.max(0, Math.min(wanted, limit - n));
-    this.values.set(k, String(n + granted));
-    return { granted, count: n + granted };
-  }
-  async setBits() {}
-  async getBits(_k: string, offsets: readonly number[]) {
-    return offsets.map(() => 0);
-  }
-  /** Bitmaps are not kept here (as `setBits`): only the deletes. */
-  async deleteAndSetBits(keys: readonly string[], _bitmaps: readonly BitmapBits[]) {
-    await this.del(keys);
-  }
-  async ping() {}
-  async close() {}
-}
+import { Link, ShortUrlIdentifier } from '../link';
+import { LinkCacheWriter, LinkChange, LinkChangeFeed, PasswordHasher } from '../ports';
 
 export class RecordingChangeFeed implements LinkChangeFeed {
   readonly published: LinkChange[] = [];
@@ -99,3 +19,27 @@ export const plainPasswords: PasswordHasher = {
   hash: async (password) => `plain:${password}`,
   verify: async (hash, password) => hash === `plain:${password}`,
 };
+
+/** What the links domain tells the read path's caches, recorded (the read path's own tests check the caches themselves). */
+export class RecordingLinkCache implements LinkCacheWriter {
+  /** Links told as created, in order. */
+  readonly newLinks: Link[] = [];
+  /** The last value told per `domain/code`: the link, or its deletion. */
+  readonly values = new Map<string, Link | { gone: true; version: number }>();
+  /** `updated` and `deleted` fail while down (the cache is unreachable); `created` never does. */
+  down = false;
+
+  async created(links: readonly Link[]) {
+    this.newLinks.push(...links);
+  }
+
+  async updated(link: Link) {
+    if (this.down) throw new Error('cache down');
+    this.values.set(`${link.domain}/${link.code}`, link);
+  }
+
+  async deleted(id: ShortUrlIdentifier, version: number) {
+    if (this.down) throw new Error('cache down');
+    this.values.set(`${id.domain}/${id.code}`, { gone: true, version });
+  }
+}

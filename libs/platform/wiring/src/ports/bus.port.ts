@@ -1,6 +1,6 @@
-import { ClickBatch, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
+import { CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
 import { ensureClickTopic, InProcessClickLog, KafkaClickEventSink, KafkaClickEventSource, MemoryClickEventSink, MemoryClickEventSource } from '@shortlink/bus';
-import { portSpec } from '../port-spec';
+import { portSpec } from '../port';
 
 /** The two ends of the click topic; building them opens no connection. */
 export interface ClickBus {
@@ -8,27 +8,6 @@ export interface ClickBus {
   readonly source: ClickEventSource;
   /** Settles when the background topic check that opening started is over (never rejects). */
   readonly settled: Promise<unknown>;
-}
-
-/** Starts the source once the topic exists (the analytics app may boot before anyone created it). */
-class TopicReadySource implements ClickEventSource {
-  constructor(
-    private readonly inner: ClickEventSource,
-    private readonly topicReady: () => Promise<unknown>,
-  ) {}
-
-  async start(handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
-    await this.topicReady();
-    await this.inner.start(handler);
-  }
-
-  lag(): Promise<Map<number, number>> {
-    return this.inner.lag();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
 }
 
 /** kafka: a topic on the brokers; memory: one in-process log shared by the apps of this process. */
@@ -44,7 +23,10 @@ export const busPort = portSpec<ClickBus>({
       return {
         settled,
         sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
-        source: new TopicReadySource(new KafkaClickEventSource({ brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics', sessionTimeoutMs: bus.sessionTimeoutMs }), ensureTopic),
+        source: new KafkaClickEventSource({
+          brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics', sessionTimeoutMs: bus.sessionTimeoutMs,
+          topicReady: ensureTopic,
+        }),
       };
     }
     // Retention is what a lagging consumer can still catch up on: 4 MiB of bytes per partition

@@ -1,7 +1,7 @@
-import { CACHE_STORE } from '@shortlink/links-domain';
+import { CACHE_STORE } from '@shortlink/read-path';
 import { MemoryCacheStore, MemoryRateWindows, MemorySlots, RedisClusterStore, RedisRateWindows, RedisSlots } from '@shortlink/cache';
 import { RATE_WINDOW_STORE, SLOT_STORE } from '@shortlink/tenants-domain';
-import { itself, portSpec } from '../port-spec';
+import { itself, portSpec } from '../port';
 
 /** The shared cache, the plan windows and the concurrency slots: Redis Cluster, or in-process stores on the embedded profile. */
 export const cachePort = portSpec({

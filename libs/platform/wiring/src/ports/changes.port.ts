@@ -1,6 +1,6 @@
 import { LINK_CHANGE_FEED } from '@shortlink/links-domain';
 import { MemoryLinkChangeFeed, RedisLinkChangeFeed } from '@shortlink/cache';
-import { itself, portSpec } from '../port-spec';
+import { itself, portSpec } from '../port';
 
 /** Link changes to every redirect instance: Redis pub/sub with the Redis cache, in-process otherwise. */
 export const changesPort = portSpec({

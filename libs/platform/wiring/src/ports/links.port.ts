@@ -3,9 +3,12 @@ import { basename, dirname, join } from 'path';
 import { randomUUID } from 'crypto';
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
-import { LINK_REPOSITORY, LinkShardStore, MovableShardStore, MovePhase, RingSpec, RingStore, RingWatcher, RoutingState, ShardedLinkRepository } from '@shortlink/links-domain';
+import { LINK_REPOSITORY } from '@shortlink/links-domain';
+import {
+  LinkShardStore, MovableShardStore, MovePhase, RingSpec, RingStore, RingWatcher, RoutingState, ShardedLinkRepository,
+} from '@shortlink/sharding-domain';
 import { LazyMysqlLinkShardStore, MysqlRingStore, SqliteLinkShardStore, SqliteRingStore } from '@shortlink/link-store';
-import { portSpec } from '../port-spec';
+import { portSpec } from '../port';
 
 const SHARD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MOVE_PHASE_GAUGE: Record<MovePhase | 'stable', number> = { stable: 0, dual_write: 1, copying: 2, frozen: 3 };
@@ -92,8 +95,10 @@ export async function openLinkShards(config: AppConfig, app = programName()): Pr
   const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec: bootstrap, move: null }), initial, {
     resolveStore: (name) => catalog.find(name),
     timeoutMs: db.shardTimeoutMs,
-    breakerFailures: db.breaker.failures,
-    breakerOpenMs: db.breaker.openMs,
+    breakerFailures: db.shardBreaker.failures,
+    breakerOpenMs: db.shardBreaker.openMs,
+    // A redirect's share of its DB_CONCURRENCY per shard (docs/design.md, "Failure containment").
+    redirectLookupsPerShard: Math.max(1, Math.ceil(config.redirect.dbConcurrency / 4)),
   });
   const ring = ringStoreFor(config);
   const logger = new Logger('ShardRing');

@@ -2,7 +2,7 @@ import { join } from 'path';
 import { BATCH_RECORD_STORE, SEQUENCE_STORE } from '@shortlink/links-domain';
 import { TENANT_STORE } from '@shortlink/tenants-domain';
 import { LazyMysqlMetaStore, SqliteMetaStore } from '@shortlink/link-store';
-import { itself, portSpec } from '../port-spec';
+import { itself, portSpec } from '../port';
 
 /** Tenants, API keys, id sequences and batch idempotency records: the shard-independent database. */
 export const metaPort = portSpec({

@@ -1,7 +1,7 @@
 import { join } from 'path';
 import { CLICK_AGGREGATE_STORE } from '@shortlink/clicks-domain';
 import { ChdbExecutor, ClickHouseExecutor, SqlClickAggregateStore } from '@shortlink/olap';
-import { itself, portSpec } from '../port-spec';
+import { itself, portSpec } from '../port';
 
 /** Click aggregates: a ClickHouse server, or chdb in process; migrated when opened. */
 export const olapPort = portSpec({

@@ -1,7 +1,7 @@
 import { CODE_SECRET } from '@shortlink/links-domain';
 import { VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { resolveSecret } from '../secrets';
-import { portSpec } from '../port-spec';
+import { portSpec } from '../port';
 
 /** The keys of the code scrambler and of the visitor hash: given, or kept in the data directory. */
 export const secretsPort = portSpec({

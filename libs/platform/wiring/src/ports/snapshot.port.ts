@@ -1,6 +1,6 @@
-import { SNAPSHOT_STORE } from '@shortlink/links-domain';
+import { SNAPSHOT_STORE } from '@shortlink/read-path';
 import { FileSnapshotStore } from '@shortlink/cache';
-import { itself, portSpec } from '../port-spec';
+import { itself, portSpec } from '../port';
 
 /** Where a redirect instance keeps its hot-link snapshot (a local file). */
 export const snapshotPort = portSpec({

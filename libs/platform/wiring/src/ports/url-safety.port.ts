@@ -1,6 +1,6 @@
 import { URL_POLICY, UrlPolicy } from '@shortlink/links-domain';
 import { DnsHostResolver, FileDomainBlockList } from '@shortlink/url-safety';
-import { portSpec } from '../port-spec';
+import { portSpec } from '../port';
 
 /** The URL safety policy with its block list (BLOCKED_DOMAINS_FILE) and, with URL_DNS_CHECK=true, DNS; generation adds the tenants' domains. */
 export const urlSafetyPort = portSpec({

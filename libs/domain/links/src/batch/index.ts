@@ -1,3 +1,0 @@
-export * from './ports';
-export * from './batch-creator';
-export * from './bulk-links';

@@ -1,0 +1,65 @@
+import type { DeviceTarget } from '@shortlink/visitors-domain';
+import { Link, LinkStatus, RedirectType, Utm, Variant } from './link';
+
+/**
+ * What changes where a redirect goes, beyond the target; absent on a plain link, so the common
+ * case reads, stores and checks nothing more (docs/design.md, "Link options").
+ */
+export interface RedirectRules {
+  readonly maxClicks?: number;
+  readonly passwordHash?: string;
+  readonly clicksPerIpPerMinute?: number;
+  readonly geoTargets?: Readonly<Record<string, string>>;
+  readonly deviceTargets?: Readonly<Partial<Record<DeviceTarget, string>>>;
+  readonly variants?: readonly Variant[];
+  readonly utm?: Utm;
+  /** Present (false) only when the visitor's query string is not carried over. */
+  readonly forwardQuery?: false;
+}
+
+/** What the redirect path needs of a link: the value the read path caches (docs/design.md, "Redirect read path"). */
+export interface CachedLink {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly targetUrl: string;
+  readonly redirectType: RedirectType;
+  readonly expiresAt: number | null;
+  readonly status: LinkStatus;
+  /** The link's version: a cache never replaces a newer value with an older one. */
+  readonly version: number;
+  /** Epoch ms, for the preview page. */
+  readonly createdAt: number;
+  readonly title?: string;
+  readonly moderation?: 'flagged' | 'banned';
+  readonly rules?: RedirectRules;
+}
+
+export function rulesOf(link: Link): RedirectRules | undefined {
+  const rules: { -readonly [K in keyof RedirectRules]: RedirectRules[K] } = {};
+  if (link.maxClicks !== null) rules.maxClicks = link.maxClicks;
+  if (link.passwordHash !== null) rules.passwordHash = link.passwordHash;
+  if (link.clicksPerIpPerMinute !== null) rules.clicksPerIpPerMinute = link.clicksPerIpPerMinute;
+  if (link.geoTargets !== null) rules.geoTargets = link.geoTargets;
+  if (link.deviceTargets !== null) rules.deviceTargets = link.deviceTargets;
+  if (link.variants !== null) rules.variants = link.variants;
+  if (link.utm !== null) rules.utm = link.utm;
+  if (!link.forwardQuery) rules.forwardQuery = false;
+  return Object.keys(rules).length ? rules : undefined;
+}
+
+export const toCachedLink = (link: Link): CachedLink => {
+  const rules = rulesOf(link);
+  return {
+    id: link.id,
+    tenantId: link.tenantId,
+    targetUrl: link.targetUrl,
+    redirectType: link.redirectType,
+    expiresAt: link.expiresAt ? link.expiresAt.getTime() : null,
+    status: link.status,
+    version: link.version,
+    createdAt: link.createdAt.getTime(),
+    ...(link.title !== null ? { title: link.title } : {}),
+    ...(link.moderation !== 'clear' ? { moderation: link.moderation } : {}),
+    ...(rules ? { rules } : {}),
+  };
+};

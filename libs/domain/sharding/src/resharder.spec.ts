@@ -1,0 +1,224 @@
+import { ShardRouterError } from '@shortlink/shard-router';
+import { Link, NO_OPTIONS } from '@shortlink/links-domain';
+import { ShardedLinkRepository } from './sharded-link-repository';
+import { InMemoryMovableShard, InMemoryRingStore } from './testing/in-memory-resharding';
+import { MoveProgress } from './ports';
+import { ReshardError, Resharder, ResharderOptions, targetSpec } from './resharder';
+import { RingSpec, routerOf } from './ring';
+import { RingWatcher } from './ring-watcher';
+import { RoutingState } from './routing-state';
+
+const ring = (names: string[], strategy: 'ring' | 'jump' = 'ring'): RingSpec => ({ strategy, virtualNodes: 150, shards: names.map((name) => ({ name })) });
+const FOUR = ring(['s0', 's1', 's2', 's3']);
+const FIVE = ring(['s0', 's1', 's2', 's3', 's4']);
+
+jest.setTimeout(30_000);
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** Deterministic links: the same codes and ids in every installation built by `install`. */
+function linkNo(i: number, over: Partial<Link> = {}): Link {
+  let n = i * 7919 + 12345;
+  let code = '';
+  for (let k = 0; k < 7; k++) {
+    code += ALPHABET[n % 62];
+    n = Math.floor(n / 62) + k * 31;
+  }
+  const at = new Date(Date.UTC(2026, 11, 3, 0, 0, i % 60));
+  return { ...NO_OPTIONS, id: String(10_000 + i), domain: 'sho.rt', code, targetUrl: `https://example.com/${i}`, tenantId: 't1', createdAt: at, updatedAt: at, expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over };
+}
+
+/**
+ * The tool polls every 100 ms for the instances' acknowledgements and every 500 ms for a stale claim: here every 10 ms, so
+ * that the same deadlines, on the same clock, are met sooner. The pacing of the copy (shorter sleeps) is kept as it is, and
+ * the test of writes during a move keeps the tool's own polls.
+ */
+const pollQuickly = (ms: number) => new Promise<void>((r) => setTimeout(r, ms >= 100 ? 10 : ms));
+
+/** Shards s0..s4 (s4 empty, not on the ring), a ring store at version 1 and one "app": a repository with its watcher. */
+async function install(count: number, spec = FOUR) {
+  const shards = new Map(['s0', 's1', 's2', 's3', 's4'].map((n) => [n, new InMemoryMovableShard(n)]));
+  const store = new InMemoryRingStore();
+  const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec, move: null }), [...shards.values()]);
+  const watcher = new RingWatcher(store, repository, { instanceId: 'app-1', app: 'test', pollMs: 10, leaseMs: 5000, bootstrap: spec, log: (l, m) => process.env.DEBUG_RING && console.log(Date.now() % 100000, l, m) });
+  await watcher.start();
+  const links = Array.from({ length: count }, (_, i) => linkNo(i));
+  for (const l of links) await repository.insert(l);
+  const storeOf = (name: string) => {
+    const s = shards.get(name);
+    if (!s) throw new Error(`unknown shard ${name}`);
+    return s;
+  };
+  const tool = (over: Partial<ResharderOptions> = {}) =>
+    new Resharder(store, storeOf, { watcherAliveMs: 2000, batchSize: 50, ackTimeoutMs: 5000, sleep: pollQuickly, ...over });
+  return { shards, store, repository, watcher, links, tool };
+}
+
+/** Every row of every shard, by shard. */
+const contents = (shards: Map<string, InMemoryMovableShard>) => Object.fromEntries([...shards].map(([n, s]) => [n, [...s.rows.values()].sort((a, b) => a.code.localeCompare(b.code))]));
+
+describe('Resharder', () => {
+  it('plans the addition of a fifth shard: about 1/5 of the links move, every one of them to the new shard', async () => {
+    const { tool, watcher } = await install(4000);
+    const plan = await tool().plan({ add: [{ name: 's4' }] });
+    await watcher.stop();
+    expect(plan.examined).toBe(4000);
+    expect(plan.share).toBeGreaterThan(0.15);
+    expect(plan.share).toBeLessThan(0.25);
+    expect(Object.keys(plan.flows).sort()).toEqual(['s0->s4', 's1->s4', 's2->s4', 's3->s4']);
+    expect(plan.after.s4).toBe(plan.moving);
+  });
+
+  it('adds a shard while the app creates, edits and deletes links: every link ends on its new owner, once, as last written', async () => {
+    const { shards, store, repository, watcher, links, tool } = await install(1500);
+    const expected = new Map<string, Link | null>(links.map((l) => [l.code, l]));
+    // Edits and deletes aim at links that move, the ones dual reads and writes are about.
+    const [four, five] = [routerOf(FOUR), routerOf(FIVE)];
+    const movers = links.filter((l) => four.shardFor(l.code) !== five.shardFor(l.code)).slice(0, 60);
+    let writes = 0;
+    let stop = false;
+    const phases = new Set<string>();
+    const stale: string[] = [];
+    const writer = (async () => {
+      for (let i = 0; !stop; i++) {
+        phases.add(repository.routing.phase ?? 'stable');
+        const created = linkNo(100_000 + i);
+        await repository.insert(created);
+        expected.set(created.code, created);
+        const victim = movers[i % movers.length];
+        const current = expected.get(victim.code);
+        if (current) {
+          if (i % 5 === 4) {
+            if (await repository.remove(current, current.version, new Date(Date.UTC(2027, 0, 1)))) expected.set(current.code, null);
+          } else {
+            const next = { ...current, targetUrl: `https://example.com/edit/${i}`, version: current.version + 1 };
+            if (await repository.replace(next, current.version)) expected.set(current.code, next);
+          }
+          // Read your own write, whatever the phase (the new owner is read first while copying).
+          const seen = await repository.findByCode(current);
+          const wanted = expected.get(current.code) ?? null;
+          if (seen?.version !== wanted?.version || seen?.targetUrl !== wanted?.targetUrl) stale.push(`${current.code}: read v${seen?.version} in ${repository.routing.phase}, wrote v${wanted?.version}`);
+        }
+        writes++;
+        await new Promise((r) => setTimeout(r, 2)); // a bounded load: a few hundred writes a second
+      }
+    })();
+    const observer = setInterval(() => phases.add(repository.routing.phase ?? 'stable'), 2);
+    // The tool's own polls here: each phase lasts as long as in production, so the writer meets every one of them.
+    const done = await tool({ ratePerSecond: 1000, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }).run({ add: [{ name: 's4' }] });
+    stop = true;
+    await writer;
+    clearInterval(observer);
+    await watcher.stop();
+
+    expect(done.step).toBe('done');
+    expect([...phases]).toEqual(expect.arrayContaining(['copying', 'frozen']));
+    expect(writes).toBeGreaterThan(20);
+    expect(stale).toEqual([]);
+    expect((await store.current())!).toMatchObject({ version: 5, spec: FIVE, move: null });
+    const after = routerOf(FIVE);
+    for (const [code, link] of expected) {
+      const holders = [...shards.values()].filter((s) => s.rows.has(`sho.rt/${code}`));
+      if (link === null) expect(holders.map((s) => s.shardName)).toEqual([]);
+      else {
+        expect(holders.map((s) => s.shardName)).toEqual([after.shardFor(code)]);
+        expect(holders[0].rows.get(`sho.rt/${code}`)).toEqual(link);
+      }
+    }
+    expect([...shards.values()].every((s) => s.tombstones.size === 0)).toBe(true);
+    expect(done.verify!.every((f) => f.sourceRows === f.targetRows && f.sourceChecksum === f.targetChecksum)).toBe(true);
+    // Verified while frozen, before links created after the switch went straight to s4.
+    expect(done.verify!.map((f) => `${f.from}->${f.to}`)).toEqual(['s0->s4', 's1->s4', 's2->s4', 's3->s4']);
+    expect(done.verify!.reduce((n, f) => n + f.sourceRows, 0)).toBeLessThanOrEqual(shards.get('s4')!.rows.size);
+  });
+
+  it('a run stopped mid-copy and run again by another tool ends exactly like an uninterrupted run', async () => {
+    const clean = await install(1200);
+    await clean.tool().run({ add: [{ name: 's4' }] });
+    await clean.watcher.stop();
+
+    const crashed = await install(1200);
+    let batches = 0;
+    await expect(
+      crashed.tool({ owner: 'first', afterCopyBatch: () => {
+        if (++batches === 5) throw new Error('SIGKILL');
+      } }).run({ add: [{ name: 's4' }] }),
+    ).rejects.toThrow('SIGKILL');
+    const halfway = (await crashed.store.latestMove())!;
+    expect(halfway).toMatchObject({ finished: false, progress: { step: 'copying' } });
+    expect(halfway.progress.copied).toBeGreaterThan(0);
+    expect(halfway.progress.copied).toBeLessThan(halfway.progress.plan.moving);
+    // Another run cannot take the move while the first one's claim is fresh.
+    await expect(crashed.tool({ owner: 'second', claimStaleMs: 60_000, claimWaitMs: 100 }).run()).rejects.toThrow(/another run/);
+    const resumed = await crashed.tool({ owner: 'third', claimStaleMs: 1 }).run();
+    await crashed.watcher.stop();
+
+    expect(resumed.step).toBe('done');
+    expect(contents(crashed.shards)).toEqual(contents(clean.shards));
+    expect(await crashed.store.current()).toEqual(await clean.store.current());
+  });
+
+  it('removes a shard: its links go to the others and it is left empty', async () => {
+    const { shards, store, watcher, tool } = await install(1000);
+    const onS3 = shards.get('s3')!.rows.size;
+    const done = await tool().run({ remove: ['s3'] });
+    await watcher.stop();
+    expect(done.plan.moving).toBe(onS3);
+    expect(shards.get('s3')!.rows.size).toBe(0);
+    expect((await store.current())!.spec).toEqual(ring(['s0', 's1', 's2']));
+    expect([...shards.values()].reduce((n, s) => n + s.rows.size, 0)).toBe(1000);
+  });
+
+  it('aborts a move mid-copy: the old ring again, the new shard emptied, nothing lost', async () => {
+    const { shards, store, watcher, tool } = await install(800);
+    const before = contents(shards);
+    let batches = 0;
+    await expect(tool({ afterCopyBatch: () => {
+      if (++batches === 3) throw new Error('stop');
+    } }).run({ add: [{ name: 's4' }] })).rejects.toThrow('stop');
+    expect(shards.get('s4')!.rows.size).toBeGreaterThan(0);
+    const aborted = await tool({ claimStaleMs: 1 }).abort();
+    await watcher.stop();
+    expect(aborted.step).toBe('aborted');
+    expect(await store.current()).toMatchObject({ spec: FOUR, move: null });
+    expect(contents(shards)).toEqual(before);
+    await expect(tool().abort()).rejects.toThrow(/no unfinished move/);
+  });
+
+  it('waits for every live app instance to route with a new version, and stops naming the one that does not', async () => {
+    const { store, watcher, tool } = await install(50);
+    // Seen before the run starts (not only from the interval's first tick), and still reporting version 1 throughout.
+    await store.heartbeat('stuck-1', 'redirect', 1);
+    const stuck = setInterval(() => void store.heartbeat('stuck-1', 'redirect', 1), 20);
+    try {
+      await expect(tool({ ackTimeoutMs: 300 }).run({ add: [{ name: 's4' }] })).rejects.toThrow(/older ring than version 2: stuck-1 \(redirect, v1/);
+    } finally {
+      clearInterval(stuck);
+      await watcher.stop();
+    }
+    expect((await store.latestMove())!.progress).toMatchObject({ step: 'dual_write', error: expect.stringContaining('stuck-1') });
+  });
+
+  it('jump hash: the same tool; only the last shard may leave', async () => {
+    const jump = ring(['s0', 's1', 's2', 's3'], 'jump');
+    expect(() => targetSpec(jump, { remove: ['s1'] })).toThrow(ShardRouterError);
+    const { shards, store, watcher, tool } = await install(1000, jump);
+    const added = await tool().run({ add: [{ name: 's4' }] });
+    expect(Object.keys(added.plan.flows).every((f) => f.endsWith('->s4'))).toBe(true);
+    expect(added.plan.moving / added.plan.examined).toBeGreaterThan(0.15);
+    await expect(tool().run({ remove: ['s2'] })).rejects.toThrow(/only remove its last shard \("s4"\)/);
+    await tool().run({ remove: ['s4'] });
+    await watcher.stop();
+    expect(shards.get('s4')!.rows.size).toBe(0);
+    expect((await store.current())!.spec).toEqual(jump);
+  });
+
+  it('refuses a second move while one is unfinished, and a change that changes nothing', async () => {
+    const { watcher, tool } = await install(10);
+    await expect(tool().run({ add: [] })).rejects.toThrow(ReshardError);
+    await expect(tool({ afterCopyBatch: () => Promise.reject(new Error('stop')) }).run({ add: [{ name: 's4' }] })).rejects.toThrow('stop');
+    await expect(tool().run({ remove: ['s0'] })).rejects.toThrow(/another move is unfinished/);
+    await watcher.stop();
+  });
+});
+
+export type { MoveProgress };

@@ -1,0 +1,71 @@
+import {
+  BrokenCircuitError, bulkhead, BulkheadPolicy, BulkheadRejectedError, circuitBreaker, CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, handleWhen,
+  timeout, TimeoutPolicy, TimeoutStrategy,
+} from 'cockatiel';
+import { DomainError, ErrorCode } from '@shortlink/core';
+import { DuplicateLinkError } from '@shortlink/links-domain';
+
+export interface ShardGuardOptions {
+  /** Longest one operation may take before it fails with SHARD_UNAVAILABLE; 0: unbounded. */
+  readonly timeoutMs: number;
+  /** The same for a multi-row insert (a batch chunk of up to 1000 rows). */
+  readonly bulkTimeoutMs: number;
+  /** Consecutive failures after which the shard fails fast for `openMs`, then one call tries it again. */
+  readonly failures: number;
+  readonly openMs: number;
+  /** A redirect's look-ups in flight on the shard at most; beyond, SHARD_UNAVAILABLE at once. Null: unbounded. */
+  readonly redirectLookups: number | null;
+}
+
+/** How an operation goes through the guard: `bulk` with the longer timeout, `redirect` within the redirect's share. */
+export type GuardedCall = 'single' | 'bulk' | 'redirect';
+
+/**
+ * The one guard of one shard (docs/design.md, "Failure containment"), built with cockatiel: a
+ * timeout inside a breaker that opens after `failures` failures in a row; a redirect's look-ups go
+ * through a bulkhead first. Domain answers (a DomainError, a duplicate) are not failures. Every
+ * refusal is DomainError SHARD_UNAVAILABLE with the shard's name and a Retry-After.
+ */
+export class ShardGuard {
+  private readonly breaker: CircuitBreakerPolicy;
+  private readonly single: TimeoutPolicy | null;
+  private readonly bulk: TimeoutPolicy | null;
+  private readonly lookups: BulkheadPolicy | null;
+  private openedAt = 0;
+
+  constructor(
+    readonly shard: string,
+    private readonly options: ShardGuardOptions,
+  ) {
+    const failure = handleWhen((error) => !(error instanceof DomainError) && !(error instanceof DuplicateLinkError));
+    this.breaker = circuitBreaker(failure, { halfOpenAfter: options.openMs, breaker: new ConsecutiveBreaker(options.failures) });
+    this.breaker.onBreak(() => (this.openedAt = Date.now()));
+    this.single = options.timeoutMs > 0 ? timeout(options.timeoutMs, TimeoutStrategy.Aggressive) : null;
+    this.bulk = options.bulkTimeoutMs > 0 ? timeout(options.bulkTimeoutMs, TimeoutStrategy.Aggressive) : null;
+    this.lookups = options.redirectLookups === null ? null : bulkhead(options.redirectLookups, 0);
+  }
+
+  /** False while the breaker keeps the shard out. */
+  get available(): boolean {
+    return this.breaker.state !== CircuitState.Open || Date.now() - this.openedAt >= this.options.openMs;
+  }
+
+  async run<T>(op: () => Promise<T>, call: GuardedCall = 'single'): Promise<T> {
+    const bounded = call === 'bulk' ? this.bulk : this.single;
+    const guarded = () => this.breaker.execute(bounded ? () => bounded.execute(op) : op);
+    try {
+      return await (call === 'redirect' && this.lookups ? this.lookups.execute(guarded) : guarded());
+    } catch (error) {
+      if (error instanceof DomainError || error instanceof DuplicateLinkError) throw error;
+      if (error instanceof BulkheadRejectedError) {
+        const why = `too many lookups are waiting on shard ${this.shard}; retry shortly`;
+        throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, why, { shard: this.shard, retryAfterSeconds: 1 });
+      }
+      if (error instanceof BrokenCircuitError) {
+        const retryAfterSeconds = Math.max(1, Math.ceil((this.openedAt + this.options.openMs - Date.now()) / 1000));
+        throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${this.shard} is unavailable`, { shard: this.shard, retryAfterSeconds });
+      }
+      throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `shard ${this.shard} is unavailable`, { shard: this.shard, retryAfterSeconds: 1 }, { cause: error });
+    }
+  }
+}

@@ -1,0 +1,182 @@
+import { DomainError } from '@shortlink/core';
+import { ConsistentHashRing } from '@shortlink/shard-router';
+import { Link, NO_OPTIONS } from '@shortlink/links-domain';
+import { MovePhase, RingSpec } from './ring';
+import { RoutingState } from './routing-state';
+import { ShardedLinkRepository } from './sharded-link-repository';
+import { InMemoryMovableShard } from './testing/in-memory-resharding';
+
+const FOUR: RingSpec = { strategy: 'ring', virtualNodes: 150, shards: ['s0', 's1', 's2', 's3'].map((name) => ({ name })) };
+const FIVE: RingSpec = { ...FOUR, shards: [...FOUR.shards, { name: 's4' }] };
+
+let nextId = 1000n;
+export function aLink(code: string, over: Partial<Link> = {}): Link {
+  const at = new Date(Date.UTC(2026, 11, 3));
+  return { ...NO_OPTIONS, id: String(nextId++), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1', createdAt: at, updatedAt: at, expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over };
+}
+
+const moving = (phase: MovePhase) => new RoutingState({ version: 2, spec: FOUR, move: { id: 'm1', phase, to: FIVE } });
+const stable = (spec: RingSpec, version = 1) => new RoutingState({ version, spec, move: null });
+
+/** A code that moves to s4 when it joins, and one that stays, under FOUR → FIVE. */
+function codes() {
+  const before = new ConsistentHashRing(FOUR.shards);
+  const after = new ConsistentHashRing(FIVE.shards);
+  let mover = '';
+  let stayer = '';
+  for (let i = 0; !mover || !stayer; i++) {
+    const c = `code${i}`;
+    if (before.shardFor(c) !== after.shardFor(c)) mover ||= c;
+    else stayer ||= c;
+  }
+  return { mover, stayer, from: before.shardFor(mover), staysOn: before.shardFor(stayer) };
+}
+
+describe('ShardedLinkRepository', () => {
+  const setup = (state = stable(FOUR), options = {}) => {
+    const shards = ['s0', 's1', 's2', 's3', 's4'].map((n) => new InMemoryMovableShard(n));
+    const byName = (n: string) => shards.find((s) => s.shardName === n)!;
+    const repo = new ShardedLinkRepository(state, shards.slice(0, 4), { resolveStore: (n) => (n === 's4' ? shards[4] : null), ...options });
+    return { shards, byName, repo };
+  };
+  const { mover, stayer, from, staysOn } = codes();
+
+  it('keeps the fixed-router form: every code on the shard the router names', async () => {
+    const shards = ['a', 'b'].map((n) => new InMemoryMovableShard(n));
+    const router = new ConsistentHashRing(shards.map((s) => ({ name: s.shardName })));
+    const repo = new ShardedLinkRepository(router, shards);
+    const link = aLink('abc1234');
+    await repo.insert(link);
+    expect(shards.find((s) => s.shardName === router.shardFor('abc1234'))!.rows.get('sho.rt/abc1234')).toEqual(link);
+    expect(repo.routing.version).toBe(0);
+    expect(repo.router).toBe(router);
+  });
+
+  it('refuses a routing whose shard has no store, and keeps the current one', () => {
+    const { repo } = setup();
+    expect(() => repo.setRouting(stable({ ...FOUR, shards: [...FOUR.shards, { name: 'nowhere' }] }, 2))).toThrow(/"nowhere".*no store/);
+    expect(repo.routing.version).toBe(1);
+  });
+
+  it('dual_write: reads the old owner; creates, edits and deletes reach both owners; the delete leaves a tombstone', async () => {
+    const { repo, byName } = setup(moving('dual_write'));
+    const link = aLink(mover);
+    await repo.insert(link);
+    expect(byName(from).rows.get(`sho.rt/${mover}`)).toEqual(link);
+    expect(byName('s4').rows.get(`sho.rt/${mover}`)).toEqual(link);
+    byName('s4').rows.set(`sho.rt/${mover}`, { ...link, targetUrl: 'https://example.com/only-on-s4' });
+    expect((await repo.findByCode(link))!.targetUrl).toBe(link.targetUrl);
+
+    const edited = { ...link, targetUrl: 'https://example.com/edited', version: 2 };
+    expect(await repo.replace(edited, 1)).toBe(true);
+    expect(byName('s4').rows.get(`sho.rt/${mover}`)).toEqual(edited);
+    expect(await repo.replace({ ...edited, version: 3 }, 1)).toBe(false); // the old owner decides
+
+    expect(await repo.remove(link, 2, new Date(Date.UTC(2027, 0, 1)))).toBe(true);
+    expect(byName(from).rows.has(`sho.rt/${mover}`)).toBe(false);
+    expect(byName('s4').rows.has(`sho.rt/${mover}`)).toBe(false);
+    expect(byName('s4').tombstones.has(link.id)).toBe(true);
+    // A copy read before the delete cannot bring the link back.
+    expect(await byName('s4').upsertLink(edited)).toBe(false);
+  });
+
+  it('copying: reads the new owner first, then the old; a new owner that is down falls back to the old one', async () => {
+    const { repo, byName } = setup(moving('copying'));
+    const link = aLink(mover);
+    await byName(from).insert(link); // not copied yet
+    expect(await repo.findByCode(link)).toEqual(link);
+    const copy = { ...link, version: 2, targetUrl: 'https://example.com/newer' };
+    await byName('s4').upsertLink(copy);
+    expect(await repo.findByCode(link)).toEqual(copy);
+    byName('s4').down = true;
+    expect(await repo.findByCode(link)).toEqual(link);
+  });
+
+  it('frozen: writes of a moving key wait for the switch and then go to the new owner; a relocatable create fails at once; other keys go on', async () => {
+    const { repo, byName } = setup(moving('frozen'));
+    const moved = aLink(mover);
+    await byName(from).insert(moved);
+    await byName('s4').upsertLink(moved);
+    await repo.insert(aLink(stayer));
+    expect(byName(staysOn).rows.has(`sho.rt/${stayer}`)).toBe(true);
+
+    await expect(repo.insert(aLink(mover, { domain: 'go.example' }), { relocatable: true })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { moving: true } });
+    const edit = repo.replace({ ...moved, version: 2, targetUrl: 'https://example.com/after-switch' }, 1);
+    let settled = false;
+    void edit.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    repo.setRouting(stable(FIVE, 3));
+    expect(await edit).toBe(true);
+    expect(byName('s4').rows.get(`sho.rt/${mover}`)!.targetUrl).toBe('https://example.com/after-switch');
+    expect(byName(from).rows.get(`sho.rt/${mover}`)!.version).toBe(1); // the old copy waits for the cleanup
+  });
+
+  it('frozen: a write that waits longer than frozenWaitMs gets 503 with Retry-After', async () => {
+    const { repo } = setup(moving('frozen'), { frozenWaitMs: 30 });
+    await expect(repo.replace(aLink(mover, { version: 2 }), 1)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { retryAfterSeconds: 1 } });
+  });
+
+  it('lists each link once while it is on two shards, and skips rows a shard holds without owning them', async () => {
+    const { repo, byName } = setup(moving('copying'));
+    const a = aLink(mover);
+    const b = aLink(stayer);
+    await repo.insert(a);
+    await repo.insert(b);
+    await byName(staysOn === 's0' ? 's1' : 's0').insert({ ...aLink(stayer, { domain: 'x.example' }), id: '1' }); // a leftover somewhere else
+    const listed = await repo.listByTenant({ tenantId: 't1', after: null, limit: 10 });
+    expect(listed.map((l) => l.id)).toEqual([b.id, a.id]);
+  });
+
+  it('pauses the expiry job on the shards of a move', async () => {
+    const { repo, byName } = setup(moving('copying'));
+    await byName('s0').insert(aLink('exp1234', { expiresAt: new Date(1000) }));
+    expect(await repo.expireDue(new Date(), 10)).toEqual([]);
+    repo.setRouting(stable(FIVE, 3));
+    expect((await repo.expireDue(new Date(), 10)).map((l) => [l.code, l.status])).toEqual([['exp1234', 'expired']]);
+  });
+
+  it('without a current ring (lease lapsed) refuses writes and looks for a missing code on every shard', async () => {
+    const { repo, byName } = setup();
+    const link = aLink(stayer);
+    const elsewhere = staysOn === 's0' ? 's1' : 's0';
+    await byName(elsewhere).insert(link);
+    expect(await repo.findByCode(link)).toBeNull();
+    repo.attachLease({ valid: () => false, describe: () => 'the shard ring could not be read for 12 s' });
+    expect(await repo.findByCode(link)).toEqual(link);
+    await expect(repo.insert(aLink('zz12345'))).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { reason: 'ring-unknown' } });
+  });
+
+  it('fails a shard that does not answer within timeoutMs, then fails fast after breakerFailures', async () => {
+    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 40, breakerFailures: 2, breakerOpenMs: 60_000 });
+    const hung = byName(staysOn);
+    hung.findByCode = () => new Promise(() => undefined);
+    const id = { domain: 'sho.rt', code: stayer };
+    for (let i = 0; i < 2; i++) {
+      const t0 = Date.now();
+      const error = await repo.findByCode(id).catch((e) => e as DomainError);
+      expect(error).toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: staysOn } });
+      expect(Date.now() - t0).toBeLessThan(1000);
+    }
+    expect(repo.isAvailable(staysOn)).toBe(false);
+    await expect(repo.findByCode(id)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { retryAfterSeconds: 60 } });
+    // Other shards are not affected.
+    const other = aLink(mover);
+    await repo.insert(other);
+    expect(await repo.findByCode(other)).toEqual(other);
+  });
+
+  it('gives a multi-row insert ten times the look-up bound: a slow batch chunk is written, a single insert as slow fails', async () => {
+    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 40, breakerFailures: 100 });
+    const slow = byName(staysOn);
+    const insertMany = slow.insertMany.bind(slow);
+    const insert = slow.insert.bind(slow);
+    slow.insertMany = async (links) => (await new Promise((r) => setTimeout(r, 120)), insertMany(links));
+    slow.insert = async (link) => (await new Promise((r) => setTimeout(r, 120)), insert(link));
+    const chunk = aLink(stayer);
+    expect(await repo.insertInStatements([chunk], 1000)).toEqual([{ links: [chunk], error: null }]);
+    expect(await repo.findByCode(chunk)).toEqual(chunk);
+    const single = aLink(Array.from({ length: 1000 }, (_, i) => `q${i}abcde`).find((c) => repo.shardNameFor(c) === staysOn)!);
+    await expect(repo.insert(single)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+  });
+});

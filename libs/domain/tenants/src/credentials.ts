@@ -1,0 +1,73 @@
+import { LRUCache } from 'lru-cache';
+import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
+import { TenantStore } from './ports';
+import { hashApiKey, Plan, Scope, shortLivedCache } from './tenant';
+
+/** Who made an API request. */
+export interface Principal {
+  readonly tenantId: string;
+  readonly keyId: string;
+  readonly scopes: readonly Scope[];
+  readonly plan: Plan;
+}
+
+export interface ApiKeyVerifierOptions {
+  /**
+   * How long a checked key is trusted without asking the store again: the bound on how late a
+   * revocation, a suspension or an expiry takes effect on every instance (1 s).
+   */
+  readonly cacheMs?: number;
+  readonly clock?: Clock;
+}
+
+/**
+ * Whose an API key is (docs/design.md, "Security model"): looked up by its SHA-256 hash, the answer
+ * (a principal, or the refusal) trusted for `cacheMs` at most.
+ */
+export class ApiKeyVerifier {
+  private readonly cache: LRUCache<string, { principal: Principal } | { error: DomainError }>;
+  private readonly cacheMs: number;
+
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly store: TenantStore,
+    { cacheMs = 1000, clock = systemClock }: ApiKeyVerifierOptions = {},
+  ) {
+    this.cacheMs = cacheMs;
+    this.clock = clock;
+    this.cache = shortLivedCache(cacheMs);
+  }
+
+  /** The principal of an API key: 401 for a missing, unknown, revoked or expired key, 403 for a suspended tenant. */
+  async verify(apiKey: unknown): Promise<Principal> {
+    if (typeof apiKey !== 'string' || apiKey.length < 8 || apiKey.length > 200) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'a valid x-api-key header is required');
+    const hash = hashApiKey(apiKey);
+    const cached = this.cache.get(hash);
+    if (cached) {
+      if ('error' in cached) throw cached.error;
+      return cached.principal;
+    }
+    let found;
+    try {
+      found = await this.store.findByKeyHash(hash);
+    } catch (error) {
+      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the tenant database is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
+    }
+    const now = this.clock.now();
+    let result: { principal: Principal } | { error: DomainError };
+    if (!found || found.key.revokedAt !== null || (found.key.expiresAt !== null && found.key.expiresAt.getTime() <= now)) {
+      // One message for all three: which keys exist is not for the caller to learn.
+      result = { error: new DomainError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired API key') };
+    } else if (found.tenant.status === 'suspended') {
+      result = { error: new DomainError(ErrorCode.TENANT_SUSPENDED, 'this tenant is suspended; contact the operator') };
+    } else {
+      result = { principal: { tenantId: found.tenant.id, keyId: found.key.id, scopes: found.key.scopes, plan: found.tenant.plan } };
+    }
+    // A key that expires sooner than the cache time is trusted only until it expires.
+    const ttl = Math.min(this.cacheMs, found?.key.expiresAt ? found.key.expiresAt.getTime() - now : Infinity);
+    if (ttl > 0) this.cache.set(hash, result, { ttl });
+    if ('error' in result) throw result.error;
+    return result.principal;
+  }
+}

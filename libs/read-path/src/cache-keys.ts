@@ -1,0 +1,32 @@
+import type { ShortUrlIdentifier } from '@shortlink/links-domain';
+
+/** Every key and channel of the shared cache starts with this (docs/design.md, "Keys in the shared cache"). */
+const PREFIX = 'short:';
+
+/**
+ * Every key the platform keeps in the shared cache (Redis Cluster, or its in-process twin), in one
+ * place and under one prefix; the list is in docs/design.md, "Keys in the shared cache". Link keys
+ * carry no hash tag on purpose: they must spread over every slot of a cluster.
+ */
+export const CacheKeys = {
+  /** A link's cached value (the redirect caching article's `short:link:{code}`, host-aware). */
+  link: (id: ShortUrlIdentifier): string => `${PREFIX}link:${id.domain}:${id.code}`,
+  /** The stampede lock of one link's shard look-up. */
+  linkLock: (id: ShortUrlIdentifier): string => `${PREFIX}lock:${id.domain}:${id.code}`,
+  /** One bitmap of the Bloom filter of existing links. */
+  bloomPartition: (partition: number): string => `${PREFIX}bloom:links:${partition}`,
+  /** Held by the instance that rebuilds the Bloom filter. */
+  bloomRebuildLock: `${PREFIX}lock:bloom-rebuild`,
+  /** The clicks taken against a link's maxClicks, by link id (a recreated alias starts at 0). */
+  clickCounter: (linkId: string): string => `${PREFIX}clicks:${linkId}`,
+  /** Password attempts of one visitor (client address) on one link. */
+  passwordAttempts: (linkId: string, address: string): string => `${PREFIX}password-attempts:${linkId}:${address}`,
+  /** Redirects of every instance in one second (the global rate limit). */
+  redirectsInSecond: (second: number): string => `${PREFIX}ratelimit:global:${second}`,
+  /** A plan window of the tenants domain (`rl:req:<tenant>`, `rl:rows:<tenant>`), one hash-tagged key. */
+  planWindow: (window: string): string => `{${PREFIX}${window}}`,
+  /** A set of concurrency slots of the tenants domain (`slots:batch:<tenant>`), one hash-tagged key. */
+  slots: (set: string): string => `{${PREFIX}${set}}`,
+  /** The pub/sub channel of link changes (a channel, not a key; cluster-wide). */
+  linkChanges: `${PREFIX}link-changes`,
+} as const;

@@ -1,0 +1,52 @@
+import { Link, LinkRepository, NO_OPTIONS } from '@shortlink/links-domain';
+import { BloomFilter } from './bloom-filter';
+import { BloomMaintainer } from './bloom-maintainer';
+import { CacheKeys } from './cache-keys';
+import { CachedLinkWriter } from './cached-link-writer';
+import { CachePolicy } from './cache-policy';
+import { InMemoryCache } from './testing/in-memory-cache-store';
+
+const link = (code: string, over: Partial<Link> = {}): Link => ({
+  ...NO_OPTIONS, id: code.length.toString(), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't', createdAt: new Date(0),
+  updatedAt: new Date(0), expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over,
+});
+
+describe('CachedLinkWriter', () => {
+  const setup = () => {
+    const store = new InMemoryCache();
+    const bloom = new BloomMaintainer(new BloomFilter(store, { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 }), store, {} as LinkRepository);
+    return { store, bloom, writer: new CachedLinkWriter(store, bloom, new CachePolicy('lru')) };
+  };
+
+  it('drops the null entries a scan left for new links, with their Bloom bits, in one call for a batch chunk', async () => {
+    const { store, bloom, writer } = setup();
+    const links = [link('aaaaaaa'), link('bbbbbbb'), link('ccccccc')];
+    for (const l of links) store.values.set(CacheKeys.link(l), '');
+    const calls = jest.spyOn(store, 'deleteAndSetBits');
+    const bits = bloom.bitsOf(links);
+    await writer.created(links);
+    expect(calls.mock.calls).toEqual([[links.map((l) => CacheKeys.link(l)), bits]]);
+    expect(links.filter((l) => store.values.has(CacheKeys.link(l)))).toEqual([]);
+  });
+
+  it('leaves the Bloom bits of a chunk to the background when the cache is down, and never fails the create', async () => {
+    const { store, bloom, writer } = setup();
+    const retried = jest.spyOn(bloom, 'retryLater');
+    store.down = true;
+    const links = [link('ddddddd'), link('eeeeeee')];
+    await expect(writer.created(links)).resolves.toBeUndefined();
+    expect(retried).toHaveBeenCalledWith(links);
+    await bloom.close();
+  });
+
+  it('writes an edited link through, never over a newer version, and a tombstone for a deleted one', async () => {
+    const { store, writer } = setup();
+    await writer.updated(link('fffffff', { targetUrl: 'https://example.com/new', version: 3 }));
+    await writer.updated(link('fffffff', { targetUrl: 'https://example.com/old', version: 2 }));
+    expect(JSON.parse(store.values.get(CacheKeys.link(link('fffffff')))!)).toMatchObject({ targetUrl: 'https://example.com/new', version: 3 });
+    await writer.deleted({ domain: 'sho.rt', code: 'fffffff' }, 4);
+    expect(JSON.parse(store.values.get(CacheKeys.link(link('fffffff')))!)).toEqual({ gone: true, version: 4 });
+    store.down = true;
+    await expect(writer.updated(link('fffffff', { version: 5 }))).rejects.toThrow(/ECONNREFUSED/);
+  });
+});

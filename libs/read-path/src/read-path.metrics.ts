@@ -1,0 +1,81 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { talliedCounter } from '@shortlink/nest-platform';
+import { ClickQuotaObserver, ReservationOutcome } from './click-quota';
+import { LookupSource, RedirectObserver } from './redirect-pipeline';
+
+const SOURCES: LookupSource[] = ['l1', 'l1_negative', 'redis', 'redis_null', 'bloom_reject', 'db', 'db_miss', 'snapshot', 'rejected'];
+const BREAKER = { closed: 0, half_open: 1, open: 2 } as const;
+
+/** The read path's Prometheus series (their names are the redirect's: dashboards and alerts read them). */
+export class ReadPathMetrics implements RedirectObserver, ClickQuotaObserver {
+  private readonly countLookup: (source: LookupSource) => void;
+  private readonly dbQueries: Counter;
+  private readonly lockWaits: Histogram;
+  private readonly redisBreaker: Gauge;
+  private readonly maxClicks: Counter<'outcome'>;
+  private readonly counterSeeds: Counter;
+  private readonly clickCountFlushFailures: Counter;
+  private unflushedSource: () => number = () => 0;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.countLookup = talliedCounter('shortlink_redirect_lookup_total', 'Where a redirect lookup was answered', 'source', registers, SOURCES);
+    this.dbQueries = new Counter({ name: 'shortlink_redirect_db_queries_total', help: 'Shard queries made by the redirect path', registers });
+    this.lockWaits = new Histogram({
+      name: 'shortlink_redirect_lock_wait_seconds',
+      help: 'Time spent acquiring or waiting on the per-link rebuild lock',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    });
+    this.redisBreaker = new Gauge({ name: 'shortlink_redirect_breaker_state', help: 'Redis circuit breaker: 0 closed, 1 half-open, 2 open', registers });
+    const maxClicksHelp = 'Clicks asked of links with maxClicks, by outcome (granted, exhausted, unavailable)';
+    this.maxClicks = new Counter({ name: 'shortlink_redirect_max_clicks_total', help: maxClicksHelp, labelNames: ['outcome'], registers });
+    const seedsHelp = "maxClicks counters started from the shard's count (first use, or lost by the cache)";
+    this.counterSeeds = new Counter({ name: 'shortlink_redirect_click_counter_seeds_total', help: seedsHelp, registers });
+    const flushHelp = 'Failed flushes of granted clicks to the shards (retried)';
+    this.clickCountFlushFailures = new Counter({ name: 'shortlink_redirect_click_count_flush_failures_total', help: flushHelp, registers });
+    const unflushed = () => this.unflushedSource();
+    new Gauge({
+      name: 'shortlink_redirect_unflushed_clicks',
+      help: 'Clicks granted against maxClicks not yet on the shards: what a lost counter could cost now',
+      registers,
+      collect() {
+        this.set(unflushed());
+      },
+    });
+    this.redisBreaker.set(0);
+  }
+
+  /** Where `shortlink_redirect_unflushed_clicks` is read from on each scrape. */
+  readUnflushedClicks(source: () => number): void {
+    this.unflushedSource = source;
+  }
+
+  lookup(source: LookupSource): void {
+    this.countLookup(source);
+  }
+
+  dbQuery(): void {
+    this.dbQueries.inc();
+  }
+
+  lockWait(seconds: number): void {
+    this.lockWaits.observe(seconds);
+  }
+
+  redisBreakerState(state: 'closed' | 'open' | 'half_open'): void {
+    this.redisBreaker.set(BREAKER[state]);
+  }
+
+  reserved(outcome: ReservationOutcome, n: number): void {
+    this.maxClicks.inc({ outcome }, n);
+  }
+
+  seeded(): void {
+    this.counterSeeds.inc();
+  }
+
+  flushFailed(): void {
+    this.clickCountFlushFailures.inc();
+  }
+}
