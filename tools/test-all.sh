@@ -41,7 +41,7 @@ jest_tier() { # tier, extra args...
 }
 
 step typecheck npx tsc -p tsconfig.json --noEmit
-step lint bash -c 'npx nx show projects >/dev/null && npx eslint .'
+step lint bash -c 'npx nx show projects >/dev/null && npx eslint . && npx prettier --check .'
 step unit jest_tier unit
 if [ $MODE = full ]; then
   step integration jest_tier integration --runInBand
