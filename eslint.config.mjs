@@ -27,7 +27,11 @@ const boundaries = (tests) => [
       {
         sourceTag: 'type:feature',
         onlyDependOnLibsWithTags: [
-          'type:read-path', 'type:domain', 'type:platform', 'type:util', ...(tests ? ['type:data-access', 'type:wiring', 'type:testing'] : []),
+          'type:read-path',
+          'type:domain',
+          'type:platform',
+          'type:util',
+          ...(tests ? ['type:data-access', 'type:wiring', 'type:testing'] : []),
         ],
         bannedExternalImports: DRIVERS,
       },

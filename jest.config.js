@@ -6,7 +6,19 @@
 const { availableParallelism } = require('os');
 const { pathsToModuleNameMapper } = require('./tools/jest-paths');
 
-const swc = ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022', keepClassNames: true }, module: { type: 'commonjs' } }];
+const swc = [
+  '@swc/jest',
+  {
+    swcrc: false,
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+  },
+];
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc },
@@ -21,8 +33,18 @@ module.exports = {
   maxWorkers: Math.max(2, availableParallelism() - 1),
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,apps,tools}/**/*.spec.ts'], setupFiles: ['<rootDir>/tools/jest-unit-setup.js'] },
-    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,apps}/**/*.integration-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{libs,apps}/**/*.integration-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'],
+    },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },
-    { ...common, displayName: 'resilience', testMatch: ['<rootDir>/test/resilience/**/*.resilience-spec.ts'], setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'] },
+    {
+      ...common,
+      displayName: 'resilience',
+      testMatch: ['<rootDir>/test/resilience/**/*.resilience-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/tools/jest-slow-tier.js'],
+    },
   ],
 };

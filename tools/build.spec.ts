@@ -6,7 +6,10 @@ import { join, relative } from 'path';
 // tools/build.js is plain JavaScript (it runs before anything is compiled); its types are what the spec uses.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { build, ENTRIES } = require('./build.js') as {
-  build: (entries: string[], options?: { root?: string; dist?: string; assets?: string[] }) => Promise<{ files: number; packages: string[]; problems: string[] }>;
+  build: (
+    entries: string[],
+    options?: { root?: string; dist?: string; assets?: string[] },
+  ) => Promise<{ files: number; packages: string[]; problems: string[] }>;
   ENTRIES: Record<string, string[]>;
 };
 
@@ -24,7 +27,9 @@ describe('tools/build.js (npm run build)', () => {
   afterAll(() => rmSync(dist, { recursive: true, force: true }));
 
   it('compiles every entry point with what it requires: decorator metadata kept, no @shortlink alias left, assets beside the code', async () => {
-    const entries = Object.values(ENTRIES).flat().map((entry) => join(ROOT, entry));
+    const entries = Object.values(ENTRIES)
+      .flat()
+      .map((entry) => join(ROOT, entry));
     const result = await build(entries, { dist });
     expect(result.problems).toEqual([]);
 
@@ -66,7 +71,7 @@ describe('tools/build.js (npm run build)', () => {
       );
       const { problems } = await build([join(root, 'src/main.ts')], { root, dist: join(root, 'dist'), assets: [] });
       expect(problems).toEqual([
-        "src/main.ts requires 'autocannon', which is not a production dependency (package.json \"dependencies\")",
+        'src/main.ts requires \'autocannon\', which is not a production dependency (package.json "dependencies")',
         "src/main.ts: require('./missing') names no source file",
         expect.stringMatching(/^src\/main\.ts: require\('.*elsewhere'\) leaves /),
       ]);

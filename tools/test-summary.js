@@ -3,7 +3,9 @@ const fs = require('fs');
 const path = require('path');
 const dir = process.argv[2];
 const tiers = process.argv.length > 3 ? process.argv.slice(3) : ['unit', 'integration', 'e2e', 'resilience'];
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 console.log('\n=== test summary');
 for (const tier of tiers) {
   const file = path.join(dir, `${tier}.json`);
@@ -16,7 +18,9 @@ for (const tier of tiers) {
   passed += r.numPassedTests;
   failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
   skipped += r.numPendingTests;
-  console.log(`${tier.padEnd(12)} ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped in ${r.numTotalTestSuites} suites${r.numRuntimeErrorTestSuites ? ` (${r.numRuntimeErrorTestSuites} suites failed to run)` : ''}`);
+  console.log(
+    `${tier.padEnd(12)} ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped in ${r.numTotalTestSuites} suites${r.numRuntimeErrorTestSuites ? ` (${r.numRuntimeErrorTestSuites} suites failed to run)` : ''}`,
+  );
   for (const suite of r.testResults) {
     const name = path.relative(process.cwd(), suite.name);
     const ok = suite.assertionResults.filter((a) => a.status === 'passed').length;

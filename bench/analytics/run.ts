@@ -24,7 +24,11 @@ const CLICKS = arg('clicks', 40);
 const BATCH = 2000;
 const API_KEY = `sl_bench_${randomUUID().replace(/-/g, '')}`;
 const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const need = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is not set: source the stack's stack.env`); })();
+const need = (name: string) =>
+  process.env[name] ??
+  (() => {
+    throw new Error(`${name} is not set: source the stack's stack.env`);
+  })();
 
 function kafkaTool(cls: string, args: string[]): string {
   const r = spawnSync('bash', [join(REPO_ROOT, 'deploy/local/stack.sh'), 'kafka-tool', cls, ...args], { encoding: 'utf8', timeout: 300_000 });
@@ -50,15 +54,47 @@ async function main() {
   const events = (n: number, tenantId: string): ClickEvent[] =>
     Array.from({ length: n }, () => {
       const i = seq++;
-      return { producer, seq: i, kind: 'click', occurredAt: Date.now(), tenantId, linkId: String(i % 1000), domain: 'bench.example', code: `c${i % 1000}`, visitor: (i * 7919) % 1_000_003, country: 'DE', refererHost: i % 2 ? 'news.example' : null, userAgent: BROWSER_UA, variant: null };
+      return {
+        producer,
+        seq: i,
+        kind: 'click',
+        occurredAt: Date.now(),
+        tenantId,
+        linkId: String(i % 1000),
+        domain: 'bench.example',
+        code: `c${i % 1000}`,
+        visitor: (i * 7919) % 1_000_003,
+        country: 'DE',
+        refererHost: i % 2 ? 'news.example' : null,
+        userAgent: BROWSER_UA,
+        variant: null,
+      };
     });
   const sample = events(BATCH, 'sample');
   const bytesPerEvent = encodeClickRecord(sample).length / BATCH;
 
-  const prodPerf = kafkaTool('org.apache.kafka.tools.ProducerPerformance', ['--topic', perfTopic, '--num-records', String(EVENTS), '--record-size', String(Math.max(1, Math.round(bytesPerEvent))), '--throughput', '-1', '--producer-props', `bootstrap.servers=${brokers}`, 'acks=all', 'linger.ms=5', 'batch.size=262144']);
+  const prodPerf = kafkaTool('org.apache.kafka.tools.ProducerPerformance', [
+    '--topic',
+    perfTopic,
+    '--num-records',
+    String(EVENTS),
+    '--record-size',
+    String(Math.max(1, Math.round(bytesPerEvent))),
+    '--throughput',
+    '-1',
+    '--producer-props',
+    `bootstrap.servers=${brokers}`,
+    'acks=all',
+    'linger.ms=5',
+    'batch.size=262144',
+  ]);
   const prodLine = prodPerf.trim().split('\n').pop() ?? '';
   const prodRate = Number(/([\d.]+) records\/sec/.exec(prodLine)?.[1] ?? NaN);
-  rows.push([`Kafka ProducerPerformance (${Math.round(bytesPerEvent)}-byte records, acks=all)`, `${Math.round(prodRate).toLocaleString('en-US')} records/s`, 'producer ceiling: one Kafka record per event']);
+  rows.push([
+    `Kafka ProducerPerformance (${Math.round(bytesPerEvent)}-byte records, acks=all)`,
+    `${Math.round(prodRate).toLocaleString('en-US')} records/s`,
+    'producer ceiling: one Kafka record per event',
+  ]);
 
   // 2. Our producer: one record per partition per flush of 2000 clicks, gzip, acks=all, idempotent.
   const tenantId = `bench-${run}`;
@@ -72,12 +108,26 @@ async function main() {
   }
   const produceSeconds = (Date.now() - t0) / 1000;
   await sink.close();
-  rows.push([`our producer (KafkaClickEventSink, flushes of ${BATCH})`, `${Math.round(EVENTS / produceSeconds).toLocaleString('en-US')} events/s`, `${(bytesPerEvent).toFixed(1)} bytes/event before gzip; ${(EVENTS / produceSeconds / prodRate).toFixed(1)}× Kafka's per-record ceiling`]);
+  rows.push([
+    `our producer (KafkaClickEventSink, flushes of ${BATCH})`,
+    `${Math.round(EVENTS / produceSeconds).toLocaleString('en-US')} events/s`,
+    `${bytesPerEvent.toFixed(1)} bytes/event before gzip; ${(EVENTS / produceSeconds / prodRate).toFixed(1)}× Kafka's per-record ceiling`,
+  ]);
 
   // 3. Consumer ingest: the analytics app, a fresh group, all N events waiting.
   const env = {
-    DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse', LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...serverSecrets(),
-    KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`, CLICKHOUSE_DATABASE: database, RATE_LIMIT_PER_IP_PER_MINUTE: '0', RATE_LIMIT_GLOBAL_PER_SECOND: '0',
+    DB_DRIVER: 'mysql',
+    CACHE_DRIVER: 'redis',
+    BUS_DRIVER: 'kafka',
+    OLAP_DRIVER: 'clickhouse',
+    LOG_LEVEL: 'warn',
+    SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+    ...serverSecrets(),
+    KAFKA_CLICK_TOPIC: topic,
+    KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
+    CLICKHOUSE_DATABASE: database,
+    RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+    RATE_LIMIT_GLOBAL_PER_SECOND: '0',
     // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
     SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
   };
@@ -87,49 +137,97 @@ async function main() {
     apps.push(analytics);
     let first = 0;
     let firstCount = 0;
-    await eventually('the first events', async () => {
-      firstCount = metric(await metricsOf(analytics.admin), 'shortlink_analytics_events_total');
-      first = Date.now();
-      return firstCount > 0;
-    }, 60_000, 20);
+    await eventually(
+      'the first events',
+      async () => {
+        firstCount = metric(await metricsOf(analytics.admin), 'shortlink_analytics_events_total');
+        first = Date.now();
+        return firstCount > 0;
+      },
+      60_000,
+      20,
+    );
     await eventually('all events aggregated', async () => metric(await metricsOf(analytics.admin), 'shortlink_analytics_events_total') >= EVENTS, 300_000, 50);
     const ingestSeconds = (Date.now() - first) / 1000;
     const ingestRate = (EVENTS - firstCount) / ingestSeconds;
     const records = Math.ceil(EVENTS / BATCH) * 6;
-    const consPerf = kafkaTool('org.apache.kafka.tools.ConsumerPerformance', ['--bootstrap-server', brokers, '--topic', topic, '--messages', String(records), '--group', `${topic}.perf`, '--timeout', '60000']);
+    const consPerf = kafkaTool('org.apache.kafka.tools.ConsumerPerformance', [
+      '--bootstrap-server',
+      brokers,
+      '--topic',
+      topic,
+      '--messages',
+      String(records),
+      '--group',
+      `${topic}.perf`,
+      '--timeout',
+      '60000',
+    ]);
     // start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, ...
-    const cols = consPerf.trim().split('\n').pop()!.split(',').map((c) => c.trim());
+    const cols = consPerf
+      .trim()
+      .split('\n')
+      .pop()!
+      .split(',')
+      .map((c) => c.trim());
     const kafkaMBs = Number(cols[3]);
     const kafkaRecs = Number(cols[5]);
     const ourMBs = bytes / 1_048_576 / ingestSeconds;
-    rows.push(['analytics consumer ingest (decode, dedup, classify, aggregate, insert into ClickHouse 18.16)', `${Math.round(ingestRate).toLocaleString('en-US')} events/s`, `${ourMBs.toFixed(2)} MB/s of records`]);
-    rows.push(['Kafka ConsumerPerformance on the same topic (baseline)', `${Math.round(kafkaRecs).toLocaleString('en-US')} records/s`, `${kafkaMBs.toFixed(2)} MB/s; ours/Kafka's by bytes: ${(ourMBs / kafkaMBs).toFixed(3)}× (records of up to ~${Math.round(BATCH / 6)} events; ${records} records in all)`]);
+    rows.push([
+      'analytics consumer ingest (decode, dedup, classify, aggregate, insert into ClickHouse 18.16)',
+      `${Math.round(ingestRate).toLocaleString('en-US')} events/s`,
+      `${ourMBs.toFixed(2)} MB/s of records`,
+    ]);
+    rows.push([
+      'Kafka ConsumerPerformance on the same topic (baseline)',
+      `${Math.round(kafkaRecs).toLocaleString('en-US')} records/s`,
+      `${kafkaMBs.toFixed(2)} MB/s; ours/Kafka's by bytes: ${(ourMBs / kafkaMBs).toFixed(3)}× (records of up to ~${Math.round(BATCH / 6)} events; ${records} records in all)`,
+    ]);
 
     // 4. Click-to-visible: redirect (Kafka bus) -> consumer -> ClickHouse -> stats API.
     const generation = await startApp('generation', env);
     apps.push(generation);
     const redirect = await startApp('redirect', env);
     apps.push(redirect);
-    const created = (await (await fetch(`${generation.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ url: 'https://example.com/fresh' }) })).json()) as { code: string };
+    const created = (await (
+      await fetch(`${generation.base}/api/v1/links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+        body: JSON.stringify({ url: 'https://example.com/fresh' }),
+      })
+    ).json()) as { code: string };
     const latencies: number[] = [];
     for (let i = 1; i <= CLICKS; i++) {
       const clickedAt = Date.now();
       await fetch(`${redirect.base}/${created.code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
-      await eventually('the click in stats', async () => {
-        const s = (await (await fetch(`${analytics.base}/api/v1/links/${created.code}/stats`, { headers: { 'x-api-key': API_KEY } })).json()) as { totals: { clicks: number } };
-        return s.totals.clicks >= i;
-      }, 30_000, 25);
+      await eventually(
+        'the click in stats',
+        async () => {
+          const s = (await (await fetch(`${analytics.base}/api/v1/links/${created.code}/stats`, { headers: { 'x-api-key': API_KEY } })).json()) as {
+            totals: { clicks: number };
+          };
+          return s.totals.clicks >= i;
+        },
+        30_000,
+        25,
+      );
       latencies.push(Date.now() - clickedAt);
       await sleep(100 + Math.random() * 300);
     }
-    rows.push([`click-to-visible in its minute's stats (${CLICKS} clicks, polled every 25 ms)`, `p50 ${quantile(latencies, 0.5)} ms, p95 ${quantile(latencies, 0.95)} ms`, `max ${Math.max(...latencies)} ms; target p95 < 5000 ms`]);
+    rows.push([
+      `click-to-visible in its minute's stats (${CLICKS} clicks, polled every 25 ms)`,
+      `p50 ${quantile(latencies, 0.5)} ms, p95 ${quantile(latencies, 0.95)} ms`,
+      `max ${Math.max(...latencies)} ms; target p95 < 5000 ms`,
+    ]);
   } finally {
     for (const app of apps.reverse()) await app.stop();
   }
 
   const date = new Date().toISOString();
   const table = ['| measure | result | note |', '|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}, ${date}`;
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}, node ${process.version}, ${date}`;
   const text = `# Analytics bench ${date}\n\n${machine}\n\nEvents: ${EVENTS}, flushes of ${BATCH}, topic of 6 partitions.\n\n${table}\n`;
   console.log(text);
   const dir = join(REPO_ROOT, 'bench/results');

@@ -14,7 +14,22 @@ import { request } from 'http';
 import { join } from 'path';
 import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '@shortlink/config';
-import { App, captureProfile, datedResultFile, fmt, loadAverages, machineFacts, markdownTable, median, PROFILE_HOOK, profileHookEnv, REPO_ROOT, serverSecrets, startApp, summariseProfile } from '@shortlink/harness';
+import {
+  App,
+  captureProfile,
+  datedResultFile,
+  fmt,
+  loadAverages,
+  machineFacts,
+  markdownTable,
+  median,
+  PROFILE_HOOK,
+  profileHookEnv,
+  REPO_ROOT,
+  serverSecrets,
+  startApp,
+  summariseProfile,
+} from '@shortlink/harness';
 import { createShardRouter } from '@shortlink/shard-router';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -22,7 +37,9 @@ const ROWS = arg('rows', 100_000);
 const RUNS = arg('runs', 3);
 const STATEMENT_ROWS = arg('statement-rows', 1000);
 /** Node flags of the generation process (default: those of `npm run start:generation`); --node-args= for none. */
-const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--heap-growing-percent=20').split(' ').filter(Boolean);
+const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--heap-growing-percent=20')
+  .split(' ')
+  .filter(Boolean);
 /** --profile: one batch under the CPU profiler, summarised (instead of the measured runs). */
 const PROFILE = process.argv.includes('--profile');
 const API_KEY = `sl_bench_${randomUUID().replace(/-/g, '')}`;
@@ -31,7 +48,13 @@ const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/pr
 const url = (run: string, i: number) => `https://example.com/bench/${run}/${i}?utm_source=mail`;
 
 /** POSTs `rows` NDJSON rows and reads the answer while sending; seconds, 201s, and the server's peak RSS. */
-function batch(base: string, apiKey: string, run: string, pid: number, key: string | null): Promise<{ seconds: number; created: number; peakRss: number; startRss: number; problems: Record<string, number> }> {
+function batch(
+  base: string,
+  apiKey: string,
+  run: string,
+  pid: number,
+  key: string | null,
+): Promise<{ seconds: number; created: number; peakRss: number; startRss: number; problems: Record<string, number> }> {
   const startRss = rssOf(pid);
   let peakRss = startRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(pid))), 50);
@@ -41,24 +64,31 @@ function batch(base: string, apiKey: string, run: string, pid: number, key: stri
     let rest = '';
     // Problem codes of the rows not created, counted (a short count says why).
     const problems: Record<string, number> = {};
-    const req = request(`${base}/api/v1/links/batch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey, 'transfer-encoding': 'chunked', ...(key ? { 'idempotency-key': key } : {}) } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const parts = (rest + chunk).split('\n');
-        rest = parts.pop()!;
-        for (const p of parts) {
-          if (p.startsWith('{"row":') && p.includes('"status":201')) created++;
-          else {
-            const code = /"code":"([A-Z_]+)"/.exec(p)?.[1] ?? 'other';
-            problems[code] = (problems[code] ?? 0) + 1;
+    const req = request(
+      `${base}/api/v1/links/batch`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey, 'transfer-encoding': 'chunked', ...(key ? { 'idempotency-key': key } : {}) },
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const parts = (rest + chunk).split('\n');
+          rest = parts.pop()!;
+          for (const p of parts) {
+            if (p.startsWith('{"row":') && p.includes('"status":201')) created++;
+            else {
+              const code = /"code":"([A-Z_]+)"/.exec(p)?.[1] ?? 'other';
+              problems[code] = (problems[code] ?? 0) + 1;
+            }
           }
-        }
-      });
-      res.on('end', () => {
-        clearInterval(sampler);
-        resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, created, peakRss, startRss, problems });
-      });
-    });
+        });
+        res.on('end', () => {
+          clearInterval(sampler);
+          resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, created, peakRss, startRss, problems });
+        });
+      },
+    );
     req.on('error', reject);
     void (async () => {
       for (let i = 0; i < ROWS; i += 1000) {
@@ -75,14 +105,21 @@ function batch(base: string, apiKey: string, run: string, pid: number, key: stri
 async function rawInserts(run: string, tenantId: string): Promise<number> {
   const config = loadConfig(process.env);
   if (config.db.driver !== 'mysql') throw new Error('the bench needs DB_DRIVER=mysql (source stack.env)');
-  const router = createShardRouter(config.db.strategy, config.db.shards.map((s) => ({ name: s.name })), config.db.virtualNodes);
+  const router = createShardRouter(
+    config.db.strategy,
+    config.db.shards.map((s) => ({ name: s.name })),
+    config.db.virtualNodes,
+  );
   const now = new Date();
   const byShard = new Map<string, unknown[][]>();
   const base = BigInt(Date.now()) * 1_000_000n; // far above the sequence's ids
   for (let i = 0; i < ROWS; i++) {
     const code = `r${run}${i.toString(36)}`;
     const shard = router.shardFor(code);
-    byShard.set(shard, [...(byShard.get(shard) ?? []), [(base + BigInt(i)).toString(), 'bench.raw', code, url(run, i), tenantId, now, now, null, 1, 302, 1, 0, null, null]]);
+    byShard.set(shard, [
+      ...(byShard.get(shard) ?? []),
+      [(base + BigInt(i)).toString(), 'bench.raw', code, url(run, i), tenantId, now, now, null, 1, 302, 1, 0, null, null],
+    ]);
   }
   const conns = await Promise.all(config.db.shards.map(async (s) => ({ name: s.name, conn: await createConnection(s.url) })));
   const t0 = process.hrtime.bigint();
@@ -91,7 +128,10 @@ async function rawInserts(run: string, tenantId: string): Promise<number> {
       const rows = byShard.get(name) ?? [];
       for (let i = 0; i < rows.length; i += STATEMENT_ROWS) {
         const slice = rows.slice(i, i + STATEMENT_ROWS);
-        await conn.query(`INSERT INTO links (id, domain, code, target_url, tenant_id, created_at, updated_at, expires_at, status, redirect_type, version, moderation, title, options) VALUES ?`, [slice]);
+        await conn.query(
+          `INSERT INTO links (id, domain, code, target_url, tenant_id, created_at, updated_at, expires_at, status, redirect_type, version, moderation, title, options) VALUES ?`,
+          [slice],
+        );
       }
     }),
   );
@@ -120,7 +160,11 @@ async function main() {
   const started = new Date();
   const startLoad = loadAverages();
   const env = {
-    DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...serverSecrets(),
+    DB_DRIVER: 'mysql',
+    CACHE_DRIVER: 'redis',
+    LOG_LEVEL: 'warn',
+    SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+    ...serverSecrets(),
     SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
   };
   let generation: App | null = null;
@@ -128,9 +172,19 @@ async function main() {
   try {
     // The generation app as `npm run start:generation` runs it.
     const profileFile = join(REPO_ROOT, 'bench', 'results', 'batch-create.cpuprofile');
-    generation = await startApp('generation', { ...env, ...(PROFILE ? profileHookEnv(profileFile) : {}) }, { nodeArgs: NODE_ARGS, ...(PROFILE ? { preload: [PROFILE_HOOK] } : {}) });
+    generation = await startApp(
+      'generation',
+      { ...env, ...(PROFILE ? profileHookEnv(profileFile) : {}) },
+      { nodeArgs: NODE_ARGS, ...(PROFILE ? { preload: [PROFILE_HOOK] } : {}) },
+    );
     const idleRss = rssOf(generation.proc.pid);
-    const created = (await (await fetch(`${generation.base}/api/v1/admin/tenants`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ name: 'bench', plan: 'paid' }) })).json()) as { tenant: { id: string }; apiKey: string };
+    const created = (await (
+      await fetch(`${generation.base}/api/v1/admin/tenants`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+        body: JSON.stringify({ name: 'bench', plan: 'paid' }),
+      })
+    ).json()) as { tenant: { id: string }; apiKey: string };
     tenants.push(created.tenant.id);
     const rawTenant = randomUUID();
     tenants.push(rawTenant);
@@ -141,7 +195,9 @@ async function main() {
     await batch(generation.base, created.apiKey, `warm${Date.now().toString(36)}`, generation.proc.pid, null);
     if (PROFILE) {
       const app = generation;
-      const { result, profile } = await captureProfile(app.proc, profileFile, () => batch(app.base, created.apiKey, `prof${Date.now().toString(36)}`, app.proc.pid, null));
+      const { result, profile } = await captureProfile(app.proc, profileFile, () =>
+        batch(app.base, created.apiKey, `prof${Date.now().toString(36)}`, app.proc.pid, null),
+      );
       process.stdout.write(`${Math.round(ROWS / result.seconds)} rows/s under the profiler\n\n${profile ? summariseProfile(profile) : 'no profile written'}\n`);
       return;
     }
@@ -155,17 +211,39 @@ async function main() {
         (keyed ? results.apiKeyed : results.api).push(ROWS / b.seconds);
         peaks.push(b.peakRss);
         starts.push(b.startRss);
-        log(`run ${r + 1}/${RUNS}: raw ${Math.round(ROWS / raw)} rows/s, API${keyed ? ' + Idempotency-Key' : ''} ${Math.round(ROWS / b.seconds)} rows/s, peak RSS ${Math.round(b.peakRss / 1048576)} MB`);
+        log(
+          `run ${r + 1}/${RUNS}: raw ${Math.round(ROWS / raw)} rows/s, API${keyed ? ' + Idempotency-Key' : ''} ${Math.round(ROWS / b.seconds)} rows/s, peak RSS ${Math.round(b.peakRss / 1048576)} MB`,
+        );
       }
     }
     const raw = median(results.raw);
     const mb = (b: number) => `${Math.round(b / 1048576)} MB`;
     const table = markdownTable(
-      [['case', 'l'], ['rows/s (median)', 'r'], ['runs', 'l'], ['vs raw INSERTs', 'r']],
       [
-        [`raw mysql2 multi-row INSERTs (${STATEMENT_ROWS} rows per statement, 4 shards in parallel)`, Math.round(raw), results.raw.map(Math.round).join(', '), '1.00×'],
-        ['POST /api/v1/links/batch (NDJSON, streamed)', Math.round(median(results.api)), results.api.map(Math.round).join(', '), `${fmt(median(results.api) / raw)}×`],
-        ['the same with Idempotency-Key', Math.round(median(results.apiKeyed)), results.apiKeyed.map(Math.round).join(', '), `${fmt(median(results.apiKeyed) / raw)}×`],
+        ['case', 'l'],
+        ['rows/s (median)', 'r'],
+        ['runs', 'l'],
+        ['vs raw INSERTs', 'r'],
+      ],
+      [
+        [
+          `raw mysql2 multi-row INSERTs (${STATEMENT_ROWS} rows per statement, 4 shards in parallel)`,
+          Math.round(raw),
+          results.raw.map(Math.round).join(', '),
+          '1.00×',
+        ],
+        [
+          'POST /api/v1/links/batch (NDJSON, streamed)',
+          Math.round(median(results.api)),
+          results.api.map(Math.round).join(', '),
+          `${fmt(median(results.api) / raw)}×`,
+        ],
+        [
+          'the same with Idempotency-Key',
+          Math.round(median(results.apiKeyed)),
+          results.apiKeyed.map(Math.round).join(', '),
+          `${fmt(median(results.apiKeyed) / raw)}×`,
+        ],
       ],
     );
     const memory = `Generation process (node ${NODE_ARGS.join(' ') || 'without flags'}) RSS: ${mb(idleRss)} when started, ${mb(median(starts))} before a batch (median), peak during a batch ${mb(Math.max(...peaks))} (max over ${peaks.length} batches of ${ROWS.toLocaleString('en-US')} rows; median peak ${mb(median(peaks))}).`;

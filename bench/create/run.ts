@@ -11,7 +11,18 @@ import { randomUUID } from 'crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { App, datedResultFile, findVegeta, loadAverages, machineFacts, markdownTable, REPO_ROOT, serverSecrets, startApp, startCommand } from '@shortlink/harness';
+import {
+  App,
+  datedResultFile,
+  findVegeta,
+  loadAverages,
+  machineFacts,
+  markdownTable,
+  REPO_ROOT,
+  serverSecrets,
+  startApp,
+  startCommand,
+} from '@shortlink/harness';
 
 const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const RATES = option('rates', '25,50,100,200,300,400').split(',').map(Number);
@@ -37,7 +48,12 @@ async function attack(vegeta: string, dir: string, targets: string, rate: number
   const proc = startCommand('sh', ['-c', cmd], { name: 'vegeta', env: { GOMAXPROCS: '1' } });
   await proc.exited;
   // CSV columns: timestamp (ns), status code, latency (ns), ...
-  const rows = existsSync(csv) ? readFileSync(csv, 'utf8').split('\n').filter(Boolean).map((l) => l.split(',', 3).map(Number)) : [];
+  const rows = existsSync(csv)
+    ? readFileSync(csv, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(',', 3).map(Number))
+    : [];
   if (!rows.length) throw new Error(`vegeta produced no results: ${proc.output().slice(-2000)}`);
   const t0 = Math.min(...rows.map((r) => r[0]));
   const kept = rows.filter((r) => r[0] >= t0 + WARMUP * 1e9);
@@ -58,7 +74,11 @@ async function main() {
     generation = await startApp(
       'generation',
       {
-        DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...serverSecrets(),
+        DB_DRIVER: 'mysql',
+        CACHE_DRIVER: 'redis',
+        LOG_LEVEL: 'warn',
+        SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+        ...serverSecrets(),
         SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
         // The plan limit is not what is measured here (it has its own tests).
         PLAN_PAID_REQUESTS_PER_MINUTE: '100000000',
@@ -67,7 +87,17 @@ async function main() {
     );
     const targets = join(dir, 'targets.json');
     const header = { 'Content-Type': ['application/json'], 'X-Api-Key': [API_KEY] };
-    writeFileSync(targets, Array.from({ length: 500 }, (_, i) => JSON.stringify({ method: 'POST', url: `${generation!.base}/api/v1/links`, header, body: Buffer.from(JSON.stringify({ url: `https://example.com/single/${i}?utm_source=bench` })).toString('base64') })).join('\n') + '\n');
+    writeFileSync(
+      targets,
+      Array.from({ length: 500 }, (_, i) =>
+        JSON.stringify({
+          method: 'POST',
+          url: `${generation!.base}/api/v1/links`,
+          header,
+          body: Buffer.from(JSON.stringify({ url: `https://example.com/single/${i}?utm_source=bench` })).toString('base64'),
+        }),
+      ).join('\n') + '\n',
+    );
     await attack(vegeta, dir, targets, 20); // warm-up: JIT, pools, id blocks
     const results: Result[] = [];
     for (const rate of RATES) {
@@ -79,7 +109,15 @@ async function main() {
     const best = ok.length ? Math.max(...ok.map((r) => r.rate)) : null;
     const ms = (n: number) => n.toFixed(1);
     const table = markdownTable(
-      [['rate (req/s)', 'r'], ['p50 ms', 'r'], ['p90 ms', 'r'], ['p99 ms', 'r'], ['max ms', 'r'], ['201s', 'r'], ['other', 'r']],
+      [
+        ['rate (req/s)', 'r'],
+        ['p50 ms', 'r'],
+        ['p90 ms', 'r'],
+        ['p99 ms', 'r'],
+        ['max ms', 'r'],
+        ['201s', 'r'],
+        ['other', 'r'],
+      ],
       results.map((r) => [r.rate, ms(r.p50), ms(r.p90), ms(r.p99), ms(r.max), r.created, r.other]),
     );
     const report = [

@@ -26,7 +26,11 @@ async function guarded(ctx: BenchContext, ids: readonly CaseId[], body: () => Pr
   } catch (e) {
     ctx.log(`failed (${ids.join(', ')}): ${(e as Error).stack ?? e}`);
     const done = new Set(ctx.results.map((r) => r.id));
-    skip(ctx, ids.filter((id) => !done.has(id)), `failed: ${firstLine(e)}`);
+    skip(
+      ctx,
+      ids.filter((id) => !done.has(id)),
+      `failed: ${firstLine(e)}`,
+    );
     ctx.notes.push(ids.length ? `${ids.join(', ')} failed: ${firstLine(e)}` : `an attempt failed and was retried: ${firstLine(e)}`);
   }
 }
@@ -115,11 +119,17 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
     { name: 'redirect-l1', cases: ['l1-hot'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on (defaults)' },
     { name: 'redirect-l1-kafka', cases: ['l1-kafka'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka', kafka: true },
     {
-      name: 'redirect-l1-visitors-kafka', cases: ['l1-visitors-kafka'], env: TRUST_LOOPBACK, kafka: true,
+      name: 'redirect-l1-visitors-kafka',
+      cases: ['l1-visitors-kafka'],
+      env: TRUST_LOOPBACK,
+      kafka: true,
       setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For, no query string`,
     },
     {
-      name: 'redirect-l1-options-kafka', cases: ['l1-options-kafka'], env: TRUST_LOOPBACK, kafka: true,
+      name: 'redirect-l1-options-kafka',
+      cases: ['l1-options-kafka'],
+      env: TRUST_LOOPBACK,
+      kafka: true,
       setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For`,
     },
     { name: 'redirect-redis', cases: ['redis-hot', 'redis-many'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false' },
@@ -127,7 +137,12 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
     { name: 'redirect-db', cases: ['db-hot', 'db-many'], env: dbOnly, setup: 'REDIRECT_L1_ENABLED=false REDIRECT_REDIS_ENABLED=false' },
     // With DB_CONCURRENCY (default 32, no queue) below the connection count the bulkhead sheds
     // the excess as 503 at once; this run admits every connection to show the shards' own rate.
-    { name: 'redirect-db-admit', cases: ['db-many-admit'], env: { ...dbOnly, DB_CONCURRENCY: String(ctx.opts.connections) }, setup: `L1 and Redis off, DB_CONCURRENCY=${ctx.opts.connections}` },
+    {
+      name: 'redirect-db-admit',
+      cases: ['db-many-admit'],
+      env: { ...dbOnly, DB_CONCURRENCY: String(ctx.opts.connections) },
+      setup: `L1 and Redis off, DB_CONCURRENCY=${ctx.opts.connections}`,
+    },
   ];
 }
 
@@ -173,7 +188,13 @@ async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, sta
             continue;
           }
           const paths =
-            id === 'l1-options-kafka' ? links.options! : id === 'l1-visitors-kafka' ? visitorRequests(links.hot.code, OPTION_VISITORS, '') : id.includes('-many') ? manyPaths : [`/${links.hot.code}`];
+            id === 'l1-options-kafka'
+              ? links.options!
+              : id === 'l1-visitors-kafka'
+                ? visitorRequests(links.hot.code, OPTION_VISITORS, '')
+                : id.includes('-many')
+                  ? manyPaths
+                  : [`/${links.hot.code}`];
           const res = await measure(ctx, bare, { id, setup: c.setup, server: serverOf(app), paths, bus: c.kafka ? 'kafka' : 'memory' });
           const now = stackState(components);
           if (!now.up || now.pids !== stack.pids) {
@@ -202,7 +223,11 @@ async function redisFloorCase(ctx: BenchContext, bare: Bare, stackEnv: Record<st
     const { proc, base } = await startReference(ctx, 'bench/redirect/redis-floor-server.ts', 'BENCH_FLOOR_PORT', stackEnv, `/${many[0].code}`, (s) => s !== 0);
     try {
       // Fails with the status when a code is not in Redis (run it with a redis-* or l1 case).
-      await verify(base, many.filter((_, i) => i % 50 === 0), 'redis-floor');
+      await verify(
+        base,
+        many.filter((_, i) => i % 50 === 0),
+        'redis-floor',
+      );
       const setup = 'RedisClusterStore.get + JSON.parse + 302, nothing else';
       ctx.results.push(await measure(ctx, bare, { id: 'redis-floor', setup, server: { base, pid: proc.pid }, paths: many.map((l) => `/${l.code}`) }));
     } finally {

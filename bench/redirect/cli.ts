@@ -24,7 +24,19 @@ export const CASE_IDS = [
 export type CaseId = (typeof CASE_IDS)[number];
 
 /** The cases that need the real stack (Redis Cluster + MariaDB; the `-kafka` ones Kafka too). */
-export const STACK_CASES: readonly CaseId[] = ['l1-hot', 'l1-kafka', 'l1-visitors-kafka', 'l1-options-kafka', 'redis-hot', 'redis-many', 'redis-kafka', 'redis-floor', 'db-hot', 'db-many', 'db-many-admit'];
+export const STACK_CASES: readonly CaseId[] = [
+  'l1-hot',
+  'l1-kafka',
+  'l1-visitors-kafka',
+  'l1-options-kafka',
+  'redis-hot',
+  'redis-many',
+  'redis-kafka',
+  'redis-floor',
+  'db-hot',
+  'db-many',
+  'db-many-admit',
+];
 
 export interface Options {
   duration: number;
@@ -103,7 +115,8 @@ export function parseOptions(argv: readonly string[]): Options {
     return n;
   };
   const cases = flags.get('cases');
-  if (cases) for (const c of cases.split(',')) if (!(CASE_IDS as readonly string[]).includes(c)) throw new Error(`unknown case ${c}; cases: ${CASE_IDS.join(',')}`);
+  if (cases)
+    for (const c of cases.split(',')) if (!(CASE_IDS as readonly string[]).includes(c)) throw new Error(`unknown case ${c}; cases: ${CASE_IDS.join(',')}`);
   const profile = (flags.get('profile') ?? 'auto') as Options['profile'];
   if (!['auto', 'always', 'never'].includes(profile)) throw new Error('--profile must be auto|always|never');
   const loader = (flags.get('loader') ?? defaultClosedLoopLoader()) as Options['loader'];

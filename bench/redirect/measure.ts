@@ -149,7 +149,8 @@ export const medianP99 = (l: LatencyResult) => median(l.runs.map((x) => x.p99ms)
 export const bareMedianP99 = (l: LatencyResult) => median(l.bareRuns.map((x) => x.p99ms));
 
 /** Whether a case missed a target (closed-loop p99 here: the profile is decided before the open-loop verdict matters). */
-export const missed = (r: CaseResult) => (r.targetRatio !== undefined && (r.concurrentRatio ?? r.ratio ?? 0) < r.targetRatio) || (!!r.p99Target && r.p99ms >= 5);
+export const missed = (r: CaseResult) =>
+  (r.targetRatio !== undefined && (r.concurrentRatio ?? r.ratio ?? 0) < r.targetRatio) || (!!r.p99Target && r.p99ms >= 5);
 
 function servedFrom(before: Metrics, after: Metrics): string {
   const [b, a] = [before, after].map((m) => byLabel(m, 'shortlink_redirect_lookup_total', 'source'));
@@ -163,7 +164,8 @@ function servedFrom(before: Metrics, after: Metrics): string {
 }
 
 function clickEvents(bus: string, before: Metrics, after: Metrics): ClickEvents {
-  const redirects = (m: Metrics) => [...byLabel(m, 'shortlink_redirect_requests_total', 'status')].filter(([s]) => s.startsWith('3')).reduce((s, [, v]) => s + v, 0);
+  const redirects = (m: Metrics) =>
+    [...byLabel(m, 'shortlink_redirect_requests_total', 'status')].filter(([s]) => s.startsWith('3')).reduce((s, [, v]) => s + v, 0);
   const delta = (series: string) => metric(after, series) - metric(before, series);
   return {
     bus,
@@ -175,7 +177,13 @@ function clickEvents(bus: string, before: Metrics, after: Metrics): ClickEvents 
 }
 
 /** `runs` pairs of (bare run, case run) back to back, so each ratio is taken against the machine as it was at that moment. */
-async function sequentialPairs(ctx: BenchContext, bare: Bare, id: string, server: Server, paths: readonly string[]): Promise<{ runs: RunResult[]; bareRuns: RunResult[] }> {
+async function sequentialPairs(
+  ctx: BenchContext,
+  bare: Bare,
+  id: string,
+  server: Server,
+  paths: readonly string[],
+): Promise<{ runs: RunResult[]; bareRuns: RunResult[] }> {
   const runs: RunResult[] = [];
   const bareRuns: RunResult[] = [];
   for (let i = 0; i < ctx.opts.runs; i++) {
@@ -273,7 +281,8 @@ export async function measure(ctx: BenchContext, bare: Bare, spec: CaseSpec): Pr
   const latency = targets.p99Target ? await openLoopPairs(ctx, bare, id, server, paths) : [];
   const atEnd = await scrape();
   const clicks = atStart && atEnd ? clickEvents(spec.bus ?? '?', atStart, atEnd) : undefined;
-  if (clicks) ctx.log(`${id}: click events (${clicks.bus} bus): ${clicks.dropped} dropped of ${clicks.redirects} redirects, ${clicks.sendFailures} send failures`);
+  if (clicks)
+    ctx.log(`${id}: click events (${clicks.bus} bus): ${clicks.dropped} dropped of ${clicks.redirects} redirects, ${clicks.sendFailures} send failures`);
   return {
     latency: latency.length ? latency : undefined,
     concurrent: concurrent.length ? concurrent : undefined,

@@ -29,7 +29,8 @@ function targetsOf(r: CaseResult): string {
   const ratio = r.ratio ?? null;
   const judged = r.concurrentRatio ?? ratio;
   const targets: string[] = [];
-  if (r.targetRatio !== undefined && judged !== null) targets.push(`≥ ${r.targetRatio}× ${judged >= r.targetRatio ? 'met' : '**missed**'}${r.concurrentRatio !== undefined ? ' (side by side)' : ''}`);
+  if (r.targetRatio !== undefined && judged !== null)
+    targets.push(`≥ ${r.targetRatio}× ${judged >= r.targetRatio ? 'met' : '**missed**'}${r.concurrentRatio !== undefined ? ' (side by side)' : ''}`);
   if (r.p99Target && r.latency?.length) {
     const verdicts = r.latency.map(p99Verdict);
     const verdict = verdicts.find((v) => v.startsWith('**')) ?? verdicts.find((v) => v !== 'met') ?? 'met';
@@ -39,8 +40,20 @@ function targetsOf(r: CaseResult): string {
 }
 
 const MAIN_COLUMNS: Column[] = [
-  ['case', 'l'], ['setup', 'l'], ['codes', 'r'], ['rps (median)', 'r'], ['rps min–max', 'r'], ['p50 ms', 'r'], ['p99 ms', 'r'], ['paired bare rps', 'r'],
-  ['× bare', 'r'], ['× bare, side by side', 'r'], ['target', 'l'], ['server CPU', 'r'], ['served from', 'l'], ['errors', 'r'],
+  ['case', 'l'],
+  ['setup', 'l'],
+  ['codes', 'r'],
+  ['rps (median)', 'r'],
+  ['rps min–max', 'r'],
+  ['p50 ms', 'r'],
+  ['p99 ms', 'r'],
+  ['paired bare rps', 'r'],
+  ['× bare', 'r'],
+  ['× bare, side by side', 'r'],
+  ['target', 'l'],
+  ['server CPU', 'r'],
+  ['served from', 'l'],
+  ['errors', 'r'],
 ];
 
 export function table(results: readonly Row[]): string {
@@ -49,9 +62,20 @@ export function table(results: readonly Row[]): string {
     const rpsRange = `${Math.round(Math.min(...r.runs.map((x) => x.rps)))}–${Math.round(Math.max(...r.runs.map((x) => x.rps)))}`;
     const errPct = r.requests ? (r.errors / r.requests) * 100 : 0;
     return [
-      r.label, r.setup, r.codes, Math.round(r.rps), rpsRange, fmt(r.p50ms), fmt(r.p99ms), r.bareRps !== undefined ? Math.round(r.bareRps) : '—',
-      r.ratio !== undefined ? fmt(r.ratio) : '—', r.concurrentRatio !== undefined ? fmt(r.concurrentRatio, 3) : '—', targetsOf(r),
-      r.serverCpu !== null ? `${r.serverCpu.toFixed(0)}%` : '?', r.served ?? '—', r.errors ? `${r.errors} (${errPct.toFixed(1)}%)` : '0',
+      r.label,
+      r.setup,
+      r.codes,
+      Math.round(r.rps),
+      rpsRange,
+      fmt(r.p50ms),
+      fmt(r.p99ms),
+      r.bareRps !== undefined ? Math.round(r.bareRps) : '—',
+      r.ratio !== undefined ? fmt(r.ratio) : '—',
+      r.concurrentRatio !== undefined ? fmt(r.concurrentRatio, 3) : '—',
+      targetsOf(r),
+      r.serverCpu !== null ? `${r.serverCpu.toFixed(0)}%` : '?',
+      r.served ?? '—',
+      r.errors ? `${r.errors} (${errPct.toFixed(1)}%)` : '0',
     ];
   });
   return markdownTable(MAIN_COLUMNS, rows);
@@ -62,13 +86,33 @@ export function latencyTable(results: readonly Row[]): string {
     (r.latency ?? []).map((l) => {
       const m = (f: (x: LatencyResult['runs'][number]) => number, xs = l.runs) => median(xs.map(f));
       return [
-        r.label, l.rate, Math.round(m((x) => x.answered)), fmt(m((x) => x.p50ms)), fmt(m((x) => x.p90ms)), fmt(medianP99(l)), fmt(m((x) => x.maxms), 1),
-        `${fmt(m((x) => x.p50ms, l.bareRuns))} / ${fmt(bareMedianP99(l))}`, p99Verdict(l), l.runs.reduce((a, x) => a + x.errors, 0),
+        r.label,
+        l.rate,
+        Math.round(m((x) => x.answered)),
+        fmt(m((x) => x.p50ms)),
+        fmt(m((x) => x.p90ms)),
+        fmt(medianP99(l)),
+        fmt(
+          m((x) => x.maxms),
+          1,
+        ),
+        `${fmt(m((x) => x.p50ms, l.bareRuns))} / ${fmt(bareMedianP99(l))}`,
+        p99Verdict(l),
+        l.runs.reduce((a, x) => a + x.errors, 0),
       ];
     }),
   );
   const columns: Column[] = [
-    ['case', 'l'], ['rate /s', 'r'], ['answered /s', 'r'], ['p50 ms', 'r'], ['p90 ms', 'r'], ['p99 ms', 'r'], ['max ms', 'r'], ['paired bare p50 / p99 ms', 'r'], ['p99 < 5 ms', 'l'], ['errors', 'r'],
+    ['case', 'l'],
+    ['rate /s', 'r'],
+    ['answered /s', 'r'],
+    ['p50 ms', 'r'],
+    ['p90 ms', 'r'],
+    ['p99 ms', 'r'],
+    ['max ms', 'r'],
+    ['paired bare p50 / p99 ms', 'r'],
+    ['p99 < 5 ms', 'l'],
+    ['errors', 'r'],
   ];
   return rows.length ? markdownTable(columns, rows) : '';
 }
@@ -82,7 +126,15 @@ export function clickTable(results: readonly Row[]): string {
       const pct = c.redirects ? `${((c.dropped / c.redirects) * 100).toFixed(c.dropped && c.dropped < c.redirects / 1000 ? 3 : 1)}%` : '—';
       return [r.label, c.bus, c.redirects, c.dropped, pct, c.sendFailures, c.buffered];
     });
-  const columns: Column[] = [['case', 'l'], ['click bus', 'l'], ['redirects', 'r'], ['click events dropped', 'r'], ['dropped / redirects', 'r'], ['send failures', 'r'], ['buffered at end', 'r']];
+  const columns: Column[] = [
+    ['case', 'l'],
+    ['click bus', 'l'],
+    ['redirects', 'r'],
+    ['click events dropped', 'r'],
+    ['dropped / redirects', 'r'],
+    ['send failures', 'r'],
+    ['buffered at end', 'r'],
+  ];
   return rows.length ? markdownTable(columns, rows) : '';
 }
 
@@ -91,16 +143,27 @@ function bareRowOf(bare: Bare): CaseResult {
 }
 
 function runsSection(results: readonly Row[]): string[] {
-  const out = ['## Runs', '', '| case | run | rps | p50 ms | p99 ms | errors | server CPU | paired bare rps | load avg (1 min) |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const out = [
+    '## Runs',
+    '',
+    '| case | run | rps | p50 ms | p99 ms | errors | server CPU | paired bare rps | load avg (1 min) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const r of measured(results))
     r.runs.forEach((x, i) =>
-      out.push(`| ${r.id} | ${i + 1} | ${Math.round(x.rps)} | ${fmt(x.p50ms)} | ${fmt(x.p99ms)} | ${x.errors} | ${x.serverCpu?.toFixed(0) ?? '?'}% | ${x.bareRps !== undefined ? Math.round(x.bareRps) : '—'} | ${x.load1.toFixed(2)} |`),
+      out.push(
+        `| ${r.id} | ${i + 1} | ${Math.round(x.rps)} | ${fmt(x.p50ms)} | ${fmt(x.p99ms)} | ${x.errors} | ${x.serverCpu?.toFixed(0) ?? '?'}% | ${x.bareRps !== undefined ? Math.round(x.bareRps) : '—'} | ${x.load1.toFixed(2)} |`,
+      ),
     );
   out.push('');
   const sideBySide = measured(results).filter((r) => r.concurrent);
-  if (sideBySide.length) out.push('## Side-by-side runs', '', '| case | run | rps | server CPU | bare rps | bare CPU | cost ratio |', '|---|---:|---:|---:|---:|---:|---:|');
+  if (sideBySide.length)
+    out.push('## Side-by-side runs', '', '| case | run | rps | server CPU | bare rps | bare CPU | cost ratio |', '|---|---:|---:|---:|---:|---:|---:|');
   const pct = (c: number | null) => (c === null ? '?' : `${c.toFixed(0)}%`);
-  for (const r of sideBySide) r.concurrent!.forEach((c, i) => out.push(`| ${r.id} | ${i + 1} | ${Math.round(c.rps)} | ${pct(c.cpu)} | ${Math.round(c.bareRps)} | ${pct(c.bareCpu)} | ${fmt(c.costRatio, 3)} |`));
+  for (const r of sideBySide)
+    r.concurrent!.forEach((c, i) =>
+      out.push(`| ${r.id} | ${i + 1} | ${Math.round(c.rps)} | ${pct(c.cpu)} | ${Math.round(c.bareRps)} | ${pct(c.bareCpu)} | ${fmt(c.costRatio, 3)} |`),
+    );
   out.push('');
   return out;
 }
@@ -112,7 +175,7 @@ function methodText(ctx: BenchContext): string {
     `rps (answered redirects per second: responses with status ≥ 400 are not counted, they are in "errors"), p50 and p99 are medians over the ${opts.runs} runs of a case. ` +
     'Each run of a case is preceded by a run of the bare node:http server (same loader, same duration): "paired bare rps" is the median of those, "× bare" the median of the per-run ratios. ' +
     `"× bare, side by side" (cases with a ratio target): ${opts.runs} more runs in which the case and the bare server are loaded at the same time, both on core ${SERVER_CORE} with a loader each on core ${LOADER_CORE}; ` +
-    'the ratio is per CPU second, (case rps / case CPU) ÷ (bare rps / bare CPU), median of the runs. Both see the same machine at the same moment, so it does not move with the machine\'s speed between runs as the sequential ratio does; the ratio targets are judged on it. ' +
+    "the ratio is per CPU second, (case rps / case CPU) ÷ (bare rps / bare CPU), median of the runs. Both see the same machine at the same moment, so it does not move with the machine's speed between runs as the sequential ratio does; the ratio targets are judged on it. " +
     '"server CPU" is the server process\'s CPU time during a run in % of its core; "served from" is where the redirect\'s own metrics say the measured lookups were answered. ' +
     "The stack's Redis/MariaDB (and every other process on this shared machine) are not pinned and share both cores."
   );
@@ -122,13 +185,19 @@ function methodText(ctx: BenchContext): string {
 export function writeReport(ctx: BenchContext, bare: Bare, stackAtStart: string): string {
   const { opts } = ctx;
   const rows: Row[] = bare.runs.length ? [bareRowOf(bare), ...ctx.results] : ctx.results;
-  const loader = opts.loader === 'wrk' ? shellOutput('wrk -v 2>&1 | head -n1') : `autocannon ${JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version}`;
+  const loader =
+    opts.loader === 'wrk'
+      ? shellOutput('wrk -v 2>&1 | head -n1')
+      : `autocannon ${JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version}`;
   const main = table(rows);
   const latency = latencyTable(rows);
   const clicks = clickTable(rows);
   const md: string[] = [];
   md.push(`# Redirect benchmark, ${new Date(ctx.t0).toISOString().slice(0, 10)}`, '');
-  md.push(`Produced by \`node -r ./tools/register.js bench/redirect/run.ts${opts.argv.length ? ` ${opts.argv.join(' ')}` : ''}\` (see bench/redirect/README.md).`, '');
+  md.push(
+    `Produced by \`node -r ./tools/register.js bench/redirect/run.ts${opts.argv.length ? ` ${opts.argv.join(' ')}` : ''}\` (see bench/redirect/README.md).`,
+    '',
+  );
   md.push('## Machine', '', ...machineFacts({ start: new Date(ctx.t0), startLoad: ctx.startLoad, tools: [`loader: ${loader}`] }));
   md.push(
     `- real stack: ${stackAtStart}`,
@@ -160,7 +229,14 @@ export function writeReport(ctx: BenchContext, bare: Bare, stackAtStart: string)
   if (ctx.notes.length) md.push('## Notes', '', ...ctx.notes.map((n) => `- ${n}`), '');
   md.push(...runsSection(ctx.results));
   for (const p of ctx.profiles) {
-    md.push(`## CPU profile: ${p.caseId}`, '', `Profile file: \`${relative(REPO_ROOT, p.file)}\` (open in Chrome DevTools → Performance, or speedscope). Throughput while profiling: ${Math.round(p.rps)} rps.`, '', p.text, '');
+    md.push(
+      `## CPU profile: ${p.caseId}`,
+      '',
+      `Profile file: \`${relative(REPO_ROOT, p.file)}\` (open in Chrome DevTools → Performance, or speedscope). Throughput while profiling: ${Math.round(p.rps)} rps.`,
+      '',
+      p.text,
+      '',
+    );
   }
   md.push(`Total bench time: ${((Date.now() - ctx.t0) / 1000).toFixed(0)} s.`, '');
   mkdirSync(RESULTS_DIR, { recursive: true });

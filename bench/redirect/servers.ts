@@ -8,7 +8,22 @@ import { readFileSync } from 'fs';
 import * as http from 'http';
 import { join } from 'path';
 import {
-  App, CreatedLink, createLinks, freePort, keepAliveAgent, Proc, PROFILE_HOOK, profileHookEnv, REPO_ROOT, requestOf, send, sleep, startApp, startProcess, whenServing, withoutAppSettings,
+  App,
+  CreatedLink,
+  createLinks,
+  freePort,
+  keepAliveAgent,
+  Proc,
+  PROFILE_HOOK,
+  profileHookEnv,
+  REPO_ROOT,
+  requestOf,
+  send,
+  sleep,
+  startApp,
+  startProcess,
+  whenServing,
+  withoutAppSettings,
 } from '@shortlink/harness';
 import { BenchContext, DOMAIN, SERVER_CORE } from './context';
 
@@ -34,7 +49,13 @@ export function appEnv(ctx: BenchContext, dataDir: string, extra: Record<string,
 export async function createBenchLinks(ctx: BenchContext, env: Record<string, string>, count: number, tag: string): Promise<CreatedLink[]> {
   const gen = await startApp('generation', env, { baseEnv: withoutAppSettings(), group: ctx.group, timeoutMs: 90_000 });
   try {
-    return await createLinks({ generation: gen.base, apiKey: ctx.apiKey, count, url: (i) => `https://example.com/bench/${tag}/${i}?ref=redirect-bench`, retries: 5 });
+    return await createLinks({
+      generation: gen.base,
+      apiKey: ctx.apiKey,
+      count,
+      url: (i) => `https://example.com/bench/${tag}/${i}?ref=redirect-bench`,
+      retries: 5,
+    });
   } finally {
     await gen.stop();
   }
@@ -47,14 +68,18 @@ export const REDIRECT_NODE_FLAGS: readonly string[] = (JSON.parse(readFileSync(j
 
 /** The redirect app on the server core, with the profile hook preloaded (dormant until SIGWINCH). */
 export function startRedirect(ctx: BenchContext, env: Record<string, string>, profileFile: string): Promise<App> {
-  return startApp('redirect', { ...env, ...profileHookEnv(profileFile) }, {
-    core: SERVER_CORE,
-    nodeArgs: REDIRECT_NODE_FLAGS,
-    preload: [PROFILE_HOOK],
-    baseEnv: withoutAppSettings(),
-    group: ctx.group,
-    timeoutMs: 90_000,
-  });
+  return startApp(
+    'redirect',
+    { ...env, ...profileHookEnv(profileFile) },
+    {
+      core: SERVER_CORE,
+      nodeArgs: REDIRECT_NODE_FLAGS,
+      preload: [PROFILE_HOOK],
+      baseEnv: withoutAppSettings(),
+      group: ctx.group,
+      timeoutMs: 90_000,
+    },
+  );
 }
 
 /**
@@ -73,7 +98,12 @@ export async function startReference(
   const proc = startProcess(entry, { ...env, [portVar]: String(port) }, { core: SERVER_CORE, baseEnv: withoutAppSettings(), group: ctx.group });
   const base = `http://127.0.0.1:${port}`;
   try {
-    await whenServing(proc, entry, async () => ready((await fetch(`${base}${probePath}`, { redirect: 'manual', signal: AbortSignal.timeout(3000) })).status), 20_000);
+    await whenServing(
+      proc,
+      entry,
+      async () => ready((await fetch(`${base}${probePath}`, { redirect: 'manual', signal: AbortSignal.timeout(3000) })).status),
+      20_000,
+    );
   } catch (e) {
     await proc.stop();
     throw e;
@@ -92,7 +122,8 @@ export async function verify(base: string, links: readonly CreatedLink[], what: 
         await sleep(250);
         res = await send(agent, base, `/${l.code}`);
       }
-      if (res.status !== 302 || res.location !== l.url) throw new Error(`${what}: GET /${l.code} answered ${res.status} location=${res.location}, expected 302 ${l.url}`);
+      if (res.status !== 302 || res.location !== l.url)
+        throw new Error(`${what}: GET /${l.code} answered ${res.status} location=${res.location}, expected 302 ${l.url}`);
     }
   } finally {
     agent.destroy();
@@ -113,7 +144,10 @@ export function allOptionsLink(tag: string): Record<string, unknown> {
     forwardQuery: true,
     geoTargets: { GB: 'https://example.co.uk/bench', DE: 'https://example.de/bench' },
     deviceTargets: { ios: 'https://example.com/bench/ios', android: 'https://example.com/bench/android' },
-    variants: [{ url: 'https://example.com/bench/a', weight: 1 }, { url: 'https://example.com/bench/b', weight: 1 }],
+    variants: [
+      { url: 'https://example.com/bench/a', weight: 1 },
+      { url: 'https://example.com/bench/b', weight: 1 },
+    ],
     clicksPerIpPerMinute: 10_000,
   };
 }
@@ -134,7 +168,7 @@ const UAS = [
  */
 export function visitorRequests(code: string, visitors: number, query = '?ref=bench'): string[] {
   return Array.from({ length: visitors }, (_, i) => {
-    const ip = i % 10 === 0 ? `81.2.69.${(i / 10) % 250}` : i % 10 === 1 ? `5.9.${(i / 10) % 250 | 0}.1` : `8.8.${(i >> 8) & 255}.${i & 255}`;
+    const ip = i % 10 === 0 ? `81.2.69.${(i / 10) % 250}` : i % 10 === 1 ? `5.9.${((i / 10) % 250) | 0}.1` : `8.8.${(i >> 8) & 255}.${i & 255}`;
     return `/${code}${query}\tX-Forwarded-For: ${ip}\tUser-Agent: ${UAS[i % 8 < 6 ? i % 2 : 2 + (i % 2)]}`;
   });
 }
@@ -143,7 +177,11 @@ export function visitorRequests(code: string, visitors: number, query = '?ref=be
 export async function createOptionsLink(ctx: BenchContext, env: Record<string, string>, tag: string): Promise<string> {
   const gen = await startApp('generation', env, { baseEnv: withoutAppSettings(), group: ctx.group, timeoutMs: 90_000 });
   try {
-    const res = await fetch(`${gen.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey }, body: JSON.stringify(allOptionsLink(tag)) });
+    const res = await fetch(`${gen.base}/api/v1/links`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey },
+      body: JSON.stringify(allOptionsLink(tag)),
+    });
     const body = (await res.json()) as { code?: string };
     if (res.status !== 201 || !body.code) throw new Error(`creating the all-options link: ${res.status} ${JSON.stringify(body)}`);
     return body.code;

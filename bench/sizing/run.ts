@@ -17,8 +17,29 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Kafka, logLevel } from 'kafkajs';
 import {
-  App, closedLoop, cpuSeconds, datedResultFile, defaultClosedLoopLoader, fmt, freePort, keepAliveAgent, loadAverages, machineFacts, markdownTable, median, metric, metricsOf,
-  ProcessGroup, REPO_ROOT, send, serverSecrets, sleep, startApp, startProcess, whenServing, withoutAppSettings,
+  App,
+  closedLoop,
+  cpuSeconds,
+  datedResultFile,
+  defaultClosedLoopLoader,
+  fmt,
+  freePort,
+  keepAliveAgent,
+  loadAverages,
+  machineFacts,
+  markdownTable,
+  median,
+  metric,
+  metricsOf,
+  ProcessGroup,
+  REPO_ROOT,
+  send,
+  serverSecrets,
+  sleep,
+  startApp,
+  startProcess,
+  whenServing,
+  withoutAppSettings,
 } from '@shortlink/harness';
 
 const arg = (name: string, fallback: number) => {
@@ -65,12 +86,26 @@ async function main() {
   const topic = `shortlink.clicks.sizing.${run}`;
   const apiKey = `sl_sizing_${randomBytes(12).toString('hex')}`;
   const env: Record<string, string> = {
-    DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse',
-    MYSQL_SHARDS: process.env.MYSQL_SHARDS!, MYSQL_META_URL: process.env.MYSQL_META_URL!, MYSQL_SPARE_SHARDS: process.env.MYSQL_SPARE_SHARDS ?? '',
-    REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES!, KAFKA_BROKERS: process.env.KAFKA_BROKERS!, CLICKHOUSE_URL: process.env.CLICKHOUSE_URL!,
-    KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`, CLICKHOUSE_DATABASE: `shortlink_sizing_${run}`,
-    NODE_ENV: 'production', LOG_LEVEL: 'warn', SHORTLINK_DEFAULT_DOMAIN: DOMAIN, SHORTLINK_BOOTSTRAP_API_KEY: apiKey, ...serverSecrets(),
-    RATE_LIMIT_PER_IP_PER_MINUTE: '0', RATE_LIMIT_GLOBAL_PER_SECOND: '0',
+    DB_DRIVER: 'mysql',
+    CACHE_DRIVER: 'redis',
+    BUS_DRIVER: 'kafka',
+    OLAP_DRIVER: 'clickhouse',
+    MYSQL_SHARDS: process.env.MYSQL_SHARDS!,
+    MYSQL_META_URL: process.env.MYSQL_META_URL!,
+    MYSQL_SPARE_SHARDS: process.env.MYSQL_SPARE_SHARDS ?? '',
+    REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES!,
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS!,
+    CLICKHOUSE_URL: process.env.CLICKHOUSE_URL!,
+    KAFKA_CLICK_TOPIC: topic,
+    KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
+    CLICKHOUSE_DATABASE: `shortlink_sizing_${run}`,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
+    SHORTLINK_BOOTSTRAP_API_KEY: apiKey,
+    ...serverSecrets(),
+    RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+    RATE_LIMIT_GLOBAL_PER_SECOND: '0',
   };
   const opts = { baseEnv: withoutAppSettings(), group, timeoutMs: 90_000, nodeArgs: ['--max-semi-space-size=64'] };
   const rows: Array<Array<string | number>> = [];
@@ -82,7 +117,11 @@ async function main() {
     const l1 = await startApp('redirect', env, { ...opts, core: SERVER_CORE });
     const redis = await startApp('redirect', { ...env, REDIRECT_L1_ENABLED: 'false' }, { ...opts, core: SERVER_CORE });
     const barePort = await freePort();
-    const bare = startProcess('bench/redirect/bare-server.ts', { BENCH_BARE_PORT: String(barePort) }, { core: SERVER_CORE, baseEnv: withoutAppSettings(), group });
+    const bare = startProcess(
+      'bench/redirect/bare-server.ts',
+      { BENCH_BARE_PORT: String(barePort) },
+      { core: SERVER_CORE, baseEnv: withoutAppSettings(), group },
+    );
     const bareBase = `http://127.0.0.1:${barePort}`;
     await whenServing(bare, 'bare server', async () => (await fetch(bareBase, { redirect: 'manual' })).status === 302, 20_000);
     await sleep(5000);
@@ -97,17 +136,31 @@ async function main() {
     const until = Date.now() + SECONDS * 1000;
     const t0 = Date.now();
     let failed = 0;
-    await Promise.all(Array.from({ length: 16 }, async (_, w) => {
-      for (let i = 0; Date.now() < until; i++) {
-        const res = await fetch(`${generation.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ url: `https://example.com/sizing/${w}/${i}` }) });
-        const body = (await res.json()) as { code?: string };
-        if (res.status === 201 && body.code) codes.push(body.code);
-        else failed++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, w) => {
+        for (let i = 0; Date.now() < until; i++) {
+          const res = await fetch(`${generation.base}/api/v1/links`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+            body: JSON.stringify({ url: `https://example.com/sizing/${w}/${i}` }),
+          });
+          const body = (await res.json()) as { code?: string };
+          if (res.status === 201 && body.code) codes.push(body.code);
+          else failed++;
+        }
+      }),
+    );
     const createSeconds = (Date.now() - t0) / 1000;
     const genCpu = cpuSeconds(generation.proc.pid)! - genCpu0;
-    rows.push(['generation: creates (16 in flight)', Math.round(codes.length / createSeconds), `${fmt((genCpu / createSeconds) * 100, 0)} %`, Math.round(codes.length / genCpu), fmt(idleRss.generation, 0), fmt(genPeak(), 0), failed ? `${failed} failed` : '']);
+    rows.push([
+      'generation: creates (16 in flight)',
+      Math.round(codes.length / createSeconds),
+      `${fmt((genCpu / createSeconds) * 100, 0)} %`,
+      Math.round(codes.length / genCpu),
+      fmt(idleRss.generation, 0),
+      fmt(genPeak(), 0),
+      failed ? `${failed} failed` : '',
+    ]);
 
     // Redirects: 1000 codes, warmed into Redis (and L1 of the first redirect).
     const paths = codes.slice(0, 1000).map((c) => `/${c}`);
@@ -133,34 +186,69 @@ async function main() {
       }
       return runs;
     };
-    for (const [name, app] of [['redirect: L1 hit', l1], ['redirect: Redis hit (L1 off)', redis]] as const) {
+    for (const [name, app] of [
+      ['redirect: L1 hit', l1],
+      ['redirect: Redis hit (L1 off)', redis],
+    ] as const) {
       const runs = await measure(name, app.base, app.proc.pid);
       const perCore = median(runs.map((x) => x.rps / (x.cpu / 100)));
       const barePerCore = median(runs.map((x) => x.bareRps / (x.bareCpu / 100)));
-      rows.push([`${name}, 1000 codes`, Math.round(median(runs.map((x) => x.rps))), `${fmt(median(runs.map((x) => x.cpu)), 0)} %`, Math.round(perCore), fmt(idleRss.redirect, 0), fmt(Math.max(...runs.map((x) => x.peak)), 0), `bare ${Math.round(barePerCore)} rps per core (× ${fmt(perCore / barePerCore)})`]);
+      rows.push([
+        `${name}, 1000 codes`,
+        Math.round(median(runs.map((x) => x.rps))),
+        `${fmt(median(runs.map((x) => x.cpu)), 0)} %`,
+        Math.round(perCore),
+        fmt(idleRss.redirect, 0),
+        fmt(Math.max(...runs.map((x) => x.peak)), 0),
+        `bare ${Math.round(barePerCore)} rps per core (× ${fmt(perCore / barePerCore)})`,
+      ]);
     }
     // The analytics consumer: what it ingested of the redirect runs' clicks, until the topic is drained.
     let events = 0;
-    for (let last = -1; ; ) {
+    for (let last = -1; ;) {
       await sleep(2000);
       events = metric(await metricsOf(analytics.admin), 'shortlink_analytics_events_total') - events0;
       if (events === last) break;
       last = events;
     }
     const anaCpu = cpuSeconds(analytics.proc.pid)! - anaCpu0;
-    rows.push(['analytics: click ingest (Kafka → ClickHouse)', Math.round(events / ((Date.now() - ingestT0) / 1000)), `${fmt((anaCpu / ((Date.now() - ingestT0) / 1000)) * 100, 0)} %`, Math.round(events / anaCpu), fmt(idleRss.analytics, 0), fmt(anaPeak(), 0), `${events} events; rate over the whole redirect phase, not a saturation figure`]);
-    notes.push(`loader: ${loader}; ${RUNS} runs of ${SECONDS} s per redirect case, each after a bare run; CPU from /proc of the server process only (Redis, MariaDB, Kafka, ClickHouse not counted).`);
+    rows.push([
+      'analytics: click ingest (Kafka → ClickHouse)',
+      Math.round(events / ((Date.now() - ingestT0) / 1000)),
+      `${fmt((anaCpu / ((Date.now() - ingestT0) / 1000)) * 100, 0)} %`,
+      Math.round(events / anaCpu),
+      fmt(idleRss.analytics, 0),
+      fmt(anaPeak(), 0),
+      `${events} events; rate over the whole redirect phase, not a saturation figure`,
+    ]);
+    notes.push(
+      `loader: ${loader}; ${RUNS} runs of ${SECONDS} s per redirect case, each after a bare run; CPU from /proc of the server process only (Redis, MariaDB, Kafka, ClickHouse not counted).`,
+    );
   } finally {
     await group.stopAll();
     rmSync(tmpDir, { recursive: true, force: true });
     const admin = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), clientId: 'sizing-cleanup', logLevel: logLevel.NOTHING }).admin();
-    await admin.connect().then(() => admin.deleteTopics({ topics: [topic], timeout: 10_000 })).catch(() => undefined).finally(() => admin.disconnect());
+    await admin
+      .connect()
+      .then(() => admin.deleteTopics({ topics: [topic], timeout: 10_000 }))
+      .catch(() => undefined)
+      .finally(() => admin.disconnect());
   }
   const table = markdownTable(
-    [['what', 'l'], ['per second', 'r'], ['server CPU', 'r'], ['per CPU second', 'r'], ['RSS idle MiB', 'r'], ['RSS peak MiB', 'r'], ['notes', 'l']],
+    [
+      ['what', 'l'],
+      ['per second', 'r'],
+      ['server CPU', 'r'],
+      ['per CPU second', 'r'],
+      ['RSS idle MiB', 'r'],
+      ['RSS peak MiB', 'r'],
+      ['notes', 'l'],
+    ],
     rows,
   );
-  const report = [`# Sizing run ${start.toISOString()}`, '', ...machineFacts({ start, startLoad }), '', table, '', ...notes.map((n) => `- ${n}`), ''].join('\n');
+  const report = [`# Sizing run ${start.toISOString()}`, '', ...machineFacts({ start, startLoad }), '', table, '', ...notes.map((n) => `- ${n}`), ''].join(
+    '\n',
+  );
   const file = datedResultFile(join(REPO_ROOT, 'bench', 'results'), 'sizing', start);
   writeFileSync(file, report);
   process.stdout.write(`${report}\nwritten to ${file}\n`);

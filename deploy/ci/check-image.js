@@ -153,7 +153,10 @@ function restoreNativeBuilds(stageDir) {
     const oursVersion = fs.existsSync(path.join(ours, 'package.json')) ? JSON.parse(fs.readFileSync(path.join(ours, 'package.json'), 'utf8')).version : null;
     if (oursVersion !== version) fail(`${dir}: the checkout has ${oursVersion ?? 'nothing'}, the lockfile ${version}; run npm ci first, or use --full`);
     if (fs.existsSync(path.join(ours, 'build'))) {
-      fs.cpSync(path.join(ours, 'build'), path.join(theirs, 'build'), { recursive: true, filter: (file) => fs.statSync(file).isDirectory() || file.endsWith('.node') });
+      fs.cpSync(path.join(ours, 'build'), path.join(theirs, 'build'), {
+        recursive: true,
+        filter: (file) => fs.statSync(file).isDirectory() || file.endsWith('.node'),
+      });
       notes.push(`${dir.replace('node_modules/', '')} ${version}: binary from the checkout`);
     } else {
       notes.push(`${dir.replace('node_modules/', '')} ${version}: the checkout has no build of it either`);
@@ -184,7 +187,15 @@ function buildStages(scratch) {
       const parent = stages.find((s) => s.name === base);
       if (parent) run('cp', ['-al', parent.dir, dir]);
       else fs.mkdirSync(dir, { recursive: true });
-      stage = { name: name ?? `stage-${stages.length}`, base, dir, vars: { ...globalArgs, ...(parent?.vars ?? {}) }, workdir: parent?.workdir ?? '/', env: { ...(parent?.env ?? {}) }, notes: [] };
+      stage = {
+        name: name ?? `stage-${stages.length}`,
+        base,
+        dir,
+        vars: { ...globalArgs, ...(parent?.vars ?? {}) },
+        workdir: parent?.workdir ?? '/',
+        env: { ...(parent?.env ?? {}) },
+        notes: [],
+      };
       stages.push(stage);
       log(`stage ${stage.name} (FROM ${base})`);
       continue;
@@ -218,7 +229,9 @@ function buildStages(scratch) {
         for (const source of sources) {
           if (from) {
             const other = stages.find((s) => s.name === from) ?? fail(`${where}: no stage ${from}`);
-            const otherPath = source.startsWith(other.workdir) ? path.join(other.dir, source.slice(other.workdir.length)) : fail(`${where}: ${source} is outside ${from}'s WORKDIR`);
+            const otherPath = source.startsWith(other.workdir)
+              ? path.join(other.dir, source.slice(other.workdir.length))
+              : fail(`${where}: ${source} is outside ${from}'s WORKDIR`);
             if (!fs.existsSync(otherPath)) fail(`${where}: stage ${from} has no ${source}`);
             fs.mkdirSync(path.dirname(destDir), { recursive: true });
             run('cp', ['-al', otherPath, destDir]); // hard links: the same bytes, no second copy on disk
@@ -356,7 +369,9 @@ async function startUntilHealthy({ command, commandArgs, cwd, env, port, label, 
   }
   await stop(child);
   const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-20).join('\n');
-  fail(`${label}: ${exited ? `exited (${exited.code ?? exited.signal})` : `no healthy /health within ${HEALTH_TIMEOUT_MS / 1000} s`} before answering:\n${tail}`);
+  fail(
+    `${label}: ${exited ? `exited (${exited.code ?? exited.signal})` : `no healthy /health within ${HEALTH_TIMEOUT_MS / 1000} s`} before answering:\n${tail}`,
+  );
 }
 
 function stop(child) {
@@ -374,7 +389,8 @@ function stop(child) {
 /** The environment a container of the image gets: its ENV (paths under WORKDIR mapped into the stage folder), APP, ports. */
 function imageEnv(final, app, dataDir, ports) {
   const env = { PATH: process.env.PATH, HOME: os.tmpdir(), LOG_LEVEL: 'warn' };
-  for (const [name, value] of Object.entries(final.env)) env[name] = value.startsWith(final.workdir) ? path.join(final.dir, value.slice(final.workdir.length)) : value;
+  for (const [name, value] of Object.entries(final.env))
+    env[name] = value.startsWith(final.workdir) ? path.join(final.dir, value.slice(final.workdir.length)) : value;
   return { ...env, APP: app, HOST: '127.0.0.1', SHORTLINK_DATA_DIR: dataDir, ...ports };
 }
 
@@ -391,7 +407,10 @@ async function smoke(final, scratch) {
   const nodeFlags = (/exec node ((?:--[\w-]+ )*)/.exec(command.join(' '))?.[1] ?? '').split(' ').filter((f) => f.startsWith('--enable'));
   const tools = TOOLS.map(async ([tool, toolArgs]) => {
     const dataDir = fs.mkdtempSync(path.join(scratch, 'data-tool-'));
-    const child = spawn(process.execPath, [...nodeFlags, `dist/tools/cli/src/${tool}`, ...toolArgs], { cwd: final.dir, env: imageEnv(final, 'tool', dataDir, {}) });
+    const child = spawn(process.execPath, [...nodeFlags, `dist/tools/cli/src/${tool}`, ...toolArgs], {
+      cwd: final.dir,
+      env: imageEnv(final, 'tool', dataDir, {}),
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -415,30 +434,31 @@ async function smoke(final, scratch) {
     return `${'embedded'.padEnd(10)} (node dist/tools/embedded/src/main.js) healthy after ${seconds(wallMs)}`;
   })();
   const results = APPS.map(async (app) => {
-      const ports = await portsFor(app);
-      const port = Number(ports[`${app.toUpperCase()}_PORT`]);
-      const dataDir = fs.mkdtempSync(path.join(scratch, `data-${app}-`));
-      const { child, wallMs } = await startUntilHealthy({
-        command: command[0],
-        commandArgs: command.slice(1),
-        cwd: final.dir,
-        env: imageEnv(final, app, dataDir, ports),
-        port,
-        label: `${app} (CMD of the final stage, APP=${app})`,
-        logFile: path.join(scratch, `${app}.log`),
-      });
-      try {
-        const answers = [];
-        for (const [url, status, body] of PROBES[app]) {
-          const response = await fetch(`http://127.0.0.1:${port}${url}`, { redirect: 'manual' });
-          const text = await response.text();
-          if (response.status !== status || (body && !body.test(text))) fail(`${app}: GET ${url} answered ${response.status} (expected ${status}${body ? ` and ${body}` : ''}): ${text.slice(0, 200)}`);
-          answers.push(`${url} ${status}`);
-        }
-        return `${app.padEnd(10)} healthy after ${seconds(wallMs)}; ${answers.join(', ')}`;
-      } finally {
-        await stop(child);
+    const ports = await portsFor(app);
+    const port = Number(ports[`${app.toUpperCase()}_PORT`]);
+    const dataDir = fs.mkdtempSync(path.join(scratch, `data-${app}-`));
+    const { child, wallMs } = await startUntilHealthy({
+      command: command[0],
+      commandArgs: command.slice(1),
+      cwd: final.dir,
+      env: imageEnv(final, app, dataDir, ports),
+      port,
+      label: `${app} (CMD of the final stage, APP=${app})`,
+      logFile: path.join(scratch, `${app}.log`),
+    });
+    try {
+      const answers = [];
+      for (const [url, status, body] of PROBES[app]) {
+        const response = await fetch(`http://127.0.0.1:${port}${url}`, { redirect: 'manual' });
+        const text = await response.text();
+        if (response.status !== status || (body && !body.test(text)))
+          fail(`${app}: GET ${url} answered ${response.status} (expected ${status}${body ? ` and ${body}` : ''}): ${text.slice(0, 200)}`);
+        answers.push(`${url} ${status}`);
       }
+      return `${app.padEnd(10)} healthy after ${seconds(wallMs)}; ${answers.join(', ')}`;
+    } finally {
+      await stop(child);
+    }
   });
   // every task stops its own processes: wait for all of them before reporting the first failure
   const settled = await Promise.allSettled([...results, embedded, ...tools]);
@@ -475,7 +495,12 @@ async function measure(final, scratch, runs) {
       for (const way of names) {
         const ports = await portsFor(app);
         const dataDir = fs.mkdtempSync(path.join(scratch, `measure-${app}-`));
-        const { child, wallMs, cpuMs: cpu, rssMiB: rss } = await startUntilHealthy({
+        const {
+          child,
+          wallMs,
+          cpuMs: cpu,
+          rssMiB: rss,
+        } = await startUntilHealthy({
           ...ways[way](app),
           env: imageEnv(final, app, dataDir, ports),
           port: Number(ports[`${app.toUpperCase()}_PORT`]),
@@ -513,7 +538,8 @@ async function main() {
     const copied = fs.readdirSync(final.dir).map((entry) => ({ entry, bytes: du(path.join(final.dir, entry)) }));
     const total = mib(copied.reduce((a, c) => a + c.bytes, 0));
     log(`the runtime stage holds ${copied.map(({ entry, bytes }) => `${entry} ${mib(bytes)}`).join(', ')}; ${total} in all`);
-    for (const unexpected of copied.filter(({ entry }) => !['node_modules', 'dist', 'package.json'].includes(entry))) fail(`the runtime stage holds ${unexpected.entry}`);
+    for (const unexpected of copied.filter(({ entry }) => !['node_modules', 'dist', 'package.json'].includes(entry)))
+      fail(`the runtime stage holds ${unexpected.entry}`);
     log(`the apps, started with the final stage's CMD (${final.cmd.join(' ').slice(0, 60)}…):`);
     await smoke(final, scratch);
     if (MEASURE > 0) await measure(final, scratch, MEASURE);

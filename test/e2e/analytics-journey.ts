@@ -25,7 +25,10 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
       expect(res.headers.get('content-type')).toContain('application/json');
       return (await res.json()) as T;
     };
-    const stats = (query = '') => json<{ totals: { clicks: number; visitors: number }; botClicks: number; granularity: string; series: Array<{ time: string; clicks: number }> }>(`/api/v1/links/${code}/stats?from=${from}${query}`);
+    const stats = (query = '') =>
+      json<{ totals: { clicks: number; visitors: number }; botClicks: number; granularity: string; series: Array<{ time: string; clicks: number }> }>(
+        `/api/v1/links/${code}/stats?from=${from}${query}`,
+      );
     let from: number;
 
     beforeAll(async () => {
@@ -38,16 +41,25 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
       for (let i = 0; i < 2; i++) await click({ 'x-forwarded-for': '81.2.69.142', 'user-agent': IPHONE });
       await click({ 'x-forwarded-for': '8.8.4.4', 'user-agent': SLACKBOT });
       for (let i = 0; i < 2; i++) expect((await redirectOf(endpoints(), orphan, { 'x-forwarded-for': '5.9.0.1' })).status).toBe(404);
-      await eventually('the clicks in stats', async () => {
-        const s = await stats('&bots=include');
-        return s.totals.clicks === 6 ? s : null;
-      }, 60_000, 250);
+      await eventually(
+        'the clicks in stats',
+        async () => {
+          const s = await stats('&bots=include');
+          return s.totals.clicks === 6 ? s : null;
+        },
+        60_000,
+        250,
+      );
     });
 
     it('shows clicks and unique visitors without the bot, and the bot apart, at minute, hour and day granularity', async () => {
       for (const granularity of ['minute', 'hour', 'day']) {
         const s = await stats(`&granularity=${granularity}`);
-        expect({ granularity: s.granularity, totals: s.totals, botClicks: s.botClicks }).toEqual({ granularity, totals: { clicks: 5, visitors: 2 }, botClicks: 1 });
+        expect({ granularity: s.granularity, totals: s.totals, botClicks: s.botClicks }).toEqual({
+          granularity,
+          totals: { clicks: 5, visitors: 2 },
+          botClicks: 1,
+        });
         expect(s.series.reduce((n, p) => n + p.clicks, 0)).toBe(5);
       }
       expect((await stats('&bots=include')).totals).toEqual({ clicks: 6, visitors: 3 });
@@ -56,11 +68,26 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
 
     it('breaks the clicks down by country, referer, device, browser, OS and variant', async () => {
       const expected: Record<(typeof DIMENSIONS)[number], Array<[string | null, number]>> = {
-        countries: [['US', 3], ['GB', 2]],
-        referers: [['news.example', 3], [null, 2]],
-        devices: [['desktop', 3], ['mobile', 2]],
-        browsers: [['Chrome', 3], ['Mobile Safari', 2]],
-        os: [['Windows', 3], ['iOS', 2]],
+        countries: [
+          ['US', 3],
+          ['GB', 2],
+        ],
+        referers: [
+          ['news.example', 3],
+          [null, 2],
+        ],
+        devices: [
+          ['desktop', 3],
+          ['mobile', 2],
+        ],
+        browsers: [
+          ['Chrome', 3],
+          ['Mobile Safari', 2],
+        ],
+        os: [
+          ['Windows', 3],
+          ['iOS', 2],
+        ],
         variants: [[null, 5]],
       };
       for (const dimension of DIMENSIONS) {
@@ -76,12 +103,21 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
     });
 
     it("lists the tenant's top links and the orphan visits of its domain", async () => {
-      const top = await json<{ links: Array<{ domain: string; code: string; clicks: number; visitors: number }> }>(`/api/v1/stats/top-links?from=${from}&limit=1000`);
+      const top = await json<{ links: Array<{ domain: string; code: string; clicks: number; visitors: number }> }>(
+        `/api/v1/stats/top-links?from=${from}&limit=1000`,
+      );
       expect(top.links.find((l) => l.code === code)).toEqual({ domain, code, clicks: 5, visitors: 2 });
-      const orphans = await eventually('the orphan visits', async () => {
-        const o = await json<{ totals: { visits: number }; codes: Array<{ domain: string; code: string; visits: number }>; series: unknown[] }>(`/api/v1/stats/orphans?from=${from}&limit=1000`);
-        return o.codes.some((c) => c.code === orphan) ? o : null;
-      }, 30_000, 250);
+      const orphans = await eventually(
+        'the orphan visits',
+        async () => {
+          const o = await json<{ totals: { visits: number }; codes: Array<{ domain: string; code: string; visits: number }>; series: unknown[] }>(
+            `/api/v1/stats/orphans?from=${from}&limit=1000`,
+          );
+          return o.codes.some((c) => c.code === orphan) ? o : null;
+        },
+        30_000,
+        250,
+      );
       expect(orphans.codes.find((c) => c.code === orphan)).toEqual({ domain, code: orphan, visits: 2 });
       expect(orphans.series.length).toBeGreaterThan(0);
     });
@@ -123,7 +159,12 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
       for (const [path, status, problem] of cases) {
         const res = await api(path);
         const body = (await res.json()) as { code: string };
-        expect({ path, status: res.status, type: res.headers.get('content-type')?.split(';')[0], code: body.code }).toEqual({ path, status, type: 'application/problem+json', code: problem });
+        expect({ path, status: res.status, type: res.headers.get('content-type')?.split(';')[0], code: body.code }).toEqual({
+          path,
+          status,
+          type: 'application/problem+json',
+          code: problem,
+        });
       }
       const anonymous = await fetch(`${endpoints().analytics}/api/v1/stats/top-links`);
       expect(anonymous.status).toBe(401);
@@ -134,12 +175,18 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
 
     it('publishes every analytics endpoint in its OpenAPI document, and serves the dashboard with its chart library', async () => {
       const doc = (await (await fetch(`${endpoints().analytics}/docs/openapi.json`)).json()) as { paths: Record<string, unknown> };
-      expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/links/{code}/breakdown/{dimension}', '/api/v1/links/{code}/stats', '/api/v1/stats/orphans', '/api/v1/stats/top-links']);
+      expect(Object.keys(doc.paths).sort()).toEqual([
+        '/api/v1/links/{code}/breakdown/{dimension}',
+        '/api/v1/links/{code}/stats',
+        '/api/v1/stats/orphans',
+        '/api/v1/stats/top-links',
+      ]);
       const page = await fetch(`${endpoints().analytics}/dashboard`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
       expect(await page.text()).toContain('/dashboard/assets/uPlot.iife.min.js');
-      for (const asset of ['uPlot.iife.min.js', 'uPlot.min.css', 'dashboard.js', 'dashboard.css']) expect((await fetch(`${endpoints().analytics}/dashboard/assets/${asset}`)).status).toBe(200);
+      for (const asset of ['uPlot.iife.min.js', 'uPlot.min.css', 'dashboard.js', 'dashboard.css'])
+        expect((await fetch(`${endpoints().analytics}/dashboard/assets/${asset}`)).status).toBe(200);
       expect((await fetch(`${endpoints().analytics}/dashboard/assets/..%2F..%2Fpackage.json`)).status).toBe(404);
     });
   });

@@ -39,12 +39,26 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
     for (let i = 0; i < 4; i++) await redirectOf(endpoints, code, { 'x-forwarded-for': '8.8.8.8', referer: 'https://news.example/a' });
     await redirectOf(endpoints, code, { 'x-forwarded-for': '81.2.69.142', 'user-agent': IPHONE });
     await redirectOf(endpoints, code, { 'x-forwarded-for': '8.8.4.4', 'user-agent': 'Twitterbot/1.0' });
-    await eventually('the clicks in the API', async () => (await api<{ totals: { clicks: number } }>(`/api/v1/links/${code}/stats?bots=include`)).totals.clicks === 6, 30_000, 250);
+    await eventually(
+      'the clicks in the API',
+      async () => (await api<{ totals: { clicks: number } }>(`/api/v1/links/${code}/stats?bots=include`)).totals.clicks === 6,
+      30_000,
+      250,
+    );
     // A fresh profile directory per run (playwright passes it as --user-data-dir).
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1280, height: 1400 },
     });
     page = browser.pages()[0] ?? (await browser.newPage());
@@ -73,16 +87,29 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
   });
 
   it('shows the totals, countries and breakdowns the API gives for the same range', async () => {
-    const stats = await api<{ totals: { clicks: number; visitors: number }; botClicks: number }>(`/api/v1/links/${code}/stats?from=${dayAgo()}&granularity=minute`);
+    const stats = await api<{ totals: { clicks: number; visitors: number }; botClicks: number }>(
+      `/api/v1/links/${code}/stats?from=${dayAgo()}&granularity=minute`,
+    );
     expect(stats.totals).toEqual({ clicks: 5, visitors: 2 });
-    expect([await text('#total-clicks'), await text('#total-visitors'), await text('#total-bots')]).toEqual([String(stats.totals.clicks), String(stats.totals.visitors), String(stats.botClicks)]);
+    expect([await text('#total-clicks'), await text('#total-visitors'), await text('#total-bots')]).toEqual([
+      String(stats.totals.clicks),
+      String(stats.totals.visitors),
+      String(stats.botClicks),
+    ]);
     const countries = await api<{ items: Array<{ value: string | null; clicks: number }> }>(`/api/v1/links/${code}/breakdown/countries?from=${dayAgo()}`);
-    const rows = await page.locator('#breakdown-countries tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)));
+    const rows = await page
+      .locator('#breakdown-countries tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)));
     expect(rows).toEqual(countries.items.map((i) => [i.value ?? '(unknown)', String(i.clicks)]));
-    expect(rows).toEqual([['US', '4'], ['GB', '1']]);
+    expect(rows).toEqual([
+      ['US', '4'],
+      ['GB', '1'],
+    ]);
     for (const dimension of ['referers', 'devices', 'browsers', 'os']) {
       const b = await api<{ items: Array<{ value: string | null; clicks: number }> }>(`/api/v1/links/${code}/breakdown/${dimension}?from=${dayAgo()}`);
-      const shown = await page.locator(`#breakdown-${dimension} .row`).evaluateAll((els) => els.map((el) => [(el as HTMLElement).dataset.value, el.querySelector('.count')!.textContent]));
+      const shown = await page
+        .locator(`#breakdown-${dimension} .row`)
+        .evaluateAll((els) => els.map((el) => [(el as HTMLElement).dataset.value, el.querySelector('.count')!.textContent]));
       expect({ dimension, shown }).toEqual({ dimension, shown: b.items.map((i) => [i.value ?? '', String(i.clicks)]) });
     }
     // The time-series chart is drawn (uPlot's canvas) and the link is in the top links.

@@ -60,12 +60,22 @@ describe('resharding the embedded profile (npm start)', () => {
     expect({ code: added.code, tail: added.code === 0 ? '' : added.out.slice(-2000) }).toEqual({ code: 0, tail: '' });
     expect(Number(/done: (\d+) rows copied/.exec(added.out)?.[1])).toBe(planned.moving); // nothing was created since the plan
     expect(existsSync(join(dataDir, 'shards', 's4.sqlite'))).toBe(true);
-    await eventually('the process on ring version 5', async () => metric(await metricsOf(endpoints.admin.redirect), 'shortlink_shard_ring_version') === 5, 10_000, 100);
+    await eventually(
+      'the process on ring version 5',
+      async () => metric(await metricsOf(endpoints.admin.redirect), 'shortlink_shard_ring_version') === 5,
+      10_000,
+      100,
+    );
     await allResolve();
 
     const removed = await reshard(['run', '--remove', 's4', '--yes', '--rate', '0'], dataDir);
     expect(removed.code).toBe(0);
-    await eventually('the process on ring version 9', async () => metric(await metricsOf(endpoints.admin.generation), 'shortlink_shard_ring_version') === 9, 10_000, 100);
+    await eventually(
+      'the process on ring version 9',
+      async () => metric(await metricsOf(endpoints.admin.generation), 'shortlink_shard_ring_version') === 9,
+      10_000,
+      100,
+    );
     await allResolve();
     const status = await reshard(['status'], dataDir);
     expect(status.out).toMatch(/ring version 9: ring, 150 vnodes: s0 s1 s2 s3/);

@@ -37,12 +37,22 @@ describe('embedded profile: domains and the URL policy (issue 17)', () => {
     const edits = [{ variants: [{ url: nowhere, weight: 1 }] }, { geoTargets: { DE: nowhere } }, { deviceTargets: { ios: nowhere } }, { url: nowhere }];
     for (const edit of edits) {
       const res = await api(endpoints.generation, 'PATCH', `/api/v1/links/${made.body.code}`, apiKey, edit);
-      expect({ edit, status: res.status, code: res.body.code, reason: res.body.reason }).toEqual({ edit, status: 400, code: 'URL_NOT_ALLOWED', reason: 'unresolvable' });
+      expect({ edit, status: res.status, code: res.body.code, reason: res.body.reason }).toEqual({
+        edit,
+        status: 400,
+        code: 'URL_NOT_ALLOWED',
+        reason: 'unresolvable',
+      });
     }
     const bulk = await fetch(`${endpoints.generation}/api/v1/links/bulk`, {
-      method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ links: [made.body.code], edit: { geoTargets: { FR: nowhere } } }),
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ links: [made.body.code], edit: { geoTargets: { FR: nowhere } } }),
     });
     expect(JSON.parse((await bulk.text()).trim())).toMatchObject({ status: 400, problem: { code: 'URL_NOT_ALLOWED', reason: 'unresolvable' } });
-    expect((await api(endpoints.generation, 'GET', `/api/v1/links/${made.body.code}`, apiKey)).body).toMatchObject({ url: 'https://example.com/dns', version: 1 });
+    expect((await api(endpoints.generation, 'GET', `/api/v1/links/${made.body.code}`, apiKey)).body).toMatchObject({
+      url: 'https://example.com/dns',
+      version: 1,
+    });
   });
 });

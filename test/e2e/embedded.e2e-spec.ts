@@ -27,9 +27,18 @@ describe('embedded profile (npm start)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
-  describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
-  describeTenantJourney(() => endpoints, () => proc.output());
+  describeUserJourney(
+    () => endpoints,
+    async () => (await createTenant(endpoints)).apiKey,
+  );
+  describeAnalyticsJourney(
+    () => endpoints,
+    async () => (await createTenant(endpoints)).apiKey,
+  );
+  describeTenantJourney(
+    () => endpoints,
+    () => proc.output(),
+  );
   describeLinkOptions(() => endpoints);
   describeProbeJourney(() => endpoints);
 

@@ -48,7 +48,9 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
     // Three requests counted so far; then 90 creates, 30 at a time over the three keys.
     const statuses: number[] = [];
     for (let wave = 0; wave < 3; wave++) {
-      const creates = [apiKey, ...more].flatMap((key) => Array.from({ length: 10 }, (_, i) => createLink(endpoints, { url: `https://example.com/many/${wave}/${i}` }, key)));
+      const creates = [apiKey, ...more].flatMap((key) =>
+        Array.from({ length: 10 }, (_, i) => createLink(endpoints, { url: `https://example.com/many/${wave}/${i}` }, key)),
+      );
       const answers = await Promise.all(creates);
       statuses.push(...answers.map((a) => a.status));
     }
@@ -78,7 +80,10 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
       headers: { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey },
       body: [1, 2, 3].map((i) => JSON.stringify({ url: `https://example.com/order/batch-${i}` })).join('\n'),
     });
-    const batched = (await batch.text()).trim().split('\n').map((l) => (JSON.parse(l) as { link: { code: string } }).link.code);
+    const batched = (await batch.text())
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { link: { code: string } }).link.code);
     const last = (await createLink(endpoints, { url: 'https://example.com/order/last' }, apiKey)).body.code as string;
     const pages: string[][] = [];
     let cursor: string | null = null;
@@ -102,7 +107,11 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
     const flipped = Buffer.from(cursor, 'base64url');
     flipped[flipped.length - 20] ^= 1;
     const forged = Buffer.from(JSON.stringify({ b: '1000000', f: { q: '', tag: '', status: '', domain: '' } })).toString('base64url');
-    for (const [key, c] of [[b.apiKey, cursor], [a.apiKey, flipped.toString('base64url')], [a.apiKey, forged]]) {
+    for (const [key, c] of [
+      [b.apiKey, cursor],
+      [a.apiKey, flipped.toString('base64url')],
+      [a.apiKey, forged],
+    ]) {
       const refused = await api(generation(), 'GET', `/api/v1/links?limit=1&cursor=${c}`, key);
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe('INVALID_CURSOR');

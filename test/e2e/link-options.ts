@@ -15,7 +15,9 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
   /** The operator's ban, through the admin API (the bootstrap key has the admin scope). */
   const ban = async (domain: string, code: string) => {
     const res = await fetch(`${endpoints().generation}/api/v1/admin/links/${code}/moderation?domain=${encodeURIComponent(domain)}`, {
-      method: 'PUT', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ moderation: 'banned', reason: 'e2e: phishing' }),
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: JSON.stringify({ moderation: 'banned', reason: 'e2e: phishing' }),
     });
     if (res.status !== 200) throw new Error(`banning ${domain}/${code} answered ${res.status}: ${await res.text()}`);
   };
@@ -28,13 +30,25 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
     return created.body as { code: string; domain: string; version: number };
   };
   const visit = (code: string, init: { method?: string; headers?: Record<string, string>; body?: string; path?: string } = {}) =>
-    fetch(`${endpoints().redirect}/${code}${init.path ?? ''}`, { method: init.method ?? 'GET', redirect: 'manual', body: init.body, headers: { 'x-forwarded-for': visitor(), ...init.headers } });
+    fetch(`${endpoints().redirect}/${code}${init.path ?? ''}`, {
+      method: init.method ?? 'GET',
+      redirect: 'manual',
+      body: init.body,
+      headers: { 'x-forwarded-for': visitor(), ...init.headers },
+    });
   const submit = (code: string, password: string, headers: Record<string, string> = {}, path = '') =>
-    visit(code, { method: 'POST', path, body: new URLSearchParams({ password }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+    visit(code, {
+      method: 'POST',
+      path,
+      body: new URLSearchParams({ password }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    });
   /** A PATCH that must succeed; then the propagation bound, after which every visit must see it (docs/design.md, "Edits reach every instance"). */
   const edit = async (code: string, body: object) => {
     const res = await fetch(`${endpoints().generation}/api/v1/links/${code}`, {
-      method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify(body),
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: JSON.stringify(body),
     });
     const answeredAt = Date.now();
     expect({ status: res.status, body: res.status === 200 ? null : await res.text() }).toEqual({ status: 200, body: null });
@@ -42,7 +56,9 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
   };
   const expectPage = (res: Response) => {
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; img-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'/);
+    expect(res.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; style-src 'sha256-[^']+'; img-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'/,
+    );
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
   };
@@ -106,7 +122,10 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
         url: 'https://example.com/default',
         geoTargets: { GB: 'https://example.co.uk/', DE: 'https://example.de/' },
         deviceTargets: { ios: 'https://example.com/ios', android: 'https://example.com/android' },
-        variants: [{ url: 'https://example.com/a', weight: 1 }, { url: 'https://example.com/b', weight: 1 }],
+        variants: [
+          { url: 'https://example.com/a', weight: 1 },
+          { url: 'https://example.com/b', weight: 1 },
+        ],
       });
       const to = async (ip: string, ua = WINDOWS) => (await visit(code, { headers: { 'x-forwarded-for': ip, 'user-agent': ua } })).headers.get('location');
       expect(await to('81.2.69.142', IPHONE)).toBe('https://example.co.uk/');
@@ -183,7 +202,13 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
       };
       const disabled = await answer(code);
       expect(JSON.parse(disabled.body)).toMatchObject({ status: 404, code: 'LINK_NOT_FOUND' });
-      expect(disabled).toEqual(await answer(`x${randomUUID().replace(/-/g, '').slice(0, code.length - 1)}`));
+      expect(disabled).toEqual(
+        await answer(
+          `x${randomUUID()
+            .replace(/-/g, '')
+            .slice(0, code.length - 1)}`,
+        ),
+      );
       const removed = await fetch(`${endpoints().generation}/api/v1/links/${code}`, { method: 'DELETE', headers: { 'x-api-key': API_KEY } });
       const removedAt = Date.now();
       expect(removed.status).toBe(204);

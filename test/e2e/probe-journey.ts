@@ -9,7 +9,9 @@ function visitOn(redirect: string, path: string, host: string, headers: Record<s
   return new Promise((resolve, reject) => {
     request({ host: hostname, port, path, headers: { host, ...headers } }, (res) => {
       res.resume().on('end', () => resolve({ status: res.statusCode!, location: res.headers.location }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -126,17 +128,22 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
       type Orphans = { codes: Array<{ domain: string; code: string; visits: number }> };
       const orphans = async (key: string) => (await api(endpoints().analytics, 'GET', `/api/v1/stats/orphans?from=${from}&limit=1000`, key)).body as Orphans;
       await eventually("the operator sees B's deleted code", async () => (await orphans(API_KEY)).codes.some((c) => c.code === secret), 60_000, 250);
-      await eventually("A's own orphan and A's click", async () => {
-        const stats = await api(endpoints().analytics, 'GET', `/api/v1/links/${mine.code}/stats?from=${from}`, a.apiKey);
-        const clicks = stats.body as { totals?: { clicks: number } };
-        return clicks.totals?.clicks === 1 && (await orphans(a.apiKey)).codes.some((c) => c.code === typo);
-      }, 60_000, 250);
+      await eventually(
+        "A's own orphan and A's click",
+        async () => {
+          const stats = await api(endpoints().analytics, 'GET', `/api/v1/links/${mine.code}/stats?from=${from}`, a.apiKey);
+          const clicks = stats.body as { totals?: { clicks: number } };
+          return clicks.totals?.clicks === 1 && (await orphans(a.apiKey)).codes.some((c) => c.code === typo);
+        },
+        60_000,
+        250,
+      );
       const seenByA = await orphans(a.apiKey);
       expect(seenByA.codes).toEqual([{ domain: a.domain, code: typo, visits: 1 }]);
       expect((await orphans(b.apiKey)).codes).toEqual([]);
     });
 
-    it("tells another tenant only that a deleted alias is unavailable, as for a live one: no date, nothing about the deletion", async () => {
+    it('tells another tenant only that a deleted alias is unavailable, as for a live one: no date, nothing about the deletion', async () => {
       const b = await createTenant(endpoints());
       const a = await createTenant(endpoints());
       const [deleted, live] = [`b-gone-${run}`, `b-live-${run}`];

@@ -24,12 +24,18 @@ describe('real stack: batch creation', () => {
     endpoints = allocated.endpoints;
     const topic = `shortlink.clicks.e2e-batch.${Date.now().toString(36)}`;
     env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka',
-      ...allocated.env, ...SERVER_SECRETS,
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn', KAFKA_CLICK_TOPIC: topic,
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      ...allocated.env,
+      ...SERVER_SECRETS,
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      LOG_LEVEL: 'warn',
+      KAFKA_CLICK_TOPIC: topic,
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
       // See the embedded spec: the shared cache is what a bulk edit must have updated; the crash test's lease.
-      REDIRECT_L1_TTL_MS: '1000', BATCH_LEASE_MS: '2000',
+      REDIRECT_L1_TTL_MS: '1000',
+      BATCH_LEASE_MS: '2000',
     };
     await startGeneration();
     redirect = startProcess('apps/redirect/src/main.ts', env);
@@ -40,7 +46,10 @@ describe('real stack: batch creation', () => {
     await Promise.all([generation?.stop(), redirect?.stop()]);
   });
 
-  describeBatchJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
+  describeBatchJourney(
+    () => endpoints,
+    async () => (await createTenant(endpoints)).apiKey,
+  );
 
   it('answers the same batch after the generation process was SIGKILLed in the middle of it, every row created once on the shards', async () => {
     const { apiKey } = await createTenant(endpoints);

@@ -18,9 +18,14 @@ describe('real stack: export and import between installations', () => {
     for (const name of ['a', 'b']) {
       const allocated = await allocateEndpoints();
       const env = {
-        DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka',
-        ...allocated.env, ...SERVER_SECRETS,
-        SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn', KAFKA_CLICK_TOPIC: `shortlink.clicks.e2e-transfer.${run}`,
+        DB_DRIVER: 'mysql',
+        CACHE_DRIVER: 'redis',
+        BUS_DRIVER: 'kafka',
+        ...allocated.env,
+        ...SERVER_SECRETS,
+        SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+        LOG_LEVEL: 'warn',
+        KAFKA_CLICK_TOPIC: `shortlink.clicks.e2e-transfer.${run}`,
         SHORTLINK_PUBLIC_BASE_URL: `http://${name}-${run}.transfer.e2e.test`,
       };
       const generation = startProcess('apps/generation/src/main.ts', env);

@@ -14,8 +14,14 @@ describe('real stack: domains and the URL policy across two generation instances
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES']) requireEnv(name);
     const env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'memory', OLAP_DRIVER: 'chdb', LOG_LEVEL: 'warn', ...SERVER_SECRETS,
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'memory',
+      OLAP_DRIVER: 'chdb',
+      LOG_LEVEL: 'warn',
+      ...SERVER_SECRETS,
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
     };
     apps.push(await startApp('generation', env));
     apps.push(await startApp('generation', env));
@@ -25,5 +31,8 @@ describe('real stack: domains and the URL policy across two generation instances
     await Promise.all(apps.map((a) => a.stop()));
   });
 
-  describeUrlPolicyJourney(() => apps[0].base, () => apps[1].base);
+  describeUrlPolicyJourney(
+    () => apps[0].base,
+    () => apps[1].base,
+  );
 });

@@ -32,10 +32,17 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     const allocated = await allocateEndpoints();
     endpoints = allocated.endpoints;
     env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse',
-      ...allocated.env, ...SERVER_SECRETS,
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'warn',
-      CLICKHOUSE_DATABASE: database, KAFKA_CLICK_TOPIC: topic, KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: 'clickhouse',
+      ...allocated.env,
+      ...SERVER_SECRETS,
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      LOG_LEVEL: 'warn',
+      CLICKHOUSE_DATABASE: database,
+      KAFKA_CLICK_TOPIC: topic,
+      KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
       CLICK_BUFFER_FLUSH_MS: '50',
       // Loopback is the trusted proxy: the analytics journey and the link-option tests present visitors (and countries) by X-Forwarded-For.
       TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
@@ -46,7 +53,10 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     const generation = startProcess('apps/generation/src/main.ts', env);
     procs.push(generation);
     await waitHealthy(endpoints.generation, generation);
-    for (const [name, base] of [['redirect', endpoints.redirect], ['analytics', endpoints.analytics]] as const) {
+    for (const [name, base] of [
+      ['redirect', endpoints.redirect],
+      ['analytics', endpoints.analytics],
+    ] as const) {
       const proc = startProcess(`apps/${name}/src/main.ts`, env);
       procs.push(proc);
       await waitHealthy(base, proc);
@@ -55,14 +65,27 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
 
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));
-    const ch = createClient({ url: process.env.CLICKHOUSE_URL, username: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD || '' });
+    const ch = createClient({
+      url: process.env.CLICKHOUSE_URL,
+      username: process.env.CLICKHOUSE_USER || 'default',
+      password: process.env.CLICKHOUSE_PASSWORD || '',
+    });
     await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
     await ch.close();
   });
 
-  describeUserJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
-  describeAnalyticsJourney(() => endpoints, async () => (await createTenant(endpoints)).apiKey);
-  describeTenantJourney(() => endpoints, () => procs.map((p) => p.output()).join('\n'));
+  describeUserJourney(
+    () => endpoints,
+    async () => (await createTenant(endpoints)).apiKey,
+  );
+  describeAnalyticsJourney(
+    () => endpoints,
+    async () => (await createTenant(endpoints)).apiKey,
+  );
+  describeTenantJourney(
+    () => endpoints,
+    () => procs.map((p) => p.output()).join('\n'),
+  );
   describeLinkOptions(() => endpoints);
   describeProbeJourney(() => endpoints);
 
@@ -76,7 +99,11 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     // 1. MySQL: exactly the shard the router names holds the row, no other shard does.
     const config = loadConfig({ ...process.env, ...env });
     if (config.db.driver !== 'mysql') throw new Error('expected mysql config');
-    const router = createShardRouter(config.db.strategy, config.db.shards.map((s) => ({ name: s.name })), config.db.virtualNodes);
+    const router = createShardRouter(
+      config.db.strategy,
+      config.db.shards.map((s) => ({ name: s.name })),
+      config.db.virtualNodes,
+    );
     const owner = router.shardFor(code);
     for (const shard of config.db.shards) {
       const conn = await createConnection(shard.url);
@@ -102,7 +129,10 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     const seen: Array<{ partition: number; code: string; event: ClickEvent }> = [];
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ partition, message }) => void seen.push(...(decodeClickRecord(message.value) as ClickEvent[]).map((e) => ({ partition, code: e.code, event: e }))) });
+    await consumer.run({
+      eachMessage: async ({ partition, message }) =>
+        void seen.push(...(decodeClickRecord(message.value) as ClickEvent[]).map((e) => ({ partition, code: e.code, event: e }))),
+    });
     try {
       await eventually('the click on the Kafka topic', async () => seen.some((m) => m.code === code), 30_000);
       // On the partition Kafka's own partitioner names for the link, enriched, without the address.
@@ -115,13 +145,22 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     }
 
     // 4. ClickHouse: the per-minute aggregate row exists in the server's table, and the API agrees.
-    const ch = createClient({ url: requireEnv('CLICKHOUSE_URL'), username: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD || '' });
+    const ch = createClient({
+      url: requireEnv('CLICKHOUSE_URL'),
+      username: process.env.CLICKHOUSE_USER || 'default',
+      password: process.env.CLICKHOUSE_PASSWORD || '',
+    });
     try {
-      const rows = await eventually('the aggregate row in ClickHouse', async () => {
-        const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS clicks FROM ${database}.link_minute WHERE code = '${code}'`, format: 'JSONEachRow' });
-        const data = (await rs.json()) as Array<{ clicks: string | number }>;
-        return data.length && Number(data[0].clicks) === 1 ? data : null;
-      }, 60_000, 500);
+      const rows = await eventually(
+        'the aggregate row in ClickHouse',
+        async () => {
+          const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS clicks FROM ${database}.link_minute WHERE code = '${code}'`, format: 'JSONEachRow' });
+          const data = (await rs.json()) as Array<{ clicks: string | number }>;
+          return data.length && Number(data[0].clicks) === 1 ? data : null;
+        },
+        60_000,
+        500,
+      );
       expect(Number(rows[0].clicks)).toBe(1);
     } finally {
       await ch.close();
@@ -136,11 +175,25 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
     const allocated = await allocateEndpoints();
     // A redirect of its own whose buffer never flushes by itself: only the shutdown can send the clicks.
     const redirect = startProcess('apps/redirect/src/main.ts', {
-      ...env, ...allocated.env, KAFKA_CLICK_TOPIC: ownTopic, CLICK_BUFFER_FLUSH_MS: '3600000', CLICK_BUFFER_BATCH_SIZE: '100000', REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false',
+      ...env,
+      ...allocated.env,
+      KAFKA_CLICK_TOPIC: ownTopic,
+      CLICK_BUFFER_FLUSH_MS: '3600000',
+      CLICK_BUFFER_BATCH_SIZE: '100000',
+      REDIRECT_L1_ENABLED: 'false',
+      REDIRECT_REDIS_ENABLED: 'false',
     });
     try {
       await waitHealthy(allocated.endpoints.redirect, redirect);
-      const servers = [...new Set(loadConfig({ ...process.env, ...env }).db.driver === 'mysql' ? requireEnv('MYSQL_SHARDS').split(',').map((p) => p.slice(p.indexOf('=') + 1)) : [])];
+      const servers = [
+        ...new Set(
+          loadConfig({ ...process.env, ...env }).db.driver === 'mysql'
+            ? requireEnv('MYSQL_SHARDS')
+                .split(',')
+                .map((p) => p.slice(p.indexOf('=') + 1))
+            : [],
+        ),
+      ];
       expect(servers.length).toBeGreaterThan(0); // else the count below is 0 before and after, whatever happens
       const aborted = async () => {
         let total = 0;

@@ -19,13 +19,23 @@ describe('two redirect instances on the real stack (issue 11)', () => {
   let generation: App;
   let a: App;
   let b: App;
-  const shardUrls = () => requireEnv('MYSQL_SHARDS').split(',').map((p) => p.slice(p.indexOf('=') + 1));
+  const shardUrls = () =>
+    requireEnv('MYSQL_SHARDS')
+      .split(',')
+      .map((p) => p.slice(p.indexOf('=') + 1));
 
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES']) requireEnv(name);
     env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'memory', OLAP_DRIVER: 'chdb', LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...SERVER_SECRETS, SHORTLINK_DEFAULT_DOMAIN: DOMAIN, SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'memory',
+      OLAP_DRIVER: 'chdb',
+      LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      ...SERVER_SECRETS,
+      SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
+      SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
       // One client address sends everything here.
       RATE_LIMIT_PER_IP_PER_MINUTE: '0',
       REDIRECT_CLICK_COUNT_FLUSH_MS: '1000',
@@ -40,7 +50,11 @@ describe('two redirect instances on the real stack (issue 11)', () => {
   });
 
   const create = async (body: object): Promise<string> => {
-    const res = await fetch(`${generation.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify(body) });
+    const res = await fetch(`${generation.base}/api/v1/links`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: JSON.stringify(body),
+    });
     const created = (await res.json()) as { code?: string };
     if (res.status !== 201 || !created.code) throw new Error(`create answered ${res.status} ${JSON.stringify(created)}`);
     return created.code;
@@ -77,7 +91,8 @@ describe('two redirect instances on the real stack (issue 11)', () => {
     }
   };
   const redirects = (replies: readonly Reply[]) => replies.filter((r) => r.status === 302).length;
-  const unflushed = async () => metric(await metricsOf(a.admin), 'shortlink_redirect_unflushed_clicks') + metric(await metricsOf(b.admin), 'shortlink_redirect_unflushed_clicks');
+  const unflushed = async () =>
+    metric(await metricsOf(a.admin), 'shortlink_redirect_unflushed_clicks') + metric(await metricsOf(b.admin), 'shortlink_redirect_unflushed_clicks');
 
   it('gives exactly 100 redirects to 1000 concurrent GETs of a link with maxClicks 100 over two instances, and keeps the count on the shard', async () => {
     const code = await create({ url: 'https://example.com/limited', maxClicks: 100 });
@@ -144,7 +159,11 @@ describe('two redirect instances on the real stack (issue 11)', () => {
     try {
       await sleep(300); // both instances hold v0 in L1 by now
       for (let i = 1; i <= 100; i++) {
-        const res = await fetch(`${generation.base}/api/v1/links/${code}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ url: `https://example.com/edited/v${i}` }) });
+        const res = await fetch(`${generation.base}/api/v1/links/${code}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+          body: JSON.stringify({ url: `https://example.com/edited/v${i}` }),
+        });
         expect(res.status).toBe(200);
         acks[i] = Date.now();
         await sleep(20 + (i % 4) * 10);
@@ -163,15 +182,21 @@ describe('two redirect instances on the real stack (issue 11)', () => {
     };
     const stale = replies.filter((r) => r.status !== 302 || r.version < owed(r.sentAt));
     // Apply times per instance, from /internal/link-changes (version 1 is the create; edit i is version i + 1).
-    const applied = await Promise.all([a, b].map(async (app) => {
-      const body = (await (await fetch(`${app.admin}/internal/link-changes?code=${code}&limit=5000`)).json()) as { changes: Array<{ version: number; appliedAtMs: number }> };
-      return new Map(body.changes.map((c) => [c.version, c.appliedAtMs]));
-    }));
+    const applied = await Promise.all(
+      [a, b].map(async (app) => {
+        const body = (await (await fetch(`${app.admin}/internal/link-changes?code=${code}&limit=5000`)).json()) as {
+          changes: Array<{ version: number; appliedAtMs: number }>;
+        };
+        return new Map(body.changes.map((c) => [c.version, c.appliedAtMs]));
+      }),
+    );
     const lags = Array.from({ length: 100 }, (_, k) => k + 1).map((i) => Math.max(...applied.map((m) => m.get(i + 1) ?? Infinity)) - acks[i]);
     const sorted = [...lags].sort((x, y) => x - y);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
     measured.invalidation = {
-      requests: replies.length, stale: stale.length, edits: 100,
+      requests: replies.length,
+      stale: stale.length,
+      edits: 100,
       ackToLastInstanceMs: { p50: +at(0.5).toFixed(2), p99: +at(0.99).toFixed(2), max: +sorted[sorted.length - 1].toFixed(2), min: +sorted[0].toFixed(2) },
     };
     expect(replies.length).toBeGreaterThan(1000);

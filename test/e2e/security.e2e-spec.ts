@@ -68,10 +68,15 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
       const created = await createLink(exposed.endpoints, { url: 'https://example.com/visitors' }, exposed.key);
       const code = created.body.code as string;
       for (let i = 0; i < 3; i++) await redirectOf(exposed.endpoints, code, { 'x-forwarded-for': `192.0.2.${i}` });
-      const stats = await eventually('three clicks in stats', async () => {
-        const s = await getStats(exposed.endpoints, code, exposed.key);
-        return s.body.totals?.clicks === 3 ? s : null;
-      }, 30_000, 250);
+      const stats = await eventually(
+        'three clicks in stats',
+        async () => {
+          const s = await getStats(exposed.endpoints, code, exposed.key);
+          return s.body.totals?.clicks === 3 ? s : null;
+        },
+        30_000,
+        250,
+      );
       expect(stats.body.totals.visitors).toBe(1);
     });
 
@@ -79,7 +84,8 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
       const created = await createLink(exposed.endpoints, { url: 'https://example.com/limited' }, exposed.key);
       await awayFromMinuteEdge();
       const statuses: number[] = [];
-      for (let i = 0; i < PER_IP + 5; i++) statuses.push((await redirectOf(exposed.endpoints, created.body.code as string, { 'x-forwarded-for': `198.51.100.${i}` })).status);
+      for (let i = 0; i < PER_IP + 5; i++)
+        statuses.push((await redirectOf(exposed.endpoints, created.body.code as string, { 'x-forwarded-for': `198.51.100.${i}` })).status);
       expect(statuses.filter((s) => s === 302).length).toBeLessThanOrEqual(PER_IP);
       expect(statuses.slice(-5)).toEqual([429, 429, 429, 429, 429]);
       // Large unique header values did not become limiter keys: one client, one key.
@@ -103,10 +109,10 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
       const code = created.body.code as string;
       const statuses: number[] = [];
       await awayFromMinuteEdge();
-      for (let i = 0; i < PER_IP + 3; i++) statuses.push((await redirectOf(proxied.endpoints, code, { 'x-forwarded-for': `not-an-ip-${i}-${'x'.repeat(1000)}` })).status);
+      for (let i = 0; i < PER_IP + 3; i++)
+        statuses.push((await redirectOf(proxied.endpoints, code, { 'x-forwarded-for': `not-an-ip-${i}-${'x'.repeat(1000)}` })).status);
       expect(statuses.slice(-3)).toEqual([429, 429, 429]);
     });
-
   });
 
   describe('operator endpoints', () => {
@@ -130,7 +136,9 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
   describe('the error contract at the edges', () => {
     it('refuses instants beyond the stored range and loose ISO forms with 400 INVALID_TIME_RANGE', async () => {
       for (const from of ['1733220000000', '-000001-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z']) {
-        const res = await fetch(`${exposed.endpoints.analytics}/api/v1/links/abcdefg/stats?from=${encodeURIComponent(from)}`, { headers: { 'x-api-key': exposed.key } });
+        const res = await fetch(`${exposed.endpoints.analytics}/api/v1/links/abcdefg/stats?from=${encodeURIComponent(from)}`, {
+          headers: { 'x-api-key': exposed.key },
+        });
         expect(res.status).toBe(400);
         expect(((await res.json()) as { code: string }).code).toBe('INVALID_TIME_RANGE');
       }
@@ -144,14 +152,21 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
 
     it('answers errors raised below the framework as problem+json, echoing nothing of the request', async () => {
       const marker = 'ECHOMARKER';
-      const longHeader = await rawRequest(exposed.endpoints.generation, `GET /api/v1/links/x HTTP/1.1\r\nHost: x\r\nX-Big: ${marker}${'a'.repeat(20_000)}\r\n\r\n`);
+      const longHeader = await rawRequest(
+        exposed.endpoints.generation,
+        `GET /api/v1/links/x HTTP/1.1\r\nHost: x\r\nX-Big: ${marker}${'a'.repeat(20_000)}\r\n\r\n`,
+      );
       expect(longHeader).toMatch(/^HTTP\/1\.1 431 /);
       const badLine = await rawRequest(exposed.endpoints.generation, `GET /${marker} HTTP/9.9garbage\r\n\r\n`);
       expect(badLine).toMatch(/^HTTP\/1\.1 400 /);
       const badUrl = await fetch(`${exposed.endpoints.generation}/api/v1/links/%${marker}%zz`);
       const longParam = await fetch(`${exposed.endpoints.generation}/api/v1/links/${marker}${'a'.repeat(300)}`);
       const longPath = await fetch(`${exposed.endpoints.analytics}/${marker}${'a'.repeat(3000)}`);
-      for (const [res, status] of [[badUrl, 400], [longParam, 414], [longPath, 404]] as const) {
+      for (const [res, status] of [
+        [badUrl, 400],
+        [longParam, 414],
+        [longPath, 404],
+      ] as const) {
         expect(res.status).toBe(status);
         expect(res.headers.get('content-type')).toContain('application/problem+json');
         expect(await res.text()).not.toContain(marker);
@@ -178,12 +193,17 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
         });
       const headers = 'GET /api/v1/links/abc HTTP/1.1\r\nHost: x\r\nX-Slow: ' + 'a'.repeat(200);
       const body = 'POST /api/v1/links HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n';
-      const closedAfter = await Promise.all([...trickle(exposed.endpoints.generation, headers, 50), ...trickle(exposed.endpoints.redirect, headers, 50), ...trickle(exposed.endpoints.generation, body, 20)]);
+      const closedAfter = await Promise.all([
+        ...trickle(exposed.endpoints.generation, headers, 50),
+        ...trickle(exposed.endpoints.redirect, headers, 50),
+        ...trickle(exposed.endpoints.generation, body, 20),
+      ]);
       expect(Math.max(...closedAfter)).toBeLessThan(6000);
     });
 
     it('throttles failed API key checks per client with 429 and Retry-After, never a right key from that client (issue 17)', async () => {
-      const tryKey = (key: string, client: string) => fetch(`${proxied.endpoints.generation}/api/v1/links/abcdefg`, { headers: { 'x-api-key': key, 'x-forwarded-for': client } });
+      const tryKey = (key: string, client: string) =>
+        fetch(`${proxied.endpoints.generation}/api/v1/links/abcdefg`, { headers: { 'x-api-key': key, 'x-forwarded-for': client } });
       const statuses: number[] = [];
       await awayFromMinuteEdge();
       for (let i = 0; i < AUTH_FAILURES + 3; i++) statuses.push((await tryKey(`sl_guess_${i}_000000000000`, '203.0.113.50')).status);

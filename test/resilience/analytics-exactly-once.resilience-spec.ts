@@ -35,8 +35,19 @@ describe('analytics counts exactly once on the real stack (issue 13)', () => {
       Array.from({ length: n }, () => {
         const i = seq++;
         return {
-          producer, seq: i, kind: 'click', occurredAt: Date.now(), tenantId, linkId: String(i % 40), domain: 'exactly-once.test', code: `code${i % 40}`,
-          visitor: i % 7919, country: i % 3 === 0 ? 'DE' : 'US', refererHost: i % 2 === 0 ? null : 'news.example', userAgent: BROWSER_UA, variant: null,
+          producer,
+          seq: i,
+          kind: 'click',
+          occurredAt: Date.now(),
+          tenantId,
+          linkId: String(i % 40),
+          domain: 'exactly-once.test',
+          code: `code${i % 40}`,
+          visitor: i % 7919,
+          country: i % 3 === 0 ? 'DE' : 'US',
+          refererHost: i % 2 === 0 ? null : 'news.example',
+          userAgent: BROWSER_UA,
+          variant: null,
         };
       });
   };
@@ -63,15 +74,26 @@ describe('analytics counts exactly once on the real stack (issue 13)', () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT']) requireEnv(name);
     await stack('status');
     env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse', LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...serverSecrets(),
-      KAFKA_CLICK_TOPIC: TOPIC, KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`, CLICKHOUSE_DATABASE: DATABASE,
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: 'clickhouse',
+      LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      ...serverSecrets(),
+      KAFKA_CLICK_TOPIC: TOPIC,
+      KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`,
+      CLICKHOUSE_DATABASE: DATABASE,
       // A killed member's partitions are given to its successor once this session has expired.
       KAFKA_SESSION_TIMEOUT_MS: '6000',
     };
     await ensureClickTopic(requireEnv('KAFKA_BROKERS').split(','), TOPIC, 6);
     sink = new KafkaClickEventSink({ brokers: requireEnv('KAFKA_BROKERS'), topic: TOPIC, clientId: 'exactly-once-test', logLevel: 'nothing' });
-    ch = createClient({ url: requireEnv('CLICKHOUSE_URL'), username: process.env.CLICKHOUSE_USER || 'default', password: process.env.CLICKHOUSE_PASSWORD || '' });
+    ch = createClient({
+      url: requireEnv('CLICKHOUSE_URL'),
+      username: process.env.CLICKHOUSE_USER || 'default',
+      password: process.env.CLICKHOUSE_PASSWORD || '',
+    });
   });
 
   afterAll(async () => {
@@ -81,7 +103,11 @@ describe('analytics counts exactly once on the real stack (issue 13)', () => {
     await ch?.command({ query: `DROP DATABASE IF EXISTS ${DATABASE}` }).catch(() => undefined);
     await ch?.close();
     const admin = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'exactly-once-cleanup', logLevel: logLevel.NOTHING }).admin();
-    await admin.connect().then(() => admin.deleteTopics({ topics: [TOPIC], timeout: 10_000 })).catch(() => undefined).finally(() => admin.disconnect());
+    await admin
+      .connect()
+      .then(() => admin.deleteTopics({ topics: [TOPIC], timeout: 10_000 }))
+      .catch(() => undefined)
+      .finally(() => admin.disconnect());
     console.log(`analytics exactly-once measurements: ${JSON.stringify({ ...measured, ...outages.timings })}`);
   });
 
@@ -140,7 +166,12 @@ describe('analytics counts exactly once on the real stack (issue 13)', () => {
       const res = await fetch(`${consumer.base}/api/v1/stats/top-links`, { headers: { 'x-api-key': apiKey } });
       expect({ status: res.status, code: ((await res.json()) as { code: string }).code }).toEqual({ status: 503, code: 'DEPENDENCY_UNAVAILABLE' });
       // The consumer holds its partitions and waits: the lag grows, the process stays up.
-      await eventually('the lag to show the waiting records', async () => total(await metricsOf(consumer.admin), 'shortlink_analytics_consumer_lag') > lagBefore, 30_000, 500);
+      await eventually(
+        'the lag to show the waiting records',
+        async () => total(await metricsOf(consumer.admin), 'shortlink_analytics_consumer_lag') > lagBefore,
+        30_000,
+        500,
+      );
       await sleep(Math.max(0, 60_000 - (Date.now() - stoppedAt)));
       expect(consumer.proc.alive).toBe(true);
       measured.outageLag = total(await metricsOf(consumer.admin), 'shortlink_analytics_consumer_lag');

@@ -20,8 +20,15 @@ describe('link changes when the channel fails (issue 11)', () => {
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES']) requireEnv(name);
     common = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'memory', OLAP_DRIVER: 'chdb', LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...SERVER_SECRETS, SHORTLINK_DEFAULT_DOMAIN: DOMAIN, SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'memory',
+      OLAP_DRIVER: 'chdb',
+      LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      ...SERVER_SECRETS,
+      SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
+      SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
     };
     generation = await startApp('generation', common);
     apps.push(generation);
@@ -65,13 +72,22 @@ describe('link changes when the channel fails (issue 11)', () => {
     expect(await locationOf(redirect, link.code)).toBe(link.url); // the message was lost: L1 still holds the old target
 
     expect(await cutChannel(redirect)).toBe(1);
-    await eventually('the new target once the channel is back', async () => (await locationOf(redirect, link.code)) === 'https://example.com/edited-while-unheard', 10_000, 100);
+    await eventually(
+      'the new target once the channel is back',
+      async () => (await locationOf(redirect, link.code)) === 'https://example.com/edited-while-unheard',
+      10_000,
+      100,
+    );
     expect(metric(await metricsOf(redirect.admin), 'shortlink_redirect_link_change_gaps_total')).toBe(1);
     const body = (await (await fetch(`${redirect.admin}/internal/link-changes`)).json()) as { gaps: number; subscribed: boolean };
     expect(body).toMatchObject({ gaps: 1, subscribed: true });
 
     // Subscribed again: a published edit reaches L1 as before.
-    const res = await fetch(`${generation.base}/api/v1/links/${link.code}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ url: 'https://example.com/after-the-gap' }) });
+    const res = await fetch(`${generation.base}/api/v1/links/${link.code}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: JSON.stringify({ url: 'https://example.com/after-the-gap' }),
+    });
     expect(res.status).toBe(200);
     await eventually('the published edit', async () => (await locationOf(redirect, link.code)) === 'https://example.com/after-the-gap', 2_000, 20);
   }, 60_000);
@@ -85,7 +101,12 @@ describe('link changes when the channel fails (issue 11)', () => {
     await silentEdit(link.key, 'https://example.com/edited-unannounced');
     expect(await locationOf(redirect, link.code)).toBe(link.url); // unheard: L1 still answers
     // Pinned hot keys included: the pin lasts one TTL too (docs/design.md, "Redirect read path").
-    await eventually('the edit, from Redis once L1 let go', async () => (await locationOf(redirect, link.code)) === 'https://example.com/edited-unannounced', 10_000, 50);
+    await eventually(
+      'the edit, from Redis once L1 let go',
+      async () => (await locationOf(redirect, link.code)) === 'https://example.com/edited-unannounced',
+      10_000,
+      50,
+    );
     process.stdout.write(`\nunannounced edit served after ${Date.now() - editedAt} ms (L1 TTL 2000 ms)\n`);
   }, 60_000);
 });

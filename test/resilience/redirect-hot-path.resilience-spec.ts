@@ -8,11 +8,38 @@ import { createConnection } from 'mysql2/promise';
 import { ensureClickTopic } from '@shortlink/bus';
 import { requireEnv } from '@shortlink/testing';
 import {
-  App, CreatedLink, eventually, keepAliveAgent, latency, metric, metricsOf, pooled, REPO_ROOT as ROOT, Reply, send, sleep, startApp, steadyLoad, tally,
+  App,
+  CreatedLink,
+  eventually,
+  keepAliveAgent,
+  latency,
+  metric,
+  metricsOf,
+  pooled,
+  REPO_ROOT as ROOT,
+  Reply,
+  send,
+  sleep,
+  startApp,
+  steadyLoad,
+  tally,
 } from '@shortlink/harness';
 import { SERVER_SECRETS } from '../e2e/support';
 import {
-  API_KEY, allLookups, bloomBuilt, clusterNodes, createLinks, dbQueries, keySlot, lookups, nodeCommand, Outages, redisNodePid, stack, sumOver, withCluster,
+  API_KEY,
+  allLookups,
+  bloomBuilt,
+  clusterNodes,
+  createLinks,
+  dbQueries,
+  keySlot,
+  lookups,
+  nodeCommand,
+  Outages,
+  redisNodePid,
+  stack,
+  sumOver,
+  withCluster,
 } from './support';
 
 /**
@@ -47,19 +74,31 @@ describe('redirect hot path on the real stack (issue 3)', () => {
   };
   const isRedirectTo = (r: Reply, link: CreatedLink) => r.status === 302 && r.location === link.url;
   const failures = (replies: readonly Reply[], linkOf: (i: number) => CreatedLink) =>
-    replies.map((r, i) => ({ i, r, link: linkOf(i) })).filter(({ r, link }) => !isRedirectTo(r, link)).map(({ i, r, link }) => ({ i, status: r.status, location: r.location, expected: link.url, error: r.error, ms: r.ms, body: r.body.slice(0, 200) }));
+    replies
+      .map((r, i) => ({ i, r, link: linkOf(i) }))
+      .filter(({ r, link }) => !isRedirectTo(r, link))
+      .map(({ i, r, link }) => ({ i, status: r.status, location: r.location, expected: link.url, error: r.error, ms: r.ms, body: r.body.slice(0, 200) }));
 
   beforeAll(async () => {
-    for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT', 'STACK_PIDS_DIR']) requireEnv(name);
+    for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT', 'STACK_PIDS_DIR'])
+      requireEnv(name);
     await stack('status').catch((e) => {
       throw new Error(`the real stack is not healthy; run 'bash deploy/local/stack.sh up' first\n${(e as Error).message}`);
     });
     common = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse',
-      LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...SERVER_SECRETS,
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: 'clickhouse',
+      LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      ...SERVER_SECRETS,
       // Every process must agree on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
-      SHORTLINK_DEFAULT_DOMAIN: DOMAIN, SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
-      KAFKA_CLICK_TOPIC: TOPIC, KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`, CLICKHOUSE_DATABASE: `shortlink_resilience_${RUN}`,
+      SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
+      SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
+      KAFKA_CLICK_TOPIC: TOPIC,
+      KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`,
+      CLICKHOUSE_DATABASE: `shortlink_resilience_${RUN}`,
     };
     // The redirect's producer does not create topics (the analytics consumer does): create it here.
     await ensureClickTopic(requireEnv('KAFKA_BROKERS').split(','), TOPIC, 3);
@@ -77,7 +116,11 @@ describe('redirect hot path on the real stack (issue 3)', () => {
     rmSync(tmp, { recursive: true, force: true });
     if (process.env.KAFKA_BROKERS) {
       const admin = new Kafka({ brokers: process.env.KAFKA_BROKERS.split(','), clientId: 'resilience-cleanup', logLevel: logLevel.NOTHING }).admin();
-      await admin.connect().then(() => admin.deleteTopics({ topics: [TOPIC], timeout: 10_000 })).catch(() => undefined).finally(() => admin.disconnect());
+      await admin
+        .connect()
+        .then(() => admin.deleteTopics({ topics: [TOPIC], timeout: 10_000 }))
+        .catch(() => undefined)
+        .finally(() => admin.disconnect());
     }
     measured.totalSeconds = Math.round((Date.now() - t0) / 100) / 10;
     measured.stackTimingsMs = outages.timings;
@@ -87,8 +130,11 @@ describe('redirect hot path on the real stack (issue 3)', () => {
 
   const rebuildBloom = () =>
     new Promise<void>((resolve, reject) =>
-      execFile(process.execPath, ['-r', './tools/register.js', 'tools/cli/src/bloom-rebuild.ts'], { cwd: ROOT, env: { ...process.env, ...common }, timeout: 60_000 }, (e, out, err) =>
-        e ? reject(new Error(`bloom rebuild: ${e.message}\n${out}${err}`)) : resolve(),
+      execFile(
+        process.execPath,
+        ['-r', './tools/register.js', 'tools/cli/src/bloom-rebuild.ts'],
+        { cwd: ROOT, env: { ...process.env, ...common }, timeout: 60_000 },
+        (e, out, err) => (e ? reject(new Error(`bloom rebuild: ${e.message}\n${out}${err}`)) : resolve()),
       ),
     );
 
@@ -135,7 +181,13 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       const after = await metricsOf(app.admin);
       const db = dbQueries(after) - dbQueries(before);
       const rejected = lookups(after, 'bloom_reject') - lookups(before, 'bloom_reject');
-      measured.penetration = { replies: tally(replies), latencyMs: latency(replies), dbQueries: db, bloomRejects: rejected, dbMiss: lookups(after, 'db_miss') - lookups(before, 'db_miss') };
+      measured.penetration = {
+        replies: tally(replies),
+        latencyMs: latency(replies),
+        dbQueries: db,
+        bloomRejects: rejected,
+        dbMiss: lookups(after, 'db_miss') - lookups(before, 'db_miss'),
+      };
       expect(tally(replies)).toEqual({ 404: 10_000 });
       expect(db).toBeLessThanOrEqual(200);
       expect(rejected).toBeGreaterThanOrEqual(10_000 - 200);
@@ -199,7 +251,11 @@ describe('redirect hot path on the real stack (issue 3)', () => {
 
       expect(isRedirectTo(await send(agent, app.base, `/${link.code}`), link)).toBe(true);
       const m2 = await metricsOf(app.admin);
-      measured.head = { lookupsAfter10Head: allLookups(m1) - allLookups(m0), bufferAfterHead: metric(m1, 'shortlink_click_buffer_size'), bufferAfterGet: metric(m2, 'shortlink_click_buffer_size') };
+      measured.head = {
+        lookupsAfter10Head: allLookups(m1) - allLookups(m0),
+        bufferAfterHead: metric(m1, 'shortlink_click_buffer_size'),
+        bufferAfterGet: metric(m2, 'shortlink_click_buffer_size'),
+      };
       expect(metric(m2, 'shortlink_click_buffer_size')).toBe(1);
     } finally {
       agent.destroy();
@@ -247,9 +303,17 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       const promoted = now.find((n) => n.id === replica!.id)!;
       const window = replies.filter((r) => r.startedAt >= killedAt && r.startedAt < killedAt + 6000);
       measured.redisMasterSigkill = {
-        victim: victimPort, keysOnVictim: victimKeys, promoted: promoted.port, requests: replies.length, replies: tally(replies), latencyMs: latency(replies),
-        failoverWindowLatencyMs: latency(window), dbQueries: dbQueries(after) - dbQueries(before), breakerState: metric(after, 'shortlink_redirect_breaker_state'),
-        fromRedis: lookups(after, 'redis') - lookups(before, 'redis'), fromDb: lookups(after, 'db') - lookups(before, 'db'),
+        victim: victimPort,
+        keysOnVictim: victimKeys,
+        promoted: promoted.port,
+        requests: replies.length,
+        replies: tally(replies),
+        latencyMs: latency(replies),
+        failoverWindowLatencyMs: latency(window),
+        dbQueries: dbQueries(after) - dbQueries(before),
+        breakerState: metric(after, 'shortlink_redirect_breaker_state'),
+        fromRedis: lookups(after, 'redis') - lookups(before, 'redis'),
+        fromDb: lookups(after, 'db') - lookups(before, 'db'),
       };
       expect(replies).toHaveLength(3000);
       expect(failures(replies, (i) => links[i % links.length])).toEqual([]);
@@ -258,13 +322,18 @@ describe('redirect hot path on the real stack (issue 3)', () => {
 
       // Recovery: a whole round over the 20 links is answered by Redis, none by the shards.
       const recovery: Reply[] = [];
-      await eventually('every link to be read from Redis again', async () => {
-        const m0 = await metricsOf(app.admin);
-        const round = await Promise.all(links.map((l) => send(agent, app.base, `/${l.code}`)));
-        recovery.push(...round);
-        const m1 = await metricsOf(app.admin);
-        return lookups(m1, 'redis') - lookups(m0, 'redis') === links.length && dbQueries(m1) === dbQueries(m0);
-      }, 20_000, 250);
+      await eventually(
+        'every link to be read from Redis again',
+        async () => {
+          const m0 = await metricsOf(app.admin);
+          const round = await Promise.all(links.map((l) => send(agent, app.base, `/${l.code}`)));
+          recovery.push(...round);
+          const m1 = await metricsOf(app.admin);
+          return lookups(m1, 'redis') - lookups(m0, 'redis') === links.length && dbQueries(m1) === dbQueries(m0);
+        },
+        20_000,
+        250,
+      );
       expect(failures(recovery, (i) => links[i % links.length])).toEqual([]);
 
       await outages.start(`redis-node-${victimPort}`);
@@ -337,9 +406,15 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       const ok = replies.filter((r) => r.status === 302);
       const refused = replies.filter((r) => r.status === 503);
       measured.redisDown = {
-        existingLinks: tally(during), existingLatencyMs: latency(during), breakerState: metric(mDuring, 'shortlink_redirect_breaker_state'),
-        burst: tally(replies), maxConcurrentQueriesInMariaDb: maxInDb, answeredWhileLocked, processlistSamples: samples.length,
-        burstDbQueries: dbQueries(m1) - dbQueries(m0), refusedLatencyMs: latency(refused),
+        existingLinks: tally(during),
+        existingLatencyMs: latency(during),
+        breakerState: metric(mDuring, 'shortlink_redirect_breaker_state'),
+        burst: tally(replies),
+        maxConcurrentQueriesInMariaDb: maxInDb,
+        answeredWhileLocked,
+        processlistSamples: samples.length,
+        burstDbQueries: dbQueries(m1) - dbQueries(m0),
+        refusedLatencyMs: latency(refused),
       };
       expect(replies.filter((r) => r.status !== 302 && r.status !== 503).map((r) => [r.status, r.error])).toEqual([]);
       expect(failures(replies, (i) => burst[i]).filter((f) => f.status === 302)).toEqual([]);
@@ -359,12 +434,17 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       await outages.start('redis');
       const back = Date.now();
       const after: Reply[] = [];
-      await eventually('the warm links to be read from Redis again', async () => {
-        const a = await metricsOf(app.admin);
-        for (const l of warm) after.push(await send(agent, app.base, `/${l.code}`));
-        const b = await metricsOf(app.admin);
-        return lookups(b, 'redis') - lookups(a, 'redis') === warm.length && dbQueries(b) === dbQueries(a);
-      }, 30_000, 250);
+      await eventually(
+        'the warm links to be read from Redis again',
+        async () => {
+          const a = await metricsOf(app.admin);
+          for (const l of warm) after.push(await send(agent, app.base, `/${l.code}`));
+          const b = await metricsOf(app.admin);
+          return lookups(b, 'redis') - lookups(a, 'redis') === warm.length && dbQueries(b) === dbQueries(a);
+        },
+        30_000,
+        250,
+      );
       (measured.redisDown as Record<string, unknown>).cacheUsedAgainAfterMs = Date.now() - back;
       (measured.redisDown as Record<string, unknown>).outageMs = back - outageStarted;
       expect(failures(after, (i) => warm[i % warm.length])).toEqual([]);
@@ -397,11 +477,16 @@ describe('redirect hot path on the real stack (issue 3)', () => {
         expect(isRedirectTo(await send(agent, app.base, `/${hot.code}`), hot)).toBe(true);
         if (i === 4) hotAt = Date.now(); // the 5th read makes it hot (HOT_THRESHOLD=5) and pins it
       }
-      await eventually('the hot link in the snapshot file', async () => {
-        if (!existsSync(snapshotFile)) return false;
-        const snap = JSON.parse(readFileSync(snapshotFile, 'utf8')) as { entries: Array<{ key: string; link: { targetUrl: string } }> };
-        return snap.entries.some((e) => e.key === hot.key && e.link.targetUrl === hot.url) && !snap.entries.some((e) => e.key === cold.key);
-      }, 10_000, 100);
+      await eventually(
+        'the hot link in the snapshot file',
+        async () => {
+          if (!existsSync(snapshotFile)) return false;
+          const snap = JSON.parse(readFileSync(snapshotFile, 'utf8')) as { entries: Array<{ key: string; link: { targetUrl: string } }> };
+          return snap.entries.some((e) => e.key === hot.key && e.link.targetUrl === hot.url) && !snap.entries.some((e) => e.key === cold.key);
+        },
+        10_000,
+        100,
+      );
       await outages.stop('redis');
       await outages.stop('mysql-a');
       await outages.stop('mysql-b');
@@ -415,7 +500,10 @@ describe('redirect hot path on the real stack (issue 3)', () => {
 
     // A lookup that reaches Redis must fail fast (bounded commands), or the snapshot is never reached.
     it('the running instance serves the hot link from L1, then from the snapshot; a non-hot link fails fast with 503 problem+json + Retry-After', async () => {
-      if (Date.now() - hotAt > L1_TTL_MS - 1000) throw new Error(`setting up the outage took ${Date.now() - hotAt} ms: the hot link's L1 pin (${L1_TTL_MS} ms) is about to expire, nothing left to test from L1`);
+      if (Date.now() - hotAt > L1_TTL_MS - 1000)
+        throw new Error(
+          `setting up the outage took ${Date.now() - hotAt} ms: the hot link's L1 pin (${L1_TTL_MS} ms) is about to expire, nothing left to test from L1`,
+        );
       const m0 = await metricsOf(app.admin);
       const first = await send(agent, app.base, `/${hot.code}`);
       const m1 = await metricsOf(app.admin);
@@ -432,13 +520,25 @@ describe('redirect hot path on the real stack (issue 3)', () => {
 
       // Once the hot link's pin in L1 expired, the snapshot answers.
       const reads: Reply[] = [];
-      await eventually('a lookup answered from the snapshot', async () => {
-        const r = await send(agent, app.base, `/${hot.code}`);
-        reads.push(r);
-        return lookups(await metricsOf(app.admin), 'snapshot') > lookups(m0, 'snapshot');
-      }, L1_TTL_MS + 10_000, 250);
+      await eventually(
+        'a lookup answered from the snapshot',
+        async () => {
+          const r = await send(agent, app.base, `/${hot.code}`);
+          reads.push(r);
+          return lookups(await metricsOf(app.admin), 'snapshot') > lookups(m0, 'snapshot');
+        },
+        L1_TTL_MS + 10_000,
+        250,
+      );
       const m2 = await metricsOf(app.admin);
-      measured.allDown = { hotFirst: { status: first.status, ms: first.ms }, nonHot: { status: refused.status, ms: refused.ms }, hotReads: tally(reads), hotLatencyMs: latency(reads), fromL1: lookups(m2, 'l1') - lookups(m0, 'l1'), fromSnapshot: lookups(m2, 'snapshot') - lookups(m0, 'snapshot') };
+      measured.allDown = {
+        hotFirst: { status: first.status, ms: first.ms },
+        nonHot: { status: refused.status, ms: refused.ms },
+        hotReads: tally(reads),
+        hotLatencyMs: latency(reads),
+        fromL1: lookups(m2, 'l1') - lookups(m0, 'l1'),
+        fromSnapshot: lookups(m2, 'snapshot') - lookups(m0, 'snapshot'),
+      };
       expect(failures(reads, () => hot)).toEqual([]);
     });
 
@@ -474,7 +574,13 @@ describe('redirect hot path on the real stack (issue 3)', () => {
       const m1 = await metricsOf(app.admin);
       const dropped = metric(m1, 'shortlink_click_events_dropped_total') - metric(m0, 'shortlink_click_events_dropped_total');
       const size = metric(m1, 'shortlink_click_buffer_size');
-      measured.kafkaDown = { replies: tally(replies), latencyMs: latency(replies), dropped, bufferSize: size, sendFailures: metric(m1, 'shortlink_click_send_failures_total') };
+      measured.kafkaDown = {
+        replies: tally(replies),
+        latencyMs: latency(replies),
+        dropped,
+        bufferSize: size,
+        sendFailures: metric(m1, 'shortlink_click_send_failures_total'),
+      };
       expect(failures(replies, () => link)).toEqual([]);
       expect(latency(replies).max).toBeLessThan(1000);
       expect(size).toBeLessThanOrEqual(100);
@@ -483,7 +589,12 @@ describe('redirect hot path on the real stack (issue 3)', () => {
 
       await outages.start('kafka');
       const back = Date.now();
-      await eventually('the buffered clicks to be sent after Kafka is back', async () => metric(await metricsOf(app.admin), 'shortlink_click_buffer_size') === 0, 60_000, 250);
+      await eventually(
+        'the buffered clicks to be sent after Kafka is back',
+        async () => metric(await metricsOf(app.admin), 'shortlink_click_buffer_size') === 0,
+        60_000,
+        250,
+      );
       (measured.kafkaDown as Record<string, unknown>).drainedAfterMs = Date.now() - back;
     } finally {
       agent.destroy();

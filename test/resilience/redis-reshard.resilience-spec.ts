@@ -9,15 +9,35 @@ jest.setTimeout(180_000);
 
 const run = (cmd: string, args: string[], timeoutMs = 120_000) =>
   new Promise<string>((resolve, reject) =>
-    execFile(cmd, args, { timeout: timeoutMs, killSignal: 'SIGKILL' }, (e, out, err) => (e ? reject(new Error(`${cmd} ${args.join(' ')}: ${e.message}\n${out}${err}`)) : resolve(`${out}${err}`))),
+    execFile(cmd, args, { timeout: timeoutMs, killSignal: 'SIGKILL' }, (e, out, err) =>
+      e ? reject(new Error(`${cmd} ${args.join(' ')}: ${e.message}\n${out}${err}`)) : resolve(`${out}${err}`),
+    ),
   );
 
 /** `redis-cli --cluster reshard` of `slots` slots between two masters (deploy/README.md), then until every node agrees. */
 async function moveSlots(seed: number, from: string, to: string, slots: number): Promise<number> {
   const t = Date.now();
-  await run('redis-cli', ['--cluster', 'reshard', `127.0.0.1:${seed}`, '--cluster-from', from, '--cluster-to', to, '--cluster-slots', String(slots), '--cluster-yes', '--cluster-pipeline', '20']);
+  await run('redis-cli', [
+    '--cluster',
+    'reshard',
+    `127.0.0.1:${seed}`,
+    '--cluster-from',
+    from,
+    '--cluster-to',
+    to,
+    '--cluster-slots',
+    String(slots),
+    '--cluster-yes',
+    '--cluster-pipeline',
+    '20',
+  ]);
   const deadline = Date.now() + 30_000;
-  while (!(await run('redis-cli', ['--cluster', 'check', `127.0.0.1:${seed}`]).then(() => true, () => false))) {
+  while (
+    !(await run('redis-cli', ['--cluster', 'check', `127.0.0.1:${seed}`]).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline) throw new Error('the cluster did not agree on its configuration within 30 s');
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -54,8 +74,16 @@ describe('Redis Cluster resharding under load (issue 14)', () => {
 
   it('adds a master and moves 2000 slots to it and back under 300 redirects/s: 0 failed redirects, all from Redis', async () => {
     const env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse', LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...SERVER_SECRETS,
-      SHORTLINK_DEFAULT_DOMAIN: 'redis-reshard.shortlink.test', SHORTLINK_PUBLIC_BASE_URL: 'http://redis-reshard.shortlink.test', RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: 'clickhouse',
+      LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      ...SERVER_SECRETS,
+      SHORTLINK_DEFAULT_DOMAIN: 'redis-reshard.shortlink.test',
+      SHORTLINK_PUBLIC_BASE_URL: 'http://redis-reshard.shortlink.test',
+      RATE_LIMIT_PER_IP_PER_MINUTE: '0',
     };
     generation = await startApp('generation', env);
     redirect = await startApp('redirect', { ...env, REDIRECT_L1_ENABLED: 'false' });
@@ -68,7 +96,13 @@ describe('Redis Cluster resharding under load (issue 14)', () => {
     const seedPort = Number(requireEnv('REDIS_CLUSTER_NODES').split(',')[0].split(':')[1]);
     const source = (await clusterNodes()).find((n) => n.flags.includes('master') && n.slots.some(([a]) => a === 0))!;
     const out = await run('bash', [requireEnv('STACK_SCRIPT'), 'redis-add-node']);
-    added = Number(out.trim().split('\n').filter((l) => /^\d+$/.test(l.trim())).pop());
+    added = Number(
+      out
+        .trim()
+        .split('\n')
+        .filter((l) => /^\d+$/.test(l.trim()))
+        .pop(),
+    );
     expect(added).toBeGreaterThan(0);
     const target = (await clusterNodes()).find((n) => n.port === added)!;
     expect(target.flags).toContain('master');
@@ -77,7 +111,17 @@ describe('Redis Cluster resharding under load (issue 14)', () => {
     const timings: Record<string, number> = {};
     let keysOnAdded = 0;
     const { load } = await underLoad(
-      { generation: generation.base, redirects: [redirect.base], links, redirectRate: 300, writeRate: 0, leadMs: 2000, tailMs: 2000, maxMs: 120_000, tag: 'redis' },
+      {
+        generation: generation.base,
+        redirects: [redirect.base],
+        links,
+        redirectRate: 300,
+        writeRate: 0,
+        leadMs: 2000,
+        tailMs: 2000,
+        maxMs: 120_000,
+        tag: 'redis',
+      },
       async () => {
         timings.toAddedMs = await moveSlots(seedPort, source.id, target.id, 2000);
         keysOnAdded = Number(await nodeCommand(added!, 'DBSIZE'));
@@ -89,8 +133,16 @@ describe('Redis Cluster resharding under load (issue 14)', () => {
     const fromRedis = lookups(m1, 'redis') - lookups(m0, 'redis');
     const all = allLookups(m1) - allLookups(m0);
     measured.redisReshard = {
-      added, slotsMoved: 2000, keysOnAddedMaster: keysOnAdded, timings, redirects: load.redirects, failures: load.redirectFailures.length,
-      latencyMs: latency(load.redirectLatency.map((ms) => ({ ms }) as never)), lookups: all, fromRedis, dbQueries: dbQueries(m1) - dbQueries(m0),
+      added,
+      slotsMoved: 2000,
+      keysOnAddedMaster: keysOnAdded,
+      timings,
+      redirects: load.redirects,
+      failures: load.redirectFailures.length,
+      latencyMs: latency(load.redirectLatency.map((ms) => ({ ms }) as never)),
+      lookups: all,
+      fromRedis,
+      dbQueries: dbQueries(m1) - dbQueries(m0),
       breakerStateAfter: total(m1, 'shortlink_redirect_breaker_state'),
     };
     expect(load.redirectFailures.slice(0, 5)).toEqual([]);

@@ -22,7 +22,11 @@ export interface CliRun {
 
 /** `npm run reshard -- <args>` with `env`; resolves when it exits (bounded by `timeoutMs`, then SIGKILL). */
 export function reshard(args: readonly string[], env: Record<string, string>, timeoutMs = 240_000): { pid: number; done: Promise<CliRun> } {
-  const proc = startCommand(process.execPath, ['-r', './tools/register.js', 'tools/cli/src/reshard.ts', ...args], { name: `reshard ${args.join(' ')}`, env, baseEnv: withoutAppSettings() });
+  const proc = startCommand(process.execPath, ['-r', './tools/register.js', 'tools/cli/src/reshard.ts', ...args], {
+    name: `reshard ${args.join(' ')}`,
+    env,
+    baseEnv: withoutAppSettings(),
+  });
   const timer = setTimeout(() => proc.alive && process.kill(proc.pid, 'SIGKILL'), timeoutMs);
   const done = proc.exited.then(() => {
     clearTimeout(timer);
@@ -56,7 +60,12 @@ async function withConnection<T>(url: string, fn: (c: Conn) => Promise<T>): Prom
 /** name -> url of every shard of the stack: the ring's and the spare ones. */
 export function shardUrls(): Map<string, string> {
   const spec = [requireEnv('MYSQL_SHARDS'), process.env.MYSQL_SPARE_SHARDS ?? ''].join(',');
-  return new Map(spec.split(',').filter(Boolean).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+  return new Map(
+    spec
+      .split(',')
+      .filter(Boolean)
+      .map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
+  );
 }
 
 export async function currentRing(): Promise<RingVersion | null> {
@@ -143,7 +152,17 @@ async function api(agent: http.Agent, base: string, method: string, path: string
  * API. The load starts `leadMs` before the work and ends `tailMs` after it.
  */
 export async function underLoad<T>(
-  o: { generation: string; redirects: readonly string[]; links: Tracked[]; redirectRate: number; writeRate: number; leadMs: number; tailMs: number; maxMs: number; tag: string },
+  o: {
+    generation: string;
+    redirects: readonly string[];
+    links: Tracked[];
+    redirectRate: number;
+    writeRate: number;
+    leadMs: number;
+    tailMs: number;
+    maxMs: number;
+    tag: string;
+  },
   work: () => Promise<T>,
 ): Promise<{ result: T; load: LoadResult }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -167,7 +186,15 @@ export async function underLoad<T>(
             load.redirects++;
             load.redirectLatency.push(r.ms);
             if (r.status !== 302 || !r.location || !link.urls.has(r.location)) {
-              load.redirectFailures.push({ base, code: link.code, status: r.status, location: r.location, error: r.error, ms: r.ms, body: r.body.slice(0, 200) });
+              load.redirectFailures.push({
+                base,
+                code: link.code,
+                status: r.status,
+                location: r.location,
+                error: r.error,
+                ms: r.ms,
+                body: r.body.slice(0, 200),
+              });
             }
           }),
         );
@@ -185,7 +212,13 @@ export async function underLoad<T>(
       const url = `https://example.com/reshard/${o.tag}/new/${i}`;
       const r = await api(agent, o.generation, 'POST', '/api/v1/links', { url });
       if (r.status === 201) {
-        o.links.push({ code: String(r.body.code), domain: String(r.body.domain), urls: new Set([url]), last: { url, version: Number(r.body.version) }, readable: true });
+        o.links.push({
+          code: String(r.body.code),
+          domain: String(r.body.domain),
+          urls: new Set([url]),
+          last: { url, version: Number(r.body.version) },
+          readable: true,
+        });
         count('create');
       } else load.writeFailures.push({ op: 'create', code: '-', status: r.status, body: JSON.stringify(r.body).slice(0, 300) });
       return;
@@ -240,14 +273,20 @@ export async function underLoad<T>(
 export async function staleOrLost(generation: string, redirectNoCache: string, links: readonly Tracked[]): Promise<string[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   try {
-    const problems = await pooled(links.length, 16, async (i) => {
-      const l = links[i];
-      const got = await api(agent, generation, 'GET', `/api/v1/links/${l.code}`);
-      if (l.last === null) return got.status === 404 ? null : `${l.code}: deleted but GET answers ${got.status} v${got.body.version}`;
-      if (got.status !== 200 || got.body.url !== l.last.url || got.body.version !== l.last.version) return `${l.code}: GET ${got.status} ${String(got.body.url)} v${String(got.body.version)}, last written ${l.last.url} v${l.last.version}`;
-      const r = await send(agent, redirectNoCache, `/${l.code}`, 'GET', 5000);
-      return r.status === 302 && r.location === l.last.url ? null : `${l.code}: redirect ${r.status} ${r.location}, last written ${l.last.url}`;
-    }, 120_000);
+    const problems = await pooled(
+      links.length,
+      16,
+      async (i) => {
+        const l = links[i];
+        const got = await api(agent, generation, 'GET', `/api/v1/links/${l.code}`);
+        if (l.last === null) return got.status === 404 ? null : `${l.code}: deleted but GET answers ${got.status} v${got.body.version}`;
+        if (got.status !== 200 || got.body.url !== l.last.url || got.body.version !== l.last.version)
+          return `${l.code}: GET ${got.status} ${String(got.body.url)} v${String(got.body.version)}, last written ${l.last.url} v${l.last.version}`;
+        const r = await send(agent, redirectNoCache, `/${l.code}`, 'GET', 5000);
+        return r.status === 302 && r.location === l.last.url ? null : `${l.code}: redirect ${r.status} ${r.location}, last written ${l.last.url}`;
+      },
+      120_000,
+    );
     return problems.filter((p): p is string => p !== null);
   } finally {
     agent.destroy();

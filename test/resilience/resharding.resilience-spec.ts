@@ -41,13 +41,24 @@ describe('online resharding on the real stack (issue 14)', () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_SPARE_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'STACK_SCRIPT']) requireEnv(name);
     await stack('status');
     env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse',
-      MYSQL_SHARDS: requireEnv('MYSQL_SHARDS'), MYSQL_SPARE_SHARDS: requireEnv('MYSQL_SPARE_SHARDS'), MYSQL_META_URL: requireEnv('MYSQL_META_URL'),
-      REDIS_CLUSTER_NODES: requireEnv('REDIS_CLUSTER_NODES'), KAFKA_BROKERS: requireEnv('KAFKA_BROKERS'), CLICKHOUSE_URL: requireEnv('CLICKHOUSE_URL'),
-      LOG_LEVEL: 'warn', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...SERVER_SECRETS,
-      SHORTLINK_DEFAULT_DOMAIN: DOMAIN, SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: 'clickhouse',
+      MYSQL_SHARDS: requireEnv('MYSQL_SHARDS'),
+      MYSQL_SPARE_SHARDS: requireEnv('MYSQL_SPARE_SHARDS'),
+      MYSQL_META_URL: requireEnv('MYSQL_META_URL'),
+      REDIS_CLUSTER_NODES: requireEnv('REDIS_CLUSTER_NODES'),
+      KAFKA_BROKERS: requireEnv('KAFKA_BROKERS'),
+      CLICKHOUSE_URL: requireEnv('CLICKHOUSE_URL'),
+      LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      ...SERVER_SECRETS,
+      SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
+      SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
       // Apps read the ring four times a second, so that each step of a move is acknowledged quickly.
-      SHARD_RING_POLL_MS: '250', SHARD_RING_LEASE_MS: '3000',
+      SHARD_RING_POLL_MS: '250',
+      SHARD_RING_LEASE_MS: '3000',
     };
     await restoreRing();
     generation = await startApp('generation', env);
@@ -55,7 +66,17 @@ describe('online resharding on the real stack (issue 14)', () => {
     // That one is a test device: its bulkhead and shard timeout are sized so that a stall of the shared
     // 2-core machine (MariaDB beside the CLI, the apps and this process) slows its answers without
     // failing them; what the test looks for is a failure caused by the move.
-    [cached, uncached] = await Promise.all([startApp('redirect', env), startApp('redirect', { ...env, REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false', RATE_LIMIT_PER_IP_PER_MINUTE: '0', DB_CONCURRENCY: '1000', SHARD_TIMEOUT_MS: '10000' })]);
+    [cached, uncached] = await Promise.all([
+      startApp('redirect', env),
+      startApp('redirect', {
+        ...env,
+        REDIRECT_L1_ENABLED: 'false',
+        REDIRECT_REDIS_ENABLED: 'false',
+        RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+        DB_CONCURRENCY: '1000',
+        SHARD_TIMEOUT_MS: '10000',
+      }),
+    ]);
     const made = await createLinks(generation.base, 900, `reshard-${Date.now().toString(36)}`, 16);
     made.forEach((l, i) => links.push({ code: l.code, domain: l.domain, urls: new Set([l.url]), last: { url: l.url, version: 1 }, readable: i < 700 }));
     // The deployed redirect's caches are warm, as in production: its load then reads Redis and L1.
@@ -80,22 +101,45 @@ describe('online resharding on the real stack (issue 14)', () => {
     const before = await codesByShard();
     const cli = Date.now();
     const { result, load } = await underLoad(
-      { generation: generation.base, redirects: [cached.base, uncached.base], links, redirectRate: 250, writeRate: 20, leadMs: 2000, tailMs: 2000, maxMs: 150_000, tag },
+      {
+        generation: generation.base,
+        redirects: [cached.base, uncached.base],
+        links,
+        redirectRate: 250,
+        writeRate: 20,
+        leadMs: 2000,
+        tailMs: 2000,
+        maxMs: 150_000,
+        tag,
+      },
       () => reshardOk([...args, '--yes', '--json', '--rate', '2000', '--batch', '200'], env),
     );
-    const move = result.json as { plan: { examined: number; moving: number; flows: Record<string, number> }; verify: Array<Record<string, unknown>>; timings: Record<string, number> };
+    const move = result.json as {
+      plan: { examined: number; moving: number; flows: Record<string, number> };
+      verify: Array<Record<string, unknown>>;
+      timings: Record<string, number>;
+    };
     const after = await codesByShard();
     const sizes = Object.fromEntries([...after].map(([s, c]) => [s, c.length]));
     const ring = (await currentRing())!;
     const onRing = ring.spec.shards.map((s) => s.name);
     const report = {
       cliSeconds: Math.round((Date.now() - cli) / 100) / 10,
-      examined: move.plan.examined, moved: move.plan.moving, shareMoved: Math.round((move.plan.moving / move.plan.examined) * 1000) / 1000, flows: move.plan.flows,
-      shardSizesBefore: Object.fromEntries([...before].map(([s, c]) => [s, c.length])), shardSizesAfter: sizes,
-      stddevAfter: Math.round(stddev(onRing.map((s) => sizes[s])) * 10) / 10, meanAfter: Math.round(onRing.reduce((n, s) => n + sizes[s], 0) / onRing.length),
-      timingsMs: move.timings, verify: move.verify,
-      redirects: load.redirects, redirectFailures: load.redirectFailures.length, redirectLatencyMs: latency(load.redirectLatency.map((ms) => ({ ms }) as never)),
-      writes: load.writes, writeFailures: load.writeFailures.length,
+      examined: move.plan.examined,
+      moved: move.plan.moving,
+      shareMoved: Math.round((move.plan.moving / move.plan.examined) * 1000) / 1000,
+      flows: move.plan.flows,
+      shardSizesBefore: Object.fromEntries([...before].map(([s, c]) => [s, c.length])),
+      shardSizesAfter: sizes,
+      stddevAfter: Math.round(stddev(onRing.map((s) => sizes[s])) * 10) / 10,
+      meanAfter: Math.round(onRing.reduce((n, s) => n + sizes[s], 0) / onRing.length),
+      timingsMs: move.timings,
+      verify: move.verify,
+      redirects: load.redirects,
+      redirectFailures: load.redirectFailures.length,
+      redirectLatencyMs: latency(load.redirectLatency.map((ms) => ({ ms }) as never)),
+      writes: load.writes,
+      writeFailures: load.writeFailures.length,
     };
     return { report, load, ring, after };
   };
@@ -115,7 +159,12 @@ describe('online resharding on the real stack (issue 14)', () => {
     expect(await staleOrLost(generation.base, uncached.base, links)).toEqual([]);
     // Every app routes with the new version, without a restart.
     for (const app of [generation, cached, uncached]) {
-      await eventually(`${app.name} on ring version ${ring.version}`, async () => metric(await metricsOf(app.admin), 'shortlink_shard_ring_version') === ring.version, 10_000, 100);
+      await eventually(
+        `${app.name} on ring version ${ring.version}`,
+        async () => metric(await metricsOf(app.admin), 'shortlink_shard_ring_version') === ring.version,
+        10_000,
+        100,
+      );
     }
     const details = (await (await fetch(`${cached.admin}/health/details`)).json()) as { probes: Array<{ name: string; details?: { version: number } }> };
     expect(details.probes.find((p) => p.name === 'shard-ring')?.details?.version).toBe(ring.version);
@@ -152,10 +201,15 @@ describe('online resharding on the real stack (issue 14)', () => {
         await c.end();
       }
     };
-    const midCopy = await eventually('the copy to be under way', async () => {
-      const p = await progress();
-      return p && p.step === 'copying' && p.copied >= 100 ? p : null;
-    }, 120_000, 50);
+    const midCopy = await eventually(
+      'the copy to be under way',
+      async () => {
+        const p = await progress();
+        return p && p.step === 'copying' && p.copied >= 100 ? p : null;
+      },
+      120_000,
+      50,
+    );
     process.kill(first.pid, 'SIGKILL');
     const killed = await first.done;
     const atKill = (await progress())!;
@@ -186,7 +240,7 @@ describe('online resharding on the real stack (issue 14)', () => {
       const store = await MysqlLinkShardStore.open(name, { url });
       try {
         const rows: Array<{ id: string; code: string; checksum: string }> = [];
-        for (let after: string | null = null; ; ) {
+        for (let after: string | null = null; ;) {
           const page = await store.scanRows(after, 2000);
           if (page.length === 0) break;
           rows.push(...page.map((r) => ({ id: r.id, code: r.code, checksum: r.checksum })));
@@ -203,6 +257,10 @@ describe('online resharding on the real stack (issue 14)', () => {
   function digestByShard(rows: Array<{ id: string; checksum: string; shard: string }>): Record<string, { rows: number; digest: string }> {
     const by: Record<string, string[]> = {};
     for (const r of rows) (by[r.shard] ??= []).push(`${r.id}:${r.checksum}`);
-    return Object.fromEntries(Object.entries(by).sort().map(([s, list]) => [s, { rows: list.length, digest: createHash('sha256').update(list.sort().join('\n')).digest('hex').slice(0, 16) }]));
+    return Object.fromEntries(
+      Object.entries(by)
+        .sort()
+        .map(([s, list]) => [s, { rows: list.length, digest: createHash('sha256').update(list.sort().join('\n')).digest('hex').slice(0, 16) }]),
+    );
   }
 });

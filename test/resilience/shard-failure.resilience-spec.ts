@@ -45,16 +45,26 @@ describe('one MariaDB instance down (issue 14)', () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'STACK_SCRIPT', 'STACK_MYSQL_PORT_A']) requireEnv(name);
     await stack('status');
     env = {
-      DB_DRIVER: 'mysql', CACHE_DRIVER: 'redis', BUS_DRIVER: 'kafka', OLAP_DRIVER: 'clickhouse',
-      LOG_LEVEL: 'error', SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, ...SERVER_SECRETS,
-      SHORTLINK_DEFAULT_DOMAIN: DOMAIN, SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
-      SHARD_TIMEOUT_MS: String(TIMEOUT_MS), RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: 'clickhouse',
+      LOG_LEVEL: 'error',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      ...SERVER_SECRETS,
+      SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
+      SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
+      SHARD_TIMEOUT_MS: String(TIMEOUT_MS),
+      RATE_LIMIT_PER_IP_PER_MINUTE: '0',
     };
     generation = await startApp('generation', env);
     // The uncached redirect reads a shard on every request. Its bulkhead is sized so that a stall of
     // the shared machine (a second without CPU) does not exhaust it: the test is about shards, and
     // the per-shard share of the permits has a unit test (redirect-pipeline.spec.ts).
-    [cached, uncached] = await Promise.all([startApp('redirect', env), startApp('redirect', { ...env, REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false', DB_CONCURRENCY: '128' })]);
+    [cached, uncached] = await Promise.all([
+      startApp('redirect', env),
+      startApp('redirect', { ...env, REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false', DB_CONCURRENCY: '128' }),
+    ]);
     ring = (await currentRing())!;
   });
 
@@ -85,8 +95,15 @@ describe('one MariaDB instance down (issue 14)', () => {
       await outages.stop('mysql-b');
       const outageAt = Date.now();
       const post = (body: object) =>
-        fetch(`${generation.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) }).then(async (r) => ({
-          status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { code?: string; domain?: string },
+        fetch(`${generation.base}/api/v1/links`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(20_000),
+        }).then(async (r) => ({
+          status: r.status,
+          retryAfter: r.headers.get('retry-after'),
+          body: (await r.json()) as { code?: string; domain?: string },
         }));
       const [uncachedReplies, cachedReplies, creates] = await Promise.all([
         steadyLoad(150, 8000, (i) => send(agent, uncached.base, `/${links[i % links.length].code}`, 'GET', 5000)),
@@ -99,13 +116,21 @@ describe('one MariaDB instance down (issue 14)', () => {
       const down = uncachedReplies.filter((_, i) => onDead(links[i % links.length]));
       const createdOn = creates.filter((c) => c.status === 201).map((c) => router.shardFor(String(c.body.code)));
       measured.outage = {
-        deadShards: [...dead], liveShardReplies: tally(live), deadShardReplies: tally(down), deadShardLatencyMs: latency(down), liveShardLatencyMs: latency(live),
-        cachedLinks: tally(cachedReplies), creates: tally(creates.map((c) => ({ status: c.status }) as Reply)), createdOn: tallyOf(createdOn), aliasOnDeadShard: { status: aliasReply.status, code: aliasReply.body.code, retryAfter: aliasReply.retryAfter },
+        deadShards: [...dead],
+        liveShardReplies: tally(live),
+        deadShardReplies: tally(down),
+        deadShardLatencyMs: latency(down),
+        liveShardLatencyMs: latency(live),
+        cachedLinks: tally(cachedReplies),
+        creates: tally(creates.map((c) => ({ status: c.status }) as Reply)),
+        createdOn: tallyOf(createdOn),
+        aliasOnDeadShard: { status: aliasReply.status, code: aliasReply.body.code, retryAfter: aliasReply.retryAfter },
       };
       // The other shards: every request answered.
       expect(live.length).toBeGreaterThan(100);
       uncachedReplies.forEach((r, i) => {
-        if (!onDead(links[i % links.length])) expect({ i, ok: isRedirectTo(r, links[i % links.length]), status: r.status, body: r.body.slice(0, 160) }).toMatchObject({ i, ok: true });
+        if (!onDead(links[i % links.length]))
+          expect({ i, ok: isRedirectTo(r, links[i % links.length]), status: r.status, body: r.body.slice(0, 160) }).toMatchObject({ i, ok: true });
       });
       // The dead shards: 503 SHARD_UNAVAILABLE with Retry-After, within the shard timeout.
       expect(down.length).toBeGreaterThan(100);
@@ -125,10 +150,20 @@ describe('one MariaDB instance down (issue 14)', () => {
 
       await outages.start('mysql-b');
       const back = Date.now();
-      await eventually('links on the restarted shards to redirect again', async () => {
-        const round = await Promise.all(links.filter(onDead).slice(0, 20).map((l) => send(agent, uncached.base, `/${l.code}`)));
-        return round.every((r, i) => isRedirectTo(r, links.filter(onDead)[i]));
-      }, 30_000, 250);
+      await eventually(
+        'links on the restarted shards to redirect again',
+        async () => {
+          const round = await Promise.all(
+            links
+              .filter(onDead)
+              .slice(0, 20)
+              .map((l) => send(agent, uncached.base, `/${l.code}`)),
+          );
+          return round.every((r, i) => isRedirectTo(r, links.filter(onDead)[i]));
+        },
+        30_000,
+        250,
+      );
       measured.recovery = { outageMs: back - outageAt, redirectingAgainAfterMs: Date.now() - back };
     } finally {
       agent.destroy();
@@ -161,10 +196,20 @@ describe('one MariaDB instance down (issue 14)', () => {
       });
       expect(tally(down)).toEqual({ 503: down.length });
       expect(latency(replies).max).toBeLessThanOrEqual(TIMEOUT_MS + SLACK_MS);
-      await eventually('links on the resumed server to redirect again', async () => {
-        const round = await Promise.all(links.filter(onDead).slice(0, 10).map((l) => send(agent, uncached.base, `/${l.code}`)));
-        return round.every((r) => r.status === 302);
-      }, 30_000, 250);
+      await eventually(
+        'links on the resumed server to redirect again',
+        async () => {
+          const round = await Promise.all(
+            links
+              .filter(onDead)
+              .slice(0, 10)
+              .map((l) => send(agent, uncached.base, `/${l.code}`)),
+          );
+          return round.every((r) => r.status === 302);
+        },
+        30_000,
+        250,
+      );
     } finally {
       if (stopped) process.kill(pid, 'SIGCONT');
       agent.destroy();

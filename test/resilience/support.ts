@@ -99,7 +99,15 @@ export async function withCluster<T>(fn: (c: Cluster) => Promise<T>): Promise<T>
 
 /** One command on one node (no cluster redirection), or null when it does not answer. */
 export async function nodeCommand(port: number, ...args: string[]): Promise<string | null> {
-  const r = new Redis({ host: '127.0.0.1', port, lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const r = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   r.on('error', () => undefined);
   try {
     await r.connect();
@@ -124,14 +132,20 @@ export async function clusterNodes(): Promise<ClusterNode[]> {
   for (const { port } of redisClusterNodes()) {
     const text = await nodeCommand(port, 'CLUSTER', 'NODES');
     if (!text) continue;
-    return text.trim().split('\n').map((line) => {
-      const f = line.trim().split(' ');
-      const slots = f.slice(8).filter((s) => /^\d/.test(s)).map((s) => {
-        const [a, b] = s.split('-').map(Number);
-        return [a, b ?? a] as [number, number];
+    return text
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const f = line.trim().split(' ');
+        const slots = f
+          .slice(8)
+          .filter((s) => /^\d/.test(s))
+          .map((s) => {
+            const [a, b] = s.split('-').map(Number);
+            return [a, b ?? a] as [number, number];
+          });
+        return { id: f[0], port: Number(f[1].split('@')[0].split(':')[1]), flags: f[2].split(','), masterId: f[3] === '-' ? null : f[3], slots };
       });
-      return { id: f[0], port: Number(f[1].split('@')[0].split(':')[1]), flags: f[2].split(','), masterId: f[3] === '-' ? null : f[3], slots };
-    });
   }
   throw new Error('no Redis node answers CLUSTER NODES');
 }
@@ -169,7 +183,13 @@ export async function sumOver(bases: readonly string[], read: (m: Metrics) => nu
 
 /** `count` links made through the generation API with the tier's key, their URLs tagged for the scenario. */
 export function createLinks(generation: string, count: number, tag: string, concurrency = 8): Promise<CreatedLink[]> {
-  return createLinksThrough({ generation, apiKey: API_KEY, count, concurrency, url: (i) => `https://example.com/resilience/${tag}/${i}?r=${Date.now().toString(36)}` });
+  return createLinksThrough({
+    generation,
+    apiKey: API_KEY,
+    count,
+    concurrency,
+    url: (i) => `https://example.com/resilience/${tag}/${i}?r=${Date.now().toString(36)}`,
+  });
 }
 
 /**

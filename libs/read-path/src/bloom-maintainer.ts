@@ -53,7 +53,11 @@ export class BloomMaintainer {
    * a partition evicted or lost in a failover answers "unknown" until then. `close` stops it.
    */
   keepBuilt(everyMs: number, report: (outcome: 'rebuilt' | Error) => void): void {
-    const ensure = () => this.ensureBuilt().then((r) => r === 'built' && report('rebuilt'), (error) => report(error as Error));
+    const ensure = () =>
+      this.ensureBuilt().then(
+        (r) => r === 'built' && report('rebuilt'),
+        (error) => report(error as Error),
+      );
     void ensure();
     this.upkeep = setInterval(ensure, everyMs);
     this.upkeep.unref();

@@ -46,4 +46,5 @@ export function cappedTtlMs(policyTtlMs: number | undefined, link: Pick<CachedLi
 }
 
 /** The TTL of a value the generation app writes through after an edit (not hot: it was just changed). */
-export const writeThroughTtlMs = (policy: CachePolicy, link: Pick<CachedLink, 'expiresAt'>, now: number): number | undefined => cappedTtlMs(policy.ttlMsFor(false), link, now);
+export const writeThroughTtlMs = (policy: CachePolicy, link: Pick<CachedLink, 'expiresAt'>, now: number): number | undefined =>
+  cappedTtlMs(policy.ttlMsFor(false), link, now);

@@ -7,8 +7,21 @@ import { CachePolicy } from './cache-policy';
 import { InMemoryCache } from './testing/in-memory-cache-store';
 
 const link = (code: string, over: Partial<Link> = {}): Link => ({
-  ...NO_OPTIONS, id: code.length.toString(), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't', createdAt: new Date(0),
-  updatedAt: new Date(0), expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over,
+  ...NO_OPTIONS,
+  id: code.length.toString(),
+  domain: 'sho.rt',
+  code,
+  targetUrl: `https://example.com/${code}`,
+  tenantId: 't',
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+  expiresAt: null,
+  status: 'active',
+  redirectType: 302,
+  version: 1,
+  moderation: 'clear',
+  moderationReason: null,
+  ...over,
 });
 
 describe('CachedLinkWriter', () => {

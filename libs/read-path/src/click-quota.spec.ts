@@ -5,7 +5,17 @@ import { ClickQuota, ReservationOutcome } from './click-quota';
 
 const ID = { domain: 'sho.rt', code: 'capped1' };
 
-const cached = (maxClicks: number, id = '4242'): CachedLink => ({ id, tenantId: 't', targetUrl: 'https://example.com/', redirectType: 302, expiresAt: null, status: 'active', version: 1, createdAt: 0, rules: { maxClicks } });
+const cached = (maxClicks: number, id = '4242'): CachedLink => ({
+  id,
+  tenantId: 't',
+  targetUrl: 'https://example.com/',
+  redirectType: 302,
+  expiresAt: null,
+  status: 'active',
+  version: 1,
+  createdAt: 0,
+  rules: { maxClicks },
+});
 
 /** `n` requests in one event-loop turn; resolves with their outcomes once answered. */
 const burst = (quota: ClickQuota, n: number, link = cached(100)) =>

@@ -4,7 +4,16 @@ import { L1Cache } from './l1-cache';
 import { GlobalRateLimiter } from './global-rate-limiter';
 import { CacheStore } from './ports';
 
-const link = { id: '1', tenantId: 't', targetUrl: 'https://example.com', redirectType: 302 as const, expiresAt: null, status: 'active' as const, version: 1, createdAt: 0 };
+const link = {
+  id: '1',
+  tenantId: 't',
+  targetUrl: 'https://example.com',
+  redirectType: 302 as const,
+  expiresAt: null,
+  status: 'active' as const,
+  version: 1,
+  createdAt: 0,
+};
 
 describe('HotKeyDetector (60 s window, 10 s buckets, threshold 50, 5000 keys)', () => {
   it('marks a key hot at 50 reads inside the window and forgets reads older than the window', () => {

@@ -63,7 +63,8 @@ export class L1Cache {
   /** Pins a hot key; an existing pin keeps its expiry, so a hot key is still re-read now and then. */
   pin(key: string, link: CachedLink, now = Date.now(), epoch = this.currentEpoch): void {
     const current = this.pinned.get(key);
-    if ((!current || current.expiresAt <= now) && this.accepts(key, link, epoch)) this.pinned.set(key, { entry: { link }, expiresAt: now + this.options.ttlMs });
+    if ((!current || current.expiresAt <= now) && this.accepts(key, link, epoch))
+      this.pinned.set(key, { entry: { link }, expiresAt: now + this.options.ttlMs });
   }
 
   setNegative(key: string): void {

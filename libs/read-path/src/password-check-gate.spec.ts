@@ -72,7 +72,7 @@ describe('PasswordCheckGate', () => {
       const waiting = [check(gate, 'A', 'a1', log), check(gate, 'A', 'a2', log)];
       const beyond = await gate.acquire('A', 'a3');
       expect(beyond).toMatchObject({ allowed: false, reason: 'busy' });
-      expect((await Promise.race([gate.acquire('B', 'b0'), Promise.resolve('waiting')]))).toBe('waiting'); // B has a room of its own
+      expect(await Promise.race([gate.acquire('B', 'b0'), Promise.resolve('waiting')])).toBe('waiting'); // B has a room of its own
       jest.advanceTimersByTime(500);
       await Promise.all(waiting.map((w) => w.slot));
       expect(log).toEqual(['A:a0', 'A:a1:busy', 'A:a2:busy']);

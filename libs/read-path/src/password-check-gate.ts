@@ -13,8 +13,7 @@ export interface PasswordCheckGateOptions {
 
 /** A slot to check a password in, to be handed back with `done()`, or why there is none. */
 export type CheckSlot =
-  | { readonly allowed: true; done(): void }
-  | { readonly allowed: false; readonly reason: 'visitor' | 'busy'; readonly retryAfterSeconds: number };
+  { readonly allowed: true; done(): void } | { readonly allowed: false; readonly reason: 'visitor' | 'busy'; readonly retryAfterSeconds: number };
 
 interface Waiter {
   readonly grant: (slot: CheckSlot) => void;

@@ -79,19 +79,38 @@ export class ReadPathModule {
           provide: RedirectPipeline,
           inject: [CACHE_STORE, LINK_REPOSITORY, BloomMaintainer, HotLinkSnapshotKeeper, ReadPathMetrics, Lifecycle, APP_LOGGER, AdminRoutes],
           useFactory: (
-            cache: CacheStore, links: LinkRepository, bloom: BloomMaintainer, snapshot: HotLinkSnapshotKeeper, metrics: ReadPathMetrics, lifecycle: Lifecycle,
-            appLogger: PinoNestLogger, admin: AdminRoutes,
+            cache: CacheStore,
+            links: LinkRepository,
+            bloom: BloomMaintainer,
+            snapshot: HotLinkSnapshotKeeper,
+            metrics: ReadPathMetrics,
+            lifecycle: Lifecycle,
+            appLogger: PinoNestLogger,
+            admin: AdminRoutes,
           ) => {
             const logger = appLogger.scoped('ReadPath');
             const pipeline = new RedirectPipeline(
               {
-                cache, links, snapshot, observer: metrics, l1: new L1Cache(r.l1), hot: new HotKeyDetector(r.hot), policy: new CachePolicy(r.policy),
+                cache,
+                links,
+                snapshot,
+                observer: metrics,
+                l1: new L1Cache(r.l1),
+                hot: new HotKeyDetector(r.hot),
+                policy: new CachePolicy(r.policy),
                 bloom: r.bloom.enabled ? bloom.filter : null,
               },
               {
-                l1Enabled: r.l1.enabled, sharedCacheEnabled: r.sharedCacheEnabled, bloomEnabled: r.bloom.enabled, lockTtlMs: r.lock.ttlMs,
-                lockWaitMs: r.lock.waitMs, lockPollMs: r.lock.pollMs, dbConcurrency: r.dbConcurrency, redisBreakerFailures: r.redisBreaker.failures,
-                redisBreakerHalfOpenAfterMs: r.redisBreaker.halfOpenAfterMs, nullTtlMs: NULL_TTL_MS,
+                l1Enabled: r.l1.enabled,
+                sharedCacheEnabled: r.sharedCacheEnabled,
+                bloomEnabled: r.bloom.enabled,
+                lockTtlMs: r.lock.ttlMs,
+                lockWaitMs: r.lock.waitMs,
+                lockPollMs: r.lock.pollMs,
+                dbConcurrency: r.dbConcurrency,
+                redisBreakerFailures: r.redisBreaker.failures,
+                redisBreakerHalfOpenAfterMs: r.redisBreaker.halfOpenAfterMs,
+                nullTtlMs: NULL_TTL_MS,
               },
             );
             admin.add('/internal/hot-links', hotLinksRoute(pipeline));

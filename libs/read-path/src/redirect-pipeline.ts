@@ -2,7 +2,14 @@ import { randomUUID } from 'crypto';
 import { BulkheadRejectedError, bulkhead, BulkheadPolicy, circuitBreaker, CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import {
-  CachedLink, isPlausibleCode, LinkRepository, LinkResolver, ResolvedLink, ShortUrlIdentifier, toCachedLink, unknownLink,
+  CachedLink,
+  isPlausibleCode,
+  LinkRepository,
+  LinkResolver,
+  ResolvedLink,
+  ShortUrlIdentifier,
+  toCachedLink,
+  unknownLink,
 } from '@shortlink/links-domain';
 import { CacheKeys } from './cache-keys';
 import { LinkCache } from './link-cache';
@@ -279,10 +286,13 @@ export class RedirectPipeline implements LinkResolver {
   /** Hot links with their cached values, hottest first (for /internal/hot-links and the snapshot). */
   hotLinks(limit = 1000): Array<{ key: string; reads: number; link: CachedLink | null }> {
     const now = this.clock.now();
-    return this.hot.hotKeys(now).slice(0, limit).map(({ key, reads }) => {
-      const entry = this.l1.get(key, now);
-      return { key, reads, link: entry && 'link' in entry ? entry.link : null };
-    });
+    return this.hot
+      .hotKeys(now)
+      .slice(0, limit)
+      .map(({ key, reads }) => {
+        const entry = this.l1.get(key, now);
+        return { key, reads, link: entry && 'link' in entry ? entry.link : null };
+      });
   }
 
   private redis<T>(op: () => Promise<T>): Promise<T> {

@@ -16,7 +16,16 @@ async function main() {
     const cache = get<CacheStore>(CACHE_STORE);
     const filter = new BloomFilter(cache, config.redirect.bloom);
     const result = await new BloomMaintainer(filter, cache, get<LinkRepository>(LINK_REPOSITORY)).rebuild();
-    console.log(JSON.stringify({ result, partitions: filter.options.partitions, bitsPerPartition: filter.bitsPerPartition, hashes: filter.hashes, capacity: filter.options.capacity, ms: Date.now() - started }));
+    console.log(
+      JSON.stringify({
+        result,
+        partitions: filter.options.partitions,
+        bitsPerPartition: filter.bitsPerPartition,
+        hashes: filter.hashes,
+        capacity: filter.options.capacity,
+        ms: Date.now() - started,
+      }),
+    );
     process.exitCode = result === 'built' ? 0 : 3;
   });
 }

@@ -7,7 +7,8 @@ import { exportLinks } from '@shortlink/link-transfer';
  * CSV through the export API, newest first, every field in the columns links:import reads back, a
  * password as its argon2id hash (the key needs links:write for those; the file is as sensitive).
  */
-const USAGE = 'usage: npm run links:export -- [--api http://127.0.0.1:8081] [--out links.csv] [--tag T] [--domain D] [--status active|disabled|expired]\nthe API key: SHORTLINK_API_KEY';
+const USAGE =
+  'usage: npm run links:export -- [--api http://127.0.0.1:8081] [--out links.csv] [--tag T] [--domain D] [--status active|disabled|expired]\nthe API key: SHORTLINK_API_KEY';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -28,7 +29,12 @@ async function main(): Promise<number> {
   }
   const output = values.out ? createWriteStream(values.out) : process.stdout;
   const exported = await exportLinks({
-    api: values.api!, apiKey, output, tag: values.tag, domain: values.domain, status,
+    api: values.api!,
+    apiKey,
+    output,
+    tag: values.tag,
+    domain: values.domain,
+    status,
     onProgress: (n) => values.out && process.stderr.write(`\r${n} links`),
     onWarning: (message) => console.error(`warning: ${message}`),
   });

@@ -35,7 +35,12 @@ async function main(): Promise<number> {
     return values.help ? 0 : 2;
   }
   const out = values.out ?? file.replace(/(\.[^./]+)?$/, '.results.csv');
-  const bar = new SingleBar({ format: 'import |{bar}| {percentage}% | {value}/{total} rows | {speed} rows/s | ETA {eta_formatted} | {failed} failed', etaBuffer: 50, hideCursor: true, stream: process.stderr });
+  const bar = new SingleBar({
+    format: 'import |{bar}| {percentage}% | {value}/{total} rows | {speed} rows/s | ETA {eta_formatted} | {failed} failed',
+    etaBuffer: 50,
+    hideCursor: true,
+    stream: process.stderr,
+  });
   const started = Date.now();
   let barStarted = false;
   const summary = await importLinks({

@@ -33,7 +33,8 @@ interface Args {
 
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
-  if (!command || !['plan', 'run', 'status', 'abort'].includes(command)) throw new UsageError(command ? `unknown command "${command}"` : 'a command is required');
+  if (!command || !['plan', 'run', 'status', 'abort'].includes(command))
+    throw new UsageError(command ? `unknown command "${command}"` : 'a command is required');
   const add: Array<{ name: string; weight?: number }> = [];
   const remove: string[] = [];
   const weights: Record<string, number> = {};
@@ -114,16 +115,25 @@ function printPlan(plan: ReshardPlan): void {
 }
 
 function printStatus(s: ReshardStatus): void {
-  console.log(s.ring ? `ring version ${s.ring.version}: ${describeSpec(s.ring.spec)}${s.ring.move ? `\n  move ${s.ring.move.id}: ${s.ring.move.phase} → ${describeSpec(s.ring.move.to)}` : ''}` : 'no ring yet');
+  console.log(
+    s.ring
+      ? `ring version ${s.ring.version}: ${describeSpec(s.ring.spec)}${s.ring.move ? `\n  move ${s.ring.move.id}: ${s.ring.move.phase} → ${describeSpec(s.ring.move.to)}` : ''}`
+      : 'no ring yet',
+  );
   console.log(`\nversions: ${s.history.map((v) => `v${v.version}${v.move ? `(${v.move.phase})` : ''}`).join(' ')}`);
   if (s.move) {
     const p = s.move.progress;
     console.log(`\nmove ${p.id} (${s.move.finished ? 'finished' : 'unfinished'}): ${p.description}`);
-    console.log(`  step ${p.step}; ${p.copied} copied, ${p.skipped} already there, ${p.repaired} repaired, ${p.cleaned} cleaned up of ${p.plan.moving} moving (${p.plan.examined} links)`);
+    console.log(
+      `  step ${p.step}; ${p.copied} copied, ${p.skipped} already there, ${p.repaired} repaired, ${p.cleaned} cleaned up of ${p.plan.moving} moving (${p.plan.examined} links)`,
+    );
     if (p.error) console.log(`  last error: ${p.error}`);
     if (s.move.owner) console.log(`  held by ${s.move.owner}, ${s.move.ownerAgeMs === null ? '?' : Math.round(s.move.ownerAgeMs / 1000)} s ago`);
     console.log(`  timings (ms): ${JSON.stringify(p.timings)}`);
-    for (const f of p.verify ?? []) console.log(`  verified ${`${f.from}->${f.to}`.padEnd(12)} source ${f.sourceRows} rows ${f.sourceChecksum}  target ${f.targetRows} rows ${f.targetChecksum}`);
+    for (const f of p.verify ?? [])
+      console.log(
+        `  verified ${`${f.from}->${f.to}`.padEnd(12)} source ${f.sourceRows} rows ${f.sourceChecksum}  target ${f.targetRows} rows ${f.targetChecksum}`,
+      );
   }
   console.log(`\napp instances (${s.watchers.length}):`);
   for (const w of s.watchers) console.log(`  ${w.instanceId.padEnd(48)} ${w.app.padEnd(12)} v${w.version}  seen ${Math.round(w.ageMs)} ms ago`);

@@ -23,16 +23,31 @@ async function main() {
   // start-up lines name the app whose logger it is while they are written.
   // A first run without SHORTLINK_BOOTSTRAP_API_KEY creates the operator tenant with a generated key.
   const generation = await createApp({
-    name: 'generation', config, feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }), ports: ports.bridge(GENERATION_PORTS),
-    requestLog: true, openApi: GENERATION_API, logDestination: out,
+    name: 'generation',
+    config,
+    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }),
+    ports: ports.bridge(GENERATION_PORTS),
+    requestLog: true,
+    openApi: GENERATION_API,
+    logDestination: out,
   });
   await generation.listen(config.ports.generation, host);
   const redirect = await createApp({
-    name: 'redirect', config, feature: RedirectFeatureModule.forRoot(config), ports: ports.bridge(REDIRECT_PORTS), requestLog: false, logDestination: out,
+    name: 'redirect',
+    config,
+    feature: RedirectFeatureModule.forRoot(config),
+    ports: ports.bridge(REDIRECT_PORTS),
+    requestLog: false,
+    logDestination: out,
   });
   await redirect.listen(config.ports.redirect, host);
   const analytics = await createApp({
-    name: 'analytics', config, feature: AnalyticsFeatureModule.forRoot(), ports: ports.bridge(ANALYTICS_PORTS), requestLog: true, openApi: ANALYTICS_OPENAPI,
+    name: 'analytics',
+    config,
+    feature: AnalyticsFeatureModule.forRoot(),
+    ports: ports.bridge(ANALYTICS_PORTS),
+    requestLog: true,
+    openApi: ANALYTICS_OPENAPI,
     logDestination: out,
   });
   await connectClickConsumer(analytics, config);
@@ -55,7 +70,9 @@ async function main() {
   out.write(
     [
       '',
-      'shortlink is running (embedded profile: ' + `${config.db.driver} shards, ${config.cache.driver} cache, ${config.bus.driver} bus, ${config.olap.driver} analytics` + `, data in ${config.runtime.dataDir})`,
+      'shortlink is running (embedded profile: ' +
+        `${config.db.driver} shards, ${config.cache.driver} cache, ${config.bus.driver} bus, ${config.olap.driver} analytics` +
+        `, data in ${config.runtime.dataDir})`,
       `  generation  ${g}`,
       `  redirect    http://${host}:${config.ports.redirect}`,
       `  analytics   http://${host}:${config.ports.analytics}`,

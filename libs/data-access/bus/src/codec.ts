@@ -83,7 +83,11 @@ export function encodeClickRecord(events: readonly ClickEvent[]): Buffer {
   body.varint(events.length);
   let previous = 0;
   for (const e of events) {
-    const flags = (e.kind === 'orphan' ? F_ORPHAN : 0) | (e.country !== null ? F_COUNTRY : 0) | (e.refererHost !== null ? F_REFERER : 0) | (e.variant !== null ? F_VARIANT : 0);
+    const flags =
+      (e.kind === 'orphan' ? F_ORPHAN : 0) |
+      (e.country !== null ? F_COUNTRY : 0) |
+      (e.refererHost !== null ? F_REFERER : 0) |
+      (e.variant !== null ? F_VARIANT : 0);
     body.u8(flags);
     body.varint(intern(e.producer));
     body.varint(e.seq);
@@ -179,7 +183,21 @@ export function decodeClickRecord(value: Buffer | string | null | undefined): Cl
       const refererHost = flags & F_REFERER ? str(r.varint()) : null;
       const userAgent = str(r.varint());
       const variant = flags & F_VARIANT ? r.varint() : null;
-      events[i] = { producer, seq, kind: flags & F_ORPHAN ? 'orphan' : 'click', occurredAt, tenantId, linkId, domain, code, visitor, country, refererHost, userAgent, variant };
+      events[i] = {
+        producer,
+        seq,
+        kind: flags & F_ORPHAN ? 'orphan' : 'click',
+        occurredAt,
+        tenantId,
+        linkId,
+        domain,
+        code,
+        visitor,
+        country,
+        refererHost,
+        userAgent,
+        variant,
+      };
     }
     return r.done ? events : 'malformed';
   } catch {

@@ -28,4 +28,3 @@ export const consoleWarnLogger: BusLogger = (entry) => {
   if (entry.level === 'error') console.error(line, entry.extra ?? '');
   else console.warn(line, entry.extra ?? '');
 };
-

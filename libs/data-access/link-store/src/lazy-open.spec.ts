@@ -4,11 +4,15 @@ describe('LazyOpen', () => {
   it('opens once for concurrent callers, retries after a failure once the retry delay passed', async () => {
     let attempts = 0;
     let fail = true;
-    const lazy = new LazyOpen('thing', async () => {
-      attempts++;
-      if (fail) throw new Error('ECONNREFUSED');
-      return { close: async () => undefined };
-    }, 50);
+    const lazy = new LazyOpen(
+      'thing',
+      async () => {
+        attempts++;
+        if (fail) throw new Error('ECONNREFUSED');
+        return { close: async () => undefined };
+      },
+      50,
+    );
     await expect(Promise.all([lazy.get(), lazy.get()])).rejects.toThrow('ECONNREFUSED');
     expect(attempts).toBe(1);
     await expect(lazy.get()).rejects.toThrow(/unreachable \(ECONNREFUSED\); retrying/);
@@ -31,11 +35,15 @@ describe('forwardWhenOpen', () => {
   it('opens on the first call, forwards arguments and results, fails calls while closed, and has only the prototype’s methods', async () => {
     let opened = 0;
     let up = true;
-    const lazy = new LazyOpen('meta', async () => {
-      opened++;
-      if (!up) throw new Error('ECONNREFUSED');
-      return { part: new Adder(), close: async () => undefined };
-    }, 0);
+    const lazy = new LazyOpen(
+      'meta',
+      async () => {
+        opened++;
+        if (!up) throw new Error('ECONNREFUSED');
+        return { part: new Adder(), close: async () => undefined };
+      },
+      0,
+    );
     const part = forwardWhenOpen(lazy, (s) => s.part, Adder.prototype);
     expect(opened).toBe(0);
     expect(await Promise.resolve(part)).toBe(part);

@@ -9,7 +9,22 @@ export const MODERATION_TO_DB: Readonly<Record<Moderation, number>> = { clear: 0
 const MODERATION_FROM_DB: Readonly<Record<number, Moderation>> = { 0: 'clear', 1: 'flagged', 2: 'banned' };
 
 /** Columns of `links` in the order both backends select and insert them. */
-export const LINK_COLUMNS = ['id', 'domain', 'code', 'target_url', 'tenant_id', 'created_at', 'updated_at', 'expires_at', 'status', 'redirect_type', 'version', 'moderation', 'title', 'options'] as const;
+export const LINK_COLUMNS = [
+  'id',
+  'domain',
+  'code',
+  'target_url',
+  'tenant_id',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'status',
+  'redirect_type',
+  'version',
+  'moderation',
+  'title',
+  'options',
+] as const;
 
 export interface LinkRow {
   id: string | number | bigint;
@@ -152,7 +167,10 @@ const canonical = (v: unknown): string =>
 /** Digest of every column and tag (dates as epoch ms, so both backends agree), 64 bits in hex. */
 export function rowChecksum(data: RowData): string {
   const tags = data.tags.map(([t, tag]) => `${t}\u0002${tag}`).sort();
-  return createHash('sha256').update(`${data.values.map(canonical).join('\u0001')}\u0003${tags.join('\u0001')}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${data.values.map(canonical).join('\u0001')}\u0003${tags.join('\u0001')}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export const COLUMN_INDEX = Object.fromEntries(LINK_COLUMNS.map((c, i) => [c, i])) as Record<(typeof LINK_COLUMNS)[number], number>;

@@ -1,6 +1,20 @@
 import {
-  BreakdownRow, ClickAggregateStore, ConsumerProgress, Dimension, DIMENSION_ID, Granularity, LinkScope, OrphanQuery, OrphanResult, ProducerMark, RangeQuery, Retention,
-  SeriesPoint, SeriesResult, TopLinkRow, VisitorMinuteRow,
+  BreakdownRow,
+  ClickAggregateStore,
+  ConsumerProgress,
+  Dimension,
+  DIMENSION_ID,
+  Granularity,
+  LinkScope,
+  OrphanQuery,
+  OrphanResult,
+  ProducerMark,
+  RangeQuery,
+  Retention,
+  SeriesPoint,
+  SeriesResult,
+  TopLinkRow,
+  VisitorMinuteRow,
 } from '@shortlink/clicks-domain';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { CLICK_MIGRATIONS, OlapMigration, ROW_KIND, runOlapMigrations } from './migrations';
@@ -171,7 +185,9 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
         this.executor.queryJsonEachRow<{ domain: string; code: string; n_visits: Int64 }>(
           `SELECT domain, code, sumMerge(clicks) AS n_visits FROM ${table} WHERE ${where} GROUP BY domain, code ORDER BY n_visits DESC, domain, code LIMIT ${sqlNumber(positive(q.limit))}`,
         ),
-        this.executor.queryJsonEachRow<{ n_visits: Int64; n_visitors: Int64 }>(`SELECT sumMerge(clicks) AS n_visits, uniqCombinedMerge(visitors) AS n_visitors FROM ${table} WHERE ${where}`),
+        this.executor.queryJsonEachRow<{ n_visits: Int64; n_visitors: Int64 }>(
+          `SELECT sumMerge(clicks) AS n_visits, uniqCombinedMerge(visitors) AS n_visitors FROM ${table} WHERE ${where}`,
+        ),
       ]),
     );
     return {
@@ -218,7 +234,12 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
       return await query();
     } catch (error) {
       if (error instanceof OlapError && error.clickhouseCode === undefined) {
-        throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the analytics store is unavailable; retry shortly', { retryAfterSeconds: 5 }, { cause: error });
+        throw new DomainError(
+          ErrorCode.DEPENDENCY_UNAVAILABLE,
+          'the analytics store is unavailable; retry shortly',
+          { retryAfterSeconds: 5 },
+          { cause: error },
+        );
       }
       throw error;
     }
@@ -280,8 +301,22 @@ function toInputRow(r: VisitorMinuteRow): InputRow {
     clicks.push(d.clicks);
   }
   return {
-    kind: ROW_KIND.aggregate, tenant_id: r.tenantId, domain: r.domain, code: r.code, minute: r.minute, bot: r.bot ? 1 : 0, visitor: r.visitor, clicks: r.clicks,
-    dims, dim_values: values, dim_clicks: clicks, source: '', source_partition: 0, last_offset: '0', producer: '', last_seq: 0,
+    kind: ROW_KIND.aggregate,
+    tenant_id: r.tenantId,
+    domain: r.domain,
+    code: r.code,
+    minute: r.minute,
+    bot: r.bot ? 1 : 0,
+    visitor: r.visitor,
+    clicks: r.clicks,
+    dims,
+    dim_values: values,
+    dim_clicks: clicks,
+    source: '',
+    source_partition: 0,
+    last_offset: '0',
+    producer: '',
+    last_seq: 0,
   };
 }
 
@@ -293,14 +328,33 @@ function toProgressRow(p: ConsumerProgress): InputRow {
     throw new TypeError(`ConsumerProgress.lastOffset must be a non-negative decimal integer string, got ${JSON.stringify(p.lastOffset)}`);
   }
   if (typeof p.source !== 'string' || p.source === '') throw new TypeError('ConsumerProgress.source must be a non-empty string');
-  return { kind: ROW_KIND.progress, ...EMPTY, minute: 0, source: p.source, source_partition: p.partition, last_offset: p.lastOffset, producer: '', last_seq: 0 };
+  return {
+    kind: ROW_KIND.progress,
+    ...EMPTY,
+    minute: 0,
+    source: p.source,
+    source_partition: p.partition,
+    last_offset: p.lastOffset,
+    producer: '',
+    last_seq: 0,
+  };
 }
 
 function toMarkRow(m: ProducerMark, day: number): InputRow {
   assertUInt(m.partition, 'partition', 0xffff_ffff, 'ProducerMark');
   assertUInt(m.lastSeq, 'lastSeq', Number.MAX_SAFE_INTEGER, 'ProducerMark');
-  if (typeof m.source !== 'string' || m.source === '' || typeof m.producer !== 'string') throw new TypeError('ProducerMark.source and producer must be strings');
-  return { kind: ROW_KIND.mark, ...EMPTY, minute: day, source: m.source, source_partition: m.partition, last_offset: '0', producer: m.producer, last_seq: m.lastSeq };
+  if (typeof m.source !== 'string' || m.source === '' || typeof m.producer !== 'string')
+    throw new TypeError('ProducerMark.source and producer must be strings');
+  return {
+    kind: ROW_KIND.mark,
+    ...EMPTY,
+    minute: day,
+    source: m.source,
+    source_partition: m.partition,
+    last_offset: '0',
+    producer: m.producer,
+    last_seq: m.lastSeq,
+  };
 }
 
 /** DateTime holds 1970..2106; a bound outside it means "from the start" / "to the end". NaN stays NaN (refused). */

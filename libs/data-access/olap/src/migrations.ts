@@ -184,7 +184,9 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
       `INSERT INTO ${db}.link_minute SELECT tenant_id, domain, code, minute, toUInt8(0), clicks, visitors FROM ${db}.clicks_minute
       WHERE (SELECT count() FROM ${db}.link_minute) = 0`,
       ...(['hour', 'day'] as const).map(
-        (g) => `INSERT INTO ${db}.link_${g} SELECT tenant_id, domain, code, ${BUCKET_OF[g].replace('minute', 'm')} AS t, toUInt8(0) AS bot, sumMergeState(clicks) AS clicks, uniqCombinedMergeState(visitors) AS visitors
+        (
+          g,
+        ) => `INSERT INTO ${db}.link_${g} SELECT tenant_id, domain, code, ${BUCKET_OF[g].replace('minute', 'm')} AS t, toUInt8(0) AS bot, sumMergeState(clicks) AS clicks, uniqCombinedMergeState(visitors) AS visitors
         FROM (SELECT tenant_id, domain, code, minute AS m, clicks, visitors FROM ${db}.clicks_minute WHERE (SELECT count() FROM ${db}.link_${g}) = 0)
         GROUP BY tenant_id, domain, code, t`,
       ),
@@ -216,19 +218,13 @@ export async function runOlapMigrations(
   const db = sqlIdentifier(database);
   assertOrdered(migrations);
   await executor.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
-  await executor.command(
-    `CREATE TABLE IF NOT EXISTS ${db}._migrations (name String, applied_at DateTime) ENGINE = MergeTree() ORDER BY name`,
-  );
-  const done = new Set(
-    (await executor.queryJsonEachRow<{ name: string }>(`SELECT DISTINCT name FROM ${db}._migrations`)).map((r) => r.name),
-  );
+  await executor.command(`CREATE TABLE IF NOT EXISTS ${db}._migrations (name String, applied_at DateTime) ENGINE = MergeTree() ORDER BY name`);
+  const done = new Set((await executor.queryJsonEachRow<{ name: string }>(`SELECT DISTINCT name FROM ${db}._migrations`)).map((r) => r.name));
   const applied: string[] = [];
   for (const migration of migrations) {
     if (done.has(migration.name)) continue;
     for (const statement of migration.statements(db)) await executor.command(statement);
-    await executor.command(
-      `INSERT INTO ${db}._migrations (name, applied_at) SELECT ${sqlString(migration.name)}, ${sqlDateTime(now())}`,
-    );
+    await executor.command(`INSERT INTO ${db}._migrations (name, applied_at) SELECT ${sqlString(migration.name)}, ${sqlDateTime(now())}`);
     applied.push(migration.name);
   }
   return applied;

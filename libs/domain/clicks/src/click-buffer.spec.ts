@@ -8,9 +8,20 @@ describe('ClickBuffer', () => {
   it('drops and counts events beyond its capacity without blocking the caller', async () => {
     const sent: Ev[][] = [];
     let release!: () => void;
-    const sink: ClickEventSink = { send: (b) => new Promise<void>((r) => { sent.push([...b]); release = r; }), close: async () => undefined };
+    const sink: ClickEventSink = {
+      send: (b) =>
+        new Promise<void>((r) => {
+          sent.push([...b]);
+          release = r;
+        }),
+      close: async () => undefined,
+    };
     const dropped: number[] = [];
-    const buffer = new ClickBuffer<Ev>(sink, { capacity: 3, batchSize: 10, flushIntervalMs: 1000 }, { dropped: (n) => dropped.push(n), sendFailed: () => undefined });
+    const buffer = new ClickBuffer<Ev>(
+      sink,
+      { capacity: 3, batchSize: 10, flushIntervalMs: 1000 },
+      { dropped: (n) => dropped.push(n), sendFailed: () => undefined },
+    );
     expect([1, 2, 3, 4, 5].map((i) => buffer.push(ev(i)))).toEqual([true, true, true, false, false]);
     expect(buffer.dropped).toBe(2);
     expect(dropped).toEqual([1, 1]);

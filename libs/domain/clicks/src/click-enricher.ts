@@ -60,8 +60,19 @@ export class ClickEnricher {
         else refererHost = cached;
       }
       out[i] = {
-        producer: this.producer, seq: r.seq, kind: r.kind, occurredAt: r.at, tenantId: r.tenantId, linkId: r.linkId, domain: r.domain, code: r.code,
-        visitor, country, refererHost, userAgent, variant: r.variant,
+        producer: this.producer,
+        seq: r.seq,
+        kind: r.kind,
+        occurredAt: r.at,
+        tenantId: r.tenantId,
+        linkId: r.linkId,
+        domain: r.domain,
+        code: r.code,
+        visitor,
+        country,
+        refererHost,
+        userAgent,
+        variant: r.variant,
       };
     }
     return out;

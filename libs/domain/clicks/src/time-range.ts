@@ -13,7 +13,11 @@ export function parseInstant(name: string, value: string | undefined, fallback: 
   if (value === undefined || value === '') return fallback;
   const seconds = /^\d{1,10}$/.test(value) ? Number(value) : (parseIsoInstant(value) ?? NaN) / 1000;
   if (!Number.isFinite(seconds)) {
-    throw new DomainError(ErrorCode.INVALID_TIME_RANGE, `${name} must be epoch seconds or an ISO 8601 date or date-time with a zone, e.g. 2026-12-03T10:00:00Z`, { parameter: name });
+    throw new DomainError(
+      ErrorCode.INVALID_TIME_RANGE,
+      `${name} must be epoch seconds or an ISO 8601 date or date-time with a zone, e.g. 2026-12-03T10:00:00Z`,
+      { parameter: name },
+    );
   }
   if (seconds < MIN_EPOCH_SECONDS || seconds > MAX_EPOCH_SECONDS) {
     throw new DomainError(ErrorCode.INVALID_TIME_RANGE, `${name} must lie between 1970-01-01 and 2106-02-07`, { parameter: name });
@@ -57,7 +61,11 @@ export function resolveRange(request: RangeRequest, nowSeconds: number, retentio
   const from = Math.floor(rawFrom / step) * step;
   const to = Math.min(Math.ceil(rawTo / step) * step, MAX_EPOCH_SECONDS + 1 - step);
   if (to - from > MAX_RANGE_SECONDS[granularity]) {
-    throw new DomainError(ErrorCode.INVALID_TIME_RANGE, `the range may span at most ${MAX_RANGE_SECONDS[granularity] / 86_400} days at ${granularity} granularity`, { from: rawFrom, to: rawTo, granularity });
+    throw new DomainError(
+      ErrorCode.INVALID_TIME_RANGE,
+      `the range may span at most ${MAX_RANGE_SECONDS[granularity] / 86_400} days at ${granularity} granularity`,
+      { from: rawFrom, to: rawTo, granularity },
+    );
   }
   if (from >= to) throw new DomainError(ErrorCode.INVALID_TIME_RANGE, 'the range is empty', { from: rawFrom, to: rawTo });
   return { from, to, granularity };

@@ -57,4 +57,3 @@ export class DomainError extends Error {
     this.name = 'DomainError';
   }
 }
-

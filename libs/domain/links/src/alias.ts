@@ -15,11 +15,39 @@ export const LEGACY_CODE_MAX = 64;
  * unreachable or misleading (docs/design.md, "URL safety"). Compared case-insensitively.
  */
 export const RESERVED_PATHS: ReadonlySet<string> = new Set([
-  'api', 'docs', 'health', 'metrics', 'internal', 'admin', 'dashboard', 'static', 'assets', 'favicon.ico', 'robots.txt', 'sitemap.xml',
-  'login', 'logout', 'signin', 'signup', 'account', 'settings', 'billing', 'support', 'help', 'status', 'about', 'terms', 'privacy',
-  'well-known', 'www', 'app', 'null', 'undefined',
+  'api',
+  'docs',
+  'health',
+  'metrics',
+  'internal',
+  'admin',
+  'dashboard',
+  'static',
+  'assets',
+  'favicon.ico',
+  'robots.txt',
+  'sitemap.xml',
+  'login',
+  'logout',
+  'signin',
+  'signup',
+  'account',
+  'settings',
+  'billing',
+  'support',
+  'help',
+  'status',
+  'about',
+  'terms',
+  'privacy',
+  'well-known',
+  'www',
+  'app',
+  'null',
+  'undefined',
   // The API's own paths next to /api/v1/links/{code}.
-  'batch', 'bulk',
+  'batch',
+  'bulk',
 ]);
 
 /** A code is reserved when its first segment is (`docs/x` is as much ours as `docs`). */
@@ -30,7 +58,9 @@ export const isReservedCode = (code: string): boolean => {
 
 export function checkAlias(alias: unknown): string {
   if (typeof alias !== 'string' || !ALIAS_PATTERN.test(alias)) {
-    throw new DomainError(ErrorCode.INVALID_ALIAS, 'alias must be 3-64 characters of letters, digits, "_" or "-", starting with a letter or digit', { field: 'alias' });
+    throw new DomainError(ErrorCode.INVALID_ALIAS, 'alias must be 3-64 characters of letters, digits, "_" or "-", starting with a letter or digit', {
+      field: 'alias',
+    });
   }
   if (RESERVED_PATHS.has(alias.toLowerCase())) throw new DomainError(ErrorCode.ALIAS_RESERVED, `alias "${alias}" is reserved`, { alias, field: 'alias' });
   return alias;

@@ -14,9 +14,28 @@ export { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
 export { EDITABLE_FIELDS, type LinkEdit, LinkService } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
-  CODE_SECRET, DuplicateLinkError, type IdBlock, type InsertOptions, LINK_CACHE_WRITER, LINK_CHANGE_FEED, LINK_REPOSITORY, LINK_RESOLVER, type LinkCacheWriter,
-  type LinkChange, type LinkChangeFeed, type LinkListQuery, type LinkRepository, type LinkResolver, PASSWORD_HASHER, type PasswordHasher, type ResolvedLink,
-  type RetiredCode, SEQUENCE_STORE, type SequenceStore, type StatementOutcome, URL_POLICY,
+  CODE_SECRET,
+  DuplicateLinkError,
+  type IdBlock,
+  type InsertOptions,
+  LINK_CACHE_WRITER,
+  LINK_CHANGE_FEED,
+  LINK_REPOSITORY,
+  LINK_RESOLVER,
+  type LinkCacheWriter,
+  type LinkChange,
+  type LinkChangeFeed,
+  type LinkListQuery,
+  type LinkRepository,
+  type LinkResolver,
+  PASSWORD_HASHER,
+  type PasswordHasher,
+  type ResolvedLink,
+  type RetiredCode,
+  SEQUENCE_STORE,
+  type SequenceStore,
+  type StatementOutcome,
+  URL_POLICY,
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
 export { encodeQueryPart } from './redirect/target-url';

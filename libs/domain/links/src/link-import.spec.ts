@@ -21,8 +21,13 @@ describe('LinkService: creates that carry a link over from an export', () => {
     const cache = new RecordingLinkCache();
     return new LinkService(
       {
-        links: new InMemoryLinkRepository(), ids: new SegmentIdAllocator(sequence, 'links', 10), codes: new SequenceCodeStrategy('secret'), cache,
-        changes: new ChangePropagation(cache, new RecordingChangeFeed()), passwords: plainPasswords, urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
+        links: new InMemoryLinkRepository(),
+        ids: new SegmentIdAllocator(sequence, 'links', 10),
+        codes: new SequenceCodeStrategy('secret'),
+        cache,
+        changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        passwords: plainPasswords,
+        urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
       },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 86_400_000 },
     );
@@ -33,7 +38,10 @@ describe('LinkService: creates that carry a link over from an export', () => {
     expect((await service.create({ tenantId: 't1', url: 'https://example.com/a', status: 'disabled' })).status).toBe('disabled');
     expect((await service.create({ tenantId: 't1', url: 'https://example.com/b', status: 'disabled', title: 'Old' })).status).toBe('disabled');
     expect((await service.create({ tenantId: 't1', url: 'https://example.com/c', status: 'active' })).status).toBe('active');
-    await expect(service.create({ tenantId: 't1', url: 'https://example.com/d', status: 'expired' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'status' } });
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com/d', status: 'expired' })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'status' },
+    });
   });
 
   it('stores a password hash as given, never hashing it again, and refuses it beside a password', async () => {
@@ -41,7 +49,8 @@ describe('LinkService: creates that carry a link over from an export', () => {
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/a', passwordHash: HASH });
     expect(link.passwordHash).toBe(HASH);
     await expect(service.create({ tenantId: 't1', url: 'https://example.com/b', passwordHash: HASH, password: 'hunter22' })).rejects.toMatchObject({
-      code: 'VALIDATION_FAILED', details: { field: 'passwordHash' },
+      code: 'VALIDATION_FAILED',
+      details: { field: 'passwordHash' },
     });
   });
 
@@ -50,9 +59,19 @@ describe('LinkService: creates that carry a link over from an export', () => {
     expect(checkPasswordHash(phc('m=65536,t=2,p=4'))).toBeTruthy();
     expect(checkPasswordHash(null)).toBeNull();
     const refused = [
-      'hunter22', `${HASH}x!`, HASH.replace('argon2id', 'argon2i'), HASH.replace('v=19', 'v=16'), '$2b$10$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234',
-      phc('m=19456,t=2,p=1,keyid=abc'), HASH.replace(/\$[^$]+$/, '$short'), 42,
-      phc('m=4194304,t=1,p=1'), phc('m=65536,t=3,p=1'), phc('m=19456,t=11,p=1'), phc('m=19456,t=2,p=8'), phc('m=16,t=2,p=4'),
+      'hunter22',
+      `${HASH}x!`,
+      HASH.replace('argon2id', 'argon2i'),
+      HASH.replace('v=19', 'v=16'),
+      '$2b$10$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234',
+      phc('m=19456,t=2,p=1,keyid=abc'),
+      HASH.replace(/\$[^$]+$/, '$short'),
+      42,
+      phc('m=4194304,t=1,p=1'),
+      phc('m=65536,t=3,p=1'),
+      phc('m=19456,t=11,p=1'),
+      phc('m=19456,t=2,p=8'),
+      phc('m=16,t=2,p=4'),
     ];
     for (const value of refused) {
       let error: unknown;
@@ -78,9 +97,14 @@ describe('LinkService: creates that carry a link over from an export', () => {
     expect((await service.prepare({ tenantId: 't1', url: 'https://example.com/x', legacyCode: 'q' })).alias).toBe('q');
     expect((await service.prepare({ tenantId: 't1', url: 'https://example.com/x', legacyCode: 'q', title: 'T' })).alias).toBe('q');
     await expect(service.create({ tenantId: 't1', url: 'https://example.com/again', legacyCode: 'zz' })).rejects.toMatchObject({ code: 'ALIAS_TAKEN' });
-    await expect(service.create({ tenantId: 't1', url: 'https://example.com/x', alias: 'zz' })).rejects.toMatchObject({ code: 'INVALID_ALIAS', details: { field: 'alias' } });
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com/x', alias: 'zz' })).rejects.toMatchObject({
+      code: 'INVALID_ALIAS',
+      details: { field: 'alias' },
+    });
     await expect(service.create({ tenantId: 't1', url: 'https://example.com/x', alias: 'blog/x' })).rejects.toMatchObject({ code: 'INVALID_ALIAS' });
-    await expect(service.create({ tenantId: 't1', url: 'https://example.com/x', alias: 'kept-1', legacyCode: 'kept-1' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com/x', alias: 'kept-1', legacyCode: 'kept-1' })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
   });
 
   it('refuses legacy codes that are not that shape, that end in a "go" segment, or whose first segment is one of our paths', () => {

@@ -42,7 +42,13 @@ export function checkExpiresAt(value: unknown, nowMs: number): Date | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || !/T/.test(value)) throw invalid('expiresAt', 'must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
   const ms = parseIsoInstant(value);
-  if (ms === null) throw invalid('expiresAt', /(Z|[+-]\d{2}:\d{2})$/.test(value) ? 'is not a valid date-time before the year 10000' : 'must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"');
+  if (ms === null)
+    throw invalid(
+      'expiresAt',
+      /(Z|[+-]\d{2}:\d{2})$/.test(value)
+        ? 'is not a valid date-time before the year 10000'
+        : 'must be an ISO 8601 date-time with a zone, e.g. "2027-01-31T12:00:00Z"',
+    );
   if (ms > MAX_EXPIRY_MS) throw invalid('expiresAt', 'is not a valid date-time before the year 10000');
   if (ms < nowMs + MIN_LIFETIME_MS) throw invalid('expiresAt', 'must be in the future');
   return new Date(ms);
@@ -66,7 +72,8 @@ export function checkTags(value: unknown): string[] {
   if (!Array.isArray(value)) throw invalid('tags', 'must be an array of strings');
   const tags: string[] = [];
   for (const t of value) {
-    if (typeof t !== 'string' || !TAG.test(t.trim())) throw invalid('tags', `must be 1-${LIMITS.tag} letters, digits, spaces or "_ . : / -", starting with a letter or digit`);
+    if (typeof t !== 'string' || !TAG.test(t.trim()))
+      throw invalid('tags', `must be 1-${LIMITS.tag} letters, digits, spaces or "_ . : / -", starting with a letter or digit`);
     const tag = t.trim();
     if (!tags.includes(tag)) tags.push(tag);
   }
@@ -74,11 +81,13 @@ export function checkTags(value: unknown): string[] {
   return tags;
 }
 
-const positiveInt = (field: string, max: number) => (value: unknown): number | null => {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) throw invalid(field, `must be an integer from 1 to ${max}`);
-  return value;
-};
+const positiveInt =
+  (field: string, max: number) =>
+  (value: unknown): number | null => {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) throw invalid(field, `must be an integer from 1 to ${max}`);
+    return value;
+  };
 
 export const checkMaxClicks = positiveInt('maxClicks', LIMITS.maxClicks);
 export const checkClicksPerIpPerMinute = positiveInt('clicksPerIpPerMinute', LIMITS.clicksPerIpPerMinute);
@@ -86,7 +95,8 @@ export const checkClicksPerIpPerMinute = positiveInt('clicksPerIpPerMinute', LIM
 /** The password as given (it is hashed before it is stored); null for none. */
 export function checkPassword(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value.length < LIMITS.passwordMin || value.length > LIMITS.passwordMax) throw invalid('password', `must be a string of ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters`);
+  if (typeof value !== 'string' || value.length < LIMITS.passwordMin || value.length > LIMITS.passwordMax)
+    throw invalid('password', `must be a string of ${LIMITS.passwordMin} to ${LIMITS.passwordMax} characters`);
   return value;
 }
 
@@ -111,7 +121,8 @@ export function checkPasswordHash(value: unknown): string | null {
   const m = typeof value === 'string' ? ARGON2ID_PHC.exec(value) : null;
   const [memory, passes, lanes] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
   const b = PASSWORD_HASH_BOUNDS;
-  if (!m || m[4].length % 4 === 1 || m[5].length % 4 === 1) throw invalid('passwordHash', 'must be an argon2id hash in PHC form ($argon2id$v=19$m=…,t=…,p=…$salt$hash)');
+  if (!m || m[4].length % 4 === 1 || m[5].length % 4 === 1)
+    throw invalid('passwordHash', 'must be an argon2id hash in PHC form ($argon2id$v=19$m=…,t=…,p=…$salt$hash)');
   if (memory < 8 * lanes || memory > b.maxMemoryKiB || passes > b.maxPasses || lanes > b.maxLanes || memory * passes > b.maxWork) {
     throw invalid('passwordHash', `must cost at most m=${b.maxMemoryKiB} KiB, t=${b.maxPasses}, p=${b.maxLanes} and m×t ≤ ${b.maxWork} (m ≥ 8×p)`);
   }
@@ -125,7 +136,8 @@ export function checkUtm(value: unknown): Utm | null {
   for (const [key, v] of Object.entries(value)) {
     if (!(UTM_KEYS as readonly string[]).includes(key)) throw invalid('utm', `has an unknown key "${key}" (allowed: ${UTM_KEYS.join(', ')})`);
     if (v === null || v === undefined) continue;
-    if (typeof v !== 'string' || v.trim() === '' || v.length > LIMITS.utmValue || /[\u0000-\u001f\u007f]/.test(v)) throw invalid(`utm.${key}`, `must be 1-${LIMITS.utmValue} printable characters`);
+    if (typeof v !== 'string' || v.trim() === '' || v.length > LIMITS.utmValue || /[\u0000-\u001f\u007f]/.test(v))
+      throw invalid(`utm.${key}`, `must be 1-${LIMITS.utmValue} printable characters`);
     utm[key] = v.trim();
   }
   return Object.keys(utm).length ? utm : null;
@@ -171,7 +183,8 @@ export async function checkDeviceTargets(value: unknown, url: UrlCheck): Promise
   if (!isObject(value)) throw invalid('deviceTargets', `must be an object with any of ${DEVICE_TARGETS.join(', ')}`);
   const checked = await inOrder(
     Object.entries(value).map(async ([device, target]) => {
-      if (!(DEVICE_TARGETS as readonly string[]).includes(device)) throw invalid('deviceTargets', `has an unknown device "${device}" (allowed: ${DEVICE_TARGETS.join(', ')})`);
+      if (!(DEVICE_TARGETS as readonly string[]).includes(device))
+        throw invalid('deviceTargets', `has an unknown device "${device}" (allowed: ${DEVICE_TARGETS.join(', ')})`);
       return [device, await url(target, `deviceTargets.${device}`)] as const;
     }),
   );
@@ -180,12 +193,14 @@ export async function checkDeviceTargets(value: unknown, url: UrlCheck): Promise
 
 export async function checkVariants(value: unknown, url: UrlCheck): Promise<Variant[] | null> {
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value) || value.length === 0 || value.length > LIMITS.variants) throw invalid('variants', `must be 1 to ${LIMITS.variants} of {url, weight}`);
+  if (!Array.isArray(value) || value.length === 0 || value.length > LIMITS.variants)
+    throw invalid('variants', `must be 1 to ${LIMITS.variants} of {url, weight}`);
   return inOrder(
     value.map(async (v: unknown, i) => {
       if (!isObject(v) || Object.keys(v).some((k) => k !== 'url' && k !== 'weight')) throw invalid(`variants.${i}`, 'must be {url, weight}');
       const weight = v.weight;
-      if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 1 || weight > LIMITS.variantWeight) throw invalid(`variants.${i}.weight`, `must be an integer from 1 to ${LIMITS.variantWeight}`);
+      if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 1 || weight > LIMITS.variantWeight)
+        throw invalid(`variants.${i}.weight`, `must be an integer from 1 to ${LIMITS.variantWeight}`);
       return { url: await url(v.url, `variants.${i}.url`), weight };
     }),
   );

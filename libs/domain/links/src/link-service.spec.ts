@@ -25,7 +25,12 @@ describe('LinkService', () => {
     const codes = new SequenceCodeStrategy('secret');
     const service = new LinkService(
       {
-        links: repo, ids: new SegmentIdAllocator(sequence(), 'links', 10), codes, cache, changes, passwords: plainPasswords,
+        links: repo,
+        ids: new SegmentIdAllocator(sequence(), 'links', 10),
+        codes,
+        cache,
+        changes,
+        passwords: plainPasswords,
         urls: new UrlPolicy({ shortDomains: ['sho.rt', 'go.example'] }),
         tenantDomains: { owns: async (tenant, domain) => tenant === 't1' && domain === 'own.example' },
         clock: { now: () => now.t },
@@ -63,14 +68,31 @@ describe('LinkService', () => {
   it('validates and stores every option, keeping only a hash of the password', async () => {
     const { service } = setup();
     const link = await service.create({
-      tenantId: 't1', url: 'https://example.com/x', title: ' Spring sale ', tags: ['promo', 'spring', 'promo'], maxClicks: 100, password: 'hunter22',
-      utm: { source: 'news', campaign: 'spring' }, forwardQuery: false, geoTargets: { de: 'https://example.de/', US: 'https://example.com/us' },
+      tenantId: 't1',
+      url: 'https://example.com/x',
+      title: ' Spring sale ',
+      tags: ['promo', 'spring', 'promo'],
+      maxClicks: 100,
+      password: 'hunter22',
+      utm: { source: 'news', campaign: 'spring' },
+      forwardQuery: false,
+      geoTargets: { de: 'https://example.de/', US: 'https://example.com/us' },
       deviceTargets: { ios: 'https://apps.apple.com/app/x', android: 'https://play.google.com/store/apps/x' },
-      variants: [{ url: 'https://example.com/a', weight: 3 }, { url: 'https://example.com/b', weight: 1 }], clicksPerIpPerMinute: 5,
+      variants: [
+        { url: 'https://example.com/a', weight: 3 },
+        { url: 'https://example.com/b', weight: 1 },
+      ],
+      clicksPerIpPerMinute: 5,
     });
     expect(link).toMatchObject({
-      title: 'Spring sale', tags: ['promo', 'spring'], maxClicks: 100, passwordHash: 'plain:hunter22', utm: { source: 'news', campaign: 'spring' }, forwardQuery: false,
-      geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' }, clicksPerIpPerMinute: 5,
+      title: 'Spring sale',
+      tags: ['promo', 'spring'],
+      maxClicks: 100,
+      passwordHash: 'plain:hunter22',
+      utm: { source: 'news', campaign: 'spring' },
+      forwardQuery: false,
+      geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' },
+      clicksPerIpPerMinute: 5,
     });
     expect(JSON.stringify(link)).not.toContain('"hunter22"');
   });
@@ -78,10 +100,22 @@ describe('LinkService', () => {
   it('refuses bad options with VALIDATION_FAILED naming the field, and stores nothing', async () => {
     const { service, repo } = setup();
     const bad: Array<Record<string, unknown>> = [
-      { redirectType: 307 }, { expiresAt: '2030-01-01T00:00:00' }, { expiresAt: 'tomorrow' }, { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) },
-      { tags: ['<script>'] }, { maxClicks: 0 }, { maxClicks: 1.5 }, { password: 'abc' }, { utm: { source: 'x', bogus: 'y' } }, { forwardQuery: 'yes' },
-      { geoTargets: { XYZ: 'https://example.com' } }, { deviceTargets: { windows: 'https://example.com' } }, { variants: [] },
-      { variants: [{ url: 'https://example.com', weight: 0 }] }, { clicksPerIpPerMinute: 100_000 }, { title: 'x'.repeat(201) },
+      { redirectType: 307 },
+      { expiresAt: '2030-01-01T00:00:00' },
+      { expiresAt: 'tomorrow' },
+      { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+      { tags: ['<script>'] },
+      { maxClicks: 0 },
+      { maxClicks: 1.5 },
+      { password: 'abc' },
+      { utm: { source: 'x', bogus: 'y' } },
+      { forwardQuery: 'yes' },
+      { geoTargets: { XYZ: 'https://example.com' } },
+      { deviceTargets: { windows: 'https://example.com' } },
+      { variants: [] },
+      { variants: [{ url: 'https://example.com', weight: 0 }] },
+      { clicksPerIpPerMinute: 100_000 },
+      { title: 'x'.repeat(201) },
     ];
     for (const extra of bad) {
       await expect(service.create({ tenantId: 't1', url: 'https://example.com', ...extra })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
@@ -91,7 +125,19 @@ describe('LinkService', () => {
 
   it('prepares a create without options (the fast path) exactly as the checks of each absent option would', async () => {
     const { service } = setup();
-    const nulls = { redirectType: null, expiresAt: null, title: null, tags: null, maxClicks: null, password: null, utm: null, geoTargets: null, deviceTargets: null, variants: null, clicksPerIpPerMinute: null };
+    const nulls = {
+      redirectType: null,
+      expiresAt: null,
+      title: null,
+      tags: null,
+      maxClicks: null,
+      password: null,
+      utm: null,
+      geoTargets: null,
+      deviceTargets: null,
+      variants: null,
+      clicksPerIpPerMinute: null,
+    };
     for (const url of ['https://example.com/a?b=c', 'https://pаypal.com/login']) {
       const checked = await service.prepare({ tenantId: 't1', url, forwardQuery: true }); // an option given: every check runs
       expect(await service.prepare({ tenantId: 't1', url })).toEqual(checked);
@@ -101,18 +147,40 @@ describe('LinkService', () => {
     // Each option alone leaves the fast path (none is dropped).
     const bare = await service.prepare({ tenantId: 't1', url: 'https://example.com/x' });
     const one = {
-      redirectType: 301, expiresAt: '2027-06-01T00:00:00Z', title: 'Sale', tags: ['promo'], maxClicks: 100, password: 'hunter22', utm: { source: 'news' }, forwardQuery: false,
-      geoTargets: { DE: 'https://example.de/' }, deviceTargets: { ios: 'https://apps.apple.com/app/x' }, variants: [{ url: 'https://example.com/a', weight: 3 }, { url: 'https://example.com/b', weight: 1 }],
+      redirectType: 301,
+      expiresAt: '2027-06-01T00:00:00Z',
+      title: 'Sale',
+      tags: ['promo'],
+      maxClicks: 100,
+      password: 'hunter22',
+      utm: { source: 'news' },
+      forwardQuery: false,
+      geoTargets: { DE: 'https://example.de/' },
+      deviceTargets: { ios: 'https://apps.apple.com/app/x' },
+      variants: [
+        { url: 'https://example.com/a', weight: 3 },
+        { url: 'https://example.com/b', weight: 1 },
+      ],
       clicksPerIpPerMinute: 5,
     };
-    for (const [field, value] of Object.entries(one)) expect(await service.prepare({ tenantId: 't1', url: 'https://example.com/x', [field]: value })).not.toEqual(bare);
+    for (const [field, value] of Object.entries(one))
+      expect(await service.prepare({ tenantId: 't1', url: 'https://example.com/x', [field]: value })).not.toEqual(bare);
   });
 
   it('applies the URL policy to every URL of a link, targets of options included', async () => {
     const { service } = setup();
-    await expect(service.create({ tenantId: 't1', url: 'https://bit.ly/x' })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'shortener' } });
-    await expect(service.create({ tenantId: 't1', url: 'https://example.com', geoTargets: { DE: 'http://127.0.0.1/' } })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'ip-literal' } });
-    await expect(service.create({ tenantId: 't1', url: 'https://example.com', variants: [{ url: 'https://go.example/x', weight: 1 }] })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'redirect-loop' } });
+    await expect(service.create({ tenantId: 't1', url: 'https://bit.ly/x' })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+      details: { reason: 'shortener' },
+    });
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com', geoTargets: { DE: 'http://127.0.0.1/' } })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+      details: { reason: 'ip-literal' },
+    });
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com', variants: [{ url: 'https://go.example/x', weight: 1 }] })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+      details: { reason: 'redirect-loop' },
+    });
     const flagged = await service.create({ tenantId: 't1', url: 'https://example.com', deviceTargets: { ios: 'https://pаypal.com/login' } });
     expect(flagged).toMatchObject({ moderation: 'flagged', moderationReason: expect.stringMatching(/^homograph/) });
   });
@@ -121,7 +189,10 @@ describe('LinkService', () => {
     const { service } = setup();
     expect((await service.create({ tenantId: 't1', url: 'https://example.com', domain: 'GO.example' })).domain).toBe('go.example');
     expect((await service.create({ tenantId: 't1', url: 'https://example.com', domain: 'own.example' })).domain).toBe('own.example');
-    await expect(service.create({ tenantId: 't2', url: 'https://example.com', domain: 'own.example' })).rejects.toMatchObject({ code: 'DOMAIN_NOT_ALLOWED', details: { field: 'domain', domain: 'own.example' } });
+    await expect(service.create({ tenantId: 't2', url: 'https://example.com', domain: 'own.example' })).rejects.toMatchObject({
+      code: 'DOMAIN_NOT_ALLOWED',
+      details: { field: 'domain', domain: 'own.example' },
+    });
   });
 
   it('refuses a taken alias with ALIAS_TAKEN, a reserved one with ALIAS_RESERVED, and keeps the first link', async () => {
@@ -146,7 +217,15 @@ describe('LinkService', () => {
     const { service, feed, cached } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/a', maxClicks: 5, tags: ['x'] });
     const edited = await service.update('t1', link, { url: 'https://example.com/b', maxClicks: null, tags: ['y', 'z'], status: 'disabled' }, null);
-    expect(edited).toMatchObject({ targetUrl: 'https://example.com/b', maxClicks: null, tags: ['y', 'z'], status: 'disabled', version: 2, code: link.code, domain: link.domain });
+    expect(edited).toMatchObject({
+      targetUrl: 'https://example.com/b',
+      maxClicks: null,
+      tags: ['y', 'z'],
+      status: 'disabled',
+      version: 2,
+      code: link.code,
+      domain: link.domain,
+    });
     expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', status: 'disabled', version: 2 });
     expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
     expect(await service.get('t1', link)).toEqual(edited);
@@ -178,7 +257,10 @@ describe('LinkService', () => {
   it('tells another tenant only that a deleted or expired alias is unavailable, as a taken one; its known holder gets the date', async () => {
     const { service, now } = setup();
     const refusal = async (tenantId: string, alias: string, domain?: string) => {
-      const error = await service.create({ tenantId, url: 'https://example.com/again', alias, domain }).then(() => null, (e: DomainError) => e);
+      const error = await service.create({ tenantId, url: 'https://example.com/again', alias, domain }).then(
+        () => null,
+        (e: DomainError) => e,
+      );
       return error && { code: error.code, message: error.message.replace(alias, 'ALIAS'), details: { ...error.details, alias: 'ALIAS' } };
     };
     const taken = await service.create({ tenantId: 't1', url: 'https://example.com/live', alias: 'live-one' });
@@ -213,7 +295,10 @@ describe('LinkService', () => {
   it('lists newest first across shards in pages with an opaque cursor, and filters', async () => {
     const { service } = setup();
     const made: Link[] = [];
-    for (let i = 0; i < 25; i++) made.push(await service.create({ tenantId: 't1', url: `https://example.com/${i}`, title: i % 5 === 0 ? `Big sale ${i}` : null, tags: i % 2 ? ['odd'] : [] }));
+    for (let i = 0; i < 25; i++)
+      made.push(
+        await service.create({ tenantId: 't1', url: `https://example.com/${i}`, title: i % 5 === 0 ? `Big sale ${i}` : null, tags: i % 2 ? ['odd'] : [] }),
+      );
     await service.create({ tenantId: 't2', url: 'https://example.com/other-tenant' });
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -224,7 +309,13 @@ describe('LinkService', () => {
     } while (cursor);
     expect(seen).toEqual(made.map((l) => l.id).reverse());
     expect((await service.list('t1', { limit: 100, tag: 'odd' })).links).toHaveLength(12);
-    expect((await service.list('t1', { limit: 100, q: 'BIG SALE' })).links.map((l) => l.title)).toEqual(['Big sale 20', 'Big sale 15', 'Big sale 10', 'Big sale 5', 'Big sale 0']);
+    expect((await service.list('t1', { limit: 100, q: 'BIG SALE' })).links.map((l) => l.title)).toEqual([
+      'Big sale 20',
+      'Big sale 15',
+      'Big sale 10',
+      'Big sale 5',
+      'Big sale 0',
+    ]);
     const first = await service.list('t1', { limit: 3, tag: 'odd' });
     await expect(service.list('t1', { limit: 3, cursor: first.nextCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
     await expect(service.list('t1', { limit: 3, cursor: 'garbage' })).rejects.toMatchObject({ code: 'INVALID_CURSOR' });

@@ -6,8 +6,21 @@ import { Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from '.
 import { ChangePropagation } from './change-propagation';
 import { ListCursors } from './listing';
 import {
-  checkClicksPerIpPerMinute, checkDeviceTargets, checkExpiresAt, checkForwardQuery, checkGeoTargets, checkMaxClicks, checkPassword, checkPasswordHash, checkRedirectType,
-  checkStatus, checkTags, checkTitle, checkUtm, checkVariants, UrlCheck,
+  checkClicksPerIpPerMinute,
+  checkDeviceTargets,
+  checkExpiresAt,
+  checkForwardQuery,
+  checkGeoTargets,
+  checkMaxClicks,
+  checkPassword,
+  checkPasswordHash,
+  checkRedirectType,
+  checkStatus,
+  checkTags,
+  checkTitle,
+  checkUtm,
+  checkVariants,
+  UrlCheck,
 } from './link-options';
 import { DuplicateLinkError, LinkCacheWriter, LinkRepository, PasswordHasher } from './ports';
 import { HostLookups, UrlFlag, UrlPolicy } from './url-policy';
@@ -41,7 +54,22 @@ export interface LinkCreation {
 }
 
 /** The fields a PATCH may change; absent: unchanged, null: cleared (back to the default). */
-export const EDITABLE_FIELDS = ['url', 'title', 'tags', 'maxClicks', 'password', 'utm', 'forwardQuery', 'geoTargets', 'deviceTargets', 'variants', 'clicksPerIpPerMinute', 'expiresAt', 'redirectType', 'status'] as const;
+export const EDITABLE_FIELDS = [
+  'url',
+  'title',
+  'tags',
+  'maxClicks',
+  'password',
+  'utm',
+  'forwardQuery',
+  'geoTargets',
+  'deviceTargets',
+  'variants',
+  'clicksPerIpPerMinute',
+  'expiresAt',
+  'redirectType',
+  'status',
+] as const;
 export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
 
 /** A create validated and ready to store: everything of the link but its id and code. */
@@ -151,7 +179,12 @@ export class LinkService {
         await this.links.insert(link, { relocatable: true });
         return this.afterCreate(link);
       } catch (error) {
-        if (error instanceof DomainError && error.code === ErrorCode.SHARD_UNAVAILABLE && error.details.reason !== 'ring-unknown' && elsewhere < MAX_RELOCATIONS) {
+        if (
+          error instanceof DomainError &&
+          error.code === ErrorCode.SHARD_UNAVAILABLE &&
+          error.details.reason !== 'ring-unknown' &&
+          elsewhere < MAX_RELOCATIONS
+        ) {
           unavailable = error;
           elsewhere++;
           continue;
@@ -178,12 +211,32 @@ export class LinkService {
       const flag = target.flags[0];
       const createdAt = new Date(now);
       return {
-        targetUrl: target.url, redirectType: 302, expiresAt: null, title: null, tags: [], maxClicks: null, passwordHash: null, utm: null, forwardQuery: true,
-        geoTargets: null, deviceTargets: null, variants: null, clicksPerIpPerMinute: null, moderation: flag ? 'flagged' : 'clear', moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
-        domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status: 'active', version: 1, alias,
+        targetUrl: target.url,
+        redirectType: 302,
+        expiresAt: null,
+        title: null,
+        tags: [],
+        maxClicks: null,
+        passwordHash: null,
+        utm: null,
+        forwardQuery: true,
+        geoTargets: null,
+        deviceTargets: null,
+        variants: null,
+        clicksPerIpPerMinute: null,
+        moderation: flag ? 'flagged' : 'clear',
+        moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
+        domain,
+        tenantId: input.tenantId,
+        createdAt,
+        updatedAt: createdAt,
+        status: 'active',
+        version: 1,
+        alias,
       };
     }
-    if (input.password != null && input.passwordHash != null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'give password or passwordHash, not both', { field: 'passwordHash' });
+    if (input.password != null && input.passwordHash != null)
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'give password or passwordHash, not both', { field: 'passwordHash' });
     const fields = await this.fields(input, now);
     const alias = requestedCode(input.alias, input.legacyCode);
     const passwordHash = input.passwordHash == null ? fields.passwordHash : checkPasswordHash(input.passwordHash);
@@ -234,7 +287,13 @@ export class LinkService {
     const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
     const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
     const links = await this.links.listByTenant({
-      tenantId, after, limit: request.limit, status: request.status, domain: request.domain?.toLowerCase(), tag: request.tag, search: request.q,
+      tenantId,
+      after,
+      limit: request.limit,
+      status: request.status,
+      domain: request.domain?.toLowerCase(),
+      tag: request.tag,
+      search: request.q,
     });
     const page = links.slice(0, request.limit);
     const last = page[page.length - 1];
@@ -275,7 +334,13 @@ export class LinkService {
     for (let attempt = 0; ; attempt++) {
       const current = await this.links.findByCode(id);
       if (!current) throw unknownLink(id);
-      const next: Link = { ...current, moderation, moderationReason: moderation === 'clear' ? null : reason, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
+      const next: Link = {
+        ...current,
+        moderation,
+        moderationReason: moderation === 'clear' ? null : reason,
+        version: current.version + 1,
+        updatedAt: new Date(this.clock.now()),
+      };
       if (await this.links.replace(next, current.version)) {
         await this.changes.updated(next);
         return next;
@@ -304,7 +369,10 @@ export class LinkService {
     if (typeof value !== 'string' || value.length > 253) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'domain must be a host name', { field: 'domain' });
     const domain = value.toLowerCase();
     if (this.options.sharedDomains.includes(domain) || (await this.tenantDomains.owns(tenantId, domain))) return domain;
-    throw new DomainError(ErrorCode.DOMAIN_NOT_ALLOWED, `domain "${domain}" is not one of this service's domains nor one of yours`, { field: 'domain', domain });
+    throw new DomainError(ErrorCode.DOMAIN_NOT_ALLOWED, `domain "${domain}" is not one of this service's domains nor one of yours`, {
+      field: 'domain',
+      domain,
+    });
   }
 
   /** Every field of a create, validated; any URL the policy flags flags the link. */
@@ -412,9 +480,20 @@ export class LinkService {
  */
 function withoutOptions(i: LinkCreation): boolean {
   return (
-    i.redirectType == null && i.expiresAt == null && i.title == null && i.tags == null && i.maxClicks == null && i.password == null && i.utm == null &&
-    i.forwardQuery == null && i.geoTargets == null && i.deviceTargets == null && i.variants == null && i.clicksPerIpPerMinute == null &&
-    i.status == null && i.passwordHash == null
+    i.redirectType == null &&
+    i.expiresAt == null &&
+    i.title == null &&
+    i.tags == null &&
+    i.maxClicks == null &&
+    i.password == null &&
+    i.utm == null &&
+    i.forwardQuery == null &&
+    i.geoTargets == null &&
+    i.deviceTargets == null &&
+    i.variants == null &&
+    i.clicksPerIpPerMinute == null &&
+    i.status == null &&
+    i.passwordHash == null
   );
 }
 
@@ -424,4 +503,7 @@ const aliasUnavailable = (id: ShortUrlIdentifier) =>
 /** Codes chosen again at most, per create, because their shard was unavailable (each costs an id). */
 const MAX_RELOCATIONS = 32;
 
-const stale = (current: Link) => new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, { currentVersion: current.version });
+const stale = (current: Link) =>
+  new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, {
+    currentVersion: current.version,
+  });

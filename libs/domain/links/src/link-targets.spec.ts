@@ -21,7 +21,9 @@ const DAY = 86_400_000;
 describe('the URL policy on every target of a link (issue 17)', () => {
   /** A resolver of test names: `inner.example` is a name that points into the private network. */
   const ADDRESSES: Record<string, string[]> = {
-    'example.com': ['93.184.216.34'], 'public.example': ['93.184.216.35'], 'inner.example': ['10.0.0.7'],
+    'example.com': ['93.184.216.34'],
+    'public.example': ['93.184.216.35'],
+    'inner.example': ['10.0.0.7'],
     // A tenant's domain points at the redirect: a public address, so only the policy's own list can refuse it.
     'go.acme.test': ['93.184.216.40'],
   };
@@ -46,9 +48,14 @@ describe('the URL policy on every target of a link (issue 17)', () => {
     const policy = new UrlPolicy({ shortDomains: ['sho.rt'], resolver: dns ? resolver : null }).alsoServing({ isServed: (host) => tenantDomains.has(host) });
     const service = new LinkService(
       {
-        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        links: repo,
+        ids: new SegmentIdAllocator(ids, 'links', 10),
+        codes,
+        cache,
+        changes: new ChangePropagation(cache, new RecordingChangeFeed()),
         passwords: plainPasswords,
-        urls: policy, tenantDomains: { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
+        urls: policy,
+        tenantDomains: { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
       },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },
     );
@@ -62,7 +69,13 @@ describe('the URL policy on every target of a link (issue 17)', () => {
         for (const [index, input] of inputs.entries()) yield { index, text: JSON.stringify(input), input };
       }
       const render = (o: BatchOutcome) => ('link' in o ? `${o.index} created` : `${o.index} ${o.error.code} ${String(o.error.details.reason ?? '')}`.trim());
-      const started = await batch.start({ tenantId, idempotencyKey: null, rows: rows(), render, quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'quota') }) });
+      const started = await batch.start({
+        tenantId,
+        idempotencyKey: null,
+        rows: rows(),
+        render,
+        quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'quota') }),
+      });
       let text = '';
       for await (const chunk of started.lines()) text += chunk;
       return text.split('\n').filter(Boolean);
@@ -74,7 +87,14 @@ describe('the URL policy on every target of a link (issue 17)', () => {
   const withTarget = (field: 'url' | 'variants' | 'geoTargets' | 'deviceTargets', target: string): Omit<LinkCreation, 'tenantId'> => {
     const url = 'https://example.com/base';
     if (field === 'url') return { url: target };
-    if (field === 'variants') return { url, variants: [{ url: 'https://public.example/a', weight: 1 }, { url: target, weight: 1 }] };
+    if (field === 'variants')
+      return {
+        url,
+        variants: [
+          { url: 'https://public.example/a', weight: 1 },
+          { url: target, weight: 1 },
+        ],
+      };
     if (field === 'geoTargets') return { url, geoTargets: { DE: 'https://public.example/de', FR: target } };
     return { url, deviceTargets: { ios: 'https://public.example/ios', android: target } };
   };
@@ -92,7 +112,10 @@ describe('the URL policy on every target of a link (issue 17)', () => {
       const { url: _url, ...options } = input;
       const edit = field === 'url' ? { url: input.url } : options;
       expect({ field, edit: await refusal(service.update('t1', id, edit, null)) }).toEqual({ field, edit: 'URL_NOT_ALLOWED private-address' });
-      expect({ field, unresolvable: await refusal(service.create({ tenantId: 't1', ...withTarget(field, 'https://nx.example/') })) }).toEqual({ field, unresolvable: 'URL_NOT_ALLOWED unresolvable' });
+      expect({ field, unresolvable: await refusal(service.create({ tenantId: 't1', ...withTarget(field, 'https://nx.example/') })) }).toEqual({
+        field,
+        unresolvable: 'URL_NOT_ALLOWED unresolvable',
+      });
     }
     expect((await service.get('t1', id)).version).toBe(1); // no refused edit changed it
   });
@@ -100,21 +123,44 @@ describe('the URL policy on every target of a link (issue 17)', () => {
   it('names the field of the refused target and resolves each host once per request', async () => {
     const { service, resolved } = setup();
     const error = await service
-      .create({ tenantId: 't1', url: 'https://example.com/', geoTargets: { DE: 'https://public.example/de', AT: 'https://public.example/at', FR: 'https://inner.example/fr' } })
+      .create({
+        tenantId: 't1',
+        url: 'https://example.com/',
+        geoTargets: { DE: 'https://public.example/de', AT: 'https://public.example/at', FR: 'https://inner.example/fr' },
+      })
       .catch((e: DomainError) => e);
     expect(error).toMatchObject({ code: 'URL_NOT_ALLOWED', details: { reason: 'private-address' }, message: expect.stringContaining('geoTargets.FR') });
     expect(resolved.sort()).toEqual(['example.com', 'inner.example', 'public.example']);
-    const link = await service.create({ tenantId: 't1', url: 'https://example.com/', variants: [{ url: 'https://public.example/a', weight: 1 }, { url: 'https://public.example/b', weight: 2 }] });
-    expect(link.variants).toEqual([{ url: 'https://public.example/a', weight: 1 }, { url: 'https://public.example/b', weight: 2 }]);
+    const link = await service.create({
+      tenantId: 't1',
+      url: 'https://example.com/',
+      variants: [
+        { url: 'https://public.example/a', weight: 1 },
+        { url: 'https://public.example/b', weight: 2 },
+      ],
+    });
+    expect(link.variants).toEqual([
+      { url: 'https://public.example/a', weight: 1 },
+      { url: 'https://public.example/b', weight: 2 },
+    ]);
   });
 
   it('resolves every target of a bulk edit and of a batch row', async () => {
     const { service, bulk, runBatch } = setup();
     const links = await Promise.all([1, 2].map((i) => service.create({ tenantId: 't1', url: `https://example.com/bulk${i}` })));
     const outcomes = [];
-    for await (const o of bulk.edit('t1', links.map((l) => ({ domain: l.domain, code: l.code })), { deviceTargets: { android: 'https://inner.example/app' } })) outcomes.push(o);
+    for await (const o of bulk.edit(
+      't1',
+      links.map((l) => ({ domain: l.domain, code: l.code })),
+      { deviceTargets: { android: 'https://inner.example/app' } },
+    ))
+      outcomes.push(o);
     expect(outcomes.map((o) => ('error' in o ? reasonOf(o.error) : 'edited'))).toEqual(['URL_NOT_ALLOWED private-address', 'URL_NOT_ALLOWED private-address']);
-    const lines = await runBatch('t1', [withTarget('variants', 'https://inner.example/v'), withTarget('geoTargets', 'https://public.example/ok'), withTarget('deviceTargets', 'https://inner.example/d')]);
+    const lines = await runBatch('t1', [
+      withTarget('variants', 'https://inner.example/v'),
+      withTarget('geoTargets', 'https://public.example/ok'),
+      withTarget('deviceTargets', 'https://inner.example/d'),
+    ]);
     expect(lines).toEqual(['0 URL_NOT_ALLOWED private-address', '1 created', '2 URL_NOT_ALLOWED private-address']);
   });
 
@@ -134,7 +180,10 @@ describe('the URL policy on every target of a link (issue 17)', () => {
     const outcomes = [];
     for await (const o of bulk.edit('t2', [{ domain: other.domain, code: other.code }], { url: 'https://go.acme.test/x' })) outcomes.push(o);
     expect(outcomes.map((o) => ('error' in o ? reasonOf(o.error) : 'edited'))).toEqual(['URL_NOT_ALLOWED redirect-loop']);
-    expect(await runBatch('t2', [{ url: 'https://go.acme.test/a' }, withTarget('geoTargets', 'https://go.acme.test/b')])).toEqual(['0 URL_NOT_ALLOWED redirect-loop', '1 URL_NOT_ALLOWED redirect-loop']);
+    expect(await runBatch('t2', [{ url: 'https://go.acme.test/a' }, withTarget('geoTargets', 'https://go.acme.test/b')])).toEqual([
+      '0 URL_NOT_ALLOWED redirect-loop',
+      '1 URL_NOT_ALLOWED redirect-loop',
+    ]);
     // Exactly the served host: a subdomain is the tenant's own website, not ours.
     addresses['www.go.acme.test'] = ['93.184.216.36'];
     expect(await refusal(service.create({ tenantId: 't2', url: 'https://www.go.acme.test/' }))).toBe('accepted');
@@ -155,7 +204,12 @@ describe('the URL policy on every target of a link (issue 17)', () => {
       ['https://example.com../x', 'INVALID_URL'],
     ];
     for (const field of FIELDS) {
-      for (const [target, expected] of cases) expect({ field, target, got: await refusal(service.create({ tenantId: 't1', ...withTarget(field, target) })) }).toEqual({ field, target, got: expected });
+      for (const [target, expected] of cases)
+        expect({ field, target, got: await refusal(service.create({ tenantId: 't1', ...withTarget(field, target) })) }).toEqual({
+          field,
+          target,
+          got: expected,
+        });
     }
   });
 });

@@ -1,7 +1,10 @@
 import { isPublicAddress, UrlPolicy } from './url-policy';
 
 describe('UrlPolicy', () => {
-  const policy = new UrlPolicy({ shortDomains: ['sho.rt', 'go.example:8080'], blockList: { blocking: (h) => (h === 'evil.example' || h.endsWith('.evil.example') ? 'evil.example' : null) } });
+  const policy = new UrlPolicy({
+    shortDomains: ['sho.rt', 'go.example:8080'],
+    blockList: { blocking: (h) => (h === 'evil.example' || h.endsWith('.evil.example') ? 'evil.example' : null) },
+  });
   const reason = (url: string) => {
     try {
       policy.inspect(url);
@@ -18,8 +21,17 @@ describe('UrlPolicy', () => {
 
   it('refuses IP literals in every spelling, IPv6 and IPv4-mapped included', () => {
     for (const url of [
-      'http://127.0.0.1/', 'http://2130706433/', 'http://0x7f000001/', 'http://0177.0.0.1/', 'http://127.1/', 'http://0x7f.1/', 'http://[::1]/',
-      'http://[::ffff:127.0.0.1]/', 'http://[2001:db8::1]/', 'http://8.8.8.8/', 'http://%31%32%37.0.0.1/',
+      'http://127.0.0.1/',
+      'http://2130706433/',
+      'http://0x7f000001/',
+      'http://0177.0.0.1/',
+      'http://127.1/',
+      'http://0x7f.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[2001:db8::1]/',
+      'http://8.8.8.8/',
+      'http://%31%32%37.0.0.1/',
     ]) {
       expect({ url, reason: reason(url) }).toEqual({ url, reason: 'ip-literal' });
     }
@@ -50,7 +62,8 @@ describe('UrlPolicy', () => {
     expect(reason('https://shop.evil.example../')).toBe('DOMAIN_BLOCKED');
     // A public host with more than one trailing dot has an empty label: no resolver takes it.
     expect(reason('https://example.com../x')).toBe('INVALID_URL');
-    for (const url of ['http://../', 'http://./', 'http://.example.com/', 'http://example..com/']) expect({ url, reason: reason(url) }).toEqual({ url, reason: 'INVALID_URL' });
+    for (const url of ['http://../', 'http://./', 'http://.example.com/', 'http://example..com/'])
+      expect({ url, reason: reason(url) }).toEqual({ url, reason: 'INVALID_URL' });
     // One trailing dot is a fully qualified name: the same host, stored as given.
     expect(policy.inspect('https://example.com./a')).toMatchObject({ host: 'example.com', url: 'https://example.com./a' });
     expect(reason('https://bit.ly./x')).toBe('shortener');
@@ -92,7 +105,9 @@ describe('UrlPolicy', () => {
     for (const inner of ['10.0.0.1', '127.0.0.1', '169.254.169.254', '100.64.1.1', '::1', 'fd00::1', '224.0.0.1']) {
       await expect(resolving(['93.184.216.34', inner]).check('https://example.com/')).rejects.toMatchObject({ details: { reason: 'private-address' } });
     }
-    await expect(new UrlPolicy({ shortDomains: [], resolver: { addresses: async () => Promise.reject(new Error('ENOTFOUND')) } }).check('https://nx.example/')).rejects.toMatchObject({ details: { reason: 'unresolvable' } });
+    await expect(
+      new UrlPolicy({ shortDomains: [], resolver: { addresses: async () => Promise.reject(new Error('ENOTFOUND')) } }).check('https://nx.example/'),
+    ).rejects.toMatchObject({ details: { reason: 'unresolvable' } });
   });
 
   it('resolves a host once for the targets of one request that share the lookups, and names each refused field', async () => {
@@ -100,7 +115,10 @@ describe('UrlPolicy', () => {
     const inner = new UrlPolicy({ shortDomains: [], resolver: { addresses: async (host) => (asked.push(host), ['192.168.1.10']) } });
     const lookups = new Map<string, Promise<string[]>>();
     for (const field of ['url', 'variants.0.url', 'geoTargets.DE']) {
-      await expect(inner.check(`https://intranet-app.example/${field}`, field, lookups)).rejects.toMatchObject({ details: { reason: 'private-address' }, message: expect.stringContaining(field) });
+      await expect(inner.check(`https://intranet-app.example/${field}`, field, lookups)).rejects.toMatchObject({
+        details: { reason: 'private-address' },
+        message: expect.stringContaining(field),
+      });
     }
     expect(asked).toEqual(['intranet-app.example']);
     await inner.check('https://intranet-app.example/again').catch(() => undefined); // a new request asks again

@@ -6,14 +6,7 @@ export const MAX_URL_LENGTH = 2048;
 
 /** Why a URL is refused: the `reason` of a 400 URL_NOT_ALLOWED (stable, documented). */
 export type UrlRefusal =
-  | 'credentials'
-  | 'ip-literal'
-  | 'local-host'
-  | 'private-address'
-  | 'shortener'
-  | 'redirect-loop'
-  | 'control-characters'
-  | 'unresolvable';
+  'credentials' | 'ip-literal' | 'local-host' | 'private-address' | 'shortener' | 'redirect-loop' | 'control-characters' | 'unresolvable';
 
 /** What the policy found worth a warning page: the link is stored, but flagged. */
 export interface UrlFlag {
@@ -62,9 +55,46 @@ export interface UrlPolicyOptions {
 
 /** Public shorteners (docs/design.md, "URL safety"); a subdomain of one counts too. */
 export const KNOWN_SHORTENERS: readonly string[] = [
-  'bit.ly', 'bitly.com', 'tinyurl.com', 't.co', 'goo.gl', 'ow.ly', 'is.gd', 'buff.ly', 'rebrand.ly', 'cutt.ly', 'shorturl.at', 'tiny.cc', 'rb.gy',
-  'bl.ink', 'short.io', 'dub.sh', 'dub.co', 'kutt.it', 'v.gd', 'lnkd.in', 'trib.al', 'soo.gd', 's.id', 'shorte.st', 'adf.ly', 'tr.im', 'x.co',
-  'qr.ae', 'clck.ru', 'u.to', 'chilp.it', 'po.st', 'mcaf.ee', 'su.pr', 'yourls.org', 'shlink.io', 'spoo.me', 'tiny.one', 't.ly', 'urlz.fr',
+  'bit.ly',
+  'bitly.com',
+  'tinyurl.com',
+  't.co',
+  'goo.gl',
+  'ow.ly',
+  'is.gd',
+  'buff.ly',
+  'rebrand.ly',
+  'cutt.ly',
+  'shorturl.at',
+  'tiny.cc',
+  'rb.gy',
+  'bl.ink',
+  'short.io',
+  'dub.sh',
+  'dub.co',
+  'kutt.it',
+  'v.gd',
+  'lnkd.in',
+  'trib.al',
+  'soo.gd',
+  's.id',
+  'shorte.st',
+  'adf.ly',
+  'tr.im',
+  'x.co',
+  'qr.ae',
+  'clck.ru',
+  'u.to',
+  'chilp.it',
+  'po.st',
+  'mcaf.ee',
+  'su.pr',
+  'yourls.org',
+  'shlink.io',
+  'spoo.me',
+  'tiny.one',
+  't.ly',
+  'urlz.fr',
 ];
 
 /** Host names that never leave the client's own network. */
@@ -74,12 +104,35 @@ const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'localdomain', 'home.a
 const NON_PUBLIC = (() => {
   const list = new BlockList();
   for (const [net, prefix] of [
-    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24],
-    ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-  ] as const) list.addSubnet(net, prefix, 'ipv4');
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.88.99.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ] as const)
+    list.addSubnet(net, prefix, 'ipv4');
   for (const [net, prefix] of [
-    ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-  ] as const) list.addSubnet(net, prefix, 'ipv6');
+    ['::', 128],
+    ['::1', 128],
+    ['64:ff9b::', 96],
+    ['100::', 64],
+    ['2001::', 23],
+    ['2001:db8::', 32],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+  ] as const)
+    list.addSubnet(net, prefix, 'ipv6');
   return list;
 })();
 
@@ -94,7 +147,8 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /** Words that phishing links put in their path or host; a hit flags the link, it does not refuse it. */
-const SUSPICIOUS_WORDS = /(login|signin|sign-in|verify|verification|account|password|passwd|wallet|seed-?phrase|banking|paypal|appleid|secure-?update|unlock|suspend|invoice|gift-?card|free-?money|airdrop)/i;
+const SUSPICIOUS_WORDS =
+  /(login|signin|sign-in|verify|verification|account|password|passwd|wallet|seed-?phrase|banking|paypal|appleid|secure-?update|unlock|suspend|invoice|gift-?card|free-?money|airdrop)/i;
 
 const refuse = (reason: UrlRefusal, detail: string) => new DomainError(ErrorCode.URL_NOT_ALLOWED, detail, { reason });
 const invalid = (detail: string, extra: Record<string, unknown> = {}) => new DomainError(ErrorCode.INVALID_URL, detail, extra);
@@ -150,8 +204,10 @@ export class UrlPolicy {
     const host = hostname.replace(/\.+$/, '');
     if (host === '' || host.split('.').includes('')) throw invalid(`${field} has no valid host name (an empty label)`, { field });
     if (host.startsWith('[') || isIP(host) !== 0) throw refuse('ip-literal', `${field}: links to IP addresses are not accepted; use a host name`);
-    if (!host.includes('.') || LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`))) throw refuse('local-host', `${field}: ${host} is not a public host name`);
-    if (coveredBy(host, this.shortDomains) || this.options.servedDomains?.isServed(host)) throw refuse('redirect-loop', `${field} points back at this shortener`);
+    if (!host.includes('.') || LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`)))
+      throw refuse('local-host', `${field}: ${host} is not a public host name`);
+    if (coveredBy(host, this.shortDomains) || this.options.servedDomains?.isServed(host))
+      throw refuse('redirect-loop', `${field} points back at this shortener`);
     const shortener = coveredBy(host, this.shorteners);
     if (shortener) throw refuse('shortener', `${field} points at another URL shortener (${shortener}); link to the final target`);
     const blocked = this.options.blockList?.blocking(host);
@@ -191,7 +247,11 @@ export class UrlPolicy {
   }
 }
 
-const tooLong = (field: string) => new DomainError(ErrorCode.INVALID_URL, `${field} is longer than ${MAX_URL_LENGTH} characters once normalised (percent-encoded)`, { maxLength: MAX_URL_LENGTH, field });
+const tooLong = (field: string) =>
+  new DomainError(ErrorCode.INVALID_URL, `${field} is longer than ${MAX_URL_LENGTH} characters once normalised (percent-encoded)`, {
+    maxLength: MAX_URL_LENGTH,
+    field,
+  });
 
 /** Scripts a host label is written in, for homograph detection. */
 function scriptsOf(label: string): Set<string> {
@@ -209,7 +269,27 @@ function scriptsOf(label: string): Set<string> {
 }
 
 /** Brands phishing impersonates: their name in a host they do not own is a warning sign. */
-const BRANDS = ['paypal', 'apple', 'google', 'microsoft', 'amazon', 'netflix', 'facebook', 'instagram', 'whatsapp', 'binance', 'coinbase', 'metamask', 'dhl', 'fedex', 'ups', 'chase', 'wellsfargo', 'office365', 'outlook'];
+const BRANDS = [
+  'paypal',
+  'apple',
+  'google',
+  'microsoft',
+  'amazon',
+  'netflix',
+  'facebook',
+  'instagram',
+  'whatsapp',
+  'binance',
+  'coinbase',
+  'metamask',
+  'dhl',
+  'fedex',
+  'ups',
+  'chase',
+  'wellsfargo',
+  'office365',
+  'outlook',
+];
 
 function flagsOf(url: URL, host: string): UrlFlag[] {
   const flags: UrlFlag[] = [];
@@ -229,7 +309,10 @@ function flagsOf(url: URL, host: string): UrlFlag[] {
   const brand = BRANDS.find((b) => host.includes(b) && !registrable.startsWith(`${b}.`));
   const word = SUSPICIOUS_WORDS.exec(`${host}${url.pathname}`);
   if (word && (brand || url.protocol === 'http:' || labels.length > 4)) {
-    flags.push({ reason: 'suspicious-keywords', detail: `"${word[1]}" with ${brand ? `the brand "${brand}" outside its domain` : url.protocol === 'http:' ? 'plain http' : 'a deeply nested host'}` });
+    flags.push({
+      reason: 'suspicious-keywords',
+      detail: `"${word[1]}" with ${brand ? `the brand "${brand}" outside its domain` : url.protocol === 'http:' ? 'plain http' : 'a deeply nested host'}`,
+    });
   }
   if (labels.length > 5 || host.length > 60 || /@|https?:\/\//i.test(url.pathname)) {
     flags.push({ reason: 'suspicious-shape', detail: 'a deeply nested or very long host name, or a URL inside the path' });

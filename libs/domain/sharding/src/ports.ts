@@ -44,7 +44,6 @@ export interface LinkShardStore {
   close(): Promise<void>;
 }
 
-
 /** An app instance that routes links, as it last reported itself to the ring store. */
 export interface RingWatcherInfo {
   readonly instanceId: string;

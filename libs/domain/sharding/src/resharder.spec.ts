@@ -24,7 +24,23 @@ function linkNo(i: number, over: Partial<Link> = {}): Link {
     n = Math.floor(n / 62) + k * 31;
   }
   const at = new Date(Date.UTC(2026, 11, 3, 0, 0, i % 60));
-  return { ...NO_OPTIONS, id: String(10_000 + i), domain: 'sho.rt', code, targetUrl: `https://example.com/${i}`, tenantId: 't1', createdAt: at, updatedAt: at, expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over };
+  return {
+    ...NO_OPTIONS,
+    id: String(10_000 + i),
+    domain: 'sho.rt',
+    code,
+    targetUrl: `https://example.com/${i}`,
+    tenantId: 't1',
+    createdAt: at,
+    updatedAt: at,
+    expiresAt: null,
+    status: 'active',
+    redirectType: 302,
+    version: 1,
+    moderation: 'clear',
+    moderationReason: null,
+    ...over,
+  };
 }
 
 /**
@@ -39,7 +55,14 @@ async function install(count: number, spec = FOUR) {
   const shards = new Map(['s0', 's1', 's2', 's3', 's4'].map((n) => [n, new InMemoryMovableShard(n)]));
   const store = new InMemoryRingStore();
   const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec, move: null }), [...shards.values()]);
-  const watcher = new RingWatcher(store, repository, { instanceId: 'app-1', app: 'test', pollMs: 10, leaseMs: 5000, bootstrap: spec, log: (l, m) => process.env.DEBUG_RING && console.log(Date.now() % 100000, l, m) });
+  const watcher = new RingWatcher(store, repository, {
+    instanceId: 'app-1',
+    app: 'test',
+    pollMs: 10,
+    leaseMs: 5000,
+    bootstrap: spec,
+    log: (l, m) => process.env.DEBUG_RING && console.log(Date.now() % 100000, l, m),
+  });
   await watcher.start();
   const links = Array.from({ length: count }, (_, i) => linkNo(i));
   for (const l of links) await repository.insert(l);
@@ -54,7 +77,8 @@ async function install(count: number, spec = FOUR) {
 }
 
 /** Every row of every shard, by shard. */
-const contents = (shards: Map<string, InMemoryMovableShard>) => Object.fromEntries([...shards].map(([n, s]) => [n, [...s.rows.values()].sort((a, b) => a.code.localeCompare(b.code))]));
+const contents = (shards: Map<string, InMemoryMovableShard>) =>
+  Object.fromEntries([...shards].map(([n, s]) => [n, [...s.rows.values()].sort((a, b) => a.code.localeCompare(b.code))]));
 
 describe('Resharder', () => {
   it('plans the addition of a fifth shard: about 1/5 of the links move, every one of them to the new shard', async () => {
@@ -96,7 +120,8 @@ describe('Resharder', () => {
           // Read your own write, whatever the phase (the new owner is read first while copying).
           const seen = await repository.findByCode(current);
           const wanted = expected.get(current.code) ?? null;
-          if (seen?.version !== wanted?.version || seen?.targetUrl !== wanted?.targetUrl) stale.push(`${current.code}: read v${seen?.version} in ${repository.routing.phase}, wrote v${wanted?.version}`);
+          if (seen?.version !== wanted?.version || seen?.targetUrl !== wanted?.targetUrl)
+            stale.push(`${current.code}: read v${seen?.version} in ${repository.routing.phase}, wrote v${wanted?.version}`);
         }
         writes++;
         await new Promise((r) => setTimeout(r, 2)); // a bounded load: a few hundred writes a second
@@ -139,9 +164,14 @@ describe('Resharder', () => {
     const crashed = await install(1200);
     let batches = 0;
     await expect(
-      crashed.tool({ owner: 'first', afterCopyBatch: () => {
-        if (++batches === 5) throw new Error('SIGKILL');
-      } }).run({ add: [{ name: 's4' }] }),
+      crashed
+        .tool({
+          owner: 'first',
+          afterCopyBatch: () => {
+            if (++batches === 5) throw new Error('SIGKILL');
+          },
+        })
+        .run({ add: [{ name: 's4' }] }),
     ).rejects.toThrow('SIGKILL');
     const halfway = (await crashed.store.latestMove())!;
     expect(halfway).toMatchObject({ finished: false, progress: { step: 'copying' } });
@@ -172,9 +202,13 @@ describe('Resharder', () => {
     const { shards, store, watcher, tool } = await install(800);
     const before = contents(shards);
     let batches = 0;
-    await expect(tool({ afterCopyBatch: () => {
-      if (++batches === 3) throw new Error('stop');
-    } }).run({ add: [{ name: 's4' }] })).rejects.toThrow('stop');
+    await expect(
+      tool({
+        afterCopyBatch: () => {
+          if (++batches === 3) throw new Error('stop');
+        },
+      }).run({ add: [{ name: 's4' }] }),
+    ).rejects.toThrow('stop');
     expect(shards.get('s4')!.rows.size).toBeGreaterThan(0);
     const aborted = await tool({ claimStaleMs: 1 }).abort();
     await watcher.stop();

@@ -105,7 +105,12 @@ export class Resharder {
   // ------------------------------------------------------------------------------ commands
 
   async status(): Promise<ReshardStatus> {
-    const [ring, history, move, watchers] = await Promise.all([this.ring.current(), this.ring.history(10), this.ring.latestMove(), this.ring.watchers(this.options.watcherAliveMs)]);
+    const [ring, history, move, watchers] = await Promise.all([
+      this.ring.current(),
+      this.ring.history(10),
+      this.ring.latestMove(),
+      this.ring.watchers(this.options.watcherAliveMs),
+    ]);
     return { ring, history, move, watchers };
   }
 
@@ -129,7 +134,10 @@ export class Resharder {
     if (latest && !latest.finished) {
       if (change) {
         const wanted = targetSpec(latest.progress.from, change);
-        if (!sameSpec(wanted, latest.progress.to)) throw new ReshardError(`another move is unfinished (${latest.progress.description}, step ${latest.progress.step}): finish it with 'reshard run' or 'reshard abort'`);
+        if (!sameSpec(wanted, latest.progress.to))
+          throw new ReshardError(
+            `another move is unfinished (${latest.progress.description}, step ${latest.progress.step}): finish it with 'reshard run' or 'reshard abort'`,
+          );
       }
       await this.claim(latest.id);
       this.reporter.note(`resuming move ${latest.id} (${latest.progress.description}) at step ${latest.progress.step}`);
@@ -143,9 +151,25 @@ export class Resharder {
     const plan = await this.planBetween(current.spec, to);
     const id = randomUUID();
     const progress: MoveProgress = {
-      id, description: `${describeSpec(current.spec)}  →  ${describeSpec(to)}`, fromVersion: current.version, from: current.spec, to, step: 'dual_write',
-      plan: { examined: plan.examined, moving: plan.moving, flows: plan.flows }, copyCursors: {}, retiredCursors: {}, cleanupCursors: {},
-      copied: 0, skipped: 0, repaired: 0, cleaned: 0, verify: null, timings: {}, startedAt: new Date(this.clock.now()).toISOString(), finishedAt: null, error: null,
+      id,
+      description: `${describeSpec(current.spec)}  →  ${describeSpec(to)}`,
+      fromVersion: current.version,
+      from: current.spec,
+      to,
+      step: 'dual_write',
+      plan: { examined: plan.examined, moving: plan.moving, flows: plan.flows },
+      copyCursors: {},
+      retiredCursors: {},
+      cleanupCursors: {},
+      copied: 0,
+      skipped: 0,
+      repaired: 0,
+      cleaned: 0,
+      verify: null,
+      timings: {},
+      startedAt: new Date(this.clock.now()).toISOString(),
+      finishedAt: null,
+      error: null,
     };
     await this.ring.saveMove(progress, this.owner, false);
     await this.claim(id);
@@ -158,14 +182,16 @@ export class Resharder {
     const latest = await this.ring.latestMove();
     if (!latest || latest.finished) throw new ReshardError('no unfinished move to abort');
     const p = latest.progress;
-    if (['switched', 'cleanup'].includes(p.step)) throw new ReshardError(`the move already switched to the new ring (step ${p.step}): finish it with 'reshard run', then run the opposite move`);
+    if (['switched', 'cleanup'].includes(p.step))
+      throw new ReshardError(`the move already switched to the new ring (step ${p.step}): finish it with 'reshard run', then run the opposite move`);
     await this.claim(latest.id);
     if (p.step !== 'aborting') {
       const current = await this.ring.current();
       if (current?.move?.id === p.id) {
         if (current.move.phase !== 'dual_write') await this.acked(await this.publishPhase(p, 'dual_write'));
         const now = (await this.ring.current())!;
-        if (!(await this.ring.publish({ version: now.version + 1, spec: p.from, move: null }, now.version))) throw new ReshardError('the ring changed while aborting; run abort again');
+        if (!(await this.ring.publish({ version: now.version + 1, spec: p.from, move: null }, now.version)))
+          throw new ReshardError('the ring changed while aborting; run abort again');
         await this.acked(now.version + 1);
       }
       p.step = 'aborting';
@@ -185,7 +211,11 @@ export class Resharder {
       p.repaired += (await this.compare(p, sides, true)).repaired;
     };
     const steps: Partial<Record<MoveStep, { next: MoveStep; detail: string; run: () => Promise<unknown> }>> = {
-      dual_write: { next: 'reconcile', detail: 'old owners answer, writes go to both owners', run: async () => this.acked(await this.publishPhase(p, 'dual_write')) },
+      dual_write: {
+        next: 'reconcile',
+        detail: 'old owners answer, writes go to both owners',
+        run: async () => this.acked(await this.publishPhase(p, 'dual_write')),
+      },
       reconcile: { next: 'copying', detail: 'new owners: drop rows the old owners no longer have', run: repair('targets') },
       copying: {
         next: 'verify',
@@ -233,7 +263,9 @@ export class Resharder {
     if (bad.length) {
       await this.acked(await this.publishPhase(p, 'copying'));
       p.step = 'verify';
-      throw new ReshardError(`verification failed for ${bad.map((f) => `${f.from}->${f.to} (${f.sourceRows}/${f.sourceChecksum} vs ${f.targetRows}/${f.targetChecksum})`).join(', ')}; writes resumed, run again to retry`);
+      throw new ReshardError(
+        `verification failed for ${bad.map((f) => `${f.from}->${f.to} (${f.sourceRows}/${f.sourceChecksum} vs ${f.targetRows}/${f.targetChecksum})`).join(', ')}; writes resumed, run again to retry`,
+      );
     }
   }
 
@@ -281,7 +313,10 @@ export class Resharder {
         const after0 = cursor ? { domain: cursor.split('\t')[0], code: cursor.split('\t')[1] } : null;
         const codes = await store.scanRetired(after0, this.batch);
         if (codes.length === 0) break;
-        for (const [target, group] of groupBy(codes.filter((c) => before.shardFor(c.code) === source && after.shardFor(c.code) !== source), (c) => after.shardFor(c.code))) {
+        for (const [target, group] of groupBy(
+          codes.filter((c) => before.shardFor(c.code) === source && after.shardFor(c.code) !== source),
+          (c) => after.shardFor(c.code),
+        )) {
           await this.storeOf(target).upsertRetired(group);
         }
         const last = codes[codes.length - 1];
@@ -313,7 +348,10 @@ export class Resharder {
     if (bad.length) {
       await target.upsertRows(bad);
       bad = await differs(bad);
-      if (bad.length) throw new ReshardError(`copy of ${bad.length} rows to shard ${target.shardName} does not match the source (first: ${bad[0].domain}/${bad[0].code} id ${bad[0].id})`);
+      if (bad.length)
+        throw new ReshardError(
+          `copy of ${bad.length} rows to shard ${target.shardName} does not match the source (first: ${bad[0].domain}/${bad[0].code} id ${bad[0].id})`,
+        );
     }
     return outcome;
   }
@@ -369,7 +407,14 @@ export class Resharder {
         else for (const r of extra) digest(before.shardFor(r.code), target).target.add(r.checksum);
       });
     }
-    const flows = [...digests.values()].map((d) => ({ from: d.from, to: d.to, sourceRows: d.source.rows, sourceChecksum: d.source.checksum, targetRows: d.target.rows, targetChecksum: d.target.checksum }));
+    const flows = [...digests.values()].map((d) => ({
+      from: d.from,
+      to: d.to,
+      sourceRows: d.source.rows,
+      sourceChecksum: d.source.checksum,
+      targetRows: d.target.rows,
+      targetChecksum: d.target.checksum,
+    }));
     return { flows: flows.sort((a, b) => flowKey(a.from, a.to).localeCompare(flowKey(b.from, b.to))), repaired };
   }
 
@@ -416,8 +461,10 @@ export class Resharder {
     if (current.move?.id === p.id && current.move.phase === phase) return current.version;
     let next: RingVersion;
     if (current.move?.id === p.id) next = { version: current.version + 1, spec: current.spec, move: { ...current.move, phase } };
-    else if (!current.move && current.version === p.fromVersion && phase === 'dual_write') next = { version: current.version + 1, spec: p.from, move: { id: p.id, phase, to: p.to } };
-    else throw new ReshardError(`the ring changed under this move (now version ${current.version}${current.move ? `, move ${current.move.id}` : ''}); abort it`);
+    else if (!current.move && current.version === p.fromVersion && phase === 'dual_write')
+      next = { version: current.version + 1, spec: p.from, move: { id: p.id, phase, to: p.to } };
+    else
+      throw new ReshardError(`the ring changed under this move (now version ${current.version}${current.move ? `, move ${current.move.id}` : ''}); abort it`);
     if (!(await this.ring.publish(next, current.version))) throw new ReshardError('another writer changed the ring at the same time; run again');
     this.reporter.note(`ring version ${next.version}: ${phase}`);
     return next.version;
@@ -427,7 +474,8 @@ export class Resharder {
     const current = (await this.ring.current())!;
     if (!current.move && sameSpec(current.spec, p.to)) return current.version;
     if (current.move?.id !== p.id) throw new ReshardError(`the ring changed under this move (now version ${current.version})`);
-    if (!(await this.ring.publish({ version: current.version + 1, spec: p.to, move: null }, current.version))) throw new ReshardError('another writer changed the ring at the same time; run again');
+    if (!(await this.ring.publish({ version: current.version + 1, spec: p.to, move: null }, current.version)))
+      throw new ReshardError('another writer changed the ring at the same time; run again');
     this.reporter.note(`ring version ${current.version + 1}: ${describeSpec(p.to)}`);
     return current.version + 1;
   }
@@ -440,7 +488,9 @@ export class Resharder {
       const behind = watchers.filter((w) => w.version < version);
       if (behind.length === 0) return;
       if (this.clock.now() > deadline) {
-        throw new ReshardError(`instances still on an older ring than version ${version}: ${behind.map((w) => `${w.instanceId} (${w.app}, v${w.version}, seen ${Math.round(w.ageMs / 1000)} s ago)`).join(', ')}; run again to keep waiting`);
+        throw new ReshardError(
+          `instances still on an older ring than version ${version}: ${behind.map((w) => `${w.instanceId} (${w.app}, v${w.version}, seen ${Math.round(w.ageMs / 1000)} s ago)`).join(', ')}; run again to keep waiting`,
+        );
       }
       await this.touch();
       await this.sleep(100);
@@ -474,8 +524,16 @@ export class Resharder {
       }
     }
     return {
-      from, to, examined, moving, share: examined ? moving / examined : 0, flows, before: countBefore, after: countAfter,
-      stddevBefore: stddev(Object.values(countBefore)), stddevAfter: stddev(Object.values(countAfter)),
+      from,
+      to,
+      examined,
+      moving,
+      share: examined ? moving / examined : 0,
+      flows,
+      before: countBefore,
+      after: countAfter,
+      stddevBefore: stddev(Object.values(countBefore)),
+      stddevAfter: stddev(Object.values(countAfter)),
     };
   }
 
@@ -490,7 +548,10 @@ export class Resharder {
     }
   }
 
-  private async scanRetiredAll(store: MovableShardStore, each: (codes: Array<{ domain: string; code: string; retiredUntil: Date }>) => Promise<void>): Promise<void> {
+  private async scanRetiredAll(
+    store: MovableShardStore,
+    each: (codes: Array<{ domain: string; code: string; retiredUntil: Date }>) => Promise<void>,
+  ): Promise<void> {
     let after: { domain: string; code: string } | null = null;
     for (;;) {
       const codes = await store.scanRetired(after, this.batch);
@@ -532,15 +593,24 @@ export function targetSpec(from: RingSpec, change: RingChange): RingSpec {
   for (const name of change.remove ?? []) router = router.withoutShard(name);
   for (const node of change.add ?? []) router = router.withShard(node);
   const strategy = change.strategy ?? from.strategy;
-  const weights = { ...Object.fromEntries(from.shards.map((s) => [s.name, s.weight ?? 1])), ...Object.fromEntries((change.add ?? []).map((s) => [s.name, s.weight ?? 1])), ...change.weights };
+  const weights = {
+    ...Object.fromEntries(from.shards.map((s) => [s.name, s.weight ?? 1])),
+    ...Object.fromEntries((change.add ?? []).map((s) => [s.name, s.weight ?? 1])),
+    ...change.weights,
+  };
   for (const name of Object.keys(change.weights ?? {})) {
     if (!router.shards().includes(name)) throw new ShardRouterError(`cannot weight shard "${name}": it is not on the ring`);
   }
-  return checkRingSpec({ strategy, virtualNodes: change.virtualNodes ?? from.virtualNodes, shards: router.shards().map((name) => ({ name, weight: weights[name] ?? 1 })) });
+  return checkRingSpec({
+    strategy,
+    virtualNodes: change.virtualNodes ?? from.virtualNodes,
+    shards: router.shards().map((name) => ({ name, weight: weights[name] ?? 1 })),
+  });
 }
 
 export function sameSpec(a: RingSpec, b: RingSpec): boolean {
-  const norm = (s: RingSpec) => JSON.stringify({ strategy: s.strategy, virtualNodes: s.strategy === 'jump' ? 0 : s.virtualNodes, shards: s.shards.map((n) => [n.name, n.weight ?? 1]) });
+  const norm = (s: RingSpec) =>
+    JSON.stringify({ strategy: s.strategy, virtualNodes: s.strategy === 'jump' ? 0 : s.virtualNodes, shards: s.shards.map((n) => [n.name, n.weight ?? 1]) });
   return norm(a) === norm(b);
 }
 

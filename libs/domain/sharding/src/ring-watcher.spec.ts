@@ -11,10 +11,20 @@ const FOUR = spec(['s0', 's1', 's2', 's3']);
 function setup(options: { known?: string[]; leaseMs?: number } = {}) {
   const shards = (options.known ?? ['s0', 's1', 's2', 's3', 's4']).map((n) => new InMemoryMovableShard(n));
   const store = new InMemoryRingStore();
-  const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec: FOUR, move: null }), shards.slice(0, 4), { resolveStore: (n) => shards.find((s) => s.shardName === n) ?? null });
+  const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec: FOUR, move: null }), shards.slice(0, 4), {
+    resolveStore: (n) => shards.find((s) => s.shardName === n) ?? null,
+  });
   const now = { t: 1_000_000 };
   const logs: string[] = [];
-  const watcher = new RingWatcher(store, repository, { instanceId: 'i-1', app: 'redirect', pollMs: 60_000, leaseMs: options.leaseMs ?? 10_000, bootstrap: FOUR, clock: { now: () => now.t }, log: (l, m) => logs.push(`${l}: ${m}`) });
+  const watcher = new RingWatcher(store, repository, {
+    instanceId: 'i-1',
+    app: 'redirect',
+    pollMs: 60_000,
+    leaseMs: options.leaseMs ?? 10_000,
+    bootstrap: FOUR,
+    clock: { now: () => now.t },
+    log: (l, m) => logs.push(`${l}: ${m}`),
+  });
   return { shards, store, repository, watcher, now, logs };
 }
 
@@ -59,7 +69,22 @@ describe('RingWatcher', () => {
 
   it('holds a lease from each read: writes stop once the ring could not be read for leaseMs, and start again with the next read', async () => {
     const { store, repository, watcher, now } = setup({ leaseMs: 5000 });
-    const link = { ...NO_OPTIONS, id: '1', domain: 'sho.rt', code: 'abc1234', targetUrl: 'https://example.com/', tenantId: 't', createdAt: new Date(0), updatedAt: new Date(0), expiresAt: null, status: 'active' as const, redirectType: 302 as const, version: 1, moderation: 'clear' as const, moderationReason: null };
+    const link = {
+      ...NO_OPTIONS,
+      id: '1',
+      domain: 'sho.rt',
+      code: 'abc1234',
+      targetUrl: 'https://example.com/',
+      tenantId: 't',
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
+      expiresAt: null,
+      status: 'active' as const,
+      redirectType: 302 as const,
+      version: 1,
+      moderation: 'clear' as const,
+      moderationReason: null,
+    };
     await expect(repository.insert(link)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { reason: 'ring-unknown' } }); // never read yet
     await watcher.poll();
     await repository.insert(link);

@@ -142,7 +142,10 @@ export class RingWatcher implements RoutingLease {
     const state = this.repository.routing;
     this.log('info', `routing with shard ring version ${version} (${state.phase ?? 'stable'}: ${state.shards().join(' ')})`);
     if (!(await previous.drained(this.options.drainTimeoutMs ?? 5000))) {
-      this.log('warn', `${previous.inFlight} operations of ring version ${previous.version} still running after ${this.options.drainTimeoutMs ?? 5000} ms; reporting version ${version} anyway`);
+      this.log(
+        'warn',
+        `${previous.inFlight} operations of ring version ${previous.version} still running after ${this.options.drainTimeoutMs ?? 5000} ms; reporting version ${version} anyway`,
+      );
     }
   }
 }

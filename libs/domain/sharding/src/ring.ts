@@ -49,7 +49,8 @@ export function checkRingSpec(value: unknown, what = 'ring'): RingSpec {
   if (!Number.isInteger(virtualNodes) || virtualNodes < 1) throw new ShardRouterError(`${what}: virtualNodes must be a positive integer`);
   if (!Array.isArray(v.shards)) throw new ShardRouterError(`${what}: shards must be a list`);
   const shards = v.shards.map((s: ShardNode) => {
-    if (!s || typeof s.name !== 'string' || !SHARD_NAME.test(s.name)) throw new ShardRouterError(`${what}: shard name ${JSON.stringify(s?.name)} must be 1-64 of A-Z a-z 0-9 _ -`);
+    if (!s || typeof s.name !== 'string' || !SHARD_NAME.test(s.name))
+      throw new ShardRouterError(`${what}: shard name ${JSON.stringify(s?.name)} must be 1-64 of A-Z a-z 0-9 _ -`);
     return s.weight === undefined || s.weight === 1 ? { name: s.name } : { name: s.name, weight: s.weight };
   });
   const spec: RingSpec = { strategy: v.strategy, virtualNodes, shards };
@@ -63,7 +64,8 @@ export function parseRingVersion(version: number, json: string): RingVersion {
   const spec = checkRingSpec(raw.spec, `ring version ${version}`);
   let move: RingMove | null = null;
   if (raw.move) {
-    if (typeof raw.move.id !== 'string' || !MOVE_PHASES.includes(raw.move.phase as MovePhase)) throw new ShardRouterError(`ring version ${version}: malformed move`);
+    if (typeof raw.move.id !== 'string' || !MOVE_PHASES.includes(raw.move.phase as MovePhase))
+      throw new ShardRouterError(`ring version ${version}: malformed move`);
     move = { id: raw.move.id, phase: raw.move.phase as MovePhase, to: checkRingSpec(raw.move.to, `ring version ${version} (move target)`) };
   }
   return { version, spec, move };

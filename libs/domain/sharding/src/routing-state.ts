@@ -23,8 +23,7 @@ export interface RoutingTarget {
 
 /** Where a code lives under one routing state. */
 export type Route =
-  | { readonly moving: false; readonly owner: string }
-  | { readonly moving: true; readonly from: string; readonly to: string; readonly phase: MovePhase };
+  { readonly moving: false; readonly owner: string } | { readonly moving: true; readonly from: string; readonly to: string; readonly phase: MovePhase };
 
 /**
  * The routing an operation runs under: the ring of one version and, while a move runs, the ring it

@@ -1,6 +1,16 @@
 import {
-  BrokenCircuitError, bulkhead, BulkheadPolicy, BulkheadRejectedError, circuitBreaker, CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, handleWhen,
-  timeout, TimeoutPolicy, TimeoutStrategy,
+  BrokenCircuitError,
+  bulkhead,
+  BulkheadPolicy,
+  BulkheadRejectedError,
+  circuitBreaker,
+  CircuitBreakerPolicy,
+  CircuitState,
+  ConsecutiveBreaker,
+  handleWhen,
+  timeout,
+  TimeoutPolicy,
+  TimeoutStrategy,
 } from 'cockatiel';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { DuplicateLinkError } from '@shortlink/links-domain';

@@ -12,7 +12,23 @@ const FIVE: RingSpec = { ...FOUR, shards: [...FOUR.shards, { name: 's4' }] };
 let nextId = 1000n;
 export function aLink(code: string, over: Partial<Link> = {}): Link {
   const at = new Date(Date.UTC(2026, 11, 3));
-  return { ...NO_OPTIONS, id: String(nextId++), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1', createdAt: at, updatedAt: at, expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over };
+  return {
+    ...NO_OPTIONS,
+    id: String(nextId++),
+    domain: 'sho.rt',
+    code,
+    targetUrl: `https://example.com/${code}`,
+    tenantId: 't1',
+    createdAt: at,
+    updatedAt: at,
+    expiresAt: null,
+    status: 'active',
+    redirectType: 302,
+    version: 1,
+    moderation: 'clear',
+    moderationReason: null,
+    ...over,
+  };
 }
 
 const moving = (phase: MovePhase) => new RoutingState({ version: 2, spec: FOUR, move: { id: 'm1', phase, to: FIVE } });
@@ -100,7 +116,10 @@ describe('ShardedLinkRepository', () => {
     await repo.insert(aLink(stayer));
     expect(byName(staysOn).rows.has(`sho.rt/${stayer}`)).toBe(true);
 
-    await expect(repo.insert(aLink(mover, { domain: 'go.example' }), { relocatable: true })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { moving: true } });
+    await expect(repo.insert(aLink(mover, { domain: 'go.example' }), { relocatable: true })).rejects.toMatchObject({
+      code: 'SHARD_UNAVAILABLE',
+      details: { moving: true },
+    });
     const edit = repo.replace({ ...moved, version: 2, targetUrl: 'https://example.com/after-switch' }, 1);
     let settled = false;
     void edit.then(() => (settled = true));

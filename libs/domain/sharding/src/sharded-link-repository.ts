@@ -1,7 +1,5 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import {
-  InsertOptions, Link, LinkListQuery, LinkRepository, newestFirst, RetiredCode, ShortUrlIdentifier, StatementOutcome,
-} from '@shortlink/links-domain';
+import { InsertOptions, Link, LinkListQuery, LinkRepository, newestFirst, RetiredCode, ShortUrlIdentifier, StatementOutcome } from '@shortlink/links-domain';
 import { ShardRouter } from '@shortlink/shard-router';
 import { isMovable, LinkShardStore, MovableShardStore } from './ports';
 import { Route, RoutingLease, RoutingState, RoutingTarget } from './routing-state';
@@ -115,35 +113,39 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
    * copied to its new owner. A statement a duplicate refused reports it and stops nothing else.
    */
   async insertInStatements(links: readonly Link[], rowsPerStatement: number): Promise<StatementOutcome[]> {
-    return this.write(links.map((l) => l.code), {}, async (state) => {
-      const groups = new Map<string, { authority: string; copy: string | null; links: Link[] }>();
-      for (const link of links) {
-        const route = state.route(link.code);
-        const authority = route.moving ? route.from : route.owner;
-        const copy = route.moving ? route.to : null;
-        const key = `${authority}>${copy ?? ''}`;
-        const group = groups.get(key) ?? { authority, copy, links: [] };
-        group.links.push(link);
-        groups.set(key, group);
-      }
-      const perGroup = await Promise.all(
-        [...groups.values()].map(async (g) => {
-          const outcomes: StatementOutcome[] = [];
-          for (let i = 0; i < g.links.length; i += rowsPerStatement) {
-            const statement = g.links.slice(i, i + rowsPerStatement);
-            try {
-              await this.on(g.authority, (s) => s.insertMany(statement), 'bulk');
-              if (g.copy) for (const link of statement) await this.on(g.copy, (s) => movable(s).upsertLink(link));
-              outcomes.push({ links: statement, error: null });
-            } catch (error) {
-              outcomes.push({ links: statement, error });
+    return this.write(
+      links.map((l) => l.code),
+      {},
+      async (state) => {
+        const groups = new Map<string, { authority: string; copy: string | null; links: Link[] }>();
+        for (const link of links) {
+          const route = state.route(link.code);
+          const authority = route.moving ? route.from : route.owner;
+          const copy = route.moving ? route.to : null;
+          const key = `${authority}>${copy ?? ''}`;
+          const group = groups.get(key) ?? { authority, copy, links: [] };
+          group.links.push(link);
+          groups.set(key, group);
+        }
+        const perGroup = await Promise.all(
+          [...groups.values()].map(async (g) => {
+            const outcomes: StatementOutcome[] = [];
+            for (let i = 0; i < g.links.length; i += rowsPerStatement) {
+              const statement = g.links.slice(i, i + rowsPerStatement);
+              try {
+                await this.on(g.authority, (s) => s.insertMany(statement), 'bulk');
+                if (g.copy) for (const link of statement) await this.on(g.copy, (s) => movable(s).upsertLink(link));
+                outcomes.push({ links: statement, error: null });
+              } catch (error) {
+                outcomes.push({ links: statement, error });
+              }
             }
-          }
-          return outcomes;
-        }),
-      );
-      return perGroup.flat();
-    });
+            return outcomes;
+          }),
+        );
+        return perGroup.flat();
+      },
+    );
   }
 
   findByCode(id: ShortUrlIdentifier): Promise<Link | null> {
@@ -329,7 +331,10 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     const deadline = this.clock.now() + (this.options.frozenWaitMs ?? 10_000);
     for (;;) {
       if (!this.leaseValid()) {
-        throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `links cannot be written now: ${this.lease!.describe()}`, { retryAfterSeconds: 1, reason: 'ring-unknown' });
+        throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `links cannot be written now: ${this.lease!.describe()}`, {
+          retryAfterSeconds: 1,
+          reason: 'ring-unknown',
+        });
       }
       const state = this.state;
       const frozen = state.phase === 'frozen' ? codes.map((c) => state.route(c)).find((r): r is Extract<Route, { moving: true }> => r.moving) : undefined;
@@ -343,7 +348,11 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
       }
       const waitMs = deadline - this.clock.now();
       if (options.relocatable || waitMs <= 0) {
-        throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `the link is moving from shard ${frozen.from} to ${frozen.to}; retry in a moment`, { shard: frozen.to, moving: true, retryAfterSeconds: 1 });
+        throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `the link is moving from shard ${frozen.from} to ${frozen.to}; retry in a moment`, {
+          shard: frozen.to,
+          moving: true,
+          retryAfterSeconds: 1,
+        });
       }
       await this.nextRouting(Math.min(waitMs, 250));
     }

@@ -39,14 +39,18 @@ export class ApiKeyService {
     let expiresAt: Date | null = null;
     if (input.expiresAt !== undefined && input.expiresAt !== null) {
       const ms = typeof input.expiresAt === 'string' && /T.*(Z|[+-]\d{2}:\d{2})$/.test(input.expiresAt) ? Date.parse(input.expiresAt) : NaN;
-      if (!Number.isFinite(ms) || ms <= this.clock.now() || ms > Date.UTC(9999, 0, 1)) throw invalid('expiresAt', 'must be a future ISO 8601 date-time with a zone');
+      if (!Number.isFinite(ms) || ms <= this.clock.now() || ms > Date.UTC(9999, 0, 1))
+        throw invalid('expiresAt', 'must be a future ISO 8601 date-time with a zone');
       expiresAt = new Date(ms);
     }
     const apiKey = generateApiKey();
     const maxActive = this.maxKeys?.[principal.plan] ?? Infinity;
     const cap = Number.isFinite(maxActive) ? { maxActive, now: new Date(this.clock.now()) } : undefined;
     const key = await this.store.addKey(principal.tenantId, hashApiKey(apiKey), newKeyRecord(apiKey, name, scopes, expiresAt), cap);
-    if (!key) throw new DomainError(ErrorCode.KEY_LIMIT_REACHED, `the ${principal.plan} plan allows ${maxActive} active keys per tenant; revoke one first`, { limit: maxActive });
+    if (!key)
+      throw new DomainError(ErrorCode.KEY_LIMIT_REACHED, `the ${principal.plan} plan allows ${maxActive} active keys per tenant; revoke one first`, {
+        limit: maxActive,
+      });
     return { key, apiKey };
   }
 
@@ -63,12 +67,14 @@ export class ApiKeyService {
     const target = (await this.store.listKeys(principal.tenantId)).find((k) => k.id === keyId && k.revokedAt === null);
     if (!target) throw notFound();
     const beyond = target.scopes.filter((s) => !principal.scopes.includes(s));
-    if (beyond.length) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `a key cannot revoke a key with scopes it lacks: ${beyond.join(', ')}`, { scopes: beyond });
+    if (beyond.length)
+      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `a key cannot revoke a key with scopes it lacks: ${beyond.join(', ')}`, { scopes: beyond });
     if (!(await this.store.revokeKey(principal.tenantId, keyId, new Date(this.clock.now())))) throw notFound();
   }
 }
 
 function checkScopes(value: unknown): Scope[] {
-  if (!Array.isArray(value) || value.length === 0 || value.some((s) => !SCOPES.includes(s as Scope))) throw invalid('scopes', `must be a non-empty list of ${SCOPES.join(', ')}`);
+  if (!Array.isArray(value) || value.length === 0 || value.some((s) => !SCOPES.includes(s as Scope)))
+    throw invalid('scopes', `must be a non-empty list of ${SCOPES.join(', ')}`);
   return [...new Set(value as Scope[])];
 }

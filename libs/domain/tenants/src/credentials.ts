@@ -41,7 +41,8 @@ export class ApiKeyVerifier {
 
   /** The principal of an API key: 401 for a missing, unknown, revoked or expired key, 403 for a suspended tenant. */
   async verify(apiKey: unknown): Promise<Principal> {
-    if (typeof apiKey !== 'string' || apiKey.length < 8 || apiKey.length > 200) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'a valid x-api-key header is required');
+    if (typeof apiKey !== 'string' || apiKey.length < 8 || apiKey.length > 200)
+      throw new DomainError(ErrorCode.UNAUTHENTICATED, 'a valid x-api-key header is required');
     const hash = hashApiKey(apiKey);
     const cached = this.cache.get(hash);
     if (cached) {

@@ -4,7 +4,13 @@ export { BatchSlots, LocalSlots, SLOT_STORE, type SlotStore } from './concurrenc
 export { ApiKeyVerifier, type Principal } from './credentials';
 export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantStore } from './ports';
 export {
-  BUCKETS_PER_WINDOW, LocalRateWindows, PlanRateLimiter, RATE_WINDOW_STORE, type RateDecision, type RateWindowStore, type WindowHit,
+  BUCKETS_PER_WINDOW,
+  LocalRateWindows,
+  PlanRateLimiter,
+  RATE_WINDOW_STORE,
+  type RateDecision,
+  type RateWindowStore,
+  type WindowHit,
 } from './rate-limits';
 export { type ApiKey, hashApiKey, type Plan, type Scope, SCOPES, type Tenant, type TenantStatus } from './tenant';
 export { TenantDirectory } from './tenant-directory';

@@ -66,7 +66,8 @@ export class LocalRateWindows implements RateWindowStore {
   async hit(key: string, limit: number, windowMs: number, cost: number): Promise<WindowHit> {
     const now = this.clock.now();
     let window = this.windows.get(key);
-    if (window) this.windows.delete(key); // re-inserted below: Map order is least recently used first
+    if (window)
+      this.windows.delete(key); // re-inserted below: Map order is least recently used first
     else window = { buckets: new Map(), lastMs: now };
     window.lastMs = now;
     this.windows.set(key, window);

@@ -10,7 +10,9 @@ const setup = (keyCacheMs = 1000) => {
   let t = Date.parse('2026-12-03T10:00:00Z');
   const clock = { now: () => t, advance: (ms: number) => void (t += ms) };
   return {
-    store, clock, service: new TenantService(store, { domainCacheMs: keyCacheMs, serviceDomains: ['sho.rt'] }, clock),
+    store,
+    clock,
+    service: new TenantService(store, { domainCacheMs: keyCacheMs, serviceDomains: ['sho.rt'] }, clock),
     keys: new ApiKeyService(store, {}, clock),
     verifier: new ApiKeyVerifier(store, { cacheMs: keyCacheMs, clock }),
   };
@@ -157,8 +159,26 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     const { service, store } = setup(0);
     const a = (await service.createTenant({ name: 'a', plan: 'free' })).tenant;
     for (const domain of [
-      'go.acme.com@evil.com', 'user:pw@go.acme.com', 'https://go.acme.com', 'go.acme.com:8080', 'go.acme.com/path', 'go.acme.com?x', 'go.acme.com#x', 'go.acme.com.',
-      'go.acme.com..', '.go.acme.com', 'go..acme.com', 'go.acme.com\\evil.com', 'go.acme.com%2Fevil.com', 'go acme.com', '127.0.0.1', '[::1]', '8.8.8.8', 'go_acme.com', '', 42,
+      'go.acme.com@evil.com',
+      'user:pw@go.acme.com',
+      'https://go.acme.com',
+      'go.acme.com:8080',
+      'go.acme.com/path',
+      'go.acme.com?x',
+      'go.acme.com#x',
+      'go.acme.com.',
+      'go.acme.com..',
+      '.go.acme.com',
+      'go..acme.com',
+      'go.acme.com\\evil.com',
+      'go.acme.com%2Fevil.com',
+      'go acme.com',
+      '127.0.0.1',
+      '[::1]',
+      '8.8.8.8',
+      'go_acme.com',
+      '',
+      42,
     ]) {
       await expect(service.addDomain(a.id, domain)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'domain' } });
     }

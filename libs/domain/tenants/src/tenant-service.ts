@@ -114,7 +114,8 @@ export class TenantService {
 
   async removeDomain(tenantId: string, raw: unknown): Promise<void> {
     const domain = checkDomain(raw);
-    if (!(await this.store.removeDomain(tenantId, domain))) throw new DomainError(ErrorCode.DOMAIN_NOT_FOUND, `tenant ${tenantId} has no domain ${domain}`, { domain });
+    if (!(await this.store.removeDomain(tenantId, domain)))
+      throw new DomainError(ErrorCode.DOMAIN_NOT_FOUND, `tenant ${tenantId} has no domain ${domain}`, { domain });
     this.domainCache.delete(domain);
   }
 
@@ -151,6 +152,7 @@ export function checkDomain(value: unknown): string {
   const text = typeof value === 'string' ? value.trim() : '';
   // domainToASCII answers '' for a name that is not a valid IDN.
   const host = BARE_HOST.test(text) ? domainToASCII(text.toLowerCase()) : '';
-  if (!DOMAIN.test(host)) throw invalid('domain', 'must be a bare host name such as links.example.com (no scheme, user, port, path or trailing dot; not an IP address)');
+  if (!DOMAIN.test(host))
+    throw invalid('domain', 'must be a bare host name such as links.example.com (no scheme, user, port, path or trailing dot; not an IP address)');
   return host;
 }

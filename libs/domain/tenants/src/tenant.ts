@@ -66,7 +66,8 @@ export const invalid = (field: string, why: string) => new DomainError(ErrorCode
 
 /** A tenant's or a key's name: 1-200 printable characters, trimmed. */
 export function checkName(value: unknown, field = 'name'): string {
-  if (typeof value !== 'string' || value.trim() === '' || value.trim().length > 200 || /[\u0000-\u001f\u007f]/.test(value)) throw invalid(field, 'must be 1-200 printable characters');
+  if (typeof value !== 'string' || value.trim() === '' || value.trim().length > 200 || /[\u0000-\u001f\u007f]/.test(value))
+    throw invalid(field, 'must be 1-200 printable characters');
   return value.trim();
 }
 

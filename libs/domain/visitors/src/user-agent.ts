@@ -18,7 +18,8 @@ export interface UserAgentFacts {
  * Link-preview fetchers and crawlers that isbot may not know yet. They fetch a link to render a
  * card, and counting them as clicks is the most common complaint about link analytics.
  */
-const PREVIEW_FETCHERS = /(slackbot|twitterbot|facebookexternalhit|facebookcatalog|linkedinbot|discordbot|telegrambot|whatsapp|skypeuripreview|embedly|pinterestbot|redditbot|applebot|bingpreview|googleother|vkshare|iframely|mastodon|bluesky|cardyb|outlook-ios|ms office|microsoft office|zoom)/i;
+const PREVIEW_FETCHERS =
+  /(slackbot|twitterbot|facebookexternalhit|facebookcatalog|linkedinbot|discordbot|telegrambot|whatsapp|skypeuripreview|embedly|pinterestbot|redditbot|applebot|bingpreview|googleother|vkshare|iframely|mastodon|bluesky|cardyb|outlook-ios|ms office|microsoft office|zoom)/i;
 
 /** True for crawlers, monitors and link-preview fetchers. An empty user agent is a script: a bot. */
 export function isBotUserAgent(userAgent: string): boolean {

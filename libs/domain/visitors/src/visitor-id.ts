@@ -16,7 +16,9 @@ export class VisitorIds {
   idOf(address: string, userAgent: string, atMs: number): number {
     const day = Math.floor(atMs / 86_400_000);
     if (day !== this.day) {
-      this.salt = createHmac('sha256', this.secret).update(`visitor-salt:${new Date(day * 86_400_000).toISOString().slice(0, 10)}`).digest();
+      this.salt = createHmac('sha256', this.secret)
+        .update(`visitor-salt:${new Date(day * 86_400_000).toISOString().slice(0, 10)}`)
+        .digest();
       this.day = day;
     }
     const digest = createHmac('sha256', this.salt).update(address).update('\u0000').update(userAgent).digest();

@@ -13,9 +13,17 @@ describe('user agents', () => {
 
   it('flags crawlers and link-preview fetchers as bots, and people as people', () => {
     for (const bot of [
-      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 'Twitterbot/1.0', 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
-      'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)', 'TelegramBot (like TwitterBot)', 'WhatsApp/2.23.20.0', 'LinkedInBot/1.0',
-      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 'curl/8.0.1', 'python-requests/2.31', '',
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+      'Twitterbot/1.0',
+      'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+      'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+      'TelegramBot (like TwitterBot)',
+      'WhatsApp/2.23.20.0',
+      'LinkedInBot/1.0',
+      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      'curl/8.0.1',
+      'python-requests/2.31',
+      '',
     ]) {
       expect({ bot, flagged: isBotUserAgent(bot) }).toEqual({ bot, flagged: true });
     }

@@ -16,7 +16,8 @@ export const ANALYTICS_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, CLICK_EV
 export const ANALYTICS_OPENAPI = {
   title: 'shortlink analytics API',
   version: '1',
-  description: 'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv). Dashboard at /dashboard.',
+  description:
+    'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv). Dashboard at /dashboard.',
 } as const;
 
 /** A lag read that takes longer is skipped for this scrape (the broker may be down). */

@@ -19,8 +19,20 @@ const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KH
 
 let seq = 0;
 const click = (over: Partial<ClickEvent> = {}): ClickEvent => ({
-  producer: 'p1', seq: seq++, kind: 'click', occurredAt: NOW - 1000, tenantId: 't1', linkId: '1', domain: 'sho.rt', code: 'abc1234',
-  visitor: 7, country: 'DE', refererHost: null, userAgent: CHROME, variant: null, ...over,
+  producer: 'p1',
+  seq: seq++,
+  kind: 'click',
+  occurredAt: NOW - 1000,
+  tenantId: 't1',
+  linkId: '1',
+  domain: 'sho.rt',
+  code: 'abc1234',
+  visitor: 7,
+  country: 'DE',
+  refererHost: null,
+  userAgent: CHROME,
+  variant: null,
+  ...over,
 });
 const at = (offset: number, ...events: ClickEvent[]): DeliveredClick[] => events.map((event) => ({ partition: 0, offset: String(offset), event }));
 const batch = (source: string, ...messages: DeliveredClick[][]): ClickBatch => ({ source, partition: 0, messages: messages.flat() });
@@ -57,7 +69,11 @@ describe('ClickConsumer on the embedded store', () => {
 
   it('aggregates clicks with bots apart and breakdowns, and counts a replayed record once (offset progress)', async () => {
     const code = 'agg0001';
-    const b = batch('kafka:t1', at(1, click({ code }), click({ code, country: null, refererHost: 'news.example' })), at(2, click({ code, userAgent: 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' })));
+    const b = batch(
+      'kafka:t1',
+      at(1, click({ code }), click({ code, country: null, refererHost: 'news.example' })),
+      at(2, click({ code, userAgent: 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' })),
+    );
     await consumer().handle(b);
     // A new member (after a crash before the commit) gets the same records again.
     await consumer().handle(b);
@@ -107,7 +123,12 @@ describe('ClickConsumer on the embedded store', () => {
     const code = 'late001';
     const registry = new Registry();
     const c = new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: 3600, now: () => NOW }, registry, silent);
-    await c.handle(batch('kafka:t4', at(0, click({ code, occurredAt: NOW - 3000_000 }), click({ code, occurredAt: NOW - 4000_000 }), click({ code, occurredAt: NOW + 3600_000 }))));
+    await c.handle(
+      batch(
+        'kafka:t4',
+        at(0, click({ code, occurredAt: NOW - 3000_000 }), click({ code, occurredAt: NOW - 4000_000 }), click({ code, occurredAt: NOW + 3600_000 })),
+      ),
+    );
     const s = await store.series(scope(code), { ...range, from: NOW / 1000 - 7200, granularity: 'minute' });
     expect(s.series.map((p) => [p.time, p.clicks])).toEqual([
       [Math.floor((NOW - 3000_000) / 60_000) * 60, 1],

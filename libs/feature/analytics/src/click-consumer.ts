@@ -55,9 +55,21 @@ export class ClickConsumer {
     this.logger = logger.scoped('ClickConsumer');
     this.now = options.now ?? Date.now;
     this.events = new Counter({ name: 'shortlink_analytics_events_total', help: 'Click events aggregated', registers: [registry] });
-    this.replayed = new Counter({ name: 'shortlink_analytics_replayed_events_skipped_total', help: 'Replayed click events skipped because already aggregated (offset below the progress)', registers: [registry] });
-    this.duplicates = new Counter({ name: 'shortlink_analytics_duplicate_events_skipped_total', help: 'Click events skipped because a producer resent them (event id already counted)', registers: [registry] });
-    this.late = new Counter({ name: 'shortlink_analytics_late_events_dropped_total', help: 'Click events older than the allowed lateness, dropped', registers: [registry] });
+    this.replayed = new Counter({
+      name: 'shortlink_analytics_replayed_events_skipped_total',
+      help: 'Replayed click events skipped because already aggregated (offset below the progress)',
+      registers: [registry],
+    });
+    this.duplicates = new Counter({
+      name: 'shortlink_analytics_duplicate_events_skipped_total',
+      help: 'Click events skipped because a producer resent them (event id already counted)',
+      registers: [registry],
+    });
+    this.late = new Counter({
+      name: 'shortlink_analytics_late_events_dropped_total',
+      help: 'Click events older than the allowed lateness, dropped',
+      registers: [registry],
+    });
   }
 
   @EventPattern(CLICK_BATCH_PATTERN)

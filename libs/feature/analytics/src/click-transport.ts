@@ -36,10 +36,12 @@ export class ClickBusTransport extends Server implements CustomTransportStrategy
   }
 
   listen(callback: (error?: unknown) => void): void {
-    this.source.start((batch) => this.dispatch(batch)).then(
-      () => callback(),
-      (error: unknown) => callback(error),
-    );
+    this.source
+      .start((batch) => this.dispatch(batch))
+      .then(
+        () => callback(),
+        (error: unknown) => callback(error),
+      );
   }
 
   async close(): Promise<void> {

@@ -17,7 +17,8 @@ const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
  * Scripts and styles only from this origin, data only from the API here, no framing. The API key
  * lives in sessionStorage (gone with the tab) and goes out as the x-api-key header, never in a URL.
  */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** The analysts' dashboard (docs/analytics.md, "Dashboard"): a static page over the query API. */
 @Controller('dashboard')

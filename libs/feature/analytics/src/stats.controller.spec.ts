@@ -30,7 +30,16 @@ describe('StatsController on the embedded store', () => {
     await store.migrate();
     const row = { tenantId: 't1', domain: 'sho.rt', code: 'abc1234', bot: false };
     await store.write([
-      { ...row, minute: T, visitor: 1, clicks: 2, dims: [{ dimension: 'referers', value: '', clicks: 1 }, { dimension: 'referers', value: '=cmd|x', clicks: 1 }] },
+      {
+        ...row,
+        minute: T,
+        visitor: 1,
+        clicks: 2,
+        dims: [
+          { dimension: 'referers', value: '', clicks: 1 },
+          { dimension: 'referers', value: '=cmd|x', clicks: 1 },
+        ],
+      },
       { ...row, minute: T + 120, visitor: 2, clicks: 1, dims: [{ dimension: 'referers', value: '', clicks: 1 }] },
       { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
     ]);
@@ -51,8 +60,14 @@ describe('StatsController on the embedded store', () => {
   it("reads the caller's link on the default domain, aligns the range to the granularity and shows ISO instants", async () => {
     const res = await controller.stats(req, 'abc1234', { from: '2025-11-24T16:00:30Z', to: String(T + 3600) }, reply);
     expect(res).toEqual({
-      code: 'abc1234', domain: 'sho.rt', from: '2025-11-24T16:00:00.000Z', to: '2025-11-24T17:00:00.000Z', granularity: 'minute', bots: 'exclude',
-      totals: { clicks: 3, visitors: 2 }, botClicks: 5,
+      code: 'abc1234',
+      domain: 'sho.rt',
+      from: '2025-11-24T16:00:00.000Z',
+      to: '2025-11-24T17:00:00.000Z',
+      granularity: 'minute',
+      bots: 'exclude',
+      totals: { clicks: 3, visitors: 2 },
+      botClicks: 5,
       series: [
         { time: '2025-11-24T16:00:00.000Z', clicks: 2, visitors: 1, botClicks: 0 },
         { time: '2025-11-24T16:02:00.000Z', clicks: 1, visitors: 1, botClicks: 5 },
@@ -60,12 +75,21 @@ describe('StatsController on the embedded store', () => {
     });
     const hours = await controller.stats(req, 'abc1234', { from: String(T + 100), to: String(T + 200), granularity: 'hour', bots: 'include' }, reply);
     expect(hours).toMatchObject({ from: '2025-11-24T16:00:00.000Z', to: '2025-11-24T17:00:00.000Z', totals: { clicks: 8, visitors: 3 } });
-    expect(((await controller.stats(req, 'abc1234', { from: String(T), to: String(T + 60), domain: 'Other.Example' }, reply)) as { domain: string }).domain).toBe('other.example');
+    expect(
+      ((await controller.stats(req, 'abc1234', { from: String(T), to: String(T + 60), domain: 'Other.Example' }, reply)) as { domain: string }).domain,
+    ).toBe('other.example');
   });
 
   it('gives breakdowns with null for "none", shares, and CSV safe for spreadsheets', async () => {
     const res = await controller.breakdown(req, 'abc1234', 'referers', { from: String(T), to: String(T + 3600) }, reply);
-    expect(res).toMatchObject({ dimension: 'referers', totals: { clicks: 3, visitors: 2 }, items: [{ value: null, clicks: 2, visitors: 2, share: 0.6667 }, { value: '=cmd|x', clicks: 1, visitors: 1, share: 0.3333 }] });
+    expect(res).toMatchObject({
+      dimension: 'referers',
+      totals: { clicks: 3, visitors: 2 },
+      items: [
+        { value: null, clicks: 2, visitors: 2, share: 0.6667 },
+        { value: '=cmd|x', clicks: 1, visitors: 1, share: 0.3333 },
+      ],
+    });
     const csv = await controller.breakdown(req, 'abc1234', 'referers', { from: String(T), to: String(T + 3600), format: 'csv' }, reply);
     expect(csv).toBe("value,clicks,visitors,share\r\n,2,2,0.6667\r\n'=cmd|x,1,1,0.3333\r\n");
     expect(headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -93,7 +117,13 @@ describe('StatsController on the embedded store', () => {
   });
 
   it('refuses an empty, reversed or too long range with INVALID_TIME_RANGE', async () => {
-    for (const [from, to, granularity] of [['100', '100', undefined], ['200', '100', undefined], ['0', String(32 * 86_400), 'minute'], ['0', String(400 * 86_400), 'hour'], ['now', undefined, undefined]] as const) {
+    for (const [from, to, granularity] of [
+      ['100', '100', undefined],
+      ['200', '100', undefined],
+      ['0', String(32 * 86_400), 'minute'],
+      ['0', String(400 * 86_400), 'hour'],
+      ['now', undefined, undefined],
+    ] as const) {
       await expect(controller.stats(req, 'abc1234', { from, to, granularity }, reply)).rejects.toMatchObject({ code: 'INVALID_TIME_RANGE' });
     }
   });
@@ -101,6 +131,16 @@ describe('StatsController on the embedded store', () => {
 
 describe('toCsv', () => {
   it('quotes commas, quotes and line breaks, and defuses formulas', () => {
-    expect(toCsv(['a', 'b'], [['x,y', 'say "hi"'], ['line\nbreak', null], ['@SUM(A1)', 3], ['-2', -2]])).toBe('a,b\r\n"x,y","say ""hi"""\r\n"line\nbreak",\r\n\'@SUM(A1),3\r\n\'-2,-2\r\n');
+    expect(
+      toCsv(
+        ['a', 'b'],
+        [
+          ['x,y', 'say "hi"'],
+          ['line\nbreak', null],
+          ['@SUM(A1)', 3],
+          ['-2', -2],
+        ],
+      ),
+    ).toBe('a,b\r\n"x,y","say ""hi"""\r\n"line\nbreak",\r\n\'@SUM(A1),3\r\n\'-2,-2\r\n');
   });
 });

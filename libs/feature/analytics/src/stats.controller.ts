@@ -2,9 +2,7 @@ import { Controller, Get, Inject, Param, Query, Req, Res, UseGuards } from '@nes
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AppConfig } from '@shortlink/config';
-import {
-  BotFilter, CLICK_AGGREGATE_STORE, ClickAggregateStore, Dimension, DIMENSIONS, Granularity, RangeQuery, resolveRange,
-} from '@shortlink/clicks-domain';
+import { BotFilter, CLICK_AGGREGATE_STORE, ClickAggregateStore, Dimension, DIMENSIONS, Granularity, RangeQuery, resolveRange } from '@shortlink/clicks-domain';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
@@ -14,13 +12,10 @@ const TAGS = ['analytics'];
 const granularity = z.enum(['minute', 'hour', 'day']).meta({ description: 'Bucket size; bounds are aligned outward to it' });
 // The pattern is published (clients and fuzzers generate valid instants) but checked by the
 // domain's parser, so every malformed or out-of-range instant is one code: INVALID_TIME_RANGE.
-const instant = z
-  .string()
-  .max(40)
-  .meta({
-    pattern: '^(\\d{1,10}|\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?)$',
-    description: 'Epoch seconds or ISO 8601 with a zone, e.g. 2026-12-03T10:00:00Z; the range must be non-empty and not too long (INVALID_TIME_RANGE)',
-  });
+const instant = z.string().max(40).meta({
+  pattern: '^(\\d{1,10}|\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?)$',
+  description: 'Epoch seconds or ISO 8601 with a zone, e.g. 2026-12-03T10:00:00Z; the range must be non-empty and not too long (INVALID_TIME_RANGE)',
+});
 const domain = z
   .string()
   .max(253)
@@ -35,7 +30,9 @@ const range = { from: instant.optional(), to: instant.optional() };
 const totals = z.object({ clicks: z.number().int(), visitors: z.number().int().meta({ description: 'Unique visitors over the whole range (HLL union)' }) });
 const point = z.object({ time: z.string(), clicks: z.number().int(), visitors: z.number().int(), botClicks: z.number().int() });
 const window = { from: z.string(), to: z.string(), granularity, bots };
-const statsSchema = z.object({ code: z.string(), domain: z.string(), ...window, totals, botClicks: z.number().int(), series: z.array(point) }).meta({ id: 'LinkStats' });
+const statsSchema = z
+  .object({ code: z.string(), domain: z.string(), ...window, totals, botClicks: z.number().int(), series: z.array(point) })
+  .meta({ id: 'LinkStats' });
 const breakdownSchema = z
   .object({
     code: z.string(),
@@ -43,10 +40,19 @@ const breakdownSchema = z
     dimension: z.enum(DIMENSIONS),
     ...window,
     totals,
-    items: z.array(z.object({ value: z.string().nullable().meta({ description: 'null: none (direct, unknown country, no variant)' }), clicks: z.number().int(), visitors: z.number().int(), share: z.number() })),
+    items: z.array(
+      z.object({
+        value: z.string().nullable().meta({ description: 'null: none (direct, unknown country, no variant)' }),
+        clicks: z.number().int(),
+        visitors: z.number().int(),
+        share: z.number(),
+      }),
+    ),
   })
   .meta({ id: 'Breakdown' });
-const topLinksSchema = z.object({ ...window, links: z.array(z.object({ domain: z.string(), code: z.string(), clicks: z.number().int(), visitors: z.number().int() })) }).meta({ id: 'TopLinks' });
+const topLinksSchema = z
+  .object({ ...window, links: z.array(z.object({ domain: z.string(), code: z.string(), clicks: z.number().int(), visitors: z.number().int() })) })
+  .meta({ id: 'TopLinks' });
 const orphansSchema = z
   .object({
     ...window,
@@ -84,12 +90,23 @@ export class StatsController {
     query: z.strictObject({ ...range, granularity: granularity.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
     responses: ok('Series and totals', statsSchema),
   })
-  async stats(@Req() req: AuthenticatedRequest, @Param('code') linkCode: string, @Query() q: RangeParams & { domain?: string }, @Res({ passthrough: true }) reply: FastifyReply) {
+  async stats(
+    @Req() req: AuthenticatedRequest,
+    @Param('code') linkCode: string,
+    @Query() q: RangeParams & { domain?: string },
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const r = this.range(q, 'exclude', q.granularity ?? 'minute');
     const d = this.domainOf(q.domain);
     const { series, totals: t } = await this.store.series({ tenantId: req.principal!.tenantId, domain: d, code: linkCode }, r);
     const points = series.map((p) => ({ time: iso(p.time), clicks: p.clicks, visitors: p.visitors, botClicks: p.botClicks }));
-    if (q.format === 'csv') return this.csv(reply, `${linkCode}-stats`, ['time', 'clicks', 'visitors', 'botClicks'], points.map((p) => [p.time, p.clicks, p.visitors, p.botClicks]));
+    if (q.format === 'csv')
+      return this.csv(
+        reply,
+        `${linkCode}-stats`,
+        ['time', 'clicks', 'visitors', 'botClicks'],
+        points.map((p) => [p.time, p.clicks, p.visitors, p.botClicks]),
+      );
     return { code: linkCode, domain: d, ...this.window(r), totals: { clicks: t.clicks, visitors: t.visitors }, botClicks: t.botClicks, series: points };
   }
 
@@ -99,7 +116,14 @@ export class StatsController {
     tags: TAGS,
     scope: 'analytics:read',
     params: z.strictObject({ code, dimension: z.enum(DIMENSIONS) }),
-    query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
+    query: z.strictObject({
+      ...range,
+      granularity: granularity.optional(),
+      limit: limit.optional(),
+      domain: domain.optional(),
+      bots: bots.optional(),
+      format: format.optional(),
+    }),
     responses: ok('The values with the most clicks first', breakdownSchema),
   })
   async breakdown(
@@ -112,8 +136,19 @@ export class StatsController {
     const r = this.range(q, 'exclude');
     const scope = { tenantId: req.principal!.tenantId, domain: this.domainOf(q.domain), code: linkCode };
     const [rows, { totals: t }] = await Promise.all([this.store.breakdown(scope, r, dimension, q.limit ?? 10), this.store.series(scope, r)]);
-    const items = rows.map((row) => ({ value: row.value === '' ? null : row.value, clicks: row.clicks, visitors: row.visitors, share: t.clicks > 0 ? Math.round((row.clicks / t.clicks) * 10_000) / 10_000 : 0 }));
-    if (q.format === 'csv') return this.csv(reply, `${linkCode}-${dimension}`, ['value', 'clicks', 'visitors', 'share'], items.map((i) => [i.value, i.clicks, i.visitors, i.share]));
+    const items = rows.map((row) => ({
+      value: row.value === '' ? null : row.value,
+      clicks: row.clicks,
+      visitors: row.visitors,
+      share: t.clicks > 0 ? Math.round((row.clicks / t.clicks) * 10_000) / 10_000 : 0,
+    }));
+    if (q.format === 'csv')
+      return this.csv(
+        reply,
+        `${linkCode}-${dimension}`,
+        ['value', 'clicks', 'visitors', 'share'],
+        items.map((i) => [i.value, i.clicks, i.visitors, i.share]),
+      );
     return { code: linkCode, domain: scope.domain, dimension, ...this.window(r), totals: { clicks: t.clicks, visitors: t.visitors }, items };
   }
 
@@ -122,13 +157,30 @@ export class StatsController {
     summary: "The tenant's links with the most clicks",
     tags: TAGS,
     scope: 'analytics:read',
-    query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
+    query: z.strictObject({
+      ...range,
+      granularity: granularity.optional(),
+      limit: limit.optional(),
+      domain: domain.optional(),
+      bots: bots.optional(),
+      format: format.optional(),
+    }),
     responses: ok('Links, most clicked first', topLinksSchema),
   })
-  async topLinks(@Req() req: AuthenticatedRequest, @Query() q: RangeParams & { domain?: string; limit?: number }, @Res({ passthrough: true }) reply: FastifyReply) {
+  async topLinks(
+    @Req() req: AuthenticatedRequest,
+    @Query() q: RangeParams & { domain?: string; limit?: number },
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const r = this.range(q, 'exclude');
     const links = await this.store.topLinks(req.principal!.tenantId, q.domain === undefined ? null : q.domain.toLowerCase(), r, q.limit ?? 10);
-    if (q.format === 'csv') return this.csv(reply, 'top-links', ['domain', 'code', 'clicks', 'visitors'], links.map((l) => [l.domain, l.code, l.clicks, l.visitors]));
+    if (q.format === 'csv')
+      return this.csv(
+        reply,
+        'top-links',
+        ['domain', 'code', 'clicks', 'visitors'],
+        links.map((l) => [l.domain, l.code, l.clicks, l.visitors]),
+      );
     return { ...this.window(r), links };
   }
 
@@ -140,16 +192,33 @@ export class StatsController {
       'Bots are included by default: most orphan visits are scanners.',
     tags: TAGS,
     scope: 'analytics:read',
-    query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), domain: domain.optional(), bots: bots.optional(), format: format.optional() }),
+    query: z.strictObject({
+      ...range,
+      granularity: granularity.optional(),
+      limit: limit.optional(),
+      domain: domain.optional(),
+      bots: bots.optional(),
+      format: format.optional(),
+    }),
     responses: ok('Series per domain and the most visited unknown codes', orphansSchema),
   })
-  async orphans(@Req() req: AuthenticatedRequest, @Query() q: RangeParams & { domain?: string; limit?: number }, @Res({ passthrough: true }) reply: FastifyReply) {
+  async orphans(
+    @Req() req: AuthenticatedRequest,
+    @Query() q: RangeParams & { domain?: string; limit?: number },
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const r = this.range(q, 'include');
     const visible = await this.orphanDomainsOf(req.principal!);
     const domains = q.domain === undefined ? visible : visible.filter((d) => d === q.domain!.toLowerCase());
     const result = await this.store.orphans({ ...r, domains, limit: q.limit ?? 20 });
     const series = result.series.map((p) => ({ time: iso(p.time), domain: p.domain, visits: p.visits, visitors: p.visitors }));
-    if (q.format === 'csv') return this.csv(reply, 'orphans', ['time', 'domain', 'visits', 'visitors'], series.map((p) => [p.time, p.domain, p.visits, p.visitors]));
+    if (q.format === 'csv')
+      return this.csv(
+        reply,
+        'orphans',
+        ['time', 'domain', 'visits', 'visitors'],
+        series.map((p) => [p.time, p.domain, p.visits, p.visitors]),
+      );
     return { ...this.window(r), totals: result.totals, series, codes: result.codes };
   }
 

@@ -7,7 +7,19 @@ import { ApiKeyGuard, Contract } from '@shortlink/nest-platform';
 import { LinkPresenter } from './link-presenter';
 import { codeParams, domainQuery, linkSchema } from './link.schemas';
 import { keyView } from './keys.controller';
-import { domainBody, domainListSchema, domainParams, moderationBody, tenantCreatedSchema, tenantCreationSchema, tenantEditSchema, tenantPageQuery, tenantPageSchema, tenantParams, tenantSchema } from './tenant.schemas';
+import {
+  domainBody,
+  domainListSchema,
+  domainParams,
+  moderationBody,
+  tenantCreatedSchema,
+  tenantCreationSchema,
+  tenantEditSchema,
+  tenantPageQuery,
+  tenantPageSchema,
+  tenantParams,
+  tenantSchema,
+} from './tenant.schemas';
 
 const TAGS = ['admin'];
 
@@ -24,14 +36,26 @@ export class AdminController {
 
   @Post('tenants')
   @HttpCode(201)
-  @Contract({ summary: 'Create a tenant and its first key', tags: TAGS, scope: 'admin', body: tenantCreationSchema, responses: { 201: { description: 'Created; the key is shown this once', schema: tenantCreatedSchema } } })
+  @Contract({
+    summary: 'Create a tenant and its first key',
+    tags: TAGS,
+    scope: 'admin',
+    body: tenantCreationSchema,
+    responses: { 201: { description: 'Created; the key is shown this once', schema: tenantCreatedSchema } },
+  })
   async createTenant(@Body() body: z.infer<typeof tenantCreationSchema>) {
     const { tenant, issued } = await this.tenants.createTenant(body);
     return { tenant: tenantView(tenant), apiKey: issued.apiKey, key: keyView(issued.key) };
   }
 
   @Get('tenants')
-  @Contract({ summary: 'List tenants by id', tags: TAGS, scope: 'admin', query: tenantPageQuery, responses: { 200: { description: 'A page of tenants', schema: tenantPageSchema } } })
+  @Contract({
+    summary: 'List tenants by id',
+    tags: TAGS,
+    scope: 'admin',
+    query: tenantPageQuery,
+    responses: { 200: { description: 'A page of tenants', schema: tenantPageSchema } },
+  })
   async listTenants(@Query() query: z.infer<typeof tenantPageQuery>) {
     const page = await this.tenants.listTenants(query.cursor ?? null, query.limit + 1);
     const tenants = page.slice(0, query.limit);
@@ -39,19 +63,41 @@ export class AdminController {
   }
 
   @Get('tenants/:tenantId')
-  @Contract({ summary: 'Read a tenant', tags: TAGS, scope: 'admin', params: tenantParams, responses: { 200: { description: 'The tenant', schema: tenantSchema } }, errors: [404] })
+  @Contract({
+    summary: 'Read a tenant',
+    tags: TAGS,
+    scope: 'admin',
+    params: tenantParams,
+    responses: { 200: { description: 'The tenant', schema: tenantSchema } },
+    errors: [404],
+  })
   async getTenant(@Param('tenantId') tenantId: string) {
     return tenantView(await this.tenants.getTenant(tenantId));
   }
 
   @Patch('tenants/:tenantId')
-  @Contract({ summary: 'Change a tenant’s plan or name, suspend or reactivate it', tags: TAGS, scope: 'admin', params: tenantParams, body: tenantEditSchema, responses: { 200: { description: 'The tenant', schema: tenantSchema } }, errors: [404] })
+  @Contract({
+    summary: 'Change a tenant’s plan or name, suspend or reactivate it',
+    tags: TAGS,
+    scope: 'admin',
+    params: tenantParams,
+    body: tenantEditSchema,
+    responses: { 200: { description: 'The tenant', schema: tenantSchema } },
+    errors: [404],
+  })
   async updateTenant(@Param('tenantId') tenantId: string, @Body() body: z.infer<typeof tenantEditSchema>) {
     return tenantView(await this.tenants.updateTenant(tenantId, body));
   }
 
   @Get('tenants/:tenantId/domains')
-  @Contract({ summary: 'A tenant’s own domains', tags: TAGS, scope: 'admin', params: tenantParams, responses: { 200: { description: 'The domains', schema: domainListSchema } }, errors: [404] })
+  @Contract({
+    summary: 'A tenant’s own domains',
+    tags: TAGS,
+    scope: 'admin',
+    params: tenantParams,
+    responses: { 200: { description: 'The domains', schema: domainListSchema } },
+    errors: [404],
+  })
   async domains(@Param('tenantId') tenantId: string) {
     await this.tenants.getTenant(tenantId);
     return { domains: await this.tenants.domainsOf(tenantId) };
@@ -78,7 +124,14 @@ export class AdminController {
 
   @Delete('tenants/:tenantId/domains/:domain')
   @HttpCode(204)
-  @Contract({ summary: 'Take a domain from a tenant (its links there stop resolving)', tags: TAGS, scope: 'admin', params: domainParams, responses: { 204: { description: 'Removed' } }, errors: [404] })
+  @Contract({
+    summary: 'Take a domain from a tenant (its links there stop resolving)',
+    tags: TAGS,
+    scope: 'admin',
+    params: domainParams,
+    responses: { 204: { description: 'Removed' } },
+    errors: [404],
+  })
   async removeDomain(@Param('tenantId') tenantId: string, @Param('domain') domain: string): Promise<void> {
     await this.tenants.removeDomain(tenantId, domain);
     await this.tenantDomains.refresh();
@@ -97,7 +150,8 @@ export class AdminController {
   })
   async moderate(@Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Body() body: z.infer<typeof moderationBody>) {
     const reason = body.reason?.trim() || null;
-    if (body.moderation !== 'clear' && reason === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'reason is required to flag or ban a link (visitors see it)', { field: 'reason' });
+    if (body.moderation !== 'clear' && reason === null)
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'reason is required to flag or ban a link (visitors see it)', { field: 'reason' });
     return this.present.view(await this.links.moderate(this.present.id(code, query.domain), body.moderation, reason));
   }
 }

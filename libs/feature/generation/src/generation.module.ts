@@ -1,9 +1,30 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BulkLinks, ChangePropagation, CODE_SECRET, CodeStrategy, HashCodeStrategy, LINK_CACHE_WRITER,
-  LINK_CHANGE_FEED, LINK_REPOSITORY, LinkCacheWriter, LinkChangeFeed, LinkRepository, LinkService, ListCursors, PASSWORD_HASHER, PasswordHasher,
-  SegmentIdAllocator, SEQUENCE_STORE, SequenceCodeStrategy, SequenceStore, URL_POLICY, UrlPolicy,
+  BATCH_RECORD_STORE,
+  BatchCreator,
+  BatchRecordStore,
+  BulkLinks,
+  ChangePropagation,
+  CODE_SECRET,
+  CodeStrategy,
+  HashCodeStrategy,
+  LINK_CACHE_WRITER,
+  LINK_CHANGE_FEED,
+  LINK_REPOSITORY,
+  LinkCacheWriter,
+  LinkChangeFeed,
+  LinkRepository,
+  LinkService,
+  ListCursors,
+  PASSWORD_HASHER,
+  PasswordHasher,
+  SegmentIdAllocator,
+  SEQUENCE_STORE,
+  SequenceCodeStrategy,
+  SequenceStore,
+  URL_POLICY,
+  UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
@@ -17,7 +38,16 @@ import { LinksController } from './links.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [
-  ...API_ACCESS_PORTS, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, CODE_SECRET, LINK_CHANGE_FEED, PASSWORD_HASHER, URL_POLICY, BATCH_RECORD_STORE, SLOT_STORE,
+  ...API_ACCESS_PORTS,
+  SEQUENCE_STORE,
+  LINK_REPOSITORY,
+  CACHE_STORE,
+  CODE_SECRET,
+  LINK_CHANGE_FEED,
+  PASSWORD_HASHER,
+  URL_POLICY,
+  BATCH_RECORD_STORE,
+  SLOT_STORE,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -130,17 +160,33 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         {
           provide: LinkService,
           inject: [
-            LINK_REPOSITORY, SegmentIdAllocator, CODE_STRATEGY, LINK_CACHE_WRITER, ChangePropagation, PASSWORD_HASHER, GENERATION_URL_POLICY, TenantService,
+            LINK_REPOSITORY,
+            SegmentIdAllocator,
+            CODE_STRATEGY,
+            LINK_CACHE_WRITER,
+            ChangePropagation,
+            PASSWORD_HASHER,
+            GENERATION_URL_POLICY,
+            TenantService,
             CODE_SECRET,
           ],
           useFactory: (
-            repository: LinkRepository, ids: SegmentIdAllocator, codes: CodeStrategy, cache: LinkCacheWriter, changes: ChangePropagation,
-            passwords: PasswordHasher, urls: UrlPolicy, tenantDomains: TenantService, codeSecret: string,
+            repository: LinkRepository,
+            ids: SegmentIdAllocator,
+            codes: CodeStrategy,
+            cache: LinkCacheWriter,
+            changes: ChangePropagation,
+            passwords: PasswordHasher,
+            urls: UrlPolicy,
+            tenantDomains: TenantService,
+            codeSecret: string,
           ) =>
             new LinkService(
               { links: repository, ids, codes, cache, changes, passwords, urls, tenantDomains },
               {
-                defaultDomain: links.defaultDomain, sharedDomains: links.domains, retireForMs: links.retireForMs,
+                defaultDomain: links.defaultDomain,
+                sharedDomains: links.domains,
+                retireForMs: links.retireForMs,
                 // Its own key, derived by HKDF from the code secret: every instance opens every cursor (docs/design.md, "Listing").
                 listCursors: new ListCursors(codeSecret),
               },
@@ -150,7 +196,12 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           provide: BatchCreator,
           inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, LINK_CACHE_WRITER, BATCH_RECORD_STORE],
           useFactory: (
-            service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, cache: LinkCacheWriter, records: BatchRecordStore,
+            service: LinkService,
+            repository: LinkRepository,
+            sequences: SequenceStore,
+            codes: CodeStrategy,
+            cache: LinkCacheWriter,
+            records: BatchRecordStore,
           ) => {
             const b = config.batch;
             return new BatchCreator(
@@ -159,7 +210,11 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
             );
           },
         },
-        { provide: BulkLinks, inject: [LinkService], useFactory: (service: LinkService) => new BulkLinks(service, { maxLinks: config.batch.bulkMaxLinks, concurrency: config.batch.bulkConcurrency }) },
+        {
+          provide: BulkLinks,
+          inject: [LinkService],
+          useFactory: (service: LinkService) => new BulkLinks(service, { maxLinks: config.batch.bulkMaxLinks, concurrency: config.batch.bulkConcurrency }),
+        },
         {
           provide: BatchSlots,
           inject: [SLOT_STORE, APP_LOGGER],

@@ -16,7 +16,12 @@ export class KeysController {
   constructor(@Inject(ApiKeyService) private readonly keys: ApiKeyService) {}
 
   @Get()
-  @Contract({ summary: 'List your keys (revoked ones too, with when)', tags: TAGS, scope: 'links:read', responses: { 200: { description: 'The keys', schema: z.object({ keys: z.array(apiKeySchema) }) } } })
+  @Contract({
+    summary: 'List your keys (revoked ones too, with when)',
+    tags: TAGS,
+    scope: 'links:read',
+    responses: { 200: { description: 'The keys', schema: z.object({ keys: z.array(apiKeySchema) }) } },
+  })
   async list(@Req() req: AuthenticatedRequest) {
     return { keys: (await this.keys.listKeys(req.principal!.tenantId)).map(keyView) };
   }
@@ -25,7 +30,8 @@ export class KeysController {
   @HttpCode(201)
   @Contract({
     summary: 'Create a key; the secret is in this answer only',
-    description: 'A key never gets a scope the calling key does not have. A tenant holds at most its plan’s number of active keys (403 `KEY_LIMIT_REACHED` beyond: revoke one first).',
+    description:
+      'A key never gets a scope the calling key does not have. A tenant holds at most its plan’s number of active keys (403 `KEY_LIMIT_REACHED` beyond: revoke one first).',
     tags: TAGS,
     scope: 'links:write',
     body: keyCreationSchema,

@@ -15,11 +15,22 @@ describe('export and import fields of the link API', () => {
 
   afterAll(() => g?.close());
 
-  const newKey = async (): Promise<string> => (await g.call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: `t-${Math.random()}`, plan: 'paid' })).json().apiKey;
-  const scopedKey = async (key: string, scopes: string[]): Promise<string> => (await g.call(key, 'POST', '/api/v1/keys', { name: scopes.join('+'), scopes })).json().apiKey;
+  const newKey = async (): Promise<string> =>
+    (await g.call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: `t-${Math.random()}`, plan: 'paid' })).json().apiKey;
+  const scopedKey = async (key: string, scopes: string[]): Promise<string> =>
+    (await g.call(key, 'POST', '/api/v1/keys', { name: scopes.join('+'), scopes })).json().apiKey;
   const batch = (key: string, rows: object[]) =>
-    g.app.inject({ method: 'POST', url: '/api/v1/links/batch', headers: { 'x-api-key': key, 'content-type': 'application/x-ndjson' }, payload: rows.map((r) => JSON.stringify(r)).join('\n') });
-  const lines = (body: string) => body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { status: number; link?: Record<string, unknown>; problem?: { code: string } });
+    g.app.inject({
+      method: 'POST',
+      url: '/api/v1/links/batch',
+      headers: { 'x-api-key': key, 'content-type': 'application/x-ndjson' },
+      payload: rows.map((r) => JSON.stringify(r)).join('\n'),
+    });
+  const lines = (body: string) =>
+    body
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { status: number; link?: Record<string, unknown>; problem?: { code: string } });
 
   it('gives password hashes through GET /api/v1/export/links only, to a key with links:read and links:write; list and read show passwordProtected', async () => {
     const key = await newKey();
@@ -69,7 +80,11 @@ describe('export and import fields of the link API', () => {
       { url: 'https://example.com/go', legacyCode: 'news/go' },
     ]);
     expect(lines(res.body).map((l) => [l.status, l.link?.code ?? l.problem?.code, l.link?.status])).toEqual([
-      [201, '1', 'active'], [201, 'blog/2024/launch', 'disabled'], [400, 'INVALID_ALIAS', undefined], [400, 'ALIAS_RESERVED', undefined], [400, 'INVALID_ALIAS', undefined],
+      [201, '1', 'active'],
+      [201, 'blog/2024/launch', 'disabled'],
+      [400, 'INVALID_ALIAS', undefined],
+      [400, 'ALIAS_RESERVED', undefined],
+      [400, 'INVALID_ALIAS', undefined],
     ]);
     const read = await g.call(key, 'GET', `/api/v1/links/${encodeURIComponent('blog/2024/launch')}`);
     expect([read.statusCode, read.json().code, read.json().shortUrl]).toEqual([200, 'blog/2024/launch', 'https://sho.rt/blog/2024/launch']);

@@ -34,7 +34,8 @@ export class LinkExportController {
   })
   async export(@Req() req: AuthenticatedRequest, @Query() query: z.infer<typeof listQuery>, @Res({ passthrough: true }) reply: FastifyReply) {
     const principal = req.principal!;
-    if (!principal.scopes.includes('links:read')) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'this key lacks the links:read scope', { scope: 'links:read' });
+    if (!principal.scopes.includes('links:read'))
+      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'this key lacks the links:read scope', { scope: 'links:read' });
     const page = await this.links.list(principal.tenantId, query);
     reply.header('cache-control', 'no-store');
     return { links: page.links.map((l) => ({ ...this.present.view(l), passwordHash: l.passwordHash })), nextCursor: page.nextCursor };

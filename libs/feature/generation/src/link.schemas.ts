@@ -10,10 +10,18 @@ const url = z.string().max(24_576).meta({ description: 'http(s) URL; at most 204
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 
 const utm = z
-  .strictObject({ source: z.string().max(200), medium: z.string().max(200), campaign: z.string().max(200), term: z.string().max(200), content: z.string().max(200) })
+  .strictObject({
+    source: z.string().max(200),
+    medium: z.string().max(200),
+    campaign: z.string().max(200),
+    term: z.string().max(200),
+    content: z.string().max(200),
+  })
   .partial()
   .meta({ id: 'Utm', description: 'Added to the target as utm_* parameters; these win over the same names in the target URL' });
-const geoTargets = z.record(z.string().max(8), url).meta({ description: 'ISO 3166-1 alpha-2 country code -> URL', example: { DE: 'https://example.de/', US: 'https://example.com/us' } });
+const geoTargets = z
+  .record(z.string().max(8), url)
+  .meta({ description: 'ISO 3166-1 alpha-2 country code -> URL', example: { DE: 'https://example.de/', US: 'https://example.com/us' } });
 const deviceTargets = z.strictObject({ ios: url, android: url, desktop: url }).partial().meta({ id: 'DeviceTargets' });
 const variant = z.strictObject({ url, weight: z.number().int().meta({ description: '1 to 1000' }) }).meta({ id: 'Variant' });
 
@@ -35,11 +43,13 @@ const optionFields = {
 /** What an import carries over from another installation or shortener (docs/design.md, "Import and export"). */
 const importFields = {
   legacyCode: z.string().max(200).meta({
-    description: 'Instead of alias, for imports: the source’s code kept as it was, 1-64 characters, segments of A-Z a-z 0-9 _ - joined by "/" (`1`, `blog/2024/launch`); not a reserved path',
+    description:
+      'Instead of alias, for imports: the source’s code kept as it was, 1-64 characters, segments of A-Z a-z 0-9 _ - joined by "/" (`1`, `blog/2024/launch`); not a reserved path',
   }),
   status: z.enum(['active', 'disabled']).meta({ description: 'active by default; an import keeps a disabled link disabled' }),
   passwordHash: z.string().max(512).meta({
-    description: 'Instead of password, for imports: the argon2id hash an export gave ($argon2id$v=19$m=…,t=…,p=…$salt$hash, bounded cost); never the password itself',
+    description:
+      'Instead of password, for imports: the argon2id hash an export gave ($argon2id$v=19$m=…,t=…,p=…$salt$hash, bounded cost); never the password itself',
   }),
 };
 
@@ -52,8 +62,23 @@ export const linkCreationSchema = z
     ...importFields,
   })
   .partial({
-    alias: true, domain: true, redirectType: true, expiresAt: true, title: true, tags: true, maxClicks: true, password: true, utm: true, forwardQuery: true, geoTargets: true,
-    deviceTargets: true, variants: true, clicksPerIpPerMinute: true, legacyCode: true, status: true, passwordHash: true,
+    alias: true,
+    domain: true,
+    redirectType: true,
+    expiresAt: true,
+    title: true,
+    tags: true,
+    maxClicks: true,
+    password: true,
+    utm: true,
+    forwardQuery: true,
+    geoTargets: true,
+    deviceTargets: true,
+    variants: true,
+    clicksPerIpPerMinute: true,
+    legacyCode: true,
+    status: true,
+    passwordHash: true,
   })
   .meta({ id: 'LinkCreation' });
 
@@ -89,7 +114,9 @@ export const linkSchema = z
     deviceTargets: deviceTargets.nullable(),
     variants: z.array(variant).nullable(),
     clicksPerIpPerMinute: z.number().int().nullable(),
-    moderation: z.object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() }).meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),
+    moderation: z
+      .object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() })
+      .meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),
   })
   .meta({ id: 'Link' });
 
@@ -97,7 +124,9 @@ export const linkPageSchema = z.object({ links: z.array(linkSchema), nextCursor:
 
 /** A link as the export gives it: everything, the password as its hash (docs/design.md, "Import and export"). */
 export const linkExportSchema = linkSchema
-  .extend({ passwordHash: z.string().nullable().meta({ description: 'The argon2id hash of the link’s password, for passwordHash on import; null without one' }) })
+  .extend({
+    passwordHash: z.string().nullable().meta({ description: 'The argon2id hash of the link’s password, for passwordHash on import; null without one' }),
+  })
   .meta({ id: 'LinkExport' });
 export const linkExportPageSchema = z.object({ links: z.array(linkExportSchema), nextCursor: z.string().nullable() }).meta({ id: 'LinkExportPage' });
 

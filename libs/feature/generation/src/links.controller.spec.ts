@@ -14,13 +14,23 @@ describe('LinksController', () => {
 
   afterAll(() => generation?.close());
 
-  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) => generation.call(KEY, method, url, body, headers);
+  const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) =>
+    generation.call(KEY, method, url, body, headers);
 
   it('creates with 201, an ETag and a Location, and shows every option', async () => {
     const res = await call('POST', '/api/v1/links', { url: 'https://example.com/a', title: 'A', tags: ['x'], password: 'secret-1', utm: { source: 'news' } });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ url: 'https://example.com/a', shortUrl: `https://sho.rt/${body.code}`, title: 'A', tags: ['x'], passwordProtected: true, utm: { source: 'news' }, version: 1, moderation: { state: 'clear', reason: null } });
+    expect(body).toMatchObject({
+      url: 'https://example.com/a',
+      shortUrl: `https://sho.rt/${body.code}`,
+      title: 'A',
+      tags: ['x'],
+      passwordProtected: true,
+      utm: { source: 'news' },
+      version: 1,
+      moderation: { state: 'clear', reason: null },
+    });
     expect(body).not.toHaveProperty('password');
     expect(res.headers.etag).toBe('"1"');
     expect(res.headers.location).toBe(`/api/v1/links/${body.code}`);
@@ -28,16 +38,31 @@ describe('LinksController', () => {
 
   it('refuses unknown fields, wrong types and wrong content types with problem+json, and stores nothing', async () => {
     const before = (await call('GET', '/api/v1/links?limit=100')).json().links.length;
-    for (const [body, code] of [[{ url: 'https://example.com', color: 'red' }, 'VALIDATION_FAILED'], [{ url: 42 }, 'VALIDATION_FAILED'], [{}, 'VALIDATION_FAILED'], [{ url: 'ftp://x.example' }, 'INVALID_URL']] as const) {
+    for (const [body, code] of [
+      [{ url: 'https://example.com', color: 'red' }, 'VALIDATION_FAILED'],
+      [{ url: 42 }, 'VALIDATION_FAILED'],
+      [{}, 'VALIDATION_FAILED'],
+      [{ url: 'ftp://x.example' }, 'INVALID_URL'],
+    ] as const) {
       const res = await call('POST', '/api/v1/links', body);
       expect(res.statusCode).toBe(400);
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.json().code).toBe(code);
     }
-    const text = await app.inject({ method: 'POST', url: '/api/v1/links', headers: { 'x-api-key': KEY, 'content-type': 'text/plain' }, payload: 'https://example.com' });
+    const text = await app.inject({
+      method: 'POST',
+      url: '/api/v1/links',
+      headers: { 'x-api-key': KEY, 'content-type': 'text/plain' },
+      payload: 'https://example.com',
+    });
     expect(text.statusCode).toBe(415);
     expect(text.json().code).toBe('UNSUPPORTED_MEDIA_TYPE');
-    const deep = await app.inject({ method: 'POST', url: '/api/v1/links', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, payload: '{"url":' + '['.repeat(40) + ']'.repeat(40) + '}' });
+    const deep = await app.inject({
+      method: 'POST',
+      url: '/api/v1/links',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      payload: '{"url":' + '['.repeat(40) + ']'.repeat(40) + '}',
+    });
     expect(deep.statusCode).toBe(400);
     expect(deep.json().code).toBe('JSON_TOO_DEEP');
     expect((await call('GET', '/api/v1/links?limit=100')).json().links.length).toBe(before);
@@ -73,7 +98,11 @@ describe('LinksController', () => {
   it('publishes every route in its OpenAPI document', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/links')).sort()).toEqual(['/api/v1/links', '/api/v1/links/batch', '/api/v1/links/bulk', '/api/v1/links/{code}', '/api/v1/links/{code}/qr']);
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/api/v1/links'))
+        .sort(),
+    ).toEqual(['/api/v1/links', '/api/v1/links/batch', '/api/v1/links/bulk', '/api/v1/links/{code}', '/api/v1/links/{code}/qr']);
     expect(doc.paths['/api/v1/links'].post.description).toContain('`links:write` scope');
     expect(doc.paths['/api/v1/links'].post.responses['201'].headers['RateLimit-Remaining']).toBeDefined();
     expect(Object.keys(doc.paths['/api/v1/links/{code}']).sort()).toEqual(['delete', 'get', 'patch']);

@@ -24,27 +24,51 @@ export class LinksController {
   @HttpCode(201)
   @Contract({
     summary: 'Create a short link',
-    tags: TAGS, scope: 'links:write',
+    tags: TAGS,
+    scope: 'links:write',
     body: linkCreationSchema,
     responses: { 201: { description: 'Created', schema: linkSchema, headers: ETAG } },
     errors: [409, 413, 415],
   })
-  async create(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof linkCreationSchema>, @Res({ passthrough: true }) reply: FastifyReply): Promise<LinkView> {
+  async create(
+    @Req() req: AuthenticatedRequest,
+    @Body() body: z.infer<typeof linkCreationSchema>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LinkView> {
     const link = await this.links.create({ ...body, tenantId: req.principal!.tenantId });
     reply.header('etag', etagOf(link)).header('location', `/api/v1/links/${encodeURIComponent(link.code)}${this.present.domainQuery(link)}`);
     return this.present.view(link);
   }
 
   @Get()
-  @Contract({ summary: 'List your links, newest first', tags: TAGS, scope: 'links:read', query: listQuery, responses: { 200: { description: 'A page of links', schema: linkPageSchema } } })
+  @Contract({
+    summary: 'List your links, newest first',
+    tags: TAGS,
+    scope: 'links:read',
+    query: listQuery,
+    responses: { 200: { description: 'A page of links', schema: linkPageSchema } },
+  })
   async list(@Req() req: AuthenticatedRequest, @Query() query: z.infer<typeof listQuery>) {
     const page = await this.links.list(req.principal!.tenantId, query);
     return { links: page.links.map((l) => this.present.view(l)), nextCursor: page.nextCursor };
   }
 
   @Get(':code')
-  @Contract({ summary: 'Read a link', tags: TAGS, scope: 'links:read', params: codeParams, query: domainQuery, responses: { 200: { description: 'The link', schema: linkSchema, headers: ETAG } }, errors: [404] })
-  async get(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Res({ passthrough: true }) reply: FastifyReply): Promise<LinkView> {
+  @Contract({
+    summary: 'Read a link',
+    tags: TAGS,
+    scope: 'links:read',
+    params: codeParams,
+    query: domainQuery,
+    responses: { 200: { description: 'The link', schema: linkSchema, headers: ETAG } },
+    errors: [404],
+  })
+  async get(
+    @Req() req: AuthenticatedRequest,
+    @Param('code') code: string,
+    @Query() query: z.infer<typeof domainQuery>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LinkView> {
     const link = await this.links.get(req.principal!.tenantId, this.present.id(code, query.domain));
     reply.header('etag', etagOf(link));
     return this.present.view(link);
@@ -53,7 +77,8 @@ export class LinksController {
   @Patch(':code')
   @Contract({
     summary: 'Edit a link (null clears an option)',
-    tags: TAGS, scope: 'links:write',
+    tags: TAGS,
+    scope: 'links:write',
     params: codeParams,
     query: domainQuery,
     headers: ifMatchHeader,
@@ -77,15 +102,30 @@ export class LinksController {
 
   @Delete(':code')
   @HttpCode(204)
-  @Contract({ summary: 'Delete a link (its code is not handed out again for 90 days)', tags: TAGS, scope: 'links:write', params: codeParams, query: domainQuery, headers: ifMatchHeader, responses: { 204: { description: 'Deleted' } }, errors: [404, 412] })
-  async remove(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+  @Contract({
+    summary: 'Delete a link (its code is not handed out again for 90 days)',
+    tags: TAGS,
+    scope: 'links:write',
+    params: codeParams,
+    query: domainQuery,
+    headers: ifMatchHeader,
+    responses: { 204: { description: 'Deleted' } },
+    errors: [404, 412],
+  })
+  async remove(
+    @Req() req: AuthenticatedRequest,
+    @Param('code') code: string,
+    @Query() query: z.infer<typeof domainQuery>,
+    @Headers('if-match') ifMatch: string | undefined,
+  ): Promise<void> {
     await this.links.remove(req.principal!.tenantId, this.present.id(code, query.domain), versionOf(ifMatch));
   }
 
   @Get(':code/qr')
   @Contract({
     summary: 'QR code of the short URL',
-    tags: TAGS, scope: 'links:read',
+    tags: TAGS,
+    scope: 'links:read',
     params: codeParams,
     query: qrQuery,
     responses: {
@@ -101,7 +141,6 @@ export class LinksController {
     if (query.format === 'png') reply.type('image/png').send(await QRCode.toBuffer(shortUrl, options));
     else reply.type('image/svg+xml').send(await QRCode.toString(shortUrl, { ...options, type: 'svg' }));
   }
-
 }
 
 export const etagOf = (link: Link) => `"${link.version}"`;

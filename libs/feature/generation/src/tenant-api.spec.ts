@@ -11,7 +11,8 @@ describe('tenant API: admin, keys, scopes, plans', () => {
 
   afterAll(() => generation?.close());
 
-  const call = (key: string | null, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, body?: unknown) => generation.call(key, method, url, body);
+  const call = (key: string | null, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
+    generation.call(key, method, url, body);
   const newTenant = async (plan = 'paid') => (await call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: `t-${Math.random()}`, plan })).json();
 
   it('lets the operator create a tenant whose first key is shown once and works', async () => {
@@ -121,7 +122,9 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect((await call(OPERATOR, 'GET', `/api/v1/admin/tenants/${a.tenant.id}/domains`)).json()).toEqual({ domains: ['go.acme-spec.example'] });
     const onOwn = await call(a.apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/x', domain: 'go.acme-spec.example', alias: 'same-code' });
     expect(onOwn.json()).toMatchObject({ domain: 'go.acme-spec.example', shortUrl: 'https://go.acme-spec.example/same-code' });
-    expect((await call(b.apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/x', domain: 'go.acme-spec.example' })).json().code).toBe('DOMAIN_NOT_ALLOWED');
+    expect((await call(b.apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/x', domain: 'go.acme-spec.example' })).json().code).toBe(
+      'DOMAIN_NOT_ALLOWED',
+    );
     expect((await call(b.apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/x', alias: 'same-code' })).statusCode).toBe(201);
     expect((await call(OPERATOR, 'DELETE', `/api/v1/admin/tenants/${a.tenant.id}/domains/go.acme-spec.example`)).statusCode).toBe(204);
     expect((await call(OPERATOR, 'DELETE', `/api/v1/admin/tenants/${a.tenant.id}/domains/go.acme-spec.example`)).json().code).toBe('DOMAIN_NOT_FOUND');
@@ -134,7 +137,10 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     const banned = await call(OPERATOR, 'PUT', `/api/v1/admin/links/${link.code}/moderation`, { moderation: 'banned', reason: 'phishing report #12' });
     expect(banned.json().moderation).toEqual({ state: 'banned', reason: 'phishing report #12' });
     expect((await call(apiKey, 'GET', `/api/v1/links/${link.code}`)).json().moderation.state).toBe('banned');
-    expect((await call(OPERATOR, 'PUT', `/api/v1/admin/links/${link.code}/moderation`, { moderation: 'clear' })).json().moderation).toEqual({ state: 'clear', reason: null });
+    expect((await call(OPERATOR, 'PUT', `/api/v1/admin/links/${link.code}/moderation`, { moderation: 'clear' })).json().moderation).toEqual({
+      state: 'clear',
+      reason: null,
+    });
   });
 
   it('pages through tenants by id', async () => {

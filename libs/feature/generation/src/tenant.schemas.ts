@@ -30,21 +30,40 @@ export const issuedKeySchema = z
 export const keyCreationSchema = z
   .strictObject({
     name: z.string().max(1000),
-    scopes: z.array(z.string().max(64)).max(10).optional().meta({ description: `Any of ${SCOPES.join(', ')}; never more than the calling key has. Default: the caller's links and analytics scopes` }),
+    scopes: z
+      .array(z.string().max(64))
+      .max(10)
+      .optional()
+      .meta({ description: `Any of ${SCOPES.join(', ')}; never more than the calling key has. Default: the caller's links and analytics scopes` }),
     expiresAt: z.string().max(64).nullable().optional().meta({ description: 'ISO 8601 date-time with a zone, in the future', example: '2027-06-30T00:00:00Z' }),
   })
   .meta({ id: 'KeyCreation' });
 
 export const keyParams = z.strictObject({ id });
 
-export const tenantCreationSchema = z.strictObject({ name: z.string().max(1000), plan: z.string().max(32).meta({ description: 'free or paid' }) }).meta({ id: 'TenantCreation' });
-export const tenantCreatedSchema = z.object({ tenant: tenantSchema, apiKey: z.string().meta({ description: 'The tenant’s first key (links and analytics scopes): shown this once' }), key: apiKeySchema }).meta({ id: 'TenantCreated' });
+export const tenantCreationSchema = z
+  .strictObject({ name: z.string().max(1000), plan: z.string().max(32).meta({ description: 'free or paid' }) })
+  .meta({ id: 'TenantCreation' });
+export const tenantCreatedSchema = z
+  .object({
+    tenant: tenantSchema,
+    apiKey: z.string().meta({ description: 'The tenant’s first key (links and analytics scopes): shown this once' }),
+    key: apiKeySchema,
+  })
+  .meta({ id: 'TenantCreated' });
 export const tenantEditSchema = z
-  .strictObject({ name: z.string().max(1000), plan: z.string().max(32), status: z.string().max(32).meta({ description: 'active or suspended; a suspended tenant’s keys get 403 and its links a suspended page' }) })
+  .strictObject({
+    name: z.string().max(1000),
+    plan: z.string().max(32),
+    status: z.string().max(32).meta({ description: 'active or suspended; a suspended tenant’s keys get 403 and its links a suspended page' }),
+  })
   .partial()
   .meta({ id: 'TenantEdit' });
 export const tenantParams = z.strictObject({ tenantId: id });
-export const tenantPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), cursor: z.string().max(64).optional().meta({ description: 'nextCursor of the previous page' }) });
+export const tenantPageQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  cursor: z.string().max(64).optional().meta({ description: 'nextCursor of the previous page' }),
+});
 export const tenantPageSchema = z.object({ tenants: z.array(tenantSchema), nextCursor: z.string().nullable() }).meta({ id: 'TenantPage' });
 
 export const domainBody = z.strictObject({ domain: z.string().max(253).meta({ example: 'links.example.com' }) });

@@ -25,16 +25,34 @@ export class ClickRecorder {
   /** A redirect of `link` (reached as `id`); `variant` is the A/B variant served, when the link has variants. */
   record(req: IncomingMessage, link: CachedLink, clientAddress: string, variant: number | null, id: ShortUrlIdentifier): void {
     this.buffer.push({
-      seq: this.seq++, kind: 'click', at: Date.now(), tenantId: link.tenantId, linkId: link.id, domain: id.domain, code: id.code,
-      address: clientAddress, userAgent: req.headers['user-agent'] ?? '', referer: req.headers.referer ?? null, variant,
+      seq: this.seq++,
+      kind: 'click',
+      at: Date.now(),
+      tenantId: link.tenantId,
+      linkId: link.id,
+      domain: id.domain,
+      code: id.code,
+      address: clientAddress,
+      userAgent: req.headers['user-agent'] ?? '',
+      referer: req.headers.referer ?? null,
+      variant,
     });
   }
 
   /** A request for a code that does not exist (an orphan visit: scanners, typos, deleted links). */
   recordOrphan(req: IncomingMessage, id: ShortUrlIdentifier, clientAddress: string): void {
     this.buffer.push({
-      seq: this.seq++, kind: 'orphan', at: Date.now(), tenantId: '', linkId: '', domain: id.domain, code: id.code,
-      address: clientAddress, userAgent: req.headers['user-agent'] ?? '', referer: req.headers.referer ?? null, variant: null,
+      seq: this.seq++,
+      kind: 'orphan',
+      at: Date.now(),
+      tenantId: '',
+      linkId: '',
+      domain: id.domain,
+      code: id.code,
+      address: clientAddress,
+      userAgent: req.headers['user-agent'] ?? '',
+      referer: req.headers.referer ?? null,
+      variant: null,
     });
   }
 }

@@ -27,7 +27,10 @@ describe('LinkChangeListener', () => {
     await feed.publish({ domain: 'sho.rt', code: 'abc1234', version: 2 });
     await feed.publish({ domain: 'sho.rt', code: 'xyz9876', version: 5 });
     expect(calls).toEqual(['change abc1234@2', 'change xyz9876@5']);
-    const body = (await listener.route()(new URLSearchParams('limit=10'))).body as { subscribed: boolean; changes: Array<{ code: string; version: number; appliedAtMs: number }> };
+    const body = (await listener.route()(new URLSearchParams('limit=10'))).body as {
+      subscribed: boolean;
+      changes: Array<{ code: string; version: number; appliedAtMs: number }>;
+    };
     expect(body.subscribed).toBe(true);
     expect(body.changes.map((c) => `${c.code}@${c.version}`)).toEqual(['xyz9876@5', 'abc1234@2']);
     expect(body.changes[0].appliedAtMs).toBeGreaterThanOrEqual(before - 1);

@@ -46,14 +46,19 @@ export class LinkChangeListener {
    */
   async start(waitMs = 2000): Promise<void> {
     let late = false;
-    const subscribed = this.feed.subscribe((change) => this.apply(change), () => this.gap()).then(
-      (unsubscribe) => {
-        if (this.stopped) return void unsubscribe().catch(() => undefined);
-        this.unsubscribe = unsubscribe;
-        if (late) this.gap();
-      },
-      (error) => this.logger.warn(`link change channel: ${(error as Error).message}; L1 entries live at most their TTL`),
-    );
+    const subscribed = this.feed
+      .subscribe(
+        (change) => this.apply(change),
+        () => this.gap(),
+      )
+      .then(
+        (unsubscribe) => {
+          if (this.stopped) return void unsubscribe().catch(() => undefined);
+          this.unsubscribe = unsubscribe;
+          if (late) this.gap();
+        },
+        (error) => this.logger.warn(`link change channel: ${(error as Error).message}; L1 entries live at most their TTL`),
+      );
     const timer = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), waitMs).unref());
     if ((await Promise.race([subscribed, timer])) === 'late') {
       late = true;
@@ -69,7 +74,12 @@ export class LinkChangeListener {
 
   apply(change: LinkChange): void {
     this.pipeline.applyChange(change);
-    const applied: AppliedChange = { domain: change.domain, code: change.code, version: change.version, appliedAtMs: performance.timeOrigin + performance.now() };
+    const applied: AppliedChange = {
+      domain: change.domain,
+      code: change.code,
+      version: change.version,
+      appliedAtMs: performance.timeOrigin + performance.now(),
+    };
     if (this.recent.length < KEPT) this.recent.push(applied);
     else this.recent[this.next] = applied;
     this.next = (this.next + 1) % KEPT;
@@ -87,7 +97,8 @@ export class LinkChangeListener {
     return (query) => {
       const code = query.get('code');
       const limit = Math.min(Math.max(Number(query.get('limit')) || 100, 1), KEPT);
-      const ordered = this.recent.length < KEPT ? [...this.recent].reverse() : [...this.recent.slice(0, this.next).reverse(), ...this.recent.slice(this.next).reverse()];
+      const ordered =
+        this.recent.length < KEPT ? [...this.recent].reverse() : [...this.recent.slice(0, this.next).reverse(), ...this.recent.slice(this.next).reverse()];
       const changes = (code ? ordered.filter((c) => c.code === code) : ordered).slice(0, limit);
       return { body: { gaps: this.gaps, subscribed: this.unsubscribe !== null, changes } };
     };

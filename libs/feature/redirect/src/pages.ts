@@ -9,7 +9,8 @@ import { CachedLink } from '@shortlink/links-domain';
  * one constant stylesheet allowed by its hash.
  */
 
-const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}.url{word-break:break-all;font-family:monospace}.note{color:#8a5a00}form{margin:1.5rem 0}input{font:inherit;padding:.3rem}button,.button{font:inherit;padding:.3rem .9rem}dt{font-weight:600}';
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}.url{word-break:break-all;font-family:monospace}.note{color:#8a5a00}form{margin:1.5rem 0}input{font:inherit;padding:.3rem}button,.button{font:inherit;padding:.3rem .9rem}dt{font-weight:600}';
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
 /**
@@ -100,8 +101,11 @@ export function suspendedPage(): Page {
 export function previewPage(link: CachedLink, code: string): Page {
   const rows: string[] = [];
   if (link.title) rows.push(`<dt>Title</dt><dd>${escapeHtml(link.title)}</dd>`);
-  rows.push(`<dt>Target</dt><dd class="url">${link.rules?.passwordHash === undefined ? escapeHtml(link.targetUrl) : 'hidden (this link is protected by a password)'}</dd>`);
-  if (link.rules?.geoTargets || link.rules?.deviceTargets || link.rules?.variants) rows.push('<dt>Note</dt><dd>Visitors may be sent to another address depending on their country, device or an experiment.</dd>');
+  rows.push(
+    `<dt>Target</dt><dd class="url">${link.rules?.passwordHash === undefined ? escapeHtml(link.targetUrl) : 'hidden (this link is protected by a password)'}</dd>`,
+  );
+  if (link.rules?.geoTargets || link.rules?.deviceTargets || link.rules?.variants)
+    rows.push('<dt>Note</dt><dd>Visitors may be sent to another address depending on their country, device or an experiment.</dd>');
   rows.push(`<dt>Created</dt><dd>${escapeHtml(new Date(link.createdAt).toISOString())}</dd>`);
   return {
     status: 200,

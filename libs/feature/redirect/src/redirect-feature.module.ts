@@ -3,10 +3,24 @@ import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import {
-  LINK_CHANGE_FEED, LINK_REPOSITORY, LINK_RESOLVER, LinkChangeFeed, LinkResolver, LinkRules, PASSWORD_HASHER, PasswordHasher,
+  LINK_CHANGE_FEED,
+  LINK_REPOSITORY,
+  LINK_RESOLVER,
+  LinkChangeFeed,
+  LinkResolver,
+  LinkRules,
+  PASSWORD_HASHER,
+  PasswordHasher,
 } from '@shortlink/links-domain';
 import {
-  CACHE_STORE, ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate, ReadPathModule, RedirectPipeline, SNAPSHOT_STORE,
+  CACHE_STORE,
+  ClickQuota,
+  GlobalRateLimiter,
+  PasswordAttempts,
+  PasswordCheckGate,
+  ReadPathModule,
+  RedirectPipeline,
+  SNAPSHOT_STORE,
 } from '@shortlink/read-path';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
@@ -19,7 +33,15 @@ import { RedirectMetrics } from './redirect.metrics';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
 export const REDIRECT_PORTS: readonly symbol[] = [
-  LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, SNAPSHOT_STORE, LINK_CHANGE_FEED, GEO_LOOKUP, VISITOR_SECRET, PASSWORD_HASHER, TENANT_STORE,
+  LINK_REPOSITORY,
+  CACHE_STORE,
+  CLICK_EVENT_SINK,
+  SNAPSHOT_STORE,
+  LINK_CHANGE_FEED,
+  GEO_LOOKUP,
+  VISITOR_SECRET,
+  PASSWORD_HASHER,
+  TENANT_STORE,
 ];
 
 /**
@@ -55,7 +77,12 @@ export class RedirectFeatureModule {
           provide: LinkChangeListener,
           inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER, AdminRoutes],
           useFactory: (
-            pipeline: RedirectPipeline, feed: LinkChangeFeed, metrics: RedirectMetrics, lifecycle: Lifecycle, logger: PinoNestLogger, admin: AdminRoutes,
+            pipeline: RedirectPipeline,
+            feed: LinkChangeFeed,
+            metrics: RedirectMetrics,
+            lifecycle: Lifecycle,
+            logger: PinoNestLogger,
+            admin: AdminRoutes,
           ) => {
             const listener = new LinkChangeListener(pipeline, feed, metrics, logger.scoped('LinkChanges'));
             admin.add('/internal/link-changes', listener.route());
@@ -80,12 +107,30 @@ export class RedirectFeatureModule {
         {
           provide: RedirectHttpHandler,
           inject: [
-            LINK_RESOLVER, ClickRecorder, RedirectMetrics, GlobalRateLimiter, ClientAddressResolver, TenantDirectory, GEO_LOOKUP, ClickQuota, PasswordAttempts,
-            PASSWORD_HASHER, PasswordCheckGate,
+            LINK_RESOLVER,
+            ClickRecorder,
+            RedirectMetrics,
+            GlobalRateLimiter,
+            ClientAddressResolver,
+            TenantDirectory,
+            GEO_LOOKUP,
+            ClickQuota,
+            PasswordAttempts,
+            PASSWORD_HASHER,
+            PasswordCheckGate,
           ],
           useFactory: (
-            links: LinkResolver, recorder: ClickRecorder, metrics: RedirectMetrics, global: GlobalRateLimiter, addresses: ClientAddressResolver,
-            tenants: TenantDirectory, geo: GeoLookup, quota: ClickQuota, attempts: PasswordAttempts, passwords: PasswordHasher, checks: PasswordCheckGate,
+            links: LinkResolver,
+            recorder: ClickRecorder,
+            metrics: RedirectMetrics,
+            global: GlobalRateLimiter,
+            addresses: ClientAddressResolver,
+            tenants: TenantDirectory,
+            geo: GeoLookup,
+            quota: ClickQuota,
+            attempts: PasswordAttempts,
+            passwords: PasswordHasher,
+            checks: PasswordCheckGate,
           ) => {
             const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
             metrics.readRateLimiter(() => perIp.usage);

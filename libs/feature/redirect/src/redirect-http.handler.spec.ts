@@ -6,7 +6,15 @@ import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import { Link, LinkRules, NO_OPTIONS } from '@shortlink/links-domain';
 import {
-  CachePolicy, ClickQuota, GlobalRateLimiter, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, PasswordAttempts, PasswordCheckGate, ReadPathMetrics,
+  CachePolicy,
+  ClickQuota,
+  GlobalRateLimiter,
+  HotKeyDetector,
+  HotLinkSnapshotKeeper,
+  L1Cache,
+  PasswordAttempts,
+  PasswordCheckGate,
+  ReadPathMetrics,
   RedirectPipeline,
 } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
@@ -52,8 +60,21 @@ describe('RedirectHttpHandler', () => {
   });
 
   const link = (code: string, over: Partial<Link> = {}): Link => ({
-    ...NO_OPTIONS, id: String(nextId++), domain: 'sho.rt', code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
-    createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), updatedAt: new Date(), expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over,
+    ...NO_OPTIONS,
+    id: String(nextId++),
+    domain: 'sho.rt',
+    code,
+    targetUrl: `https://example.com/${code}`,
+    tenantId: 't1',
+    createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)),
+    updatedAt: new Date(),
+    expiresAt: null,
+    status: 'active',
+    redirectType: 302,
+    version: 1,
+    moderation: 'clear',
+    moderationReason: null,
+    ...over,
   });
 
   beforeEach(async () => {
@@ -66,21 +87,40 @@ describe('RedirectHttpHandler', () => {
     const readPathMetrics = new ReadPathMetrics(registry);
     const pipeline = new RedirectPipeline(
       {
-        cache, links: repository, l1: new L1Cache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5000 }), hot: new HotKeyDetector(),
-        policy: new CachePolicy('lru'), bloom: null, snapshot: new HotLinkSnapshotKeeper({ load: async () => [], save: async () => undefined }),
+        cache,
+        links: repository,
+        l1: new L1Cache({ maxEntries: 100, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5000 }),
+        hot: new HotKeyDetector(),
+        policy: new CachePolicy('lru'),
+        bloom: null,
+        snapshot: new HotLinkSnapshotKeeper({ load: async () => [], save: async () => undefined }),
         observer: readPathMetrics,
       },
       {
-        l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: false, lockTtlMs: 1000, lockWaitMs: 1000, lockPollMs: 5, dbConcurrency: 4,
-        redisBreakerFailures: 5, redisBreakerHalfOpenAfterMs: 1000, nullTtlMs: 60_000,
+        l1Enabled: true,
+        sharedCacheEnabled: true,
+        bloomEnabled: false,
+        lockTtlMs: 1000,
+        lockWaitMs: 1000,
+        lockPollMs: 5,
+        dbConcurrency: 4,
+        redisBreakerFailures: 5,
+        redisBreakerHalfOpenAfterMs: 1000,
+        nullTtlMs: 60_000,
       },
     );
     clicks = [];
-    const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), { capacity: 100, batchSize: 100, flushIntervalMs: 1000 });
+    const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), {
+      capacity: 100,
+      batchSize: 100,
+      flushIntervalMs: 1000,
+    });
     quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
     const parts = {
       rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitorKeys: SMALL }),
-      quota, attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }), passwords: argon2,
+      quota,
+      attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }),
+      passwords: argon2,
       checks: new PasswordCheckGate({ concurrency: 4, perVisitorPerMinute: 10 }),
     };
     // Loopback is the trusted proxy here, so a test can present a client address (and its country).
@@ -88,7 +128,13 @@ describe('RedirectHttpHandler', () => {
     // The embedded meta database, with the two tenants the links below belong to.
     meta = new SqliteMetaStore(':memory:');
     for (const id of ['t1', 't2']) {
-      await meta.tenants.createWithApiKey({ id, name: id, plan: 'free', status: 'active', createdAt: new Date() }, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
+      await meta.tenants.createWithApiKey({ id, name: id, plan: 'free', status: 'active', createdAt: new Date() }, `hash-${id}`, {
+        id: `k-${id}`,
+        name: 'key',
+        prefix: id,
+        scopes: [],
+        expiresAt: null,
+      });
     }
     tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
     const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000, maxKeys: SMALL });
@@ -127,7 +173,9 @@ describe('RedirectHttpHandler', () => {
       request({ host: '127.0.0.1', port, path, headers: { host, ...as() } }, (res) => {
         res.resume();
         resolve(res.headers.location);
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
   const expectPageHeaders = (res: Response) => {
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -150,7 +198,17 @@ describe('RedirectHttpHandler', () => {
     expect((await get('/abc1234', { method: 'HEAD' })).status).toBe(302);
     await flush();
     expect(clicks).toHaveLength(1);
-    expect(clicks[0]).toMatchObject({ kind: 'click', code: 'abc1234', domain: 'sho.rt', tenantId: 't1', userAgent: 'ua/1', refererHost: 'ref.example', country: null, variant: null, seq: 0 });
+    expect(clicks[0]).toMatchObject({
+      kind: 'click',
+      code: 'abc1234',
+      domain: 'sho.rt',
+      tenantId: 't1',
+      userAgent: 'ua/1',
+      refererHost: 'ref.example',
+      country: null,
+      variant: null,
+      seq: 0,
+    });
     expect(Number.isSafeInteger(clicks[0].visitor)).toBe(true);
     // The client address never leaves the redirect: only the visitor id and the country derived from it.
     expect(JSON.stringify(clicks[0])).not.toContain('127.0.0.1');
@@ -217,7 +275,11 @@ describe('RedirectHttpHandler', () => {
   it('answers unknown and disabled links with problem+json 404 LINK_NOT_FOUND, expired ones with 410', async () => {
     await shard.insert(link('off0001', { status: 'disabled' }));
     await shard.insert(link('old0001', { expiresAt: new Date(Date.now() - 1000) }));
-    for (const [path, status, code] of [['/nope123', 404, 'LINK_NOT_FOUND'], ['/off0001', 404, 'LINK_NOT_FOUND'], ['/old0001', 410, 'LINK_EXPIRED']] as const) {
+    for (const [path, status, code] of [
+      ['/nope123', 404, 'LINK_NOT_FOUND'],
+      ['/off0001', 404, 'LINK_NOT_FOUND'],
+      ['/old0001', 410, 'LINK_EXPIRED'],
+    ] as const) {
       const res = await get(path, { headers: as() });
       expect(res.status).toBe(status);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -238,7 +300,13 @@ describe('RedirectHttpHandler', () => {
     };
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const passwordPost: RequestInit = { method: 'POST', body: 'password=x', headers: form };
-    const requests: Array<[string, RequestInit]> = [['', {}], ['', { method: 'HEAD' }], ['+', {}], ['/go', {}], ['', passwordPost]];
+    const requests: Array<[string, RequestInit]> = [
+      ['', {}],
+      ['', { method: 'HEAD' }],
+      ['+', {}],
+      ['/go', {}],
+      ['', passwordPost],
+    ];
     for (const [path, init] of requests) {
       const unknown = await answer('nope124', path, init);
       expect(unknown.status).toBe(404);
@@ -266,7 +334,17 @@ describe('RedirectHttpHandler', () => {
     await get('/abc1234/');
     await get('/a//b');
     await get(`/${'a'.repeat(65)}`);
-    expect(passedOn).toEqual(['PUT /abc1234', 'GET /health', 'GET /metrics', 'GET /api/v1/links', 'GET /docs/openapi', 'GET /-a', 'GET /abc1234/', 'GET /a//b', `GET /${'a'.repeat(65)}`]);
+    expect(passedOn).toEqual([
+      'PUT /abc1234',
+      'GET /health',
+      'GET /metrics',
+      'GET /api/v1/links',
+      'GET /docs/openapi',
+      'GET /-a',
+      'GET /abc1234/',
+      'GET /a//b',
+      `GET /${'a'.repeat(65)}`,
+    ]);
   });
 
   it('redirects the codes an import kept: 1-2 characters and segments, with their suffixes (docs/design.md, "Import and export")', async () => {
@@ -475,10 +553,17 @@ describe('RedirectHttpHandler', () => {
     });
 
     it('sends a visitor by country (from a trusted X-Forwarded-For), then by device, then to a sticky variant', async () => {
-      await shard.insert(link('target1', {
-        geoTargets: { GB: 'https://example.co.uk/' }, deviceTargets: { ios: 'https://apps.example/ios' },
-        variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }], redirectType: 301,
-      }));
+      await shard.insert(
+        link('target1', {
+          geoTargets: { GB: 'https://example.co.uk/' },
+          deviceTargets: { ios: 'https://apps.example/ios' },
+          variants: [
+            { url: 'https://a.example/', weight: 1 },
+            { url: 'https://b.example/', weight: 1 },
+          ],
+          redirectType: 301,
+        }),
+      );
       const location = async (headers: Record<string, string>) => {
         const res = await get('/target1', { headers });
         expect(res.status).toBe(301);

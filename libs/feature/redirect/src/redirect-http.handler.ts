@@ -3,7 +3,14 @@ import { performance } from 'perf_hooks';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter, normalizeHost } from '@shortlink/core';
 import {
-  CachedLink, encodeQueryPart, LinkResolver, LinkRules, PasswordHasher, RedirectDecision, RESERVED_PATHS, ShortUrlIdentifier,
+  CachedLink,
+  encodeQueryPart,
+  LinkResolver,
+  LinkRules,
+  PasswordHasher,
+  RedirectDecision,
+  RESERVED_PATHS,
+  ShortUrlIdentifier,
   unknownLink,
 } from '@shortlink/links-domain';
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
@@ -20,7 +27,8 @@ import { RedirectMetrics } from './redirect.metrics';
  * `/blog/2024/launch`; a last segment `go` is the suffix (no code ends in one), and the lookahead
  * holds the code to 64 characters.
  */
-const CODE_PATH = /^\/(?=[A-Za-z0-9_/-]{1,64}(?:\/go|\+)?(?:\?|$))([A-Za-z0-9][A-Za-z0-9_-]*(?:\/(?!go(?:\?|$))[A-Za-z0-9][A-Za-z0-9_-]*)*)(\+|\/go)?(?:\?(.*))?$/;
+const CODE_PATH =
+  /^\/(?=[A-Za-z0-9_/-]{1,64}(?:\/go|\+)?(?:\?|$))([A-Za-z0-9][A-Za-z0-9_-]*(?:\/(?!go(?:\?|$))[A-Za-z0-9][A-Za-z0-9_-]*)*)(\+|\/go)?(?:\?(.*))?$/;
 /** A path whose first segment is reserved (`/docs/…`) is not a code. */
 const firstSegment = (code: string) => {
   const slash = code.indexOf('/');
@@ -252,7 +260,11 @@ export class RedirectHttpHandler {
     if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, visit.id!);
     this.metrics.status(link.redirectType);
     // Browsers must not cache a 302, or later clicks would never reach us.
-    res.writeHead(link.redirectType, { location: link.targetUrl, 'cache-control': link.redirectType === 302 ? 'private, no-store' : 'public, max-age=300', 'content-length': '0' });
+    res.writeHead(link.redirectType, {
+      location: link.targetUrl,
+      'cache-control': link.redirectType === 302 ? 'private, no-store' : 'public, max-age=300',
+      'content-length': '0',
+    });
     res.end();
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
@@ -266,7 +278,11 @@ export class RedirectHttpHandler {
     // A click only for a redirect actually sent (never HEAD, a page or a refusal), with the variant served.
     if (req.method !== 'HEAD') this.recorder.record(req, link, visit.address, variant, visit.id!);
     this.metrics.status(status);
-    res.writeHead(status, { location, 'cache-control': status === 301 && link.rules === undefined ? 'public, max-age=300' : 'private, no-store', 'content-length': '0' });
+    res.writeHead(status, {
+      location,
+      'cache-control': status === 301 && link.rules === undefined ? 'public, max-age=300' : 'private, no-store',
+      'content-length': '0',
+    });
     res.end();
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }

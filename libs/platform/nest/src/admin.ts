@@ -68,7 +68,8 @@ export class AdminListener implements OnApplicationBootstrap, OnApplicationShutd
         res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : body);
       };
-      const fail = (status: number, code: string, detail: string) => send(status, 'application/problem+json', JSON.stringify(problem(status, code, detail, url.pathname)));
+      const fail = (status: number, code: string, detail: string) =>
+        send(status, 'application/problem+json', JSON.stringify(problem(status, code, detail, url.pathname)));
       const handler = this.routes.find(url.pathname);
       if (!handler) return fail(404, 'ROUTE_NOT_FOUND', `no admin route here; routes: ${this.routes.paths.join(', ')}`);
       if (req.method !== 'GET' && req.method !== 'HEAD') return fail(405, 'METHOD_NOT_ALLOWED', 'admin routes answer GET only');

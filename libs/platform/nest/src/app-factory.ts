@@ -80,7 +80,13 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   class AppRoot {}
   const root: DynamicModule = {
     module: AppRoot,
-    imports: [PlatformModule.forApp(name, config, logger, frontDoor, streamedRoutes), definition.ports, HealthModule, definition.feature, ...(definition.openApi ? [OpenApiModule.forApp(definition.openApi)] : [])],
+    imports: [
+      PlatformModule.forApp(name, config, logger, frontDoor, streamedRoutes),
+      definition.ports,
+      HealthModule,
+      definition.feature,
+      ...(definition.openApi ? [OpenApiModule.forApp(definition.openApi)] : []),
+    ],
   };
   const adapter = new FastifyAdapter({
     bodyLimit: 1_048_576,
@@ -109,18 +115,26 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
  */
 function observeResponses(app: NestFastifyApplication, logger: PinoNestLogger | null): void {
   const registry = app.get<Registry>(METRICS_REGISTRY);
-  const counter = new Counter({ name: 'shortlink_http_requests_total', help: 'HTTP responses sent through the framework, by status', labelNames: ['status'], registers: [registry] });
-  app.getHttpAdapter().getInstance().addHook('onResponse', (request, reply, done) => {
-    counter.inc({ status: String(reply.statusCode) });
-    if (logger && request.url.startsWith('/api/')) {
-      const status = reply.statusCode;
-      const line = { method: request.method, path: request.url.split('?', 1)[0], status, ms: Math.round(reply.elapsedTime) };
-      if (status >= 500) logger.pino.error(line, 'request failed');
-      else if (status >= 400) logger.pino.warn(line, 'request refused');
-      else logger.pino.info(line, 'request');
-    }
-    done();
+  const counter = new Counter({
+    name: 'shortlink_http_requests_total',
+    help: 'HTTP responses sent through the framework, by status',
+    labelNames: ['status'],
+    registers: [registry],
   });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onResponse', (request, reply, done) => {
+      counter.inc({ status: String(reply.statusCode) });
+      if (logger && request.url.startsWith('/api/')) {
+        const status = reply.statusCode;
+        const line = { method: request.method, path: request.url.split('?', 1)[0], status, ms: Math.round(reply.elapsedTime) };
+        if (status >= 500) logger.pino.error(line, 'request failed');
+        else if (status >= 400) logger.pino.warn(line, 'request refused');
+        else logger.pino.info(line, 'request');
+      }
+      done();
+    });
 }
 
 /**

@@ -4,7 +4,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
 import {
-  ApiKeyVerifier, PlanRateLimiter, Principal, RATE_WINDOW_STORE, RateDecision, RateWindowStore, Scope, TENANT_STORE, TenantService, TenantStore,
+  ApiKeyVerifier,
+  PlanRateLimiter,
+  Principal,
+  RATE_WINDOW_STORE,
+  RateDecision,
+  RateWindowStore,
+  Scope,
+  TENANT_STORE,
+  TenantService,
+  TenantStore,
 } from '@shortlink/tenants-domain';
 import { APP_CONFIG, APP_LOGGER } from './app-tokens';
 import { ClientAddressResolver } from './client-address';
@@ -56,7 +65,9 @@ export class ApiKeyGuard implements CanActivate {
       if (error instanceof DomainError && error.code === ErrorCode.UNAUTHENTICATED) {
         const counted = this.failures.hit(this.addresses.of(request.raw));
         if (!counted.allowed) {
-          throw new DomainError(ErrorCode.RATE_LIMITED, 'too many failed API key checks from this address; retry later', { retryAfterSeconds: counted.retryAfterSeconds });
+          throw new DomainError(ErrorCode.RATE_LIMITED, 'too many failed API key checks from this address; retry later', {
+            retryAfterSeconds: counted.retryAfterSeconds,
+          });
         }
       }
       throw error;
@@ -69,7 +80,9 @@ export class ApiKeyGuard implements CanActivate {
     const decision = await this.plans.request(principal.tenantId, principal.plan);
     setRateLimitHeaders(http.getResponse<FastifyReply>(), decision);
     if (!decision.allowed) {
-      throw new DomainError(ErrorCode.RATE_LIMITED, `the ${principal.plan} plan allows ${decision.limit} requests a minute per tenant; retry later`, { retryAfterSeconds: decision.resetSeconds });
+      throw new DomainError(ErrorCode.RATE_LIMITED, `the ${principal.plan} plan allows ${decision.limit} requests a minute per tenant; retry later`, {
+        retryAfterSeconds: decision.resetSeconds,
+      });
     }
     request.principal = principal;
     return true;
@@ -78,7 +91,10 @@ export class ApiKeyGuard implements CanActivate {
 
 /** The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): limit, what is left, seconds to reset. */
 export function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
-  reply.header('RateLimit-Limit', String(decision.limit)).header('RateLimit-Remaining', String(decision.remaining)).header('RateLimit-Reset', String(decision.resetSeconds));
+  reply
+    .header('RateLimit-Limit', String(decision.limit))
+    .header('RateLimit-Remaining', String(decision.remaining))
+    .header('RateLimit-Reset', String(decision.resetSeconds));
 }
 
 /**
@@ -99,7 +115,10 @@ export const API_ACCESS_PROVIDERS: readonly Provider[] = [
     useFactory: (windows: RateWindowStore, config: AppConfig, logger: PinoNestLogger) =>
       new PlanRateLimiter(windows, config.plans, (down, error) =>
         down
-          ? logger.warn(`plan limits: the shared windows failed (${(error as Error)?.message}); each instance counts on its own until they answer`, 'PlanRateLimiter')
+          ? logger.warn(
+              `plan limits: the shared windows failed (${(error as Error)?.message}); each instance counts on its own until they answer`,
+              'PlanRateLimiter',
+            )
           : logger.log('plan limits: shared windows answer again', 'PlanRateLimiter'),
       ),
   },

@@ -55,7 +55,8 @@ export const REQUIRED_SCOPE = Symbol('REQUIRED_SCOPE');
 export const RequireScope = (scope: Scope) => SetMetadata(REQUIRED_SCOPE, scope);
 
 /** Declares a route's contract (validated by ContractInterceptor, published by the OpenAPI document). */
-export const Contract = (contract: RouteContract) => (contract.scope ? applyDecorators(SetMetadata(CONTRACT, contract), RequireScope(contract.scope)) : SetMetadata(CONTRACT, contract));
+export const Contract = (contract: RouteContract) =>
+  contract.scope ? applyDecorators(SetMetadata(CONTRACT, contract), RequireScope(contract.scope)) : SetMetadata(CONTRACT, contract);
 
 /** The RFC 7807 body every error has, with the stable `code`. */
 export const problemSchema = z
@@ -78,7 +79,10 @@ function describeIssues(part: string, error: z.ZodError): Array<{ in: string; pa
 /** 400 VALIDATION_FAILED naming each issue (the first in the message), as every contract answers it. */
 export function validationFailed(issues: ReadonlyArray<{ in: string; path: string; message: string }>): DomainError {
   const first = issues[0];
-  return new DomainError(ErrorCode.VALIDATION_FAILED, `${first.in}${first.path ? ` ${first.path}` : ''}: ${first.message}`, { errors: issues, ...(first.in === 'body' && first.path ? { field: first.path.split('.')[0] } : {}) });
+  return new DomainError(ErrorCode.VALIDATION_FAILED, `${first.in}${first.path ? ` ${first.path}` : ''}: ${first.message}`, {
+    errors: issues,
+    ...(first.in === 'body' && first.path ? { field: first.path.split('.')[0] } : {}),
+  });
 }
 
 /** A value checked against a schema the way a contract checks a body: the parsed value, or the error to answer. */

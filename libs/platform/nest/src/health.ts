@@ -52,7 +52,10 @@ export class HealthController {
   @Get('health')
   async health(@Res() reply: FastifyReply): Promise<void> {
     const { up } = await this.checker.check();
-    reply.status(up ? 200 : 503).header('cache-control', 'no-store').send({ status: up ? 'ok' : 'unavailable' });
+    reply
+      .status(up ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send({ status: up ? 'ok' : 'unavailable' });
   }
 }
 
@@ -74,7 +77,10 @@ class HealthDetailsRoute implements OnModuleInit {
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    p.then((v) => (clearTimeout(t), resolve(v)), (e) => (clearTimeout(t), reject(e)));
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
   });
 }
 

@@ -26,12 +26,19 @@ export type FrontHandler = (req: IncomingMessage, res: ServerResponse) => boolea
  * timeout is one value for the whole server, so the body deadline is kept here per request:
  * `requestTimeoutMs`, or what `deadlineOf` gives a request (a batch upload may take minutes).
  */
-export function httpServerFactory(limits: HttpServerLimits, front: { handle: FrontHandler | null } = { handle: null }, deadlineOf: (req: IncomingMessage) => number | null = () => null) {
+export function httpServerFactory(
+  limits: HttpServerLimits,
+  front: { handle: FrontHandler | null } = { handle: null },
+  deadlineOf: (req: IncomingMessage) => number | null = () => null,
+) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
-    const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0 }, (req, res) => {
-      if (hasBody(req)) armBodyDeadline(req, res, deadlineOf(req) ?? limits.requestTimeoutMs);
-      if (!front.handle || !front.handle(req, res)) handler(req, res);
-    });
+    const server = createServer(
+      { connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0 },
+      (req, res) => {
+        if (hasBody(req)) armBodyDeadline(req, res, deadlineOf(req) ?? limits.requestTimeoutMs);
+        if (!front.handle || !front.handle(req, res)) handler(req, res);
+      },
+    );
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.headersTimeout = limits.headersTimeoutMs;
     server.requestTimeout = 0;
@@ -40,7 +47,8 @@ export function httpServerFactory(limits: HttpServerLimits, front: { handle: Fro
 }
 
 /** Headers arrive within the headers timeout (Node's); only a body can then trickle. */
-const hasBody = (req: IncomingMessage): boolean => (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+const hasBody = (req: IncomingMessage): boolean =>
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
 
 /** A body not complete within `ms` of its headers: 408 (when nothing was answered yet) and the connection closed. */
 function armBodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {

@@ -19,9 +19,14 @@ class MetricsRoute implements OnModuleInit {
   onModuleInit(): void {
     this.routes.add('/metrics', async () => ({ contentType: this.registry.contentType, body: await this.registry.metrics() }));
     for (const g of this.gauges?.() ?? []) {
-      new Gauge({ name: g.name, help: g.help, registers: [this.registry], collect() {
-        this.set(g.value());
-      } });
+      new Gauge({
+        name: g.name,
+        help: g.help,
+        registers: [this.registry],
+        collect() {
+          this.set(g.value());
+        },
+      });
     }
   }
 }

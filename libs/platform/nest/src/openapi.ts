@@ -88,8 +88,17 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
       const headers = { ...(secured ? RATE_LIMIT_HEADERS : {}), ...r.headers };
       responses[status] = {
         description: r.description,
-        ...(Object.keys(headers).length ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-        ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema }, ...Object.fromEntries(Object.entries(r.alternatives ?? {}).map(([type, schema]) => [type, { schema }])) } } : {}),
+        ...(Object.keys(headers).length
+          ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) }
+          : {}),
+        ...(r.schema
+          ? {
+              content: {
+                [r.contentType ?? 'application/json']: { schema: r.schema },
+                ...Object.fromEntries(Object.entries(r.alternatives ?? {}).map(([type, schema]) => [type, { schema }])),
+              },
+            }
+          : {}),
       };
     }
     // A path segment longer than the router accepts is a 414 before any route runs.
@@ -100,9 +109,14 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
     paths[path] ??= {};
     paths[path][method] = {
       summary: contract.summary,
-      ...(contract.description || contract.scope ? { description: [contract.description, contract.scope && `Needs a key with the \`${contract.scope}\` scope.`].filter(Boolean).join('\n\n') } : {}),
+      ...(contract.description || contract.scope
+        ? { description: [contract.description, contract.scope && `Needs a key with the \`${contract.scope}\` scope.`].filter(Boolean).join('\n\n') }
+        : {}),
       tags: [...contract.tags],
-      operationId: `${method}${path.replace(/[{}]/g, '').replace(/\/(\w)/g, (_m, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
+      operationId: `${method}${path
+        .replace(/[{}]/g, '')
+        .replace(/\/(\w)/g, (_m, c: string) => c.toUpperCase())
+        .replace(/[^A-Za-z0-9]/g, '')}`,
       ...(secured ? { security: [{ apiKey: [] }] } : { security: [] }),
       requestParams: {
         ...(contract.params ? { path: contract.params } : {}),
@@ -110,7 +124,14 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
         ...(contract.headers ? { header: contract.headers } : {}),
       },
       ...(contract.body
-        ? { requestBody: { required: true, content: Object.fromEntries((contract.bodyContentTypes ?? ['application/json']).map((t) => [t, { schema: contract.bodyByMediaType?.[t] ?? contract.body }])) } }
+        ? {
+            requestBody: {
+              required: true,
+              content: Object.fromEntries(
+                (contract.bodyContentTypes ?? ['application/json']).map((t) => [t, { schema: contract.bodyByMediaType?.[t] ?? contract.body }]),
+              ),
+            },
+          }
         : {}),
       responses,
     };
@@ -133,10 +154,12 @@ const ASSETS: Readonly<Record<string, string>> = {
   'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
   'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
 };
-const INIT_JS = "window.onload = () => { window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' }); };\n";
+const INIT_JS =
+  "window.onload = () => { window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' }); };\n";
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>API</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head><body><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/assets/swagger-ui-standalone-preset.js"></script><script src="/docs/assets/init.js"></script></body></html>`;
 /** Swagger UI needs inline styles and data: images; scripts only from here. */
-const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 @Controller('docs')
 export class OpenApiController {
@@ -157,7 +180,11 @@ export class OpenApiController {
     if (file === 'init.js') return void reply.type('application/javascript; charset=utf-8').send(INIT_JS);
     const type = ASSETS[file];
     if (!type) throw new NotFoundException();
-    reply.header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').type(type).send(readFileSync(join(SWAGGER_UI, file)));
+    reply
+      .header('cache-control', 'public, max-age=86400')
+      .header('x-content-type-options', 'nosniff')
+      .type(type)
+      .send(readFileSync(join(SWAGGER_UI, file)));
   }
 }
 
@@ -165,6 +192,12 @@ export class OpenApiController {
 @Module({})
 export class OpenApiModule {
   static forApp(options: OpenApiOptions): DynamicModule {
-    return { module: OpenApiModule, imports: [DiscoveryModule], controllers: [OpenApiController], providers: [{ provide: OPENAPI_OPTIONS, useValue: options }, OpenApiDocument], exports: [OpenApiDocument] };
+    return {
+      module: OpenApiModule,
+      imports: [DiscoveryModule],
+      controllers: [OpenApiController],
+      providers: [{ provide: OPENAPI_OPTIONS, useValue: options }, OpenApiDocument],
+      exports: [OpenApiDocument],
+    };
   }
 }

@@ -81,7 +81,15 @@ export function instanceOf(url: string | undefined): string | undefined {
 
 export function problem(status: number, code: string, detail: string, instance?: string, extra: Readonly<Record<string, unknown>> = {}): ProblemDetails {
   // Extras first: they may never override the stable fields.
-  return { ...extra, type: `https://shortlink.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`, title: STATUS_CODES[status] ?? 'Error', status, code, detail, ...(instance ? { instance } : {}) };
+  return {
+    ...extra,
+    type: `https://shortlink.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    code,
+    detail,
+    ...(instance ? { instance } : {}),
+  };
 }
 
 /** The problem+json body of any error, for the request `url` (path and query as received). */

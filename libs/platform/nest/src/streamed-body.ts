@@ -88,9 +88,14 @@ export function acceptStreamedBodies(instance: FastifyInstance, routes: Streamed
   instance.addContentTypeParser(STREAMED, (request, payload, done) => {
     const route = routes.match(request.method, request.url);
     const type = (request.raw as IncomingMessage & { [ORIGINAL_TYPE]?: string })[ORIGINAL_TYPE];
-    if (!route || !type) return done(Object.assign(new Error('unsupported media type'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }), undefined);
+    if (!route || !type)
+      return done(Object.assign(new Error('unsupported media type'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }), undefined);
     const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > route.maxBytes) return done(Object.assign(new Error(`the body is larger than ${route.maxBytes} bytes`), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' }), undefined);
+    if (declared > route.maxBytes)
+      return done(
+        Object.assign(new Error(`the body is larger than ${route.maxBytes} bytes`), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' }),
+        undefined,
+      );
     done(null, new StreamedBody(type, payload, route.maxBytes));
   });
 }

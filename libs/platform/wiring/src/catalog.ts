@@ -12,7 +12,19 @@ import { urlSafetyPort } from './ports/url-safety.port';
 import { Port } from './port';
 
 /** Every port the apps can ask for, in the order they are opened (and closed in reverse). */
-export const PORT_CATALOG: readonly Port[] = [secretsPort, geoPort, passwordsPort, urlSafetyPort, metaPort, linksPort, cachePort, changesPort, snapshotPort, busPort, olapPort];
+export const PORT_CATALOG: readonly Port[] = [
+  secretsPort,
+  geoPort,
+  passwordsPort,
+  urlSafetyPort,
+  metaPort,
+  linksPort,
+  cachePort,
+  changesPort,
+  snapshotPort,
+  busPort,
+  olapPort,
+];
 
 /** The ports that provide the given tokens, in catalog order; a token no port provides is a wiring bug. */
 export function portsFor(tokens: readonly symbol[]): Port[] {

@@ -25,17 +25,29 @@ describe('port selection', () => {
 
   it('picks the server adapters by driver', async () => {
     const config = loadConfig({
-      ...SECRETS, DB_DRIVER: 'mysql', MYSQL_SHARDS: 's0=mysql://u:p@127.0.0.1:1/a,s1=mysql://u:p@127.0.0.1:1/b', MYSQL_META_URL: 'mysql://u:p@127.0.0.1:1/m',
-      CACHE_DRIVER: 'redis', REDIS_CLUSTER_NODES: '127.0.0.1:1', BUS_DRIVER: 'kafka', KAFKA_BROKERS: '127.0.0.1:1', SHARD_STRATEGY: 'jump',
+      ...SECRETS,
+      DB_DRIVER: 'mysql',
+      MYSQL_SHARDS: 's0=mysql://u:p@127.0.0.1:1/a,s1=mysql://u:p@127.0.0.1:1/b',
+      MYSQL_META_URL: 'mysql://u:p@127.0.0.1:1/m',
+      CACHE_DRIVER: 'redis',
+      REDIS_CLUSTER_NODES: '127.0.0.1:1',
+      BUS_DRIVER: 'kafka',
+      KAFKA_BROKERS: '127.0.0.1:1',
+      SHARD_STRATEGY: 'jump',
     });
-    const opened = await Promise.all(portsFor([TENANT_STORE, RATE_WINDOW_STORE, LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, CODE_SECRET]).map((p) => p.open(config)));
+    const opened = await Promise.all(
+      portsFor([TENANT_STORE, RATE_WINDOW_STORE, LINK_REPOSITORY, CACHE_STORE, CLICK_EVENT_SINK, CODE_SECRET]).map((p) => p.open(config)),
+    );
     const bound = new Map(opened.flatMap((o) => [...o.bindings]));
     try {
       expect(bound.get(SEQUENCE_STORE)).toBeInstanceOf(LazyMysqlMetaStore);
       expect(bound.get(TENANT_STORE)).toBe((bound.get(SEQUENCE_STORE) as LazyMysqlMetaStore).tenants);
       expect(bound.get(RATE_WINDOW_STORE)).toBeInstanceOf(RedisRateWindows);
       const repository = bound.get(LINK_REPOSITORY) as ShardedLinkRepository;
-      expect(repository.allStores().map((s) => [s.shardName, s instanceof LazyMysqlLinkShardStore])).toEqual([['s0', true], ['s1', true]]);
+      expect(repository.allStores().map((s) => [s.shardName, s instanceof LazyMysqlLinkShardStore])).toEqual([
+        ['s0', true],
+        ['s1', true],
+      ]);
       expect(repository.router.strategy).toBe('jump');
       expect(bound.get(CACHE_STORE)).toBeInstanceOf(RedisClusterStore);
       expect(bound.get(CLICK_EVENT_SINK)).toBeInstanceOf(KafkaClickEventSink);
@@ -53,14 +65,29 @@ describe('SharedPorts on the embedded profile', () => {
 
   it('binds every token to the embedded adapter, shares one instance between apps, probes and closes them', async () => {
     const config = loadConfig({ SHORTLINK_DATA_DIR: dir, SQLITE_SHARDS: 'a,b' });
-    const all = [TENANT_STORE, RATE_WINDOW_STORE, SEQUENCE_STORE, LINK_REPOSITORY, CACHE_STORE, SNAPSHOT_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, CODE_SECRET, VISITOR_SECRET];
+    const all = [
+      TENANT_STORE,
+      RATE_WINDOW_STORE,
+      SEQUENCE_STORE,
+      LINK_REPOSITORY,
+      CACHE_STORE,
+      SNAPSHOT_STORE,
+      CLICK_EVENT_SINK,
+      CLICK_EVENT_SOURCE,
+      CLICK_AGGREGATE_STORE,
+      CODE_SECRET,
+      VISITOR_SECRET,
+    ];
     const ports = await SharedPorts.open(config, all);
     const meta = ports.get<SqliteMetaStore>(SEQUENCE_STORE);
     expect(meta).toBeInstanceOf(SqliteMetaStore);
     expect(ports.get(TENANT_STORE)).toBe(meta.tenants);
     expect(ports.get(RATE_WINDOW_STORE)).toBeInstanceOf(MemoryRateWindows);
     const stores = ports.get<ShardedLinkRepository>(LINK_REPOSITORY).allStores();
-    expect(stores.map((s) => [s.shardName, s instanceof SqliteLinkShardStore])).toEqual([['a', true], ['b', true]]);
+    expect(stores.map((s) => [s.shardName, s instanceof SqliteLinkShardStore])).toEqual([
+      ['a', true],
+      ['b', true],
+    ]);
     expect(ports.get(CACHE_STORE)).toBeInstanceOf(MemoryCacheStore);
     expect(ports.get(SNAPSHOT_STORE)).toBeInstanceOf(FileSnapshotStore);
     expect(ports.get(CLICK_EVENT_SINK)).toBeInstanceOf(MemoryClickEventSink);
@@ -70,7 +97,9 @@ describe('SharedPorts on the embedded profile', () => {
     expect(ports.get<string>(VISITOR_SECRET)).not.toBe(ports.get<string>(CODE_SECRET));
     // The bridge of one app probes only that app's ports.
     const bridge = ports.bridge([CACHE_STORE]);
-    const probes = (bridge.providers as Array<{ provide: unknown; useValue?: () => Array<{ name: string }> }>).find((p) => typeof p.provide === 'symbol' && p.provide.toString() === 'Symbol(HEALTH_PROBES)')!.useValue!();
+    const probes = (bridge.providers as Array<{ provide: unknown; useValue?: () => Array<{ name: string }> }>).find(
+      (p) => typeof p.provide === 'symbol' && p.provide.toString() === 'Symbol(HEALTH_PROBES)',
+    )!.useValue!();
     expect(probes.map((p) => p.name)).toEqual(['cache']);
     await ports.close();
     await expect(meta.ping()).rejects.toThrow(/not open/);

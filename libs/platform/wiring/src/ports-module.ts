@@ -53,7 +53,12 @@ export function portsModule(config: AppConfig, tokens: readonly symbol[]): Dynam
   return {
     module: PortsModule,
     global: true,
-    providers: [...providers, { provide: OpenedPorts, useValue: opened }, { provide: HEALTH_PROBES, useValue: () => opened.probes() }, { provide: PORT_GAUGES, useValue: () => opened.gauges() }],
+    providers: [
+      ...providers,
+      { provide: OpenedPorts, useValue: opened },
+      { provide: HEALTH_PROBES, useValue: () => opened.probes() },
+      { provide: PORT_GAUGES, useValue: () => opened.gauges() },
+    ],
     exports: [...provided, HEALTH_PROBES, PORT_GAUGES],
   };
 }

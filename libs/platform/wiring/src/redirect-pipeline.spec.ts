@@ -4,8 +4,20 @@ import { join } from 'path';
 import { ConsistentHashRing } from '@shortlink/shard-router';
 import { Link, NO_OPTIONS } from '@shortlink/links-domain';
 import {
-  BitmapBits, bloomItem, CachePolicy, CacheStore, HotKeyDetector, HotLinkSnapshotKeeper, L1Cache, CacheKeys, LookupSource, RedirectObserver,
-  RedirectPipeline, RedirectPipelineOptions, BloomFilter, SnapshotEntry,
+  BitmapBits,
+  bloomItem,
+  CachePolicy,
+  CacheStore,
+  HotKeyDetector,
+  HotLinkSnapshotKeeper,
+  L1Cache,
+  CacheKeys,
+  LookupSource,
+  RedirectObserver,
+  RedirectPipeline,
+  RedirectPipelineOptions,
+  BloomFilter,
+  SnapshotEntry,
 } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { MemoryCacheStore } from '@shortlink/cache';
@@ -45,7 +57,8 @@ class SwitchableStore implements CacheStore {
   incrBy = (k: string, d: number, t: number) => this.guard(() => this.inner.incrBy(k, d, t));
   setIfNewer = (k: string, v: string, version: number, t?: number) => this.guard(() => this.inner.setIfNewer(k, v, version, t));
   incrementBelow = (k: string, limit: number, initial: number) => this.guard(() => this.inner.incrementBelow(k, limit, initial));
-  reserveBelow = (k: string, limit: number, wanted: number, floor: number, seed: number | null) => this.guard(() => this.inner.reserveBelow(k, limit, wanted, floor, seed));
+  reserveBelow = (k: string, limit: number, wanted: number, floor: number, seed: number | null) =>
+    this.guard(() => this.inner.reserveBelow(k, limit, wanted, floor, seed));
   setBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.setBits(k, o));
   getBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.getBits(k, o));
   deleteAndSetBits = (k: readonly string[], b: readonly BitmapBits[]) => this.guard(() => this.inner.deleteAndSetBits(k, b));
@@ -55,13 +68,34 @@ class SwitchableStore implements CacheStore {
 
 const DOMAIN = 'sho.rt';
 const link = (code: string, over: Partial<Link> = {}): Link => ({
-  ...NO_OPTIONS, id: String(Math.floor(Math.random() * 1e12)), domain: DOMAIN, code, targetUrl: `https://example.com/${code}`, tenantId: 't1',
-  createdAt: new Date(1_700_000_000_000), updatedAt: new Date(1_700_000_000_000), expiresAt: null, status: 'active', redirectType: 302, version: 1, moderation: 'clear', moderationReason: null, ...over,
+  ...NO_OPTIONS,
+  id: String(Math.floor(Math.random() * 1e12)),
+  domain: DOMAIN,
+  code,
+  targetUrl: `https://example.com/${code}`,
+  tenantId: 't1',
+  createdAt: new Date(1_700_000_000_000),
+  updatedAt: new Date(1_700_000_000_000),
+  expiresAt: null,
+  status: 'active',
+  redirectType: 302,
+  version: 1,
+  moderation: 'clear',
+  moderationReason: null,
+  ...over,
 });
 
 const OPTIONS: RedirectPipelineOptions = {
-  l1Enabled: true, sharedCacheEnabled: true, bloomEnabled: true, lockTtlMs: 2000, lockWaitMs: 2000, lockPollMs: 5,
-  dbConcurrency: 4, redisBreakerFailures: 3, redisBreakerHalfOpenAfterMs: 200, nullTtlMs: 60_000,
+  l1Enabled: true,
+  sharedCacheEnabled: true,
+  bloomEnabled: true,
+  lockTtlMs: 2000,
+  lockWaitMs: 2000,
+  lockPollMs: 5,
+  dbConcurrency: 4,
+  redisBreakerFailures: 3,
+  redisBreakerHalfOpenAfterMs: 200,
+  nullTtlMs: 60_000,
 };
 
 describe('RedirectPipeline on the embedded adapters', () => {
@@ -72,7 +106,12 @@ describe('RedirectPipeline on the embedded adapters', () => {
   let bloom: BloomFilter;
   let snapshotEntries: SnapshotEntry[];
 
-  const build = (over: Partial<RedirectPipelineOptions> = {}, policy = new CachePolicy('lru'), hot = new HotKeyDetector(), snapshot?: HotLinkSnapshotKeeper) => {
+  const build = (
+    over: Partial<RedirectPipelineOptions> = {},
+    policy = new CachePolicy('lru'),
+    hot = new HotKeyDetector(),
+    snapshot?: HotLinkSnapshotKeeper,
+  ) => {
     const observer = new CountingObserver();
     const keeper = snapshot ?? new HotLinkSnapshotKeeper({ load: async () => snapshotEntries, save: async (e) => void (snapshotEntries = [...e]) });
     const l1 = new L1Cache({ maxEntries: 1000, maxBytes: 1 << 20, ttlMs: 60_000, negativeTtlMs: 5_000 });
@@ -134,7 +173,9 @@ describe('RedirectPipeline on the embedded adapters', () => {
     const ttl = await store.pttl(CacheKeys.link({ domain: DOMAIN, code: 'nope123' }));
     expect(ttl).toBeGreaterThan(55_000);
     const fresh = build({ l1Enabled: false, bloomEnabled: false });
-    await expect(fresh.pipeline.resolve({ domain: DOMAIN, code: 'nope123' })).rejects.toMatchObject({ details: expect.objectContaining({ source: 'redis_null' }) });
+    await expect(fresh.pipeline.resolve({ domain: DOMAIN, code: 'nope123' })).rejects.toMatchObject({
+      details: expect.objectContaining({ source: 'redis_null' }),
+    });
     expect(fresh.observer.dbQueries).toBe(0);
   });
 

@@ -20,6 +20,9 @@ export function resolveSecret(source: SecretSource): string {
   // A copy restored with a looser mode is tightened rather than refused.
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
   const value = readFileSync(file, 'utf8').trim();
-  if (value.length < 32) throw new Error(`the secret in ${file} is shorter than 32 characters: restore it from a backup (codes of new links depend on it) or delete it to start over`);
+  if (value.length < 32)
+    throw new Error(
+      `the secret in ${file} is shorter than 32 characters: restore it from a backup (codes of new links depend on it) or delete it to start over`,
+    );
   return value;
 }

@@ -31,7 +31,11 @@ describe('loadConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect(error!.violations).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^DB_DRIVER: must be one of sqlite\|mysql, got "postgres"/), expect.stringMatching(/^CACHE_DRIVER:/), expect.stringMatching(/^REDIRECT_PORT:/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^DB_DRIVER: must be one of sqlite\|mysql, got "postgres"/),
+        expect.stringMatching(/^CACHE_DRIVER:/),
+        expect.stringMatching(/^REDIRECT_PORT:/),
+      ]),
     );
   });
 
@@ -51,17 +55,36 @@ describe('loadConfig', () => {
       REDIS_CLUSTER_NODES: '127.0.0.1:7101,127.0.0.1:7102',
       SHORTLINK_PUBLIC_BASE_URL: 'https://Sho.rt/',
     });
-    expect(c.db).toMatchObject({ driver: 'mysql', shards: [{ name: 's0', url: 'mysql://u:p@127.0.0.1:3307/a' }, { name: 's1', url: 'mysql://u:p@127.0.0.1:3308/b' }] });
-    expect(c.cache).toEqual({ driver: 'redis', nodes: [{ host: '127.0.0.1', port: 7101 }, { host: '127.0.0.1', port: 7102 }], writeBatching: 'cork', commandTimeoutMs: 500 });
+    expect(c.db).toMatchObject({
+      driver: 'mysql',
+      shards: [
+        { name: 's0', url: 'mysql://u:p@127.0.0.1:3307/a' },
+        { name: 's1', url: 'mysql://u:p@127.0.0.1:3308/b' },
+      ],
+    });
+    expect(c.cache).toEqual({
+      driver: 'redis',
+      nodes: [
+        { host: '127.0.0.1', port: 7101 },
+        { host: '127.0.0.1', port: 7102 },
+      ],
+      writeBatching: 'cork',
+      commandTimeoutMs: 500,
+    });
     expect(c.links.defaultDomain).toBe('sho.rt');
     expect(() => loadConfig({ ...SECRETS, DB_DRIVER: 'mysql', MYSQL_SHARDS: 'nonsense', MYSQL_META_URL: 'mysql://x/y' })).toThrow(/not name=mysql/);
   });
 
   it('reads the Redis client settings and lists a bad command timeout with the other violations', () => {
     const redis = { CACHE_DRIVER: 'redis', REDIS_CLUSTER_NODES: '127.0.0.1:7101' };
-    expect(loadConfig({ ...redis, REDIS_WRITE_BATCHING: 'pipeline', REDIS_COMMAND_TIMEOUT_MS: '250' }).cache).toMatchObject({ writeBatching: 'pipeline', commandTimeoutMs: 250 });
+    expect(loadConfig({ ...redis, REDIS_WRITE_BATCHING: 'pipeline', REDIS_COMMAND_TIMEOUT_MS: '250' }).cache).toMatchObject({
+      writeBatching: 'pipeline',
+      commandTimeoutMs: 250,
+    });
     expect(() => loadConfig({ ...redis, REDIS_WRITE_BATCHING: 'true' })).toThrow(/REDIS_WRITE_BATCHING: must be one of cork\|pipeline\|off, got "true"/);
-    expect(() => loadConfig({ ...redis, REDIS_COMMAND_TIMEOUT_MS: '0', DB_DRIVER: 'oracle' })).toThrow(/REDIS_COMMAND_TIMEOUT_MS[\s\S]*DB_DRIVER|DB_DRIVER[\s\S]*REDIS_COMMAND_TIMEOUT_MS/);
+    expect(() => loadConfig({ ...redis, REDIS_COMMAND_TIMEOUT_MS: '0', DB_DRIVER: 'oracle' })).toThrow(
+      /REDIS_COMMAND_TIMEOUT_MS[\s\S]*DB_DRIVER|DB_DRIVER[\s\S]*REDIS_COMMAND_TIMEOUT_MS/,
+    );
   });
 
   it('reads switches in the README’s spellings, and fails the boot on any other, listing them (issue 17)', () => {
@@ -74,7 +97,10 @@ describe('loadConfig', () => {
   });
 
   it('generates the secrets into the data directory on the embedded profile, and refuses to run the real one without them', () => {
-    expect(loadConfig({ SHORTLINK_DATA_DIR: '/var/lib/sl/' }).secrets).toEqual({ code: { file: '/var/lib/sl/secrets/code-secret' }, visitor: { file: '/var/lib/sl/secrets/visitor-secret' } });
+    expect(loadConfig({ SHORTLINK_DATA_DIR: '/var/lib/sl/' }).secrets).toEqual({
+      code: { file: '/var/lib/sl/secrets/code-secret' },
+      visitor: { file: '/var/lib/sl/secrets/visitor-secret' },
+    });
     const missing = violationsOf({ DB_DRIVER: 'mysql', MYSQL_SHARDS: 's0=mysql://u:p@h:1/a', MYSQL_META_URL: 'mysql://u:p@h:1/m' });
     expect(missing).toEqual([
       expect.stringMatching(/^SHORTLINK_CODE_SECRET: required with DB_DRIVER=mysql \(at least 32 random bytes.*anyone can compute every code/),
@@ -83,7 +109,9 @@ describe('loadConfig', () => {
   });
 
   it('refuses short or patterned secrets in either profile, and keeps a good one as given', () => {
-    expect(violationsOf({ SHORTLINK_CODE_SECRET: 'shortlink-dev-code-secret' })).toEqual([expect.stringMatching(/^SHORTLINK_CODE_SECRET: must be at least 32 bytes of random data, got 25/)]);
+    expect(violationsOf({ SHORTLINK_CODE_SECRET: 'shortlink-dev-code-secret' })).toEqual([
+      expect.stringMatching(/^SHORTLINK_CODE_SECRET: must be at least 32 bytes of random data, got 25/),
+    ]);
     expect(violationsOf({ SHORTLINK_VISITOR_SECRET: 'ab'.repeat(20) })).toEqual([expect.stringMatching(/^SHORTLINK_VISITOR_SECRET: looks like a pattern/)]);
     expect(loadConfig(SECRETS).secrets.code).toEqual({ given: SECRETS.SHORTLINK_CODE_SECRET });
   });
@@ -108,7 +136,10 @@ describe('loadConfig', () => {
       expect(violationsOf({ ...mysql, SHARD_STRATEGY: strategy, MYSQL_SHARDS: ' , ' })).toEqual(['MYSQL_SHARDS: needs at least one shard']);
       expect(violationsOf({ SHARD_STRATEGY: strategy, SQLITE_SHARDS: ',' })).toEqual(['SQLITE_SHARDS: needs at least one shard']);
     }
-    expect(violationsOf({ SQLITE_SHARDS: 's0,../etc,s0' })).toEqual([expect.stringMatching(/shard name "\.\.\/etc"/), 'SQLITE_SHARDS: shard names must be unique']);
+    expect(violationsOf({ SQLITE_SHARDS: 's0,../etc,s0' })).toEqual([
+      expect.stringMatching(/shard name "\.\.\/etc"/),
+      'SQLITE_SHARDS: shard names must be unique',
+    ]);
   });
 
   it('reads the Redis breaker as REDIS_BREAKER_*, and its older names BREAKER_* when the new ones are not set', () => {
@@ -123,7 +154,13 @@ describe('loadConfig', () => {
   it('reads the spare shards and the ring settings, and lists a spare shard named twice or a lease shorter than three reads', () => {
     const mysql = { ...SECRETS, DB_DRIVER: 'mysql', MYSQL_META_URL: 'mysql://u:p@h:1/m', MYSQL_SHARDS: 's0=mysql://u:p@h:1/a,s1=mysql://u:p@h:1/b' };
     const c = loadConfig({ ...mysql, MYSQL_SPARE_SHARDS: 's4=mysql://u:p@h:2/e', SHARD_RING_POLL_MS: '500', SHARD_TIMEOUT_MS: '800' });
-    expect(c.db).toMatchObject({ driver: 'mysql', spareShards: [{ name: 's4', url: 'mysql://u:p@h:2/e' }], ring: { pollMs: 500, leaseMs: 10_000 }, shardTimeoutMs: 800, shardBreaker: { failures: 5, openMs: 1000 } });
+    expect(c.db).toMatchObject({
+      driver: 'mysql',
+      spareShards: [{ name: 's4', url: 'mysql://u:p@h:2/e' }],
+      ring: { pollMs: 500, leaseMs: 10_000 },
+      shardTimeoutMs: 800,
+      shardBreaker: { failures: 5, openMs: 1000 },
+    });
     expect(loadConfig({}).db).toMatchObject({ driver: 'sqlite', ring: { pollMs: 1000, leaseMs: 10_000 }, shardTimeoutMs: 3000 });
     expect(violationsOf({ ...mysql, MYSQL_SPARE_SHARDS: 's1=mysql://u:p@h:2/e,bad', SHARD_RING_POLL_MS: '2000', SHARD_RING_LEASE_MS: '5000' })).toEqual([
       'MYSQL_SPARE_SHARDS: "bad" is not name=mysql://user:pass@host:port/db',

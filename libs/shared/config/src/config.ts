@@ -4,7 +4,12 @@ import { z } from 'zod';
 const port = z.coerce.number().int().min(1).max(65535);
 /** 0 lets the system pick a free port (tests run many listeners side by side). */
 const adminPort = z.coerce.number().int().min(0).max(65535);
-const csv = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const csv = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 /** Switches take the README's spellings ("Configuration"), exactly these: anything else fails the boot. */
 const SWITCH_SPELLINGS = ['true', 'false', 'on', 'off', '1', '0'] as const;
 const bool = z
@@ -53,7 +58,11 @@ export const envSchema = z.object({
   PLAN_PAID_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(10),
   /** Batch creation and bulk changes (docs/design.md, "Batch creation"). */
   BATCH_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
-  BATCH_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
+  BATCH_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(256 * 1024 * 1024),
   /** Rows validated, charged, recorded and answered together; also the memory bound of a batch. */
   BATCH_CHUNK_ROWS: z.coerce.number().int().min(1).max(10_000).default(1000),
   /** Rows per multi-row INSERT at most. */
@@ -61,7 +70,12 @@ export const envSchema = z.object({
   /** A batch request may take this long to arrive (other requests: HTTP_REQUEST_TIMEOUT_MS). */
   BATCH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
   /** How long a batch's Idempotency-Key and its answer are kept. */
-  BATCH_IDEMPOTENCY_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  BATCH_IDEMPOTENCY_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(24),
   /** An instance's claim on a running batch lasts this long without renewal (a retry after a crash waits at most this). */
   BATCH_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
   BULK_MAX_LINKS: z.coerce.number().int().min(1).max(100_000).default(10_000),
@@ -134,12 +148,20 @@ export const envSchema = z.object({
   CLICKHOUSE_URL: z.string().url().optional(),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
-  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('shortlink'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
+    .default('shortlink'),
 
   ANALYTICS_CONSUMER_ENABLED: bool.default(true),
   // --- analytics (issue 13; docs/analytics.md)
   /** Events older than this when consumed are dropped (and counted); younger ones land in their own minute. */
-  ANALYTICS_ALLOWED_LATENESS_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  ANALYTICS_ALLOWED_LATENESS_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(86_400),
   /** Days minute rows are kept; hour and day rollups longer (0 = forever). Old data leaves by partition. */
   ANALYTICS_MINUTE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   ANALYTICS_HOUR_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(400),
@@ -154,7 +176,11 @@ export const envSchema = z.object({
   CACHE_POLICY: driver(['lru', 'ttl'] as const, 'lru'),
   REDIRECT_L1_ENABLED: bool.default(true),
   REDIRECT_L1_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000),
-  REDIRECT_L1_MAX_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  REDIRECT_L1_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   REDIRECT_L1_TTL_MS: z.coerce.number().int().min(1).default(60_000),
   REDIRECT_L1_NEGATIVE_TTL_MS: z.coerce.number().int().min(1).default(5_000),
   REDIRECT_REDIS_ENABLED: bool.default(true),
@@ -187,7 +213,11 @@ export const envSchema = z.object({
   /** How often the redirect reads tenants' domains and suspensions again (docs/design.md, "Tenants, keys and plans"). */
   REDIRECT_TENANT_REFRESH_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   REDIRECT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(5),
-  REDIRECT_PASSWORD_WINDOW_MS: z.coerce.number().int().min(1000).default(15 * 60_000),
+  REDIRECT_PASSWORD_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(15 * 60_000),
   REDIRECT_PASSWORD_CONCURRENCY: z.coerce.number().int().min(1).default(4),
   /** Password checks per client address and minute in one instance, right passwords included (0 = off). */
   REDIRECT_PASSWORD_CHECKS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(0).default(30),
@@ -226,7 +256,13 @@ export interface ShardingConfig {
 
 /** Typed slices, one per concern; apps and adapters take only the slice they need. */
 export interface AppConfig {
-  readonly runtime: { readonly nodeEnv: string; readonly logLevel: Env['LOG_LEVEL']; readonly logFormat: Env['LOG_FORMAT']; readonly dataDir: string; readonly host: string };
+  readonly runtime: {
+    readonly nodeEnv: string;
+    readonly logLevel: Env['LOG_LEVEL'];
+    readonly logFormat: Env['LOG_FORMAT'];
+    readonly dataDir: string;
+    readonly host: string;
+  };
   readonly ports: { readonly generation: number; readonly redirect: number; readonly analytics: number };
   /** Operator listeners, one per app: /metrics, /internal/*, /health/details. */
   readonly admin: { readonly host: string; readonly ports: { readonly generation: number; readonly redirect: number; readonly analytics: number } };
@@ -251,7 +287,10 @@ export interface AppConfig {
   };
   /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once. */
   readonly plans: Readonly<
-    Record<'free' | 'paid', { readonly requestsPerMinute: number; readonly batchRowsPerDay: number; readonly maxKeys: number; readonly concurrentBatches: number }>
+    Record<
+      'free' | 'paid',
+      { readonly requestsPerMinute: number; readonly batchRowsPerDay: number; readonly maxKeys: number; readonly concurrentBatches: number }
+    >
   >;
   readonly links: {
     readonly publicBaseUrl: string;
@@ -267,14 +306,32 @@ export interface AppConfig {
   readonly db: ShardingConfig &
     (
       | { readonly driver: 'sqlite'; readonly shards: readonly string[] }
-      | { readonly driver: 'mysql'; readonly shards: readonly ShardConfig[]; readonly spareShards: readonly ShardConfig[]; readonly metaUrl: string; readonly poolSize: number }
+      | {
+          readonly driver: 'mysql';
+          readonly shards: readonly ShardConfig[];
+          readonly spareShards: readonly ShardConfig[];
+          readonly metaUrl: string;
+          readonly poolSize: number;
+        }
     );
   readonly cache:
     | { readonly driver: 'memory'; readonly maxEntries: number }
-    | { readonly driver: 'redis'; readonly nodes: ReadonlyArray<{ host: string; port: number }>; readonly writeBatching: 'cork' | 'pipeline' | 'off'; readonly commandTimeoutMs: number };
+    | {
+        readonly driver: 'redis';
+        readonly nodes: ReadonlyArray<{ host: string; port: number }>;
+        readonly writeBatching: 'cork' | 'pipeline' | 'off';
+        readonly commandTimeoutMs: number;
+      };
   readonly bus:
     | { readonly driver: 'memory'; readonly partitions: number; readonly consumerGroup: string }
-    | { readonly driver: 'kafka'; readonly brokers: readonly string[]; readonly topic: string; readonly partitions: number; readonly consumerGroup: string; readonly sessionTimeoutMs: number };
+    | {
+        readonly driver: 'kafka';
+        readonly brokers: readonly string[];
+        readonly topic: string;
+        readonly partitions: number;
+        readonly consumerGroup: string;
+        readonly sessionTimeoutMs: number;
+      };
   readonly clickBuffer: { readonly capacity: number; readonly batchSize: number; readonly flushIntervalMs: number };
   readonly olap:
     | { readonly driver: 'chdb'; readonly database: string }
@@ -339,13 +396,16 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   for (const spare of spareShards) {
     if (mysqlShards.some((s) => s.name === spare.name)) violations.push(`MYSQL_SPARE_SHARDS: shard "${spare.name}" is also in MYSQL_SHARDS`);
   }
-  if (e.SHARD_RING_LEASE_MS < 3 * e.SHARD_RING_POLL_MS) violations.push(`SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (${3 * e.SHARD_RING_POLL_MS}), got ${e.SHARD_RING_LEASE_MS}`);
+  if (e.SHARD_RING_LEASE_MS < 3 * e.SHARD_RING_POLL_MS)
+    violations.push(`SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (${3 * e.SHARD_RING_POLL_MS}), got ${e.SHARD_RING_LEASE_MS}`);
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
   // Either strategy needs a shard to route to; a name becomes a file name (SQLite) or a metric label.
-  if (e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS !== undefined && mysqlShards.length === 0 && !violations.some((v) => v.startsWith('MYSQL_SHARDS'))) violations.push('MYSQL_SHARDS: needs at least one shard');
+  if (e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS !== undefined && mysqlShards.length === 0 && !violations.some((v) => v.startsWith('MYSQL_SHARDS')))
+    violations.push('MYSQL_SHARDS: needs at least one shard');
   if (e.DB_DRIVER === 'sqlite' && e.SQLITE_SHARDS.length === 0) violations.push('SQLITE_SHARDS: needs at least one shard');
   for (const name of e.DB_DRIVER === 'mysql' ? [...mysqlShards, ...spareShards].map((s) => s.name) : e.SQLITE_SHARDS) {
-    if (!SHARD_NAME.test(name)) violations.push(`${e.DB_DRIVER === 'mysql' ? 'MYSQL_SHARDS' : 'SQLITE_SHARDS'}: shard name "${name}" must be 1-64 of A-Z a-z 0-9 _ -`);
+    if (!SHARD_NAME.test(name))
+      violations.push(`${e.DB_DRIVER === 'mysql' ? 'MYSQL_SHARDS' : 'SQLITE_SHARDS'}: shard name "${name}" must be 1-64 of A-Z a-z 0-9 _ -`);
   }
   if (e.DB_DRIVER === 'sqlite' && new Set(e.SQLITE_SHARDS).size !== e.SQLITE_SHARDS.length) violations.push('SQLITE_SHARDS: shard names must be unique');
   const trustedProxies = e.TRUSTED_PROXIES.map((c) => parseCidr(c, violations));
@@ -359,7 +419,10 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     }
     // Servers of the real profile share the database, so they must share the key: it cannot be
     // generated per instance, and a default known from the source would make codes guessable.
-    if (e.DB_DRIVER === 'mysql') violations.push(`${name}: required with DB_DRIVER=mysql (at least 32 random bytes, e.g. \`openssl rand -base64 32\`): it keys ${name === 'SHORTLINK_CODE_SECRET' ? 'the id -> code scrambler; with a known key anyone can compute every code and walk all links' : 'the visitor hash; with a known key visitor addresses can be recovered'}`);
+    if (e.DB_DRIVER === 'mysql')
+      violations.push(
+        `${name}: required with DB_DRIVER=mysql (at least 32 random bytes, e.g. \`openssl rand -base64 32\`): it keys ${name === 'SHORTLINK_CODE_SECRET' ? 'the id -> code scrambler; with a known key anyone can compute every code and walk all links' : 'the visitor hash; with a known key visitor addresses can be recovered'}`,
+      );
     return { file: `${dataDir}/secrets/${file}` };
   };
   const secrets = { code: secret('SHORTLINK_CODE_SECRET', 'code-secret'), visitor: secret('SHORTLINK_VISITOR_SECRET', 'visitor-secret') };
@@ -378,7 +441,12 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     runtime: { nodeEnv: e.NODE_ENV, logLevel: e.LOG_LEVEL, logFormat: e.LOG_FORMAT, dataDir: e.SHORTLINK_DATA_DIR, host: e.HOST },
     ports: { generation: e.GENERATION_PORT, redirect: e.REDIRECT_PORT, analytics: e.ANALYTICS_PORT },
     admin: { host: e.ADMIN_HOST, ports: { generation: e.GENERATION_ADMIN_PORT, redirect: e.REDIRECT_ADMIN_PORT, analytics: e.ANALYTICS_ADMIN_PORT } },
-    http: { trustedProxies, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
+    http: {
+      trustedProxies,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+    },
     secrets,
     batch: {
       maxRows: e.BATCH_MAX_ROWS,
@@ -392,8 +460,18 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       bulkConcurrency: e.BULK_CONCURRENCY,
     },
     plans: {
-      free: { requestsPerMinute: e.PLAN_FREE_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY, maxKeys: e.PLAN_FREE_MAX_KEYS, concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES },
-      paid: { requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE, batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY, maxKeys: e.PLAN_PAID_MAX_KEYS, concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES },
+      free: {
+        requestsPerMinute: e.PLAN_FREE_REQUESTS_PER_MINUTE,
+        batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY,
+        maxKeys: e.PLAN_FREE_MAX_KEYS,
+        concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES,
+      },
+      paid: {
+        requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE,
+        batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY,
+        maxKeys: e.PLAN_PAID_MAX_KEYS,
+        concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES,
+      },
     },
     links: {
       publicBaseUrl,
@@ -416,7 +494,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         : { driver: 'memory', maxEntries: e.MEMORY_CACHE_MAX_ENTRIES },
     bus:
       e.BUS_DRIVER === 'kafka'
-        ? { driver: 'kafka', brokers: e.KAFKA_BROKERS!, topic: e.KAFKA_CLICK_TOPIC, partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP, sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS }
+        ? {
+            driver: 'kafka',
+            brokers: e.KAFKA_BROKERS!,
+            topic: e.KAFKA_CLICK_TOPIC,
+            partitions: e.KAFKA_CLICK_PARTITIONS,
+            consumerGroup: e.KAFKA_CONSUMER_GROUP,
+            sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
+          }
         : { driver: 'memory', partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP },
     clickBuffer: { capacity: e.CLICK_BUFFER_CAPACITY, batchSize: e.CLICK_BUFFER_BATCH_SIZE, flushIntervalMs: e.CLICK_BUFFER_FLUSH_MS },
     olap:
@@ -431,7 +516,13 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     geo: { databaseFile: e.GEO_DATABASE ?? null },
     redirect: {
       policy: e.CACHE_POLICY,
-      l1: { enabled: e.REDIRECT_L1_ENABLED, maxEntries: e.REDIRECT_L1_MAX_ENTRIES, maxBytes: e.REDIRECT_L1_MAX_BYTES, ttlMs: e.REDIRECT_L1_TTL_MS, negativeTtlMs: e.REDIRECT_L1_NEGATIVE_TTL_MS },
+      l1: {
+        enabled: e.REDIRECT_L1_ENABLED,
+        maxEntries: e.REDIRECT_L1_MAX_ENTRIES,
+        maxBytes: e.REDIRECT_L1_MAX_BYTES,
+        ttlMs: e.REDIRECT_L1_TTL_MS,
+        negativeTtlMs: e.REDIRECT_L1_NEGATIVE_TTL_MS,
+      },
       sharedCacheEnabled: e.REDIRECT_REDIS_ENABLED,
       bloom: { enabled: e.BLOOM_ENABLED, capacity: e.BLOOM_CAPACITY, falsePositiveRate: e.BLOOM_FP_RATE, partitions: e.BLOOM_PARTITIONS },
       hot: { windowSeconds: e.HOT_WINDOW_SECONDS, bucketSeconds: e.HOT_BUCKET_SECONDS, threshold: e.HOT_THRESHOLD, maxTrackedKeys: e.HOT_MAX_TRACKED },
@@ -441,7 +532,11 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         failures: e.REDIS_BREAKER_FAILURES ?? e.BREAKER_FAILURES ?? 5,
         halfOpenAfterMs: e.REDIS_BREAKER_HALF_OPEN_MS ?? e.BREAKER_HALF_OPEN_MS ?? 2000,
       },
-      rateLimit: { perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE, globalPerSecond: e.RATE_LIMIT_GLOBAL_PER_SECOND, localFallbackPerSecond: e.RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND },
+      rateLimit: {
+        perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE,
+        globalPerSecond: e.RATE_LIMIT_GLOBAL_PER_SECOND,
+        localFallbackPerSecond: e.RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND,
+      },
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
@@ -457,7 +552,10 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
 
 function parseShards(spec: string, violations: string[], variable = 'MYSQL_SHARDS'): ShardConfig[] {
   const shards: ShardConfig[] = [];
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     const name = part.slice(0, eq);
     const url = part.slice(eq + 1);

@@ -37,7 +37,10 @@ export async function startApp(name: AppName, env: Record<string, string>, opts:
   const ports = await appPorts(name);
   const proc = startProcess(`apps/${name}/src/main.ts`, { ...env, ...ports.env }, { name, ...start });
   const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).status;
-  const ready = wait === 'health' ? async () => (await status(`${ports.base}/health`)) === 200 : async () => (await status(`${ports.admin}/metrics`)) === 200 && (await status(`${ports.base}/health`)) > 0;
+  const ready =
+    wait === 'health'
+      ? async () => (await status(`${ports.base}/health`)) === 200
+      : async () => (await status(`${ports.admin}/metrics`)) === 200 && (await status(`${ports.base}/health`)) > 0;
   try {
     await whenServing(proc, `${name} on ${ports.base} (${wait})`, ready, timeoutMs, 200);
   } catch (e) {

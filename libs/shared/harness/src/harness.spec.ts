@@ -11,7 +11,8 @@ describe('harness', () => {
   it('takes a load path apart into the path and the headers after its tabs', () => {
     expect(requestOf('/abc?x=1')).toEqual({ path: '/abc?x=1', headers: {} });
     expect(requestOf('/abc\tX-Forwarded-For: 203.0.113.7\tUser-Agent: Mozilla/5.0 (X11; Linux: x86_64)')).toEqual({
-      path: '/abc', headers: { 'X-Forwarded-For': '203.0.113.7', 'User-Agent': 'Mozilla/5.0 (X11; Linux: x86_64)' },
+      path: '/abc',
+      headers: { 'X-Forwarded-For': '203.0.113.7', 'User-Agent': 'Mozilla/5.0 (X11; Linux: x86_64)' },
     });
   });
 
@@ -36,7 +37,18 @@ describe('harness', () => {
   });
 
   it('writes markdown tables with the alignment row', () => {
-    expect(markdownTable([['case', 'l'], ['rps', 'r']], [['a', 1], ['b', '2']])).toBe('| case | rps |\n|---|---:|\n| a | 1 |\n| b | 2 |');
+    expect(
+      markdownTable(
+        [
+          ['case', 'l'],
+          ['rps', 'r'],
+        ],
+        [
+          ['a', 1],
+          ['b', '2'],
+        ],
+      ),
+    ).toBe('| case | rps |\n|---|---:|\n| a | 1 |\n| b | 2 |');
   });
 
   it('computes medians and shares', () => {

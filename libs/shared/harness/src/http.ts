@@ -57,13 +57,20 @@ export interface LaterPost {
 export function postLater(base: string, path: string, body: string, headers: Record<string, string> = {}): LaterPost {
   const url = new URL(path, base);
   const req = http.request({
-    agent: false, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'POST',
+    agent: false,
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname + url.search,
+    method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)), ...headers },
   });
   const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
     req.on('response', (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c) => (text += c))
+        .on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
   });

@@ -9,7 +9,10 @@ export function parseMetrics(text: string): Metrics {
     if (!line || line.startsWith('#')) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
     if (!match) continue;
-    const labels = (match[2] ?? '').replace(/,?app="[^"]*"/, '').replace(/^\{,/, '{').replace(/^\{\}$/, '');
+    const labels = (match[2] ?? '')
+      .replace(/,?app="[^"]*"/, '')
+      .replace(/^\{,/, '{')
+      .replace(/^\{\}$/, '');
     m.set(`${match[1]}${labels}`, Number(match[3]));
   }
   return m;

@@ -121,7 +121,12 @@ export class ProcessGroup {
   }
 
   async stopAll(): Promise<void> {
-    await Promise.all(this.procs.filter((p) => p.alive).reverse().map((p) => p.stop()));
+    await Promise.all(
+      this.procs
+        .filter((p) => p.alive)
+        .reverse()
+        .map((p) => p.stop()),
+    );
   }
 }
 
@@ -165,11 +170,18 @@ export async function whenServing(proc: Proc, what: string, probe: () => Promise
     throw new Error(`${(e as Error).message}\n--- output of ${proc.name} ---\n${proc.output().slice(-4000)}`);
   }
   if (state === 'exited') {
-    throw new Error(`${proc.name} exited (code ${proc.child.exitCode}, signal ${proc.child.signalCode}) while waiting for ${what}\n--- output ---\n${proc.output().slice(-4000)}`);
+    throw new Error(
+      `${proc.name} exited (code ${proc.child.exitCode}, signal ${proc.child.signalCode}) while waiting for ${what}\n--- output ---\n${proc.output().slice(-4000)}`,
+    );
   }
 }
 
 /** Waits until `GET <baseUrl>/health` answers 200. */
 export function waitHealthy(baseUrl: string, proc: Proc, timeoutMs = 60_000): Promise<void> {
-  return whenServing(proc, `${baseUrl}/health`, async () => (await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(3000) })).status === 200, timeoutMs);
+  return whenServing(
+    proc,
+    `${baseUrl}/health`,
+    async () => (await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(3000) })).status === 200,
+    timeoutMs,
+  );
 }

@@ -127,18 +127,29 @@ export function summariseProfile(p: Profile, root = REPO_ROOT): string {
     .sort((a, b) => b.us - a.us)
     .slice(0, 25)
     .forEach((f, i) => lines.push(`| ${i + 1} | \`${f.name}\` | ${f.where || '—'} | ${f.area} | ${ms(f.us)} | ${pct(f.us)} |`));
-  lines.push('', 'Self time by module / package, and share of samples with it anywhere on the stack (inclusive):', '', '| module | self % | inclusive % |', '|---|---:|---:|');
+  lines.push(
+    '',
+    'Self time by module / package, and share of samples with it anywhere on the stack (inclusive):',
+    '',
+    '| module | self % | inclusive % |',
+    '|---|---:|---:|',
+  );
   [...areaSelf.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 20)
     .forEach(([a, us]) => lines.push(`| ${a} | ${pct(us)} | ${pct(areaIncl.get(a) ?? us)} |`));
-  const heavyIncl = [...areaIncl.entries()].filter(([a]) => !areaSelf.has(a) || (areaSelf.get(a) ?? 0) < (areaIncl.get(a) ?? 0) * 0.5).sort((a, b) => b[1] - a[1]);
+  const heavyIncl = [...areaIncl.entries()]
+    .filter(([a]) => !areaSelf.has(a) || (areaSelf.get(a) ?? 0) < (areaIncl.get(a) ?? 0) * 0.5)
+    .sort((a, b) => b[1] - a[1]);
   if (heavyIncl.length) {
     lines.push('', 'Modules that are mostly on the stack rather than in self time (callers of the cost):', '', '| module | inclusive % |', '|---|---:|');
     heavyIncl.slice(0, 12).forEach(([a, us]) => lines.push(`| ${a} | ${pct(us)} |`));
   }
   // Who calls the biggest self-time entries (e.g. which module issues the socket writes).
-  const top = [...fnSelf.entries()].sort((a, b) => b[1].us - a[1].us).filter(([, f]) => !f.name.startsWith('(')).slice(0, 6);
+  const top = [...fnSelf.entries()]
+    .sort((a, b) => b[1].us - a[1].us)
+    .filter(([, f]) => !f.name.startsWith('('))
+    .slice(0, 6);
   lines.push('', 'Callers of the biggest self-time entries (first frames up the stack, by share of that entry):', '');
   for (const [key, f] of top) {
     const chains = new Map<string, number>();
@@ -163,7 +174,9 @@ export function summariseProfile(p: Profile, root = REPO_ROOT): string {
       chains.set(k, (chains.get(k) ?? 0) + us);
     }
     const best = [...chains.entries()].sort((a, b) => b[1] - a[1]).slice(0, 2);
-    lines.push(`- \`${f.name}\` (${pct(f.us)}${f.where ? `, ${f.where}` : ''}): ${best.map(([c, us]) => `${((us / f.us) * 100).toFixed(0)}% ← ${c || '(top level)'}`).join('; ')}`);
+    lines.push(
+      `- \`${f.name}\` (${pct(f.us)}${f.where ? `, ${f.where}` : ''}): ${best.map(([c, us]) => `${((us / f.us) * 100).toFixed(0)}% ← ${c || '(top level)'}`).join('; ')}`,
+    );
   }
   lines.push('', 'Project functions (libs/, apps/) by inclusive time:', '', '| function | inclusive % |', '|---|---:|');
   [...fnIncl.entries()]

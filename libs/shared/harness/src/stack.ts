@@ -60,10 +60,20 @@ export function stackState(components: readonly StackComponent[] = ['redis', 'my
   const pids = lines.map((l) => l.trim().split(/\s+/).slice(0, 2).join('=')).join(' ');
   const missing = wanted.filter((w) => lines.filter((l) => l.trim().startsWith(w.row)).length < w.count);
   if (missing.length || down.length) {
-    const why = down.length ? down.map((l) => l.trim().replace(/\s+/g, ' ')).join('; ') : `${missing.map((w) => w.label).join(', ')} not listed: ${(r.stderr || r.stdout || 'no output').trim()}`;
+    const why = down.length
+      ? down.map((l) => l.trim().replace(/\s+/g, ' ')).join('; ')
+      : `${missing.map((w) => w.label).join(', ')} not listed: ${(r.stderr || r.stdout || 'no output').trim()}`;
     return { up: false, detail: `stack.sh status: ${why}`, env, pids };
   }
-  return { up: true, detail: `${wanted.map((w) => w.label).join(', ').replace(/, ([^,]*)$/, ' and $1')} up`, env, pids };
+  return {
+    up: true,
+    detail: `${wanted
+      .map((w) => w.label)
+      .join(', ')
+      .replace(/, ([^,]*)$/, ' and $1')} up`,
+    env,
+    pids,
+  };
 }
 
 /** `stackState` until it is up or `seconds` have passed. */

@@ -22,9 +22,29 @@ export interface ExportOptions {
  * hash; the options that are objects (geo and device targets, variants) as JSON.
  */
 export const EXPORT_COLUMNS = [
-  'url', 'alias', 'domain', 'title', 'tags', 'expiresAt', 'redirectType', 'maxClicks', 'status', 'passwordProtected', 'passwordHash',
-  'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'forwardQuery', 'geoTargets', 'deviceTargets', 'variants', 'clicksPerIpPerMinute',
-  'shortUrl', 'createdAt',
+  'url',
+  'alias',
+  'domain',
+  'title',
+  'tags',
+  'expiresAt',
+  'redirectType',
+  'maxClicks',
+  'status',
+  'passwordProtected',
+  'passwordHash',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'forwardQuery',
+  'geoTargets',
+  'deviceTargets',
+  'variants',
+  'clicksPerIpPerMinute',
+  'shortUrl',
+  'createdAt',
 ] as const;
 
 /** A link as the API shows it (GET /api/v1/export/links adds passwordHash). */
@@ -100,9 +120,29 @@ export function exportRow(l: ExportedLink): unknown[] {
   const utm = l.utm ?? {};
   const asJson = (v: unknown) => (v === null || v === undefined ? '' : JSON.stringify(v));
   return [
-    l.url, l.code, l.domain, l.title ?? '', l.tags.join('|'), l.expiresAt ?? '', l.redirectType, l.maxClicks ?? '', l.status, l.passwordProtected, l.passwordHash ?? '',
-    utm.source ?? '', utm.medium ?? '', utm.campaign ?? '', utm.term ?? '', utm.content ?? '', l.forwardQuery, asJson(l.geoTargets), asJson(l.deviceTargets), asJson(l.variants),
-    l.clicksPerIpPerMinute ?? '', l.shortUrl, l.createdAt,
+    l.url,
+    l.code,
+    l.domain,
+    l.title ?? '',
+    l.tags.join('|'),
+    l.expiresAt ?? '',
+    l.redirectType,
+    l.maxClicks ?? '',
+    l.status,
+    l.passwordProtected,
+    l.passwordHash ?? '',
+    utm.source ?? '',
+    utm.medium ?? '',
+    utm.campaign ?? '',
+    utm.term ?? '',
+    utm.content ?? '',
+    l.forwardQuery,
+    asJson(l.geoTargets),
+    asJson(l.deviceTargets),
+    asJson(l.variants),
+    l.clicksPerIpPerMinute ?? '',
+    l.shortUrl,
+    l.createdAt,
   ];
 }
 

@@ -11,8 +11,11 @@ describe('importKey', () => {
 
   it('differs when a flag changes the rows (--no-codes, --keep-domains, --format) or the file does', () => {
     const keys = [
-      importKey(sha, 'yourls', keep), importKey(sha, 'yourls', { keepCodes: false, keepDomains: false }), importKey(sha, 'yourls', { keepCodes: true, keepDomains: true }),
-      importKey(sha, 'shortlink', keep), importKey('b'.repeat(64), 'yourls', keep),
+      importKey(sha, 'yourls', keep),
+      importKey(sha, 'yourls', { keepCodes: false, keepDomains: false }),
+      importKey(sha, 'yourls', { keepCodes: true, keepDomains: true }),
+      importKey(sha, 'shortlink', keep),
+      importKey('b'.repeat(64), 'yourls', keep),
     ];
     expect(new Set(keys).size).toBe(keys.length);
   });

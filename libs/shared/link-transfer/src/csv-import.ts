@@ -99,7 +99,12 @@ export async function importLinks(o: ImportOptions): Promise<ImportSummary> {
         const rows = bodies(o.file, format, options, batch * batchRows, batchRows, notes);
         await sendBatch(o, key, rows, (line) => {
           lines.push(line);
-          o.onProgress?.({ ...progress, answered: progress.answered + lines.length, created: progress.created + lines.filter((l) => l.link).length, failed: progress.failed + lines.filter((l) => !l.link).length });
+          o.onProgress?.({
+            ...progress,
+            answered: progress.answered + lines.length,
+            created: progress.created + lines.filter((l) => l.link).length,
+            failed: progress.failed + lines.filter((l) => !l.link).length,
+          });
         });
       } catch (error) {
         if (!(error instanceof RetryableError) || attempt >= (o.retries ?? 5)) throw error;
@@ -112,7 +117,14 @@ export async function importLinks(o: ImportOptions): Promise<ImportSummary> {
         const row = batch * batchRows + l.row + 1;
         const note = l.link ? (notes.get(l.row) ?? '') : '';
         if (note) noted++;
-        const ok = await writeRow(out, [row, l.status, l.link?.code ?? '', l.link?.shortUrl ?? '', l.problem ? `${l.problem.code}: ${l.problem.detail}` : '', note]);
+        const ok = await writeRow(out, [
+          row,
+          l.status,
+          l.link?.code ?? '',
+          l.link?.shortUrl ?? '',
+          l.problem ? `${l.problem.code}: ${l.problem.detail}` : '',
+          note,
+        ]);
         if (!ok) throw new Error('could not write the results');
       }
       const created = lines.filter((l) => l.link).length;
@@ -155,7 +167,9 @@ async function fileFacts(file: string): Promise<{ total: number; hash: string }>
     const text = readFileSync(file);
     return { total: kuttRecords(JSON.parse(text.toString('utf8'))).length, hash: hash.update(text).digest('hex') };
   }
-  const parser = createReadStream(file).on('data', (d) => hash.update(d)).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
+  const parser = createReadStream(file)
+    .on('data', (d) => hash.update(d))
+    .pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
   for await (const _ of parser) total++;
   return { total: Math.max(0, total - 1), hash: hash.digest('hex') };
 }
@@ -190,15 +204,19 @@ function sendBatch(o: ImportOptions, key: string, rows: AsyncGenerator<string>, 
       req.destroy();
       reject(e);
     };
-    const req = send(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': o.apiKey, 'idempotency-key': key, 'transfer-encoding': 'chunked' } }, (res) => {
-      void readAnswer(res, onLine).then(
-        () => {
-          settled = true;
-          resolve();
-        },
-        (e: Error) => fail(e),
-      );
-    });
+    const req = send(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': o.apiKey, 'idempotency-key': key, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        void readAnswer(res, onLine).then(
+          () => {
+            settled = true;
+            resolve();
+          },
+          (e: Error) => fail(e),
+        );
+      },
+    );
     req.on('error', (e) => fail(new RetryableError(`the connection failed (${e.message})`, 1000)));
     void (async () => {
       try {

@@ -12,7 +12,10 @@ const fixture = (name: string) => join(__dirname, 'fixtures', name);
 const records = (name: string): { headers: string[]; rows: CsvRecord[] } => {
   const text = readFileSync(fixture(name), 'utf8');
   const [headers] = parse(text, { to_line: 1, bom: true }) as string[][];
-  return { headers, rows: parse(text, { bom: true, columns: (h: string[]) => h.map(normaliseHeader), relax_column_count: true, skip_empty_lines: true }) as CsvRecord[] };
+  return {
+    headers,
+    rows: parse(text, { bom: true, columns: (h: string[]) => h.map(normaliseHeader), relax_column_count: true, skip_empty_lines: true }) as CsvRecord[],
+  };
 };
 const keep = { keepCodes: true, keepDomains: false };
 const bodies = (format: Format, name: string, options = keep) => records(name).rows.map((r) => mapRecord(format, r, options).body);
@@ -38,7 +41,15 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
 
   it('maps our own hand-written columns, options included; the domain only with --keep-domains', () => {
     const [first, second] = bodies('shortlink', 'shortlink.csv');
-    expect(first).toEqual({ url: 'https://example.com/spring', legacyCode: 'spring-sale', title: 'Spring sale', tags: ['promo', 'spring'], expiresAt: '2031-01-31T12:00:00Z', redirectType: 301, utm: { source: 'newsletter', campaign: 'spring' } });
+    expect(first).toEqual({
+      url: 'https://example.com/spring',
+      legacyCode: 'spring-sale',
+      title: 'Spring sale',
+      tags: ['promo', 'spring'],
+      expiresAt: '2031-01-31T12:00:00Z',
+      redirectType: 301,
+      utm: { source: 'newsletter', campaign: 'spring' },
+    });
     expect(second).toEqual({ url: 'https://example.com/summer?a=1&b=2', title: 'Summer, hot', tags: ['promo'], maxClicks: 500 });
     const withDomain = { url: 'https://example.com/x', alias: 'x-code', domain: 'go.acme.example' };
     expect(mapRecord('shortlink', withDomain, keep).body.domain).toBeUndefined();
@@ -52,9 +63,21 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
     expect(mapped.map((m) => m.body)).toEqual(
       EXPORTED_LINKS.map((l) => {
         const body: Record<string, unknown> = {
-          url: l.url, legacyCode: l.code, title: l.title, tags: l.tags.length ? l.tags : undefined, expiresAt: l.expiresAt ?? undefined, redirectType: l.redirectType,
-          maxClicks: l.maxClicks ?? undefined, status: l.status, passwordHash: l.passwordHash ?? undefined, utm: l.utm ?? undefined, forwardQuery: l.forwardQuery,
-          geoTargets: l.geoTargets ?? undefined, deviceTargets: l.deviceTargets ?? undefined, variants: l.variants ?? undefined, clicksPerIpPerMinute: l.clicksPerIpPerMinute ?? undefined,
+          url: l.url,
+          legacyCode: l.code,
+          title: l.title,
+          tags: l.tags.length ? l.tags : undefined,
+          expiresAt: l.expiresAt ?? undefined,
+          redirectType: l.redirectType,
+          maxClicks: l.maxClicks ?? undefined,
+          status: l.status,
+          passwordHash: l.passwordHash ?? undefined,
+          utm: l.utm ?? undefined,
+          forwardQuery: l.forwardQuery,
+          geoTargets: l.geoTargets ?? undefined,
+          deviceTargets: l.deviceTargets ?? undefined,
+          variants: l.variants ?? undefined,
+          clicksPerIpPerMinute: l.clicksPerIpPerMinute ?? undefined,
         };
         return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
       }),
@@ -106,7 +129,12 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
 
   it('maps Shlink: longUrl, shortCode (multi-segment slugs too), title, tags joined with "|"; its domain only when asked', () => {
     const rows = records('shlink.csv').rows;
-    expect(mapRecord('shlink', rows[0], keep).body).toEqual({ url: 'https://example.com/shlink/docs', legacyCode: 'shlink-docs', title: 'A "quoted", title', tags: ['docs', 'blog'] });
+    expect(mapRecord('shlink', rows[0], keep).body).toEqual({
+      url: 'https://example.com/shlink/docs',
+      legacyCode: 'shlink-docs',
+      title: 'A "quoted", title',
+      tags: ['docs', 'blog'],
+    });
     expect(mapRecord('shlink', rows[0], { keepCodes: false, keepDomains: true }).body).toMatchObject({ domain: 's.example.com' });
     expect(mapRecord('shlink', rows[0], { keepCodes: false, keepDomains: true }).body.legacyCode).toBeUndefined();
     expect(mapRecord('shlink', rows[2], keep).body.tags).toEqual(['one', 'two', 'three']);
@@ -115,7 +143,7 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
 
   it('maps YOURLS’ table: url, keyword (one letter too), title with its HTML entities decoded', () => {
     expect(bodies('yourls', 'yourls.csv')).toEqual([
-      { url: 'https://example.com/yourls/home', legacyCode: 'yourls-home', title: 'Home & Garden \'24 – café ☺ &bogus;' },
+      { url: 'https://example.com/yourls/home', legacyCode: 'yourls-home', title: "Home & Garden '24 – café ☺ &bogus;" },
       { url: 'https://example.com/yourls/second', legacyCode: 'yourls2', title: 'Second, with comma' },
       { url: 'https://example.com/yourls/short-keyword', legacyCode: 'a', title: 'One letter keyword' },
     ]);
@@ -129,7 +157,9 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
       { url: 'https://example.com/yourls/first', legacyCode: '1' },
     ]);
     expect(bodies('yourls', 'yourls-plugin.csv', { keepCodes: false, keepDomains: false })).toEqual([
-      { url: 'https://example.com/yourls/launch?tags=a,b' }, { url: 'https://example.com/yourls/zz' }, { url: 'https://example.com/yourls/first' },
+      { url: 'https://example.com/yourls/launch?tags=a,b' },
+      { url: 'https://example.com/yourls/zz' },
+      { url: 'https://example.com/yourls/first' },
     ]);
   });
 

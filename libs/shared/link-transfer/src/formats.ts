@@ -48,7 +48,12 @@ export interface MapOptions {
 /** A record keyed by its normalised header (lower case, spaces and dashes as underscores). */
 export type CsvRecord = Readonly<Record<string, string>>;
 
-export const normaliseHeader = (h: string): string => h.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/[\s-]+/g, '_');
+export const normaliseHeader = (h: string): string =>
+  h
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 
 /** The first of `names` the record has a non-empty value for. */
 const pick = (r: CsvRecord, ...names: string[]): string | undefined => {
@@ -61,7 +66,10 @@ const pick = (r: CsvRecord, ...names: string[]): string | undefined => {
 
 /** Tags in one cell: Shlink joins them with "|", Bitly's and spreadsheets' use "," or ";". */
 const splitTags = (cell: string | undefined): string[] | undefined => {
-  const tags = cell?.split(/[|,;]/).map((t) => t.trim()).filter(Boolean);
+  const tags = cell
+    ?.split(/[|,;]/)
+    .map((t) => t.trim())
+    .filter(Boolean);
   return tags?.length ? tags : undefined;
 };
 
@@ -188,7 +196,7 @@ export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): Ma
     case 'shlink':
       set('url', pick(r, 'longurl'));
       set('legacyCode', options.keepCodes ? pick(r, 'shortcode') : undefined);
-      set('domain', options.keepDomains ? pick(r, 'domain') ?? hostOf(pick(r, 'shorturl')) : undefined);
+      set('domain', options.keepDomains ? (pick(r, 'domain') ?? hostOf(pick(r, 'shorturl'))) : undefined);
       set('title', pick(r, 'title'));
       set('tags', splitTags(pick(r, 'tags')));
       break;
@@ -207,7 +215,8 @@ export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): Ma
       set('title', pick(r, 'description'));
       set('expiresAt', isoDate(pick(r, 'expire_in')));
       if (isTrue(pick(r, 'banned'))) disable('banned on Kutt: created disabled');
-      if (isTrue(pick(r, 'password'))) disable('password-protected on Kutt, whose link list carries no password hash: created disabled; set a password and enable it');
+      if (isTrue(pick(r, 'password')))
+        disable('password-protected on Kutt, whose link list carries no password hash: created disabled; set a password and enable it');
       break;
   }
   return notes.length ? { body, note: notes.join('; ') } : { body };
@@ -221,6 +230,11 @@ export function kuttRecords(json: unknown): CsvRecord[] {
   const list = Array.isArray(json) ? json : (json as { data?: unknown })?.data;
   if (!Array.isArray(list)) throw new Error('not a Kutt link list: expected {"data": [...]} or an array of links');
   return list.map((link) =>
-    Object.fromEntries(Object.entries(link as Record<string, unknown>).map(([k, v]) => [normaliseHeader(k), v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v)])),
+    Object.fromEntries(
+      Object.entries(link as Record<string, unknown>).map(([k, v]) => [
+        normaliseHeader(k),
+        v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v),
+      ]),
+    ),
   );
 }

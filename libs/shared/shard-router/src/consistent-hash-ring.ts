@@ -58,7 +58,10 @@ export class ConsistentHashRing implements ShardRouter {
 
   withoutShard(name: string): ConsistentHashRing {
     if (!this.nodes.some((n) => n.name === name)) throw new ShardRouterError(`shard "${name}" is not on the ring`);
-    return new ConsistentHashRing(this.nodes.filter((n) => n.name !== name), { virtualNodes: this.virtualNodes });
+    return new ConsistentHashRing(
+      this.nodes.filter((n) => n.name !== name),
+      { virtualNodes: this.virtualNodes },
+    );
   }
 
   /** Index of the first point >= hash, wrapping to 0 past the end. */

@@ -27,7 +27,14 @@ const CODES = randomCodes(200_000);
  */
 const ownersOf = (() => {
   const known = new WeakMap<ShardRouter, readonly string[]>();
-  return (router: ShardRouter) => known.get(router) ?? known.set(router, CODES.map((c) => router.shardFor(c))).get(router)!;
+  return (router: ShardRouter) =>
+    known.get(router) ??
+    known
+      .set(
+        router,
+        CODES.map((c) => router.shardFor(c)),
+      )
+      .get(router)!;
 })();
 const indexOfCode = new Map(CODES.map((c, i) => [c, i]));
 /** The same router for planRebalance, answering CODES from ownersOf (planRebalance still asks it key by key). */
@@ -134,8 +141,9 @@ describe('jumpConsistentHash', () => {
     const bytes = randomBytes(20_000 * 8);
     for (let i = 0; i < 20_000; i++) {
       const key = bytes.readBigUInt64BE(i * 8);
-      const buckets = 1 + (bytes[i * 8] * 7 + bytes[i * 8 + 1]) % 2048;
-      if (jumpConsistentHash(key, buckets) !== referenceJump(key, buckets)) throw new Error(`key ${key} buckets ${buckets}: ${jumpConsistentHash(key, buckets)} != ${referenceJump(key, buckets)}`);
+      const buckets = 1 + ((bytes[i * 8] * 7 + bytes[i * 8 + 1]) % 2048);
+      if (jumpConsistentHash(key, buckets) !== referenceJump(key, buckets))
+        throw new Error(`key ${key} buckets ${buckets}: ${jumpConsistentHash(key, buckets)} != ${referenceJump(key, buckets)}`);
     }
     expect(jumpConsistentHash(0xffffffffffffffffn, 1 << 20)).toBe(referenceJump(0xffffffffffffffffn, 1 << 20));
   });

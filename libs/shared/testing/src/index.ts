@@ -9,5 +9,7 @@ export function requireEnv(name: string): string {
 
 /** The Redis Cluster seed nodes of the stack (`REDIS_CLUSTER_NODES=host:port,…`). */
 export function redisClusterNodes(): Array<{ host: string; port: number }> {
-  return requireEnv('REDIS_CLUSTER_NODES').split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) }));
+  return requireEnv('REDIS_CLUSTER_NODES')
+    .split(',')
+    .map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) }));
 }

@@ -32,17 +32,19 @@ export async function ensureClickTopic(
     await admin.connect();
     // Look first: creating an existing topic works too, but makes the broker answer with an error.
     const exists = (await admin.listTopics()).includes(topic);
-    const created = !exists && await admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        {
-          topic,
-          numPartitions: partitions,
-          replicationFactor: options.replicationFactor ?? -1,
-          configEntries: Object.entries(options.configEntries ?? {}).map(([name, value]) => ({ name, value })),
-        },
-      ],
-    });
+    const created =
+      !exists &&
+      (await admin.createTopics({
+        waitForLeaders: true,
+        topics: [
+          {
+            topic,
+            numPartitions: partitions,
+            replicationFactor: options.replicationFactor ?? -1,
+            configEntries: Object.entries(options.configEntries ?? {}).map(([name, value]) => ({ name, value })),
+          },
+        ],
+      }));
     const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
     const actual = metadata.topics[0]?.partitions.length ?? 0;
     if (!created && actual !== partitions) {

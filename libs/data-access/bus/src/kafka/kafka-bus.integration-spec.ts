@@ -35,7 +35,9 @@ describeClickBusContract(
       newSource: (groupId) => new KafkaClickEventSource({ brokers, topic, groupId, clientId: 'bus-test', logger, ...fastConsumer }),
       produceRaw: async (key, value) => {
         if (!raw) {
-          raw = new Kafka({ clientId: 'bus-test-raw', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).producer({ createPartitioner: Partitioners.DefaultPartitioner });
+          raw = new Kafka({ clientId: 'bus-test-raw', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).producer({
+            createPartitioner: Partitioners.DefaultPartitioner,
+          });
           await raw.connect();
         }
         await raw.send({ topic, messages: [{ key, value }] });
@@ -115,7 +117,15 @@ describe('kafka click topic', () => {
     const sink = new KafkaClickEventSink({ brokers: brokers(), topic, logger });
     const events = [aClick(), aClick()];
     await sink.send(events);
-    const source = new KafkaClickEventSource({ brokers: brokers(), topic, groupId: `slow-${randomUUID()}`, logger, sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000, maxWaitTimeMs: 200 });
+    const source = new KafkaClickEventSource({
+      brokers: brokers(),
+      topic,
+      groupId: `slow-${randomUUID()}`,
+      logger,
+      sessionTimeoutMs: 6000,
+      heartbeatIntervalMs: 1000,
+      maxWaitTimeMs: 200,
+    });
     const calls: string[][] = [];
     await source.start(async (batch) => {
       calls.push(batch.messages.map((m) => eventIdOf(m.event)));

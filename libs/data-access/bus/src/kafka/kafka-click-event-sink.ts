@@ -75,7 +75,10 @@ export class KafkaClickEventSink implements ClickEventSink {
   private async sendNow(events: readonly ClickEvent[]): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`sending ${events.length} click events to Kafka timed out after ${this.sendTimeoutMs} ms`)), this.sendTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`sending ${events.length} click events to Kafka timed out after ${this.sendTimeoutMs} ms`)),
+        this.sendTimeoutMs,
+      );
     });
     try {
       await Promise.race([this.attempt(events), deadline]);
@@ -92,7 +95,11 @@ export class KafkaClickEventSink implements ClickEventSink {
   private async attempt(events: readonly ClickEvent[]): Promise<void> {
     const { producer, partitions } = await this.connectedProducer();
     const now = String(Date.now());
-    const messages = [...byPartition(events, (key) => kafkaPartitionOf(key, partitions))].map(([partition, group]) => ({ partition, value: encodeClickRecord(group), timestamp: now }));
+    const messages = [...byPartition(events, (key) => kafkaPartitionOf(key, partitions))].map(([partition, group]) => ({
+      partition,
+      value: encodeClickRecord(group),
+      timestamp: now,
+    }));
     await producer.send({ topic: this.topic, acks: -1, compression: this.compression, messages });
   }
 

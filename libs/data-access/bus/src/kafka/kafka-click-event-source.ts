@@ -126,7 +126,10 @@ export class KafkaClickEventSource implements ClickEventSource {
       throw error;
     });
     const admin = await this.admin;
-    const [ends, committed] = await Promise.all([admin.fetchTopicOffsets(this.topic), admin.fetchOffsets({ groupId: this.options.groupId, topics: [this.topic] })]);
+    const [ends, committed] = await Promise.all([
+      admin.fetchTopicOffsets(this.topic),
+      admin.fetchOffsets({ groupId: this.options.groupId, topics: [this.topic] }),
+    ]);
     const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
     const lag = new Map<number, number>();
     for (const p of ends) {
@@ -173,7 +176,12 @@ export class KafkaClickEventSource implements ClickEventSource {
       }
     }
     if (messages.length > 0) {
-      const delivered = await this.deliver(handler, { source: `kafka:${this.topic}`, partition: batch.partition, messages }, heartbeat, () => isRunning() && !isStale());
+      const delivered = await this.deliver(
+        handler,
+        { source: `kafka:${this.topic}`, partition: batch.partition, messages },
+        heartbeat,
+        () => isRunning() && !isStale(),
+      );
       if (!delivered) return; // closing, or the partition moved: leave it uncommitted
     }
     const last = batch.messages[batch.messages.length - 1].offset;
@@ -184,7 +192,12 @@ export class KafkaClickEventSource implements ClickEventSource {
   }
 
   /** Calls the handler until it resolves, heartbeating meanwhile; false if it must stop first. */
-  private deliver(handler: (batch: ClickBatch) => Promise<void>, batch: ClickBatch, heartbeat: () => Promise<void>, stillOwned: () => boolean): Promise<boolean> {
+  private deliver(
+    handler: (batch: ClickBatch) => Promise<void>,
+    batch: ClickBatch,
+    heartbeat: () => Promise<void>,
+    stillOwned: () => boolean,
+  ): Promise<boolean> {
     let heartbeatError: unknown = null;
     return deliverUntilHandled(handler, batch, {
       backoff: this.backoff,

@@ -78,7 +78,9 @@ describe('click codec and options', () => {
     const record = encodeClickRecord(events);
     expect(decodeClickRecord(record)).toEqual(events);
     // Interned strings: 100 clicks of one link with one agent cost a few bytes each.
-    const burst = Array.from({ length: 100 }, () => aClick({ code: 'same', linkId: '1', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36' }));
+    const burst = Array.from({ length: 100 }, () =>
+      aClick({ code: 'same', linkId: '1', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36' }),
+    );
     expect(encodeClickRecord(burst).length / 100).toBeLessThan(24);
   });
 
@@ -87,7 +89,16 @@ describe('click codec and options', () => {
     const newer = Buffer.from(good);
     newer[1] = 3;
     expect(decodeClickRecord(newer)).toBe('unknown-version');
-    for (const value of [null, undefined, '', 'not json', JSON.stringify(aClick()), Buffer.from([0xff, 0xfe]), good.subarray(0, good.length - 1), Buffer.concat([good, Buffer.from([0])])]) {
+    for (const value of [
+      null,
+      undefined,
+      '',
+      'not json',
+      JSON.stringify(aClick()),
+      Buffer.from([0xff, 0xfe]),
+      good.subarray(0, good.length - 1),
+      Buffer.concat([good, Buffer.from([0])]),
+    ]) {
       expect(decodeClickRecord(value as never)).toBe('malformed');
     }
   });
@@ -111,8 +122,16 @@ describe('kafkajs log bridge', () => {
   it('maps levels, drops repeats within the window and counts them on the next one', () => {
     let t = 0;
     const out: BusLogEntry[] = [];
-    const log = kafkajsLogCreator((e) => out.push(e), () => t)(logLevel.INFO);
-    const entry = (level: logLevel, namespace: string, message: string) => ({ namespace, level, label: '', log: { timestamp: '', logger: 'kafkajs', message } });
+    const log = kafkajsLogCreator(
+      (e) => out.push(e),
+      () => t,
+    )(logLevel.INFO);
+    const entry = (level: logLevel, namespace: string, message: string) => ({
+      namespace,
+      level,
+      label: '',
+      log: { timestamp: '', logger: 'kafkajs', message },
+    });
     log(entry(logLevel.ERROR, 'Connection', 'Connection error: connect ECONNREFUSED'));
     t = 1000;
     log(entry(logLevel.ERROR, 'Connection', 'Connection error: connect ECONNREFUSED'));

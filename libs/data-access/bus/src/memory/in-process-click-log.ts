@@ -51,7 +51,8 @@ export class InProcessClickLog {
     const bytes = options.maxBytesPerPartition ?? 4 * 1024 * 1024;
     if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxMessagesPerPartition must be a positive integer, got ${max}`);
-    if (!Number.isInteger(bytes) || bytes < 1024 || bytes > 2 ** 31) throw new RangeError(`maxBytesPerPartition must be an integer in [1024, 2^31], got ${bytes}`);
+    if (!Number.isInteger(bytes) || bytes < 1024 || bytes > 2 ** 31)
+      throw new RangeError(`maxBytesPerPartition must be an integer in [1024, 2^31], got ${bytes}`);
     this.partitions = partitions;
     this.maxMessagesPerPartition = max;
     this.maxBytesPerPartition = bytes;

@@ -52,7 +52,10 @@ describe('in-process click log', () => {
 
   it('numbers offsets per partition from 0', () => {
     const log = new InProcessClickLog({ partitions: 3 });
-    const placed = appendEach(log, Array.from({ length: 30 }, () => aClick()));
+    const placed = appendEach(
+      log,
+      Array.from({ length: 30 }, () => aClick()),
+    );
     for (let p = 0; p < 3; p++) {
       const offsets = placed.filter((x) => x.partition === p).map((x) => x.offset);
       expect(offsets).toEqual(offsets.map((_, i) => i));
@@ -76,7 +79,7 @@ describe('in-process click log', () => {
     const log = new InProcessClickLog({ partitions: 1, maxBytesPerPartition: 4096 });
     const written = new Map<number, { key: string | null; value: string }>();
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 2000; i++) {
       // Sizes from a few bytes to ~900, multi-byte characters and null keys included, so records wrap at every position.
       const value = JSON.stringify({ i, pad: 'é→x'.repeat(Math.floor(random() * 300)) });
@@ -104,7 +107,10 @@ describe('in-process click log', () => {
 
   it('a new group starts at the oldest retained message', async () => {
     const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
-    appendEach(log, Array.from({ length: 5 }, () => aClick()));
+    appendEach(
+      log,
+      Array.from({ length: 5 }, () => aClick()),
+    );
     const c = collect();
     const source = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
     await source.start(c.handler);
@@ -118,7 +124,10 @@ describe('in-process click log', () => {
     const log = new InProcessClickLog({ partitions: 1, maxMessagesPerPartition: 3 });
     appendEach(log, [aClick()]);
     log.commit('g', 0, 1);
-    appendEach(log, Array.from({ length: 6 }, () => aClick())); // offsets 1..6, 4..6 retained
+    appendEach(
+      log,
+      Array.from({ length: 6 }, () => aClick()),
+    ); // offsets 1..6, 4..6 retained
     const warnings: BusLogEntry[] = [];
     const c = collect();
     const source = new MemoryClickEventSource(log, { groupId: 'g', logger: (e) => warnings.push(e) });
@@ -145,7 +154,10 @@ describe('in-process click log', () => {
 
   it('bounds batches by maxBatchSize, all of one partition', async () => {
     const log = new InProcessClickLog({ partitions: 2 });
-    appendEach(log, Array.from({ length: 40 }, () => aClick()));
+    appendEach(
+      log,
+      Array.from({ length: 40 }, () => aClick()),
+    );
     const c = collect();
     const source = new MemoryClickEventSource(log, { groupId: 'g', maxBatchSize: 7, logger: quiet });
     await source.start(c.handler);
@@ -161,7 +173,9 @@ describe('in-process click log', () => {
     const log = new InProcessClickLog();
     const first = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
     await first.start(async () => undefined);
-    await expect(new MemoryClickEventSource(log, { groupId: 'g', logger: quiet }).start(async () => undefined)).rejects.toThrow(/already has an active consumer/);
+    await expect(new MemoryClickEventSource(log, { groupId: 'g', logger: quiet }).start(async () => undefined)).rejects.toThrow(
+      /already has an active consumer/,
+    );
     await first.close();
     const again = new MemoryClickEventSource(log, { groupId: 'g', logger: quiet });
     await again.start(async () => undefined);

@@ -176,7 +176,12 @@ export class MemoryClickEventSource implements ClickEventSource {
       const start = this.log.startOffset(partition);
       if (position < start) {
         this.lost += start - position;
-        this.logger({ level: 'warn', namespace: 'bus.memory', message: `${start - position} click messages were dropped by retention before group "${this.groupId}" read them`, extra: { partition } });
+        this.logger({
+          level: 'warn',
+          namespace: 'bus.memory',
+          message: `${start - position} click messages were dropped by retention before group "${this.groupId}" read them`,
+          extra: { partition },
+        });
         position = this.positions[partition] = start;
       }
       if (position >= this.log.endOffset(partition)) continue;

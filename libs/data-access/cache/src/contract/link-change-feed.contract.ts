@@ -19,8 +19,14 @@ export function describeLinkChangeFeedContract(backend: string, open: () => Prom
     it('delivers every published change to every subscriber, with domain, code and version (in any order: a cluster spreads PUBLISH over its nodes)', async () => {
       const a: LinkChange[] = [];
       const b: LinkChange[] = [];
-      const offA = await feed.subscribe((c) => a.push(c), () => undefined);
-      const offB = await feed.subscribe((c) => b.push(c), () => undefined);
+      const offA = await feed.subscribe(
+        (c) => a.push(c),
+        () => undefined,
+      );
+      const offB = await feed.subscribe(
+        (c) => b.push(c),
+        () => undefined,
+      );
       const domain = `feed-${randomUUID().slice(0, 8)}.example`;
       const sent = Array.from({ length: 20 }, (_, i) => ({ domain, code: `c${i}-Ab_9`, version: i + 1 }));
       for (const c of sent) await feed.publish(c);

@@ -16,7 +16,14 @@ export function describeRateWindowsContract(backend: string, open: () => Promise
       const k = key();
       const hits = [];
       for (let i = 0; i < 6; i++) hits.push(await store.hit(k, 5, 60_000, 1));
-      expect(hits.map((h) => [h.allowed, h.used])).toEqual([[true, 1], [true, 2], [true, 3], [true, 4], [true, 5], [false, 5]]);
+      expect(hits.map((h) => [h.allowed, h.used])).toEqual([
+        [true, 1],
+        [true, 2],
+        [true, 3],
+        [true, 4],
+        [true, 5],
+        [false, 5],
+      ]);
       expect(hits[5].waitMs).toBeGreaterThan(58_000);
       expect(hits[5].waitMs).toBeLessThanOrEqual(60_000);
     });

@@ -27,7 +27,10 @@ describe('RedisClusterStore.deleteAndSetBits on the real cluster', () => {
       const evals: string[] = [];
       for (const node of masters) {
         const original = node.eval.bind(node) as (...args: unknown[]) => Promise<unknown>;
-        (node as unknown as { eval: (...args: unknown[]) => Promise<unknown> }).eval = (...args: unknown[]) => (evals.push(`${node.options.port}`), original(...args));
+        (node as unknown as { eval: (...args: unknown[]) => Promise<unknown> }).eval = (...args: unknown[]) => (
+          evals.push(`${node.options.port}`),
+          original(...args)
+        );
       }
       await store.deleteAndSetBits(keys, [{ key: bitmap, offsets: [3, 9] }]);
       expect(evals.length).toBeLessThanOrEqual(masters.length);

@@ -16,7 +16,14 @@ describe('RedisClusterStore with every node unreachable', () => {
   it('fails each command within its deadline instead of queueing until Redis returns', async () => {
     const store = new RedisClusterStore({ nodes: [{ host: '127.0.0.1', port: await closedPort() }], commandTimeoutMs: 200 });
     try {
-      for (const op of [() => store.get('k'), () => store.set('k', 'v'), () => store.setIfAbsent('l', 't', 1000), () => store.incrBy('c', 1, 1000), () => store.getBits('b', [1]), () => store.ping()]) {
+      for (const op of [
+        () => store.get('k'),
+        () => store.set('k', 'v'),
+        () => store.setIfAbsent('l', 't', 1000),
+        () => store.incrBy('c', 1, 1000),
+        () => store.getBits('b', [1]),
+        () => store.ping(),
+      ]) {
         const started = Date.now();
         await expect(op()).rejects.toThrow();
         expect(Date.now() - started).toBeLessThan(1500);

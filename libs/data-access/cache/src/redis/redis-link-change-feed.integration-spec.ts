@@ -36,7 +36,10 @@ describe('redis pub/sub link change feed: interruptions', () => {
     try {
       const seen: LinkChange[] = [];
       let gaps = 0;
-      const off = await feed.subscribe((c) => seen.push(c), () => gaps++);
+      const off = await feed.subscribe(
+        (c) => seen.push(c),
+        () => gaps++,
+      );
       expect(await killSubscribers()).toBeGreaterThanOrEqual(1); // ours, and any of this process the server has not reaped yet
       expect(await until(() => gaps === 1)).toBe(true);
       const domain = `gap-${Date.now().toString(36)}.example`;

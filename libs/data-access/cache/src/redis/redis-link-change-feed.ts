@@ -2,7 +2,6 @@ import { Cluster, Redis } from 'ioredis';
 import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
 import { CacheKeys } from '@shortlink/read-path';
 
-
 export interface RedisLinkChangeFeedOptions {
   readonly nodes: ReadonlyArray<{ host: string; port: number }>;
   readonly commandTimeoutMs?: number;

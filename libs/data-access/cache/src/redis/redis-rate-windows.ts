@@ -45,7 +45,9 @@ export class RedisRateWindows implements RateWindowStore {
     const redisKey = CacheKeys.planWindow(key);
     const reply = this.store.client.eval(SLIDE_WINDOW, 1, redisKey, limit, windowMs, cost, BUCKETS_PER_WINDOW) as Promise<[number, number, number]>;
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`redis: rate window not answered within ${this.deadlineMs} ms`)), this.deadlineMs)));
+    const deadline = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`redis: rate window not answered within ${this.deadlineMs} ms`)), this.deadlineMs)),
+    );
     try {
       const [allowed, used, waitMs] = await Promise.race([reply, deadline]);
       return { allowed: allowed === 1, used: Number(used), waitMs: Number(waitMs) };

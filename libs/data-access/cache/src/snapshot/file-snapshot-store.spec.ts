@@ -6,7 +6,16 @@ import { FileSnapshotStore } from './file-snapshot-store';
 describe('FileSnapshotStore', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shortlink-snapshot-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const link = { id: '1', tenantId: 't', targetUrl: 'https://example.com', redirectType: 302 as const, expiresAt: null, status: 'active' as const, version: 1, createdAt: 0 };
+  const link = {
+    id: '1',
+    tenantId: 't',
+    targetUrl: 'https://example.com',
+    redirectType: 302 as const,
+    expiresAt: null,
+    status: 'active' as const,
+    version: 1,
+    createdAt: 0,
+  };
 
   it('round-trips entries and starts empty without a file', async () => {
     const store = new FileSnapshotStore(join(dir, 'a', 'snap.json'));

@@ -9,7 +9,9 @@ export class FileSnapshotStore implements SnapshotStore {
   async load(): Promise<SnapshotEntry[]> {
     try {
       const parsed = JSON.parse(await readFile(this.file, 'utf8')) as { version: number; entries: SnapshotEntry[] };
-      return parsed.version === 1 && Array.isArray(parsed.entries) ? parsed.entries.filter((e) => typeof e?.key === 'string' && typeof e?.link?.targetUrl === 'string') : [];
+      return parsed.version === 1 && Array.isArray(parsed.entries)
+        ? parsed.entries.filter((e) => typeof e?.key === 'string' && typeof e?.link?.targetUrl === 'string')
+        : [];
     } catch {
       return []; // no snapshot yet, or an unreadable one: start empty rather than fail to boot
     }

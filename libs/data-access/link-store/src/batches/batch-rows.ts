@@ -42,6 +42,7 @@ export function claimDecision(row: BatchRequestRow | undefined, c: BatchClaim): 
   const chunkRows = Number(row.chunk_rows);
   if (Number(row.complete) === 1) return { outcome: 'complete', record: { chunkRows, complete: true, leaseUntil: null } };
   const leaseUntil = row.lease_until === null ? null : toDate(row.lease_until);
-  if (leaseUntil === null || leaseUntil.getTime() <= c.now.getTime() || row.owner === c.owner) return { outcome: 'resumed', record: { chunkRows, complete: false, leaseUntil: c.leaseUntil } };
+  if (leaseUntil === null || leaseUntil.getTime() <= c.now.getTime() || row.owner === c.owner)
+    return { outcome: 'resumed', record: { chunkRows, complete: false, leaseUntil: c.leaseUntil } };
   return { outcome: 'busy', record: { chunkRows, complete: false, leaseUntil } };
 }

@@ -14,7 +14,10 @@ export class MysqlBatchRecordStore implements BatchRecordStore {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.ds.transaction(async (m) => {
-          const rows: BatchRequestRow[] = await m.query(`SELECT chunk_rows, owner, lease_until, complete, expires_at FROM batch_requests WHERE ${KEY} FOR UPDATE`, [c.tenantId, c.key]);
+          const rows: BatchRequestRow[] = await m.query(
+            `SELECT chunk_rows, owner, lease_until, complete, expires_at FROM batch_requests WHERE ${KEY} FOR UPDATE`,
+            [c.tenantId, c.key],
+          );
           let row: BatchRequestRow | undefined = rows[0];
           if (row && new Date(row.expires_at).getTime() <= c.now.getTime()) {
             await this.forget(m, [{ tenant_id: c.tenantId, idem_key: c.key }]);
@@ -22,9 +25,10 @@ export class MysqlBatchRecordStore implements BatchRecordStore {
           }
           const decision = claimDecision(row, c);
           if (decision.outcome === 'new') {
-            await m.query('INSERT INTO batch_requests (tenant_id, idem_key, chunk_rows, owner, lease_until, complete, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)', [
-              c.tenantId, c.key, c.chunkRows, c.owner, c.leaseUntil, c.now, c.expiresAt,
-            ]);
+            await m.query(
+              'INSERT INTO batch_requests (tenant_id, idem_key, chunk_rows, owner, lease_until, complete, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)',
+              [c.tenantId, c.key, c.chunkRows, c.owner, c.leaseUntil, c.now, c.expiresAt],
+            );
           } else if (decision.outcome === 'resumed') {
             await m.query(`UPDATE batch_requests SET owner = ?, lease_until = ? WHERE ${KEY}`, [c.owner, c.leaseUntil, c.tenantId, c.key]);
           }
@@ -39,7 +43,12 @@ export class MysqlBatchRecordStore implements BatchRecordStore {
   }
 
   async renew(b: BatchKey, owner: string, leaseUntil: Date): Promise<boolean> {
-    const result: Affected = await this.ds.query(`UPDATE batch_requests SET lease_until = ? WHERE ${KEY} AND owner = ? AND complete = 0`, [leaseUntil, b.tenantId, b.key, owner]);
+    const result: Affected = await this.ds.query(`UPDATE batch_requests SET lease_until = ? WHERE ${KEY} AND owner = ? AND complete = 0`, [
+      leaseUntil,
+      b.tenantId,
+      b.key,
+      owner,
+    ]);
     return result.affectedRows === 1;
   }
 
@@ -49,9 +58,10 @@ export class MysqlBatchRecordStore implements BatchRecordStore {
   }
 
   async addChunk(b: BatchKey, chunk: Omit<BatchChunkRecord, 'results'>): Promise<void> {
-    await this.ds.query('INSERT IGNORE INTO batch_chunks (tenant_id, idem_key, seq, row_hash, first_id, id_count, granted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-      b.tenantId, b.key, chunk.seq, chunk.hash, chunk.firstId, chunk.idCount, chunk.granted, chunk.createdAt,
-    ]);
+    await this.ds.query(
+      'INSERT IGNORE INTO batch_chunks (tenant_id, idem_key, seq, row_hash, first_id, id_count, granted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [b.tenantId, b.key, chunk.seq, chunk.hash, chunk.firstId, chunk.idCount, chunk.granted, chunk.createdAt],
+    );
   }
 
   async saveResults(b: BatchKey, seq: number, results: Buffer): Promise<void> {
@@ -59,7 +69,12 @@ export class MysqlBatchRecordStore implements BatchRecordStore {
   }
 
   async finish(b: BatchKey, owner: string, rows: number): Promise<void> {
-    await this.ds.query(`UPDATE batch_requests SET complete = 1, total_rows = ?, owner = NULL, lease_until = NULL WHERE ${KEY} AND owner = ?`, [rows, b.tenantId, b.key, owner]);
+    await this.ds.query(`UPDATE batch_requests SET complete = 1, total_rows = ?, owner = NULL, lease_until = NULL WHERE ${KEY} AND owner = ?`, [
+      rows,
+      b.tenantId,
+      b.key,
+      owner,
+    ]);
   }
 
   async release(b: BatchKey, owner: string): Promise<void> {
@@ -68,7 +83,10 @@ export class MysqlBatchRecordStore implements BatchRecordStore {
 
   async purgeExpired(now: Date, limit: number): Promise<number> {
     return this.ds.transaction(async (m) => {
-      const expired: Array<{ tenant_id: string; idem_key: string }> = await m.query('SELECT tenant_id, idem_key FROM batch_requests WHERE expires_at <= ? LIMIT ? FOR UPDATE', [now, limit]);
+      const expired: Array<{ tenant_id: string; idem_key: string }> = await m.query(
+        'SELECT tenant_id, idem_key FROM batch_requests WHERE expires_at <= ? LIMIT ? FOR UPDATE',
+        [now, limit],
+      );
       await this.forget(m, expired);
       return expired.length;
     });

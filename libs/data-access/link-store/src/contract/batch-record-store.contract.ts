@@ -4,7 +4,16 @@ import { BatchClaim, BatchRecordStore } from '@shortlink/links-domain';
 const second = (offsetMs = 0) => new Date(Math.floor(Date.now() / 1000) * 1000 + offsetMs);
 const aClaim = (overrides: Partial<BatchClaim> = {}): BatchClaim => {
   const now = overrides.now ?? second();
-  return { tenantId: randomUUID(), key: `key-${randomUUID()}`, owner: randomUUID(), now, leaseUntil: new Date(now.getTime() + 10_000), expiresAt: new Date(now.getTime() + 86_400_000), chunkRows: 1000, ...overrides };
+  return {
+    tenantId: randomUUID(),
+    key: `key-${randomUUID()}`,
+    owner: randomUUID(),
+    now,
+    leaseUntil: new Date(now.getTime() + 10_000),
+    expiresAt: new Date(now.getTime() + 86_400_000),
+    chunkRows: 1000,
+    ...overrides,
+  };
 };
 const aChunk = (seq: number) => ({ seq, hash: 'a'.repeat(64), firstId: '9007199254740993', idCount: 1016, granted: 990, createdAt: second() });
 
@@ -59,7 +68,10 @@ export function describeBatchRecordStoreContract(backend: string, open: () => Pr
       const claim = aClaim();
       await store.claim(claim);
       await store.finish(claim, claim.owner, 1234);
-      expect(await store.claim({ ...claim, owner: randomUUID() })).toEqual({ outcome: 'complete', record: { chunkRows: 1000, complete: true, leaseUntil: null } });
+      expect(await store.claim({ ...claim, owner: randomUUID() })).toEqual({
+        outcome: 'complete',
+        record: { chunkRows: 1000, complete: true, leaseUntil: null },
+      });
       expect(await store.renew(claim, claim.owner, second(60_000))).toBe(false);
     });
 

@@ -45,7 +45,11 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
     });
 
     it('stores a link and reads it back by domain and code with every field intact', async () => {
-      const link = aLink({ expiresAt: new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000), redirectType: 301, targetUrl: 'https://example.com/ünïcode?q=a%20b' });
+      const link = aLink({
+        expiresAt: new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000),
+        redirectType: 301,
+        targetUrl: 'https://example.com/ünïcode?q=a%20b',
+      });
       await f.shard.insert(link);
       expect(await f.shard.findByCode({ domain: link.domain, code: link.code })).toEqual(link);
     });
@@ -128,10 +132,23 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
 
     it('round-trips every option, the version and the moderation state', async () => {
       const link = aLink({
-        title: 'Spring – Früh', tags: ['promo', 'q1 2027'], maxClicks: 100, passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$abc$def', utm: { source: 'news', campaign: 'spring' },
-        forwardQuery: false, geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' }, deviceTargets: { ios: 'https://apps.apple.com/x' },
-        variants: [{ url: 'https://example.com/a', weight: 3 }, { url: 'https://example.com/b', weight: 1 }], clicksPerIpPerMinute: 5, version: 7,
-        moderation: 'flagged', moderationReason: 'homograph: x', status: 'disabled',
+        title: 'Spring – Früh',
+        tags: ['promo', 'q1 2027'],
+        maxClicks: 100,
+        passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$abc$def',
+        utm: { source: 'news', campaign: 'spring' },
+        forwardQuery: false,
+        geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' },
+        deviceTargets: { ios: 'https://apps.apple.com/x' },
+        variants: [
+          { url: 'https://example.com/a', weight: 3 },
+          { url: 'https://example.com/b', weight: 1 },
+        ],
+        clicksPerIpPerMinute: 5,
+        version: 7,
+        moderation: 'flagged',
+        moderationReason: 'homograph: x',
+        status: 'disabled',
       });
       await f.shard.insert(link);
       expect(await f.shard.findByCode(link)).toEqual(link);
@@ -180,11 +197,18 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
     it("lists a tenant's links newest first, before a cursor, by status, domain, tag and search text", async () => {
       const tenantId = randomUUID();
       const links = Array.from({ length: 6 }, (_, i) =>
-        aLink({ tenantId, title: i === 2 ? 'Summer 100% Sale' : null, tags: i % 2 ? ['odd'] : [], status: i === 5 ? 'disabled' : 'active', domain: i === 4 ? 'b.example' : 'sho.rt' }),
+        aLink({
+          tenantId,
+          title: i === 2 ? 'Summer 100% Sale' : null,
+          tags: i % 2 ? ['odd'] : [],
+          status: i === 5 ? 'disabled' : 'active',
+          domain: i === 4 ? 'b.example' : 'sho.rt',
+        }),
       );
       await f.shard.insertMany(links);
       await f.shard.insert(aLink({ title: 'Summer 100% Sale' })); // another tenant
-      const ids = async (q: Partial<Parameters<typeof f.shard.listByTenant>[0]>) => (await f.shard.listByTenant({ tenantId, after: null, limit: 10, ...q })).map((l) => l.id);
+      const ids = async (q: Partial<Parameters<typeof f.shard.listByTenant>[0]>) =>
+        (await f.shard.listByTenant({ tenantId, after: null, limit: 10, ...q })).map((l) => l.id);
       const newestFirst = links.map((l) => l.id).reverse();
       expect(await ids({})).toEqual(newestFirst);
       expect(await ids({ limit: 2 })).toEqual(newestFirst.slice(0, 2));
@@ -247,7 +271,12 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       const upper = aLink({ code: a.code.toUpperCase() });
       await f.shard.insertMany([a, b, upper]);
       const many = Array.from({ length: 1200 }, () => ({ domain: 'sho.rt', code: uniqueCode() })); // more than one statement's worth
-      const found = await f.shard.findMany([...many, { domain: a.domain, code: a.code }, { domain: 'sho.rt', code: b.code }, { domain: b.domain, code: b.code }]);
+      const found = await f.shard.findMany([
+        ...many,
+        { domain: a.domain, code: a.code },
+        { domain: 'sho.rt', code: b.code },
+        { domain: b.domain, code: b.code },
+      ]);
       expect(found.map((l) => l.id).sort()).toEqual([a.id, b.id].sort());
       expect(found.find((l) => l.id === b.id)).toEqual(b);
       expect(await f.shard.findMany([])).toEqual([]);

@@ -23,11 +23,25 @@ export function describeShardMoveContract(backend: string, open: () => Promise<M
     });
 
     it('copies rows column by column, tags included: the copy reads back equal, with the same checksum', async () => {
-      const rich = aLink({ title: 'Früh', tags: ['promo', 'q1'], maxClicks: 5, utm: { source: 'x' }, forwardQuery: false, expiresAt: new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000), version: 4, moderation: 'flagged', moderationReason: 'homograph: x', redirectType: 301 });
+      const rich = aLink({
+        title: 'Früh',
+        tags: ['promo', 'q1'],
+        maxClicks: 5,
+        utm: { source: 'x' },
+        forwardQuery: false,
+        expiresAt: new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000),
+        version: 4,
+        moderation: 'flagged',
+        moderationReason: 'homograph: x',
+        redirectType: 301,
+      });
       const plain = aLink();
       await f.a.insertMany([rich, plain]);
       const rows = await f.a.rowsByIds([rich.id, plain.id]);
-      expect(rows.map((r) => [r.id, r.code, r.version])).toEqual([[rich.id, rich.code, 4], [plain.id, plain.code, 1]]);
+      expect(rows.map((r) => [r.id, r.code, r.version])).toEqual([
+        [rich.id, rich.code, 4],
+        [plain.id, plain.code, 1],
+      ]);
       expect(await f.b.upsertRows(rows)).toEqual({ written: 2, skipped: 0, conflicts: 0 });
       expect(await f.b.findByCode(rich)).toEqual(rich);
       expect((await f.b.rowsByIds([rich.id, plain.id])).map((r) => r.checksum)).toEqual(rows.map((r) => r.checksum));
@@ -87,13 +101,27 @@ export function describeShardMoveContract(backend: string, open: () => Promise<M
     it('pages retired codes in (domain, code) order, keeps the later end of quarantine, deletes them', async () => {
       const domain = `r${randomUUID().slice(0, 8)}.example`;
       const t = (days: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + days * 86_400_000);
-      await f.a.upsertRetired([{ domain, code: 'b', retiredUntil: t(5) }, { domain, code: 'a', retiredUntil: t(5) }, { domain, code: 'C', retiredUntil: t(5) }]);
-      await f.a.upsertRetired([{ domain, code: 'a', retiredUntil: t(9) }, { domain, code: 'b', retiredUntil: t(1) }]);
+      await f.a.upsertRetired([
+        { domain, code: 'b', retiredUntil: t(5) },
+        { domain, code: 'a', retiredUntil: t(5) },
+        { domain, code: 'C', retiredUntil: t(5) },
+      ]);
+      await f.a.upsertRetired([
+        { domain, code: 'a', retiredUntil: t(9) },
+        { domain, code: 'b', retiredUntil: t(1) },
+      ]);
       const page = async (after: { domain: string; code: string } | null) => (await f.a.scanRetired(after, 100)).filter((c) => c.domain === domain);
       const all = await page({ domain, code: '' });
-      expect(all.map((c) => [c.code, c.retiredUntil.getTime()])).toEqual([['C', t(5).getTime()], ['a', t(9).getTime()], ['b', t(5).getTime()]]);
+      expect(all.map((c) => [c.code, c.retiredUntil.getTime()])).toEqual([
+        ['C', t(5).getTime()],
+        ['a', t(9).getTime()],
+        ['b', t(5).getTime()],
+      ]);
       expect((await page({ domain, code: 'C' })).map((c) => c.code)).toEqual(['a', 'b']);
-      await f.a.deleteRetired([{ domain, code: 'a' }, { domain, code: 'C' }]);
+      await f.a.deleteRetired([
+        { domain, code: 'a' },
+        { domain, code: 'C' },
+      ]);
       expect((await page({ domain, code: '' })).map((c) => c.code)).toEqual(['b']);
     });
   });
@@ -123,7 +151,11 @@ export function describeRingStoreContract(backend: string, open: () => Promise<R
       const v1: RingVersion = { version: 1, spec: FOUR, move: null };
       expect(await f.ring.publish(v1, null)).toBe(true);
       expect(await f.ring.publish(v1, null)).toBe(false);
-      const v2: RingVersion = { version: 2, spec: FOUR, move: { id: 'm1', phase: 'copying', to: { ...FOUR, shards: [...FOUR.shards, { name: 's4', weight: 2 }] } } };
+      const v2: RingVersion = {
+        version: 2,
+        spec: FOUR,
+        move: { id: 'm1', phase: 'copying', to: { ...FOUR, shards: [...FOUR.shards, { name: 's4', weight: 2 }] } },
+      };
       expect(await f.ring.publish({ ...v2, version: 3 }, 1)).toBe(false);
       expect(await f.ring.publish(v2, 1)).toBe(true);
       expect(await f.ring.publish({ ...v2, version: 2 }, 1)).toBe(false); // someone else came first
@@ -137,7 +169,10 @@ export function describeRingStoreContract(backend: string, open: () => Promise<R
       await f.ring.heartbeat('app-a', 'redirect', 2);
       const seen = await f.ring.watchers(60_000);
       // In instance order, whichever reported first.
-      expect(seen.map((w) => [w.instanceId, w.app, w.version])).toEqual([['app-a', 'redirect', 2], ['app-b', 'generation', 1]]);
+      expect(seen.map((w) => [w.instanceId, w.app, w.version])).toEqual([
+        ['app-a', 'redirect', 2],
+        ['app-b', 'generation', 1],
+      ]);
       expect(seen.every((w) => w.ageMs >= 0 && w.ageMs < 10_000)).toBe(true);
       await sleep(60);
       expect(await f.ring.watchers(30)).toEqual([]);

@@ -2,8 +2,22 @@ import { randomUUID } from 'crypto';
 import { hashApiKey, NewApiKey, Tenant, TenantStore } from '@shortlink/tenants-domain';
 
 const second = () => new Date(Math.floor(Date.now() / 1000) * 1000);
-const aTenant = (overrides: Partial<Tenant> = {}): Tenant => ({ id: randomUUID(), name: 'acme', plan: 'free', status: 'active', createdAt: second(), ...overrides });
-const aKey = (overrides: Partial<NewApiKey> = {}): NewApiKey => ({ id: randomUUID(), name: 'ci', prefix: 'sl_abcdefg', scopes: ['links:read', 'links:write'], expiresAt: null, ...overrides });
+const aTenant = (overrides: Partial<Tenant> = {}): Tenant => ({
+  id: randomUUID(),
+  name: 'acme',
+  plan: 'free',
+  status: 'active',
+  createdAt: second(),
+  ...overrides,
+});
+const aKey = (overrides: Partial<NewApiKey> = {}): NewApiKey => ({
+  id: randomUUID(),
+  name: 'ci',
+  prefix: 'sl_abcdefg',
+  scopes: ['links:read', 'links:write'],
+  expiresAt: null,
+  ...overrides,
+});
 const aDomain = () => `t${randomUUID().slice(0, 8)}.example.com`;
 
 /** One behaviour, every backend: SQLite in unit runs, the MySQL meta database in integration runs. */
@@ -25,7 +39,14 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
       expect(await store.createWithApiKey(aTenant(), hash, aKey())).toBe(false);
       const found = await store.findByKeyHash(hash);
       expect(found?.tenant).toEqual(tenant);
-      expect(found?.key).toMatchObject({ id: key.id, tenantId: tenant.id, name: 'ci', prefix: 'sl_abcdefg', scopes: ['links:read', 'links:write'], revokedAt: null });
+      expect(found?.key).toMatchObject({
+        id: key.id,
+        tenantId: tenant.id,
+        name: 'ci',
+        prefix: 'sl_abcdefg',
+        scopes: ['links:read', 'links:write'],
+        revokedAt: null,
+      });
       expect(found?.key.expiresAt?.getTime()).toBe(key.expiresAt!.getTime());
       expect(found?.key.createdAt.getTime()).toBe(tenant.createdAt.getTime()); // the first key is as old as its tenant
       expect(await store.findByKeyHash(hashApiKey('unknown'))).toBeNull();
@@ -58,7 +79,10 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
       await store.revokeKey(tenant.id, (await store.findByKeyHash(hash))!.key.id, second());
       await store.updateTenant(tenant.id, { status: 'suspended' });
       await store.restoreKey(hash, ['links:read', 'admin']);
-      expect(await store.findByKeyHash(hash)).toMatchObject({ key: { scopes: ['links:read', 'admin'], revokedAt: null, expiresAt: null }, tenant: { id: tenant.id, status: 'active' } });
+      expect(await store.findByKeyHash(hash)).toMatchObject({
+        key: { scopes: ['links:read', 'admin'], revokedAt: null, expiresAt: null },
+        tenant: { id: tenant.id, status: 'active' },
+      });
       // Nobody else is touched, and an unknown key restores nothing.
       expect(await store.findByKeyHash(otherHash)).toMatchObject({ key: { scopes: ['links:read'] }, tenant: { status: 'suspended' } });
       await store.restoreKey(hashApiKey(randomUUID()), ['admin']);
@@ -91,7 +115,12 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
       const next = aTenant({ id: tenant.id.slice(0, -1) + '1' });
       await store.createWithApiKey(tenant, hashApiKey(randomUUID()), aKey());
       await store.createWithApiKey(next, hashApiKey(randomUUID()), aKey());
-      expect(await store.updateTenant(tenant.id, { plan: 'paid', status: 'suspended', name: 'Acme Ltd' })).toEqual({ ...tenant, plan: 'paid', status: 'suspended', name: 'Acme Ltd' });
+      expect(await store.updateTenant(tenant.id, { plan: 'paid', status: 'suspended', name: 'Acme Ltd' })).toEqual({
+        ...tenant,
+        plan: 'paid',
+        status: 'suspended',
+        name: 'Acme Ltd',
+      });
       expect(await store.updateTenant(randomUUID(), { plan: 'paid' })).toBeNull();
       expect(await store.suspendedTenantIds()).toContain(tenant.id);
       await store.updateTenant(tenant.id, { status: 'active' });

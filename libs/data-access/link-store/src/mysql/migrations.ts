@@ -67,7 +67,9 @@ export class LinkOptions1733300000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE retired_codes');
     await q.query('DROP TABLE link_tags');
-    await q.query('ALTER TABLE links DROP COLUMN updated_at, DROP COLUMN version, DROP COLUMN moderation, DROP COLUMN title, DROP COLUMN options, ADD KEY idx_links_tenant (tenant_id, created_at), DROP KEY idx_links_tenant_id, DROP KEY idx_links_tenant_status_id, DROP KEY idx_links_expiry');
+    await q.query(
+      'ALTER TABLE links DROP COLUMN updated_at, DROP COLUMN version, DROP COLUMN moderation, DROP COLUMN title, DROP COLUMN options, ADD KEY idx_links_tenant (tenant_id, created_at), DROP KEY idx_links_tenant_id, DROP KEY idx_links_tenant_status_id, DROP KEY idx_links_expiry',
+    );
   }
 }
 
@@ -183,7 +185,9 @@ export class TenantKeysDomains1733400000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE blocked_domains');
     await q.query('DROP TABLE tenant_domains');
-    await q.query('ALTER TABLE api_keys DROP KEY uq_api_keys_id, DROP COLUMN id, DROP COLUMN name, DROP COLUMN prefix, DROP COLUMN scopes, DROP COLUMN expires_at, DROP COLUMN revoked_at');
+    await q.query(
+      'ALTER TABLE api_keys DROP KEY uq_api_keys_id, DROP COLUMN id, DROP COLUMN name, DROP COLUMN prefix, DROP COLUMN scopes, DROP COLUMN expires_at, DROP COLUMN revoked_at',
+    );
     await q.query('ALTER TABLE tenants DROP COLUMN status');
   }
 }
@@ -238,7 +242,9 @@ export class BatchRequests1733500000000 implements MigrationInterface {
 export class MoveTombstones1733600000000 implements MigrationInterface {
   name = 'MoveTombstones1733600000000';
   async up(q: QueryRunner): Promise<void> {
-    await q.query('CREATE TABLE IF NOT EXISTS link_move_tombstones (link_id BIGINT UNSIGNED NOT NULL PRIMARY KEY, created_at DATETIME(3) NOT NULL) ENGINE=InnoDB');
+    await q.query(
+      'CREATE TABLE IF NOT EXISTS link_move_tombstones (link_id BIGINT UNSIGNED NOT NULL PRIMARY KEY, created_at DATETIME(3) NOT NULL) ENGINE=InnoDB',
+    );
   }
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE link_move_tombstones');
@@ -252,7 +258,9 @@ export class MoveTombstones1733600000000 implements MigrationInterface {
 export class ShardRing1733600000001 implements MigrationInterface {
   name = 'ShardRing1733600000001';
   async up(q: QueryRunner): Promise<void> {
-    await q.query('CREATE TABLE IF NOT EXISTS shard_ring_versions (version INT UNSIGNED NOT NULL PRIMARY KEY, spec MEDIUMTEXT NOT NULL, created_at DATETIME(3) NOT NULL) ENGINE=InnoDB');
+    await q.query(
+      'CREATE TABLE IF NOT EXISTS shard_ring_versions (version INT UNSIGNED NOT NULL PRIMARY KEY, spec MEDIUMTEXT NOT NULL, created_at DATETIME(3) NOT NULL) ENGINE=InnoDB',
+    );
     await q.query(`
       CREATE TABLE IF NOT EXISTS shard_ring_watchers (
         instance_id VARCHAR(128) CHARACTER SET ascii NOT NULL PRIMARY KEY,
@@ -282,6 +290,10 @@ export class ShardRing1733600000001 implements MigrationInterface {
 
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
-  CreateLinks1733130000000, LinkOptions1733300000000, LinkClickCount1733400000000, MoveTombstones1733600000000, LinkListOrder1733700000000,
+  CreateLinks1733130000000,
+  LinkOptions1733300000000,
+  LinkClickCount1733400000000,
+  MoveTombstones1733600000000,
+  LinkListOrder1733700000000,
 ];
 export const META_MIGRATIONS = [CreateMeta1733130000001, TenantKeysDomains1733400000000, BatchRequests1733500000000, ShardRing1733600000001];

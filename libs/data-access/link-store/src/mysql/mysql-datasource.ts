@@ -8,7 +8,11 @@ export interface MysqlConnectionOptions {
 }
 
 /** One typeorm DataSource (a mysql2 pool) per database, running its migrations on first open. */
-export async function openMysql(options: MysqlConnectionOptions, migrations: Array<new () => MigrationInterface>, migrationsTableName: string): Promise<DataSource> {
+export async function openMysql(
+  options: MysqlConnectionOptions,
+  migrations: Array<new () => MigrationInterface>,
+  migrationsTableName: string,
+): Promise<DataSource> {
   const ds = new DataSource({
     type: 'mysql',
     url: options.url,

@@ -63,7 +63,20 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
       const result: { affectedRows: number } = await m.query(
         `UPDATE links SET target_url = ?, updated_at = ?, expires_at = ?, status = ?, redirect_type = ?, version = ?, moderation = ?, title = ?, options = ?
          WHERE domain = ? AND code = ? AND version = ?`,
-        [link.targetUrl, link.updatedAt, link.expiresAt, STATUS_TO_DB[link.status], link.redirectType, link.version, MODERATION_TO_DB[link.moderation], link.title, optionsJson(link), link.domain, link.code, expectedVersion],
+        [
+          link.targetUrl,
+          link.updatedAt,
+          link.expiresAt,
+          STATUS_TO_DB[link.status],
+          link.redirectType,
+          link.version,
+          MODERATION_TO_DB[link.moderation],
+          link.title,
+          optionsJson(link),
+          link.domain,
+          link.code,
+          expectedVersion,
+        ],
       );
       if (result.affectedRows !== 1) return false;
       await m.query('DELETE FROM link_tags WHERE link_id = ?', [link.id]);
@@ -74,29 +87,49 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
     return this.ds.transaction(async (m) => {
-      const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ? FOR UPDATE', [id.domain, id.code, expectedVersion]);
+      const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ? FOR UPDATE', [
+        id.domain,
+        id.code,
+        expectedVersion,
+      ]);
       if (rows.length === 0) return false;
       await m.query('DELETE FROM links WHERE id = ?', [rows[0].id]);
       await m.query('DELETE FROM link_tags WHERE link_id = ?', [rows[0].id]);
-      await m.query('INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE retired_until = VALUES(retired_until)', [id.domain, id.code, retiredUntil]);
+      await m.query('INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE retired_until = VALUES(retired_until)', [
+        id.domain,
+        id.code,
+        retiredUntil,
+      ]);
       return true;
     });
   }
 
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
-    const rows: Array<{ retired_until: Date }> = await this.ds.query('SELECT retired_until FROM retired_codes WHERE domain = ? AND code = ? AND retired_until > ?', [id.domain, id.code, now]);
+    const rows: Array<{ retired_until: Date }> = await this.ds.query(
+      'SELECT retired_until FROM retired_codes WHERE domain = ? AND code = ? AND retired_until > ?',
+      [id.domain, id.code, now],
+    );
     return rows.length ? new Date(rows[0].retired_until) : null;
   }
 
   async findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]> {
-    const pages = await Promise.all(codesByDomain(ids).map((g) => this.ds.query(`${SELECT} WHERE l.domain = ? AND l.code IN (${g.placeholders})`, [g.domain, ...g.codes]) as Promise<LinkRow[]>));
+    const pages = await Promise.all(
+      codesByDomain(ids).map(
+        (g) => this.ds.query(`${SELECT} WHERE l.domain = ? AND l.code IN (${g.placeholders})`, [g.domain, ...g.codes]) as Promise<LinkRow[]>,
+      ),
+    );
     return pages.flat().map(linkFromRow);
   }
 
   async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
     const pages = await Promise.all(
       codesByDomain(ids).map(
-        (g) => this.ds.query(`SELECT domain, code, retired_until FROM retired_codes WHERE domain = ? AND code IN (${g.placeholders}) AND retired_until > ?`, [g.domain, ...g.codes, now]) as Promise<Array<{ domain: string; code: string; retired_until: Date }>>,
+        (g) =>
+          this.ds.query(`SELECT domain, code, retired_until FROM retired_codes WHERE domain = ? AND code IN (${g.placeholders}) AND retired_until > ?`, [
+            g.domain,
+            ...g.codes,
+            now,
+          ]) as Promise<Array<{ domain: string; code: string; retired_until: Date }>>,
       ),
     );
     return pages.flat().map((r) => ({ domain: r.domain, code: r.code, retiredUntil: new Date(r.retired_until) }));
@@ -105,7 +138,12 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
     // One connection: the row stays locked from the update to the read of its new total.
     return this.ds.transaction(async (m) => {
-      const result: { affectedRows: number } = await m.query('UPDATE links SET click_count = click_count + ? WHERE domain = ? AND code = ? AND id = ?', [delta, id.domain, id.code, linkId]);
+      const result: { affectedRows: number } = await m.query('UPDATE links SET click_count = click_count + ? WHERE domain = ? AND code = ? AND id = ?', [
+        delta,
+        id.domain,
+        id.code,
+        linkId,
+      ]);
       if (result.affectedRows !== 1) return null;
       const rows: Array<{ click_count: string | number }> = await m.query('SELECT click_count FROM links WHERE id = ?', [linkId]);
       return Number(rows[0].click_count);
@@ -113,7 +151,11 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   }
 
   async clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null> {
-    const rows: Array<{ click_count: string | number }> = await this.ds.query('SELECT click_count FROM links WHERE domain = ? AND code = ? AND id = ?', [id.domain, id.code, linkId]);
+    const rows: Array<{ click_count: string | number }> = await this.ds.query('SELECT click_count FROM links WHERE domain = ? AND code = ? AND id = ?', [
+      id.domain,
+      id.code,
+      linkId,
+    ]);
     return rows.length ? Number(rows[0].click_count) : null;
   }
 
@@ -124,22 +166,37 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   }
 
   async listIdentifiers(afterId: string | null, limit: number) {
-    const rows: Array<{ id: string; domain: string; code: string }> = await this.ds.query('SELECT id, domain, code FROM links WHERE id > ? ORDER BY id LIMIT ?', [afterId ?? '0', limit]);
+    const rows: Array<{ id: string; domain: string; code: string }> = await this.ds.query(
+      'SELECT id, domain, code FROM links WHERE id > ? ORDER BY id LIMIT ?',
+      [afterId ?? '0', limit],
+    );
     return rows.map((r) => ({ id: String(r.id), domain: r.domain, code: r.code }));
   }
 
   async expireDue(now: Date, limit: number): Promise<Link[]> {
     return this.ds.transaction(async (m) => {
-      const rows: LinkRow[] = await m.query(`${SELECT} WHERE l.status = ? AND l.expires_at <= ? ORDER BY l.expires_at LIMIT ? FOR UPDATE`, [STATUS_TO_DB.active, now, limit]);
+      const rows: LinkRow[] = await m.query(`${SELECT} WHERE l.status = ? AND l.expires_at <= ? ORDER BY l.expires_at LIMIT ? FOR UPDATE`, [
+        STATUS_TO_DB.active,
+        now,
+        limit,
+      ]);
       if (rows.length === 0) return [];
-      await m.query(`UPDATE links SET status = ?, version = version + 1, updated_at = ? WHERE id IN (${rows.map(() => '?').join(', ')})`, [STATUS_TO_DB.expired, now, ...rows.map((r) => r.id)]);
+      await m.query(`UPDATE links SET status = ?, version = version + 1, updated_at = ? WHERE id IN (${rows.map(() => '?').join(', ')})`, [
+        STATUS_TO_DB.expired,
+        now,
+        ...rows.map((r) => r.id),
+      ]);
       return rows.map((r) => ({ ...linkFromRow(r), status: 'expired' as const, version: Number(r.version) + 1, updatedAt: now }));
     });
   }
 
   async purgeExpired(before: Date, limit: number): Promise<number> {
     return this.ds.transaction(async (m) => {
-      const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE status = ? AND expires_at < ? LIMIT ? FOR UPDATE', [STATUS_TO_DB.expired, before, limit]);
+      const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE status = ? AND expires_at < ? LIMIT ? FOR UPDATE', [
+        STATUS_TO_DB.expired,
+        before,
+        limit,
+      ]);
       if (rows.length === 0) return 0;
       const ids = rows.map((r) => r.id);
       await m.query(`DELETE FROM links WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
@@ -147,7 +204,6 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
       return ids.length;
     });
   }
-
 
   async ping(): Promise<void> {
     await this.ds.query('SELECT 1');
@@ -159,7 +215,22 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
 }
 
 function values(l: Link): unknown[] {
-  return [l.id, l.domain, l.code, l.targetUrl, l.tenantId, l.createdAt, l.updatedAt, l.expiresAt, STATUS_TO_DB[l.status], l.redirectType, l.version, MODERATION_TO_DB[l.moderation], l.title, optionsJson(l)];
+  return [
+    l.id,
+    l.domain,
+    l.code,
+    l.targetUrl,
+    l.tenantId,
+    l.createdAt,
+    l.updatedAt,
+    l.expiresAt,
+    STATUS_TO_DB[l.status],
+    l.redirectType,
+    l.version,
+    MODERATION_TO_DB[l.moderation],
+    l.title,
+    optionsJson(l),
+  ];
 }
 
 async function insertTags(m: EntityManager, links: readonly Link[]): Promise<void> {

@@ -5,7 +5,9 @@ import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow, tagsByLink } from '../r
 
 const COLUMNS = LINK_COLUMNS.join(', ');
 const ROW_MARKS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
-const UPDATE_SET = LINK_COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = ?`).join(', ');
+const UPDATE_SET = LINK_COLUMNS.filter((c) => c !== 'id')
+  .map((c) => `${c} = ?`)
+  .join(', ');
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 /** (domain, code) as one key: domains compare case-insensitively in the table, codes exactly. */
 const keyOf = (domain: string, code: string) => `${domain.toLowerCase()}\u0000${code}`;
@@ -53,7 +55,12 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
     return retryingDeadlocks(() =>
       this.ds.transaction(async (m) => {
         const tombstoned = new Set(
-          ((await m.query(`SELECT link_id FROM link_move_tombstones WHERE link_id IN (${marks(rows.length)})`, rows.map((r) => r.id))) as Array<{ link_id: string }>).map((r) => String(r.link_id)),
+          (
+            (await m.query(
+              `SELECT link_id FROM link_move_tombstones WHERE link_id IN (${marks(rows.length)})`,
+              rows.map((r) => r.id),
+            )) as Array<{ link_id: string }>
+          ).map((r) => String(r.link_id)),
         );
         const candidates = rows.filter((r) => !tombstoned.has(r.id));
         let skipped = rows.length - candidates.length;
@@ -76,12 +83,20 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
           else if (Number(e.version) >= row.version) skipped++;
           else updates.push(row);
         }
-        if (inserts.length) await m.query(`INSERT INTO links (${COLUMNS}) VALUES ${inserts.map(() => ROW_MARKS).join(', ')}`, inserts.flatMap((r) => [...(r.data as RowData).values]));
+        if (inserts.length)
+          await m.query(
+            `INSERT INTO links (${COLUMNS}) VALUES ${inserts.map(() => ROW_MARKS).join(', ')}`,
+            inserts.flatMap((r) => [...(r.data as RowData).values]),
+          );
         for (const row of updates) {
           const values = (row.data as RowData).values;
           await m.query(`UPDATE links SET ${UPDATE_SET} WHERE id = ?`, [...values.filter((_, i) => i !== COLUMN_INDEX.id), row.id]);
         }
-        if (updates.length) await m.query(`DELETE FROM link_tags WHERE link_id IN (${marks(updates.length)})`, updates.map((r) => r.id));
+        if (updates.length)
+          await m.query(
+            `DELETE FROM link_tags WHERE link_id IN (${marks(updates.length)})`,
+            updates.map((r) => r.id),
+          );
         const tags = [...inserts, ...updates].flatMap((r) => (r.data as RowData).tags.map(([tenant, tag]) => [tenant, tag, r.id]));
         if (tags.length) await m.query(`INSERT IGNORE INTO link_tags (tenant_id, tag, link_id) VALUES ${tags.map(() => '(?, ?, ?)').join(', ')}`, tags.flat());
         return { written: inserts.length + updates.length, skipped, conflicts };
@@ -90,7 +105,10 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   }
 
   async upsertLink(link: Link): Promise<boolean> {
-    const row = storedRow(this.valuesOf(link), link.tags.map((t) => [link.tenantId, t] as const));
+    const row = storedRow(
+      this.valuesOf(link),
+      link.tags.map((t) => [link.tenantId, t] as const),
+    );
     return (await this.upsertRows([row])).written === 1;
   }
 
@@ -118,7 +136,11 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
 
   async scanRetired(after: ShortUrlIdentifier | null, limit: number): Promise<RetiredCode[]> {
     const rows: Array<{ domain: string; code: string; retired_until: Date }> = after
-      ? await this.ds.query('SELECT domain, code, retired_until FROM retired_codes WHERE (domain, code) > (?, ?) ORDER BY domain, code LIMIT ?', [after.domain, after.code, limit])
+      ? await this.ds.query('SELECT domain, code, retired_until FROM retired_codes WHERE (domain, code) > (?, ?) ORDER BY domain, code LIMIT ?', [
+          after.domain,
+          after.code,
+          limit,
+        ])
       : await this.ds.query('SELECT domain, code, retired_until FROM retired_codes ORDER BY domain, code LIMIT ?', [limit]);
     return rows.map((r) => ({ domain: r.domain, code: r.code, retiredUntil: new Date(r.retired_until) }));
   }
@@ -128,7 +150,11 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   }
 
   async deleteRetired(ids: readonly ShortUrlIdentifier[]): Promise<void> {
-    if (ids.length) await this.ds.query(`DELETE FROM retired_codes WHERE (domain, code) IN (${ids.map(() => '(?, ?)').join(', ')})`, ids.flatMap((i) => [i.domain, i.code]));
+    if (ids.length)
+      await this.ds.query(
+        `DELETE FROM retired_codes WHERE (domain, code) IN (${ids.map(() => '(?, ?)').join(', ')})`,
+        ids.flatMap((i) => [i.domain, i.code]),
+      );
   }
 
   async clearTombstones(): Promise<void> {
@@ -138,7 +164,10 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   private async withTags(m: EntityManager, rows: unknown[][]): Promise<StoredRow[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => String(r[COLUMN_INDEX.id]));
-    const tags: Array<{ link_id: string; tenant_id: string; tag: string }> = await m.query(`SELECT link_id, tenant_id, tag FROM link_tags WHERE link_id IN (${marks(ids.length)})`, ids);
+    const tags: Array<{ link_id: string; tenant_id: string; tag: string }> = await m.query(
+      `SELECT link_id, tenant_id, tag FROM link_tags WHERE link_id IN (${marks(ids.length)})`,
+      ids,
+    );
     const byId = tagsByLink(tags);
     return rows.map((r) => storedRow(r, byId.get(String(r[COLUMN_INDEX.id])) ?? []));
   }

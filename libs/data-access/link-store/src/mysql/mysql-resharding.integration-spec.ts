@@ -10,7 +10,12 @@ import { MysqlRingStore } from './mysql-ring-store';
  */
 async function scratchDatabases(names: string[]): Promise<{ urls: string[]; drop(): Promise<void> }> {
   const server = new URL(requireEnv('MYSQL_META_URL'));
-  const admin = await createConnection({ host: server.hostname, port: Number(server.port), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
+  const admin = await createConnection({
+    host: server.hostname,
+    port: Number(server.port),
+    user: decodeURIComponent(server.username),
+    password: decodeURIComponent(server.password),
+  });
   const run = Date.now().toString(36);
   const dbs = names.map((n) => `shortlink_it_${n}_${run}`);
   for (const db of dbs) await admin.query(`CREATE DATABASE \`${db}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);

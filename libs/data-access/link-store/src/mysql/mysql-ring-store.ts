@@ -43,7 +43,9 @@ export class MysqlRingStore implements RingStore {
   }
 
   async history(limit: number): Promise<RingVersion[]> {
-    const rows = await this.query<Array<{ version: number; spec: string }>>('SELECT version, spec FROM shard_ring_versions ORDER BY version DESC LIMIT ?', [limit]);
+    const rows = await this.query<Array<{ version: number; spec: string }>>('SELECT version, spec FROM shard_ring_versions ORDER BY version DESC LIMIT ?', [
+      limit,
+    ]);
     return rows.map((r) => parseRingVersion(Number(r.version), r.spec));
   }
 
@@ -72,7 +74,13 @@ export class MysqlRingStore implements RingStore {
     );
     if (!rows.length) return null;
     const r = rows[0];
-    return { id: r.id, progress: JSON.parse(r.progress) as MoveProgress, owner: r.owner, ownerAgeMs: r.owner_age === null ? null : Number(r.owner_age), finished: Number(r.finished) === 1 };
+    return {
+      id: r.id,
+      progress: JSON.parse(r.progress) as MoveProgress,
+      owner: r.owner,
+      ownerAgeMs: r.owner_age === null ? null : Number(r.owner_age),
+      finished: Number(r.finished) === 1,
+    };
   }
 
   async saveMove(progress: MoveProgress, owner: string, finished: boolean): Promise<void> {

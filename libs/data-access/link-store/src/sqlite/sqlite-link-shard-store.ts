@@ -47,7 +47,6 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
     });
   }
 
-
   async insert(link: Link): Promise<void> {
     await this.insertMany([link]);
   }
@@ -65,7 +64,8 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
       })();
     } catch (error) {
       const code = (error as { code?: string }).code;
-      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new DuplicateLinkError({ domain: current.domain, code: current.code });
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+        throw new DuplicateLinkError({ domain: current.domain, code: current.code });
       throw error;
     }
   }
@@ -88,31 +88,40 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
     return this.db.transaction(() => {
-      const row = this.db.prepare('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ?').get(id.domain, id.code, expectedVersion) as { id: number | bigint } | undefined;
+      const row = this.db.prepare('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ?').get(id.domain, id.code, expectedVersion) as
+        { id: number | bigint } | undefined;
       if (!row) return false;
       this.db.prepare('DELETE FROM links WHERE id = ?').run(row.id);
       this.deleteTagsStmt.run(row.id);
       this.db
-        .prepare('INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON CONFLICT (domain, code) DO UPDATE SET retired_until = excluded.retired_until')
+        .prepare(
+          'INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON CONFLICT (domain, code) DO UPDATE SET retired_until = excluded.retired_until',
+        )
         .run(id.domain, id.code, retiredUntil.getTime());
       return true;
     })();
   }
 
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
-    const row = this.db.prepare('SELECT retired_until FROM retired_codes WHERE domain = ? AND code = ? AND retired_until > ?').get(id.domain, id.code, now.getTime()) as { retired_until: number } | undefined;
+    const row = this.db
+      .prepare('SELECT retired_until FROM retired_codes WHERE domain = ? AND code = ? AND retired_until > ?')
+      .get(id.domain, id.code, now.getTime()) as { retired_until: number } | undefined;
     return row ? new Date(row.retired_until) : null;
   }
 
   async findMany(ids: readonly ShortUrlIdentifier[]): Promise<Link[]> {
-    return codesByDomain(ids).flatMap((g) => (this.db.prepare(`${SELECT} WHERE l.domain = ? AND l.code IN (${g.placeholders})`).all(g.domain, ...g.codes) as LinkRow[]).map(linkFromRow));
+    return codesByDomain(ids).flatMap((g) =>
+      (this.db.prepare(`${SELECT} WHERE l.domain = ? AND l.code IN (${g.placeholders})`).all(g.domain, ...g.codes) as LinkRow[]).map(linkFromRow),
+    );
   }
 
   async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
     return codesByDomain(ids).flatMap((g) =>
-      (this.db.prepare(`SELECT domain, code, retired_until FROM retired_codes WHERE domain = ? AND code IN (${g.placeholders}) AND retired_until > ?`).all(g.domain, ...g.codes, now.getTime()) as Array<{ domain: string; code: string; retired_until: number }>).map(
-        (r) => ({ domain: r.domain, code: r.code, retiredUntil: new Date(r.retired_until) }),
-      ),
+      (
+        this.db
+          .prepare(`SELECT domain, code, retired_until FROM retired_codes WHERE domain = ? AND code IN (${g.placeholders}) AND retired_until > ?`)
+          .all(g.domain, ...g.codes, now.getTime()) as Array<{ domain: string; code: string; retired_until: number }>
+      ).map((r) => ({ domain: r.domain, code: r.code, retiredUntil: new Date(r.retired_until) })),
     );
   }
 
@@ -149,7 +158,11 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
 
   async purgeExpired(before: Date, limit: number): Promise<number> {
     return this.db.transaction(() => {
-      const ids = (this.db.prepare(`SELECT id FROM links WHERE status = ${STATUS_TO_DB.expired} AND expires_at < ? LIMIT ?`).all(before.getTime(), limit) as Array<{ id: number | bigint }>).map((r) => r.id);
+      const ids = (
+        this.db.prepare(`SELECT id FROM links WHERE status = ${STATUS_TO_DB.expired} AND expires_at < ? LIMIT ?`).all(before.getTime(), limit) as Array<{
+          id: number | bigint;
+        }>
+      ).map((r) => r.id);
       for (const id of ids) {
         this.db.prepare('DELETE FROM links WHERE id = ?').run(id);
         this.deleteTagsStmt.run(id);

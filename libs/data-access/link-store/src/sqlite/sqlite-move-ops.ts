@@ -18,59 +18,76 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   ) {}
 
   async scanRows(afterId: string | null, limit: number): Promise<StoredRow[]> {
-    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM links WHERE id > ? ORDER BY id LIMIT ?`).raw(true).all(afterId === null ? -1 : BigInt(afterId), limit) as unknown[][];
+    const rows = this.db
+      .prepare(`SELECT ${COLUMNS} FROM links WHERE id > ? ORDER BY id LIMIT ?`)
+      .raw(true)
+      .all(afterId === null ? -1 : BigInt(afterId), limit) as unknown[][];
     return this.withTags(rows);
   }
 
   async rowsByIds(ids: readonly string[]): Promise<StoredRow[]> {
     if (ids.length === 0) return [];
-    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM links WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`).raw(true).all(...ids.map((i) => BigInt(i))) as unknown[][];
+    const rows = this.db
+      .prepare(`SELECT ${COLUMNS} FROM links WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`)
+      .raw(true)
+      .all(...ids.map((i) => BigInt(i))) as unknown[][];
     return this.withTags(rows);
   }
 
   async upsertRows(rows: readonly StoredRow[]): Promise<UpsertOutcome> {
-    return this.db.transaction(() => {
-      let written = 0;
-      let skipped = 0;
-      let conflicts = 0;
-      for (const row of rows) {
-        const outcome = this.upsertOne(row);
-        if (outcome === 'written') written++;
-        else if (outcome === 'conflict') conflicts++;
-        else skipped++;
-      }
-      return { written, skipped, conflicts };
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        let written = 0;
+        let skipped = 0;
+        let conflicts = 0;
+        for (const row of rows) {
+          const outcome = this.upsertOne(row);
+          if (outcome === 'written') written++;
+          else if (outcome === 'conflict') conflicts++;
+          else skipped++;
+        }
+        return { written, skipped, conflicts };
+      })
+      .immediate();
   }
 
   async upsertLink(link: Link): Promise<boolean> {
-    const row = storedRow(this.valuesOf(link), link.tags.map((t) => [link.tenantId, t] as const));
+    const row = storedRow(
+      this.valuesOf(link),
+      link.tags.map((t) => [link.tenantId, t] as const),
+    );
     return (await this.upsertRows([row])).written === 1;
   }
 
   async removeCopy(id: ShortUrlIdentifier, linkId: string, retiredUntil: Date): Promise<void> {
-    this.db.transaction(() => {
-      this.db.prepare('INSERT OR IGNORE INTO link_move_tombstones (link_id, created_at) VALUES (?, ?)').run(BigInt(linkId), Date.now());
-      this.db.prepare('DELETE FROM links WHERE id = ?').run(BigInt(linkId));
-      this.db.prepare('DELETE FROM link_tags WHERE link_id = ?').run(BigInt(linkId));
-      this.upsertRetiredOne({ ...id, retiredUntil });
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.db.prepare('INSERT OR IGNORE INTO link_move_tombstones (link_id, created_at) VALUES (?, ?)').run(BigInt(linkId), Date.now());
+        this.db.prepare('DELETE FROM links WHERE id = ?').run(BigInt(linkId));
+        this.db.prepare('DELETE FROM link_tags WHERE link_id = ?').run(BigInt(linkId));
+        this.upsertRetiredOne({ ...id, retiredUntil });
+      })
+      .immediate();
   }
 
   async deleteRows(ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const list = ids.map((i) => BigInt(i));
     const marks = ids.map(() => '?').join(', ');
-    return this.db.transaction(() => {
-      this.db.prepare(`DELETE FROM link_tags WHERE link_id IN (${marks})`).run(...list);
-      return this.db.prepare(`DELETE FROM links WHERE id IN (${marks})`).run(...list).changes;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.db.prepare(`DELETE FROM link_tags WHERE link_id IN (${marks})`).run(...list);
+        return this.db.prepare(`DELETE FROM links WHERE id IN (${marks})`).run(...list).changes;
+      })
+      .immediate();
   }
 
   async scanRetired(after: ShortUrlIdentifier | null, limit: number): Promise<RetiredCode[]> {
     const rows = (
       after
-        ? this.db.prepare('SELECT domain, code, retired_until FROM retired_codes WHERE (domain, code) > (?, ?) ORDER BY domain, code LIMIT ?').all(after.domain, after.code, limit)
+        ? this.db
+            .prepare('SELECT domain, code, retired_until FROM retired_codes WHERE (domain, code) > (?, ?) ORDER BY domain, code LIMIT ?')
+            .all(after.domain, after.code, limit)
         : this.db.prepare('SELECT domain, code, retired_until FROM retired_codes ORDER BY domain, code LIMIT ?').all(limit)
     ) as Array<{ domain: string; code: string; retired_until: number }>;
     return rows.map((r) => ({ domain: r.domain, code: r.code, retiredUntil: new Date(r.retired_until) }));
@@ -91,7 +108,9 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
 
   private upsertRetiredOne(c: RetiredCode): void {
     this.db
-      .prepare('INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON CONFLICT (domain, code) DO UPDATE SET retired_until = MAX(retired_until, excluded.retired_until)')
+      .prepare(
+        'INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON CONFLICT (domain, code) DO UPDATE SET retired_until = MAX(retired_until, excluded.retired_until)',
+      )
       .run(c.domain, c.code, c.retiredUntil.getTime());
   }
 
@@ -100,11 +119,18 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
     const data = row.data as RowData;
     const id = BigInt(row.id);
     if (this.db.prepare('SELECT 1 FROM link_move_tombstones WHERE link_id = ?').get(id)) return 'skipped';
-    const existing = this.db.prepare('SELECT id, version FROM links WHERE domain = ? AND code = ?').get(row.domain, row.code) as { id: number | bigint; version: number } | undefined;
+    const existing = this.db.prepare('SELECT id, version FROM links WHERE domain = ? AND code = ?').get(row.domain, row.code) as
+      { id: number | bigint; version: number } | undefined;
     if (existing && BigInt(existing.id) !== id) return 'conflict';
     if (existing && existing.version >= Number(data.values[VERSION])) return 'skipped';
     if (existing) {
-      this.db.prepare(`UPDATE links SET ${LINK_COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...data.values.filter((_, i) => i !== COLUMN_INDEX.id), id);
+      this.db
+        .prepare(
+          `UPDATE links SET ${LINK_COLUMNS.filter((c) => c !== 'id')
+            .map((c) => `${c} = ?`)
+            .join(', ')} WHERE id = ?`,
+        )
+        .run(...data.values.filter((_, i) => i !== COLUMN_INDEX.id), id);
       this.db.prepare('DELETE FROM link_tags WHERE link_id = ?').run(id);
     } else {
       this.db.prepare(`INSERT INTO links (${COLUMNS}) VALUES (${LINK_COLUMNS.map(() => '?').join(', ')})`).run(...data.values);
@@ -117,7 +143,11 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   private withTags(rows: unknown[][]): StoredRow[] {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r[COLUMN_INDEX.id] as number | bigint);
-    const tags = this.db.prepare(`SELECT link_id, tenant_id, tag FROM link_tags WHERE link_id IN (${ids.map(() => '?').join(', ')})`).all(...ids) as Array<{ link_id: number | bigint; tenant_id: string; tag: string }>;
+    const tags = this.db.prepare(`SELECT link_id, tenant_id, tag FROM link_tags WHERE link_id IN (${ids.map(() => '?').join(', ')})`).all(...ids) as Array<{
+      link_id: number | bigint;
+      tenant_id: string;
+      tag: string;
+    }>;
     const byId = tagsByLink(tags);
     return rows.map((r) => storedRow(r, byId.get(String(r[COLUMN_INDEX.id])) ?? []));
   }

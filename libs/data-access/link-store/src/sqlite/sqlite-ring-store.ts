@@ -23,30 +23,40 @@ export class SqliteRingStore implements RingStore {
   }
 
   async current(): Promise<RingVersion | null> {
-    const row = this.db.prepare('SELECT version, spec FROM shard_ring_versions ORDER BY version DESC LIMIT 1').get() as { version: number; spec: string } | undefined;
+    const row = this.db.prepare('SELECT version, spec FROM shard_ring_versions ORDER BY version DESC LIMIT 1').get() as
+      { version: number; spec: string } | undefined;
     return row ? parseRingVersion(row.version, row.spec) : null;
   }
 
   async publish(next: RingVersion, expected: number | null): Promise<boolean> {
     if (next.version !== (expected ?? 0) + 1) return false;
-    const result = this.db.prepare('INSERT OR IGNORE INTO shard_ring_versions (version, spec, created_at) VALUES (?, ?, ?)').run(next.version, ringVersionJson(next), Date.now());
+    const result = this.db
+      .prepare('INSERT OR IGNORE INTO shard_ring_versions (version, spec, created_at) VALUES (?, ?, ?)')
+      .run(next.version, ringVersionJson(next), Date.now());
     return result.changes === 1;
   }
 
   async history(limit: number): Promise<RingVersion[]> {
-    const rows = this.db.prepare('SELECT version, spec FROM shard_ring_versions ORDER BY version DESC LIMIT ?').all(limit) as Array<{ version: number; spec: string }>;
+    const rows = this.db.prepare('SELECT version, spec FROM shard_ring_versions ORDER BY version DESC LIMIT ?').all(limit) as Array<{
+      version: number;
+      spec: string;
+    }>;
     return rows.map((r) => parseRingVersion(r.version, r.spec));
   }
 
   async heartbeat(instanceId: string, app: string, version: number): Promise<void> {
     this.db
-      .prepare('INSERT INTO shard_ring_watchers (instance_id, app, version, seen_at) VALUES (?, ?, ?, ?) ON CONFLICT (instance_id) DO UPDATE SET app = excluded.app, version = excluded.version, seen_at = excluded.seen_at')
+      .prepare(
+        'INSERT INTO shard_ring_watchers (instance_id, app, version, seen_at) VALUES (?, ?, ?, ?) ON CONFLICT (instance_id) DO UPDATE SET app = excluded.app, version = excluded.version, seen_at = excluded.seen_at',
+      )
       .run(instanceId, app, version, Date.now());
   }
 
   async watchers(withinMs: number): Promise<RingWatcherInfo[]> {
     const now = Date.now();
-    const rows = this.db.prepare('SELECT instance_id, app, version, seen_at FROM shard_ring_watchers WHERE seen_at > ? ORDER BY instance_id').all(now - withinMs) as Array<{ instance_id: string; app: string; version: number; seen_at: number }>;
+    const rows = this.db
+      .prepare('SELECT instance_id, app, version, seen_at FROM shard_ring_watchers WHERE seen_at > ? ORDER BY instance_id')
+      .all(now - withinMs) as Array<{ instance_id: string; app: string; version: number; seen_at: number }>;
     return rows.map((r) => ({ instanceId: r.instance_id, app: r.app, version: r.version, ageMs: now - r.seen_at }));
   }
 
@@ -55,9 +65,17 @@ export class SqliteRingStore implements RingStore {
   }
 
   async latestMove(): Promise<MoveRecord | null> {
-    const row = this.db.prepare('SELECT id, progress, owner, owner_seen_at, finished FROM shard_moves ORDER BY finished ASC, created_at DESC, rowid DESC LIMIT 1').get() as MoveRow | undefined;
+    const row = this.db
+      .prepare('SELECT id, progress, owner, owner_seen_at, finished FROM shard_moves ORDER BY finished ASC, created_at DESC, rowid DESC LIMIT 1')
+      .get() as MoveRow | undefined;
     if (!row) return null;
-    return { id: row.id, progress: JSON.parse(row.progress) as MoveProgress, owner: row.owner, ownerAgeMs: row.owner_seen_at === null ? null : Date.now() - row.owner_seen_at, finished: row.finished === 1 };
+    return {
+      id: row.id,
+      progress: JSON.parse(row.progress) as MoveProgress,
+      owner: row.owner,
+      ownerAgeMs: row.owner_seen_at === null ? null : Date.now() - row.owner_seen_at,
+      finished: row.finished === 1,
+    };
   }
 
   async saveMove(progress: MoveProgress, owner: string, finished: boolean): Promise<void> {
@@ -73,7 +91,9 @@ export class SqliteRingStore implements RingStore {
   async claimMove(id: string, owner: string, staleAfterMs: number): Promise<boolean> {
     const now = Date.now();
     const result = this.db
-      .prepare('UPDATE shard_moves SET owner = ?, owner_seen_at = ? WHERE id = ? AND (owner = ? OR owner IS NULL OR owner_seen_at IS NULL OR owner_seen_at < ?)')
+      .prepare(
+        'UPDATE shard_moves SET owner = ?, owner_seen_at = ? WHERE id = ? AND (owner = ? OR owner IS NULL OR owner_seen_at IS NULL OR owner_seen_at < ?)',
+      )
       .run(owner, now, id, owner, now - staleAfterMs);
     return result.changes === 1;
   }

@@ -1,7 +1,20 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
-import { ACTIVE_KEY, KEY_COLUMNS, KEY_WITH_TENANT_SELECT, keyFromRow, KeyRow, keyWithTenantFromRow, KeyWithTenantRow, scopesToDb, TENANT_COLUMNS, tenantChangeSql, tenantFromRow, TenantRow } from './tenant-rows';
+import {
+  ACTIVE_KEY,
+  KEY_COLUMNS,
+  KEY_WITH_TENANT_SELECT,
+  keyFromRow,
+  KeyRow,
+  keyWithTenantFromRow,
+  KeyWithTenantRow,
+  scopesToDb,
+  TENANT_COLUMNS,
+  tenantChangeSql,
+  tenantFromRow,
+  TenantRow,
+} from './tenant-rows';
 
 type Affected = { affectedRows: number };
 
@@ -17,7 +30,13 @@ export class MysqlTenantStore implements TenantStore {
   async createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey): Promise<boolean> {
     try {
       await this.ds.transaction(async (m) => {
-        await m.query('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)', [tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt]);
+        await m.query('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)', [
+          tenant.id,
+          tenant.name,
+          tenant.plan,
+          tenant.status,
+          tenant.createdAt,
+        ]);
         await this.insertKey(m, tenant.id, apiKeyHash, key, tenant.createdAt);
       });
       return true;
@@ -57,7 +76,10 @@ export class MysqlTenantStore implements TenantStore {
     return this.ds.transaction(async (m) => {
       // The tenant's row lock serialises key creation per tenant: two adds cannot both see room.
       await m.query('SELECT id FROM tenants WHERE id = ? FOR UPDATE', [tenantId]);
-      const rows: Array<{ n: string | number }> = await m.query(`SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = ? AND ${ACTIVE_KEY}`, [tenantId, cap.now]);
+      const rows: Array<{ n: string | number }> = await m.query(`SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = ? AND ${ACTIVE_KEY}`, [
+        tenantId,
+        cap.now,
+      ]);
       if (Number(rows[0].n) >= cap.maxActive) return null;
       await this.insertKey(m, tenantId, apiKeyHash, key, createdAt);
       return { ...key, tenantId, createdAt, revokedAt: null };
@@ -77,12 +99,20 @@ export class MysqlTenantStore implements TenantStore {
   }
 
   async revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean> {
-    const result: Affected = await this.ds.query('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL', [at, tenantId, keyId]);
+    const result: Affected = await this.ds.query('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL', [
+      at,
+      tenantId,
+      keyId,
+    ]);
     return result.affectedRows === 1;
   }
 
   async addDomain(tenantId: string, domain: string): Promise<boolean> {
-    const result: Affected = await this.ds.query('INSERT IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)', [domain, tenantId, new Date()]);
+    const result: Affected = await this.ds.query('INSERT IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)', [
+      domain,
+      tenantId,
+      new Date(),
+    ]);
     return result.affectedRows === 1;
   }
 
@@ -102,12 +132,18 @@ export class MysqlTenantStore implements TenantStore {
   }
 
   async blockedDomains(): Promise<Array<{ domain: string; reason: string | null; createdAt: Date }>> {
-    const rows: Array<{ domain: string; reason: string | null; created_at: Date }> = await this.ds.query('SELECT domain, reason, created_at FROM blocked_domains ORDER BY domain');
+    const rows: Array<{ domain: string; reason: string | null; created_at: Date }> = await this.ds.query(
+      'SELECT domain, reason, created_at FROM blocked_domains ORDER BY domain',
+    );
     return rows.map((r) => ({ domain: r.domain, reason: r.reason, createdAt: new Date(r.created_at) }));
   }
 
   async blockDomain(domain: string, reason: string | null): Promise<boolean> {
-    const result: Affected = await this.ds.query('INSERT IGNORE INTO blocked_domains (domain, reason, created_at) VALUES (?, ?, ?)', [domain, reason, new Date()]);
+    const result: Affected = await this.ds.query('INSERT IGNORE INTO blocked_domains (domain, reason, created_at) VALUES (?, ?, ?)', [
+      domain,
+      reason,
+      new Date(),
+    ]);
     return result.affectedRows === 1;
   }
 

@@ -1,6 +1,19 @@
 import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
 import { SqliteDb } from '../sqlite/sqlite-database';
-import { ACTIVE_KEY, KEY_COLUMNS, KEY_WITH_TENANT_SELECT, keyFromRow, KeyRow, keyWithTenantFromRow, KeyWithTenantRow, scopesToDb, TENANT_COLUMNS, tenantChangeSql, tenantFromRow, TenantRow } from './tenant-rows';
+import {
+  ACTIVE_KEY,
+  KEY_COLUMNS,
+  KEY_WITH_TENANT_SELECT,
+  keyFromRow,
+  KeyRow,
+  keyWithTenantFromRow,
+  KeyWithTenantRow,
+  scopesToDb,
+  TENANT_COLUMNS,
+  tenantChangeSql,
+  tenantFromRow,
+  TenantRow,
+} from './tenant-rows';
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());
 
@@ -17,7 +30,9 @@ export class SqliteTenantStore implements TenantStore {
     return this.db
       .transaction(() => {
         if (this.db.prepare('SELECT 1 FROM api_keys WHERE key_hash = ?').get(apiKeyHash)) return false;
-        this.db.prepare('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)').run(tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt.getTime());
+        this.db
+          .prepare('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)')
+          .run(tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt.getTime());
         this.insertKey(tenant.id, apiKeyHash, key, tenant.createdAt);
         return true;
       })
@@ -49,7 +64,9 @@ export class SqliteTenantStore implements TenantStore {
     return this.db
       .transaction(() => {
         if (cap) {
-          const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = ? AND ${ACTIVE_KEY}`).get(tenantId, cap.now.getTime()) as { n: number };
+          const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM api_keys WHERE tenant_id = ? AND ${ACTIVE_KEY}`).get(tenantId, cap.now.getTime()) as {
+            n: number;
+          };
           if (n >= cap.maxActive) return null;
         }
         this.insertKey(tenantId, apiKeyHash, key, createdAt);
@@ -70,11 +87,16 @@ export class SqliteTenantStore implements TenantStore {
   }
 
   async revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean> {
-    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL').run(at.getTime(), tenantId, keyId).changes === 1;
+    return (
+      this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL').run(at.getTime(), tenantId, keyId).changes ===
+      1
+    );
   }
 
   async addDomain(tenantId: string, domain: string): Promise<boolean> {
-    return this.db.prepare('INSERT OR IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)').run(domain, tenantId, Date.now()).changes === 1;
+    return (
+      this.db.prepare('INSERT OR IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)').run(domain, tenantId, Date.now()).changes === 1
+    );
   }
 
   async removeDomain(tenantId: string, domain: string): Promise<boolean> {
@@ -82,7 +104,10 @@ export class SqliteTenantStore implements TenantStore {
   }
 
   async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {
-    return (this.db.prepare('SELECT domain, tenant_id FROM tenant_domains ORDER BY domain').all() as Array<{ domain: string; tenant_id: string }>).map((r) => ({ domain: r.domain, tenantId: r.tenant_id }));
+    return (this.db.prepare('SELECT domain, tenant_id FROM tenant_domains ORDER BY domain').all() as Array<{ domain: string; tenant_id: string }>).map((r) => ({
+      domain: r.domain,
+      tenantId: r.tenant_id,
+    }));
   }
 
   async suspendedTenantIds(): Promise<string[]> {
@@ -90,7 +115,11 @@ export class SqliteTenantStore implements TenantStore {
   }
 
   async blockedDomains(): Promise<Array<{ domain: string; reason: string | null; createdAt: Date }>> {
-    const rows = this.db.prepare('SELECT domain, reason, created_at FROM blocked_domains ORDER BY domain').all() as Array<{ domain: string; reason: string | null; created_at: number }>;
+    const rows = this.db.prepare('SELECT domain, reason, created_at FROM blocked_domains ORDER BY domain').all() as Array<{
+      domain: string;
+      reason: string | null;
+      created_at: number;
+    }>;
     return rows.map((r) => ({ domain: r.domain, reason: r.reason, createdAt: new Date(r.created_at) }));
   }
 

@@ -36,7 +36,13 @@ export const KEY_WITH_TENANT_SELECT = `SELECT k.id, k.tenant_id, k.name, k.prefi
 
 export type KeyWithTenantRow = KeyRow & { t_name: string; t_plan: Plan; t_status: TenantStatus; t_created_at: DbDate };
 
-export const tenantFromRow = (row: TenantRow): Tenant => ({ id: row.id, name: row.name, plan: row.plan, status: row.status, createdAt: toDate(row.created_at) });
+export const tenantFromRow = (row: TenantRow): Tenant => ({
+  id: row.id,
+  name: row.name,
+  plan: row.plan,
+  status: row.status,
+  createdAt: toDate(row.created_at),
+});
 
 /** Scopes are stored space-separated; a scope this version does not know is dropped, never granted. */
 export const scopesToDb = (scopes: readonly Scope[]): string => scopes.join(' ');

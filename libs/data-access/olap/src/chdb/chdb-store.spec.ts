@@ -78,7 +78,10 @@ describe('chdb click aggregate store on disk', () => {
     expect((await again.ingestedOffsets('memory:a')).get(2)).toBe(9007199254740993n);
     await again.write([{ ...row, visitor: 8 }], { source: 'memory:a', partition: 2, lastOffset: '9007199254740995' });
     expect((await again.ingestedOffsets('memory:a')).get(2)).toBe(9007199254740995n);
-    expect(await again.series(q, r)).toEqual({ series: [{ time: T0, clicks: 8, visitors: 2, botClicks: 0 }], totals: { clicks: 8, visitors: 2, botClicks: 0 } });
+    expect(await again.series(q, r)).toEqual({
+      series: [{ time: T0, clicks: 8, visitors: 2, botClicks: 0 }],
+      totals: { clicks: 8, visitors: 2, botClicks: 0 },
+    });
     await again.close();
   });
 
@@ -101,7 +104,11 @@ describe('chdb click aggregate store on disk', () => {
     const executor = openExecutor();
     const before = new SqlClickAggregateStore(executor, 'upgrade', CLICK_MIGRATIONS.slice(0, 2));
     await before.migrate();
-    for (const [minute, visitor, clicks] of [[T0, 1, 2], [T0 + 60, 2, 3], [T0 + 3600, 1, 4]]) {
+    for (const [minute, visitor, clicks] of [
+      [T0, 1, 2],
+      [T0 + 60, 2, 3],
+      [T0 + 3600, 1, 4],
+    ]) {
       await executor.command(
         `INSERT INTO upgrade.clicks_minute SELECT 't', 'd', 'c', toDateTime(${minute}), toUInt32(0), sumState(toUInt64(${clicks})), uniqCombinedState(toUInt64(${visitor})), maxState(toUInt64(0)) FROM system.one`,
       );

@@ -45,7 +45,10 @@ describe('clickhouse server executor', () => {
   it('reports an unreachable server as OlapError without credentials in the message', async () => {
     const executor = new ClickHouseExecutor({ url: 'http://someone:s3cret@127.0.0.1:1', requestTimeoutMs: 2000 });
     try {
-      const err = await executor.ping().then(() => undefined, (e: unknown) => e);
+      const err = await executor.ping().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(OlapError);
       expect((err as Error).message).toMatch(/unreachable|failed/);
       expect((err as Error).message).not.toContain('s3cret');

@@ -129,7 +129,11 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('keeps bot clicks apart: excluded by default, included or alone on request, always counted as botClicks', async () => {
       const l = link();
-      await store.write([aVisitorRow({ ...l, visitor: 1, clicks: 3 }), aVisitorRow({ ...l, visitor: 2, clicks: 4, bot: true }), aVisitorRow({ ...l, minute: T0 + MIN, visitor: 2, clicks: 1, bot: true })]);
+      await store.write([
+        aVisitorRow({ ...l, visitor: 1, clicks: 3 }),
+        aVisitorRow({ ...l, visitor: 2, clicks: 4, bot: true }),
+        aVisitorRow({ ...l, minute: T0 + MIN, visitor: 2, clicks: 1, bot: true }),
+      ]);
       const exclude = await store.series(l, minutes(T0, T0 + 5 * MIN));
       expect(exclude.series).toEqual([
         { time: T0, clicks: 3, visitors: 1, botClicks: 4 },
@@ -143,9 +147,20 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
     it('breaks clicks down by dimension value, most clicks first, with unique visitors per value, at every granularity', async () => {
       const l = link();
       await store.write([
-        aVisitorRow({ ...l, visitor: 1, clicks: 3, dims: [dim('countries', 'DE', 3), dim('referers', 'news.example', 1), dim('referers', '', 2), dim('devices', 'mobile', 3)] }),
+        aVisitorRow({
+          ...l,
+          visitor: 1,
+          clicks: 3,
+          dims: [dim('countries', 'DE', 3), dim('referers', 'news.example', 1), dim('referers', '', 2), dim('devices', 'mobile', 3)],
+        }),
         aVisitorRow({ ...l, visitor: 2, clicks: 1, dims: [dim('countries', 'US', 1), dim('referers', 'news.example', 1), dim('devices', 'desktop', 1)] }),
-        aVisitorRow({ ...l, minute: T0 + 2 * HOUR, visitor: 1, clicks: 2, dims: [dim('countries', 'DE', 2), dim('referers', '', 2), dim('devices', 'mobile', 2)] }),
+        aVisitorRow({
+          ...l,
+          minute: T0 + 2 * HOUR,
+          visitor: 1,
+          clicks: 2,
+          dims: [dim('countries', 'DE', 2), dim('referers', '', 2), dim('devices', 'mobile', 2)],
+        }),
         aVisitorRow({ ...l, visitor: 3, clicks: 9, bot: true, dims: [dim('countries', 'US', 9), dim('devices', 'bot', 9)] }),
       ]);
       for (const granularity of ['minute', 'hour', 'day'] as const) {
@@ -256,15 +271,26 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       await store.write([aVisitorRow({ ...l, minute: T0 + MIN })], { source, partition: 1, lastOffset: '12' });
       await store.write([], { source, partition: 2, lastOffset: '9007199254740993' });
       await store.write([aVisitorRow(l)], { source: other, partition: 1, lastOffset: '99' });
-      expect(await store.ingestedOffsets(source)).toEqual(new Map([[1, 12n], [2, 9007199254740993n]]));
+      expect(await store.ingestedOffsets(source)).toEqual(
+        new Map([
+          [1, 12n],
+          [2, 9007199254740993n],
+        ]),
+      );
       expect(await store.ingestedOffsets(freshSource())).toEqual(new Map());
       expect((await store.series(l, minutes(T0, T0 + 2 * MIN))).totals.clicks).toBe(5);
     });
 
     it("keeps each producer's highest event seq per source and partition, written with the rows", async () => {
       const source = freshSource();
-      await store.write([aVisitorRow()], { source, partition: 0, lastOffset: '1' }, [{ source, partition: 0, producer: 'a', lastSeq: 10 }, { source, partition: 1, producer: 'a', lastSeq: 4 }]);
-      await store.write([], { source, partition: 0, lastOffset: '2' }, [{ source, partition: 0, producer: 'a', lastSeq: 7 }, { source, partition: 0, producer: 'b', lastSeq: 2 ** 40 }]);
+      await store.write([aVisitorRow()], { source, partition: 0, lastOffset: '1' }, [
+        { source, partition: 0, producer: 'a', lastSeq: 10 },
+        { source, partition: 1, producer: 'a', lastSeq: 4 },
+      ]);
+      await store.write([], { source, partition: 0, lastOffset: '2' }, [
+        { source, partition: 0, producer: 'a', lastSeq: 7 },
+        { source, partition: 0, producer: 'b', lastSeq: 2 ** 40 },
+      ]);
       const marks = (await store.producerMarks(source, T0)).sort((x, y) => x.partition - y.partition || x.producer.localeCompare(y.producer));
       expect(marks).toEqual([
         { source, partition: 0, producer: 'a', lastSeq: 10 },
@@ -291,7 +317,10 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
     it('round-trips quotes, backslashes, newlines and non-ASCII in tenant, domain, code and dimension values', async () => {
       const nasty = { tenantId: `t'\\"\n${randomUUID()}`, domain: 'dömain\\.example', code: "a'b\\c" };
       const lookalike = { ...nasty, code: "a'bc" };
-      await store.write([aVisitorRow({ ...nasty, clicks: 2, visitor: 9, dims: [dim('referers', "x'y\\z\n😀", 2)] }), aVisitorRow({ ...lookalike, clicks: 30 })]);
+      await store.write([
+        aVisitorRow({ ...nasty, clicks: 2, visitor: 9, dims: [dim('referers', "x'y\\z\n😀", 2)] }),
+        aVisitorRow({ ...lookalike, clicks: 30 }),
+      ]);
       expect((await store.series(nasty, minutes(T0, T0 + MIN))).series).toEqual([{ time: T0, clicks: 2, visitors: 1, botClicks: 0 }]);
       expect(await store.breakdown(nasty, minutes(T0, T0 + MIN), 'referers', 5)).toEqual([{ value: "x'y\\z\n😀", clicks: 2, visitors: 1 }]);
       expect((await store.series({ ...nasty, code: "' OR '1'='1" }, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);

@@ -41,7 +41,7 @@ export function describeOlapExecutorContract(backend: string, open: () => Promis
     });
 
     it('round-trips string literals with quotes, backslashes, control characters and non-ASCII', async () => {
-      const values = ["a'b\\c", "\\'", "x\\", "'; DROP TABLE t; --", 'line1\nline2\r\n\ttab', 'nul\0byte', 'ünïcode 😀', '', '\\n literally'];
+      const values = ["a'b\\c", "\\'", 'x\\', "'; DROP TABLE t; --", 'line1\nline2\r\n\ttab', 'nul\0byte', 'ünïcode 😀', '', '\\n literally'];
       for (const v of values) {
         const rows = await x.queryJsonEachRow<{ s: string }>(`SELECT ${sqlString(v)} AS s`);
         expect(rows).toEqual([{ s: v }]);
@@ -71,13 +71,19 @@ export function describeOlapExecutorContract(backend: string, open: () => Promis
     });
 
     it('maps engine errors to OlapError with the ClickHouse code and a readable message', async () => {
-      const syntax = await x.command('SELEC 1').then(() => undefined, (e: unknown) => e);
+      const syntax = await x.command('SELEC 1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(syntax).toBeInstanceOf(OlapError);
       expect((syntax as OlapError).clickhouseCode).toBe(62);
       expect((syntax as OlapError).message).toMatch(/Syntax error/);
       expect((syntax as OlapError).message).not.toMatch(/e\.what\(\)|e\.displayText/);
 
-      const unknown = await x.queryJsonEachRow(`SELECT * FROM ${f.database}.no_such_table_here`).then(() => undefined, (e: unknown) => e);
+      const unknown = await x.queryJsonEachRow(`SELECT * FROM ${f.database}.no_such_table_here`).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(unknown).toBeInstanceOf(OlapError);
       expect((unknown as OlapError).clickhouseCode).toBe(60);
       expect((unknown as OlapError).message).toMatch(/no_such_table_here/);

@@ -38,9 +38,14 @@ describe('BatchCreator', () => {
     const records = new InMemoryBatchRecords();
     const links = new LinkService(
       {
-        links: repo, ids: new SegmentIdAllocator(ids, 'links', 10), codes, cache, changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        links: repo,
+        ids: new SegmentIdAllocator(ids, 'links', 10),
+        codes,
+        cache,
+        changes: new ChangePropagation(cache, new RecordingChangeFeed()),
         passwords: plainPasswords,
-        urls: new UrlPolicy({ shortDomains: ['sho.rt'] }), clock: { now: () => clock.t },
+        urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
+        clock: { now: () => clock.t },
       },
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt'], retireForMs: 90 * DAY },
     );
@@ -53,7 +58,10 @@ describe('BatchCreator', () => {
     const run = async (inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'> | DomainError>, key: string | null = null, granted = Infinity, by = creator()) => {
       let left = granted;
       const started = await by.start({
-        tenantId: 't1', idempotencyKey: key, rows: rowsOf(inputs), render,
+        tenantId: 't1',
+        idempotencyKey: key,
+        rows: rowsOf(inputs),
+        render,
         quota: async (n) => {
           const g = Math.min(n, left);
           left -= g;
@@ -80,8 +88,16 @@ describe('BatchCreator', () => {
     expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(24);
     expect(stored()).toHaveLength(24);
     expect(statements.mock.calls.map(([, rowsPerStatement]) => rowsPerStatement)).toEqual([4, 4, 4]);
-    expect(statements.mock.calls.flatMap(([links]) => links.map((l) => l.code)).sort()).toEqual(stored().map((l) => l.code).sort());
-    expect(cache.newLinks.map((l) => l.code).sort()).toEqual(stored().map((l) => l.code).sort());
+    expect(statements.mock.calls.flatMap(([links]) => links.map((l) => l.code)).sort()).toEqual(
+      stored()
+        .map((l) => l.code)
+        .sort(),
+    );
+    expect(cache.newLinks.map((l) => l.code).sort()).toEqual(
+      stored()
+        .map((l) => l.code)
+        .sort(),
+    );
   });
 
   it('tells the read path of the links each chunk created in one call, and not of a link that was not written', async () => {
@@ -90,7 +106,11 @@ describe('BatchCreator', () => {
     const lines = await run([...urls(24), { url: 'https://example.com/x', alias: 'taken-twice' }, { url: 'https://example.com/y', alias: 'taken-twice' }]);
     expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(25);
     expect(told.mock.calls.map(([links]) => links.length)).toEqual([10, 10, 5]); // chunks of 10
-    expect(told.mock.calls.flatMap(([links]) => links.map((l) => l.id)).sort()).toEqual(stored().map((l) => l.id).sort());
+    expect(told.mock.calls.flatMap(([links]) => links.map((l) => l.id)).sort()).toEqual(
+      stored()
+        .map((l) => l.id)
+        .sort(),
+    );
   });
 
   it('checks aliases against every shard, retired codes, expired holders and the batch itself; the neighbours are created', async () => {
@@ -110,7 +130,14 @@ describe('BatchCreator', () => {
     ]);
     // Another tenant's deleted or expired alias is only unavailable to t1: no date, nothing about what happened to it.
     expect(lines.map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual([
-      '0 ALIAS_TAKEN', '1 ALIAS_TAKEN', '2 ALIAS_TAKEN', '3 201', '4 ALIAS_TAKEN', '5 201', '6 201', '7 201',
+      '0 ALIAS_TAKEN',
+      '1 ALIAS_TAKEN',
+      '2 ALIAS_TAKEN',
+      '3 201',
+      '4 ALIAS_TAKEN',
+      '5 201',
+      '6 201',
+      '7 201',
     ]);
     expect(lines.slice(1, 3).join('\n')).not.toMatch(/availableAt|deleted|expired|\d{4}-\d{2}-\d{2}/);
   });
@@ -121,7 +148,22 @@ describe('BatchCreator', () => {
     const findOnEveryShard = repo.findOnEveryShard.bind(repo);
     jest.spyOn(repo, 'findOnEveryShard').mockImplementationOnce(async (ids) => {
       const found = await findOnEveryShard(ids);
-      await repo.insert({ ...stored()[0], id: '424242', code: 'raced', domain: 'sho.rt', tenantId: 't9', tags: [], targetUrl: 'https://x.example/', createdAt: new Date(), updatedAt: new Date(), expiresAt: null, status: 'active', version: 1 } as Link).catch(() => undefined);
+      await repo
+        .insert({
+          ...stored()[0],
+          id: '424242',
+          code: 'raced',
+          domain: 'sho.rt',
+          tenantId: 't9',
+          tags: [],
+          targetUrl: 'https://x.example/',
+          createdAt: new Date(),
+          updatedAt: new Date(),
+          expiresAt: null,
+          status: 'active',
+          version: 1,
+        } as Link)
+        .catch(() => undefined);
       return found;
     });
     await run(urls(1)); // something to copy fields from
@@ -160,7 +202,13 @@ describe('BatchCreator', () => {
     expect(longer.slice(20).map((l) => l.split(' ').pop())).toEqual(Array(11).fill('IDEMPOTENCY_KEY_REUSED'));
     expect(stored()).toHaveLength(25);
     // While an attempt holds the key, another gets 409.
-    const holder = await creator().start({ tenantId: 't1', idempotencyKey: 'held', rows: rowsOf(urls(3)), render, quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'q') }) });
+    const holder = await creator().start({
+      tenantId: 't1',
+      idempotencyKey: 'held',
+      rows: rowsOf(urls(3)),
+      render,
+      quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'q') }),
+    });
     await expect(run(urls(3), 'held')).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_IN_USE, details: { retryAfterSeconds: 1 } });
     for await (const _ of holder.lines()) void _;
     expect(await run(urls(3), 'held')).toHaveLength(3);
@@ -176,7 +224,13 @@ describe('BatchCreator', () => {
         return typeof value === 'function' ? (...args: unknown[]) => (crashed ? Promise.reject(new Error('process gone')) : value.apply(target, args)) : value;
       },
     });
-    const first = await creator(dying).start({ tenantId: 't1', idempotencyKey: 'crash', rows: rowsOf(urls(30)), render, quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'q') }) });
+    const first = await creator(dying).start({
+      tenantId: 't1',
+      idempotencyKey: 'crash',
+      rows: rowsOf(urls(30)),
+      render,
+      quota: async (n) => ({ granted: n, refusal: new DomainError(ErrorCode.QUOTA_EXCEEDED, 'q') }),
+    });
     const lines = first.lines();
     const chunk0 = (await lines.next()).value as string;
     repo.stalled.add('c');
@@ -194,7 +248,9 @@ describe('BatchCreator', () => {
     const retry = await run(urls(30), 'crash');
     expect(retry.slice(0, 10).join('\n') + '\n').toBe(chunk0);
     expect(retry.map((l) => l.split(' ')[1])).toEqual(Array(30).fill('201'));
-    const byRow = stored().map((l) => `sho.rt/${l.code} ${l.id}`).sort();
+    const byRow = stored()
+      .map((l) => `sho.rt/${l.code} ${l.id}`)
+      .sort();
     expect(retry.map((l) => l.split(' ').slice(2).join(' ')).sort()).toEqual(byRow);
     expect(stored()).toHaveLength(30);
     expect(await run(urls(30), 'crash')).toEqual(retry);

@@ -57,7 +57,13 @@ export class BulkLinks {
   /** Runs `act` on every id, `concurrency` at a time, and yields the outcomes in the order of `ids`. */
   private async *each(ids: readonly ShortUrlIdentifier[], act: (id: ShortUrlIdentifier) => Promise<BulkOutcome>): AsyncGenerator<BulkOutcome> {
     const settle = (id: ShortUrlIdentifier) =>
-      act(id).catch((error: unknown): BulkOutcome => ({ id, error: error instanceof DomainError ? error : new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'a store did not answer; retry this link', { retryAfterSeconds: 1 }, { cause: error }) }));
+      act(id).catch((error: unknown): BulkOutcome => ({
+        id,
+        error:
+          error instanceof DomainError
+            ? error
+            : new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'a store did not answer; retry this link', { retryAfterSeconds: 1 }, { cause: error }),
+      }));
     const running: Array<Promise<BulkOutcome>> = [];
     let next = 0;
     while (next < ids.length || running.length) {
@@ -67,4 +73,5 @@ export class BulkLinks {
   }
 }
 
-const tooMany = (max: number) => new DomainError(ErrorCode.BATCH_TOO_LARGE, `a bulk change acts on at most ${max} links; name fewer, or narrow the tag with a domain`, { maxLinks: max });
+const tooMany = (max: number) =>
+  new DomainError(ErrorCode.BATCH_TOO_LARGE, `a bulk change acts on at most ${max} links; name fewer, or narrow the tag with a domain`, { maxLinks: max });

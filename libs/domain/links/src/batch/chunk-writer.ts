@@ -67,7 +67,10 @@ export class ChunkWriter {
     const lookups = chunk.recovering ? chunk.candidates : aliased;
     const [existing, retired] = await Promise.all([
       this.parts.repository.findOnEveryShard(lookups.map((c) => identifierOf(c.link))),
-      this.parts.repository.retiredOnEveryShard(aliased.map((c) => identifierOf(c.link)), new Date(this.parts.clock.now())),
+      this.parts.repository.retiredOnEveryShard(
+        aliased.map((c) => identifierOf(c.link)),
+        new Date(this.parts.clock.now()),
+      ),
     ]);
     const found = new Map(existing.map((l) => [keyOf(l), l]));
     const retiredUntil = new Map(retired.map((r) => [keyOf(r), r.retiredUntil]));
@@ -94,7 +97,8 @@ export class ChunkWriter {
       while (used.has(keyOf(c.link)) && c.attempt < this.maxAttempts) this.nextAttempt(chunk, c);
       const holder = found.get(keyOf(c.link));
       if (holder?.id === c.link.id) done(c, holder);
-      else if (holder) retry.push(c); // taken by another link: the next attempt, one by one
+      else if (holder)
+        retry.push(c); // taken by another link: the next attempt, one by one
       else toInsert.push(c);
       used.add(keyOf(c.link));
     }

@@ -68,10 +68,28 @@ export function asDomainError(error: unknown): DomainError {
  */
 export function linkOf(p: PreparedLink, id: bigint, codes: CodeStrategy, attempt: number): Link {
   return {
-    id: id.toString(), domain: p.domain, code: p.alias ?? codes.codeFor(id, p.targetUrl, attempt), targetUrl: p.targetUrl, tenantId: p.tenantId,
-    createdAt: p.createdAt, updatedAt: p.updatedAt, expiresAt: p.expiresAt, status: p.status, redirectType: p.redirectType, version: p.version,
-    moderation: p.moderation, moderationReason: p.moderationReason, title: p.title, tags: p.tags, maxClicks: p.maxClicks, passwordHash: p.passwordHash,
-    utm: p.utm, forwardQuery: p.forwardQuery, geoTargets: p.geoTargets, deviceTargets: p.deviceTargets, variants: p.variants,
+    id: id.toString(),
+    domain: p.domain,
+    code: p.alias ?? codes.codeFor(id, p.targetUrl, attempt),
+    targetUrl: p.targetUrl,
+    tenantId: p.tenantId,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+    expiresAt: p.expiresAt,
+    status: p.status,
+    redirectType: p.redirectType,
+    version: p.version,
+    moderation: p.moderation,
+    moderationReason: p.moderationReason,
+    title: p.title,
+    tags: p.tags,
+    maxClicks: p.maxClicks,
+    passwordHash: p.passwordHash,
+    utm: p.utm,
+    forwardQuery: p.forwardQuery,
+    geoTargets: p.geoTargets,
+    deviceTargets: p.deviceTargets,
+    variants: p.variants,
     clicksPerIpPerMinute: p.clicksPerIpPerMinute,
   };
 }

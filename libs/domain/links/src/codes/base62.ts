@@ -26,4 +26,3 @@ export function decodeBase62(code: string): number {
   }
   return value;
 }
-

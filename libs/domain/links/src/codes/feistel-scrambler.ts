@@ -13,7 +13,10 @@ export class FeistelScrambler {
   private readonly halfMask: number;
   private readonly half: number;
 
-  constructor(secret: string, private readonly space = CODE_SPACE) {
+  constructor(
+    secret: string,
+    private readonly space = CODE_SPACE,
+  ) {
     // The network spans the smallest even bit width covering the space, so cycle walking needs
     // fewer than 4 rounds trips on average (62^7 -> 42 bits, 21 per half).
     const halfBits = Math.ceil(Math.ceil(Math.log2(space)) / 2);

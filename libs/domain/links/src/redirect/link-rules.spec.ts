@@ -10,11 +10,27 @@ const WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (K
 const geo: GeoLookup = { countryOf: (a) => ({ '81': 'GB', '5': 'DE', '8': 'US' })[a.split('.')[0]] ?? null, builtAt: null };
 
 const link = (rules?: RedirectRules, over: Partial<CachedLink> = {}): CachedLink => ({
-  id: String(Math.floor(Math.random() * 1e12)), tenantId: 't', targetUrl: 'https://example.com/main', redirectType: 302, expiresAt: null, status: 'active', version: 1, createdAt: 0,
-  ...(rules ? { rules } : {}), ...over,
+  id: String(Math.floor(Math.random() * 1e12)),
+  tenantId: 't',
+  targetUrl: 'https://example.com/main',
+  redirectType: 302,
+  expiresAt: null,
+  status: 'active',
+  version: 1,
+  createdAt: 0,
+  ...(rules ? { rules } : {}),
+  ...over,
 });
 
-const request = (over: Partial<RedirectRequest> = {}): RedirectRequest => ({ address: '8.8.8.8', userAgent: WINDOWS, query: undefined, counts: true, acknowledged: false, passwordAccepted: false, ...over });
+const request = (over: Partial<RedirectRequest> = {}): RedirectRequest => ({
+  address: '8.8.8.8',
+  userAgent: WINDOWS,
+  query: undefined,
+  counts: true,
+  acknowledged: false,
+  passwordAccepted: false,
+  ...over,
+});
 const locationOf = (d: RedirectDecision) => (d.kind === 'redirect' ? d.location : d.kind);
 
 describe('LinkRules', () => {
@@ -33,8 +49,13 @@ describe('LinkRules', () => {
 
   it('applies the order: moderation, max clicks, password, visitor limit, geo, device, variant, UTM, query', () => {
     const all: RedirectRules = {
-      maxClicks: 10, passwordHash: 'h', clicksPerIpPerMinute: 2, geoTargets: { GB: 'https://example.co.uk/' }, deviceTargets: { ios: 'https://apps.apple.com/x' },
-      variants: [{ url: 'https://a.example/', weight: 1 }], utm: { source: 'sl' },
+      maxClicks: 10,
+      passwordHash: 'h',
+      clicksPerIpPerMinute: 2,
+      geoTargets: { GB: 'https://example.co.uk/' },
+      deviceTargets: { ios: 'https://apps.apple.com/x' },
+      variants: [{ url: 'https://a.example/', weight: 1 }],
+      utm: { source: 'sl' },
     };
     const banned = link(all, { moderation: 'banned' });
     const flagged = link(all, { moderation: 'flagged' });
@@ -46,11 +67,21 @@ describe('LinkRules', () => {
     exhausted.delete(l.id);
     expect(rules.decide(l, request()).kind).toBe('password');
     const ok = { passwordAccepted: true, query: 'q=1' };
-    expect(rules.decide(l, request({ ...ok, address: '81.2.69.142', userAgent: IPHONE }))).toEqual({ kind: 'redirect', location: 'https://example.co.uk/?utm_source=sl&q=1', variant: null, reserve: true });
+    expect(rules.decide(l, request({ ...ok, address: '81.2.69.142', userAgent: IPHONE }))).toEqual({
+      kind: 'redirect',
+      location: 'https://example.co.uk/?utm_source=sl&q=1',
+      variant: null,
+      reserve: true,
+    });
     expect(rules.decide(l, request({ ...ok, address: '81.2.69.142', userAgent: IPHONE })).kind).toBe('redirect');
     expect(rules.decide(l, request({ ...ok, address: '81.2.69.142', userAgent: IPHONE }))).toMatchObject({ kind: 'limited' });
     expect(locationOf(rules.decide(l, request({ ...ok, address: '5.9.0.1', userAgent: IPHONE })))).toBe('https://apps.apple.com/x?utm_source=sl&q=1');
-    expect(rules.decide(l, request({ ...ok, address: '8.8.8.8', userAgent: WINDOWS }))).toEqual({ kind: 'redirect', location: 'https://a.example/?utm_source=sl&q=1', variant: 0, reserve: true });
+    expect(rules.decide(l, request({ ...ok, address: '8.8.8.8', userAgent: WINDOWS }))).toEqual({
+      kind: 'redirect',
+      location: 'https://a.example/?utm_source=sl&q=1',
+      variant: 0,
+      reserve: true,
+    });
     expect(rules.decide(flagged, request({ ...ok, acknowledged: true })).kind).toBe('redirect');
   });
 
@@ -65,7 +96,13 @@ describe('LinkRules', () => {
     const l = link({ clicksPerIpPerMinute: 2 });
     const t0 = Date.UTC(2026, 0, 1, 12, 0, 0);
     const kinds = (r: Partial<RedirectRequest>, at: number) => rules.decide(l, request(r), at).kind;
-    expect([kinds({ counts: false }, t0), kinds({}, t0), kinds({}, t0), kinds({}, t0), kinds({ counts: false }, t0)]).toEqual(['redirect', 'redirect', 'redirect', 'limited', 'limited']);
+    expect([kinds({ counts: false }, t0), kinds({}, t0), kinds({}, t0), kinds({}, t0), kinds({ counts: false }, t0)]).toEqual([
+      'redirect',
+      'redirect',
+      'redirect',
+      'limited',
+      'limited',
+    ]);
     expect(kinds({ address: '5.5.5.5' }, t0)).toBe('redirect');
     expect(rules.decide(link({ clicksPerIpPerMinute: 2 }), request(), t0).kind).toBe('redirect'); // another link, its own count
     expect(rules.decide(l, request(), t0 + 30_000)).toEqual({ kind: 'limited', retryAfterSeconds: 30 });
@@ -79,7 +116,13 @@ describe('LinkRules', () => {
   });
 
   it('gives a visitor the same variant on every request and every instance', () => {
-    const l = link({ variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }, { url: 'https://c.example/', weight: 1 }] });
+    const l = link({
+      variants: [
+        { url: 'https://a.example/', weight: 1 },
+        { url: 'https://b.example/', weight: 1 },
+        { url: 'https://c.example/', weight: 1 },
+      ],
+    });
     const other = new LinkRules(geo, { isKnownExhausted: () => false });
     for (let i = 0; i < 200; i++) {
       const r = request({ address: `203.0.113.${i}`, userAgent: `agent-${i % 7}` });

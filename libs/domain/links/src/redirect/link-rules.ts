@@ -162,7 +162,8 @@ export function cumulative(weights: readonly number[]): number[] {
 }
 
 /** The visitor, for sticky variants: client address and user agent (docs/design.md, "Link options"). */
-export const visitorKey = (address: string, userAgent: string): string => `${address}\u0000${userAgent.length > MAX_AGENT ? userAgent.slice(0, MAX_AGENT) : userAgent}`;
+export const visitorKey = (address: string, userAgent: string): string =>
+  `${address}\u0000${userAgent.length > MAX_AGENT ? userAgent.slice(0, MAX_AGENT) : userAgent}`;
 
 /**
  * The variant of a visitor: the hash of the visitor key (seeded per link, so one visitor's

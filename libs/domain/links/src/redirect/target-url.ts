@@ -78,7 +78,13 @@ export function compileTarget(target: string, utm: Utm | null | undefined): Comp
   const fragment = hash < 0 ? '' : target.slice(hash);
   const q = beforeFragment.indexOf('?');
   const head = q < 0 ? beforeFragment : beforeFragment.slice(0, q);
-  const own = q < 0 ? [] : beforeFragment.slice(q + 1).split('&').filter((p) => p !== '');
+  const own =
+    q < 0
+      ? []
+      : beforeFragment
+          .slice(q + 1)
+          .split('&')
+          .filter((p) => p !== '');
   const extra = utmPairs(utm);
   const utmNames = new Set(extra.map(([name]) => name));
   const kept = own.filter((p) => !utmNames.has(queryNameOf(p)));

@@ -21,7 +21,14 @@ export class InMemoryBatchRecords implements BatchRecordStore {
     let e = this.entry(c);
     if (e && e.expiresAt <= c.now) e = undefined;
     if (!e) {
-      this.entries.set(`${c.tenantId}/${c.key}`, { chunkRows: c.chunkRows, owner: c.owner, leaseUntil: c.leaseUntil, complete: false, expiresAt: c.expiresAt, chunks: new Map() });
+      this.entries.set(`${c.tenantId}/${c.key}`, {
+        chunkRows: c.chunkRows,
+        owner: c.owner,
+        leaseUntil: c.leaseUntil,
+        complete: false,
+        expiresAt: c.expiresAt,
+        chunks: new Map(),
+      });
       return { outcome: 'new', record: { chunkRows: c.chunkRows, complete: false, leaseUntil: c.leaseUntil } };
     }
     if (e.complete) return { outcome: 'complete', record: { chunkRows: e.chunkRows, complete: true, leaseUntil: null } };

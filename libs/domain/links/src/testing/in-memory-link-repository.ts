@@ -44,7 +44,12 @@ export class InMemoryLinkRepository implements LinkRepository {
       for (let i = 0; i < group.length; i += rowsPerStatement) {
         const statement = group.slice(i, i + rowsPerStatement);
         if (this.stalled.has(shard.shardName)) await new Promise<never>(() => undefined);
-        const error = this.down.has(shard.shardName) ? unavailable(shard) : await shard.insertMany(statement).then(() => null, (e: unknown) => e);
+        const error = this.down.has(shard.shardName)
+          ? unavailable(shard)
+          : await shard.insertMany(statement).then(
+              () => null,
+              (e: unknown) => e,
+            );
         outcomes.push({ links: statement, error });
       }
       return outcomes;
@@ -90,7 +95,10 @@ export class InMemoryLinkRepository implements LinkRepository {
 
   async listByTenant(query: LinkListQuery): Promise<Link[]> {
     const pages = await Promise.all(this.shards.map((shard) => shard.listByTenant({ ...query, limit: query.limit + 1 })));
-    return pages.flat().sort(newestFirst).slice(0, query.limit + 1);
+    return pages
+      .flat()
+      .sort(newestFirst)
+      .slice(0, query.limit + 1);
   }
 
   async expireDue(now: Date, limitPerShard: number): Promise<Link[]> {

@@ -10,7 +10,12 @@ const checksums = new WeakMap<Link, string>();
 const checksumOf = (link: Link) =>
   checksums.get(link) ?? checksums.set(link, createHash('sha1').update(JSON.stringify(link)).digest('hex').slice(0, 16)).get(link)!;
 const toRow = (link: Link): StoredRow => ({
-  id: link.id, domain: link.domain, code: link.code, version: link.version, checksum: checksumOf(link), data: structuredClone(link),
+  id: link.id,
+  domain: link.domain,
+  code: link.code,
+  version: link.version,
+  checksum: checksumOf(link),
+  data: structuredClone(link),
 });
 
 /** InMemoryLinkShard with the move operations, by the same rules as the SQL stores; `down` makes every call fail. */
@@ -23,7 +28,8 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
     for (const m of Object.getOwnPropertyNames(InMemoryLinkShard.prototype).concat(Object.getOwnPropertyNames(InMemoryMovableShard.prototype))) {
       const f = (this as unknown as Record<string, unknown>)[m];
       if (['constructor', 'sorted', 'upsertOne'].includes(m) || typeof f !== 'function') continue;
-      (this as unknown as Record<string, unknown>)[m] = (...args: unknown[]) => (this.down ? Promise.reject(new Error(`ECONNREFUSED ${shardName}`)) : (f as (...a: unknown[]) => unknown).apply(this, args));
+      (this as unknown as Record<string, unknown>)[m] = (...args: unknown[]) =>
+        this.down ? Promise.reject(new Error(`ECONNREFUSED ${shardName}`)) : (f as (...a: unknown[]) => unknown).apply(this, args);
     }
   }
 

@@ -22,7 +22,10 @@ export class InMemoryTenantStore implements TenantStore {
     return this.tenants.get(id) ?? null;
   }
   async listTenants(afterId: string | null, limit: number) {
-    return [...this.tenants.values()].filter((t) => afterId === null || t.id > afterId).sort((a, b) => a.id.localeCompare(b.id)).slice(0, limit);
+    return [...this.tenants.values()]
+      .filter((t) => afterId === null || t.id > afterId)
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .slice(0, limit);
   }
   async updateTenant(id: string, change: { plan?: Plan; status?: TenantStatus; name?: string }) {
     const tenant = this.tenants.get(id);
@@ -35,7 +38,9 @@ export class InMemoryTenantStore implements TenantStore {
     return this.tenants.size;
   }
   async addKey(tenantId: string, hash: string, key: NewApiKey, cap?: KeyCap) {
-    const active = [...this.keys.values()].filter((k) => k.tenantId === tenantId && k.revokedAt === null && (k.expiresAt === null || k.expiresAt > (cap?.now ?? new Date())));
+    const active = [...this.keys.values()].filter(
+      (k) => k.tenantId === tenantId && k.revokedAt === null && (k.expiresAt === null || k.expiresAt > (cap?.now ?? new Date())),
+    );
     if (cap && active.length >= cap.maxActive) return null;
     const stored: ApiKey = { ...key, tenantId, createdAt: new Date(), revokedAt: null };
     this.keys.set(hash, stored);

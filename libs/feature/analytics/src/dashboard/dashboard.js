@@ -137,7 +137,12 @@
         {
           width,
           height: 260,
-          series: [{}, { label: 'Clicks', stroke: '#3867d6', width: 2 }, { label: 'Visitors (per bucket)', stroke: '#20bf6b', width: 2 }, { label: 'Bot clicks', stroke: '#a5b1c2', width: 1, dash: [4, 4] }],
+          series: [
+            {},
+            { label: 'Clicks', stroke: '#3867d6', width: 2 },
+            { label: 'Visitors (per bucket)', stroke: '#20bf6b', width: 2 },
+            { label: 'Bot clicks', stroke: '#a5b1c2', width: 1, dash: [4, 4] },
+          ],
           axes: [{}, { label: 'per bucket' }],
           scales: { x: { time: true } },
         },
@@ -168,7 +173,11 @@
     }
     if (current && top.links.some((l) => l.code === current)) picker.value = current;
     else if (!current && top.links.length && !$('link-code').value) picker.value = top.links[0].code;
-    renderTable($('top-links').tBodies[0], top.links.map((l) => [`${l.domain}/${l.code}`, fmt(l.clicks), fmt(l.visitors)]), 3);
+    renderTable(
+      $('top-links').tBodies[0],
+      top.links.map((l) => [`${l.domain}/${l.code}`, fmt(l.clicks), fmt(l.visitors)]),
+      3,
+    );
   }
 
   async function refresh() {
@@ -182,7 +191,11 @@
       await loadLinks(r);
       const orphans = await api('/api/v1/stats/orphans', { ...r, granularity: g, limit: 10 });
       $('orphan-total').textContent = fmt(orphans.totals.visits);
-      renderTable($('orphan-codes').tBodies[0], orphans.codes.map((c) => [c.domain, c.code, fmt(c.visits)]), 3);
+      renderTable(
+        $('orphan-codes').tBodies[0],
+        orphans.codes.map((c) => [c.domain, c.code, fmt(c.visits)]),
+        3,
+      );
       const { code, domain } = selection();
       if (!code) {
         $('status').textContent = 'choose a link';
@@ -199,7 +212,11 @@
       breakdowns.forEach((b, i) => {
         const d = DIMENSIONS[i];
         if (d === 'countries') {
-          renderTable($('breakdown-countries').tBodies[0], b.items.map((it) => [it.value === null ? '(unknown)' : it.value, fmt(it.clicks), fmt(it.visitors), `${(it.share * 100).toFixed(1)} %`]), 4);
+          renderTable(
+            $('breakdown-countries').tBodies[0],
+            b.items.map((it) => [it.value === null ? '(unknown)' : it.value, fmt(it.clicks), fmt(it.visitors), `${(it.share * 100).toFixed(1)} %`]),
+            4,
+          );
         } else {
           renderBars($(`breakdown-${d}`), d, b.items);
         }

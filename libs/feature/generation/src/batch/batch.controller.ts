@@ -5,7 +5,19 @@ import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { BatchCreator, BatchOutcome, BatchRow, BulkLinks, BulkOutcome, BulkSelection, EDITABLE_FIELDS, LinkEdit } from '@shortlink/links-domain';
-import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, checkAgainst, Contract, jsonDepth, MAX_JSON_DEPTH, Principal, problemFor, StreamedBody, StreamedRoutes } from '@shortlink/nest-platform';
+import {
+  ApiKeyGuard,
+  APP_CONFIG,
+  AuthenticatedRequest,
+  checkAgainst,
+  Contract,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  Principal,
+  problemFor,
+  StreamedBody,
+  StreamedRoutes,
+} from '@shortlink/nest-platform';
 import { BatchSlots, PlanRateLimiter } from '@shortlink/tenants-domain';
 import { LinkPresenter } from '../link-presenter';
 import { linkCreationSchema } from '../link.schemas';
@@ -57,8 +69,14 @@ export class BatchController implements OnModuleInit {
     responses: { 200: { description: 'One line per row, in request order', schema: batchLineSchema, contentType: 'application/x-ndjson' } },
     errors: [409, 413, 415, 422, 429],
   })
-  async batch(@Req() req: AuthenticatedRequest, @Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Res() reply: FastifyReply): Promise<void> {
-    if (!(body instanceof StreamedBody)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'send the rows as application/x-ndjson or a JSON array (application/json)', { field: 'body' });
+  async batch(
+    @Req() req: AuthenticatedRequest,
+    @Body() body: unknown,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    if (!(body instanceof StreamedBody))
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'send the rows as application/x-ndjson or a JSON array (application/json)', { field: 'body' });
     const principal = req.principal!;
     const idempotencyKey = idempotencyKeyOf(key);
     // Held until the answer has ended or the connection closed, whichever way the batch ends.
@@ -84,7 +102,8 @@ export class BatchController implements OnModuleInit {
   @HttpCode(200)
   @Contract({
     summary: 'Edit up to 10 000 links at once (by code or by tag)',
-    description: 'Applies one edit to each link as PATCH /api/v1/links/{code} would (every cache layer told). NDJSON answer, one line per link: `{code, domain, status: 200, link}` or `{code, domain, status, problem}`.',
+    description:
+      'Applies one edit to each link as PATCH /api/v1/links/{code} would (every cache layer told). NDJSON answer, one line per link: `{code, domain, status: 200, link}` or `{code, domain, status, problem}`.',
     tags: TAGS,
     scope: 'links:write',
     body: bulkEditSchema,
@@ -102,7 +121,8 @@ export class BatchController implements OnModuleInit {
   @HttpCode(200)
   @Contract({
     summary: 'Delete up to 10 000 links at once (by code or by tag)',
-    description: 'Deletes each link as DELETE /api/v1/links/{code} would. NDJSON answer, one line per link: `{code, domain, status: 204}` or `{code, domain, status, problem}`.',
+    description:
+      'Deletes each link as DELETE /api/v1/links/{code} would. NDJSON answer, one line per link: `{code, domain, status: 204}` or `{code, domain, status, problem}`.',
     tags: TAGS,
     scope: 'links:write',
     body: bulkDeleteSchema,
@@ -117,12 +137,16 @@ export class BatchController implements OnModuleInit {
 
   /** Each raw row parsed and shaped like a single create's body (the same contract, the same errors). */
   private async *rows(body: StreamedBody, hashed: boolean): AsyncGenerator<BatchRow> {
-    for await (const raw of readRows(body.chunks(), body.mediaType, { maxRows: this.config.batch.maxRows, maxRowBytes: MAX_ROW_BYTES })) yield shapeRow(raw, hashed);
+    for await (const raw of readRows(body.chunks(), body.mediaType, { maxRows: this.config.batch.maxRows, maxRowBytes: MAX_ROW_BYTES }))
+      yield shapeRow(raw, hashed);
   }
 
   private async quota(principal: Principal, rows: number): Promise<{ granted: number; refusal: DomainError }> {
     const { granted, decision } = await this.plans.batchRows(principal.tenantId, principal.plan, rows);
-    const refusal = new DomainError(ErrorCode.QUOTA_EXCEEDED, `the ${principal.plan} plan allows ${decision.limit} batch rows a day; this row is beyond them`, { limit: decision.limit, retryAfterSeconds: decision.resetSeconds });
+    const refusal = new DomainError(ErrorCode.QUOTA_EXCEEDED, `the ${principal.plan} plan allows ${decision.limit} batch rows a day; this row is beyond them`, {
+      limit: decision.limit,
+      retryAfterSeconds: decision.resetSeconds,
+    });
     return { granted, refusal };
   }
 
@@ -158,7 +182,8 @@ export class BatchController implements OnModuleInit {
 /** Idempotency-Key: 1-255 visible ASCII characters (as the draft standard's examples), or none. */
 function idempotencyKeyOf(header: string | undefined): string | null {
   if (header === undefined) return null;
-  if (!/^[\x21-\x7e]{1,255}$/.test(header)) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Idempotency-Key must be 1-255 visible ASCII characters', { header: 'idempotency-key' });
+  if (!/^[\x21-\x7e]{1,255}$/.test(header))
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Idempotency-Key must be 1-255 visible ASCII characters', { header: 'idempotency-key' });
   return header;
 }
 

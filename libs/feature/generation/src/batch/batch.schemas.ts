@@ -6,7 +6,9 @@ import { linkCreationSchema, linkEditSchema, linkSchema } from '../link.schemas'
 /** The wire shapes of batch creation and bulk changes (docs/design.md, "Batch creation"). */
 export const BATCH_MEDIA_TYPES = ['application/x-ndjson', 'application/json'] as const;
 
-export const batchBodySchema = z.array(linkCreationSchema).meta({ id: 'LinkBatch', description: 'Up to 100 000 creates, each a POST /api/v1/links body; as NDJSON, one per line' });
+export const batchBodySchema = z
+  .array(linkCreationSchema)
+  .meta({ id: 'LinkBatch', description: 'Up to 100 000 creates, each a POST /api/v1/links body; as NDJSON, one per line' });
 
 export const idempotencyHeader = z.object({
   'idempotency-key': z
@@ -25,7 +27,9 @@ export const batchLineSchema = z
   })
   .meta({ id: 'BatchLine', description: 'One line of the NDJSON answer per row, in request order: the created link or a problem' });
 
-const bulkTarget = z.union([z.string().max(64), z.strictObject({ code: z.string().max(64), domain: z.string().max(253).optional() })]).meta({ description: 'A code (on `domain` or the default domain), or {code, domain}' });
+const bulkTarget = z
+  .union([z.string().max(64), z.strictObject({ code: z.string().max(64), domain: z.string().max(253).optional() })])
+  .meta({ description: 'A code (on `domain` or the default domain), or {code, domain}' });
 
 const selection = {
   links: z.array(bulkTarget).min(1).max(10_000).optional().meta({ description: 'Up to 10 000 links by code' }),

@@ -71,6 +71,9 @@ describe('readRows', () => {
       return out;
     };
     expect(await read(new DomainError(ErrorCode.PAYLOAD_TOO_LARGE, 'large'))).toEqual(['0:{"a":1}', '1!PAYLOAD_TOO_LARGE']);
-    await expect(read(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))).rejects.toMatchObject({ code: 'INVALID_JSON', message: expect.stringContaining('cut off') });
+    await expect(read(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }))).rejects.toMatchObject({
+      code: 'INVALID_JSON',
+      message: expect.stringContaining('cut off'),
+    });
   });
 });

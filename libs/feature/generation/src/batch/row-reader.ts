@@ -26,7 +26,12 @@ export async function* readRows(chunks: AsyncIterable<Buffer>, mediaType: string
   const emit = function* (pieces: Piece[]): Generator<RawRow, boolean> {
     for (const piece of pieces) {
       if (index >= limits.maxRows) {
-        yield { index, error: new DomainError(ErrorCode.BATCH_TOO_LARGE, `a batch has at most ${limits.maxRows} rows; this row and any after it were not read`, { maxRows: limits.maxRows }) };
+        yield {
+          index,
+          error: new DomainError(ErrorCode.BATCH_TOO_LARGE, `a batch has at most ${limits.maxRows} rows; this row and any after it were not read`, {
+            maxRows: limits.maxRows,
+          }),
+        };
         return false;
       }
       yield 'text' in piece ? { index: index++, text: piece.text } : { index: index++, error: piece.error };
@@ -76,7 +81,9 @@ class RowBuffer {
   }
 
   take(): Piece {
-    const piece: Piece = this.overflow ? { error: tooLong(this.max) } : { text: (this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts)).toString('utf8') };
+    const piece: Piece = this.overflow
+      ? { error: tooLong(this.max) }
+      : { text: (this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts)).toString('utf8') };
     this.parts = [];
     this.size = 0;
     this.overflow = false;

@@ -10,16 +10,36 @@ import { GENERATION_PORTS, GenerationFeatureModule } from '../generation.module'
 export interface InProcessGeneration {
   readonly app: NestFastifyApplication;
   /** One request through Fastify's inject (no socket); JSON body when given; `key` null sends none. */
-  call(key: string | null, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>): ReturnType<NestFastifyApplication['inject']>;
+  call(
+    key: string | null,
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): ReturnType<NestFastifyApplication['inject']>;
   close(): Promise<void>;
 }
 
 /** The generation app in process on the embedded adapters of a fresh temp dir, with `bootstrapKey` as the operator's key. */
 export async function startGenerationInProcess(bootstrapKey: string, env: Record<string, string> = {}): Promise<InProcessGeneration> {
   const dir = mkdtempSync(join(tmpdir(), 'shortlink-generation-'));
-  const config = loadConfig({ SHORTLINK_DATA_DIR: dir, SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt', SHORTLINK_BOOTSTRAP_API_KEY: bootstrapKey, LOG_LEVEL: 'silent', GENERATION_ADMIN_PORT: '0', ...env });
+  const config = loadConfig({
+    SHORTLINK_DATA_DIR: dir,
+    SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt',
+    SHORTLINK_BOOTSTRAP_API_KEY: bootstrapKey,
+    LOG_LEVEL: 'silent',
+    GENERATION_ADMIN_PORT: '0',
+    ...env,
+  });
   const ports = await SharedPorts.open(config, GENERATION_PORTS);
-  const app = await createApp({ name: 'generation', config, feature: GenerationFeatureModule.forRoot(config), ports: ports.bridge(GENERATION_PORTS), requestLog: false, openApi: { title: 't', version: '1', description: 'd' } });
+  const app = await createApp({
+    name: 'generation',
+    config,
+    feature: GenerationFeatureModule.forRoot(config),
+    ports: ports.bridge(GENERATION_PORTS),
+    requestLog: false,
+    openApi: { title: 't', version: '1', description: 'd' },
+  });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return {

@@ -17,14 +17,19 @@ export const busPort = portSpec<ClickBus>({
     const bus = config.bus;
     if (bus.driver === 'kafka') {
       let topicReady: Promise<unknown> | null = null;
-      const ensureTopic = () => (topicReady ??= ensureClickTopic(bus.brokers, bus.topic, bus.partitions).catch((error) => ((topicReady = null), Promise.reject(error))));
+      const ensureTopic = () =>
+        (topicReady ??= ensureClickTopic(bus.brokers, bus.topic, bus.partitions).catch((error) => ((topicReady = null), Promise.reject(error))));
       // The producer does not wait for the topic: a redirect app boots (and buffers) with Kafka down.
       const settled = ensureTopic().catch(() => undefined);
       return {
         settled,
         sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
         source: new KafkaClickEventSource({
-          brokers: bus.brokers, topic: bus.topic, groupId: bus.consumerGroup, clientId: 'shortlink-analytics', sessionTimeoutMs: bus.sessionTimeoutMs,
+          brokers: bus.brokers,
+          topic: bus.topic,
+          groupId: bus.consumerGroup,
+          clientId: 'shortlink-analytics',
+          sessionTimeoutMs: bus.sessionTimeoutMs,
           topicReady: ensureTopic,
         }),
       };

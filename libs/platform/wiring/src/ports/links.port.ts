@@ -5,7 +5,14 @@ import { Logger } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import { LINK_REPOSITORY } from '@shortlink/links-domain';
 import {
-  LinkShardStore, MovableShardStore, MovePhase, RingSpec, RingStore, RingWatcher, RoutingState, ShardedLinkRepository,
+  LinkShardStore,
+  MovableShardStore,
+  MovePhase,
+  RingSpec,
+  RingStore,
+  RingWatcher,
+  RoutingState,
+  ShardedLinkRepository,
 } from '@shortlink/sharding-domain';
 import { LazyMysqlLinkShardStore, MysqlRingStore, SqliteLinkShardStore, SqliteRingStore } from '@shortlink/link-store';
 import { portSpec } from '../port';

@@ -7,7 +7,10 @@ import { itself, portSpec } from '../port';
 /** Tenants, API keys, id sequences and batch idempotency records: the shard-independent database. */
 export const metaPort = portSpec({
   name: 'meta-db',
-  open: (config) => (config.db.driver === 'mysql' ? new LazyMysqlMetaStore({ url: config.db.metaUrl, poolSize: config.db.poolSize }) : new SqliteMetaStore(join(config.runtime.dataDir, 'meta.sqlite'))),
+  open: (config) =>
+    config.db.driver === 'mysql'
+      ? new LazyMysqlMetaStore({ url: config.db.metaUrl, poolSize: config.db.poolSize })
+      : new SqliteMetaStore(join(config.runtime.dataDir, 'meta.sqlite')),
   provides: [
     [TENANT_STORE, (store) => store.tenants],
     [SEQUENCE_STORE, itself],

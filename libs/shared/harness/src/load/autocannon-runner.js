@@ -33,7 +33,15 @@ autocannon(
       duration_us: Math.round(r.duration * 1e6),
       bytes: r.throughput.total,
       errors: { connect: 0, read: r.errors - r.timeouts, write: 0, status: r['4xx'] + r['5xx'], timeout: r.timeouts },
-      latency_us: { mean: ms(r.latency.mean), stdev: ms(r.latency.stddev), max: ms(r.latency.max), p50: ms(r.latency.p50), p90: ms(r.latency.p90), p99: ms(r.latency.p99), p999: ms(r.latency.p99_9 ?? r.latency.p99) },
+      latency_us: {
+        mean: ms(r.latency.mean),
+        stdev: ms(r.latency.stddev),
+        max: ms(r.latency.max),
+        p50: ms(r.latency.p50),
+        p90: ms(r.latency.p90),
+        p99: ms(r.latency.p99),
+        p999: ms(r.latency.p99_9 ?? r.latency.p99),
+      },
     };
     process.stdout.write(`AC_JSON ${JSON.stringify(out)}\n`);
   },

@@ -45,7 +45,8 @@ export async function closedLoop(rig: LoadRig, job: ClosedLoopJob): Promise<Clos
     else args.push(`${base}/`, '--', scratchFile(rig, 'paths', paths));
   } else args = [AUTOCANNON_RUNNER];
   // The paths go in a file: a thousand requests with headers are too long for an environment variable.
-  const env: Record<string, string> = job.loader === 'wrk' ? {} : { BENCH_AC_JOB: JSON.stringify({ url: base, pathsFile: scratchFile(rig, 'paths', paths), connections, duration: seconds }) };
+  const env: Record<string, string> =
+    job.loader === 'wrk' ? {} : { BENCH_AC_JOB: JSON.stringify({ url: base, pathsFile: scratchFile(rig, 'paths', paths), connections, duration: seconds }) };
   const proc = startCommand(job.loader === 'wrk' ? 'wrk' : process.execPath, args, { name: job.loader, env, core: rig.core, group: rig.group });
   const cpu = job.cpuOf !== undefined ? cpuMeter(job.cpuOf) : () => null;
   const killer = setTimeout(() => void proc.stop(2_000), (seconds + 30) * 1000);

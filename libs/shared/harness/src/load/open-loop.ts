@@ -57,14 +57,29 @@ export interface OpenLoopResult {
 export async function openLoop(rig: LoadRig, job: OpenLoopJob): Promise<OpenLoopResult> {
   const { vegeta, base, rate, seconds, warmupSeconds: warm } = job;
   // vegeta's http format: a request line, its header lines, a blank line between requests.
-  const targets = scratchFile(rig, 'vegeta', job.paths.flatMap((line) => {
-    const { path, headers } = requestOf(line);
-    return [`GET ${base}${path}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), ''];
-  }));
+  const targets = scratchFile(
+    rig,
+    'vegeta',
+    job.paths.flatMap((line) => {
+      const { path, headers } = requestOf(line);
+      return [`GET ${base}${path}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), ''];
+    }),
+  );
   const c = String(job.connections);
   const csv = join(rig.tmpDir, 'vegeta-results.csv');
   // -redirects=-1: a 302 is the answer, not something to follow.
-  const attack = [vegeta, 'attack', `-rate=${rate}/s`, `-duration=${seconds + warm}s`, `-targets=${targets}`, `-connections=${c}`, `-max-connections=${c}`, `-workers=${c}`, '-redirects=-1', '-timeout=5s'];
+  const attack = [
+    vegeta,
+    'attack',
+    `-rate=${rate}/s`,
+    `-duration=${seconds + warm}s`,
+    `-targets=${targets}`,
+    `-connections=${c}`,
+    `-max-connections=${c}`,
+    `-workers=${c}`,
+    '-redirects=-1',
+    '-timeout=5s',
+  ];
   const cmd = `${attack.map((a) => `'${a}'`).join(' ')} | '${vegeta}' encode --to csv > '${csv}'`;
   const proc = startCommand('sh', ['-c', cmd], { name: 'vegeta', env: { GOMAXPROCS: '1' }, core: rig.core, group: rig.group });
   const killer = setTimeout(() => void proc.stop(2_000), (seconds + warm + 30) * 1000);
