@@ -28,43 +28,47 @@ import { sqlDateTime, sqlIdentifier, sqlNumber, sqlString, sqlUInt } from './sql
 const UINT64_MAX = 0xffff_ffff_ffff_ffffn;
 const DAY = 86_400;
 
-/** JSONEachRow as both engines accept it for clicks_input: every column in every row (18.16 has no defaults for omitted ones). */
+/**
+ * A row of clicks_input as JSONEachRow. A column a row leaves out reads as its type's default ('', 0,
+ * []) on both engines (18.16 ignores DEFAULT expressions there, and this table has none): each kind
+ * of row sends only its own columns, which keeps a write of raw visits small.
+ */
 interface InputRow {
   kind: number;
   /** Bits of TARGET_BIT: the tables the row is for (progress and marks rows go by kind alone). */
   targets: number;
-  tenant_id: string;
-  domain: string;
-  code: string;
+  tenant_id?: string;
+  domain?: string;
+  code?: string;
   /** Epoch seconds: a JSON number reads as a unix time into DateTime on 18.16 and on chdb. */
-  minute: number;
-  bot: number;
-  visitor: number;
-  clicks: number;
-  dims: number[];
-  dim_values: string[];
-  dim_clicks: number[];
-  source: string;
-  source_partition: number;
+  minute?: number;
+  bot?: number;
+  visitor?: number;
+  clicks?: number;
+  dims?: number[];
+  dim_values?: string[];
+  dim_clicks?: number[];
+  source?: string;
+  source_partition?: number;
   /** Decimal string: both engines read a quoted UInt64, and it keeps offsets past 2^53 exact. */
-  last_offset: string;
-  producer: string;
-  last_seq: number;
-  at: number;
-  at_ms: number;
+  last_offset?: string;
+  producer?: string;
+  last_seq?: number;
+  at?: number;
+  at_ms?: number;
   /** Decimal string (UInt64). */
-  visit_id: string;
-  link_id: string;
-  country: string;
-  region: string;
-  city: string;
-  referer: string;
-  device: string;
-  browser: string;
-  os: string;
-  variant: string;
-  visit_source: string;
-  seq: number;
+  visit_id?: string;
+  link_id?: string;
+  country?: string;
+  region?: string;
+  city?: string;
+  referer?: string;
+  device?: string;
+  browser?: string;
+  os?: string;
+  variant?: string;
+  visit_source?: string;
+  seq?: number;
 }
 
 /** 64-bit results arrive as decimal strings (quoted on both engines); UInt32 as numbers. */
@@ -422,39 +426,6 @@ function targetBits(targets: readonly string[] | undefined): number {
 /** Midnight (UTC) of the day of an instant, epoch seconds. */
 const dayStart = (epochSeconds: number): number => Math.floor(epochSeconds / DAY) * DAY;
 
-/** Columns of clicks_input a row of another kind leaves empty. */
-const BLANK: Omit<InputRow, 'kind' | 'targets'> = {
-  tenant_id: '',
-  domain: '',
-  code: '',
-  minute: 0,
-  bot: 0,
-  visitor: 0,
-  clicks: 0,
-  dims: [],
-  dim_values: [],
-  dim_clicks: [],
-  source: '',
-  source_partition: 0,
-  last_offset: '0',
-  producer: '',
-  last_seq: 0,
-  at: 0,
-  at_ms: 0,
-  visit_id: '0',
-  link_id: '',
-  country: '',
-  region: '',
-  city: '',
-  referer: '',
-  device: '',
-  browser: '',
-  os: '',
-  variant: '',
-  visit_source: '',
-  seq: 0,
-};
-
 /** A visit as the visits table gives it back (64-bit integers as decimal strings). */
 interface VisitOutput {
   ts: Int64;
@@ -515,8 +486,7 @@ function toVisitRow(v: VisitRow): InputRow {
     if (typeof v[key] !== 'string') throw new TypeError(`VisitRow.${key} must be a string`);
   }
   const second = Math.floor(v.time / 1000);
-  return {
-    ...BLANK,
+  const row: InputRow = {
     kind: ROW_KIND.visit,
     targets: TARGET_BIT.visits,
     tenant_id: v.tenantId,
@@ -529,17 +499,19 @@ function toVisitRow(v: VisitRow): InputRow {
     at_ms: v.time - second * 1000,
     visit_id: v.id,
     link_id: v.linkId,
-    country: v.country ?? '',
-    region: v.region ?? '',
-    city: v.city ?? '',
-    referer: v.refererHost ?? '',
     device: v.device,
     browser: v.browser,
     os: v.os,
-    variant: v.variant === null ? '' : String(v.variant),
     visit_source: v.source,
     seq: v.seq,
   };
+  // Facts a visit may lack are left out ('' in the table, null when read).
+  if (v.country !== null) row.country = v.country;
+  if (v.region !== null) row.region = v.region;
+  if (v.city !== null) row.city = v.city;
+  if (v.refererHost !== null) row.referer = v.refererHost;
+  if (v.variant !== null) row.variant = String(v.variant);
+  return row;
 }
 
 /**
@@ -549,7 +521,6 @@ function toVisitRow(v: VisitRow): InputRow {
 function toLedgerRow(through: ConsumerProgress, day: number, targets: number): InputRow {
   const progress = toProgressRow(through);
   return {
-    ...BLANK,
     kind: ROW_KIND.ledger,
     targets,
     tenant_id: LEDGER_TENANT,
@@ -584,7 +555,6 @@ function toInputRow(r: VisitorMinuteRow, targets: number): InputRow {
     clicks.push(d.clicks);
   }
   return {
-    ...BLANK,
     kind: ROW_KIND.aggregate,
     targets,
     tenant_id: r.tenantId,
@@ -606,7 +576,7 @@ function toProgressRow(p: ConsumerProgress): InputRow {
     throw new TypeError(`ConsumerProgress.lastOffset must be a non-negative decimal integer string, got ${JSON.stringify(p.lastOffset)}`);
   }
   if (typeof p.source !== 'string' || p.source === '') throw new TypeError('ConsumerProgress.source must be a non-empty string');
-  return { ...BLANK, kind: ROW_KIND.progress, targets: 0, source: p.source, source_partition: p.partition, last_offset: p.lastOffset };
+  return { kind: ROW_KIND.progress, targets: 0, source: p.source, source_partition: p.partition, last_offset: p.lastOffset };
 }
 
 function toMarkRow(m: ProducerMark, day: number): InputRow {
@@ -614,7 +584,7 @@ function toMarkRow(m: ProducerMark, day: number): InputRow {
   assertUInt(m.lastSeq, 'lastSeq', Number.MAX_SAFE_INTEGER, 'ProducerMark');
   if (typeof m.source !== 'string' || m.source === '' || typeof m.producer !== 'string')
     throw new TypeError('ProducerMark.source and producer must be strings');
-  return { ...BLANK, kind: ROW_KIND.mark, targets: 0, minute: day, source: m.source, source_partition: m.partition, producer: m.producer, last_seq: m.lastSeq };
+  return { kind: ROW_KIND.mark, targets: 0, minute: day, source: m.source, source_partition: m.partition, producer: m.producer, last_seq: m.lastSeq };
 }
 
 /** DateTime holds 1970..2106; a bound outside it means "from the start" / "to the end". NaN stays NaN (refused). */
