@@ -287,7 +287,8 @@ export class StatsController {
   ) {
     const now = Math.floor(Date.now() / 1000);
     const to = parseInstant('to', q.to, now + 1);
-    const from = parseInstant('from', q.from, 0);
+    // Older visits are gone (retention): without a bound, a page of a quiet link would search back to 1970.
+    const from = parseInstant('from', q.from, now - this.config.analytics.retention.visitDays * 86_400);
     if (from >= to) throw new DomainError(ErrorCode.INVALID_TIME_RANGE, 'from must be before to', { from, to });
     const pageSize = q.limit ?? 100;
     const d = this.domainOf(q.domain);
