@@ -56,6 +56,9 @@ describe('analytics counts exactly once through crashes mid-insert, raw visits i
       });
   };
 
+  /** The tables the consumer's insert reaches through the views of clicks_input. */
+  const DATA_TABLES = ['dim_day', 'dim_hour', 'dim_minute', 'link_day', 'link_hour', 'link_minute', 'visits'];
+
   const query = async <T>(sql: string): Promise<T[]> => (await (await ch.query({ query: sql, format: 'JSONEachRow' })).json()) as T[];
 
   /** Clicks of the tenant per table: the three link rollups, the countries of the minute dimension table, the raw visits. */
@@ -146,45 +149,69 @@ describe('analytics counts exactly once through crashes mid-insert, raw visits i
   it('holds each click exactly once in every table although ClickHouse was SIGKILLed 3 times in the middle of an insert', async () => {
     const tenantId = `t-chkill-${RUN}`;
     const next = producerOf(tenantId);
-    const TOTAL = 36_000;
-    // A backlog first, so the consumer inserts back to back while ClickHouse is killed.
-    for (let sent = 0; sent < TOTAL; sent += 2_000) await sink.send(next(2_000));
-    const consumer = await startAnalytics();
-    const kills: Array<{ partsBefore: number; partsAtKill: number; countedAfter: Record<string, number> }> = [];
-    for (let k = 0; k < 3; k++) {
-      // Kill once an insert of the consumer (system.processes lists it) has committed a part into some
-      // table (a new level-0 part) and is still running: the moment a crash leaves the tables apart.
-      let partsBefore: number | undefined;
-      const partsAtKill = await eventually(
-        'an insert of the consumer halfway through its tables',
-        async () => {
-          const [r] = await query<{ inserts: string | number; parts: string | number }>(
-            `SELECT (SELECT count() FROM system.processes WHERE query LIKE 'INSERT INTO ${DATABASE}.clicks_input%') AS inserts,` +
-              ` (SELECT count() FROM system.parts WHERE database = '${DATABASE}' AND level = 0 AND table NOT IN ('consumer_progress', 'producer_marks')) AS parts`,
-          ).catch(() => []);
-          if (!r || Number(r.inserts) === 0) {
-            partsBefore = undefined;
-            return undefined;
-          }
-          partsBefore ??= Number(r.parts);
-          return Number(r.parts) > partsBefore ? Number(r.parts) : undefined;
-        },
-        120_000,
-        5,
-      );
-      const pid = clickhousePid();
-      outages.killed('clickhouse');
-      process.kill(pid, 'SIGKILL');
-      await eventually('clickhouse gone', async () => !existsSync(`/proc/${pid}`), 30_000, 50);
-      try {
-        await sleep(randomInt(200, 1500));
-      } finally {
-        await outages.start('clickhouse');
+    // A backlog first, then a steady flow while ClickHouse is killed, so the consumer inserts back to back.
+    let produced = 0;
+    for (; produced < 12_000; produced += 2_000) await sink.send(next(2_000));
+    let killing = true;
+    const producing = (async () => {
+      while (killing && produced < 200_000) {
+        await sink.send(next(1_000));
+        produced += 1_000;
+        await sleep(200);
       }
-      kills.push({ partsBefore: partsBefore ?? -1, partsAtKill, countedAfter: await counted(tenantId) });
+    })();
+    const consumer = await startAnalytics();
+    const kills: Array<{ tablesWritten: string[]; countedAfter: Record<string, number> }> = [];
+    try {
+      for (let k = 0; k < 3; k++) {
+        // Kill while an insert of the consumer (system.processes lists it) has committed a part into
+        // some of the tables its views write, and not yet into the others: the tables are apart.
+        let baseline: Map<string, number> | undefined;
+        const tablesWritten = await eventually(
+          'an insert of the consumer halfway through its tables',
+          async () => {
+            const [r] = await query<{ inserts: string | number; parts: string[] }>(
+              `SELECT (SELECT count() FROM system.processes WHERE query LIKE 'INSERT INTO ${DATABASE}.clicks_input%') AS inserts,` +
+                ` (SELECT groupArray(table) FROM system.parts WHERE database = '${DATABASE}' AND level = 0` +
+                ` AND table IN (${DATA_TABLES.map((t) => `'${t}'`).join(', ')})) AS parts`,
+            ).catch(() => []);
+            if (!r || Number(r.inserts) === 0) {
+              baseline = undefined;
+              return undefined;
+            }
+            const parts = new Map<string, number>();
+            for (const t of r.parts) parts.set(t, (parts.get(t) ?? 0) + 1);
+            if (!baseline) {
+              baseline = parts;
+              return undefined;
+            }
+            const grown = DATA_TABLES.filter((t) => (parts.get(t) ?? 0) > (baseline!.get(t) ?? 0));
+            if (grown.length === DATA_TABLES.length) {
+              baseline = parts; // this one is past its tables: wait for the next
+              return undefined;
+            }
+            return grown.length > 0 ? grown : undefined;
+          },
+          120_000,
+          2,
+        );
+        const pid = clickhousePid();
+        outages.killed('clickhouse');
+        process.kill(pid, 'SIGKILL');
+        await eventually('clickhouse gone', async () => !existsSync(`/proc/${pid}`), 30_000, 50);
+        try {
+          await sleep(randomInt(200, 1500));
+        } finally {
+          await outages.start('clickhouse');
+        }
+        kills.push({ tablesWritten, countedAfter: await counted(tenantId) });
+      }
+    } finally {
+      killing = false;
+      await producing;
     }
     measured.clickhouseKills = kills;
-    await countedExactly(tenantId, TOTAL, 300_000);
+    await countedExactly(tenantId, produced, 300_000);
     expect(consumer.proc.alive).toBe(true);
   }, 900_000);
 
