@@ -1,7 +1,9 @@
+import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
 import { IdBlock } from '@shortlink/links-domain';
 import { InMemoryBatchRecords, InMemoryLinkShard } from '@shortlink/links-domain/testing';
 import { InMemoryMovableShard, InMemoryRingStore } from '@shortlink/sharding-domain/testing';
 import { InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
+import { describeAuditLogStoreContract, describeTransactionalAuditContract } from './contract/audit-log-store.contract';
 import { describeBatchRecordStoreContract } from './contract/batch-record-store.contract';
 import { describeLinkStoreContract } from './contract/link-store.contract';
 import { describeRingStoreContract, describeShardMoveContract } from './contract/resharding.contract';
@@ -28,3 +30,8 @@ describeShardMoveContract('in-memory double', async () => ({
 describeRingStoreContract('in-memory double', async () => ({ ring: new InMemoryRingStore(), close: async () => undefined }));
 describeBatchRecordStoreContract('in-memory double', async () => ({ batches: new InMemoryBatchRecords(), close: async () => undefined }));
 describeTenantStoreContract('in-memory double', async () => ({ tenants: new InMemoryTenantStore(), close: async () => undefined }));
+describeAuditLogStoreContract('in-memory double', async () => ({ audit: new InMemoryAuditLogStore(), close: async () => undefined }));
+describeTransactionalAuditContract('in-memory double', async () => {
+  const tenants = new InMemoryTenantStore();
+  return { tenants, audit: tenants.audit, close: async () => undefined };
+});

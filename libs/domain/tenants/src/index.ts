@@ -1,8 +1,8 @@
 // The tenants domain: tenants and their domains, API keys and their verification, plans (rate windows, batch slots).
 export { ApiKeyService } from './api-keys';
 export { BatchSlots, LocalSlots, SLOT_STORE, type SlotStore } from './concurrency-slots';
-export { ApiKeyVerifier, type Principal } from './credentials';
-export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantStore } from './ports';
+export { type Actor, ApiKeyVerifier, type Principal } from './credentials';
+export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantChange, type TenantChangeAudit, type TenantStore } from './ports';
 export {
   BUCKETS_PER_WINDOW,
   LocalRateWindows,
