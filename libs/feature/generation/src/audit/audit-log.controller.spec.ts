@@ -97,6 +97,24 @@ describe('audit log API', () => {
     expect(changed).toEqual([
       expect.objectContaining({ changes: { plan: { from: 'paid', to: 'free' } }, actor: expect.objectContaining({ type: 'operator' }) }),
     ]);
+    const domain = `go-${Math.random().toString(36).slice(2, 8)}.audit.test`;
+    expect((await g.call(OPERATOR, 'POST', `/api/v1/admin/tenants/${tenant.id}/domains`, { domain })).statusCode).toBe(201);
+    expect((await g.call(OPERATOR, 'DELETE', `/api/v1/admin/tenants/${tenant.id}/domains/${domain}`)).statusCode).toBe(204);
+    const code = (await g.call(apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/reported' })).json().code;
+    const banned = await g.call(OPERATOR, 'PUT', `/api/v1/admin/links/${code}/moderation`, { moderation: 'banned', reason: 'phishing report #7' });
+    expect(banned.statusCode).toBe(200);
+    const operatorLog = (await g.call(OPERATOR, 'GET', '/api/v1/admin/audit-log?limit=3')).json().entries as EntryView[];
+    expect(operatorLog.map((e) => [e.action, e.target.id, e.target.domain])).toEqual([
+      ['link.moderated', code, expect.any(String)],
+      ['tenant.domain_removed', tenant.id, domain],
+      ['tenant.domain_added', tenant.id, domain],
+    ]);
+    expect(operatorLog[0]).toMatchObject({
+      changes: { moderation: { from: 'clear', to: 'banned' }, reason: { from: null, to: 'phishing report #7' } },
+      details: { tenantId: tenant.id },
+    });
+    // Moderation is the operators' business: the tenant's own log does not show it.
+    expect((await entriesOf(apiKey, '?action=link.moderated')).length).toBe(0);
   });
 
   it('filters, pages with a cursor bound to the filters, answers CSV, and refuses bad queries with stable codes', async () => {
