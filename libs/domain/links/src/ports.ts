@@ -65,6 +65,8 @@ export interface LinkRepository {
   retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
   /** A tenant's links over every shard, newest first: at most `limit + 1` rows (docs/design.md, "Listing"). */
   listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /** Codes of `domain` marked crawlable over every shard, in code order, at most `limit` (docs/design.md, "Domain settings"). */
+  crawlableCodes(domain: string, limit: number): Promise<string[]>;
   /** The expiry job: marks due links expired (up to `limitPerShard` per shard) and returns them. */
   expireDue(now: Date, limitPerShard: number): Promise<Link[]>;
   /** Deletes links that expired before `before` (their alias quarantine is over); how many. */

@@ -61,6 +61,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async purgeExpired(before: Date, limit: number) {
     return (await this.store.get()).purgeExpired(before, limit);
   }
+  async crawlableCodes(domain: string, limit: number) {
+    return (await this.store.get()).crawlableCodes(domain, limit);
+  }
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
     return (await this.store.get()).addClicks(id, linkId, delta);
   }
