@@ -108,6 +108,14 @@ export interface LinkChange {
 }
 
 /**
+ * A domain's settings changed (docs/design.md, "Domain settings"): told on the link channel as a
+ * change without a code (no link has an empty code), so that it reaches every instance within the
+ * bound of link edits. An instance that does not know settings drops nothing for it.
+ */
+export const domainSettingsChange = (domain: string, version: number): LinkChange => ({ domain, code: '', version });
+export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '';
+
+/**
  * The channel that tells every redirect instance about link changes (docs/design.md, "Edits reach
  * every instance"): Redis pub/sub on the server profile, in-process on the embedded one.
  */
