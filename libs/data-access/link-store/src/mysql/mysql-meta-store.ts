@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
+import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { META_MIGRATIONS } from './migrations';
@@ -9,10 +10,12 @@ import { META_MIGRATIONS } from './migrations';
 export class MysqlMetaStore implements SequenceStore {
   readonly tenants: MysqlTenantStore;
   readonly batches: MysqlBatchRecordStore;
+  readonly domainSettings: MysqlDomainSettingsStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
     this.batches = new MysqlBatchRecordStore(ds);
+    this.domainSettings = new MysqlDomainSettingsStore(ds);
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {

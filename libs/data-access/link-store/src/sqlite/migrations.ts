@@ -57,6 +57,14 @@ export const SQLITE_SHARD_MIGRATIONS = [
       DROP INDEX idx_links_tenant_id;
       DROP INDEX idx_links_tenant_status_id;`,
   },
+  {
+    // Links a domain's robots.txt lets crawlers fetch (docs/design.md, "Domain settings"): a column
+    // with a partial index, so that the few crawlable codes of a domain are one index range.
+    name: '006_crawlable',
+    up: `
+      ALTER TABLE links ADD COLUMN crawlable INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX idx_links_crawlable ON links (domain, code) WHERE crawlable = 1;`,
+  },
 ];
 
 export const SQLITE_META_MIGRATIONS = [
@@ -109,5 +117,11 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE TABLE shard_ring_versions (version INTEGER PRIMARY KEY, spec TEXT NOT NULL, created_at INTEGER NOT NULL);
       CREATE TABLE shard_ring_watchers (instance_id TEXT PRIMARY KEY, app TEXT NOT NULL, version INTEGER NOT NULL, seen_at INTEGER NOT NULL);
       CREATE TABLE shard_moves (id TEXT PRIMARY KEY, progress TEXT NOT NULL, owner TEXT, owner_seen_at INTEGER, finished INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
+  },
+  {
+    // What a domain's owner sets for its visitors: redirects, branding, robots, app files, as JSON
+    // of what differs from the defaults, versioned (docs/design.md, "Domain settings").
+    name: '005_domain_settings',
+    up: `CREATE TABLE domain_settings (domain TEXT PRIMARY KEY, settings TEXT NOT NULL, version INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
   },
 ];

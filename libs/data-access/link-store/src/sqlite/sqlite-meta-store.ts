@@ -1,5 +1,6 @@
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { SqliteBatchRecordStore } from '../batches/sqlite-batch-record-store';
+import { SqliteDomainSettingsStore } from '../tenants/sqlite-domain-settings-store';
 import { SqliteTenantStore } from '../tenants/sqlite-tenant-store';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_META_MIGRATIONS } from './migrations';
@@ -9,12 +10,14 @@ export class SqliteMetaStore implements SequenceStore {
   private readonly db: SqliteDb;
   readonly tenants: SqliteTenantStore;
   readonly batches: SqliteBatchRecordStore;
+  readonly domainSettings: SqliteDomainSettingsStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
     migrateSqlite(this.db, SQLITE_META_MIGRATIONS);
     this.tenants = new SqliteTenantStore(this.db);
     this.batches = new SqliteBatchRecordStore(this.db);
+    this.domainSettings = new SqliteDomainSettingsStore(this.db);
   }
 
   /** One write-locked statement: atomic across every process sharing the file. */

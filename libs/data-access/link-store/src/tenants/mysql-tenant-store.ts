@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
+import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
   KEY_COLUMNS,
@@ -117,8 +118,12 @@ export class MysqlTenantStore implements TenantStore {
   }
 
   async removeDomain(tenantId: string, domain: string): Promise<boolean> {
-    const result: Affected = await this.ds.query('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?', [tenantId, domain]);
-    return result.affectedRows === 1;
+    return this.ds.transaction(async (m) => {
+      const result: Affected = await m.query('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?', [tenantId, domain]);
+      if (result.affectedRows !== 1) return false;
+      await m.query(RESET_DOMAIN_SETTINGS, [new Date(), domain]);
+      return true;
+    });
   }
 
   async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {

@@ -1,5 +1,6 @@
 import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
 import { SqliteDb } from '../sqlite/sqlite-database';
+import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
   KEY_COLUMNS,
@@ -100,7 +101,13 @@ export class SqliteTenantStore implements TenantStore {
   }
 
   async removeDomain(tenantId: string, domain: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?').run(tenantId, domain).changes === 1;
+    return this.db
+      .transaction(() => {
+        if (this.db.prepare('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?').run(tenantId, domain).changes !== 1) return false;
+        this.db.prepare(RESET_DOMAIN_SETTINGS).run(Date.now(), domain);
+        return true;
+      })
+      .immediate();
   }
 
   async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {

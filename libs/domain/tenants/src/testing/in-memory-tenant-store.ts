@@ -1,5 +1,6 @@
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from '../tenant';
 import { KeyCap, KeyWithTenant, NewApiKey, TenantStore } from '../ports';
+import { InMemoryDomainSettingsStore } from './in-memory-domain-settings-store';
 
 /** A TenantStore in maps, for unit tests of the domain: the adapters' contract suite holds it too (link-store's in-memory-doubles.spec.ts). */
 export class InMemoryTenantStore implements TenantStore {
@@ -7,6 +8,9 @@ export class InMemoryTenantStore implements TenantStore {
   readonly keys = new Map<string, ApiKey>();
   readonly domains = new Map<string, string>();
   readonly blocked = new Map<string, { domain: string; reason: string | null; createdAt: Date }>();
+
+  /** `settings`: the domain settings of the same meta database, reset when a domain leaves its tenant. */
+  constructor(private readonly settings?: InMemoryDomainSettingsStore) {}
 
   async findByKeyHash(hash: string): Promise<KeyWithTenant | null> {
     const key = this.keys.get(hash);
@@ -70,7 +74,10 @@ export class InMemoryTenantStore implements TenantStore {
     return true;
   }
   async removeDomain(tenantId: string, domain: string) {
-    return this.domains.get(domain) === tenantId && this.domains.delete(domain);
+    if (this.domains.get(domain) !== tenantId) return false;
+    this.domains.delete(domain);
+    this.settings?.reset(domain, new Date());
+    return true;
   }
   async allDomains() {
     return [...this.domains].map(([domain, tenantId]) => ({ domain, tenantId }));
