@@ -24,6 +24,7 @@ export const LINK_COLUMNS = [
   'moderation',
   'title',
   'options',
+  'crawlable',
 ] as const;
 
 export interface LinkRow {
@@ -41,10 +42,11 @@ export interface LinkRow {
   moderation: number;
   title: string | null;
   options: string | null;
+  crawlable: number | string;
 }
 
 /** Options kept in the JSON `options` column: everything of a link that is not a column of its own. */
-type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title'>]: LinkOptions[K] } & { moderationReason: string | null };
+type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title' | 'crawlable'>]: LinkOptions[K] } & { moderationReason: string | null };
 
 export const toDate = (v: Date | number | string): Date => (v instanceof Date ? v : new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
 
@@ -76,6 +78,7 @@ export function linkFromRow(row: LinkRow): Link {
     moderation: MODERATION_FROM_DB[Number(row.moderation)] ?? 'clear',
     moderationReason: stored.moderationReason ?? null,
     title: row.title,
+    crawlable: Number(row.crawlable) === 1,
   };
 }
 

@@ -15,9 +15,11 @@ export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
   CODE_SECRET,
+  domainSettingsChange,
   DuplicateLinkError,
   type IdBlock,
   type InsertOptions,
+  isDomainSettingsChange,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
   LINK_REPOSITORY,
@@ -39,4 +41,4 @@ export {
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
 export { encodeQueryPart } from './redirect/target-url';
-export { coveredBy, type DomainBlockList, type HostResolver, UrlPolicy } from './url-policy';
+export { type CheckedUrl, coveredBy, type DomainBlockList, type HostLookups, type HostResolver, UrlPolicy } from './url-policy';

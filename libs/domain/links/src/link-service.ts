@@ -7,6 +7,7 @@ import { ChangePropagation } from './change-propagation';
 import { ListCursors } from './listing';
 import {
   checkClicksPerIpPerMinute,
+  checkCrawlable,
   checkDeviceTargets,
   checkExpiresAt,
   checkForwardQuery,
@@ -43,6 +44,7 @@ export interface LinkCreation {
   readonly deviceTargets?: unknown;
   readonly variants?: unknown;
   readonly clicksPerIpPerMinute?: unknown;
+  readonly crawlable?: unknown;
   /**
    * What an import carries over (docs/design.md, "Import and export"): a code kept from another
    * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
@@ -69,6 +71,7 @@ export const EDITABLE_FIELDS = [
   'expiresAt',
   'redirectType',
   'status',
+  'crawlable',
 ] as const;
 export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
 
@@ -230,6 +233,7 @@ export class LinkService {
         deviceTargets: null,
         variants: null,
         clicksPerIpPerMinute: null,
+        crawlable: false,
         moderation: flag ? 'flagged' : 'clear',
         moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
         domain,
@@ -410,6 +414,7 @@ export class LinkService {
       deviceTargets: await checkDeviceTargets(input.deviceTargets, url),
       variants: await checkVariants(input.variants, url),
       clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
+      crawlable: checkCrawlable(input.crawlable),
     };
     const flag = flags()[0];
     return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
@@ -454,6 +459,7 @@ export class LinkService {
     if (has('deviceTargets')) next = { ...next, deviceTargets: await checkDeviceTargets(edit.deviceTargets, url) };
     if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
+    if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
     if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
     if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
     if (has('status')) {
@@ -485,7 +491,17 @@ export class LinkService {
   /** A scan may have left a null-value entry for this code before it existed, and the Bloom filter learns it. */
   private async afterCreate(link: Link): Promise<Link> {
     await this.cache.created([link]);
+    await this.announceCrawlable([link]);
     return link;
+  }
+
+  /**
+   * New links marked crawlable change their domain's robots.txt: told to every redirect instance like
+   * an edit (docs/design.md, "Domain settings"). Best effort: the link exists whatever happens here,
+   * and an instance that missed it reads robots.txt again within its L1 TTL.
+   */
+  async announceCrawlable(links: readonly Link[]): Promise<void> {
+    for (const link of links) if (link.crawlable) await this.changes.updated(link).catch(() => undefined);
   }
 }
 
@@ -509,7 +525,8 @@ function withoutOptions(i: LinkCreation): boolean {
     i.variants == null &&
     i.clicksPerIpPerMinute == null &&
     i.status == null &&
-    i.passwordHash == null
+    i.passwordHash == null &&
+    i.crawlable == null
   );
 }
 

@@ -66,6 +66,8 @@ export interface LinkRepository {
   retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
   /** A tenant's links over every shard, newest first: at most `limit + 1` rows (docs/design.md, "Listing"). */
   listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /** Codes of `domain` marked crawlable over every shard, in code order, at most `limit` (docs/design.md, "Domain settings"). */
+  crawlableCodes(domain: string, limit: number): Promise<string[]>;
   /** The expiry job: marks due links expired (up to `limitPerShard` per shard) and returns them. */
   expireDue(now: Date, limitPerShard: number): Promise<Link[]>;
   /** Deletes links that expired before `before` (their alias quarantine is over); how many. */
@@ -104,6 +106,14 @@ export interface LinkChange {
   readonly code: string;
   readonly version: number;
 }
+
+/**
+ * A domain's settings changed (docs/design.md, "Domain settings"): told on the link channel as a
+ * change without a code (no link has an empty code), so that it reaches every instance within the
+ * bound of link edits. An instance that does not know settings drops nothing for it.
+ */
+export const domainSettingsChange = (domain: string, version: number): LinkChange => ({ domain, code: '', version });
+export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '';
 
 /**
  * The channel that tells every redirect instance about link changes (docs/design.md, "Edits reach

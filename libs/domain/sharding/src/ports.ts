@@ -27,6 +27,8 @@ export interface LinkShardStore {
   retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
   /** A tenant's links newest first, from the (tenant, created_at, id) index: at most `limit` rows. */
   listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /** Codes of `domain` marked crawlable, in code order, at most `limit` (the domain's robots.txt). */
+  crawlableCodes(domain: string, limit: number): Promise<string[]>;
   /**
    * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and
    * returns the new total, or null when that link is gone (docs/design.md, "Max clicks").

@@ -57,6 +57,23 @@ describe('ShardedLinkRepository', () => {
   };
   const { mover, stayer, from, staysOn } = codes();
 
+  it('lists the crawlable codes of a domain over every shard, each once, where the ring holds it; a shard down fails the list', async () => {
+    const { repo, byName } = setup(moving('copying'));
+    const crawlable = Array.from({ length: 12 }, (_, i) => aLink(`crawl${i}`, { crawlable: true }));
+    for (const link of [...crawlable, aLink('plain1'), aLink('crawl-elsewhere', { domain: 'other.example', crawlable: true })]) await repo.insert(link);
+    // A leftover copy on a shard that does not hold the code is not listed twice, nor from there.
+    await byName(from).insert(aLink(stayer, { crawlable: true }));
+    expect(await repo.crawlableCodes('sho.rt', 100)).toEqual(crawlable.map((l) => l.code).sort());
+    expect(await repo.crawlableCodes('sho.rt', 3)).toEqual(
+      crawlable
+        .map((l) => l.code)
+        .sort()
+        .slice(0, 3),
+    );
+    byName('s1').down = true;
+    await expect(repo.crawlableCodes('sho.rt', 100)).rejects.toBeTruthy();
+  });
+
   it('keeps the fixed-router form: every code on the shard the router names', async () => {
     const shards = ['a', 'b'].map((n) => new InMemoryMovableShard(n));
     const router = new ConsistentHashRing(shards.map((s) => ({ name: s.shardName })));

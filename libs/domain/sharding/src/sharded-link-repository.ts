@@ -230,6 +230,16 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     });
   }
 
+  /** Every shard of the ring (both sides of a move), each code once, only where the shard holds it; a shard that fails fails the call. */
+  async crawlableCodes(domain: string, limit: number): Promise<string[]> {
+    return this.read(async (state) => {
+      const perShard = await Promise.all(
+        state.shards().map(async (name) => (await this.on(name, (s) => s.crawlableCodes(domain, limit))).filter((code) => holds(state.route(code), name))),
+      );
+      return [...new Set(perShard.flat())].sort().slice(0, limit);
+    });
+  }
+
   /**
    * The expiry job, per shard. Shards that take part in a move wait until it is over (expiry would
    * change rows on one side only); the redirect answers 410 from `expiresAt` meanwhile anyway.

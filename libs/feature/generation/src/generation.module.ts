@@ -9,6 +9,7 @@ import {
   ChangePropagation,
   CODE_SECRET,
   CodeStrategy,
+  domainSettingsChange,
   HashCodeStrategy,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
@@ -29,11 +30,24 @@ import {
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
-import { ApiKeyService, BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
+import {
+  ApiKeyService,
+  BatchSlots,
+  DOMAIN_SETTINGS_STORE,
+  DomainSettingsService,
+  DomainSettingsStore,
+  SLOT_STORE,
+  SlotStore,
+  TENANT_STORE,
+  TenantDirectory,
+  TenantService,
+  TenantStore,
+} from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
 import { AuditLogController } from './audit/audit-log.controller';
 import { LinkAudit } from './audit/link-audit';
 import { BatchController } from './batch/batch.controller';
+import { DomainsController } from './domains.controller';
 import { KeysController } from './keys.controller';
 import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
@@ -51,6 +65,7 @@ export const GENERATION_PORTS: readonly symbol[] = [
   URL_POLICY,
   BATCH_RECORD_STORE,
   SLOT_STORE,
+  DOMAIN_SETTINGS_STORE,
   AUDIT_LOG_STORE,
 ];
 
@@ -114,7 +129,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
       module: GenerationFeatureModule,
       imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, LinkExportController, KeysController, AdminController, AuditLogController],
+      controllers: [BatchController, LinksController, LinkExportController, KeysController, DomainsController, AdminController, AuditLogController],
       providers: [
         Lifecycle,
         { provide: GENERATION_OPTIONS, useValue: options },
@@ -152,6 +167,17 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           provide: GENERATION_URL_POLICY,
           inject: [URL_POLICY, TenantDirectory],
           useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
+        },
+        {
+          // Settings are told on the link channel, so that they reach the redirect within the bound of link edits (docs/design.md, "Domain settings").
+          provide: DomainSettingsService,
+          inject: [DOMAIN_SETTINGS_STORE, TENANT_STORE, GENERATION_URL_POLICY, LINK_CHANGE_FEED],
+          useFactory: (store: DomainSettingsStore, tenantStore: TenantStore, urls: UrlPolicy, feed: LinkChangeFeed) =>
+            new DomainSettingsService(store, tenantStore, {
+              serviceDomains: links.domains,
+              checkUrl: async (raw, field) => (await urls.check(raw, field)).url,
+              changes: { settingsChanged: (domain, version) => feed.publish(domainSettingsChange(domain, version)) },
+            }),
         },
         {
           provide: ChangePropagation,

@@ -5,7 +5,7 @@ import { loadConfig } from '@shortlink/config';
 import { CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE } from '@shortlink/links-domain';
 import { CACHE_STORE, SNAPSHOT_STORE } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
-import { RATE_WINDOW_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
+import { DOMAIN_SETTINGS_STORE, RATE_WINDOW_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { FileSnapshotStore, MemoryCacheStore, MemoryRateWindows, RedisClusterStore, RedisRateWindows } from '@shortlink/cache';
@@ -67,6 +67,7 @@ describe('SharedPorts on the embedded profile', () => {
     const config = loadConfig({ SHORTLINK_DATA_DIR: dir, SQLITE_SHARDS: 'a,b' });
     const all = [
       TENANT_STORE,
+      DOMAIN_SETTINGS_STORE,
       RATE_WINDOW_STORE,
       SEQUENCE_STORE,
       LINK_REPOSITORY,
@@ -82,6 +83,7 @@ describe('SharedPorts on the embedded profile', () => {
     const meta = ports.get<SqliteMetaStore>(SEQUENCE_STORE);
     expect(meta).toBeInstanceOf(SqliteMetaStore);
     expect(ports.get(TENANT_STORE)).toBe(meta.tenants);
+    expect(ports.get(DOMAIN_SETTINGS_STORE)).toBe(meta.domainSettings);
     expect(ports.get(RATE_WINDOW_STORE)).toBeInstanceOf(MemoryRateWindows);
     const stores = ports.get<ShardedLinkRepository>(LINK_REPOSITORY).allStores();
     expect(stores.map((s) => [s.shardName, s instanceof SqliteLinkShardStore])).toEqual([

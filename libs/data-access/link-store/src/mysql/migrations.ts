@@ -289,6 +289,41 @@ export class ShardRing1733600000001 implements MigrationInterface {
 }
 
 /**
+ * Links a domain's robots.txt lets crawlers fetch (docs/design.md, "Domain settings"): the few
+ * crawlable codes of a domain are one range of (crawlable, domain, code).
+ */
+export class LinkCrawlable1734190000000 implements MigrationInterface {
+  name = 'LinkCrawlable1734190000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE links ADD COLUMN crawlable TINYINT UNSIGNED NOT NULL DEFAULT 0, ADD KEY idx_links_crawlable (crawlable, domain, code)');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE links DROP KEY idx_links_crawlable, DROP COLUMN crawlable');
+  }
+}
+
+/**
+ * What a domain's owner sets for its visitors: redirects, branding, robots, app files, as JSON of
+ * what differs from the defaults, versioned (docs/design.md, "Domain settings"). MEDIUMTEXT, not
+ * JSON, for the reason given at LinkOptions1733300000000.
+ */
+export class DomainSettings1734190000001 implements MigrationInterface {
+  name = 'DomainSettings1734190000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS domain_settings (
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL PRIMARY KEY,
+        settings MEDIUMTEXT NOT NULL,
+        version INT UNSIGNED NOT NULL,
+        updated_at DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE domain_settings');
+  }
+}
+
+/**
  * The audit log: a tenant's (log_id = its id) or the operators' (log_id = 'operator'), newest first
  * by (at, seq), with the filters' indexes; and `audit:read` for each tenant's first key, its oldest
  * (docs/design.md, "Audit log"). Codes in target_id are case-sensitive (binary collation).
@@ -338,6 +373,7 @@ export const SHARD_MIGRATIONS = [
   LinkClickCount1733400000000,
   MoveTombstones1733600000000,
   LinkListOrder1733700000000,
+  LinkCrawlable1734190000000,
 ];
 export const META_MIGRATIONS = [
   CreateMeta1733130000001,
@@ -345,4 +381,5 @@ export const META_MIGRATIONS = [
   BatchRequests1733500000000,
   ShardRing1733600000001,
   AuditLog1733800000001,
+  DomainSettings1734190000001,
 ];

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
+import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { META_MIGRATIONS } from './migrations';
@@ -10,11 +11,13 @@ import { META_MIGRATIONS } from './migrations';
 export class MysqlMetaStore implements SequenceStore {
   readonly tenants: MysqlTenantStore;
   readonly batches: MysqlBatchRecordStore;
+  readonly domainSettings: MysqlDomainSettingsStore;
   readonly audit: MysqlAuditLogStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
     this.batches = new MysqlBatchRecordStore(ds);
+    this.domainSettings = new MysqlDomainSettingsStore(ds);
     this.audit = new MysqlAuditLogStore(ds);
   }
 

@@ -57,6 +57,14 @@ export const SQLITE_SHARD_MIGRATIONS = [
       DROP INDEX idx_links_tenant_id;
       DROP INDEX idx_links_tenant_status_id;`,
   },
+  {
+    // Links a domain's robots.txt lets crawlers fetch (docs/design.md, "Domain settings"): a column
+    // with a partial index, so that the few crawlable codes of a domain are one index range.
+    name: '006_crawlable',
+    up: `
+      ALTER TABLE links ADD COLUMN crawlable INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX idx_links_crawlable ON links (domain, code) WHERE crawlable = 1;`,
+  },
 ];
 
 export const SQLITE_META_MIGRATIONS = [
@@ -111,9 +119,15 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE TABLE shard_moves (id TEXT PRIMARY KEY, progress TEXT NOT NULL, owner TEXT, owner_seen_at INTEGER, finished INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
   },
   {
+    // What a domain's owner sets for its visitors: redirects, branding, robots, app files, as JSON
+    // of what differs from the defaults, versioned (docs/design.md, "Domain settings").
+    name: '005_domain_settings',
+    up: `CREATE TABLE domain_settings (domain TEXT PRIMARY KEY, settings TEXT NOT NULL, version INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
+  },
+  {
     // The audit log: a tenant's (log_id = its id) or the operators' (log_id = 'operator'), newest
     // first by (at, seq); and `audit:read` for each tenant's first key, its oldest (docs/design.md, "Audit log").
-    name: '005_audit_log',
+    name: '006_audit_log',
     up: `
       CREATE TABLE audit_log (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, log_id TEXT NOT NULL, at INTEGER NOT NULL,

@@ -1,6 +1,7 @@
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { SqliteAuditLogStore } from '../audit/sqlite-audit-log-store';
 import { SqliteBatchRecordStore } from '../batches/sqlite-batch-record-store';
+import { SqliteDomainSettingsStore } from '../tenants/sqlite-domain-settings-store';
 import { SqliteTenantStore } from '../tenants/sqlite-tenant-store';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_META_MIGRATIONS } from './migrations';
@@ -10,6 +11,7 @@ export class SqliteMetaStore implements SequenceStore {
   private readonly db: SqliteDb;
   readonly tenants: SqliteTenantStore;
   readonly batches: SqliteBatchRecordStore;
+  readonly domainSettings: SqliteDomainSettingsStore;
   readonly audit: SqliteAuditLogStore;
 
   constructor(file: string) {
@@ -17,6 +19,7 @@ export class SqliteMetaStore implements SequenceStore {
     migrateSqlite(this.db, SQLITE_META_MIGRATIONS);
     this.tenants = new SqliteTenantStore(this.db);
     this.batches = new SqliteBatchRecordStore(this.db);
+    this.domainSettings = new SqliteDomainSettingsStore(this.db);
     this.audit = new SqliteAuditLogStore(this.db);
   }
 

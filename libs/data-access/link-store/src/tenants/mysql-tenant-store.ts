@@ -3,6 +3,7 @@ import type { AuditEntry } from '@shortlink/audit-domain';
 import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Scope, Tenant, TenantChange, TenantChangeAudit, TenantStore } from '@shortlink/tenants-domain';
 import { insertAuditEntriesMysql } from '../audit/mysql-audit-log-store';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
+import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
   KEY_COLUMNS,
@@ -124,7 +125,14 @@ export class MysqlTenantStore implements TenantStore {
   }
 
   async removeDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
-    return this.changedWithEntry('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?', [tenantId, domain], audit);
+    // The domain's settings go back to the defaults in the same transaction (docs/design.md, "Domain settings").
+    return this.ds.transaction(async (m) => {
+      const result: Affected = await m.query('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?', [tenantId, domain]);
+      if (result.affectedRows !== 1) return false;
+      await m.query(RESET_DOMAIN_SETTINGS, [new Date(), domain]);
+      if (audit) await insertAuditEntriesMysql(m, [audit]);
+      return true;
+    });
   }
 
   /** One statement and, when it changed a row, its audit entry: in one transaction (one statement alone without an entry). */

@@ -2,6 +2,7 @@ import type { AuditEntry } from '@shortlink/audit-domain';
 import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Scope, Tenant, TenantChange, TenantChangeAudit, TenantStore } from '@shortlink/tenants-domain';
 import { insertAuditEntriesSqlite } from '../audit/sqlite-audit-log-store';
 import { SqliteDb } from '../sqlite/sqlite-database';
+import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
   KEY_COLUMNS,
@@ -118,7 +119,12 @@ export class SqliteTenantStore implements TenantStore {
   }
 
   async removeDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
-    return this.changedWithEntry(() => this.db.prepare('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?').run(tenantId, domain).changes, audit);
+    // The domain's settings go back to the defaults in the same transaction (docs/design.md, "Domain settings").
+    return this.changedWithEntry(() => {
+      const removed = this.db.prepare('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?').run(tenantId, domain).changes;
+      if (removed === 1) this.db.prepare(RESET_DOMAIN_SETTINGS).run(Date.now(), domain);
+      return removed;
+    }, audit);
   }
 
   /** One statement and, when it changed a row, its audit entry: in one transaction. */

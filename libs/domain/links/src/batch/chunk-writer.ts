@@ -52,7 +52,10 @@ export class ChunkWriter {
     }
     // As after a single create: a scan may have cached "no such code" for these codes, and the
     // Bloom filter learns them (docs/design.md, "Batch creation").
-    if (created.length) await this.parts.cache.created(created);
+    if (created.length) {
+      await this.parts.cache.created(created);
+      await this.parts.links.announceCrawlable(created);
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ import type { AuditEntry } from '@shortlink/audit-domain';
 import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from '../tenant';
 import { KeyCap, KeyWithTenant, NewApiKey, TenantChangeAudit, TenantStore } from '../ports';
+import { InMemoryDomainSettingsStore } from './in-memory-domain-settings-store';
 
 /**
  * A TenantStore in maps, for unit tests of the domain: the adapters' contract suite holds it too
@@ -14,7 +15,11 @@ export class InMemoryTenantStore implements TenantStore {
   readonly domains = new Map<string, string>();
   readonly blocked = new Map<string, { domain: string; reason: string | null; createdAt: Date }>();
 
-  constructor(readonly audit = new InMemoryAuditLogStore()) {}
+  /** `settings`: the domain settings of the same meta database, reset when a domain leaves its tenant. */
+  constructor(
+    private readonly settings?: InMemoryDomainSettingsStore,
+    readonly audit = new InMemoryAuditLogStore(),
+  ) {}
 
   /** As a database's unique key would: an entry stored already fails, before the change is made. */
   private refuseStored(entry: AuditEntry | null | undefined): void {
@@ -101,6 +106,7 @@ export class InMemoryTenantStore implements TenantStore {
     if (this.domains.get(domain) !== tenantId) return false;
     this.refuseStored(audit);
     this.domains.delete(domain);
+    this.settings?.reset(domain, new Date());
     this.record(audit);
     return true;
   }
