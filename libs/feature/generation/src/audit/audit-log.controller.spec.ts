@@ -117,6 +117,24 @@ describe('audit log API', () => {
     expect((await entriesOf(apiKey, '?action=link.moderated')).length).toBe(0);
   });
 
+  it('records domain settings changes with their diff: a tenant’s in its log, the service’s in the operators’', async () => {
+    const { apiKey, tenant } = await newTenant();
+    const domain = `go-${Math.random().toString(36).slice(2, 8)}.settings.test`;
+    expect((await g.call(OPERATOR, 'POST', `/api/v1/admin/tenants/${tenant.id}/domains`, { domain })).statusCode).toBe(201);
+    expect((await g.call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { robots: 'allow', rootRedirect: 'https://example.com/home' })).statusCode).toBe(200);
+    expect((await g.call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { robots: 'allow' })).statusCode).toBe(200); // no change: no entry
+    expect(await entriesOf(apiKey, '?action=domain')).toEqual([
+      expect.objectContaining({
+        action: 'domain.settings_changed',
+        target: { type: 'domain', id: domain, domain },
+        changes: { rootRedirect: { from: null, to: 'https://example.com/home' }, robots: { from: 'disallow', to: 'allow' } },
+      }),
+    ]);
+    expect((await g.call(OPERATOR, 'PATCH', '/api/v1/domains/sho.rt', { expiredRedirect: 'https://example.com/expired' })).statusCode).toBe(200);
+    const shared = (await g.call(OPERATOR, 'GET', '/api/v1/admin/audit-log?action=shared_domain')).json().entries as EntryView[];
+    expect(shared.map((e) => [e.target.id, e.changes])).toEqual([['sho.rt', { expiredRedirect: { from: null, to: 'https://example.com/expired' } }]]);
+  });
+
   it('filters, pages with a cursor bound to the filters, answers CSV, and refuses bad queries with stable codes', async () => {
     const { apiKey } = await newTenant();
     const codes: string[] = [];
