@@ -15,7 +15,7 @@ interface EntryView {
 
 /**
  * The audit log of issue 20 on every profile (docs/design.md, "Audit log"), as a tenant uses it:
- * a named key creates, edits and deletes a link, the first key revokes a key, and the log gives
+ * a named key creates, edits and deletes a link, the first key revokes a key and changes a domain's settings, and the log gives
  * back each change with the key's name as its actor and the client's address; a key without
  * `audit:read` is refused, and no entry holds a key or a link's password. The apps must trust
  * loopback as a proxy (TRUSTED_PROXIES), as both profiles' specs do.
@@ -91,6 +91,19 @@ export function describeAuditJourney(endpoints: () => Endpoints) {
         for (const secret of [...secrets, password]) expect(text).not.toContain(secret);
         expect(text).not.toContain('$argon2');
       }
+
+      // A domain settings change, in the tenant's log with its diff (written with the change, in its transaction).
+      const domain = `audit-${randomUUID().slice(0, 8)}.e2e.test`;
+      expect((await call('POST', `/api/v1/admin/tenants/${tenantId}/domains`, API_KEY, { domain })).status).toBe(201);
+      expect((await call('PATCH', `/api/v1/domains/${domain}`, firstKey, { robots: 'allow' })).status).toBe(200);
+      const settings = (await call('GET', `/api/v1/audit-log?target=${domain}`, firstKey)).body.entries as EntryView[];
+      expect(settings).toEqual([
+        expect.objectContaining({
+          action: 'domain.settings_changed',
+          actor: expect.objectContaining({ name: 'first key' }),
+          changes: { robots: { from: 'disallow', to: 'allow' } },
+        }),
+      ]);
 
       // The editor's key lacks audit:read; a bad filter is a problem with a stable code.
       const refused = await call('GET', '/api/v1/audit-log', editor.body.apiKey);
