@@ -94,6 +94,7 @@ export class RedirectPipeline implements LinkResolver {
   private readonly bloom: BloomFilter | null;
   private readonly snapshot: HotLinkSnapshot;
   private readonly observer: RedirectObserver;
+  private readonly countQuery = () => this.observer.dbQuery();
   private readonly clock: Clock;
 
   constructor(
@@ -236,8 +237,8 @@ export class RedirectPipeline implements LinkResolver {
     let found: CachedLink | null;
     try {
       found = await this.dbLimiter.execute(async () => {
-        this.observer.dbQuery();
-        const link = await this.links.findForRedirect(id);
+        // Counted when a shard is asked: a look-up the shard's share or breaker refused made no query.
+        const link = await this.links.findForRedirect(id, this.countQuery);
         return link ? toCachedLink(link) : null;
       });
     } catch (error) {

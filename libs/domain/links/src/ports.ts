@@ -60,8 +60,9 @@ export interface LinkRepository {
   /**
    * `findByCode` for a redirect: within the redirect's share of each shard's look-ups, so that one
    * shard that hangs cannot hold every look-up of the instance (docs/design.md, "Failure containment").
+   * `onQuery` is called each time a shard is asked; a look-up the share or a breaker refused asked none.
    */
-  findForRedirect(id: ShortUrlIdentifier): Promise<Link | null>;
+  findForRedirect(id: ShortUrlIdentifier, onQuery?: () => void): Promise<Link | null>;
   /** Writes `link` over the stored one if its version is still `expectedVersion`; false when it changed or is gone. */
   replace(link: Link, expectedVersion: number): Promise<boolean>;
   /** Deletes the link if its version is still `expectedVersion`, keeping its code out of use until `retiredUntil`. */

@@ -34,7 +34,8 @@ export type GuardedCall = 'single' | 'bulk' | 'redirect';
  * The one guard of one shard (docs/design.md, "Failure containment"), built with cockatiel: a
  * timeout inside a breaker that opens after `failures` failures in a row; a redirect's look-ups go
  * through a bulkhead first. Domain answers (a DomainError, a duplicate) are not failures. Every
- * refusal is DomainError SHARD_UNAVAILABLE with the shard's name and a Retry-After.
+ * refusal is DomainError SHARD_UNAVAILABLE with the shard's name and a Retry-After. No call waits
+ * longer than its timeout: while the breaker's one probe runs, the other calls fail at once.
  */
 export class ShardGuard {
   private readonly breaker: CircuitBreakerPolicy;
@@ -55,14 +56,21 @@ export class ShardGuard {
     this.lookups = options.redirectLookups === null ? null : bulkhead(options.redirectLookups, 0);
   }
 
-  /** False while the breaker keeps the shard out. */
+  /** False while the breaker keeps the shard out (open, or its probe under way). */
   get available(): boolean {
-    return this.breaker.state !== CircuitState.Open || Date.now() - this.openedAt >= this.options.openMs;
+    const state = this.breaker.state;
+    return state === CircuitState.Closed || (state === CircuitState.Open && Date.now() - this.openedAt >= this.options.openMs);
   }
 
   async run<T>(op: () => Promise<T>, call: GuardedCall = 'single'): Promise<T> {
     const bounded = call === 'bulk' ? this.bulk : this.single;
-    const guarded = () => this.breaker.execute(bounded ? () => bounded.execute(op) : op);
+    const guarded = () => {
+      // cockatiel's half-open breaker makes the calls that come during its probe wait for its answer and then run again:
+      // on the shard (the probe passed) or behind a second probe (a call begun before the breaker opened failed meanwhile
+      // and opened it again), up to twice the timeout in all. So they fail at once (docs/design.md, "Failure containment").
+      if (this.breaker.state === CircuitState.HalfOpen) throw new BrokenCircuitError();
+      return this.breaker.execute(bounded ? () => bounded.execute(op) : op);
+    };
     try {
       return await (call === 'redirect' && this.lookups ? this.lookups.execute(guarded) : guarded());
     } catch (error) {

@@ -185,6 +185,34 @@ describe('ShardedLinkRepository', () => {
     expect(await repo.findByCode(other)).toEqual(other);
   });
 
+  it('keeps no look-up on a hung shard longer than timeoutMs, also while its breaker probes the shard (docs/design.md, "Failure containment")', async () => {
+    jest.useFakeTimers();
+    try {
+      const { repo, byName } = setup(stable(FOUR), { timeoutMs: 1000, breakerFailures: 2, breakerOpenMs: 500 });
+      byName(staysOn).findByCode = () => new Promise(() => undefined);
+      const id = { domain: 'sho.rt', code: stayer };
+      const lookUp = () => {
+        const started = Date.now();
+        return repo.findByCode(id).then(
+          () => ({ code: 'answered', waitedMs: Date.now() - started }),
+          (e: DomainError) => ({ code: e.code, waitedMs: Date.now() - started }),
+        );
+      };
+      const first = [lookUp(), lookUp()]; // time out at 1000 ms and open the breaker
+      await jest.advanceTimersByTimeAsync(700);
+      const late = lookUp(); // begun while the breaker was closed: times out at 1700 ms, while the probe below runs
+      await jest.advanceTimersByTimeAsync(800);
+      const probe = lookUp(); // 500 ms after the breaker opened: this one tries the shard again
+      const duringProbe = lookUp();
+      await jest.advanceTimersByTimeAsync(3000);
+      const outcomes = await Promise.all([...first, late, probe, duringProbe]);
+      expect(outcomes.map((o) => o.code)).toEqual(Array(5).fill('SHARD_UNAVAILABLE'));
+      expect(Math.max(...outcomes.map((o) => o.waitedMs))).toBeLessThanOrEqual(1000);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('gives a multi-row insert ten times the look-up bound: a slow batch chunk is written, a single insert as slow fails', async () => {
     const { repo, byName } = setup(stable(FOUR), { timeoutMs: 40, breakerFailures: 100 });
     const slow = byName(staysOn);

@@ -153,8 +153,8 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     return this.find(id, 'single');
   }
 
-  findForRedirect(id: ShortUrlIdentifier): Promise<Link | null> {
-    return this.find(id, 'redirect');
+  findForRedirect(id: ShortUrlIdentifier, onQuery?: () => void): Promise<Link | null> {
+    return this.find(id, 'redirect', onQuery);
   }
 
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
@@ -293,23 +293,25 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     return this.lease?.valid() ?? true;
   }
 
-  private async find(id: ShortUrlIdentifier, call: GuardedCall): Promise<Link | null> {
+  /** `onQuery` is called when a shard is asked, past its guard (not for a look-up its share or breaker refused). */
+  private async find(id: ShortUrlIdentifier, call: GuardedCall, onQuery?: () => void): Promise<Link | null> {
+    const ask = (s: LinkShardStore) => (onQuery?.(), s.findByCode(id));
     return this.read(async (state) => {
       const route = state.route(id.code);
       if (!route.moving) {
-        const found = await this.on(route.owner, (s) => s.findByCode(id), call);
-        return found || this.leaseValid() ? found : this.searchOthers(id, state, route.owner);
+        const found = await this.on(route.owner, ask, call);
+        return found || this.leaseValid() ? found : this.searchOthers(state, route.owner, ask);
       }
-      if (route.phase === 'dual_write') return this.on(route.from, (s) => s.findByCode(id), call);
+      if (route.phase === 'dual_write') return this.on(route.from, ask, call);
       // The new owner first: it has every key copied so far and every write since the move began.
       try {
-        const found = await this.on(route.to, (s) => s.findByCode(id), call);
+        const found = await this.on(route.to, ask, call);
         // Frozen: the copy is complete; a key missing there was deleted (after the switch, on the new owner).
         if (found || route.phase === 'frozen') return found;
       } catch (error) {
         if (!(error instanceof DomainError)) throw error; // the new owner is down: the old one still has everything
       }
-      return this.on(route.from, (s) => s.findByCode(id), call);
+      return this.on(route.from, ask, call);
     });
   }
 
@@ -371,11 +373,11 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     });
   }
 
-  /** The routing may be out of date (lease expired): look for the code on every other shard. */
-  private async searchOthers(id: ShortUrlIdentifier, state: RoutingState, skip: string): Promise<Link | null> {
+  /** The routing may be out of date (lease expired): ask every other shard for the code (`ask` is find's question). */
+  private async searchOthers(state: RoutingState, skip: string, ask: (store: LinkShardStore) => Promise<Link | null>): Promise<Link | null> {
     const names = [...new Set([...state.shards(), ...this.stores.keys()])].filter((n) => n !== skip);
     for (const name of names) {
-      const found = await this.on(name, (s) => s.findByCode(id)).catch(() => null);
+      const found = await this.on(name, ask).catch(() => null);
       if (found) return found;
     }
     return null;

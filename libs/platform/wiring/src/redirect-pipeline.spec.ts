@@ -333,9 +333,9 @@ describe('RedirectPipeline on the embedded adapters', () => {
     });
   });
 
-  it('lets a hung shard hold only its share of the database permits: lookups on the other shard go on (docs/design.md, "Failure containment")', async () => {
+  it('lets a hung shard hold only its share of the database permits: lookups on the other shard go on, and those the share refused are no queries (docs/design.md, "Failure containment")', async () => {
     repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards, { redirectLookupsPerShard: 2 });
-    const { pipeline } = build({ sharedCacheEnabled: false, l1Enabled: false, dbConcurrency: 8 }); // a quarter each: 2
+    const { pipeline, observer } = build({ sharedCacheEnabled: false, l1Enabled: false, dbConcurrency: 8 }); // a quarter each: 2
     const codesOn = (shard: string, n: number) => {
       const out: string[] = [];
       for (let i = 0; out.length < n; i++) if (repo.shardNameFor(`c${i}abcde`) === shard) out.push(`c${i}abcde`);
@@ -347,8 +347,10 @@ describe('RedirectPipeline on the embedded adapters', () => {
     void pipeline.resolve({ domain: DOMAIN, code: a }).catch(() => undefined);
     void pipeline.resolve({ domain: DOMAIN, code: b }).catch(() => undefined);
     await expect(pipeline.resolve({ domain: DOMAIN, code: c })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: hungName } });
+    expect(observer.dbQueries).toBe(2);
     const [elsewhere] = codesOn(otherName, 1);
     await repo.insert(link(elsewhere));
     expect((await pipeline.resolve({ domain: DOMAIN, code: elsewhere })).source).toBe('db');
+    expect(observer.dbQueries).toBe(3);
   });
 });

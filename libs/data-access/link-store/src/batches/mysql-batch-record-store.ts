@@ -11,6 +11,14 @@ export class MysqlBatchRecordStore implements BatchRecordStore {
   constructor(private readonly ds: DataSource) {}
 
   async claim(c: BatchClaim): Promise<BatchClaimOutcome> {
+    // Insert first: concurrent first claims of one key then queue on the new row's lock and see it,
+    // instead of each taking a gap lock (SELECT … FOR UPDATE of a missing row) and deadlocking on its
+    // insert. IGNORE, not ON DUPLICATE KEY: the driver counts found rows, so only IGNORE answers 0 here.
+    const inserted: Affected = await this.ds.query(
+      'INSERT IGNORE INTO batch_requests (tenant_id, idem_key, chunk_rows, owner, lease_until, complete, created_at, expires_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)',
+      [c.tenantId, c.key, c.chunkRows, c.owner, c.leaseUntil, c.now, c.expiresAt],
+    );
+    if (inserted.affectedRows === 1) return claimDecision(undefined, c);
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.ds.transaction(async (m) => {
@@ -35,9 +43,10 @@ export class MysqlBatchRecordStore implements BatchRecordStore {
           return decision;
         });
       } catch (error) {
-        // Two first claims at once: the loser's insert is a duplicate (or InnoDB picks it as a
-        // deadlock victim of the gap locks); it finds the winner's record next time.
-        if (!(isMysqlDuplicate(error) || isDeadlock(error)) || attempt >= 3) throw error;
+        // Two claims replacing one expired record at once: the loser's insert is a duplicate (or InnoDB
+        // picks it as a deadlock victim); after a short, jittered pause it finds the winner's record.
+        if (!(isMysqlDuplicate(error) || isDeadlock(error)) || attempt >= 8) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * (attempt + 1)));
       }
     }
   }

@@ -61,7 +61,8 @@ export class InMemoryLinkRepository implements LinkRepository {
     return this.on(id.code).findByCode(id);
   }
 
-  async findForRedirect(id: ShortUrlIdentifier): Promise<Link | null> {
+  async findForRedirect(id: ShortUrlIdentifier, onQuery?: () => void): Promise<Link | null> {
+    onQuery?.();
     return this.findByCode(id);
   }
 
