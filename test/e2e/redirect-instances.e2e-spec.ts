@@ -8,8 +8,8 @@ import { API_KEY, EDIT_PROPAGATION_BOUND_MS, SERVER_SECRETS } from './support';
 /**
  * Issue 11 on the real stack with two redirect instances behind one Redis Cluster and the MariaDB
  * shards: maxClicks stays exact across instances, a lost counter costs at most the clicks not yet
- * flushed to the shard, and edits reach both instances' L1 (docs/design.md, "Max clicks", "Edits
- * reach every instance"). The click bus plays no part here: each process keeps its own in-process one.
+ * flushed to the shard, the per-link visitor limit holds over both, and edits reach both instances' L1
+ * (docs/design.md, "Max clicks", "Link options", "Edits reach every instance"). The click bus plays no part here: each process keeps its own in-process one.
  */
 describe('two redirect instances on the real stack (issue 11)', () => {
   const RUN = Date.now().toString(36);
@@ -140,6 +140,24 @@ describe('two redirect instances on the real stack (issue 11)', () => {
     for (const p of posts) statuses.push((await p.send()).status);
     measured.passwordGuesses = { evaluated: statuses.filter((s) => s === 403).length, refused: statuses.filter((s) => s === 429).length };
     expect(measured.passwordGuesses).toEqual({ evaluated: 5, refused: 95 });
+  });
+
+  it('holds a visitor to clicksPerIpPerMinute over both instances together, not to the limit on each', async () => {
+    const code = await create({ url: 'https://example.com/per-visitor', clicksPerIpPerMinute: 5 });
+    // The windows are whole minutes (Redis' clock, this machine's): start early in one, so that all 10 GETs fall in it.
+    const leftInMinute = 60_000 - (Date.now() % 60_000);
+    if (leftInMinute < 10_000) await sleep(leftInMinute + 50);
+    const agent = keepAliveAgent();
+    const replies: Reply[] = [];
+    try {
+      // One client address (no proxy is trusted here), alternating between the instances.
+      for (let i = 0; i < 10; i++) replies.push(await send(agent, [a.base, b.base][i % 2], `/${code}`, 'GET', 5000));
+    } finally {
+      agent.destroy();
+    }
+    measured.visitorLimit = replies.map((r) => r.status);
+    expect(replies.map((r) => r.status)).toEqual([302, 302, 302, 302, 302, 429, 429, 429, 429, 429]);
+    expect(replies.slice(5).every((r) => JSON.parse(r.body).code === 'RATE_LIMITED')).toBe(true);
   });
 
   it('applies 100 edits on both instances under continuous requests: none sent 100 ms after an acknowledgement gets the old target', async () => {

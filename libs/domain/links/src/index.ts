@@ -39,4 +39,14 @@ export {
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
 export { encodeQueryPart } from './redirect/target-url';
+export {
+  LocalVisitorWindows,
+  SharedVisitorLimit,
+  type SharedVisitorLimitOptions,
+  VISITOR_WINDOW_MS,
+  VISITOR_WINDOW_STORE,
+  type VisitorWindowHit,
+  type VisitorWindowStore,
+  visitorWindowHit,
+} from './redirect/visitor-limit';
 export { coveredBy, type DomainBlockList, type HostResolver, UrlPolicy } from './url-policy';
