@@ -13,6 +13,10 @@ import { api } from './tenant-journey';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** What a browser sends when it follows a link. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+/** The logo of the tenant in the branding test, as its CDN would serve it. */
+const ACME_LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="72" height="72" viewBox="0 0 72 72"><rect width="72" height="72" rx="16" fill="#c2410c"/>' +
+  '<path d="M20 54 36 16l16 38h-9l-3-8H32l-3 8zm15-16h6l-3-9z" fill="#fff"/></svg>';
 /** A phone's viewport: the pages are read on phones first. */
 const PHONE = { width: 390, height: 844 };
 
@@ -275,6 +279,28 @@ export function describeVisitorPages(setup: () => VisitorPagesSetup, options: Vi
         expect(page.headers['content-security-policy']).toMatch(/img-src https:\/\/cdn\.acme\.example;/);
       }
       expect((await visit(redirect(), '/no-such-code', setup().defaultDomain, { accept: BROWSER_ACCEPT })).body).toContain('Sho.rt Links');
+
+      // In Chromium: the domain's page as the redirect answers it for that Host (the browser cannot send a Host of its own
+      // to a local port), and the logo from its CDN (this network reaches none): the CSP lets the logo in, nothing else.
+      const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.route(`http://${tenantDomain}/**`, async (route) => {
+        const answer = await visit(redirect(), new URL(route.request().url()).pathname, tenantDomain, route.request().headers());
+        const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, String(value)]));
+        await route.fulfill({ status: answer.status, headers, body: answer.body });
+      });
+      await page.route('https://cdn.acme.example/logo.png', (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: ACME_LOGO }));
+      const response = (await page.goto(`http://${tenantDomain}/no-such-code`))!;
+      expect([response.status(), response.headers()['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
+      expect(await page.locator('header').innerText()).toBe('Acme Links');
+      await page.waitForFunction(() => (document.querySelector('header img') as HTMLImageElement | null)?.complete === true);
+      expect(await page.evaluate(() => (document.querySelector('header img') as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      expect(await page.evaluate(() => getComputedStyle(document.querySelector('main')!).borderTopColor)).toBe('rgb(194, 65, 12)');
+      expect(errors).toEqual([]);
+      await shoot(page, 'page-404-branded.png');
+      await context.close();
     });
 
     it('serves robots.txt: crawlers get only the crawlable links by default, everything once the tenant allows it', async () => {
