@@ -1,7 +1,9 @@
+import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
 import { IdBlock } from '@shortlink/links-domain';
 import { InMemoryBatchRecords, InMemoryLinkShard } from '@shortlink/links-domain/testing';
 import { InMemoryMovableShard, InMemoryRingStore } from '@shortlink/sharding-domain/testing';
 import { InMemoryDomainSettingsStore, InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
+import { describeAuditLogStoreContract, describeTransactionalAuditContract } from './contract/audit-log-store.contract';
 import { describeBatchRecordStoreContract } from './contract/batch-record-store.contract';
 import { describeDomainSettingsStoreContract } from './contract/domain-settings-store.contract';
 import { describeLinkStoreContract } from './contract/link-store.contract';
@@ -32,4 +34,9 @@ describeTenantStoreContract('in-memory double', async () => ({ tenants: new InMe
 describeDomainSettingsStoreContract('in-memory double', async () => {
   const settings = new InMemoryDomainSettingsStore();
   return { settings, tenants: new InMemoryTenantStore(settings), close: async () => undefined };
+});
+describeAuditLogStoreContract('in-memory double', async () => ({ audit: new InMemoryAuditLogStore(), close: async () => undefined }));
+describeTransactionalAuditContract('in-memory double', async () => {
+  const tenants = new InMemoryTenantStore();
+  return { tenants, audit: tenants.audit, close: async () => undefined };
 });

@@ -11,7 +11,7 @@ export { type CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from './cod
 export { SegmentIdAllocator } from './codes/segment-id-allocator';
 export { identifierOf, type Link, type LinkOptions, type LinkStatus, type Moderation, NO_OPTIONS, type ShortUrlIdentifier, unknownLink } from './link';
 export { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
-export { EDITABLE_FIELDS, type LinkEdit, LinkService } from './link-service';
+export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
   CODE_SECRET,

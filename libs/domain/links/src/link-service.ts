@@ -87,6 +87,12 @@ export interface LinkListRequest {
   readonly domain?: string;
 }
 
+/** A link before and after one change of it. */
+export interface LinkUpdate {
+  readonly before: Link;
+  readonly after: Link;
+}
+
 export interface LinkPage {
   readonly links: Link[];
   /** Opaque; null on the last page. */
@@ -306,13 +312,18 @@ export class LinkService {
   }
 
   async update(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<Link> {
+    return (await this.updateWithPrevious(tenantId, id, edit, ifMatch)).after;
+  }
+
+  /** An edit, with the link it replaced: what the audit log's diff is made of (docs/design.md, "Audit log"). */
+  async updateWithPrevious(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<LinkUpdate> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.get(tenantId, id);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const next = await this.applied(current, edit);
       if (await this.links.replace(next, current.version)) {
         await this.changes.updated(next);
-        return next;
+        return { before: current, after: next };
       }
       // Changed by someone else between the read and the write: with If-Match that is the client's
       // conflict; without, apply the edit again to what is there now.
@@ -335,6 +346,11 @@ export class LinkService {
 
   /** Operators: flag (warning page) or ban (blocked page) any link, or clear it again. */
   async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<Link> {
+    return (await this.moderateWithPrevious(id, moderation, reason)).after;
+  }
+
+  /** A moderation, with the link it replaced (the operator log's diff). */
+  async moderateWithPrevious(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<LinkUpdate> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.links.findByCode(id);
       if (!current) throw unknownLink(id);
@@ -347,7 +363,7 @@ export class LinkService {
       };
       if (await this.links.replace(next, current.version)) {
         await this.changes.updated(next);
-        return next;
+        return { before: current, after: next };
       }
       if (attempt >= 4) throw stale(current);
     }

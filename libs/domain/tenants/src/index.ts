@@ -1,7 +1,7 @@
 // The tenants domain: tenants and their domains, API keys and their verification, plans (rate windows, batch slots).
 export { ApiKeyService } from './api-keys';
 export { BatchSlots, LocalSlots, SLOT_STORE, type SlotStore } from './concurrency-slots';
-export { ApiKeyVerifier, type Principal } from './credentials';
+export { type Actor, ApiKeyVerifier, type Principal } from './credentials';
 export {
   applySettingsEdit,
   type Branding,
@@ -23,7 +23,7 @@ export {
 } from './domain-settings';
 export { DomainSettingsDirectory, type DomainSettingsDirectoryOptions } from './domain-settings-directory';
 export { type DomainSettingsChanges, DomainSettingsService, type DomainSettingsServiceOptions, type OwnedDomainSettings } from './domain-settings-service';
-export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantStore } from './ports';
+export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantChange, type TenantChangeAudit, type TenantStore } from './ports';
 export {
   BUCKETS_PER_WINDOW,
   LocalRateWindows,

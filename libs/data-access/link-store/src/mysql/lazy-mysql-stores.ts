@@ -1,6 +1,8 @@
 import { BatchRecordStore, IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
 import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
+import type { AuditLogStore } from '@shortlink/audit-domain';
+import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { LazyOpen, forwardWhenOpen } from '../lazy-open';
 import { MysqlConnectionOptions } from './mysql-datasource';
@@ -117,12 +119,14 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly tenants: TenantStore;
   readonly batches: BatchRecordStore;
   readonly domainSettings: DomainSettingsStore;
+  readonly audit: AuditLogStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
     this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants, MysqlTenantStore.prototype);
     this.batches = forwardWhenOpen(this.store, (meta) => meta.batches, MysqlBatchRecordStore.prototype);
     this.domainSettings = forwardWhenOpen(this.store, (meta) => meta.domainSettings, MysqlDomainSettingsStore.prototype);
+    this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

@@ -323,6 +323,49 @@ export class DomainSettings1734190000001 implements MigrationInterface {
   }
 }
 
+/**
+ * The audit log: a tenant's (log_id = its id) or the operators' (log_id = 'operator'), newest first
+ * by (at, seq), with the filters' indexes; and `audit:read` for each tenant's first key, its oldest
+ * (docs/design.md, "Audit log"). Codes in target_id are case-sensitive (binary collation).
+ */
+export class AuditLog1733800000001 implements MigrationInterface {
+  name = 'AuditLog1733800000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS audit_log (
+        seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+        id CHAR(36) CHARACTER SET ascii NOT NULL,
+        log_id VARCHAR(36) CHARACTER SET ascii NOT NULL,
+        at DATETIME(3) NOT NULL,
+        actor_type VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        actor_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        actor_name VARCHAR(320) NOT NULL,
+        action VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        target_type VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        target_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+        target_domain VARCHAR(253) NULL,
+        client_address VARCHAR(64) CHARACTER SET ascii NULL,
+        changes MEDIUMTEXT NULL,
+        details MEDIUMTEXT NULL,
+        PRIMARY KEY (seq),
+        UNIQUE KEY uq_audit_log_id (id),
+        KEY idx_audit_log_log (log_id, at, seq),
+        KEY idx_audit_log_actor (log_id, actor_id, at, seq),
+        KEY idx_audit_log_target (log_id, target_id, at, seq),
+        KEY idx_audit_log_at (at)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      UPDATE api_keys k
+        JOIN (SELECT tenant_id, MIN(created_at) AS first_at FROM api_keys GROUP BY tenant_id) f ON f.tenant_id = k.tenant_id AND k.created_at = f.first_at
+        SET k.scopes = CONCAT(k.scopes, ' audit:read')
+        WHERE CONCAT(' ', k.scopes, ' ') NOT LIKE '% audit:read %'`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE audit_log');
+    await q.query("UPDATE api_keys SET scopes = TRIM(REPLACE(CONCAT(' ', scopes, ' '), ' audit:read ', ' '))");
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -337,5 +380,6 @@ export const META_MIGRATIONS = [
   TenantKeysDomains1733400000000,
   BatchRequests1733500000000,
   ShardRing1733600000001,
+  AuditLog1733800000001,
   DomainSettings1734190000001,
 ];

@@ -124,4 +124,22 @@ export const SQLITE_META_MIGRATIONS = [
     name: '005_domain_settings',
     up: `CREATE TABLE domain_settings (domain TEXT PRIMARY KEY, settings TEXT NOT NULL, version INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
   },
+  {
+    // The audit log: a tenant's (log_id = its id) or the operators' (log_id = 'operator'), newest
+    // first by (at, seq); and `audit:read` for each tenant's first key, its oldest (docs/design.md, "Audit log").
+    name: '006_audit_log',
+    up: `
+      CREATE TABLE audit_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, log_id TEXT NOT NULL, at INTEGER NOT NULL,
+        actor_type TEXT NOT NULL, actor_id TEXT NOT NULL, actor_name TEXT NOT NULL, action TEXT NOT NULL,
+        target_type TEXT NOT NULL, target_id TEXT, target_domain TEXT, client_address TEXT, changes TEXT, details TEXT);
+      CREATE UNIQUE INDEX uq_audit_log_id ON audit_log (id);
+      CREATE INDEX idx_audit_log_log ON audit_log (log_id, at, seq);
+      CREATE INDEX idx_audit_log_actor ON audit_log (log_id, actor_id, at, seq);
+      CREATE INDEX idx_audit_log_target ON audit_log (log_id, target_id, at, seq);
+      CREATE INDEX idx_audit_log_at ON audit_log (at);
+      UPDATE api_keys SET scopes = scopes || ' audit:read'
+        WHERE instr(' ' || scopes || ' ', ' audit:read ') = 0
+          AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`,
+  },
 ];
