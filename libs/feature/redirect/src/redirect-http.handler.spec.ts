@@ -710,6 +710,21 @@ describe('RedirectHttpHandler', () => {
       expect(await last.text()).toContain(`Try again in ${retryAfter} second`);
     });
 
+    it('shows a shard that cannot answer as a 503 page with Retry-After to a browser, problem+json to an API client', async () => {
+      await shard.close();
+      const page = await get('/pgdown1', { headers: browser() });
+      expect(page.status).toBe(503);
+      expectPageHeaders(page);
+      const retryAfter = Number(page.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      const html = await page.text();
+      expect(html).toContain('<h1>This link cannot be opened right now</h1>');
+      expect(html).toContain(`Try again in ${retryAfter} second`);
+      const problem = await get('/pgdown1', { headers: as({ accept: 'application/json' }) });
+      expect([problem.status, problem.headers.get('content-type')]).toEqual([503, 'application/problem+json']);
+      shard = new SqliteLinkShardStore('s0', ':memory:'); // afterEach closes it
+    });
+
     it('keeps problem+json for JSON, no Accept, */* and curl-like clients, with Vary: Accept on the negotiated answers', async () => {
       await shard.insert(link('pgold02', { expiresAt: new Date(Date.now() - 1000) }));
       for (const accept of [undefined, '*/*', 'application/json', 'application/problem+json', 'text/html;q=0.5,application/json', 'text/html;q=0']) {
