@@ -178,8 +178,8 @@ export function rowChecksum(data: RowData): string {
 
 export const COLUMN_INDEX = Object.fromEntries(LINK_COLUMNS.map((c, i) => [c, i])) as Record<(typeof LINK_COLUMNS)[number], number>;
 
-/** A StoredRow from the values of LINK_COLUMNS and the tags. */
-export function storedRow(values: readonly unknown[], tags: RowData['tags']): StoredRow {
+/** A StoredRow from the values of LINK_COLUMNS, the tags and the row's `click_count` (outside the data and the checksum). */
+export function storedRow(values: readonly unknown[], tags: RowData['tags'], clicks = 0): StoredRow {
   const data: RowData = { values, tags };
   return {
     id: String(values[COLUMN_INDEX.id]),
@@ -188,6 +188,7 @@ export function storedRow(values: readonly unknown[], tags: RowData['tags']): St
     version: Number(values[COLUMN_INDEX.version]),
     checksum: rowChecksum(data),
     data,
+    clicks,
   };
 }
 

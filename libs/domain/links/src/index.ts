@@ -41,4 +41,14 @@ export {
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
 export { encodeQueryPart } from './redirect/target-url';
+export {
+  LocalVisitorWindows,
+  SharedVisitorLimit,
+  type SharedVisitorLimitOptions,
+  VISITOR_WINDOW_MS,
+  VISITOR_WINDOW_STORE,
+  type VisitorWindowHit,
+  type VisitorWindowStore,
+  visitorWindowHit,
+} from './redirect/visitor-limit';
 export { type CheckedUrl, coveredBy, type DomainBlockList, type HostLookups, type HostResolver, UrlPolicy } from './url-policy';

@@ -30,7 +30,18 @@ export interface InsertOptions {
 }
 
 /** One multi-row statement of `insertInStatements`: its links, written, or the error that refused them all. */
-export type StatementOutcome = { readonly links: readonly Link[]; readonly error: null } | { readonly links: readonly Link[]; readonly error: unknown };
+export type StatementOutcome =
+  | { readonly links: readonly Link[]; readonly error: null }
+  | {
+      readonly links: readonly Link[];
+      readonly error: unknown;
+      /**
+       * A statement that failed on its deadline (or lost its connection) may still be committed by
+       * its shard: this resolves once the shard has ended it (true), or once the repository stopped
+       * waiting for that (false). Absent: the statement ended with the error (docs/design.md, "Batch creation").
+       */
+      readonly settled?: Promise<boolean>;
+    };
 
 /**
  * Every link, wherever it is stored: the sharding lib's ShardedLinkRepository routes each call to the

@@ -243,4 +243,23 @@ describe('ShardedLinkRepository', () => {
     const single = aLink(Array.from({ length: 1000 }, (_, i) => `q${i}abcde`).find((c) => repo.shardNameFor(c) === staysOn)!);
     await expect(repo.insert(single)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
   });
+
+  it('tells when a statement that passed its deadline has ended on its shard, which may have committed it after all', async () => {
+    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 10, bulkTimeoutMs: 100, breakerFailures: 100 });
+    const slow = byName(staysOn);
+    const insertMany = slow.insertMany.bind(slow);
+    slow.insertMany = async (links) => (await new Promise((r) => setTimeout(r, 150)), insertMany(links));
+    const chunk = aLink(stayer);
+    const [outcome] = await repo.insertInStatements([chunk], 1000);
+    expect(outcome.error).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+    expect(await slow.findByCode(chunk)).toBeNull(); // not yet
+    expect(await (outcome as { settled?: Promise<boolean> }).settled).toBe(true);
+    expect(await slow.findByCode(chunk)).toEqual(chunk); // committed after the answer
+    // A statement that never ends on its shard is given up once more after the bulk deadline.
+    slow.insertMany = () => new Promise<never>(() => undefined);
+    const sameShard = Array.from({ length: 1000 }, (_, i) => `h${i}abcde`).find((c) => repo.shardNameFor(c) === staysOn)!;
+    const [hung] = await repo.insertInStatements([aLink(sameShard)], 1000);
+    expect(hung.error).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+    expect(await (hung as { settled?: Promise<boolean> }).settled).toBe(false);
+  });
 });

@@ -79,7 +79,7 @@ export const GENERATION_API = {
   title: 'shortlink generation API',
   version: '1',
   description:
-    'Create and manage short links, keys and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
+    'Create and manage short links, keys, the settings of your domains and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
 };
 
 export interface GenerationOptions {

@@ -12,6 +12,9 @@ import {
   LinkRules,
   PASSWORD_HASHER,
   PasswordHasher,
+  SharedVisitorLimit,
+  VISITOR_WINDOW_STORE,
+  VisitorWindowStore,
 } from '@shortlink/links-domain';
 import {
   CACHE_STORE,
@@ -46,6 +49,7 @@ export const REDIRECT_PORTS: readonly symbol[] = [
   PASSWORD_HASHER,
   TENANT_STORE,
   DOMAIN_SETTINGS_STORE,
+  VISITOR_WINDOW_STORE,
 ];
 
 /**
@@ -149,6 +153,8 @@ export class RedirectFeatureModule {
             PasswordCheckGate,
             VisitorPages,
             DomainFiles,
+            VISITOR_WINDOW_STORE,
+            APP_LOGGER,
           ],
           useFactory: (
             links: LinkResolver,
@@ -164,10 +170,19 @@ export class RedirectFeatureModule {
             checks: PasswordCheckGate,
             pages: VisitorPages,
             files: DomainFiles,
+            visitorWindows: VisitorWindowStore,
+            appLogger: PinoNestLogger,
           ) => {
             const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
             metrics.readRateLimiter(() => perIp.usage);
-            const options = { rules: new LinkRules(geo, quota), quota, attempts, passwords, checks };
+            const logger = appLogger.scoped('VisitorLimit');
+            const visitors = new SharedVisitorLimit(visitorWindows, {
+              onFallback: (down, error) =>
+                down
+                  ? logger.warn(`per-link visitor limit counted per instance until the shared store answers: ${(error as Error)?.message}`)
+                  : logger.log('per-link visitor limit shared again'),
+            });
+            const options = { rules: new LinkRules(geo, quota), visitors, quota, attempts, passwords, checks };
             return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files });
           },
         },

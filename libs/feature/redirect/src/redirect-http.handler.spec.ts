@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { domainSettingsChange, Link, LinkRules, NO_OPTIONS } from '@shortlink/links-domain';
+import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, SharedVisitorLimit } from '@shortlink/links-domain';
 import {
   CachePolicy,
   ClickQuota,
@@ -55,6 +55,8 @@ describe('RedirectHttpHandler', () => {
   let settings: DomainSettingsDirectory;
   let files: DomainFiles;
   let quota: ClickQuota;
+  /** The per-link visitor windows every instance shares (Redis on the real stack). */
+  let visitorWindows: LocalVisitorWindows;
   let passwordHash: string;
   /** Redirects per client address and minute; the password tests under load raise it, to reach the rules behind it. */
   let perIpLimit = 5;
@@ -122,6 +124,7 @@ describe('RedirectHttpHandler', () => {
     quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
     const parts = {
       rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitorKeys: SMALL }),
+      visitors: new SharedVisitorLimit((visitorWindows = new LocalVisitorWindows())),
       quota,
       attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }),
       passwords: argon2,
@@ -559,6 +562,18 @@ describe('RedirectHttpHandler', () => {
       expect((await get('/vlim001', { headers: as() })).status).toBe(302);
     });
 
+    it('counts the visitor limit in the window every instance shares: redirects another instance counted leave fewer here', async () => {
+      const l = link('vlim002', { clicksPerIpPerMinute: 3 });
+      await shard.insert(l);
+      const me = as();
+      // Another instance sent this visitor twice this minute (counted in the shared window only).
+      for (let i = 0; i < 2; i++) await visitorWindows.hit(l.id, me['x-forwarded-for'], 3, 60_000, true);
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await get('/vlim002', { headers: me })).status);
+      expect(statuses).toEqual([302, 429, 429]);
+      expect((await get('/vlim002', { headers: as() })).status).toBe(302);
+    });
+
     it('sends a visitor by country (from a trusted X-Forwarded-For), then by device, then to a sticky variant', async () => {
       await shard.insert(
         link('target1', {
@@ -693,6 +708,21 @@ describe('RedirectHttpHandler', () => {
       const retryAfter = Number(last.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
       expect(await last.text()).toContain(`Try again in ${retryAfter} second`);
+    });
+
+    it('shows a shard that cannot answer as a 503 page with Retry-After to a browser, problem+json to an API client', async () => {
+      await shard.close();
+      const page = await get('/pgdown1', { headers: browser() });
+      expect(page.status).toBe(503);
+      expectPageHeaders(page);
+      const retryAfter = Number(page.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      const html = await page.text();
+      expect(html).toContain('<h1>This link cannot be opened right now</h1>');
+      expect(html).toContain(`Try again in ${retryAfter} second`);
+      const problem = await get('/pgdown1', { headers: as({ accept: 'application/json' }) });
+      expect([problem.status, problem.headers.get('content-type')]).toEqual([503, 'application/problem+json']);
+      shard = new SqliteLinkShardStore('s0', ':memory:'); // afterEach closes it
     });
 
     it('keeps problem+json for JSON, no Accept, */* and curl-like clients, with Vary: Accept on the negotiated answers', async () => {

@@ -10,6 +10,7 @@ import {
   PasswordHasher,
   RedirectDecision,
   RESERVED_PATHS,
+  SharedVisitorLimit,
   ShortUrlIdentifier,
   unknownLink,
 } from '@shortlink/links-domain';
@@ -62,6 +63,8 @@ const MAX_FORM_BYTES = 1024;
 /** What the link options need besides the read path (docs/design.md, "Link options"). */
 export interface LinkOptionParts {
   readonly rules: LinkRules;
+  /** The per-link visitor limit in the window every instance shares (the rules count it in this process first). */
+  readonly visitors: SharedVisitorLimit;
   readonly quota: ClickQuota;
   readonly attempts: PasswordAttempts;
   readonly passwords: PasswordHasher;
@@ -251,10 +254,18 @@ export class RedirectHttpHandler {
       case 'exhausted':
         return this.refused(visit, exhausted());
       case 'limited':
-        this.metrics.rateLimited.inc({ scope: 'link' });
-        const { retryAfterSeconds } = decision;
-        return this.refused(visit, new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds }));
+        return this.visitorLimited(visit, decision.retryAfterSeconds);
       case 'redirect': {
+        if (decision.visitorLimit !== undefined) {
+          // A POST gets here only with an accepted password, and counts like a GET.
+          const counts = afterPost || visit.req.method === 'GET';
+          this.options.visitors.admit(link.id, visit.address, decision.visitorLimit, counts).then(
+            (seen) =>
+              seen.allowed ? this.act(visit, link, { ...decision, visitorLimit: undefined }, afterPost) : this.visitorLimited(visit, seen.retryAfterSeconds),
+            (error) => this.problem(visit, error),
+          );
+          return;
+        }
         const status = afterPost ? 303 : link.redirectType;
         if (!decision.reserve) return this.redirectTo(visit, link, decision.location, decision.variant, status);
         this.options.quota.reserve(link, visit.id!, (outcome) => {
@@ -264,6 +275,12 @@ export class RedirectHttpHandler {
         });
       }
     }
+  }
+
+  /** 429 of the per-link visitor limit (`clicksPerIpPerMinute`), in this instance's window or the shared one. */
+  private visitorLimited(visit: Visit, retryAfterSeconds: number): void {
+    this.metrics.rateLimited.inc({ scope: 'link' });
+    this.refused(visit, new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds }));
   }
 
   /** The form, unless the link has no click left (max clicks comes before the password). */

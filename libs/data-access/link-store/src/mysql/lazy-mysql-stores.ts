@@ -102,6 +102,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async deleteRetired(ids: readonly ShortUrlIdentifier[]) {
     return (await this.store.get()).deleteRetired(ids);
   }
+  async carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>) {
+    return (await this.store.get()).carryClicks(carries);
+  }
   async clearTombstones() {
     return (await this.store.get()).clearTombstones();
   }

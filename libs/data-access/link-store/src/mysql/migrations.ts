@@ -75,7 +75,7 @@ export class LinkOptions1733300000000 implements MigrationInterface {
 
 /**
  * Redirects counted against maxClicks, flushed by the redirect: where a lost Redis counter is found
- * again (docs/design.md, "Max clicks"). A column, so it moves with its row.
+ * again (docs/design.md, "Max clicks"). A move carries it to the new owner after the switch.
  */
 export class LinkClickCount1733400000000 implements MigrationInterface {
   name = 'LinkClickCount1733400000000';
@@ -366,6 +366,22 @@ export class AuditLog1733800000001 implements MigrationInterface {
   }
 }
 
+/**
+ * Ids of links whose click count a move added here from their old owner: a resumed move adds
+ * nothing twice (docs/design.md, "Online resharding"). Cleared with the tombstones.
+ */
+export class MoveClickCarries1733800000000 implements MigrationInterface {
+  name = 'MoveClickCarries1733800000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(
+      'CREATE TABLE IF NOT EXISTS link_move_carries (link_id BIGINT UNSIGNED NOT NULL PRIMARY KEY, clicks BIGINT UNSIGNED NOT NULL, created_at DATETIME(3) NOT NULL) ENGINE=InnoDB',
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE link_move_carries');
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -373,6 +389,7 @@ export const SHARD_MIGRATIONS = [
   LinkClickCount1733400000000,
   MoveTombstones1733600000000,
   LinkListOrder1733700000000,
+  MoveClickCarries1733800000000,
   LinkCrawlable1734190000000,
 ];
 export const META_MIGRATIONS = [

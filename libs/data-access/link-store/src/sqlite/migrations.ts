@@ -37,7 +37,7 @@ export const SQLITE_SHARD_MIGRATIONS = [
   },
   {
     // Redirects counted against maxClicks, flushed by the redirect: where a lost Redis counter is
-    // found again (docs/design.md, "Max clicks"). A column, so it moves with its row.
+    // found again (docs/design.md, "Max clicks"). A move carries it to the new owner after the switch.
     name: '003_click_count',
     up: `ALTER TABLE links ADD COLUMN click_count INTEGER NOT NULL DEFAULT 0;`,
   },
@@ -64,6 +64,12 @@ export const SQLITE_SHARD_MIGRATIONS = [
     up: `
       ALTER TABLE links ADD COLUMN crawlable INTEGER NOT NULL DEFAULT 0;
       CREATE INDEX idx_links_crawlable ON links (domain, code) WHERE crawlable = 1;`,
+  },
+  {
+    // Ids of links whose click count a move added here from their old owner: a resumed move adds
+    // nothing twice (docs/design.md, "Online resharding"). Cleared with the tombstones.
+    name: '007_move_carries',
+    up: `CREATE TABLE link_move_carries (link_id INTEGER PRIMARY KEY, clicks INTEGER NOT NULL, created_at INTEGER NOT NULL);`,
   },
 ];
 
