@@ -38,5 +38,5 @@ describeDomainSettingsStoreContract('in-memory double', async () => {
 describeAuditLogStoreContract('in-memory double', async () => ({ audit: new InMemoryAuditLogStore(), close: async () => undefined }));
 describeTransactionalAuditContract('in-memory double', async () => {
   const tenants = new InMemoryTenantStore();
-  return { tenants, audit: tenants.audit, close: async () => undefined };
+  return { tenants, settings: new InMemoryDomainSettingsStore(tenants.audit), audit: tenants.audit, close: async () => undefined };
 });

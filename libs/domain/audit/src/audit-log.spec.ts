@@ -107,6 +107,18 @@ describe('AuditLog', () => {
     await log.stop();
   });
 
+  it('records a sign-in and a failed one as the person, with why it failed and never what was typed', async () => {
+    const store = new InMemoryAuditLogStore();
+    const log = logOver(store);
+    const person = { id: 'm-1', email: 'ana@example.com' };
+    await log.recordSignIn({ tenantId: 't1', person, clientAddress: '192.0.2.4', succeeded: false, method: 'password', reason: 'wrong_password' });
+    await log.recordSignIn({ tenantId: 't1', person, clientAddress: '192.0.2.4', succeeded: true, method: 'oidc' });
+    expect(store.entries.map((e) => [e.action, e.actor, e.target.id, e.details])).toEqual([
+      ['auth.sign_in_failed', { type: 'person', id: 'm-1', name: 'ana@example.com' }, 'm-1', { method: 'password', reason: 'wrong_password' }],
+      ['auth.signed_in', { type: 'person', id: 'm-1', name: 'ana@example.com' }, 'm-1', { method: 'oidc' }],
+    ]);
+  });
+
   it('deletes what is past the retention, in batches, and keeps the rest', async () => {
     const store = new InMemoryAuditLogStore();
     const day = 86_400_000;

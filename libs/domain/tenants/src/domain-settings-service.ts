@@ -1,8 +1,10 @@
+import { AuditContext, auditEntry, diffOf, OPERATOR_LOG } from '@shortlink/audit-domain';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { Principal } from './credentials';
 import {
   applySettingsEdit,
   defaultSettingsOf,
+  DOMAIN_SETTING_FIELDS,
   DomainSettings,
   DomainSettingsEdit,
   DomainSettingsStore,
@@ -67,16 +69,32 @@ export class DomainSettingsService {
    * Applies `edit` (absent fields kept, null ones reset; every URL through the URL policy), with
    * `ifMatch` the version the caller read (412 when it changed). Answers once the meta database holds
    * the change and the redirect instances were told; when they could not be told, the change is saved
-   * and the answer is 503: the instances read it within REDIRECT_TENANT_REFRESH_MS anyway.
+   * and the answer is 503: the instances read it within REDIRECT_TENANT_REFRESH_MS anyway. With
+   * `audit`, the change's diff is written with it, in its transaction: `domain.settings_changed` in the
+   * tenant's log, `shared_domain.settings_changed` in the operators' (docs/design.md, "Audit log").
    */
-  async update(principal: Principal, raw: unknown, edit: DomainSettingsEdit, ifMatch: number | null): Promise<OwnedDomainSettings> {
+  async update(principal: Principal, raw: unknown, edit: DomainSettingsEdit, ifMatch: number | null, audit?: AuditContext): Promise<OwnedDomainSettings> {
     const { domain, shared } = await this.owned(principal, raw);
     for (let attempt = 0; ; attempt++) {
       const current = (await this.store.find(domain)) ?? defaultSettingsOf(domain);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current.version);
       const values: DomainSettingsValues = await applySettingsEdit(current, edit, this.options.checkUrl);
       const next: DomainSettings = { ...values, domain, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
-      if (await this.store.save(next, current.version)) {
+      const changes = audit && diffOf<DomainSettingsValues>(current, values, DOMAIN_SETTING_FIELDS);
+      const entry =
+        audit && changes
+          ? auditEntry(
+              audit,
+              {
+                log: shared ? OPERATOR_LOG : principal.tenantId,
+                action: shared ? 'shared_domain.settings_changed' : 'domain.settings_changed',
+                target: { type: 'domain', id: domain, domain },
+                changes,
+              },
+              next.updatedAt!,
+            )
+          : undefined;
+      if (await this.store.save(next, current.version, entry)) {
         try {
           await this.options.changes.settingsChanged(domain, next.version);
         } catch (error) {

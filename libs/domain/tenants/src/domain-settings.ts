@@ -1,3 +1,4 @@
+import type { AuditEntry } from '@shortlink/audit-domain';
 import { DomainError, ErrorCode } from '@shortlink/core';
 
 /**
@@ -83,8 +84,11 @@ export interface DomainSettingsStore {
   findMany(domains: readonly string[]): Promise<DomainSettings[]>;
   /** Every stored domain and its version: what a redirect instance compares with what it holds. */
   versions(): Promise<Array<{ readonly domain: string; readonly version: number }>>;
-  /** Stores `settings` if the stored version is still `expectedVersion` (0: none stored); false when it changed meanwhile. */
-  save(settings: DomainSettings, expectedVersion: number): Promise<boolean>;
+  /**
+   * Stores `settings` if the stored version is still `expectedVersion` (0: none stored); false when it changed meanwhile.
+   * `audit`, when given, is written in the same transaction: both are stored, or neither (docs/design.md, "Audit log").
+   */
+  save(settings: DomainSettings, expectedVersion: number, audit?: AuditEntry): Promise<boolean>;
 }
 
 export const DOMAIN_SETTINGS_STORE = Symbol('DOMAIN_SETTINGS_STORE');

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, Inject, Param, Patch, Req, Res, UseGuar
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { DOMAIN_SETTING_FIELDS, DomainSettingsEdit, DomainSettingsService, OwnedDomainSettings } from '@shortlink/tenants-domain';
-import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import {
   domainSettingsEditSchema,
   domainSettingsListSchema,
@@ -75,7 +75,7 @@ export class DomainsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const edit: DomainSettingsEdit = Object.fromEntries(DOMAIN_SETTING_FIELDS.filter((f) => f in body).map((f) => [f, (body as Record<string, unknown>)[f]]));
-    const settings = await this.settings.update(req.principal!, domain, edit, versionOf(ifMatch));
+    const settings = await this.settings.update(req.principal!, domain, edit, versionOf(ifMatch), auditContextOf(req));
     reply.header('etag', `"${settings.version}"`);
     return settingsView(settings);
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { AuditAction, AuditEntry, auditEntry, AuditLogStore, StoredAuditEntry } from '@shortlink/audit-domain';
-import { hashApiKey, NewApiKey, Tenant, TenantStore } from '@shortlink/tenants-domain';
+import { defaultSettingsOf, DomainSettingsStore, hashApiKey, NewApiKey, Tenant, TenantStore } from '@shortlink/tenants-domain';
 
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0, 123);
 const context = { actor: { type: 'key' as const, id: 'key-1', name: 'ci key' }, clientAddress: '203.0.113.7' };
@@ -122,14 +122,15 @@ const aKey = (): NewApiKey => ({ id: randomUUID(), name: 'ci', prefix: 'sl_abcde
  */
 export function describeTransactionalAuditContract(
   backend: string,
-  open: () => Promise<{ tenants: TenantStore; audit: AuditLogStore; close(): Promise<void> }>,
+  open: () => Promise<{ tenants: TenantStore; settings: DomainSettingsStore; audit: AuditLogStore; close(): Promise<void> }>,
 ) {
   describe(`tenant changes and their audit entries, one transaction: ${backend}`, () => {
     let tenants: TenantStore;
+    let settings: DomainSettingsStore;
     let audit: AuditLogStore;
     let close: () => Promise<void>;
     beforeAll(async () => {
-      ({ tenants, audit, close } = await open());
+      ({ tenants, settings, audit, close } = await open());
     });
     afterAll(() => close());
 
@@ -200,6 +201,26 @@ export function describeTransactionalAuditContract(
       await expect(tenants.updateTenant(tenant.id, { name: 'renamed' }, () => taken)).rejects.toBeTruthy();
       expect((await tenants.findTenant(tenant.id))?.name).toBe('acme');
       expect(await logOf(tenant.id)).toEqual([`key.created first`]);
+    });
+
+    it('writes a domain settings change with its entry, both or neither', async () => {
+      const log = randomUUID();
+      const domain = `s${randomUUID().slice(0, 8)}.example.com`;
+      const at = new Date(Math.floor(Date.now() / 1000) * 1000);
+      const first = { ...defaultSettingsOf(domain), robots: 'allow' as const, version: 1, updatedAt: at };
+      const entry = auditEntry(context, { log, action: 'domain.settings_changed', target: { type: 'domain', id: domain, domain } }, at);
+      expect(await settings.save(first, 0, entry)).toBe(true);
+      // A save that loses the race stores neither the settings nor the entry.
+      const late = auditEntry(context, { log, action: 'domain.settings_changed', target: { type: 'domain', id: 'late', domain } }, at);
+      expect(await settings.save({ ...first, robots: 'disallow' }, 0, late)).toBe(false);
+      expect(await settings.save({ ...first, robots: 'disallow', version: 2 }, 5, late)).toBe(false);
+      // An entry that cannot be stored undoes the change.
+      await expect(settings.save({ ...first, robots: 'disallow', version: 2 }, 1, entry)).rejects.toBeTruthy();
+      expect((await settings.find(domain))?.version).toBe(1);
+      const other = `t${randomUUID().slice(0, 8)}.example.com`;
+      await expect(settings.save({ ...defaultSettingsOf(other), version: 1, updatedAt: at }, 0, entry)).rejects.toBeTruthy();
+      expect(await settings.find(other)).toBeNull();
+      expect((await audit.list({ log, after: null, limit: 10 })).map((e) => e.target.id)).toEqual([domain]);
     });
   });
 }

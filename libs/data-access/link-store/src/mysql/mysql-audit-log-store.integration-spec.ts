@@ -10,5 +10,5 @@ describeAuditLogStoreContract('mysql', async () => {
 
 describeTransactionalAuditContract('mysql', async () => {
   const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
-  return { tenants: meta.tenants, audit: meta.audit, close: () => meta.close() };
+  return { tenants: meta.tenants, settings: meta.domainSettings, audit: meta.audit, close: () => meta.close() };
 });

@@ -24,5 +24,5 @@ describeAuditLogStoreContract('sqlite', async () => {
 
 describeTransactionalAuditContract('sqlite', async () => {
   const { meta, close } = openMeta();
-  return { tenants: meta.tenants, audit: meta.audit, close };
+  return { tenants: meta.tenants, settings: meta.domainSettings, audit: meta.audit, close };
 });

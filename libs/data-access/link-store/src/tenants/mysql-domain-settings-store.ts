@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
+import type { AuditEntry } from '@shortlink/audit-domain';
 import { DomainSettings, DomainSettingsStore } from '@shortlink/tenants-domain';
+import { insertAuditEntriesMysql } from '../audit/mysql-audit-log-store';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
 import { DOMAIN_SETTINGS_COLUMNS, DomainSettingsRow, settingsFromRow, settingsJson } from './domain-settings-rows';
 
@@ -27,30 +29,35 @@ export class MysqlDomainSettingsStore implements DomainSettingsStore {
     return rows.map((r) => ({ domain: r.domain, version: Number(r.version) }));
   }
 
-  async save(settings: DomainSettings, expectedVersion: number): Promise<boolean> {
+  async save(settings: DomainSettings, expectedVersion: number, audit?: AuditEntry): Promise<boolean> {
     const at = settings.updatedAt ?? new Date();
     const json = settingsJson(settings);
-    if (expectedVersion === 0) {
-      try {
-        await this.ds.query('INSERT INTO domain_settings (domain, settings, version, updated_at) VALUES (?, ?, ?, ?)', [
-          settings.domain,
-          json,
-          settings.version,
-          at,
-        ]);
+    try {
+      return await this.ds.transaction(async (m) => {
+        if (expectedVersion === 0) {
+          await m.query('INSERT INTO domain_settings (domain, settings, version, updated_at) VALUES (?, ?, ?, ?)', [
+            settings.domain,
+            json,
+            settings.version,
+            at,
+          ]);
+        } else {
+          const result: Affected = await m.query('UPDATE domain_settings SET settings = ?, version = ?, updated_at = ? WHERE domain = ? AND version = ?', [
+            json,
+            settings.version,
+            at,
+            settings.domain,
+            expectedVersion,
+          ]);
+          if (result.affectedRows !== 1) return false;
+        }
+        await insertAuditEntriesMysql(m, [audit]);
         return true;
-      } catch (error) {
-        if (isMysqlDuplicate(error)) return false;
-        throw error;
-      }
+      });
+    } catch (error) {
+      // Another first save of this domain won (its row exists now); an entry's duplicate id is not that, and fails the save.
+      if (expectedVersion === 0 && isMysqlDuplicate(error) && !String((error as Error).message).includes('uq_audit_log_id')) return false;
+      throw error;
     }
-    const result: Affected = await this.ds.query('UPDATE domain_settings SET settings = ?, version = ?, updated_at = ? WHERE domain = ? AND version = ?', [
-      json,
-      settings.version,
-      at,
-      settings.domain,
-      expectedVersion,
-    ]);
-    return result.affectedRows === 1;
   }
 }

@@ -1,4 +1,6 @@
+import type { AuditEntry } from '@shortlink/audit-domain';
 import { DomainSettings, DomainSettingsStore } from '@shortlink/tenants-domain';
+import { insertAuditEntriesSqlite } from '../audit/sqlite-audit-log-store';
 import { SqliteDb } from '../sqlite/sqlite-database';
 import { DOMAIN_SETTINGS_COLUMNS, DomainSettingsRow, settingsFromRow, settingsJson } from './domain-settings-rows';
 
@@ -26,20 +28,23 @@ export class SqliteDomainSettingsStore implements DomainSettingsStore {
     }));
   }
 
-  async save(settings: DomainSettings, expectedVersion: number): Promise<boolean> {
+  async save(settings: DomainSettings, expectedVersion: number, audit?: AuditEntry): Promise<boolean> {
     const at = (settings.updatedAt ?? new Date()).getTime();
     const json = settingsJson(settings);
-    if (expectedVersion === 0) {
-      return (
-        this.db
-          .prepare('INSERT OR IGNORE INTO domain_settings (domain, settings, version, updated_at) VALUES (?, ?, ?, ?)')
-          .run(settings.domain, json, settings.version, at).changes === 1
-      );
-    }
-    return (
-      this.db
-        .prepare('UPDATE domain_settings SET settings = ?, version = ?, updated_at = ? WHERE domain = ? AND version = ?')
-        .run(json, settings.version, at, settings.domain, expectedVersion).changes === 1
-    );
+    return this.db
+      .transaction(() => {
+        const changed =
+          expectedVersion === 0
+            ? this.db
+                .prepare('INSERT OR IGNORE INTO domain_settings (domain, settings, version, updated_at) VALUES (?, ?, ?, ?)')
+                .run(settings.domain, json, settings.version, at).changes
+            : this.db
+                .prepare('UPDATE domain_settings SET settings = ?, version = ?, updated_at = ? WHERE domain = ? AND version = ?')
+                .run(json, settings.version, at, settings.domain, expectedVersion).changes;
+        if (changed !== 1) return false;
+        insertAuditEntriesSqlite(this.db, [audit]);
+        return true;
+      })
+      .immediate();
   }
 }

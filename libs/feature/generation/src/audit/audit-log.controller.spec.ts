@@ -97,6 +97,42 @@ describe('audit log API', () => {
     expect(changed).toEqual([
       expect.objectContaining({ changes: { plan: { from: 'paid', to: 'free' } }, actor: expect.objectContaining({ type: 'operator' }) }),
     ]);
+    const domain = `go-${Math.random().toString(36).slice(2, 8)}.audit.test`;
+    expect((await g.call(OPERATOR, 'POST', `/api/v1/admin/tenants/${tenant.id}/domains`, { domain })).statusCode).toBe(201);
+    expect((await g.call(OPERATOR, 'DELETE', `/api/v1/admin/tenants/${tenant.id}/domains/${domain}`)).statusCode).toBe(204);
+    const code = (await g.call(apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/reported' })).json().code;
+    const banned = await g.call(OPERATOR, 'PUT', `/api/v1/admin/links/${code}/moderation`, { moderation: 'banned', reason: 'phishing report #7' });
+    expect(banned.statusCode).toBe(200);
+    const operatorLog = (await g.call(OPERATOR, 'GET', '/api/v1/admin/audit-log?limit=3')).json().entries as EntryView[];
+    expect(operatorLog.map((e) => [e.action, e.target.id, e.target.domain])).toEqual([
+      ['link.moderated', code, expect.any(String)],
+      ['tenant.domain_removed', tenant.id, domain],
+      ['tenant.domain_added', tenant.id, domain],
+    ]);
+    expect(operatorLog[0]).toMatchObject({
+      changes: { moderation: { from: 'clear', to: 'banned' }, reason: { from: null, to: 'phishing report #7' } },
+      details: { tenantId: tenant.id },
+    });
+    // Moderation is the operators' business: the tenant's own log does not show it.
+    expect((await entriesOf(apiKey, '?action=link.moderated')).length).toBe(0);
+  });
+
+  it('records domain settings changes with their diff: a tenant’s in its log, the service’s in the operators’', async () => {
+    const { apiKey, tenant } = await newTenant();
+    const domain = `go-${Math.random().toString(36).slice(2, 8)}.settings.test`;
+    expect((await g.call(OPERATOR, 'POST', `/api/v1/admin/tenants/${tenant.id}/domains`, { domain })).statusCode).toBe(201);
+    expect((await g.call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { robots: 'allow', rootRedirect: 'https://example.com/home' })).statusCode).toBe(200);
+    expect((await g.call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { robots: 'allow' })).statusCode).toBe(200); // no change: no entry
+    expect(await entriesOf(apiKey, '?action=domain')).toEqual([
+      expect.objectContaining({
+        action: 'domain.settings_changed',
+        target: { type: 'domain', id: domain, domain },
+        changes: { rootRedirect: { from: null, to: 'https://example.com/home' }, robots: { from: 'disallow', to: 'allow' } },
+      }),
+    ]);
+    expect((await g.call(OPERATOR, 'PATCH', '/api/v1/domains/sho.rt', { expiredRedirect: 'https://example.com/expired' })).statusCode).toBe(200);
+    const shared = (await g.call(OPERATOR, 'GET', '/api/v1/admin/audit-log?action=shared_domain')).json().entries as EntryView[];
+    expect(shared.map((e) => [e.target.id, e.changes])).toEqual([['sho.rt', { expiredRedirect: { from: null, to: 'https://example.com/expired' } }]]);
   });
 
   it('filters, pages with a cursor bound to the filters, answers CSV, and refuses bad queries with stable codes', async () => {
