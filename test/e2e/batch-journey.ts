@@ -1,6 +1,6 @@
 import { spawn } from 'child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { request } from 'http';
+import { ClientRequest, request } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { PassThrough } from 'stream';
@@ -67,7 +67,7 @@ export function postBatch(
     void (async () => {
       for (const chunk of body) {
         if (req.destroyed) return;
-        if (!req.write(chunk)) await new Promise((r) => req.once('drain', r).once('close', r));
+        if (!req.write(chunk)) await drainedOrClosed(req);
       }
       req.end();
     })();
@@ -340,4 +340,15 @@ export async function crashAndRetry(o: {
   expect(after.lines.slice(0, before.lines.length)).toEqual(before.lines);
   expect(await countLinks(o.base(), o.apiKey)).toEqual({ links: o.rows, urls: o.rows });
   return { before: before.lines, after };
+}
+
+/** Waits for a backpressured request to drain or close, and leaves no listener behind either way. */
+function drainedOrClosed(req: ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      req.off('drain', done).off('close', done);
+      resolve();
+    };
+    req.on('drain', done).on('close', done);
+  });
 }

@@ -4,6 +4,7 @@ import { join } from 'path';
 import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createLink, getStats, createTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
+import { describeAuditJourney } from './audit-journey';
 import { describeTenantJourney } from './tenant-journey';
 import { describeLinkOptions } from './link-options';
 import { describeProbeJourney } from './probe-journey';
@@ -41,6 +42,7 @@ describe('embedded profile (npm start)', () => {
   );
   describeLinkOptions(() => endpoints);
   describeProbeJourney(() => endpoints);
+  describeAuditJourney(() => endpoints);
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

@@ -10,6 +10,7 @@ import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { allocateEndpoints, Endpoints, eventually, parseMetrics, RunningProcess, startProcess, waitHealthy } from '@shortlink/harness';
 import { API_KEY, createLink, getStats, createTenant, redirectOf, SERVER_SECRETS } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
+import { describeAuditJourney } from './audit-journey';
 import { describeTenantJourney } from './tenant-journey';
 import { describeLinkOptions } from './link-options';
 import { describeProbeJourney } from './probe-journey';
@@ -88,6 +89,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
   );
   describeLinkOptions(() => endpoints);
   describeProbeJourney(() => endpoints);
+  describeAuditJourney(() => endpoints);
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;

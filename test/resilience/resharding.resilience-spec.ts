@@ -30,7 +30,7 @@ describe('online resharding on the real stack (issue 14)', () => {
   const restoreRing = async () => {
     const status = (await reshardOk(['status', '--json'], env)).json as { move: { finished: boolean; progress: { step: string } } | null } | null;
     if (status?.move && !status.move.finished) {
-      if (['switched', 'cleanup'].includes(status.move.progress.step)) await reshardOk(['run', '--yes', '--rate', '0'], env);
+      if (['switched', 'carry', 'cleanup'].includes(status.move.progress.step)) await reshardOk(['run', '--yes', '--rate', '0'], env);
       else await reshardOk(['abort', '--yes'], env);
     }
     const ring = await currentRing();

@@ -21,6 +21,8 @@ export const CacheKeys = {
   clickCounter: (linkId: string): string => `${PREFIX}clicks:${linkId}`,
   /** Password attempts of one visitor (client address) on one link. */
   passwordAttempts: (linkId: string, address: string): string => `${PREFIX}password-attempts:${linkId}:${address}`,
+  /** One visitor's (client address's) redirects of one link in the current window of its per-visitor limit. */
+  visitorWindow: (linkId: string, address: string): string => `${PREFIX}visitor-clicks:${linkId}:${address}`,
   /** Redirects of every instance in one second (the global rate limit). */
   redirectsInSecond: (second: number): string => `${PREFIX}ratelimit:global:${second}`,
   /** A plan window of the tenants domain (`rl:req:<tenant>`, `rl:rows:<tenant>`), one hash-tagged key. */

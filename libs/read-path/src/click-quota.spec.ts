@@ -62,24 +62,50 @@ describe('ClickQuota (maxClicks)', () => {
 
   it('after a lost counter allows at most the clicks not yet flushed, and exactly that many', async () => {
     const q = quota();
-    expect(granted(await burst(q, 60))).toBe(60);
+    expect(granted(await burst(q, 30))).toBe(30);
     await q.flush();
-    expect(await shard.clickCount(ID, '4242')).toBe(60);
-    expect(granted(await burst(q, 20))).toBe(20);
-    expect(q.unflushedClicks).toBe(20);
+    expect(await shard.clickCount(ID, '4242')).toBe(30);
+    expect(granted(await burst(q, 15))).toBe(15);
+    expect(q.unflushedClicks).toBe(15);
     cache.values.delete(CacheKeys.clickCounter('4242')); // evicted, or lost in a failover
     const after = granted(await burst(q, 500));
-    expect(after).toBe(40); // 100 - 60 flushed: the 20 unflushed clicks are granted a second time
-    const total = 60 + 20 + after;
-    expect(total - 100).toBeLessThanOrEqual(20);
-    expect(total - 100).toBe(20);
+    expect(after).toBe(70); // 100 - 30 flushed: the 15 unflushed clicks are granted a second time
+    const total = 30 + 15 + after;
+    expect(total - 100).toBeLessThanOrEqual(15);
+    expect(total - 100).toBe(15);
+  });
+
+  it('puts a grant past half the limit on the shard before answering: losing the counter and the instance right after 90 of 100 clicks costs none', async () => {
+    const q = quota(); // flushes on its own every minute only
+    const flushedBeforeAnswer: number[] = [];
+    const outcomes = await Promise.all(
+      Array.from(
+        { length: 90 },
+        () =>
+          new Promise<ReservationOutcome>((resolve) => q.reserve(cached(100), ID, (o) => (flushedBeforeAnswer.push(shard.counts.get('4242')!), resolve(o)))),
+      ),
+    );
+    expect(granted(outcomes)).toBe(90);
+    expect(Math.min(...flushedBeforeAnswer)).toBe(90);
+    expect(q.unflushedClicks).toBe(0);
+    // The instance is SIGKILLed (nothing more is flushed) and the counter is lost: another instance starts it from the shard.
+    cache.values.delete(CacheKeys.clickCounter('4242'));
+    expect(granted(await burst(quota(), 200))).toBe(10);
+  });
+
+  it('below half the limit leaves the grant to the periodic flush: no shard write per redirect', async () => {
+    const q = quota();
+    expect(granted(await burst(q, 50))).toBe(50);
+    expect(await shard.clickCount(ID, '4242')).toBe(0);
+    expect(q.unflushedClicks).toBe(50);
+    expect(granted(await burst(q, 1))).toBe(1);
+    expect(await shard.clickCount(ID, '4242')).toBe(51);
   });
 
   it('keeps an exhausted link exhausted through a lost counter: the final count is flushed at once', async () => {
     const q = quota();
     expect(granted(await burst(q, 150))).toBe(100);
-    await q.flush(); // the flush started when the limit was reached; this waits for it
-    expect(await shard.clickCount(ID, '4242')).toBe(100);
+    expect(await shard.clickCount(ID, '4242')).toBe(100); // flushed before the answers
     cache.values.delete(CacheKeys.clickCounter('4242'));
     const fresh = quota(); // another instance, which never saw the link
     expect(granted(await burst(fresh, 50))).toBe(0);

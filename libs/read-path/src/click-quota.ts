@@ -43,11 +43,12 @@ const quiet: ClickQuotaObserver = { reserved: () => undefined, seeded: () => und
  * arrive in one event-loop turn are taken in one call (the batch gets what is left, in arrival
  * order), so a hot link costs one round trip per turn, not one per request.
  *
- * The granted units are also added to the shard's `click_count` every `flushIntervalMs`, and at
- * once when a link reaches its limit. A counter the cache lost (eviction, a failover, a restart of
- * the in-process cache) is started again from that count; a count a failover set back is raised to
- * the last total this instance flushed. So a loss costs at most the clicks granted but not yet
- * flushed when it happened, and nothing for a link that was already exhausted.
+ * The granted units are also added to the shard's `click_count` every `flushIntervalMs`, and,
+ * once more than half of a link's limit is taken, before its redirects are answered. A counter the
+ * cache lost (eviction, a failover, a restart of the in-process cache) is started again from that
+ * count; a count a failover set back is raised to the last total this instance flushed. So a loss
+ * costs at most the clicks granted but not yet flushed when it happened, which are clicks granted
+ * below half the limit, and nothing for a link that was already exhausted.
  */
 export class ClickQuota implements ExhaustionView {
   private batches = new Map<string, Batch>();
@@ -181,11 +182,11 @@ export class ClickQuota implements ExhaustionView {
       if (entry) entry.n += granted;
       else this.unflushed.set(linkId, { id: batch.id, n: granted });
     }
-    if (count >= batch.limit) {
-      this.exhausted.set(linkId, count);
-      // The final count goes to the shard at once: a later loss of the counter cannot revive the link.
-      if (granted > 0) void this.flush();
-    }
+    if (count >= batch.limit) this.exhausted.set(linkId, count);
+    // Past half the limit the grant reaches the shard before the redirects are answered (the final
+    // count included, so a later loss cannot revive an exhausted link): a lost counter then costs at
+    // most the clicks granted below half the limit and not yet flushed. A failed flush keeps them for the next tick.
+    if (granted > 0 && count * 2 > batch.limit) await this.flush();
     if (granted > 0) this.observer.reserved('granted', granted);
     if (granted < wanted) this.observer.reserved('exhausted', wanted - granted);
     for (let i = 0; i < wanted; i++) batch.waiting[i](i < granted ? 'granted' : 'exhausted');

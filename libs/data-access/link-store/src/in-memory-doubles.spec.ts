@@ -1,8 +1,11 @@
+import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
 import { IdBlock } from '@shortlink/links-domain';
 import { InMemoryBatchRecords, InMemoryLinkShard } from '@shortlink/links-domain/testing';
 import { InMemoryMovableShard, InMemoryRingStore } from '@shortlink/sharding-domain/testing';
-import { InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
+import { InMemoryDomainSettingsStore, InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
+import { describeAuditLogStoreContract, describeTransactionalAuditContract } from './contract/audit-log-store.contract';
 import { describeBatchRecordStoreContract } from './contract/batch-record-store.contract';
+import { describeDomainSettingsStoreContract } from './contract/domain-settings-store.contract';
 import { describeLinkStoreContract } from './contract/link-store.contract';
 import { describeRingStoreContract, describeShardMoveContract } from './contract/resharding.contract';
 import { describeTenantStoreContract } from './contract/tenant-store.contract';
@@ -28,3 +31,12 @@ describeShardMoveContract('in-memory double', async () => ({
 describeRingStoreContract('in-memory double', async () => ({ ring: new InMemoryRingStore(), close: async () => undefined }));
 describeBatchRecordStoreContract('in-memory double', async () => ({ batches: new InMemoryBatchRecords(), close: async () => undefined }));
 describeTenantStoreContract('in-memory double', async () => ({ tenants: new InMemoryTenantStore(), close: async () => undefined }));
+describeDomainSettingsStoreContract('in-memory double', async () => {
+  const settings = new InMemoryDomainSettingsStore();
+  return { settings, tenants: new InMemoryTenantStore(settings), close: async () => undefined };
+});
+describeAuditLogStoreContract('in-memory double', async () => ({ audit: new InMemoryAuditLogStore(), close: async () => undefined }));
+describeTransactionalAuditContract('in-memory double', async () => {
+  const tenants = new InMemoryTenantStore();
+  return { tenants, settings: new InMemoryDomainSettingsStore(tenants.audit), audit: tenants.audit, close: async () => undefined };
+});

@@ -35,6 +35,9 @@ export abstract class MovableShard implements MoveOps {
   deleteRetired(ids: readonly ShortUrlIdentifier[]) {
     return this.moves.deleteRetired(ids);
   }
+  carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>) {
+    return this.moves.carryClicks(carries);
+  }
   clearTombstones() {
     return this.moves.clearTombstones();
   }

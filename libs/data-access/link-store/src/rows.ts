@@ -24,6 +24,7 @@ export const LINK_COLUMNS = [
   'moderation',
   'title',
   'options',
+  'crawlable',
 ] as const;
 
 export interface LinkRow {
@@ -41,10 +42,11 @@ export interface LinkRow {
   moderation: number;
   title: string | null;
   options: string | null;
+  crawlable: number | string;
 }
 
 /** Options kept in the JSON `options` column: everything of a link that is not a column of its own. */
-type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title'>]: LinkOptions[K] } & { moderationReason: string | null };
+type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title' | 'crawlable'>]: LinkOptions[K] } & { moderationReason: string | null };
 
 export const toDate = (v: Date | number | string): Date => (v instanceof Date ? v : new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
 
@@ -76,6 +78,7 @@ export function linkFromRow(row: LinkRow): Link {
     moderation: MODERATION_FROM_DB[Number(row.moderation)] ?? 'clear',
     moderationReason: stored.moderationReason ?? null,
     title: row.title,
+    crawlable: Number(row.crawlable) === 1,
   };
 }
 
@@ -175,8 +178,8 @@ export function rowChecksum(data: RowData): string {
 
 export const COLUMN_INDEX = Object.fromEntries(LINK_COLUMNS.map((c, i) => [c, i])) as Record<(typeof LINK_COLUMNS)[number], number>;
 
-/** A StoredRow from the values of LINK_COLUMNS and the tags. */
-export function storedRow(values: readonly unknown[], tags: RowData['tags']): StoredRow {
+/** A StoredRow from the values of LINK_COLUMNS, the tags and the row's `click_count` (outside the data and the checksum). */
+export function storedRow(values: readonly unknown[], tags: RowData['tags'], clicks = 0): StoredRow {
   const data: RowData = { values, tags };
   return {
     id: String(values[COLUMN_INDEX.id]),
@@ -185,6 +188,7 @@ export function storedRow(values: readonly unknown[], tags: RowData['tags']): St
     version: Number(values[COLUMN_INDEX.version]),
     checksum: rowChecksum(data),
     data,
+    clicks,
   };
 }
 

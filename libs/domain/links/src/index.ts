@@ -11,13 +11,15 @@ export { type CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from './cod
 export { SegmentIdAllocator } from './codes/segment-id-allocator';
 export { identifierOf, type Link, type LinkOptions, type LinkStatus, type Moderation, NO_OPTIONS, type ShortUrlIdentifier, unknownLink } from './link';
 export { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
-export { EDITABLE_FIELDS, type LinkEdit, LinkService } from './link-service';
+export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
   CODE_SECRET,
+  domainSettingsChange,
   DuplicateLinkError,
   type IdBlock,
   type InsertOptions,
+  isDomainSettingsChange,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
   LINK_REPOSITORY,
@@ -39,4 +41,14 @@ export {
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
 export { encodeQueryPart } from './redirect/target-url';
-export { coveredBy, type DomainBlockList, type HostResolver, UrlPolicy } from './url-policy';
+export {
+  LocalVisitorWindows,
+  SharedVisitorLimit,
+  type SharedVisitorLimitOptions,
+  VISITOR_WINDOW_MS,
+  VISITOR_WINDOW_STORE,
+  type VisitorWindowHit,
+  type VisitorWindowStore,
+  visitorWindowHit,
+} from './redirect/visitor-limit';
+export { type CheckedUrl, coveredBy, type DomainBlockList, type HostLookups, type HostResolver, UrlPolicy } from './url-policy';

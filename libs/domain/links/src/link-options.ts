@@ -149,6 +149,13 @@ export function checkForwardQuery(value: unknown): boolean {
   return value;
 }
 
+/** Whether the domain's robots.txt lets crawlers fetch the link (docs/design.md, "Domain settings"); default false. */
+export function checkCrawlable(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw invalid('crawlable', 'must be true or false');
+  return value;
+}
+
 /** Checks a target URL of an option (the URL policy, DNS included when it is on); resolves to the normalised URL. */
 export type UrlCheck = (url: unknown, field: string) => Promise<string>;
 

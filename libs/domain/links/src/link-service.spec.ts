@@ -116,6 +116,7 @@ describe('LinkService', () => {
       { variants: [{ url: 'https://example.com', weight: 0 }] },
       { clicksPerIpPerMinute: 100_000 },
       { title: 'x'.repeat(201) },
+      { crawlable: 'yes' },
     ];
     for (const extra of bad) {
       await expect(service.create({ tenantId: 't1', url: 'https://example.com', ...extra })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
@@ -137,6 +138,7 @@ describe('LinkService', () => {
       deviceTargets: null,
       variants: null,
       clicksPerIpPerMinute: null,
+      crawlable: null,
     };
     for (const url of ['https://example.com/a?b=c', 'https://pаypal.com/login']) {
       const checked = await service.prepare({ tenantId: 't1', url, forwardQuery: true }); // an option given: every check runs
@@ -162,6 +164,7 @@ describe('LinkService', () => {
         { url: 'https://example.com/b', weight: 1 },
       ],
       clicksPerIpPerMinute: 5,
+      crawlable: true,
     };
     for (const [field, value] of Object.entries(one))
       expect(await service.prepare({ tenantId: 't1', url: 'https://example.com/x', [field]: value })).not.toEqual(bare);
@@ -229,6 +232,22 @@ describe('LinkService', () => {
     expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', status: 'disabled', version: 2 });
     expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
     expect(await service.get('t1', link)).toEqual(edited);
+  });
+
+  it('marks a link crawlable on create and edit; a new crawlable link is told to every instance (its robots.txt changes), a plain one is not', async () => {
+    const { service, feed, repo } = setup();
+    const plain = await service.create({ tenantId: 't1', url: 'https://example.com/plain' });
+    expect(plain.crawlable).toBe(false);
+    const crawlable = await service.create({ tenantId: 't1', url: 'https://example.com/crawl', crawlable: true });
+    expect(repo.links.get(`sho.rt/${crawlable.code}`)?.crawlable).toBe(true);
+    expect(feed.published).toEqual([{ domain: 'sho.rt', code: crawlable.code, version: 1 }]);
+    const edited = await service.update('t1', plain, { crawlable: true }, null);
+    expect(edited).toMatchObject({ crawlable: true, version: 2 });
+    expect((await service.update('t1', plain, { crawlable: null }, null)).crawlable).toBe(false);
+    expect(await repo.crawlableCodes('sho.rt', 10)).toEqual([crawlable.code]);
+    // The announcement is best effort: with the channel down the link is created all the same.
+    feed.down = true;
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com/crawl2', crawlable: true })).resolves.toMatchObject({ crawlable: true });
   });
 
   it('refuses a stale If-Match with PRECONDITION_FAILED and changes nothing', async () => {

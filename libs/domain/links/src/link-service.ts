@@ -7,6 +7,7 @@ import { ChangePropagation } from './change-propagation';
 import { ListCursors } from './listing';
 import {
   checkClicksPerIpPerMinute,
+  checkCrawlable,
   checkDeviceTargets,
   checkExpiresAt,
   checkForwardQuery,
@@ -43,6 +44,7 @@ export interface LinkCreation {
   readonly deviceTargets?: unknown;
   readonly variants?: unknown;
   readonly clicksPerIpPerMinute?: unknown;
+  readonly crawlable?: unknown;
   /**
    * What an import carries over (docs/design.md, "Import and export"): a code kept from another
    * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
@@ -69,6 +71,7 @@ export const EDITABLE_FIELDS = [
   'expiresAt',
   'redirectType',
   'status',
+  'crawlable',
 ] as const;
 export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
 
@@ -82,6 +85,12 @@ export interface LinkListRequest {
   readonly tag?: string;
   readonly status?: LinkStatus;
   readonly domain?: string;
+}
+
+/** A link before and after one change of it. */
+export interface LinkUpdate {
+  readonly before: Link;
+  readonly after: Link;
 }
 
 export interface LinkPage {
@@ -224,6 +233,7 @@ export class LinkService {
         deviceTargets: null,
         variants: null,
         clicksPerIpPerMinute: null,
+        crawlable: false,
         moderation: flag ? 'flagged' : 'clear',
         moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
         domain,
@@ -302,13 +312,18 @@ export class LinkService {
   }
 
   async update(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<Link> {
+    return (await this.updateWithPrevious(tenantId, id, edit, ifMatch)).after;
+  }
+
+  /** An edit, with the link it replaced: what the audit log's diff is made of (docs/design.md, "Audit log"). */
+  async updateWithPrevious(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<LinkUpdate> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.get(tenantId, id);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const next = await this.applied(current, edit);
       if (await this.links.replace(next, current.version)) {
         await this.changes.updated(next);
-        return next;
+        return { before: current, after: next };
       }
       // Changed by someone else between the read and the write: with If-Match that is the client's
       // conflict; without, apply the edit again to what is there now.
@@ -331,6 +346,11 @@ export class LinkService {
 
   /** Operators: flag (warning page) or ban (blocked page) any link, or clear it again. */
   async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<Link> {
+    return (await this.moderateWithPrevious(id, moderation, reason)).after;
+  }
+
+  /** A moderation, with the link it replaced (the operator log's diff). */
+  async moderateWithPrevious(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<LinkUpdate> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.links.findByCode(id);
       if (!current) throw unknownLink(id);
@@ -343,7 +363,7 @@ export class LinkService {
       };
       if (await this.links.replace(next, current.version)) {
         await this.changes.updated(next);
-        return next;
+        return { before: current, after: next };
       }
       if (attempt >= 4) throw stale(current);
     }
@@ -394,6 +414,7 @@ export class LinkService {
       deviceTargets: await checkDeviceTargets(input.deviceTargets, url),
       variants: await checkVariants(input.variants, url),
       clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
+      crawlable: checkCrawlable(input.crawlable),
     };
     const flag = flags()[0];
     return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
@@ -438,6 +459,7 @@ export class LinkService {
     if (has('deviceTargets')) next = { ...next, deviceTargets: await checkDeviceTargets(edit.deviceTargets, url) };
     if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
+    if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
     if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
     if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
     if (has('status')) {
@@ -469,7 +491,17 @@ export class LinkService {
   /** A scan may have left a null-value entry for this code before it existed, and the Bloom filter learns it. */
   private async afterCreate(link: Link): Promise<Link> {
     await this.cache.created([link]);
+    await this.announceCrawlable([link]);
     return link;
+  }
+
+  /**
+   * New links marked crawlable change their domain's robots.txt: told to every redirect instance like
+   * an edit (docs/design.md, "Domain settings"). Best effort: the link exists whatever happens here,
+   * and an instance that missed it reads robots.txt again within its L1 TTL.
+   */
+  async announceCrawlable(links: readonly Link[]): Promise<void> {
+    for (const link of links) if (link.crawlable) await this.changes.updated(link).catch(() => undefined);
   }
 }
 
@@ -493,7 +525,8 @@ function withoutOptions(i: LinkCreation): boolean {
     i.variants == null &&
     i.clicksPerIpPerMinute == null &&
     i.status == null &&
-    i.passwordHash == null
+    i.passwordHash == null &&
+    i.crawlable == null
   );
 }
 

@@ -36,6 +36,8 @@ export interface LinkOptions {
   readonly deviceTargets: Readonly<Partial<Record<DeviceTarget, string>>> | null;
   readonly variants: readonly Variant[] | null;
   readonly clicksPerIpPerMinute: number | null;
+  /** The domain's robots.txt lets crawlers fetch this link (docs/design.md, "Domain settings"); default false. */
+  readonly crawlable: boolean;
 }
 
 export const NO_OPTIONS: LinkOptions = {
@@ -49,6 +51,7 @@ export const NO_OPTIONS: LinkOptions = {
   deviceTargets: null,
   variants: null,
   clicksPerIpPerMinute: null,
+  crawlable: false,
 };
 
 /** A short link. Identified by (domain, code); stored on the shard the router names for `code`. */

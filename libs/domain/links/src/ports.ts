@@ -30,7 +30,18 @@ export interface InsertOptions {
 }
 
 /** One multi-row statement of `insertInStatements`: its links, written, or the error that refused them all. */
-export type StatementOutcome = { readonly links: readonly Link[]; readonly error: null } | { readonly links: readonly Link[]; readonly error: unknown };
+export type StatementOutcome =
+  | { readonly links: readonly Link[]; readonly error: null }
+  | {
+      readonly links: readonly Link[];
+      readonly error: unknown;
+      /**
+       * A statement that failed on its deadline (or lost its connection) may still be committed by
+       * its shard: this resolves once the shard has ended it (true), or once the repository stopped
+       * waiting for that (false). Absent: the statement ended with the error (docs/design.md, "Batch creation").
+       */
+      readonly settled?: Promise<boolean>;
+    };
 
 /**
  * Every link, wherever it is stored: the sharding lib's ShardedLinkRepository routes each call to the
@@ -66,6 +77,8 @@ export interface LinkRepository {
   retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
   /** A tenant's links over every shard, newest first: at most `limit + 1` rows (docs/design.md, "Listing"). */
   listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /** Codes of `domain` marked crawlable over every shard, in code order, at most `limit` (docs/design.md, "Domain settings"). */
+  crawlableCodes(domain: string, limit: number): Promise<string[]>;
   /** The expiry job: marks due links expired (up to `limitPerShard` per shard) and returns them. */
   expireDue(now: Date, limitPerShard: number): Promise<Link[]>;
   /** Deletes links that expired before `before` (their alias quarantine is over); how many. */
@@ -104,6 +117,14 @@ export interface LinkChange {
   readonly code: string;
   readonly version: number;
 }
+
+/**
+ * A domain's settings changed (docs/design.md, "Domain settings"): told on the link channel as a
+ * change without a code (no link has an empty code), so that it reaches every instance within the
+ * bound of link edits. An instance that does not know settings drops nothing for it.
+ */
+export const domainSettingsChange = (domain: string, version: number): LinkChange => ({ domain, code: '', version });
+export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '';
 
 /**
  * The channel that tells every redirect instance about link changes (docs/design.md, "Edits reach

@@ -27,6 +27,8 @@ export interface LinkShardStore {
   retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
   /** A tenant's links newest first, from the (tenant, created_at, id) index: at most `limit` rows. */
   listByTenant(query: LinkListQuery): Promise<Link[]>;
+  /** Codes of `domain` marked crawlable, in code order, at most `limit` (the domain's robots.txt). */
+  crawlableCodes(domain: string, limit: number): Promise<string[]>;
   /**
    * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and
    * returns the new total, or null when that link is gone (docs/design.md, "Max clicks").
@@ -64,7 +66,7 @@ export interface MoveRecord {
   readonly finished: boolean;
 }
 
-export type MoveStep = 'dual_write' | 'reconcile' | 'copying' | 'verify' | 'frozen' | 'switched' | 'cleanup' | 'done' | 'aborting' | 'aborted';
+export type MoveStep = 'dual_write' | 'reconcile' | 'copying' | 'verify' | 'frozen' | 'switched' | 'carry' | 'cleanup' | 'done' | 'aborting' | 'aborted';
 
 export interface FlowCheck {
   readonly from: string;
@@ -88,10 +90,14 @@ export interface MoveProgress {
   copyCursors: Record<string, string | null>;
   retiredCursors: Record<string, string | null>;
   cleanupCursors: Record<string, string | null>;
+  /** Last link id whose click count was carried from each source shard (absent in records written before the step existed). */
+  carryCursors?: Record<string, string | null>;
   copied: number;
   skipped: number;
   repaired: number;
   cleaned: number;
+  /** Moving links whose click count was added to their new owner's. */
+  carried?: number;
   verify: FlowCheck[] | null;
   /** Milliseconds spent in each step. */
   timings: Record<string, number>;
@@ -145,6 +151,12 @@ export interface StoredRow {
   /** Digest of every column and tag, comparable between shards. */
   readonly checksum: string;
   readonly data: unknown;
+  /**
+   * The redirects counted against maxClicks on this shard (`click_count`): not part of `data` nor of
+   * the checksum, since the redirects add to it on whichever shard decides for the link while the
+   * move runs; the old owner's count is carried to the new one once, after the switch (carryClicks).
+   */
+  readonly clicks: number;
 }
 
 export interface UpsertOutcome {
@@ -178,6 +190,13 @@ export interface ShardMoveStore {
   /** Keeps the later end of quarantine of each code. */
   upsertRetired(codes: readonly RetiredCode[]): Promise<void>;
   deleteRetired(ids: readonly ShortUrlIdentifier[]): Promise<void>;
+  /**
+   * Adds each link's clicks, counted on its old owner, to its row here, at most once per link until
+   * clearTombstones (a carry mark written in the same transaction, so that a resumed run adds
+   * nothing twice); returns how many links were carried by this call (docs/design.md, "Online resharding").
+   */
+  carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>): Promise<number>;
+  /** Clears the tombstones and the carry marks of a finished (or aborted) move. */
   clearTombstones(): Promise<void>;
 }
 

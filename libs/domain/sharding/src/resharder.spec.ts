@@ -187,6 +187,27 @@ describe('Resharder', () => {
     expect(await crashed.store.current()).toEqual(await clean.store.current());
   });
 
+  it("carries each moving link's click count to its new owner: the count before and during the move plus the clicks after it", async () => {
+    const { repository, watcher, links, tool } = await install(800);
+    const [four, five] = [routerOf(FOUR), routerOf(FIVE)];
+    const movers = links.filter((l) => four.shardFor(l.code) !== five.shardFor(l.code)).slice(0, 20);
+    const stayer = links.find((l) => four.shardFor(l.code) === five.shardFor(l.code))!;
+    for (const [i, l] of movers.entries()) await repository.addClicks(l, l.id, i + 1);
+    await repository.addClicks(stayer, stayer.id, 7);
+    let batches = 0;
+    const done = await tool({
+      afterCopyBatch: async () => {
+        batches++;
+        for (const l of movers) await repository.addClicks(l, l.id, 1); // counted on the old owner while it decides
+      },
+    }).run({ add: [{ name: 's4' }] });
+    for (const l of movers) expect(await repository.addClicks(l, l.id, 1000)).toBeGreaterThan(1000); // on the new owner now
+    await watcher.stop();
+    expect(done.carried).toBe(20);
+    expect(await Promise.all(movers.map((l) => repository.clickCount(l, l.id)))).toEqual(movers.map((_, i) => i + 1 + batches + 1000));
+    expect(await repository.clickCount(stayer, stayer.id)).toBe(7);
+  });
+
   it('removes a shard: its links go to the others and it is left empty', async () => {
     const { shards, store, watcher, tool } = await install(1000);
     const onS3 = shards.get('s3')!.rows.size;

@@ -77,7 +77,7 @@ const quiet: ReshardReporter = { step: () => undefined, copy: () => undefined, n
 
 /**
  * The resharding tool's state machine (docs/design.md, "Online resharding"). A move goes
- * dual_write → reconcile → copying → verify → frozen → switched → cleanup → done; each ring
+ * dual_write → reconcile → copying → verify → frozen → switched → carry → cleanup → done; each ring
  * change is published as a new version and waited for until every live app routes with it.
  * Every step is idempotent and its progress is saved in the meta database, so a killed run is
  * resumed by running again.
@@ -182,7 +182,7 @@ export class Resharder {
     const latest = await this.ring.latestMove();
     if (!latest || latest.finished) throw new ReshardError('no unfinished move to abort');
     const p = latest.progress;
-    if (['switched', 'cleanup'].includes(p.step))
+    if (['switched', 'carry', 'cleanup'].includes(p.step))
       throw new ReshardError(`the move already switched to the new ring (step ${p.step}): finish it with 'reshard run', then run the opposite move`);
     await this.claim(latest.id);
     if (p.step !== 'aborting') {
@@ -227,7 +227,8 @@ export class Resharder {
       },
       verify: { next: 'frozen', detail: 'compare both sides, repair differences', run: repair('both') },
       frozen: { next: 'switched', detail: 'writes of moving links wait; final comparison', run: () => this.freezeAndCompare(p) },
-      switched: { next: 'cleanup', detail: 'the new ring alone', run: async () => this.acked(await this.publishSwitch(p)) },
+      switched: { next: 'carry', detail: 'the new ring alone', run: async () => this.acked(await this.publishSwitch(p)) },
+      carry: { next: 'cleanup', detail: "add the old owners' click counts to the new owners'", run: () => this.carryClicks(p) },
       cleanup: { next: 'done', detail: 'delete moved rows on their old owners', run: () => this.cleanup(p) },
     };
     try {
@@ -241,7 +242,7 @@ export class Resharder {
         if (p.step === 'done') {
           p.finishedAt = new Date(this.clock.now()).toISOString();
           await this.save(p, true);
-          this.reporter.step('done', `${p.copied} rows copied, ${p.cleaned} cleaned up`);
+          this.reporter.step('done', `${p.copied} rows copied, ${p.carried ?? 0} click counts carried, ${p.cleaned} cleaned up`);
           return p;
         }
         await this.save(p);
@@ -416,6 +417,31 @@ export class Resharder {
       targetChecksum: d.target.checksum,
     }));
     return { flows: flows.sort((a, b) => flowKey(a.from, a.to).localeCompare(flowKey(b.from, b.to))), repaired };
+  }
+
+  /**
+   * After the switch every instance counts a moving link's redirects on its new owner, and the old
+   * owner's `click_count` is final: it is added to the new owner's, once per link (the carry mark),
+   * so that a lost Redis counter of a moved maxClicks link restarts from its whole count
+   * (docs/design.md, "Max clicks", "Online resharding"). Resumable by source cursor.
+   */
+  private async carryClicks(p: MoveProgress): Promise<void> {
+    const before = routerOf(p.from);
+    const after = routerOf(p.to);
+    const cursors = (p.carryCursors ??= {});
+    for (const source of p.from.shards.map((s) => s.name)) {
+      const store = this.storeOf(source);
+      for (;;) {
+        const rows = await store.scanRows(cursors[source] ?? null, this.batch);
+        if (rows.length === 0) break;
+        const counted = rows.filter((r) => r.clicks > 0 && movement(before, after, source, r) === 'leaves');
+        for (const [target, group] of groupBy(counted, (r) => after.shardFor(r.code))) {
+          p.carried = (p.carried ?? 0) + (await this.storeOf(target).carryClicks(group.map((r) => ({ id: r.id, clicks: r.clicks }))));
+        }
+        cursors[source] = rows[rows.length - 1].id;
+        await this.save(p);
+      }
+    }
   }
 
   /** Deletes, on each old owner, the rows and retired codes it no longer owns (resumable, paced). */

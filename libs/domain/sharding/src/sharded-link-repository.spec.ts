@@ -57,6 +57,23 @@ describe('ShardedLinkRepository', () => {
   };
   const { mover, stayer, from, staysOn } = codes();
 
+  it('lists the crawlable codes of a domain over every shard, each once, where the ring holds it; a shard down fails the list', async () => {
+    const { repo, byName } = setup(moving('copying'));
+    const crawlable = Array.from({ length: 12 }, (_, i) => aLink(`crawl${i}`, { crawlable: true }));
+    for (const link of [...crawlable, aLink('plain1'), aLink('crawl-elsewhere', { domain: 'other.example', crawlable: true })]) await repo.insert(link);
+    // A leftover copy on a shard that does not hold the code is not listed twice, nor from there.
+    await byName(from).insert(aLink(stayer, { crawlable: true }));
+    expect(await repo.crawlableCodes('sho.rt', 100)).toEqual(crawlable.map((l) => l.code).sort());
+    expect(await repo.crawlableCodes('sho.rt', 3)).toEqual(
+      crawlable
+        .map((l) => l.code)
+        .sort()
+        .slice(0, 3),
+    );
+    byName('s1').down = true;
+    await expect(repo.crawlableCodes('sho.rt', 100)).rejects.toBeTruthy();
+  });
+
   it('keeps the fixed-router form: every code on the shard the router names', async () => {
     const shards = ['a', 'b'].map((n) => new InMemoryMovableShard(n));
     const router = new ConsistentHashRing(shards.map((s) => ({ name: s.shardName })));
@@ -225,5 +242,24 @@ describe('ShardedLinkRepository', () => {
     expect(await repo.findByCode(chunk)).toEqual(chunk);
     const single = aLink(Array.from({ length: 1000 }, (_, i) => `q${i}abcde`).find((c) => repo.shardNameFor(c) === staysOn)!);
     await expect(repo.insert(single)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+  });
+
+  it('tells when a statement that passed its deadline has ended on its shard, which may have committed it after all', async () => {
+    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 10, bulkTimeoutMs: 100, breakerFailures: 100 });
+    const slow = byName(staysOn);
+    const insertMany = slow.insertMany.bind(slow);
+    slow.insertMany = async (links) => (await new Promise((r) => setTimeout(r, 150)), insertMany(links));
+    const chunk = aLink(stayer);
+    const [outcome] = await repo.insertInStatements([chunk], 1000);
+    expect(outcome.error).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+    expect(await slow.findByCode(chunk)).toBeNull(); // not yet
+    expect(await (outcome as { settled?: Promise<boolean> }).settled).toBe(true);
+    expect(await slow.findByCode(chunk)).toEqual(chunk); // committed after the answer
+    // A statement that never ends on its shard is given up once more after the bulk deadline.
+    slow.insertMany = () => new Promise<never>(() => undefined);
+    const sameShard = Array.from({ length: 1000 }, (_, i) => `h${i}abcde`).find((c) => repo.shardNameFor(c) === staysOn)!;
+    const [hung] = await repo.insertInStatements([aLink(sameShard)], 1000);
+    expect(hung.error).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+    expect(await (hung as { settled?: Promise<boolean> }).settled).toBe(false);
   });
 });

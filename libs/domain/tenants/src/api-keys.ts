@@ -1,3 +1,4 @@
+import { AuditContext, auditEntry, plain } from '@shortlink/audit-domain';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { Principal } from './credentials';
 import { TenantStore } from './ports';
@@ -30,8 +31,11 @@ export class ApiKeyService {
     this.maxKeys = options.maxKeys ?? null;
   }
 
-  /** A tenant's new key: name, scopes (default: links and analytics, never more than the caller has), optional expiry. */
-  async createKey(principal: Principal, input: { name: unknown; scopes?: unknown; expiresAt?: unknown }): Promise<IssuedKey> {
+  /**
+   * A tenant's new key: name, scopes (default: DEFAULT_SCOPES the caller holds; never more than the
+   * caller has), optional expiry. With `audit`, `key.created` is written with the key (docs/design.md, "Audit log").
+   */
+  async createKey(principal: Principal, input: { name: unknown; scopes?: unknown; expiresAt?: unknown }, audit?: AuditContext): Promise<IssuedKey> {
     const name = checkName(input.name, 'name');
     const scopes = input.scopes === undefined || input.scopes === null ? DEFAULT_SCOPES.filter((s) => principal.scopes.includes(s)) : checkScopes(input.scopes);
     const beyond = scopes.filter((s) => !principal.scopes.includes(s));
@@ -46,7 +50,21 @@ export class ApiKeyService {
     const apiKey = generateApiKey();
     const maxActive = this.maxKeys?.[principal.plan] ?? Infinity;
     const cap = Number.isFinite(maxActive) ? { maxActive, now: new Date(this.clock.now()) } : undefined;
-    const key = await this.store.addKey(principal.tenantId, hashApiKey(apiKey), newKeyRecord(apiKey, name, scopes, expiresAt), cap);
+    const record = newKeyRecord(apiKey, name, scopes, expiresAt);
+    const entry =
+      audit &&
+      auditEntry(
+        audit,
+        {
+          log: principal.tenantId,
+          action: 'key.created',
+          target: { type: 'key', id: record.id, domain: null },
+          // The prefix is what key lists show; the secret itself never reaches the log.
+          details: { name, prefix: record.prefix, scopes: [...scopes], expiresAt: plain(expiresAt) },
+        },
+        new Date(this.clock.now()),
+      );
+    const key = await this.store.addKey(principal.tenantId, hashApiKey(apiKey), record, cap, entry);
     if (!key)
       throw new DomainError(ErrorCode.KEY_LIMIT_REACHED, `the ${principal.plan} plan allows ${maxActive} active keys per tenant; revoke one first`, {
         limit: maxActive,
@@ -62,14 +80,27 @@ export class ApiKeyService {
    * Revokes a key of the caller's tenant, which must hold every scope of that key: a key never
    * takes away more than it could give (a `links:write` key cannot revoke the operator's admin key).
    */
-  async revokeKey(principal: Principal, keyId: string): Promise<void> {
+  async revokeKey(principal: Principal, keyId: string, audit?: AuditContext): Promise<void> {
     const notFound = () => new DomainError(ErrorCode.KEY_NOT_FOUND, `no active key ${keyId}`, { keyId });
     const target = (await this.store.listKeys(principal.tenantId)).find((k) => k.id === keyId && k.revokedAt === null);
     if (!target) throw notFound();
     const beyond = target.scopes.filter((s) => !principal.scopes.includes(s));
     if (beyond.length)
       throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `a key cannot revoke a key with scopes it lacks: ${beyond.join(', ')}`, { scopes: beyond });
-    if (!(await this.store.revokeKey(principal.tenantId, keyId, new Date(this.clock.now())))) throw notFound();
+    const at = new Date(this.clock.now());
+    const entry =
+      audit &&
+      auditEntry(
+        audit,
+        {
+          log: principal.tenantId,
+          action: 'key.revoked',
+          target: { type: 'key', id: keyId, domain: null },
+          details: { name: target.name, prefix: target.prefix },
+        },
+        at,
+      );
+    if (!(await this.store.revokeKey(principal.tenantId, keyId, at, entry))) throw notFound();
   }
 }
 

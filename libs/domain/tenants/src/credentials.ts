@@ -3,10 +3,20 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { TenantStore } from './ports';
 import { hashApiKey, Plan, Scope, shortLivedCache } from './tenant';
 
+/**
+ * Who acts: an API key or a person (a member signed in), by id and name, in its tenant; what the
+ * audit log records. A key's name is the name it was given; a person's is its email.
+ */
+export type Actor =
+  | { readonly kind: 'key'; readonly id: string; readonly name: string; readonly tenantId: string }
+  | { readonly kind: 'person'; readonly id: string; readonly name: string; readonly email: string; readonly tenantId: string };
+
 /** Who made an API request. */
 export interface Principal {
   readonly tenantId: string;
   readonly keyId: string;
+  /** Who acts, as the audit log names it (platform auth.ts, `auditActorOf`). */
+  readonly actor: Actor;
   readonly scopes: readonly Scope[];
   readonly plan: Plan;
 }
@@ -63,7 +73,8 @@ export class ApiKeyVerifier {
     } else if (found.tenant.status === 'suspended') {
       result = { error: new DomainError(ErrorCode.TENANT_SUSPENDED, 'this tenant is suspended; contact the operator') };
     } else {
-      result = { principal: { tenantId: found.tenant.id, keyId: found.key.id, scopes: found.key.scopes, plan: found.tenant.plan } };
+      const actor: Actor = { kind: 'key', id: found.key.id, name: found.key.name, tenantId: found.tenant.id };
+      result = { principal: { tenantId: found.tenant.id, keyId: found.key.id, scopes: found.key.scopes, plan: found.tenant.plan, actor } };
     }
     // A key that expires sooner than the cache time is trusted only until it expires.
     const ttl = Math.min(this.cacheMs, found?.key.expiresAt ? found.key.expiresAt.getTime() - now : Infinity);

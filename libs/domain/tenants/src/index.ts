@@ -1,8 +1,29 @@
 // The tenants domain: tenants and their domains, API keys and their verification, plans (rate windows, batch slots).
 export { ApiKeyService } from './api-keys';
 export { BatchSlots, LocalSlots, SLOT_STORE, type SlotStore } from './concurrency-slots';
-export { ApiKeyVerifier, type Principal } from './credentials';
-export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantStore } from './ports';
+export { type Actor, ApiKeyVerifier, type Principal } from './credentials';
+export {
+  applySettingsEdit,
+  type Branding,
+  checkAndroidAssetLinks,
+  checkAppleAppSiteAssociation,
+  DEFAULT_DOMAIN_SETTINGS,
+  defaultSettingsOf,
+  DOMAIN_SETTING_FIELDS,
+  DOMAIN_SETTINGS_STORE,
+  type DomainSettings,
+  type DomainSettingsEdit,
+  type DomainSettingsStore,
+  type DomainSettingsValues,
+  type JsonObject,
+  type JsonValue,
+  MAX_WELL_KNOWN_BYTES,
+  type RobotsPolicy,
+  type SettingsUrlCheck,
+} from './domain-settings';
+export { DomainSettingsDirectory, type DomainSettingsDirectoryOptions } from './domain-settings-directory';
+export { type DomainSettingsChanges, DomainSettingsService, type DomainSettingsServiceOptions, type OwnedDomainSettings } from './domain-settings-service';
+export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantChange, type TenantChangeAudit, type TenantStore } from './ports';
 export {
   BUCKETS_PER_WINDOW,
   LocalRateWindows,

@@ -1,3 +1,4 @@
+import type { AuditEntry } from '@shortlink/audit-domain';
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from './tenant';
 
 export interface NewApiKey {
@@ -20,22 +21,36 @@ export interface KeyWithTenant {
   readonly tenant: Tenant;
 }
 
-/** Shard-independent store of tenants, their hashed API keys and their domains (the meta database). */
+export interface TenantChange {
+  readonly plan?: Plan;
+  readonly status?: TenantStatus;
+  readonly name?: string;
+}
+
+/** The audit entry of a tenant change, made from the tenant before and after it (null: nothing to record). */
+export type TenantChangeAudit = (before: Tenant, after: Tenant) => AuditEntry | null;
+
+/**
+ * Shard-independent store of tenants, their hashed API keys and their domains (the meta database).
+ * A change given an `audit` entry writes it in the change's own transaction: both are stored, or
+ * neither (docs/design.md, "Audit log").
+ */
 export interface TenantStore {
   findByKeyHash(apiKeyHash: string): Promise<KeyWithTenant | null>;
   /** Creates the tenant and its first key; false (and nothing created) if that key hash exists. */
-  createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey): Promise<boolean>;
+  createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey, audit?: AuditEntry): Promise<boolean>;
   findTenant(tenantId: string): Promise<Tenant | null>;
   /** Tenants by name, after a cursor (the last id seen), at most `limit`. */
   listTenants(afterId: string | null, limit: number): Promise<Tenant[]>;
-  updateTenant(tenantId: string, change: { readonly plan?: Plan; readonly status?: TenantStatus; readonly name?: string }): Promise<Tenant | null>;
+  /** Changes a tenant under a lock of its row; `audit` is asked for the entry with the tenant before and after. */
+  updateTenant(tenantId: string, change: TenantChange, audit?: TenantChangeAudit): Promise<Tenant | null>;
   countTenants(): Promise<number>;
   /**
    * Adds a key. With `cap`: only while the tenant has fewer than `maxActive` keys that are neither
    * revoked nor expired at `now`, decided under a lock of the tenant (concurrent adds never pass
    * the cap); null when it has that many.
    */
-  addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap): Promise<ApiKey | null>;
+  addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap, audit?: AuditEntry): Promise<ApiKey | null>;
   listKeys(tenantId: string): Promise<ApiKey[]>;
   /**
    * The bootstrap key at each boot: these scopes, not revoked, no expiry, and its tenant active
@@ -43,10 +58,10 @@ export interface TenantStore {
    */
   restoreKey(apiKeyHash: string, scopes: readonly Scope[]): Promise<void>;
   /** Marks the key revoked (kept for the record); false when the tenant has no such active key. */
-  revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean>;
+  revokeKey(tenantId: string, keyId: string, at: Date, audit?: AuditEntry): Promise<boolean>;
   /** Adds a domain to a tenant; false when the domain belongs to a tenant already. */
-  addDomain(tenantId: string, domain: string): Promise<boolean>;
-  removeDomain(tenantId: string, domain: string): Promise<boolean>;
+  addDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean>;
+  removeDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean>;
   /** Every tenant domain with its owner (the redirect's table of hosts). */
   allDomains(): Promise<Array<{ readonly domain: string; readonly tenantId: string }>>;
   suspendedTenantIds(): Promise<string[]>;

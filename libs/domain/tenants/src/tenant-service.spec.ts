@@ -52,7 +52,7 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     const twin = await keys.createKey(admin, { name: 'twin', scopes: ['links:write'] });
     await expect(keys.revokeKey(writer, admin.keyId)).rejects.toMatchObject({
       code: 'INSUFFICIENT_SCOPE',
-      details: { scopes: ['links:read', 'analytics:read', 'admin'] },
+      details: { scopes: ['links:read', 'analytics:read', 'audit:read', 'admin'] },
     });
     await expect(keys.revokeKey(writer, reader.key.id)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read'] } });
     expect((await verifier.verify('sl_operator_key_0123456')).keyId).toBe(admin.keyId);
@@ -126,7 +126,7 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     const { service, store, keys, verifier } = setup(0);
     const { issued } = await service.createTenant({ name: 'acme', plan: 'free' });
     expect(issued.apiKey).toMatch(/^sl_[0-9A-Za-z]{32}$/);
-    expect(issued.key).toMatchObject({ prefix: issued.apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read'] });
+    expect(issued.key).toMatchObject({ prefix: issued.apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read'] });
     const principal = await verifier.verify(issued.apiKey);
     const readOnly = await keys.createKey(principal, { name: 'dashboard', scopes: ['analytics:read'] });
     expect(readOnly.key.scopes).toEqual(['analytics:read']);
@@ -186,5 +186,31 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     expect(await service.addDomain(a.id, ' Bücher.Example ')).toBe('xn--bcher-kva.example');
     expect(await service.addDomain(a.id, 'пример.рф')).toBe('xn--e1afmkfd.xn--p1ai');
     expect(await service.addDomain(a.id, 'go-1.acme.com')).toBe('go-1.acme.com');
+  });
+
+  it('records key and tenant changes with their actor and address, in the store, never the key itself (docs/design.md, "Audit log")', async () => {
+    const { store, service, keys, verifier } = setup();
+    const operator = { actor: { type: 'operator' as const, id: 'op-key', name: 'operator' }, clientAddress: '198.51.100.1' };
+    const { tenant, issued } = await service.createTenant({ name: 'acme', plan: 'free' }, operator);
+    const first = await verifier.verify(issued.apiKey);
+    const asFirst = { actor: { type: 'key' as const, id: first.actor.id, name: first.actor.name }, clientAddress: '203.0.113.9' };
+    const made = await keys.createKey(first, { name: 'deploy', scopes: ['links:write'] }, asFirst);
+    await keys.revokeKey(first, made.key.id, asFirst);
+    await service.updateTenant(tenant.id, { plan: 'paid' }, operator);
+    await service.updateTenant(tenant.id, { plan: 'paid' }, operator); // nothing changed: nothing recorded
+    await service.updateTenant(tenant.id, { status: 'suspended', name: 'acme2' }, operator);
+    const entries = store.audit.entries.map((e) => ({ log: e.log, action: e.action, actor: e.actor.name, target: e.target.id, address: e.clientAddress }));
+    expect(entries).toEqual([
+      { log: 'operator', action: 'tenant.created', actor: 'operator', target: tenant.id, address: '198.51.100.1' },
+      { log: tenant.id, action: 'key.created', actor: 'first key', target: made.key.id, address: '203.0.113.9' },
+      { log: tenant.id, action: 'key.revoked', actor: 'first key', target: made.key.id, address: '203.0.113.9' },
+      { log: 'operator', action: 'tenant.plan_changed', actor: 'operator', target: tenant.id, address: '198.51.100.1' },
+      { log: 'operator', action: 'tenant.updated', actor: 'operator', target: tenant.id, address: '198.51.100.1' },
+    ]);
+    expect(store.audit.entries[1].details).toMatchObject({ name: 'deploy', prefix: made.apiKey.slice(0, 10), scopes: ['links:write'] });
+    expect(store.audit.entries[3].changes).toEqual({ plan: { from: 'free', to: 'paid' } });
+    expect(store.audit.entries[4].changes).toEqual({ name: { from: 'acme', to: 'acme2' }, status: { from: 'active', to: 'suspended' } });
+    const text = JSON.stringify(store.audit.entries);
+    for (const secret of [issued.apiKey, made.apiKey]) expect(text).not.toContain(secret);
   });
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'crypto';
 import { LRUCache } from 'lru-cache';
 import { domainToASCII } from 'url';
+import { AuditAction, AuditContext, auditEntry, diffOf, OPERATOR_LOG } from '@shortlink/audit-domain';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { IssuedKey } from './api-keys';
-import { TenantStore } from './ports';
+import { TenantChange, TenantStore } from './ports';
 import { checkName, DEFAULT_SCOPES, generateApiKey, hashApiKey, invalid, newKeyRecord, Plan, SCOPES, shortLivedCache, Tenant, TenantStatus } from './tenant';
 
 const PLANS: readonly Plan[] = ['free', 'paid'];
@@ -67,14 +68,18 @@ export class TenantService {
     return created ? apiKey : null;
   }
 
-  /** Operators: a new tenant and its first key (default scopes), shown once. */
-  async createTenant(input: { name: unknown; plan: unknown }): Promise<{ tenant: Tenant; issued: IssuedKey }> {
+  /**
+   * Operators: a new tenant and its first key (default scopes), shown once. With `audit`,
+   * `tenant.created` goes to the operator log with the tenant (docs/design.md, "Audit log").
+   */
+  async createTenant(input: { name: unknown; plan: unknown }, audit?: AuditContext): Promise<{ tenant: Tenant; issued: IssuedKey }> {
     const name = checkName(input.name);
     const plan = checkPlan(input.plan);
     const apiKey = generateApiKey();
     const tenant = this.newTenant(name, plan);
     const key = newKeyRecord(apiKey, 'first key', DEFAULT_SCOPES, null);
-    await this.store.createWithApiKey(tenant, hashApiKey(apiKey), key);
+    const entry = audit && this.operatorEntry(audit, 'tenant.created', tenant.id, null, { details: { name, plan, firstKeyId: key.id } });
+    await this.store.createWithApiKey(tenant, hashApiKey(apiKey), key, entry);
     return { tenant, issued: { apiKey, key: { ...key, tenantId: tenant.id, createdAt: tenant.createdAt, revokedAt: null } } };
   }
 
@@ -88,8 +93,13 @@ export class TenantService {
     return this.store.listTenants(afterId, limit);
   }
 
-  /** Operators: change a tenant's plan, name, or suspend it (its keys fail within the key cache's second). */
-  async updateTenant(tenantId: string, change: { plan?: unknown; status?: unknown; name?: unknown }): Promise<Tenant> {
+  /**
+   * Operators: change a tenant's plan, name, or suspend it (its keys fail within the key cache's
+   * second). With `audit`, the change's entry (its diff; nothing when nothing changed) is written in
+   * its transaction: `tenant.plan_changed`, `.renamed`, `.suspended`, `.reactivated`, or
+   * `tenant.updated` for several at once.
+   */
+  async updateTenant(tenantId: string, change: { plan?: unknown; status?: unknown; name?: unknown }, audit?: AuditContext): Promise<Tenant> {
     const update: { plan?: Plan; status?: TenantStatus; name?: string } = {};
     if (change.plan !== undefined) update.plan = checkPlan(change.plan);
     if (change.name !== undefined) update.name = checkName(change.name);
@@ -97,24 +107,31 @@ export class TenantService {
       if (change.status !== 'active' && change.status !== 'suspended') throw invalid('status', 'must be "active" or "suspended"');
       update.status = change.status;
     }
-    const tenant = await this.store.updateTenant(tenantId, update);
+    const describe = (before: Tenant, after: Tenant) => {
+      const changes = diffOf(before, after, TENANT_FIELDS);
+      return changes && audit ? this.operatorEntry(audit, tenantChangeAction(changes, after), tenantId, null, { changes }) : null;
+    };
+    const tenant = await this.store.updateTenant(tenantId, update, audit && describe);
     if (!tenant) throw new DomainError(ErrorCode.TENANT_NOT_FOUND, `no tenant ${tenantId}`, { tenantId });
     return tenant;
   }
 
-  /** Operators: give a tenant a domain of its own (its links may then live on it). */
-  async addDomain(tenantId: string, raw: unknown): Promise<string> {
+  /** Operators: give a tenant a domain of its own (its links may then live on it); `tenant.domain_added` with it. */
+  async addDomain(tenantId: string, raw: unknown, audit?: AuditContext): Promise<string> {
     await this.getTenant(tenantId);
     const domain = checkDomain(raw);
     if (this.serviceDomains.has(domain)) throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} is one of the service's own domains`, { domain });
-    if (!(await this.store.addDomain(tenantId, domain))) throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} already belongs to a tenant`, { domain });
+    const entry = audit && this.operatorEntry(audit, 'tenant.domain_added', tenantId, domain);
+    if (!(await this.store.addDomain(tenantId, domain, entry)))
+      throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} already belongs to a tenant`, { domain });
     this.domainCache.delete(domain);
     return domain;
   }
 
-  async removeDomain(tenantId: string, raw: unknown): Promise<void> {
+  async removeDomain(tenantId: string, raw: unknown, audit?: AuditContext): Promise<void> {
     const domain = checkDomain(raw);
-    if (!(await this.store.removeDomain(tenantId, domain)))
+    const entry = audit && this.operatorEntry(audit, 'tenant.domain_removed', tenantId, domain);
+    if (!(await this.store.removeDomain(tenantId, domain, entry)))
       throw new DomainError(ErrorCode.DOMAIN_NOT_FOUND, `tenant ${tenantId} has no domain ${domain}`, { domain });
     this.domainCache.delete(domain);
   }
@@ -134,9 +151,31 @@ export class TenantService {
     return entry.owner === tenantId;
   }
 
+  /** An entry of the operator log about a tenant (and one of its domains). */
+  private operatorEntry(
+    audit: AuditContext,
+    action: AuditAction,
+    tenantId: string,
+    domain: string | null,
+    more: { changes?: ReturnType<typeof diffOf>; details?: Record<string, string> } = {},
+  ) {
+    return auditEntry(audit, { log: OPERATOR_LOG, action, target: { type: 'tenant', id: tenantId, domain }, ...more }, new Date(this.clock.now()));
+  }
+
   private newTenant(name: string, plan: Plan): Tenant {
     return { id: randomUUID(), name, plan, status: 'active', createdAt: new Date(this.clock.now()) };
   }
+}
+
+const TENANT_FIELDS = ['name', 'plan', 'status'] as const satisfies ReadonlyArray<keyof TenantChange>;
+
+/** One change: its own name; several in one request: `tenant.updated`. */
+function tenantChangeAction(changes: Readonly<Record<string, unknown>>, after: Tenant): AuditAction {
+  const fields = Object.keys(changes);
+  if (fields.length > 1) return 'tenant.updated';
+  if (fields[0] === 'plan') return 'tenant.plan_changed';
+  if (fields[0] === 'name') return 'tenant.renamed';
+  return after.status === 'suspended' ? 'tenant.suspended' : 'tenant.reactivated';
 }
 
 function checkPlan(value: unknown): Plan {

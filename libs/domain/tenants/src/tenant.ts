@@ -13,11 +13,15 @@ export interface Tenant {
   readonly createdAt: Date;
 }
 
-/** What a key may do (docs/design.md, "Tenants, keys and plans"). */
-export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'admin'] as const;
+/** What a key may do (docs/design.md, "Tenants, keys and plans"; `audit:read`: "Audit log"). */
+export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
-/** A new key without explicit scopes: everything a tenant does with its own links. */
-export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read'];
+/**
+ * A tenant's first key, and a new key without explicit scopes (of those, the ones its creator
+ * holds, so a key made to replace another can revoke it): every scope of the tenant's own, `admin`
+ * (the operators') aside.
+ */
+export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read'];
 
 export interface ApiKey {
   readonly id: string;

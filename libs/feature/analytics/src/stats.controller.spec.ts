@@ -107,9 +107,15 @@ describe('StatsController on the embedded store', () => {
       ],
     });
     const as = (principal: Principal) => ({ principal }) as AuthenticatedRequest;
-    const t1 = as({ tenantId: 't1', keyId: 'k-t1', scopes: ['analytics:read'], plan: 'paid' });
-    const t2 = as({ tenantId: 't2', keyId: 'k-t2', scopes: ['analytics:read'], plan: 'paid' });
-    const operator = as({ tenantId: 'operator', keyId: 'k-op', scopes: ['analytics:read', 'admin'], plan: 'paid' });
+    const t1 = as({ tenantId: 't1', keyId: 'k-t1', actor: { kind: 'key', id: 'k-t1', name: 'k1', tenantId: 't1' }, scopes: ['analytics:read'], plan: 'paid' });
+    const t2 = as({ tenantId: 't2', keyId: 'k-t2', actor: { kind: 'key', id: 'k-t2', name: 'k2', tenantId: 't2' }, scopes: ['analytics:read'], plan: 'paid' });
+    const operator = as({
+      tenantId: 'operator',
+      keyId: 'k-op',
+      actor: { kind: 'key', id: 'k-op', name: 'op', tenantId: 'operator' },
+      scopes: ['analytics:read', 'admin'],
+      plan: 'paid',
+    });
     const codesOf = async (req: AuthenticatedRequest, domain?: string) =>
       ((await controller.orphans(req, { from: String(T), to: String(T + 3600), domain }, reply)) as { codes: readonly object[] }).codes;
     expect(await codesOf(t1)).toEqual([{ domain: 'go.t1.test', code: 'typo-t1', visits: 2 }]);

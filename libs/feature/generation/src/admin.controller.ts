@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { LinkService } from '@shortlink/links-domain';
 import { Tenant, TenantDirectory, TenantService } from '@shortlink/tenants-domain';
-import { ApiKeyGuard, Contract } from '@shortlink/nest-platform';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { LinkAudit } from './audit/link-audit';
 import { LinkPresenter } from './link-presenter';
 import { codeParams, domainQuery, linkSchema } from './link.schemas';
 import { keyView } from './keys.controller';
@@ -23,7 +24,10 @@ import {
 
 const TAGS = ['admin'];
 
-/** The operator's API (docs/design.md, "Tenants, keys and plans"): every route needs the `admin` scope. */
+/**
+ * The operator's API (docs/design.md, "Tenants, keys and plans"): every route needs the `admin`
+ * scope, and every change is recorded in the operator log (docs/design.md, "Audit log").
+ */
 @Controller('api/v1/admin')
 @UseGuards(ApiKeyGuard)
 export class AdminController {
@@ -32,6 +36,7 @@ export class AdminController {
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(LinkPresenter) private readonly present: LinkPresenter,
     @Inject(TenantDirectory) private readonly tenantDomains: TenantDirectory,
+    @Inject(LinkAudit) private readonly audit: LinkAudit,
   ) {}
 
   @Post('tenants')
@@ -43,8 +48,8 @@ export class AdminController {
     body: tenantCreationSchema,
     responses: { 201: { description: 'Created; the key is shown this once', schema: tenantCreatedSchema } },
   })
-  async createTenant(@Body() body: z.infer<typeof tenantCreationSchema>) {
-    const { tenant, issued } = await this.tenants.createTenant(body);
+  async createTenant(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof tenantCreationSchema>) {
+    const { tenant, issued } = await this.tenants.createTenant(body, auditContextOf(req));
     return { tenant: tenantView(tenant), apiKey: issued.apiKey, key: keyView(issued.key) };
   }
 
@@ -85,8 +90,8 @@ export class AdminController {
     responses: { 200: { description: 'The tenant', schema: tenantSchema } },
     errors: [404],
   })
-  async updateTenant(@Param('tenantId') tenantId: string, @Body() body: z.infer<typeof tenantEditSchema>) {
-    return tenantView(await this.tenants.updateTenant(tenantId, body));
+  async updateTenant(@Req() req: AuthenticatedRequest, @Param('tenantId') tenantId: string, @Body() body: z.infer<typeof tenantEditSchema>) {
+    return tenantView(await this.tenants.updateTenant(tenantId, body, auditContextOf(req)));
   }
 
   @Get('tenants/:tenantId/domains')
@@ -115,8 +120,8 @@ export class AdminController {
     responses: { 201: { description: 'Added', schema: domainBody } },
     errors: [404, 409],
   })
-  async addDomain(@Param('tenantId') tenantId: string, @Body() body: z.infer<typeof domainBody>) {
-    const domain = await this.tenants.addDomain(tenantId, body.domain);
+  async addDomain(@Req() req: AuthenticatedRequest, @Param('tenantId') tenantId: string, @Body() body: z.infer<typeof domainBody>) {
+    const domain = await this.tenants.addDomain(tenantId, body.domain, auditContextOf(req));
     // This instance's URL policy refuses targets on it from now on; the others within their refresh.
     await this.tenantDomains.refresh();
     return { domain };
@@ -132,8 +137,8 @@ export class AdminController {
     responses: { 204: { description: 'Removed' } },
     errors: [404],
   })
-  async removeDomain(@Param('tenantId') tenantId: string, @Param('domain') domain: string): Promise<void> {
-    await this.tenants.removeDomain(tenantId, domain);
+  async removeDomain(@Req() req: AuthenticatedRequest, @Param('tenantId') tenantId: string, @Param('domain') domain: string): Promise<void> {
+    await this.tenants.removeDomain(tenantId, domain, auditContextOf(req));
     await this.tenantDomains.refresh();
   }
 
@@ -148,11 +153,18 @@ export class AdminController {
     responses: { 200: { description: 'The link', schema: linkSchema } },
     errors: [404],
   })
-  async moderate(@Param('code') code: string, @Query() query: z.infer<typeof domainQuery>, @Body() body: z.infer<typeof moderationBody>) {
+  async moderate(
+    @Req() req: AuthenticatedRequest,
+    @Param('code') code: string,
+    @Query() query: z.infer<typeof domainQuery>,
+    @Body() body: z.infer<typeof moderationBody>,
+  ) {
     const reason = body.reason?.trim() || null;
     if (body.moderation !== 'clear' && reason === null)
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'reason is required to flag or ban a link (visitors see it)', { field: 'reason' });
-    return this.present.view(await this.links.moderate(this.present.id(code, query.domain), body.moderation, reason));
+    const change = await this.links.moderateWithPrevious(this.present.id(code, query.domain), body.moderation, reason);
+    await this.audit.moderated(auditContextOf(req), change);
+    return this.present.view(change.after);
   }
 }
 

@@ -1,4 +1,5 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AUDIT_LOG_STORE, AuditLog, AuditLogStore } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import {
   BATCH_RECORD_STORE,
@@ -8,6 +9,7 @@ import {
   ChangePropagation,
   CODE_SECRET,
   CodeStrategy,
+  domainSettingsChange,
   HashCodeStrategy,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
@@ -28,9 +30,24 @@ import {
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
-import { ApiKeyService, BatchSlots, SLOT_STORE, SlotStore, TENANT_STORE, TenantDirectory, TenantService, TenantStore } from '@shortlink/tenants-domain';
+import {
+  ApiKeyService,
+  BatchSlots,
+  DOMAIN_SETTINGS_STORE,
+  DomainSettingsService,
+  DomainSettingsStore,
+  SLOT_STORE,
+  SlotStore,
+  TENANT_STORE,
+  TenantDirectory,
+  TenantService,
+  TenantStore,
+} from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
+import { AuditLogController } from './audit/audit-log.controller';
+import { LinkAudit } from './audit/link-audit';
 import { BatchController } from './batch/batch.controller';
+import { DomainsController } from './domains.controller';
 import { KeysController } from './keys.controller';
 import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
@@ -48,6 +65,8 @@ export const GENERATION_PORTS: readonly symbol[] = [
   URL_POLICY,
   BATCH_RECORD_STORE,
   SLOT_STORE,
+  DOMAIN_SETTINGS_STORE,
+  AUDIT_LOG_STORE,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -60,7 +79,7 @@ export const GENERATION_API = {
   title: 'shortlink generation API',
   version: '1',
   description:
-    'Create and manage short links, keys and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
+    'Create and manage short links, keys, the settings of your domains and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
 };
 
 export interface GenerationOptions {
@@ -98,6 +117,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     @Inject(GENERATION_OPTIONS) private readonly options: GenerationOptions,
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(BATCH_RECORD_STORE) private readonly batches: BatchRecordStore,
+    @Inject(AuditLog) private readonly auditLog: AuditLog,
     @Inject(APP_LOGGER) logger: PinoNestLogger,
   ) {
     this.logger = logger.scoped('Generation');
@@ -109,7 +129,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
       module: GenerationFeatureModule,
       imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, LinkExportController, KeysController, AdminController],
+      controllers: [BatchController, LinksController, LinkExportController, KeysController, DomainsController, AdminController, AuditLogController],
       providers: [
         Lifecycle,
         { provide: GENERATION_OPTIONS, useValue: options },
@@ -147,6 +167,17 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           provide: GENERATION_URL_POLICY,
           inject: [URL_POLICY, TenantDirectory],
           useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
+        },
+        {
+          // Settings are told on the link channel, so that they reach the redirect within the bound of link edits (docs/design.md, "Domain settings").
+          provide: DomainSettingsService,
+          inject: [DOMAIN_SETTINGS_STORE, TENANT_STORE, GENERATION_URL_POLICY, LINK_CHANGE_FEED],
+          useFactory: (store: DomainSettingsStore, tenantStore: TenantStore, urls: UrlPolicy, feed: LinkChangeFeed) =>
+            new DomainSettingsService(store, tenantStore, {
+              serviceDomains: links.domains,
+              checkUrl: async (raw, field) => (await urls.check(raw, field)).url,
+              changes: { settingsChanged: (domain, version) => feed.publish(domainSettingsChange(domain, version)) },
+            }),
         },
         {
           provide: ChangePropagation,
@@ -227,6 +258,27 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
                   : logger.log('batch slots: the shared store answers again', 'BatchSlots'),
             }),
         },
+        {
+          // The audit log (docs/design.md, "Audit log"): its cursors sealed like the links listing's, with a key of the code secret.
+          provide: AuditLog,
+          inject: [AUDIT_LOG_STORE, CODE_SECRET, Lifecycle, APP_LOGGER],
+          useFactory: (store: AuditLogStore, codeSecret: string, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('AuditLog');
+            const log = new AuditLog(store, {
+              cursors: new ListCursors(codeSecret),
+              retentionMs: config.audit.retentionMs,
+              events: {
+                deferred: (error, pending) =>
+                  logger.warn(`audit entries wait for the meta database (${pending} in memory, retried every second): ${(error as Error)?.message}`),
+                delivered: (count) => logger.log(`${count} waiting audit entries stored`),
+                dropped: (count) => logger.error(`${count} audit entries dropped: the meta database did not take them`),
+              },
+            });
+            lifecycle.manage({ stop: () => log.stop() });
+            return log;
+          },
+        },
+        { provide: LinkAudit, inject: [AuditLog], useFactory: (log: AuditLog) => new LinkAudit(log) },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,
@@ -244,6 +296,11 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
       );
       // Batch idempotency records past their retention (docs/design.md, "Batch creation").
       this.batches.purgeExpired(new Date(), 500).catch((error) => this.logger.warn(`batch record purge failed: ${(error as Error).message}`));
+      // Audit entries past AUDIT_RETENTION_DAYS, in batches (docs/design.md, "Audit log").
+      this.auditLog.purgeExpired().then(
+        (purged) => purged && this.logger.log(`audit log: ${purged} entries past their retention deleted`),
+        (error) => this.logger.warn(`audit log purge failed: ${(error as Error).message}`),
+      );
     }, this.config.links.expiryJobIntervalMs);
     this.expiryTimer.unref();
     const key = this.config.links.bootstrapApiKey;

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import { ApiKey, ApiKeyService } from '@shortlink/tenants-domain';
-import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { apiKeySchema, issuedKeySchema, keyCreationSchema, keyParams } from './tenant.schemas';
 
 const TAGS = ['keys'];
@@ -39,7 +39,7 @@ export class KeysController {
     errors: [403],
   })
   async create(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof keyCreationSchema>) {
-    const issued = await this.keys.createKey(req.principal!, body);
+    const issued = await this.keys.createKey(req.principal!, body, auditContextOf(req));
     return { key: keyView(issued.key), apiKey: issued.apiKey };
   }
 
@@ -55,7 +55,7 @@ export class KeysController {
     errors: [403, 404],
   })
   async revoke(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<void> {
-    await this.keys.revokeKey(req.principal!, id);
+    await this.keys.revokeKey(req.principal!, id, auditContextOf(req));
   }
 }
 

@@ -38,6 +38,7 @@ const optionFields = {
   deviceTargets,
   variants: z.array(variant).max(100).meta({ description: 'Up to 10 weighted targets for an A/B test; a visitor always gets the same one' }),
   clicksPerIpPerMinute: z.number().int().meta({ description: 'Redirects per visitor address and minute on this link' }),
+  crawlable: z.boolean().meta({ description: "Let crawlers fetch this link although its domain's robots.txt disallows (default false)" }),
 };
 
 /** What an import carries over from another installation or shortener (docs/design.md, "Import and export"). */
@@ -76,6 +77,7 @@ export const linkCreationSchema = z
     deviceTargets: true,
     variants: true,
     clicksPerIpPerMinute: true,
+    crawlable: true,
     legacyCode: true,
     status: true,
     passwordHash: true,
@@ -114,6 +116,7 @@ export const linkSchema = z
     deviceTargets: deviceTargets.nullable(),
     variants: z.array(variant).nullable(),
     clicksPerIpPerMinute: z.number().int().nullable(),
+    crawlable: z.boolean().meta({ description: "Listed as allowed in its domain's robots.txt" }),
     moderation: z
       .object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() })
       .meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),

@@ -4,7 +4,8 @@ import QRCode from 'qrcode';
 import { z } from 'zod';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { EDITABLE_FIELDS, Link, LinkEdit, LinkService } from '@shortlink/links-domain';
-import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { LinkAudit } from './audit/link-audit';
 import { LinkPresenter, LinkView } from './link-presenter';
 import { codeParams, domainQuery, ifMatchHeader, linkCreationSchema, linkEditSchema, linkPageSchema, linkSchema, listQuery, qrQuery } from './link.schemas';
 
@@ -18,6 +19,7 @@ export class LinksController {
   constructor(
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(LinkPresenter) private readonly present: LinkPresenter,
+    @Inject(LinkAudit) private readonly audit: LinkAudit,
   ) {}
 
   @Post()
@@ -36,6 +38,7 @@ export class LinksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LinkView> {
     const link = await this.links.create({ ...body, tenantId: req.principal!.tenantId });
+    await this.audit.created(auditContextOf(req), link);
     reply.header('etag', etagOf(link)).header('location', `/api/v1/links/${encodeURIComponent(link.code)}${this.present.domainQuery(link)}`);
     return this.present.view(link);
   }
@@ -95,9 +98,10 @@ export class LinksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LinkView> {
     const edit: LinkEdit = Object.fromEntries(EDITABLE_FIELDS.filter((f) => f in body).map((f) => [f, (body as Record<string, unknown>)[f]]));
-    const link = await this.links.update(req.principal!.tenantId, this.present.id(code, query.domain), edit, versionOf(ifMatch));
-    reply.header('etag', etagOf(link));
-    return this.present.view(link);
+    const change = await this.links.updateWithPrevious(req.principal!.tenantId, this.present.id(code, query.domain), edit, versionOf(ifMatch));
+    await this.audit.edited(auditContextOf(req), change);
+    reply.header('etag', etagOf(change.after));
+    return this.present.view(change.after);
   }
 
   @Delete(':code')
@@ -118,7 +122,9 @@ export class LinksController {
     @Query() query: z.infer<typeof domainQuery>,
     @Headers('if-match') ifMatch: string | undefined,
   ): Promise<void> {
-    await this.links.remove(req.principal!.tenantId, this.present.id(code, query.domain), versionOf(ifMatch));
+    const id = this.present.id(code, query.domain);
+    await this.links.remove(req.principal!.tenantId, id, versionOf(ifMatch));
+    await this.audit.deleted(auditContextOf(req), req.principal!.tenantId, id);
   }
 
   @Get(':code/qr')

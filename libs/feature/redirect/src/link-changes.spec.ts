@@ -1,4 +1,4 @@
-import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
+import { domainSettingsChange, LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
 import { RedirectPipeline } from '@shortlink/read-path';
 import { MemoryLinkChangeFeed } from '@shortlink/cache';
 import { LinkChangeListener } from './link-changes';
@@ -18,6 +18,24 @@ const counts = () => ({ applied: 0, gaps: 0, observer: { applied() {}, gap() {} 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('LinkChangeListener', () => {
+  it('tells the domains of every change and every gap; a change of settings (no code) leaves L1 alone', async () => {
+    const feed = new MemoryLinkChangeFeed();
+    const { calls, pipeline } = fakePipeline();
+    const told: string[] = [];
+    const domains = {
+      changed: async (c: LinkChange) => void told.push(`${c.domain}/${c.code}@${c.version}`),
+      dropAll: async () => void told.push('drop all'),
+    };
+    const listener = new LinkChangeListener(pipeline, feed, counts().observer, quiet, domains);
+    await listener.start();
+    await feed.publish({ domain: 'sho.rt', code: 'abc1234', version: 2 });
+    await feed.publish(domainSettingsChange('go.example', 7));
+    listener.gap();
+    expect(calls).toEqual(['change abc1234@2', 'drop all']);
+    expect(told).toEqual(['sho.rt/abc1234@2', 'go.example/@7', 'drop all']);
+    await listener.stop();
+  });
+
   it('applies every published change, lists them newest first with their apply time, and stops listening on stop', async () => {
     const feed = new MemoryLinkChangeFeed();
     const { calls, pipeline } = fakePipeline();

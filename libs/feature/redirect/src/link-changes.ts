@@ -1,5 +1,5 @@
 import { performance } from 'perf_hooks';
-import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
+import { isDomainSettingsChange, LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
 import { RedirectPipeline } from '@shortlink/read-path';
 import type { AdminHandler, ContextLogger } from '@shortlink/nest-platform';
 
@@ -9,6 +9,12 @@ export interface AppliedChange {
   readonly version: number;
   /** Epoch milliseconds, fractional (performance.timeOrigin + now): when this instance applied it. */
   readonly appliedAtMs: number;
+}
+
+/** What else an instance holds per domain (its settings, its robots.txt): told of every change and every gap. */
+export interface DomainChangeSink {
+  changed(change: LinkChange): Promise<void>;
+  dropAll(): Promise<void>;
 }
 
 export interface LinkChangeObserver {
@@ -23,7 +29,8 @@ const KEPT = 5000;
  * Edits reach this instance (docs/design.md, "Edits reach every instance"): every change on the
  * channel drops the link from L1, pinned or not, and raises its version floor; an interruption of
  * the channel drops every link from L1, since changes may have been missed. Until the channel is
- * back, L1's TTL (REDIRECT_L1_TTL_MS, 60 s) bounds how long an edit can go unseen here.
+ * back, L1's TTL (REDIRECT_L1_TTL_MS, 60 s) bounds how long an edit can go unseen here. A change of
+ * a domain's settings travels the same channel (docs/design.md, "Domain settings").
  */
 export class LinkChangeListener {
   private readonly recent: AppliedChange[] = [];
@@ -37,6 +44,7 @@ export class LinkChangeListener {
     private readonly feed: LinkChangeFeed,
     private readonly observer: LinkChangeObserver,
     private readonly logger: ContextLogger,
+    private readonly domains?: DomainChangeSink,
   ) {}
 
   /**
@@ -72,8 +80,10 @@ export class LinkChangeListener {
     this.unsubscribe = null;
   }
 
+  /** A change without a code is a domain's settings (domainSettingsChange): no link of L1 is concerned. */
   apply(change: LinkChange): void {
-    this.pipeline.applyChange(change);
+    if (!isDomainSettingsChange(change)) this.pipeline.applyChange(change);
+    void this.domains?.changed(change);
     const applied: AppliedChange = {
       domain: change.domain,
       code: change.code,
@@ -89,6 +99,7 @@ export class LinkChangeListener {
   gap(): void {
     this.gaps++;
     this.pipeline.dropLocalLinks();
+    void this.domains?.dropAll();
     this.observer.gap();
   }
 

@@ -1,50 +1,142 @@
 import { createHash } from 'crypto';
 import type { ServerResponse } from 'http';
 import { CachedLink } from '@shortlink/links-domain';
+import type { Branding } from '@shortlink/tenants-domain';
+import { Message, PageLanguage, PageText } from './page-text';
 
 /**
- * The redirect's few HTML pages (docs/design.md, "Pages"): the password form, the warning page of a
- * flagged link, the blocked page of a banned one, the preview (`/{code}+`) and the refusals of the
- * password form. Server-rendered, tiny, every value escaped, no script at all; the only style is
- * one constant stylesheet allowed by its hash.
+ * The redirect's HTML pages (docs/design.md, "Pages"): what a browser gets for every outcome that is
+ * not a redirect (an unknown, expired or exhausted link, a suspended tenant, too many requests, a
+ * dependency down), and the password form, the warning page of a flagged link, the blocked page of a
+ * banned one and the preview (`/{code}+`). Server-rendered and small, every value escaped, no script
+ * at all; one stylesheet allowed by its hash; in the visitor's language; with the domain owner's
+ * branding, the service's otherwise.
  */
 
-const STYLE =
-  'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}.url{word-break:break-all;font-family:monospace}.note{color:#8a5a00}form{margin:1.5rem 0}input{font:inherit;padding:.3rem}button,.button{font:inherit;padding:.3rem .9rem}dt{font-weight:600}';
-const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
-
-/**
- * No script, no plugin, no frame, no base, nothing from elsewhere: only our stylesheet. A form may
- * post to this page only; the password form also lets the browser follow the redirect its answer
- * gives to the target (Chrome checks form-action on the redirects after a submission, and naming
- * the target's origin here would reveal it).
- */
-const CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'`;
-const CSP_PASSWORD_FORM = `default-src 'none'; style-src ${STYLE_HASH}; img-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self' https: http:`;
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+/** The language and look of one answer. */
+export interface PageContext {
+  readonly lang: PageLanguage;
+  readonly text: PageText;
+  /** The domain's branding, else the service's (the default domain's), else none. */
+  readonly branding: Branding | null;
+}
 
 export interface Page {
   readonly status: number;
   readonly title: string;
-  /** Already escaped HTML. */
+  /** Already escaped HTML: what goes inside `<main>`. */
   readonly body: string;
   readonly passwordForm?: boolean;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Writes a page with the security headers every page carries. */
-export function sendPage(res: ServerResponse, page: Page, head: boolean): void {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex,nofollow"><title>${escapeHtml(page.title)}</title><style>${STYLE}</style></head><body>${page.body}</body></html>`;
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+const DEFAULT_ACCENT = '#2f5bea';
+
+const BASE_STYLE =
+  '*{box-sizing:border-box}html{color-scheme:light dark}' +
+  'body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;padding:1.5rem;' +
+  'font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f4f6;color:#1d2129}' +
+  'main{width:100%;max-width:34rem;background:#fff;border-radius:14px;border-top:5px solid var(--accent);' +
+  'box-shadow:0 1px 3px rgba(0,0,0,.08),0 10px 30px rgba(0,0,0,.07);padding:2rem 1.75rem}' +
+  'header{display:flex;align-items:center;gap:.7rem;margin:0 0 1.25rem;font-weight:650;font-size:1.05rem;color:#3a3f47}' +
+  'header img{height:36px;width:auto;max-width:11rem;object-fit:contain}' +
+  '.status{margin:0;font-size:.8rem;font-weight:700;letter-spacing:.08em;color:var(--accent)}' +
+  'h1{font-size:1.5rem;line-height:1.3;margin:.3rem 0 .8rem}p{margin:.55rem 0}' +
+  '.url{word-break:break-all;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.92rem;background:#f3f4f6;padding:.55rem .7rem;border-radius:8px}' +
+  '.note{color:#7a4d00;background:#fff6e0;padding:.55rem .75rem;border-radius:8px}a{color:var(--accent)}' +
+  '.button,button{display:inline-block;font:inherit;font-weight:600;padding:.6rem 1.25rem;border-radius:8px;border:0;' +
+  'background:var(--accent);color:var(--on-accent);text-decoration:none;cursor:pointer}' +
+  'form{margin:1.25rem 0;display:flex;flex-wrap:wrap;gap:.7rem;align-items:flex-end}' +
+  'label{display:flex;flex-direction:column;gap:.3rem;flex:1 1 12rem;font-weight:600}' +
+  'input{font:inherit;padding:.55rem .7rem;border:1px solid #c3c8d0;border-radius:8px;background:transparent;color:inherit}' +
+  'dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{font-weight:600}dd{margin:0;min-width:0}' +
+  '@media (max-width:480px){body{padding:.75rem;justify-content:flex-start}main{padding:1.5rem 1.15rem}h1{font-size:1.3rem}dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}}' +
+  '@media (prefers-color-scheme:dark){body{background:#14161a;color:#e7e9ec}main{background:#1e2126;box-shadow:none}header{color:#c9cdd3}' +
+  '.url{background:#2a2e35}.note{color:#ffd68a;background:#3a2e12}input{border-color:#4a505a}}';
+
+/** Black or white, whichever reads better on the accent (WCAG relative luminance). */
+function onAccent(hex: string): string {
+  const channel = (i: number) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  return luminance > 0.179 ? '#000' : '#fff';
+}
+
+/**
+ * The stylesheet of an accent and its CSP hash. The accent is checked as `#rrggbb` when it is saved
+ * (tenants domain, "Domain settings"), and again here: nothing else can reach the CSS. A few hundred
+ * accents at most are kept.
+ */
+const styles = new Map<string, { css: string; hash: string }>();
+function styleFor(accent: string | null | undefined): { css: string; hash: string } {
+  const color = accent && /^#[0-9a-f]{6}$/.test(accent) ? accent : DEFAULT_ACCENT;
+  let style = styles.get(color);
+  if (!style) {
+    const css = `:root{--accent:${color};--on-accent:${onAccent(color)}}${BASE_STYLE}`;
+    style = { css, hash: `'sha256-${createHash('sha256').update(css).digest('base64')}'` };
+    if (styles.size >= 256) styles.clear();
+    styles.set(color, style);
+  }
+  return style;
+}
+
+/** The origin a logo may load from, or null (then no logo): https, a host name, an optional port, nothing a CSP source could misread. */
+export function logoOrigin(logoUrl: string | null | undefined): string | null {
+  if (!logoUrl) return null;
+  try {
+    const origin = new URL(logoUrl).origin;
+    return /^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(origin) ? origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * No script, no plugin, no frame, no base, nothing from elsewhere: only our stylesheet, and the
+ * logo's origin when the domain has one. A form may post to this page only; the password form also
+ * lets the browser follow the redirect its answer gives to the target (Chrome checks form-action on
+ * the redirects after a submission, and naming the target's origin here would reveal it).
+ */
+function cspOf(styleHash: string, imageOrigin: string | null, passwordForm: boolean): string {
+  return (
+    `default-src 'none'; style-src ${styleHash}; img-src ${imageOrigin ?? "'none'"}; base-uri 'none'; frame-ancestors 'none'; ` +
+    `form-action 'self'${passwordForm ? ' https: http:' : ''}`
+  );
+}
+
+function header(branding: Branding | null, image: string | null): string {
+  if (!branding || (!branding.name && !image)) return '';
+  const name = branding.name ? escapeHtml(branding.name) : '';
+  const logo = image ? `<img src="${escapeHtml(branding.logoUrl!)}" alt="${name}" height="36">` : '';
+  return `<header>${logo}${name && logo ? `<span>${name}</span>` : name}</header>`;
+}
+
+/** Writes a page with the security headers every page carries, in the context's language and look. */
+export function sendPage(res: ServerResponse, page: Page, context: PageContext, head: boolean): void {
+  const { branding, lang } = context;
+  const style = styleFor(branding?.accentColor);
+  const image = logoOrigin(branding?.logoUrl);
+  const title = branding?.name ? `${page.title} – ${branding.name}` : page.title;
+  const html =
+    `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title><style>${style.css}</style></head>` +
+    `<body><main>${header(branding, image)}${page.body}</main></body></html>`;
   res.writeHead(page.status, {
     ...page.headers,
     'content-type': 'text/html; charset=utf-8',
     'content-length': String(Buffer.byteLength(html)),
-    'content-security-policy': page.passwordForm ? CSP_PASSWORD_FORM : CSP,
+    'content-language': lang,
+    vary: 'Accept, Accept-Language',
+    'content-security-policy': cspOf(style.hash, image, page.passwordForm === true),
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',
+    'x-robots-tag': 'noindex, nofollow',
     'cache-control': 'private, no-store',
   });
   res.end(head ? undefined : html);
@@ -53,71 +145,73 @@ export function sendPage(res: ServerResponse, page: Page, head: boolean): void {
 /** The path of a link's page, e.g. `/abc1234/go?x=1`, escaped for an attribute. */
 const href = (path: string) => escapeHtml(path);
 
-export function passwordPage(wrong: boolean, flagged: boolean): Page {
+const message = (m: Message, extra = '') => `<h1>${escapeHtml(m.heading)}</h1><p>${escapeHtml(m.body)}</p>${extra}`;
+const withStatus = (status: number, m: Message, extra = '') => `<p class="status">${status}</p>${message(m, extra)}`;
+
+/** A refusal a visitor may meet: the status, what it means, and when to try again (Retry-After). */
+function refusal(status: number, m: Message, t: PageText, retryAfter?: string): Page {
+  const seconds = Number(retryAfter);
+  const retry = retryAfter && Number.isSafeInteger(seconds) && seconds > 0 ? `<p>${escapeHtml(t.retryIn(seconds))}</p>` : '';
+  return { status, title: m.title, body: withStatus(status, m, retry), headers: retryAfter ? { 'retry-after': retryAfter } : undefined };
+}
+
+/** An unknown or disabled link: one page for both, with nothing of the code (docs/design.md, "Security model"). */
+export const notFoundPage = (t: PageText): Page => refusal(404, t.notFound, t);
+export const expiredPage = (t: PageText): Page => refusal(410, t.expired, t);
+export const exhaustedPage = (t: PageText): Page => refusal(410, t.exhausted, t);
+export const limitedPage = (t: PageText, retryAfter: string | undefined): Page => refusal(429, t.limited, t, retryAfter);
+export const unavailablePage = (t: PageText, retryAfter: string | undefined): Page => refusal(503, t.unavailable, t, retryAfter);
+export const errorPage = (t: PageText): Page => refusal(500, t.error, t);
+/** A link of a suspended tenant: unavailable while the operators keep the tenant suspended. */
+export const suspendedPage = (t: PageText): Page => refusal(403, t.suspended, t);
+export const blockedPage = (t: PageText): Page => refusal(451, t.blocked, t);
+
+export function passwordPage(t: PageText, wrong: boolean, flagged: boolean): Page {
+  const p = t.password;
   return {
     status: wrong ? 403 : 200,
-    title: 'Password required',
+    title: p.title,
     passwordForm: true,
     body:
-      '<h1>This link is protected by a password</h1>' +
-      (flagged ? '<p class="note">This link was flagged as possibly unsafe. Continue only if you trust the sender.</p>' : '') +
-      (wrong ? '<p class="note" role="alert">That password is not right. Please try again.</p>' : '') +
+      `<h1>${escapeHtml(p.heading)}</h1>` +
+      (flagged ? `<p class="note">${escapeHtml(p.flagged)}</p>` : '') +
+      (wrong ? `<p class="note" role="alert">${escapeHtml(p.wrong)}</p>` : '') +
       // No action: the form posts to this very URL, query string included.
-      '<form method="post"><label>Password <input type="password" name="password" required maxlength="128" autocomplete="current-password" autofocus></label> <button type="submit">Continue</button></form>',
+      `<form method="post"><label>${escapeHtml(p.label)} <input type="password" name="password" required maxlength="128" autocomplete="current-password" autofocus></label>` +
+      `<button type="submit">${escapeHtml(p.submit)}</button></form>`,
   };
 }
 
 /** A flagged link: what it points to (unless a password hides it) and a link to go on anyway. */
-export function warningPage(link: CachedLink, continuePath: string): Page {
-  const target = link.rules?.passwordHash === undefined ? `<p>It leads to:</p><p class="url">${escapeHtml(link.targetUrl)}</p>` : '';
+export function warningPage(t: PageText, link: CachedLink, continuePath: string): Page {
+  const w = t.warning;
+  const target = link.rules?.passwordHash === undefined ? `<p>${escapeHtml(w.leadsTo)}</p><p class="url">${escapeHtml(link.targetUrl)}</p>` : '';
   return {
     status: 200,
-    title: 'Warning: this link may be unsafe',
+    title: w.title,
     body:
-      '<h1>This link may be unsafe</h1><p class="note">Our checks flagged this link as possibly deceptive or harmful (for example a look-alike of a well-known site).</p>' +
+      `<h1>${escapeHtml(w.heading)}</h1><p class="note">${escapeHtml(w.body)}</p>` +
       target +
-      `<p><a class="button" href="${href(continuePath)}" rel="nofollow noreferrer">Continue anyway</a></p>`,
-  };
-}
-
-export function blockedPage(): Page {
-  return {
-    status: 451,
-    title: 'Link blocked',
-    body: '<h1>This link has been blocked</h1><p>It was disabled by the operators of this service, for example after a legal request or a report of abuse.</p>',
-  };
-}
-
-/** A link of a suspended tenant: unavailable while the operators keep the tenant suspended. */
-export function suspendedPage(): Page {
-  return {
-    status: 403,
-    title: 'Link unavailable',
-    body: '<h1>This link is unavailable</h1><p>The account that owns it is suspended by the operators of this service.</p>',
+      `<p><a class="button" href="${href(continuePath)}" rel="nofollow noreferrer">${escapeHtml(w.continue)}</a></p>`,
   };
 }
 
 /** `/{code}+`: what the link is, without following it. A password hides the target here too. */
-export function previewPage(link: CachedLink, code: string): Page {
+export function previewPage(t: PageText, lang: PageLanguage, link: CachedLink, code: string): Page {
+  const p = t.preview;
   const rows: string[] = [];
-  if (link.title) rows.push(`<dt>Title</dt><dd>${escapeHtml(link.title)}</dd>`);
-  rows.push(
-    `<dt>Target</dt><dd class="url">${link.rules?.passwordHash === undefined ? escapeHtml(link.targetUrl) : 'hidden (this link is protected by a password)'}</dd>`,
-  );
-  if (link.rules?.geoTargets || link.rules?.deviceTargets || link.rules?.variants)
-    rows.push('<dt>Note</dt><dd>Visitors may be sent to another address depending on their country, device or an experiment.</dd>');
-  rows.push(`<dt>Created</dt><dd>${escapeHtml(new Date(link.createdAt).toISOString())}</dd>`);
+  if (link.title) rows.push(`<dt>${escapeHtml(p.titleLabel)}</dt><dd>${escapeHtml(link.title)}</dd>`);
+  rows.push(`<dt>${escapeHtml(p.target)}</dt><dd class="url">${escapeHtml(link.rules?.passwordHash === undefined ? link.targetUrl : p.hidden)}</dd>`);
+  if (link.rules?.geoTargets || link.rules?.deviceTargets || link.rules?.variants) rows.push(`<dt>${escapeHtml(p.note)}</dt><dd>${escapeHtml(p.varies)}</dd>`);
+  const created = new Date(link.createdAt);
+  const shown = `${new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(created)} UTC`;
+  rows.push(`<dt>${escapeHtml(p.created)}</dt><dd><time datetime="${escapeHtml(created.toISOString())}">${escapeHtml(shown)}</time></dd>`);
   return {
     status: 200,
-    title: 'Link preview',
+    title: p.title,
     body:
-      '<h1>Where this link leads</h1>' +
-      (link.moderation === 'flagged' ? '<p class="note">This link was flagged as possibly unsafe.</p>' : '') +
-      `<dl>${rows.join('')}</dl><p><a class="button" href="${href(`/${code}`)}" rel="nofollow noreferrer">Open the link</a></p>`,
+      `<h1>${escapeHtml(p.heading)}</h1>` +
+      (link.moderation === 'flagged' ? `<p class="note">${escapeHtml(p.flagged)}</p>` : '') +
+      `<dl>${rows.join('')}</dl><p><a class="button" href="${href(`/${code}`)}" rel="nofollow noreferrer">${escapeHtml(p.open)}</a></p>`,
   };
-}
-
-/** A refusal of the password form for a browser (an API client gets problem+json). */
-export function refusalPage(status: number, message: string, retryAfter?: string): Page {
-  return { status, title: 'Not now', body: `<h1>${escapeHtml(message)}</h1>`, headers: retryAfter ? { 'retry-after': retryAfter } : undefined };
 }

@@ -7,10 +7,14 @@ import {
   LINK_REPOSITORY,
   LINK_RESOLVER,
   LinkChangeFeed,
+  LinkRepository,
   LinkResolver,
   LinkRules,
   PASSWORD_HASHER,
   PasswordHasher,
+  SharedVisitorLimit,
+  VISITOR_WINDOW_STORE,
+  VisitorWindowStore,
 } from '@shortlink/links-domain';
 import {
   CACHE_STORE,
@@ -24,12 +28,14 @@ import {
 } from '@shortlink/read-path';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
-import { TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
+import { DOMAIN_SETTINGS_STORE, DomainSettingsDirectory, DomainSettingsStore, TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
 import { AdminRoutes, APP_LOGGER, ClientAddressResolver, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
+import { DomainFiles } from './domain-files';
 import { LinkChangeListener } from './link-changes';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
+import { VisitorPages } from './visitor-pages';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
 export const REDIRECT_PORTS: readonly symbol[] = [
@@ -42,11 +48,14 @@ export const REDIRECT_PORTS: readonly symbol[] = [
   VISITOR_SECRET,
   PASSWORD_HASHER,
   TENANT_STORE,
+  DOMAIN_SETTINGS_STORE,
+  VISITOR_WINDOW_STORE,
 ];
 
 /**
  * The redirect app: `GET|HEAD|POST /{code}` (RedirectHttpHandler) over the read path, the click
- * recorder, the change listener and the tenants' directory. Each object's start and stop are
+ * recorder, the change listener, the tenants' directory and the domains' settings (pages, robots.txt,
+ * well-known files). Each object's start and stop are
  * registered where it is made; the read path (ReadPathModule) starts before and stops after them.
  */
 @Module({})
@@ -74,8 +83,31 @@ export class RedirectFeatureModule {
           },
         },
         {
+          provide: DomainSettingsDirectory,
+          inject: [DOMAIN_SETTINGS_STORE, Lifecycle, APP_LOGGER],
+          useFactory: (store: DomainSettingsStore, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('DomainSettings');
+            const directory = new DomainSettingsDirectory(store, {
+              refreshMs: r.tenantRefreshMs,
+              onOutage: (error) => logger.warn(`domain settings not refreshed, the last ones stay in use: ${(error as Error).message}`),
+            });
+            lifecycle.manage({ start: () => directory.start(), stop: () => directory.stop() });
+            return directory;
+          },
+        },
+        {
+          provide: VisitorPages,
+          inject: [DomainSettingsDirectory],
+          useFactory: (directory: DomainSettingsDirectory) => new VisitorPages(directory, config.links.defaultDomain),
+        },
+        {
+          provide: DomainFiles,
+          inject: [DomainSettingsDirectory, LINK_REPOSITORY],
+          useFactory: (directory: DomainSettingsDirectory, repository: LinkRepository) => new DomainFiles(directory, repository, r.l1.ttlMs),
+        },
+        {
           provide: LinkChangeListener,
-          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER, AdminRoutes],
+          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER, AdminRoutes, DomainFiles],
           useFactory: (
             pipeline: RedirectPipeline,
             feed: LinkChangeFeed,
@@ -83,8 +115,9 @@ export class RedirectFeatureModule {
             lifecycle: Lifecycle,
             logger: PinoNestLogger,
             admin: AdminRoutes,
+            files: DomainFiles,
           ) => {
-            const listener = new LinkChangeListener(pipeline, feed, metrics, logger.scoped('LinkChanges'));
+            const listener = new LinkChangeListener(pipeline, feed, metrics, logger.scoped('LinkChanges'), files);
             admin.add('/internal/link-changes', listener.route());
             // Subscribed before the listener opens: edits made from now on reach this instance's L1.
             lifecycle.manage({ start: () => listener.start(), stop: () => listener.stop() });
@@ -118,6 +151,10 @@ export class RedirectFeatureModule {
             PasswordAttempts,
             PASSWORD_HASHER,
             PasswordCheckGate,
+            VisitorPages,
+            DomainFiles,
+            VISITOR_WINDOW_STORE,
+            APP_LOGGER,
           ],
           useFactory: (
             links: LinkResolver,
@@ -131,11 +168,22 @@ export class RedirectFeatureModule {
             attempts: PasswordAttempts,
             passwords: PasswordHasher,
             checks: PasswordCheckGate,
+            pages: VisitorPages,
+            files: DomainFiles,
+            visitorWindows: VisitorWindowStore,
+            appLogger: PinoNestLogger,
           ) => {
             const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
             metrics.readRateLimiter(() => perIp.usage);
-            const options = { rules: new LinkRules(geo, quota), quota, attempts, passwords, checks };
-            return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants });
+            const logger = appLogger.scoped('VisitorLimit');
+            const visitors = new SharedVisitorLimit(visitorWindows, {
+              onFallback: (down, error) =>
+                down
+                  ? logger.warn(`per-link visitor limit counted per instance until the shared store answers: ${(error as Error)?.message}`)
+                  : logger.log('per-link visitor limit shared again'),
+            });
+            const options = { rules: new LinkRules(geo, quota), visitors, quota, attempts, passwords, checks };
+            return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files });
           },
         },
       ],

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { Link, LinkRules, NO_OPTIONS } from '@shortlink/links-domain';
+import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, SharedVisitorLimit } from '@shortlink/links-domain';
 import {
   CachePolicy,
   ClickQuota,
@@ -25,10 +25,12 @@ import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClickEvent } from '@shortlink/clicks-domain';
 import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
-import { TenantDirectory } from '@shortlink/tenants-domain';
+import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
+import { DomainFiles } from './domain-files';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
+import { VisitorPages } from './visitor-pages';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const geo = new MmdbGeoLookup();
@@ -50,7 +52,11 @@ describe('RedirectHttpHandler', () => {
   let passedOn: string[];
   let meta: SqliteMetaStore;
   let tenants: TenantDirectory;
+  let settings: DomainSettingsDirectory;
+  let files: DomainFiles;
   let quota: ClickQuota;
+  /** The per-link visitor windows every instance shares (Redis on the real stack). */
+  let visitorWindows: LocalVisitorWindows;
   let passwordHash: string;
   /** Redirects per client address and minute; the password tests under load raise it, to reach the rules behind it. */
   let perIpLimit = 5;
@@ -118,6 +124,7 @@ describe('RedirectHttpHandler', () => {
     quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
     const parts = {
       rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitorKeys: SMALL }),
+      visitors: new SharedVisitorLimit((visitorWindows = new LocalVisitorWindows())),
       quota,
       attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }),
       passwords: argon2,
@@ -139,7 +146,10 @@ describe('RedirectHttpHandler', () => {
     tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
     const perIp = new KeyedWindowLimiter({ limit: perIpLimit, windowMs: 60_000, maxKeys: SMALL });
     const global = new GlobalRateLimiter(cache, 0, 0);
-    const handler = new RedirectHttpHandler({ links: pipeline, recorder, metrics, perIp, global, addresses, config, options: parts, tenants });
+    settings = new DomainSettingsDirectory(meta.domainSettings, { refreshMs: 60_000 });
+    const pages = new VisitorPages(settings, config.links.defaultDomain);
+    files = new DomainFiles(settings, repository, 60_000);
+    const handler = new RedirectHttpHandler({ links: pipeline, recorder, metrics, perIp, global, addresses, config, options: parts, tenants, pages, files });
     passedOn = [];
     // The handler's declared front route, as the app's HTTP server puts it in front of Fastify.
     const front = frontHandlerOf(handler)!;
@@ -552,6 +562,18 @@ describe('RedirectHttpHandler', () => {
       expect((await get('/vlim001', { headers: as() })).status).toBe(302);
     });
 
+    it('counts the visitor limit in the window every instance shares: redirects another instance counted leave fewer here', async () => {
+      const l = link('vlim002', { clicksPerIpPerMinute: 3 });
+      await shard.insert(l);
+      const me = as();
+      // Another instance sent this visitor twice this minute (counted in the shared window only).
+      for (let i = 0; i < 2; i++) await visitorWindows.hit(l.id, me['x-forwarded-for'], 3, 60_000, true);
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await get('/vlim002', { headers: me })).status);
+      expect(statuses).toEqual([302, 429, 429]);
+      expect((await get('/vlim002', { headers: as() })).status).toBe(302);
+    });
+
     it('sends a visitor by country (from a trusted X-Forwarded-For), then by device, then to a sticky variant', async () => {
       await shard.insert(
         link('target1', {
@@ -623,6 +645,193 @@ describe('RedirectHttpHandler', () => {
       expect(hidden).not.toContain('secret.example');
       await flush();
       expect(clicks).toEqual([]);
+    });
+  });
+
+  describe('pages for browsers and domain settings (docs/design.md, "Pages", "Domain settings")', () => {
+    const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const browser = (headers: Record<string, string> = {}) => as({ accept: BROWSER_ACCEPT, ...headers });
+    /** Stores settings of `domain` as its owner's PATCH would, and tells this instance as the channel does. */
+    const setSettings = async (domain: string, values: Partial<DomainSettingsValues>) => {
+      const current = (await meta.domainSettings.find(domain)) ?? defaultSettingsOf(domain);
+      const version = current.version + 1;
+      expect(await meta.domainSettings.save({ ...current, ...values, version, updatedAt: new Date() }, current.version)).toBe(true);
+      await files.changed(domainSettingsChange(domain, version));
+    };
+    /** fetch cannot set Host; node:http can. */
+    const getOn = (host: string, path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+        const { port } = new URL(base);
+        request({ host: '127.0.0.1', port, path, headers: { host, ...as(), ...headers } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        })
+          .on('error', reject)
+          .end();
+      });
+
+    it('gives a browser a page for every refusal: 404 (the same for unknown and disabled), 410 expired and exhausted, 429 with Retry-After', async () => {
+      await shard.insert(link('pgoff01', { status: 'disabled' }));
+      await shard.insert(link('pgold01', { expiresAt: new Date(Date.now() - 1000) }));
+      await shard.insert(link('pgmax01', { maxClicks: 1 }));
+      expect((await get('/pgmax01', { headers: as() })).status).toBe(302);
+      const pages: Array<[string, number, string]> = [
+        ['/pgnone1', 404, 'This link does not exist'],
+        ['/pgoff01', 404, 'This link does not exist'],
+        ['/pgold01', 410, 'This link has expired'],
+        ['/pgmax01', 410, 'This link is no longer available'],
+      ];
+      const bodies: string[] = [];
+      for (const [path, status, heading] of pages) {
+        const res = await get(path, { headers: browser() });
+        expect([path, res.status]).toEqual([path, status]);
+        expectPageHeaders(res);
+        expect(res.headers.get('vary')).toBe('Accept, Accept-Language');
+        expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
+        const html = await res.text();
+        expect(html).toContain(`<h1>${heading}</h1>`);
+        expect(html).toContain('<meta name="robots" content="noindex,nofollow">');
+        expect(html).not.toMatch(/<script|\son[a-z]+=/i);
+        expect(html).not.toContain(path.slice(1));
+        bodies.push(html);
+      }
+      // An unknown and a disabled code cannot be told apart.
+      expect(bodies[1]).toBe(bodies[0]);
+      perIpLimit = 5;
+      const limited: Response[] = [];
+      for (let i = 0; i < 6; i++) limited.push(await get('/pgnone1', { headers: { accept: BROWSER_ACCEPT } }));
+      const last = limited[5];
+      expect(last.status).toBe(429);
+      expectPageHeaders(last);
+      const retryAfter = Number(last.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(await last.text()).toContain(`Try again in ${retryAfter} second`);
+    });
+
+    it('shows a shard that cannot answer as a 503 page with Retry-After to a browser, problem+json to an API client', async () => {
+      await shard.close();
+      const page = await get('/pgdown1', { headers: browser() });
+      expect(page.status).toBe(503);
+      expectPageHeaders(page);
+      const retryAfter = Number(page.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      const html = await page.text();
+      expect(html).toContain('<h1>This link cannot be opened right now</h1>');
+      expect(html).toContain(`Try again in ${retryAfter} second`);
+      const problem = await get('/pgdown1', { headers: as({ accept: 'application/json' }) });
+      expect([problem.status, problem.headers.get('content-type')]).toEqual([503, 'application/problem+json']);
+      shard = new SqliteLinkShardStore('s0', ':memory:'); // afterEach closes it
+    });
+
+    it('keeps problem+json for JSON, no Accept, */* and curl-like clients, with Vary: Accept on the negotiated answers', async () => {
+      await shard.insert(link('pgold02', { expiresAt: new Date(Date.now() - 1000) }));
+      for (const accept of [undefined, '*/*', 'application/json', 'application/problem+json', 'text/html;q=0.5,application/json', 'text/html;q=0']) {
+        const res = await get('/pgold02', { headers: as(accept === undefined ? {} : { accept }) });
+        expect([accept, res.status, res.headers.get('content-type')]).toEqual([accept, 410, 'application/problem+json']);
+        expect(res.headers.get('vary')).toBe('Accept, Accept-Language');
+        expect(await res.json()).toMatchObject({ code: 'LINK_EXPIRED' });
+      }
+    });
+
+    it('speaks the visitor’s language: German and French by Accept-Language, English otherwise', async () => {
+      const cases: Array<[string, string, string]> = [
+        ['de-CH,de;q=0.9,en;q=0.5', 'de', 'Diesen Link gibt es nicht'],
+        ['fr-FR,fr;q=0.9', 'fr', 'Ce lien n’existe pas'],
+        ['es,de;q=0.4', 'de', 'Diesen Link gibt es nicht'],
+        ['ja', 'en', 'This link does not exist'],
+        ['de;q=0,*', 'en', 'This link does not exist'],
+      ];
+      for (const [acceptLanguage, lang, heading] of cases) {
+        const res = await get('/pglang1', { headers: browser({ 'accept-language': acceptLanguage }) });
+        expect(res.headers.get('content-language')).toBe(lang);
+        const html = await res.text();
+        expect([acceptLanguage, html.includes(`<html lang="${lang}">`), html.includes(heading)]).toEqual([acceptLanguage, true, true]);
+      }
+    });
+
+    it('shows the domain’s branding (name, logo, accent) and the service’s on domains without any; the CSP allows the logo’s origin only', async () => {
+      await setSettings('go.example', { branding: { name: 'Acme <Links>', logoUrl: 'https://cdn.acme.example/logo.png', accentColor: '#ff6600' } });
+      const branded = await getOn('go.example', '/pgbrand', { accept: BROWSER_ACCEPT });
+      expect(branded.status).toBe(404);
+      expect(branded.body).toContain('<title>Link not found – Acme &lt;Links&gt;</title>');
+      expect(branded.body).toContain('<img src="https://cdn.acme.example/logo.png" alt="Acme &lt;Links&gt;"');
+      expect(branded.body).toContain('--accent:#ff6600');
+      expect(branded.headers['content-security-policy']).toMatch(/img-src https:\/\/cdn\.acme\.example;/);
+      // The default domain has no branding of its own yet: no header, no image allowed.
+      const plain = await getOn('sho.rt', '/pgbrand', { accept: BROWSER_ACCEPT });
+      expect(plain.body).not.toContain('Acme');
+      expect(plain.headers['content-security-policy']).toMatch(/img-src 'none'/);
+      // The service's branding (its default domain's) is every other domain's.
+      await setSettings('sho.rt', { branding: { name: 'Sho.rt', logoUrl: null, accentColor: null } });
+      expect((await getOn('sho.rt', '/pgbrand', { accept: BROWSER_ACCEPT })).body).toContain('<header>Sho.rt</header>');
+      expect((await getOn('go.example', '/pgbrand', { accept: BROWSER_ACCEPT })).body).toContain('Acme &lt;Links&gt;');
+    });
+
+    it('sends browsers to the domain’s notFound, expired and root redirects; API clients keep problem+json; no click is counted', async () => {
+      await shard.insert(link('pgold03', { domain: 'go.example', expiresAt: new Date(Date.now() - 1000) }));
+      await setSettings('go.example', {
+        notFoundRedirect: 'https://acme.example/missing',
+        expiredRedirect: 'https://acme.example/expired',
+        rootRedirect: 'https://acme.example/',
+      });
+      const missing = await getOn('go.example', '/pgnone3', { accept: BROWSER_ACCEPT });
+      expect([missing.status, missing.headers.location, missing.headers.vary]).toEqual([302, 'https://acme.example/missing', 'Accept']);
+      expect((await getOn('go.example', '/pgold03', { accept: BROWSER_ACCEPT })).headers.location).toBe('https://acme.example/expired');
+      const api = await getOn('go.example', '/pgnone3', { accept: 'application/json' });
+      expect([api.status, api.headers['content-type']]).toEqual([404, 'application/problem+json']);
+      // `/` goes to the root redirect for everyone; without one a browser gets the 404 page and anyone else the framework.
+      expect((await getOn('go.example', '/')).headers.location).toBe('https://acme.example/');
+      expect((await getOn('go.example', '/?utm=x', { accept: BROWSER_ACCEPT })).headers.location).toBe('https://acme.example/');
+      const bare = await getOn('sho.rt', '/', { accept: BROWSER_ACCEPT });
+      expect([bare.status, bare.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
+      expect(passedOn).toEqual([]);
+      await getOn('sho.rt', '/');
+      expect(passedOn).toEqual(['GET /']);
+      // Another domain's settings are not this one's.
+      expect((await getOn('sho.rt', '/pgnone3', { accept: BROWSER_ACCEPT })).status).toBe(404);
+      await flush();
+      expect(clicks.filter((c) => c.kind !== 'orphan')).toEqual([]);
+    });
+
+    it('serves robots.txt: disallow with the crawlable links of the domain, allow when set; a new crawlable link is seen once told', async () => {
+      await shard.insert(link('crawl01', { crawlable: true }));
+      await shard.insert(link('crawl02'));
+      await shard.insert(link('crawl03', { domain: 'go.example', crawlable: true }));
+      const robots = await getOn('sho.rt', '/robots.txt');
+      expect([robots.status, robots.headers['content-type']]).toEqual([200, 'text/plain; charset=utf-8']);
+      expect(robots.body).toBe('User-agent: *\nAllow: /crawl01$\nDisallow: /\n');
+      expect((await getOn('go.example', '/robots.txt')).body).toBe('User-agent: *\nAllow: /crawl03$\nDisallow: /\n');
+      // A link made crawlable is told on the channel as an edit: robots.txt is made again.
+      await shard.insert(link('crawl04', { crawlable: true }));
+      await files.changed({ domain: 'sho.rt', code: 'crawl04', version: 1 });
+      expect((await getOn('sho.rt', '/robots.txt')).body).toBe('User-agent: *\nAllow: /crawl01$\nAllow: /crawl04$\nDisallow: /\n');
+      await setSettings('sho.rt', { robots: 'allow' });
+      expect((await getOn('sho.rt', '/robots.txt')).body).toBe('User-agent: *\nAllow: /\n');
+      expect((await getOn('go.example', '/robots.txt')).body).toBe('User-agent: *\nAllow: /crawl03$\nDisallow: /\n');
+    });
+
+    it('serves the well-known files of app links per domain, and leaves them to the framework (404) where none is set', async () => {
+      const aasa = { applinks: { details: [{ appIDs: ['ABCDE12345.com.acme.app'], components: [{ '/': '/*' }] }] } };
+      const assetlinks = [
+        {
+          relation: ['delegate_permission/common.handle_all_urls'],
+          target: { namespace: 'android_app', package_name: 'com.acme.app', sha256_cert_fingerprints: [Array(32).fill('AB').join(':')] },
+        },
+      ];
+      await setSettings('go.example', { appleAppSiteAssociation: aasa, androidAssetLinks: assetlinks });
+      const apple = await getOn('go.example', '/.well-known/apple-app-site-association');
+      expect([apple.status, apple.headers['content-type']]).toEqual([200, 'application/json']);
+      expect(JSON.parse(apple.body)).toEqual(aasa);
+      const android = await getOn('go.example', '/.well-known/assetlinks.json');
+      expect(JSON.parse(android.body)).toEqual(assetlinks);
+      await getOn('sho.rt', '/.well-known/assetlinks.json');
+      expect(passedOn).toEqual(['GET /.well-known/assetlinks.json']);
+      // Cleared: gone at once.
+      await setSettings('go.example', { androidAssetLinks: null });
+      await getOn('go.example', '/.well-known/assetlinks.json');
+      expect(passedOn).toEqual(['GET /.well-known/assetlinks.json', 'GET /.well-known/assetlinks.json']);
     });
   });
 });

@@ -10,6 +10,7 @@ import {
   PasswordHasher,
   RedirectDecision,
   RESERVED_PATHS,
+  SharedVisitorLimit,
   ShortUrlIdentifier,
   unknownLink,
 } from '@shortlink/links-domain';
@@ -17,8 +18,26 @@ import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } fr
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
-import { blockedPage, Page, passwordPage, previewPage, refusalPage, sendPage, suspendedPage, warningPage } from './pages';
+import { DomainFiles, WellKnownFile } from './domain-files';
+import { PageText } from './page-text';
+import {
+  blockedPage,
+  errorPage,
+  exhaustedPage,
+  expiredPage,
+  limitedPage,
+  notFoundPage,
+  Page,
+  PageContext,
+  passwordPage,
+  previewPage,
+  sendPage,
+  suspendedPage,
+  unavailablePage,
+  warningPage,
+} from './pages';
 import { RedirectMetrics } from './redirect.metrics';
+import { VisitorPages } from './visitor-pages';
 
 /**
  * A code, optionally followed by `+` (the preview page) or `/go` (past a flagged link's warning),
@@ -35,12 +54,17 @@ const firstSegment = (code: string) => {
   return slash < 0 ? code : code.slice(0, slash);
 };
 
+/** `/`, `/robots.txt` and the well-known files of app links, with a query string or none (docs/design.md, "Domain settings"). */
+const DOMAIN_FILE_PATH = /^\/(robots\.txt|\.well-known\/(?:apple-app-site-association|assetlinks\.json))?(?:\?.*)?$/;
+
 /** A password form's body: `password=` and at most 128 characters, percent-encoded up to 3 bytes each. */
 const MAX_FORM_BYTES = 1024;
 
 /** What the link options need besides the read path (docs/design.md, "Link options"). */
 export interface LinkOptionParts {
   readonly rules: LinkRules;
+  /** The per-link visitor limit in the window every instance shares (the rules count it in this process first). */
+  readonly visitors: SharedVisitorLimit;
   readonly quota: ClickQuota;
   readonly attempts: PasswordAttempts;
   readonly passwords: PasswordHasher;
@@ -62,6 +86,10 @@ export interface RedirectHandlerParts {
   readonly options: LinkOptionParts;
   /** Tenants' own domains and suspended tenants, held in memory (docs/design.md, "Tenants, keys and plans"). */
   readonly tenants: TenantDirectory;
+  /** Pages and domain settings for browsers (docs/design.md, "Pages", "Domain settings"). */
+  readonly pages: VisitorPages;
+  /** robots.txt and the well-known files of each domain. */
+  readonly files: DomainFiles;
 }
 
 type Suffix = '+' | '/go' | undefined;
@@ -103,11 +131,14 @@ export class RedirectHttpHandler {
   private readonly config: AppConfig;
   private readonly options: LinkOptionParts;
   private readonly tenants: TenantDirectory;
+  private readonly pages: VisitorPages;
+  private readonly files: DomainFiles;
   private readonly domains: Set<string>;
 
   constructor(parts: RedirectHandlerParts) {
     ({ links: this.links, recorder: this.recorder, metrics: this.metrics, perIp: this.perIp, global: this.global } = parts);
     ({ addresses: this.addresses, config: this.config, options: this.options, tenants: this.tenants } = parts);
+    ({ pages: this.pages, files: this.files } = parts);
     this.domains = new Set(parts.config.links.domains);
   }
 
@@ -134,22 +165,67 @@ export class RedirectHttpHandler {
       }
     } catch (error) {
       if (visit.id) this.notFound(visit, error);
-      else this.problem(visit, error);
+      else this.refused(visit, error);
     }
     return true;
+  }
+
+  /**
+   * What a domain serves besides its links (docs/design.md, "Domain settings"): `/` goes to the
+   * domain's root redirect (a browser gets the 404 page without one); `robots.txt`; the well-known
+   * files of app links. A domain without them leaves the request to the framework (its 404), as before.
+   */
+  @FrontRoute({ methods: ['GET', 'HEAD'], path: '/, /robots.txt, /.well-known/{apple-app-site-association,assetlinks.json}', pattern: DOMAIN_FILE_PATH })
+  domainFile(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): boolean {
+    const visit: Visit = { req, res, started: performance.now(), suffix: undefined, query: undefined, address: '', id: null };
+    const domain = this.domainOf(req);
+    const file = match[1];
+    if (file === undefined) {
+      const root = this.pages.settingsOf(domain)?.rootRedirect;
+      if (root) this.domainRedirect(visit, root, false);
+      else if (this.pages.wantsPage(req)) this.page(visit, notFoundPage);
+      else return false;
+    } else if (file === 'robots.txt') {
+      this.files.robots(domain).then(
+        (text) => this.sendFile(visit, 'text/plain; charset=utf-8', text),
+        (error) =>
+          this.problem(visit, new DomainError(ErrorCode.SHARD_UNAVAILABLE, 'robots.txt cannot be made right now', { retryAfterSeconds: 5 }, { cause: error })),
+      );
+    } else {
+      const json = this.files.wellKnown(domain, file.slice('.well-known/'.length) as WellKnownFile);
+      if (json === null) return false;
+      this.sendFile(visit, 'application/json', json);
+    }
+    return true;
+  }
+
+  /** A domain's file: short-lived in shared caches, so that a change of the settings is seen soon after every instance has it. */
+  private sendFile(visit: Visit, type: string, body: string): void {
+    const { req, res } = visit;
+    if (res.headersSent) return;
+    this.metrics.status(200);
+    res.writeHead(200, {
+      'content-type': type,
+      'content-length': String(Buffer.byteLength(body)),
+      'cache-control': 'public, max-age=60',
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
   private answer(visit: Visit, link: CachedLink): void {
     const { req, suffix, query } = visit;
     const method = req.method;
-    if (this.tenants.isSuspended(link.tenantId)) return this.page(visit, suspendedPage());
+    if (this.tenants.isSuspended(link.tenantId)) return this.page(visit, suspendedPage);
     if (suffix === undefined && query === undefined && link.rules === undefined && link.moderation === undefined && method !== 'POST') {
       return this.redirect(visit, link);
     }
     try {
       if (suffix === '+') {
         if (method === 'POST') throw notAllowed();
-        return this.page(visit, link.moderation === 'banned' ? blockedPage() : previewPage(link, visit.id!.code));
+        if (link.moderation === 'banned') return this.page(visit, blockedPage);
+        return this.page(visit, (t, lang) => previewPage(t, lang, link, visit.id!.code));
       }
       if (method === 'POST') return this.submitPassword(visit, link);
       const userAgent = req.headers['user-agent'] ?? '';
@@ -159,45 +235,60 @@ export class RedirectHttpHandler {
       if (decision.kind === 'password') return this.passwordForm(visit, link);
       this.act(visit, link, decision, false);
     } catch (error) {
-      this.problem(visit, error);
+      this.refused(visit, error);
     }
   }
 
-  /** Carries out a decision of the rules; `afterPost`: the password form was accepted (303, refusals as pages). */
+  /** Carries out a decision of the rules; `afterPost`: the password form was accepted (303). */
   private act(visit: Visit, link: CachedLink, decision: RedirectDecision, afterPost: boolean): void {
     const { query } = visit;
     switch (decision.kind) {
       case 'blocked':
-        return this.page(visit, blockedPage());
-      case 'warning':
-        return this.page(visit, warningPage(link, `/${visit.id!.code}/go${query ? `?${query.split('&').map(encodeQueryPart).join('&')}` : ''}`));
+        return this.page(visit, blockedPage);
+      case 'warning': {
+        const continuePath = `/${visit.id!.code}/go${query ? `?${query.split('&').map(encodeQueryPart).join('&')}` : ''}`;
+        return this.page(visit, (t) => warningPage(t, link, continuePath));
+      }
       case 'password':
-        return this.page(visit, passwordPage(false, link.moderation === 'flagged'));
+        return this.page(visit, (t) => passwordPage(t, false, link.moderation === 'flagged'));
       case 'exhausted':
-        return this.refusal(visit, exhausted(), afterPost);
+        return this.refused(visit, exhausted());
       case 'limited':
-        this.metrics.rateLimited.inc({ scope: 'link' });
-        const { retryAfterSeconds } = decision;
-        const limited = new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds });
-        return this.refusal(visit, limited, afterPost);
+        return this.visitorLimited(visit, decision.retryAfterSeconds);
       case 'redirect': {
+        if (decision.visitorLimit !== undefined) {
+          // A POST gets here only with an accepted password, and counts like a GET.
+          const counts = afterPost || visit.req.method === 'GET';
+          this.options.visitors.admit(link.id, visit.address, decision.visitorLimit, counts).then(
+            (seen) =>
+              seen.allowed ? this.act(visit, link, { ...decision, visitorLimit: undefined }, afterPost) : this.visitorLimited(visit, seen.retryAfterSeconds),
+            (error) => this.problem(visit, error),
+          );
+          return;
+        }
         const status = afterPost ? 303 : link.redirectType;
         if (!decision.reserve) return this.redirectTo(visit, link, decision.location, decision.variant, status);
         this.options.quota.reserve(link, visit.id!, (outcome) => {
           if (outcome === 'granted') this.redirectTo(visit, link, decision.location, decision.variant, status);
-          else if (outcome === 'exhausted') this.refusal(visit, exhausted(), afterPost);
-          else this.problem(visit, counterUnreachable());
+          else if (outcome === 'exhausted') this.refused(visit, exhausted());
+          else this.refused(visit, counterUnreachable());
         });
       }
     }
   }
 
+  /** 429 of the per-link visitor limit (`clicksPerIpPerMinute`), in this instance's window or the shared one. */
+  private visitorLimited(visit: Visit, retryAfterSeconds: number): void {
+    this.metrics.rateLimited.inc({ scope: 'link' });
+    this.refused(visit, new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds }));
+  }
+
   /** The form, unless the link has no click left (max clicks comes before the password). */
   private passwordForm(visit: Visit, link: CachedLink): void {
-    const form = () => this.page(visit, passwordPage(false, link.moderation === 'flagged'));
+    const form = () => this.page(visit, (t) => passwordPage(t, false, link.moderation === 'flagged'));
     if (link.rules?.maxClicks === undefined) return form();
     this.options.quota.isExhausted(link, visit.id!).then(
-      (gone) => (gone ? this.problem(visit, exhausted()) : form()),
+      (gone) => (gone ? this.refused(visit, exhausted()) : form()),
       () => form(), // the counter is checked again when the password is sent
     );
   }
@@ -212,20 +303,19 @@ export class RedirectHttpHandler {
    */
   private submitPassword(visit: Visit, link: CachedLink): void {
     const { req, address: ip } = visit;
-    if (link.moderation === 'banned') return this.page(visit, blockedPage());
+    if (link.moderation === 'banned') return this.page(visit, blockedPage);
     if (link.moderation === 'flagged' && visit.suffix !== '/go') return this.act(visit, link, { kind: 'warning' }, true);
     const hash = link.rules?.passwordHash;
     if (hash === undefined) throw notAllowed();
     const { quota, attempts, passwords, rules, checks } = this.options;
     (async () => {
-      if (link.rules?.maxClicks !== undefined && (await quota.isExhausted(link, visit.id!))) return this.refusal(visit, exhausted(), true);
+      if (link.rules?.maxClicks !== undefined && (await quota.isExhausted(link, visit.id!))) return this.refused(visit, exhausted());
       const password = new URLSearchParams(await readForm(req)).get('password') ?? '';
       const attempt = await attempts.reserve(link.id, ip);
       if (!attempt.allowed) {
         this.metrics.rateLimited.inc({ scope: 'password' });
         const { retryAfterSeconds } = attempt;
-        const refused = new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this link; try again later', { retryAfterSeconds });
-        return this.refusal(visit, refused, true);
+        return this.refused(visit, new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this link; try again later', { retryAfterSeconds }));
       }
       let accepted = false;
       if (password.length > 0 && password.length <= 1024) {
@@ -235,7 +325,7 @@ export class RedirectHttpHandler {
           this.metrics.rateLimited.inc({ scope: slot.reason === 'visitor' ? 'password_visitor' : 'password_busy' });
           const why =
             slot.reason === 'visitor' ? 'too many password checks from this address; try again later' : 'too many password checks in progress; retry shortly';
-          return this.refusal(visit, new DomainError(ErrorCode.RATE_LIMITED, why, { retryAfterSeconds: slot.retryAfterSeconds }), true);
+          return this.refused(visit, new DomainError(ErrorCode.RATE_LIMITED, why, { retryAfterSeconds: slot.retryAfterSeconds }));
         }
         try {
           accepted = await passwords.verify(hash, password);
@@ -244,14 +334,14 @@ export class RedirectHttpHandler {
         }
       }
       if (!accepted) {
-        if (wantsHtml(req)) return this.page(visit, passwordPage(true, link.moderation === 'flagged'));
+        if (this.pages.wantsPage(req)) return this.page(visit, (t) => passwordPage(t, true, link.moderation === 'flagged'));
         return this.problem(visit, new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the password is not right'));
       }
       await attempt.giveBack();
       const userAgent = req.headers['user-agent'] ?? '';
       const decision = rules.decide(link, { address: ip, userAgent, query: visit.query, counts: true, acknowledged: true, passwordAccepted: true });
       this.act(visit, link, decision, true);
-    })().catch((error) => this.problem(visit, error));
+    })().catch((error) => this.refused(visit, error));
   }
 
   /** A plain link: the hot path, exactly as before link options. */
@@ -296,35 +386,82 @@ export class RedirectHttpHandler {
   private notFound(visit: Visit, error: unknown): void {
     const code = (error as DomainError)?.code;
     if (visit.req.method === 'GET' && code === ErrorCode.LINK_NOT_FOUND) this.recorder.recordOrphan(visit.req, visit.id!, visit.address);
-    this.problem(visit, code === ErrorCode.LINK_DISABLED ? unknownLink(visit.id!) : error);
+    this.refused(visit, code === ErrorCode.LINK_DISABLED ? unknownLink(visit.id!) : error);
   }
 
-  private page(visit: Visit, page: Page): void {
+  /** A page in the visitor's language, with the look of the domain it reached. */
+  private page(visit: Visit, make: (text: PageText, lang: PageContext['lang']) => Page): void {
+    if (visit.res.headersSent) return;
+    const context = this.pages.contextOf(visit.req, this.visitDomain(visit));
+    const page = make(context.text, context.lang);
     this.metrics.status(page.status);
-    sendPage(visit.res, page, visit.req.method === 'HEAD');
+    sendPage(visit.res, page, context, visit.req.method === 'HEAD');
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
-  /** A refusal after a form was sent goes back to a browser as a page; everything else as problem+json. */
-  private refusal(visit: Visit, error: DomainError, asPage: boolean): void {
-    if (!asPage || !wantsHtml(visit.req)) return this.problem(visit, error);
-    const problem = problemFor(error, visit.req.url);
-    this.page(visit, refusalPage(problem.status, error.message, retryAfterFor(error, problem.status)));
+  /**
+   * Every refusal a visitor can meet (docs/design.md, "Pages"): a browser gets the domain's redirect
+   * when its owner set one (an unknown code, an expired or exhausted link) or a page; any other client,
+   * and any other error, the problem+json it always got. Only here is the request negotiated.
+   */
+  private refused(visit: Visit, error: unknown): void {
+    if (visit.res.headersSent) return;
+    const code = error instanceof DomainError ? error.code : undefined;
+    const status = problemFor(error).status;
+    const negotiable = (code !== undefined && NEGOTIATED_CODES.has(code)) || status >= 500;
+    if (!negotiable || !this.pages.wantsPage(visit.req)) return this.problem(visit, error, negotiable);
+    const settings = this.pages.settingsOf(this.visitDomain(visit));
+    const retryAfter = retryAfterFor(error, status);
+    switch (code) {
+      case ErrorCode.LINK_NOT_FOUND:
+      case ErrorCode.LINK_DISABLED:
+        if (settings?.notFoundRedirect) return this.domainRedirect(visit, settings.notFoundRedirect, true);
+        return this.page(visit, notFoundPage);
+      case ErrorCode.LINK_EXPIRED:
+      case ErrorCode.LINK_EXHAUSTED:
+        if (settings?.expiredRedirect) return this.domainRedirect(visit, settings.expiredRedirect, true);
+        return this.page(visit, code === ErrorCode.LINK_EXPIRED ? expiredPage : exhaustedPage);
+      case ErrorCode.RATE_LIMITED:
+        return this.page(visit, (t) => limitedPage(t, retryAfter));
+      default:
+        return this.page(visit, (t) => (status === 503 ? unavailablePage(t, retryAfter) : errorPage(t)));
+    }
+  }
+
+  /**
+   * Where the domain's owner sends visitors instead of a page: 302, `private, no-store` (a change of
+   * the settings is seen at once), no click. `negotiated`: only browsers get it (Vary: Accept).
+   */
+  private domainRedirect(visit: Visit, location: string, negotiated: boolean): void {
+    if (visit.res.headersSent) return;
+    this.metrics.status(302);
+    const headers: Record<string, string> = { location, 'cache-control': 'private, no-store', 'content-length': '0' };
+    if (negotiated) headers.vary = 'Accept';
+    visit.res.writeHead(302, headers);
+    visit.res.end();
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
   private refuse(visit: Visit, scope: 'ip' | 'global', retryAfterSeconds: number): true {
     this.metrics.rateLimited.inc({ scope });
     const message = scope === 'ip' ? 'too many redirects from this address' : 'the service is at its request limit';
-    this.problem(visit, new DomainError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds }));
+    this.refused(visit, new DomainError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds }));
     return true;
   }
 
-  private problem(visit: Visit, error: unknown): void {
+  /** The domain the visitor reached: the link's, or the Host's when no code was taken apart. */
+  private visitDomain(visit: Visit): string {
+    return visit.id?.domain ?? this.domainOf(visit.req);
+  }
+
+  /** problem+json; `negotiated`: a browser would have had a page, so caches must keep the two apart (Vary). */
+  private problem(visit: Visit, error: unknown, negotiated = false): void {
     const { req, res } = visit;
     if (res.headersSent) return;
     const problem = problemFor(error, req.url);
     this.metrics.status(problem.status);
     const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+    if (negotiated) headers.vary = 'Accept, Accept-Language';
     const retryAfter = retryAfterFor(error, problem.status);
     if (retryAfter) headers['retry-after'] = retryAfter;
     if (problem.status === 405) headers.allow = 'GET, HEAD';
@@ -342,7 +479,7 @@ export class RedirectHttpHandler {
    * reached by IP). `GO.acme.test.:443` is `go.acme.test`: a variant of a tenant's host must not
    * fall through to the default domain, where another tenant may hold the same code.
    */
-  private domainOf(req: IncomingMessage): string {
+  domainOf(req: IncomingMessage): string {
     const host = req.headers.host;
     if (host) {
       const h = normalizeHost(host);
@@ -357,8 +494,16 @@ const counterUnreachable = () =>
 const exhausted = () => new DomainError(ErrorCode.LINK_EXHAUSTED, 'this link has reached its maximum number of clicks');
 const notAllowed = () => new DomainError(ErrorCode.METHOD_NOT_ALLOWED, 'only a password-protected link takes a POST (its password form)');
 
-/** Browsers ask for HTML; API clients and scripts get problem+json. */
-const wantsHtml = (req: IncomingMessage) => (req.headers.accept ?? '').includes('text/html');
+/** The refusals a browser gets as a page (or as its domain's redirect); every other error stays problem+json for everyone. */
+const NEGOTIATED_CODES: ReadonlySet<string> = new Set([
+  ErrorCode.LINK_NOT_FOUND,
+  ErrorCode.LINK_DISABLED,
+  ErrorCode.LINK_EXPIRED,
+  ErrorCode.LINK_EXHAUSTED,
+  ErrorCode.RATE_LIMITED,
+  ErrorCode.SHARD_UNAVAILABLE,
+  ErrorCode.DEPENDENCY_UNAVAILABLE,
+]);
 
 /** An error problemFor turns into a 4xx with Fastify's stable codes (PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, BAD_REQUEST). */
 const httpError = (statusCode: number, message: string) => Object.assign(new Error(message), { statusCode });

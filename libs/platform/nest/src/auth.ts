@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, Provider } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditActor, AuditContext } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
 import {
@@ -34,7 +35,24 @@ export const CREDENTIAL_VERIFIER = Symbol('CREDENTIAL_VERIFIER');
 /** Failed key checks allowed per client address and minute (AUTH_FAILURES_PER_MINUTE). */
 export const AUTH_FAILURE_LIMITER = Symbol('AUTH_FAILURE_LIMITER');
 
-export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+/** A request the guard let in: whose it is, and what the audit log records of it (docs/design.md, "Audit log"). */
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; audit?: AuditContext };
+
+/**
+ * The audit log's actor of a principal: the one place a principal becomes an actor (docs/design.md,
+ * "Audit log"). A key or a person is named by its own kind; on a route that needs the `admin`
+ * scope, whoever calls acts as the operator.
+ */
+export function auditActorOf(principal: Principal, scope: Scope): AuditActor {
+  const { kind, id, name } = principal.actor;
+  return { type: scope === 'admin' ? 'operator' : kind, id, name };
+}
+
+/** The audit context the guard gave a request; a route without the guard asking for one is a programming error. */
+export function auditContextOf(request: AuthenticatedRequest): AuditContext {
+  if (!request.audit) throw new Error(`route ${request.routeOptions?.url ?? request.url} records an audit entry but is not guarded`);
+  return request.audit;
+}
 
 /**
  * `x-api-key` → principal → scope → plan (docs/design.md, "Security model" and "Tenants, keys
@@ -85,6 +103,8 @@ export class ApiKeyGuard implements CanActivate {
       });
     }
     request.principal = principal;
+    // The client address as the rate limits see it (TRUSTED_PROXIES honoured: ClientAddressResolver).
+    request.audit = { actor: auditActorOf(principal, scope), clientAddress: this.addresses.of(request.raw) };
     return true;
   }
 }

@@ -2,7 +2,7 @@
 export { type AdminHandler, AdminRoutes } from './admin';
 export { type AppName, createApp, stopOnSignals } from './app-factory';
 export { APP_CONFIG, APP_LOGGER } from './app-tokens';
-export { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, ApiKeyGuard, type AuthenticatedRequest, type Principal } from './auth';
+export { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, ApiKeyGuard, auditActorOf, auditContextOf, type AuthenticatedRequest, type Principal } from './auth';
 export { ClientAddressResolver } from './client-address';
 export { checkAgainst, Contract, problemSchema } from './contract';
 export { frontHandlerOf, FrontRoute } from './front-door';

@@ -2,13 +2,21 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { loadConfig } from '@shortlink/config';
-import { CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE } from '@shortlink/links-domain';
+import { CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE, VISITOR_WINDOW_STORE } from '@shortlink/links-domain';
 import { CACHE_STORE, SNAPSHOT_STORE } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
-import { RATE_WINDOW_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
+import { DOMAIN_SETTINGS_STORE, RATE_WINDOW_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
-import { FileSnapshotStore, MemoryCacheStore, MemoryRateWindows, RedisClusterStore, RedisRateWindows } from '@shortlink/cache';
+import {
+  FileSnapshotStore,
+  MemoryCacheStore,
+  MemoryRateWindows,
+  MemoryVisitorWindows,
+  RedisClusterStore,
+  RedisRateWindows,
+  RedisVisitorWindows,
+} from '@shortlink/cache';
 import { KafkaClickEventSink, MemoryClickEventSink } from '@shortlink/bus';
 import { SqlClickAggregateStore } from '@shortlink/olap';
 import { portsFor } from './catalog';
@@ -43,6 +51,7 @@ describe('port selection', () => {
       expect(bound.get(SEQUENCE_STORE)).toBeInstanceOf(LazyMysqlMetaStore);
       expect(bound.get(TENANT_STORE)).toBe((bound.get(SEQUENCE_STORE) as LazyMysqlMetaStore).tenants);
       expect(bound.get(RATE_WINDOW_STORE)).toBeInstanceOf(RedisRateWindows);
+      expect(bound.get(VISITOR_WINDOW_STORE)).toBeInstanceOf(RedisVisitorWindows);
       const repository = bound.get(LINK_REPOSITORY) as ShardedLinkRepository;
       expect(repository.allStores().map((s) => [s.shardName, s instanceof LazyMysqlLinkShardStore])).toEqual([
         ['s0', true],
@@ -67,6 +76,7 @@ describe('SharedPorts on the embedded profile', () => {
     const config = loadConfig({ SHORTLINK_DATA_DIR: dir, SQLITE_SHARDS: 'a,b' });
     const all = [
       TENANT_STORE,
+      DOMAIN_SETTINGS_STORE,
       RATE_WINDOW_STORE,
       SEQUENCE_STORE,
       LINK_REPOSITORY,
@@ -77,12 +87,15 @@ describe('SharedPorts on the embedded profile', () => {
       CLICK_AGGREGATE_STORE,
       CODE_SECRET,
       VISITOR_SECRET,
+      VISITOR_WINDOW_STORE,
     ];
     const ports = await SharedPorts.open(config, all);
     const meta = ports.get<SqliteMetaStore>(SEQUENCE_STORE);
     expect(meta).toBeInstanceOf(SqliteMetaStore);
     expect(ports.get(TENANT_STORE)).toBe(meta.tenants);
+    expect(ports.get(DOMAIN_SETTINGS_STORE)).toBe(meta.domainSettings);
     expect(ports.get(RATE_WINDOW_STORE)).toBeInstanceOf(MemoryRateWindows);
+    expect(ports.get(VISITOR_WINDOW_STORE)).toBeInstanceOf(MemoryVisitorWindows);
     const stores = ports.get<ShardedLinkRepository>(LINK_REPOSITORY).allStores();
     expect(stores.map((s) => [s.shardName, s instanceof SqliteLinkShardStore])).toEqual([
       ['a', true],

@@ -22,6 +22,13 @@ describe('loadConfig', () => {
     expect(c.links.publicBaseUrl).toBe('http://localhost:8080');
   });
 
+  it('keeps audit entries AUDIT_RETENTION_DAYS (365 by default) and lists a retention that is not a whole number of days from 1', () => {
+    expect(loadConfig({}).audit.retentionMs).toBe(365 * 86_400_000);
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '30' }).audit.retentionMs).toBe(30 * 86_400_000);
+    expect(violationsOf({ AUDIT_RETENTION_DAYS: '0' }).join('\n')).toContain('AUDIT_RETENTION_DAYS');
+    expect(violationsOf({ AUDIT_RETENTION_DAYS: 'a year' }).join('\n')).toContain('AUDIT_RETENTION_DAYS');
+  });
+
   it('lists every violation at once, including unknown drivers', () => {
     let error: ConfigError | undefined;
     try {

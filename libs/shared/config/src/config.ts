@@ -103,6 +103,8 @@ export const envSchema = z.object({
   /** How often the expiry job marks expired links and purges the long-expired. */
   EXPIRY_JOB_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   ID_BLOCK_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  /** Days audit entries are kept; the expiry job deletes older ones in batches (docs/design.md, "Audit log"). */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
 
   DB_DRIVER: driver(['sqlite', 'mysql'] as const, 'sqlite'),
   SHARD_STRATEGY: driver(['ring', 'jump'] as const, 'ring'),
@@ -305,6 +307,8 @@ export interface AppConfig {
     readonly retireForMs: number;
     readonly expiryJobIntervalMs: number;
   };
+  /** The audit log: how long its entries are kept. */
+  readonly audit: { readonly retentionMs: number };
   readonly db: ShardingConfig &
     (
       | { readonly driver: 'sqlite'; readonly shards: readonly string[] }
@@ -486,6 +490,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       retireForMs: e.RETIRED_CODE_DAYS * 86_400_000,
       expiryJobIntervalMs: e.EXPIRY_JOB_INTERVAL_MS,
     },
+    audit: { retentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000 },
     db:
       e.DB_DRIVER === 'mysql'
         ? { driver: 'mysql', shards: mysqlShards, spareShards, metaUrl: e.MYSQL_META_URL!, poolSize: e.MYSQL_POOL_SIZE, ...shard }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
+import { domainSettingsChange, isDomainSettingsChange, LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
 
 /** One behaviour, both channels: the in-process emitter in unit runs, Redis pub/sub in integration runs. */
 export function describeLinkChangeFeedContract(backend: string, open: () => Promise<LinkChangeFeed>) {
@@ -39,6 +39,20 @@ export function describeLinkChangeFeedContract(backend: string, open: () => Prom
       expect(await until(() => b.some((c) => c.code === 'after'))).toBe(true);
       expect(a.some((c) => c.code === 'after')).toBe(false);
       await offB();
+    });
+
+    it('carries a change of a domain’s settings (no code) like a link change', async () => {
+      const got: LinkChange[] = [];
+      const off = await feed.subscribe(
+        (c) => got.push(c),
+        () => undefined,
+      );
+      const domain = `settings-${randomUUID().slice(0, 8)}.example`;
+      await feed.publish(domainSettingsChange(domain, 3));
+      expect(await until(() => got.some((c) => c.domain === domain))).toBe(true);
+      expect(got.filter((c) => c.domain === domain)).toEqual([{ domain, code: '', version: 3 }]);
+      expect(isDomainSettingsChange(got.find((c) => c.domain === domain)!)).toBe(true);
+      await off();
     });
   });
 }

@@ -40,7 +40,8 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
     const onMessage = (channel: string, message: string) => {
       if (!active || channel !== CacheKeys.linkChanges) return;
       const [version, domain, code] = message.split('\u0000');
-      if (domain && code && /^\d+$/.test(version)) onChange({ domain, code, version: Number(version) });
+      // An empty code is a change of the domain's settings (domainSettingsChange).
+      if (domain && code !== undefined && /^\d+$/.test(version)) onChange({ domain, code, version: Number(version) });
     };
     const connect = (): Redis => {
       const node = nodes[next++ % nodes.length];

@@ -145,6 +145,7 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
           { url: 'https://example.com/b', weight: 1 },
         ],
         clicksPerIpPerMinute: 5,
+        crawlable: true,
         version: 7,
         moderation: 'flagged',
         moderationReason: 'homograph: x',
@@ -165,6 +166,23 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await listed('a')).toEqual([]);
       expect(await listed('c')).toEqual([link.id]);
       expect(await f.shard.replace(aLink(), 1)).toBe(false); // gone (never stored)
+    });
+
+    it('lists the crawlable codes of a domain in code order, bounded, and follows an edit that changes the flag', async () => {
+      const domain = `crawl-${uniqueCode()}.example`;
+      const [b, a, plain, elsewhere] = [
+        aLink({ domain, code: 'b-' + uniqueCode(), crawlable: true }),
+        aLink({ domain, code: 'a-' + uniqueCode(), crawlable: true }),
+        aLink({ domain, code: 'p-' + uniqueCode() }),
+        aLink({ domain: `other-${domain}`, code: 'c-' + uniqueCode(), crawlable: true }),
+      ];
+      await f.shard.insertMany([b, a, plain, elsewhere]);
+      expect(await f.shard.crawlableCodes(domain, 10)).toEqual([a.code, b.code]);
+      expect(await f.shard.crawlableCodes(domain, 1)).toEqual([a.code]);
+      expect(await f.shard.replace({ ...a, crawlable: false, version: 2 }, 1)).toBe(true);
+      expect(await f.shard.replace({ ...plain, crawlable: true, version: 2 }, 1)).toBe(true);
+      expect(await f.shard.crawlableCodes(domain, 10)).toEqual([b.code, plain.code]);
+      expect((await f.shard.findByCode(a))?.crawlable).toBe(false);
     });
 
     it('counts redirects per link: concurrent additions all land, an edit keeps the count, another id or a gone link is null', async () => {

@@ -88,6 +88,27 @@ export function describeShardMoveContract(backend: string, open: () => Promise<M
       expect(await f.b.listByTenant({ tenantId: link.tenantId, after: null, limit: 5, tag: 'gone' })).toHaveLength(1);
     });
 
+    it("reads a row's click count beside it, outside the copy and its checksum, and carries it to the copy once until the marks are cleared", async () => {
+      const link = aLink({ maxClicks: 100 });
+      await f.a.insert(link);
+      expect(await f.a.addClicks(link, link.id, 40)).toBe(40);
+      const [row] = await f.a.rowsByIds([link.id]);
+      expect(row.clicks).toBe(40);
+      expect((await f.a.scanRows((BigInt(link.id) - 1n).toString(), 1))[0]).toMatchObject({ id: link.id, clicks: 40 });
+      await f.b.upsertRows([row]);
+      const [copy] = await f.b.rowsByIds([link.id]);
+      expect(copy).toMatchObject({ clicks: 0, checksum: row.checksum });
+      // Counted on the new owner since the switch, then the old owner's final count carried over, once.
+      expect(await f.b.addClicks(link, link.id, 3)).toBe(3);
+      expect(await f.b.carryClicks([{ id: link.id, clicks: 40 }])).toBe(1);
+      expect(await f.b.carryClicks([{ id: link.id, clicks: 40 }])).toBe(0); // a resumed run
+      expect(await f.b.clickCount(link, link.id)).toBe(43);
+      expect(await f.b.carryClicks([])).toBe(0);
+      await f.b.clearTombstones();
+      expect(await f.b.carryClicks([{ id: link.id, clicks: 1 }])).toBe(1); // the marks went with the move's tombstones
+      expect(await f.b.clickCount(link, link.id)).toBe(44);
+    });
+
     it('deletes rows with their tags by id', async () => {
       const links = [aLink({ tags: ['t'] }), aLink({ tags: ['t'] })];
       const tenantId = links[0].tenantId;

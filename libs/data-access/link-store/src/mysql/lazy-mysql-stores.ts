@@ -1,11 +1,14 @@
 import { BatchRecordStore, IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
-import { TenantStore } from '@shortlink/tenants-domain';
+import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
+import type { AuditLogStore } from '@shortlink/audit-domain';
+import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { LazyOpen, forwardWhenOpen } from '../lazy-open';
 import { MysqlConnectionOptions } from './mysql-datasource';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
+import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 
 /** A MySQL shard opened (and migrated) on first use; a down shard fails its calls, not the boot. */
@@ -60,6 +63,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async purgeExpired(before: Date, limit: number) {
     return (await this.store.get()).purgeExpired(before, limit);
   }
+  async crawlableCodes(domain: string, limit: number) {
+    return (await this.store.get()).crawlableCodes(domain, limit);
+  }
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
     return (await this.store.get()).addClicks(id, linkId, delta);
   }
@@ -96,6 +102,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async deleteRetired(ids: readonly ShortUrlIdentifier[]) {
     return (await this.store.get()).deleteRetired(ids);
   }
+  async carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>) {
+    return (await this.store.get()).carryClicks(carries);
+  }
   async clearTombstones() {
     return (await this.store.get()).clearTombstones();
   }
@@ -112,11 +121,15 @@ export class LazyMysqlMetaStore implements SequenceStore {
   private readonly store: LazyOpen<MysqlMetaStore>;
   readonly tenants: TenantStore;
   readonly batches: BatchRecordStore;
+  readonly domainSettings: DomainSettingsStore;
+  readonly audit: AuditLogStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
     this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants, MysqlTenantStore.prototype);
     this.batches = forwardWhenOpen(this.store, (meta) => meta.batches, MysqlBatchRecordStore.prototype);
+    this.domainSettings = forwardWhenOpen(this.store, (meta) => meta.domainSettings, MysqlDomainSettingsStore.prototype);
+    this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

@@ -75,7 +75,7 @@ export class LinkOptions1733300000000 implements MigrationInterface {
 
 /**
  * Redirects counted against maxClicks, flushed by the redirect: where a lost Redis counter is found
- * again (docs/design.md, "Max clicks"). A column, so it moves with its row.
+ * again (docs/design.md, "Max clicks"). A move carries it to the new owner after the switch.
  */
 export class LinkClickCount1733400000000 implements MigrationInterface {
   name = 'LinkClickCount1733400000000';
@@ -288,6 +288,100 @@ export class ShardRing1733600000001 implements MigrationInterface {
   }
 }
 
+/**
+ * Links a domain's robots.txt lets crawlers fetch (docs/design.md, "Domain settings"): the few
+ * crawlable codes of a domain are one range of (crawlable, domain, code).
+ */
+export class LinkCrawlable1734190000000 implements MigrationInterface {
+  name = 'LinkCrawlable1734190000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE links ADD COLUMN crawlable TINYINT UNSIGNED NOT NULL DEFAULT 0, ADD KEY idx_links_crawlable (crawlable, domain, code)');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE links DROP KEY idx_links_crawlable, DROP COLUMN crawlable');
+  }
+}
+
+/**
+ * What a domain's owner sets for its visitors: redirects, branding, robots, app files, as JSON of
+ * what differs from the defaults, versioned (docs/design.md, "Domain settings"). MEDIUMTEXT, not
+ * JSON, for the reason given at LinkOptions1733300000000.
+ */
+export class DomainSettings1734190000001 implements MigrationInterface {
+  name = 'DomainSettings1734190000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS domain_settings (
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL PRIMARY KEY,
+        settings MEDIUMTEXT NOT NULL,
+        version INT UNSIGNED NOT NULL,
+        updated_at DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE domain_settings');
+  }
+}
+
+/**
+ * The audit log: a tenant's (log_id = its id) or the operators' (log_id = 'operator'), newest first
+ * by (at, seq), with the filters' indexes; and `audit:read` for each tenant's first key, its oldest
+ * (docs/design.md, "Audit log"). Codes in target_id are case-sensitive (binary collation).
+ */
+export class AuditLog1733800000001 implements MigrationInterface {
+  name = 'AuditLog1733800000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS audit_log (
+        seq BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+        id CHAR(36) CHARACTER SET ascii NOT NULL,
+        log_id VARCHAR(36) CHARACTER SET ascii NOT NULL,
+        at DATETIME(3) NOT NULL,
+        actor_type VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        actor_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        actor_name VARCHAR(320) NOT NULL,
+        action VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        target_type VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        target_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+        target_domain VARCHAR(253) NULL,
+        client_address VARCHAR(64) CHARACTER SET ascii NULL,
+        changes MEDIUMTEXT NULL,
+        details MEDIUMTEXT NULL,
+        PRIMARY KEY (seq),
+        UNIQUE KEY uq_audit_log_id (id),
+        KEY idx_audit_log_log (log_id, at, seq),
+        KEY idx_audit_log_actor (log_id, actor_id, at, seq),
+        KEY idx_audit_log_target (log_id, target_id, at, seq),
+        KEY idx_audit_log_at (at)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      UPDATE api_keys k
+        JOIN (SELECT tenant_id, MIN(created_at) AS first_at FROM api_keys GROUP BY tenant_id) f ON f.tenant_id = k.tenant_id AND k.created_at = f.first_at
+        SET k.scopes = CONCAT(k.scopes, ' audit:read')
+        WHERE CONCAT(' ', k.scopes, ' ') NOT LIKE '% audit:read %'`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE audit_log');
+    await q.query("UPDATE api_keys SET scopes = TRIM(REPLACE(CONCAT(' ', scopes, ' '), ' audit:read ', ' '))");
+  }
+}
+
+/**
+ * Ids of links whose click count a move added here from their old owner: a resumed move adds
+ * nothing twice (docs/design.md, "Online resharding"). Cleared with the tombstones.
+ */
+export class MoveClickCarries1733800000000 implements MigrationInterface {
+  name = 'MoveClickCarries1733800000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(
+      'CREATE TABLE IF NOT EXISTS link_move_carries (link_id BIGINT UNSIGNED NOT NULL PRIMARY KEY, clicks BIGINT UNSIGNED NOT NULL, created_at DATETIME(3) NOT NULL) ENGINE=InnoDB',
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE link_move_carries');
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -295,5 +389,14 @@ export const SHARD_MIGRATIONS = [
   LinkClickCount1733400000000,
   MoveTombstones1733600000000,
   LinkListOrder1733700000000,
+  MoveClickCarries1733800000000,
+  LinkCrawlable1734190000000,
 ];
-export const META_MIGRATIONS = [CreateMeta1733130000001, TenantKeysDomains1733400000000, BatchRequests1733500000000, ShardRing1733600000001];
+export const META_MIGRATIONS = [
+  CreateMeta1733130000001,
+  TenantKeysDomains1733400000000,
+  BatchRequests1733500000000,
+  ShardRing1733600000001,
+  AuditLog1733800000001,
+  DomainSettings1734190000001,
+];

@@ -61,8 +61,8 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
     return this.ds.transaction(async (m) => {
       const result: { affectedRows: number } = await m.query(
-        `UPDATE links SET target_url = ?, updated_at = ?, expires_at = ?, status = ?, redirect_type = ?, version = ?, moderation = ?, title = ?, options = ?
-         WHERE domain = ? AND code = ? AND version = ?`,
+        `UPDATE links SET target_url = ?, updated_at = ?, expires_at = ?, status = ?, redirect_type = ?, version = ?, moderation = ?, title = ?, options = ?,
+         crawlable = ? WHERE domain = ? AND code = ? AND version = ?`,
         [
           link.targetUrl,
           link.updatedAt,
@@ -73,6 +73,7 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
           MODERATION_TO_DB[link.moderation],
           link.title,
           optionsJson(link),
+          link.crawlable ? 1 : 0,
           link.domain,
           link.code,
           expectedVersion,
@@ -133,6 +134,14 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
       ),
     );
     return pages.flat().map((r) => ({ domain: r.domain, code: r.code, retiredUntil: new Date(r.retired_until) }));
+  }
+
+  async crawlableCodes(domain: string, limit: number): Promise<string[]> {
+    const rows: Array<{ code: string }> = await this.ds.query('SELECT code FROM links WHERE crawlable = 1 AND domain = ? ORDER BY code LIMIT ?', [
+      domain,
+      limit,
+    ]);
+    return rows.map((r) => r.code);
   }
 
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
@@ -230,6 +239,7 @@ function values(l: Link): unknown[] {
     MODERATION_TO_DB[l.moderation],
     l.title,
     optionsJson(l),
+    l.crawlable ? 1 : 0,
   ];
 }
 

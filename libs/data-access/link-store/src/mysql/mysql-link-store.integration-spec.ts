@@ -1,5 +1,6 @@
 import { describeLinkStoreContract } from '../contract/link-store.contract';
 import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
+import { describeDomainSettingsStoreContract } from '../contract/domain-settings-store.contract';
 import { describeTenantStoreContract } from '../contract/tenant-store.contract';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
@@ -28,4 +29,9 @@ describeTenantStoreContract('mysql', async () => {
 describeBatchRecordStoreContract('mysql', async () => {
   const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
   return { batches: meta.batches, close: () => meta.close() };
+});
+
+describeDomainSettingsStoreContract('mysql', async () => {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return { settings: meta.domainSettings, tenants: meta.tenants, close: () => meta.close() };
 });

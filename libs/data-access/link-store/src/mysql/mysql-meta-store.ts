@@ -1,18 +1,24 @@
 import { DataSource } from 'typeorm';
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
+import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
+import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { META_MIGRATIONS } from './migrations';
 
-/** The shard-independent MySQL database: tenants, hashed API keys, id sequences. */
+/** The shard-independent MySQL database: tenants, hashed API keys, id sequences, the audit log. */
 export class MysqlMetaStore implements SequenceStore {
   readonly tenants: MysqlTenantStore;
   readonly batches: MysqlBatchRecordStore;
+  readonly domainSettings: MysqlDomainSettingsStore;
+  readonly audit: MysqlAuditLogStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
     this.batches = new MysqlBatchRecordStore(ds);
+    this.domainSettings = new MysqlDomainSettingsStore(ds);
+    this.audit = new MysqlAuditLogStore(ds);
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {

@@ -4,6 +4,8 @@ import { ShardMoveStore, StoredRow, UpsertOutcome } from '@shortlink/sharding-do
 import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow, tagsByLink } from '../rows';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
+/** Scans read `click_count` after the copied columns: it moves apart from them (carryClicks). */
+const SCANNED = `${COLUMNS}, click_count`;
 const ROW_MARKS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
 const UPDATE_SET = LINK_COLUMNS.filter((c) => c !== 'id')
   .map((c) => `${c} = ?`)
@@ -40,14 +42,14 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   ) {}
 
   async scanRows(afterId: string | null, limit: number): Promise<StoredRow[]> {
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT ${COLUMNS} FROM links WHERE id > ? ORDER BY id LIMIT ?`, [afterId ?? '0', limit]);
-    return this.withTags(this.ds.manager, rows.map(asValues));
+    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT ${SCANNED} FROM links WHERE id > ? ORDER BY id LIMIT ?`, [afterId ?? '0', limit]);
+    return this.withTags(this.ds.manager, rows);
   }
 
   async rowsByIds(ids: readonly string[]): Promise<StoredRow[]> {
     if (ids.length === 0) return [];
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT ${COLUMNS} FROM links WHERE id IN (${marks(ids.length)}) ORDER BY id`, [...ids]);
-    return this.withTags(this.ds.manager, rows.map(asValues));
+    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT ${SCANNED} FROM links WHERE id IN (${marks(ids.length)}) ORDER BY id`, [...ids]);
+    return this.withTags(this.ds.manager, rows);
   }
 
   async upsertRows(rows: readonly StoredRow[]): Promise<UpsertOutcome> {
@@ -157,19 +159,40 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
       );
   }
 
-  async clearTombstones(): Promise<void> {
-    await this.ds.query('DELETE FROM link_move_tombstones');
+  async carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>): Promise<number> {
+    if (carries.length === 0) return 0;
+    return retryingDeadlocks(() =>
+      this.ds.transaction(async (m) => {
+        let carried = 0;
+        for (const { id, clicks } of carries) {
+          const marked: { affectedRows: number } = await m.query('INSERT IGNORE INTO link_move_carries (link_id, clicks, created_at) VALUES (?, ?, NOW(3))', [
+            id,
+            clicks,
+          ]);
+          if (marked.affectedRows === 0) continue;
+          await m.query('UPDATE links SET click_count = click_count + ? WHERE id = ?', [clicks, id]);
+          carried++;
+        }
+        return carried;
+      }),
+    );
   }
 
-  private async withTags(m: EntityManager, rows: unknown[][]): Promise<StoredRow[]> {
-    if (rows.length === 0) return [];
+  async clearTombstones(): Promise<void> {
+    await this.ds.query('DELETE FROM link_move_tombstones');
+    await this.ds.query('DELETE FROM link_move_carries');
+  }
+
+  private async withTags(m: EntityManager, scanned: Array<Record<string, unknown>>): Promise<StoredRow[]> {
+    if (scanned.length === 0) return [];
+    const rows = scanned.map(asValues);
     const ids = rows.map((r) => String(r[COLUMN_INDEX.id]));
     const tags: Array<{ link_id: string; tenant_id: string; tag: string }> = await m.query(
       `SELECT link_id, tenant_id, tag FROM link_tags WHERE link_id IN (${marks(ids.length)})`,
       ids,
     );
     const byId = tagsByLink(tags);
-    return rows.map((r) => storedRow(r, byId.get(String(r[COLUMN_INDEX.id])) ?? []));
+    return rows.map((r, i) => storedRow(r, byId.get(String(r[COLUMN_INDEX.id])) ?? [], Number(scanned[i].click_count)));
   }
 }
 

@@ -37,7 +37,7 @@ export const SQLITE_SHARD_MIGRATIONS = [
   },
   {
     // Redirects counted against maxClicks, flushed by the redirect: where a lost Redis counter is
-    // found again (docs/design.md, "Max clicks"). A column, so it moves with its row.
+    // found again (docs/design.md, "Max clicks"). A move carries it to the new owner after the switch.
     name: '003_click_count',
     up: `ALTER TABLE links ADD COLUMN click_count INTEGER NOT NULL DEFAULT 0;`,
   },
@@ -56,6 +56,20 @@ export const SQLITE_SHARD_MIGRATIONS = [
       CREATE INDEX idx_links_tenant_status_created ON links (tenant_id, status, created_at, id);
       DROP INDEX idx_links_tenant_id;
       DROP INDEX idx_links_tenant_status_id;`,
+  },
+  {
+    // Links a domain's robots.txt lets crawlers fetch (docs/design.md, "Domain settings"): a column
+    // with a partial index, so that the few crawlable codes of a domain are one index range.
+    name: '006_crawlable',
+    up: `
+      ALTER TABLE links ADD COLUMN crawlable INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX idx_links_crawlable ON links (domain, code) WHERE crawlable = 1;`,
+  },
+  {
+    // Ids of links whose click count a move added here from their old owner: a resumed move adds
+    // nothing twice (docs/design.md, "Online resharding"). Cleared with the tombstones.
+    name: '007_move_carries',
+    up: `CREATE TABLE link_move_carries (link_id INTEGER PRIMARY KEY, clicks INTEGER NOT NULL, created_at INTEGER NOT NULL);`,
   },
 ];
 
@@ -109,5 +123,29 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE TABLE shard_ring_versions (version INTEGER PRIMARY KEY, spec TEXT NOT NULL, created_at INTEGER NOT NULL);
       CREATE TABLE shard_ring_watchers (instance_id TEXT PRIMARY KEY, app TEXT NOT NULL, version INTEGER NOT NULL, seen_at INTEGER NOT NULL);
       CREATE TABLE shard_moves (id TEXT PRIMARY KEY, progress TEXT NOT NULL, owner TEXT, owner_seen_at INTEGER, finished INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
+  },
+  {
+    // What a domain's owner sets for its visitors: redirects, branding, robots, app files, as JSON
+    // of what differs from the defaults, versioned (docs/design.md, "Domain settings").
+    name: '005_domain_settings',
+    up: `CREATE TABLE domain_settings (domain TEXT PRIMARY KEY, settings TEXT NOT NULL, version INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
+  },
+  {
+    // The audit log: a tenant's (log_id = its id) or the operators' (log_id = 'operator'), newest
+    // first by (at, seq); and `audit:read` for each tenant's first key, its oldest (docs/design.md, "Audit log").
+    name: '006_audit_log',
+    up: `
+      CREATE TABLE audit_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, log_id TEXT NOT NULL, at INTEGER NOT NULL,
+        actor_type TEXT NOT NULL, actor_id TEXT NOT NULL, actor_name TEXT NOT NULL, action TEXT NOT NULL,
+        target_type TEXT NOT NULL, target_id TEXT, target_domain TEXT, client_address TEXT, changes TEXT, details TEXT);
+      CREATE UNIQUE INDEX uq_audit_log_id ON audit_log (id);
+      CREATE INDEX idx_audit_log_log ON audit_log (log_id, at, seq);
+      CREATE INDEX idx_audit_log_actor ON audit_log (log_id, actor_id, at, seq);
+      CREATE INDEX idx_audit_log_target ON audit_log (log_id, target_id, at, seq);
+      CREATE INDEX idx_audit_log_at ON audit_log (at);
+      UPDATE api_keys SET scopes = scopes || ' audit:read'
+        WHERE instr(' ' || scopes || ' ', ' audit:read ') = 0
+          AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`,
   },
 ];

@@ -38,7 +38,7 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
     this.listStmt = this.db.prepare('SELECT id, domain, code FROM links WHERE id > ? ORDER BY id LIMIT ?');
     this.replaceStmt = this.db.prepare(
       `UPDATE links SET target_url = @target_url, updated_at = @updated_at, expires_at = @expires_at, status = @status, redirect_type = @redirect_type,
-       version = @version, moderation = @moderation, title = @title, options = @options
+       version = @version, moderation = @moderation, title = @title, options = @options, crawlable = @crawlable
        WHERE domain = @domain AND code = @code AND version = @expected_version`,
     );
     this.moves = new SqliteMoveOps(this.db, (link) => {
@@ -130,6 +130,13 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
     return (this.db.prepare(sql).all(...params) as LinkRow[]).map(linkFromRow);
   }
 
+  async crawlableCodes(domain: string, limit: number): Promise<string[]> {
+    const rows = this.db.prepare('SELECT code FROM links WHERE domain = ? AND crawlable = 1 ORDER BY code LIMIT ?').all(domain, limit) as Array<{
+      code: string;
+    }>;
+    return rows.map((r) => r.code);
+  }
+
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
     const row = this.addClicksStmt.get(delta, id.domain, id.code, BigInt(linkId)) as { click_count: number } | undefined;
     return row ? Number(row.click_count) : null;
@@ -196,5 +203,6 @@ function toParams(link: Link) {
     moderation: MODERATION_TO_DB[link.moderation],
     title: link.title,
     options: optionsJson(link),
+    crawlable: link.crawlable ? 1 : 0,
   };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { describeLinkStoreContract } from '../contract/link-store.contract';
 import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
+import { describeDomainSettingsStoreContract } from '../contract/domain-settings-store.contract';
 import { describeTenantStoreContract } from '../contract/tenant-store.contract';
 import { SqliteLinkShardStore } from './sqlite-link-shard-store';
 import { SqliteMetaStore } from './sqlite-meta-store';
@@ -39,6 +40,19 @@ describeBatchRecordStoreContract('sqlite', async () => {
   const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
   return {
     batches: meta.batches,
+    close: async () => {
+      await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describeDomainSettingsStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
+  return {
+    settings: meta.domainSettings,
+    tenants: meta.tenants,
     close: async () => {
       await meta.close();
       rmSync(dir, { recursive: true, force: true });

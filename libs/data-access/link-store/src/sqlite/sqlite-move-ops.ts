@@ -5,6 +5,9 @@ import { SqliteDb } from './sqlite-database';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
 const VERSION = COLUMN_INDEX.version;
+/** Scans read `click_count` after the copied columns: it moves apart from them (carryClicks). */
+const SCANNED = `${COLUMNS}, click_count`;
+const CLICKS = LINK_COLUMNS.length;
 
 /**
  * The move operations of a SQLite shard (docs/design.md, "Online resharding"): rows copied column
@@ -19,7 +22,7 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
 
   async scanRows(afterId: string | null, limit: number): Promise<StoredRow[]> {
     const rows = this.db
-      .prepare(`SELECT ${COLUMNS} FROM links WHERE id > ? ORDER BY id LIMIT ?`)
+      .prepare(`SELECT ${SCANNED} FROM links WHERE id > ? ORDER BY id LIMIT ?`)
       .raw(true)
       .all(afterId === null ? -1 : BigInt(afterId), limit) as unknown[][];
     return this.withTags(rows);
@@ -28,7 +31,7 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   async rowsByIds(ids: readonly string[]): Promise<StoredRow[]> {
     if (ids.length === 0) return [];
     const rows = this.db
-      .prepare(`SELECT ${COLUMNS} FROM links WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`)
+      .prepare(`SELECT ${SCANNED} FROM links WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`)
       .raw(true)
       .all(...ids.map((i) => BigInt(i))) as unknown[][];
     return this.withTags(rows);
@@ -102,8 +105,26 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
     this.db.transaction(() => ids.forEach((i) => del.run(i.domain, i.code))).immediate();
   }
 
+  async carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>): Promise<number> {
+    if (carries.length === 0) return 0;
+    const mark = this.db.prepare('INSERT OR IGNORE INTO link_move_carries (link_id, clicks, created_at) VALUES (?, ?, ?)');
+    const add = this.db.prepare('UPDATE links SET click_count = click_count + ? WHERE id = ?');
+    return this.db
+      .transaction(() => {
+        let carried = 0;
+        for (const { id, clicks } of carries) {
+          if (mark.run(BigInt(id), clicks, Date.now()).changes === 0) continue;
+          add.run(clicks, BigInt(id));
+          carried++;
+        }
+        return carried;
+      })
+      .immediate();
+  }
+
   async clearTombstones(): Promise<void> {
     this.db.prepare('DELETE FROM link_move_tombstones').run();
+    this.db.prepare('DELETE FROM link_move_carries').run();
   }
 
   private upsertRetiredOne(c: RetiredCode): void {
@@ -149,6 +170,6 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
       tag: string;
     }>;
     const byId = tagsByLink(tags);
-    return rows.map((r) => storedRow(r, byId.get(String(r[COLUMN_INDEX.id])) ?? []));
+    return rows.map((r) => storedRow(r.slice(0, CLICKS), byId.get(String(r[COLUMN_INDEX.id])) ?? [], Number(r[CLICKS])));
   }
 }

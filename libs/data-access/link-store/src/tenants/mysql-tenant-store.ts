@@ -1,6 +1,9 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
+import type { AuditEntry } from '@shortlink/audit-domain';
+import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Scope, Tenant, TenantChange, TenantChangeAudit, TenantStore } from '@shortlink/tenants-domain';
+import { insertAuditEntriesMysql } from '../audit/mysql-audit-log-store';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
+import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
   KEY_COLUMNS,
@@ -18,7 +21,10 @@ import {
 
 type Affected = { affectedRows: number };
 
-/** Tenants, keys and domains in the MySQL meta database (the migrations are the meta store's). */
+/**
+ * Tenants, keys and domains in the MySQL meta database (the migrations are the meta store's). A
+ * change's audit entry is written in the change's transaction (docs/design.md, "Audit log").
+ */
 export class MysqlTenantStore implements TenantStore {
   constructor(private readonly ds: DataSource) {}
 
@@ -27,7 +33,7 @@ export class MysqlTenantStore implements TenantStore {
     return rows.length ? keyWithTenantFromRow(rows[0]) : null;
   }
 
-  async createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey): Promise<boolean> {
+  async createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey, audit?: AuditEntry): Promise<boolean> {
     try {
       await this.ds.transaction(async (m) => {
         await m.query('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)', [
@@ -38,6 +44,7 @@ export class MysqlTenantStore implements TenantStore {
           tenant.createdAt,
         ]);
         await this.insertKey(m, tenant.id, apiKeyHash, key, tenant.createdAt);
+        await insertAuditEntriesMysql(m, [audit]);
       });
       return true;
     } catch (error) {
@@ -56,10 +63,17 @@ export class MysqlTenantStore implements TenantStore {
     return rows.map(tenantFromRow);
   }
 
-  async updateTenant(tenantId: string, change: { readonly plan?: Plan; readonly status?: TenantStatus; readonly name?: string }): Promise<Tenant | null> {
+  async updateTenant(tenantId: string, change: TenantChange, audit?: TenantChangeAudit): Promise<Tenant | null> {
     const { set, values } = tenantChangeSql(change);
-    if (set) await this.ds.query(`UPDATE tenants SET ${set} WHERE id = ?`, [...values, tenantId]);
-    return this.findTenant(tenantId);
+    return this.ds.transaction(async (m) => {
+      // The row lock makes the entry's "before" the tenant this change replaced.
+      const before: TenantRow[] = await m.query(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ? FOR UPDATE`, [tenantId]);
+      if (!before.length) return null;
+      if (set) await m.query(`UPDATE tenants SET ${set} WHERE id = ?`, [...values, tenantId]);
+      const after = tenantFromRow(((await m.query(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`, [tenantId])) as TenantRow[])[0]);
+      await insertAuditEntriesMysql(m, [audit?.(tenantFromRow(before[0]), after)]);
+      return after;
+    });
   }
 
   async countTenants(): Promise<number> {
@@ -67,10 +81,13 @@ export class MysqlTenantStore implements TenantStore {
     return Number(rows[0].n);
   }
 
-  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap): Promise<ApiKey | null> {
+  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap, audit?: AuditEntry): Promise<ApiKey | null> {
     const createdAt = new Date();
     if (!cap) {
-      await this.insertKey(this.ds.manager, tenantId, apiKeyHash, key, createdAt);
+      await this.ds.transaction(async (m) => {
+        await this.insertKey(m, tenantId, apiKeyHash, key, createdAt);
+        await insertAuditEntriesMysql(m, [audit]);
+      });
       return { ...key, tenantId, createdAt, revokedAt: null };
     }
     return this.ds.transaction(async (m) => {
@@ -82,6 +99,7 @@ export class MysqlTenantStore implements TenantStore {
       ]);
       if (Number(rows[0].n) >= cap.maxActive) return null;
       await this.insertKey(m, tenantId, apiKeyHash, key, createdAt);
+      await insertAuditEntriesMysql(m, [audit]);
       return { ...key, tenantId, createdAt, revokedAt: null };
     });
   }
@@ -98,27 +116,33 @@ export class MysqlTenantStore implements TenantStore {
     });
   }
 
-  async revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean> {
-    const result: Affected = await this.ds.query('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL', [
-      at,
-      tenantId,
-      keyId,
-    ]);
-    return result.affectedRows === 1;
+  async revokeKey(tenantId: string, keyId: string, at: Date, audit?: AuditEntry): Promise<boolean> {
+    return this.changedWithEntry('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL', [at, tenantId, keyId], audit);
   }
 
-  async addDomain(tenantId: string, domain: string): Promise<boolean> {
-    const result: Affected = await this.ds.query('INSERT IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)', [
-      domain,
-      tenantId,
-      new Date(),
-    ]);
-    return result.affectedRows === 1;
+  async addDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
+    return this.changedWithEntry('INSERT IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)', [domain, tenantId, new Date()], audit);
   }
 
-  async removeDomain(tenantId: string, domain: string): Promise<boolean> {
-    const result: Affected = await this.ds.query('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?', [tenantId, domain]);
-    return result.affectedRows === 1;
+  async removeDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
+    // The domain's settings go back to the defaults in the same transaction (docs/design.md, "Domain settings").
+    return this.ds.transaction(async (m) => {
+      const result: Affected = await m.query('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?', [tenantId, domain]);
+      if (result.affectedRows !== 1) return false;
+      await m.query(RESET_DOMAIN_SETTINGS, [new Date(), domain]);
+      if (audit) await insertAuditEntriesMysql(m, [audit]);
+      return true;
+    });
+  }
+
+  /** One statement and, when it changed a row, its audit entry: in one transaction (one statement alone without an entry). */
+  private async changedWithEntry(sql: string, params: unknown[], audit: AuditEntry | undefined): Promise<boolean> {
+    if (!audit) return ((await this.ds.query(sql, params)) as Affected).affectedRows === 1;
+    return this.ds.transaction(async (m) => {
+      if (((await m.query(sql, params)) as Affected).affectedRows !== 1) return false;
+      await insertAuditEntriesMysql(m, [audit]);
+      return true;
+    });
   }
 
   async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {

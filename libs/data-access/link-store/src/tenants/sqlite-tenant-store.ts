@@ -1,5 +1,8 @@
-import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Plan, Scope, Tenant, TenantStatus, TenantStore } from '@shortlink/tenants-domain';
+import type { AuditEntry } from '@shortlink/audit-domain';
+import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Scope, Tenant, TenantChange, TenantChangeAudit, TenantStore } from '@shortlink/tenants-domain';
+import { insertAuditEntriesSqlite } from '../audit/sqlite-audit-log-store';
 import { SqliteDb } from '../sqlite/sqlite-database';
+import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
   KEY_COLUMNS,
@@ -17,7 +20,10 @@ import {
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());
 
-/** Tenants, keys and domains in the embedded meta database (the migrations are the meta store's). */
+/**
+ * Tenants, keys and domains in the embedded meta database (the migrations are the meta store's). A
+ * change's audit entry is written in the change's transaction (docs/design.md, "Audit log").
+ */
 export class SqliteTenantStore implements TenantStore {
   constructor(private readonly db: SqliteDb) {}
 
@@ -26,7 +32,7 @@ export class SqliteTenantStore implements TenantStore {
     return row ? keyWithTenantFromRow(row) : null;
   }
 
-  async createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey): Promise<boolean> {
+  async createWithApiKey(tenant: Tenant, apiKeyHash: string, key: NewApiKey, audit?: AuditEntry): Promise<boolean> {
     return this.db
       .transaction(() => {
         if (this.db.prepare('SELECT 1 FROM api_keys WHERE key_hash = ?').get(apiKeyHash)) return false;
@@ -34,6 +40,7 @@ export class SqliteTenantStore implements TenantStore {
           .prepare('INSERT INTO tenants (id, name, plan, status, created_at) VALUES (?, ?, ?, ?, ?)')
           .run(tenant.id, tenant.name, tenant.plan, tenant.status, tenant.createdAt.getTime());
         this.insertKey(tenant.id, apiKeyHash, key, tenant.createdAt);
+        insertAuditEntriesSqlite(this.db, [audit]);
         return true;
       })
       .immediate();
@@ -49,17 +56,26 @@ export class SqliteTenantStore implements TenantStore {
     return rows.map(tenantFromRow);
   }
 
-  async updateTenant(tenantId: string, change: { readonly plan?: Plan; readonly status?: TenantStatus; readonly name?: string }): Promise<Tenant | null> {
+  async updateTenant(tenantId: string, change: TenantChange, audit?: TenantChangeAudit): Promise<Tenant | null> {
     const { set, values } = tenantChangeSql(change);
-    if (set) this.db.prepare(`UPDATE tenants SET ${set} WHERE id = ?`).run(...values, tenantId);
-    return this.findTenant(tenantId);
+    const find = () => this.db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(tenantId) as TenantRow | undefined;
+    return this.db
+      .transaction(() => {
+        const before = find();
+        if (!before) return null;
+        if (set) this.db.prepare(`UPDATE tenants SET ${set} WHERE id = ?`).run(...values, tenantId);
+        const after = tenantFromRow(find()!);
+        insertAuditEntriesSqlite(this.db, [audit?.(tenantFromRow(before), after)]);
+        return after;
+      })
+      .immediate();
   }
 
   async countTenants(): Promise<number> {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM tenants').get() as { n: number }).n;
   }
 
-  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap): Promise<ApiKey | null> {
+  async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap, audit?: AuditEntry): Promise<ApiKey | null> {
     const createdAt = new Date();
     return this.db
       .transaction(() => {
@@ -70,6 +86,7 @@ export class SqliteTenantStore implements TenantStore {
           if (n >= cap.maxActive) return null;
         }
         this.insertKey(tenantId, apiKeyHash, key, createdAt);
+        insertAuditEntriesSqlite(this.db, [audit]);
         return { ...key, tenantId, createdAt, revokedAt: null };
       })
       .immediate();
@@ -86,21 +103,39 @@ export class SqliteTenantStore implements TenantStore {
     })();
   }
 
-  async revokeKey(tenantId: string, keyId: string, at: Date): Promise<boolean> {
-    return (
-      this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL').run(at.getTime(), tenantId, keyId).changes ===
-      1
+  async revokeKey(tenantId: string, keyId: string, at: Date, audit?: AuditEntry): Promise<boolean> {
+    return this.changedWithEntry(
+      () =>
+        this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL').run(at.getTime(), tenantId, keyId).changes,
+      audit,
     );
   }
 
-  async addDomain(tenantId: string, domain: string): Promise<boolean> {
-    return (
-      this.db.prepare('INSERT OR IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)').run(domain, tenantId, Date.now()).changes === 1
+  async addDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
+    return this.changedWithEntry(
+      () => this.db.prepare('INSERT OR IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)').run(domain, tenantId, Date.now()).changes,
+      audit,
     );
   }
 
-  async removeDomain(tenantId: string, domain: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?').run(tenantId, domain).changes === 1;
+  async removeDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
+    // The domain's settings go back to the defaults in the same transaction (docs/design.md, "Domain settings").
+    return this.changedWithEntry(() => {
+      const removed = this.db.prepare('DELETE FROM tenant_domains WHERE tenant_id = ? AND domain = ?').run(tenantId, domain).changes;
+      if (removed === 1) this.db.prepare(RESET_DOMAIN_SETTINGS).run(Date.now(), domain);
+      return removed;
+    }, audit);
+  }
+
+  /** One statement and, when it changed a row, its audit entry: in one transaction. */
+  private changedWithEntry(change: () => number, audit: AuditEntry | undefined): boolean {
+    return this.db
+      .transaction(() => {
+        if (change() !== 1) return false;
+        insertAuditEntriesSqlite(this.db, [audit]);
+        return true;
+      })
+      .immediate();
   }
 
   async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {

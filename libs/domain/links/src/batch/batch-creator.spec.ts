@@ -182,6 +182,36 @@ describe('BatchCreator', () => {
     expect(await run(urls(5), 'key-spare')).toEqual(lines);
   });
 
+  it('looks a statement that passed its deadline up again once its shard ended it: committed rows are answered created, the rest SHARD_UNAVAILABLE', async () => {
+    const { run, repo, stored } = setup();
+    const timedOut = new DomainError(ErrorCode.SHARD_UNAVAILABLE, 'shard b is unavailable', { shard: 'b', retryAfterSeconds: 1 });
+    // The first statement is committed by its shard 30 ms after the repository gave up on it; the second is not committed at all.
+    jest.spyOn(repo, 'insertInStatements').mockImplementationOnce(async (links, rowsPerStatement) => {
+      const [late, lost, ...rest] = Array.from({ length: Math.ceil(links.length / rowsPerStatement) }, (_, i) =>
+        links.slice(i * rowsPerStatement, (i + 1) * rowsPerStatement),
+      );
+      const committed = new Promise((r) => setTimeout(r, 30)).then(() => repo.insertInStatements(late, rowsPerStatement)).then(() => true);
+      return [
+        { links: late, error: timedOut, settled: committed },
+        { links: lost, error: timedOut, settled: Promise.resolve(true) },
+        ...(await repo.insertInStatements(rest.flat(), rowsPerStatement)),
+      ];
+    });
+    const lines = await run(urls(10));
+    expect(lines.map((l) => l.split(' ')[1])).toEqual([...Array(4).fill('201'), ...Array(4).fill('SHARD_UNAVAILABLE'), '201', '201']);
+    expect(stored()).toHaveLength(6);
+    expect(
+      lines
+        .filter((l) => l.includes(' 201 '))
+        .map((l) => l.split(' ')[3])
+        .sort(),
+    ).toEqual(
+      stored()
+        .map((l) => l.id)
+        .sort(),
+    );
+  });
+
   it('charges the daily quota per chunk: rows beyond it are QUOTA_EXCEEDED, invalid rows cost nothing', async () => {
     const { run, stored } = setup();
     const lines = await run([{ url: 'ftp://x' }, ...urls(14)], null, 12);

@@ -52,7 +52,10 @@ export class ChunkWriter {
     }
     // As after a single create: a scan may have cached "no such code" for these codes, and the
     // Bloom filter learns them (docs/design.md, "Batch creation").
-    if (created.length) await this.parts.cache.created(created);
+    if (created.length) {
+      await this.parts.cache.created(created);
+      await this.parts.links.announceCrawlable(created);
+    }
   }
 
   /**
@@ -109,13 +112,31 @@ export class ChunkWriter {
   private async insertGrouped(candidates: readonly Candidate[], done: Done, fail: Fail): Promise<Candidate[]> {
     const byLink = new Map(candidates.map((c) => [c.link, c]));
     const refused: Candidate[] = [];
-    for (const { links, error } of await this.parts.repository.insertInStatements([...byLink.keys()], this.insertRows)) {
-      const statement = links.map((link) => byLink.get(link)!);
-      if (error === null) for (const c of statement) done(c, c.link);
-      else if (error instanceof DuplicateLinkError) refused.push(...statement);
-      else for (const c of statement) fail(c, asDomainError(error));
+    const unsure: Array<{ statement: Candidate[]; error: unknown; settled?: Promise<boolean> }> = [];
+    for (const outcome of await this.parts.repository.insertInStatements([...byLink.keys()], this.insertRows)) {
+      const statement = outcome.links.map((link) => byLink.get(link)!);
+      if (outcome.error === null) for (const c of statement) done(c, c.link);
+      else if (outcome.error instanceof DuplicateLinkError) refused.push(...statement);
+      else unsure.push({ statement, error: outcome.error, settled: 'settled' in outcome ? outcome.settled : undefined });
     }
+    for (const u of unsure) await this.checkAgain(u.statement, u.error, u.settled, done, fail);
     return refused;
+  }
+
+  /**
+   * A statement that failed without a duplicate may have been committed all the same (its deadline
+   * passed while the shard went on, or the connection broke after the commit): once the shard has
+   * ended it, its rows are looked up, and a row found with its own id is answered as created, before
+   * the chunk's answer is recorded (docs/design.md, "Batch creation"). The others keep the error.
+   */
+  private async checkAgain(statement: readonly Candidate[], error: unknown, settled: Promise<boolean> | undefined, done: Done, fail: Fail): Promise<void> {
+    await settled;
+    const found = await this.parts.repository.findOnEveryShard(statement.map((c) => identifierOf(c.link))).catch(() => [] as Link[]);
+    const written = new Set(found.map((l) => l.id));
+    for (const c of statement) {
+      if (written.has(c.link.id)) done(c, c.link);
+      else fail(c, asDomainError(error));
+    }
   }
 
   /** After a duplicate: one row at a time, in row order (so spare ids go to the same rows on every attempt). */

@@ -91,5 +91,6 @@ export function linkOf(p: PreparedLink, id: bigint, codes: CodeStrategy, attempt
     deviceTargets: p.deviceTargets,
     variants: p.variants,
     clicksPerIpPerMinute: p.clicksPerIpPerMinute,
+    crawlable: p.crawlable,
   };
 }

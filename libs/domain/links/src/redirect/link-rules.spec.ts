@@ -72,6 +72,7 @@ describe('LinkRules', () => {
       location: 'https://example.co.uk/?utm_source=sl&q=1',
       variant: null,
       reserve: true,
+      visitorLimit: 2, // allowed here; still to be counted in the window every instance shares
     });
     expect(rules.decide(l, request({ ...ok, address: '81.2.69.142', userAgent: IPHONE })).kind).toBe('redirect');
     expect(rules.decide(l, request({ ...ok, address: '81.2.69.142', userAgent: IPHONE }))).toMatchObject({ kind: 'limited' });
@@ -81,6 +82,7 @@ describe('LinkRules', () => {
       location: 'https://a.example/?utm_source=sl&q=1',
       variant: 0,
       reserve: true,
+      visitorLimit: 2,
     });
     expect(rules.decide(flagged, request({ ...ok, acknowledged: true })).kind).toBe('redirect');
   });

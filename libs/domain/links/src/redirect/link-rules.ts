@@ -27,8 +27,12 @@ export type RedirectDecision =
   | { readonly kind: 'exhausted' }
   | { readonly kind: 'password' }
   | { readonly kind: 'limited'; readonly retryAfterSeconds: number }
-  /** `reserve`: a click must be taken from the link's maxClicks before answering. */
-  | { readonly kind: 'redirect'; readonly location: string; readonly variant: number | null; readonly reserve: boolean };
+  /**
+   * `reserve`: a click must be taken from the link's maxClicks before answering. `visitorLimit`: the link's
+   * per-visitor limit, which this instance's window allowed and the window every instance shares must
+   * allow too (SharedVisitorLimit), before the click is taken.
+   */
+  | { readonly kind: 'redirect'; readonly location: string; readonly variant: number | null; readonly reserve: boolean; readonly visitorLimit?: number };
 
 /** What the rules need to know of the maxClicks counter without waiting (ClickQuota). */
 export interface ExhaustionView {
@@ -58,8 +62,9 @@ const MAX_AGENT = 512;
  * Where a request for a link goes (docs/design.md, "Link options"), in this order: moderation
  * (banned: blocked page; flagged: warning page until the visitor continues) → max clicks → password
  * → per-link visitor limit → geo target → device target → weighted variant → UTM parameters → query
- * forwarding. Synchronous: the counter of maxClicks is taken by the caller when `reserve` says so,
- * after everything else has passed, so a refused request never uses up a click.
+ * forwarding. Synchronous: the per-visitor limit is counted here in this process's window, the caller
+ * then counts it in the window every instance shares (`visitorLimit`), and takes the counter of
+ * maxClicks when `reserve` says so, after everything else has passed, so a refused request never uses up a click.
  */
 export class LinkRules {
   private readonly compiled = new WeakMap<CachedLink, Compiled>();
@@ -103,7 +108,7 @@ export class LinkRules {
       target = rules.variants[variant].url;
     }
     const location = this.locationFor(compiled, link, target ?? link.targetUrl, rules.forwardQuery === false ? undefined : req.query);
-    return { kind: 'redirect', location, variant, reserve: req.counts && rules.maxClicks !== undefined };
+    return { kind: 'redirect', location, variant, reserve: req.counts && rules.maxClicks !== undefined, visitorLimit: rules.clicksPerIpPerMinute };
   }
 
   /** The device target of a user agent, parsed once per distinct agent. */

@@ -102,6 +102,11 @@ export class InMemoryLinkRepository implements LinkRepository {
       .slice(0, query.limit + 1);
   }
 
+  async crawlableCodes(domain: string, limit: number): Promise<string[]> {
+    const perShard = await Promise.all(this.shards.map((shard) => shard.crawlableCodes(domain, limit)));
+    return [...new Set(perShard.flat())].sort().slice(0, limit);
+  }
+
   async expireDue(now: Date, limitPerShard: number): Promise<Link[]> {
     return (await Promise.all(this.shards.map((shard) => shard.expireDue(now, limitPerShard)))).flat();
   }

@@ -114,6 +114,15 @@ export class InMemoryLinkShard {
       .map(copy);
   }
 
+  async crawlableCodes(domain: string, limit: number) {
+    if (this.down) throw new Error('shard down');
+    return [...this.rows.values()]
+      .filter((l) => l.domain === domain && l.crawlable)
+      .map((l) => l.code)
+      .sort()
+      .slice(0, limit);
+  }
+
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
     if (this.down) throw new Error('shard down');
     if (this.rows.get(`${id.domain}/${id.code}`)?.id !== linkId) return null;

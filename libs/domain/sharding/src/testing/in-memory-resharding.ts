@@ -9,18 +9,21 @@ const key = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
 const checksums = new WeakMap<Link, string>();
 const checksumOf = (link: Link) =>
   checksums.get(link) ?? checksums.set(link, createHash('sha1').update(JSON.stringify(link)).digest('hex').slice(0, 16)).get(link)!;
-const toRow = (link: Link): StoredRow => ({
+const toRow = (link: Link, clicks: number): StoredRow => ({
   id: link.id,
   domain: link.domain,
   code: link.code,
   version: link.version,
   checksum: checksumOf(link),
   data: structuredClone(link),
+  clicks,
 });
 
 /** InMemoryLinkShard with the move operations, by the same rules as the SQL stores; `down` makes every call fail. */
 export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShardStore, ShardMoveStore {
   readonly tombstones = new Set<string>();
+  /** Link ids whose clicks were carried here from their old owner (until clearTombstones). */
+  readonly carried = new Set<string>();
   override down = false;
 
   constructor(shardName: string) {
@@ -52,7 +55,7 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
       if (Number(rows[mid].id) > after) hi = mid;
       else lo = mid + 1;
     }
-    return rows.slice(lo, lo + limit).map(toRow);
+    return rows.slice(lo, lo + limit).map((l) => toRow(l, this.clicks.get(l.id) ?? 0));
   }
 
   async rowsByIds(ids: readonly string[]) {
@@ -60,7 +63,7 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
       const link = this.rows.get(this.rows.keyOfId.get(id) ?? '');
       return link ? [link] : [];
     });
-    return found.sort((a, b) => Number(a.id) - Number(b.id)).map(toRow);
+    return found.sort((a, b) => Number(a.id) - Number(b.id)).map((l) => toRow(l, this.clicks.get(l.id) ?? 0));
   }
 
   async upsertRows(rows: readonly StoredRow[]): Promise<UpsertOutcome> {
@@ -122,8 +125,20 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
     for (const id of ids) this.retired.delete(key(id));
   }
 
+  async carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>) {
+    let n = 0;
+    for (const { id, clicks } of carries) {
+      if (this.carried.has(id)) continue;
+      this.carried.add(id);
+      if (this.rows.keyOfId.has(id)) this.clicks.set(id, (this.clicks.get(id) ?? 0) + clicks);
+      n++;
+    }
+    return n;
+  }
+
   async clearTombstones() {
     this.tombstones.clear();
+    this.carried.clear();
   }
 }
 

@@ -8,6 +8,7 @@ import { BatchCreator, BatchOutcome, BatchRow, BulkLinks, BulkOutcome, BulkSelec
 import {
   ApiKeyGuard,
   APP_CONFIG,
+  auditContextOf,
   AuthenticatedRequest,
   checkAgainst,
   Contract,
@@ -19,6 +20,7 @@ import {
   StreamedRoutes,
 } from '@shortlink/nest-platform';
 import { BatchSlots, PlanRateLimiter } from '@shortlink/tenants-domain';
+import { LinkAudit, LinkCounts } from '../audit/link-audit';
 import { LinkPresenter } from '../link-presenter';
 import { linkCreationSchema } from '../link.schemas';
 import { BATCH_MEDIA_TYPES, batchBodySchema, batchLineSchema, bulkDeleteSchema, bulkEditSchema, bulkLineSchema, idempotencyHeader } from './batch.schemas';
@@ -46,6 +48,7 @@ export class BatchController implements OnModuleInit {
     @Inject(BatchSlots) private readonly slots: BatchSlots,
     @Inject(StreamedRoutes) private readonly streamed: StreamedRoutes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LinkAudit) private readonly audit: LinkAudit,
   ) {}
 
   onModuleInit(): void {
@@ -78,24 +81,32 @@ export class BatchController implements OnModuleInit {
     if (!(body instanceof StreamedBody))
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'send the rows as application/x-ndjson or a JSON array (application/json)', { field: 'body' });
     const principal = req.principal!;
+    const context = auditContextOf(req);
     const idempotencyKey = idempotencyKeyOf(key);
     // Held until the answer has ended or the connection closed, whichever way the batch ends.
     const slot = await this.slots.acquire(principal.tenantId, principal.plan);
     reply.raw.once('close', () => slot.release());
     let run;
+    // Rows answered by this request (a retry's recorded answers are not counted again): one audit entry when it ends.
+    const counts = { count: 0, failed: 0 };
     try {
       run = await this.creator.start({
         tenantId: principal.tenantId,
         idempotencyKey,
         rows: this.rows(body, idempotencyKey !== null),
         quota: (rows) => this.quota(principal, rows),
-        render: (outcome) => this.line(outcome),
+        render: (outcome) => {
+          if ('link' in outcome) counts.count++;
+          else counts.failed++;
+          return this.line(outcome);
+        },
       });
     } catch (error) {
       slot.release();
       throw error;
     }
-    reply.status(200).header('content-type', NDJSON).header('cache-control', 'no-store').send(Readable.from(run.lines()));
+    const lines = thenRecord(run.lines(), () => this.audit.batch(context, principal.tenantId, counts));
+    reply.status(200).header('content-type', NDJSON).header('cache-control', 'no-store').send(Readable.from(lines));
   }
 
   @Patch('bulk')
@@ -112,9 +123,10 @@ export class BatchController implements OnModuleInit {
   })
   async bulkEdit(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof bulkEditSchema>, @Res() reply: FastifyReply): Promise<void> {
     const tenantId = req.principal!.tenantId;
+    const context = auditContextOf(req);
     const edit: LinkEdit = Object.fromEntries(EDITABLE_FIELDS.filter((f) => f in body.edit).map((f) => [f, (body.edit as Record<string, unknown>)[f]]));
     const ids = await this.bulk.select(tenantId, this.selection(body));
-    this.stream(reply, this.bulk.edit(tenantId, ids, edit));
+    this.stream(reply, this.bulk.edit(tenantId, ids, edit), (counts) => this.audit.bulk(context, tenantId, edit, counts, body));
   }
 
   @Delete('bulk')
@@ -131,8 +143,9 @@ export class BatchController implements OnModuleInit {
   })
   async bulkDelete(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof bulkDeleteSchema>, @Res() reply: FastifyReply): Promise<void> {
     const tenantId = req.principal!.tenantId;
+    const context = auditContextOf(req);
     const ids = await this.bulk.select(tenantId, this.selection(body));
-    this.stream(reply, this.bulk.remove(tenantId, ids));
+    this.stream(reply, this.bulk.remove(tenantId, ids), (counts) => this.audit.bulk(context, tenantId, null, counts, body));
   }
 
   /** Each raw row parsed and shaped like a single create's body (the same contract, the same errors). */
@@ -162,20 +175,38 @@ export class BatchController implements OnModuleInit {
     return { links: body.links!.map((l) => (typeof l === 'string' ? this.present.id(l, body.domain) : this.present.id(l.code, l.domain ?? body.domain))) };
   }
 
-  private stream(reply: FastifyReply, outcomes: AsyncGenerator<BulkOutcome>): void {
+  /** The outcomes as NDJSON lines; `record` gets what they changed once the answer has ended or the client left. */
+  private stream(reply: FastifyReply, outcomes: AsyncGenerator<BulkOutcome>, record: (counts: LinkCounts) => Promise<void>): void {
     const present = this.present;
+    const counts = { count: 0, failed: 0 };
     async function* lines() {
       for await (const o of outcomes) {
         const head = { code: o.id.code, domain: o.id.domain };
-        if ('link' in o) yield JSON.stringify({ ...head, status: 200, link: present.view(o.link) }) + '\n';
-        else if ('deleted' in o) yield JSON.stringify({ ...head, status: 204 }) + '\n';
-        else {
+        if ('error' in o) {
+          counts.failed++;
           const problem = problemFor(o.error);
           yield JSON.stringify({ ...head, status: problem.status, problem }) + '\n';
+          continue;
         }
+        counts.count++;
+        if ('link' in o) yield JSON.stringify({ ...head, status: 200, link: present.view(o.link) }) + '\n';
+        else yield JSON.stringify({ ...head, status: 204 }) + '\n';
       }
     }
-    reply.status(200).header('content-type', NDJSON).header('cache-control', 'no-store').send(Readable.from(lines()));
+    reply
+      .status(200)
+      .header('content-type', NDJSON)
+      .header('cache-control', 'no-store')
+      .send(Readable.from(thenRecord(lines(), () => record(counts))));
+  }
+}
+
+/** The lines, then (however the answer ends: done, failed, or the client gone) the request's audit entry. */
+async function* thenRecord(lines: AsyncGenerator<string>, record: () => Promise<void>): AsyncGenerator<string> {
+  try {
+    yield* lines;
+  } finally {
+    await record();
   }
 }
 

@@ -1,9 +1,19 @@
 import { CACHE_STORE } from '@shortlink/read-path';
-import { MemoryCacheStore, MemoryRateWindows, MemorySlots, RedisClusterStore, RedisRateWindows, RedisSlots } from '@shortlink/cache';
+import {
+  MemoryCacheStore,
+  MemoryRateWindows,
+  MemorySlots,
+  MemoryVisitorWindows,
+  RedisClusterStore,
+  RedisRateWindows,
+  RedisSlots,
+  RedisVisitorWindows,
+} from '@shortlink/cache';
+import { VISITOR_WINDOW_STORE } from '@shortlink/links-domain';
 import { RATE_WINDOW_STORE, SLOT_STORE } from '@shortlink/tenants-domain';
 import { itself, portSpec } from '../port';
 
-/** The shared cache, the plan windows and the concurrency slots: Redis Cluster, or in-process stores on the embedded profile. */
+/** The shared cache, the plan windows, the concurrency slots and the per-link visitor windows: Redis Cluster, or in-process stores on the embedded profile. */
 export const cachePort = portSpec({
   name: 'cache',
   open: (config) => {
@@ -16,6 +26,7 @@ export const cachePort = portSpec({
     [CACHE_STORE, itself],
     [RATE_WINDOW_STORE, (store) => (store instanceof RedisClusterStore ? new RedisRateWindows(store) : new MemoryRateWindows())],
     [SLOT_STORE, (store) => (store instanceof RedisClusterStore ? new RedisSlots(store) : new MemorySlots())],
+    [VISITOR_WINDOW_STORE, (store) => (store instanceof RedisClusterStore ? new RedisVisitorWindows(store) : new MemoryVisitorWindows())],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'cache', check: () => store.ping() }],

@@ -1,10 +1,11 @@
 import { join } from 'path';
 import { BATCH_RECORD_STORE, SEQUENCE_STORE } from '@shortlink/links-domain';
-import { TENANT_STORE } from '@shortlink/tenants-domain';
+import { DOMAIN_SETTINGS_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
+import { AUDIT_LOG_STORE } from '@shortlink/audit-domain';
 import { LazyMysqlMetaStore, SqliteMetaStore } from '@shortlink/link-store';
 import { itself, portSpec } from '../port';
 
-/** Tenants, API keys, id sequences and batch idempotency records: the shard-independent database. */
+/** Tenants, API keys, domain settings, id sequences, batch idempotency records and the audit log: the shard-independent database. */
 export const metaPort = portSpec({
   name: 'meta-db',
   open: (config) =>
@@ -13,8 +14,10 @@ export const metaPort = portSpec({
       : new SqliteMetaStore(join(config.runtime.dataDir, 'meta.sqlite')),
   provides: [
     [TENANT_STORE, (store) => store.tenants],
+    [DOMAIN_SETTINGS_STORE, (store) => store.domainSettings],
     [SEQUENCE_STORE, itself],
     [BATCH_RECORD_STORE, (store) => store.batches],
+    [AUDIT_LOG_STORE, (store) => store.audit],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'meta-db', check: () => store.ping() }],

@@ -1,0 +1,1 @@
+export { LocalVisitorWindows as MemoryVisitorWindows } from '@shortlink/links-domain';

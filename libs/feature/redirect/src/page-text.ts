@@ -1,0 +1,228 @@
+/**
+ * Everything the redirect's pages say, in each language we ship (docs/design.md, "Pages"). Plain
+ * text: the pages escape it. A new language is one more entry here (its primary subtag as the key);
+ * the first of PAGE_LANGUAGES is the fallback.
+ */
+export const PAGE_LANGUAGES = ['en', 'de', 'fr'] as const;
+export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
+
+/** A page's three lines: the window title, the heading and what it means for the visitor. */
+export interface Message {
+  readonly title: string;
+  readonly heading: string;
+  readonly body: string;
+}
+
+export interface PageText {
+  readonly notFound: Message;
+  readonly expired: Message;
+  readonly exhausted: Message;
+  readonly suspended: Message;
+  readonly limited: Message;
+  readonly unavailable: Message;
+  readonly error: Message;
+  readonly blocked: Message;
+  /** After a Retry-After: "Try again in 30 seconds." */
+  retryIn(seconds: number): string;
+  readonly warning: Message & { readonly leadsTo: string; readonly continue: string };
+  readonly password: Omit<Message, 'body'> & { readonly flagged: string; readonly wrong: string; readonly label: string; readonly submit: string };
+  readonly preview: Omit<Message, 'body'> & {
+    readonly flagged: string;
+    readonly titleLabel: string;
+    readonly target: string;
+    readonly hidden: string;
+    readonly note: string;
+    readonly varies: string;
+    readonly created: string;
+    readonly open: string;
+  };
+}
+
+export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
+  en: {
+    notFound: {
+      title: 'Link not found',
+      heading: 'This link does not exist',
+      body: 'Check the address for typos, or ask whoever sent it to you for a new one.',
+    },
+    expired: { title: 'Link expired', heading: 'This link has expired', body: 'It was only valid for a limited time.' },
+    exhausted: {
+      title: 'Link no longer available',
+      heading: 'This link is no longer available',
+      body: 'It could only be opened a limited number of times.',
+    },
+    suspended: {
+      title: 'Link unavailable',
+      heading: 'This link is unavailable',
+      body: 'The account that owns it is suspended by the operators of this service.',
+    },
+    limited: { title: 'Too many requests', heading: 'Too many requests', body: 'Links were opened from here too often in a short time. Please wait a moment.' },
+    unavailable: {
+      title: 'Temporarily unavailable',
+      heading: 'This link cannot be opened right now',
+      body: 'The service has a temporary problem. Please try again in a moment.',
+    },
+    error: { title: 'Something went wrong', heading: 'Something went wrong', body: 'This link could not be opened. Please try again later.' },
+    blocked: {
+      title: 'Link blocked',
+      heading: 'This link has been blocked',
+      body: 'It was disabled by the operators of this service, for example after a legal request or a report of abuse.',
+    },
+    retryIn: (s) => (s === 1 ? 'Try again in 1 second.' : `Try again in ${s} seconds.`),
+    warning: {
+      title: 'Warning: this link may be unsafe',
+      heading: 'This link may be unsafe',
+      body: 'Our checks flagged this link as possibly deceptive or harmful (for example a look-alike of a well-known site).',
+      leadsTo: 'It leads to:',
+      continue: 'Continue anyway',
+    },
+    password: {
+      title: 'Password required',
+      heading: 'This link is protected by a password',
+      flagged: 'This link was flagged as possibly unsafe. Continue only if you trust the sender.',
+      wrong: 'That password is not right. Please try again.',
+      label: 'Password',
+      submit: 'Continue',
+    },
+    preview: {
+      title: 'Link preview',
+      heading: 'Where this link leads',
+      flagged: 'This link was flagged as possibly unsafe.',
+      titleLabel: 'Title',
+      target: 'Target',
+      hidden: 'hidden (this link is protected by a password)',
+      note: 'Note',
+      varies: 'Visitors may be sent to another address depending on their country, device or an experiment.',
+      created: 'Created',
+      open: 'Open the link',
+    },
+  },
+  de: {
+    notFound: {
+      title: 'Link nicht gefunden',
+      heading: 'Diesen Link gibt es nicht',
+      body: 'Prüfen Sie die Adresse auf Tippfehler oder bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen.',
+    },
+    expired: { title: 'Link abgelaufen', heading: 'Dieser Link ist abgelaufen', body: 'Er war nur für eine begrenzte Zeit gültig.' },
+    exhausted: {
+      title: 'Link nicht mehr verfügbar',
+      heading: 'Dieser Link ist nicht mehr verfügbar',
+      body: 'Er konnte nur eine begrenzte Anzahl von Malen geöffnet werden.',
+    },
+    suspended: {
+      title: 'Link nicht verfügbar',
+      heading: 'Dieser Link ist nicht verfügbar',
+      body: 'Das Konto, dem er gehört, wurde von den Betreibern dieses Dienstes gesperrt.',
+    },
+    limited: {
+      title: 'Zu viele Anfragen',
+      heading: 'Zu viele Anfragen',
+      body: 'Von hier aus wurden in kurzer Zeit zu viele Links geöffnet. Bitte warten Sie einen Moment.',
+    },
+    unavailable: {
+      title: 'Vorübergehend nicht verfügbar',
+      heading: 'Dieser Link kann gerade nicht geöffnet werden',
+      body: 'Der Dienst hat ein vorübergehendes Problem. Bitte versuchen Sie es gleich noch einmal.',
+    },
+    error: {
+      title: 'Etwas ist schiefgelaufen',
+      heading: 'Etwas ist schiefgelaufen',
+      body: 'Dieser Link konnte nicht geöffnet werden. Bitte versuchen Sie es später noch einmal.',
+    },
+    blocked: {
+      title: 'Link gesperrt',
+      heading: 'Dieser Link wurde gesperrt',
+      body: 'Die Betreiber dieses Dienstes haben ihn deaktiviert, zum Beispiel nach einer rechtlichen Aufforderung oder einer Meldung von Missbrauch.',
+    },
+    retryIn: (s) => (s === 1 ? 'Bitte versuchen Sie es in 1 Sekunde erneut.' : `Bitte versuchen Sie es in ${s} Sekunden erneut.`),
+    warning: {
+      title: 'Warnung: Dieser Link ist möglicherweise unsicher',
+      heading: 'Dieser Link ist möglicherweise unsicher',
+      body: 'Unsere Prüfungen haben diesen Link als möglicherweise irreführend oder schädlich markiert (zum Beispiel als Nachahmung einer bekannten Website).',
+      leadsTo: 'Er führt zu:',
+      continue: 'Trotzdem fortfahren',
+    },
+    password: {
+      title: 'Passwort erforderlich',
+      heading: 'Dieser Link ist durch ein Passwort geschützt',
+      flagged: 'Dieser Link wurde als möglicherweise unsicher markiert. Fahren Sie nur fort, wenn Sie dem Absender vertrauen.',
+      wrong: 'Das Passwort ist nicht richtig. Bitte versuchen Sie es noch einmal.',
+      label: 'Passwort',
+      submit: 'Weiter',
+    },
+    preview: {
+      title: 'Link-Vorschau',
+      heading: 'Wohin dieser Link führt',
+      flagged: 'Dieser Link wurde als möglicherweise unsicher markiert.',
+      titleLabel: 'Titel',
+      target: 'Ziel',
+      hidden: 'verborgen (dieser Link ist durch ein Passwort geschützt)',
+      note: 'Hinweis',
+      varies: 'Besucher können je nach Land, Gerät oder einem Experiment an eine andere Adresse weitergeleitet werden.',
+      created: 'Erstellt',
+      open: 'Link öffnen',
+    },
+  },
+  fr: {
+    notFound: {
+      title: 'Lien introuvable',
+      heading: 'Ce lien n’existe pas',
+      body: 'Vérifiez l’adresse, ou demandez un nouveau lien à la personne qui vous l’a envoyé.',
+    },
+    expired: { title: 'Lien expiré', heading: 'Ce lien a expiré', body: 'Il n’était valable que pour une durée limitée.' },
+    exhausted: {
+      title: 'Lien plus disponible',
+      heading: 'Ce lien n’est plus disponible',
+      body: 'Il ne pouvait être ouvert qu’un nombre limité de fois.',
+    },
+    suspended: {
+      title: 'Lien indisponible',
+      heading: 'Ce lien est indisponible',
+      body: 'Le compte auquel il appartient a été suspendu par les opérateurs de ce service.',
+    },
+    limited: {
+      title: 'Trop de requêtes',
+      heading: 'Trop de requêtes',
+      body: 'Trop de liens ont été ouverts d’ici en peu de temps. Veuillez patienter un instant.',
+    },
+    unavailable: {
+      title: 'Temporairement indisponible',
+      heading: 'Ce lien ne peut pas être ouvert pour le moment',
+      body: 'Le service rencontre un problème temporaire. Veuillez réessayer dans un instant.',
+    },
+    error: { title: 'Une erreur est survenue', heading: 'Une erreur est survenue', body: 'Ce lien n’a pas pu être ouvert. Veuillez réessayer plus tard.' },
+    blocked: {
+      title: 'Lien bloqué',
+      heading: 'Ce lien a été bloqué',
+      body: 'Les opérateurs de ce service l’ont désactivé, par exemple à la suite d’une demande légale ou d’un signalement d’abus.',
+    },
+    retryIn: (s) => (s === 1 ? 'Réessayez dans 1 seconde.' : `Réessayez dans ${s} secondes.`),
+    warning: {
+      title: 'Attention\u00a0: ce lien est peut-être dangereux',
+      heading: 'Ce lien est peut-être dangereux',
+      body: 'Nos vérifications ont signalé ce lien comme potentiellement trompeur ou dangereux (par exemple une imitation d’un site connu).',
+      leadsTo: 'Il mène à\u00a0:',
+      continue: 'Continuer quand même',
+    },
+    password: {
+      title: 'Mot de passe requis',
+      heading: 'Ce lien est protégé par un mot de passe',
+      flagged: 'Ce lien a été signalé comme potentiellement dangereux. Ne continuez que si vous faites confiance à l’expéditeur.',
+      wrong: 'Ce mot de passe n’est pas le bon. Veuillez réessayer.',
+      label: 'Mot de passe',
+      submit: 'Continuer',
+    },
+    preview: {
+      title: 'Aperçu du lien',
+      heading: 'Où mène ce lien',
+      flagged: 'Ce lien a été signalé comme potentiellement dangereux.',
+      titleLabel: 'Titre',
+      target: 'Destination',
+      hidden: 'masquée (ce lien est protégé par un mot de passe)',
+      note: 'Remarque',
+      varies: 'Les visiteurs peuvent être dirigés vers une autre adresse selon leur pays, leur appareil ou une expérience.',
+      created: 'Créé le',
+      open: 'Ouvrir le lien',
+    },
+  },
+};
