@@ -122,6 +122,61 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
       expect(orphans.series.length).toBeGreaterThan(0);
     });
 
+    it('lists the raw visits newest first, page by page, as JSON and as CSV (Accept: text/csv or ?format=csv), never with an address', async () => {
+      type Visit = { id: string; time: string; country: string | null; referer: string | null; device: string; browser: string; os: string; bot: boolean };
+      type Page = { visits: Visit[]; next: string | null };
+      const all = await json<Page>(`/api/v1/links/${code}/visits?bots=include`);
+      expect(all.next).toBeNull();
+      expect(all.visits).toHaveLength(6);
+      const times = all.visits.map((v) => Date.parse(v.time));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      const facts = (v: Visit) => [v.country, v.referer, v.device, v.browser, v.os, v.bot];
+      expect(all.visits.map(facts).sort()).toEqual(
+        [
+          ...Array(3).fill(['US', 'news.example', 'desktop', 'Chrome', 'Windows', false]),
+          ...Array(2).fill(['GB', null, 'mobile', 'Mobile Safari', 'iOS', false]),
+          ['US', null, 'bot', 'Other', 'Other', true],
+        ].sort(),
+      );
+      expect(JSON.stringify(all)).not.toMatch(/8\.8\.8\.8|81\.2\.69\.142|8\.8\.4\.4/);
+      // Without the bot, two at a time: three pages that together are the same visits, in the same order.
+      const seen: Visit[] = [];
+      let next: string | null = null;
+      for (let i = 0; i < 3; i++) {
+        const page: Page = await json<Page>(`/api/v1/links/${code}/visits?limit=2${next ? `&cursor=${next}` : ''}`);
+        seen.push(...page.visits);
+        next = page.next;
+      }
+      expect(next).toBeNull();
+      expect(seen.map((v) => v.id)).toEqual(all.visits.filter((v) => !v.bot).map((v) => v.id));
+      for (const res of [
+        await fetch(`${endpoints().analytics}/api/v1/links/${code}/visits?bots=include`, { headers: { 'x-api-key': API_KEY, accept: 'text/csv' } }),
+        await api(`/api/v1/links/${code}/visits?bots=include&format=csv`),
+      ]) {
+        expect({ status: res.status, type: res.headers.get('content-type') }).toEqual({ status: 200, type: 'text/csv; charset=utf-8' });
+        const lines = (await res.text()).trim().split('\r\n');
+        expect(lines[0]).toBe('id,time,country,region,city,referer,device,browser,os,variant,source,bot,visitor');
+        expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(all.visits.map((v) => v.id));
+      }
+      const other = await otherTenantKey();
+      expect((await json<Page>(`/api/v1/links/${code}/visits?bots=include`, other)).visits).toEqual([]);
+      for (const [path, problem] of [
+        [`/api/v1/links/${code}/visits?cursor=bm9wZQ`, 'INVALID_CURSOR'],
+        [`/api/v1/links/${code}/visits?limit=0`, 'VALIDATION_FAILED'],
+        [`/api/v1/links/${code}/visits?from=2000&to=1000`, 'INVALID_TIME_RANGE'],
+      ]) {
+        const res = await api(path);
+        expect({ path, status: res.status, type: res.headers.get('content-type')?.split(';')[0], code: ((await res.json()) as { code: string }).code }).toEqual(
+          {
+            path,
+            status: 400,
+            type: 'application/problem+json',
+            code: problem,
+          },
+        );
+      }
+    });
+
     it('answers every endpoint as CSV with ?format=csv', async () => {
       const paths: Array<[string, string]> = [
         [`/api/v1/links/${code}/stats?from=${from}&format=csv`, 'time,clicks,visitors,botClicks'],
@@ -178,6 +233,7 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
       expect(Object.keys(doc.paths).sort()).toEqual([
         '/api/v1/links/{code}/breakdown/{dimension}',
         '/api/v1/links/{code}/stats',
+        '/api/v1/links/{code}/visits',
         '/api/v1/stats/orphans',
         '/api/v1/stats/top-links',
       ]);

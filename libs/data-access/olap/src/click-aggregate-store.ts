@@ -1,6 +1,7 @@
 import {
   BreakdownRow,
   ClickAggregateStore,
+  ClickWrite,
   ConsumerProgress,
   Dimension,
   DIMENSION_ID,
@@ -15,35 +16,59 @@ import {
   SeriesResult,
   TopLinkRow,
   VisitorMinuteRow,
+  VisitQuery,
+  VisitRow,
+  WrittenThrough,
 } from '@shortlink/clicks-domain';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { CLICK_MIGRATIONS, OlapMigration, ROW_KIND, runOlapMigrations } from './migrations';
+import { CLICK_MIGRATIONS, ClickTarget, LEDGER_TENANT, OlapMigration, ROW_KIND, runOlapMigrations, TARGET_BIT } from './migrations';
 import { OlapError, OlapExecutor } from './olap-executor';
-import { sqlDateTime, sqlIdentifier, sqlNumber, sqlString } from './sql-literals';
+import { sqlDateTime, sqlIdentifier, sqlNumber, sqlString, sqlUInt } from './sql-literals';
 
 const UINT64_MAX = 0xffff_ffff_ffff_ffffn;
 const DAY = 86_400;
 
-/** JSONEachRow as both engines accept it for events_input: every column in every row (18.16 has no defaults for omitted ones). */
+/**
+ * A row of clicks_input as JSONEachRow. A column a row leaves out reads as its type's default ('', 0,
+ * []) on both engines (18.16 ignores DEFAULT expressions there, and this table has none): each kind
+ * of row sends only its own columns, which keeps a write of raw visits small.
+ */
 interface InputRow {
   kind: number;
-  tenant_id: string;
-  domain: string;
-  code: string;
+  /** Bits of TARGET_BIT: the tables the row is for (progress and marks rows go by kind alone). */
+  targets: number;
+  tenant_id?: string;
+  domain?: string;
+  code?: string;
   /** Epoch seconds: a JSON number reads as a unix time into DateTime on 18.16 and on chdb. */
-  minute: number;
-  bot: number;
-  visitor: number;
-  clicks: number;
-  dims: number[];
-  dim_values: string[];
-  dim_clicks: number[];
-  source: string;
-  source_partition: number;
+  minute?: number;
+  bot?: number;
+  visitor?: number;
+  clicks?: number;
+  dims?: number[];
+  dim_values?: string[];
+  dim_clicks?: number[];
+  source?: string;
+  source_partition?: number;
   /** Decimal string: both engines read a quoted UInt64, and it keeps offsets past 2^53 exact. */
-  last_offset: string;
-  producer: string;
-  last_seq: number;
+  last_offset?: string;
+  producer?: string;
+  last_seq?: number;
+  at?: number;
+  at_ms?: number;
+  /** Decimal string (UInt64). */
+  visit_id?: string;
+  link_id?: string;
+  country?: string;
+  region?: string;
+  city?: string;
+  referer?: string;
+  device?: string;
+  browser?: string;
+  os?: string;
+  variant?: string;
+  visit_source?: string;
+  seq?: number;
 }
 
 /** 64-bit results arrive as decimal strings (quoted on both engines); UInt32 as numbers. */
@@ -57,15 +82,28 @@ const RETAINED: ReadonlyArray<{ table: string; unit: 'day' | 'month' | 'year'; k
   { table: 'dim_hour', unit: 'month', keep: (r) => r.hourDays },
   { table: 'link_day', unit: 'year', keep: (r) => r.dayDays },
   { table: 'dim_day', unit: 'year', keep: (r) => r.dayDays },
+  { table: 'visits', unit: 'day', keep: (r) => r.visitDays },
   // A producer's marks matter while it may still resend: days. Two months is plenty.
   { table: 'producer_marks', unit: 'month', keep: () => 62 },
 ];
 
+const TARGETS = Object.keys(TARGET_BIT) as ClickTarget[];
+const ALL_TARGETS = TARGETS.reduce((bits, t) => bits | TARGET_BIT[t], 0);
+
+/**
+ * A visits page is read in windows of time going back from its upper bound, each this many times
+ * longer than the one before (from an hour), until the page is full: a busy link reads the last hour,
+ * not its whole retention. 18.16 cannot read a sorting key backwards, so each window is sorted.
+ */
+const VISIT_WINDOW_FIRST_SECONDS = 3600;
+const VISIT_WINDOW_GROWTH = 8;
+
 /**
  * ClickAggregateStore over SQL that runs unchanged on ClickHouse 18.16 and on chdb; the engine
  * is the executor's business. Each write is one insert into a Null table whose materialized views
- * fold it into AggregatingMergeTrees per minute, hour and day (sum of clicks, HLL of visitors),
- * per dimension value, and into the progress and producer-mark tables (docs/analytics.md).
+ * fold it into AggregatingMergeTrees per minute, hour and day (sum of clicks, HLL of visitors), per
+ * dimension value, and copy it into the raw visits, each table with its ledger rows; a commit writes
+ * the producer marks and then the progress (docs/analytics.md, "Exactly once").
  */
 export class SqlClickAggregateStore implements ClickAggregateStore {
   private readonly db: string;
@@ -86,13 +124,64 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     await runOlapMigrations(this.executor, this.db, this.migrations);
   }
 
-  async write(rows: readonly VisitorMinuteRow[], progress?: ConsumerProgress, marks: readonly ProducerMark[] = []): Promise<void> {
-    const input = rows.map(toInputRow);
-    if (progress) input.push(toProgressRow(progress));
-    const today = Math.floor(Date.now() / 1000 / DAY) * DAY;
-    for (const mark of marks) input.push(toMarkRow(mark, today));
+  get targets(): readonly string[] {
+    return TARGETS;
+  }
+
+  async write(write: ClickWrite): Promise<void> {
+    const bits = targetBits(write.targets);
+    const input: InputRow[] = [];
+    const days = new Set<number>();
+    if (bits & ~TARGET_BIT.visits) {
+      for (const row of write.rows ?? []) {
+        input.push(toInputRow(row, bits & ~TARGET_BIT.visits));
+        days.add(dayStart(row.minute));
+      }
+    }
+    if (bits & TARGET_BIT.visits) {
+      for (const visit of write.visits ?? []) {
+        input.push(toVisitRow(visit));
+        days.add(dayStart(Math.floor(visit.time / 1000)));
+      }
+    }
+    if (write.through) for (const day of days) input.push(toLedgerRow(write.through, day, bits));
     if (input.length === 0) return;
-    await this.executor.insertJsonEachRow(`${this.db}.events_input`, input);
+    await this.executor.insertJsonEachRow(`${this.db}.clicks_input`, input);
+  }
+
+  async commit(progress: ConsumerProgress, marks: readonly ProducerMark[]): Promise<void> {
+    const progressRow = toProgressRow(progress);
+    const today = Math.floor(Date.now() / 1000 / DAY) * DAY;
+    const markRows = marks.map((m) => toMarkRow(m, today));
+    // Marks before progress: a crash between the two leaves marks ahead, which only skips clicks
+    // every table already holds (they are written after the tables' rows); progress ahead of marks
+    // would forget the seqs of a batch a producer may still resend.
+    if (markRows.length > 0) await this.executor.insertJsonEachRow(`${this.db}.clicks_input`, markRows);
+    await this.executor.insertJsonEachRow(`${this.db}.clicks_input`, [progressRow]);
+  }
+
+  async writtenThrough(source: string, partition: number, days: readonly number[]): Promise<WrittenThrough> {
+    assertUInt(partition, 'partition', 0xffff_ffff, 'writtenThrough');
+    const tables = new Map<string, Map<number, bigint>>(TARGETS.map((t) => [t, new Map()]));
+    const ledger = `tenant_id = ${sqlString(LEDGER_TENANT)} AND domain = ${sqlString(source)} AND code = ${sqlString(String(partition))}`;
+    const inDays = days.length === 0 ? '0' : `t IN (${[...new Set(days)].map((d) => sqlDateTime(clampEpoch(d))).join(', ')})`;
+    // One round trip: every table's ledger rows for these days (found by the sorting key's prefix), and the committed progress.
+    const parts = TARGETS.map((table) => {
+      const through = table === 'visits' ? 'max(ledger_offset)' : 'maxMerge(ledger_offset)';
+      const dim = table.startsWith('dim_') ? ' AND dim = 0' : '';
+      return `SELECT ${sqlString(table)} AS target, toUInt32(t) AS ledger_day, ${through} AS through FROM ${this.db}.${table} WHERE ${ledger}${dim} AND ${inDays} GROUP BY ledger_day`;
+    });
+    parts.push(
+      `SELECT 'progress' AS target, toUInt32(0) AS ledger_day, maxMerge(last_offset) AS through FROM ${this.db}.consumer_progress` +
+        ` WHERE source = ${sqlString(source)} AND source_partition = ${sqlNumber(partition)} GROUP BY source_partition`,
+    );
+    const rows = await this.executor.queryJsonEachRow<{ target: string; ledger_day: Int64; through: Int64 }>(parts.join(' UNION ALL '));
+    let committed: bigint | undefined;
+    for (const r of rows) {
+      if (r.target === 'progress') committed = BigInt(r.through);
+      else tables.get(r.target)?.set(Number(r.ledger_day), BigInt(r.through));
+    }
+    return { committed, tables };
   }
 
   async ingestedOffsets(source: string): Promise<Map<number, bigint>> {
@@ -197,6 +286,47 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     };
   }
 
+  async visits(q: VisitQuery): Promise<VisitRow[]> {
+    const limit = positive(q.limit);
+    const filters = [`tenant_id = ${sqlString(tenantOf(q.tenantId))}`];
+    if (q.domain !== undefined) filters.push(`domain = ${sqlString(q.domain)}`);
+    if (q.code !== undefined) {
+      if (q.domain === undefined) throw new TypeError('a visits query for one code names its domain');
+      filters.push(`code = ${sqlString(q.code)}`);
+    }
+    if (q.links !== undefined) {
+      if (q.links.length === 0) return [];
+      filters.push(`(domain, code) IN (${q.links.map((l) => `(${sqlString(l.domain)}, ${sqlString(l.code)})`).join(', ')})`);
+    }
+    filters.push(q.bots === 'include' ? 'bot IN (0, 1)' : q.bots === 'only' ? 'bot = 1' : 'bot = 0');
+    let upper = clampEpoch(Math.ceil(q.to));
+    if (q.after) {
+      const second = Math.floor(q.after.time / 1000);
+      const ms = q.after.time - second * 1000;
+      upper = Math.min(upper, second + 1);
+      filters.push(
+        `(t < ${sqlDateTime(second)} OR (t = ${sqlDateTime(second)} AND (ms < ${sqlNumber(ms)} OR (ms = ${sqlNumber(ms)} AND visit_id < ${sqlUInt(q.after.id)}))))`,
+      );
+    }
+    const from = clampEpoch(Math.ceil(q.from));
+    const out: VisitRow[] = [];
+    let span = VISIT_WINDOW_FIRST_SECONDS;
+    while (upper > from && out.length < limit) {
+      const lower = Math.max(from, upper - span);
+      const rows = await this.read(() =>
+        this.executor.queryJsonEachRow<VisitOutput>(
+          `SELECT toUnixTimestamp(t) AS ts, ms, visit_id, tenant_id, domain, code, link_id, country, region, city, referer, device, browser, os, variant,` +
+            ` visit_source, bot, visitor, producer, seq FROM ${this.db}.visits WHERE ${filters.join(' AND ')}` +
+            ` AND t >= ${sqlDateTime(lower)} AND t < ${sqlDateTime(upper)} ORDER BY t DESC, ms DESC, visit_id DESC LIMIT ${sqlNumber(limit - out.length)}`,
+        ),
+      );
+      for (const r of rows) out.push(fromVisitOutput(r));
+      upper = lower;
+      span *= VISIT_WINDOW_GROWTH;
+    }
+    return out;
+  }
+
   async dropExpired(nowEpochSeconds: number, retention: Retention): Promise<string[]> {
     const dropped: string[] = [];
     for (const { table, unit, keep } of RETAINED) {
@@ -281,7 +411,131 @@ export function partitionEnd(partition: string, unit: 'day' | 'month' | 'year'):
   return null;
 }
 
-function toInputRow(r: VisitorMinuteRow): InputRow {
+/** The bits of the tables named; all of them when none are. */
+function targetBits(targets: readonly string[] | undefined): number {
+  if (targets === undefined) return ALL_TARGETS;
+  let bits = 0;
+  for (const t of targets) {
+    const bit = TARGET_BIT[t as ClickTarget];
+    if (bit === undefined) throw new TypeError(`unknown target table ${JSON.stringify(t)}`);
+    bits |= bit;
+  }
+  return bits;
+}
+
+/** Midnight (UTC) of the day of an instant, epoch seconds. */
+const dayStart = (epochSeconds: number): number => Math.floor(epochSeconds / DAY) * DAY;
+
+/** A visit as the visits table gives it back (64-bit integers as decimal strings). */
+interface VisitOutput {
+  ts: Int64;
+  ms: number;
+  visit_id: Int64;
+  tenant_id: string;
+  domain: string;
+  code: string;
+  link_id: string;
+  country: string;
+  region: string;
+  city: string;
+  referer: string;
+  device: string;
+  browser: string;
+  os: string;
+  variant: string;
+  visit_source: string;
+  bot: number;
+  visitor: Int64;
+  producer: string;
+  seq: Int64;
+}
+
+const orNull = (s: string): string | null => (s === '' ? null : s);
+
+function fromVisitOutput(r: VisitOutput): VisitRow {
+  return {
+    id: String(r.visit_id),
+    time: Number(r.ts) * 1000 + Number(r.ms),
+    tenantId: r.tenant_id,
+    domain: r.domain,
+    code: r.code,
+    linkId: r.link_id,
+    country: orNull(r.country),
+    region: orNull(r.region),
+    city: orNull(r.city),
+    refererHost: orNull(r.referer),
+    device: r.device,
+    browser: r.browser,
+    os: r.os,
+    variant: r.variant === '' ? null : Number(r.variant),
+    source: r.visit_source as VisitRow['source'],
+    bot: Number(r.bot) === 1,
+    visitor: Number(r.visitor),
+    producer: r.producer,
+    seq: Number(r.seq),
+  };
+}
+
+function toVisitRow(v: VisitRow): InputRow {
+  assertUInt(v.time, 'time', 0xffff_ffff * 1000 + 999, 'VisitRow');
+  assertUInt(v.visitor, 'visitor', Number.MAX_SAFE_INTEGER, 'VisitRow');
+  assertUInt(v.seq, 'seq', Number.MAX_SAFE_INTEGER, 'VisitRow');
+  if (typeof v.id !== 'string' || !/^[0-9]{1,20}$/.test(v.id) || BigInt(v.id) > UINT64_MAX) throw new TypeError(`VisitRow.id must be a UInt64 decimal string`);
+  if (v.variant !== null) assertUInt(v.variant, 'variant', 0xffff, 'VisitRow');
+  for (const key of ['tenantId', 'domain', 'code', 'linkId', 'device', 'browser', 'os', 'source', 'producer'] as const) {
+    if (typeof v[key] !== 'string') throw new TypeError(`VisitRow.${key} must be a string`);
+  }
+  const second = Math.floor(v.time / 1000);
+  const row: InputRow = {
+    kind: ROW_KIND.visit,
+    targets: TARGET_BIT.visits,
+    tenant_id: v.tenantId,
+    domain: v.domain,
+    code: v.code,
+    bot: v.bot ? 1 : 0,
+    visitor: v.visitor,
+    producer: v.producer,
+    at: second,
+    at_ms: v.time - second * 1000,
+    visit_id: v.id,
+    link_id: v.linkId,
+    device: v.device,
+    browser: v.browser,
+    os: v.os,
+    visit_source: v.source,
+    seq: v.seq,
+  };
+  // Facts a visit may lack are left out ('' in the table, null when read).
+  if (v.country !== null) row.country = v.country;
+  if (v.region !== null) row.region = v.region;
+  if (v.city !== null) row.city = v.city;
+  if (v.refererHost !== null) row.referer = v.refererHost;
+  if (v.variant !== null) row.variant = String(v.variant);
+  return row;
+}
+
+/**
+ * A ledger row: in every table of `targets`, in the partition of `day`, the entry (source,
+ * partition, day) -> last offset. Through the dimension views it needs one array element.
+ */
+function toLedgerRow(through: ConsumerProgress, day: number, targets: number): InputRow {
+  const progress = toProgressRow(through);
+  return {
+    kind: ROW_KIND.ledger,
+    targets,
+    tenant_id: LEDGER_TENANT,
+    domain: progress.source,
+    code: String(progress.source_partition),
+    minute: day,
+    at: day,
+    dims: [0],
+    dim_values: [''],
+    dim_clicks: [0],
+    last_offset: progress.last_offset,
+  };
+}
+
+function toInputRow(r: VisitorMinuteRow, targets: number): InputRow {
   assertUInt(r.minute, 'minute', 0xffff_ffff);
   assertUInt(r.visitor, 'visitor');
   assertUInt(r.clicks, 'clicks');
@@ -302,6 +556,7 @@ function toInputRow(r: VisitorMinuteRow): InputRow {
   }
   return {
     kind: ROW_KIND.aggregate,
+    targets,
     tenant_id: r.tenantId,
     domain: r.domain,
     code: r.code,
@@ -312,15 +567,8 @@ function toInputRow(r: VisitorMinuteRow): InputRow {
     dims,
     dim_values: values,
     dim_clicks: clicks,
-    source: '',
-    source_partition: 0,
-    last_offset: '0',
-    producer: '',
-    last_seq: 0,
   };
 }
-
-const EMPTY = { tenant_id: '', domain: '', code: '', bot: 0, visitor: 0, clicks: 0, dims: [], dim_values: [], dim_clicks: [] };
 
 function toProgressRow(p: ConsumerProgress): InputRow {
   assertUInt(p.partition, 'partition', 0xffff_ffff, 'ConsumerProgress');
@@ -328,16 +576,7 @@ function toProgressRow(p: ConsumerProgress): InputRow {
     throw new TypeError(`ConsumerProgress.lastOffset must be a non-negative decimal integer string, got ${JSON.stringify(p.lastOffset)}`);
   }
   if (typeof p.source !== 'string' || p.source === '') throw new TypeError('ConsumerProgress.source must be a non-empty string');
-  return {
-    kind: ROW_KIND.progress,
-    ...EMPTY,
-    minute: 0,
-    source: p.source,
-    source_partition: p.partition,
-    last_offset: p.lastOffset,
-    producer: '',
-    last_seq: 0,
-  };
+  return { kind: ROW_KIND.progress, targets: 0, source: p.source, source_partition: p.partition, last_offset: p.lastOffset };
 }
 
 function toMarkRow(m: ProducerMark, day: number): InputRow {
@@ -345,16 +584,7 @@ function toMarkRow(m: ProducerMark, day: number): InputRow {
   assertUInt(m.lastSeq, 'lastSeq', Number.MAX_SAFE_INTEGER, 'ProducerMark');
   if (typeof m.source !== 'string' || m.source === '' || typeof m.producer !== 'string')
     throw new TypeError('ProducerMark.source and producer must be strings');
-  return {
-    kind: ROW_KIND.mark,
-    ...EMPTY,
-    minute: day,
-    source: m.source,
-    source_partition: m.partition,
-    last_offset: '0',
-    producer: m.producer,
-    last_seq: m.lastSeq,
-  };
+  return { kind: ROW_KIND.mark, targets: 0, minute: day, source: m.source, source_partition: m.partition, producer: m.producer, last_seq: m.lastSeq };
 }
 
 /** DateTime holds 1970..2106; a bound outside it means "from the start" / "to the end". NaN stays NaN (refused). */

@@ -43,6 +43,55 @@ export interface VisitorMinuteRow {
   readonly dims: readonly DimensionCount[];
 }
 
+/**
+ * A click as the consumer counts it, every decision about it taken once: its time (the clock-ahead
+ * rule applied), its user agent's facts, and the values the rollups keep for it (a capped referer, a
+ * capped orphan code). Every table that receives it, in whichever write, receives these same values
+ * (docs/analytics.md, "Exactly once").
+ */
+export interface CountedClick {
+  /** Offset of the record that carried it (records carry several clicks). */
+  readonly offset: bigint;
+  /** The event, `occurredAt` as counted. */
+  readonly event: ClickEvent;
+  readonly facts: UserAgentFacts;
+  /** The code the rollups count it under: an orphan's own, or OTHER beyond MAX_VALUES_PER_MINUTE per domain and minute. */
+  readonly rolledCode: string;
+  /** The referer host the rollups count it under: NONE, its own, or OTHER beyond MAX_VALUES_PER_MINUTE per link and minute. */
+  readonly rolledReferer: string;
+}
+
+/**
+ * The caps of the rollups (MAX_VALUES_PER_MINUTE distinct referers per link and minute, orphan codes
+ * per domain and minute), decided click by click in log order. The consumer feeds it every click of a
+ * batch after its committed offset, counted or not, so a click's capped values depend only on the
+ * log, never on how the batch was cut or which clicks an earlier attempt wrote.
+ */
+export class RollupCaps {
+  /** link (or domain) + minute -> distinct values kept so far. */
+  private readonly distinct = new Map<string, Set<string>>();
+
+  /** The code and referer the rollups keep for `event`, counted in the minute starting at `minute` (epoch s). */
+  decide(event: ClickEvent, minute: number): { rolledCode: string; rolledReferer: string } {
+    if (event.kind === 'orphan') return { rolledCode: this.capped(`${event.domain}\u0000${minute}`, event.code), rolledReferer: NONE };
+    const referer =
+      event.refererHost === null ? NONE : this.capped(`${event.tenantId}\u0000${event.domain}\u0000${event.code}\u0000${minute}`, event.refererHost);
+    return { rolledCode: event.code, rolledReferer: referer };
+  }
+
+  private capped(scope: string, value: string): string {
+    let seen = this.distinct.get(scope);
+    if (!seen) this.distinct.set(scope, (seen = new Set()));
+    if (seen.has(value)) return value;
+    if (seen.size >= MAX_VALUES_PER_MINUTE) return OTHER;
+    seen.add(value);
+    return value;
+  }
+}
+
+/** Start of the minute of a click, epoch seconds. */
+export const minuteOf = (occurredAt: number): number => Math.floor(occurredAt / 60_000) * 60;
+
 interface Accumulating {
   tenantId: string;
   domain: string;
@@ -55,36 +104,22 @@ interface Accumulating {
 }
 
 /**
- * Folds click events into per-minute visitor rows (the article's one-minute tumbling window,
- * finished in the store: rows of the same minute from later batches merge there). `classify`
- * gives the user agent's device, browser, OS and bot flag (a cached parser).
+ * Folds counted clicks into per-minute visitor rows (the article's one-minute tumbling window,
+ * finished in the store: rows of the same minute from later batches merge there).
  */
-export function aggregateClicks(events: Iterable<ClickEvent>, classify: (userAgent: string) => UserAgentFacts): VisitorMinuteRow[] {
+export function rollUp(clicks: Iterable<CountedClick>): VisitorMinuteRow[] {
   const rows = new Map<string, Accumulating>();
-  /** link + minute -> distinct referers (or orphan codes) kept so far. */
-  const distinct = new Map<string, Set<string>>();
-  const capped = (scope: string, value: string): string => {
-    let seen = distinct.get(scope);
-    if (!seen) distinct.set(scope, (seen = new Set()));
-    if (seen.has(value)) return value;
-    if (seen.size >= MAX_VALUES_PER_MINUTE) return OTHER;
-    seen.add(value);
-    return value;
-  };
-  for (const e of events) {
-    const minute = Math.floor(e.occurredAt / 60_000) * 60;
-    const facts = classify(e.userAgent);
+  for (const { event: e, facts, rolledCode, rolledReferer } of clicks) {
+    const minute = minuteOf(e.occurredAt);
     const orphan = e.kind === 'orphan';
-    const code = orphan ? capped(`${e.domain}\u0000${minute}`, e.code) : e.code;
     const tenantId = orphan ? '' : e.tenantId;
-    const key = `${tenantId}\u0000${e.domain}\u0000${code}\u0000${minute}\u0000${facts.bot ? 1 : 0}\u0000${e.visitor}`;
+    const key = `${tenantId}\u0000${e.domain}\u0000${rolledCode}\u0000${minute}\u0000${facts.bot ? 1 : 0}\u0000${e.visitor}`;
     let row = rows.get(key);
-    if (!row) rows.set(key, (row = { tenantId, domain: e.domain, code, minute, bot: facts.bot, visitor: e.visitor, clicks: 0, dims: new Map() }));
+    if (!row) rows.set(key, (row = { tenantId, domain: e.domain, code: rolledCode, minute, bot: facts.bot, visitor: e.visitor, clicks: 0, dims: new Map() }));
     row.clicks++;
     if (orphan) continue;
-    const referer = e.refererHost === null ? NONE : capped(`${tenantId}\u0000${e.domain}\u0000${code}\u0000${minute}`, e.refererHost);
     add(row.dims, 'countries', e.country ?? NONE);
-    add(row.dims, 'referers', referer);
+    add(row.dims, 'referers', rolledReferer);
     add(row.dims, 'devices', facts.device);
     add(row.dims, 'browsers', facts.browser);
     add(row.dims, 'os', facts.os);

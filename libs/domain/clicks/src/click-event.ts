@@ -51,6 +51,13 @@ export interface DeliveredClick {
    * One record carries several events; they share its offset.
    */
   readonly offset: string;
+  /**
+   * When the record entered the log, epoch ms (Kafka's record timestamp; the in-process log's append
+   * time). Stored with the record, so a batch read again carries the same: the consumer's time
+   * decisions (late, clock ahead) are taken against it, never against its own clock (docs/analytics.md,
+   * "Exactly once").
+   */
+  readonly recordedAt: number;
   readonly event: ClickEvent;
 }
 

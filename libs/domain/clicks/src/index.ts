@@ -1,4 +1,14 @@
-export { aggregateClicks, type Dimension, DIMENSION_ID, type DimensionCount, DIMENSIONS, type VisitorMinuteRow } from './aggregation';
+export {
+  type CountedClick,
+  type Dimension,
+  DIMENSION_ID,
+  type DimensionCount,
+  DIMENSIONS,
+  minuteOf,
+  rollUp,
+  RollupCaps,
+  type VisitorMinuteRow,
+} from './aggregation';
 export { type BatchSink, ClickBuffer, type ClickBufferObserver, type ClickBufferOptions } from './click-buffer';
 export { ClickEnricher, type RawClick } from './click-enricher';
 export { CLICK_EVENT_VERSION, type ClickBatch, type ClickEvent, type DeliveredClick, eventIdOf } from './click-event';
@@ -11,6 +21,7 @@ export {
   type ClickAggregateStore,
   type ClickEventSink,
   type ClickEventSource,
+  type ClickWrite,
   type ConsumerProgress,
   type Granularity,
   type LinkScope,
@@ -22,6 +33,10 @@ export {
   type SeriesPoint,
   type SeriesResult,
   type TopLinkRow,
+  type VisitQuery,
   VISITOR_SECRET,
+  type WrittenThrough,
 } from './ports';
-export { resolveRange } from './time-range';
+export { parseInstant, resolveRange } from './time-range';
+export { visitIdOf, visitOf, type VisitPosition, type VisitRow, type VisitSource, visitSourceOf } from './visits';
+export { dayOf, MAX_CLICKS_PER_WRITE, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';

@@ -1,5 +1,7 @@
 import { ClickBatch, ClickEvent } from './click-event';
 import { Dimension, VisitorMinuteRow } from './aggregation';
+import { VisitPosition, VisitRow } from './visits';
+import { TableLedgers } from './write-plan';
 
 /** Producer side of the click topic. Called from the background flusher, never from a request. */
 export interface ClickEventSink {
@@ -128,17 +130,71 @@ export interface Retention {
   readonly minuteDays: number;
   readonly hourDays: number;
   readonly dayDays: number;
+  /** The raw visits (one row per click). */
+  readonly visitDays: number;
 }
 
-/** Click aggregates per minute, hour and day (ClickHouse server, or chdb in process). */
+/**
+ * One insert of the consumer (docs/analytics.md, "Exactly once"): rollup rows and raw visits, to the
+ * tables named. With `through`, every table written also keeps, in the same insert, its ledger entry
+ * (source, partition, UTC day) -> `through.lastOffset` for each day the write has rows of.
+ */
+export interface ClickWrite {
+  /** Per-visitor minute rows, for the rollup tables. */
+  readonly rows?: readonly VisitorMinuteRow[];
+  /** One row per click, for the raw visits table. */
+  readonly visits?: readonly VisitRow[];
+  /** Names from `ClickAggregateStore.targets`; default: every table. */
+  readonly targets?: readonly string[];
+  readonly through?: ConsumerProgress;
+}
+
+/** What the store holds of one source partition: its committed progress and each table's ledger. */
+export interface WrittenThrough {
+  /** Last offset of the partition committed (progress table); undefined when none was. */
+  readonly committed: bigint | undefined;
+  readonly tables: TableLedgers;
+}
+
+/** A page of raw visits, newest first (by time, then id). */
+export interface VisitQuery {
+  readonly tenantId: string;
+  /** Only this domain. */
+  readonly domain?: string;
+  /** With `domain`: one link. */
+  readonly code?: string;
+  /** Only these links (a tag's); empty: none. */
+  readonly links?: ReadonlyArray<{ readonly domain: string; readonly code: string }>;
+  /** Epoch seconds, inclusive. */
+  readonly from: number;
+  /** Epoch seconds, exclusive. */
+  readonly to: number;
+  readonly bots: BotFilter;
+  /** Only visits after this one in that order; null: from the newest. */
+  readonly after: VisitPosition | null;
+  /** Rows returned at most: the caller asks for its page size + 1 to learn whether a next page exists. */
+  readonly limit: number;
+}
+
+/** Click aggregates per minute, hour and day, and the raw visits (ClickHouse server, or chdb in process). */
 export interface ClickAggregateStore {
   /** Creates database, tables and views if missing. */
   migrate(): Promise<void>;
   /**
-   * Writes the rows, the progress they complete and the producers' marks in ONE insert, so a
-   * consumer that crashes leaves all or none of them (docs/analytics.md, "Exactly once").
+   * The tables a write reaches. Each commits on its own (a server crash mid-insert can leave some
+   * written and others not), and each keeps its own ledger (docs/analytics.md, "Exactly once").
    */
-  write(rows: readonly VisitorMinuteRow[], progress?: ConsumerProgress, marks?: readonly ProducerMark[]): Promise<void>;
+  readonly targets: readonly string[];
+  /** One insert: each table named receives its rows and, with `through`, its ledger entries, as one part per partition. */
+  write(write: ClickWrite): Promise<void>;
+  /** The committed progress of a source partition, and each table's ledger for the given UTC days (epoch s). */
+  writtenThrough(source: string, partition: number, days: readonly number[]): Promise<WrittenThrough>;
+  /**
+   * Marks a batch done once every table holds it: the producers' marks first, then the progress, in
+   * two inserts (a crash between them leaves marks ahead of progress, which only skips clicks the
+   * tables already hold).
+   */
+  commit(progress: ConsumerProgress, marks: readonly ProducerMark[]): Promise<void>;
   /** Highest offset already aggregated per partition of the source: messages at or below it are skipped. */
   ingestedOffsets(source: string): Promise<Map<number, bigint>>;
   /** Producer marks of the source written since `sinceEpochSeconds` (older producers are gone). */
@@ -147,6 +203,8 @@ export interface ClickAggregateStore {
   breakdown(scope: LinkScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]>;
   topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number): Promise<TopLinkRow[]>;
   orphans(query: OrphanQuery): Promise<OrphanResult>;
+  /** Raw visits of a tenant, newest first: at most `limit` rows. */
+  visits(query: VisitQuery): Promise<VisitRow[]>;
   /** Drops the partitions wholly older than the retention allows; returns `table:partition` of each. */
   dropExpired(nowEpochSeconds: number, retention: Retention): Promise<string[]>;
   ping(): Promise<void>;

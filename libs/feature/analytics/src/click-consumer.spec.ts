@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Registry } from 'prom-client';
-import { ClickBatch, ClickEvent, DeliveredClick, ProducerMark, VisitorMinuteRow, ConsumerProgress } from '@shortlink/clicks-domain';
+import { ClickBatch, ClickEvent, ClickWrite, DeliveredClick } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
 import pino from 'pino';
@@ -34,18 +34,32 @@ const click = (over: Partial<ClickEvent> = {}): ClickEvent => ({
   variant: null,
   ...over,
 });
-const at = (offset: number, ...events: ClickEvent[]): DeliveredClick[] => events.map((event) => ({ partition: 0, offset: String(offset), event }));
+/** The events of one record at `offset`, which entered the log at NOW. */
+const at = (offset: number, ...events: ClickEvent[]): DeliveredClick[] =>
+  events.map((event) => ({ partition: 0, offset: String(offset), recordedAt: NOW, event }));
 const batch = (source: string, ...messages: DeliveredClick[][]): ClickBatch => ({ source, partition: 0, messages: messages.flat() });
 
-/** The embedded store (chdb) with a switch that fails the next write, like ClickHouse going away mid-batch. */
+/**
+ * The embedded store (chdb) with switches that fail a write like ClickHouse going away mid-batch:
+ * before anything is written, or after the insert reached only some tables (a server killed in the
+ * middle of an insert commits the parts of the tables it got to, and not the others).
+ */
 class FailableStore extends SqlClickAggregateStore {
   failNext = false;
-  override async write(rows: readonly VisitorMinuteRow[], progress?: ConsumerProgress, marks?: readonly ProducerMark[]): Promise<void> {
+  /** The next write reaches only these tables, then fails. */
+  cutNextTo: readonly string[] | null = null;
+  override async write(write: ClickWrite): Promise<void> {
     if (this.failNext) {
       this.failNext = false;
       throw new Error('store down');
     }
-    return super.write(rows, progress, marks);
+    const reached = this.cutNextTo;
+    if (reached) {
+      this.cutNextTo = null;
+      await super.write({ ...write, targets: (write.targets ?? this.targets).filter((t) => reached.includes(t)) });
+      throw new Error('server killed mid-insert');
+    }
+    return super.write(write);
   }
 }
 
@@ -55,6 +69,8 @@ describe('ClickConsumer on the embedded store', () => {
   const consumer = () => new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: 3600, now: () => NOW }, new Registry(), silent);
   const scope = (code: string, tenantId = 't1') => ({ tenantId, domain: 'sho.rt', code });
   const range = { from: NOW / 1000 - 7200, to: NOW / 1000 + 7200, granularity: 'hour' as const, bots: 'exclude' as const };
+  /** The UTC day of NOW: the range a day bucket fits in. */
+  const wholeDay = { ...range, from: Math.floor(NOW / 86_400_000) * 86_400, to: Math.floor(NOW / 86_400_000) * 86_400 + 86_400 };
   const clicksOf = async (code: string, bots: 'exclude' | 'only' = 'exclude') => (await store.series(scope(code), { ...range, bots })).totals.clicks;
 
   beforeAll(async () => {
@@ -110,6 +126,46 @@ describe('ClickConsumer on the embedded store', () => {
     await expect(c.handle(b)).rejects.toThrow('store down');
     await c.handle(b);
     expect(await clicksOf(code)).toBe(2);
+  });
+
+  it('counts a batch once in every table, raw visits included, when a crash mid-insert reached only some tables (the ledgers)', async () => {
+    const code = 'cut0001';
+    const c = consumer();
+    const b = batch('kafka:t6', at(3, click({ code }), click({ code, country: 'FR' })), at(4, click({ code, refererHost: 'news.example' })));
+    store.cutNextTo = ['link_minute', 'dim_hour', 'visits'];
+    await expect(c.handle(b)).rejects.toThrow('server killed mid-insert');
+    // The same member gets the batch again; so does a new one after that, had the first died before its commit.
+    await c.handle(b);
+    await consumer().handle(b);
+    for (const granularity of ['minute', 'hour', 'day'] as const) {
+      expect([granularity, (await store.series(scope(code), { ...wholeDay, granularity })).totals.clicks]).toEqual([granularity, 3]);
+      expect([granularity, await store.breakdown(scope(code), { ...wholeDay, granularity }, 'countries', 10)]).toEqual([
+        granularity,
+        [
+          { value: 'DE', clicks: 2, visitors: 1 },
+          { value: 'FR', clicks: 1, visitors: 1 },
+        ],
+      ]);
+    }
+    const visits = await store.visits({ tenantId: 't1', domain: 'sho.rt', code, from: 0, to: NOW / 1000 + 60, bots: 'include', after: null, limit: 10 });
+    expect(visits.map((v) => v.country).sort()).toEqual(['DE', 'DE', 'FR']);
+  });
+
+  it('decides lateness and clock skew by the record time, not its own clock: a replay a day later counts the same', async () => {
+    const code = 'rep0001';
+    const b = batch('kafka:t7', at(0, click({ code, occurredAt: NOW - 3000_000 }), click({ code, occurredAt: NOW + 3600_000 })));
+    store.cutNextTo = ['link_minute'];
+    const tomorrow = new ClickConsumer(store, new UserAgentClassifier(), { allowedLatenessSeconds: 3600, now: () => NOW + 86_400_000 }, new Registry(), silent);
+    await expect(consumer().handle(b)).rejects.toThrow('server killed mid-insert');
+    await tomorrow.handle(b);
+    const s = await store.series(scope(code), { ...range, granularity: 'minute' });
+    expect(s.series.map((p) => [p.time, p.clicks])).toEqual([
+      [Math.floor((NOW - 3000_000) / 60_000) * 60, 1],
+      [Math.floor(NOW / 60_000) * 60, 1],
+    ]);
+    for (const granularity of ['hour', 'day'] as const) {
+      expect([granularity, (await store.series(scope(code), { ...wholeDay, granularity })).totals.clicks]).toEqual([granularity, 2]);
+    }
   });
 
   it('counts events of a new in-process log from offset 0, though an earlier one reached higher offsets', async () => {

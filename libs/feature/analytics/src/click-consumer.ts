@@ -1,7 +1,20 @@
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { Counter, Registry } from 'prom-client';
-import { aggregateClicks, CLICK_AGGREGATE_STORE, ClickAggregateStore, ClickBatch, ClickEvent, ProducerMark } from '@shortlink/clicks-domain';
+import {
+  CLICK_AGGREGATE_STORE,
+  ClickAggregateStore,
+  ClickBatch,
+  CountedClick,
+  dayOf,
+  minuteOf,
+  planWrites,
+  ProducerMark,
+  RollupCaps,
+  rollUp,
+  TableLedgers,
+  visitOf,
+} from '@shortlink/clicks-domain';
 import { APP_LOGGER, ContextLogger, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { CLICK_BATCH_PATTERN } from './click-transport';
@@ -10,24 +23,27 @@ import { CLICK_BATCH_PATTERN } from './click-transport';
 export const CLICK_CONSUMER_OPTIONS = Symbol('CLICK_CONSUMER_OPTIONS');
 
 export interface ClickConsumerOptions {
-  /** Events older than this at the consumer are dropped and counted; younger ones land in their own minute. */
+  /** Events older than this when their record entered the log are dropped and counted; younger ones land in their own minute. */
   readonly allowedLatenessSeconds: number;
   readonly now?: () => number;
 }
 
-/** Events stamped further ahead than this (a redirect's clock ahead of ours) are counted now instead. */
+/** Events stamped further ahead of their record's time than this (a redirect's clock ahead) are counted at the record's time instead. */
 const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 /** Producer marks older than this are not read at start: a producer resends within seconds, not days. */
 const MARKS_MAX_AGE_SECONDS = 7 * 86_400;
 
 /**
  * Consumer-group member (docs/analytics.md, "Exactly once"): folds each partition batch into
- * per-minute visitor rows and writes them in one insert with the progress they complete and the
- * producers' marks. Two guards keep counts exact:
+ * per-minute visitor rows and raw visits, and writes them so that a crash anywhere (of the consumer,
+ * or of ClickHouse in the middle of an insert) never counts a click twice:
  * - offsets: progress per source and partition, read from the store's progress table on first use
- *   and after a rebalance; a replayed record (consumer crash before the commit) is skipped;
+ *   and after a rebalance; a replayed record below it is skipped;
+ * - ledgers: each table keeps, in the same part as its rows, the last offset it holds per partition
+ *   and day; a batch beyond the progress is written to each table only from where that table stands;
  * - event ids: per source, partition and producer, the highest seq counted; a producer's resend
  *   after an ambiguous timeout lands at new offsets but carries seqs already counted, and is skipped.
+ * The producer marks and then the progress are committed once every table holds the batch.
  *
  * The handler of the click bus's Nest transport (click-transport.ts): each partition batch reaches
  * `handle` in one step, and the source commits once it resolved.
@@ -81,12 +97,15 @@ export class ClickConsumer {
     if (fresh.length === 0) return;
     const known = this.marks.get(batch.source)!;
     const updated = new Map<string, ProducerMark>();
-    const accepted: ClickEvent[] = [];
-    const now = this.now();
-    const oldest = now - this.options.allowedLatenessSeconds * 1000;
+    const counted: CountedClick[] = [];
+    // Every decision about a click is taken from the log alone (its record's time, the clicks before
+    // it after the committed offset), so a batch read again after a crash decides the same (docs/analytics.md, "Exactly once").
+    const caps = new RollupCaps();
     let duplicates = 0;
     let late = 0;
-    for (const { event } of fresh) {
+    for (const { offset, recordedAt, event: sent } of fresh) {
+      const event = sent.occurredAt > recordedAt + MAX_CLOCK_AHEAD_MS ? { ...sent, occurredAt: recordedAt } : sent;
+      const rolled = caps.decide(event, minuteOf(event.occurredAt));
       const key = `${batch.partition}/${event.producer}`;
       const last = updated.get(key)?.lastSeq ?? known.get(key);
       if (last !== undefined && event.seq <= last) {
@@ -94,16 +113,30 @@ export class ClickConsumer {
         continue;
       }
       updated.set(key, { source: batch.source, partition: batch.partition, producer: event.producer, lastSeq: event.seq });
-      if (event.occurredAt < oldest) late++;
-      else accepted.push(event.occurredAt > now + MAX_CLOCK_AHEAD_MS ? { ...event, occurredAt: now } : event);
+      if (event.occurredAt < recordedAt - this.options.allowedLatenessSeconds * 1000) late++;
+      else counted.push({ offset: BigInt(offset), event, facts: this.classifier.classify(event.userAgent), ...rolled });
     }
     const lastOffset = batch.messages[batch.messages.length - 1].offset;
-    const rows = aggregateClicks(accepted, (ua) => this.classifier.classify(ua));
-    await this.store.write(rows, { source: batch.source, partition: batch.partition, lastOffset }, [...updated.values()]);
+    const through = { source: batch.source, partition: batch.partition, lastOffset };
+    if (counted.length > 0) {
+      // Each table says what it holds of this partition: an earlier attempt cut short by a crash (of
+      // ClickHouse mid-insert, or of a consumer) may have reached some tables and not others.
+      const days = [...new Set(counted.map((c) => dayOf(c.event.occurredAt)))];
+      const ledgers: TableLedgers = (await this.store.writtenThrough(batch.source, batch.partition, days)).tables;
+      for (const write of planWrites(counted, BigInt(lastOffset), this.store.targets, ledgers)) {
+        await this.store.write({
+          rows: rollUp(write.clicks),
+          visits: write.clicks.map(visitOf),
+          targets: write.targets,
+          through: { ...through, lastOffset: String(write.lastOffset) },
+        });
+      }
+    }
+    await this.store.commit(through, [...updated.values()]);
     // Only now, once written: a failed write leaves the batch to be delivered again, unmarked.
     this.progress.get(batch.source)!.set(batch.partition, BigInt(lastOffset));
     for (const [key, mark] of updated) known.set(key, mark.lastSeq);
-    this.events.inc(accepted.length);
+    this.events.inc(counted.length);
     if (duplicates > 0) {
       this.duplicates.inc(duplicates);
       this.logger.warn(`skipped ${duplicates} click events resent by their producer (partition ${batch.partition})`);

@@ -29,20 +29,22 @@ describe('StatsController on the embedded store', () => {
     store = new SqlClickAggregateStore(new ChdbExecutor(join(dir, 'chdb')), 'stats_spec');
     await store.migrate();
     const row = { tenantId: 't1', domain: 'sho.rt', code: 'abc1234', bot: false };
-    await store.write([
-      {
-        ...row,
-        minute: T,
-        visitor: 1,
-        clicks: 2,
-        dims: [
-          { dimension: 'referers', value: '', clicks: 1 },
-          { dimension: 'referers', value: '=cmd|x', clicks: 1 },
-        ],
-      },
-      { ...row, minute: T + 120, visitor: 2, clicks: 1, dims: [{ dimension: 'referers', value: '', clicks: 1 }] },
-      { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
-    ]);
+    await store.write({
+      rows: [
+        {
+          ...row,
+          minute: T,
+          visitor: 1,
+          clicks: 2,
+          dims: [
+            { dimension: 'referers', value: '', clicks: 1 },
+            { dimension: 'referers', value: '=cmd|x', clicks: 1 },
+          ],
+        },
+        { ...row, minute: T + 120, visitor: 2, clicks: 1, dims: [{ dimension: 'referers', value: '', clicks: 1 }] },
+        { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
+      ],
+    });
     meta = new SqliteMetaStore(':memory:');
     for (const id of ['t1', 't2', 'operator']) {
       const tenant = { id, name: id, plan: 'paid', status: 'active', createdAt: new Date() } as const;
@@ -98,10 +100,12 @@ describe('StatsController on the embedded store', () => {
 
   it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared one; the operator sees those", async () => {
     // t1 has clicks on the shared domain sho.rt (above); t2 deleted b-q3-layoffs there, and it is still visited.
-    await store.write([
-      { tenantId: '', domain: 'sho.rt', code: 'b-q3-layoffs', bot: false, minute: T, visitor: 7, clicks: 4, dims: [] },
-      { tenantId: '', domain: 'go.t1.test', code: 'typo-t1', bot: false, minute: T, visitor: 8, clicks: 2, dims: [] },
-    ]);
+    await store.write({
+      rows: [
+        { tenantId: '', domain: 'sho.rt', code: 'b-q3-layoffs', bot: false, minute: T, visitor: 7, clicks: 4, dims: [] },
+        { tenantId: '', domain: 'go.t1.test', code: 'typo-t1', bot: false, minute: T, visitor: 8, clicks: 2, dims: [] },
+      ],
+    });
     const as = (principal: Principal) => ({ principal }) as AuthenticatedRequest;
     const t1 = as({ tenantId: 't1', keyId: 'k-t1', actor: { kind: 'key', id: 'k-t1', name: 'k1', tenantId: 't1' }, scopes: ['analytics:read'], plan: 'paid' });
     const t2 = as({ tenantId: 't2', keyId: 'k-t2', actor: { kind: 'key', id: 'k-t2', name: 'k2', tenantId: 't2' }, scopes: ['analytics:read'], plan: 'paid' });

@@ -2,7 +2,19 @@ import { Controller, Get, Inject, Param, Query, Req, Res, UseGuards } from '@nes
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AppConfig } from '@shortlink/config';
-import { BotFilter, CLICK_AGGREGATE_STORE, ClickAggregateStore, Dimension, DIMENSIONS, Granularity, RangeQuery, resolveRange } from '@shortlink/clicks-domain';
+import {
+  BotFilter,
+  CLICK_AGGREGATE_STORE,
+  ClickAggregateStore,
+  Dimension,
+  DIMENSIONS,
+  Granularity,
+  parseInstant,
+  RangeQuery,
+  resolveRange,
+  VisitPosition,
+  VisitRow,
+} from '@shortlink/clicks-domain';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
@@ -61,6 +73,32 @@ const orphansSchema = z
     codes: z.array(z.object({ domain: z.string(), code: z.string(), visits: z.number().int() })),
   })
   .meta({ id: 'OrphanVisits' });
+const visitSchema = z.object({
+  id: z.string().meta({ description: 'Stable id of the visit' }),
+  time: z.string().meta({ description: 'ISO 8601, milliseconds' }),
+  country: z.string().nullable(),
+  region: z.string().nullable(),
+  city: z.string().nullable(),
+  referer: z.string().nullable().meta({ description: 'Referer host; null: direct' }),
+  device: z.string(),
+  browser: z.string(),
+  os: z.string(),
+  variant: z.number().int().nullable().meta({ description: 'A/B variant index; null: none' }),
+  source: z.string().meta({ description: 'link: the short link was followed' }),
+  bot: z.boolean(),
+  visitor: z.string().meta({ description: 'Visitor id: a keyed hash, a new one every UTC day; never the IP address' }),
+});
+const visitsSchema = z
+  .object({
+    code: z.string(),
+    domain: z.string(),
+    bots,
+    visits: z.array(visitSchema),
+    next: z.string().nullable().meta({ description: 'Cursor of the next (older) page; null: the last page' }),
+  })
+  .meta({ id: 'Visits' });
+const cursor = z.string().max(200).meta({ description: 'The `next` of the previous page (INVALID_CURSOR otherwise)' });
+const VISIT_COLUMNS = ['id', 'time', 'country', 'region', 'city', 'referer', 'device', 'browser', 'os', 'variant', 'source', 'bot', 'visitor'] as const;
 const csv = z.string().meta({ description: 'The rows as CSV with a header line' });
 const ok = (description: string, schema: z.ZodType) => ({ 200: { description, schema, alternatives: { 'text/csv': csv } } });
 
@@ -222,6 +260,63 @@ export class StatsController {
     return { ...this.window(r), totals: result.totals, series, codes: result.codes };
   }
 
+  @Get('links/:code/visits')
+  @Contract({
+    summary: 'The raw visits of a link, newest first, page by page',
+    description:
+      'One row per click (kept ANALYTICS_VISIT_RETENTION_DAYS days): time, country, region and city where known, referer host, device, browser, OS, ' +
+      'A/B variant, source, bot flag and the daily visitor id; never the IP address. JSON, or CSV with Accept: text/csv or ?format=csv.',
+    tags: TAGS,
+    scope: 'analytics:read',
+    params: z.strictObject({ code }),
+    query: z.strictObject({
+      ...range,
+      cursor: cursor.optional(),
+      limit: limit.optional(),
+      domain: domain.optional(),
+      bots: bots.optional(),
+      format: format.optional(),
+    }),
+    responses: ok('A page of visits and the cursor of the next', visitsSchema),
+  })
+  async visits(
+    @Req() req: AuthenticatedRequest,
+    @Param('code') linkCode: string,
+    @Query() q: { from?: string; to?: string; cursor?: string; limit?: number; domain?: string; bots?: BotFilter; format?: 'json' | 'csv' },
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const now = Math.floor(Date.now() / 1000);
+    const to = parseInstant('to', q.to, now + 1);
+    // Older visits are gone (retention): without a bound, a page of a quiet link would search back to 1970.
+    const from = parseInstant('from', q.from, now - this.config.analytics.retention.visitDays * 86_400);
+    if (from >= to) throw new DomainError(ErrorCode.INVALID_TIME_RANGE, 'from must be before to', { from, to });
+    const pageSize = q.limit ?? 100;
+    const d = this.domainOf(q.domain);
+    const bots = q.bots ?? 'exclude';
+    const rows = await this.store.visits({
+      tenantId: req.principal!.tenantId,
+      domain: d,
+      code: linkCode,
+      from,
+      to,
+      bots,
+      after: q.cursor === undefined ? null : decodeCursor(q.cursor),
+      limit: pageSize + 1,
+    });
+    const page = rows.slice(0, pageSize).map(visitView);
+    const next = rows.length > pageSize ? encodeCursor(rows[pageSize - 1]) : null;
+    if (next !== null) reply.header('link', `<?cursor=${next}>; rel="next"`);
+    if (q.format === 'csv' || (q.format === undefined && wantsCsv(req.headers.accept))) {
+      return this.csv(
+        reply,
+        `${linkCode}-visits`,
+        [...VISIT_COLUMNS],
+        page.map((v) => VISIT_COLUMNS.map((c) => (typeof v[c] === 'boolean' ? String(v[c]) : v[c]))),
+      );
+    }
+    return { code: linkCode, domain: d, bots, visits: page, next };
+  }
+
   /**
    * Whose orphan visits a caller may see (docs/design.md, "Security model"): a visit to a code that
    * does not exist on a tenant's own domain is that tenant's; on a shared domain it is the operator's
@@ -255,4 +350,45 @@ export class StatsController {
     reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9_-]/g, '_')}.csv"`);
     return toCsv(header, rows);
   }
+}
+
+/** A visit as the API shows it. */
+function visitView(v: VisitRow) {
+  return {
+    id: v.id,
+    time: new Date(v.time).toISOString(),
+    country: v.country,
+    region: v.region,
+    city: v.city,
+    referer: v.refererHost,
+    device: v.device,
+    browser: v.browser,
+    os: v.os,
+    variant: v.variant,
+    source: v.source,
+    bot: v.bot,
+    visitor: String(v.visitor),
+  };
+}
+
+/** CSV when the client asks for it before (or instead of) JSON. */
+function wantsCsv(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((t) => t.split(';')[0].trim().toLowerCase());
+  const csvAt = types.indexOf('text/csv');
+  const jsonAt = types.indexOf('application/json');
+  return csvAt >= 0 && (jsonAt < 0 || csvAt < jsonAt);
+}
+
+/** The position after the last visit of a page, opaque to clients: `<epoch ms>.<id>` in base64url. */
+function encodeCursor(v: VisitPosition): string {
+  return Buffer.from(`${v.time}.${v.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): VisitPosition {
+  const m = /^(\d{1,16})\.(\d{1,20})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!m || BigInt(m[2]) > 0xffff_ffff_ffff_ffffn || Number(m[1]) > 0xffff_ffff * 1000 + 999) {
+    throw new DomainError(ErrorCode.INVALID_CURSOR, 'cursor must be the next of a previous page');
+  }
+  return { time: Number(m[1]), id: m[2] };
 }

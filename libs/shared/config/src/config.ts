@@ -168,6 +168,8 @@ export const envSchema = z.object({
   ANALYTICS_MINUTE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   ANALYTICS_HOUR_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(400),
   ANALYTICS_DAY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /** Days the raw visits (a row per click) are kept; old days leave by partition (issue 22). */
+  ANALYTICS_VISIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** Kafka consumer session: a member that stops heartbeating loses its partitions after this (broker minimum 6 s). */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
   // --- end analytics
@@ -343,7 +345,7 @@ export interface AppConfig {
   readonly analytics: {
     readonly consumerEnabled: boolean;
     readonly allowedLatenessSeconds: number;
-    readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number };
+    readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number; readonly visitDays: number };
   };
   readonly geo: { readonly databaseFile: string | null };
   readonly redirect: {
@@ -516,7 +518,12 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     analytics: {
       consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED,
       allowedLatenessSeconds: e.ANALYTICS_ALLOWED_LATENESS_SECONDS,
-      retention: { minuteDays: e.ANALYTICS_MINUTE_RETENTION_DAYS, hourDays: e.ANALYTICS_HOUR_RETENTION_DAYS, dayDays: e.ANALYTICS_DAY_RETENTION_DAYS },
+      retention: {
+        minuteDays: e.ANALYTICS_MINUTE_RETENTION_DAYS,
+        hourDays: e.ANALYTICS_HOUR_RETENTION_DAYS,
+        dayDays: e.ANALYTICS_DAY_RETENTION_DAYS,
+        visitDays: e.ANALYTICS_VISIT_RETENTION_DAYS,
+      },
     },
     geo: { databaseFile: e.GEO_DATABASE ?? null },
     redirect: {

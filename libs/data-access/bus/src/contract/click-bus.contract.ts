@@ -115,12 +115,14 @@ export function describeClickBusContract(backend: string, open: () => Promise<Cl
 
     it('delivers every sent event once to a group, with its partition, offsets not decreasing within a partition (a record carries several events)', async () => {
       const events = clicksOnLinks(12, 5);
+      const sentFrom = Date.now();
       await f.sink.send(events.slice(0, 30)); // before the group exists: read from the beginning
       const recorder = new Recorder();
       await started(group('once'), recorder);
       await f.sink.send(events.slice(30, 45));
       await f.sink.send(events.slice(45));
       await waitFor(() => recorder.hasAll(events), timeout, 'all events');
+      const receivedBy = Date.now();
 
       const ids = recorder.delivered.map((m) => idOf(m.event));
       expect(ids.length).toBe(events.length);
@@ -132,6 +134,8 @@ export function describeClickBusContract(backend: string, open: () => Promise<Cl
         for (const m of batch.messages) {
           expect(m.partition).toBe(batch.partition);
           expect(m.offset).toMatch(/^\d+$/);
+          // The record's time in the log: when it was sent, not when it was read.
+          expect(m.recordedAt >= sentFrom - 1000 && m.recordedAt <= receivedBy).toBe(true);
           expect(m.event).toEqual(byId.get(idOf(m.event)));
           (offsetsOf.get(m.partition) ?? offsetsOf.set(m.partition, []).get(m.partition)!).push(BigInt(m.offset));
         }
@@ -197,7 +201,7 @@ export function describeClickBusContract(backend: string, open: () => Promise<Cl
       await f.sink.send(uncommitted);
       await waitFor(() => first.calls.some((c) => !c.ok), timeout, 'a failing call');
       await source1.close();
-      const seenOffsetsBefore = new Map(first.calls.flatMap((c) => c.batch.messages).map((m) => [idOf(m.event), `${m.partition}@${m.offset}`]));
+      const seenOffsetsBefore = new Map(first.calls.flatMap((c) => c.batch.messages).map((m) => [idOf(m.event), `${m.partition}@${m.offset}@${m.recordedAt}`]));
 
       const second = new Recorder();
       await started(groupId, second);
@@ -209,12 +213,12 @@ export function describeClickBusContract(backend: string, open: () => Promise<Cl
       const committedIds = new Set(committed.map((e) => idOf(e)));
       expect(ids.filter((id) => committedIds.has(id))).toEqual([]);
       expect(new Set(ids)).toEqual(new Set([...uncommitted, marker].map((e) => idOf(e))));
-      // Redelivered messages keep their partition and offset: those of the first member's failing calls at least come again.
+      // Redelivered messages keep their partition, offset and record time: those of the first member's failing calls at least come again.
       const failedIds = new Set(first.calls.filter((c) => !c.ok).flatMap((c) => c.batch.messages.map((m) => idOf(m.event))));
       const again = second.delivered.filter((m) => seenOffsetsBefore.has(idOf(m.event)));
       expect(failedIds.size).toBeGreaterThan(0);
       expect(again.map((m) => idOf(m.event))).toEqual(expect.arrayContaining([...failedIds]));
-      expect(again.map((m) => `${m.partition}@${m.offset}`)).toEqual(again.map((m) => seenOffsetsBefore.get(idOf(m.event))));
+      expect(again.map((m) => `${m.partition}@${m.offset}@${m.recordedAt}`)).toEqual(again.map((m) => seenOffsetsBefore.get(idOf(m.event))));
     });
 
     it('delivers everything to each of two groups', async () => {

@@ -164,7 +164,8 @@ export class KafkaClickEventSource implements ClickEventSource {
     for (const message of batch.messages) {
       const events = decodeClickRecord(message.value);
       if (typeof events !== 'string') {
-        for (const event of events) messages.push({ partition: batch.partition, offset: message.offset, event });
+        const recordedAt = Number(message.timestamp);
+        for (const event of events) messages.push({ partition: batch.partition, offset: message.offset, recordedAt, event });
       } else {
         this.skipped++;
         this.logger({

@@ -192,7 +192,7 @@ export class MemoryClickEventSource implements ClickEventSource {
         const events = decodeClickRecord(record.value);
         if (typeof events !== 'string') {
           const offset = String(record.offset);
-          for (const event of events) messages.push({ partition, offset, event });
+          for (const event of events) messages.push({ partition, offset, recordedAt: record.timestamp, event });
         } else {
           this.skipped++;
           this.logger({ level: 'warn', namespace: 'bus.memory', message: `skipped a click record (${events})`, extra: { partition, offset: record.offset } });

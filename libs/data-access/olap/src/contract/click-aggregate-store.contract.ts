@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import type { ClickAggregateStore, DimensionCount, RangeQuery, VisitorMinuteRow } from '@shortlink/clicks-domain';
+import type { ClickAggregateStore, ConsumerProgress, DimensionCount, ProducerMark, RangeQuery, VisitorMinuteRow, VisitRow } from '@shortlink/clicks-domain';
 
 export interface ClickAggregateStoreFixture {
   store: ClickAggregateStore;
@@ -29,6 +29,33 @@ export function aVisitorRow(overrides: Partial<VisitorMinuteRow> = {}): VisitorM
   };
 }
 
+let visitSeq = 0;
+export function aVisit(overrides: Partial<VisitRow> = {}): VisitRow {
+  const seq = visitSeq++;
+  return {
+    id: (BigInt('0x' + randomUUID().replace(/-/g, '').slice(0, 15)) * 16n + BigInt(seq % 16)).toString(),
+    time: T0 * 1000,
+    tenantId: randomUUID(),
+    domain: 'sho.rt',
+    code: 'c' + randomUUID().slice(0, 8),
+    linkId: '42',
+    country: null,
+    region: null,
+    city: null,
+    refererHost: null,
+    device: 'desktop',
+    browser: 'Chrome',
+    os: 'Windows',
+    variant: null,
+    source: 'link',
+    bot: false,
+    visitor: 7,
+    producer: 'p-' + randomUUID().slice(0, 8),
+    seq,
+    ...overrides,
+  };
+}
+
 const minutes = (from: number, to: number, bots: RangeQuery['bots'] = 'exclude'): RangeQuery => ({ from, to, granularity: 'minute', bots });
 const dim = (dimension: DimensionCount['dimension'], value: string, clicks: number): DimensionCount => ({ dimension, value, clicks });
 
@@ -51,10 +78,14 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
     });
 
     const link = () => ({ tenantId: randomUUID(), domain: 'sho.rt', code: 'c' + randomUUID().slice(0, 8) });
+    const writeAndCommit = async (rows: VisitorMinuteRow[], through: ConsumerProgress, marks: ProducerMark[] = []) => {
+      await store.write({ rows, through });
+      await store.commit(through, marks);
+    };
 
     it('migrates again without error and keeps the data', async () => {
       const l = link();
-      await store.write([aVisitorRow({ ...l, clicks: 3 })]);
+      await store.write({ rows: [aVisitorRow({ ...l, clicks: 3 })] });
       await store.migrate();
       await store.migrate();
       expect((await store.series(l, minutes(T0, T0 + MIN))).totals).toEqual({ clicks: 3, visitors: 1, botClicks: 0 });
@@ -66,11 +97,13 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('gives per-minute series and totals for two minutes and two visitors', async () => {
       const l = link();
-      await store.write([
-        aVisitorRow({ ...l, minute: T0, visitor: 11, clicks: 2 }),
-        aVisitorRow({ ...l, minute: T0, visitor: 22, clicks: 1 }),
-        aVisitorRow({ ...l, minute: T0 + MIN, visitor: 22, clicks: 4 }),
-      ]);
+      await store.write({
+        rows: [
+          aVisitorRow({ ...l, minute: T0, visitor: 11, clicks: 2 }),
+          aVisitorRow({ ...l, minute: T0, visitor: 22, clicks: 1 }),
+          aVisitorRow({ ...l, minute: T0 + MIN, visitor: 22, clicks: 4 }),
+        ],
+      });
       const s = await store.series(l, minutes(T0, T0 + 10 * MIN));
       expect(s.series).toEqual([
         { time: T0, clicks: 3, visitors: 2, botClicks: 0 },
@@ -81,12 +114,14 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('rolls minutes up into hours and days: same totals, a visitor of several minutes counted once per bucket', async () => {
       const l = link();
-      await store.write([
-        aVisitorRow({ ...l, minute: T0 + 5 * MIN, visitor: 77, clicks: 1 }),
-        aVisitorRow({ ...l, minute: T0 + 9 * MIN, visitor: 77, clicks: 2 }),
-        aVisitorRow({ ...l, minute: T0 + HOUR + MIN, visitor: 78, clicks: 5 }),
-        aVisitorRow({ ...l, minute: T0 + DAY + 2 * HOUR, visitor: 77, clicks: 7 }),
-      ]);
+      await store.write({
+        rows: [
+          aVisitorRow({ ...l, minute: T0 + 5 * MIN, visitor: 77, clicks: 1 }),
+          aVisitorRow({ ...l, minute: T0 + 9 * MIN, visitor: 77, clicks: 2 }),
+          aVisitorRow({ ...l, minute: T0 + HOUR + MIN, visitor: 78, clicks: 5 }),
+          aVisitorRow({ ...l, minute: T0 + DAY + 2 * HOUR, visitor: 77, clicks: 7 }),
+        ],
+      });
       const m = await store.series(l, minutes(T0, T0 + 2 * DAY));
       expect(m.series.map((p) => p.visitors)).toEqual([1, 1, 1, 1]);
       const h = await store.series(l, { ...minutes(T0, T0 + 2 * DAY), granularity: 'hour' });
@@ -105,9 +140,9 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('merges rows of the same minute written in separate inserts', async () => {
       const l = link();
-      await store.write([aVisitorRow({ ...l, visitor: 1, clicks: 2 })]);
-      await store.write([aVisitorRow({ ...l, visitor: 2, clicks: 5 })]);
-      await store.write([aVisitorRow({ ...l, visitor: 1, clicks: 1 })]);
+      await store.write({ rows: [aVisitorRow({ ...l, visitor: 1, clicks: 2 })] });
+      await store.write({ rows: [aVisitorRow({ ...l, visitor: 2, clicks: 5 })] });
+      await store.write({ rows: [aVisitorRow({ ...l, visitor: 1, clicks: 1 })] });
       const s = await store.series(l, minutes(T0, T0 + MIN));
       expect(s.series).toEqual([{ time: T0, clicks: 8, visitors: 2, botClicks: 0 }]);
     });
@@ -119,7 +154,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       for (let v = 1; v <= 400; v++) {
         for (let k = 0; k < 3; k++) rows.push(aVisitorRow({ ...l, minute: T0 + ((v + k) % 5) * MIN, visitor: v * 7919 + 1, clicks: 1 }));
       }
-      await store.write(rows);
+      await store.write({ rows });
       const s = await store.series(l, minutes(T0, T0 + 5 * MIN));
       expect(s.series).toHaveLength(5);
       expect(s.totals.clicks).toBe(1200);
@@ -129,11 +164,13 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('keeps bot clicks apart: excluded by default, included or alone on request, always counted as botClicks', async () => {
       const l = link();
-      await store.write([
-        aVisitorRow({ ...l, visitor: 1, clicks: 3 }),
-        aVisitorRow({ ...l, visitor: 2, clicks: 4, bot: true }),
-        aVisitorRow({ ...l, minute: T0 + MIN, visitor: 2, clicks: 1, bot: true }),
-      ]);
+      await store.write({
+        rows: [
+          aVisitorRow({ ...l, visitor: 1, clicks: 3 }),
+          aVisitorRow({ ...l, visitor: 2, clicks: 4, bot: true }),
+          aVisitorRow({ ...l, minute: T0 + MIN, visitor: 2, clicks: 1, bot: true }),
+        ],
+      });
       const exclude = await store.series(l, minutes(T0, T0 + 5 * MIN));
       expect(exclude.series).toEqual([
         { time: T0, clicks: 3, visitors: 1, botClicks: 4 },
@@ -146,23 +183,25 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('breaks clicks down by dimension value, most clicks first, with unique visitors per value, at every granularity', async () => {
       const l = link();
-      await store.write([
-        aVisitorRow({
-          ...l,
-          visitor: 1,
-          clicks: 3,
-          dims: [dim('countries', 'DE', 3), dim('referers', 'news.example', 1), dim('referers', '', 2), dim('devices', 'mobile', 3)],
-        }),
-        aVisitorRow({ ...l, visitor: 2, clicks: 1, dims: [dim('countries', 'US', 1), dim('referers', 'news.example', 1), dim('devices', 'desktop', 1)] }),
-        aVisitorRow({
-          ...l,
-          minute: T0 + 2 * HOUR,
-          visitor: 1,
-          clicks: 2,
-          dims: [dim('countries', 'DE', 2), dim('referers', '', 2), dim('devices', 'mobile', 2)],
-        }),
-        aVisitorRow({ ...l, visitor: 3, clicks: 9, bot: true, dims: [dim('countries', 'US', 9), dim('devices', 'bot', 9)] }),
-      ]);
+      await store.write({
+        rows: [
+          aVisitorRow({
+            ...l,
+            visitor: 1,
+            clicks: 3,
+            dims: [dim('countries', 'DE', 3), dim('referers', 'news.example', 1), dim('referers', '', 2), dim('devices', 'mobile', 3)],
+          }),
+          aVisitorRow({ ...l, visitor: 2, clicks: 1, dims: [dim('countries', 'US', 1), dim('referers', 'news.example', 1), dim('devices', 'desktop', 1)] }),
+          aVisitorRow({
+            ...l,
+            minute: T0 + 2 * HOUR,
+            visitor: 1,
+            clicks: 2,
+            dims: [dim('countries', 'DE', 2), dim('referers', '', 2), dim('devices', 'mobile', 2)],
+          }),
+          aVisitorRow({ ...l, visitor: 3, clicks: 9, bot: true, dims: [dim('countries', 'US', 9), dim('devices', 'bot', 9)] }),
+        ],
+      });
       for (const granularity of ['minute', 'hour', 'day'] as const) {
         const range = { ...minutes(T0, T0 + DAY), granularity };
         expect(await store.breakdown(l, range, 'countries', 10)).toEqual([
@@ -182,13 +221,15 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it("lists a tenant's links by clicks, optionally on one domain, never another tenant's", async () => {
       const tenantId = randomUUID();
-      await store.write([
-        aVisitorRow({ tenantId, code: 'few', clicks: 1 }),
-        aVisitorRow({ tenantId, code: 'many', clicks: 5, visitor: 1 }),
-        aVisitorRow({ tenantId, code: 'many', clicks: 2, visitor: 2 }),
-        aVisitorRow({ tenantId, code: 'other', domain: 'go.example', clicks: 3 }),
-        aVisitorRow({ code: 'theirs', clicks: 100 }),
-      ]);
+      await store.write({
+        rows: [
+          aVisitorRow({ tenantId, code: 'few', clicks: 1 }),
+          aVisitorRow({ tenantId, code: 'many', clicks: 5, visitor: 1 }),
+          aVisitorRow({ tenantId, code: 'many', clicks: 2, visitor: 2 }),
+          aVisitorRow({ tenantId, code: 'other', domain: 'go.example', clicks: 3 }),
+          aVisitorRow({ code: 'theirs', clicks: 100 }),
+        ],
+      });
       const range = minutes(T0, T0 + HOUR);
       expect(await store.topLinks(tenantId, null, range, 10)).toEqual([
         { domain: 'sho.rt', code: 'many', clicks: 7, visitors: 2 },
@@ -203,16 +244,18 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       const domain = `orphans-${randomUUID().slice(0, 8)}.example`;
       const tenantId = randomUUID();
       const shared = `shared-${domain}`;
-      await store.write([
-        aVisitorRow({ tenantId, domain, code: 'real', clicks: 1 }),
-        aVisitorRow({ tenantId: '', domain, code: 'wp-login', clicks: 3, visitor: 1, bot: true }),
-        aVisitorRow({ tenantId: '', domain, code: 'wp-login', minute: T0 + MIN, clicks: 1, visitor: 2 }),
-        aVisitorRow({ tenantId: '', domain, code: 'typo123', clicks: 1, visitor: 3 }),
-        aVisitorRow({ tenantId: '', domain: `elsewhere-${domain}`, code: 'x', clicks: 50 }),
-        // Another tenant's deleted link on a shared domain, where this tenant has clicks too.
-        aVisitorRow({ tenantId, domain: shared, code: 'mine', clicks: 1 }),
-        aVisitorRow({ tenantId: '', domain: shared, code: 'b-q3-layoffs', clicks: 7, visitor: 4 }),
-      ]);
+      await store.write({
+        rows: [
+          aVisitorRow({ tenantId, domain, code: 'real', clicks: 1 }),
+          aVisitorRow({ tenantId: '', domain, code: 'wp-login', clicks: 3, visitor: 1, bot: true }),
+          aVisitorRow({ tenantId: '', domain, code: 'wp-login', minute: T0 + MIN, clicks: 1, visitor: 2 }),
+          aVisitorRow({ tenantId: '', domain, code: 'typo123', clicks: 1, visitor: 3 }),
+          aVisitorRow({ tenantId: '', domain: `elsewhere-${domain}`, code: 'x', clicks: 50 }),
+          // Another tenant's deleted link on a shared domain, where this tenant has clicks too.
+          aVisitorRow({ tenantId, domain: shared, code: 'mine', clicks: 1 }),
+          aVisitorRow({ tenantId: '', domain: shared, code: 'b-q3-layoffs', clicks: 7, visitor: 4 }),
+        ],
+      });
       const range = minutes(T0, T0 + HOUR, 'include');
       const mine = await store.orphans({ ...range, domains: [domain], limit: 10 });
       expect(mine.totals).toEqual({ visits: 5, visitors: 3 });
@@ -239,7 +282,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
     it("does not show another tenant's rows for the same domain and code", async () => {
       const mine = link();
       const theirs = { ...mine, tenantId: randomUUID() };
-      await store.write([aVisitorRow({ ...mine, visitor: 1, clicks: 1 }), aVisitorRow({ ...theirs, visitor: 2, clicks: 50 })]);
+      await store.write({ rows: [aVisitorRow({ ...mine, visitor: 1, clicks: 1 }), aVisitorRow({ ...theirs, visitor: 2, clicks: 50 })] });
       expect((await store.series(mine, minutes(T0, T0 + MIN))).totals.clicks).toBe(1);
       expect((await store.series(theirs, minutes(T0, T0 + MIN))).totals.clicks).toBe(50);
       expect((await store.series({ ...mine, tenantId: randomUUID() }, minutes(T0, T0 + MIN))).series).toEqual([]);
@@ -248,12 +291,14 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('respects [from, to): from is inclusive, to is exclusive, and spans a month boundary', async () => {
       const l = link();
-      await store.write([
-        aVisitorRow({ ...l, minute: T0 - MIN, clicks: 1 }),
-        aVisitorRow({ ...l, minute: T0, clicks: 10 }),
-        aVisitorRow({ ...l, minute: T0 + MIN, clicks: 100 }),
-        aVisitorRow({ ...l, minute: T0 + 2 * MIN, clicks: 1000 }),
-      ]);
+      await store.write({
+        rows: [
+          aVisitorRow({ ...l, minute: T0 - MIN, clicks: 1 }),
+          aVisitorRow({ ...l, minute: T0, clicks: 10 }),
+          aVisitorRow({ ...l, minute: T0 + MIN, clicks: 100 }),
+          aVisitorRow({ ...l, minute: T0 + 2 * MIN, clicks: 1000 }),
+        ],
+      });
       const s = await store.series(l, minutes(T0, T0 + 2 * MIN));
       expect(s.series.map((p) => p.time)).toEqual([T0, T0 + MIN]);
       expect(s.totals.clicks).toBe(110);
@@ -265,12 +310,12 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       const source = freshSource();
       const other = freshSource();
       const l = link();
-      await store.write([aVisitorRow(l)], { source, partition: 1, lastOffset: '5' });
-      await store.write([aVisitorRow(l)], { source, partition: 2, lastOffset: '40' });
-      await store.write([aVisitorRow(l)], { source, partition: 1, lastOffset: '3' });
-      await store.write([aVisitorRow({ ...l, minute: T0 + MIN })], { source, partition: 1, lastOffset: '12' });
-      await store.write([], { source, partition: 2, lastOffset: '9007199254740993' });
-      await store.write([aVisitorRow(l)], { source: other, partition: 1, lastOffset: '99' });
+      await writeAndCommit([aVisitorRow(l)], { source, partition: 1, lastOffset: '5' });
+      await writeAndCommit([aVisitorRow(l)], { source, partition: 2, lastOffset: '40' });
+      await writeAndCommit([aVisitorRow(l)], { source, partition: 1, lastOffset: '3' });
+      await writeAndCommit([aVisitorRow({ ...l, minute: T0 + MIN })], { source, partition: 1, lastOffset: '12' });
+      await writeAndCommit([], { source, partition: 2, lastOffset: '9007199254740993' });
+      await writeAndCommit([aVisitorRow(l)], { source: other, partition: 1, lastOffset: '99' });
       expect(await store.ingestedOffsets(source)).toEqual(
         new Map([
           [1, 12n],
@@ -283,11 +328,11 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it("keeps each producer's highest event seq per source and partition, written with the rows", async () => {
       const source = freshSource();
-      await store.write([aVisitorRow()], { source, partition: 0, lastOffset: '1' }, [
+      await writeAndCommit([aVisitorRow()], { source, partition: 0, lastOffset: '1' }, [
         { source, partition: 0, producer: 'a', lastSeq: 10 },
         { source, partition: 1, producer: 'a', lastSeq: 4 },
       ]);
-      await store.write([], { source, partition: 0, lastOffset: '2' }, [
+      await writeAndCommit([], { source, partition: 0, lastOffset: '2' }, [
         { source, partition: 0, producer: 'a', lastSeq: 7 },
         { source, partition: 0, producer: 'b', lastSeq: 2 ** 40 },
       ]);
@@ -301,26 +346,27 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect(await store.producerMarks(source, Math.floor(Date.now() / 1000) + 2 * DAY)).toEqual([]);
     });
 
-    it('writes the rows and their progress in one insert: a refused progress writes no rows', async () => {
+    it('refuses a malformed progress and writes no rows with it', async () => {
       const l = link();
       const source = freshSource();
-      await expect(store.write([aVisitorRow({ ...l, clicks: 1 })], { source, partition: 0, lastOffset: '12; DROP TABLE x' })).rejects.toThrow(/lastOffset/);
+      const through = { source, partition: 0, lastOffset: '12; DROP TABLE x' };
+      await expect(store.write({ rows: [aVisitorRow({ ...l, clicks: 1 })], through })).rejects.toThrow(/lastOffset/);
+      await expect(store.commit(through, [])).rejects.toThrow(/lastOffset/);
       expect((await store.series(l, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);
       expect(await store.ingestedOffsets(source)).toEqual(new Map());
     });
 
     it('gives an empty series and zero totals for an unknown link, and treats an empty write as a no-op', async () => {
       expect(await store.series(link(), minutes(0, T0 * 2))).toEqual({ series: [], totals: { clicks: 0, visitors: 0, botClicks: 0 } });
-      await expect(store.write([])).resolves.toBeUndefined();
+      await expect(store.write({ rows: [] })).resolves.toBeUndefined();
     });
 
     it('round-trips quotes, backslashes, newlines and non-ASCII in tenant, domain, code and dimension values', async () => {
       const nasty = { tenantId: `t'\\"\n${randomUUID()}`, domain: 'dömain\\.example', code: "a'b\\c" };
       const lookalike = { ...nasty, code: "a'bc" };
-      await store.write([
-        aVisitorRow({ ...nasty, clicks: 2, visitor: 9, dims: [dim('referers', "x'y\\z\n😀", 2)] }),
-        aVisitorRow({ ...lookalike, clicks: 30 }),
-      ]);
+      await store.write({
+        rows: [aVisitorRow({ ...nasty, clicks: 2, visitor: 9, dims: [dim('referers', "x'y\\z\n😀", 2)] }), aVisitorRow({ ...lookalike, clicks: 30 })],
+      });
       expect((await store.series(nasty, minutes(T0, T0 + MIN))).series).toEqual([{ time: T0, clicks: 2, visitors: 1, botClicks: 0 }]);
       expect(await store.breakdown(nasty, minutes(T0, T0 + MIN), 'referers', 5)).toEqual([{ value: "x'y\\z\n😀", clicks: 2, visitors: 1 }]);
       expect((await store.series({ ...nasty, code: "' OR '1'='1" }, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);
@@ -328,23 +374,97 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('refuses a malformed row and writes none of the batch', async () => {
       const l = link();
-      await expect(store.write([aVisitorRow({ ...l, clicks: 1 }), aVisitorRow({ ...l, visitor: -1 })])).rejects.toThrow(/visitor/);
+      await expect(store.write({ rows: [aVisitorRow({ ...l, clicks: 1 }), aVisitorRow({ ...l, visitor: -1 })] })).rejects.toThrow(/visitor/);
       expect((await store.series(l, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);
+    });
+
+    it("keeps each table's ledger (source, partition, day) -> last offset in the tables a write reaches, and nothing of it in any answer", async () => {
+      const source = freshSource('kafka');
+      const l = link();
+      const day2 = T0 + DAY;
+      const visit = aVisit({ ...l, time: (day2 + 30) * 1000 });
+      await store.write({ rows: [aVisitorRow({ ...l, clicks: 2 })], visits: [visit], through: { source, partition: 3, lastOffset: '17' } });
+      await store.write({
+        rows: [aVisitorRow({ ...l, minute: day2 })],
+        targets: ['link_minute', 'dim_day'],
+        through: { source, partition: 3, lastOffset: '20' },
+      });
+      await store.write({ rows: [aVisitorRow({ ...l, minute: T0 })], targets: ['link_hour'], through: { source, partition: 4, lastOffset: '99' } });
+      const held = await store.writtenThrough(source, 3, [T0, day2, T0 + 2 * DAY]);
+      expect(held.committed).toBeUndefined();
+      expect([...held.tables.keys()].sort()).toEqual([...store.targets].sort());
+      const ledger = Object.fromEntries([...held.tables].map(([table, days]) => [table, Object.fromEntries([...days].map(([d, o]) => [d, String(o)]))]));
+      // A write's ledger entries cover every day it has rows of: a table holds all of those days through the offset.
+      expect(ledger).toEqual({
+        link_minute: { [T0]: '17', [day2]: '20' },
+        link_hour: { [T0]: '17', [day2]: '17' },
+        link_day: { [T0]: '17', [day2]: '17' },
+        dim_minute: { [T0]: '17', [day2]: '17' },
+        dim_hour: { [T0]: '17', [day2]: '17' },
+        dim_day: { [T0]: '17', [day2]: '20' },
+        visits: { [T0]: '17', [day2]: '17' },
+      });
+      await store.commit({ source, partition: 3, lastOffset: '20' }, []);
+      expect((await store.writtenThrough(source, 3, [])).committed).toBe(20n);
+      // The ledger rows are no tenant's: no series, top link or orphan shows them.
+      expect((await store.series(l, minutes(T0, T0 + 2 * DAY))).totals.clicks).toBe(3);
+      expect((await store.topLinks(l.tenantId, null, minutes(T0, T0 + 2 * DAY), 10)).map((r) => r.code)).toEqual([l.code]);
+      expect((await store.orphans({ ...minutes(T0, T0 + 2 * DAY), domains: [source], limit: 100 })).totals).toEqual({ visits: 0, visitors: 0 });
+    });
+
+    it('lists raw visits newest first, page by page through a cursor, with every fact and filters for link, bots and time', async () => {
+      const l = link();
+      const other = { ...l, code: 'other' + randomUUID().slice(0, 6) };
+      const visits = [
+        aVisit({ ...l, time: T0 * 1000 + 5, country: 'DE', region: 'BE', city: 'Berlin', refererHost: 'news.example', variant: 1 }),
+        aVisit({ ...l, time: T0 * 1000 + 5 }),
+        aVisit({ ...l, time: (T0 - 3 * HOUR) * 1000 + 999, bot: true, device: 'bot' }),
+        aVisit({ ...l, time: (T0 - 40 * DAY) * 1000 }),
+        aVisit({ ...other, time: T0 * 1000 + 7 }),
+      ];
+      await store.write({ visits });
+      const q = { tenantId: l.tenantId, domain: l.domain, code: l.code, from: 0, to: T0 + 1, bots: 'include' as const, after: null, limit: 10 };
+      const all = await store.visits(q);
+      const sameMs = [visits[0], visits[1]].sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+      expect(all).toEqual([...sameMs, visits[2], visits[3]]);
+      const first = await store.visits({ ...q, limit: 2 });
+      expect(first).toEqual(sameMs);
+      const second = await store.visits({ ...q, limit: 2, after: { time: first[1].time, id: first[1].id } });
+      expect(second).toEqual([visits[2], visits[3]]);
+      expect(await store.visits({ ...q, bots: 'exclude' })).toEqual([...sameMs, visits[3]]);
+      expect(await store.visits({ ...q, bots: 'only' })).toEqual([visits[2]]);
+      expect(await store.visits({ ...q, from: T0 - DAY })).toEqual([...sameMs, visits[2]]);
+      expect((await store.visits({ ...q, code: undefined })).map((v) => v.code)).toEqual([other.code, l.code, l.code, l.code, l.code]);
+      expect(await store.visits({ ...q, tenantId: randomUUID() })).toEqual([]);
+    });
+
+    it('drops the raw visits of days older than their retention, by day', async () => {
+      const l = link();
+      const old = Date.UTC(2002, 0, 10) / 1000;
+      const visits = [aVisit({ ...l, time: old * 1000 }), aVisit({ ...l, time: (old + 2 * DAY) * 1000 })];
+      await store.write({ visits });
+      const dropped = await store.dropExpired(old + 3 * DAY, { minuteDays: 3650, hourDays: 0, dayDays: 0, visitDays: 2 });
+      expect(dropped).toContain('visits:20020110');
+      expect(dropped).not.toContain('visits:20020112');
+      const q = { tenantId: l.tenantId, domain: l.domain, code: l.code, from: 0, to: old + 3 * DAY, bots: 'include' as const, after: null, limit: 10 };
+      expect(await store.visits(q)).toEqual([visits[1]]);
     });
 
     it('drops partitions wholly older than the retention: minutes by day, hours by month, days by year', async () => {
       const old = Date.UTC(2001, 0, 10) / 1000;
       const l = link();
-      await store.write([aVisitorRow({ ...l, minute: old, clicks: 1 }), aVisitorRow({ ...l, minute: old + 5 * DAY, clicks: 2 })]);
+      await store.write({ rows: [aVisitorRow({ ...l, minute: old, clicks: 1 }), aVisitorRow({ ...l, minute: old + 5 * DAY, clicks: 2 })] });
       const now = old + 6 * DAY;
-      const dropped = await store.dropExpired(now, { minuteDays: 3, hourDays: 0, dayDays: 0 });
+      const dropped = await store.dropExpired(now, { minuteDays: 3, hourDays: 0, dayDays: 0, visitDays: 3650 });
       expect(dropped.sort()).toEqual(['link_minute:20010110']);
       const all = { ...minutes(old - DAY, now) };
       expect((await store.series(l, all)).totals.clicks).toBe(2);
       expect((await store.series(l, { ...all, granularity: 'hour' })).totals.clicks).toBe(3);
       expect((await store.series(l, { ...all, granularity: 'day' })).totals.clicks).toBe(3);
       // Rows of 2024 (the other tests) are far younger than any of these cutoffs.
-      expect(await store.dropExpired(now + 400 * DAY, { minuteDays: 1, hourDays: 30, dayDays: 0 })).toEqual(expect.arrayContaining(['link_hour:200101']));
+      expect(await store.dropExpired(now + 400 * DAY, { minuteDays: 1, hourDays: 30, dayDays: 0, visitDays: 3650 })).toEqual(
+        expect.arrayContaining(['link_hour:200101']),
+      );
       expect((await store.series(l, { ...all, granularity: 'day' })).totals.clicks).toBe(3);
     });
   });

@@ -1,0 +1,248 @@
+import { randomInt, randomUUID } from 'crypto';
+import { existsSync, readFileSync } from 'fs';
+import { join } from 'path';
+import { ClickHouseClient, createClient } from '@clickhouse/client';
+import { Kafka, logLevel } from 'kafkajs';
+import { ensureClickTopic, KafkaClickEventSink } from '@shortlink/bus';
+import { ClickEvent, DIMENSION_ID } from '@shortlink/clicks-domain';
+import { App, eventually, metric, metricsOf, serverSecrets, sleep, startApp } from '@shortlink/harness';
+import { requireEnv } from '@shortlink/testing';
+import { BROWSER_UA } from '../e2e/support';
+import { API_KEY, Outages, stack } from './support';
+
+/**
+ * Issues 25 and 22 (docs/analytics.md, "Exactly once"), on the real stack (Kafka, ClickHouse 18.16):
+ * - ClickHouse is killed with SIGKILL while the consumer's insert is running, several times: the
+ *   insert fans out to several tables through materialized views, each committing on its own, so a
+ *   kill can leave some tables written and others not. After the replays, every table (the rollups
+ *   at each granularity, a dimension table and the raw visits) holds each click produced exactly once.
+ * - The analytics consumer is killed with SIGKILL mid-flight: the raw visits and the rollups agree,
+ *   per link, with what was produced.
+ * The truth is read straight from ClickHouse. Every wait is bounded; ClickHouse is started again in a
+ * finally (and in afterAll as a net).
+ */
+describe('analytics counts exactly once through crashes mid-insert, raw visits included (issues 22, 25)', () => {
+  const RUN = Date.now().toString(36);
+  const TOPIC = `shortlink.clicks.mid-insert.${RUN}`;
+  const DATABASE = `shortlink_mid_insert_${RUN}`;
+  const outages = new Outages();
+  const apps: App[] = [];
+  const measured: Record<string, unknown> = {};
+  let env: Record<string, string>;
+  let ch: ClickHouseClient;
+  let sink: KafkaClickEventSink;
+
+  const producerOf = (tenantId: string) => {
+    const producer = randomUUID().slice(0, 16);
+    let seq = 0;
+    return (n: number): ClickEvent[] =>
+      Array.from({ length: n }, () => {
+        const i = seq++;
+        return {
+          producer,
+          seq: i,
+          kind: 'click',
+          occurredAt: Date.now(),
+          tenantId,
+          linkId: String(i % 40),
+          domain: 'mid-insert.test',
+          code: `code${i % 40}`,
+          visitor: i % 7919,
+          country: i % 3 === 0 ? 'DE' : 'US',
+          refererHost: i % 2 === 0 ? null : 'news.example',
+          userAgent: BROWSER_UA,
+          variant: null,
+        };
+      });
+  };
+
+  /** The tables the consumer's insert reaches through the views of clicks_input. */
+  const DATA_TABLES = ['dim_day', 'dim_hour', 'dim_minute', 'link_day', 'link_hour', 'link_minute', 'visits'];
+
+  const query = async <T>(sql: string): Promise<T[]> => (await (await ch.query({ query: sql, format: 'JSONEachRow' })).json()) as T[];
+
+  /** Clicks of the tenant per table: the three link rollups, the countries of the minute dimension table, the raw visits. */
+  const counted = async (tenantId: string): Promise<Record<string, number>> => {
+    const where = `tenant_id = '${tenantId}'`;
+    const one = async (sql: string) => Number((await query<{ n: string | number }>(sql))[0]?.n ?? 0);
+    return {
+      link_minute: await one(`SELECT sumMerge(clicks) AS n FROM ${DATABASE}.link_minute WHERE ${where}`),
+      link_hour: await one(`SELECT sumMerge(clicks) AS n FROM ${DATABASE}.link_hour WHERE ${where}`),
+      link_day: await one(`SELECT sumMerge(clicks) AS n FROM ${DATABASE}.link_day WHERE ${where}`),
+      dim_minute: await one(`SELECT sumMerge(clicks) AS n FROM ${DATABASE}.dim_minute WHERE ${where} AND dim = ${DIMENSION_ID.countries}`),
+      visits: await one(`SELECT count() AS n FROM ${DATABASE}.visits WHERE ${where}`),
+    };
+  };
+  const everywhere = (n: number) => ({ link_minute: n, link_hour: n, link_day: n, dim_minute: n, visits: n });
+  const countedExactly = async (tenantId: string, expected: number, timeoutMs: number) => {
+    let last: Record<string, number> = {};
+    await eventually(
+      `${expected} clicks of ${tenantId} in every table`,
+      async () => {
+        last = await counted(tenantId);
+        return Object.values(last).every((n) => n >= expected);
+      },
+      timeoutMs,
+      500,
+    ).catch(() => undefined);
+    // Settled: nothing arrives late, and nothing twice.
+    await sleep(2000);
+    expect(await counted(tenantId)).toEqual(everywhere(expected));
+  };
+
+  const startAnalytics = async () => {
+    const app = await startApp('analytics', env, { timeoutMs: 60_000 });
+    apps.push(app);
+    return app;
+  };
+
+  /** The PID stack.sh recorded for ClickHouse, checked against the process' command line. */
+  const clickhousePid = (): number => {
+    const file = join(requireEnv('STACK_PIDS_DIR'), 'clickhouse.pid');
+    if (!existsSync(file)) throw new Error(`no pid file ${file}: is clickhouse running?`);
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!cmdline.includes('clickhouse')) throw new Error(`pid ${pid} is "${cmdline}", not clickhouse`);
+    return pid;
+  };
+
+  beforeAll(async () => {
+    for (const name of ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT', 'STACK_PIDS_DIR', 'MYSQL_META_URL']) requireEnv(name);
+    await stack('status');
+    env = {
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: 'clickhouse',
+      LOG_LEVEL: 'warn',
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      ...serverSecrets(),
+      KAFKA_CLICK_TOPIC: TOPIC,
+      KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`,
+      CLICKHOUSE_DATABASE: DATABASE,
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+    };
+    await ensureClickTopic(requireEnv('KAFKA_BROKERS').split(','), TOPIC, 6);
+    sink = new KafkaClickEventSink({ brokers: requireEnv('KAFKA_BROKERS'), topic: TOPIC, clientId: 'mid-insert-test', logLevel: 'nothing' });
+    ch = createClient({
+      url: requireEnv('CLICKHOUSE_URL'),
+      username: process.env.CLICKHOUSE_USER || 'default',
+      password: process.env.CLICKHOUSE_PASSWORD || '',
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(apps.splice(0).map((a) => a.stop()));
+    await outages.restoreAll();
+    await sink?.close();
+    await ch?.command({ query: `DROP DATABASE IF EXISTS ${DATABASE}` }).catch(() => undefined);
+    await ch?.close();
+    const admin = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'mid-insert-cleanup', logLevel: logLevel.NOTHING }).admin();
+    await admin
+      .connect()
+      .then(() => admin.deleteTopics({ topics: [TOPIC], timeout: 10_000 }))
+      .catch(() => undefined)
+      .finally(() => admin.disconnect());
+    console.log(`analytics crash mid-insert measurements: ${JSON.stringify({ ...measured, ...outages.timings })}`);
+  });
+
+  it('holds each click exactly once in every table although ClickHouse was SIGKILLed 3 times in the middle of an insert', async () => {
+    const tenantId = `t-chkill-${RUN}`;
+    const next = producerOf(tenantId);
+    // A backlog first, then a steady flow while ClickHouse is killed, so the consumer inserts back to back.
+    let produced = 0;
+    for (; produced < 12_000; produced += 2_000) await sink.send(next(2_000));
+    let killing = true;
+    const producing = (async () => {
+      while (killing && produced < 200_000) {
+        await sink.send(next(1_000));
+        produced += 1_000;
+        await sleep(200);
+      }
+    })();
+    const consumer = await startAnalytics();
+    const kills: Array<{ tablesWritten: string[]; countedAfter: Record<string, number> }> = [];
+    try {
+      for (let k = 0; k < 3; k++) {
+        // Kill while an insert of the consumer (system.processes lists it) has committed a part into
+        // some of the tables its views write, and not yet into the others: the tables are apart.
+        let baseline: Map<string, number> | undefined;
+        const tablesWritten = await eventually(
+          'an insert of the consumer halfway through its tables',
+          async () => {
+            const [r] = await query<{ inserts: string | number; parts: string[] }>(
+              `SELECT (SELECT count() FROM system.processes WHERE query LIKE 'INSERT INTO ${DATABASE}.clicks_input%') AS inserts,` +
+                ` (SELECT groupArray(table) FROM system.parts WHERE database = '${DATABASE}' AND level = 0` +
+                ` AND table IN (${DATA_TABLES.map((t) => `'${t}'`).join(', ')})) AS parts`,
+            ).catch(() => []);
+            if (!r || Number(r.inserts) === 0) {
+              baseline = undefined;
+              return undefined;
+            }
+            const parts = new Map<string, number>();
+            for (const t of r.parts) parts.set(t, (parts.get(t) ?? 0) + 1);
+            if (!baseline) {
+              baseline = parts;
+              return undefined;
+            }
+            const grown = DATA_TABLES.filter((t) => (parts.get(t) ?? 0) > (baseline!.get(t) ?? 0));
+            if (grown.length === DATA_TABLES.length) {
+              baseline = parts; // this one is past its tables: wait for the next
+              return undefined;
+            }
+            return grown.length > 0 ? grown : undefined;
+          },
+          120_000,
+          2,
+        );
+        const pid = clickhousePid();
+        outages.killed('clickhouse');
+        process.kill(pid, 'SIGKILL');
+        await eventually('clickhouse gone', async () => !existsSync(`/proc/${pid}`), 30_000, 50);
+        try {
+          await sleep(randomInt(200, 1500));
+        } finally {
+          await outages.start('clickhouse');
+        }
+        kills.push({ tablesWritten, countedAfter: await counted(tenantId) });
+      }
+    } finally {
+      killing = false;
+      await producing;
+    }
+    measured.clickhouseKills = kills;
+    await countedExactly(tenantId, produced, 300_000);
+    expect(consumer.proc.alive).toBe(true);
+  }, 900_000);
+
+  it('keeps the raw visits and the rollups in agreement, per link, after the consumer is SIGKILLed 3 times', async () => {
+    const tenantId = `t-consumer-kill-${RUN}`;
+    const next = producerOf(tenantId);
+    const TOTAL = 30_000;
+    let consumer = apps[apps.length - 1] ?? (await startAnalytics());
+    let produced = 0;
+    const producing = (async () => {
+      while (produced < TOTAL) {
+        await sink.send(next(2_000));
+        produced += 2_000;
+        await sleep(300);
+      }
+    })();
+    for (let k = 0; k < 3; k++) {
+      await eventually('the consumer aggregating', async () => metric(await metricsOf(consumer.admin), 'shortlink_analytics_events_total') > 0, 60_000, 100);
+      await sleep(randomInt(200, 1500));
+      process.kill(consumer.proc.pid, 'SIGKILL');
+      await consumer.proc.exited;
+      apps.splice(apps.indexOf(consumer), 1);
+      consumer = await startAnalytics();
+    }
+    await producing;
+    await countedExactly(tenantId, TOTAL, 300_000);
+    const perLink = async (sql: string) => new Map((await query<{ code: string; n: string | number }>(sql)).map((r) => [r.code, Number(r.n)]));
+    const visits = await perLink(`SELECT code, count() AS n FROM ${DATABASE}.visits WHERE tenant_id = '${tenantId}' GROUP BY code`);
+    const rollup = await perLink(`SELECT code, sumMerge(clicks) AS n FROM ${DATABASE}.link_day WHERE tenant_id = '${tenantId}' GROUP BY code`);
+    expect(visits.size).toBe(40);
+    expect(visits).toEqual(rollup);
+    expect([...visits.values()].every((n) => n === TOTAL / 40)).toBe(true);
+  }, 900_000);
+});
