@@ -234,7 +234,8 @@ async function main(): Promise<number> {
       for (const g of ['minute', 'hour', 'day'] as const) {
         const rs = await ch.query({
           // ClickHouse 18.16 has no query parameters; the domain is the run's own name (letters, digits, dots and dashes).
-          query: `SELECT code, sumMerge(clicks) AS n FROM ${database}.link_${g} WHERE domain = '${domain}' GROUP BY code`,
+          // Orphan visits (404 LINK_NOT_FOUND, a deleted link's included) have no tenant and are no clicks (docs/analytics.md).
+          query: `SELECT code, sumMerge(clicks) AS n FROM ${database}.link_${g} WHERE domain = '${domain}' AND tenant_id != '' GROUP BY code`,
           format: 'JSONEachRow',
         });
         for (const r of (await rs.json()) as Array<{ code: string; n: string | number }>) (out[r.code] ??= { minute: 0, hour: 0, day: 0 })[g] = Number(r.n);

@@ -63,6 +63,30 @@ export function verdictTable(config: RunConfig, v: Verdict, wallMs: number): str
     ),
   );
   out.push('');
+  const t0 = v.faults[0]?.fault.start ?? 0;
+  out.push(
+    markdownTable(
+      [
+        ['#', 'r'],
+        ['at (s)', 'r'],
+        ['fault', 'l'],
+        ['victim', 'l'],
+        ['down (s)', 'r'],
+        ['failed requests', 'r'],
+        ['time to recover (s)', 'r'],
+      ],
+      v.faults.map((f, i) => [
+        i + 1,
+        s(f.fault.start - t0),
+        `${f.fault.target} ${f.fault.action}${f.fault.error ? ' (not back)' : ''}`,
+        f.fault.victim,
+        s(f.fault.end - f.fault.start),
+        f.failures,
+        s(f.recoveredAfterMs),
+      ]),
+    ),
+  );
+  out.push('');
   out.push(
     markdownTable(
       [
