@@ -45,6 +45,7 @@ export class FaultInjector {
       beforeKill?: (name: string, app: App) => Promise<void>;
       started?: (name: string, app: App) => void;
       unflushed?: () => Promise<number>;
+      log?: (msg: string) => void;
     } = {},
   ) {}
 
@@ -113,7 +114,7 @@ export class FaultInjector {
       }
       return { ...base, victim, start, end: Date.now() };
     } catch (e) {
-      return { ...base, victim, start, end: Date.now(), error: (e as Error).message.slice(0, 500) };
+      return { ...base, victim, start, end: Date.now(), error: (e as Error).message };
     }
   }
 
@@ -133,9 +134,18 @@ export class FaultInjector {
     }
   }
 
+  /** Starts a killed app again on its ports; a boot can take a minute and more on a loaded machine, so it gets three tries. */
   private async restartApp(name: string): Promise<void> {
     const down = this.appsDown.get(name)!;
-    const app = await startApp(down.kind, this.apps.env, { portsOf: down.old, timeoutMs: 90_000 });
+    let app: App | undefined;
+    for (let attempt = 1; !app; attempt++) {
+      try {
+        app = await startApp(down.kind, this.apps.env, { portsOf: down.old, timeoutMs: 120_000 });
+      } catch (e) {
+        if (attempt >= 3) throw e;
+        this.hooks.log?.(`${name} did not come up (try ${attempt} of 3): ${(e as Error).message}`);
+      }
+    }
     this.apps[down.kind][down.index] = app;
     this.appsDown.delete(name);
     this.hooks.started?.(name, app);

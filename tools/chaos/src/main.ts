@@ -154,9 +154,33 @@ async function main(): Promise<number> {
       scrapes.killing(app.proc.pid);
     },
     unflushed: () => scrapes.unflushed(),
+    log,
   });
   const clients: ChildProcess[] = [];
   const t0 = Date.now();
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const c of clients) if (c.exitCode === null) c.kill('SIGTERM');
+      await faults.restoreAll().catch((e) => log(`restoring the stack: ${(e as Error).message}`));
+      await Promise.all([...apps.generation, ...apps.redirect, ...apps.analytics].map((a) => a.stop()));
+      if (!o.keep) {
+        await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
+        const admin = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'chaos-cleanup', logLevel: logLevel.NOTHING }).admin();
+        await admin
+          .connect()
+          .then(() => admin.deleteTopics({ topics: [topic], timeout: 10_000 }))
+          .catch(() => undefined)
+          .finally(() => admin.disconnect());
+      }
+      await ch.close();
+    })());
+  // Interrupted by hand: servers stopped with SIGSTOP get SIGCONT, killed ones are started again, the apps are stopped.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      log(`${signal}: restoring the stack and stopping the apps`);
+      void cleanup().finally(() => process.exit(130));
+    });
   try {
     await ensureClickTopic(requireEnv('KAFKA_BROKERS').split(','), topic, 6);
     log('starting 2 generation, 2 redirect instances and the analytics consumer');
@@ -218,6 +242,8 @@ async function main(): Promise<number> {
       const f = await faults.inject(plan);
       recorded.push(f);
       log(`${describeFault(plan, i)} → ${f.victim}: back after ${f.end - f.start} ms${f.error ? ` FAILED: ${f.error}` : ''}`);
+      // What follows a component that did not come back would be its outage, not the platform's answer to faults.
+      if (f.error) break;
     }
     await sleep(5000); // the last recovery, under load
     const endedAt = Date.now();
@@ -306,19 +332,7 @@ async function main(): Promise<number> {
     process.stdout.write(`\n${table}\n\nrecord: ${join(dir, 'record.json')}\n`);
     return verdict.passed ? 0 : 1;
   } finally {
-    for (const c of clients) if (c.exitCode === null) c.kill('SIGTERM');
-    await faults.restoreAll().catch((e) => log(`restoring the stack: ${(e as Error).message}`));
-    await Promise.all([...apps.generation, ...apps.redirect, ...apps.analytics].map((a) => a.stop()));
-    if (!o.keep) {
-      await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
-      const admin = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'chaos-cleanup', logLevel: logLevel.NOTHING }).admin();
-      await admin
-        .connect()
-        .then(() => admin.deleteTopics({ topics: [topic], timeout: 10_000 }))
-        .catch(() => undefined)
-        .finally(() => admin.disconnect());
-    }
-    await ch.close();
+    await cleanup();
   }
 }
 
