@@ -39,6 +39,9 @@ export const RECOVERY_MS: Record<FaultTarget, number> = {
 
 const APP_TARGETS: ReadonlySet<FaultTarget> = new Set(['redirect', 'generation', 'analytics']);
 
+/** A time of the run as seconds since the workload started. */
+const at = (record: ChaosRecord, t: number) => `+${((t - record.startedAt) / 1000).toFixed(3)} s`;
+
 const failed = (op: Op) => op.status === null || op.status >= 500;
 
 /** Whether the fault, with its recovery time, excuses a failure of this request. */
@@ -174,7 +177,7 @@ export function checkRedirectTargets(record: ChaosRecord, links = histories(reco
       const state = current?.after.map(keyOf).join(' or ') ?? 'not created yet';
       out.push({
         invariant: 'redirect-targets',
-        message: `${r.code}: ${r.instance} answered 302 → ${r.location} at ${r.start}–${r.end}, when the link was ${state} (acknowledged at ${current?.op.end})`,
+        message: `${r.code}: ${r.instance} answered 302 → ${r.location} at ${at(record, r.start)}–${at(record, r.end)}, when the link was ${state} (acknowledged at ${current ? at(record, current.op.end) : '–'})`,
       });
     }
   }
@@ -252,7 +255,7 @@ export function checkErrors(record: ChaosRecord): Violation[] {
     if (failed(op) && !record.faults.some((f) => excuses(f, op)))
       out.push({
         invariant: 'errors',
-        message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${op.start}–${op.end} got ${op.status ?? `no answer (${op.error})`}${op.problem ? ` ${op.problem}` : ''} outside every fault window`,
+        message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)}–${at(record, op.end)} got ${op.status ?? `no answer (${op.error})`}${op.problem ? ` ${op.problem}` : ''} outside every fault window`,
       });
   }
   return out;

@@ -9,6 +9,7 @@
  *   npm run chaos                       the long run: ≥ 10 minutes and ≥ 30 faults
  *   npm run chaos -- --short            ≤ 2 minutes of faults, ≤ 3 minutes in all (CI)
  *   npm run chaos -- --seed 1234        replays a schedule (printed at the start of every run)
+ *   npm run chaos -- --check <record.json>   the checker again on a recorded run
  */
 import { ChildProcess, fork } from 'child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'fs';
@@ -100,7 +101,17 @@ class RedirectScrapes {
   }
 }
 
+/** `--check <record.json>`: the checker again on a recorded run, without running anything. */
+function checkAgain(file: string): number {
+  const record = JSON.parse(readFileSync(file, 'utf8')) as ChaosRecord;
+  const verdict = check(record);
+  process.stdout.write(`${verdictTable(record.config, verdict, record.settled.at - record.startedAt)}\n`);
+  return verdict.passed ? 0 : 1;
+}
+
 async function main(): Promise<number> {
+  const recorded = process.argv.indexOf('--check');
+  if (recorded >= 0) return checkAgain(process.argv[recorded + 1]);
   const o = parseArgs(process.argv.slice(2));
   for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT', 'STACK_PIDS_DIR'])
     requireEnv(name);

@@ -95,7 +95,7 @@ export function verdictTable(config: RunConfig, v: Verdict, wallMs: number): str
         ['missing', 'r'],
         ['counted dropped', 'r'],
         ['buffered in SIGKILLed redirects', 'r'],
-        ['counted twice or more', 'r'],
+        ['counted beyond the 302s seen (unanswered requests served)', 'r'],
       ],
       [[v.clicks.produced, v.clicks.counted, v.clicks.missing, v.clicks.dropped, v.clicks.atRiskAtKill, v.clicks.extra]],
     ),
