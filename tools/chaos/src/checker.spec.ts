@@ -1,4 +1,14 @@
-import { check, checkAcknowledgedWrites, checkClicks, checkErrors, checkMaxClicks, checkRedirectTargets, faultSummary, RECOVERY_MS } from './checker';
+import {
+  atRiskAtKill,
+  check,
+  checkAcknowledgedWrites,
+  checkClicks,
+  checkErrors,
+  checkMaxClicks,
+  checkRedirectTargets,
+  faultSummary,
+  RECOVERY_MS,
+} from './checker';
 import { ChaosRecord, Fault, Op } from './record';
 
 /**
@@ -160,8 +170,29 @@ describe('chaos checker: clicks', () => {
     expect(checkClicks(recordOf(ops(), {}, { counted }))[0].message).toContain('1 302s are not counted');
     expect(checkClicks(recordOf(ops(), {}, { counted, incarnations: [{ instance: 'redirect-0', pid: 1, dropped: 1 }] }))).toEqual([]);
     expect(
-      checkClicks(recordOf(ops(), {}, { counted, incarnations: [{ instance: 'redirect-0', pid: 1, dropped: 0, killedAt: clock, atRiskAtKill: 1 }] })),
+      checkClicks(
+        recordOf(ops(), {}, { counted, incarnations: [{ instance: 'redirect-0', pid: 1, dropped: 0, killedAt: clock, lastScrape: { at: 0, buffer: 1 } }] }),
+      ),
     ).toEqual([]);
+  });
+});
+
+describe('chaos checker: clicks of a SIGKILLed redirect', () => {
+  it('counts as at risk its buffer at the last scrape and the 302s it answered from the moment that scrape was sent until the kill', () => {
+    const c = create('c1', URL_A);
+    const scrape = c.end + 100;
+    const killedAt = scrape + 50;
+    const ops = [
+      c,
+      redirect('c1', URL_A, scrape - 30), // ended before the scrape was sent: in the gauge already
+      redirect('c1', URL_A, scrape - 5), // ended after: maybe not
+      redirect('c1', URL_A, scrape + 20),
+      redirect('c1', URL_A, killedAt + 5), // another incarnation's
+    ];
+    const incarnations = [{ instance: 'redirect-0', pid: 1, dropped: 0, killedAt, lastScrape: { at: scrape, buffer: 3 } }];
+    expect(atRiskAtKill(recordOf(ops, {}, { incarnations }))).toBe(5);
+    const counted = { c1: { minute: 0, hour: 0, day: 0 } };
+    expect(checkClicks(recordOf(ops, {}, { counted, incarnations: [{ ...incarnations[0], lastScrape: { at: scrape, buffer: 0 } }] }))).toHaveLength(1);
   });
 });
 

@@ -57,6 +57,7 @@ class RedirectScrapes {
   constructor(private readonly apps: Instances) {}
 
   async scrape(name: string, app: App): Promise<void> {
+    const sentAt = Date.now();
     const m = await metricsOf(app.admin);
     const prev = this.byPid.get(app.proc.pid);
     this.byPid.set(app.proc.pid, {
@@ -64,7 +65,7 @@ class RedirectScrapes {
       dropped: metric(m, 'shortlink_click_events_dropped_total'),
       buffer: metric(m, 'shortlink_click_buffer_size'),
       unflushed: metric(m, 'shortlink_redirect_unflushed_clicks'),
-      scrapedAt: Date.now(),
+      scrapedAt: sentAt,
     });
   }
 
@@ -83,15 +84,11 @@ class RedirectScrapes {
     return [...this.byPid.values()].reduce((a, i) => a + i.unflushed, 0);
   }
 
-  /** Each incarnation; a killed one's clicks at risk are its last buffer size plus the 302s it answered after that scrape. */
-  incarnations(ops: readonly Op[]): RedirectIncarnation[] {
-    return [...this.byPid.values()].map(({ buffer, scrapedAt, unflushed: _, ...inc }) => {
-      if (inc.killedAt === undefined) return inc;
-      const after = ops.filter(
-        (o) => o.kind === 'redirect' && o.instance === inc.instance && o.status === 302 && o.end >= scrapedAt && o.start <= inc.killedAt!,
-      ).length;
-      return { ...inc, atRiskAtKill: buffer + after };
-    });
+  /** Each incarnation, a killed one with its last scrape (the checker bounds the clicks it took with it from that). */
+  incarnations(): RedirectIncarnation[] {
+    return [...this.byPid.values()].map(({ buffer, scrapedAt, unflushed: _, ...inc }) =>
+      inc.killedAt === undefined ? inc : { ...inc, lastScrape: { at: scrapedAt, buffer } },
+    );
   }
 
   bufferedNow(): number {
@@ -334,7 +331,7 @@ async function main(): Promise<number> {
       endedAt,
       ops,
       faults: recorded,
-      settled: { at: Date.now(), counted, incarnations: scrapes.incarnations(ops), links },
+      settled: { at: Date.now(), counted, incarnations: scrapes.incarnations(), links },
     };
     writeFileSync(join(dir, 'record.json'), JSON.stringify(record));
     const verdict = check(record);

@@ -64,8 +64,11 @@ export interface RedirectIncarnation {
   dropped: number;
   /** Killed with SIGKILL: its buffered clicks went with it. */
   killedAt?: number;
-  /** `shortlink_click_buffer_size` at the last scrape before the kill, plus the 302s it answered after that scrape: clicks that can have been lost with it. */
-  atRiskAtKill?: number;
+  /**
+   * Its last scrape before the kill: when it was sent, and `shortlink_click_buffer_size` then. The clicks lost with it are at most
+   * that buffer plus the 302s it answered from that moment until the kill (checker.ts, `atRiskAtKill`).
+   */
+  lastScrape?: { at: number; buffer: number };
 }
 
 /** What the run read once it settled. */
