@@ -60,6 +60,8 @@ class RedirectScrapes {
     const sentAt = Date.now();
     const m = await metricsOf(app.admin);
     const prev = this.byPid.get(app.proc.pid);
+    // Once killed, an incarnation keeps its last scrape: its successor answers on the same ports before the App is replaced.
+    if (prev?.killedAt !== undefined || !app.proc.alive) return;
     this.byPid.set(app.proc.pid, {
       ...(prev ?? { instance: name, pid: app.proc.pid }),
       dropped: metric(m, 'shortlink_click_events_dropped_total'),
