@@ -29,12 +29,20 @@ export interface StartAppOptions extends EntryOptions {
    */
   wait?: 'health' | 'listening';
   timeoutMs?: number;
+  /** Listen on this app's ports again (a restart after a kill) instead of free ones. */
+  portsOf?: App;
+}
+
+/** The ports an app listened on, as `appPorts` gives them. */
+function samePorts(app: App): { base: string; admin: string; env: Record<string, string> } {
+  const prefix = app.name.toUpperCase();
+  return { base: app.base, admin: app.admin, env: { [`${prefix}_PORT`]: new URL(app.base).port, [`${prefix}_ADMIN_PORT`]: new URL(app.admin).port } };
 }
 
 /** Starts `apps/<name>/src/main.ts` on free ports and waits for it; stops it again when it does not come up. */
 export async function startApp(name: AppName, env: Record<string, string>, opts: StartAppOptions = {}): Promise<App> {
-  const { wait = 'health', timeoutMs = 60_000, ...start } = opts;
-  const ports = await appPorts(name);
+  const { wait = 'health', timeoutMs = 60_000, portsOf, ...start } = opts;
+  const ports = portsOf ? samePorts(portsOf) : await appPorts(name);
   const proc = startProcess(`apps/${name}/src/main.ts`, { ...env, ...ports.env }, { name, ...start });
   const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).status;
   const ready =

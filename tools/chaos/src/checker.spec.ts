@@ -1,0 +1,254 @@
+import {
+  atRiskAtKill,
+  check,
+  checkAcknowledgedWrites,
+  checkClicks,
+  checkErrors,
+  checkMaxClicks,
+  checkRedirectTargets,
+  faultSummary,
+  RECOVERY_MS,
+} from './checker';
+import { ChaosRecord, Fault, Op } from './record';
+
+/**
+ * The checker against hand-made records: each test is a run that broke one invariant, and the
+ * checker must name it; the clean run beside each must pass.
+ */
+const URL_A = 'https://example.com/a';
+const URL_B = 'https://example.com/b';
+const CT = 'application/problem+json; charset=utf-8';
+
+let clock = 1_000_000;
+const op = (o: Partial<Op> & Pick<Op, 'kind'>): Op => {
+  const start = o.start ?? (clock += 1000);
+  const status = o.status === undefined ? 200 : o.status;
+  return {
+    client: 0,
+    instance: o.kind === 'redirect' ? 'redirect-0' : 'generation-0',
+    start,
+    end: start + 10,
+    status,
+    outcome: status === null || status >= 500 ? 'unknown' : status >= 400 ? 'fail' : 'ok',
+    ...o,
+  };
+};
+const create = (code: string, url: string, extra: Partial<Op> = {}) => op({ kind: 'create', code, url, status: 201, ...extra });
+const redirect = (code: string, location: string, start: number, extra: Partial<Op> = {}) =>
+  op({ kind: 'redirect', code, status: 302, location, start, ...extra });
+const seen = (url: string, state = 'active') => ({
+  apiStatus: 200,
+  apiUrl: url,
+  apiState: state,
+  redirectStatus: state === 'active' ? 302 : 404,
+  location: state === 'active' ? url : null,
+});
+
+function recordOf(ops: Op[], extra: Partial<ChaosRecord> = {}, settled: Partial<ChaosRecord['settled']> = {}): ChaosRecord {
+  const clicks: Record<string, number> = {};
+  for (const o of ops) if (o.kind === 'redirect' && o.status === 302) clicks[o.code!] = (clicks[o.code!] ?? 0) + 1;
+  return {
+    config: { seed: 1, mode: 'short', propagationBoundMs: 100, l1TtlMs: 60_000 },
+    startedAt: 0,
+    endedAt: clock + 100_000,
+    ops,
+    faults: [],
+    ...extra,
+    settled: {
+      at: clock + 200_000,
+      counted: Object.fromEntries(Object.entries(clicks).map(([c, n]) => [c, { minute: n, hour: n, day: n }])),
+      incarnations: [{ instance: 'redirect-0', pid: 1, dropped: 0 }],
+      links: {},
+      ...settled,
+    },
+  };
+}
+
+const fault = (f: Partial<Fault> & Pick<Fault, 'target' | 'start' | 'end'>): Fault => ({ action: 'kill', victim: f.target, downMs: f.end - f.start, ...f });
+
+describe('chaos checker: acknowledged writes', () => {
+  it('passes a link whose last acknowledged edit is what the API and the redirect show', () => {
+    const ops = [create('c1', URL_A), op({ kind: 'edit', code: 'c1', url: URL_B })];
+    expect(checkAcknowledgedWrites(recordOf(ops, {}, { links: { c1: seen(URL_B) } }))).toEqual([]);
+  });
+
+  it('finds an acknowledged edit that was undone (the old target shows after the run)', () => {
+    const ops = [create('c1', URL_A), op({ kind: 'edit', code: 'c1', url: URL_B })];
+    const found = checkAcknowledgedWrites(recordOf(ops, {}, { links: { c1: seen(URL_A) } }));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ invariant: 'acknowledged-writes' });
+    expect(found[0].message).toContain('active https://example.com/b');
+  });
+
+  it('finds an acknowledged create that is not there after the run', () => {
+    const found = checkAcknowledgedWrites(recordOf([create('c1', URL_A)], {}, { links: { c1: { apiStatus: 404, redirectStatus: 404 } } }));
+    expect(found.map((v) => v.invariant)).toEqual(['acknowledged-writes']);
+  });
+
+  it('finds an acknowledged delete whose link still redirects, and an acknowledged disable that did not hold', () => {
+    const ops = [create('d1', URL_A), op({ kind: 'delete', code: 'd1', status: 204 }), create('d2', URL_A), op({ kind: 'disable', code: 'd2' })];
+    const found = checkAcknowledgedWrites(recordOf(ops, {}, { links: { d1: seen(URL_A), d2: seen(URL_A) } }));
+    expect(found.map((v) => v.message.slice(0, 3))).toEqual(['d1:', 'd2:']);
+  });
+
+  it('accepts either state after a write whose outcome is unknown (a 503 may have saved it)', () => {
+    const ops = [create('c1', URL_A), op({ kind: 'edit', code: 'c1', url: URL_B, status: 503 })];
+    expect(checkAcknowledgedWrites(recordOf(ops, {}, { links: { c1: seen(URL_A) } }))).toEqual([]);
+    expect(checkAcknowledgedWrites(recordOf(ops, {}, { links: { c1: seen(URL_B) } }))).toEqual([]);
+  });
+
+  it('counts the 201 rows of a batch as acknowledged creates', () => {
+    const batch = op({ kind: 'batch', status: 200, rows: [{ code: 'b1', url: URL_A, status: 201 }] });
+    expect(checkAcknowledgedWrites(recordOf([batch], {}, { links: {} })).map((v) => v.message)).toEqual([
+      'b1: created (acknowledged) but not read back after the run',
+    ]);
+  });
+});
+
+describe('chaos checker: redirect targets', () => {
+  it('passes the old target before the propagation bound and the new one after', () => {
+    const c = create('c1', URL_A);
+    const edit = op({ kind: 'edit', code: 'c1', url: URL_B });
+    const ops = [c, edit, redirect('c1', URL_A, edit.end + 50), redirect('c1', URL_B, edit.start + 1), redirect('c1', URL_B, edit.end + 500)];
+    expect(checkRedirectTargets(recordOf(ops))).toEqual([]);
+  });
+
+  it('finds the old target served after the acknowledgement + the propagation bound', () => {
+    const edit = op({ kind: 'edit', code: 'c1', url: URL_B });
+    const found = checkRedirectTargets(recordOf([create('c1', URL_A, { start: edit.start - 100 }), edit, redirect('c1', URL_A, edit.end + 150)]));
+    expect(found).toHaveLength(1);
+    expect(found[0].invariant).toBe('redirect-targets');
+  });
+
+  it('finds a target the link never had, and a target given before the edit was sent', () => {
+    const c = create('c1', URL_A);
+    const edit = op({ kind: 'edit', code: 'c1', url: URL_B });
+    const found = checkRedirectTargets(recordOf([c, edit, redirect('c1', 'https://example.com/never', edit.end + 500), redirect('c1', URL_B, c.end + 5)]));
+    expect(found).toHaveLength(2);
+  });
+
+  it('finds a 302 of a deleted link and of a disabled link after the bound', () => {
+    const ops = [create('d1', URL_A), create('d2', URL_A)];
+    const del = op({ kind: 'delete', code: 'd1', status: 204 });
+    const dis = op({ kind: 'disable', code: 'd2' });
+    const found = checkRedirectTargets(
+      recordOf([...ops, del, dis, redirect('d1', URL_A, del.end + 101), redirect('d2', URL_A, dis.end + 200), redirect('d2', URL_A, dis.end + 99)]),
+    );
+    expect(found.map((v) => v.message.slice(0, 3))).toEqual(['d1:', 'd2:']);
+  });
+
+  it('allows the old value for the L1 TTL when a Redis fault cut the change channel between the answer and the request', () => {
+    const edit = op({ kind: 'edit', code: 'c1', url: URL_B });
+    const late = redirect('c1', URL_A, edit.end + 10_000);
+    const ops = [create('c1', URL_A, { start: edit.start - 100 }), edit, late];
+    expect(checkRedirectTargets(recordOf(ops, { faults: [fault({ target: 'redis-master', start: edit.end - 1000, end: edit.end + 2000 })] }))).toEqual([]);
+    expect(checkRedirectTargets(recordOf(ops, { faults: [fault({ target: 'kafka', start: edit.end - 1000, end: edit.end + 2000 })] }))).toHaveLength(1);
+  });
+});
+
+describe('chaos checker: clicks', () => {
+  const ops = () => {
+    const c = create('c1', URL_A);
+    return [c, redirect('c1', URL_A, c.end + 1), redirect('c1', URL_A, c.end + 2), redirect('c1', URL_A, c.end + 3)];
+  };
+
+  it('passes when every 302 is counted once in each rollup', () => {
+    expect(checkClicks(recordOf(ops()))).toEqual([]);
+  });
+
+  it('finds a click counted twice', () => {
+    const found = checkClicks(recordOf(ops(), {}, { counted: { c1: { minute: 4, hour: 4, day: 4 } } }));
+    expect(found.map((v) => v.invariant)).toEqual(['clicks-counted-once']);
+  });
+
+  it('finds rollups that disagree', () => {
+    expect(checkClicks(recordOf(ops(), {}, { counted: { c1: { minute: 3, hour: 3, day: 2 } } }))[0].message).toContain('rollups disagree');
+  });
+
+  it('finds a 302 that is neither counted nor counted as dropped, and accepts it when the redirect counted it dropped', () => {
+    const counted = { c1: { minute: 2, hour: 2, day: 2 } };
+    expect(checkClicks(recordOf(ops(), {}, { counted }))[0].message).toContain('1 302s are not counted');
+    expect(checkClicks(recordOf(ops(), {}, { counted, incarnations: [{ instance: 'redirect-0', pid: 1, dropped: 1 }] }))).toEqual([]);
+    expect(
+      checkClicks(
+        recordOf(ops(), {}, { counted, incarnations: [{ instance: 'redirect-0', pid: 1, dropped: 0, killedAt: clock, lastScrape: { at: 0, buffer: 1 } }] }),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('chaos checker: clicks of a SIGKILLed redirect', () => {
+  it('counts as at risk its buffer at the last scrape and the 302s it answered from the moment that scrape was sent until the kill', () => {
+    const c = create('c1', URL_A);
+    const scrape = c.end + 100;
+    const killedAt = scrape + 50;
+    const ops = [
+      c,
+      redirect('c1', URL_A, scrape - 30), // ended before the scrape was sent: in the gauge already
+      redirect('c1', URL_A, scrape - 5), // ended after: maybe not
+      redirect('c1', URL_A, scrape + 20),
+      redirect('c1', URL_A, killedAt + 5), // another incarnation's
+    ];
+    const incarnations = [{ instance: 'redirect-0', pid: 1, dropped: 0, killedAt, lastScrape: { at: scrape, buffer: 3 } }];
+    expect(atRiskAtKill(recordOf(ops, {}, { incarnations }))).toBe(5);
+    const counted = { c1: { minute: 0, hour: 0, day: 0 } };
+    expect(checkClicks(recordOf(ops, {}, { counted, incarnations: [{ ...incarnations[0], lastScrape: { at: scrape, buffer: 0 } }] }))).toHaveLength(1);
+  });
+});
+
+describe('chaos checker: errors', () => {
+  it('finds a 5xx outside every fault window and passes one inside a window + its recovery time', () => {
+    const bad = op({ kind: 'edit', code: 'c1', status: 503, contentType: CT });
+    const inWindow = fault({ target: 'mariadb', start: bad.start - 5000, end: bad.start - RECOVERY_MS.mariadb + 5 });
+    expect(checkErrors(recordOf([bad])).map((v) => v.invariant)).toEqual(['errors']);
+    expect(checkErrors(recordOf([bad], { faults: [inWindow] }))).toEqual([]);
+    expect(checkErrors(recordOf([bad], { faults: [{ ...inWindow, end: bad.start - RECOVERY_MS.mariadb - 20 }] }))).toHaveLength(1);
+  });
+
+  it("excuses an unanswered request during an app instance's fault only on that instance", () => {
+    const lost = op({ kind: 'redirect', code: 'c1', status: null, error: 'ECONNREFUSED', instance: 'redirect-1' });
+    const f = fault({ target: 'redirect', victim: 'redirect-1', start: lost.start - 100, end: lost.end + 100 });
+    expect(checkErrors(recordOf([lost], { faults: [f] }))).toEqual([]);
+    expect(checkErrors(recordOf([lost], { faults: [{ ...f, victim: 'redirect-0' }] }))).toHaveLength(1);
+  });
+
+  it('finds an error answer that is not problem+json, even inside a fault window', () => {
+    const html = op({ kind: 'redirect', code: 'c1', status: 404, contentType: 'text/html' });
+    const found = checkErrors(recordOf([html], { faults: [fault({ target: 'mariadb', start: 0, end: clock + 10_000 })] }));
+    expect(found).toHaveLength(1);
+    expect(found[0].message).toContain('not problem+json');
+  });
+});
+
+describe('chaos checker: maxClicks', () => {
+  it('finds a link that granted more than its limit and allows the unflushed clicks of a Redis fault', () => {
+    const c = create('m1', URL_A, { maxClicks: 2 });
+    const ops = [c, ...[1, 2, 3].map((i) => redirect('m1', URL_A, c.end + i))];
+    expect(checkMaxClicks(recordOf(ops)).map((v) => v.invariant)).toEqual(['max-clicks']);
+    expect(checkMaxClicks(recordOf(ops, { faults: [fault({ target: 'redis-master', start: c.end, end: c.end + 10, unflushedClicksBefore: 1 })] }))).toEqual([]);
+    expect(checkMaxClicks(recordOf(ops.slice(0, 3)))).toEqual([]);
+  });
+});
+
+describe('chaos checker: the verdict', () => {
+  it('passes a clean run and fails one with a violation, naming the invariant', () => {
+    const c = create('c1', URL_A);
+    const clean = recordOf([c, redirect('c1', URL_A, c.end + 1)], {}, { links: { c1: seen(URL_A) } });
+    expect(check(clean).passed).toBe(true);
+    const broken = { ...clean, settled: { ...clean.settled, links: { c1: seen(URL_B) } } };
+    const v = check(broken);
+    expect(v.passed).toBe(false);
+    expect(v.results.filter((r) => r.violations.length).map((r) => r.name)).toEqual(['acknowledged-writes']);
+  });
+
+  it('measures the time to recover from the component being back to the last failure it excuses', () => {
+    const f = fault({ target: 'mariadb', start: 10_000, end: 12_000 });
+    const failures = [
+      op({ kind: 'redirect', code: 'c1', status: 503, contentType: CT, start: 11_000 }),
+      op({ kind: 'redirect', code: 'c1', status: 503, contentType: CT, start: 13_000 }),
+    ];
+    const [s] = faultSummary(recordOf([...failures, op({ kind: 'redirect', code: 'c1', status: 302, location: URL_A, start: 13_500 })], { faults: [f] }));
+    expect(s).toMatchObject({ failures: 2, recoveredAfterMs: 1010 });
+    expect(s.redirectAvailability).toBeCloseTo(1 / 3);
+  });
+});

@@ -1,0 +1,376 @@
+/**
+ * The chaos run's checker: plain functions of the record (record.ts), one per invariant of issue 25
+ * (docs/reliability.md lists them with the bounds they allow). Each returns the violations it found;
+ * `check` runs them all and sums the run up for the verdict table.
+ */
+import { ChaosRecord, Fault, FaultTarget, Op, OpKind, Settled } from './record';
+
+export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-counted-once' | 'errors' | 'max-clicks';
+
+export const INVARIANTS: ReadonlyArray<{ name: Invariant; says: string }> = [
+  { name: 'acknowledged-writes', says: 'an acknowledged create, edit, disable or delete is visible after the run settles, and not undone' },
+  { name: 'redirect-targets', says: "a 302 leads to a target the link had during the request's window (ack + propagation bound)" },
+  { name: 'clicks-counted-once', says: 'every 302 is counted once in each rollup, or counted as dropped (or lost with a SIGKILLed redirect)' },
+  { name: 'errors', says: 'no 5xx or unanswered request outside a fault window + its recovery time; every error answer is problem+json' },
+  { name: 'max-clicks', says: 'a maxClicks link grants at most its limit + the clicks unflushed when Redis may have lost its counter' },
+];
+
+export interface Violation {
+  invariant: Invariant;
+  message: string;
+}
+
+/**
+ * How long after a component is back errors are still expected (docs/reliability.md, "Recovery times"):
+ * MariaDB: SHARD_TIMEOUT_MS + SHARD_BREAKER_OPEN_MS (3 s + 1 s, docs/design.md "Failure containment");
+ * a Redis master: cluster-node-timeout (2 s, deploy/local/lib/redis.sh) + the edits' 1 s broadcast retry;
+ * Kafka, ClickHouse and the analytics consumer are on no request's path ("Clicks and analytics"): none;
+ * an app instance: only requests to that instance fail, and only while it is down.
+ */
+export const RECOVERY_MS: Record<FaultTarget, number> = {
+  'redis-master': 3000,
+  mariadb: 4000,
+  kafka: 0,
+  clickhouse: 0,
+  analytics: 0,
+  redirect: 0,
+  generation: 0,
+};
+
+const APP_TARGETS: ReadonlySet<FaultTarget> = new Set(['redirect', 'generation', 'analytics']);
+
+/** A time of the run as seconds since the workload started. */
+const at = (record: ChaosRecord, t: number) => `+${((t - record.startedAt) / 1000).toFixed(3)} s`;
+
+const failed = (op: Op) => op.status === null || op.status >= 500;
+
+/** Whether the fault, with its recovery time, excuses a failure of this request. */
+export function excuses(fault: Fault, op: Op): boolean {
+  if (APP_TARGETS.has(fault.target) && fault.victim !== op.instance) return false;
+  return op.end >= fault.start && op.start <= fault.end + RECOVERY_MS[fault.target];
+}
+
+// ----------------------------------------------------------------------------- link histories
+
+type LinkState = { status: 'active' | 'disabled' | 'deleted'; url: string };
+const keyOf = (s: LinkState) => `${s.status} ${s.url}`;
+
+/** One write of a link, with the states the link may be in after it (several when an earlier write's outcome is unknown). */
+interface Step {
+  op: Op;
+  after: LinkState[];
+}
+
+export interface LinkHistory {
+  code: string;
+  maxClicks?: number;
+  steps: Step[];
+}
+
+const WRITE_KINDS: ReadonlySet<OpKind> = new Set(['edit', 'disable', 'enable', 'delete']);
+
+/** The create ops a record holds, one per created link: single creates and each 201 row of a batch. */
+function creates(ops: readonly Op[]): Op[] {
+  const out: Op[] = [];
+  for (const op of ops) {
+    if (op.kind === 'create' && op.outcome === 'ok' && op.code && op.url) out.push(op);
+    if (op.kind === 'batch')
+      for (const r of op.rows ?? [])
+        if (r.status === 201 && r.code) out.push({ ...op, kind: 'create', code: r.code, url: r.url, rows: undefined, status: 201, outcome: 'ok' });
+  }
+  return out;
+}
+
+function apply(op: Op, s: LinkState): LinkState {
+  if (s.status === 'deleted') return s;
+  switch (op.kind) {
+    case 'edit':
+      return { ...s, url: op.url ?? s.url };
+    case 'disable':
+      return { ...s, status: 'disabled' };
+    case 'enable':
+      return { ...s, status: 'active' };
+    case 'delete':
+      return { ...s, status: 'deleted' };
+    default:
+      return s;
+  }
+}
+
+const dedupe = (states: LinkState[]) => [...new Map(states.map((s) => [keyOf(s), s])).values()];
+
+/**
+ * Each acknowledged link's writes in order. The workload writes a link from one client only and one
+ * write at a time, so the order of the writes is the order of their starts.
+ */
+export function histories(ops: readonly Op[]): Map<string, LinkHistory> {
+  const out = new Map<string, LinkHistory>();
+  for (const c of creates(ops)) out.set(c.code!, { code: c.code!, maxClicks: c.maxClicks, steps: [{ op: c, after: [{ status: 'active', url: c.url! }] }] });
+  const writes = ops.filter((o) => WRITE_KINDS.has(o.kind) && o.code && out.has(o.code)).sort((a, b) => a.start - b.start);
+  for (const w of writes) {
+    const h = out.get(w.code!)!;
+    const before = h.steps[h.steps.length - 1].after;
+    const applied = before.map((s) => apply(w, s));
+    const after = w.outcome === 'ok' ? applied : w.outcome === 'fail' ? before : dedupe([...before, ...applied]);
+    h.steps.push({ op: w, after: dedupe(after) });
+  }
+  return out;
+}
+
+// ----------------------------------------------------------------------------- invariants
+
+/** What the settled servers show matches one of the states the link may be in after its last write. */
+function shows(seen: Settled['links'][string], s: LinkState, maxClicks?: number): boolean {
+  if (s.status === 'deleted') return seen.apiStatus === 404 && seen.redirectStatus === 404;
+  if (seen.apiStatus !== 200 || seen.apiUrl !== s.url || seen.apiState !== s.status) return false;
+  if (s.status === 'disabled') return seen.redirectStatus === 404;
+  if (seen.redirectStatus === 302) return seen.location === s.url;
+  return maxClicks !== undefined && seen.redirectStatus === 410 && seen.problem === 'LINK_EXHAUSTED';
+}
+
+export function checkAcknowledgedWrites(record: ChaosRecord, links = histories(record.ops)): Violation[] {
+  const out: Violation[] = [];
+  for (const h of links.values()) {
+    const seen = record.settled.links[h.code];
+    const last = h.steps[h.steps.length - 1];
+    const expected = last.after.map(keyOf).join(' or ');
+    if (!seen) out.push({ invariant: 'acknowledged-writes', message: `${h.code}: created (acknowledged) but not read back after the run` });
+    else if (!last.after.some((s) => shows(seen, s, h.maxClicks)))
+      out.push({
+        invariant: 'acknowledged-writes',
+        message: `${h.code}: after its last write (${last.op.kind}, ${last.op.outcome}) it should be ${expected}; the API shows ${seen.apiStatus} ${seen.apiState ?? ''} ${seen.apiUrl ?? ''}, the redirect ${seen.redirectStatus} ${seen.location ?? seen.problem ?? ''}`,
+      });
+  }
+  return out;
+}
+
+/**
+ * How long after the acknowledgement of a change an instance may still serve the old value:
+ * the propagation bound while the change channel is up, the L1 TTL when a Redis fault (the channel
+ * runs on Redis) or a pause of the serving instance falls between the acknowledgement and the request.
+ */
+function staleBound(record: ChaosRecord, ackAt: number, requestAt: number, instance: string): number {
+  const { propagationBoundMs, l1TtlMs } = record.config;
+  const cut = record.faults.some(
+    (f) =>
+      (f.target === 'redis-master' || (f.target === 'redirect' && f.victim === instance)) &&
+      f.start <= requestAt &&
+      f.end + RECOVERY_MS[f.target] + propagationBoundMs >= ackAt - propagationBoundMs,
+  );
+  return cut ? l1TtlMs : propagationBoundMs;
+}
+
+export function checkRedirectTargets(record: ChaosRecord, links = histories(record.ops)): Violation[] {
+  const out: Violation[] = [];
+  for (const r of record.ops) {
+    if (r.kind !== 'redirect' || r.status !== 302 || !r.code) continue;
+    const h = links.get(r.code);
+    if (!h) continue; // a code the workload did not create: nothing to compare with
+    const possible = h.steps.some((step, i) => {
+      if (step.op.start > r.end) return false;
+      if (!step.after.some((s) => s.status === 'active' && s.url === r.location)) return false;
+      const superseding = h.steps.slice(i + 1).find((later) => later.op.outcome === 'ok');
+      return !superseding || superseding.op.end + staleBound(record, superseding.op.end, r.start, r.instance) > r.start;
+    });
+    if (!possible) {
+      const current = h.steps.filter((s) => s.op.start <= r.end && s.op.outcome === 'ok').pop();
+      const state = current?.after.map(keyOf).join(' or ') ?? 'not created yet';
+      out.push({
+        invariant: 'redirect-targets',
+        message: `${r.code}: ${r.instance} answered 302 → ${r.location} at ${at(record, r.start)}–${at(record, r.end)}, when the link was ${state} (acknowledged at ${current ? at(record, current.op.end) : '–'})`,
+      });
+    }
+  }
+  return out;
+}
+
+export interface ClickTotals {
+  produced: number;
+  counted: number;
+  dropped: number;
+  /** Clicks buffered by redirect instances when they were SIGKILLed: at most this many may be missing beyond the dropped ones. */
+  atRiskAtKill: number;
+  missing: number;
+  extra: number;
+}
+
+/**
+ * Clicks that SIGKILLed redirect instances can have taken with them (docs/design.md, "Clicks and analytics": a buffer in memory
+ * dies with its process): each one's buffer at its last scrape, plus the 302s it answered between the moment that scrape was
+ * sent and the kill (a click is buffered before its 302 leaves, so one that ended before the scrape was in the gauge or sent).
+ */
+export function atRiskAtKill(record: ChaosRecord): number {
+  let n = 0;
+  for (const inc of record.settled.incarnations) {
+    if (inc.killedAt === undefined || !inc.lastScrape) continue;
+    const { at, buffer } = inc.lastScrape;
+    n +=
+      buffer +
+      record.ops.filter((o) => o.kind === 'redirect' && o.instance === inc.instance && o.status === 302 && o.end >= at && o.start <= inc.killedAt!).length;
+  }
+  return n;
+}
+
+export function clickTotals(record: ChaosRecord): ClickTotals {
+  const produced = new Map<string, number>();
+  for (const r of record.ops) if (r.kind === 'redirect' && r.status === 302 && r.code) produced.set(r.code, (produced.get(r.code) ?? 0) + 1);
+  let missing = 0;
+  let extra = 0;
+  for (const code of new Set([...produced.keys(), ...Object.keys(record.settled.counted)])) {
+    const diff = (produced.get(code) ?? 0) - (record.settled.counted[code]?.minute ?? 0);
+    if (diff > 0) missing += diff;
+    else extra -= diff;
+  }
+  return {
+    produced: [...produced.values()].reduce((a, b) => a + b, 0),
+    counted: Object.values(record.settled.counted).reduce((a, c) => a + c.minute, 0),
+    dropped: record.settled.incarnations.reduce((a, i) => a + i.dropped, 0),
+    atRiskAtKill: atRiskAtKill(record),
+    missing,
+    extra,
+  };
+}
+
+export function checkClicks(record: ChaosRecord): Violation[] {
+  const out: Violation[] = [];
+  const produced = new Map<string, number>();
+  const unanswered = new Map<string, number>();
+  for (const r of record.ops) {
+    if (r.kind !== 'redirect' || !r.code) continue;
+    if (r.status === 302) produced.set(r.code, (produced.get(r.code) ?? 0) + 1);
+    if (r.status === null) unanswered.set(r.code, (unanswered.get(r.code) ?? 0) + 1);
+  }
+  for (const [code, c] of Object.entries(record.settled.counted)) {
+    if (c.minute !== c.hour || c.hour !== c.day)
+      out.push({ invariant: 'clicks-counted-once', message: `${code}: the rollups disagree: minute ${c.minute}, hour ${c.hour}, day ${c.day}` });
+    // A request that got no answer may still have been served (and counted).
+    const most = (produced.get(code) ?? 0) + (unanswered.get(code) ?? 0);
+    if (c.minute > most)
+      out.push({
+        invariant: 'clicks-counted-once',
+        message: `${code}: ${c.minute} clicks counted, but only ${produced.get(code) ?? 0} 302s answered (+ ${unanswered.get(code) ?? 0} unanswered)`,
+      });
+  }
+  const t = clickTotals(record);
+  if (t.missing > t.dropped + t.atRiskAtKill)
+    out.push({
+      invariant: 'clicks-counted-once',
+      message: `${t.missing} 302s are not counted, but only ${t.dropped} were counted as dropped and ${t.atRiskAtKill} were buffered in SIGKILLed redirect instances`,
+    });
+  return out;
+}
+
+export function checkErrors(record: ChaosRecord): Violation[] {
+  const out: Violation[] = [];
+  for (const op of record.ops) {
+    if (op.status !== null && op.status >= 400 && !(op.contentType ?? '').startsWith('application/problem+json'))
+      out.push({
+        invariant: 'errors',
+        message: `${op.kind} ${op.code ?? ''} on ${op.instance} answered ${op.status} as ${op.contentType ?? 'no content type'}, not problem+json`,
+      });
+    if (failed(op) && !record.faults.some((f) => excuses(f, op)))
+      out.push({
+        invariant: 'errors',
+        message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)}–${at(record, op.end)} got ${op.status ?? `no answer (${op.error})`}${op.problem ? ` ${op.problem}` : ''} outside every fault window`,
+      });
+  }
+  return out;
+}
+
+export function checkMaxClicks(record: ChaosRecord, links = histories(record.ops)): Violation[] {
+  const out: Violation[] = [];
+  // Clicks granted but not flushed when Redis may lose a counter can be granted twice (docs/design.md, "Max clicks", Bound).
+  const allowance = record.faults.filter((f) => f.target === 'redis-master').reduce((a, f) => a + (f.unflushedClicksBefore ?? 0), 0);
+  for (const h of links.values()) {
+    if (h.maxClicks === undefined) continue;
+    const granted = record.ops.filter((r) => r.kind === 'redirect' && r.code === h.code && r.status === 302).length;
+    if (granted > h.maxClicks + allowance)
+      out.push({
+        invariant: 'max-clicks',
+        message: `${h.code}: maxClicks ${h.maxClicks} granted ${granted} redirects (bound: ${h.maxClicks} + ${allowance} unflushed)`,
+      });
+  }
+  return out;
+}
+
+// ----------------------------------------------------------------------------- the run in numbers
+
+export interface OpSummary {
+  kind: OpKind;
+  total: number;
+  ok: number;
+  fail: number;
+  unknown: number;
+}
+
+export interface FaultSummary {
+  fault: Fault;
+  /** Answered (not 5xx, not unanswered) share of redirects and of API calls overlapping the window (fault + recovery). */
+  redirectAvailability: number | null;
+  apiAvailability: number | null;
+  failures: number;
+  /** From the component being back to the end of the last failed request before the next fault (0 when none failed after it). */
+  recoveredAfterMs: number;
+}
+
+export function opSummary(ops: readonly Op[]): OpSummary[] {
+  const kinds: OpKind[] = ['create', 'batch', 'edit', 'disable', 'enable', 'delete', 'redirect'];
+  return kinds.map((kind) => {
+    const of = ops.filter((o) => o.kind === kind);
+    return {
+      kind,
+      total: of.length,
+      ok: of.filter((o) => o.outcome === 'ok').length,
+      fail: of.filter((o) => o.outcome === 'fail').length,
+      unknown: of.filter((o) => o.outcome === 'unknown').length,
+    };
+  });
+}
+
+export function faultSummary(record: ChaosRecord): FaultSummary[] {
+  const faults = [...record.faults].sort((a, b) => a.start - b.start);
+  return faults.map((fault, i) => {
+    const windowEnd = fault.end + RECOVERY_MS[fault.target];
+    const during = record.ops.filter((o) => o.end >= fault.start && o.start <= windowEnd);
+    const share = (ops: Op[]) => (ops.length ? ops.filter((o) => !failed(o)).length / ops.length : null);
+    const nextStart = faults[i + 1]?.start ?? Infinity;
+    const failures = record.ops.filter((o) => failed(o) && o.start >= fault.start && o.start < nextStart && excuses(fault, o));
+    const lastFailure = Math.max(fault.end, ...failures.map((o) => o.end));
+    return {
+      fault,
+      redirectAvailability: share(during.filter((o) => o.kind === 'redirect')),
+      apiAvailability: share(during.filter((o) => o.kind !== 'redirect')),
+      failures: failures.length,
+      recoveredAfterMs: lastFailure - fault.end,
+    };
+  });
+}
+
+export interface Verdict {
+  ops: OpSummary[];
+  faults: FaultSummary[];
+  clicks: ClickTotals;
+  results: Array<{ name: Invariant; says: string; violations: Violation[] }>;
+  passed: boolean;
+}
+
+export function check(record: ChaosRecord): Verdict {
+  const links = histories(record.ops);
+  const found: Record<Invariant, Violation[]> = {
+    'acknowledged-writes': checkAcknowledgedWrites(record, links),
+    'redirect-targets': checkRedirectTargets(record, links),
+    'clicks-counted-once': checkClicks(record),
+    errors: checkErrors(record),
+    'max-clicks': checkMaxClicks(record, links),
+  };
+  const faultErrors = record.faults.filter((f) => f.error);
+  found.errors.push(...faultErrors.map((f) => ({ invariant: 'errors' as const, message: `${f.victim} did not come back: ${f.error}` })));
+  const results = INVARIANTS.map((i) => ({ ...i, violations: found[i.name] }));
+  return {
+    ops: opSummary(record.ops),
+    faults: faultSummary(record),
+    clicks: clickTotals(record),
+    results,
+    passed: results.every((r) => r.violations.length === 0),
+  };
+}

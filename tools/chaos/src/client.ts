@@ -1,0 +1,230 @@
+/**
+ * One client process of a chaos run (forked by main.ts): creates (single and batch), edits,
+ * disables, enables, deletes and redirects over a Zipf mix of every code the run created, and
+ * records each operation with its start, end and outcome. It writes only the links it created
+ * itself, one write at a time per link, so the checker knows the order of each link's writes.
+ * Messages: in `start` (ClientConfig), `codes` (what the other clients created), `stop`; out `created`, `ready`, `done`.
+ */
+import { writeFileSync } from 'fs';
+import { Op, OpKind, Outcome } from './record';
+import { seeded, zipfRank } from './schedule';
+
+export interface ClientConfig {
+  client: number;
+  seed: number;
+  apiKey: string;
+  generation: Array<{ name: string; base: string }>;
+  redirect: Array<{ name: string; base: string }>;
+  /** Distinguishes the run's target URLs. */
+  tag: string;
+  /** Links this client creates before the faults start. */
+  initialLinks: number;
+  /** Operations per second this client aims at, and how many it keeps in flight at most. */
+  rate: number;
+  concurrency: number;
+  /** Where the client writes its operations (JSON array) when stopped. */
+  out: string;
+}
+
+export type ToClient = { type: 'start'; config: ClientConfig } | { type: 'codes'; codes: string[] } | { type: 'stop' };
+export type FromClient = { type: 'created'; codes: string[] } | { type: 'ready' } | { type: 'done' };
+
+const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const API_TIMEOUT_MS = 10_000;
+const REDIRECT_TIMEOUT_MS = 5_000;
+
+/** Shares of the operations (the rest are redirects). */
+const MIX: Array<[OpKind, number]> = [
+  ['create', 0.05],
+  ['batch', 0.01],
+  ['edit', 0.05],
+  ['disable', 0.02],
+  ['enable', 0.02],
+  ['delete', 0.01],
+];
+
+interface Own {
+  maxClicks?: number;
+  busy: boolean;
+  deleted: boolean;
+  edits: number;
+}
+
+const send = (msg: FromClient) => process.send?.(msg);
+
+function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[]) => void } {
+  const random = seeded(c.seed * 31 + c.client);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
+  const ops: Op[] = [];
+  const all: string[] = [];
+  const own = new Map<string, Own>();
+  let urls = 0;
+  let stopping = false;
+  const nextUrl = (code?: string) => `https://example.com/chaos/${c.tag}/${c.client}/${code ?? 'new'}/${urls++}`;
+
+  const outcomeOf = (status: number | null): Outcome => (status === null || status >= 500 ? 'unknown' : status >= 400 ? 'fail' : 'ok');
+
+  /** One HTTP call, recorded. `body` is JSON; `read` turns a 2xx answer into the op's details. */
+  async function call(
+    kind: OpKind,
+    target: { name: string; base: string },
+    path: string,
+    init: { method: string; body?: unknown; timeoutMs: number; headers?: Record<string, string> },
+    details: Partial<Op>,
+    read?: (res: Response, op: Op) => Promise<void>,
+  ): Promise<Op> {
+    const op: Op = { client: c.client, kind, instance: target.name, ...details, start: Date.now(), end: 0, status: null, outcome: 'unknown' };
+    try {
+      const res = await fetch(`${target.base}${path}`, {
+        method: init.method,
+        redirect: 'manual',
+        headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        signal: AbortSignal.timeout(init.timeoutMs),
+      });
+      op.status = res.status;
+      op.contentType = res.headers.get('content-type');
+      if (res.status >= 400) {
+        const text = await res.text();
+        try {
+          op.problem = (JSON.parse(text) as { code?: string }).code;
+        } catch {
+          op.problem = undefined;
+        }
+      } else if (read) await read(res, op);
+      else await res.arrayBuffer();
+    } catch (e) {
+      op.error = (e as Error).name === 'TimeoutError' ? 'timeout' : String((e as Error & { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
+    }
+    op.end = Date.now();
+    op.outcome = outcomeOf(op.status);
+    ops.push(op);
+    return op;
+  }
+
+  const api = (kind: OpKind, method: string, path: string, body: unknown, details: Partial<Op>, read?: (res: Response, op: Op) => Promise<void>) =>
+    call(kind, pick(c.generation), path, { method, body, timeoutMs: API_TIMEOUT_MS, headers: { 'x-api-key': c.apiKey } }, details, read);
+
+  const created = (codes: string[], maxClicks?: number) => {
+    for (const code of codes) own.set(code, { maxClicks, busy: false, deleted: false, edits: 0 });
+    all.push(...codes);
+    send({ type: 'created', codes });
+  };
+
+  async function create(): Promise<void> {
+    const url = nextUrl();
+    const maxClicks = random() < 0.2 ? 20 + Math.floor(random() * 40) : undefined;
+    const op = await api('create', 'POST', '/api/v1/links', { url, maxClicks }, { url, maxClicks }, async (res, o) => {
+      o.code = ((await res.json()) as { code?: string }).code;
+    });
+    if (op.outcome === 'ok' && op.code) created([op.code], maxClicks);
+  }
+
+  async function batch(): Promise<void> {
+    const rows = Array.from({ length: 5 }, () => ({ url: nextUrl() }));
+    const op = await api('batch', 'POST', '/api/v1/links/batch', rows, { rows: rows.map((r) => ({ url: r.url, status: 0 })) }, async (res, o) => {
+      const lines = (await res.text()).split('\n').filter(Boolean);
+      for (const line of lines) {
+        const l = JSON.parse(line) as { row?: number; status?: number; link?: { code: string } };
+        if (l.row !== undefined && o.rows?.[l.row]) Object.assign(o.rows[l.row], { status: l.status ?? 0, code: l.link?.code });
+      }
+    });
+    const ok = (op.rows ?? []).filter((r) => r.status === 201 && r.code).map((r) => r.code!);
+    if (ok.length) created(ok);
+  }
+
+  /** One write of one of this client's links that is not being written. */
+  async function write(kind: 'edit' | 'disable' | 'enable' | 'delete'): Promise<void> {
+    const free = [...own.entries()].filter(([, o]) => !o.busy && !o.deleted);
+    if (!free.length) return;
+    const [code, link] = pick(free);
+    link.busy = true;
+    try {
+      const path = `/api/v1/links/${encodeURIComponent(code)}`;
+      if (kind === 'delete') {
+        const op = await api('delete', 'DELETE', path, undefined, { code });
+        if (op.outcome === 'ok') link.deleted = true;
+      } else if (kind === 'edit') {
+        const url = nextUrl(code);
+        await api('edit', 'PATCH', path, { url }, { code, url });
+      } else await api(kind, 'PATCH', path, { status: kind === 'disable' ? 'disabled' : 'active' }, { code });
+    } finally {
+      link.busy = false;
+    }
+  }
+
+  async function redirect(): Promise<void> {
+    if (!all.length) return;
+    // Newest first: a new link gets most of its clicks early; one in ten requests picks any link.
+    const code = random() < 0.9 ? all[all.length - 1 - zipfRank(all.length, 1.1, random)] : pick(all);
+    await call(
+      'redirect',
+      pick(c.redirect),
+      `/${encodeURIComponent(code)}`,
+      { method: 'GET', timeoutMs: REDIRECT_TIMEOUT_MS, headers: { 'user-agent': BROWSER_UA } },
+      { code },
+      async (res, o) => {
+        o.location = res.headers.get('location');
+        await res.arrayBuffer();
+      },
+    );
+  }
+
+  async function one(): Promise<void> {
+    let u = random();
+    for (const [kind, share] of MIX) {
+      if ((u -= share) < 0) {
+        if (kind === 'create') return create();
+        if (kind === 'batch') return batch();
+        return write(kind as 'edit' | 'disable' | 'enable' | 'delete');
+      }
+    }
+    return redirect();
+  }
+
+  const loops: Array<Promise<void>> = [];
+  const start = async () => {
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, w) => {
+        for (let i = w; i < c.initialLinks; i += 4) await create();
+      }),
+    );
+    send({ type: 'ready' });
+    const perLoopMs = (1000 * c.concurrency) / c.rate;
+    for (let l = 0; l < c.concurrency; l++)
+      loops.push(
+        (async () => {
+          while (!stopping) {
+            const t = Date.now();
+            await one().catch(() => undefined);
+            const wait = perLoopMs * (0.5 + random()) - (Date.now() - t);
+            if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          }
+        })(),
+      );
+  };
+  const started = start();
+
+  return {
+    stop: async () => {
+      stopping = true;
+      await started;
+      await Promise.all(loops);
+      writeFileSync(c.out, JSON.stringify(ops));
+    },
+    add: (codes: string[]) => void all.push(...codes),
+  };
+}
+
+if (require.main === module) {
+  let client: ReturnType<typeof run> | undefined;
+  process.on('message', (m: ToClient) => {
+    if (m.type === 'start') client = run(m.config);
+    else if (m.type === 'codes') client?.add(m.codes);
+    else if (m.type === 'stop')
+      void client?.stop().then(() => {
+        send({ type: 'done' });
+        process.disconnect?.();
+      });
+  });
+}

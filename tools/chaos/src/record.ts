@@ -1,0 +1,104 @@
+/**
+ * What a chaos run records (docs/reliability.md): every client operation with its start, end and
+ * outcome, every fault with its window, and what the run read from the servers once it settled.
+ * The checker (checker.ts) decides from this record alone; nothing in it is taken on trust.
+ */
+
+export type OpKind = 'create' | 'batch' | 'edit' | 'disable' | 'enable' | 'delete' | 'redirect';
+
+/** `ok`: acknowledged (2xx, or the redirect's answer); `fail`: refused for sure (4xx); `unknown`: a 5xx or no answer, the write may have happened. */
+export type Outcome = 'ok' | 'fail' | 'unknown';
+
+export interface Op {
+  /** The client process that sent it. */
+  client: number;
+  kind: OpKind;
+  /** The app instance asked, e.g. `redirect-1`. */
+  instance: string;
+  /** The link's code (for a batch, see `rows`). */
+  code?: string;
+  /** The target a create or an edit sets. */
+  url?: string;
+  /** `maxClicks` of a create. */
+  maxClicks?: number;
+  /** A batch's rows: the code and target of each created row, or its status. */
+  rows?: Array<{ code?: string; url: string; status: number }>;
+  start: number;
+  end: number;
+  /** The HTTP status, or null when no answer came (timeout, connection refused or reset). */
+  status: number | null;
+  contentType?: string | null;
+  /** A redirect's Location. */
+  location?: string | null;
+  /** The problem's `code` of an error answer. */
+  problem?: string;
+  error?: string;
+  outcome: Outcome;
+}
+
+export type FaultTarget = 'redis-master' | 'mariadb' | 'kafka' | 'clickhouse' | 'analytics' | 'redirect' | 'generation';
+export type FaultAction = 'kill' | 'pause';
+
+export interface Fault {
+  target: FaultTarget;
+  action: FaultAction;
+  /** What exactly was hit: `redis-node-7502`, `mysql-b`, `redirect-1`, … */
+  victim: string;
+  /** SIGKILL or SIGSTOP sent. */
+  start: number;
+  /** The component is back: restarted and healthy, or SIGCONT sent. */
+  end: number;
+  /** How long it was meant to stay down. */
+  downMs: number;
+  /** Set when bringing it back failed (the run then fails). */
+  error?: string;
+  /** Clicks granted against `maxClicks` and not yet flushed to the shards, summed over the redirect instances, read just before the fault. */
+  unflushedClicksBefore?: number;
+}
+
+/** A redirect instance's click accounting, from its last /metrics scrape (a killed one's last scrape before the kill). */
+export interface RedirectIncarnation {
+  instance: string;
+  pid: number;
+  /** `shortlink_click_events_dropped_total`. */
+  dropped: number;
+  /** Killed with SIGKILL: its buffered clicks went with it. */
+  killedAt?: number;
+  /**
+   * Its last scrape before the kill: when it was sent, and `shortlink_click_buffer_size` then. The clicks lost with it are at most
+   * that buffer plus the 302s it answered from that moment until the kill (checker.ts, `atRiskAtKill`).
+   */
+  lastScrape?: { at: number; buffer: number };
+}
+
+/** What the run read once it settled. */
+export interface Settled {
+  at: number;
+  /** Clicks per code in each rollup (`link_minute`, `link_hour`, `link_day`) of the run's domain. */
+  counted: Record<string, { minute: number; hour: number; day: number }>;
+  incarnations: RedirectIncarnation[];
+  /** Each created link as the API (`GET /api/v1/links/{code}`) and a redirect instance answer it. */
+  links: Record<
+    string,
+    { apiStatus: number | null; apiUrl?: string; apiState?: string; redirectStatus: number | null; location?: string | null; problem?: string }
+  >;
+}
+
+export interface RunConfig {
+  seed: number;
+  mode: 'short' | 'long';
+  /** README, "When an edit reaches the redirect". */
+  propagationBoundMs: number;
+  /** REDIRECT_L1_TTL_MS: how long an instance that missed a change may serve the old value (docs/design.md, "Edits reach every instance"). */
+  l1TtlMs: number;
+}
+
+export interface ChaosRecord {
+  config: RunConfig;
+  startedAt: number;
+  /** The workload stopped. */
+  endedAt: number;
+  ops: Op[];
+  faults: Fault[];
+  settled: Settled;
+}

@@ -1,0 +1,28 @@
+import { FAULT_TARGETS, faultSchedule, LONG, seeded, SHORT, zipfRank } from './schedule';
+
+describe('chaos schedule', () => {
+  it('is the same for the same seed (a run can be replayed) and differs for another', () => {
+    expect(faultSchedule(42, SHORT)).toEqual(faultSchedule(42, SHORT));
+    expect(faultSchedule(43, SHORT)).not.toEqual(faultSchedule(42, SHORT));
+  });
+
+  it('hits every component in the short run and keeps within the bounds of down time and gap', () => {
+    const short = faultSchedule(7, SHORT);
+    expect(new Set(short.map((f) => f.target))).toEqual(new Set(FAULT_TARGETS));
+    for (const f of faultSchedule(7, LONG)) {
+      expect(f.downMs).toBeGreaterThanOrEqual(LONG.downMs[0]);
+      expect(f.downMs).toBeLessThanOrEqual(LONG.downMs[1]);
+      expect(f.gapMs).toBeGreaterThanOrEqual(LONG.gapMs[0]);
+    }
+    expect(faultSchedule(7, LONG)).toHaveLength(LONG.faults);
+  });
+
+  it('draws Zipf ranks: rank 0 most often, every rank possible', () => {
+    const random = seeded(1);
+    const counts = new Array(10).fill(0);
+    for (let i = 0; i < 20_000; i++) counts[zipfRank(10, 1.1, random)]++;
+    expect(counts[0]).toBeGreaterThan(counts[1]);
+    expect(counts[1]).toBeGreaterThan(counts[9]);
+    expect(counts.every((c) => c > 0)).toBe(true);
+  });
+});
