@@ -107,6 +107,31 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
       expect(ok.headers.get('location')).toBe('https://example.com/members-only?from=e2e');
     });
 
+    it('password: a right password is remembered in a signed cookie of the link, and a changed password ends it', async () => {
+      const { code } = await create({ url: 'https://example.com/remembered', password: 'correct horse', passwordRememberHours: 6 });
+      const ok = await submit(code, 'correct horse', { 'x-forwarded-proto': 'https' });
+      expect(ok.status).toBe(303);
+      const setCookie = ok.headers.get('set-cookie')!;
+      expect(setCookie).toMatch(new RegExp(`^sl_pw_\\d+=\\d+\\.[A-Za-z0-9_-]{43}; Path=/${code}; Max-Age=21600; HttpOnly; SameSite=Lax; Secure$`));
+      const cookie = setCookie.split(';')[0];
+      // Plain http through the proxy: not Secure.
+      expect((await submit(code, 'correct horse')).headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax$/);
+
+      const remembered = await visit(code, { headers: { cookie, accept: 'text/html' }, path: '?from=e2e' });
+      expect(remembered.status).toBe(302);
+      expect(remembered.headers.get('location')).toBe('https://example.com/remembered?from=e2e');
+      expect(remembered.headers.get('cache-control')).toBe('private, no-store');
+      expect((await visit(code, { headers: { accept: 'text/html' } })).status).toBe(200); // no cookie: the form
+
+      await edit(code, { password: 'battery staple' });
+      const ended = await visit(code, { headers: { cookie, accept: 'text/html' } });
+      expect(ended.status).toBe(200);
+      expect(await ended.text()).toContain('type="password"');
+      const renewed = await submit(code, 'battery staple');
+      expect(renewed.status).toBe(303);
+      expect((await visit(code, { headers: { cookie: renewed.headers.get('set-cookie')!.split(';')[0] } })).status).toBe(302);
+    });
+
     it('per-link visitor limit: clicksPerIpPerMinute redirects per address, then 429 with Retry-After', async () => {
       const { code } = await create({ clicksPerIpPerMinute: 2 });
       const me = { 'x-forwarded-for': visitor() };

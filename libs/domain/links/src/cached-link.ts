@@ -15,6 +15,8 @@ export interface RedirectRules {
   readonly utm?: Utm;
   /** Present (false) only when the visitor's query string is not carried over. */
   readonly forwardQuery?: false;
+  /** Hours a right password is remembered, only when the owner set it (default 12, "Link options"). */
+  readonly passwordRememberHours?: number;
 }
 
 /** What the redirect path needs of a link: the value the read path caches (docs/design.md, "Redirect read path"). */
@@ -44,6 +46,7 @@ export function rulesOf(link: Link): RedirectRules | undefined {
   if (link.variants !== null) rules.variants = link.variants;
   if (link.utm !== null) rules.utm = link.utm;
   if (!link.forwardQuery) rules.forwardQuery = false;
+  if (link.passwordHash !== null && link.passwordRememberHours !== null) rules.passwordRememberHours = link.passwordRememberHours;
   return Object.keys(rules).length ? rules : undefined;
 }
 

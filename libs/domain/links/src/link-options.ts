@@ -19,7 +19,11 @@ export const LIMITS = {
   variants: 10,
   variantWeight: 1000,
   clicksPerIpPerMinute: 10_000,
+  passwordRememberHours: 720,
 } as const;
+
+/** How long a right password is remembered when the link's owner does not say (docs/design.md, "Link options"). */
+export const DEFAULT_PASSWORD_REMEMBER_HOURS = 12;
 
 export const UTM_KEYS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 export const DEVICE_TARGETS: readonly DeviceTarget[] = ['ios', 'android', 'desktop'];
@@ -91,6 +95,14 @@ const positiveInt =
 
 export const checkMaxClicks = positiveInt('maxClicks', LIMITS.maxClicks);
 export const checkClicksPerIpPerMinute = positiveInt('clicksPerIpPerMinute', LIMITS.clicksPerIpPerMinute);
+
+/** Hours a right password is remembered, 0 (never) to 720 (30 days); null: the default (12 h). */
+export function checkPasswordRememberHours(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > LIMITS.passwordRememberHours)
+    throw invalid('passwordRememberHours', `must be an integer from 0 to ${LIMITS.passwordRememberHours}`);
+  return value;
+}
 
 /** The password as given (it is hashed before it is stored); null for none. */
 export function checkPassword(value: unknown): string | null {

@@ -38,6 +38,11 @@ export interface LinkOptions {
   readonly clicksPerIpPerMinute: number | null;
   /** The domain's robots.txt lets crawlers fetch this link (docs/design.md, "Domain settings"); default false. */
   readonly crawlable: boolean;
+  /**
+   * How long a right password is remembered by the visitor's browser, in hours (0: asked at every
+   * visit); null: the default, 12 h (docs/design.md, "Link options").
+   */
+  readonly passwordRememberHours: number | null;
 }
 
 export const NO_OPTIONS: LinkOptions = {
@@ -52,6 +57,7 @@ export const NO_OPTIONS: LinkOptions = {
   variants: null,
   clicksPerIpPerMinute: null,
   crawlable: false,
+  passwordRememberHours: null,
 };
 
 /** A short link. Identified by (domain, code); stored on the shard the router names for `code`. */

@@ -39,6 +39,10 @@ const optionFields = {
   variants: z.array(variant).max(100).meta({ description: 'Up to 10 weighted targets for an A/B test; a visitor always gets the same one' }),
   clicksPerIpPerMinute: z.number().int().meta({ description: 'Redirects per visitor address and minute on this link' }),
   crawlable: z.boolean().meta({ description: "Let crawlers fetch this link although its domain's robots.txt disallows (default false)" }),
+  passwordRememberHours: z.number().int().meta({
+    description:
+      'Hours a visitor who gave the right password is let through without the form (a signed cookie for this link), 0 to 720; 0: ask every visit; default 12',
+  }),
 };
 
 /** What an import carries over from another installation or shortener (docs/design.md, "Import and export"). */
@@ -78,6 +82,7 @@ export const linkCreationSchema = z
     variants: true,
     clicksPerIpPerMinute: true,
     crawlable: true,
+    passwordRememberHours: true,
     legacyCode: true,
     status: true,
     passwordHash: true,
@@ -117,6 +122,7 @@ export const linkSchema = z
     variants: z.array(variant).nullable(),
     clicksPerIpPerMinute: z.number().int().nullable(),
     crawlable: z.boolean().meta({ description: "Listed as allowed in its domain's robots.txt" }),
+    passwordRememberHours: z.number().int().nullable().meta({ description: 'null: the default, 12 h' }),
     moderation: z
       .object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() })
       .meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),

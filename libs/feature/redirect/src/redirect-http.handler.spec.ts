@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, SharedVisitorLimit } from '@shortlink/links-domain';
+import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, PasswordCookies, SharedVisitorLimit } from '@shortlink/links-domain';
 import {
   CachePolicy,
   ClickQuota,
@@ -129,6 +129,7 @@ describe('RedirectHttpHandler', () => {
       attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }),
       passwords: argon2,
       checks: new PasswordCheckGate({ concurrency: 4, perVisitorPerMinute: 10 }),
+      cookies: new PasswordCookies('k'.repeat(40)),
     };
     // Loopback is the trusted proxy here, so a test can present a client address (and its country).
     const addresses = new ClientAddressResolver([{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }]);
@@ -448,6 +449,46 @@ describe('RedirectHttpHandler', () => {
       expect(ok.headers.get('cache-control')).toBe('private, no-store');
       await flush();
       expect(clicks.map((c) => c.code)).toEqual(['pass001']);
+    });
+
+    it('remembers a right password in a signed cookie of the link: HttpOnly, SameSite=Lax, Path=/{code}, 12 h, Secure behind an https proxy', async () => {
+      const stored = link('pass007', { passwordHash, maxClicks: 4 });
+      await shard.insert(stored);
+      const me = as();
+      const ok = await post('/pass007', 'password=open+sesame', me);
+      expect(ok.status).toBe(303);
+      const cookie = ok.headers.get('set-cookie')!;
+      expect(cookie).toMatch(new RegExp(`^sl_pw_${stored.id}=\\d+\\.[A-Za-z0-9_-]{43}; Path=/pass007; Max-Age=43200; HttpOnly; SameSite=Lax$`));
+      const pair = cookie.split(';')[0];
+      // Over https (X-Forwarded-Proto from the trusted proxy, loopback here) the cookie is Secure.
+      const secure = await post('/pass007', 'password=open+sesame', { ...me, 'x-forwarded-proto': 'https' });
+      expect(secure.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+
+      // With the cookie: the redirect at once (the link's own type), counted, no-store; without it, or tampered: the form.
+      // The cookie is the link's, not the address's: another address of the same browser is let through too.
+      const again = await get('/pass007?x=1', { headers: as({ cookie: `theme=dark; ${pair}` }) });
+      expect(again.status).toBe(302);
+      expect(again.headers.get('location')).toBe('https://example.com/pass007?x=1');
+      expect(again.headers.get('cache-control')).toBe('private, no-store');
+      expect(again.headers.get('set-cookie')).toBeNull();
+      expect((await get('/pass007', { headers: as({ accept: 'text/html' }) })).status).toBe(200);
+      const tampered = await get('/pass007', { headers: { ...as(), accept: 'text/html', cookie: pair.replace(/\d\./, (d) => `${(Number(d[0]) + 1) % 10}.`) } });
+      expect(tampered.status).toBe(200);
+      expect(await tampered.text()).toContain('name="password"');
+      await flush();
+      expect(clicks.map((c) => c.code)).toEqual(['pass007', 'pass007', 'pass007']);
+      // Still subject to maxClicks: the fourth click is the last.
+      expect((await get('/pass007', { headers: as({ cookie: pair }) })).status).toBe(302);
+      expect((await get('/pass007', { headers: as({ cookie: pair }) })).status).toBe(410);
+    });
+
+    it('sets no cookie when the owner wants the password at every visit (passwordRememberHours 0), and honours the hours it sets', async () => {
+      await shard.insert(link('pass008', { passwordHash, passwordRememberHours: 0 }));
+      await shard.insert(link('pass009', { passwordHash, passwordRememberHours: 2 }));
+      const never = await post('/pass008', 'password=open+sesame', as());
+      expect(never.status).toBe(303);
+      expect(never.headers.get('set-cookie')).toBeNull();
+      expect((await post('/pass009', 'password=open+sesame', as())).headers.get('set-cookie')).toMatch(/; Max-Age=7200;/);
     });
 
     it('answers a wrong password with 403 (the form again for a browser), and 429 with Retry-After after 3 wrong ones per visitor and link', async () => {

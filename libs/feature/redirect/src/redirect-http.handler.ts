@@ -7,6 +7,7 @@ import {
   encodeQueryPart,
   LinkResolver,
   LinkRules,
+  PasswordCookies,
   PasswordHasher,
   RedirectDecision,
   RESERVED_PATHS,
@@ -70,6 +71,8 @@ export interface LinkOptionParts {
   readonly passwords: PasswordHasher;
   /** The instance's argon2 budget (each check is ~50 ms of a core), shared fairly between visitors and tenants. */
   readonly checks: PasswordCheckGate;
+  /** The remembered password: a signed cookie per link (docs/design.md, "Link options"). */
+  readonly cookies: PasswordCookies;
 }
 
 /** What the redirect handler works with. */
@@ -231,7 +234,9 @@ export class RedirectHttpHandler {
       const userAgent = req.headers['user-agent'] ?? '';
       const acknowledged = suffix === '/go';
       const counts = method === 'GET';
-      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted: false });
+      // A remembered right password (its cookie) lets the visitor through the form; every other rule still applies.
+      const passwordAccepted = link.rules?.passwordHash !== undefined && this.options.cookies.accepts(req.headers.cookie, link, Date.now());
+      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted });
       if (decision.kind === 'password') return this.passwordForm(visit, link);
       this.act(visit, link, decision, false);
     } catch (error) {
@@ -338,10 +343,23 @@ export class RedirectHttpHandler {
         return this.problem(visit, new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the password is not right'));
       }
       await attempt.giveBack();
+      this.rememberPassword(visit, link);
       const userAgent = req.headers['user-agent'] ?? '';
       const decision = rules.decide(link, { address: ip, userAgent, query: visit.query, counts: true, acknowledged: true, passwordAccepted: true });
       this.act(visit, link, decision, true);
     })().catch((error) => this.refused(visit, error));
+  }
+
+  /**
+   * The cookie of a right password (docs/design.md, "Link options"): HttpOnly, SameSite=Lax, Secure
+   * when the visitor reached us over https, sent back only to this link's path.
+   */
+  private rememberPassword(visit: Visit, link: CachedLink): void {
+    const cookie = this.options.cookies.issue(link, Date.now());
+    if (cookie === null || visit.res.headersSent) return;
+    const secure = this.addresses.isHttps(visit.req) ? '; Secure' : '';
+    const attributes = `Path=/${visit.id!.code}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
+    visit.res.setHeader('set-cookie', `${cookie.name}=${cookie.value}; ${attributes}`);
   }
 
   /** A plain link: the hot path, exactly as before link options. */
