@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
 import { Endpoints } from '@shortlink/harness';
+import { LINK_PREVIEWER_AGENTS } from '@shortlink/visitors-domain';
 import { API_KEY, createLink, propagated } from './support';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -130,6 +131,39 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
       const renewed = await submit(code, 'battery staple');
       expect(renewed.status).toBe(303);
       expect((await visit(code, { headers: { cookie: renewed.headers.get('set-cookie')!.split(';')[0] } })).status).toBe(302);
+    });
+
+    it('social: each unfurling bot gets the Open Graph / Twitter card, people the redirect; without social, bots the redirect', async () => {
+      const social = { title: 'Spring "sale" <50%>', description: 'Half price & more', image: 'https://cdn.example.com/spring.png' };
+      const { code } = await create({ url: 'https://example.com/spring', social });
+      const read = await fetch(`${endpoints().generation}/api/v1/links/${code}`, { headers: { 'x-api-key': API_KEY } });
+      expect(((await read.json()) as { social: unknown }).social).toEqual(social);
+      for (const [name, agent] of Object.entries(LINK_PREVIEWER_AGENTS)) {
+        const card = await visit(code, { headers: { 'user-agent': agent } });
+        expect({ name, status: card.status, type: card.headers.get('content-type') }).toEqual({ name, status: 200, type: 'text/html; charset=utf-8' });
+        expect(card.headers.get('content-security-policy')).toBe("default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
+        const html = await card.text();
+        expect(html).toContain('<meta property="og:title" content="Spring &quot;sale&quot; &lt;50%&gt;">');
+        expect(html).toContain('<meta property="og:description" content="Half price &amp; more">');
+        expect(html).toContain('<meta property="og:image" content="https://cdn.example.com/spring.png">');
+        expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+        expect(html).toContain('<meta http-equiv="refresh" content="0;url=https://example.com/spring">');
+        expect(html).not.toMatch(/<script/i);
+      }
+      const person = await visit(code, { headers: { 'user-agent': WINDOWS } });
+      expect(person.status).toBe(302);
+      expect(person.headers.get('location')).toBe('https://example.com/spring');
+
+      await edit(code, { social: null });
+      const slack = await visit(code, { headers: { 'user-agent': LINK_PREVIEWER_AGENTS.Slackbot } });
+      expect(slack.status).toBe(302);
+
+      // The image passes the URL policy like every target; the title is required.
+      const badImage = await createLink(endpoints(), { url: 'https://example.com/a', social: { title: 't', image: 'javascript:alert(1)' } });
+      expect(badImage.status).toBe(400);
+      expect(JSON.stringify(badImage.body)).toContain('social.image');
+      const noTitle = await createLink(endpoints(), { url: 'https://example.com/a', social: { description: 'd' } });
+      expect(noTitle.status).toBe(400);
     });
 
     it('per-link visitor limit: clicksPerIpPerMinute redirects per address, then 429 with Retry-After', async () => {

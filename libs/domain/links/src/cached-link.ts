@@ -1,5 +1,5 @@
 import type { DeviceTarget } from '@shortlink/visitors-domain';
-import { Link, LinkStatus, RedirectType, Utm, Variant } from './link';
+import { Link, LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
 
 /**
  * What changes where a redirect goes, beyond the target; absent on a plain link, so the common
@@ -34,6 +34,8 @@ export interface CachedLink {
   readonly title?: string;
   readonly moderation?: 'flagged' | 'banned';
   readonly rules?: RedirectRules;
+  /** The card for unfurling bots, only on a link that has one (docs/design.md, "Link options"). */
+  readonly social?: LinkSocial;
 }
 
 export function rulesOf(link: Link): RedirectRules | undefined {
@@ -64,5 +66,6 @@ export const toCachedLink = (link: Link): CachedLink => {
     ...(link.title !== null ? { title: link.title } : {}),
     ...(link.moderation !== 'clear' ? { moderation: link.moderation } : {}),
     ...(rules ? { rules } : {}),
+    ...(link.social !== null ? { social: link.social } : {}),
   };
 };

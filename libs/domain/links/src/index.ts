@@ -9,7 +9,17 @@ export { type CachedLink, toCachedLink } from './cached-link';
 export { ChangePropagation } from './change-propagation';
 export { type CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from './codes/code-generator';
 export { SegmentIdAllocator } from './codes/segment-id-allocator';
-export { identifierOf, type Link, type LinkOptions, type LinkStatus, type Moderation, NO_OPTIONS, type ShortUrlIdentifier, unknownLink } from './link';
+export {
+  identifierOf,
+  type Link,
+  type LinkOptions,
+  type LinkSocial,
+  type LinkStatus,
+  type Moderation,
+  NO_OPTIONS,
+  type ShortUrlIdentifier,
+  unknownLink,
+} from './link';
 export { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
 export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';

@@ -17,6 +17,7 @@ import {
   checkPasswordHash,
   checkPasswordRememberHours,
   checkRedirectType,
+  checkSocial,
   checkStatus,
   checkTags,
   checkTitle,
@@ -47,6 +48,7 @@ export interface LinkCreation {
   readonly clicksPerIpPerMinute?: unknown;
   readonly crawlable?: unknown;
   readonly passwordRememberHours?: unknown;
+  readonly social?: unknown;
   /**
    * What an import carries over (docs/design.md, "Import and export"): a code kept from another
    * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
@@ -75,6 +77,7 @@ export const EDITABLE_FIELDS = [
   'status',
   'crawlable',
   'passwordRememberHours',
+  'social',
 ] as const;
 export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
 
@@ -238,6 +241,7 @@ export class LinkService {
         clicksPerIpPerMinute: null,
         crawlable: false,
         passwordRememberHours: null,
+        social: null,
         moderation: flag ? 'flagged' : 'clear',
         moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
         domain,
@@ -420,6 +424,7 @@ export class LinkService {
       clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
       crawlable: checkCrawlable(input.crawlable),
       passwordRememberHours: checkPasswordRememberHours(input.passwordRememberHours),
+      social: await checkSocial(input.social, url),
     };
     const flag = flags()[0];
     return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
@@ -465,6 +470,7 @@ export class LinkService {
     if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
     if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
+    if (has('social')) next = { ...next, social: await checkSocial(edit.social, url) };
     if (has('passwordRememberHours')) next = { ...next, passwordRememberHours: checkPasswordRememberHours(edit.passwordRememberHours) };
     if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
     if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
@@ -533,7 +539,8 @@ function withoutOptions(i: LinkCreation): boolean {
     i.status == null &&
     i.passwordHash == null &&
     i.crawlable == null &&
-    i.passwordRememberHours == null
+    i.passwordRememberHours == null &&
+    i.social == null
   );
 }
 

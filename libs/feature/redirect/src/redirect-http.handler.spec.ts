@@ -23,6 +23,7 @@ import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClickEvent } from '@shortlink/clicks-domain';
+import { LINK_PREVIEWER_AGENTS } from '@shortlink/visitors-domain';
 import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
 import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, TenantDirectory } from '@shortlink/tenants-domain';
@@ -489,6 +490,37 @@ describe('RedirectHttpHandler', () => {
       expect(never.status).toBe(303);
       expect(never.headers.get('set-cookie')).toBeNull();
       expect((await post('/pass009', 'password=open+sesame', as())).headers.get('set-cookie')).toMatch(/; Max-Age=7200;/);
+    });
+
+    it('gives unfurling bots the social card of a link that has one; people, and bots of a link without one, get the redirect', async () => {
+      const social = { title: 'Spring <sale>', description: 'Half price', image: 'https://cdn.example/s.png' };
+      await shard.insert(link('card001', { social, maxClicks: 1 }));
+      await shard.insert(link('card002'));
+      await shard.insert(link('card003', { social, passwordHash, targetUrl: 'https://secret.example/hidden' }));
+      await shard.insert(link('card004', { social, moderation: 'flagged', moderationReason: 'test' }));
+      for (const [name, agent] of Object.entries(LINK_PREVIEWER_AGENTS)) {
+        const card = await get('/card001', { headers: as({ 'user-agent': agent }) });
+        expect({ name, status: card.status }).toEqual({ name, status: 200 });
+        expect(card.headers.get('content-type')).toBe('text/html; charset=utf-8');
+        expect(card.headers.get('content-security-policy')).toBe("default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
+        expect(card.headers.get('cache-control')).toBe('private, no-store');
+        const html = await card.text();
+        expect(html).toContain('<meta property="og:title" content="Spring &lt;sale&gt;">');
+        expect(html).toContain('<meta http-equiv="refresh" content="0;url=https://example.com/card001">');
+        expect(html).not.toMatch(/<script/i);
+      }
+      // maxClicks 1: the cards took no click; a person gets the one redirect, then 410.
+      expect((await get('/card001', { headers: as({ 'user-agent': IPHONE }) })).status).toBe(302);
+      expect((await get('/card001', { headers: as({ 'user-agent': IPHONE }) })).status).toBe(410);
+      const plain = await get('/card002', { headers: as({ 'user-agent': LINK_PREVIEWER_AGENTS.Slackbot }) });
+      expect(plain.status).toBe(302);
+      // A password link's card never reveals the target; a flagged link's bots get its warning page.
+      const hidden = await (await get('/card003', { headers: as({ 'user-agent': LINK_PREVIEWER_AGENTS.Twitterbot }) })).text();
+      expect(hidden).toContain('og:title');
+      expect(hidden).not.toContain('secret.example');
+      expect(hidden).toContain('content="0;url=http://sho.rt/card003"');
+      const flagged = await get('/card004', { headers: as({ 'user-agent': LINK_PREVIEWER_AGENTS.Slackbot, accept: 'text/html' }) });
+      expect(await flagged.text()).not.toContain('og:title');
     });
 
     it('answers a wrong password with 403 (the form again for a browser), and 429 with Retry-After after 3 wrong ones per visitor and link', async () => {

@@ -18,6 +18,7 @@ import {
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
+import { isLinkPreviewer } from '@shortlink/visitors-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles, WellKnownFile } from './domain-files';
 import { PageText } from './page-text';
@@ -38,6 +39,7 @@ import {
   warningPage,
 } from './pages';
 import { RedirectMetrics } from './redirect.metrics';
+import { sendSocialCard, socialCardHtml } from './social-card';
 import { VisitorPages } from './visitor-pages';
 
 /**
@@ -221,6 +223,15 @@ export class RedirectHttpHandler {
     const { req, suffix, query } = visit;
     const method = req.method;
     if (this.tenants.isSuspended(link.tenantId)) return this.page(visit, suspendedPage);
+    if (
+      link.social !== undefined &&
+      suffix === undefined &&
+      method !== 'POST' &&
+      link.moderation === undefined &&
+      isLinkPreviewer(req.headers['user-agent'] ?? '')
+    ) {
+      return this.card(visit, link);
+    }
     if (suffix === undefined && query === undefined && link.rules === undefined && link.moderation === undefined && method !== 'POST') {
       return this.redirect(visit, link);
     }
@@ -360,6 +371,22 @@ export class RedirectHttpHandler {
     const secure = this.addresses.isHttps(visit.req) ? '; Secure' : '';
     const attributes = `Path=/${visit.id!.code}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
     visit.res.setHeader('set-cookie', `${cookie.name}=${cookie.value}; ${attributes}`);
+  }
+
+  /**
+   * A link's social card for an unfurling bot (docs/design.md, "Link options"): recorded like the
+   * redirect it replaces (a bot's click), taking no click of maxClicks. A password link's card leads
+   * to the short URL (its form), never to the target.
+   */
+  private card(visit: Visit, link: CachedLink): void {
+    const { req } = visit;
+    const id = visit.id!;
+    const shortUrl = `${this.addresses.isHttps(req) ? 'https' : 'http'}://${id.domain}/${id.code}`;
+    const next = link.rules?.passwordHash === undefined ? link.targetUrl : shortUrl;
+    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, id);
+    this.metrics.status(200);
+    sendSocialCard(visit.res, socialCardHtml(link.social!, shortUrl, next), req.method === 'HEAD');
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
   /** A plain link: the hot path, exactly as before link options. */

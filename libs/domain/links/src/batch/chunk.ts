@@ -93,5 +93,6 @@ export function linkOf(p: PreparedLink, id: bigint, codes: CodeStrategy, attempt
     clicksPerIpPerMinute: p.clicksPerIpPerMinute,
     crawlable: p.crawlable,
     passwordRememberHours: p.passwordRememberHours,
+    social: p.social,
   };
 }
