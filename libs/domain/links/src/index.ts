@@ -40,6 +40,7 @@ export {
   URL_POLICY,
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
+export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
 export { encodeQueryPart } from './redirect/target-url';
 export {
   LocalVisitorWindows,
