@@ -487,6 +487,18 @@ describe('LinkService', () => {
       expect(feed.published.map((c) => c.version)).toEqual([1, 2, 2, 3, 3, 3]);
     });
 
+    it('create: a link whose insert timed out is told to the read path as created (no null entry, its Bloom bit) before the 503 and once its shard ended it', async () => {
+      const repo = new LateCommits();
+      const { service, cache } = setup(undefined, repo);
+      repo.timeOutNextWrite();
+      await expect(service.create({ tenantId: 't1', url: 'https://example.com/a', alias: 'late-alias' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+      expect(cache.newLinks.map((l) => l.code)).toEqual(['late-alias']);
+      await repo.endWrite(true);
+      await flush();
+      expect(cache.newLinks.map((l) => l.code)).toEqual(['late-alias', 'late-alias']);
+      expect(repo.links.get(key('late-alias'))).toEqual(cache.newLinks[0]);
+    });
+
     it('a failure that certainly wrote nothing (refused before anything was sent) leaves the caches alone', async () => {
       const repo = new LateCommits();
       const { service, cache, feed, cached } = setup(undefined, repo);
@@ -522,6 +534,11 @@ class LateCommits extends InMemoryLinkRepository {
   /** The shard ends the write that timed out: committed or not; its `settled` resolves after that. */
   async endWrite(commits: boolean): Promise<void> {
     await this.end!(commits);
+  }
+
+  override async insert(link: Link): Promise<void> {
+    if (!this.next) return super.insert(link);
+    this.fail(async () => (await super.insert(link), true));
   }
 
   override async replace(link: Link, expectedVersion: number): Promise<boolean> {

@@ -174,6 +174,7 @@ export class LinkService {
         await this.links.insert(link);
       } catch (error) {
         if (error instanceof DuplicateLinkError) throw await this.aliasTaken(base.tenantId, id);
+        await this.perhapsCreated(link, error);
         throw error;
       }
       return this.afterCreate(link);
@@ -189,6 +190,7 @@ export class LinkService {
         await this.links.insert(link, { relocatable: true });
         return this.afterCreate(link);
       } catch (error) {
+        await this.perhapsCreated(link, error);
         if (
           error instanceof DomainError &&
           error.code === ErrorCode.SHARD_UNAVAILABLE &&
@@ -497,6 +499,19 @@ export class LinkService {
       }
       throw error;
     }
+  }
+
+  /**
+   * An insert whose shard call failed after it was sent may be committed all the same (see
+   * `uncertain`): the read path learns the link as created (no "no such link" entry for its code, its
+   * Bloom bit) now and again once the shard ended the insert. A link that was not written costs a
+   * Bloom false positive.
+   */
+  private async perhapsCreated(link: Link, error: unknown): Promise<void> {
+    const settled = uncertainWriteSettled(error);
+    if (!settled) return;
+    await this.cache.created([link]).catch(() => undefined);
+    void settled.then(() => this.cache.created([link]).catch(() => undefined));
   }
 
   /** What the shard holds once an uncertain write of the link at `version` has ended, into the caches (see `uncertain`). */

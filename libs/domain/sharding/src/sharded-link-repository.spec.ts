@@ -263,8 +263,8 @@ describe('ShardedLinkRepository', () => {
     expect(await (hung as { settled?: Promise<boolean> }).settled).toBe(false);
   });
 
-  it('marks an edit or a delete that passed its deadline with when its shard ended it; a write the breaker refused is not marked', async () => {
-    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 10, bulkTimeoutMs: 1000, breakerFailures: 2, breakerOpenMs: 60_000 });
+  it('marks an edit, a delete or a create that passed its deadline with when its shard ended it; a write the breaker refused is not marked', async () => {
+    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 10, bulkTimeoutMs: 1000, breakerFailures: 3, breakerOpenMs: 60_000 });
     const slow = byName(staysOn);
     const link = aLink(stayer);
     await repo.insert(link);
@@ -284,7 +284,15 @@ describe('ShardedLinkRepository', () => {
     expect(await uncertainWriteSettled(removal)).toBe(true);
     expect(await slow.findByCode(link)).toBeNull();
 
-    // Two failures in a row opened the breaker: the next write is refused before anything is sent.
+    const created = aLink(stayer, { domain: 'go.example' });
+    const insert = slow.insert.bind(slow);
+    slow.insert = async (l) => (await new Promise((r) => setTimeout(r, 60)), insert(l));
+    const creation = await repo.insert(created).catch((e: unknown) => e);
+    expect(creation).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+    expect(await uncertainWriteSettled(creation)).toBe(true);
+    expect(await slow.findByCode(created)).toEqual(created);
+
+    // Failures in a row opened the breaker: the next write is refused before anything is sent.
     const refused = await repo.replace({ ...link, version: 3 }, 2).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
     expect(uncertainWriteSettled(refused)).toBeNull();

@@ -1,5 +1,6 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import {
+  DuplicateLinkError,
   InsertOptions,
   Link,
   LinkListQuery,
@@ -109,12 +110,14 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
   }
 
   async insert(link: Link, options: InsertOptions = {}): Promise<void> {
-    await this.write([link.code], options, async (state) => {
-      const route = state.route(link.code);
-      if (!route.moving) return this.on(route.owner, (s) => s.insert(link));
-      await this.on(route.from, (s) => s.insert(link));
-      await this.on(route.to, (s) => movable(s).upsertLink(link));
-    });
+    await this.uncertain((sent) =>
+      this.write([link.code], options, async (state) => {
+        const route = state.route(link.code);
+        if (!route.moving) return this.on(route.owner, (s) => sent(s.insert(link)));
+        await this.on(route.from, (s) => sent(s.insert(link)));
+        await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
+      }),
+    );
   }
 
   /**
@@ -207,7 +210,7 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     try {
       return await write((statement) => ((last = statement), statement));
     } catch (error) {
-      const domainAnswer = error instanceof DomainError && error.code !== ErrorCode.SHARD_UNAVAILABLE;
+      const domainAnswer = error instanceof DuplicateLinkError || (error instanceof DomainError && error.code !== ErrorCode.SHARD_UNAVAILABLE);
       if (last !== null && !domainAnswer) markUncertainWrite(error, this.ended(last, this.bulkDeadlineMs));
       throw error;
     }
