@@ -2,8 +2,9 @@
 # npm test: every suite. Typecheck, lint (with the Nx module-boundary rules), unit, integration
 # (contract suites on the real servers), e2e on both profiles, then resilience (the redirect hot
 # path while real servers are stopped or killed; serial, after e2e, since it takes shared servers
-# down), then api-fuzz (schemathesis against both published OpenAPI documents). Needs the real
-# stack: `npm run stack:up` first.
+# down), then the short chaos run (faults under a recorded workload, judged by its checker), then
+# api-fuzz (schemathesis against both published OpenAPI documents). Needs the real stack:
+# `npm run stack:up` first.
 #
 # npm run test:embedded (this script with --embedded): what runs with no server installed, for a
 # newcomer's first check: typecheck, lint, unit and the embedded-profile e2e suites.
@@ -47,6 +48,8 @@ if [ $MODE = full ]; then
   step integration jest_tier integration --runInBand
   step e2e jest_tier e2e --runInBand
   step resilience jest_tier resilience --runInBand
+  # The chaos run's short version (docs/reliability.md): a fixed seed, so a failure can be replayed.
+  step chaos npm run --silent chaos -- --short --seed 1
   step api-fuzz bash tools/ci/api-fuzz.sh
   node tools/test-summary.js "$RESULTS" unit integration e2e resilience || status=1
 else

@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
 import { Endpoints } from '@shortlink/harness';
+import { LINK_PREVIEWER_AGENTS } from '@shortlink/visitors-domain';
 import { API_KEY, createLink, propagated } from './support';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -105,6 +106,64 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
       const ok = await submit(code, 'correct horse', {}, '?from=e2e');
       expect(ok.status).toBe(303);
       expect(ok.headers.get('location')).toBe('https://example.com/members-only?from=e2e');
+    });
+
+    it('password: a right password is remembered in a signed cookie of the link, and a changed password ends it', async () => {
+      const { code } = await create({ url: 'https://example.com/remembered', password: 'correct horse', passwordRememberHours: 6 });
+      const ok = await submit(code, 'correct horse', { 'x-forwarded-proto': 'https' });
+      expect(ok.status).toBe(303);
+      const setCookie = ok.headers.get('set-cookie')!;
+      expect(setCookie).toMatch(new RegExp(`^sl_pw_\\d+=\\d+\\.[A-Za-z0-9_-]{43}; Path=/${code}; Max-Age=21600; HttpOnly; SameSite=Lax; Secure$`));
+      const cookie = setCookie.split(';')[0];
+      // Plain http through the proxy: not Secure.
+      expect((await submit(code, 'correct horse')).headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax$/);
+
+      const remembered = await visit(code, { headers: { cookie, accept: 'text/html' }, path: '?from=e2e' });
+      expect(remembered.status).toBe(302);
+      expect(remembered.headers.get('location')).toBe('https://example.com/remembered?from=e2e');
+      expect(remembered.headers.get('cache-control')).toBe('private, no-store');
+      expect((await visit(code, { headers: { accept: 'text/html' } })).status).toBe(200); // no cookie: the form
+
+      await edit(code, { password: 'battery staple' });
+      const ended = await visit(code, { headers: { cookie, accept: 'text/html' } });
+      expect(ended.status).toBe(200);
+      expect(await ended.text()).toContain('type="password"');
+      const renewed = await submit(code, 'battery staple');
+      expect(renewed.status).toBe(303);
+      expect((await visit(code, { headers: { cookie: renewed.headers.get('set-cookie')!.split(';')[0] } })).status).toBe(302);
+    });
+
+    it('social: each unfurling bot gets the Open Graph / Twitter card, people the redirect; without social, bots the redirect', async () => {
+      const social = { title: 'Spring "sale" <50%>', description: 'Half price & more', image: 'https://cdn.example.com/spring.png' };
+      const { code } = await create({ url: 'https://example.com/spring', social });
+      const read = await fetch(`${endpoints().generation}/api/v1/links/${code}`, { headers: { 'x-api-key': API_KEY } });
+      expect(((await read.json()) as { social: unknown }).social).toEqual(social);
+      for (const [name, agent] of Object.entries(LINK_PREVIEWER_AGENTS)) {
+        const card = await visit(code, { headers: { 'user-agent': agent } });
+        expect({ name, status: card.status, type: card.headers.get('content-type') }).toEqual({ name, status: 200, type: 'text/html; charset=utf-8' });
+        expect(card.headers.get('content-security-policy')).toBe("default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
+        const html = await card.text();
+        expect(html).toContain('<meta property="og:title" content="Spring &quot;sale&quot; &lt;50%&gt;">');
+        expect(html).toContain('<meta property="og:description" content="Half price &amp; more">');
+        expect(html).toContain('<meta property="og:image" content="https://cdn.example.com/spring.png">');
+        expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+        expect(html).toContain('<meta http-equiv="refresh" content="0;url=https://example.com/spring">');
+        expect(html).not.toMatch(/<script/i);
+      }
+      const person = await visit(code, { headers: { 'user-agent': WINDOWS } });
+      expect(person.status).toBe(302);
+      expect(person.headers.get('location')).toBe('https://example.com/spring');
+
+      await edit(code, { social: null });
+      const slack = await visit(code, { headers: { 'user-agent': LINK_PREVIEWER_AGENTS.Slackbot } });
+      expect(slack.status).toBe(302);
+
+      // The image passes the URL policy like every target; the title is required.
+      const badImage = await createLink(endpoints(), { url: 'https://example.com/a', social: { title: 't', image: 'javascript:alert(1)' } });
+      expect(badImage.status).toBe(400);
+      expect(JSON.stringify(badImage.body)).toContain('social.image');
+      const noTitle = await createLink(endpoints(), { url: 'https://example.com/a', social: { description: 'd' } });
+      expect(noTitle.status).toBe(400);
     });
 
     it('per-link visitor limit: clicksPerIpPerMinute redirects per address, then 429 with Retry-After', async () => {

@@ -64,6 +64,8 @@ export function linkFromRow(row: LinkRow): Link {
     deviceTargets: stored.deviceTargets ?? null,
     variants: stored.variants ?? null,
     clicksPerIpPerMinute: stored.clicksPerIpPerMinute ?? null,
+    passwordRememberHours: stored.passwordRememberHours ?? null,
+    social: stored.social ?? null,
     id: String(row.id),
     domain: row.domain,
     code: row.code,
@@ -94,6 +96,8 @@ export function optionsJson(link: Link): string | null {
   if (link.deviceTargets !== null) stored.deviceTargets = link.deviceTargets;
   if (link.variants !== null) stored.variants = link.variants;
   if (link.clicksPerIpPerMinute !== null) stored.clicksPerIpPerMinute = link.clicksPerIpPerMinute;
+  if (link.passwordRememberHours !== null) stored.passwordRememberHours = link.passwordRememberHours;
+  if (link.social !== null) stored.social = link.social;
   if (link.moderationReason !== null) stored.moderationReason = link.moderationReason;
   return Object.keys(stored).length ? JSON.stringify(stored) : null;
 }

@@ -1,5 +1,5 @@
 import type { DeviceTarget } from '@shortlink/visitors-domain';
-import { Link, LinkStatus, RedirectType, Utm, Variant } from './link';
+import { Link, LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
 
 /**
  * What changes where a redirect goes, beyond the target; absent on a plain link, so the common
@@ -15,6 +15,8 @@ export interface RedirectRules {
   readonly utm?: Utm;
   /** Present (false) only when the visitor's query string is not carried over. */
   readonly forwardQuery?: false;
+  /** Hours a right password is remembered, only when the owner set it (default 12, "Link options"). */
+  readonly passwordRememberHours?: number;
 }
 
 /** What the redirect path needs of a link: the value the read path caches (docs/design.md, "Redirect read path"). */
@@ -32,6 +34,8 @@ export interface CachedLink {
   readonly title?: string;
   readonly moderation?: 'flagged' | 'banned';
   readonly rules?: RedirectRules;
+  /** The card for unfurling bots, only on a link that has one (docs/design.md, "Link options"). */
+  readonly social?: LinkSocial;
 }
 
 export function rulesOf(link: Link): RedirectRules | undefined {
@@ -44,6 +48,7 @@ export function rulesOf(link: Link): RedirectRules | undefined {
   if (link.variants !== null) rules.variants = link.variants;
   if (link.utm !== null) rules.utm = link.utm;
   if (!link.forwardQuery) rules.forwardQuery = false;
+  if (link.passwordHash !== null && link.passwordRememberHours !== null) rules.passwordRememberHours = link.passwordRememberHours;
   return Object.keys(rules).length ? rules : undefined;
 }
 
@@ -61,5 +66,6 @@ export const toCachedLink = (link: Link): CachedLink => {
     ...(link.title !== null ? { title: link.title } : {}),
     ...(link.moderation !== 'clear' ? { moderation: link.moderation } : {}),
     ...(rules ? { rules } : {}),
+    ...(link.social !== null ? { social: link.social } : {}),
   };
 };

@@ -9,7 +9,17 @@ export { type CachedLink, toCachedLink } from './cached-link';
 export { ChangePropagation } from './change-propagation';
 export { type CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from './codes/code-generator';
 export { SegmentIdAllocator } from './codes/segment-id-allocator';
-export { identifierOf, type Link, type LinkOptions, type LinkStatus, type Moderation, NO_OPTIONS, type ShortUrlIdentifier, unknownLink } from './link';
+export {
+  identifierOf,
+  type Link,
+  type LinkOptions,
+  type LinkSocial,
+  type LinkStatus,
+  type Moderation,
+  NO_OPTIONS,
+  type ShortUrlIdentifier,
+  unknownLink,
+} from './link';
 export { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
 export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
@@ -40,7 +50,7 @@ export {
   URL_POLICY,
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
-export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
+export { type IssuedPasswordCookie, PasswordCookies, rememberHoursOf } from './redirect/password-cookie';
 export { encodeQueryPart } from './redirect/target-url';
 export {
   LocalVisitorWindows,
@@ -52,4 +62,5 @@ export {
   type VisitorWindowStore,
   visitorWindowHit,
 } from './redirect/visitor-limit';
+export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
 export { type CheckedUrl, coveredBy, type DomainBlockList, type HostLookups, type HostResolver, UrlPolicy } from './url-policy';

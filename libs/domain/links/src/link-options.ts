@@ -1,6 +1,6 @@
 import { DomainError, ErrorCode, parseIsoInstant } from '@shortlink/core';
 import { COUNTRY_CODE, DeviceTarget } from '@shortlink/visitors-domain';
-import { LinkStatus, RedirectType, Utm, Variant } from './link';
+import { LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
 
 /** Latest accepted expiry: far enough for any real campaign, inside every store's date range. */
 const MAX_EXPIRY_MS = Date.UTC(9999, 11, 31);
@@ -19,7 +19,13 @@ export const LIMITS = {
   variants: 10,
   variantWeight: 1000,
   clicksPerIpPerMinute: 10_000,
+  passwordRememberHours: 720,
+  socialTitle: 200,
+  socialDescription: 500,
 } as const;
+
+/** How long a right password is remembered when the link's owner does not say (docs/design.md, "Link options"). */
+export const DEFAULT_PASSWORD_REMEMBER_HOURS = 12;
 
 export const UTM_KEYS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 export const DEVICE_TARGETS: readonly DeviceTarget[] = ['ios', 'android', 'desktop'];
@@ -91,6 +97,14 @@ const positiveInt =
 
 export const checkMaxClicks = positiveInt('maxClicks', LIMITS.maxClicks);
 export const checkClicksPerIpPerMinute = positiveInt('clicksPerIpPerMinute', LIMITS.clicksPerIpPerMinute);
+
+/** Hours a right password is remembered, 0 (never) to 720 (30 days); null: the default (12 h). */
+export function checkPasswordRememberHours(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > LIMITS.passwordRememberHours)
+    throw invalid('passwordRememberHours', `must be an integer from 0 to ${LIMITS.passwordRememberHours}`);
+  return value;
+}
 
 /** The password as given (it is hashed before it is stored); null for none. */
 export function checkPassword(value: unknown): string | null {
@@ -211,6 +225,29 @@ export async function checkVariants(value: unknown, url: UrlCheck): Promise<Vari
       return { url: await url(v.url, `variants.${i}.url`), weight };
     }),
   );
+}
+
+/** A printable text of 1 to `max` characters (trimmed), without control characters; null for none. */
+const socialText = (value: unknown, field: string, max: number): string | null => {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.trim().length > max || /[\u0000-\u001f\u007f]/.test(value))
+    throw invalid(field, `must be a string of at most ${max} printable characters`);
+  return value.trim() === '' ? null : value.trim();
+};
+
+/**
+ * The card unfurling bots get (docs/design.md, "Link options"): `{title, description?, image?}`;
+ * the title is required, the image passes the URL policy like every target. null for none.
+ */
+export async function checkSocial(value: unknown, url: UrlCheck): Promise<LinkSocial | null> {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value) || Object.keys(value).some((k) => k !== 'title' && k !== 'description' && k !== 'image'))
+    throw invalid('social', 'must be {title, description, image}');
+  const title = socialText(value.title, 'social.title', LIMITS.socialTitle);
+  if (title === null) throw invalid('social.title', `is required, 1 to ${LIMITS.socialTitle} characters`);
+  const description = socialText(value.description, 'social.description', LIMITS.socialDescription);
+  const image = value.image === undefined || value.image === null ? null : await url(value.image, 'social.image');
+  return { title, description, image };
 }
 
 /** What a PATCH may set as `status`: `expired` belongs to the expiry job. */

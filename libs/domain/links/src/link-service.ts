@@ -15,7 +15,9 @@ import {
   checkMaxClicks,
   checkPassword,
   checkPasswordHash,
+  checkPasswordRememberHours,
   checkRedirectType,
+  checkSocial,
   checkStatus,
   checkTags,
   checkTitle,
@@ -46,6 +48,8 @@ export interface LinkCreation {
   readonly variants?: unknown;
   readonly clicksPerIpPerMinute?: unknown;
   readonly crawlable?: unknown;
+  readonly passwordRememberHours?: unknown;
+  readonly social?: unknown;
   /**
    * What an import carries over (docs/design.md, "Import and export"): a code kept from another
    * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
@@ -73,6 +77,8 @@ export const EDITABLE_FIELDS = [
   'redirectType',
   'status',
   'crawlable',
+  'passwordRememberHours',
+  'social',
 ] as const;
 export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
 
@@ -237,6 +243,8 @@ export class LinkService {
         variants: null,
         clicksPerIpPerMinute: null,
         crawlable: false,
+        passwordRememberHours: null,
+        social: null,
         moderation: flag ? 'flagged' : 'clear',
         moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
         domain,
@@ -418,6 +426,8 @@ export class LinkService {
       variants: await checkVariants(input.variants, url),
       clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
       crawlable: checkCrawlable(input.crawlable),
+      passwordRememberHours: checkPasswordRememberHours(input.passwordRememberHours),
+      social: await checkSocial(input.social, url),
     };
     const flag = flags()[0];
     return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
@@ -463,6 +473,8 @@ export class LinkService {
     if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
     if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
+    if (has('social')) next = { ...next, social: await checkSocial(edit.social, url) };
+    if (has('passwordRememberHours')) next = { ...next, passwordRememberHours: checkPasswordRememberHours(edit.passwordRememberHours) };
     if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
     if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
     if (has('status')) {
@@ -575,7 +587,9 @@ function withoutOptions(i: LinkCreation): boolean {
     i.clicksPerIpPerMinute == null &&
     i.status == null &&
     i.passwordHash == null &&
-    i.crawlable == null
+    i.crawlable == null &&
+    i.passwordRememberHours == null &&
+    i.social == null
   );
 }
 

@@ -21,6 +21,14 @@ export interface Variant {
   readonly weight: number;
 }
 
+/** What unfurling bots show of a link (docs/design.md, "Link options"): Open Graph and Twitter Card tags. */
+export interface LinkSocial {
+  readonly title: string;
+  readonly description: string | null;
+  /** An http(s) URL that passed the URL policy. */
+  readonly image: string | null;
+}
+
 /** What a tenant can set on a link besides its target (docs/design.md, "Link options"). */
 export interface LinkOptions {
   readonly title: string | null;
@@ -38,6 +46,13 @@ export interface LinkOptions {
   readonly clicksPerIpPerMinute: number | null;
   /** The domain's robots.txt lets crawlers fetch this link (docs/design.md, "Domain settings"); default false. */
   readonly crawlable: boolean;
+  /**
+   * How long a right password is remembered by the visitor's browser, in hours (0: asked at every
+   * visit); null: the default, 12 h (docs/design.md, "Link options").
+   */
+  readonly passwordRememberHours: number | null;
+  /** The link's card for unfurling bots; null: bots get the redirect. */
+  readonly social: LinkSocial | null;
 }
 
 export const NO_OPTIONS: LinkOptions = {
@@ -52,6 +67,8 @@ export const NO_OPTIONS: LinkOptions = {
   variants: null,
   clicksPerIpPerMinute: null,
   crawlable: false,
+  passwordRememberHours: null,
+  social: null,
 };
 
 /** A short link. Identified by (domain, code); stored on the shard the router names for `code`. */

@@ -1,3 +1,4 @@
 export { COUNTRY_CODE, GEO_LOOKUP, type GeoLookup } from './geo';
-export { type DeviceTarget, deviceTargetOf, UserAgentClassifier, type UserAgentFacts } from './user-agent';
+export { LINK_PREVIEWER_AGENTS } from './link-previewers';
+export { type DeviceTarget, deviceTargetOf, isLinkPreviewer, UserAgentClassifier, type UserAgentFacts } from './user-agent';
 export { VisitorIds } from './visitor-id';

@@ -1,4 +1,4 @@
-import { isbot } from 'isbot';
+import { createIsbotFromList, isbot, list as isbotPatterns } from 'isbot';
 import { LRUCache } from 'lru-cache';
 import { UAParser } from 'ua-parser-js';
 
@@ -24,6 +24,20 @@ const PREVIEW_FETCHERS =
 /** True for crawlers, monitors and link-preview fetchers. An empty user agent is a script: a bot. */
 export function isBotUserAgent(userAgent: string): boolean {
   return userAgent.trim() === '' || PREVIEW_FETCHERS.test(userAgent) || isbot(userAgent);
+}
+
+/**
+ * The fetchers that unfurl a link into a card in a chat or a feed (docs/design.md, "Link options").
+ * isbot has no list of its own for them: it knows them only among all bots, so they are named here,
+ * and isbot's own patterns that name a previewer (`preview`: BingPreview, Google Page Preview, …) are added.
+ */
+const UNFURLERS =
+  /slackbot|twitterbot|facebookexternalhit|facebookcatalog|linkedinbot|discordbot|telegrambot|^whatsapp\/|skypeuripreview|embedly|pinterestbot|redditbot|vkshare|iframely|mastodon\/|cardyb|xing-contenttabreceiver/i;
+const isbotPreviewer = createIsbotFromList(isbotPatterns.filter((pattern) => /preview/i.test(pattern)));
+
+/** True for a link previewer: it gets a link's social card instead of its redirect. A person's browser never is one. */
+export function isLinkPreviewer(userAgent: string): boolean {
+  return userAgent !== '' && (UNFURLERS.test(userAgent) || isbotPreviewer(userAgent));
 }
 
 /** ios / android by OS, desktop for everything else (tablets follow their OS). */

@@ -1,4 +1,5 @@
-import { deviceTargetOf, isBotUserAgent, UserAgentClassifier } from './user-agent';
+import { LINK_PREVIEWER_AGENTS } from './link-previewers';
+import { deviceTargetOf, isBotUserAgent, isLinkPreviewer, UserAgentClassifier } from './user-agent';
 import { VisitorIds } from './visitor-id';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -51,5 +52,26 @@ describe('VisitorIds', () => {
     expect(new VisitorIds('secret-b').idOf('203.0.113.7', 'UA', day)).not.toBe(id);
     expect(ids.idOf('203.0.113.8', 'UA', day)).not.toBe(id);
     expect(ids.idOf('203.0.113.7', 'UA2', day)).not.toBe(id);
+  });
+});
+
+describe('link previewers (docs/design.md, "Link options")', () => {
+  it.each(Object.entries(LINK_PREVIEWER_AGENTS))('knows %s as a link previewer', (_name, agent) => {
+    expect(isLinkPreviewer(agent)).toBe(true);
+  });
+
+  it('takes people, scripts and search crawlers for no previewer: they get the redirect', () => {
+    for (const agent of [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+      // The in-app browsers of chat apps are people.
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/126.0 Mobile Safari/537.36 WhatsApp/2.24',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/460.0]',
+      'curl/8.5.0',
+      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      '',
+    ]) {
+      expect({ agent, previewer: isLinkPreviewer(agent) }).toEqual({ agent, previewer: false });
+    }
   });
 });

@@ -23,6 +23,17 @@ const geoTargets = z
   .record(z.string().max(8), url)
   .meta({ description: 'ISO 3166-1 alpha-2 country code -> URL', example: { DE: 'https://example.de/', US: 'https://example.com/us' } });
 const deviceTargets = z.strictObject({ ios: url, android: url, desktop: url }).partial().meta({ id: 'DeviceTargets' });
+const social = z
+  .strictObject({
+    title: z.string().max(1000).meta({ description: '1 to 200 characters; og:title and twitter:title' }),
+    description: z.string().max(2000).nullable().optional().meta({ description: 'At most 500 characters; og:description' }),
+    image: url.nullable().optional().meta({ description: 'http(s) URL of the image, through the URL policy like every target; og:image' }),
+  })
+  .meta({
+    id: 'Social',
+    description:
+      'The card unfurling bots (Slackbot, Twitterbot, facebookexternalhit, LinkedInBot, Discordbot, WhatsApp, TelegramBot, …) get instead of the redirect',
+  });
 const variant = z.strictObject({ url, weight: z.number().int().meta({ description: '1 to 1000' }) }).meta({ id: 'Variant' });
 
 const optionFields = {
@@ -39,6 +50,11 @@ const optionFields = {
   variants: z.array(variant).max(100).meta({ description: 'Up to 10 weighted targets for an A/B test; a visitor always gets the same one' }),
   clicksPerIpPerMinute: z.number().int().meta({ description: 'Redirects per visitor address and minute on this link' }),
   crawlable: z.boolean().meta({ description: "Let crawlers fetch this link although its domain's robots.txt disallows (default false)" }),
+  social,
+  passwordRememberHours: z.number().int().meta({
+    description:
+      'Hours a visitor who gave the right password is let through without the form (a signed cookie for this link), 0 to 720; 0: ask every visit; default 12',
+  }),
 };
 
 /** What an import carries over from another installation or shortener (docs/design.md, "Import and export"). */
@@ -78,6 +94,8 @@ export const linkCreationSchema = z
     variants: true,
     clicksPerIpPerMinute: true,
     crawlable: true,
+    passwordRememberHours: true,
+    social: true,
     legacyCode: true,
     status: true,
     passwordHash: true,
@@ -117,6 +135,8 @@ export const linkSchema = z
     variants: z.array(variant).nullable(),
     clicksPerIpPerMinute: z.number().int().nullable(),
     crawlable: z.boolean().meta({ description: "Listed as allowed in its domain's robots.txt" }),
+    passwordRememberHours: z.number().int().nullable().meta({ description: 'null: the default, 12 h' }),
+    social: z.object({ title: z.string(), description: z.string().nullable(), image: z.string().nullable() }).nullable(),
     moderation: z
       .object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() })
       .meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),

@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import {
+  CODE_SECRET,
   LINK_CHANGE_FEED,
   LINK_REPOSITORY,
   LINK_RESOLVER,
@@ -11,6 +12,7 @@ import {
   LinkResolver,
   LinkRules,
   PASSWORD_HASHER,
+  PasswordCookies,
   PasswordHasher,
   SharedVisitorLimit,
   VISITOR_WINDOW_STORE,
@@ -50,6 +52,7 @@ export const REDIRECT_PORTS: readonly symbol[] = [
   TENANT_STORE,
   DOMAIN_SETTINGS_STORE,
   VISITOR_WINDOW_STORE,
+  CODE_SECRET,
 ];
 
 /**
@@ -155,6 +158,7 @@ export class RedirectFeatureModule {
             DomainFiles,
             VISITOR_WINDOW_STORE,
             APP_LOGGER,
+            CODE_SECRET,
           ],
           useFactory: (
             links: LinkResolver,
@@ -172,6 +176,7 @@ export class RedirectFeatureModule {
             files: DomainFiles,
             visitorWindows: VisitorWindowStore,
             appLogger: PinoNestLogger,
+            codeSecret: string,
           ) => {
             const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
             metrics.readRateLimiter(() => perIp.usage);
@@ -182,7 +187,9 @@ export class RedirectFeatureModule {
                   ? logger.warn(`per-link visitor limit counted per instance until the shared store answers: ${(error as Error)?.message}`)
                   : logger.log('per-link visitor limit shared again'),
             });
-            const options = { rules: new LinkRules(geo, quota), visitors, quota, attempts, passwords, checks };
+            // The cookie key is derived from the code secret, which every instance shares (docs/design.md, "Link options").
+            const cookies = new PasswordCookies(codeSecret);
+            const options = { rules: new LinkRules(geo, quota), visitors, quota, attempts, passwords, checks, cookies };
             return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files });
           },
         },

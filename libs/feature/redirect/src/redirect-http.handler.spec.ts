@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, SharedVisitorLimit } from '@shortlink/links-domain';
+import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, PasswordCookies, SharedVisitorLimit } from '@shortlink/links-domain';
 import {
   CachePolicy,
   ClickQuota,
@@ -23,6 +23,7 @@ import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
 import { ClickEvent } from '@shortlink/clicks-domain';
+import { LINK_PREVIEWER_AGENTS } from '@shortlink/visitors-domain';
 import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
 import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, TenantDirectory } from '@shortlink/tenants-domain';
@@ -129,6 +130,7 @@ describe('RedirectHttpHandler', () => {
       attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }),
       passwords: argon2,
       checks: new PasswordCheckGate({ concurrency: 4, perVisitorPerMinute: 10 }),
+      cookies: new PasswordCookies('k'.repeat(40)),
     };
     // Loopback is the trusted proxy here, so a test can present a client address (and its country).
     const addresses = new ClientAddressResolver([{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }]);
@@ -448,6 +450,77 @@ describe('RedirectHttpHandler', () => {
       expect(ok.headers.get('cache-control')).toBe('private, no-store');
       await flush();
       expect(clicks.map((c) => c.code)).toEqual(['pass001']);
+    });
+
+    it('remembers a right password in a signed cookie of the link: HttpOnly, SameSite=Lax, Path=/{code}, 12 h, Secure behind an https proxy', async () => {
+      const stored = link('pass007', { passwordHash, maxClicks: 4 });
+      await shard.insert(stored);
+      const me = as();
+      const ok = await post('/pass007', 'password=open+sesame', me);
+      expect(ok.status).toBe(303);
+      const cookie = ok.headers.get('set-cookie')!;
+      expect(cookie).toMatch(new RegExp(`^sl_pw_${stored.id}=\\d+\\.[A-Za-z0-9_-]{43}; Path=/pass007; Max-Age=43200; HttpOnly; SameSite=Lax$`));
+      const pair = cookie.split(';')[0];
+      // Over https (X-Forwarded-Proto from the trusted proxy, loopback here) the cookie is Secure.
+      const secure = await post('/pass007', 'password=open+sesame', { ...me, 'x-forwarded-proto': 'https' });
+      expect(secure.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+
+      // With the cookie: the redirect at once (the link's own type), counted, no-store; without it, or tampered: the form.
+      // The cookie is the link's, not the address's: another address of the same browser is let through too.
+      const again = await get('/pass007?x=1', { headers: as({ cookie: `theme=dark; ${pair}` }) });
+      expect(again.status).toBe(302);
+      expect(again.headers.get('location')).toBe('https://example.com/pass007?x=1');
+      expect(again.headers.get('cache-control')).toBe('private, no-store');
+      expect(again.headers.get('set-cookie')).toBeNull();
+      expect((await get('/pass007', { headers: as({ accept: 'text/html' }) })).status).toBe(200);
+      const tampered = await get('/pass007', { headers: { ...as(), accept: 'text/html', cookie: pair.replace(/\d\./, (d) => `${(Number(d[0]) + 1) % 10}.`) } });
+      expect(tampered.status).toBe(200);
+      expect(await tampered.text()).toContain('name="password"');
+      await flush();
+      expect(clicks.map((c) => c.code)).toEqual(['pass007', 'pass007', 'pass007']);
+      // Still subject to maxClicks: the fourth click is the last.
+      expect((await get('/pass007', { headers: as({ cookie: pair }) })).status).toBe(302);
+      expect((await get('/pass007', { headers: as({ cookie: pair }) })).status).toBe(410);
+    });
+
+    it('sets no cookie when the owner wants the password at every visit (passwordRememberHours 0), and honours the hours it sets', async () => {
+      await shard.insert(link('pass008', { passwordHash, passwordRememberHours: 0 }));
+      await shard.insert(link('pass009', { passwordHash, passwordRememberHours: 2 }));
+      const never = await post('/pass008', 'password=open+sesame', as());
+      expect(never.status).toBe(303);
+      expect(never.headers.get('set-cookie')).toBeNull();
+      expect((await post('/pass009', 'password=open+sesame', as())).headers.get('set-cookie')).toMatch(/; Max-Age=7200;/);
+    });
+
+    it('gives unfurling bots the social card of a link that has one; people, and bots of a link without one, get the redirect', async () => {
+      const social = { title: 'Spring <sale>', description: 'Half price', image: 'https://cdn.example/s.png' };
+      await shard.insert(link('card001', { social, maxClicks: 1 }));
+      await shard.insert(link('card002'));
+      await shard.insert(link('card003', { social, passwordHash, targetUrl: 'https://secret.example/hidden' }));
+      await shard.insert(link('card004', { social, moderation: 'flagged', moderationReason: 'test' }));
+      for (const [name, agent] of Object.entries(LINK_PREVIEWER_AGENTS)) {
+        const card = await get('/card001', { headers: as({ 'user-agent': agent }) });
+        expect({ name, status: card.status }).toEqual({ name, status: 200 });
+        expect(card.headers.get('content-type')).toBe('text/html; charset=utf-8');
+        expect(card.headers.get('content-security-policy')).toBe("default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
+        expect(card.headers.get('cache-control')).toBe('private, no-store');
+        const html = await card.text();
+        expect(html).toContain('<meta property="og:title" content="Spring &lt;sale&gt;">');
+        expect(html).toContain('<meta http-equiv="refresh" content="0;url=https://example.com/card001">');
+        expect(html).not.toMatch(/<script/i);
+      }
+      // maxClicks 1: the cards took no click; a person gets the one redirect, then 410.
+      expect((await get('/card001', { headers: as({ 'user-agent': IPHONE }) })).status).toBe(302);
+      expect((await get('/card001', { headers: as({ 'user-agent': IPHONE }) })).status).toBe(410);
+      const plain = await get('/card002', { headers: as({ 'user-agent': LINK_PREVIEWER_AGENTS.Slackbot }) });
+      expect(plain.status).toBe(302);
+      // A password link's card never reveals the target; a flagged link's bots get its warning page.
+      const hidden = await (await get('/card003', { headers: as({ 'user-agent': LINK_PREVIEWER_AGENTS.Twitterbot }) })).text();
+      expect(hidden).toContain('og:title');
+      expect(hidden).not.toContain('secret.example');
+      expect(hidden).toContain('content="0;url=http://sho.rt/card003"');
+      const flagged = await get('/card004', { headers: as({ 'user-agent': LINK_PREVIEWER_AGENTS.Slackbot, accept: 'text/html' }) });
+      expect(await flagged.text()).not.toContain('og:title');
     });
 
     it('answers a wrong password with 403 (the form again for a browser), and 429 with Retry-After after 3 wrong ones per visitor and link', async () => {

@@ -7,6 +7,7 @@ import {
   encodeQueryPart,
   LinkResolver,
   LinkRules,
+  PasswordCookies,
   PasswordHasher,
   RedirectDecision,
   RESERVED_PATHS,
@@ -17,6 +18,7 @@ import {
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
+import { isLinkPreviewer } from '@shortlink/visitors-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles, WellKnownFile } from './domain-files';
 import { PageText } from './page-text';
@@ -37,6 +39,7 @@ import {
   warningPage,
 } from './pages';
 import { RedirectMetrics } from './redirect.metrics';
+import { sendSocialCard, socialCardHtml } from './social-card';
 import { VisitorPages } from './visitor-pages';
 
 /**
@@ -70,6 +73,8 @@ export interface LinkOptionParts {
   readonly passwords: PasswordHasher;
   /** The instance's argon2 budget (each check is ~50 ms of a core), shared fairly between visitors and tenants. */
   readonly checks: PasswordCheckGate;
+  /** The remembered password: a signed cookie per link (docs/design.md, "Link options"). */
+  readonly cookies: PasswordCookies;
 }
 
 /** What the redirect handler works with. */
@@ -218,6 +223,15 @@ export class RedirectHttpHandler {
     const { req, suffix, query } = visit;
     const method = req.method;
     if (this.tenants.isSuspended(link.tenantId)) return this.page(visit, suspendedPage);
+    if (
+      link.social !== undefined &&
+      suffix === undefined &&
+      method !== 'POST' &&
+      link.moderation === undefined &&
+      isLinkPreviewer(req.headers['user-agent'] ?? '')
+    ) {
+      return this.card(visit, link);
+    }
     if (suffix === undefined && query === undefined && link.rules === undefined && link.moderation === undefined && method !== 'POST') {
       return this.redirect(visit, link);
     }
@@ -231,7 +245,9 @@ export class RedirectHttpHandler {
       const userAgent = req.headers['user-agent'] ?? '';
       const acknowledged = suffix === '/go';
       const counts = method === 'GET';
-      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted: false });
+      // A remembered right password (its cookie) lets the visitor through the form; every other rule still applies.
+      const passwordAccepted = link.rules?.passwordHash !== undefined && this.options.cookies.accepts(req.headers.cookie, link, Date.now());
+      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted });
       if (decision.kind === 'password') return this.passwordForm(visit, link);
       this.act(visit, link, decision, false);
     } catch (error) {
@@ -338,10 +354,39 @@ export class RedirectHttpHandler {
         return this.problem(visit, new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the password is not right'));
       }
       await attempt.giveBack();
+      this.rememberPassword(visit, link);
       const userAgent = req.headers['user-agent'] ?? '';
       const decision = rules.decide(link, { address: ip, userAgent, query: visit.query, counts: true, acknowledged: true, passwordAccepted: true });
       this.act(visit, link, decision, true);
     })().catch((error) => this.refused(visit, error));
+  }
+
+  /**
+   * The cookie of a right password (docs/design.md, "Link options"): HttpOnly, SameSite=Lax, Secure
+   * when the visitor reached us over https, sent back only to this link's path.
+   */
+  private rememberPassword(visit: Visit, link: CachedLink): void {
+    const cookie = this.options.cookies.issue(link, Date.now());
+    if (cookie === null || visit.res.headersSent) return;
+    const secure = this.addresses.isHttps(visit.req) ? '; Secure' : '';
+    const attributes = `Path=/${visit.id!.code}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
+    visit.res.setHeader('set-cookie', `${cookie.name}=${cookie.value}; ${attributes}`);
+  }
+
+  /**
+   * A link's social card for an unfurling bot (docs/design.md, "Link options"): recorded like the
+   * redirect it replaces (a bot's click), taking no click of maxClicks. A password link's card leads
+   * to the short URL (its form), never to the target.
+   */
+  private card(visit: Visit, link: CachedLink): void {
+    const { req } = visit;
+    const id = visit.id!;
+    const shortUrl = `${this.addresses.isHttps(req) ? 'https' : 'http'}://${id.domain}/${id.code}`;
+    const next = link.rules?.passwordHash === undefined ? link.targetUrl : shortUrl;
+    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, id);
+    this.metrics.status(200);
+    sendSocialCard(visit.res, socialCardHtml(link.social!, shortUrl, next), req.method === 'HEAD');
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
   /** A plain link: the hot path, exactly as before link options. */

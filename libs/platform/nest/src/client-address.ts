@@ -49,6 +49,18 @@ export class ClientAddressResolver {
     return this.resolve(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for']);
   }
 
+  /**
+   * Whether the visitor reached us over https: a TLS socket, or `X-Forwarded-Proto: https` (its
+   * first value, the scheme the edge proxy saw) on a connection from a trusted proxy.
+   */
+  isHttps(req: IncomingMessage): boolean {
+    if ((req.socket as { encrypted?: boolean }).encrypted === true) return true;
+    const proto = req.headers['x-forwarded-proto'];
+    if (proto === undefined || this.trustsNobody || !this.isTrusted(normalizeAddress(req.socket.remoteAddress ?? ''))) return false;
+    const first = (Array.isArray(proto) ? proto[0] : proto).split(',')[0];
+    return first.trim().toLowerCase() === 'https';
+  }
+
   resolve(socketAddress: string, forwardedFor: string | string[] | undefined): string {
     let client = normalizeAddress(socketAddress);
     if (this.trustsNobody || forwardedFor === undefined || !this.isTrusted(client)) return client;

@@ -43,6 +43,8 @@ export const EXPORT_COLUMNS = [
   'deviceTargets',
   'variants',
   'clicksPerIpPerMinute',
+  'passwordRememberHours',
+  'social',
   'shortUrl',
   'createdAt',
 ] as const;
@@ -68,6 +70,8 @@ export interface ExportedLink {
   deviceTargets: Record<string, string> | null;
   variants: Array<{ url: string; weight: number }> | null;
   clicksPerIpPerMinute: number | null;
+  passwordRememberHours?: number | null;
+  social?: { title: string; description: string | null; image: string | null } | null;
 }
 
 /** The export route (with password hashes, links:read and links:write), and the list that any reading key may use. */
@@ -141,6 +145,8 @@ export function exportRow(l: ExportedLink): unknown[] {
     asJson(l.deviceTargets),
     asJson(l.variants),
     l.clicksPerIpPerMinute ?? '',
+    l.passwordRememberHours ?? '',
+    asJson(l.social),
     l.shortUrl,
     l.createdAt,
   ];

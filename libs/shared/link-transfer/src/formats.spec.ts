@@ -78,6 +78,8 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
           deviceTargets: l.deviceTargets ?? undefined,
           variants: l.variants ?? undefined,
           clicksPerIpPerMinute: l.clicksPerIpPerMinute ?? undefined,
+          passwordRememberHours: l.passwordRememberHours ?? undefined,
+          social: l.social ?? undefined,
         };
         return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
       }),

@@ -30,6 +30,8 @@ export interface LinkBody {
   deviceTargets?: unknown;
   variants?: unknown;
   clicksPerIpPerMinute?: number | string;
+  passwordRememberHours?: number | string;
+  social?: unknown;
 }
 
 /** One exported link as a create, and why it was made less open than its source (a line in the results). */
@@ -178,6 +180,8 @@ export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): Ma
       set('deviceTargets', json(cell('devicetargets', 'device_targets')));
       set('variants', json(cell('variants')));
       set('clicksPerIpPerMinute', int(cell('clicksperipperminute', 'clicks_per_ip_per_minute')));
+      set('passwordRememberHours', int(cell('passwordrememberhours', 'password_remember_hours')));
+      set('social', json(cell('social')));
       if (isTrue(cell('passwordprotected', 'password_protected')) && !body.passwordHash && !body.password) {
         disable('password-protected at the source, but the export carries no password hash (exported with a key without links:write): created disabled');
       }

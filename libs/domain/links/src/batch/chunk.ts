@@ -92,5 +92,7 @@ export function linkOf(p: PreparedLink, id: bigint, codes: CodeStrategy, attempt
     variants: p.variants,
     clicksPerIpPerMinute: p.clicksPerIpPerMinute,
     crawlable: p.crawlable,
+    passwordRememberHours: p.passwordRememberHours,
+    social: p.social,
   };
 }

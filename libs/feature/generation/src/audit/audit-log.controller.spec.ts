@@ -35,7 +35,7 @@ describe('audit log API', () => {
     const created = await g.call(apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/a', title: 'A' }, { 'x-forwarded-for': '198.51.100.9' });
     const code = created.json().code as string;
     const password = 'correct horse battery staple';
-    expect((await g.call(apiKey, 'PATCH', `/api/v1/links/${code}`, { title: 'B', password })).statusCode).toBe(200);
+    expect((await g.call(apiKey, 'PATCH', `/api/v1/links/${code}`, { title: 'B', password, social: { title: 'Card' } })).statusCode).toBe(200);
     expect((await g.call(apiKey, 'PATCH', `/api/v1/links/${code}`, { status: 'disabled' })).statusCode).toBe(200);
     expect((await g.call(apiKey, 'DELETE', `/api/v1/links/${code}`)).statusCode).toBe(204);
     const batch = await g.app.inject({
@@ -61,7 +61,11 @@ describe('audit log API', () => {
     for (const e of entries) expect(e.actor).toEqual({ type: 'key', id: key.id, name: 'first key' });
     const [bulkDeleted, bulkDisabled, batchCreated, deleted, disabled, edited, made] = entries;
     expect(made).toMatchObject({ target: { type: 'link', id: code }, clientAddress: '127.0.0.1', details: { url: 'https://example.com/a' } });
-    expect(edited.changes).toEqual({ title: { from: 'A', to: 'B' }, passwordProtected: { from: false, to: true } });
+    expect(edited.changes).toEqual({
+      title: { from: 'A', to: 'B' },
+      passwordProtected: { from: false, to: true },
+      social: { from: null, to: { title: 'Card', description: null, image: null } },
+    });
     expect(edited.details).toEqual({ passwordChanged: true });
     expect(disabled.changes).toEqual({ status: { from: 'active', to: 'disabled' } });
     expect(deleted.target).toMatchObject({ type: 'link', id: code });

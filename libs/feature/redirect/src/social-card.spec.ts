@@ -1,0 +1,30 @@
+import { socialCardHtml } from './social-card';
+
+describe('social card page (docs/design.md, "Link options")', () => {
+  it('carries Open Graph and Twitter Card tags, a meta refresh and a link to the next address, and no script', () => {
+    const html = socialCardHtml(
+      { title: 'Spring sale', description: 'Half price, this week only', image: 'https://cdn.example/spring.png' },
+      'https://sho.rt/abc1234',
+      'https://example.com/spring',
+    );
+    expect(html).toContain('<meta property="og:title" content="Spring sale">');
+    expect(html).toContain('<meta property="og:description" content="Half price, this week only">');
+    expect(html).toContain('<meta property="og:image" content="https://cdn.example/spring.png">');
+    expect(html).toContain('<meta property="og:url" content="https://sho.rt/abc1234">');
+    expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+    expect(html).toContain('<meta name="twitter:title" content="Spring sale">');
+    expect(html).toContain('<meta name="twitter:image" content="https://cdn.example/spring.png">');
+    expect(html).toContain('<meta http-equiv="refresh" content="0;url=https://example.com/spring">');
+    expect(html).toContain('<a href="https://example.com/spring">Spring sale</a>');
+    expect(html).not.toMatch(/<script|<style|\son\w+=/i);
+  });
+
+  it('escapes every value, and leaves out the tags of what is not set (a summary card without an image)', () => {
+    const html = socialCardHtml({ title: '"><script>alert(1)</script>', description: null, image: null }, 'https://sho.rt/x', 'https://example.com/?a=1&b="2"');
+    expect(html).not.toContain('<script');
+    expect(html).toContain('content="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
+    expect(html).toContain('content="0;url=https://example.com/?a=1&amp;b=&quot;2&quot;"');
+    expect(html).not.toMatch(/og:description|og:image|twitter:image|twitter:description/);
+    expect(html).toContain('<meta name="twitter:card" content="summary">');
+  });
+});

@@ -1,0 +1,47 @@
+import type { ServerResponse } from 'http';
+import type { LinkSocial } from '@shortlink/links-domain';
+import { escapeHtml } from './pages';
+
+/** No script, no style, nothing loaded: a card is read by a bot, never rendered for a person. */
+const CARD_CSP = "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+/**
+ * The page an unfurling bot gets for a link with `social` (docs/design.md, "Link options"): Open
+ * Graph and Twitter Card tags, every value escaped, and a meta refresh and a link to `next` for a
+ * client that follows it (the target, or the short URL itself when the target must stay hidden).
+ * `shortUrl` is the link's own address (og:url), so that a card groups the shares of one link.
+ */
+export function socialCardHtml(social: LinkSocial, shortUrl: string, next: string): string {
+  const meta = (attribute: 'property' | 'name', key: string, value: string) => `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`;
+  const tags = [
+    meta('property', 'og:type', 'website'),
+    meta('property', 'og:url', shortUrl),
+    meta('property', 'og:title', social.title),
+    social.description === null ? '' : meta('property', 'og:description', social.description),
+    social.image === null ? '' : meta('property', 'og:image', social.image),
+    meta('name', 'twitter:card', social.image === null ? 'summary' : 'summary_large_image'),
+    meta('name', 'twitter:title', social.title),
+    social.description === null ? '' : meta('name', 'twitter:description', social.description),
+    social.image === null ? '' : meta('name', 'twitter:image', social.image),
+  ].join('');
+  const to = escapeHtml(next);
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(social.title)}</title>${tags}` +
+    `<meta http-equiv="refresh" content="0;url=${to}"><meta name="robots" content="noindex"></head>` +
+    `<body><a href="${to}">${escapeHtml(social.title)}</a></body></html>`
+  );
+}
+
+/** Writes a card: 200, HTML, the strict CSP above, not kept by shared caches (the same URL redirects people). */
+export function sendSocialCard(res: ServerResponse, html: string, head: boolean): void {
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': String(Buffer.byteLength(html)),
+    'content-security-policy': CARD_CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'private, no-store',
+    vary: 'User-Agent',
+  });
+  res.end(head ? undefined : html);
+}
