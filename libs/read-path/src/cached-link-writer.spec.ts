@@ -62,4 +62,13 @@ describe('CachedLinkWriter', () => {
     store.down = true;
     await expect(writer.updated(link('fffffff', { version: 5 }))).rejects.toThrow(/ECONNREFUSED/);
   });
+
+  it('forgets a link whatever version the cache holds (a write that may or may not have committed), so a lookup reads the shard again', async () => {
+    const { store, writer } = setup();
+    await writer.updated(link('ggggggg', { version: 7 }));
+    await writer.forget({ domain: 'sho.rt', code: 'ggggggg' });
+    expect(store.values.has(CacheKeys.link(link('ggggggg')))).toBe(false);
+    await writer.updated(link('ggggggg', { targetUrl: 'https://example.com/older', version: 6 }));
+    expect(JSON.parse(store.values.get(CacheKeys.link(link('ggggggg')))!)).toMatchObject({ targetUrl: 'https://example.com/older', version: 6 });
+  });
 });

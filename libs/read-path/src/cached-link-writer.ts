@@ -42,4 +42,8 @@ export class CachedLinkWriter implements LinkCacheWriter {
   async deleted(id: ShortUrlIdentifier, version: number): Promise<void> {
     await this.cache.putDeleted(id, version);
   }
+
+  async forget(id: ShortUrlIdentifier): Promise<void> {
+    await this.cache.invalidate(id);
+  }
 }

@@ -27,6 +27,15 @@ export class ChangePropagation {
     return this.propagate(id, version, () => this.cache.deleted(id, version));
   }
 
+  /**
+   * A write that may or may not have committed (docs/design.md, "Edits reach every instance"): the
+   * shared cache drops the link and every instance drops it from L1; `version` is the last version
+   * known to be stored, so that value may be cached again.
+   */
+  forgotten(id: ShortUrlIdentifier, version: number): Promise<void> {
+    return this.propagate(id, version, () => this.cache.forget(id));
+  }
+
   /** Changes saved but not yet in the caches (the cache or the channel was down). */
   get size(): number {
     return this.pending.size;

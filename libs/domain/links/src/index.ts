@@ -62,4 +62,5 @@ export {
   type VisitorWindowStore,
   visitorWindowHit,
 } from './redirect/visitor-limit';
+export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
 export { type CheckedUrl, coveredBy, type DomainBlockList, type HostLookups, type HostResolver, UrlPolicy } from './url-policy';

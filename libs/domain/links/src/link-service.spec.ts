@@ -1,12 +1,13 @@
-import { DomainError } from '@shortlink/core';
+import { DomainError, ErrorCode } from '@shortlink/core';
 import { SegmentIdAllocator } from './codes/segment-id-allocator';
 import { SequenceCodeStrategy } from './codes/code-generator';
 import { ChangePropagation } from './change-propagation';
-import { Link } from './link';
+import { Link, ShortUrlIdentifier } from './link';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
+import { markUncertainWrite } from './uncertain-write';
 import { UrlPolicy } from './url-policy';
 
 const sequence = () => {
@@ -17,8 +18,7 @@ const sequence = () => {
 const DAY = 86_400_000;
 
 describe('LinkService', () => {
-  const setup = (now = { t: Date.UTC(2026, 11, 3) }) => {
-    const repo = new InMemoryLinkRepository();
+  const setup = <R extends InMemoryLinkRepository = InMemoryLinkRepository>(now = { t: Date.UTC(2026, 11, 3) }, repo = new InMemoryLinkRepository() as R) => {
     const cache = new RecordingLinkCache();
     const feed = new RecordingChangeFeed();
     const changes = new ChangePropagation(cache, feed);
@@ -421,4 +421,145 @@ describe('LinkService', () => {
     expect(edited).toMatchObject({ moderation: 'banned', moderationReason: 'phishing report #42' });
     expect((await service.moderate(link, 'clear', 'ignored')).moderationReason).toBeNull();
   });
+
+  describe('a write whose shard call failed but may have committed (docs/design.md, "Edits reach every instance")', () => {
+    const key = (code: string) => `sho.rt/${code}`;
+    const flush = () => new Promise((r) => setImmediate(r));
+
+    it('edit: the caches forget the link before the 503, and learn the late commit once the shard has ended the write', async () => {
+      const repo = new LateCommits();
+      const { service, cache, feed, cached } = setup(undefined, repo);
+      const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+      cache.values.set(key(link.code), link); // a redirect cached the row
+      repo.timeOutNextWrite();
+      await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+      expect(cache.forgotten).toEqual([key(link.code)]);
+      expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 1 }]);
+      cache.values.set(key(link.code), link); // a redirect that read the shard before the late commit caches the old row again
+      await repo.endWrite(true);
+      await flush();
+      expect((await service.get('t1', link)).targetUrl).toBe('https://example.com/b');
+      expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
+      expect(feed.published.at(-1)).toEqual({ domain: 'sho.rt', code: link.code, version: 2 });
+    });
+
+    it('delete: a late commit leaves a tombstone in the cache and is told to every instance', async () => {
+      const repo = new LateCommits();
+      const { service, cache, feed, cached } = setup(undefined, repo);
+      const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+      cache.values.set(key(link.code), link);
+      repo.timeOutNextWrite();
+      await expect(service.remove('t1', link, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+      expect(cache.forgotten).toEqual([key(link.code)]);
+      expect(cached(link.code)).toBeUndefined();
+      cache.values.set(key(link.code), link);
+      await repo.endWrite(true);
+      await flush();
+      await expect(service.get('t1', link)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
+      expect(cached(link.code)).toEqual({ gone: true, version: 2 });
+      expect(feed.published).toEqual([
+        { domain: 'sho.rt', code: link.code, version: 1 },
+        { domain: 'sho.rt', code: link.code, version: 2 },
+      ]);
+    });
+
+    it('disable and enable: each late commit reaches the cache; a write the shard did not commit leaves the stored value there', async () => {
+      const repo = new LateCommits();
+      const { service, cache, feed, cached } = setup(undefined, repo);
+      const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+      repo.timeOutNextWrite();
+      await expect(service.update('t1', link, { status: 'disabled' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+      await repo.endWrite(true);
+      await flush();
+      expect(cached(link.code)).toMatchObject({ status: 'disabled', version: 2 });
+      repo.timeOutNextWrite();
+      await expect(service.update('t1', link, { status: 'active' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+      expect(cached(link.code)).toBeUndefined();
+      await repo.endWrite(true);
+      await flush();
+      expect(cached(link.code)).toMatchObject({ status: 'active', version: 3 });
+      repo.timeOutNextWrite();
+      await expect(service.update('t1', link, { status: 'disabled' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+      await repo.endWrite(false);
+      await flush();
+      expect(cached(link.code)).toMatchObject({ status: 'active', version: 3 });
+      expect(cache.forgotten).toEqual([key(link.code), key(link.code), key(link.code)]);
+      expect(feed.published.map((c) => c.version)).toEqual([1, 2, 2, 3, 3, 3]);
+    });
+
+    it('create: a link whose insert timed out is told to the read path as created (no null entry, its Bloom bit) before the 503 and once its shard ended it', async () => {
+      const repo = new LateCommits();
+      const { service, cache } = setup(undefined, repo);
+      repo.timeOutNextWrite();
+      await expect(service.create({ tenantId: 't1', url: 'https://example.com/a', alias: 'late-alias' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+      expect(cache.newLinks.map((l) => l.code)).toEqual(['late-alias']);
+      await repo.endWrite(true);
+      await flush();
+      expect(cache.newLinks.map((l) => l.code)).toEqual(['late-alias', 'late-alias']);
+      expect(repo.links.get(key('late-alias'))).toEqual(cache.newLinks[0]);
+    });
+
+    it('a failure that certainly wrote nothing (refused before anything was sent) leaves the caches alone', async () => {
+      const repo = new LateCommits();
+      const { service, cache, feed, cached } = setup(undefined, repo);
+      const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+      cache.values.set(key(link.code), link);
+      repo.refuseNextWrite();
+      await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+      await flush();
+      expect(cache.forgotten).toEqual([]);
+      expect(feed.published).toEqual([]);
+      expect(cached(link.code)).toEqual(link);
+    });
+  });
 });
+
+/**
+ * A repository whose next write answers SHARD_UNAVAILABLE as the shard guard does on its deadline
+ * (marked as a write that may have committed), and is committed, or not, only after that answer,
+ * when the test ends it; or is refused before anything is sent (unmarked).
+ */
+class LateCommits extends InMemoryLinkRepository {
+  private next: 'late' | 'refused' | null = null;
+  private end: ((commits: boolean) => Promise<void>) | null = null;
+
+  timeOutNextWrite(): void {
+    this.next = 'late';
+  }
+
+  refuseNextWrite(): void {
+    this.next = 'refused';
+  }
+
+  /** The shard ends the write that timed out: committed or not; its `settled` resolves after that. */
+  async endWrite(commits: boolean): Promise<void> {
+    await this.end!(commits);
+  }
+
+  override async insert(link: Link): Promise<void> {
+    if (!this.next) return super.insert(link);
+    this.fail(async () => (await super.insert(link), true));
+  }
+
+  override async replace(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.next ? this.fail(() => super.replace(link, expectedVersion)) : super.replace(link, expectedVersion);
+  }
+
+  override async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
+    return this.next ? this.fail(() => super.remove(id, expectedVersion, retiredUntil)) : super.remove(id, expectedVersion, retiredUntil);
+  }
+
+  private fail(write: () => Promise<boolean>): never {
+    const error = new DomainError(ErrorCode.SHARD_UNAVAILABLE, 'shard a is unavailable', { shard: 'a', retryAfterSeconds: 1 }, { cause: new Error('timeout') });
+    if (this.next === 'late') {
+      let settle!: (ended: boolean) => void;
+      markUncertainWrite(error, new Promise<boolean>((resolve) => (settle = resolve)));
+      this.end = async (commits) => {
+        if (commits) await write();
+        settle(true);
+      };
+    }
+    this.next = null;
+    throw error;
+  }
+}

@@ -2,7 +2,7 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
 import { CodeStrategy } from './codes/code-generator';
 import { SegmentIdAllocator } from './codes/segment-id-allocator';
-import { Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
+import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
 import { ChangePropagation } from './change-propagation';
 import { ListCursors } from './listing';
 import {
@@ -26,6 +26,7 @@ import {
   UrlCheck,
 } from './link-options';
 import { DuplicateLinkError, LinkCacheWriter, LinkRepository, PasswordHasher } from './ports';
+import { uncertainWriteSettled } from './uncertain-write';
 import { HostLookups, UrlFlag, UrlPolicy } from './url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
@@ -179,6 +180,7 @@ export class LinkService {
         await this.links.insert(link);
       } catch (error) {
         if (error instanceof DuplicateLinkError) throw await this.aliasTaken(base.tenantId, id);
+        await this.perhapsCreated(link, error);
         throw error;
       }
       return this.afterCreate(link);
@@ -194,6 +196,7 @@ export class LinkService {
         await this.links.insert(link, { relocatable: true });
         return this.afterCreate(link);
       } catch (error) {
+        await this.perhapsCreated(link, error);
         if (
           error instanceof DomainError &&
           error.code === ErrorCode.SHARD_UNAVAILABLE &&
@@ -329,7 +332,7 @@ export class LinkService {
       const current = await this.get(tenantId, id);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const next = await this.applied(current, edit);
-      if (await this.links.replace(next, current.version)) {
+      if (await this.uncertain(this.links.replace(next, current.version), current)) {
         await this.changes.updated(next);
         return { before: current, after: next };
       }
@@ -344,7 +347,7 @@ export class LinkService {
       const current = await this.get(tenantId, id);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const retiredUntil = new Date(this.clock.now() + this.options.retireForMs);
-      if (await this.links.remove(id, current.version, retiredUntil)) {
+      if (await this.uncertain(this.links.remove(id, current.version, retiredUntil), current)) {
         await this.changes.deleted(id, current.version + 1);
         return;
       }
@@ -369,7 +372,7 @@ export class LinkService {
         version: current.version + 1,
         updatedAt: new Date(this.clock.now()),
       };
-      if (await this.links.replace(next, current.version)) {
+      if (await this.uncertain(this.links.replace(next, current.version), current)) {
         await this.changes.updated(next);
         return { before: current, after: next };
       }
@@ -486,6 +489,52 @@ export class LinkService {
     const flags = flagged();
     if (flags.length && next.moderation === 'clear') next = { ...next, moderation: 'flagged', moderationReason: `${flags[0].reason}: ${flags[0].detail}` };
     return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
+  }
+
+  /**
+   * A write of `current` (an edit, a delete, a moderation) whose shard call failed in a way that may
+   * have committed it (docs/design.md, "Edits reach every instance"): the caches forget the link
+   * before the error is answered, and once the shard has ended the write, they learn what it holds
+   * then, by version, so that a redirect that read the old row meanwhile cannot cache it for good.
+   * The caller gets the error as it was; a write that certainly failed changes nothing here.
+   */
+  private async uncertain(write: Promise<boolean>, current: Link): Promise<boolean> {
+    try {
+      return await write;
+    } catch (error) {
+      const settled = uncertainWriteSettled(error);
+      if (settled) {
+        const id = identifierOf(current);
+        // A cache that cannot be told now keeps the change and retries it (ChangePropagation); the answer stays the shard's error.
+        await this.changes.forgotten(id, current.version).catch(() => undefined);
+        void settled.then(() => this.afterSettled(id, current.version));
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * An insert whose shard call failed after it was sent may be committed all the same (see
+   * `uncertain`): the read path learns the link as created (no "no such link" entry for its code, its
+   * Bloom bit) now and again once the shard ended the insert. A link that was not written costs a
+   * Bloom false positive.
+   */
+  private async perhapsCreated(link: Link, error: unknown): Promise<void> {
+    const settled = uncertainWriteSettled(error);
+    if (!settled) return;
+    await this.cache.created([link]).catch(() => undefined);
+    void settled.then(() => this.cache.created([link]).catch(() => undefined));
+  }
+
+  /** What the shard holds once an uncertain write of the link at `version` has ended, into the caches (see `uncertain`). */
+  private async afterSettled(id: ShortUrlIdentifier, version: number): Promise<void> {
+    const stored = await this.links.findByCode(id).then(
+      (link) => ({ link }),
+      () => null,
+    );
+    if (!stored) await this.changes.forgotten(id, version).catch(() => undefined);
+    else if (!stored.link) await this.changes.deleted(id, version + 1).catch(() => undefined);
+    else await this.changes.updated(stored.link).catch(() => undefined);
   }
 
   private async aliasTaken(tenantId: string, id: ShortUrlIdentifier): Promise<DomainError> {

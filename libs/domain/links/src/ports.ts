@@ -167,6 +167,8 @@ export interface LinkCacheWriter {
   updated(link: Link): Promise<void>;
   /** A deleted link (`version` is its version after the delete): "not found" from now on, and older values cannot come back. */
   deleted(id: ShortUrlIdentifier, version: number): Promise<void>;
+  /** Drops whatever the cache holds for the link, whatever its version: a write that may or may not have committed (docs/design.md, "Edits reach every instance"). */
+  forget(id: ShortUrlIdentifier): Promise<void>;
 }
 
 /** Hashes link passwords for storage and checks them at the redirect (argon2id). */

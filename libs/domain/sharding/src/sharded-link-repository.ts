@@ -1,5 +1,16 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import { InsertOptions, Link, LinkListQuery, LinkRepository, newestFirst, RetiredCode, ShortUrlIdentifier, StatementOutcome } from '@shortlink/links-domain';
+import {
+  DuplicateLinkError,
+  InsertOptions,
+  Link,
+  LinkListQuery,
+  LinkRepository,
+  markUncertainWrite,
+  newestFirst,
+  RetiredCode,
+  ShortUrlIdentifier,
+  StatementOutcome,
+} from '@shortlink/links-domain';
 import { ShardRouter } from '@shortlink/shard-router';
 import { isMovable, LinkShardStore, MovableShardStore } from './ports';
 import { Route, RoutingLease, RoutingState, RoutingTarget } from './routing-state';
@@ -99,12 +110,14 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
   }
 
   async insert(link: Link, options: InsertOptions = {}): Promise<void> {
-    await this.write([link.code], options, async (state) => {
-      const route = state.route(link.code);
-      if (!route.moving) return this.on(route.owner, (s) => s.insert(link));
-      await this.on(route.from, (s) => s.insert(link));
-      await this.on(route.to, (s) => movable(s).upsertLink(link));
-    });
+    await this.uncertain((sent) =>
+      this.write([link.code], options, async (state) => {
+        const route = state.route(link.code);
+        if (!route.moving) return this.on(route.owner, (s) => sent(s.insert(link)));
+        await this.on(route.from, (s) => sent(s.insert(link)));
+        await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
+      }),
+    );
   }
 
   /**
@@ -138,7 +151,7 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
                 if (g.copy) for (const link of statement) await this.on(g.copy, (s) => movable(s).upsertLink(link));
                 outcomes.push({ links: statement, error: null });
               } catch (error) {
-                outcomes.push({ links: statement, error, settled: this.ended(running) });
+                outcomes.push({ links: statement, error, settled: this.ended(running, this.bulkDeadlineMs) });
               }
             }
             return outcomes;
@@ -158,26 +171,49 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
   }
 
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
-    return this.write([link.code], {}, async (state) => {
-      const route = state.route(link.code);
-      if (!route.moving) return this.on(route.owner, (s) => s.replace(link, expectedVersion));
-      const replaced = await this.on(route.from, (s) => s.replace(link, expectedVersion));
-      if (replaced) await this.on(route.to, (s) => movable(s).upsertLink(link));
-      return replaced;
-    });
+    return this.uncertain((sent) =>
+      this.write([link.code], {}, async (state) => {
+        const route = state.route(link.code);
+        if (!route.moving) return this.on(route.owner, (s) => sent(s.replace(link, expectedVersion)));
+        const replaced = await this.on(route.from, (s) => sent(s.replace(link, expectedVersion)));
+        if (replaced) await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
+        return replaced;
+      }),
+    );
   }
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
-    return this.write([id.code], {}, async (state) => {
-      const route = state.route(id.code);
-      if (!route.moving) return this.on(route.owner, (s) => s.remove(id, expectedVersion, retiredUntil));
-      // The copy is deleted by the link's id, which leaves a tombstone a late copy cannot pass.
-      const row = await this.on(route.from, (s) => s.findByCode(id));
-      if (!row || row.version !== expectedVersion) return false;
-      const removed = await this.on(route.from, (s) => s.remove(id, expectedVersion, retiredUntil));
-      if (removed) await this.on(route.to, (s) => movable(s).removeCopy(id, row.id, retiredUntil));
-      return removed;
-    });
+    return this.uncertain((sent) =>
+      this.write([id.code], {}, async (state) => {
+        const route = state.route(id.code);
+        if (!route.moving) return this.on(route.owner, (s) => sent(s.remove(id, expectedVersion, retiredUntil)));
+        // The copy is deleted by the link's id, which leaves a tombstone a late copy cannot pass.
+        const row = await this.on(route.from, (s) => s.findByCode(id));
+        if (!row || row.version !== expectedVersion) return false;
+        const removed = await this.on(route.from, (s) => sent(s.remove(id, expectedVersion, retiredUntil)));
+        if (removed) await this.on(route.to, (s) => sent(movable(s).removeCopy(id, row.id, retiredUntil)));
+        return removed;
+      }),
+    );
+  }
+
+  /**
+   * A write that fails after one of its statements was sent may be committed all the same (the
+   * deadline stops the waiting, not the statement; docs/design.md, "Edits reach every instance"):
+   * its error is marked with when the last statement sent has ended on its shard (waited for a
+   * bulk deadline at most: nobody waits for it), so that the caller can make the caches agree with
+   * the shard then. A domain answer, or a failure before anything was sent (breaker open, move
+   * frozen), is left as it is.
+   */
+  private async uncertain<T>(write: (sent: <U>(statement: Promise<U>) => Promise<U>) => Promise<T>): Promise<T> {
+    let last: Promise<unknown> | null = null;
+    try {
+      return await write((statement) => ((last = statement), statement));
+    } catch (error) {
+      const domainAnswer = error instanceof DuplicateLinkError || (error instanceof DomainError && error.code !== ErrorCode.SHARD_UNAVAILABLE);
+      if (last !== null && !domainAnswer) markUncertainWrite(error, this.ended(last, this.bulkDeadlineMs));
+      throw error;
+    }
   }
 
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
@@ -409,13 +445,12 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
 
   /**
    * When a statement the guard gave up on has ended on its shard: its deadline does not stop it
-   * there (docs/design.md, "Batch creation"). Waited for one more bulk deadline at most; a statement
-   * that never started (the breaker was open) has ended.
+   * there (docs/design.md, "Batch creation"). Waited for one more deadline (`waitMs`) at most; a
+   * statement that never started (the breaker was open) has ended.
    */
-  private ended(running: Promise<void> | null): Promise<boolean> {
+  private ended(running: Promise<unknown> | null, waitMs: number): Promise<boolean> {
     if (running === null) return Promise.resolve(true);
-    const waitMs = this.options.bulkTimeoutMs ?? (this.options.timeoutMs ?? 0) * 10;
-    const done = (running as Promise<void>).then(
+    const done = (running as Promise<unknown>).then(
       () => true,
       () => true,
     );
@@ -426,6 +461,10 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
       timer.unref?.();
     });
     return Promise.race([done, late]).finally(() => clearTimeout(timer));
+  }
+
+  private get bulkDeadlineMs(): number {
+    return this.options.bulkTimeoutMs ?? (this.options.timeoutMs ?? 0) * 10;
   }
 
   /** An operation on one shard, through that shard's guard. */

@@ -42,4 +42,13 @@ export class RecordingLinkCache implements LinkCacheWriter {
     if (this.down) throw new Error('cache down');
     this.values.set(`${id.domain}/${id.code}`, { gone: true, version });
   }
+
+  /** `domain/code` of every link forgotten, in order. */
+  readonly forgotten: string[] = [];
+
+  async forget(id: ShortUrlIdentifier) {
+    if (this.down) throw new Error('cache down');
+    this.forgotten.push(`${id.domain}/${id.code}`);
+    this.values.delete(`${id.domain}/${id.code}`);
+  }
 }
