@@ -1,13 +1,8 @@
 import { DomainSettings, DomainSettingsStore } from './domain-settings';
+import { PeriodicRead, PeriodicReadOptions } from './periodic-read';
 
-export interface DomainSettingsDirectoryOptions {
-  /** How often the stored versions are compared with those held: the bound when a change message was lost. */
-  readonly refreshMs: number;
-  /** Longest the start waits for the first read (default 2000), so that a hung meta database does not hold the boot. */
-  readonly bootWaitMs?: number;
-  /** The first failed read after a good one (one report per outage). */
-  readonly onOutage?: (error: unknown) => void;
-}
+/** `refreshMs`: how often the stored versions are compared with those held, the bound when a change message was lost. */
+export type DomainSettingsDirectoryOptions = PeriodicReadOptions;
 
 /**
  * Every domain's settings in memory, for the redirect (docs/design.md, "Domain settings"): a page or
@@ -20,25 +15,21 @@ export class DomainSettingsDirectory {
   private readonly held = new Map<string, { readonly settings: DomainSettings; readonly readAt: number }>();
   /** Orders the reads: a refresh removes only what was read before it began. */
   private reads = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private refreshing: Promise<void> | null = null;
-  private failing = false;
+  private readonly periodic: PeriodicRead;
 
   constructor(
     private readonly store: DomainSettingsStore,
-    private readonly options: DomainSettingsDirectoryOptions,
-  ) {}
+    options: DomainSettingsDirectoryOptions,
+  ) {
+    this.periodic = new PeriodicRead(() => this.compareAll(), options);
+  }
 
-  async start(): Promise<void> {
-    const waited = new Promise<void>((resolve) => setTimeout(resolve, this.options.bootWaitMs ?? 2000).unref());
-    await Promise.race([this.refresh(), waited]);
-    this.timer = setInterval(() => void this.refresh(), this.options.refreshMs);
-    this.timer.unref();
+  start(): Promise<void> {
+    return this.periodic.start();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.periodic.stop();
   }
 
   /** The settings of `domain` (lower case, as the redirect names it), or undefined for the defaults. */
@@ -54,29 +45,23 @@ export class DomainSettingsDirectory {
       const settings = await this.store.find(domain);
       this.keep(domain, settings, readAt);
     } catch (error) {
-      this.report(error); // the periodic refresh reads it again
+      this.periodic.failed(error); // the periodic refresh reads it again
     }
   }
 
   /** Compares every stored version with the one held and reads what differs; concurrent calls share one read. */
   refresh(): Promise<void> {
-    this.refreshing ??= (async () => {
-      const readAt = ++this.reads;
-      try {
-        const versions = await this.store.versions();
-        const stored = new Set(versions.map((v) => v.domain));
-        const changed = versions.filter((v) => this.held.get(v.domain)?.settings.version !== v.version).map((v) => v.domain);
-        const read = changed.length ? await this.store.findMany(changed) : [];
-        for (const settings of read) this.keep(settings.domain, settings, readAt);
-        for (const [domain, entry] of this.held) if (!stored.has(domain) && entry.readAt < readAt) this.held.delete(domain);
-        this.failing = false;
-      } catch (error) {
-        this.report(error);
-      } finally {
-        this.refreshing = null;
-      }
-    })();
-    return this.refreshing;
+    return this.periodic.run();
+  }
+
+  private async compareAll(): Promise<void> {
+    const readAt = ++this.reads;
+    const versions = await this.store.versions();
+    const stored = new Set(versions.map((v) => v.domain));
+    const changed = versions.filter((v) => this.held.get(v.domain)?.settings.version !== v.version).map((v) => v.domain);
+    const read = changed.length ? await this.store.findMany(changed) : [];
+    for (const settings of read) this.keep(settings.domain, settings, readAt);
+    for (const [domain, entry] of this.held) if (!stored.has(domain) && entry.readAt < readAt) this.held.delete(domain);
   }
 
   /** Holds what a read found, unless something newer is held; nothing found: the domain has its defaults again. */
@@ -87,10 +72,5 @@ export class DomainSettingsDirectory {
     } else if (!held || held.settings.version < settings.version) {
       this.held.set(domain, { settings, readAt });
     }
-  }
-
-  private report(error: unknown): void {
-    if (!this.failing) this.options.onOutage?.(error);
-    this.failing = true;
   }
 }
