@@ -1,6 +1,5 @@
 import { randomInt, randomUUID } from 'crypto';
-import { existsSync, readFileSync } from 'fs';
-import { join } from 'path';
+import { existsSync } from 'fs';
 import { ClickHouseClient, createClient } from '@clickhouse/client';
 import { Kafka, logLevel } from 'kafkajs';
 import { ensureClickTopic, KafkaClickEventSink } from '@shortlink/bus';
@@ -8,7 +7,7 @@ import { ClickEvent, DIMENSION_ID } from '@shortlink/clicks-domain';
 import { App, eventually, metric, metricsOf, serverSecrets, sleep, startApp } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
 import { BROWSER_UA } from '../e2e/support';
-import { API_KEY, Outages, stack } from './support';
+import { API_KEY, Outages, stack, stackPid } from './support';
 
 /**
  * Issues 25 and 22 (docs/analytics.md, "Exactly once"), on the real stack (Kafka, ClickHouse 18.16):
@@ -96,15 +95,7 @@ describe('analytics counts exactly once through crashes mid-insert, raw visits i
     return app;
   };
 
-  /** The PID stack.sh recorded for ClickHouse, checked against the process' command line. */
-  const clickhousePid = (): number => {
-    const file = join(requireEnv('STACK_PIDS_DIR'), 'clickhouse.pid');
-    if (!existsSync(file)) throw new Error(`no pid file ${file}: is clickhouse running?`);
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (!cmdline.includes('clickhouse')) throw new Error(`pid ${pid} is "${cmdline}", not clickhouse`);
-    return pid;
-  };
+  const clickhousePid = () => stackPid('clickhouse', (cmdline) => cmdline.includes('clickhouse'));
 
   beforeAll(async () => {
     for (const name of ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT', 'STACK_PIDS_DIR', 'MYSQL_META_URL']) requireEnv(name);

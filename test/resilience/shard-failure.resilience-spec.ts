@@ -1,21 +1,15 @@
-import { readFileSync } from 'fs';
-import { join } from 'path';
 import { routerOf, RingVersion } from '@shortlink/sharding-domain';
 import { App, CreatedLink, eventually, keepAliveAgent, latency, pooled, Reply, send, startApp, steadyLoad, tally } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
 import { SERVER_SECRETS } from '../e2e/support';
-import { API_KEY, createLinks, Outages, stack } from './support';
+import { API_KEY, createLinks, Outages, stack, stackPid } from './support';
 import { currentRing, instanceOf } from './reshard-support';
 
 const tallyOf = (values: readonly string[]) => values.reduce<Record<string, number>>((t, v) => ((t[v] = (t[v] ?? 0) + 1), t), {});
 
-/** The PID stack.sh recorded for a MariaDB instance, checked against the process' command line. */
-function mariadbPid(instance: 'mysql-a' | 'mysql-b'): number {
-  const pid = Number(readFileSync(join(requireEnv('STACK_PIDS_DIR'), `${instance}.pid`), 'utf8').trim());
-  const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  if (!/mariadbd|mysqld/.test(cmdline) || !cmdline.includes(`/${instance}/`)) throw new Error(`pid ${pid} of ${instance} is "${cmdline}", not that server`);
-  return pid;
-}
+/** The PID of a MariaDB instance. */
+const mariadbPid = (instance: 'mysql-a' | 'mysql-b'): number =>
+  stackPid(instance, (cmdline) => /mariadbd|mysqld/.test(cmdline) && cmdline.includes(`/${instance}/`));
 
 jest.setTimeout(180_000);
 

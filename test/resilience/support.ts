@@ -74,15 +74,21 @@ export class Outages {
   }
 }
 
-/** The PID stack.sh recorded for a Redis node, checked against the process' command line. */
-export function redisNodePid(port: number): number {
-  const file = join(requireEnv('STACK_PIDS_DIR'), `redis-${port}.pid`);
-  if (!existsSync(file)) throw new Error(`no pid file ${file}: is redis node ${port} running?`);
+/**
+ * The PID stack.sh recorded in `<name>.pid`, checked against the process' command line (never signal a
+ * PID the system gave to another process since): `looksRight` tells the server's command line.
+ */
+export function stackPid(name: string, looksRight: (cmdline: string) => boolean): number {
+  const file = join(requireEnv('STACK_PIDS_DIR'), `${name}.pid`);
+  if (!existsSync(file)) throw new Error(`no pid file ${file}: is ${name} running?`);
   const pid = Number(readFileSync(file, 'utf8').trim());
   const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  if (!cmdline.includes('redis-server') || !cmdline.includes(`:${port}`)) throw new Error(`pid ${pid} of redis node ${port} is "${cmdline}", not that node`);
+  if (!looksRight(cmdline)) throw new Error(`pid ${pid} of ${name} is "${cmdline.slice(0, 200)}", not that server`);
   return pid;
 }
+
+/** The PID of a Redis node. */
+export const redisNodePid = (port: number): number => stackPid(`redis-${port}`, (c) => c.includes('redis-server') && c.includes(`:${port}`));
 
 // ----------------------------------------------------------------------------- redis
 

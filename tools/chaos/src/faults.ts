@@ -4,26 +4,16 @@
  * started again on its ports), or SIGSTOP then SIGCONT. Whatever is still down or hung when the run
  * ends is brought back by `restoreAll`.
  */
-import { existsSync, readFileSync } from 'fs';
-import { join } from 'path';
 import { App, eventually, sleep, startApp } from '@shortlink/harness';
-import { requireEnv } from '@shortlink/testing';
-import { clusterNodes, nodeCommand, Outages, redisNodePid } from '../../../test/resilience/support';
+import { clusterNodes, nodeCommand, Outages, redisNodePid, stackPid } from '../../../test/resilience/support';
 import { PlannedFault } from './schedule';
 import { Fault } from './record';
 
 type StackServer = 'mysql-a' | 'mysql-b' | 'kafka' | 'clickhouse';
 const COMMAND_LINE: Record<StackServer, RegExp> = { 'mysql-a': /mariadbd|mysqld/, 'mysql-b': /mariadbd|mysqld/, kafka: /kafka/i, clickhouse: /clickhouse/ };
 
-/** The PID stack.sh recorded for a server, checked against its command line (never signal a PID that was reused). */
-function serverPid(name: StackServer): number {
-  const file = join(requireEnv('STACK_PIDS_DIR'), `${name}.pid`);
-  if (!existsSync(file)) throw new Error(`no pid file ${file}: is ${name} running?`);
-  const pid = Number(readFileSync(file, 'utf8').trim());
-  const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  if (!COMMAND_LINE[name].test(cmdline)) throw new Error(`pid ${pid} of ${name} is "${cmdline.slice(0, 200)}", not that server`);
-  return pid;
-}
+/** The PID of a stack server (never signal a PID that was reused). */
+const serverPid = (name: StackServer): number => stackPid(name, (cmdline) => COMMAND_LINE[name].test(cmdline));
 
 export interface Instances {
   generation: App[];
