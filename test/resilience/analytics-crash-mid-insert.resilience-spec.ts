@@ -1,13 +1,10 @@
-import { randomInt, randomUUID } from 'crypto';
+import { randomInt } from 'crypto';
 import { existsSync } from 'fs';
-import { ClickHouseClient, createClient } from '@clickhouse/client';
-import { Kafka, logLevel } from 'kafkajs';
-import { ensureClickTopic, KafkaClickEventSink } from '@shortlink/bus';
-import { ClickEvent, DIMENSION_ID } from '@shortlink/clicks-domain';
-import { App, eventually, metric, metricsOf, serverSecrets, sleep, startApp } from '@shortlink/harness';
+import { DIMENSION_ID } from '@shortlink/clicks-domain';
+import { eventually, metric, metricsOf, sleep } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
-import { BROWSER_UA } from '../e2e/support';
-import { API_KEY, Outages, stack, stackPid } from './support';
+import { AnalyticsRig, producerOf } from './analytics-rig';
+import { Outages, stack, stackPid } from './support';
 
 /**
  * Issues 25 and 22 (docs/analytics.md, "Exactly once"), on the real stack (Kafka, ClickHouse 18.16):
@@ -22,54 +19,23 @@ import { API_KEY, Outages, stack, stackPid } from './support';
  */
 describe('analytics counts exactly once through crashes mid-insert, raw visits included (issues 22, 25)', () => {
   const RUN = Date.now().toString(36);
-  const TOPIC = `shortlink.clicks.mid-insert.${RUN}`;
-  const DATABASE = `shortlink_mid_insert_${RUN}`;
   const outages = new Outages();
-  const apps: App[] = [];
   const measured: Record<string, unknown> = {};
-  let env: Record<string, string>;
-  let ch: ClickHouseClient;
-  let sink: KafkaClickEventSink;
-
-  const producerOf = (tenantId: string) => {
-    const producer = randomUUID().slice(0, 16);
-    let seq = 0;
-    return (n: number): ClickEvent[] =>
-      Array.from({ length: n }, () => {
-        const i = seq++;
-        return {
-          producer,
-          seq: i,
-          kind: 'click',
-          occurredAt: Date.now(),
-          tenantId,
-          linkId: String(i % 40),
-          domain: 'mid-insert.test',
-          code: `code${i % 40}`,
-          visitor: i % 7919,
-          country: i % 3 === 0 ? 'DE' : 'US',
-          refererHost: i % 2 === 0 ? null : 'news.example',
-          userAgent: BROWSER_UA,
-          variant: null,
-        };
-      });
-  };
+  let rig: AnalyticsRig;
 
   /** The tables the consumer's insert reaches through the views of clicks_input. */
   const DATA_TABLES = ['dim_day', 'dim_hour', 'dim_minute', 'link_day', 'link_hour', 'link_minute', 'visits'];
 
-  const query = async <T>(sql: string): Promise<T[]> => (await (await ch.query({ query: sql, format: 'JSONEachRow' })).json()) as T[];
-
   /** Clicks of the tenant per table: the three link rollups, the countries of the minute dimension table, the raw visits. */
   const counted = async (tenantId: string): Promise<Record<string, number>> => {
     const where = `tenant_id = '${tenantId}'`;
-    const one = async (sql: string) => Number((await query<{ n: string | number }>(sql))[0]?.n ?? 0);
+    const one = async (sql: string) => Number((await rig.query<{ n: string | number }>(sql))[0]?.n ?? 0);
     return {
-      link_minute: await one(`SELECT sumMerge(clicks) AS n FROM ${DATABASE}.link_minute WHERE ${where}`),
-      link_hour: await one(`SELECT sumMerge(clicks) AS n FROM ${DATABASE}.link_hour WHERE ${where}`),
-      link_day: await one(`SELECT sumMerge(clicks) AS n FROM ${DATABASE}.link_day WHERE ${where}`),
-      dim_minute: await one(`SELECT sumMerge(clicks) AS n FROM ${DATABASE}.dim_minute WHERE ${where} AND dim = ${DIMENSION_ID.countries}`),
-      visits: await one(`SELECT count() AS n FROM ${DATABASE}.visits WHERE ${where}`),
+      link_minute: await one(`SELECT sumMerge(clicks) AS n FROM ${rig.database}.link_minute WHERE ${where}`),
+      link_hour: await one(`SELECT sumMerge(clicks) AS n FROM ${rig.database}.link_hour WHERE ${where}`),
+      link_day: await one(`SELECT sumMerge(clicks) AS n FROM ${rig.database}.link_day WHERE ${where}`),
+      dim_minute: await one(`SELECT sumMerge(clicks) AS n FROM ${rig.database}.dim_minute WHERE ${where} AND dim = ${DIMENSION_ID.countries}`),
+      visits: await one(`SELECT count() AS n FROM ${rig.database}.visits WHERE ${where}`),
     };
   };
   const everywhere = (n: number) => ({ link_minute: n, link_hour: n, link_day: n, dim_minute: n, visits: n });
@@ -89,69 +55,37 @@ describe('analytics counts exactly once through crashes mid-insert, raw visits i
     expect(await counted(tenantId)).toEqual(everywhere(expected));
   };
 
-  const startAnalytics = async () => {
-    const app = await startApp('analytics', env, { timeoutMs: 60_000 });
-    apps.push(app);
-    return app;
-  };
-
   const clickhousePid = () => stackPid('clickhouse', (cmdline) => cmdline.includes('clickhouse'));
 
   beforeAll(async () => {
     for (const name of ['KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT', 'STACK_PIDS_DIR', 'MYSQL_META_URL']) requireEnv(name);
     await stack('status');
-    env = {
-      DB_DRIVER: 'mysql',
-      CACHE_DRIVER: 'redis',
-      BUS_DRIVER: 'kafka',
-      OLAP_DRIVER: 'clickhouse',
-      LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
-      ...serverSecrets(),
-      KAFKA_CLICK_TOPIC: TOPIC,
-      KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`,
-      CLICKHOUSE_DATABASE: DATABASE,
-      KAFKA_SESSION_TIMEOUT_MS: '6000',
-    };
-    await ensureClickTopic(requireEnv('KAFKA_BROKERS').split(','), TOPIC, 6);
-    sink = new KafkaClickEventSink({ brokers: requireEnv('KAFKA_BROKERS'), topic: TOPIC, clientId: 'mid-insert-test', logLevel: 'nothing' });
-    ch = createClient({
-      url: requireEnv('CLICKHOUSE_URL'),
-      username: process.env.CLICKHOUSE_USER || 'default',
-      password: process.env.CLICKHOUSE_PASSWORD || '',
-    });
+    rig = new AnalyticsRig('mid-insert');
+    await rig.open();
   });
 
   afterAll(async () => {
-    await Promise.all(apps.splice(0).map((a) => a.stop()));
+    await rig?.stopApps();
     await outages.restoreAll();
-    await sink?.close();
-    await ch?.command({ query: `DROP DATABASE IF EXISTS ${DATABASE}` }).catch(() => undefined);
-    await ch?.close();
-    const admin = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'mid-insert-cleanup', logLevel: logLevel.NOTHING }).admin();
-    await admin
-      .connect()
-      .then(() => admin.deleteTopics({ topics: [TOPIC], timeout: 10_000 }))
-      .catch(() => undefined)
-      .finally(() => admin.disconnect());
+    await rig?.close();
     console.log(`analytics crash mid-insert measurements: ${JSON.stringify({ ...measured, ...outages.timings })}`);
   });
 
   it('holds each click exactly once in every table although ClickHouse was SIGKILLed 3 times in the middle of an insert', async () => {
     const tenantId = `t-chkill-${RUN}`;
-    const next = producerOf(tenantId);
+    const next = producerOf(tenantId, 'mid-insert.test');
     // A backlog first, then a steady flow while ClickHouse is killed, so the consumer inserts back to back.
     let produced = 0;
-    for (; produced < 12_000; produced += 2_000) await sink.send(next(2_000));
+    for (; produced < 12_000; produced += 2_000) await rig.sink.send(next(2_000));
     let killing = true;
     const producing = (async () => {
       while (killing && produced < 200_000) {
-        await sink.send(next(1_000));
+        await rig.sink.send(next(1_000));
         produced += 1_000;
         await sleep(200);
       }
     })();
-    const consumer = await startAnalytics();
+    const consumer = await rig.startAnalytics();
     const kills: Array<{ tablesWritten: string[]; countedAfter: Record<string, number> }> = [];
     try {
       for (let k = 0; k < 3; k++) {
@@ -161,11 +95,13 @@ describe('analytics counts exactly once through crashes mid-insert, raw visits i
         const tablesWritten = await eventually(
           'an insert of the consumer halfway through its tables',
           async () => {
-            const [r] = await query<{ inserts: string | number; parts: string[] }>(
-              `SELECT (SELECT count() FROM system.processes WHERE query LIKE 'INSERT INTO ${DATABASE}.clicks_input%') AS inserts,` +
-                ` (SELECT groupArray(table) FROM system.parts WHERE database = '${DATABASE}' AND level = 0` +
-                ` AND table IN (${DATA_TABLES.map((t) => `'${t}'`).join(', ')})) AS parts`,
-            ).catch(() => []);
+            const [r] = await rig
+              .query<{ inserts: string | number; parts: string[] }>(
+                `SELECT (SELECT count() FROM system.processes WHERE query LIKE 'INSERT INTO ${rig.database}.clicks_input%') AS inserts,` +
+                  ` (SELECT groupArray(table) FROM system.parts WHERE database = '${rig.database}' AND level = 0` +
+                  ` AND table IN (${DATA_TABLES.map((t) => `'${t}'`).join(', ')})) AS parts`,
+              )
+              .catch(() => []);
             if (!r || Number(r.inserts) === 0) {
               baseline = undefined;
               return undefined;
@@ -208,15 +144,15 @@ describe('analytics counts exactly once through crashes mid-insert, raw visits i
 
   it('keeps the raw visits and the rollups in agreement, per link, after the consumer is SIGKILLed 3 times', async () => {
     const tenantId = `t-consumer-kill-${RUN}`;
-    const next = producerOf(tenantId);
+    const next = producerOf(tenantId, 'mid-insert.test');
     const TOTAL = 30_000;
-    let consumer = apps[apps.length - 1] ?? (await startAnalytics());
+    let consumer = rig.apps[rig.apps.length - 1] ?? (await rig.startAnalytics());
     let produced = 0;
     // Clicks keep coming until the last kill: a consumer started after everything was counted would wait for nothing.
     let killsDone = false;
     const producing = (async () => {
       while (produced < TOTAL || !killsDone) {
-        await sink.send(next(2_000));
+        await rig.sink.send(next(2_000));
         produced += 2_000;
         await sleep(300);
       }
@@ -226,15 +162,15 @@ describe('analytics counts exactly once through crashes mid-insert, raw visits i
       await sleep(randomInt(200, 1500));
       process.kill(consumer.proc.pid, 'SIGKILL');
       await consumer.proc.exited;
-      apps.splice(apps.indexOf(consumer), 1);
-      consumer = await startAnalytics();
+      rig.apps.splice(rig.apps.indexOf(consumer), 1);
+      consumer = await rig.startAnalytics();
     }
     killsDone = true;
     await producing;
     await countedExactly(tenantId, produced, 300_000);
-    const perLink = async (sql: string) => new Map((await query<{ code: string; n: string | number }>(sql)).map((r) => [r.code, Number(r.n)]));
-    const visits = await perLink(`SELECT code, count() AS n FROM ${DATABASE}.visits WHERE tenant_id = '${tenantId}' GROUP BY code`);
-    const rollup = await perLink(`SELECT code, sumMerge(clicks) AS n FROM ${DATABASE}.link_day WHERE tenant_id = '${tenantId}' GROUP BY code`);
+    const perLink = async (sql: string) => new Map((await rig.query<{ code: string; n: string | number }>(sql)).map((r) => [r.code, Number(r.n)]));
+    const visits = await perLink(`SELECT code, count() AS n FROM ${rig.database}.visits WHERE tenant_id = '${tenantId}' GROUP BY code`);
+    const rollup = await perLink(`SELECT code, sumMerge(clicks) AS n FROM ${rig.database}.link_day WHERE tenant_id = '${tenantId}' GROUP BY code`);
     expect(visits.size).toBe(40);
     expect(visits).toEqual(rollup);
     expect([...visits.values()].every((n) => n === produced / 40)).toBe(true);

@@ -1,12 +1,11 @@
 import { randomInt, randomUUID } from 'crypto';
-import { ClickHouseClient, createClient } from '@clickhouse/client';
 import { Kafka, logLevel } from 'kafkajs';
-import { decodeClickRecord, ensureClickTopic, KafkaClickEventSink } from '@shortlink/bus';
+import { decodeClickRecord } from '@shortlink/bus';
 import { ClickBuffer, ClickEvent } from '@shortlink/clicks-domain';
-import { App, eventually, metric, metricsOf, serverSecrets, sleep, startApp, total } from '@shortlink/harness';
+import { eventually, metric, metricsOf, sleep, total } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
-import { BROWSER_UA } from '../e2e/support';
-import { API_KEY, createTenantInMeta, Outages, stack } from './support';
+import { AnalyticsRig, producerOf } from './analytics-rig';
+import { createTenantInMeta, Outages, stack } from './support';
 
 /**
  * Issue 13, counts that analysts can trust, on the real stack (Kafka, ClickHouse 18.16, the meta
@@ -18,111 +17,47 @@ import { API_KEY, createTenantInMeta, Outages, stack } from './support';
  */
 describe('analytics counts exactly once on the real stack (issue 13)', () => {
   const RUN = Date.now().toString(36);
-  const TOPIC = `shortlink.clicks.exactly-once.${RUN}`;
-  const DATABASE = `shortlink_exactly_once_${RUN}`;
   const outages = new Outages();
-  const apps: App[] = [];
   const measured: Record<string, unknown> = {};
-  let env: Record<string, string>;
-  let ch: ClickHouseClient;
-  let sink: KafkaClickEventSink;
-
-  /** Events of one tenant from one producer, numbered from 0 like a redirect process numbers its clicks. */
-  const producerOf = (tenantId: string) => {
-    const producer = randomUUID().slice(0, 16);
-    let seq = 0;
-    return (n: number): ClickEvent[] =>
-      Array.from({ length: n }, () => {
-        const i = seq++;
-        return {
-          producer,
-          seq: i,
-          kind: 'click',
-          occurredAt: Date.now(),
-          tenantId,
-          linkId: String(i % 40),
-          domain: 'exactly-once.test',
-          code: `code${i % 40}`,
-          visitor: i % 7919,
-          country: i % 3 === 0 ? 'DE' : 'US',
-          refererHost: i % 2 === 0 ? null : 'news.example',
-          userAgent: BROWSER_UA,
-          variant: null,
-        };
-      });
-  };
+  let rig: AnalyticsRig;
 
   /** Clicks of the tenant in each rollup table; all three must agree. */
   const counted = async (tenantId: string): Promise<number[]> =>
     Promise.all(
       ['minute', 'hour', 'day'].map(async (g) => {
-        const rs = await ch.query({ query: `SELECT sumMerge(clicks) AS n FROM ${DATABASE}.link_${g} WHERE tenant_id = '${tenantId}'`, format: 'JSONEachRow' });
-        const rows = (await rs.json()) as Array<{ n: string | number }>;
+        const rows = await rig.query<{ n: string | number }>(`SELECT sumMerge(clicks) AS n FROM ${rig.database}.link_${g} WHERE tenant_id = '${tenantId}'`);
         return Number(rows[0]?.n ?? 0);
       }),
     );
   const countedExactly = (tenantId: string, expected: number, timeoutMs: number) =>
     eventually(`${expected} clicks of ${tenantId} in every rollup`, async () => (await counted(tenantId)).every((n) => n === expected), timeoutMs, 250);
 
-  const startAnalytics = async () => {
-    const app = await startApp('analytics', env, { timeoutMs: 60_000 });
-    apps.push(app);
-    return app;
-  };
-
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'KAFKA_BROKERS', 'CLICKHOUSE_URL', 'STACK_SCRIPT']) requireEnv(name);
     await stack('status');
-    env = {
-      DB_DRIVER: 'mysql',
-      CACHE_DRIVER: 'redis',
-      BUS_DRIVER: 'kafka',
-      OLAP_DRIVER: 'clickhouse',
-      LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
-      ...serverSecrets(),
-      KAFKA_CLICK_TOPIC: TOPIC,
-      KAFKA_CONSUMER_GROUP: `${TOPIC}.analytics`,
-      CLICKHOUSE_DATABASE: DATABASE,
-      // A killed member's partitions are given to its successor once this session has expired.
-      KAFKA_SESSION_TIMEOUT_MS: '6000',
-    };
-    await ensureClickTopic(requireEnv('KAFKA_BROKERS').split(','), TOPIC, 6);
-    sink = new KafkaClickEventSink({ brokers: requireEnv('KAFKA_BROKERS'), topic: TOPIC, clientId: 'exactly-once-test', logLevel: 'nothing' });
-    ch = createClient({
-      url: requireEnv('CLICKHOUSE_URL'),
-      username: process.env.CLICKHOUSE_USER || 'default',
-      password: process.env.CLICKHOUSE_PASSWORD || '',
-    });
+    rig = new AnalyticsRig('exactly-once');
+    await rig.open();
   });
 
   afterAll(async () => {
-    await Promise.all(apps.splice(0).map((a) => a.stop()));
+    await rig?.stopApps();
     await outages.restoreAll();
-    await sink?.close();
-    await ch?.command({ query: `DROP DATABASE IF EXISTS ${DATABASE}` }).catch(() => undefined);
-    await ch?.close();
-    const admin = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'exactly-once-cleanup', logLevel: logLevel.NOTHING }).admin();
-    await admin
-      .connect()
-      .then(() => admin.deleteTopics({ topics: [TOPIC], timeout: 10_000 }))
-      .catch(() => undefined)
-      .finally(() => admin.disconnect());
+    await rig?.close();
     console.log(`analytics exactly-once measurements: ${JSON.stringify({ ...measured, ...outages.timings })}`);
   });
 
   it('ends with exactly the 200 000 events produced although the consumer was killed with SIGKILL 5 times', async () => {
     const tenantId = `t-kill-${RUN}`;
-    const next = producerOf(tenantId);
+    const next = producerOf(tenantId, 'exactly-once.test');
     const TOTAL = 200_000;
     const BATCH = 2_000;
-    let consumer = await startAnalytics();
+    let consumer = await rig.startAnalytics();
     const t0 = Date.now();
     // The producer runs on its own, paced over ~40 s (about the time of 5 kill-and-restart cycles), while the consumer is killed and restarted.
     let produced = 0;
     const producing = (async () => {
       while (produced < TOTAL) {
-        await sink.send(next(BATCH));
+        await rig.sink.send(next(BATCH));
         produced += BATCH;
         await sleep(400);
       }
@@ -135,9 +70,9 @@ describe('analytics counts exactly once on the real stack (issue 13)', () => {
       const consumedBefore = (await counted(tenantId))[0];
       process.kill(consumer.proc.pid, 'SIGKILL');
       await consumer.proc.exited;
-      apps.splice(apps.indexOf(consumer), 1);
+      rig.apps.splice(rig.apps.indexOf(consumer), 1);
       kills.push({ afterMs: Date.now() - t0, consumedBefore });
-      consumer = await startAnalytics();
+      consumer = await rig.startAnalytics();
     }
     await producing;
     expect(produced).toBe(TOTAL);
@@ -152,16 +87,16 @@ describe('analytics counts exactly once on the real stack (issue 13)', () => {
 
   it('pauses while ClickHouse is stopped for 60 s, loses nothing, and catches up', async () => {
     const tenantId = `t-outage-${RUN}`;
-    const next = producerOf(tenantId);
-    const consumer = apps[apps.length - 1] ?? (await startAnalytics());
-    await sink.send(next(5_000));
+    const next = producerOf(tenantId, 'exactly-once.test');
+    const consumer = rig.apps[rig.apps.length - 1] ?? (await rig.startAnalytics());
+    await rig.sink.send(next(5_000));
     await countedExactly(tenantId, 5_000, 60_000);
     const lagBefore = total(await metricsOf(consumer.admin), 'shortlink_analytics_consumer_lag');
     const apiKey = await createTenantInMeta();
     await outages.stop('clickhouse');
     const stoppedAt = Date.now();
     try {
-      for (let i = 0; i < 10; i++) await sink.send(next(2_000));
+      for (let i = 0; i < 10; i++) await rig.sink.send(next(2_000));
       // The query API says so instead of failing with a 500.
       const res = await fetch(`${consumer.base}/api/v1/stats/top-links`, { headers: { 'x-api-key': apiKey } });
       expect({ status: res.status, code: ((await res.json()) as { code: string }).code }).toEqual({ status: 503, code: 'DEPENDENCY_UNAVAILABLE' });
@@ -186,15 +121,15 @@ describe('analytics counts exactly once on the real stack (issue 13)', () => {
 
   it('does not count twice what a producer resent after an ambiguous timeout', async () => {
     const tenantId = `t-resend-${RUN}`;
-    const next = producerOf(tenantId);
-    const consumer = apps[apps.length - 1] ?? (await startAnalytics());
+    const next = producerOf(tenantId, 'exactly-once.test');
+    const consumer = rig.apps[rig.apps.length - 1] ?? (await rig.startAnalytics());
     // Kafka took the first send but its answer never came back (the ack was lost): the redirect's
     // buffer sees a failure, keeps the batch and sends it again with what arrived meanwhile.
     let ackLost = 1;
     const buffer = new ClickBuffer<ClickEvent>(
       {
         send: async (events) => {
-          await sink.send(events);
+          await rig.sink.send(events);
           if (ackLost-- > 0) throw new Error('request timed out after the broker had written the batch');
         },
       },
@@ -224,7 +159,7 @@ describe('analytics counts exactly once on the real stack (issue 13)', () => {
     const probe = kafka.consumer({ groupId: `exactly-once-probe-${randomUUID()}`, maxWaitTimeInMs: 200 });
     let n = 0;
     await probe.connect();
-    await probe.subscribe({ topics: [TOPIC], fromBeginning: true });
+    await probe.subscribe({ topics: [rig.topic], fromBeginning: true });
     await probe.run({
       eachMessage: async ({ message }) => {
         const events = decodeClickRecord(message.value);
