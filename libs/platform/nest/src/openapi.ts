@@ -101,8 +101,9 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
           : {}),
       };
     }
-    // A path segment longer than the router accepts is a 414 before any route runs.
-    const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), ...(contract.params ? [414] : []), 400]);
+    // A path segment longer than the router accepts is a 414 before any route runs; a request
+    // line and headers over 16 KiB (a long query string counts) are a 431 from the HTTP parser.
+    const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), ...(contract.params ? [414] : []), 400, 431]);
     for (const status of [...errors].sort()) {
       responses[String(status)] ??= { description: `problem+json (${status})`, content: { 'application/problem+json': { schema: problemSchema } } };
     }
