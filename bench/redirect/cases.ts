@@ -6,11 +6,24 @@
 import { mkdtempSync } from 'fs';
 import { join } from 'path';
 import { App, captureProfile, CreatedLink, firstLine, StackComponent, StackState, stackState, summariseProfile, waitStackUp } from '@shortlink/harness';
-import { CaseId, STACK_CASES, wants } from './cli';
+import { BEFORE_AFTER_CASES, CaseId, STACK_CASES, wants } from './cli';
 import { BenchContext, PROFILES_DIR, skip } from './context';
 import { ensureBenchTopic } from './kafka';
 import { Bare, BARE_PATH, CaseResult, load, measure, missed, Server } from './measure';
-import { appEnv, createBenchLinks, createOptionsLink, startRedirect, startReference, verify, verifyVisitors, visitorRequests } from './servers';
+import {
+  appEnv,
+  botRequests,
+  createBenchLinks,
+  createLink,
+  createOptionsLink,
+  socialCardLink,
+  startRedirect,
+  startReference,
+  verify,
+  verifyCards,
+  verifyVisitors,
+  visitorRequests,
+} from './servers';
 
 /** Visitors of the all-options cases (distinct client address + user agent pairs). */
 const OPTION_VISITORS = 1000;
@@ -132,6 +145,13 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
       kafka: true,
       setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For`,
     },
+    {
+      name: 'redirect-l1-card-kafka',
+      cases: ['l1-card-kafka'],
+      env: TRUST_LOOPBACK,
+      kafka: true,
+      setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} unfurling bots via X-Forwarded-For`,
+    },
     { name: 'redirect-redis', cases: ['redis-hot', 'redis-many'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false' },
     { name: 'redirect-redis-kafka', cases: ['redis-kafka'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false BUS_DRIVER=kafka', kafka: true },
     { name: 'redirect-db', cases: ['db-hot', 'db-many'], env: dbOnly, setup: 'REDIRECT_L1_ENABLED=false REDIRECT_REDIS_ENABLED=false' },
@@ -153,6 +173,57 @@ interface StackLinks {
   verified: boolean;
   /** The all-options link's requests (its visitors), when an options case runs. */
   options?: string[];
+  /** The social-card link's requests (unfurling bots), when the card case runs. */
+  cards?: string[];
+}
+
+/** The requests a case sends. */
+function pathsOf(id: CaseId, links: StackLinks): readonly string[] {
+  if (id === 'l1-options-kafka') return links.options!;
+  if (id === 'l1-card-kafka') return links.cards!;
+  if (id === 'l1-visitors-kafka') return visitorRequests(links.hot.code, OPTION_VISITORS, '');
+  return id.includes('-many') ? links.many.map((l) => `/${l.code}`) : [`/${links.hot.code}`];
+}
+
+/** Every link a configuration serves answers as it must before anything is measured. */
+async function verifyConfig(app: App, c: StackConfig, ids: readonly CaseId[], links: StackLinks): Promise<void> {
+  if (ids.includes('l1-options-kafka')) return verifyVisitors(app.base, links.options!, c.name);
+  if (ids.includes('l1-card-kafka')) return verifyCards(app.base, links.cards!, c.name);
+  // Every link once (this also fills Redis); the full check once, a sample after.
+  await verify(app.base, links.verified ? [links.hot, ...links.many.filter((_, i) => i % 50 === 0)] : [links.hot, ...links.many], c.name);
+  links.verified = true;
+}
+
+/**
+ * The before/after cases once more on the `--base` revision's redirect: same links, stack, settings
+ * and bare server, right after this checkout's runs.
+ */
+async function measureBase(
+  ctx: BenchContext,
+  bare: Bare,
+  c: StackConfig,
+  env: Record<string, string>,
+  ids: readonly CaseId[],
+  links: StackLinks,
+): Promise<void> {
+  const before = ids.filter((id) => BEFORE_AFTER_CASES.includes(id));
+  if (!ctx.opts.base || !before.length) return;
+  const app = await startRedirect(ctx, env, join(PROFILES_DIR, `redirect-${ctx.stamp}-${c.name}-base.cpuprofile`), ctx.opts.base);
+  try {
+    await verifyConfig(app, c, before, links);
+    for (const id of before) {
+      if (!ctx.inBudget()) {
+        ctx.notes.push(`${id} not measured on --base: time budget`);
+        return;
+      }
+      const setup = `${c.setup}; the redirect of ${ctx.opts.base}`;
+      ctx.results.push(
+        await measure(ctx, bare, { id, setup, server: serverOf(app), paths: pathsOf(id, links), bus: c.kafka ? 'kafka' : 'memory', base: true }),
+      );
+    }
+  } finally {
+    await app.stop();
+  }
 }
 
 /** The cases the redirect's profile is recorded for when they miss a target. */
@@ -162,7 +233,6 @@ const PROFILED: ReadonlySet<string> = new Set(['l1-hot', 'l1-kafka', 'l1-options
 async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, stackEnv: Record<string, string>, links: StackLinks): Promise<void> {
   const ids = c.cases.filter((id) => wants(ctx.opts, id));
   const components: StackComponent[] = c.kafka ? ['redis', 'mysql', 'kafka'] : ['redis', 'mysql'];
-  const manyPaths = links.many.map((l) => `/${l.code}`);
   for (let attempt = 1; attempt <= 2; attempt++) {
     const pending = ids.filter((id) => !ctx.results.some((r) => r.id === id));
     if (!pending.length) break;
@@ -176,25 +246,13 @@ async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, sta
       const profileFile = join(PROFILES_DIR, `redirect-${ctx.stamp}-${c.name}.cpuprofile`);
       const app = await startRedirect(ctx, { ...stackEnv, ...c.env, ...busEnv }, profileFile);
       try {
-        if (ids.includes('l1-options-kafka')) await verifyVisitors(app.base, links.options!, c.name);
-        else {
-          // Every link once (this also fills Redis); the full check once, a sample after.
-          await verify(app.base, links.verified ? [links.hot, ...links.many.filter((_, i) => i % 50 === 0)] : [links.hot, ...links.many], c.name);
-          links.verified = true;
-        }
+        await verifyConfig(app, c, ids, links);
         for (const id of pending) {
           if (!ctx.inBudget()) {
             skip(ctx, [id], 'time budget');
             continue;
           }
-          const paths =
-            id === 'l1-options-kafka'
-              ? links.options!
-              : id === 'l1-visitors-kafka'
-                ? visitorRequests(links.hot.code, OPTION_VISITORS, '')
-                : id.includes('-many')
-                  ? manyPaths
-                  : [`/${links.hot.code}`];
+          const paths = pathsOf(id, links);
           const res = await measure(ctx, bare, { id, setup: c.setup, server: serverOf(app), paths, bus: c.kafka ? 'kafka' : 'memory' });
           const now = stackState(components);
           if (!now.up || now.pids !== stack.pids) {
@@ -210,6 +268,7 @@ async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, sta
       } finally {
         await app.stop();
       }
+      await measureBase(ctx, bare, c, { ...stackEnv, ...c.env, ...busEnv }, pending, links);
     });
     if (!last && !restarted && ids.some((id) => !ctx.results.some((r) => r.id === id))) ctx.log(`${c.name}: attempt ${attempt} failed, retrying`);
   }
@@ -254,6 +313,7 @@ async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[],
   const count = needMany ? ctx.opts.codes + 1 : 1;
   let created: CreatedLink[] | undefined;
   let options: string[] | undefined;
+  let cards: string[] | undefined;
   await guarded(ctx, ids, async () => {
     ctx.log(`real stack: creating ${count} links through the generation app (MariaDB shards + Redis Cluster)`);
     created = await createBenchLinks(ctx, stackEnv, count, `stack-${ctx.stamp}`);
@@ -262,9 +322,13 @@ async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[],
       const code = await createOptionsLink(ctx, stackEnv, `options-${ctx.stamp}`);
       options = visitorRequests(code, OPTION_VISITORS);
     }
+    if (ids.includes('l1-card-kafka')) {
+      ctx.log('real stack: creating the social-card link');
+      cards = botRequests(await createLink(ctx, stackEnv, socialCardLink(`card-${ctx.stamp}`)), OPTION_VISITORS);
+    }
   });
   if (!created) return;
-  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false, options };
+  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false, options, cards };
   for (const c of stackConfigs(ctx)) await runStackConfig(ctx, bare, c, stackEnv, links);
   if (wants(ctx.opts, 'redis-floor')) await redisFloorCase(ctx, bare, stackEnv, links.many);
 }

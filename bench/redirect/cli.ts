@@ -2,6 +2,8 @@
  * The bench's command line: options, their defaults (`--quick` changes some), the case ids and
  * their labels. See README.md for what each option does.
  */
+import { existsSync } from 'fs';
+import { join } from 'path';
 import { ClosedLoopLoader, commandPath, defaultClosedLoopLoader } from '@shortlink/harness';
 
 export const CASE_IDS = [
@@ -12,6 +14,7 @@ export const CASE_IDS = [
   'l1-kafka',
   'l1-visitors-kafka',
   'l1-options-kafka',
+  'l1-card-kafka',
   'redis-hot',
   'redis-many',
   'redis-kafka',
@@ -29,6 +32,7 @@ export const STACK_CASES: readonly CaseId[] = [
   'l1-kafka',
   'l1-visitors-kafka',
   'l1-options-kafka',
+  'l1-card-kafka',
   'redis-hot',
   'redis-many',
   'redis-kafka',
@@ -37,6 +41,9 @@ export const STACK_CASES: readonly CaseId[] = [
   'db-many',
   'db-many-admit',
 ];
+
+/** The cases `--base` measures again on the base revision's redirect ("before", in the same invocation). */
+export const BEFORE_AFTER_CASES: readonly CaseId[] = ['l1-kafka', 'l1-options-kafka'];
 
 export interface Options {
   duration: number;
@@ -54,6 +61,12 @@ export interface Options {
   latencyRates: number[];
   /** Extra environment of the apps under test (`--env=K=V,K2=V2`), for A/B runs of a setting. */
   env: Record<string, string>;
+  /**
+   * An exported tree of an earlier revision (`--base=DIR`, with node_modules): its redirect is
+   * measured on the same links, stack and bare server right after this checkout's, for the
+   * before/after cases.
+   */
+  base: string | null;
   /** The command line's arguments, as given (recorded in the result file). */
   argv: readonly string[];
 }
@@ -69,6 +82,7 @@ export function labelOf(id: string, opts: Options): string {
     'l1-options': 'L1 hit, every option (no password), embedded',
     'l1-visitors-kafka': 'L1 hit, plain link, the same visitors, Kafka bus (control)',
     'l1-options-kafka': 'L1 hit, every option (no password), Kafka bus',
+    'l1-card-kafka': 'L1 hit, social card page to unfurling bots, Kafka bus',
     'redis-hot': 'Redis hit',
     'redis-many': `Redis hit, ${opts.codes} codes`,
     'redis-kafka': 'Redis hit, Kafka bus',
@@ -122,6 +136,9 @@ export function parseOptions(argv: readonly string[]): Options {
   const loader = (flags.get('loader') ?? defaultClosedLoopLoader()) as Options['loader'];
   if (!['wrk', 'autocannon'].includes(loader)) throw new Error('--loader must be wrk|autocannon');
   if (loader === 'wrk' && commandPath('wrk') === null) throw new Error('wrk is not installed (use --loader=autocannon)');
+  const base = flags.get('base') ?? null;
+  if (base !== null && !existsSync(join(base, 'apps/redirect/src/main.ts')))
+    throw new Error(`--base must name an exported tree with apps/redirect/src/main.ts (and node_modules); ${base} has none`);
   return {
     duration: num('duration', quick ? 3 : 10),
     warmup: num('warmup', quick ? 1 : 3),
@@ -135,6 +152,7 @@ export function parseOptions(argv: readonly string[]): Options {
     waitStack: flags.has('wait-stack') ? num('wait-stack', 0) : 0,
     latencyRates: parseRates(flags.get('latency-rates') ?? '2000'),
     env: parseEnv(flags.get('env') ?? ''),
+    base,
     argv,
   };
 }

@@ -123,6 +123,8 @@ export const TARGETS: Partial<Record<CaseId, Targets>> = {
   'l1-options-kafka': { targetRatio: 0.5 },
   // No target: the control of l1-options-kafka (same requests, plain link) measured side by side too.
   'l1-visitors-kafka': { sideBySide: true },
+  // "A social-card answer to a bot costs no more than a redirect": judged against l1-kafka's ratio.
+  'l1-card-kafka': { sideBySide: true },
   'redis-hot': { targetRatio: 0.45, p99Target: true },
   'redis-many': { targetRatio: 0.45, p99Target: true },
   'redis-kafka': { targetRatio: 0.45, p99Target: true },
@@ -257,6 +259,8 @@ export interface CaseSpec {
   paths: readonly string[];
   /** The redirect's click bus (with `server.admin`): its click events are reported. */
   bus?: string;
+  /** Measured on the `--base` revision's redirect: the result is `<id>@base`, labelled "before". */
+  base?: boolean;
 }
 
 /** Distinct codes among request paths (a path may add a query and, after tabs, headers). */
@@ -287,8 +291,8 @@ export async function measure(ctx: BenchContext, bare: Bare, spec: CaseSpec): Pr
     latency: latency.length ? latency : undefined,
     concurrent: concurrent.length ? concurrent : undefined,
     concurrentRatio: concurrent.length ? median(concurrent.map((c) => c.costRatio)) : undefined,
-    id,
-    label: labelOf(id, ctx.opts),
+    id: spec.base ? `${id}@base` : id,
+    label: spec.base ? `${labelOf(id, ctx.opts)}, before (--base)` : labelOf(id, ctx.opts),
     setup: spec.setup,
     codes,
     ...summariseRuns(runs),

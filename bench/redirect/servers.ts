@@ -66,12 +66,16 @@ export const REDIRECT_NODE_FLAGS: readonly string[] = (JSON.parse(readFileSync(j
   .split(/\s+/)
   .filter((a) => /^--max-(semi|old)-space-size=\d+$/.test(a));
 
-/** The redirect app on the server core, with the profile hook preloaded (dormant until SIGWINCH). */
-export function startRedirect(ctx: BenchContext, env: Record<string, string>, profileFile: string): Promise<App> {
+/**
+ * The redirect app on the server core, with the profile hook preloaded (dormant until SIGWINCH);
+ * `cwd` is another revision's exported tree (`--base`).
+ */
+export function startRedirect(ctx: BenchContext, env: Record<string, string>, profileFile: string, cwd?: string): Promise<App> {
   return startApp(
     'redirect',
     { ...env, ...profileHookEnv(profileFile) },
     {
+      cwd,
       core: SERVER_CORE,
       nodeArgs: REDIRECT_NODE_FLAGS,
       preload: [PROFILE_HOOK],
@@ -173,20 +177,61 @@ export function visitorRequests(code: string, visitors: number, query = '?ref=be
   });
 }
 
-/** Starts the generation app, creates the all-options link through its API, stops it. */
-export async function createOptionsLink(ctx: BenchContext, env: Record<string, string>, tag: string): Promise<string> {
+/** Starts the generation app, creates one link (`body` as POST /api/v1/links takes it) through its API, stops it. */
+export async function createLink(ctx: BenchContext, env: Record<string, string>, body: Record<string, unknown>): Promise<string> {
   const gen = await startApp('generation', env, { baseEnv: withoutAppSettings(), group: ctx.group, timeoutMs: 90_000 });
   try {
     const res = await fetch(`${gen.base}/api/v1/links`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': ctx.apiKey },
-      body: JSON.stringify(allOptionsLink(tag)),
+      body: JSON.stringify(body),
     });
-    const body = (await res.json()) as { code?: string };
-    if (res.status !== 201 || !body.code) throw new Error(`creating the all-options link: ${res.status} ${JSON.stringify(body)}`);
-    return body.code;
+    const created = (await res.json()) as { code?: string };
+    if (res.status !== 201 || !created.code) throw new Error(`creating the link ${JSON.stringify(body.title)}: ${res.status} ${JSON.stringify(created)}`);
+    return created.code;
   } finally {
     await gen.stop();
+  }
+}
+
+/** The all-options link, created through the generation app. */
+export const createOptionsLink = (ctx: BenchContext, env: Record<string, string>, tag: string) => createLink(ctx, env, allOptionsLink(tag));
+
+/** A link with a social card (docs/design.md, "Social cards"): unfurling bots get its page, people the redirect. */
+export function socialCardLink(tag: string): Record<string, unknown> {
+  return {
+    url: `https://example.com/bench/${tag}/card`,
+    title: 'bench: social card',
+    social: { title: 'A card for the bench', description: 'What an unfurling bot is shown', image: 'https://example.com/bench/card.png' },
+  };
+}
+
+/** Unfurling bots that `isbot` knows as previewers, each its own address. */
+const PREVIEWER_UAS = [
+  'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+  'Twitterbot/1.0',
+  'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+  'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+  'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
+  'TelegramBot (like TwitterBot)',
+];
+
+/** The requests of the card case: `visitors` bot requests from distinct addresses. */
+export function botRequests(code: string, visitors: number): string[] {
+  return Array.from(
+    { length: visitors },
+    (_, i) => `/${code}\tX-Forwarded-For: 8.8.${(i >> 8) & 255}.${i & 255}\tUser-Agent: ${PREVIEWER_UAS[i % PREVIEWER_UAS.length]}`,
+  );
+}
+
+/** Every bot of the card case must get the card page (200, HTML with the Open Graph title), not a redirect. */
+export async function verifyCards(base: string, requests: readonly string[], what: string): Promise<void> {
+  for (const line of requests.slice(0, PREVIEWER_UAS.length)) {
+    const { path, headers } = requestOf(line);
+    const res = await fetch(`${base}${path}`, { headers, redirect: 'manual' });
+    const html = await res.text();
+    if (res.status !== 200 || !html.includes('og:title'))
+      throw new Error(`${what}: GET ${path} as ${headers['User-Agent']} answered ${res.status} ${html.slice(0, 200)}, expected the card page`);
   }
 }
 
