@@ -99,6 +99,7 @@ export function describeTenantJourney(endpoints: () => Endpoints, logs: () => st
         const refused = await api(base, 'GET', base === generation() ? '/api/v1/links' : '/api/v1/stats/top-links', old);
         expect(refused.status).toBe(401);
         expect(refused.body.code).toBe('UNAUTHENTICATED');
+        expect(refused.headers.get('www-authenticate')).toBe('ApiKey realm="shortlink", header="x-api-key"');
         expect(refused.text).not.toContain(old);
       }
       expect((await api(generation(), 'GET', '/api/v1/links', fresh)).status).toBe(200);

@@ -18,6 +18,7 @@ export const ANALYTICS_OPENAPI = {
   version: '1',
   description:
     'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv). Dashboard at /dashboard.',
+  tags: { analytics: 'Clicks, visitors, breakdowns and raw visits of your links' },
 } as const;
 
 /** A lag read that takes longer is skipped for this scrape (the broker may be down). */

@@ -122,6 +122,7 @@ export class StatsController {
   @Get('links/:code/stats')
   @Contract({
     summary: 'Clicks and unique visitors of a link per minute, hour or day',
+    operationId: 'getLinkStats',
     tags: TAGS,
     scope: 'analytics:read',
     params: z.strictObject({ code }),
@@ -151,6 +152,7 @@ export class StatsController {
   @Get('links/:code/breakdown/:dimension')
   @Contract({
     summary: 'Clicks of a link by country, referer, device, browser, OS or A/B variant',
+    operationId: 'getLinkBreakdown',
     tags: TAGS,
     scope: 'analytics:read',
     params: z.strictObject({ code, dimension: z.enum(DIMENSIONS) }),
@@ -193,6 +195,7 @@ export class StatsController {
   @Get('stats/top-links')
   @Contract({
     summary: "The tenant's links with the most clicks",
+    operationId: 'getTopLinks',
     tags: TAGS,
     scope: 'analytics:read',
     query: z.strictObject({
@@ -225,6 +228,7 @@ export class StatsController {
   @Get('stats/orphans')
   @Contract({
     summary: 'Visits to codes that do not exist (scanners, typos), per domain',
+    operationId: 'getOrphanVisits',
     description:
       "Orphan visits belong to no tenant: a tenant sees those of its own domains, a key with the admin scope those of the service's shared domains too. " +
       'Bots are included by default: most orphan visits are scanners.',
@@ -263,6 +267,7 @@ export class StatsController {
   @Get('links/:code/visits')
   @Contract({
     summary: 'The raw visits of a link, newest first, page by page',
+    operationId: 'listLinkVisits',
     description:
       'One row per click (kept ANALYTICS_VISIT_RETENTION_DAYS days): time, country, region and city where known, referer host, device, browser, OS, ' +
       'A/B variant, source, bot flag and the daily visitor id; never the IP address. JSON, or CSV with Accept: text/csv or ?format=csv.',

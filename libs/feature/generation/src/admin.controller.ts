@@ -43,6 +43,7 @@ export class AdminController {
   @HttpCode(201)
   @Contract({
     summary: 'Create a tenant and its first key',
+    operationId: 'createTenant',
     tags: TAGS,
     scope: 'admin',
     body: tenantCreationSchema,
@@ -56,6 +57,7 @@ export class AdminController {
   @Get('tenants')
   @Contract({
     summary: 'List tenants by id',
+    operationId: 'listTenants',
     tags: TAGS,
     scope: 'admin',
     query: tenantPageQuery,
@@ -70,6 +72,7 @@ export class AdminController {
   @Get('tenants/:tenantId')
   @Contract({
     summary: 'Read a tenant',
+    operationId: 'getTenant',
     tags: TAGS,
     scope: 'admin',
     params: tenantParams,
@@ -83,6 +86,7 @@ export class AdminController {
   @Patch('tenants/:tenantId')
   @Contract({
     summary: 'Change a tenant’s plan or name, suspend or reactivate it',
+    operationId: 'updateTenant',
     tags: TAGS,
     scope: 'admin',
     params: tenantParams,
@@ -97,6 +101,7 @@ export class AdminController {
   @Get('tenants/:tenantId/domains')
   @Contract({
     summary: 'A tenant’s own domains',
+    operationId: 'listTenantDomains',
     tags: TAGS,
     scope: 'admin',
     params: tenantParams,
@@ -112,6 +117,7 @@ export class AdminController {
   @HttpCode(201)
   @Contract({
     summary: 'Give a tenant a domain of its own',
+    operationId: 'addTenantDomain',
     description: 'The tenant may then create links on it; the redirect serves them by Host. Point the domain’s DNS at the redirect app.',
     tags: TAGS,
     scope: 'admin',
@@ -131,6 +137,7 @@ export class AdminController {
   @HttpCode(204)
   @Contract({
     summary: 'Take a domain from a tenant (its links there stop resolving)',
+    operationId: 'removeTenantDomain',
     tags: TAGS,
     scope: 'admin',
     params: domainParams,
@@ -145,6 +152,7 @@ export class AdminController {
   @Put('links/:code/moderation')
   @Contract({
     summary: 'Flag, ban or clear any tenant’s link',
+    operationId: 'moderateLink',
     tags: TAGS,
     scope: 'admin',
     params: codeParams,

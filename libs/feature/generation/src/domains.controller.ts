@@ -29,6 +29,7 @@ export class DomainsController {
   @Get()
   @Contract({
     summary: 'Your domains with their settings (operators: the service’s too)',
+    operationId: 'listDomains',
     tags: TAGS,
     scope: 'links:read',
     responses: { 200: { description: 'The domains', schema: domainSettingsListSchema } },
@@ -40,6 +41,7 @@ export class DomainsController {
   @Get(':domain')
   @Contract({
     summary: 'A domain’s settings',
+    operationId: 'getDomain',
     description: 'A domain you do not own is 404 `DOMAIN_NOT_FOUND`; one of the service’s needs the admin scope (403 `INSUFFICIENT_SCOPE`).',
     tags: TAGS,
     scope: 'links:read',
@@ -56,6 +58,7 @@ export class DomainsController {
   @Patch(':domain')
   @Contract({
     summary: 'Change a domain’s settings (null puts a default back)',
+    operationId: 'updateDomain',
     description:
       'Every URL passes the URL policy; the well-known documents are checked for the shape Apple and Android read (400 `VALIDATION_FAILED` with the `field`). ' +
       'Every redirect instance serves the change within 100 ms of this answer.',

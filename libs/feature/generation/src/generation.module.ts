@@ -80,6 +80,13 @@ export const GENERATION_API = {
   version: '1',
   description:
     'Create and manage short links, keys, the settings of your domains and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
+  tags: {
+    links: 'Short links: create one or a batch, read, list, edit, delete, export, QR codes',
+    keys: 'Your tenant’s API keys and their scopes',
+    domains: 'The settings of your domains: redirects, branding, robots, app association files',
+    audit: 'Who changed what, when and from where',
+    admin: 'Operators only: tenants, their plans and domains, moderation',
+  },
 };
 
 export interface GenerationOptions {

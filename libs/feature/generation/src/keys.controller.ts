@@ -18,6 +18,7 @@ export class KeysController {
   @Get()
   @Contract({
     summary: 'List your keys (revoked ones too, with when)',
+    operationId: 'listKeys',
     tags: TAGS,
     scope: 'links:read',
     responses: { 200: { description: 'The keys', schema: z.object({ keys: z.array(apiKeySchema) }) } },
@@ -30,6 +31,7 @@ export class KeysController {
   @HttpCode(201)
   @Contract({
     summary: 'Create a key; the secret is in this answer only',
+    operationId: 'createKey',
     description:
       'A key never gets a scope the calling key does not have. A tenant holds at most its plan’s number of active keys (403 `KEY_LIMIT_REACHED` beyond: revoke one first).',
     tags: TAGS,
@@ -47,6 +49,7 @@ export class KeysController {
   @HttpCode(204)
   @Contract({
     summary: 'Revoke a key (it fails within a second on every instance)',
+    operationId: 'revokeKey',
     description: 'Only a key that holds every scope of the revoked key may revoke it (403 `INSUFFICIENT_SCOPE` otherwise).',
     tags: TAGS,
     scope: 'links:write',

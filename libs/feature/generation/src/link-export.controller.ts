@@ -25,6 +25,7 @@ export class LinkExportController {
   @Get('links')
   @Contract({
     summary: 'Export your links with their password hashes, newest first',
+    operationId: 'exportLinks',
     description:
       'The same pages, filters and cursor as GET /api/v1/links; each link also carries `passwordHash` (the argon2id hash, or null), which POST /api/v1/links and the batch take back as `passwordHash`. Needs the scopes links:read and links:write. Answers `Cache-Control: no-store`.',
     tags: ['links'],

@@ -13,6 +13,8 @@ const TAGS = ['links'];
 const ETAG = { ETag: 'The link’s version, for If-Match' };
 
 /** The tenant link API (docs/design.md, "Link options"): every route scoped to the caller's tenant. */
+const QR_IMAGE = z.string().meta({ format: 'binary' });
+
 @Controller('api/v1/links')
 @UseGuards(ApiKeyGuard)
 export class LinksController {
@@ -26,6 +28,7 @@ export class LinksController {
   @HttpCode(201)
   @Contract({
     summary: 'Create a short link',
+    operationId: 'createLink',
     tags: TAGS,
     scope: 'links:write',
     body: linkCreationSchema,
@@ -46,6 +49,7 @@ export class LinksController {
   @Get()
   @Contract({
     summary: 'List your links, newest first',
+    operationId: 'listLinks',
     tags: TAGS,
     scope: 'links:read',
     query: listQuery,
@@ -59,6 +63,7 @@ export class LinksController {
   @Get(':code')
   @Contract({
     summary: 'Read a link',
+    operationId: 'getLink',
     tags: TAGS,
     scope: 'links:read',
     params: codeParams,
@@ -80,6 +85,7 @@ export class LinksController {
   @Patch(':code')
   @Contract({
     summary: 'Edit a link (null clears an option)',
+    operationId: 'updateLink',
     tags: TAGS,
     scope: 'links:write',
     params: codeParams,
@@ -108,6 +114,7 @@ export class LinksController {
   @HttpCode(204)
   @Contract({
     summary: 'Delete a link (its code is not handed out again for 90 days)',
+    operationId: 'deleteLink',
     tags: TAGS,
     scope: 'links:write',
     params: codeParams,
@@ -130,12 +137,18 @@ export class LinksController {
   @Get(':code/qr')
   @Contract({
     summary: 'QR code of the short URL',
+    operationId: 'getLinkQrCode',
     tags: TAGS,
     scope: 'links:read',
     params: codeParams,
     query: qrQuery,
     responses: {
-      200: { description: 'The QR code as SVG or PNG', schema: z.string().meta({ format: 'binary' }), contentType: 'image/svg+xml' },
+      200: {
+        description: 'The QR code: SVG by default, PNG with `format=png`',
+        schema: QR_IMAGE,
+        contentType: 'image/svg+xml',
+        alternatives: { 'image/png': QR_IMAGE },
+      },
     },
     errors: [404],
   })

@@ -27,6 +27,8 @@ export interface ResponseContract {
  */
 export interface RouteContract {
   readonly summary: string;
+  /** The name a generated client gives the call (`createLink`, `getLinkStats`): a verb and its object, unique per app. */
+  readonly operationId: string;
   readonly description?: string;
   readonly tags: readonly string[];
   readonly params?: z.ZodObject;

@@ -6,6 +6,7 @@ import { readFileSync } from 'fs';
 import { join } from 'path';
 import { createDocument } from 'zod-openapi';
 import { CONTRACT, problemSchema, RouteContract } from './contract';
+import { WWW_AUTHENTICATE } from './problem-details.filter';
 
 const HTTP_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head'] as const;
 
@@ -13,6 +14,8 @@ export interface OpenApiOptions {
   readonly title: string;
   readonly version: string;
   readonly description: string;
+  /** What each tag's routes are for (a tag without one is listed by name only). */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 const OPENAPI_OPTIONS = Symbol('OPENAPI_OPTIONS');
@@ -22,6 +25,13 @@ const RATE_LIMIT_HEADERS = {
   'RateLimit-Limit': 'Requests a minute this key’s plan allows',
   'RateLimit-Remaining': 'Requests left in the sliding minute',
   'RateLimit-Reset': 'Seconds until the window renews',
+};
+
+/** Headers a problem of that status carries (ProblemDetailsFilter). */
+const PROBLEM_HEADERS: Readonly<Record<number, Readonly<Record<string, string>>>> = {
+  401: { 'WWW-Authenticate': `The accepted scheme: \`${WWW_AUTHENTICATE}\`` },
+  429: { 'Retry-After': 'Seconds to wait before trying again' },
+  503: { 'Retry-After': 'Seconds to wait before trying again' },
 };
 
 /** Problem statuses every secured route can answer besides its own. */
@@ -105,7 +115,12 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
     // line and headers over 16 KiB (a long query string counts) are a 431 from the HTTP parser.
     const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), ...(contract.params ? [414] : []), 400, 431]);
     for (const status of [...errors].sort()) {
-      responses[String(status)] ??= { description: `problem+json (${status})`, content: { 'application/problem+json': { schema: problemSchema } } };
+      const headers = PROBLEM_HEADERS[status];
+      responses[String(status)] ??= {
+        description: `problem+json (${status})`,
+        ...(headers ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
+        content: { 'application/problem+json': { schema: problemSchema } },
+      };
     }
     paths[path] ??= {};
     paths[path][method] = {
@@ -114,10 +129,7 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
         ? { description: [contract.description, contract.scope && `Needs a key with the \`${contract.scope}\` scope.`].filter(Boolean).join('\n\n') }
         : {}),
       tags: [...contract.tags],
-      operationId: `${method}${path
-        .replace(/[{}]/g, '')
-        .replace(/\/(\w)/g, (_m, c: string) => c.toUpperCase())
-        .replace(/[^A-Za-z0-9]/g, '')}`,
+      operationId: contract.operationId,
       ...(secured ? { security: [{ apiKey: [] }] } : { security: [] }),
       requestParams: {
         ...(contract.params ? { path: contract.params } : {}),
@@ -137,14 +149,23 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
       responses,
     };
   }
+  const ids = routes.map((r) => r.contract.operationId);
+  const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+  if (twice.length) throw new Error(`operationId used by more than one route: ${[...new Set(twice)].join(', ')}`);
+  const tags = [...new Set(routes.flatMap((r) => r.contract.tags))].sort();
   return createDocument(
     {
       openapi: '3.1.0',
       info: { title: options.title, version: options.version, description: options.description },
+      // Relative: the server this document was read from, whichever name it was reached by.
+      servers: [{ url: '/', description: 'the server that publishes this document' }],
+      tags: tags.map((name) => ({ name, ...(options.tags?.[name] ? { description: options.tags[name] } : {}) })),
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
       paths: paths as never,
     },
-    { reused: 'ref' },
+    // Only schemas with a name (`.meta({ id })`) become components; the rest are written in place
+    // rather than as `__schema12`, a name no generated client should carry.
+    { reused: 'inline' },
   );
 }
 

@@ -3,6 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PinoNestLogger } from './logging';
 import { problemFor, retryAfterFor } from './problem-details';
 
+/** The challenge of a 401: an API key in the x-api-key header (no registered scheme exists for API keys). */
+export const WWW_AUTHENTICATE = 'ApiKey realm="shortlink", header="x-api-key"';
+
 /** One filter per app: every error leaves as application/problem+json with a stable code. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -16,6 +19,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (problem.status >= 500) this.logger.pino.error({ context: 'ProblemDetails', err: error, path: problem.instance }, problem.detail);
     const retryAfter = retryAfterFor(error, problem.status);
     if (retryAfter) reply.header('Retry-After', retryAfter);
+    // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted.
+    if (problem.status === 401) reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
     reply.status(problem.status).header('content-type', 'application/problem+json').send(problem);
   }
 }

@@ -38,6 +38,7 @@ export class AuditLogController {
   @Get('audit-log')
   @Contract({
     summary: 'Your tenant’s audit log: who changed what, when, from where',
+    operationId: 'listAuditLog',
     description: `Every change to links, keys and (later) members, one entry per request (a batch or bulk change with its count). ${FILTERS}`,
     tags: ['audit'],
     scope: 'audit:read',
@@ -51,6 +52,7 @@ export class AuditLogController {
   @Get('admin/audit-log')
   @Contract({
     summary: 'The operators’ audit log: tenants, plans, suspensions, tenant domains, moderation',
+    operationId: 'listOperatorAuditLog',
     description: FILTERS,
     tags: ['admin'],
     scope: 'admin',

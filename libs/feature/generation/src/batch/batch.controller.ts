@@ -60,6 +60,7 @@ export class BatchController implements OnModuleInit {
   @HttpCode(200)
   @Contract({
     summary: 'Create up to 100 000 links in one request',
+    operationId: 'createLinksBatch',
     description:
       'NDJSON (one create per line) or a JSON array, read as it arrives. The answer is NDJSON, one line per row in order: `{row, status: 201, link}` or `{row, status, problem}`; one bad row fails alone. The request counts once against the plan’s request limit; each created row counts against its daily batch rows (`QUOTA_EXCEEDED` beyond). A tenant runs at most its plan’s number of batch requests at once (429 `BATCH_CONCURRENCY_LIMIT` with Retry-After beyond). With `Idempotency-Key`, a retry (also after a crash) answers the same lines and creates nothing twice; the same key with other rows is 422 `IDEMPOTENCY_KEY_REUSED`, and while the first attempt still runs 409 `IDEMPOTENCY_KEY_IN_USE`.',
     tags: TAGS,
@@ -113,6 +114,7 @@ export class BatchController implements OnModuleInit {
   @HttpCode(200)
   @Contract({
     summary: 'Edit up to 10 000 links at once (by code or by tag)',
+    operationId: 'updateLinksBulk',
     description:
       'Applies one edit to each link as PATCH /api/v1/links/{code} would (every cache layer told). NDJSON answer, one line per link: `{code, domain, status: 200, link}` or `{code, domain, status, problem}`.',
     tags: TAGS,
@@ -133,6 +135,7 @@ export class BatchController implements OnModuleInit {
   @HttpCode(200)
   @Contract({
     summary: 'Delete up to 10 000 links at once (by code or by tag)',
+    operationId: 'deleteLinksBulk',
     description:
       'Deletes each link as DELETE /api/v1/links/{code} would. NDJSON answer, one line per link: `{code, domain, status: 204}` or `{code, domain, status, problem}`.',
     tags: TAGS,
