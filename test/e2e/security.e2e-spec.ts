@@ -17,6 +17,7 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
   const AUTH_FAILURES = 5;
   const limits = { RATE_LIMIT_PER_IP_PER_MINUTE: String(PER_IP), AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES), CLICK_BUFFER_FLUSH_MS: '50' };
   const dirs: string[] = [];
+  const CONSOLE_ORIGIN = 'https://console.example.com';
   let exposed: { proc: RunningProcess; endpoints: Endpoints; env: Record<string, string>; key: string };
   let proxied: { proc: RunningProcess; endpoints: Endpoints; env: Record<string, string>; key: string };
 
@@ -36,7 +37,7 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
     };
     [exposed, proxied] = await Promise.all([
       start({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '3000' }),
-      start({ TRUSTED_PROXIES: '127.0.0.1/32,::1/128' }),
+      start({ TRUSTED_PROXIES: '127.0.0.1/32,::1/128', CORS_ORIGINS: CONSOLE_ORIGIN }),
     ]);
   });
 
@@ -226,6 +227,38 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
       const body = await res.text();
       expect(body).not.toContain(secret);
       expect(JSON.parse(body).instance).toBe('/api/v1/links/abcdefg');
+    });
+  });
+
+  describe('browsers on other origins (CORS_ORIGINS)', () => {
+    const preflight = (base: string, origin: string) =>
+      fetch(`${base}/api/v1/links`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type' },
+      });
+
+    it('lets a listed origin call both APIs with its key and read the answer headers', async () => {
+      for (const base of [proxied.endpoints.generation, proxied.endpoints.analytics]) {
+        const pre = await preflight(base, CONSOLE_ORIGIN);
+        expect(pre.status).toBe(204);
+        expect(pre.headers.get('access-control-allow-origin')).toBe(CONSOLE_ORIGIN);
+        expect(pre.headers.get('access-control-allow-credentials')).toBe('true');
+        expect(pre.headers.get('access-control-allow-headers')).toContain('x-api-key');
+      }
+      const res = await fetch(`${proxied.endpoints.generation}/api/v1/links`, { headers: { origin: CONSOLE_ORIGIN, 'x-api-key': proxied.key } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe(CONSOLE_ORIGIN);
+      expect(res.headers.get('access-control-expose-headers')).toContain('ratelimit-remaining');
+    });
+
+    it('gives an origin not listed, and every origin where none is configured, no CORS header', async () => {
+      const other = await preflight(proxied.endpoints.generation, 'https://evil.example');
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      const unconfigured = await preflight(exposed.endpoints.generation, CONSOLE_ORIGIN);
+      expect(unconfigured.headers.get('access-control-allow-origin')).toBeNull();
+      const res = await fetch(`${exposed.endpoints.generation}/api/v1/links`, { headers: { origin: CONSOLE_ORIGIN, 'x-api-key': exposed.key } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
     });
   });
 

@@ -103,10 +103,28 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   // Nest buffers its lines in one buffer per process: written now, they name this app.
   app.flushLogs();
   app.useGlobalFilters(new ProblemDetailsFilter(logger));
+  if (definition.openApi && config.http.corsOrigins.length) app.enableCors(corsOptions(config.http.corsOrigins));
   limitJsonDepth(app.getHttpAdapter().getInstance());
   acceptStreamedBodies(app.getHttpAdapter().getInstance(), streamedRoutes);
   observeResponses(app, definition.requestLog ? logger : null);
   return app;
+}
+
+/**
+ * CORS for the APIs (CORS_ORIGINS; docs/design.md, "Contract"): the listed origins may send the
+ * headers the API reads and read the ones it answers with. Cookies ride along only for listed
+ * origins, never for `*`.
+ */
+export function corsOptions(origins: readonly string[]) {
+  const any = origins.includes('*');
+  return {
+    origin: any ? '*' : [...origins],
+    credentials: !any,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['x-api-key', 'content-type', 'accept', 'if-match', 'idempotency-key', 'x-csrf-token'],
+    exposedHeaders: ['etag', 'location', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'www-authenticate'],
+    maxAge: 600,
+  };
 }
 
 /**

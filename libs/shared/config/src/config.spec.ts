@@ -123,6 +123,17 @@ describe('loadConfig', () => {
     expect(loadConfig(SECRETS).secrets.code).toEqual({ given: SECRETS.SHORTLINK_CODE_SECRET });
   });
 
+  it('reads CORS_ORIGINS as origins, or * alone, and lists each bad one', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://Console.example.com, http://127.0.0.1:5173' }).http.corsOrigins).toEqual([
+      'https://console.example.com',
+      'http://127.0.0.1:5173',
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).http.corsOrigins).toEqual(['*']);
+    expect(loadConfig({}).http.corsOrigins).toEqual([]);
+    expect(violationsOf({ CORS_ORIGINS: 'https://a.example/app,console.example.com,ftp://a.example' })).toHaveLength(3);
+    expect(violationsOf({ CORS_ORIGINS: '*,https://a.example' })).toEqual([expect.stringMatching(/^CORS_ORIGINS: `\*` allows every origin/)]);
+  });
+
   it('reads TRUSTED_PROXIES as address blocks and lists a bad one', () => {
     expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,::1/128' }).http.trustedProxies).toEqual([
       { address: '10.0.0.0', prefix: 8, family: 'ipv4' },

@@ -41,6 +41,11 @@ export const envSchema = z.object({
   /** Slow clients: a request's headers must arrive within this, the whole request within the next. */
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /**
+   * Web origins whose pages may call the generation and analytics APIs (CORS), e.g.
+   * `https://console.example.com`; `*` for any origin (then without cookies). None by default.
+   */
+  CORS_ORIGINS: csv.default([]),
   /** Failed API-key checks allowed per client address and minute before 429 (0 = off). */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(20),
   /**
@@ -229,6 +234,25 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+/** CORS_ORIGINS: `*` alone, or origins as a browser sends them (scheme, host, port; no path), lower-cased. */
+function parseCorsOrigins(values: readonly string[], violations: string[]): string[] {
+  if (values.includes('*')) {
+    if (values.length > 1) violations.push('CORS_ORIGINS: `*` allows every origin and cannot be listed with others');
+    return ['*'];
+  }
+  return values.map((value) => {
+    let origin: string | null = null;
+    try {
+      const url = new URL(value);
+      if ((url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '').toLowerCase()) origin = url.origin;
+    } catch {
+      // reported below
+    }
+    if (origin === null) violations.push(`CORS_ORIGINS: "${value}" is not an origin (scheme://host[:port], no path), e.g. https://console.example.com`);
+    return origin ?? value;
+  });
+}
+
 /** An address block of TRUSTED_PROXIES: `10.0.0.0/8`, `::1/128`, or a plain address (a /32 or /128). */
 export interface Cidr {
   readonly address: string;
@@ -275,6 +299,8 @@ export interface AppConfig {
     readonly headersTimeoutMs: number;
     readonly requestTimeoutMs: number;
     readonly authFailuresPerMinute: number;
+    /** Origins allowed to call the APIs from a browser (docs/design.md, "Contract"); `['*']` for any; empty: no CORS headers. */
+    readonly corsOrigins: readonly string[];
   };
   readonly secrets: { readonly code: SecretSource; readonly visitor: SecretSource };
   /** Batch creation and bulk changes: limits, chunking, idempotency records. */
@@ -415,6 +441,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   }
   if (e.DB_DRIVER === 'sqlite' && new Set(e.SQLITE_SHARDS).size !== e.SQLITE_SHARDS.length) violations.push('SQLITE_SHARDS: shard names must be unique');
   const trustedProxies = e.TRUSTED_PROXIES.map((c) => parseCidr(c, violations));
+  const corsOrigins = parseCorsOrigins(e.CORS_ORIGINS, violations);
   const dataDir = e.SHORTLINK_DATA_DIR.replace(/\/+$/, '');
   const secret = (name: 'SHORTLINK_CODE_SECRET' | 'SHORTLINK_VISITOR_SECRET', file: string): SecretSource => {
     const given = e[name];
@@ -452,6 +479,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+      corsOrigins,
     },
     secrets,
     batch: {
