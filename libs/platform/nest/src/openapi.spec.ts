@@ -20,7 +20,7 @@ interface Doc {
 
 describe('buildDocument', () => {
   const doc = buildDocument(OPTIONS, [
-    route('get', '/things/{id}', { operationId: 'getThing', scope: 'links:read', params: z.object({ id: z.string() }) }),
+    route('get', '/things/{id}', { operationId: 'getThing', scope: 'links:read', params: z.object({ id: z.string() }), errors: [404] }),
     route('post', '/things', {
       operationId: 'createThing',
       scope: 'links:write',
@@ -36,7 +36,8 @@ describe('buildDocument', () => {
   });
 
   it('keeps only named schemas as components', () => {
-    expect(Object.keys(doc.components.schemas).sort()).toEqual(['Problem', 'Thing']);
+    expect(Object.keys(doc.components.schemas).filter((name) => !name.endsWith('Problem'))).toEqual(['Thing']);
+    expect(Object.keys(doc.components.schemas).some((name) => name.startsWith('__'))).toBe(false);
   });
 
   it('documents the challenge of a 401, Retry-After of 429 and 503, and the 431 of any route', () => {
@@ -47,6 +48,18 @@ describe('buildDocument', () => {
     expect(responses['431']).toBeDefined();
     expect(responses['414']).toBeDefined();
     expect(Object.keys(doc.paths['/things'].post.responses['201'].headers ?? {})).toContain('Location');
+  });
+
+  it('names a problem schema per status whose code is one of the codes that status carries', () => {
+    const ref = (status: string) =>
+      (doc.paths['/things/{id}'].get.responses[status] as { content: Record<string, { schema: { $ref: string } }> }).content['application/problem+json'].schema
+        .$ref;
+    expect(ref('404')).toBe('#/components/schemas/NotFoundProblem');
+    expect(ref('401')).toBe('#/components/schemas/UnauthorizedProblem');
+    const notFound = doc.components.schemas.NotFoundProblem as { properties: { status: { const: number }; code: { enum: string[] } } };
+    expect(notFound.properties.status.const).toBe(404);
+    expect(notFound.properties.code.enum).toEqual(expect.arrayContaining(['LINK_NOT_FOUND', 'ROUTE_NOT_FOUND']));
+    expect(notFound.properties.code.enum).not.toContain('UNAUTHENTICATED');
   });
 
   it('lists a server and every tag with its description', () => {

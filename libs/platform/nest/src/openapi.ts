@@ -4,8 +4,11 @@ import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@
 import type { FastifyReply } from 'fastify';
 import { readFileSync } from 'fs';
 import { join } from 'path';
+import { STATUS_CODES } from 'http';
+import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { CONTRACT, problemSchema, RouteContract } from './contract';
+import { codesOfStatus } from './problem-details';
 import { WWW_AUTHENTICATE } from './problem-details.filter';
 
 const HTTP_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head'] as const;
@@ -33,6 +36,34 @@ const PROBLEM_HEADERS: Readonly<Record<number, Readonly<Record<string, string>>>
   429: { 'Retry-After': 'Seconds to wait before trying again' },
   503: { 'Retry-After': 'Seconds to wait before trying again' },
 };
+
+const familySchemas = new Map<number, z.ZodType>();
+
+/**
+ * The problem of one status, named after it (`NotFoundProblem`), its `code` an enum of the codes
+ * that status carries, so a client can switch on them. Built once per status: a schema id may be
+ * registered once per process, and the embedded profile builds two documents.
+ */
+function problemOfStatus(status: number): z.ZodType {
+  let schema = familySchemas.get(status);
+  if (!schema) {
+    const codes = codesOfStatus(status);
+    const name = `${(STATUS_CODES[status] ?? `Status ${status}`)
+      .replace(/[^A-Za-z0-9]+/g, ' ')
+      .replace(/(?:^|\s)(\w)/g, (_m, c: string) => c.toUpperCase())
+      .replace(/\s/g, '')}Problem`;
+    schema = codes.length
+      ? problemSchema
+          .extend({ status: z.literal(status), code: z.enum(codes as [string, ...string[]]).meta({ description: 'Stable machine-readable error code' }) })
+          .meta({
+            id: name,
+            description: `application/problem+json (RFC 9457) of a ${status} answer`,
+          })
+      : problemSchema;
+    familySchemas.set(status, schema);
+  }
+  return schema;
+}
 
 /** Problem statuses every secured route can answer besides its own. */
 const SECURED_ERRORS = [401, 403, 429, 503];
@@ -119,7 +150,7 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
       responses[String(status)] ??= {
         description: `problem+json (${status})`,
         ...(headers ? { headers: Object.fromEntries(Object.entries(headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-        content: { 'application/problem+json': { schema: problemSchema } },
+        content: { 'application/problem+json': { schema: problemOfStatus(status) } },
       };
     }
     paths[path] ??= {};

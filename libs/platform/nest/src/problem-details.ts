@@ -45,6 +45,26 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   METHOD_NOT_ALLOWED: 405,
 };
 
+/** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */
+const FRAMEWORK_CODES: Readonly<Record<number, readonly string[]>> = {
+  400: ['BAD_REQUEST', 'INVALID_JSON', 'JSON_TOO_DEEP'],
+  404: ['ROUTE_NOT_FOUND'],
+  408: ['REQUEST_TIMEOUT'],
+  413: ['PAYLOAD_TOO_LARGE'],
+  414: ['URI_TOO_LONG'],
+  415: ['UNSUPPORTED_MEDIA_TYPE'],
+  431: ['HEADERS_TOO_LARGE'],
+  500: ['INTERNAL'],
+};
+
+/** Every code a problem of this status can carry, sorted: the domain's and the framework's. */
+export function codesOfStatus(status: number): string[] {
+  const domain = Object.entries(STATUS_BY_CODE)
+    .filter(([, s]) => s === status)
+    .map(([code]) => code);
+  return [...new Set([...domain, ...(FRAMEWORK_CODES[status] ?? [])])].sort();
+}
+
 export interface ProblemDetails {
   type: string;
   title: string;
