@@ -32,7 +32,9 @@ export class LinksController {
     tags: TAGS,
     scope: 'links:write',
     body: linkCreationSchema,
-    responses: { 201: { description: 'Created', schema: linkSchema, headers: ETAG } },
+    responses: {
+      201: { description: 'Created', schema: linkSchema, headers: { ...ETAG, Location: 'Where the new link is read: /api/v1/links/{code}[?domain=…]' } },
+    },
     errors: [409, 413, 415],
   })
   async create(
