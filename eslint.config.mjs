@@ -57,7 +57,7 @@ const boundaries = (tests) => [
 ];
 
 export default [
-  { ignores: ['node_modules', 'dist', 'data', 'coverage', 'deploy/local/.run', '**/*.js', '**/*.mjs'] },
+  { ignores: ['node_modules', 'dist', 'data', 'coverage', 'deploy/local/.run', 'tools/ci/openapi-client/generated', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -4,7 +4,8 @@
 # no error allowed. Then property-based API tests: schemathesis (PyPI) generates requests from each
 # document and checks every answer: never a 5xx, the status and the media type are among those
 # documented, the body matches the documented schema. Runs the embedded profile (`npm start`) on a
-# fresh data directory and free ports, bounded in time.
+# fresh data directory and free ports, bounded in time. Between the two, a client generated from the
+# documents (openapi-typescript) is type-checked and run (tools/ci/openapi-client/journey.ts).
 #
 #   bash tools/ci/api-fuzz.sh            both APIs
 #   API_FUZZ_MAX_TIME=60 bash tools/ci/api-fuzz.sh
@@ -46,6 +47,19 @@ for app in generation:$GEN analytics:$ANA; do
   if ! NO_COLOR=1 npx --no-install redocly lint --config tools/ci/redocly.yaml --format=summary "$doc" 2>&1 | grep -v '║\|╔\|╚'; then log "$name: redocly lint FAILED"; status=1; fi
   if ! npx --no-install spectral lint --ruleset tools/ci/spectral.yaml --fail-severity=error "$doc"; then log "$name: spectral lint FAILED"; status=1; fi
 done
+
+# A client generated from both documents (openapi-typescript), type-checked and run (openapi-fetch).
+GENERATED=tools/ci/openapi-client/generated
+rm -rf "$GENERATED" && mkdir -p "$GENERATED"
+log "openapi-typescript: a typed client of both documents, type-checked and run against the apps"
+if npx --no-install openapi-typescript "$DATA/generation-openapi.json" -o "$GENERATED/generation-api.ts" >/dev/null \
+  && npx --no-install openapi-typescript "$DATA/analytics-openapi.json" -o "$GENERATED/analytics-api.ts" >/dev/null \
+  && npx --no-install tsc -p tools/ci/openapi-client \
+  && OPENAPI_GENERATION="http://127.0.0.1:$GEN" OPENAPI_ANALYTICS="http://127.0.0.1:$ANA" OPENAPI_KEY="$KEY" node -r ./tools/register.js tools/ci/openapi-client/journey.ts; then
+  log "generated client: ok"
+else
+  log "generated client: FAILED"; status=1
+fi
 
 # The fuzzer reuses ids it saw in answers: left free, it revokes its own key or suspends its own
 # tenant and then only meets 401/403. Those two routes have their own tests (tenant journey).
