@@ -70,9 +70,9 @@ export class MmdbGeoLookup implements GeoLocator {
     const family = isIP(address);
     if (family === 0) return null;
     // An IPv4 client on a dual-stack socket: look up the IPv4 address itself.
-    if (family === 6 && address.toLowerCase().startsWith('::ffff:') && isIP(address.slice(7)) === 4) return this.v4?.get(address.slice(7)) ?? null;
-    if (family === 4) return (this.v4?.get(address) as FlatRecord | null) ?? null;
-    return (this.v6?.get(address) as FlatRecord | null) ?? null;
+    const mapped = family === 6 && address.toLowerCase().startsWith('::ffff:') && isIP(address.slice(7)) === 4;
+    const record = family === 4 || mapped ? this.v4?.get(mapped ? address.slice(7) : address) : this.v6?.get(address);
+    return (record as FlatRecord | null | undefined) ?? null;
   }
 }
 
