@@ -135,9 +135,10 @@ describe('loadConfig', () => {
 
   it('reads GEO_DATABASE as the bundled country or city database or absolute .mmdb paths, and fails the boot on anything else (issue 19)', () => {
     expect(loadConfig({}).geo.database).toBe('country');
+    expect(loadConfig({ GEO_DATABASE: '' }).geo.database).toBe('country'); // empty is unset, as everywhere
     expect(loadConfig({ GEO_DATABASE: 'city' }).geo.database).toBe('city');
     expect(loadConfig({ GEO_DATABASE: '/g/city-v4.mmdb, /g/city-v6.mmdb' }).geo.database).toEqual({ files: ['/g/city-v4.mmdb', '/g/city-v6.mmdb'] });
-    for (const bad of ['cities', 'geo.mmdb', '/g/city.csv', '']) expect(violationsOf({ GEO_DATABASE: bad }).join('\n')).toContain('GEO_DATABASE');
+    for (const bad of ['cities', 'geo.mmdb', '/g/city.csv', ' , ']) expect(violationsOf({ GEO_DATABASE: bad }).join('\n')).toContain('GEO_DATABASE');
   });
 
   it('puts the operator listeners on loopback by default, one port per app', () => {
