@@ -3,7 +3,7 @@ import { API_KEY, createLink, redirectOf } from './support';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)';
-const DIMENSIONS = ['countries', 'referers', 'devices', 'browsers', 'os', 'variants'] as const;
+const DIMENSIONS = ['countries', 'referers', 'devices', 'browsers', 'os', 'variants', 'sources', 'cities'] as const;
 
 type Item = { value: string | null; clicks: number; visitors: number; share: number };
 
@@ -66,7 +66,7 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
       expect((await stats('&bots=only')).totals).toEqual({ clicks: 1, visitors: 1 });
     });
 
-    it('breaks the clicks down by country, referer, device, browser, OS and variant', async () => {
+    it('breaks the clicks down by country, referer, device, browser, OS, variant, source and city', async () => {
       const expected: Record<(typeof DIMENSIONS)[number], Array<[string | null, number]>> = {
         countries: [
           ['US', 3],
@@ -89,6 +89,9 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
           ['iOS', 2],
         ],
         variants: [[null, 5]],
+        // Clicks of the short URL itself; with the country database no city is known (none, like an unknown country).
+        sources: [['link', 5]],
+        cities: [[null, 5]],
       };
       for (const dimension of DIMENSIONS) {
         const b = await json<{ dimension: string; totals: { clicks: number }; items: Item[] }>(`/api/v1/links/${code}/breakdown/${dimension}?from=${from}`);
