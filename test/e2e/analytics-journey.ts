@@ -185,7 +185,10 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
         [`/api/v1/links/${code}/stats?from=${from}&format=csv`, 'time,clicks,visitors,botClicks'],
         [`/api/v1/stats/top-links?from=${from}&format=csv`, 'domain,code,clicks,visitors'],
         [`/api/v1/stats/orphans?from=${from}&format=csv`, 'time,domain,visits,visitors'],
-        ...DIMENSIONS.map((d): [string, string] => [`/api/v1/links/${code}/breakdown/${d}?from=${from}&format=csv`, 'value,clicks,visitors,share']),
+        ...DIMENSIONS.map((d): [string, string] => [
+          `/api/v1/links/${code}/breakdown/${d}?from=${from}&format=csv`,
+          d === 'cities' ? 'value,country,region,clicks,visitors,share' : 'value,clicks,visitors,share',
+        ]),
       ];
       for (const [path, header] of paths) {
         const res = await api(path);
