@@ -47,4 +47,10 @@ describe('MmdbGeoLookup on the bundled DB-IP city database (an IPv4 and an IPv6 
     expect(v4only.placeOf('8.8.8.8').city).toBe('Mountain View');
     expect(v4only.placeOf('2a00:1450:4001::1')).toEqual({ country: null, region: null, city: null });
   });
+
+  it('pairs the IPv4 city file with the country file (less memory): cities of IPv4 clients, countries of IPv6 ones', () => {
+    const mixed = new MmdbGeoLookup([bundledGeoDatabase('city')[0], ...bundledGeoDatabase('country')]);
+    expect(mixed.placeOf('8.8.8.8')).toEqual({ country: 'US', region: 'California', city: 'Mountain View' });
+    expect(mixed.placeOf('2a00:1450:4001::1')).toEqual({ country: 'DE', region: null, city: null });
+  });
 });
