@@ -24,7 +24,7 @@ const mib = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc
 /** A public-looking IPv4 address per index (first octets 1-223, skipping 10, 127, 172 and 192). */
 function address(i: number): string {
   const firsts = Array.from({ length: 223 }, (_, k) => k + 1).filter((o) => ![10, 127, 172, 192].includes(o));
-  return `${firsts[i % firsts.length]}.${(i * 7) % 256}.${(i * 13) % 256}.${(i * 31) % 254 + 1}`;
+  return `${firsts[i % firsts.length]}.${(i * 7) % 256}.${(i * 13) % 256}.${((i * 31) % 254) + 1}`;
 }
 
 async function measure(database: 'country' | 'city'): Promise<[string, string, string, string]> {
