@@ -446,7 +446,13 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       await store.write({
         rows: [
           aVisitorRow({ ...l, visitor: 1, clicks: 3, dims: [dim('sources', 'qr', 2), dim('sources', 'link', 1), dim('cities', springfieldIl, 3)] }),
-          aVisitorRow({ ...l, visitor: 2, clicks: 2, minute: T0 + HOUR, dims: [dim('sources', 'link', 2), dim('cities', springfieldMa, 1), dim('cities', zurich, 1)] }),
+          aVisitorRow({
+            ...l,
+            visitor: 2,
+            clicks: 2,
+            minute: T0 + HOUR,
+            dims: [dim('sources', 'link', 2), dim('cities', springfieldMa, 1), dim('cities', zurich, 1)],
+          }),
           aVisitorRow({ ...l, visitor: 3, clicks: 1, minute: T0 + HOUR, dims: [dim('sources', 'qr', 1), dim('cities', '', 1)] }),
         ],
         visits: [
