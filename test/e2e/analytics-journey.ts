@@ -11,7 +11,8 @@ type Item = { value: string | null; clicks: number; visitors: number; share: num
  * What an analyst does, on either profile: clicks from two people in two countries (a desktop
  * browser behind a news referer, an iPhone typed in) and a link-preview bot, then every endpoint
  * of the query API, as JSON and as CSV, and the errors a mistyped query gets. The processes must
- * trust loopback as a proxy (TRUSTED_PROXIES), so X-Forwarded-For carries the visitors' addresses.
+ * trust loopback as a proxy (TRUSTED_PROXIES), so X-Forwarded-For carries the visitors' addresses,
+ * and locate them on the city database (GEO_DATABASE=city).
  */
 export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenantKey: () => Promise<string>) {
   describe('analytics', () => {
@@ -89,9 +90,12 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
           ['iOS', 2],
         ],
         variants: [[null, 5]],
-        // Clicks of the short URL itself; with the country database no city is known (none, like an unknown country).
+        // Clicks of the short URL itself, located on the city database (GEO_DATABASE=city).
         sources: [['link', 5]],
-        cities: [[null, 5]],
+        cities: [
+          ['Mountain View', 3],
+          ['London', 2],
+        ],
       };
       for (const dimension of DIMENSIONS) {
         const b = await json<{ dimension: string; totals: { clicks: number }; items: Item[] }>(`/api/v1/links/${code}/breakdown/${dimension}?from=${from}`);
