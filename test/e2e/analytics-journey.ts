@@ -3,7 +3,7 @@ import { API_KEY, createLink, redirectOf } from './support';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)';
-const DIMENSIONS = ['countries', 'referers', 'devices', 'browsers', 'os', 'variants'] as const;
+const DIMENSIONS = ['countries', 'referers', 'devices', 'browsers', 'os', 'variants', 'sources', 'cities'] as const;
 
 type Item = { value: string | null; clicks: number; visitors: number; share: number };
 
@@ -11,7 +11,8 @@ type Item = { value: string | null; clicks: number; visitors: number; share: num
  * What an analyst does, on either profile: clicks from two people in two countries (a desktop
  * browser behind a news referer, an iPhone typed in) and a link-preview bot, then every endpoint
  * of the query API, as JSON and as CSV, and the errors a mistyped query gets. The processes must
- * trust loopback as a proxy (TRUSTED_PROXIES), so X-Forwarded-For carries the visitors' addresses.
+ * trust loopback as a proxy (TRUSTED_PROXIES), so X-Forwarded-For carries the visitors' addresses,
+ * and locate them on the city database (GEO_DATABASE=city).
  */
 export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenantKey: () => Promise<string>) {
   describe('analytics', () => {
@@ -66,7 +67,7 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
       expect((await stats('&bots=only')).totals).toEqual({ clicks: 1, visitors: 1 });
     });
 
-    it('breaks the clicks down by country, referer, device, browser, OS and variant', async () => {
+    it('breaks the clicks down by country, referer, device, browser, OS, variant, source and city', async () => {
       const expected: Record<(typeof DIMENSIONS)[number], Array<[string | null, number]>> = {
         countries: [
           ['US', 3],
@@ -89,6 +90,12 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
           ['iOS', 2],
         ],
         variants: [[null, 5]],
+        // Clicks of the short URL itself, located on the city database (GEO_DATABASE=city).
+        sources: [['link', 5]],
+        cities: [
+          ['Mountain View', 3],
+          ['London', 2],
+        ],
       };
       for (const dimension of DIMENSIONS) {
         const b = await json<{ dimension: string; totals: { clicks: number }; items: Item[] }>(`/api/v1/links/${code}/breakdown/${dimension}?from=${from}`);
@@ -182,7 +189,10 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
         [`/api/v1/links/${code}/stats?from=${from}&format=csv`, 'time,clicks,visitors,botClicks'],
         [`/api/v1/stats/top-links?from=${from}&format=csv`, 'domain,code,clicks,visitors'],
         [`/api/v1/stats/orphans?from=${from}&format=csv`, 'time,domain,visits,visitors'],
-        ...DIMENSIONS.map((d): [string, string] => [`/api/v1/links/${code}/breakdown/${d}?from=${from}&format=csv`, 'value,clicks,visitors,share']),
+        ...DIMENSIONS.map((d): [string, string] => [
+          `/api/v1/links/${code}/breakdown/${d}?from=${from}&format=csv`,
+          d === 'cities' ? 'value,country,region,clicks,visitors,share' : 'value,clicks,visitors,share',
+        ]),
       ];
       for (const [path, header] of paths) {
         const res = await api(path);

@@ -34,9 +34,15 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-dashboard-'));
     profileDir = mkdtempSync(join(tmpdir(), 'shortlink-chromium-'));
-    ({ proc, endpoints } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, TRUSTED_PROXIES: '127.0.0.1/32,::1/128' }));
+    // The city database (issue 19): cities and regions as well as countries.
+    ({ proc, endpoints } = await startEmbedded(dataDir, {
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
+      GEO_DATABASE: 'city',
+    }));
     code = (await createLink(endpoints, { url: 'https://example.com/dashboard' })).body.code as string;
-    for (let i = 0; i < 4; i++) await redirectOf(endpoints, code, { 'x-forwarded-for': '8.8.8.8', referer: 'https://news.example/a' });
+    // One of the four is a scan of the link's QR code (`/{code}/~`).
+    for (let i = 0; i < 4; i++) await redirectOf(endpoints, i === 0 ? `${code}/~` : code, { 'x-forwarded-for': '8.8.8.8', referer: 'https://news.example/a' });
     await redirectOf(endpoints, code, { 'x-forwarded-for': '81.2.69.142', 'user-agent': IPHONE });
     await redirectOf(endpoints, code, { 'x-forwarded-for': '8.8.4.4', 'user-agent': 'Twitterbot/1.0' });
     await eventually(
@@ -105,7 +111,29 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
       ['US', '4'],
       ['GB', '1'],
     ]);
-    for (const dimension of ['referers', 'devices', 'browsers', 'os']) {
+    const cities = await api<{ items: Array<{ value: string | null; region: string | null; country: string; clicks: number }> }>(
+      `/api/v1/links/${code}/breakdown/cities?from=${dayAgo()}`,
+    );
+    const cityRows = await page
+      .locator('#breakdown-cities tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((td) => td.textContent)));
+    expect(cityRows).toEqual(cities.items.map((i) => [i.value ?? '(unknown)', i.region ?? '', i.country ?? '', String(i.clicks)]));
+    expect(cityRows).toEqual([
+      ['Mountain View', 'California', 'US', '4'],
+      ['London', 'England', 'GB', '1'],
+    ]);
+    const sources = await page
+      .locator('#breakdown-sources .row')
+      .evaluateAll((els) =>
+        els.map((el) => [(el as HTMLElement).dataset.value, el.querySelector('.name')!.textContent, el.querySelector('.count')!.textContent]),
+      );
+    expect(sources).toEqual([
+      ['link', 'link', '4'],
+      ['qr', 'QR code', '1'],
+    ]);
+    // DB-IP's licence: pages that show its results link back to it.
+    expect(await page.locator('footer a[href="https://db-ip.com"]').innerText()).toBe('IP Geolocation by DB-IP');
+    for (const dimension of ['referers', 'devices', 'browsers', 'os', 'sources']) {
       const b = await api<{ items: Array<{ value: string | null; clicks: number }> }>(`/api/v1/links/${code}/breakdown/${dimension}?from=${dayAgo()}`);
       const shown = await page
         .locator(`#breakdown-${dimension} .row`)

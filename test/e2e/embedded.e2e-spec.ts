@@ -5,6 +5,7 @@ import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createLink, getStats, createTenant, redirectOf, restartEmbedded, startEmbedded } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
 import { describeAuditJourney } from './audit-journey';
+import { describeSourcesJourney } from './sources-journey';
 import { describeTenantJourney } from './tenant-journey';
 import { describeLinkOptions } from './link-options';
 import { describeProbeJourney } from './probe-journey';
@@ -19,8 +20,13 @@ describe('embedded profile (npm start)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-'));
-    // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For.
-    ({ proc, endpoints, env } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, TRUSTED_PROXIES: '127.0.0.1/32,::1/128' }));
+    // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For,
+    // located on the city database (issue 19).
+    ({ proc, endpoints, env } = await startEmbedded(dataDir, {
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
+      GEO_DATABASE: 'city',
+    }));
   });
 
   afterAll(async () => {
@@ -43,6 +49,7 @@ describe('embedded profile (npm start)', () => {
   describeLinkOptions(() => endpoints);
   describeProbeJourney(() => endpoints);
   describeAuditJourney(() => endpoints);
+  describeSourcesJourney(() => endpoints);
 
   it('prints the three URLs and a ready-to-paste curl, but never the API key it was given', () => {
     expect(proc.output()).toContain(endpoints.generation);

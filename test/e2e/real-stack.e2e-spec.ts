@@ -11,6 +11,7 @@ import { allocateEndpoints, Endpoints, eventually, parseMetrics, RunningProcess,
 import { API_KEY, createLink, getStats, createTenant, redirectOf, SERVER_SECRETS } from './support';
 import { describeAnalyticsJourney } from './analytics-journey';
 import { describeAuditJourney } from './audit-journey';
+import { describeSourcesJourney } from './sources-journey';
 import { describeTenantJourney } from './tenant-journey';
 import { describeLinkOptions } from './link-options';
 import { describeProbeJourney } from './probe-journey';
@@ -47,6 +48,8 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
       CLICK_BUFFER_FLUSH_MS: '50',
       // Loopback is the trusted proxy: the analytics journey and the link-option tests present visitors (and countries) by X-Forwarded-For.
       TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
+      // Countries, regions and cities of those visitors (issue 19).
+      GEO_DATABASE: 'city',
       // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
     };
@@ -90,6 +93,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
   describeLinkOptions(() => endpoints);
   describeProbeJourney(() => endpoints);
   describeAuditJourney(() => endpoints);
+  describeSourcesJourney(() => endpoints);
 
   it('puts the row on the shard the router names, the key in Redis Cluster, the event on Kafka and the aggregate in ClickHouse', async () => {
     const url = `https://example.com/proof?t=${Date.now()}`;

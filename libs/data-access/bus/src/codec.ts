@@ -15,22 +15,32 @@ export function clickMessageKey(event: Pick<ClickEvent, 'domain' | 'code'>): str
  * CRC, compression) is paid once per flush and partition, which is what brought the redirect's
  * Kafka setting close to the memory bus (docs/benchmarks.md).
  *
- *   u8 magic 0xC1, u8 version (2)
+ *   u8 magic 0xC1, u8 version (3; 2 is read too)
  *   varint n; n strings (varint byte length, UTF-8)
  *   varint m; m events, each:
- *     u8 flags (1 orphan, 2 country, 4 referer, 8 variant)
+ *     u8 flags (1 orphan, 2 country, 4 referer, 8 variant, 16 qr, 32 region, 64 city; 16-64 since 3)
  *     varint producer (string index), varint seq
  *     zigzag varint occurredAt - previous event's occurredAt (the first: - 0)
  *     varint tenant, link, domain, code (string indexes)
  *     varint visitor
  *     [varint country] [varint referer host] (string indexes), varint user agent (string index)
  *     [varint variant]
+ *     [varint region] [varint city] (string indexes)
+ *
+ * Version 3 adds the source (a flag) and region and city after every field of 2, so a click of a
+ * plain link without a city costs not one byte more. A version-2 record (a producer not yet
+ * upgraded) reads as clicks by `link` without region or city; consumers are upgraded first.
  */
 const MAGIC = 0xc1;
 const F_ORPHAN = 1;
 const F_COUNTRY = 2;
 const F_REFERER = 4;
 const F_VARIANT = 8;
+const F_QR = 16;
+const F_REGION = 32;
+const F_CITY = 64;
+/** The version-2 records this reader still decodes (docs/analytics.md, "Events"). */
+const PREVIOUS_VERSION = 2;
 /** Bounds a decoder accepts, so a corrupt length cannot make it allocate without end. */
 const MAX_STRINGS = 1_000_000;
 const MAX_EVENTS = 1_000_000;
@@ -87,7 +97,10 @@ export function encodeClickRecord(events: readonly ClickEvent[]): Buffer {
       (e.kind === 'orphan' ? F_ORPHAN : 0) |
       (e.country !== null ? F_COUNTRY : 0) |
       (e.refererHost !== null ? F_REFERER : 0) |
-      (e.variant !== null ? F_VARIANT : 0);
+      (e.variant !== null ? F_VARIANT : 0) |
+      (e.source === 'qr' ? F_QR : 0) |
+      (e.region !== null ? F_REGION : 0) |
+      (e.city !== null ? F_CITY : 0);
     body.u8(flags);
     body.varint(intern(e.producer));
     body.varint(e.seq);
@@ -103,6 +116,8 @@ export function encodeClickRecord(events: readonly ClickEvent[]): Buffer {
     if (e.refererHost !== null) body.varint(intern(e.refererHost));
     body.varint(intern(e.userAgent));
     if (e.variant !== null) body.varint(e.variant);
+    if (e.region !== null) body.varint(intern(e.region));
+    if (e.city !== null) body.varint(intern(e.city));
   }
   const head = new Writer(64 + strings.size * 24);
   head.u8(MAGIC);
@@ -151,7 +166,7 @@ export type DecodeFailure = 'malformed' | 'unknown-version';
  */
 export function decodeClickRecord(value: Buffer | string | null | undefined): ClickEvent[] | DecodeFailure {
   if (value === null || value === undefined || typeof value === 'string' || value.length < 2 || value[0] !== MAGIC) return 'malformed';
-  if (value[1] !== CLICK_EVENT_VERSION) return 'unknown-version';
+  if (value[1] !== CLICK_EVENT_VERSION && value[1] !== PREVIOUS_VERSION) return 'unknown-version';
   try {
     const r = new Reader(value);
     r.pos = 2;
@@ -183,6 +198,9 @@ export function decodeClickRecord(value: Buffer | string | null | undefined): Cl
       const refererHost = flags & F_REFERER ? str(r.varint()) : null;
       const userAgent = str(r.varint());
       const variant = flags & F_VARIANT ? r.varint() : null;
+      // Version 2 has no flags beyond 8: its clicks came by link, without region or city.
+      const region = flags & F_REGION ? str(r.varint()) : null;
+      const city = flags & F_CITY ? str(r.varint()) : null;
       events[i] = {
         producer,
         seq,
@@ -194,6 +212,9 @@ export function decodeClickRecord(value: Buffer | string | null | undefined): Cl
         code,
         visitor,
         country,
+        region,
+        city,
+        source: flags & F_QR ? 'qr' : 'link',
         refererHost,
         userAgent,
         variant,

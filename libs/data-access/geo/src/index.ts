@@ -1,1 +1,1 @@
-export { MmdbGeoLookup } from './mmdb/mmdb-geo-lookup';
+export { bundledGeoDatabase, MmdbGeoLookup } from './mmdb/mmdb-geo-lookup';

@@ -2,10 +2,46 @@ import { UserAgentFacts } from '@shortlink/visitors-domain';
 import { ClickEvent } from './click-event';
 
 /** The breakdowns analysts ask for (docs/analytics.md, "Aggregates"). */
-export const DIMENSIONS = ['countries', 'referers', 'devices', 'browsers', 'os', 'variants'] as const;
+export const DIMENSIONS = ['countries', 'referers', 'devices', 'browsers', 'os', 'variants', 'sources', 'cities'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
-/** Stable ids of the dimensions in storage: never renumber, only add. */
-export const DIMENSION_ID: Readonly<Record<Dimension, number>> = { countries: 1, referers: 2, devices: 3, browsers: 4, os: 5, variants: 6 };
+/**
+ * Stable ids of the dimensions in storage: never renumber, only add. A new dimension is rows with a
+ * new id in the dim_* tables, whose value column is a string: no schema change (docs/analytics.md).
+ */
+export const DIMENSION_ID: Readonly<Record<Dimension, number>> = {
+  countries: 1,
+  referers: 2,
+  devices: 3,
+  browsers: 4,
+  os: 5,
+  variants: 6,
+  sources: 7,
+  cities: 8,
+};
+
+/** A city as the `cities` breakdown keeps it: with its country and region, so that two Springfields are two rows. */
+export interface CityValue {
+  readonly country: string;
+  readonly region: string | null;
+  readonly city: string;
+}
+
+/** Separates the parts of a `cities` value in storage: no place name has a tab (cityValueOf turns one into a space). */
+const CITY_SEPARATOR = '\t';
+
+/** The stored value of a click's city (`country<TAB>region<TAB>city`); NONE when its city is unknown. */
+export function cityValueOf(place: { readonly country: string | null; readonly region: string | null; readonly city: string | null }): string {
+  if (place.country === null || place.city === null) return NONE;
+  const part = (s: string | null) => (s ?? '').replace(/[\t\r\n]/g, ' ');
+  return `${place.country}${CITY_SEPARATOR}${part(place.region)}${CITY_SEPARATOR}${part(place.city)}`;
+}
+
+/** The city of a stored `cities` value; null for NONE, OTHER or a value not of that shape. */
+export function cityOfValue(value: string): CityValue | null {
+  const parts = value.split(CITY_SEPARATOR);
+  if (parts.length !== 3 || parts[0] === '' || parts[2] === '') return null;
+  return { country: parts[0], region: parts[1] === '' ? null : parts[1], city: parts[2] };
+}
 
 /** Value of a dimension when the click has none (no referer, unknown country, no variant). */
 export const NONE = '';
@@ -124,6 +160,8 @@ export function rollUp(clicks: Iterable<CountedClick>): VisitorMinuteRow[] {
     add(row.dims, 'browsers', facts.browser);
     add(row.dims, 'os', facts.os);
     add(row.dims, 'variants', e.variant === null ? NONE : String(e.variant));
+    add(row.dims, 'sources', e.source);
+    add(row.dims, 'cities', cityValueOf(e));
   }
   const out: VisitorMinuteRow[] = [];
   for (const r of rows.values()) {

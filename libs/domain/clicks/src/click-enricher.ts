@@ -1,5 +1,5 @@
-import { GeoLookup, VisitorIds } from '@shortlink/visitors-domain';
-import { ClickEvent, ClickKind } from './click-event';
+import { GeoLocator, GeoPlace, VisitorIds } from '@shortlink/visitors-domain';
+import { ClickEvent, ClickKind, ClickSource } from './click-event';
 
 /**
  * What the redirect's response path records of a click: plain facts copied from the request, no
@@ -19,6 +19,8 @@ export interface RawClick {
   readonly userAgent: string;
   readonly referer: string | null;
   readonly variant: number | null;
+  /** `qr` when the request came by the URL of the link's QR code. */
+  readonly source: ClickSource;
 }
 
 /** Longest user agent carried on the bus; longer ones are cut (the classifier reads 512 characters too). */
@@ -28,7 +30,8 @@ const MAX_HOST = 253;
 const DAY_MS = 86_400_000;
 
 /**
- * Turns raw clicks into events in the flusher: country from the offline IP database, visitor id
+ * Turns raw clicks into events in the flusher: country (and region and city with a city database)
+ * from the offline IP database, visitor id
  * under the day's salt, referer host. Each distinct address, visitor and referer of a batch is
  * looked up once: bursts repeat them, and the work stays off the requests either way.
  */
@@ -36,19 +39,19 @@ export class ClickEnricher {
   constructor(
     /** Names this redirect process in event ids (random per process). */
     readonly producer: string,
-    private readonly geo: GeoLookup,
+    private readonly geo: GeoLocator,
     private readonly visitors: VisitorIds,
   ) {}
 
   enrich(raws: readonly RawClick[]): ClickEvent[] {
-    const countries = new Map<string, string | null>();
+    const places = new Map<string, GeoPlace>();
     const visitorIds = new Map<string, number>();
     const hosts = new Map<string, string | null>();
     const out = new Array<ClickEvent>(raws.length);
     for (let i = 0; i < raws.length; i++) {
       const r = raws[i];
-      let country = countries.get(r.address);
-      if (country === undefined) countries.set(r.address, (country = this.geo.countryOf(r.address)));
+      let place = places.get(r.address);
+      if (place === undefined) places.set(r.address, (place = this.geo.placeOf(r.address)));
       const userAgent = r.userAgent.length > MAX_USER_AGENT ? r.userAgent.slice(0, MAX_USER_AGENT) : r.userAgent;
       const visitorKey = `${Math.floor(r.at / DAY_MS)}\u0000${r.address}\u0000${userAgent}`;
       let visitor = visitorIds.get(visitorKey);
@@ -69,7 +72,10 @@ export class ClickEnricher {
         domain: r.domain,
         code: r.code,
         visitor,
-        country,
+        country: place.country,
+        region: place.region,
+        city: place.city,
+        source: r.source,
         refererHost,
         userAgent,
         variant: r.variant,

@@ -1,11 +1,19 @@
 /**
  * Version of the click event written on the bus. Readers skip (and count) records of a version
- * they do not know, so a newer producer never crashes an older consumer (docs/analytics.md).
+ * they do not know, so a newer producer never crashes an older consumer (docs/analytics.md); a
+ * reader of version 3 (source, region, city) still reads version 2, whose clicks came by `link`
+ * with no region or city.
  */
-export const CLICK_EVENT_VERSION = 2;
+export const CLICK_EVENT_VERSION = 3;
 
 /** A redirect of a known link, or a request for a code that does not exist (a scanner, a typo). */
 export type ClickKind = 'click' | 'orphan';
+
+/**
+ * How the visitor reached the short URL: `qr`, by the URL its QR code encodes (`/{code}/~`,
+ * docs/design.md, "QR codes"); `link`, by any other (typed, clicked, shared).
+ */
+export type ClickSource = 'qr' | 'link';
 
 /**
  * One redirect as it leaves the redirect app (docs/analytics.md, "Events"), enriched there off the
@@ -33,6 +41,10 @@ export interface ClickEvent {
   readonly visitor: number;
   /** ISO 3166-1 alpha-2, null when unknown (private address, not in the database). */
   readonly country: string | null;
+  /** First-level subdivision and city, in the IP database's spelling; null when unknown or with a country database. */
+  readonly region: string | null;
+  readonly city: string | null;
+  readonly source: ClickSource;
   /** Host of the Referer header (lower case), null for none or an unparsable one. */
   readonly refererHost: string | null;
   readonly userAgent: string;

@@ -1,4 +1,7 @@
 export {
+  cityOfValue,
+  cityValueOf,
+  type CityValue,
   type CountedClick,
   type Dimension,
   DIMENSION_ID,
@@ -11,7 +14,7 @@ export {
 } from './aggregation';
 export { type BatchSink, ClickBuffer, type ClickBufferObserver, type ClickBufferOptions } from './click-buffer';
 export { ClickEnricher, type RawClick } from './click-enricher';
-export { CLICK_EVENT_VERSION, type ClickBatch, type ClickEvent, type DeliveredClick, eventIdOf } from './click-event';
+export { CLICK_EVENT_VERSION, type ClickBatch, type ClickEvent, type ClickSource, type DeliveredClick, eventIdOf } from './click-event';
 export {
   type BotFilter,
   type BreakdownRow,
@@ -38,5 +41,6 @@ export {
   type WrittenThrough,
 } from './ports';
 export { parseInstant, resolveRange } from './time-range';
-export { visitIdOf, visitOf, type VisitPosition, type VisitRow, type VisitSource, visitSourceOf } from './visits';
+export { visitIdOf, visitOf, type VisitPosition, type VisitRow, type VisitSource } from './visits';
 export { dayOf, MAX_CLICKS_PER_WRITE, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';
+export { QR_SEGMENT, qrUrlOf } from './qr';

@@ -1,14 +1,14 @@
 import { createHash } from 'crypto';
 import { CountedClick } from './aggregation';
-import { ClickEvent } from './click-event';
+import { ClickEvent, ClickSource } from './click-event';
 
-/** Where a visit came from: the short link itself (the redirect). */
-export type VisitSource = 'link';
+/** How a visit reached the short URL: its QR code, or any other way (docs/design.md, "QR codes"). */
+export type VisitSource = ClickSource;
 
 /**
  * One click as the raw visits keep it (docs/analytics.md, "Raw visits"): what the rollups count,
  * one row per click, never the client address. Empty facts are null (no referer, unknown country,
- * no variant; region and city are not looked up yet).
+ * no variant; region and city unknown or not looked up: GEO_DATABASE=country).
  */
 export interface VisitRow {
   /** Stable id of the visit (decimal, 64 bits), derived from the event id (producer, seq). */
@@ -48,11 +48,6 @@ export function visitIdOf(event: Pick<ClickEvent, 'producer' | 'seq'>): string {
   return createHash('sha256').update(`${event.producer}\u0000${event.seq}`).digest().readBigUInt64BE(0).toString();
 }
 
-/** Where the click came from. */
-export function visitSourceOf(_event: ClickEvent): VisitSource {
-  return 'link';
-}
-
 /** The raw visit of a counted click. */
 export function visitOf(click: CountedClick): VisitRow {
   const e = click.event;
@@ -64,14 +59,14 @@ export function visitOf(click: CountedClick): VisitRow {
     code: e.code,
     linkId: e.linkId,
     country: e.country,
-    region: null,
-    city: null,
+    region: e.region,
+    city: e.city,
     refererHost: e.refererHost,
     device: click.facts.device,
     browser: click.facts.browser,
     os: click.facts.os,
     variant: e.variant,
-    source: visitSourceOf(e),
+    source: e.source,
     bot: click.facts.bot,
     visitor: e.visitor,
     producer: e.producer,

@@ -39,9 +39,23 @@ describe('StatsController on the embedded store', () => {
           dims: [
             { dimension: 'referers', value: '', clicks: 1 },
             { dimension: 'referers', value: '=cmd|x', clicks: 1 },
+            { dimension: 'sources', value: 'qr', clicks: 1 },
+            { dimension: 'sources', value: 'link', clicks: 1 },
+            { dimension: 'cities', value: 'US\tIllinois\tSpringfield', clicks: 1 },
+            { dimension: 'cities', value: 'US\tMassachusetts\tSpringfield', clicks: 1 },
           ],
         },
-        { ...row, minute: T + 120, visitor: 2, clicks: 1, dims: [{ dimension: 'referers', value: '', clicks: 1 }] },
+        {
+          ...row,
+          minute: T + 120,
+          visitor: 2,
+          clicks: 1,
+          dims: [
+            { dimension: 'referers', value: '', clicks: 1 },
+            { dimension: 'sources', value: 'link', clicks: 1 },
+            { dimension: 'cities', value: '', clicks: 1 },
+          ],
+        },
         { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
       ],
     });
@@ -96,6 +110,27 @@ describe('StatsController on the embedded store', () => {
     expect(csv).toBe("value,clicks,visitors,share\r\n,2,2,0.6667\r\n'=cmd|x,1,1,0.3333\r\n");
     expect(headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(headers['content-disposition']).toBe('attachment; filename="abc1234-referers.csv"');
+  });
+
+  it('breaks clicks down by source (qr, link) and by city with its country and region: two Springfields are two rows (issue 19)', async () => {
+    const range = { from: String(T), to: String(T + 3600) };
+    expect((await controller.breakdown(req, 'abc1234', 'sources', range, reply)) as object).toMatchObject({
+      dimension: 'sources',
+      items: [
+        { value: 'link', clicks: 2, visitors: 2, share: 0.6667 },
+        { value: 'qr', clicks: 1, visitors: 1, share: 0.3333 },
+      ],
+    });
+    const cities = (await controller.breakdown(req, 'abc1234', 'cities', range, reply)) as { items: object[] };
+    expect(cities.items).toEqual([
+      { value: null, clicks: 1, visitors: 1, share: 0.3333 },
+      { value: 'Springfield', country: 'US', region: 'Illinois', clicks: 1, visitors: 1, share: 0.3333 },
+      { value: 'Springfield', country: 'US', region: 'Massachusetts', clicks: 1, visitors: 1, share: 0.3333 },
+    ]);
+    const csv = await controller.breakdown(req, 'abc1234', 'cities', { ...range, format: 'csv' }, reply);
+    expect(csv).toBe(
+      'value,country,region,clicks,visitors,share\r\n,,,1,1,0.3333\r\nSpringfield,US,Illinois,1,1,0.3333\r\nSpringfield,US,Massachusetts,1,1,0.3333\r\n',
+    );
   });
 
   it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared one; the operator sees those", async () => {

@@ -6,6 +6,7 @@ import {
   BotFilter,
   CLICK_AGGREGATE_STORE,
   ClickAggregateStore,
+  cityOfValue,
   Dimension,
   DIMENSIONS,
   Granularity,
@@ -54,7 +55,9 @@ const breakdownSchema = z
     totals,
     items: z.array(
       z.object({
-        value: z.string().nullable().meta({ description: 'null: none (direct, unknown country, no variant)' }),
+        value: z.string().nullable().meta({ description: 'null: none (direct, unknown country or city, no variant); sources: qr or link; cities: the city' }),
+        country: z.string().optional().meta({ description: 'cities: the country of the city (ISO 3166-1 alpha-2)' }),
+        region: z.string().nullable().optional().meta({ description: 'cities: its region (state, province); null: unknown' }),
         clicks: z.number().int(),
         visitors: z.number().int(),
         share: z.number(),
@@ -84,7 +87,7 @@ const visitSchema = z.object({
   browser: z.string(),
   os: z.string(),
   variant: z.number().int().nullable().meta({ description: 'A/B variant index; null: none' }),
-  source: z.string().meta({ description: 'link: the short link was followed' }),
+  source: z.enum(['qr', 'link']).meta({ description: "qr: by the URL of the link's QR code (`/{code}/~`); link: any other way" }),
   bot: z.boolean(),
   visitor: z.string().meta({ description: 'Visitor id: a keyed hash, a new one every UTC day; never the IP address' }),
 });
@@ -151,7 +154,7 @@ export class StatsController {
 
   @Get('links/:code/breakdown/:dimension')
   @Contract({
-    summary: 'Clicks of a link by country, referer, device, browser, OS or A/B variant',
+    summary: 'Clicks of a link by country, city, referer, device, browser, OS, A/B variant or source (QR code or link)',
     operationId: 'getLinkBreakdown',
     tags: TAGS,
     scope: 'analytics:read',
@@ -177,18 +180,29 @@ export class StatsController {
     const scope = { tenantId: req.principal!.tenantId, domain: this.domainOf(q.domain), code: linkCode };
     const [rows, { totals: t }] = await Promise.all([this.store.breakdown(scope, r, dimension, q.limit ?? 10), this.store.series(scope, r)]);
     const items = rows.map((row) => ({
-      value: row.value === '' ? null : row.value,
+      ...valueOf(dimension, row.value),
       clicks: row.clicks,
       visitors: row.visitors,
       share: t.clicks > 0 ? Math.round((row.clicks / t.clicks) * 10_000) / 10_000 : 0,
     }));
-    if (q.format === 'csv')
+    if (q.format === 'csv') {
+      const name = `${linkCode}-${dimension}`;
+      if (dimension === 'cities') {
+        const columns = ['value', 'country', 'region', 'clicks', 'visitors', 'share'];
+        return this.csv(
+          reply,
+          name,
+          columns,
+          items.map((i) => [i.value, i.country ?? null, i.region ?? null, i.clicks, i.visitors, i.share]),
+        );
+      }
       return this.csv(
         reply,
-        `${linkCode}-${dimension}`,
+        name,
         ['value', 'clicks', 'visitors', 'share'],
         items.map((i) => [i.value, i.clicks, i.visitors, i.share]),
       );
+    }
     return { code: linkCode, domain: scope.domain, dimension, ...this.window(r), totals: { clicks: t.clicks, visitors: t.visitors }, items };
   }
 
@@ -355,6 +369,17 @@ export class StatsController {
     reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9_-]/g, '_')}.csv"`);
     return toCsv(header, rows);
   }
+}
+
+/**
+ * A breakdown value as the API shows it: null for none; a city with its country and region (two
+ * Springfields are two rows), as the store keeps it (cityValueOf).
+ */
+function valueOf(dimension: Dimension, value: string): { value: string | null; country?: string; region?: string | null } {
+  if (value === '') return { value: null };
+  if (dimension !== 'cities') return { value };
+  const city = cityOfValue(value);
+  return city === null ? { value } : { value: city.city, country: city.country, region: city.region };
 }
 
 /** A visit as the API shows it. */

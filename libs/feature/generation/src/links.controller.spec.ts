@@ -1,3 +1,4 @@
+import QRCode from 'qrcode';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { InProcessGeneration, startGenerationInProcess } from './testing/in-process-generation';
 
@@ -83,12 +84,17 @@ describe('LinksController', () => {
     expect((await call('GET', `/api/v1/links/${code}`)).statusCode).toBe(404);
   });
 
-  it('draws the short URL as a QR code, SVG or PNG', async () => {
-    const code = (await call('POST', '/api/v1/links', { url: 'https://example.com/qr' })).json().code;
+  it('draws the short URL marked as a scan (`/~`) as a QR code, SVG or PNG', async () => {
+    const created = (await call('POST', '/api/v1/links', { url: 'https://example.com/qr' })).json();
+    const code = created.code;
     const svg = await call('GET', `/api/v1/links/${code}/qr`);
     expect(svg.statusCode).toBe(200);
     expect(svg.headers['content-type']).toContain('image/svg+xml');
     expect(svg.body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="256"/);
+    // The drawing is a function of the text: the same options draw the marked URL, not the bare one.
+    const options = { width: 256, margin: 2, errorCorrectionLevel: 'M' as const, type: 'svg' as const };
+    expect(svg.body).toBe(await QRCode.toString(`${created.shortUrl}/~`, options));
+    expect(svg.body).not.toBe(await QRCode.toString(created.shortUrl, options));
     const png = await call('GET', `/api/v1/links/${code}/qr?format=png&size=128`);
     expect(png.headers['content-type']).toBe('image/png');
     expect(png.rawPayload.subarray(1, 4).toString()).toBe('PNG');

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch,
 import type { FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { z } from 'zod';
+import { qrUrlOf } from '@shortlink/clicks-domain';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { EDITABLE_FIELDS, Link, LinkEdit, LinkService } from '@shortlink/links-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
@@ -140,6 +141,8 @@ export class LinksController {
   @Contract({
     summary: 'QR code of the short URL',
     operationId: 'getLinkQrCode',
+    description:
+      'Encodes the short URL followed by `/~` (e.g. `https://sho.rt/abc1234/~`): the redirect answers it exactly as the short URL and counts the click with source `qr` (the `sources` breakdown and the visits).',
     tags: TAGS,
     scope: 'links:read',
     params: codeParams,
@@ -157,7 +160,8 @@ export class LinksController {
   async qr(@Req() req: AuthenticatedRequest, @Param('code') code: string, @Query() query: z.infer<typeof qrQuery>, @Res() reply: FastifyReply): Promise<void> {
     const link = await this.links.get(req.principal!.tenantId, this.present.id(code, query.domain));
     const options = { width: query.size, margin: 2, errorCorrectionLevel: 'M' as const };
-    const shortUrl = this.present.shortUrl(link);
+    // The marked URL tells a scan from a click (docs/design.md, "QR codes").
+    const shortUrl = qrUrlOf(this.present.shortUrl(link));
     reply.header('cache-control', 'private, max-age=300');
     if (query.format === 'png') reply.type('image/png').send(await QRCode.toBuffer(shortUrl, options));
     else reply.type('image/svg+xml').send(await QRCode.toString(shortUrl, { ...options, type: 'svg' }));

@@ -1,8 +1,17 @@
 import { randomBytes } from 'crypto';
 import type { IncomingMessage } from 'http';
-import { BatchSink, ClickBuffer, ClickBufferObserver, ClickBufferOptions, ClickEnricher, ClickEventSink, RawClick } from '@shortlink/clicks-domain';
+import {
+  BatchSink,
+  ClickBuffer,
+  ClickBufferObserver,
+  ClickBufferOptions,
+  ClickEnricher,
+  ClickEventSink,
+  ClickSource,
+  RawClick,
+} from '@shortlink/clicks-domain';
 import { CachedLink, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { GeoLookup, VisitorIds } from '@shortlink/visitors-domain';
+import { GeoLocator, VisitorIds } from '@shortlink/visitors-domain';
 
 /**
  * Everything the redirect does for analytics (docs/analytics.md, "Events"). On the response path
@@ -16,14 +25,17 @@ export class ClickRecorder {
   private seq = 0;
   readonly buffer: ClickBuffer<RawClick>;
 
-  constructor(sink: ClickEventSink, geo: GeoLookup, visitorSecret: string, options: ClickBufferOptions, observer?: ClickBufferObserver) {
+  constructor(sink: ClickEventSink, geo: GeoLocator, visitorSecret: string, options: ClickBufferOptions, observer?: ClickBufferObserver) {
     const enricher = new ClickEnricher(this.producer, geo, new VisitorIds(visitorSecret));
     const enriching: BatchSink<RawClick> = { send: (raws) => sink.send(enricher.enrich(raws)) };
     this.buffer = new ClickBuffer<RawClick>(enriching, options, observer);
   }
 
-  /** A redirect of `link` (reached as `id`); `variant` is the A/B variant served, when the link has variants. */
-  record(req: IncomingMessage, link: CachedLink, clientAddress: string, variant: number | null, id: ShortUrlIdentifier): void {
+  /**
+   * A redirect of `link` (reached as `id`); `variant` is the A/B variant served, when the link has
+   * variants; `source`: `qr` when reached by the URL of its QR code (docs/design.md, "QR codes").
+   */
+  record(req: IncomingMessage, link: CachedLink, clientAddress: string, variant: number | null, id: ShortUrlIdentifier, source: ClickSource): void {
     this.buffer.push({
       seq: this.seq++,
       kind: 'click',
@@ -36,11 +48,12 @@ export class ClickRecorder {
       userAgent: req.headers['user-agent'] ?? '',
       referer: req.headers.referer ?? null,
       variant,
+      source,
     });
   }
 
   /** A request for a code that does not exist (an orphan visit: scanners, typos, deleted links). */
-  recordOrphan(req: IncomingMessage, id: ShortUrlIdentifier, clientAddress: string): void {
+  recordOrphan(req: IncomingMessage, id: ShortUrlIdentifier, clientAddress: string, source: ClickSource): void {
     this.buffer.push({
       seq: this.seq++,
       kind: 'orphan',
@@ -53,6 +66,7 @@ export class ClickRecorder {
       userAgent: req.headers['user-agent'] ?? '',
       referer: req.headers.referer ?? null,
       variant: null,
+      source,
     });
   }
 }

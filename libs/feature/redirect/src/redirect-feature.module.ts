@@ -29,7 +29,7 @@ import {
   SNAPSHOT_STORE,
 } from '@shortlink/read-path';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
-import { GEO_LOOKUP, GeoLookup } from '@shortlink/visitors-domain';
+import { GEO_LOOKUP, GeoLocator, GeoLookup } from '@shortlink/visitors-domain';
 import { DOMAIN_SETTINGS_STORE, DomainSettingsDirectory, DomainSettingsStore, TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
 import { AdminRoutes, APP_LOGGER, ClientAddressResolver, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
@@ -74,7 +74,7 @@ export class RedirectFeatureModule {
         {
           provide: ClickRecorder,
           inject: [CLICK_EVENT_SINK, GEO_LOOKUP, VISITOR_SECRET, RedirectMetrics, Lifecycle],
-          useFactory: (sink: ClickEventSink, geo: GeoLookup, visitorSecret: string, metrics: RedirectMetrics, lifecycle: Lifecycle) => {
+          useFactory: (sink: ClickEventSink, geo: GeoLocator, visitorSecret: string, metrics: RedirectMetrics, lifecycle: Lifecycle) => {
             const recorder = new ClickRecorder(sink, geo, visitorSecret, config.clickBuffer, {
               dropped: (n) => metrics.clicksDropped.inc(n),
               sendFailed: () => metrics.clickSendFailures.inc(),

@@ -376,6 +376,78 @@ describe('RedirectHttpHandler', () => {
     expect(passedOn).toEqual([]);
   });
 
+  describe('QR scans (docs/design.md, "QR codes")', () => {
+    /** What a visitor sees of an answer: everything but the date. */
+    const seen = async (res: Response) => ({
+      status: res.status,
+      headers: Object.fromEntries([...res.headers].filter(([h]) => h !== 'date' && h !== 'keep-alive' && h !== 'connection')),
+      body: await res.text(),
+    });
+
+    it('answers /{code}/~ exactly as /{code} and counts it as qr; the marker never reaches the target or its query', async () => {
+      await shard.insert(link('abc1234'));
+      await shard.insert(link('perm001', { redirectType: 301 }));
+      await shard.insert(link('query01', { targetUrl: 'https://example.com/q?lang=en' }));
+      await shard.insert(link('blog/2024/launch'));
+      for (const path of ['/abc1234', '/perm001', '/query01?x=1&lang=de', '/blog/2024/launch?ref=x']) {
+        const [code, query] = path.split('?');
+        const qrPath = `${code}/~${query === undefined ? '' : `?${query}`}`;
+        const plain = await seen(await get(path, { headers: as() }));
+        const scan = await seen(await get(qrPath, { headers: as() }));
+        expect([qrPath, scan]).toEqual([qrPath, plain]);
+        expect(scan.headers.location).not.toContain('~');
+      }
+      expect((await get('/abc1234/~', { method: 'HEAD', headers: as() })).status).toBe(302);
+      await flush();
+      expect(clicks.map((c) => [c.code, c.source])).toEqual([
+        ['abc1234', 'link'],
+        ['abc1234', 'qr'],
+        ['perm001', 'link'],
+        ['perm001', 'qr'],
+        ['query01', 'link'],
+        ['query01', 'qr'],
+        ['blog/2024/launch', 'link'],
+        ['blog/2024/launch', 'qr'],
+      ]);
+      expect(passedOn).toEqual([]);
+    });
+
+    it('counts an unknown code scanned as an orphan visit by qr, and leaves other shapes with ~ to the framework', async () => {
+      const res = await get('/nope123/~', { headers: as() });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ code: 'LINK_NOT_FOUND' });
+      await flush();
+      expect(clicks.map((c) => [c.kind, c.code, c.source])).toEqual([['orphan', 'nope123', 'qr']]);
+      for (const path of ['/~', '/abc1234~', '/abc1234/~/', '/abc1234/~~', '/api/~', '/abc1234/~+', '/abc1234/go/~/x']) await get(path, { headers: as() });
+      expect(passedOn).toEqual(['GET /~', 'GET /abc1234~', 'GET /abc1234/~/', 'GET /abc1234/~~', 'GET /api/~', 'GET /abc1234/~+', 'GET /abc1234/go/~/x']);
+    });
+
+    it('keeps a scan a scan through the password form (the cookie of Path=/{code} reaches /{code}/~) and past a warning page', async () => {
+      await shard.insert(link('pass0qr', { passwordHash, targetUrl: 'https://secret.example/t' }));
+      const form = await get('/pass0qr/~', { headers: as({ accept: 'text/html' }) });
+      expect(form.status).toBe(200);
+      expect(await form.text()).toContain('<form method="post">');
+      const ok = await post('/pass0qr/~?ref=print', 'password=open+sesame', as());
+      expect([ok.status, ok.headers.get('location')]).toEqual([303, 'https://secret.example/t?ref=print']);
+      const pair = ok.headers.get('set-cookie')!.split(';')[0];
+      expect(ok.headers.get('set-cookie')).toContain('; Path=/pass0qr;');
+      const again = await get('/pass0qr/~', { headers: as({ cookie: pair }) });
+      expect([again.status, again.headers.get('location')]).toEqual([302, 'https://secret.example/t']);
+
+      await shard.insert(link('flag0qr', { moderation: 'flagged', moderationReason: 'homograph', targetUrl: 'https://examp1e.com/login' }));
+      const warning = await get('/flag0qr/~?x=1', { headers: as() });
+      expect(await warning.text()).toContain('href="/flag0qr/~/go?x=1"');
+      const go = await get('/flag0qr/~/go?x=1', { headers: as() });
+      expect([go.status, go.headers.get('location')]).toEqual([302, 'https://examp1e.com/login?x=1']);
+      await flush();
+      expect(clicks.map((c) => [c.code, c.source])).toEqual([
+        ['pass0qr', 'qr'],
+        ['pass0qr', 'qr'],
+        ['flag0qr', 'qr'],
+      ]);
+    });
+  });
+
   describe('link options (docs/design.md, "Link options")', () => {
     it("forwards the visitor's query string by default, after the target's own and the UTM parameters; UTM wins a clash", async () => {
       await shard.insert(link('query01', { targetUrl: 'https://example.com/q?lang=en' }));

@@ -19,6 +19,7 @@ import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } fr
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
 import { isLinkPreviewer } from '@shortlink/visitors-domain';
+import type { ClickSource } from '@shortlink/clicks-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles, WellKnownFile } from './domain-files';
 import { PageText } from './page-text';
@@ -51,6 +52,13 @@ import { VisitorPages } from './visitor-pages';
  */
 const CODE_PATH =
   /^\/(?=[A-Za-z0-9_/-]{1,64}(?:\/go|\+)?(?:\?|$))([A-Za-z0-9][A-Za-z0-9_-]*(?:\/(?!go(?:\?|$))[A-Za-z0-9][A-Za-z0-9_-]*)*)(\+|\/go)?(?:\?(.*))?$/;
+/**
+ * The URL a link's QR code encodes (docs/design.md, "QR codes"): the code, then the segment `~`,
+ * optionally `/go` and a query string: `/abc1234/~`, `/blog/2024/launch/~/go?x=1`. No code has a
+ * segment `~` (segments start with a letter or digit), a cookie of `Path=/{code}` reaches it, and
+ * the marker lives in the path, so the query forwarded to the target is the visitor's own.
+ */
+const QR_PATH = /^\/(?=[A-Za-z0-9_/-]{1,64}\/~(?:\/go)?(?:\?|$))([A-Za-z0-9][A-Za-z0-9_-]*(?:\/[A-Za-z0-9][A-Za-z0-9_-]*)*)\/~(\/go)?(?:\?(.*))?$/;
 /** A path whose first segment is reserved (`/docs/…`) is not a code. */
 const firstSegment = (code: string) => {
   const slash = code.indexOf('/');
@@ -108,6 +116,8 @@ interface Visit {
   readonly suffix: Suffix;
   /** The raw query string, without `?`. */
   readonly query: string | undefined;
+  /** `qr`: reached by the URL of the link's QR code (`/{code}/~`). */
+  readonly source: ClickSource;
   /** The client address (X-Forwarded-For believed only from TRUSTED_PROXIES); '' until read. */
   address: string;
   /** The short URL asked for, once the code is taken apart: a LINK_NOT_FOUND after that is an orphan visit. */
@@ -150,8 +160,23 @@ export class RedirectHttpHandler {
   /** The redirect itself: a code, `/{code}+` (preview) or `/{code}/go` (past a warning), with a query string or none. */
   @FrontRoute({ methods: ['GET', 'HEAD', 'POST'], path: '/{code}', pattern: CODE_PATH })
   handle(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): boolean {
+    return this.visit(req, res, match, 'link');
+  }
+
+  /**
+   * The URL of a link's QR code, `/{code}/~` (with `/go` and a query string as above): answered
+   * exactly as `/{code}` (rules, password, limits, caching), its click counted as `qr`. A route of
+   * its own after the redirect's, so that a path without the marker meets nothing new.
+   */
+  @FrontRoute({ methods: ['GET', 'HEAD', 'POST'], path: '/{code}/~', pattern: QR_PATH })
+  handleQr(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): boolean {
+    return this.visit(req, res, match, 'qr');
+  }
+
+  /** A visit of a code (match: code, suffix, query). */
+  private visit(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray, source: ClickSource): boolean {
     if (RESERVED_PATHS.has(firstSegment(match[1]).toLowerCase())) return false;
-    const visit: Visit = { req, res, started: performance.now(), suffix: match[2] as Suffix, query: match[3], address: '', id: null };
+    const visit: Visit = { req, res, started: performance.now(), suffix: match[2] as Suffix, query: match[3], source, address: '', id: null };
     try {
       visit.address = this.addresses.of(req);
       const perIp = this.perIp.hit(visit.address);
@@ -182,7 +207,7 @@ export class RedirectHttpHandler {
    */
   @FrontRoute({ methods: ['GET', 'HEAD'], path: '/, /robots.txt, /.well-known/{apple-app-site-association,assetlinks.json}', pattern: DOMAIN_FILE_PATH })
   domainFile(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): boolean {
-    const visit: Visit = { req, res, started: performance.now(), suffix: undefined, query: undefined, address: '', id: null };
+    const visit: Visit = { req, res, started: performance.now(), suffix: undefined, query: undefined, source: 'link', address: '', id: null };
     const domain = this.domainOf(req);
     const file = match[1];
     if (file === undefined) {
@@ -262,7 +287,7 @@ export class RedirectHttpHandler {
       case 'blocked':
         return this.page(visit, blockedPage);
       case 'warning': {
-        const continuePath = `/${visit.id!.code}/go${query ? `?${query.split('&').map(encodeQueryPart).join('&')}` : ''}`;
+        const continuePath = `/${visit.id!.code}${visit.source === 'qr' ? '/~' : ''}/go${query ? `?${query.split('&').map(encodeQueryPart).join('&')}` : ''}`;
         return this.page(visit, (t) => warningPage(t, link, continuePath));
       }
       case 'password':
@@ -383,7 +408,7 @@ export class RedirectHttpHandler {
     const id = visit.id!;
     const shortUrl = `${this.addresses.isHttps(req) ? 'https' : 'http'}://${id.domain}/${id.code}`;
     const next = link.rules?.passwordHash === undefined ? link.targetUrl : shortUrl;
-    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, id);
+    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, id, visit.source);
     this.metrics.status(200);
     sendSocialCard(visit.res, socialCardHtml(link.social!, shortUrl, next), req.method === 'HEAD');
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
@@ -392,7 +417,7 @@ export class RedirectHttpHandler {
   /** A plain link: the hot path, exactly as before link options. */
   private redirect(visit: Visit, link: CachedLink): void {
     const { req, res } = visit;
-    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, visit.id!);
+    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, visit.id!, visit.source);
     this.metrics.status(link.redirectType);
     // Browsers must not cache a 302, or later clicks would never reach us.
     res.writeHead(link.redirectType, {
@@ -411,7 +436,7 @@ export class RedirectHttpHandler {
   private redirectTo(visit: Visit, link: CachedLink, location: string, variant: number | null, status: number): void {
     const { req, res } = visit;
     // A click only for a redirect actually sent (never HEAD, a page or a refusal), with the variant served.
-    if (req.method !== 'HEAD') this.recorder.record(req, link, visit.address, variant, visit.id!);
+    if (req.method !== 'HEAD') this.recorder.record(req, link, visit.address, variant, visit.id!, visit.source);
     this.metrics.status(status);
     res.writeHead(status, {
       location,
@@ -430,7 +455,7 @@ export class RedirectHttpHandler {
    */
   private notFound(visit: Visit, error: unknown): void {
     const code = (error as DomainError)?.code;
-    if (visit.req.method === 'GET' && code === ErrorCode.LINK_NOT_FOUND) this.recorder.recordOrphan(visit.req, visit.id!, visit.address);
+    if (visit.req.method === 'GET' && code === ErrorCode.LINK_NOT_FOUND) this.recorder.recordOrphan(visit.req, visit.id!, visit.address, visit.source);
     this.refused(visit, code === ErrorCode.LINK_DISABLED ? unknownLink(visit.id!) : error);
   }
 

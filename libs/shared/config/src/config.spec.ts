@@ -144,6 +144,14 @@ describe('loadConfig', () => {
     expect(violationsOf({ TRUSTED_PROXIES: '10.0.0.0/33,example.com,1.2.3.4/8/1' })).toHaveLength(3);
   });
 
+  it('reads GEO_DATABASE as the bundled country or city database or absolute .mmdb paths, and fails the boot on anything else (issue 19)', () => {
+    expect(loadConfig({}).geo.database).toBe('country');
+    expect(loadConfig({ GEO_DATABASE: '' }).geo.database).toBe('country'); // empty is unset, as everywhere
+    expect(loadConfig({ GEO_DATABASE: 'city' }).geo.database).toBe('city');
+    expect(loadConfig({ GEO_DATABASE: '/g/city-v4.mmdb, /g/city-v6.mmdb' }).geo.database).toEqual({ files: ['/g/city-v4.mmdb', '/g/city-v6.mmdb'] });
+    for (const bad of ['cities', 'geo.mmdb', '/g/city.csv', ' , ']) expect(violationsOf({ GEO_DATABASE: bad }).join('\n')).toContain('GEO_DATABASE');
+  });
+
   it('puts the operator listeners on loopback by default, one port per app', () => {
     expect(loadConfig({}).admin).toEqual({ host: '127.0.0.1', ports: { generation: 9081, redirect: 9080, analytics: 9082 } });
   });

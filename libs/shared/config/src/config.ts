@@ -18,6 +18,13 @@ const bool = z
 const driver = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
   z.enum(values, { error: (issue) => `must be one of ${values.join('|')}, got "${String(issue.input)}"` }).default(fallback as never);
 
+/** The files of a GEO_DATABASE that names files. */
+const geoFiles = (s: string): string[] =>
+  s
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+
 const SHARD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Every environment variable the platform reads, with defaults for the embedded profile. */
@@ -178,8 +185,19 @@ export const envSchema = z.object({
   /** Kafka consumer session: a member that stops heartbeating loses its partitions after this (broker minimum 6 s). */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
   // --- end analytics
-  /** MMDB country database; default: the DB-IP database of the @ip-location-db npm package. */
-  GEO_DATABASE: z.string().min(1).optional(),
+  /**
+   * Where countries (and regions and cities) of clients come from: `country`, the DB-IP country
+   * database of the @ip-location-db npm package (~8 MB in memory); `city`, its DB-IP city database
+   * instead (~135 MB, IPv4 and IPv6 files; countries too); or absolute paths of MMDB files in
+   * ip-location-db's flat layout, separated by commas (docs/design.md, "Visitors").
+   */
+  GEO_DATABASE: z
+    .string()
+    .default('country')
+    .transform((s) => s.trim())
+    .refine((s) => s === 'country' || s === 'city' || (geoFiles(s).length > 0 && geoFiles(s).every((f) => f.startsWith('/') && f.endsWith('.mmdb'))), {
+      error: (issue) => `must be country, city or absolute paths of .mmdb files separated by commas, got "${String(issue.input)}"`,
+    }),
 
   /** Redirect read path (issue: multi-level cache). */
   CACHE_POLICY: driver(['lru', 'ttl'] as const, 'lru'),
@@ -373,7 +391,8 @@ export interface AppConfig {
     readonly allowedLatenessSeconds: number;
     readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number; readonly visitDays: number };
   };
-  readonly geo: { readonly databaseFile: string | null };
+  /** The bundled database by name, or files of the operator's (GEO_DATABASE). */
+  readonly geo: { readonly database: 'country' | 'city' | { readonly files: readonly string[] } };
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
@@ -553,7 +572,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         visitDays: e.ANALYTICS_VISIT_RETENTION_DAYS,
       },
     },
-    geo: { databaseFile: e.GEO_DATABASE ?? null },
+    geo: { database: e.GEO_DATABASE === 'country' || e.GEO_DATABASE === 'city' ? e.GEO_DATABASE : { files: geoFiles(e.GEO_DATABASE) } },
     redirect: {
       policy: e.CACHE_POLICY,
       l1: {

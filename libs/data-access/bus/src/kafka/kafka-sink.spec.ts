@@ -74,6 +74,9 @@ describe('click codec and options', () => {
       aClick({ kind: 'orphan', tenantId: '', linkId: '', country: null, refererHost: null, variant: null }),
       aClick({ country: 'JP', refererHost: 'bücher.example', userAgent: 'Mozilla/5.0 😀', variant: 3, visitor: 2 ** 52 - 1, seq: 2 ** 40 }),
       aClick({ occurredAt: 1 }), // time goes backwards: the delta is negative
+      aClick({ source: 'qr', country: 'US', region: 'Illinois', city: 'Springfield' }),
+      aClick({ source: 'qr', country: 'FR', region: null, city: 'Saint-Étienne' }),
+      aClick({ source: 'link', country: 'DE', region: 'Hesse', city: null }),
     ];
     const record = encodeClickRecord(events);
     expect(decodeClickRecord(record)).toEqual(events);
@@ -84,10 +87,22 @@ describe('click codec and options', () => {
     expect(encodeClickRecord(burst).length / 100).toBeLessThan(24);
   });
 
+  it('reads a version-2 record (a producer not yet upgraded) as clicks by link without region or city', () => {
+    // A click by link without region or city is encoded as version 2 did it, but for the version byte.
+    const events = [aClick({ source: 'link', region: null, city: null }), aClick({ kind: 'orphan', source: 'link', region: null, city: null, country: null })];
+    const v2 = Buffer.from(encodeClickRecord(events));
+    expect(v2[1]).toBe(3);
+    v2[1] = 2;
+    expect(decodeClickRecord(v2)).toEqual(events);
+    // The source is a flag: a scan costs no byte more than a click.
+    const click = aClick({ source: 'link', region: null, city: null });
+    expect(encodeClickRecord([{ ...click, source: 'qr' }]).length).toBe(encodeClickRecord([click]).length);
+  });
+
   it('refuses anything that is not a record of a version it knows, without throwing', () => {
     const good = encodeClickRecord([aClick()]);
     const newer = Buffer.from(good);
-    newer[1] = 3;
+    newer[1] = 4;
     expect(decodeClickRecord(newer)).toBe('unknown-version');
     for (const value of [
       null,

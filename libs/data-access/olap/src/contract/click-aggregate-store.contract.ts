@@ -438,6 +438,48 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect(await store.visits({ ...q, tenantId: randomUUID() })).toEqual([]);
     });
 
+    it('keeps sources and cities (with country and region, non-ASCII) as breakdowns at every granularity, and visits by QR code with region and city (issue 19)', async () => {
+      const l = link();
+      const springfieldIl = 'US\tIllinois\tSpringfield';
+      const springfieldMa = 'US\tMassachusetts\tSpringfield';
+      const zurich = 'CH\tZürich\tZürich';
+      await store.write({
+        rows: [
+          aVisitorRow({ ...l, visitor: 1, clicks: 3, dims: [dim('sources', 'qr', 2), dim('sources', 'link', 1), dim('cities', springfieldIl, 3)] }),
+          aVisitorRow({
+            ...l,
+            visitor: 2,
+            clicks: 2,
+            minute: T0 + HOUR,
+            dims: [dim('sources', 'link', 2), dim('cities', springfieldMa, 1), dim('cities', zurich, 1)],
+          }),
+          aVisitorRow({ ...l, visitor: 3, clicks: 1, minute: T0 + HOUR, dims: [dim('sources', 'qr', 1), dim('cities', '', 1)] }),
+        ],
+        visits: [
+          aVisit({ ...l, time: T0 * 1000 + 1, source: 'qr', country: 'US', region: 'Illinois', city: 'Springfield' }),
+          aVisit({ ...l, time: T0 * 1000 + 2, source: 'link', country: 'CH', region: 'Zürich', city: 'Zürich' }),
+        ],
+      });
+      for (const granularity of ['minute', 'hour', 'day'] as const) {
+        const range = { ...minutes(T0 - DAY, T0 + DAY), granularity };
+        expect(await store.breakdown(l, range, 'sources', 10)).toEqual([
+          { value: 'link', clicks: 3, visitors: 2 },
+          { value: 'qr', clicks: 3, visitors: 2 },
+        ]);
+        expect(await store.breakdown(l, range, 'cities', 10)).toEqual([
+          { value: springfieldIl, clicks: 3, visitors: 1 },
+          { value: '', clicks: 1, visitors: 1 },
+          { value: zurich, clicks: 1, visitors: 1 },
+          { value: springfieldMa, clicks: 1, visitors: 1 },
+        ]);
+      }
+      const q = { tenantId: l.tenantId, domain: l.domain, code: l.code, from: 0, to: T0 + 1, bots: 'include' as const, after: null, limit: 10 };
+      expect((await store.visits(q)).map((v) => [v.source, v.country, v.region, v.city])).toEqual([
+        ['link', 'CH', 'Zürich', 'Zürich'],
+        ['qr', 'US', 'Illinois', 'Springfield'],
+      ]);
+    });
+
     it('drops the raw visits of days older than their retention, by day', async () => {
       const l = link();
       const old = Date.UTC(2002, 0, 10) / 1000;

@@ -5,8 +5,19 @@
   'use strict';
   const KEY = 'shortlink.apiKey';
   const $ = (id) => document.getElementById(id);
-  const DIMENSIONS = ['countries', 'referers', 'devices', 'browsers', 'os', 'variants'];
-  const NONE = { countries: 'unknown', referers: 'direct', devices: 'none', browsers: 'none', os: 'none', variants: 'none' };
+  const DIMENSIONS = ['countries', 'cities', 'sources', 'referers', 'devices', 'browsers', 'os', 'variants'];
+  const NONE = {
+    countries: 'unknown',
+    cities: 'unknown',
+    sources: 'none',
+    referers: 'direct',
+    devices: 'none',
+    browsers: 'none',
+    os: 'none',
+    variants: 'none',
+  };
+  /** How a value reads where it is not self-explanatory. */
+  const LABELS = { sources: { qr: 'QR code', link: 'link' } };
   let chart = null;
   let timer = null;
   let busy = false;
@@ -93,7 +104,7 @@
       row.dataset.value = item.value === null ? '' : item.value;
       const name = document.createElement('span');
       name.className = 'name';
-      name.textContent = item.value === null ? `(${NONE[dimension]})` : item.value;
+      name.textContent = item.value === null ? `(${NONE[dimension]})` : (LABELS[dimension] && LABELS[dimension][item.value]) || item.value;
       name.title = name.textContent;
       const track = document.createElement('span');
       track.className = 'track';
@@ -216,6 +227,13 @@
             $('breakdown-countries').tBodies[0],
             b.items.map((it) => [it.value === null ? '(unknown)' : it.value, fmt(it.clicks), fmt(it.visitors), `${(it.share * 100).toFixed(1)} %`]),
             4,
+          );
+        } else if (d === 'cities') {
+          // A city with its region and country: two Springfields are two rows.
+          renderTable(
+            $('breakdown-cities').tBodies[0],
+            b.items.map((it) => [it.value === null ? '(unknown)' : it.value, it.region || '', it.country || '', fmt(it.clicks), fmt(it.visitors)]),
+            5,
           );
         } else {
           renderBars($(`breakdown-${d}`), d, b.items);
