@@ -172,7 +172,10 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
       const created = await create({ url: 'https://example.com/web/42', deviceTargets: { ios: 'https://apps.apple.com/app/id42' }, appTargets });
       const { code } = created;
       const api = (path: string, init: RequestInit = {}) =>
-        fetch(`${endpoints().generation}/api/v1/links${path}`, { ...init, headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, ...init.headers } });
+        fetch(`${endpoints().generation}/api/v1/links${path}`, {
+          ...init,
+          headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, ...init.headers },
+        });
       const read = await api(`/${code}`);
       expect(((await read.json()) as { appTargets: unknown }).appTargets).toEqual(appTargets);
       const listed = (await (await api('?limit=100')).json()) as { links: Array<{ code: string; appTargets: unknown }> };
@@ -215,7 +218,9 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
         expect({ bad, status: refused.status, code: refused.body.code }).toEqual({ bad, status: 400, code: 'URL_NOT_ALLOWED' });
         expect(JSON.stringify(refused.body)).toContain('dangerous-scheme');
       }
-      expect((await createLink(endpoints(), { url: 'https://example.com/a', appTargets: { android: 'https://localhost/app' } })).body.code).toBe('URL_NOT_ALLOWED');
+      expect((await createLink(endpoints(), { url: 'https://example.com/a', appTargets: { android: 'https://localhost/app' } })).body.code).toBe(
+        'URL_NOT_ALLOWED',
+      );
       expect((await createLink(endpoints(), { url: 'myapp://product/42' })).status).toBe(400);
     });
 

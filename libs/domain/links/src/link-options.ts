@@ -306,7 +306,8 @@ async function checkAppTarget(value: unknown, field: string, url: UrlCheck): Pro
   } catch {
     throw new DomainError(ErrorCode.INVALID_URL, `${field} is not a valid app URL`, { field });
   }
-  if (parsed.username || parsed.password) throw new DomainError(ErrorCode.URL_NOT_ALLOWED, `${field}: URLs with embedded credentials are not accepted`, { reason: 'credentials', field });
+  if (parsed.username || parsed.password)
+    throw new DomainError(ErrorCode.URL_NOT_ALLOWED, `${field}: URLs with embedded credentials are not accepted`, { reason: 'credentials', field });
   const normalised = parsed.toString();
   if (normalised.length > MAX_URL_LENGTH || normalised === `${scheme}:`)
     throw new DomainError(ErrorCode.INVALID_URL, `${field} must be an app URL of at most ${MAX_URL_LENGTH} characters`, { field });

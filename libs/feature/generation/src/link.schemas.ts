@@ -35,17 +35,15 @@ const social = z
       'The card unfurling bots (Slackbot, Twitterbot, facebookexternalhit, LinkedInBot, Discordbot, WhatsApp, TelegramBot, …) get instead of the redirect',
   });
 const appTarget = z.string().max(8192).meta({
-  description: 'An app URL scheme (myapp://product/42; javascript:, data:, file:, blob:, about:, intent: and the like are refused) or an https universal link / app link (through the URL policy)',
+  description:
+    'An app URL scheme (myapp://product/42; javascript:, data:, file:, blob:, about:, intent: and the like are refused) or an https universal link / app link (through the URL policy)',
   example: 'myapp://product/42',
 });
-const appTargets = z
-  .strictObject({ ios: appTarget.nullable(), android: appTarget.nullable() })
-  .partial()
-  .meta({
-    id: 'AppTargets',
-    description:
-      "The app to open on iOS and Android, with the link's target (or its device target) as the fallback: a browser on that device gets a page offering the app and leading to the fallback after a few seconds (an app URL scheme), or a 302 to the universal link / app link (https); any other client gets the fallback's 302",
-  });
+const appTargets = z.strictObject({ ios: appTarget.nullable(), android: appTarget.nullable() }).partial().meta({
+  id: 'AppTargets',
+  description:
+    "The app to open on iOS and Android, with the link's target (or its device target) as the fallback: a browser on that device gets a page offering the app and leading to the fallback after a few seconds (an app URL scheme), or a 302 to the universal link / app link (https); any other client gets the fallback's 302",
+});
 const variant = z.strictObject({ url, weight: z.number().int().meta({ description: '1 to 1000' }) }).meta({ id: 'Variant' });
 
 const optionFields = {

@@ -204,7 +204,8 @@ export function previewPage(t: PageText, lang: PageLanguage, link: CachedLink, c
   const rows: string[] = [];
   if (link.title) rows.push(`<dt>${escapeHtml(p.titleLabel)}</dt><dd>${escapeHtml(link.title)}</dd>`);
   rows.push(`<dt>${escapeHtml(p.target)}</dt><dd class="url">${escapeHtml(link.rules?.passwordHash === undefined ? link.targetUrl : p.hidden)}</dd>`);
-  if (link.rules?.geoTargets || link.rules?.deviceTargets || link.rules?.variants) rows.push(`<dt>${escapeHtml(p.note)}</dt><dd>${escapeHtml(p.varies)}</dd>`);
+  if (link.rules?.geoTargets || link.rules?.deviceTargets || link.rules?.variants || link.rules?.appTargets)
+    rows.push(`<dt>${escapeHtml(p.note)}</dt><dd>${escapeHtml(p.varies)}</dd>`);
   const created = new Date(link.createdAt);
   const shown = `${new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(created)} UTC`;
   rows.push(`<dt>${escapeHtml(p.created)}</dt><dd><time datetime="${escapeHtml(created.toISOString())}">${escapeHtml(shown)}</time></dd>`);

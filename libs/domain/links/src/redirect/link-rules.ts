@@ -124,7 +124,8 @@ export class LinkRules {
     const app = rules.appTargets !== undefined && device !== 'desktop' ? rules.appTargets[device!] : undefined;
     if (app !== undefined) {
       // A universal link or app link is the redirect itself: the OS opens the app, or the browser the web page.
-      if (app.startsWith('https:')) return { kind: 'redirect', location: this.locationFor(compiled, link, app, query), variant: null, reserve, visitorLimit: rules.clicksPerIpPerMinute };
+      if (app.startsWith('https:'))
+        return { kind: 'redirect', location: this.locationFor(compiled, link, app, query), variant: null, reserve, visitorLimit: rules.clicksPerIpPerMinute };
       const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
       return { kind: 'redirect', location, variant, reserve, visitorLimit: rules.clicksPerIpPerMinute, app };
     }
