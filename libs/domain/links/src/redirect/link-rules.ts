@@ -113,15 +113,20 @@ export class LinkRules {
       const country = this.countryOf(req.address);
       if (country !== '') target = rules.geoTargets[country];
     }
-    const device = rules.deviceTargets !== undefined || rules.appTargets !== undefined ? this.deviceOf(req.userAgent) : undefined;
-    if (target === undefined && rules.deviceTargets !== undefined) target = rules.deviceTargets[device!];
+    // The device is looked up only when a device-dependent option needs it, exactly as before app targets.
+    let device: DeviceTarget | undefined;
+    if (target === undefined && rules.deviceTargets !== undefined) target = rules.deviceTargets[(device = this.deviceOf(req.userAgent))];
     if (target === undefined && rules.variants !== undefined && compiled.variantEnds !== null) {
       variant = pickVariant(compiled.variantEnds, visitorKey(req.address, req.userAgent), compiled.variantSeed);
       target = rules.variants[variant].url;
     }
     const query = rules.forwardQuery === false ? undefined : req.query;
     const reserve = req.counts && rules.maxClicks !== undefined;
-    const app = rules.appTargets !== undefined && device !== 'desktop' ? rules.appTargets[device!] : undefined;
+    let app: string | undefined;
+    if (rules.appTargets !== undefined) {
+      device ??= this.deviceOf(req.userAgent);
+      if (device !== 'desktop') app = rules.appTargets[device];
+    }
     if (app !== undefined) {
       // A universal link or app link is the redirect itself: the OS opens the app, or the browser the web page.
       if (app.startsWith('https:'))
