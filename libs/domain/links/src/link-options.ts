@@ -286,9 +286,9 @@ const refusedScheme = (field: string, scheme: string) =>
 
 /**
  * One app target: an https universal link / app link through the URL policy (the OS opens them
- * only over https), or an app URL scheme
- * (`myapp://product/42`): printable, at most 2048 characters once normalised, without credentials,
- * and not one of REFUSED_SCHEMES. A custom scheme is accepted here only, never as a link's target.
+ * only over https), or an app URL scheme (`myapp://product/42`): printable, at most 2048 characters
+ * once normalised, without credentials, and not one of REFUSED_SCHEMES. A custom scheme is accepted
+ * here only, never as a link's target.
  */
 async function checkAppTarget(value: unknown, field: string, url: UrlCheck): Promise<string> {
   if (typeof value !== 'string' || value.trim() === '') throw new DomainError(ErrorCode.INVALID_URL, `${field} must be a non-empty string`, { field });

@@ -412,7 +412,7 @@ export class RedirectHttpHandler {
   private redirectTo(visit: Visit, link: CachedLink, decision: RedirectDecision & { kind: 'redirect' }, status: number): void {
     const { req, res } = visit;
     const { location, variant, app } = decision;
-    // A click only for a redirect actually sent (never HEAD, a page or a refusal), with the variant served.
+    // A click only for a redirect actually sent, or the app page that stands for it (never HEAD, another page or a refusal), with the variant served.
     if (req.method !== 'HEAD') this.recorder.record(req, link, visit.address, variant, visit.id!);
     // An app URL scheme: a browser gets the app page, whose fallback is `location` (docs/design.md, "Link options").
     if (app !== undefined && this.pages.wantsPage(req) && !isBotUserAgent(req.headers['user-agent'] ?? '')) {
