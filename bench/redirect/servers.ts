@@ -136,7 +136,8 @@ export async function verify(base: string, links: readonly CreatedLink[], what: 
 
 /**
  * The all-options link of the `l1-options` cases (docs/design.md, "Link options"): every option but
- * the password (whose answer is a form, not a redirect), maxClicks high enough never to run out.
+ * the password (whose answer is a form, not a redirect) and the social card (bots only), maxClicks
+ * high enough never to run out.
  */
 export function allOptionsLink(tag: string): Record<string, unknown> {
   return {
@@ -153,6 +154,9 @@ export function allOptionsLink(tag: string): Record<string, unknown> {
       { url: 'https://example.com/bench/b', weight: 1 },
     ],
     clicksPerIpPerMinute: 10_000,
+    // An app URL scheme on both devices: the bench's clients send no Accept, so they get the
+    // fallback's 302 (the device target) after the app target was looked at.
+    appTargets: { ios: 'benchapp://open/ios', android: 'benchapp://open/android' },
   };
 }
 

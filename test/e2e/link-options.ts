@@ -166,6 +166,64 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
       expect(noTitle.status).toBe(400);
     });
 
+    it('appTargets: an app URL scheme in a page for a browser on that device, a universal link as the redirect, the fallback for everyone else', async () => {
+      const html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+      const appTargets = { ios: 'myapp://product/42?ref=e2e', android: 'https://example.com/app/42' };
+      const created = await create({ url: 'https://example.com/web/42', deviceTargets: { ios: 'https://apps.apple.com/app/id42' }, appTargets });
+      const { code } = created;
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`${endpoints().generation}/api/v1/links${path}`, {
+          ...init,
+          headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, ...init.headers },
+        });
+      const read = await api(`/${code}`);
+      expect(((await read.json()) as { appTargets: unknown }).appTargets).toEqual(appTargets);
+      const listed = (await (await api('?limit=100')).json()) as { links: Array<{ code: string; appTargets: unknown }> };
+      expect(listed.links.find((l) => l.code === code)?.appTargets).toEqual(appTargets);
+
+      const iphone = await visit(code, { headers: { 'user-agent': IPHONE, accept: html } });
+      expect(iphone.status).toBe(200);
+      expectPage(iphone);
+      const page = await iphone.text();
+      expect(page).toContain('href="myapp://product/42?ref=e2e"');
+      expect(page).toContain('<meta http-equiv="refresh" content="5;url=https://apps.apple.com/app/id42">');
+      expect(page).toContain('href="https://apps.apple.com/app/id42"');
+      expect(page).not.toMatch(/<script/i);
+      const answer = async (headers: Record<string, string>) => {
+        const res = await visit(code, { headers });
+        return [res.status, res.headers.get('location')];
+      };
+      expect(await answer({ 'user-agent': IPHONE })).toEqual([302, 'https://apps.apple.com/app/id42']); // no text/html: the fallback
+      expect(await answer({ 'user-agent': PIXEL, accept: html })).toEqual([302, 'https://example.com/app/42']);
+      expect(await answer({ 'user-agent': WINDOWS, accept: html })).toEqual([302, 'https://example.com/web/42']);
+
+      // PATCH with If-Match: Android now gets a scheme too, with the link's target as its fallback.
+      const patched = await api(`/${code}`, {
+        method: 'PATCH',
+        headers: { 'if-match': `"${created.version}"` },
+        body: JSON.stringify({ appTargets: { ios: null, android: 'myapp://product/42' } }),
+      });
+      const answeredAt = Date.now();
+      expect(patched.status).toBe(200);
+      expect(((await patched.json()) as { appTargets: unknown }).appTargets).toEqual({ android: 'myapp://product/42' });
+      await propagated(answeredAt);
+      const android = await visit(code, { headers: { 'user-agent': PIXEL, accept: html } });
+      expect(android.status).toBe(200);
+      expect(await android.text()).toContain('<meta http-equiv="refresh" content="5;url=https://example.com/web/42">');
+      expect(await answer({ 'user-agent': IPHONE, accept: html })).toEqual([302, 'https://apps.apple.com/app/id42']);
+
+      // A scheme that runs code is refused with a stable code; an https app link passes the URL policy; a custom scheme is no target.
+      for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'vbscript:x', 'blob:https://example.com/x', 'about:blank']) {
+        const refused = await createLink(endpoints(), { url: 'https://example.com/a', appTargets: { ios: bad } });
+        expect({ bad, status: refused.status, code: refused.body.code }).toEqual({ bad, status: 400, code: 'URL_NOT_ALLOWED' });
+        expect(JSON.stringify(refused.body)).toContain('dangerous-scheme');
+      }
+      expect((await createLink(endpoints(), { url: 'https://example.com/a', appTargets: { android: 'https://localhost/app' } })).body.code).toBe(
+        'URL_NOT_ALLOWED',
+      );
+      expect((await createLink(endpoints(), { url: 'myapp://product/42' })).status).toBe(400);
+    });
+
     it('per-link visitor limit: clicksPerIpPerMinute redirects per address, then 429 with Retry-After', async () => {
       const { code } = await create({ clicksPerIpPerMinute: 2 });
       const me = { 'x-forwarded-for': visitor() };

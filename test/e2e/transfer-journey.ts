@@ -81,6 +81,7 @@ export function describeTransferJourney(installations: () => { source: Endpoints
         forwardQuery: false,
         geoTargets: { DE: 'https://example.de/' },
         deviceTargets: { ios: 'https://apps.apple.com/x' },
+        appTargets: { ios: 'myapp://product/42', android: 'https://example.com/app/42' },
         clicksPerIpPerMinute: 5,
         variants: [
           { url: 'https://example.com/a', weight: 3 },

@@ -112,8 +112,10 @@ export function describeVisitorPages(setup: () => VisitorPagesSetup, options: Vi
   });
 
   /** Opens `path` on the first redirect instance in a fresh context (its own language), and reads what a visitor sees. */
-  const open = async (path: string, locale = 'en-US') => {
-    const context: BrowserContext = await browser.newContext({ viewport: PHONE, locale, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const open = async (path: string, locale = 'en-US', userAgent?: string, fallback?: string) => {
+    const context: BrowserContext = await browser.newContext({ viewport: PHONE, locale, deviceScaleFactor: 2, isMobile: true, hasTouch: true, userAgent });
+    // The store or web page an app page falls back to, answered here: the test stays off the network.
+    if (fallback) await context.route(fallback, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>store</title>' }));
     const page: Page = await context.newPage();
     const errors: string[] = [];
     const requests: string[] = [];
@@ -225,6 +227,22 @@ export function describeVisitorPages(setup: () => VisitorPagesSetup, options: Vi
       await shoot(suspended.page, 'page-403-suspended.png');
       await suspended.close();
       expect((await api(generation(), 'PATCH', `/api/v1/admin/tenants/${otherId}`, API_KEY, { status: 'active' })).status).toBe(200);
+    });
+
+    it('offers an app URL scheme on an iPhone in a page without script, which leads a visitor without the app to the fallback by itself', async () => {
+      const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+      const fallback = 'https://apps.example.com/app/id42';
+      const code = await create({ url: 'https://example.com/product/42', deviceTargets: { ios: fallback }, appTargets: { ios: 'myapp://product/42' } });
+      const app = await open(`/${code}`, 'en-US', IPHONE, fallback);
+      expectSafePage(app.seen, 200);
+      expect(app.seen.heading).toBe('Open this link in the app');
+      expect(await app.page.getAttribute('a.button', 'href')).toBe('myapp://product/42');
+      expect(await app.page.getAttribute('main p:last-child a', 'href')).toBe(fallback);
+      await shoot(app.page, 'page-app.png');
+      // No script: the meta refresh alone takes the visitor to the store after APP_FALLBACK_SECONDS.
+      await app.page.waitForURL(fallback, { timeout: 20_000 });
+      expect(await app.page.title()).toBe('store');
+      await app.close();
     });
 
     it('keeps problem+json for API clients, curl (*/*) and requests without Accept', async () => {

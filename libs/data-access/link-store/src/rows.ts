@@ -66,6 +66,7 @@ export function linkFromRow(row: LinkRow): Link {
     clicksPerIpPerMinute: stored.clicksPerIpPerMinute ?? null,
     passwordRememberHours: stored.passwordRememberHours ?? null,
     social: stored.social ?? null,
+    appTargets: stored.appTargets ?? null,
     id: String(row.id),
     domain: row.domain,
     code: row.code,
@@ -98,6 +99,7 @@ export function optionsJson(link: Link): string | null {
   if (link.clicksPerIpPerMinute !== null) stored.clicksPerIpPerMinute = link.clicksPerIpPerMinute;
   if (link.passwordRememberHours !== null) stored.passwordRememberHours = link.passwordRememberHours;
   if (link.social !== null) stored.social = link.social;
+  if (link.appTargets !== null) stored.appTargets = link.appTargets;
   if (link.moderationReason !== null) stored.moderationReason = link.moderationReason;
   return Object.keys(stored).length ? JSON.stringify(stored) : null;
 }

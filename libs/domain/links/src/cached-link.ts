@@ -1,5 +1,5 @@
 import type { DeviceTarget } from '@shortlink/visitors-domain';
-import { Link, LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
+import { AppTargets, Link, LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
 
 /**
  * What changes where a redirect goes, beyond the target; absent on a plain link, so the common
@@ -17,6 +17,8 @@ export interface RedirectRules {
   readonly forwardQuery?: false;
   /** Hours a right password is remembered, only when the owner set it (default 12, "Link options"). */
   readonly passwordRememberHours?: number;
+  /** The app to open on iOS and Android; the rest of the rules pick the fallback (docs/design.md, "Link options"). */
+  readonly appTargets?: AppTargets;
 }
 
 /** What the redirect path needs of a link: the value the read path caches (docs/design.md, "Redirect read path"). */
@@ -48,6 +50,7 @@ export function rulesOf(link: Link): RedirectRules | undefined {
   if (link.variants !== null) rules.variants = link.variants;
   if (link.utm !== null) rules.utm = link.utm;
   if (!link.forwardQuery) rules.forwardQuery = false;
+  if (link.appTargets !== null) rules.appTargets = link.appTargets;
   if (link.passwordHash !== null && link.passwordRememberHours !== null) rules.passwordRememberHours = link.passwordRememberHours;
   return Object.keys(rules).length ? rules : undefined;
 }

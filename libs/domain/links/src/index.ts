@@ -13,6 +13,7 @@ export {
   identifierOf,
   type Link,
   type LinkOptions,
+  type AppTargets,
   type LinkSocial,
   type LinkStatus,
   type Moderation,

@@ -1,6 +1,7 @@
 import { DomainError, ErrorCode, parseIsoInstant } from '@shortlink/core';
 import { COUNTRY_CODE, DeviceTarget } from '@shortlink/visitors-domain';
-import { LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
+import { AppTargets, LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
+import { MAX_URL_LENGTH } from './url-policy';
 
 /** Latest accepted expiry: far enough for any real campaign, inside every store's date range. */
 const MAX_EXPIRY_MS = Date.UTC(9999, 11, 31);
@@ -248,6 +249,85 @@ export async function checkSocial(value: unknown, url: UrlCheck): Promise<LinkSo
   const description = socialText(value.description, 'social.description', LIMITS.socialDescription);
   const image = value.image === undefined || value.image === null ? null : await url(value.image, 'social.image');
   return { title, description, image };
+}
+
+export const APP_DEVICES = ['ios', 'android'] as const;
+
+/**
+ * Schemes no app target may use (docs/design.md, "Link options"): they run code or read local data
+ * in the browser (`javascript:`, `data:`, `vbscript:`, `file:`, `blob:`, `about:`, …), or carry a
+ * fallback of their own that would pass by the URL policy (Android's `intent:`). http and https go
+ * through the URL policy like every target.
+ */
+const REFUSED_SCHEMES: ReadonlySet<string> = new Set([
+  'javascript',
+  'data',
+  'vbscript',
+  'file',
+  'blob',
+  'about',
+  'filesystem',
+  'view-source',
+  'jar',
+  'intent',
+  'chrome',
+  'chrome-extension',
+  'moz-extension',
+  'resource',
+  'content',
+  'ftp',
+  'ws',
+  'wss',
+]);
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+
+const refusedScheme = (field: string, scheme: string) =>
+  new DomainError(ErrorCode.URL_NOT_ALLOWED, `${field}: the ${scheme}: scheme cannot open an app`, { reason: 'dangerous-scheme', field });
+
+/**
+ * One app target: an https universal link / app link through the URL policy (the OS opens them
+ * only over https), or an app URL scheme (`myapp://product/42`): printable, at most 2048 characters
+ * once normalised, without credentials, and not one of REFUSED_SCHEMES. A custom scheme is accepted
+ * here only, never as a link's target.
+ */
+async function checkAppTarget(value: unknown, field: string, url: UrlCheck): Promise<string> {
+  if (typeof value !== 'string' || value.trim() === '') throw new DomainError(ErrorCode.INVALID_URL, `${field} must be a non-empty string`, { field });
+  const text = value.trim();
+  const scheme = SCHEME.exec(text)?.[1].toLowerCase();
+  if (scheme === undefined) throw new DomainError(ErrorCode.INVALID_URL, `${field} must be an app URL (myapp://…) or an https link`, { field });
+  if (scheme === 'https') return url(text, field);
+  if (scheme === 'http') throw new DomainError(ErrorCode.INVALID_URL, `${field}: a universal link or app link is https`, { field });
+  if (REFUSED_SCHEMES.has(scheme)) throw refusedScheme(field, scheme);
+  if (/[\u0000-\u001f\u007f]/.test(text))
+    throw new DomainError(ErrorCode.URL_NOT_ALLOWED, `${field} contains control characters`, { reason: 'control-characters', field });
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new DomainError(ErrorCode.INVALID_URL, `${field} is not a valid app URL`, { field });
+  }
+  if (parsed.username || parsed.password)
+    throw new DomainError(ErrorCode.URL_NOT_ALLOWED, `${field}: URLs with embedded credentials are not accepted`, { reason: 'credentials', field });
+  const normalised = parsed.toString();
+  if (normalised.length > MAX_URL_LENGTH || normalised === `${scheme}:`)
+    throw new DomainError(ErrorCode.INVALID_URL, `${field} must be an app URL of at most ${MAX_URL_LENGTH} characters`, { field });
+  return normalised;
+}
+
+/** `appTargets: {ios, android}` (docs/design.md, "Link options"); null for none. */
+export async function checkAppTargets(value: unknown, url: UrlCheck): Promise<AppTargets | null> {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw invalid('appTargets', `must be an object with any of ${APP_DEVICES.join(', ')}`);
+  const checked = await inOrder(
+    Object.entries(value)
+      .filter(([, target]) => target !== null && target !== undefined)
+      .map(async ([device, target]) => {
+        if (!(APP_DEVICES as readonly string[]).includes(device))
+          throw invalid('appTargets', `has an unknown device "${device}" (allowed: ${APP_DEVICES.join(', ')})`);
+        return [device, await checkAppTarget(target, `appTargets.${device}`, url)] as const;
+      }),
+  );
+  return checked.length ? (Object.fromEntries(checked) as AppTargets) : null;
 }
 
 /** What a PATCH may set as `status`: `expired` belongs to the expiry job. */

@@ -17,6 +17,7 @@ import {
   checkPasswordHash,
   checkPasswordRememberHours,
   checkRedirectType,
+  checkAppTargets,
   checkSocial,
   checkStatus,
   checkTags,
@@ -50,6 +51,7 @@ export interface LinkCreation {
   readonly crawlable?: unknown;
   readonly passwordRememberHours?: unknown;
   readonly social?: unknown;
+  readonly appTargets?: unknown;
   /**
    * What an import carries over (docs/design.md, "Import and export"): a code kept from another
    * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
@@ -79,6 +81,7 @@ export const EDITABLE_FIELDS = [
   'crawlable',
   'passwordRememberHours',
   'social',
+  'appTargets',
 ] as const;
 export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
 
@@ -245,6 +248,7 @@ export class LinkService {
         crawlable: false,
         passwordRememberHours: null,
         social: null,
+        appTargets: null,
         moderation: flag ? 'flagged' : 'clear',
         moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
         domain,
@@ -428,6 +432,7 @@ export class LinkService {
       crawlable: checkCrawlable(input.crawlable),
       passwordRememberHours: checkPasswordRememberHours(input.passwordRememberHours),
       social: await checkSocial(input.social, url),
+      appTargets: await checkAppTargets(input.appTargets, url),
     };
     const flag = flags()[0];
     return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
@@ -474,6 +479,7 @@ export class LinkService {
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
     if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
     if (has('social')) next = { ...next, social: await checkSocial(edit.social, url) };
+    if (has('appTargets')) next = { ...next, appTargets: await checkAppTargets(edit.appTargets, url) };
     if (has('passwordRememberHours')) next = { ...next, passwordRememberHours: checkPasswordRememberHours(edit.passwordRememberHours) };
     if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
     if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
@@ -589,7 +595,8 @@ function withoutOptions(i: LinkCreation): boolean {
     i.passwordHash == null &&
     i.crawlable == null &&
     i.passwordRememberHours == null &&
-    i.social == null
+    i.social == null &&
+    i.appTargets == null
   );
 }
 

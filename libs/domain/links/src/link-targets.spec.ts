@@ -84,7 +84,7 @@ describe('the URL policy on every target of a link (issue 17)', () => {
   };
 
   /** Every way a target can be given, with `target` in the one field named. */
-  const withTarget = (field: 'url' | 'variants' | 'geoTargets' | 'deviceTargets', target: string): Omit<LinkCreation, 'tenantId'> => {
+  const withTarget = (field: 'url' | 'variants' | 'geoTargets' | 'deviceTargets' | 'appTargets', target: string): Omit<LinkCreation, 'tenantId'> => {
     const url = 'https://example.com/base';
     if (field === 'url') return { url: target };
     if (field === 'variants')
@@ -96,9 +96,11 @@ describe('the URL policy on every target of a link (issue 17)', () => {
         ],
       };
     if (field === 'geoTargets') return { url, geoTargets: { DE: 'https://public.example/de', FR: target } };
+    // An app link is https only (an http one is refused before the policy): the same host over https.
+    if (field === 'appTargets') return { url, appTargets: { ios: 'myapp://product/1', android: target.replace(/^http:/, 'https:') } };
     return { url, deviceTargets: { ios: 'https://public.example/ios', android: target } };
   };
-  const FIELDS = ['url', 'variants', 'geoTargets', 'deviceTargets'] as const;
+  const FIELDS = ['url', 'variants', 'geoTargets', 'deviceTargets', 'appTargets'] as const;
   const reasonOf = (e: unknown) => (e instanceof DomainError ? `${e.code} ${String(e.details.reason ?? '')}`.trim() : String(e));
   const refusal = async (work: Promise<unknown>) => work.then(() => 'accepted', reasonOf);
 
@@ -118,6 +120,46 @@ describe('the URL policy on every target of a link (issue 17)', () => {
       });
     }
     expect((await service.get('t1', id)).version).toBe(1); // no refused edit changed it
+  });
+
+  it('takes an app URL scheme only as an app target, refuses the dangerous ones with a stable code, and holds https app links to the policy', async () => {
+    const { service } = setup();
+    const link = await service.create({
+      tenantId: 't1',
+      url: 'https://example.com/store',
+      appTargets: { ios: ' MyApp://product/42?ref="x" ', android: 'https://public.example/app/42' },
+    });
+    expect(link.appTargets).toEqual({ ios: 'myapp://product/42?ref=%22x%22', android: 'https://public.example/app/42' });
+    const id = { domain: link.domain, code: link.code };
+    const app = (ios: unknown) => refusal(service.create({ tenantId: 't1', url: 'https://example.com/', appTargets: { ios } }));
+    for (const bad of [
+      'javascript:alert(1)',
+      'JavaScript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'blob:https://example.com/x',
+      'about:blank',
+      'intent://x#Intent;scheme=myapp;S.browser_fallback_url=http%3A%2F%2F10.0.0.1;end',
+    ]) {
+      expect({ bad, answer: await app(bad) }).toEqual({ bad, answer: 'URL_NOT_ALLOWED dangerous-scheme' });
+    }
+    expect(await app('https://inner.example/app')).toBe('URL_NOT_ALLOWED private-address');
+    expect(await app('https://127.0.0.1/app')).toBe('URL_NOT_ALLOWED ip-literal');
+    expect(await app('http://public.example/app')).toBe('INVALID_URL'); // a universal link or app link is https
+    expect(await app('myapp://user:pw@x')).toBe('URL_NOT_ALLOWED credentials');
+    expect(await app('myapp://a\nb')).toBe('URL_NOT_ALLOWED control-characters');
+    expect(await app('no-scheme/path')).toBe('INVALID_URL');
+    expect(await app('myapp:')).toBe('INVALID_URL');
+    expect(await app(42)).toBe('INVALID_URL');
+    expect(await refusal(service.create({ tenantId: 't1', url: 'https://example.com/', appTargets: { desktop: 'myapp://x' } }))).toBe('VALIDATION_FAILED');
+    // A custom scheme is an app target's only: never a link's target, device target or variant.
+    expect(await refusal(service.create({ tenantId: 't1', url: 'myapp://x' }))).toBe('INVALID_URL');
+    expect(await refusal(service.create({ tenantId: 't1', url: 'https://example.com/', deviceTargets: { ios: 'myapp://x' } }))).toBe('INVALID_URL');
+    // An edit replaces them (null clears one device, or all).
+    expect((await service.update('t1', id, { appTargets: { ios: null, android: 'myapp://b' } }, null)).appTargets).toEqual({ android: 'myapp://b' });
+    expect(await refusal(service.update('t1', id, { appTargets: { android: 'javascript:alert(1)' } }, null))).toBe('URL_NOT_ALLOWED dangerous-scheme');
+    expect((await service.update('t1', id, { appTargets: null }, null)).appTargets).toBeNull();
   });
 
   it('names the field of the refused target and resolves each host once per request', async () => {

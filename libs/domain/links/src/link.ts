@@ -29,6 +29,13 @@ export interface LinkSocial {
   readonly image: string | null;
 }
 
+/**
+ * Where a link opens in the visitor's app, by device (docs/design.md, "Link options"): an app URL
+ * scheme (`myapp://product/42`) or an https universal link / app link. The link's target (or its
+ * device target) is the fallback for a visitor without the app.
+ */
+export type AppTargets = Readonly<Partial<Record<'ios' | 'android', string>>>;
+
 /** What a tenant can set on a link besides its target (docs/design.md, "Link options"). */
 export interface LinkOptions {
   readonly title: string | null;
@@ -53,6 +60,8 @@ export interface LinkOptions {
   readonly passwordRememberHours: number | null;
   /** The link's card for unfurling bots; null: bots get the redirect. */
   readonly social: LinkSocial | null;
+  /** The app to open on iOS and Android; null: every device gets the redirect. */
+  readonly appTargets: AppTargets | null;
 }
 
 export const NO_OPTIONS: LinkOptions = {
@@ -69,6 +78,7 @@ export const NO_OPTIONS: LinkOptions = {
   crawlable: false,
   passwordRememberHours: null,
   social: null,
+  appTargets: null,
 };
 
 /** A short link. Identified by (domain, code); stored on the shard the router names for `code`. */

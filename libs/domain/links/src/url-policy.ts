@@ -6,7 +6,16 @@ export const MAX_URL_LENGTH = 2048;
 
 /** Why a URL is refused: the `reason` of a 400 URL_NOT_ALLOWED (stable, documented). */
 export type UrlRefusal =
-  'credentials' | 'ip-literal' | 'local-host' | 'private-address' | 'shortener' | 'redirect-loop' | 'control-characters' | 'unresolvable';
+  | 'credentials'
+  | 'ip-literal'
+  | 'local-host'
+  | 'private-address'
+  | 'shortener'
+  | 'redirect-loop'
+  | 'control-characters'
+  | 'unresolvable'
+  /** An app target's scheme that runs code or reads local data (`javascript:`, `data:`, `file:`, …; docs/design.md, "Link options"). */
+  | 'dangerous-scheme';
 
 /** What the policy found worth a warning page: the link is stored, but flagged. */
 export interface UrlFlag {

@@ -1,4 +1,4 @@
 export { COUNTRY_CODE, GEO_LOOKUP, type GeoLocator, type GeoLookup, type GeoPlace } from './geo';
 export { LINK_PREVIEWER_AGENTS } from './link-previewers';
-export { type DeviceTarget, deviceTargetOf, isLinkPreviewer, UserAgentClassifier, type UserAgentFacts } from './user-agent';
+export { type DeviceTarget, deviceTargetOf, isBotUserAgent, isLinkPreviewer, UserAgentClassifier, type UserAgentFacts } from './user-agent';
 export { VisitorIds } from './visitor-id';

@@ -32,6 +32,7 @@ describe('LinkPresenter.viewJson', () => {
     forwardQuery: false,
     geoTargets: { DE: 'https://example.de/' },
     deviceTargets: { ios: 'https://apps.example/' },
+    appTargets: { ios: 'myapp://product/42?a="b"', android: 'https://app.example/p/42' },
     variants: [{ url: 'https://v.example/', weight: 3 }],
     clicksPerIpPerMinute: 5,
     expiresAt: new Date(Date.UTC(2027, 0, 1)),

@@ -41,7 +41,7 @@ export class LinkPresenter {
       `"passwordProtected":${link.passwordHash !== null},"utm":${link.utm ? JSON.stringify(link.utm) : 'null'},"forwardQuery":${link.forwardQuery},` +
       `"geoTargets":${link.geoTargets ? JSON.stringify(link.geoTargets) : 'null'},"deviceTargets":${link.deviceTargets ? JSON.stringify(link.deviceTargets) : 'null'},` +
       `"variants":${link.variants ? JSON.stringify(link.variants.map((v) => ({ url: v.url, weight: v.weight }))) : 'null'},` +
-      `"clicksPerIpPerMinute":${link.clicksPerIpPerMinute},"crawlable":${link.crawlable},"passwordRememberHours":${link.passwordRememberHours},"social":${link.social ? JSON.stringify(link.social) : 'null'},"moderation":{"state":${str(link.moderation)},"reason":${link.moderationReason === null ? 'null' : str(link.moderationReason)}}}`
+      `"clicksPerIpPerMinute":${link.clicksPerIpPerMinute},"crawlable":${link.crawlable},"passwordRememberHours":${link.passwordRememberHours},"social":${link.social ? JSON.stringify(link.social) : 'null'},"appTargets":${link.appTargets ? JSON.stringify(link.appTargets) : 'null'},"moderation":{"state":${str(link.moderation)},"reason":${link.moderationReason === null ? 'null' : str(link.moderationReason)}}}`
     );
   }
 
@@ -70,6 +70,7 @@ export class LinkPresenter {
       crawlable: link.crawlable,
       passwordRememberHours: link.passwordRememberHours,
       social: link.social,
+      appTargets: link.appTargets,
       moderation: { state: link.moderation, reason: link.moderationReason },
     };
   }

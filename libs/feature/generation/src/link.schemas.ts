@@ -34,6 +34,16 @@ const social = z
     description:
       'The card unfurling bots (Slackbot, Twitterbot, facebookexternalhit, LinkedInBot, Discordbot, WhatsApp, TelegramBot, …) get instead of the redirect',
   });
+const appTarget = z.string().max(8192).meta({
+  description:
+    'An app URL scheme (myapp://product/42; javascript:, data:, file:, blob:, about:, intent: and the like are refused) or an https universal link / app link (through the URL policy)',
+  example: 'myapp://product/42',
+});
+const appTargets = z.strictObject({ ios: appTarget.nullable(), android: appTarget.nullable() }).partial().meta({
+  id: 'AppTargets',
+  description:
+    "The app to open on iOS and Android, with the link's target (or its device target) as the fallback: a browser on that device gets a page offering the app and leading to the fallback after a few seconds (an app URL scheme), or a 302 to the universal link / app link (https); any other client gets the fallback's 302",
+});
 const variant = z.strictObject({ url, weight: z.number().int().meta({ description: '1 to 1000' }) }).meta({ id: 'Variant' });
 
 const optionFields = {
@@ -51,6 +61,7 @@ const optionFields = {
   clicksPerIpPerMinute: z.number().int().meta({ description: 'Redirects per visitor address and minute on this link' }),
   crawlable: z.boolean().meta({ description: "Let crawlers fetch this link although its domain's robots.txt disallows (default false)" }),
   social,
+  appTargets,
   passwordRememberHours: z.number().int().meta({
     description:
       'Hours a visitor who gave the right password is let through without the form (a signed cookie for this link), 0 to 720; 0: ask every visit; default 12',
@@ -96,6 +107,7 @@ export const linkCreationSchema = z
     crawlable: true,
     passwordRememberHours: true,
     social: true,
+    appTargets: true,
     legacyCode: true,
     status: true,
     passwordHash: true,
@@ -137,6 +149,7 @@ export const linkSchema = z
     crawlable: z.boolean().meta({ description: "Listed as allowed in its domain's robots.txt" }),
     passwordRememberHours: z.number().int().nullable().meta({ description: 'null: the default, 12 h' }),
     social: z.object({ title: z.string(), description: z.string().nullable(), image: z.string().nullable() }).nullable(),
+    appTargets: z.object({ ios: z.string(), android: z.string() }).partial().nullable(),
     moderation: z
       .object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() })
       .meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),

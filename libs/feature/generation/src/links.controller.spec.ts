@@ -114,5 +114,9 @@ describe('LinksController', () => {
     expect(Object.keys(doc.paths['/api/v1/links/{code}']).sort()).toEqual(['delete', 'get', 'patch']);
     expect(doc.paths['/api/v1/links'].post.responses['400'].content['application/problem+json']).toBeDefined();
     expect(doc.components.schemas.LinkCreation.additionalProperties).toBe(false);
+    // App targets (deep links) in every shape a link is written and read in.
+    expect(doc.components.schemas.AppTargets.properties).toHaveProperty('ios');
+    for (const schema of ['LinkCreation', 'LinkEdit', 'Link'])
+      expect({ schema, fields: Object.keys(doc.components.schemas[schema].properties) }).toEqual({ schema, fields: expect.arrayContaining(['appTargets']) });
   });
 });

@@ -36,6 +36,8 @@ export interface PageText {
     readonly created: string;
     readonly open: string;
   };
+  /** The app page of a link with an app URL scheme (docs/design.md, "Link options"). */
+  readonly app: Message & { readonly open: string; readonly fallback: string };
 }
 
 export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
@@ -95,6 +97,13 @@ export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
       varies: 'Visitors may be sent to another address depending on their country, device or an experiment.',
       created: 'Created',
       open: 'Open the link',
+    },
+    app: {
+      title: 'Open in the app',
+      heading: 'Open this link in the app',
+      body: 'If the app is installed, open it here. Otherwise you will be taken to the website or the store in a few seconds.',
+      open: 'Open in the app',
+      fallback: 'Continue without the app',
     },
   },
   de: {
@@ -162,6 +171,13 @@ export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
       created: 'Erstellt',
       open: 'Link öffnen',
     },
+    app: {
+      title: 'In der App öffnen',
+      heading: 'Diesen Link in der App öffnen',
+      body: 'Wenn die App installiert ist, öffnen Sie sie hier. Sonst geht es in wenigen Sekunden zur Website oder zum Store.',
+      open: 'In der App öffnen',
+      fallback: 'Ohne die App weiter',
+    },
   },
   fr: {
     notFound: {
@@ -223,6 +239,13 @@ export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
       varies: 'Les visiteurs peuvent être dirigés vers une autre adresse selon leur pays, leur appareil ou une expérience.',
       created: 'Créé le',
       open: 'Ouvrir le lien',
+    },
+    app: {
+      title: 'Ouvrir dans l’application',
+      heading: 'Ouvrir ce lien dans l’application',
+      body: 'Si l’application est installée, ouvrez-la ici. Sinon, vous serez dirigé vers le site ou la boutique dans quelques secondes.',
+      open: 'Ouvrir dans l’application',
+      fallback: 'Continuer sans l’application',
     },
   },
 };

@@ -27,6 +27,8 @@ export interface Page {
   /** Already escaped HTML: what goes inside `<main>`. */
   readonly body: string;
   readonly passwordForm?: boolean;
+  /** Already escaped HTML for `<head>` (the app page's meta refresh). */
+  readonly head?: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -124,7 +126,7 @@ export function sendPage(res: ServerResponse, page: Page, context: PageContext, 
   const title = branding?.name ? `${page.title} – ${branding.name}` : page.title;
   const html =
     `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title><style>${style.css}</style></head>` +
+    `<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title>${page.head ?? ''}<style>${style.css}</style></head>` +
     `<body><main>${header(branding, image)}${page.body}</main></body></html>`;
   res.writeHead(page.status, {
     ...page.headers,
@@ -202,7 +204,8 @@ export function previewPage(t: PageText, lang: PageLanguage, link: CachedLink, c
   const rows: string[] = [];
   if (link.title) rows.push(`<dt>${escapeHtml(p.titleLabel)}</dt><dd>${escapeHtml(link.title)}</dd>`);
   rows.push(`<dt>${escapeHtml(p.target)}</dt><dd class="url">${escapeHtml(link.rules?.passwordHash === undefined ? link.targetUrl : p.hidden)}</dd>`);
-  if (link.rules?.geoTargets || link.rules?.deviceTargets || link.rules?.variants) rows.push(`<dt>${escapeHtml(p.note)}</dt><dd>${escapeHtml(p.varies)}</dd>`);
+  if (link.rules?.geoTargets || link.rules?.deviceTargets || link.rules?.variants || link.rules?.appTargets)
+    rows.push(`<dt>${escapeHtml(p.note)}</dt><dd>${escapeHtml(p.varies)}</dd>`);
   const created = new Date(link.createdAt);
   const shown = `${new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(created)} UTC`;
   rows.push(`<dt>${escapeHtml(p.created)}</dt><dd><time datetime="${escapeHtml(created.toISOString())}">${escapeHtml(shown)}</time></dd>`);
@@ -213,5 +216,29 @@ export function previewPage(t: PageText, lang: PageLanguage, link: CachedLink, c
       `<h1>${escapeHtml(p.heading)}</h1>` +
       (link.moderation === 'flagged' ? `<p class="note">${escapeHtml(p.flagged)}</p>` : '') +
       `<dl>${rows.join('')}</dl><p><a class="button" href="${href(`/${code}`)}" rel="nofollow noreferrer">${escapeHtml(p.open)}</a></p>`,
+  };
+}
+
+/**
+ * Seconds the app page waits before it sends a visitor without the app to the fallback: long enough
+ * to read and tap "Open in the app", short enough that nobody is stranded (docs/design.md, "Link options").
+ */
+export const APP_FALLBACK_SECONDS = 5;
+
+/**
+ * A link's app URL scheme for a browser on that device: a tap opens the app (a user's gesture, which
+ * every mobile browser lets through to a scheme), and a meta refresh and a link lead to the fallback
+ * (the store or the web page) for a visitor without the app. No script: the pages' CSP allows none.
+ */
+export function appPage(t: PageText, app: string, fallback: string): Page {
+  const a = t.app;
+  return {
+    status: 200,
+    title: a.title,
+    head: `<meta http-equiv="refresh" content="${APP_FALLBACK_SECONDS};url=${escapeHtml(fallback)}">`,
+    body:
+      `<h1>${escapeHtml(a.heading)}</h1><p>${escapeHtml(a.body)}</p>` +
+      `<p><a class="button" href="${escapeHtml(app)}" rel="nofollow noreferrer">${escapeHtml(a.open)}</a></p>` +
+      `<p><a href="${escapeHtml(fallback)}" rel="nofollow noreferrer">${escapeHtml(a.fallback)}</a></p>`,
   };
 }

@@ -595,6 +595,55 @@ describe('RedirectHttpHandler', () => {
       expect(await flagged.text()).not.toContain('og:title');
     });
 
+    it('offers an app URL scheme to a browser on that device in a page (click counted once), a universal link as the 302; other clients get the fallback', async () => {
+      const html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+      const PIXEL = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
+      const GOOGLEBOT_IPHONE =
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 14_7_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/14.1.2 Mobile/15E148 Safari/604.1 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+      await shard.insert(
+        link('app0001', {
+          appTargets: { ios: 'myapp://product/42?x="1"&y=<2>', android: 'https://shop.example/p/42' },
+          deviceTargets: { ios: 'https://apps.example/app/id1' },
+          maxClicks: 4,
+        }),
+      );
+      const page = await get('/app0001', { headers: as({ 'user-agent': IPHONE, accept: html }) });
+      expect(page.status).toBe(200);
+      expectPageHeaders(page);
+      const body = await page.text();
+      expect(body).toContain('<a class="button" href="myapp://product/42?x=&quot;1&quot;&amp;y=&lt;2&gt;" rel="nofollow noreferrer">Open in the app</a>');
+      expect(body).toContain('<meta http-equiv="refresh" content="5;url=https://apps.example/app/id1">');
+      expect(body).toContain('<a href="https://apps.example/app/id1" rel="nofollow noreferrer">Continue without the app</a>');
+      expect(body).not.toMatch(/<script/i);
+      // HEAD: the same page, no click.
+      const head = await get('/app0001', { method: 'HEAD', headers: as({ 'user-agent': IPHONE, accept: html }) });
+      expect([head.status, head.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      const answer = async (headers: Record<string, string>) => {
+        const res = await get('/app0001', { headers: as(headers) });
+        return [res.status, res.headers.get('location')];
+      };
+      // An API client on the phone, a bot with an iPhone agent: the fallback's redirect.
+      expect(await answer({ 'user-agent': IPHONE })).toEqual([302, 'https://apps.example/app/id1']);
+      expect(await answer({ 'user-agent': GOOGLEBOT_IPHONE, accept: html })).toEqual([302, 'https://apps.example/app/id1']);
+      // Android: the app link is the redirect; a desktop browser gets the target.
+      expect(await answer({ 'user-agent': PIXEL, accept: html })).toEqual([302, 'https://shop.example/p/42']);
+      // maxClicks 4: the page, the two 302s on the phone and Android's took one each; nothing is left.
+      expect(await answer({ 'user-agent': 'desktop-agent', accept: html })).toEqual([410, null]);
+      await flush();
+      expect(clicks.map((c) => [c.code, c.userAgent])).toEqual([
+        ['app0001', IPHONE],
+        ['app0001', IPHONE],
+        ['app0001', GOOGLEBOT_IPHONE],
+        ['app0001', PIXEL],
+      ]);
+      await shard.insert(link('app0002', { appTargets: { ios: 'myapp://x' } }));
+      expect((await get('/app0002', { headers: as({ 'user-agent': 'desktop-agent', accept: html }) })).headers.get('location')).toBe(
+        'https://example.com/app0002',
+      );
+      const german = await get('/app0002', { headers: as({ 'user-agent': IPHONE, accept: html, 'accept-language': 'de' }) });
+      expect(await german.text()).toContain('In der App öffnen');
+    });
+
     it('answers a wrong password with 403 (the form again for a browser), and 429 with Retry-After after 3 wrong ones per visitor and link', async () => {
       await shard.insert(link('pass002', { passwordHash }));
       const me = as();

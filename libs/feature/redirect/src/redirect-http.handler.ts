@@ -18,12 +18,13 @@ import {
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { TenantDirectory } from '@shortlink/tenants-domain';
-import { isLinkPreviewer } from '@shortlink/visitors-domain';
+import { isBotUserAgent, isLinkPreviewer } from '@shortlink/visitors-domain';
 import type { ClickSource } from '@shortlink/clicks-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles, WellKnownFile } from './domain-files';
 import { PageText } from './page-text';
 import {
+  appPage,
   blockedPage,
   errorPage,
   exhaustedPage,
@@ -308,9 +309,9 @@ export class RedirectHttpHandler {
           return;
         }
         const status = afterPost ? 303 : link.redirectType;
-        if (!decision.reserve) return this.redirectTo(visit, link, decision.location, decision.variant, status);
+        if (!decision.reserve) return this.redirectTo(visit, link, decision, status);
         this.options.quota.reserve(link, visit.id!, (outcome) => {
-          if (outcome === 'granted') this.redirectTo(visit, link, decision.location, decision.variant, status);
+          if (outcome === 'granted') this.redirectTo(visit, link, decision, status);
           else if (outcome === 'exhausted') this.refused(visit, exhausted());
           else this.refused(visit, counterUnreachable());
         });
@@ -433,10 +434,15 @@ export class RedirectHttpHandler {
    * A redirect decided by the rules. Only a plain link's 301 may be cached by anyone: an answer
    * that depends on the visitor (country, device, variant) or on a count must reach us every time.
    */
-  private redirectTo(visit: Visit, link: CachedLink, location: string, variant: number | null, status: number): void {
+  private redirectTo(visit: Visit, link: CachedLink, decision: RedirectDecision & { kind: 'redirect' }, status: number): void {
     const { req, res } = visit;
-    // A click only for a redirect actually sent (never HEAD, a page or a refusal), with the variant served.
+    const { location, variant, app } = decision;
+    // A click only for a redirect actually sent, or the app page that stands for it (never HEAD, another page or a refusal), with the variant served.
     if (req.method !== 'HEAD') this.recorder.record(req, link, visit.address, variant, visit.id!, visit.source);
+    // An app URL scheme: a browser gets the app page, whose fallback is `location` (docs/design.md, "Link options").
+    if (app !== undefined && this.pages.wantsPage(req) && !isBotUserAgent(req.headers['user-agent'] ?? '')) {
+      return this.page(visit, (t) => appPage(t, app, location));
+    }
     this.metrics.status(status);
     res.writeHead(status, {
       location,

@@ -45,6 +45,7 @@ export const EXPORT_COLUMNS = [
   'clicksPerIpPerMinute',
   'passwordRememberHours',
   'social',
+  'appTargets',
   'shortUrl',
   'createdAt',
 ] as const;
@@ -72,6 +73,7 @@ export interface ExportedLink {
   clicksPerIpPerMinute: number | null;
   passwordRememberHours?: number | null;
   social?: { title: string; description: string | null; image: string | null } | null;
+  appTargets?: { ios?: string; android?: string } | null;
 }
 
 /** The export route (with password hashes, links:read and links:write), and the list that any reading key may use. */
@@ -147,6 +149,7 @@ export function exportRow(l: ExportedLink): unknown[] {
     l.clicksPerIpPerMinute ?? '',
     l.passwordRememberHours ?? '',
     asJson(l.social),
+    asJson(l.appTargets),
     l.shortUrl,
     l.createdAt,
   ];

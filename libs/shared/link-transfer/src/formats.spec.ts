@@ -80,6 +80,7 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
           clicksPerIpPerMinute: l.clicksPerIpPerMinute ?? undefined,
           passwordRememberHours: l.passwordRememberHours ?? undefined,
           social: l.social ?? undefined,
+          appTargets: l.appTargets ?? undefined,
         };
         return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
       }),

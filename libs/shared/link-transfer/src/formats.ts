@@ -32,6 +32,7 @@ export interface LinkBody {
   clicksPerIpPerMinute?: number | string;
   passwordRememberHours?: number | string;
   social?: unknown;
+  appTargets?: unknown;
 }
 
 /** One exported link as a create, and why it was made less open than its source (a line in the results). */
@@ -182,6 +183,7 @@ export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): Ma
       set('clicksPerIpPerMinute', int(cell('clicksperipperminute', 'clicks_per_ip_per_minute')));
       set('passwordRememberHours', int(cell('passwordrememberhours', 'password_remember_hours')));
       set('social', json(cell('social')));
+      set('appTargets', json(cell('apptargets', 'app_targets')));
       if (isTrue(cell('passwordprotected', 'password_protected')) && !body.passwordHash && !body.password) {
         disable('password-protected at the source, but the export carries no password hash (exported with a key without links:write): created disabled');
       }

@@ -146,6 +146,9 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
         ],
         clicksPerIpPerMinute: 5,
         crawlable: true,
+        passwordRememberHours: 2,
+        social: { title: 'Spring "sale"', description: null, image: 'https://cdn.example/s.png' },
+        appTargets: { ios: 'myapp://product/42?ref=%22x%22', android: 'https://example.com/app/42' },
         version: 7,
         moderation: 'flagged',
         moderationReason: 'homograph: x',
@@ -153,6 +156,16 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       });
       await f.shard.insert(link);
       expect(await f.shard.findByCode(link)).toEqual(link);
+    });
+
+    it('keeps an edit of app targets, and their removal (docs/design.md, "Link options")', async () => {
+      const link = aLink({ appTargets: { android: 'myapp://a' } });
+      await f.shard.insert(link);
+      const next = { ...link, appTargets: { ios: 'https://example.com/app/1' }, version: 2 };
+      expect(await f.shard.replace(next, 1)).toBe(true);
+      expect((await f.shard.findByCode(link))?.appTargets).toEqual({ ios: 'https://example.com/app/1' });
+      expect(await f.shard.replace({ ...next, appTargets: null, version: 3 }, 2)).toBe(true);
+      expect((await f.shard.findByCode(link))?.appTargets).toBeNull();
     });
 
     it('replaces a link only while its version is the expected one, tags included', async () => {

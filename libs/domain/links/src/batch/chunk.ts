@@ -94,5 +94,6 @@ export function linkOf(p: PreparedLink, id: bigint, codes: CodeStrategy, attempt
     crawlable: p.crawlable,
     passwordRememberHours: p.passwordRememberHours,
     social: p.social,
+    appTargets: p.appTargets,
   };
 }

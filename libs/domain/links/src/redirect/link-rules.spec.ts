@@ -94,6 +94,35 @@ describe('LinkRules', () => {
     expect(locationOf(rules.decide(l, request({ address: '10.0.0.1', userAgent: IPHONE })))).toBe('https://example.com/main');
   });
 
+  it('offers the app of the visitor’s device: a scheme with the device target or target as fallback, a universal link as the redirect', () => {
+    const l = link({
+      deviceTargets: { ios: 'https://apps.apple.com/app/id1' },
+      appTargets: { ios: 'myapp://product/42', android: 'https://shop.example/p/42' },
+      utm: { source: 'sl' },
+    });
+    expect(rules.decide(l, request({ userAgent: IPHONE, query: 'q=1' }))).toEqual({
+      kind: 'redirect',
+      location: 'https://apps.apple.com/app/id1?utm_source=sl&q=1',
+      variant: null,
+      reserve: false,
+      visitorLimit: undefined,
+      app: 'myapp://product/42',
+    });
+    expect(rules.decide(l, request({ userAgent: PIXEL, query: 'q=1' }))).toEqual({
+      kind: 'redirect',
+      location: 'https://shop.example/p/42?utm_source=sl&q=1',
+      variant: null,
+      reserve: false,
+      visitorLimit: undefined,
+    });
+    const desktop = rules.decide(l, request({ userAgent: WINDOWS }));
+    expect(desktop).toEqual({ kind: 'redirect', location: 'https://example.com/main?utm_source=sl', variant: null, reserve: false, visitorLimit: undefined });
+    // Without a device target the link's own target is the fallback; a device without an app target gets the redirect.
+    const onlyAndroid = link({ appTargets: { android: 'myapp://x' } });
+    expect(rules.decide(onlyAndroid, request({ userAgent: PIXEL }))).toMatchObject({ location: 'https://example.com/main', app: 'myapp://x' });
+    expect(rules.decide(onlyAndroid, request({ userAgent: IPHONE }))).not.toHaveProperty('app');
+  });
+
   it('limits each visitor per link and minute; HEAD is not counted, and the window ends', () => {
     const l = link({ clicksPerIpPerMinute: 2 });
     const t0 = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -32,7 +32,18 @@ export type RedirectDecision =
    * per-visitor limit, which this instance's window allowed and the window every instance shares must
    * allow too (SharedVisitorLimit), before the click is taken.
    */
-  | { readonly kind: 'redirect'; readonly location: string; readonly variant: number | null; readonly reserve: boolean; readonly visitorLimit?: number };
+  | {
+      readonly kind: 'redirect';
+      readonly location: string;
+      readonly variant: number | null;
+      readonly reserve: boolean;
+      readonly visitorLimit?: number;
+      /**
+       * The app URL scheme of the visitor's device (`myapp://…`, appTargets): `location` is then the
+       * fallback, and a browser gets the app page instead of the redirect (docs/design.md, "Link options").
+       */
+      readonly app?: string;
+    };
 
 /** What the rules need to know of the maxClicks counter without waiting (ClickQuota). */
 export interface ExhaustionView {
@@ -62,7 +73,7 @@ const MAX_AGENT = 512;
  * Where a request for a link goes (docs/design.md, "Link options"), in this order: moderation
  * (banned: blocked page; flagged: warning page until the visitor continues) → max clicks → password
  * → per-link visitor limit → geo target → device target → weighted variant → UTM parameters → query
- * forwarding. Synchronous: the per-visitor limit is counted here in this process's window, the caller
+ * forwarding; then the app target of the visitor's device, for which what came before is the fallback. Synchronous: the per-visitor limit is counted here in this process's window, the caller
  * then counts it in the window every instance shares (`visitorLimit`), and takes the counter of
  * maxClicks when `reserve` says so, after everything else has passed, so a refused request never uses up a click.
  */
@@ -102,13 +113,29 @@ export class LinkRules {
       const country = this.countryOf(req.address);
       if (country !== '') target = rules.geoTargets[country];
     }
-    if (target === undefined && rules.deviceTargets !== undefined) target = rules.deviceTargets[this.deviceOf(req.userAgent)];
+    // The device is looked up only when a device-dependent option needs it, exactly as before app targets.
+    let device: DeviceTarget | undefined;
+    if (target === undefined && rules.deviceTargets !== undefined) target = rules.deviceTargets[(device = this.deviceOf(req.userAgent))];
     if (target === undefined && rules.variants !== undefined && compiled.variantEnds !== null) {
       variant = pickVariant(compiled.variantEnds, visitorKey(req.address, req.userAgent), compiled.variantSeed);
       target = rules.variants[variant].url;
     }
-    const location = this.locationFor(compiled, link, target ?? link.targetUrl, rules.forwardQuery === false ? undefined : req.query);
-    return { kind: 'redirect', location, variant, reserve: req.counts && rules.maxClicks !== undefined, visitorLimit: rules.clicksPerIpPerMinute };
+    const query = rules.forwardQuery === false ? undefined : req.query;
+    const reserve = req.counts && rules.maxClicks !== undefined;
+    let app: string | undefined;
+    if (rules.appTargets !== undefined) {
+      device ??= this.deviceOf(req.userAgent);
+      if (device !== 'desktop') app = rules.appTargets[device];
+    }
+    if (app !== undefined) {
+      // A universal link or app link is the redirect itself: the OS opens the app, or the browser the web page.
+      if (app.startsWith('https:'))
+        return { kind: 'redirect', location: this.locationFor(compiled, link, app, query), variant: null, reserve, visitorLimit: rules.clicksPerIpPerMinute };
+      const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
+      return { kind: 'redirect', location, variant, reserve, visitorLimit: rules.clicksPerIpPerMinute, app };
+    }
+    const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
+    return { kind: 'redirect', location, variant, reserve, visitorLimit: rules.clicksPerIpPerMinute };
   }
 
   /** The device target of a user agent, parsed once per distinct agent. */
