@@ -1,6 +1,7 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 
-const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{2,63}$/;
+/** 3-64 of A-Z a-z 0-9 _ -, starting with a letter or digit (also published in the OpenAPI document). */
+export const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{2,63}$/;
 
 /**
  * A code kept from another shortener (docs/design.md, "Import and export"): segments of letters,

@@ -1,6 +1,6 @@
 // The links domain: links and their codes, creation (single and batch), edits, listing, the rules of a redirect, and
 // the ports the sharding lib (LinkRepository) and the read path (LinkResolver, LinkCacheWriter) implement.
-export { isPlausibleCode, RESERVED_PATHS } from './alias';
+export { ALIAS_PATTERN, isPlausibleCode, RESERVED_PATHS } from './alias';
 export { BatchCreator } from './batch/batch-creator';
 export { BulkLinks, type BulkOutcome, type BulkSelection } from './batch/bulk-links';
 export type { BatchOutcome, BatchRow } from './batch/chunk';
@@ -21,7 +21,7 @@ export {
   type ShortUrlIdentifier,
   unknownLink,
 } from './link';
-export { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
+export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
 export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {

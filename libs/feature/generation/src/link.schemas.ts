@@ -1,32 +1,37 @@
 import { z } from 'zod';
 import 'zod-openapi';
+import { ALIAS_PATTERN, LINK_LIMITS as LIMITS } from '@shortlink/links-domain';
 
 /**
  * The wire shapes of the link API (docs/design.md, "Contract"): JSON types and unknown-field
  * refusal here; the meaning (URL policy, limits, expiry in the future) is checked by the links
- * domain, which answers with its own stable codes (INVALID_URL, URL_NOT_ALLOWED, ...).
+ * domain, which answers with its own stable codes (INVALID_URL, URL_NOT_ALLOWED, ...). The domain's
+ * limits are published in the document (`.meta` keywords, which validate nothing here), so that a
+ * generated example is a request the server accepts.
  */
 const url = z.string().max(24_576).meta({ description: 'http(s) URL; at most 2048 characters once normalised', example: 'https://example.com/spring-sale' });
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 
 const utm = z
   .strictObject({
-    source: z.string().max(200),
-    medium: z.string().max(200),
-    campaign: z.string().max(200),
-    term: z.string().max(200),
-    content: z.string().max(200),
+    source: z.string().max(LIMITS.utmValue),
+    medium: z.string().max(LIMITS.utmValue),
+    campaign: z.string().max(LIMITS.utmValue),
+    term: z.string().max(LIMITS.utmValue),
+    content: z.string().max(LIMITS.utmValue),
   })
   .partial()
   .meta({ id: 'Utm', description: 'Added to the target as utm_* parameters; these win over the same names in the target URL' });
-const geoTargets = z
-  .record(z.string().max(8), url)
-  .meta({ description: 'ISO 3166-1 alpha-2 country code -> URL', example: { DE: 'https://example.de/', US: 'https://example.com/us' } });
+const geoTargets = z.record(z.string().max(8).meta({ pattern: '^[A-Za-z]{2}$' }), url).meta({
+  description: 'ISO 3166-1 alpha-2 country code -> URL',
+  maxProperties: LIMITS.geoTargets,
+  example: { DE: 'https://example.de/', US: 'https://example.com/us' },
+});
 const deviceTargets = z.strictObject({ ios: url, android: url, desktop: url }).partial().meta({ id: 'DeviceTargets' });
 const social = z
   .strictObject({
-    title: z.string().max(1000).meta({ description: '1 to 200 characters; og:title and twitter:title' }),
-    description: z.string().max(2000).nullable().optional().meta({ description: 'At most 500 characters; og:description' }),
+    title: z.string().max(1000).meta({ description: 'og:title and twitter:title', minLength: 1, maxLength: LIMITS.socialTitle }),
+    description: z.string().max(2000).nullable().optional().meta({ description: 'og:description', maxLength: LIMITS.socialDescription }),
     image: url.nullable().optional().meta({ description: 'http(s) URL of the image, through the URL policy like every target; og:image' }),
   })
   .meta({
@@ -44,27 +49,40 @@ const appTargets = z.strictObject({ ios: appTarget.nullable(), android: appTarge
   description:
     "The app to open on iOS and Android, with the link's target (or its device target) as the fallback: a browser on that device gets a page offering the app and leading to the fallback after a few seconds (an app URL scheme), or a 302 to the universal link / app link (https); any other client gets the fallback's 302",
 });
-const variant = z.strictObject({ url, weight: z.number().int().meta({ description: '1 to 1000' }) }).meta({ id: 'Variant' });
+const variant = z.strictObject({ url, weight: z.number().int().meta({ minimum: 1, maximum: LIMITS.variantWeight }) }).meta({ id: 'Variant' });
 
 const optionFields = {
   redirectType: z.union([z.literal(301), z.literal(302)]).meta({ description: '302 by default; browsers cache a 301, hiding later clicks' }),
-  expiresAt: z.string().max(64).meta({ description: 'ISO 8601 date-time with a zone; from then on the redirect answers 410', example: '2027-01-31T12:00:00Z' }),
-  title: z.string().max(1000),
-  tags: z.array(z.string().max(200)).max(100).meta({ description: 'At most 10 tags of 1-50 letters, digits, spaces or "_ . : / -"' }),
-  maxClicks: z.number().int().meta({ description: 'After this many redirects the link answers 410 LINK_EXHAUSTED' }),
-  password: z.string().max(1000).meta({ description: '4-128 characters; stored only as an argon2id hash' }),
+  expiresAt: z
+    .string()
+    .max(64)
+    .meta({ description: 'ISO 8601 date-time with a zone; from then on the redirect answers 410', format: 'date-time', example: '2027-01-31T12:00:00Z' }),
+  title: z.string().max(1000).meta({ maxLength: LIMITS.title }),
+  tags: z
+    .array(z.string().max(200).meta({ minLength: 1, maxLength: LIMITS.tag }))
+    .max(100)
+    .meta({ description: 'Letters, digits, spaces or "_ . : / -", starting with a letter or digit', maxItems: LIMITS.tags }),
+  maxClicks: z.number().int().meta({ description: 'After this many redirects the link answers 410 LINK_EXHAUSTED', minimum: 1, maximum: LIMITS.maxClicks }),
+  password: z.string().max(1000).meta({ description: 'Stored only as an argon2id hash', minLength: LIMITS.passwordMin, maxLength: LIMITS.passwordMax }),
   utm,
   forwardQuery: z.boolean().meta({ description: "Carry the visitor's query string to the target (default true)" }),
   geoTargets,
   deviceTargets,
-  variants: z.array(variant).max(100).meta({ description: 'Up to 10 weighted targets for an A/B test; a visitor always gets the same one' }),
-  clicksPerIpPerMinute: z.number().int().meta({ description: 'Redirects per visitor address and minute on this link' }),
+  variants: z
+    .array(variant)
+    .max(100)
+    .meta({ description: 'Weighted targets for an A/B test; a visitor always gets the same one', minItems: 1, maxItems: LIMITS.variants }),
+  clicksPerIpPerMinute: z
+    .number()
+    .int()
+    .meta({ description: 'Redirects per visitor address and minute on this link', minimum: 1, maximum: LIMITS.clicksPerIpPerMinute }),
   crawlable: z.boolean().meta({ description: "Let crawlers fetch this link although its domain's robots.txt disallows (default false)" }),
   social,
   appTargets,
   passwordRememberHours: z.number().int().meta({
-    description:
-      'Hours a visitor who gave the right password is let through without the form (a signed cookie for this link), 0 to 720; 0: ask every visit; default 12',
+    description: 'Hours a visitor who gave the right password is let through without the form (a signed cookie for this link); 0: ask every visit; default 12',
+    minimum: 0,
+    maximum: LIMITS.passwordRememberHours,
   }),
 };
 
@@ -84,7 +102,7 @@ const importFields = {
 export const linkCreationSchema = z
   .strictObject({
     url,
-    alias: z.string().max(200).meta({ description: '3-64 of A-Z a-z 0-9 _ -; instead of a generated code' }),
+    alias: z.string().max(200).meta({ description: 'Instead of a generated code', minLength: 3, maxLength: 64, pattern: ALIAS_PATTERN.source }),
     domain: z.string().max(253).meta({ description: 'The default domain, or one of your own' }),
     ...optionFields,
     ...importFields,
@@ -132,9 +150,9 @@ export const linkSchema = z
     url: z.string(),
     title: z.string().nullable(),
     tags: z.array(z.string()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    expiresAt: z.string().nullable(),
+    createdAt: z.string().meta({ format: 'date-time' }),
+    updatedAt: z.string().meta({ format: 'date-time' }),
+    expiresAt: z.string().nullable().meta({ format: 'date-time' }),
     status: z.enum(['active', 'disabled', 'expired']),
     redirectType: z.union([z.literal(301), z.literal(302)]),
     version: z.number().int().meta({ description: 'Also the ETag; send it back as If-Match to edit safely' }),
