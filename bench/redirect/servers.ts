@@ -157,6 +157,10 @@ export function allOptionsLink(tag: string): Record<string, unknown> {
     // An app URL scheme on both devices: the bench's clients send no Accept, so they get the
     // fallback's 302 (the device target) after the app target was looked at.
     appTargets: { ios: 'benchapp://open/ios', android: 'benchapp://open/android' },
+    // People get the redirect; the card is only for unfurling bots (the l1-card-kafka case).
+    social: { title: 'bench: every option', description: 'The card of the all-options link', image: 'https://example.com/bench/card.png' },
+    crawlable: true,
+    passwordRememberHours: 24,
   };
 }
 
