@@ -10,6 +10,7 @@ export {
   type SendResult,
   WEBHOOK_STORE,
   WEBHOOK_TRANSPORT,
+  WEBHOOK_URL_GUARD,
   type WebhookStore,
   type WebhookTransport,
 } from './ports';

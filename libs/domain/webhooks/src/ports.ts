@@ -81,3 +81,6 @@ export interface WebhookTransport {
 }
 
 export const WEBHOOK_TRANSPORT = Symbol('WEBHOOK_TRANSPORT');
+
+/** WebhookUrlGuard: the SSRF guard with the system resolver and WEBHOOK_ALLOW_PRIVATE (the wiring builds it). */
+export const WEBHOOK_URL_GUARD = Symbol('WEBHOOK_URL_GUARD');

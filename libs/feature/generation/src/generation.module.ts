@@ -29,6 +29,7 @@ import {
   UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
+import { SecretBox, WEBHOOK_STORE, WEBHOOK_URL_GUARD, WebhookService, WebhookStore, WebhookUrlGuard } from '@shortlink/webhooks-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
 import {
   ApiKeyService,
@@ -52,6 +53,7 @@ import { KeysController } from './keys.controller';
 import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [
@@ -67,6 +69,8 @@ export const GENERATION_PORTS: readonly symbol[] = [
   SLOT_STORE,
   DOMAIN_SETTINGS_STORE,
   AUDIT_LOG_STORE,
+  WEBHOOK_STORE,
+  WEBHOOK_URL_GUARD,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -85,6 +89,7 @@ export const GENERATION_API = {
     keys: 'Your tenant’s API keys and their scopes',
     domains: 'The settings of your domains: redirects, branding, robots, app association files',
     audit: 'Who changed what, when and from where',
+    webhooks: 'Signed deliveries of your links’ events to your endpoints (Standard Webhooks)',
     admin: 'Operators only: tenants, their plans and domains, moderation',
   },
 };
@@ -136,7 +141,16 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
       module: GenerationFeatureModule,
       imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, LinkExportController, KeysController, DomainsController, AdminController, AuditLogController],
+      controllers: [
+        BatchController,
+        LinksController,
+        LinkExportController,
+        KeysController,
+        DomainsController,
+        AdminController,
+        AuditLogController,
+        WebhooksController,
+      ],
       providers: [
         Lifecycle,
         { provide: GENERATION_OPTIONS, useValue: options },
@@ -286,6 +300,13 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           },
         },
         { provide: LinkAudit, inject: [AuditLog], useFactory: (log: AuditLog) => new LinkAudit(log) },
+        {
+          provide: WebhookService,
+          inject: [WEBHOOK_STORE, CODE_SECRET, WEBHOOK_URL_GUARD, AuditLog],
+          // The signing secrets are sealed under a key derived from the code secret (docs/design.md, "Webhooks").
+          useFactory: (store: WebhookStore, codeSecret: string, guard: WebhookUrlGuard, audit: AuditLog) =>
+            new WebhookService(store, new SecretBox(codeSecret), guard, audit),
+        },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,

@@ -9,6 +9,7 @@ import { passwordsPort } from './ports/passwords.port';
 import { secretsPort } from './ports/secrets.port';
 import { snapshotPort } from './ports/snapshot.port';
 import { urlSafetyPort } from './ports/url-safety.port';
+import { webhooksPort } from './ports/webhooks.port';
 import { Port } from './port';
 
 /** Every port the apps can ask for, in the order they are opened (and closed in reverse). */
@@ -17,6 +18,7 @@ export const PORT_CATALOG: readonly Port[] = [
   geoPort,
   passwordsPort,
   urlSafetyPort,
+  webhooksPort,
   metaPort,
   linksPort,
   cachePort,
