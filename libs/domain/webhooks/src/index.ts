@@ -9,6 +9,7 @@ export {
   type PlatformEventSource,
   type SendResult,
   WEBHOOK_STORE,
+  WEBHOOK_CLICK_SOURCE,
   WEBHOOK_TRANSPORT,
   WEBHOOK_URL_GUARD,
   type WebhookStore,
@@ -20,3 +21,4 @@ export { signedHeaders } from './signing';
 export { type Delivery, type DeliveryStatus, type PlatformEvent, type Webhook, WEBHOOK_EVENTS, type WebhookEventType } from './webhook';
 export { type DeliveryPage, type WebhookEdit, type WebhookInput, WebhookService, type WebhookServiceOptions } from './webhook-service';
 export { WebhookUrlGuard } from './webhook-url';
+export { EventPublisher, type EventPublisherOptions } from './event-publisher';

@@ -29,7 +29,17 @@ import {
   UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
-import { SecretBox, WEBHOOK_STORE, WEBHOOK_URL_GUARD, WebhookService, WebhookStore, WebhookUrlGuard } from '@shortlink/webhooks-domain';
+import {
+  EventPublisher,
+  PLATFORM_EVENT_SINK,
+  PlatformEventSink,
+  SecretBox,
+  WEBHOOK_STORE,
+  WEBHOOK_URL_GUARD,
+  WebhookService,
+  WebhookStore,
+  WebhookUrlGuard,
+} from '@shortlink/webhooks-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
 import {
   ApiKeyService,
@@ -53,6 +63,7 @@ import { KeysController } from './keys.controller';
 import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
+import { LinkChangeHooks } from './webhooks/link-events';
 import { WebhooksController } from './webhooks/webhooks.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
@@ -71,6 +82,7 @@ export const GENERATION_PORTS: readonly symbol[] = [
   AUDIT_LOG_STORE,
   WEBHOOK_STORE,
   WEBHOOK_URL_GUARD,
+  PLATFORM_EVENT_SINK,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -299,7 +311,22 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
             return log;
           },
         },
-        { provide: LinkAudit, inject: [AuditLog], useFactory: (log: AuditLog) => new LinkAudit(log) },
+        {
+          // The platform's events of link changes, for the webhook deliverer (docs/design.md, "Webhooks").
+          provide: EventPublisher,
+          inject: [PLATFORM_EVENT_SINK, Lifecycle, APP_LOGGER],
+          useFactory: (sink: PlatformEventSink, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('Events');
+            const publisher = new EventPublisher(sink, {
+              onDeferred: (error, pending) => logger.warn(`events wait for the bus (${pending} in memory, retried every second): ${(error as Error)?.message}`),
+              onDropped: (count) => logger.error(`${count} events dropped: the bus did not take them`),
+            });
+            lifecycle.manage({ stop: () => publisher.stop() });
+            return publisher;
+          },
+        },
+        // Each link change's audit entry and platform event, after the shard acknowledged it.
+        { provide: LinkAudit, inject: [AuditLog, EventPublisher], useFactory: (log: AuditLog, events: EventPublisher) => new LinkChangeHooks(log, events) },
         {
           provide: WebhookService,
           inject: [WEBHOOK_STORE, CODE_SECRET, WEBHOOK_URL_GUARD, AuditLog],
