@@ -85,5 +85,5 @@ export const WEBHOOK_TRANSPORT = Symbol('WEBHOOK_TRANSPORT');
 /** WebhookUrlGuard: the SSRF guard with the system resolver and WEBHOOK_ALLOW_PRIVATE (the wiring builds it). */
 export const WEBHOOK_URL_GUARD = Symbol('WEBHOOK_URL_GUARD');
 
-/** ClickEventSource: the click topic read by the webhook deliverer's own consumer group (KAFKA_WEBHOOK_CONSUMER_GROUP). */
+/** ClickEventSource: the click topic read by the webhook deliverer's own consumer group (`<KAFKA_WEBHOOK_CONSUMER_GROUP>.clicks`). */
 export const WEBHOOK_CLICK_SOURCE = Symbol('WEBHOOK_CLICK_SOURCE');

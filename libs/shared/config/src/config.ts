@@ -149,7 +149,7 @@ export const envSchema = z.object({
   KAFKA_CONSUMER_GROUP: z.string().default('shortlink-analytics'),
   /** The platform's own events (link changes, batches) the webhook deliverer consumes (docs/design.md, "Webhooks"). */
   KAFKA_EVENTS_TOPIC: z.string().default('shortlink.events'),
-  /** The webhook deliverer's consumer group, on the events and the click topics. */
+  /** The webhook deliverer's consumer group on the events topic; `<it>.clicks` is its group on the click topic. */
   KAFKA_WEBHOOK_CONSUMER_GROUP: z.string().default('shortlink-webhooks'),
   /** Webhooks: deliver to private, loopback and link-local addresses too (tests, private deployments). */
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),

@@ -38,7 +38,8 @@ export const busPort = portSpec<ClickBus>({
         webhookSource: new KafkaClickEventSource({
           brokers: bus.brokers,
           topic: bus.topic,
-          groupId: config.webhooks.consumerGroup,
+          // A group of its own per topic: kafkajs rebalances forever a group whose members subscribe to different topics.
+          groupId: `${config.webhooks.consumerGroup}.clicks`,
           clientId: 'shortlink-webhooks',
           sessionTimeoutMs: bus.sessionTimeoutMs,
           topicReady: ensureTopic,
@@ -53,7 +54,7 @@ export const busPort = portSpec<ClickBus>({
       sink: new MemoryClickEventSink(log),
       // The log dies with the process: at shutdown the consumer first takes what the redirect flushed.
       source: new MemoryClickEventSource(log, { groupId: bus.consumerGroup, drainOnCloseMs: 10_000 }),
-      webhookSource: new MemoryClickEventSource(log, { groupId: config.webhooks.consumerGroup, drainOnCloseMs: 2000 }),
+      webhookSource: new MemoryClickEventSource(log, { groupId: `${config.webhooks.consumerGroup}.clicks`, drainOnCloseMs: 2000 }),
     };
   },
   provides: [
