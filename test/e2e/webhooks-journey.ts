@@ -65,7 +65,16 @@ export class Receiver {
   }
 
   stop(): Promise<void> {
-    return new Promise((r) => this.server.close(() => r()));
+    return new Promise((r) => {
+      this.server.close(() => r());
+      this.server.closeAllConnections();
+    });
+  }
+
+  /** Listens again on the same port (a receiver restarted after a crash or a deploy). */
+  async restart(): Promise<void> {
+    const port = Number(new URL(this.url).port);
+    await new Promise<void>((r) => this.server.listen(port, '127.0.0.1', r));
   }
 }
 
@@ -153,6 +162,35 @@ export function describeWebhookJourney(endpoints: () => Endpoints, newTenant: ()
       expect(attempts.map((r) => r.answered)).toEqual([503, 503, 204]);
       const page = await api(gen(), 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=50`, apiKey);
       expect(page.body.deliveries.find((d: { id: string }) => d.id === id)).toMatchObject({ status: 'succeeded', attempts: 3, lastStatusCode: 204 });
+    });
+
+    it('keeps what happened while the receiver was down and delivers it once it listens again, each message applied once', async () => {
+      await receiver.stop();
+      const codes: string[] = [];
+      try {
+        for (let i = 0; i < 3; i++) codes.push((await api(gen(), 'POST', '/api/v1/links', apiKey, { url: `https://example.com/down-${i}` })).body.code);
+        // Every one of them was tried and refused while nothing listened.
+        await eventually('failed attempts while the receiver is down', async () => {
+          const page = await api(gen(), 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=10`, apiKey);
+          const fresh = page.body.deliveries.filter(
+            (d: { eventType: string; payload: { data: Record<string, unknown> } }) =>
+              d.eventType === 'link.created' && codes.includes(linkOf(d.payload.data).code),
+          );
+          return (
+            fresh.length === 3 &&
+            fresh.every((d: { attempts: number; status: string; lastError: string }) => d.attempts >= 1 && d.status === 'pending' && d.lastError)
+          );
+        });
+      } finally {
+        await receiver.restart();
+      }
+      await eventually('every message after the restart', async () =>
+        codes.every((code) => receiver.of('link.created', (d) => linkOf(d).code === code).length === 1),
+      );
+      for (const code of codes) {
+        const [[id]] = receiver.of('link.created', (d) => linkOf(d).code === code);
+        expect(receiver.received.filter((r) => r.id === id).map((r) => r.answered)).toEqual([204]);
+      }
     });
 
     it('redelivers a delivery under its own webhook-id, which the idempotent receiver does not apply twice', async () => {
