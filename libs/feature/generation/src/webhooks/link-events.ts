@@ -32,22 +32,22 @@ export class LinkChangeHooks extends LinkAudit {
 
   override async created(context: AuditContext, link: Link): Promise<void> {
     await super.created(context, link);
-    await this.events.publish([this.events.event('link.created', link.tenantId, { link: linkData(link) })]);
+    this.events.publish([this.events.event('link.created', link.tenantId, { link: linkData(link) })]);
   }
 
   override async edited(context: AuditContext, change: LinkUpdate): Promise<void> {
     await super.edited(context, change);
     if (change.before.version === change.after.version) return;
-    await this.events.publish([this.events.event('link.updated', change.after.tenantId, { link: linkData(change.after) })]);
+    this.events.publish([this.events.event('link.updated', change.after.tenantId, { link: linkData(change.after) })]);
   }
 
   override async deleted(context: AuditContext, tenantId: string, id: ShortUrlIdentifier): Promise<void> {
     await super.deleted(context, tenantId, id);
-    await this.events.publish([this.events.event('link.deleted', tenantId, { link: { code: id.code, domain: id.domain } })]);
+    this.events.publish([this.events.event('link.deleted', tenantId, { link: { code: id.code, domain: id.domain } })]);
   }
 
   override async batch(context: AuditContext, tenantId: string, counts: LinkCounts): Promise<void> {
     await super.batch(context, tenantId, counts);
-    await this.events.publish([this.events.event('batch.completed', tenantId, { created: counts.count, failed: counts.failed })]);
+    this.events.publish([this.events.event('batch.completed', tenantId, { created: counts.count, failed: counts.failed })]);
   }
 }
