@@ -23,20 +23,11 @@ import { RetentionJob } from './retention-job';
 import { StatsController } from './stats.controller';
 import { WebhookDelivery } from './webhook-delivery';
 
+/** The webhook deliverer's ports (docs/design.md, "Webhooks"), in the order its factory takes them. */
+const WEBHOOK_DELIVERY_PORTS = [WEBHOOK_STORE, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, CODE_SECRET, AUDIT_LOG_STORE, PLATFORM_EVENT_SOURCE, WEBHOOK_CLICK_SOURCE];
+
 /** The ports the analytics app injects; the composition binds them (wiring, or a shared bridge). */
-export const ANALYTICS_PORTS: readonly symbol[] = [
-  ...API_ACCESS_PORTS,
-  CLICK_EVENT_SOURCE,
-  CLICK_AGGREGATE_STORE,
-  // The webhook deliverer (docs/design.md, "Webhooks").
-  WEBHOOK_STORE,
-  WEBHOOK_TRANSPORT,
-  WEBHOOK_URL_GUARD,
-  CODE_SECRET,
-  AUDIT_LOG_STORE,
-  PLATFORM_EVENT_SOURCE,
-  WEBHOOK_CLICK_SOURCE,
-];
+export const ANALYTICS_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, ...WEBHOOK_DELIVERY_PORTS];
 
 /** The analytics app's OpenAPI document (/docs): every query endpoint with its contract. */
 export const ANALYTICS_OPENAPI = {
@@ -84,18 +75,7 @@ export class AnalyticsFeatureModule {
         {
           // Where the consumer runs, the webhook deliverer runs: it consumes Kafka already, and no API request waits on it.
           provide: WebhookDelivery,
-          inject: [
-            WEBHOOK_STORE,
-            WEBHOOK_TRANSPORT,
-            WEBHOOK_URL_GUARD,
-            CODE_SECRET,
-            AUDIT_LOG_STORE,
-            PLATFORM_EVENT_SOURCE,
-            WEBHOOK_CLICK_SOURCE,
-            APP_CONFIG,
-            APP_LOGGER,
-            Lifecycle,
-          ],
+          inject: [...WEBHOOK_DELIVERY_PORTS, APP_CONFIG, APP_LOGGER, Lifecycle],
           useFactory: (
             store: WebhookStore,
             transport: WebhookTransport,
