@@ -2,7 +2,7 @@ import type { PlatformEvent, PlatformEventSink, PlatformEventSource } from '@sho
 
 /**
  * The embedded twin of the events topic (docs/design.md, "Webhooks"): one in-process queue shared
- * by the apps of the process, one consumer. Events wait (up to `maxPending`, oldest dropped) until
+ * by the apps of the process, one consumer. Events wait (up to `maxPending`, 10 000, oldest dropped) until
  * the consumer's handler resolved for them; a handler that throws gets them again after `retryMs`.
  * Lost with the process, like the in-process click log.
  */
@@ -18,7 +18,7 @@ export class InProcessPlatformEvents {
   readonly sink: PlatformEventSink = {
     publish: async (events) => {
       this.queue.push(...events);
-      const max = this.options.maxPending ?? 100_000;
+      const max = this.options.maxPending ?? 10_000;
       if (this.queue.length > max) this.queue.splice(0, this.queue.length - max);
       this.drain();
     },
