@@ -169,7 +169,7 @@ export function describeWebhookJourney(endpoints: () => Endpoints, newTenant: ()
       const codes: string[] = [];
       try {
         for (let i = 0; i < 3; i++) codes.push((await api(gen(), 'POST', '/api/v1/links', apiKey, { url: `https://example.com/down-${i}` })).body.code);
-        // Every one of them was tried and refused while nothing listened.
+        // Every one of them was tried, refused and scheduled again (backoff) while nothing listened.
         await eventually('failed attempts while the receiver is down', async () => {
           const page = await api(gen(), 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=10`, apiKey);
           const fresh = page.body.deliveries.filter(
@@ -178,7 +178,7 @@ export function describeWebhookJourney(endpoints: () => Endpoints, newTenant: ()
           );
           return (
             fresh.length === 3 &&
-            fresh.every((d: { attempts: number; status: string; lastError: string }) => d.attempts >= 1 && d.status === 'pending' && d.lastError)
+            fresh.every((d: { attempts: number; status: string; lastError: string }) => d.attempts >= 3 && d.status === 'pending' && d.lastError)
           );
         });
       } finally {
