@@ -5,3 +5,5 @@ export { KafkaClickEventSource } from './kafka/kafka-click-event-source';
 export { InProcessClickLog } from './memory/in-process-click-log';
 export { MemoryClickEventSink } from './memory/memory-click-event-sink';
 export { MemoryClickEventSource } from './memory/memory-click-event-source';
+export { decodePlatformEvent, encodePlatformEvent, KafkaPlatformEventSink, KafkaPlatformEventSource } from './kafka/kafka-platform-events';
+export { InProcessPlatformEvents } from './memory/memory-platform-events';

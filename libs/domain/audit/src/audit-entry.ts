@@ -60,6 +60,12 @@ export const AUDIT_ACTIONS = [
   'auth.signed_in',
   'auth.sign_in_failed',
   'auth.signed_out',
+  // webhooks (the tenant's log; right after the meta database took the change; `disabled` by the deliverer)
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.disabled',
   // a tenant's domain settings (the tenant's log; reserved)
   'domain.settings_changed',
   // operators (the operator log; same transaction, moderation right after the shard)
@@ -78,7 +84,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What a change was made to: a link (code and domain), a key, a member, a tenant, a domain, or several links. */
 export interface AuditTarget {
-  readonly type: 'link' | 'links' | 'key' | 'member' | 'session' | 'tenant' | 'domain';
+  readonly type: 'link' | 'links' | 'key' | 'member' | 'session' | 'tenant' | 'domain' | 'webhook';
   /** The link's code, the key's, member's or tenant's id, the domain; null for several links. */
   readonly id: string | null;
   readonly domain: string | null;

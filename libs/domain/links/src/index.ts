@@ -64,4 +64,13 @@ export {
   visitorWindowHit,
 } from './redirect/visitor-limit';
 export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
-export { type CheckedUrl, coveredBy, type DomainBlockList, type HostLookups, type HostResolver, UrlPolicy } from './url-policy';
+export {
+  type CheckedUrl,
+  coveredBy,
+  type DomainBlockList,
+  type HostLookups,
+  type HostResolver,
+  isPublicAddress,
+  MAX_URL_LENGTH,
+  UrlPolicy,
+} from './url-policy';

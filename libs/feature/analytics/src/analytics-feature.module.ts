@@ -3,14 +3,31 @@ import { Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
+import { AUDIT_LOG_STORE, AuditLogStore } from '@shortlink/audit-domain';
+import { CODE_SECRET } from '@shortlink/links-domain';
+import {
+  PLATFORM_EVENT_SOURCE,
+  PlatformEventSource,
+  WEBHOOK_CLICK_SOURCE,
+  WEBHOOK_STORE,
+  WEBHOOK_TRANSPORT,
+  WEBHOOK_URL_GUARD,
+  WebhookStore,
+  WebhookTransport,
+  WebhookUrlGuard,
+} from '@shortlink/webhooks-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { CLICK_CONSUMER_OPTIONS, ClickConsumer, ClickConsumerOptions } from './click-consumer';
 import { DashboardController } from './dashboard.controller';
 import { RetentionJob } from './retention-job';
 import { StatsController } from './stats.controller';
+import { WebhookDelivery } from './webhook-delivery';
+
+/** The webhook deliverer's ports (docs/design.md, "Webhooks"), in the order its factory takes them. */
+const WEBHOOK_DELIVERY_PORTS = [WEBHOOK_STORE, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, CODE_SECRET, AUDIT_LOG_STORE, PLATFORM_EVENT_SOURCE, WEBHOOK_CLICK_SOURCE];
 
 /** The ports the analytics app injects; the composition binds them (wiring, or a shared bridge). */
-export const ANALYTICS_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE];
+export const ANALYTICS_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, ...WEBHOOK_DELIVERY_PORTS];
 
 /** The analytics app's OpenAPI document (/docs): every query endpoint with its contract. */
 export const ANALYTICS_OPENAPI = {
@@ -55,6 +72,27 @@ export class AnalyticsFeatureModule {
           },
         },
         ConsumerLagMetric,
+        {
+          // Where the consumer runs, the webhook deliverer runs: it consumes Kafka already, and no API request waits on it.
+          provide: WebhookDelivery,
+          inject: [...WEBHOOK_DELIVERY_PORTS, APP_CONFIG, APP_LOGGER, Lifecycle],
+          useFactory: (
+            store: WebhookStore,
+            transport: WebhookTransport,
+            guard: WebhookUrlGuard,
+            codeSecret: string,
+            audit: AuditLogStore,
+            events: PlatformEventSource,
+            clicks: ClickEventSource,
+            config: AppConfig,
+            logger: PinoNestLogger,
+            lifecycle: Lifecycle,
+          ) => {
+            const delivery = new WebhookDelivery({ store, transport, guard, codeSecret, audit, events, clicks }, config, logger.scoped('Webhooks'));
+            if (config.analytics.consumerEnabled) lifecycle.manage({ start: () => delivery.start(), stop: () => delivery.stop() });
+            return delivery;
+          },
+        },
       ],
     };
   }

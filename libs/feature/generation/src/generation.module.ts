@@ -29,6 +29,17 @@ import {
   UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
+import {
+  EventPublisher,
+  PLATFORM_EVENT_SINK,
+  PlatformEventSink,
+  SecretBox,
+  WEBHOOK_STORE,
+  WEBHOOK_URL_GUARD,
+  WebhookService,
+  WebhookStore,
+  WebhookUrlGuard,
+} from '@shortlink/webhooks-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
 import {
   ApiKeyService,
@@ -52,6 +63,8 @@ import { KeysController } from './keys.controller';
 import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
+import { LinkChangeHooks } from './webhooks/link-events';
+import { WebhooksController } from './webhooks/webhooks.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [
@@ -67,6 +80,9 @@ export const GENERATION_PORTS: readonly symbol[] = [
   SLOT_STORE,
   DOMAIN_SETTINGS_STORE,
   AUDIT_LOG_STORE,
+  WEBHOOK_STORE,
+  WEBHOOK_URL_GUARD,
+  PLATFORM_EVENT_SINK,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -85,6 +101,7 @@ export const GENERATION_API = {
     keys: 'Your tenant’s API keys and their scopes',
     domains: 'The settings of your domains: redirects, branding, robots, app association files',
     audit: 'Who changed what, when and from where',
+    webhooks: 'Signed deliveries of your links’ events to your endpoints (Standard Webhooks)',
     admin: 'Operators only: tenants, their plans and domains, moderation',
   },
 };
@@ -136,7 +153,16 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
       module: GenerationFeatureModule,
       imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, LinkExportController, KeysController, DomainsController, AdminController, AuditLogController],
+      controllers: [
+        BatchController,
+        LinksController,
+        LinkExportController,
+        KeysController,
+        DomainsController,
+        AdminController,
+        AuditLogController,
+        WebhooksController,
+      ],
       providers: [
         Lifecycle,
         { provide: GENERATION_OPTIONS, useValue: options },
@@ -285,7 +311,29 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
             return log;
           },
         },
-        { provide: LinkAudit, inject: [AuditLog], useFactory: (log: AuditLog) => new LinkAudit(log) },
+        {
+          // The platform's events of link changes, for the webhook deliverer (docs/design.md, "Webhooks").
+          provide: EventPublisher,
+          inject: [PLATFORM_EVENT_SINK, Lifecycle, APP_LOGGER],
+          useFactory: (sink: PlatformEventSink, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('Events');
+            const publisher = new EventPublisher(sink, {
+              onDeferred: (error, pending) => logger.warn(`events wait for the bus (${pending} in memory, retried every second): ${(error as Error)?.message}`),
+              onDropped: (count) => logger.error(`${count} events dropped: the bus did not take them`),
+            });
+            lifecycle.manage({ stop: () => publisher.stop() });
+            return publisher;
+          },
+        },
+        // Each link change's audit entry and platform event, after the shard acknowledged it.
+        { provide: LinkAudit, inject: [AuditLog, EventPublisher], useFactory: (log: AuditLog, events: EventPublisher) => new LinkChangeHooks(log, events) },
+        {
+          provide: WebhookService,
+          inject: [WEBHOOK_STORE, CODE_SECRET, WEBHOOK_URL_GUARD, AuditLog],
+          // The signing secrets are sealed under a key derived from the code secret (docs/design.md, "Webhooks").
+          useFactory: (store: WebhookStore, codeSecret: string, guard: WebhookUrlGuard, audit: AuditLog) =>
+            new WebhookService(store, new SecretBox(codeSecret), guard, audit),
+        },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,

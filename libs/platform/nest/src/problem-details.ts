@@ -43,6 +43,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   JSON_TOO_DEEP: 400,
   PAYLOAD_TOO_LARGE: 413,
   METHOD_NOT_ALLOWED: 405,
+  WEBHOOK_NOT_FOUND: 404,
+  DELIVERY_NOT_FOUND: 404,
+  WEBHOOK_LIMIT_REACHED: 403,
 };
 
 /** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */

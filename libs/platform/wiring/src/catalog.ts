@@ -1,6 +1,7 @@
 import { busPort } from './ports/bus.port';
 import { cachePort } from './ports/cache.port';
 import { changesPort } from './ports/changes.port';
+import { eventsPort } from './ports/events.port';
 import { geoPort } from './ports/geo.port';
 import { linksPort } from './ports/links.port';
 import { metaPort } from './ports/meta.port';
@@ -9,6 +10,7 @@ import { passwordsPort } from './ports/passwords.port';
 import { secretsPort } from './ports/secrets.port';
 import { snapshotPort } from './ports/snapshot.port';
 import { urlSafetyPort } from './ports/url-safety.port';
+import { webhooksPort } from './ports/webhooks.port';
 import { Port } from './port';
 
 /** Every port the apps can ask for, in the order they are opened (and closed in reverse). */
@@ -17,12 +19,14 @@ export const PORT_CATALOG: readonly Port[] = [
   geoPort,
   passwordsPort,
   urlSafetyPort,
+  webhooksPort,
   metaPort,
   linksPort,
   cachePort,
   changesPort,
   snapshotPort,
   busPort,
+  eventsPort,
   olapPort,
 ];
 

@@ -29,6 +29,24 @@ describe('loadConfig', () => {
     expect(violationsOf({ AUDIT_RETENTION_DAYS: 'a year' }).join('\n')).toContain('AUDIT_RETENTION_DAYS');
   });
 
+  it('refuses private webhook receivers unless WEBHOOK_ALLOW_PRIVATE, retries for 24 h, disables after 3 days, all settable (issue 22)', () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      eventsTopic: 'shortlink.events',
+      consumerGroup: 'shortlink-webhooks',
+      allowPrivate: false,
+      retry: { baseDelayMs: 5000, maxDelayMs: 3_600_000, windowMs: 86_400_000 },
+      disableAfterMs: 3 * 86_400_000,
+      timeoutMs: 10_000,
+    });
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '200' }).webhooks).toMatchObject({
+      allowPrivate: true,
+      retry: { baseDelayMs: 200 },
+    });
+    expect(violationsOf({ WEBHOOK_ALLOW_PRIVATE: 'yes', WEBHOOK_RETRY_BASE_MS: '0' }).join('\n')).toMatch(
+      /WEBHOOK_ALLOW_PRIVATE[\s\S]*WEBHOOK_RETRY_BASE_MS|WEBHOOK_RETRY_BASE_MS[\s\S]*WEBHOOK_ALLOW_PRIVATE/,
+    );
+  });
+
   it('lists every violation at once, including unknown drivers', () => {
     let error: ConfigError | undefined;
     try {

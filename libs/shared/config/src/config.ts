@@ -154,6 +154,31 @@ export const envSchema = z.object({
   KAFKA_CLICK_TOPIC: z.string().default('shortlink.clicks'),
   KAFKA_CLICK_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
   KAFKA_CONSUMER_GROUP: z.string().default('shortlink-analytics'),
+  /** The platform's own events (link changes, batches) the webhook deliverer consumes (docs/design.md, "Webhooks"). */
+  KAFKA_EVENTS_TOPIC: z.string().default('shortlink.events'),
+  /** The webhook deliverer's consumer group on the events topic; `<it>.clicks` is its group on the click topic. */
+  KAFKA_WEBHOOK_CONSUMER_GROUP: z.string().default('shortlink-webhooks'),
+  /** Webhooks: deliver to private, loopback and link-local addresses too (tests, private deployments). */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** Webhooks: the delay before the second attempt; each next one doubles (with jitter) up to WEBHOOK_RETRY_MAX_MS. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+  /** Webhooks: attempts go on this long after the event (24 h). */
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(7 * 86_400_000)
+    .default(86_400_000),
+  /** Webhooks: an endpoint whose every attempt failed this long is disabled (3 days). */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(30 * 86_400_000)
+    .default(3 * 86_400_000),
+  /** Webhooks: how long one attempt waits for the receiver's answer. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   CLICK_BUFFER_CAPACITY: z.coerce.number().int().min(1).default(100_000),
   CLICK_BUFFER_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
   CLICK_BUFFER_FLUSH_MS: z.coerce.number().int().min(1).default(200),
@@ -353,6 +378,15 @@ export interface AppConfig {
   };
   /** The audit log: how long its entries are kept. */
   readonly audit: { readonly retentionMs: number };
+  /** Webhooks (docs/design.md, "Webhooks"): the events topic, the deliverer's group, the SSRF switch, the retry schedule. */
+  readonly webhooks: {
+    readonly eventsTopic: string;
+    readonly consumerGroup: string;
+    readonly allowPrivate: boolean;
+    readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number; readonly windowMs: number };
+    readonly disableAfterMs: number;
+    readonly timeoutMs: number;
+  };
   readonly db: ShardingConfig &
     (
       | { readonly driver: 'sqlite'; readonly shards: readonly string[] }
@@ -538,6 +572,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       expiryJobIntervalMs: e.EXPIRY_JOB_INTERVAL_MS,
     },
     audit: { retentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000 },
+    webhooks: {
+      eventsTopic: e.KAFKA_EVENTS_TOPIC,
+      consumerGroup: e.KAFKA_WEBHOOK_CONSUMER_GROUP,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      retry: { baseDelayMs: e.WEBHOOK_RETRY_BASE_MS, maxDelayMs: e.WEBHOOK_RETRY_MAX_MS, windowMs: e.WEBHOOK_RETRY_WINDOW_MS },
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
     db:
       e.DB_DRIVER === 'mysql'
         ? { driver: 'mysql', shards: mysqlShards, spareShards, metaUrl: e.MYSQL_META_URL!, poolSize: e.MYSQL_POOL_SIZE, ...shard }

@@ -382,6 +382,54 @@ export class MoveClickCarries1733800000000 implements MigrationInterface {
   }
 }
 
+/**
+ * Webhook endpoints (secrets sealed, docs/design.md "Webhooks") and their deliveries: one row per
+ * message and endpoint, its id the `webhook-id`; due ones found by (status, next_attempt_at).
+ */
+export class Webhooks1734500000001 implements MigrationInterface {
+  name = 'Webhooks1734500000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS webhooks (
+        id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        url VARCHAR(2048) NOT NULL,
+        events VARCHAR(255) CHARACTER SET ascii NOT NULL,
+        description VARCHAR(1000) NOT NULL,
+        enabled TINYINT(1) NOT NULL,
+        disabled_reason VARCHAR(32) NULL,
+        secret VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        previous_secret VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NULL,
+        previous_secret_until DATETIME(3) NULL,
+        failing_since DATETIME(3) NULL,
+        created_at DATETIME(3) NOT NULL,
+        updated_at DATETIME(3) NOT NULL,
+        KEY idx_webhooks_tenant (tenant_id, created_at)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS webhook_deliveries (
+        id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+        webhook_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        event_type VARCHAR(32) CHARACTER SET ascii NOT NULL,
+        payload MEDIUMTEXT NOT NULL,
+        status VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        attempts INT UNSIGNED NOT NULL,
+        last_error VARCHAR(500) NULL,
+        last_status_code SMALLINT UNSIGNED NULL,
+        next_attempt_at DATETIME(3) NULL,
+        created_at DATETIME(3) NOT NULL,
+        updated_at DATETIME(3) NOT NULL,
+        KEY idx_webhook_deliveries_due (status, next_attempt_at),
+        KEY idx_webhook_deliveries_webhook (webhook_id, created_at, id)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE webhook_deliveries');
+    await q.query('DROP TABLE webhooks');
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -399,4 +447,5 @@ export const META_MIGRATIONS = [
   ShardRing1733600000001,
   AuditLog1733800000001,
   DomainSettings1734190000001,
+  Webhooks1734500000001,
 ];

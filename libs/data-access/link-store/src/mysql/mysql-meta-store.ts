@@ -4,6 +4,8 @@ import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
+import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
+import { mysqlWebhookStore } from '../webhooks/webhook-stores';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { META_MIGRATIONS } from './migrations';
 
@@ -13,12 +15,14 @@ export class MysqlMetaStore implements SequenceStore {
   readonly batches: MysqlBatchRecordStore;
   readonly domainSettings: MysqlDomainSettingsStore;
   readonly audit: MysqlAuditLogStore;
+  readonly webhooks: SqlWebhookStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
     this.batches = new MysqlBatchRecordStore(ds);
     this.domainSettings = new MysqlDomainSettingsStore(ds);
     this.audit = new MysqlAuditLogStore(ds);
+    this.webhooks = mysqlWebhookStore(ds);
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {

@@ -3,6 +3,8 @@ import { SqliteAuditLogStore } from '../audit/sqlite-audit-log-store';
 import { SqliteBatchRecordStore } from '../batches/sqlite-batch-record-store';
 import { SqliteDomainSettingsStore } from '../tenants/sqlite-domain-settings-store';
 import { SqliteTenantStore } from '../tenants/sqlite-tenant-store';
+import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
+import { sqliteWebhookStore } from '../webhooks/webhook-stores';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_META_MIGRATIONS } from './migrations';
 
@@ -13,6 +15,7 @@ export class SqliteMetaStore implements SequenceStore {
   readonly batches: SqliteBatchRecordStore;
   readonly domainSettings: SqliteDomainSettingsStore;
   readonly audit: SqliteAuditLogStore;
+  readonly webhooks: SqlWebhookStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
@@ -21,6 +24,7 @@ export class SqliteMetaStore implements SequenceStore {
     this.batches = new SqliteBatchRecordStore(this.db);
     this.domainSettings = new SqliteDomainSettingsStore(this.db);
     this.audit = new SqliteAuditLogStore(this.db);
+    this.webhooks = sqliteWebhookStore(this.db);
   }
 
   /** One write-locked statement: atomic across every process sharing the file. */

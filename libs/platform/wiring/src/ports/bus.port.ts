@@ -1,11 +1,14 @@
 import { CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
 import { ensureClickTopic, InProcessClickLog, KafkaClickEventSink, KafkaClickEventSource, MemoryClickEventSink, MemoryClickEventSource } from '@shortlink/bus';
+import { WEBHOOK_CLICK_SOURCE } from '@shortlink/webhooks-domain';
 import { portSpec } from '../port';
 
 /** The two ends of the click topic; building them opens no connection. */
 export interface ClickBus {
   readonly sink: ClickEventSink;
   readonly source: ClickEventSource;
+  /** The same topic for the webhook deliverer's own consumer group (docs/design.md, "Webhooks"). */
+  readonly webhookSource: ClickEventSource;
   /** Settles when the background topic check that opening started is over (never rejects). */
   readonly settled: Promise<unknown>;
 }
@@ -32,6 +35,15 @@ export const busPort = portSpec<ClickBus>({
           sessionTimeoutMs: bus.sessionTimeoutMs,
           topicReady: ensureTopic,
         }),
+        webhookSource: new KafkaClickEventSource({
+          brokers: bus.brokers,
+          topic: bus.topic,
+          // A group of its own per topic: kafkajs rebalances forever a group whose members subscribe to different topics.
+          groupId: `${config.webhooks.consumerGroup}.clicks`,
+          clientId: 'shortlink-webhooks',
+          sessionTimeoutMs: bus.sessionTimeoutMs,
+          topicReady: ensureTopic,
+        }),
       };
     }
     // Retention is what a lagging consumer can still catch up on: 4 MiB of bytes per partition
@@ -42,15 +54,18 @@ export const busPort = portSpec<ClickBus>({
       sink: new MemoryClickEventSink(log),
       // The log dies with the process: at shutdown the consumer first takes what the redirect flushed.
       source: new MemoryClickEventSource(log, { groupId: bus.consumerGroup, drainOnCloseMs: 10_000 }),
+      webhookSource: new MemoryClickEventSource(log, { groupId: `${config.webhooks.consumerGroup}.clicks`, drainOnCloseMs: 2000 }),
     };
   },
   provides: [
     [CLICK_EVENT_SINK, (bus) => bus.sink],
     [CLICK_EVENT_SOURCE, (bus) => bus.source],
+    [WEBHOOK_CLICK_SOURCE, (bus) => bus.webhookSource],
   ],
   close: async (bus) => {
     await bus.settled; // the admin client of the topic check is gone only then (at most its ~8 s of retries)
     await bus.source.close();
+    await bus.webhookSource.close();
     await bus.sink.close();
   },
 });

@@ -1,0 +1,1 @@
+export { InMemoryWebhookStore } from './in-memory-webhook-store';
