@@ -20,7 +20,11 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect(res.statusCode).toBe(201);
     const { tenant, apiKey, key } = res.json();
     expect(tenant).toMatchObject({ name: 'Acme', plan: 'paid', status: 'active' });
-    expect(key).toMatchObject({ prefix: apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read'], revokedAt: null });
+    expect(key).toMatchObject({
+      prefix: apiKey.slice(0, 10),
+      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'],
+      revokedAt: null,
+    });
     expect((await call(apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/acme' })).statusCode).toBe(201);
     const listed = (await call(apiKey, 'GET', '/api/v1/keys')).json().keys;
     expect(listed).toHaveLength(1);

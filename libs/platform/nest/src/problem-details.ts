@@ -43,6 +43,12 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   JSON_TOO_DEEP: 400,
   PAYLOAD_TOO_LARGE: 413,
   METHOD_NOT_ALLOWED: 405,
+  MEMBER_NOT_FOUND: 404,
+  MEMBER_EXISTS: 409,
+  LAST_OWNER: 409,
+  INVITATION_INVALID: 400,
+  PASSWORD_TOO_WEAK: 400,
+  CSRF_TOKEN_INVALID: 403,
 };
 
 export interface ProblemDetails {

@@ -2,6 +2,8 @@ import { BatchRecordStore, IdBlock, Link, LinkListQuery, RetiredCode, SequenceSt
 import { MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
 import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';
+import type { PeopleStore } from '@shortlink/people-domain';
+import { MysqlPeopleStore } from '../people/mysql-people-store';
 import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { LazyOpen, forwardWhenOpen } from '../lazy-open';
@@ -123,6 +125,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly batches: BatchRecordStore;
   readonly domainSettings: DomainSettingsStore;
   readonly audit: AuditLogStore;
+  readonly people: PeopleStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
@@ -130,6 +133,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.batches = forwardWhenOpen(this.store, (meta) => meta.batches, MysqlBatchRecordStore.prototype);
     this.domainSettings = forwardWhenOpen(this.store, (meta) => meta.domainSettings, MysqlDomainSettingsStore.prototype);
     this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
+    this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

@@ -382,6 +382,54 @@ export class MoveClickCarries1733800000000 implements MigrationInterface {
   }
 }
 
+/**
+ * A tenant's members and their server-side sessions (by the hash of the session id), and
+ * `members:write` for each tenant's first key, its oldest (docs/design.md, "People and sessions").
+ * Emails are stored lower-cased; their collation is binary so that the unique key compares what is stored.
+ */
+export class People1734300000001 implements MigrationInterface {
+  name = 'People1734300000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS members (
+        id CHAR(36) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        tenant_id VARCHAR(36) CHARACTER SET ascii NOT NULL,
+        email VARCHAR(254) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        role VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        status VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        password_hash VARCHAR(255) CHARACTER SET ascii NULL,
+        invitation_hash CHAR(64) CHARACTER SET ascii NULL,
+        invitation_expires_at DATETIME(3) NULL,
+        created_at DATETIME(3) NOT NULL,
+        updated_at DATETIME(3) NOT NULL,
+        UNIQUE KEY uq_members_tenant_email (tenant_id, email),
+        UNIQUE KEY uq_members_invitation (invitation_hash),
+        KEY idx_members_email (email)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS member_sessions (
+        id_hash CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        member_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        tenant_id VARCHAR(36) CHARACTER SET ascii NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        last_seen_at DATETIME(3) NOT NULL,
+        expires_at DATETIME(3) NOT NULL,
+        KEY idx_member_sessions_member (member_id),
+        KEY idx_member_sessions_expiry (expires_at)
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      UPDATE api_keys k
+        JOIN (SELECT tenant_id, MIN(created_at) AS first_at FROM api_keys GROUP BY tenant_id) f ON f.tenant_id = k.tenant_id AND k.created_at = f.first_at
+        SET k.scopes = CONCAT(k.scopes, ' members:write')
+        WHERE CONCAT(' ', k.scopes, ' ') NOT LIKE '% members:write %'`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE member_sessions');
+    await q.query('DROP TABLE members');
+    await q.query("UPDATE api_keys SET scopes = TRIM(REPLACE(CONCAT(' ', scopes, ' '), ' members:write ', ' '))");
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -399,4 +447,5 @@ export const META_MIGRATIONS = [
   ShardRing1733600000001,
   AuditLog1733800000001,
   DomainSettings1734190000001,
+  People1734300000001,
 ];

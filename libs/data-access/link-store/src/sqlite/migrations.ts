@@ -148,4 +148,24 @@ export const SQLITE_META_MIGRATIONS = [
         WHERE instr(' ' || scopes || ' ', ' audit:read ') = 0
           AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`,
   },
+  {
+    // A tenant's members and their server-side sessions (by the hash of the session id), and
+    // `members:write` for each tenant's first key, its oldest (docs/design.md, "People and sessions").
+    name: '007_people',
+    up: `
+      CREATE TABLE members (
+        id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), email TEXT NOT NULL, role TEXT NOT NULL, status TEXT NOT NULL,
+        password_hash TEXT, invitation_hash TEXT, invitation_expires_at INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      CREATE UNIQUE INDEX uq_members_tenant_email ON members (tenant_id, email);
+      CREATE UNIQUE INDEX uq_members_invitation ON members (invitation_hash);
+      CREATE INDEX idx_members_email ON members (email);
+      CREATE TABLE member_sessions (
+        id_hash TEXT PRIMARY KEY, member_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL, last_seen_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+      CREATE INDEX idx_member_sessions_member ON member_sessions (member_id);
+      CREATE INDEX idx_member_sessions_expiry ON member_sessions (expires_at);
+      UPDATE api_keys SET scopes = scopes || ' members:write'
+        WHERE instr(' ' || scopes || ' ', ' members:write ') = 0
+          AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`,
+  },
 ];

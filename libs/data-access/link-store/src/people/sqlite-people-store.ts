@@ -1,0 +1,142 @@
+import type { AuditEntry } from '@shortlink/audit-domain';
+import type {
+  Member,
+  MemberChangeDecision,
+  MemberChangeOutcome,
+  NewMember,
+  PeopleStore,
+  Role,
+  Session,
+  SessionWithMember,
+  SignInCandidate,
+} from '@shortlink/people-domain';
+import { insertAuditEntriesSqlite } from '../audit/sqlite-audit-log-store';
+import { SqliteDb } from '../sqlite/sqlite-database';
+import {
+  ACTIVE_OWNERS,
+  candidateFromRow,
+  INSERT_MEMBER,
+  leavesNoOwner,
+  MEMBER_COLUMNS,
+  memberFromRow,
+  memberInsertParams,
+  MemberRow,
+  SESSION_SELECT,
+  sessionFromRow,
+  SessionRow,
+  SIGN_IN_SELECT,
+  SignInRow,
+} from './people-rows';
+
+const ms = (d: Date) => d.getTime();
+
+/**
+ * Members and sessions in the embedded meta database (the migrations are the meta store's). A
+ * write transaction (BEGIN IMMEDIATE) is the lock under which the last owner is kept (docs/design.md, "People and sessions").
+ */
+export class SqlitePeopleStore implements PeopleStore {
+  constructor(private readonly db: SqliteDb) {}
+
+  async invite(member: NewMember, audit?: AuditEntry): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        if (this.db.prepare('SELECT 1 FROM members WHERE tenant_id = ? AND email = ?').get(member.tenantId, member.email)) return false;
+        this.db.prepare(INSERT_MEMBER).run(...memberInsertParams(member, ms));
+        insertAuditEntriesSqlite(this.db, [audit]);
+        return true;
+      })
+      .immediate();
+  }
+
+  async listMembers(tenantId: string): Promise<Member[]> {
+    return (this.db.prepare(`SELECT ${MEMBER_COLUMNS} FROM members WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId) as MemberRow[]).map(
+      memberFromRow,
+    );
+  }
+
+  async findMember(tenantId: string, memberId: string): Promise<Member | null> {
+    const row = this.db.prepare(`SELECT ${MEMBER_COLUMNS} FROM members WHERE tenant_id = ? AND id = ?`).get(tenantId, memberId) as MemberRow | undefined;
+    return row ? memberFromRow(row) : null;
+  }
+
+  async changeRole(tenantId: string, memberId: string, role: Role, decide: MemberChangeDecision): Promise<MemberChangeOutcome> {
+    return this.change(tenantId, memberId, role, decide);
+  }
+
+  async removeMember(tenantId: string, memberId: string, decide: MemberChangeDecision): Promise<MemberChangeOutcome> {
+    return this.change(tenantId, memberId, null, decide);
+  }
+
+  async findInvitation(invitationHash: string, now: Date): Promise<Member | null> {
+    const row = this.db
+      .prepare(`SELECT ${MEMBER_COLUMNS} FROM members WHERE invitation_hash = ? AND status = 'invited' AND invitation_expires_at > ?`)
+      .get(invitationHash, now.getTime()) as MemberRow | undefined;
+    return row ? memberFromRow(row) : null;
+  }
+
+  async acceptInvitation(invitationHash: string, passwordHash: string, now: Date, audit: (member: Member) => AuditEntry): Promise<Member | null> {
+    return this.db
+      .transaction(() => {
+        const row = this.db
+          .prepare(`SELECT ${MEMBER_COLUMNS} FROM members WHERE invitation_hash = ? AND status = 'invited' AND invitation_expires_at > ?`)
+          .get(invitationHash, now.getTime()) as MemberRow | undefined;
+        if (!row) return null;
+        this.db
+          .prepare("UPDATE members SET status = 'active', password_hash = ?, invitation_hash = NULL, invitation_expires_at = NULL, updated_at = ? WHERE id = ?")
+          .run(passwordHash, now.getTime(), row.id);
+        const member: Member = { ...memberFromRow(row), status: 'active', invitationExpiresAt: null };
+        insertAuditEntriesSqlite(this.db, [audit(member)]);
+        return member;
+      })
+      .immediate();
+  }
+
+  async signInCandidates(email: string): Promise<SignInCandidate[]> {
+    return (this.db.prepare(SIGN_IN_SELECT).all(email) as SignInRow[]).map(candidateFromRow);
+  }
+
+  async createSession(s: Session): Promise<void> {
+    this.db
+      .prepare('INSERT INTO member_sessions (id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(s.idHash, s.memberId, s.tenantId, ms(s.createdAt), ms(s.lastSeenAt), ms(s.expiresAt));
+  }
+
+  async findSession(idHash: string): Promise<SessionWithMember | null> {
+    const row = this.db.prepare(SESSION_SELECT).get(idHash) as SessionRow | undefined;
+    return row ? sessionFromRow(row) : null;
+  }
+
+  async touchSession(idHash: string, at: Date): Promise<void> {
+    this.db.prepare('UPDATE member_sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?').run(ms(at), idHash, ms(at));
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    this.db.prepare('DELETE FROM member_sessions WHERE id_hash = ?').run(idHash);
+  }
+
+  async purgeSessions(now: Date, idleBefore: Date, limit: number): Promise<number> {
+    return this.db
+      .prepare('DELETE FROM member_sessions WHERE id_hash IN (SELECT id_hash FROM member_sessions WHERE expires_at <= ? OR last_seen_at < ? LIMIT ?)')
+      .run(ms(now), ms(idleBefore), limit).changes;
+  }
+
+  private change(tenantId: string, memberId: string, role: Role | null, decide: MemberChangeDecision): MemberChangeOutcome {
+    return this.db
+      .transaction((): MemberChangeOutcome => {
+        const row = this.db.prepare(`SELECT ${MEMBER_COLUMNS} FROM members WHERE tenant_id = ? AND id = ?`).get(tenantId, memberId) as MemberRow | undefined;
+        if (!row) return { outcome: 'not_found' };
+        const before = memberFromRow(row);
+        const decision = decide(before);
+        if (decision.refuse) return { outcome: 'refused' };
+        const { n } = this.db.prepare(ACTIVE_OWNERS).get(tenantId) as { n: number };
+        if (leavesNoOwner(before, role, n)) return { outcome: 'last_owner' };
+        if (role === null) {
+          this.db.prepare('DELETE FROM member_sessions WHERE member_id = ?').run(memberId);
+          this.db.prepare('DELETE FROM members WHERE id = ?').run(memberId);
+        } else this.db.prepare('UPDATE members SET role = ?, updated_at = ? WHERE id = ?').run(role, Date.now(), memberId);
+        insertAuditEntriesSqlite(this.db, [decision.audit]);
+        return { outcome: 'changed', member: { ...before, role: role ?? before.role } };
+      })
+      .immediate();
+  }
+}
