@@ -96,9 +96,12 @@ describe('sessions', () => {
     });
     expect(csrfMatches(verified.csrfToken, signed.csrfToken)).toBe(true);
     expect(csrfMatches(verified.csrfToken, 'x')).toBe(false);
-    expect(auditStore.entries.map((e) => [e.action, e.actor.name])).toEqual([['auth.signed_in', 'ed@example.com']]);
-    await sessions.signOut(signed.token);
+    await sessions.signOut(signed.token, '192.0.2.4');
     await expect(sessions.verify(signed.token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(auditStore.entries.map((e) => [e.action, e.actor.name])).toEqual([
+      ['auth.signed_in', 'ed@example.com'],
+      ['auth.signed_out', 'ed@example.com'],
+    ]);
   });
 
   it('ends a session after its idle and absolute lifetimes, and at once when the member is removed', async () => {

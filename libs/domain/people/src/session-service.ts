@@ -171,11 +171,21 @@ export class SessionService {
     return found;
   }
 
-  /** Ends the session now on this instance, on the others within `cacheMs`. */
-  async signOut(token: string): Promise<void> {
+  /** Ends the session now on this instance, on the others within `cacheMs`; `auth.signed_out` in the tenant's log. */
+  async signOut(token: string, clientAddress: string | null): Promise<void> {
     const idHash = hashToken(token);
+    const cached = this.cache.get(idHash);
     await this.store.deleteSession(idHash);
     this.cache.delete(idHash);
+    if (this.audit && cached && 'found' in cached) {
+      const { member } = cached.found;
+      await this.audit.record(
+        this.audit.entry(
+          { actor: { type: 'person', id: member.id, name: member.email }, clientAddress },
+          { log: member.tenantId, action: 'auth.signed_out', target: { type: 'member', id: member.id, domain: null } },
+        ),
+      );
+    }
   }
 
   /** Sessions past their end, deleted in a batch (the expiry job). */

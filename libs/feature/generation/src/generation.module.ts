@@ -29,13 +29,25 @@ import {
   UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
-import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
+import { MAILER, Mailer, MemberService, PEOPLE_STORE, PeopleStore, SessionService } from '@shortlink/people-domain';
+import {
+  API_ACCESS_PORTS,
+  API_ACCESS_PROVIDERS,
+  APP_CONFIG,
+  APP_LOGGER,
+  ContextLogger,
+  Lifecycle,
+  PinoNestLogger,
+  SESSION_VERIFIER,
+} from '@shortlink/nest-platform';
 import {
   ApiKeyService,
   BatchSlots,
   DOMAIN_SETTINGS_STORE,
   DomainSettingsService,
   DomainSettingsStore,
+  RATE_WINDOW_STORE,
+  RateWindowStore,
   SLOT_STORE,
   SlotStore,
   TENANT_STORE,
@@ -52,6 +64,8 @@ import { KeysController } from './keys.controller';
 import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
+import { AuthController } from './people/auth.controller';
+import { MembersController } from './people/members.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [
@@ -67,6 +81,8 @@ export const GENERATION_PORTS: readonly symbol[] = [
   SLOT_STORE,
   DOMAIN_SETTINGS_STORE,
   AUDIT_LOG_STORE,
+  PEOPLE_STORE,
+  MAILER,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -79,7 +95,8 @@ export const GENERATION_API = {
   title: 'shortlink generation API',
   version: '1',
   description:
-    'Create and manage short links, keys, the settings of your domains and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
+    'Create and manage short links, keys, members, the settings of your domains and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it, or a person’s session cookie (`POST /api/v1/auth/login`) whose role allows it, with `x-csrf-token` on writes; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
+  sessions: true,
 };
 
 export interface GenerationOptions {
@@ -118,6 +135,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(BATCH_RECORD_STORE) private readonly batches: BatchRecordStore,
     @Inject(AuditLog) private readonly auditLog: AuditLog,
+    @Inject(SessionService) private readonly sessions: SessionService,
     @Inject(APP_LOGGER) logger: PinoNestLogger,
   ) {
     this.logger = logger.scoped('Generation');
@@ -129,7 +147,17 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
       module: GenerationFeatureModule,
       imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, LinkExportController, KeysController, DomainsController, AdminController, AuditLogController],
+      controllers: [
+        BatchController,
+        LinksController,
+        LinkExportController,
+        KeysController,
+        DomainsController,
+        AdminController,
+        AuditLogController,
+        MembersController,
+        AuthController,
+      ],
       providers: [
         Lifecycle,
         { provide: GENERATION_OPTIONS, useValue: options },
@@ -279,6 +307,36 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           },
         },
         { provide: LinkAudit, inject: [AuditLog], useFactory: (log: AuditLog) => new LinkAudit(log) },
+        {
+          // Members and invitations (docs/design.md, "People and sessions"): passwords hashed like links' (argon2id).
+          provide: MemberService,
+          inject: [PEOPLE_STORE, PASSWORD_HASHER, MAILER, APP_LOGGER],
+          useFactory: (store: PeopleStore, passwords: PasswordHasher, mailer: Mailer | null, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('Invitations');
+            return new MemberService(store, passwords, mailer, {
+              invitationTtlMs: config.people.invitationTtlMs,
+              acceptUrl: config.people.acceptUrl,
+              passwordMinLength: config.people.passwordMinLength,
+              onMailFailure: (error) => logger.warn(`invitation not mailed (the token is in the answer): ${(error as Error)?.message}`),
+            });
+          },
+        },
+        {
+          // Failed sign-ins are counted in the plan limits' shared windows (Redis on the real stack).
+          provide: SessionService,
+          inject: [PEOPLE_STORE, PASSWORD_HASHER, RATE_WINDOW_STORE, AuditLog, APP_LOGGER],
+          useFactory: (store: PeopleStore, passwords: PasswordHasher, windows: RateWindowStore, log: AuditLog, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('Sessions');
+            return new SessionService(store, passwords, windows, log, {
+              idleMs: config.people.session.idleMs,
+              absoluteMs: config.people.session.absoluteMs,
+              throttle: config.people.signInThrottle,
+              onThrottleFallback: (error) =>
+                logger.warn(`sign-in throttle: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
+            });
+          },
+        },
+        { provide: SESSION_VERIFIER, useExisting: SessionService },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,
@@ -301,6 +359,8 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         (purged) => purged && this.logger.log(`audit log: ${purged} entries past their retention deleted`),
         (error) => this.logger.warn(`audit log purge failed: ${(error as Error).message}`),
       );
+      // Sessions past their idle or absolute end (docs/design.md, "People and sessions").
+      this.sessions.purgeEnded().catch((error) => this.logger.warn(`session purge failed: ${(error as Error).message}`));
     }, this.config.links.expiryJobIntervalMs);
     this.expiryTimer.unref();
     const key = this.config.links.bootstrapApiKey;

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { createDocument } from 'zod-openapi';
+import { SESSION_COOKIE } from './auth';
 import { CONTRACT, problemSchema, RouteContract } from './contract';
 
 const HTTP_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head'] as const;
@@ -13,6 +14,11 @@ export interface OpenApiOptions {
   readonly title: string;
   readonly version: string;
   readonly description: string;
+  /**
+   * The app also takes a person's session cookie (docs/design.md, "People and sessions"): secured
+   * routes list it beside the key, and writes with it need the x-csrf-token header.
+   */
+  readonly sessions?: boolean;
 }
 
 const OPENAPI_OPTIONS = Symbol('OPENAPI_OPTIONS');
@@ -111,14 +117,24 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
     paths[path][method] = {
       summary: contract.summary,
       ...(contract.description || contract.scope
-        ? { description: [contract.description, contract.scope && `Needs a key with the \`${contract.scope}\` scope.`].filter(Boolean).join('\n\n') }
+        ? {
+            description: [
+              contract.description,
+              contract.scope &&
+                (options.sessions
+                  ? `Needs a key with the \`${contract.scope}\` scope, or a session whose role has it (writes with a session need \`x-csrf-token\`).`
+                  : `Needs a key with the \`${contract.scope}\` scope.`),
+            ]
+              .filter(Boolean)
+              .join('\n\n'),
+          }
         : {}),
       tags: [...contract.tags],
       operationId: `${method}${path
         .replace(/[{}]/g, '')
         .replace(/\/(\w)/g, (_m, c: string) => c.toUpperCase())
         .replace(/[^A-Za-z0-9]/g, '')}`,
-      ...(secured ? { security: [{ apiKey: [] }] } : { security: [] }),
+      ...(secured ? { security: [{ apiKey: [] }, ...(options.sessions ? [{ sessionCookie: [] }] : [])] } : { security: [] }),
       requestParams: {
         ...(contract.params ? { path: contract.params } : {}),
         ...(contract.query ? { query: contract.query } : {}),
@@ -141,7 +157,12 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
     {
       openapi: '3.1.0',
       info: { title: options.title, version: options.version, description: options.description },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          ...(options.sessions ? { sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE } } : {}),
+        },
+      },
       paths: paths as never,
     },
     { reused: 'ref' },

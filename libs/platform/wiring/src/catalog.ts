@@ -3,6 +3,7 @@ import { cachePort } from './ports/cache.port';
 import { changesPort } from './ports/changes.port';
 import { geoPort } from './ports/geo.port';
 import { linksPort } from './ports/links.port';
+import { mailPort } from './ports/mail.port';
 import { metaPort } from './ports/meta.port';
 import { olapPort } from './ports/olap.port';
 import { passwordsPort } from './ports/passwords.port';
@@ -16,6 +17,7 @@ export const PORT_CATALOG: readonly Port[] = [
   secretsPort,
   geoPort,
   passwordsPort,
+  mailPort,
   urlSafetyPort,
   metaPort,
   linksPort,

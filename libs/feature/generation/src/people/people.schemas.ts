@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import 'zod-openapi';
+import { ROLES } from '@shortlink/people-domain';
+import { SCOPES } from '@shortlink/tenants-domain';
+import { tenantSchema } from '../tenant.schemas';
+import { dateTime, memberSchema, role } from './member.schemas';
+
+export { invitedSchema, memberSchema } from './member.schemas';
+
+/** Wire shapes of members, invitations, sign-in and sessions (docs/design.md, "People and sessions"). */
+export const inviteBody = z
+  .strictObject({
+    email: z.string().max(320).meta({ example: 'ana@example.com' }),
+    role: z
+      .string()
+      .max(16)
+      .meta({ description: ROLES.join(', ') }),
+  })
+  .meta({ id: 'MemberInvitation' });
+export const roleBody = z
+  .strictObject({
+    role: z
+      .string()
+      .max(16)
+      .meta({ description: ROLES.join(', ') }),
+  })
+  .meta({ id: 'MemberRoleChange' });
+export const memberParams = z.strictObject({ id: z.string().min(1).max(64) });
+export const memberListSchema = z.object({ members: z.array(memberSchema) }).meta({ id: 'Members' });
+
+export const acceptBody = z
+  .strictObject({
+    token: z.string().max(200),
+    password: z.string().max(1024).meta({ description: 'At least PASSWORD_MIN_LENGTH characters, not a common password' }),
+  })
+  .meta({ id: 'InvitationAcceptance' });
+export const loginBody = z
+  .strictObject({
+    email: z.string().max(320),
+    password: z.string().max(1024),
+    tenantId: z.string().max(64).optional().meta({ description: 'Needed only when the email belongs to several tenants' }),
+  })
+  .meta({ id: 'SignIn' });
+
+export const meSchema = z
+  .object({
+    member: memberSchema.nullable().meta({ description: 'The person signed in; null for a key' }),
+    key: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The key used; null for a session' }),
+    tenant: tenantSchema,
+    role: role.nullable(),
+    scopes: z.array(z.enum(SCOPES)),
+    csrfToken: z
+      .string()
+      .nullable()
+      .meta({ description: 'With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none)' }),
+  })
+  .meta({ id: 'Me' });
+export const signedInSchema = meSchema.extend({ expiresAt: dateTime.meta({ description: 'The session’s absolute end' }) }).meta({ id: 'SignedIn' });
