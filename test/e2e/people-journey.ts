@@ -1,4 +1,5 @@
 import { simpleParser } from 'mailparser';
+import { generate } from 'otplib';
 import { AddressInfo } from 'net';
 import { SMTPServer } from 'smtp-server';
 import { API_KEY } from './support';
@@ -223,6 +224,35 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect((await api(a(), 'POST', '/api/v1/auth/login', null, { email: 'x@example.com' })).body.code).toBe('VALIDATION_FAILED');
       expect((await api(a(), 'GET', '/api/v1/members/no-such-member', tenantKey)).body.code).toBe('MEMBER_NOT_FOUND');
       expect((await api(a(), 'POST', '/api/v1/auth/accept', null, { token: 'inv_nope', password: PASSWORD })).body.code).toBe('INVITATION_INVALID');
+    });
+    it('turns on a TOTP second factor: sign-in then needs a code (each once) or a recovery code', async () => {
+      const email = `totp-${Date.now()}@example.com`;
+      const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'editor' });
+      expect((await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
+      const person = (await signIn(a(), email, PASSWORD)).person;
+      const begun = await asPerson(a(), 'POST', '/api/v1/me/second-factor', person);
+      expect(begun.status).toBe(200);
+      const secret = begun.body.secret as string;
+      expect(begun.body.uri).toContain(`secret=${secret}`);
+      const codeAt = (offsetSeconds: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSeconds });
+      expect((await asPerson(b(), 'POST', '/api/v1/me/second-factor/confirm', person, { code: '000000' })).body.code).toBe('SECOND_FACTOR_INVALID');
+      const confirmed = await asPerson(b(), 'POST', '/api/v1/me/second-factor/confirm', person, { code: await codeAt(0) });
+      expect(confirmed.status).toBe(200);
+      const recoveryCodes = confirmed.body.recoveryCodes as string[];
+      expect(recoveryCodes).toHaveLength(10);
+
+      const without = await api(a(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD });
+      expect(without.status).toBe(401);
+      expect(without.body.code).toBe('SECOND_FACTOR_REQUIRED');
+      const ahead = await codeAt(30); // the next step (one step of drift is accepted): not the one the confirmation used
+      expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, code: ahead })).status).toBe(200);
+      expect((await api(a(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, code: ahead })).status).toBe(401); // replayed, other instance
+      const recovered = await api(a(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: recoveryCodes[0] });
+      expect(recovered.status).toBe(200);
+      expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: recoveryCodes[0] })).status).toBe(401);
+      expect((await asPerson(a(), 'POST', '/api/v1/me/second-factor/disable', person, { recoveryCode: recoveryCodes[1] })).status).toBe(204);
+      expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD })).status).toBe(200);
+      expect((await api(a(), 'POST', '/api/v1/me/second-factor', tenantKey)).status).toBe(403); // a key has none
     });
   });
 }

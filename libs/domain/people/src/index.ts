@@ -11,9 +11,11 @@ export {
   type OutgoingMail,
   PEOPLE_STORE,
   type PeopleStore,
+  type SecondFactorState,
   type Session,
   type SessionWithMember,
   type SignInCandidate,
 } from './ports';
 export { isRole, type MemberManager, mayManageRole, type Role, ROLE_SCOPES, ROLES } from './roles';
 export { csrfMatches, csrfTokenOf, principalOf, SessionService, type SessionServiceOptions, type SignedIn, type VerifiedSession } from './session-service';
+export { RECOVERY_CODES, SecondFactorService, type SecondFactorCheck, type SecondFactorProof, SecretBox } from './second-factor';

@@ -75,11 +75,33 @@ export interface PeopleStore {
   /** Records activity (the idle lifetime counts from it). */
   touchSession(idHash: string, at: Date): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
+  /** Sets the member's pending TOTP secret (sealed), replacing a pending one; an enabled factor stays as it is until confirmed. */
+  setPendingSecondFactor(memberId: string, sealedSecret: string): Promise<void>;
+  secondFactorOf(memberId: string): Promise<SecondFactorState | null>;
+  /**
+   * Turns the factor on with the pending secret, if it is still `pending`: the secret, the time step
+   * its confirming code used, and the hashes of new recovery codes (replacing any). False when the
+   * pending secret changed meanwhile.
+   */
+  enableSecondFactor(memberId: string, pending: string, step: number, recoveryHashes: readonly string[]): Promise<boolean>;
+  /** Records a code's time step as used, only if later than the last used: false for a replay. */
+  useSecondFactorStep(memberId: string, step: number): Promise<boolean>;
+  /** Spends a recovery code: false when the member has no such unused code. */
+  useRecoveryCode(memberId: string, codeHash: string): Promise<boolean>;
+  disableSecondFactor(memberId: string): Promise<void>;
   /** Deletes sessions past their absolute end or idle since before `idleBefore`; how many. */
   purgeSessions(now: Date, idleBefore: Date, limit: number): Promise<number>;
 }
 
 export const PEOPLE_STORE = Symbol('PEOPLE_STORE');
+
+/** A member's second factor as stored: sealed secrets (SecretBox), the last time step used. */
+export interface SecondFactorState {
+  /** The enabled secret; null while only an enrolment is pending. */
+  readonly secret: string | null;
+  readonly pending: string | null;
+  readonly lastStep: number | null;
+}
 
 /** One message out (the invitation); the adapter is SMTP (nodemailer) when SMTP_URL is set. */
 export interface OutgoingMail {

@@ -8,6 +8,7 @@ import { hashToken, Member, newToken } from './member';
 import { MAX_PASSWORD_LENGTH } from './password-policy';
 import { PeopleStore, SignInCandidate } from './ports';
 import { ROLE_SCOPES } from './roles';
+import { SecondFactorService } from './second-factor';
 
 export interface SessionServiceOptions {
   /** A session unused this long ends. */
@@ -23,6 +24,8 @@ export interface SessionServiceOptions {
   readonly cacheMs?: number;
   /** Called when the shared windows fail (the instance then counts on its own). */
   readonly onThrottleFallback?: (error: unknown) => void;
+  /** The optional second factor: a member who turned it on signs in with a code (or a recovery code) too. */
+  readonly secondFactor?: SecondFactorService;
 }
 
 /** A session as the guard sees it: the principal, and the CSRF token its cookie-authenticated writes must carry. */
@@ -65,7 +68,10 @@ export class SessionService {
     this.local = new LocalRateWindows(clock);
   }
 
-  async signIn(input: { email: unknown; password: unknown; tenantId?: unknown }, clientAddress: string | null): Promise<SignedIn> {
+  async signIn(
+    input: { email: unknown; password: unknown; tenantId?: unknown; code?: unknown; recoveryCode?: unknown },
+    clientAddress: string | null,
+  ): Promise<SignedIn> {
     const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
     const password = typeof input.password === 'string' ? input.password : '';
     const { windowMs, perAccount, perAddress } = this.options.throttle;
@@ -88,20 +94,14 @@ export class SessionService {
     for (const candidate of candidates) if (await this.passwords.verify(candidate.passwordHash, password)) matches.push(candidate);
     // An unknown email costs one argon2 check too: the answer's time does not tell which emails exist.
     if (!candidates.length) await this.passwords.verify(await this.decoyHash(), password);
-    if (!matches.length) {
+    const fail = async (failed: readonly SignInCandidate[], reason: string, message: string) => {
       await this.hit(accountKey, perAccount, windowMs, 1);
       await this.hit(addressKey, perAddress, windowMs, 1);
-      for (const c of candidates)
-        await this.audit?.recordSignIn({
-          tenantId: c.tenant.id,
-          person: c.member,
-          clientAddress,
-          succeeded: false,
-          method: 'password',
-          reason: 'wrong_password',
-        });
-      throw new DomainError(ErrorCode.UNAUTHENTICATED, 'wrong email or password');
-    }
+      for (const c of failed)
+        await this.audit?.recordSignIn({ tenantId: c.tenant.id, person: c.member, clientAddress, succeeded: false, method: 'password', reason });
+      return new DomainError(ErrorCode.UNAUTHENTICATED, message);
+    };
+    if (!matches.length) throw await fail(candidates, 'wrong_password', 'wrong email or password');
     if (matches.length > 1)
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'this email belongs to several tenants: give tenantId', {
         field: 'tenantId',
@@ -109,6 +109,16 @@ export class SessionService {
       });
     const { member, tenant } = matches[0];
     if (tenant.status === 'suspended') throw new DomainError(ErrorCode.TENANT_SUSPENDED, 'this tenant is suspended; contact the operator');
+    const second = this.options.secondFactor
+      ? await this.options.secondFactor.check(member.id, { code: input.code, recoveryCode: input.recoveryCode })
+      : 'not_enrolled';
+    // The password was right: asking for the code counts nothing; a wrong or replayed code counts as a failed sign-in.
+    if (second === 'missing')
+      throw new DomainError(
+        ErrorCode.SECOND_FACTOR_REQUIRED,
+        'this account has a second factor: send the code of the authenticator app (or a recovery code) with the password',
+      );
+    if (second === 'wrong') throw await fail(matches, 'wrong_second_factor', 'wrong or already used code');
     const token = newToken('ses');
     const now = this.clock.now();
     const expiresAt = new Date(now + this.options.absoluteMs);

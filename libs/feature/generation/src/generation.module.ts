@@ -29,7 +29,7 @@ import {
   UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
-import { MAILER, Mailer, MemberService, PEOPLE_STORE, PeopleStore, SessionService } from '@shortlink/people-domain';
+import { MAILER, Mailer, MemberService, PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionService } from '@shortlink/people-domain';
 import {
   API_ACCESS_PORTS,
   API_ACCESS_PROVIDERS,
@@ -322,15 +322,29 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           },
         },
         {
+          // TOTP secrets sealed under a key derived from the code secret (docs/design.md, "People and sessions").
+          provide: SecondFactorService,
+          inject: [PEOPLE_STORE, CODE_SECRET, AuditLog],
+          useFactory: (store: PeopleStore, codeSecret: string, log: AuditLog) => new SecondFactorService(store, new SecretBox(codeSecret), log, 'shortlink'),
+        },
+        {
           // Failed sign-ins are counted in the plan limits' shared windows (Redis on the real stack).
           provide: SessionService,
-          inject: [PEOPLE_STORE, PASSWORD_HASHER, RATE_WINDOW_STORE, AuditLog, APP_LOGGER],
-          useFactory: (store: PeopleStore, passwords: PasswordHasher, windows: RateWindowStore, log: AuditLog, appLogger: PinoNestLogger) => {
+          inject: [PEOPLE_STORE, PASSWORD_HASHER, RATE_WINDOW_STORE, AuditLog, SecondFactorService, APP_LOGGER],
+          useFactory: (
+            store: PeopleStore,
+            passwords: PasswordHasher,
+            windows: RateWindowStore,
+            log: AuditLog,
+            secondFactor: SecondFactorService,
+            appLogger: PinoNestLogger,
+          ) => {
             const logger = appLogger.scoped('Sessions');
             return new SessionService(store, passwords, windows, log, {
               idleMs: config.people.session.idleMs,
               absoluteMs: config.people.session.absoluteMs,
               throttle: config.people.signInThrottle,
+              secondFactor,
               onThrottleFallback: (error) =>
                 logger.warn(`sign-in throttle: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
             });

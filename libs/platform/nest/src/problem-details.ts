@@ -49,6 +49,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVITATION_INVALID: 400,
   PASSWORD_TOO_WEAK: 400,
   CSRF_TOKEN_INVALID: 403,
+  SECOND_FACTOR_REQUIRED: 401,
+  SECOND_FACTOR_INVALID: 400,
 };
 
 export interface ProblemDetails {

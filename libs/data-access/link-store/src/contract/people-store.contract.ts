@@ -94,18 +94,19 @@ export function describePeopleStoreContract(backend: string, open: () => Promise
 
     it('accepts an unexpired invitation once; the member may then sign in with the stored hash', async () => {
       const tenant = await newTenant();
-      const m = invited(tenant.id, 'bo@example.com', 'viewer');
+      const bo = `bo-${randomUUID()}@example.com`; // the meta database outlives a run: emails of their own
+      const m = invited(tenant.id, bo, 'viewer');
       const late = invited(tenant.id, 'late@example.com', 'viewer', undefined, 10);
       await store.invite(m);
       await store.invite(late);
       expect(await store.findInvitation(hashToken(late.token), new Date(T0 + 11))).toBeNull();
       expect(await store.acceptInvitation(hashToken(late.token), 'h', new Date(T0 + 11), (x) => entry(tenant.id, 'member.joined', x.id))).toBeNull();
-      expect(await store.signInCandidates('bo@example.com')).toEqual([]);
+      expect(await store.signInCandidates(bo)).toEqual([]);
       expect(await store.findInvitation(hashToken(m.token), new Date(T0 + 1))).toMatchObject({ id: m.id });
       const joined = await store.acceptInvitation(hashToken(m.token), 'argon-hash', new Date(T0 + 1), (x) => entry(tenant.id, 'member.joined', x.id));
       expect(joined).toMatchObject({ id: m.id, status: 'active', invitationExpiresAt: null });
       expect(await store.acceptInvitation(hashToken(m.token), 'again', new Date(T0 + 2), (x) => entry(tenant.id, 'member.joined', x.id))).toBeNull();
-      const candidates = await store.signInCandidates('bo@example.com');
+      const candidates = await store.signInCandidates(bo);
       expect(candidates).toEqual([{ member: joined, passwordHash: 'argon-hash', tenant }]);
       expect(await fx.actionsOf(tenant.id)).toEqual(['member.joined']);
     });
@@ -164,6 +165,36 @@ export function describePeopleStoreContract(backend: string, open: () => Promise
       expect(await store.findSession(live.idHash)).not.toBeNull();
       await store.deleteSession(live.idHash);
       expect(await store.findSession(live.idHash)).toBeNull();
+    });
+    it('keeps a second factor: pending until enabled with its secret, each time step and recovery code used once, gone with the member', async () => {
+      const tenant = await newTenant();
+      const m = await join(tenant.id, `tf-${randomUUID()}@example.com`, 'owner');
+      const other = await join(tenant.id, `tf2-${randomUUID()}@example.com`, 'viewer');
+      expect(await store.secondFactorOf(m.id)).toBeNull();
+      await store.setPendingSecondFactor(m.id, 'v1.first');
+      await store.setPendingSecondFactor(m.id, 'v1.second');
+      expect(await store.secondFactorOf(m.id)).toEqual({ secret: null, pending: 'v1.second', lastStep: null });
+      expect(await store.useSecondFactorStep(m.id, 5)).toBe(false); // not enabled yet
+      expect(await store.enableSecondFactor(m.id, 'v1.first', 100, ['h1'])).toBe(false); // replaced meanwhile
+      expect(await store.enableSecondFactor(m.id, 'v1.second', 100, ['h1', 'h2'])).toBe(true);
+      expect(await store.secondFactorOf(m.id)).toEqual({ secret: 'v1.second', pending: null, lastStep: 100 });
+      expect(await store.useSecondFactorStep(m.id, 100)).toBe(false);
+      const steps = await Promise.all([store.useSecondFactorStep(m.id, 101), store.useSecondFactorStep(m.id, 101)]);
+      expect(steps.filter(Boolean)).toHaveLength(1);
+      expect(await store.useRecoveryCode(other.id, 'h1')).toBe(false);
+      const spent = await Promise.all([store.useRecoveryCode(m.id, 'h1'), store.useRecoveryCode(m.id, 'h1')]);
+      expect(spent.filter(Boolean)).toHaveLength(1);
+      await store.setPendingSecondFactor(m.id, 'v1.third'); // a new enrolment leaves the enabled one in place until confirmed
+      expect(await store.secondFactorOf(m.id)).toMatchObject({ secret: 'v1.second', pending: 'v1.third' });
+      await store.disableSecondFactor(m.id);
+      expect(await store.secondFactorOf(m.id)).toBeNull();
+      expect(await store.useRecoveryCode(m.id, 'h2')).toBe(false);
+      await store.setPendingSecondFactor(other.id, 'v1.x');
+      await store.enableSecondFactor(other.id, 'v1.x', 1, ['o1']);
+      await store.changeRole(tenant.id, other.id, 'viewer', () => ({ audit: null }));
+      await store.removeMember(tenant.id, other.id, () => ({ audit: null }));
+      expect(await store.secondFactorOf(other.id)).toBeNull();
+      expect(await store.useRecoveryCode(other.id, 'o1')).toBe(false);
     });
   });
 }

@@ -430,6 +430,34 @@ export class People1734300000001 implements MigrationInterface {
   }
 }
 
+/**
+ * A member's TOTP second factor (secrets sealed by the app, the last time step used against
+ * replays) and its recovery codes as hashes, each deleted when used (docs/design.md, "People and sessions").
+ */
+export class SecondFactor1734300000002 implements MigrationInterface {
+  name = 'SecondFactor1734300000002';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS member_second_factors (
+        member_id CHAR(36) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        secret VARCHAR(255) CHARACTER SET ascii NULL,
+        pending VARCHAR(255) CHARACTER SET ascii NULL,
+        last_step BIGINT NULL,
+        updated_at DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS member_recovery_codes (
+        member_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        code_hash CHAR(64) CHARACTER SET ascii NOT NULL,
+        PRIMARY KEY (member_id, code_hash)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE member_recovery_codes');
+    await q.query('DROP TABLE member_second_factors');
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -448,4 +476,5 @@ export const META_MIGRATIONS = [
   AuditLog1733800000001,
   DomainSettings1734190000001,
   People1734300000001,
+  SecondFactor1734300000002,
 ];

@@ -7,6 +7,7 @@ import type {
   NewMember,
   PeopleStore,
   Role,
+  SecondFactorState,
   Session,
   SessionWithMember,
   SignInCandidate,
@@ -16,6 +17,14 @@ import { isMysqlDuplicate } from '../mysql/mysql-datasource';
 import {
   ACTIVE_OWNERS,
   candidateFromRow,
+  ENABLE_SECOND_FACTOR,
+  MEMBER_DEPENDENTS,
+  recoveryInsert,
+  SECOND_FACTOR_SELECT,
+  secondFactorFromRow,
+  SecondFactorRow,
+  USE_RECOVERY_CODE,
+  USE_SECOND_FACTOR_STEP,
   INSERT_MEMBER,
   leavesNoOwner,
   MEMBER_COLUMNS,
@@ -30,6 +39,7 @@ import {
 } from './people-rows';
 
 const asIs = (d: Date) => d;
+type Affected = { affectedRows: number };
 
 /**
  * Members and sessions in the MySQL meta database (the migrations are the meta store's). A change
@@ -132,6 +142,44 @@ export class MysqlPeopleStore implements PeopleStore {
     return result.affectedRows;
   }
 
+  async setPendingSecondFactor(memberId: string, sealedSecret: string): Promise<void> {
+    await this.ds.query(
+      'INSERT INTO member_second_factors (member_id, pending, updated_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE pending = VALUES(pending), updated_at = VALUES(updated_at)',
+      [memberId, sealedSecret, new Date()],
+    );
+  }
+
+  async secondFactorOf(memberId: string): Promise<SecondFactorState | null> {
+    const rows: SecondFactorRow[] = await this.ds.query(SECOND_FACTOR_SELECT, [memberId]);
+    return rows.length ? secondFactorFromRow(rows[0]) : null;
+  }
+
+  async enableSecondFactor(memberId: string, pending: string, step: number, recoveryHashes: readonly string[]): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const result: Affected = await m.query(ENABLE_SECOND_FACTOR, [step, new Date(), memberId, pending]);
+      if (result.affectedRows !== 1) return false;
+      await m.query('DELETE FROM member_recovery_codes WHERE member_id = ?', [memberId]);
+      const { sql, params } = recoveryInsert(memberId, recoveryHashes);
+      if (recoveryHashes.length) await m.query(sql, params);
+      return true;
+    });
+  }
+
+  async useSecondFactorStep(memberId: string, step: number): Promise<boolean> {
+    return ((await this.ds.query(USE_SECOND_FACTOR_STEP, [step, memberId, step])) as Affected).affectedRows === 1;
+  }
+
+  async useRecoveryCode(memberId: string, codeHash: string): Promise<boolean> {
+    return ((await this.ds.query(USE_RECOVERY_CODE, [memberId, codeHash])) as Affected).affectedRows === 1;
+  }
+
+  async disableSecondFactor(memberId: string): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      await m.query('DELETE FROM member_second_factors WHERE member_id = ?', [memberId]);
+      await m.query('DELETE FROM member_recovery_codes WHERE member_id = ?', [memberId]);
+    });
+  }
+
   private change(tenantId: string, memberId: string, role: Role | null, decide: MemberChangeDecision): Promise<MemberChangeOutcome> {
     return this.ds.transaction(async (m): Promise<MemberChangeOutcome> => {
       await m.query('SELECT id FROM tenants WHERE id = ? FOR UPDATE', [tenantId]);
@@ -143,7 +191,7 @@ export class MysqlPeopleStore implements PeopleStore {
       const [{ n }]: Array<{ n: string | number }> = await m.query(ACTIVE_OWNERS, [tenantId]);
       if (leavesNoOwner(before, role, Number(n))) return { outcome: 'last_owner' };
       if (role === null) {
-        await m.query('DELETE FROM member_sessions WHERE member_id = ?', [memberId]);
+        for (const table of MEMBER_DEPENDENTS) await m.query(`DELETE FROM ${table} WHERE member_id = ?`, [memberId]);
         await m.query('DELETE FROM members WHERE id = ?', [memberId]);
       } else await m.query('UPDATE members SET role = ?, updated_at = ? WHERE id = ?', [role, new Date(), memberId]);
       await insertAuditEntriesMysql(m, [decision.audit]);

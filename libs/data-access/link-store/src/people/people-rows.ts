@@ -90,3 +90,23 @@ export const leavesNoOwner = (before: Member, role: Role | null, owners: number)
   before.role === 'owner' && before.status === 'active' && role !== 'owner' && owners <= 1;
 
 export const ACTIVE_OWNERS = "SELECT COUNT(*) AS n FROM members WHERE tenant_id = ? AND role = 'owner' AND status = 'active'";
+
+/** The second factor's statements, the same on both backends (the upsert of a pending secret apart). */
+export const SECOND_FACTOR_SELECT = 'SELECT secret, pending, last_step FROM member_second_factors WHERE member_id = ?';
+export type SecondFactorRow = { secret: string | null; pending: string | null; last_step: number | string | null };
+export const secondFactorFromRow = (row: SecondFactorRow) => ({
+  secret: row.secret,
+  pending: row.pending,
+  lastStep: row.last_step === null ? null : Number(row.last_step),
+});
+export const ENABLE_SECOND_FACTOR =
+  'UPDATE member_second_factors SET secret = pending, pending = NULL, last_step = ?, updated_at = ? WHERE member_id = ? AND pending = ?';
+export const USE_SECOND_FACTOR_STEP =
+  'UPDATE member_second_factors SET last_step = ? WHERE member_id = ? AND secret IS NOT NULL AND (last_step IS NULL OR last_step < ?)';
+export const USE_RECOVERY_CODE = 'DELETE FROM member_recovery_codes WHERE member_id = ? AND code_hash = ?';
+export const recoveryInsert = (memberId: string, hashes: readonly string[]) => ({
+  sql: `INSERT INTO member_recovery_codes (member_id, code_hash) VALUES ${hashes.map(() => '(?, ?)').join(', ')}`,
+  params: hashes.flatMap((h) => [memberId, h]),
+});
+/** What goes with a member when it is removed, before its own row. */
+export const MEMBER_DEPENDENTS = ['member_sessions', 'member_second_factors', 'member_recovery_codes'] as const;

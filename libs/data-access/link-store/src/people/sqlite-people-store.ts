@@ -6,6 +6,7 @@ import type {
   NewMember,
   PeopleStore,
   Role,
+  SecondFactorState,
   Session,
   SessionWithMember,
   SignInCandidate,
@@ -15,6 +16,14 @@ import { SqliteDb } from '../sqlite/sqlite-database';
 import {
   ACTIVE_OWNERS,
   candidateFromRow,
+  ENABLE_SECOND_FACTOR,
+  MEMBER_DEPENDENTS,
+  recoveryInsert,
+  SECOND_FACTOR_SELECT,
+  secondFactorFromRow,
+  SecondFactorRow,
+  USE_RECOVERY_CODE,
+  USE_SECOND_FACTOR_STEP,
   INSERT_MEMBER,
   leavesNoOwner,
   MEMBER_COLUMNS,
@@ -120,6 +129,46 @@ export class SqlitePeopleStore implements PeopleStore {
       .run(ms(now), ms(idleBefore), limit).changes;
   }
 
+  async setPendingSecondFactor(memberId: string, sealedSecret: string): Promise<void> {
+    this.db
+      .prepare(
+        'INSERT INTO member_second_factors (member_id, pending, updated_at) VALUES (?, ?, ?) ON CONFLICT (member_id) DO UPDATE SET pending = excluded.pending, updated_at = excluded.updated_at',
+      )
+      .run(memberId, sealedSecret, Date.now());
+  }
+
+  async secondFactorOf(memberId: string): Promise<SecondFactorState | null> {
+    const row = this.db.prepare(SECOND_FACTOR_SELECT).get(memberId) as SecondFactorRow | undefined;
+    return row ? secondFactorFromRow(row) : null;
+  }
+
+  async enableSecondFactor(memberId: string, pending: string, step: number, recoveryHashes: readonly string[]): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        if (this.db.prepare(ENABLE_SECOND_FACTOR).run(step, Date.now(), memberId, pending).changes !== 1) return false;
+        this.db.prepare('DELETE FROM member_recovery_codes WHERE member_id = ?').run(memberId);
+        const { sql, params } = recoveryInsert(memberId, recoveryHashes);
+        if (recoveryHashes.length) this.db.prepare(sql).run(...params);
+        return true;
+      })
+      .immediate();
+  }
+
+  async useSecondFactorStep(memberId: string, step: number): Promise<boolean> {
+    return this.db.prepare(USE_SECOND_FACTOR_STEP).run(step, memberId, step).changes === 1;
+  }
+
+  async useRecoveryCode(memberId: string, codeHash: string): Promise<boolean> {
+    return this.db.prepare(USE_RECOVERY_CODE).run(memberId, codeHash).changes === 1;
+  }
+
+  async disableSecondFactor(memberId: string): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM member_second_factors WHERE member_id = ?').run(memberId);
+      this.db.prepare('DELETE FROM member_recovery_codes WHERE member_id = ?').run(memberId);
+    })();
+  }
+
   private change(tenantId: string, memberId: string, role: Role | null, decide: MemberChangeDecision): MemberChangeOutcome {
     return this.db
       .transaction((): MemberChangeOutcome => {
@@ -131,7 +180,7 @@ export class SqlitePeopleStore implements PeopleStore {
         const { n } = this.db.prepare(ACTIVE_OWNERS).get(tenantId) as { n: number };
         if (leavesNoOwner(before, role, n)) return { outcome: 'last_owner' };
         if (role === null) {
-          this.db.prepare('DELETE FROM member_sessions WHERE member_id = ?').run(memberId);
+          for (const table of MEMBER_DEPENDENTS) this.db.prepare(`DELETE FROM ${table} WHERE member_id = ?`).run(memberId);
           this.db.prepare('DELETE FROM members WHERE id = ?').run(memberId);
         } else this.db.prepare('UPDATE members SET role = ?, updated_at = ? WHERE id = ?').run(role, Date.now(), memberId);
         insertAuditEntriesSqlite(this.db, [decision.audit]);

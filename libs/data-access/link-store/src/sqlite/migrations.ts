@@ -168,4 +168,12 @@ export const SQLITE_META_MIGRATIONS = [
         WHERE instr(' ' || scopes || ' ', ' members:write ') = 0
           AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`,
   },
+  {
+    // A member's TOTP second factor (secrets sealed by the app, the last time step used against
+    // replays) and its recovery codes as hashes, each deleted when used (docs/design.md, "People and sessions").
+    name: '008_second_factor',
+    up: `
+      CREATE TABLE member_second_factors (member_id TEXT PRIMARY KEY, secret TEXT, pending TEXT, last_step INTEGER, updated_at INTEGER NOT NULL);
+      CREATE TABLE member_recovery_codes (member_id TEXT NOT NULL, code_hash TEXT NOT NULL, PRIMARY KEY (member_id, code_hash));`,
+  },
 ];

@@ -1,7 +1,7 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
 import type { Tenant } from '@shortlink/tenants-domain';
 import { Member } from '../member';
-import { MemberChangeDecision, MemberChangeOutcome, NewMember, PeopleStore, Session, SessionWithMember, SignInCandidate } from '../ports';
+import { MemberChangeDecision, MemberChangeOutcome, NewMember, PeopleStore, SecondFactorState, Session, SessionWithMember, SignInCandidate } from '../ports';
 import { Role } from '../roles';
 
 type Row = { -readonly [K in keyof Member]: Member[K] } & { invitationHash: string | null; passwordHash: string | null };
@@ -11,6 +11,8 @@ export class InMemoryPeopleStore implements PeopleStore {
   readonly rows: Row[] = [];
   readonly sessions = new Map<string, Session>();
   readonly entries: AuditEntry[] = [];
+  readonly secondFactors = new Map<string, SecondFactorState>();
+  readonly recoveryCodes = new Map<string, Set<string>>();
 
   constructor(private readonly tenants: (tenantId: string) => Tenant | null) {}
 
@@ -83,6 +85,38 @@ export class InMemoryPeopleStore implements PeopleStore {
     return doomed.length;
   }
 
+  async setPendingSecondFactor(memberId: string, sealedSecret: string): Promise<void> {
+    const state = this.secondFactors.get(memberId);
+    this.secondFactors.set(memberId, { secret: state?.secret ?? null, lastStep: state?.lastStep ?? null, pending: sealedSecret });
+  }
+
+  async secondFactorOf(memberId: string): Promise<SecondFactorState | null> {
+    return this.secondFactors.get(memberId) ?? null;
+  }
+
+  async enableSecondFactor(memberId: string, pending: string, step: number, recoveryHashes: readonly string[]): Promise<boolean> {
+    if (this.secondFactors.get(memberId)?.pending !== pending) return false;
+    this.secondFactors.set(memberId, { secret: pending, pending: null, lastStep: step });
+    this.recoveryCodes.set(memberId, new Set(recoveryHashes));
+    return true;
+  }
+
+  async useSecondFactorStep(memberId: string, step: number): Promise<boolean> {
+    const state = this.secondFactors.get(memberId);
+    if (!state?.secret || (state.lastStep !== null && state.lastStep >= step)) return false;
+    this.secondFactors.set(memberId, { ...state, lastStep: step });
+    return true;
+  }
+
+  async useRecoveryCode(memberId: string, codeHash: string): Promise<boolean> {
+    return this.recoveryCodes.get(memberId)?.delete(codeHash) ?? false;
+  }
+
+  async disableSecondFactor(memberId: string): Promise<void> {
+    this.secondFactors.delete(memberId);
+    this.recoveryCodes.delete(memberId);
+  }
+
   private invited(invitationHash: string, now: Date): Row | undefined {
     return this.rows.find((r) => r.status === 'invited' && r.invitationHash === invitationHash && r.invitationExpiresAt! > now);
   }
@@ -97,6 +131,8 @@ export class InMemoryPeopleStore implements PeopleStore {
     if (role === null) {
       this.rows.splice(this.rows.indexOf(row), 1);
       for (const [hash, s] of this.sessions) if (s.memberId === memberId) this.sessions.delete(hash);
+      this.secondFactors.delete(memberId);
+      this.recoveryCodes.delete(memberId);
     } else row.role = role;
     if (decision.audit) this.entries.push(decision.audit);
     return { outcome: 'changed', member: plain(row) };

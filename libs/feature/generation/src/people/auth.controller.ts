@@ -2,12 +2,13 @@ import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } fr
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
-import { MemberService, SessionService } from '@shortlink/people-domain';
+import { DomainError, ErrorCode } from '@shortlink/core';
+import { MemberService, SecondFactorService, SessionService } from '@shortlink/people-domain';
 import { Tenant, TenantService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, ClientAddressResolver, Contract, sessionCookie } from '@shortlink/nest-platform';
 import { tenantView } from '../admin.controller';
 import { memberView } from './members.controller';
-import { acceptBody, loginBody, memberSchema, meSchema, signedInSchema } from './people.schemas';
+import { acceptBody, codeBody, enrolmentSchema, loginBody, memberSchema, meSchema, proofBody, recoveryCodesSchema, signedInSchema } from './people.schemas';
 
 const TAGS = ['auth'];
 
@@ -21,6 +22,7 @@ export class AuthController {
   constructor(
     @Inject(MemberService) private readonly members: MemberService,
     @Inject(SessionService) private readonly sessions: SessionService,
+    @Inject(SecondFactorService) private readonly secondFactor: SecondFactorService,
     @Inject(TenantService) private readonly tenants: TenantService,
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -45,7 +47,7 @@ export class AuthController {
   @Contract({
     summary: 'Sign in with email and password: answers a session cookie and its CSRF token',
     description:
-      'Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).',
+      'A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).',
     tags: TAGS,
     secured: false,
     body: loginBody,
@@ -114,9 +116,61 @@ export class AuthController {
     };
   }
 
+  @Post('me/second-factor')
+  @HttpCode(200)
+  @UseGuards(ApiKeyGuard)
+  @Contract({
+    summary: 'Start turning on a second factor (TOTP): a new secret for the authenticator app',
+    description: 'For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged.',
+    tags: TAGS,
+    scope: 'links:read',
+    responses: { 200: { description: 'The secret, pending', schema: enrolmentSchema } },
+  })
+  async beginSecondFactor(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    reply.header('cache-control', 'no-store');
+    return this.secondFactor.begin(personOf(req));
+  }
+
+  @Post('me/second-factor/confirm')
+  @HttpCode(200)
+  @UseGuards(ApiKeyGuard)
+  @Contract({
+    summary: 'Turn the second factor on with a code of the new secret; answers the recovery codes once',
+    description: '400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started.',
+    tags: TAGS,
+    scope: 'links:read',
+    body: codeBody,
+    responses: { 200: { description: 'On', schema: recoveryCodesSchema } },
+  })
+  async confirmSecondFactor(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof codeBody>) {
+    reply.header('cache-control', 'no-store');
+    return this.secondFactor.confirm(personOf(req), body.code, this.addresses.of(req.raw));
+  }
+
+  @Post('me/second-factor/disable')
+  @HttpCode(204)
+  @UseGuards(ApiKeyGuard)
+  @Contract({
+    summary: 'Turn the second factor off, proven by a current code or a recovery code',
+    description: '400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on.',
+    tags: TAGS,
+    scope: 'links:read',
+    body: proofBody,
+    responses: { 204: { description: 'Off' } },
+  })
+  async disableSecondFactor(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof proofBody>): Promise<void> {
+    await this.secondFactor.disable(personOf(req), body, this.addresses.of(req.raw));
+  }
+
   /** Secure over https: the request's own protocol, or a console served over https (SESSION_COOKIE_SECURE=auto). */
   private secure(req: FastifyRequest): boolean {
     const { cookieSecure, consoleIsHttps } = this.config.people.session;
     return cookieSecure === 'on' || (cookieSecure === 'auto' && (consoleIsHttps || req.protocol === 'https'));
   }
+}
+
+/** The member of a session; a key has no second factor of its own. */
+function personOf(req: AuthenticatedRequest) {
+  if (!req.session) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'a second factor belongs to a person: sign in with POST /api/v1/auth/login');
+  return req.session.member;
 }

@@ -39,6 +39,8 @@ export const loginBody = z
     email: z.string().max(320),
     password: z.string().max(1024),
     tenantId: z.string().max(64).optional().meta({ description: 'Needed only when the email belongs to several tenants' }),
+    code: z.string().max(16).optional().meta({ description: 'With a second factor: the 6 digits of the authenticator app (each accepted once)' }),
+    recoveryCode: z.string().max(32).optional().meta({ description: 'With a second factor, instead of code: one of the recovery codes (each works once)' }),
   })
   .meta({ id: 'SignIn' });
 
@@ -56,3 +58,19 @@ export const meSchema = z
   })
   .meta({ id: 'Me' });
 export const signedInSchema = meSchema.extend({ expiresAt: dateTime.meta({ description: 'The session’s absolute end' }) }).meta({ id: 'SignedIn' });
+
+export const enrolmentSchema = z
+  .object({
+    secret: z.string().meta({ description: 'The TOTP secret (base32), for an authenticator app that cannot scan' }),
+    uri: z.string().meta({ description: 'otpauth:// URI, to show as a QR code' }),
+  })
+  .meta({ id: 'SecondFactorEnrolment' });
+export const codeBody = z
+  .strictObject({ code: z.string().max(16).meta({ description: '6 digits of the authenticator app' }) })
+  .meta({ id: 'SecondFactorCode' });
+export const recoveryCodesSchema = z
+  .object({ recoveryCodes: z.array(z.string()).meta({ description: 'Shown this once; each works once instead of a code' }) })
+  .meta({ id: 'RecoveryCodes' });
+export const proofBody = z
+  .strictObject({ code: z.string().max(16).optional(), recoveryCode: z.string().max(32).optional() })
+  .meta({ id: 'SecondFactorProof', description: 'A current code, or a recovery code' });
