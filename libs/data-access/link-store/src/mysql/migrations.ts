@@ -323,6 +323,14 @@ export class DomainSettings1734190000001 implements MigrationInterface {
   }
 }
 
+/** A new scope for each tenant's first key, its oldest (audit:read, members:write), unless it has it; and taking it back. */
+const grantToFirstKeys = (scope: string) => `
+  UPDATE api_keys k
+    JOIN (SELECT tenant_id, MIN(created_at) AS first_at FROM api_keys GROUP BY tenant_id) f ON f.tenant_id = k.tenant_id AND k.created_at = f.first_at
+    SET k.scopes = CONCAT(k.scopes, ' ${scope}')
+    WHERE CONCAT(' ', k.scopes, ' ') NOT LIKE '% ${scope} %'`;
+const withdrawFromKeys = (scope: string) => `UPDATE api_keys SET scopes = TRIM(REPLACE(CONCAT(' ', scopes, ' '), ' ${scope} ', ' '))`;
+
 /**
  * The audit log: a tenant's (log_id = its id) or the operators' (log_id = 'operator'), newest first
  * by (at, seq), with the filters' indexes; and `audit:read` for each tenant's first key, its oldest
@@ -354,15 +362,11 @@ export class AuditLog1733800000001 implements MigrationInterface {
         KEY idx_audit_log_target (log_id, target_id, at, seq),
         KEY idx_audit_log_at (at)
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
-    await q.query(`
-      UPDATE api_keys k
-        JOIN (SELECT tenant_id, MIN(created_at) AS first_at FROM api_keys GROUP BY tenant_id) f ON f.tenant_id = k.tenant_id AND k.created_at = f.first_at
-        SET k.scopes = CONCAT(k.scopes, ' audit:read')
-        WHERE CONCAT(' ', k.scopes, ' ') NOT LIKE '% audit:read %'`);
+    await q.query(grantToFirstKeys('audit:read'));
   }
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE audit_log');
-    await q.query("UPDATE api_keys SET scopes = TRIM(REPLACE(CONCAT(' ', scopes, ' '), ' audit:read ', ' '))");
+    await q.query(withdrawFromKeys('audit:read'));
   }
 }
 
@@ -417,16 +421,12 @@ export class People1734300000001 implements MigrationInterface {
         KEY idx_member_sessions_member (member_id),
         KEY idx_member_sessions_expiry (expires_at)
       ) ENGINE=InnoDB`);
-    await q.query(`
-      UPDATE api_keys k
-        JOIN (SELECT tenant_id, MIN(created_at) AS first_at FROM api_keys GROUP BY tenant_id) f ON f.tenant_id = k.tenant_id AND k.created_at = f.first_at
-        SET k.scopes = CONCAT(k.scopes, ' members:write')
-        WHERE CONCAT(' ', k.scopes, ' ') NOT LIKE '% members:write %'`);
+    await q.query(grantToFirstKeys('members:write'));
   }
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE member_sessions');
     await q.query('DROP TABLE members');
-    await q.query("UPDATE api_keys SET scopes = TRIM(REPLACE(CONCAT(' ', scopes, ' '), ' members:write ', ' '))");
+    await q.query(withdrawFromKeys('members:write'));
   }
 }
 

@@ -73,6 +73,12 @@ export const SQLITE_SHARD_MIGRATIONS = [
   },
 ];
 
+/** A new scope for each tenant's first key, its oldest (audit:read, members:write), unless it has it. */
+const grantToFirstKeys = (scope: string) => `
+      UPDATE api_keys SET scopes = scopes || ' ${scope}'
+        WHERE instr(' ' || scopes || ' ', ' ${scope} ') = 0
+          AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`;
+
 export const SQLITE_META_MIGRATIONS = [
   {
     name: '001_tenants_keys_sequences',
@@ -144,9 +150,7 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE INDEX idx_audit_log_actor ON audit_log (log_id, actor_id, at, seq);
       CREATE INDEX idx_audit_log_target ON audit_log (log_id, target_id, at, seq);
       CREATE INDEX idx_audit_log_at ON audit_log (at);
-      UPDATE api_keys SET scopes = scopes || ' audit:read'
-        WHERE instr(' ' || scopes || ' ', ' audit:read ') = 0
-          AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`,
+      ${grantToFirstKeys('audit:read')}`,
   },
   {
     // A tenant's members and their server-side sessions (by the hash of the session id), and
@@ -164,9 +168,7 @@ export const SQLITE_META_MIGRATIONS = [
         created_at INTEGER NOT NULL, last_seen_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
       CREATE INDEX idx_member_sessions_member ON member_sessions (member_id);
       CREATE INDEX idx_member_sessions_expiry ON member_sessions (expires_at);
-      UPDATE api_keys SET scopes = scopes || ' members:write'
-        WHERE instr(' ' || scopes || ' ', ' members:write ') = 0
-          AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`,
+      ${grantToFirstKeys('members:write')}`,
   },
   {
     // A member's TOTP second factor (secrets sealed by the app, the last time step used against
