@@ -146,6 +146,42 @@ describe('sessions', () => {
   });
 });
 
+describe('one email in two tenants', () => {
+  it('asks for tenantId when the password opens both, and signs in to the one named', async () => {
+    const other: Tenant = { ...tenant, id: 't2', name: 'Beta' };
+    const store = new InMemoryPeopleStore((id) => (id === 't1' ? tenant : id === 't2' ? other : null));
+    const failures: unknown[] = [];
+    const members = new MemberService(
+      store,
+      plainPasswords,
+      { send: async () => Promise.reject(new Error('mail server down')) },
+      { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12, onMailFailure: (e) => failures.push(e) },
+    );
+    for (const t of ['t1', 't2']) {
+      const { invitation } = await members.invite(t, KEY, { email: 'cy@example.com', role: 'viewer' });
+      expect(invitation.mailed).toBe(false); // the mail failed; the invitation stands
+      await members.accept({ token: invitation.token, password: 'a long passphrase' }, null);
+    }
+    expect(failures).toHaveLength(2);
+    const sessions = new SessionService(store, plainPasswords, new LocalRateWindows(), null, {
+      idleMs: 600_000,
+      absoluteMs: 3_600_000,
+      throttle: { perAccount: 5, perAddress: 5, windowMs: 60_000 },
+    });
+    await expect(sessions.signIn({ email: 'cy@example.com', password: 'a long passphrase' }, null)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: {
+        field: 'tenantId',
+        tenants: [
+          { id: 't1', name: 'Acme' },
+          { id: 't2', name: 'Beta' },
+        ],
+      },
+    });
+    expect((await sessions.signIn({ email: 'cy@example.com', password: 'a long passphrase', tenantId: 't2' }, null)).tenant.id).toBe('t2');
+  });
+});
+
 describe('password policy', () => {
   it('refuses short, common, email-like and repetitive passwords', () => {
     expect(() => checkNewPassword('a'.repeat(11), 12, 'a@b.co')).toThrow('at least 12');
