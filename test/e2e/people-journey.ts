@@ -254,5 +254,22 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD })).status).toBe(200);
       expect((await api(a(), 'POST', '/api/v1/me/second-factor', tenantKey)).status).toBe(403); // a key has none
     });
+    it('changes a password: the other sessions of the person end on both instances, this one stays', async () => {
+      const email = `pw-${Date.now()}@example.com`;
+      const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'viewer' });
+      expect((await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
+      const here = (await signIn(a(), email, PASSWORD)).person;
+      const there = (await signIn(b(), email, PASSWORD)).person;
+      const wrong = await asPerson(a(), 'POST', '/api/v1/me/password', here, { currentPassword: 'not it at all', newPassword: 'a brand new passphrase' });
+      expect(wrong.status).toBe(403);
+      expect(wrong.body.code).toBe('PASSWORD_INCORRECT');
+      const changed = await asPerson(a(), 'POST', '/api/v1/me/password', here, { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' });
+      expect(changed.status).toBe(200);
+      expect(changed.body.sessionsEnded).toBe(1);
+      await waitPastSessionCache();
+      expect((await asPerson(b(), 'GET', '/api/v1/me', there)).status).toBe(401);
+      expect((await asPerson(b(), 'GET', '/api/v1/me', here)).status).toBe(200);
+      expect((await signIn(a(), email, 'a brand new passphrase')).res.status).toBe(200);
+    });
   });
 }

@@ -146,6 +146,32 @@ describe('sessions', () => {
   });
 });
 
+describe('password change', () => {
+  it('checks the current password, ends the other sessions, keeps this one, and records it without the password', async () => {
+    const { sessions, join, store } = setup();
+    await join('pw@example.com', 'editor');
+    const here = await sessions.signIn({ email: 'pw@example.com', password: 'a long passphrase' }, null);
+    const there = await sessions.signIn({ email: 'pw@example.com', password: 'a long passphrase' }, null);
+    const session = { token: here.token, member: here.member };
+    await expect(sessions.changePassword(session, { currentPassword: 'wrong one!!', newPassword: 'new long passphrase' }, 12, null)).rejects.toMatchObject({
+      code: 'PASSWORD_INCORRECT',
+    });
+    await expect(sessions.changePassword(session, { currentPassword: 'a long passphrase', newPassword: 'password1234' }, 12, null)).rejects.toMatchObject({
+      code: 'PASSWORD_TOO_WEAK',
+    });
+    expect(await sessions.changePassword(session, { currentPassword: 'a long passphrase', newPassword: 'new long passphrase' }, 12, '192.0.2.1')).toEqual({
+      sessionsEnded: 1,
+    });
+    await expect(sessions.verify(there.token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect((await sessions.verify(here.token)).member.email).toBe('pw@example.com');
+    await expect(sessions.signIn({ email: 'pw@example.com', password: 'a long passphrase' }, null)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect((await sessions.signIn({ email: 'pw@example.com', password: 'new long passphrase' }, null)).member.email).toBe('pw@example.com');
+    const entry = store.entries.find((e) => e.action === 'member.password_changed')!;
+    expect(entry.details).toEqual({ passwordChanged: true });
+    expect(JSON.stringify(store.entries)).not.toContain('new long passphrase');
+  });
+});
+
 describe('one email in two tenants', () => {
   it('asks for tenantId when the password opens both, and signs in to the one named', async () => {
     const other: Tenant = { ...tenant, id: 't2', name: 'Beta' };

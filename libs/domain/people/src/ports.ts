@@ -70,6 +70,13 @@ export interface PeopleStore {
   acceptInvitation(invitationHash: string, passwordHash: string, now: Date, audit: (member: Member) => AuditEntry): Promise<Member | null>;
   /** Active members with this email, in any tenant, with their password hashes. */
   signInCandidates(email: string): Promise<SignInCandidate[]>;
+  /** The member's password hash (null for an invited member). */
+  passwordHashOf(memberId: string): Promise<string | null>;
+  /**
+   * Sets a new password hash and ends every session of the member but `keepSessionHash`, with the
+   * audit entry, in one transaction; how many sessions it ended.
+   */
+  changePassword(memberId: string, passwordHash: string, keepSessionHash: string | null, audit: AuditEntry): Promise<number>;
   createSession(session: Session): Promise<void>;
   findSession(idHash: string): Promise<SessionWithMember | null>;
   /** Records activity (the idle lifetime counts from it). */

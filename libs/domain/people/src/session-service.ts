@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'crypto';
 import { LRUCache } from 'lru-cache';
-import type { AuditLog } from '@shortlink/audit-domain';
+import { type AuditLog, auditEntry } from '@shortlink/audit-domain';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import type { PasswordHasher } from '@shortlink/links-domain';
 import { LocalRateWindows, Principal, RateWindowStore, Tenant } from '@shortlink/tenants-domain';
 import { hashToken, Member, newToken } from './member';
-import { MAX_PASSWORD_LENGTH } from './password-policy';
+import { checkNewPassword, MAX_PASSWORD_LENGTH } from './password-policy';
 import { PeopleStore, SignInCandidate } from './ports';
 import { ROLE_SCOPES } from './roles';
 import { SecondFactorService } from './second-factor';
@@ -196,6 +196,43 @@ export class SessionService {
         ),
       );
     }
+  }
+
+  /**
+   * A person's new password (docs/design.md, "People and sessions"): the current one is checked (a
+   * wrong one is counted like a failed sign-in, 403 PASSWORD_INCORRECT), the new one against the
+   * policy; every other session of the person ends (on the other instances within `cacheMs`), the
+   * one making the change stays. `member.password_changed` in its transaction.
+   */
+  async changePassword(
+    session: { readonly token: string; readonly member: Member },
+    input: { currentPassword: unknown; newPassword: unknown },
+    passwordMinLength: number,
+    clientAddress: string | null,
+  ): Promise<{ sessionsEnded: number }> {
+    const { member } = session;
+    const { windowMs, perAccount } = this.options.throttle;
+    const accountKey = `signin:account:${member.email}`;
+    const throttled = await this.hit(accountKey, perAccount - 1, windowMs, 0);
+    if (!throttled.allowed)
+      throw new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this account; retry later', {
+        retryAfterSeconds: Math.max(1, Math.ceil(throttled.waitMs / 1000)),
+      });
+    const stored = await this.store.passwordHashOf(member.id);
+    const current = typeof input.currentPassword === 'string' ? input.currentPassword : '';
+    if (!stored || current.length > MAX_PASSWORD_LENGTH || !(await this.passwords.verify(stored, current))) {
+      await this.hit(accountKey, perAccount, windowMs, 1);
+      throw new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the current password is wrong', { field: 'currentPassword' });
+    }
+    const hash = await this.passwords.hash(checkNewPassword(input.newPassword, passwordMinLength, member.email));
+    const keep = hashToken(session.token);
+    const entry = auditEntry(
+      { actor: { type: 'person', id: member.id, name: member.email }, clientAddress },
+      { log: member.tenantId, action: 'member.password_changed', target: { type: 'member', id: member.id, domain: null }, details: { passwordChanged: true } },
+      new Date(this.clock.now()),
+    );
+    const sessionsEnded = await this.store.changePassword(member.id, hash, keep, entry);
+    return { sessionsEnded };
   }
 
   /** Sessions past their end, deleted in a batch (the expiry job). */

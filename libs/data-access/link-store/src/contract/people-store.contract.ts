@@ -196,5 +196,29 @@ export function describePeopleStoreContract(backend: string, open: () => Promise
       expect(await store.secondFactorOf(other.id)).toBeNull();
       expect(await store.useRecoveryCode(other.id, 'o1')).toBe(false);
     });
+    it('changes a password and ends every other session of the member, with the entry, in one transaction', async () => {
+      const tenant = await newTenant();
+      const m = await join(tenant.id, `pw-${randomUUID()}@example.com`, 'editor');
+      const other = await join(tenant.id, `pw2-${randomUUID()}@example.com`, 'editor');
+      const sessionOf = (memberId: string) => ({
+        idHash: hashToken(randomUUID()),
+        memberId,
+        tenantId: tenant.id,
+        createdAt: new Date(T0),
+        lastSeenAt: new Date(T0),
+        expiresAt: new Date(T0 + 60_000),
+      });
+      const [kept, ended1, ended2, theirs] = [sessionOf(m.id), sessionOf(m.id), sessionOf(m.id), sessionOf(other.id)];
+      for (const s of [kept, ended1, ended2, theirs]) await store.createSession(s);
+      expect(await store.passwordHashOf(m.id)).toBe(`hash-of-${m.email}`);
+      expect(await store.changePassword(m.id, 'new-hash', kept.idHash, entry(tenant.id, 'member.password_changed', m.id))).toBe(2);
+      expect(await store.passwordHashOf(m.id)).toBe('new-hash');
+      expect(await store.findSession(kept.idHash)).not.toBeNull();
+      expect(await store.findSession(ended1.idHash)).toBeNull();
+      expect(await store.findSession(ended2.idHash)).toBeNull();
+      expect(await store.findSession(theirs.idHash)).not.toBeNull();
+      expect((await fx.actionsOf(tenant.id)).slice(-1)).toEqual(['member.password_changed']);
+      expect(await store.passwordHashOf('nobody')).toBeNull();
+    });
   });
 }

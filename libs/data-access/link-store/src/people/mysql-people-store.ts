@@ -109,6 +109,20 @@ export class MysqlPeopleStore implements PeopleStore {
     return ((await this.ds.query(SIGN_IN_SELECT, [email])) as SignInRow[]).map(candidateFromRow);
   }
 
+  async passwordHashOf(memberId: string): Promise<string | null> {
+    const rows: Array<{ password_hash: string | null }> = await this.ds.query('SELECT password_hash FROM members WHERE id = ?', [memberId]);
+    return rows[0]?.password_hash ?? null;
+  }
+
+  async changePassword(memberId: string, passwordHash: string, keepSessionHash: string | null, audit: AuditEntry): Promise<number> {
+    return this.ds.transaction(async (m) => {
+      await m.query('UPDATE members SET password_hash = ?, updated_at = ? WHERE id = ?', [passwordHash, new Date(), memberId]);
+      const ended: Affected = await m.query('DELETE FROM member_sessions WHERE member_id = ? AND id_hash <> ?', [memberId, keepSessionHash ?? '']);
+      await insertAuditEntriesMysql(m, [audit]);
+      return ended.affectedRows;
+    });
+  }
+
   async createSession(s: Session): Promise<void> {
     await this.ds.query('INSERT INTO member_sessions (id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [
       s.idHash,

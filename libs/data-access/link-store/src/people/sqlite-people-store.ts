@@ -104,6 +104,22 @@ export class SqlitePeopleStore implements PeopleStore {
     return (this.db.prepare(SIGN_IN_SELECT).all(email) as SignInRow[]).map(candidateFromRow);
   }
 
+  async passwordHashOf(memberId: string): Promise<string | null> {
+    const row = this.db.prepare('SELECT password_hash FROM members WHERE id = ?').get(memberId) as { password_hash: string | null } | undefined;
+    return row?.password_hash ?? null;
+  }
+
+  async changePassword(memberId: string, passwordHash: string, keepSessionHash: string | null, audit: AuditEntry): Promise<number> {
+    return this.db
+      .transaction(() => {
+        this.db.prepare('UPDATE members SET password_hash = ?, updated_at = ? WHERE id = ?').run(passwordHash, Date.now(), memberId);
+        const ended = this.db.prepare('DELETE FROM member_sessions WHERE member_id = ? AND id_hash <> ?').run(memberId, keepSessionHash ?? '').changes;
+        insertAuditEntriesSqlite(this.db, [audit]);
+        return ended;
+      })
+      .immediate();
+  }
+
   async createSession(s: Session): Promise<void> {
     this.db
       .prepare('INSERT INTO member_sessions (id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')

@@ -60,6 +60,20 @@ export class InMemoryPeopleStore implements PeopleStore {
       .map((r) => ({ member: plain(r), passwordHash: r.passwordHash!, tenant: this.tenants(r.tenantId)! }));
   }
 
+  async passwordHashOf(memberId: string): Promise<string | null> {
+    return this.rows.find((r) => r.id === memberId)?.passwordHash ?? null;
+  }
+
+  async changePassword(memberId: string, passwordHash: string, keepSessionHash: string | null, audit: AuditEntry): Promise<number> {
+    const row = this.rows.find((r) => r.id === memberId);
+    if (!row) return 0;
+    row.passwordHash = passwordHash;
+    let ended = 0;
+    for (const [hash, s] of this.sessions) if (s.memberId === memberId && hash !== keepSessionHash && this.sessions.delete(hash)) ended++;
+    this.entries.push(audit);
+    return ended;
+  }
+
   async createSession(session: Session): Promise<void> {
     this.sessions.set(session.idHash, session);
   }

@@ -8,7 +8,19 @@ import { Tenant, TenantService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, ClientAddressResolver, Contract, sessionCookie } from '@shortlink/nest-platform';
 import { tenantView } from '../admin.controller';
 import { memberView } from './members.controller';
-import { acceptBody, codeBody, enrolmentSchema, loginBody, memberSchema, meSchema, proofBody, recoveryCodesSchema, signedInSchema } from './people.schemas';
+import {
+  acceptBody,
+  codeBody,
+  enrolmentSchema,
+  loginBody,
+  memberSchema,
+  meSchema,
+  passwordChangeBody,
+  passwordChangedSchema,
+  proofBody,
+  recoveryCodesSchema,
+  signedInSchema,
+} from './people.schemas';
 
 const TAGS = ['auth'];
 
@@ -116,6 +128,23 @@ export class AuthController {
     };
   }
 
+  @Post('me/password')
+  @HttpCode(200)
+  @UseGuards(ApiKeyGuard)
+  @Contract({
+    summary: 'Change your password; your other sessions end (on every instance within a second)',
+    description:
+      '403 `PASSWORD_INCORRECT` for a wrong current password (counted like a failed sign-in: 429 past the limit), 400 `PASSWORD_TOO_WEAK` for a weak new one. For a person signed in (a key gets 403).',
+    tags: TAGS,
+    scope: 'links:read',
+    body: passwordChangeBody,
+    responses: { 200: { description: 'Changed', schema: passwordChangedSchema } },
+  })
+  async changePassword(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof passwordChangeBody>) {
+    personOf(req);
+    return this.sessions.changePassword(req.session!, body, this.config.people.passwordMinLength, this.addresses.of(req.raw));
+  }
+
   @Post('me/second-factor')
   @HttpCode(200)
   @UseGuards(ApiKeyGuard)
@@ -169,8 +198,8 @@ export class AuthController {
   }
 }
 
-/** The member of a session; a key has no second factor of its own. */
+/** The member of a session; a key has no password or second factor of its own. */
 function personOf(req: AuthenticatedRequest) {
-  if (!req.session) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'a second factor belongs to a person: sign in with POST /api/v1/auth/login');
+  if (!req.session) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'this belongs to a person: sign in with POST /api/v1/auth/login');
   return req.session.member;
 }

@@ -74,3 +74,12 @@ export const recoveryCodesSchema = z
 export const proofBody = z
   .strictObject({ code: z.string().max(16).optional(), recoveryCode: z.string().max(32).optional() })
   .meta({ id: 'SecondFactorProof', description: 'A current code, or a recovery code' });
+export const passwordChangeBody = z
+  .strictObject({
+    currentPassword: z.string().max(1024),
+    newPassword: z.string().max(1024).meta({ description: 'At least PASSWORD_MIN_LENGTH characters, not a common password' }),
+  })
+  .meta({ id: 'PasswordChange' });
+export const passwordChangedSchema = z
+  .object({ sessionsEnded: z.number().int().meta({ description: 'Your other sessions, ended (this one stays)' }) })
+  .meta({ id: 'PasswordChanged' });
