@@ -254,7 +254,7 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD })).status).toBe(200);
       expect((await api(a(), 'POST', '/api/v1/me/second-factor', tenantKey)).status).toBe(403); // a key has none
     });
-    it('changes a password: the other sessions of the person end on both instances, this one stays', async () => {
+    it('changes a password (the other sessions end on both instances, this one stays); lists the sessions and ends one', async () => {
       const email = `pw-${Date.now()}@example.com`;
       const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'viewer' });
       expect((await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
@@ -269,7 +269,19 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       await waitPastSessionCache();
       expect((await asPerson(b(), 'GET', '/api/v1/me', there)).status).toBe(401);
       expect((await asPerson(b(), 'GET', '/api/v1/me', here)).status).toBe(200);
-      expect((await signIn(a(), email, 'a brand new passphrase')).res.status).toBe(200);
+      const third = (await signIn(a(), email, 'a brand new passphrase')).person;
+      // The person lists their sessions and ends another one (the third) from the first.
+      const listed = await asPerson(b(), 'GET', '/api/v1/me/sessions', here);
+      expect(listed.status).toBe(200);
+      const sessions = listed.body.sessions as Array<{ id: string; current: boolean }>;
+      expect(sessions).toHaveLength(2);
+      expect(sessions.filter((x) => x.current)).toHaveLength(1);
+      const other = sessions.find((x) => !x.current)!;
+      expect((await asPerson(a(), 'DELETE', `/api/v1/me/sessions/${other.id}`, here)).status).toBe(204);
+      expect((await asPerson(a(), 'DELETE', `/api/v1/me/sessions/${other.id}`, here)).body.code).toBe('SESSION_NOT_FOUND');
+      await waitPastSessionCache();
+      expect((await asPerson(b(), 'GET', '/api/v1/me', third)).status).toBe(401);
+      expect((await asPerson(b(), 'GET', '/api/v1/me', here)).status).toBe(200);
     });
   });
 }

@@ -50,6 +50,7 @@ export const ErrorCode = {
   CSRF_TOKEN_INVALID: 'CSRF_TOKEN_INVALID',
   SECOND_FACTOR_REQUIRED: 'SECOND_FACTOR_REQUIRED',
   SECOND_FACTOR_INVALID: 'SECOND_FACTOR_INVALID',
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -78,10 +78,13 @@ export interface PeopleStore {
    */
   changePassword(memberId: string, passwordHash: string, keepSessionHash: string | null, audit: AuditEntry): Promise<number>;
   createSession(session: Session): Promise<void>;
+  /** The member's sessions, newest first. */
+  listSessions(memberId: string): Promise<Session[]>;
   findSession(idHash: string): Promise<SessionWithMember | null>;
   /** Records activity (the idle lifetime counts from it). */
   touchSession(idHash: string, at: Date): Promise<void>;
-  deleteSession(idHash: string): Promise<void>;
+  /** Deletes a session; with `memberId`, only that member's (false when it has no such session). */
+  deleteSession(idHash: string, memberId?: string): Promise<boolean>;
   /** Sets the member's pending TOTP secret (sealed), replacing a pending one; an enabled factor stays as it is until confirmed. */
   setPendingSecondFactor(memberId: string, sealedSecret: string): Promise<void>;
   secondFactorOf(memberId: string): Promise<SecondFactorState | null>;

@@ -6,7 +6,7 @@ import type { PasswordHasher } from '@shortlink/links-domain';
 import { LocalRateWindows, Principal, RateWindowStore, Tenant } from '@shortlink/tenants-domain';
 import { hashToken, Member, newToken } from './member';
 import { checkNewPassword, MAX_PASSWORD_LENGTH } from './password-policy';
-import { PeopleStore, SignInCandidate } from './ports';
+import { PeopleStore, Session, SignInCandidate } from './ports';
 import { ROLE_SCOPES } from './roles';
 import { SecondFactorService } from './second-factor';
 
@@ -233,6 +233,29 @@ export class SessionService {
     );
     const sessionsEnded = await this.store.changePassword(member.id, hash, keep, entry);
     return { sessionsEnded };
+  }
+
+  /** A person's sessions that have not ended, newest first, the one asking marked `current`; the id is the stored hash (never the cookie's value). */
+  async listSessions(session: { readonly token: string; readonly member: Member }): Promise<Array<Session & { current: boolean }>> {
+    const now = this.clock.now();
+    const own = hashToken(session.token);
+    return (await this.store.listSessions(session.member.id))
+      .filter((s) => s.expiresAt.getTime() > now && now - s.lastSeenAt.getTime() <= this.options.idleMs)
+      .map((s) => ({ ...s, current: s.idHash === own }));
+  }
+
+  /** Ends one of the person's sessions (another device): at once here, within `cacheMs` elsewhere; `member.sessions_revoked`. */
+  async revokeSession(session: { readonly member: Member }, idHash: string, clientAddress: string | null): Promise<void> {
+    const { member } = session;
+    if (!/^[0-9a-f]{64}$/.test(idHash) || !(await this.store.deleteSession(idHash, member.id)))
+      throw new DomainError(ErrorCode.SESSION_NOT_FOUND, 'no such session of yours', { id: idHash });
+    this.cache.delete(idHash);
+    await this.audit?.record(
+      this.audit.entry(
+        { actor: { type: 'person', id: member.id, name: member.email }, clientAddress },
+        { log: member.tenantId, action: 'member.sessions_revoked', target: { type: 'session', id: idHash.slice(0, 16), domain: null }, details: { count: 1 } },
+      ),
+    );
   }
 
   /** Sessions past their end, deleted in a batch (the expiry job). */

@@ -51,6 +51,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   CSRF_TOKEN_INVALID: 403,
   SECOND_FACTOR_REQUIRED: 401,
   SECOND_FACTOR_INVALID: 400,
+  SESSION_NOT_FOUND: 404,
 };
 
 export interface ProblemDetails {

@@ -163,8 +163,15 @@ export function describePeopleStoreContract(backend: string, open: () => Promise
       expect(await store.findSession(ended.idHash)).toBeNull();
       expect(await store.findSession(idle.idHash)).toBeNull();
       expect(await store.findSession(live.idHash)).not.toBeNull();
-      await store.deleteSession(live.idHash);
+      const later = { ...mk(0, 100_000), createdAt: at(5) };
+      await store.createSession(later);
+      expect((await store.listSessions(m.id)).map((x) => x.idHash)).toEqual([later.idHash, live.idHash]);
+      expect(await store.deleteSession(live.idHash, randomUUID())).toBe(false); // another member's id: not theirs to end
+      expect(await store.deleteSession(live.idHash, m.id)).toBe(true);
+      expect(await store.deleteSession(later.idHash)).toBe(true);
       expect(await store.findSession(live.idHash)).toBeNull();
+      expect(await store.deleteSession(later.idHash)).toBe(false);
+      expect(await store.listSessions(m.id)).toEqual([]);
     });
     it('keeps a second factor: pending until enabled with its secret, each time step and recovery code used once, gone with the member', async () => {
       const tenant = await newTenant();

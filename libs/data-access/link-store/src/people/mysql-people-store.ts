@@ -17,6 +17,10 @@ import { isMysqlDuplicate } from '../mysql/mysql-datasource';
 import {
   ACTIVE_OWNERS,
   candidateFromRow,
+  deleteSessionSql,
+  PlainSessionRow,
+  plainSessionFromRow,
+  SESSIONS_OF,
   ENABLE_SECOND_FACTOR,
   MEMBER_DEPENDENTS,
   recoveryInsert,
@@ -143,8 +147,13 @@ export class MysqlPeopleStore implements PeopleStore {
     await this.ds.query('UPDATE member_sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?', [at, idHash, at]);
   }
 
-  async deleteSession(idHash: string): Promise<void> {
-    await this.ds.query('DELETE FROM member_sessions WHERE id_hash = ?', [idHash]);
+  async listSessions(memberId: string): Promise<Session[]> {
+    return ((await this.ds.query(SESSIONS_OF, [memberId])) as PlainSessionRow[]).map(plainSessionFromRow);
+  }
+
+  async deleteSession(idHash: string, memberId?: string): Promise<boolean> {
+    const { sql, extra } = deleteSessionSql(memberId);
+    return ((await this.ds.query(sql, [idHash, ...extra])) as Affected).affectedRows === 1;
   }
 
   async purgeSessions(now: Date, idleBefore: Date, limit: number): Promise<number> {

@@ -110,3 +110,20 @@ export const recoveryInsert = (memberId: string, hashes: readonly string[]) => (
 });
 /** What goes with a member when it is removed, before its own row. */
 export const MEMBER_DEPENDENTS = ['member_sessions', 'member_second_factors', 'member_recovery_codes'] as const;
+
+export const SESSIONS_OF =
+  'SELECT id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at FROM member_sessions WHERE member_id = ? ORDER BY created_at DESC, id_hash DESC';
+export type PlainSessionRow = { id_hash: string; member_id: string; tenant_id: string; created_at: DbDate; last_seen_at: DbDate; expires_at: DbDate };
+export const plainSessionFromRow = (r: PlainSessionRow): Session => ({
+  idHash: r.id_hash,
+  memberId: r.member_id,
+  tenantId: r.tenant_id,
+  createdAt: toDate(r.created_at),
+  lastSeenAt: toDate(r.last_seen_at),
+  expiresAt: toDate(r.expires_at),
+});
+/** Deletes a session, and with a second parameter only that member's. */
+export const deleteSessionSql = (memberId?: string) =>
+  memberId === undefined
+    ? { sql: 'DELETE FROM member_sessions WHERE id_hash = ?', extra: [] as string[] }
+    : { sql: 'DELETE FROM member_sessions WHERE id_hash = ? AND member_id = ?', extra: [memberId] };

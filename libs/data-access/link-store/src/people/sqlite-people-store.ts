@@ -16,6 +16,10 @@ import { SqliteDb } from '../sqlite/sqlite-database';
 import {
   ACTIVE_OWNERS,
   candidateFromRow,
+  deleteSessionSql,
+  PlainSessionRow,
+  plainSessionFromRow,
+  SESSIONS_OF,
   ENABLE_SECOND_FACTOR,
   MEMBER_DEPENDENTS,
   recoveryInsert,
@@ -135,8 +139,13 @@ export class SqlitePeopleStore implements PeopleStore {
     this.db.prepare('UPDATE member_sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?').run(ms(at), idHash, ms(at));
   }
 
-  async deleteSession(idHash: string): Promise<void> {
-    this.db.prepare('DELETE FROM member_sessions WHERE id_hash = ?').run(idHash);
+  async listSessions(memberId: string): Promise<Session[]> {
+    return (this.db.prepare(SESSIONS_OF).all(memberId) as PlainSessionRow[]).map(plainSessionFromRow);
+  }
+
+  async deleteSession(idHash: string, memberId?: string): Promise<boolean> {
+    const { sql, extra } = deleteSessionSql(memberId);
+    return this.db.prepare(sql).run(idHash, ...extra).changes === 1;
   }
 
   async purgeSessions(now: Date, idleBefore: Date, limit: number): Promise<number> {

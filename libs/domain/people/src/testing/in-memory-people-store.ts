@@ -89,8 +89,16 @@ export class InMemoryPeopleStore implements PeopleStore {
     if (session) this.sessions.set(idHash, { ...session, lastSeenAt: at });
   }
 
-  async deleteSession(idHash: string): Promise<void> {
-    this.sessions.delete(idHash);
+  async listSessions(memberId: string): Promise<Session[]> {
+    return [...this.sessions.values()]
+      .filter((s) => s.memberId === memberId)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.idHash < b.idHash ? 1 : -1));
+  }
+
+  async deleteSession(idHash: string, memberId?: string): Promise<boolean> {
+    const session = this.sessions.get(idHash);
+    if (!session || (memberId !== undefined && session.memberId !== memberId)) return false;
+    return this.sessions.delete(idHash);
   }
 
   async purgeSessions(now: Date, idleBefore: Date, limit: number): Promise<number> {

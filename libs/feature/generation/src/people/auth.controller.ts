@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
@@ -19,6 +19,8 @@ import {
   passwordChangedSchema,
   proofBody,
   recoveryCodesSchema,
+  sessionListSchema,
+  sessionParams,
   signedInSchema,
 } from './people.schemas';
 
@@ -126,6 +128,45 @@ export class AuthController {
       scopes: [...scopes] as z.infer<typeof meSchema>['scopes'],
       csrfToken,
     };
+  }
+
+  @Get('me/sessions')
+  @UseGuards(ApiKeyGuard)
+  @Contract({
+    summary: 'Your sessions that have not ended, newest first (the one asking is `current`)',
+    description: 'For a person signed in (a key gets 403).',
+    tags: TAGS,
+    scope: 'links:read',
+    responses: { 200: { description: 'The sessions', schema: sessionListSchema } },
+  })
+  async listSessions(@Req() req: AuthenticatedRequest) {
+    personOf(req);
+    const sessions = await this.sessions.listSessions(req.session!);
+    return {
+      sessions: sessions.map((s) => ({
+        id: s.idHash,
+        createdAt: s.createdAt.toISOString(),
+        lastSeenAt: s.lastSeenAt.toISOString(),
+        expiresAt: s.expiresAt.toISOString(),
+        current: s.current,
+      })),
+    };
+  }
+
+  @Delete('me/sessions/:id')
+  @HttpCode(204)
+  @UseGuards(ApiKeyGuard)
+  @Contract({
+    summary: 'End one of your sessions (another device): refused on every instance within a second',
+    description: '404 `SESSION_NOT_FOUND` for an id that is not one of your sessions.',
+    tags: TAGS,
+    scope: 'links:read',
+    params: sessionParams,
+    responses: { 204: { description: 'Ended' } },
+    errors: [404],
+  })
+  async revokeSession(@Req() req: AuthenticatedRequest, @Param('id') id: string): Promise<void> {
+    await this.sessions.revokeSession({ member: personOf(req) }, id, this.addresses.of(req.raw));
   }
 
   @Post('me/password')

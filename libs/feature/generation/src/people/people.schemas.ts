@@ -83,3 +83,17 @@ export const passwordChangeBody = z
 export const passwordChangedSchema = z
   .object({ sessionsEnded: z.number().int().meta({ description: 'Your other sessions, ended (this one stays)' }) })
   .meta({ id: 'PasswordChanged' });
+export const sessionListSchema = z
+  .object({
+    sessions: z.array(
+      z.object({
+        id: z.string().meta({ description: 'The stored hash of the session id (never the cookie’s value)' }),
+        createdAt: dateTime,
+        lastSeenAt: dateTime.meta({ description: 'Last use, written at most once a minute' }),
+        expiresAt: dateTime,
+        current: z.boolean().meta({ description: 'The session making this request' }),
+      }),
+    ),
+  })
+  .meta({ id: 'Sessions' });
+export const sessionParams = z.strictObject({ id: z.string().min(1).max(64) });
