@@ -110,7 +110,7 @@ export const envSchema = z.object({
    * (the console; default the generation app's address), how long an invitation works, the SMTP
    * server invitations are mailed through (none: they are only in the API's answer), passwords'
    * minimum length, sessions' idle and absolute lifetimes and their cookie's Secure attribute
-   * (auto: when the request or SHORTLINK_CONSOLE_URL is https), and failed sign-ins allowed per
+   * (auto: when the request came over https, as ClientAddressResolver.isHttps says, or SHORTLINK_CONSOLE_URL is https), and failed sign-ins allowed per
    * account and per address in a window before 429.
    */
   SHORTLINK_CONSOLE_URL: z.string().url().optional(),

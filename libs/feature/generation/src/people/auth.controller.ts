@@ -232,10 +232,13 @@ export class AuthController {
     await this.secondFactor.disable(personOf(req), body, this.addresses.of(req.raw));
   }
 
-  /** Secure over https: the request's own protocol, or a console served over https (SESSION_COOKIE_SECURE=auto). */
+  /**
+   * Secure over https (SESSION_COOKIE_SECURE=auto): a TLS socket or `X-Forwarded-Proto: https` from a
+   * TRUSTED_PROXIES address, as the visitor password cookie decides it, or a console served over https.
+   */
   private secure(req: FastifyRequest): boolean {
     const { cookieSecure, consoleIsHttps } = this.config.people.session;
-    return cookieSecure === 'on' || (cookieSecure === 'auto' && (consoleIsHttps || req.protocol === 'https'));
+    return cookieSecure === 'on' || (cookieSecure === 'auto' && (consoleIsHttps || this.addresses.isHttps(req.raw)));
   }
 }
 

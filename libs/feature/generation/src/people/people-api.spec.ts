@@ -42,6 +42,22 @@ describe('people API: members, sessions, the guard', () => {
     expect((await call(null, 'GET', '/api/v1/me')).statusCode).toBe(401);
   });
 
+  it('with SESSION_COOKIE_SECURE=auto, marks the cookie Secure only when a trusted proxy says the client came over https', async () => {
+    const proxied = await startGenerationInProcess(OPERATOR, { TRUSTED_PROXIES: '127.0.0.1' });
+    try {
+      const { invitation } = (
+        await proxied.call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: 'Proxied', plan: 'free', ownerEmail: 'proxied@example.com' })
+      ).json().owner;
+      await proxied.call(null, 'POST', '/api/v1/auth/accept', { token: invitation.token, password: PASSWORD });
+      const login = (headers: Record<string, string>) =>
+        proxied.call(null, 'POST', '/api/v1/auth/login', { email: 'proxied@example.com', password: PASSWORD }, headers);
+      expect(String((await login({ 'x-forwarded-proto': 'https' })).headers['set-cookie'])).toMatch(/; Secure$/);
+      expect(String((await login({})).headers['set-cookie'])).not.toContain('Secure');
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('lets an admin manage members other than owners, never an owner', async () => {
     const owner = await tenantWithOwner('owner@acme.example');
     const invited = (await call(owner.key, 'POST', '/api/v1/members', { email: 'admin@acme.example', role: 'admin' })).json();
