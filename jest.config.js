@@ -21,7 +21,9 @@ const swc = [
 ];
 const common = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc },
+  // otplib's dependencies ship as ES modules only (Node loads them with require; Jest's module system does not): compiled like our own.
+  transform: { '^.+\\.ts$': swc, '^.+/node_modules/(@scure|@noble|@otplib|otplib)/.+\\.m?js$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(@scure|@noble|@otplib|otplib)/)'],
   moduleNameMapper: pathsToModuleNameMapper(),
   moduleFileExtensions: ['ts', 'js', 'json'],
   modulePathIgnorePatterns: ['<rootDir>/data/', '<rootDir>/deploy/local/.run/'],

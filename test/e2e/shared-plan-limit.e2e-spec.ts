@@ -5,7 +5,7 @@ import { holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
 import { API_KEY, SERVER_SECRETS } from './support';
 import { api } from './tenant-journey';
 
-const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'admin'];
+const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'admin'];
 
 /**
  * Issues 12 and 17 on the real stack: two generation instances share one tenant's plan (requests

@@ -58,7 +58,11 @@ export function describeTenantJourney(endpoints: () => Endpoints, logs: () => st
       expect((await api(analytics(), 'GET', `/api/v1/links/${link.body.code}/stats`, apiKey)).status).toBe(200);
       const keys = await api(generation(), 'GET', '/api/v1/keys', apiKey);
       expect(keys.body.keys).toEqual([
-        expect.objectContaining({ prefix: apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read'], revokedAt: null }),
+        expect.objectContaining({
+          prefix: apiKey.slice(0, 10),
+          scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'],
+          revokedAt: null,
+        }),
       ]);
       expect(keys.text).not.toContain(apiKey);
       expect((await api(generation(), 'GET', `/api/v1/admin/tenants/${tenantId}`, API_KEY)).body).toMatchObject({

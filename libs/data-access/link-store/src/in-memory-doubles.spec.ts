@@ -2,11 +2,14 @@ import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
 import { IdBlock } from '@shortlink/links-domain';
 import { InMemoryBatchRecords, InMemoryLinkShard } from '@shortlink/links-domain/testing';
 import { InMemoryMovableShard, InMemoryRingStore } from '@shortlink/sharding-domain/testing';
+import { InMemoryPeopleStore } from '@shortlink/people-domain/testing';
+import type { Tenant } from '@shortlink/tenants-domain';
 import { InMemoryDomainSettingsStore, InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
 import { describeAuditLogStoreContract, describeTransactionalAuditContract } from './contract/audit-log-store.contract';
 import { describeBatchRecordStoreContract } from './contract/batch-record-store.contract';
 import { describeDomainSettingsStoreContract } from './contract/domain-settings-store.contract';
 import { describeLinkStoreContract } from './contract/link-store.contract';
+import { describePeopleStoreContract } from './contract/people-store.contract';
 import { describeRingStoreContract, describeShardMoveContract } from './contract/resharding.contract';
 import { describeTenantStoreContract } from './contract/tenant-store.contract';
 
@@ -39,4 +42,14 @@ describeAuditLogStoreContract('in-memory double', async () => ({ audit: new InMe
 describeTransactionalAuditContract('in-memory double', async () => {
   const tenants = new InMemoryTenantStore();
   return { tenants, settings: new InMemoryDomainSettingsStore(tenants.audit), audit: tenants.audit, close: async () => undefined };
+});
+describePeopleStoreContract('in-memory double', async () => {
+  const tenants = new Map<string, Tenant>();
+  const people = new InMemoryPeopleStore((id) => tenants.get(id) ?? null);
+  return {
+    people,
+    addTenant: async (tenant) => void tenants.set(tenant.id, tenant),
+    actionsOf: async (tenantId) => people.entries.filter((e) => e.log === tenantId).map((e) => e.action),
+    close: async () => undefined,
+  };
 });

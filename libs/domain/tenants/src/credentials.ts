@@ -9,11 +9,20 @@ import { hashApiKey, Plan, Scope, shortLivedCache } from './tenant';
  */
 export type Actor =
   | { readonly kind: 'key'; readonly id: string; readonly name: string; readonly tenantId: string }
-  | { readonly kind: 'person'; readonly id: string; readonly name: string; readonly email: string; readonly tenantId: string };
+  | {
+      readonly kind: 'person';
+      readonly id: string;
+      readonly name: string;
+      readonly email: string;
+      readonly tenantId: string;
+      /** The member's role (people-domain's ROLES), what decides whom it may manage. */
+      readonly role: string;
+    };
 
 /** Who made an API request. */
 export interface Principal {
   readonly tenantId: string;
+  /** The key's id; for a person signed in, the member's id. */
   readonly keyId: string;
   /** Who acts, as the audit log names it (platform auth.ts, `auditActorOf`). */
   readonly actor: Actor;

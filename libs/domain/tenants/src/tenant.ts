@@ -13,15 +13,18 @@ export interface Tenant {
   readonly createdAt: Date;
 }
 
-/** What a key may do (docs/design.md, "Tenants, keys and plans"; `audit:read`: "Audit log"). */
-export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'admin'] as const;
+/**
+ * What a key or a person may do (docs/design.md, "Tenants, keys and plans"; `audit:read`: "Audit
+ * log"; `members:write`: "People and sessions", a role is a set of these).
+ */
+export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 /**
  * A tenant's first key, and a new key without explicit scopes (of those, the ones its creator
  * holds, so a key made to replace another can revoke it): every scope of the tenant's own, `admin`
  * (the operators') aside.
  */
-export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read'];
+export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'];
 
 export interface ApiKey {
   readonly id: string;

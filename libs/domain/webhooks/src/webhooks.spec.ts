@@ -140,9 +140,12 @@ describe('webhooks', () => {
         code: 'c',
         visitor: 1,
         country: null,
+        region: null,
+        city: null,
         refererHost: null,
         userAgent: '',
         variant: null,
+        source: 'link',
       }) as const;
     const events = clickEventsOf([click(1, 1000), click(2, 1500), click(3, 2100), click(4, 1200, 't2')]);
     expect(events.map((e) => [e.tenantId, e.at, (e.data.clicks as unknown[]).length])).toEqual([

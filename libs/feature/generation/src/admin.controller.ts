@@ -2,12 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Pu
 import { z } from 'zod';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { LinkService } from '@shortlink/links-domain';
+import { checkEmail, MemberService } from '@shortlink/people-domain';
 import { Tenant, TenantDirectory, TenantService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { LinkAudit } from './audit/link-audit';
 import { LinkPresenter } from './link-presenter';
 import { codeParams, domainQuery, linkSchema } from './link.schemas';
 import { keyView } from './keys.controller';
+import { memberView } from './people/members.controller';
 import {
   domainBody,
   domainListSchema,
@@ -37,21 +39,31 @@ export class AdminController {
     @Inject(LinkPresenter) private readonly present: LinkPresenter,
     @Inject(TenantDirectory) private readonly tenantDomains: TenantDirectory,
     @Inject(LinkAudit) private readonly audit: LinkAudit,
+    @Inject(MemberService) private readonly members: MemberService,
   ) {}
 
   @Post('tenants')
   @HttpCode(201)
   @Contract({
-    summary: 'Create a tenant and its first key',
     operationId: 'createTenant',
+    summary: 'Create a tenant and its first key, and invite its first owner by email',
+    description:
+      'With `ownerEmail`, the person is invited as the tenant’s owner (`owner.invitation`, shown once; mailed with SMTP_URL). The tenant and key are created first; were the invitation to fail, the first key (which has `members:write`) can invite the owner.',
     tags: TAGS,
     scope: 'admin',
     body: tenantCreationSchema,
     responses: { 201: { description: 'Created; the key is shown this once', schema: tenantCreatedSchema } },
   })
   async createTenant(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof tenantCreationSchema>) {
-    const { tenant, issued } = await this.tenants.createTenant(body, auditContextOf(req));
-    return { tenant: tenantView(tenant), apiKey: issued.apiKey, key: keyView(issued.key) };
+    // A bad email is refused before anything is created.
+    const ownerEmail = body.ownerEmail === undefined ? undefined : checkEmail(body.ownerEmail);
+    const audit = auditContextOf(req);
+    const { tenant, issued } = await this.tenants.createTenant(body, audit);
+    const created = { tenant: tenantView(tenant), apiKey: issued.apiKey, key: keyView(issued.key) };
+    if (ownerEmail === undefined) return created;
+    // The invitation goes to the tenant's own log, by the operator.
+    const { member, invitation } = await this.members.invite(tenant.id, { kind: 'key' }, { email: ownerEmail, role: 'owner' }, audit, tenant.name);
+    return { ...created, owner: { member: memberView(member), invitation: { ...invitation, expiresAt: invitation.expiresAt.toISOString() } } };
   }
 
   @Get('tenants')
@@ -176,6 +188,6 @@ export class AdminController {
   }
 }
 
-function tenantView(tenant: Tenant): z.infer<typeof tenantSchema> {
+export function tenantView(tenant: Tenant): z.infer<typeof tenantSchema> {
   return { id: tenant.id, name: tenant.name, plan: tenant.plan, status: tenant.status, createdAt: tenant.createdAt.toISOString() };
 }

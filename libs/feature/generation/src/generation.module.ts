@@ -29,24 +29,36 @@ import {
   UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
+import { MAILER, Mailer, MemberService, PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionService } from '@shortlink/people-domain';
 import {
   EventPublisher,
   PLATFORM_EVENT_SINK,
   PlatformEventSink,
-  SecretBox,
+  SecretBox as WebhookSecretBox,
   WEBHOOK_STORE,
   WEBHOOK_URL_GUARD,
   WebhookService,
   WebhookStore,
   WebhookUrlGuard,
 } from '@shortlink/webhooks-domain';
-import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
+import {
+  API_ACCESS_PORTS,
+  API_ACCESS_PROVIDERS,
+  APP_CONFIG,
+  APP_LOGGER,
+  ContextLogger,
+  Lifecycle,
+  PinoNestLogger,
+  SESSION_VERIFIER,
+} from '@shortlink/nest-platform';
 import {
   ApiKeyService,
   BatchSlots,
   DOMAIN_SETTINGS_STORE,
   DomainSettingsService,
   DomainSettingsStore,
+  RATE_WINDOW_STORE,
+  RateWindowStore,
   SLOT_STORE,
   SlotStore,
   TENANT_STORE,
@@ -65,6 +77,8 @@ import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
 import { LinkChangeHooks } from './webhooks/link-events';
 import { WebhooksController } from './webhooks/webhooks.controller';
+import { AuthController } from './people/auth.controller';
+import { MembersController } from './people/members.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [
@@ -83,6 +97,8 @@ export const GENERATION_PORTS: readonly symbol[] = [
   WEBHOOK_STORE,
   WEBHOOK_URL_GUARD,
   PLATFORM_EVENT_SINK,
+  PEOPLE_STORE,
+  MAILER,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -95,7 +111,7 @@ export const GENERATION_API = {
   title: 'shortlink generation API',
   version: '1',
   description:
-    'Create and manage short links, keys, the settings of your domains and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
+    'Create and manage short links, keys, members, the settings of your domains and (operators) tenants. Every route needs an `x-api-key` whose scopes allow it, or a person’s session cookie (`POST /api/v1/auth/login`) whose role allows it, with `x-csrf-token` on writes; answers carry the plan’s RateLimit-* headers; errors are application/problem+json with a stable `code`.',
   tags: {
     links: 'Short links: create one or a batch, read, list, edit, delete, export, QR codes',
     keys: 'Your tenant’s API keys and their scopes',
@@ -104,6 +120,7 @@ export const GENERATION_API = {
     webhooks: 'Signed deliveries of your links’ events to your endpoints (Standard Webhooks)',
     admin: 'Operators only: tenants, their plans and domains, moderation',
   },
+  sessions: true,
 };
 
 export interface GenerationOptions {
@@ -142,6 +159,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(BATCH_RECORD_STORE) private readonly batches: BatchRecordStore,
     @Inject(AuditLog) private readonly auditLog: AuditLog,
+    @Inject(SessionService) private readonly sessions: SessionService,
     @Inject(APP_LOGGER) logger: PinoNestLogger,
   ) {
     this.logger = logger.scoped('Generation');
@@ -162,6 +180,8 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         AdminController,
         AuditLogController,
         WebhooksController,
+        MembersController,
+        AuthController,
       ],
       providers: [
         Lifecycle,
@@ -332,8 +352,52 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           inject: [WEBHOOK_STORE, CODE_SECRET, WEBHOOK_URL_GUARD, AuditLog],
           // The signing secrets are sealed under a key derived from the code secret (docs/design.md, "Webhooks").
           useFactory: (store: WebhookStore, codeSecret: string, guard: WebhookUrlGuard, audit: AuditLog) =>
-            new WebhookService(store, new SecretBox(codeSecret), guard, audit),
+            new WebhookService(store, new WebhookSecretBox(codeSecret), guard, audit),
         },
+        {
+          // Members and invitations (docs/design.md, "People and sessions"): passwords hashed like links' (argon2id).
+          provide: MemberService,
+          inject: [PEOPLE_STORE, PASSWORD_HASHER, MAILER, APP_LOGGER],
+          useFactory: (store: PeopleStore, passwords: PasswordHasher, mailer: Mailer | null, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('Invitations');
+            return new MemberService(store, passwords, mailer, {
+              invitationTtlMs: config.people.invitationTtlMs,
+              acceptUrl: config.people.acceptUrl,
+              passwordMinLength: config.people.passwordMinLength,
+              onMailFailure: (error) => logger.warn(`invitation not mailed (the token is in the answer): ${(error as Error)?.message}`),
+            });
+          },
+        },
+        {
+          // TOTP secrets sealed under a key derived from the code secret (docs/design.md, "People and sessions").
+          provide: SecondFactorService,
+          inject: [PEOPLE_STORE, CODE_SECRET, AuditLog],
+          useFactory: (store: PeopleStore, codeSecret: string, log: AuditLog) => new SecondFactorService(store, new SecretBox(codeSecret), log, 'shortlink'),
+        },
+        {
+          // Failed sign-ins are counted in the plan limits' shared windows (Redis on the real stack).
+          provide: SessionService,
+          inject: [PEOPLE_STORE, PASSWORD_HASHER, RATE_WINDOW_STORE, AuditLog, SecondFactorService, APP_LOGGER],
+          useFactory: (
+            store: PeopleStore,
+            passwords: PasswordHasher,
+            windows: RateWindowStore,
+            log: AuditLog,
+            secondFactor: SecondFactorService,
+            appLogger: PinoNestLogger,
+          ) => {
+            const logger = appLogger.scoped('Sessions');
+            return new SessionService(store, passwords, windows, log, {
+              idleMs: config.people.session.idleMs,
+              absoluteMs: config.people.session.absoluteMs,
+              throttle: config.people.signInThrottle,
+              secondFactor,
+              onThrottleFallback: (error) =>
+                logger.warn(`sign-in throttle: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
+            });
+          },
+        },
+        { provide: SESSION_VERIFIER, useExisting: SessionService },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,
@@ -356,6 +420,8 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         (purged) => purged && this.logger.log(`audit log: ${purged} entries past their retention deleted`),
         (error) => this.logger.warn(`audit log purge failed: ${(error as Error).message}`),
       );
+      // Sessions past their idle or absolute end (docs/design.md, "People and sessions").
+      this.sessions.purgeEnded().catch((error) => this.logger.warn(`session purge failed: ${(error as Error).message}`));
     }, this.config.links.expiryJobIntervalMs);
     this.expiryTimer.unref();
     const key = this.config.links.bootstrapApiKey;

@@ -20,7 +20,11 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect(res.statusCode).toBe(201);
     const { tenant, apiKey, key } = res.json();
     expect(tenant).toMatchObject({ name: 'Acme', plan: 'paid', status: 'active' });
-    expect(key).toMatchObject({ prefix: apiKey.slice(0, 10), scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read'], revokedAt: null });
+    expect(key).toMatchObject({
+      prefix: apiKey.slice(0, 10),
+      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'],
+      revokedAt: null,
+    });
     expect((await call(apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/acme' })).statusCode).toBe(201);
     const listed = (await call(apiKey, 'GET', '/api/v1/keys')).json().keys;
     expect(listed).toHaveLength(1);
@@ -58,7 +62,7 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     const writer = (await call(OPERATOR, 'POST', '/api/v1/keys', { name: 'writer', scopes: ['links:write'] })).json();
     const refused = await call(writer.apiKey, 'DELETE', `/api/v1/keys/${operatorKeyId}`);
     expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'audit:read', 'admin'] });
+    expect(refused.json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'admin'] });
     await new Promise((r) => setTimeout(r, 1100)); // past the key cache: the operator key was not revoked
     expect((await call(OPERATOR, 'GET', '/api/v1/admin/tenants?limit=1')).statusCode).toBe(200);
     expect((await call(writer.apiKey, 'DELETE', `/api/v1/keys/${writer.key.id}`)).statusCode).toBe(204); // its own scopes: yes

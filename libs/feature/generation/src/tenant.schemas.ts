@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import 'zod-openapi';
 import { SCOPES } from '@shortlink/tenants-domain';
+import { invitedSchema } from './people/member.schemas';
 
 /** Wire shapes of the key and admin APIs (docs/design.md, "Tenants, keys and plans"). */
 const scope = z.enum(SCOPES);
@@ -42,13 +43,22 @@ export const keyCreationSchema = z
 export const keyParams = z.strictObject({ id });
 
 export const tenantCreationSchema = z
-  .strictObject({ name: z.string().max(1000), plan: z.string().max(32).meta({ description: 'free or paid' }) })
+  .strictObject({
+    name: z.string().max(1000),
+    plan: z.string().max(32).meta({ description: 'free or paid' }),
+    ownerEmail: z
+      .string()
+      .max(320)
+      .optional()
+      .meta({ description: 'Invite this person as the tenant’s first owner (the invitation is in the answer, and mailed with SMTP_URL)' }),
+  })
   .meta({ id: 'TenantCreation' });
 export const tenantCreatedSchema = z
   .object({
     tenant: tenantSchema,
     apiKey: z.string().meta({ description: 'The tenant’s first key (links and analytics scopes): shown this once' }),
     key: apiKeySchema,
+    owner: invitedSchema.optional().meta({ description: 'With ownerEmail: the owner invited, and the invitation (its token shown this once)' }),
   })
   .meta({ id: 'TenantCreated' });
 export const tenantEditSchema = z

@@ -1,9 +1,10 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, Provider } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Optional, Provider } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditActor, AuditContext } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter } from '@shortlink/core';
+import { csrfMatches, type VerifiedSession } from '@shortlink/people-domain';
 import {
   ApiKeyVerifier,
   PlanRateLimiter,
@@ -32,11 +33,53 @@ export interface CredentialVerifier {
 }
 
 export const CREDENTIAL_VERIFIER = Symbol('CREDENTIAL_VERIFIER');
+/**
+ * Checks a session cookie and says whose it is (people-domain's SessionService); apps that bind it
+ * accept people's sessions the way they accept keys (docs/design.md, "People and sessions").
+ */
+export interface SessionVerifier {
+  verify(token: unknown): Promise<VerifiedSession>;
+}
+
+export const SESSION_VERIFIER = Symbol('SESSION_VERIFIER');
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'sl_session';
+/** Methods that change nothing: a session needs no CSRF token for them. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A cookie of the request's Cookie header, or undefined. */
+export function cookieOf(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  if (typeof header !== 'string') return undefined;
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * The Set-Cookie value of a session (docs/design.md, "People and sessions"): HttpOnly (no script
+ * reads it), SameSite=Lax (other sites' forms and fetches do not carry it on writes), Secure when
+ * served over https, for the API's paths, ending with the session's absolute lifetime. An empty
+ * token with `maxAgeSeconds` 0 clears it.
+ */
+export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
+  return [
+    `${SESSION_COOKIE}=${token}`,
+    'Path=/api',
+    `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
+}
+
 /** Failed key checks allowed per client address and minute (AUTH_FAILURES_PER_MINUTE). */
 export const AUTH_FAILURE_LIMITER = Symbol('AUTH_FAILURE_LIMITER');
 
 /** A request the guard let in: whose it is, and what the audit log records of it (docs/design.md, "Audit log"). */
-export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; audit?: AuditContext };
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; audit?: AuditContext; session?: VerifiedSession & { token: string } };
 
 /**
  * The audit log's actor of a principal: the one place a principal becomes an actor (docs/design.md,
@@ -55,8 +98,11 @@ export function auditContextOf(request: AuthenticatedRequest): AuditContext {
 }
 
 /**
- * `x-api-key` → principal → scope → plan (docs/design.md, "Security model" and "Tenants, keys
- * and plans"). Every key is checked (one hash and one cached look-up); failed checks are counted
+ * `x-api-key` (or, without one, the session cookie where the app binds SESSION_VERIFIER) →
+ * principal → scope → plan (docs/design.md, "Security model", "Tenants, keys and plans" and
+ * "People and sessions"). A person's principal holds its role's scopes, so the same scope check
+ * decides for both; a write with a session also needs its CSRF token in `x-csrf-token` (403
+ * CSRF_TOKEN_INVALID), a write with a key does not. Every key is checked (one hash and one cached look-up); failed checks are counted
  * per client address, and past the limit a failed check from that address gets 429 instead of 401
  * until the window ends. A valid key is never refused by that count: behind a shared NAT, one
  * guesser must not lock out everyone else, and a guesser still learns nothing from a 429. The
@@ -71,14 +117,22 @@ export class ApiKeyGuard implements CanActivate {
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(PlanRateLimiter) private readonly plans: PlanRateLimiter,
     @Inject(Reflector) private readonly reflector: Reflector,
+    @Optional() @Inject(SESSION_VERIFIER) private readonly sessions: SessionVerifier | null = null,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<AuthenticatedRequest>();
     let principal: Principal;
+    const sessionToken = this.sessions && request.headers['x-api-key'] === undefined ? cookieOf(request, SESSION_COOKIE) : undefined;
     try {
-      principal = await this.verifier.verify(request.headers['x-api-key']);
+      if (sessionToken !== undefined) {
+        const session = await this.sessions!.verify(sessionToken);
+        if (!SAFE_METHODS.has(request.method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token']))
+          throw new DomainError(ErrorCode.CSRF_TOKEN_INVALID, 'a write with a session cookie needs its csrfToken (GET /api/v1/me) in x-csrf-token');
+        request.session = { ...session, token: sessionToken };
+        principal = session.principal;
+      } else principal = await this.verifier.verify(request.headers['x-api-key']);
     } catch (error) {
       if (error instanceof DomainError && error.code === ErrorCode.UNAUTHENTICATED) {
         const counted = this.failures.hit(this.addresses.of(request.raw));
@@ -93,7 +147,8 @@ export class ApiKeyGuard implements CanActivate {
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
     // A guarded route without a scope is a programming error, never an open door.
     if (!scope) throw new Error(`route ${request.routeOptions?.url ?? request.url} is guarded but names no scope (RequireScope or its contract)`);
-    if (!principal.scopes.includes(scope)) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this key lacks the ${scope} scope`, { scope });
+    if (!principal.scopes.includes(scope))
+      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this ${principal.actor.kind === 'person' ? 'role' : 'key'} lacks the ${scope} scope`, { scope });
     // One window per tenant, whatever key it uses: minting keys does not multiply the plan.
     const decision = await this.plans.request(principal.tenantId, principal.plan);
     setRateLimitHeaders(http.getResponse<FastifyReply>(), decision);

@@ -2,7 +2,20 @@
 export { type AdminHandler, AdminRoutes } from './admin';
 export { type AppName, createApp, stopOnSignals } from './app-factory';
 export { APP_CONFIG, APP_LOGGER } from './app-tokens';
-export { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, ApiKeyGuard, auditActorOf, auditContextOf, type AuthenticatedRequest, type Principal } from './auth';
+export {
+  API_ACCESS_PORTS,
+  API_ACCESS_PROVIDERS,
+  ApiKeyGuard,
+  auditActorOf,
+  auditContextOf,
+  type AuthenticatedRequest,
+  cookieOf,
+  type Principal,
+  SESSION_COOKIE,
+  SESSION_VERIFIER,
+  sessionCookie,
+  type SessionVerifier,
+} from './auth';
 export { ClientAddressResolver } from './client-address';
 export { checkAgainst, Contract, problemSchema } from './contract';
 export { frontHandlerOf, FrontRoute } from './front-door';

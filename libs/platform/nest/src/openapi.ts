@@ -7,6 +7,7 @@ import { join } from 'path';
 import { STATUS_CODES } from 'http';
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
+import { SESSION_COOKIE } from './auth';
 import { CONTRACT, problemSchema, RouteContract } from './contract';
 import { codesOfStatus } from './problem-details';
 import { WWW_AUTHENTICATE } from './problem-details.filter';
@@ -19,6 +20,11 @@ export interface OpenApiOptions {
   readonly description: string;
   /** What each tag's routes are for (a tag without one is listed by name only). */
   readonly tags?: Readonly<Record<string, string>>;
+  /**
+   * The app also takes a person's session cookie (docs/design.md, "People and sessions"): secured
+   * routes list it beside the key, and writes with it need the x-csrf-token header.
+   */
+  readonly sessions?: boolean;
 }
 
 const OPENAPI_OPTIONS = Symbol('OPENAPI_OPTIONS');
@@ -157,11 +163,21 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
     paths[path][method] = {
       summary: contract.summary,
       ...(contract.description || contract.scope
-        ? { description: [contract.description, contract.scope && `Needs a key with the \`${contract.scope}\` scope.`].filter(Boolean).join('\n\n') }
+        ? {
+            description: [
+              contract.description,
+              contract.scope &&
+                (options.sessions
+                  ? `Needs a key with the \`${contract.scope}\` scope, or a session whose role has it (writes with a session need \`x-csrf-token\`).`
+                  : `Needs a key with the \`${contract.scope}\` scope.`),
+            ]
+              .filter(Boolean)
+              .join('\n\n'),
+          }
         : {}),
       tags: [...contract.tags],
       operationId: contract.operationId,
-      ...(secured ? { security: [{ apiKey: [] }] } : { security: [] }),
+      ...(secured ? { security: [{ apiKey: [] }, ...(options.sessions ? [{ sessionCookie: [] }] : [])] } : { security: [] }),
       requestParams: {
         ...(contract.params ? { path: contract.params } : {}),
         ...(contract.query ? { query: contract.query } : {}),
@@ -191,7 +207,12 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
       // Relative: the server this document was read from, whichever name it was reached by.
       servers: [{ url: '/', description: 'the server that publishes this document' }],
       tags: tags.map((name) => ({ name, ...(options.tags?.[name] ? { description: options.tags[name] } : {}) })),
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          ...(options.sessions ? { sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE } } : {}),
+        },
+      },
       paths: paths as never,
     },
     // Only schemas with a name (`.meta({ id })`) become components; the rest are written in place

@@ -46,6 +46,15 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   WEBHOOK_NOT_FOUND: 404,
   DELIVERY_NOT_FOUND: 404,
   WEBHOOK_LIMIT_REACHED: 403,
+  MEMBER_NOT_FOUND: 404,
+  MEMBER_EXISTS: 409,
+  LAST_OWNER: 409,
+  INVITATION_INVALID: 400,
+  PASSWORD_TOO_WEAK: 400,
+  CSRF_TOKEN_INVALID: 403,
+  SECOND_FACTOR_REQUIRED: 401,
+  SECOND_FACTOR_INVALID: 400,
+  SESSION_NOT_FOUND: 404,
 };
 
 /** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */

@@ -4,6 +4,7 @@ import { changesPort } from './ports/changes.port';
 import { eventsPort } from './ports/events.port';
 import { geoPort } from './ports/geo.port';
 import { linksPort } from './ports/links.port';
+import { mailPort } from './ports/mail.port';
 import { metaPort } from './ports/meta.port';
 import { olapPort } from './ports/olap.port';
 import { passwordsPort } from './ports/passwords.port';
@@ -18,6 +19,7 @@ export const PORT_CATALOG: readonly Port[] = [
   secretsPort,
   geoPort,
   passwordsPort,
+  mailPort,
   urlSafetyPort,
   webhooksPort,
   metaPort,

@@ -47,6 +47,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the people settings: console URL, SMTP, sessions and sign-in throttle, with defaults, and lists bad ones', () => {
+    const d = loadConfig({}).people;
+    expect(d).toMatchObject({ acceptUrl: 'http://localhost:8081/accept-invitation', mail: { smtpUrl: null }, passwordMinLength: 12 });
+    expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false });
+    expect(d.signInThrottle).toEqual({ perAccount: 10, perAddress: 50, windowMs: 300_000 });
+    const c = loadConfig({ SHORTLINK_CONSOLE_URL: 'https://console.example/', SMTP_URL: 'smtp://u:p@mail.example:587', SESSION_IDLE_MINUTES: '30' }).people;
+    expect(c).toMatchObject({ acceptUrl: 'https://console.example/accept-invitation', mail: { smtpUrl: 'smtp://u:p@mail.example:587' } });
+    expect(c.session).toMatchObject({ idleMs: 30 * 60_000, consoleIsHttps: true });
+    expect(violationsOf({ SMTP_URL: 'mail.example:25' }).join('\n')).toContain('SMTP_URL');
+    expect(violationsOf({ SESSION_IDLE_MINUTES: '600', SESSION_ABSOLUTE_HOURS: '2' }).join('\n')).toContain('SESSION_IDLE_MINUTES');
+    expect(violationsOf({ PASSWORD_MIN_LENGTH: '4' }).join('\n')).toContain('PASSWORD_MIN_LENGTH');
+  });
+
   it('lists every violation at once, including unknown drivers', () => {
     let error: ConfigError | undefined;
     try {

@@ -117,6 +117,28 @@ export const envSchema = z.object({
   ID_BLOCK_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   /** Days audit entries are kept; the expiry job deletes older ones in batches (docs/design.md, "Audit log"). */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+  /**
+   * People and sessions (docs/design.md, "People and sessions"): where people accept invitations
+   * (the console; default the generation app's address), how long an invitation works, the SMTP
+   * server invitations are mailed through (none: they are only in the API's answer), passwords'
+   * minimum length, sessions' idle and absolute lifetimes and their cookie's Secure attribute
+   * (auto: when the request came over https, as ClientAddressResolver.isHttps says, or SHORTLINK_CONSOLE_URL is https), and failed sign-ins allowed per
+   * account and per address in a window before 429.
+   */
+  SHORTLINK_CONSOLE_URL: z.string().url().optional(),
+  INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(72),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, 'must be smtp://[user:pass@]host[:port] or smtps://…')
+    .optional(),
+  MAIL_FROM: z.string().min(3).max(320).default('shortlink <no-reply@localhost>'),
+  PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(128).default(12),
+  SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(120),
+  SESSION_ABSOLUTE_HOURS: z.coerce.number().int().min(1).max(8760).default(24),
+  SESSION_COOKIE_SECURE: driver(['auto', 'on', 'off'] as const, 'auto'),
+  SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(10),
+  SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
+  SIGN_IN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
 
   DB_DRIVER: driver(['sqlite', 'mysql'] as const, 'sqlite'),
   SHARD_STRATEGY: driver(['ring', 'jump'] as const, 'ring'),
@@ -387,6 +409,16 @@ export interface AppConfig {
     readonly disableAfterMs: number;
     readonly timeoutMs: number;
   };
+  /** Members, invitations, sign-in and sessions (docs/design.md, "People and sessions"). */
+  readonly people: {
+    /** Where invitations are accepted: `<console>/accept-invitation#token=…`. */
+    readonly acceptUrl: string;
+    readonly invitationTtlMs: number;
+    readonly mail: { readonly smtpUrl: string | null; readonly from: string };
+    readonly passwordMinLength: number;
+    readonly session: { readonly idleMs: number; readonly absoluteMs: number; readonly cookieSecure: 'auto' | 'on' | 'off'; readonly consoleIsHttps: boolean };
+    readonly signInThrottle: { readonly perAccount: number; readonly perAddress: number; readonly windowMs: number };
+  };
   readonly db: ShardingConfig &
     (
       | { readonly driver: 'sqlite'; readonly shards: readonly string[] }
@@ -512,8 +544,13 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     return { file: `${dataDir}/secrets/${file}` };
   };
   const secrets = { code: secret('SHORTLINK_CODE_SECRET', 'code-secret'), visitor: secret('SHORTLINK_VISITOR_SECRET', 'visitor-secret') };
+  if (e.SESSION_IDLE_MINUTES > e.SESSION_ABSOLUTE_HOURS * 60)
+    violations.push(
+      `SESSION_IDLE_MINUTES: must not be longer than SESSION_ABSOLUTE_HOURS (${e.SESSION_ABSOLUTE_HOURS * 60} minutes), got ${e.SESSION_IDLE_MINUTES}`,
+    );
   if (violations.length) throw new ConfigError(violations);
 
+  const consoleUrl = (e.SHORTLINK_CONSOLE_URL ?? `http://localhost:${e.GENERATION_PORT}`).replace(/\/+$/, '');
   const publicBaseUrl = (e.SHORTLINK_PUBLIC_BASE_URL ?? `http://localhost:${e.REDIRECT_PORT}`).replace(/\/+$/, '');
   const defaultDomain = (e.SHORTLINK_DEFAULT_DOMAIN ?? new URL(publicBaseUrl).host).toLowerCase();
   const shard: ShardingConfig = {
@@ -579,6 +616,23 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       retry: { baseDelayMs: e.WEBHOOK_RETRY_BASE_MS, maxDelayMs: e.WEBHOOK_RETRY_MAX_MS, windowMs: e.WEBHOOK_RETRY_WINDOW_MS },
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
+    people: {
+      acceptUrl: `${consoleUrl}/accept-invitation`,
+      invitationTtlMs: e.INVITATION_TTL_HOURS * 3_600_000,
+      mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
+      passwordMinLength: e.PASSWORD_MIN_LENGTH,
+      session: {
+        idleMs: e.SESSION_IDLE_MINUTES * 60_000,
+        absoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
+        cookieSecure: e.SESSION_COOKIE_SECURE,
+        consoleIsHttps: consoleUrl.startsWith('https:'),
+      },
+      signInThrottle: {
+        perAccount: e.SIGN_IN_FAILURES_PER_ACCOUNT,
+        perAddress: e.SIGN_IN_FAILURES_PER_ADDRESS,
+        windowMs: e.SIGN_IN_THROTTLE_WINDOW_SECONDS * 1000,
+      },
     },
     db:
       e.DB_DRIVER === 'mysql'

@@ -4,6 +4,8 @@ import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
+import type { PeopleStore } from '@shortlink/people-domain';
+import { MysqlPeopleStore } from '../people/mysql-people-store';
 import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { LazyOpen, forwardWhenOpen } from '../lazy-open';
@@ -126,6 +128,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly domainSettings: DomainSettingsStore;
   readonly audit: AuditLogStore;
   readonly webhooks: WebhookStore;
+  readonly people: PeopleStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
@@ -134,6 +137,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.domainSettings = forwardWhenOpen(this.store, (meta) => meta.domainSettings, MysqlDomainSettingsStore.prototype);
     this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
     this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
+    this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

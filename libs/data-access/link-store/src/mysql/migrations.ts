@@ -323,6 +323,14 @@ export class DomainSettings1734190000001 implements MigrationInterface {
   }
 }
 
+/** A new scope for each tenant's first key, its oldest (audit:read, members:write), unless it has it; and taking it back. */
+const grantToFirstKeys = (scope: string) => `
+  UPDATE api_keys k
+    JOIN (SELECT tenant_id, MIN(created_at) AS first_at FROM api_keys GROUP BY tenant_id) f ON f.tenant_id = k.tenant_id AND k.created_at = f.first_at
+    SET k.scopes = CONCAT(k.scopes, ' ${scope}')
+    WHERE CONCAT(' ', k.scopes, ' ') NOT LIKE '% ${scope} %'`;
+const withdrawFromKeys = (scope: string) => `UPDATE api_keys SET scopes = TRIM(REPLACE(CONCAT(' ', scopes, ' '), ' ${scope} ', ' '))`;
+
 /**
  * The audit log: a tenant's (log_id = its id) or the operators' (log_id = 'operator'), newest first
  * by (at, seq), with the filters' indexes; and `audit:read` for each tenant's first key, its oldest
@@ -354,15 +362,11 @@ export class AuditLog1733800000001 implements MigrationInterface {
         KEY idx_audit_log_target (log_id, target_id, at, seq),
         KEY idx_audit_log_at (at)
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
-    await q.query(`
-      UPDATE api_keys k
-        JOIN (SELECT tenant_id, MIN(created_at) AS first_at FROM api_keys GROUP BY tenant_id) f ON f.tenant_id = k.tenant_id AND k.created_at = f.first_at
-        SET k.scopes = CONCAT(k.scopes, ' audit:read')
-        WHERE CONCAT(' ', k.scopes, ' ') NOT LIKE '% audit:read %'`);
+    await q.query(grantToFirstKeys('audit:read'));
   }
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE audit_log');
-    await q.query("UPDATE api_keys SET scopes = TRIM(REPLACE(CONCAT(' ', scopes, ' '), ' audit:read ', ' '))");
+    await q.query(withdrawFromKeys('audit:read'));
   }
 }
 
@@ -379,6 +383,78 @@ export class MoveClickCarries1733800000000 implements MigrationInterface {
   }
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE link_move_carries');
+  }
+}
+
+/**
+ * A tenant's members and their server-side sessions (by the hash of the session id), and
+ * `members:write` for each tenant's first key, its oldest (docs/design.md, "People and sessions").
+ * Emails are stored lower-cased; their collation is binary so that the unique key compares what is stored.
+ */
+export class People1734300000001 implements MigrationInterface {
+  name = 'People1734300000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS members (
+        id CHAR(36) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        tenant_id VARCHAR(36) CHARACTER SET ascii NOT NULL,
+        email VARCHAR(254) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        role VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        status VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        password_hash VARCHAR(255) CHARACTER SET ascii NULL,
+        invitation_hash CHAR(64) CHARACTER SET ascii NULL,
+        invitation_expires_at DATETIME(3) NULL,
+        created_at DATETIME(3) NOT NULL,
+        updated_at DATETIME(3) NOT NULL,
+        UNIQUE KEY uq_members_tenant_email (tenant_id, email),
+        UNIQUE KEY uq_members_invitation (invitation_hash),
+        KEY idx_members_email (email)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS member_sessions (
+        id_hash CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        member_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        tenant_id VARCHAR(36) CHARACTER SET ascii NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        last_seen_at DATETIME(3) NOT NULL,
+        expires_at DATETIME(3) NOT NULL,
+        KEY idx_member_sessions_member (member_id),
+        KEY idx_member_sessions_expiry (expires_at)
+      ) ENGINE=InnoDB`);
+    await q.query(grantToFirstKeys('members:write'));
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE member_sessions');
+    await q.query('DROP TABLE members');
+    await q.query(withdrawFromKeys('members:write'));
+  }
+}
+
+/**
+ * A member's TOTP second factor (secrets sealed by the app, the last time step used against
+ * replays) and its recovery codes as hashes, each deleted when used (docs/design.md, "People and sessions").
+ */
+export class SecondFactor1734300000002 implements MigrationInterface {
+  name = 'SecondFactor1734300000002';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS member_second_factors (
+        member_id CHAR(36) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        secret VARCHAR(255) CHARACTER SET ascii NULL,
+        pending VARCHAR(255) CHARACTER SET ascii NULL,
+        last_step BIGINT NULL,
+        updated_at DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS member_recovery_codes (
+        member_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        code_hash CHAR(64) CHARACTER SET ascii NOT NULL,
+        PRIMARY KEY (member_id, code_hash)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE member_recovery_codes');
+    await q.query('DROP TABLE member_second_factors');
   }
 }
 
@@ -447,5 +523,7 @@ export const META_MIGRATIONS = [
   ShardRing1733600000001,
   AuditLog1733800000001,
   DomainSettings1734190000001,
+  People1734300000001,
+  SecondFactor1734300000002,
   Webhooks1734500000001,
 ];

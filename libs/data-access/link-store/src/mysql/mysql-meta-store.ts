@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
+import { MysqlPeopleStore } from '../people/mysql-people-store';
 import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
@@ -9,13 +10,14 @@ import { mysqlWebhookStore } from '../webhooks/webhook-stores';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { META_MIGRATIONS } from './migrations';
 
-/** The shard-independent MySQL database: tenants, hashed API keys, id sequences, the audit log. */
+/** The shard-independent MySQL database: tenants, hashed API keys, id sequences, the audit log, members and sessions. */
 export class MysqlMetaStore implements SequenceStore {
   readonly tenants: MysqlTenantStore;
   readonly batches: MysqlBatchRecordStore;
   readonly domainSettings: MysqlDomainSettingsStore;
   readonly audit: MysqlAuditLogStore;
   readonly webhooks: SqlWebhookStore;
+  readonly people: MysqlPeopleStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
@@ -23,6 +25,7 @@ export class MysqlMetaStore implements SequenceStore {
     this.domainSettings = new MysqlDomainSettingsStore(ds);
     this.audit = new MysqlAuditLogStore(ds);
     this.webhooks = mysqlWebhookStore(ds);
+    this.people = new MysqlPeopleStore(ds);
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {

@@ -73,6 +73,12 @@ export const SQLITE_SHARD_MIGRATIONS = [
   },
 ];
 
+/** A new scope for each tenant's first key, its oldest (audit:read, members:write), unless it has it. */
+const grantToFirstKeys = (scope: string) => `
+      UPDATE api_keys SET scopes = scopes || ' ${scope}'
+        WHERE instr(' ' || scopes || ' ', ' ${scope} ') = 0
+          AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`;
+
 export const SQLITE_META_MIGRATIONS = [
   {
     name: '001_tenants_keys_sequences',
@@ -144,14 +150,38 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE INDEX idx_audit_log_actor ON audit_log (log_id, actor_id, at, seq);
       CREATE INDEX idx_audit_log_target ON audit_log (log_id, target_id, at, seq);
       CREATE INDEX idx_audit_log_at ON audit_log (at);
-      UPDATE api_keys SET scopes = scopes || ' audit:read'
-        WHERE instr(' ' || scopes || ' ', ' audit:read ') = 0
-          AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`,
+      ${grantToFirstKeys('audit:read')}`,
+  },
+  {
+    // A tenant's members and their server-side sessions (by the hash of the session id), and
+    // `members:write` for each tenant's first key, its oldest (docs/design.md, "People and sessions").
+    name: '007_people',
+    up: `
+      CREATE TABLE members (
+        id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id), email TEXT NOT NULL, role TEXT NOT NULL, status TEXT NOT NULL,
+        password_hash TEXT, invitation_hash TEXT, invitation_expires_at INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      CREATE UNIQUE INDEX uq_members_tenant_email ON members (tenant_id, email);
+      CREATE UNIQUE INDEX uq_members_invitation ON members (invitation_hash);
+      CREATE INDEX idx_members_email ON members (email);
+      CREATE TABLE member_sessions (
+        id_hash TEXT PRIMARY KEY, member_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL, last_seen_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+      CREATE INDEX idx_member_sessions_member ON member_sessions (member_id);
+      CREATE INDEX idx_member_sessions_expiry ON member_sessions (expires_at);
+      ${grantToFirstKeys('members:write')}`,
+  },
+  {
+    // A member's TOTP second factor (secrets sealed by the app, the last time step used against
+    // replays) and its recovery codes as hashes, each deleted when used (docs/design.md, "People and sessions").
+    name: '008_second_factor',
+    up: `
+      CREATE TABLE member_second_factors (member_id TEXT PRIMARY KEY, secret TEXT, pending TEXT, last_step INTEGER, updated_at INTEGER NOT NULL);
+      CREATE TABLE member_recovery_codes (member_id TEXT NOT NULL, code_hash TEXT NOT NULL, PRIMARY KEY (member_id, code_hash));`,
   },
   {
     // Webhook endpoints (secrets sealed, docs/design.md "Webhooks") and their deliveries: one row per
     // message and endpoint, its id the `webhook-id`; due ones found by (status, next_attempt_at). Times in epoch ms.
-    name: '007_webhooks',
+    name: '009_webhooks',
     up: `
       CREATE TABLE webhooks (
         id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, url TEXT NOT NULL, events TEXT NOT NULL, description TEXT NOT NULL,

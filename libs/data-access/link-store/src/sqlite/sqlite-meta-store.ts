@@ -1,6 +1,7 @@
 import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { SqliteAuditLogStore } from '../audit/sqlite-audit-log-store';
 import { SqliteBatchRecordStore } from '../batches/sqlite-batch-record-store';
+import { SqlitePeopleStore } from '../people/sqlite-people-store';
 import { SqliteDomainSettingsStore } from '../tenants/sqlite-domain-settings-store';
 import { SqliteTenantStore } from '../tenants/sqlite-tenant-store';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
@@ -8,7 +9,7 @@ import { sqliteWebhookStore } from '../webhooks/webhook-stores';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_META_MIGRATIONS } from './migrations';
 
-/** Tenants, API keys, sequences and the audit log in one SQLite file (the shard-independent database). */
+/** Tenants, API keys, sequences and the audit log, members and sessions in one SQLite file (the shard-independent database). */
 export class SqliteMetaStore implements SequenceStore {
   private readonly db: SqliteDb;
   readonly tenants: SqliteTenantStore;
@@ -16,6 +17,7 @@ export class SqliteMetaStore implements SequenceStore {
   readonly domainSettings: SqliteDomainSettingsStore;
   readonly audit: SqliteAuditLogStore;
   readonly webhooks: SqlWebhookStore;
+  readonly people: SqlitePeopleStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
@@ -25,6 +27,7 @@ export class SqliteMetaStore implements SequenceStore {
     this.domainSettings = new SqliteDomainSettingsStore(this.db);
     this.audit = new SqliteAuditLogStore(this.db);
     this.webhooks = sqliteWebhookStore(this.db);
+    this.people = new SqlitePeopleStore(this.db);
   }
 
   /** One write-locked statement: atomic across every process sharing the file. */

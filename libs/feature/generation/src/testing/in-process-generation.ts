@@ -5,7 +5,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@shortlink/config';
 import { createApp } from '@shortlink/nest-platform';
 import { SharedPorts } from '@shortlink/wiring';
-import { GENERATION_PORTS, GenerationFeatureModule } from '../generation.module';
+import { GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '../generation.module';
 
 export interface InProcessGeneration {
   readonly app: NestFastifyApplication;
@@ -38,7 +38,7 @@ export async function startGenerationInProcess(bootstrapKey: string, env: Record
     feature: GenerationFeatureModule.forRoot(config),
     ports: ports.bridge(GENERATION_PORTS),
     requestLog: false,
-    openApi: { title: 't', version: '1', description: 'd' },
+    openApi: GENERATION_API,
   });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

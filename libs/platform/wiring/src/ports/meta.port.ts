@@ -2,11 +2,12 @@ import { join } from 'path';
 import { BATCH_RECORD_STORE, SEQUENCE_STORE } from '@shortlink/links-domain';
 import { DOMAIN_SETTINGS_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { AUDIT_LOG_STORE } from '@shortlink/audit-domain';
+import { PEOPLE_STORE } from '@shortlink/people-domain';
 import { WEBHOOK_STORE } from '@shortlink/webhooks-domain';
 import { LazyMysqlMetaStore, SqliteMetaStore } from '@shortlink/link-store';
 import { itself, portSpec } from '../port';
 
-/** Tenants, API keys, domain settings, id sequences, batch idempotency records, the audit log and the webhooks: the shard-independent database. */
+/** Tenants, API keys, domain settings, id sequences, batch idempotency records, the audit log, members and sessions, and the webhooks: the shard-independent database. */
 export const metaPort = portSpec({
   name: 'meta-db',
   open: (config) =>
@@ -20,6 +21,7 @@ export const metaPort = portSpec({
     [BATCH_RECORD_STORE, (store) => store.batches],
     [AUDIT_LOG_STORE, (store) => store.audit],
     [WEBHOOK_STORE, (store) => store.webhooks],
+    [PEOPLE_STORE, (store) => store.people],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'meta-db', check: () => store.ping() }],

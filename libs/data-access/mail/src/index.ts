@@ -1,0 +1,1 @@
+export { SmtpMailer, type SmtpMailerOptions } from './smtp-mailer';

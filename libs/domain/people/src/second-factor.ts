@@ -1,0 +1,139 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomInt } from 'crypto';
+import { generateSecret, generateURI, verify } from 'otplib';
+import type { AuditLog } from '@shortlink/audit-domain';
+import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
+import { hashToken, Member } from './member';
+import { PeopleStore } from './ports';
+
+/**
+ * TOTP secrets at rest (docs/design.md, "People and sessions"): they must be read back to check a
+ * code, so they are sealed with AES-256-GCM under a key derived by HKDF from the code secret, bound
+ * to the member's id (a secret copied to another row does not open).
+ */
+export class SecretBox {
+  private readonly key: Buffer;
+
+  constructor(secret: string | Buffer) {
+    this.key = Buffer.from(hkdfSync('sha256', secret, 'shortlink', 'totp-secret v1', 32));
+  }
+
+  seal(memberId: string, plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(memberId, 'utf8'));
+    const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return `v1.${Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url')}`;
+  }
+
+  open(memberId: string, sealed: string): string {
+    const bytes = Buffer.from(sealed.slice(3), 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12));
+    decipher.setAAD(Buffer.from(memberId, 'utf8'));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+  }
+}
+
+/** Recovery codes per enrolment, each used once. */
+export const RECOVERY_CODES = 10;
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+/** 10 characters of 31: about 50 bits, stored as SHA-256 (guessing is throttled as sign-ins are). */
+const recoveryCode = () =>
+  Array.from({ length: 10 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)])
+    .join('')
+    .replace(/^(.{5})/, '$1-');
+/** What a typed recovery code is compared as: lower case, no spaces or dashes. */
+const normalRecovery = (code: string) => code.toLowerCase().replace(/[\s-]/g, '');
+
+/** What a sign-in brings for the second factor. */
+export interface SecondFactorProof {
+  readonly code?: unknown;
+  readonly recoveryCode?: unknown;
+}
+
+export type SecondFactorCheck = 'not_enrolled' | 'passed' | 'missing' | 'wrong';
+
+/**
+ * The optional second factor (docs/design.md, "People and sessions"): TOTP (RFC 6238, otplib: 6
+ * digits, 30 s, one step of clock drift either way) with recovery codes. A code is accepted once:
+ * the store keeps the last time step used and refuses an older or equal one, on every instance.
+ */
+export class SecondFactorService {
+  constructor(
+    private readonly store: PeopleStore,
+    private readonly box: SecretBox,
+    private readonly audit: AuditLog | null,
+    private readonly issuer: string,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  /** Starts an enrolment: a new secret (pending until a code of it is confirmed), for the authenticator app. */
+  async begin(member: Member): Promise<{ secret: string; uri: string }> {
+    const secret = generateSecret();
+    await this.store.setPendingSecondFactor(member.id, this.box.seal(member.id, secret));
+    return { secret, uri: generateURI({ issuer: this.issuer, label: member.email, secret }) };
+  }
+
+  /** Confirms the pending secret with a code of it: the factor is on, and the recovery codes are shown this once. */
+  async confirm(member: Member, code: unknown, clientAddress: string | null): Promise<{ recoveryCodes: string[] }> {
+    const state = await this.store.secondFactorOf(member.id);
+    if (!state?.pending) throw invalid('no enrolment was started: POST /api/v1/me/second-factor first');
+    const step = await this.stepOf(this.box.open(member.id, state.pending), code);
+    if (step === null) throw invalid('this code does not match the new secret');
+    const recoveryCodes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
+    const enabled = await this.store.enableSecondFactor(
+      member.id,
+      state.pending,
+      step,
+      recoveryCodes.map((c) => hashToken(normalRecovery(c))),
+    );
+    if (!enabled) throw invalid('the enrolment changed meanwhile; start again');
+    await this.record(member, clientAddress, true);
+    return { recoveryCodes };
+  }
+
+  /** Turns the factor off, proven by a current code or a recovery code. */
+  async disable(member: Member, proof: SecondFactorProof, clientAddress: string | null): Promise<void> {
+    const result = await this.check(member.id, proof);
+    if (result === 'not_enrolled') throw invalid('no second factor is on');
+    if (result !== 'passed') throw invalid('a current code or a recovery code is needed');
+    await this.store.disableSecondFactor(member.id);
+    await this.record(member, clientAddress, false);
+  }
+
+  /** Whether the member has the factor on and, if so, whether the proof passes (a code or a recovery code, each used once). */
+  async check(memberId: string, proof: SecondFactorProof): Promise<SecondFactorCheck> {
+    const state = await this.store.secondFactorOf(memberId);
+    if (!state?.secret) return 'not_enrolled';
+    if (typeof proof.code === 'string' && proof.code !== '') {
+      const step = await this.stepOf(this.box.open(memberId, state.secret), proof.code, state.lastStep);
+      return step !== null && (await this.store.useSecondFactorStep(memberId, step)) ? 'passed' : 'wrong';
+    }
+    if (typeof proof.recoveryCode === 'string' && proof.recoveryCode !== '')
+      return (await this.store.useRecoveryCode(memberId, hashToken(normalRecovery(proof.recoveryCode)))) ? 'passed' : 'wrong';
+    return 'missing';
+  }
+
+  private async stepOf(secret: string, code: unknown, afterStep: number | null = null): Promise<number | null> {
+    if (typeof code !== 'string' || !/^\d{6}$/.test(code)) return null;
+    const result = await verify({
+      secret,
+      token: code,
+      epoch: Math.floor(this.clock.now() / 1000),
+      epochTolerance: 30,
+      ...(afterStep === null ? {} : { afterTimeStep: afterStep }),
+    });
+    return result.valid && 'timeStep' in result ? result.timeStep : null;
+  }
+
+  private record(member: Member, clientAddress: string | null, on: boolean): Promise<void> | undefined {
+    return this.audit?.record(
+      this.audit.entry(
+        { actor: { type: 'person', id: member.id, name: member.email }, clientAddress },
+        { log: member.tenantId, action: 'member.second_factor_changed', target: { type: 'member', id: member.id, domain: null }, details: { enabled: on } },
+      ),
+    );
+  }
+}
+
+const invalid = (why: string) => new DomainError(ErrorCode.SECOND_FACTOR_INVALID, why);

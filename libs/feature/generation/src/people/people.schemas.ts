@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import 'zod-openapi';
+import { ROLES } from '@shortlink/people-domain';
+import { SCOPES } from '@shortlink/tenants-domain';
+import { tenantSchema } from '../tenant.schemas';
+import { dateTime, memberSchema, role } from './member.schemas';
+
+export { invitedSchema, memberSchema } from './member.schemas';
+
+/** Wire shapes of members, invitations, sign-in and sessions (docs/design.md, "People and sessions"). */
+export const inviteBody = z
+  .strictObject({
+    email: z.string().max(320).meta({ example: 'ana@example.com' }),
+    role: z
+      .string()
+      .max(16)
+      .meta({ description: ROLES.join(', ') }),
+  })
+  .meta({ id: 'MemberInvitation' });
+export const roleBody = z
+  .strictObject({
+    role: z
+      .string()
+      .max(16)
+      .meta({ description: ROLES.join(', ') }),
+  })
+  .meta({ id: 'MemberRoleChange' });
+export const memberParams = z.strictObject({ id: z.string().min(1).max(64) });
+export const memberListSchema = z.object({ members: z.array(memberSchema) }).meta({ id: 'Members' });
+
+export const acceptBody = z
+  .strictObject({
+    token: z.string().max(200),
+    password: z.string().max(1024).meta({ description: 'At least PASSWORD_MIN_LENGTH characters, not a common password' }),
+  })
+  .meta({ id: 'InvitationAcceptance' });
+export const loginBody = z
+  .strictObject({
+    email: z.string().max(320),
+    password: z.string().max(1024),
+    tenantId: z.string().max(64).optional().meta({ description: 'Needed only when the email belongs to several tenants' }),
+    code: z.string().max(16).optional().meta({ description: 'With a second factor: the 6 digits of the authenticator app (each accepted once)' }),
+    recoveryCode: z.string().max(32).optional().meta({ description: 'With a second factor, instead of code: one of the recovery codes (each works once)' }),
+  })
+  .meta({ id: 'SignIn' });
+
+export const meSchema = z
+  .object({
+    member: memberSchema.nullable().meta({ description: 'The person signed in; null for a key' }),
+    key: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The key used; null for a session' }),
+    tenant: tenantSchema,
+    role: role.nullable(),
+    scopes: z.array(z.enum(SCOPES)),
+    csrfToken: z
+      .string()
+      .nullable()
+      .meta({ description: 'With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none)' }),
+  })
+  .meta({ id: 'Me' });
+export const signedInSchema = meSchema.extend({ expiresAt: dateTime.meta({ description: 'The session’s absolute end' }) }).meta({ id: 'SignedIn' });
+
+export const enrolmentSchema = z
+  .object({
+    secret: z.string().meta({ description: 'The TOTP secret (base32), for an authenticator app that cannot scan' }),
+    uri: z.string().meta({ description: 'otpauth:// URI, to show as a QR code' }),
+  })
+  .meta({ id: 'SecondFactorEnrolment' });
+export const codeBody = z
+  .strictObject({ code: z.string().max(16).meta({ description: '6 digits of the authenticator app' }) })
+  .meta({ id: 'SecondFactorCode' });
+export const recoveryCodesSchema = z
+  .object({ recoveryCodes: z.array(z.string()).meta({ description: 'Shown this once; each works once instead of a code' }) })
+  .meta({ id: 'RecoveryCodes' });
+export const proofBody = z
+  .strictObject({ code: z.string().max(16).optional(), recoveryCode: z.string().max(32).optional() })
+  .meta({ id: 'SecondFactorProof', description: 'A current code, or a recovery code' });
+export const passwordChangeBody = z
+  .strictObject({
+    currentPassword: z.string().max(1024),
+    newPassword: z.string().max(1024).meta({ description: 'At least PASSWORD_MIN_LENGTH characters, not a common password' }),
+  })
+  .meta({ id: 'PasswordChange' });
+export const passwordChangedSchema = z
+  .object({ sessionsEnded: z.number().int().meta({ description: 'Your other sessions, ended (this one stays)' }) })
+  .meta({ id: 'PasswordChanged' });
+export const sessionListSchema = z
+  .object({
+    sessions: z.array(
+      z.object({
+        id: z.string().meta({ description: 'The stored hash of the session id (never the cookie’s value)' }),
+        createdAt: dateTime,
+        lastSeenAt: dateTime.meta({ description: 'Last use, written at most once a minute' }),
+        expiresAt: dateTime,
+        current: z.boolean().meta({ description: 'The session making this request' }),
+      }),
+    ),
+  })
+  .meta({ id: 'Sessions' });
+export const sessionParams = z.strictObject({ id: z.string().min(1).max(64) });
