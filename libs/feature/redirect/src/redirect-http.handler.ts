@@ -41,7 +41,7 @@ import {
   warningPage,
 } from './pages';
 import { RedirectMetrics } from './redirect.metrics';
-import { sendSocialCard, socialCardHtml } from './social-card';
+import { sendSocialCard, SocialCards } from './social-card';
 import { VisitorPages } from './visitor-pages';
 
 /**
@@ -149,6 +149,8 @@ export class RedirectHttpHandler {
   private readonly tenants: TenantDirectory;
   private readonly pages: VisitorPages;
   private readonly files: DomainFiles;
+  /** Social cards rendered once per cached link (docs/design.md, "Link options"). */
+  private readonly cards = new SocialCards();
   private readonly domains: Set<string>;
 
   constructor(parts: RedirectHandlerParts) {
@@ -411,7 +413,7 @@ export class RedirectHttpHandler {
     const next = link.rules?.passwordHash === undefined ? link.targetUrl : shortUrl;
     if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, id, visit.source);
     this.metrics.status(200);
-    sendSocialCard(visit.res, socialCardHtml(link.social!, shortUrl, next), req.method === 'HEAD');
+    sendSocialCard(visit.res, this.cards.bodyOf(link, link.social!, shortUrl, next), req.method === 'HEAD');
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 

@@ -1,4 +1,4 @@
-import { socialCardHtml } from './social-card';
+import { SocialCards, socialCardHtml } from './social-card';
 
 describe('social card page (docs/design.md, "Link options")', () => {
   it('carries Open Graph and Twitter Card tags, a meta refresh and a link to the next address, and no script', () => {
@@ -26,5 +26,22 @@ describe('social card page (docs/design.md, "Link options")', () => {
     expect(html).toContain('content="0;url=https://example.com/?a=1&amp;b=&quot;2&quot;"');
     expect(html).not.toMatch(/og:description|og:image|twitter:image|twitter:description/);
     expect(html).toContain('<meta name="twitter:card" content="summary">');
+  });
+});
+
+describe('SocialCards', () => {
+  const social = { title: 'Spring sale', description: null, image: null };
+
+  it('renders a cached link’s card once per address form, and again for a changed link', () => {
+    const cards = new SocialCards();
+    const entry = { social };
+    const first = cards.bodyOf(entry, social, 'https://sho.rt/x', 'https://example.com/');
+    expect(first.toString()).toBe(socialCardHtml(social, 'https://sho.rt/x', 'https://example.com/'));
+    expect(cards.bodyOf(entry, social, 'https://sho.rt/x', 'https://example.com/')).toBe(first);
+    // The same link over plain http: og:url differs, so another card.
+    expect(cards.bodyOf(entry, social, 'http://sho.rt/x', 'https://example.com/').toString()).toContain('content="http://sho.rt/x"');
+    // An edit replaces the cache entry: the new object gets its own card.
+    const edited = { social: { ...social, title: 'Summer sale' } };
+    expect(cards.bodyOf(edited, edited.social, 'https://sho.rt/x', 'https://example.com/').toString()).toContain('Summer sale');
   });
 });

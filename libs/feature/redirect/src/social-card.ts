@@ -32,16 +32,33 @@ export function socialCardHtml(social: LinkSocial, shortUrl: string, next: strin
   );
 }
 
+/**
+ * The card of a link, rendered once per L1 entry and address form: the entry object is replaced
+ * when the link changes, so a card can never outlive its link (docs/design.md, "Link options").
+ * Bots ask for the same few links in bursts; a card answer then costs a lookup and a write.
+ */
+export class SocialCards {
+  private readonly rendered = new WeakMap<object, { readonly shortUrl: string; readonly body: Buffer }>();
+
+  bodyOf(entry: object, social: LinkSocial, shortUrl: string, next: string): Buffer {
+    const known = this.rendered.get(entry);
+    if (known !== undefined && known.shortUrl === shortUrl) return known.body;
+    const body = Buffer.from(socialCardHtml(social, shortUrl, next));
+    this.rendered.set(entry, { shortUrl, body });
+    return body;
+  }
+}
+
 /** Writes a card: 200, HTML, the strict CSP above, not kept by shared caches (the same URL redirects people). */
-export function sendSocialCard(res: ServerResponse, html: string, head: boolean): void {
+export function sendSocialCard(res: ServerResponse, body: Buffer, head: boolean): void {
   res.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
-    'content-length': String(Buffer.byteLength(html)),
+    'content-length': String(body.length),
     'content-security-policy': CARD_CSP,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cache-control': 'private, no-store',
     vary: 'User-Agent',
   });
-  res.end(head ? undefined : html);
+  res.end(head ? undefined : body);
 }
