@@ -348,7 +348,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
   // ------------------------------------------------------------------------------- 4
   // Guards the fix for lookups that hung in ioredis' offline queue with every node down
   // (RedisClusterStore now bounds each command, so the breaker opens and the shards answer).
-  it('all Redis nodes stopped: existing links redirect from the shards (breaker open); a burst of 200 cold codes runs at most DB_CONCURRENCY=4 queries at once, the rest get 503 + Retry-After; the cache is used again once Redis is back', async () => {
+  it('all Redis nodes stopped: existing links redirect from the shards (breaker open); a burst of 200 cold codes runs at most DB_CONCURRENCY=4 queries at once, the rest wait DB_QUEUE_WAIT_MS and then get 503 + Retry-After; the cache is used again once Redis is back', async () => {
     const app = await startRedirect({ DB_CONCURRENCY: '4', REDIRECT_L1_ENABLED: 'false' });
     const agent = keepAliveAgent();
     const shardLocks: Array<{ end(): Promise<void> }> = [];

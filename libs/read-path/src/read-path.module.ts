@@ -108,6 +108,7 @@ export class ReadPathModule {
                 lockWaitMs: r.lock.waitMs,
                 lockPollMs: r.lock.pollMs,
                 dbConcurrency: r.dbConcurrency,
+                dbQueue: r.dbQueue,
                 redisBreakerFailures: r.redisBreaker.failures,
                 redisBreakerHalfOpenAfterMs: r.redisBreaker.halfOpenAfterMs,
                 nullTtlMs: NULL_TTL_MS,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
-import { BulkheadRejectedError, bulkhead, BulkheadPolicy, circuitBreaker, CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, handleAll } from 'cockatiel';
-import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
+import { circuitBreaker, CircuitBreakerPolicy, CircuitState, ConsecutiveBreaker, handleAll } from 'cockatiel';
+import { BulkheadFullError, Clock, DomainError, ErrorCode, systemClock, WaitingBulkhead } from '@shortlink/core';
 import {
   CachedLink,
   isPlausibleCode,
@@ -30,8 +30,14 @@ export interface RedirectPipelineOptions {
   /** Longest a request waits for another instance's lookup before querying the shard itself. */
   readonly lockWaitMs: number;
   readonly lockPollMs: number;
-  /** Concurrent shard queries per instance; beyond it a request gets 503 at once. */
+  /**
+   * Shard queries per instance (each shard runs its share of them at once and queues the rest:
+   * LinkRepository.findForRedirect); with dbQueue.max, the bound on lookups outstanding, beyond
+   * which a request gets 503 at once.
+   */
   readonly dbConcurrency: number;
+  /** Lookups that may wait for a shard permit, and for how long (max 0: refuse beyond dbConcurrency at once). */
+  readonly dbQueue: { readonly max: number; readonly waitMs: number };
   /** Consecutive Redis failures that open the Redis breaker, and how long it stays open. */
   readonly redisBreakerFailures: number;
   readonly redisBreakerHalfOpenAfterMs: number;
@@ -78,13 +84,14 @@ class RedisUnavailable extends Error {}
  * L1 → Redis (value or null sentinel) → Bloom "no" → single flight → distributed lock with double
  * check → shard → write back (policy TTL) or null sentinel. Redis failures open the Redis
  * breaker and send lookups to the shard through the instance's bulkhead of DB_CONCURRENCY (each
- * shard's share of it is the shard's guard, in the sharding lib); with the shard down too, hot
+ * shard's share of it is the shard's guard, in the sharding lib, where a burst waits up to
+ * DB_QUEUE_WAIT_MS for a permit); with the shard down too, hot
  * links are answered from the snapshot.
  */
 export class RedirectPipeline implements LinkResolver {
   private readonly flights = new SingleFlight<Resolved | null>();
   private readonly redisBreaker: CircuitBreakerPolicy;
-  private readonly dbLimiter: BulkheadPolicy;
+  private readonly dbLimiter: WaitingBulkhead;
   private readonly cacheStore: CacheStore;
   private readonly linkCache: LinkCache;
   private readonly links: LinkRepository;
@@ -107,7 +114,9 @@ export class RedirectPipeline implements LinkResolver {
     const breaker = new ConsecutiveBreaker(options.redisBreakerFailures);
     this.redisBreaker = circuitBreaker(handleAll, { halfOpenAfter: options.redisBreakerHalfOpenAfterMs, breaker });
     this.redisBreaker.onStateChange(() => this.observer.redisBreakerState(this.redisBreakerState));
-    this.dbLimiter = bulkhead(options.dbConcurrency, 0);
+    // Waiting happens in the shard's queue, so that a hung shard's waiters hold nothing the other
+    // shards need (docs/design.md, "Failure containment"); here only what is outstanding is bounded.
+    this.dbLimiter = new WaitingBulkhead(options.dbConcurrency + options.dbQueue.max, 0, 0);
     this.linkCache = new LinkCache(this.cacheStore);
   }
 
@@ -242,7 +251,7 @@ export class RedirectPipeline implements LinkResolver {
         return link ? toCachedLink(link) : null;
       });
     } catch (error) {
-      if (error instanceof BulkheadRejectedError) {
+      if (error instanceof BulkheadFullError) {
         throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'too many lookups are waiting on the database; retry shortly', { retryAfterSeconds: 1 });
       }
       const fromSnapshot = this.snapshot.get(key);

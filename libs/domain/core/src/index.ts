@@ -4,3 +4,4 @@ export { normalizeHost } from './host';
 export { parseIsoInstant } from './instant';
 export { ALLOW, KeyedWindowLimiter, type RateDecision } from './keyed-window-limiter';
 export type { HealthProbe, PortGauge } from './lifecycle';
+export { BulkheadFullError, WaitingBulkhead } from './waiting-bulkhead';

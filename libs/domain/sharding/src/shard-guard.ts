@@ -1,8 +1,5 @@
 import {
   BrokenCircuitError,
-  bulkhead,
-  BulkheadPolicy,
-  BulkheadRejectedError,
   circuitBreaker,
   CircuitBreakerPolicy,
   CircuitState,
@@ -12,7 +9,7 @@ import {
   TimeoutPolicy,
   TimeoutStrategy,
 } from 'cockatiel';
-import { DomainError, ErrorCode } from '@shortlink/core';
+import { BulkheadFullError, DomainError, ErrorCode, WaitingBulkhead } from '@shortlink/core';
 import { DuplicateLinkError } from '@shortlink/links-domain';
 
 export interface ShardGuardOptions {
@@ -23,8 +20,10 @@ export interface ShardGuardOptions {
   /** Consecutive failures after which the shard fails fast for `openMs`, then one call tries it again. */
   readonly failures: number;
   readonly openMs: number;
-  /** A redirect's look-ups in flight on the shard at most; beyond, SHARD_UNAVAILABLE at once. Null: unbounded. */
+  /** A redirect's look-ups in flight on the shard at most; beyond, they queue. Null: unbounded. */
   readonly redirectLookups: number | null;
+  /** Look-ups that may wait for one of those permits, and how long each may wait; beyond, SHARD_UNAVAILABLE. */
+  readonly redirectLookupQueue: { readonly max: number; readonly waitMs: number };
 }
 
 /** How an operation goes through the guard: `bulk` with the longer timeout, `redirect` within the redirect's share. */
@@ -41,7 +40,7 @@ export class ShardGuard {
   private readonly breaker: CircuitBreakerPolicy;
   private readonly single: TimeoutPolicy | null;
   private readonly bulk: TimeoutPolicy | null;
-  private readonly lookups: BulkheadPolicy | null;
+  private readonly lookups: WaitingBulkhead | null;
   private openedAt = 0;
 
   constructor(
@@ -53,7 +52,8 @@ export class ShardGuard {
     this.breaker.onBreak(() => (this.openedAt = Date.now()));
     this.single = options.timeoutMs > 0 ? timeout(options.timeoutMs, TimeoutStrategy.Aggressive) : null;
     this.bulk = options.bulkTimeoutMs > 0 ? timeout(options.bulkTimeoutMs, TimeoutStrategy.Aggressive) : null;
-    this.lookups = options.redirectLookups === null ? null : bulkhead(options.redirectLookups, 0);
+    const queue = options.redirectLookupQueue;
+    this.lookups = options.redirectLookups === null ? null : new WaitingBulkhead(options.redirectLookups, queue.max, queue.waitMs);
   }
 
   /** False while the breaker keeps the shard out (open, or its probe under way). */
@@ -75,7 +75,7 @@ export class ShardGuard {
       return await (call === 'redirect' && this.lookups ? this.lookups.execute(guarded) : guarded());
     } catch (error) {
       if (error instanceof DomainError || error instanceof DuplicateLinkError) throw error;
-      if (error instanceof BulkheadRejectedError) {
+      if (error instanceof BulkheadFullError) {
         const why = `too many lookups are waiting on shard ${this.shard}; retry shortly`;
         throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, why, { shard: this.shard, retryAfterSeconds: 1 });
       }

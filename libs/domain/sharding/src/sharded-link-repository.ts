@@ -32,6 +32,8 @@ export interface ShardedLinkRepositoryOptions {
   readonly breakerOpenMs?: number;
   /** A redirect's look-ups (findForRedirect) in flight per shard at most; default unbounded (docs/design.md, "Failure containment"). */
   readonly redirectLookupsPerShard?: number | null;
+  /** Look-ups beyond that share that may wait for it per shard, and for how long; default none (503 at once). */
+  readonly redirectLookupQueue?: { readonly max: number; readonly waitMs: number };
   /** Longest a write of a moving key waits while its move is frozen before it gets 503. */
   readonly frozenWaitMs?: number;
   readonly clock?: Clock;
@@ -479,6 +481,7 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
         failures: this.options.breakerFailures ?? 5,
         openMs: this.options.breakerOpenMs ?? 1000,
         redirectLookups: this.options.redirectLookupsPerShard ?? null,
+        redirectLookupQueue: this.options.redirectLookupQueue ?? { max: 0, waitMs: 0 },
       });
       this.guards.set(name, guard);
     }

@@ -111,6 +111,7 @@ describe('RedirectHttpHandler', () => {
         lockWaitMs: 1000,
         lockPollMs: 5,
         dbConcurrency: 4,
+        dbQueue: { max: 100, waitMs: 1000 },
         redisBreakerFailures: 5,
         redisBreakerHalfOpenAfterMs: 1000,
         nullTtlMs: 60_000,

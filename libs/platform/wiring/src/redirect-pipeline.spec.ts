@@ -93,6 +93,7 @@ const OPTIONS: RedirectPipelineOptions = {
   lockWaitMs: 2000,
   lockPollMs: 5,
   dbConcurrency: 4,
+  dbQueue: { max: 100, waitMs: 1000 },
   redisBreakerFailures: 3,
   redisBreakerHalfOpenAfterMs: 200,
   nullTtlMs: 60_000,
@@ -238,11 +239,36 @@ describe('RedirectPipeline on the embedded adapters', () => {
     expect(observer.states).toEqual(expect.arrayContaining(['open', 'closed']));
   });
 
-  it('refuses with 503 DEPENDENCY_UNAVAILABLE beyond the database concurrency limit instead of queueing', async () => {
+  it('serves a burst of distinct codes beyond the database concurrency limit by waiting for permits, not refusing (a cold cache)', async () => {
     store.down = true;
     const many = Array.from({ length: 40 }, (_, i) => link(`burst${String(i).padStart(2, '0')}`));
     await repo.insertInStatements(many, 1000);
-    const { pipeline } = build({ l1Enabled: false, dbConcurrency: 2 });
+    repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards, {
+      redirectLookupsPerShard: 1,
+      redirectLookupQueue: { max: 100, waitMs: 1000 },
+    });
+    let running = 0;
+    let most = 0;
+    for (const shard of shards) {
+      const find = shard.findByCode.bind(shard);
+      shard.findByCode = async (...args) => {
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 2));
+        return find(...args).finally(() => running--);
+      };
+    }
+    const { pipeline, observer } = build({ l1Enabled: false, dbConcurrency: 2 });
+    const outcomes = await Promise.all(many.map((l) => pipeline.resolve({ domain: DOMAIN, code: l.code })));
+    expect(outcomes.map((o) => [o.link.targetUrl, o.source])).toEqual(many.map((l) => [l.targetUrl, 'db']));
+    expect(observer.dbQueries).toBe(40);
+    expect(most).toBe(2); // one per shard at once
+  });
+
+  it('refuses with 503 DEPENDENCY_UNAVAILABLE beyond the database concurrency limit when nothing may wait (DB_QUEUE_MAX=0)', async () => {
+    store.down = true;
+    const many = Array.from({ length: 40 }, (_, i) => link(`burst${String(i).padStart(2, '0')}`));
+    await repo.insertInStatements(many, 1000);
+    const { pipeline } = build({ l1Enabled: false, dbConcurrency: 2, dbQueue: { max: 0, waitMs: 1000 } });
     const outcomes = await Promise.allSettled(many.map((l) => pipeline.resolve({ domain: DOMAIN, code: l.code })));
     const rejected = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
     expect(rejected.length).toBeGreaterThan(0);
@@ -352,5 +378,29 @@ describe('RedirectPipeline on the embedded adapters', () => {
     await repo.insert(link(elsewhere));
     expect((await pipeline.resolve({ domain: DOMAIN, code: elsewhere })).source).toBe('db');
     expect(observer.dbQueries).toBe(3);
+  });
+
+  it('lets the lookups of a hung shard wait in its own queue for DB_QUEUE_WAIT_MS, then refuses them, while the other shard serves at once', async () => {
+    repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards, {
+      redirectLookupsPerShard: 1,
+      redirectLookupQueue: { max: 10, waitMs: 150 },
+    });
+    const { pipeline } = build({ sharedCacheEnabled: false, l1Enabled: false, dbConcurrency: 2 });
+    const codesOn = (shard: string, n: number) => {
+      const out: string[] = [];
+      for (let i = 0; out.length < n; i++) if (repo.shardNameFor(`h${i}abcde`) === shard) out.push(`h${i}abcde`);
+      return out;
+    };
+    const [hungName, otherName] = shards.map((s) => s.shardName);
+    shards[0].findByCode = () => new Promise(() => undefined);
+    const [a, b] = codesOn(hungName, 2);
+    void pipeline.resolve({ domain: DOMAIN, code: a }).catch(() => undefined);
+    const waited = pipeline.resolve({ domain: DOMAIN, code: b });
+    const started = Date.now();
+    const [elsewhere] = codesOn(otherName, 1);
+    await repo.insert(link(elsewhere));
+    expect((await pipeline.resolve({ domain: DOMAIN, code: elsewhere })).source).toBe('db');
+    await expect(waited).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE', details: { shard: hungName } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
 });

@@ -270,6 +270,9 @@ export const envSchema = z.object({
   LOCK_WAIT_MS: z.coerce.number().int().min(0).default(2000),
   LOCK_POLL_MS: z.coerce.number().int().min(1).default(10),
   DB_CONCURRENCY: z.coerce.number().int().min(1).default(32),
+  /** Redirect lookups that may wait for one of the DB_CONCURRENCY permits, and how long each may wait (docs/design.md, "Redirect read path"). */
+  DB_QUEUE_MAX: z.coerce.number().int().min(0).default(2000),
+  DB_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1000),
   /** The Redis breaker of the redirect's read path: consecutive failures that open it, and for how long. */
   REDIS_BREAKER_FAILURES: z.coerce.number().int().min(1).optional(),
   REDIS_BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(10).optional(),
@@ -467,6 +470,8 @@ export interface AppConfig {
     readonly hot: { readonly windowSeconds: number; readonly bucketSeconds: number; readonly threshold: number; readonly maxTrackedKeys: number };
     readonly lock: { readonly ttlMs: number; readonly waitMs: number; readonly pollMs: number };
     readonly dbConcurrency: number;
+    /** Lookups waiting for a shard permit at most, and the longest wait before 503. */
+    readonly dbQueue: { readonly max: number; readonly waitMs: number };
     /** The breaker around Redis: failures in a row that open it, and how long until it tries Redis again. */
     readonly redisBreaker: { readonly failures: number; readonly halfOpenAfterMs: number };
     readonly rateLimit: { readonly perIpPerMinute: number; readonly globalPerSecond: number; readonly localFallbackPerSecond: number };
@@ -683,6 +688,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       hot: { windowSeconds: e.HOT_WINDOW_SECONDS, bucketSeconds: e.HOT_BUCKET_SECONDS, threshold: e.HOT_THRESHOLD, maxTrackedKeys: e.HOT_MAX_TRACKED },
       lock: { ttlMs: e.LOCK_TTL_MS, waitMs: e.LOCK_WAIT_MS, pollMs: e.LOCK_POLL_MS },
       dbConcurrency: e.DB_CONCURRENCY,
+      dbQueue: { max: e.DB_QUEUE_MAX, waitMs: e.DB_QUEUE_WAIT_MS },
       redisBreaker: {
         failures: e.REDIS_BREAKER_FAILURES ?? e.BREAKER_FAILURES ?? 5,
         halfOpenAfterMs: e.REDIS_BREAKER_HALF_OPEN_MS ?? e.BREAKER_HALF_OPEN_MS ?? 2000,

@@ -106,6 +106,7 @@ export async function openLinkShards(config: AppConfig, app = programName()): Pr
     breakerOpenMs: db.shardBreaker.openMs,
     // A redirect's share of its DB_CONCURRENCY per shard (docs/design.md, "Failure containment").
     redirectLookupsPerShard: Math.max(1, Math.ceil(config.redirect.dbConcurrency / 4)),
+    redirectLookupQueue: config.redirect.dbQueue,
   });
   const ring = ringStoreFor(config);
   const logger = new Logger('ShardRing');
