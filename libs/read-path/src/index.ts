@@ -7,7 +7,7 @@ export { CachePolicy } from './cache-policy';
 export { ClickQuota } from './click-quota';
 export { GlobalRateLimiter } from './global-rate-limiter';
 export { HotKeyDetector } from './hot-key-detector';
-export { L1Cache } from './l1-cache';
+export { L1Cache, l1EntryBytes } from './l1-cache';
 export { PasswordAttempts } from './password-attempts';
 export { PasswordCheckGate } from './password-check-gate';
 export { type BitmapBits, CACHE_STORE, type CacheStore, SNAPSHOT_STORE, type SnapshotEntry, type SnapshotStore } from './ports';

@@ -12,6 +12,17 @@ export interface L1Options {
 type Entry = { link: CachedLink } | { missing: true };
 
 /**
+ * What an L1 entry holds on the heap, in bytes, for the REDIRECT_L1_MAX_BYTES bound. Measured by
+ * `bench/l1-memory` (docs/benchmarks.md, "L1 entry cost"): the heap an entry takes is 1.6 times its
+ * JSON form plus the key and the LRU's own node, for plain links and for links with rules and a card
+ * alike. A fixed 120 bytes plus the target undercounted a link with rules four times. Computed once
+ * per fill (a Redis or database answer), never on a hit.
+ */
+export const l1EntryBytes = (key: string, entry: Entry): number =>
+  'link' in entry ? L1_ENTRY_OVERHEAD + key.length + Math.ceil(1.6 * JSON.stringify(entry.link).length) : L1_ENTRY_OVERHEAD + key.length;
+const L1_ENTRY_OVERHEAD = 48;
+
+/**
  * In-process first level (an in-process cache in front of Redis: docs/design.md, "Redirect read path"). Bounded by
  * entries and by bytes; negative entries live much shorter than positive ones. Keys marked hot
  * are pinned in a separate map so a scan of cold codes cannot push them out.
@@ -33,7 +44,7 @@ export class L1Cache {
     this.lru = new LRUCache<string, Entry>({
       max: options.maxEntries,
       maxSize: options.maxBytes,
-      sizeCalculation: (v, k) => k.length * 2 + ('link' in v ? v.link.targetUrl.length * 2 + 120 : 16),
+      sizeCalculation: (v, k) => l1EntryBytes(k, v),
       ttl: options.ttlMs,
     });
     this.floors = new LRUCache<string, number>({ max: options.maxEntries, ttl: options.ttlMs });
