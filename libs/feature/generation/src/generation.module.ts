@@ -67,6 +67,7 @@ import {
   TenantStore,
 } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
+import { ConsoleController } from './console.controller';
 import { AuditLogController } from './audit/audit-log.controller';
 import { LinkAudit } from './audit/link-audit';
 import { BatchController } from './batch/batch.controller';
@@ -182,6 +183,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         WebhooksController,
         MembersController,
         AuthController,
+        ConsoleController,
       ],
       providers: [
         Lifecycle,
