@@ -24,12 +24,15 @@ let ids = 0;
 export function Field(props: {
   label: string;
   name: string;
+  /** The id of a child control (a select); the label points at it. */
+  id?: string;
   error?: string | null;
   hint?: string;
   children?: ComponentChildren;
   input?: JSX.InputHTMLAttributes<HTMLInputElement>;
 }) {
-  const [id] = useState(() => `f-${props.name}-${++ids}`);
+  const [generated] = useState(() => `f-${props.name}-${++ids}`);
+  const id = props.id ?? generated;
   const describedBy = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div class="field">

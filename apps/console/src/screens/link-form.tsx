@@ -112,7 +112,7 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
         {!editing && (
           <div class="row">
             <Field label="Alias (optional)" name="alias" error={err('alias')} hint="Instead of a generated code" input={{ autocomplete: 'off' }} />
-            <Field label="Domain" name="domain" error={err('domain')}>
+            <Field id="f-link-domain" label="Domain" name="domain" error={err('domain')}>
               <select id="f-link-domain" name="domain">
                 <option value="">Default</option>
                 {domains.map((d) => (

@@ -95,7 +95,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
       <form class="filters" role="search" aria-label="Filter links" onSubmit={applyFilters}>
         <Field label="Search" name="q" input={{ type: 'search', value: filters.q, placeholder: 'code, title or target' }} />
         <Field label="Tag" name="tag" input={{ value: filters.tag }} />
-        <Field label="Status" name="status">
+        <Field id="f-status" label="Status" name="status">
           <select id="f-status" name="status" value={filters.status}>
             <option value="">Any</option>
             {STATUSES.map((s) => (
@@ -105,7 +105,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
             ))}
           </select>
         </Field>
-        <Field label="Domain" name="domain">
+        <Field id="f-domain" label="Domain" name="domain">
           <select id="f-domain" name="domain" value={filters.domain}>
             <option value="">Any</option>
             {domains.map((d) => (

@@ -52,7 +52,7 @@ export function Members({ session }: { session: Session }) {
         <h2>Invite someone</h2>
         <div class="row">
           <Field label="Email" name="email" error={emailError} input={{ type: 'email', required: true, autocomplete: 'off' }} />
-          <Field label="Role" name="role" error={fieldError(inviteProblem, 'role')}>
+          <Field id="f-invite-role" label="Role" name="role" error={fieldError(inviteProblem, 'role')}>
             <select id="f-invite-role" name="role" defaultValue="viewer">
               {ROLES.map((r) => (
                 <option key={r} value={r}>

@@ -49,7 +49,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
         <Field label="Email" name="email" input={{ type: 'email', autocomplete: 'username', required: true }} />
         <Field label="Password" name="password" input={{ type: 'password', autocomplete: 'current-password', required: true }} />
         {tenants && (
-          <Field label="Tenant" name="tenantId" error={problem?.code === 'VALIDATION_FAILED' ? problem.detail : null}>
+          <Field id="f-tenant" label="Tenant" name="tenantId" error={problem?.code === 'VALIDATION_FAILED' ? problem.detail : null}>
             <select id="f-tenant" name="tenantId">
               {tenants.map((t) => (
                 <option key={t.id} value={t.id}>
