@@ -107,8 +107,8 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
   return (
     <section aria-labelledby="link-form-title">
       <h1 id="link-form-title">{editing ? `Edit ${link!.domain}/${link!.code}` : 'New link'}</h1>
-      <form id="link-form" class="card" onSubmit={submit} noValidate>
-        <Field label="Target URL" name="url" error={err('url')} input={{ type: 'url', required: true, value: link?.url, placeholder: 'https://example.com/page' }} />
+      <form key={link?.version ?? "new"} id="link-form" class="card" onSubmit={submit} noValidate>
+        <Field label="Target URL" name="url" error={err('url')} input={{ type: 'url', required: true, defaultValue: link?.url, placeholder: 'https://example.com/page' }} />
         {!editing && (
           <div class="row">
             <Field label="Alias (optional)" name="alias" error={err('alias')} hint="Instead of a generated code" input={{ autocomplete: 'off' }} />
@@ -124,11 +124,11 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
             </Field>
           </div>
         )}
-        <Field label="Title" name="title" error={err('title')} input={{ value: link?.title ?? '' }} />
-        <Field label="Tags" name="tags" error={err('tags')} hint="Comma-separated" input={{ value: link?.tags.join(', ') ?? '' }} />
+        <Field label="Title" name="title" error={err('title')} input={{ defaultValue: link?.title ?? '' }} />
+        <Field label="Tags" name="tags" error={err('tags')} hint="Comma-separated" input={{ defaultValue: link?.tags.join(', ') ?? '' }} />
         <div class="row">
-          <Field label="Expires" name="expiresAt" error={err('expiresAt')} input={{ type: 'datetime-local', value: localInput(link?.expiresAt ?? null) }} />
-          <Field label="Max clicks" name="maxClicks" error={err('maxClicks')} input={{ type: 'number', min: 1, inputMode: 'numeric', value: link?.maxClicks ?? '' }} />
+          <Field label="Expires" name="expiresAt" error={err('expiresAt')} input={{ type: 'datetime-local', defaultValue: localInput(link?.expiresAt ?? null) }} />
+          <Field label="Max clicks" name="maxClicks" error={err('maxClicks')} input={{ type: 'number', min: 1, inputMode: 'numeric', defaultValue: link?.maxClicks ?? '' }} />
         </div>
         <Field
           label={link?.passwordProtected ? 'New password (leave empty to keep)' : 'Password (optional)'}
@@ -150,16 +150,16 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
           {err('utm') && <p class="error">{err('utm')}</p>}
           <div class="row wrap">
             {UTM.map((k) => (
-              <Field key={k} label={`utm_${k}`} name={`utm.${k}`} input={{ value: link?.utm?.[k] ?? '' }} />
+              <Field key={k} label={`utm_${k}`} name={`utm.${k}`} input={{ defaultValue: link?.utm?.[k] ?? '' }} />
             ))}
           </div>
         </fieldset>
         <fieldset>
           <legend>Social card</legend>
           <p class="hint">What Slack, X, WhatsApp and other unfurling bots show instead of the target’s own preview.</p>
-          <Field label="Card title" name="social.title" error={err('social')} input={{ value: link?.social?.title ?? '' }} />
-          <Field label="Card description" name="social.description" input={{ value: link?.social?.description ?? '' }} />
-          <Field label="Card image URL" name="social.image" input={{ type: 'url', value: link?.social?.image ?? '' }} />
+          <Field label="Card title" name="social.title" error={err('social')} input={{ defaultValue: link?.social?.title ?? '' }} />
+          <Field label="Card description" name="social.description" input={{ defaultValue: link?.social?.description ?? '' }} />
+          <Field label="Card image URL" name="social.image" input={{ type: 'url', defaultValue: link?.social?.image ?? '' }} />
         </fieldset>
         <div class="actions">
           <button type="submit" disabled={busy} id="save-link">

@@ -92,11 +92,11 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
           </a>
         )}
       </div>
-      <form class="filters" role="search" aria-label="Filter links" onSubmit={applyFilters}>
-        <Field label="Search" name="q" input={{ type: 'search', value: filters.q, placeholder: 'code, title or target' }} />
-        <Field label="Tag" name="tag" input={{ value: filters.tag }} />
+      <form key={`${query}|${domains.length}`} class="filters" role="search" aria-label="Filter links" onSubmit={applyFilters}>
+        <Field label="Search" name="q" input={{ type: 'search', defaultValue: filters.q, placeholder: 'code, title or target' }} />
+        <Field label="Tag" name="tag" input={{ defaultValue: filters.tag }} />
         <Field id="f-status" label="Status" name="status">
-          <select id="f-status" name="status" value={filters.status}>
+          <select id="f-status" name="status" defaultValue={filters.status}>
             <option value="">Any</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -106,7 +106,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
           </select>
         </Field>
         <Field id="f-domain" label="Domain" name="domain">
-          <select id="f-domain" name="domain" value={filters.domain}>
+          <select id="f-domain" name="domain" defaultValue={filters.domain}>
             <option value="">Any</option>
             {domains.map((d) => (
               <option key={d} value={d}>
