@@ -64,7 +64,7 @@ export function describeConsoleJourney(base: () => string) {
       expect({ screen, grave }).toEqual({ screen, grave: [] });
       if (screenshots) {
         mkdirSync(screenshots, { recursive: true });
-        await page.screenshot({ path: join(screenshots, `console-${screen}.png`), fullPage: true });
+        await page.screenshot({ path: join(screenshots, `console-${screen}.png`) });
       }
     }
 
@@ -96,7 +96,15 @@ export function describeConsoleJourney(base: () => string) {
       browser = await chromium.launchPersistentContext(profileDir, {
         executablePath: CHROMIUM,
         headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
         viewport: DESKTOP,
         acceptDownloads: true,
       });
@@ -108,7 +116,10 @@ export function describeConsoleJourney(base: () => string) {
         // The API's refusals show up as "Failed to load resource" (the console shows them); anything else is a fault.
         if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
       });
-      page.on('request', (r) => !r.url().startsWith(base()) && !r.url().startsWith('blob:') && !r.url().startsWith('data:') && problems.push(`foreign: ${r.url()}`));
+      page.on(
+        'request',
+        (r) => !r.url().startsWith(base()) && !r.url().startsWith('blob:') && !r.url().startsWith('data:') && problems.push(`foreign: ${r.url()}`),
+      );
       // The owner's invitation, accepted in the console (the link of the mail: /console/accept-invitation#token=…).
       await page.goto(created.body.owner.invitation.url.replace(/^https?:\/\/[^/]+/, base()));
       expect(created.body.owner.invitation.url).toMatch(/\/console\/accept-invitation#token=inv_/);
@@ -150,7 +161,7 @@ export function describeConsoleJourney(base: () => string) {
       await page.waitForSelector('#sessions tbody tr[data-current=true]');
       await accessible('sessions');
       await signOut();
-      expect((await page.evaluate(async () => (await fetch('/api/v1/me')).status))).toBe(401);
+      expect(await page.evaluate(async () => (await fetch('/api/v1/me')).status)).toBe(401);
       await signIn(ownerEmail);
     });
 
@@ -160,7 +171,9 @@ export function describeConsoleJourney(base: () => string) {
       const login = await api(base(), 'POST', '/api/v1/auth/login', null, { email: totpEmail, password: PASSWORD });
       const person = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0], 'x-csrf-token': login.body.csrfToken as string };
       const call = async (path: string, body?: unknown) =>
-        (await fetch(`${base()}${path}`, { method: 'POST', headers: { ...person, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })).json();
+        (
+          await fetch(`${base()}${path}`, { method: 'POST', headers: { ...person, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
+        ).json();
       const { secret } = await call('/api/v1/me/second-factor');
       const codeAt = (offset: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset });
       expect((await call('/api/v1/me/second-factor/confirm', { code: await codeAt(0) })).recoveryCodes).toHaveLength(10);
@@ -277,7 +290,11 @@ export function describeConsoleJourney(base: () => string) {
       await page.click('#save-link');
       await page.waitForSelector('#link-details');
       expect(await page.locator('#link-title').innerText()).toBe('Summer sale from the console');
-      expect((await key('GET', `/api/v1/links/${alias}`)).body).toMatchObject({ title: 'Summer sale from the console', tags: ['console', 'summer'], maxClicks: null });
+      expect((await key('GET', `/api/v1/links/${alias}`)).body).toMatchObject({
+        title: 'Summer sale from the console',
+        tags: ['console', 'summer'],
+        maxClicks: null,
+      });
       // An invalid target is refused beside the field, the link unchanged.
       await page.click('#edit');
       await page.locator('#link-form').getByLabel('Target URL').fill('ftp://example.com/nope');

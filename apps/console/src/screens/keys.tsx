@@ -26,7 +26,11 @@ export function Keys({ session }: { session: Session }) {
     const scopes = f.getAll('scopes').map(String) as Schemas['ApiKey']['scopes'];
     const expires = String(f.get('expiresAt') ?? '');
     const { data, error, response } = await api.POST('/api/v1/keys', {
-      body: { name: String(f.get('name') ?? '').trim(), ...(scopes.length ? { scopes } : {}), ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}) },
+      body: {
+        name: String(f.get('name') ?? '').trim(),
+        ...(scopes.length ? { scopes } : {}),
+        ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+      },
     });
     if (!data) return setCreateProblem(problemOf(error, response));
     setCreateProblem(null);

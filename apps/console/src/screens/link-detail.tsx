@@ -83,7 +83,11 @@ export function LinkDetail({ session, code, domain }: { session: Session; code: 
       </p>
       {notice && <Notice>{notice}</Notice>}
       <div class="actions wrap">
-        <button type="button" id="copy" onClick={async () => setNotice((await copy(link.shortUrl)) ? `Copied ${link.shortUrl}` : 'The browser did not allow copying')}>
+        <button
+          type="button"
+          id="copy"
+          onClick={async () => setNotice((await copy(link.shortUrl)) ? `Copied ${link.shortUrl}` : 'The browser did not allow copying')}
+        >
           Copy short URL
         </button>
         <button type="button" class="secondary" id="qr-svg" onClick={() => qr('svg')}>

@@ -56,7 +56,9 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
       .filter(Boolean);
     const expires = text('expiresAt');
     const maxClicks = text('maxClicks');
-    const social = text('social.title') ? { title: text('social.title'), description: text('social.description') || null, image: text('social.image') || null } : null;
+    const social = text('social.title')
+      ? { title: text('social.title'), description: text('social.description') || null, image: text('social.image') || null }
+      : null;
     setBusy(true);
     let answer: { data?: Link; error?: unknown; response: Response };
     if (!editing) {
@@ -107,8 +109,13 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
   return (
     <section aria-labelledby="link-form-title">
       <h1 id="link-form-title">{editing ? `Edit ${link!.domain}/${link!.code}` : 'New link'}</h1>
-      <form key={link?.version ?? "new"} id="link-form" class="card" onSubmit={submit} noValidate>
-        <Field label="Target URL" name="url" error={err('url')} input={{ type: 'url', required: true, defaultValue: link?.url, placeholder: 'https://example.com/page' }} />
+      <form key={link?.version ?? 'new'} id="link-form" class="card" onSubmit={submit} noValidate>
+        <Field
+          label="Target URL"
+          name="url"
+          error={err('url')}
+          input={{ type: 'url', required: true, defaultValue: link?.url, placeholder: 'https://example.com/page' }}
+        />
         {!editing && (
           <div class="row">
             <Field label="Alias (optional)" name="alias" error={err('alias')} hint="Instead of a generated code" input={{ autocomplete: 'off' }} />
@@ -127,8 +134,18 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
         <Field label="Title" name="title" error={err('title')} input={{ defaultValue: link?.title ?? '' }} />
         <Field label="Tags" name="tags" error={err('tags')} hint="Comma-separated" input={{ defaultValue: link?.tags.join(', ') ?? '' }} />
         <div class="row">
-          <Field label="Expires" name="expiresAt" error={err('expiresAt')} input={{ type: 'datetime-local', defaultValue: localInput(link?.expiresAt ?? null) }} />
-          <Field label="Max clicks" name="maxClicks" error={err('maxClicks')} input={{ type: 'number', min: 1, inputMode: 'numeric', defaultValue: link?.maxClicks ?? '' }} />
+          <Field
+            label="Expires"
+            name="expiresAt"
+            error={err('expiresAt')}
+            input={{ type: 'datetime-local', defaultValue: localInput(link?.expiresAt ?? null) }}
+          />
+          <Field
+            label="Max clicks"
+            name="maxClicks"
+            error={err('maxClicks')}
+            input={{ type: 'number', min: 1, inputMode: 'numeric', defaultValue: link?.maxClicks ?? '' }}
+          />
         </div>
         <Field
           label={link?.passwordProtected ? 'New password (leave empty to keep)' : 'Password (optional)'}

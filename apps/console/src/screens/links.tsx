@@ -10,7 +10,12 @@ const key = (l: Pick<Link, 'code' | 'domain'>) => `${l.domain}/${l.code}`;
 
 /** The tenant's links, newest first: search, tag, status and domain filters (in the URL), cursor paging, bulk delete with a result per link. */
 export function Links({ session, query }: { session: Session; query: URLSearchParams }) {
-  const filters = { q: query.get('q') ?? '', tag: query.get('tag') ?? '', status: (query.get('status') ?? '') as Status | '', domain: query.get('domain') ?? '' };
+  const filters = {
+    q: query.get('q') ?? '',
+    tag: query.get('tag') ?? '',
+    status: (query.get('status') ?? '') as Status | '',
+    domain: query.get('domain') ?? '',
+  };
   const [links, setLinks] = useState<Link[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -132,7 +137,9 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
       )}
       {results && (
         <div class="results" id="bulk-results" role="status">
-          <h2>Bulk delete: {results.filter((r) => r.status === 204).length} deleted, {results.filter((r) => r.status !== 204).length} failed</h2>
+          <h2>
+            Bulk delete: {results.filter((r) => r.status === 204).length} deleted, {results.filter((r) => r.status !== 204).length} failed
+          </h2>
           <ul>
             {results.map((r) => (
               <li key={key(r)} data-status={r.status}>

@@ -70,7 +70,10 @@ export function Members({ session }: { session: Session }) {
       {invited && (
         <div class="secret card" role="status" id="invited">
           <h2>{invited.member.email} is invited</h2>
-          <p>{invited.invitation.mailed ? 'The invitation was mailed. ' : 'No mail was sent: give them this link (shown this once). '}It expires {when(invited.invitation.expiresAt)}.</p>
+          <p>
+            {invited.invitation.mailed ? 'The invitation was mailed. ' : 'No mail was sent: give them this link (shown this once). '}It expires{' '}
+            {when(invited.invitation.expiresAt)}.
+          </p>
           {!invited.invitation.mailed && <code id="invitation-url">{invited.invitation.url}</code>}
           <button type="button" class="secondary" onClick={() => setInvited(null)}>
             Done
@@ -102,7 +105,12 @@ export function Members({ session }: { session: Session }) {
                   {rowProblem?.id === m.id && <ProblemNote problem={rowProblem.problem} />}
                 </td>
                 <td>
-                  <select aria-label={`Role of ${m.email}`} value={m.role} disabled={m.id === session.me.member?.id} onChange={(e) => changeRole(m, e.currentTarget.value)}>
+                  <select
+                    aria-label={`Role of ${m.email}`}
+                    value={m.role}
+                    disabled={m.id === session.me.member?.id}
+                    onChange={(e) => changeRole(m, e.currentTarget.value)}
+                  >
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
                         {r}

@@ -55,7 +55,12 @@ describe('console at /console', () => {
       });
       expect(res.headers['content-type']).toMatch(asset.endsWith('.js') ? /^application\/javascript/ : /^text\/css/);
     }
-    for (const missing of ['/console/assets/nope-12345678.js', '/console/assets/..%2F..%2Fpackage.json', '/console/assets/.env', '/console/assets/first-load.json'])
+    for (const missing of [
+      '/console/assets/nope-12345678.js',
+      '/console/assets/..%2F..%2Fpackage.json',
+      '/console/assets/.env',
+      '/console/assets/first-load.json',
+    ])
       expect({ missing, status: (await generation.call(null, 'GET', missing)).statusCode }).toEqual({ missing, status: 404 });
   });
 

@@ -70,10 +70,7 @@ export class ConsoleController {
       .header('referrer-policy', 'no-referrer')
       .header('cache-control', 'no-cache');
     if (!existsSync(file)) {
-      reply
-        .code(503)
-        .type('text/plain; charset=utf-8')
-        .send('The console is not built: run `npm run console:build` (npm start does it first).\n');
+      reply.code(503).type('text/plain; charset=utf-8').send('The console is not built: run `npm run console:build` (npm start does it first).\n');
       return;
     }
     reply.type('text/html; charset=utf-8').send(readFileSync(file));
