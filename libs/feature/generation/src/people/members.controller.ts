@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Re
 import { z } from 'zod';
 import { isRole, Member, MemberManager, MemberService } from '@shortlink/people-domain';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
-import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, memberView } from '@shortlink/nest-platform';
 import { inviteBody, invitedSchema, memberListSchema, memberParams, memberSchema, roleBody } from './people.schemas';
 
 const TAGS = ['members'];
@@ -109,13 +109,3 @@ export function managerOf(principal: Principal): MemberManager {
   return { kind: 'person', memberId: actor.id, role: actor.role };
 }
 
-export function memberView(member: Member): z.infer<typeof memberSchema> {
-  return {
-    id: member.id,
-    email: member.email,
-    role: member.role,
-    status: member.status,
-    createdAt: member.createdAt.toISOString(),
-    invitationExpiresAt: member.invitationExpiresAt?.toISOString() ?? null,
-  };
-}
