@@ -176,7 +176,9 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
         headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const invited = (await (await call(endpoints.generation, 'POST', '/api/v1/members', { email, role: 'viewer' })).json()) as { invitation: { token: string } };
+    const invited = (await (await call(endpoints.generation, 'POST', '/api/v1/members', { email, role: 'viewer' })).json()) as {
+      invitation: { token: string };
+    };
     expect((await call(endpoints.generation, 'POST', '/api/v1/auth/accept', { token: invited.invitation.token, password }, {})).status).toBe(200);
     // The analyst turns on a second factor (through the API, signed in on the analytics app).
     const login = await call(endpoints.analytics, 'POST', '/api/v1/auth/login', { email, password }, {});
@@ -208,14 +210,14 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
     expect(await text('#total-clicks')).toBe(String(stats.totals.clicks));
     // No key anywhere, and the page cannot read the session (HttpOnly).
     expect(await page.evaluate(() => [sessionStorage.getItem('shortlink.apiKey'), localStorage.length, document.cookie])).toEqual([null, 0, '']);
-    const cookies = await browser.cookies(endpoints.analytics);
+    const cookies = await browser.cookies(`${endpoints.analytics}/api/v1/me`);
     const session = cookies.find((c) => c.name === 'sl_session')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api' });
     // A reload resumes the session (the cookie), with no key.
     await page.reload();
     await page.waitForFunction((c) => document.body.dataset.loadedCode === c, code, { timeout: 30_000 });
     await page.click('#logout');
-    expect(await page.isVisible('#signin-form')).toBe(true);
+    await page.waitForSelector('#signin-form', { state: 'visible' });
     // Signed out on the server: the old cookie is refused by both apps.
     for (const base of [endpoints.analytics, endpoints.generation])
       expect((await call(base, 'GET', '/api/v1/me', undefined, { cookie: `sl_session=${session.value}` })).status).toBe(401);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { LinkService } from '@shortlink/links-domain';
 import { checkEmail, MemberService } from '@shortlink/people-domain';
-import { Tenant, TenantDirectory, TenantService } from '@shortlink/tenants-domain';
+import { TenantDirectory, TenantService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, memberView, tenantView } from '@shortlink/nest-platform';
 import { LinkAudit } from './audit/link-audit';
 import { LinkPresenter } from './link-presenter';
@@ -186,4 +186,3 @@ export class AdminController {
     return this.present.view(change.after);
   }
 }
-

@@ -1,5 +1,5 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AUDIT_LOG_STORE, AuditLog, AuditLogStore } from '@shortlink/audit-domain';
+import { AUDIT_LOG_STORE, AuditLog } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import {
   BATCH_RECORD_STORE,
@@ -59,8 +59,6 @@ import {
   DOMAIN_SETTINGS_STORE,
   DomainSettingsService,
   DomainSettingsStore,
-  RATE_WINDOW_STORE,
-  RateWindowStore,
   SLOT_STORE,
   SlotStore,
   TENANT_STORE,

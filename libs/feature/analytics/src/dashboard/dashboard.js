@@ -349,6 +349,9 @@
     open();
   } else {
     show(false);
-    resume().then((resumed) => resumed && open(), () => undefined);
+    resume().then(
+      (resumed) => resumed && open(),
+      () => undefined,
+    );
   }
 })();

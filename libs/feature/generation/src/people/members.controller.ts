@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
-import { isRole, Member, MemberManager, MemberService } from '@shortlink/people-domain';
+import { isRole, MemberManager, MemberService } from '@shortlink/people-domain';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, memberView } from '@shortlink/nest-platform';
 import { inviteBody, invitedSchema, memberListSchema, memberParams, memberSchema, roleBody } from './people.schemas';
@@ -108,4 +108,3 @@ export function managerOf(principal: Principal): MemberManager {
   if (!isRole(actor.role)) throw new Error(`person ${actor.id} has no known role`);
   return { kind: 'person', memberId: actor.id, role: actor.role };
 }
-
