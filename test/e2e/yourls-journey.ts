@@ -17,7 +17,10 @@ type Out = Record<string, any>;
 let python: string | null = null;
 /** The venv's python with the `yourls` client (made once per machine). */
 function yourlsPython(): string {
-  python ??= execFileSync('bash', [join(REPO_ROOT, 'tools/ci/yourls-client.sh')], { encoding: 'utf8', timeout: 300_000 }).trim().split('\n').pop()!;
+  python ??= execFileSync('bash', [join(REPO_ROOT, 'tools/ci/yourls-client.sh')], { encoding: 'utf8', timeout: 300_000 })
+    .trim()
+    .split('\n')
+    .pop()!;
   return python;
 }
 
@@ -170,7 +173,10 @@ export function describeYourlsJourney(endpoints: () => Endpoints, tenant: () => 
       expect(refused.body.message).toMatch(/links:write/);
       // Revoking the key ends its signature (within the 1 s the key check is trusted).
       expect((await api(endpoints().generation, 'DELETE', `/api/v1/keys/${readOnly.body.key.id}`, apiKey)).status).toBe(204);
-      await eventually('the revoked key’s signature refused', async () => (await json({ action: 'expand', shorturl: created.keyword, signature: readSig })).status === 403);
+      await eventually(
+        'the revoked key’s signature refused',
+        async () => (await json({ action: 'expand', shorturl: created.keyword, signature: readSig })).status === 403,
+      );
       // The links made through YOURLS are in the audit log, by the key that made them.
       const log = await api(endpoints().generation, 'GET', '/api/v1/audit-log?action=link.created', apiKey);
       expect(log.status).toBe(200);

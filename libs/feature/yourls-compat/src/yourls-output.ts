@@ -63,7 +63,6 @@ function escapeXml(text: string): string {
   return (
     text
       // Characters XML 1.0 cannot carry at all.
-      // eslint-disable-next-line no-control-regex
       .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')

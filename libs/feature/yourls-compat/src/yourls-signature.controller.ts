@@ -35,6 +35,11 @@ export class YourlsSignatureController {
     if (principal.actor.kind !== 'key')
       throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'a YOURLS signature belongs to an API key: call this with the key (x-api-key)', {});
     const user = { tenantId: principal.tenantId, keyId: principal.keyId };
-    return { username: YourlsSignatures.usernameOf(user), signature: this.signatures.tokenOf(user), keyId: principal.keyId, apiPath: '/yourls-api.php' as const };
+    return {
+      username: YourlsSignatures.usernameOf(user),
+      signature: this.signatures.tokenOf(user),
+      keyId: principal.keyId,
+      apiPath: '/yourls-api.php' as const,
+    };
   }
 }

@@ -71,7 +71,11 @@ export class YourlsSignatures {
     if (!user || typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp) || typeof signature !== 'string' || !/^[0-9a-fA-F]{32,128}$/.test(signature))
       return null;
     const algorithm = input.hash === undefined || input.hash === '' ? 'md5' : input.hash;
-    if (typeof algorithm !== 'string' || !(SIGNATURE_HASHES as readonly string[]).includes(algorithm.toLowerCase()) || !getHashes().includes(algorithm.toLowerCase()))
+    if (
+      typeof algorithm !== 'string' ||
+      !(SIGNATURE_HASHES as readonly string[]).includes(algorithm.toLowerCase()) ||
+      !getHashes().includes(algorithm.toLowerCase())
+    )
       return 'unknown-hash';
     if (Math.abs(Number(timestamp) - nowMs / 1000) > TIMESTAMP_SKEW_SECONDS) return 'expired';
     const token = this.tokenOf(user);

@@ -157,7 +157,11 @@ export class YourlsController {
   private async shorten(principal: Principal, audit: AuditContext, params: Params): Promise<YourlsAnswer> {
     const url = (params.url ?? '').trim();
     if (!url || url === 'http://' || url === 'https://')
-      return { httpStatus: 400, body: { status: 'fail', code: 'error:nourl', message: 'Missing or malformed URL', errorCode: '400', statusCode: 400 }, simple: '' };
+      return {
+        httpStatus: 400,
+        body: { status: 'fail', code: 'error:nourl', message: 'Missing or malformed URL', errorCode: '400', statusCode: 400 },
+        simple: '',
+      };
     const keyword = params.keyword?.trim() || undefined;
     if (this.isShortUrl(url))
       return { httpStatus: 400, body: { status: 'fail', code: 'error:noloop', message: 'URL is a short URL', errorCode: '400', statusCode: 400 }, simple: '' };
@@ -195,7 +199,11 @@ export class YourlsController {
         if (error.code === ErrorCode.INVALID_ALIAS)
           return { httpStatus: 400, body: { status: 'fail', code: 'error:keyword', message: error.message, errorCode: '400', statusCode: 400 }, simple: '' };
         if (error.code === ErrorCode.INVALID_URL)
-          return { httpStatus: 400, body: { status: 'fail', code: 'error:nourl', message: 'Missing or malformed URL', errorCode: '400', statusCode: 400 }, simple: '' };
+          return {
+            httpStatus: 400,
+            body: { status: 'fail', code: 'error:nourl', message: 'Missing or malformed URL', errorCode: '400', statusCode: 400 },
+            simple: '',
+          };
         if (error.code === ErrorCode.URL_NOT_ALLOWED || error.code === ErrorCode.DOMAIN_BLOCKED)
           return { httpStatus: 400, body: { status: 'fail', code: 'error:blocked', message: error.message, errorCode: '400', statusCode: 400 }, simple: '' };
       }
@@ -268,7 +276,12 @@ export class YourlsController {
     const [links, counts] = await Promise.all([this.newest(principal.tenantId, STATS_WINDOW + 1), this.clicks.byLink(principal.tenantId, STATS_WINDOW)]);
     return {
       httpStatus: 200,
-      body: { 'db-stats': await this.totals(principal.tenantId, links.length, counts.clicks), statusCode: 200, message: 'success', ...(counts.note ? { note: counts.note } : {}) },
+      body: {
+        'db-stats': await this.totals(principal.tenantId, links.length, counts.clicks),
+        statusCode: 200,
+        message: 'success',
+        ...(counts.note ? { note: counts.note } : {}),
+      },
       simple: NEED_FORMAT,
     };
   }
@@ -396,7 +409,11 @@ function failure(httpStatus: number, message: string, fields: Record<string, unk
 }
 
 function notFound(shorturl: string | undefined): YourlsAnswer {
-  return { httpStatus: 404, body: { statusCode: 404, message: 'Error: short URL not found', errorCode: 404, shorturl: shorturl ?? '' }, simple: 'Error: short URL not found' };
+  return {
+    httpStatus: 404,
+    body: { statusCode: 404, message: 'Error: short URL not found', errorCode: 404, shorturl: shorturl ?? '' },
+    simple: 'Error: short URL not found',
+  };
 }
 
 /** Query or form values as YOURLS reads them: the last of a repeated name, strings only. */

@@ -11,9 +11,22 @@ const params = z
   .object({
     action: z.enum(ACTIONS).meta({ description: 'shorturl needs links:write; expand links:read; url-stats, stats and db-stats analytics:read' }),
     format: z.enum(YOURLS_FORMATS).optional().meta({ description: 'Default xml (as YOURLS); an unknown value answers as simple' }),
-    callback: z.string().max(64).regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/).optional().meta({ description: 'jsonp: the function to call' }),
-    signature: z.string().max(200).optional().meta({ description: 'The key’s token (GET /api/v1/compat/yourls/signature), or with timestamp: hash(timestamp + token) in hex' }),
-    timestamp: z.string().regex(/^\d{1,12}$/).optional().meta({ description: 'Epoch seconds of a time-limited signature, within ±15 minutes' }),
+    callback: z
+      .string()
+      .max(64)
+      .regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/)
+      .optional()
+      .meta({ description: 'jsonp: the function to call' }),
+    signature: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: 'The key’s token (GET /api/v1/compat/yourls/signature), or with timestamp: hash(timestamp + token) in hex' }),
+    timestamp: z
+      .string()
+      .regex(/^\d{1,12}$/)
+      .optional()
+      .meta({ description: 'Epoch seconds of a time-limited signature, within ±15 minutes' }),
     hash: z.enum(SIGNATURE_HASHES).optional().meta({ description: 'Hash of a time-limited signature (default md5)' }),
     username: z.string().max(200).optional().meta({ description: 'The key’s YOURLS username or id: with password, or with a time-limited signature' }),
     password: z.string().max(200).optional().meta({ description: 'The API key itself' }),
@@ -27,17 +40,43 @@ const params = z
   })
   .meta({ id: 'YourlsRequest' });
 
-const urlView = z.object({ keyword: z.string(), url: z.string(), title: z.string(), date: z.string().meta({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }), ip: z.string() });
+const urlView = z.object({
+  keyword: z.string(),
+  url: z.string(),
+  title: z.string(),
+  date: z.string().meta({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
+  ip: z.string(),
+});
 const statsView = z
   .object({ shorturl: z.string(), url: z.string(), title: z.string(), timestamp: z.string(), ip: z.string(), clicks: z.string(), keyword: z.string() })
   .meta({ id: 'YourlsLinkStats' });
 const totals = z.object({ total_links: z.string(), total_clicks: z.string() });
 const answer = z
   .union([
-    z.object({ status: z.enum(['success', 'fail']), code: z.string().optional(), url: urlView.optional(), message: z.string(), title: z.string().optional(), shorturl: z.string().optional(), statusCode: z.number().int() }).meta({ id: 'YourlsShortUrl' }),
-    z.object({ keyword: z.string(), shorturl: z.string(), longurl: z.string(), title: z.string(), message: z.string(), statusCode: z.number().int() }).meta({ id: 'YourlsExpand' }),
+    z
+      .object({
+        status: z.enum(['success', 'fail']),
+        code: z.string().optional(),
+        url: urlView.optional(),
+        message: z.string(),
+        title: z.string().optional(),
+        shorturl: z.string().optional(),
+        statusCode: z.number().int(),
+      })
+      .meta({ id: 'YourlsShortUrl' }),
+    z
+      .object({ keyword: z.string(), shorturl: z.string(), longurl: z.string(), title: z.string(), message: z.string(), statusCode: z.number().int() })
+      .meta({ id: 'YourlsExpand' }),
     z.object({ statusCode: z.number().int(), message: z.string(), link: statsView, note: z.string().optional() }).meta({ id: 'YourlsUrlStats' }),
-    z.object({ links: z.record(z.string(), statsView).optional(), stats: totals, statusCode: z.number().int(), message: z.string(), note: z.string().optional() }).meta({ id: 'YourlsStats' }),
+    z
+      .object({
+        links: z.record(z.string(), statsView).optional(),
+        stats: totals,
+        statusCode: z.number().int(),
+        message: z.string(),
+        note: z.string().optional(),
+      })
+      .meta({ id: 'YourlsStats' }),
     z.object({ 'db-stats': totals, statusCode: z.number().int(), message: z.string(), note: z.string().optional() }).meta({ id: 'YourlsDbStats' }),
   ])
   .meta({ id: 'YourlsAnswer' });
@@ -67,8 +106,13 @@ function operation(method: 'get' | 'post') {
     operationId: method === 'get' ? 'yourlsApiGet' : 'yourlsApiPost',
     summary: `YOURLS API (${method.toUpperCase()}, ${method === 'get' ? 'query' : 'query or form'})`,
     tags: ['yourls'],
-    ...(method === 'get' ? { requestParams: { query: params } } : { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: params } } } }),
-    responses: { '200': { description: 'The action’s answer (a `status: fail` answer for an existing keyword or URL too)', headers: RATE_HEADERS, content }, ...errors },
+    ...(method === 'get'
+      ? { requestParams: { query: params } }
+      : { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: params } } } }),
+    responses: {
+      '200': { description: 'The action’s answer (a `status: fail` answer for an existing keyword or URL too)', headers: RATE_HEADERS, content },
+      ...errors,
+    },
   };
 }
 
