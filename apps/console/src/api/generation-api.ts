@@ -583,26 +583,6 @@ export interface paths {
         patch: operations["updateMember"];
         trace?: never;
     };
-    "/api/v1/auth/accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Accept an invitation with a password; the member may then sign in
-         * @description 400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token.
-         */
-        post: operations["acceptInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -659,6 +639,26 @@ export interface paths {
         get: operations["getMe"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation with a password; the member may then sign in
+         * @description 400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token.
+         */
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1048,11 +1048,6 @@ export interface components {
             /** @description owner, admin, editor, viewer */
             role: string;
         };
-        InvitationAcceptance: {
-            token: string;
-            /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
-            password: string;
-        };
         SignIn: {
             email: string;
             password: string;
@@ -1062,6 +1057,11 @@ export interface components {
             code?: string;
             /** @description With a second factor, instead of code: one of the recovery codes (each works once) */
             recoveryCode?: string;
+        };
+        InvitationAcceptance: {
+            token: string;
+            /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
+            password: string;
         };
         PasswordChange: {
             currentPassword: string;
@@ -1622,9 +1622,6 @@ export interface components {
         Members: {
             members: components["schemas"]["Member"][];
         };
-        Accepted: {
-            member: components["schemas"]["Member"];
-        };
         SignedIn: {
             /** @description The person signed in; null for a key */
             member: components["schemas"]["Member"] | null;
@@ -1657,6 +1654,9 @@ export interface components {
             scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
+        };
+        Accepted: {
+            member: components["schemas"]["Member"];
         };
         Sessions: {
             sessions: {
@@ -5860,48 +5860,6 @@ export interface operations {
             };
         };
     };
-    acceptInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["InvitationAcceptance"];
-            };
-        };
-        responses: {
-            /** @description The member, now active */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Accepted"];
-                };
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-        };
-    };
     signIn: {
         parameters: {
             query?: never;
@@ -6154,6 +6112,48 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationAcceptance"];
+            };
+        };
+        responses: {
+            /** @description The member, now active */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Accepted"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
                 };
             };
         };
