@@ -107,12 +107,17 @@ export function describeStreamJourney(endpoints: () => Endpoints, newTenant: () 
     const streams: SseClient[] = [];
     const opened = async (query = '', headers: Record<string, string> = {}, apiKey = key) => {
       // A stream closed just before frees its slot when the server sees the connection go: within moments.
-      const s = await eventually('a stream slot', async () => {
-        const s = await open(query, headers, apiKey);
-        if (s.status !== 429) return s;
-        await s.response.body?.cancel();
-        return null;
-      }, 5000, 50);
+      const s = await eventually(
+        'a stream slot',
+        async () => {
+          const s = await open(query, headers, apiKey);
+          if (s.status !== 429) return s;
+          await s.response.body?.cancel();
+          return null;
+        },
+        5000,
+        50,
+      );
       streams.push(s);
       expect(s.status).toBe(200);
       return s;
@@ -178,7 +183,12 @@ export function describeStreamJourney(endpoints: () => Endpoints, newTenant: () 
       // The tag filter reads the link's tags: give it the time the others took, and more.
       await new Promise((r) => setTimeout(r, 500));
       // In order per link (one partition each); two links' clicks may arrive either way round.
-      expect(all.clicks().map((c) => c.code).sort()).toEqual([a.code, a.code, b.code].sort());
+      expect(
+        all
+          .clicks()
+          .map((c) => c.code)
+          .sort(),
+      ).toEqual([a.code, a.code, b.code].sort());
       expect(byCode.clicks().map((c) => c.code)).toEqual([a.code, a.code]);
       expect(byTag.clicks().map((c) => c.code)).toEqual([b.code]);
       expect(byDomain.clicks().map((c) => c.id)).toEqual(all.clicks().map((c) => c.id));
@@ -214,7 +224,12 @@ export function describeStreamJourney(endpoints: () => Endpoints, newTenant: () 
       await late.waitForClicks(5);
       expect(late.events[0]).toMatchObject({ event: 'gap' });
       expect(JSON.parse(late.events[0].data)).toEqual({ lastEventId: old.id, reason: 'expired' });
-      expect(late.clicks().map((c) => c.id)).toEqual(s.clicks().slice(2).map((c) => c.id));
+      expect(late.clicks().map((c) => c.id)).toEqual(
+        s
+          .clicks()
+          .slice(2)
+          .map((c) => c.id),
+      );
 
       const foreign = await opened('', { 'last-event-id': 'zzzzzzzz.1' });
       await eventually('the gap event', async () => foreign.events.length > 0);

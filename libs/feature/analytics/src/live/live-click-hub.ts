@@ -95,11 +95,13 @@ export class LiveClickHub {
   /** Starts the consumer; one that fails to start (Kafka down) is started again until stop(). */
   start(): void {
     this.stopped = false;
-    this.source.start(async (batch) => this.accept(batch)).catch((error: unknown) => {
-      if (this.stopped) return;
-      this.options.onError?.(`live click consumer did not start (${(error as Error)?.message}); trying again`);
-      this.retry = setTimeout(() => !this.stopped && this.start(), this.options.restartMs ?? 5000);
-    });
+    this.source
+      .start(async (batch) => this.accept(batch))
+      .catch((error: unknown) => {
+        if (this.stopped) return;
+        this.options.onError?.(`live click consumer did not start (${(error as Error)?.message}); trying again`);
+        this.retry = setTimeout(() => !this.stopped && this.start(), this.options.restartMs ?? 5000);
+      });
   }
 
   /** Ends every open stream and the consumer. */

@@ -80,11 +80,7 @@ export class StreamController implements BeforeApplicationShutdown {
     },
     errors: [400, 429],
   })
-  stream(
-    @Req() req: AuthenticatedRequest,
-    @Query() q: { code?: string; domain?: string; tag?: string; bots?: BotFilter },
-    @Res() reply: FastifyReply,
-  ): void {
+  stream(@Req() req: AuthenticatedRequest, @Query() q: { code?: string; domain?: string; tag?: string; bots?: BotFilter }, @Res() reply: FastifyReply): void {
     const lastEventId = parseEventId(req.headers['last-event-id']);
     const filter: LiveFilter = { code: q.code, domain: q.domain?.toLowerCase(), tag: q.tag?.trim(), bots: q.bots ?? 'exclude' };
     const body = new PassThrough();
@@ -99,7 +95,6 @@ export class StreamController implements BeforeApplicationShutdown {
         if (!ended && (await matches(filter, click, this.tags))) write(`id: ${click.view.id}\nevent: click\ndata: ${JSON.stringify(click.view)}\n\n`);
       });
     };
-    let heartbeat: NodeJS.Timeout | undefined;
     const end = () => {
       if (ended) return;
       ended = true;
@@ -110,7 +105,7 @@ export class StreamController implements BeforeApplicationShutdown {
     // Throws STREAM_LIMIT_REACHED before anything is sent: a problem+json answer.
     const subscription = this.hub.subscribe(req.principal!.tenantId, lastEventId, offer, end);
     reply.raw.on('close', end);
-    heartbeat = setInterval(() => write(': ping\n\n'), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => write(': ping\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     write(`retry: 2000\n: stream of ${this.hub.instanceId}\n\n`);
     if (subscription.gap) write(`event: gap\ndata: ${JSON.stringify({ lastEventId: req.headers['last-event-id'], reason: subscription.gap })}\n\n`);
