@@ -222,3 +222,10 @@ export const LIVE_CLICK_SOURCE = Symbol('LIVE_CLICK_SOURCE');
 export const CLICK_AGGREGATE_STORE = Symbol('CLICK_AGGREGATE_STORE');
 /** string: key of the visitor hash (docs/design.md, "Security model"). */
 export const VISITOR_SECRET = Symbol('VISITOR_SECRET');
+/**
+ * ClickAggregateStore | null: the click aggregates as an app other than analytics reads them (the
+ * compatibility APIs' click counts in the generation app). Null where they are not reachable from
+ * that process: chdb lives inside the analytics process (the embedded launcher hands its shared
+ * store instead).
+ */
+export const CLICK_STATS_READER = Symbol('CLICK_STATS_READER');
