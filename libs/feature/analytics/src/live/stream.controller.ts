@@ -26,7 +26,7 @@ const streamSchema = z.string().meta({
  * The live click stream (docs/design.md, "Live click stream"): `GET /api/v1/events/stream` as
  * Server-Sent Events, the tenant's clicks as this instance's consumer reads them from the click
  * topic, filtered by link code, domain, tag and bots, resumable with Last-Event-ID over the replay
- * window. Same key and scope as the other analytics routes.
+ * window. Same guard and scope as the other analytics routes (an API key, or a person's session).
  */
 @Controller('api/v1/events')
 @UseGuards(ApiKeyGuard)
