@@ -1156,7 +1156,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "ALIAS_RESERVED" | "BAD_REQUEST" | "DOMAIN_BLOCKED" | "INVALID_ALIAS" | "INVALID_CURSOR" | "INVALID_JSON" | "INVALID_TIME_RANGE" | "INVALID_URL" | "INVITATION_INVALID" | "JSON_TOO_DEEP" | "PASSWORD_TOO_WEAK" | "SECOND_FACTOR_INVALID" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED";
+            code: "ALIAS_RESERVED" | "BAD_REQUEST" | "DOMAIN_BLOCKED" | "INVALID_ALIAS" | "INVALID_CURSOR" | "INVALID_EVENT_ID" | "INVALID_JSON" | "INVALID_TIME_RANGE" | "INVALID_URL" | "INVITATION_INVALID" | "JSON_TOO_DEEP" | "PASSWORD_TOO_WEAK" | "SECOND_FACTOR_INVALID" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED";
             detail: string;
             instance?: string;
         } & {
@@ -1268,7 +1268,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "QUOTA_EXCEEDED" | "RATE_LIMITED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
