@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '@shortlink/config';
 import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
 import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
+import { SHLINK_COMPAT, SHLINK_PORTS } from '@shortlink/shlink-compat';
 import pino from 'pino';
 import { createApp, createAppLogger, PinoNestLogger, stopOnSignals } from '@shortlink/nest-platform';
 import { SharedPorts } from '@shortlink/wiring';
@@ -16,7 +17,8 @@ import { SharedPorts } from '@shortlink/wiring';
 async function main() {
   const config = loadConfig(process.env);
   const { host } = config.runtime;
-  const ports = await SharedPorts.open(config, [...new Set([...GENERATION_PORTS, ...REDIRECT_PORTS, ...ANALYTICS_PORTS])]);
+  const generationPorts = [...GENERATION_PORTS, ...SHLINK_PORTS];
+  const ports = await SharedPorts.open(config, [...new Set([...generationPorts, ...REDIRECT_PORTS, ...ANALYTICS_PORTS])]);
   // One stream for every line of the process (the three apps', the banner's), written in the order they come.
   const out = pino.destination(1);
   // Each app is built and started before the next: Nest's logger is one per process, and its
@@ -25,8 +27,8 @@ async function main() {
   const generation = await createApp({
     name: 'generation',
     config,
-    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }),
-    ports: ports.bridge(GENERATION_PORTS),
+    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true, extensions: [SHLINK_COMPAT] }),
+    ports: ports.bridge(generationPorts),
     requestLog: true,
     openApi: GENERATION_API,
     logDestination: out,

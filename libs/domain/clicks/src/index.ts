@@ -19,6 +19,7 @@ export {
   type BotFilter,
   type BreakdownRow,
   CLICK_AGGREGATE_STORE,
+  CLICK_STATS_READER,
   CLICK_EVENT_SINK,
   CLICK_EVENT_SOURCE,
   type ClickAggregateStore,

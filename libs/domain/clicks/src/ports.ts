@@ -158,6 +158,7 @@ export interface WrittenThrough {
 
 /** A page of raw visits, newest first (by time, then id). */
 export interface VisitQuery {
+  /** '' with `domain`: the orphan visits of that domain (codes that do not exist). */
   readonly tenantId: string;
   /** Only this domain. */
   readonly domain?: string;
@@ -216,3 +217,10 @@ export const CLICK_EVENT_SOURCE = Symbol('CLICK_EVENT_SOURCE');
 export const CLICK_AGGREGATE_STORE = Symbol('CLICK_AGGREGATE_STORE');
 /** string: key of the visitor hash (docs/design.md, "Security model"). */
 export const VISITOR_SECRET = Symbol('VISITOR_SECRET');
+/**
+ * ClickAggregateStore | null: the click aggregates as an app other than analytics reads them (the
+ * compatibility APIs' click counts in the generation app). Null where they are not reachable from
+ * that process: chdb lives inside the analytics process (the embedded launcher hands its shared
+ * store instead).
+ */
+export const CLICK_STATS_READER = Symbol('CLICK_STATS_READER');

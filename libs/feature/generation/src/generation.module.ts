@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider, Type } from '@nestjs/common';
 import { AUDIT_LOG_STORE, AuditLog, AuditLogStore } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import {
@@ -13,6 +13,7 @@ import {
   HashCodeStrategy,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
+  LINK_CHANGE_HOOKS,
   LINK_REPOSITORY,
   LinkCacheWriter,
   LinkChangeFeed,
@@ -129,6 +130,18 @@ export interface GenerationOptions {
    * database) with a generated key, which the launcher shows once (the embedded profile).
    */
   readonly firstRunKey?: boolean;
+  /**
+   * Routes the app mounts beside its own (the compatibility APIs, each a feature lib of its own):
+   * their controllers and providers join this module, so they use its services (LinkService,
+   * LINK_CHANGE_HOOKS, the API access providers) as the link API does.
+   */
+  readonly extensions?: readonly GenerationExtension[];
+}
+
+/** Controllers and providers an app mounts into the generation module. */
+export interface GenerationExtension {
+  readonly controllers?: readonly Type[];
+  readonly providers?: readonly Provider[];
 }
 
 /** What the start-up provisioning did; `generatedKey` is set only on the run that created it. */
@@ -182,6 +195,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         WebhooksController,
         MembersController,
         AuthController,
+        ...(options.extensions ?? []).flatMap((e) => e.controllers ?? []),
       ],
       providers: [
         Lifecycle,
@@ -347,6 +361,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         },
         // Each link change's audit entry and platform event, after the shard acknowledged it.
         { provide: LinkAudit, inject: [AuditLog, EventPublisher], useFactory: (log: AuditLog, events: EventPublisher) => new LinkChangeHooks(log, events) },
+        { provide: LINK_CHANGE_HOOKS, useExisting: LinkAudit },
         {
           provide: WebhookService,
           inject: [WEBHOOK_STORE, CODE_SECRET, WEBHOOK_URL_GUARD, AuditLog],
@@ -401,6 +416,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,
+        ...(options.extensions ?? []).flatMap((e) => e.providers ?? []),
       ],
     };
   }

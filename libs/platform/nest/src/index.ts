@@ -17,6 +17,7 @@ export {
   type SessionVerifier,
 } from './auth';
 export { ClientAddressResolver } from './client-address';
+export { CompatAccess } from './compat-access';
 export { checkAgainst, Contract, problemSchema } from './contract';
 export { frontHandlerOf, FrontRoute } from './front-door';
 export { HEALTH_PROBES } from './health';
