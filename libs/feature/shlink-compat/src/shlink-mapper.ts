@@ -205,7 +205,7 @@ export function visitOf(row: VisitRow, ctx: { readonly defaultDomain: string; sh
   return {
     referer: row.refererHost ?? '',
     date: atom(new Date(row.time)),
-    userAgent: [row.browser, row.os].filter((p) => p && p !== 'unknown').join(' on ') || 'unknown',
+    userAgent: [row.browser, row.os].filter((p) => p && p !== 'unknown' && p !== 'Other').join(' on ') || 'unknown',
     visitLocation: hasPlace
       ? {
           countryCode: row.country,

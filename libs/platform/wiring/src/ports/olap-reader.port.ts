@@ -30,6 +30,7 @@ export const olapReaderPort = portSpec({
 function borrowedChdbStore(directory: string): SqlClickAggregateStore {
   return new Proxy({} as SqlClickAggregateStore, {
     get: (_target, property) => {
+      if (property === 'then') return undefined; // not a promise: DI awaits what a factory returns
       const store = openChdbStores.get(directory);
       if (!store) return () => Promise.reject(new Error(`chdb at ${directory} is not open in this process (the analytics app holds it)`));
       const value = (store as unknown as Record<string | symbol, unknown>)[property];
