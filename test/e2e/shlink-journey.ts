@@ -120,7 +120,15 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
         { shortCode },
         { longUrl: 'https://example.com/after', title: null, maxVisits: null, tags: ['e2', 'e3'], crawlable: true, forwardQuery: false, validUntil: null },
       );
-      expect(edited).toMatchObject({ shortCode, longUrl: 'https://example.com/after', title: null, tags: ['e2', 'e3'], crawlable: true, forwardQuery: false, meta: { maxVisits: null, validUntil: null } });
+      expect(edited).toMatchObject({
+        shortCode,
+        longUrl: 'https://example.com/after',
+        title: null,
+        tags: ['e2', 'e3'],
+        crawlable: true,
+        forwardQuery: false,
+        meta: { maxVisits: null, validUntil: null },
+      });
       // The redirect follows the edit.
       const res = await fetch(`${endpoints().redirect}/${shortCode}?ref=visitor`, { redirect: 'manual' });
       expect(res.headers.get('location')).toBe('https://example.com/after'); // forwardQuery false: the visitor's query stays behind
@@ -162,7 +170,12 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
         return page.pagination.totalItems === 3 && page;
       });
       expect(visits.data[0]).toEqual(
-        expect.objectContaining({ date: expect.stringMatching(/\+00:00$/), potentialBot: expect.any(Boolean), userAgent: expect.any(String), visitLocation: null }),
+        expect.objectContaining({
+          date: expect.stringMatching(/\+00:00$/),
+          potentialBot: expect.any(Boolean),
+          userAgent: expect.any(String),
+          visitLocation: null,
+        }),
       );
       expect(visits.data.filter((v) => v.potentialBot)).toHaveLength(1);
       expect(visits.data.map((v) => v.referer)).toContain('news.example.org');
@@ -207,7 +220,11 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
         baseUrlRedirect: 'https://example.com/home',
         invalidShortUrlRedirect: 'https://example.com/missing',
       });
-      expect(redirects).toEqual({ baseUrlRedirect: 'https://example.com/home', regular404Redirect: 'https://example.com/missing', invalidShortUrlRedirect: 'https://example.com/missing' });
+      expect(redirects).toEqual({
+        baseUrlRedirect: 'https://example.com/home',
+        regular404Redirect: 'https://example.com/missing',
+        invalidShortUrlRedirect: 'https://example.com/missing',
+      });
       expect((await operator.listDomains()).defaultRedirects).toEqual(redirects);
       const refused = await problemOf(client.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: 'https://example.com/x' }));
       expect([403, 404]).toContain(refused.status);

@@ -2,15 +2,7 @@ import { z } from 'zod';
 import type { VisitRow } from '@shortlink/clicks-domain';
 import type { Link, LinkEdit } from '@shortlink/links-domain';
 import { invalidArgument } from './shlink-problem';
-import {
-  OrderField,
-  ShortUrlsQuery,
-  shortUrlCreationSchema,
-  shortUrlEditSchema,
-  shortUrlSchema,
-  visitSchema,
-  visitsSummarySchema,
-} from './shlink.schemas';
+import { OrderField, ShortUrlsQuery, shortUrlCreationSchema, shortUrlEditSchema, shortUrlSchema, visitSchema, visitsSummarySchema } from './shlink.schemas';
 
 /**
  * Pure mappings between Shlink's REST v3 shapes and our links, visits and domain settings
@@ -69,7 +61,8 @@ export function dateOf(value: string, field: string): Date {
 /** Shlink has validSince; we have no start date: only a start that has already come is accepted (it changes nothing). */
 function checkValidSince(value: string | null | undefined, now: number): void {
   if (value === undefined || value === null) return;
-  if (dateOf(value, 'validSince').getTime() > now) throw invalidArgument(['validSince'], 'validSince in the future is not supported: links are active from their creation');
+  if (dateOf(value, 'validSince').getTime() > now)
+    throw invalidArgument(['validSince'], 'validSince in the future is not supported: links are active from their creation');
 }
 
 type DeviceLongUrls = z.infer<typeof shortUrlCreationSchema>['deviceLongUrls'];
@@ -221,9 +214,7 @@ export function visitOf(row: VisitRow, ctx: { readonly defaultDomain: string; sh
     potentialBot: row.bot,
     visitedUrl: ctx.shortUrlOf(row.domain, row.code),
     redirectUrl: null,
-    ...(orphan
-      ? { type: 'invalid_short_url' as const }
-      : { shortCode: row.code, domain: row.domain === ctx.defaultDomain ? null : row.domain }),
+    ...(orphan ? { type: 'invalid_short_url' as const } : { shortCode: row.code, domain: row.domain === ctx.defaultDomain ? null : row.domain }),
   };
 }
 
@@ -246,7 +237,10 @@ export function redirectsEditOf(body: { baseUrlRedirect?: string | null; regular
   if (body.baseUrlRedirect !== undefined) edit.rootRedirect = body.baseUrlRedirect;
   const notFound = [body.invalidShortUrlRedirect, body.regular404Redirect].filter((v) => v !== undefined);
   if (notFound.length === 2 && notFound[0] !== notFound[1])
-    throw invalidArgument(['regular404Redirect', 'invalidShortUrlRedirect'], 'regular404Redirect and invalidShortUrlRedirect are one setting here (the not-found redirect): give one, or the same value');
+    throw invalidArgument(
+      ['regular404Redirect', 'invalidShortUrlRedirect'],
+      'regular404Redirect and invalidShortUrlRedirect are one setting here (the not-found redirect): give one, or the same value',
+    );
   if (notFound.length) edit.notFoundRedirect = notFound[0]!;
   return edit;
 }

@@ -72,7 +72,8 @@ const SHLINK_FIELDS: Readonly<Record<string, string>> = {
  * X-Api-Key (a 401 is then an invalid key, else a missing one).
  */
 export function shlinkProblemOf(error: unknown, url: string | undefined, hadKey: boolean): ShlinkProblem {
-  if (error instanceof ShlinkError) return { ...error.extra, type: SHLINK_ERROR_TYPES[error.kind], title: error.title, detail: error.message, status: error.status };
+  if (error instanceof ShlinkError)
+    return { ...error.extra, type: SHLINK_ERROR_TYPES[error.kind], title: error.title, detail: error.message, status: error.status };
   if (error instanceof DomainError) {
     const d = error.details as Record<string, unknown>;
     switch (error.code) {
@@ -133,14 +134,22 @@ export function shlinkProblemOf(error: unknown, url: string | undefined, hadKey:
                 ? 'alias'
                 : undefined;
         const elements = field ? [SHLINK_FIELDS[field.split('.')[0]] ?? field] : [];
-        return { type: SHLINK_ERROR_TYPES.INVALID_ARGUMENT, title: 'Invalid data', detail: error.message, status: 400, invalidElements: elements, code: error.code };
+        return {
+          type: SHLINK_ERROR_TYPES.INVALID_ARGUMENT,
+          title: 'Invalid data',
+          detail: error.message,
+          status: 400,
+          invalidElements: elements,
+          code: error.code,
+        };
       }
       default:
         break;
     }
   }
   const ours = problemFor(error, url);
-  if (ours.code === 'ROUTE_NOT_FOUND') return { type: SHLINK_ERROR_TYPES.NOT_FOUND, title: 'Not found', detail: 'Requested route does not exist.', status: 404 };
+  if (ours.code === 'ROUTE_NOT_FOUND')
+    return { type: SHLINK_ERROR_TYPES.NOT_FOUND, title: 'Not found', detail: 'Requested route does not exist.', status: 404 };
   if (ours.code === 'INVALID_JSON' || ours.code === 'JSON_TOO_DEEP' || ours.code === 'BAD_REQUEST')
     return { type: SHLINK_ERROR_TYPES.INVALID_ARGUMENT, title: 'Invalid data', detail: ours.detail, status: 400, invalidElements: [], code: ours.code };
   const { instance: _instance, ...rest } = ours;

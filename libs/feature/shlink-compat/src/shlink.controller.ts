@@ -99,7 +99,8 @@ export const SPECS = {
   getShortUrlVisits: {
     operationId: 'getShortUrlVisits',
     summary: 'Visits of a short URL, newest first',
-    description: 'From the raw visits (at most the newest 5 000 of the range). We keep no client address, user agent or full referer: `referer` is the referring host, `userAgent` the browser and OS we parsed.',
+    description:
+      'From the raw visits (at most the newest 5 000 of the range). We keep no client address, user agent or full referer: `referer` is the referring host, `userAgent` the browser and OS we parsed.',
     tags: VISITS,
     scope: 'analytics:read',
     params: shortCodeParams,
@@ -369,7 +370,10 @@ export class ShlinkController {
   @ShlinkRoute(SPECS.health)
   async health(@Res({ passthrough: true }) reply: FastifyReply) {
     const health = await this.shlink.health();
-    reply.status(health.status === 'pass' ? 200 : 503).header('content-type', 'application/health+json').header('cache-control', 'no-store');
+    reply
+      .status(health.status === 'pass' ? 200 : 503)
+      .header('content-type', 'application/health+json')
+      .header('cache-control', 'no-store');
     return health;
   }
 

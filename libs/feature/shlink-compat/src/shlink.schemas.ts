@@ -12,9 +12,7 @@ const deviceLongUrls = z
   .object({ android: z.string().nullable().optional(), ios: z.string().nullable().optional(), desktop: z.string().nullable().optional() })
   .meta({ id: 'ShlinkDeviceLongUrls', description: 'A long URL per device; null clears it' });
 
-export const visitsSummarySchema = z
-  .object({ total: z.number().int(), nonBots: z.number().int(), bots: z.number().int() })
-  .meta({ id: 'ShlinkVisitsSummary' });
+export const visitsSummarySchema = z.object({ total: z.number().int(), nonBots: z.number().int(), bots: z.number().int() }).meta({ id: 'ShlinkVisitsSummary' });
 
 export const shortUrlSchema = z
   .object({
@@ -153,9 +151,7 @@ export const visitSchema = z
   })
   .meta({ id: 'ShlinkVisit' });
 
-export const visitsListSchema = z
-  .object({ visits: z.object({ data: z.array(visitSchema), pagination: paginationSchema }) })
-  .meta({ id: 'ShlinkVisitsList' });
+export const visitsListSchema = z.object({ visits: z.object({ data: z.array(visitSchema), pagination: paginationSchema }) }).meta({ id: 'ShlinkVisitsList' });
 
 export const visitsOverviewSchema = z
   .object({
@@ -177,9 +173,7 @@ export const tagsStatsListSchema = z
   .object({ tags: z.object({ data: z.array(tagStatsSchema), pagination: paginationSchema }) })
   .meta({ id: 'ShlinkTagsStatsList' });
 
-export const tagRenamingSchema = z
-  .object({ oldName: z.string().min(1).max(50), newName: z.string().min(1).max(50) })
-  .meta({ id: 'ShlinkTagRenaming' });
+export const tagRenamingSchema = z.object({ oldName: z.string().min(1).max(50), newName: z.string().min(1).max(50) }).meta({ id: 'ShlinkTagRenaming' });
 export const tagsDeletionQuery = z.object({ 'tags[]': stringList.optional(), tags: stringList.optional() });
 
 export const domainRedirectsSchema = z

@@ -146,15 +146,30 @@ export class ShlinkService {
     if (!tagged) throw tagNotFound(oldName);
     if (oldName === newName) return;
     if (byTag.has(newName))
-      throw new ShlinkError('TAG_CONFLICT', 409, 'Tag conflict', `You cannot rename tag ${oldName} to ${newName}, because it already exists`, { oldName, newName });
-    for (const link of tagged) await this.retag(principal, audit, link, link.tags.map((t) => (t === oldName ? newName : t)));
+      throw new ShlinkError('TAG_CONFLICT', 409, 'Tag conflict', `You cannot rename tag ${oldName} to ${newName}, because it already exists`, {
+        oldName,
+        newName,
+      });
+    for (const link of tagged)
+      await this.retag(
+        principal,
+        audit,
+        link,
+        link.tags.map((t) => (t === oldName ? newName : t)),
+      );
   }
 
   async deleteTags(principal: Principal, audit: AuditContext, tags: readonly string[]): Promise<void> {
     if (!tags.length) return;
     const gone = new Set(tags);
     for (const link of await this.allLinks(principal.tenantId, {})) {
-      if (link.tags.some((t) => gone.has(t))) await this.retag(principal, audit, link, link.tags.filter((t) => !gone.has(t)));
+      if (link.tags.some((t) => gone.has(t)))
+        await this.retag(
+          principal,
+          audit,
+          link,
+          link.tags.filter((t) => !gone.has(t)),
+        );
     }
   }
 
@@ -186,7 +201,8 @@ export class ShlinkService {
 
   async domainVisits(principal: Principal, rawDomain: string, query: VisitsQuery) {
     const domain = this.domainOf(rawDomain);
-    if (!(await this.visibleDomains(principal)).includes(domain)) throw new DomainError(ErrorCode.DOMAIN_NOT_FOUND, `no domain ${domain}`, { domain: rawDomain });
+    if (!(await this.visibleDomains(principal)).includes(domain))
+      throw new DomainError(ErrorCode.DOMAIN_NOT_FOUND, `no domain ${domain}`, { domain: rawDomain });
     return this.visitsPage(query, (from, to, bots) => this.readVisits({ tenantId: principal.tenantId, domain, from, to, bots }));
   }
 
@@ -225,22 +241,27 @@ export class ShlinkService {
     return { visits: { nonOrphanVisits: nonOrphan, orphanVisits: orphan, visitsCount: nonOrphan.total, orphanVisitsCount: orphan.total } };
   }
 
-  private async visitsPage(
-    query: VisitsQuery,
-    read: (from: number, to: number, bots: 'include' | 'exclude') => Promise<VisitRow[]>,
-    orphan = false,
-  ) {
+  private async visitsPage(query: VisitsQuery, read: (from: number, to: number, bots: 'include' | 'exclude') => Promise<VisitRow[]>, orphan = false) {
     const now = Math.floor(Date.now() / 1000);
     const keepDays = this.config.analytics.retention.visitDays;
     const from = query.startDate ? Math.floor(new Date(query.startDate).getTime() / 1000) : keepDays > 0 ? now - keepDays * DAY : 0;
     const to = query.endDate ? Math.floor(new Date(query.endDate).getTime() / 1000) + 1 : now + 1;
-    if (Number.isNaN(from) || Number.isNaN(to) || from >= to) throw new ShlinkError('INVALID_ARGUMENT', 400, 'Invalid data', 'startDate must be before endDate', { invalidElements: ['startDate', 'endDate'] });
+    if (Number.isNaN(from) || Number.isNaN(to) || from >= to)
+      throw new ShlinkError('INVALID_ARGUMENT', 400, 'Invalid data', 'startDate must be before endDate', { invalidElements: ['startDate', 'endDate'] });
     const rows = to > from ? await read(Math.max(0, from), to, query.excludeBots ? 'exclude' : 'include') : [];
     const visits = rows.map((r) => visitOf(r, { defaultDomain: this.config.links.defaultDomain, shortUrlOf: (d, c) => this.shortUrlOf(d, c) }, orphan));
     return { visits: paginate(visits, query.page ?? 1, query.itemsPerPage ?? 10) };
   }
 
-  private readVisits(q: { tenantId: string; domain?: string; code?: string; links?: Array<{ domain: string; code: string }>; from: number; to: number; bots: 'include' | 'exclude' }) {
+  private readVisits(q: {
+    tenantId: string;
+    domain?: string;
+    code?: string;
+    links?: Array<{ domain: string; code: string }>;
+    from: number;
+    to: number;
+    bots: 'include' | 'exclude';
+  }) {
     const store = this.store();
     return this.unavailableOnFailure(() => store.visits({ ...q, after: null, limit: MAX_VISITS_SCANNED }));
   }
@@ -260,7 +281,11 @@ export class ShlinkService {
     };
   }
 
-  async editRedirects(principal: Principal, audit: AuditContext, body: { domain: string; baseUrlRedirect?: string | null; regular404Redirect?: string | null; invalidShortUrlRedirect?: string | null }) {
+  async editRedirects(
+    principal: Principal,
+    audit: AuditContext,
+    body: { domain: string; baseUrlRedirect?: string | null; regular404Redirect?: string | null; invalidShortUrlRedirect?: string | null },
+  ) {
     const settings = await this.domains.update(principal, body.domain, redirectsEditOf(body), null, audit);
     return redirectsOf(settings);
   }
@@ -269,7 +294,17 @@ export class ShlinkService {
 
   async health(): Promise<{ status: 'pass' | 'fail'; version: string; links: { about: string; project: string } }> {
     const results = await Promise.all(
-      this.probes().map(async (p) => p.critical === false || (await Promise.race([p.check().then(() => true, () => false), timeout(2000)]))),
+      this.probes().map(
+        async (p) =>
+          p.critical === false ||
+          (await Promise.race([
+            p.check().then(
+              () => true,
+              () => false,
+            ),
+            timeout(2000),
+          ])),
+      ),
     );
     return {
       status: results.every(Boolean) ? 'pass' : 'fail',
@@ -318,7 +353,8 @@ export class ShlinkService {
   }
 
   private store(): ClickAggregateStore {
-    if (!this.reader) throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'visits are not readable from this instance (no OLAP store)', { retryAfterSeconds: 5 });
+    if (!this.reader)
+      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'visits are not readable from this instance (no OLAP store)', { retryAfterSeconds: 5 });
     return this.reader;
   }
 
