@@ -1,2 +1,2 @@
-export { SHLINK_COMPAT, SHLINK_PORTS } from './shlink.module';
+export { SHLINK_PORTS, shlinkCompat, type ShlinkOptions } from './shlink.module';
 export { buildShlinkDocument } from './shlink-openapi';

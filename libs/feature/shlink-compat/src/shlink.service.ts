@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { z } from 'zod';
 import type { AuditContext } from '@shortlink/audit-domain';
-import { CLICK_STATS_READER, ClickAggregateStore, RangeQuery, VisitRow } from '@shortlink/clicks-domain';
+import { ClickAggregateStore, RangeQuery, VisitRow } from '@shortlink/clicks-domain';
 import type { AppConfig } from '@shortlink/config';
 import type { HealthProbe } from '@shortlink/core';
 import { DomainError, ErrorCode } from '@shortlink/core';
@@ -27,6 +27,9 @@ import {
 import { ShlinkError, tagNotFound } from './shlink-problem';
 import { shortUrlCreationSchema, shortUrlEditSchema, ShortUrlsQuery, VisitsQuery } from './shlink.schemas';
 
+/** ClickAggregateStore | null: where the Shlink API reads raw visits and click counts (shlinkCompat's options, or CLICK_STATS_READER). */
+export const SHLINK_VISITS = Symbol('SHLINK_VISITS');
+
 /** Links a Shlink listing, tag or findIfExists looks through at most (README, "Shlink REST v3"). */
 export const MAX_LINKS_SCANNED = 10_000;
 /** Raw visits a Shlink visits listing pages through at most (newest first). */
@@ -40,7 +43,7 @@ type Edit = z.infer<typeof shortUrlEditSchema>;
 /**
  * Shlink REST v3 over our services (README, "Shlink REST v3"): short URLs are the tenant's links
  * (LinkService, with the link API's audit entries and events), visits the raw visits of the OLAP
- * store read from this app (CLICK_STATS_READER: non-critical, an outage answers 503 for visits and
+ * store read from this app (SHLINK_VISITS: non-critical, an outage answers 503 for visits and
  * zero counts in short URLs), tags the links' tags, domains the domain settings.
  */
 @Injectable()
@@ -55,7 +58,7 @@ export class ShlinkService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: PinoNestLogger,
     @Inject(HEALTH_PROBES) private readonly probes: () => readonly HealthProbe[],
-    @Optional() @Inject(CLICK_STATS_READER) private readonly reader: ClickAggregateStore | null = null,
+    @Optional() @Inject(SHLINK_VISITS) private readonly reader: ClickAggregateStore | null = null,
   ) {
     const { defaultDomain, publicBaseUrl } = config.links;
     this.ctx = { defaultDomain, shortUrl: (link) => this.shortUrlOf(link.domain, link.code) };
