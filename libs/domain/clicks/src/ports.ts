@@ -158,6 +158,7 @@ export interface WrittenThrough {
 
 /** A page of raw visits, newest first (by time, then id). */
 export interface VisitQuery {
+  /** '' with `domain`: the orphan visits of that domain (codes that do not exist). */
   readonly tenantId: string;
   /** Only this domain. */
   readonly domain?: string;
