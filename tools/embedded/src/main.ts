@@ -4,6 +4,9 @@ import { ConfigError, loadConfig } from '@shortlink/config';
 import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
 import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
+import { shlinkCompat } from '@shortlink/shlink-compat';
+import { yourlsCompat } from '@shortlink/yourls-compat';
+import { CLICK_AGGREGATE_STORE, ClickAggregateStore } from '@shortlink/clicks-domain';
 import pino from 'pino';
 import { createApp, createAppLogger, PinoNestLogger, stopOnSignals } from '@shortlink/nest-platform';
 import { SharedPorts } from '@shortlink/wiring';
@@ -19,13 +22,15 @@ async function main() {
   const ports = await SharedPorts.open(config, [...new Set([...GENERATION_PORTS, ...REDIRECT_PORTS, ...ANALYTICS_PORTS])]);
   // One stream for every line of the process (the three apps', the banner's), written in the order they come.
   const out = pino.destination(1);
+  const clicks = ports.get<ClickAggregateStore>(CLICK_AGGREGATE_STORE);
   // Each app is built and started before the next: Nest's logger is one per process, and its
   // start-up lines name the app whose logger it is while they are written.
   // A first run without SHORTLINK_BOOTSTRAP_API_KEY creates the operator tenant with a generated key.
   const generation = await createApp({
     name: 'generation',
     config,
-    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true }),
+    // The compatibility APIs count clicks (and Shlink's visits) in the analytics store this process shares (chdb or ClickHouse).
+    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true, extensions: [yourlsCompat({ clicks }), shlinkCompat({ visits: clicks })] }),
     ports: ports.bridge(GENERATION_PORTS),
     requestLog: true,
     openApi: GENERATION_API,

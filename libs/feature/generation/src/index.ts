@@ -1,1 +1,1 @@
-export { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from './generation.module';
+export { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, type GenerationExtension, GenerationFeatureModule } from './generation.module';

@@ -17,6 +17,7 @@ export {
   type SessionVerifier,
 } from './auth';
 export { ClientAddressResolver } from './client-address';
+export { CompatAccess } from './compat-access';
 export { checkAgainst, Contract, problemSchema } from './contract';
 export { frontHandlerOf, FrontRoute } from './front-door';
 export { HEALTH_PROBES } from './health';
@@ -27,3 +28,4 @@ export { METRICS_REGISTRY, PORT_GAUGES, talliedCounter } from './metrics';
 export type { OpenApiOptions } from './openapi';
 export { problemFor, retryAfterFor } from './problem-details';
 export { StreamedBody, StreamedRoutes } from './streamed-body';
+export * from './people';

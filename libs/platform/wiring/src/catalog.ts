@@ -7,6 +7,7 @@ import { linksPort } from './ports/links.port';
 import { mailPort } from './ports/mail.port';
 import { metaPort } from './ports/meta.port';
 import { olapPort } from './ports/olap.port';
+import { olapReaderPort } from './ports/olap-reader.port';
 import { passwordsPort } from './ports/passwords.port';
 import { secretsPort } from './ports/secrets.port';
 import { snapshotPort } from './ports/snapshot.port';
@@ -30,6 +31,7 @@ export const PORT_CATALOG: readonly Port[] = [
   busPort,
   eventsPort,
   olapPort,
+  olapReaderPort,
 ];
 
 /** The ports that provide the given tokens, in catalog order; a token no port provides is a wiring bug. */
