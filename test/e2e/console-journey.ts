@@ -354,7 +354,10 @@ export function describeConsoleJourney(base: () => string) {
       await page.waitForSelector('#import-results', { timeout: 60_000 });
       await accessible('import');
       expect(await page.locator('#import-counts').innerText()).toBe(`${rows} created, 1 failed`);
-      expect(await page.locator('#import-bar').evaluate((b) => [(b as HTMLProgressElement).value, (b as HTMLProgressElement).max])).toEqual([rows + 1, rows + 1]);
+      expect(await page.locator('#import-bar').evaluate((b) => [(b as HTMLProgressElement).value, (b as HTMLProgressElement).max])).toEqual([
+        rows + 1,
+        rows + 1,
+      ]);
       const seen = await page.evaluate(() => (window as unknown as { seen: number[] }).seen);
       expect(seen.some((v) => v > 0 && v < rows + 1)).toBe(true);
       expect(await page.locator('#import-results tr[data-row]').evaluateAll((trs) => trs.map((tr) => tr.textContent))).toEqual([
@@ -366,7 +369,9 @@ export function describeConsoleJourney(base: () => string) {
         tags: ['shlink', 'imported'],
       });
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-results')]);
-      const lines = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+      const lines = readFileSync((await download.path())!, 'utf8')
+        .trim()
+        .split('\n');
       expect(lines.length).toBe(rows + 2);
       expect(lines[0]).toBe('row,status,code,shortUrl,error,note');
       expect(lines[8]).toMatch(new RegExp(`^8,201,imp-${stamp}-7,`));

@@ -128,9 +128,10 @@ export function Import() {
   };
 
   const download = () => {
-    const csv = ['row,status,code,shortUrl,error,note', ...(results ?? []).map((r) => [r.row, r.status, r.code, r.shortUrl, r.error, r.note].map(csvCell).join(','))].join(
-      '\n',
-    );
+    const csv = [
+      'row,status,code,shortUrl,error,note',
+      ...(results ?? []).map((r) => [r.row, r.status, r.code, r.shortUrl, r.error, r.note].map(csvCell).join(',')),
+    ].join('\n');
     const url = URL.createObjectURL(new Blob([csv + '\n'], { type: 'text/csv' }));
     const a = document.createElement('a');
     a.href = url;
@@ -146,7 +147,7 @@ export function Import() {
     <section aria-labelledby="import-title">
       <h1 id="import-title">Import links</h1>
       <form class="card" id="import-form" onSubmit={run} noValidate>
-        <p class="hint">An export of Shlink, Bitly, YOURLS or Kutt (its API’s link list as JSON), or of this platform, as `npm run links:import` reads it.</p>
+        <p class="hint">An export of Shlink, Bitly, YOURLS or Kutt (its API’s link list as JSON), or of this platform: the files npm run links:import reads.</p>
         <Field label="File" name="file" input={{ type: 'file', accept: '.csv,.json,text/csv,application/json', required: true }} />
         <Field id="f-import-format" label="Format" name="format">
           <select id="f-import-format" name="format">
