@@ -2,6 +2,7 @@ import { createClient } from '@clickhouse/client';
 import { allocateEndpoints, Endpoints, RunningProcess, startProcess, waitHealthy } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
 import { API_KEY, createTenant, SERVER_SECRETS } from './support';
+import { describeBitlyJourney } from './bitly-journey';
 import { describeYourlsJourney } from './yourls-journey';
 
 /**
@@ -59,6 +60,10 @@ describe('real stack: compatibility APIs (issue 23)', () => {
   });
 
   describeYourlsJourney(
+    () => endpoints,
+    () => createTenant(endpoints),
+  );
+  describeBitlyJourney(
     () => endpoints,
     () => createTenant(endpoints),
   );

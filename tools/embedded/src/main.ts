@@ -5,6 +5,7 @@ import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClic
 import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
 import { yourlsCompat } from '@shortlink/yourls-compat';
+import { bitlyCompat } from '@shortlink/bitly-compat';
 import { CLICK_AGGREGATE_STORE, ClickAggregateStore } from '@shortlink/clicks-domain';
 import pino from 'pino';
 import { createApp, createAppLogger, PinoNestLogger, stopOnSignals } from '@shortlink/nest-platform';
@@ -29,7 +30,7 @@ async function main() {
     name: 'generation',
     config,
     // The compatibility APIs count clicks in the analytics store this process shares (chdb or ClickHouse).
-    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true, extensions: [yourlsCompat({ clicks })] }),
+    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true, extensions: [yourlsCompat({ clicks }), bitlyCompat({ clicks })] }),
     ports: ports.bridge(GENERATION_PORTS),
     requestLog: true,
     openApi: GENERATION_API,
