@@ -29,6 +29,7 @@ describe('embedded profile: compatibility APIs (issue 23)', () => {
   describeYourlsJourney(
     () => endpoints,
     () => createTenant(endpoints),
+    () => createTenant(endpoints, 'free'),
   );
   describeBitlyJourney(
     () => endpoints,
