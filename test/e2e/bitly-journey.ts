@@ -63,7 +63,12 @@ export function describeBitlyJourney(endpoints: () => Endpoints, tenant: () => P
       for (const item of [created.id, created.link, hash]) {
         expect(await bitly.getBitlink(item)).toMatchObject({ id: created.id, long_url: 'https://example.com/bitly/one', title: '', is_deleted: false });
       }
-      expect(await bitly.expand(created.link)).toEqual({ link: created.link, id: created.id, long_url: 'https://example.com/bitly/one', created_at: created.created_at });
+      expect(await bitly.expand(created.link)).toEqual({
+        link: created.link,
+        id: created.id,
+        long_url: 'https://example.com/bitly/one',
+        created_at: created.created_at,
+      });
       const edited = (await bitly.bitlyRequest(`bitlinks/${created.id}`, { title: 'One', tags: ['spring', 'news'] }, 'PATCH')) as Out;
       expect(edited).toMatchObject({ id: created.id, title: 'One', tags: ['spring', 'news'] });
       expect(await bitly.getBitlink(hash)).toMatchObject({ title: 'One', tags: ['spring', 'news'] });
@@ -121,7 +126,10 @@ export function describeBitlyJourney(endpoints: () => Endpoints, tenant: () => P
       const readOnly = await api(endpoints().generation, 'POST', '/api/v1/keys', apiKey, { name: 'bitly-read', scopes: ['links:read'] });
       const reader = new BitlyClient(readOnly.body.apiKey, { apiUrl: front.host });
       expect(await reader.expand(created.id)).toMatchObject({ id: created.id });
-      expect(await thrown(reader.shorten('https://example.com/bitly/ro'))).toMatchObject({ message: 'FORBIDDEN', errors: [{ error_code: 'insufficient_scope' }] });
+      expect(await thrown(reader.shorten('https://example.com/bitly/ro'))).toMatchObject({
+        message: 'FORBIDDEN',
+        errors: [{ error_code: 'insufficient_scope' }],
+      });
     });
 
     it('takes `Authorization: Bearer <key>` too, with the plan’s RateLimit headers', async () => {

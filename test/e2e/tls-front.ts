@@ -38,8 +38,27 @@ export class TlsFront {
       const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
       ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=shortlink e2e test CA');
       ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${host}`);
-      writeFileSync(join(dir, 'san.ext'), `subjectAltName=IP:${host}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`);
-      ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext');
+      writeFileSync(
+        join(dir, 'san.ext'),
+        `subjectAltName=IP:${host}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`,
+      );
+      ssl(
+        'x509',
+        '-req',
+        '-in',
+        'server.csr',
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        'server.pem',
+        '-days',
+        '1',
+        '-extfile',
+        'san.ext',
+      );
       const ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
       const sockets = new Set<Socket>();
       const server = createServer({ key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) }, (tls) => {

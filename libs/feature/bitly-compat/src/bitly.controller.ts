@@ -65,7 +65,10 @@ export class BitlyController {
       const id = typeof body?.bitlink_id === 'string' ? this.identify(body.bitlink_id) : null;
       if (!id) throw new BitlyRefusal(invalidArg('bitlink_id', 'bitlink_id must be a bitlink (domain/hash)'));
       const link = await this.links.get(principal.tenantId, id);
-      return { status: 200, body: { link: this.shortUrl(link), id: this.idOf(link), long_url: link.targetUrl, created_at: bitlyTime(link.createdAt.getTime() / 1000) } };
+      return {
+        status: 200,
+        body: { link: this.shortUrl(link), id: this.idOf(link), long_url: link.targetUrl, created_at: bitlyTime(link.createdAt.getTime() / 1000) },
+      };
     });
   }
 
@@ -105,7 +108,13 @@ export class BitlyController {
       const { points, note } = await this.series(link, window);
       return {
         status: 200,
-        body: { unit_reference: bitlyTime(window.reference), total_clicks: bucketize(window, points).reduce((n, b) => n + b.clicks, 0), units: window.units, unit: window.unit, ...noted(note) },
+        body: {
+          unit_reference: bitlyTime(window.reference),
+          total_clicks: bucketize(window, points).reduce((n, b) => n + b.clicks, 0),
+          units: window.units,
+          unit: window.unit,
+          ...noted(note),
+        },
       };
     });
   }
@@ -176,7 +185,12 @@ export class BitlyController {
       if (!this.clicks) note = CLICKS_UNAVAILABLE;
       else
         try {
-          rows = await this.clicks.breakdown(scopeOf(link), { from: window.from, to: window.to, granularity: window.granularity, bots: 'exclude' }, dimension, size);
+          rows = await this.clicks.breakdown(
+            scopeOf(link),
+            { from: window.from, to: window.to, granularity: window.granularity, bots: 'exclude' },
+            dimension,
+            size,
+          );
         } catch {
           note = CLICKS_UNAVAILABLE;
         }
@@ -208,7 +222,8 @@ export class BitlyController {
       const audit = await this.access.admit(req, reply, principal, scope);
       ({ status, body } = await route(principal, audit));
     } catch (error) {
-      const refusal = error instanceof BitlyRefusal ? error.error : error instanceof BitlyArgError ? invalidArg(error.field, error.message) : bitlyErrorOf(error);
+      const refusal =
+        error instanceof BitlyRefusal ? error.error : error instanceof BitlyArgError ? invalidArg(error.field, error.message) : bitlyErrorOf(error);
       if (refusal.retryAfter) reply.header('retry-after', refusal.retryAfter);
       ({ status, body } = refusal);
     }
@@ -326,4 +341,3 @@ function scopeOf(link: Link) {
 function noted(note: string | null) {
   return note ? { note } : {};
 }
-

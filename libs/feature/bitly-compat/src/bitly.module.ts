@@ -20,7 +20,11 @@ export function bitlyCompat(options: BitlyOptions = {}): { controllers: Type[]; 
       CompatAccess,
       options.clicks !== undefined
         ? { provide: BITLY_CLICKS, useValue: options.clicks }
-        : { provide: BITLY_CLICKS, inject: [{ token: CLICK_STATS_READER, optional: true }], useFactory: (store: ClickAggregateStore | undefined) => store ?? null },
+        : {
+            provide: BITLY_CLICKS,
+            inject: [{ token: CLICK_STATS_READER, optional: true }],
+            useFactory: (store: ClickAggregateStore | undefined) => store ?? null,
+          },
     ],
   };
 }

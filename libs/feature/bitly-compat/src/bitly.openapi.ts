@@ -48,7 +48,11 @@ const path = z.object({
 });
 const metricsQuery = z.object({
   unit: z.enum(BITLY_UNITS).optional().meta({ description: 'Default day' }),
-  units: z.string().regex(/^-?\d+$/).optional().meta({ description: '-1 (default): since the link was created; else that many units' }),
+  units: z
+    .string()
+    .regex(/^-?\d+$/)
+    .optional()
+    .meta({ description: '-1 (default): since the link was created; else that many units' }),
   unit_reference: z.string().optional().meta({ description: 'ISO 8601: the most recent time to count; default now' }),
   size: z.string().regex(/^\d+$/).optional().meta({ description: 'countries and referrers: rows (1-1000, default 50)' }),
 });
@@ -95,7 +99,11 @@ export function bitlyOpenApi(): object {
           post: op('shortenBitlink', 'Shorten a long URL', 'links:write', {
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: z.object({ long_url: z.string(), domain: z.string().optional(), group_guid: z.string().optional() }).meta({ id: 'BitlyShorten' }) } },
+              content: {
+                'application/json': {
+                  schema: z.object({ long_url: z.string(), domain: z.string().optional(), group_guid: z.string().optional() }).meta({ id: 'BitlyShorten' }),
+                },
+              },
             },
             responses: { '200': json(shortened, 'A bitlink of yours for that long URL already existed'), '201': json(shortened, 'Created') },
           }),
@@ -103,7 +111,12 @@ export function bitlyOpenApi(): object {
         '/v4/expand': {
           post: op('expandBitlink', 'The long URL of a bitlink', 'links:read', {
             requestBody: { required: true, content: { 'application/json': { schema: z.object({ bitlink_id: z.string() }).meta({ id: 'BitlyExpand' }) } } },
-            responses: { '200': json(z.object({ link: z.string(), id: z.string(), long_url: z.string(), created_at: z.string() }).meta({ id: 'BitlyExpanded' }), 'The bitlink') },
+            responses: {
+              '200': json(
+                z.object({ link: z.string(), id: z.string(), long_url: z.string(), created_at: z.string() }).meta({ id: 'BitlyExpanded' }),
+                'The bitlink',
+              ),
+            },
           }),
         },
         '/v4/bitlinks/{domain}/{hash}': {
@@ -115,7 +128,12 @@ export function bitlyOpenApi(): object {
               content: {
                 'application/json': {
                   schema: z
-                    .object({ title: z.string().nullable().optional(), tags: z.array(z.string()).optional(), long_url: z.string().optional(), archived: z.literal(false).optional() })
+                    .object({
+                      title: z.string().nullable().optional(),
+                      tags: z.array(z.string()).optional(),
+                      long_url: z.string().optional(),
+                      archived: z.literal(false).optional(),
+                    })
                     .meta({ id: 'BitlyUpdate' }),
                 },
               },
@@ -124,16 +142,28 @@ export function bitlyOpenApi(): object {
           }),
         },
         '/v4/bitlinks/{domain}/{hash}/clicks/summary': {
-          get: op('getBitlinkClicksSummary', 'Total clicks of a bitlink', 'analytics:read', { requestParams: { path, query: metricsQuery }, responses: { '200': json(summary, 'The total') } }),
+          get: op('getBitlinkClicksSummary', 'Total clicks of a bitlink', 'analytics:read', {
+            requestParams: { path, query: metricsQuery },
+            responses: { '200': json(summary, 'The total') },
+          }),
         },
         '/v4/bitlinks/{domain}/{hash}/clicks': {
-          get: op('getBitlinkClicks', 'Clicks of a bitlink per unit, newest first', 'analytics:read', { requestParams: { path, query: metricsQuery }, responses: { '200': json(clicks, 'The clicks') } }),
+          get: op('getBitlinkClicks', 'Clicks of a bitlink per unit, newest first', 'analytics:read', {
+            requestParams: { path, query: metricsQuery },
+            responses: { '200': json(clicks, 'The clicks') },
+          }),
         },
         '/v4/bitlinks/{domain}/{hash}/countries': {
-          get: op('getBitlinkCountries', 'Clicks of a bitlink by country', 'analytics:read', { requestParams: { path, query: metricsQuery }, responses: { '200': json(metrics, 'By country') } }),
+          get: op('getBitlinkCountries', 'Clicks of a bitlink by country', 'analytics:read', {
+            requestParams: { path, query: metricsQuery },
+            responses: { '200': json(metrics, 'By country') },
+          }),
         },
         '/v4/bitlinks/{domain}/{hash}/referrers': {
-          get: op('getBitlinkReferrers', 'Clicks of a bitlink by referrer (direct: none)', 'analytics:read', { requestParams: { path, query: metricsQuery }, responses: { '200': json(metrics, 'By referrer') } }),
+          get: op('getBitlinkReferrers', 'Clicks of a bitlink by referrer (direct: none)', 'analytics:read', {
+            requestParams: { path, query: metricsQuery },
+            responses: { '200': json(metrics, 'By referrer') },
+          }),
         },
       } as never,
     },
