@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { generate } from 'otplib';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createLink, redirectOf, startEmbedded } from './support';
@@ -14,7 +15,9 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /**
  * The analysts' dashboard in a real browser (headless Chromium) on the embedded profile: log in
  * with the API key, let it pick the link, and check that every number it shows is the API's; a new
- * click shows up by itself (auto-refresh). Set DASHBOARD_SCREENSHOT=<file> to keep a screenshot.
+ * click shows up by itself (auto-refresh) and in the live counter (the live click stream); an analyst signs in with an email, a password and a TOTP
+ * code instead of a key (issue 20). Set DASHBOARD_SCREENSHOT=<file> (and DASHBOARD_SIGNIN_SCREENSHOT)
+ * to keep screenshots.
  */
 describe('dashboard in headless Chromium (embedded profile)', () => {
   let proc: RunningProcess;
@@ -146,8 +149,11 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
     if (process.env.DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT, fullPage: true });
   });
 
-  it('refreshes by itself: a new click shows up without a reload', async () => {
+  it('refreshes by itself: a new click shows up without a reload, and moves the live counter (the stream, read with fetch)', async () => {
+    await page.waitForFunction(() => document.getElementById('live')?.dataset.state === 'open', undefined, { timeout: 20_000 });
+    expect(await text('#live-clicks')).toBe('0'); // no click since the page opened
     await redirectOf(endpoints, code, { 'x-forwarded-for': '81.2.69.142', 'user-agent': IPHONE });
+    await page.waitForFunction(() => document.getElementById('live-clicks')?.textContent === '1', undefined, { timeout: 20_000 });
     await page.waitForFunction(() => document.getElementById('total-clicks')?.textContent === '6', undefined, { timeout: 20_000 });
     const stats = await api<{ totals: { clicks: number } }>(`/api/v1/links/${code}/stats?from=${dayAgo()}&granularity=minute`);
     expect(stats.totals.clicks).toBe(6);
@@ -161,6 +167,64 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
     expect(await page.isVisible('#login')).toBe(true);
     expect(foreignRequests).toEqual([]);
     // The one expected error: the refused key of the first test (401 in the console).
+    expect(consoleErrors.filter((e) => !/401/.test(e))).toEqual([]);
+  });
+
+  it('signs an analyst in with an email, a password and the TOTP code it asks for; the session cookie is HttpOnly; log out ends it', async () => {
+    const email = `analyst-${Date.now()}@example.com`;
+    const password = 'correct horse battery';
+    const call = (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-api-key': API_KEY }) =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const invited = (await (await call(endpoints.generation, 'POST', '/api/v1/members', { email, role: 'viewer' })).json()) as {
+      invitation: { token: string };
+    };
+    expect((await call(endpoints.generation, 'POST', '/api/v1/auth/accept', { token: invited.invitation.token, password }, {})).status).toBe(200);
+    // The analyst turns on a second factor (through the API, signed in on the analytics app).
+    const login = await call(endpoints.analytics, 'POST', '/api/v1/auth/login', { email, password }, {});
+    expect(login.status).toBe(200);
+    const person = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0], csrf: ((await login.json()) as { csrfToken: string }).csrfToken };
+    const asPerson = { cookie: person.cookie, 'x-csrf-token': person.csrf };
+    const { secret } = (await (await call(endpoints.generation, 'POST', '/api/v1/me/second-factor', undefined, asPerson)).json()) as { secret: string };
+    const codeAt = (offsetSeconds: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSeconds });
+    expect((await call(endpoints.generation, 'POST', '/api/v1/me/second-factor/confirm', { code: await codeAt(0) }, asPerson)).status).toBe(200);
+
+    await page.goto(`${endpoints.analytics}/dashboard`);
+    expect(await page.isVisible('#signin-form')).toBe(true);
+    await page.fill('#signin-email', email);
+    await page.fill('#signin-password', 'not the password');
+    await page.click('#signin-form button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('signin-error')?.textContent !== '');
+    expect(await text('#signin-error')).toContain('wrong email or password');
+    await page.fill('#signin-password', password);
+    await page.click('#signin-form button[type=submit]');
+    // The password was right: the form asks for the code.
+    await page.waitForSelector('#signin-code', { state: 'visible' });
+    expect(await text('#signin-error')).toContain('code');
+    if (process.env.DASHBOARD_SIGNIN_SCREENSHOT) await page.screenshot({ path: process.env.DASHBOARD_SIGNIN_SCREENSHOT });
+    await page.fill('#signin-code', await codeAt(30)); // the next step: not the one the confirmation used
+    await page.click('#signin-form button[type=submit]');
+    await page.waitForFunction((c) => document.body.dataset.loadedCode === c, code, { timeout: 30_000 });
+    expect(await text('#who')).toContain(email);
+    const stats = await api<{ totals: { clicks: number } }>(`/api/v1/links/${code}/stats?from=${dayAgo()}&granularity=minute`);
+    expect(await text('#total-clicks')).toBe(String(stats.totals.clicks));
+    // No key anywhere, and the page cannot read the session (HttpOnly).
+    expect(await page.evaluate(() => [sessionStorage.getItem('shortlink.apiKey'), localStorage.length, document.cookie])).toEqual([null, 0, '']);
+    const cookies = await browser.cookies(`${endpoints.analytics}/api/v1/me`);
+    const session = cookies.find((c) => c.name === 'sl_session')!;
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api' });
+    // A reload resumes the session (the cookie), with no key.
+    await page.reload();
+    await page.waitForFunction((c) => document.body.dataset.loadedCode === c, code, { timeout: 30_000 });
+    await page.click('#logout');
+    await page.waitForSelector('#signin-form', { state: 'visible' });
+    // Signed out on the server: the old cookie is refused by both apps.
+    for (const base of [endpoints.analytics, endpoints.generation])
+      expect((await call(base, 'GET', '/api/v1/me', undefined, { cookie: `sl_session=${session.value}` })).status).toBe(401);
+    expect(foreignRequests).toEqual([]);
     expect(consoleErrors.filter((e) => !/401/.test(e))).toEqual([]);
   });
 });

@@ -27,5 +27,6 @@ describe('embedded profile: people and sessions', () => {
   describePeopleJourney(
     () => [endpoints.generation, endpoints.generation],
     () => mailbox,
+    () => endpoints.analytics,
   );
 });

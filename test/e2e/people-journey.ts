@@ -87,9 +87,10 @@ const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
  * cookie and write with its CSRF token; a viewer is refused; a role change and a removal take
  * effect on the other instance within a second; failed sign-ins are throttled; the audit log names
  * the people. `bases` gives two generation instances (the same one twice on the embedded profile).
- * The apps run with SIGN_IN_FAILURES_PER_ACCOUNT=3.
+ * With `analytics`, the analytics API accepts the same sessions: signed in there or on the
+ * generation app. The apps run with SIGN_IN_FAILURES_PER_ACCOUNT=3.
  */
-export function describePeopleJourney(bases: () => readonly [string, string], mailbox: () => Mailbox) {
+export function describePeopleJourney(bases: () => readonly [string, string], mailbox: () => Mailbox, analytics?: () => string) {
   describe('people: members, invitations, sessions (issue 20)', () => {
     let tenantKey: string;
     let owner: Person;
@@ -283,5 +284,34 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect((await asPerson(b(), 'GET', '/api/v1/me', third)).status).toBe(401);
       expect((await asPerson(b(), 'GET', '/api/v1/me', here)).status).toBe(200);
     });
+    if (analytics)
+      it('signs in on the analytics app too: its API takes the session (a viewer reads analytics), writes need the CSRF token', async () => {
+        const email = `analyst-${Date.now()}@example.com`;
+        const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'viewer' });
+        expect((await api(a(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
+        const wrong = await signIn(analytics(), email, 'not the password');
+        expect(wrong.res.status).toBe(401);
+        const { res, setCookie, person } = await signIn(analytics(), email, PASSWORD);
+        expect(res.status).toBe(200);
+        expect(setCookie).toMatch(/^sl_session=ses_[A-Za-z0-9_-]+; Path=\/api; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+        expect(res.body).toMatchObject({ member: { email }, role: 'viewer', tenant: { name: 'People Inc' } });
+        const orphans = await asPerson(analytics(), 'GET', '/api/v1/stats/orphans', person);
+        expect(orphans.status).toBe(200);
+        expect(orphans.body.totals).toBeDefined();
+        // The same session on the generation app, and one opened there on the analytics app.
+        expect((await asPerson(a(), 'GET', '/api/v1/me', person)).body).toMatchObject({ member: { email }, csrfToken: person.csrf });
+        const other = (await signIn(b(), email, PASSWORD)).person;
+        expect((await asPerson(analytics(), 'GET', '/api/v1/me', other)).body).toMatchObject({ member: { email }, role: 'viewer' });
+        expect((await asPerson(analytics(), 'GET', '/api/v1/stats/top-links', other)).status).toBe(200);
+        // A write with the cookie needs the token; with it, sign-out ends the session on every app within a second.
+        const noToken = await asPerson(analytics(), 'POST', '/api/v1/auth/logout', person, undefined, null);
+        expect(noToken.status).toBe(403);
+        expect(noToken.body.code).toBe('CSRF_TOKEN_INVALID');
+        expect((await asPerson(analytics(), 'POST', '/api/v1/auth/logout', person)).status).toBe(204);
+        await waitPastSessionCache();
+        expect((await asPerson(a(), 'GET', '/api/v1/me', person)).status).toBe(401);
+        expect((await asPerson(analytics(), 'GET', '/api/v1/stats/orphans', person)).status).toBe(401);
+        expect((await asPerson(analytics(), 'GET', '/api/v1/stats/orphans', other)).status).toBe(200);
+      });
   });
 }

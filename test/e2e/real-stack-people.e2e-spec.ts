@@ -6,7 +6,8 @@ import { API_KEY, SERVER_SECRETS } from './support';
 /**
  * Issue 20 on the real stack: two generation instances over MariaDB (members, sessions, the audit
  * log) and Redis Cluster (the sign-in throttle's windows), invitations mailed to a real SMTP server
- * started here. A removal or a role change on one instance is seen by the other within a second.
+ * started here. A removal or a role change on one instance is seen by the other within a second;
+ * the analytics app takes the same sessions.
  */
 describe('real stack: people and sessions on two generation instances', () => {
   const apps: App[] = [];
@@ -28,6 +29,7 @@ describe('real stack: people and sessions on two generation instances', () => {
     };
     apps.push(await startApp('generation', env));
     apps.push(await startApp('generation', env));
+    apps.push(await startApp('analytics', env));
   }, 120_000);
 
   afterAll(async () => {
@@ -38,5 +40,6 @@ describe('real stack: people and sessions on two generation instances', () => {
   describePeopleJourney(
     () => [apps[0].base, apps[1].base],
     () => mailbox,
+    () => apps[2].base,
   );
 });

@@ -1,10 +1,10 @@
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
-import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource } from '@shortlink/clicks-domain';
+import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource, LIVE_CLICK_SOURCE } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { AUDIT_LOG_STORE, AuditLogStore } from '@shortlink/audit-domain';
-import { CODE_SECRET } from '@shortlink/links-domain';
+import { CODE_SECRET, LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
 import {
   PLATFORM_EVENT_SOURCE,
   PlatformEventSource,
@@ -16,9 +16,24 @@ import {
   WebhookTransport,
   WebhookUrlGuard,
 } from '@shortlink/webhooks-domain';
-import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, APP_CONFIG, APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
+import {
+  API_ACCESS_PORTS,
+  API_ACCESS_PROVIDERS,
+  APP_CONFIG,
+  APP_LOGGER,
+  AUDIT_LOG_PROVIDER,
+  Lifecycle,
+  METRICS_REGISTRY,
+  PEOPLE_SESSION_PORTS,
+  PEOPLE_SESSION_PROVIDERS,
+  PinoNestLogger,
+  SessionController,
+} from '@shortlink/nest-platform';
 import { CLICK_CONSUMER_OPTIONS, ClickConsumer, ClickConsumerOptions } from './click-consumer';
 import { DashboardController } from './dashboard.controller';
+import { LiveClickHub } from './live/live-click-hub';
+import { LinkTagCache } from './live/live-filter';
+import { LIVE_TAG_LOOKUP, StreamController } from './live/stream.controller';
 import { RetentionJob } from './retention-job';
 import { StatsController } from './stats.controller';
 import { WebhookDelivery } from './webhook-delivery';
@@ -27,15 +42,27 @@ import { WebhookDelivery } from './webhook-delivery';
 const WEBHOOK_DELIVERY_PORTS = [WEBHOOK_STORE, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, CODE_SECRET, AUDIT_LOG_STORE, PLATFORM_EVENT_SOURCE, WEBHOOK_CLICK_SOURCE];
 
 /** The ports the analytics app injects; the composition binds them (wiring, or a shared bridge). */
-export const ANALYTICS_PORTS: readonly symbol[] = [...API_ACCESS_PORTS, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, ...WEBHOOK_DELIVERY_PORTS];
+export const ANALYTICS_PORTS: readonly symbol[] = [
+  ...new Set([
+    ...API_ACCESS_PORTS,
+    ...PEOPLE_SESSION_PORTS,
+    CLICK_EVENT_SOURCE,
+    CLICK_AGGREGATE_STORE,
+    ...WEBHOOK_DELIVERY_PORTS,
+    // The live click stream: its consumer, and the links whose tags its tag filter reads.
+    LIVE_CLICK_SOURCE,
+    LINK_REPOSITORY,
+  ]),
+];
 
 /** The analytics app's OpenAPI document (/docs): every query endpoint with its contract. */
 export const ANALYTICS_OPENAPI = {
   title: 'shortlink analytics API',
   version: '1',
   description:
-    'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv). Dashboard at /dashboard.',
-  tags: { analytics: 'Clicks, visitors, breakdowns and raw visits of your links' },
+    'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv); the live click stream (Server-Sent Events). Dashboard at /dashboard. Every route needs an `x-api-key` with the analytics scope, or a person’s session cookie (`POST /api/v1/auth/login`, here or on the generation app) whose role allows it, with `x-csrf-token` on writes.',
+  tags: { analytics: 'Clicks, visitors, breakdowns and raw visits of your links', auth: 'Sign in with an email and password, sign out, who is calling' },
+  sessions: true,
 } as const;
 
 /** A lag read that takes longer is skipped for this scrape (the broker may be down). */
@@ -51,9 +78,12 @@ export class AnalyticsFeatureModule {
     return {
       module: AnalyticsFeatureModule,
       // ClickConsumer is the click bus's event handler (connectClickConsumer, click-transport.ts).
-      controllers: [StatsController, DashboardController, ClickConsumer],
+      controllers: [StatsController, StreamController, DashboardController, SessionController, ClickConsumer],
       providers: [
         ...API_ACCESS_PROVIDERS,
+        // People sign in here too (the dashboard's form): the same sessions and guard as the generation app.
+        AUDIT_LOG_PROVIDER,
+        ...PEOPLE_SESSION_PROVIDERS,
         Lifecycle,
         { provide: UserAgentClassifier, useValue: new UserAgentClassifier() },
         {
@@ -72,6 +102,18 @@ export class AnalyticsFeatureModule {
           },
         },
         ConsumerLagMetric,
+        {
+          // Wherever the API runs (the consumer setting is about the rollups): each instance streams what its own group reads.
+          provide: LiveClickHub,
+          inject: [LIVE_CLICK_SOURCE, UserAgentClassifier, APP_CONFIG, APP_LOGGER, Lifecycle],
+          useFactory: (source: ClickEventSource, classifier: UserAgentClassifier, config: AppConfig, logger: PinoNestLogger, lifecycle: Lifecycle) => {
+            const scoped = logger.scoped('LiveStream');
+            const hub = new LiveClickHub(source, classifier, { ...config.analytics.stream, onError: (message) => scoped.warn(message) });
+            lifecycle.manage({ start: () => hub.start(), stop: () => hub.stop() });
+            return hub;
+          },
+        },
+        { provide: LIVE_TAG_LOOKUP, inject: [LINK_REPOSITORY], useFactory: (links: LinkRepository) => new LinkTagCache(links) },
         {
           // Where the consumer runs, the webhook deliverer runs: it consumes Kafka already, and no API request waits on it.
           provide: WebhookDelivery,

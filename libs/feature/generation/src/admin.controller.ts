@@ -3,13 +3,12 @@ import { z } from 'zod';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { LinkService } from '@shortlink/links-domain';
 import { checkEmail, MemberService } from '@shortlink/people-domain';
-import { Tenant, TenantDirectory, TenantService } from '@shortlink/tenants-domain';
-import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { TenantDirectory, TenantService } from '@shortlink/tenants-domain';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, memberView, tenantView } from '@shortlink/nest-platform';
 import { LinkAudit } from './audit/link-audit';
 import { LinkPresenter } from './link-presenter';
 import { codeParams, domainQuery, linkSchema } from './link.schemas';
 import { keyView } from './keys.controller';
-import { memberView } from './people/members.controller';
 import {
   domainBody,
   domainListSchema,
@@ -186,8 +185,4 @@ export class AdminController {
     await this.audit.moderated(auditContextOf(req), change);
     return this.present.view(change.after);
   }
-}
-
-export function tenantView(tenant: Tenant): z.infer<typeof tenantSchema> {
-  return { id: tenant.id, name: tenant.name, plan: tenant.plan, status: tenant.status, createdAt: tenant.createdAt.toISOString() };
 }

@@ -1,5 +1,5 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider, Type } from '@nestjs/common';
-import { AUDIT_LOG_STORE, AuditLog, AuditLogStore } from '@shortlink/audit-domain';
+import { AUDIT_LOG_STORE, AuditLog } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import {
   BATCH_RECORD_STORE,
@@ -30,7 +30,7 @@ import {
   UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
-import { MAILER, Mailer, MemberService, PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionService } from '@shortlink/people-domain';
+import { MAILER, Mailer, MemberService, PEOPLE_STORE, PeopleStore, SessionService } from '@shortlink/people-domain';
 import {
   EventPublisher,
   PLATFORM_EVENT_SINK,
@@ -47,10 +47,12 @@ import {
   API_ACCESS_PROVIDERS,
   APP_CONFIG,
   APP_LOGGER,
+  AUDIT_LOG_PROVIDER,
   ContextLogger,
   Lifecycle,
+  PEOPLE_SESSION_PROVIDERS,
   PinoNestLogger,
-  SESSION_VERIFIER,
+  SessionController,
 } from '@shortlink/nest-platform';
 import {
   ApiKeyService,
@@ -58,8 +60,6 @@ import {
   DOMAIN_SETTINGS_STORE,
   DomainSettingsService,
   DomainSettingsStore,
-  RATE_WINDOW_STORE,
-  RateWindowStore,
   SLOT_STORE,
   SlotStore,
   TENANT_STORE,
@@ -194,6 +194,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         AuditLogController,
         WebhooksController,
         MembersController,
+        SessionController,
         AuthController,
         ...(options.extensions ?? []).flatMap((e) => e.controllers ?? []),
       ],
@@ -325,26 +326,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
                   : logger.log('batch slots: the shared store answers again', 'BatchSlots'),
             }),
         },
-        {
-          // The audit log (docs/design.md, "Audit log"): its cursors sealed like the links listing's, with a key of the code secret.
-          provide: AuditLog,
-          inject: [AUDIT_LOG_STORE, CODE_SECRET, Lifecycle, APP_LOGGER],
-          useFactory: (store: AuditLogStore, codeSecret: string, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
-            const logger = appLogger.scoped('AuditLog');
-            const log = new AuditLog(store, {
-              cursors: new ListCursors(codeSecret),
-              retentionMs: config.audit.retentionMs,
-              events: {
-                deferred: (error, pending) =>
-                  logger.warn(`audit entries wait for the meta database (${pending} in memory, retried every second): ${(error as Error)?.message}`),
-                delivered: (count) => logger.log(`${count} waiting audit entries stored`),
-                dropped: (count) => logger.error(`${count} audit entries dropped: the meta database did not take them`),
-              },
-            });
-            lifecycle.manage({ stop: () => log.stop() });
-            return log;
-          },
-        },
+        AUDIT_LOG_PROVIDER,
         {
           // The platform's events of link changes, for the webhook deliverer (docs/design.md, "Webhooks").
           provide: EventPublisher,
@@ -383,36 +365,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
             });
           },
         },
-        {
-          // TOTP secrets sealed under a key derived from the code secret (docs/design.md, "People and sessions").
-          provide: SecondFactorService,
-          inject: [PEOPLE_STORE, CODE_SECRET, AuditLog],
-          useFactory: (store: PeopleStore, codeSecret: string, log: AuditLog) => new SecondFactorService(store, new SecretBox(codeSecret), log, 'shortlink'),
-        },
-        {
-          // Failed sign-ins are counted in the plan limits' shared windows (Redis on the real stack).
-          provide: SessionService,
-          inject: [PEOPLE_STORE, PASSWORD_HASHER, RATE_WINDOW_STORE, AuditLog, SecondFactorService, APP_LOGGER],
-          useFactory: (
-            store: PeopleStore,
-            passwords: PasswordHasher,
-            windows: RateWindowStore,
-            log: AuditLog,
-            secondFactor: SecondFactorService,
-            appLogger: PinoNestLogger,
-          ) => {
-            const logger = appLogger.scoped('Sessions');
-            return new SessionService(store, passwords, windows, log, {
-              idleMs: config.people.session.idleMs,
-              absoluteMs: config.people.session.absoluteMs,
-              throttle: config.people.signInThrottle,
-              secondFactor,
-              onThrottleFallback: (error) =>
-                logger.warn(`sign-in throttle: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
-            });
-          },
-        },
-        { provide: SESSION_VERIFIER, useExisting: SessionService },
+        ...PEOPLE_SESSION_PROVIDERS,
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,

@@ -1,16 +1,14 @@
 import { z } from 'zod';
 import 'zod-openapi';
+import { tenantSchema } from '@shortlink/nest-platform';
 import { SCOPES } from '@shortlink/tenants-domain';
 import { invitedSchema } from './people/member.schemas';
 
 /** Wire shapes of the key and admin APIs (docs/design.md, "Tenants, keys and plans"). */
 const scope = z.enum(SCOPES);
-const plan = z.enum(['free', 'paid']);
 const id = z.string().min(1).max(64);
 
-export const tenantSchema = z
-  .object({ id: z.string(), name: z.string(), plan, status: z.enum(['active', 'suspended']), createdAt: z.string().meta({ format: 'date-time' }) })
-  .meta({ id: 'Tenant' });
+export { tenantSchema } from '@shortlink/nest-platform';
 
 export const apiKeySchema = z
   .object({

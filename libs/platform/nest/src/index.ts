@@ -28,3 +28,4 @@ export { METRICS_REGISTRY, PORT_GAUGES, talliedCounter } from './metrics';
 export type { OpenApiOptions } from './openapi';
 export { problemFor, retryAfterFor } from './problem-details';
 export { StreamedBody, StreamedRoutes } from './streamed-body';
+export * from './people';

@@ -55,6 +55,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   SECOND_FACTOR_REQUIRED: 401,
   SECOND_FACTOR_INVALID: 400,
   SESSION_NOT_FOUND: 404,
+  STREAM_LIMIT_REACHED: 429,
+  INVALID_EVENT_ID: 400,
 };
 
 /** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */

@@ -229,6 +229,12 @@ export const envSchema = z.object({
   ANALYTICS_DAY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
   /** Days the raw visits (a row per click) are kept; old days leave by partition (issue 22). */
   ANALYTICS_VISIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** Live click stream (issue 22): clicks each analytics instance keeps for Last-Event-ID resume, at most this many… */
+  ANALYTICS_STREAM_REPLAY_EVENTS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  /** …and none older than this. */
+  ANALYTICS_STREAM_REPLAY_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Open streams per tenant on one analytics instance; one more answers 429 STREAM_LIMIT_REACHED. */
+  ANALYTICS_STREAM_MAX_PER_TENANT: z.coerce.number().int().min(1).max(1000).default(5),
   /** Kafka consumer session: a member that stops heartbeating loses its partitions after this (broker minimum 6 s). */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
   // --- end analytics
@@ -459,6 +465,8 @@ export interface AppConfig {
     readonly consumerEnabled: boolean;
     readonly allowedLatenessSeconds: number;
     readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number; readonly visitDays: number };
+    /** The live click stream: the replay window of each instance and the open streams a tenant may hold there. */
+    readonly stream: { readonly replayEvents: number; readonly replaySeconds: number; readonly maxPerTenant: number };
   };
   /** The bundled database by name, or files of the operator's (GEO_DATABASE). */
   readonly geo: { readonly database: 'country' | 'city' | { readonly files: readonly string[] } };
@@ -671,6 +679,11 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         hourDays: e.ANALYTICS_HOUR_RETENTION_DAYS,
         dayDays: e.ANALYTICS_DAY_RETENTION_DAYS,
         visitDays: e.ANALYTICS_VISIT_RETENTION_DAYS,
+      },
+      stream: {
+        replayEvents: e.ANALYTICS_STREAM_REPLAY_EVENTS,
+        replaySeconds: e.ANALYTICS_STREAM_REPLAY_SECONDS,
+        maxPerTenant: e.ANALYTICS_STREAM_MAX_PER_TENANT,
       },
     },
     geo: { database: e.GEO_DATABASE === 'country' || e.GEO_DATABASE === 'city' ? e.GEO_DATABASE : { files: geoFiles(e.GEO_DATABASE) } },

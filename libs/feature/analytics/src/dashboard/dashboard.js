@@ -1,6 +1,8 @@
 // The analysts' dashboard: a static page over the tenant-scoped query API (docs/analytics.md,
-// "Dashboard"). The API key is kept in sessionStorage only and sent as x-api-key; nothing is
-// loaded from another origin (uPlot is served by the app).
+// "Dashboard"). A person signs in with an email and password (and a code with a second factor):
+// the session is an HttpOnly cookie the page never reads, the CSRF token of /api/v1/me is kept in
+// memory for the one write (sign-out). An API key, instead, is kept in sessionStorage only and
+// sent as x-api-key. Nothing is loaded from another origin (uPlot is served by the app).
 (() => {
   'use strict';
   const KEY = 'shortlink.apiKey';
@@ -21,15 +23,19 @@
   let chart = null;
   let timer = null;
   let busy = false;
+  /** The signed-in person's session: its CSRF token (from /api/v1/me); null with a key or signed out. */
+  let session = null;
 
   const apiKey = () => sessionStorage.getItem(KEY);
+  const signedIn = () => Boolean(apiKey() || session);
 
   async function api(path, params) {
     const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== ''));
-    const res = await fetch(`${path}?${q}`, { headers: { 'x-api-key': apiKey() } });
+    const key = apiKey();
+    const res = await fetch(`${path}?${q}`, { headers: key ? { 'x-api-key': key } : {}, credentials: 'same-origin' });
     const body = await res.json().catch(() => ({}));
     if (res.status === 401) {
-      logout('That API key was not accepted.');
+      logout(key ? 'That API key was not accepted.' : 'Your session has ended: sign in again.');
       throw new Error('unauthenticated');
     }
     if (!res.ok) throw new Error(body.detail || `HTTP ${res.status}`);
@@ -192,7 +198,7 @@
   }
 
   async function refresh() {
-    if (busy || !apiKey()) return;
+    if (busy || !signedIn()) return;
     busy = true;
     $('status').textContent = 'loading…';
     try {
@@ -248,6 +254,87 @@
     }
   }
 
+  /**
+   * The live counter: clicks of all the tenant's links since the page opened, read from the live
+   * stream (GET /api/v1/events/stream, Server-Sent Events) with fetch, since an EventSource cannot
+   * send the x-api-key header. A dropped stream is opened again with the last id as Last-Event-ID,
+   * so the clicks in between still count (a `gap` event says some may be missing).
+   */
+  let live = null;
+
+  function liveState(state, text) {
+    $('live').dataset.state = state;
+    $('live-state').textContent = text;
+  }
+
+  function stopLive() {
+    if (live) live.abort.abort();
+    live = null;
+    liveState('closed', 'not connected');
+  }
+
+  function startLive() {
+    stopLive();
+    live = { abort: new AbortController(), count: 0, lastId: null };
+    $('live-clicks').textContent = '0';
+    streamLive(live);
+  }
+
+  function onLiveEvent(state, block) {
+    let event = 'message';
+    let id = null;
+    for (const line of block.split('\n')) {
+      if (line.startsWith('event: ')) event = line.slice(7);
+      else if (line.startsWith('id: ')) id = line.slice(4);
+    }
+    if (id) state.lastId = id;
+    if (event === 'click') {
+      state.count++;
+      $('live-clicks').textContent = fmt(state.count);
+    } else if (event === 'gap') {
+      liveState('open', 'live (some clicks may be missing)');
+    }
+  }
+
+  async function streamLive(state) {
+    const decoder = new TextDecoder();
+    while (live === state) {
+      try {
+        const key = apiKey();
+        const headers = { accept: 'text/event-stream' };
+        if (key) headers['x-api-key'] = key;
+        if (state.lastId) headers['last-event-id'] = state.lastId;
+        const res = await fetch('/api/v1/events/stream', { headers, credentials: 'same-origin', signal: state.abort.signal });
+        if (res.status === 401) {
+          logout(key ? 'That API key was not accepted.' : 'Your session has ended: sign in again.');
+          return;
+        }
+        if (!res.ok || !res.body) {
+          const problem = await res.json().catch(() => ({}));
+          throw new Error(problem.code || `HTTP ${res.status}`);
+        }
+        liveState('open', 'live');
+        const reader = res.body.getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, { stream: true });
+          let end;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            onLiveEvent(state, buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+          }
+        }
+        if (live === state) liveState('closed', 'reconnecting…');
+      } catch (e) {
+        if (live !== state) return;
+        liveState('closed', `reconnecting… (${e.message})`);
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+
   function schedule() {
     if (timer) clearInterval(timer);
     timer = $('auto-refresh').checked ? setInterval(refresh, 5000) : null;
@@ -261,22 +348,78 @@
 
   function logout(message) {
     sessionStorage.removeItem(KEY);
+    session = null;
+    $('who').textContent = '';
     if (timer) clearInterval(timer);
     timer = null;
+    stopLive();
     show(false);
     $('login-error').textContent = message || '';
   }
+
+  /** Who is signed in, from the session cookie (if any): /api/v1/me answers its CSRF token. */
+  async function resume() {
+    const res = await fetch('/api/v1/me', { credentials: 'same-origin' });
+    if (!res.ok) return false;
+    const me = await res.json();
+    if (!me.member) return false;
+    session = { csrfToken: me.csrfToken };
+    $('who').textContent = `${me.member.email} (${me.role}, ${me.tenant.name})`;
+    return true;
+  }
+
+  async function open() {
+    show(true);
+    startLive();
+    await refresh();
+    schedule();
+  }
+
+  $('signin-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    $('signin-error').textContent = '';
+    const extra = $('signin-code').value.trim();
+    const body = { email: $('signin-email').value.trim(), password: $('signin-password').value };
+    if (extra) body[/^\d{6}$/.test(extra) ? 'code' : 'recoveryCode'] = extra;
+    const res = await fetch('/api/v1/auth/login', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answer = await res.json().catch(() => ({}));
+    if (res.status === 401 && answer.code === 'SECOND_FACTOR_REQUIRED') {
+      $('signin-code-row').hidden = false;
+      $('signin-code').focus();
+      $('signin-error').textContent = 'Enter the code of your authenticator app.';
+      return;
+    }
+    if (!res.ok) {
+      $('signin-error').textContent = answer.detail || `Sign-in failed (HTTP ${res.status}).`;
+      return;
+    }
+    sessionStorage.removeItem(KEY);
+    $('signin-password').value = '';
+    $('signin-code').value = '';
+    $('signin-code-row').hidden = true;
+    session = { csrfToken: answer.csrfToken };
+    $('who').textContent = `${answer.member.email} (${answer.role}, ${answer.tenant.name})`;
+    await open();
+  });
 
   $('login-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     sessionStorage.setItem(KEY, $('api-key').value.trim());
     $('api-key').value = '';
     $('login-error').textContent = '';
-    show(true);
-    await refresh();
-    schedule();
+    await open();
   });
-  $('logout').addEventListener('click', () => logout());
+  $('logout').addEventListener('click', async () => {
+    // A session ends on the server too (every instance within a second); its cookie is cleared.
+    if (session && !apiKey())
+      await fetch('/api/v1/auth/logout', { method: 'POST', credentials: 'same-origin', headers: { 'x-csrf-token': session.csrfToken } }).catch(() => undefined);
+    logout();
+  });
   $('range').addEventListener('change', () => {
     document.querySelector('.controls').classList.toggle('custom-range', $('range').value === 'custom');
     refresh();
@@ -286,9 +429,12 @@
   $('auto-refresh').addEventListener('change', schedule);
 
   if (apiKey()) {
-    show(true);
-    refresh().then(schedule);
+    open();
   } else {
     show(false);
+    resume().then(
+      (resumed) => resumed && open(),
+      () => undefined,
+    );
   }
 })();

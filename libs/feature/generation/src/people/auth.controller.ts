@@ -4,32 +4,26 @@ import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { MemberService, SecondFactorService, SessionService } from '@shortlink/people-domain';
-import { Tenant, TenantService } from '@shortlink/tenants-domain';
-import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, ClientAddressResolver, Contract, sessionCookie } from '@shortlink/nest-platform';
-import { tenantView } from '../admin.controller';
-import { memberView } from './members.controller';
+import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, ClientAddressResolver, Contract, memberView } from '@shortlink/nest-platform';
 import {
   acceptBody,
   codeBody,
   enrolmentSchema,
-  loginBody,
   memberSchema,
-  meSchema,
   passwordChangeBody,
   passwordChangedSchema,
   proofBody,
   recoveryCodesSchema,
   sessionListSchema,
   sessionParams,
-  signedInSchema,
 } from './people.schemas';
 
 const TAGS = ['auth'];
 
 /**
- * Accepting an invitation, signing in and out, and who is calling (docs/design.md, "People and
- * sessions"). The session is a cookie (HttpOnly, SameSite=Lax, Secure over https); writes made with
- * it carry the CSRF token `GET /api/v1/me` answers.
+ * Accepting an invitation, a person's own sessions, password and second factor (docs/design.md,
+ * "People and sessions"). Signing in and out and `GET /api/v1/me` are nest-platform's
+ * SessionController, mounted on every app that accepts sessions.
  */
 @Controller('api/v1')
 export class AuthController {
@@ -37,7 +31,6 @@ export class AuthController {
     @Inject(MemberService) private readonly members: MemberService,
     @Inject(SessionService) private readonly sessions: SessionService,
     @Inject(SecondFactorService) private readonly secondFactor: SecondFactorService,
-    @Inject(TenantService) private readonly tenants: TenantService,
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -55,83 +48,6 @@ export class AuthController {
   })
   async accept(@Req() req: FastifyRequest, @Body() body: z.infer<typeof acceptBody>) {
     return { member: memberView(await this.members.accept(body, this.addresses.of(req.raw))) };
-  }
-
-  @Post('auth/login')
-  @HttpCode(200)
-  @Contract({
-    summary: 'Sign in with email and password: answers a session cookie and its CSRF token',
-    operationId: 'signIn',
-    description:
-      'A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).',
-    tags: TAGS,
-    secured: false,
-    body: loginBody,
-    responses: {
-      200: {
-        description: 'Signed in',
-        schema: signedInSchema,
-        headers: { 'Set-Cookie': 'sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure]' },
-      },
-    },
-    errors: [401, 403, 429, 503],
-  })
-  async login(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof loginBody>) {
-    const signed = await this.sessions.signIn(body, this.addresses.of(req.raw));
-    reply.header('set-cookie', sessionCookie(signed.token, this.config.people.session.absoluteMs / 1000, this.secure(req)));
-    reply.header('cache-control', 'no-store');
-    return { ...this.me(signed.member, null, signed.tenant, signed.principal.scopes, signed.csrfToken), expiresAt: signed.expiresAt.toISOString() };
-  }
-
-  @Post('auth/logout')
-  @HttpCode(204)
-  @UseGuards(ApiKeyGuard)
-  @Contract({
-    summary: 'End this session (on every instance within a second) and clear its cookie',
-    operationId: 'signOut',
-    description: 'With a key: nothing to end, 204.',
-    tags: TAGS,
-    scope: 'links:read',
-    responses: { 204: { description: 'Signed out' } },
-  })
-  async logout(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
-    if (!req.session) return;
-    await this.sessions.signOut(req.session.token, this.addresses.of(req.raw));
-    reply.header('set-cookie', sessionCookie('', 0, this.secure(req)));
-  }
-
-  @Get('me')
-  @UseGuards(ApiKeyGuard)
-  @Contract({
-    summary: 'Who is calling: the person (or key), the tenant, the role, the scopes and the CSRF token of the session',
-    operationId: 'getMe',
-    tags: TAGS,
-    scope: 'links:read',
-    responses: { 200: { description: 'The caller', schema: meSchema } },
-  })
-  async whoAmI(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    reply.header('cache-control', 'no-store');
-    const principal = req.principal!;
-    if (req.session) return this.me(req.session.member, null, req.session.tenant, principal.scopes, req.session.csrfToken);
-    const tenant = await this.tenants.getTenant(principal.tenantId);
-    return this.me(null, { id: principal.actor.id, name: principal.actor.name }, tenant, principal.scopes, null);
-  }
-
-  private me(
-    member: Parameters<typeof memberView>[0] | null,
-    key: { id: string; name: string } | null,
-    tenant: Tenant,
-    scopes: readonly string[],
-    csrfToken: string | null,
-  ) {
-    return {
-      member: member && memberView(member),
-      key,
-      tenant: tenantView(tenant),
-      role: member?.role ?? null,
-      scopes: [...scopes] as z.infer<typeof meSchema>['scopes'],
-      csrfToken,
-    };
   }
 
   @Get('me/sessions')
@@ -240,15 +156,6 @@ export class AuthController {
   })
   async disableSecondFactor(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof proofBody>): Promise<void> {
     await this.secondFactor.disable(personOf(req), body, this.addresses.of(req.raw));
-  }
-
-  /**
-   * Secure over https (SESSION_COOKIE_SECURE=auto): a TLS socket or `X-Forwarded-Proto: https` from a
-   * TRUSTED_PROXIES address, as the visitor password cookie decides it, or a console served over https.
-   */
-  private secure(req: FastifyRequest): boolean {
-    const { cookieSecure, consoleIsHttps } = this.config.people.session;
-    return cookieSecure === 'on' || (cookieSecure === 'auto' && (consoleIsHttps || this.addresses.isHttps(req.raw)));
   }
 }
 

@@ -1,23 +1,9 @@
 import { z } from 'zod';
 import 'zod-openapi';
-import { ROLES } from '@shortlink/people-domain';
+import { dateTime, memberSchema } from '@shortlink/nest-platform';
 
-/** Wire shapes of a member and an invitation (docs/design.md, "People and sessions"); the admin API's tenant creation answers one too. */
-export const role = z
-  .enum(ROLES)
-  .meta({ description: 'owner and admin: members, keys, links, analytics, the audit log; editor: links and analytics; viewer: read links and analytics' });
-export const dateTime = z.string().meta({ format: 'date-time' });
-
-export const memberSchema = z
-  .object({
-    id: z.string(),
-    email: z.string(),
-    role,
-    status: z.enum(['invited', 'active']),
-    createdAt: dateTime,
-    invitationExpiresAt: dateTime.nullable(),
-  })
-  .meta({ id: 'Member' });
+/** Wire shapes of an invitation (docs/design.md, "People and sessions"); a member's, shared with every app that signs people in, are nest-platform's. */
+export { dateTime, memberSchema, role } from '@shortlink/nest-platform';
 
 export const invitationSchema = z
   .object({

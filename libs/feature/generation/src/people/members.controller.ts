@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
-import { isRole, Member, MemberManager, MemberService } from '@shortlink/people-domain';
+import { isRole, MemberManager, MemberService } from '@shortlink/people-domain';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
-import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, memberView } from '@shortlink/nest-platform';
 import { inviteBody, invitedSchema, memberListSchema, memberParams, memberSchema, roleBody } from './people.schemas';
 
 const TAGS = ['members'];
@@ -107,15 +107,4 @@ export function managerOf(principal: Principal): MemberManager {
   if (actor.kind === 'key') return { kind: 'key' };
   if (!isRole(actor.role)) throw new Error(`person ${actor.id} has no known role`);
   return { kind: 'person', memberId: actor.id, role: actor.role };
-}
-
-export function memberView(member: Member): z.infer<typeof memberSchema> {
-  return {
-    id: member.id,
-    email: member.email,
-    role: member.role,
-    status: member.status,
-    createdAt: member.createdAt.toISOString(),
-    invitationExpiresAt: member.invitationExpiresAt?.toISOString() ?? null,
-  };
 }

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import 'zod-openapi';
 import { ROLES } from '@shortlink/people-domain';
-import { SCOPES } from '@shortlink/tenants-domain';
-import { tenantSchema } from '../tenant.schemas';
-import { dateTime, memberSchema, role } from './member.schemas';
+import { dateTime, memberSchema } from './member.schemas';
 
 export { invitedSchema, memberSchema } from './member.schemas';
 
@@ -34,30 +32,7 @@ export const acceptBody = z
     password: z.string().max(1024).meta({ description: 'At least PASSWORD_MIN_LENGTH characters, not a common password' }),
   })
   .meta({ id: 'InvitationAcceptance' });
-export const loginBody = z
-  .strictObject({
-    email: z.string().max(320),
-    password: z.string().max(1024),
-    tenantId: z.string().max(64).optional().meta({ description: 'Needed only when the email belongs to several tenants' }),
-    code: z.string().max(16).optional().meta({ description: 'With a second factor: the 6 digits of the authenticator app (each accepted once)' }),
-    recoveryCode: z.string().max(32).optional().meta({ description: 'With a second factor, instead of code: one of the recovery codes (each works once)' }),
-  })
-  .meta({ id: 'SignIn' });
-
-export const meSchema = z
-  .object({
-    member: memberSchema.nullable().meta({ description: 'The person signed in; null for a key' }),
-    key: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The key used; null for a session' }),
-    tenant: tenantSchema,
-    role: role.nullable(),
-    scopes: z.array(z.enum(SCOPES)),
-    csrfToken: z
-      .string()
-      .nullable()
-      .meta({ description: 'With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none)' }),
-  })
-  .meta({ id: 'Me' });
-export const signedInSchema = meSchema.extend({ expiresAt: dateTime.meta({ description: 'The session’s absolute end' }) }).meta({ id: 'SignedIn' });
+export { loginBody, meSchema, signedInSchema } from '@shortlink/nest-platform';
 
 export const enrolmentSchema = z
   .object({
