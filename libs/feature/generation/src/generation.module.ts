@@ -68,6 +68,7 @@ import {
   TenantStore,
 } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
+import { ConsoleController } from './console.controller';
 import { AuditLogController } from './audit/audit-log.controller';
 import { LinkAudit } from './audit/link-audit';
 import { BatchController } from './batch/batch.controller';
@@ -196,6 +197,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         MembersController,
         SessionController,
         AuthController,
+        ConsoleController,
         ...(options.extensions ?? []).flatMap((e) => e.controllers ?? []),
       ],
       providers: [

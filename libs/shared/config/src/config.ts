@@ -119,7 +119,7 @@ export const envSchema = z.object({
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   /**
    * People and sessions (docs/design.md, "People and sessions"): where people accept invitations
-   * (the console; default the generation app's address), how long an invitation works, the SMTP
+   * (the console; default the generation app's /console), how long an invitation works, the SMTP
    * server invitations are mailed through (none: they are only in the API's answer), passwords'
    * minimum length, sessions' idle and absolute lifetimes and their cookie's Secure attribute
    * (auto: when the request came over https, as ClientAddressResolver.isHttps says, or SHORTLINK_CONSOLE_URL is https), and failed sign-ins allowed per
@@ -563,7 +563,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     );
   if (violations.length) throw new ConfigError(violations);
 
-  const consoleUrl = (e.SHORTLINK_CONSOLE_URL ?? `http://localhost:${e.GENERATION_PORT}`).replace(/\/+$/, '');
+  const consoleUrl = (e.SHORTLINK_CONSOLE_URL ?? `http://localhost:${e.GENERATION_PORT}/console`).replace(/\/+$/, '');
   const publicBaseUrl = (e.SHORTLINK_PUBLIC_BASE_URL ?? `http://localhost:${e.REDIRECT_PORT}`).replace(/\/+$/, '');
   const defaultDomain = (e.SHORTLINK_DEFAULT_DOMAIN ?? new URL(publicBaseUrl).host).toLowerCase();
   const shard: ShardingConfig = {
