@@ -176,6 +176,12 @@ describe('Shlink mapper: listing', () => {
     expect(codes({ excludePastValidUntil: 'false' })).toEqual(['b3', 'a2', 'c1']);
   });
 
+  it('looks through the store’s page as given: a page past the end is empty, with the counts', () => {
+    const page = selectShortUrls(links, query({ page: '9', itemsPerPage: '2' }), clicks);
+    expect(page.data).toEqual([]);
+    expect(page.pagination).toEqual({ currentPage: 9, pagesCount: 2, itemsPerPage: 2, itemsInCurrentPage: 0, totalItems: 3 });
+  });
+
   it('refuses a query Shlink would refuse: unknown order, page 0', () => {
     expect(shortUrlsQuery.safeParse({ orderBy: 'size-ASC' }).success).toBe(false);
     expect(shortUrlsQuery.safeParse({ page: '0' }).success).toBe(false);

@@ -7,6 +7,16 @@ import { SHLINK_ROUTE, ShlinkRouteSpec } from './shlink-route';
 import { ShlinkController } from './shlink.controller';
 import { problemSchema } from './shlink.schemas';
 
+/** What each tag's routes are for. */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'Short URLs': 'Your links, as Shlink’s short URLs',
+  Visits: 'Raw visits (one per click) and their totals, from the analytics store',
+  Tags: 'The tags of your links',
+  Domains: 'The default domain and yours, with their redirects',
+  Monitoring: 'Health of this instance',
+  Integrations: 'Shlink’s real-time updates (not here: use webhooks)',
+};
+
 const HTTP_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head'] as const;
 /** Statuses every secured Shlink route can answer (key, scope, plan, validation, outage). */
 const SECURED_ERRORS = [400, 401, 403, 429, 503];
@@ -59,7 +69,14 @@ export function buildShlinkDocument(routes: readonly ShlinkRouteEntry[] = shlink
         ...(spec.response ? { content: { [spec.responseType ?? 'application/json']: { schema: spec.response } } } : {}),
       };
     }
-    const errors = new Set([...(secured ? SECURED_ERRORS : []), ...(spec.errors ?? []), ...(spec.params || spec.query || spec.body ? [400] : [])]);
+    // A path segment longer than the router takes is a 414 before any route runs; a request line and headers over 16 KiB a 431.
+    const errors = new Set([
+      ...(secured ? SECURED_ERRORS : []),
+      ...(spec.errors ?? []),
+      ...(spec.params || spec.query || spec.body ? [400] : []),
+      ...(spec.params ? [414] : []),
+      431,
+    ]);
     for (const status of [...errors].sort()) {
       responses[String(status)] ??= {
         description: status === 501 ? 'Not implemented here (problem details name the SDK method)' : `Shlink problem details (${status})`,
@@ -83,7 +100,7 @@ export function buildShlinkDocument(routes: readonly ShlinkRouteEntry[] = shlink
           }
         : {}),
       tags: [...spec.tags],
-      security: secured ? [{ ApiKey: [] }] : [],
+      security: secured ? [{ apiKey: [] }] : [],
       requestParams: { ...(spec.params ? { path: spec.params } : {}), ...(spec.query ? { query: spec.query } : {}) },
       ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
       responses,
@@ -100,8 +117,8 @@ export function buildShlinkDocument(routes: readonly ShlinkRouteEntry[] = shlink
           'Shlink’s REST API v3 over shortlink, for Shlink’s clients (the official JS SDK, shlink-web-client). `X-Api-Key` is one of your shortlink API keys; its scopes, plan limits and the audit log apply as on /api/v1. Errors are Shlink’s problem details. Routes of features this service does not have answer 501.',
       },
       servers: [{ url: '/', description: 'the server that publishes this document' }],
-      tags: tags.map((name) => ({ name })),
-      components: { securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+      tags: tags.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
       paths: paths as never,
     },
     { reused: 'inline' },

@@ -72,3 +72,15 @@ describe('Shlink problems', () => {
     expect(shlinkProblemOf(new NotFoundException(), '/rest/v3/nothing', true)).toMatchObject({ type: SHLINK_ERROR_TYPES.NOT_FOUND, status: 404 });
   });
 });
+
+describe('Shlink problems of the framework', () => {
+  it('answers a malformed JSON body as Shlink’s invalid data', () => {
+    const error = Object.assign(new Error('Unexpected token'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
+    expect(shlinkProblemOf(error, '/rest/v3/short-urls', true)).toMatchObject({ type: SHLINK_ERROR_TYPES.INVALID_ARGUMENT, status: 400, code: 'INVALID_JSON' });
+  });
+
+  it('answers an outage with our 503 problem (its Retry-After kept by the filter)', () => {
+    const down = new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the visits store is unavailable; retry shortly', { retryAfterSeconds: 5 });
+    expect(shlinkProblemOf(down, undefined, true)).toMatchObject({ status: 503, code: 'DEPENDENCY_UNAVAILABLE', retryAfterSeconds: 5 });
+  });
+});

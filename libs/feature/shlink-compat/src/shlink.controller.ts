@@ -210,6 +210,7 @@ export const SPECS = {
   health: {
     operationId: 'health',
     summary: 'Health of this instance',
+    description: '`pass` (200) while every critical dependency answers, `fail` (503) otherwise; no key needed.',
     tags: ['Monitoring'],
     status: 200,
     response: healthSchema,
