@@ -411,6 +411,18 @@ export function describeConsoleJourney(base: () => string) {
       expect(listed.body.links.filter((l: { url: string }) => l.url === 'https://example.com/imported/7')).toHaveLength(1);
     });
 
+    it("opens a link's analytics: the dashboard of the analytics app, signed in with the same session", async () => {
+      await page.goto(`${consoleUrl()}#/links/${alias}`);
+      const [dashboard] = await Promise.all([browser.waitForEvent('page'), page.click('#analytics')]);
+      await dashboard.waitForLoadState('domcontentloaded');
+      expect(new URL(dashboard.url()).pathname).toBe('/dashboard');
+      // No second sign-in: the session cookie of the host goes to the analytics app's port too.
+      const me = await dashboard.evaluate(async () => (await (await fetch('/api/v1/me')).json()).member?.email);
+      expect(me).toBe(ownerEmail);
+      await dashboard.waitForFunction(() => (document.getElementById('login') as HTMLElement | null)?.hidden === true, undefined, { timeout: 15_000 });
+      await dashboard.close();
+    });
+
     it('creates an API key whose secret is shown once and works, then revokes it', async () => {
       await page.click('header >> text=API keys');
       await page.waitForSelector('#key-form');

@@ -15,6 +15,8 @@ import { go, useRoute } from './ui';
 export interface Session {
   me: Me;
   can(scope: Scope): boolean;
+  /** The analytics dashboard (GET /console/settings.json), which takes this session too. */
+  dashboardUrl: string | null;
 }
 
 /** The parts of the console and the scope each needs (the server decides in any case). */
@@ -38,6 +40,7 @@ const loadImport = () => import('./screens/import').then((m) => m.Import);
 
 export function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [dashboardUrl, setDashboardUrl] = useState<string | null>(null);
   const { parts, query } = useRoute();
 
   const load = async () => {
@@ -47,6 +50,10 @@ export function App() {
   };
   useEffect(() => {
     load();
+    fetch(`${import.meta.env.BASE_URL}settings.json`)
+      .then((r) => (r.ok ? r.json() : null))
+      .then((s: { dashboardUrl?: string } | null) => setDashboardUrl(s?.dashboardUrl ?? null))
+      .catch(() => setDashboardUrl(null));
   }, []);
 
   if (location.pathname.replace(/\/+$/, '').endsWith('/accept-invitation')) return <AcceptInvitation />;
@@ -58,7 +65,7 @@ export function App() {
     );
   if (me === null) return <SignIn onSignedIn={load} />;
 
-  const session: Session = { me, can: (scope) => me.scopes.includes(scope) };
+  const session: Session = { me, can: (scope) => me.scopes.includes(scope), dashboardUrl };
   const signOut = async () => {
     await api.POST('/api/v1/auth/logout');
     setCsrfToken(null);

@@ -90,6 +90,11 @@ export function LinkDetail({ session, code, domain }: { session: Session; code: 
         >
           Copy short URL
         </button>
+        {session.dashboardUrl && session.can('analytics:read') && (
+          <a class="button secondary" id="analytics" href={session.dashboardUrl} target="_blank" rel="noopener">
+            Analytics
+          </a>
+        )}
         <button type="button" class="secondary" id="qr-svg" onClick={() => qr('svg')}>
           QR code (SVG)
         </button>

@@ -1,5 +1,7 @@
-import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Inject, NotFoundException, Param, Req, Res } from '@nestjs/common';
+import type { AppConfig } from '@shortlink/config';
+import { APP_CONFIG } from '@shortlink/nest-platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'fs';
 import { extname, join, resolve } from 'path';
 
@@ -37,6 +39,8 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 export class ConsoleController {
   private readonly dir = CONSOLE_DIRS.find((d) => existsSync(join(d, 'index.html'))) ?? CONSOLE_DIRS[0];
 
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
   @Get()
   index(@Res() reply: FastifyReply): void {
     this.page(reply);
@@ -46,6 +50,19 @@ export class ConsoleController {
   @Get('accept-invitation')
   acceptInvitation(@Res() reply: FastifyReply): void {
     this.page(reply);
+  }
+
+  /**
+   * What the console needs to know of the installation: where the analytics dashboard is (it takes
+   * the same session: the cookie of a host goes to each of its ports).
+   */
+  @Get('settings.json')
+  settings(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
+    const analyticsUrl = this.config.people.analyticsUrl ?? `${request.protocol}://${request.hostname.replace(/:\d+$/, '')}:${this.config.ports.analytics}`;
+    reply
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .send({ analyticsUrl, dashboardUrl: `${analyticsUrl}/dashboard` });
   }
 
   @Get('assets/:file')

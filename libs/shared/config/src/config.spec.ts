@@ -63,7 +63,13 @@ describe('loadConfig', () => {
 
   it('reads the people settings: console URL, SMTP, sessions and sign-in throttle, with defaults, and lists bad ones', () => {
     const d = loadConfig({}).people;
-    expect(d).toMatchObject({ acceptUrl: 'http://localhost:8081/console/accept-invitation', mail: { smtpUrl: null }, passwordMinLength: 12 });
+    expect(d).toMatchObject({
+      acceptUrl: 'http://localhost:8081/console/accept-invitation',
+      analyticsUrl: null,
+      mail: { smtpUrl: null },
+      passwordMinLength: 12,
+    });
+    expect(loadConfig({ SHORTLINK_ANALYTICS_URL: 'https://stats.example/' }).people.analyticsUrl).toBe('https://stats.example');
     expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false });
     expect(d.signInThrottle).toEqual({ perAccount: 10, perAddress: 50, windowMs: 300_000 });
     const c = loadConfig({ SHORTLINK_CONSOLE_URL: 'https://console.example/', SMTP_URL: 'smtp://u:p@mail.example:587', SESSION_IDLE_MINUTES: '30' }).people;

@@ -126,6 +126,8 @@ export const envSchema = z.object({
    * account and per address in a window before 429.
    */
   SHORTLINK_CONSOLE_URL: z.string().url().optional(),
+  /** The analytics app's address, where the console opens a link's analytics (the dashboard, in the same session); default: the console's host on ANALYTICS_PORT. */
+  SHORTLINK_ANALYTICS_URL: z.string().url().optional(),
   INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   SMTP_URL: z
     .string()
@@ -422,6 +424,8 @@ export interface AppConfig {
   readonly people: {
     /** Where invitations are accepted: `<console>/accept-invitation#token=…`. */
     readonly acceptUrl: string;
+    /** Where the console opens the analytics dashboard (SHORTLINK_ANALYTICS_URL); null: the console's host on ANALYTICS_PORT. */
+    readonly analyticsUrl: string | null;
     readonly invitationTtlMs: number;
     readonly mail: { readonly smtpUrl: string | null; readonly from: string };
     readonly passwordMinLength: number;
@@ -632,6 +636,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     },
     people: {
       acceptUrl: `${consoleUrl}/accept-invitation`,
+      analyticsUrl: e.SHORTLINK_ANALYTICS_URL?.replace(/\/+$/, '') ?? null,
       invitationTtlMs: e.INVITATION_TTL_HOURS * 3_600_000,
       mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
       passwordMinLength: e.PASSWORD_MIN_LENGTH,
