@@ -55,6 +55,11 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   SECOND_FACTOR_REQUIRED: 401,
   SECOND_FACTOR_INVALID: 400,
   SESSION_NOT_FOUND: 404,
+  SSO_NOT_CONFIGURED: 404,
+  SSO_STATE_MISMATCH: 400,
+  SSO_EMAIL_DOMAIN_REFUSED: 403,
+  SSO_PROVIDER_UNAVAILABLE: 503,
+  SSO_CODE_REJECTED: 401,
 };
 
 /** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */
