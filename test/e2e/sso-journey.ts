@@ -11,7 +11,12 @@ const CLIENT_ID = 'shortlink-e2e';
 const CLIENT_SECRET = 'an e2e client secret of the provider';
 
 /** The settings the apps of the SSO journey run with. */
-export const SSO_ENV = { SSO_CALLBACK_URL, SSO_ALLOW_INSECURE_ISSUERS: 'true', SSO_TIMEOUT_SECONDS: '2', SHORTLINK_CONSOLE_URL: 'http://console.shortlink.test' };
+export const SSO_ENV = {
+  SSO_CALLBACK_URL,
+  SSO_ALLOW_INSECURE_ISSUERS: 'true',
+  SSO_TIMEOUT_SECONDS: '2',
+  SHORTLINK_CONSOLE_URL: 'http://console.shortlink.test',
+};
 
 /** A real OpenID provider (oidc-provider, test/e2e/oidc-test-provider.mjs) in a child process on 127.0.0.1. */
 export class OidcTestProvider {
@@ -176,7 +181,13 @@ export function describeSsoJourney(bases: () => readonly [string, string], provi
       }
       const put = await api(a(), 'PUT', '/api/v1/sso', tenantKey, body);
       expect(put.status).toBe(200);
-      expect(put.body).toMatchObject({ issuer: provider().issuer, clientId: CLIENT_ID, clientSecretSet: true, allowedDomains: [domain], defaultRole: 'editor' });
+      expect(put.body).toMatchObject({
+        issuer: provider().issuer,
+        clientId: CLIENT_ID,
+        clientSecretSet: true,
+        allowedDomains: [domain],
+        defaultRole: 'editor',
+      });
       expect(put.body.callbackUrl).toBe(SSO_CALLBACK_URL);
       expect(put.text).not.toContain(CLIENT_SECRET);
       const read = await api(b(), 'GET', '/api/v1/sso', tenantKey);

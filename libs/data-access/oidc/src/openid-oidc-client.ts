@@ -16,7 +16,11 @@ const openid = () => import('openid-client');
 
 /** Errors of the network or of a timeout, anywhere in the cause chain: the provider did not answer. */
 function isUnreachable(error: unknown): boolean {
-  for (let e = error as { name?: string; message?: string; code?: string; cause?: unknown; status?: number } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+  for (
+    let e = error as { name?: string; message?: string; code?: string; cause?: unknown; status?: number } | undefined, depth = 0;
+    e && depth < 6;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.name === 'AbortError' || e.name === 'TimeoutError') return true;
     if (e.name === 'TypeError' && /fetch failed/i.test(e.message ?? '')) return true;
     if (typeof e.code === 'string' && /^(E[A-Z]+|UND_ERR_.+)$/.test(e.code) && !e.code.startsWith('OAUTH_')) return true;
@@ -88,7 +92,9 @@ export class OpenidOidcClient implements OidcClient {
   }
 
   private async configOf(provider: OidcProvider): Promise<Configuration> {
-    const key = createHash('sha256').update(JSON.stringify([provider.issuer, provider.clientId, provider.clientSecret])).digest('hex');
+    const key = createHash('sha256')
+      .update(JSON.stringify([provider.issuer, provider.clientId, provider.clientSecret]))
+      .digest('hex');
     const now = Date.now();
     const cached = this.discovered.get(key);
     if (cached && now - cached.at < (this.options.discoveryTtlMs ?? 300_000)) return cached.config;

@@ -82,7 +82,11 @@ function setup() {
     { now: () => now.t },
   );
   const configure = () =>
-    sso.configure('t1', { issuer: 'https://idp.example/', clientId: 'c1', clientSecret: SECRET, allowedDomains: ['Example.com'], defaultRole: 'editor' }, context);
+    sso.configure(
+      't1',
+      { issuer: 'https://idp.example/', clientId: 'c1', clientSecret: SECRET, allowedDomains: ['Example.com'], defaultRole: 'editor' },
+      context,
+    );
   const callbackFor = (state: string, code = 'the-code') => new URL(`${CALLBACK}?code=${code}&state=${state}`);
   return { now, store, provider, opened, sso, configure, callbackFor };
 }
@@ -100,7 +104,13 @@ describe('SsoService', () => {
   it('stores the settings with the secret sealed (never in the clear, never answered) and a change without a secret keeps it', async () => {
     const { sso, store, configure } = setup();
     const view = await configure();
-    expect(view).toMatchObject({ issuer: 'https://idp.example', clientId: 'c1', clientSecretSet: true, allowedDomains: ['example.com'], defaultRole: 'editor' });
+    expect(view).toMatchObject({
+      issuer: 'https://idp.example',
+      clientId: 'c1',
+      clientSecretSet: true,
+      allowedDomains: ['example.com'],
+      defaultRole: 'editor',
+    });
     expect(JSON.stringify(view)).not.toContain(SECRET);
     const stored = store.settings.get('t1')!;
     expect(stored.sealedSecret).toMatch(/^v1\./);

@@ -260,7 +260,10 @@ export class SsoService {
     if (!pending || !sameText(state, pending.state))
       throw new DomainError(ErrorCode.SSO_STATE_MISMATCH, 'this sign-in was not started here, or took too long: start it again');
     const refused = callbackUrl.searchParams.get('error');
-    if (refused) throw new DomainError(ErrorCode.SSO_CODE_REJECTED, `the provider refused the sign-in: ${refused.slice(0, 100)}`, { providerError: refused.slice(0, 100) });
+    if (refused)
+      throw new DomainError(ErrorCode.SSO_CODE_REJECTED, `the provider refused the sign-in: ${refused.slice(0, 100)}`, {
+        providerError: refused.slice(0, 100),
+      });
     const settings = await this.settingsOf(pending.tenantId);
     const identity = await this.provider(() =>
       this.oidc.exchange(this.providerOf(settings), {
@@ -298,17 +301,19 @@ export class SsoService {
     }
     const tenant = await this.tenants.getTenant(pending.tenantId);
     const now = new Date(this.clock.now());
-    const { member } = await this.store.memberForSignIn({ id: randomUUID(), tenantId: tenant.id, email, role: settings.defaultRole, createdAt: now }, (created) =>
-      auditEntry(
-        { actor: { type: 'person', id: created.id, name: created.email }, clientAddress },
-        {
-          log: tenant.id,
-          action: 'member.joined',
-          target: { type: 'member', id: created.id, domain: null },
-          details: { method: 'oidc', role: created.role, email: created.email },
-        },
-        now,
-      ),
+    const { member } = await this.store.memberForSignIn(
+      { id: randomUUID(), tenantId: tenant.id, email, role: settings.defaultRole, createdAt: now },
+      (created) =>
+        auditEntry(
+          { actor: { type: 'person', id: created.id, name: created.email }, clientAddress },
+          {
+            log: tenant.id,
+            action: 'member.joined',
+            target: { type: 'member', id: created.id, domain: null },
+            details: { method: 'oidc', role: created.role, email: created.email },
+          },
+          now,
+        ),
     );
     return this.sessions.openSession(member, tenant, clientAddress, 'oidc');
   }

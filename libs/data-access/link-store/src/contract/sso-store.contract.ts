@@ -53,7 +53,13 @@ export function describeSsoStoreContract(backend: string, open: () => Promise<Ss
       expect(await sso.get(t.id)).toBeNull();
       await sso.put(settings(t.id), changed(t.id));
       expect(await sso.get(t.id)).toEqual(settings(t.id));
-      const replaced = settings(t.id, { clientId: 'other', sealedSecret: 'v1.new', allowedDomains: ['example.net'], defaultRole: 'admin', updatedAt: new Date(T0 + 1000) });
+      const replaced = settings(t.id, {
+        clientId: 'other',
+        sealedSecret: 'v1.new',
+        allowedDomains: ['example.net'],
+        defaultRole: 'admin',
+        updatedAt: new Date(T0 + 1000),
+      });
       await sso.put(replaced, changed(t.id));
       expect(await sso.get(t.id)).toEqual(replaced);
       expect(await sso.get(other.id)).toBeNull();
@@ -100,7 +106,10 @@ export function describeSsoStoreContract(backend: string, open: () => Promise<Ss
       };
       expect(await people.invite(invited)).toBe(true);
       const signedIn = await sso.memberForSignIn(newcomer(t.id, 'cy@example.com'), joined);
-      expect(signedIn).toEqual({ member: expect.objectContaining({ id: invited.id, role: 'admin', status: 'active', invitationExpiresAt: null }), created: false });
+      expect(signedIn).toEqual({
+        member: expect.objectContaining({ id: invited.id, role: 'admin', status: 'active', invitationExpiresAt: null }),
+        created: false,
+      });
       expect(await people.findInvitation(hashToken(token), new Date(T0 + 1))).toBeNull();
       expect((await people.findMember(t.id, invited.id))?.status).toBe('active');
     });

@@ -44,7 +44,8 @@ const params = (s: SsoSettings, time: (d: Date) => Date | number) => [
 const INSERT_SSO_MEMBER = `INSERT INTO members (id, tenant_id, email, role, status, created_at, updated_at, invitation_hash, invitation_expires_at)
   VALUES (?, ?, ?, ?, 'active', ?, ?, NULL, NULL)`;
 const FIND_MEMBER = `SELECT ${MEMBER_COLUMNS} FROM members WHERE tenant_id = ? AND email = ?`;
-const ACTIVATE = "UPDATE members SET status = 'active', invitation_hash = NULL, invitation_expires_at = NULL, updated_at = ? WHERE id = ? AND status = 'invited'";
+const ACTIVATE =
+  "UPDATE members SET status = 'active', invitation_hash = NULL, invitation_expires_at = NULL, updated_at = ? WHERE id = ? AND status = 'invited'";
 const created = (m: NewSsoMember): Member => ({ ...m, status: 'active', invitationExpiresAt: null });
 const active = (m: Member): Member => ({ ...m, status: 'active', invitationExpiresAt: null });
 const ms = (d: Date) => d.getTime();

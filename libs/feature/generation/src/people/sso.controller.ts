@@ -96,7 +96,10 @@ export class SsoController {
     responses: {
       302: {
         description: 'To the provider’s sign-in',
-        headers: { Location: 'The provider’s authorization URL', 'Set-Cookie': 'sl_sso=…; Path=/api/v1/auth/sso; Max-Age=600; HttpOnly; SameSite=Lax[; Secure]' },
+        headers: {
+          Location: 'The provider’s authorization URL',
+          'Set-Cookie': 'sl_sso=…; Path=/api/v1/auth/sso; Max-Age=600; HttpOnly; SameSite=Lax[; Secure]',
+        },
       },
     },
     errors: [403, 404, 503],

@@ -5,7 +5,10 @@ import { dateTime } from '@shortlink/nest-platform';
 /** Wire shapes of single sign-on (docs/design.md, "Single sign-on"). */
 export const ssoBody = z
   .strictObject({
-    issuer: z.string().max(2048).meta({ description: 'The provider’s issuer URL (https; http only with SSO_ALLOW_INSECURE_ISSUERS)', example: 'https://accounts.example.com' }),
+    issuer: z
+      .string()
+      .max(2048)
+      .meta({ description: 'The provider’s issuer URL (https; http only with SSO_ALLOW_INSECURE_ISSUERS)', example: 'https://accounts.example.com' }),
     clientId: z.string().max(255),
     clientSecret: z
       .string()
