@@ -21,10 +21,15 @@ const swc = [
 ];
 const common = {
   testEnvironment: 'node',
-  // otplib's dependencies ship as ES modules only (Node loads them with require; Jest's module system does not): compiled like our own.
-  transform: { '^.+\\.ts$': swc, '^.+/node_modules/(@scure|@noble|@otplib|otplib)/.+\\.m?js$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@scure|@noble|@otplib|otplib)/)'],
-  moduleNameMapper: pathsToModuleNameMapper(),
+  // otplib's dependencies and the Shlink SDK ship as ES modules only (Node loads them with require; Jest's module system does not): compiled like our own.
+  transform: { '^.+\\.ts$': swc, '^.+/node_modules/(@scure|@noble|@otplib|otplib|@shlinkio)/.+\\.m?js$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(@scure|@noble|@otplib|otplib|@shlinkio)/)'],
+  moduleNameMapper: {
+    ...pathsToModuleNameMapper(),
+    // The Shlink SDK exports its entry points for `import` only: Jest (require) is pointed at the files.
+    '^@shlinkio/shlink-js-sdk$': '<rootDir>/node_modules/@shlinkio/shlink-js-sdk/dist/index.js',
+    '^@shlinkio/shlink-js-sdk/dist/(node|fetch|api-contract)$': '<rootDir>/node_modules/@shlinkio/shlink-js-sdk/dist/$1.js',
+  },
   moduleFileExtensions: ['ts', 'js', 'json'],
   modulePathIgnorePatterns: ['<rootDir>/data/', '<rootDir>/deploy/local/.run/'],
 };

@@ -174,6 +174,19 @@ async function main() {
     console.log(`built ${names.join(', ')}: ${files} files, ${(bytes / 1024).toFixed(0)} KiB in dist/ (${ms.toFixed(0)} ms)`);
     if (process.argv.includes('--packages')) console.log(`packages required: ${packages.join(' ')}`);
   }
+  // The whole build also builds the console (apps/console, Vite) into dist/console, which the generation app serves at /console.
+  if (asked.length === 0) buildConsole();
+}
+
+/** `npm run console:build`: Vite builds apps/console into dist/console and fails over the first-load budget. */
+function buildConsole() {
+  const { spawnSync } = require('child_process');
+  const vite = path.join(path.dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
+  const run = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn', '--config', 'apps/console/vite.config.mts'], { cwd: ROOT, stdio: 'inherit' });
+  if (run.status !== 0) {
+    console.error('console build failed (apps/console)');
+    process.exit(1);
+  }
 }
 
 module.exports = { build, ENTRIES };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: every suite. Typecheck, lint (with the Nx module-boundary rules), unit, integration
+# npm test: every suite. Typecheck (the console's too), the console's build (Vite; fails over its first-load budget), lint (with the Nx module-boundary rules), unit, integration
 # (contract suites on the real servers), e2e on both profiles, then resilience (the redirect hot
 # path while real servers are stopped or killed; serial, after e2e, since it takes shared servers
 # down), then the short chaos run (faults under a recorded workload, judged by its checker), then
@@ -41,7 +41,9 @@ jest_tier() { # tier, extra args...
   npx jest --selectProjects "$tier" --json --outputFile="$RESULTS/$tier.json" "$@"
 }
 
-step typecheck npx tsc -p tsconfig.json --noEmit
+step typecheck bash -c 'npx tsc -p tsconfig.json --noEmit && npx tsc -p apps/console/tsconfig.json --noEmit'
+# The console (apps/console) as the generation app serves it at /console: its e2e suites drive this build.
+step console-build npm run --silent console:build
 step lint bash -c 'npx nx show projects >/dev/null && npx eslint . && npx prettier --check .'
 step unit jest_tier unit
 if [ $MODE = full ]; then

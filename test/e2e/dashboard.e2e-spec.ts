@@ -15,7 +15,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /**
  * The analysts' dashboard in a real browser (headless Chromium) on the embedded profile: log in
  * with the API key, let it pick the link, and check that every number it shows is the API's; a new
- * click shows up by itself (auto-refresh); an analyst signs in with an email, a password and a TOTP
+ * click shows up by itself (auto-refresh) and in the live counter (the live click stream); an analyst signs in with an email, a password and a TOTP
  * code instead of a key (issue 20). Set DASHBOARD_SCREENSHOT=<file> (and DASHBOARD_SIGNIN_SCREENSHOT)
  * to keep screenshots.
  */
@@ -149,8 +149,11 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
     if (process.env.DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT, fullPage: true });
   });
 
-  it('refreshes by itself: a new click shows up without a reload', async () => {
+  it('refreshes by itself: a new click shows up without a reload, and moves the live counter (the stream, read with fetch)', async () => {
+    await page.waitForFunction(() => document.getElementById('live')?.dataset.state === 'open', undefined, { timeout: 20_000 });
+    expect(await text('#live-clicks')).toBe('0'); // no click since the page opened
     await redirectOf(endpoints, code, { 'x-forwarded-for': '81.2.69.142', 'user-agent': IPHONE });
+    await page.waitForFunction(() => document.getElementById('live-clicks')?.textContent === '1', undefined, { timeout: 20_000 });
     await page.waitForFunction(() => document.getElementById('total-clicks')?.textContent === '6', undefined, { timeout: 20_000 });
     const stats = await api<{ totals: { clicks: number } }>(`/api/v1/links/${code}/stats?from=${dayAgo()}&granularity=minute`);
     expect(stats.totals.clicks).toBe(6);

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '@shortlink/core';
 import { CachedLink, ExhaustionView, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { CacheKeys } from './cache-keys';
 import { CacheStore } from './ports';
@@ -72,8 +73,8 @@ export class ClickQuota implements ExhaustionView {
     private readonly options: ClickQuotaOptions,
     private readonly observer: ClickQuotaObserver = quiet,
   ) {
-    this.exhausted = new LRUCache({ max: options.maxLinks ?? 100_000 });
-    this.floors = new LRUCache({ max: options.maxLinks ?? 100_000 });
+    this.exhausted = boundedLru({ maxEntries: options.maxLinks ?? 100_000 });
+    this.floors = boundedLru({ maxEntries: options.maxLinks ?? 100_000 });
   }
 
   start(): void {

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '@shortlink/core';
 
 export interface HotKeyOptions {
   readonly windowSeconds: number;
@@ -21,7 +22,7 @@ export class HotKeyDetector {
 
   constructor(readonly options: HotKeyOptions = DEFAULT_HOT_KEYS) {
     this.buckets = Math.max(1, Math.floor(options.windowSeconds / options.bucketSeconds));
-    this.counters = new LRUCache({ max: options.maxTrackedKeys });
+    this.counters = boundedLru({ maxEntries: options.maxTrackedKeys });
   }
 
   /** Counts one read and returns the reads of the key inside the window, this one included. */

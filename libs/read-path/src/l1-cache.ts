@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { BoundedLru, boundedLru } from '@shortlink/core';
 import { CachedLink } from '@shortlink/links-domain';
 
 export interface L1Options {
@@ -33,21 +33,21 @@ const L1_ENTRY_OVERHEAD = 48;
  * new epoch, so no lookup begun before it can store what it read.
  */
 export class L1Cache {
-  private readonly lru: LRUCache<string, Entry>;
+  private readonly lru: BoundedLru<string, Entry>;
   /** The entry is kept as it is returned, so a hit on a hot key allocates nothing. */
   private readonly pinned = new Map<string, { entry: { link: CachedLink }; expiresAt: number }>();
   /** Key -> lowest version it may hold again, for as long as a lookup could still be in flight (one TTL). */
-  private readonly floors: LRUCache<string, number>;
+  private readonly floors: BoundedLru<string, number>;
   private currentEpoch = 0;
 
   constructor(private readonly options: L1Options) {
-    this.lru = new LRUCache<string, Entry>({
-      max: options.maxEntries,
-      maxSize: options.maxBytes,
-      sizeCalculation: (v, k) => l1EntryBytes(k, v),
-      ttl: options.ttlMs,
+    this.lru = boundedLru<string, Entry>({
+      maxEntries: options.maxEntries,
+      maxBytes: options.maxBytes,
+      sizeOf: (v, k) => l1EntryBytes(k, v),
+      ttlMs: options.ttlMs,
     });
-    this.floors = new LRUCache<string, number>({ max: options.maxEntries, ttl: options.ttlMs });
+    this.floors = boundedLru<string, number>({ maxEntries: options.maxEntries, ttlMs: options.ttlMs });
   }
 
   /** Read before a lookup leaves the instance; given back when it stores what it found. */
@@ -119,6 +119,6 @@ export class L1Cache {
   }
 
   get size(): { entries: number; pinned: number; bytes: number } {
-    return { entries: this.lru.size, pinned: this.pinned.size, bytes: this.lru.calculatedSize };
+    return { entries: this.lru.size, pinned: this.pinned.size, bytes: this.lru.countedBytes };
   }
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '@shortlink/config';
 import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
 import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
+import { shlinkCompat } from '@shortlink/shlink-compat';
 import { yourlsCompat } from '@shortlink/yourls-compat';
 import { CLICK_AGGREGATE_STORE, ClickAggregateStore } from '@shortlink/clicks-domain';
 import pino from 'pino';
@@ -28,8 +29,8 @@ async function main() {
   const generation = await createApp({
     name: 'generation',
     config,
-    // The compatibility APIs count clicks in the analytics store this process shares (chdb or ClickHouse).
-    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true, extensions: [yourlsCompat({ clicks })] }),
+    // The compatibility APIs count clicks (and Shlink's visits) in the analytics store this process shares (chdb or ClickHouse).
+    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true, extensions: [yourlsCompat({ clicks }), shlinkCompat({ visits: clicks })] }),
     ports: ports.bridge(GENERATION_PORTS),
     requestLog: true,
     openApi: GENERATION_API,

@@ -288,7 +288,9 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
 
   async visits(q: VisitQuery): Promise<VisitRow[]> {
     const limit = positive(q.limit);
-    const filters = [`tenant_id = ${sqlString(tenantOf(q.tenantId))}`];
+    // Orphan visits belong to no tenant (''): only with the domain they were made on.
+    const tenant = q.tenantId === '' && q.domain !== undefined ? '' : tenantOf(q.tenantId);
+    const filters = [`tenant_id = ${sqlString(tenant)}`];
     if (q.domain !== undefined) filters.push(`domain = ${sqlString(q.domain)}`);
     if (q.code !== undefined) {
       if (q.domain === undefined) throw new TypeError('a visits query for one code names its domain');

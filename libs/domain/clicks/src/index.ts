@@ -29,6 +29,7 @@ export {
   type ConsumerProgress,
   type Granularity,
   type LinkScope,
+  LIVE_CLICK_SOURCE,
   type OrphanQuery,
   type OrphanResult,
   type ProducerMark,

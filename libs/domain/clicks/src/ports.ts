@@ -158,6 +158,7 @@ export interface WrittenThrough {
 
 /** A page of raw visits, newest first (by time, then id). */
 export interface VisitQuery {
+  /** '' with `domain`: the orphan visits of that domain (codes that do not exist). */
   readonly tenantId: string;
   /** Only this domain. */
   readonly domain?: string;
@@ -213,6 +214,12 @@ export interface ClickAggregateStore {
 
 export const CLICK_EVENT_SINK = Symbol('CLICK_EVENT_SINK');
 export const CLICK_EVENT_SOURCE = Symbol('CLICK_EVENT_SOURCE');
+/**
+ * ClickEventSource for the live click stream (docs/design.md, "Live click stream"): a consumer group
+ * of this instance's own that starts at the end of the topic and commits nothing, so every analytics
+ * instance sees every click from its start on, and none holds back another's progress.
+ */
+export const LIVE_CLICK_SOURCE = Symbol('LIVE_CLICK_SOURCE');
 export const CLICK_AGGREGATE_STORE = Symbol('CLICK_AGGREGATE_STORE');
 /** string: key of the visitor hash (docs/design.md, "Security model"). */
 export const VISITOR_SECRET = Symbol('VISITOR_SECRET');

@@ -5,3 +5,4 @@ export { parseIsoInstant } from './instant';
 export { ALLOW, KeyedWindowLimiter, type RateDecision } from './keyed-window-limiter';
 export type { HealthProbe, PortGauge } from './lifecycle';
 export { BulkheadFullError, WaitingBulkhead } from './waiting-bulkhead';
+export { BoundedLru, boundedLru, type BoundedLruOptions } from './bounded-lru';

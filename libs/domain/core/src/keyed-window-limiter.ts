@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { BoundedLru, boundedLru } from './bounded-lru';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -26,13 +26,13 @@ const ENTRY_OVERHEAD_BYTES = 96;
  * first (an attacker rotating keys only forgets its own counts).
  */
 export class KeyedWindowLimiter {
-  private readonly windows: LRUCache<string, { window: number; count: number }>;
+  private readonly windows: BoundedLru<string, { window: number; count: number }>;
 
   constructor(private readonly options: KeyedWindowLimiterOptions) {
-    this.windows = new LRUCache({
-      max: options.maxKeys ?? 100_000,
-      maxSize: options.maxBytes ?? 16 * 1024 * 1024,
-      sizeCalculation: (_value, key) => key.length * 2 + ENTRY_OVERHEAD_BYTES,
+    this.windows = boundedLru({
+      maxEntries: options.maxKeys ?? 100_000,
+      maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
+      sizeOf: (_value, key) => key.length * 2 + ENTRY_OVERHEAD_BYTES,
     });
   }
 
@@ -65,7 +65,7 @@ export class KeyedWindowLimiter {
 
   /** Keys tracked and the bytes charged for them. */
   get usage(): { keys: number; bytes: number } {
-    return { keys: this.windows.size, bytes: this.windows.calculatedSize };
+    return { keys: this.windows.size, bytes: this.windows.countedBytes };
   }
 
   private refusal(window: number, now: number): RateDecision {

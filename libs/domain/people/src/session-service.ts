@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import { type AuditLog, auditEntry } from '@shortlink/audit-domain';
-import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
+import { boundedLru, Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import type { PasswordHasher } from '@shortlink/links-domain';
 import { LocalRateWindows, Principal, RateWindowStore, Tenant } from '@shortlink/tenants-domain';
 import { hashToken, Member, newToken } from './member';
@@ -64,7 +64,7 @@ export class SessionService {
     private readonly clock: Clock = systemClock,
   ) {
     this.cacheMs = options.cacheMs ?? 1000;
-    this.cache = new LRUCache({ max: 10_000, ttl: Math.max(1, this.cacheMs) });
+    this.cache = boundedLru({ maxEntries: 10_000, ttlMs: Math.max(1, this.cacheMs) });
     this.local = new LocalRateWindows(clock);
   }
 

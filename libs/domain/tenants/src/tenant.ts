@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'crypto';
-import { LRUCache } from 'lru-cache';
-import { DomainError, ErrorCode } from '@shortlink/core';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru, DomainError, ErrorCode } from '@shortlink/core';
 
 export type Plan = 'free' | 'paid';
 export type TenantStatus = 'active' | 'suspended';
@@ -83,5 +83,5 @@ export function checkName(value: unknown, field = 'name'): string {
  * as "forever": at least 1 ms; callers that do not cache (ms = 0) also do not store.
  */
 export function shortLivedCache<V extends object>(ms: number): LRUCache<string, V> {
-  return new LRUCache<string, V>({ max: 10_000, ttl: Math.max(1, ms) });
+  return boundedLru<string, V>({ maxEntries: 10_000, ttlMs: Math.max(1, ms) });
 }

@@ -1,5 +1,6 @@
 import { createIsbotFromList, isbot, list as isbotPatterns } from 'isbot';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru } from '@shortlink/core';
 import { UAParser } from 'ua-parser-js';
 
 /** The device a link can target (issue: device targeting). */
@@ -57,7 +58,7 @@ export class UserAgentClassifier {
   private readonly cache: LRUCache<string, UserAgentFacts>;
 
   constructor(maxEntries = 10_000) {
-    this.cache = new LRUCache({ max: maxEntries });
+    this.cache = boundedLru({ maxEntries });
   }
 
   classify(userAgent: string): UserAgentFacts {

@@ -1,10 +1,10 @@
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
-import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource } from '@shortlink/clicks-domain';
+import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource, LIVE_CLICK_SOURCE } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { AUDIT_LOG_STORE, AuditLogStore } from '@shortlink/audit-domain';
-import { CODE_SECRET } from '@shortlink/links-domain';
+import { CODE_SECRET, LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
 import {
   PLATFORM_EVENT_SOURCE,
   PlatformEventSource,
@@ -31,6 +31,9 @@ import {
 } from '@shortlink/nest-platform';
 import { CLICK_CONSUMER_OPTIONS, ClickConsumer, ClickConsumerOptions } from './click-consumer';
 import { DashboardController } from './dashboard.controller';
+import { LiveClickHub } from './live/live-click-hub';
+import { LinkTagCache } from './live/live-filter';
+import { LIVE_TAG_LOOKUP, StreamController } from './live/stream.controller';
 import { RetentionJob } from './retention-job';
 import { StatsController } from './stats.controller';
 import { WebhookDelivery } from './webhook-delivery';
@@ -40,7 +43,16 @@ const WEBHOOK_DELIVERY_PORTS = [WEBHOOK_STORE, WEBHOOK_TRANSPORT, WEBHOOK_URL_GU
 
 /** The ports the analytics app injects; the composition binds them (wiring, or a shared bridge). */
 export const ANALYTICS_PORTS: readonly symbol[] = [
-  ...new Set([...API_ACCESS_PORTS, ...PEOPLE_SESSION_PORTS, CLICK_EVENT_SOURCE, CLICK_AGGREGATE_STORE, ...WEBHOOK_DELIVERY_PORTS]),
+  ...new Set([
+    ...API_ACCESS_PORTS,
+    ...PEOPLE_SESSION_PORTS,
+    CLICK_EVENT_SOURCE,
+    CLICK_AGGREGATE_STORE,
+    ...WEBHOOK_DELIVERY_PORTS,
+    // The live click stream: its consumer, and the links whose tags its tag filter reads.
+    LIVE_CLICK_SOURCE,
+    LINK_REPOSITORY,
+  ]),
 ];
 
 /** The analytics app's OpenAPI document (/docs): every query endpoint with its contract. */
@@ -48,7 +60,7 @@ export const ANALYTICS_OPENAPI = {
   title: 'shortlink analytics API',
   version: '1',
   description:
-    'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv). Dashboard at /dashboard. Every route needs an `x-api-key` with the analytics scope, or a person’s session cookie (`POST /api/v1/auth/login`, here or on the generation app) whose role allows it, with `x-csrf-token` on writes.',
+    'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv); the live click stream (Server-Sent Events). Dashboard at /dashboard. Every route needs an `x-api-key` with the analytics scope, or a person’s session cookie (`POST /api/v1/auth/login`, here or on the generation app) whose role allows it, with `x-csrf-token` on writes.',
   tags: { analytics: 'Clicks, visitors, breakdowns and raw visits of your links', auth: 'Sign in with an email and password, sign out, who is calling' },
   sessions: true,
 } as const;
@@ -66,7 +78,7 @@ export class AnalyticsFeatureModule {
     return {
       module: AnalyticsFeatureModule,
       // ClickConsumer is the click bus's event handler (connectClickConsumer, click-transport.ts).
-      controllers: [StatsController, DashboardController, SessionController, ClickConsumer],
+      controllers: [StatsController, StreamController, DashboardController, SessionController, ClickConsumer],
       providers: [
         ...API_ACCESS_PROVIDERS,
         // People sign in here too (the dashboard's form): the same sessions and guard as the generation app.
@@ -90,6 +102,19 @@ export class AnalyticsFeatureModule {
           },
         },
         ConsumerLagMetric,
+        LiveStreamMetrics,
+        {
+          // Wherever the API runs (the consumer setting is about the rollups): each instance streams what its own group reads.
+          provide: LiveClickHub,
+          inject: [LIVE_CLICK_SOURCE, UserAgentClassifier, APP_CONFIG, APP_LOGGER, Lifecycle],
+          useFactory: (source: ClickEventSource, classifier: UserAgentClassifier, config: AppConfig, logger: PinoNestLogger, lifecycle: Lifecycle) => {
+            const scoped = logger.scoped('LiveStream');
+            const hub = new LiveClickHub(source, classifier, { ...config.analytics.stream, onError: (message) => scoped.warn(message) });
+            lifecycle.manage({ start: () => hub.start(), stop: () => hub.stop() });
+            return hub;
+          },
+        },
+        { provide: LIVE_TAG_LOOKUP, inject: [LINK_REPOSITORY], useFactory: (links: LinkRepository) => new LinkTagCache(links) },
         {
           // Where the consumer runs, the webhook deliverer runs: it consumes Kafka already, and no API request waits on it.
           provide: WebhookDelivery,
@@ -113,6 +138,30 @@ export class AnalyticsFeatureModule {
         },
       ],
     };
+  }
+}
+
+/** shortlink_analytics_live_streams and shortlink_analytics_live_clicks_total: the live click stream of this instance, read at scrape time. */
+@Injectable()
+class LiveStreamMetrics {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, @Inject(LiveClickHub) hub: LiveClickHub) {
+    new Gauge({
+      name: 'shortlink_analytics_live_streams',
+      help: 'Live click streams (GET /api/v1/events/stream) open on this instance',
+      registers: [registry],
+      collect() {
+        this.set(hub.openStreamCount);
+      },
+    });
+    new Counter({
+      name: 'shortlink_analytics_live_clicks_total',
+      help: "Clicks of tenants this instance's live consumer read since it started",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(hub.streamedClicks);
+      },
+    });
   }
 }
 

@@ -81,6 +81,7 @@ import {
   TenantStore,
 } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
+import { ConsoleController } from './console.controller';
 import { AuditLogController } from './audit/audit-log.controller';
 import { LinkAudit } from './audit/link-audit';
 import { BatchController } from './batch/batch.controller';
@@ -214,6 +215,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         SsoController,
         SessionController,
         AuthController,
+        ConsoleController,
         ...(options.extensions ?? []).flatMap((e) => e.controllers ?? []),
       ],
       providers: [

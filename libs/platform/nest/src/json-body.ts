@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 
+/** Methods whose requests carry no body of meaning (RFC 9110): an empty one labelled JSON is no body. */
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
 /** JSON nested deeper than this is refused (400 JSON_TOO_DEEP) before it is parsed. */
 export const MAX_JSON_DEPTH = 32;
 
@@ -35,6 +38,11 @@ export function limitJsonDepth(instance: FastifyInstance): void {
   // otherwise reach a route as a string and fail its contract as a 400 instead of a 415.
   instance.removeContentTypeParser(['application/json', 'text/plain']);
   instance.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Clients that label every request JSON (Shlink's SDK) send DELETE with the header and no body: no body, not a 400.
+    if (body === '' && BODILESS_METHODS.has(request.method)) {
+      done(null, undefined);
+      return;
+    }
     if (jsonDepth(body as string) > MAX_JSON_DEPTH) {
       done(Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'JSON_TOO_DEEP' }), undefined);
       return;

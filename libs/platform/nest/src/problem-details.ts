@@ -60,6 +60,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   SSO_EMAIL_DOMAIN_REFUSED: 403,
   SSO_PROVIDER_UNAVAILABLE: 503,
   SSO_CODE_REJECTED: 401,
+  STREAM_LIMIT_REACHED: 429,
+  INVALID_EVENT_ID: 400,
 };
 
 /** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */

@@ -47,9 +47,23 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the live stream settings: a replay window of 10 000 clicks and 300 s, 5 open streams per tenant, and lists bad ones (issue 22)', () => {
+    expect(loadConfig({}).analytics.stream).toEqual({ replayEvents: 10_000, replaySeconds: 300, maxPerTenant: 5 });
+    expect(
+      loadConfig({ ANALYTICS_STREAM_REPLAY_EVENTS: '0', ANALYTICS_STREAM_REPLAY_SECONDS: '60', ANALYTICS_STREAM_MAX_PER_TENANT: '1' }).analytics.stream,
+    ).toEqual({ replayEvents: 0, replaySeconds: 60, maxPerTenant: 1 });
+    const violations = violationsOf({
+      ANALYTICS_STREAM_REPLAY_EVENTS: '-1',
+      ANALYTICS_STREAM_REPLAY_SECONDS: 'long',
+      ANALYTICS_STREAM_MAX_PER_TENANT: '0',
+    }).join('\n');
+    for (const name of ['ANALYTICS_STREAM_REPLAY_EVENTS', 'ANALYTICS_STREAM_REPLAY_SECONDS', 'ANALYTICS_STREAM_MAX_PER_TENANT'])
+      expect(violations).toContain(name);
+  });
+
   it('reads the people settings: console URL, SMTP, sessions and sign-in throttle, with defaults, and lists bad ones', () => {
     const d = loadConfig({}).people;
-    expect(d).toMatchObject({ acceptUrl: 'http://localhost:8081/accept-invitation', mail: { smtpUrl: null }, passwordMinLength: 12 });
+    expect(d).toMatchObject({ acceptUrl: 'http://localhost:8081/console/accept-invitation', mail: { smtpUrl: null }, passwordMinLength: 12 });
     expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false });
     expect(d.signInThrottle).toEqual({ perAccount: 10, perAddress: 50, windowMs: 300_000 });
     const c = loadConfig({ SHORTLINK_CONSOLE_URL: 'https://console.example/', SMTP_URL: 'smtp://u:p@mail.example:587', SESSION_IDLE_MINUTES: '30' }).people;

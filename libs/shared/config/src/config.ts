@@ -119,7 +119,7 @@ export const envSchema = z.object({
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   /**
    * People and sessions (docs/design.md, "People and sessions"): where people accept invitations
-   * (the console; default the generation app's address), how long an invitation works, the SMTP
+   * (the console; default the generation app's /console), how long an invitation works, the SMTP
    * server invitations are mailed through (none: they are only in the API's answer), passwords'
    * minimum length, sessions' idle and absolute lifetimes and their cookie's Secure attribute
    * (auto: when the request came over https, as ClientAddressResolver.isHttps says, or SHORTLINK_CONSOLE_URL is https), and failed sign-ins allowed per
@@ -238,6 +238,12 @@ export const envSchema = z.object({
   ANALYTICS_DAY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
   /** Days the raw visits (a row per click) are kept; old days leave by partition (issue 22). */
   ANALYTICS_VISIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** Live click stream (issue 22): clicks each analytics instance keeps for Last-Event-ID resume, at most this many… */
+  ANALYTICS_STREAM_REPLAY_EVENTS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  /** …and none older than this. */
+  ANALYTICS_STREAM_REPLAY_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Open streams per tenant on one analytics instance; one more answers 429 STREAM_LIMIT_REACHED. */
+  ANALYTICS_STREAM_MAX_PER_TENANT: z.coerce.number().int().min(1).max(1000).default(5),
   /** Kafka consumer session: a member that stops heartbeating loses its partitions after this (broker minimum 6 s). */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
   // --- end analytics
@@ -470,6 +476,8 @@ export interface AppConfig {
     readonly consumerEnabled: boolean;
     readonly allowedLatenessSeconds: number;
     readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number; readonly visitDays: number };
+    /** The live click stream: the replay window of each instance and the open streams a tenant may hold there. */
+    readonly stream: { readonly replayEvents: number; readonly replaySeconds: number; readonly maxPerTenant: number };
   };
   /** The bundled database by name, or files of the operator's (GEO_DATABASE). */
   readonly geo: { readonly database: 'country' | 'city' | { readonly files: readonly string[] } };
@@ -566,7 +574,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     );
   if (violations.length) throw new ConfigError(violations);
 
-  const consoleUrl = (e.SHORTLINK_CONSOLE_URL ?? `http://localhost:${e.GENERATION_PORT}`).replace(/\/+$/, '');
+  const consoleUrl = (e.SHORTLINK_CONSOLE_URL ?? `http://localhost:${e.GENERATION_PORT}/console`).replace(/\/+$/, '');
   const publicBaseUrl = (e.SHORTLINK_PUBLIC_BASE_URL ?? `http://localhost:${e.REDIRECT_PORT}`).replace(/\/+$/, '');
   const defaultDomain = (e.SHORTLINK_DEFAULT_DOMAIN ?? new URL(publicBaseUrl).host).toLowerCase();
   const shard: ShardingConfig = {
@@ -688,6 +696,11 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         hourDays: e.ANALYTICS_HOUR_RETENTION_DAYS,
         dayDays: e.ANALYTICS_DAY_RETENTION_DAYS,
         visitDays: e.ANALYTICS_VISIT_RETENTION_DAYS,
+      },
+      stream: {
+        replayEvents: e.ANALYTICS_STREAM_REPLAY_EVENTS,
+        replaySeconds: e.ANALYTICS_STREAM_REPLAY_SECONDS,
+        maxPerTenant: e.ANALYTICS_STREAM_MAX_PER_TENANT,
       },
     },
     geo: { database: e.GEO_DATABASE === 'country' || e.GEO_DATABASE === 'city' ? e.GEO_DATABASE : { files: geoFiles(e.GEO_DATABASE) } },

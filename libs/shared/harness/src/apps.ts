@@ -1,7 +1,7 @@
 /** The apps as child processes: each on its own free public and admin ports, with the server profile's keys. */
 import { randomBytes } from 'crypto';
 import { AppName, appPorts } from './ports';
-import { EntryOptions, Proc, startProcess, whenServing } from './process';
+import { EntryOptions, Proc, startCommand, startProcess, whenServing } from './process';
 
 /**
  * A fresh pair of the server profile's keys (≥ 32 random bytes each), required with
@@ -31,6 +31,11 @@ export interface StartAppOptions extends EntryOptions {
   timeoutMs?: number;
   /** Listen on this app's ports again (a restart after a kill) instead of free ones. */
   portsOf?: App;
+  /**
+   * Run the compiled app as the image does (`node --enable-source-maps dist/apps/<name>/src/main.js`,
+   * after `node tools/build.js <name>`) instead of the sources through tools/register.js.
+   */
+  built?: boolean;
 }
 
 /** The ports an app listened on, as `appPorts` gives them. */
@@ -41,9 +46,15 @@ function samePorts(app: App): { base: string; admin: string; env: Record<string,
 
 /** Starts `apps/<name>/src/main.ts` on free ports and waits for it; stops it again when it does not come up. */
 export async function startApp(name: AppName, env: Record<string, string>, opts: StartAppOptions = {}): Promise<App> {
-  const { wait = 'health', timeoutMs = 60_000, portsOf, ...start } = opts;
+  const { wait = 'health', timeoutMs = 60_000, portsOf, built, ...start } = opts;
   const ports = portsOf ? samePorts(portsOf) : await appPorts(name);
-  const proc = startProcess(`apps/${name}/src/main.ts`, { ...env, ...ports.env }, { name, ...start });
+  const proc = built
+    ? startCommand(process.execPath, [...(start.nodeArgs ?? []), '--enable-source-maps', `dist/apps/${name}/src/main.js`], {
+        name,
+        ...start,
+        env: { ...start.env, ...env, ...ports.env },
+      })
+    : startProcess(`apps/${name}/src/main.ts`, { ...env, ...ports.env }, { name, ...start });
   const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).status;
   const ready =
     wait === 'health'

@@ -19,3 +19,5 @@ export { captureProfile, PROFILE_HOOK, profileHookEnv, summariseProfile } from '
 export { type Column, datedResultFile, firstLine, fmt, loadAverages, machineFacts, markdownTable, median, share } from './report';
 export { commandPath, shellOutput } from './shell';
 export { type StackComponent, stackState, type StackState, waitStackUp } from './stack';
+export { ZipfSampler } from './zipf';
+export { lineChartsSvg, type Series } from './svg-chart';

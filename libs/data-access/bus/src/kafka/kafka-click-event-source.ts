@@ -20,6 +20,11 @@ export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
   readonly maxBytesPerPartition?: number;
   /** Wait between redeliveries of a batch whose handler threw (default 100 ms doubling to 5 s). */
   readonly retryBackoff?: RetryBackoffOptions;
+  /**
+   * Default true. false: offsets are never committed (a group of one instance's own reading from the
+   * end, as the live stream's: it starts again at the end after a restart, and leaves nothing behind).
+   */
+  readonly commitOffsets?: boolean;
   /** Waited for before the consumer joins its group: the topic exists (the analytics app may boot before anyone created it). */
   readonly topicReady?: () => Promise<unknown>;
 }
@@ -188,6 +193,7 @@ export class KafkaClickEventSource implements ClickEventSource {
     const last = batch.messages[batch.messages.length - 1].offset;
     resolveOffset(last);
     // batch.lastOffset() covers trailing records kafkajs filtered out (control records).
+    if (this.options.commitOffsets === false) return;
     const next = (BigInt(batch.lastOffset()) + 1n).toString();
     await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
   }

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import { KeyedWindowLimiter } from '@shortlink/core';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru, KeyedWindowLimiter } from '@shortlink/core';
 import { murmur32 } from '@shortlink/shard-router';
 import { DeviceTarget, deviceTargetOf, GeoLookup } from '@shortlink/visitors-domain';
 import { CachedLink } from '../cached-link';
@@ -89,8 +89,8 @@ export class LinkRules {
     private readonly exhaustion: ExhaustionView,
     options: LinkRulesOptions = {},
   ) {
-    this.devices = new LRUCache({ max: options.userAgents ?? 10_000 });
-    this.countries = new LRUCache({ max: options.addresses ?? 10_000 });
+    this.devices = boundedLru({ maxEntries: options.userAgents ?? 10_000 });
+    this.countries = boundedLru({ maxEntries: options.addresses ?? 10_000 });
     this.visitors = new KeyedWindowLimiter({ limit: 1, windowMs: 60_000, maxKeys: options.visitorKeys ?? 100_000 });
   }
 

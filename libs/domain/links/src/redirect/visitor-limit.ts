@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import { ALLOW, Clock, RateDecision, systemClock } from '@shortlink/core';
+import type { LRUCache } from 'lru-cache';
+import { boundedLru, ALLOW, Clock, RateDecision, systemClock } from '@shortlink/core';
 
 /** The window of the per-link visitor limit (`clicksPerIpPerMinute`). */
 export const VISITOR_WINDOW_MS = 60_000;
@@ -44,7 +44,7 @@ export class LocalVisitorWindows implements VisitorWindowStore {
     /** (link, address) pairs tracked at most; the least recently seen are forgotten first. */
     maxKeys = 100_000,
   ) {
-    this.windows = new LRUCache({ max: maxKeys });
+    this.windows = boundedLru({ maxEntries: maxKeys });
   }
 
   async hit(linkId: string, address: string, limit: number, windowMs: number, counts: boolean): Promise<VisitorWindowHit> {

@@ -254,6 +254,87 @@
     }
   }
 
+  /**
+   * The live counter: clicks of all the tenant's links since the page opened, read from the live
+   * stream (GET /api/v1/events/stream, Server-Sent Events) with fetch, since an EventSource cannot
+   * send the x-api-key header. A dropped stream is opened again with the last id as Last-Event-ID,
+   * so the clicks in between still count (a `gap` event says some may be missing).
+   */
+  let live = null;
+
+  function liveState(state, text) {
+    $('live').dataset.state = state;
+    $('live-state').textContent = text;
+  }
+
+  function stopLive() {
+    if (live) live.abort.abort();
+    live = null;
+    liveState('closed', 'not connected');
+  }
+
+  function startLive() {
+    stopLive();
+    live = { abort: new AbortController(), count: 0, lastId: null };
+    $('live-clicks').textContent = '0';
+    streamLive(live);
+  }
+
+  function onLiveEvent(state, block) {
+    let event = 'message';
+    let id = null;
+    for (const line of block.split('\n')) {
+      if (line.startsWith('event: ')) event = line.slice(7);
+      else if (line.startsWith('id: ')) id = line.slice(4);
+    }
+    if (id) state.lastId = id;
+    if (event === 'click') {
+      state.count++;
+      $('live-clicks').textContent = fmt(state.count);
+    } else if (event === 'gap') {
+      liveState('open', 'live (some clicks may be missing)');
+    }
+  }
+
+  async function streamLive(state) {
+    const decoder = new TextDecoder();
+    while (live === state) {
+      try {
+        const key = apiKey();
+        const headers = { accept: 'text/event-stream' };
+        if (key) headers['x-api-key'] = key;
+        if (state.lastId) headers['last-event-id'] = state.lastId;
+        const res = await fetch('/api/v1/events/stream', { headers, credentials: 'same-origin', signal: state.abort.signal });
+        if (res.status === 401) {
+          logout(key ? 'That API key was not accepted.' : 'Your session has ended: sign in again.');
+          return;
+        }
+        if (!res.ok || !res.body) {
+          const problem = await res.json().catch(() => ({}));
+          throw new Error(problem.code || `HTTP ${res.status}`);
+        }
+        liveState('open', 'live');
+        const reader = res.body.getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, { stream: true });
+          let end;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            onLiveEvent(state, buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+          }
+        }
+        if (live === state) liveState('closed', 'reconnecting…');
+      } catch (e) {
+        if (live !== state) return;
+        liveState('closed', `reconnecting… (${e.message})`);
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+
   function schedule() {
     if (timer) clearInterval(timer);
     timer = $('auto-refresh').checked ? setInterval(refresh, 5000) : null;
@@ -271,6 +352,7 @@
     $('who').textContent = '';
     if (timer) clearInterval(timer);
     timer = null;
+    stopLive();
     show(false);
     $('login-error').textContent = message || '';
   }
@@ -288,6 +370,7 @@
 
   async function open() {
     show(true);
+    startLive();
     await refresh();
     schedule();
   }

@@ -1,4 +1,6 @@
-import { CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource } from '@shortlink/clicks-domain';
+import { randomUUID } from 'crypto';
+import { hostname } from 'os';
+import { CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource, LIVE_CLICK_SOURCE } from '@shortlink/clicks-domain';
 import { ensureClickTopic, InProcessClickLog, KafkaClickEventSink, KafkaClickEventSource, MemoryClickEventSink, MemoryClickEventSource } from '@shortlink/bus';
 import { WEBHOOK_CLICK_SOURCE } from '@shortlink/webhooks-domain';
 import { portSpec } from '../port';
@@ -9,6 +11,8 @@ export interface ClickBus {
   readonly source: ClickEventSource;
   /** The same topic for the webhook deliverer's own consumer group (docs/design.md, "Webhooks"). */
   readonly webhookSource: ClickEventSource;
+  /** The same topic for this instance's live click stream: a group of its own, from the end, committing nothing. */
+  readonly liveSource: ClickEventSource;
   /** Settles when the background topic check that opening started is over (never rejects). */
   readonly settled: Promise<unknown>;
 }
@@ -24,6 +28,7 @@ export const busPort = portSpec<ClickBus>({
         (topicReady ??= ensureClickTopic(bus.brokers, bus.topic, bus.partitions).catch((error) => ((topicReady = null), Promise.reject(error))));
       // The producer does not wait for the topic: a redirect app boots (and buffers) with Kafka down.
       const settled = ensureTopic().catch(() => undefined);
+      const liveGroup = `${bus.consumerGroup}.live.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`;
       return {
         settled,
         sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
@@ -44,6 +49,19 @@ export const busPort = portSpec<ClickBus>({
           sessionTimeoutMs: bus.sessionTimeoutMs,
           topicReady: ensureTopic,
         }),
+        liveSource: new KafkaClickEventSource({
+          brokers: bus.brokers,
+          topic: bus.topic,
+          groupId: liveGroup,
+          clientId: 'shortlink-live',
+          fromBeginning: false,
+          commitOffsets: false,
+          // A group of one member: a short session frees nothing anyone waits for, but keeps a dead instance's group brief.
+          sessionTimeoutMs: Math.min(bus.sessionTimeoutMs, 10_000),
+          heartbeatIntervalMs: 1000,
+          maxWaitTimeMs: 250,
+          topicReady: ensureTopic,
+        }),
       };
     }
     // Retention is what a lagging consumer can still catch up on: 4 MiB of bytes per partition
@@ -55,17 +73,20 @@ export const busPort = portSpec<ClickBus>({
       // The log dies with the process: at shutdown the consumer first takes what the redirect flushed.
       source: new MemoryClickEventSource(log, { groupId: bus.consumerGroup, drainOnCloseMs: 10_000 }),
       webhookSource: new MemoryClickEventSource(log, { groupId: `${config.webhooks.consumerGroup}.clicks`, drainOnCloseMs: 2000 }),
+      liveSource: new MemoryClickEventSource(log, { groupId: `${bus.consumerGroup}.live.${randomUUID().slice(0, 8)}`, fromBeginning: false }),
     };
   },
   provides: [
     [CLICK_EVENT_SINK, (bus) => bus.sink],
     [CLICK_EVENT_SOURCE, (bus) => bus.source],
     [WEBHOOK_CLICK_SOURCE, (bus) => bus.webhookSource],
+    [LIVE_CLICK_SOURCE, (bus) => bus.liveSource],
   ],
   close: async (bus) => {
     await bus.settled; // the admin client of the topic check is gone only then (at most its ~8 s of retries)
     await bus.source.close();
     await bus.webhookSource.close();
+    await bus.liveSource.close();
     await bus.sink.close();
   },
 });

@@ -5,8 +5,9 @@ import { itself, portSpec } from '../port';
 /**
  * The click aggregates for reading from an app that does not own them (the generation app's
  * compatibility APIs): a ClickHouse server is reached over HTTP, lazily, without migrating (the
- * analytics app does) and without a health probe (the generation app stays up while ClickHouse is
- * down; the counts answer zero then). chdb lives inside the analytics process: null.
+ * analytics app does), its health probe not critical (the generation app stays up while ClickHouse
+ * is down; the counts answer zero and Shlink's visits 503 then). chdb lives inside the analytics
+ * process: null (the embedded launcher hands its shared store to the compatibility APIs instead).
  */
 export const olapReaderPort = portSpec({
   name: 'olap-reader',
@@ -17,4 +18,5 @@ export const olapReaderPort = portSpec({
   },
   provides: [[CLICK_STATS_READER, itself]],
   close: async (store) => store?.close(),
+  probes: (store) => (store ? [{ name: 'olap-reader', critical: false, check: () => store.ping() }] : []),
 });

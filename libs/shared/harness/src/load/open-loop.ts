@@ -50,6 +50,7 @@ export interface OpenLoopResult {
   p50ms: number;
   p90ms: number;
   p99ms: number;
+  p999ms: number;
   maxms: number;
   errors: number;
 }
@@ -106,6 +107,7 @@ export async function openLoop(rig: LoadRig, job: OpenLoopJob): Promise<OpenLoop
     p50ms: pct(0.5),
     p90ms: pct(0.9),
     p99ms: pct(0.99),
+    p999ms: pct(0.999),
     maxms: latencies.length ? latencies[latencies.length - 1] / 1e6 : 0,
     errors: kept.length - ok,
   };

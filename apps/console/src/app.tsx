@@ -1,0 +1,105 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Me, problemOf, type Scope, setCsrfToken } from './api/client';
+import { AcceptInvitation } from './screens/accept';
+import { AuditLog } from './screens/audit';
+import { Keys } from './screens/keys';
+import { LinkDetail } from './screens/link-detail';
+import { LinkForm } from './screens/link-form';
+import { Links } from './screens/links';
+import { Members } from './screens/members';
+import { Sessions } from './screens/sessions';
+import { SignIn } from './screens/sign-in';
+import { go, useRoute } from './ui';
+
+export interface Session {
+  me: Me;
+  can(scope: Scope): boolean;
+}
+
+/** The parts of the console and the scope each needs (the server decides in any case). */
+const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
+  { route: 'links', label: 'Links', scope: 'links:read' },
+  { route: 'keys', label: 'API keys', scope: 'members:write' },
+  { route: 'members', label: 'Members', scope: 'members:write' },
+  { route: 'audit', label: 'Audit log', scope: 'audit:read' },
+];
+
+export function App() {
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const { parts, query } = useRoute();
+
+  const load = async () => {
+    const { data } = await api.GET('/api/v1/me').catch((e: unknown) => ({ data: undefined, error: problemOf(e) }));
+    setCsrfToken(data?.csrfToken ?? null);
+    setMe(data ?? null);
+  };
+  useEffect(() => {
+    load();
+  }, []);
+
+  if (location.pathname.replace(/\/+$/, '').endsWith('/accept-invitation')) return <AcceptInvitation />;
+  if (me === undefined)
+    return (
+      <main id="main" class="centered" aria-busy="true">
+        <p>Loading…</p>
+      </main>
+    );
+  if (me === null) return <SignIn onSignedIn={load} />;
+
+  const session: Session = { me, can: (scope) => me.scopes.includes(scope) };
+  const signOut = async () => {
+    await api.POST('/api/v1/auth/logout');
+    setCsrfToken(null);
+    setMe(null);
+    go('#/links');
+  };
+  const screen = parts[0] ?? 'links';
+  let body;
+  if (screen === 'links' && parts[1] === 'new' && session.can('links:write')) body = <LinkForm session={session} />;
+  else if (screen === 'links' && parts[1] && parts[2] === 'edit' && session.can('links:write'))
+    body = <LinkForm session={session} code={parts[1]} domain={query.get('domain')} />;
+  else if (screen === 'links' && parts[1]) body = <LinkDetail session={session} code={parts[1]} domain={query.get('domain')} />;
+  else if (screen === 'sessions') body = <Sessions session={session} />;
+  else if (screen === 'keys' && session.can('members:write')) body = <Keys session={session} />;
+  else if (screen === 'members' && session.can('members:write')) body = <Members session={session} />;
+  else if (screen === 'audit' && session.can('audit:read')) body = <AuditLog />;
+  else body = <Links session={session} query={query} />;
+
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">shortlink</span>
+        <nav aria-label="Console">
+          <ul>
+            {NAV.filter((n) => session.can(n.scope)).map((n) => (
+              <li key={n.route}>
+                <a href={`#/${n.route}`} aria-current={screen === n.route ? 'page' : undefined}>
+                  {n.label}
+                </a>
+              </li>
+            ))}
+            <li>
+              <a href="#/sessions" aria-current={screen === 'sessions' ? 'page' : undefined}>
+                My sessions
+              </a>
+            </li>
+          </ul>
+        </nav>
+        <div class="who">
+          <span id="who">
+            {me.member?.email ?? me.key?.name} · <span id="role">{me.role ?? 'key'}</span> · {me.tenant.name}
+          </span>
+          <button type="button" id="sign-out" class="secondary" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {body}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,123 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, fieldError, type Problem, problemOf, type Schemas } from '../api/client';
+import type { Session } from '../app';
+import { Field, ProblemNote, when } from '../ui';
+
+const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'] as const;
+
+/** The tenant's API keys: create one (its secret shown once), revoke one. */
+export function Keys({ session }: { session: Session }) {
+  const [keys, setKeys] = useState<Schemas['ApiKey'][]>([]);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [createProblem, setCreateProblem] = useState<Problem | null>(null);
+  const [issued, setIssued] = useState<Schemas['IssuedKey'] | null>(null);
+  const load = async () => {
+    const { data, error, response } = await api.GET('/api/v1/keys');
+    if (data) setKeys(data.keys);
+    else setProblem(problemOf(error, response));
+  };
+  useEffect(() => {
+    load();
+  }, []);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const f = new FormData(form);
+    const scopes = f.getAll('scopes').map(String) as Schemas['ApiKey']['scopes'];
+    const expires = String(f.get('expiresAt') ?? '');
+    const { data, error, response } = await api.POST('/api/v1/keys', {
+      body: {
+        name: String(f.get('name') ?? '').trim(),
+        ...(scopes.length ? { scopes } : {}),
+        ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+      },
+    });
+    if (!data) return setCreateProblem(problemOf(error, response));
+    setCreateProblem(null);
+    setIssued(data);
+    form.reset();
+    load();
+  };
+  const revoke = async (k: Schemas['ApiKey']) => {
+    if (!confirm(`Revoke the key ${k.name}? Requests with it fail at once.`)) return;
+    const { error, response } = await api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } });
+    if (response.ok) load();
+    else setProblem(problemOf(error, response));
+  };
+  return (
+    <section aria-labelledby="keys-title">
+      <h1 id="keys-title">API keys</h1>
+      <form class="card" id="key-form" onSubmit={create} noValidate>
+        <h2>New key</h2>
+        <Field label="Name" name="name" error={fieldError(createProblem, 'name')} input={{ required: true }} />
+        <fieldset>
+          <legend>Scopes</legend>
+          <div class="row wrap">
+            {SCOPES.filter((s) => session.can(s)).map((s) => (
+              <label class="check" key={s}>
+                <input type="checkbox" name="scopes" value={s} defaultChecked={s === 'links:read' || s === 'links:write'} /> {s}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <Field label="Expires (optional)" name="expiresAt" error={fieldError(createProblem, 'expiresAt')} input={{ type: 'datetime-local' }} />
+        <button type="submit" id="create-key">
+          Create key
+        </button>
+        {!fieldError(createProblem, 'name') && !fieldError(createProblem, 'expiresAt') && <ProblemNote problem={createProblem} />}
+      </form>
+      {issued && (
+        <div class="secret card" role="status" id="issued-key">
+          <h2>Key {issued.key.name} created</h2>
+          <p>Copy the secret now: it is shown this once, only its hash is stored.</p>
+          <code id="key-secret">{issued.apiKey}</code>
+          <button type="button" class="secondary" onClick={() => setIssued(null)}>
+            I have copied it
+          </button>
+        </div>
+      )}
+      <ProblemNote problem={problem} />
+      <div class="table-wrap">
+        <table id="keys">
+          <caption class="sr-only">API keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Scopes</th>
+              <th scope="col" class="wide-only">
+                Created
+              </th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span class="sr-only">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.id} data-name={k.name}>
+                <td>{k.name}</td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td>{k.scopes.join(', ')}</td>
+                <td class="wide-only">{when(k.createdAt)}</td>
+                <td>{when(k.expiresAt)}</td>
+                <td>
+                  {k.revokedAt ? (
+                    <em>revoked {when(k.revokedAt)}</em>
+                  ) : (
+                    <button type="button" class="danger small" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

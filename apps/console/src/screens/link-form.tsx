@@ -1,0 +1,193 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, fieldError, isFormLevel, type Link, type Problem, problemOf, type Schemas } from '../api/client';
+import type { Session } from '../app';
+import { domainNames } from '../links-api';
+import { Field, go, ProblemNote } from '../ui';
+
+/** The codes that concern one field of the form (the rest are shown beside the save button). */
+const FIELD_CODES: Readonly<Record<string, readonly string[]>> = {
+  url: ['INVALID_URL', 'URL_NOT_ALLOWED', 'DOMAIN_BLOCKED'],
+  alias: ['INVALID_ALIAS', 'ALIAS_TAKEN', 'ALIAS_RESERVED', 'ALIAS_RETIRED'],
+  domain: ['DOMAIN_NOT_ALLOWED', 'DOMAIN_NOT_FOUND'],
+  title: [],
+  tags: [],
+  expiresAt: [],
+  maxClicks: [],
+  password: [],
+  utm: [],
+  forwardQuery: [],
+  social: [],
+};
+const UTM = ['source', 'medium', 'campaign', 'term', 'content'] as const;
+
+/** datetime-local's value of an ISO instant, in local time. */
+const localInput = (iso: string | null) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+/** Create a link with the main options, or edit one (If-Match its version: a concurrent change answers 412). */
+export function LinkForm({ code, domain }: { session: Session; code?: string; domain?: string | null }) {
+  const [link, setLink] = useState<Link | null>(null);
+  const [domains, setDomains] = useState<string[]>([]);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+  const editing = code !== undefined;
+
+  useEffect(() => {
+    domainNames().then(setDomains);
+    if (editing)
+      api.GET('/api/v1/links/{code}', { params: { path: { code }, query: domain ? { domain } : {} } }).then(({ data, error, response }) => {
+        if (data) setLink(data);
+        else setProblem(problemOf(error, response));
+      });
+  }, [code, domain]);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget as HTMLFormElement);
+    const text = (k: string) => String(f.get(k) ?? '').trim();
+    const utmEntries = UTM.map((k) => [k, text(`utm.${k}`)] as const).filter(([, v]) => v);
+    const utm = utmEntries.length ? Object.fromEntries(utmEntries) : null;
+    const tags = text('tags')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
+    const expires = text('expiresAt');
+    const maxClicks = text('maxClicks');
+    const social = text('social.title')
+      ? { title: text('social.title'), description: text('social.description') || null, image: text('social.image') || null }
+      : null;
+    setBusy(true);
+    let answer: { data?: Link; error?: unknown; response: Response };
+    if (!editing) {
+      const body: Schemas['LinkCreation'] = {
+        url: text('url'),
+        ...(text('alias') ? { alias: text('alias') } : {}),
+        ...(text('domain') ? { domain: text('domain') } : {}),
+        ...(text('title') ? { title: text('title') } : {}),
+        ...(tags.length ? { tags } : {}),
+        ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+        ...(maxClicks ? { maxClicks: Number(maxClicks) } : {}),
+        ...(text('password') ? { password: String(f.get('password')) } : {}),
+        ...(utm ? { utm } : {}),
+        forwardQuery: f.get('forwardQuery') === 'on',
+        ...(social ? { social } : {}),
+      };
+      answer = await api.POST('/api/v1/links', { body });
+    } else {
+      const body: Schemas['LinkEdit'] = {
+        url: text('url'),
+        title: text('title') || null,
+        tags: tags.length ? tags : null,
+        expiresAt: expires ? new Date(expires).toISOString() : null,
+        maxClicks: maxClicks ? Number(maxClicks) : null,
+        ...(f.get('removePassword') === 'on' ? { password: null } : text('password') ? { password: String(f.get('password')) } : {}),
+        utm,
+        forwardQuery: f.get('forwardQuery') === 'on',
+        social,
+      };
+      answer = await api.PATCH('/api/v1/links/{code}', {
+        params: { path: { code }, query: { domain: link!.domain }, header: { 'if-match': `"${link!.version}"` } },
+        body,
+      });
+    }
+    setBusy(false);
+    if (answer.data) go(`#/links/${encodeURIComponent(answer.data.code)}?domain=${encodeURIComponent(answer.data.domain)}&saved=1`);
+    else setProblem(problemOf(answer.error, answer.response));
+  };
+
+  if (editing && !link)
+    return (
+      <section>
+        <h1>Edit link</h1>
+        <ProblemNote problem={problem} /> {!problem && <p>Loading…</p>}
+      </section>
+    );
+  const err = (field: string) => fieldError(problem, field, FIELD_CODES[field]);
+  return (
+    <section aria-labelledby="link-form-title">
+      <h1 id="link-form-title">{editing ? `Edit ${link!.domain}/${link!.code}` : 'New link'}</h1>
+      <form key={link?.version ?? 'new'} id="link-form" class="card" onSubmit={submit} noValidate>
+        <Field
+          label="Target URL"
+          name="url"
+          error={err('url')}
+          input={{ type: 'url', required: true, defaultValue: link?.url, placeholder: 'https://example.com/page' }}
+        />
+        {!editing && (
+          <div class="row">
+            <Field label="Alias (optional)" name="alias" error={err('alias')} hint="Instead of a generated code" input={{ autocomplete: 'off' }} />
+            <Field id="f-link-domain" label="Domain" name="domain" error={err('domain')}>
+              <select id="f-link-domain" name="domain">
+                <option value="">Default</option>
+                {domains.map((d) => (
+                  <option key={d} value={d}>
+                    {d}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </div>
+        )}
+        <Field label="Title" name="title" error={err('title')} input={{ defaultValue: link?.title ?? '' }} />
+        <Field label="Tags" name="tags" error={err('tags')} hint="Comma-separated" input={{ defaultValue: link?.tags.join(', ') ?? '' }} />
+        <div class="row">
+          <Field
+            label="Expires"
+            name="expiresAt"
+            error={err('expiresAt')}
+            input={{ type: 'datetime-local', defaultValue: localInput(link?.expiresAt ?? null) }}
+          />
+          <Field
+            label="Max clicks"
+            name="maxClicks"
+            error={err('maxClicks')}
+            input={{ type: 'number', min: 1, inputMode: 'numeric', defaultValue: link?.maxClicks ?? '' }}
+          />
+        </div>
+        <Field
+          label={link?.passwordProtected ? 'New password (leave empty to keep)' : 'Password (optional)'}
+          name="password"
+          error={err('password')}
+          hint="Visitors type it before the redirect; stored only as a hash"
+          input={{ type: 'password', autocomplete: 'new-password' }}
+        />
+        {link?.passwordProtected && (
+          <label class="check">
+            <input type="checkbox" name="removePassword" /> Remove the password
+          </label>
+        )}
+        <label class="check">
+          <input type="checkbox" name="forwardQuery" defaultChecked={link ? link.forwardQuery : true} /> Forward the visitor’s query string to the target
+        </label>
+        <fieldset>
+          <legend>UTM parameters</legend>
+          {err('utm') && <p class="error">{err('utm')}</p>}
+          <div class="row wrap">
+            {UTM.map((k) => (
+              <Field key={k} label={`utm_${k}`} name={`utm.${k}`} input={{ defaultValue: link?.utm?.[k] ?? '' }} />
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Social card</legend>
+          <p class="hint">What Slack, X, WhatsApp and other unfurling bots show instead of the target’s own preview.</p>
+          <Field label="Card title" name="social.title" error={err('social')} input={{ defaultValue: link?.social?.title ?? '' }} />
+          <Field label="Card description" name="social.description" input={{ defaultValue: link?.social?.description ?? '' }} />
+          <Field label="Card image URL" name="social.image" input={{ type: 'url', defaultValue: link?.social?.image ?? '' }} />
+        </fieldset>
+        <div class="actions">
+          <button type="submit" disabled={busy} id="save-link">
+            {editing ? 'Save changes' : 'Create link'}
+          </button>
+          <a class="button secondary" href={editing ? `#/links/${encodeURIComponent(code)}?domain=${encodeURIComponent(link!.domain)}` : '#/links'}>
+            Cancel
+          </a>
+        </div>
+        {isFormLevel(problem, FIELD_CODES) && <ProblemNote problem={problem} id="link-form-error" />}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,86 @@
+import { useState } from 'preact/hooks';
+import { api, type Problem, problemOf, setCsrfToken } from '../api/client';
+import { Field, ProblemNote } from '../ui';
+
+/** Password sign-in; a second step asks for the authenticator's code (or a recovery code), and a tenant when the email has several. */
+export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [needsCode, setNeedsCode] = useState(false);
+  const [useRecovery, setUseRecovery] = useState(false);
+  const [tenants, setTenants] = useState<Array<{ id: string; name: string }> | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget as HTMLFormElement);
+    const text = (k: string) => (f.get(k) as string | null)?.trim() || undefined;
+    setBusy(true);
+    const { data, error, response } = await api
+      .POST('/api/v1/auth/login', {
+        body: {
+          email: text('email') ?? '',
+          password: (f.get('password') as string) ?? '',
+          tenantId: text('tenantId'),
+          code: useRecovery ? undefined : text('code'),
+          recoveryCode: useRecovery ? text('recoveryCode') : undefined,
+        },
+      })
+      .catch((err: unknown) => ({ data: undefined, error: problemOf(err), response: undefined }));
+    setBusy(false);
+    if (data) {
+      setCsrfToken(data.csrfToken);
+      onSignedIn();
+      return;
+    }
+    const p = problemOf(error, response);
+    if (p.code === 'SECOND_FACTOR_REQUIRED') {
+      setNeedsCode(true);
+      setProblem(null);
+      return;
+    }
+    if (Array.isArray(p.tenants)) setTenants(p.tenants as Array<{ id: string; name: string }>);
+    setProblem(p);
+  };
+
+  return (
+    <main id="main" class="centered">
+      <form class="card narrow" id="sign-in" onSubmit={submit} aria-labelledby="sign-in-title" noValidate>
+        <h1 id="sign-in-title">Sign in to the console</h1>
+        <Field label="Email" name="email" input={{ type: 'email', autocomplete: 'username', required: true }} />
+        <Field label="Password" name="password" input={{ type: 'password', autocomplete: 'current-password', required: true }} />
+        {tenants && (
+          <Field id="f-tenant" label="Tenant" name="tenantId" error={problem?.code === 'VALIDATION_FAILED' ? problem.detail : null}>
+            <select id="f-tenant" name="tenantId">
+              {tenants.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+        )}
+        {needsCode && !useRecovery && (
+          <Field
+            label="Code from your authenticator app"
+            name="code"
+            hint="6 digits"
+            error={problem?.code === 'SECOND_FACTOR_INVALID' || problem?.code === 'UNAUTHENTICATED' ? problem.detail : null}
+            input={{ inputMode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]*', autoFocus: true }}
+          />
+        )}
+        {needsCode && useRecovery && <Field label="Recovery code" name="recoveryCode" input={{ autocomplete: 'off', autoFocus: true }} />}
+        {needsCode && (
+          <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
+            {useRecovery ? 'Use a code from the app' : 'Use a recovery code instead'}
+          </button>
+        )}
+        {!(needsCode && !useRecovery && (problem?.code === 'SECOND_FACTOR_INVALID' || problem?.code === 'UNAUTHENTICATED')) && (
+          <ProblemNote problem={tenants && problem?.code === 'VALIDATION_FAILED' ? null : problem} id="sign-in-error" />
+        )}
+        <button type="submit" disabled={busy}>
+          {needsCode ? 'Verify and sign in' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,73 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { Problem } from './api/client';
+
+/** The current hash route (#/links/abc → ['links', 'abc']) and its query. */
+export function useRoute(): { parts: string[]; query: URLSearchParams } {
+  const read = () => {
+    const [path, search = ''] = location.hash.replace(/^#\/?/, '').split('?');
+    return { parts: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(search) };
+  };
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const on = () => setRoute(read());
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+export const go = (hash: string) => (location.hash = hash);
+
+let ids = 0;
+/** A labelled input; its error (problem+json) right under it, tied by aria-describedby. */
+export function Field(props: {
+  label: string;
+  name: string;
+  /** The id of a child control (a select); the label points at it. */
+  id?: string;
+  error?: string | null;
+  hint?: string;
+  children?: ComponentChildren;
+  input?: JSX.InputHTMLAttributes<HTMLInputElement>;
+}) {
+  const [generated] = useState(() => `f-${props.name}-${++ids}`);
+  const id = props.id ?? generated;
+  const describedBy = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      {props.children ?? <input id={id} name={props.name} aria-invalid={props.error ? 'true' : undefined} aria-describedby={describedBy} {...props.input} />}
+      {props.hint && (
+        <small id={`${id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
+      {props.error && (
+        <p id={`${id}-error`} class="error" data-field={props.name} role="alert">
+          {props.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A problem next to the action it concerns. */
+export function ProblemNote({ problem, id }: { problem: Problem | null; id?: string }) {
+  if (!problem) return null;
+  return (
+    <p class="error" role="alert" id={id} data-code={problem.code}>
+      {problem.detail}
+    </p>
+  );
+}
+
+export function Notice({ children }: { children: ComponentChildren }) {
+  return (
+    <p class="notice" role="status">
+      {children}
+    </p>
+  );
+}
+
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');

@@ -1,0 +1,434 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { generate } from 'otplib';
+import { BrowserContext, chromium, Page } from 'playwright-core';
+import { eventually } from '@shortlink/harness';
+import { API_KEY } from './support';
+import { api } from './tenant-journey';
+
+/** Debian's chromium (tools/ci/install-chromium.sh), not a browser build downloaded by playwright. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const PASSWORD = 'correct horse battery staple';
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * Issue 21, the console, driven in headless Chromium as a person would, on a profile: accept an
+ * invitation, sign in (password, then TOTP), create a link with options, find it, edit it,
+ * disable it, bulk-delete, keys (secret once), invite a viewer who then cannot edit; axe-core
+ * finds no serious or critical violation on any screen; nothing breaks the page's CSP.
+ * `base` is the generation app serving /console. CONSOLE_SCREENSHOTS=<dir> keeps a screenshot
+ * of each screen there (docs/img: `console-<screen>.png`).
+ */
+export function describeConsoleJourney(base: () => string) {
+  describe('console in headless Chromium (issue 21)', () => {
+    const stamp = Date.now();
+    const ownerEmail = `console-owner-${stamp}@example.com`;
+    const viewerEmail = `console-viewer-${stamp}@example.com`;
+    const totpEmail = `console-totp-${stamp}@example.com`;
+    const alias = `console-${stamp}`;
+    let tenantKey: string;
+    let profileDir: string;
+    let browser: BrowserContext;
+    let page: Page;
+    const problems: string[] = [];
+    const screenshots = process.env.CONSOLE_SCREENSHOTS;
+
+    const consoleUrl = () => `${base()}/console`;
+    const key = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => api(base(), method, path, tenantKey, body);
+
+    /** axe-core on the page as it is (run through the debugging protocol, which the CSP does not govern): no serious or critical violation. */
+    async function accessible(screen: string): Promise<void> {
+      await page.evaluate(AXE);
+      const violations = await page.evaluate(async () => {
+        const w = window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: AxeViolation[] }> } };
+        return (await w.axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target })),
+        }));
+      });
+      const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect({ screen, grave }).toEqual({ screen, grave: [] });
+      if (screenshots) {
+        mkdirSync(screenshots, { recursive: true });
+        await page.screenshot({ path: join(screenshots, `console-${screen}.png`) });
+      }
+    }
+
+    async function signIn(email: string, code?: () => Promise<string>): Promise<void> {
+      await page.goto(consoleUrl());
+      await page.waitForSelector('#sign-in');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.click('#sign-in button[type=submit]');
+      if (code) {
+        await page.getByLabel('Code from your authenticator app').fill(await code());
+        await page.click('#sign-in button[type=submit]');
+      }
+      await page.waitForSelector('#sign-out');
+    }
+
+    async function signOut(): Promise<void> {
+      await page.click('#sign-out');
+      await page.waitForSelector('#sign-in');
+    }
+
+    const linkRows = () => page.locator('#links tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.code));
+
+    beforeAll(async () => {
+      const created = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Console ${stamp}`, plan: 'paid', ownerEmail });
+      expect(created.status).toBe(201);
+      tenantKey = created.body.apiKey;
+      profileDir = mkdtempSync(join(tmpdir(), 'shortlink-console-chromium-'));
+      browser = await chromium.launchPersistentContext(profileDir, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+        viewport: DESKTOP,
+        acceptDownloads: true,
+      });
+      await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base() });
+      page = browser.pages()[0] ?? (await browser.newPage());
+      page.on('dialog', (d) => d.accept());
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('console', (m) => {
+        // The API's refusals show up as "Failed to load resource" (the console shows them); anything else is a fault.
+        if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+      });
+      page.on(
+        'request',
+        (r) => !r.url().startsWith(base()) && !r.url().startsWith('blob:') && !r.url().startsWith('data:') && problems.push(`foreign: ${r.url()}`),
+      );
+      // The owner's invitation, accepted in the console (the link of the mail: /console/accept-invitation#token=…).
+      await page.goto(created.body.owner.invitation.url.replace(/^https?:\/\/[^/]+/, base()));
+      expect(created.body.owner.invitation.url).toMatch(/\/console\/accept-invitation#token=inv_/);
+      await page.getByLabel('Choose a password').fill('short');
+      await page.click('#accept button[type=submit]');
+      await page.waitForSelector('#accept .error[data-field=password]');
+      await accessible('accept-invitation');
+      await page.getByLabel('Choose a password').fill(PASSWORD);
+      await page.click('#accept button[type=submit]');
+      await page.waitForSelector('#accepted');
+    }, 120_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+    });
+
+    afterEach(() => {
+      // No CSP violation, script error or request elsewhere in any test.
+      expect(problems.splice(0)).toEqual([]);
+    });
+
+    it('signs in with a password (a wrong one is refused beside the form), lists my sessions, signs out', async () => {
+      await page.goto(consoleUrl());
+      await page.waitForSelector('#sign-in');
+      await accessible('sign-in');
+      await page.getByLabel('Email').fill(ownerEmail);
+      await page.getByLabel('Password').fill('not the password at all');
+      await page.click('#sign-in button[type=submit]');
+      await page.waitForSelector('#sign-in-error[data-code=UNAUTHENTICATED]');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.click('#sign-in button[type=submit]');
+      await page.waitForSelector('#sign-out');
+      expect(await page.locator('#role').innerText()).toBe('owner');
+      // The session is an HttpOnly cookie: nothing for a script to read.
+      expect(await page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(['', 0, 0]);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'API keys', 'Members', 'Audit log', 'My sessions']);
+      await page.click('text=My sessions');
+      await page.waitForSelector('#sessions tbody tr[data-current=true]');
+      await accessible('sessions');
+      await signOut();
+      expect(await page.evaluate(async () => (await fetch('/api/v1/me')).status)).toBe(401);
+      await signIn(ownerEmail);
+    });
+
+    it('signs in with TOTP: after the password, the code of the authenticator app', async () => {
+      const invited = await key('POST', '/api/v1/members', { email: totpEmail, role: 'editor' });
+      await api(base(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
+      const login = await api(base(), 'POST', '/api/v1/auth/login', null, { email: totpEmail, password: PASSWORD });
+      const person = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0], 'x-csrf-token': login.body.csrfToken as string };
+      const call = async (path: string, body?: unknown) =>
+        (
+          await fetch(`${base()}${path}`, { method: 'POST', headers: { ...person, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
+        ).json();
+      const { secret } = await call('/api/v1/me/second-factor');
+      const codeAt = (offset: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset });
+      expect((await call('/api/v1/me/second-factor/confirm', { code: await codeAt(0) })).recoveryCodes).toHaveLength(10);
+
+      await signOut();
+      await page.getByLabel('Email').fill(totpEmail);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.click('#sign-in button[type=submit]');
+      await page.getByLabel('Code from your authenticator app').fill('000000');
+      await page.click('#sign-in button[type=submit]');
+      await page.waitForSelector('#sign-in .error');
+      // The next step's code (one step of drift is accepted; the one the confirmation used is spent).
+      await page.getByLabel('Code from your authenticator app').fill(await codeAt(30));
+      await page.click('#sign-in button[type=submit]');
+      await page.waitForSelector('#sign-out');
+      expect(await page.locator('#role').innerText()).toBe('editor');
+      // An editor has no members, keys or audit log.
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'My sessions']);
+      await signOut();
+      await signIn(ownerEmail);
+    });
+
+    it('creates a link with options; a taken alias is shown beside the alias field', async () => {
+      await key('POST', '/api/v1/links', { url: 'https://example.com/taken', alias: `${alias}-taken` });
+      await page.goto(`${consoleUrl()}#/links`);
+      await page.click('#new-link');
+      await page.waitForSelector('#link-form');
+      await accessible('link-new');
+      const form = page.locator('#link-form');
+      await form.getByLabel('Target URL').fill('https://example.com/console/spring?ref=console');
+      await form.getByLabel('Alias (optional)').fill(`${alias}-taken`);
+      await form.getByLabel('Title', { exact: true }).fill('Spring sale from the console');
+      await form.getByLabel('Tags').fill('console, spring');
+      await form.getByLabel('Max clicks').fill('500');
+      await form.getByLabel('Password (optional)').fill('open sesame');
+      await form.getByLabel('utm_source').fill('newsletter');
+      await form.getByLabel('utm_campaign').fill('spring');
+      await form.getByLabel('Forward the visitor’s query string to the target').uncheck();
+      await form.getByLabel('Card title').fill('Spring sale');
+      await form.getByLabel('Card description').fill('Everything half price');
+      await page.click('#save-link');
+      const aliasError = page.locator('#link-form .error[data-field=alias]');
+      await aliasError.waitFor();
+      expect(await aliasError.innerText()).toContain('taken');
+      expect(await form.getByLabel('Alias (optional)').getAttribute('aria-invalid')).toBe('true');
+
+      await form.getByLabel('Alias (optional)').fill(alias);
+      await page.click('#save-link');
+      await page.waitForSelector('#link-details');
+      await accessible('link');
+      const link = (await key('GET', `/api/v1/links/${alias}`)).body;
+      expect(link).toMatchObject({
+        code: alias,
+        url: 'https://example.com/console/spring?ref=console',
+        title: 'Spring sale from the console',
+        tags: ['console', 'spring'],
+        maxClicks: 500,
+        passwordProtected: true,
+        utm: { source: 'newsletter', campaign: 'spring' },
+        forwardQuery: false,
+        social: { title: 'Spring sale', description: 'Everything half price' },
+        status: 'active',
+      });
+      expect(await page.locator('#short-url').innerText()).toBe(link.shortUrl);
+      // Copy the short URL; download the QR code as SVG and as PNG.
+      await page.click('#copy');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link.shortUrl);
+      for (const [button, format, magic] of [
+        ['#qr-svg', 'svg', '<svg'],
+        ['#qr-png', 'png', '\x89PNG'],
+      ] as const) {
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+        expect(download.suggestedFilename()).toBe(`${alias}.${format}`);
+        const file = await download.path();
+        expect(readFileSync(file!).subarray(0, 4).toString('latin1')).toContain(magic.slice(0, 4));
+      }
+    });
+
+    it('finds it: newest first, search, tag, status and domain filters, cursor paging', async () => {
+      for (let i = 0; i < 26; i++) await key('POST', '/api/v1/links', { url: `https://example.com/console/page/${i}`, tags: ['paging'] });
+      await page.goto(`${consoleUrl()}#/links`);
+      await page.waitForSelector('#links tbody tr');
+      // Newest first, 25 a page: the 26 paging links fill the first page.
+      expect((await linkRows()).length).toBe(25);
+      expect(await linkRows()).not.toContain(alias);
+      await page.click('#more');
+      await page.waitForFunction((a) => [...document.querySelectorAll('#links tbody tr')].some((tr) => (tr as HTMLElement).dataset.code === a), alias);
+      await accessible('links');
+
+      await page.getByRole('searchbox', { name: 'Search' }).fill('spring sale from');
+      await page.click('#apply-filters');
+      await page.waitForFunction(() => location.hash.includes('q='));
+      await page.waitForFunction(() => document.querySelectorAll('#links tbody tr').length === 1);
+      expect(await linkRows()).toEqual([alias]);
+      await page.goto(`${consoleUrl()}#/links?tag=paging`);
+      await page.waitForFunction(() => document.querySelectorAll('#links tbody tr').length === 25);
+      await page.goto(`${consoleUrl()}#/links?tag=spring&status=active`);
+      await page.waitForFunction(() => document.querySelectorAll('#links tbody tr').length === 1);
+      const domain = (await key('GET', `/api/v1/links/${alias}`)).body.domain as string;
+      await page.goto(`${consoleUrl()}#/links?tag=spring&status=disabled&domain=${domain}`);
+      await page.waitForSelector('#no-links');
+    });
+
+    it('edits it and disables it (the API says so), then enables it again', async () => {
+      await page.goto(`${consoleUrl()}#/links/${alias}`);
+      await page.click('#edit');
+      await page.waitForSelector('#link-form');
+      await accessible('link-edit');
+      const form = page.locator('#link-form');
+      expect(await form.getByLabel('Title', { exact: true }).inputValue()).toBe('Spring sale from the console');
+      await form.getByLabel('Title', { exact: true }).fill('Summer sale from the console');
+      await form.getByLabel('Tags').fill('console, summer');
+      await form.getByLabel('Max clicks').fill('');
+      await page.click('#save-link');
+      await page.waitForSelector('#link-details');
+      expect(await page.locator('#link-title').innerText()).toBe('Summer sale from the console');
+      expect((await key('GET', `/api/v1/links/${alias}`)).body).toMatchObject({
+        title: 'Summer sale from the console',
+        tags: ['console', 'summer'],
+        maxClicks: null,
+      });
+      // An invalid target is refused beside the field, the link unchanged.
+      await page.click('#edit');
+      await page.locator('#link-form').getByLabel('Target URL').fill('ftp://example.com/nope');
+      await page.click('#save-link');
+      await page.waitForSelector('#link-form .error[data-field=url]');
+      await page.goto(`${consoleUrl()}#/links/${alias}`);
+
+      await page.click('#disable');
+      await page.waitForSelector('#enable');
+      expect((await key('GET', `/api/v1/links/${alias}`)).body.status).toBe('disabled');
+      await page.goto(`${consoleUrl()}#/links?status=disabled`);
+      await page.waitForFunction((a) => (document.querySelector('#links tbody tr') as HTMLElement | null)?.dataset.code === a, alias);
+      await page.goto(`${consoleUrl()}#/links/${alias}`);
+      await page.click('#enable');
+      await page.waitForSelector('#disable');
+      expect((await key('GET', `/api/v1/links/${alias}`)).body.status).toBe('active');
+    });
+
+    it('bulk-deletes the selected links, with a result per link', async () => {
+      await page.goto(`${consoleUrl()}#/links?tag=paging`);
+      await page.waitForFunction(() => document.querySelectorAll('#links tbody tr').length === 25);
+      const chosen = (await linkRows()).slice(0, 3) as string[];
+      for (const code of chosen) await page.getByLabel(`Select ${code}`).check();
+      expect(await page.locator('#selected-count').innerText()).toBe('3 selected');
+      await page.click('#bulk-delete');
+      await page.waitForSelector('#bulk-results');
+      expect(await page.locator('#bulk-results h2').innerText()).toBe('Bulk delete: 3 deleted, 0 failed');
+      expect(await page.locator('#bulk-results li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.status))).toEqual(['204', '204', '204']);
+      for (const code of chosen) expect((await key('GET', `/api/v1/links/${code}`)).status).toBe(404);
+      expect(await linkRows()).not.toContain(chosen[0]);
+    });
+
+    it('creates an API key whose secret is shown once and works, then revokes it', async () => {
+      await page.click('header >> text=API keys');
+      await page.waitForSelector('#key-form');
+      await page.getByLabel('Name', { exact: true }).fill('from the console');
+      await page.click('#create-key');
+      const secret = await page.locator('#key-secret').innerText();
+      expect(secret).toMatch(/^sl_/);
+      await accessible('keys');
+      expect((await api(base(), 'GET', '/api/v1/links?limit=1', secret)).status).toBe(200);
+      await page.getByRole('button', { name: 'Revoke from the console' }).click();
+      await page.waitForSelector('#keys tr[data-name="from the console"] em');
+      // Refused once the instance's one-second trust in a checked key has passed.
+      await eventually('the revoked key refused', async () => (await api(base(), 'GET', '/api/v1/links?limit=1', secret)).status === 401, 5_000, 200);
+    });
+
+    it('invites a viewer, who accepts, signs in and cannot edit (the console hides it, the server refuses it)', async () => {
+      await page.click('header >> text=Members');
+      await page.waitForSelector('#invite-form');
+      await page.locator('#invite-form').getByLabel('Email').fill(viewerEmail);
+      await page.locator('#invite-form').getByLabel('Role').selectOption('viewer');
+      await page.click('#invite');
+      const url = await page.locator('#invitation-url').innerText();
+      await page.waitForSelector(`#members tr[data-email="${viewerEmail}"]`);
+      await accessible('members');
+      // The same address again: refused beside the email field.
+      await page.locator('#invite-form').getByLabel('Email').fill(viewerEmail);
+      await page.click('#invite');
+      await page.waitForSelector('#invite-form .error[data-field=email]');
+      await page.click('header >> text=Audit log');
+      await page.waitForSelector('#audit tr[data-action="member.invited"]');
+      await accessible('audit-log');
+
+      await signOut();
+      await page.goto(url.replace(/^https?:\/\/[^/]+/, base()));
+      await page.getByLabel('Choose a password').fill(PASSWORD);
+      await page.click('#accept button[type=submit]');
+      await page.waitForSelector('#accepted');
+      await signIn(viewerEmail);
+      expect(await page.locator('#role').innerText()).toBe('viewer');
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'My sessions']);
+      await page.goto(`${consoleUrl()}#/links/${alias}`);
+      await page.waitForSelector('#link-details');
+      expect(await page.locator('#edit, #disable, #delete').count()).toBe(0);
+      await page.goto(`${consoleUrl()}#/links`);
+      await page.waitForSelector('#links tbody tr');
+      expect(await page.locator('#new-link, #bulk-delete, #links input[type=checkbox]').count()).toBe(0);
+      // The server decides in any case: the viewer's session cannot write.
+      const refused = await page.evaluate(async (code) => {
+        const me = await (await fetch('/api/v1/me')).json();
+        const res = await fetch(`/api/v1/links/${code}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': me.csrfToken },
+          body: JSON.stringify({ title: 'by a viewer' }),
+        });
+        return [res.status, (await res.json()).code];
+      }, alias);
+      expect(refused).toEqual([403, 'INSUFFICIENT_SCOPE']);
+      await signOut();
+      await signIn(ownerEmail);
+    });
+
+    it('is usable on a phone: no sideways scrolling, the navigation and the link form fit', async () => {
+      await page.setViewportSize(PHONE);
+      try {
+        for (const hash of ['#/links', '#/links/new', `#/links/${alias}`, '#/members']) {
+          await page.goto(`${consoleUrl()}${hash}`);
+          await page.waitForSelector('main h1');
+          await page.waitForLoadState('networkidle');
+          // What sticks out on the right, named, when anything does.
+          const wider = await page.evaluate(() =>
+            document.documentElement.scrollWidth > window.innerWidth
+              ? [...document.querySelectorAll('body *')]
+                  .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap'))
+                  .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className}`)
+                  .slice(0, 5)
+              : [],
+          );
+          expect({ hash, wider }).toEqual({ hash, wider: [] });
+        }
+        await accessible('phone-links');
+        await page.goto(`${consoleUrl()}#/links`);
+        await page.waitForSelector('#links tbody tr');
+        await accessible('phone-links');
+      } finally {
+        await page.setViewportSize(DESKTOP);
+      }
+    });
+
+    it('works with the keyboard alone: tab to the new-link button and create a link', async () => {
+      await page.goto(`${consoleUrl()}#/links`);
+      await page.reload();
+      await page.waitForSelector('#new-link');
+      await page.keyboard.press('Tab'); // the skip link first
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.id)) !== 'new-link'; i++) await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#link-form');
+      await page.locator('#link-form').getByLabel('Target URL').focus();
+      await page.keyboard.type('https://example.com/console/keyboard');
+      await page.keyboard.press('Enter'); // submits the form
+      await page.waitForSelector('#link-details');
+      expect(await page.locator('dd[data-field=Target]').innerText()).toBe('https://example.com/console/keyboard');
+    });
+  });
+}

@@ -1,0 +1,265 @@
+import { randomUUID } from 'crypto';
+import { ShlinkApiClient } from '@shlinkio/shlink-js-sdk';
+import { ErrorType } from '@shlinkio/shlink-js-sdk/dist/api-contract';
+import { NodeHttpClient } from '@shlinkio/shlink-js-sdk/dist/node';
+import { Endpoints, eventually } from '@shortlink/harness';
+import { API_KEY, BROWSER_UA } from './support';
+import { api } from './tenant-journey';
+
+/** Shlink's problem details as the SDK rejects with them. */
+type Problem = { type: string; title: string; detail: string; status: number; [extra: string]: unknown };
+
+async function problemOf(promise: Promise<unknown>): Promise<Problem> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Problem;
+  }
+  throw new Error('the call succeeded; a problem was expected');
+}
+
+const BOT_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+async function visit(redirect: string, code: string, headers: Record<string, string>): Promise<number> {
+  const res = await fetch(`${redirect}/${code}`, { redirect: 'manual', headers });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/**
+ * Issue 23's Shlink REST v3 as Shlink's users call it: the official JS SDK (`@shlinkio/shlink-js-sdk`
+ * 3, its Node HTTP client) against /rest/v3 with one of our keys, every SDK method that maps to a
+ * feature of ours, and the 501 of those that do not (README, "Shlink REST v3").
+ */
+export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => Promise<{ tenantId: string; apiKey: string }>) {
+  const sdk = (apiKey: string) => new ShlinkApiClient(new NodeHttpClient(), { baseUrl: endpoints().generation, apiKey });
+  let key: string;
+  let client: ShlinkApiClient;
+  const slug = (name: string) => `${name}-${randomUUID().slice(0, 6)}`;
+
+  describe('Shlink REST v3 with the official SDK (issue 23)', () => {
+    beforeAll(async () => {
+      key = (await tenant()).apiKey;
+      client = sdk(key);
+    });
+
+    it('health passes, without a key', async () => {
+      const health = await sdk('').health();
+      expect(health).toMatchObject({ status: 'pass' });
+      expect(health.version).toMatch(/Shlink REST v3/);
+    });
+
+    it('creates a short URL with every Shlink option, reads it back, finds it again with findIfExists, and refuses a slug in use', async () => {
+      const customSlug = slug('shl');
+      const validUntil = new Date(Date.now() + 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+      const created = await client.createShortUrl({
+        longUrl: 'https://example.com/shlink/create',
+        customSlug,
+        tags: ['shlink', 'create'],
+        title: 'Made by the Shlink SDK',
+        validUntil,
+        maxVisits: 50,
+        crawlable: true,
+        forwardQuery: true, // the SDK leaves false values out of a create: false is set by the edit below
+      });
+      expect(created).toMatchObject({
+        shortCode: customSlug,
+        longUrl: 'https://example.com/shlink/create',
+        tags: ['shlink', 'create'],
+        title: 'Made by the Shlink SDK',
+        meta: { validSince: null, validUntil, maxVisits: 50 },
+        crawlable: true,
+        forwardQuery: true,
+        domain: null,
+        visitsSummary: { total: 0, nonBots: 0, bots: 0 },
+      });
+      expect(created.shortUrl).toMatch(new RegExp(`/${customSlug}$`));
+      expect(await client.getShortUrl({ shortCode: customSlug })).toEqual(created);
+      // The same long URL with findIfExists: the existing short URL, not a new one.
+      const again = await client.createShortUrl({ longUrl: 'https://example.com/shlink/create', tags: ['create', 'shlink'], findIfExists: true });
+      expect(again.shortCode).toBe(customSlug);
+      // A generated code for a URL never shortened before.
+      const generated = await client.createShortUrl({ longUrl: `https://example.com/shlink/${randomUUID()}` });
+      expect(generated.shortCode).toMatch(/^[0-9A-Za-z]{7}$/);
+      const taken = await problemOf(client.createShortUrl({ longUrl: 'https://example.com/other', customSlug }));
+      expect(taken).toMatchObject({ type: ErrorType.INVALID_SLUG, status: 400, title: 'Invalid custom slug', customSlug });
+      const invalid = await problemOf(client.createShortUrl({ longUrl: 'not a url' }));
+      expect(invalid).toMatchObject({ type: ErrorType.INVALID_ARGUMENT, status: 400, invalidElements: ['longUrl'] });
+    });
+
+    it('lists with Shlink’s pagination, search term, tags (any and all), order and date range', async () => {
+      const mark = randomUUID().slice(0, 8);
+      const start = new Date(Date.now() - 1000).toISOString();
+      const codes: string[] = [];
+      for (const [i, tags] of [['pa', 'pb'], ['pa'], ['pb'], ['pa', 'pb']].entries()) {
+        const tagged = tags.map((t) => `${t}-${mark}`);
+        codes.push((await client.createShortUrl({ longUrl: `https://example.com/list/${mark}/${i}`, customSlug: `l${i}-${mark}`, tags: tagged })).shortCode);
+      }
+      const [pa, pb] = [`pa-${mark}`, `pb-${mark}`];
+      const all = await client.listShortUrls({ searchTerm: mark, itemsPerPage: 3, page: '1' });
+      expect(all.pagination).toMatchObject({ currentPage: 1, pagesCount: 2, totalItems: 4 });
+      expect(all.data.map((s) => s.shortCode)).toEqual([codes[3], codes[2], codes[1]]); // newest first
+      const second = await client.listShortUrls({ searchTerm: mark, itemsPerPage: 3, page: '2' });
+      expect(second.data.map((s) => s.shortCode)).toEqual([codes[0]]);
+      const both = await client.listShortUrls({ tags: [pa, pb], tagsMode: 'all', orderBy: { field: 'shortCode', dir: 'ASC' } });
+      expect(both.data.map((s) => s.shortCode)).toEqual([codes[0], codes[3]]);
+      const any = await client.listShortUrls({ tags: [pa, pb], tagsMode: 'any', itemsPerPage: -1 });
+      expect(any.pagination.totalItems).toBe(4);
+      const onlyA = await client.listShortUrls({ tags: [pa] });
+      expect(onlyA.data.map((s) => s.shortCode).sort()).toEqual([codes[0], codes[1], codes[3]].sort());
+      const inRange = await client.listShortUrls({ searchTerm: mark, startDate: start, endDate: new Date(Date.now() + 1000).toISOString() });
+      expect(inRange.pagination.totalItems).toBe(4);
+      const before = await client.listShortUrls({ searchTerm: mark, endDate: start });
+      expect(before.pagination.totalItems).toBe(0);
+    });
+
+    it('edits (null clears) and deletes; a deleted short URL is Shlink’s not found', async () => {
+      const shortCode = slug('edit');
+      await client.createShortUrl({ longUrl: 'https://example.com/before', customSlug: shortCode, title: 'Before', maxVisits: 3, tags: ['e1'] });
+      const edited = await client.updateShortUrl(
+        { shortCode },
+        { longUrl: 'https://example.com/after', title: null, maxVisits: null, tags: ['e2', 'e3'], crawlable: true, forwardQuery: false, validUntil: null },
+      );
+      expect(edited).toMatchObject({
+        shortCode,
+        longUrl: 'https://example.com/after',
+        title: null,
+        tags: ['e2', 'e3'],
+        crawlable: true,
+        forwardQuery: false,
+        meta: { maxVisits: null, validUntil: null },
+      });
+      // The redirect follows the edit.
+      const res = await fetch(`${endpoints().redirect}/${shortCode}?ref=visitor`, { redirect: 'manual' });
+      expect(res.headers.get('location')).toBe('https://example.com/after'); // forwardQuery false: the visitor's query stays behind
+      await client.deleteShortUrl({ shortCode });
+      const gone = await problemOf(client.getShortUrl({ shortCode }));
+      expect(gone).toMatchObject({ type: ErrorType.INVALID_SHORTCODE, status: 404, title: 'Short URL not found', shortCode });
+      expect(await problemOf(client.deleteShortUrl({ shortCode }))).toMatchObject({ type: ErrorType.INVALID_SHORTCODE, status: 404 });
+    });
+
+    it('lists, counts, renames and deletes tags across short URLs', async () => {
+      const own = sdk((await tenant()).apiKey); // a tenant of its own: its tags are only these
+      await own.createShortUrl({ longUrl: 'https://example.com/t1', tags: ['red', 'blue'] });
+      await own.createShortUrl({ longUrl: 'https://example.com/t2', tags: ['red'] });
+      expect(await own.listTags()).toEqual({ data: ['blue', 'red'] });
+      const stats = await own.tagsStats();
+      expect(stats.data).toEqual([
+        { tag: 'blue', shortUrlsCount: 1, visitsSummary: { total: 0, nonBots: 0, bots: 0 } },
+        { tag: 'red', shortUrlsCount: 2, visitsSummary: { total: 0, nonBots: 0, bots: 0 } },
+      ]);
+      expect(await own.editTag({ oldName: 'red', newName: 'green' })).toEqual({ oldName: 'red', newName: 'green' });
+      expect((await own.listTags()).data).toEqual(['blue', 'green']);
+      expect(await problemOf(own.editTag({ oldName: 'green', newName: 'blue' }))).toMatchObject({ type: ErrorType.TAG_CONFLICT, status: 409 });
+      expect(await problemOf(own.editTag({ oldName: 'nope', newName: 'other' }))).toMatchObject({ type: ErrorType.TAG_NOT_FOUND, status: 404 });
+      await own.deleteTags(['green']);
+      expect((await own.listTags()).data).toEqual(['blue']);
+      const left = await own.listShortUrls({ itemsPerPage: -1 });
+      expect(left.data.map((s) => s.tags).sort()).toEqual([[], ['blue']]);
+    });
+
+    it('answers visits in Shlink’s shape per short URL, tag, domain and overall, with totals in the short URL and the overview', async () => {
+      const own = sdk((await tenant()).apiKey);
+      const shortCode = slug('vis');
+      await own.createShortUrl({ longUrl: 'https://example.com/visited', customSlug: shortCode, tags: ['visited'] });
+      expect(await visit(endpoints().redirect, shortCode, { 'user-agent': BROWSER_UA, referer: 'https://news.example.org/story' })).toBe(302);
+      expect(await visit(endpoints().redirect, shortCode, { 'user-agent': BROWSER_UA })).toBe(302);
+      expect(await visit(endpoints().redirect, shortCode, { 'user-agent': BOT_UA })).toBe(302);
+      const visits = await eventually('three visits', async () => {
+        const page = await own.getShortUrlVisits({ shortCode });
+        return page.pagination.totalItems === 3 && page;
+      });
+      expect(visits.data[0]).toEqual(
+        expect.objectContaining({
+          date: expect.stringMatching(/\+00:00$/),
+          potentialBot: expect.any(Boolean),
+          userAgent: expect.any(String),
+          visitLocation: null,
+        }),
+      );
+      expect(visits.data.filter((v) => v.potentialBot)).toHaveLength(1);
+      expect(visits.data.map((v) => v.referer)).toContain('news.example.org');
+      expect(visits.data.every((v) => v.visitedUrl?.endsWith(`/${shortCode}`))).toBe(true);
+      expect((await own.getShortUrlVisits({ shortCode }, { excludeBots: true })).pagination.totalItems).toBe(2);
+      expect((await own.getShortUrlVisits({ shortCode }, { itemsPerPage: 2, page: 2 })).data).toHaveLength(1);
+      expect((await own.getTagVisits('visited')).pagination.totalItems).toBe(3);
+      expect((await own.getDomainVisits('DEFAULT')).pagination.totalItems).toBe(3);
+      expect((await own.getNonOrphanVisits()).pagination.totalItems).toBe(3);
+      expect((await own.getShortUrlVisits({ shortCode }, { endDate: new Date(Date.now() - 3_600_000).toISOString() })).data).toEqual([]);
+      const overview = await eventually('the overview counts them', async () => {
+        const o = await own.getVisitsOverview();
+        return o.nonOrphanVisits.total === 3 && o;
+      });
+      expect(overview.nonOrphanVisits).toEqual({ total: 3, nonBots: 2, bots: 1 });
+      expect((await own.getShortUrl({ shortCode })).visitsSummary).toEqual({ total: 3, nonBots: 2, bots: 1 });
+      expect((await own.tagsStats()).data).toEqual([{ tag: 'visited', shortUrlsCount: 1, visitsSummary: { total: 3, nonBots: 2, bots: 1 } }]);
+      expect(await problemOf(own.getTagVisits('no-such-tag'))).toMatchObject({ type: ErrorType.TAG_NOT_FOUND, status: 404 });
+      expect(await problemOf(own.getDomainVisits('not-ours.example'))).toMatchObject({ type: ErrorType.DOMAIN_NOT_FOUND, status: 404 });
+    });
+
+    it('orphan visits (unknown codes on the service’s domains) for the operator, none for a tenant without domains of its own', async () => {
+      const operator = sdk(API_KEY);
+      const unknown = `zz${randomUUID().slice(0, 6)}`;
+      expect(await visit(endpoints().redirect, unknown, { 'user-agent': BROWSER_UA })).toBe(404);
+      const orphans = await eventually('the orphan visit', async () => {
+        const page = await operator.getOrphanVisits({ itemsPerPage: -1 });
+        return page.data.find((v) => v.visitedUrl?.endsWith(`/${unknown}`));
+      });
+      expect(orphans).toMatchObject({ type: 'invalid_short_url', potentialBot: false });
+      expect((await operator.getVisitsOverview()).orphanVisits.total).toBeGreaterThanOrEqual(1);
+      expect((await client.getOrphanVisits()).data).toEqual([]);
+    });
+
+    it('lists domains with their redirects and sets the default domain’s redirects (operators only)', async () => {
+      const operator = sdk(API_KEY);
+      const domains = await client.listDomains();
+      const defaultDomain = domains.data.find((d) => d.isDefault)!;
+      expect(defaultDomain).toBeDefined();
+      const redirects = await operator.editDomainRedirects({
+        domain: defaultDomain.domain,
+        baseUrlRedirect: 'https://example.com/home',
+        invalidShortUrlRedirect: 'https://example.com/missing',
+      });
+      expect(redirects).toEqual({
+        baseUrlRedirect: 'https://example.com/home',
+        regular404Redirect: 'https://example.com/missing',
+        invalidShortUrlRedirect: 'https://example.com/missing',
+      });
+      expect((await operator.listDomains()).defaultRedirects).toEqual(redirects);
+      const refused = await problemOf(client.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: 'https://example.com/x' }));
+      expect([403, 404]).toContain(refused.status);
+      await operator.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: null, invalidShortUrlRedirect: null });
+    });
+
+    it('answers 501 for the SDK methods without a feature here, and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {
+      const shortCode = (await client.createShortUrl({ longUrl: 'https://example.com/unmapped' })).shortCode;
+      const unmapped: Array<[string, Promise<unknown>]> = [
+        ['getShortUrlRedirectRules', client.getShortUrlRedirectRules({ shortCode })],
+        ['setShortUrlRedirectRules', client.setShortUrlRedirectRules({ shortCode }, { redirectRules: [] })],
+        ['deleteShortUrlVisits', client.deleteShortUrlVisits({ shortCode })],
+        ['deleteOrphanVisits', client.deleteOrphanVisits()],
+        ['mercureInfo', client.mercureInfo()],
+      ];
+      for (const [method, call] of unmapped) expect(await problemOf(call)).toMatchObject({ status: 501, title: 'Not implemented', sdkMethod: method });
+
+      expect(await problemOf(sdk('sl_not_a_key_0123456789').listTags())).toMatchObject({ type: ErrorType.INVALID_API_KEY, status: 401 });
+      const reader = await api(endpoints().generation, 'POST', '/api/v1/keys', key, { name: 'shlink-reader', scopes: ['links:read'] });
+      expect(reader.status).toBe(201);
+      const readOnly = sdk(reader.body.apiKey as string);
+      expect((await readOnly.listShortUrls()).pagination.totalItems).toBeGreaterThan(0);
+      expect(await problemOf(readOnly.createShortUrl({ longUrl: 'https://example.com/refused' }))).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' });
+      expect(await problemOf(readOnly.getVisitsOverview())).toMatchObject({ status: 403 });
+
+      const res = await fetch(`${endpoints().generation}/rest/v3/tags`, { headers: { 'x-api-key': key } });
+      expect(res.status).toBe(200);
+      expect(Number(res.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
+      const log = await api(endpoints().generation, 'GET', `/api/v1/audit-log?target=${shortCode}&action=link.created`, key);
+      expect(log.status).toBe(200);
+      expect(log.body.entries).toHaveLength(1);
+
+      const doc = await (await fetch(`${endpoints().generation}/docs/shlink/openapi.json`)).json();
+      expect(doc.paths['/rest/v3/short-urls'].post.operationId).toBe('createShortUrl');
+      expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ShlinkShortUrl', 'ShlinkVisit', 'ShlinkProblem']));
+    });
+  });
+}
