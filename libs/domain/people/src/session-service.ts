@@ -194,10 +194,12 @@ export class SessionService {
   async signOut(token: string, clientAddress: string | null): Promise<void> {
     const idHash = hashToken(token);
     const cached = this.cache.get(idHash);
+    // Whose session it was: from the check that let the request in, or (that check's cache entry gone) from the store.
+    const member =
+      cached && 'found' in cached ? cached.found.member : this.audit ? (await this.store.findSession(idHash).catch(() => null))?.member : undefined;
     await this.store.deleteSession(idHash);
     this.cache.delete(idHash);
-    if (this.audit && cached && 'found' in cached) {
-      const { member } = cached.found;
+    if (this.audit && member) {
       await this.audit.record(
         this.audit.entry(
           { actor: { type: 'person', id: member.id, name: member.email }, clientAddress },
