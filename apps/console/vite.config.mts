@@ -37,6 +37,8 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/console/',
   plugins: [preact(), firstLoadBudget()],
+  // The import screen maps rows with the CLI's own code (pure TypeScript, no Node module).
+  resolve: { alias: { '@shortlink/link-transfer/formats': join(import.meta.dirname, '../../libs/shared/link-transfer/src/formats.ts') } },
   build: {
     outDir: OUT,
     emptyOutDir: true,

@@ -156,7 +156,7 @@ export function describeConsoleJourney(base: () => string) {
       expect(await page.locator('#role').innerText()).toBe('owner');
       // The session is an HttpOnly cookie: nothing for a script to read.
       expect(await page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(['', 0, 0]);
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'API keys', 'Members', 'Audit log', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'API keys', 'Members', 'Audit log', 'My sessions']);
       await page.click('text=My sessions');
       await page.waitForSelector('#sessions tbody tr[data-current=true]');
       await accessible('sessions');
@@ -191,7 +191,7 @@ export function describeConsoleJourney(base: () => string) {
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
       // An editor has no members, keys or audit log.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'My sessions']);
       await signOut();
       await signIn(ownerEmail);
     });
@@ -325,6 +325,70 @@ export function describeConsoleJourney(base: () => string) {
       expect(await page.locator('#bulk-results li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.status))).toEqual(['204', '204', '204']);
       for (const code of chosen) expect((await key('GET', `/api/v1/links/${code}`)).status).toBe(404);
       expect(await linkRows()).not.toContain(chosen[0]);
+    });
+
+    it('imports a Shlink CSV with a progress bar, a result per row and the results as CSV', async () => {
+      const rows = 600;
+      const csv = [
+        'createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits',
+        ...Array.from(
+          { length: rows },
+          (_, i) =>
+            `2024-02-04T20:04:57+08:00,s.example.com,imp-${stamp}-${i},https://s.example.com/imp-${stamp}-${i},https://example.com/imported/${i},"Imported, ""${i}""",shlink|imported,${i}`,
+        ),
+        `2024-02-05T10:00:00+00:00,,imp-${stamp}-bad,https://s.example.com/imp-${stamp}-bad,ftp://example.com/not-http,,,0`,
+      ].join('\n');
+      await page.click('header >> text=Import');
+      await page.waitForSelector('#import-form');
+      await page.setInputFiles('#import-form input[type=file]', { name: 'shlink-export.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      // Every value the bar takes, to see it move while the rows are created.
+      await page.evaluate(() => {
+        const seen: number[] = [];
+        (window as unknown as { seen: number[] }).seen = seen;
+        new MutationObserver(() => {
+          const bar = document.getElementById('import-bar') as HTMLProgressElement | null;
+          if (bar && seen[seen.length - 1] !== bar.value) seen.push(bar.value);
+        }).observe(document.body, { subtree: true, childList: true, attributes: true });
+      });
+      await page.click('#start-import');
+      await page.waitForSelector('#import-results', { timeout: 60_000 });
+      await accessible('import');
+      expect(await page.locator('#import-counts').innerText()).toBe(`${rows} created, 1 failed`);
+      expect(await page.locator('#import-bar').evaluate((b) => [(b as HTMLProgressElement).value, (b as HTMLProgressElement).max])).toEqual([
+        rows + 1,
+        rows + 1,
+      ]);
+      const seen = await page.evaluate(() => (window as unknown as { seen: number[] }).seen);
+      expect(seen.some((v) => v > 0 && v < rows + 1)).toBe(true);
+      expect(await page.locator('#import-results tr[data-row]').evaluateAll((trs) => trs.map((tr) => tr.textContent))).toEqual([
+        expect.stringMatching(new RegExp(`^${rows + 1}(INVALID_URL|VALIDATION_FAILED)`)),
+      ]);
+      expect((await key('GET', `/api/v1/links/imp-${stamp}-7`)).body).toMatchObject({
+        url: 'https://example.com/imported/7',
+        title: 'Imported, "7"',
+        tags: ['shlink', 'imported'],
+      });
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-results')]);
+      const lines = readFileSync((await download.path())!, 'utf8')
+        .trim()
+        .split('\n');
+      expect(lines.length).toBe(rows + 2);
+      expect(lines[0]).toBe('row,status,code,shortUrl,error,note');
+      expect(lines[8]).toMatch(new RegExp(`^8,201,imp-${stamp}-7,`));
+      // The same file again: the same answer, nothing created twice (the Idempotency-Key is the file's).
+      await page.evaluate(() => (window as unknown as { seen: number[] }).seen.splice(0));
+      await page.click('#start-import');
+      await page.waitForFunction(
+        (total) => {
+          const seen = (window as unknown as { seen: number[] }).seen;
+          return seen.includes(0) && seen[seen.length - 1] === total && document.getElementById('import-results') !== null;
+        },
+        rows + 1,
+        { timeout: 60_000 },
+      );
+      expect(await page.locator('#import-counts').innerText()).toBe(`${rows} created, 1 failed`);
+      const listed = await key('GET', `/api/v1/links?tag=imported&limit=100&q=imp-${stamp}-7`);
+      expect(listed.body.links.filter((l: { url: string }) => l.url === 'https://example.com/imported/7')).toHaveLength(1);
     });
 
     it('creates an API key whose secret is shown once and works, then revokes it', async () => {

@@ -3,11 +3,13 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Endpoints, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createTenant, startEmbedded } from './support';
+import { describeBitlyJourney } from './bitly-journey';
 import { describeYourlsJourney } from './yourls-journey';
 
 /**
  * Issue 23's compatibility APIs on the embedded profile (`npm start`): the YOURLS API with the
- * `yourls` PyPI client; click counts from the chdb store the process shares.
+ * `yourls` PyPI client, Bitly's v4 subset with the `bitly` npm client behind a TLS front; click
+ * counts from the chdb store the process shares.
  */
 describe('embedded profile: compatibility APIs (issue 23)', () => {
   let proc: RunningProcess;
@@ -25,6 +27,11 @@ describe('embedded profile: compatibility APIs (issue 23)', () => {
   });
 
   describeYourlsJourney(
+    () => endpoints,
+    () => createTenant(endpoints),
+    () => createTenant(endpoints, 'free'),
+  );
+  describeBitlyJourney(
     () => endpoints,
     () => createTenant(endpoints),
   );

@@ -1,8 +1,13 @@
 import { createClient } from '@clickhouse/client';
-import { allocateEndpoints, Endpoints, RunningProcess, startProcess, waitHealthy } from '@shortlink/harness';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { allocateEndpoints, Endpoints, RunningProcess, startApp, startProcess, waitHealthy } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
 import { API_KEY, createTenant, SERVER_SECRETS } from './support';
-import { describeYourlsJourney } from './yourls-journey';
+import { describeBitlyJourney } from './bitly-journey';
+import { api } from './tenant-journey';
+import { describeYourlsJourney, yourlsClient } from './yourls-journey';
 
 /**
  * Issue 23's compatibility APIs on the real stack: generation, redirect and analytics as processes
@@ -14,13 +19,14 @@ describe('real stack: compatibility APIs (issue 23)', () => {
   let endpoints: Endpoints;
   const run = Date.now().toString(36);
   const database = `shortlink_e2e_compat_${run}`;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'CLICKHOUSE_URL']) requireEnv(name);
     const allocated = await allocateEndpoints();
     endpoints = allocated.endpoints;
     const topic = `shortlink.clicks.e2e-compat.${run}`;
-    const env = {
+    env = {
       DB_DRIVER: 'mysql',
       CACHE_DRIVER: 'redis',
       BUS_DRIVER: 'kafka',
@@ -61,5 +67,26 @@ describe('real stack: compatibility APIs (issue 23)', () => {
   describeYourlsJourney(
     () => endpoints,
     () => createTenant(endpoints),
+    () => createTenant(endpoints, 'free'),
   );
+  describeBitlyJourney(
+    () => endpoints,
+    () => createTenant(endpoints),
+  );
+
+  it('a generation instance that cannot reach the click store (chdb in another process) answers 0 clicks with a note, not an error', async () => {
+    const { apiKey } = await createTenant(endpoints);
+    const dataDir = mkdtempSync(join(tmpdir(), 'shortlink-compat-lone-'));
+    const lone = await startApp('generation', { ...env, OLAP_DRIVER: 'chdb', SHORTLINK_DATA_DIR: dataDir });
+    try {
+      const signature = (await api(lone.base, 'GET', '/api/v1/compat/yourls/signature', apiKey)).body.signature as string;
+      const made = await yourlsClient(`${lone.base}/yourls-api.php`, { signature }, 'shorten', { url: 'https://example.com/yourls/lone' });
+      const res = await fetch(`${lone.base}/yourls-api.php?${new URLSearchParams({ signature, action: 'url-stats', shorturl: made.keyword, format: 'json' })}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ link: { clicks: '0', keyword: made.keyword }, note: expect.stringMatching(/not available/) });
+    } finally {
+      await lone.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { Endpoints, eventually } from '@shortlink/harness';
+import { Endpoints, eventually, parseMetrics } from '@shortlink/harness';
 import { createLink, redirectOf } from './support';
 
 /** One Server-Sent Event as a client reads it. */
@@ -240,6 +240,9 @@ export function describeStreamJourney(endpoints: () => Endpoints, newTenant: () 
 
     it('answers 429 STREAM_LIMIT_REACHED past the open streams a tenant may hold, and lets one in again when one closes', async () => {
       const held = [await opened(), await opened(), await opened(), await opened()];
+      const metrics = parseMetrics(await (await fetch(`${endpoints().admin.analytics}/metrics`)).text());
+      expect(metrics.get('shortlink_analytics_live_streams')).toBeGreaterThanOrEqual(4);
+      expect(metrics.get('shortlink_analytics_live_clicks_total')).toBeGreaterThan(0);
       const refused = await open();
       expect(await refused.problem()).toEqual({ status: 429, code: 'STREAM_LIMIT_REACHED', type: expect.stringContaining('application/problem+json') });
       // Another tenant is not held back.

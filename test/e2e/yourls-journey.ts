@@ -41,7 +41,12 @@ async function raw(url: string, init?: RequestInit) {
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text(), headers: res.headers };
 }
 
-export function describeYourlsJourney(endpoints: () => Endpoints, tenant: () => Promise<{ tenantId: string; apiKey: string }>) {
+export function describeYourlsJourney(
+  endpoints: () => Endpoints,
+  tenant: () => Promise<{ tenantId: string; apiKey: string }>,
+  /** A tenant on the free plan, whose window the rate-limit test uses up. */
+  freeTenant: () => Promise<{ tenantId: string; apiKey: string }>,
+) {
   describe('YOURLS API with the yourls PyPI client (issue 23)', () => {
     let apiKey: string;
     let signature: string;
@@ -182,6 +187,22 @@ export function describeYourlsJourney(endpoints: () => Endpoints, tenant: () => 
       expect(log.status).toBe(200);
       const entry = (log.body.entries as Out[]).find((e) => e.target.id === created.keyword);
       expect(entry).toMatchObject({ action: 'link.created', actor: { type: 'key' } });
+    });
+
+    it('counts against the tenant’s plan window shared with our API: 429 in YOURLS’ shape with Retry-After', async () => {
+      const free = await freeTenant();
+      const credentials = await api(endpoints().generation, 'GET', '/api/v1/compat/yourls/signature', free.apiKey);
+      const sig = credentials.body.signature as string;
+      const limit = Number(credentials.headers.get('ratelimit-limit'));
+      expect(limit).toBeGreaterThan(0);
+      const expand = () => raw(`${apiurl}?${new URLSearchParams({ signature: sig, action: 'expand', shorturl: 'nosuchkw9', format: 'json' })}`);
+      let last = await expand();
+      for (let i = 0; i < limit && last.status !== 429; i++) last = await expand();
+      expect(last.status).toBe(429);
+      expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(JSON.parse(last.text)).toMatchObject({ errorCode: 429, message: expect.stringMatching(/requests a minute per tenant/) });
+      // The same window as the links API's.
+      expect((await api(endpoints().generation, 'GET', '/api/v1/links', free.apiKey)).status).toBe(429);
     });
 
     it('publishes its own OpenAPI document; the generation API’s does not list it', async () => {

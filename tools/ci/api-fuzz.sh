@@ -50,6 +50,15 @@ for app in generation:$GEN analytics:$ANA; do
   if ! npx --no-install spectral lint --ruleset tools/ci/spectral.yaml --fail-severity=error "$doc"; then log "$name: spectral lint FAILED"; status=1; fi
 done
 
+# The compatibility APIs' own documents (issue 23), on the generation app: the same two linters.
+for compat in yourls bitly; do
+  doc="$DATA/$compat-openapi.json"
+  curl -sf "http://127.0.0.1:$GEN/docs/$compat/openapi.json" -o "$doc" || { log "$compat: no OpenAPI document"; status=1; continue; }
+  log "$compat: redocly lint (recommended) and spectral lint (oas)"
+  if ! NO_COLOR=1 npx --no-install redocly lint --config tools/ci/redocly.yaml --format=summary "$doc" 2>&1 | grep -v '║\|╔\|╚'; then log "$compat: redocly lint FAILED"; status=1; fi
+  if ! npx --no-install spectral lint --ruleset tools/ci/spectral.yaml --fail-severity=error "$doc"; then log "$compat: spectral lint FAILED"; status=1; fi
+done
+
 # A client generated from both documents (openapi-typescript), type-checked and run (openapi-fetch).
 GENERATED=tools/ci/openapi-client/generated
 rm -rf "$GENERATED" && mkdir -p "$GENERATED"

@@ -1,3 +1,4 @@
+import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Me, problemOf, type Scope, setCsrfToken } from './api/client';
 import { AcceptInvitation } from './screens/accept';
@@ -19,10 +20,21 @@ export interface Session {
 /** The parts of the console and the scope each needs (the server decides in any case). */
 const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
   { route: 'links', label: 'Links', scope: 'links:read' },
+  { route: 'import', label: 'Import', scope: 'links:write' },
   { route: 'keys', label: 'API keys', scope: 'members:write' },
   { route: 'members', label: 'Members', scope: 'members:write' },
   { route: 'audit', label: 'Audit log', scope: 'audit:read' },
 ];
+
+/** A screen loaded on demand (its own chunk, not in the first load). */
+function Lazy({ load }: { load: () => Promise<ComponentType> }) {
+  const [Screen, setScreen] = useState<ComponentType | null>(null);
+  useEffect(() => {
+    load().then((c) => setScreen(() => c));
+  }, [load]);
+  return Screen ? <Screen /> : <p aria-busy="true">Loading…</p>;
+}
+const loadImport = () => import('./screens/import').then((m) => m.Import);
 
 export function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
@@ -60,6 +72,7 @@ export function App() {
     body = <LinkForm session={session} code={parts[1]} domain={query.get('domain')} />;
   else if (screen === 'links' && parts[1]) body = <LinkDetail session={session} code={parts[1]} domain={query.get('domain')} />;
   else if (screen === 'sessions') body = <Sessions session={session} />;
+  else if (screen === 'import' && session.can('links:write')) body = <Lazy load={loadImport} />;
   else if (screen === 'keys' && session.can('members:write')) body = <Keys session={session} />;
   else if (screen === 'members' && session.can('members:write')) body = <Members session={session} />;
   else if (screen === 'audit' && session.can('audit:read')) body = <AuditLog />;

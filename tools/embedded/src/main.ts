@@ -6,6 +6,7 @@ import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureMo
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
 import { shlinkCompat } from '@shortlink/shlink-compat';
 import { yourlsCompat } from '@shortlink/yourls-compat';
+import { bitlyCompat } from '@shortlink/bitly-compat';
 import { CLICK_AGGREGATE_STORE, ClickAggregateStore } from '@shortlink/clicks-domain';
 import pino from 'pino';
 import { createApp, createAppLogger, PinoNestLogger, stopOnSignals } from '@shortlink/nest-platform';
@@ -30,7 +31,10 @@ async function main() {
     name: 'generation',
     config,
     // The compatibility APIs count clicks (and Shlink's visits) in the analytics store this process shares (chdb or ClickHouse).
-    feature: GenerationFeatureModule.forRoot(config, { firstRunKey: true, extensions: [yourlsCompat({ clicks }), shlinkCompat({ visits: clicks })] }),
+    feature: GenerationFeatureModule.forRoot(config, {
+      firstRunKey: true,
+      extensions: [yourlsCompat({ clicks }), shlinkCompat({ visits: clicks }), bitlyCompat({ clicks })],
+    }),
     ports: ports.bridge(GENERATION_PORTS),
     requestLog: true,
     openApi: GENERATION_API,

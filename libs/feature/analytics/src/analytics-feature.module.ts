@@ -1,5 +1,5 @@
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource, LIVE_CLICK_SOURCE } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
@@ -102,6 +102,7 @@ export class AnalyticsFeatureModule {
           },
         },
         ConsumerLagMetric,
+        LiveStreamMetrics,
         {
           // Wherever the API runs (the consumer setting is about the rollups): each instance streams what its own group reads.
           provide: LiveClickHub,
@@ -137,6 +138,30 @@ export class AnalyticsFeatureModule {
         },
       ],
     };
+  }
+}
+
+/** shortlink_analytics_live_streams and shortlink_analytics_live_clicks_total: the live click stream of this instance, read at scrape time. */
+@Injectable()
+class LiveStreamMetrics {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, @Inject(LiveClickHub) hub: LiveClickHub) {
+    new Gauge({
+      name: 'shortlink_analytics_live_streams',
+      help: 'Live click streams (GET /api/v1/events/stream) open on this instance',
+      registers: [registry],
+      collect() {
+        this.set(hub.openStreamCount);
+      },
+    });
+    new Counter({
+      name: 'shortlink_analytics_live_clicks_total',
+      help: "Clicks of tenants this instance's live consumer read since it started",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(hub.streamedClicks);
+      },
+    });
   }
 }
 

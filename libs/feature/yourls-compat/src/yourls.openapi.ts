@@ -105,7 +105,10 @@ function operation(method: 'get' | 'post') {
   return {
     operationId: method === 'get' ? 'yourlsApiGet' : 'yourlsApiPost',
     summary: `YOURLS API (${method.toUpperCase()}, ${method === 'get' ? 'query' : 'query or form'})`,
+    description:
+      'One action per request. Credentials are parameters: `signature` (the key’s token), a time-limited signature (`timestamp`, `signature`, `username`, optional `hash`), or `username` + `password` (the API key). Answers in `format` (default xml); errors are `{errorCode, message}` with the HTTP status.',
     tags: ['yourls'],
+    security: [{ signature: [] }, { password: [] }],
     ...(method === 'get'
       ? { requestParams: { query: params } }
       : { requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: params } } } }),
@@ -131,6 +134,17 @@ export function yourlsOpenApi(): object {
       },
       servers: [{ url: '/', description: 'the generation app' }],
       tags: [{ name: 'yourls', description: 'YOURLS API actions' }],
+      components: {
+        securitySchemes: {
+          signature: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'signature',
+            description: 'The key’s signature token (or a time-limited signature with `timestamp` and `username`); in a form body on POST',
+          },
+          password: { type: 'apiKey', in: 'query', name: 'password', description: 'The API key itself, with `username`; in a form body on POST' },
+        },
+      },
       paths: { '/yourls-api.php': { get: operation('get'), post: operation('post') } as never },
     },
     { reused: 'inline' },

@@ -111,6 +111,67 @@ describe('kafka click topic', () => {
     expect(partition).toBe(message!.partition);
   });
 
+  it('with fromBeginning false and commitOffsets false (the live stream): reads only what came after it joined, and commits nothing', async () => {
+    const topic = `shortlink.clicks.test-live-${randomUUID()}`;
+    await ensureClickTopic(brokers(), topic, 2, { logger });
+    const sink = new KafkaClickEventSink({ brokers: brokers(), topic, logger });
+    const before = aClick();
+    await sink.send([before]);
+    const groupId = `live-${randomUUID()}`;
+    const source = new KafkaClickEventSource({ brokers: brokers(), topic, groupId, logger, fromBeginning: false, commitOffsets: false, ...fastConsumer });
+    const seen: string[] = [];
+    await source.start(async (batch) => void seen.push(...batch.messages.map((m) => eventIdOf(m.event))));
+    // Joined once a click sent now arrives: send until one does (the group's first join takes a few seconds).
+    const deadline = Date.now() + 40_000;
+    const after: string[] = [];
+    while (seen.length === 0 && Date.now() < deadline) {
+      const e = aClick();
+      after.push(eventIdOf(e));
+      await sink.send([e]);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const last = aClick();
+    await sink.send([last]);
+    while (!seen.includes(eventIdOf(last)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await source.close();
+    await sink.close();
+    expect(seen).toContain(eventIdOf(last));
+    expect(seen).not.toContain(eventIdOf(before));
+    expect(seen.every((id) => after.includes(id) || id === eventIdOf(last))).toBe(true);
+    const a = admin(brokers());
+    await a.connect();
+    const [committed] = await a.fetchOffsets({ groupId, topics: [topic] });
+    await a.deleteTopics({ topics: [topic] });
+    await a.disconnect();
+    expect(committed.partitions.map((p) => p.offset)).toEqual(['-1', '-1']);
+  }, 60_000);
+
+  it('can be started again after a start that failed (the live stream retries a start while the brokers are down)', async () => {
+    const topic = `shortlink.clicks.test-restart-${randomUUID()}`;
+    let ready = false;
+    const topicReady = () => (ready ? ensureClickTopic(brokers(), topic, 1, { logger }) : Promise.reject(new Error('brokers down')));
+    const source = new KafkaClickEventSource({ brokers: brokers(), topic, groupId: `restart-${randomUUID()}`, logger, topicReady, ...fastConsumer });
+    const seen: string[] = [];
+    const handler = async (batch: { messages: ReadonlyArray<{ event: Parameters<typeof eventIdOf>[0] }> }) =>
+      void seen.push(...batch.messages.map((m) => eventIdOf(m.event)));
+    await expect(source.start(handler)).rejects.toThrow('brokers down');
+    ready = true;
+    await source.start(handler);
+    const sink = new KafkaClickEventSink({ brokers: brokers(), topic, logger });
+    const e = aClick();
+    await sink.send([e]);
+    const deadline = Date.now() + 30_000;
+    while (!seen.includes(eventIdOf(e)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await source.close();
+    await sink.close();
+    expect(seen).toContain(eventIdOf(e));
+    await expect(source.start(handler)).rejects.toThrow('closed');
+    const a = admin(brokers());
+    await a.connect();
+    await a.deleteTopics({ topics: [topic] });
+    await a.disconnect();
+  }, 60_000);
+
   it('heartbeats while a handler runs longer than the session timeout, so the batch is not redelivered', async () => {
     const topic = `shortlink.clicks.test-slow-${randomUUID()}`;
     await ensureClickTopic(brokers(), topic, 1, { logger });

@@ -44,6 +44,8 @@ export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
  *   One record carries several events, all delivered with the record's offset.
  * - The handler is never called concurrently (partitionsConsumedConcurrently = 1) and never with
  *   an empty batch.
+ * - A start that fails (the topic check or the brokers, after the client's retries) rejects and
+ *   leaves the source as new: it may be started again.
  */
 export class KafkaClickEventSource implements ClickEventSource {
   private readonly topic: string;
@@ -80,7 +82,13 @@ export class KafkaClickEventSource implements ClickEventSource {
   async start(handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
     if (this.state !== 'new') throw new Error(`KafkaClickEventSource is ${this.state === 'running' ? 'already started' : 'closed'}`);
     this.state = 'running';
-    await this.options.topicReady?.();
+    try {
+      await this.options.topicReady?.();
+    } catch (error) {
+      // A start that failed (the brokers down) leaves the source as it was: it may be started again.
+      if (this.state === 'running') this.state = 'new';
+      throw error;
+    }
     if ((this.state as string) === 'closed') return; // closed while waiting for the topic
     const consumer = this.kafka.consumer({
       groupId: this.options.groupId,
@@ -109,9 +117,9 @@ export class KafkaClickEventSource implements ClickEventSource {
         eachBatch: (payload) => this.onBatch(payload, handler),
       });
     } catch (error) {
-      this.state = 'closed';
       this.consumer = null;
       await consumer.disconnect().catch(() => undefined);
+      if (this.state === 'running') this.state = 'new';
       throw error;
     }
   }

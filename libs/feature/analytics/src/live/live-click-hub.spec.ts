@@ -131,6 +131,30 @@ describe('LiveClickHub', () => {
     expect(hub.openStreams('t1')).toBe(2);
   });
 
+  it('starts its consumer again after a start that failed (brokers down at boot), saying so, until stopped', async () => {
+    let attempts = 0;
+    const messages: string[] = [];
+    const source = new MemoryClickEventSource(log, { groupId: 'live.e', fromBeginning: false });
+    const flaky = {
+      start: (handler: Parameters<MemoryClickEventSource['start']>[0]) => (++attempts < 3 ? Promise.reject(new Error('brokers down')) : source.start(handler)),
+      lag: () => source.lag(),
+      close: () => source.close(),
+    };
+    hub = new LiveClickHub(flaky, new UserAgentClassifier(), { ...options, restartMs: 10, onError: (m) => messages.push(m) });
+    hub.start();
+    await until(() => attempts === 3);
+    const seen: LiveClick[] = [];
+    hub.subscribe(
+      't1',
+      null,
+      (c) => seen.push(c),
+      () => undefined,
+    );
+    await new MemoryClickEventSink(log).send([click()]);
+    await until(() => seen.length === 1);
+    expect(messages).toEqual([expect.stringContaining('brokers down'), expect.stringContaining('brokers down')]);
+  });
+
   it('ends every open stream when it stops', async () => {
     hub = new LiveClickHub(new MemoryClickEventSource(log, { groupId: 'live.d' }), new UserAgentClassifier(), options);
     hub.start();

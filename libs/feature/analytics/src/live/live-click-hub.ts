@@ -164,6 +164,18 @@ export class LiveClickHub {
     };
   }
 
+  /** Open streams on this instance, all tenants. */
+  get openStreamCount(): number {
+    let n = 0;
+    for (const count of this.open.values()) n += count;
+    return n;
+  }
+
+  /** Clicks numbered since this instance started (the last id's n). */
+  get streamedClicks(): number {
+    return this.seq;
+  }
+
   /** Open streams of a tenant on this instance. */
   openStreams(tenantId: string): number {
     return this.open.get(tenantId) ?? 0;
