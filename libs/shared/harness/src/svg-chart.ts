@@ -29,6 +29,7 @@ export function lineChartsSvg(title: string, x: readonly number[], series: reado
   series.forEach((s, i) => {
     const [ox, oy] = [(i % columns) * w, 36 + Math.floor(i / columns) * h];
     const [left, right, top, bottom] = [ox + pad, ox + w - 14, oy + 22, oy + h - 30];
+    const right0 = right;
     const finite = s.values.filter(Number.isFinite);
     const yMax = Math.max(...finite, 0) * 1.1 || 1;
     const px = (v: number) => (x1 === x0 ? (left + right) / 2 : left + ((tx(v) - x0) / (x1 - x0)) * (right - left));
@@ -46,7 +47,12 @@ export function lineChartsSvg(title: string, x: readonly number[], series: reado
     if (points.length > 1)
       out.push(`<polyline fill="none" stroke="#2563eb" stroke-width="2" points="${points.map(([a, b]) => `${a.toFixed(1)},${b.toFixed(1)}`).join(' ')}"/>`);
     for (const [a, b] of points) out.push(`<circle cx="${a.toFixed(1)}" cy="${b.toFixed(1)}" r="3" fill="#2563eb"/>`);
-    s.values.forEach((v, k) => Number.isFinite(v) && out.push(`<text x="${px(x[k]) + 5}" y="${py(v) - 5}" fill="#111">${label(v)}</text>`));
+    // Labels of points in the right half go to their left, so that none is cut at the panel's edge.
+    s.values.forEach((v, k) => {
+      if (!Number.isFinite(v)) return;
+      const right = px(x[k]) > (left + right0) / 2;
+      out.push(`<text x="${px(x[k]) + (right ? -5 : 5)}" y="${py(v) - 6}" text-anchor="${right ? 'end' : 'start'}" fill="#111">${label(v)}</text>`);
+    });
   });
   out.push('</svg>');
   return out.join('\n');
