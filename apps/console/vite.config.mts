@@ -37,8 +37,15 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/console/',
   plugins: [preact(), firstLoadBudget()],
-  // The import screen maps rows with the CLI's own code (pure TypeScript, no Node module).
-  resolve: { alias: { '@shortlink/link-transfer/formats': join(import.meta.dirname, '../../libs/shared/link-transfer/src/formats.ts') } },
+  // Import and export map rows with the CLI's own code (pure TypeScript, no Node module).
+  resolve: {
+    alias: [
+      {
+        find: /^@shortlink\/link-transfer\/(formats|csv-cells|export-rows)$/,
+        replacement: join(import.meta.dirname, '../../libs/shared/link-transfer/src/$1.ts'),
+      },
+    ],
+  },
   build: {
     outDir: OUT,
     emptyOutDir: true,

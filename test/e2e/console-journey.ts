@@ -157,9 +157,18 @@ export function describeConsoleJourney(base: () => string) {
       // The session is an HttpOnly cookie: nothing for a script to read.
       expect(await page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(['', 0, 0]);
       expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'API keys', 'Members', 'Audit log', 'My sessions']);
+      // A second session of the same person (another device), ended from here.
+      const other = await api(base(), 'POST', '/api/v1/auth/login', null, { email: ownerEmail, password: PASSWORD });
+      const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0];
+      const otherMe = () => fetch(`${base()}/api/v1/me`, { headers: { cookie: otherCookie } }).then((r) => r.status);
+      expect(await otherMe()).toBe(200);
       await page.click('text=My sessions');
       await page.waitForSelector('#sessions tbody tr[data-current=true]');
+      await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr').length === 2);
       await accessible('sessions');
+      await page.getByRole('button', { name: 'End session' }).click();
+      await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr').length === 1);
+      await eventually('the other session ended', async () => (await otherMe()) === 401, 5_000, 200);
       await signOut();
       expect(await page.evaluate(async () => (await fetch('/api/v1/me')).status)).toBe(401);
       await signIn(ownerEmail);
@@ -272,6 +281,17 @@ export function describeConsoleJourney(base: () => string) {
       await page.waitForFunction(() => document.querySelectorAll('#links tbody tr').length === 25);
       await page.goto(`${consoleUrl()}#/links?tag=spring&status=active`);
       await page.waitForFunction(() => document.querySelectorAll('#links tbody tr').length === 1);
+      // Export the filter's links: the CSV `npm run links:export` writes (password hash included, so it imports again).
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+      expect(download.suggestedFilename()).toBe('links.csv');
+      const exported = readFileSync((await download.path())!, 'utf8')
+        .trim()
+        .split('\n');
+      expect(exported[0]).toMatch(/^url,alias,domain,title,tags,expiresAt,/);
+      expect(exported).toHaveLength(2);
+      expect(exported[1]).toMatch(new RegExp(`^https://example.com/console/spring\\?ref=console,${alias},`));
+      expect(exported[1]).toContain('$argon2id$');
+      expect(await page.locator('#export-status').innerText()).toBe('Exported 1 links');
       const domain = (await key('GET', `/api/v1/links/${alias}`)).body.domain as string;
       await page.goto(`${consoleUrl()}#/links?tag=spring&status=disabled&domain=${domain}`);
       await page.waitForSelector('#no-links');

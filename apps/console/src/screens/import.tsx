@@ -8,6 +8,7 @@
  */
 import { parse } from 'csv-parse/browser/esm/sync';
 import { useState } from 'preact/hooks';
+import { guardCell } from '@shortlink/link-transfer/csv-cells';
 import { type CsvRecord, detectFormat, type Format, FORMATS, kuttRecords, mapRecord, normaliseHeader } from '@shortlink/link-transfer/formats';
 import { api, type Problem, problemOf, type Schemas } from '../api/client';
 import { Field, ProblemNote } from '../ui';
@@ -46,7 +47,7 @@ function readRecords(name: string, text: string): { records: CsvRecord[]; detect
 }
 
 const csvCell = (v: string | number) => {
-  const s = String(v).replace(/^([=+\-@\t\r])/, "'$1"); // a cell a spreadsheet would run as a formula, quoted as the CLI does
+  const s = typeof v === 'string' ? guardCell(v) : String(v); // a cell a spreadsheet would run as a formula, guarded as the CLI does
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 

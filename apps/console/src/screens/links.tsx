@@ -25,6 +25,8 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
   const [results, setResults] = useState<BulkResult[] | null>(null);
   const [bulkProblem, setBulkProblem] = useState<Problem | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  const [exporting, setExporting] = useState<string | null>(null);
+  const [exportProblem, setExportProblem] = useState<Problem | null>(null);
   const canWrite = session.can('links:write');
 
   const page = async (cursor: string | null) => {
@@ -83,6 +85,33 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
     setLinks(links.filter((l) => !deleted.has(key(l))));
     setSelected(new Set([...selected].filter((k) => !deleted.has(k))));
   };
+  const exportFiltered = async () => {
+    setExportProblem(null);
+    setExporting('Exporting…');
+    const { exportCsv } = await import('../export');
+    const outcome = await exportCsv(
+      {
+        ...(filters.q ? { q: filters.q } : {}),
+        ...(filters.tag ? { tag: filters.tag } : {}),
+        ...(filters.status ? { status: filters.status } : {}),
+        ...(filters.domain ? { domain: filters.domain } : {}),
+      },
+      (n) => setExporting(`Exporting… ${n} links`),
+    );
+    if ('problem' in outcome) {
+      setExporting(null);
+      return setExportProblem(outcome.problem);
+    }
+    const url = URL.createObjectURL(new Blob([outcome.csv], { type: 'text/csv' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = 'links.csv';
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    setExporting(`Exported ${outcome.count} links`);
+  };
   const copyShort = async (l: Link) => {
     setCopied((await copy(l.shortUrl)) ? l.shortUrl : null);
   };
@@ -124,6 +153,19 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
           Filter
         </button>
       </form>
+      <div class="actions">
+        {canWrite && (
+          <button type="button" class="secondary" id="export" onClick={exportFiltered}>
+            Export these links (CSV)
+          </button>
+        )}
+        {exporting && (
+          <span role="status" id="export-status">
+            {exporting}
+          </span>
+        )}
+        <ProblemNote problem={exportProblem} />
+      </div>
       <ProblemNote problem={problem} id="links-error" />
       {copied && <Notice>Copied {copied}</Notice>}
       {canWrite && (

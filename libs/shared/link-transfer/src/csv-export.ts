@@ -2,6 +2,9 @@ import { stringify } from 'csv-stringify';
 import type { Writable } from 'stream';
 import { guardCell } from './csv-cells';
 import { flushed } from './csv-import';
+import { EXPORT_COLUMNS, type ExportedLink, exportRow } from './export-rows';
+
+export { EXPORT_COLUMNS, type ExportedLink, exportRow } from './export-rows';
 
 export interface ExportOptions {
   readonly api: string;
@@ -14,66 +17,6 @@ export interface ExportOptions {
   readonly onProgress?: (exported: number) => void;
   /** Told when the export goes on without something (a key without links:write gets no password hashes). */
   readonly onWarning?: (message: string) => void;
-}
-
-/**
- * The columns of an export: every field a link has, our import's columns first, so an export
- * imports again as it is (docs/design.md, "Import and export"). A password leaves as its argon2id
- * hash; the options that are objects (geo and device targets, variants) as JSON.
- */
-export const EXPORT_COLUMNS = [
-  'url',
-  'alias',
-  'domain',
-  'title',
-  'tags',
-  'expiresAt',
-  'redirectType',
-  'maxClicks',
-  'status',
-  'passwordProtected',
-  'passwordHash',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
-  'forwardQuery',
-  'geoTargets',
-  'deviceTargets',
-  'variants',
-  'clicksPerIpPerMinute',
-  'passwordRememberHours',
-  'social',
-  'appTargets',
-  'shortUrl',
-  'createdAt',
-] as const;
-
-/** A link as the API shows it (GET /api/v1/export/links adds passwordHash). */
-export interface ExportedLink {
-  code: string;
-  domain: string;
-  shortUrl: string;
-  url: string;
-  title: string | null;
-  tags: string[];
-  expiresAt: string | null;
-  redirectType: number;
-  maxClicks: number | null;
-  status: string;
-  createdAt: string;
-  passwordProtected: boolean;
-  passwordHash?: string | null;
-  utm: Partial<Record<'source' | 'medium' | 'campaign' | 'term' | 'content', string>> | null;
-  forwardQuery: boolean;
-  geoTargets: Record<string, string> | null;
-  deviceTargets: Record<string, string> | null;
-  variants: Array<{ url: string; weight: number }> | null;
-  clicksPerIpPerMinute: number | null;
-  passwordRememberHours?: number | null;
-  social?: { title: string; description: string | null; image: string | null } | null;
-  appTargets?: { ios?: string; android?: string } | null;
 }
 
 /** The export route (with password hashes, links:read and links:write), and the list that any reading key may use. */
@@ -120,40 +63,6 @@ export async function exportLinks(o: ExportOptions): Promise<number> {
 
 /** The CSV writer of an export: our columns, every text cell guarded, booleans as true/false. */
 export const exportWriter = () => stringify({ header: true, columns: [...EXPORT_COLUMNS], cast: { string: guardCell, boolean: (b) => String(b) } });
-
-/** One link as a row of EXPORT_COLUMNS. */
-export function exportRow(l: ExportedLink): unknown[] {
-  const utm = l.utm ?? {};
-  const asJson = (v: unknown) => (v === null || v === undefined ? '' : JSON.stringify(v));
-  return [
-    l.url,
-    l.code,
-    l.domain,
-    l.title ?? '',
-    l.tags.join('|'),
-    l.expiresAt ?? '',
-    l.redirectType,
-    l.maxClicks ?? '',
-    l.status,
-    l.passwordProtected,
-    l.passwordHash ?? '',
-    utm.source ?? '',
-    utm.medium ?? '',
-    utm.campaign ?? '',
-    utm.term ?? '',
-    utm.content ?? '',
-    l.forwardQuery,
-    asJson(l.geoTargets),
-    asJson(l.deviceTargets),
-    asJson(l.variants),
-    l.clicksPerIpPerMinute ?? '',
-    l.passwordRememberHours ?? '',
-    asJson(l.social),
-    asJson(l.appTargets),
-    l.shortUrl,
-    l.createdAt,
-  ];
-}
 
 /** The answer's JSON; null when `scopeMayLack` and the key lacks the route's scope (403 INSUFFICIENT_SCOPE). */
 async function getJson<T>(url: string, apiKey: string, scopeMayLack: boolean): Promise<T | null> {
