@@ -241,9 +241,13 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
     it('publishes every analytics endpoint in its OpenAPI document, and serves the dashboard with its chart library', async () => {
       const doc = (await (await fetch(`${endpoints().analytics}/docs/openapi.json`)).json()) as { paths: Record<string, unknown> };
       expect(Object.keys(doc.paths).sort()).toEqual([
+        '/api/v1/auth/login',
+        '/api/v1/auth/logout',
+        '/api/v1/events/stream',
         '/api/v1/links/{code}/breakdown/{dimension}',
         '/api/v1/links/{code}/stats',
         '/api/v1/links/{code}/visits',
+        '/api/v1/me',
         '/api/v1/stats/orphans',
         '/api/v1/stats/top-links',
       ]);

@@ -2,7 +2,7 @@ import { request } from 'http';
 import { Endpoints, eventually } from '@shortlink/harness';
 import { API_KEY, createLink, createTenant } from './support';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One API call with a key: status, parsed body and the headers the plans add. */
 export async function api(base: string, method: Method, path: string, key: string | null, body?: unknown) {

@@ -3,8 +3,10 @@
 # linters that generators' users run: Redocly (recommended rules) and Spectral (oas ruleset), with
 # no error allowed. Then property-based API tests: schemathesis (PyPI) generates requests from each
 # document and checks every answer: never a 5xx, the status and the media type are among those
-# documented, the body matches the documented schema. Runs the embedded profile (`npm start`) on a
-# fresh data directory and free ports, bounded in time. Between the two, a client generated from the
+# documented, the body matches the documented schema. The compatibility APIs' own documents
+# (Shlink's at /docs/shlink/openapi.json) get the same linters and fuzzing, without their routes
+# that answer 501. Runs the embedded profile (`npm start`) on a fresh data directory and free ports,
+# bounded in time. Between the two, a client generated from the
 # documents (openapi-typescript) is type-checked and run (tools/ci/openapi-client/journey.ts).
 #
 #   bash tools/ci/api-fuzz.sh            both APIs

@@ -583,6 +583,80 @@ export interface paths {
         patch: operations["updateMember"];
         trace?: never;
     };
+    "/api/v1/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the tenant’s single sign-on provider (never its secret)
+         * @description 404 `SSO_NOT_CONFIGURED` when there is none.
+         *
+         *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getSso"];
+        /**
+         * Configure the tenant’s OpenID Connect provider for single sign-on
+         * @description Owners only (and keys with members:write); an admin gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.
+         *
+         *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        put: operations["configureSso"];
+        post?: never;
+        /**
+         * Turn single sign-on off (people it created keep their membership; they sign in again once it is back)
+         * @description Owners only (and keys with members:write). 404 `SSO_NOT_CONFIGURED` when there is none.
+         *
+         *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        delete: operations["deleteSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso/{tenant}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Begin signing in with the tenant’s provider: a redirect to it (authorization code with PKCE, state and nonce)
+         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider’s discovery does not answer within SSO_TIMEOUT_SECONDS.
+         */
+        get: operations["startSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the provider sends people back: checks the state, exchanges the code, opens a session
+         * @description On success 302 to the console (SHORTLINK_CONSOLE_URL) with the session cookie `sl_session`, as a password sign-in gives it; a person of an allowed domain who is not a member yet is created with the configured role. 400 `SSO_STATE_MISMATCH` (a state that is not this browser’s, or a sign-in started more than ten minutes ago), 401 `SSO_CODE_REJECTED` (a wrong, used or expired code, or the provider refused), 403 `SSO_EMAIL_DOMAIN_REFUSED`, 503 `SSO_PROVIDER_UNAVAILABLE`.
+         */
+        get: operations["finishSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -1048,6 +1122,25 @@ export interface components {
             /** @description owner, admin, editor, viewer */
             role: string;
         };
+        SsoConfiguration: {
+            /**
+             * @description The provider’s issuer URL (https; http only with SSO_ALLOW_INSECURE_ISSUERS)
+             * @example https://accounts.example.com
+             */
+            issuer: string;
+            clientId: string;
+            /** @description Required the first time; left out, the stored secret stays. Sealed at rest, never answered */
+            clientSecret?: string;
+            /**
+             * @description Email domains that may sign in (the provider’s verified email)
+             * @example [
+             *       "example.com"
+             *     ]
+             */
+            allowedDomains: string[];
+            /** @description admin, editor or viewer (default): the role of a person created by a first sign-in */
+            defaultRole?: string;
+        };
         SignIn: {
             email: string;
             password: string;
@@ -1156,7 +1249,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "ALIAS_RESERVED" | "BAD_REQUEST" | "DOMAIN_BLOCKED" | "INVALID_ALIAS" | "INVALID_CURSOR" | "INVALID_EVENT_ID" | "INVALID_JSON" | "INVALID_TIME_RANGE" | "INVALID_URL" | "INVITATION_INVALID" | "JSON_TOO_DEEP" | "PASSWORD_TOO_WEAK" | "SECOND_FACTOR_INVALID" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED";
+            code: "ALIAS_RESERVED" | "BAD_REQUEST" | "DOMAIN_BLOCKED" | "INVALID_ALIAS" | "INVALID_CURSOR" | "INVALID_EVENT_ID" | "INVALID_JSON" | "INVALID_TIME_RANGE" | "INVALID_URL" | "INVITATION_INVALID" | "JSON_TOO_DEEP" | "PASSWORD_TOO_WEAK" | "SECOND_FACTOR_INVALID" | "SSO_STATE_MISMATCH" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED";
             detail: string;
             instance?: string;
         } & {
@@ -1172,7 +1265,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "SECOND_FACTOR_REQUIRED" | "UNAUTHENTICATED";
+            code: "SECOND_FACTOR_REQUIRED" | "SSO_CODE_REJECTED" | "UNAUTHENTICATED";
             detail: string;
             instance?: string;
         } & {
@@ -1188,7 +1281,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "PASSWORD_INCORRECT" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
+            code: "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -1300,7 +1393,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CODE_SPACE_EXHAUSTED" | "DEPENDENCY_UNAVAILABLE" | "SHARD_UNAVAILABLE";
+            code: "CODE_SPACE_EXHAUSTED" | "DEPENDENCY_UNAVAILABLE" | "SHARD_UNAVAILABLE" | "SSO_PROVIDER_UNAVAILABLE";
             detail: string;
             instance?: string;
         } & {
@@ -1329,7 +1422,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "DELIVERY_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "KEY_NOT_FOUND" | "LINK_DISABLED" | "LINK_NOT_FOUND" | "MEMBER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SESSION_NOT_FOUND" | "TENANT_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
+            code: "DELIVERY_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "KEY_NOT_FOUND" | "LINK_DISABLED" | "LINK_NOT_FOUND" | "MEMBER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SESSION_NOT_FOUND" | "SSO_NOT_CONFIGURED" | "TENANT_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
             detail: string;
             instance?: string;
         } & {
@@ -1621,6 +1714,26 @@ export interface components {
         };
         Members: {
             members: components["schemas"]["Member"][];
+        };
+        Sso: {
+            issuer: string;
+            clientId: string;
+            /**
+             * @description A secret is stored (it is never answered)
+             * @constant
+             */
+            clientSecretSet: true;
+            allowedDomains: string[];
+            /** @enum {string} */
+            defaultRole: "admin" | "editor" | "viewer";
+            /** @description The redirect URI to register with the provider (SSO_CALLBACK_URL) */
+            callbackUrl: string;
+            /** @description Where people of this tenant begin signing in */
+            startUrl: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         SignedIn: {
             /** @description The person signed in; null for a key */
@@ -5836,6 +5949,451 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sso"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    configureSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoConfiguration"];
+            };
+        };
+        responses: {
+            /** @description The provider, as configured (no secret) */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sso"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    deleteSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    startSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant’s id */
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider’s sign-in */
+            302: {
+                headers: {
+                    /** @description The provider’s authorization URL */
+                    Location?: string;
+                    /** @description sl_sso=…; Path=/api/v1/auth/sso; Max-Age=600; HttpOnly; SameSite=Lax[; Secure] */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    finishSso: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: to the console */
+            302: {
+                headers: {
+                    /** @description The console */
+                    Location?: string;
+                    /** @description sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure] */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
                 };
             };
             /** @description problem+json (431) */

@@ -19,3 +19,18 @@ export {
 export { isRole, type MemberManager, mayManageRole, type Role, ROLE_SCOPES, ROLES } from './roles';
 export { csrfMatches, csrfTokenOf, principalOf, SessionService, type SessionServiceOptions, type SignedIn, type VerifiedSession } from './session-service';
 export { RECOVERY_CODES, SecondFactorService, type SecondFactorCheck, type SecondFactorProof, SecretBox } from './second-factor';
+export {
+  type NewSsoMember,
+  OIDC_CLIENT,
+  type OidcClient,
+  OidcError,
+  type OidcIdentity,
+  type OidcProvider,
+  SSO_STORE,
+  type SsoInput,
+  SsoService,
+  type SsoServiceOptions,
+  type SsoSettings,
+  type SsoStore,
+  type SsoView,
+} from './sso';

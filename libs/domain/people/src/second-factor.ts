@@ -13,8 +13,9 @@ import { PeopleStore } from './ports';
 export class SecretBox {
   private readonly key: Buffer;
 
-  constructor(secret: string | Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', secret, 'shortlink', 'totp-secret v1', 32));
+  /** `purpose` names what the box seals: each purpose has its own key (HKDF info). */
+  constructor(secret: string | Buffer, purpose = 'totp-secret v1') {
+    this.key = Buffer.from(hkdfSync('sha256', secret, 'shortlink', purpose, 32));
   }
 
   seal(memberId: string, plain: string): string {

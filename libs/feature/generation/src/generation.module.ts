@@ -30,7 +30,20 @@ import {
   UrlPolicy,
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
-import { MAILER, Mailer, MemberService, PEOPLE_STORE, PeopleStore, SessionService } from '@shortlink/people-domain';
+import {
+  MAILER,
+  Mailer,
+  MemberService,
+  OIDC_CLIENT,
+  OidcClient,
+  PEOPLE_STORE,
+  PeopleStore,
+  SecretBox,
+  SessionService,
+  SSO_STORE,
+  SsoService,
+  SsoStore,
+} from '@shortlink/people-domain';
 import {
   EventPublisher,
   PLATFORM_EVENT_SINK,
@@ -81,6 +94,7 @@ import { LinkChangeHooks } from './webhooks/link-events';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { AuthController } from './people/auth.controller';
 import { MembersController } from './people/members.controller';
+import { SsoController } from './people/sso.controller';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [
@@ -101,6 +115,8 @@ export const GENERATION_PORTS: readonly symbol[] = [
   PLATFORM_EVENT_SINK,
   PEOPLE_STORE,
   MAILER,
+  SSO_STORE,
+  OIDC_CLIENT,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -120,6 +136,7 @@ export const GENERATION_API = {
     domains: 'The settings of your domains: redirects, branding, robots, app association files',
     audit: 'Who changed what, when and from where',
     webhooks: 'Signed deliveries of your links’ events to your endpoints (Standard Webhooks)',
+    sso: 'Single sign-on with your OpenID Connect provider (owners)',
     admin: 'Operators only: tenants, their plans and domains, moderation',
   },
   sessions: true,
@@ -195,6 +212,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         AuditLogController,
         WebhooksController,
         MembersController,
+        SsoController,
         SessionController,
         AuthController,
         ConsoleController,
@@ -368,6 +386,16 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
           },
         },
         ...PEOPLE_SESSION_PROVIDERS,
+        {
+          // Single sign-on (docs/design.md, "Single sign-on"): client secrets and pending sign-ins sealed under keys derived from the code secret.
+          provide: SsoService,
+          inject: [SSO_STORE, OIDC_CLIENT, CODE_SECRET, SessionService, TenantService, AuditLog],
+          useFactory: (store: SsoStore, oidc: OidcClient, codeSecret: string, sessions: SessionService, tenants: TenantService, log: AuditLog) =>
+            new SsoService(store, oidc, new SecretBox(codeSecret, 'sso v1'), sessions, tenants, log, {
+              callbackUrl: config.people.sso.callbackUrl,
+              allowInsecureIssuers: config.people.sso.allowInsecureIssuers,
+            }),
+        },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,
         LinkPresenter,

@@ -60,9 +60,7 @@ export class ShlinkService {
     @Inject(HEALTH_PROBES) private readonly probes: () => readonly HealthProbe[],
     @Optional() @Inject(SHLINK_VISITS) private readonly reader: ClickAggregateStore | null = null,
   ) {
-    const { defaultDomain, publicBaseUrl } = config.links;
-    this.ctx = { defaultDomain, shortUrl: (link) => this.shortUrlOf(link.domain, link.code) };
-    void publicBaseUrl;
+    this.ctx = { defaultDomain: config.links.defaultDomain, shortUrl: (link) => this.shortUrlOf(link.domain, link.code) };
   }
 
   private shortUrlOf(domain: string, code: string): string {

@@ -6,6 +6,7 @@ import { geoPort } from './ports/geo.port';
 import { linksPort } from './ports/links.port';
 import { mailPort } from './ports/mail.port';
 import { metaPort } from './ports/meta.port';
+import { oidcPort } from './ports/oidc.port';
 import { olapPort } from './ports/olap.port';
 import { olapReaderPort } from './ports/olap-reader.port';
 import { passwordsPort } from './ports/passwords.port';
@@ -21,6 +22,7 @@ export const PORT_CATALOG: readonly Port[] = [
   geoPort,
   passwordsPort,
   mailPort,
+  oidcPort,
   urlSafetyPort,
   webhooksPort,
   metaPort,

@@ -61,6 +61,30 @@ describe('loadConfig', () => {
       expect(violations).toContain(name);
   });
 
+  it('reads the single sign-on settings: the callback URL (default the generation app’s), the timeout, http issuers off; lists bad ones', () => {
+    expect(loadConfig({}).people.sso).toEqual({
+      callbackUrl: 'http://localhost:8081/api/v1/auth/sso/callback',
+      timeoutMs: 10_000,
+      allowInsecureIssuers: false,
+      successUrl: 'http://localhost:8081/console/',
+    });
+    expect(
+      loadConfig({
+        SSO_CALLBACK_URL: 'https://links.example/api/v1/auth/sso/callback',
+        SSO_TIMEOUT_SECONDS: '3',
+        SSO_ALLOW_INSECURE_ISSUERS: 'true',
+        SHORTLINK_CONSOLE_URL: 'https://console.example/',
+      }).people.sso,
+    ).toEqual({
+      callbackUrl: 'https://links.example/api/v1/auth/sso/callback',
+      timeoutMs: 3000,
+      allowInsecureIssuers: true,
+      successUrl: 'https://console.example/',
+    });
+    const violations = violationsOf({ SSO_CALLBACK_URL: 'not a url', SSO_TIMEOUT_SECONDS: '0', SSO_ALLOW_INSECURE_ISSUERS: 'maybe' }).join('\n');
+    for (const name of ['SSO_CALLBACK_URL', 'SSO_TIMEOUT_SECONDS', 'SSO_ALLOW_INSECURE_ISSUERS']) expect(violations).toContain(name);
+  });
+
   it('reads the people settings: console URL, SMTP, sessions and sign-in throttle, with defaults, and lists bad ones', () => {
     const d = loadConfig({}).people;
     expect(d).toMatchObject({

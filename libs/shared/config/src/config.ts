@@ -141,6 +141,15 @@ export const envSchema = z.object({
   SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(10),
   SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
   SIGN_IN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+  /**
+   * Single sign-on with a tenant's OpenID Connect provider (docs/design.md, "Single sign-on"): the
+   * redirect URI registered with the providers (this app's /api/v1/auth/sso/callback as the browser
+   * reaches it), how long a call to a provider may take, and whether http:// issuers are accepted
+   * (tests and closed networks only: tokens would cross the network in the clear).
+   */
+  SSO_CALLBACK_URL: z.string().url().optional(),
+  SSO_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(10),
+  SSO_ALLOW_INSECURE_ISSUERS: bool.default(false),
 
   DB_DRIVER: driver(['sqlite', 'mysql'] as const, 'sqlite'),
   SHARD_STRATEGY: driver(['ring', 'jump'] as const, 'ring'),
@@ -431,6 +440,8 @@ export interface AppConfig {
     readonly passwordMinLength: number;
     readonly session: { readonly idleMs: number; readonly absoluteMs: number; readonly cookieSecure: 'auto' | 'on' | 'off'; readonly consoleIsHttps: boolean };
     readonly signInThrottle: { readonly perAccount: number; readonly perAddress: number; readonly windowMs: number };
+    /** OpenID Connect sign-in: the redirect URI, each provider call's bound, http:// issuers allowed; people land on `successUrl` (the console) once signed in. */
+    readonly sso: { readonly callbackUrl: string; readonly timeoutMs: number; readonly allowInsecureIssuers: boolean; readonly successUrl: string };
   };
   readonly db: ShardingConfig &
     (
@@ -650,6 +661,12 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         perAccount: e.SIGN_IN_FAILURES_PER_ACCOUNT,
         perAddress: e.SIGN_IN_FAILURES_PER_ADDRESS,
         windowMs: e.SIGN_IN_THROTTLE_WINDOW_SECONDS * 1000,
+      },
+      sso: {
+        callbackUrl: e.SSO_CALLBACK_URL ?? `http://localhost:${e.GENERATION_PORT}/api/v1/auth/sso/callback`,
+        timeoutMs: e.SSO_TIMEOUT_SECONDS * 1000,
+        allowInsecureIssuers: e.SSO_ALLOW_INSECURE_ISSUERS,
+        successUrl: `${consoleUrl}/`,
       },
     },
     db:

@@ -4,8 +4,9 @@ import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
-import type { PeopleStore } from '@shortlink/people-domain';
+import type { PeopleStore, SsoStore } from '@shortlink/people-domain';
 import { MysqlPeopleStore } from '../people/mysql-people-store';
+import { MysqlSsoStore } from '../people/sso-stores';
 import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { LazyOpen, forwardWhenOpen } from '../lazy-open';
@@ -129,6 +130,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly audit: AuditLogStore;
   readonly webhooks: WebhookStore;
   readonly people: PeopleStore;
+  readonly sso: SsoStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
@@ -138,6 +140,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
     this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
     this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
+    this.sso = forwardWhenOpen(this.store, (meta) => meta.sso, MysqlSsoStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

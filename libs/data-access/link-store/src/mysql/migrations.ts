@@ -506,6 +506,30 @@ export class Webhooks1734500000001 implements MigrationInterface {
   }
 }
 
+/**
+ * A tenant's OpenID Connect provider for single sign-on: the client secret sealed by the app, the
+ * allowed email domains as a JSON array (docs/design.md, "Single sign-on").
+ */
+export class Sso1734700000001 implements MigrationInterface {
+  name = 'Sso1734700000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS tenant_sso (
+        tenant_id VARCHAR(36) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        issuer VARCHAR(2048) NOT NULL,
+        client_id VARCHAR(255) NOT NULL,
+        client_secret VARCHAR(2048) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        allowed_domains TEXT NOT NULL,
+        default_role VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        updated_at DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE tenant_sso');
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -526,4 +550,5 @@ export const META_MIGRATIONS = [
   People1734300000001,
   SecondFactor1734300000002,
   Webhooks1734500000001,
+  Sso1734700000001,
 ];

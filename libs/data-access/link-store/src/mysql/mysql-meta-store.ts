@@ -3,6 +3,7 @@ import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { MysqlPeopleStore } from '../people/mysql-people-store';
+import { MysqlSsoStore } from '../people/sso-stores';
 import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
@@ -18,6 +19,7 @@ export class MysqlMetaStore implements SequenceStore {
   readonly audit: MysqlAuditLogStore;
   readonly webhooks: SqlWebhookStore;
   readonly people: MysqlPeopleStore;
+  readonly sso: MysqlSsoStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
@@ -26,6 +28,7 @@ export class MysqlMetaStore implements SequenceStore {
     this.audit = new MysqlAuditLogStore(ds);
     this.webhooks = mysqlWebhookStore(ds);
     this.people = new MysqlPeopleStore(ds);
+    this.sso = new MysqlSsoStore(ds);
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {

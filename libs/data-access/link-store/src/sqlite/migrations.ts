@@ -195,4 +195,13 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE INDEX idx_webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
       CREATE INDEX idx_webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at, id);`,
   },
+  {
+    // A tenant's OpenID Connect provider for single sign-on: the client secret sealed by the app,
+    // the allowed email domains as a JSON array (docs/design.md, "Single sign-on").
+    name: '010_sso',
+    up: `
+      CREATE TABLE tenant_sso (
+        tenant_id TEXT PRIMARY KEY REFERENCES tenants(id), issuer TEXT NOT NULL, client_id TEXT NOT NULL, client_secret TEXT NOT NULL,
+        allowed_domains TEXT NOT NULL, default_role TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
+  },
 ];

@@ -2,6 +2,7 @@ import { IdBlock, SequenceStore } from '@shortlink/links-domain';
 import { SqliteAuditLogStore } from '../audit/sqlite-audit-log-store';
 import { SqliteBatchRecordStore } from '../batches/sqlite-batch-record-store';
 import { SqlitePeopleStore } from '../people/sqlite-people-store';
+import { SqliteSsoStore } from '../people/sso-stores';
 import { SqliteDomainSettingsStore } from '../tenants/sqlite-domain-settings-store';
 import { SqliteTenantStore } from '../tenants/sqlite-tenant-store';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
@@ -18,6 +19,7 @@ export class SqliteMetaStore implements SequenceStore {
   readonly audit: SqliteAuditLogStore;
   readonly webhooks: SqlWebhookStore;
   readonly people: SqlitePeopleStore;
+  readonly sso: SqliteSsoStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
@@ -28,6 +30,7 @@ export class SqliteMetaStore implements SequenceStore {
     this.audit = new SqliteAuditLogStore(this.db);
     this.webhooks = sqliteWebhookStore(this.db);
     this.people = new SqlitePeopleStore(this.db);
+    this.sso = new SqliteSsoStore(this.db);
   }
 
   /** One write-locked statement: atomic across every process sharing the file. */

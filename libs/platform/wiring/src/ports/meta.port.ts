@@ -2,12 +2,12 @@ import { join } from 'path';
 import { BATCH_RECORD_STORE, SEQUENCE_STORE } from '@shortlink/links-domain';
 import { DOMAIN_SETTINGS_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { AUDIT_LOG_STORE } from '@shortlink/audit-domain';
-import { PEOPLE_STORE } from '@shortlink/people-domain';
+import { PEOPLE_STORE, SSO_STORE } from '@shortlink/people-domain';
 import { WEBHOOK_STORE } from '@shortlink/webhooks-domain';
 import { LazyMysqlMetaStore, SqliteMetaStore } from '@shortlink/link-store';
 import { itself, portSpec } from '../port';
 
-/** Tenants, API keys, domain settings, id sequences, batch idempotency records, the audit log, members and sessions, and the webhooks: the shard-independent database. */
+/** Tenants, API keys, domain settings, id sequences, batch idempotency records, the audit log, members and sessions, SSO settings, and the webhooks: the shard-independent database. */
 export const metaPort = portSpec({
   name: 'meta-db',
   open: (config) =>
@@ -22,6 +22,7 @@ export const metaPort = portSpec({
     [AUDIT_LOG_STORE, (store) => store.audit],
     [WEBHOOK_STORE, (store) => store.webhooks],
     [PEOPLE_STORE, (store) => store.people],
+    [SSO_STORE, (store) => store.sso],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'meta-db', check: () => store.ping() }],

@@ -1,0 +1,1 @@
+export { OpenidOidcClient, type OpenidOidcClientOptions } from './openid-oidc-client';
