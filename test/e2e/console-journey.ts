@@ -39,6 +39,7 @@ export function describeConsoleJourney(base: () => string) {
     const totpEmail = `console-totp-${stamp}@example.com`;
     const alias = `console-${stamp}`;
     let tenantKey: string;
+    let tenantId: string;
     let profileDir: string;
     let browser: BrowserContext;
     let page: Page;
@@ -92,6 +93,7 @@ export function describeConsoleJourney(base: () => string) {
       const created = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Console ${stamp}`, plan: 'paid', ownerEmail });
       expect(created.status).toBe(201);
       tenantKey = created.body.apiKey;
+      tenantId = created.body.tenant.id;
       profileDir = mkdtempSync(join(tmpdir(), 'shortlink-console-chromium-'));
       browser = await chromium.launchPersistentContext(profileDir, {
         executablePath: CHROMIUM,
@@ -146,6 +148,12 @@ export function describeConsoleJourney(base: () => string) {
       await page.goto(consoleUrl());
       await page.waitForSelector('#sign-in');
       await accessible('sign-in');
+      // Single sign-on of a tenant without a provider: said beside the field, the page stays.
+      await page.locator('#sso').getByLabel('Tenant id').fill(tenantId);
+      await page.click('#sso button[type=submit]');
+      await page.waitForSelector('#sso .error');
+      expect(await page.locator('#sso .error').innerText()).toMatch(/single sign-on|SSO|provider/i);
+      expect(new URL(page.url()).pathname).toBe('/console');
       await page.getByLabel('Email').fill(ownerEmail);
       await page.getByLabel('Password').fill('not the password at all');
       await page.click('#sign-in button[type=submit]');
