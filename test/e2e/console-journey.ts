@@ -231,6 +231,11 @@ export function describeConsoleJourney(base: () => string) {
       await form.getByLabel('Forward the visitor’s query string to the target').uncheck();
       await form.getByLabel('Card title').fill('Spring sale');
       await form.getByLabel('Card description').fill('Everything half price');
+      await form.locator('summary').click(); // more options
+      await form.getByLabel('Visitor limit (redirects per address and minute)').fill('30');
+      await form.getByLabel('iOS URL').fill('https://example.com/console/ios');
+      await form.getByLabel('Country targets').fill('de https://example.de/spring');
+      await form.getByLabel('A/B variants').fill('https://example.com/console/a 70\nhttps://example.com/console/b 30');
       await page.click('#save-link');
       const aliasError = page.locator('#link-form .error[data-field=alias]');
       await aliasError.waitFor();
@@ -253,6 +258,14 @@ export function describeConsoleJourney(base: () => string) {
         forwardQuery: false,
         social: { title: 'Spring sale', description: 'Everything half price' },
         status: 'active',
+        redirectType: 302,
+        clicksPerIpPerMinute: 30,
+        deviceTargets: { ios: 'https://example.com/console/ios' },
+        geoTargets: { DE: 'https://example.de/spring' },
+        variants: [
+          { url: 'https://example.com/console/a', weight: 70 },
+          { url: 'https://example.com/console/b', weight: 30 },
+        ],
       });
       expect(await page.locator('#short-url').innerText()).toBe(link.shortUrl);
       // Copy the short URL; download the QR code as SVG and as PNG.
