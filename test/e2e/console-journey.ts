@@ -354,13 +354,19 @@ export function describeConsoleJourney(base: () => string) {
       expect((await key('GET', `/api/v1/links/${alias}`)).body.status).toBe('active');
     });
 
-    it('bulk-deletes the selected links, with a result per link', async () => {
+    it('bulk-disables, then bulk-deletes the selected links, with a result per link', async () => {
       await page.goto(`${consoleUrl()}#/links?tag=paging`);
       await page.waitForFunction(() => document.querySelectorAll('#links tbody tr').length === 25);
       const chosen = (await linkRows()).slice(0, 3) as string[];
       for (const code of chosen) await page.getByLabel(`Select ${code}`).check();
       expect(await page.locator('#selected-count').innerText()).toBe('3 selected');
+      await page.click('#bulk-disable');
+      await page.waitForSelector('#bulk-results');
+      expect(await page.locator('#bulk-results h2').innerText()).toBe('Bulk disable: 3 disabled, 0 failed');
+      for (const code of chosen) expect((await key('GET', `/api/v1/links/${code}`)).body.status).toBe('disabled');
+      expect(await page.locator(`#links tr[data-code="${chosen[0]}"] .status`).innerText()).toBe('disabled');
       await page.click('#bulk-delete');
+      await page.waitForFunction(() => document.querySelector('#bulk-results h2')?.textContent?.startsWith('Bulk delete'));
       await page.waitForSelector('#bulk-results');
       expect(await page.locator('#bulk-results h2').innerText()).toBe('Bulk delete: 3 deleted, 0 failed');
       expect(await page.locator('#bulk-results li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.status))).toEqual(['204', '204', '204']);
