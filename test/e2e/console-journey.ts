@@ -164,7 +164,7 @@ export function describeConsoleJourney(base: () => string) {
       expect(await page.locator('#role').innerText()).toBe('owner');
       // The session is an HttpOnly cookie: nothing for a script to read.
       expect(await page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(['', 0, 0]);
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'API keys', 'Members', 'Audit log', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'Domains', 'API keys', 'Members', 'Audit log', 'My sessions']);
       // A second session of the same person (another device), ended from here.
       const other = await api(base(), 'POST', '/api/v1/auth/login', null, { email: ownerEmail, password: PASSWORD });
       const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0];
@@ -208,7 +208,7 @@ export function describeConsoleJourney(base: () => string) {
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
       // An editor has no members, keys or audit log.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'Domains', 'My sessions']);
       await signOut();
       await signIn(ownerEmail);
     });
@@ -448,6 +448,29 @@ export function describeConsoleJourney(base: () => string) {
       expect(me).toBe(ownerEmail);
       await dashboard.waitForFunction(() => (document.getElementById('login') as HTMLElement | null)?.hidden === true, undefined, { timeout: 15_000 });
       await dashboard.close();
+    });
+
+    it("edits its own domain's settings (a bad URL is refused beside its field)", async () => {
+      const domain = `console-${stamp}.example`;
+      expect((await api(base(), 'POST', `/api/v1/admin/tenants/${tenantId}/domains`, API_KEY, { domain })).status).toBe(201);
+      await page.click('header >> text=Domains');
+      const form = page.locator(`form[data-domain="${domain}"]`);
+      await form.waitFor();
+      await form.getByLabel('Unknown codes go to').fill('ftp://example.com/nope');
+      await form.getByRole('button', { name: `Save ${domain}` }).click();
+      await form.locator('.error[data-field=notFoundRedirect]').waitFor();
+      await form.getByLabel('Unknown codes go to').fill('https://example.com/not-found');
+      await form.getByLabel('Name', { exact: true }).fill('Console Inc');
+      await form.getByLabel('Accent colour').fill('#0b57d0');
+      await form.getByLabel('Let crawlers fetch every link (robots.txt allows)').check();
+      await form.getByRole('button', { name: `Save ${domain}` }).click();
+      await form.locator('.notice').waitFor();
+      await accessible('domains');
+      expect((await key('GET', `/api/v1/domains/${domain}`)).body).toMatchObject({
+        notFoundRedirect: 'https://example.com/not-found',
+        branding: { name: 'Console Inc', accentColor: '#0b57d0' },
+        robots: 'allow',
+      });
     });
 
     it('creates an API key whose secret is shown once and works, then revokes it', async () => {
