@@ -39,6 +39,7 @@ export function describeConsoleJourney(base: () => string) {
     const totpEmail = `console-totp-${stamp}@example.com`;
     const alias = `console-${stamp}`;
     let tenantKey: string;
+    let tenantId: string;
     let profileDir: string;
     let browser: BrowserContext;
     let page: Page;
@@ -92,6 +93,7 @@ export function describeConsoleJourney(base: () => string) {
       const created = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Console ${stamp}`, plan: 'paid', ownerEmail });
       expect(created.status).toBe(201);
       tenantKey = created.body.apiKey;
+      tenantId = created.body.tenant.id;
       profileDir = mkdtempSync(join(tmpdir(), 'shortlink-console-chromium-'));
       browser = await chromium.launchPersistentContext(profileDir, {
         executablePath: CHROMIUM,
@@ -146,6 +148,12 @@ export function describeConsoleJourney(base: () => string) {
       await page.goto(consoleUrl());
       await page.waitForSelector('#sign-in');
       await accessible('sign-in');
+      // Single sign-on of a tenant without a provider: said beside the field, the page stays.
+      await page.locator('#sso').getByLabel('Tenant id').fill(tenantId);
+      await page.click('#sso button[type=submit]');
+      await page.waitForSelector('#sso .error');
+      expect(await page.locator('#sso .error').innerText()).toMatch(/single sign-on|SSO|provider/i);
+      expect(new URL(page.url()).pathname).toBe('/console');
       await page.getByLabel('Email').fill(ownerEmail);
       await page.getByLabel('Password').fill('not the password at all');
       await page.click('#sign-in button[type=submit]');
@@ -156,7 +164,7 @@ export function describeConsoleJourney(base: () => string) {
       expect(await page.locator('#role').innerText()).toBe('owner');
       // The session is an HttpOnly cookie: nothing for a script to read.
       expect(await page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(['', 0, 0]);
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'API keys', 'Members', 'Audit log', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'Domains', 'API keys', 'Members', 'Audit log', 'My sessions']);
       // A second session of the same person (another device), ended from here.
       const other = await api(base(), 'POST', '/api/v1/auth/login', null, { email: ownerEmail, password: PASSWORD });
       const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0];
@@ -200,7 +208,7 @@ export function describeConsoleJourney(base: () => string) {
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
       // An editor has no members, keys or audit log.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'Domains', 'My sessions']);
       await signOut();
       await signIn(ownerEmail);
     });
@@ -223,6 +231,11 @@ export function describeConsoleJourney(base: () => string) {
       await form.getByLabel('Forward the visitor’s query string to the target').uncheck();
       await form.getByLabel('Card title').fill('Spring sale');
       await form.getByLabel('Card description').fill('Everything half price');
+      await form.locator('summary').click(); // more options
+      await form.getByLabel('Visitor limit (redirects per address and minute)').fill('30');
+      await form.getByLabel('iOS URL').fill('https://example.com/console/ios');
+      await form.getByLabel('Country targets').fill('de https://example.de/spring');
+      await form.getByLabel('A/B variants').fill('https://example.com/console/a 70\nhttps://example.com/console/b 30');
       await page.click('#save-link');
       const aliasError = page.locator('#link-form .error[data-field=alias]');
       await aliasError.waitFor();
@@ -245,6 +258,14 @@ export function describeConsoleJourney(base: () => string) {
         forwardQuery: false,
         social: { title: 'Spring sale', description: 'Everything half price' },
         status: 'active',
+        redirectType: 302,
+        clicksPerIpPerMinute: 30,
+        deviceTargets: { ios: 'https://example.com/console/ios' },
+        geoTargets: { DE: 'https://example.de/spring' },
+        variants: [
+          { url: 'https://example.com/console/a', weight: 70 },
+          { url: 'https://example.com/console/b', weight: 30 },
+        ],
       });
       expect(await page.locator('#short-url').innerText()).toBe(link.shortUrl);
       // Copy the short URL; download the QR code as SVG and as PNG.
@@ -333,13 +354,19 @@ export function describeConsoleJourney(base: () => string) {
       expect((await key('GET', `/api/v1/links/${alias}`)).body.status).toBe('active');
     });
 
-    it('bulk-deletes the selected links, with a result per link', async () => {
+    it('bulk-disables, then bulk-deletes the selected links, with a result per link', async () => {
       await page.goto(`${consoleUrl()}#/links?tag=paging`);
       await page.waitForFunction(() => document.querySelectorAll('#links tbody tr').length === 25);
       const chosen = (await linkRows()).slice(0, 3) as string[];
       for (const code of chosen) await page.getByLabel(`Select ${code}`).check();
       expect(await page.locator('#selected-count').innerText()).toBe('3 selected');
+      await page.click('#bulk-disable');
+      await page.waitForSelector('#bulk-results');
+      expect(await page.locator('#bulk-results h2').innerText()).toBe('Bulk disable: 3 disabled, 0 failed');
+      for (const code of chosen) expect((await key('GET', `/api/v1/links/${code}`)).body.status).toBe('disabled');
+      expect(await page.locator(`#links tr[data-code="${chosen[0]}"] .status`).innerText()).toBe('disabled');
       await page.click('#bulk-delete');
+      await page.waitForFunction(() => document.querySelector('#bulk-results h2')?.textContent?.startsWith('Bulk delete'));
       await page.waitForSelector('#bulk-results');
       expect(await page.locator('#bulk-results h2').innerText()).toBe('Bulk delete: 3 deleted, 0 failed');
       expect(await page.locator('#bulk-results li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.status))).toEqual(['204', '204', '204']);
@@ -421,6 +448,29 @@ export function describeConsoleJourney(base: () => string) {
       expect(me).toBe(ownerEmail);
       await dashboard.waitForFunction(() => (document.getElementById('login') as HTMLElement | null)?.hidden === true, undefined, { timeout: 15_000 });
       await dashboard.close();
+    });
+
+    it("edits its own domain's settings (a bad URL is refused beside its field)", async () => {
+      const domain = `console-${stamp}.example`;
+      expect((await api(base(), 'POST', `/api/v1/admin/tenants/${tenantId}/domains`, API_KEY, { domain })).status).toBe(201);
+      await page.click('header >> text=Domains');
+      const form = page.locator(`form[data-domain="${domain}"]`);
+      await form.waitFor();
+      await form.getByLabel('Unknown codes go to').fill('ftp://example.com/nope');
+      await form.getByRole('button', { name: `Save ${domain}` }).click();
+      await form.locator('.error[data-field=notFoundRedirect]').waitFor();
+      await form.getByLabel('Unknown codes go to').fill('https://example.com/not-found');
+      await form.getByLabel('Name', { exact: true }).fill('Console Inc');
+      await form.getByLabel('Accent colour').fill('#0b57d0');
+      await form.getByLabel('Let crawlers fetch every link (robots.txt allows)').check();
+      await form.getByRole('button', { name: `Save ${domain}` }).click();
+      await form.locator('.notice').waitFor();
+      await accessible('domains');
+      expect((await key('GET', `/api/v1/domains/${domain}`)).body).toMatchObject({
+        notFoundRedirect: 'https://example.com/not-found',
+        branding: { name: 'Console Inc', accentColor: '#0b57d0' },
+        robots: 'allow',
+      });
     });
 
     it('creates an API key whose secret is shown once and works, then revokes it', async () => {

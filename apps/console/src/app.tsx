@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Me, problemOf, type Scope, setCsrfToken } from './api/client';
 import { AcceptInvitation } from './screens/accept';
 import { AuditLog } from './screens/audit';
+import { Domains } from './screens/domains';
 import { Keys } from './screens/keys';
 import { LinkDetail } from './screens/link-detail';
 import { LinkForm } from './screens/link-form';
@@ -23,6 +24,7 @@ export interface Session {
 const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
   { route: 'links', label: 'Links', scope: 'links:read' },
   { route: 'import', label: 'Import', scope: 'links:write' },
+  { route: 'domains', label: 'Domains', scope: 'links:write' },
   { route: 'keys', label: 'API keys', scope: 'members:write' },
   { route: 'members', label: 'Members', scope: 'members:write' },
   { route: 'audit', label: 'Audit log', scope: 'audit:read' },
@@ -80,6 +82,7 @@ export function App() {
   else if (screen === 'links' && parts[1]) body = <LinkDetail session={session} code={parts[1]} domain={query.get('domain')} />;
   else if (screen === 'sessions') body = <Sessions session={session} />;
   else if (screen === 'import' && session.can('links:write')) body = <Lazy load={loadImport} />;
+  else if (screen === 'domains' && session.can('links:write')) body = <Domains />;
   else if (screen === 'keys' && session.can('members:write')) body = <Keys session={session} />;
   else if (screen === 'members' && session.can('members:write')) body = <Members session={session} />;
   else if (screen === 'audit' && session.can('audit:read')) body = <AuditLog />;

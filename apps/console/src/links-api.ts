@@ -1,4 +1,4 @@
-import { api, type Link, type Problem, problemOf } from './api/client';
+import { api, type Link, type Problem, problemOf, type Schemas } from './api/client';
 
 /** The domains a link may be on (the default first as the API lists them), for the filters and the form. */
 export async function domainNames(): Promise<string[]> {
@@ -11,8 +11,28 @@ export interface BulkResult {
   code: string;
   domain: string;
   status: number;
+  link?: Link;
   problem?: Problem;
 }
+
+/** PATCH /api/v1/links/bulk: one edit for each link, read line by line. */
+export async function bulkEdit(
+  links: ReadonlyArray<Pick<Link, 'code' | 'domain'>>,
+  edit: Schemas['LinkEdit'],
+): Promise<{ results: BulkResult[] } | { problem: Problem }> {
+  const { data, error, response } = await api.PATCH('/api/v1/links/bulk', {
+    body: { links: links.map((l) => ({ code: l.code, domain: l.domain })), edit },
+    parseAs: 'text',
+  });
+  if (!response.ok || typeof data !== 'string') return { problem: problemOf(error, response) };
+  return { results: lines(data) };
+}
+
+const lines = (ndjson: string) =>
+  ndjson
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as BulkResult);
 
 /** DELETE /api/v1/links/bulk, read line by line. */
 export async function bulkDelete(links: ReadonlyArray<Pick<Link, 'code' | 'domain'>>): Promise<{ results: BulkResult[] } | { problem: Problem }> {
@@ -21,12 +41,7 @@ export async function bulkDelete(links: ReadonlyArray<Pick<Link, 'code' | 'domai
     parseAs: 'text',
   });
   if (!response.ok || typeof data !== 'string') return { problem: problemOf(error, response) };
-  return {
-    results: data
-      .split('\n')
-      .filter((line) => line.trim())
-      .map((line) => JSON.parse(line) as BulkResult),
-  };
+  return { results: lines(data) };
 }
 
 /** Copies text; true when the clipboard took it. */

@@ -17,7 +17,35 @@ const FIELD_CODES: Readonly<Record<string, readonly string[]>> = {
   utm: [],
   forwardQuery: [],
   social: [],
+  redirectType: [],
+  clicksPerIpPerMinute: [],
+  deviceTargets: [],
+  geoTargets: [],
+  variants: [],
 };
+
+/** "DE https://example.de/" lines → {DE: url}; "https://a.example/ 70" lines → variants. */
+const geoOf = (text: string) => {
+  const entries = text
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((p) => p[0]);
+  return entries.length ? Object.fromEntries(entries.map(([country, url]) => [country.toUpperCase(), url ?? ''])) : null;
+};
+const variantsOf = (text: string) => {
+  const entries = text
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((p) => p[0]);
+  return entries.length ? entries.map(([url, weight]) => ({ url, weight: Number(weight ?? 1) })) : null;
+};
+const geoText = (geo: Record<string, string> | null | undefined) =>
+  geo
+    ? Object.entries(geo)
+        .map(([c, u]) => `${c} ${u}`)
+        .join('\n')
+    : '';
+const variantsText = (v: Array<{ url: string; weight: number }> | null | undefined) => (v ? v.map((x) => `${x.url} ${x.weight}`).join('\n') : '');
 const UTM = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 
 /** datetime-local's value of an ISO instant, in local time. */
@@ -56,6 +84,12 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
       .filter(Boolean);
     const expires = text('expiresAt');
     const maxClicks = text('maxClicks');
+    const devices = Object.fromEntries((['ios', 'android', 'desktop'] as const).map((d) => [d, text(`device.${d}`)]).filter(([, v]) => v));
+    const deviceTargets = Object.keys(devices).length ? devices : null;
+    const geoTargets = geoOf(String(f.get('geoTargets') ?? ''));
+    const variants = variantsOf(String(f.get('variants') ?? ''));
+    const redirectType = Number(text('redirectType') || 302) as 301 | 302;
+    const perIp = text('clicksPerIpPerMinute');
     const social = text('social.title')
       ? { title: text('social.title'), description: text('social.description') || null, image: text('social.image') || null }
       : null;
@@ -74,6 +108,11 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
         ...(utm ? { utm } : {}),
         forwardQuery: f.get('forwardQuery') === 'on',
         ...(social ? { social } : {}),
+        redirectType,
+        ...(perIp ? { clicksPerIpPerMinute: Number(perIp) } : {}),
+        ...(deviceTargets ? { deviceTargets } : {}),
+        ...(geoTargets ? { geoTargets } : {}),
+        ...(variants ? { variants } : {}),
       };
       answer = await api.POST('/api/v1/links', { body });
     } else {
@@ -87,6 +126,11 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
         utm,
         forwardQuery: f.get('forwardQuery') === 'on',
         social,
+        redirectType,
+        clicksPerIpPerMinute: perIp ? Number(perIp) : null,
+        deviceTargets,
+        geoTargets,
+        variants,
       };
       answer = await api.PATCH('/api/v1/links/{code}', {
         params: { path: { code }, query: { domain: link!.domain }, header: { 'if-match': `"${link!.version}"` } },
@@ -178,6 +222,58 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
           <Field label="Card description" name="social.description" input={{ defaultValue: link?.social?.description ?? '' }} />
           <Field label="Card image URL" name="social.image" input={{ type: 'url', defaultValue: link?.social?.image ?? '' }} />
         </fieldset>
+        <details
+          class="more"
+          open={Boolean(link && (link.deviceTargets || link.geoTargets || link.variants || link.clicksPerIpPerMinute || link.redirectType === 301))}
+        >
+          <summary>More options: redirect type, visitor limit, device and country targets, A/B variants</summary>
+          <div class="row">
+            <Field id="f-redirect-type" label="Redirect type" name="redirectType" error={err('redirectType')}>
+              <select id="f-redirect-type" name="redirectType" defaultValue={String(link?.redirectType ?? 302)}>
+                <option value="302">302 (every click counted)</option>
+                <option value="301">301 (browsers cache it)</option>
+              </select>
+            </Field>
+            <Field
+              label="Visitor limit (redirects per address and minute)"
+              name="clicksPerIpPerMinute"
+              error={err('clicksPerIpPerMinute')}
+              input={{ type: 'number', min: 1, inputMode: 'numeric', defaultValue: link?.clicksPerIpPerMinute ?? '' }}
+            />
+          </div>
+          <fieldset>
+            <legend>Device targets</legend>
+            {err('deviceTargets') && <p class="error">{err('deviceTargets')}</p>}
+            <div class="row wrap">
+              {(['ios', 'android', 'desktop'] as const).map((d) => (
+                <Field
+                  key={d}
+                  label={`${d === 'ios' ? 'iOS' : d === 'android' ? 'Android' : 'Desktop'} URL`}
+                  name={`device.${d}`}
+                  input={{ type: 'url', defaultValue: link?.deviceTargets?.[d] ?? '' }}
+                />
+              ))}
+            </div>
+          </fieldset>
+          <Field
+            id="f-geo"
+            label="Country targets"
+            name="geoTargets"
+            error={err('geoTargets')}
+            hint="One a line: a country code and its URL, e.g. DE https://example.de/"
+          >
+            <textarea id="f-geo" name="geoTargets" rows={3} defaultValue={geoText(link?.geoTargets)} />
+          </Field>
+          <Field
+            id="f-variants"
+            label="A/B variants"
+            name="variants"
+            error={err('variants')}
+            hint="One a line: a URL and its weight, e.g. https://a.example/ 70"
+          >
+            <textarea id="f-variants" name="variants" rows={3} defaultValue={variantsText(link?.variants)} />
+          </Field>
+        </details>
         <div class="actions">
           <button type="submit" disabled={busy} id="save-link">
             {editing ? 'Save changes' : 'Create link'}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Link, type Problem, problemOf } from '../api/client';
 import type { Session } from '../app';
-import { bulkDelete, type BulkResult, copy, domainNames } from '../links-api';
+import { bulkDelete, bulkEdit, type BulkResult, copy, domainNames } from '../links-api';
 import { Field, go, Notice, ProblemNote, when } from '../ui';
 
 const STATUSES = ['active', 'disabled', 'expired'] as const;
@@ -22,7 +22,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
   const [loading, setLoading] = useState(true);
   const [domains, setDomains] = useState<string[]>([]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [results, setResults] = useState<BulkResult[] | null>(null);
+  const [results, setResults] = useState<{ action: 'delete' | 'disable' | 'enable'; lines: BulkResult[] } | null>(null);
   const [bulkProblem, setBulkProblem] = useState<Problem | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
   const [exporting, setExporting] = useState<string | null>(null);
@@ -80,10 +80,20 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
     const outcome = await bulkDelete(chosen);
     if ('problem' in outcome) return setBulkProblem(outcome.problem);
     setBulkProblem(null);
-    setResults(outcome.results);
+    setResults({ action: 'delete', lines: outcome.results });
     const deleted = new Set(outcome.results.filter((r) => r.status === 204).map(key));
     setLinks(links.filter((l) => !deleted.has(key(l))));
     setSelected(new Set([...selected].filter((k) => !deleted.has(k))));
+  };
+  const setStatusSelected = async (status: 'active' | 'disabled') => {
+    const chosen = links.filter((l) => selected.has(key(l)));
+    if (!chosen.length) return;
+    const outcome = await bulkEdit(chosen, { status });
+    if ('problem' in outcome) return setBulkProblem(outcome.problem);
+    setBulkProblem(null);
+    setResults({ action: status === 'disabled' ? 'disable' : 'enable', lines: outcome.results });
+    const edited = new Map(outcome.results.filter((r) => r.link).map((r) => [key(r), r.link!]));
+    setLinks(links.map((l) => edited.get(key(l)) ?? l));
   };
   const exportFiltered = async () => {
     setExportProblem(null);
@@ -171,6 +181,12 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
       {canWrite && (
         <div class="bulk" aria-live="polite">
           <span id="selected-count">{selected.size} selected</span>
+          <button type="button" class="secondary" id="bulk-disable" disabled={!selected.size} onClick={() => setStatusSelected('disabled')}>
+            Disable selected
+          </button>
+          <button type="button" class="secondary" id="bulk-enable" disabled={!selected.size} onClick={() => setStatusSelected('active')}>
+            Enable selected
+          </button>
           <button type="button" class="danger" id="bulk-delete" disabled={!selected.size} onClick={deleteSelected}>
             Delete selected
           </button>
@@ -180,12 +196,18 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
       {results && (
         <div class="results" id="bulk-results" role="status">
           <h2>
-            Bulk delete: {results.filter((r) => r.status === 204).length} deleted, {results.filter((r) => r.status !== 204).length} failed
+            Bulk {results.action}: {results.lines.filter((r) => r.status < 300).length} {results.action === 'delete' ? 'deleted' : `${results.action}d`},{' '}
+            {results.lines.filter((r) => r.status >= 300).length} failed
           </h2>
           <ul>
-            {results.map((r) => (
+            {results.lines.map((r) => (
               <li key={key(r)} data-status={r.status}>
-                {r.domain}/{r.code}: {r.status === 204 ? 'deleted' : `${r.problem?.code ?? r.status}: ${r.problem?.detail ?? ''}`}
+                {r.domain}/{r.code}:{' '}
+                {r.status < 300
+                  ? results.action === 'delete'
+                    ? 'deleted'
+                    : `${results.action}d`
+                  : `${r.problem?.code ?? r.status}: ${r.problem?.detail ?? ''}`}
               </li>
             ))}
           </ul>

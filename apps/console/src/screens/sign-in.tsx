@@ -9,6 +9,21 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [useRecovery, setUseRecovery] = useState(false);
   const [tenants, setTenants] = useState<Array<{ id: string; name: string }> | null>(null);
   const [busy, setBusy] = useState(false);
+  const [ssoProblem, setSsoProblem] = useState<Problem | null>(null);
+
+  /** The tenant's single sign-on (OpenID Connect): checked first, so that a tenant without one is told here, not on a page of JSON. */
+  const sso = async (e: Event) => {
+    e.preventDefault();
+    const tenant = String(new FormData(e.currentTarget as HTMLFormElement).get('tenant') ?? '').trim();
+    if (!tenant) return setSsoProblem({ status: 400, code: 'VALIDATION_FAILED', detail: 'Give your tenant’s id.' });
+    const url = `/api/v1/auth/sso/${encodeURIComponent(tenant)}/start`;
+    const probe = await fetch(url, { redirect: 'manual', credentials: 'same-origin' }).catch(() => null);
+    if (probe && (probe.type === 'opaqueredirect' || (probe.status >= 300 && probe.status < 400))) {
+      location.href = url;
+      return;
+    }
+    setSsoProblem(probe ? problemOf(await probe.json().catch(() => undefined), probe) : problemOf(new Error('no answer')));
+  };
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -79,6 +94,13 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
         )}
         <button type="submit" disabled={busy}>
           {needsCode ? 'Verify and sign in' : 'Sign in'}
+        </button>
+      </form>
+      <form class="card narrow" id="sso" onSubmit={sso} aria-labelledby="sso-title" noValidate>
+        <h2 id="sso-title">Single sign-on</h2>
+        <Field label="Tenant id" name="tenant" error={ssoProblem?.detail ?? null} hint="Your organisation’s provider (OpenID Connect), when it has one" />
+        <button type="submit" class="secondary">
+          Sign in with single sign-on
         </button>
       </form>
     </main>

@@ -38,7 +38,9 @@ describe('console at /console', () => {
     // Nothing inline: every script names a file.
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(html).not.toMatch(/<style/);
-    expect((await generation.call(null, 'GET', '/console/accept-invitation')).body).toBe(html);
+    // The same app at any page path under /console/ (SSO sends people back to /console/); a missing file is 404.
+    for (const path of ['/console/accept-invitation', '/console/', '/console/links/abc']) expect((await generation.call(null, 'GET', path)).body).toBe(html);
+    expect((await generation.call(null, 'GET', '/console/nope.js')).statusCode).toBe(404);
   });
 
   it('serves the hashed assets index.html names for a year (immutable), and nothing else from assets/', async () => {

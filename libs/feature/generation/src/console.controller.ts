@@ -78,6 +78,16 @@ export class ConsoleController {
       .send(readFileSync(path));
   }
 
+  /**
+   * Any other path under /console/ (`/console/`, where SSO sends people back; a bookmarked page):
+   * the same app, whose screens are in the URL's fragment. A name with a dot is a file that is not there.
+   */
+  @Get('*')
+  other(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
+    if (/\.[A-Za-z0-9]+$/.test(new URL(request.url, 'http://x').pathname)) throw new NotFoundException();
+    this.page(reply);
+  }
+
   private page(reply: FastifyReply): void {
     const file = join(this.dir, 'index.html');
     reply
