@@ -7,7 +7,7 @@
  *
  *   set -a; . deploy/local/.run/stack.env; set +a
  *   node -r ./tools/register.js bench/scale/run.ts [--sizes=100000,1000000] [--seconds=20] [--warmup=5] [--sources]
- *     [--rate-fraction=0.05] [--unknown=20000] [--keep] [--heap-snapshot]
+ *     [--rate-fraction=0.05] [--unknown=20000] [--keep] [--heap-snapshot] [--semi-space=64] [--fill=100000]
  *
  * The redirect runs compiled, as the image runs it (`node tools/build.js redirect` first);
  * `--sources` runs its TypeScript through tools/register.js, which holds the TypeScript compiler
@@ -61,6 +61,10 @@ const WARMUP = Number(option('warmup', '5'));
 const RATE_FRACTION = Number(option('rate-fraction', '0.05'));
 const UNKNOWN = Number(option('unknown', '20000'));
 const KEEP = process.argv.includes('--keep');
+/** The redirect's --max-semi-space-size (MiB), as the image sets it: 64. */
+const SEMI_SPACE = Number(option('semi-space', '64'));
+/** Links asked once each before the memory is read, so that L1 holds as many as it may (REDIRECT_L1_MAX_ENTRIES, 100 000). */
+const FILL = Number(option('fill', '100000'));
 /** --heap-snapshot: the redirect writes a heap snapshot after each size's runs; its largest parts go to the report. */
 const HEAP_SNAPSHOT = process.argv.includes('--heap-snapshot');
 /** --sources: run the redirect from its TypeScript sources (tools/register.js) instead of compiled, as the image runs it. */
@@ -82,6 +86,8 @@ interface SizeResult {
   runs: Array<{ name: string; result: OpenLoopResult; served: Record<string, number>; cpuUsPerAnswer: number; refused: number }>;
   bareCpuUsPerAnswer: number;
   rssMiB: number;
+  /** L1's entries when the memory was read. */
+  l1Entries: number;
   heapMiB: number;
   redisBytesPerKey: number;
   redisKeys: number;
@@ -316,7 +322,7 @@ async function main() {
         built: !FROM_SOURCES,
         core: '1',
         group,
-        nodeArgs: ['--max-semi-space-size=64', ...(HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : [])],
+        nodeArgs: [`--max-semi-space-size=${SEMI_SPACE}`, ...(HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : [])],
         timeoutMs: 300_000,
       });
       const readyMs = Date.now() - t1;
@@ -360,7 +366,12 @@ async function main() {
         const bloomFalsePositiveRate = passed / Math.max(1, passed + (unknownServed['bloom_reject'] ?? 0));
         log(`unknown codes: ${JSON.stringify(unknownServed)}`);
 
+        // L1 filled with up to FILL distinct links, as a long-running instance holds them.
+        const fill = codes.slice(0, Math.min(FILL, codes.length));
+        await pooled(fill.length, 32, async (i) => (await fetch(`${redirect.base}/${fill[i]}`, { redirect: 'manual' })).status, 20 * 60_000);
         const m = await metricsOf(redirect.admin);
+        const l1Entries = metric(m, 'shortlink_redirect_l1_entries');
+        log(`L1 holds ${l1Entries} entries after asking ${fill.length} links once each`);
         const heapMiB = metric(m, 'shortlink_process_nodejs_heap_size_used_bytes') / 2 ** 20;
         const rss = rssMiB(pid);
         const redis = await redisFootprint();
@@ -375,6 +386,7 @@ async function main() {
           runs,
           bareCpuUsPerAnswer,
           rssMiB: rss,
+          l1Entries,
           heapMiB,
           redisBytesPerKey: (redis.usedBytes - redisAtStart.usedBytes) / Math.max(1, redis.keys - redisAtStart.keys),
           redisKeys: redis.keys - redisAtStart.keys,
@@ -439,6 +451,7 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
       ['links', 'r'],
       ['batch load rows/s', 'r'],
       ['redirect ready s', 'r'],
+      ['L1 entries', 'r'],
       ['redirect RSS MiB', 'r'],
       ['heap MiB', 'r'],
       ['Redis bytes / key', 'r'],
@@ -451,6 +464,7 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
       r.links.toLocaleString('en'),
       round(r.loadRowsPerSecond),
       (r.readyMs / 1000).toFixed(1),
+      r.l1Entries,
       round(r.rssMiB),
       round(r.heapMiB),
       round(r.redisBytesPerKey),
@@ -483,6 +497,7 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
     '',
     ...machineFacts({ start, startLoad }),
     `- MariaDB buffer pool: ${(bufferPool / 2 ** 20).toFixed(0)} MiB per instance`,
+    `- redirect: compiled (${FROM_SOURCES ? 'no: from the sources' : 'as the image runs it'}), --max-semi-space-size=${SEMI_SPACE}`,
     '',
     '## Traffic (open loop, vegeta, one redirect pinned to core 1, Kafka click bus)',
     '',

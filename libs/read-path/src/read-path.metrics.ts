@@ -16,6 +16,7 @@ export class ReadPathMetrics implements RedirectObserver, ClickQuotaObserver {
   private readonly counterSeeds: Counter;
   private readonly clickCountFlushFailures: Counter;
   private unflushedSource: () => number = () => 0;
+  private l1Source: () => { entries: number; pinned: number; bytes: number } = () => ({ entries: 0, pinned: 0, bytes: 0 });
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -43,7 +44,30 @@ export class ReadPathMetrics implements RedirectObserver, ClickQuotaObserver {
         this.set(unflushed());
       },
     });
+    const l1 = () => this.l1Source();
+    new Gauge({
+      name: 'shortlink_redirect_l1_entries',
+      help: 'Links and negative entries in L1, pinned hot keys included',
+      registers,
+      collect() {
+        const size = l1();
+        this.set(size.entries + size.pinned);
+      },
+    });
+    new Gauge({
+      name: 'shortlink_redirect_l1_bytes',
+      help: 'Heap bytes L1 counts for its entries against REDIRECT_L1_MAX_BYTES (pinned keys not counted)',
+      registers,
+      collect() {
+        this.set(l1().bytes);
+      },
+    });
     this.redisBreaker.set(0);
+  }
+
+  /** Where the L1 gauges are read from on each scrape. */
+  readL1Size(source: () => { entries: number; pinned: number; bytes: number }): void {
+    this.l1Source = source;
   }
 
   /** Where `shortlink_redirect_unflushed_clicks` is read from on each scrape. */

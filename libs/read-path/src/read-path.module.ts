@@ -89,13 +89,15 @@ export class ReadPathModule {
             admin: AdminRoutes,
           ) => {
             const logger = appLogger.scoped('ReadPath');
+            const l1 = new L1Cache(r.l1);
+            metrics.readL1Size(() => l1.size);
             const pipeline = new RedirectPipeline(
               {
                 cache,
                 links,
                 snapshot,
                 observer: metrics,
-                l1: new L1Cache(r.l1),
+                l1,
                 hot: new HotKeyDetector(r.hot),
                 policy: new CachePolicy(r.policy),
                 bloom: r.bloom.enabled ? bloom.filter : null,
