@@ -7,7 +7,7 @@
  *
  *   set -a; . deploy/local/.run/stack.env; set +a
  *   node -r ./tools/register.js bench/scale/run.ts [--sizes=100000,1000000] [--seconds=20] [--warmup=5] [--sources]
- *     [--rate-fraction=0.05] [--unknown=20000] [--keep] [--heap-snapshot] [--semi-space=64] [--fill=100000]
+ *     [--rate-fraction=0.05] [--unknown=20000] [--keep] [--heap-snapshot] [--semi-space=64] [--old-space=0] [--fill=100000]
  *
  * The redirect runs compiled, as the image runs it (`node tools/build.js redirect` first);
  * `--sources` runs its TypeScript through tools/register.js, which holds the TypeScript compiler
@@ -63,6 +63,8 @@ const UNKNOWN = Number(option('unknown', '20000'));
 const KEEP = process.argv.includes('--keep');
 /** The redirect's --max-semi-space-size (MiB), as the image sets it: 64. */
 const SEMI_SPACE = Number(option('semi-space', '64'));
+/** The redirect's --max-old-space-size (MiB); 0: V8's default, sized from the machine's memory. */
+const OLD_SPACE = Number(option('old-space', '0'));
 /** Links asked once each before the memory is read, so that L1 holds as many as it may (REDIRECT_L1_MAX_ENTRIES, 100 000). */
 const FILL = Number(option('fill', '100000'));
 /** --heap-snapshot: the redirect writes a heap snapshot after each size's runs; its largest parts go to the report. */
@@ -322,7 +324,11 @@ async function main() {
         built: !FROM_SOURCES,
         core: '1',
         group,
-        nodeArgs: [`--max-semi-space-size=${SEMI_SPACE}`, ...(HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : [])],
+        nodeArgs: [
+          `--max-semi-space-size=${SEMI_SPACE}`,
+          ...(OLD_SPACE > 0 ? [`--max-old-space-size=${OLD_SPACE}`] : []),
+          ...(HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : []),
+        ],
         timeoutMs: 300_000,
       });
       const readyMs = Date.now() - t1;
@@ -497,7 +503,7 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
     '',
     ...machineFacts({ start, startLoad }),
     `- MariaDB buffer pool: ${(bufferPool / 2 ** 20).toFixed(0)} MiB per instance`,
-    `- redirect: compiled (${FROM_SOURCES ? 'no: from the sources' : 'as the image runs it'}), --max-semi-space-size=${SEMI_SPACE}`,
+    `- redirect: compiled (${FROM_SOURCES ? 'no: from the sources' : 'as the image runs it'}), --max-semi-space-size=${SEMI_SPACE}${OLD_SPACE > 0 ? ` --max-old-space-size=${OLD_SPACE}` : ''}`,
     '',
     '## Traffic (open loop, vegeta, one redirect pinned to core 1, Kafka click bus)',
     '',
