@@ -497,6 +497,14 @@ export function describeConsoleJourney(base: () => string) {
       const url = await page.locator('#invitation-url').innerText();
       await page.waitForSelector(`#members tr[data-email="${viewerEmail}"]`);
       await accessible('members');
+      // A role changes with its button (the API says so), and back.
+      const member = async () =>
+        ((await key('GET', '/api/v1/members')).body.members as Array<{ id: string; email: string; role: string }>).find((m) => m.email === viewerEmail)!;
+      for (const role of ['editor', 'viewer']) {
+        await page.getByLabel(`Role of ${viewerEmail}`, { exact: true }).selectOption(role);
+        await page.getByRole('button', { name: `Change the role of ${viewerEmail}` }).click();
+        await eventually(`the role ${role}`, async () => (await member()).role === role, 5_000, 100);
+      }
       // The same address again: refused beside the email field.
       await page.locator('#invite-form').getByLabel('Email').fill(viewerEmail);
       await page.click('#invite');

@@ -105,18 +105,27 @@ export function Members({ session }: { session: Session }) {
                   {rowProblem?.id === m.id && <ProblemNote problem={rowProblem.problem} />}
                 </td>
                 <td>
-                  <select
-                    aria-label={`Role of ${m.email}`}
-                    value={m.role}
-                    disabled={m.id === session.me.member?.id}
-                    onChange={(e) => changeRole(m, e.currentTarget.value)}
+                  {/* A button applies the role: arrow keys on a select would change it at every step. */}
+                  <form
+                    class="inline"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      changeRole(m, String(new FormData(e.currentTarget).get('role')));
+                    }}
                   >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
+                    <select key={m.role} name="role" aria-label={`Role of ${m.email}`} defaultValue={m.role} disabled={m.id === session.me.member?.id}>
+                      {ROLES.map((r) => (
+                        <option key={r} value={r}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                    {m.id !== session.me.member?.id && (
+                      <button type="submit" class="secondary small" aria-label={`Change the role of ${m.email}`}>
+                        Change
+                      </button>
+                    )}
+                  </form>
                 </td>
                 <td>{m.status}</td>
                 <td class="wide-only">{when(m.createdAt)}</td>
