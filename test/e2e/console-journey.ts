@@ -503,6 +503,11 @@ export function describeConsoleJourney(base: () => string) {
       for (const role of ['editor', 'viewer']) {
         await page.getByLabel(`Role of ${viewerEmail}`, { exact: true }).selectOption(role);
         await page.getByRole('button', { name: `Change the role of ${viewerEmail}` }).click();
+        // The console says so once it shows the list again (the next change starts from there).
+        await page.waitForFunction(
+          ([email, r]) => document.querySelector(`#members tr[data-email="${email}"] .notice`)?.textContent === `Now ${r}.`,
+          [viewerEmail, role],
+        );
         await eventually(`the role ${role}`, async () => (await member()).role === role, 5_000, 100);
       }
       // The same address again: refused beside the email field.
