@@ -1,5 +1,10 @@
+import { createClient } from '@clickhouse/client';
 import { randomUUID } from 'crypto';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import { allocateEndpoints, Endpoints, RunningProcess, serverSecrets, startProcess, waitHealthy, withoutAppSettings } from '@shortlink/harness';
+import { requireEnv } from '@shortlink/testing';
 
 /**
  * What is particular to the e2e tier: the embedded process of `npm start` on its own data
@@ -91,4 +96,79 @@ export async function createTenant(endpoints: Endpoints, plan: 'free' | 'paid' =
   if (res.status !== 201) throw new Error(`creating a tenant answered ${res.status}: ${await res.text()}`);
   const body = (await res.json()) as { tenant: { id: string }; apiKey: string };
   return { tenantId: body.tenant.id, apiKey: body.apiKey };
+}
+
+/** The apps of a real-stack suite, once its beforeAll has run. */
+export interface RealStackApps {
+  readonly endpoints: Endpoints;
+  /** The settings every app got, without its ports and without `apps`' own (for one more instance). */
+  readonly shared: Record<string, string>;
+}
+
+/**
+ * For a real-stack suite: generation, analytics and redirect as processes on the stack (MariaDB,
+ * Redis Cluster, Kafka with topics and groups of this run; the rollups in a ClickHouse database of
+ * this run, dropped after, or in chdb in a temporary directory), started in beforeAll with
+ * `shared` + `apps` settings, stopped in afterAll. Generation first: it bootstraps the tenant.
+ */
+export function useRealStackApps(
+  suite: string,
+  o: { olap: 'clickhouse' | 'chdb'; shared?: Record<string, string>; apps?: Record<string, string> },
+): () => RealStackApps {
+  const procs: RunningProcess[] = [];
+  const run = `e2e-${suite}.${Date.now().toString(36)}`;
+  const database = `shortlink_e2e_${suite.replace(/\W/g, '_')}_${Date.now().toString(36)}`;
+  let started: RealStackApps | null = null;
+  let dataDir: string | null = null;
+  beforeAll(async () => {
+    const needs = ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', ...(o.olap === 'clickhouse' ? ['CLICKHOUSE_URL'] : [])];
+    for (const name of needs) requireEnv(name);
+    const allocated = await allocateEndpoints();
+    const olap: Record<string, string> =
+      o.olap === 'clickhouse' ? { CLICKHOUSE_DATABASE: database } : { SHORTLINK_DATA_DIR: (dataDir = mkdtempSync(join(tmpdir(), `shortlink-rs-${suite}-`))) };
+    const shared: Record<string, string> = {
+      DB_DRIVER: 'mysql',
+      CACHE_DRIVER: 'redis',
+      BUS_DRIVER: 'kafka',
+      OLAP_DRIVER: o.olap,
+      ...olap,
+      ...SERVER_SECRETS,
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      LOG_LEVEL: 'warn',
+      KAFKA_CLICK_TOPIC: `shortlink.clicks.${run}`,
+      KAFKA_CONSUMER_GROUP: `${run}.analytics`,
+      KAFKA_EVENTS_TOPIC: `shortlink.events.${run}`,
+      KAFKA_WEBHOOK_CONSUMER_GROUP: `${run}.webhooks`,
+      CLICK_BUFFER_FLUSH_MS: '50',
+      ...o.shared,
+    };
+    const { endpoints } = allocated;
+    for (const [name, base] of [
+      ['generation', endpoints.generation],
+      ['analytics', endpoints.analytics],
+      ['redirect', endpoints.redirect],
+    ] as const) {
+      const proc = startProcess(`apps/${name}/src/main.ts`, { ...shared, ...o.apps, ...allocated.env });
+      procs.push(proc);
+      await waitHealthy(base, proc);
+    }
+    started = { endpoints, shared };
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (o.olap === 'clickhouse') {
+      const ch = createClient({
+        url: process.env.CLICKHOUSE_URL,
+        username: process.env.CLICKHOUSE_USER || 'default',
+        password: process.env.CLICKHOUSE_PASSWORD || '',
+      });
+      await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
+      await ch.close();
+    }
+  });
+  return () => {
+    if (!started) throw new Error(`the real-stack apps of ${suite} did not start`);
+    return started;
+  };
 }
