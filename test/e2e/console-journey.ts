@@ -182,18 +182,26 @@ export function describeConsoleJourney(base: () => string) {
       await signIn(ownerEmail);
     });
 
-    it('signs in with TOTP: after the password, the code of the authenticator app', async () => {
+    it('turns on TOTP in the console, then signs in with the password and the code of the authenticator app', async () => {
       const invited = await key('POST', '/api/v1/members', { email: totpEmail, role: 'editor' });
       await api(base(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
-      const login = await api(base(), 'POST', '/api/v1/auth/login', null, { email: totpEmail, password: PASSWORD });
-      const person = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0], 'x-csrf-token': login.body.csrfToken as string };
-      const call = async (path: string, body?: unknown) =>
-        (
-          await fetch(`${base()}${path}`, { method: 'POST', headers: { ...person, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
-        ).json();
-      const { secret } = await call('/api/v1/me/second-factor');
+      await signOut();
+      await signIn(totpEmail);
+      await page.click('text=My sessions');
+      await page.click('#second-factor-start');
+      const secret = await page.locator('#totp-secret').innerText();
+      expect(await page.locator('#totp-uri').getAttribute('href')).toContain(`secret=${secret}`);
       const codeAt = (offset: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset });
-      expect((await call('/api/v1/me/second-factor/confirm', { code: await codeAt(0) })).recoveryCodes).toHaveLength(10);
+      await page.locator('#second-factor-confirm').getByLabel('Code from the app').fill('000000');
+      await page.click('#second-factor-confirm button[type=submit]');
+      await page.waitForSelector('#second-factor-confirm .error');
+      await page
+        .locator('#second-factor-confirm')
+        .getByLabel('Code from the app')
+        .fill(await codeAt(0));
+      await page.click('#second-factor-confirm button[type=submit]');
+      expect((await page.locator('#recovery-codes').innerText()).split(' ')).toHaveLength(10);
+      await accessible('second-factor');
 
       await signOut();
       await page.getByLabel('Email').fill(totpEmail);
@@ -497,6 +505,19 @@ export function describeConsoleJourney(base: () => string) {
       const url = await page.locator('#invitation-url').innerText();
       await page.waitForSelector(`#members tr[data-email="${viewerEmail}"]`);
       await accessible('members');
+      // A role changes with its button (the API says so), and back.
+      const member = async () =>
+        ((await key('GET', '/api/v1/members')).body.members as Array<{ id: string; email: string; role: string }>).find((m) => m.email === viewerEmail)!;
+      for (const role of ['editor', 'viewer']) {
+        await page.getByLabel(`Role of ${viewerEmail}`, { exact: true }).selectOption(role);
+        await page.getByRole('button', { name: `Change the role of ${viewerEmail}` }).click();
+        // The console says so once it shows the list again (the next change starts from there).
+        await page.waitForFunction(
+          ([email, r]) => document.querySelector(`#members tr[data-email="${email}"] .notice`)?.textContent === `Now ${r}.`,
+          [viewerEmail, role],
+        );
+        await eventually(`the role ${role}`, async () => (await member()).role === role, 5_000, 100);
+      }
       // The same address again: refused beside the email field.
       await page.locator('#invite-form').getByLabel('Email').fill(viewerEmail);
       await page.click('#invite');

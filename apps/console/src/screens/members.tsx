@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Role, type Schemas } from '../api/client';
 import type { Session } from '../app';
-import { Field, ProblemNote, when } from '../ui';
+import { Field, Notice, ProblemNote, when } from '../ui';
 
 const ROLES: readonly Role[] = ['owner', 'admin', 'editor', 'viewer'];
 
@@ -10,6 +10,7 @@ export function Members({ session }: { session: Session }) {
   const [members, setMembers] = useState<Schemas['Member'][]>([]);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [rowProblem, setRowProblem] = useState<{ id: string; problem: Problem } | null>(null);
+  const [rowNotice, setRowNotice] = useState<{ id: string; text: string } | null>(null);
   const [inviteProblem, setInviteProblem] = useState<Problem | null>(null);
   const [invited, setInvited] = useState<Schemas['Invited'] | null>(null);
   const load = async () => {
@@ -33,9 +34,11 @@ export function Members({ session }: { session: Session }) {
   };
   const changeRole = async (m: Schemas['Member'], role: string) => {
     const { error, response } = await api.PATCH('/api/v1/members/{id}', { params: { path: { id: m.id } }, body: { role } });
+    setRowNotice(null);
     if (response.ok) setRowProblem(null);
     else setRowProblem({ id: m.id, problem: problemOf(error, response) });
-    load();
+    await load();
+    if (response.ok) setRowNotice({ id: m.id, text: `Now ${role}.` });
   };
   const remove = async (m: Schemas['Member']) => {
     if (!confirm(`Remove ${m.email}? Their sessions end at once.`)) return;
@@ -103,20 +106,30 @@ export function Members({ session }: { session: Session }) {
                 <td>
                   {m.email}
                   {rowProblem?.id === m.id && <ProblemNote problem={rowProblem.problem} />}
+                  {rowNotice?.id === m.id && <Notice>{rowNotice.text}</Notice>}
                 </td>
                 <td>
-                  <select
-                    aria-label={`Role of ${m.email}`}
-                    value={m.role}
-                    disabled={m.id === session.me.member?.id}
-                    onChange={(e) => changeRole(m, e.currentTarget.value)}
+                  {/* A button applies the role: arrow keys on a select would change it at every step. */}
+                  <form
+                    class="inline"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      changeRole(m, String(new FormData(e.currentTarget).get('role')));
+                    }}
                   >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
+                    <select key={m.role} name="role" aria-label={`Role of ${m.email}`} defaultValue={m.role} disabled={m.id === session.me.member?.id}>
+                      {ROLES.map((r) => (
+                        <option key={r} value={r}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                    {m.id !== session.me.member?.id && (
+                      <button type="submit" class="secondary small" aria-label={`Change the role of ${m.email}`}>
+                        Change
+                      </button>
+                    )}
+                  </form>
                 </td>
                 <td>{m.status}</td>
                 <td class="wide-only">{when(m.createdAt)}</td>
