@@ -13,7 +13,7 @@ describe('console at /console', () => {
 
   beforeAll(async () => {
     if (!existsSync(join(CONSOLE_DIRS[0], 'index.html')))
-      execFileSync(process.execPath, [require.resolve('vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--config', 'apps/console/vite.config.mts'], {
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--config', 'apps/console/vite.config.mts'], {
         cwd: ROOT,
         stdio: 'pipe',
       });
