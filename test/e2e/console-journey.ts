@@ -90,6 +90,9 @@ export function describeConsoleJourney(base: () => string) {
     const linkRows = () => page.locator('#links tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.code));
 
     beforeAll(async () => {
+      // npm test builds the console before the e2e tier (tools/test-all.sh); alone: npm run console:build.
+      const served = await fetch(consoleUrl());
+      if (served.status !== 200) throw new Error(`/console answered ${served.status}: ${await served.text()}`);
       const created = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Console ${stamp}`, plan: 'paid', ownerEmail });
       expect(created.status).toBe(201);
       tenantKey = created.body.apiKey;
