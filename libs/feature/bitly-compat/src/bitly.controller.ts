@@ -103,14 +103,12 @@ export class BitlyController {
     @Query() query: MetricsQuery,
   ): Promise<void> {
     return this.answer(req, reply, 'analytics:read', async (principal) => {
-      const link = await this.linkOf(principal, domain, hash);
-      const window = metricsWindow(query, link);
-      const { points, note } = await this.series(link, window);
+      const { window, buckets, note } = await this.clickBuckets(principal, domain, hash, query);
       return {
         status: 200,
         body: {
           unit_reference: bitlyTime(window.reference),
-          total_clicks: bucketize(window, points).reduce((n, b) => n + b.clicks, 0),
+          total_clicks: buckets.reduce((n, b) => n + b.clicks, 0),
           units: window.units,
           unit: window.unit,
           ...noted(note),
@@ -128,13 +126,11 @@ export class BitlyController {
     @Query() query: MetricsQuery,
   ): Promise<void> {
     return this.answer(req, reply, 'analytics:read', async (principal) => {
-      const link = await this.linkOf(principal, domain, hash);
-      const window = metricsWindow(query, link);
-      const { points, note } = await this.series(link, window);
+      const { window, buckets, note } = await this.clickBuckets(principal, domain, hash, query);
       return {
         status: 200,
         body: {
-          link_clicks: bucketize(window, points).map((b) => ({ clicks: b.clicks, date: bitlyTime(b.date) })),
+          link_clicks: buckets.map((b) => ({ clicks: b.clicks, date: bitlyTime(b.date) })),
           units: window.units,
           unit: window.unit,
           unit_reference: bitlyTime(window.reference),
@@ -228,6 +224,14 @@ export class BitlyController {
       ({ status, body } = refusal);
     }
     reply.status(status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body));
+  }
+
+  /** A link's clicks in the window the query names, in Bitly's units (the summary and the clicks routes). */
+  private async clickBuckets(principal: Principal, domain: string, hash: string, query: MetricsQuery) {
+    const link = await this.linkOf(principal, domain, hash);
+    const window = metricsWindow(query, link);
+    const { points, note } = await this.series(link, window);
+    return { window, buckets: bucketize(window, points), note };
   }
 
   private async series(link: Link, window: UnitWindow): Promise<{ points: Array<{ time: number; clicks: number }>; note: string | null }> {
