@@ -10,7 +10,6 @@
  */
 import { randomUUID } from 'crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'fs';
-import { request } from 'http';
 import { join } from 'path';
 import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '@shortlink/config';
@@ -31,6 +30,7 @@ import {
   summariseProfile,
 } from '@shortlink/harness';
 import { createShardRouter } from '@shortlink/shard-router';
+import { deleteTenantLinks, streamBatch } from '../shared/batch-links';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const ROWS = arg('rows', 100_000);
@@ -48,7 +48,7 @@ const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/pr
 const url = (run: string, i: number) => `https://example.com/bench/${run}/${i}?utm_source=mail`;
 
 /** POSTs `rows` NDJSON rows and reads the answer while sending; seconds, 201s, and the server's peak RSS. */
-function batch(
+async function batch(
   base: string,
   apiKey: string,
   run: string,
@@ -59,46 +59,28 @@ function batch(
   let peakRss = startRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(pid))), 50);
   const t0 = process.hrtime.bigint();
-  return new Promise((resolve, reject) => {
-    let created = 0;
-    let rest = '';
-    // Problem codes of the rows not created, counted (a short count says why).
-    const problems: Record<string, number> = {};
-    const req = request(
-      `${base}/api/v1/links/batch`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey, 'transfer-encoding': 'chunked', ...(key ? { 'idempotency-key': key } : {}) },
+  let created = 0;
+  // Problem codes of the rows not created, counted (a short count says why).
+  const problems: Record<string, number> = {};
+  try {
+    await streamBatch({
+      base,
+      apiKey,
+      rows: ROWS,
+      row: (j) => `{"url":"${url(run, j)}"}`,
+      idempotencyKey: key,
+      answer: (p) => {
+        if (p.startsWith('{"row":') && p.includes('"status":201')) created++;
+        else {
+          const code = /"code":"([A-Z_]+)"/.exec(p)?.[1] ?? 'other';
+          problems[code] = (problems[code] ?? 0) + 1;
+        }
       },
-      (res) => {
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          const parts = (rest + chunk).split('\n');
-          rest = parts.pop()!;
-          for (const p of parts) {
-            if (p.startsWith('{"row":') && p.includes('"status":201')) created++;
-            else {
-              const code = /"code":"([A-Z_]+)"/.exec(p)?.[1] ?? 'other';
-              problems[code] = (problems[code] ?? 0) + 1;
-            }
-          }
-        });
-        res.on('end', () => {
-          clearInterval(sampler);
-          resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, created, peakRss, startRss, problems });
-        });
-      },
-    );
-    req.on('error', reject);
-    void (async () => {
-      for (let i = 0; i < ROWS; i += 1000) {
-        let piece = '';
-        for (let j = i; j < Math.min(ROWS, i + 1000); j++) piece += `{"url":"${url(run, j)}"}\n`;
-        if (!req.write(piece)) await new Promise((r) => req.once('drain', r));
-      }
-      req.end();
-    })();
-  });
+    });
+  } finally {
+    clearInterval(sampler);
+  }
+  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, created, peakRss, startRss, problems };
 }
 
 /** The baseline: the rows a batch creates, as link rows, straight into the shards the router names. */
@@ -138,22 +120,6 @@ async function rawInserts(run: string, tenantId: string): Promise<number> {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   await Promise.all(conns.map(({ conn }) => conn.end()));
   return seconds;
-}
-
-/** Deletes the bench's rows (both tenants) from every shard, so runs do not grow the shards. */
-async function cleanUp(tenantIds: string[]): Promise<void> {
-  const config = loadConfig(process.env);
-  if (config.db.driver !== 'mysql') return;
-  for (const s of config.db.shards) {
-    const conn = await createConnection(s.url);
-    for (const t of tenantIds) {
-      for (;;) {
-        const [r] = (await conn.query('DELETE FROM links WHERE tenant_id = ? LIMIT 20000', [t])) as unknown as [{ affectedRows: number }];
-        if (r.affectedRows === 0) break;
-      }
-    }
-    await conn.end();
-  }
 }
 
 async function main() {
@@ -267,7 +233,7 @@ async function main() {
     log(`written to ${file}`);
   } finally {
     await generation?.stop();
-    await cleanUp(tenants).catch((e) => log(`clean-up failed: ${(e as Error).message}`));
+    await deleteTenantLinks(tenants).catch((e) => log(`clean-up failed: ${(e as Error).message}`));
   }
 }
 

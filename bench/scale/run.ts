@@ -17,13 +17,13 @@
 import { randomBytes, randomUUID } from 'crypto';
 import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
-import { request } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Cluster } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '@shortlink/config';
 import { heapSummary } from './heap-summary';
+import { deleteTenantLinks, streamBatch } from '../shared/batch-links';
 import {
   App,
   byLabel,
@@ -127,44 +127,25 @@ function appEnv(): Record<string, string> {
 const SECRETS = serverSecrets();
 
 /** POSTs `rows` NDJSON creates; the codes created, in order. */
-function batch(base: string, apiKey: string, from: number, rows: number): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const codes: string[] = [];
-    const problems = new Map<string, number>();
-    let rest = '';
-    const req = request(
-      `${base}/api/v1/links/batch`,
-      { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey, 'transfer-encoding': 'chunked' } },
-      (res) => {
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          const lines = (rest + chunk).split('\n');
-          rest = lines.pop()!;
-          for (const line of lines) {
-            const code = line.includes('"status":201') ? /"code":"([^"]+)"/.exec(line)?.[1] : undefined;
-            if (code) codes.push(code);
-            else {
-              const problem = /"code":"([A-Z_]+)"/.exec(line)?.[1] ?? line.slice(0, 80);
-              problems.set(problem, (problems.get(problem) ?? 0) + 1);
-            }
-          }
-        });
-        res.on('end', () => {
-          if (problems.size) log(`batch: ${[...problems].map(([p, n]) => `${n} × ${p}`).join(', ')}`);
-          resolve(codes);
-        });
-      },
-    );
-    req.on('error', reject);
-    void (async () => {
-      for (let i = from; i < from + rows; i += 1000) {
-        let piece = '';
-        for (let j = i; j < Math.min(from + rows, i + 1000); j++) piece += `{"url":"https://example.com/scale/${RUN}/${j}"}\n`;
-        if (!req.write(piece)) await new Promise((r) => req.once('drain', r));
+async function batch(base: string, apiKey: string, from: number, rows: number): Promise<string[]> {
+  const codes: string[] = [];
+  const problems = new Map<string, number>();
+  await streamBatch({
+    base,
+    apiKey,
+    rows,
+    row: (j) => `{"url":"https://example.com/scale/${RUN}/${from + j}"}`,
+    answer: (line) => {
+      const code = line.includes('"status":201') ? /"code":"([^"]+)"/.exec(line)?.[1] : undefined;
+      if (code) codes.push(code);
+      else {
+        const problem = /"code":"([A-Z_]+)"/.exec(line)?.[1] ?? line.slice(0, 80);
+        problems.set(problem, (problems.get(problem) ?? 0) + 1);
       }
-      req.end();
-    })();
+    },
   });
+  if (problems.size) log(`batch: ${[...problems].map(([p, n]) => `${n} × ${p}`).join(', ')}`);
+  return codes;
 }
 
 /** The MariaDB side: bytes of the links tables (data + indexes) over all shards, their rows, and the buffer pool. */
@@ -235,19 +216,6 @@ async function heapSnapshotOf(pid: number): Promise<string> {
     return heapSummary(readFileSync(file, 'utf8'));
   } finally {
     rmSync(file, { force: true });
-  }
-}
-
-async function deleteLinks(tenantId: string): Promise<void> {
-  const config = loadConfig(process.env);
-  if (config.db.driver !== 'mysql') return;
-  for (const s of config.db.shards) {
-    const conn = await createConnection(s.url);
-    for (;;) {
-      const [r] = (await conn.query('DELETE FROM links WHERE tenant_id = ? LIMIT 20000', [tenantId])) as unknown as [{ affectedRows: number }];
-      if (r.affectedRows === 0) break;
-    }
-    await conn.end();
   }
 }
 
@@ -409,7 +377,7 @@ async function main() {
     await group.stopAll();
     if (tenantId && !KEEP) {
       log('deleting the bench links');
-      await deleteLinks(tenantId);
+      await deleteTenantLinks([tenantId]);
     }
   }
   const db = await mariadbFootprint().catch(() => ({ bufferPool: 0 }));
