@@ -120,6 +120,7 @@ describe('online resharding on the real stack (issue 14)', () => {
       plan: { examined: number; moving: number; flows: Record<string, number> };
       verify: Array<Record<string, unknown>>;
       timings: Record<string, number>;
+      freeze: { heldMs: number; compareMs: number; journaled: number; rowsRead: number };
     };
     const after = await codesByShard();
     const sizes = Object.fromEntries([...after].map(([s, c]) => [s, c.length]));
@@ -136,6 +137,7 @@ describe('online resharding on the real stack (issue 14)', () => {
       stddevAfter: Math.round(stddev(onRing.map((s) => sizes[s])) * 10) / 10,
       meanAfter: Math.round(onRing.reduce((n, s) => n + sizes[s], 0) / onRing.length),
       timingsMs: move.timings,
+      freeze: move.freeze,
       verify: move.verify,
       redirects: load.redirects,
       redirectFailures: load.redirectFailures.length,
@@ -152,6 +154,10 @@ describe('online resharding on the real stack (issue 14)', () => {
     expect(load.redirectFailures.slice(0, 5)).toEqual([]);
     expect(load.writeFailures.slice(0, 5)).toEqual([]);
     expect(load.writes.edit).toBeGreaterThan(50);
+    // The freeze read the links written since verify began (both sides, twice), not every moving row.
+    expect(report.freeze.journaled).toBeLessThan(report.moved);
+    expect(report.freeze.rowsRead).toBeLessThanOrEqual(4 * report.freeze.journaled);
+    expect(report.freeze.heldMs).toBeGreaterThan(0);
     expect(ring.spec.shards.map((s) => s.name)).toEqual([...FOUR, 's4']);
     expect(ring.move).toBeNull();
     expect(misplaced(ring, after)).toEqual([]);

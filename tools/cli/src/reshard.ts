@@ -130,6 +130,11 @@ function printStatus(s: ReshardStatus): void {
     if (p.error) console.log(`  last error: ${p.error}`);
     if (s.move.owner) console.log(`  held by ${s.move.owner}, ${s.move.ownerAgeMs === null ? '?' : Math.round(s.move.ownerAgeMs / 1000)} s ago`);
     console.log(`  timings (ms): ${JSON.stringify(p.timings)}`);
+    if (p.freeze)
+      console.log(
+        `  freeze: writes of moving links held ${p.freeze.heldMs === null ? '(still)' : `${p.freeze.heldMs} ms`}; ${p.freeze.journaled} links written since verify began compared in ${p.freeze.compareMs} ms (${p.freeze.rowsRead} rows read)`,
+      );
+    if (p.verify?.length) console.log('  compared while frozen (the links written since verify began, per flow):');
     for (const f of p.verify ?? [])
       console.log(
         `  verified ${`${f.from}->${f.to}`.padEnd(12)} source ${f.sourceRows} rows ${f.sourceChecksum}  target ${f.targetRows} rows ${f.targetChecksum}`,

@@ -1,8 +1,11 @@
 import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { ShardMoveStore, StoredRow } from '@shortlink/sharding-domain';
+import { JournalEntry, ShardMoveStore, StoredRow } from '@shortlink/sharding-domain';
 
-/** The move operations of a backend (docs/design.md, "Online resharding"), without the shard's name. */
-export type MoveOps = Omit<ShardMoveStore, 'shardName'>;
+/**
+ * The move operations of a backend (docs/design.md, "Online resharding"), without the shard's name
+ * and the journaled writes (the store's own writes, each with its journal entry in one transaction).
+ */
+export type MoveOps = Omit<ShardMoveStore, 'shardName' | 'insertJournaled' | 'replaceJournaled' | 'removeJournaled'>;
 
 /** A shard store whose move operations are those of its backend's MoveOps. */
 export abstract class MovableShard implements MoveOps {
@@ -40,5 +43,14 @@ export abstract class MovableShard implements MoveOps {
   }
   clearTombstones() {
     return this.moves.clearTombstones();
+  }
+  journal(entries: readonly JournalEntry[]) {
+    return this.moves.journal(entries);
+  }
+  journalPage(afterId: string | null, limit: number) {
+    return this.moves.journalPage(afterId, limit);
+  }
+  clearJournal() {
+    return this.moves.clearJournal();
   }
 }

@@ -1,6 +1,8 @@
 // The sharding domain: links spread over shards by the short code, and moved between them online
 // (docs/design.md, "Identity, shards and codes", "Online resharding", "Failure containment").
 export type {
+  FreezeReport,
+  JournalEntry,
   LinkShardStore,
   MovableShardStore,
   MoveProgress,

@@ -77,6 +77,20 @@ export interface FlowCheck {
   readonly targetChecksum: string;
 }
 
+/** What the frozen step of a move did (docs/design.md, "Online resharding"). */
+export interface FreezeReport {
+  /** When the frozen phase was published (epoch ms). */
+  frozenAt: number;
+  /** From that publication to the one of the new ring (null until published): writes of moving links wait about this long. */
+  heldMs: number | null;
+  /** Spent comparing (and repairing) the journaled rows while frozen. */
+  compareMs: number;
+  /** Journal entries of moving links read (links written since verify began, or repaired by it). */
+  journaled: number;
+  /** Link rows read from both sides while frozen. */
+  rowsRead: number;
+}
+
 export interface MoveProgress {
   readonly id: string;
   readonly description: string;
@@ -98,7 +112,13 @@ export interface MoveProgress {
   cleaned: number;
   /** Moving links whose click count was added to their new owner's. */
   carried?: number;
+  /**
+   * The final comparison, taken while frozen, of the moving rows written since `verify` began (the
+   * move journal; docs/design.md, "Online resharding"), per flow: both sides must be equal.
+   */
   verify: FlowCheck[] | null;
+  /** How long writes of moving links were held, and what the frozen step read (absent before it ran). */
+  freeze?: FreezeReport;
   /** Milliseconds spent in each step. */
   timings: Record<string, number>;
   startedAt: string;
@@ -196,8 +216,36 @@ export interface ShardMoveStore {
    * nothing twice); returns how many links were carried by this call (docs/design.md, "Online resharding").
    */
   carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>): Promise<number>;
-  /** Clears the tombstones and the carry marks of a finished (or aborted) move. */
+  /** Clears the tombstones, the carry marks and the journal of a finished (or aborted) move. */
   clearTombstones(): Promise<void>;
+
+  // The move journal (docs/design.md, "Online resharding"): the ids of moving links written on
+  // this shard, their deciding one, while a move runs, so that the frozen step compares only what
+  // changed since `verify` began instead of every moving row.
+
+  /** As insertMany, and in the same transaction each link's id enters the journal. */
+  insertJournaled(links: readonly Link[]): Promise<void>;
+  /** As replace, and in the same transaction (if replaced) the link's id enters the journal. */
+  replaceJournaled(link: Link, expectedVersion: number): Promise<boolean>;
+  /** As remove, and in the same transaction (if removed) the link's id enters the journal. */
+  removeJournaled(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean>;
+  /** Enters links in the journal (the rows the tool itself repaired). */
+  journal(entries: readonly JournalEntry[]): Promise<void>;
+  /** Journal entries with link id > afterId, in id order. */
+  journalPage(afterId: string | null, limit: number): Promise<JournalEntry[]>;
+  /**
+   * Empties the journal. An entry is deleted only once the write it came with has committed (a
+   * statement cannot delete a row another transaction has not committed), so every write that
+   * commits after this call returns leaves its entry.
+   */
+  clearJournal(): Promise<void>;
+}
+
+/** A link written on its deciding shard while a move runs. */
+export interface JournalEntry {
+  readonly id: string;
+  readonly domain: string;
+  readonly code: string;
 }
 
 export type MovableShardStore = LinkShardStore & ShardMoveStore;

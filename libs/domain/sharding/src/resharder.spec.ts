@@ -156,6 +156,96 @@ describe('Resharder', () => {
     expect(done.verify!.reduce((n, f) => n + f.sourceRows, 0)).toBeLessThanOrEqual(shards.get('s4')!.rows.size);
   });
 
+  /** Counts the link rows each step reads from the shards (scans and look-ups by id), by the step the reporter announced. */
+  function countReads(shards: Map<string, InMemoryMovableShard>) {
+    const reads = { step: '', rows: {} as Record<string, number>, scans: {} as Record<string, number> };
+    for (const shard of shards.values()) {
+      const [scan, byIds] = [shard.scanRows.bind(shard), shard.rowsByIds.bind(shard)];
+      shard.scanRows = async (afterId, limit) => {
+        const rows = await scan(afterId, limit);
+        reads.rows[reads.step] = (reads.rows[reads.step] ?? 0) + rows.length;
+        reads.scans[reads.step] = (reads.scans[reads.step] ?? 0) + 1;
+        return rows;
+      };
+      shard.rowsByIds = async (ids) => {
+        const rows = await byIds(ids);
+        reads.rows[reads.step] = (reads.rows[reads.step] ?? 0) + rows.length;
+        return rows;
+      };
+    }
+    const reporter = { step: (step: string) => void (reads.step = step), copy: () => undefined, note: () => undefined };
+    return { reads, reporter };
+  }
+
+  it('the frozen step reads the links written since verify began, not every moving row', async () => {
+    const { shards, repository, watcher, links, tool } = await install(3000);
+    const [four, five] = [routerOf(FOUR), routerOf(FIVE)];
+    const movers = links.filter((l) => four.shardFor(l.code) !== five.shardFor(l.code));
+    const { reads, reporter } = countReads(shards);
+    // Five edits of moving links while verify runs (the app routes with the copying phase then).
+    let edited = 0;
+    const s0 = shards.get('s0')!;
+    const scan = s0.scanRows;
+    s0.scanRows = async (afterId, limit) => {
+      if (reads.step === 'verify' && edited === 0)
+        for (const l of movers.slice(0, 5)) edited += Number(await repository.replace({ ...l, targetUrl: `${l.targetUrl}/during-verify`, version: 2 }, 1));
+      return scan(afterId, limit);
+    };
+    const done = await tool({ reporter }).run({ add: [{ name: 's4' }] });
+    await watcher.stop();
+
+    expect(done.step).toBe('done');
+    expect(edited).toBe(5);
+    expect(movers.length).toBeGreaterThan(400);
+    // verify read every row of every shard (and the moving ones twice); the frozen step scanned nothing
+    // and read the five edited links on both sides, twice (repair, then the final comparison).
+    expect(reads.rows.verify).toBeGreaterThan(3000);
+    expect(reads.scans.frozen ?? 0).toBe(0);
+    expect(reads.rows.frozen).toBe(5 * 2 * 2);
+    expect(done.freeze).toMatchObject({ journaled: 5, rowsRead: 20, heldMs: expect.any(Number) });
+    expect(done.verify!.map((f) => `${f.from}->${f.to}`)).toEqual(['s0->s4', 's1->s4', 's2->s4', 's3->s4']);
+    expect(done.verify!.reduce((n, f) => n + f.sourceRows, 0)).toBe(5);
+    for (const l of movers.slice(0, 5)) expect(shards.get('s4')!.rows.get(`sho.rt/${l.code}`)).toMatchObject({ version: 2, targetUrl: `${l.targetUrl}/during-verify` });
+    expect([...shards.values()].every((s) => s.journaled.size === 0)).toBe(true);
+  });
+
+  it('a write during verify that reached only the old owner is still caught: the frozen step repairs it from the journal', async () => {
+    const { shards, watcher, links, tool } = await install(1500);
+    const [four, five] = [routerOf(FOUR), routerOf(FIVE)];
+    const movers = links.filter((l) => four.shardFor(l.code) !== five.shardFor(l.code));
+    const [edit, gone] = movers;
+    const created = Array.from({ length: 400 }, (_, i) => linkNo(50_000 + i)).find((l) => four.shardFor(l.code) !== five.shardFor(l.code))!;
+    const { reads, reporter } = countReads(shards);
+    // Once verify compared the old owners (it reads s4 last), an app writes three moving links on
+    // their old owner and dies before writing the copies: only the journal knows.
+    let written = false;
+    const s4 = shards.get('s4')!;
+    const scan = s4.scanRows;
+    s4.scanRows = async (afterId, limit) => {
+      if (reads.step === 'verify' && !written) {
+        written = true;
+        const owner = (code: string) => shards.get(four.shardFor(code))!;
+        expect(await owner(edit.code).replaceJournaled({ ...edit, targetUrl: 'https://example.com/late-edit', version: 2 }, 1)).toBe(true);
+        expect(await owner(gone.code).removeJournaled(gone, 1, new Date(Date.UTC(2027, 0, 1)))).toBe(true);
+        await owner(created.code).insertJournaled([created]);
+      }
+      return scan(afterId, limit);
+    };
+    const done = await tool({ reporter }).run({ add: [{ name: 's4' }] });
+    await watcher.stop();
+
+    expect(written).toBe(true);
+    expect(done.step).toBe('done');
+    expect(done.freeze!.journaled).toBe(3);
+    expect(done.repaired).toBeGreaterThanOrEqual(3);
+    const onS4 = (code: string) => s4.rows.get(`sho.rt/${code}`) ?? null;
+    expect(onS4(edit.code)).toMatchObject({ version: 2, targetUrl: 'https://example.com/late-edit' });
+    expect(onS4(gone.code)).toBeNull();
+    expect(onS4(created.code)).toEqual(created);
+    // Cleaned up from the old owners like every other moved link.
+    expect([...shards.values()].filter((s) => s.rows.has(`sho.rt/${created.code}`)).map((s) => s.shardName)).toEqual(['s4']);
+  });
+
   it('a run stopped mid-copy and run again by another tool ends exactly like an uninterrupted run', async () => {
     const clean = await install(1200);
     await clean.tool().run({ add: [{ name: 's4' }] });

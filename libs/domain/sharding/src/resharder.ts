@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import { Clock, systemClock } from '@shortlink/core';
 import { planRebalance, ShardNode, ShardRouter, ShardRouterError } from '@shortlink/shard-router';
-import { FlowCheck, MovableShardStore, MoveProgress, MoveRecord, MoveStep, RingStore, RingWatcherInfo, StoredRow } from './ports';
+import { FlowCheck, JournalEntry, MovableShardStore, MoveProgress, MoveRecord, MoveStep, RingStore, RingWatcherInfo, StoredRow } from './ports';
 import { flowKey, movement, Pacer, RowSetDigest, stddev } from './flows';
 import { checkRingSpec, describeSpec, MovePhase, RingSpec, RingVersion, routerOf } from './ring';
 
@@ -225,9 +225,32 @@ export class Resharder {
           await this.copy(p);
         },
       },
-      verify: { next: 'frozen', detail: 'compare both sides, repair differences', run: repair('both') },
-      frozen: { next: 'switched', detail: 'writes of moving links wait; final comparison', run: () => this.freezeAndCompare(p) },
-      switched: { next: 'carry', detail: 'the new ring alone', run: async () => this.acked(await this.publishSwitch(p)) },
+      verify: {
+        next: 'frozen',
+        detail: 'empty the move journal, then compare both sides and repair differences',
+        run: async () => {
+          // From here on every write of a moving link leaves its id in the journal (docs/design.md, "Online resharding").
+          for (const source of p.from.shards.map((s) => s.name)) await this.storeOf(source).clearJournal();
+          await repair('both')();
+        },
+      },
+      frozen: {
+        next: 'switched',
+        detail: 'writes of moving links wait; final comparison of the links written since verify began',
+        run: () => this.freezeAndCompare(p),
+      },
+      switched: {
+        next: 'carry',
+        detail: 'the new ring alone',
+        run: async () => {
+          const version = await this.publishSwitch(p);
+          if (p.freeze && p.freeze.heldMs === null) {
+            p.freeze.heldMs = this.clock.now() - p.freeze.frozenAt;
+            this.reporter.note(`writes of moving links were held for ${p.freeze.heldMs} ms (until the new ring was published)`);
+          }
+          await this.acked(version);
+        },
+      },
       carry: { next: 'cleanup', detail: "add the old owners' click counts to the new owners'", run: () => this.carryClicks(p) },
       cleanup: { next: 'done', detail: 'delete moved rows on their old owners', run: () => this.cleanup(p) },
     };
@@ -254,14 +277,32 @@ export class Resharder {
     }
   }
 
-  /** Frozen: nothing writes a moving link, so both sides must now be equal, flow by flow. */
+  /**
+   * Frozen: nothing writes a moving link, so both sides must now be equal, flow by flow. `verify`
+   * left every moving link equal on both sides unless it was written after verify began, and each
+   * such write left its id in the journal of its old owner (so did verify's own repairs): only
+   * those links are compared and repaired here, so that the freeze does not grow with the shards
+   * (docs/design.md, "Online resharding").
+   */
   private async freezeAndCompare(p: MoveProgress): Promise<void> {
-    await this.acked(await this.publishPhase(p, 'frozen'));
-    p.repaired += (await this.compare(p, 'both', true)).repaired;
-    const final = await this.compare(p, 'both', false);
+    const version = await this.publishPhase(p, 'frozen');
+    if (!p.freeze || p.freeze.heldMs !== null) {
+      p.freeze = { frozenAt: this.clock.now(), heldMs: null, compareMs: 0, journaled: 0, rowsRead: 0 };
+      await this.save(p);
+    }
+    await this.acked(version);
+    const t0 = this.clock.now();
+    const first = await this.recheck(p, true);
+    p.repaired += first.repaired;
+    const final = await this.recheck(p, false);
+    p.freeze = { ...p.freeze, compareMs: this.clock.now() - t0, journaled: final.journaled, rowsRead: first.rowsRead + final.rowsRead };
+    this.reporter.note(
+      `frozen: ${final.journaled} journaled links compared (${p.freeze.rowsRead} rows read, ${first.repaired} repaired) in ${p.freeze.compareMs} ms`,
+    );
     p.verify = final.flows;
     const bad = final.flows.filter((f) => f.sourceRows !== f.targetRows || f.sourceChecksum !== f.targetChecksum);
     if (bad.length) {
+      p.freeze = undefined;
       await this.acked(await this.publishPhase(p, 'copying'));
       p.step = 'verify';
       throw new ReshardError(
@@ -382,7 +423,10 @@ export class Resharder {
           for (const [target, group] of groupBy(leaving, (r) => after.shardFor(r.code))) {
             const t = this.storeOf(target);
             const copies = new Map((await t.rowsByIds(group.map((r) => r.id))).map((r) => [r.id, r]));
-            const stale = group.filter((r) => copies.get(r.id)?.checksum !== r.checksum && (copies.get(r.id)?.version ?? 0) <= r.version);
+            const differ = group.filter((r) => copies.get(r.id)?.checksum !== r.checksum);
+            // Compared again while frozen, whatever is done here (a copy refused by a conflict, a newer copy left alone).
+            if (differ.length) await store.journal(differ.map(entryOf));
+            const stale = differ.filter((r) => (copies.get(r.id)?.version ?? 0) <= r.version);
             if (stale.length === 0) continue;
             await t.deleteRows(stale.filter((r) => copies.has(r.id)).map((r) => r.id));
             const out = await t.upsertRows(stale);
@@ -404,7 +448,10 @@ export class Resharder {
           }
         }
         if (extra.length === 0) return;
-        if (repair) repaired += await store.deleteRows(extra.map((r) => r.id));
+        if (repair) {
+          for (const [source, group] of groupBy(extra, (r) => before.shardFor(r.code))) await this.storeOf(source).journal(group.map(entryOf));
+          repaired += await store.deleteRows(extra.map((r) => r.id));
+        }
         else for (const r of extra) digest(before.shardFor(r.code), target).target.add(r.checksum);
       });
     }
@@ -417,6 +464,69 @@ export class Resharder {
       targetChecksum: d.target.checksum,
     }));
     return { flows: flows.sort((a, b) => flowKey(a.from, a.to).localeCompare(flowKey(b.from, b.to))), repaired };
+  }
+
+  /**
+   * The links in the journals of the old owners (written since verify began, or repaired by it),
+   * compared by id on both sides, per flow; with `repair`, a copy that is missing or different is
+   * written again from the old owner and a copy the old owner no longer has is deleted. Reads
+   * the journaled rows only: nothing here grows with the size of the shards.
+   */
+  private async recheck(p: MoveProgress, repair: boolean): Promise<{ flows: FlowCheck[]; repaired: number; journaled: number; rowsRead: number }> {
+    const before = routerOf(p.from);
+    const after = routerOf(p.to);
+    const digests = new Map<string, { from: string; to: string; source: RowSetDigest; target: RowSetDigest }>();
+    const digest = (from: string, to: string) => {
+      const key = flowKey(from, to);
+      if (!digests.has(key)) digests.set(key, { from, to, source: new RowSetDigest(), target: new RowSetDigest() });
+      return digests.get(key)!;
+    };
+    // Every planned flow is listed, with 0 rows when none of its links was written meanwhile.
+    for (const flow of Object.keys(p.plan.flows)) {
+      const [from, to] = flow.split('->');
+      digest(from, to);
+    }
+    let repaired = 0;
+    let journaled = 0;
+    let rowsRead = 0;
+    for (const source of p.from.shards.map((s) => s.name)) {
+      const store = this.storeOf(source);
+      for (let cursor: string | null = null; ; ) {
+        const page = await store.journalPage(cursor, this.batch);
+        if (page.length === 0) break;
+        cursor = page[page.length - 1].id;
+        const leaving = page.filter((e) => movement(before, after, source, e) === 'leaves');
+        journaled += leaving.length;
+        for (const [target, group] of groupBy(leaving, (e) => after.shardFor(e.code))) {
+          const t = this.storeOf(target);
+          const ids = group.map((e) => e.id);
+          const [originals, copies] = await Promise.all([store.rowsByIds(ids), t.rowsByIds(ids)]);
+          rowsRead += originals.length + copies.length;
+          const d = digest(source, target);
+          for (const r of originals) d.source.add(r.checksum);
+          for (const r of copies) d.target.add(r.checksum);
+          if (!repair) continue;
+          const byId = new Map(originals.map((r) => [r.id, r]));
+          const copyOf = new Map(copies.map((r) => [r.id, r]));
+          const gone = copies.filter((r) => !byId.has(r.id)).map((r) => r.id);
+          const stale = originals.filter((r) => copyOf.get(r.id)?.checksum !== r.checksum);
+          if (gone.length) repaired += await t.deleteRows(gone);
+          if (stale.length === 0) continue;
+          await t.deleteRows(stale.filter((r) => copyOf.has(r.id)).map((r) => r.id)); // an equal version that differs is not overwritten
+          repaired += (await t.upsertRows(stale)).written;
+        }
+        await this.touch();
+      }
+    }
+    const flows = [...digests.values()].map((d) => ({
+      from: d.from,
+      to: d.to,
+      sourceRows: d.source.rows,
+      sourceChecksum: d.source.checksum,
+      targetRows: d.target.rows,
+      targetChecksum: d.target.checksum,
+    }));
+    return { flows: flows.sort((a, b) => flowKey(a.from, a.to).localeCompare(flowKey(b.from, b.to))), repaired, journaled, rowsRead };
   }
 
   /**
@@ -639,6 +749,8 @@ export function sameSpec(a: RingSpec, b: RingSpec): boolean {
     JSON.stringify({ strategy: s.strategy, virtualNodes: s.strategy === 'jump' ? 0 : s.virtualNodes, shards: s.shards.map((n) => [n.name, n.weight ?? 1]) });
   return norm(a) === norm(b);
 }
+
+const entryOf = (r: StoredRow): JournalEntry => ({ id: r.id, domain: r.domain, code: r.code });
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();

@@ -113,6 +113,35 @@ describe('ShardedLinkRepository', () => {
     expect(await byName('s4').upsertLink(edited)).toBe(false);
   });
 
+  it('while a move runs, the old owner journals each write of a moving key with the write; other keys and the new owner journal nothing', async () => {
+    const { repo, byName, shards } = setup(moving('copying'));
+    const link = aLink(mover);
+    const other = aLink(stayer);
+    await repo.insert(link);
+    await repo.insert(other);
+    const candidates = Array.from({ length: 200 }, (_, i) => `batch${i}`);
+    const batchMover = aLink(candidates.find((c) => repo.routing.route(c).moving)!);
+    const batch = [batchMover, aLink(candidates.find((c) => !repo.routing.route(c).moving)!)];
+    await repo.insertInStatements(batch, 10);
+    const journaled = () => shards.flatMap((s) => [...s.journaled.keys()].map((id) => `${s.shardName}:${id}`)).sort();
+    const fromOf = (code: string) => (repo.routing.route(code) as { from: string }).from;
+    expect(journaled()).toEqual([`${from}:${link.id}`, `${fromOf(batchMover.code)}:${batchMover.id}`].sort());
+    expect(byName('s4').rows.get(`sho.rt/${batchMover.code}`)).toEqual(batchMover);
+    byName(from).journaled.clear();
+    expect(await repo.replace({ ...link, version: 2 }, 1)).toBe(true);
+    expect(await repo.replace({ ...link, version: 9 }, 1)).toBe(false);
+    expect(journaled()).toEqual([`${from}:${link.id}`]);
+    byName(from).journaled.clear();
+    expect(await repo.remove(link, 2, new Date(Date.UTC(2027, 0, 1)))).toBe(true);
+    expect(await repo.replace({ ...other, version: 2 }, 1)).toBe(true);
+    expect(journaled()).toEqual([`${from}:${link.id}`]);
+    // No move: nothing is journaled.
+    repo.setRouting(stable(FIVE, 3));
+    byName(from).journaled.clear();
+    await repo.insert(aLink(mover.toUpperCase()));
+    expect(journaled()).toEqual([]);
+  });
+
   it('copying: reads the new owner first, then the old; a new owner that is down falls back to the old one', async () => {
     const { repo, byName } = setup(moving('copying'));
     const link = aLink(mover);
@@ -144,6 +173,9 @@ describe('ShardedLinkRepository', () => {
     expect(settled).toBe(false);
     repo.setRouting(stable(FIVE, 3));
     expect(await edit).toBe(true);
+    // Counted for the metrics: one write waited, about as long as the freeze lasted here.
+    expect(repo.frozenWaits.count).toBe(1);
+    expect(repo.frozenWaits.longestMs).toBeGreaterThanOrEqual(45);
     expect(byName('s4').rows.get(`sho.rt/${mover}`)!.targetUrl).toBe('https://example.com/after-switch');
     expect(byName(from).rows.get(`sho.rt/${mover}`)!.version).toBe(1); // the old copy waits for the cleanup
   });

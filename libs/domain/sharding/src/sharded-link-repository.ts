@@ -42,7 +42,8 @@ export interface ShardedLinkRepositoryOptions {
 /**
  * Routes every link operation to the shard that owns the code (the shard key is the short code:
  * docs/design.md, "Identity, shards and codes"), as the current RoutingState says. While a move
- * runs, a moving key is read from the new owner first and written to both (docs/design.md,
+ * runs, a moving key is read from the new owner first and written to both, the old owner's write
+ * entering its id in that shard's move journal in the same transaction (docs/design.md,
  * "Online resharding"). A failing shard surfaces as SHARD_UNAVAILABLE with its name, within
  * `timeoutMs`, and fails fast after repeated failures (docs/design.md, "Failure containment").
  */
@@ -53,6 +54,8 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
   private lease: RoutingLease | null = null;
   private readonly changeWaiters = new Set<() => void>();
   private readonly clock: Clock;
+  /** Writes of moving links that waited for a frozen move to switch, and the longest of those waits (ms), since start. */
+  readonly frozenWaits = { count: 0, longestMs: 0 };
 
   constructor(
     routing: ShardRouter | RoutingState,
@@ -116,7 +119,8 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
       this.write([link.code], options, async (state) => {
         const route = state.route(link.code);
         if (!route.moving) return this.on(route.owner, (s) => sent(s.insert(link)));
-        await this.on(route.from, (s) => sent(s.insert(link)));
+        // The journal entry commits with the row: the frozen step compares what changed since verify began.
+        await this.on(route.from, (s) => sent(movable(s).insertJournaled([link])));
         await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
       }),
     );
@@ -124,8 +128,8 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
 
   /**
    * Groups the links by shard once and inserts each group in statements of at most
-   * `rowsPerStatement` (shards in parallel, a shard's statements in order); a moving key is then
-   * copied to its new owner. A statement a duplicate refused reports it and stops nothing else.
+   * `rowsPerStatement` (shards in parallel, a shard's statements in order); a moving key is
+   * journaled with its row on the old owner, then copied to its new owner. A statement a duplicate refused reports it and stops nothing else.
    */
   async insertInStatements(links: readonly Link[], rowsPerStatement: number): Promise<StatementOutcome[]> {
     return this.write(
@@ -149,7 +153,7 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
               const statement = g.links.slice(i, i + rowsPerStatement);
               let running: Promise<void> | null = null;
               try {
-                await this.on(g.authority, (s) => (running = s.insertMany(statement)), 'bulk');
+                await this.on(g.authority, (s) => (running = g.copy ? movable(s).insertJournaled(statement) : s.insertMany(statement)), 'bulk');
                 if (g.copy) for (const link of statement) await this.on(g.copy, (s) => movable(s).upsertLink(link));
                 outcomes.push({ links: statement, error: null });
               } catch (error) {
@@ -177,7 +181,7 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
       this.write([link.code], {}, async (state) => {
         const route = state.route(link.code);
         if (!route.moving) return this.on(route.owner, (s) => sent(s.replace(link, expectedVersion)));
-        const replaced = await this.on(route.from, (s) => sent(s.replace(link, expectedVersion)));
+        const replaced = await this.on(route.from, (s) => sent(movable(s).replaceJournaled(link, expectedVersion)));
         if (replaced) await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
         return replaced;
       }),
@@ -192,7 +196,7 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
         // The copy is deleted by the link's id, which leaves a tombstone a late copy cannot pass.
         const row = await this.on(route.from, (s) => s.findByCode(id));
         if (!row || row.version !== expectedVersion) return false;
-        const removed = await this.on(route.from, (s) => sent(s.remove(id, expectedVersion, retiredUntil)));
+        const removed = await this.on(route.from, (s) => sent(movable(s).removeJournaled(id, expectedVersion, retiredUntil)));
         if (removed) await this.on(route.to, (s) => sent(movable(s).removeCopy(id, row.id, retiredUntil)));
         return removed;
       }),
@@ -380,6 +384,13 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
    */
   private async write<T>(codes: readonly string[], options: InsertOptions, op: (state: RoutingState) => Promise<T>): Promise<T> {
     const deadline = this.clock.now() + (this.options.frozenWaitMs ?? 10_000);
+    let waitingSince: number | null = null;
+    const waited = () => {
+      if (waitingSince === null) return;
+      this.frozenWaits.count++;
+      this.frozenWaits.longestMs = Math.max(this.frozenWaits.longestMs, this.clock.now() - waitingSince);
+      waitingSince = null;
+    };
     for (;;) {
       if (!this.leaseValid()) {
         throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `links cannot be written now: ${this.lease!.describe()}`, {
@@ -390,6 +401,7 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
       const state = this.state;
       const frozen = state.phase === 'frozen' ? codes.map((c) => state.route(c)).find((r): r is Extract<Route, { moving: true }> => r.moving) : undefined;
       if (!frozen) {
+        waited();
         state.enter();
         try {
           return await op(state);
@@ -399,12 +411,14 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
       }
       const waitMs = deadline - this.clock.now();
       if (options.relocatable || waitMs <= 0) {
+        waited();
         throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, `the link is moving from shard ${frozen.from} to ${frozen.to}; retry in a moment`, {
           shard: frozen.to,
           moving: true,
           retryAfterSeconds: 1,
         });
       }
+      waitingSince ??= this.clock.now();
       await this.nextRouting(Math.min(waitMs, 250));
     }
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'crypto';
+import { DuplicateLinkError } from '@shortlink/links-domain';
 import { MovableShardStore, MoveProgress, RingStore, RingVersion } from '@shortlink/sharding-domain';
 import { aLink } from './link-store.contract';
 
@@ -107,6 +108,49 @@ export function describeShardMoveContract(backend: string, open: () => Promise<M
       await f.b.clearTombstones();
       expect(await f.b.carryClicks([{ id: link.id, clicks: 1 }])).toBe(1); // the marks went with the move's tombstones
       expect(await f.b.clickCount(link, link.id)).toBe(44);
+    });
+
+    it('journals the writes of moving links with the write itself (all or nothing), pages the journal in id order, empties it', async () => {
+      await f.a.clearJournal();
+      const until = new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000);
+      const [x, y, z, plain] = [aLink({ tags: ['j'] }), aLink(), aLink(), aLink()];
+      const entry = (l: { id: string; domain: string; code: string }) => ({ id: l.id, domain: l.domain, code: l.code });
+      const journaled = async () => (await f.a.journalPage(null, 100)).map((e) => e.id);
+      // Plain writes (no move) leave nothing.
+      await f.a.insert(plain);
+      await f.a.replace({ ...plain, version: 2, targetUrl: 'https://example.com/plain' }, 1);
+      expect(await journaled()).toEqual([]);
+
+      await f.a.insertJournaled([y, x]);
+      expect(await f.a.findByCode(x)).toEqual(x);
+      // A refused batch writes neither its rows nor its entries.
+      await expect(f.a.insertJournaled([z, { ...aLink(), code: x.code }])).rejects.toThrow(DuplicateLinkError);
+      expect(await f.a.findByCode(z)).toBeNull();
+      const sorted = [x, y].map((l) => l.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+      expect(await journaled()).toEqual(sorted);
+      expect(await f.a.journalPage(null, 100)).toEqual(expect.arrayContaining([entry(x), entry(y)]));
+      expect((await f.a.journalPage(sorted[0], 100)).map((e) => e.id)).toEqual([sorted[1]]);
+
+      // A refused edit or delete (another version) enters nothing; done ones enter their link.
+      expect(await f.a.replaceJournaled({ ...plain, version: 9 }, 1)).toBe(false);
+      expect(await f.a.removeJournaled(plain, 1, until)).toBe(false);
+      expect(await journaled()).toEqual(sorted);
+      expect(await f.a.replaceJournaled({ ...plain, version: 3, tags: ['k'] }, 2)).toBe(true);
+      expect((await f.a.findByCode(plain))?.tags).toEqual(['k']);
+      expect(await f.a.removeJournaled(y, 1, until)).toBe(true);
+      expect(await f.a.findByCode(y)).toBeNull();
+      expect((await f.a.retiredUntil(y, new Date()))?.getTime()).toBe(until.getTime());
+      expect((await journaled()).sort()).toEqual([x.id, y.id, plain.id].sort());
+      // Entered by the tool; an id entered twice is there once.
+      await f.a.journal([entry(z), entry(x)]);
+      expect(await f.a.journalPage(null, 100)).toHaveLength(4);
+      expect(await f.a.journalPage(null, 2)).toHaveLength(2);
+
+      await f.a.clearJournal();
+      expect(await journaled()).toEqual([]);
+      await f.a.journal([entry(z)]);
+      await f.a.clearTombstones(); // the end of a move empties it too
+      expect(await journaled()).toEqual([]);
     });
 
     it('deletes rows with their tags by id', async () => {

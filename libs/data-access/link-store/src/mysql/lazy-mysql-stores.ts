@@ -1,5 +1,5 @@
 import { BatchRecordStore, IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
+import { JournalEntry, MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
 import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
@@ -112,6 +112,24 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   }
   async clearTombstones() {
     return (await this.store.get()).clearTombstones();
+  }
+  async insertJournaled(links: readonly Link[]) {
+    return (await this.store.get()).insertJournaled(links);
+  }
+  async replaceJournaled(link: Link, expectedVersion: number) {
+    return (await this.store.get()).replaceJournaled(link, expectedVersion);
+  }
+  async removeJournaled(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date) {
+    return (await this.store.get()).removeJournaled(id, expectedVersion, retiredUntil);
+  }
+  async journal(entries: readonly JournalEntry[]) {
+    return (await this.store.get()).journal(entries);
+  }
+  async journalPage(afterId: string | null, limit: number) {
+    return (await this.store.get()).journalPage(afterId, limit);
+  }
+  async clearJournal() {
+    return (await this.store.get()).clearJournal();
   }
   async ping() {
     return (await this.store.get()).ping();

@@ -387,6 +387,27 @@ export class MoveClickCarries1733800000000 implements MigrationInterface {
 }
 
 /**
+ * The move journal: ids of moving links written on this shard (their deciding one) while a move
+ * runs, each entered in the transaction of its write, so that the frozen step of a move compares
+ * only the links written since `verify` began (docs/design.md, "Online resharding"). Emptied when
+ * verify begins and when the move ends.
+ */
+export class MoveJournal1734900000000 implements MigrationInterface {
+  name = 'MoveJournal1734900000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS link_move_journal (
+        link_id BIGINT UNSIGNED NOT NULL PRIMARY KEY,
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL,
+        code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE link_move_journal');
+  }
+}
+
+/**
  * A tenant's members and their server-side sessions (by the hash of the session id), and
  * `members:write` for each tenant's first key, its oldest (docs/design.md, "People and sessions").
  * Emails are stored lower-cased; their collation is binary so that the unique key compares what is stored.
@@ -539,6 +560,7 @@ export const SHARD_MIGRATIONS = [
   LinkListOrder1733700000000,
   MoveClickCarries1733800000000,
   LinkCrawlable1734190000000,
+  MoveJournal1734900000000,
 ];
 export const META_MIGRATIONS = [
   CreateMeta1733130000001,

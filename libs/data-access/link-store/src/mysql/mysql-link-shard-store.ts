@@ -5,7 +5,7 @@ import { MovableShard } from '../movable-shard';
 import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { SHARD_MIGRATIONS } from './migrations';
-import { MysqlMoveOps } from './mysql-move-ops';
+import { journalEntries, MysqlMoveOps, retryingDeadlocks } from './mysql-move-ops';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
 const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
@@ -35,16 +35,25 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   }
 
   async insertMany(links: readonly Link[]): Promise<void> {
+    return this.insertRows(links, false);
+  }
+
+  async insertJournaled(links: readonly Link[]): Promise<void> {
+    return retryingDeadlocks(() => this.insertRows(links, true));
+  }
+
+  private async insertRows(links: readonly Link[], journal: boolean): Promise<void> {
     if (links.length === 0) return;
     try {
       const insert = `INSERT INTO links (${COLUMNS}) VALUES ${links.map(() => PLACEHOLDERS).join(', ')}`;
       // Without tags the one statement is atomic by itself: no BEGIN and COMMIT round trips (a
       // batch's chunk writes a statement per shard; docs/design.md, "Batch creation").
-      if (links.every((l) => l.tags.length === 0)) await this.ds.query(insert, links.flatMap(values));
+      if (!journal && links.every((l) => l.tags.length === 0)) await this.ds.query(insert, links.flatMap(values));
       else {
         await this.ds.transaction(async (m) => {
           await m.query(insert, links.flatMap(values));
           await insertTags(m, links);
+          if (journal) await journalEntries(m, links);
         });
       }
     } catch (error) {
@@ -59,6 +68,14 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   }
 
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.replaceRow(link, expectedVersion, false);
+  }
+
+  async replaceJournaled(link: Link, expectedVersion: number): Promise<boolean> {
+    return retryingDeadlocks(() => this.replaceRow(link, expectedVersion, true));
+  }
+
+  private async replaceRow(link: Link, expectedVersion: number, journal: boolean): Promise<boolean> {
     return this.ds.transaction(async (m) => {
       const result: { affectedRows: number } = await m.query(
         `UPDATE links SET target_url = ?, updated_at = ?, expires_at = ?, status = ?, redirect_type = ?, version = ?, moderation = ?, title = ?, options = ?,
@@ -82,11 +99,20 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
       if (result.affectedRows !== 1) return false;
       await m.query('DELETE FROM link_tags WHERE link_id = ?', [link.id]);
       await insertTags(m, [link]);
+      if (journal) await journalEntries(m, [link]);
       return true;
     });
   }
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
+    return this.removeRow(id, expectedVersion, retiredUntil, false);
+  }
+
+  async removeJournaled(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
+    return retryingDeadlocks(() => this.removeRow(id, expectedVersion, retiredUntil, true));
+  }
+
+  private async removeRow(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date, journal: boolean): Promise<boolean> {
     return this.ds.transaction(async (m) => {
       const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ? FOR UPDATE', [
         id.domain,
@@ -101,6 +127,7 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
         id.code,
         retiredUntil,
       ]);
+      if (journal) await journalEntries(m, [{ id: String(rows[0].id), domain: id.domain, code: id.code }]);
       return true;
     });
   }

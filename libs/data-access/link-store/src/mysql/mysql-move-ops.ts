@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { ShardMoveStore, StoredRow, UpsertOutcome } from '@shortlink/sharding-domain';
+import { JournalEntry, StoredRow, UpsertOutcome } from '@shortlink/sharding-domain';
+import type { MoveOps } from '../movable-shard';
 import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow, tagsByLink } from '../rows';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
@@ -18,7 +19,7 @@ const keyOf = (domain: string, code: string) => `${domain.toLowerCase()}\u0000${
 const asValues = (row: Record<string, unknown>): unknown[] => LINK_COLUMNS.map((c) => row[c]);
 
 /** InnoDB may pick one of two transactions that lock the same index gap as a deadlock victim: run it again. */
-async function retryingDeadlocks<T>(work: () => Promise<T>): Promise<T> {
+export async function retryingDeadlocks<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await work();
@@ -34,7 +35,7 @@ async function retryingDeadlocks<T>(work: () => Promise<T>): Promise<T> {
  * by column as the driver returns them, a batch in one transaction with a handful of statements,
  * tombstones against late copies.
  */
-export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
+export class MysqlMoveOps implements MoveOps {
   constructor(
     private readonly ds: DataSource,
     /** The store's own Link -> row values (LINK_COLUMNS order), so that a dual write stores what an insert would. */
@@ -181,6 +182,31 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   async clearTombstones(): Promise<void> {
     await this.ds.query('DELETE FROM link_move_tombstones');
     await this.ds.query('DELETE FROM link_move_carries');
+    await this.clearJournal();
+  }
+
+  async journal(entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length) await retryingDeadlocks(() => journalEntries(this.ds.manager, entries));
+  }
+
+  async journalPage(afterId: string | null, limit: number): Promise<JournalEntry[]> {
+    const rows: Array<{ link_id: string; domain: string; code: string }> = await this.ds.query(
+      'SELECT link_id, domain, code FROM link_move_journal WHERE link_id > ? ORDER BY link_id LIMIT ?',
+      [afterId ?? '0', limit],
+    );
+    return rows.map((r) => ({ id: String(r.link_id), domain: r.domain, code: r.code }));
+  }
+
+  /**
+   * In slices, so that writers entering links meanwhile wait for one slice at most. A slice deletes
+   * only committed entries (it waits for a writer's uncommitted one), and an entry committed after
+   * its slice passed stays: either way no write committed after this returns loses its entry.
+   */
+  async clearJournal(): Promise<void> {
+    for (;;) {
+      const result: { affectedRows: number } = await retryingDeadlocks(() => this.ds.query('DELETE FROM link_move_journal ORDER BY link_id LIMIT 5000'));
+      if (result.affectedRows < 5000) return;
+    }
   }
 
   private async withTags(m: EntityManager, scanned: Array<Record<string, unknown>>): Promise<StoredRow[]> {
@@ -194,6 +220,19 @@ export class MysqlMoveOps implements Omit<ShardMoveStore, 'shardName'> {
     const byId = tagsByLink(tags);
     return rows.map((r, i) => storedRow(r, byId.get(String(r[COLUMN_INDEX.id])) ?? [], Number(scanned[i].click_count)));
   }
+}
+
+/**
+ * Enters links in the move journal within `m`'s transaction, in id order (two writers then lock
+ * the journal's index in the same order).
+ */
+export async function journalEntries(m: EntityManager, entries: readonly JournalEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const sorted = [...new Map(entries.map((e) => [e.id, e])).values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  await m.query(
+    `INSERT IGNORE INTO link_move_journal (link_id, domain, code) VALUES ${sorted.map(() => '(?, ?, ?)').join(', ')}`,
+    sorted.flatMap((e) => [e.id, e.domain, e.code]),
+  );
 }
 
 async function upsertRetired(m: EntityManager, codes: readonly RetiredCode[]): Promise<void> {

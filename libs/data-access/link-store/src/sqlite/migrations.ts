@@ -71,6 +71,13 @@ export const SQLITE_SHARD_MIGRATIONS = [
     name: '007_move_carries',
     up: `CREATE TABLE link_move_carries (link_id INTEGER PRIMARY KEY, clicks INTEGER NOT NULL, created_at INTEGER NOT NULL);`,
   },
+  {
+    // The move journal: ids of moving links written on this shard (their deciding one) while a move
+    // runs, each entered in the transaction of its write, so that the frozen step compares only the
+    // links written since verify began (docs/design.md, "Online resharding").
+    name: '008_move_journal',
+    up: `CREATE TABLE link_move_journal (link_id INTEGER PRIMARY KEY, domain TEXT NOT NULL, code TEXT NOT NULL);`,
+  },
 ];
 
 /** A new scope for each tenant's first key, its oldest (audit:read, members:write), unless it has it. */

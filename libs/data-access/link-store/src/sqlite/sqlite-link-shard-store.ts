@@ -52,6 +52,14 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
   }
 
   async insertMany(links: readonly Link[]): Promise<void> {
+    return this.insertRows(links, false);
+  }
+
+  async insertJournaled(links: readonly Link[]): Promise<void> {
+    return this.insertRows(links, true);
+  }
+
+  private async insertRows(links: readonly Link[], journal: boolean): Promise<void> {
     if (links.length === 0) return;
     let current = links[0];
     try {
@@ -61,6 +69,7 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
           this.insertStmt.run(toParams(l));
           for (const tag of l.tags) this.insertTagStmt.run(l.tenantId, tag, BigInt(l.id));
         }
+        if (journal) this.moves.journalNow(links);
       })();
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -76,17 +85,34 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
   }
 
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.replaceRow(link, expectedVersion, false);
+  }
+
+  async replaceJournaled(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.replaceRow(link, expectedVersion, true);
+  }
+
+  private replaceRow(link: Link, expectedVersion: number, journal: boolean): boolean {
     return this.db.transaction(() => {
       const changed = this.replaceStmt.run({ ...toParams(link), expected_version: expectedVersion }).changes === 1;
       if (changed) {
         this.deleteTagsStmt.run(BigInt(link.id));
         for (const tag of link.tags) this.insertTagStmt.run(link.tenantId, tag, BigInt(link.id));
+        if (journal) this.moves.journalNow([link]);
       }
       return changed;
     })();
   }
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
+    return this.removeRow(id, expectedVersion, retiredUntil, false);
+  }
+
+  async removeJournaled(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
+    return this.removeRow(id, expectedVersion, retiredUntil, true);
+  }
+
+  private removeRow(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date, journal: boolean): boolean {
     return this.db.transaction(() => {
       const row = this.db.prepare('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ?').get(id.domain, id.code, expectedVersion) as
         { id: number | bigint } | undefined;
@@ -98,6 +124,7 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
           'INSERT INTO retired_codes (domain, code, retired_until) VALUES (?, ?, ?) ON CONFLICT (domain, code) DO UPDATE SET retired_until = excluded.retired_until',
         )
         .run(id.domain, id.code, retiredUntil.getTime());
+      if (journal) this.moves.journalNow([{ id: String(row.id), domain: id.domain, code: id.code }]);
       return true;
     })();
   }

@@ -1,5 +1,6 @@
 import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { ShardMoveStore, StoredRow, UpsertOutcome } from '@shortlink/sharding-domain';
+import { JournalEntry, StoredRow, UpsertOutcome } from '@shortlink/sharding-domain';
+import type { MoveOps } from '../movable-shard';
 import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow, tagsByLink } from '../rows';
 import { SqliteDb } from './sqlite-database';
 
@@ -13,7 +14,7 @@ const CLICKS = LINK_COLUMNS.length;
  * The move operations of a SQLite shard (docs/design.md, "Online resharding"): rows copied column
  * by column as SQLite returns them, each write one transaction, tombstones against late copies.
  */
-export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
+export class SqliteMoveOps implements MoveOps {
   constructor(
     private readonly db: SqliteDb,
     /** The store's own Link -> row values (LINK_COLUMNS order), so that a dual write stores what an insert would. */
@@ -125,6 +126,29 @@ export class SqliteMoveOps implements Omit<ShardMoveStore, 'shardName'> {
   async clearTombstones(): Promise<void> {
     this.db.prepare('DELETE FROM link_move_tombstones').run();
     this.db.prepare('DELETE FROM link_move_carries').run();
+    await this.clearJournal();
+  }
+
+  async journal(entries: readonly JournalEntry[]): Promise<void> {
+    this.db.transaction(() => this.journalNow(entries)).immediate();
+  }
+
+  /** Enters links in the journal, inside the caller's transaction (the store's journaled writes). */
+  journalNow(entries: readonly JournalEntry[]): void {
+    const add = this.db.prepare('INSERT OR IGNORE INTO link_move_journal (link_id, domain, code) VALUES (?, ?, ?)');
+    for (const e of entries) add.run(BigInt(e.id), e.domain, e.code);
+  }
+
+  async journalPage(afterId: string | null, limit: number): Promise<JournalEntry[]> {
+    const rows = this.db
+      .prepare('SELECT link_id, domain, code FROM link_move_journal WHERE link_id > ? ORDER BY link_id LIMIT ?')
+      .all(afterId === null ? -1 : BigInt(afterId), limit) as Array<{ link_id: number | bigint; domain: string; code: string }>;
+    return rows.map((r) => ({ id: String(r.link_id), domain: r.domain, code: r.code }));
+  }
+
+  /** One statement: SQLite has one writer at a time, so every entry it deletes was committed before it. */
+  async clearJournal(): Promise<void> {
+    this.db.prepare('DELETE FROM link_move_journal').run();
   }
 
   private upsertRetiredOne(c: RetiredCode): void {

@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { InMemoryLinkShard } from '@shortlink/links-domain/testing';
-import { LinkShardStore, MoveProgress, MoveRecord, RingStore, RingWatcherInfo, ShardMoveStore, StoredRow, UpsertOutcome } from '../ports';
+import { JournalEntry, LinkShardStore, MoveProgress, MoveRecord, RingStore, RingWatcherInfo, ShardMoveStore, StoredRow, UpsertOutcome } from '../ports';
 import { RingVersion } from '../ring';
 
 const key = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
@@ -24,6 +24,8 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
   readonly tombstones = new Set<string>();
   /** Link ids whose clicks were carried here from their old owner (until clearTombstones). */
   readonly carried = new Set<string>();
+  /** The move journal: ids of moving links written here while a move runs, by id. */
+  readonly journaled = new Map<string, JournalEntry>();
   override down = false;
 
   constructor(shardName: string) {
@@ -139,6 +141,42 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
   async clearTombstones() {
     this.tombstones.clear();
     this.carried.clear();
+    this.journaled.clear();
+  }
+
+  async insertJournaled(links: readonly Link[]) {
+    await this.insertMany(links); // all or nothing, then the entries: one step, as one transaction
+    for (const l of links) this.journaled.set(l.id, { id: l.id, domain: l.domain, code: l.code });
+  }
+
+  async replaceJournaled(link: Link, expectedVersion: number) {
+    const replaced = await this.replace(link, expectedVersion);
+    if (replaced) this.journaled.set(link.id, { id: link.id, domain: link.domain, code: link.code });
+    return replaced;
+  }
+
+  async removeJournaled(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date) {
+    const row = this.rows.get(key(id));
+    const removed = await this.remove(id, expectedVersion, retiredUntil);
+    if (removed && row) this.journaled.set(row.id, { id: row.id, domain: row.domain, code: row.code });
+    return removed;
+  }
+
+  async journal(entries: readonly JournalEntry[]) {
+    for (const e of entries) this.journaled.set(e.id, { id: e.id, domain: e.domain, code: e.code });
+  }
+
+  async journalPage(afterId: string | null, limit: number) {
+    const after = afterId === null ? -1n : BigInt(afterId);
+    return [...this.journaled.values()]
+      .filter((e) => BigInt(e.id) > after)
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+      .slice(0, limit)
+      .map((e) => ({ ...e }));
+  }
+
+  async clearJournal() {
+    this.journaled.clear();
   }
 }
 

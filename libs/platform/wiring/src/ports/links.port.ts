@@ -151,5 +151,15 @@ export const linksPort = portSpec({
       help: 'Move in progress: 0 none, 1 dual_write, 2 copying, 3 frozen',
       value: () => MOVE_PHASE_GAUGE[shards.repository.routing.phase ?? 'stable'],
     },
+    {
+      name: 'shortlink_shard_frozen_write_waits',
+      help: 'Writes of moving links that waited for a frozen move to switch, since start',
+      value: () => shards.repository.frozenWaits.count,
+    },
+    {
+      name: 'shortlink_shard_frozen_write_wait_max_ms',
+      help: 'Longest wait of a write of a moving link for a frozen move to switch, since start (ms)',
+      value: () => shards.repository.frozenWaits.longestMs,
+    },
   ],
 });
