@@ -128,6 +128,13 @@ export const envSchema = z.object({
   SHORTLINK_CONSOLE_URL: z.string().url().optional(),
   /** The analytics app's address, where the console opens a link's analytics (the dashboard, in the same session); default: the console's host on ANALYTICS_PORT. */
   SHORTLINK_ANALYTICS_URL: z.string().url().optional(),
+  /**
+   * The API clients' settings (the `shortlink` CLI, links:import, links:export; loadClientConfig,
+   * client-config.ts), never read by the apps: the generation API's address (default
+   * http://127.0.0.1:8081) and the key they send as x-api-key.
+   */
+  SHORTLINK_API_URL: z.string().url().optional(),
+  SHORTLINK_API_KEY: z.string().min(1).optional(),
   INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   SMTP_URL: z
     .string()
