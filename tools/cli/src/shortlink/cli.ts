@@ -95,7 +95,7 @@ const CLEARABLE = [
 export interface Parsed {
   readonly command: string;
   readonly args: Record<string, string>;
-  readonly values: Record<string, string | boolean | string[] | undefined>;
+  readonly values: Record<string, string | boolean | Array<string | boolean> | undefined>;
 }
 
 /** The command, its positionals by name and its options; UsageError when they do not fit. */
@@ -160,7 +160,7 @@ export function creationOf(p: Parsed): LinkCreation {
     ...(v.alias !== undefined ? { alias: v.alias as string } : {}),
     ...(v.domain !== undefined ? { domain: v.domain as string } : {}),
     ...(v.disabled ? { status: 'disabled' as const } : {}),
-  };
+  } as LinkCreation;
 }
 
 /** The body of PATCH /api/v1/links/{code} for `links update`; UsageError when it changes nothing. */
