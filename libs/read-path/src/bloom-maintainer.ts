@@ -7,7 +7,7 @@ import { bloomItem, BloomFilter, BloomGeneration, BloomLayout, generationRate, p
 /** A generation is grown out of when its estimated links reach this share of its capacity. */
 export const GROW_AT = 0.9;
 /** A rebuild sizes its generation for this many times the links it expects (room before the next generation). */
-export const REBUILD_HEADROOM = 2;
+export const REBUILD_HEADROOM = 1.5;
 /** The layout lock outlives any step of a change; a rebuild renews it page by page. */
 const LOCK_TTL_MS = 10 * 60_000;
 
@@ -120,7 +120,7 @@ export class BloomMaintainer {
 
   /** Adds a generation `growth` times the newest one's size, and seals the others once every instance checks it. */
   async grow(): Promise<'grown' | 'not-full' | 'busy'> {
-    return this.locked(async (renew) => {
+    return this.locked<'grown' | 'not-full'>(async (renew) => {
       const layout = await this.filter.refresh();
       const newest = this.newest(layout);
       if (!layout || !newest) return 'not-full';

@@ -6,7 +6,7 @@ import { withPorts } from '@shortlink/wiring';
 
 /**
  * `npm run bloom:rebuild [-- --expected=N]`: rebuilds the Bloom filter of existing links from every
- * shard into one generation sized for twice the links expected (N, or estimated from the generations
+ * shard into one generation sized for 1.5 × the links expected (N, or estimated from the generations
  * in use; at least BLOOM_CAPACITY), then drops the old generations (docs/design.md, "Redirect read
  * path"). Safe while redirects are served: they keep checking the old generations until the new one
  * is complete and every instance knows it; a change of the layout under way elsewhere makes this one

@@ -83,7 +83,7 @@ describe('scalable Bloom filter on the real Redis Cluster', () => {
     await new Promise((r) => setTimeout(r, reader.filter.refreshMs * 3));
     const compacted = reader.filter.view()!;
     expect(compacted.generations).toHaveLength(1);
-    expect(compacted.generations[0].capacity).toBeGreaterThanOrEqual(40_000);
+    expect(compacted.generations[0].capacity).toBeGreaterThanOrEqual(33_000); // 1.5 × the links estimated (25 000)
     expect(await answers(reader.filter, items)).toEqual({ maybe: items.length });
     // The old generations' bitmaps are gone from the cluster.
     for (const g of grown.generations) expect(await stores[0].countBits(reader.filter.partitionKeys(g)[0], 0, -1)).toBe(0);
