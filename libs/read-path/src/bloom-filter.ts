@@ -84,9 +84,13 @@ interface ItemHash {
   readonly b: number;
 }
 
-export class BloomLayoutStale extends Error {
-  constructor() {
-    super('the Bloom filter layout could not be read lately');
+/**
+ * A create's bits cannot be written now: the layout was not read lately, or there is none (yet:
+ * a build may be about to publish one, or another instance is about to write back an evicted one).
+ */
+export class BloomLayoutUnknown extends Error {
+  constructor(readonly absent: boolean) {
+    super(absent ? 'the Bloom filter has no layout' : 'the Bloom filter layout could not be read lately');
   }
 }
 
@@ -242,12 +246,12 @@ export class BloomFilter {
   }
 
   /**
-   * The bits creates set, by bitmap, in every open generation. Throws BloomLayoutStale while the
-   * layout is stale (the caller retries later); none while there is no filter (a build reads the shards).
+   * The bits creates set, by bitmap, in every open generation. Throws BloomLayoutUnknown while the
+   * layout is stale or absent: the caller retries later (BloomMaintainer).
    */
   bitsOf(items: Iterable<string>): BitmapBits[] {
     const layout = this.view();
-    if (layout === undefined) throw new BloomLayoutStale();
+    if (!layout) throw new BloomLayoutUnknown(layout === null);
     return this.bitsIn(this.open, items);
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import { Link, LinkRepository } from '@shortlink/links-domain';
 import { CacheKeys } from './cache-keys';
 import { BitmapBits, CacheStore } from './ports';
-import { bloomItem, BloomFilter, BloomGeneration, BloomLayout, generationRate, planGeneration } from './bloom-filter';
+import { bloomItem, BloomFilter, BloomGeneration, BloomLayout, BloomLayoutUnknown, generationRate, planGeneration } from './bloom-filter';
 
 /** A generation is grown out of when its estimated links reach this share of its capacity. */
 export const GROW_AT = 0.9;
@@ -38,7 +38,8 @@ export interface RebuildReport {
  *   into N → [old.., N ready] → (grace) → [N] → (grace) → the old bitmaps deleted.
  */
 export class BloomMaintainer {
-  private pending: string[] = [];
+  /** Items whose bits are still to be written, with when they were first tried. */
+  private pending: Array<{ item: string; since: number }> = [];
   private retryTimer: NodeJS.Timeout | null = null;
   private upkeep: NodeJS.Timeout | null = null;
 
@@ -53,7 +54,7 @@ export class BloomMaintainer {
     try {
       await this.filter.add(item);
     } catch {
-      this.pending.push(item);
+      this.pending.push({ item, since: Date.now() });
       this.scheduleRetry();
     }
   }
@@ -70,7 +71,8 @@ export class BloomMaintainer {
 
   /** Those bits could not be written: added again in the background, as after a failed `added`. */
   retryLater(links: ReadonlyArray<Pick<Link, 'domain' | 'code'>>): void {
-    for (const link of links) this.pending.push(bloomItem(link.domain, link.code));
+    const since = Date.now();
+    for (const link of links) this.pending.push({ item: bloomItem(link.domain, link.code), since });
     this.scheduleRetry();
   }
 
@@ -241,19 +243,33 @@ export class BloomMaintainer {
     }
   }
 
+  /**
+   * Writes the pending bits every second until they go through. While the store has no layout at
+   * all, an item is kept for two graces, then dropped: by then any instance that knew a layout has
+   * written it back, so none did, and a build still to come scans the shards, which hold the link.
+   */
   private scheduleRetry(): void {
     if (this.retryTimer) return;
     this.retryTimer = setTimeout(async () => {
       this.retryTimer = null;
-      const items = this.pending.splice(0);
+      let entries = this.pending.splice(0);
       try {
-        await this.filter.addMany(items);
-      } catch {
-        this.pending.unshift(...items);
-        this.scheduleRetry();
+        await this.filter.addMany(entries.map((e) => e.item));
+      } catch (error) {
+        if (error instanceof BloomLayoutUnknown && error.absent) {
+          const keepFrom = Date.now() - 2 * this.filter.graceMs;
+          entries = entries.filter((e) => e.since >= keepFrom);
+        }
+        this.pending = entries.concat(this.pending);
+        if (this.pending.length) this.scheduleRetry();
       }
     }, 1000);
     this.retryTimer.unref();
+  }
+
+  /** Items whose bits wait for the store or the layout (tests, metrics). */
+  get pendingItems(): number {
+    return this.pending.length;
   }
 
   async close(): Promise<void> {
