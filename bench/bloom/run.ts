@@ -22,7 +22,9 @@ import { redisClusterNodes } from '@shortlink/testing';
 
 const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const STORE = option('store', 'memory') as 'memory' | 'redis';
-const SIZES = option('sizes', STORE === 'memory' ? '100000,1000000,10000000' : '100000,1000000').split(',').map(Number);
+const SIZES = option('sizes', STORE === 'memory' ? '100000,1000000,10000000' : '100000,1000000')
+  .split(',')
+  .map(Number);
 const FIRST = Number(option('first', '1000000'));
 const PROBES = Number(option('probes', '200000'));
 const PARTITIONS = Number(option('partitions', '16'));

@@ -69,6 +69,7 @@ export const generationBytes = (g: BloomGeneration): number => g.partitions * Ma
  */
 export function estimateItems(setBits: number, bits: number, hashes: number): number {
   if (setBits >= bits) return Infinity;
+  if (setBits <= 0) return 0;
   return (-bits / hashes) * Math.log(1 - setBits / bits);
 }
 

@@ -165,7 +165,12 @@ export class BloomMaintainer {
           building.push(target);
           await this.publish([...old, ...building]);
         }
-        await this.filter.write(this.filter.bitsIn([target], page.map((p) => bloomItem(p.domain, p.code))));
+        await this.filter.write(
+          this.filter.bitsIn(
+            [target],
+            page.map((p) => bloomItem(p.domain, p.code)),
+          ),
+        );
         links += page.length;
         await renew();
       }
@@ -183,7 +188,8 @@ export class BloomMaintainer {
         await this.store.del(old.flatMap((g) => this.filter.partitionKeys(g)));
       }
       // The single-generation filter of before issue 24.
-      if (!this.filter.options.keySpace) await this.store.del(Array.from({ length: Math.max(16, this.filter.options.partitions) }, (_, p) => CacheKeys.legacyBloomPartition(p)));
+      if (!this.filter.options.keySpace)
+        await this.store.del(Array.from({ length: Math.max(16, this.filter.options.partitions) }, (_, p) => CacheKeys.legacyBloomPartition(p)));
       return 'built' as const;
     });
     return { outcome: outcome === 'busy' ? 'busy' : 'built', links, layout: this.filter.view() ?? null };

@@ -28,7 +28,7 @@ class Listed {
   }
 }
 
-const OPTIONS: BloomOptions = { capacity: 10_000, falsePositiveRate: TARGET, partitions: 8, growth: 2, refreshMs: 50 };
+const OPTIONS: BloomOptions = { capacity: 10_000, falsePositiveRate: TARGET, partitions: 8, growth: 2, refreshMs: 250 };
 
 function instance(store: CacheStore, listed: Listed, options: Partial<BloomOptions> = {}) {
   const filter = new BloomFilter(store, { ...OPTIONS, ...options });
@@ -132,7 +132,12 @@ describe('scalable Bloom filter on the embedded store', () => {
     }
     expect(rates[2].generations).toBeGreaterThanOrEqual(4);
     // Every link stays "maybe" through every generation.
-    expect(await answersFor(grower.filter, listed.items.filter((_, i) => i % 20 === 0))).toEqual({ maybe: 10_000 });
+    expect(
+      await answersFor(
+        grower.filter,
+        listed.items.filter((_, i) => i % 20 === 0),
+      ),
+    ).toEqual({ maybe: 10_000 });
     // Without growth the one generation is 20 times over its capacity: far above the target.
     const overfull = await falsePositiveRate(control.filter, 5000);
     expect(overfull).toBeGreaterThan(10 * TARGET);
@@ -161,6 +166,7 @@ describe('scalable Bloom filter on the embedded store', () => {
     }
     expect(await growing).toBe('grown');
     expect(answers.no).toBeUndefined();
+    await reader.filter.refresh(); // the seal, read now rather than on the next tick
     const layout = reader.filter.view()!;
     expect(layout.generations.map((g) => [g.state, g.open])).toEqual([
       ['ready', false],

@@ -64,7 +64,10 @@ describe('scalable Bloom filter on the real Redis Cluster', () => {
       await writer.filter.addMany(chunk);
       const growing = changer.growIfFull();
       // Read everything written so far while the layout may be changing.
-      const counts = await answers(reader.filter, items.filter((_, i) => i % 5 === 0 || i >= n));
+      const counts = await answers(
+        reader.filter,
+        items.filter((_, i) => i % 5 === 0 || i >= n),
+      );
       if (counts.no || counts.unknown) wrong.push(`${n}: ${JSON.stringify(counts)}`);
       await growing;
       seenLayouts.add(reader.filter.view()?.version ?? 0);
