@@ -152,6 +152,13 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
       kafka: true,
       setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} unfurling bots via X-Forwarded-For`,
     },
+    {
+      name: 'redirect-l1-bots-kafka',
+      cases: ['l1-bots-kafka'],
+      env: TRUST_LOOPBACK,
+      kafka: true,
+      setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; the same ${OPTION_VISITORS} unfurling bots via X-Forwarded-For, plain link (302)`,
+    },
     { name: 'redirect-redis', cases: ['redis-hot', 'redis-many'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false' },
     { name: 'redirect-redis-kafka', cases: ['redis-kafka'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false BUS_DRIVER=kafka', kafka: true },
     { name: 'redirect-db', cases: ['db-hot', 'db-many'], env: dbOnly, setup: 'REDIRECT_L1_ENABLED=false REDIRECT_REDIS_ENABLED=false' },
@@ -181,6 +188,7 @@ interface StackLinks {
 function pathsOf(id: CaseId, links: StackLinks): readonly string[] {
   if (id === 'l1-options-kafka') return links.options!;
   if (id === 'l1-card-kafka') return links.cards!;
+  if (id === 'l1-bots-kafka') return botRequests(links.hot.code, OPTION_VISITORS);
   if (id === 'l1-visitors-kafka') return visitorRequests(links.hot.code, OPTION_VISITORS, '');
   return id.includes('-many') ? links.many.map((l) => `/${l.code}`) : [`/${links.hot.code}`];
 }
