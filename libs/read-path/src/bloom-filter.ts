@@ -301,18 +301,20 @@ export class BloomFilter {
 
   /**
    * Links in a generation, estimated from one partition (a different one each call): its first
-   * 64 KiB counted with one BITCOUNT. Null when that partition lost its sentinel.
+   * 64 KiB counted with one BITCOUNT. A partition that lost its sentinel (evicted) is passed over
+   * for the next; null when every one did.
    */
   async estimate(g: BloomGeneration): Promise<number | null> {
-    const p = this.sample++ % g.partitions;
-    const key = CacheKeys.bloomPartition(g.id, p);
     const bytes = Math.min(SAMPLE_BYTES, Math.ceil((g.bitsPerPartition + 1) / 8));
-    const [sentinel] = await this.store.getBits(key, [0]);
-    if (sentinel !== 1) return null;
-    const set = (await this.store.countBits(key, 0, bytes - 1)) - 1;
-    const sampled = Math.min(bytes * 8, g.bitsPerPartition + 1) - 1;
-    const fill = set / sampled;
-    return estimateItems(fill * g.bitsPerPartition, g.bitsPerPartition, g.hashes) * g.partitions;
+    for (let tried = 0; tried < g.partitions; tried++) {
+      const key = CacheKeys.bloomPartition(g.id, this.sample++ % g.partitions);
+      const [sentinel] = await this.store.getBits(key, [0]);
+      if (sentinel !== 1) continue;
+      const set = (await this.store.countBits(key, 0, bytes - 1)) - 1;
+      const sampled = Math.min(bytes * 8, g.bitsPerPartition + 1) - 1;
+      return estimateItems((set / sampled) * g.bitsPerPartition, g.bitsPerPartition, g.hashes) * g.partitions;
+    }
+    return null;
   }
 
   /** Ready generations whose every partition has its sentinel; a stale or missing layout is not built. */
