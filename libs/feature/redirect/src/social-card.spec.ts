@@ -12,6 +12,7 @@ describe('social card page (docs/design.md, "Link options")', () => {
     expect(html).toContain('<meta property="og:image" content="https://cdn.example/spring.png">');
     expect(html).toContain('<meta property="og:url" content="https://sho.rt/abc1234">');
     expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+    expect(html).toContain('<meta name="referrer" content="no-referrer">');
     expect(html).toContain('<meta name="twitter:title" content="Spring sale">');
     expect(html).toContain('<meta name="twitter:image" content="https://cdn.example/spring.png">');
     expect(html).toContain('<meta http-equiv="refresh" content="0;url=https://example.com/spring">');
