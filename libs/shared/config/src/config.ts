@@ -286,6 +286,10 @@ export const envSchema = z.object({
   BLOOM_CAPACITY: z.coerce.number().int().min(1000).default(1_000_000),
   BLOOM_FP_RATE: z.coerce.number().gt(0).lt(0.5).default(0.01),
   BLOOM_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(16),
+  /** Each new generation of the Bloom filter holds this many times the links of the one before (docs/design.md, "Redirect read path"). */
+  BLOOM_GROWTH: z.coerce.number().min(1.5).max(16).default(2),
+  /** How often every instance reads the Bloom filter's layout; one that could not for 3 × this answers "unknown". */
+  BLOOM_LAYOUT_REFRESH_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
   HOT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   HOT_BUCKET_SECONDS: z.coerce.number().int().min(1).default(10),
   HOT_THRESHOLD: z.coerce.number().int().min(1).default(50),
@@ -496,7 +500,14 @@ export interface AppConfig {
     readonly policy: Env['CACHE_POLICY'];
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
     readonly sharedCacheEnabled: boolean;
-    readonly bloom: { readonly enabled: boolean; readonly capacity: number; readonly falsePositiveRate: number; readonly partitions: number };
+    readonly bloom: {
+      readonly enabled: boolean;
+      readonly capacity: number;
+      readonly falsePositiveRate: number;
+      readonly partitions: number;
+      readonly growth: number;
+      readonly refreshMs: number;
+    };
     readonly hot: { readonly windowSeconds: number; readonly bucketSeconds: number; readonly threshold: number; readonly maxTrackedKeys: number };
     readonly lock: { readonly ttlMs: number; readonly waitMs: number; readonly pollMs: number };
     readonly dbConcurrency: number;
@@ -726,7 +737,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         negativeTtlMs: e.REDIRECT_L1_NEGATIVE_TTL_MS,
       },
       sharedCacheEnabled: e.REDIRECT_REDIS_ENABLED,
-      bloom: { enabled: e.BLOOM_ENABLED, capacity: e.BLOOM_CAPACITY, falsePositiveRate: e.BLOOM_FP_RATE, partitions: e.BLOOM_PARTITIONS },
+      bloom: {
+        enabled: e.BLOOM_ENABLED,
+        capacity: e.BLOOM_CAPACITY,
+        falsePositiveRate: e.BLOOM_FP_RATE,
+        partitions: e.BLOOM_PARTITIONS,
+        growth: e.BLOOM_GROWTH,
+        refreshMs: e.BLOOM_LAYOUT_REFRESH_MS,
+      },
       hot: { windowSeconds: e.HOT_WINDOW_SECONDS, bucketSeconds: e.HOT_BUCKET_SECONDS, threshold: e.HOT_THRESHOLD, maxTrackedKeys: e.HOT_MAX_TRACKED },
       lock: { ttlMs: e.LOCK_TTL_MS, waitMs: e.LOCK_WAIT_MS, pollMs: e.LOCK_POLL_MS },
       dbConcurrency: e.DB_CONCURRENCY,
