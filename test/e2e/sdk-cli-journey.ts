@@ -49,13 +49,17 @@ export function describeSdkCliJourney(endpoints: () => Endpoints) {
       const { apiKey } = await createTenant(endpoints());
       const client = createShortlinkClient({ baseUrl: endpoints().generation, apiKey });
       const alias = `sdk-${run}`;
-      const created = await unwrap(client.POST('/api/v1/links', { body: { url: 'https://example.com/sdk', alias, title: 'SDK', tags: ['sdk', 'e2e'], maxClicks: 50 } }));
+      const created = await unwrap(
+        client.POST('/api/v1/links', { body: { url: 'https://example.com/sdk', alias, title: 'SDK', tags: ['sdk', 'e2e'], maxClicks: 50 } }),
+      );
       expect(created).toMatchObject({ code: alias, url: 'https://example.com/sdk', title: 'SDK', tags: ['sdk', 'e2e'], maxClicks: 50, status: 'active' });
       expect(created.shortUrl).toMatch(new RegExp(`/${alias}$`));
 
       const read = await unwrap(client.GET('/api/v1/links/{code}', { params: { path: { code: alias } } }));
       expect(read.code).toBe(alias);
-      const edited = await unwrap(client.PATCH('/api/v1/links/{code}', { params: { path: { code: alias } }, body: { title: 'Edited', status: 'disabled', maxClicks: null } }));
+      const edited = await unwrap(
+        client.PATCH('/api/v1/links/{code}', { params: { path: { code: alias } }, body: { title: 'Edited', status: 'disabled', maxClicks: null } }),
+      );
       expect(edited).toMatchObject({ title: 'Edited', status: 'disabled', maxClicks: null });
 
       const taken = await failure(unwrap(client.POST('/api/v1/links', { body: { url: 'https://example.com/again', alias } })));
@@ -100,15 +104,28 @@ export function describeSdkCliJourney(endpoints: () => Endpoints) {
       const env = { SHORTLINK_API_URL: endpoints().generation, SHORTLINK_API_KEY: apiKey };
       const alias = `cli-${run}`;
 
-      const created = await cli(['links', 'create', 'https://example.com/cli', '--alias', alias, '--title', 'From the CLI', '--tag', 'cli', '--tag', 'e2e', '--max-clicks', '9'], env);
+      const created = await cli(
+        ['links', 'create', 'https://example.com/cli', '--alias', alias, '--title', 'From the CLI', '--tag', 'cli', '--tag', 'e2e', '--max-clicks', '9'],
+        env,
+      );
       expect(created).toMatchObject({ code: 0, stderr: '' });
       expect(created.stdout.trim()).toMatch(new RegExp(`^https?://\\S+/${alias}$`));
 
       const got = await cli(['links', 'get', alias], env);
       expect(got.code).toBe(0);
-      expect(JSON.parse(got.stdout)).toMatchObject({ code: alias, url: 'https://example.com/cli', title: 'From the CLI', tags: ['cli', 'e2e'], maxClicks: 9, status: 'active' });
+      expect(JSON.parse(got.stdout)).toMatchObject({
+        code: alias,
+        url: 'https://example.com/cli',
+        title: 'From the CLI',
+        tags: ['cli', 'e2e'],
+        maxClicks: 9,
+        status: 'active',
+      });
 
-      const updated = await cli(['links', 'update', alias, '--url', 'https://example.com/cli/v2', '--status', 'disabled', '--clear', 'maxClicks', '--body', '{"utm":{"source":"cli"}}'], env);
+      const updated = await cli(
+        ['links', 'update', alias, '--url', 'https://example.com/cli/v2', '--status', 'disabled', '--clear', 'maxClicks', '--body', '{"utm":{"source":"cli"}}'],
+        env,
+      );
       expect(updated.code).toBe(0);
       expect(JSON.parse(updated.stdout)).toMatchObject({ url: 'https://example.com/cli/v2', status: 'disabled', maxClicks: null, utm: { source: 'cli' } });
 
@@ -117,11 +134,21 @@ export function describeSdkCliJourney(endpoints: () => Endpoints) {
       const otherCode = (JSON.parse(other.stdout) as Link).code;
       const listed = await cli(['links', 'list'], env);
       expect(listed.code).toBe(0);
-      expect(listed.stdout.trim().split('\n').map((line) => line.split('\t')[0])).toEqual([otherCode, alias]);
+      expect(
+        listed.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.split('\t')[0]),
+      ).toEqual([otherCode, alias]);
       expect(listed.stdout).toContain(`${alias}\t`);
       expect(listed.stdout).toContain('\tdisabled\t');
       const filtered = await cli(['links', 'list', '--tag', 'cli', '--json'], env);
-      expect(filtered.stdout.trim().split('\n').map((line) => (JSON.parse(line) as Link).code)).toEqual([alias]);
+      expect(
+        filtered.stdout
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as Link).code),
+      ).toEqual([alias]);
 
       const taken = await cli(['links', 'create', 'https://example.com/again', '--alias', alias], env);
       expect(taken.code).toBe(1);

@@ -34,7 +34,12 @@ export interface ShortlinkClientOptions {
 }
 
 /** Sends a call again after the Retry-After of a 429 (or of a GET's 503), `retries` times at most. */
-export function retryingFetch(base: FetchLike, retries: number, maxWaitSeconds = 60, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): FetchLike {
+export function retryingFetch(
+  base: FetchLike,
+  retries: number,
+  maxWaitSeconds = 60,
+  sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+): FetchLike {
   return async (request) => {
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= retries;

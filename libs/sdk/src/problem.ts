@@ -49,7 +49,10 @@ export class ShortlinkApiError extends Error {
     readonly problem: Problem,
     options: { retryAfterSeconds?: number | null; cause?: unknown } = {},
   ) {
-    super(`${problem.code}${problem.status ? ` (${problem.status})` : ''}: ${problem.detail}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      `${problem.code}${problem.status ? ` (${problem.status})` : ''}: ${problem.detail}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.status = problem.status;
     this.code = problem.code;
     this.detail = problem.detail;

@@ -55,11 +55,21 @@ describe('unwrap and ShortlinkApiError', () => {
 
   it('throws the problem+json answer with its stable code, status, detail and VALIDATION_FAILED issues', async () => {
     const issues = [{ in: 'body', path: 'url', message: 'Invalid URL' }];
-    const { fetch } = recorder(problem(400, 'VALIDATION_FAILED', 'The request is not valid', { errors: issues }), problem(404, 'LINK_NOT_FOUND', 'No link nope'));
+    const { fetch } = recorder(
+      problem(400, 'VALIDATION_FAILED', 'The request is not valid', { errors: issues }),
+      problem(404, 'LINK_NOT_FOUND', 'No link nope'),
+    );
     const client = createShortlinkClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch });
     const error = await unwrap(client.POST('/api/v1/links', { body: { url: 'nope' } })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ShortlinkApiError);
-    expect(error).toMatchObject({ name: 'ShortlinkApiError', status: 400, code: 'VALIDATION_FAILED', detail: 'The request is not valid', errors: issues, retryAfterSeconds: null });
+    expect(error).toMatchObject({
+      name: 'ShortlinkApiError',
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      detail: 'The request is not valid',
+      errors: issues,
+      retryAfterSeconds: null,
+    });
     expect((error as Error).message).toBe('VALIDATION_FAILED (400): The request is not valid');
     const missing = await unwrap(client.GET('/api/v1/links/{code}', { params: { path: { code: 'nope' } } })).catch((e: unknown) => e);
     expect(isShortlinkApiError(missing, 'LINK_NOT_FOUND')).toBe(true);

@@ -42,7 +42,12 @@ export interface ExportOptions {
 export async function exportLinks(o: ExportOptions): Promise<number> {
   if (!o.client && !o.api) throw new Error('exportLinks: give `api` (and `apiKey`) or `client`');
   const client = o.client ?? createShortlinkClient({ baseUrl: o.api!, apiKey: o.apiKey, retries: 20 });
-  const filters: LinkFilters = { limit: 100, ...(o.tag ? { tag: o.tag } : {}), ...(o.domain ? { domain: o.domain } : {}), ...(o.status ? { status: o.status } : {}) };
+  const filters: LinkFilters = {
+    limit: 100,
+    ...(o.tag ? { tag: o.tag } : {}),
+    ...(o.domain ? { domain: o.domain } : {}),
+    ...(o.status ? { status: o.status } : {}),
+  };
   const out = exportWriter();
   out.pipe(o.output);
   let exported = 0;

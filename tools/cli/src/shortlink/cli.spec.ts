@@ -19,8 +19,33 @@ const json = (status: number, body: unknown) =>
 
 describe('shortlink CLI: arguments', () => {
   it('maps links create flags to the create body; --body adds any other option, the flags win', () => {
-    const p = parseCommand(['links', 'create', 'https://example.com/', '--alias', 'a1', '--tag', 'x', '--tag', 'y', '--max-clicks', '5', '--disabled', '--body', '{"utm":{"source":"m"},"title":"B"}', '--title', 'T']);
-    expect(creationOf(p)).toEqual({ url: 'https://example.com/', alias: 'a1', tags: ['x', 'y'], maxClicks: 5, status: 'disabled', utm: { source: 'm' }, title: 'T' });
+    const p = parseCommand([
+      'links',
+      'create',
+      'https://example.com/',
+      '--alias',
+      'a1',
+      '--tag',
+      'x',
+      '--tag',
+      'y',
+      '--max-clicks',
+      '5',
+      '--disabled',
+      '--body',
+      '{"utm":{"source":"m"},"title":"B"}',
+      '--title',
+      'T',
+    ]);
+    expect(creationOf(p)).toEqual({
+      url: 'https://example.com/',
+      alias: 'a1',
+      tags: ['x', 'y'],
+      maxClicks: 5,
+      status: 'disabled',
+      utm: { source: 'm' },
+      title: 'T',
+    });
   });
 
   it('maps links update flags to the edit, --clear to null; refuses an edit that changes nothing or clears an unknown field', () => {
@@ -48,7 +73,10 @@ describe('shortlink CLI: arguments', () => {
 describe('shortlink CLI: runs', () => {
   it('sends the key and the command through the SDK and prints the result; --api overrides SHORTLINK_API_URL', async () => {
     const link = { code: 'a1', domain: 's.test', status: 'active', shortUrl: 'http://s.test/a1', url: 'https://example.com/' };
-    const { code, requests, out } = await runWith(['links', 'create', 'https://example.com/', '--alias', 'a1', '--api', 'http://other.test/'], [json(201, link)]);
+    const { code, requests, out } = await runWith(
+      ['links', 'create', 'https://example.com/', '--alias', 'a1', '--api', 'http://other.test/'],
+      [json(201, link)],
+    );
     expect(code).toBe(0);
     expect(out).toEqual(['http://s.test/a1']);
     expect([requests[0].method, requests[0].url, requests[0].headers.get('x-api-key')]).toEqual(['POST', 'http://other.test/api/v1/links', 'sl_k']);
@@ -56,16 +84,31 @@ describe('shortlink CLI: runs', () => {
 
   it('lists every page (by the cursor) up to --limit, one tab-separated line per link', async () => {
     const l = (code: string) => ({ code, domain: 's.test', status: 'active', shortUrl: `http://s.test/${code}`, url: `https://example.com/${code}` });
-    const { code, requests, out } = await runWith(['links', 'list', '--tag', 'p', '--limit', '3'], [json(200, { links: [l('c'), l('b')], nextCursor: 'n1' }), json(200, { links: [l('a'), l('z')], nextCursor: 'n2' })]);
+    const { code, requests, out } = await runWith(
+      ['links', 'list', '--tag', 'p', '--limit', '3'],
+      [json(200, { links: [l('c'), l('b')], nextCursor: 'n1' }), json(200, { links: [l('a'), l('z')], nextCursor: 'n2' })],
+    );
     expect(code).toBe(0);
-    expect(out).toEqual(['c\ts.test\tactive\thttp://s.test/c\thttps://example.com/c', 'b\ts.test\tactive\thttp://s.test/b\thttps://example.com/b', 'a\ts.test\tactive\thttp://s.test/a\thttps://example.com/a']);
+    expect(out).toEqual([
+      'c\ts.test\tactive\thttp://s.test/c\thttps://example.com/c',
+      'b\ts.test\tactive\thttp://s.test/b\thttps://example.com/b',
+      'a\ts.test\tactive\thttp://s.test/a\thttps://example.com/a',
+    ]);
     expect(requests.map((r) => new URL(r.url).search)).toEqual(['?limit=3&tag=p', '?limit=3&tag=p&cursor=n1']);
   });
 
   it('prints a problem’s code, status, detail and fields on stderr, exit 1; usage 2; no key 2; no answer 3', async () => {
-    const refused = await runWith(['links', 'create', 'x'], [
-      json(400, { status: 400, code: 'VALIDATION_FAILED', detail: 'The request is not valid', errors: [{ in: 'body', path: 'url', message: 'Invalid URL' }] }),
-    ]);
+    const refused = await runWith(
+      ['links', 'create', 'x'],
+      [
+        json(400, {
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          detail: 'The request is not valid',
+          errors: [{ in: 'body', path: 'url', message: 'Invalid URL' }],
+        }),
+      ],
+    );
     expect(refused).toMatchObject({ code: 1, out: [], err: ['error: VALIDATION_FAILED (400): The request is not valid', '  url: Invalid URL'] });
     expect((await runWith(['links', 'nope'], [])).code).toBe(2);
     const noKey = await runWith(['keys', 'list'], [], { apiUrl: 'http://api.test', apiKey: null });
@@ -76,7 +119,10 @@ describe('shortlink CLI: runs', () => {
   });
 
   it('keys create prints the secret alone on stdout (the rest on stderr); delete and revoke say what they did', async () => {
-    const issued = { key: { id: 'k1', name: 'ci', prefix: 'sl_ab', scopes: ['links:read'], createdAt: 'x', expiresAt: null, revokedAt: null }, apiKey: 'sl_secret' };
+    const issued = {
+      key: { id: 'k1', name: 'ci', prefix: 'sl_ab', scopes: ['links:read'], createdAt: 'x', expiresAt: null, revokedAt: null },
+      apiKey: 'sl_secret',
+    };
     const created = await runWith(['keys', 'create', 'ci', '--scope', 'links:read'], [json(201, issued)]);
     expect(created).toMatchObject({ code: 0, out: ['sl_secret'], err: [expect.stringContaining('shown this once')] });
     expect(await created.requests[0].json()).toEqual({ name: 'ci', scopes: ['links:read'] });

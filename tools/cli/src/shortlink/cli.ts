@@ -70,7 +70,14 @@ const COMMANDS: Record<string, Options> = {
   'keys revoke': {},
 };
 /** Positionals each command takes. */
-const POSITIONALS: Record<string, string[]> = { 'links create': ['url'], 'links get': ['code'], 'links update': ['code'], 'links delete': ['code'], 'keys create': ['name'], 'keys revoke': ['id'] };
+const POSITIONALS: Record<string, string[]> = {
+  'links create': ['url'],
+  'links get': ['code'],
+  'links update': ['code'],
+  'links delete': ['code'],
+  'keys create': ['name'],
+  'keys revoke': ['id'],
+};
 
 /** The fields `links update --clear` may set to null (the API's "null clears an option"). */
 const CLEARABLE = [
@@ -267,7 +274,12 @@ export function describeError(error: unknown): { lines: string[]; exitCode: numb
 }
 
 /** The whole command line: parse, check the settings, run, report; the exit code. */
-export async function run(argv: readonly string[], settings: { apiUrl: string; apiKey: string | null }, io: Io, fetch?: (r: Request) => Promise<Response>): Promise<number> {
+export async function run(
+  argv: readonly string[],
+  settings: { apiUrl: string; apiKey: string | null },
+  io: Io,
+  fetch?: (r: Request) => Promise<Response>,
+): Promise<number> {
   try {
     const parsed = parseCommand(argv);
     if (parsed.command === 'help') {
