@@ -67,7 +67,7 @@ export function describeSdkCliJourney(endpoints: () => Endpoints) {
       expect(taken.detail).toEqual(expect.any(String));
       const invalid = await failure(unwrap(client.POST('/api/v1/links', { body: { url: 'https://example.com/x', maxClicks: -1 } })));
       expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
-      expect(invalid.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'maxClicks' })]));
+      expect(invalid.detail).toMatch(/maxClicks/);
 
       expect(await unwrap(client.DELETE('/api/v1/links/{code}', { params: { path: { code: alias } } }))).toBeUndefined();
       const gone = await failure(unwrap(client.GET('/api/v1/links/{code}', { params: { path: { code: alias } } })));
@@ -156,7 +156,7 @@ export function describeSdkCliJourney(endpoints: () => Endpoints) {
       expect(taken.stderr).toMatch(/^error: ALIAS_TAKEN \(409\): \S/);
       const invalid = await cli(['links', 'create', 'https://example.com/x', '--body', '{"maxClicks":-1}'], env);
       expect(invalid.code).toBe(1);
-      expect(invalid.stderr).toMatch(/^error: VALIDATION_FAILED \(400\): .*\n {2}maxClicks: \S/);
+      expect(invalid.stderr).toMatch(/^error: VALIDATION_FAILED \(400\): maxClicks \S/);
 
       const deleted = await cli(['links', 'delete', alias], env);
       expect(deleted).toMatchObject({ code: 0, stdout: `deleted ${alias}\n` });
