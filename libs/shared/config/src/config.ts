@@ -129,6 +129,12 @@ export const envSchema = z.object({
   /** The analytics app's address, where the console opens a link's analytics (the dashboard, in the same session); default: the console's host on ANALYTICS_PORT. */
   SHORTLINK_ANALYTICS_URL: z.string().url().optional(),
   /**
+   * Where the generation app reaches the analytics app's query API for the console (server to
+   * server: GET /api/analytics/v1/… is relayed there with the person's session); default:
+   * SHORTLINK_ANALYTICS_URL, else http://127.0.0.1:ANALYTICS_PORT (HOST when it names one address).
+   */
+  SHORTLINK_ANALYTICS_API_URL: z.string().url().optional(),
+  /**
    * The API clients' settings (the `shortlink` CLI, links:import, links:export; loadClientConfig,
    * client-config.ts), never read by the apps: the generation API's address (default
    * http://127.0.0.1:8081) and the key they send as x-api-key.
@@ -446,6 +452,8 @@ export interface AppConfig {
     readonly acceptUrl: string;
     /** Where the console opens the analytics dashboard (SHORTLINK_ANALYTICS_URL); null: the console's host on ANALYTICS_PORT. */
     readonly analyticsUrl: string | null;
+    /** Where the generation app relays the console's analytics reads (SHORTLINK_ANALYTICS_API_URL), without a trailing slash. */
+    readonly analyticsApiUrl: string;
     readonly invitationTtlMs: number;
     readonly mail: { readonly smtpUrl: string | null; readonly from: string };
     readonly passwordMinLength: number;
@@ -666,6 +674,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     people: {
       acceptUrl: `${consoleUrl}/accept-invitation`,
       analyticsUrl: e.SHORTLINK_ANALYTICS_URL?.replace(/\/+$/, '') ?? null,
+      analyticsApiUrl: (e.SHORTLINK_ANALYTICS_API_URL ?? e.SHORTLINK_ANALYTICS_URL ?? `http://${loopbackOf(e.HOST)}:${e.ANALYTICS_PORT}`).replace(/\/+$/, ''),
       invitationTtlMs: e.INVITATION_TTL_HOURS * 3_600_000,
       mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
       passwordMinLength: e.PASSWORD_MIN_LENGTH,
@@ -814,4 +823,10 @@ function parseHostPort(value: string, name: string, violations: string[]): { hos
     return { host: value, port: 0 };
   }
   return { host: m[1], port: Number(m[2]) };
+}
+
+/** The address a process reaches its own host's app on: HOST when it names one address, else the loopback (a wildcard is no destination). */
+function loopbackOf(host: string): string {
+  if (host === '' || host === '0.0.0.0' || host === '::' || host === '[::]') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
