@@ -75,6 +75,7 @@ export default [
       'deploy/local/.run',
       'tools/ci/openapi-client/generated',
       'libs/sdk/src/generation-api.ts',
+      'apps/console/src/api/analytics-api.ts',
       'libs/sdk/dist',
       '**/*.js',
       '**/*.mjs',
