@@ -23,6 +23,7 @@ export interface Session {
 /** The parts of the console and the scope each needs (the server decides in any case). */
 const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
   { route: 'links', label: 'Links', scope: 'links:read' },
+  { route: 'analytics', label: 'Analytics', scope: 'analytics:read' },
   { route: 'import', label: 'Import', scope: 'links:write' },
   { route: 'domains', label: 'Domains', scope: 'links:write' },
   { route: 'keys', label: 'API keys', scope: 'members:write' },
