@@ -113,7 +113,10 @@ describe('redirect hot path on the real stack (issue 3)', () => {
     await outages.restoreAll().catch((e) => errors.push(e));
     await stack('status').catch((e) => errors.push(e));
     // Redis came back empty after the full outages: leave the Bloom filter built, as found.
-    if (!(await bloomBuilt().catch(() => true))) await rebuildBloomAfterOutages().catch((e) => errors.push(e));
+    // A clean-up of the shared stack, not a check: a failure is reported, and the next run's
+    // `eventually('the Bloom filter to be built')` waits for the redirects to rebuild it.
+    if (!(await bloomBuilt().catch(() => true)))
+      await rebuildBloomAfterOutages().catch((e) => process.stderr.write(`resilience clean-up: the Bloom filter was not rebuilt: ${(e as Error).message}\n`));
     rmSync(tmp, { recursive: true, force: true });
     if (process.env.KAFKA_BROKERS) {
       const admin = new Kafka({ brokers: process.env.KAFKA_BROKERS.split(','), clientId: 'resilience-cleanup', logLevel: logLevel.NOTHING }).admin();
