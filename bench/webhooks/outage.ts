@@ -19,7 +19,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Webhook } from 'standardwebhooks';
-import { App, datedResultFile, eventually, loadAverages, machineFacts, markdownTable, REPO_ROOT, serverSecrets, sleep, startApp } from '@shortlink/harness';
+import { App, datedResultFile, eventually, loadAverages, machineFacts, markdownTable, REPO_ROOT, sleep, startApp } from '@shortlink/harness';
+import { webhookBenchEnv } from './apps-env';
 
 const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const OUTAGE_S = Number(option('outage', '300'));
@@ -103,23 +104,7 @@ async function main() {
   await receiver.listen();
   const apps: App[] = [];
   try {
-    const env = {
-      DB_DRIVER: 'mysql',
-      CACHE_DRIVER: 'redis',
-      BUS_DRIVER: 'kafka',
-      OLAP_DRIVER: 'chdb',
-      SHORTLINK_DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
-      ...serverSecrets(),
-      SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
-      PLAN_PAID_REQUESTS_PER_MINUTE: '100000000',
-      KAFKA_CLICK_TOPIC: `shortlink.clicks.${run}`,
-      KAFKA_CONSUMER_GROUP: `${run}.analytics`,
-      KAFKA_EVENTS_TOPIC: `shortlink.events.${run}`,
-      KAFKA_WEBHOOK_CONSUMER_GROUP: `${run}.webhooks`,
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-    };
+    const env = webhookBenchEnv(run, dataDir, API_KEY);
     const generation = await startApp('generation', env);
     apps.push(generation);
     apps.push(await startApp('analytics', env));
