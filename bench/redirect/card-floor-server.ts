@@ -13,7 +13,7 @@ if (!Number.isInteger(port) || port <= 0) throw new Error('BENCH_BARE_PORT must 
 
 // The social card of the bench's card link (servers.ts, socialCardLink), under a bench domain.
 const social = { title: 'A card for the bench', description: 'What an unfurling bot is shown', image: 'https://example.com/bench/card.png' };
-const card = new SocialCards().cardOf({}, social, false, '127.0.0.1', 'AbCd123', () => 'https://example.com/bench/card-floor/card');
+const card = new SocialCards().cardOf({}, social, false, '127.0.0.1', 'AbCd123', 'https://example.com/bench/card-floor/card');
 
 const server = createServer((req, res) => sendSocialCard(res, card, req.method === 'HEAD'));
 server.keepAliveTimeout = 65_000;

@@ -47,14 +47,15 @@ export class SocialCards {
   private readonly rendered = new WeakMap<object, { readonly https: boolean; readonly domain: string; readonly card: RenderedCard }>();
 
   /**
-   * The card of `entry` reached at `scheme://domain/code`; `nextOf` names where the card leads for
-   * that short URL. A cached card costs a lookup and two comparisons, no string building.
+   * The card of `entry` reached at `scheme://domain/code`, leading to `target`, or to the short URL
+   * itself when `target` is null (a password link's target stays hidden). A cached card costs a
+   * lookup and two comparisons, no string building and no allocation.
    */
-  cardOf(entry: object, social: LinkSocial, https: boolean, domain: string, code: string, nextOf: (shortUrl: string) => string): RenderedCard {
+  cardOf(entry: object, social: LinkSocial, https: boolean, domain: string, code: string, target: string | null): RenderedCard {
     const known = this.rendered.get(entry);
     if (known !== undefined && known.https === https && known.domain === domain) return known.card;
     const shortUrl = `${https ? 'https' : 'http'}://${domain}/${code}`;
-    const html = socialCardHtml(social, shortUrl, nextOf(shortUrl));
+    const html = socialCardHtml(social, shortUrl, target ?? shortUrl);
     const card = { html, contentLength: String(Buffer.byteLength(html)) };
     this.rendered.set(entry, { https, domain, card });
     return card;
