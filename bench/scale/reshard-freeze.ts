@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   }
   const loadStart = Date.now();
   let nextId = BigInt(Date.now()) * 1000n;
-  for (let loaded = have; loaded < LINKS; ) {
+  for (let loaded = have; loaded < LINKS;) {
     const n = Math.min(20_000, LINKS - loaded);
     const at = new Date(Math.floor(Date.now() / 1000) * 1000);
     const links = Array.from({ length: n }, () => aLink(nextId++, at));
@@ -96,9 +96,11 @@ async function main(): Promise<void> {
       if (list) list.push(l);
       else byShard.set(name, [l]);
     }
-    await Promise.all([...byShard].map(async ([name, list]) => {
-      for (let i = 0; i < list.length; i += 2000) await storeOf(name).insertMany(list.slice(i, i + 2000));
-    }));
+    await Promise.all(
+      [...byShard].map(async ([name, list]) => {
+        for (let i = 0; i < list.length; i += 2000) await storeOf(name).insertMany(list.slice(i, i + 2000));
+      }),
+    );
     loaded += n;
     process.stderr.write(`\rloaded ${loaded}/${LINKS}`);
   }
@@ -134,7 +136,10 @@ async function main(): Promise<void> {
         try {
           const link = await repository.findByCode(id);
           if (link) {
-            const ok = await repository.replace({ ...link, targetUrl: `${link.targetUrl.split('#')[0]}#${t}`, version: link.version + 1, updatedAt: new Date(t) }, link.version);
+            const ok = await repository.replace(
+              { ...link, targetUrl: `${link.targetUrl.split('#')[0]}#${t}`, version: link.version + 1, updatedAt: new Date(t) },
+              link.version,
+            );
             if (ok) edits.done++;
             else edits.refused++;
           }

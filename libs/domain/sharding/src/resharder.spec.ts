@@ -205,7 +205,8 @@ describe('Resharder', () => {
     expect(done.freeze).toMatchObject({ journaled: 5, rowsRead: 20, heldMs: expect.any(Number) });
     expect(done.verify!.map((f) => `${f.from}->${f.to}`)).toEqual(['s0->s4', 's1->s4', 's2->s4', 's3->s4']);
     expect(done.verify!.reduce((n, f) => n + f.sourceRows, 0)).toBe(5);
-    for (const l of movers.slice(0, 5)) expect(shards.get('s4')!.rows.get(`sho.rt/${l.code}`)).toMatchObject({ version: 2, targetUrl: `${l.targetUrl}/during-verify` });
+    for (const l of movers.slice(0, 5))
+      expect(shards.get('s4')!.rows.get(`sho.rt/${l.code}`)).toMatchObject({ version: 2, targetUrl: `${l.targetUrl}/during-verify` });
     expect([...shards.values()].every((s) => s.journaled.size === 0)).toBe(true);
   });
 

@@ -451,8 +451,7 @@ export class Resharder {
         if (repair) {
           for (const [source, group] of groupBy(extra, (r) => before.shardFor(r.code))) await this.storeOf(source).journal(group.map(entryOf));
           repaired += await store.deleteRows(extra.map((r) => r.id));
-        }
-        else for (const r of extra) digest(before.shardFor(r.code), target).target.add(r.checksum);
+        } else for (const r of extra) digest(before.shardFor(r.code), target).target.add(r.checksum);
       });
     }
     const flows = [...digests.values()].map((d) => ({
@@ -491,7 +490,7 @@ export class Resharder {
     let rowsRead = 0;
     for (const source of p.from.shards.map((s) => s.name)) {
       const store = this.storeOf(source);
-      for (let cursor: string | null = null; ; ) {
+      for (let cursor: string | null = null; ;) {
         const page = await store.journalPage(cursor, this.batch);
         if (page.length === 0) break;
         cursor = page[page.length - 1].id;
