@@ -211,7 +211,7 @@ describe('Resharder', () => {
   });
 
   it('a write during verify that reached only the old owner is still caught: the frozen step repairs it from the journal', async () => {
-    const { shards, watcher, links, tool } = await install(1500);
+    const { shards, repository, watcher, links, tool } = await install(1500);
     const [four, five] = [routerOf(FOUR), routerOf(FIVE)];
     const movers = links.filter((l) => four.shardFor(l.code) !== five.shardFor(l.code));
     const [edit, gone] = movers;
@@ -232,16 +232,27 @@ describe('Resharder', () => {
       }
       return scan(afterId, limit);
     };
+    // While frozen the redirects count on the new owner, also on the copy the frozen step is about to repair.
+    let clicked = 0;
+    const byIds = s4.rowsByIds;
+    s4.rowsByIds = async (ids) => {
+      if (reads.step === 'frozen' && !clicked) clicked = (await repository.addClicks(edit, edit.id, 3)) ?? -1;
+      return byIds(ids);
+    };
     const done = await tool({ reporter }).run({ add: [{ name: 's4' }] });
     await watcher.stop();
 
     expect(written).toBe(true);
+    expect(clicked).toBe(3);
     expect(done.step).toBe('done');
     expect(done.freeze!.journaled).toBe(3);
     expect(done.repaired).toBeGreaterThanOrEqual(3);
     const onS4 = (code: string) => s4.rows.get(`sho.rt/${code}`) ?? null;
     expect(onS4(edit.code)).toMatchObject({ version: 2, targetUrl: 'https://example.com/late-edit' });
     expect(onS4(gone.code)).toBeNull();
+    // The deleted code stays out of use on its new owner, and the clicks counted there while frozen stay with the link.
+    expect(await s4.retiredUntil(gone, new Date())).toEqual(new Date(Date.UTC(2027, 0, 1)));
+    expect(await s4.clickCount(edit, edit.id)).toBe(3);
     expect(onS4(created.code)).toEqual(created);
     // Cleaned up from the old owners like every other moved link.
     expect([...shards.values()].filter((s) => s.rows.has(`sho.rt/${created.code}`)).map((s) => s.shardName)).toEqual(['s4']);

@@ -510,9 +510,21 @@ export class Resharder {
           const gone = copies.filter((r) => !byId.has(r.id)).map((r) => r.id);
           const stale = originals.filter((r) => copyOf.get(r.id)?.checksum !== r.checksum);
           if (gone.length) repaired += await t.deleteRows(gone);
+          // A link deleted on the old owner keeps its code out of use on the new one too (the copy of
+          // its retired code went with the second half of the delete, which may not have arrived).
+          const deleted = group.filter((e) => !byId.has(e.id));
+          if (deleted.length) {
+            const retired = await store.retiredAmong(deleted, new Date(this.clock.now()));
+            if (retired.length) await t.upsertRetired(retired);
+          }
           if (stale.length === 0) continue;
           await t.deleteRows(stale.filter((r) => copyOf.has(r.id)).map((r) => r.id)); // an equal version that differs is not overwritten
           repaired += (await t.upsertRows(stale)).written;
+          // While frozen the redirects count on the new owner: what its copy had counted stays with the link.
+          for (const r of stale) {
+            const counted = copyOf.get(r.id)?.clicks ?? 0;
+            if (counted > 0) await t.addClicks(r, r.id, counted);
+          }
         }
         await this.touch();
       }

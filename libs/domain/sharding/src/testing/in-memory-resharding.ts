@@ -105,6 +105,7 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
     const wanted = new Set(ids);
     let n = 0;
     for (const [k, l] of [...this.rows]) if (wanted.has(l.id) && this.rows.delete(k)) n++;
+    for (const id of wanted) this.clicks.delete(id); // the click count goes with the row, as the SQL stores' click_count
     return n;
   }
 
