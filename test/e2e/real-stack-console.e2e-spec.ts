@@ -18,6 +18,8 @@ describe('real stack: the console', () => {
       ...SERVER_SECRETS,
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
+      // SSO to a provider on 127.0.0.1 (http); its callback and the console it returns to stay at their defaults (localhost).
+      SSO_ALLOW_INSECURE_ISSUERS: 'true',
     };
     // The analytics app the console links to (its dashboard takes the console's session).
     analytics = await startApp('analytics', env);
