@@ -320,7 +320,17 @@ export function describeConsoleJourney(base: () => string) {
       await accessible('password');
       await fill(PASSWORD, NEW_PASSWORD, `${NEW_PASSWORD}!`); // not the same twice: said before anything is sent
       await form.locator('.error[data-field=repeatPassword]').waitFor();
-      await fill(PASSWORD, NEW_PASSWORD);
+      // With the keyboard alone: each field in turn, Enter sends.
+      await form.getByLabel('Current password').focus();
+      for (const [value, next] of [
+        [PASSWORD, 'Tab'],
+        [NEW_PASSWORD, 'Tab'],
+        [NEW_PASSWORD, 'Enter'],
+      ]) {
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type(value);
+        await page.keyboard.press(next);
+      }
       await page.waitForSelector('#password-changed');
       expect(await page.locator('#password-changed').innerText()).toBe('Password changed; 1 other session ended. This one goes on.');
       expect(await form.getByLabel('Current password').inputValue()).toBe('');

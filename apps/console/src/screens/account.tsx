@@ -153,7 +153,10 @@ export function SecondFactor() {
           <Field label="Code from the app" name="code" error={invalid} input={{ inputMode: 'numeric', autocomplete: 'one-time-code' }} />
           <div class="actions">
             <button type="submit">Turn on</button>
-            <button type="button" class="secondary" onClick={() => (setEnrolment(null), setProblem(null))}>
+            <button type="button" class="secondary" onClick={() => {
+                setEnrolment(null);
+                setProblem(null);
+              }}>
               Cancel
             </button>
           </div>
@@ -174,7 +177,10 @@ export function SecondFactor() {
               />
             )}
             <div class="actions">
-              <button type="button" class="link" onClick={() => (setUseRecovery(!useRecovery), setProblem(null))}>
+              <button type="button" class="link" onClick={() => {
+                  setUseRecovery(!useRecovery);
+                  setProblem(null);
+                }}>
                 {useRecovery ? 'Use a code from the app' : 'Use a recovery code instead'}
               </button>
               <button type="submit" class="danger" id="second-factor-off">
