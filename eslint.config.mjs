@@ -7,6 +7,11 @@ import tseslint from 'typescript-eslint';
 // The read path (caches, limits and budgets between a redirect and the shards) sits between the
 // features and the domain and owns the shared-cache port that data-access/cache implements.
 // Domain, read-path and feature code never import drivers; domain and data-access never import Nest.
+// The SDK (libs/sdk, type:sdk, published as @shortlink/sdk) is a leaf: it imports no lib of ours, no
+// driver or Nest, and no Node module (its package build has no Node types: sdk-package.spec.ts), so it
+// runs in a browser and installs alone. The clients of the API use
+// it: the console (an app), the command-line tools (launchers) and their transfer code (util);
+// the servers' layers (feature, read-path, domain, data-access, platform, wiring) never call the API.
 const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@clickhouse/*', 'chdb'];
 const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
 
@@ -21,9 +26,12 @@ const boundaries = (tests) => [
     enforceBuildableLibDependency: false,
     allow: [],
     depConstraints: [
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util'] },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util', 'type:sdk'] },
       // The embedded launcher and the command-line tools are composition roots too; a tool may use domain services directly.
-      { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:read-path', 'type:domain', 'type:util'] },
+      {
+        sourceTag: 'type:launcher',
+        onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:read-path', 'type:domain', 'type:util', 'type:sdk'],
+      },
       {
         sourceTag: 'type:feature',
         onlyDependOnLibsWithTags: [
@@ -50,7 +58,8 @@ const boundaries = (tests) => [
       // data-access implements the ports of the domain and of the read path (its shared-cache store).
       { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:read-path', 'type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
       { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
-      { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
+      { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:sdk'], bannedExternalImports: [...NEST, ...DRIVERS] },
+      { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: [], bannedExternalImports: [...NEST, ...DRIVERS] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util'] },
     ],
   },
@@ -65,7 +74,9 @@ export default [
       'coverage',
       'deploy/local/.run',
       'tools/ci/openapi-client/generated',
-      'apps/console/src/api/generation-api.ts',
+      'libs/sdk/src/generation-api.ts',
+      'apps/console/src/api/analytics-api.ts',
+      'libs/sdk/dist',
       '**/*.js',
       '**/*.mjs',
     ],

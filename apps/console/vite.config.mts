@@ -37,13 +37,15 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/console/',
   plugins: [preact(), firstLoadBudget()],
-  // Import and export map rows with the CLI's own code (pure TypeScript, no Node module).
+  // Import and export map rows with the CLI's own code (pure TypeScript, no Node module); the API client is the SDK's.
   resolve: {
     alias: [
       {
         find: /^@shortlink\/link-transfer\/(formats|csv-cells|export-rows)$/,
         replacement: join(import.meta.dirname, '../../libs/shared/link-transfer/src/$1.ts'),
       },
+      // The API client: the SDK package's sources (libs/sdk), so the console and the SDK are one client.
+      { find: /^@shortlink\/sdk$/, replacement: join(import.meta.dirname, '../../libs/sdk/src/index.ts') },
     ],
   },
   build: {

@@ -72,6 +72,19 @@ async function fastifyCase(ctx: BenchContext, bare: Bare): Promise<void> {
   });
 }
 
+/** The card's floor: a bare node:http server answering with the redirect's own card writer. */
+async function cardFloorCase(ctx: BenchContext, bare: Bare): Promise<void> {
+  await guarded(ctx, ['card-floor'], async () => {
+    const { proc, base } = await startReference(ctx, 'bench/redirect/card-floor-server.ts', 'BENCH_BARE_PORT', {}, '/x', (s) => s === 200);
+    try {
+      const setup = 'node:http, the card page of sendSocialCard (rendered once), no routing';
+      ctx.results.push(await measure(ctx, bare, { id: 'card-floor', setup, server: { base, pid: proc.pid }, paths: BARE_PATH }));
+    } finally {
+      await proc.stop();
+    }
+  });
+}
+
 /** L1 hit on the embedded drivers: SQLite shards + in-process cache, in a fresh data dir. */
 async function embeddedCase(ctx: BenchContext, bare: Bare, profileHere: boolean): Promise<void> {
   if (!ctx.inBudget()) return skip(ctx, ['l1-embedded'], 'time budget');
@@ -152,6 +165,13 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
       kafka: true,
       setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} unfurling bots via X-Forwarded-For`,
     },
+    {
+      name: 'redirect-l1-bots-kafka',
+      cases: ['l1-bots-kafka'],
+      env: TRUST_LOOPBACK,
+      kafka: true,
+      setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; the same ${OPTION_VISITORS} unfurling bots via X-Forwarded-For, plain link (302)`,
+    },
     { name: 'redirect-redis', cases: ['redis-hot', 'redis-many'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false' },
     { name: 'redirect-redis-kafka', cases: ['redis-kafka'], env: l1Off, setup: 'REDIRECT_L1_ENABLED=false BUS_DRIVER=kafka', kafka: true },
     { name: 'redirect-db', cases: ['db-hot', 'db-many'], env: dbOnly, setup: 'REDIRECT_L1_ENABLED=false REDIRECT_REDIS_ENABLED=false' },
@@ -181,6 +201,7 @@ interface StackLinks {
 function pathsOf(id: CaseId, links: StackLinks): readonly string[] {
   if (id === 'l1-options-kafka') return links.options!;
   if (id === 'l1-card-kafka') return links.cards!;
+  if (id === 'l1-bots-kafka') return botRequests(links.hot.code, OPTION_VISITORS);
   if (id === 'l1-visitors-kafka') return visitorRequests(links.hot.code, OPTION_VISITORS, '');
   return id.includes('-many') ? links.many.map((l) => `/${l.code}`) : [`/${links.hot.code}`];
 }
@@ -227,7 +248,16 @@ async function measureBase(
 }
 
 /** The cases the redirect's profile is recorded for when they miss a target. */
-const PROFILED: ReadonlySet<string> = new Set(['l1-hot', 'l1-kafka', 'l1-options-kafka', 'redis-hot', 'redis-many', 'redis-kafka']);
+const PROFILED: ReadonlySet<string> = new Set([
+  'l1-hot',
+  'l1-kafka',
+  'l1-options-kafka',
+  'l1-card-kafka',
+  'l1-bots-kafka',
+  'redis-hot',
+  'redis-many',
+  'redis-kafka',
+]);
 
 /** One configuration, two attempts: another session restarting the stack mid-case voids the case once. */
 async function runStackConfig(ctx: BenchContext, bare: Bare, c: StackConfig, stackEnv: Record<string, string>, links: StackLinks): Promise<void> {
@@ -348,6 +378,7 @@ export async function runCases(ctx: BenchContext): Promise<{ bare: Bare; stackAt
     ctx.log(`bare: warm-up ${opts.warmup}s`);
     await load(ctx, bare, BARE_PATH, opts.warmup);
     if (wants(opts, 'fastify-bare')) await fastifyCase(ctx, bare);
+    if (wants(opts, 'card-floor')) await cardFloorCase(ctx, bare);
     // The stack's L1 case is the one profiled, unless there is none.
     if (wants(opts, 'l1-embedded')) await embeddedCase(ctx, bare, !stack.up || !wants(opts, 'l1-hot') || opts.profile === 'always');
     if (wants(opts, 'l1-options')) await embeddedOptionsCase(ctx, bare);

@@ -15,6 +15,8 @@ export const CASE_IDS = [
   'l1-visitors-kafka',
   'l1-options-kafka',
   'l1-card-kafka',
+  'l1-bots-kafka',
+  'card-floor',
   'redis-hot',
   'redis-many',
   'redis-kafka',
@@ -33,6 +35,7 @@ export const STACK_CASES: readonly CaseId[] = [
   'l1-visitors-kafka',
   'l1-options-kafka',
   'l1-card-kafka',
+  'l1-bots-kafka',
   'redis-hot',
   'redis-many',
   'redis-kafka',
@@ -43,7 +46,7 @@ export const STACK_CASES: readonly CaseId[] = [
 ];
 
 /** The cases `--base` measures again on the base revision's redirect ("before", in the same invocation). */
-export const BEFORE_AFTER_CASES: readonly CaseId[] = ['l1-kafka', 'l1-options-kafka'];
+export const BEFORE_AFTER_CASES: readonly CaseId[] = ['l1-kafka', 'l1-options-kafka', 'l1-card-kafka'];
 
 export interface Options {
   duration: number;
@@ -83,6 +86,8 @@ export function labelOf(id: string, opts: Options): string {
     'l1-visitors-kafka': 'L1 hit, plain link, the same visitors, Kafka bus (control)',
     'l1-options-kafka': 'L1 hit, every option (no password), Kafka bus',
     'l1-card-kafka': 'L1 hit, social card page to unfurling bots, Kafka bus',
+    'l1-bots-kafka': 'L1 hit, plain link, the same unfurling bots, Kafka bus (control of the card)',
+    'card-floor': 'Card floor: node:http + the redirect’s card writer (reference)',
     'redis-hot': 'Redis hit',
     'redis-many': `Redis hit, ${opts.codes} codes`,
     'redis-kafka': 'Redis hit, Kafka bus',

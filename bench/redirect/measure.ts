@@ -123,8 +123,12 @@ export const TARGETS: Partial<Record<CaseId, Targets>> = {
   'l1-options-kafka': { targetRatio: 0.5 },
   // No target: the control of l1-options-kafka (same requests, plain link) measured side by side too.
   'l1-visitors-kafka': { sideBySide: true },
-  // "A social-card answer to a bot costs no more than a redirect": judged against l1-kafka's ratio.
+  // "A social-card answer to a bot costs no more than a redirect": judged against l1-bots-kafka,
+  // the same bots redirected by a plain link, side by side in the same invocation.
   'l1-card-kafka': { sideBySide: true },
+  'l1-bots-kafka': { sideBySide: true },
+  // What Node charges for the card's answer on a bare server, against the bare 302.
+  'card-floor': { sideBySide: true },
   'redis-hot': { targetRatio: 0.45, p99Target: true },
   'redis-many': { targetRatio: 0.45, p99Target: true },
   'redis-kafka': { targetRatio: 0.45, p99Target: true },

@@ -16,19 +16,8 @@ import { AddressInfo } from 'net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import {
-  App,
-  datedResultFile,
-  eventually,
-  loadAverages,
-  machineFacts,
-  markdownTable,
-  pooled,
-  REPO_ROOT,
-  serverSecrets,
-  sleep,
-  startApp,
-} from '@shortlink/harness';
+import { webhookBenchEnv } from './apps-env';
+import { App, datedResultFile, eventually, loadAverages, machineFacts, markdownTable, pooled, REPO_ROOT, sleep, startApp } from '@shortlink/harness';
 
 const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const RATE = Number(option('rate', '20'));
@@ -67,23 +56,7 @@ async function main() {
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   const apps: App[] = [];
   try {
-    const env = {
-      DB_DRIVER: 'mysql',
-      CACHE_DRIVER: 'redis',
-      BUS_DRIVER: 'kafka',
-      OLAP_DRIVER: 'chdb',
-      SHORTLINK_DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
-      ...serverSecrets(),
-      SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
-      PLAN_PAID_REQUESTS_PER_MINUTE: '100000000',
-      KAFKA_CLICK_TOPIC: `shortlink.clicks.${run}`,
-      KAFKA_CONSUMER_GROUP: `${run}.analytics`,
-      KAFKA_EVENTS_TOPIC: `shortlink.events.${run}`,
-      KAFKA_WEBHOOK_CONSUMER_GROUP: `${run}.webhooks`,
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-    };
+    const env = webhookBenchEnv(run, dataDir, API_KEY);
     const generation = await startApp('generation', env);
     apps.push(generation);
     apps.push(await startApp('analytics', env));

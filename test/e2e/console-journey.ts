@@ -7,7 +7,7 @@ import { generate } from 'otplib';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 import { eventually } from '@shortlink/harness';
 import { OidcTestProvider } from './sso-journey';
-import { API_KEY } from './support';
+import { API_KEY, BROWSER_UA } from './support';
 import { api } from './tenant-journey';
 
 /** Debian's chromium (tools/ci/install-chromium.sh), not a browser build downloaded by playwright. */
@@ -31,12 +31,13 @@ interface AxeViolation {
  * provider's pages), change the password, turn TOTP on and off, create a link with options, find
  * it, edit it, disable it, bulk-delete, import a Shlink CSV, keys (secret once), invite a viewer who
  * then cannot edit; axe-core finds no serious or critical violation on any screen; nothing breaks
- * the page's CSP. `base` is the generation app serving /console, started with
+ * the page's CSP. `base` is the generation app serving /console, `redirect` the redirect app its
+ * links are clicked on; the generation app is started with
  * SSO_ALLOW_INSECURE_ISSUERS=true and SSO_CALLBACK_URL and SHORTLINK_CONSOLE_URL at their defaults
  * (http://localhost:<GENERATION_PORT>/…: the SSO test opens the console there).
  * CONSOLE_SCREENSHOTS=<dir> keeps a screenshot of each screen there (docs/img: `console-<screen>.png`).
  */
-export function describeConsoleJourney(base: () => string) {
+export function describeConsoleJourney(base: () => string, redirect: () => string) {
   describe('console in headless Chromium (issue 21)', () => {
     const stamp = Date.now();
     const ownerEmail = `console-owner-${stamp}@example.com`;
@@ -55,6 +56,8 @@ export function describeConsoleJourney(base: () => string) {
 
     const consoleUrl = () => `${base()}/console`;
     const key = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => api(base(), method, path, tenantKey, body);
+    /** A click on a short link as a browser makes it (analytics leaves bots out). */
+    const click = (code: string) => fetch(`${redirect()}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
 
     /** axe-core on the page as it is (run through the debugging protocol, which the CSP does not govern): no serious or critical violation. */
     async function accessible(screen: string): Promise<void> {
@@ -171,7 +174,16 @@ export function describeConsoleJourney(base: () => string) {
       expect(await page.locator('#role').innerText()).toBe('owner');
       // The session is an HttpOnly cookie: nothing for a script to read.
       expect(await page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(['', 0, 0]);
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'Domains', 'API keys', 'Members', 'Audit log', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual([
+        'Links',
+        'Analytics',
+        'Import',
+        'Domains',
+        'API keys',
+        'Members',
+        'Audit log',
+        'My sessions',
+      ]);
       // A second session of the same person (another device), ended from here.
       const other = await api(base(), 'POST', '/api/v1/auth/login', null, { email: ownerEmail, password: PASSWORD });
       const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0];
@@ -272,7 +284,7 @@ export function describeConsoleJourney(base: () => string) {
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
       // An editor has no members, keys or audit log.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Import', 'Domains', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'My sessions']);
 
       // Turned off again in the console: a wrong code is refused beside its field, a recovery code does it.
       await page.click('text=My sessions');
@@ -583,6 +595,99 @@ export function describeConsoleJourney(base: () => string) {
       await dashboard.close();
     });
 
+    it("looks at its analytics after clicks: the count, the live counter going up, variants by URL, CSV, a range error, the tenant's top links, an unknown code", async () => {
+      const code = `${alias}-stats`;
+      const made = await key('POST', '/api/v1/links', {
+        url: 'https://example.com/console/stats',
+        alias: code,
+        title: 'Stats from the console',
+        variants: [
+          { url: 'https://example.com/console/x', weight: 50 },
+          { url: 'https://example.com/console/y', weight: 50 },
+        ],
+      });
+      expect(made.status).toBe(201);
+      const domain = made.body.domain as string;
+      // From the link's page to its analytics, in the same session.
+      await page.goto(`${consoleUrl()}#/links/${code}`);
+      await page.click('#link-analytics');
+      await page.waitForSelector('#analytics-screen[data-view=link]');
+      expect(await page.locator('#analytics-link-title').innerText()).toBe('Stats from the console');
+      expect(await page.locator('#analytics-link-target').innerText()).toBe('https://example.com/console/stats');
+      expect(await page.locator('#total-clicks').innerText()).toBe('0');
+      // The live counter, from the click stream, goes up as the link is clicked (as a browser: bots are left out).
+      await page.waitForSelector('#live[data-state=open]', { timeout: 15_000 });
+      for (let i = 0; i < 3; i++) expect((await click(code)).status).toBe(302);
+      await page.waitForFunction(() => document.getElementById('live-clicks')?.textContent === '3', undefined, { timeout: 30_000 });
+      // The counts, once the consumer has them.
+      await eventually(
+        'the three clicks in the console',
+        async () => {
+          await page.click('#show-analytics');
+          await page.waitForSelector('#analytics-screen:not([aria-busy])');
+          return (await page.locator('#total-clicks').innerText()) === '3';
+        },
+        30_000,
+        500,
+      );
+      expect(await page.locator('#total-visitors').innerText()).toBe('1');
+      // 24 hours in bars of 15 minutes: the burst is one bar of 3, not a speck among 1440 minutes.
+      const chart = page.locator('#clicks-chart');
+      expect(await chart.getAttribute('data-bucket-seconds')).toBe('900');
+      expect(await chart.locator('rect.bar').evaluateAll((bars) => bars.map((b) => Number((b as SVGElement).dataset.clicks)))).toEqual([3]);
+      // A/B variants by their URL, not their index.
+      expect(await page.locator('#breakdown-variants tbody td:first-child').allInnerTexts()).toEqual([
+        expect.stringMatching(/^https:\/\/example\.com\/console\/[xy] \(variant [12]\)$/),
+      ]);
+      await accessible('analytics-link');
+      // The CSV of what is shown.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv')]);
+      expect(download.suggestedFilename()).toBe(`${code}-stats.csv`);
+      const rows = readFileSync((await download.path())!, 'utf8')
+        .trim()
+        .split(/\r?\n/);
+      expect(rows[0]).toBe('time,clicks,visitors,botClicks');
+      expect(rows.slice(1).reduce((n, r) => n + Number(r.split(',')[1]), 0)).toBe(3);
+      // A range that ends before it starts: said beside the range, and the chart of the last range is gone.
+      await page.selectOption('#analytics-range', 'custom');
+      await page.getByLabel('From', { exact: true }).fill('2026-12-05T10:00');
+      await page.getByLabel('To', { exact: true }).fill('2026-12-05T09:00');
+      await page.click('#show-analytics');
+      await page.waitForSelector('#range-error[data-code=INVALID_TIME_RANGE]');
+      expect(await page.locator('#clicks-chart, #total-clicks, #analytics-link').count()).toBe(0);
+
+      // The tenant's view: totals over every link, top links with their titles, one deleted since marked.
+      const gone = `${alias}-gone`;
+      expect((await key('POST', '/api/v1/links', { url: 'https://example.com/console/gone', alias: gone })).status).toBe(201);
+      expect((await click(gone)).status).toBe(302);
+      await page.goto(`${consoleUrl()}#/analytics`);
+      await eventually(
+        'the deleted link among the top links',
+        async () => {
+          await page.click('#show-analytics');
+          await page.waitForSelector('#analytics-screen[data-view=overview]:not([aria-busy])');
+          if ((await page.locator(`#top-links tr[data-code="${gone}"]`).count()) === 0) return false;
+          if ((await key('GET', `/api/v1/links/${gone}`)).status === 200) expect((await key('DELETE', `/api/v1/links/${gone}`)).status).toBe(204);
+          await page.click('#show-analytics');
+          await page.waitForSelector('#analytics-screen[data-view=overview]:not([aria-busy])');
+          return (await page.locator(`#top-links tr[data-code="${gone}"][data-deleted=true]`).count()) === 1;
+        },
+        30_000,
+        500,
+      );
+      expect(Number((await page.locator('#total-clicks').innerText()).replace(/,/g, ''))).toBeGreaterThanOrEqual(4);
+      expect(await page.locator(`#top-links tr[data-code="${code}"] .target a`).innerText()).toBe('Stats from the console');
+      await accessible('analytics');
+      // A top link opens its analytics.
+      await page.click(`#top-links tr[data-code="${code}"] td.code a`);
+      await page.waitForSelector('#analytics-screen[data-view=link]');
+      expect(new URLSearchParams(page.url().split('?')[1]).get('domain')).toBe(domain);
+      // A code that never was a link: not found, not "0 clicks".
+      await page.goto(`${consoleUrl()}#/analytics?code=never-${stamp}`);
+      await page.waitForSelector('#not-found');
+      expect(await page.locator('#total-clicks, #clicks-chart').count()).toBe(0);
+    });
+
     it("edits its own domain's settings (a bad URL is refused beside its field)", async () => {
       const domain = `console-${stamp}.example`;
       expect((await api(base(), 'POST', `/api/v1/admin/tenants/${tenantId}/domains`, API_KEY, { domain })).status).toBe(201);
@@ -658,7 +763,7 @@ export function describeConsoleJourney(base: () => string) {
       await page.waitForSelector('#accepted');
       await signIn(viewerEmail);
       expect(await page.locator('#role').innerText()).toBe('viewer');
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'My sessions']);
       await page.goto(`${consoleUrl()}#/links/${alias}`);
       await page.waitForSelector('#link-details');
       expect(await page.locator('#edit, #disable, #delete').count()).toBe(0);

@@ -22,5 +22,8 @@ describe('embedded profile: the console', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  describeConsoleJourney(() => endpoints.generation);
+  describeConsoleJourney(
+    () => endpoints.generation,
+    () => endpoints.redirect,
+  );
 });

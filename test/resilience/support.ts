@@ -164,13 +164,21 @@ export async function keySlot(key: string): Promise<number> {
   throw new Error('no Redis node answers CLUSTER KEYSLOT');
 }
 
-export const BLOOM_PARTITIONS = 16; // BLOOM_PARTITIONS default; every app of the tier runs with it
-
-/** True when every Bloom partition carries its "built" sentinel (bit 0), like BloomFilter.isBuilt. */
+/**
+ * True when the Bloom filter's layout lists ready generations only and every partition of them
+ * carries its sentinel (bit 0), like BloomFilter.isBuilt.
+ */
 export function bloomBuilt(): Promise<boolean> {
   return withCluster(async (c) => {
-    const bits = await Promise.all(Array.from({ length: BLOOM_PARTITIONS }, (_, p) => c.getbit(CacheKeys.bloomPartition(p), 0)));
-    return bits.every((b) => b === 1);
+    const raw = await c.get(CacheKeys.bloomLayout());
+    if (!raw) return false;
+    const layout = JSON.parse(raw) as { generations: Array<{ id: string; partitions: number; state: string }> };
+    if (layout.generations.length === 0 || layout.generations.some((g) => g.state !== 'ready')) return false;
+    for (const g of layout.generations) {
+      const bits = await Promise.all(Array.from({ length: g.partitions }, (_, p) => c.getbit(CacheKeys.bloomPartition(g.id, p), 0)));
+      if (!bits.every((b) => b === 1)) return false;
+    }
+    return true;
   });
 }
 

@@ -79,4 +79,17 @@ describe('module boundaries', () => {
     expect(cacheImplementsReadPath).toEqual([]);
     expect(shardingToLinks).toEqual([]);
   }, 60_000);
+
+  it('keeps the SDK a leaf its clients use: the console, the CLI and link-transfer may import it; it imports no lib of ours; a feature may not', async () => {
+    const [consoleUses, cliUses, transferUses, sdkToCore, featureToSdk] = await lint([
+      ['apps/console/src/probe.ts', "import { createShortlinkClient } from '@shortlink/sdk';\nexport const x = createShortlinkClient;\n"],
+      ['tools/cli/src/probe.ts', "import { listLinks } from '@shortlink/sdk';\nexport const x = listLinks;\n"],
+      ['libs/shared/link-transfer/src/probe.ts', "import { exportPages } from '@shortlink/sdk';\nexport const x = exportPages;\n"],
+      ['libs/sdk/src/probe.ts', "import { ErrorCode } from '@shortlink/core';\nexport const x = ErrorCode;\n"],
+      ['libs/feature/generation/src/probe.ts', "import { unwrap } from '@shortlink/sdk';\nexport const x = unwrap;\n"],
+    ]);
+    expect([consoleUses, cliUses, transferUses]).toEqual([[], [], []]);
+    expect(sdkToCore).toEqual([expect.stringMatching(/A project tagged with "type:sdk" cannot depend on any libs with tags/)]);
+    expect(featureToSdk).toEqual([expect.stringMatching(/"type:feature" can only depend on libs tagged with/)]);
+  }, 60_000);
 });

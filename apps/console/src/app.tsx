@@ -23,6 +23,7 @@ export interface Session {
 /** The parts of the console and the scope each needs (the server decides in any case). */
 const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
   { route: 'links', label: 'Links', scope: 'links:read' },
+  { route: 'analytics', label: 'Analytics', scope: 'analytics:read' },
   { route: 'import', label: 'Import', scope: 'links:write' },
   { route: 'domains', label: 'Domains', scope: 'links:write' },
   { route: 'keys', label: 'API keys', scope: 'members:write' },
@@ -39,6 +40,7 @@ function Lazy({ load }: { load: () => Promise<ComponentType> }) {
   return Screen ? <Screen /> : <p aria-busy="true">Loading…</p>;
 }
 const loadImport = () => import('./screens/import').then((m) => m.Import);
+const loadAnalytics = () => import('./screens/analytics').then((m) => m.Analytics);
 
 export function App() {
   const [me, setMe] = useState<Me | null | undefined>(undefined);
@@ -82,6 +84,7 @@ export function App() {
   else if (screen === 'links' && parts[1]) body = <LinkDetail session={session} code={parts[1]} domain={query.get('domain')} />;
   else if (screen === 'sessions') body = <Sessions session={session} />;
   else if (screen === 'import' && session.can('links:write')) body = <Lazy load={loadImport} />;
+  else if (screen === 'analytics' && session.can('analytics:read')) body = <Lazy load={loadAnalytics} />;
   else if (screen === 'domains' && session.can('links:write')) body = <Domains />;
   else if (screen === 'keys' && session.can('members:write')) body = <Keys session={session} />;
   else if (screen === 'members' && session.can('members:write')) body = <Members session={session} />;

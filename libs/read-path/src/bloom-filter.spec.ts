@@ -1,21 +1,4 @@
-import { CacheStore } from './ports';
-import { bloomSize, BloomFilter } from './bloom-filter';
-
-/** Minimal bitmap store for the filter's own unit test (the real adapters have a contract suite). */
-class Bitmaps implements Pick<CacheStore, 'setBits' | 'getBits' | 'del'> {
-  maps = new Map<string, Set<number>>();
-  async setBits(key: string, offsets: readonly number[]) {
-    const s = this.maps.get(key) ?? new Set<number>();
-    offsets.forEach((o) => s.add(o));
-    this.maps.set(key, s);
-  }
-  async getBits(key: string, offsets: readonly number[]) {
-    return offsets.map((o) => (this.maps.get(key)?.has(o) ? 1 : 0));
-  }
-  async del(keys: readonly string[]) {
-    keys.forEach((k) => this.maps.delete(k));
-  }
-}
+import { bloomSize, estimateItems, generationBytes, generationRate, planGeneration } from './bloom-filter';
 
 describe('bloomSize', () => {
   it('follows m = -n ln p / ln2^2 (3e9 links at 1 % need about 3.6 GB)', () => {
@@ -26,39 +9,32 @@ describe('bloomSize', () => {
   });
 });
 
-describe('BloomFilter', () => {
-  const store = () => new Bitmaps() as unknown as CacheStore;
-
-  it('answers unknown until built, then never "no" for an added item', async () => {
-    const s = store();
-    const bloom = new BloomFilter(s, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 8 });
-    await bloom.add('sho.rt/abc1234');
-    expect(await bloom.check('sho.rt/abc1234')).toBe('unknown');
-    await bloom.markBuilt();
-    expect(await bloom.isBuilt()).toBe(true);
-    const items = Array.from({ length: 5000 }, (_, i) => `sho.rt/code${i}`);
-    await bloom.addMany(items);
-    const answers = [];
-    for (const item of items) answers.push(await bloom.check(item));
-    expect(answers).toEqual(Array(items.length).fill('maybe'));
+describe('generations', () => {
+  it('give generation i the rate p / 2^(i+1), so that any number of them stays below the target together', () => {
+    expect([0, 1, 2].map((i) => generationRate(0.01, i))).toEqual([0.005, 0.0025, 0.00125]);
+    const sum = Array.from({ length: 40 }, (_, i) => generationRate(0.01, i)).reduce((a, b) => a + b, 0);
+    expect(sum).toBeLessThan(0.01);
+    expect(sum).toBeGreaterThan(0.0099);
   });
 
-  it('keeps the false-positive rate near the configured 1 % at capacity', async () => {
-    const bloom = new BloomFilter(store(), { capacity: 20_000, falsePositiveRate: 0.01, partitions: 16 });
-    await bloom.addMany(Array.from({ length: 20_000 }, (_, i) => `sho.rt/in${i}`));
-    await bloom.markBuilt();
-    let falsePositives = 0;
-    const probes = 20_000;
-    for (let i = 0; i < probes; i++) if ((await bloom.check(`sho.rt/out${i}`)) === 'maybe') falsePositives++;
-    expect(falsePositives / probes).toBeLessThan(0.02);
-    expect(falsePositives / probes).toBeGreaterThan(0.004);
+  it('are sized for their capacity and rate, split over the partitions, with the bytes they take', () => {
+    const g = planGeneration('x', 1_000_000, generationRate(0.01, 0), 16, 'ready');
+    expect(g.hashes).toBe(8);
+    expect(g.bitsPerPartition * 16).toBeGreaterThanOrEqual(bloomSize(1_000_000, 0.005).bits);
+    expect(generationBytes(g) / 1e6).toBeCloseTo(1.38, 1); // 11.0 bits a link
+    expect(g).toMatchObject({ state: 'ready', open: true, partitions: 16 });
   });
+});
 
-  it('answers unknown for a partition that was evicted or cleared', async () => {
-    const bloom = new BloomFilter(store(), { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 });
-    await bloom.markBuilt();
-    await bloom.clear();
-    expect(await bloom.check('sho.rt/x')).toBe('unknown');
-    expect(await bloom.isBuilt()).toBe(false);
+describe('estimateItems', () => {
+  it('tells the items from the share of bits set (n = -(m/k) ln(1 - X/m))', () => {
+    const m = 1_000_000;
+    const k = 7;
+    for (const n of [1_000, 50_000, 100_000, 200_000]) {
+      const expectedSet = m * (1 - Math.exp((-k * n) / m));
+      expect(estimateItems(expectedSet, m, k) / n).toBeCloseTo(1, 5);
+    }
+    expect(estimateItems(m, m, k)).toBe(Infinity);
+    expect(estimateItems(0, m, k)).toBe(0);
   });
 });

@@ -2,16 +2,44 @@ import { randomUUID } from 'crypto';
 import { Link, LinkRepository } from '@shortlink/links-domain';
 import { CacheKeys } from './cache-keys';
 import { BitmapBits, CacheStore } from './ports';
-import { bloomItem, BloomFilter } from './bloom-filter';
+import { bloomItem, BloomFilter, BloomGeneration, BloomLayout, BloomLayoutUnknown, generationRate, planGeneration } from './bloom-filter';
+
+/** A generation is grown out of when its estimated links reach this share of its capacity. */
+export const GROW_AT = 0.9;
+/** A rebuild sizes its generation for this many times the links it expects (room before the next generation). */
+export const REBUILD_HEADROOM = 1.5;
+/** The layout lock outlives any step of a change; a rebuild renews it page by page. */
+const LOCK_TTL_MS = 10 * 60_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export type RebuildOutcome = 'built' | 'busy';
+
+/** What a rebuild made (the CLI prints it). */
+export interface RebuildReport {
+  readonly outcome: RebuildOutcome;
+  readonly links: number;
+  readonly layout: BloomLayout | null;
+}
 
 /**
- * Keeps the Bloom filter complete: every create adds its link (retried in the background while
- * Redis is unreachable, so a "no" never hides a real link for long), and a rebuild scans every
- * shard. Rebuilds take a lock so that one instance builds while the others keep answering
- * "unknown" (which falls through to the shard, never a false 404).
+ * Keeps the Bloom filter complete and sized (docs/design.md, "Redirect read path"): every create
+ * adds its link to the open generations (retried in the background while the cache is unreachable
+ * or the layout stale, so a "no" never hides a real link for long); when the newest generation is
+ * nearly full a larger one is added; a rebuild scans every shard into a new generation sized from
+ * the links it expects and replaces the others. Every layout change takes one lock, so that one
+ * instance changes it while the others keep answering from the layout they read.
+ *
+ * The steps that need every instance to know a layout wait the filter's `graceMs` first: an instance
+ * that has not read the layout for `staleAfterMs` (less than that) neither answers "no" nor writes.
+ * - Growth: [.., G open] → [.., G open, H open] → (grace) → [.., G sealed, H open]. Until every
+ *   instance checks H, creates still go into G as well.
+ * - Rebuild: [old..] → [old.., N building] → (grace: every create now writes N too) → scan the shards
+ *   into N → [old.., N ready] → (grace) → [N] → (grace) → the old bitmaps deleted.
  */
 export class BloomMaintainer {
-  private pending: string[] = [];
+  /** Items whose bits are still to be written, with when they were first tried. */
+  private pending: Array<{ item: string; since: number }> = [];
   private retryTimer: NodeJS.Timeout | null = null;
   private upkeep: NodeJS.Timeout | null = null;
 
@@ -26,75 +54,234 @@ export class BloomMaintainer {
     try {
       await this.filter.add(item);
     } catch {
-      this.pending.push(item);
+      this.pending.push({ item, since: Date.now() });
       this.scheduleRetry();
     }
   }
 
-  /** The Bloom bits of links about to be written by the caller (batch creation, with its invalidations). */
+  /** The Bloom bits of links about to be written by the caller (batch creation, with its invalidations); none while the layout is stale (retried). */
   bitsOf(links: ReadonlyArray<Pick<Link, 'domain' | 'code'>>): BitmapBits[] {
-    return this.filter.bitsOf(links.map((link) => bloomItem(link.domain, link.code)));
+    try {
+      return this.filter.bitsOf(links.map((link) => bloomItem(link.domain, link.code)));
+    } catch {
+      this.retryLater(links);
+      return [];
+    }
   }
 
   /** Those bits could not be written: added again in the background, as after a failed `added`. */
   retryLater(links: ReadonlyArray<Pick<Link, 'domain' | 'code'>>): void {
-    for (const link of links) this.pending.push(bloomItem(link.domain, link.code));
+    const since = Date.now();
+    for (const link of links) this.pending.push({ item: bloomItem(link.domain, link.code), since });
     this.scheduleRetry();
   }
 
-  /** Rebuilds from the shards unless the filter is already built (or another instance is building). */
-  async ensureBuilt(): Promise<'already-built' | 'built' | 'busy'> {
+  /** Reads the layout every `refreshMs` (what a writer needs: the generation app). */
+  follow(): Promise<void> {
+    return this.filter.follow();
+  }
+
+  /** Rebuilds from the shards unless the filter is built (or another instance is changing it). */
+  async ensureBuilt(): Promise<'already-built' | RebuildOutcome> {
+    if (this.filter.view() === undefined) await this.filter.refresh();
     if (await this.filter.isBuilt()) return 'already-built';
-    return this.rebuild();
+    return (await this.rebuild()).outcome;
   }
 
   /**
-   * Checks at once, then every `everyMs`, that the filter is built, and rebuilds it when it is not:
-   * a partition evicted or lost in a failover answers "unknown" until then. `close` stops it.
+   * Follows the layout, adds a generation when the newest is nearly full (checked on every read of
+   * the layout), and checks at once, then every `everyMs`, that the filter is built, rebuilding it
+   * when it is not: a partition evicted or lost in a failover answers "unknown" until then. `close` stops it.
    */
-  keepBuilt(everyMs: number, report: (outcome: 'rebuilt' | Error) => void): void {
+  keepBuilt(everyMs: number, report: (outcome: 'rebuilt' | 'grown' | Error) => void): void {
     const ensure = () =>
       this.ensureBuilt().then(
         (r) => r === 'built' && report('rebuilt'),
         (error) => report(error as Error),
       );
-    void ensure();
+    void this.filter
+      .follow(() =>
+        this.growIfFull().then(
+          (r) => r === 'grown' && report('grown'),
+          (error) => report(error as Error),
+        ),
+      )
+      .then(ensure);
     this.upkeep = setInterval(ensure, everyMs);
     this.upkeep.unref();
   }
 
-  async rebuild(pageSize = 5000): Promise<'built' | 'busy'> {
-    const lockKey = CacheKeys.bloomRebuildLock;
+  /** Adds a generation when the newest one holds GROW_AT of its capacity (estimated from a sample). */
+  async growIfFull(): Promise<'grown' | 'not-full' | 'busy'> {
+    const newest = this.newest(this.filter.view());
+    if (!newest) return 'not-full';
+    const links = await this.filter.estimate(newest);
+    if (links === null || links < GROW_AT * newest.capacity) return 'not-full';
+    return this.grow();
+  }
+
+  /** Adds a generation `growth` times the newest one's size, and seals the others once every instance checks it. */
+  async grow(): Promise<'grown' | 'not-full' | 'busy'> {
+    return this.locked<'grown' | 'not-full'>(async (renew) => {
+      const layout = await this.filter.refresh();
+      const newest = this.newest(layout);
+      if (!layout || !newest) return 'not-full';
+      const links = await this.filter.estimate(newest);
+      if (links !== null && links < GROW_AT * newest.capacity) return 'not-full'; // grown by another instance meanwhile
+      const next = this.plan(layout, Math.ceil(newest.capacity * this.filter.growth), layout.generations.length, 'ready');
+      await this.filter.create(next);
+      const announced = await this.publish([...layout.generations, next]);
+      await sleep(this.filter.graceMs);
+      await renew();
+      await this.publish(announced.generations.map((g) => (g.id === next.id ? g : { ...g, open: false })));
+      return 'grown';
+    });
+  }
+
+  /**
+   * Rebuilds the filter from every shard into a new generation sized for REBUILD_HEADROOM times the
+   * links expected (`expected`, or estimated from the generations in use, or counted in the shards
+   * when there is none; at least the configured capacity), growing by further generations if the
+   * scan finds more; then the old ones are dropped.
+   */
+  async rebuild(pageSize = 5000, expected?: number): Promise<RebuildReport> {
+    let links = 0;
+    const outcome = await this.locked(async (renew) => {
+      const before = await this.filter.refresh();
+      const old = before?.generations ?? [];
+      // No generation to estimate from (first build, everything evicted): the shards are counted first.
+      const guess = expected ?? ((await this.estimateLinks(old)) || (await this.count(pageSize, renew)));
+      const building: BloomGeneration[] = [this.plan(before, Math.max(this.filter.options.capacity, Math.ceil(guess * REBUILD_HEADROOM)), 0, 'building')];
+      await this.filter.create(building[0]);
+      await this.publish([...old, ...building]);
+      // From here on every instance that writes knows N; a link created before is in the shards the scan reads.
+      await sleep(this.filter.graceMs);
+      for await (const page of this.links.identifierPages(pageSize)) {
+        let target = building[building.length - 1];
+        if (links >= target.capacity) {
+          // More links than expected: a larger generation, open at once (creates keep writing the full one too, until the end).
+          target = this.plan(before, Math.ceil(target.capacity * this.filter.growth), building.length, 'building', building.length);
+          await this.filter.create(target);
+          building.push(target);
+          await this.publish([...old, ...building]);
+        }
+        await this.filter.write(
+          this.filter.bitsIn(
+            [target],
+            page.map((p) => bloomItem(p.domain, p.code)),
+          ),
+        );
+        links += page.length;
+        await renew();
+      }
+      for (const g of building) if (!(await this.filter.intact(g))) throw new Error(`Bloom generation ${g.id} lost a partition during the rebuild (evicted?)`);
+      const ready = building.map((g) => ({ ...g, state: 'ready' as const }));
+      await this.publish([...old, ...ready]);
+      if (old.length) {
+        await sleep(this.filter.graceMs);
+        await renew();
+      }
+      await this.publish(ready.map((g, i) => ({ ...g, open: i === ready.length - 1 })));
+      if (old.length) {
+        // Instances that still read the previous layout check the old bitmaps until they read this one.
+        await sleep(this.filter.graceMs);
+        await this.store.del(old.flatMap((g) => this.filter.partitionKeys(g)));
+      }
+      // The single-generation filter of before issue 24.
+      if (!this.filter.options.keySpace)
+        await this.store.del(Array.from({ length: Math.max(16, this.filter.options.partitions) }, (_, p) => CacheKeys.legacyBloomPartition(p)));
+      return 'built' as const;
+    });
+    return { outcome: outcome === 'busy' ? 'busy' : 'built', links, layout: this.filter.view() ?? null };
+  }
+
+  /** Links in every shard, read page by page (identifiers only: no hashing, nothing written). */
+  private async count(pageSize: number, renew: () => Promise<void>): Promise<number> {
+    let n = 0;
+    for await (const page of this.links.identifierPages(pageSize)) {
+      n += page.length;
+      await renew();
+    }
+    return n;
+  }
+
+  /** Links in the ready generations (each estimated from a sample; 0 for one that lost the sampled partition). */
+  private async estimateLinks(generations: readonly BloomGeneration[]): Promise<number> {
+    let n = 0;
+    for (const g of generations) if (g.state === 'ready') n += (await this.filter.estimate(g).catch(() => null)) ?? 0;
+    return n;
+  }
+
+  /** The newest generation when it is ready and open (during a rebuild, none). */
+  private newest(layout: BloomLayout | null | undefined): BloomGeneration | undefined {
+    const last = layout?.generations[layout.generations.length - 1];
+    return last && last.state === 'ready' && last.open ? last : undefined;
+  }
+
+  private plan(layout: BloomLayout | null, capacity: number, position: number, state: BloomGeneration['state'], suffix = 0): BloomGeneration {
+    const o = this.filter.options;
+    const id = `${Math.max((layout?.version ?? 0) + 1, Date.now()).toString(36)}-${suffix}`;
+    return planGeneration(id, capacity, generationRate(o.falsePositiveRate, position), o.partitions, state);
+  }
+
+  private async publish(generations: readonly BloomGeneration[]): Promise<BloomLayout> {
+    const layout = await this.filter.publish(generations);
+    if (!layout) throw new Error('the Bloom filter layout was changed by another instance');
+    return layout;
+  }
+
+  /** Runs `change` under the layout lock; 'busy' when another instance holds it. */
+  private async locked<T>(change: (renew: () => Promise<void>) => Promise<T>): Promise<T | 'busy'> {
+    const lockKey = this.filter.lockKey;
     const token = randomUUID();
-    if (!(await this.store.setIfAbsent(lockKey, token, 10 * 60_000))) return 'busy';
+    if (!(await this.store.setIfAbsent(lockKey, token, LOCK_TTL_MS))) return 'busy';
+    let renewedAt = Date.now();
+    const renew = async () => {
+      if (Date.now() - renewedAt < LOCK_TTL_MS / 4) return;
+      renewedAt = Date.now();
+      if ((await this.store.get(lockKey)) !== token) throw new Error('the Bloom filter layout lock was lost');
+      await this.store.set(lockKey, token, LOCK_TTL_MS);
+    };
     try {
-      await this.filter.clear();
-      for await (const page of this.links.identifierPages(pageSize)) await this.filter.addMany(page.map((p) => bloomItem(p.domain, p.code)));
-      await this.filter.markBuilt();
-      return 'built';
+      return await change(renew);
     } finally {
       await this.store.deleteIfEquals(lockKey, token).catch(() => undefined);
     }
   }
 
+  /**
+   * Writes the pending bits every second until they go through. While the store has no layout at
+   * all, an item is kept for two graces, then dropped: by then any instance that knew a layout has
+   * written it back, so none did, and a build still to come scans the shards, which hold the link.
+   */
   private scheduleRetry(): void {
     if (this.retryTimer) return;
     this.retryTimer = setTimeout(async () => {
       this.retryTimer = null;
-      const items = this.pending.splice(0);
+      let entries = this.pending.splice(0);
       try {
-        await this.filter.addMany(items);
-      } catch {
-        this.pending.unshift(...items);
-        this.scheduleRetry();
+        await this.filter.addMany(entries.map((e) => e.item));
+      } catch (error) {
+        if (error instanceof BloomLayoutUnknown && error.absent) {
+          const keepFrom = Date.now() - 2 * this.filter.graceMs;
+          entries = entries.filter((e) => e.since >= keepFrom);
+        }
+        this.pending = entries.concat(this.pending);
+        if (this.pending.length) this.scheduleRetry();
       }
     }, 1000);
     this.retryTimer.unref();
+  }
+
+  /** Items whose bits wait for the store or the layout (tests, metrics). */
+  get pendingItems(): number {
+    return this.pending.length;
   }
 
   async close(): Promise<void> {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.upkeep) clearInterval(this.upkeep);
     this.retryTimer = this.upkeep = null;
+    this.filter.stop();
   }
 }

@@ -13,10 +13,14 @@ export const CacheKeys = {
   link: (id: ShortUrlIdentifier): string => `${PREFIX}link:${id.domain}:${id.code}`,
   /** The stampede lock of one link's shard look-up. */
   linkLock: (id: ShortUrlIdentifier): string => `${PREFIX}lock:${id.domain}:${id.code}`,
-  /** One bitmap of the Bloom filter of existing links. */
-  bloomPartition: (partition: number): string => `${PREFIX}bloom:links:${partition}`,
-  /** Held by the instance that rebuilds the Bloom filter. */
-  bloomRebuildLock: `${PREFIX}lock:bloom-rebuild`,
+  /** The Bloom filter's layout: its generations, their sizes and states (JSON with a version); `space` only in tests. */
+  bloomLayout: (space = ''): string => `${PREFIX}bloom:${space}layout`,
+  /** One bitmap (partition) of one generation of the Bloom filter of existing links. */
+  bloomPartition: (generation: string, partition: number): string => `${PREFIX}bloom:links:${generation}:${partition}`,
+  /** A partition of the single-generation filter of before issue 24: deleted by the first rebuild. */
+  legacyBloomPartition: (partition: number): string => `${PREFIX}bloom:links:${partition}`,
+  /** Held by the instance that changes the Bloom filter's layout (a rebuild, or a new generation). */
+  bloomRebuildLock: (space = ''): string => `${PREFIX}lock:bloom-rebuild${space ? `:${space}` : ''}`,
   /** The clicks taken against a link's maxClicks, by link id (a recreated alias starts at 0). */
   clickCounter: (linkId: string): string => `${PREFIX}clicks:${linkId}`,
   /** Password attempts of one visitor (client address) on one link. */

@@ -1,5 +1,5 @@
 import { Link, LinkRepository, NO_OPTIONS } from '@shortlink/links-domain';
-import { BloomFilter } from './bloom-filter';
+import { BloomFilter, planGeneration } from './bloom-filter';
 import { BloomMaintainer } from './bloom-maintainer';
 import { CacheKeys } from './cache-keys';
 import { CachedLinkWriter } from './cached-link-writer';
@@ -25,25 +25,30 @@ const link = (code: string, over: Partial<Link> = {}): Link => ({
 });
 
 describe('CachedLinkWriter', () => {
-  const setup = () => {
+  const setup = async () => {
     const store = new InMemoryCache();
-    const bloom = new BloomMaintainer(new BloomFilter(store, { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 }), store, {} as LinkRepository);
+    const filter = new BloomFilter(store, { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 });
+    // A layout of one open generation, as the redirect publishes it.
+    await filter.publish([planGeneration('g1', 1000, 0.005, 4, 'ready')]);
+    const bloom = new BloomMaintainer(filter, store, {} as LinkRepository);
     return { store, bloom, writer: new CachedLinkWriter(store, bloom, new CachePolicy('lru')) };
   };
 
   it('drops the null entries a scan left for new links, with their Bloom bits, in one call for a batch chunk', async () => {
-    const { store, bloom, writer } = setup();
+    const { store, bloom, writer } = await setup();
     const links = [link('aaaaaaa'), link('bbbbbbb'), link('ccccccc')];
     for (const l of links) store.values.set(CacheKeys.link(l), '');
     const calls = jest.spyOn(store, 'deleteAndSetBits');
     const bits = bloom.bitsOf(links);
+    expect(bits.length).toBeGreaterThan(0);
+    expect(bits.every((b) => b.key.startsWith('short:bloom:links:g1:'))).toBe(true);
     await writer.created(links);
     expect(calls.mock.calls).toEqual([[links.map((l) => CacheKeys.link(l)), bits]]);
     expect(links.filter((l) => store.values.has(CacheKeys.link(l)))).toEqual([]);
   });
 
   it('leaves the Bloom bits of a chunk to the background when the cache is down, and never fails the create', async () => {
-    const { store, bloom, writer } = setup();
+    const { store, bloom, writer } = await setup();
     const retried = jest.spyOn(bloom, 'retryLater');
     store.down = true;
     const links = [link('ddddddd'), link('eeeeeee')];
@@ -53,7 +58,7 @@ describe('CachedLinkWriter', () => {
   });
 
   it('writes an edited link through, never over a newer version, and a tombstone for a deleted one', async () => {
-    const { store, writer } = setup();
+    const { store, writer } = await setup();
     await writer.updated(link('fffffff', { targetUrl: 'https://example.com/new', version: 3 }));
     await writer.updated(link('fffffff', { targetUrl: 'https://example.com/old', version: 2 }));
     expect(JSON.parse(store.values.get(CacheKeys.link(link('fffffff')))!)).toMatchObject({ targetUrl: 'https://example.com/new', version: 3 });
@@ -64,7 +69,7 @@ describe('CachedLinkWriter', () => {
   });
 
   it('forgets a link whatever version the cache holds (a write that may or may not have committed), so a lookup reads the shard again', async () => {
-    const { store, writer } = setup();
+    const { store, writer } = await setup();
     await writer.updated(link('ggggggg', { version: 7 }));
     await writer.forget({ domain: 'sho.rt', code: 'ggggggg' });
     expect(store.values.has(CacheKeys.link(link('ggggggg')))).toBe(false);

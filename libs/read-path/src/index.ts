@@ -1,7 +1,19 @@
 // The read path (docs/design.md, "Redirect read path"): the caches, limits and budgets between a
 // redirect and the link shards, and the shared-cache port its adapters (data-access/cache) implement.
-export { BloomFilter, bloomItem } from './bloom-filter';
-export { BloomMaintainer } from './bloom-maintainer';
+export {
+  type BloomAnswer,
+  BloomFilter,
+  type BloomGeneration,
+  type BloomLayout,
+  type BloomOptions,
+  bloomItem,
+  bloomSize,
+  estimateItems,
+  generationBytes,
+  generationRate,
+  planGeneration,
+} from './bloom-filter';
+export { BloomMaintainer, GROW_AT, type RebuildReport, REBUILD_HEADROOM } from './bloom-maintainer';
 export { CacheKeys } from './cache-keys';
 export { CachePolicy } from './cache-policy';
 export { ClickQuota } from './click-quota';

@@ -46,6 +46,8 @@ export interface CacheStore {
   setBits(key: string, offsets: readonly number[]): Promise<void>;
   /** Reads the given bit offsets of a bitmap; a missing key reads as all zeros. */
   getBits(key: string, offsets: readonly number[]): Promise<number[]>;
+  /** Bits set in the bytes `startByte`..`endByte` (inclusive) of a bitmap (Redis BITCOUNT); a missing key counts 0. */
+  countBits(key: string, startByte: number, endByte: number): Promise<number>;
   /**
    * `del(keys)` and `setBits` of each bitmap, as one call: on Redis Cluster one script per node
    * instead of a command per key (batch creation's invalidations and Bloom bits of a chunk,

@@ -17,6 +17,7 @@ export class ReadPathMetrics implements RedirectObserver, ClickQuotaObserver {
   private readonly clickCountFlushFailures: Counter;
   private unflushedSource: () => number = () => 0;
   private l1Source: () => { entries: number; pinned: number; bytes: number } = () => ({ entries: 0, pinned: 0, bytes: 0 });
+  private bloomSource: () => { generations: number; capacity: number; bytes: number } = () => ({ generations: 0, capacity: 0, bytes: 0 });
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -62,7 +63,37 @@ export class ReadPathMetrics implements RedirectObserver, ClickQuotaObserver {
         this.set(l1().bytes);
       },
     });
+    const bloom = () => this.bloomSource();
+    new Gauge({
+      name: 'shortlink_redirect_bloom_generations',
+      help: 'Generations of the Bloom filter that lookups check (the layout this instance read)',
+      registers,
+      collect() {
+        this.set(bloom().generations);
+      },
+    });
+    new Gauge({
+      name: 'shortlink_redirect_bloom_capacity_links',
+      help: 'Links the checked generations of the Bloom filter are sized for, together',
+      registers,
+      collect() {
+        this.set(bloom().capacity);
+      },
+    });
+    new Gauge({
+      name: 'shortlink_redirect_bloom_bytes',
+      help: "Bytes the Bloom filter's bitmaps take in the shared cache, every generation of the layout",
+      registers,
+      collect() {
+        this.set(bloom().bytes);
+      },
+    });
     this.redisBreaker.set(0);
+  }
+
+  /** Where the Bloom gauges are read from on each scrape. */
+  readBloom(source: () => { generations: number; capacity: number; bytes: number }): void {
+    this.bloomSource = source;
   }
 
   /** Where the L1 gauges are read from on each scrape. */

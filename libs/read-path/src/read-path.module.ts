@@ -49,8 +49,12 @@ export class ReadPathModule {
         bloomMaintainer(config),
         {
           provide: LINK_CACHE_WRITER,
-          inject: [CACHE_STORE, BloomMaintainer],
-          useFactory: (cache: CacheStore, bloom: BloomMaintainer) => new CachedLinkWriter(cache, bloom, new CachePolicy(config.redirect.policy)),
+          inject: [CACHE_STORE, BloomMaintainer, Lifecycle],
+          useFactory: (cache: CacheStore, bloom: BloomMaintainer, lifecycle: Lifecycle) => {
+            // Creates write their Bloom bits into the generations of the layout this instance reads.
+            lifecycle.manage({ start: () => bloom.follow() });
+            return new CachedLinkWriter(cache, bloom, new CachePolicy(config.redirect.policy));
+          },
         },
       ],
       exports: [LINK_CACHE_WRITER],
@@ -91,6 +95,7 @@ export class ReadPathModule {
             const logger = appLogger.scoped('ReadPath');
             const l1 = new L1Cache(r.l1);
             metrics.readL1Size(() => l1.size);
+            metrics.readBloom(() => bloom.filter.describe());
             const pipeline = new RedirectPipeline(
               {
                 cache,
@@ -123,9 +128,11 @@ export class ReadPathModule {
             lifecycle.manage({
               start: () => {
                 if (r.bloom.enabled && r.sharedCacheEnabled) {
-                  bloom.keepBuilt(BLOOM_CHECK_MS, (outcome) =>
-                    outcome === 'rebuilt' ? logger.log('Bloom filter rebuilt from the shards') : logger.warn(`Bloom filter check failed: ${outcome.message}`),
-                  );
+                  bloom.keepBuilt(BLOOM_CHECK_MS, (outcome) => {
+                    if (outcome === 'rebuilt') logger.log('Bloom filter rebuilt from the shards');
+                    else if (outcome === 'grown') logger.log(`Bloom filter grown: ${JSON.stringify(bloom.filter.describe())}`);
+                    else logger.warn(`Bloom filter check failed: ${outcome.message}`);
+                  });
                 }
                 saving = setInterval(saveHotLinks, r.snapshot.intervalMs);
                 saving.unref();

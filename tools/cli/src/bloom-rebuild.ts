@@ -1,32 +1,44 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@shortlink/config';
 import { LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
-import { BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore } from '@shortlink/read-path';
+import { BloomFilter, BloomMaintainer, CACHE_STORE, CacheStore, generationBytes } from '@shortlink/read-path';
 import { withPorts } from '@shortlink/wiring';
 
 /**
- * `npm run bloom:rebuild`: rebuilds the Bloom filter of existing links from every shard. Safe to
- * run while redirects are served: until it marks the filter built, lookups treat it as "unknown"
- * and go to the shard; a concurrent rebuild elsewhere makes this one report "busy".
+ * `npm run bloom:rebuild [-- --expected=N]`: rebuilds the Bloom filter of existing links from every
+ * shard into one generation sized for 1.5 × the links expected (N, or estimated from the generations
+ * in use; at least BLOOM_CAPACITY), then drops the old generations (docs/design.md, "Redirect read
+ * path"). Safe while redirects are served: they keep checking the old generations until the new one
+ * is complete and every instance knows it; a change of the layout under way elsewhere makes this one
+ * report "busy" (exit code 3).
  */
 async function main() {
   const config = loadConfig(process.env);
+  const arg = process.argv.find((a) => a.startsWith('--expected='));
+  const expected = arg ? Number(arg.slice('--expected='.length)) : undefined;
+  if (expected !== undefined && !(Number.isInteger(expected) && expected >= 0)) throw new Error('--expected must be a whole number of links');
   await withPorts(config, [CACHE_STORE, LINK_REPOSITORY], async (get) => {
     const started = Date.now();
     const cache = get<CacheStore>(CACHE_STORE);
     const filter = new BloomFilter(cache, config.redirect.bloom);
-    const result = await new BloomMaintainer(filter, cache, get<LinkRepository>(LINK_REPOSITORY)).rebuild();
+    const report = await new BloomMaintainer(filter, cache, get<LinkRepository>(LINK_REPOSITORY)).rebuild(5000, expected);
     console.log(
       JSON.stringify({
-        result,
-        partitions: filter.options.partitions,
-        bitsPerPartition: filter.bitsPerPartition,
-        hashes: filter.hashes,
-        capacity: filter.options.capacity,
+        result: report.outcome,
+        links: report.links,
+        generations: (report.layout?.generations ?? []).map((g) => ({
+          id: g.id,
+          capacity: g.capacity,
+          falsePositiveRate: g.falsePositiveRate,
+          partitions: g.partitions,
+          bitsPerPartition: g.bitsPerPartition,
+          hashes: g.hashes,
+          bytes: generationBytes(g),
+        })),
         ms: Date.now() - started,
       }),
     );
-    process.exitCode = result === 'built' ? 0 : 3;
+    process.exitCode = report.outcome === 'built' ? 0 : 3;
   });
 }
 

@@ -1,19 +1,22 @@
 import { createWriteStream } from 'fs';
 import { parseArgs } from 'util';
+import { loadClientConfig } from '@shortlink/config';
 import { exportLinks } from '@shortlink/link-transfer';
+import { createShortlinkClient } from '@shortlink/sdk';
 
 /**
  * `npm run links:export -- [--out links.csv]`: the tenant's links (its key: SHORTLINK_API_KEY) as
- * CSV through the export API, newest first, every field in the columns links:import reads back, a
- * password as its argon2id hash (the key needs links:write for those; the file is as sensitive).
+ * CSV through the export API and the SDK (@shortlink/sdk), newest first, every field in the columns
+ * links:import reads back, a password as its argon2id hash (the key needs links:write for those;
+ * the file is as sensitive). The API: --api, else SHORTLINK_API_URL.
  */
 const USAGE =
-  'usage: npm run links:export -- [--api http://127.0.0.1:8081] [--out links.csv] [--tag T] [--domain D] [--status active|disabled|expired]\nthe API key: SHORTLINK_API_KEY';
+  'usage: npm run links:export -- [--api URL] [--out links.csv] [--tag T] [--domain D] [--status active|disabled|expired]\nsettings: SHORTLINK_API_KEY (the key), SHORTLINK_API_URL (default http://127.0.0.1:8081; --api overrides it)';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
-      api: { type: 'string', default: 'http://127.0.0.1:8081' },
+      api: { type: 'string' },
       out: { type: 'string' },
       tag: { type: 'string' },
       domain: { type: 'string' },
@@ -21,7 +24,8 @@ async function main(): Promise<number> {
       help: { type: 'boolean', default: false },
     },
   });
-  const apiKey = process.env.SHORTLINK_API_KEY;
+  const settings = loadClientConfig(process.env);
+  const apiKey = settings.apiKey;
   const status = values.status as 'active' | 'disabled' | 'expired' | undefined;
   if (values.help || !apiKey || (status && !['active', 'disabled', 'expired'].includes(status))) {
     console.error(USAGE);
@@ -29,8 +33,7 @@ async function main(): Promise<number> {
   }
   const output = values.out ? createWriteStream(values.out) : process.stdout;
   const exported = await exportLinks({
-    api: values.api!,
-    apiKey,
+    client: createShortlinkClient({ baseUrl: values.api ?? settings.apiUrl, apiKey, retries: 20 }),
     output,
     tag: values.tag,
     domain: values.domain,

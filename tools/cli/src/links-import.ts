@@ -1,6 +1,7 @@
 import { createWriteStream } from 'fs';
 import { parseArgs } from 'util';
 import { SingleBar } from 'cli-progress';
+import { loadClientConfig } from '@shortlink/config';
 import { Format, FORMATS, importLinks } from '@shortlink/link-transfer';
 
 /**
@@ -10,15 +11,15 @@ import { Format, FORMATS, importLinks } from '@shortlink/link-transfer';
  * (not the command line, where other users of the machine could read it). Column mapping: README,
  * "Import and export".
  */
-const USAGE = `usage: npm run links:import -- <file.csv|kutt.json> [--api http://127.0.0.1:8081] [--out results.csv]
+const USAGE = `usage: npm run links:import -- <file.csv|kutt.json> [--api URL] [--out results.csv]
        [--format ${FORMATS.join('|')}] [--no-codes] [--keep-domains] [--idempotency-key KEY] [--batch-rows 100000]
-the API key: SHORTLINK_API_KEY`;
+settings: SHORTLINK_API_KEY (the key), SHORTLINK_API_URL (default http://127.0.0.1:8081; --api overrides it)`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      api: { type: 'string', default: 'http://127.0.0.1:8081' },
+      api: { type: 'string' },
       out: { type: 'string' },
       format: { type: 'string' },
       'no-codes': { type: 'boolean', default: false },
@@ -29,7 +30,8 @@ async function main(): Promise<number> {
     },
   });
   const file = positionals[0];
-  const apiKey = process.env.SHORTLINK_API_KEY;
+  const settings = loadClientConfig(process.env);
+  const apiKey = settings.apiKey;
   if (values.help || !file || !apiKey || (values.format && !FORMATS.includes(values.format as Format))) {
     console.error(USAGE);
     return values.help ? 0 : 2;
@@ -44,7 +46,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   let barStarted = false;
   const summary = await importLinks({
-    api: values.api!,
+    api: values.api ?? settings.apiUrl,
     apiKey,
     file,
     results: createWriteStream(out),

@@ -1,27 +1,19 @@
 /**
- * The console's API client: openapi-fetch over the types generated from the generation app's
- * OpenAPI document (generation-api.ts, `npm run console:api-types`), so an API change that breaks
- * the console breaks its type check. Same origin: the session cookie goes along, and every write
- * carries the session's CSRF token (x-csrf-token) from /api/v1/me or the sign-in answer.
+ * The console's API client: the SDK's (libs/sdk, `@shortlink/sdk`: openapi-fetch over the types
+ * generated from the generation app's OpenAPI document, `npm run sdk:api-types`), so an API change
+ * that breaks the console breaks its type check. Same origin: the session cookie goes along, and
+ * every write carries the session's CSRF token (x-csrf-token) from /api/v1/me or the sign-in answer.
  */
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './generation-api';
+import { createShortlinkClient, type Middleware, problemOf as sdkProblemOf, type Problem as SdkProblem, type Schemas as SdkSchemas } from '@shortlink/sdk';
 
-export type Schemas = components['schemas'];
+export type Schemas = SdkSchemas;
 export type Link = Schemas['Link'];
 export type Me = Schemas['Me'];
 export type Role = NonNullable<Me['role']>;
 export type Scope = Me['scopes'][number];
 
 /** application/problem+json (RFC 9457) with the stable code; VALIDATION_FAILED lists each field. */
-export interface Problem {
-  status: number;
-  code: string;
-  title?: string;
-  detail: string;
-  errors?: Array<{ in: string; path: string; message: string }>;
-  [extra: string]: unknown;
-}
+export type Problem = SdkProblem;
 
 let csrfToken: string | null = null;
 export const setCsrfToken = (token: string | null) => (csrfToken = token);
@@ -33,15 +25,11 @@ const csrf: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+export const api = createShortlinkClient({ baseUrl: '', credentials: 'same-origin' });
 api.use(csrf);
 
-/** A problem from an openapi-fetch error (or a network failure), never undefined. */
-export function problemOf(error: unknown, response?: Response): Problem {
-  if (error && typeof error === 'object' && 'code' in error && 'detail' in error) return error as Problem;
-  if (error instanceof Error) return { status: 0, code: 'NETWORK', detail: `The API did not answer: ${error.message}` };
-  return { status: response?.status ?? 0, code: 'UNEXPECTED', detail: `The API answered ${response?.status ?? 'nothing'}` };
-}
+/** A problem from an openapi-fetch error (or a network failure), never undefined (the SDK's problemOf). */
+export const problemOf: (error: unknown, response?: Response) => Problem = sdkProblemOf;
 
 /** The message for one field: VALIDATION_FAILED's issue at that path (or below it), or the problem when its code concerns the field. */
 export function fieldError(problem: Problem | null, field: string, codes: readonly string[] = []): string | null {

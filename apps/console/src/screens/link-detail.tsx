@@ -90,9 +90,14 @@ export function LinkDetail({ session, code, domain }: { session: Session; code: 
         >
           Copy short URL
         </button>
+        {session.can('analytics:read') && (
+          <a class="button secondary" id="link-analytics" href={`#/analytics?code=${encodeURIComponent(link.code)}&domain=${encodeURIComponent(link.domain)}`}>
+            Analytics
+          </a>
+        )}
         {session.dashboardUrl && session.can('analytics:read') && (
           <a class="button secondary" id="analytics" href={session.dashboardUrl} target="_blank" rel="noopener">
-            Analytics
+            Dashboard
           </a>
         )}
         <button type="button" class="secondary" id="qr-svg" onClick={() => qr('svg')}>

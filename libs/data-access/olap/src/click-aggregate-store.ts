@@ -205,7 +205,16 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
   }
 
   async series(scope: LinkScope, range: RangeQuery): Promise<SeriesResult> {
-    const where = `${this.linkWhere(scope)} AND ${timeWhere(range)}`;
+    return this.seriesWhere(this.linkWhere(scope), range);
+  }
+
+  async tenantSeries(tenantId: string, domain: string | null, range: RangeQuery): Promise<SeriesResult> {
+    return this.seriesWhere(`tenant_id = ${sqlString(tenantOf(tenantId))}${domain === null ? '' : ` AND domain = ${sqlString(domain)}`}`, range);
+  }
+
+  /** A series and its totals over the rows `scope` (a SQL condition) selects. */
+  private async seriesWhere(scope: string, range: RangeQuery): Promise<SeriesResult> {
+    const where = `${scope} AND ${timeWhere(range)}`;
     const table = `${this.db}.link_${granularity(range.granularity)}`;
     // Aliases differ from every column (ts, n_*): 18.16 lets SELECT aliases leak into WHERE and
     // into other expressions, so `... AS t` would turn the filter into a number comparison.

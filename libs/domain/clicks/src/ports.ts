@@ -201,6 +201,8 @@ export interface ClickAggregateStore {
   /** Producer marks of the source written since `sinceEpochSeconds` (older producers are gone). */
   producerMarks(source: string, sinceEpochSeconds: number): Promise<ProducerMark[]>;
   series(scope: LinkScope, range: RangeQuery): Promise<SeriesResult>;
+  /** The clicks of all the tenant's links (or those of one domain) together: series and totals as `series` gives them for one link. */
+  tenantSeries(tenantId: string, domain: string | null, range: RangeQuery): Promise<SeriesResult>;
   breakdown(scope: LinkScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]>;
   topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number): Promise<TopLinkRow[]>;
   orphans(query: OrphanQuery): Promise<OrphanResult>;

@@ -34,6 +34,7 @@ import { DashboardController } from './dashboard.controller';
 import { LiveClickHub } from './live/live-click-hub';
 import { LinkTagCache } from './live/live-filter';
 import { LIVE_TAG_LOOKUP, StreamController } from './live/stream.controller';
+import { OverviewController } from './overview.controller';
 import { RetentionJob } from './retention-job';
 import { StatsController } from './stats.controller';
 import { WebhookDelivery } from './webhook-delivery';
@@ -78,7 +79,7 @@ export class AnalyticsFeatureModule {
     return {
       module: AnalyticsFeatureModule,
       // ClickConsumer is the click bus's event handler (connectClickConsumer, click-transport.ts).
-      controllers: [StatsController, StreamController, DashboardController, SessionController, ClickConsumer],
+      controllers: [StatsController, OverviewController, StreamController, DashboardController, SessionController, ClickConsumer],
       providers: [
         ...API_ACCESS_PROVIDERS,
         // People sign in here too (the dashboard's form): the same sessions and guard as the generation app.

@@ -81,6 +81,7 @@ import {
   TenantStore,
 } from '@shortlink/tenants-domain';
 import { AdminController } from './admin.controller';
+import { ConsoleAnalyticsRelay } from './console-analytics-relay';
 import { ConsoleController } from './console.controller';
 import { AuditLogController } from './audit/audit-log.controller';
 import { LinkAudit } from './audit/link-audit';
@@ -216,6 +217,7 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         SessionController,
         AuthController,
         ConsoleController,
+        ConsoleAnalyticsRelay,
         ...(options.extensions ?? []).flatMap((e) => e.controllers ?? []),
       ],
       providers: [

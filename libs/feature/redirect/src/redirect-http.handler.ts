@@ -409,11 +409,11 @@ export class RedirectHttpHandler {
   private card(visit: Visit, link: CachedLink): void {
     const { req } = visit;
     const id = visit.id!;
-    const shortUrl = `${this.addresses.isHttps(req) ? 'https' : 'http'}://${id.domain}/${id.code}`;
-    const next = link.rules?.passwordHash === undefined ? link.targetUrl : shortUrl;
     if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, id, visit.source);
     this.metrics.status(200);
-    sendSocialCard(visit.res, this.cards.bodyOf(link, link.social!, shortUrl, next), req.method === 'HEAD');
+    const target = link.rules?.passwordHash === undefined ? link.targetUrl : null;
+    const card = this.cards.cardOf(link, link.social!, this.addresses.isHttps(req), id.domain, id.code, target);
+    sendSocialCard(visit.res, card, req.method === 'HEAD');
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 

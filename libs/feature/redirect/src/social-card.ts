@@ -27,9 +27,15 @@ export function socialCardHtml(social: LinkSocial, shortUrl: string, next: strin
   const to = escapeHtml(next);
   return (
     `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(social.title)}</title>${tags}` +
-    `<meta http-equiv="refresh" content="0;url=${to}"><meta name="robots" content="noindex"></head>` +
+    `<meta http-equiv="refresh" content="0;url=${to}"><meta name="robots" content="noindex"><meta name="referrer" content="no-referrer"></head>` +
     `<body><a href="${to}">${escapeHtml(social.title)}</a></body></html>`
   );
+}
+
+/** A rendered card: the HTML as a string (so that Node writes head and body as one chunk) and its length in bytes. */
+export interface RenderedCard {
+  readonly html: string;
+  readonly contentLength: string;
 }
 
 /**
@@ -38,27 +44,38 @@ export function socialCardHtml(social: LinkSocial, shortUrl: string, next: strin
  * Bots ask for the same few links in bursts; a card answer then costs a lookup and a write.
  */
 export class SocialCards {
-  private readonly rendered = new WeakMap<object, { readonly shortUrl: string; readonly body: Buffer }>();
+  private readonly rendered = new WeakMap<object, { readonly https: boolean; readonly domain: string; readonly card: RenderedCard }>();
 
-  bodyOf(entry: object, social: LinkSocial, shortUrl: string, next: string): Buffer {
+  /**
+   * The card of `entry` reached at `scheme://domain/code`, leading to `target`, or to the short URL
+   * itself when `target` is null (a password link's target stays hidden). A cached card costs a
+   * lookup and two comparisons, no string building and no allocation.
+   */
+  cardOf(entry: object, social: LinkSocial, https: boolean, domain: string, code: string, target: string | null): RenderedCard {
     const known = this.rendered.get(entry);
-    if (known !== undefined && known.shortUrl === shortUrl) return known.body;
-    const body = Buffer.from(socialCardHtml(social, shortUrl, next));
-    this.rendered.set(entry, { shortUrl, body });
-    return body;
+    if (known !== undefined && known.https === https && known.domain === domain) return known.card;
+    const shortUrl = `${https ? 'https' : 'http'}://${domain}/${code}`;
+    const html = socialCardHtml(social, shortUrl, target ?? shortUrl);
+    const card = { html, contentLength: String(Buffer.byteLength(html)) };
+    this.rendered.set(entry, { https, domain, card });
+    return card;
   }
 }
 
-/** Writes a card: 200, HTML, the strict CSP above, not kept by shared caches (the same URL redirects people). */
-export function sendSocialCard(res: ServerResponse, body: Buffer, head: boolean): void {
+/**
+ * Writes a card: 200, HTML, the strict CSP above, kept by no cache (the same URL redirects people).
+ * Each header costs Node a validation per answer, so the card sends only those a header must carry
+ * (docs/design.md, "Link options"): the referrer policy is a meta tag of the page, and no `Vary`
+ * is needed on an answer that `no-store` keeps out of every cache.
+ */
+export function sendSocialCard(res: ServerResponse, card: RenderedCard, head: boolean): void {
   res.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
-    'content-length': String(body.length),
+    'content-length': card.contentLength,
     'content-security-policy': CARD_CSP,
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
     'cache-control': 'private, no-store',
-    vary: 'User-Agent',
   });
-  res.end(head ? undefined : body);
+  if (head) res.end();
+  else res.end(card.html, 'utf8');
 }

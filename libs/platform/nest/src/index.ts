@@ -6,6 +6,7 @@ export {
   API_ACCESS_PORTS,
   API_ACCESS_PROVIDERS,
   ApiKeyGuard,
+  AUTH_FAILURE_LIMITER,
   auditActorOf,
   auditContextOf,
   type AuthenticatedRequest,

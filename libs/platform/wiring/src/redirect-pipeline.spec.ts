@@ -61,6 +61,7 @@ class SwitchableStore implements CacheStore {
     this.guard(() => this.inner.reserveBelow(k, limit, wanted, floor, seed));
   setBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.setBits(k, o));
   getBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.getBits(k, o));
+  countBits = (k: string, s: number, e: number) => this.guard(() => this.inner.countBits(k, s, e));
   deleteAndSetBits = (k: readonly string[], b: readonly BitmapBits[]) => this.guard(() => this.inner.deleteAndSetBits(k, b));
   ping = () => this.guard(() => this.inner.ping());
   close = () => this.inner.close();
@@ -125,14 +126,16 @@ describe('RedirectPipeline on the embedded adapters', () => {
     shards = ['s0', 's1'].map((n) => new SqliteLinkShardStore(n, join(dir, `${n}.sqlite`)));
     repo = new ShardedLinkRepository(new ConsistentHashRing(shards.map((s) => ({ name: s.shardName }))), shards);
     store = new SwitchableStore(new MemoryCacheStore(10_000));
-    bloom = new BloomFilter(store, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 4 });
+    bloom = new BloomFilter(store, { capacity: 10_000, falsePositiveRate: 0.01, partitions: 4, refreshMs: 50 });
     snapshotEntries = [];
     const stored = [link('hot1234'), link('cold123'), link('gone123', { status: 'disabled' }), link('old1234', { expiresAt: new Date(1000) })];
     await repo.insertInStatements(stored, 1000);
     await new BloomMaintainer(bloom, store, repo).rebuild();
+    await bloom.follow();
   });
 
   afterEach(async () => {
+    bloom.stop();
     for (const s of shards) await s.close();
     rmSync(dir, { recursive: true, force: true });
   });

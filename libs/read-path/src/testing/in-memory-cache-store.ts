@@ -74,6 +74,9 @@ export class InMemoryCache implements CacheStore {
   async getBits(_k: string, offsets: readonly number[]) {
     return offsets.map(() => 0);
   }
+  async countBits() {
+    return 0;
+  }
   /** Bitmaps are not kept here (as `setBits`): only the deletes. */
   async deleteAndSetBits(keys: readonly string[], _bitmaps: readonly BitmapBits[]) {
     await this.del(keys);

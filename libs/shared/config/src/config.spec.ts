@@ -94,6 +94,11 @@ describe('loadConfig', () => {
       passwordMinLength: 12,
     });
     expect(loadConfig({ SHORTLINK_ANALYTICS_URL: 'https://stats.example/' }).people.analyticsUrl).toBe('https://stats.example');
+    expect(d.analyticsApiUrl).toBe('http://127.0.0.1:8082');
+    expect(loadConfig({ HOST: '0.0.0.0', ANALYTICS_PORT: '9999' }).people.analyticsApiUrl).toBe('http://127.0.0.1:9999');
+    expect(
+      loadConfig({ SHORTLINK_ANALYTICS_URL: 'https://stats.example/', SHORTLINK_ANALYTICS_API_URL: 'http://analytics.internal:8082/' }).people.analyticsApiUrl,
+    ).toBe('http://analytics.internal:8082');
     expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false });
     expect(d.signInThrottle).toEqual({ perAccount: 10, perAddress: 50, windowMs: 300_000 });
     const c = loadConfig({ SHORTLINK_CONSOLE_URL: 'https://console.example/', SMTP_URL: 'smtp://u:p@mail.example:587', SESSION_IDLE_MINUTES: '30' }).people;

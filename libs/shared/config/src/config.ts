@@ -128,6 +128,19 @@ export const envSchema = z.object({
   SHORTLINK_CONSOLE_URL: z.string().url().optional(),
   /** The analytics app's address, where the console opens a link's analytics (the dashboard, in the same session); default: the console's host on ANALYTICS_PORT. */
   SHORTLINK_ANALYTICS_URL: z.string().url().optional(),
+  /**
+   * Where the generation app reaches the analytics app's query API for the console (server to
+   * server: GET /api/analytics/v1/… is relayed there with the person's session); default:
+   * SHORTLINK_ANALYTICS_URL, else http://127.0.0.1:ANALYTICS_PORT (HOST when it names one address).
+   */
+  SHORTLINK_ANALYTICS_API_URL: z.string().url().optional(),
+  /**
+   * The API clients' settings (the `shortlink` CLI, links:import, links:export; loadClientConfig,
+   * client-config.ts), never read by the apps: the generation API's address (default
+   * http://127.0.0.1:8081) and the key they send as x-api-key.
+   */
+  SHORTLINK_API_URL: z.string().url().optional(),
+  SHORTLINK_API_KEY: z.string().min(1).optional(),
   INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   SMTP_URL: z
     .string()
@@ -279,6 +292,10 @@ export const envSchema = z.object({
   BLOOM_CAPACITY: z.coerce.number().int().min(1000).default(1_000_000),
   BLOOM_FP_RATE: z.coerce.number().gt(0).lt(0.5).default(0.01),
   BLOOM_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(16),
+  /** Each new generation of the Bloom filter holds this many times the links of the one before (docs/design.md, "Redirect read path"). */
+  BLOOM_GROWTH: z.coerce.number().min(1.5).max(16).default(2),
+  /** How often every instance reads the Bloom filter's layout; one that could not for 3 × this answers "unknown". */
+  BLOOM_LAYOUT_REFRESH_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
   HOT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   HOT_BUCKET_SECONDS: z.coerce.number().int().min(1).default(10),
   HOT_THRESHOLD: z.coerce.number().int().min(1).default(50),
@@ -435,6 +452,8 @@ export interface AppConfig {
     readonly acceptUrl: string;
     /** Where the console opens the analytics dashboard (SHORTLINK_ANALYTICS_URL); null: the console's host on ANALYTICS_PORT. */
     readonly analyticsUrl: string | null;
+    /** Where the generation app relays the console's analytics reads (SHORTLINK_ANALYTICS_API_URL), without a trailing slash. */
+    readonly analyticsApiUrl: string;
     readonly invitationTtlMs: number;
     readonly mail: { readonly smtpUrl: string | null; readonly from: string };
     readonly passwordMinLength: number;
@@ -489,7 +508,14 @@ export interface AppConfig {
     readonly policy: Env['CACHE_POLICY'];
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
     readonly sharedCacheEnabled: boolean;
-    readonly bloom: { readonly enabled: boolean; readonly capacity: number; readonly falsePositiveRate: number; readonly partitions: number };
+    readonly bloom: {
+      readonly enabled: boolean;
+      readonly capacity: number;
+      readonly falsePositiveRate: number;
+      readonly partitions: number;
+      readonly growth: number;
+      readonly refreshMs: number;
+    };
     readonly hot: { readonly windowSeconds: number; readonly bucketSeconds: number; readonly threshold: number; readonly maxTrackedKeys: number };
     readonly lock: { readonly ttlMs: number; readonly waitMs: number; readonly pollMs: number };
     readonly dbConcurrency: number;
@@ -648,6 +674,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     people: {
       acceptUrl: `${consoleUrl}/accept-invitation`,
       analyticsUrl: e.SHORTLINK_ANALYTICS_URL?.replace(/\/+$/, '') ?? null,
+      analyticsApiUrl: (e.SHORTLINK_ANALYTICS_API_URL ?? e.SHORTLINK_ANALYTICS_URL ?? `http://${loopbackOf(e.HOST)}:${e.ANALYTICS_PORT}`).replace(/\/+$/, ''),
       invitationTtlMs: e.INVITATION_TTL_HOURS * 3_600_000,
       mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
       passwordMinLength: e.PASSWORD_MIN_LENGTH,
@@ -719,7 +746,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         negativeTtlMs: e.REDIRECT_L1_NEGATIVE_TTL_MS,
       },
       sharedCacheEnabled: e.REDIRECT_REDIS_ENABLED,
-      bloom: { enabled: e.BLOOM_ENABLED, capacity: e.BLOOM_CAPACITY, falsePositiveRate: e.BLOOM_FP_RATE, partitions: e.BLOOM_PARTITIONS },
+      bloom: {
+        enabled: e.BLOOM_ENABLED,
+        capacity: e.BLOOM_CAPACITY,
+        falsePositiveRate: e.BLOOM_FP_RATE,
+        partitions: e.BLOOM_PARTITIONS,
+        growth: e.BLOOM_GROWTH,
+        refreshMs: e.BLOOM_LAYOUT_REFRESH_MS,
+      },
       hot: { windowSeconds: e.HOT_WINDOW_SECONDS, bucketSeconds: e.HOT_BUCKET_SECONDS, threshold: e.HOT_THRESHOLD, maxTrackedKeys: e.HOT_MAX_TRACKED },
       lock: { ttlMs: e.LOCK_TTL_MS, waitMs: e.LOCK_WAIT_MS, pollMs: e.LOCK_POLL_MS },
       dbConcurrency: e.DB_CONCURRENCY,
@@ -789,4 +823,10 @@ function parseHostPort(value: string, name: string, violations: string[]): { hos
     return { host: value, port: 0 };
   }
   return { host: m[1], port: Number(m[2]) };
+}
+
+/** The address a process reaches its own host's app on: HOST when it names one address, else the loopback (a wildcard is no destination). */
+function loopbackOf(host: string): string {
+  if (host === '' || host === '0.0.0.0' || host === '::' || host === '[::]') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }

@@ -1,5 +1,15 @@
 import { stringify } from 'csv-stringify';
 import type { Writable } from 'stream';
+import {
+  type ExportedLink as ApiExportedLink,
+  createShortlinkClient,
+  exportPages,
+  isShortlinkApiError,
+  type Link,
+  type LinkFilters,
+  linkPages,
+  type ShortlinkClient,
+} from '@shortlink/sdk';
 import { guardCell } from './csv-cells';
 import { flushed } from './csv-import';
 import { EXPORT_COLUMNS, type ExportedLink, exportRow } from './export-rows';
@@ -7,8 +17,10 @@ import { EXPORT_COLUMNS, type ExportedLink, exportRow } from './export-rows';
 export { EXPORT_COLUMNS, type ExportedLink, exportRow } from './export-rows';
 
 export interface ExportOptions {
-  readonly api: string;
-  readonly apiKey: string;
+  /** The generation API and the key to read it with, or `client`: a client of the SDK (@shortlink/sdk). */
+  readonly api?: string;
+  readonly apiKey?: string;
+  readonly client?: ShortlinkClient;
   readonly output: Writable;
   /** Only links with this tag / on this domain / in this status. */
   readonly tag?: string;
@@ -19,43 +31,42 @@ export interface ExportOptions {
   readonly onWarning?: (message: string) => void;
 }
 
-/** The export route (with password hashes, links:read and links:write), and the list that any reading key may use. */
-const EXPORT_PATH = '/api/v1/export/links';
-const LIST_PATH = '/api/v1/links';
-
 /**
  * Writes a tenant's links as CSV, newest first, a page of 100 at a time through the export route
- * and its cursor (waiting out 429s); only one page is held at a time. A key without links:write
- * gets the list instead, without password hashes: the warning says so, and those links import
- * disabled (`passwordProtected` without `passwordHash`). Every text cell is guarded against
- * spreadsheet formulas (csv-cells.ts).
+ * and its cursor (the SDK's paging; 429s waited out); only one page is held at a time. A key
+ * without links:write gets the list instead, without password hashes: the warning says so, and
+ * those links import disabled (`passwordProtected` without `passwordHash`). Every text cell is
+ * guarded against spreadsheet formulas (csv-cells.ts). A failure throws the SDK's
+ * ShortlinkApiError (the problem's code and detail).
  */
 export async function exportLinks(o: ExportOptions): Promise<number> {
+  if (!o.client && !o.api) throw new Error('exportLinks: give `api` (and `apiKey`) or `client`');
+  const client = o.client ?? createShortlinkClient({ baseUrl: o.api!, apiKey: o.apiKey, retries: 20 });
+  const filters: LinkFilters = {
+    limit: 100,
+    ...(o.tag ? { tag: o.tag } : {}),
+    ...(o.domain ? { domain: o.domain } : {}),
+    ...(o.status ? { status: o.status } : {}),
+  };
   const out = exportWriter();
   out.pipe(o.output);
-  let path = EXPORT_PATH;
-  let cursor: string | null = null;
   let exported = 0;
-  do {
-    const query = new URLSearchParams({ limit: '100' });
-    if (cursor) query.set('cursor', cursor);
-    if (o.tag) query.set('tag', o.tag);
-    if (o.domain) query.set('domain', o.domain);
-    if (o.status) query.set('status', o.status);
-    const url = (p: string) => `${o.api.replace(/\/$/, '')}${p}?${query}`;
-    let page = await getJson<{ links: ExportedLink[]; nextCursor: string | null }>(url(path), o.apiKey, path === EXPORT_PATH && exported === 0);
-    if (page === null) {
-      o.onWarning?.('this key lacks links:write, so the export carries no password hashes: password-protected links will import disabled');
-      path = LIST_PATH;
-      page = (await getJson<{ links: ExportedLink[]; nextCursor: string | null }>(url(path), o.apiKey, false))!;
+  const write = async (links: ReadonlyArray<ApiExportedLink | Link>) => {
+    for (const l of links) {
+      // The API's link (the SDK's type) as the rows read it: the same fields, looser types (the fixtures write them by hand).
+      if (!out.write(exportRow(l as unknown as ExportedLink))) await new Promise((r) => out.once('drain', r));
     }
-    for (const l of page.links) {
-      if (!out.write(exportRow(l))) await new Promise((r) => out.once('drain', r));
-    }
-    exported += page.links.length;
+    exported += links.length;
     o.onProgress?.(exported);
-    cursor = page.nextCursor;
-  } while (cursor);
+  };
+  try {
+    for await (const page of exportPages(client, filters)) await write(page.items);
+  } catch (error) {
+    // Only the first page falls back: a key that loses the scope in the middle of an export fails.
+    if (exported > 0 || !isShortlinkApiError(error, 'INSUFFICIENT_SCOPE')) throw error;
+    o.onWarning?.('this key lacks links:write, so the export carries no password hashes: password-protected links will import disabled');
+    for await (const page of linkPages(client, filters)) await write(page.items);
+  }
   out.end();
   await flushed(o.output);
   return exported;
@@ -63,18 +74,3 @@ export async function exportLinks(o: ExportOptions): Promise<number> {
 
 /** The CSV writer of an export: our columns, every text cell guarded, booleans as true/false. */
 export const exportWriter = () => stringify({ header: true, columns: [...EXPORT_COLUMNS], cast: { string: guardCell, boolean: (b) => String(b) } });
-
-/** The answer's JSON; null when `scopeMayLack` and the key lacks the route's scope (403 INSUFFICIENT_SCOPE). */
-async function getJson<T>(url: string, apiKey: string, scopeMayLack: boolean): Promise<T | null> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
-    if (res.status === 200) return (await res.json()) as T;
-    const text = await res.text();
-    if (scopeMayLack && res.status === 403 && /"code":"INSUFFICIENT_SCOPE"/.test(text)) return null;
-    if ((res.status === 429 || res.status === 503) && attempt < 20) {
-      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
-      continue;
-    }
-    throw new Error(`the API answered ${res.status}: ${text.slice(0, 300)}`);
-  }
-}

@@ -178,5 +178,17 @@ export function describeCacheStoreAtomicsContract(backend: string, open: () => P
       await store.setBits(k, [0, 9, 123_456]);
       expect(await store.getBits(k, [0, 1, 9, 123_456, 123_457])).toEqual([1, 0, 1, 1, 0]);
     });
+
+    it('counts the bits set in a byte range of a bitmap (BITCOUNT, ends included), 0 for a missing key', async () => {
+      const k = key('bitcount');
+      expect(await store.countBits(k, 0, 100)).toBe(0);
+      await store.setBits(k, [0, 7, 8, 9, 800, 8000]);
+      expect(await store.countBits(k, 0, 0)).toBe(2);
+      expect(await store.countBits(k, 1, 1)).toBe(2);
+      expect(await store.countBits(k, 0, 99)).toBe(4);
+      expect(await store.countBits(k, 0, 100)).toBe(5);
+      expect(await store.countBits(k, 101, 5000)).toBe(1);
+      expect(await store.countBits(k, 0, 1 << 20)).toBe(6);
+    });
   });
 }

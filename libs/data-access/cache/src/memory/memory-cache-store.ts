@@ -1,6 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import { BitmapBits, CacheStore } from '@shortlink/read-path';
 
+/** Bits set in each byte value. */
+const POPCOUNT = Uint8Array.from({ length: 256 }, (_, v) => v.toString(2).replace(/0/g, '').length);
+
 /**
  * The embedded twin of Redis: an in-process LRU bounded by entry count, with per-key TTL.
  * Entries without TTL are evicted least-recently-used first, as Redis does under allkeys-lru.
@@ -113,6 +116,14 @@ export class MemoryCacheStore implements CacheStore {
   async getBits(key: string, offsets: readonly number[]): Promise<number[]> {
     const bits = this.bitmaps.get(key);
     return offsets.map((o) => (bits && o >> 3 < bits.length && bits[o >> 3] & (0x80 >> (o & 7)) ? 1 : 0));
+  }
+
+  async countBits(key: string, startByte: number, endByte: number): Promise<number> {
+    const bits = this.bitmaps.get(key);
+    if (!bits) return 0;
+    let n = 0;
+    for (let i = Math.max(0, startByte), end = Math.min(endByte, bits.length - 1); i <= end; i++) n += POPCOUNT[bits[i]];
+    return n;
   }
 
   async ping(): Promise<void> {}

@@ -221,6 +221,10 @@ export class RedisClusterStore implements CacheStore {
     return result.map(Number);
   }
 
+  countBits(key: string, startByte: number, endByte: number): Promise<number> {
+    return this.issue(() => this.client.bitcount(key, startByte, endByte));
+  }
+
   /**
    * Keys and bitmaps grouped by the master serving their slot, one script per node (docs/design.md,
    * "Batch creation"): a chunk of 1000 created links costs 3 commands instead of 1000 DELs and a

@@ -240,6 +240,29 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect((await store.topLinks(tenantId, null, range, 1)).map((r) => r.code)).toEqual(['many']);
     });
 
+    it("sums a tenant's links into one series (the visitors one union), optionally on one domain, never another tenant's", async () => {
+      const tenantId = randomUUID();
+      await store.write({
+        rows: [
+          aVisitorRow({ tenantId, code: 'a', clicks: 2, visitor: 1 }),
+          aVisitorRow({ tenantId, code: 'b', clicks: 3, visitor: 1, minute: T0 + MIN }),
+          aVisitorRow({ tenantId, code: 'c', domain: 'go.example', clicks: 4, visitor: 2, minute: T0 + MIN }),
+          aVisitorRow({ tenantId, code: 'a', clicks: 6, visitor: 3, bot: true }),
+          aVisitorRow({ code: 'theirs', clicks: 100 }),
+        ],
+      });
+      const range = minutes(T0, T0 + HOUR);
+      expect(await store.tenantSeries(tenantId, null, range)).toEqual({
+        series: [
+          { time: T0, clicks: 2, visitors: 1, botClicks: 6 },
+          { time: T0 + MIN, clicks: 7, visitors: 2, botClicks: 0 },
+        ],
+        totals: { clicks: 9, visitors: 2, botClicks: 6 },
+      });
+      expect((await store.tenantSeries(tenantId, 'go.example', range)).totals).toEqual({ clicks: 4, visitors: 1, botClicks: 0 });
+      expect((await store.tenantSeries(randomUUID(), null, range)).series).toEqual([]);
+    });
+
     it("counts orphan visits per domain, of the domains asked for only, never in a tenant's links", async () => {
       const domain = `orphans-${randomUUID().slice(0, 8)}.example`;
       const tenantId = randomUUID();

@@ -249,6 +249,11 @@
       document.body.dataset.loadedCode = code;
     } catch (e) {
       $('status').textContent = `error: ${e.message}`;
+      // What is shown no longer answers the controls (a refused range, an unknown code): cleared, not left stale.
+      for (const id of ['total-clicks', 'total-visitors', 'total-bots']) $(id).textContent = '–';
+      $('granularity').textContent = '';
+      if (chart) chart.setData([[], [], [], []]);
+      delete document.body.dataset.loadedCode;
     } finally {
       busy = false;
     }

@@ -6,27 +6,27 @@ import { API_TYPES_FILE, firstDifference } from './api-types';
 
 const ROOT = join(__dirname, '../../..');
 
-/** Runs the generator as `npm run console:api-types -- --check` does (openapi-typescript is an ES module Jest's loader does not take). */
+/** Runs the generator as `npm run sdk:api-types -- --check` does (openapi-typescript is an ES module Jest's loader does not take). */
 function check(file?: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['-r', './tools/register.js', 'apps/console/tools/api-types.ts', '--check', ...(file ? [file] : [])],
+      ['-r', './tools/register.js', 'tools/api-types/src/api-types.ts', '--check', ...(file ? [file] : [])],
       { cwd: ROOT },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
 }
 
-/** The console's API client types follow the generation app's OpenAPI document: a route or schema changed without `npm run console:api-types` fails here. */
-describe('console API types (apps/console/src/api/generation-api.ts)', () => {
-  it('are what openapi-typescript makes of the document the generation app publishes (run npm run console:api-types after an API change)', async () => {
+/** The SDK's API types (and so the console's and the CLI's) follow the generation app's OpenAPI document: a route or schema changed without `npm run sdk:api-types` fails here. */
+describe('SDK API types (libs/sdk/src/generation-api.ts)', () => {
+  it('are what openapi-typescript makes of the document the generation app publishes (run npm run sdk:api-types after an API change)', async () => {
     const { code, out } = await check();
     expect({ code, out }).toEqual({ code: 0, out: expect.stringContaining('matches the OpenAPI document') });
   }, 60_000);
 
   it('fail the check when the committed file drifted (one field renamed)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'console-api-types-'));
+    const dir = mkdtempSync(join(tmpdir(), 'sdk-api-types-'));
     try {
       const drifted = readFileSync(API_TYPES_FILE, 'utf8').replace('shortUrl: string;', 'shortURL: string;');
       const file = join(dir, 'generation-api.ts');

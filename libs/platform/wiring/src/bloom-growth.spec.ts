@@ -1,0 +1,250 @@
+import { LinkRepository, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { MemoryCacheStore } from '@shortlink/cache';
+import { BloomFilter, BloomMaintainer, BloomOptions, CacheStore } from '@shortlink/read-path';
+
+/**
+ * The scalable Bloom filter on the embedded store (docs/design.md, "Redirect read path"): sized
+ * from the links it holds, grown by generations while instances keep reading, compacted by a
+ * rebuild, and never "no" for a link that exists, whatever was evicted.
+ */
+const DOMAIN = 'sho.rt';
+const TARGET = 0.01;
+const item = (i: number) => `${DOMAIN}/in${i}`;
+const unknown = (i: number) => `${DOMAIN}/out${i}`;
+
+/** The shards as the rebuild reads them: every item added so far (a port, listed from memory). */
+class Listed {
+  readonly items: string[] = [];
+  /** Called before each page is handed out (to act while a rebuild scans). */
+  onPage: () => Promise<void> = async () => undefined;
+  repository(): LinkRepository {
+    return { identifierPages: (size: number) => this.pages(size) } as unknown as LinkRepository;
+  }
+  private async *pages(size: number): AsyncGenerator<ShortUrlIdentifier[]> {
+    for (let i = 0; i < this.items.length; i += size) {
+      await this.onPage();
+      yield this.items.slice(i, i + size).map((it) => ({ domain: DOMAIN, code: it.slice(DOMAIN.length + 1) }));
+    }
+  }
+}
+
+const OPTIONS: BloomOptions = { capacity: 10_000, falsePositiveRate: TARGET, partitions: 8, growth: 2, refreshMs: 250 };
+
+function instance(store: CacheStore, listed: Listed, options: Partial<BloomOptions> = {}) {
+  const filter = new BloomFilter(store, { ...OPTIONS, ...options });
+  return { filter, maintainer: new BloomMaintainer(filter, store, listed.repository()) };
+}
+
+/** Lets timers (the layout's refresh) run during a long loop over an in-process store, as real I/O would. */
+const breathe = (i: number) => (i % 500 === 0 ? new Promise((r) => setImmediate(r)) : undefined);
+
+async function falsePositiveRate(filter: BloomFilter, probes: number): Promise<number> {
+  let passed = 0;
+  for (let i = 0; i < probes; i++) {
+    await breathe(i);
+    const answer = await filter.check(unknown(i));
+    expect(answer).not.toBe('unknown');
+    if (answer === 'maybe') passed++;
+  }
+  return passed / probes;
+}
+
+async function answersFor(filter: BloomFilter, items: readonly string[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const [i, it] of items.entries()) {
+    await breathe(i);
+    const a = await filter.check(it);
+    counts[a] = (counts[a] ?? 0) + 1;
+  }
+  return counts;
+}
+
+describe('scalable Bloom filter on the embedded store', () => {
+  let store: MemoryCacheStore;
+  let listed: Listed;
+  const started: BloomMaintainer[] = [];
+  /** An instance that reads the layout every refreshMs, as the apps do. */
+  const make = async (options: Partial<BloomOptions> = {}, on: MemoryCacheStore = store) => {
+    const made = instance(on, listed, options);
+    started.push(made.maintainer);
+    await made.filter.follow();
+    return made;
+  };
+
+  /** Creates links as the generation app does: into the DB (listed), then their bits into the open generations. */
+  async function create(writer: BloomFilter, from: number, to: number, chunk = 5000) {
+    for (let i = from; i < to; i += chunk) {
+      const items = Array.from({ length: Math.min(chunk, to - i) }, (_, j) => item(i + j));
+      listed.items.push(...items);
+      await writer.addMany(items);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  beforeEach(() => {
+    store = new MemoryCacheStore(10_000);
+    listed = new Listed();
+  });
+
+  afterEach(async () => {
+    for (const m of started.splice(0)) await m.close();
+  });
+
+  it('answers unknown with no layout, with a stale one, and while the first build is under way; then never "no" for a link', async () => {
+    const { filter, maintainer } = await make();
+    expect(await filter.check(item(1))).toBe('unknown');
+    expect(() => filter.bitsOf([item(1)])).toThrow(/no layout/); // a create's bits wait (BloomMaintainer retries them)
+    listed.items.push(...Array.from({ length: 3000 }, (_, i) => item(i))); // links the build finds in the shards
+    expect((await maintainer.rebuild()).outcome).toBe('built');
+    expect(await filter.isBuilt()).toBe(true);
+    expect(await answersFor(filter, listed.items)).toEqual({ maybe: 3000 });
+    const stale = new BloomFilter(store, OPTIONS);
+    expect(await stale.check(item(1))).toBe('unknown'); // never read the layout
+    await stale.refresh();
+    expect(await stale.check(item(1))).toBe('maybe');
+    await new Promise((r) => setTimeout(r, stale.staleAfterMs + 20));
+    expect(stale.view()).toBeUndefined();
+    expect(await stale.check(unknown(1))).toBe('unknown');
+    expect(() => stale.bitsOf([item(1)])).toThrow(/could not be read lately/);
+  });
+
+  it('keeps the false-positive rate of a scan of unknown codes within the target at 1×, 5× and 20× the first capacity by adding generations', async () => {
+    const grower = await make();
+    const control = await make({}, new MemoryCacheStore(10)); // the same filter never grown: what a fixed capacity gives
+    await grower.maintainer.rebuild();
+    await control.maintainer.rebuild();
+    const rates: Array<{ links: number; generations: number; rate: number; bytes: number }> = [];
+    let links = 0;
+    for (const size of [10_000, 50_000, 200_000]) {
+      // The growth check runs after every 1 000 links (the redirect's runs every BLOOM_LAYOUT_REFRESH_MS).
+      while (links < size) {
+        await create(grower.filter, links, links + 1000);
+        await control.filter.addMany(listed.items.slice(links, links + 1000));
+        links += 1000;
+        await grower.maintainer.growIfFull();
+      }
+      const rate = await falsePositiveRate(grower.filter, 20_000);
+      const { generations, bytes } = grower.filter.describe();
+      rates.push({ links, generations, rate, bytes });
+      expect(rate).toBeLessThanOrEqual(TARGET);
+      // A generation each time the links double, not more.
+      expect(generations).toBeLessThanOrEqual(2 + Math.log2(links / OPTIONS.capacity));
+    }
+    expect(rates[2].generations).toBeGreaterThanOrEqual(4);
+    // Every link stays "maybe" through every generation.
+    expect(
+      await answersFor(
+        grower.filter,
+        listed.items.filter((_, i) => i % 20 === 0),
+      ),
+    ).toEqual({ maybe: 10_000 });
+    // Without growth the one generation is 20 times over its capacity: far above the target.
+    const overfull = await falsePositiveRate(control.filter, 5000);
+    expect(overfull).toBeGreaterThan(10 * TARGET);
+    console.log(JSON.stringify({ rates, overfullSingleGeneration: overfull }));
+  }, 60_000);
+
+  it('a growth under way never makes a following reader say "no" for a link created meanwhile by another instance', async () => {
+    const grower = await make();
+    await grower.maintainer.rebuild();
+    const writer = await make();
+    const reader = await make();
+    await create(writer.filter, 0, 9500); // 95 % of the first generation: the next check grows
+    const growing = grower.maintainer.growIfFull();
+    const answers: Record<string, number> = {};
+    let next = 9500;
+    let done = false;
+    void growing.then(() => (done = true));
+    while (!done || next < 12_000) {
+      await create(writer.filter, next, next + 50, 50);
+      next += 50;
+      for (let i = next - 50; i < next; i++) {
+        const a = await reader.filter.check(item(i));
+        answers[a] = (answers[a] ?? 0) + 1;
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    expect(await growing).toBe('grown');
+    expect(answers.no).toBeUndefined();
+    await reader.filter.refresh(); // the seal, read now rather than on the next tick
+    const layout = reader.filter.view()!;
+    expect(layout.generations.map((g) => [g.state, g.open])).toEqual([
+      ['ready', false],
+      ['ready', true],
+    ]);
+    expect(await answersFor(reader.filter, listed.items)).toEqual({ maybe: listed.items.length });
+  }, 30_000);
+
+  it('a rebuild compacts the generations into one sized from the links, deletes the old bitmaps and keeps the rate', async () => {
+    const { filter, maintainer } = await make();
+    await maintainer.rebuild();
+    for (let links = 0; links < 60_000; links += 5000) {
+      await create(filter, links, links + 5000);
+      await maintainer.growIfFull();
+    }
+    const before = filter.view()!.generations;
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    const report = await maintainer.rebuild();
+    expect(report).toMatchObject({ outcome: 'built', links: 60_000 });
+    const [only, ...rest] = filter.view()!.generations;
+    expect(rest).toEqual([]);
+    expect(only.capacity).toBeGreaterThanOrEqual(80_000); // 1.5 × the links estimated (60 000)
+    expect(only.capacity).toBeLessThanOrEqual(105_000);
+    for (const g of before) for (const key of filter.partitionKeys(g)) expect(await store.countBits(key, 0, 1 << 20)).toBe(0);
+    expect(await answersFor(filter, listed.items)).toEqual({ maybe: 60_000 });
+    expect(await falsePositiveRate(filter, 20_000)).toBeLessThanOrEqual(TARGET);
+  }, 60_000);
+
+  it('an evicted partition answers unknown, even once later writes re-create it, and the check rebuilds it', async () => {
+    const { filter, maintainer } = await make();
+    listed.items.push(...Array.from({ length: 2000 }, (_, i) => item(i)));
+    await maintainer.rebuild();
+    const g = filter.view()!.generations[0];
+    const victim = filter.locate(g, item(7)).key;
+    await store.del([victim]);
+    await filter.addMany([item(7)]); // a create after the eviction re-creates the bitmap without its sentinel
+    const inVictim = listed.items.filter((it) => filter.locate(g, it).key === victim);
+    expect(await answersFor(filter, inVictim)).toEqual({ unknown: inVictim.length });
+    expect(await filter.isBuilt()).toBe(false);
+    expect(await maintainer.ensureBuilt()).toBe('built');
+    expect(await answersFor(filter, listed.items)).toEqual({ maybe: 2000 });
+  });
+
+  it('a rebuild whose new bitmaps are evicted during the scan fails instead of publishing them; the old generation still answers', async () => {
+    const { filter, maintainer } = await make();
+    listed.items.push(...Array.from({ length: 3000 }, (_, i) => item(i)));
+    await maintainer.rebuild();
+    listed.onPage = async () => {
+      const building = filter.view()!.generations.find((g) => g.state === 'building');
+      if (building) await store.del([filter.partitionKeys(building)[0]]);
+    };
+    await expect(maintainer.rebuild(1000)).rejects.toThrow(/lost a partition/);
+    expect(await answersFor(filter, listed.items)).toEqual({ maybe: 3000 });
+  });
+
+  it('an evicted layout is written back by an instance that knew it; one that never read it answers unknown', async () => {
+    const { filter, maintainer } = instance(store, listed); // reads the layout only when told here
+    listed.items.push(...Array.from({ length: 500 }, (_, i) => item(i)));
+    await maintainer.rebuild();
+    const version = filter.view()!.version;
+    await store.del([filter.layoutKey]);
+    const newcomer = new BloomFilter(store, OPTIONS);
+    await newcomer.refresh();
+    expect(await newcomer.check(item(1))).toBe('unknown');
+    await filter.refresh();
+    expect(JSON.parse((await store.get(filter.layoutKey))!).version).toBe(version);
+    await newcomer.refresh();
+    expect(await newcomer.check(item(1))).toBe('maybe');
+  });
+
+  it('a change of the layout elsewhere makes a second rebuild or growth report busy', async () => {
+    const { maintainer } = await make();
+    const other = await make();
+    listed.items.push(item(1));
+    const first = maintainer.rebuild();
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await other.maintainer.rebuild()).outcome).toBe('busy');
+    expect(await other.maintainer.grow()).toBe('busy');
+    expect((await first).outcome).toBe('built');
+  });
+});
