@@ -62,9 +62,7 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
       {isFormLevel(problem, PASSWORD_FIELDS) && <ProblemNote problem={problem} id="password-error" />}
       {done !== null && (
         <Notice>
-          <span id="password-changed">
-            Password changed; {done === 1 ? '1 other session' : `${done} other sessions`} ended. This one goes on.
-          </span>
+          <span id="password-changed">Password changed; {done === 1 ? '1 other session' : `${done} other sessions`} ended. This one goes on.</span>
         </Notice>
       )}
       <button type="submit" id="change-password" disabled={busy}>
@@ -153,10 +151,14 @@ export function SecondFactor() {
           <Field label="Code from the app" name="code" error={invalid} input={{ inputMode: 'numeric', autocomplete: 'one-time-code' }} />
           <div class="actions">
             <button type="submit">Turn on</button>
-            <button type="button" class="secondary" onClick={() => {
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
                 setEnrolment(null);
                 setProblem(null);
-              }}>
+              }}
+            >
               Cancel
             </button>
           </div>
@@ -177,10 +179,14 @@ export function SecondFactor() {
               />
             )}
             <div class="actions">
-              <button type="button" class="link" onClick={() => {
+              <button
+                type="button"
+                class="link"
+                onClick={() => {
                   setUseRecovery(!useRecovery);
                   setProblem(null);
-                }}>
+                }}
+              >
                 {useRecovery ? 'Use a code from the app' : 'Use a recovery code instead'}
               </button>
               <button type="submit" class="danger" id="second-factor-off">
