@@ -206,7 +206,10 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       // the browser opens the console there (a host of its own, so its own session cookie).
       const local = base().replace(/^http:\/\/127\.0\.0\.1:/, 'http://localhost:');
       const provider = await OidcTestProvider.start(`${local}/api/v1/auth/sso/callback`);
-      elsewhere.push(local, provider.issuer);
+      // oidc-provider's own login page asks Google for a font: not the console's request, and not sent (the test stays offline).
+      const fonts = 'https://fonts.googleapis.com/';
+      await page.route(`${fonts}**`, (r) => r.abort());
+      elsewhere.push(local, provider.issuer, fonts);
       try {
         const created = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Console SSO ${stamp}`, plan: 'paid' });
         expect(created.status).toBe(201);
@@ -240,6 +243,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         await signOut();
       } finally {
         await provider.stop();
+        await page.unroute(`${fonts}**`);
         elsewhere.splice(elsewhere.indexOf(local));
       }
       // The owner's session at the console's own address is untouched.
