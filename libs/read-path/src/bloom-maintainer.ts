@@ -8,8 +8,12 @@ import { bloomItem, BloomFilter, BloomGeneration, BloomLayout, BloomLayoutUnknow
 export const GROW_AT = 0.9;
 /** A rebuild sizes its generation for this many times the links it expects (room before the next generation). */
 export const REBUILD_HEADROOM = 1.5;
-/** The layout lock outlives any step of a change; a rebuild renews it page by page. */
-const LOCK_TTL_MS = 10 * 60_000;
+/**
+ * The layout lock lives this long unless its holder renews it: a holder renews it every third of
+ * that while it works, so an instance stopped mid-change (a crash, a deploy) holds the next
+ * change up for at most this long, not for the length of a rebuild.
+ */
+export const BLOOM_LOCK_TTL_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,11 +46,15 @@ export class BloomMaintainer {
   private pending: Array<{ item: string; since: number }> = [];
   private retryTimer: NodeJS.Timeout | null = null;
   private upkeep: NodeJS.Timeout | null = null;
+  private busyRetry: NodeJS.Timeout | null = null;
+  /** The token of the layout lock while this instance holds it (released by `close` too). */
+  private heldLock: string | null = null;
 
   constructor(
     readonly filter: BloomFilter,
     private readonly store: CacheStore,
     private readonly links: LinkRepository,
+    private readonly lockTtlMs = BLOOM_LOCK_TTL_MS,
   ) {}
 
   async added(link: Pick<Link, 'domain' | 'code'>): Promise<void> {
@@ -94,11 +102,28 @@ export class BloomMaintainer {
    * when it is not: a partition evicted or lost in a failover answers "unknown" until then. `close` stops it.
    */
   keepBuilt(everyMs: number, report: (outcome: 'rebuilt' | 'grown' | Error) => void): void {
-    const ensure = () =>
+    // Busy: another instance is changing the layout, or one stopped mid-change left its lock (at
+    // most one TTL). Checked again soon rather than at the next round, so that an unbuilt filter
+    // (every miss a database read) does not last a whole round after the lock is free.
+    const ensure = (): Promise<unknown> =>
       this.ensureBuilt().then(
-        (r) => r === 'built' && report('rebuilt'),
+        (r) => {
+          if (r === 'built') report('rebuilt');
+          if (r === 'busy' && this.upkeep && !this.busyRetry) {
+            this.busyRetry = setTimeout(
+              () => {
+                this.busyRetry = null;
+                void ensure();
+              },
+              Math.min(everyMs, Math.ceil(this.lockTtlMs / 3)),
+            );
+            this.busyRetry.unref();
+          }
+        },
         (error) => report(error as Error),
       );
+    this.upkeep = setInterval(ensure, everyMs);
+    this.upkeep.unref();
     void this.filter
       .follow(() =>
         this.growIfFull().then(
@@ -107,8 +132,6 @@ export class BloomMaintainer {
         ),
       )
       .then(ensure);
-    this.upkeep = setInterval(ensure, everyMs);
-    this.upkeep.unref();
   }
 
   /** Adds a generation when the newest one holds GROW_AT of its capacity (estimated from a sample). */
@@ -230,21 +253,40 @@ export class BloomMaintainer {
     return layout;
   }
 
-  /** Runs `change` under the layout lock; 'busy' when another instance holds it. */
+  /**
+   * Runs `change` under the layout lock; 'busy' when another instance holds it. The lock is renewed
+   * in the background while `change` runs (through its waits for the grace, too); `renew` is where
+   * `change` stops if the lock was lost meanwhile (taken over after a renewal failed for a whole TTL).
+   */
   private async locked<T>(change: (renew: () => Promise<void>) => Promise<T>): Promise<T | 'busy'> {
     const lockKey = this.filter.lockKey;
     const token = randomUUID();
-    if (!(await this.store.setIfAbsent(lockKey, token, LOCK_TTL_MS))) return 'busy';
-    let renewedAt = Date.now();
+    if (!(await this.store.setIfAbsent(lockKey, token, this.lockTtlMs))) return 'busy';
+    this.heldLock = token;
+    let lost: Error | null = null;
+    const heartbeat = setInterval(
+      () => {
+        this.store
+          .get(lockKey)
+          .then((holder) => {
+            if (holder !== token) lost = new Error('the Bloom filter layout lock was lost');
+            else return this.store.set(lockKey, token, this.lockTtlMs);
+          })
+          // The store unreachable for a beat: the next one retries, the TTL covers two misses.
+          .catch(() => undefined);
+      },
+      Math.max(10, Math.floor(this.lockTtlMs / 3)),
+    );
+    heartbeat.unref();
     const renew = async () => {
-      if (Date.now() - renewedAt < LOCK_TTL_MS / 4) return;
-      renewedAt = Date.now();
-      if ((await this.store.get(lockKey)) !== token) throw new Error('the Bloom filter layout lock was lost');
-      await this.store.set(lockKey, token, LOCK_TTL_MS);
+      if (lost) throw lost;
+      if (this.heldLock !== token) throw new Error('the Bloom filter layout change was stopped (instance closing)');
     };
     try {
       return await change(renew);
     } finally {
+      clearInterval(heartbeat);
+      if (this.heldLock === token) this.heldLock = null;
       await this.store.deleteIfEquals(lockKey, token).catch(() => undefined);
     }
   }
@@ -281,7 +323,12 @@ export class BloomMaintainer {
   async close(): Promise<void> {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.upkeep) clearInterval(this.upkeep);
-    this.retryTimer = this.upkeep = null;
+    if (this.busyRetry) clearTimeout(this.busyRetry);
+    this.retryTimer = this.upkeep = this.busyRetry = null;
     this.filter.stop();
+    // Stopped mid-change (a deploy): the lock is given up now, so the next instance need not wait out
+    // its TTL; the half-made layout is finished by the next rebuild (a building generation is not built).
+    if (this.heldLock) await this.store.deleteIfEquals(this.filter.lockKey, this.heldLock).catch(() => undefined);
+    this.heldLock = null;
   }
 }

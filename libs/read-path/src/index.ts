@@ -13,7 +13,7 @@ export {
   generationRate,
   planGeneration,
 } from './bloom-filter';
-export { BloomMaintainer, GROW_AT, type RebuildReport, REBUILD_HEADROOM } from './bloom-maintainer';
+export { BLOOM_LOCK_TTL_MS, BloomMaintainer, GROW_AT, type RebuildReport, REBUILD_HEADROOM } from './bloom-maintainer';
 export { CacheKeys } from './cache-keys';
 export { CachePolicy } from './cache-policy';
 export { ClickQuota } from './click-quota';

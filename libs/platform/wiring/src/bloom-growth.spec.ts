@@ -30,9 +30,9 @@ class Listed {
 
 const OPTIONS: BloomOptions = { capacity: 10_000, falsePositiveRate: TARGET, partitions: 8, growth: 2, refreshMs: 250 };
 
-function instance(store: CacheStore, listed: Listed, options: Partial<BloomOptions> = {}) {
+function instance(store: CacheStore, listed: Listed, options: Partial<BloomOptions> = {}, lockTtlMs?: number) {
   const filter = new BloomFilter(store, { ...OPTIONS, ...options });
-  return { filter, maintainer: new BloomMaintainer(filter, store, listed.repository()) };
+  return { filter, maintainer: new BloomMaintainer(filter, store, listed.repository(), lockTtlMs) };
 }
 
 /** Lets timers (the layout's refresh) run during a long loop over an in-process store, as real I/O would. */
@@ -64,8 +64,8 @@ describe('scalable Bloom filter on the embedded store', () => {
   let listed: Listed;
   const started: BloomMaintainer[] = [];
   /** An instance that reads the layout every refreshMs, as the apps do. */
-  const make = async (options: Partial<BloomOptions> = {}, on: MemoryCacheStore = store) => {
-    const made = instance(on, listed, options);
+  const make = async (options: Partial<BloomOptions> = {}, on: MemoryCacheStore = store, lockTtlMs?: number) => {
+    const made = instance(on, listed, options, lockTtlMs);
     started.push(made.maintainer);
     await made.filter.follow();
     return made;
@@ -247,4 +247,56 @@ describe('scalable Bloom filter on the embedded store', () => {
     expect(await other.maintainer.grow()).toBe('busy');
     expect((await first).outcome).toBe('built');
   });
+
+  it('the layout lock is renewed while a rebuild outlasts its TTL; one left by an instance that stopped holds the next change up for one TTL', async () => {
+    const ttl = 200;
+    const holder = await make({ refreshMs: 50 }, store, ttl);
+    const other = await make({ refreshMs: 50 }, store, ttl);
+    listed.items.push(...Array.from({ length: 3000 }, (_, i) => item(i)));
+    let release = () => undefined as void;
+    const scanHeld = new Promise<void>((resolve) => (release = resolve));
+    listed.onPage = () => scanHeld;
+    const first = holder.maintainer.rebuild(1000);
+    await new Promise((r) => setTimeout(r, 4 * ttl)); // the scan waits on its first page for four TTLs
+    expect((await other.maintainer.rebuild()).outcome).toBe('busy');
+    listed.onPage = async () => undefined;
+    release();
+    expect((await first).outcome).toBe('built');
+    expect(await store.get(holder.filter.lockKey)).toBeNull(); // released at the end
+
+    // An instance stopped mid-change leaves its lock unrenewed: busy until the TTL runs out, then taken.
+    expect(await store.setIfAbsent(holder.filter.lockKey, 'an-instance-that-stopped', ttl)).toBe(true);
+    expect((await other.maintainer.rebuild()).outcome).toBe('busy');
+    await new Promise((r) => setTimeout(r, ttl + 50));
+    expect((await other.maintainer.rebuild()).outcome).toBe('built');
+    expect(await answersFor(other.filter, listed.items)).toEqual({ maybe: 3000 });
+  }, 20_000);
+
+  it('an instance that stops mid-rebuild gives its lock up; a starting one that found it busy builds the filter as soon as it is free, not a round later', async () => {
+    const ttl = 300;
+    const holder = await make({ refreshMs: 50 }, store, ttl);
+    listed.items.push(...Array.from({ length: 2000 }, (_, i) => item(i)));
+    let release = () => undefined as void;
+    listed.onPage = () => new Promise<void>((resolve) => (release = resolve));
+    const interrupted = holder.maintainer.rebuild(1000).catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await store.get(holder.filter.lockKey)).not.toBeNull();
+    await holder.maintainer.close(); // a deploy stops it during the scan
+    expect(await store.get(holder.filter.lockKey)).toBeNull();
+    listed.onPage = async () => undefined;
+    release();
+    await interrupted;
+
+    // A lock left by an instance that was killed (no close): the next one's boot check finds it busy.
+    expect(await store.setIfAbsent(holder.filter.lockKey, 'a-killed-instance', ttl)).toBe(true);
+    const starting = instance(store, listed, { refreshMs: 50 }, ttl);
+    started.push(starting.maintainer);
+    const outcomes: string[] = [];
+    starting.maintainer.keepBuilt(60_000, (o) => outcomes.push(o instanceof Error ? o.message : o));
+    const until = Date.now() + 8_000;
+    while (!(await starting.filter.isBuilt().catch(() => false)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(await starting.filter.isBuilt()).toBe(true); // well before its next 60-second round
+    expect(outcomes).toContain('rebuilt');
+    expect(await answersFor(starting.filter, listed.items)).toEqual({ maybe: 2000 });
+  }, 20_000);
 });
