@@ -6,6 +6,7 @@ import { join } from 'path';
 import { generate } from 'otplib';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 import { eventually } from '@shortlink/harness';
+import { OidcTestProvider } from './sso-journey';
 import { API_KEY, BROWSER_UA } from './support';
 import { api } from './tenant-journey';
 
@@ -13,6 +14,7 @@ import { api } from './tenant-journey';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct horse battery staple';
+const NEW_PASSWORD = 'a new and rather longer passphrase';
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -25,11 +27,15 @@ interface AxeViolation {
 
 /**
  * Issue 21, the console, driven in headless Chromium as a person would, on a profile: accept an
- * invitation, sign in (password, then TOTP), create a link with options, find it, edit it,
- * disable it, bulk-delete, keys (secret once), invite a viewer who then cannot edit; axe-core
- * finds no serious or critical violation on any screen; nothing breaks the page's CSP.
- * `base` is the generation app serving /console, `redirect` the redirect app its links are clicked
- * on. CONSOLE_SCREENSHOTS=<dir> keeps a screenshot of each screen there (docs/img: `console-<screen>.png`).
+ * invitation, sign in (password, then TOTP, and the tenant's single sign-on through a real OpenID
+ * provider's pages), change the password, turn TOTP on and off, create a link with options, find
+ * it, edit it, disable it, bulk-delete, import a Shlink CSV, keys (secret once), invite a viewer who
+ * then cannot edit; axe-core finds no serious or critical violation on any screen; nothing breaks
+ * the page's CSP. `base` is the generation app serving /console, `redirect` the redirect app its
+ * links are clicked on; the generation app is started with
+ * SSO_ALLOW_INSECURE_ISSUERS=true and SSO_CALLBACK_URL and SHORTLINK_CONSOLE_URL at their defaults
+ * (http://localhost:<GENERATION_PORT>/…: the SSO test opens the console there).
+ * CONSOLE_SCREENSHOTS=<dir> keeps a screenshot of each screen there (docs/img: `console-<screen>.png`).
  */
 export function describeConsoleJourney(base: () => string, redirect: () => string) {
   describe('console in headless Chromium (issue 21)', () => {
@@ -44,6 +50,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
     let browser: BrowserContext;
     let page: Page;
     const problems: string[] = [];
+    /** Where the page may send requests besides the console's origin (the SSO test adds the provider's). */
+    const elsewhere: string[] = ['blob:', 'data:'];
     const screenshots = process.env.CONSOLE_SCREENSHOTS;
 
     const consoleUrl = () => `${base()}/console`;
@@ -71,11 +79,11 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       }
     }
 
-    async function signIn(email: string, code?: () => Promise<string>): Promise<void> {
+    async function signIn(email: string, code?: () => Promise<string>, password = PASSWORD): Promise<void> {
       await page.goto(consoleUrl());
       await page.waitForSelector('#sign-in');
       await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByLabel('Password').fill(password);
       await page.click('#sign-in button[type=submit]');
       if (code) {
         await page.getByLabel('Code from your authenticator app').fill(await code());
@@ -123,10 +131,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         // The API's refusals show up as "Failed to load resource" (the console shows them); anything else is a fault.
         if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
       });
-      page.on(
-        'request',
-        (r) => !r.url().startsWith(base()) && !r.url().startsWith('blob:') && !r.url().startsWith('data:') && problems.push(`foreign: ${r.url()}`),
-      );
+      page.on('request', (r) => ![base(), ...elsewhere].some((o) => r.url().startsWith(o)) && problems.push(`foreign: ${r.url()}`));
       // The owner's invitation, accepted in the console (the link of the mail: /console/accept-invitation#token=…).
       await page.goto(created.body.owner.invitation.url.replace(/^https?:\/\/[^/]+/, base()));
       expect(created.body.owner.invitation.url).toMatch(/\/console\/accept-invitation#token=inv_/);
@@ -196,6 +201,57 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await signIn(ownerEmail);
     });
 
+    it("signs in with the tenant's single sign-on: the provider's own page in the browser, then back in the console, signed in", async () => {
+      // The app's SSO callback and the console it returns to are at their defaults, http://localhost:<port>/…:
+      // the browser opens the console there (a host of its own, so its own session cookie).
+      const local = base().replace(/^http:\/\/127\.0\.0\.1:/, 'http://localhost:');
+      const provider = await OidcTestProvider.start(`${local}/api/v1/auth/sso/callback`);
+      // oidc-provider's own login page asks Google for a font: not the console's request, and not sent (the test stays offline).
+      const fonts = 'https://fonts.googleapis.com/';
+      await page.route(`${fonts}**`, (r) => r.abort());
+      elsewhere.push(local, provider.issuer, fonts);
+      try {
+        const created = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Console SSO ${stamp}`, plan: 'paid' });
+        expect(created.status).toBe(201);
+        const ssoDomain = `sso-${stamp}.example.com`;
+        const settings = await api(base(), 'PUT', '/api/v1/sso', created.body.apiKey, {
+          issuer: provider.issuer,
+          clientId: provider.clientId,
+          clientSecret: provider.clientSecret,
+          allowedDomains: [ssoDomain],
+          defaultRole: 'editor',
+        });
+        expect(settings.status).toBe(200);
+        expect(settings.body.callbackUrl).toBe(`${local}/api/v1/auth/sso/callback`);
+
+        await page.goto(`${local}/console`);
+        await page.waitForSelector('#sso');
+        await page.locator('#sso').getByLabel('Tenant id').fill(created.body.tenant.id);
+        await page.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+        // The provider's login page (oidc-provider's development interactions take any password), then its consent page.
+        await page.waitForURL((u) => u.origin === provider.issuer);
+        await page.locator('input[name=login]').fill(`ana@${ssoDomain}`);
+        await page.locator('input[name=password]').fill('any password');
+        await page.getByRole('button', { name: 'Sign-in' }).click();
+        await page.getByRole('button', { name: 'Continue' }).click();
+        // Back in the console (SSO's success URL is SHORTLINK_CONSOLE_URL/), signed in as the new editor.
+        await page.waitForURL(`${local}/console/`);
+        await page.waitForSelector('#sign-out');
+        expect(await page.locator('#who').innerText()).toContain(`ana@${ssoDomain}`);
+        expect(await page.locator('#role').innerText()).toBe('editor');
+        expect(await page.evaluate(async () => (await (await fetch('/api/v1/me')).json()).tenant.name)).toBe(`Console SSO ${stamp}`);
+        await signOut();
+      } finally {
+        await provider.stop();
+        await page.unroute(`${fonts}**`);
+        elsewhere.splice(elsewhere.indexOf(local));
+      }
+      // The owner's session at the console's own address is untouched.
+      await page.goto(consoleUrl());
+      await page.waitForSelector('#sign-out');
+      expect(await page.locator('#role').innerText()).toBe('owner');
+    });
+
     it('turns on TOTP in the console, then signs in with the password and the code of the authenticator app', async () => {
       const invited = await key('POST', '/api/v1/members', { email: totpEmail, role: 'editor' });
       await api(base(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
@@ -214,7 +270,9 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         .getByLabel('Code from the app')
         .fill(await codeAt(0));
       await page.click('#second-factor-confirm button[type=submit]');
-      expect((await page.locator('#recovery-codes').innerText()).split(' ')).toHaveLength(10);
+      const recoveryCodes = (await page.locator('#recovery-codes').innerText()).split(' ');
+      expect(recoveryCodes).toHaveLength(10);
+      await page.waitForSelector('#second-factor[data-enabled=true]');
       await accessible('second-factor');
 
       await signOut();
@@ -231,6 +289,75 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(await page.locator('#role').innerText()).toBe('editor');
       // An editor has no members, keys or audit log.
       expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'My sessions']);
+
+      // Turned off again in the console: a wrong code is refused beside its field, a recovery code does it.
+      await page.click('text=My sessions');
+      await page.waitForSelector('#second-factor[data-enabled=true]');
+      const off = page.locator('#second-factor-disable');
+      await off.getByLabel('Code from the app').fill('000000');
+      await page.click('#second-factor-off');
+      await off.locator('.error[data-field=code]').waitFor();
+      expect(await off.getByLabel('Code from the app').getAttribute('aria-invalid')).toBe('true');
+      await off.getByRole('button', { name: 'Use a recovery code instead' }).click();
+      await off.getByLabel('Recovery code').fill(recoveryCodes[0]);
+      await accessible('second-factor-off');
+      await page.click('#second-factor-off');
+      await page.waitForSelector('#second-factor[data-enabled=false]');
+      expect(await page.locator('#second-factor .notice').innerText()).toBe('Two-step sign-in is off.');
+      expect(await page.evaluate(async () => (await fetch('/api/v1/me/second-factor')).json())).toEqual({ enabled: false, pending: false });
+      // The password alone signs in again.
+      await signOut();
+      await signIn(totpEmail);
+    });
+
+    it('changes my password: a wrong current one and a weak new one are refused beside their field; my other sessions end', async () => {
+      // Signed in as the TOTP person (the test before), also on another device.
+      const other = await api(base(), 'POST', '/api/v1/auth/login', null, { email: totpEmail, password: PASSWORD });
+      expect(other.status).toBe(200);
+      const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0];
+      const otherMe = () => fetch(`${base()}/api/v1/me`, { headers: { cookie: otherCookie } }).then((r) => r.status);
+      expect(await otherMe()).toBe(200);
+      await page.click('text=My sessions');
+      await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr').length === 2);
+      const form = page.locator('#password-form');
+      const fill = async (current: string, next: string, again = next) => {
+        await form.getByLabel('Current password').fill(current);
+        await form.getByLabel('New password', { exact: true }).fill(next);
+        await form.getByLabel('New password again').fill(again);
+        await page.click('#change-password');
+      };
+      await fill('not my password at all', NEW_PASSWORD);
+      await form.locator('.error[data-field=currentPassword]').waitFor();
+      expect(await form.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+      await fill(PASSWORD, 'password1234'); // on the list of common passwords
+      await form.locator('.error[data-field=newPassword]').waitFor();
+      expect(await form.locator('.error[data-field=currentPassword]').count()).toBe(0);
+      await accessible('password');
+      await fill(PASSWORD, NEW_PASSWORD, `${NEW_PASSWORD}!`); // not the same twice: said before anything is sent
+      await form.locator('.error[data-field=repeatPassword]').waitFor();
+      // With the keyboard alone: each field in turn, Enter sends.
+      await form.getByLabel('Current password').focus();
+      for (const [value, next] of [
+        [PASSWORD, 'Tab'],
+        [NEW_PASSWORD, 'Tab'],
+        [NEW_PASSWORD, 'Enter'],
+      ]) {
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type(value);
+        await page.keyboard.press(next);
+      }
+      await page.waitForSelector('#password-changed');
+      expect(await page.locator('#password-changed').innerText()).toBe('Password changed; 1 other session ended. This one goes on.');
+      expect(await form.getByLabel('Current password').inputValue()).toBe('');
+      await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr').length === 1);
+      await eventually('the other session ended', async () => (await otherMe()) === 401, 5_000, 200);
+      // The old password no longer signs in; the new one does.
+      await signOut();
+      await page.getByLabel('Email').fill(totpEmail);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.click('#sign-in button[type=submit]');
+      await page.waitForSelector('#sign-in-error[data-code=UNAUTHENTICATED]');
+      await signIn(totpEmail, undefined, NEW_PASSWORD);
       await signOut();
       await signIn(ownerEmail);
     });

@@ -231,8 +231,11 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'editor' });
       expect((await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
       const person = (await signIn(a(), email, PASSWORD)).person;
+      const state = async () => (await asPerson(b(), 'GET', '/api/v1/me/second-factor', person)).body;
+      expect(await state()).toEqual({ enabled: false, pending: false });
       const begun = await asPerson(a(), 'POST', '/api/v1/me/second-factor', person);
       expect(begun.status).toBe(200);
+      expect(await state()).toEqual({ enabled: false, pending: true });
       const secret = begun.body.secret as string;
       expect(begun.body.uri).toContain(`secret=${secret}`);
       const codeAt = (offsetSeconds: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSeconds });
@@ -241,6 +244,7 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect(confirmed.status).toBe(200);
       const recoveryCodes = confirmed.body.recoveryCodes as string[];
       expect(recoveryCodes).toHaveLength(10);
+      expect(await state()).toEqual({ enabled: true, pending: false });
 
       const without = await api(a(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD });
       expect(without.status).toBe(401);
@@ -252,6 +256,8 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect(recovered.status).toBe(200);
       expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: recoveryCodes[0] })).status).toBe(401);
       expect((await asPerson(a(), 'POST', '/api/v1/me/second-factor/disable', person, { recoveryCode: recoveryCodes[1] })).status).toBe(204);
+      expect(await state()).toEqual({ enabled: false, pending: false });
+      expect((await api(a(), 'GET', '/api/v1/me/second-factor', tenantKey)).status).toBe(403);
       expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD })).status).toBe(200);
       expect((await api(a(), 'POST', '/api/v1/me/second-factor', tenantKey)).status).toBe(403); // a key has none
     });

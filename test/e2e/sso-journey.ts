@@ -18,17 +18,24 @@ export const SSO_ENV = {
   SHORTLINK_CONSOLE_URL: 'http://console.shortlink.test',
 };
 
-/** A real OpenID provider (oidc-provider, test/e2e/oidc-test-provider.mjs) in a child process on 127.0.0.1. */
+/**
+ * A real OpenID provider (oidc-provider, test/e2e/oidc-test-provider.mjs) in a child process on
+ * 127.0.0.1, with one client (`clientId`, `clientSecret`) whose redirect URI is `redirectUri`
+ * (the apps' SSO_CALLBACK_URL; the console e2e gives the app's own callback, for a real browser).
+ */
 export class OidcTestProvider {
+  readonly clientId = CLIENT_ID;
+  readonly clientSecret = CLIENT_SECRET;
+
   private constructor(
     private readonly child: ChildProcess,
     readonly issuer: string,
   ) {}
 
-  static async start(): Promise<OidcTestProvider> {
+  static async start(redirectUri: string = SSO_CALLBACK_URL): Promise<OidcTestProvider> {
     const port = await freePort();
     const child = spawn(process.execPath, [join(__dirname, 'oidc-test-provider.mjs')], {
-      env: { ...process.env, OIDC_PORT: String(port), OIDC_CLIENT_ID: CLIENT_ID, OIDC_CLIENT_SECRET: CLIENT_SECRET, OIDC_REDIRECT_URI: SSO_CALLBACK_URL },
+      env: { ...process.env, OIDC_PORT: String(port), OIDC_CLIENT_ID: CLIENT_ID, OIDC_CLIENT_SECRET: CLIENT_SECRET, OIDC_REDIRECT_URI: redirectUri },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let errors = '';

@@ -812,7 +812,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether your second factor (TOTP) is on, and whether an enrolment waits for its code
+         * @description For a person signed in (a key gets 403). Never answers the secret.
+         *
+         *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getMySecondFactor"];
         put?: never;
         /**
          * Start turning on a second factor (TOTP): a new secret for the authenticator app
@@ -1791,6 +1797,12 @@ export interface components {
         PasswordChanged: {
             /** @description Your other sessions, ended (this one stays) */
             sessionsEnded: number;
+        };
+        SecondFactorStatus: {
+            /** @description Sign-in asks for a code (or a recovery code) */
+            enabled: boolean;
+            /** @description A new secret waits for its confirming code (POST /api/v1/me/second-factor/confirm) */
+            pending: boolean;
         };
         SecondFactorEnrolment: {
             /** @description The TOTP secret (base32), for an authenticator app that cannot scan */
@@ -6932,6 +6944,92 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PasswordChanged"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getMySecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorStatus"];
                 };
             };
             /** @description problem+json (400) */

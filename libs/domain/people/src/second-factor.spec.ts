@@ -37,14 +37,17 @@ describe('second factor (TOTP and recovery codes)', () => {
     const { invitation } = await members.invite('t1', { kind: 'key' }, { email: 'ana@example.com', role: 'owner' });
     const member = await members.accept({ token: invitation.token, password: PASSWORD }, null);
     expect((await signIn()).member.id).toBe(member.id); // no factor yet
+    expect(await factor.status(member)).toEqual({ enabled: false, pending: false });
 
     const { secret, uri } = await factor.begin(member);
+    expect(await factor.status(member)).toEqual({ enabled: false, pending: true });
     expect(uri).toBe(`otpauth://totp/shortlink:ana%40example.com?secret=${secret}&issuer=shortlink`);
     expect(JSON.stringify([...store.secondFactors.values()])).not.toContain(secret); // sealed at rest
     await expect(factor.confirm(member, '000000', null)).rejects.toMatchObject({ code: 'SECOND_FACTOR_INVALID' });
     const { recoveryCodes } = await factor.confirm(member, await codeOf(secret), null);
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
+    expect(await factor.status(member)).toEqual({ enabled: true, pending: false });
 
     await expect(signIn()).rejects.toMatchObject({ code: 'SECOND_FACTOR_REQUIRED' });
     now.t += 30_000;
@@ -61,6 +64,7 @@ describe('second factor (TOTP and recovery codes)', () => {
 
     await expect(factor.disable(member, {}, null)).rejects.toMatchObject({ code: 'SECOND_FACTOR_INVALID' });
     await factor.disable(member, { recoveryCode: recoveryCodes[1] }, null);
+    expect(await factor.status(member)).toEqual({ enabled: false, pending: false });
     expect((await signIn()).member.id).toBe(member.id);
     expect(auditStore.entries.filter((e) => e.action === 'member.second_factor_changed').map((e) => e.details)).toEqual([
       { enabled: true },

@@ -75,6 +75,12 @@ export class SecondFactorService {
     return { secret, uri: generateURI({ issuer: this.issuer, label: member.email, secret }) };
   }
 
+  /** Whether the member's factor is on (sign-in asks for a code), and whether an enrolment was started and not confirmed. */
+  async status(member: Member): Promise<{ enabled: boolean; pending: boolean }> {
+    const state = await this.store.secondFactorOf(member.id);
+    return { enabled: Boolean(state?.secret), pending: Boolean(state?.pending) };
+  }
+
   /** Confirms the pending secret with a code of it: the factor is on, and the recovery codes are shown this once. */
   async confirm(member: Member, code: unknown, clientAddress: string | null): Promise<{ recoveryCodes: string[] }> {
     const state = await this.store.secondFactorOf(member.id);

@@ -14,6 +14,7 @@ import {
   passwordChangedSchema,
   proofBody,
   recoveryCodesSchema,
+  secondFactorStatusSchema,
   sessionListSchema,
   sessionParams,
 } from './people.schemas';
@@ -107,6 +108,21 @@ export class AuthController {
   async changePassword(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof passwordChangeBody>) {
     personOf(req);
     return this.sessions.changePassword(req.session!, body, this.config.people.passwordMinLength, this.addresses.of(req.raw));
+  }
+
+  @Get('me/second-factor')
+  @UseGuards(ApiKeyGuard)
+  @Contract({
+    summary: 'Whether your second factor (TOTP) is on, and whether an enrolment waits for its code',
+    operationId: 'getMySecondFactor',
+    description: 'For a person signed in (a key gets 403). Never answers the secret.',
+    tags: TAGS,
+    scope: 'links:read',
+    responses: { 200: { description: 'The state', schema: secondFactorStatusSchema } },
+  })
+  async secondFactorStatus(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    reply.header('cache-control', 'no-store');
+    return this.secondFactor.status(personOf(req));
   }
 
   @Post('me/second-factor')

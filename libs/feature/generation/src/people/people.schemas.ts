@@ -40,6 +40,12 @@ export const enrolmentSchema = z
     uri: z.string().meta({ description: 'otpauth:// URI, to show as a QR code' }),
   })
   .meta({ id: 'SecondFactorEnrolment' });
+export const secondFactorStatusSchema = z
+  .object({
+    enabled: z.boolean().meta({ description: 'Sign-in asks for a code (or a recovery code)' }),
+    pending: z.boolean().meta({ description: 'A new secret waits for its confirming code (POST /api/v1/me/second-factor/confirm)' }),
+  })
+  .meta({ id: 'SecondFactorStatus' });
 export const codeBody = z
   .strictObject({ code: z.string().max(16).meta({ description: '6 digits of the authenticator app' }) })
   .meta({ id: 'SecondFactorCode' });
