@@ -138,6 +138,11 @@ describe('online resharding on the real stack (issue 14)', () => {
       meanAfter: Math.round(onRing.reduce((n, s) => n + sizes[s], 0) / onRing.length),
       timingsMs: move.timings,
       freeze: move.freeze,
+      // What the writes of moving links waited in the app that made them (since it started: the first move's alone, then the longest of both).
+      frozenWriteWaits: await metricsOf(generation.admin).then((m) => ({
+        count: metric(m, 'shortlink_shard_frozen_write_waits'),
+        maxMs: metric(m, 'shortlink_shard_frozen_write_wait_max_ms'),
+      })),
       verify: move.verify,
       redirects: load.redirects,
       redirectFailures: load.redirectFailures.length,
