@@ -233,17 +233,17 @@ describe('Resharder', () => {
       return scan(afterId, limit);
     };
     // While frozen the redirects count on the new owner, also on the copy the frozen step is about to repair.
-    let clicked = 0;
+    let clicked: Promise<number | null> | null = null;
     const byIds = s4.rowsByIds;
     s4.rowsByIds = async (ids) => {
-      if (reads.step === 'frozen' && !clicked) clicked = (await repository.addClicks(edit, edit.id, 3)) ?? -1;
+      if (reads.step === 'frozen') await (clicked ??= repository.addClicks(edit, edit.id, 3));
       return byIds(ids);
     };
     const done = await tool({ reporter }).run({ add: [{ name: 's4' }] });
     await watcher.stop();
 
     expect(written).toBe(true);
-    expect(clicked).toBe(3);
+    expect(await clicked).toBe(3);
     expect(done.step).toBe('done');
     expect(done.freeze!.journaled).toBe(3);
     expect(done.repaired).toBeGreaterThanOrEqual(3);

@@ -488,47 +488,51 @@ export class Resharder {
     let repaired = 0;
     let journaled = 0;
     let rowsRead = 0;
-    for (const source of p.from.shards.map((s) => s.name)) {
-      const store = this.storeOf(source);
-      for (let cursor: string | null = null; ;) {
-        const page = await store.journalPage(cursor, this.batch);
-        if (page.length === 0) break;
-        cursor = page[page.length - 1].id;
-        const leaving = page.filter((e) => movement(before, after, source, e) === 'leaves');
-        journaled += leaving.length;
-        for (const [target, group] of groupBy(leaving, (e) => after.shardFor(e.code))) {
-          const t = this.storeOf(target);
-          const ids = group.map((e) => e.id);
-          const [originals, copies] = await Promise.all([store.rowsByIds(ids), t.rowsByIds(ids)]);
-          rowsRead += originals.length + copies.length;
-          const d = digest(source, target);
-          for (const r of originals) d.source.add(r.checksum);
-          for (const r of copies) d.target.add(r.checksum);
-          if (!repair) continue;
-          const byId = new Map(originals.map((r) => [r.id, r]));
-          const copyOf = new Map(copies.map((r) => [r.id, r]));
-          const gone = copies.filter((r) => !byId.has(r.id)).map((r) => r.id);
-          const stale = originals.filter((r) => copyOf.get(r.id)?.checksum !== r.checksum);
-          if (gone.length) repaired += await t.deleteRows(gone);
-          // A link deleted on the old owner keeps its code out of use on the new one too (the copy of
-          // its retired code went with the second half of the delete, which may not have arrived).
-          const deleted = group.filter((e) => !byId.has(e.id));
-          if (deleted.length) {
-            const retired = await store.retiredAmong(deleted, new Date(this.clock.now()));
-            if (retired.length) await t.upsertRetired(retired);
+    const count = (n: number) => void (repaired += n); // never `repaired += await …`: the sources run at once
+    // The old owners at once: while frozen, the time of this step is the time writes of moving links wait.
+    await Promise.all(
+      p.from.shards.map(async ({ name: source }) => {
+        const store = this.storeOf(source);
+        for (let cursor: string | null = null; ;) {
+          const page = await store.journalPage(cursor, this.batch);
+          if (page.length === 0) break;
+          cursor = page[page.length - 1].id;
+          const leaving = page.filter((e) => movement(before, after, source, e) === 'leaves');
+          journaled += leaving.length;
+          for (const [target, group] of groupBy(leaving, (e) => after.shardFor(e.code))) {
+            const t = this.storeOf(target);
+            const ids = group.map((e) => e.id);
+            const [originals, copies] = await Promise.all([store.rowsByIds(ids), t.rowsByIds(ids)]);
+            rowsRead += originals.length + copies.length;
+            const d = digest(source, target);
+            for (const r of originals) d.source.add(r.checksum);
+            for (const r of copies) d.target.add(r.checksum);
+            if (!repair) continue;
+            const byId = new Map(originals.map((r) => [r.id, r]));
+            const copyOf = new Map(copies.map((r) => [r.id, r]));
+            const gone = copies.filter((r) => !byId.has(r.id)).map((r) => r.id);
+            const stale = originals.filter((r) => copyOf.get(r.id)?.checksum !== r.checksum);
+            if (gone.length) count(await t.deleteRows(gone));
+            // A link deleted on the old owner keeps its code out of use on the new one too (the copy of
+            // its retired code went with the second half of the delete, which may not have arrived).
+            const deleted = group.filter((e) => !byId.has(e.id));
+            if (deleted.length) {
+              const retired = await store.retiredAmong(deleted, new Date(this.clock.now()));
+              if (retired.length) await t.upsertRetired(retired);
+            }
+            if (stale.length === 0) continue;
+            await t.deleteRows(stale.filter((r) => copyOf.has(r.id)).map((r) => r.id)); // an equal version that differs is not overwritten
+            count((await t.upsertRows(stale)).written);
+            // While frozen the redirects count on the new owner: what its copy had counted stays with the link.
+            for (const r of stale) {
+              const counted = copyOf.get(r.id)?.clicks ?? 0;
+              if (counted > 0) await t.addClicks(r, r.id, counted);
+            }
           }
-          if (stale.length === 0) continue;
-          await t.deleteRows(stale.filter((r) => copyOf.has(r.id)).map((r) => r.id)); // an equal version that differs is not overwritten
-          repaired += (await t.upsertRows(stale)).written;
-          // While frozen the redirects count on the new owner: what its copy had counted stays with the link.
-          for (const r of stale) {
-            const counted = copyOf.get(r.id)?.clicks ?? 0;
-            if (counted > 0) await t.addClicks(r, r.id, counted);
-          }
+          await this.touch();
         }
-        await this.touch();
-      }
-    }
+      }),
+    );
     const flows = [...digests.values()].map((d) => ({
       from: d.from,
       to: d.to,
