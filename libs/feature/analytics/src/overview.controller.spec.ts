@@ -1,12 +1,6 @@
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import type { FastifyReply } from 'fastify';
-import { loadConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import type { Link, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
-import type { AuthenticatedRequest } from '@shortlink/nest-platform';
+import { controllerSpecFixture } from './testing/controller-spec-fixture';
 import { describeTopLink, OverviewController } from './overview.controller';
 
 // chdb maps a ~150 MB engine on first use: under a busy unit tier that alone can take seconds.
@@ -20,30 +14,20 @@ function linkStore(links: Array<Pick<Link, 'domain' | 'code' | 'tenantId' | 'tit
 }
 
 describe('OverviewController (GET /api/v1/stats/overview) on the embedded store', () => {
-  const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt' });
-  const req = { principal: { tenantId: 't1' } } as AuthenticatedRequest;
-  const headers: Record<string, string> = {};
-  const reply = { header: (k: string, v: string) => ((headers[k] = v), reply) } as unknown as FastifyReply;
-  const T = Date.UTC(2025, 10, 24, 16, 0, 0) / 1000;
-  let dir: string;
-  let store: SqlClickAggregateStore;
+  const fixture = controllerSpecFixture('overview');
+  const { config, req, headers, reply, T } = fixture;
   let controller: OverviewController;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shortlink-overview-'));
-    store = new SqlClickAggregateStore(new ChdbExecutor(join(dir, 'chdb')), 'overview_spec');
-    await store.migrate();
     const row = { tenantId: 't1', domain: 'sho.rt', bot: false, dims: [] };
-    await store.write({
-      rows: [
-        { ...row, code: 'kept', minute: T, visitor: 1, clicks: 5 },
-        { ...row, code: 'kept', minute: T + 60, visitor: 2, clicks: 1 },
-        { ...row, code: 'gone', minute: T + 60, visitor: 1, clicks: 3 },
-        { ...row, code: 'taken', minute: T + 120, visitor: 3, clicks: 2 },
-        { ...row, code: 'kept', minute: T + 120, visitor: 9, clicks: 4, bot: true },
-        { ...row, tenantId: 't2', code: 'theirs', minute: T, visitor: 1, clicks: 50 },
-      ],
-    });
+    const store = await fixture.open([
+      { ...row, code: 'kept', minute: T, visitor: 1, clicks: 5 },
+      { ...row, code: 'kept', minute: T + 60, visitor: 2, clicks: 1 },
+      { ...row, code: 'gone', minute: T + 60, visitor: 1, clicks: 3 },
+      { ...row, code: 'taken', minute: T + 120, visitor: 3, clicks: 2 },
+      { ...row, code: 'kept', minute: T + 120, visitor: 9, clicks: 4, bot: true },
+      { ...row, tenantId: 't2', code: 'theirs', minute: T, visitor: 1, clicks: 50 },
+    ]);
     controller = new OverviewController(
       store,
       linkStore([
@@ -54,10 +38,7 @@ describe('OverviewController (GET /api/v1/stats/overview) on the embedded store'
       config,
     );
   });
-  afterAll(async () => {
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => fixture.close());
 
   it("sums the tenant's links into totals and a series, and lists the top links with their title, target and whether they were deleted", async () => {
     const res = await controller.overview(req, { from: String(T), to: String(T + 3600), granularity: 'minute' }, reply);

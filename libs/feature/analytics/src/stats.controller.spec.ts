@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import type { FastifyReply } from 'fastify';
-import { loadConfig } from '@shortlink/config';
-import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
 import { SqliteMetaStore } from '@shortlink/link-store';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
+import { controllerSpecFixture } from './testing/controller-spec-fixture';
 import { StatsController } from './stats.controller';
 import { toCsv } from './csv';
 
@@ -14,51 +9,41 @@ import { toCsv } from './csv';
 jest.setTimeout(60_000);
 
 describe('StatsController on the embedded store', () => {
-  const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'https://sho.rt' });
-  const req = { principal: { tenantId: 't1' } } as AuthenticatedRequest;
-  const headers: Record<string, string> = {};
-  const reply = { header: (k: string, v: string) => ((headers[k] = v), reply) } as unknown as FastifyReply;
-  const T = Date.UTC(2025, 10, 24, 16, 0, 0) / 1000;
-  let dir: string;
-  let store: SqlClickAggregateStore;
+  const fixture = controllerSpecFixture('stats');
+  const { config, req, headers, reply, T } = fixture;
   let controller: StatsController;
   let meta: SqliteMetaStore;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shortlink-stats-'));
-    store = new SqlClickAggregateStore(new ChdbExecutor(join(dir, 'chdb')), 'stats_spec');
-    await store.migrate();
     const row = { tenantId: 't1', domain: 'sho.rt', code: 'abc1234', bot: false };
-    await store.write({
-      rows: [
-        {
-          ...row,
-          minute: T,
-          visitor: 1,
-          clicks: 2,
-          dims: [
-            { dimension: 'referers', value: '', clicks: 1 },
-            { dimension: 'referers', value: '=cmd|x', clicks: 1 },
-            { dimension: 'sources', value: 'qr', clicks: 1 },
-            { dimension: 'sources', value: 'link', clicks: 1 },
-            { dimension: 'cities', value: 'US\tIllinois\tSpringfield', clicks: 1 },
-            { dimension: 'cities', value: 'US\tMassachusetts\tSpringfield', clicks: 1 },
-          ],
-        },
-        {
-          ...row,
-          minute: T + 120,
-          visitor: 2,
-          clicks: 1,
-          dims: [
-            { dimension: 'referers', value: '', clicks: 1 },
-            { dimension: 'sources', value: 'link', clicks: 1 },
-            { dimension: 'cities', value: '', clicks: 1 },
-          ],
-        },
-        { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
-      ],
-    });
+    const store = await fixture.open([
+      {
+        ...row,
+        minute: T,
+        visitor: 1,
+        clicks: 2,
+        dims: [
+          { dimension: 'referers', value: '', clicks: 1 },
+          { dimension: 'referers', value: '=cmd|x', clicks: 1 },
+          { dimension: 'sources', value: 'qr', clicks: 1 },
+          { dimension: 'sources', value: 'link', clicks: 1 },
+          { dimension: 'cities', value: 'US\tIllinois\tSpringfield', clicks: 1 },
+          { dimension: 'cities', value: 'US\tMassachusetts\tSpringfield', clicks: 1 },
+        ],
+      },
+      {
+        ...row,
+        minute: T + 120,
+        visitor: 2,
+        clicks: 1,
+        dims: [
+          { dimension: 'referers', value: '', clicks: 1 },
+          { dimension: 'sources', value: 'link', clicks: 1 },
+          { dimension: 'cities', value: '', clicks: 1 },
+        ],
+      },
+      { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
+    ]);
     meta = new SqliteMetaStore(':memory:');
     for (const id of ['t1', 't2', 'operator']) {
       const tenant = { id, name: id, plan: 'paid', status: 'active', createdAt: new Date() } as const;
@@ -69,8 +54,7 @@ describe('StatsController on the embedded store', () => {
   });
   afterAll(async () => {
     await meta?.close();
-    await store?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await fixture.close();
   });
 
   it("reads the caller's link on the default domain, aligns the range to the granularity and shows ISO instants", async () => {
@@ -135,7 +119,7 @@ describe('StatsController on the embedded store', () => {
 
   it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared one; the operator sees those", async () => {
     // t1 has clicks on the shared domain sho.rt (above); t2 deleted b-q3-layoffs there, and it is still visited.
-    await store.write({
+    await fixture.store.write({
       rows: [
         { tenantId: '', domain: 'sho.rt', code: 'b-q3-layoffs', bot: false, minute: T, visitor: 7, clicks: 4, dims: [] },
         { tenantId: '', domain: 'go.t1.test', code: 'typo-t1', bot: false, minute: T, visitor: 8, clicks: 2, dims: [] },
