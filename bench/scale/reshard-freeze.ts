@@ -3,12 +3,13 @@
  * links, while an app edits links (docs/benchmarks.md, "Resharding freeze"). On demand, never in CI.
  *
  *   RESHARD_BENCH_OWN_DATABASES=1 MYSQL_META_URL=... MYSQL_SHARDS=s0=...,s3=... MYSQL_SPARE_SHARDS=s4=... \
- *     node -r ./tools/register.js bench/scale/reshard-freeze.ts --links=100000 [--writes=20] [--poll=1000]
+ *     node -r ./tools/register.js bench/scale/reshard-freeze.ts --links=100000 [--writes=20] [--poll=1000] [--move-poll=100]
  *
  * It moves the ring (s4 joins, then leaves again), so it refuses to run unless told that the
  * databases are its own (RESHARD_BENCH_OWN_DATABASES=1) and no other app reports to the ring: never
  * on the shared stack. Loads links straight into the shards (by the ring) up to --links, starts one
- * app in this process (a ShardedLinkRepository with its ring watcher, polling every --poll ms) that
+ * app in this process (a ShardedLinkRepository with its ring watcher, polling every --poll ms, every
+ * --move-poll ms during a move, as SHARD_RING_POLL_MS and SHARD_RING_MOVE_POLL_MS) that
  * edits random links at --writes per second, and runs the resharding tool with --rate 0. Prints the
  * move's timings, its freeze report and the longest wait of an edit, as JSON.
  */
@@ -25,6 +26,7 @@ const arg = (name: string, fallback: number) => {
 const LINKS = arg('links', 100_000);
 const WRITES = arg('writes', 20);
 const POLL = arg('poll', 1000);
+const MOVE_POLL = Math.min(POLL, arg('move-poll', 100));
 const TENANT = 'bench-reshard-freeze';
 const DOMAIN = 'freeze.bench.example';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -111,7 +113,7 @@ async function main(): Promise<void> {
   const sample: Array<{ domain: string; code: string }> = [];
   for (const [name] of shards) sample.push(...(await storeOf(name).listIdentifiers(null, 5000)));
 
-  const results: Record<string, unknown> = { links: Math.max(have, LINKS), writesPerSecond: WRITES, pollMs: POLL, loadSeconds };
+  const results: Record<string, unknown> = { links: Math.max(have, LINKS), writesPerSecond: WRITES, pollMs: POLL, movePollMs: MOVE_POLL, loadSeconds };
   for (const change of [{ add: [{ name: spare[0][0] }] }, { remove: [spare[0][0]] }]) {
     const atRest = (await ring.current())!;
     const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec: atRest.spec, move: null }), [...stores.values()], {
@@ -122,6 +124,7 @@ async function main(): Promise<void> {
       instanceId: `bench-freeze-${process.pid}`,
       app: 'bench',
       pollMs: POLL,
+      movePollMs: MOVE_POLL,
       leaseMs: 10_000,
       bootstrap: atRest.spec,
       log: () => undefined,

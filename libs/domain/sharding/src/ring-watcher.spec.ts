@@ -101,4 +101,38 @@ describe('RingWatcher', () => {
     await repository.insert({ ...link, id: '2', code: 'abc1235' });
     await watcher.stop();
   });
+
+  it('reads the ring every movePollMs while a move is under way, and every pollMs again once it is done', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const { store, repository } = setup();
+      const watcher = new RingWatcher(store, repository, {
+        instanceId: 'i-2',
+        app: 'redirect',
+        pollMs: 2000,
+        movePollMs: 50,
+        leaseMs: 10_000,
+        bootstrap: FOUR,
+      });
+      await watcher.start();
+      expect([repository.routing.version, watcher.nextPollMs()]).toEqual([1, 2000]);
+      await store.publish({ version: 2, spec: FOUR, move: { id: 'm', phase: 'dual_write', to: spec(['s0', 's1', 's2', 's3', 's4']) } }, 1);
+      await jest.advanceTimersByTimeAsync(2000); // seen at the stable pace
+      expect([repository.routing.version, watcher.nextPollMs()]).toEqual([2, 50]);
+      await store.publish({ version: 3, spec: FOUR, move: { id: 'm', phase: 'frozen', to: spec(['s0', 's1', 's2', 's3', 's4']) } }, 2);
+      await jest.advanceTimersByTimeAsync(50); // the next version of the move within movePollMs
+      expect(repository.routing.version).toBe(3);
+      await store.publish({ version: 4, spec: spec(['s0', 's1', 's2', 's3', 's4']), move: null }, 3);
+      await jest.advanceTimersByTimeAsync(50);
+      expect([repository.routing.version, watcher.nextPollMs()]).toEqual([4, 2000]);
+      await store.publish({ version: 5, spec: FOUR, move: { id: 'n', phase: 'dual_write', to: FOUR } }, 4);
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(repository.routing.version).toBe(4); // back at the stable pace
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(repository.routing.version).toBe(5);
+      await watcher.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -9,6 +9,12 @@ export interface RingWatcherOptions {
   readonly app: string;
   /** How often the ring store is read: a new version is routed with at most this much later (plus one read). */
   readonly pollMs: number;
+  /**
+   * How often it is read while a move is under way (`pollMs` when absent): the frozen step holds
+   * the writes of moving links until every instance has read two versions, so that hold lasts
+   * about two of these (docs/design.md, "Online resharding").
+   */
+  readonly movePollMs?: number;
   /** Writes stop when the ring could not be read for this long (docs/design.md, "Online resharding"). */
   readonly leaseMs: number;
   /** Longest wait for the operations of the previous version before the new one is reported anyway. */
@@ -40,6 +46,7 @@ export interface RingWatcherStatus {
  */
 export class RingWatcher implements RoutingLease {
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
   private running: Promise<void> | null = null;
   private lastReadAt: number | null = null;
   private lastError: string | null = null;
@@ -57,12 +64,26 @@ export class RingWatcher implements RoutingLease {
     repository.attachLease(this);
   }
 
-  /** First read (waited for at most `firstReadTimeoutMs`: a meta database that is down does not stop the boot), then every `pollMs`. */
+  /**
+   * First read (waited for at most `firstReadTimeoutMs`: a meta database that is down does not stop
+   * the boot), then every `pollMs`, or every `movePollMs` while the ring it routes with has a move.
+   */
   async start(firstReadTimeoutMs = 3000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.poll(), new Promise<void>((r) => (timer = setTimeout(r, firstReadTimeoutMs)))]);
     clearTimeout(timer);
-    this.timer = setInterval(() => void this.poll(), this.options.pollMs);
+    this.schedule();
+  }
+
+  /** How long until the next read: shorter while a move is under way. */
+  nextPollMs(): number {
+    const moving = this.repository.routing.ring.move !== null;
+    return moving ? (this.options.movePollMs ?? this.options.pollMs) : this.options.pollMs;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.poll().finally(() => this.schedule()), this.nextPollMs());
     this.timer.unref?.();
   }
 
@@ -101,7 +122,8 @@ export class RingWatcher implements RoutingLease {
 
   /** Stops reading and tells the store this instance is gone, so that nobody waits for it. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running?.catch(() => undefined);
     await this.store.forget(this.options.instanceId).catch(() => undefined);

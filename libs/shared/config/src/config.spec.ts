@@ -263,11 +263,13 @@ describe('loadConfig', () => {
     expect(c.db).toMatchObject({
       driver: 'mysql',
       spareShards: [{ name: 's4', url: 'mysql://u:p@h:2/e' }],
-      ring: { pollMs: 500, leaseMs: 10_000 },
+      ring: { pollMs: 500, movePollMs: 100, leaseMs: 10_000 },
       shardTimeoutMs: 800,
       shardBreaker: { failures: 5, openMs: 1000 },
     });
-    expect(loadConfig({}).db).toMatchObject({ driver: 'sqlite', ring: { pollMs: 1000, leaseMs: 10_000 }, shardTimeoutMs: 3000 });
+    expect(loadConfig({}).db).toMatchObject({ driver: 'sqlite', ring: { pollMs: 1000, movePollMs: 100, leaseMs: 10_000 }, shardTimeoutMs: 3000 });
+    // Never slower during a move than outside one.
+    expect(loadConfig({ SHARD_RING_POLL_MS: '60', SHARD_RING_MOVE_POLL_MS: '500' }).db.ring.movePollMs).toBe(60);
     expect(violationsOf({ ...mysql, MYSQL_SPARE_SHARDS: 's1=mysql://u:p@h:2/e,bad', SHARD_RING_POLL_MS: '2000', SHARD_RING_LEASE_MS: '5000' })).toEqual([
       'MYSQL_SPARE_SHARDS: "bad" is not name=mysql://user:pass@host:port/db',
       'MYSQL_SPARE_SHARDS: shard "s1" is also in MYSQL_SHARDS',

@@ -177,6 +177,8 @@ export const envSchema = z.object({
   MYSQL_SPARE_SHARDS: z.string().optional(),
   /** How often each app reads the versioned shard ring from the meta database (docs/design.md, "Online resharding"). */
   SHARD_RING_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** How often while a move is under way: the frozen step holds writes of moving links for about two of these. */
+  SHARD_RING_MOVE_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(100),
   /** An app that could not read the ring for this long stops writing links until it can. */
   SHARD_RING_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
   /** Longest one shard operation may take before the request gets 503 SHARD_UNAVAILABLE (0: unbounded). */
@@ -378,7 +380,7 @@ export interface ShardingConfig {
   /** The ring written as version 1 when the meta database has none; after that the meta database decides. */
   readonly strategy: Env['SHARD_STRATEGY'];
   readonly virtualNodes: number;
-  readonly ring: { readonly pollMs: number; readonly leaseMs: number };
+  readonly ring: { readonly pollMs: number; readonly movePollMs: number; readonly leaseMs: number };
   readonly shardTimeoutMs: number;
   /** Each shard's breaker: failures in a row that open it, and how long it stays open. */
   readonly shardBreaker: { readonly failures: number; readonly openMs: number };
@@ -610,7 +612,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   const shard: ShardingConfig = {
     strategy: e.SHARD_STRATEGY,
     virtualNodes: e.SHARD_VIRTUAL_NODES,
-    ring: { pollMs: e.SHARD_RING_POLL_MS, leaseMs: e.SHARD_RING_LEASE_MS },
+    ring: { pollMs: e.SHARD_RING_POLL_MS, movePollMs: Math.min(e.SHARD_RING_MOVE_POLL_MS, e.SHARD_RING_POLL_MS), leaseMs: e.SHARD_RING_LEASE_MS },
     shardTimeoutMs: e.SHARD_TIMEOUT_MS,
     shardBreaker: { failures: e.SHARD_BREAKER_FAILURES, openMs: e.SHARD_BREAKER_OPEN_MS },
   };

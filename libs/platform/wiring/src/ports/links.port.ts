@@ -114,6 +114,7 @@ export async function openLinkShards(config: AppConfig, app = programName()): Pr
     instanceId: `${app}@${hostname()}:${process.pid}:${randomUUID().slice(0, 6)}`,
     app,
     pollMs: db.ring.pollMs,
+    movePollMs: db.ring.movePollMs,
     leaseMs: db.ring.leaseMs,
     bootstrap,
     log: (level, message) => (level === 'error' ? logger.error(message) : level === 'warn' ? logger.warn(message) : logger.log(message)),
