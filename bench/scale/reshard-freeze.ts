@@ -2,8 +2,11 @@
  * How long a `reshard` move holds the writes of moving links (its freeze), at a given number of
  * links, while an app edits links (docs/benchmarks.md, "Resharding freeze"). On demand, never in CI.
  *
- *   RESHARD_BENCH_OWN_DATABASES=1 MYSQL_META_URL=... MYSQL_SHARDS=s0=...,s3=... MYSQL_SPARE_SHARDS=s4=... \
- *     node -r ./tools/register.js bench/scale/reshard-freeze.ts --links=100000 [--writes=20] [--poll=1000] [--move-poll=100]
+ *   source deploy/local/.run/stack.env   # MYSQL_META_URL names the MariaDB server
+ *   node -r ./tools/register.js bench/scale/reshard-freeze.ts --scratch --links=1000000 [--writes=20] [--poll=1000] [--move-poll=100]
+ *
+ * or, on databases of your own: RESHARD_BENCH_OWN_DATABASES=1 MYSQL_META_URL=... MYSQL_SHARDS=s0=...,s3=...
+ * MYSQL_SPARE_SHARDS=s4=... node -r ./tools/register.js bench/scale/reshard-freeze.ts --links=…
  *
  * It moves the ring (s4 joins, then leaves again), so it refuses to run unless told that the
  * databases are its own (RESHARD_BENCH_OWN_DATABASES=1) and no other app reports to the ring: never
@@ -18,6 +21,7 @@ import { createConnection } from 'mysql2/promise';
 import { MysqlLinkShardStore, MysqlRingStore } from '@shortlink/link-store';
 import { Link, NO_OPTIONS } from '@shortlink/links-domain';
 import { MoveProgress, Resharder, RingSpec, RingWatcher, RoutingState, routerOf, ShardedLinkRepository } from '@shortlink/sharding-domain';
+import { scratchMysqlDatabases } from '@shortlink/testing';
 
 const arg = (name: string, fallback: number) => {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -59,16 +63,45 @@ function aLink(id: bigint, at: Date): Link {
   };
 }
 
+/**
+ * `--scratch`: six databases of its own on the MariaDB of MYSQL_META_URL (the local stack's, say),
+ * made for the run and dropped after, so that one command measures without touching the stack's ring.
+ */
+async function databases(): Promise<{ env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
+  if (!process.argv.includes('--scratch')) {
+    if (process.env.RESHARD_BENCH_OWN_DATABASES !== '1')
+      throw new Error(
+        'moves the ring of these databases: pass --scratch, or set RESHARD_BENCH_OWN_DATABASES=1 for databases of your own (never the shared stack)',
+      );
+    return { env: process.env, drop: async () => undefined };
+  }
+  const scratch = await scratchMysqlDatabases(['freeze_meta', 'freeze_s0', 'freeze_s1', 'freeze_s2', 'freeze_s3', 'freeze_s4']);
+  const [meta, ...shardUrls] = scratch.urls;
+  const named = (from: number, to: number) =>
+    shardUrls
+      .slice(from, to)
+      .map((url, i) => `s${from + i}=${url}`)
+      .join(',');
+  return { env: { MYSQL_META_URL: meta, MYSQL_SHARDS: named(0, 4), MYSQL_SPARE_SHARDS: named(4, 5) }, drop: () => scratch.drop() };
+}
+
 async function main(): Promise<void> {
-  if (process.env.RESHARD_BENCH_OWN_DATABASES !== '1')
-    throw new Error('moves the ring of these databases: set RESHARD_BENCH_OWN_DATABASES=1 for databases of your own (never the shared stack)');
-  const shards = shardList(process.env.MYSQL_SHARDS);
-  const spare = shardList(process.env.MYSQL_SPARE_SHARDS);
+  const own = await databases();
+  try {
+    await measure(own.env);
+  } finally {
+    await own.drop();
+  }
+}
+
+async function measure(env: NodeJS.ProcessEnv): Promise<void> {
+  const shards = shardList(env.MYSQL_SHARDS);
+  const spare = shardList(env.MYSQL_SPARE_SHARDS);
   if (spare.length !== 1) throw new Error('MYSQL_SPARE_SHARDS must name one spare shard');
   const stores = new Map<string, MysqlLinkShardStore>();
   for (const [name, url] of [...shards, ...spare]) stores.set(name, await MysqlLinkShardStore.open(name, { url }));
   const storeOf = (name: string) => stores.get(name)!;
-  const ring = new MysqlRingStore({ url: process.env.MYSQL_META_URL! });
+  const ring = new MysqlRingStore({ url: env.MYSQL_META_URL! });
   const four: RingSpec = { strategy: 'ring', virtualNodes: 150, shards: shards.map(([name]) => ({ name })) };
   if (!(await ring.current())) await ring.publish({ version: 1, spec: four, move: null }, null);
   const others = await ring.watchers(60_000);
