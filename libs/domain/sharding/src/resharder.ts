@@ -406,12 +406,7 @@ export class Resharder {
   private async compare(p: MoveProgress, sides: 'targets' | 'both', repair: boolean): Promise<{ flows: FlowCheck[]; repaired: number }> {
     const before = routerOf(p.from);
     const after = routerOf(p.to);
-    const digests = new Map<string, { from: string; to: string; source: RowSetDigest; target: RowSetDigest }>();
-    const digest = (from: string, to: string) => {
-      const key = flowKey(from, to);
-      if (!digests.has(key)) digests.set(key, { from, to, source: new RowSetDigest(), target: new RowSetDigest() });
-      return digests.get(key)!;
-    };
+    const { digests, digest } = flowDigests();
     let repaired = 0;
     if (sides === 'both') {
       for (const source of p.from.shards.map((s) => s.name)) {
@@ -474,12 +469,7 @@ export class Resharder {
   private async recheck(p: MoveProgress, repair: boolean): Promise<{ flows: FlowCheck[]; repaired: number; journaled: number; rowsRead: number }> {
     const before = routerOf(p.from);
     const after = routerOf(p.to);
-    const digests = new Map<string, { from: string; to: string; source: RowSetDigest; target: RowSetDigest }>();
-    const digest = (from: string, to: string) => {
-      const key = flowKey(from, to);
-      if (!digests.has(key)) digests.set(key, { from, to, source: new RowSetDigest(), target: new RowSetDigest() });
-      return digests.get(key)!;
-    };
+    const { digests, digest } = flowDigests();
     // Every planned flow is listed, with 0 rows when none of its links was written meanwhile.
     for (const flow of Object.keys(p.plan.flows)) {
       const [from, to] = flow.split('->');
@@ -776,4 +766,15 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
     else out.set(k, [item]);
   }
   return out;
+}
+
+/** The row digests of each flow (old owner → new owner) of a comparison, made on first use. */
+function flowDigests() {
+  const digests = new Map<string, { from: string; to: string; source: RowSetDigest; target: RowSetDigest }>();
+  const digest = (from: string, to: string) => {
+    const key = flowKey(from, to);
+    if (!digests.has(key)) digests.set(key, { from, to, source: new RowSetDigest(), target: new RowSetDigest() });
+    return digests.get(key)!;
+  };
+  return { digests, digest };
 }
