@@ -241,6 +241,12 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         expect(await page.locator('#role').innerText()).toBe('editor');
         expect(await page.evaluate(async () => (await (await fetch('/api/v1/me')).json()).tenant.name)).toBe(`Console SSO ${stamp}`);
         await signOut();
+        // The provider's answer opened again later (the back button, an old tab): the console's sign-in says why, not a page of JSON.
+        await page.goto(`${local}/api/v1/auth/sso/callback?code=used-already&state=${'s'.repeat(43)}`);
+        await page.waitForSelector('#sso-error');
+        expect(await page.locator('#sso-error').getAttribute('data-code')).toBe('SSO_STATE_MISMATCH');
+        expect(await page.locator('#sso-error').innerText()).toContain('Start it again here');
+        expect(new URL(page.url()).search).toBe(''); // taken out of the address: a reload does not show it again
       } finally {
         await provider.stop();
         await page.unroute(`${fonts}**`);

@@ -275,6 +275,17 @@ export function describeSsoJourney(bases: () => readonly [string, string], provi
       expect((await callback(b(), answer, other.pending)).body.code).toBe('SSO_STATE_MISMATCH');
       expect((await callback(b(), answer, null)).body.code).toBe('SSO_STATE_MISMATCH');
       expect((await callback(b(), answer, 'sl_sso=v1.forged')).body.code).toBe('SSO_STATE_MISMATCH');
+      // A browser gets the console's sign-in with the reason instead of problem+json, and its pending cookie cleared.
+      const browser = await fetch(`${b()}/api/v1/auth/sso/callback${answer.search}`, {
+        redirect: 'manual',
+        headers: { cookie: other.pending, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+      });
+      expect(browser.status).toBe(302);
+      expect(browser.headers.get('location')).toBe('http://console.shortlink.test/?sso_error=SSO_STATE_MISMATCH');
+      expect(browser.headers.getSetCookie().filter((c) => c.startsWith('sl_sso='))).toEqual([
+        'sl_sso=; Path=/api/v1/auth/sso; Max-Age=0; HttpOnly; SameSite=Lax',
+      ]);
+      expect(browser.headers.getSetCookie().some((c) => c.startsWith('sl_session='))).toBe(false);
       // The provider refusing (the person cancelled) is the provider's answer, not a 500.
       const cancelled = new URL(SSO_CALLBACK_URL);
       cancelled.searchParams.set('error', 'access_denied');

@@ -646,7 +646,7 @@ export interface paths {
         };
         /**
          * Where the provider sends people back: checks the state, exchanges the code, opens a session
-         * @description On success 302 to the console (SHORTLINK_CONSOLE_URL) with the session cookie `sl_session`, as a password sign-in gives it; a person of an allowed domain who is not a member yet is created with the configured role. 400 `SSO_STATE_MISMATCH` (a state that is not this browser’s, or a sign-in started more than ten minutes ago), 401 `SSO_CODE_REJECTED` (a wrong, used or expired code, or the provider refused), 403 `SSO_EMAIL_DOMAIN_REFUSED`, 503 `SSO_PROVIDER_UNAVAILABLE`.
+         * @description On success 302 to the console (SHORTLINK_CONSOLE_URL) with the session cookie `sl_session`, as a password sign-in gives it; a person of an allowed domain who is not a member yet is created with the configured role. A browser (Accept preferring text/html) that fails is sent back to the console instead, with `?sso_error=<code>`, which its sign-in shows; other clients get problem+json: 400 `SSO_STATE_MISMATCH` (a state that is not this browser’s, or a sign-in started more than ten minutes ago), 401 `SSO_CODE_REJECTED` (a wrong, used or expired code, or the provider refused), 403 `SSO_EMAIL_DOMAIN_REFUSED`, 503 `SSO_PROVIDER_UNAVAILABLE`.
          */
         get: operations["finishSso"];
         put?: never;
@@ -6359,7 +6359,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in: to the console */
+            /** @description Signed in: to the console; or, for a browser, not signed in: to the console with `?sso_error=<code>` */
             302: {
                 headers: {
                     /** @description The console */

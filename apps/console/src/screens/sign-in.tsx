@@ -2,6 +2,26 @@ import { useState } from 'preact/hooks';
 import { api, type Problem, problemOf, setCsrfToken } from '../api/client';
 import { Field, ProblemNote } from '../ui';
 
+/** What a failed single sign-on that the server sent back here (`?sso_error=<code>`) means for the person. */
+const SSO_FAILURES: Readonly<Record<string, string>> = {
+  SSO_STATE_MISMATCH: 'That sign-in took too long, or was started in another browser or tab. Start it again here.',
+  SSO_CODE_REJECTED: 'Your provider did not confirm the sign-in (it was cancelled, or the link was used already). Try again.',
+  SSO_EMAIL_DOMAIN_REFUSED: 'Your email address may not sign in to this tenant with single sign-on. Ask an owner to invite you.',
+  SSO_PROVIDER_UNAVAILABLE: 'Your provider does not answer at the moment. Try again in a minute.',
+  SSO_NOT_CONFIGURED: 'This tenant has no single sign-on.',
+};
+
+/** The failure the server sent back with, taken out of the address so that a reload does not show it again. */
+function ssoFailureOnArrival(): Problem | null {
+  const params = new URLSearchParams(location.search);
+  const code = params.get('sso_error');
+  if (!code) return null;
+  params.delete('sso_error');
+  const rest = params.toString();
+  history.replaceState(null, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`);
+  return { status: 0, code, detail: SSO_FAILURES[code] ?? `Single sign-on failed (${code}). Try again.` };
+}
+
 /** Password sign-in; a second step asks for the authenticator's code (or a recovery code), and a tenant when the email has several. */
 export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -10,10 +30,12 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [tenants, setTenants] = useState<Array<{ id: string; name: string }> | null>(null);
   const [busy, setBusy] = useState(false);
   const [ssoProblem, setSsoProblem] = useState<Problem | null>(null);
+  const [ssoFailure, setSsoFailure] = useState<Problem | null>(ssoFailureOnArrival);
 
   /** The tenant's single sign-on (OpenID Connect): checked first, so that a tenant without one is told here, not on a page of JSON. */
   const sso = async (e: Event) => {
     e.preventDefault();
+    setSsoFailure(null);
     const tenant = String(new FormData(e.currentTarget as HTMLFormElement).get('tenant') ?? '').trim();
     if (!tenant) return setSsoProblem({ status: 400, code: 'VALIDATION_FAILED', detail: 'Give your tenant’s id.' });
     const url = `/api/v1/auth/sso/${encodeURIComponent(tenant)}/start`;
@@ -99,6 +121,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
       <form class="card narrow" id="sso" onSubmit={sso} aria-labelledby="sso-title" noValidate>
         <h2 id="sso-title">Single sign-on</h2>
         <Field label="Tenant id" name="tenant" error={ssoProblem?.detail ?? null} hint="Your organisation’s provider (OpenID Connect), when it has one" />
+        <ProblemNote problem={ssoFailure} id="sso-error" />
         <button type="submit" class="secondary">
           Sign in with single sign-on
         </button>

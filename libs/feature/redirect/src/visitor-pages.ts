@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'http';
 import { DomainSettings, DomainSettingsDirectory } from '@shortlink/tenants-domain';
-import { pageLanguage, prefersHtml } from './negotiation';
+import { pageLanguage, prefersHtml } from '@shortlink/nest-platform';
 import { PAGE_LANGUAGES, PAGE_TEXT } from './page-text';
 import { PageContext } from './pages';
 

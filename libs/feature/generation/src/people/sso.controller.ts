@@ -12,6 +12,7 @@ import {
   ClientAddressResolver,
   Contract,
   cookieOf,
+  prefersHtml,
   secureCookie,
   sessionCookie,
 } from '@shortlink/nest-platform';
@@ -117,13 +118,13 @@ export class SsoController {
     summary: 'Where the provider sends people back: checks the state, exchanges the code, opens a session',
     operationId: 'finishSso',
     description:
-      'On success 302 to the console (SHORTLINK_CONSOLE_URL) with the session cookie `sl_session`, as a password sign-in gives it; a person of an allowed domain who is not a member yet is created with the configured role. 400 `SSO_STATE_MISMATCH` (a state that is not this browser’s, or a sign-in started more than ten minutes ago), 401 `SSO_CODE_REJECTED` (a wrong, used or expired code, or the provider refused), 403 `SSO_EMAIL_DOMAIN_REFUSED`, 503 `SSO_PROVIDER_UNAVAILABLE`.',
+      'On success 302 to the console (SHORTLINK_CONSOLE_URL) with the session cookie `sl_session`, as a password sign-in gives it; a person of an allowed domain who is not a member yet is created with the configured role. A browser (Accept preferring text/html) that fails is sent back to the console instead, with `?sso_error=<code>`, which its sign-in shows; other clients get problem+json: 400 `SSO_STATE_MISMATCH` (a state that is not this browser’s, or a sign-in started more than ten minutes ago), 401 `SSO_CODE_REJECTED` (a wrong, used or expired code, or the provider refused), 403 `SSO_EMAIL_DOMAIN_REFUSED`, 503 `SSO_PROVIDER_UNAVAILABLE`.',
     tags: ['auth'],
     secured: false,
     query: ssoCallbackQuery,
     responses: {
       302: {
-        description: 'Signed in: to the console',
+        description: 'Signed in: to the console; or, for a browser, not signed in: to the console with `?sso_error=<code>`',
         headers: { Location: 'The console', 'Set-Cookie': 'sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure]' },
       },
     },
@@ -131,7 +132,21 @@ export class SsoController {
   })
   async callback(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const url = new URL(req.url, this.config.people.sso.callbackUrl);
-    const signed = await this.sso.finish(url, cookieOf(req, PENDING_COOKIE), this.addresses.of(req.raw));
+    let signed: Awaited<ReturnType<SsoService['finish']>>;
+    try {
+      signed = await this.sso.finish(url, cookieOf(req, PENDING_COOKIE), this.addresses.of(req.raw));
+    } catch (error) {
+      // A browser sent back by the provider is shown the console's sign-in with what went wrong,
+      // not a page of JSON; API clients keep problem+json (docs/design.md, "Single sign-on").
+      if (!(error instanceof DomainError) || !prefersHtml(req.headers.accept)) throw error;
+      const back = new URL(this.config.people.sso.successUrl);
+      back.searchParams.set('sso_error', error.code);
+      reply
+        .header('set-cookie', this.pendingCookie('', 0, req))
+        .header('cache-control', 'no-store')
+        .redirect(back.toString(), 302);
+      return;
+    }
     const secure = secureCookie(this.config, this.addresses, req);
     reply
       .header('set-cookie', [sessionCookie(signed.token, this.config.people.session.absoluteMs / 1000, secure), this.pendingCookie('', 0, req)])

@@ -1,8 +1,8 @@
 /**
- * Content negotiation of the redirect's refusals and pages (docs/design.md, "Pages"): whether a
- * request gets an HTML page or problem+json (RFC 9110 §12.5.1, Accept), and in which of the
- * languages we ship (§12.5.4, Accept-Language, RFC 4647 lookup). Only refusals and pages negotiate:
- * a redirect never reads these headers.
+ * Content negotiation of what a browser may be shown instead of problem+json (docs/design.md,
+ * "Pages"): whether a request prefers HTML (RFC 9110 §12.5.1, Accept), and in which of the
+ * languages we ship (§12.5.4, Accept-Language, RFC 4647 lookup). The redirect's refusals and pages
+ * and the SSO callback's failures negotiate; a redirect never reads these headers.
  */
 
 /** Entries of a header read at most: a browser sends a handful; the rest of a long header is ignored. */
