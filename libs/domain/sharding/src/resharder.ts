@@ -406,7 +406,7 @@ export class Resharder {
   private async compare(p: MoveProgress, sides: 'targets' | 'both', repair: boolean): Promise<{ flows: FlowCheck[]; repaired: number }> {
     const before = routerOf(p.from);
     const after = routerOf(p.to);
-    const { digests, digest } = flowDigests();
+    const { digest, checks } = flowDigests();
     let repaired = 0;
     if (sides === 'both') {
       for (const source of p.from.shards.map((s) => s.name)) {
@@ -449,15 +449,7 @@ export class Resharder {
         } else for (const r of extra) digest(before.shardFor(r.code), target).target.add(r.checksum);
       });
     }
-    const flows = [...digests.values()].map((d) => ({
-      from: d.from,
-      to: d.to,
-      sourceRows: d.source.rows,
-      sourceChecksum: d.source.checksum,
-      targetRows: d.target.rows,
-      targetChecksum: d.target.checksum,
-    }));
-    return { flows: flows.sort((a, b) => flowKey(a.from, a.to).localeCompare(flowKey(b.from, b.to))), repaired };
+    return { flows: checks(), repaired };
   }
 
   /**
@@ -469,7 +461,7 @@ export class Resharder {
   private async recheck(p: MoveProgress, repair: boolean): Promise<{ flows: FlowCheck[]; repaired: number; journaled: number; rowsRead: number }> {
     const before = routerOf(p.from);
     const after = routerOf(p.to);
-    const { digests, digest } = flowDigests();
+    const { digest, checks } = flowDigests();
     // Every planned flow is listed, with 0 rows when none of its links was written meanwhile.
     for (const flow of Object.keys(p.plan.flows)) {
       const [from, to] = flow.split('->');
@@ -523,15 +515,7 @@ export class Resharder {
         }
       }),
     );
-    const flows = [...digests.values()].map((d) => ({
-      from: d.from,
-      to: d.to,
-      sourceRows: d.source.rows,
-      sourceChecksum: d.source.checksum,
-      targetRows: d.target.rows,
-      targetChecksum: d.target.checksum,
-    }));
-    return { flows: flows.sort((a, b) => flowKey(a.from, a.to).localeCompare(flowKey(b.from, b.to))), repaired, journaled, rowsRead };
+    return { flows: checks(), repaired, journaled, rowsRead };
   }
 
   /**
@@ -768,7 +752,7 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   return out;
 }
 
-/** The row digests of each flow (old owner → new owner) of a comparison, made on first use. */
+/** The row digests of each flow (old owner → new owner) of a comparison, made on first use, and the checks they give, in flow order. */
 function flowDigests() {
   const digests = new Map<string, { from: string; to: string; source: RowSetDigest; target: RowSetDigest }>();
   const digest = (from: string, to: string) => {
@@ -776,5 +760,16 @@ function flowDigests() {
     if (!digests.has(key)) digests.set(key, { from, to, source: new RowSetDigest(), target: new RowSetDigest() });
     return digests.get(key)!;
   };
-  return { digests, digest };
+  const checks = (): FlowCheck[] =>
+    [...digests.values()]
+      .map((d) => ({
+        from: d.from,
+        to: d.to,
+        sourceRows: d.source.rows,
+        sourceChecksum: d.source.checksum,
+        targetRows: d.target.rows,
+        targetChecksum: d.target.checksum,
+      }))
+      .sort((a, b) => flowKey(a.from, a.to).localeCompare(flowKey(b.from, b.to)));
+  return { digest, checks };
 }
