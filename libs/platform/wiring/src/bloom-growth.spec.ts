@@ -250,8 +250,8 @@ describe('scalable Bloom filter on the embedded store', () => {
 
   it('the layout lock is renewed while a rebuild outlasts its TTL; one left by an instance that stopped holds the next change up for one TTL', async () => {
     const ttl = 200;
-    const holder = await make({ refreshMs: 50 }, store, ttl);
-    const other = await make({ refreshMs: 50 }, store, ttl);
+    const holder = await make({ refreshMs: 250 }, store, ttl);
+    const other = await make({ refreshMs: 250 }, store, ttl);
     listed.items.push(...Array.from({ length: 3000 }, (_, i) => item(i)));
     let release = () => undefined as void;
     const scanHeld = new Promise<void>((resolve) => (release = resolve));
@@ -274,7 +274,7 @@ describe('scalable Bloom filter on the embedded store', () => {
 
   it('an instance that stops mid-rebuild gives its lock up; a starting one that found it busy builds the filter as soon as it is free, not a round later', async () => {
     const ttl = 300;
-    const holder = await make({ refreshMs: 50 }, store, ttl);
+    const holder = await make({ refreshMs: 250 }, store, ttl);
     listed.items.push(...Array.from({ length: 2000 }, (_, i) => item(i)));
     let release = () => undefined as void;
     listed.onPage = () => new Promise<void>((resolve) => (release = resolve));
@@ -289,7 +289,7 @@ describe('scalable Bloom filter on the embedded store', () => {
 
     // A lock left by an instance that was killed (no close): the next one's boot check finds it busy.
     expect(await store.setIfAbsent(holder.filter.lockKey, 'a-killed-instance', ttl)).toBe(true);
-    const starting = instance(store, listed, { refreshMs: 50 }, ttl);
+    const starting = instance(store, listed, { refreshMs: 250 }, ttl);
     started.push(starting.maintainer);
     const outcomes: string[] = [];
     starting.maintainer.keepBuilt(60_000, (o) => outcomes.push(o instanceof Error ? o.message : o));
