@@ -247,6 +247,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         expect(await page.locator('#sso-error').getAttribute('data-code')).toBe('SSO_STATE_MISMATCH');
         expect(await page.locator('#sso-error').innerText()).toContain('Start it again here');
         expect(new URL(page.url()).search).toBe(''); // taken out of the address: a reload does not show it again
+        await accessible('sso-failed');
       } finally {
         await provider.stop();
         await page.unroute(`${fonts}**`);
