@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { createServer } from 'http';
+import { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { generate } from 'otplib';
@@ -257,6 +259,45 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.goto(consoleUrl());
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('owner');
+    });
+
+    it("stays on the person's account when a page of another site auto-submits a sign-in form with its own account (login CSRF)", async () => {
+      const attackerEmail = `console-attacker-${stamp}@example.com`;
+      const attacker = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Attacker ${stamp}`, plan: 'free', ownerEmail: attackerEmail });
+      expect(attacker.status).toBe(201);
+      expect((await api(base(), 'POST', '/api/v1/auth/accept', null, { token: attacker.body.owner.invitation.token, password: PASSWORD })).status).toBe(200);
+      // The attacker's page, on another site (localhost, while the console is at 127.0.0.1): forms posted by script on load.
+      const login = `${base()}/api/v1/auth/login`;
+      const field = (name: string, value: string) => `<input type="hidden" name="${name}" value="${value}">`;
+      const pages: Record<string, string> = {
+        '/urlencoded': `<form method="post" action="${login}">${field('email', attackerEmail)}${field('password', PASSWORD)}</form>`,
+        // text/plain sends `name=value`: a name ending in `"x":"` and a value of `"}` make the body JSON.
+        '/text-plain': `<form method="post" enctype="text/plain" action="${login}"><input type="hidden" name='{"email":"${attackerEmail}","password":"${PASSWORD}","x":"' value='"}'></form>`,
+      };
+      const site = createServer((req, res) => {
+        const form = pages[req.url ?? ''];
+        res.writeHead(form ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(form ? `<!doctype html><title>Win a prize</title>${form}<script>document.forms[0].submit()</script>` : '');
+      });
+      await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+      const attackerSite = `http://localhost:${(site.address() as AddressInfo).port}`;
+      elsewhere.push(attackerSite);
+      try {
+        for (const path of Object.keys(pages)) {
+          const answered = page.waitForResponse((r) => r.url() === login);
+          await page.goto(`${attackerSite}${path}`);
+          expect([path, (await answered).status()]).toEqual([path, 415]);
+          // Back in the console: still the owner, in the owner's tenant.
+          await page.goto(consoleUrl());
+          await page.waitForSelector('#sign-out');
+          expect(await page.locator('#who').innerText()).toContain(ownerEmail);
+          expect(await page.locator('#role').innerText()).toBe('owner');
+          expect(await page.evaluate(async () => (await (await fetch('/api/v1/me')).json()).tenant.id)).toBe(tenantId);
+        }
+      } finally {
+        elsewhere.splice(elsewhere.indexOf(attackerSite));
+        await new Promise((r) => site.close(r));
+      }
     });
 
     it('turns on TOTP in the console, then signs in with the password and the code of the authenticator app', async () => {

@@ -132,6 +132,54 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect(byKey.body).toMatchObject({ member: null, role: null, csrfToken: null, key: { name: 'first key' } });
     });
 
+    it('refuses a sign-in sent as a form (415) or by a page of another site (403 CROSS_SITE_REQUEST); the console’s own JSON signs in', async () => {
+      const login = (base: string, contentType: string, body: string, headers: Record<string, string> = {}) =>
+        fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
+      const credentials = { email: ownerEmail, password: PASSWORD };
+      const json = JSON.stringify(credentials);
+      // What a page of another site can post without asking: a form, urlencoded or text/plain holding JSON.
+      for (const base of [a(), ...(analytics ? [analytics()] : [])]) {
+        for (const [type, body] of [
+          ['application/x-www-form-urlencoded', new URLSearchParams(credentials).toString()],
+          ['text/plain', json],
+          ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${ownerEmail}\r\n--x--\r\n`],
+        ]) {
+          const res = await login(base, type, body, { origin: 'http://attacker.example', 'sec-fetch-site': 'cross-site' });
+          expect([type, res.status, res.headers.get('content-type')]).toEqual([type, 415, expect.stringContaining('application/problem+json')]);
+          expect(((await res.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+          expect(res.headers.get('set-cookie')).toBeNull();
+        }
+        // JSON from another site's page (a browser would have asked CORS first; a listed origin alone may).
+        const otherSites: Array<Record<string, string>> = [{ origin: 'http://attacker.example', 'sec-fetch-site': 'cross-site' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+        for (const headers of otherSites) {
+          const res = await login(base, 'application/json', json, headers);
+          expect([JSON.stringify(headers), res.status]).toEqual([JSON.stringify(headers), 403]);
+          expect(((await res.json()) as { code: string }).code).toBe('CROSS_SITE_REQUEST');
+          expect(res.headers.get('set-cookie')).toBeNull();
+        }
+        // The console (or the dashboard) served by this very app, as a browser sends its sign-in.
+        const own = await login(base, 'application/json', json, { origin: new URL(base).origin, 'sec-fetch-site': 'same-origin' });
+        expect(own.status).toBe(200);
+        expect(own.headers.get('set-cookie')).toMatch(/^sl_session=ses_/);
+      }
+      // Every JSON route refuses a form body, with a key too; a write with the cookie and its token from another site's page is refused.
+      const form = await fetch(`${a()}/api/v1/links`, {
+        method: 'POST',
+        headers: { 'x-api-key': tenantKey, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'url=https%3A%2F%2Fexample.com%2Fform',
+      });
+      expect(form.status).toBe(415);
+      const person = (await signIn(b(), ownerEmail, PASSWORD)).person;
+      const crossSite = await fetch(`${a()}/api/v1/links`, {
+        method: 'POST',
+        headers: { cookie: person.cookie, 'x-csrf-token': person.csrf, 'content-type': 'application/json', origin: 'http://attacker.example' },
+        body: JSON.stringify({ url: 'https://example.com/cross-site' }),
+      });
+      expect(crossSite.status).toBe(403);
+      expect(((await crossSite.json()) as { code: string }).code).toBe('CROSS_SITE_REQUEST');
+      expect((await asPerson(a(), 'POST', '/api/v1/auth/logout', person)).status).toBe(204);
+    });
+
     it('invites by the first key and by the owner; writes with a cookie need the CSRF token; a viewer is refused', async () => {
       const invitedByKey = await api(a(), 'POST', '/api/v1/members', tenantKey, { email: editorEmail, role: 'editor' });
       expect(invitedByKey.status).toBe(201);

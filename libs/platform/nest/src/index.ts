@@ -20,6 +20,7 @@ export {
 export { ClientAddressResolver } from './client-address';
 export { CompatAccess } from './compat-access';
 export { checkAgainst, Contract, problemSchema } from './contract';
+export { AcceptsFormBody, FORM_BODY_LIMIT } from './form-body';
 export { frontHandlerOf, FrontRoute } from './front-door';
 export { HEALTH_PROBES } from './health';
 export { jsonDepth, MAX_JSON_DEPTH } from './json-body';

@@ -99,11 +99,11 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ SHORTLINK_ANALYTICS_URL: 'https://stats.example/', SHORTLINK_ANALYTICS_API_URL: 'http://analytics.internal:8082/' }).people.analyticsApiUrl,
     ).toBe('http://analytics.internal:8082');
-    expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false });
+    expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false, consoleOrigin: 'http://localhost:8081' });
     expect(d.signInThrottle).toEqual({ perAccount: 10, perAddress: 50, windowMs: 300_000 });
     const c = loadConfig({ SHORTLINK_CONSOLE_URL: 'https://console.example/', SMTP_URL: 'smtp://u:p@mail.example:587', SESSION_IDLE_MINUTES: '30' }).people;
     expect(c).toMatchObject({ acceptUrl: 'https://console.example/accept-invitation', mail: { smtpUrl: 'smtp://u:p@mail.example:587' } });
-    expect(c.session).toMatchObject({ idleMs: 30 * 60_000, consoleIsHttps: true });
+    expect(c.session).toMatchObject({ idleMs: 30 * 60_000, consoleIsHttps: true, consoleOrigin: 'https://console.example' });
     expect(violationsOf({ SMTP_URL: 'mail.example:25' }).join('\n')).toContain('SMTP_URL');
     expect(violationsOf({ SESSION_IDLE_MINUTES: '600', SESSION_ABSOLUTE_HOURS: '2' }).join('\n')).toContain('SESSION_IDLE_MINUTES');
     expect(violationsOf({ PASSWORD_MIN_LENGTH: '4' }).join('\n')).toContain('PASSWORD_MIN_LENGTH');
