@@ -309,6 +309,52 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD })).status).toBe(200);
       expect((await api(a(), 'POST', '/api/v1/me/second-factor', tenantKey)).status).toBe(403); // a key has none
     });
+    it('moves or turns off a second factor only with it; wrong codes count with failed sign-ins (429 with Retry-After)', async () => {
+      const email = `totp-move-${Date.now()}@example.com`;
+      const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'viewer' });
+      expect((await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
+      const person = (await signIn(a(), email, PASSWORD)).person;
+      const state = async () => (await asPerson(b(), 'GET', '/api/v1/me/second-factor', person)).body;
+      const first = (await asPerson(a(), 'POST', '/api/v1/me/second-factor', person)).body.secret as string;
+      const confirmed = await asPerson(b(), 'POST', '/api/v1/me/second-factor/confirm', person, {
+        code: await generate({ secret: first, epoch: Math.floor(Date.now() / 1000) }),
+      });
+      const recoveryCodes = confirmed.body.recoveryCodes as string[];
+      expect(await state()).toEqual({ enabled: true, pending: false });
+
+      // The session alone (a stolen cookie, an unlocked laptop) cannot put another authenticator in place.
+      const bare = await asPerson(a(), 'POST', '/api/v1/me/second-factor', person);
+      expect(bare.status).toBe(401);
+      expect(bare.body.code).toBe('SECOND_FACTOR_REQUIRED');
+      expect(await state()).toEqual({ enabled: true, pending: false });
+      // With a recovery code (or a current code) it moves; the new secret is confirmed on the other instance.
+      const moved = await asPerson(a(), 'POST', '/api/v1/me/second-factor', person, { recoveryCode: recoveryCodes[0] });
+      expect(moved.status).toBe(200);
+      expect(await state()).toEqual({ enabled: true, pending: true });
+      const second = moved.body.secret as string;
+      const done = await asPerson(b(), 'POST', '/api/v1/me/second-factor/confirm', person, {
+        code: await generate({ secret: second, epoch: Math.floor(Date.now() / 1000) }),
+      });
+      expect(done.status).toBe(200);
+      const fresh = done.body.recoveryCodes as string[];
+      expect((await api(a(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: fresh[0] })).status).toBe(200);
+      // Failure 1 of the account (SIGN_IN_FAILURES_PER_ACCOUNT=3): a recovery code of the authenticator moved away.
+      expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: recoveryCodes[1] })).status).toBe(401);
+      // Failures 2 and 3: wrong codes to turn it off, on both instances.
+      const wrongCode = await asPerson(a(), 'POST', '/api/v1/me/second-factor/disable', person, { code: '000000' });
+      expect([wrongCode.status, wrongCode.body.code]).toEqual([400, 'SECOND_FACTOR_INVALID']);
+      const wrongRecovery = await asPerson(b(), 'POST', '/api/v1/me/second-factor/disable', person, { recoveryCode: 'zzzzz-zzzzz' });
+      expect([wrongRecovery.status, wrongRecovery.body.code]).toEqual([400, 'SECOND_FACTOR_INVALID']);
+      // Past the limit: even a right recovery code is refused (not spent), and so is a sign-in of the account.
+      const throttled = await asPerson(a(), 'POST', '/api/v1/me/second-factor/disable', person, { recoveryCode: fresh[1] });
+      expect([throttled.status, throttled.body.code]).toEqual([429, 'RATE_LIMITED']);
+      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(throttled.headers.get('retry-after'))).toBeLessThanOrEqual(300);
+      expect((await asPerson(b(), 'POST', '/api/v1/me/second-factor', person, { recoveryCode: fresh[1] })).status).toBe(429);
+      expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: fresh[1] })).status).toBe(429);
+      expect(await state()).toEqual({ enabled: true, pending: false });
+    });
+
     it('changes a password (the other sessions end on both instances, this one stays); lists the sessions and ends one', async () => {
       const email = `pw-${Date.now()}@example.com`;
       const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'viewer' });

@@ -668,7 +668,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password: answers a session cookie and its CSRF token
-         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).
+         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both). JSON only (a form body is 415 `UNSUPPORTED_MEDIA_TYPE`); a browser page of another site (its `Origin` or `Sec-Fetch-Site`) is 403 `CROSS_SITE_REQUEST`: a sign-in sets the session cookie, so another site must not make one (login CSRF).
          */
         post: operations["signIn"];
         delete?: never;
@@ -821,8 +821,8 @@ export interface paths {
         get: operations["getMySecondFactor"];
         put?: never;
         /**
-         * Start turning on a second factor (TOTP): a new secret for the authenticator app
-         * @description For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged.
+         * Start turning on a second factor (TOTP), or moving it to another app: a new secret for the authenticator app
+         * @description For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged. While a factor is on, this moves it and needs the current one: `code` (of the app in use) or `recoveryCode`, spent here (without: 401 `SECOND_FACTOR_REQUIRED`; wrong: 400 `SECOND_FACTOR_INVALID`, counted like a failed sign-in, 429 past its limits); the move is then confirmed within 10 minutes.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -844,7 +844,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the second factor on with a code of the new secret; answers the recovery codes once
-         * @description 400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started.
+         * @description 400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started; 401 `SECOND_FACTOR_REQUIRED` while a factor is on and the move was not started with it in the last 10 minutes.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -866,7 +866,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the second factor off, proven by a current code or a recovery code
-         * @description 400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on.
+         * @description 400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on. Wrong codes and recovery codes are counted like failed sign-ins (per account and per client address): past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS, 429 with Retry-After.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -1167,14 +1167,14 @@ export interface components {
             /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
             newPassword: string;
         };
-        SecondFactorCode: {
-            /** @description 6 digits of the authenticator app */
-            code: string;
-        };
         /** @description A current code, or a recovery code */
         SecondFactorProof: {
             code?: string;
             recoveryCode?: string;
+        };
+        SecondFactorCode: {
+            /** @description 6 digits of the authenticator app */
+            code: string;
         };
         /** @description One line of the NDJSON answer per row, in request order: the created link or a problem */
         BatchLine: {
@@ -1287,7 +1287,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
+            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -6483,6 +6483,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ForbiddenProblem"];
                 };
             };
+            /** @description problem+json (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
             /** @description problem+json (429) */
             429: {
                 headers: {
@@ -7101,7 +7110,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorProof"];
+            };
+        };
         responses: {
             /** @description The secret, pending */
             200: {
