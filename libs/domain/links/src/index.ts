@@ -66,12 +66,11 @@ export {
 } from './redirect/visitor-limit';
 export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
 export {
-  type CheckedUrl,
-  coveredBy,
-  type DomainBlockList,
-  type HostLookups,
+  type CheckedDestination,
+  checkedAddressesOf,
+  type DestinationGuard,
+  embeddedIpv4,
   type HostResolver,
   isPublicAddress,
-  MAX_URL_LENGTH,
-  UrlPolicy,
-} from './url-policy';
+} from './addresses';
+export { type CheckedUrl, coveredBy, type DomainBlockList, type HostLookups, MAX_URL_LENGTH, UrlPolicy } from './url-policy';

@@ -10,7 +10,8 @@ import { IdBlock } from './ports';
 import { InMemoryBatchRecords } from './testing/in-memory-batch-records';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
-import { HostResolver, UrlPolicy } from './url-policy';
+import { HostResolver } from './addresses';
+import { UrlPolicy } from './url-policy';
 
 const DAY = 86_400_000;
 
