@@ -27,7 +27,7 @@ function setup(now = { t: Date.UTC(2026, 0, 1) }) {
   const auditStore = new InMemoryAuditLogStore();
   const audit = new AuditLog(auditStore, { cursors: ListCursors.ephemeral(), retentionMs: 1e9 });
   const clock = { now: () => now.t };
-  const throttle = new SignInThrottle(new LocalRateWindows(clock), { perAccount: 3, perAddress: 5, windowMs: 300_000 }, undefined, clock);
+  const throttle = new SignInThrottle(new LocalRateWindows(clock), { perAccount: 3, perAddress: 5, windowMs: 300_000 });
   const sessions = new SessionService(store, plainPasswords, throttle, audit, { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0 }, clock);
   const join = async (email: string, role: string, password = 'a long passphrase') => {
     const { invitation } = await members.invite('t1', KEY, { email, role }, keyContext, 'Acme');

@@ -20,7 +20,7 @@ describe('second factor (TOTP and recovery codes)', () => {
   const store = new InMemoryPeopleStore((id) => (id === tenant.id ? tenant : null));
   const auditStore = new InMemoryAuditLogStore();
   const audit = new AuditLog(auditStore, { cursors: ListCursors.ephemeral(), retentionMs: 1e9 });
-  const throttle = new SignInThrottle(new LocalRateWindows(clock), { perAccount: 10, perAddress: 10, windowMs: 300_000 }, undefined, clock);
+  const throttle = new SignInThrottle(new LocalRateWindows(clock), { perAccount: 10, perAddress: 10, windowMs: 300_000 });
   const factor = new SecondFactorService(store, new SecretBox(randomBytes(32)), audit, 'shortlink', throttle, clock);
   const members = new MemberService(store, plainPasswords, null, { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12 }, clock);
   const sessions = new SessionService(store, plainPasswords, throttle, audit, { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor }, clock);
@@ -79,7 +79,7 @@ describe('second factor: a session alone does not change it', () => {
     const clock = { now: () => now.t };
     const store = new InMemoryPeopleStore((id) => (id === tenant.id ? tenant : null));
     const box = new SecretBox(randomBytes(32));
-    const throttle = new SignInThrottle(new LocalRateWindows(clock), { ...limits, windowMs: 300_000 }, undefined, clock);
+    const throttle = new SignInThrottle(new LocalRateWindows(clock), { ...limits, windowMs: 300_000 });
     const factor = new SecondFactorService(store, box, null, 'shortlink', throttle, clock);
     const members = new MemberService(store, plainPasswords, null, { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12 }, clock);
     const sessions = new SessionService(store, plainPasswords, throttle, null, { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor }, clock);

@@ -1,5 +1,5 @@
-import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import { LocalRateWindows, RateWindowStore } from '@shortlink/tenants-domain';
+import { DomainError, ErrorCode } from '@shortlink/core';
+import type { RateWindowStore } from '@shortlink/tenants-domain';
 
 export interface SignInThrottleLimits {
   /** Failures allowed per account (email) in `windowMs`; then 429 until the oldest leaves the window. */
@@ -20,22 +20,16 @@ export interface ThrottleSubject {
  * The failures of everything that proves who a person is (docs/design.md, "Throttling sign-in"):
  * passwords and second-factor codes at sign-in, the current password of a password change, the
  * code or recovery code that turns the second factor off or moves it. Counted in the shared sliding
- * windows (Redis on the real stack; each instance's own while they fail), per account and per
+ * windows (FallbackWindows: Redis on the real stack, each instance's own while it fails), per account and per
  * client address; past either limit every such check is 429 with Retry-After before anything is
  * checked, for at most the window (no long lockout of the real owner).
  */
 export class SignInThrottle {
-  private readonly local: LocalRateWindows;
-
   constructor(
+    /** The shared windows (FallbackWindows over RATE_WINDOW_STORE). */
     private readonly windows: RateWindowStore,
     private readonly limits: SignInThrottleLimits,
-    /** Called when the shared windows fail (the instance then counts on its own). */
-    private readonly onFallback?: (error: unknown) => void,
-    clock: Clock = systemClock,
-  ) {
-    this.local = new LocalRateWindows(clock);
-  }
+  ) {}
 
   /** 429 RATE_LIMITED once the subject's failures reached a limit; counts nothing. */
   async admit(subject: ThrottleSubject, message: string): Promise<void> {
@@ -57,12 +51,7 @@ export class SignInThrottle {
     return keys;
   }
 
-  private async hit(key: string, limit: number, cost: number) {
-    try {
-      return await this.windows.hit(key, limit, this.limits.windowMs, cost);
-    } catch (error) {
-      this.onFallback?.(error);
-      return this.local.hit(key, limit, this.limits.windowMs, cost);
-    }
+  private hit(key: string, limit: number, cost: number) {
+    return this.windows.hit(key, limit, this.limits.windowMs, cost);
   }
 }

@@ -31,6 +31,7 @@ import {
 } from '@shortlink/links-domain';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import {
+  FallbackWindows,
   MAILER,
   Mailer,
   MemberService,
@@ -40,7 +41,9 @@ import {
   PeopleStore,
   SecretBox,
   SessionService,
+  SSO_ADDRESSES,
   SSO_STORE,
+  SsoAddresses,
   SsoService,
   SsoStore,
 } from '@shortlink/people-domain';
@@ -73,6 +76,8 @@ import {
   DOMAIN_SETTINGS_STORE,
   DomainSettingsService,
   DomainSettingsStore,
+  RATE_WINDOW_STORE,
+  RateWindowStore,
   SLOT_STORE,
   SlotStore,
   TENANT_STORE,
@@ -118,6 +123,7 @@ export const GENERATION_PORTS: readonly symbol[] = [
   MAILER,
   SSO_STORE,
   OIDC_CLIENT,
+  SSO_ADDRESSES,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -389,14 +395,33 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         },
         ...PEOPLE_SESSION_PROVIDERS,
         {
-          // Single sign-on (docs/design.md, "Single sign-on"): client secrets and pending sign-ins sealed under keys derived from the code secret.
+          // Single sign-on (docs/design.md, "Single sign-on"): client secrets and pending sign-ins sealed under keys derived from the code secret;
+          // starts capped per tenant and per client address in the shared windows (Redis on the real stack).
           provide: SsoService,
-          inject: [SSO_STORE, OIDC_CLIENT, CODE_SECRET, SessionService, TenantService, AuditLog],
-          useFactory: (store: SsoStore, oidc: OidcClient, codeSecret: string, sessions: SessionService, tenants: TenantService, log: AuditLog) =>
-            new SsoService(store, oidc, new SecretBox(codeSecret, 'sso v1'), sessions, tenants, log, {
-              callbackUrl: config.people.sso.callbackUrl,
-              allowInsecureIssuers: config.people.sso.allowInsecureIssuers,
-            }),
+          inject: [SSO_STORE, OIDC_CLIENT, SSO_ADDRESSES, CODE_SECRET, SessionService, TenantService, AuditLog, RATE_WINDOW_STORE, APP_LOGGER],
+          useFactory: (
+            store: SsoStore,
+            oidc: OidcClient,
+            addresses: SsoAddresses,
+            codeSecret: string,
+            sessions: SessionService,
+            tenants: TenantService,
+            log: AuditLog,
+            windows: RateWindowStore,
+            appLogger: PinoNestLogger,
+          ) => {
+            const logger = appLogger.scoped('SingleSignOn');
+            const sso = config.people.sso;
+            const fallback = new FallbackWindows(windows, (error) =>
+              logger.warn(`SSO start cap: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
+            );
+            return new SsoService(store, oidc, new SecretBox(codeSecret, 'sso v1'), sessions, tenants, log, {
+              callbackUrl: sso.callbackUrl,
+              addresses,
+              providerTimeoutMs: sso.timeoutMs,
+              starts: { windows: fallback, perTenant: sso.startsPerMinute.perTenant, perAddress: sso.startsPerMinute.perAddress },
+            });
+          },
         },
         ...API_ACCESS_PROVIDERS,
         BootstrapOutcome,

@@ -67,6 +67,7 @@ describe('loadConfig', () => {
       timeoutMs: 10_000,
       allowInsecureIssuers: false,
       successUrl: 'http://localhost:8081/console/',
+      startsPerMinute: { perTenant: 600, perAddress: 60 },
     });
     expect(
       loadConfig({
@@ -74,15 +75,25 @@ describe('loadConfig', () => {
         SSO_TIMEOUT_SECONDS: '3',
         SSO_ALLOW_INSECURE_ISSUERS: 'true',
         SHORTLINK_CONSOLE_URL: 'https://console.example/',
+        SSO_STARTS_PER_MINUTE_PER_TENANT: '100',
+        SSO_STARTS_PER_MINUTE_PER_ADDRESS: '5',
       }).people.sso,
     ).toEqual({
       callbackUrl: 'https://links.example/api/v1/auth/sso/callback',
       timeoutMs: 3000,
       allowInsecureIssuers: true,
       successUrl: 'https://console.example/',
+      startsPerMinute: { perTenant: 100, perAddress: 5 },
     });
-    const violations = violationsOf({ SSO_CALLBACK_URL: 'not a url', SSO_TIMEOUT_SECONDS: '0', SSO_ALLOW_INSECURE_ISSUERS: 'maybe' }).join('\n');
-    for (const name of ['SSO_CALLBACK_URL', 'SSO_TIMEOUT_SECONDS', 'SSO_ALLOW_INSECURE_ISSUERS']) expect(violations).toContain(name);
+    const violations = violationsOf({
+      SSO_CALLBACK_URL: 'not a url',
+      SSO_TIMEOUT_SECONDS: '0',
+      SSO_ALLOW_INSECURE_ISSUERS: 'maybe',
+      SSO_STARTS_PER_MINUTE_PER_TENANT: '0',
+      SSO_STARTS_PER_MINUTE_PER_ADDRESS: 'many',
+    }).join('\n');
+    for (const name of ['SSO_CALLBACK_URL', 'SSO_TIMEOUT_SECONDS', 'SSO_ALLOW_INSECURE_ISSUERS', 'SSO_STARTS_PER_MINUTE_PER_TENANT', 'SSO_STARTS_PER_MINUTE_PER_ADDRESS'])
+      expect(violations).toContain(name);
   });
 
   it('reads the people settings: console URL, SMTP, sessions and sign-in throttle, with defaults, and lists bad ones', () => {

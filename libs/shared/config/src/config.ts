@@ -157,12 +157,20 @@ export const envSchema = z.object({
   /**
    * Single sign-on with a tenant's OpenID Connect provider (docs/design.md, "Single sign-on"): the
    * redirect URI registered with the providers (this app's /api/v1/auth/sso/callback as the browser
-   * reaches it), how long a call to a provider may take, and whether http:// issuers are accepted
-   * (tests and closed networks only: tokens would cross the network in the clear).
+   * reaches it), how long a call to a provider may take (a start that cannot reach it is answered
+   * then, never sooner), and whether http:// issuers on any address, internal ones included, are
+   * accepted (tests and closed networks only: tokens would cross the network in the clear).
    */
   SSO_CALLBACK_URL: z.string().url().optional(),
   SSO_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(10),
   SSO_ALLOW_INSECURE_ISSUERS: bool.default(false),
+  /**
+   * Single sign-ins anyone may start per minute for one tenant, and from one client address
+   * (docs/design.md, "Single sign-on"): a start may reach the tenant's provider, so an anonymous
+   * caller cannot make it connect at will; past either, 429 with Retry-After.
+   */
+  SSO_STARTS_PER_MINUTE_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  SSO_STARTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(60),
 
   DB_DRIVER: driver(['sqlite', 'mysql'] as const, 'sqlite'),
   SHARD_STRATEGY: driver(['ring', 'jump'] as const, 'ring'),
@@ -469,7 +477,14 @@ export interface AppConfig {
     };
     readonly signInThrottle: { readonly perAccount: number; readonly perAddress: number; readonly windowMs: number };
     /** OpenID Connect sign-in: the redirect URI, each provider call's bound, http:// issuers allowed; people land on `successUrl` (the console) once signed in. */
-    readonly sso: { readonly callbackUrl: string; readonly timeoutMs: number; readonly allowInsecureIssuers: boolean; readonly successUrl: string };
+    readonly sso: {
+      readonly callbackUrl: string;
+      readonly timeoutMs: number;
+      readonly allowInsecureIssuers: boolean;
+      readonly successUrl: string;
+      /** Starts allowed per minute (SSO_STARTS_PER_MINUTE_PER_TENANT, _PER_ADDRESS). */
+      readonly startsPerMinute: { readonly perTenant: number; readonly perAddress: number };
+    };
   };
   readonly db: ShardingConfig &
     (
@@ -704,6 +719,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         timeoutMs: e.SSO_TIMEOUT_SECONDS * 1000,
         allowInsecureIssuers: e.SSO_ALLOW_INSECURE_ISSUERS,
         successUrl: `${consoleUrl}/`,
+        startsPerMinute: { perTenant: e.SSO_STARTS_PER_MINUTE_PER_TENANT, perAddress: e.SSO_STARTS_PER_MINUTE_PER_ADDRESS },
       },
     },
     db:

@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { AUDIT_LOG_STORE, AuditLog, AuditLogStore } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { CODE_SECRET, ListCursors, PASSWORD_HASHER, PasswordHasher } from '@shortlink/links-domain';
-import { PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionService, SignInThrottle } from '@shortlink/people-domain';
+import { FallbackWindows, PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionService, SignInThrottle } from '@shortlink/people-domain';
 import { RATE_WINDOW_STORE, RateWindowStore } from '@shortlink/tenants-domain';
 import { APP_CONFIG, APP_LOGGER } from '../app-tokens';
 import { SESSION_VERIFIER } from '../auth';
@@ -45,9 +45,10 @@ export const PEOPLE_SESSION_PROVIDERS: readonly Provider[] = [
     inject: [RATE_WINDOW_STORE, APP_CONFIG, APP_LOGGER],
     useFactory: (windows: RateWindowStore, config: AppConfig, appLogger: PinoNestLogger) => {
       const logger = appLogger.scoped('Sessions');
-      return new SignInThrottle(windows, config.people.signInThrottle, (error) =>
+      const fallback = new FallbackWindows(windows, (error) =>
         logger.warn(`sign-in throttle: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
       );
+      return new SignInThrottle(fallback, config.people.signInThrottle);
     },
   },
   {
