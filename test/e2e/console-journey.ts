@@ -285,8 +285,10 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       try {
         for (const path of Object.keys(pages)) {
           const answered = page.waitForResponse((r) => r.url() === login);
-          await page.goto(`${attackerSite}${path}`);
+          // The page posts itself away while it loads: wait for the post's answer, not for the page.
+          await page.goto(`${attackerSite}${path}`, { waitUntil: 'commit' });
           expect([path, (await answered).status()]).toEqual([path, 415]);
+          await page.waitForLoadState();
           // Back in the console: still the owner, in the owner's tenant.
           await page.goto(consoleUrl());
           await page.waitForSelector('#sign-out');
@@ -296,6 +298,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         }
       } finally {
         elsewhere.splice(elsewhere.indexOf(attackerSite));
+        // Chromium keeps (and opens ahead) connections to the site: closed here, not waited for.
+        site.closeAllConnections();
         await new Promise((r) => site.close(r));
       }
     });
