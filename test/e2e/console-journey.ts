@@ -304,7 +304,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       }
     });
 
-    it('turns on TOTP in the console, then signs in with the password and the code of the authenticator app', async () => {
+    it('turns on TOTP in the console, signs in with the password and the code of the authenticator app, moves it to another app (only with it), turns it off', async () => {
       const invited = await key('POST', '/api/v1/members', { email: totpEmail, role: 'editor' });
       await api(base(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
       await signOut();
@@ -342,16 +342,33 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       // An editor has no members, keys or audit log.
       expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'My sessions']);
 
-      // Turned off again in the console: a wrong code is refused beside its field, a recovery code does it.
+      // Moved to another app: the session alone is refused beside the field; with a recovery code, a new secret to confirm.
       await page.click('text=My sessions');
       await page.waitForSelector('#second-factor[data-enabled=true]');
       const off = page.locator('#second-factor-disable');
+      await page.click('#second-factor-move');
+      await off.locator('.error[data-field=code]').waitFor();
+      await off.getByRole('button', { name: 'Use a recovery code instead' }).click();
+      await off.getByLabel('Recovery code').fill(recoveryCodes[1]);
+      await page.click('#second-factor-move');
+      const moved = await page.locator('#totp-secret').innerText();
+      expect(moved).not.toBe(secret);
+      await page
+        .locator('#second-factor-confirm')
+        .getByLabel('Code from the app')
+        .fill(await generate({ secret: moved, epoch: Math.floor(Date.now() / 1000) }));
+      await page.click('#second-factor-confirm button[type=submit]');
+      const movedRecoveryCodes = (await page.locator('#recovery-codes').innerText()).split(' ');
+      expect(movedRecoveryCodes).toHaveLength(10);
+      await page.waitForSelector('#second-factor[data-enabled=true]');
+
+      // Turned off again in the console: a wrong code is refused beside its field, a recovery code (of the new app's set) does it.
       await off.getByLabel('Code from the app').fill('000000');
       await page.click('#second-factor-off');
       await off.locator('.error[data-field=code]').waitFor();
       expect(await off.getByLabel('Code from the app').getAttribute('aria-invalid')).toBe('true');
       await off.getByRole('button', { name: 'Use a recovery code instead' }).click();
-      await off.getByLabel('Recovery code').fill(recoveryCodes[0]);
+      await off.getByLabel('Recovery code').fill(movedRecoveryCodes[0]);
       await accessible('second-factor-off');
       await page.click('#second-factor-off');
       await page.waitForSelector('#second-factor[data-enabled=false]');

@@ -150,7 +150,11 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
           expect(res.headers.get('set-cookie')).toBeNull();
         }
         // JSON from another site's page (a browser would have asked CORS first; a listed origin alone may).
-        const otherSites: Array<Record<string, string>> = [{ origin: 'http://attacker.example', 'sec-fetch-site': 'cross-site' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+        const otherSites: Array<Record<string, string>> = [
+          { origin: 'http://attacker.example', 'sec-fetch-site': 'cross-site' },
+          { origin: 'null' },
+          { 'sec-fetch-site': 'cross-site' },
+        ];
         for (const headers of otherSites) {
           const res = await login(base, 'application/json', json, headers);
           expect([JSON.stringify(headers), res.status]).toEqual([JSON.stringify(headers), 403]);

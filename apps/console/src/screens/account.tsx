@@ -105,6 +105,7 @@ export function SecondFactor() {
     setProblem(null);
     setRecovery(null);
     setTurnedOff(false);
+    setUseRecovery(false);
     setEnrolment(data);
   };
   const confirm = async (e: Event) => {

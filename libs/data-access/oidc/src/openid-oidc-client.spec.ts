@@ -34,7 +34,12 @@ describe('OpenidOidcClient', () => {
       addresses: guard,
       fetch: new PinnedHttpClient(guard, { timeoutMs: 2000, maxAnswerBytes: 64 * 1024, userAgent: 'test' }).fetch,
     });
-  const request = { redirectUri: 'https://links.example/api/v1/auth/sso/callback', state: 's'.repeat(43), nonce: 'n'.repeat(43), codeChallenge: 'c'.repeat(43) };
+  const request = {
+    redirectUri: 'https://links.example/api/v1/auth/sso/callback',
+    state: 's'.repeat(43),
+    nonce: 'n'.repeat(43),
+    codeChallenge: 'c'.repeat(43),
+  };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -78,7 +83,10 @@ describe('OpenidOidcClient', () => {
       endpoints = { [name]: address };
       const failed = await client()
         .authorizationUrl({ issuer: issuer(), clientId: `c-${name}`, clientSecret: 's1' }, request)
-        .then(() => null, (error: unknown) => error);
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
       expect(failed).toBeInstanceOf(OidcError);
       expect([name, (failed as OidcError).kind, (failed as OidcError).message]).toEqual([name, 'unavailable', expect.stringContaining(name)]);
     }
@@ -88,7 +96,10 @@ describe('OpenidOidcClient', () => {
     const before = requests.length;
     const failed = await client()
       .authorizationUrl({ issuer: `http://127.0.0.1:${port}`, clientId: 'c2', clientSecret: 's1' }, request)
-      .then(() => null, (error: unknown) => error as OidcError);
+      .then(
+        () => null,
+        (error: unknown) => error as OidcError,
+      );
     expect(failed?.kind).toBe('unavailable');
     expect(requests.length).toBe(before);
   });

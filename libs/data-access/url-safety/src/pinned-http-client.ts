@@ -91,7 +91,10 @@ export class PinnedHttpClient {
    * URL's host resolved and checked here, the connection made to that address, the answer read
    * whole (an answer longer than `maxAnswerBytes` is an error).
    */
-  readonly fetch = async (input: string | URL, init: { method?: string; headers?: HeadersInit; body?: unknown; signal?: AbortSignal | null } = {}): Promise<Response> => {
+  readonly fetch = async (
+    input: string | URL,
+    init: { method?: string; headers?: HeadersInit; body?: unknown; signal?: AbortSignal | null } = {},
+  ): Promise<Response> => {
     const headers = Object.fromEntries(new Headers(init.headers).entries());
     const body = init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : String(init.body);
     const answer = await this.send(String(input), { method: init.method ?? 'GET', headers, body, signal: init.signal });

@@ -81,10 +81,11 @@ describe('checkedAddressesOf', () => {
   });
 
   it('refuses a name that resolves to nothing, or to any non-public address (one is enough), and a private literal', async () => {
-    const reasonOf = (p: Promise<unknown>) => p.then(
-      () => 'passed',
-      (e: { code: string; details: { reason: string; field: string } }) => `${e.code} ${e.details.reason} ${e.details.field}`,
-    );
+    const reasonOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'passed',
+        (e: { code: string; details: { reason: string; field: string } }) => `${e.code} ${e.details.reason} ${e.details.field}`,
+      );
     expect(await reasonOf(checkedAddressesOf(new URL('https://nowhere.example/'), resolving([]), options))).toBe('URL_NOT_ALLOWED unresolvable issuer');
     expect(await reasonOf(checkedAddressesOf(new URL('https://nowhere.example/'), resolving(new Error('ENOTFOUND')), options))).toBe(
       'URL_NOT_ALLOWED unresolvable issuer',

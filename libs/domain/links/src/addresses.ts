@@ -121,7 +121,11 @@ export interface DestinationGuard {
  * `allowPrivate`; 400 URL_NOT_ALLOWED `unresolvable` or `private-address` otherwise, naming `field`
  * and, for a private address, how the deployment allows it (`privateHint`).
  */
-export async function checkedAddressesOf(url: URL, resolver: HostResolver, options: { allowPrivate: boolean; field: string; privateHint: string }): Promise<string[]> {
+export async function checkedAddressesOf(
+  url: URL,
+  resolver: HostResolver,
+  options: { allowPrivate: boolean; field: string; privateHint: string },
+): Promise<string[]> {
   const { field } = options;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];

@@ -65,12 +65,5 @@ export {
   visitorWindowHit,
 } from './redirect/visitor-limit';
 export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
-export {
-  type CheckedDestination,
-  checkedAddressesOf,
-  type DestinationGuard,
-  embeddedIpv4,
-  type HostResolver,
-  isPublicAddress,
-} from './addresses';
+export { type CheckedDestination, checkedAddressesOf, type DestinationGuard, embeddedIpv4, type HostResolver, isPublicAddress } from './addresses';
 export { type CheckedUrl, coveredBy, type DomainBlockList, type HostLookups, MAX_URL_LENGTH, UrlPolicy } from './url-policy';

@@ -23,7 +23,14 @@ describe('second factor (TOTP and recovery codes)', () => {
   const throttle = new SignInThrottle(new LocalRateWindows(clock), { perAccount: 10, perAddress: 10, windowMs: 300_000 });
   const factor = new SecondFactorService(store, new SecretBox(randomBytes(32)), audit, 'shortlink', throttle, clock);
   const members = new MemberService(store, plainPasswords, null, { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12 }, clock);
-  const sessions = new SessionService(store, plainPasswords, throttle, audit, { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor }, clock);
+  const sessions = new SessionService(
+    store,
+    plainPasswords,
+    throttle,
+    audit,
+    { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor },
+    clock,
+  );
   const codeOf = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: Math.floor(now.t / 1000) + offsetSeconds });
   const signIn = (more: { code?: string; recoveryCode?: string } = {}) =>
     sessions.signIn({ email: 'ana@example.com', password: PASSWORD, ...more }, '192.0.2.1');
@@ -82,7 +89,14 @@ describe('second factor: a session alone does not change it', () => {
     const throttle = new SignInThrottle(new LocalRateWindows(clock), { ...limits, windowMs: 300_000 });
     const factor = new SecondFactorService(store, box, null, 'shortlink', throttle, clock);
     const members = new MemberService(store, plainPasswords, null, { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12 }, clock);
-    const sessions = new SessionService(store, plainPasswords, throttle, null, { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor }, clock);
+    const sessions = new SessionService(
+      store,
+      plainPasswords,
+      throttle,
+      null,
+      { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor },
+      clock,
+    );
     const codeOf = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: Math.floor(now.t / 1000) + offsetSeconds });
     const signIn = (more: { code?: string; recoveryCode?: string } = {}) =>
       sessions.signIn({ email: 'bo@example.com', password: PASSWORD, ...more }, '192.0.2.7');

@@ -150,7 +150,12 @@ export class SecondFactorService {
    * when none is on, 'passed', or a refusal: 429 past the sign-in throttle's limits (checked
    * first), a missing proof, a wrong or used code (counted as a failed sign-in).
    */
-  private async prove(member: Member, proof: SecondFactorProof, clientAddress: string | null, action: 'start' | 'turn off'): Promise<'not_enrolled' | 'passed'> {
+  private async prove(
+    member: Member,
+    proof: SecondFactorProof,
+    clientAddress: string | null,
+    action: 'start' | 'turn off',
+  ): Promise<'not_enrolled' | 'passed'> {
     const state = await this.store.secondFactorOf(member.id);
     if (!state?.secret) return 'not_enrolled';
     const subject = { email: member.email, address: clientAddress };

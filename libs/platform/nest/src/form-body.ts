@@ -17,7 +17,8 @@ const FORM_ROUTE = 'acceptsFormBody';
 export const AcceptsFormBody = (): MethodDecorator => RouteConfig({ [FORM_ROUTE]: true });
 
 /** Whether the route a request matched was marked with AcceptsFormBody. */
-export const acceptsFormBody = (request: FastifyRequest): boolean => (request.routeOptions?.config as unknown as Record<string, unknown> | undefined)?.[FORM_ROUTE] === true;
+export const acceptsFormBody = (request: FastifyRequest): boolean =>
+  (request.routeOptions?.config as unknown as Record<string, unknown> | undefined)?.[FORM_ROUTE] === true;
 
 /**
  * Fastify parses JSON only; this adds form bodies, for the routes marked with AcceptsFormBody

@@ -92,7 +92,13 @@ describe('loadConfig', () => {
       SSO_STARTS_PER_MINUTE_PER_TENANT: '0',
       SSO_STARTS_PER_MINUTE_PER_ADDRESS: 'many',
     }).join('\n');
-    for (const name of ['SSO_CALLBACK_URL', 'SSO_TIMEOUT_SECONDS', 'SSO_ALLOW_INSECURE_ISSUERS', 'SSO_STARTS_PER_MINUTE_PER_TENANT', 'SSO_STARTS_PER_MINUTE_PER_ADDRESS'])
+    for (const name of [
+      'SSO_CALLBACK_URL',
+      'SSO_TIMEOUT_SECONDS',
+      'SSO_ALLOW_INSECURE_ISSUERS',
+      'SSO_STARTS_PER_MINUTE_PER_TENANT',
+      'SSO_STARTS_PER_MINUTE_PER_ADDRESS',
+    ])
       expect(violations).toContain(name);
   });
 
@@ -110,7 +116,13 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ SHORTLINK_ANALYTICS_URL: 'https://stats.example/', SHORTLINK_ANALYTICS_API_URL: 'http://analytics.internal:8082/' }).people.analyticsApiUrl,
     ).toBe('http://analytics.internal:8082');
-    expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false, consoleOrigin: 'http://localhost:8081' });
+    expect(d.session).toEqual({
+      idleMs: 120 * 60_000,
+      absoluteMs: 24 * 3_600_000,
+      cookieSecure: 'auto',
+      consoleIsHttps: false,
+      consoleOrigin: 'http://localhost:8081',
+    });
     expect(d.signInThrottle).toEqual({ perAccount: 10, perAddress: 50, windowMs: 300_000 });
     const c = loadConfig({ SHORTLINK_CONSOLE_URL: 'https://console.example/', SMTP_URL: 'smtp://u:p@mail.example:587', SESSION_IDLE_MINUTES: '30' }).people;
     expect(c).toMatchObject({ acceptUrl: 'https://console.example/accept-invitation', mail: { smtpUrl: 'smtp://u:p@mail.example:587' } });

@@ -61,7 +61,14 @@ export const PEOPLE_SESSION_PROVIDERS: readonly Provider[] = [
   {
     provide: SessionService,
     inject: [PEOPLE_STORE, PASSWORD_HASHER, SignInThrottle, AuditLog, SecondFactorService, APP_CONFIG],
-    useFactory: (store: PeopleStore, passwords: PasswordHasher, throttle: SignInThrottle, log: AuditLog, secondFactor: SecondFactorService, config: AppConfig) =>
+    useFactory: (
+      store: PeopleStore,
+      passwords: PasswordHasher,
+      throttle: SignInThrottle,
+      log: AuditLog,
+      secondFactor: SecondFactorService,
+      config: AppConfig,
+    ) =>
       new SessionService(store, passwords, throttle, log, {
         idleMs: config.people.session.idleMs,
         absoluteMs: config.people.session.absoluteMs,
