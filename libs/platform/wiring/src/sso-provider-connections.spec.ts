@@ -4,10 +4,10 @@ import { DomainError, ErrorCode } from '@shortlink/core';
 import type { CheckedDestination, DestinationGuard } from '@shortlink/links-domain';
 import { OidcError } from '@shortlink/people-domain';
 import { PinnedHttpClient } from '@shortlink/url-safety';
-import { OpenidOidcClient } from './openid-oidc-client';
+import { OpenidOidcClient } from '@shortlink/oidc';
 
 /**
- * The client against a discovery document served on 127.0.0.1 under a name that exists nowhere
+ * The OIDC client as the oidc port composes it (openid-client over the pinned HTTP client), against a discovery document served on 127.0.0.1 under a name that exists nowhere
  * (idp.example.com): reaching it proves the connection went to the address the guard answered.
  * The guard stands for SsoAddresses' verdicts: idp.example.com is allowed, every other host refused.
  */
