@@ -14,14 +14,18 @@ import { InMemoryPeopleStore } from './testing/in-memory-people-store';
 const tenant: Tenant = { id: 't1', name: 'Acme', plan: 'free', status: 'active', createdAt: new Date(0) };
 const PASSWORD = 'a long passphrase';
 
-describe('second factor (TOTP and recovery codes)', () => {
+/**
+ * The services of one person's sign-in (the in-memory store, a fake clock): `limits` of the
+ * sign-in throttle, the audit log if any, the person's email and the address it signs in from.
+ */
+function setup(options: { limits?: { perAccount: number; perAddress: number }; audit?: AuditLog | null; email?: string; address?: string } = {}) {
+  const { limits = { perAccount: 3, perAddress: 50 }, audit = null, email = 'bo@example.com', address = '192.0.2.7' } = options;
   const now = { t: Date.UTC(2026, 0, 1, 12, 0, 0) };
   const clock = { now: () => now.t };
   const store = new InMemoryPeopleStore((id) => (id === tenant.id ? tenant : null));
-  const auditStore = new InMemoryAuditLogStore();
-  const audit = new AuditLog(auditStore, { cursors: ListCursors.ephemeral(), retentionMs: 1e9 });
-  const throttle = new SignInThrottle(new LocalRateWindows(clock), { perAccount: 10, perAddress: 10, windowMs: 300_000 });
-  const factor = new SecondFactorService(store, new SecretBox(randomBytes(32)), audit, 'shortlink', throttle, clock);
+  const box = new SecretBox(randomBytes(32));
+  const throttle = new SignInThrottle(new LocalRateWindows(clock), { ...limits, windowMs: 300_000 });
+  const factor = new SecondFactorService(store, box, audit, 'shortlink', throttle, clock);
   const members = new MemberService(store, plainPasswords, null, { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12 }, clock);
   const sessions = new SessionService(
     store,
@@ -32,12 +36,34 @@ describe('second factor (TOTP and recovery codes)', () => {
     clock,
   );
   const codeOf = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: Math.floor(now.t / 1000) + offsetSeconds });
-  const signIn = (more: { code?: string; recoveryCode?: string } = {}) =>
-    sessions.signIn({ email: 'ana@example.com', password: PASSWORD, ...more }, '192.0.2.1');
+  const signIn = (more: { code?: string; recoveryCode?: string } = {}) => sessions.signIn({ email, password: PASSWORD, ...more }, address);
+  const join = async () => {
+    const { invitation } = await members.invite('t1', { kind: 'key' }, { email, role: 'owner' });
+    return members.accept({ token: invitation.token, password: PASSWORD }, null);
+  };
+  /** A member with the factor on: its secret and recovery codes. */
+  const enrolled = async () => {
+    const member = await join();
+    const { secret } = await factor.begin(member);
+    const { recoveryCodes } = await factor.confirm(member, await codeOf(secret), null);
+    now.t += 30_000;
+    return { member, secret, recoveryCodes };
+  };
+  return { now, store, box, factor, sessions, codeOf, signIn, join, enrolled };
+}
+
+describe('second factor (TOTP and recovery codes)', () => {
+  const auditStore = new InMemoryAuditLogStore();
+  const audit = new AuditLog(auditStore, { cursors: ListCursors.ephemeral(), retentionMs: 1e9 });
+  const { now, store, factor, codeOf, signIn, join } = setup({
+    limits: { perAccount: 10, perAddress: 10 },
+    audit,
+    email: 'ana@example.com',
+    address: '192.0.2.1',
+  });
 
   it('enrols with a code of the new secret, then asks every sign-in for a code, each used once, or a recovery code', async () => {
-    const { invitation } = await members.invite('t1', { kind: 'key' }, { email: 'ana@example.com', role: 'owner' });
-    const member = await members.accept({ token: invitation.token, password: PASSWORD }, null);
+    const member = await join();
     expect((await signIn()).member.id).toBe(member.id); // no factor yet
     expect(await factor.status(member)).toEqual({ enabled: false, pending: false });
 
@@ -81,39 +107,8 @@ describe('second factor (TOTP and recovery codes)', () => {
 });
 
 describe('second factor: a session alone does not change it', () => {
-  function setup(limits = { perAccount: 3, perAddress: 50 }) {
-    const now = { t: Date.UTC(2026, 0, 1, 12, 0, 0) };
-    const clock = { now: () => now.t };
-    const store = new InMemoryPeopleStore((id) => (id === tenant.id ? tenant : null));
-    const box = new SecretBox(randomBytes(32));
-    const throttle = new SignInThrottle(new LocalRateWindows(clock), { ...limits, windowMs: 300_000 });
-    const factor = new SecondFactorService(store, box, null, 'shortlink', throttle, clock);
-    const members = new MemberService(store, plainPasswords, null, { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12 }, clock);
-    const sessions = new SessionService(
-      store,
-      plainPasswords,
-      throttle,
-      null,
-      { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor },
-      clock,
-    );
-    const codeOf = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: Math.floor(now.t / 1000) + offsetSeconds });
-    const signIn = (more: { code?: string; recoveryCode?: string } = {}) =>
-      sessions.signIn({ email: 'bo@example.com', password: PASSWORD, ...more }, '192.0.2.7');
-    /** A member with the factor on: its secret and recovery codes. */
-    const enrolled = async () => {
-      const { invitation } = await members.invite('t1', { kind: 'key' }, { email: 'bo@example.com', role: 'owner' });
-      const member = await members.accept({ token: invitation.token, password: PASSWORD }, null);
-      const { secret } = await factor.begin(member);
-      const { recoveryCodes } = await factor.confirm(member, await codeOf(secret), null);
-      now.t += 30_000;
-      return { member, secret, recoveryCodes };
-    };
-    return { now, store, box, factor, sessions, codeOf, signIn, enrolled };
-  }
-
   it('moves to another app only with the current factor (a code or a recovery code, spent); until confirmed the old one stays', async () => {
-    const { factor, codeOf, signIn, enrolled, now } = setup({ perAccount: 10, perAddress: 50 });
+    const { factor, codeOf, signIn, enrolled, now } = setup({ limits: { perAccount: 10, perAddress: 50 } });
     const { member, secret, recoveryCodes } = await enrolled();
     await expect(factor.begin(member)).rejects.toMatchObject({ code: 'SECOND_FACTOR_REQUIRED' });
     await expect(factor.begin(member, { code: '000000' }, '192.0.2.7')).rejects.toMatchObject({ code: 'SECOND_FACTOR_INVALID' });
@@ -166,7 +161,7 @@ describe('second factor: a session alone does not change it', () => {
   });
 
   it('counts failed sign-ins and wrong codes to turn it off in one window per client address', async () => {
-    const { factor, sessions, enrolled } = setup({ perAccount: 100, perAddress: 2 });
+    const { factor, sessions, enrolled } = setup({ limits: { perAccount: 100, perAddress: 2 } });
     const { member, recoveryCodes } = await enrolled();
     await expect(sessions.signIn({ email: 'nobody@example.com', password: 'a wrong password' }, '192.0.2.50')).rejects.toMatchObject({
       code: 'UNAUTHENTICATED',
