@@ -599,7 +599,7 @@ export interface paths {
         get: operations["getSso"];
         /**
          * Configure the tenant’s OpenID Connect provider for single sign-on
-         * @description Owners only (and keys with members:write); an admin gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.
+         * @description Owners only (and keys with members:write); an admin gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole; 400 `URL_NOT_ALLOWED` (with `reason`) for an issuer the URL policy refuses (an IP address, a local or internal name) or whose host resolves to nothing or to any non-public address (loopback, private, link-local, …, in any IPv4-in-IPv6 spelling).
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -626,7 +626,7 @@ export interface paths {
         };
         /**
          * Begin signing in with the tenant’s provider: a redirect to it (authorization code with PKCE, state and nonce)
-         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider’s discovery does not answer within SSO_TIMEOUT_SECONDS.
+         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 429 `RATE_LIMITED` past SSO_STARTS_PER_MINUTE_PER_TENANT or _PER_ADDRESS; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider cannot be reached (an address single sign-on may not reach, a port closed or silent, no discovery document): always the same answer, given SSO_TIMEOUT_SECONDS after the call began.
          */
         get: operations["startSso"];
         put?: never;
@@ -6320,6 +6320,17 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
                 };
             };
             /** @description problem+json (431) */
