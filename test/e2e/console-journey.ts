@@ -287,14 +287,15 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
           const answered = page.waitForResponse((r) => r.url() === login);
           // The page posts itself away while it loads: wait for the post's answer, not for the page.
           await page.goto(`${attackerSite}${path}`, { waitUntil: 'commit' });
-          expect([path, (await answered).status()]).toEqual([path, 415]);
+          const status = (await answered).status();
           await page.waitForLoadState();
           // Back in the console: still the owner, in the owner's tenant.
           await page.goto(consoleUrl());
           await page.waitForSelector('#sign-out');
-          expect(await page.locator('#who').innerText()).toContain(ownerEmail);
+          expect([path, await page.locator('#who').innerText()]).toEqual([path, expect.stringContaining(ownerEmail)]);
           expect(await page.locator('#role').innerText()).toBe('owner');
           expect(await page.evaluate(async () => (await (await fetch('/api/v1/me')).json()).tenant.id)).toBe(tenantId);
+          expect([path, status]).toEqual([path, 415]);
         }
       } finally {
         elsewhere.splice(elsewhere.indexOf(attackerSite));
