@@ -21,7 +21,7 @@ describe('embedded profile (npm start)', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-'));
     // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For,
-    // located on the city database (issue 19).
+    // located on the city database.
     ({ proc, endpoints, env } = await startEmbedded(dataDir, {
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
@@ -59,7 +59,7 @@ describe('embedded profile (npm start)', () => {
     expect(proc.output()).not.toContain(API_KEY);
   });
 
-  it('names each app in its own start-up lines, and prints its banner after them (issue 18)', async () => {
+  it('names each app in its own start-up lines, and prints its banner after them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-log-'));
     const started = await startEmbedded(dir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'info' });
     const lines = started.proc.output().split('\n');

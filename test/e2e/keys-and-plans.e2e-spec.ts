@@ -11,11 +11,11 @@ const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read',
 const waitPastKeyCache = () => new Promise((r) => setTimeout(r, 1200)); // each instance trusts a checked key for 1 s
 
 /**
- * Issue 17 on the embedded profile, from outside: key privileges, plans that bind the tenant
+ * Keys, plans and the listing on the embedded profile, from outside: key privileges, plans that bind the tenant
  * (requests, keys, batches at once), and the listing's order and cursors. Small plan limits and
  * one-row batch chunks, so a running batch is seen by its first answer line.
  */
-describe('embedded profile: keys, plans and the listing (issue 17)', () => {
+describe('embedded profile: keys, plans and the listing', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;
   let env: Record<string, string>;

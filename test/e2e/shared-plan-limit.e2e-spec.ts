@@ -8,7 +8,7 @@ import { api } from './tenant-journey';
 const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'admin'];
 
 /**
- * Issues 12 and 17 on the real stack: two generation instances share one tenant's plan (requests
+ * Plan limits on the real stack: two generation instances share one tenant's plan (requests
  * over all its keys, keys, batches at once) through Redis Cluster and MariaDB, page one listing
  * between them, and neither instance writes a key to its logs (logged at debug level here).
  */

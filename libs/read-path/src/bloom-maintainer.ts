@@ -210,7 +210,7 @@ export class BloomMaintainer {
         await sleep(this.filter.graceMs);
         await this.store.del(old.flatMap((g) => this.filter.partitionKeys(g)));
       }
-      // The single-generation filter of before issue 24.
+      // The single-generation filter the platform had before generations.
       if (!this.filter.options.keySpace)
         await this.store.del(Array.from({ length: Math.max(16, this.filter.options.partitions) }, (_, p) => CacheKeys.legacyBloomPartition(p)));
       return 'built' as const;

@@ -17,7 +17,7 @@ export const CacheKeys = {
   bloomLayout: (space = ''): string => `${PREFIX}bloom:${space}layout`,
   /** One bitmap (partition) of one generation of the Bloom filter of existing links. */
   bloomPartition: (generation: string, partition: number): string => `${PREFIX}bloom:links:${generation}:${partition}`,
-  /** A partition of the single-generation filter of before issue 24: deleted by the first rebuild. */
+  /** A partition of the single-generation filter the platform had before generations: deleted by the first rebuild. */
   legacyBloomPartition: (partition: number): string => `${PREFIX}bloom:links:${partition}`,
   /** Held by the instance that changes the Bloom filter's layout (a rebuild, or a new generation). */
   bloomRebuildLock: (space = ''): string => `${PREFIX}lock:bloom-rebuild${space ? `:${space}` : ''}`,

@@ -98,7 +98,7 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
     ],
   },
   {
-    // Issue 13 (docs/analytics.md): bots apart, breakdowns, hour and day rollups, orphan visits,
+    // docs/analytics.md: bots apart, breakdowns, hour and day rollups, orphan visits,
     // producer marks for event-id de-duplication, and retention by dropping partitions. One Null
     // table takes each insert (aggregate rows, the progress row, the producers' marks); a view per
     // target table folds it. Minute tables are partitioned by day, hour tables by month, day tables
@@ -196,7 +196,7 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
     ],
   },
   {
-    // Issues 22 and 25 (docs/analytics.md, "Raw visits" and "Exactly once"): the raw visits, one row
+    // docs/analytics.md, "Raw visits" and "Exactly once": the raw visits, one row
     // per click, and a ledger in every table. Each table keeps, per source, partition and UTC day,
     // the last offset it received, in ledger rows of tenant LEDGER_TENANT written by the same insert
     // into the same partition as that day's rows: one part holds both, so a server killed mid-insert

@@ -46,7 +46,7 @@ const counted = (event: CountedClick['event']): CountedClick => ({
   rolledReferer: '',
 });
 
-describe('ClickEnricher with a city database (issue 19)', () => {
+describe('ClickEnricher with a city database', () => {
   it('gives each click its country, region and city, looked up once per address of a batch, and keeps its source', () => {
     const geo = new TableGeo();
     const events = new ClickEnricher('p1', geo, new VisitorIds('k'.repeat(32))).enrich([

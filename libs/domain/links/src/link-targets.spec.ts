@@ -15,10 +15,10 @@ import { HostResolver, UrlPolicy } from './url-policy';
 const DAY = 86_400_000;
 
 /**
- * Issue 17: every target a link carries (url, variants, geo and device targets) goes through one URL
+ * Every target a link carries (url, variants, geo and device targets) goes through one URL
  * policy, DNS included, on create, edit, bulk edit and batch creation; the tenants' domains count as ours.
  */
-describe('the URL policy on every target of a link (issue 17)', () => {
+describe('the URL policy on every target of a link', () => {
   /** A resolver of test names: `inner.example` is a name that points into the private network. */
   const ADDRESSES: Record<string, string[]> = {
     'example.com': ['93.184.216.34'],

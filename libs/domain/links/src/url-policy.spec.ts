@@ -54,7 +54,7 @@ describe('UrlPolicy', () => {
     expect(reason('https://example.com/' + 'é'.repeat(400))).toBe('INVALID_URL');
   });
 
-  it('strips every trailing dot before the checks (issue 17): `127.0.0.1..` is refused as the address it is', () => {
+  it('strips every trailing dot before the checks: `127.0.0.1..` is refused as the address it is', () => {
     expect(reason('http://127.0.0.1../')).toBe('ip-literal');
     expect(reason('http://localhost../x')).toBe('local-host');
     expect(reason('https://bit.ly../x')).toBe('shortener');
@@ -69,7 +69,7 @@ describe('UrlPolicy', () => {
     expect(reason('https://bit.ly./x')).toBe('shortener');
   });
 
-  it('refuses targets on the domains served besides its own (the tenants’, issue 17), exactly and as they change', () => {
+  it('refuses targets on the domains served besides its own (the tenants’), exactly and as they change', () => {
     const tenantDomains = new Set(['go.acme.test']);
     const serving = policy.alsoServing({ isServed: (host) => tenantDomains.has(host) });
     const servingReason = (url: string) => {

@@ -158,7 +158,7 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     expect(await service.owns(a.id, 'links.example.com')).toBe(false);
   });
 
-  it('takes only a bare host name as a tenant domain (issue 17): a URL parser would read go.acme.com@evil.com as evil.com', async () => {
+  it('takes only a bare host name as a tenant domain: a URL parser would read go.acme.com@evil.com as evil.com', async () => {
     const { service, store } = setup(0);
     const a = (await service.createTenant({ name: 'a', plan: 'free' })).tenant;
     for (const domain of [

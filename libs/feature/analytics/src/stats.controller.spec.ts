@@ -96,7 +96,7 @@ describe('StatsController on the embedded store', () => {
     expect(headers['content-disposition']).toBe('attachment; filename="abc1234-referers.csv"');
   });
 
-  it('breaks clicks down by source (qr, link) and by city with its country and region: two Springfields are two rows (issue 19)', async () => {
+  it('breaks clicks down by source (qr, link) and by city with its country and region: two Springfields are two rows', async () => {
     const range = { from: String(T), to: String(T + 3600) };
     expect((await controller.breakdown(req, 'abc1234', 'sources', range, reply)) as object).toMatchObject({
       dimension: 'sources',

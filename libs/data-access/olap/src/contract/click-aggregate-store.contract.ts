@@ -461,7 +461,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect(await store.visits({ ...q, tenantId: randomUUID() })).toEqual([]);
     });
 
-    it('keeps sources and cities (with country and region, non-ASCII) as breakdowns at every granularity, and visits by QR code with region and city (issue 19)', async () => {
+    it('keeps sources and cities (with country and region, non-ASCII) as breakdowns at every granularity, and visits by QR code with region and city', async () => {
       const l = link();
       const springfieldIl = 'US\tIllinois\tSpringfield';
       const springfieldMa = 'US\tMassachusetts\tSpringfield';
