@@ -1,13 +1,13 @@
 /**
  * The local real stack of deploy/local/stack.sh, read-only: its env file (the apps' settings) and
- * `stack.sh status`. A bench uses it to decide whether its real-stack cases can run, and the PIDs
+ * `stack.sh status`. Bench tooling, kept out of the libs (no lib depends on the deployment's
+ * scripts): a bench uses it to decide whether its real-stack cases can run, and the PIDs
  * to notice another session restarting a piece of the (shared) stack during a case.
  */
 import { spawnSync } from 'child_process';
 import { existsSync, readFileSync } from 'fs';
 import { join, relative } from 'path';
-import { REPO_ROOT } from './paths';
-import { sleep } from './poll';
+import { REPO_ROOT, sleep } from '@shortlink/harness';
 
 /**
  * `stack.env`: the one named by STACK_RUN_DIR when the caller sourced one (e.g. a git worktree using
