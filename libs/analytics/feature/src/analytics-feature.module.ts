@@ -3,32 +3,8 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource, LIVE_CLICK_SOURCE } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
-import { AUDIT_LOG_STORE, AuditLogStore } from '@shortlink/audit-domain';
-import { CODE_SECRET, LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
-import {
-  PLATFORM_EVENT_SOURCE,
-  PlatformEventSource,
-  WEBHOOK_CLICK_SOURCE,
-  WEBHOOK_STORE,
-  WEBHOOK_TRANSPORT,
-  WEBHOOK_URL_GUARD,
-  WebhookStore,
-  WebhookTransport,
-  WebhookUrlGuard,
-} from '@shortlink/webhooks-domain';
-import {
-  API_ACCESS_PORTS,
-  API_ACCESS_PROVIDERS,
-  APP_CONFIG,
-  APP_LOGGER,
-  AUDIT_LOG_PROVIDER,
-  Lifecycle,
-  METRICS_REGISTRY,
-  PEOPLE_SESSION_PORTS,
-  PEOPLE_SESSION_PROVIDERS,
-  PinoNestLogger,
-  SessionController,
-} from '@shortlink/nest-platform';
+import { LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
+import { APP_CONFIG, APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { CLICK_CONSUMER_OPTIONS, ClickConsumer, ClickConsumerOptions } from './click-consumer';
 import { DashboardController } from './dashboard.controller';
 import { LiveClickHub } from './live/live-click-hub';
@@ -37,23 +13,14 @@ import { LIVE_TAG_LOOKUP, StreamController } from './live/stream.controller';
 import { OverviewController } from './overview.controller';
 import { RetentionJob } from './retention-job';
 import { StatsController } from './stats.controller';
-import { WebhookDelivery } from './webhook-delivery';
 
-/** The webhook deliverer's ports (docs/design.md, "Webhooks"), in the order its factory takes them. */
-const WEBHOOK_DELIVERY_PORTS = [WEBHOOK_STORE, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, CODE_SECRET, AUDIT_LOG_STORE, PLATFORM_EVENT_SOURCE, WEBHOOK_CLICK_SOURCE];
-
-/** The ports the analytics app injects; the composition binds them (wiring, or a shared bridge). */
-export const ANALYTICS_PORTS: readonly symbol[] = [
-  ...new Set([
-    ...API_ACCESS_PORTS,
-    ...PEOPLE_SESSION_PORTS,
-    CLICK_EVENT_SOURCE,
-    CLICK_AGGREGATE_STORE,
-    ...WEBHOOK_DELIVERY_PORTS,
-    // The live click stream: its consumer, and the links whose tags its tag filter reads.
-    LIVE_CLICK_SOURCE,
-    LINK_REPOSITORY,
-  ]),
+/** The ports the analytics feature injects (the app adds those of its other modules). */
+export const ANALYTICS_FEATURE_PORTS: readonly symbol[] = [
+  CLICK_EVENT_SOURCE,
+  CLICK_AGGREGATE_STORE,
+  // The live click stream: its consumer, and the links whose tags its tag filter reads.
+  LIVE_CLICK_SOURCE,
+  LINK_REPOSITORY,
 ];
 
 /** The analytics app's OpenAPI document (/docs): every query endpoint with its contract. */
@@ -79,12 +46,8 @@ export class AnalyticsFeatureModule {
     return {
       module: AnalyticsFeatureModule,
       // ClickConsumer is the click bus's event handler (connectClickConsumer, click-transport.ts).
-      controllers: [StatsController, OverviewController, StreamController, DashboardController, SessionController, ClickConsumer],
+      controllers: [StatsController, OverviewController, StreamController, DashboardController, ClickConsumer],
       providers: [
-        ...API_ACCESS_PROVIDERS,
-        // People sign in here too (the dashboard's form): the same sessions and guard as the generation app.
-        AUDIT_LOG_PROVIDER,
-        ...PEOPLE_SESSION_PROVIDERS,
         Lifecycle,
         { provide: UserAgentClassifier, useValue: new UserAgentClassifier() },
         {
@@ -116,27 +79,6 @@ export class AnalyticsFeatureModule {
           },
         },
         { provide: LIVE_TAG_LOOKUP, inject: [LINK_REPOSITORY], useFactory: (links: LinkRepository) => new LinkTagCache(links) },
-        {
-          // Where the consumer runs, the webhook deliverer runs: it consumes Kafka already, and no API request waits on it.
-          provide: WebhookDelivery,
-          inject: [...WEBHOOK_DELIVERY_PORTS, APP_CONFIG, APP_LOGGER, Lifecycle],
-          useFactory: (
-            store: WebhookStore,
-            transport: WebhookTransport,
-            guard: WebhookUrlGuard,
-            codeSecret: string,
-            audit: AuditLogStore,
-            events: PlatformEventSource,
-            clicks: ClickEventSource,
-            config: AppConfig,
-            logger: PinoNestLogger,
-            lifecycle: Lifecycle,
-          ) => {
-            const delivery = new WebhookDelivery({ store, transport, guard, codeSecret, audit, events, clicks }, config, logger.scoped('Webhooks'));
-            if (config.analytics.consumerEnabled) lifecycle.manage({ start: () => delivery.start(), stop: () => delivery.stop() });
-            return delivery;
-          },
-        },
       ],
     };
   }

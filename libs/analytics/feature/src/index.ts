@@ -1,2 +1,2 @@
-export { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule } from './analytics-feature.module';
+export { ANALYTICS_FEATURE_PORTS, ANALYTICS_OPENAPI, AnalyticsFeatureModule } from './analytics-feature.module';
 export { connectClickConsumer } from './click-transport';

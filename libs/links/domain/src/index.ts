@@ -21,7 +21,7 @@ export {
   type ShortUrlIdentifier,
   unknownLink,
 } from './link';
-export { LINK_CHANGE_HOOKS, type LinkChangeHooks } from './link-change-hooks';
+export { type BulkChangeSelection, everyHook, LINK_CHANGE_HOOKS, type LinkChangeHooks, type LinkCounts } from './link-change-hooks';
 export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
 export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
