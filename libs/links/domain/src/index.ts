@@ -1,14 +1,10 @@
-// The links domain: links and their codes, creation (single and batch), edits, listing, the rules of a redirect, and
+// The links domain: links, their creation and edits, listing, the rules of a redirect, and
 // the ports the sharding lib (LinkRepository) and the read path (LinkResolver, LinkCacheWriter) implement.
 export { ALIAS_PATTERN, isPlausibleCode, RESERVED_PATHS } from './alias';
-export { BatchCreator } from './batch/batch-creator';
-export { BulkLinks, type BulkOutcome, type BulkSelection } from './batch/bulk-links';
-export type { BatchOutcome, BatchRow } from './batch/chunk';
-export { BATCH_RECORD_STORE, type BatchChunkRecord, type BatchClaim, type BatchClaimOutcome, type BatchKey, type BatchRecordStore } from './batch/ports';
 export { type CachedLink, toCachedLink } from './cached-link';
 export { ChangePropagation } from './change-propagation';
-export { type CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from './codes/code-generator';
-export { SegmentIdAllocator } from './codes/segment-id-allocator';
+export type { LinkCreation, PreparedLink } from './link-service';
+export { SegmentIdAllocator } from './segment-id-allocator';
 export {
   identifierOf,
   type Link,
@@ -65,13 +61,3 @@ export {
   visitorWindowHit,
 } from './redirect/visitor-limit';
 export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
-export {
-  type CheckedUrl,
-  coveredBy,
-  type DomainBlockList,
-  type HostLookups,
-  type HostResolver,
-  isPublicAddress,
-  MAX_URL_LENGTH,
-  UrlPolicy,
-} from './url-policy';

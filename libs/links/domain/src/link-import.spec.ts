@@ -1,13 +1,13 @@
 import { checkLegacyCode, isPlausibleCode, isReservedCode } from './alias';
-import { SegmentIdAllocator } from './codes/segment-id-allocator';
-import { SequenceCodeStrategy } from './codes/code-generator';
+import { SegmentIdAllocator } from './segment-id-allocator';
+import { SequenceCodeStrategy } from '@shortlink/link-codes';
 import { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
 import { ChangePropagation } from './change-propagation';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
-import { UrlPolicy } from './url-policy';
+import { UrlPolicy } from '@shortlink/url-policy';
 
 /** An argon2id hash as the server's hasher writes it (salt and hash are base64 of 16 and 32 bytes). */
 const HASH = '$argon2id$v=19$m=19456,t=2,p=1$kPz9lTNFOj4fNxFC07jJVg$juGUykihyVcY60YaP3b2e9wTBBbO9TycP9ZVrYOreeI';

@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode, parseIsoInstant } from '@shortlink/core';
 import { COUNTRY_CODE, DeviceTarget } from '@shortlink/visitors-domain';
 import { AppTargets, LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
-import { MAX_URL_LENGTH } from './url-policy';
+import { MAX_URL_LENGTH } from '@shortlink/url-policy';
 
 /** Latest accepted expiry: far enough for any real campaign, inside every store's date range. */
 const MAX_EXPIRY_MS = Date.UTC(9999, 11, 31);

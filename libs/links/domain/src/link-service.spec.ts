@@ -1,6 +1,6 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { SegmentIdAllocator } from './codes/segment-id-allocator';
-import { SequenceCodeStrategy } from './codes/code-generator';
+import { SegmentIdAllocator } from './segment-id-allocator';
+import { SequenceCodeStrategy } from '@shortlink/link-codes';
 import { ChangePropagation } from './change-propagation';
 import { Link, ShortUrlIdentifier } from './link';
 import { LinkService } from './link-service';
@@ -8,7 +8,7 @@ import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
 import { markUncertainWrite } from './uncertain-write';
-import { UrlPolicy } from './url-policy';
+import { UrlPolicy } from '@shortlink/url-policy';
 
 const sequence = () => {
   let next = 1n;

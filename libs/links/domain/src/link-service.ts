@@ -1,7 +1,7 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
-import { CodeStrategy } from './codes/code-generator';
-import { SegmentIdAllocator } from './codes/segment-id-allocator';
+import { CodeStrategy } from '@shortlink/link-codes';
+import { SegmentIdAllocator } from './segment-id-allocator';
 import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
 import { ChangePropagation } from './change-propagation';
 import { ListCursors } from './listing';
@@ -28,7 +28,7 @@ import {
 } from './link-options';
 import { DuplicateLinkError, LinkCacheWriter, LinkRepository, PasswordHasher } from './ports';
 import { uncertainWriteSettled } from './uncertain-write';
-import { HostLookups, UrlFlag, UrlPolicy } from './url-policy';
+import { HostLookups, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
 export interface LinkCreation {

@@ -1,14 +1,8 @@
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  BATCH_RECORD_STORE,
-  BatchCreator,
-  BatchRecordStore,
-  BulkLinks,
   ChangePropagation,
   CODE_SECRET,
-  CodeStrategy,
-  HashCodeStrategy,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
   LINK_REPOSITORY,
@@ -21,11 +15,12 @@ import {
   PasswordHasher,
   SegmentIdAllocator,
   SEQUENCE_STORE,
-  SequenceCodeStrategy,
   SequenceStore,
   URL_POLICY,
-  UrlPolicy,
 } from '@shortlink/links-domain';
+import { BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BulkLinks } from '@shortlink/link-batch';
+import { CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from '@shortlink/link-codes';
+import { UrlPolicy } from '@shortlink/url-policy';
 import { APP_CONFIG, APP_LOGGER, Lifecycle, PinoNestLogger, scheduleJob } from '@shortlink/nest-platform';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import { BatchSlots, SLOT_STORE, SlotStore, TenantDirectory, TenantService } from '@shortlink/tenants-domain';

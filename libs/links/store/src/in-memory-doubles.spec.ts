@@ -1,6 +1,7 @@
 import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
 import { IdBlock } from '@shortlink/links-domain';
-import { InMemoryBatchRecords, InMemoryLinkShard } from '@shortlink/links-domain/testing';
+import { InMemoryLinkShard } from '@shortlink/links-domain/testing';
+import { InMemoryBatchRecords } from '@shortlink/link-batch/testing';
 import { InMemoryMovableShard, InMemoryRingStore } from '@shortlink/sharding-domain/testing';
 import { InMemoryPeopleStore } from '@shortlink/people-domain/testing';
 import type { Tenant } from '@shortlink/tenants-domain';

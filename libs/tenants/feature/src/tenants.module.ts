@@ -1,6 +1,7 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
-import { domainSettingsChange, LINK_CHANGE_FEED, LinkChangeFeed, URL_POLICY, UrlPolicy } from '@shortlink/links-domain';
+import { domainSettingsChange, LINK_CHANGE_FEED, LinkChangeFeed, URL_POLICY } from '@shortlink/links-domain';
+import { UrlPolicy } from '@shortlink/url-policy';
 import { APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
 import {
   ApiKeyService,

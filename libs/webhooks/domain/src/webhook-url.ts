@@ -1,6 +1,6 @@
 import { isIP } from 'net';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { HostResolver, isPublicAddress, MAX_URL_LENGTH } from '@shortlink/links-domain';
+import { HostResolver, isPublicAddress, MAX_URL_LENGTH } from '@shortlink/url-policy';
 
 const refuse = (reason: string, detail: string) => new DomainError(ErrorCode.URL_NOT_ALLOWED, detail, { reason, field: 'url' });
 

@@ -5,19 +5,8 @@ import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import type { AuditContext } from '@shortlink/audit-domain';
-import {
-  BatchCreator,
-  BatchOutcome,
-  BatchRow,
-  BulkLinks,
-  BulkOutcome,
-  BulkSelection,
-  EDITABLE_FIELDS,
-  LINK_CHANGE_HOOKS,
-  LinkChangeHooks,
-  LinkCounts,
-  LinkEdit,
-} from '@shortlink/links-domain';
+import { EDITABLE_FIELDS, LINK_CHANGE_HOOKS, LinkChangeHooks, LinkCounts, LinkEdit } from '@shortlink/links-domain';
+import { BatchCreator, BatchOutcome, BatchRow, BulkLinks, BulkOutcome, BulkSelection } from '@shortlink/link-batch';
 import {
   ApiKeyGuard,
   APP_CONFIG,

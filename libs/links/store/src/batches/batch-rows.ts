@@ -1,4 +1,4 @@
-import { BatchChunkRecord, BatchClaim, BatchClaimOutcome } from '@shortlink/links-domain';
+import { BatchChunkRecord, BatchClaim, BatchClaimOutcome } from '@shortlink/link-batch';
 import { toDate } from '../rows';
 
 /** A batch record as both SQL backends select it (times: ms on SQLite, DATETIME on MySQL). */

@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { BatchChunkRecord, BatchClaim, BatchClaimOutcome, BatchKey, BatchRecordStore } from '@shortlink/links-domain';
+import { BatchChunkRecord, BatchClaim, BatchClaimOutcome, BatchKey, BatchRecordStore } from '@shortlink/link-batch';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
 import { BATCH_CHUNK_COLUMNS, BatchChunkRow, batchChunkFromRow, BatchRequestRow, claimDecision } from './batch-rows';
 

@@ -1,4 +1,4 @@
-import { BatchChunkRecord, BatchClaim, BatchClaimOutcome, BatchKey, BatchRecordStore } from '@shortlink/links-domain';
+import { BatchChunkRecord, BatchClaim, BatchClaimOutcome, BatchKey, BatchRecordStore } from '@shortlink/link-batch';
 import { SqliteDb } from '../sqlite/sqlite-database';
 import { BATCH_CHUNK_COLUMNS, BatchChunkRow, batchChunkFromRow, BatchRequestRow, claimDecision } from './batch-rows';
 

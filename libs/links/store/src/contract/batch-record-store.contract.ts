@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { BatchClaim, BatchRecordStore } from '@shortlink/links-domain';
+import { BatchClaim, BatchRecordStore } from '@shortlink/link-batch';
 
 const second = (offsetMs = 0) => new Date(Math.floor(Date.now() / 1000) * 1000 + offsetMs);
 const aClaim = (overrides: Partial<BatchClaim> = {}): BatchClaim => {

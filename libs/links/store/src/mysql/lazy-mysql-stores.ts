@@ -1,4 +1,5 @@
-import { BatchRecordStore, IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { BatchRecordStore } from '@shortlink/link-batch';
 import { JournalEntry, MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
 import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';

@@ -1,4 +1,4 @@
-import { BatchChunkRecord, BatchClaim, BatchClaimOutcome, BatchKey, BatchRecordStore } from '../batch/ports';
+import { BatchChunkRecord, BatchClaim, BatchClaimOutcome, BatchKey, BatchRecordStore } from '../ports';
 
 interface Entry {
   chunkRows: number;

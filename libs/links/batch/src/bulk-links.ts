@@ -1,6 +1,6 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { identifierOf, Link, ShortUrlIdentifier } from '../link';
-import { LinkEdit, LinkService } from '../link-service';
+import { identifierOf, Link, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { LinkEdit, LinkService } from '@shortlink/links-domain';
 
 /** Which links a bulk edit or delete acts on: named ones, or every link of the tenant with a tag. */
 export type BulkSelection = { readonly links: readonly ShortUrlIdentifier[] } | { readonly tag: string; readonly domain?: string };

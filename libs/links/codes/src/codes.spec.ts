@@ -1,8 +1,6 @@
 import { CODE_SPACE, decodeBase62, encodeBase62 } from './base62';
 import { FeistelScrambler } from './feistel-scrambler';
 import { HashCodeStrategy, SequenceCodeStrategy } from './code-generator';
-import { SegmentIdAllocator } from './segment-id-allocator';
-import { IdBlock, SequenceStore } from '../ports';
 
 describe('Base62', () => {
   it('encodes fixed-length, left-padded, and decodes back', () => {
@@ -59,29 +57,5 @@ describe('HashCodeStrategy', () => {
     expect(h.codeFor(0n, 'https://a.example', 0)).toBe(h.codeFor(9n, 'https://a.example', 0));
     expect(h.codeFor(0n, 'https://a.example', 1)).not.toBe(h.codeFor(0n, 'https://a.example', 0));
     expect(h.codeFor(0n, 'https://a.example', 0)).toMatch(/^[0-9a-zA-Z]{7}$/);
-  });
-});
-
-describe('SegmentIdAllocator', () => {
-  class CountingSequence implements SequenceStore {
-    next = 1n;
-    calls = 0;
-    async allocateBlock(_name: string, size: number): Promise<IdBlock> {
-      this.calls++;
-      await new Promise((r) => setTimeout(r, 2));
-      const start = this.next;
-      this.next += BigInt(size);
-      return { start, end: this.next };
-    }
-  }
-
-  it('makes one round trip per block, shared by concurrent callers, and never repeats an id', async () => {
-    const store = new CountingSequence();
-    const ids = new SegmentIdAllocator(store, 'links', 1000);
-    const got = await Promise.all(Array.from({ length: 2500 }, () => ids.nextId()));
-    expect(new Set(got).size).toBe(2500);
-    expect(store.calls).toBe(3);
-    expect((await ids.nextIds(600)).length).toBe(600);
-    expect(store.calls).toBe(4);
   });
 });

@@ -1,7 +1,7 @@
 import { Clock, systemClock } from '@shortlink/core';
-import { CodeStrategy } from '../codes/code-generator';
-import { LinkService } from '../link-service';
-import { LinkCacheWriter, LinkRepository, SequenceStore } from '../ports';
+import { CodeStrategy } from '@shortlink/link-codes';
+import { LinkService } from '@shortlink/links-domain';
+import { LinkCacheWriter, LinkRepository, SequenceStore } from '@shortlink/links-domain';
 import { BatchAnswers } from './batch-answers';
 import { BatchLeases } from './batch-lease';
 import { BatchRequest, BatchRun, RowSource } from './batch-run';

@@ -1,8 +1,8 @@
 import { createHash } from 'crypto';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { CodeStrategy } from '../codes/code-generator';
-import { Link } from '../link';
-import { LinkCreation, PreparedLink } from '../link-service';
+import { CodeStrategy } from '@shortlink/link-codes';
+import { Link } from '@shortlink/links-domain';
+import { LinkCreation, PreparedLink } from '@shortlink/links-domain';
 
 /** One row of a batch request as the API layer read it. */
 export interface BatchRow {

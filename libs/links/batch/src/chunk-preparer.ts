@@ -1,7 +1,7 @@
 import { Clock, DomainError, ErrorCode } from '@shortlink/core';
-import { CodeStrategy } from '../codes/code-generator';
-import { LinkService, PreparedLink } from '../link-service';
-import { SequenceStore } from '../ports';
+import { CodeStrategy } from '@shortlink/link-codes';
+import { LinkService, PreparedLink } from '@shortlink/links-domain';
+import { SequenceStore } from '@shortlink/links-domain';
 import { BatchAnswers } from './batch-answers';
 import { BatchLease } from './batch-lease';
 import { asDomainError, BatchOutcome, BatchRow, Candidate, hashRows, linkOf, PreparedChunk, refusedChunk, reused } from './chunk';

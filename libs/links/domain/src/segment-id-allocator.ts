@@ -1,4 +1,4 @@
-import { IdBlock, SequenceStore } from '../ports';
+import { IdBlock, SequenceStore } from './ports';
 
 /**
  * Hands out ids from blocks reserved in the shared sequence table (one round trip per block).

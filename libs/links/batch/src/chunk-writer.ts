@@ -1,8 +1,8 @@
 import { Clock, DomainError, ErrorCode } from '@shortlink/core';
-import { CodeStrategy } from '../codes/code-generator';
-import { identifierOf, Link, ShortUrlIdentifier } from '../link';
-import { LinkService } from '../link-service';
-import { DuplicateLinkError, LinkCacheWriter, LinkRepository } from '../ports';
+import { CodeStrategy } from '@shortlink/link-codes';
+import { identifierOf, Link, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { LinkService } from '@shortlink/links-domain';
+import { DuplicateLinkError, LinkCacheWriter, LinkRepository } from '@shortlink/links-domain';
 import { asDomainError, Candidate, linkOf, PreparedChunk } from './chunk';
 
 /** A row answered with the link it created (or found created), or with why not. */

@@ -1,16 +1,12 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { BatchCreator } from './batch/batch-creator';
-import { BatchOutcome, BatchRow } from './batch/chunk';
-import { BulkLinks } from './batch/bulk-links';
-import { SegmentIdAllocator } from './codes/segment-id-allocator';
-import { SequenceCodeStrategy } from './codes/code-generator';
-import { ChangePropagation } from './change-propagation';
-import { LinkCreation, LinkService } from './link-service';
-import { IdBlock } from './ports';
+import { SequenceCodeStrategy } from '@shortlink/link-codes';
+import { ChangePropagation, IdBlock, LinkCreation, LinkService, SegmentIdAllocator } from '@shortlink/links-domain';
+import { InMemoryLinkRepository, plainPasswords, RecordingChangeFeed, RecordingLinkCache } from '@shortlink/links-domain/testing';
+import { HostResolver, UrlPolicy } from '@shortlink/url-policy';
+import { BatchCreator } from './batch-creator';
+import { BulkLinks } from './bulk-links';
+import { BatchOutcome, BatchRow } from './chunk';
 import { InMemoryBatchRecords } from './testing/in-memory-batch-records';
-import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
-import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
-import { HostResolver, UrlPolicy } from './url-policy';
 
 const DAY = 86_400_000;
 
