@@ -274,7 +274,7 @@ export class RedirectHttpHandler {
       const acknowledged = suffix === '/go';
       const counts = method === 'GET';
       // A remembered right password (its cookie) lets the visitor through the form; every other rule still applies.
-      const passwordAccepted = link.rules?.passwordHash !== undefined && this.options.cookies.accepts(req.headers.cookie, link, Date.now());
+      const passwordAccepted = link.rules?.passwordHash !== undefined && this.options.cookies.accepts(req.headers.cookie, link, visit.id!, Date.now());
       const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted });
       if (decision.kind === 'password') return this.passwordForm(visit, link);
       this.act(visit, link, decision, false);
@@ -394,7 +394,7 @@ export class RedirectHttpHandler {
    * when the visitor reached us over https, sent back only to this link's path.
    */
   private rememberPassword(visit: Visit, link: CachedLink): void {
-    const cookie = this.options.cookies.issue(link, Date.now());
+    const cookie = this.options.cookies.issue(link, visit.id!, Date.now());
     if (cookie === null || visit.res.headersSent) return;
     const secure = this.addresses.isHttps(visit.req) ? '; Secure' : '';
     const attributes = `Path=/${visit.id!.code}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
