@@ -318,6 +318,11 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   RATE_LIMIT_GLOBAL_PER_SECOND: z.coerce.number().int().min(0).default(50_000),
   RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
+  /**
+   * Visits by a link's QR URL counted as scans per visitor (client address) and link in a minute, across
+   * instances; more are redirected and counted by `link` (docs/design.md, "QR codes"). 0: every visit is a scan.
+   */
+  QR_SCANS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(0).default(10),
   SNAPSHOT_FILE: z.string().optional(),
   SNAPSHOT_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   SNAPSHOT_MAX_LINKS: z.coerce.number().int().min(1).default(10_000),
@@ -530,6 +535,8 @@ export interface AppConfig {
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
     readonly tenantRefreshMs: number;
+    /** Scans counted per visitor and link in a minute, across instances (0: no limit). */
+    readonly qrScansPerVisitorPerMinute: number;
     /**
      * Password attempts per visitor and link within the window (right ones given back), argon2 checks
      * in flight per instance, and checks per visitor and minute per instance (docs/design.md, "Link options").
@@ -772,6 +779,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
+      qrScansPerVisitorPerMinute: e.QR_SCANS_PER_VISITOR_PER_MINUTE,
       password: {
         attempts: e.REDIRECT_PASSWORD_ATTEMPTS,
         windowMs: e.REDIRECT_PASSWORD_WINDOW_MS,
