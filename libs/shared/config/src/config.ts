@@ -68,6 +68,9 @@ export const envSchema = z.object({
   PLAN_PAID_MAX_KEYS: z.coerce.number().int().min(1).max(10_000).default(100),
   PLAN_FREE_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(2),
   PLAN_PAID_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Invitations per tenant in a sliding hour, shared by every instance; beyond: 429 INVITATION_LIMIT_REACHED. */
+  PLAN_FREE_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(10),
+  PLAN_PAID_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(100),
   /** Batch creation and bulk changes (docs/design.md, "Batch creation"). */
   BATCH_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
   BATCH_MAX_BODY_BYTES: z.coerce
@@ -424,11 +427,17 @@ export interface AppConfig {
     readonly bulkMaxLinks: number;
     readonly bulkConcurrency: number;
   };
-  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once. */
+  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once, invitations per hour. */
   readonly plans: Readonly<
     Record<
       'free' | 'paid',
-      { readonly requestsPerMinute: number; readonly batchRowsPerDay: number; readonly maxKeys: number; readonly concurrentBatches: number }
+      {
+        readonly requestsPerMinute: number;
+        readonly batchRowsPerDay: number;
+        readonly maxKeys: number;
+        readonly concurrentBatches: number;
+        readonly invitationsPerHour: number;
+      }
     >
   >;
   readonly links: {
@@ -652,12 +661,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY,
         maxKeys: e.PLAN_FREE_MAX_KEYS,
         concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES,
+        invitationsPerHour: e.PLAN_FREE_INVITATIONS_PER_HOUR,
       },
       paid: {
         requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE,
         batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY,
         maxKeys: e.PLAN_PAID_MAX_KEYS,
         concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES,
+        invitationsPerHour: e.PLAN_PAID_INVITATIONS_PER_HOUR,
       },
     },
     links: {
