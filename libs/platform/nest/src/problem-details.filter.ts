@@ -21,6 +21,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (retryAfter) reply.header('Retry-After', retryAfter);
     // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted.
     if (problem.status === 401) reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
+    // Answered before the body has arrived (a streamed route refused at once: docs/design.md, "Batch creation"):
+    // the connection ends with the answer, or the rest of the body, read only to be thrown away, would hold it.
+    if (request?.raw?.complete === false) reply.header('connection', 'close');
     reply.status(problem.status).header('content-type', 'application/problem+json').send(problem);
   }
 }

@@ -91,3 +91,30 @@ describe('ProblemDetailsFilter', () => {
     expect(JSON.stringify(lines)).not.toContain('api_key');
   });
 });
+
+describe('ProblemDetailsFilter on a request whose body has not all arrived', () => {
+  const answer = (complete: boolean | undefined) => {
+    const headers: Record<string, string> = {};
+    const reply = {
+      status: () => reply,
+      header(name: string, value: string) {
+        headers[name.toLowerCase()] = value;
+        return reply;
+      },
+      send: () => reply,
+    };
+    const request = { url: '/api/v1/links/batch', raw: complete === undefined ? {} : { complete } };
+    const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }) };
+    new ProblemDetailsFilter(new PinoNestLogger(pino({ level: 'silent' }))).catch(
+      new DomainError(ErrorCode.BATCH_CONCURRENCY_LIMIT, 'busy', { retryAfterSeconds: 5 }),
+      host as never,
+    );
+    return headers;
+  };
+
+  it('closes the connection with the answer, so the unread rest of the body holds no socket; a complete request keeps it', () => {
+    expect(answer(false)).toMatchObject({ connection: 'close', 'retry-after': '5' });
+    expect(answer(true)).not.toHaveProperty('connection');
+    expect(answer(undefined)).not.toHaveProperty('connection'); // no socket under it (an injected request)
+  });
+});
