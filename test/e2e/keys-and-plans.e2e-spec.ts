@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
-import { batchStillSending, holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
+import { batchOnItsOwnConnection, holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
 import { API_KEY, createLink, createTenant, restartEmbedded, startEmbedded } from './support';
 import { api } from './tenant-journey';
 
@@ -73,13 +73,17 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
     expect(await third.finish()).toBe(200);
   });
 
-  it('closes the connection of a batch refused with 429 while its body is still coming: the unread rows hold no socket', async () => {
+  it('closes the connection of a batch refused with 429, whether its body has all arrived or is still coming', async () => {
     const { apiKey } = await createTenant(endpoints, 'free');
     const held = [await holdBatch(generation(), apiKey), await holdBatch(generation(), apiKey)];
-    const refused = await batchStillSending(generation(), apiKey);
-    expect(refused).toMatchObject({ status: 429, code: 'BATCH_CONCURRENCY_LIMIT', connection: 'close', closedByServer: true });
-    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    for (const body of ['whole', 'still sending'] as const) {
+      const refused = await batchOnItsOwnConnection(generation(), apiKey, body);
+      expect({ body, ...refused }).toMatchObject({ body, status: 429, code: 'BATCH_CONCURRENCY_LIMIT', connection: 'close', closedByServer: true });
+      expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    }
     for (const batch of held) expect(await batch.finish()).toBe(200);
+    // A batch that runs keeps its connection for the next request.
+    expect(await batchOnItsOwnConnection(generation(), apiKey, 'whole', 1000)).toMatchObject({ status: 200, closedByServer: false });
   });
 
   it("caps a free tenant's invitations per hour, sent at once: 429 INVITATION_LIMIT_REACHED with Retry-After beyond, nothing stored", async () => {

@@ -1,4 +1,4 @@
-import { request } from 'http';
+import { Agent, request } from 'http';
 import { api } from './tenant-journey';
 
 /** A batch request kept open, as a client trickling its rows would keep it. */
@@ -57,21 +57,22 @@ export interface EarlyAnswer {
 }
 
 /**
- * A batch whose body keeps coming (a row every 100 ms, never ended), as a client uploading a large
- * file sends it: resolves with the answer once the server closed the connection, or `withinMs` after
- * the answer ended if it did not (then the client gives up).
+ * A batch as a client uploading a file sends it, on a keep-alive connection of its own: `still
+ * sending`, a row every 100 ms and never the end; `whole`, two rows and the end. Resolves with the
+ * answer once the server closed the connection, or `withinMs` after the answer ended if it did not.
  */
-export function batchStillSending(base: string, apiKey: string, withinMs = 5000): Promise<EarlyAnswer> {
+export function batchOnItsOwnConnection(base: string, apiKey: string, body: 'still sending' | 'whole', withinMs = 5000): Promise<EarlyAnswer> {
   return new Promise((resolve, reject) => {
     const headers = { 'content-type': 'application/x-ndjson', 'x-api-key': apiKey, 'transfer-encoding': 'chunked' };
-    // A connection of its own: whether it is closed is the point.
-    const req = request(`${base}/api/v1/links/batch`, { method: 'POST', headers, agent: false });
+    // One socket, kept alive by the client: whether the server closes it is the point.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const req = request(`${base}/api/v1/links/batch`, { method: 'POST', headers, agent });
     let answer: Omit<EarlyAnswer, 'closedByServer'> | null = null;
     let closed = false;
     let settled = false;
     let giveUp: NodeJS.Timeout | undefined;
-    const row = () => req.write(JSON.stringify({ url: 'https://example.com/still-sending' }) + '\n');
-    const sending = setInterval(() => !req.destroyed && row(), 100);
+    const row = () => req.write(JSON.stringify({ url: 'https://example.com/on-its-own-connection' }) + '\n');
+    const sending = setInterval(() => body === 'still sending' && !req.destroyed && row(), 100);
     const settle = (closedByServer: boolean) => {
       if (settled) return;
       settled = true;
@@ -80,6 +81,7 @@ export function batchStillSending(base: string, apiKey: string, withinMs = 5000)
       if (answer) resolve({ ...answer, closedByServer });
       else reject(new Error('the connection closed without an answer'));
       req.destroy();
+      agent.destroy();
     };
     req.on('response', (res) => {
       let text = '';
@@ -102,6 +104,10 @@ export function batchStillSending(base: string, apiKey: string, withinMs = 5000)
     );
     req.on('error', () => undefined); // a write after the server closed: the close tells
     row();
+    if (body === 'whole') {
+      row();
+      req.end();
+    }
   });
 }
 

@@ -2,8 +2,10 @@ import { BadRequestException, NotFoundException, PayloadTooLargeException } from
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { instanceOf, problemFor, retryAfterFor, STATUS_BY_CODE } from './problem-details';
 import pino from 'pino';
+import { Readable } from 'stream';
 import { PinoNestLogger } from './logging';
 import { ProblemDetailsFilter } from './problem-details.filter';
+import { StreamedBody } from './streamed-body';
 
 describe('problemFor', () => {
   it('maps every domain code to its status, with the stable fields and the details', () => {
@@ -92,8 +94,8 @@ describe('ProblemDetailsFilter', () => {
   });
 });
 
-describe('ProblemDetailsFilter on a request whose body has not all arrived', () => {
-  const answer = (complete: boolean | undefined) => {
+describe('ProblemDetailsFilter on a request whose body is not read', () => {
+  const answer = (complete: boolean | undefined, body?: unknown) => {
     const headers: Record<string, string> = {};
     const reply = {
       status: () => reply,
@@ -103,7 +105,7 @@ describe('ProblemDetailsFilter on a request whose body has not all arrived', () 
       },
       send: () => reply,
     };
-    const request = { url: '/api/v1/links/batch', raw: complete === undefined ? {} : { complete } };
+    const request = { url: '/api/v1/links/batch', raw: complete === undefined ? {} : { complete }, body };
     const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }) };
     new ProblemDetailsFilter(new PinoNestLogger(pino({ level: 'silent' }))).catch(
       new DomainError(ErrorCode.BATCH_CONCURRENCY_LIMIT, 'busy', { retryAfterSeconds: 5 }),
@@ -116,5 +118,10 @@ describe('ProblemDetailsFilter on a request whose body has not all arrived', () 
     expect(answer(false)).toMatchObject({ connection: 'close', 'retry-after': '5' });
     expect(answer(true)).not.toHaveProperty('connection');
     expect(answer(undefined)).not.toHaveProperty('connection'); // no socket under it (an injected request)
+  });
+
+  it('closes the connection of a streamed route refused before its body was read, even once the body has all arrived', () => {
+    expect(answer(true, new StreamedBody('application/x-ndjson', Readable.from([]), 1024))).toMatchObject({ connection: 'close' });
+    expect(answer(true, { url: 'https://example.com/' })).not.toHaveProperty('connection');
   });
 });
