@@ -157,7 +157,20 @@ describe('RedirectHttpHandler', () => {
     // Scan windows on a clock that stands still: a test never straddles two minutes.
     const still = { now: () => Date.UTC(2026, 11, 5, 8, 0, 10) };
     const scans = new QrScans(QR_SCANS_PER_VISITOR, new SharedVisitorLimit(new LocalVisitorWindows(still), {}, still), still, SMALL);
-    const handler = new RedirectHttpHandler({ links: pipeline, recorder, metrics, perIp, global, addresses, config, options: parts, tenants, pages, files, scans });
+    const handler = new RedirectHttpHandler({
+      links: pipeline,
+      recorder,
+      metrics,
+      perIp,
+      global,
+      addresses,
+      config,
+      options: parts,
+      tenants,
+      pages,
+      files,
+      scans,
+    });
     passedOn = [];
     // The handler's declared front route, as the app's HTTP server puts it in front of Fastify.
     const front = frontHandlerOf(handler)!;

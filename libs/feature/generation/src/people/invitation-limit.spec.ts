@@ -11,7 +11,8 @@ describe('invitations per tenant and hour', () => {
 
   afterAll(() => generation?.close());
 
-  const tenantKey = async (plan: 'free' | 'paid') => (await generation.call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: `inv-${plan}`, plan })).json().apiKey as string;
+  const tenantKey = async (plan: 'free' | 'paid') =>
+    (await generation.call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: `inv-${plan}`, plan })).json().apiKey as string;
   const invite = (key: string, email: string) => generation.call(key, 'POST', '/api/v1/members', { email, role: 'viewer' });
 
   it("sends the plan's invitations of a tenant, then answers 429 INVITATION_LIMIT_REACHED with Retry-After, storing nothing", async () => {
