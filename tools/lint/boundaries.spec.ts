@@ -86,7 +86,7 @@ describe('module boundaries', () => {
       ['tools/cli/src/probe.ts', "import { listLinks } from '@shortlink/sdk';\nexport const x = listLinks;\n"],
       ['libs/shared/link-transfer/src/probe.ts', "import { exportPages } from '@shortlink/sdk';\nexport const x = exportPages;\n"],
       ['libs/sdk/src/probe.ts', "import { ErrorCode } from '@shortlink/core';\nexport const x = ErrorCode;\n"],
-      ['libs/feature/generation/src/probe.ts', "import { unwrap } from '@shortlink/sdk';\nexport const x = unwrap;\n"],
+      ['libs/links/feature/src/probe.ts', "import { unwrap } from '@shortlink/sdk';\nexport const x = unwrap;\n"],
     ]);
     expect([consoleUses, cliUses, transferUses]).toEqual([[], [], []]);
     expect(sdkToCore).toEqual([expect.stringMatching(/A project tagged with "type:sdk" cannot depend on any libs with tags/)]);

@@ -86,11 +86,17 @@ export interface AppConfig {
     readonly bulkMaxLinks: number;
     readonly bulkConcurrency: number;
   };
-  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once. */
+  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once, invitations per hour. */
   readonly plans: Readonly<
     Record<
       'free' | 'paid',
-      { readonly requestsPerMinute: number; readonly batchRowsPerDay: number; readonly maxKeys: number; readonly concurrentBatches: number }
+      {
+        readonly requestsPerMinute: number;
+        readonly batchRowsPerDay: number;
+        readonly maxKeys: number;
+        readonly concurrentBatches: number;
+        readonly invitationsPerHour: number;
+      }
     >
   >;
   readonly links: {
@@ -197,6 +203,8 @@ export interface AppConfig {
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
     readonly tenantRefreshMs: number;
+    /** Scans counted per visitor and link in a minute, across instances (0: no limit). */
+    readonly qrScansPerVisitorPerMinute: number;
     /**
      * Password attempts per visitor and link within the window (right ones given back), argon2 checks
      * in flight per instance, and checks per visitor and minute per instance (docs/design.md, "Link options").
@@ -312,12 +320,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY,
         maxKeys: e.PLAN_FREE_MAX_KEYS,
         concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES,
+        invitationsPerHour: e.PLAN_FREE_INVITATIONS_PER_HOUR,
       },
       paid: {
         requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE,
         batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY,
         maxKeys: e.PLAN_PAID_MAX_KEYS,
         concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES,
+        invitationsPerHour: e.PLAN_PAID_INVITATIONS_PER_HOUR,
       },
     },
     links: {
@@ -439,6 +449,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
+      qrScansPerVisitorPerMinute: e.QR_SCANS_PER_VISITOR_PER_MINUTE,
       password: {
         attempts: e.REDIRECT_PASSWORD_ATTEMPTS,
         windowMs: e.REDIRECT_PASSWORD_WINDOW_MS,

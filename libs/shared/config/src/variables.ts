@@ -216,6 +216,13 @@ export const VARIABLES = {
     'Batch requests of a tenant running at once across instances, free plan; beyond: 429 `BATCH_CONCURRENCY_LIMIT`.',
   ),
   PLAN_PAID_CONCURRENT_BATCHES: withDefault('Plans', '10', int(1, 1000), 'The same, paid plan.'),
+  PLAN_FREE_INVITATIONS_PER_HOUR: withDefault(
+    'Plans',
+    '10',
+    int(1, 100_000),
+    'Invitations a tenant sends in a sliding hour, shared by every instance, free plan; beyond: 429 `INVITATION_LIMIT_REACHED`.',
+  ),
+  PLAN_PAID_INVITATIONS_PER_HOUR: withDefault('Plans', '100', int(1, 100_000), 'The same, paid plan.'),
 
   // ------------------------------------------------------------------ Batch and bulk changes
   BATCH_MAX_ROWS: withDefault('Batch and bulk changes', '100000', int(1, 1_000_000), 'Rows of one batch request at most.'),
@@ -611,6 +618,12 @@ export const VARIABLES = {
     '1000',
     int(100, 60_000),
     "How often the redirect reads tenants' domains, suspensions and domain settings again (and generation the domains): how late a change is seen when its message was lost.",
+  ),
+  QR_SCANS_PER_VISITOR_PER_MINUTE: withDefault(
+    'Redirect read path',
+    '10',
+    int(0),
+    'Visits by a link\'s QR URL counted as scans per client address and link in a minute, across instances; more are redirected and counted as `link` (0: every visit is a scan).',
   ),
   REDIRECT_PASSWORD_ATTEMPTS: withDefault(
     'Redirect read path',
