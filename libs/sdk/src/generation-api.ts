@@ -151,6 +151,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/links/{code}/moderation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Flag, ban or clear any tenant’s link
+         * @description Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        put: operations["moderateLink"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -338,26 +358,6 @@ export interface paths {
          * @description Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         delete: operations["removeTenantDomain"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/links/{code}/moderation": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Flag, ban or clear any tenant’s link
-         * @description Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
-         */
-        put: operations["moderateLink"];
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -657,68 +657,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/auth/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sign in with email and password: answers a session cookie and its CSRF token
-         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).
-         */
-        post: operations["signIn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * End this session (on every instance within a second) and clear its cookie
-         * @description With a key: nothing to end, 204.
-         *
-         *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
-         */
-        post: operations["signOut"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who is calling: the person (or key), the tenant, the role, the scopes and the CSRF token of the session
-         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
-         */
-        get: operations["getMe"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/auth/accept": {
         parameters: {
             query?: never;
@@ -871,6 +809,68 @@ export interface paths {
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         post: operations["disableSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password: answers a session cookie and its CSRF token
+         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End this session (on every instance within a second) and clear its cookie
+         * @description With a key: nothing to end, 204.
+         *
+         *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is calling: the person (or key), the tenant, the role, the scopes and the CSRF token of the session
+         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1039,6 +1039,12 @@ export interface components {
             /** @description The domain of codes given without one; narrows a tag */
             domain?: string;
         };
+        /** @description flagged: visitors see a warning page first; banned: 451 with a page; clear: back to normal */
+        Moderation: {
+            /** @enum {string} */
+            moderation: "clear" | "flagged" | "banned";
+            reason?: string | null;
+        };
         KeyCreation: {
             name: string;
             /** @description Any of links:read, links:write, analytics:read, audit:read, members:write, admin; never more than the calling key has. Default: the caller's links and analytics scopes */
@@ -1084,12 +1090,6 @@ export interface components {
             plan?: string;
             /** @description active or suspended; a suspended tenant’s keys get 403 and its links a suspended page */
             status?: string;
-        };
-        /** @description flagged: visitors see a warning page first; banned: 451 with a page; clear: back to normal */
-        Moderation: {
-            /** @enum {string} */
-            moderation: "clear" | "flagged" | "banned";
-            reason?: string | null;
         };
         WebhookCreation: {
             /** @example https://hooks.example.com/shortlink */
@@ -1147,16 +1147,6 @@ export interface components {
             /** @description admin, editor or viewer (default): the role of a person created by a first sign-in */
             defaultRole?: string;
         };
-        SignIn: {
-            email: string;
-            password: string;
-            /** @description Needed only when the email belongs to several tenants */
-            tenantId?: string;
-            /** @description With a second factor: the 6 digits of the authenticator app (each accepted once) */
-            code?: string;
-            /** @description With a second factor, instead of code: one of the recovery codes (each works once) */
-            recoveryCode?: string;
-        };
         InvitationAcceptance: {
             token: string;
             /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
@@ -1174,6 +1164,16 @@ export interface components {
         /** @description A current code, or a recovery code */
         SecondFactorProof: {
             code?: string;
+            recoveryCode?: string;
+        };
+        SignIn: {
+            email: string;
+            password: string;
+            /** @description Needed only when the email belongs to several tenants */
+            tenantId?: string;
+            /** @description With a second factor: the 6 digits of the authenticator app (each accepted once) */
+            code?: string;
+            /** @description With a second factor, instead of code: one of the recovery codes (each works once) */
             recoveryCode?: string;
         };
         /** @description One line of the NDJSON answer per row, in request order: the created link or a problem */
@@ -1741,39 +1741,6 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        SignedIn: {
-            /** @description The person signed in; null for a key */
-            member: components["schemas"]["Member"] | null;
-            /** @description The key used; null for a session */
-            key: {
-                id: string;
-                name: string;
-            } | null;
-            tenant: components["schemas"]["Tenant"];
-            role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
-            /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
-            csrfToken: string | null;
-            /**
-             * Format: date-time
-             * @description The session’s absolute end
-             */
-            expiresAt: string;
-        };
-        Me: {
-            /** @description The person signed in; null for a key */
-            member: components["schemas"]["Member"] | null;
-            /** @description The key used; null for a session */
-            key: {
-                id: string;
-                name: string;
-            } | null;
-            tenant: components["schemas"]["Tenant"];
-            role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
-            /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
-            csrfToken: string | null;
-        };
         Accepted: {
             member: components["schemas"]["Member"];
         };
@@ -1813,6 +1780,39 @@ export interface components {
         RecoveryCodes: {
             /** @description Shown this once; each works once instead of a code */
             recoveryCodes: string[];
+        };
+        SignedIn: {
+            /** @description The person signed in; null for a key */
+            member: components["schemas"]["Member"] | null;
+            /** @description The key used; null for a session */
+            key: {
+                id: string;
+                name: string;
+            } | null;
+            tenant: components["schemas"]["Tenant"];
+            role: ("owner" | "admin" | "editor" | "viewer") | null;
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
+            /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
+            csrfToken: string | null;
+            /**
+             * Format: date-time
+             * @description The session’s absolute end
+             */
+            expiresAt: string;
+        };
+        Me: {
+            /** @description The person signed in; null for a key */
+            member: components["schemas"]["Member"] | null;
+            /** @description The key used; null for a session */
+            key: {
+                id: string;
+                name: string;
+            } | null;
+            tenant: components["schemas"]["Tenant"];
+            role: ("owner" | "admin" | "editor" | "viewer") | null;
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
+            /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
+            csrfToken: string | null;
         };
     };
     responses: never;
@@ -2936,6 +2936,120 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    moderateLink: {
+        parameters: {
+            query?: {
+                /** @description The link’s domain when it is not the default one */
+                domain?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The short code or alias */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Moderation"];
+            };
+        };
+        responses: {
+            /** @description The link */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Link"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
                 };
             };
             /** @description problem+json (429) */
@@ -4240,120 +4354,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (401) */
-            401: {
-                headers: {
-                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
-                };
-            };
-            /** @description problem+json (403) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
-                };
-            };
-            /** @description problem+json (404) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["NotFoundProblem"];
-                };
-            };
-            /** @description problem+json (414) */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["URITooLongProblem"];
-                };
-            };
-            /** @description problem+json (429) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-            /** @description problem+json (503) */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-                };
-            };
-        };
-    };
-    moderateLink: {
-        parameters: {
-            query?: {
-                /** @description The link’s domain when it is not the default one */
-                domain?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The short code or alias */
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["Moderation"];
-            };
-        };
-        responses: {
-            /** @description The link */
-            200: {
-                headers: {
-                    /** @description Requests a minute this key’s plan allows */
-                    "RateLimit-Limit"?: string;
-                    /** @description Requests left in the sliding minute */
-                    "RateLimit-Remaining"?: string;
-                    /** @description Seconds until the window renews */
-                    "RateLimit-Reset"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Link"];
-                };
             };
             /** @description problem+json (400) */
             400: {
@@ -6430,262 +6430,6 @@ export interface operations {
             };
         };
     };
-    signIn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SignIn"];
-            };
-        };
-        responses: {
-            /** @description Signed in */
-            200: {
-                headers: {
-                    /** @description sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure] */
-                    "Set-Cookie"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SignedIn"];
-                };
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (401) */
-            401: {
-                headers: {
-                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
-                };
-            };
-            /** @description problem+json (403) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
-                };
-            };
-            /** @description problem+json (429) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-            /** @description problem+json (503) */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-                };
-            };
-        };
-    };
-    signOut: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed out */
-            204: {
-                headers: {
-                    /** @description Requests a minute this key’s plan allows */
-                    "RateLimit-Limit"?: string;
-                    /** @description Requests left in the sliding minute */
-                    "RateLimit-Remaining"?: string;
-                    /** @description Seconds until the window renews */
-                    "RateLimit-Reset"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (401) */
-            401: {
-                headers: {
-                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
-                };
-            };
-            /** @description problem+json (403) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
-                };
-            };
-            /** @description problem+json (429) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-            /** @description problem+json (503) */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-                };
-            };
-        };
-    };
-    getMe: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The caller */
-            200: {
-                headers: {
-                    /** @description Requests a minute this key’s plan allows */
-                    "RateLimit-Limit"?: string;
-                    /** @description Requests left in the sliding minute */
-                    "RateLimit-Remaining"?: string;
-                    /** @description Seconds until the window renews */
-                    "RateLimit-Reset"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Me"];
-                };
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (401) */
-            401: {
-                headers: {
-                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
-                };
-            };
-            /** @description problem+json (403) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
-                };
-            };
-            /** @description problem+json (429) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-            /** @description problem+json (503) */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-                };
-            };
-        };
-    };
     acceptInvitation: {
         parameters: {
             query?: never;
@@ -7295,6 +7039,262 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignIn"];
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            200: {
+                headers: {
+                    /** @description sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure] */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
             };
             /** @description problem+json (400) */
             400: {

@@ -82,7 +82,8 @@ export class GenerationAppModule {
    * its own (docs/design.md, "The house"), and the extensions it mounts.
    */
   static forRoot(config: AppConfig, options: GenerationOptions = {}): DynamicModule {
-    const contexts = [TenantsModule.forRoot({ firstRunKey: options.firstRunKey }), LinksModule.forRoot(config), PeopleModule, AuditModule, WebhooksModule];
+    // In the order their routes read best in the API's document: links first.
+    const contexts = [LinksModule.forRoot(config), TenantsModule.forRoot({ firstRunKey: options.firstRunKey }), AuditModule, WebhooksModule, PeopleModule];
     return {
       module: GenerationAppModule,
       imports: [
