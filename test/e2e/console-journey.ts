@@ -28,7 +28,7 @@ interface AxeViolation {
 }
 
 /**
- * Issue 21, the console, driven in headless Chromium as a person would, on a profile: accept an
+ * The console, driven in headless Chromium as a person would, on a profile: accept an
  * invitation, sign in (password, then TOTP, and the tenant's single sign-on through a real OpenID
  * provider's pages), change the password, turn TOTP on and off, create a link with options, find
  * it, edit it, disable it, bulk-delete, import a Shlink CSV, keys (secret once), invite a viewer who
@@ -40,7 +40,7 @@ interface AxeViolation {
  * CONSOLE_SCREENSHOTS=<dir> keeps a screenshot of each screen there (docs/img: `console-<screen>.png`).
  */
 export function describeConsoleJourney(base: () => string, redirect: () => string) {
-  describe('console in headless Chromium (issue 21)', () => {
+  describe('console in headless Chromium', () => {
     const stamp = Date.now();
     const ownerEmail = `console-owner-${stamp}@example.com`;
     const viewerEmail = `console-viewer-${stamp}@example.com`;

@@ -9,10 +9,9 @@ import { describeSsoJourney, OidcTestProvider, SSO_ENV } from './sso-journey';
 import { API_KEY, startEmbedded } from './support';
 
 /**
- * Issue 20's single sign-on on the embedded profile (`npm start`), against a real OpenID provider
- * started here; and issue 31's addresses, on a second installation that does not allow insecure
- * issuers (its SSO settings written into its SQLite meta database past the API when a test needs
- * an internal issuer stored).
+ * Single sign-on on the embedded profile (`npm start`), against a real OpenID provider started here;
+ * and where it may connect, on a second installation that does not allow insecure issuers (its SSO
+ * settings written into its SQLite meta database past the API when a test needs an internal issuer).
  */
 describe('embedded profile: single sign-on with OpenID Connect', () => {
   let proc: RunningProcess;

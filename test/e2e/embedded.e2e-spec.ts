@@ -21,7 +21,7 @@ describe('embedded profile (npm start)', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-'));
     // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For,
-    // located on the city database (issue 19).
+    // located on the city database.
     ({ proc, endpoints, env } = await startEmbedded(dataDir, {
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       TRUSTED_PROXIES: '127.0.0.1/32,::1/128',

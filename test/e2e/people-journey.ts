@@ -82,7 +82,7 @@ const PASSWORD = 'correct horse battery';
 const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
 
 /**
- * Issue 20 on a profile, from outside: an operator creates a tenant with its first owner by email;
+ * People on a profile, from outside: an operator creates a tenant with its first owner by email;
  * invitations arrive by mail (a real SMTP server) and are accepted; people sign in with a session
  * cookie and write with its CSRF token; a viewer is refused; a role change and a removal take
  * effect on the other instance within a second; failed sign-ins are throttled; the audit log names
@@ -91,7 +91,7 @@ const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
  * generation app. The apps run with SIGN_IN_FAILURES_PER_ACCOUNT=3.
  */
 export function describePeopleJourney(bases: () => readonly [string, string], mailbox: () => Mailbox, analytics?: () => string) {
-  describe('people: members, invitations, sessions (issue 20)', () => {
+  describe('people: members, invitations, sessions', () => {
     let tenantKey: string;
     let owner: Person;
     const a = () => bases()[0];

@@ -4,11 +4,11 @@ import { API_KEY, SERVER_SECRETS } from './support';
 import { describeUrlPolicyJourney } from './url-policy-journey';
 
 /**
- * Issue 17's domain and URL-policy items on the real stack: two generation instances on the MariaDB
+ * Domain and URL-policy items on the real stack: two generation instances on the MariaDB
  * meta database and shards; a tenant domain added through one is refused as a target by the other
  * within REDIRECT_TENANT_REFRESH_MS.
  */
-describe('real stack: domains and the URL policy across two generation instances (issue 17)', () => {
+describe('real stack: domains and the URL policy across two generation instances', () => {
   const apps: App[] = [];
 
   beforeAll(async () => {

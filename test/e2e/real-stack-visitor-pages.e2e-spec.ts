@@ -4,11 +4,11 @@ import { API_KEY, SERVER_SECRETS } from './support';
 import { describeVisitorPages } from './visitor-pages-journey';
 
 /**
- * Issue 19, part A, on the real stack: one generation and two redirect instances on the MariaDB meta
+ * On the real stack: one generation and two redirect instances on the MariaDB meta
  * database and shards and the Redis Cluster; a domain's settings reach both redirect instances over
  * Redis pub/sub within the bound of link edits.
  */
-describe('real stack: pages for visitors and domain settings on two redirect instances (issue 19)', () => {
+describe('real stack: pages for visitors and domain settings on two redirect instances', () => {
   const RUN = Date.now().toString(36);
   const DEFAULT_DOMAIN = `pages-${RUN}.shortlink.test`;
   const apps: App[] = [];

@@ -6,12 +6,12 @@ import { App, eventually, keepAliveAgent, metricsOf, metric, postLater, Reply, s
 import { API_KEY, EDIT_PROPAGATION_BOUND_MS, SERVER_SECRETS } from './support';
 
 /**
- * Issue 11 on the real stack with two redirect instances behind one Redis Cluster and the MariaDB
+ * Edit propagation on the real stack with two redirect instances behind one Redis Cluster and the MariaDB
  * shards: maxClicks stays exact across instances, a lost counter costs at most the clicks not yet
  * flushed to the shard, the per-link visitor limit holds over both, and edits reach both instances' L1
  * (docs/design.md, "Max clicks", "Link options", "Edits reach every instance"). The click bus plays no part here: each process keeps its own in-process one.
  */
-describe('two redirect instances on the real stack (issue 11)', () => {
+describe('two redirect instances on the real stack', () => {
   const RUN = Date.now().toString(36);
   const DOMAIN = `instances-${RUN}.shortlink.test`;
   const measured: Record<string, unknown> = {};
@@ -46,7 +46,7 @@ describe('two redirect instances on the real stack (issue 11)', () => {
 
   afterAll(async () => {
     await Promise.all([a, b, generation].map((app) => app?.stop()));
-    process.stdout.write(`\nissue 11 measurements: ${JSON.stringify(measured, null, 2)}\n`);
+    process.stdout.write(`\nredirect instances measurements: ${JSON.stringify(measured, null, 2)}\n`);
   });
 
   const create = async (body: object): Promise<string> => {

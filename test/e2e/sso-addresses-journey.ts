@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { AddressInfo, createServer, isIP, Server, Socket } from 'net';
 import { freePort } from '@shortlink/harness';
-import { isPublicAddress } from '@shortlink/links-domain';
+import { isPublicAddress } from '@shortlink/url-policy';
 import { API_KEY } from './support';
 import { api } from './tenant-journey';
 
@@ -54,14 +54,14 @@ function internalHostNames(): Array<{ name: string; address: string }> {
 }
 
 /**
- * Single sign-on never reaches inside (issue 31): PUT /api/v1/sso refuses issuers at internal
+ * Single sign-on never reaches inside (docs/design.md, "Single sign-on"): PUT /api/v1/sso refuses issuers at internal
  * addresses in every spelling, and names that resolve there; an anonymous start against an issuer
  * that is internal all the same (written into the database past the API) makes no connection and
  * answers exactly as a closed port does, no sooner than SSO_TIMEOUT_SECONDS; starts are capped per
  * client address and per tenant. `base` is a generation app started with SSO_ADDRESS_ENV.
  */
 export function describeSsoAddressJourney(base: () => string, writeIssuer: () => IssuerWriter) {
-  describe('single sign-on reaches public providers only (issue 31)', () => {
+  describe('single sign-on reaches public providers only', () => {
     let tenantId: string;
     let tenantKey: string;
     let client = 0;

@@ -11,14 +11,8 @@ import { Links } from './screens/links';
 import { Members } from './screens/members';
 import { Sessions } from './screens/sessions';
 import { SignIn } from './screens/sign-in';
+import type { Session } from './session';
 import { go, useRoute } from './ui';
-
-export interface Session {
-  me: Me;
-  can(scope: Scope): boolean;
-  /** The analytics dashboard (GET /console/settings.json), which takes this session too. */
-  dashboardUrl: string | null;
-}
 
 /** The parts of the console and the scope each needs (the server decides in any case). */
 const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [

@@ -1,5 +1,5 @@
 /**
- * The chaos run's checker: plain functions of the record (record.ts), one per invariant of issue 25
+ * The chaos run's checker: plain functions of the record (record.ts), one per invariant
  * (docs/reliability.md lists them with the bounds they allow). Each returns the violations it found;
  * `check` runs them all and sums the run up for the verdict table.
  */

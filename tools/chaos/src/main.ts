@@ -1,5 +1,5 @@
 /**
- * `npm run chaos` (issue 25, docs/reliability.md): the platform on the real stack of the environment
+ * `npm run chaos` (docs/reliability.md): the platform on the real stack of the environment
  * (a sourced stack.env, like the test tiers) with 2 generation, 2 redirect instances and the analytics
  * consumer, a recorded workload from several client processes, and a seeded schedule of faults
  * (SIGKILL or SIGSTOP of a Redis master, a MariaDB, Kafka, ClickHouse and each app). Afterwards the

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { INestApplication, Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@shortlink/config';
-import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
-import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
+import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsAppModule, connectClickConsumer } from '@shortlink/analytics-composition';
+import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationAppModule } from '@shortlink/generation-composition';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
 import { shlinkCompat } from '@shortlink/shlink-compat';
 import { yourlsCompat } from '@shortlink/yourls-compat';
@@ -32,7 +32,7 @@ async function main() {
     name: 'generation',
     config,
     // The compatibility APIs count clicks (and Shlink's visits) in the analytics store this process shares (chdb or ClickHouse).
-    feature: GenerationFeatureModule.forRoot(config, {
+    feature: GenerationAppModule.forRoot(config, {
       firstRunKey: true,
       extensions: [yourlsCompat({ clicks }), shlinkCompat({ visits: clicks }), bitlyCompat({ clicks })],
     }),
@@ -54,7 +54,7 @@ async function main() {
   const analytics = await createApp({
     name: 'analytics',
     config,
-    feature: AnalyticsFeatureModule.forRoot(),
+    feature: AnalyticsAppModule.forRoot(),
     ports: ports.bridge(ANALYTICS_PORTS),
     requestLog: true,
     openApi: ANALYTICS_OPENAPI,

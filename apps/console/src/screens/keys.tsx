@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Schemas } from '../api/client';
-import type { Session } from '../app';
+import type { Session } from '../session';
 import { Field, ProblemNote, when } from '../ui';
 
 const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'] as const;

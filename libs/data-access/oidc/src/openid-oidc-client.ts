@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import type { Configuration, CustomFetch } from 'openid-client';
-import type { DestinationGuard } from '@shortlink/links-domain';
+import type { DestinationGuard } from '@shortlink/url-policy';
 import { OidcClient, OidcError, OidcIdentity, OidcProvider } from '@shortlink/people-domain';
 
 /** A fetch function as openid-client calls one (its customFetch). */

@@ -1,7 +1,7 @@
 import { IncomingHttpHeaders, request as httpRequest } from 'http';
 import { request as httpsRequest } from 'https';
 import { isIP } from 'net';
-import type { DestinationGuard } from '@shortlink/links-domain';
+import type { DestinationGuard } from '@shortlink/url-policy';
 
 export interface PinnedHttpClientOptions {
   /** No answer (headers and body) within this long: the request fails. */

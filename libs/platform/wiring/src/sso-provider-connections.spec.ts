@@ -1,7 +1,7 @@
 import { createServer, Server } from 'http';
 import { AddressInfo, Socket } from 'net';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import type { CheckedDestination, DestinationGuard } from '@shortlink/links-domain';
+import type { CheckedDestination, DestinationGuard } from '@shortlink/url-policy';
 import { OidcError } from '@shortlink/people-domain';
 import { PinnedHttpClient } from '@shortlink/url-safety';
 import { OpenidOidcClient } from '@shortlink/oidc';

@@ -92,3 +92,15 @@ export function meView(
     csrfToken,
   };
 }
+
+/** An invitation, as the answer that made it shows it (docs/design.md, "People and sessions"). */
+export const invitationSchema = z
+  .object({
+    token: z.string().meta({ description: 'The invitation token: shown this once, only its hash is stored' }),
+    url: z.string().meta({ description: 'Where the person chooses a password (the token in its fragment)' }),
+    expiresAt: dateTime,
+    mailed: z.boolean().meta({ description: 'Whether the invitation was handed to the SMTP server (SMTP_URL)' }),
+  })
+  .meta({ id: 'Invitation' });
+
+export const invitedSchema = z.object({ member: memberSchema, invitation: invitationSchema }).meta({ id: 'Invited' });

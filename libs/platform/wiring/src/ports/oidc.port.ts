@@ -1,4 +1,4 @@
-import { UrlPolicy } from '@shortlink/links-domain';
+import { UrlPolicy } from '@shortlink/url-policy';
 import { OpenidOidcClient } from '@shortlink/oidc';
 import { OIDC_CLIENT, SSO_ADDRESSES, SsoAddresses } from '@shortlink/people-domain';
 import { DnsHostResolver, PinnedHttpClient } from '@shortlink/url-safety';
