@@ -11,7 +11,10 @@ import { SCOPES, Tenant } from '@shortlink/tenants-domain';
  */
 export const role = z
   .enum(ROLES)
-  .meta({ description: 'owner and admin: members, keys, links, analytics, the audit log; editor: links and analytics; viewer: read links and analytics' });
+  .meta({
+    description:
+      'owner and admin: members, keys, links, analytics, the audit log (an admin never touches an owner or an owner’s keys); editor: links, analytics and its own keys; viewer: read links and analytics',
+  });
 export const dateTime = z.string().meta({ format: 'date-time' });
 
 export const tenantSchema = z
