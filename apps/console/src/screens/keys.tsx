@@ -147,14 +147,14 @@ export function Keys({ session }: { session: Session }) {
                             transfer(k, String(new FormData(e.currentTarget).get('memberId')));
                           }}
                         >
-                          <select name="memberId" aria-label={`Member to hand ${k.name} to`} defaultValue={session.me.member?.id}>
+                          <select name="memberId" aria-label={`Member to receive ${k.name}`} defaultValue={session.me.member?.id}>
                             {members.map((m) => (
                               <option key={m.id} value={m.id}>
                                 {m.email}
                               </option>
                             ))}
                           </select>
-                          <button type="submit" class="secondary small" aria-label={`Hand ${k.name} over`}>
+                          <button type="submit" class="secondary small" aria-label={`Hand over ${k.name}`}>
                             Hand over
                           </button>
                         </form>
