@@ -59,6 +59,14 @@ describe('embedded profile (npm start)', () => {
     expect(proc.output()).not.toContain(API_KEY);
   });
 
+  it("prints the console's address, where the console answers", async () => {
+    const printed = /^ {2}console +(\S+)$/m.exec(proc.output())?.[1];
+    expect(printed).toBe(`http://localhost:${new URL(endpoints.generation).port}/console/`);
+    const res = await fetch(printed!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+  });
+
   it('names each app in its own start-up lines, and prints its banner after them (issue 18)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-log-'));
     const started = await startEmbedded(dir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, LOG_LEVEL: 'info' });
