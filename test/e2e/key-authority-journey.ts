@@ -172,7 +172,11 @@ export function describeKeyAuthorityJourney(bases: () => readonly [string, strin
       }
       // The removed admin's key did not revoke the first key.
       expect((await keys()).find((k) => k.id === firstKey.id)).toMatchObject({ status: 'active' });
-      expect((await keys()).find((k) => k.id === ci.body.key.id)).toMatchObject({ status: 'suspended', activeScopes: [], actsFor: { id: ids.editor, email: null } });
+      expect((await keys()).find((k) => k.id === ci.body.key.id)).toMatchObject({
+        status: 'suspended',
+        activeScopes: [],
+        actsFor: { id: ids.editor, email: null },
+      });
 
       // Only an owner hands a key over, to an active member; the key then acts for them.
       const byOther = await asPerson(a(), 'POST', `/api/v1/keys/${ci.body.key.id}/transfer`, people['ci-editor'], { memberId: ids['ci-editor'] });

@@ -71,10 +71,15 @@ export class ApiKeyService {
         { scopes: aboveRole },
       );
     if (scopes.includes('members:write') && !mintsOwnerLevel)
-      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'only an owner signed in makes a key with members:write (or, before a tenant has an owner, its first key)', {
-        scopes: ['members:write'],
-      });
-    if (!scopes.length) throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'the caller has none of the scopes a key gets by default; name them', { scopes: [] });
+      throw new DomainError(
+        ErrorCode.INSUFFICIENT_SCOPE,
+        'only an owner signed in makes a key with members:write (or, before a tenant has an owner, its first key)',
+        {
+          scopes: ['members:write'],
+        },
+      );
+    if (!scopes.length)
+      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'the caller has none of the scopes a key gets by default; name them', { scopes: [] });
     let expiresAt: Date | null = null;
     if (input.expiresAt !== undefined && input.expiresAt !== null) {
       const ms = typeof input.expiresAt === 'string' && /T.*(Z|[+-]\d{2}:\d{2})$/.test(input.expiresAt) ? Date.parse(input.expiresAt) : NaN;

@@ -123,7 +123,10 @@ describe('who may do what: keys within their person’s role (docs/design.md, "S
     expect((await verifier.verify(ci.apiKey)).scopes).toEqual(['links:read', 'analytics:read']);
     members.rows.delete(editor.id);
     await expect(verifier.verify(ci.apiKey)).rejects.toMatchObject({ code: 'KEY_SUSPENDED', details: { keyId: ci.key.id } });
-    expect((await keys.listKeys(tenantId)).find((k) => k.key.id === ci.key.id)).toMatchObject({ key: { memberId: editor.id, person: null }, standing: { suspended: true } });
+    expect((await keys.listKeys(tenantId)).find((k) => k.key.id === ci.key.id)).toMatchObject({
+      key: { memberId: editor.id, person: null },
+      standing: { suspended: true },
+    });
     // Only an owner hands it over, to an active member; from then on it acts for them.
     const admin = members.add(tenantId, 'admin');
     await expect(keys.transferKey(session(tenantId, admin), ci.key.id, admin.id)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE' });

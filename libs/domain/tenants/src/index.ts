@@ -45,7 +45,11 @@ export {
   type KeyTransferOutcome,
   type KeyWithTenant,
   type NewApiKey,
-  TENANT_STORE, type TenantChange, type TenantChangeAudit, type TenantStore } from './ports';
+  TENANT_STORE,
+  type TenantChange,
+  type TenantChangeAudit,
+  type TenantStore,
+} from './ports';
 export {
   BUCKETS_PER_WINDOW,
   LocalRateWindows,

@@ -27,14 +27,16 @@ export interface KeyWithTenant {
 }
 
 export type KeyTransferOutcome =
-  | { readonly outcome: 'transferred'; readonly key: ApiKey }
-  | { readonly outcome: 'key_not_found' | 'member_not_found' | 'refused' };
+  { readonly outcome: 'transferred'; readonly key: ApiKey } | { readonly outcome: 'key_not_found' | 'member_not_found' | 'refused' };
 
 /**
  * A transfer, asked under a lock of the tenant with the key before it (its person as it is) and
  * the active member it goes to: refuse, or the audit entry to write with it.
  */
-export type KeyTransferDecision = (before: ApiKey, to: KeyPerson) => { readonly refuse: true } | { readonly refuse?: false; readonly audit?: AuditEntry | null };
+export type KeyTransferDecision = (
+  before: ApiKey,
+  to: KeyPerson,
+) => { readonly refuse: true } | { readonly refuse?: false; readonly audit?: AuditEntry | null };
 
 export interface TenantChange {
   readonly plan?: Plan;

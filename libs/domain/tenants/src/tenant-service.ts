@@ -6,7 +6,20 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { IssuedKey } from './api-keys';
 import { keyStanding } from './authority';
 import { TenantChange, TenantStore } from './ports';
-import { ApiKey, checkName, FIRST_KEY_SCOPES, generateApiKey, hashApiKey, invalid, newKeyRecord, Plan, SCOPES, shortLivedCache, Tenant, TenantStatus } from './tenant';
+import {
+  ApiKey,
+  checkName,
+  FIRST_KEY_SCOPES,
+  generateApiKey,
+  hashApiKey,
+  invalid,
+  newKeyRecord,
+  Plan,
+  SCOPES,
+  shortLivedCache,
+  Tenant,
+  TenantStatus,
+} from './tenant';
 
 const PLANS: readonly Plan[] = ['free', 'paid'];
 /** A domain a tenant may serve links on, in punycode: a host name with a dot, at most 253 characters, a top label of letters. */

@@ -126,8 +126,20 @@ describe('StatsController on the embedded store', () => {
       ],
     });
     const as = (principal: Principal) => ({ principal }) as AuthenticatedRequest;
-    const t1 = as({ tenantId: 't1', keyId: 'k-t1', actor: { kind: 'key', id: 'k-t1', name: 'k1', tenantId: 't1', person: null }, scopes: ['analytics:read'], plan: 'paid' });
-    const t2 = as({ tenantId: 't2', keyId: 'k-t2', actor: { kind: 'key', id: 'k-t2', name: 'k2', tenantId: 't2', person: null }, scopes: ['analytics:read'], plan: 'paid' });
+    const t1 = as({
+      tenantId: 't1',
+      keyId: 'k-t1',
+      actor: { kind: 'key', id: 'k-t1', name: 'k1', tenantId: 't1', person: null },
+      scopes: ['analytics:read'],
+      plan: 'paid',
+    });
+    const t2 = as({
+      tenantId: 't2',
+      keyId: 'k-t2',
+      actor: { kind: 'key', id: 'k-t2', name: 'k2', tenantId: 't2', person: null },
+      scopes: ['analytics:read'],
+      plan: 'paid',
+    });
     const operator = as({
       tenantId: 'operator',
       keyId: 'k-op',

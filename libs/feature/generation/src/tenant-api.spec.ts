@@ -65,7 +65,10 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect(refused.json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'admin'] });
     // Without keys:write, no key management at all.
     const linksOnly = (await call(OPERATOR, 'POST', '/api/v1/keys', { name: 'links only', scopes: ['links:write'] })).json();
-    expect((await call(linksOnly.apiKey, 'DELETE', `/api/v1/keys/${linksOnly.key.id}`)).json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scope: 'keys:write' });
+    expect((await call(linksOnly.apiKey, 'DELETE', `/api/v1/keys/${linksOnly.key.id}`)).json()).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      scope: 'keys:write',
+    });
     await new Promise((r) => setTimeout(r, 1100)); // past the key cache: the operator key was not revoked
     expect((await call(OPERATOR, 'GET', '/api/v1/admin/tenants?limit=1')).statusCode).toBe(200);
     expect((await call(writer.apiKey, 'DELETE', `/api/v1/keys/${writer.key.id}`)).statusCode).toBe(204); // its own scopes: yes

@@ -20,13 +20,10 @@ export const apiKeySchema = z
       description:
         'What the key may do now: its scopes within the role of the person it acts for (a demotion lowers them); empty while suspended. A key of no person keeps links:*, analytics:read and audit:read once the tenant has an owner',
     }),
-    actsFor: z
-      .object({ id: z.string(), email: z.string().nullable(), role: role.nullable() })
-      .nullable()
-      .meta({
-        description:
-          'The member the key acts for (its maker, or whom an owner transferred it to); email and role null once that member was removed (the key is suspended). Null for a key of no person (the tenant’s first key, made by the operator)',
-      }),
+    actsFor: z.object({ id: z.string(), email: z.string().nullable(), role: role.nullable() }).nullable().meta({
+      description:
+        'The member the key acts for (its maker, or whom an owner transferred it to); email and role null once that member was removed (the key is suspended). Null for a key of no person (the tenant’s first key, made by the operator)',
+    }),
     status: z.enum(['active', 'suspended', 'expired', 'revoked']).meta({ description: 'suspended: the person it acted for is no longer a member' }),
     createdAt: z.string().meta({ format: 'date-time' }),
     expiresAt: z.string().meta({ format: 'date-time' }).nullable(),

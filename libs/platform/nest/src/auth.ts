@@ -89,7 +89,12 @@ export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; aud
 export function auditActorOf(principal: Principal, scope: Scope): AuditActor {
   const actor = principal.actor;
   const person = actor.kind === 'key' ? actor.person : null;
-  return { type: scope === 'admin' ? 'operator' : actor.kind, id: actor.id, name: actor.name, ...(person ? { onBehalfOf: { id: person.id, name: person.email } } : {}) };
+  return {
+    type: scope === 'admin' ? 'operator' : actor.kind,
+    id: actor.id,
+    name: actor.name,
+    ...(person ? { onBehalfOf: { id: person.id, name: person.email } } : {}),
+  };
 }
 
 /** The audit context the guard gave a request; a route without the guard asking for one is a programming error. */
@@ -149,7 +154,8 @@ export class ApiKeyGuard implements CanActivate {
     // A guarded route without a scope is a programming error, never an open door.
     if (!scope) throw new Error(`route ${request.routeOptions?.url ?? request.url} is guarded but names no scope (RequireScope or its contract)`);
     if (!principal.scopes.includes(scope)) {
-      const by = principal.actor.kind === 'person' ? 'role' : principal.actor.person ? `key (within the ${principal.actor.person.role} role of its person)` : 'key';
+      const by =
+        principal.actor.kind === 'person' ? 'role' : principal.actor.person ? `key (within the ${principal.actor.person.role} role of its person)` : 'key';
       throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this ${by} lacks the ${scope} scope`, { scope });
     }
     // One window per tenant, whatever key it uses: minting keys does not multiply the plan.

@@ -29,10 +29,7 @@ const joined = { actor: { type: 'system' as const, id: 'system', name: 'system' 
  * One behaviour, every backend: SQLite in unit runs, the MySQL meta database in integration runs.
  * `people` is the same meta database's members (a key's person is read from them).
  */
-export function describeTenantStoreContract(
-  backend: string,
-  open: () => Promise<{ tenants: TenantStore; people: PeopleStore; close(): Promise<void> }>,
-) {
+export function describeTenantStoreContract(backend: string, open: () => Promise<{ tenants: TenantStore; people: PeopleStore; close(): Promise<void> }>) {
   describe(`tenant store contract: ${backend}`, () => {
     let store: TenantStore;
     let people: PeopleStore;
@@ -50,7 +47,8 @@ export function describeTenantStoreContract(
       const expires = new Date(Date.now() + 3_600_000);
       await people.invite({ id, tenantId, email, role, createdAt: second(), invitationHash: hashToken(token), invitationExpiresAt: expires });
       if (active) {
-        const entry = (m: { id: string }) => auditEntry(joined, { log: tenantId, action: 'member.joined', target: { type: 'member', id: m.id, domain: null } }, new Date());
+        const entry = (m: { id: string }) =>
+          auditEntry(joined, { log: tenantId, action: 'member.joined', target: { type: 'member', id: m.id, domain: null } }, new Date());
         expect(await people.acceptInvitation(hashToken(token), '$argon2id$not-checked-here', new Date(), entry)).not.toBeNull();
       }
       return { id, email, role };
@@ -72,7 +70,11 @@ export function describeTenantStoreContract(
       const hash = hashApiKey(randomUUID());
       const added = (await store.addKey(tenant.id, hash, aKey({ name: 'admin ci', person: admin })))!;
       expect(added).toMatchObject({ name: 'admin ci', memberId: admin.id, person: admin });
-      expect(await store.findByKeyHash(hash)).toMatchObject({ key: { id: added.id, memberId: admin.id, person: admin }, tenant: { id: tenant.id }, tenantHasOwner: true });
+      expect(await store.findByKeyHash(hash)).toMatchObject({
+        key: { id: added.id, memberId: admin.id, person: admin },
+        tenant: { id: tenant.id },
+        tenantHasOwner: true,
+      });
       expect(await store.findKey(tenant.id, added.id)).toMatchObject({ key: { id: added.id, person: admin }, tenantHasOwner: true });
       expect(await store.findKey(aTenant().id, added.id)).toBeNull();
       expect((await store.listKeys(tenant.id)).map((k) => [k.name, k.person?.email ?? null])).toEqual([

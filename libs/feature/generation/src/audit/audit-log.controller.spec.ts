@@ -160,7 +160,9 @@ describe('audit log API', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
     const rows = csv.body.trim().split('\n');
-    expect(rows[0]).toBe('at,action,actor_type,actor_id,actor_name,on_behalf_of_id,on_behalf_of_name,target_type,target_id,target_domain,client_address,changes,details,id');
+    expect(rows[0]).toBe(
+      'at,action,actor_type,actor_id,actor_name,on_behalf_of_id,on_behalf_of_name,target_type,target_id,target_domain,client_address,changes,details,id',
+    );
     expect(rows).toHaveLength(6);
     expect(rows[1]).toContain(`,link.created,key,`);
 

@@ -76,7 +76,8 @@ export class SsoController {
   @Contract({
     summary: 'Turn single sign-on off (people it created keep their membership; they sign in again once it is back)',
     operationId: 'deleteSso',
-    description: 'Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner). 404 `SSO_NOT_CONFIGURED` when there is none.',
+    description:
+      'Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner). 404 `SSO_NOT_CONFIGURED` when there is none.',
     tags: ['sso'],
     scope: 'members:write',
     responses: { 204: { description: 'Removed' } },
