@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
-import { holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
+import { batchOnItsOwnConnection, holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
 import { API_KEY, createLink, createTenant, restartEmbedded, startEmbedded } from './support';
 import { api } from './tenant-journey';
 
@@ -29,6 +29,7 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
       PLAN_FREE_REQUESTS_PER_MINUTE: '30',
       PLAN_FREE_MAX_KEYS: '3',
       PLAN_FREE_CONCURRENT_BATCHES: '2',
+      PLAN_FREE_INVITATIONS_PER_HOUR: '3',
       BATCH_CHUNK_ROWS: '1',
     }));
   });
@@ -70,6 +71,34 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
     held[1].abort(); // a client that gives up frees its slot too
     await eventually("the dropped batch's slot", async () => (await quickBatch(generation(), apiKey)).status === 200, 5000, 250);
     expect(await third.finish()).toBe(200);
+  });
+
+  it('closes the connection of a batch refused with 429, whether its body has all arrived or is still coming', async () => {
+    const { apiKey } = await createTenant(endpoints, 'free');
+    const held = [await holdBatch(generation(), apiKey), await holdBatch(generation(), apiKey)];
+    for (const body of ['whole', 'still sending'] as const) {
+      const refused = await batchOnItsOwnConnection(generation(), apiKey, body);
+      expect({ body, ...refused }).toMatchObject({ body, status: 429, code: 'BATCH_CONCURRENCY_LIMIT', connection: 'close', closedByServer: true });
+      expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    }
+    for (const batch of held) expect(await batch.finish()).toBe(200);
+    // A batch that runs keeps its connection for the next request.
+    expect(await batchOnItsOwnConnection(generation(), apiKey, 'whole', 1000)).toMatchObject({ status: 200, closedByServer: false });
+  });
+
+  it("caps a free tenant's invitations per hour, sent at once: 429 INVITATION_LIMIT_REACHED with Retry-After beyond, nothing stored", async () => {
+    const { apiKey } = await createTenant(endpoints, 'free');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api(generation(), 'POST', '/api/v1/members', apiKey, { email: `outside-${i}@example.net`, role: 'viewer' })),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.map((a) => [a.body.code, a.body.limit])).toEqual(Array(5).fill(['INVITATION_LIMIT_REACHED', 3]));
+    for (const a of refused) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect((await api(generation(), 'GET', '/api/v1/members', apiKey)).body.members).toHaveLength(3);
+    // Another tenant has an hour of its own.
+    const other = await createTenant(endpoints, 'free');
+    expect((await api(generation(), 'POST', '/api/v1/members', other.apiKey, { email: 'first@example.net', role: 'viewer' })).status).toBe(201);
   });
 
   it('lists newest first by creation time: links created one by one after a batch come before it, page by page', async () => {

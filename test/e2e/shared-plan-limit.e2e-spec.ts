@@ -30,6 +30,7 @@ describe('plans across instances (real stack: two generation instances, Redis Cl
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
       // A batch answers its first row once the second is read: a running batch is seen by its first line.
       BATCH_CHUNK_ROWS: '1',
+      PLAN_FREE_INVITATIONS_PER_HOUR: '3',
     };
     apps.push(await startApp('generation', env));
     apps.push(await startApp('generation', env));
@@ -100,6 +101,18 @@ describe('plans across instances (real stack: two generation instances, Redis Cl
     expect(await held[0].finish()).toBe(200);
     await eventually('a free batch slot on the other instance', async () => (await quickBatch(apps[1].base, apiKey)).status === 200, 5000, 250);
     expect(await held[1].finish()).toBe(200);
+  });
+
+  it("caps a free tenant's invitations per hour over both instances: 3 of 8 sent at once, the rest 429 INVITATION_LIMIT_REACHED", async () => {
+    const { apiKey } = await newTenant('free');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api(apps[i % 2].base, 'POST', '/api/v1/members', apiKey, { email: `outside-${i}@example.net`, role: 'viewer' })),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.map((a) => a.body.code)).toEqual(Array(5).fill('INVITATION_LIMIT_REACHED'));
+    for (const a of refused) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect((await api(apps[1].base, 'GET', '/api/v1/members', apiKey)).body.members).toHaveLength(3);
   });
 
   it('lists newest first on the MariaDB shards, one page from each instance, with cursors only the tenant can use', async () => {

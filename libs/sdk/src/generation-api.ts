@@ -334,7 +334,7 @@ export interface paths {
         put?: never;
         /**
          * Give a tenant a domain of its own
-         * @description The tenant may then create links on it; the redirect serves them by Host. Point the domain’s DNS at the redirect app.
+         * @description The tenant may then create links on it; the redirect serves them by Host. Point the domain’s DNS at the redirect app. 409 `DOMAIN_TAKEN` when another tenant has it, or when it is one of the service’s domains or a name under one (`x.sho.rt`).
          *
          *     Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -562,7 +562,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person by email with a role; the invitation token is in this answer only
-         * @description The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and an owner’s keys, or the first key of a tenant without an owner) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already.
+         * @description The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and an owner’s keys, or the first key of a tenant without an owner) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already. A tenant sends at most its plan’s invitations an hour (PLAN_FREE_INVITATIONS_PER_HOUR, PLAN_PAID_INVITATIONS_PER_HOUR; every request counts): 429 `INVITATION_LIMIT_REACHED` with Retry-After beyond.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -1393,7 +1393,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {

@@ -331,7 +331,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -528,7 +528,7 @@ export interface components {
                 deleted: boolean | null;
             }[];
         };
-        /** @description Server-Sent Events: `event: click` with `id: <instance>.<n>` and a LiveClick as JSON `data`, for each click as it happens; `event: gap` (data `{"lastEventId", "reason"}`, reason `expired` or `unknown`) first when a resume cannot be complete; a `: ping` comment every 15 s. */
+        /** @description Server-Sent Events: `event: click` with `id: <instance>.<n>` (n counts your clicks on that instance, no one else’s) and a LiveClick as JSON `data`, for each click as it happens; `event: gap` (data `{"lastEventId", "reason"}`, reason `expired` or `unknown`) first when a resume cannot be complete; a `: ping` comment every 15 s. */
         ClickEventStream: string;
         SignedIn: {
             /** @description The person signed in; null for a key */

@@ -92,6 +92,24 @@ describe('ClickEnricher with a city database (issue 19)', () => {
   });
 });
 
+describe('ClickEnricher visitor ids', () => {
+  it("hashes the visitor per tenant: one address and agent is one visitor on a tenant's links, another on another tenant's", () => {
+    const ids = new VisitorIds('k'.repeat(32));
+    const events = new ClickEnricher('p1', new TableGeo(), ids).enrich([
+      raw(0, '198.51.100.1', 'link'),
+      { ...raw(1, '198.51.100.1', 'link'), linkId: '2', code: 'other1' },
+      { ...raw(2, '198.51.100.1', 'link'), tenantId: 't2', linkId: '3', code: 'theirs1' },
+      { ...raw(3, '198.51.100.1', 'link'), kind: 'orphan', tenantId: '', linkId: '', code: 'nolink1' },
+    ]);
+    const [a, sameTenant, otherTenant, orphan] = events.map((e) => e.visitor);
+    expect(sameTenant).toBe(a);
+    expect(otherTenant).not.toBe(a);
+    expect(orphan).not.toBe(a);
+    expect(a).toBe(ids.idOf('t1', '198.51.100.1', 'Mozilla/5.0', AT));
+    expect(otherTenant).toBe(ids.idOf('t2', '198.51.100.1', 'Mozilla/5.0', AT));
+  });
+});
+
 describe('cityValueOf and cityOfValue', () => {
   it('keep a city with its country and region, and read it back', () => {
     expect(cityOfValue(cityValueOf({ country: 'US', region: 'Illinois', city: 'Springfield' }))).toEqual({

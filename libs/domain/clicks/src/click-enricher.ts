@@ -32,7 +32,7 @@ const DAY_MS = 86_400_000;
 /**
  * Turns raw clicks into events in the flusher: country (and region and city with a city database)
  * from the offline IP database, visitor id
- * under the day's salt, referer host. Each distinct address, visitor and referer of a batch is
+ * under the day's salt (per tenant), referer host. Each distinct address, visitor and referer of a batch is
  * looked up once: bursts repeat them, and the work stays off the requests either way.
  */
 export class ClickEnricher {
@@ -53,9 +53,9 @@ export class ClickEnricher {
       let place = places.get(r.address);
       if (place === undefined) places.set(r.address, (place = this.geo.placeOf(r.address)));
       const userAgent = r.userAgent.length > MAX_USER_AGENT ? r.userAgent.slice(0, MAX_USER_AGENT) : r.userAgent;
-      const visitorKey = `${Math.floor(r.at / DAY_MS)}\u0000${r.address}\u0000${userAgent}`;
+      const visitorKey = `${Math.floor(r.at / DAY_MS)}\u0000${r.tenantId}\u0000${r.address}\u0000${userAgent}`;
       let visitor = visitorIds.get(visitorKey);
-      if (visitor === undefined) visitorIds.set(visitorKey, (visitor = this.visitors.idOf(r.address, userAgent, r.at)));
+      if (visitor === undefined) visitorIds.set(visitorKey, (visitor = this.visitors.idOf(r.tenantId, r.address, userAgent, r.at)));
       let refererHost: string | null = null;
       if (r.referer) {
         const cached = hosts.get(r.referer);

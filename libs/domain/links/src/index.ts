@@ -53,6 +53,7 @@ export {
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
 export { type IssuedPasswordCookie, PasswordCookies, rememberHoursOf } from './redirect/password-cookie';
+export { QrScans } from './redirect/qr-scans';
 export { encodeQueryPart } from './redirect/target-url';
 export {
   LocalVisitorWindows,

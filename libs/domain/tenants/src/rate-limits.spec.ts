@@ -1,6 +1,9 @@
 import { LocalRateWindows, PlanRateLimiter, RateWindowStore, slideWindow } from './rate-limits';
 
-const PLANS = { free: { requestsPerMinute: 100, batchRowsPerDay: 1000 }, paid: { requestsPerMinute: 10_000, batchRowsPerDay: 1_000_000 } };
+const PLANS = {
+  free: { requestsPerMinute: 100, batchRowsPerDay: 1000, invitationsPerHour: 3 },
+  paid: { requestsPerMinute: 10_000, batchRowsPerDay: 1_000_000, invitationsPerHour: 50 },
+};
 
 describe('slideWindow', () => {
   it('counts a request while its one-second bucket is inside the last minute', () => {
@@ -46,6 +49,23 @@ describe('PlanRateLimiter', () => {
     expect(partly.granted).toBe(400);
     expect(partly.decision.remaining).toBe(0);
     expect((await limiter.batchRows('t', 'free', 1)).granted).toBe(0);
+  });
+
+  it('lets a tenant send its plan’s invitations in a sliding hour, then answers INVITATION_LIMIT_REACHED with the wait; other tenants and plans apart', async () => {
+    let now = Date.UTC(2026, 11, 7, 10, 0, 0);
+    const limiter = new PlanRateLimiter(new LocalRateWindows({ now: () => now }), PLANS);
+    for (let i = 0; i < 3; i++) {
+      await limiter.invitation('t', 'free');
+      now += 10 * 60_000; // at 10:00, 10:10 and 10:20
+    }
+    // At 10:30 the first leaves the window at 11:00.
+    await expect(limiter.invitation('t', 'free')).rejects.toMatchObject({ code: 'INVITATION_LIMIT_REACHED', details: { limit: 3, retryAfterSeconds: 1800 } });
+    await limiter.invitation('other', 'free');
+    for (let i = 0; i < 50; i++) await limiter.invitation('big', 'paid');
+    await expect(limiter.invitation('big', 'paid')).rejects.toMatchObject({ code: 'INVITATION_LIMIT_REACHED' });
+    now = Date.UTC(2026, 11, 7, 11, 0, 0);
+    await limiter.invitation('t', 'free');
+    await expect(limiter.invitation('t', 'free')).rejects.toMatchObject({ code: 'INVITATION_LIMIT_REACHED' });
   });
 
   it('counts in its own window while the shared store fails, and says when it falls back and recovers', async () => {

@@ -1,4 +1,4 @@
-import { Clock, systemClock } from '@shortlink/core';
+import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { Plan } from './tenant';
 
 /**
@@ -81,6 +81,8 @@ export interface PlanLimits {
   readonly requestsPerMinute: number;
   /** Batch rows per day (a sliding 24 h) per tenant. */
   readonly batchRowsPerDay: number;
+  /** Invitations per hour (a sliding 60 min) per tenant: each one may mail an address outside it. */
+  readonly invitationsPerHour: number;
 }
 
 export type PlanTable = Readonly<Record<Plan, PlanLimits>>;
@@ -95,6 +97,7 @@ export interface RateDecision {
 }
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 /**
@@ -141,6 +144,20 @@ export class PlanRateLimiter {
       if (!hit.allowed) granted = 0;
     }
     return { granted, decision: decide(limit, hit) };
+  }
+
+  /**
+   * One invitation by the tenant (a person or a key inviting a member), counted whether or not it
+   * is then accepted; 429 INVITATION_LIMIT_REACHED with the wait beyond the plan's hourly number.
+   */
+  async invitation(tenantId: string, plan: Plan): Promise<void> {
+    const limit = this.plans[plan].invitationsPerHour;
+    const decision = decide(limit, await this.hit(`rl:inv:${tenantId}`, limit, HOUR, 1));
+    if (!decision.allowed)
+      throw new DomainError(ErrorCode.INVITATION_LIMIT_REACHED, `the ${plan} plan sends ${limit} invitations an hour per tenant; try again later`, {
+        limit,
+        retryAfterSeconds: decision.resetSeconds,
+      });
   }
 
   private async hit(key: string, limit: number, windowMs: number, cost: number): Promise<WindowHit> {

@@ -150,6 +150,11 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     expect(await service.addDomain(a.id, 'Links.Example.COM')).toBe('links.example.com');
     await expect(service.addDomain(b.id, 'links.example.com')).rejects.toMatchObject({ code: 'DOMAIN_TAKEN' });
     await expect(service.addDomain(b.id, 'sho.rt')).rejects.toMatchObject({ code: 'DOMAIN_TAKEN' });
+    // Nor a name under one of the service's domains, at any depth, however it is spelt.
+    for (const under of ['x.sho.rt', 'X.Sho.RT', 'a.b.sho.rt'])
+      await expect(service.addDomain(b.id, under)).rejects.toMatchObject({ code: 'DOMAIN_TAKEN', details: { serviceDomain: 'sho.rt' } });
+    // A name that only ends like one is someone else's.
+    expect(await service.addDomain(b.id, 'xsho.rt')).toBe('xsho.rt');
     await expect(service.addDomain(b.id, 'localhost')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     await expect(service.addDomain('nope', 'x.example.com')).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND' });
     expect(await service.owns(a.id, 'links.example.com')).toBe(true);

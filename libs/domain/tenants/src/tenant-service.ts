@@ -30,7 +30,7 @@ const BARE_HOST = /^[\p{L}\p{M}\p{N}.-]{1,253}$/u;
 export interface TenantServiceOptions {
   /** How long who owns a domain is trusted without asking the store again (1 s, like a checked key). */
   readonly domainCacheMs?: number;
-  /** Domains links can always be created on (ours); tenants cannot claim them. */
+  /** Domains links can always be created on (ours, a port allowed); tenants cannot claim them, nor any name under them. */
   readonly serviceDomains?: readonly string[];
 }
 
@@ -51,7 +51,7 @@ export class TenantService {
   ) {
     this.domainCacheMs = options.domainCacheMs ?? 1000;
     this.domainCache = shortLivedCache(this.domainCacheMs);
-    this.serviceDomains = new Set(options.serviceDomains ?? []);
+    this.serviceDomains = new Set((options.serviceDomains ?? []).map((d) => d.toLowerCase().replace(/:\d+$/, '')));
   }
 
   /**
@@ -137,7 +137,11 @@ export class TenantService {
   async addDomain(tenantId: string, raw: unknown, audit?: AuditContext): Promise<string> {
     await this.getTenant(tenantId);
     const domain = checkDomain(raw);
-    if (this.serviceDomains.has(domain)) throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} is one of the service's own domains`, { domain });
+    const serviceDomain = this.serviceDomainOver(domain);
+    if (serviceDomain === domain) throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} is one of the service's own domains`, { domain, serviceDomain });
+    // A name under ours would pass a tenant's links off as the service's (docs/design.md, "Tenants, keys and plans").
+    if (serviceDomain !== null)
+      throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} is under ${serviceDomain}, one of the service's own domains`, { domain, serviceDomain });
     const entry = audit && this.operatorEntry(audit, 'tenant.domain_added', tenantId, domain);
     if (!(await this.store.addDomain(tenantId, domain, entry)))
       throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} already belongs to a tenant`, { domain });
@@ -166,6 +170,12 @@ export class TenantService {
       if (this.domainCacheMs > 0) this.domainCache.set(domain, entry);
     }
     return entry.owner === tenantId;
+  }
+
+  /** The service's domain that is `domain` or has it under it (`x.sho.rt` under `sho.rt`), or null. */
+  private serviceDomainOver(domain: string): string | null {
+    for (const own of this.serviceDomains) if (domain === own || domain.endsWith(`.${own}`)) return own;
+    return null;
   }
 
   /** An entry of the operator log about a tenant (and one of its domains). */

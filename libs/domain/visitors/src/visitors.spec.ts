@@ -44,14 +44,23 @@ describe('VisitorIds', () => {
   const day = Date.UTC(2026, 11, 3, 12);
   it('is stable within a UTC day, changes across days, depends on the secret, address and agent', () => {
     const ids = new VisitorIds('secret-a');
-    const id = ids.idOf('203.0.113.7', 'UA', day);
+    const id = ids.idOf('t1', '203.0.113.7', 'UA', day);
     expect(Number.isSafeInteger(id)).toBe(true);
     expect(id).toBeLessThan(2 ** 52);
-    expect(ids.idOf('203.0.113.7', 'UA', day + 11 * 3600_000)).toBe(id);
-    expect(ids.idOf('203.0.113.7', 'UA', day + 86_400_000)).not.toBe(id);
-    expect(new VisitorIds('secret-b').idOf('203.0.113.7', 'UA', day)).not.toBe(id);
-    expect(ids.idOf('203.0.113.8', 'UA', day)).not.toBe(id);
-    expect(ids.idOf('203.0.113.7', 'UA2', day)).not.toBe(id);
+    expect(ids.idOf('t1', '203.0.113.7', 'UA', day + 11 * 3600_000)).toBe(id);
+    expect(ids.idOf('t1', '203.0.113.7', 'UA', day + 86_400_000)).not.toBe(id);
+    expect(new VisitorIds('secret-b').idOf('t1', '203.0.113.7', 'UA', day)).not.toBe(id);
+    expect(ids.idOf('t1', '203.0.113.8', 'UA', day)).not.toBe(id);
+    expect(ids.idOf('t1', '203.0.113.7', 'UA2', day)).not.toBe(id);
+  });
+
+  it("gives one visitor unrelated ids on two tenants' links, and the same on one tenant's links all day", () => {
+    const ids = new VisitorIds('secret-a');
+    const a = ids.idOf('tenant-a', '203.0.113.7', 'UA', day);
+    expect(ids.idOf('tenant-b', '203.0.113.7', 'UA', day)).not.toBe(a);
+    expect(ids.idOf('tenant-a', '203.0.113.7', 'UA', day + 3600_000)).toBe(a);
+    // The parts are kept apart: no tenant and address can be shifted into one another.
+    expect(ids.idOf('t', '1203.0.113.7', 'UA', day)).not.toBe(ids.idOf('t1', '203.0.113.7', 'UA', day));
   });
 });
 

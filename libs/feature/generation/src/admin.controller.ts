@@ -129,7 +129,9 @@ export class AdminController {
   @Contract({
     summary: 'Give a tenant a domain of its own',
     operationId: 'addTenantDomain',
-    description: 'The tenant may then create links on it; the redirect serves them by Host. Point the domain’s DNS at the redirect app.',
+    description:
+      'The tenant may then create links on it; the redirect serves them by Host. Point the domain’s DNS at the redirect app. ' +
+      '409 `DOMAIN_TAKEN` when another tenant has it, or when it is one of the service’s domains or a name under one (`x.sho.rt`).',
     tags: TAGS,
     scope: 'admin',
     params: tenantParams,

@@ -13,6 +13,7 @@ import {
   LinkRules,
   PASSWORD_HASHER,
   PasswordCookies,
+  QrScans,
   PasswordHasher,
   SharedVisitorLimit,
   VISITOR_WINDOW_STORE,
@@ -187,10 +188,17 @@ export class RedirectFeatureModule {
                   ? logger.warn(`per-link visitor limit counted per instance until the shared store answers: ${(error as Error)?.message}`)
                   : logger.log('per-link visitor limit shared again'),
             });
+            const scanWindows = new SharedVisitorLimit(visitorWindows, {
+              onFallback: (down, error) =>
+                down
+                  ? logger.warn(`QR scans per visitor counted per instance until the shared store answers: ${(error as Error)?.message}`)
+                  : logger.log('QR scans per visitor counted across instances again'),
+            });
+            const scans = new QrScans(r.qrScansPerVisitorPerMinute, scanWindows);
             // The cookie key is derived from the code secret, which every instance shares (docs/design.md, "Link options").
             const cookies = new PasswordCookies(codeSecret);
             const options = { rules: new LinkRules(geo, quota), visitors, quota, attempts, passwords, checks, cookies };
-            return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files });
+            return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files, scans });
           },
         },
       ],

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, PasswordCookies, SharedVisitorLimit } from '@shortlink/links-domain';
+import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, PasswordCookies, QrScans, SharedVisitorLimit } from '@shortlink/links-domain';
 import {
   CachePolicy,
   ClickQuota,
@@ -41,6 +41,8 @@ const argon2 = new Argon2PasswordHasher();
  * of the production default (100 000 keys) costs ~20 ms to build inside jest, several per test.
  */
 const SMALL = 2000;
+/** Visits by a QR URL counted as scans per visitor and link in a minute, here. */
+const QR_SCANS_PER_VISITOR = 2;
 
 describe('RedirectHttpHandler', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'http://sho.rt', SHORTLINK_DOMAINS: 'go.example' });
@@ -153,7 +155,23 @@ describe('RedirectHttpHandler', () => {
     settings = new DomainSettingsDirectory(meta.domainSettings, { refreshMs: 60_000 });
     const pages = new VisitorPages(settings, config.links.defaultDomain);
     files = new DomainFiles(settings, repository, 60_000);
-    const handler = new RedirectHttpHandler({ links: pipeline, recorder, metrics, perIp, global, addresses, config, options: parts, tenants, pages, files });
+    // Scan windows on a clock that stands still: a test never straddles two minutes.
+    const still = { now: () => Date.UTC(2026, 11, 5, 8, 0, 10) };
+    const scans = new QrScans(QR_SCANS_PER_VISITOR, new SharedVisitorLimit(new LocalVisitorWindows(still), {}, still), still, SMALL);
+    const handler = new RedirectHttpHandler({
+      links: pipeline,
+      recorder,
+      metrics,
+      perIp,
+      global,
+      addresses,
+      config,
+      options: parts,
+      tenants,
+      pages,
+      files,
+      scans,
+    });
     passedOn = [];
     // The handler's declared front route, as the app's HTTP server puts it in front of Fastify.
     const front = frontHandlerOf(handler)!;
@@ -424,6 +442,26 @@ describe('RedirectHttpHandler', () => {
       expect(passedOn).toEqual(['GET /~', 'GET /abc1234~', 'GET /abc1234/~/', 'GET /abc1234/~~', 'GET /api/~', 'GET /abc1234/~+', 'GET /abc1234/go/~/x']);
     });
 
+    it("counts a few scans of a link per visitor and minute; the visitor's further visits by the QR URL are redirected and counted by link", async () => {
+      await shard.insert(link('many0qr'));
+      const me = as();
+      const statuses = [];
+      // Within the redirects an address may have (5 a minute here): the scans are what is limited, not the visits.
+      for (let i = 0; i < QR_SCANS_PER_VISITOR + 2; i++) statuses.push((await get('/many0qr/~', { headers: me })).status);
+      expect(statuses).toEqual(Array(QR_SCANS_PER_VISITOR + 2).fill(302));
+      // Another visitor scans, and the same visitor's scans of another link count apart.
+      await shard.insert(link('othr0qr'));
+      expect((await get('/many0qr/~', { headers: as() })).status).toBe(302);
+      expect((await get('/othr0qr/~', { headers: me })).status).toBe(302);
+      await flush();
+      expect(clicks.map((c) => [c.code, c.source])).toEqual([
+        ...Array(QR_SCANS_PER_VISITOR).fill(['many0qr', 'qr']),
+        ...Array(2).fill(['many0qr', 'link']),
+        ['many0qr', 'qr'],
+        ['othr0qr', 'qr'],
+      ]);
+    });
+
     it('keeps a scan a scan through the password form (the cookie of Path=/{code} reaches /{code}/~) and past a warning page', async () => {
       await shard.insert(link('pass0qr', { passwordHash, targetUrl: 'https://secret.example/t' }));
       const form = await get('/pass0qr/~', { headers: as({ accept: 'text/html' }) });
@@ -533,7 +571,10 @@ describe('RedirectHttpHandler', () => {
       const ok = await post('/pass007', 'password=open+sesame', me);
       expect(ok.status).toBe(303);
       const cookie = ok.headers.get('set-cookie')!;
-      expect(cookie).toMatch(new RegExp(`^sl_pw_${stored.id}=\\d+\\.[A-Za-z0-9_-]{43}; Path=/pass007; Max-Age=43200; HttpOnly; SameSite=Lax$`));
+      // Named by a keyed hash of domain and code: the link's id (which counts every tenant's links) is not in it.
+      const name = new PasswordCookies('k'.repeat(40)).nameOf({ domain: 'sho.rt', code: 'pass007' });
+      expect(name).not.toBe(`sl_pw_${stored.id}`);
+      expect(cookie).toMatch(new RegExp(`^${name}=\\d+\\.[A-Za-z0-9_-]{43}; Path=/pass007; Max-Age=43200; HttpOnly; SameSite=Lax$`));
       const pair = cookie.split(';')[0];
       // Over https (X-Forwarded-Proto from the trusted proxy, loopback here) the cookie is Secure.
       const secure = await post('/pass007', 'password=open+sesame', { ...me, 'x-forwarded-proto': 'https' });

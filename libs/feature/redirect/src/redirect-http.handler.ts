@@ -9,6 +9,7 @@ import {
   LinkRules,
   PasswordCookies,
   PasswordHasher,
+  QrScans,
   RedirectDecision,
   RESERVED_PATHS,
   SharedVisitorLimit,
@@ -104,6 +105,8 @@ export interface RedirectHandlerParts {
   readonly pages: VisitorPages;
   /** robots.txt and the well-known files of each domain. */
   readonly files: DomainFiles;
+  /** Which visits by a QR URL count as scans: a few per visitor and minute (docs/design.md, "QR codes"). */
+  readonly scans: QrScans;
 }
 
 type Suffix = '+' | '/go' | undefined;
@@ -149,6 +152,7 @@ export class RedirectHttpHandler {
   private readonly tenants: TenantDirectory;
   private readonly pages: VisitorPages;
   private readonly files: DomainFiles;
+  private readonly scans: QrScans;
   /** Social cards rendered once per cached link (docs/design.md, "Link options"). */
   private readonly cards = new SocialCards();
   private readonly domains: Set<string>;
@@ -156,7 +160,7 @@ export class RedirectHttpHandler {
   constructor(parts: RedirectHandlerParts) {
     ({ links: this.links, recorder: this.recorder, metrics: this.metrics, perIp: this.perIp, global: this.global } = parts);
     ({ addresses: this.addresses, config: this.config, options: this.options, tenants: this.tenants } = parts);
-    ({ pages: this.pages, files: this.files } = parts);
+    ({ pages: this.pages, files: this.files, scans: this.scans } = parts);
     this.domains = new Set(parts.config.links.domains);
   }
 
@@ -274,7 +278,7 @@ export class RedirectHttpHandler {
       const acknowledged = suffix === '/go';
       const counts = method === 'GET';
       // A remembered right password (its cookie) lets the visitor through the form; every other rule still applies.
-      const passwordAccepted = link.rules?.passwordHash !== undefined && this.options.cookies.accepts(req.headers.cookie, link, Date.now());
+      const passwordAccepted = link.rules?.passwordHash !== undefined && this.options.cookies.accepts(req.headers.cookie, link, visit.id!, Date.now());
       const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted });
       if (decision.kind === 'password') return this.passwordForm(visit, link);
       this.act(visit, link, decision, false);
@@ -394,7 +398,7 @@ export class RedirectHttpHandler {
    * when the visitor reached us over https, sent back only to this link's path.
    */
   private rememberPassword(visit: Visit, link: CachedLink): void {
-    const cookie = this.options.cookies.issue(link, Date.now());
+    const cookie = this.options.cookies.issue(link, visit.id!, Date.now());
     if (cookie === null || visit.res.headersSent) return;
     const secure = this.addresses.isHttps(visit.req) ? '; Secure' : '';
     const attributes = `Path=/${visit.id!.code}; Max-Age=${cookie.maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
@@ -409,7 +413,7 @@ export class RedirectHttpHandler {
   private card(visit: Visit, link: CachedLink): void {
     const { req } = visit;
     const id = visit.id!;
-    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, id, visit.source);
+    if (req.method === 'GET') this.record(visit, link, null);
     this.metrics.status(200);
     const target = link.rules?.passwordHash === undefined ? link.targetUrl : null;
     const card = this.cards.cardOf(link, link.social!, this.addresses.isHttps(req), id.domain, id.code, target);
@@ -420,7 +424,7 @@ export class RedirectHttpHandler {
   /** A plain link: the hot path, exactly as before link options. */
   private redirect(visit: Visit, link: CachedLink): void {
     const { req, res } = visit;
-    if (req.method === 'GET') this.recorder.record(req, link, visit.address, null, visit.id!, visit.source);
+    if (req.method === 'GET') this.record(visit, link, null);
     this.metrics.status(link.redirectType);
     // Browsers must not cache a 302, or later clicks would never reach us.
     res.writeHead(link.redirectType, {
@@ -440,7 +444,7 @@ export class RedirectHttpHandler {
     const { req, res } = visit;
     const { location, variant, app } = decision;
     // A click only for a redirect actually sent, or the app page that stands for it (never HEAD, another page or a refusal), with the variant served.
-    if (req.method !== 'HEAD') this.recorder.record(req, link, visit.address, variant, visit.id!, visit.source);
+    if (req.method !== 'HEAD') this.record(visit, link, variant);
     // An app URL scheme: a browser gets the app page, whose fallback is `location` (docs/design.md, "Link options").
     if (app !== undefined && this.pages.wantsPage(req) && !isBotUserAgent(req.headers['user-agent'] ?? '')) {
       return this.page(visit, (t) => appPage(t, app, location));
@@ -453,6 +457,20 @@ export class RedirectHttpHandler {
     });
     res.end();
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
+  }
+
+  /**
+   * The click of a redirect sent (or of what stands for it). By the QR URL it is a scan while the
+   * visitor's scans of the link in this minute allow (docs/design.md, "QR codes"), else a click by
+   * `link`; recorded once that is known, after the answer, which never waits for it.
+   */
+  private record(visit: Visit, link: CachedLink, variant: number | null): void {
+    const { req, address } = visit;
+    if (visit.source === 'link') return this.recorder.record(req, link, address, variant, visit.id!, 'link');
+    this.scans.counts(link.id, address).then(
+      (scan) => this.recorder.record(req, link, address, variant, visit.id!, scan ? 'qr' : 'link'),
+      () => this.recorder.record(req, link, address, variant, visit.id!, 'qr'),
+    );
   }
 
   /**

@@ -68,6 +68,9 @@ export const envSchema = z.object({
   PLAN_PAID_MAX_KEYS: z.coerce.number().int().min(1).max(10_000).default(100),
   PLAN_FREE_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(2),
   PLAN_PAID_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Invitations per tenant in a sliding hour, shared by every instance; beyond: 429 INVITATION_LIMIT_REACHED. */
+  PLAN_FREE_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(10),
+  PLAN_PAID_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(100),
   /** Batch creation and bulk changes (docs/design.md, "Batch creation"). */
   BATCH_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
   BATCH_MAX_BODY_BYTES: z.coerce
@@ -318,6 +321,11 @@ export const envSchema = z.object({
   RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   RATE_LIMIT_GLOBAL_PER_SECOND: z.coerce.number().int().min(0).default(50_000),
   RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
+  /**
+   * Visits by a link's QR URL counted as scans per visitor (client address) and link in a minute, across
+   * instances; more are redirected and counted by `link` (docs/design.md, "QR codes"). 0: every visit is a scan.
+   */
+  QR_SCANS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(0).default(10),
   SNAPSHOT_FILE: z.string().optional(),
   SNAPSHOT_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   SNAPSHOT_MAX_LINKS: z.coerce.number().int().min(1).default(10_000),
@@ -419,11 +427,17 @@ export interface AppConfig {
     readonly bulkMaxLinks: number;
     readonly bulkConcurrency: number;
   };
-  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once. */
+  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once, invitations per hour. */
   readonly plans: Readonly<
     Record<
       'free' | 'paid',
-      { readonly requestsPerMinute: number; readonly batchRowsPerDay: number; readonly maxKeys: number; readonly concurrentBatches: number }
+      {
+        readonly requestsPerMinute: number;
+        readonly batchRowsPerDay: number;
+        readonly maxKeys: number;
+        readonly concurrentBatches: number;
+        readonly invitationsPerHour: number;
+      }
     >
   >;
   readonly links: {
@@ -530,6 +544,8 @@ export interface AppConfig {
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
     readonly tenantRefreshMs: number;
+    /** Scans counted per visitor and link in a minute, across instances (0: no limit). */
+    readonly qrScansPerVisitorPerMinute: number;
     /**
      * Password attempts per visitor and link within the window (right ones given back), argon2 checks
      * in flight per instance, and checks per visitor and minute per instance (docs/design.md, "Link options").
@@ -645,12 +661,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY,
         maxKeys: e.PLAN_FREE_MAX_KEYS,
         concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES,
+        invitationsPerHour: e.PLAN_FREE_INVITATIONS_PER_HOUR,
       },
       paid: {
         requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE,
         batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY,
         maxKeys: e.PLAN_PAID_MAX_KEYS,
         concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES,
+        invitationsPerHour: e.PLAN_PAID_INVITATIONS_PER_HOUR,
       },
     },
     links: {
@@ -772,6 +790,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
+      qrScansPerVisitorPerMinute: e.QR_SCANS_PER_VISITOR_PER_MINUTE,
       password: {
         attempts: e.REDIRECT_PASSWORD_ATTEMPTS,
         windowMs: e.REDIRECT_PASSWORD_WINDOW_MS,

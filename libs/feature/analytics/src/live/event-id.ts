@@ -1,6 +1,6 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 
-/** A position in one instance's replay ring: `<instanceId>.<seq>`, seq counting from 1. */
+/** A position in one tenant's clicks on one instance: `<instanceId>.<seq>`, seq counting the tenant's clicks from 1. */
 export interface LiveEventId {
   readonly instanceId: string;
   readonly seq: number;

@@ -40,7 +40,7 @@ describe('LiveClickHub', () => {
   });
   afterEach(() => hub?.stop());
 
-  it('starts at the end of the topic, numbers the clicks of tenants, and hands them to the streams of their tenant only', async () => {
+  it('starts at the end of the topic, numbers the clicks of each tenant apart, and hands them to the streams of their tenant only', async () => {
     const sink = new MemoryClickEventSink(log);
     await sink.send([click({ code: 'before' })]);
     hub = new LiveClickHub(new MemoryClickEventSource(log, { groupId: 'live.a', fromBeginning: false }), new UserAgentClassifier(), options);
@@ -79,7 +79,12 @@ describe('LiveClickHub', () => {
       source: 'qr',
       visitor: '7',
     });
-    expect(t2.map((c) => [c.view.id, c.code])).toEqual([['inst1.2', 'other']]);
+    // t2's first click is its 1, whatever other tenants clicked before: an id tells nothing of their volume.
+    expect(t2.map((c) => [c.view.id, c.code])).toEqual([['inst1.1', 'other']]);
+    await sink.send([click({ tenantId: 't2' }), click({ tenantId: 't2' }), click({ tenantId: 't2' }), click()]);
+    await until(() => t1.length === 2 && t2.length === 4);
+    expect(t1.map((c) => c.view.id)).toEqual(['inst1.1', 'inst1.2']);
+    expect(t2.map((c) => c.view.id)).toEqual(['inst1.1', 'inst1.2', 'inst1.3', 'inst1.4']);
   });
 
   it('replays after a Last-Event-ID the clicks of the tenant held in the window; older or foreign ids get a gap', () => {
@@ -87,9 +92,9 @@ describe('LiveClickHub', () => {
     const deliver = (...events: ClickEvent[]) => hub.accept({ messages: events.map((event) => ({ partition: 0, offset: '0', recordedAt: 0, event })) });
     deliver(click({ code: 'c1' }), click({ code: 'c2' }), click({ code: 'x', tenantId: 't2' }), click({ code: 'c3' }));
     const ids = (r: { replay: readonly LiveClick[] }) => r.replay.map((c) => `${c.view.id}:${c.code}`);
-    const resume = (id: string | null) => {
+    const resume = (id: string | null, tenant = 't1') => {
       const s = hub.subscribe(
-        't1',
+        tenant,
         id === null ? null : { instanceId: id.split('.')[0], seq: Number(id.split('.')[1]) },
         () => undefined,
         () => undefined,
@@ -97,18 +102,25 @@ describe('LiveClickHub', () => {
       s.close();
       return s;
     };
-    // The window holds 3: 2, 3 and 4.
+    // t1's clicks are its 1, 2 and 3, t2's x its 1. The window holds the last 3 of the instance: c2, x and c3.
     const fromTwo = resume('inst1.2');
-    expect({ ids: ids(fromTwo), gap: fromTwo.gap }).toEqual({ ids: ['inst1.4:c3'], gap: null });
+    expect({ ids: ids(fromTwo), gap: fromTwo.gap }).toEqual({ ids: ['inst1.3:c3'], gap: null });
     const fromOne = resume('inst1.1');
-    expect({ ids: ids(fromOne), gap: fromOne.gap }).toEqual({ ids: ['inst1.2:c2', 'inst1.4:c3'], gap: null });
+    expect({ ids: ids(fromOne), gap: fromOne.gap }).toEqual({ ids: ['inst1.2:c2', 'inst1.3:c3'], gap: null });
+    // t2 saw its only click: nothing missed, and nothing of t1's.
+    expect(resume('inst1.1', 't2')).toMatchObject({ replay: [], gap: null });
     deliver(click({ code: 'c5' }));
     const expired = resume('inst1.1');
-    expect({ ids: ids(expired), gap: expired.gap }).toEqual({ ids: ['inst1.4:c3', 'inst1.5:c5'], gap: 'expired' });
+    expect({ ids: ids(expired), gap: expired.gap }).toEqual({ ids: ['inst1.3:c3', 'inst1.4:c5'], gap: 'expired' });
     expect({ ...resume('other.1'), close: undefined }).toEqual({ replay: [], gap: 'unknown', close: undefined });
     expect(resume('inst1.99').gap).toBe('unknown');
-    expect(resume('inst1.5')).toMatchObject({ replay: [], gap: null });
+    // An id beyond the tenant's own count is no id of its own (another tenant's, or a guess): unknown.
+    expect(resume('inst1.2', 't2').gap).toBe('unknown');
+    expect(resume('inst1.4')).toMatchObject({ replay: [], gap: null });
     expect(resume(null)).toMatchObject({ replay: [], gap: null });
+    // Every click of the tenant since its id dropped out of the window: all missed, told as expired.
+    for (const code of ['y1', 'y2', 'y3']) deliver(click({ code, tenantId: 't2' }));
+    expect(resume('inst1.3')).toMatchObject({ replay: [], gap: 'expired' });
   });
 
   it('refuses a stream past the limit of the tenant with STREAM_LIMIT_REACHED, and frees the slot on close', () => {

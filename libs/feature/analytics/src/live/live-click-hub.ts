@@ -27,9 +27,12 @@ export interface LiveClickView {
   readonly visitor: string;
 }
 
-/** A click as the hub holds it: its place in this instance's sequence, its tenant, and its view. */
+/** A click as the hub holds it: its place in this instance's sequence and in its tenant's, its tenant, and its view. */
 export interface LiveClick extends FilterableClick {
+  /** Its place among every click of this instance (the replay window's order); never sent. */
   readonly seq: number;
+  /** Its place among its tenant's clicks on this instance: the `<n>` of its event id. */
+  readonly tenantSeq: number;
   /** Epoch ms it reached this instance (the replay window's clock). */
   readonly at: number;
   readonly tenantId: string;
@@ -68,8 +71,9 @@ export interface Subscription {
 /**
  * The live click stream of one analytics instance (docs/design.md, "Live click stream"): a consumer
  * of the click topic of its own (LIVE_CLICK_SOURCE: from the end, nothing committed) numbers each
- * click of a tenant `<instanceId>.<n>`, keeps it in the replay window, and hands it to the open
- * streams of its tenant. Orphan visits (no tenant) are not streamed.
+ * click of a tenant `<instanceId>.<n>`, n counting that tenant's clicks only (a count over every
+ * tenant would tell each tenant the others' click volume), keeps it in the replay window, and hands
+ * it to the open streams of its tenant. Orphan visits (no tenant) are not streamed.
  */
 export class LiveClickHub {
   readonly instanceId: string;
@@ -79,6 +83,8 @@ export class LiveClickHub {
   private readonly open = new Map<string, number>();
   private readonly now: () => number;
   private seq = 0;
+  /** Tenant -> its clicks numbered here so far (the last event id's n); one number per tenant that had a click since start. */
+  private readonly tenantSeqs = new Map<string, number>();
   private stopped = false;
   private retry: NodeJS.Timeout | null = null;
 
@@ -181,21 +187,30 @@ export class LiveClickHub {
     return this.open.get(tenantId) ?? 0;
   }
 
+  /**
+   * The tenant's clicks after its click `lastEventId` held in the window. A gap when the next one
+   * is no longer held (too many clicks of any tenant since, or too old): the client gets what is held, and is told.
+   */
   private resume(tenantId: string, lastEventId: LiveEventId | null): Resume {
     if (lastEventId === null) return { replay: [], gap: null };
-    const own = (clicks: readonly LiveClick[]) => clicks.filter((c) => c.tenantId === tenantId);
+    const numbered = this.tenantSeqs.get(tenantId) ?? 0;
     // Another instance's id, or this one's before a restart: nothing here follows from it.
-    if (lastEventId.instanceId !== this.instanceId || lastEventId.seq > this.ring.lastSeq) return { replay: [], gap: 'unknown' };
-    const { entries, gap } = this.ring.after(lastEventId.seq);
-    return { replay: own(entries), gap: gap ? 'expired' : null };
+    if (lastEventId.instanceId !== this.instanceId || lastEventId.seq > numbered) return { replay: [], gap: 'unknown' };
+    if (lastEventId.seq === numbered) return { replay: [], gap: null };
+    const replay = this.ring.all().filter((c) => c.tenantId === tenantId && c.tenantSeq > lastEventId.seq);
+    const complete = replay.length > 0 && replay[0].tenantSeq === lastEventId.seq + 1;
+    return { replay, gap: complete ? null : 'expired' };
   }
 
   private toLive(event: ClickEvent): LiveClick {
     const seq = ++this.seq;
+    const tenantSeq = (this.tenantSeqs.get(event.tenantId) ?? 0) + 1;
+    this.tenantSeqs.set(event.tenantId, tenantSeq);
     const ua = this.classifier.classify(event.userAgent);
     const domain = event.domain.toLowerCase();
     return {
       seq,
+      tenantSeq,
       at: this.now(),
       tenantId: event.tenantId,
       domain,
@@ -203,7 +218,7 @@ export class LiveClickHub {
       linkId: event.linkId,
       bot: ua.bot,
       view: {
-        id: formatEventId({ instanceId: this.instanceId, seq }),
+        id: formatEventId({ instanceId: this.instanceId, seq: tenantSeq }),
         time: new Date(event.occurredAt).toISOString(),
         domain,
         code: event.code,

@@ -17,7 +17,7 @@ export const HEARTBEAT_MS = 15_000;
 const streamSchema = z.string().meta({
   id: 'ClickEventStream',
   description:
-    'Server-Sent Events: `event: click` with `id: <instance>.<n>` and a LiveClick as JSON `data`, for each click as it happens; ' +
+    'Server-Sent Events: `event: click` with `id: <instance>.<n>` (n counts your clicks on that instance, no one else’s) and a LiveClick as JSON `data`, for each click as it happens; ' +
     '`event: gap` (data `{"lastEventId", "reason"}`, reason `expired` or `unknown`) first when a resume cannot be complete; ' +
     'a `: ping` comment every 15 s.',
 });

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import { MemberService } from '@shortlink/people-domain';
-import { managerOf, TenantService } from '@shortlink/tenants-domain';
+import { managerOf, PlanRateLimiter, TenantService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, memberView } from '@shortlink/nest-platform';
 import { inviteBody, invitedSchema, memberListSchema, memberParams, memberSchema, roleBody } from './people.schemas';
 
@@ -19,6 +19,7 @@ export class MembersController {
   constructor(
     @Inject(MemberService) private readonly members: MemberService,
     @Inject(TenantService) private readonly tenants: TenantService,
+    @Inject(PlanRateLimiter) private readonly plans: PlanRateLimiter,
   ) {}
 
   @Get()
@@ -39,15 +40,18 @@ export class MembersController {
     summary: 'Invite a person by email with a role; the invitation token is in this answer only',
     operationId: 'inviteMember',
     description:
-      'The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and an owner’s keys, or the first key of a tenant without an owner) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already.',
+      'The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and an owner’s keys, or the first key of a tenant without an owner) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already. ' +
+      'A tenant sends at most its plan’s invitations an hour (PLAN_FREE_INVITATIONS_PER_HOUR, PLAN_PAID_INVITATIONS_PER_HOUR; every request counts): 429 `INVITATION_LIMIT_REACHED` with Retry-After beyond.',
     tags: TAGS,
     scope: 'members:write',
     body: inviteBody,
     responses: { 201: { description: 'Invited', schema: invitedSchema } },
-    errors: [403, 409],
+    errors: [403, 409, 429],
   })
   async invite(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof inviteBody>) {
     const principal = req.principal!;
+    // Before anything is stored or mailed: invitations reach addresses outside the tenant (docs/design.md, "Tenants, keys and plans").
+    await this.plans.invitation(principal.tenantId, principal.plan);
     const tenant = await this.tenants.getTenant(principal.tenantId);
     const { member, invitation } = await this.members.invite(principal.tenantId, managerOf(principal), body, auditContextOf(req), tenant.name);
     return { member: memberView(member), invitation: { ...invitation, expiresAt: invitation.expiresAt.toISOString() } };
