@@ -146,6 +146,7 @@ describe('RedirectHttpHandler', () => {
         prefix: id,
         scopes: [],
         expiresAt: null,
+        person: null,
       });
     }
     tenants = new TenantDirectory(meta.tenants, { refreshMs: 60_000 });
