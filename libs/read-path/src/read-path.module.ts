@@ -7,6 +7,7 @@ import { BloomFilter } from './bloom-filter';
 import { BloomMaintainer } from './bloom-maintainer';
 import { CachedLinkWriter } from './cached-link-writer';
 import { CachePolicy } from './cache-policy';
+import { CLICK_LEASE_STORE, ClickLeaseStore } from './click-leases';
 import { ClickQuota } from './click-quota';
 import { GlobalRateLimiter } from './global-rate-limiter';
 import { HotKeyDetector } from './hot-key-detector';
@@ -148,11 +149,13 @@ export class ReadPathModule {
         { provide: LINK_RESOLVER, useExisting: RedirectPipeline },
         {
           provide: ClickQuota,
-          inject: [CACHE_STORE, LINK_REPOSITORY, ReadPathMetrics, Lifecycle],
-          useFactory: (cache: CacheStore, links: LinkRepository, metrics: ReadPathMetrics, lifecycle: Lifecycle) => {
-            const quota = new ClickQuota(cache, links, { flushIntervalMs: r.clickCountFlushMs }, metrics);
+          inject: [CLICK_LEASE_STORE, LINK_REPOSITORY, ReadPathMetrics, Lifecycle],
+          useFactory: (leases: ClickLeaseStore, links: LinkRepository, metrics: ReadPathMetrics, lifecycle: Lifecycle) => {
+            const options = { flushIntervalMs: r.clickCountFlushMs, syncIntervalMs: r.counterSyncMs, leaseMs: r.clickLeaseMs };
+            const quota = new ClickQuota(leases, links, options, metrics);
             metrics.readUnflushedClicks(() => quota.unflushedClicks);
-            // Closed before the ports: the clicks granted against maxClicks reach the shards.
+            metrics.readReservedClicks(() => quota.reservedClicks);
+            // Closed before the ports: the unused leases go back and the clicks granted against maxClicks reach the shards.
             lifecycle.manage({ start: () => quota.start(), stop: () => quota.close() });
             return quota;
           },

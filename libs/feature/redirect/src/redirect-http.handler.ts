@@ -11,7 +11,6 @@ import {
   PasswordHasher,
   RedirectDecision,
   RESERVED_PATHS,
-  SharedVisitorLimit,
   ShortUrlIdentifier,
   unknownLink,
 } from '@shortlink/links-domain';
@@ -74,9 +73,8 @@ const MAX_FORM_BYTES = 1024;
 
 /** What the link options need besides the read path (docs/design.md, "Link options"). */
 export interface LinkOptionParts {
+  /** The rules, with the per-link visitor limit they count in (VisitorLimit, shared with the other instances in the background). */
   readonly rules: LinkRules;
-  /** The per-link visitor limit in the window every instance shares (the rules count it in this process first). */
-  readonly visitors: SharedVisitorLimit;
   readonly quota: ClickQuota;
   readonly attempts: PasswordAttempts;
   readonly passwords: PasswordHasher;
@@ -300,16 +298,6 @@ export class RedirectHttpHandler {
       case 'limited':
         return this.visitorLimited(visit, decision.retryAfterSeconds);
       case 'redirect': {
-        if (decision.visitorLimit !== undefined) {
-          // A POST gets here only with an accepted password, and counts like a GET.
-          const counts = afterPost || visit.req.method === 'GET';
-          this.options.visitors.admit(link.id, visit.address, decision.visitorLimit, counts).then(
-            (seen) =>
-              seen.allowed ? this.act(visit, link, { ...decision, visitorLimit: undefined }, afterPost) : this.visitorLimited(visit, seen.retryAfterSeconds),
-            (error) => this.problem(visit, error),
-          );
-          return;
-        }
         const status = afterPost ? 303 : link.redirectType;
         if (!decision.reserve) return this.redirectTo(visit, link, decision, status);
         this.options.quota.reserve(link, visit.id!, (outcome) => {
@@ -321,7 +309,7 @@ export class RedirectHttpHandler {
     }
   }
 
-  /** 429 of the per-link visitor limit (`clicksPerIpPerMinute`), in this instance's window or the shared one. */
+  /** 429 of the per-link visitor limit (`clicksPerIpPerMinute`). */
   private visitorLimited(visit: Visit, retryAfterSeconds: number): void {
     this.metrics.rateLimited.inc({ scope: 'link' });
     this.refused(visit, new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds }));

@@ -323,6 +323,13 @@ export const envSchema = z.object({
   SNAPSHOT_MAX_LINKS: z.coerce.number().int().min(1).default(10_000),
   /** Link options at the redirect (docs/design.md, "Link options"). */
   REDIRECT_CLICK_COUNT_FLUSH_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /**
+   * How often each redirect instance merges its counts of the per-link visitor limit with the shared
+   * windows and settles its maxClicks leases (docs/design.md, "Link options", "Max clicks").
+   */
+  REDIRECT_COUNTER_SYNC_MS: z.coerce.number().int().min(10).max(10_000).default(100),
+  /** A maxClicks lease whose instance made no call for this long ends: its cap counts as given, the rest comes back. */
+  REDIRECT_CLICK_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
   /** How often the redirect reads tenants' domains and suspensions again (docs/design.md, "Tenants, keys and plans"). */
   REDIRECT_TENANT_REFRESH_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   REDIRECT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(5),
@@ -529,6 +536,10 @@ export interface AppConfig {
     readonly snapshot: { readonly file: string; readonly intervalMs: number; readonly maxLinks: number };
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
+    /** How often the visitor-limit counts are merged with the shared windows and the maxClicks leases settled. */
+    readonly counterSyncMs: number;
+    /** How long a maxClicks lease lives without a call from its instance. */
+    readonly clickLeaseMs: number;
     readonly tenantRefreshMs: number;
     /**
      * Password attempts per visitor and link within the window (right ones given back), argon2 checks
@@ -771,6 +782,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       },
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
+      counterSyncMs: e.REDIRECT_COUNTER_SYNC_MS,
+      clickLeaseMs: e.REDIRECT_CLICK_LEASE_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
       password: {
         attempts: e.REDIRECT_PASSWORD_ATTEMPTS,

@@ -19,22 +19,6 @@ local n = tonumber(cur) or tonumber(ARGV[2])
 if n >= tonumber(ARGV[1]) then return -1 end
 redis.call('SET', KEYS[1], n + 1)
 return n + 1`;
-/**
- * ARGV: limit, wanted, floor, seed ('' for none). Returns {granted, count}, or -1 for a missing key
- * without a seed. A stored count below the floor is raised to it first (docs/design.md, "Max clicks").
- */
-const RESERVE_BELOW = `local cur = tonumber(redis.call('GET', KEYS[1]))
-local n = cur
-if not n then
-  if ARGV[4] == '' then return -1 end
-  n = tonumber(ARGV[4])
-end
-if tonumber(ARGV[3]) > n then n = tonumber(ARGV[3]) end
-local granted = tonumber(ARGV[1]) - n
-if granted > tonumber(ARGV[2]) then granted = tonumber(ARGV[2]) end
-if granted < 0 then granted = 0 end
-if cur ~= n + granted then redis.call('SET', KEYS[1], n + granted) end
-return {granted, n + granted}`;
 
 /**
  * Run on one node with every key in ARGV (a key list spanning slots cannot be KEYS in a cluster):
@@ -108,9 +92,6 @@ export class RedisClusterStore implements CacheStore {
     // Errors surface per command; the connection-level event only needs a listener so that
     // ioredis does not print "Unhandled error event".
     this.client.on('error', () => undefined);
-    // On the path of every redirect of a link with maxClicks: sent as EVALSHA (the script's 40-byte
-    // hash instead of its text; ioredis loads it on a node that answers NOSCRIPT).
-    this.client.defineCommand('shortlinkReserveBelow', { numberOfKeys: 1, lua: RESERVE_BELOW });
   }
 
   /**
@@ -202,12 +183,6 @@ export class RedisClusterStore implements CacheStore {
   async incrementBelow(key: string, limit: number, initial: number): Promise<number | null> {
     const n = Number(await this.issue(() => this.client.eval(INCREMENT_BELOW, 1, key, limit, initial)));
     return n < 0 ? null : n;
-  }
-
-  async reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null> {
-    const client = this.client as unknown as { shortlinkReserveBelow(...args: Array<string | number>): Promise<number | [number, number]> };
-    const r = await this.issue(() => client.shortlinkReserveBelow(key, limit, wanted, floor, seed ?? ''));
-    return Array.isArray(r) ? { granted: Number(r[0]), count: Number(r[1]) } : null;
   }
 
   async setBits(key: string, offsets: readonly number[]): Promise<void> {
