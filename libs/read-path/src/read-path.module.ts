@@ -23,13 +23,19 @@ import { HotLinkSnapshotKeeper } from './snapshot';
 
 /** How often the redirect checks that the Bloom filter is still built. */
 const BLOOM_CHECK_MS = 60_000;
+/**
+ * How long a starting redirect waits for its Bloom filter before it listens anyway (a first build
+ * that scans millions of links takes longer; until it ends, unknown codes go to the shards, behind the bulkhead).
+ */
+const BLOOM_BOOT_WAIT_MS = 30_000;
 
 /** The Bloom filter of existing links: written by the generation app's creates, read and rebuilt by the redirect. */
 const bloomMaintainer = (config: AppConfig): Provider => ({
   provide: BloomMaintainer,
   inject: [CACHE_STORE, LINK_REPOSITORY, Lifecycle],
   useFactory: (cache: CacheStore, links: LinkRepository, lifecycle: Lifecycle) => {
-    const bloom = new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, links);
+    const storeInProcess = config.cache.driver === 'memory';
+    const bloom = new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, links, { storeInProcess });
     lifecycle.manage({ stop: () => bloom.close() });
     return bloom;
   },
@@ -127,16 +133,19 @@ export class ReadPathModule {
             const saveHotLinks = () => snapshot.refresh(pipeline.hotLinks(r.snapshot.maxLinks), r.snapshot.maxLinks).catch(() => undefined);
             let saving: NodeJS.Timeout | undefined;
             lifecycle.manage({
-              start: () => {
+              start: async () => {
+                saving = setInterval(saveHotLinks, r.snapshot.intervalMs);
+                saving.unref();
                 if (r.bloom.enabled && r.sharedCacheEnabled) {
                   bloom.keepBuilt(BLOOM_CHECK_MS, (outcome) => {
                     if (outcome === 'rebuilt') logger.log('Bloom filter rebuilt from the shards');
                     else if (outcome === 'grown') logger.log(`Bloom filter grown: ${JSON.stringify(bloom.filter.describe())}`);
                     else logger.warn(`Bloom filter check failed: ${outcome.message}`);
                   });
+                  // Ready before the listener opens: a scan right after a start or a deploy meets a filter, not the shards.
+                  if (!(await bloom.filter.whenReady(BLOOM_BOOT_WAIT_MS)))
+                    logger.warn(`Bloom filter not built within ${BLOOM_BOOT_WAIT_MS} ms of the start: unknown codes go to the shards until it is`);
                 }
-                saving = setInterval(saveHotLinks, r.snapshot.intervalMs);
-                saving.unref();
               },
               stop: () => {
                 clearInterval(saving);
