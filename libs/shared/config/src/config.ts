@@ -201,6 +201,12 @@ export const envSchema = z.object({
   KAFKA_BROKERS: csv.optional(),
   KAFKA_CLICK_TOPIC: z.string().default('shortlink.clicks'),
   KAFKA_CLICK_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
+  /**
+   * Compression of the click records: none (the records are binary with their strings interned,
+   * and gzip of a flush's few-kilobyte record cost the redirect ~12 µs of its core per click), or gzip
+   * (docs/analytics.md, "Producer").
+   */
+  KAFKA_CLICK_COMPRESSION: driver(['none', 'gzip'] as const, 'none'),
   KAFKA_CONSUMER_GROUP: z.string().default('shortlink-analytics'),
   /** The platform's own events (link changes, batches) the webhook deliverer consumes (docs/design.md, "Webhooks"). */
   KAFKA_EVENTS_TOPIC: z.string().default('shortlink.events'),
@@ -499,6 +505,7 @@ export interface AppConfig {
         readonly partitions: number;
         readonly consumerGroup: string;
         readonly sessionTimeoutMs: number;
+        readonly compression: 'none' | 'gzip';
       };
   readonly clickBuffer: { readonly capacity: number; readonly batchSize: number; readonly flushIntervalMs: number };
   readonly olap:
@@ -726,6 +733,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
             partitions: e.KAFKA_CLICK_PARTITIONS,
             consumerGroup: e.KAFKA_CONSUMER_GROUP,
             sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
+            compression: e.KAFKA_CLICK_COMPRESSION,
           }
         : { driver: 'memory', partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP },
     clickBuffer: { capacity: e.CLICK_BUFFER_CAPACITY, batchSize: e.CLICK_BUFFER_BATCH_SIZE, flushIntervalMs: e.CLICK_BUFFER_FLUSH_MS },
