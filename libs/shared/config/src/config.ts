@@ -234,7 +234,12 @@ export const envSchema = z.object({
   /** Webhooks: how long one attempt waits for the receiver's answer. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   CLICK_BUFFER_CAPACITY: z.coerce.number().int().min(1).default(100_000),
-  CLICK_BUFFER_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
+  /**
+   * Clicks of one send to the bus at most (a full batch is sent before the flush timer): large enough
+   * that a busy redirect sends once per CLICK_BUFFER_FLUSH_MS, one record per partition holding a
+   * fifth of a second of clicks, whose strings are interned once (docs/analytics.md, "Wire format").
+   */
+  CLICK_BUFFER_BATCH_SIZE: z.coerce.number().int().min(1).default(5000),
   CLICK_BUFFER_FLUSH_MS: z.coerce.number().int().min(1).default(200),
 
   OLAP_DRIVER: driver(['chdb', 'clickhouse'] as const, 'chdb'),
