@@ -221,15 +221,55 @@ export class RedisClusterStore implements CacheStore {
     );
   }
 
-  /** null: the node is not known (cluster not ready, slot without a master): the per-key path. */
-  private byNode(keys: readonly string[], bitmaps: readonly BitmapBits[]): Map<Redis | null, NodeWork> {
+  /**
+   * One script per master node over keys of many slots: `entries[i]` is `[key, ...args]`, handed to
+   * the script in ARGV (a cluster takes a script's KEYS from one slot only), which answers one value
+   * per entry in order. One command per node instead of one per key (the visitor windows' merges:
+   * docs/design.md, "Link options"). A node that refuses (slots moved, down) gets its entries again
+   * one at a time through `one`, which follows redirections.
+   */
+  async perNode<T>(script: string, entries: ReadonlyArray<readonly [string, ...Array<string | number>]>, one: (entry: (typeof entries)[number]) => Promise<T>): Promise<T[]> {
+    const out = new Array<T>(entries.length);
+    const owner = this.ownerOf();
+    const groups = new Map<Redis | null, number[]>();
+    entries.forEach(([key], i) => {
+      const node = owner(key);
+      const list = groups.get(node);
+      if (list) list.push(i);
+      else groups.set(node, [i]);
+    });
+    await Promise.all(
+      [...groups].map(async ([node, indexes]) => {
+        const oneByOne = () => Promise.all(indexes.map(async (i) => (out[i] = await one(entries[i]))));
+        if (!node) return oneByOne();
+        try {
+          const answers = (await this.issue(() => node.eval(script, 0, ...indexes.flatMap((i) => entries[i])))) as T[];
+          indexes.forEach((i, k) => (out[i] = answers[k]));
+        } catch {
+          await oneByOne();
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** The master serving a key's slot as this client knows it; null when not known (cluster not ready, slot without a master). */
+  private ownerOf(): (key: string) => Redis | null {
     const slots = this.client.status === 'ready' ? (this.client as unknown as { slots: Array<string[] | undefined> }).slots : [];
     const masters = new Map<string, Redis>();
     for (const node of this.client.nodes('master')) masters.set(`${node.options.host}:${node.options.port}`, node);
+    return (key) => {
+      const owner = slots[keySlot(key)]?.[0];
+      return (owner && masters.get(owner)) || null;
+    };
+  }
+
+  /** null: the node is not known (cluster not ready, slot without a master): the per-key path. */
+  private byNode(keys: readonly string[], bitmaps: readonly BitmapBits[]): Map<Redis | null, NodeWork> {
+    const nodeOf = this.ownerOf();
     const groups = new Map<Redis | null, NodeWork>();
     const workOf = (key: string) => {
-      const owner = slots[keySlot(key)]?.[0];
-      const node = (owner && masters.get(owner)) || null;
+      const node = nodeOf(key);
       let work = groups.get(node);
       if (!work) groups.set(node, (work = { keys: [], bitmaps: [] }));
       return work;
