@@ -175,7 +175,9 @@ describe('two redirect instances on the real stack (issue 11)', () => {
     // its requests within one merge interval and its round trip (any whose answer could fall in such a span).
     const span = SYNC_MS + LATE_MS;
     const inSpan = (instance: number) =>
-      Math.max(...sent.filter((r) => r.instance === instance).map((r) => sent.filter((q) => q.instance === instance && q.end >= r.at && q.at <= r.at + span).length));
+      Math.max(
+        ...sent.filter((r) => r.instance === instance).map((r) => sent.filter((q) => q.instance === instance && q.end >= r.at && q.at <= r.at + span).length),
+      );
     const bound = LIMIT + inSpan(0) + inSpan(1);
     const redirected = sent.filter((r) => r.status === 302).length;
     measured.visitorLimit = { limit: LIMIT, requests: sent.length, redirected, bound, perInstanceAlone: 2 * LIMIT };

@@ -244,7 +244,18 @@ describe('ClickQuota (maxClicks)', () => {
     await q.flush();
     counters.inner.forget(LINK_ID);
     // A replica promoted before it had the last 20: it holds 50.
-    await counters.inner.settle(LINK_ID, { holder: 'replica', limit: 100, use: 0, given: 0, reserve: 0, cap: 0, holding: false, floor: 0, seed: 50, leaseMs: 1 });
+    await counters.inner.settle(LINK_ID, {
+      holder: 'replica',
+      limit: 100,
+      use: 0,
+      given: 0,
+      reserve: 0,
+      cap: 0,
+      holding: false,
+      floor: 0,
+      seed: 50,
+      leaseMs: 1,
+    });
     expect(granted(await burst(q, 100))).toBe(30);
   });
 

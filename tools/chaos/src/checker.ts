@@ -354,8 +354,18 @@ export function checkVisitorLimit(record: ChaosRecord, links = histories(record.
         allowed = (instances.length + kills.length) * limit;
         why = `${instances.length + kills.length} instances alone (a Redis master fault in the minute)`;
       } else {
-        const perInstance = instances.map((i) => mostInSpan(ops.filter((r) => r.instance === i), span));
-        const lost = kills.map((k) => mostInSpan(ops.filter((r) => r.instance === k.victim && r.start <= k.start), span));
+        const perInstance = instances.map((i) =>
+          mostInSpan(
+            ops.filter((r) => r.instance === i),
+            span,
+          ),
+        );
+        const lost = kills.map((k) =>
+          mostInSpan(
+            ops.filter((r) => r.instance === k.victim && r.start <= k.start),
+            span,
+          ),
+        );
         allowed = limit + [...perInstance, ...lost].reduce((a, b) => a + b, 0);
         why = `${limit} + [${perInstance.join(', ')}] requests within ${span} ms${lost.length ? ` + [${lost.join(', ')}] unsent at a kill` : ''}`;
       }

@@ -117,9 +117,16 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
     const maxClicks = random() < 0.2 ? 20 + Math.floor(random() * 40) : undefined;
     // Every client sends from 127.0.0.1: the run is one visitor, whom such a link holds to its limit a minute over both instances.
     const clicksPerIpPerMinute = random() < 0.2 ? 20 + Math.floor(random() * 20) : undefined;
-    const op = await api('create', 'POST', '/api/v1/links', { url, maxClicks, clicksPerIpPerMinute }, { url, maxClicks, clicksPerIpPerMinute }, async (res, o) => {
-      o.code = ((await res.json()) as { code?: string }).code;
-    });
+    const op = await api(
+      'create',
+      'POST',
+      '/api/v1/links',
+      { url, maxClicks, clicksPerIpPerMinute },
+      { url, maxClicks, clicksPerIpPerMinute },
+      async (res, o) => {
+        o.code = ((await res.json()) as { code?: string }).code;
+      },
+    );
     if (op.outcome === 'ok' && op.code) created([op.code], maxClicks, clicksPerIpPerMinute);
   }
 

@@ -764,7 +764,18 @@ describe('RedirectHttpHandler', () => {
       await shard.insert(l);
       const me = as();
       // Only the date is held (10 s into a minute), so that every request falls in one window; timers and sockets run.
-      const timers = ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] as const;
+      const timers = [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ] as const;
       jest.useFakeTimers({ now: 1_800_000_010_000, doNotFake: [...timers] });
       try {
         // Another instance sent this visitor twice this minute (counted in the shared window only).

@@ -84,7 +84,12 @@ export function describeClickLeasesContract(backend: string, open: () => Promise
     it('cuts a holder’s reserve back below half when the limit was lowered, before granting what waits', async () => {
       const l = link();
       await store.settle(l, call({ limit: 1000, use: 10, reserve: 20, cap: 10, seed: 0 }));
-      expect(await store.settle(l, call({ limit: 12, use: 10, reserve: 20, cap: 10, holding: true }))).toMatchObject({ granted: 2, reserve: 0, used: 12, taken: 12 });
+      expect(await store.settle(l, call({ limit: 12, use: 10, reserve: 20, cap: 10, holding: true }))).toMatchObject({
+        granted: 2,
+        reserve: 0,
+        used: 12,
+        taken: 12,
+      });
     });
 
     it('raises what is taken to a floor known to be reached, never lowers it', async () => {

@@ -228,7 +228,11 @@ export class RedisClusterStore implements CacheStore {
    * docs/design.md, "Link options"). A node that refuses (slots moved, down) gets its entries again
    * one at a time through `one`, which follows redirections.
    */
-  async perNode<T>(script: string, entries: ReadonlyArray<readonly [string, ...Array<string | number>]>, one: (entry: (typeof entries)[number]) => Promise<T>): Promise<T[]> {
+  async perNode<T>(
+    script: string,
+    entries: ReadonlyArray<readonly [string, ...Array<string | number>]>,
+    one: (entry: (typeof entries)[number]) => Promise<T>,
+  ): Promise<T[]> {
     const out = new Array<T>(entries.length);
     const owner = this.ownerOf();
     const groups = new Map<Redis | null, number[]>();

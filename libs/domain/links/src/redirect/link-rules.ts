@@ -125,8 +125,7 @@ export class LinkRules {
     }
     if (app !== undefined) {
       // A universal link or app link is the redirect itself: the OS opens the app, or the browser the web page.
-      if (app.startsWith('https:'))
-        return { kind: 'redirect', location: this.locationFor(compiled, link, app, query), variant: null, reserve };
+      if (app.startsWith('https:')) return { kind: 'redirect', location: this.locationFor(compiled, link, app, query), variant: null, reserve };
       const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
       return { kind: 'redirect', location, variant, reserve, app };
     }
