@@ -4,7 +4,13 @@ import { BOOT_SCAN_STORE_SHARE, scanRightAfterStart } from './bloom-boot-journey
 
 /** A redirect started on the real stack reads the Bloom filter's layout (Redis Cluster) before it answers. */
 describe('real stack: the Bloom filter is ready before the redirect is', () => {
-  const apps = useRealStackApps('bloom-boot', { olap: 'chdb', shared: { RATE_LIMIT_PER_IP_PER_MINUTE: '0', RATE_LIMIT_GLOBAL_PER_SECOND: '0' } });
+  // A domain of its own: the default one would be localhost:<port> of each redirect.
+  const shared = {
+    SHORTLINK_DEFAULT_DOMAIN: `boot-${Date.now().toString(36)}.shortlink.test`,
+    RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+    RATE_LIMIT_GLOBAL_PER_SECOND: '0',
+  };
+  const apps = useRealStackApps('bloom-boot', { olap: 'chdb', shared });
   let redirect: App | undefined;
 
   afterAll(async () => {
@@ -12,7 +18,7 @@ describe('real stack: the Bloom filter is ready before the redirect is', () => {
   });
 
   it(`sends at most ${BOOT_SCAN_STORE_SHARE * 100} % of 3 000 unknown codes scanned right after a start to the shards, and 404s none of the links`, async () => {
-    const { endpoints, shared } = apps();
+    const { endpoints, shared: settings } = apps();
     const run = Date.now().toString(36);
     const codes: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -25,7 +31,7 @@ describe('real stack: the Bloom filter is ready before the redirect is', () => {
       codes.push(((await res.json()) as { code: string }).code);
     }
     // One more redirect instance, started now: the scan meets it right after it answered /health.
-    redirect = await startApp('redirect', shared);
+    redirect = await startApp('redirect', settings);
     const scan = await scanRightAfterStart(redirect.base, redirect.admin);
     process.stdout.write(`\nreal-stack boot scan: ${JSON.stringify({ probes: scan.statuses.length, reachedStore: scan.reachedStore, ms: scan.ms })}\n`);
     expect(scan.statuses.filter((s) => s !== 404)).toEqual([]);
