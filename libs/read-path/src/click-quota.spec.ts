@@ -22,11 +22,14 @@ const cached = (maxClicks: number, id = LINK_ID): CachedLink => ({
 class Counters implements ClickLeaseStore {
   now = 1_800_000_000_000;
   down = false;
+  /** While set, a call waits for it before the store acts (a call in flight). */
+  gate: Promise<void> | null = null;
   readonly calls: ClickLeaseCall[] = [];
   readonly inner = new LocalClickLeases({ now: () => this.now });
   async settle(linkId: string, call: ClickLeaseCall): Promise<ClickLeaseAnswer | null> {
     if (this.down) throw new Error('ECONNREFUSED');
     this.calls.push(call);
+    if (this.gate) await this.gate;
     return this.inner.settle(linkId, call);
   }
   async peek(linkId: string) {
@@ -122,6 +125,29 @@ describe('ClickQuota (maxClicks)', () => {
     await b.sync();
     expect(granted(await last)).toBe(100 - 91);
     expect(await used()).toEqual({ used: 100, taken: 100 });
+  });
+
+  it('takes what it gave while a call was out off the reserve the call answers with: never more than the limit', async () => {
+    const [a, b] = [quota(), quota()];
+    const link = cached(20);
+    expect(granted(await burst(a, 4, link))).toBe(4); // 4 used, a reserve of 3 (what is left below half, 6, over 2)
+    expect(granted(await turns(a, 2, 1, link))).toBe(2);
+    let open!: () => void;
+    counters.gate = new Promise((r) => (open = r));
+    const syncing = a.sync(); // reports 2 given and asks for more: held until the gate opens
+    await new Promise((r) => setImmediate(r));
+    expect(granted(await turns(a, 1, 1, link))).toBe(1); // the last of the reserve, given while the call is out
+    counters.gate = null;
+    open();
+    await syncing; // the store answers a reserve of 3, counting only the 2 the call reported
+    // What a may still give, with the one it gave unreported, is exactly the reserve the store holds for it.
+    const { used: u, taken } = await used();
+    expect(a.reservedClicks + 1).toBe(taken - u);
+    const after = granted(await turns(a, 6, 1, link));
+    const rest = granted(await burst(b, 100, link));
+    expect(4 + 2 + 1 + after + rest).toBe(20);
+    await a.close();
+    expect(await used()).toEqual({ used: 20, taken: 20 });
   });
 
   it("starts a missing counter from the shard's count", async () => {

@@ -338,7 +338,8 @@ export class ClickQuota implements ExhaustionView {
     } else {
       lease.acked = given;
       lease.cap = cap;
-      lease.reserve = answer.reserve;
+      // What was given while the call was out comes off the reserve the store answered with (it counted `given` as of the call).
+      lease.reserve = Math.max(0, answer.reserve - (lease.given - given));
       lease.holding = answer.reserve > 0;
       lease.pastHalf = answer.reserve === 0 && answer.taken * 2 >= lease.limit;
       const granted = Math.min(answer.granted, asking.length);
