@@ -1,4 +1,5 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
+import { DomainEntry } from './domain-ownership';
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from './tenant';
 
 export interface NewApiKey {
@@ -59,11 +60,15 @@ export interface TenantStore {
   restoreKey(apiKeyHash: string, scopes: readonly Scope[]): Promise<void>;
   /** Marks the key revoked (kept for the record); false when the tenant has no such active key. */
   revokeKey(tenantId: string, keyId: string, at: Date, audit?: AuditEntry): Promise<boolean>;
-  /** Adds a domain to a tenant; false when the domain belongs to a tenant already. */
+  /**
+   * An operator gives a tenant a domain: verified by the operator (`verifiedBy: 'operator'`), never
+   * checked; false when the domain belongs to a tenant already (docs/design.md, "Custom domains and TLS").
+   */
   addDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean>;
+  /** Takes a domain from its tenant (its settings back to the defaults); false when the tenant has no such domain. */
   removeDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean>;
-  /** Every tenant domain with its owner (the redirect's table of hosts). */
-  allDomains(): Promise<Array<{ readonly domain: string; readonly tenantId: string }>>;
+  /** Every tenant domain with its owner, status and HTTP token (the redirect's table of hosts). */
+  allDomains(): Promise<DomainEntry[]>;
   suspendedTenantIds(): Promise<string[]>;
   /** Operators' additions to the domain block list. */
   blockedDomains(): Promise<Array<{ readonly domain: string; readonly reason: string | null; readonly createdAt: Date }>>;
