@@ -1,4 +1,4 @@
-import { DomainEntry } from './domain-ownership';
+import { DomainEntry, DomainStatus } from './domain-ownership';
 import { PeriodicRead, PeriodicReadOptions } from './periodic-read';
 import { TenantStore } from './ports';
 
@@ -58,6 +58,13 @@ export class TenantDirectory {
   mayHaveCertificate(host: string): boolean {
     const entry = this.domains.get(host);
     return entry !== undefined && entry.status === 'verified' && !this.suspended.has(entry.tenantId);
+  }
+
+  /** How many tenant domains are in each status (the domains gauge). */
+  countByStatus(): Record<DomainStatus, number> {
+    const counts: Record<DomainStatus, number> = { pending: 0, verified: 0, unverified: 0 };
+    for (const entry of this.domains.values()) counts[entry.status]++;
+    return counts;
   }
 
   isSuspended(tenantId: string): boolean {
