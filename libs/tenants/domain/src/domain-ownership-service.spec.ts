@@ -95,7 +95,7 @@ describe('DomainOwnershipService', () => {
   it('verifies a domain once its TXT record is there: the entry, the event, links may go on it; then reads its certificate', async () => {
     const { service, principal, audit, tenants, clock, probes, prove, told, seen, actions } = setup();
     const added = await service.add(principal, 'go.acme.test', audit);
-    await expect(tenants.owns(principal.tenantId, 'go.acme.test')).rejects.toMatchObject({ code: 'DOMAIN_NOT_VERIFIED', details: { status: 'pending' } });
+    await expect(tenants.owns(principal.tenantId, 'go.acme.test')).rejects.toMatchObject({ code: 'DOMAIN_NOT_VERIFIED', details: { domainStatus: 'pending' } });
     expect(await service.runDue()).toBe(0); // not due before DOMAIN_FIRST_CHECK_MS
     clock.advance(500);
     expect(await service.runDue()).toBe(1);
@@ -148,7 +148,7 @@ describe('DomainOwnershipService', () => {
     expect(await recheck()).toMatchObject({ status: 'verified', failures: 1, lastFailure: expect.stringContaining('ETIMEOUT') });
     probes.dnsDown = false;
     expect(await recheck()).toMatchObject({ status: 'unverified', failures: 2 });
-    await expect(tenants.owns(principal.tenantId, 'go.acme.test')).rejects.toMatchObject({ code: 'DOMAIN_NOT_VERIFIED', details: { status: 'unverified' } });
+    await expect(tenants.owns(principal.tenantId, 'go.acme.test')).rejects.toMatchObject({ code: 'DOMAIN_NOT_VERIFIED', details: { domainStatus: 'unverified' } });
     expect(told).toEqual(['verified go.acme.test', 'unverified go.acme.test']);
     expect(actions()).toEqual(['domain.verified go.acme.test system', 'domain.unverified go.acme.test system']);
     // The record back: verified again at the next retry.

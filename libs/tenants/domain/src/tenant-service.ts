@@ -178,7 +178,7 @@ export class TenantService {
       throw new DomainError(ErrorCode.DOMAIN_NOT_VERIFIED, `${domain} is not verified yet: it carries links once its ownership is proven`, {
         field: 'domain',
         domain,
-        status: entry.status,
+        domainStatus: entry.status,
       });
     return true;
   }
