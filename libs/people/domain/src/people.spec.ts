@@ -91,7 +91,7 @@ describe('sessions', () => {
     const verified = await sessions.verify(signed.token);
     expect(verified.principal).toMatchObject({
       tenantId: 't1',
-      scopes: ['links:read', 'links:write', 'analytics:read'],
+      scopes: ['links:read', 'links:write', 'analytics:read', 'keys:write'],
       actor: { kind: 'person', id: member.id },
     });
     expect(csrfMatches(verified.csrfToken, signed.csrfToken)).toBe(true);

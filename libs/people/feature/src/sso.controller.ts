@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { SsoService, SsoView } from '@shortlink/people-domain';
+import { managerOf } from '@shortlink/tenants-domain';
 import {
   ApiKeyGuard,
   APP_CONFIG,
@@ -41,7 +42,7 @@ export class SsoController {
     summary: 'Configure the tenant’s OpenID Connect provider for single sign-on',
     operationId: 'configureSso',
     description:
-      'Owners only (and keys with members:write); an admin gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.',
+      'Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner); an admin, or an admin’s key, gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.',
     tags: ['sso'],
     scope: 'members:write',
     body: ssoBody,
@@ -75,7 +76,8 @@ export class SsoController {
   @Contract({
     summary: 'Turn single sign-on off (people it created keep their membership; they sign in again once it is back)',
     operationId: 'deleteSso',
-    description: 'Owners only (and keys with members:write). 404 `SSO_NOT_CONFIGURED` when there is none.',
+    description:
+      'Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner). 404 `SSO_NOT_CONFIGURED` when there is none.',
     tags: ['sso'],
     scope: 'members:write',
     responses: { 204: { description: 'Removed' } },
@@ -181,10 +183,15 @@ export class SsoController {
   }
 }
 
-/** SSO is the owner's to change: a person must be an owner; a key needs members:write (the guard checked it). */
+/**
+ * SSO is the owner's to change (docs/design.md, "Security model"): a person must be an owner, and
+ * so must the person a key acts for; a key of no person holds members:write (the guard checked it)
+ * only while its tenant has no owner.
+ */
 function ownerOf(req: AuthenticatedRequest): string {
   const principal = req.principal!;
-  if (principal.actor.kind === 'person' && principal.actor.role !== 'owner')
-    throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'only an owner configures single sign-on', { role: principal.actor.role });
+  const manager = managerOf(principal);
+  if (manager.kind === 'person' && manager.role !== 'owner')
+    throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'only an owner configures single sign-on', { role: manager.role });
   return principal.tenantId;
 }

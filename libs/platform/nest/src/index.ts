@@ -26,7 +26,7 @@ export { HEALTH_PROBES } from './health';
 export { jsonDepth, MAX_JSON_DEPTH } from './json-body';
 export { Lifecycle, scheduleJob } from './lifecycle';
 export { type ContextLogger, createAppLogger, PinoNestLogger } from './logging';
-export { METRICS_REGISTRY, PORT_GAUGES, talliedCounter } from './metrics';
+export { METRICS_REGISTRY, PORT_GAUGES, TalliedHistogram, talliedCounter } from './metrics';
 export { pageLanguage, prefersHtml } from './negotiation';
 export type { OpenApiOptions } from './openapi';
 export { problem, problemFor, retryAfterFor } from './problem-details';

@@ -183,6 +183,7 @@ export interface AppConfig {
         readonly partitions: number;
         readonly consumerGroup: string;
         readonly sessionTimeoutMs: number;
+        readonly compression: 'none' | 'gzip';
       };
   readonly clickBuffer: { readonly capacity: number; readonly batchSize: number; readonly flushIntervalMs: number };
   readonly olap:
@@ -220,6 +221,10 @@ export interface AppConfig {
     readonly snapshot: { readonly file: string; readonly intervalMs: number; readonly maxLinks: number };
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
+    /** How often the visitor-limit counts are merged with the shared windows and the maxClicks leases settled. */
+    readonly counterSyncMs: number;
+    /** How long a maxClicks lease lives without a call from its instance. */
+    readonly clickLeaseMs: number;
     readonly tenantRefreshMs: number;
     /** Scans counted per visitor and link in a minute, across instances (0: no limit). */
     readonly qrScansPerVisitorPerMinute: number;
@@ -427,6 +432,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
             partitions: e.KAFKA_CLICK_PARTITIONS,
             consumerGroup: e.KAFKA_CONSUMER_GROUP,
             sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
+            compression: e.KAFKA_CLICK_COMPRESSION,
           }
         : { driver: 'memory', partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP },
     clickBuffer: { capacity: e.CLICK_BUFFER_CAPACITY, batchSize: e.CLICK_BUFFER_BATCH_SIZE, flushIntervalMs: e.CLICK_BUFFER_FLUSH_MS },
@@ -483,6 +489,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       },
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
+      counterSyncMs: e.REDIRECT_COUNTER_SYNC_MS,
+      clickLeaseMs: e.REDIRECT_CLICK_LEASE_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
       qrScansPerVisitorPerMinute: e.QR_SCANS_PER_VISITOR_PER_MINUTE,
       password: {

@@ -465,7 +465,18 @@ export const VARIABLES = {
     "The webhook deliverer's group on the events topic (and `<group>.clicks` on the click topic).",
   ),
   CLICK_BUFFER_CAPACITY: withDefault('Event bus (Kafka)', '100000', int(1), "Clicks the redirect's buffer holds before the bus at most."),
-  CLICK_BUFFER_BATCH_SIZE: withDefault('Event bus (Kafka)', '500', int(1), 'Clicks the redirect sends to the bus in one batch at most.'),
+  CLICK_BUFFER_BATCH_SIZE: withDefault(
+    'Event bus (Kafka)',
+    '5000',
+    int(1),
+    'Clicks the redirect sends to the bus in one batch at most (a busy redirect sends once per flush interval, one record per partition).',
+  ),
+  KAFKA_CLICK_COMPRESSION: withDefault(
+    'Event bus (Kafka)',
+    'none',
+    oneOf(['none', 'gzip'] as const),
+    'Compression of the click records: `none` (binary records with interned strings; gzip cost the redirect ~12 µs of its core per click) or `gzip` (docs/analytics.md, "Producer").',
+  ),
   CLICK_BUFFER_FLUSH_MS: withDefault('Event bus (Kafka)', '200', int(1), "How long a click waits in the redirect's buffer at most."),
 
   // ------------------------------------------------------------------ Webhooks
@@ -710,6 +721,18 @@ export const VARIABLES = {
     int(50, 60_000),
     'How often clicks granted against `maxClicks` reach the shard\'s count (docs/design.md, "Max clicks").',
   ),
+  REDIRECT_COUNTER_SYNC_MS: withDefault(
+    'Redirect read path',
+    '100',
+    int(10, 10_000),
+    'How often each redirect instance merges its counts of the per-link visitor limit with the shared windows and settles its maxClicks leases (docs/design.md, "Max clicks").',
+  ),
+  REDIRECT_CLICK_LEASE_MS: withDefault(
+    'Redirect read path',
+    '2000',
+    int(100, 600_000),
+    "How long a redirect instance's lease of maxClicks grants lasts without renewal: a crashed instance's unused grants come back after it.",
+  ),
   REDIRECT_TENANT_REFRESH_MS: withDefault(
     'Redirect read path',
     '1000',
@@ -720,7 +743,7 @@ export const VARIABLES = {
     'Redirect read path',
     '10',
     int(0),
-    'Visits by a link\'s QR URL counted as scans per client address and link in a minute, across instances; more are redirected and counted as `link` (0: every visit is a scan).',
+    "Visits by a link's QR URL counted as scans per client address and link in a minute, across instances; more are redirected and counted as `link` (0: every visit is a scan).",
   ),
   REDIRECT_PASSWORD_ATTEMPTS: withDefault(
     'Redirect read path',

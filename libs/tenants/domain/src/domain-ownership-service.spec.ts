@@ -61,7 +61,7 @@ function setup(plan: 'free' | 'paid' = 'free', methods: DomainOwnershipOptions['
   const principal: Principal = {
     tenantId: tenant.id,
     keyId: 'k1',
-    actor: { kind: 'key', id: 'k1', name: 'ci', tenantId: tenant.id },
+    actor: { kind: 'key', id: 'k1', name: 'ci', tenantId: tenant.id, person: null },
     scopes: ['links:read', 'links:write'],
     plan,
   };

@@ -53,7 +53,7 @@ export function describeDomainOwnershipStoreContract(
 
     const newTenant = async () => {
       const tenant = aTenant();
-      await tenants.createWithApiKey(tenant, hashApiKey(randomUUID()), { id: randomUUID(), name: 'k', prefix: 'sl_x', scopes: ['links:read'], expiresAt: null });
+      await tenants.createWithApiKey(tenant, hashApiKey(randomUUID()), { id: randomUUID(), name: 'k', prefix: 'sl_x', scopes: ['links:read'], expiresAt: null, person: null });
       return tenant;
     };
     /** A test's domains go at its end: no later test takes them. */
