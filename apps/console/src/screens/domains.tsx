@@ -34,7 +34,7 @@ function AddDomain({ onAdded }: { onAdded: (o: Ownership) => void }) {
     form.reset();
     onAdded(data);
   };
-  const domainError = fieldError(problem, 'domain', ['DOMAIN_TAKEN', 'DOMAIN_LIMIT_REACHED']);
+  const domainError = fieldError(problem, 'domain', ['VALIDATION_FAILED', 'DOMAIN_TAKEN', 'DOMAIN_LIMIT_REACHED']);
   return (
     <form class="card" id="domain-add" onSubmit={submit} noValidate>
       <h2>Add a domain</h2>
