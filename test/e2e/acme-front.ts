@@ -66,7 +66,23 @@ export class AcmeServers {
     ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'https-ca.key', '-out', 'https-ca.pem', '-days', '2', '-subj', '/CN=pebble listener CA');
     ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'pebble.key', '-out', 'pebble.csr', '-subj', '/CN=127.0.0.1');
     writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-    ssl('x509', '-req', '-in', 'pebble.csr', '-CA', 'https-ca.pem', '-CAkey', 'https-ca.key', '-CAcreateserial', '-out', 'pebble.pem', '-days', '2', '-extfile', 'san.ext');
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      'pebble.csr',
+      '-CA',
+      'https-ca.pem',
+      '-CAkey',
+      'https-ca.key',
+      '-CAcreateserial',
+      '-out',
+      'pebble.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'san.ext',
+    );
     writeFileSync(
       join(dir, 'pebble.json'),
       JSON.stringify({
@@ -96,7 +112,22 @@ export class AcmeServers {
       servers.procs.push(
         startCommand(
           'pebble-challtestsrv',
-          ['-defaultIPv4', frontHost, '-defaultIPv6', '', '-dns01', servers.dns, '-http01', '', '-https01', '', '-tlsalpn01', '', '-management', `127.0.0.1:${dnsAdminPort}`],
+          [
+            '-defaultIPv4',
+            frontHost,
+            '-defaultIPv6',
+            '',
+            '-dns01',
+            servers.dns,
+            '-http01',
+            '',
+            '-https01',
+            '',
+            '-tlsalpn01',
+            '',
+            '-management',
+            `127.0.0.1:${dnsAdminPort}`,
+          ],
           { name: 'pebble-challtestsrv', cwd: dir },
         ),
       );
@@ -116,7 +147,10 @@ export class AcmeServers {
         200,
       );
       writeFileSync(servers.rootFile, root);
-      await eventually('challtestsrv answers', async () => (await fetch(`${servers.dnsAdmin}/set-txt`, { method: 'POST', body: '{"host":"ready.test.","value":"1"}' })).ok);
+      await eventually(
+        'challtestsrv answers',
+        async () => (await fetch(`${servers.dnsAdmin}/set-txt`, { method: 'POST', body: '{"host":"ready.test.","value":"1"}' })).ok,
+      );
       return servers;
     } catch (error) {
       await servers.stop();
@@ -181,12 +215,7 @@ export class CaddyFront {
     });
     const front = new CaddyFront(proc, storage);
     try {
-      await eventually(
-        'caddy listens',
-        async () => (await onHost(`http://${acme.frontHost}`, '/', 'anything.test')).status === 308,
-        20_000,
-        200,
-      );
+      await eventually('caddy listens', async () => (await onHost(`http://${acme.frontHost}`, '/', 'anything.test')).status === 308, 20_000, 200);
     } catch (error) {
       await proc.stop();
       throw new Error(`${(error as Error).message}\n${proc.output().slice(-4000)}`);

@@ -39,7 +39,15 @@ export function describeDomainsConsole(apps: () => DomainsJourneyApps) {
       browser = await chromium.launchPersistentContext(profileDir, {
         executablePath: CHROMIUM,
         headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
         viewport: { width: 1280, height: 900 },
       });
       page = browser.pages()[0] ?? (await browser.newPage());

@@ -44,10 +44,10 @@ export class PortForward {
   ) {}
 
   static async start(): Promise<PortForward> {
-    let forward!: PortForward;
+    // Connections arrive only after listen, once `forward` is set.
     const server = createServer((client) => forward.pipe(client));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    forward = new PortForward(server, (server.address() as { port: number }).port);
+    const forward = new PortForward(server, (server.address() as { port: number }).port);
     return forward;
   }
 
@@ -148,7 +148,10 @@ export function describeDomainsJourney(apps: () => DomainsJourneyApps) {
       const refused = await api(gen(), 'POST', '/api/v1/links', key, { url: 'https://example.com/custom-domain', domain: first });
       expect([refused.status, refused.headers.get('content-type'), refused.body.code]).toEqual([409, expect.stringMatching(PROBLEM), 'DOMAIN_NOT_VERIFIED']);
       // The redirect learns the domain within REDIRECT_TENANT_REFRESH_MS: its token, on its own host; nothing else there.
-      await eventually('the redirect serves the token', async () => (await onHost(apps().redirect, `/.well-known/shortlink-challenge/${token}`, first)).body === token);
+      await eventually(
+        'the redirect serves the token',
+        async () => (await onHost(apps().redirect, `/.well-known/shortlink-challenge/${token}`, first)).body === token,
+      );
       expect((await onHost(apps().redirect, '/anything', first)).status).toBe(404);
       expect(await tlsAllowed(first)).toBe(403);
       // The free plan holds one domain.

@@ -63,7 +63,9 @@ describe('real stack: custom domains over TLS (Caddy, Pebble, Chromium)', () => 
     });
     // The link's target: a page on a loopback address of its own, port 80, which Chromium reaches by its name.
     targetHost = `127.0.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
-    target = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Landed</title><h1>Landed on the target</h1>'));
+    target = createServer((_, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Landed</title><h1>Landed on the target</h1>'),
+    );
     await new Promise<void>((resolve, reject) => target.once('error', reject).listen(80, targetHost, resolve));
     scratch = mkdtempSync(join(tmpdir(), 'shortlink-tls-chromium-'));
     browser = await chromium.launchPersistentContext(join(scratch, 'profile'), {
@@ -109,11 +111,7 @@ describe('real stack: custom domains over TLS (Caddy, Pebble, Chromium)', () => 
 
     // The TXT record the answer names, in the test DNS; the verifier finds it.
     await acme.setTxt(added.body.records.txt.name, added.body.records.txt.value);
-    await eventually(
-      'verified',
-      async () => (await api(gen, 'GET', `/api/v1/domains/${DOMAIN}/ownership`, key)).body.status === 'verified',
-      30_000,
-    );
+    await eventually('verified', async () => (await api(gen, 'GET', `/api/v1/domains/${DOMAIN}/ownership`, key)).body.status === 'verified', 30_000);
     const link = await api(gen, 'POST', '/api/v1/links', key, { url: `http://${TARGET_HOST}/landing`, domain: DOMAIN });
     expect(link.status).toBe(201);
     expect(link.body.shortUrl).toBe(`https://${DOMAIN}/${link.body.code}`);
@@ -133,7 +131,10 @@ describe('real stack: custom domains over TLS (Caddy, Pebble, Chromium)', () => 
     expect(caddy.hasCertificateFor(DOMAIN)).toBe(true);
     // The same, checked without a browser: the chain and the name against Pebble's root only.
     const root = readFileSync(acme.rootFile, 'utf8');
-    expect(await httpsAt(acme.frontHost, DOMAIN, `/${link.body.code}`, root)).toMatchObject({ status: 302, headers: { location: `http://${TARGET_HOST}/landing` } });
+    expect(await httpsAt(acme.frontHost, DOMAIN, `/${link.body.code}`, root)).toMatchObject({
+      status: 302,
+      headers: { location: `http://${TARGET_HOST}/landing` },
+    });
 
     // A domain that is not verified gets none, however often it is asked for.
     await expect(page.goto(`https://${UNVERIFIED}/`)).rejects.toThrow(/ERR_SSL_PROTOCOL_ERROR|ERR_CONNECTION_CLOSED|ERR_CONNECTION_RESET/);

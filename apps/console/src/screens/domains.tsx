@@ -122,7 +122,8 @@ function OwnershipCard({ ownership, onChange, onRemoved }: { ownership: Ownershi
           <div>
             <dt>Verified</dt>
             <dd>
-              {when(ownership.verifiedAt)} by {ownership.verifiedBy === 'operator' ? 'an operator' : ownership.verifiedBy === 'dns' ? 'its TXT record' : 'its HTTP token'}
+              {when(ownership.verifiedAt)} by{' '}
+              {ownership.verifiedBy === 'operator' ? 'an operator' : ownership.verifiedBy === 'dns' ? 'its TXT record' : 'its HTTP token'}
             </dd>
           </div>
         )}

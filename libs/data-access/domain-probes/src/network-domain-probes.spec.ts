@@ -44,7 +44,9 @@ describe('NetworkDomainProbes', () => {
     expect(await probes().txt('only-address.test')).toEqual([]); // NODATA
     dns.failing = true;
     try {
-      const failure = await probes().txt('_shortlink-challenge.go.acme.test').catch((e: unknown) => e);
+      const failure = await probes()
+        .txt('_shortlink-challenge.go.acme.test')
+        .catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(ProbeFailure);
       expect(failure).toMatchObject({ conclusive: false });
     } finally {
@@ -66,12 +68,20 @@ describe('NetworkDomainProbes', () => {
       .fetch('go.acme.test', '/x')
       .catch((e: unknown) => e);
     expect(refused).toMatchObject({ conclusive: true, message: expect.stringContaining('127.0.0.1') });
-    expect(await probes().fetch('no-address.test', '/x').catch((e: unknown) => e)).toMatchObject({ conclusive: true, message: 'no-address.test has no address' });
+    expect(
+      await probes()
+        .fetch('no-address.test', '/x')
+        .catch((e: unknown) => e),
+    ).toMatchObject({ conclusive: true, message: 'no-address.test has no address' });
     // Nothing listens on the port: the check could not tell.
     const closed = createServer();
     const port = await listen(closed);
     await new Promise((r) => closed.close(r));
-    expect(await probes({ httpPort: port }).fetch('go.acme.test', '/x').catch((e: unknown) => e)).toMatchObject({ conclusive: false });
+    expect(
+      await probes({ httpPort: port })
+        .fetch('go.acme.test', '/x')
+        .catch((e: unknown) => e),
+    ).toMatchObject({ conclusive: false });
   });
 
   it('proves a domain by either method; a failure is conclusive only when every method answered no', async () => {

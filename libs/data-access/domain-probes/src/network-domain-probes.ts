@@ -88,11 +88,14 @@ export class NetworkDomainProbes implements DomainProbes {
     const front = this.options.tlsFront;
     if (!front) return null;
     return new Promise((resolve, reject) => {
-      const socket = connect({ host: front.host, port: front.port, servername: domain, ca: this.ca, rejectUnauthorized: true, timeout: front.timeoutMs }, () => {
-        const served = socket.getPeerCertificate();
-        socket.end();
-        resolve({ expiresAt: new Date(served.valid_to), fingerprint: served.fingerprint256.replace(/:/g, '').toLowerCase() });
-      });
+      const socket = connect(
+        { host: front.host, port: front.port, servername: domain, ca: this.ca, rejectUnauthorized: true, timeout: front.timeoutMs },
+        () => {
+          const served = socket.getPeerCertificate();
+          socket.end();
+          resolve({ expiresAt: new Date(served.valid_to), fingerprint: served.fingerprint256.replace(/:/g, '').toLowerCase() });
+        },
+      );
       socket.on('timeout', () => socket.destroy(new Error(`no certificate within ${front.timeoutMs} ms`)));
       socket.on('error', (error) => reject(new Error(`no valid certificate for ${domain} from ${front.host}:${front.port}: ${codeOf(error)}`)));
     });
@@ -128,7 +131,10 @@ export class NetworkDomainProbes implements DomainProbes {
   private bounded<T>(work: Promise<T>, what: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error(`${what} took longer than ${2 * this.options.timeoutMs} ms`), { code: 'ETIMEOUT' })), 2 * this.options.timeoutMs);
+      timer = setTimeout(
+        () => reject(Object.assign(new Error(`${what} took longer than ${2 * this.options.timeoutMs} ms`), { code: 'ETIMEOUT' })),
+        2 * this.options.timeoutMs,
+      );
     });
     return Promise.race([work, late]).finally(() => clearTimeout(timer));
   }

@@ -343,10 +343,7 @@ describe('RedirectHttpHandler', () => {
     expect(challenge).toMatchObject({ status: 200, body: token, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
     expect((await onHost(`/.well-known/shortlink-challenge/${token}`, 'sho.rt')).status).toBe(204); // left to the framework
     expect((await onHost('/.well-known/shortlink-challenge/tok-another-0123456789abcdef', 'new.acme.test')).status).toBe(204);
-    expect(passedOn).toEqual([
-      `GET /.well-known/shortlink-challenge/${token}`,
-      'GET /.well-known/shortlink-challenge/tok-another-0123456789abcdef',
-    ]);
+    expect(passedOn).toEqual([`GET /.well-known/shortlink-challenge/${token}`, 'GET /.well-known/shortlink-challenge/tok-another-0123456789abcdef']);
     await flush();
     expect(clicks).toEqual([]);
     // Verified: its links are served, and the token still is (re-checks read it).

@@ -10,7 +10,13 @@ describe('GET /internal/tls-allowed', () => {
     for (const id of ['active', 'suspended']) tenants.tenants.set(id, { id, name: id, plan: 'paid', status: 'active', createdAt: new Date() });
     await tenants.addDomain('active', 'go.acme.test');
     await tenants.addDomain('suspended', 'go.gone.test');
-    const pending = { ...(await ownership.find('go.acme.test'))!, domain: 'new.acme.test', status: 'pending' as const, verifiedBy: null, token: 't'.repeat(32) };
+    const pending = {
+      ...(await ownership.find('go.acme.test'))!,
+      domain: 'new.acme.test',
+      status: 'pending' as const,
+      verifiedBy: null,
+      token: 't'.repeat(32),
+    };
     await ownership.claim(pending, 10);
     await tenants.updateTenant('suspended', { status: 'suspended' });
     const directory = new TenantDirectory(tenants, { refreshMs: 60_000 });

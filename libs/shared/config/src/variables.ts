@@ -537,7 +537,7 @@ export const VARIABLES = {
         }),
       ),
     ),
-    'Name servers the checks ask (TXT records, and the address of the HTTP check), as `host` or `host:port`, comma-separated; unset: the system\'s (`/etc/resolv.conf`, and `/etc/hosts` for addresses).',
+    "Name servers the checks ask (TXT records, and the address of the HTTP check), as `host` or `host:port`, comma-separated; unset: the system's (`/etc/resolv.conf`, and `/etc/hosts` for addresses).",
   ),
   DOMAIN_CHECK_TIMEOUT_MS: withDefault('Custom domains and TLS', '5000', int(100, 60_000), 'How long one DNS question or HTTP check may take.'),
   DOMAIN_HTTP_CHECK_PORT: withDefault(

@@ -99,7 +99,11 @@ describe('DomainOwnershipService', () => {
     expect(await service.runDue()).toBe(0); // not due before DOMAIN_FIRST_CHECK_MS
     clock.advance(500);
     expect(await service.runDue()).toBe(1);
-    expect(await service.get(principal.tenantId, 'go.acme.test')).toMatchObject({ status: 'pending', failures: 1, lastFailure: expect.stringContaining('no TXT') });
+    expect(await service.get(principal.tenantId, 'go.acme.test')).toMatchObject({
+      status: 'pending',
+      failures: 1,
+      lastFailure: expect.stringContaining('no TXT'),
+    });
     prove(added);
     clock.advance(1000);
     expect(await service.runDue()).toBe(1);
@@ -127,13 +131,20 @@ describe('DomainOwnershipService', () => {
     const last = (await service.get(principal.tenantId, 'go.acme.test')).certificate!;
     expect(last).toMatchObject({ fingerprint: 'b'.repeat(64), error: expect.stringContaining('no valid certificate') });
     expect(last.expiresAt!.getTime()).toBe(clock.now() - 2 * 3_600_000 + 90 * DAY);
-    expect(seen.filter((s) => s.startsWith('certificate'))).toEqual(['certificate issued', 'certificate unchanged', 'certificate issued', 'certificate failed']);
+    expect(seen.filter((s) => s.startsWith('certificate'))).toEqual([
+      'certificate issued',
+      'certificate unchanged',
+      'certificate issued',
+      'certificate failed',
+    ]);
     expect(told).toEqual(['verified go.acme.test']);
   });
 
   it('unverifies a domain whose record is gone after the re-checks in a row; a resolver that cannot answer does not count', async () => {
     const { service, principal, clock, probes, prove, told, actions, tenants } = setup();
-    const added = await service.checkNow(principal.tenantId, (await service.add(principal, 'go.acme.test')).domain).then(() => service.get(principal.tenantId, 'go.acme.test'));
+    const added = await service
+      .checkNow(principal.tenantId, (await service.add(principal, 'go.acme.test')).domain)
+      .then(() => service.get(principal.tenantId, 'go.acme.test'));
     expect(added.status).toBe('pending');
     prove(added);
     expect(await service.checkNow(principal.tenantId, 'go.acme.test')).toMatchObject({ status: 'verified' });
@@ -148,7 +159,10 @@ describe('DomainOwnershipService', () => {
     expect(await recheck()).toMatchObject({ status: 'verified', failures: 1, lastFailure: expect.stringContaining('ETIMEOUT') });
     probes.dnsDown = false;
     expect(await recheck()).toMatchObject({ status: 'unverified', failures: 2 });
-    await expect(tenants.owns(principal.tenantId, 'go.acme.test')).rejects.toMatchObject({ code: 'DOMAIN_NOT_VERIFIED', details: { domainStatus: 'unverified' } });
+    await expect(tenants.owns(principal.tenantId, 'go.acme.test')).rejects.toMatchObject({
+      code: 'DOMAIN_NOT_VERIFIED',
+      details: { domainStatus: 'unverified' },
+    });
     expect(told).toEqual(['verified go.acme.test', 'unverified go.acme.test']);
     expect(actions()).toEqual(['domain.verified go.acme.test system', 'domain.unverified go.acme.test system']);
     // The record back: verified again at the next retry.
@@ -160,7 +174,10 @@ describe('DomainOwnershipService', () => {
   it('proves a domain by its HTTP token when that method is on', async () => {
     const { service, principal, probes } = setup('free', ['dns', 'http']);
     const added = await service.add(principal, 'go.acme.test');
-    expect(await service.checkNow(principal.tenantId, 'go.acme.test')).toMatchObject({ status: 'pending', lastFailure: expect.stringContaining('ECONNREFUSED') });
+    expect(await service.checkNow(principal.tenantId, 'go.acme.test')).toMatchObject({
+      status: 'pending',
+      lastFailure: expect.stringContaining('ECONNREFUSED'),
+    });
     probes.pages.set(`go.acme.test${challengePath(added.token!)}`, added.token!);
     expect(await service.checkNow(principal.tenantId, 'go.acme.test')).toMatchObject({ status: 'verified', verifiedBy: 'http' });
   });

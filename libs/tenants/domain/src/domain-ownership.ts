@@ -143,8 +143,7 @@ export interface CheckPolicy {
 
 /** The outcome of one check of every enabled method. */
 export type OwnershipCheck =
-  | { readonly passed: true; readonly method: OwnershipMethod }
-  | { readonly passed: false; readonly conclusive: boolean; readonly reason: string };
+  { readonly passed: true; readonly method: OwnershipMethod } | { readonly passed: false; readonly conclusive: boolean; readonly reason: string };
 
 /**
  * Checks each enabled method at once; one that passes proves the domain. A failure is conclusive only
@@ -165,13 +164,11 @@ export async function checkOwnership(probes: DomainProbes, domain: string, token
     return { passed: false, conclusive: true, reason: `http://${domain}${path} answered ${answer.status}${answer.status === 200 ? ' without the token' : ''}` };
   };
   const run = (check: () => Promise<OwnershipCheck>) =>
-    check().catch(
-      (error: unknown): OwnershipCheck => ({
-        passed: false,
-        conclusive: error instanceof ProbeFailure && error.conclusive,
-        reason: error instanceof Error ? error.message : String(error),
-      }),
-    );
+    check().catch((error: unknown): OwnershipCheck => ({
+      passed: false,
+      conclusive: error instanceof ProbeFailure && error.conclusive,
+      reason: error instanceof Error ? error.message : String(error),
+    }));
   const results = await Promise.all(methods.map((m) => run(m === 'dns' ? byDns : byHttp)));
   const passed = results.find((r) => r.passed);
   if (passed) return passed;

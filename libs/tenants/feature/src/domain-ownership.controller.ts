@@ -1,6 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
-import { challengePath, DomainOwnershipService, OwnershipMethod, TenantDirectory, TenantDomain, txtRecordName, txtRecordValue } from '@shortlink/tenants-domain';
+import {
+  challengePath,
+  DomainOwnershipService,
+  OwnershipMethod,
+  TenantDirectory,
+  TenantDomain,
+  txtRecordName,
+  txtRecordValue,
+} from '@shortlink/tenants-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { domainAddSchema, domainOwnershipSchema, ownedDomainParams } from './domain-ownership.schemas';
 

@@ -7,7 +7,9 @@ const time = z.string().meta({ format: 'date-time' });
 
 export const domainStatusSchema = z
   .enum(DOMAIN_STATUSES as ['pending', 'verified', 'unverified'])
-  .meta({ description: 'pending: added, not proven yet; verified: serves links, may get a certificate; unverified: its proof was found gone (serves nothing)' });
+  .meta({
+    description: 'pending: added, not proven yet; verified: serves links, may get a certificate; unverified: its proof was found gone (serves nothing)',
+  });
 
 export const domainOwnershipSchema = z
   .object({

@@ -22,7 +22,12 @@ export class DomainMetrics implements OwnershipObserver {
     directory: TenantDirectory,
   ) {
     const registers = [registry];
-    this.checks = new Counter({ name: 'shortlink_domain_checks_total', help: 'Ownership checks of tenant domains by outcome', labelNames: ['outcome'], registers });
+    this.checks = new Counter({
+      name: 'shortlink_domain_checks_total',
+      help: 'Ownership checks of tenant domains by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
     for (const outcome of ['passed', 'failed', 'inconclusive']) this.checks.inc({ outcome }, 0);
     this.issued = new Counter({
       name: 'shortlink_domain_certificates_issued_total',
@@ -68,11 +73,13 @@ export class DomainMetrics implements OwnershipObserver {
   /** Read again when what is held is older than CERTIFICATES_HELD_MS; a failed read shows nothing this scrape. */
   private async expiries(): Promise<Array<{ domain: string; days: number }>> {
     if (!this.held || Date.now() - this.held.at > CERTIFICATES_HELD_MS) {
-      const rows = this.store.certificates().then((all) =>
-        all.flatMap(({ domain, certificate }) =>
-          certificate?.expiresAt ? [{ domain, days: Math.round(((certificate.expiresAt.getTime() - Date.now()) / 86_400_000) * 100) / 100 }] : [],
-        ),
-      );
+      const rows = this.store
+        .certificates()
+        .then((all) =>
+          all.flatMap(({ domain, certificate }) =>
+            certificate?.expiresAt ? [{ domain, days: Math.round(((certificate.expiresAt.getTime() - Date.now()) / 86_400_000) * 100) / 100 }] : [],
+          ),
+        );
       this.held = { at: Date.now(), rows };
       rows.catch(() => (this.held = null));
     }

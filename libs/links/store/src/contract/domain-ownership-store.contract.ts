@@ -10,8 +10,7 @@ const aTenant = (): Tenant => ({ id: randomUUID(), name: 'acme', plan: 'free', s
  * at its end, and looks only at its own among those it takes.
  */
 const anotherYear = () => Date.UTC(1100 + Math.floor(Math.random() * 800), 0, 1);
-const ownOf = (taken: readonly TenantDomain[], ...mine: TenantDomain[]) =>
-  taken.map((d) => d.domain).filter((d) => mine.some((m) => m.domain === d));
+const ownOf = (taken: readonly TenantDomain[], ...mine: TenantDomain[]) => taken.map((d) => d.domain).filter((d) => mine.some((m) => m.domain === d));
 
 function pending(tenantId: string, due: number, overrides: Partial<TenantDomain> = {}): TenantDomain {
   return {
@@ -53,7 +52,14 @@ export function describeDomainOwnershipStoreContract(
 
     const newTenant = async () => {
       const tenant = aTenant();
-      await tenants.createWithApiKey(tenant, hashApiKey(randomUUID()), { id: randomUUID(), name: 'k', prefix: 'sl_x', scopes: ['links:read'], expiresAt: null, person: null });
+      await tenants.createWithApiKey(tenant, hashApiKey(randomUUID()), {
+        id: randomUUID(),
+        name: 'k',
+        prefix: 'sl_x',
+        scopes: ['links:read'],
+        expiresAt: null,
+        person: null,
+      });
       return tenant;
     };
     /** A test's domains go at its end: no later test takes them. */
@@ -74,7 +80,9 @@ export function describeDomainOwnershipStoreContract(
       expect(await store.listOf(tenant.id)).toEqual([domain]);
       expect(await store.listOf(other.id)).toEqual([]);
       expect(await tenants.allDomains()).toContainEqual({ domain: domain.domain, tenantId: tenant.id, status: 'pending', token: domain.token });
-      expect((await audit.list({ log: tenant.id, after: null, limit: 10 })).map((e) => `${e.action} ${e.target.id}`)).toEqual([`domain.added ${domain.domain}`]);
+      expect((await audit.list({ log: tenant.id, after: null, limit: 10 })).map((e) => `${e.action} ${e.target.id}`)).toEqual([
+        `domain.added ${domain.domain}`,
+      ]);
       expect(await store.find(aDomain())).toBeNull();
       await removeAll(tenant.id);
     });
@@ -107,7 +115,15 @@ export function describeDomainOwnershipStoreContract(
       expect(ownOf([...first, ...second], a, b, later).sort()).toEqual([a.domain, b.domain].sort());
       expect(ownOf(await store.takeDue(now, lease, 'three', 10), a, b, later)).toEqual([]);
       const holderOfA = first.some((d) => d.domain === a.domain) ? 'one' : 'two';
-      const checked: OwnershipState = { ...a, status: 'verified', verifiedBy: 'dns', verifiedAt: now, checkedAt: now, nextCheckAt: new Date(due + 7_200_000), retryUntil: null };
+      const checked: OwnershipState = {
+        ...a,
+        status: 'verified',
+        verifiedBy: 'dns',
+        verifiedAt: now,
+        checkedAt: now,
+        nextCheckAt: new Date(due + 7_200_000),
+        retryUntil: null,
+      };
       expect(await store.saveCheck(a.domain, 'nobody', checked)).toBe(false);
       expect(await store.saveCheck(a.domain, holderOfA, checked, entry(tenant.id, 'domain.verified', a.domain))).toBe(true);
       expect(await store.saveCheck(a.domain, holderOfA, checked)).toBe(false); // let go: nothing more from it

@@ -85,7 +85,8 @@ export const TAKE_DUE = 'UPDATE tenant_domains SET next_check_at = ?, check_hold
 export const TAKE_NOW =
   'UPDATE tenant_domains SET next_check_at = ?, check_holder = ? WHERE domain = ? AND tenant_id = ? AND (check_holder IS NULL OR next_check_at IS NULL OR next_check_at <= ?)';
 export const SAVE_CHECK = `UPDATE tenant_domains SET ${OWNERSHIP_SET}, check_holder = NULL WHERE domain = ? AND check_holder = ?`;
-export const VERIFIED_CERTIFICATES = "SELECT domain, cert_expires_at, cert_fingerprint, cert_checked_at, cert_error FROM tenant_domains WHERE status = 'verified' ORDER BY domain";
+export const VERIFIED_CERTIFICATES =
+  "SELECT domain, cert_expires_at, cert_fingerprint, cert_checked_at, cert_error FROM tenant_domains WHERE status = 'verified' ORDER BY domain";
 
 export const certificatesFromRows = (rows: Array<CertificateRow & { domain: string }>) =>
   rows.map((r) => ({ domain: r.domain, certificate: certificateFromRow(r) }));

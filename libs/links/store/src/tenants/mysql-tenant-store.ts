@@ -17,7 +17,14 @@ import {
 } from '@shortlink/tenants-domain';
 import { insertAuditEntriesMysql } from '../audit/mysql-audit-log-store';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
-import { DOMAIN_ENTRIES_SELECT, domainEntryFromRow, INSERT_DOMAIN_COLUMNS, INSERT_DOMAIN_PLACEHOLDERS, insertDomainValues, TenantDomainRow } from './domain-ownership-rows';
+import {
+  DOMAIN_ENTRIES_SELECT,
+  domainEntryFromRow,
+  INSERT_DOMAIN_COLUMNS,
+  INSERT_DOMAIN_PLACEHOLDERS,
+  insertDomainValues,
+  TenantDomainRow,
+} from './domain-ownership-rows';
 import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,

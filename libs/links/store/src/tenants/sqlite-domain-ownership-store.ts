@@ -33,7 +33,9 @@ export class SqliteDomainOwnershipStore implements DomainOwnershipStore {
         if (this.db.prepare('SELECT 1 FROM tenant_domains WHERE domain = ?').get(domain.domain)) return 'taken';
         const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM tenant_domains WHERE tenant_id = ?').get(domain.tenantId) as { n: number };
         if (n >= maxDomains) return 'limit_reached';
-        this.db.prepare(`INSERT INTO tenant_domains (${INSERT_DOMAIN_COLUMNS}) VALUES (${INSERT_DOMAIN_PLACEHOLDERS})`).run(...insertDomainValues(domain, time));
+        this.db
+          .prepare(`INSERT INTO tenant_domains (${INSERT_DOMAIN_COLUMNS}) VALUES (${INSERT_DOMAIN_PLACEHOLDERS})`)
+          .run(...insertDomainValues(domain, time));
         insertAuditEntriesSqlite(this.db, [audit]);
         return 'added';
       })

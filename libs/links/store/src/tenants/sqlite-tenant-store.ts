@@ -16,7 +16,14 @@ import {
 } from '@shortlink/tenants-domain';
 import { insertAuditEntriesSqlite } from '../audit/sqlite-audit-log-store';
 import { SqliteDb } from '../sqlite/sqlite-database';
-import { DOMAIN_ENTRIES_SELECT, domainEntryFromRow, INSERT_DOMAIN_COLUMNS, INSERT_DOMAIN_PLACEHOLDERS, insertDomainValues, TenantDomainRow } from './domain-ownership-rows';
+import {
+  DOMAIN_ENTRIES_SELECT,
+  domainEntryFromRow,
+  INSERT_DOMAIN_COLUMNS,
+  INSERT_DOMAIN_PLACEHOLDERS,
+  insertDomainValues,
+  TenantDomainRow,
+} from './domain-ownership-rows';
 import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,

@@ -11,7 +11,13 @@ export const domainProbesPort = portSpec({
   name: 'domain-probes',
   open: (config) => {
     const d = config.domains;
-    return new NetworkDomainProbes({ resolvers: d.resolvers, timeoutMs: d.checkTimeoutMs, httpPort: d.httpPort, allowPrivate: d.allowPrivate, tlsFront: d.tlsFront });
+    return new NetworkDomainProbes({
+      resolvers: d.resolvers,
+      timeoutMs: d.checkTimeoutMs,
+      httpPort: d.httpPort,
+      allowPrivate: d.allowPrivate,
+      tlsFront: d.tlsFront,
+    });
   },
   provides: [[DOMAIN_PROBES, (probes) => probes]],
 });
