@@ -28,8 +28,8 @@ const bindable = (host: string, port: number) =>
     server.listen(port, host, () => server.close(() => resolve(true)));
   });
 
-/** A loopback address whose ports 80 and 443 are free. */
-async function frontAddress(): Promise<string> {
+/** A loopback address whose ports 80 and 443 are free: where Caddy listens, or where nothing does. */
+export async function freeLoopbackAddress(): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const host = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
     if ((await bindable(host, 80)) && (await bindable(host, 443))) return host;
@@ -59,7 +59,7 @@ export class AcmeServers {
     const missing = missingTlsTools();
     if (missing.length) throw new Error(`the TLS journey needs ${missing.join(', ')}: bash tools/ci/install-tls-tools.sh`);
     const dir = mkdtempSync(join(tmpdir(), 'shortlink-acme-'));
-    const frontHost = await frontAddress();
+    const frontHost = await freeLoopbackAddress();
     const [dnsPort, dnsAdminPort, acmePort, pebbleAdminPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     // Pebble's own HTTPS listener: a certificate for 127.0.0.1 under a CA made here.
     const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -155,6 +155,18 @@ export class AcmeServers {
     } catch (error) {
       await servers.stop();
       throw new Error(`${(error as Error).message}\n${servers.output()}`);
+    }
+  }
+
+  /** `host`'s A record in the challenge test server's DNS, replacing any earlier one (names without one resolve to frontHost). */
+  async setA(host: string, address: string): Promise<void> {
+    // add-a appends to the host's addresses: clear them first.
+    for (const [path, body] of [
+      ['clear-a', { host: `${host}.` }],
+      ['add-a', { host: `${host}.`, addresses: [address] }],
+    ] as const) {
+      const res = await fetch(`${this.dnsAdmin}/${path}`, { method: 'POST', body: JSON.stringify(body) });
+      if (!res.ok) throw new Error(`${path} answered ${res.status}`);
     }
   }
 

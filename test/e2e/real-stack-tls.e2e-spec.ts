@@ -4,7 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { BrowserContext, chromium } from 'playwright-core';
 import { eventually, metricsOf } from '@shortlink/harness';
-import { AcmeServers, browserHomeTrusting, CaddyFront, httpsAt } from './acme-front';
+import { AcmeServers, browserHomeTrusting, CaddyFront, freeLoopbackAddress, httpsAt } from './acme-front';
 import { API_KEY, useRealStackApps } from './support';
 import { api } from './tenant-journey';
 
@@ -100,6 +100,10 @@ describe('real stack: custom domains over TLS (Caddy, Pebble, Chromium)', () => 
     const gen = endpoints.generation;
     const created = await api(gen, 'POST', '/api/v1/admin/tenants', API_KEY, { name: `tls-${Date.now()}`, plan: 'paid' });
     const key = created.body.apiKey as string;
+    // Both names point elsewhere at first (an address where nothing listens): the HTTP token cannot prove them, only the TXT record can.
+    const elsewhere = await freeLoopbackAddress();
+    await acme.setA(DOMAIN, elsewhere);
+    await acme.setA(UNVERIFIED, elsewhere);
     const added = await api(gen, 'POST', '/api/v1/domains', key, { domain: DOMAIN });
     expect(added.status).toBe(201);
     expect((await api(gen, 'POST', '/api/v1/domains', key, { domain: UNVERIFIED })).status).toBe(201);
@@ -112,6 +116,8 @@ describe('real stack: custom domains over TLS (Caddy, Pebble, Chromium)', () => 
     // The TXT record the answer names, in the test DNS; the verifier finds it.
     await acme.setTxt(added.body.records.txt.name, added.body.records.txt.value);
     await eventually('verified', async () => (await api(gen, 'GET', `/api/v1/domains/${DOMAIN}/ownership`, key)).body.status === 'verified', 30_000);
+    // The tenant points go.acme.test at the front: Pebble's validation of Caddy's order reaches it there.
+    await acme.setA(DOMAIN, acme.frontHost);
     const link = await api(gen, 'POST', '/api/v1/links', key, { url: `http://${TARGET_HOST}/landing`, domain: DOMAIN });
     expect(link.status).toBe(201);
     expect(link.body.shortUrl).toBe(`https://${DOMAIN}/${link.body.code}`);
@@ -140,6 +146,7 @@ describe('real stack: custom domains over TLS (Caddy, Pebble, Chromium)', () => 
     await expect(page.goto(`https://${UNVERIFIED}/`)).rejects.toThrow(/ERR_SSL_PROTOCOL_ERROR|ERR_CONNECTION_CLOSED|ERR_CONNECTION_RESET/);
     expect(await httpsAt(acme.frontHost, UNVERIFIED, '/', root)).toHaveProperty('error');
     expect(caddy.hasCertificateFor(UNVERIFIED)).toBe(false);
+    expect((await api(gen, 'GET', `/api/v1/domains/${UNVERIFIED}/ownership`, key)).body.status).not.toBe('verified');
 
     // The generation app reads the certificate Caddy serves at the next re-check: days to expiry, one issued.
     const expiry = await eventually(
