@@ -7,9 +7,8 @@ import type { DomainsJourneyApps } from './domains-journey';
 import { onHost } from './domains-journey';
 import { API_KEY } from './support';
 import { api } from './tenant-journey';
+import { CHROMIUM, HEADLESS_CHROMIUM_ARGS } from './chromium';
 
-/** Debian's chromium (tools/ci/install-chromium.sh), not a browser build downloaded by playwright. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct horse battery staple';
 
@@ -39,15 +38,7 @@ export function describeDomainsConsole(apps: () => DomainsJourneyApps) {
       browser = await chromium.launchPersistentContext(profileDir, {
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: [...HEADLESS_CHROMIUM_ARGS],
         viewport: { width: 1280, height: 900 },
       });
       page = browser.pages()[0] ?? (await browser.newPage());

@@ -4,12 +4,11 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { BrowserContext, chromium } from 'playwright-core';
 import { eventually, metricsOf } from '@shortlink/harness';
+import { CHROMIUM, HEADLESS_CHROMIUM_ARGS } from './chromium';
 import { AcmeServers, browserHomeTrusting, CaddyFront, freeLoopbackAddress, httpsAt } from './acme-front';
 import { API_KEY, useRealStackApps } from './support';
 import { api } from './tenant-journey';
 
-/** Debian's chromium (tools/ci/install-chromium.sh), not a browser build downloaded by playwright. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DOMAIN = 'go.acme.test';
 const UNVERIFIED = 'other.acme.test';
 const SERVICE_DOMAIN = 'links.shortlink.test';
@@ -74,13 +73,7 @@ describe('real stack: custom domains over TLS (Caddy, Pebble, Chromium)', () => 
       // Chromium on Linux trusts what the NSS database of its home says: Pebble's root, there only.
       env: { ...process.env, HOME: browserHomeTrusting(acme.rootFile, scratch) } as Record<string, string>,
       args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
+        ...HEADLESS_CHROMIUM_ARGS,
         `--host-resolver-rules=MAP ${DOMAIN} ${acme.frontHost}, MAP ${UNVERIFIED} ${acme.frontHost}, MAP ${TARGET_HOST} ${targetHost}`,
       ],
     });

@@ -27,7 +27,7 @@ import { ClickEvent } from '@shortlink/clicks-domain';
 import { LINK_PREVIEWER_AGENTS } from '@shortlink/visitors-domain';
 import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
-import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, TenantDirectory } from '@shortlink/tenants-domain';
+import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, operatorAssignedDomain, TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles } from './domain-files';
 import { RedirectHttpHandler } from './redirect-http.handler';
@@ -292,24 +292,7 @@ describe('RedirectHttpHandler', () => {
   const pendingDomain = async (domain: string, tenantId = 't1') => {
     const token = `tok-${domain.replace(/\W/g, '')}-0123456789abcdef`;
     const now = new Date();
-    await meta.domainOwnership.claim(
-      {
-        domain,
-        tenantId,
-        token,
-        createdAt: now,
-        certificate: null,
-        status: 'pending',
-        verifiedBy: null,
-        verifiedAt: null,
-        checkedAt: null,
-        failures: 0,
-        lastFailure: null,
-        nextCheckAt: null,
-        retryUntil: null,
-      },
-      10,
-    );
+    await meta.domainOwnership.claim({ ...operatorAssignedDomain(domain, tenantId, now), token, status: 'pending', verifiedBy: null, verifiedAt: null }, 10);
     await tenants.refresh();
     return token;
   };

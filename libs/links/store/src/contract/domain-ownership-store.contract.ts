@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { auditEntry, AuditLogStore, SYSTEM_ACTOR } from '@shortlink/audit-domain';
-import { DomainOwnershipStore, hashApiKey, OwnershipState, Tenant, TenantDomain, TenantStore } from '@shortlink/tenants-domain';
+import { DomainOwnershipStore, hashApiKey, operatorAssignedDomain, OwnershipState, Tenant, TenantDomain, TenantStore } from '@shortlink/tenants-domain';
 
 const aDomain = () => `o${randomUUID().slice(0, 8)}.example.com`;
 const aTenant = (): Tenant => ({ id: randomUUID(), name: 'acme', plan: 'free', status: 'active', createdAt: new Date(Math.floor(Date.now() / 1000) * 1000) });
@@ -14,17 +14,11 @@ const ownOf = (taken: readonly TenantDomain[], ...mine: TenantDomain[]) => taken
 
 function pending(tenantId: string, due: number, overrides: Partial<TenantDomain> = {}): TenantDomain {
   return {
-    domain: aDomain(),
-    tenantId,
+    ...operatorAssignedDomain(aDomain(), tenantId, new Date(due - 60_000)),
     token: randomUUID().replace(/-/g, ''),
-    createdAt: new Date(due - 60_000),
-    certificate: null,
     status: 'pending',
     verifiedBy: null,
     verifiedAt: null,
-    checkedAt: null,
-    failures: 0,
-    lastFailure: null,
     nextCheckAt: new Date(due),
     retryUntil: new Date(due + 86_400_000),
     ...overrides,
