@@ -5,11 +5,9 @@ import { DOMAIN_STATUSES } from '@shortlink/tenants-domain';
 /** Wire shapes of a tenant's own domains and their proof (docs/design.md, "Custom domains and TLS"). */
 const time = z.string().meta({ format: 'date-time' });
 
-export const domainStatusSchema = z
-  .enum(DOMAIN_STATUSES as ['pending', 'verified', 'unverified'])
-  .meta({
-    description: 'pending: added, not proven yet; verified: serves links, may get a certificate; unverified: its proof was found gone (serves nothing)',
-  });
+export const domainStatusSchema = z.enum(DOMAIN_STATUSES as ['pending', 'verified', 'unverified']).meta({
+  description: 'pending: added, not proven yet; verified: serves links, may get a certificate; unverified: its proof was found gone (serves nothing)',
+});
 
 export const domainOwnershipSchema = z
   .object({

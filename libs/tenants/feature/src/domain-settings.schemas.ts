@@ -47,12 +47,10 @@ export const domainSettingsSchema = z
     appleAppSiteAssociation: z.record(z.string(), z.unknown()).nullable(),
     androidAssetLinks: z.array(z.unknown()).nullable(),
     hsts: z.object({ maxAge: z.number().int(), includeSubDomains: z.boolean(), preload: z.boolean() }).nullable(),
-    status: z
-      .enum(['pending', 'verified', 'unverified'])
-      .meta({
-        description:
-          'Whether the domain serves: verified (the service’s always are); pending or unverified ones serve nothing (their ownership: GET /api/v1/domains/{domain}/ownership)',
-      }),
+    status: z.enum(['pending', 'verified', 'unverified']).meta({
+      description:
+        'Whether the domain serves: verified (the service’s always are); pending or unverified ones serve nothing (their ownership: GET /api/v1/domains/{domain}/ownership)',
+    }),
   })
   .meta({ id: 'DomainSettings' });
 
