@@ -104,7 +104,7 @@ export class LinksModule {
         {
           provide: LINKS_URL_POLICY,
           inject: [URL_POLICY, TenantDirectory],
-          useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
+          useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.holdsDomain(host) }),
         },
         {
           provide: ChangePropagation,

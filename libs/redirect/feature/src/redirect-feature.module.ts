@@ -39,6 +39,7 @@ import { DomainFiles } from './domain-files';
 import { LinkChangeListener } from './link-changes';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
+import { tlsAllowedRoute } from './tls-allowed.route';
 import { VisitorPages } from './visitor-pages';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
@@ -132,13 +133,15 @@ export class RedirectFeatureModule {
         },
         {
           provide: TenantDirectory,
-          inject: [TENANT_STORE, Lifecycle, APP_LOGGER],
-          useFactory: (store: TenantStore, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+          inject: [TENANT_STORE, Lifecycle, APP_LOGGER, AdminRoutes, METRICS_REGISTRY],
+          useFactory: (store: TenantStore, lifecycle: Lifecycle, appLogger: PinoNestLogger, admin: AdminRoutes, registry: Registry) => {
             const logger = appLogger.scoped('TenantDirectory');
             const directory = new TenantDirectory(store, {
               refreshMs: r.tenantRefreshMs,
               onOutage: (error) => logger.warn(`tenant domains and suspensions not refreshed, the last ones stay in use: ${(error as Error).message}`),
             });
+            // The TLS front's question before it obtains a certificate (docs/design.md, "Custom domains and TLS").
+            admin.add('/internal/tls-allowed', tlsAllowedRoute(directory, registry));
             lifecycle.manage({ start: () => directory.start(), stop: () => directory.stop() });
             return directory;
           },
