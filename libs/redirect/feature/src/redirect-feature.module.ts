@@ -79,10 +79,10 @@ export class RedirectFeatureModule {
           provide: ClickRecorder,
           inject: [CLICK_EVENT_SINK, GEO_LOOKUP, VISITOR_SECRET, RedirectMetrics, Lifecycle],
           useFactory: (sink: ClickEventSink, geo: GeoLocator, visitorSecret: string, metrics: RedirectMetrics, lifecycle: Lifecycle) => {
-            const recorder = new ClickRecorder(sink, geo, visitorSecret, config.clickBuffer, {
-              dropped: (n) => metrics.clicksDropped.inc(n),
-              sendFailed: () => metrics.clickSendFailures.inc(),
-            });
+            const recorder = new ClickRecorder(
+              { sink, geo, visitorSecret, observer: { dropped: (n) => metrics.clicksDropped.inc(n), sendFailed: () => metrics.clickSendFailures.inc() } },
+              config.clickBuffer,
+            );
             metrics.readClickBufferSize(() => recorder.buffer.size);
             // Closed after the HTTP server (no more clicks) and before the bus: the buffer is flushed.
             lifecycle.manage({ start: () => recorder.buffer.start(), stop: () => recorder.buffer.close() });
@@ -124,7 +124,7 @@ export class RedirectFeatureModule {
             admin: AdminRoutes,
             files: DomainFiles,
           ) => {
-            const listener = new LinkChangeListener(pipeline, feed, metrics, logger.scoped('LinkChanges'), files);
+            const listener = new LinkChangeListener({ pipeline, feed, observer: metrics, logger: logger.scoped('LinkChanges'), domains: files });
             admin.add('/internal/link-changes', listener.route());
             // Subscribed before the listener opens: edits made from now on reach this instance's L1.
             lifecycle.manage({ start: () => listener.start(), stop: () => listener.stop() });

@@ -122,11 +122,10 @@ describe('RedirectHttpHandler', () => {
       },
     );
     clicks = [];
-    const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), {
-      capacity: 100,
-      batchSize: 100,
-      flushIntervalMs: 1000,
-    });
+    const recorder = new ClickRecorder(
+      { sink: { send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, visitorSecret: 'v'.repeat(40) },
+      { capacity: 100, batchSize: 100, flushIntervalMs: 1000 },
+    );
     quota = new ClickQuota({ store: new LocalClickLeases(), counts: repository, observer: readPathMetrics }, { flushIntervalMs: 60_000, maxLinks: SMALL });
     visitors = new VisitorLimit((visitorWindows = new LocalVisitorWindows()), { maxKeys: SMALL });
     const parts = {
