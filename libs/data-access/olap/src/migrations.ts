@@ -303,6 +303,51 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
       `DROP TABLE IF EXISTS ${db}.events_input`,
     ],
   },
+  {
+    // Issue 35 (docs/design.md, "Analytics"): the consumer folds a write into rows per link, minute
+    // and bot flag, and per dimension value of those, each with its distinct visitors as an array,
+    // and sends them in RowBinary to a narrow Null table of their own; the raw visits go straight
+    // into `visits`, in RowBinary too. Views turn a row's visitors into an HLL state with
+    // `arrayReduce('uniqCombinedState', ...)` (no ARRAY JOIN, no row per visitor); the minute tables
+    // take the rows as they come (one per key and write), hours and days merge the minutes of a
+    // write. Ledger rows go along as before: in each insert, for the tables it reaches. The views of
+    // 0004 stay, for consumers not yet upgraded and for the progress and producer marks.
+    name: '0005_rollup_input',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.rollup_input (
+        kind UInt8,
+        targets UInt16,
+        tenant_id String,
+        domain String,
+        code String,
+        minute DateTime('UTC'),
+        bot UInt8,
+        dim UInt8,
+        value String,
+        click_count UInt64,
+        visitor_ids Array(UInt64),
+        last_offset UInt64
+      ) ENGINE = Null`,
+      ...(['minute', 'hour', 'day'] as const).flatMap((g) => {
+        const link = `(kind = ${ROW_KIND.ledger} OR (kind = ${ROW_KIND.aggregate} AND dim = 0)) AND bitAnd(targets, ${TARGET_BIT[`link_${g}`]}) != 0`;
+        const dims = `(kind = ${ROW_KIND.ledger} OR (kind = ${ROW_KIND.aggregate} AND dim != 0)) AND bitAnd(targets, ${TARGET_BIT[`dim_${g}`]}) != 0`;
+        // Aliases name target columns only: none is a column of rollup_input (18.16 lets aliases leak into expressions).
+        const states =
+          g === 'minute'
+            ? `arrayReduce('sumState', [click_count]) AS clicks, arrayReduce('uniqCombinedState', visitor_ids) AS visitors, arrayReduce('maxState', [last_offset]) AS ledger_offset`
+            : `sumState(click_count) AS clicks, uniqCombinedMergeState(arrayReduce('uniqCombinedState', visitor_ids)) AS visitors, maxState(last_offset) AS ledger_offset`;
+        const grouped = (keys: string) => (g === 'minute' ? '' : ` GROUP BY ${keys}`);
+        return [
+          `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.link_${g}_from_rollups TO ${db}.link_${g} AS
+          SELECT tenant_id, domain, code, ${BUCKET_OF[g]} AS t, bot, ${states}
+          FROM ${db}.rollup_input WHERE ${link}${grouped('tenant_id, domain, code, t, bot')}`,
+          `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.dim_${g}_from_rollups TO ${db}.dim_${g} AS
+          SELECT tenant_id, domain, code, dim, ${BUCKET_OF[g]} AS t, bot, value, ${states}
+          FROM ${db}.rollup_input WHERE ${dims}${grouped('tenant_id, domain, code, dim, t, bot, value')}`,
+        ];
+      }),
+    ],
+  },
 ];
 
 /** Partition key per granularity: the unit retention drops. */

@@ -1,5 +1,6 @@
 import { ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
-import { assertQualifiedTable, OlapError, OlapExecutor, statementHead } from '../olap-executor';
+import { Readable } from 'stream';
+import { assertQualifiedTable, columnNames, OlapColumn, OlapError, OlapExecutor, statementHead } from '../olap-executor';
 
 export interface ClickHouseExecutorOptions {
   /** HTTP interface, e.g. http://127.0.0.1:8123. */
@@ -54,6 +55,20 @@ export class ClickHouseExecutor implements OlapExecutor {
     }
   }
 
+  async insertRowBinary(table: string, columns: readonly OlapColumn[], rows: Buffer): Promise<void> {
+    this.assertOpen();
+    assertQualifiedTable(table);
+    const query = `INSERT INTO ${table} (${columnNames(columns)}) FORMAT RowBinary`;
+    if (rows.length === 0) return;
+    try {
+      // The client's insert() takes JSON and text formats only; exec() streams any body (docs/design.md, "Analytics").
+      const result = await this.client.exec({ query, values: Readable.from([rows]) });
+      await drain(result.stream);
+    } catch (e) {
+      throw toOlapError(e, query, this.where);
+    }
+  }
+
   async queryJsonEachRow<T>(sql: string): Promise<T[]> {
     this.assertOpen();
     try {
@@ -78,6 +93,15 @@ export class ClickHouseExecutor implements OlapExecutor {
   private assertOpen(): void {
     if (this.closed) throw new OlapError(`ClickHouse executor for ${this.where} is closed`, 'clickhouse', undefined);
   }
+}
+
+/** Reads a response to its end (an insert answers nothing), so the socket goes back to the pool. */
+function drain(stream: Readable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.on('error', reject);
+    stream.on('end', resolve);
+    stream.resume();
+  });
 }
 
 /**
