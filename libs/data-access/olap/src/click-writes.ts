@@ -1,4 +1,4 @@
-import { ConsumerProgress, DIMENSION_ID, NO_STRING, RollupRow, VisitColumns } from '@shortlink/clicks-domain';
+import { ConsumerProgress, DIMENSION_ID, DimensionValue, NO_STRING, RollupRow, VisitColumns } from '@shortlink/clicks-domain';
 import { LEDGER_TENANT, ROW_KIND } from './migrations';
 import { OlapColumn } from './olap-executor';
 import { EncodedStrings, RowBinaryWriter } from './row-binary';
@@ -22,8 +22,8 @@ export const ROLLUP_COLUMNS: readonly OlapColumn[] = [
   { name: 'code', type: 'String' },
   { name: 'minute', type: "DateTime('UTC')" },
   { name: 'bot', type: 'UInt8' },
-  { name: 'dim', type: 'UInt8' },
-  { name: 'value', type: 'String' },
+  { name: 'dims', type: 'Array(UInt8)' },
+  { name: 'dim_values', type: 'Array(String)' },
   { name: 'click_count', type: 'UInt64' },
   { name: 'visitor_ids', type: 'Array(UInt64)' },
   { name: 'last_offset', type: 'UInt64' },
@@ -65,33 +65,52 @@ export function daysOf(rollups: readonly RollupRow[], visits: VisitColumns | und
   return days;
 }
 
-/** Rollup rows for the tables of `targets` (bits), then a ledger row per day when `through` is given. */
+/**
+ * Rollup rows for the tables of `targets` (bits), then a ledger row per day when `through` is given.
+ * A list of visitors shared by several rows is checked and encoded once.
+ */
 export function encodeRollups(rows: readonly RollupRow[], targets: number, through: ConsumerProgress | undefined, days: Iterable<number>): Buffer {
   const w = new RowBinaryWriter(256 + rows.length * 64);
+  const encodedVisitors = new Map<readonly number[], Buffer>();
   for (const r of rows) {
     assertUInt(r.minute, 'minute', 0xffff_ffff);
     assertUInt(r.clicks, 'clicks');
-    const dim = r.dimension === null ? 0 : DIMENSION_ID[r.dimension];
-    if (dim === undefined) throw new TypeError(`unknown dimension ${String(r.dimension)}`);
-    for (const key of ['tenantId', 'domain', 'code', 'value'] as const) {
+    for (const key of ['tenantId', 'domain', 'code'] as const) {
       if (typeof r[key] !== 'string') throw new TypeError(`RollupRow.${key} must be a string`);
     }
-    if (!Array.isArray(r.visitors)) throw new TypeError('RollupRow.visitors must be an array');
-    w.u8(ROW_KIND.aggregate);
+    if (!Array.isArray(r.visitors) || !Array.isArray(r.values)) throw new TypeError('RollupRow.visitors and values must be arrays');
+    const values: readonly DimensionValue[] = r.values;
+    w.u8(r.link ? ROW_KIND.aggregate : ROW_KIND.values);
     w.u16(targets);
     w.string(r.tenantId);
     w.string(r.domain);
     w.string(r.code);
     w.u32(r.minute);
     w.u8(r.bot ? 1 : 0);
-    w.u8(dim);
-    w.string(r.value);
-    w.u64(r.clicks);
-    w.length128(r.visitors.length);
-    for (const v of r.visitors) {
-      assertUInt(v, 'visitor');
-      w.u64(v);
+    w.length128(values.length);
+    for (const v of values) {
+      const dim = DIMENSION_ID[v.dimension];
+      if (dim === undefined) throw new TypeError(`unknown dimension ${String(v.dimension)}`);
+      w.u8(dim);
     }
+    w.length128(values.length);
+    for (const v of values) {
+      if (typeof v.value !== 'string') throw new TypeError('RollupRow.values: a value must be a string');
+      w.string(v.value);
+    }
+    w.u64(r.clicks);
+    let visitors = encodedVisitors.get(r.visitors);
+    if (!visitors) {
+      const list = new RowBinaryWriter(10 + r.visitors.length * 8);
+      list.length128(r.visitors.length);
+      for (const v of r.visitors) {
+        assertUInt(v, 'visitor');
+        list.u64(v);
+      }
+      visitors = list.bytes();
+      encodedVisitors.set(r.visitors, visitors);
+    }
+    w.raw(visitors);
     w.u64(0);
   }
   if (through) {
@@ -104,11 +123,13 @@ export function encodeRollups(rows: readonly RollupRow[], targets: number, throu
       w.string(ledger.source);
       w.string(ledger.partition);
       w.u32(day);
+      w.u8(0); // bot
+      w.length128(1); // dims: [0]
       w.u8(0);
+      w.length128(1); // dim_values: ['']
       w.u8(0);
-      w.u8(0); // value ''
-      w.u64(0);
-      w.length128(0);
+      w.u64(0); // click_count
+      w.length128(0); // visitor_ids: []
       w.u64Big(ledger.lastOffset);
     }
   }

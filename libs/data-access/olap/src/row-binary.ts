@@ -84,6 +84,13 @@ export class RowBinaryWriter {
     this.pos += n;
   }
 
+  /** Bytes already in RowBinary (a value encoded once and written in several rows). */
+  raw(bytes: Buffer): void {
+    this.ensure(bytes.length);
+    bytes.copy(this.buf, this.pos);
+    this.pos += bytes.length;
+  }
+
   /** The rows written, as one buffer (a view: valid until the writer is written again). */
   bytes(): Buffer {
     return this.buf.subarray(0, this.pos);

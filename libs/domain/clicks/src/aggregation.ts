@@ -54,11 +54,22 @@ export const OTHER = '(other)';
  */
 export const MAX_VALUES_PER_MINUTE = 100;
 
+/** One value of one dimension. */
+export interface DimensionValue {
+  readonly dimension: Dimension;
+  readonly value: string;
+}
+
 /**
  * One row of the rollups, folded by the consumer before the insert (docs/design.md, "Analytics"):
- * the clicks of a link (or of one value of a dimension of that link) in one minute, bots apart, and
- * its distinct visitors, which the store folds into mergeable HLL states of unique visitors per
- * minute, hour, day and dimension value.
+ * clicks of a link in one minute, bots apart, and their distinct visitors, which the store folds
+ * into mergeable HLL states of unique visitors per minute, hour, day and dimension value.
+ *
+ * A link's own row (`link`) has all its clicks of the minute, and names the dimension values that
+ * every one of those clicks has (one country, one browser, ...): those values' clicks and visitors
+ * are the link's, and the store derives them from this row (one set of visitors for all of them).
+ * Any other value (a dimension with several values in the minute) is a row of its own, with its
+ * clicks and visitors.
  */
 export interface RollupRow {
   /** '' for orphan visits (requests for unknown codes), which belong to no tenant. */
@@ -68,10 +79,10 @@ export interface RollupRow {
   /** Start of the minute, epoch seconds (UTC). */
   readonly minute: number;
   readonly bot: boolean;
-  /** null: the link's own row (all its clicks of the minute); else the row of one value of this dimension. */
-  readonly dimension: Dimension | null;
-  /** The dimension's value ('' on the link's own row, NONE when the click had none). */
-  readonly value: string;
+  /** The link's own row (counted in the link tables); else a row of dimension values only. */
+  readonly link: boolean;
+  /** The dimension values these clicks and visitors stand for (NONE when the clicks had none). */
+  readonly values: readonly DimensionValue[];
   readonly clicks: number;
   /** Visitor ids (safe integers < 2^52), each once. */
   readonly visitors: readonly number[];
@@ -188,38 +199,46 @@ export class RollupCaps {
 /** Start of the minute of a click, epoch seconds. */
 export const minuteOf = (occurredAt: number): number => Math.floor(occurredAt / 60_000) * 60;
 
-/** Room for a string id beside a dimension id in one small integer key. */
+/** Room for a string id beside a dimension id in one small integer key (and a domain id beside a code id). */
 const VALUE_IDS = 0x100_0000;
 const DIMENSION_OF_ID = new Map(DIMENSIONS.map((d) => [DIMENSION_ID[d], d]));
 
-interface Accumulating {
+interface ValueAccumulator {
+  readonly value: number;
   clicks: number;
-  visitors: number[];
+  /** null while the value is that of every click of its group so far: its visitors are the group's. */
+  visitors: number[] | null;
 }
 
-interface Group extends Accumulating {
-  tenant: number;
-  domain: number;
-  code: number;
-  minute: number;
-  bot: boolean;
-  /** DIMENSION_ID * VALUE_IDS + value id -> the value's clicks and visitors. */
-  dims: Map<number, Accumulating>;
+interface Group {
+  readonly tenant: number;
+  readonly domain: number;
+  readonly code: number;
+  readonly minute: number;
+  readonly bot: number;
+  clicks: number;
+  visitors: number[];
+  /** Per DIMENSION_ID: the values seen in the group. */
+  readonly dims: ValueAccumulator[][];
 }
 
 /**
- * Folds counted clicks (all, or those at `positions`) into rollup rows per link, minute and bot flag,
- * and per dimension value of those (the article's one-minute tumbling window, finished in the store:
- * rows of the same minute from later writes merge there). No object per click: one per row.
+ * Folds counted clicks (all, or those at `positions`) into rollup rows per link, minute and bot flag
+ * (the article's one-minute tumbling window, finished in the store: rows of the same minute from
+ * later writes merge there), with a row of its own for each value of a dimension that has several
+ * in the minute. One object per row, none per click; a dimension with one value in a link's minute
+ * (the common case: one country, one browser) costs a counter, not a list of visitors.
  */
 export function rollupsOf(counted: CountedClicks, positions: Int32Array | null = null): RollupRow[] {
   const c = counted.columns;
+  if (c.strings.length + 3 * counted.length + 4 >= VALUE_IDS) throw new RangeError(`more than ${VALUE_IDS} distinct strings in one batch`);
   const none = c.intern(NONE);
   const qr = c.intern('qr');
   const link = c.intern('link');
   const variants = new Map<number, number>();
   const cities = new Map<string, number>();
-  const groups = new Map<string, Group>();
+  /** domain and code -> the groups of that link (usually one: its minute, not a bot). */
+  const links = new Map<number, Group[]>();
   const n = positions ? positions.length : counted.length;
   for (let k = 0; k < n; k++) {
     const j = positions ? positions[k] : k;
@@ -228,58 +247,86 @@ export function rollupsOf(counted: CountedClicks, positions: Int32Array | null =
     const tenant = orphan ? none : c.tenant[i];
     const minute = minuteOf(counted.time[j]);
     const bot = counted.bot[j];
-    const key = `${tenant},${c.domain[i]},${counted.code[j]},${minute},${bot}`;
-    let g = groups.get(key);
+    const code = counted.code[j];
+    const linkKey = c.domain[i] * VALUE_IDS + code;
+    let list = links.get(linkKey);
+    if (!list) links.set(linkKey, (list = []));
+    let g: Group | undefined;
+    for (const candidate of list) {
+      if (candidate.minute === minute && candidate.bot === bot && candidate.tenant === tenant) {
+        g = candidate;
+        break;
+      }
+    }
     if (!g) {
-      g = { tenant, domain: c.domain[i], code: counted.code[j], minute, bot: bot === 1, clicks: 0, visitors: [], dims: new Map() };
-      groups.set(key, g);
+      g = { tenant, domain: c.domain[i], code, minute, bot, clicks: 0, visitors: [], dims: DIMENSION_SLOTS.map(() => []) };
+      list.push(g);
     }
     const visitor = c.visitor[i];
     g.clicks++;
     g.visitors.push(visitor);
     if (orphan) continue;
     const country = c.country[i];
-    addValue(g.dims, DIMENSION_ID.countries, country === NO_STRING ? none : country, visitor);
-    addValue(g.dims, DIMENSION_ID.referers, counted.referer[j], visitor);
-    addValue(g.dims, DIMENSION_ID.devices, counted.device[j], visitor);
-    addValue(g.dims, DIMENSION_ID.browsers, counted.browser[j], visitor);
-    addValue(g.dims, DIMENSION_ID.os, counted.os[j], visitor);
+    addValue(g, DIMENSION_ID.countries, country === NO_STRING ? none : country, visitor);
+    addValue(g, DIMENSION_ID.referers, counted.referer[j], visitor);
+    addValue(g, DIMENSION_ID.devices, counted.device[j], visitor);
+    addValue(g, DIMENSION_ID.browsers, counted.browser[j], visitor);
+    addValue(g, DIMENSION_ID.os, counted.os[j], visitor);
     const variant = c.variant[i];
     let variantId = none;
     if (variant >= 0) {
       variantId = variants.get(variant) ?? c.intern(String(variant));
       variants.set(variant, variantId);
     }
-    addValue(g.dims, DIMENSION_ID.variants, variantId, visitor);
-    addValue(g.dims, DIMENSION_ID.sources, c.flags[i] & QR_FLAG ? qr : link, visitor);
+    addValue(g, DIMENSION_ID.variants, variantId, visitor);
+    addValue(g, DIMENSION_ID.sources, c.flags[i] & QR_FLAG ? qr : link, visitor);
     let city = none;
     if (country !== NO_STRING && c.city[i] !== NO_STRING) {
       const place = `${country},${c.region[i]},${c.city[i]}`;
       city = cities.get(place) ?? c.intern(cityValueOf({ country: c.strings[country], region: c.stringOrNull(c.region[i]), city: c.strings[c.city[i]] }));
       cities.set(place, city);
     }
-    addValue(g.dims, DIMENSION_ID.cities, city, visitor);
+    addValue(g, DIMENSION_ID.cities, city, visitor);
   }
   const s = c.strings;
   const out: RollupRow[] = [];
-  for (const g of groups.values()) {
-    const base = { tenantId: s[g.tenant], domain: s[g.domain], code: s[g.code], minute: g.minute, bot: g.bot };
-    out.push({ ...base, dimension: null, value: NONE, clicks: g.clicks, visitors: distinct(g.visitors) });
-    for (const [key, acc] of g.dims) {
-      const dimension = DIMENSION_OF_ID.get(Math.floor(key / VALUE_IDS))!;
-      out.push({ ...base, dimension, value: s[key % VALUE_IDS], clicks: acc.clicks, visitors: distinct(acc.visitors) });
+  for (const list of links.values()) {
+    for (const g of list) {
+      const base = { tenantId: s[g.tenant], domain: s[g.domain], code: s[g.code], minute: g.minute, bot: g.bot === 1 };
+      const shared: DimensionValue[] = [];
+      const own: RollupRow[] = [];
+      for (let d = 1; d < g.dims.length; d++) {
+        const values = g.dims[d];
+        const dimension = DIMENSION_OF_ID.get(d)!;
+        if (values.length === 1 && values[0].visitors === null) shared.push({ dimension, value: s[values[0].value] });
+        else {
+          for (const v of values) {
+            own.push({ ...base, link: false, values: [{ dimension, value: s[v.value] }], clicks: v.clicks, visitors: distinct(v.visitors ?? g.visitors) });
+          }
+        }
+      }
+      out.push({ ...base, link: true, values: shared, clicks: g.clicks, visitors: distinct(g.visitors) }, ...own);
     }
   }
   return out;
 }
 
-function addValue(dims: Map<number, Accumulating>, dimension: number, value: number, visitor: number): void {
-  if (value >= VALUE_IDS) throw new RangeError(`more than ${VALUE_IDS} distinct strings in one batch`);
-  const key = dimension * VALUE_IDS + value;
-  let acc = dims.get(key);
-  if (!acc) dims.set(key, (acc = { clicks: 0, visitors: [] }));
-  acc.clicks++;
-  acc.visitors.push(visitor);
+/** Index = DIMENSION_ID (from 1). */
+const DIMENSION_SLOTS = [0, ...DIMENSIONS.map((d) => DIMENSION_ID[d])];
+
+function addValue(g: Group, dimension: number, value: number, visitor: number): void {
+  const values = g.dims[dimension];
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (v.value === value) {
+      v.clicks++;
+      if (v.visitors) v.visitors.push(visitor);
+      return;
+    }
+  }
+  // A further value of this dimension in the group: the first one no longer has every click.
+  if (values.length === 1 && values[0].visitors === null) values[0].visitors = g.visitors.slice(0, g.visitors.length - 1);
+  values.push({ value, clicks: 1, visitors: values.length === 0 ? null : [visitor] });
 }
 
 /** The values, each once. */
@@ -315,7 +362,7 @@ export interface VisitorMinuteRow {
 export function rollupsOfVisitorRows(rows: readonly VisitorMinuteRow[]): RollupRow[] {
   const out = new Map<string, { row: Omit<RollupRow, 'clicks' | 'visitors'>; clicks: number; visitors: number[] }>();
   const add = (row: Omit<RollupRow, 'clicks' | 'visitors'>, clicks: number, visitor: number) => {
-    const key = JSON.stringify([row.tenantId, row.domain, row.code, row.minute, row.bot, row.dimension, row.value]);
+    const key = JSON.stringify([row.tenantId, row.domain, row.code, row.minute, row.bot, row.link, row.values]);
     let acc = out.get(key);
     if (!acc) out.set(key, (acc = { row, clicks: 0, visitors: [] }));
     acc.clicks += clicks;
@@ -323,8 +370,8 @@ export function rollupsOfVisitorRows(rows: readonly VisitorMinuteRow[]): RollupR
   };
   for (const r of rows) {
     const base = { tenantId: r.tenantId, domain: r.domain, code: r.code, minute: r.minute, bot: r.bot };
-    add({ ...base, dimension: null, value: NONE }, r.clicks, r.visitor);
-    for (const d of r.dims) add({ ...base, dimension: d.dimension, value: d.value }, d.clicks, r.visitor);
+    add({ ...base, link: true, values: [] }, r.clicks, r.visitor);
+    for (const d of r.dims) add({ ...base, link: false, values: [{ dimension: d.dimension, value: d.value }] }, d.clicks, r.visitor);
   }
   return [...out.values()].map(({ row, clicks, visitors }) => ({ ...row, clicks, visitors: [...new Set(visitors)] }));
 }

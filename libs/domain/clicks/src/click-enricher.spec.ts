@@ -73,7 +73,9 @@ describe('ClickEnricher with a city database (issue 19)', () => {
     ]);
     const dims = new Map<string, number>();
     for (const row of rollupsOf(countedOf(events))) {
-      if (row.dimension === 'sources' || row.dimension === 'cities') dims.set(`${row.dimension}:${row.value}`, (dims.get(`${row.dimension}:${row.value}`) ?? 0) + row.clicks);
+      for (const { dimension, value } of row.values) {
+        if (dimension === 'sources' || dimension === 'cities') dims.set(`${dimension}:${value}`, (dims.get(`${dimension}:${value}`) ?? 0) + row.clicks);
+      }
     }
     expect(Object.fromEntries(dims)).toEqual({
       'sources:qr': 2,

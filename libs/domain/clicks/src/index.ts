@@ -6,6 +6,7 @@ export {
   type CountedFacts,
   type Dimension,
   type DimensionCount,
+  type DimensionValue,
   DIMENSION_ID,
   DIMENSIONS,
   minuteOf,

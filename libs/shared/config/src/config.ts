@@ -242,6 +242,8 @@ export const envSchema = z.object({
 
   ANALYTICS_CONSUMER_ENABLED: bool.default(true),
   // --- analytics (issue 13; docs/analytics.md)
+  /** Partitions of the click topic the analytics consumer works on at once (batches of one partition never overlap). */
+  ANALYTICS_CONSUMER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(6),
   /** Events older than this when consumed are dropped (and counted); younger ones land in their own minute. */
   ANALYTICS_ALLOWED_LATENESS_SECONDS: z.coerce
     .number()
@@ -499,6 +501,8 @@ export interface AppConfig {
     | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
   readonly analytics: {
     readonly consumerEnabled: boolean;
+    /** Partitions consumed at once (ANALYTICS_CONSUMER_CONCURRENCY). */
+    readonly consumerConcurrency: number;
     readonly allowedLatenessSeconds: number;
     readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number; readonly visitDays: number };
     /** The live click stream: the replay window of each instance and the open streams a tenant may hold there. */
@@ -724,6 +728,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
     analytics: {
       consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED,
+      consumerConcurrency: e.ANALYTICS_CONSUMER_CONCURRENCY,
       allowedLatenessSeconds: e.ANALYTICS_ALLOWED_LATENESS_SECONDS,
       retention: {
         minuteDays: e.ANALYTICS_MINUTE_RETENTION_DAYS,
