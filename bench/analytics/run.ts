@@ -5,15 +5,15 @@
  *      partitions, once, before anything reads it;
  *   3. consumer ingest, `--runs` times: the analytics app (as `npm run start:analytics` runs it) reading
  *      those N events from a fresh group into a fresh ClickHouse database, end to end (decode, guards,
- *      fold per minute, insert, commit), in events/s from its first batch to its last; beside it in
+ *      fold per minute, insert, commit), in events/s from its group join to its last event; beside it in
  *      the same run Kafka's ConsumerPerformance reading the same topic (the baseline), and with
  *      `--baseline=<checkout>` the analytics app of another checkout (the code before a change), runs
  *      alternating. CPU seconds of the app, the ClickHouse server and the broker, and how busy the
  *      machine was (all processes), per run;
  *   4. click-to-visible latency: a redirect (Kafka bus, default 200 ms flush) and the stats API,
  *      p50 and p95 over M clicks (`--clicks=0` skips it).
- * `--profile` records a CPU profile of each variant's first ingest (the measured window only) and
- * summarises it. Prints markdown and writes bench/results/analytics-<date>.md. 127.0.0.1 only.
+ * `--profile` adds an ingest per variant before the measured runs, with a CPU profile of its window
+ * (summarised in the result; profiling slows the app, so that ingest's numbers are not used). Prints markdown and writes bench/results/analytics-<date>.md. 127.0.0.1 only.
  *   node -r ./tools/register.js bench/analytics/run.ts [--events=1000000] [--runs=3] [--baseline=/path/to/checkout] [--profile] [--clicks=40] [--no-ceiling]
  */
 import { spawnSync } from 'child_process';
@@ -22,6 +22,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join, resolve } from 'path';
 import { ensureClickTopic, encodeClickRecord, KafkaClickEventSink } from '@shortlink/bus';
 import { ClickEvent } from '@shortlink/clicks-domain';
+import { Kafka, logLevel } from 'kafkajs';
 import {
   App,
   captureProfile,
@@ -34,6 +35,7 @@ import {
   median,
   metric,
   metricsOf,
+  Proc,
   PROFILE_HOOK,
   profileHookEnv,
   REPO_ROOT,
@@ -80,6 +82,12 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
+/** Peak resident set of a process, MiB (VmHWM of /proc/<pid>/status). */
+function peakRss(pid: number): number {
+  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kb ? Number(kb) / 1024 : NaN;
+}
+
 interface Variant {
   readonly name: string;
   /** The checkout whose analytics app runs. */
@@ -99,6 +107,8 @@ interface Ingest {
   /** Share of the machine's CPU busy during the ingest (all processes), and the share of that not ours. */
   readonly machineBusy: number;
   readonly othersBusy: number;
+  /** The app's peak resident memory (VmHWM). */
+  readonly peakRssMiB: number;
   readonly profile: string | null;
 }
 
@@ -120,6 +130,8 @@ async function main() {
   const perfTopic = `${topic}.perf`;
   const rows: Array<[string, string, string]> = [];
   await ensureClickTopic(brokers.split(','), topic, PARTITIONS);
+  const admin = new Kafka({ clientId: 'bench-analytics-admin', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
 
   let seq = 0;
   const producer = randomUUID().slice(0, 16);
@@ -210,53 +222,67 @@ async function main() {
     const database = `shortlink_bench_${runId}_${variant.name}_${run}`;
     databases.push(database);
     const profileFile = join(REPO_ROOT, 'bench/results', `analytics-${runId}-${variant.name}.cpuprofile.tmp`);
-    const profiled = PROFILE && run === 1;
+    const profiled = run === 0;
+    const groupId = `${topic}.${variant.name}.${run}`;
+    type Snapshot = { at: number; app: number; clickhouse: number; kafka: number; machine: { busy: number; total: number } };
+    let proc: Proc | undefined;
+    const snapshot = (): Snapshot => ({
+      at: Date.now(),
+      app: proc ? (cpuSeconds(proc.pid) ?? NaN) : NaN,
+      clickhouse: cpuSeconds(clickhousePid) ?? NaN,
+      kafka: cpuSeconds(kafkaPid) ?? NaN,
+      machine: machineCpu(),
+    });
+    // The window opens when the app's consumer has joined its group (the broker says so): from then
+    // on it fetches. Its boot before that, and the join itself, are left out, as ConsumerPerformance's
+    // fetch rate leaves its own out.
+    let stopWatching = false;
+    const joined = (async (): Promise<Snapshot> => {
+      while (!stopWatching) {
+        const group = (await admin.describeGroups([groupId]).catch(() => ({ groups: [] }))).groups[0];
+        if (group?.state === 'Stable' && group.members.length > 0) return snapshot();
+        await sleep(25);
+      }
+      return snapshot();
+    })();
     const app = await startApp(
       'analytics',
       {
         ...env,
-        KAFKA_CONSUMER_GROUP: `${topic}.${variant.name}.${run}`,
+        KAFKA_CONSUMER_GROUP: groupId,
         CLICKHOUSE_DATABASE: database,
         // The checkout's own sources: tools/register.js keeps a path inherited from this process.
         SWC_NODE_PROJECT: join(variant.dir, 'tsconfig.base.json'),
         ...(profiled ? profileHookEnv(profileFile) : {}),
       },
-      { cwd: variant.dir, nodeArgs: NODE_ARGS, ...(profiled ? { preload: [PROFILE_HOOK] } : {}) },
-    );
+      { cwd: variant.dir, nodeArgs: NODE_ARGS, started: (p) => (proc = p), timeoutMs: 120_000, ...(profiled ? { preload: [PROFILE_HOOK] } : {}) },
+    ).catch((error: unknown) => {
+      stopWatching = true;
+      throw error;
+    });
     try {
       const measure = async () => {
-        let first = 0;
-        let firstCount = 0;
-        let before = { app: 0, clickhouse: 0, kafka: 0, machine: machineCpu() };
-        await eventually(
-          'the first events',
-          async () => {
-            firstCount = metric(await metricsOf(app.admin), 'shortlink_analytics_events_total');
-            first = Date.now();
-            before = { app: cpuSeconds(app.proc.pid) ?? NaN, clickhouse: cpuSeconds(clickhousePid) ?? NaN, kafka: cpuSeconds(kafkaPid) ?? NaN, machine: machineCpu() };
-            return firstCount > 0;
-          },
-          120_000,
-          20,
-        );
-        await eventually('all events aggregated', async () => metric(await metricsOf(app.admin), 'shortlink_analytics_events_total') >= EVENTS, 900_000, 50);
-        const seconds = (Date.now() - first) / 1000;
-        const after = { app: cpuSeconds(app.proc.pid) ?? NaN, clickhouse: cpuSeconds(clickhousePid) ?? NaN, kafka: cpuSeconds(kafkaPid) ?? NaN, machine: machineCpu() };
-        const counted = EVENTS - firstCount;
-        const perMillion = (a: number, b: number) => ((b - a) / counted) * 1e6;
+        const before = await joined;
+        // Polled every 100 ms: rendering /metrics costs the app a little, and a run lasts tens of seconds.
+        await eventually('all events aggregated', async () => metric(await metricsOf(app.admin), 'shortlink_analytics_events_total') >= EVENTS, 900_000, 100);
+        const after = snapshot();
+        const peakRssMiB = peakRss(app.proc.pid);
+        const seconds = (after.at - before.at) / 1000;
+        const perMillion = (a: number, b: number) => ((b - a) / EVENTS) * 1e6;
         const busy = after.machine.busy - before.machine.busy;
         const ours = after.app - before.app + (after.clickhouse - before.clickhouse) + (after.kafka - before.kafka);
         return {
           variant: variant.name,
           run,
-          eventsPerSecond: counted / seconds,
+          eventsPerSecond: EVENTS / seconds,
           seconds,
-          mbPerSecond: (bytes * (counted / EVENTS)) / 1_048_576 / seconds,
+          mbPerSecond: bytes / 1_048_576 / seconds,
           cpuApp: perMillion(before.app, after.app),
           cpuClickHouse: perMillion(before.clickhouse, after.clickhouse),
           cpuKafka: perMillion(before.kafka, after.kafka),
           machineBusy: busy / (after.machine.total - before.machine.total),
           othersBusy: Math.max(0, busy - ours) / (after.machine.total - before.machine.total),
+          peakRssMiB,
           profile: null,
         };
       };
@@ -264,7 +290,12 @@ async function main() {
       const { result, profile } = await captureProfile(app.proc, profileFile, measure);
       return { ...result, profile: profile ? summariseProfile(profile) : '(no profile written)' };
     } finally {
+      stopWatching = true;
       await app.stop();
+      // A handler that failed (and had its batch redelivered) is worth knowing beside its numbers.
+      const out = app.proc.output();
+      const failures = out.split('redelivering the batch').length - 1;
+      if (failures > 0) console.error(`${variant.name} run ${run}: ${failures} redeliveries, e.g. ${out.slice(out.indexOf('redelivering the batch'), out.indexOf('redelivering the batch') + 800)}`);
     }
   };
 
@@ -294,7 +325,9 @@ async function main() {
 
   const variants: Variant[] = [...(BASELINE ? [{ name: 'before', dir: resolve(BASELINE) }] : []), { name: BASELINE ? 'after' : 'current', dir: REPO_ROOT }];
   const ingests: Ingest[] = [];
+  const profiles: Ingest[] = [];
   const reads: KafkaRead[] = [];
+  if (PROFILE) for (const variant of variants) profiles.push(await ingest(variant, 0));
   for (let run = 1; run <= RUNS; run++) {
     // Alternating order, so that neither variant always runs on a cooler (or hotter) machine.
     const order = run % 2 === 1 ? variants : [...variants].reverse();
@@ -302,7 +335,7 @@ async function main() {
       const r = await ingest(variant, run);
       ingests.push(r);
       console.error(
-        `run ${run} ${variant.name}: ${n0(r.eventsPerSecond)} events/s in ${r.seconds.toFixed(1)} s; CPU s per 1M events app ${r.cpuApp.toFixed(1)}, ClickHouse ${r.cpuClickHouse.toFixed(1)}, Kafka ${r.cpuKafka.toFixed(1)}; machine busy ${(r.machineBusy * 100).toFixed(0)} %, others ${(r.othersBusy * 100).toFixed(0)} %`,
+        `run ${run} ${variant.name}: ${n0(r.eventsPerSecond)} events/s in ${r.seconds.toFixed(1)} s; CPU s per 1M events app ${r.cpuApp.toFixed(1)}, ClickHouse ${r.cpuClickHouse.toFixed(1)}, Kafka ${r.cpuKafka.toFixed(1)}; machine busy ${(r.machineBusy * 100).toFixed(0)} %, others ${(r.othersBusy * 100).toFixed(0)} %; peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
       );
     }
     const k = kafkaRead(run);
@@ -323,6 +356,7 @@ async function main() {
       ['ClickHouse', 'r'],
       ['Kafka broker', 'r'],
       ['machine busy (others)', 'r'],
+      ['app peak RSS MiB', 'r'],
     ],
     [
       ...ingests.map((r) => {
@@ -338,9 +372,10 @@ async function main() {
           r.cpuClickHouse.toFixed(1),
           r.cpuKafka.toFixed(1),
           `${(r.machineBusy * 100).toFixed(0)} % (${(r.othersBusy * 100).toFixed(0)} %)`,
+          r.peakRssMiB.toFixed(0),
         ];
       }),
-      ...reads.map((k) => [k.run, 'Kafka ConsumerPerformance', n0(kafkaEvents(k)), k.mbPerSecond.toFixed(2), '1', '1', '', '', '', '']),
+      ...reads.map((k) => [k.run, 'Kafka ConsumerPerformance', n0(kafkaEvents(k)), k.mbPerSecond.toFixed(2), '1', '1', '', '', '', '', '']),
     ],
   );
   const medians = variants.map((v) => {
@@ -419,14 +454,17 @@ async function main() {
     }
   }
 
+  await admin.disconnect();
   for (const database of databases) {
     await fetch(clickhouseUrl, { method: 'POST', body: `DROP DATABASE IF EXISTS ${database}` }).catch(() => undefined);
   }
 
   const table = ['| measure | result | note |', '|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-  const profiles = ingests
-    .filter((r) => r.profile)
-    .map((r) => `### CPU profile of the analytics app, ${r.variant} (run ${r.run}, the measured window only)\n\n${r.profile}`)
+  const profileText = profiles
+    .map(
+      (r) =>
+        `### CPU profile of the analytics app, ${r.variant} (an ingest of its own before the runs: ${n0(r.eventsPerSecond)} events/s while profiled; the window from its first batch to its last)\n\n${r.profile}`,
+    )
     .join('\n\n');
   const text = [
     `# Analytics bench ${start.toISOString()}`,
@@ -443,11 +481,11 @@ async function main() {
     '',
     '## Ingest, every run',
     '',
-    'Rates from the first batch to the last (the group join left out), Kafka\'s as its fetch rate; "× Kafka" per run against the ConsumerPerformance read of that run. CPU per million events from /proc (the ClickHouse server includes its background merges during the window). "machine busy": all cores, all processes; "others": what neither the app, ClickHouse nor the broker used (other work on the machine).',
+    'Rates from the moment the consumer has joined its group (the broker\'s group state) to its last event counted, Kafka\'s as its fetch rate (its join left out too); "× Kafka" per run against the ConsumerPerformance read of that run. CPU per million events from /proc (the ClickHouse server includes its background merges during the window). "machine busy": all cores, all processes; "others": what neither the app, ClickHouse nor the broker used (other work on the machine).',
     '',
     ingestTable,
     '',
-    profiles,
+    profileText,
   ].join('\n');
   console.log(text);
   const dir = join(REPO_ROOT, 'bench/results');

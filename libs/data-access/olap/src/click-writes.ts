@@ -1,7 +1,7 @@
 import { ConsumerProgress, DIMENSION_ID, DimensionValue, NO_STRING, RollupRow, VisitColumns } from '@shortlink/clicks-domain';
 import { LEDGER_TENANT, ROW_KIND } from './migrations';
 import { OlapColumn } from './olap-executor';
-import { EncodedStrings, RowBinaryWriter } from './row-binary';
+import { RowBinaryWriter } from './row-binary';
 
 /**
  * The consumer's writes as RowBinary (docs/design.md, "Analytics"): rollup rows into the Null table
@@ -138,41 +138,46 @@ export function encodeRollups(rows: readonly RollupRow[], targets: number, throu
 
 /** Raw visits, then a ledger row per day when `through` is given. */
 export function encodeVisits(v: VisitColumns, through: ConsumerProgress | undefined, days: Iterable<number>): Buffer {
-  const w = new RowBinaryWriter(256 + v.length * 96);
+  const w = new RowBinaryWriter(256 + v.length * 128);
+  // Each string of the batch encoded once, with its length, and copied into every row that names it.
   const text = new EncodedStrings(v.strings);
-  const optional = (id: number) => (id === NO_STRING ? w.u8(0) : w.encoded(text.get(id)));
-  const required = (id: number, field: string) => {
-    if (id < 0 || id >= v.strings.length) throw new TypeError(`VisitColumns.${field} must name a string`);
-    w.encoded(text.get(id));
+  const required = (id: number, field: string): Buffer => {
+    if (id < 0) throw new TypeError(`VisitColumns.${field} must name a string`);
+    return text.get(id);
   };
+  const variants = new Map<number, Buffer>();
   for (let k = 0; k < v.length; k++) {
     const time = v.time[k];
     assertUInt(time, 'time', 0xffff_ffff * 1000 + 999, 'VisitColumns');
     assertUInt(v.visitor[k], 'visitor', Number.MAX_SAFE_INTEGER, 'VisitColumns');
     assertUInt(v.seq[k], 'seq', Number.MAX_SAFE_INTEGER, 'VisitColumns');
     const variant = v.variant[k];
-    if (variant !== -1) assertUInt(variant, 'variant', 0xffff, 'VisitColumns');
+    let variantText = EMPTY;
+    if (variant !== -1) {
+      assertUInt(variant, 'variant', 0xffff, 'VisitColumns');
+      variantText = variants.get(variant) ?? prefixed(String(variant));
+      variants.set(variant, variantText);
+    }
     const second = Math.floor(time / 1000);
-    required(v.tenant[k], 'tenant');
-    required(v.domain[k], 'domain');
-    required(v.code[k], 'code');
+    w.raw(required(v.tenant[k], 'tenant'));
+    w.raw(required(v.domain[k], 'domain'));
+    w.raw(required(v.code[k], 'code'));
     w.u32(second);
     w.u16(time - second * 1000);
     w.u64Words(v.idHigh[k], v.idLow[k]);
-    required(v.linkId[k], 'linkId');
-    optional(v.country[k]);
-    optional(v.region[k]);
-    optional(v.city[k]);
-    optional(v.referer[k]);
-    required(v.device[k], 'device');
-    required(v.browser[k], 'browser');
-    required(v.os[k], 'os');
-    if (variant === -1) w.u8(0);
-    else w.string(String(variant));
-    w.string(v.qr[k] ? 'qr' : 'link');
+    w.raw(required(v.linkId[k], 'linkId'));
+    w.raw(text.get(v.country[k]));
+    w.raw(text.get(v.region[k]));
+    w.raw(text.get(v.city[k]));
+    w.raw(text.get(v.referer[k]));
+    w.raw(required(v.device[k], 'device'));
+    w.raw(required(v.browser[k], 'browser'));
+    w.raw(required(v.os[k], 'os'));
+    w.raw(variantText);
+    w.raw(v.qr[k] ? QR : LINK);
     w.u8(v.bot[k] ? 1 : 0);
     w.u64(v.visitor[k]);
-    required(v.producer[k], 'producer');
+    w.raw(required(v.producer[k], 'producer'));
     w.u64(v.seq[k]);
     w.u64(0);
   }
@@ -194,6 +199,34 @@ export function encodeVisits(v: VisitColumns, through: ConsumerProgress | undefi
     }
   }
   return w.bytes();
+}
+
+/** A string as RowBinary writes it: its length, then its UTF-8 bytes. */
+function prefixed(s: string): Buffer {
+  const w = new RowBinaryWriter(16 + s.length * 3);
+  w.string(s);
+  return Buffer.from(w.bytes());
+}
+
+const EMPTY = prefixed('');
+const QR = prefixed('qr');
+const LINK = prefixed('link');
+
+/** The strings of one dictionary as RowBinary writes them (length and bytes), each encoded on first use; NO_STRING is ''. */
+class EncodedStrings {
+  private readonly cache: Array<Buffer | undefined> = [];
+
+  constructor(private readonly strings: readonly string[]) {}
+
+  get(id: number): Buffer {
+    if (id === NO_STRING) return EMPTY;
+    let bytes = this.cache[id];
+    if (!bytes) {
+      if (!(id >= 0 && id < this.strings.length)) throw new TypeError(`no string ${id} in the visits' dictionary`);
+      this.cache[id] = bytes = prefixed(this.strings[id]);
+    }
+    return bytes;
+  }
 }
 
 /** A progress as the ledger rows keep it: the source, the partition as their `code`, the offset checked. */

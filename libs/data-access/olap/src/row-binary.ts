@@ -72,23 +72,17 @@ export class RowBinaryWriter {
     this.pos += this.buf.write(s, this.pos, bytes, 'utf8');
   }
 
-  /** A string already encoded as UTF-8 (strings written many times are encoded once). */
-  encoded(bytes: Buffer): void {
-    const n = bytes.length;
-    this.length128(n);
-    this.ensure(n);
-    if (n < 32) {
-      const b = this.buf;
-      for (let i = 0; i < n; i++) b[this.pos + i] = bytes[i];
-    } else bytes.copy(this.buf, this.pos);
-    this.pos += n;
-  }
-
   /** Bytes already in RowBinary (a value encoded once and written in several rows). */
   raw(bytes: Buffer): void {
-    this.ensure(bytes.length);
-    bytes.copy(this.buf, this.pos);
-    this.pos += bytes.length;
+    const n = bytes.length;
+    this.ensure(n);
+    // Short values (most strings of a row) copy faster byte by byte than through Buffer.copy.
+    if (n < 32) {
+      const b = this.buf;
+      const at = this.pos;
+      for (let i = 0; i < n; i++) b[at + i] = bytes[i];
+    } else bytes.copy(this.buf, this.pos);
+    this.pos += n;
   }
 
   /** The rows written, as one buffer (a view: valid until the writer is written again). */
@@ -109,16 +103,5 @@ export class RowBinaryWriter {
     const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
-  }
-}
-
-/** UTF-8 bytes of the strings of one dictionary, each encoded on first use. */
-export class EncodedStrings {
-  private readonly cache: Array<Buffer | undefined> = [];
-
-  constructor(private readonly strings: readonly string[]) {}
-
-  get(id: number): Buffer {
-    return (this.cache[id] ??= Buffer.from(this.strings[id], 'utf8'));
   }
 }

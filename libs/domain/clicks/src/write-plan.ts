@@ -50,6 +50,14 @@ export function planWrites(
   ledgers: TableLedgers,
   maxClicksPerWrite = MAX_CLICKS_PER_WRITE,
 ): PlannedWrite[] {
+  if (clicks.length === 0) return [];
+  const days = new Set<number>();
+  for (let i = 0; i < clicks.length; i++) days.add(clicks.dayAt(i));
+  // The common case: no table holds anything of this batch (no attempt of it was cut short).
+  const first = clicks.offsetAt(0);
+  if (targets.every((t) => [...days].every((day) => (ledgers.get(t)?.get(day) ?? -1n) < first))) {
+    return writesOf(clicks, [...targets], Array.from({ length: clicks.length }, (_, i) => i), lastOffset, maxClicksPerWrite);
+  }
   const byDay = new Map<number, number[]>();
   for (let i = 0; i < clicks.length; i++) {
     const day = clicks.dayAt(i);
@@ -79,13 +87,19 @@ export function planWrites(
   for (const { targets: tables, held } of groups.values()) {
     const lacked: number[] = [];
     for (let i = 0; i < clicks.length; i++) if (clicks.offsetAt(i) > held.get(clicks.dayAt(i))!) lacked.push(i);
-    const chunks = chunksOf(clicks, lacked, maxClicksPerWrite);
-    chunks.forEach((chunk, k) => {
-      const end = k === chunks.length - 1 ? lastOffset : clicks.offsetAt(chunk[chunk.length - 1]);
-      writes.push({ targets: tables, positions: Int32Array.from(chunk), lastOffset: end });
-    });
+    writes.push(...writesOf(clicks, tables, lacked, lastOffset, maxClicksPerWrite));
   }
   return writes;
+}
+
+/** The writes of these clicks to these tables, cut at record boundaries; the last ends at the batch's end. */
+function writesOf(clicks: PlannableClicks, targets: string[], positions: readonly number[], lastOffset: bigint, max: number): PlannedWrite[] {
+  const chunks = chunksOf(clicks, positions, max);
+  return chunks.map((chunk, k) => ({
+    targets,
+    positions: Int32Array.from(chunk),
+    lastOffset: k === chunks.length - 1 ? lastOffset : clicks.offsetAt(chunk[chunk.length - 1]),
+  }));
 }
 
 /** Consecutive runs of at most `max` positions, never splitting the clicks of one record (one offset); a record larger than `max` is a run of its own. */

@@ -30,6 +30,12 @@ export class ClickHouseExecutor implements OlapExecutor {
       username: options.username,
       password: options.password,
       request_timeout: options.requestTimeoutMs,
+      // A connection per request. ClickHouse closes an idle keep-alive connection after
+      // keep_alive_timeout (3 s by default, 18.16 too); on a busy machine a process paused between
+      // checking a pooled socket and writing to it reuses one the server closed (ECONNRESET, EPIPE:
+      // a consumer's batch redelivered, measured several times a run with the machine saturated),
+      // which no client-side TTL rules out. A new connection costs ~0.2 ms on the same host.
+      keep_alive: { enabled: false },
       // Failures are thrown as OlapError below; the client's own ERROR log would say it twice.
       log: { level: ClickHouseLogLevel.OFF },
     });
