@@ -26,6 +26,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import {
   App,
   captureProfile,
+  Column,
   cpuSeconds,
   datedResultFile,
   eventually,
@@ -178,7 +179,11 @@ async function main() {
       'batch.size=262144',
     ]);
     const prodRate = Number(/([\d.]+) records\/sec/.exec(prodPerf.trim().split('\n').pop() ?? '')?.[1] ?? NaN);
-    rows.push([`Kafka ProducerPerformance (${Math.round(bytesPerEvent)}-byte records, acks=all)`, `${n0(prodRate)} records/s`, 'producer ceiling: one Kafka record per event']);
+    rows.push([
+      `Kafka ProducerPerformance (${Math.round(bytesPerEvent)}-byte records, acks=all)`,
+      `${n0(prodRate)} records/s`,
+      'producer ceiling: one Kafka record per event',
+    ]);
   }
 
   // 2. Our producer: one record per partition per flush of 2000 clicks, gzip, acks=all, idempotent.
@@ -295,7 +300,10 @@ async function main() {
       // A handler that failed (and had its batch redelivered) is worth knowing beside its numbers.
       const out = app.proc.output();
       const failures = out.split('redelivering the batch').length - 1;
-      if (failures > 0) console.error(`${variant.name} run ${run}: ${failures} redeliveries, e.g. ${out.slice(out.indexOf('redelivering the batch'), out.indexOf('redelivering the batch') + 800)}`);
+      if (failures > 0)
+        console.error(
+          `${variant.name} run ${run}: ${failures} redeliveries, e.g. ${out.slice(out.indexOf('redelivering the batch'), out.indexOf('redelivering the batch') + 800)}`,
+        );
     }
   };
 
@@ -344,20 +352,16 @@ async function main() {
   }
 
   const kafkaEvents = (k: KafkaRead) => k.recordsPerSecond * eventsPerRecord;
+  const costs: Column[] = [
+    ['× Kafka by events', 'r'],
+    ['× Kafka by bytes', 'r'],
+    ['CPU s / 1M events: app', 'r'],
+    ['ClickHouse', 'r'],
+    ['Kafka broker', 'r'],
+    ['machine busy (others)', 'r'],
+  ];
   const ingestTable = markdownTable(
-    [
-      ['run', 'r'],
-      ['consumer', 'l'],
-      ['events/s', 'r'],
-      ['MB/s of records', 'r'],
-      ['× Kafka by events', 'r'],
-      ['× Kafka by bytes', 'r'],
-      ['CPU s / 1M events: app', 'r'],
-      ['ClickHouse', 'r'],
-      ['Kafka broker', 'r'],
-      ['machine busy (others)', 'r'],
-      ['app peak RSS MiB', 'r'],
-    ],
+    [['run', 'r'], ['consumer', 'l'], ['events/s', 'r'], ['MB/s of records', 'r'], ...costs, ['app peak RSS MiB', 'r']],
     [
       ...ingests.map((r) => {
         const k = reads.find((x) => x.run === r.run)!;
@@ -380,7 +384,15 @@ async function main() {
   );
   const medians = variants.map((v) => {
     const mine = ingests.filter((r) => r.variant === v.name);
-    const ratio = (f: (r: Ingest, k: KafkaRead) => number) => median(mine.map((r) => f(r, reads.find((x) => x.run === r.run)!)));
+    const ratio = (f: (r: Ingest, k: KafkaRead) => number) =>
+      median(
+        mine.map((r) =>
+          f(
+            r,
+            reads.find((x) => x.run === r.run)!,
+          ),
+        ),
+      );
     return [
       v.name,
       n0(median(mine.map((r) => r.eventsPerSecond))),
@@ -393,16 +405,7 @@ async function main() {
     ];
   });
   const medianTable = markdownTable(
-    [
-      ['consumer', 'l'],
-      ['events/s (median)', 'r'],
-      ['× Kafka by events', 'r'],
-      ['× Kafka by bytes', 'r'],
-      ['CPU s / 1M events: app', 'r'],
-      ['ClickHouse', 'r'],
-      ['Kafka broker', 'r'],
-      ['machine busy (others)', 'r'],
-    ],
+    [['consumer', 'l'], ['events/s (median)', 'r'], ...costs],
     [...medians, ['Kafka ConsumerPerformance', n0(median(reads.map(kafkaEvents))), '1', '1', '', '', '', '']],
   );
 
@@ -469,7 +472,14 @@ async function main() {
   const text = [
     `# Analytics bench ${start.toISOString()}`,
     '',
-    ...machineFacts({ start, startLoad, tools: [`stack: ClickHouse at ${clickhouseUrl}, Kafka at ${brokers}`, ...(BASELINE ? [`baseline ("before"): the analytics app of ${resolve(BASELINE)}`] : [])] }),
+    ...machineFacts({
+      start,
+      startLoad,
+      tools: [
+        `stack: ClickHouse at ${clickhouseUrl}, Kafka at ${brokers}`,
+        ...(BASELINE ? [`baseline ("before"): the analytics app of ${resolve(BASELINE)}`] : []),
+      ],
+    }),
     '',
     `Events: ${n0(EVENTS)}, flushes of ${BATCH}, topic of ${PARTITIONS} partitions; ${RUNS} ingest runs per consumer, alternating; command: \`node -r ./tools/register.js bench/analytics/run.ts ${process.argv.slice(2).join(' ')}\``,
     '',

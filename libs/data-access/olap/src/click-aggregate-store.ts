@@ -26,7 +26,6 @@ import { CLICK_MIGRATIONS, ClickTarget, LEDGER_TENANT, OlapMigration, ROW_KIND, 
 import { OlapError, OlapExecutor } from './olap-executor';
 import { sqlDateTime, sqlIdentifier, sqlNumber, sqlString, sqlUInt } from './sql-literals';
 
-const UINT64_MAX = 0xffff_ffff_ffff_ffffn;
 const DAY = 86_400;
 
 /**

@@ -40,7 +40,8 @@ const tally = (t: Tally, key: string, clicks: number, visitors: Iterable<number>
   for (const v of visitors) entry.visitors.add(v);
   t.set(key, entry);
 };
-const sorted = (t: Tally) => [...t].map(([k, v]) => [k, v.clicks, [...v.visitors].sort((a, b) => a - b)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+const sorted = (t: Tally) =>
+  [...t].map(([k, v]) => [k, v.clicks, [...v.visitors].sort((a, b) => a - b)]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 /** What the rows say per link (`link`) and per dimension value (`dim`): a shared value counts as the link row's clicks and visitors. */
 function expand(rows: readonly RollupRow[]): Tally {

@@ -46,7 +46,19 @@ describe('visitsOf', () => {
       userAgent: 'UA',
       variant: 3,
     };
-    const orphan: ClickEvent = { ...base, seq: 6, kind: 'orphan', tenantId: '', linkId: '', country: null, region: null, city: null, source: 'link', refererHost: null, variant: null };
+    const orphan: ClickEvent = {
+      ...base,
+      seq: 6,
+      kind: 'orphan',
+      tenantId: '',
+      linkId: '',
+      country: null,
+      region: null,
+      city: null,
+      source: 'link',
+      refererHost: null,
+      variant: null,
+    };
     const visits = visitsOf(countedOf([base, orphan], { device: 'mobile', browser: 'Safari', os: 'iOS', bot: true }));
     expect(visits.length).toBe(2);
     expect(visitRowAt(visits, 0)).toEqual({

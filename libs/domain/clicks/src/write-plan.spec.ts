@@ -25,9 +25,7 @@ describe('planWrites (docs/analytics.md, "Exactly once")', () => {
 
   it('writes the whole batch to every table in one write when no table holds any of it', () => {
     const clicks = [clickAt(1), clickAt(2), clickAt(2)];
-    expect(plan(clicks, 3n, tables, new Map())).toEqual([
-      { targets: tables, offsets: [1, 2, 2], last: 3n },
-    ]);
+    expect(plan(clicks, 3n, tables, new Map())).toEqual([{ targets: tables, offsets: [1, 2, 2], last: 3n }]);
   });
 
   it('gives each table only what it lacks, per day, after a crash reached some tables (or some days of one)', () => {

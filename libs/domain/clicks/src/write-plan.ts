@@ -56,7 +56,13 @@ export function planWrites(
   // The common case: no table holds anything of this batch (no attempt of it was cut short).
   const first = clicks.offsetAt(0);
   if (targets.every((t) => [...days].every((day) => (ledgers.get(t)?.get(day) ?? -1n) < first))) {
-    return writesOf(clicks, [...targets], Array.from({ length: clicks.length }, (_, i) => i), lastOffset, maxClicksPerWrite);
+    return writesOf(
+      clicks,
+      [...targets],
+      Array.from({ length: clicks.length }, (_, i) => i),
+      lastOffset,
+      maxClicksPerWrite,
+    );
   }
   const byDay = new Map<number, number[]>();
   for (let i = 0; i < clicks.length; i++) {

@@ -329,7 +329,9 @@ export function describeClickBusContract(backend: string, open: () => Promise<Cl
       expect(recorder.delivered).toHaveLength(events.length);
       // Each link's clicks in the order they were sent.
       for (const key of new Set(events.map(linkKey))) {
-        expect(recorder.delivered.filter((m) => linkKey(m.event) === key).map((m) => idOf(m.event))).toEqual(events.filter((e) => linkKey(e) === key).map(idOf));
+        expect(recorder.delivered.filter((m) => linkKey(m.event) === key).map((m) => idOf(m.event))).toEqual(
+          events.filter((e) => linkKey(e) === key).map(idOf),
+        );
       }
     });
 

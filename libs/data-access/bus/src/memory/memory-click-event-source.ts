@@ -96,8 +96,13 @@ export class MemoryClickEventSource implements ClickEventSource {
     this.loop = Promise.all(Array.from({ length: this.concurrency }, () => this.run(handler)))
       .then(() => undefined)
       .catch((error) => {
-      this.logger({ level: 'error', namespace: 'bus.memory', message: 'click delivery loop stopped', extra: { groupId: this.groupId, error: String(error) } });
-    });
+        this.logger({
+          level: 'error',
+          namespace: 'bus.memory',
+          message: 'click delivery loop stopped',
+          extra: { groupId: this.groupId, error: String(error) },
+        });
+      });
   }
 
   async lag(): Promise<Map<number, number>> {

@@ -75,7 +75,13 @@ describe('chdb click aggregate store on disk', () => {
     const applied = await executor.queryJsonEachRow<{ name: string }>('SELECT name FROM shortlink._migrations ORDER BY name');
     await again.migrate();
     expect(await executor.queryJsonEachRow<{ name: string }>('SELECT name FROM shortlink._migrations ORDER BY name')).toEqual(applied);
-    expect(applied.map((m) => m.name)).toEqual(['0001_clicks_minute', '0002_consumer_progress', '0003_rollups_dimensions_marks', '0004_visits_and_ledgers', '0005_rollup_input']);
+    expect(applied.map((m) => m.name)).toEqual([
+      '0001_clicks_minute',
+      '0002_consumer_progress',
+      '0003_rollups_dimensions_marks',
+      '0004_visits_and_ledgers',
+      '0005_rollup_input',
+    ]);
     expect((await again.series(q, r)).totals).toEqual({ clicks: 4, visitors: 1, botClicks: 0 });
     expect((await again.ingestedOffsets('memory:a')).get(2)).toBe(9007199254740993n);
     await again.write({ rollups: rollupsOfVisitorRows([{ ...row, visitor: 8 }]) });

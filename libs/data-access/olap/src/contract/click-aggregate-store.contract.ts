@@ -1,6 +1,15 @@
 import { randomUUID } from 'crypto';
 import { rollupsOfVisitorRows, visitColumnsOf } from '@shortlink/clicks-domain';
-import type { ClickAggregateStore, ClickWrite, ConsumerProgress, DimensionCount, ProducerMark, RangeQuery, VisitorMinuteRow, VisitRow } from '@shortlink/clicks-domain';
+import type {
+  ClickAggregateStore,
+  ClickWrite,
+  ConsumerProgress,
+  DimensionCount,
+  ProducerMark,
+  RangeQuery,
+  VisitorMinuteRow,
+  VisitRow,
+} from '@shortlink/clicks-domain';
 
 export interface ClickAggregateStoreFixture {
   store: ClickAggregateStore;
