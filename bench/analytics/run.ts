@@ -199,6 +199,8 @@ async function main() {
   const produceSeconds = (Date.now() - t0) / 1000;
   await sink.close();
   const records = Math.ceil(EVENTS / BATCH) * PARTITIONS;
+  /** partition -> log end offset, once everything is produced. */
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
   const eventsPerRecord = EVENTS / records;
   rows.push([
     `our producer (KafkaClickEventSink, flushes of ${BATCH})`,
@@ -268,9 +270,20 @@ async function main() {
     try {
       const measure = async () => {
         const before = await joined;
-        // Polled every 100 ms: rendering /metrics costs the app a little, and a run lasts tens of seconds.
-        await eventually('all events aggregated', async () => metric(await metricsOf(app.admin), 'shortlink_analytics_events_total') >= EVENTS, 900_000, 100);
+        // Done when the group's committed offsets reach the end of every partition (the consumer commits
+        // a batch's offset only after its store commit), asked of the broker: nothing polls the app meanwhile.
+        await eventually(
+          'all events aggregated',
+          async () => {
+            const committed = (await admin.fetchOffsets({ groupId, topics: [topic] }))[0]?.partitions ?? [];
+            return committed.length === ends.size && committed.every((p) => BigInt(p.offset) >= ends.get(p.partition)!);
+          },
+          900_000,
+          50,
+        );
         const after = snapshot();
+        const aggregated = metric(await metricsOf(app.admin), 'shortlink_analytics_events_total');
+        if (aggregated !== EVENTS) throw new Error(`${variant.name} run ${run}: ${aggregated} events aggregated, ${EVENTS} produced`);
         const peakRssMiB = peakRss(app.proc.pid);
         const seconds = (after.at - before.at) / 1000;
         const perMillion = (a: number, b: number) => ((b - a) / EVENTS) * 1e6;

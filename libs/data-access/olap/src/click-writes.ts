@@ -70,7 +70,9 @@ export function daysOf(rollups: readonly RollupRow[], visits: VisitColumns | und
  * A list of visitors shared by several rows is checked and encoded once.
  */
 export function encodeRollups(rows: readonly RollupRow[], targets: number, through: ConsumerProgress | undefined, days: Iterable<number>): Buffer {
-  const w = new RowBinaryWriter(256 + rows.length * 64);
+  let size = 256;
+  for (const r of rows) size += 64 + (Array.isArray(r.visitors) ? r.visitors.length * 8 : 0);
+  const w = new RowBinaryWriter(size);
   const encodedVisitors = new Map<readonly number[], Buffer>();
   for (const r of rows) {
     assertUInt(r.minute, 'minute', 0xffff_ffff);

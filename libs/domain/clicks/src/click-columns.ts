@@ -6,7 +6,7 @@ export const NO_STRING = -1;
 export const ORPHAN_FLAG = 1;
 export const QR_FLAG = 2;
 
-const INITIAL_CAPACITY = 1024;
+const DEFAULT_CAPACITY = 1024;
 
 /**
  * The clicks of one batch, column by column (docs/design.md, "Clicks and analytics"): a typed array
@@ -31,23 +31,44 @@ export class ClickColumns {
   recordStart = new Int32Array(16);
 
   /** Per click. `record` indexes the record columns; string columns hold NO_STRING for none. */
-  record = new Int32Array(INITIAL_CAPACITY);
-  flags = new Uint8Array(INITIAL_CAPACITY);
-  producer = new Int32Array(INITIAL_CAPACITY);
-  seq = new Float64Array(INITIAL_CAPACITY);
-  occurredAt = new Float64Array(INITIAL_CAPACITY);
-  tenant = new Int32Array(INITIAL_CAPACITY);
-  link = new Int32Array(INITIAL_CAPACITY);
-  domain = new Int32Array(INITIAL_CAPACITY);
-  code = new Int32Array(INITIAL_CAPACITY);
-  visitor = new Float64Array(INITIAL_CAPACITY);
-  country = new Int32Array(INITIAL_CAPACITY);
-  region = new Int32Array(INITIAL_CAPACITY);
-  city = new Int32Array(INITIAL_CAPACITY);
-  referer = new Int32Array(INITIAL_CAPACITY);
-  userAgent = new Int32Array(INITIAL_CAPACITY);
+  record: Int32Array;
+  flags: Uint8Array;
+  producer: Int32Array;
+  seq: Float64Array;
+  occurredAt: Float64Array;
+  tenant: Int32Array;
+  link: Int32Array;
+  domain: Int32Array;
+  code: Int32Array;
+  visitor: Float64Array;
+  country: Int32Array;
+  region: Int32Array;
+  city: Int32Array;
+  referer: Int32Array;
+  userAgent: Int32Array;
   /** -1: no variant. */
-  variant = new Float64Array(INITIAL_CAPACITY);
+  variant: Float64Array;
+
+  /** `capacity`: the clicks expected (more make room as they come; a good guess spares the copies). */
+  constructor(capacity = DEFAULT_CAPACITY) {
+    const n = Math.max(16, Math.ceil(capacity));
+    this.record = new Int32Array(n);
+    this.flags = new Uint8Array(n);
+    this.producer = new Int32Array(n);
+    this.seq = new Float64Array(n);
+    this.occurredAt = new Float64Array(n);
+    this.tenant = new Int32Array(n);
+    this.link = new Int32Array(n);
+    this.domain = new Int32Array(n);
+    this.code = new Int32Array(n);
+    this.visitor = new Float64Array(n);
+    this.country = new Int32Array(n);
+    this.region = new Int32Array(n);
+    this.city = new Int32Array(n);
+    this.referer = new Int32Array(n);
+    this.userAgent = new Int32Array(n);
+    this.variant = new Float64Array(n);
+  }
 
   /** Records held. */
   get recordCount(): number {

@@ -25,11 +25,13 @@ export interface PlannedWrite {
 }
 
 /**
- * Clicks per write at most: a write is one block in the server (below ClickHouse's
- * max_insert_block_size of 1 048 576 rows, with a row per click and one per visitor and minute), so
- * that each table receives it as one part per partition, which a crash leaves whole or absent.
+ * Clicks per write at most: each insert of a write is one block in the server (below ClickHouse's
+ * max_insert_block_size of 1 048 576 rows: a row per click of the visits, a row per link and minute
+ * or dimension value of the rollups, never more than a row per click), so that each table receives
+ * it as one part per partition, which a crash leaves whole or absent. A Kafka batch of 1 MiB
+ * (about 170 000 clicks) is then one write: fewer parts to merge, fewer round trips.
  */
-export const MAX_CLICKS_PER_WRITE = 50_000;
+export const MAX_CLICKS_PER_WRITE = 250_000;
 
 export const DAY_SECONDS = 86_400;
 /** The UTC day of an instant (epoch ms), as epoch seconds of its midnight. */

@@ -8,7 +8,6 @@ import {
   ClickColumns,
   CountedClicks,
   CountedFacts,
-  dayOf,
   minuteOf,
   planWrites,
   ProducerMark,
@@ -146,7 +145,7 @@ export class ClickConsumer {
       // Each table says what it holds of this partition: an earlier attempt cut short by a crash (of
       // ClickHouse mid-insert, or of a consumer) may have reached some tables and not others.
       const days = new Set<number>();
-      for (let j = 0; j < counted.length; j++) days.add(dayOf(counted.time[j]));
+      for (let j = 0; j < counted.length; j++) days.add(counted.dayAt(j));
       const ledgers: TableLedgers = (await this.store.writtenThrough(source, partition, [...days])).tables;
       for (const write of planWrites(counted, BigInt(lastOffset), this.store.targets, ledgers)) {
         const positions = write.positions.length === counted.length ? null : write.positions;

@@ -1,7 +1,7 @@
 import { ClickBatch, ClickColumns, ClickEventSource, ColumnarClickBatch } from '@shortlink/clicks-domain';
 import { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
-import { readClickRecord } from '../codec';
+import { clicksIn, readClickRecord } from '../codec';
 import { deliverUntilHandled } from '../delivery';
 import { BusLogger } from '../logging';
 import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
@@ -181,7 +181,9 @@ export class KafkaClickEventSource implements ClickEventSource {
   private async onBatch(payload: EachBatchPayload, handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
     const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
     if (batch.messages.length === 0) return;
-    const clicks = new ClickColumns();
+    let bytes = 0;
+    for (const message of batch.messages) bytes += message.value?.length ?? 0;
+    const clicks = new ClickColumns(clicksIn(bytes));
     for (const message of batch.messages) {
       const read = readClickRecord(message.value, clicks, message.offset, Number(message.timestamp));
       if (typeof read === 'string') {

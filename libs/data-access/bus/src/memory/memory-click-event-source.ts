@@ -1,6 +1,6 @@
 import { ClickBatch, ClickColumns, ClickEventSource, ColumnarClickBatch } from '@shortlink/clicks-domain';
 import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
-import { readClickRecord } from '../codec';
+import { clicksIn, readClickRecord } from '../codec';
 import { deliverUntilHandled } from '../delivery';
 import { BusLogger, consoleWarnLogger, filteredLogger } from '../logging';
 import { InProcessClickLog } from './in-process-click-log';
@@ -211,7 +211,7 @@ export class MemoryClickEventSource implements ClickEventSource {
       if (position >= this.log.endOffset(partition)) continue;
       const records = this.log.read(partition, position, this.maxBatchSize);
       this.nextPartition = (partition + 1) % this.log.partitions;
-      const clicks = new ClickColumns();
+      const clicks = new ClickColumns(clicksIn(records.reduce((n, r) => n + (r.value?.length ?? 0), 0)));
       for (const record of records) {
         const read = readClickRecord(record.value, clicks, String(record.offset), record.timestamp);
         if (typeof read === 'string') {
