@@ -26,7 +26,7 @@ interface AxeViolation {
 }
 
 /**
- * Issue 21, the console, driven in headless Chromium as a person would, on a profile: accept an
+ * The console, driven in headless Chromium as a person would, on a profile: accept an
  * invitation, sign in (password, then TOTP, and the tenant's single sign-on through a real OpenID
  * provider's pages), change the password, turn TOTP on and off, create a link with options, find
  * it, edit it, disable it, bulk-delete, import a Shlink CSV, keys (secret once), invite a viewer who
@@ -38,7 +38,7 @@ interface AxeViolation {
  * CONSOLE_SCREENSHOTS=<dir> keeps a screenshot of each screen there (docs/img: `console-<screen>.png`).
  */
 export function describeConsoleJourney(base: () => string, redirect: () => string) {
-  describe('console in headless Chromium (issue 21)', () => {
+  describe('console in headless Chromium', () => {
     const stamp = Date.now();
     const ownerEmail = `console-owner-${stamp}@example.com`;
     const viewerEmail = `console-viewer-${stamp}@example.com`;
@@ -142,6 +142,17 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.getByLabel('Choose a password').fill(PASSWORD);
       await page.click('#accept button[type=submit]');
       await page.waitForSelector('#accepted');
+      // The first key acts for no person: once the tenant has an owner it keeps links, analytics and the audit log only.
+      // The owner adopts it (through the API, in a session ended right after), so that it manages people as the owner.
+      const login = await api(base(), 'POST', '/api/v1/auth/login', null, { email: ownerEmail, password: PASSWORD });
+      const owner = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0], 'x-csrf-token': login.body.csrfToken as string };
+      const adopted = await fetch(`${base()}/api/v1/keys/${created.body.key.id}/transfer`, {
+        method: 'POST',
+        headers: { ...owner, 'content-type': 'application/json' },
+        body: JSON.stringify({ memberId: created.body.owner.member.id }),
+      });
+      expect(adopted.status).toBe(200);
+      expect((await fetch(`${base()}/api/v1/auth/logout`, { method: 'POST', headers: owner })).status).toBe(204);
     }, 120_000);
 
     afterAll(async () => {
@@ -294,8 +305,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.click('#sign-in button[type=submit]');
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
-      // An editor has no members, keys or audit log.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'My sessions']);
+      // An editor has no members or audit log; its own keys it manages.
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'API keys', 'My sessions']);
 
       // Turned off again in the console: a wrong code is refused beside its field, a recovery code does it.
       await page.click('text=My sessions');
@@ -735,6 +746,18 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.waitForSelector('#keys tr[data-name="from the console"] em');
       // Refused once the instance's one-second trust in a checked key has passed.
       await eventually('the revoked key refused', async () => (await api(base(), 'GET', '/api/v1/links?limit=1', secret)).status === 401, 5_000, 200);
+      // A key acts for the owner who made it; the owner hands one over to another member, within whose role it then stays.
+      await page.getByLabel('Name', { exact: true }).fill('handed over');
+      await page.click('#create-key');
+      await page.waitForSelector('#keys tr[data-name="handed over"]');
+      expect(await page.locator('#keys tr[data-name="handed over"]').innerText()).toContain(ownerEmail);
+      await page.getByLabel('Member to receive handed over').selectOption({ label: totpEmail });
+      await page.getByRole('button', { name: 'Hand over handed over' }).click();
+      await page.waitForFunction((email) => document.querySelector('#keys tr[data-name="handed over"]')?.textContent?.includes(email), totpEmail);
+      const handed = ((await key('GET', '/api/v1/keys')).body.keys as Array<{ name: string; actsFor: { email: string; role: string } }>).find(
+        (k) => k.name === 'handed over',
+      );
+      expect(handed?.actsFor).toMatchObject({ email: totpEmail, role: 'editor' });
     });
 
     it('invites a viewer, who accepts, signs in and cannot edit (the console hides it, the server refuses it)', async () => {

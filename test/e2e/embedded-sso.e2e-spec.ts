@@ -5,7 +5,7 @@ import { Endpoints, RunningProcess } from '@shortlink/harness';
 import { describeSsoJourney, OidcTestProvider, SSO_ENV } from './sso-journey';
 import { API_KEY, startEmbedded } from './support';
 
-/** Issue 20's single sign-on on the embedded profile (`npm start`), against a real OpenID provider started here. */
+/** Single sign-on on the embedded profile (`npm start`), against a real OpenID provider started here. */
 describe('embedded profile: single sign-on with OpenID Connect', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;

@@ -5,7 +5,7 @@ import { SMTPServer } from 'smtp-server';
 import { API_KEY } from './support';
 import { api } from './tenant-journey';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A real SMTP server on 127.0.0.1 (smtp-server) for the apps' SMTP_URL; every message parsed (mailparser). */
 export class Mailbox {
@@ -50,13 +50,13 @@ export class Mailbox {
 }
 
 /** A person signed in: the cookie as a browser would send it back, and the CSRF token of /me. */
-interface Person {
+export interface Person {
   readonly cookie: string;
   readonly csrf: string;
 }
 
 /** A call with a session cookie (and, when given, the CSRF token); no key. */
-async function asPerson(base: string, method: Method, path: string, person: Person, body?: unknown, csrf: string | null = person.csrf) {
+export async function asPerson(base: string, method: Method, path: string, person: Person, body?: unknown, csrf: string | null = person.csrf) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -71,18 +71,18 @@ async function asPerson(base: string, method: Method, path: string, person: Pers
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {}, headers: res.headers };
 }
 
-async function signIn(base: string, email: string, password: string) {
+export async function signIn(base: string, email: string, password: string) {
   const res = await api(base, 'POST', '/api/v1/auth/login', null, { email, password });
   const setCookie = res.headers.get('set-cookie') ?? '';
   return { res, setCookie, person: { cookie: setCookie.split(';')[0], csrf: res.body.csrfToken as string } };
 }
 
-const PASSWORD = 'correct horse battery';
+export const PASSWORD = 'correct horse battery';
 /** Past the 1 s each instance trusts a checked session (as for keys). */
-const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
+export const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
 
 /**
- * Issue 20 on a profile, from outside: an operator creates a tenant with its first owner by email;
+ * People on a profile, from outside: an operator creates a tenant with its first owner by email;
  * invitations arrive by mail (a real SMTP server) and are accepted; people sign in with a session
  * cookie and write with its CSRF token; a viewer is refused; a role change and a removal take
  * effect on the other instance within a second; failed sign-ins are throttled; the audit log names
@@ -91,8 +91,9 @@ const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
  * generation app. The apps run with SIGN_IN_FAILURES_PER_ACCOUNT=3.
  */
 export function describePeopleJourney(bases: () => readonly [string, string], mailbox: () => Mailbox, analytics?: () => string) {
-  describe('people: members, invitations, sessions (issue 20)', () => {
+  describe('people: members, invitations, sessions', () => {
     let tenantKey: string;
+    let firstKey: { id: string; ownerId: string };
     let owner: Person;
     const a = () => bases()[0];
     const b = () => bases()[1];
@@ -104,6 +105,7 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       const created = await api(a(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: 'People Inc', plan: 'paid', ownerEmail });
       expect(created.status).toBe(201);
       tenantKey = created.body.apiKey;
+      firstKey = { id: created.body.key.id, ownerId: created.body.owner.member.id };
       expect(created.body.key.scopes).toContain('members:write');
       expect(created.body.owner).toMatchObject({ member: { email: ownerEmail, role: 'owner', status: 'invited' }, invitation: { mailed: true } });
       const token = mailbox().tokenFor(ownerEmail);
@@ -130,6 +132,12 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect(me.body.scopes).toEqual(expect.arrayContaining(['members:write', 'audit:read']));
       const byKey = await api(b(), 'GET', '/api/v1/me', tenantKey);
       expect(byKey.body).toMatchObject({ member: null, role: null, csrfToken: null, key: { name: 'first key' } });
+      // The first key acts for no person: once the tenant has an owner, the owner adopts it to manage people with it.
+      const adopted = await asPerson(a(), 'POST', `/api/v1/keys/${firstKey.id}/transfer`, owner, { memberId: firstKey.ownerId });
+      expect(adopted.status).toBe(200);
+      expect(adopted.body).toMatchObject({ actsFor: { email: ownerEmail, role: 'owner' }, status: 'active' });
+      expect(adopted.body.activeScopes).toContain('members:write');
+      await waitPastSessionCache(); // each instance trusts a checked key for a second, as it does a session
     });
 
     it('invites by the first key and by the owner; writes with a cookie need the CSRF token; a viewer is refused', async () => {

@@ -4,7 +4,7 @@ import { describeSsoJourney, OidcTestProvider, SSO_ENV } from './sso-journey';
 import { API_KEY, SERVER_SECRETS } from './support';
 
 /**
- * Issue 20's single sign-on on the real stack: two generation instances over MariaDB (the SSO
+ * Single sign-on on the real stack: two generation instances over MariaDB (the SSO
  * settings, members and sessions) and Redis Cluster, against a real OpenID provider started here;
  * a sign-in started on one instance ends on the other.
  */

@@ -83,12 +83,18 @@ export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; aud
 
 /**
  * The audit log's actor of a principal: the one place a principal becomes an actor (docs/design.md,
- * "Audit log"). A key or a person is named by its own kind; on a route that needs the `admin`
- * scope, whoever calls acts as the operator.
+ * "Audit log"). A key or a person is named by its own kind, a key with the person it acts for; on
+ * a route that needs the `admin` scope, whoever calls acts as the operator.
  */
 export function auditActorOf(principal: Principal, scope: Scope): AuditActor {
-  const { kind, id, name } = principal.actor;
-  return { type: scope === 'admin' ? 'operator' : kind, id, name };
+  const actor = principal.actor;
+  const person = actor.kind === 'key' ? actor.person : null;
+  return {
+    type: scope === 'admin' ? 'operator' : actor.kind,
+    id: actor.id,
+    name: actor.name,
+    ...(person ? { onBehalfOf: { id: person.id, name: person.email } } : {}),
+  };
 }
 
 /** The audit context the guard gave a request; a route without the guard asking for one is a programming error. */
@@ -147,8 +153,11 @@ export class ApiKeyGuard implements CanActivate {
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
     // A guarded route without a scope is a programming error, never an open door.
     if (!scope) throw new Error(`route ${request.routeOptions?.url ?? request.url} is guarded but names no scope (RequireScope or its contract)`);
-    if (!principal.scopes.includes(scope))
-      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this ${principal.actor.kind === 'person' ? 'role' : 'key'} lacks the ${scope} scope`, { scope });
+    if (!principal.scopes.includes(scope)) {
+      const by =
+        principal.actor.kind === 'person' ? 'role' : principal.actor.person ? `key (within the ${principal.actor.person.role} role of its person)` : 'key';
+      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this ${by} lacks the ${scope} scope`, { scope });
+    }
     // One window per tenant, whatever key it uses: minting keys does not multiply the plan.
     const decision = await this.plans.request(principal.tenantId, principal.plan);
     setRateLimitHeaders(http.getResponse<FastifyReply>(), decision);

@@ -29,7 +29,7 @@ describe('loadConfig', () => {
     expect(violationsOf({ AUDIT_RETENTION_DAYS: 'a year' }).join('\n')).toContain('AUDIT_RETENTION_DAYS');
   });
 
-  it('refuses private webhook receivers unless WEBHOOK_ALLOW_PRIVATE, retries for 24 h, disables after 3 days, all settable (issue 22)', () => {
+  it('refuses private webhook receivers unless WEBHOOK_ALLOW_PRIVATE, retries for 24 h, disables after 3 days, all settable', () => {
     expect(loadConfig({}).webhooks).toEqual({
       eventsTopic: 'shortlink.events',
       consumerGroup: 'shortlink-webhooks',
@@ -47,7 +47,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('reads the live stream settings: a replay window of 10 000 clicks and 300 s, 5 open streams per tenant, and lists bad ones (issue 22)', () => {
+  it('reads the live stream settings: a replay window of 10 000 clicks and 300 s, 5 open streams per tenant, and lists bad ones', () => {
     expect(loadConfig({}).analytics.stream).toEqual({ replayEvents: 10_000, replaySeconds: 300, maxPerTenant: 5 });
     expect(
       loadConfig({ ANALYTICS_STREAM_REPLAY_EVENTS: '0', ANALYTICS_STREAM_REPLAY_SECONDS: '60', ANALYTICS_STREAM_MAX_PER_TENANT: '1' }).analytics.stream,
@@ -174,7 +174,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('reads switches in the README’s spellings, and fails the boot on any other, listing them (issue 17)', () => {
+  it('reads switches in the README’s spellings, and fails the boot on any other, listing them', () => {
     for (const on of ['true', 'on', '1']) expect(loadConfig({ URL_DNS_CHECK: on }).links.urlSafety.dnsCheck).toBe(true);
     for (const off of ['false', 'off', '0']) expect(loadConfig({ URL_DNS_CHECK: off, BLOOM_ENABLED: off }).redirect.bloom.enabled).toBe(false);
     expect(loadConfig({}).links.urlSafety.dnsCheck).toBe(false);
@@ -224,7 +224,7 @@ describe('loadConfig', () => {
     expect(violationsOf({ TRUSTED_PROXIES: '10.0.0.0/33,example.com,1.2.3.4/8/1' })).toHaveLength(3);
   });
 
-  it('reads GEO_DATABASE as the bundled country or city database or absolute .mmdb paths, and fails the boot on anything else (issue 19)', () => {
+  it('reads GEO_DATABASE as the bundled country or city database or absolute .mmdb paths, and fails the boot on anything else', () => {
     expect(loadConfig({}).geo.database).toBe('country');
     expect(loadConfig({ GEO_DATABASE: '' }).geo.database).toBe('country'); // empty is unset, as everywhere
     expect(loadConfig({ GEO_DATABASE: 'city' }).geo.database).toBe('city');
