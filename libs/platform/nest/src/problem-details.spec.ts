@@ -115,7 +115,7 @@ describe('ProblemDetailsFilter on a request whose body is not read', () => {
       send: () => reply,
     };
     const request = { url: '/api/v1/links/batch', raw: complete === undefined ? {} : { complete }, body };
-    const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }) };
+    const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }) };
     new ProblemDetailsFilter(new PinoNestLogger(pino({ level: 'silent' }))).catch(
       new DomainError(ErrorCode.BATCH_CONCURRENCY_LIMIT, 'busy', { retryAfterSeconds: 5 }),
       host as never,
