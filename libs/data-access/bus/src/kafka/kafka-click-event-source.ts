@@ -30,7 +30,9 @@ export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
   /**
    * Partitions whose batches the handler may be running at once (kafkajs' partitionsConsumedConcurrently;
    * default 1). Batches of one partition never overlap, and each partition keeps its order and its
-   * redelivery; a partition whose handler keeps failing holds only itself.
+   * redelivery. kafkajs (2.2) runs the batches of one fetch at once and fetches from that broker again
+   * once all of them resolved: a partition whose handler is slow or keeps failing lets the others of
+   * its fetch through, and then holds every partition that broker leads until it resolves.
    */
   readonly partitionsConsumedConcurrently?: number;
 }
@@ -43,8 +45,8 @@ export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
  *   next batch of that partition is fetched. A crash before that replays the batch (at-least-once).
  * - A handler that throws gets the same batch again after a backoff (100 ms doubling to 5 s) for as
  *   long as it keeps failing; the member heartbeats meanwhile so it keeps its partitions, and
- *   nothing later of that partition is delivered before (with `partitionsConsumedConcurrently` 1,
- *   nothing of any other either). A rebalance or close() during the wait leaves the batch
+ *   nothing later of that partition is delivered before, nor anything of a later fetch from the
+ *   same broker (see `partitionsConsumedConcurrently`). A rebalance or close() during the wait leaves the batch
  *   uncommitted: it comes again.
  * - Records that are not click records of a known version are skipped (counted in
  *   `skippedMessages`, logged at warn) and committed with the batch: they never block a partition.
