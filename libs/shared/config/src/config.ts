@@ -205,6 +205,8 @@ export interface AppConfig {
     | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
   readonly analytics: {
     readonly consumerEnabled: boolean;
+    /** Partitions consumed at once (ANALYTICS_CONSUMER_CONCURRENCY). */
+    readonly consumerConcurrency: number;
     readonly allowedLatenessSeconds: number;
     readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number; readonly visitDays: number };
     /** The live click stream: the replay window of each instance and the open streams a tenant may hold there. */
@@ -458,6 +460,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
     analytics: {
       consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED,
+      consumerConcurrency: e.ANALYTICS_CONSUMER_CONCURRENCY,
       allowedLatenessSeconds: e.ANALYTICS_ALLOWED_LATENESS_SECONDS,
       retention: {
         minuteDays: e.ANALYTICS_MINUTE_RETENTION_DAYS,

@@ -612,6 +612,12 @@ export const VARIABLES = {
     'The ClickHouse database (created when missing).',
   ),
   ANALYTICS_CONSUMER_ENABLED: withDefault('Analytics', 'true', bool, 'Whether this analytics instance consumes clicks (off: it only answers queries).'),
+  ANALYTICS_CONSUMER_CONCURRENCY: withDefault(
+    'Analytics',
+    '6',
+    int(1, 64),
+    "Partitions of the click topic the consumer works on at once: one's batch is decoded and folded while another's insert runs in ClickHouse. Batches of one partition never overlap.",
+  ),
   ANALYTICS_ALLOWED_LATENESS_SECONDS: withDefault(
     'Analytics',
     '86400',
