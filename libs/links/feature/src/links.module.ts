@@ -78,7 +78,8 @@ class LinkExpiry {
 /**
  * Links (docs/design.md, "Link options", "Batch creation", "Import and export"): the link API, batch
  * creation and bulk changes, export, and the operators' moderation. What follows a change (its
- * audit entry, its webhook event) is LINK_CHANGE_HOOKS, which the app binds.
+ * audit entry, its webhook event) comes from LinkCommands (LINK_COMMANDS), which the app binds to
+ * its hooks (docs/design.md, "Link events").
  */
 @Module({})
 export class LinksModule {
