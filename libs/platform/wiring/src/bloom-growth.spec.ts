@@ -6,6 +6,9 @@ import { BloomFilter, BloomMaintainer, BloomOptions, CacheStore } from '@shortli
  * The scalable Bloom filter on the embedded store (docs/design.md, "Redirect read path"): sized
  * from the links it holds, grown by generations while instances keep reading, compacted by a
  * rebuild, and never "no" for a link that exists, whatever was evicted.
+ *
+ * The clock is Jest's fake one, for the store's TTLs too: a layout goes stale, a grace ends and a lock
+ * expires when the test moves the clock, never because a busy machine was slow to run a refresh.
  */
 const DOMAIN = 'sho.rt';
 const TARGET = 0.01;
@@ -31,8 +34,30 @@ class Listed {
 const OPTIONS: BloomOptions = { capacity: 10_000, falsePositiveRate: TARGET, partitions: 8, growth: 2, refreshMs: 250 };
 
 function instance(store: CacheStore, listed: Listed, options: Partial<BloomOptions> = {}, lockTtlMs?: number, storeInProcess = false) {
-  const filter = new BloomFilter(store, { ...OPTIONS, ...options });
+  const filter = new BloomFilter(store, { ...OPTIONS, ...options }, CLOCK.now);
   return { filter, maintainer: new BloomMaintainer(filter, store, listed.repository(), { lockTtlMs, storeInProcess }) };
+}
+
+/** The fake clock, read when called (lru-cache would keep the real `performance` it saw at load). */
+const CLOCK = { now: () => performance.now() };
+const STEP_MS = 50;
+
+/**
+ * Awaits work that waits on the clock (a grace, a lock's TTL), moving the clock STEP_MS at a time
+ * while it waits: the layout's refreshes and the lock's renewals run at their times within each step.
+ */
+async function clocked<T>(work: Promise<T>, limitMs = 120_000): Promise<T> {
+  let settled = false;
+  work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let waited = 0; ; waited += STEP_MS) {
+    await new Promise((r) => setImmediate(r));
+    if (settled) return work;
+    if (waited >= limitMs) throw new Error(`still waiting after ${limitMs} ms of the clock`);
+    await jest.advanceTimersByTimeAsync(STEP_MS);
+  }
 }
 
 /** Lets timers (the layout's refresh) run during a long loop over an in-process store, as real I/O would. */
@@ -82,18 +107,18 @@ describe('scalable Bloom filter on the embedded store', () => {
   }
 
   beforeEach(() => {
-    store = new MemoryCacheStore(10_000);
+    // setImmediate stays real: the loops below yield with it, as I/O would, without moving the clock.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    store = new MemoryCacheStore(10_000, CLOCK);
     listed = new Listed();
   });
 
   afterEach(async () => {
     for (const m of started.splice(0)) await m.close();
+    jest.useRealTimers();
   });
 
   describe('at the start of a redirect (it waits for whenReady before it listens)', () => {
-    beforeEach(() => jest.useFakeTimers());
-    afterEach(() => jest.useRealTimers());
-
     /** Starts an instance's upkeep; whether it checks a ready generation after `ms` of the clock. */
     const readyAfter = async (made: ReturnType<typeof instance>, ms: number) => {
       let ready: boolean | undefined;
@@ -108,7 +133,6 @@ describe('scalable Bloom filter on the embedded store', () => {
       const local = instance(store, listed, {}, undefined, true);
       started.push(local.maintainer);
       expect(await readyAfter(local, 10)).toBe(true);
-      jest.useRealTimers(); // answersFor lets timers run between checks
       expect(await answersFor(local.filter, listed.items)).toEqual({ maybe: 500 });
     });
 
@@ -124,7 +148,6 @@ describe('scalable Bloom filter on the embedded store', () => {
       expect(await readyAfter(redirect, 10)).toBe(true);
       listed.items.push(item(1));
       await writer.maintainer.added({ domain: DOMAIN, code: 'in1' });
-      jest.useRealTimers();
       expect(await redirect.filter.check(item(1))).toBe('maybe');
     });
 
@@ -144,7 +167,7 @@ describe('scalable Bloom filter on the embedded store', () => {
       const next = instance(store, listed);
       started.push(next.maintainer);
       expect(await readyAfter(next, 0)).toBe(true);
-      const empty = new BloomFilter(new MemoryCacheStore(100), OPTIONS);
+      const empty = new BloomFilter(new MemoryCacheStore(100, CLOCK), OPTIONS, CLOCK.now);
       const waited = empty.whenReady(5000);
       await jest.advanceTimersByTimeAsync(5000);
       expect(await waited).toBe(false);
@@ -156,14 +179,14 @@ describe('scalable Bloom filter on the embedded store', () => {
     expect(await filter.check(item(1))).toBe('unknown');
     expect(() => filter.bitsOf([item(1)])).toThrow(/no layout/); // a create's bits wait (BloomMaintainer retries them)
     listed.items.push(...Array.from({ length: 3000 }, (_, i) => item(i))); // links the build finds in the shards
-    expect((await maintainer.rebuild()).outcome).toBe('built');
+    expect((await clocked(maintainer.rebuild())).outcome).toBe('built');
     expect(await filter.isBuilt()).toBe(true);
     expect(await answersFor(filter, listed.items)).toEqual({ maybe: 3000 });
-    const stale = new BloomFilter(store, OPTIONS);
+    const stale = new BloomFilter(store, OPTIONS, CLOCK.now);
     expect(await stale.check(item(1))).toBe('unknown'); // never read the layout
     await stale.refresh();
     expect(await stale.check(item(1))).toBe('maybe');
-    await new Promise((r) => setTimeout(r, stale.staleAfterMs + 20));
+    await jest.advanceTimersByTimeAsync(stale.staleAfterMs + 20);
     expect(stale.view()).toBeUndefined();
     expect(await stale.check(unknown(1))).toBe('unknown');
     expect(() => stale.bitsOf([item(1)])).toThrow(/could not be read lately/);
@@ -171,9 +194,9 @@ describe('scalable Bloom filter on the embedded store', () => {
 
   it('keeps the false-positive rate of a scan of unknown codes within the target at 1×, 5× and 20× the first capacity by adding generations', async () => {
     const grower = await make();
-    const control = await make({}, new MemoryCacheStore(10)); // the same filter never grown: what a fixed capacity gives
-    await grower.maintainer.rebuild();
-    await control.maintainer.rebuild();
+    const control = await make({}, new MemoryCacheStore(10, CLOCK)); // the same filter never grown: what a fixed capacity gives
+    await clocked(grower.maintainer.rebuild());
+    await clocked(control.maintainer.rebuild());
     const rates: Array<{ links: number; generations: number; rate: number; bytes: number }> = [];
     let links = 0;
     for (const size of [10_000, 50_000, 200_000]) {
@@ -182,7 +205,7 @@ describe('scalable Bloom filter on the embedded store', () => {
         await create(grower.filter, links, links + 1000);
         await control.filter.addMany(listed.items.slice(links, links + 1000));
         links += 1000;
-        await grower.maintainer.growIfFull();
+        await clocked(grower.maintainer.growIfFull());
       }
       const rate = await falsePositiveRate(grower.filter, 20_000);
       const { generations, bytes } = grower.filter.describe();
@@ -203,12 +226,16 @@ describe('scalable Bloom filter on the embedded store', () => {
     const overfull = await falsePositiveRate(control.filter, 5000);
     expect(overfull).toBeGreaterThan(10 * TARGET);
     console.log(JSON.stringify({ rates, overfullSingleGeneration: overfull }));
-  }, 60_000);
+    // CPU-bound (hashing 250 000 links, 65 000 checks): 17 s here with other work on both cores; room for a CPU hog on top.
+  }, 240_000);
 
   it('a growth under way never makes a following reader say "no" for a link created meanwhile by another instance', async () => {
     const grower = await make();
-    await grower.maintainer.rebuild();
+    await clocked(grower.maintainer.rebuild());
     const writer = await make();
+    // The reader reads the layout half a refresh after the writer: a writer that learns the seal
+    // before the reader learns the new generation is the case the grace exists for.
+    await jest.advanceTimersByTimeAsync(OPTIONS.refreshMs! / 2);
     const reader = await make();
     await create(writer.filter, 0, 9500); // 95 % of the first generation: the next check grows
     const growing = grower.maintainer.growIfFull();
@@ -223,7 +250,7 @@ describe('scalable Bloom filter on the embedded store', () => {
         const a = await reader.filter.check(item(i));
         answers[a] = (answers[a] ?? 0) + 1;
       }
-      await new Promise((r) => setTimeout(r, 2));
+      await jest.advanceTimersByTimeAsync(20); // the grace runs on while links are created and read
     }
     expect(await growing).toBe('grown');
     expect(answers.no).toBeUndefined();
@@ -234,18 +261,19 @@ describe('scalable Bloom filter on the embedded store', () => {
       ['ready', true],
     ]);
     expect(await answersFor(reader.filter, listed.items)).toEqual({ maybe: listed.items.length });
-  }, 30_000);
+    // CPU-bound: 2.5 s here on a busy 2-core machine; room for a CPU hog on top.
+  }, 60_000);
 
   it('a rebuild compacts the generations into one sized from the links, deletes the old bitmaps and keeps the rate', async () => {
     const { filter, maintainer } = await make();
-    await maintainer.rebuild();
+    await clocked(maintainer.rebuild());
     for (let links = 0; links < 60_000; links += 5000) {
       await create(filter, links, links + 5000);
-      await maintainer.growIfFull();
+      await clocked(maintainer.growIfFull());
     }
     const before = filter.view()!.generations;
     expect(before.length).toBeGreaterThanOrEqual(3);
-    const report = await maintainer.rebuild();
+    const report = await clocked(maintainer.rebuild());
     expect(report).toMatchObject({ outcome: 'built', links: 60_000 });
     const [only, ...rest] = filter.view()!.generations;
     expect(rest).toEqual([]);
@@ -254,12 +282,13 @@ describe('scalable Bloom filter on the embedded store', () => {
     for (const g of before) for (const key of filter.partitionKeys(g)) expect(await store.countBits(key, 0, 1 << 20)).toBe(0);
     expect(await answersFor(filter, listed.items)).toEqual({ maybe: 60_000 });
     expect(await falsePositiveRate(filter, 20_000)).toBeLessThanOrEqual(TARGET);
-  }, 60_000);
+    // CPU-bound (140 000 checks): 9 s here on a busy 2-core machine; room for a CPU hog on top.
+  }, 180_000);
 
   it('an evicted partition answers unknown, even once later writes re-create it, and the check rebuilds it', async () => {
     const { filter, maintainer } = await make();
     listed.items.push(...Array.from({ length: 2000 }, (_, i) => item(i)));
-    await maintainer.rebuild();
+    await clocked(maintainer.rebuild());
     const g = filter.view()!.generations[0];
     const victim = filter.locate(g, item(7)).key;
     await store.del([victim]);
@@ -267,29 +296,29 @@ describe('scalable Bloom filter on the embedded store', () => {
     const inVictim = listed.items.filter((it) => filter.locate(g, it).key === victim);
     expect(await answersFor(filter, inVictim)).toEqual({ unknown: inVictim.length });
     expect(await filter.isBuilt()).toBe(false);
-    expect(await maintainer.ensureBuilt()).toBe('built');
+    expect(await clocked(maintainer.ensureBuilt())).toBe('built');
     expect(await answersFor(filter, listed.items)).toEqual({ maybe: 2000 });
   });
 
   it('a rebuild whose new bitmaps are evicted during the scan fails instead of publishing them; the old generation still answers', async () => {
     const { filter, maintainer } = await make();
     listed.items.push(...Array.from({ length: 3000 }, (_, i) => item(i)));
-    await maintainer.rebuild();
+    await clocked(maintainer.rebuild());
     listed.onPage = async () => {
       const building = filter.view()!.generations.find((g) => g.state === 'building');
       if (building) await store.del([filter.partitionKeys(building)[0]]);
     };
-    await expect(maintainer.rebuild(1000)).rejects.toThrow(/lost a partition/);
+    await expect(clocked(maintainer.rebuild(1000))).rejects.toThrow(/lost a partition/);
     expect(await answersFor(filter, listed.items)).toEqual({ maybe: 3000 });
   });
 
   it('an evicted layout is written back by an instance that knew it; one that never read it answers unknown', async () => {
     const { filter, maintainer } = instance(store, listed); // reads the layout only when told here
     listed.items.push(...Array.from({ length: 500 }, (_, i) => item(i)));
-    await maintainer.rebuild();
+    await clocked(maintainer.rebuild());
     const version = filter.view()!.version;
     await store.del([filter.layoutKey]);
-    const newcomer = new BloomFilter(store, OPTIONS);
+    const newcomer = new BloomFilter(store, OPTIONS, CLOCK.now);
     await newcomer.refresh();
     expect(await newcomer.check(item(1))).toBe('unknown');
     await filter.refresh();
@@ -303,10 +332,10 @@ describe('scalable Bloom filter on the embedded store', () => {
     const other = await make();
     listed.items.push(item(1));
     const first = maintainer.rebuild();
-    await new Promise((r) => setTimeout(r, 5));
-    expect((await other.maintainer.rebuild()).outcome).toBe('busy');
-    expect(await other.maintainer.grow()).toBe('busy');
-    expect((await first).outcome).toBe('built');
+    await jest.advanceTimersByTimeAsync(5);
+    expect((await clocked(other.maintainer.rebuild())).outcome).toBe('busy');
+    expect(await clocked(other.maintainer.grow())).toBe('busy');
+    expect((await clocked(first)).outcome).toBe('built');
   });
 
   it('the layout lock is renewed while a rebuild outlasts its TTL; one left by an instance that stopped holds the next change up for one TTL', async () => {
@@ -318,18 +347,18 @@ describe('scalable Bloom filter on the embedded store', () => {
     const scanHeld = new Promise<void>((resolve) => (release = resolve));
     listed.onPage = () => scanHeld;
     const first = holder.maintainer.rebuild(1000);
-    await new Promise((r) => setTimeout(r, 4 * ttl)); // the scan waits on its first page for four TTLs
-    expect((await other.maintainer.rebuild()).outcome).toBe('busy');
+    await jest.advanceTimersByTimeAsync(4 * ttl); // the scan waits on its first page for four TTLs
+    expect((await clocked(other.maintainer.rebuild())).outcome).toBe('busy');
     listed.onPage = async () => undefined;
     release();
-    expect((await first).outcome).toBe('built');
+    expect((await clocked(first)).outcome).toBe('built');
     expect(await store.get(holder.filter.lockKey)).toBeNull(); // released at the end
 
     // An instance stopped mid-change leaves its lock unrenewed: busy until the TTL runs out, then taken.
     expect(await store.setIfAbsent(holder.filter.lockKey, 'an-instance-that-stopped', ttl)).toBe(true);
-    expect((await other.maintainer.rebuild()).outcome).toBe('busy');
-    await new Promise((r) => setTimeout(r, ttl + 50));
-    expect((await other.maintainer.rebuild()).outcome).toBe('built');
+    expect((await clocked(other.maintainer.rebuild())).outcome).toBe('busy');
+    await jest.advanceTimersByTimeAsync(ttl + 50);
+    expect((await clocked(other.maintainer.rebuild())).outcome).toBe('built');
     expect(await answersFor(other.filter, listed.items)).toEqual({ maybe: 3000 });
   }, 20_000);
 
@@ -340,13 +369,13 @@ describe('scalable Bloom filter on the embedded store', () => {
     let release = () => undefined as void;
     listed.onPage = () => new Promise<void>((resolve) => (release = resolve));
     const interrupted = holder.maintainer.rebuild(1000).catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 100));
+    await jest.advanceTimersByTimeAsync(100);
     expect(await store.get(holder.filter.lockKey)).not.toBeNull();
     await holder.maintainer.close(); // a deploy stops it during the scan
     expect(await store.get(holder.filter.lockKey)).toBeNull();
     listed.onPage = async () => undefined;
     release();
-    await interrupted;
+    await clocked(interrupted);
 
     // A lock left by an instance that was killed (no close): the next one's boot check finds it busy.
     expect(await store.setIfAbsent(holder.filter.lockKey, 'a-killed-instance', ttl)).toBe(true);
@@ -354,8 +383,8 @@ describe('scalable Bloom filter on the embedded store', () => {
     started.push(starting.maintainer);
     const outcomes: string[] = [];
     starting.maintainer.keepBuilt(60_000, (o) => outcomes.push(o instanceof Error ? o.message : o));
-    const until = Date.now() + 8_000;
-    while (!(await starting.filter.isBuilt().catch(() => false)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    for (let waited = 0; waited < 8_000 && !(await starting.filter.isBuilt().catch(() => false)); waited += STEP_MS)
+      await jest.advanceTimersByTimeAsync(STEP_MS);
     expect(await starting.filter.isBuilt()).toBe(true); // well before its next 60-second round
     expect(outcomes).toContain('rebuilt');
     expect(await answersFor(starting.filter, listed.items)).toEqual({ maybe: 2000 });

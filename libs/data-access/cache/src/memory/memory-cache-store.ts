@@ -13,12 +13,13 @@ export class MemoryCacheStore implements CacheStore {
   private readonly lru: LRUCache<string, string>;
   private readonly bitmaps = new Map<string, Uint8Array>();
 
-  constructor(maxEntries: number) {
+  /** `clock` measures the TTLs (performance.now by default); a test passes its fake clock so that TTLs run on it. */
+  constructor(maxEntries: number, clock?: { now(): number }) {
     // Bounded through maxSize with a size of 1 per entry, not `max`: lru-cache preallocates
     // `max`-long arrays (keys, values, links, TTLs) up front, and at the default million entries
     // that made the embedded redirect start at 242 MB RSS instead of 199 MB. With maxSize its
     // storage grows with use; the bound is the same.
-    this.lru = new LRUCache<string, string>({ maxSize: maxEntries, sizeCalculation: () => 1, ttlAutopurge: false, allowStale: false });
+    this.lru = new LRUCache<string, string>({ maxSize: maxEntries, sizeCalculation: () => 1, ttlAutopurge: false, allowStale: false, perf: clock });
   }
 
   async get(key: string): Promise<string | null> {
