@@ -1,6 +1,10 @@
 import { forwardWhenOpen, LazyOpen } from './lazy-open';
 
 describe('LazyOpen', () => {
+  // The retry delay is measured on Date.now: a fake clock, so that a slow machine cannot make it pass early.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
   it('opens once for concurrent callers, retries after a failure once the retry delay passed', async () => {
     let attempts = 0;
     let fail = true;
@@ -18,7 +22,10 @@ describe('LazyOpen', () => {
     await expect(lazy.get()).rejects.toThrow(/unreachable \(ECONNREFUSED\); retrying/);
     expect(attempts).toBe(1);
     fail = false;
-    await new Promise((r) => setTimeout(r, 60));
+    jest.advanceTimersByTime(49);
+    await expect(lazy.get()).rejects.toThrow(/retrying/);
+    expect(attempts).toBe(1);
+    jest.advanceTimersByTime(11);
     const a = await lazy.get();
     expect(await lazy.get()).toBe(a);
     expect(attempts).toBe(2);

@@ -783,58 +783,73 @@ describe('RedirectHttpHandler', () => {
     });
 
     describe('under load', () => {
+      // Each of these runs a dozen or more Argon2 checks at the production cost (19 MiB, 2 passes) on purpose;
+      // on a 2-core machine with a CPU hog that takes many seconds. The bound stops a hang, it measures nothing.
+      const ARGON2_UNDER_LOAD_MS = 60_000;
       beforeAll(() => (perIpLimit = 10_000));
       afterAll(() => (perIpLimit = 5));
 
       const openPost = (path: string, body: string, headers: Record<string, string>) => postLater(base, path, body, headers);
       const count = (statuses: number[]) => statuses.reduce<Record<number, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {});
 
-      it('evaluates at most the limit of wrong passwords of 30 connections that send their headers first and their bodies one at a time', async () => {
-        await shard.insert(link('pass005', { passwordHash }));
-        const me = as();
-        const posts = Array.from({ length: 30 }, () => openPost('/pass005', 'password=wrong', me));
-        await new Promise((r) => setTimeout(r, 200)); // every request is past its headers before the first body leaves
-        const answers = [];
-        for (const p of posts) answers.push(await p.send());
-        expect(count(answers.map((a) => a.status))).toEqual({ 403: 3, 429: 27 });
-        expect(answers.slice(3).every((a) => JSON.parse(a.body).code === 'RATE_LIMITED')).toBe(true);
-        expect((await post('/pass005', 'password=open+sesame', me)).status).toBe(429);
-      });
+      it(
+        'evaluates at most the limit of wrong passwords of 30 connections that send their headers first and their bodies one at a time',
+        async () => {
+          await shard.insert(link('pass005', { passwordHash }));
+          const me = as();
+          const posts = Array.from({ length: 30 }, () => openPost('/pass005', 'password=wrong', me));
+          await new Promise((r) => setTimeout(r, 200)); // every request is past its headers before the first body leaves
+          const answers = [];
+          for (const p of posts) answers.push(await p.send());
+          expect(count(answers.map((a) => a.status))).toEqual({ 403: 3, 429: 27 });
+          expect(answers.slice(3).every((a) => JSON.parse(a.body).code === 'RATE_LIMITED')).toBe(true);
+          expect((await post('/pass005', 'password=open+sesame', me)).status).toBe(429);
+        },
+        ARGON2_UNDER_LOAD_MS,
+      );
 
-      it('evaluates at most the limit of wrong passwords whose bodies all arrive at once', async () => {
-        await shard.insert(link('pass006', { passwordHash }));
-        const me = as();
-        const posts = Array.from({ length: 30 }, () => openPost('/pass006', 'password=wrong', me));
-        await new Promise((r) => setTimeout(r, 200));
-        const answers = await Promise.all(posts.map((p) => p.send()));
-        expect(count(answers.map((a) => a.status))).toEqual({ 403: 3, 429: 27 });
-      });
+      it(
+        'evaluates at most the limit of wrong passwords whose bodies all arrive at once',
+        async () => {
+          await shard.insert(link('pass006', { passwordHash }));
+          const me = as();
+          const posts = Array.from({ length: 30 }, () => openPost('/pass006', 'password=wrong', me));
+          await new Promise((r) => setTimeout(r, 200));
+          const answers = await Promise.all(posts.map((p) => p.send()));
+          expect(count(answers.map((a) => a.status))).toEqual({ 403: 3, 429: 27 });
+        },
+        ARGON2_UNDER_LOAD_MS,
+      );
 
-      it("does not let one client hammering its own link's right password make another tenant's visitor fail", async () => {
-        // Four links of its own: a visitor's posts in flight on one link are capped by its attempts (3 here), not its checks.
-        const own = ['mine001', 'mine002', 'mine003', 'mine004'];
-        for (const code of own) await shard.insert(link(code, { passwordHash, tenantId: 't1' }));
-        await shard.insert(link('their01', { passwordHash, tenantId: 't2' }));
-        const attacker = as();
-        const victim = as();
-        let running = true;
-        const attackerStatuses: number[] = [];
-        const loop = async (_: unknown, i: number) => {
-          while (running) attackerStatuses.push((await post(`/${own[i % own.length]}`, 'password=open+sesame', attacker)).status);
-        };
-        const loops = Array.from({ length: 8 }, loop);
-        const victimStatuses: number[] = [];
-        try {
-          for (let i = 0; i < 8; i++) victimStatuses.push((await post('/their01', 'password=open+sesame', victim)).status);
-        } finally {
-          running = false;
-          await Promise.all(loops);
-        }
-        expect(victimStatuses).toEqual(Array(8).fill(303));
-        // A right password spends from the visitor's budget too (10 checks a minute here).
-        expect(count(attackerStatuses)[303]).toBeLessThanOrEqual(10);
-        expect(count(attackerStatuses)[429]).toBeGreaterThan(0);
-      });
+      it(
+        "does not let one client hammering its own link's right password make another tenant's visitor fail",
+        async () => {
+          // Four links of its own: a visitor's posts in flight on one link are capped by its attempts (3 here), not its checks.
+          const own = ['mine001', 'mine002', 'mine003', 'mine004'];
+          for (const code of own) await shard.insert(link(code, { passwordHash, tenantId: 't1' }));
+          await shard.insert(link('their01', { passwordHash, tenantId: 't2' }));
+          const attacker = as();
+          const victim = as();
+          let running = true;
+          const attackerStatuses: number[] = [];
+          const loop = async (_: unknown, i: number) => {
+            while (running) attackerStatuses.push((await post(`/${own[i % own.length]}`, 'password=open+sesame', attacker)).status);
+          };
+          const loops = Array.from({ length: 8 }, loop);
+          const victimStatuses: number[] = [];
+          try {
+            for (let i = 0; i < 8; i++) victimStatuses.push((await post('/their01', 'password=open+sesame', victim)).status);
+          } finally {
+            running = false;
+            await Promise.all(loops);
+          }
+          expect(victimStatuses).toEqual(Array(8).fill(303));
+          // A right password spends from the visitor's budget too (10 checks a minute here).
+          expect(count(attackerStatuses)[303]).toBeLessThanOrEqual(10);
+          expect(count(attackerStatuses)[429]).toBeGreaterThan(0);
+        },
+        ARGON2_UNDER_LOAD_MS,
+      );
     });
 
     it('takes a click of a password link only once the password is accepted, and checks max clicks first', async () => {
