@@ -20,6 +20,25 @@ async function listen(onSocket: (socket: Socket) => void): Promise<{ server: Ser
   return { server, port: (server.address() as { port: number }).port, sockets };
 }
 
+/**
+ * Runs `work` on Jest's fake clock (sockets stay real), moving the clock 100 ms at a time until it
+ * settles: how long it took is then the clock's time, the same whatever the load of the machine.
+ */
+async function onFakeClock(work: () => Promise<unknown>, limitMs = 30_000): Promise<{ error: Error | null; waitedMs: number }> {
+  const started = Date.now();
+  let outcome: { error: Error | null; waitedMs: number } | undefined;
+  void work().then(
+    () => (outcome = { error: null, waitedMs: Date.now() - started }),
+    (error: Error) => (outcome = { error, waitedMs: Date.now() - started }),
+  );
+  while (!outcome) {
+    await new Promise((r) => setImmediate(r));
+    if (outcome || Date.now() - started >= limitMs) break;
+    await jest.advanceTimersByTimeAsync(100);
+  }
+  return outcome ?? { error: new Error(`not settled after ${limitMs} ms of the clock`), waitedMs: Infinity };
+}
+
 async function stop(s: { server: Server; sockets: Set<Socket> }): Promise<void> {
   for (const socket of s.sockets) socket.destroy();
   await new Promise<void>((resolve) => s.server.close(() => resolve()));
@@ -31,12 +50,18 @@ describe('KafkaClickEventSink without a reachable broker', () => {
     await stop(probe); // the port is free now: connections are refused
     const logs: BusLogEntry[] = [];
     const sink = new KafkaClickEventSink({ brokers: `127.0.0.1:${probe.port}`, topic: 'unit.down', logger: (e) => logs.push(e) });
-    for (let i = 0; i < 2; i++) {
-      const started = Date.now();
-      await expect(sink.send([aClick()])).rejects.toThrow();
-      expect(Date.now() - started).toBeLessThan(5000);
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const { error, waitedMs } = await onFakeClock(() => sink.send([aClick()]));
+        expect(error).toBeInstanceOf(Error);
+        expect(error!.message).not.toMatch(/timed out/); // refused, not the 10 s send deadline
+        expect(waitedMs).toBeLessThan(5000);
+      }
+      await sink.close();
+    } finally {
+      jest.useRealTimers();
     }
-    await sink.close();
     // The refused connection is reported (once per message: repeats are folded), and nothing below warn.
     expect(logs.some((e) => e.level === 'error' && /ECONNREFUSED/.test(e.message))).toBe(true);
     expect(logs.filter((e) => e.level !== 'error' && e.level !== 'warn')).toEqual([]);
@@ -51,13 +76,21 @@ describe('KafkaClickEventSink without a reachable broker', () => {
       requestTimeoutMs: 10_000,
       logLevel: 'nothing',
     });
-    const started = Date.now();
-    await expect(sink.send([aClick()])).rejects.toThrow(/timed out after 1500 ms/);
-    expect(Date.now() - started).toBeLessThan(2500);
-    const closing = Date.now();
-    await sink.close();
-    expect(Date.now() - closing).toBeLessThan(12_000);
-    await stop(blackhole);
+    // The deadlines on the fake clock (the socket is real): the send fails when 1 500 ms of the clock
+    // have passed, however slowly a loaded machine gets there.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const sent = await onFakeClock(() => sink.send([aClick()]));
+      expect(sent.error?.message).toMatch(/timed out after 1500 ms/);
+      expect(sent.waitedMs).toBeGreaterThanOrEqual(1500);
+      expect(sent.waitedMs).toBeLessThanOrEqual(1600);
+      const closed = await onFakeClock(() => sink.close());
+      expect(closed.error).toBeNull();
+      expect(closed.waitedMs).toBeLessThan(12_000);
+    } finally {
+      jest.useRealTimers();
+      await stop(blackhole); // also when an expectation failed: its sockets would keep Jest from exiting
+    }
   }, 20_000);
 
   it('rejects sends after close() and resolves an empty send without connecting', async () => {
