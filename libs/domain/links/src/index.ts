@@ -6,7 +6,23 @@ export { BulkLinks, type BulkOutcome, type BulkSelection } from './batch/bulk-li
 export type { BatchOutcome, BatchRow } from './batch/chunk';
 export { BATCH_RECORD_STORE, type BatchChunkRecord, type BatchClaim, type BatchClaimOutcome, type BatchKey, type BatchRecordStore } from './batch/ports';
 export { type CachedLink, toCachedLink } from './cached-link';
-export { ChangePropagation } from './change-propagation';
+export { CacheEventConsumer } from './events/cache-consumer';
+export {
+  createdEvent,
+  deletedEvent,
+  editedEvent,
+  eventKey,
+  LINK_EVENT_KINDS,
+  LINK_EVENT_OUTBOXES,
+  type LinkChangeEvent,
+  type LinkEventKind,
+  type LinkEventOutbox,
+  type LinkEventOutboxes,
+  type OutboxEvent,
+  type OutboxStamp,
+  UNCLAIMED,
+} from './events/link-events';
+export { type LinkEventConsumer, LinkEventRelay, type LinkEventRelayOptions, type RelayCounts } from './events/outbox-relay';
 export { type CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from './codes/code-generator';
 export { SegmentIdAllocator } from './codes/segment-id-allocator';
 export {
@@ -23,9 +39,10 @@ export {
 } from './link';
 export { LINK_CHANGE_HOOKS, type LinkChangeHooks } from './link-change-hooks';
 export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
-export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
+export { type AfterCommit, EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
+  CHANGE_HEARTBEAT_MS,
   CODE_SECRET,
   domainSettingsChange,
   DuplicateLinkError,
@@ -64,7 +81,6 @@ export {
   type VisitorWindowStore,
   visitorWindowHit,
 } from './redirect/visitor-limit';
-export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';
 export {
   type CheckedUrl,
   coveredBy,

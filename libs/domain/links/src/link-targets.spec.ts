@@ -4,12 +4,12 @@ import { BatchOutcome, BatchRow } from './batch/chunk';
 import { BulkLinks } from './batch/bulk-links';
 import { SegmentIdAllocator } from './codes/segment-id-allocator';
 import { SequenceCodeStrategy } from './codes/code-generator';
-import { ChangePropagation } from './change-propagation';
 import { LinkCreation, LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryBatchRecords } from './testing/in-memory-batch-records';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
+import { relayOver } from './testing/relay';
 import { HostResolver, UrlPolicy } from './url-policy';
 
 const DAY = 86_400_000;
@@ -51,8 +51,7 @@ describe('the URL policy on every target of a link (issue 17)', () => {
         links: repo,
         ids: new SegmentIdAllocator(ids, 'links', 10),
         codes,
-        cache,
-        changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        events: relayOver(repo, cache, new RecordingChangeFeed()),
         passwords: plainPasswords,
         urls: policy,
         tenantDomains: { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
@@ -61,7 +60,7 @@ describe('the URL policy on every target of a link (issue 17)', () => {
     );
     const bulk = new BulkLinks(service, { maxLinks: 100, concurrency: 4 });
     const batch = new BatchCreator(
-      { links: service, repository: repo, sequences: ids, codes, cache, records: new InMemoryBatchRecords() },
+      { links: service, repository: repo, sequences: ids, codes, records: new InMemoryBatchRecords() },
       { chunkRows: 10, insertRows: 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links' },
     );
     const runBatch = async (tenantId: string, inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'>>) => {

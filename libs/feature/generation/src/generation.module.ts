@@ -6,17 +6,16 @@ import {
   BatchCreator,
   BatchRecordStore,
   BulkLinks,
-  ChangePropagation,
   CODE_SECRET,
   CodeStrategy,
   domainSettingsChange,
   HashCodeStrategy,
-  LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
   LINK_CHANGE_HOOKS,
+  LINK_EVENT_OUTBOXES,
   LINK_REPOSITORY,
-  LinkCacheWriter,
   LinkChangeFeed,
+  LinkEventRelay,
   LinkRepository,
   LinkService,
   ListCursors,
@@ -92,6 +91,7 @@ import { LinkExportController } from './link-export.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
 import { LinkChangeHooks } from './webhooks/link-events';
+import { linkEventRelayProvider } from './link-event-relay.provider';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { AuthController } from './people/auth.controller';
 import { MembersController } from './people/members.controller';
@@ -102,6 +102,7 @@ export const GENERATION_PORTS: readonly symbol[] = [
   ...API_ACCESS_PORTS,
   SEQUENCE_STORE,
   LINK_REPOSITORY,
+  LINK_EVENT_OUTBOXES,
   CACHE_STORE,
   CODE_SECRET,
   LINK_CHANGE_FEED,
@@ -269,41 +270,23 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
               changes: { settingsChanged: (domain, version) => feed.publish(domainSettingsChange(domain, version)) },
             }),
         },
-        {
-          provide: ChangePropagation,
-          inject: [LINK_CACHE_WRITER, LINK_CHANGE_FEED, Lifecycle],
-          useFactory: (cache: LinkCacheWriter, feed: LinkChangeFeed, lifecycle: Lifecycle) => {
-            const propagation = new ChangePropagation(cache, feed);
-            lifecycle.manage({ stop: () => propagation.stop() });
-            return propagation;
-          },
-        },
+        // Every link change's events, from the shards' outboxes to the caches (docs/design.md, "Edits reach every instance").
+        linkEventRelayProvider(config),
         {
           provide: LinkService,
-          inject: [
-            LINK_REPOSITORY,
-            SegmentIdAllocator,
-            CODE_STRATEGY,
-            LINK_CACHE_WRITER,
-            ChangePropagation,
-            PASSWORD_HASHER,
-            GENERATION_URL_POLICY,
-            TenantService,
-            CODE_SECRET,
-          ],
+          inject: [LINK_REPOSITORY, SegmentIdAllocator, CODE_STRATEGY, LinkEventRelay, PASSWORD_HASHER, GENERATION_URL_POLICY, TenantService, CODE_SECRET],
           useFactory: (
             repository: LinkRepository,
             ids: SegmentIdAllocator,
             codes: CodeStrategy,
-            cache: LinkCacheWriter,
-            changes: ChangePropagation,
+            events: LinkEventRelay,
             passwords: PasswordHasher,
             urls: UrlPolicy,
             tenantDomains: TenantService,
             codeSecret: string,
           ) =>
             new LinkService(
-              { links: repository, ids, codes, cache, changes, passwords, urls, tenantDomains },
+              { links: repository, ids, codes, events, passwords, urls, tenantDomains },
               {
                 defaultDomain: links.defaultDomain,
                 sharedDomains: links.domains,
@@ -315,18 +298,11 @@ export class GenerationFeatureModule implements OnApplicationBootstrap, OnApplic
         },
         {
           provide: BatchCreator,
-          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, LINK_CACHE_WRITER, BATCH_RECORD_STORE],
-          useFactory: (
-            service: LinkService,
-            repository: LinkRepository,
-            sequences: SequenceStore,
-            codes: CodeStrategy,
-            cache: LinkCacheWriter,
-            records: BatchRecordStore,
-          ) => {
+          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, BATCH_RECORD_STORE],
+          useFactory: (service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, records: BatchRecordStore) => {
             const b = config.batch;
             return new BatchCreator(
-              { links: service, repository, sequences, codes, cache, records },
+              { links: service, repository, sequences, codes, records },
               { chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE },
             );
           },

@@ -62,7 +62,7 @@ class SwitchableStore implements CacheStore {
   setBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.setBits(k, o));
   getBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.getBits(k, o));
   countBits = (k: string, s: number, e: number) => this.guard(() => this.inner.countBits(k, s, e));
-  deleteAndSetBits = (k: readonly string[], b: readonly BitmapBits[]) => this.guard(() => this.inner.deleteAndSetBits(k, b));
+  dropNullsAndSetBits = (k: readonly string[], b: readonly BitmapBits[]) => this.guard(() => this.inner.dropNullsAndSetBits(k, b));
   ping = () => this.guard(() => this.inner.ping());
   close = () => this.inner.close();
 }

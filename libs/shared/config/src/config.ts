@@ -114,6 +114,14 @@ export const envSchema = z.object({
   RETIRED_CODE_DAYS: z.coerce.number().int().min(0).max(3650).default(90),
   /** How often the expiry job marks expired links and purges the long-expired. */
   EXPIRY_JOB_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
+  /**
+   * The outbox relay of the generation app (docs/design.md, "Edits reach every instance"): how often
+   * it reads the shards' outboxes, how long its claim on an event lasts (then another relay takes it
+   * over), and how long after a delivery to the caches it reads it back.
+   */
+  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  OUTBOX_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  OUTBOX_CONFIRM_AFTER_MS: z.coerce.number().int().min(100).max(600_000).default(3000),
   ID_BLOCK_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   /** Days audit entries are kept; the expiry job deletes older ones in batches (docs/design.md, "Audit log"). */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
@@ -280,6 +288,8 @@ export const envSchema = z.object({
 
   /** Redirect read path (issue: multi-level cache). */
   CACHE_POLICY: driver(['lru', 'ttl'] as const, 'lru'),
+  /** No link entry of the shared cache (value, tombstone, "no such link") lives longer (docs/design.md, "Keys in the shared cache"). */
+  CACHE_MAX_TTL_SECONDS: z.coerce.number().int().min(10).max(30 * 86_400).default(3600),
   REDIRECT_L1_ENABLED: bool.default(true),
   REDIRECT_L1_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000),
   REDIRECT_L1_MAX_BYTES: z.coerce
@@ -436,6 +446,8 @@ export interface AppConfig {
     readonly urlSafety: { readonly dnsCheck: boolean; readonly dnsTimeoutMs: number; readonly blockedDomainsFile: string | null };
     readonly retireForMs: number;
     readonly expiryJobIntervalMs: number;
+    /** The outbox relay (docs/design.md, "Edits reach every instance"). */
+    readonly outbox: { readonly intervalMs: number; readonly leaseMs: number; readonly confirmAfterMs: number };
   };
   /** The audit log: how long its entries are kept. */
   readonly audit: { readonly retentionMs: number };
@@ -508,6 +520,8 @@ export interface AppConfig {
   readonly geo: { readonly database: 'country' | 'city' | { readonly files: readonly string[] } };
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
+    /** The longest any link entry lives in the shared cache. */
+    readonly maxTtlMs: number;
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
     readonly sharedCacheEnabled: boolean;
     readonly bloom: {
@@ -569,6 +583,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   for (const spare of spareShards) {
     if (mysqlShards.some((s) => s.name === spare.name)) violations.push(`MYSQL_SPARE_SHARDS: shard "${spare.name}" is also in MYSQL_SHARDS`);
   }
+  if (e.OUTBOX_LEASE_MS < 3 * e.OUTBOX_RELAY_INTERVAL_MS)
+    violations.push(`OUTBOX_LEASE_MS: must be at least 3 × OUTBOX_RELAY_INTERVAL_MS (${3 * e.OUTBOX_RELAY_INTERVAL_MS}), got ${e.OUTBOX_LEASE_MS}`);
   if (e.SHARD_RING_LEASE_MS < 3 * e.SHARD_RING_POLL_MS)
     violations.push(`SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (${3 * e.SHARD_RING_POLL_MS}), got ${e.SHARD_RING_LEASE_MS}`);
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
@@ -663,6 +679,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       urlSafety: { dnsCheck: e.URL_DNS_CHECK, dnsTimeoutMs: e.URL_DNS_TIMEOUT_MS, blockedDomainsFile: e.BLOCKED_DOMAINS_FILE ?? null },
       retireForMs: e.RETIRED_CODE_DAYS * 86_400_000,
       expiryJobIntervalMs: e.EXPIRY_JOB_INTERVAL_MS,
+      outbox: { intervalMs: e.OUTBOX_RELAY_INTERVAL_MS, leaseMs: e.OUTBOX_LEASE_MS, confirmAfterMs: e.OUTBOX_CONFIRM_AFTER_MS },
     },
     audit: { retentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000 },
     webhooks: {
@@ -740,6 +757,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     geo: { database: e.GEO_DATABASE === 'country' || e.GEO_DATABASE === 'city' ? e.GEO_DATABASE : { files: geoFiles(e.GEO_DATABASE) } },
     redirect: {
       policy: e.CACHE_POLICY,
+      maxTtlMs: e.CACHE_MAX_TTL_SECONDS * 1000,
       l1: {
         enabled: e.REDIRECT_L1_ENABLED,
         maxEntries: e.REDIRECT_L1_MAX_ENTRIES,

@@ -38,11 +38,12 @@ return {granted, n + granted}`;
 
 /**
  * Run on one node with every key in ARGV (a key list spanning slots cannot be KEYS in a cluster):
- * ARGV[1] = n, ARGV[2..n+1] keys to delete, then pairs of bitmap key and comma-separated offsets.
- * A key whose slot this node does not serve fails the script ("non local key"), never acts elsewhere.
+ * ARGV[1] = n, ARGV[2..n+1] keys to delete where they hold the null sentinel '', then pairs of
+ * bitmap key and comma-separated offsets. A key whose slot this node does not serve fails the
+ * script ("non local key"), never acts elsewhere.
  */
-const DELETE_AND_SET_BITS = `local n = tonumber(ARGV[1])
-for i = 2, n + 1 do redis.call('DEL', ARGV[i]) end
+const DROP_NULLS_AND_SET_BITS = `local n = tonumber(ARGV[1])
+for i = 2, n + 1 do if redis.call('GET', ARGV[i]) == '' then redis.call('DEL', ARGV[i]) end end
 for i = n + 2, #ARGV, 2 do
   local key = ARGV[i]
   for o in string.gmatch(ARGV[i + 1], '%d+') do redis.call('SETBIT', key, o, 1) end
@@ -227,18 +228,18 @@ export class RedisClusterStore implements CacheStore {
 
   /**
    * Keys and bitmaps grouped by the master serving their slot, one script per node (docs/design.md,
-   * "Batch creation"): a chunk of 1000 created links costs 3 commands instead of 1000 DELs and a
-   * BITFIELD of 4 arguments per bit. A node that refuses (slots moved, node down) gets its share
-   * again one command per key through the cluster client, which follows redirections.
+   * "Batch creation"): a chunk of 1000 created links costs 3 commands instead of 1000 compare-and-
+   * deletes and a BITFIELD of 4 arguments per bit. A node that refuses (slots moved, node down)
+   * gets its share again one command per key through the cluster client, which follows redirections.
    */
-  async deleteAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void> {
+  async dropNullsAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void> {
     const groups = this.byNode(keys, bitmaps);
     await Promise.all(
       [...groups].map(([node, work]) => {
         if (!node) return this.oneByOne(work);
         const args: string[] = [String(work.keys.length), ...work.keys];
         for (const b of work.bitmaps) args.push(b.key, b.offsets.join(','));
-        return this.issue(() => node.eval(DELETE_AND_SET_BITS, 0, ...args)).then(
+        return this.issue(() => node.eval(DROP_NULLS_AND_SET_BITS, 0, ...args)).then(
           () => undefined,
           () => this.oneByOne(work),
         );
@@ -265,7 +266,7 @@ export class RedisClusterStore implements CacheStore {
   }
 
   private async oneByOne(work: NodeWork): Promise<void> {
-    await Promise.all([this.del(work.keys), ...work.bitmaps.map((b) => this.setBits(b.key, b.offsets))]);
+    await Promise.all([...work.keys.map((k) => this.deleteIfEquals(k, '')), ...work.bitmaps.map((b) => this.setBits(b.key, b.offsets))]);
   }
 
   async ping(): Promise<void> {

@@ -78,6 +78,27 @@ export const SQLITE_SHARD_MIGRATIONS = [
     name: '008_move_journal',
     up: `CREATE TABLE link_move_journal (link_id INTEGER PRIMARY KEY, domain TEXT NOT NULL, code TEXT NOT NULL);`,
   },
+  {
+    // The outbox: each link change's event, written in the change's transaction, relayed after the
+    // commit and deleted once delivered; leased to one relay at a time (docs/design.md, "Edits
+    // reach every instance").
+    name: '009_link_events',
+    up: `
+      CREATE TABLE link_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        link_id INTEGER NOT NULL,
+        tenant_id TEXT NOT NULL,
+        domain TEXT NOT NULL,
+        code TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        occurred_at INTEGER NOT NULL,
+        lease_owner TEXT NOT NULL DEFAULT '',
+        lease_until INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX idx_link_events_owner ON link_events (lease_owner, id);
+      CREATE INDEX idx_link_events_lease ON link_events (lease_until, id);`,
+  },
 ];
 
 /** A new scope for each tenant's first key, its oldest (audit:read, members:write), unless it has it. */

@@ -2,12 +2,12 @@ import { DomainError, ErrorCode } from '@shortlink/core';
 import { SegmentIdAllocator } from '../codes/segment-id-allocator';
 import { SequenceCodeStrategy } from '../codes/code-generator';
 import { Link } from '../link';
-import { ChangePropagation } from '../change-propagation';
 import { LinkCreation, LinkService } from '../link-service';
 import { IdBlock } from '../ports';
 import { InMemoryBatchRecords } from '../testing/in-memory-batch-records';
 import { InMemoryLinkRepository } from '../testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from '../testing/in-memory-ports';
+import { relayOver } from '../testing/relay';
 import { UrlPolicy } from '../url-policy';
 import { BatchCreator } from './batch-creator';
 import { BatchOutcome, BatchRow } from './chunk';
@@ -41,8 +41,7 @@ describe('BatchCreator', () => {
         links: repo,
         ids: new SegmentIdAllocator(ids, 'links', 10),
         codes,
-        cache,
-        changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        events: relayOver(repo, cache, new RecordingChangeFeed()),
         passwords: plainPasswords,
         urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
         clock: { now: () => clock.t },
@@ -51,7 +50,7 @@ describe('BatchCreator', () => {
     );
     const creator = (recordStore: BatchRecordStore = records) =>
       new BatchCreator(
-        { links, repository: repo, sequences: ids, codes, cache, records: recordStore, clock: { now: () => clock.t } },
+        { links, repository: repo, sequences: ids, codes, records: recordStore, clock: { now: () => clock.t } },
         { chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links' },
       );
     const stored = () => [...repo.links.values()];
@@ -106,9 +105,9 @@ describe('BatchCreator', () => {
     const lines = await run([...urls(24), { url: 'https://example.com/x', alias: 'taken-twice' }, { url: 'https://example.com/y', alias: 'taken-twice' }]);
     expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(25);
     expect(told.mock.calls.map(([links]) => links.length)).toEqual([10, 10, 5]); // chunks of 10
-    expect(told.mock.calls.flatMap(([links]) => links.map((l) => l.id)).sort()).toEqual(
+    expect(told.mock.calls.flatMap(([links]) => links.map((l) => l.code)).sort()).toEqual(
       stored()
-        .map((l) => l.id)
+        .map((l) => l.code)
         .sort(),
     );
   });

@@ -1,7 +1,7 @@
 import { Clock, systemClock } from '@shortlink/core';
 import { CodeStrategy } from '../codes/code-generator';
 import { LinkService } from '../link-service';
-import { LinkCacheWriter, LinkRepository, SequenceStore } from '../ports';
+import { LinkRepository, SequenceStore } from '../ports';
 import { BatchAnswers } from './batch-answers';
 import { BatchLeases } from './batch-lease';
 import { BatchRequest, BatchRun, RowSource } from './batch-run';
@@ -28,8 +28,6 @@ export interface BatchCreatorParts {
   readonly repository: LinkRepository;
   readonly sequences: SequenceStore;
   readonly codes: CodeStrategy;
-  /** Told of the links each chunk created (null entries dropped, the Bloom filter marked). */
-  readonly cache: LinkCacheWriter;
   readonly records: BatchRecordStore;
   readonly clock?: Clock;
 }

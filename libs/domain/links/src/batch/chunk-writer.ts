@@ -2,7 +2,7 @@ import { Clock, DomainError, ErrorCode } from '@shortlink/core';
 import { CodeStrategy } from '../codes/code-generator';
 import { identifierOf, Link, ShortUrlIdentifier } from '../link';
 import { LinkService } from '../link-service';
-import { DuplicateLinkError, LinkCacheWriter, LinkRepository } from '../ports';
+import { DuplicateLinkError, LinkRepository } from '../ports';
 import { asDomainError, Candidate, linkOf, PreparedChunk } from './chunk';
 
 /** A row answered with the link it created (or found created), or with why not. */
@@ -13,8 +13,6 @@ export interface ChunkWriterParts {
   readonly links: LinkService;
   readonly repository: LinkRepository;
   readonly codes: CodeStrategy;
-  /** Told of the links each chunk created (null entries dropped, the Bloom filter marked). */
-  readonly cache: LinkCacheWriter;
   readonly clock: Clock;
 }
 
@@ -52,10 +50,7 @@ export class ChunkWriter {
     }
     // As after a single create: a scan may have cached "no such code" for these codes, and the
     // Bloom filter learns them (docs/design.md, "Batch creation").
-    if (created.length) {
-      await this.parts.cache.created(created);
-      await this.parts.links.announceCrawlable(created);
-    }
+    if (created.length) await this.parts.links.announceCreated(created);
   }
 
   /**

@@ -1,6 +1,9 @@
+import { Clock } from '@shortlink/core';
+import { createdEvent, deletedEvent, editedEvent, LinkEventOutbox, OutboxStamp } from '../events/link-events';
 import { Link, ShortUrlIdentifier } from '../link';
 import { isAfter, newestFirst } from '../listing';
 import { DuplicateLinkError, LinkListQuery } from '../ports';
+import { InMemoryOutbox } from './in-memory-outbox';
 
 const keyOf = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
 /** A store keeps values: what a caller does to a link (its dates) after handing it over or reading it changes nothing stored. */
@@ -39,14 +42,21 @@ export class LinkRows extends Map<string, Link> {
  * same rules as the SQL stores (unique id, unique domain + code, versioned replace, retired codes, values not references),
  * held by the stores' contract suites (libs/data-access/link-store/src/in-memory-doubles.spec.ts).
  */
-export class InMemoryLinkShard {
+export class InMemoryLinkShard implements LinkEventOutbox {
   readonly rows = new LinkRows();
+  /** The events of its changes (docs/design.md, "Edits reach every instance"), recorded with each change. */
+  readonly outbox: InMemoryOutbox;
   readonly retired = new Map<string, Date>();
   /** Redirects counted per link id (the click_count column of the SQL stores). */
   readonly clicks = new Map<string, number>();
   down = false;
 
-  constructor(readonly shardName: string) {}
+  constructor(
+    readonly shardName: string,
+    outbox: { readonly stamp?: OutboxStamp; readonly clock?: Clock } = {},
+  ) {
+    this.outbox = new InMemoryOutbox(shardName, outbox.stamp, outbox.clock);
+  }
 
   async insert(link: Link) {
     await this.insertMany([link]);
@@ -63,6 +73,7 @@ export class InMemoryLinkShard {
     });
     if (duplicate) throw new DuplicateLinkError(duplicate);
     links.forEach((l, i) => this.rows.set(keys[i], copy(l)));
+    this.outbox.record(links.map(createdEvent));
   }
 
   async findByCode(id: ShortUrlIdentifier) {
@@ -74,14 +85,17 @@ export class InMemoryLinkShard {
     const current = this.rows.get(`${link.domain}/${link.code}`);
     if (!current || current.version !== expectedVersion) return false;
     this.rows.set(keyOf(link), copy(link));
+    this.outbox.record([editedEvent(link)]);
     return true;
   }
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date) {
     const key = `${id.domain}/${id.code}`;
-    if (this.rows.get(key)?.version !== expectedVersion) return false;
+    const current = this.rows.get(key);
+    if (current?.version !== expectedVersion) return false;
     this.rows.delete(key);
     this.retired.set(key, retiredUntil);
+    this.outbox.record([deletedEvent(current)]);
     return true;
   }
 
@@ -146,17 +160,36 @@ export class InMemoryLinkShard {
 
   async expireDue(now: Date, limit: number) {
     const due = [...this.rows.values()].filter((l) => l.status === 'active' && l.expiresAt !== null && l.expiresAt <= now).slice(0, limit);
-    return due.map((l) => {
-      const expired: Link = { ...l, status: 'expired', version: l.version + 1, updatedAt: now };
-      this.rows.set(keyOf(l), expired);
-      return copy(expired);
-    });
+    const expired = due.map((l): Link => ({ ...l, status: 'expired', version: l.version + 1, updatedAt: now }));
+    for (const l of expired) this.rows.set(keyOf(l), l);
+    this.outbox.record(expired.map(editedEvent));
+    return expired.map(copy);
   }
 
   async purgeExpired(before: Date, limit: number) {
     const old = [...this.rows.entries()].filter(([, l]) => l.status === 'expired' && l.expiresAt !== null && l.expiresAt < before).slice(0, limit);
     for (const [key] of old) this.rows.delete(key);
     return old.length;
+  }
+
+  leased(owner: string, afterId: string | null, limit: number) {
+    return this.outbox.leased(owner, afterId, limit);
+  }
+
+  claimExpired(owner: string, now: Date, until: Date, limit: number) {
+    return this.outbox.claimExpired(owner, now, until, limit);
+  }
+
+  renew(owner: string, until: Date) {
+    return this.outbox.renew(owner, until);
+  }
+
+  settle(owner: string, ids: readonly string[]) {
+    return this.outbox.settle(owner, ids);
+  }
+
+  backlog() {
+    return this.outbox.backlog();
   }
 
   async ping() {}

@@ -28,8 +28,8 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
   readonly journaled = new Map<string, JournalEntry>();
   override down = false;
 
-  constructor(shardName: string) {
-    super(shardName);
+  constructor(shardName: string, outbox?: ConstructorParameters<typeof InMemoryLinkShard>[1]) {
+    super(shardName, outbox);
     for (const m of Object.getOwnPropertyNames(InMemoryLinkShard.prototype).concat(Object.getOwnPropertyNames(InMemoryMovableShard.prototype))) {
       const f = (this as unknown as Record<string, unknown>)[m];
       if (['constructor', 'sorted', 'upsertOne'].includes(m) || typeof f !== 'function') continue;
