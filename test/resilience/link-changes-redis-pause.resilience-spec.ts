@@ -130,6 +130,39 @@ describe('a delete while the Redis master of its key is paused reaches every red
   }, 120_000);
 
   /**
+   * A master that stays away: its replica takes over while it still hangs with its connections open
+   * (no MOVED ever comes from it), so the clients learn the new master from their periodic read of
+   * the slot map (every 5 s) and the delete goes through there. Asserted while the old master is
+   * still paused, the bound counted from the takeover plus those 5 s.
+   */
+  it('deleted while the master stays paused past the takeover of its replica', async () => {
+    const [link] = await createLinks(generation.base, 1, `takeover-${RUN}`);
+    for (const r of redirects) for (let i = 0; i < 3; i++) expect(await statusOn(r, link.code)).toBe(302);
+    const master = await masterOf(link.key);
+    const nodes = await clusterNodes();
+    const id = nodes.find((n) => n.port === master.port)!.id;
+    const replica = nodes.find((n) => n.masterId === id && !n.flags.includes('fail'));
+    if (!replica) throw new Error(`redis-node-${master.port} has no replica to take over`);
+    process.kill(master.pid, 'SIGSTOP');
+    paused = master.pid;
+    try {
+      await sleep(500);
+      const res = await fetch(`${generation.base}/api/v1/links/${link.code}`, { method: 'DELETE', headers: { 'x-api-key': API_KEY }, signal: AbortSignal.timeout(15_000) });
+      const answer = res.status;
+      await eventually(`redis-node-${replica.port} master`, async () => /^master/.test((await nodeCommand(replica.port, 'ROLE')) ?? ''), 60_000, 100);
+      await sleep(BOUND_MS + 5000); // asserted while the old master still hangs
+      const after = await Promise.all(redirects.map((r) => statusOn(r, link.code)));
+      process.stdout.write(`\ndelete during a pause of redis-node-${master.port} that outlasts the takeover by redis-node-${replica.port}: answered ${answer}; ${BOUND_MS + 5000} ms after the takeover, still paused: ${after.join(', ')}\n`);
+      expect({ answer, afterTheBound: after.map((st) => (st === 404 || st === 410 ? 'gone' : st)) }).toEqual({ answer: 204, afterTheBound: ['gone', 'gone'] });
+    } finally {
+      process.kill(master.pid, 'SIGCONT');
+      paused = null;
+    }
+    await eventually(`redis-node-${master.port} back in a healthy cluster`, async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''), 60_000, 100);
+    expect(JSON.parse((await withCluster((c) => c.get(link.key)))!)).toEqual({ gone: true, version: 2 });
+  }, 180_000);
+
+  /**
    * A node that hangs loses its cluster-bus links, and the messages published meanwhile on other
    * nodes never reach its subscribers, whose connections stay open: an instance subscribed there
    * hears nothing and is told nothing. It notices the silence (every publisher speaks each second),

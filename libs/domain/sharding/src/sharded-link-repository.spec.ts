@@ -1,6 +1,7 @@
 import { DomainError } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { Link, NO_OPTIONS } from '@shortlink/links-domain';
+import { CacheEventConsumer, Link, LinkEventRelay, NO_OPTIONS, UNCLAIMED } from '@shortlink/links-domain';
+import { RecordingChangeFeed, RecordingLinkCache } from '@shortlink/links-domain/testing';
 import { MovePhase, RingSpec } from './ring';
 import { RoutingState } from './routing-state';
 import { ShardedLinkRepository } from './sharded-link-repository';
@@ -89,6 +90,37 @@ describe('ShardedLinkRepository', () => {
     const { repo } = setup();
     expect(() => repo.setRouting(stable({ ...FOUR, shards: [...FOUR.shards, { name: 'nowhere' }] }, 2))).toThrow(/"nowhere".*no store/);
     expect(repo.routing.version).toBe(1);
+  });
+
+  it('a link changed during a move has one event per change, on its deciding shard; after the switch the relay delivers it as its new owner holds it (docs/design.md, "Edits reach every instance")', async () => {
+    const { repo, byName, shards } = setup(moving('dual_write'));
+    const link = aLink(mover);
+    await repo.insert(link);
+    const edited = { ...link, targetUrl: 'https://example.com/moved-and-edited', version: 2 };
+    expect(await repo.replace(edited, 1)).toBe(true);
+    // The copies on the new owner are not changes of their own: no event there.
+    expect(byName(from).outbox.events.map((e) => [e.kind, e.version])).toEqual([
+      ['link.created', 1],
+      ['link.edited', 2],
+    ]);
+    expect(byName('s4').outbox.events).toEqual([]);
+    // The move switches and the old owner's rows are cleaned up before any relay ran: the events stay where they were written.
+    repo.setRouting(stable(FIVE, 3));
+    byName(from).rows.delete(`sho.rt/${mover}`);
+    const clock = { t: 0, now: () => clock.t };
+    const [cache, feed] = [new RecordingLinkCache(), new RecordingChangeFeed()];
+    const relay = new LinkEventRelay({ stamp: UNCLAIMED, all: () => shards }, [new CacheEventConsumer(cache, feed, repo)], {
+      intervalMs: 1000,
+      leaseMs: 10_000,
+      confirmAfterMs: 3000,
+      clock,
+    });
+    await relay.round();
+    expect(cache.values.get(`sho.rt/${mover}`)).toMatchObject({ targetUrl: 'https://example.com/moved-and-edited', version: 2 });
+    expect(feed.published).toEqual([{ domain: 'sho.rt', code: mover, version: 2 }]);
+    clock.t += 3000;
+    await relay.round();
+    expect(byName(from).outbox.events).toEqual([]);
   });
 
   it('dual_write: reads the old owner; creates, edits and deletes reach both owners; the delete leaves a tombstone', async () => {

@@ -50,6 +50,9 @@ for i = n + 2, #ARGV, 2 do
 end
 return 1`;
 
+/** How often the cluster client reads the slot map again on its own. */
+export const SLOTS_REFRESH_MS = 5000;
+
 /** The keys and bitmaps of one node. */
 interface NodeWork {
   readonly keys: string[];
@@ -98,6 +101,10 @@ export class RedisClusterStore implements CacheStore {
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 200,
       slotsRefreshTimeout: 2000,
+      // A master that hangs with its connections open never answers MOVED: without a periodic
+      // refresh the client would keep sending its slots there after a replica took over
+      // (docs/design.md, "Edits reach every instance").
+      slotsRefreshInterval: SLOTS_REFRESH_MS,
       clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
       redisOptions: {
         commandTimeout: this.deadlineMs,

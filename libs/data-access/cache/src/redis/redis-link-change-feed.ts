@@ -3,6 +3,7 @@ import { Cluster, Redis } from 'ioredis';
 import { CHANGE_HEARTBEAT_MS, LinkChange, LinkChangeFeed } from '@shortlink/links-domain';
 import { CacheKeys } from '@shortlink/read-path';
 import { ChannelWatch } from './channel-watch';
+import { SLOTS_REFRESH_MS } from './redis-cluster-store';
 
 export interface RedisLinkChangeFeedOptions {
   readonly nodes: ReadonlyArray<{ host: string; port: number }>;
@@ -11,6 +12,8 @@ export interface RedisLinkChangeFeedOptions {
   readonly silenceMs?: number;
   /** How long a missing message of a publisher may still arrive before it counts as missed (default one heartbeat). */
   readonly reorderMs?: number;
+  /** The channel (CacheKeys.linkChanges; another only in tests that must not hear the apps of a shared stack). */
+  readonly channel?: string;
 }
 
 /** `<version>\0<domain>\0<code>\0<publisher>\0<number>`; a heartbeat has `hb` for the version and no domain or code. */
@@ -40,8 +43,11 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
   /** This feed's name as a publisher, and the number of its last message. */
   private readonly publisherId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   private sent = 0;
+  private readonly channel: string;
 
-  constructor(private readonly options: RedisLinkChangeFeedOptions) {}
+  constructor(private readonly options: RedisLinkChangeFeedOptions) {
+    this.channel = options.channel ?? CacheKeys.linkChanges;
+  }
 
   async publish(change: LinkChange): Promise<void> {
     await this.send(`${change.version}\u0000${change.domain}\u0000${change.code}`);
@@ -54,7 +60,7 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
   private async send(body: string): Promise<void> {
     this.publisher ??= this.client();
     // Numbered when sent: one that fails may still arrive later (a paused node runs it when it wakes), or never.
-    await this.publisher.publish(CacheKeys.linkChanges, `${body}\u0000${this.publisherId}\u0000${++this.sent}`);
+    await this.publisher.publish(this.channel, `${body}\u0000${this.publisherId}\u0000${++this.sent}`);
   }
 
   async subscribe(onChange: (change: LinkChange) => void, onGap: () => void): Promise<() => Promise<void>> {
@@ -70,7 +76,7 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
       reorderMs: this.options.reorderMs ?? CHANGE_HEARTBEAT_MS,
     });
     const onMessage = (channel: string, message: string) => {
-      if (!active || channel !== CacheKeys.linkChanges) return;
+      if (!active || channel !== this.channel) return;
       const [version, domain, code, publisher, seq] = message.split('\u0000');
       // Messages of a publisher of before the numbering have neither (they are applied, not counted).
       if (publisher && /^\d+$/.test(seq ?? '')) watch.heard(publisher, Number(seq), Date.now());
@@ -95,7 +101,7 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
       r.on('ready', () => {
         // SUBSCRIBE on every (re)connection; once the server has it, nothing more can be missed, and
         // what was missed before is reported.
-        r.subscribe(CacheKeys.linkChanges).then(
+        r.subscribe(this.channel).then(
           () => {
             watch.reset(Date.now());
             subscribed();
@@ -147,6 +153,7 @@ export class RedisLinkChangeFeed implements LinkChangeFeed {
   private client(): Cluster {
     const cluster = new Cluster([...this.options.nodes], {
       enableOfflineQueue: true,
+      slotsRefreshInterval: SLOTS_REFRESH_MS,
       clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
       redisOptions: { commandTimeout: this.options.commandTimeoutMs ?? 500, maxRetriesPerRequest: 1, connectTimeout: 2000 },
     });
