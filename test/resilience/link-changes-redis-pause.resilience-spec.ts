@@ -56,7 +56,9 @@ describe('a delete while the Redis master of its key is paused reaches every red
   /** The master serving `key`'s slot now, and its PID (checked against its command line). */
   const masterOf = async (key: string) => {
     const slot = await keySlot(key);
-    const owner = (await clusterNodes()).find((n) => n.flags.includes('master') && !n.flags.includes('fail') && n.slots.some(([a, b]) => slot >= a && slot <= b));
+    const owner = (await clusterNodes()).find(
+      (n) => n.flags.includes('master') && !n.flags.includes('fail') && n.slots.some(([a, b]) => slot >= a && slot <= b),
+    );
     if (!owner) throw new Error(`no master serves slot ${slot}`);
     return { port: owner.port, pid: redisNodePid(owner.port) };
   };
@@ -66,68 +68,76 @@ describe('a delete while the Redis master of its key is paused reaches every red
   it.each([
     ['at the start of the pause (the tombstone cannot be written until Redis answers again)', 500],
     ['late in the pause, once the replica may have taken over (the write can be acknowledged and lost)', PAUSE_MS - 1200],
-  ])('deleted %s', async (_when, deleteAfterMs) => {
-    const [link] = await createLinks(generation.base, 1, `pause-${deleteAfterMs}-${RUN}`);
-    for (const r of redirects) for (let i = 0; i < 3; i++) expect(await statusOn(r, link.code)).toBe(302);
-    expect(JSON.parse((await withCluster((c) => c.get(link.key)))!)).toMatchObject({ version: 1 });
+  ])(
+    'deleted %s',
+    async (_when, deleteAfterMs) => {
+      const [link] = await createLinks(generation.base, 1, `pause-${deleteAfterMs}-${RUN}`);
+      for (const r of redirects) for (let i = 0; i < 3; i++) expect(await statusOn(r, link.code)).toBe(302);
+      expect(JSON.parse((await withCluster((c) => c.get(link.key)))!)).toMatchObject({ version: 1 });
 
-    // Visitors keep asking both instances all along: their read-throughs race the delete.
-    let visiting = true;
-    const seen: Array<{ at: number; instance: number; status: number }> = [];
-    const visitors = redirects.map(async (r, instance) => {
-      while (visiting) {
-        seen.push({ at: Date.now(), instance, status: await statusOn(r, link.code) });
-        await sleep(100);
+      // Visitors keep asking both instances all along: their read-throughs race the delete.
+      let visiting = true;
+      const seen: Array<{ at: number; instance: number; status: number }> = [];
+      const visitors = redirects.map(async (r, instance) => {
+        while (visiting) {
+          seen.push({ at: Date.now(), instance, status: await statusOn(r, link.code) });
+          await sleep(100);
+        }
+      });
+
+      const master = await masterOf(link.key);
+      process.kill(master.pid, 'SIGSTOP');
+      paused = master.pid;
+      const pausedAt = Date.now();
+      let answeredAt = 0;
+      let answer = 0;
+      try {
+        await sleep(deleteAfterMs);
+        const res = await fetch(`${generation.base}/api/v1/links/${link.code}`, {
+          method: 'DELETE',
+          headers: { 'x-api-key': API_KEY },
+          signal: AbortSignal.timeout(15_000),
+        });
+        answeredAt = Date.now();
+        answer = res.status;
+        await sleep(Math.max(0, pausedAt + PAUSE_MS - Date.now()));
+      } finally {
+        process.kill(master.pid, 'SIGCONT');
+        paused = null;
       }
-    });
+      await eventually(
+        `redis-node-${master.port} back in a healthy cluster`,
+        async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''),
+        60_000,
+        100,
+      );
+      const backAt = Date.now();
+      await sleep(backAt + BOUND_MS - Date.now());
+      visiting = false;
+      await Promise.all(visitors);
 
-    const master = await masterOf(link.key);
-    process.kill(master.pid, 'SIGSTOP');
-    paused = master.pid;
-    const pausedAt = Date.now();
-    let answeredAt = 0;
-    let answer = 0;
-    try {
-      await sleep(deleteAfterMs);
-      const res = await fetch(`${generation.base}/api/v1/links/${link.code}`, { method: 'DELETE', headers: { 'x-api-key': API_KEY }, signal: AbortSignal.timeout(15_000) });
-      answeredAt = Date.now();
-      answer = res.status;
-      await sleep(Math.max(0, pausedAt + PAUSE_MS - Date.now()));
-    } finally {
-      process.kill(master.pid, 'SIGCONT');
-      paused = null;
-    }
-    await eventually(
-      `redis-node-${master.port} back in a healthy cluster`,
-      async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''),
-      60_000,
-      100,
-    );
-    const backAt = Date.now();
-    await sleep(backAt + BOUND_MS - Date.now());
-    visiting = false;
-    await Promise.all(visitors);
-
-    const after = await Promise.all(redirects.map((r) => statusOn(r, link.code)));
-    const lastLive = redirects.map((_, i) => seen.filter((s) => s.instance === i && s.status === 302).at(-1)?.at ?? 0);
-    process.stdout.write(
-      `\ndelete ${deleteAfterMs} ms into a ${PAUSE_MS} ms pause of redis-node-${master.port}: answered ${answer} after ${answeredAt - pausedAt - deleteAfterMs} ms; ` +
-        `cluster healthy ${backAt - pausedAt} ms after the pause began; last 302 per instance ${lastLive.map((t) => (t ? `${t - backAt} ms after` : 'never after the delete')).join(', ')} ` +
-        `(bound ${BOUND_MS} ms after); now ${after.join(', ')}\n`,
-    );
-    // Acknowledged (the delete is saved with its event, whatever Redis does next), and gone from both instances.
-    expect({ answer, afterTheBound: after.map((s) => (s === 404 || s === 410 ? 'gone' : s)) }).toEqual({ answer: 204, afterTheBound: ['gone', 'gone'] });
-    // Redis holds the tombstone, and it expires (every link entry has a TTL: CACHE_MAX_TTL_SECONDS).
-    expect(JSON.parse((await withCluster((c) => c.get(link.key)))!)).toEqual({ gone: true, version: 2 });
-    const ttl = await withCluster((c) => c.pttl(link.key));
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(3_600_000);
-    const admin = await metricsOf(generation.admin);
-    process.stdout.write(
-      `outbox: delivered ${metric(admin, 'shortlink_outbox_delivered_total')}, failed ${metric(admin, 'shortlink_outbox_failed_total')}, ` +
-        `delivered again after a read-back ${metric(admin, 'shortlink_outbox_redelivered_total')}, settled ${metric(admin, 'shortlink_outbox_settled_total')}\n`,
-    );
-  }, 120_000);
+      const after = await Promise.all(redirects.map((r) => statusOn(r, link.code)));
+      const lastLive = redirects.map((_, i) => seen.filter((s) => s.instance === i && s.status === 302).at(-1)?.at ?? 0);
+      process.stdout.write(
+        `\ndelete ${deleteAfterMs} ms into a ${PAUSE_MS} ms pause of redis-node-${master.port}: answered ${answer} after ${answeredAt - pausedAt - deleteAfterMs} ms; ` +
+          `cluster healthy ${backAt - pausedAt} ms after the pause began; last 302 per instance ${lastLive.map((t) => (t ? `${t - backAt} ms after` : 'never after the delete')).join(', ')} ` +
+          `(bound ${BOUND_MS} ms after); now ${after.join(', ')}\n`,
+      );
+      // Acknowledged (the delete is saved with its event, whatever Redis does next), and gone from both instances.
+      expect({ answer, afterTheBound: after.map((s) => (s === 404 || s === 410 ? 'gone' : s)) }).toEqual({ answer: 204, afterTheBound: ['gone', 'gone'] });
+      // Redis holds the tombstone, and it expires (every link entry has a TTL: CACHE_MAX_TTL_SECONDS).
+      expect(JSON.parse((await withCluster((c) => c.get(link.key)))!)).toEqual({ gone: true, version: 2 });
+      const ttl = await withCluster((c) => c.pttl(link.key));
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(3_600_000);
+      const admin = await metricsOf(generation.admin);
+      process.stdout.write(
+        `outbox: delivered ${metric(admin, 'shortlink_outbox_delivered_total')}, failed ${metric(admin, 'shortlink_outbox_failed_total')}, ` +
+          `delivered again after a read-back ${metric(admin, 'shortlink_outbox_redelivered_total')}, settled ${metric(admin, 'shortlink_outbox_settled_total')}\n`,
+      );
+    },
+    120_000,
+  );
 
   /**
    * A master that stays away: its replica takes over while it still hangs with its connections open
@@ -147,18 +157,29 @@ describe('a delete while the Redis master of its key is paused reaches every red
     paused = master.pid;
     try {
       await sleep(500);
-      const res = await fetch(`${generation.base}/api/v1/links/${link.code}`, { method: 'DELETE', headers: { 'x-api-key': API_KEY }, signal: AbortSignal.timeout(15_000) });
+      const res = await fetch(`${generation.base}/api/v1/links/${link.code}`, {
+        method: 'DELETE',
+        headers: { 'x-api-key': API_KEY },
+        signal: AbortSignal.timeout(15_000),
+      });
       const answer = res.status;
       await eventually(`redis-node-${replica.port} master`, async () => /^master/.test((await nodeCommand(replica.port, 'ROLE')) ?? ''), 60_000, 100);
       await sleep(BOUND_MS + 5000); // asserted while the old master still hangs
       const after = await Promise.all(redirects.map((r) => statusOn(r, link.code)));
-      process.stdout.write(`\ndelete during a pause of redis-node-${master.port} that outlasts the takeover by redis-node-${replica.port}: answered ${answer}; ${BOUND_MS + 5000} ms after the takeover, still paused: ${after.join(', ')}\n`);
+      process.stdout.write(
+        `\ndelete during a pause of redis-node-${master.port} that outlasts the takeover by redis-node-${replica.port}: answered ${answer}; ${BOUND_MS + 5000} ms after the takeover, still paused: ${after.join(', ')}\n`,
+      );
       expect({ answer, afterTheBound: after.map((st) => (st === 404 || st === 410 ? 'gone' : st)) }).toEqual({ answer: 204, afterTheBound: ['gone', 'gone'] });
     } finally {
       process.kill(master.pid, 'SIGCONT');
       paused = null;
     }
-    await eventually(`redis-node-${master.port} back in a healthy cluster`, async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''), 60_000, 100);
+    await eventually(
+      `redis-node-${master.port} back in a healthy cluster`,
+      async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''),
+      60_000,
+      100,
+    );
     expect(JSON.parse((await withCluster((c) => c.get(link.key)))!)).toEqual({ gone: true, version: 2 });
   }, 180_000);
 
@@ -210,6 +231,11 @@ describe('a delete while the Redis master of its key is paused reaches every red
     const body = (await (await fetch(`${first.admin}/internal/link-changes`)).json()) as { gaps: number; subscribed: boolean };
     process.stdout.write(`\nsubscription on redis-node-${port} paused; edit answered ${editedAt ? 'and served within the bound' : '?'}; gaps ${body.gaps}\n`);
     expect(body.gaps).toBeGreaterThanOrEqual(1);
-    await eventually(`redis-node-${port} back in a healthy cluster`, async () => /cluster_state:ok/.test((await nodeCommand(port, 'CLUSTER', 'INFO')) ?? ''), 60_000, 100);
+    await eventually(
+      `redis-node-${port} back in a healthy cluster`,
+      async () => /cluster_state:ok/.test((await nodeCommand(port, 'CLUSTER', 'INFO')) ?? ''),
+      60_000,
+      100,
+    );
   }, 120_000);
 });

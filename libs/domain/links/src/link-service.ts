@@ -2,7 +2,7 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
 import { CodeStrategy } from './codes/code-generator';
 import { SegmentIdAllocator } from './codes/segment-id-allocator';
-import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
+import { Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
 import { createdEvent, deletedEvent, editedEvent, LinkChangeEvent } from './events/link-events';
 import { ListCursors } from './listing';
 import {

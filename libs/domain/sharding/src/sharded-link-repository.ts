@@ -1,15 +1,5 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import {
-  DuplicateLinkError,
-  InsertOptions,
-  Link,
-  LinkListQuery,
-  LinkRepository,
-  newestFirst,
-  RetiredCode,
-  ShortUrlIdentifier,
-  StatementOutcome,
-} from '@shortlink/links-domain';
+import { InsertOptions, Link, LinkListQuery, LinkRepository, newestFirst, RetiredCode, ShortUrlIdentifier, StatementOutcome } from '@shortlink/links-domain';
 import { ShardRouter } from '@shortlink/shard-router';
 import { isMovable, LinkShardStore, MovableShardStore } from './ports';
 import { Route, RoutingLease, RoutingState, RoutingTarget } from './routing-state';

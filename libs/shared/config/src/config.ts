@@ -289,7 +289,12 @@ export const envSchema = z.object({
   /** Redirect read path (issue: multi-level cache). */
   CACHE_POLICY: driver(['lru', 'ttl'] as const, 'lru'),
   /** No link entry of the shared cache (value, tombstone, "no such link") lives longer (docs/design.md, "Keys in the shared cache"). */
-  CACHE_MAX_TTL_SECONDS: z.coerce.number().int().min(10).max(30 * 86_400).default(3600),
+  CACHE_MAX_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(30 * 86_400)
+    .default(3600),
   REDIRECT_L1_ENABLED: bool.default(true),
   REDIRECT_L1_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000),
   REDIRECT_L1_MAX_BYTES: z.coerce

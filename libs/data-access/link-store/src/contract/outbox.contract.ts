@@ -39,7 +39,15 @@ export function describeOutboxContract(backend: string, fixture: () => Promise<O
       const link = aLink({ tenantId });
       await shard.insert(link);
       const [created] = await shard.leased(owner, null, 10);
-      expect(created).toMatchObject({ kind: 'link.created', linkId: link.id, tenantId, domain: link.domain, code: link.code, version: 1, shard: shard.shardName });
+      expect(created).toMatchObject({
+        kind: 'link.created',
+        linkId: link.id,
+        tenantId,
+        domain: link.domain,
+        code: link.code,
+        version: 1,
+        shard: shard.shardName,
+      });
       expect(created.occurredAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
       expect(created.occurredAt.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
 
@@ -95,7 +103,15 @@ export function describeOutboxContract(backend: string, fixture: () => Promise<O
       expect(await shard.leased(owner, null, 10)).toEqual([]);
       const holder = ours(byB).length ? b : c;
       const other = holder === b ? c : b;
-      expect(ours(await shard.leased(holder, null, 100)).map((e) => e.id).sort()).toEqual(ours([...byB, ...byC]).map((e) => e.id).sort());
+      expect(
+        ours(await shard.leased(holder, null, 100))
+          .map((e) => e.id)
+          .sort(),
+      ).toEqual(
+        ours([...byB, ...byC])
+          .map((e) => e.id)
+          .sort(),
+      );
 
       // Renewed, the lease holds past the old end; given back (an end in the past), anyone takes it at once.
       expect(await shard.renew(holder, new Date(later + 60_000))).toBeGreaterThanOrEqual(ours([...byB, ...byC]).length);

@@ -130,11 +130,10 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
 
   private async removeRow(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date, journal: boolean): Promise<boolean> {
     return this.ds.transaction(async (m) => {
-      const rows: Array<{ id: string; tenant_id: string }> = await m.query('SELECT id, tenant_id FROM links WHERE domain = ? AND code = ? AND version = ? FOR UPDATE', [
-        id.domain,
-        id.code,
-        expectedVersion,
-      ]);
+      const rows: Array<{ id: string; tenant_id: string }> = await m.query(
+        'SELECT id, tenant_id FROM links WHERE domain = ? AND code = ? AND version = ? FOR UPDATE',
+        [id.domain, id.code, expectedVersion],
+      );
       if (rows.length === 0) return false;
       await m.query('DELETE FROM links WHERE id = ?', [rows[0].id]);
       await m.query('DELETE FROM link_tags WHERE link_id = ?', [rows[0].id]);
@@ -144,7 +143,11 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
         retiredUntil,
       ]);
       if (journal) await journalEntries(m, [{ id: String(rows[0].id), domain: id.domain, code: id.code }]);
-      await writeEvents(m, [deletedEvent({ id: String(rows[0].id), tenantId: rows[0].tenant_id, domain: id.domain, code: id.code, version: expectedVersion })], this.stamp);
+      await writeEvents(
+        m,
+        [deletedEvent({ id: String(rows[0].id), tenantId: rows[0].tenant_id, domain: id.domain, code: id.code, version: expectedVersion })],
+        this.stamp,
+      );
       return true;
     });
   }

@@ -30,12 +30,14 @@ export class SqliteOutbox implements LinkEventOutbox {
   async claimExpired(owner: string, now: Date, until: Date, limit: number): Promise<OutboxEvent[]> {
     if (limit <= 0) return [];
     // One write transaction: SQLite runs one at a time, so two relays never take the same event.
-    return this.db.transaction(() => {
-      const rows = this.db.prepare(`${EVENT_SELECT} WHERE lease_until <= ? ORDER BY id LIMIT ?`).all(now.getTime(), limit) as EventRow[];
-      const take = this.db.prepare('UPDATE link_events SET lease_owner = ?, lease_until = ? WHERE id = ?');
-      for (const r of rows) take.run(owner, until.getTime(), r.id);
-      return rows.map((r) => eventFromRow(this.shardName, r));
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const rows = this.db.prepare(`${EVENT_SELECT} WHERE lease_until <= ? ORDER BY id LIMIT ?`).all(now.getTime(), limit) as EventRow[];
+        const take = this.db.prepare('UPDATE link_events SET lease_owner = ?, lease_until = ? WHERE id = ?');
+        for (const r of rows) take.run(owner, until.getTime(), r.id);
+        return rows.map((r) => eventFromRow(this.shardName, r));
+      })
+      .immediate();
   }
 
   async renew(owner: string, until: Date): Promise<number> {

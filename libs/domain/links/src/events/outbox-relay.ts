@@ -176,7 +176,12 @@ export class LinkEventRelay {
         const fresh = await outbox.leased(this.owner, cursor.before, Math.min(this.batch, room) + mine.size);
         for (const event of fresh) this.adopt(mine, event);
         this.cursors.set(shard, { last: fresh.at(-1)?.id ?? cursor.last, before: cursor.last });
-        const lapsed = await outbox.claimExpired(this.owner, new Date(now), new Date(now + this.options.leaseMs), Math.min(this.batch, this.maxTracked - mine.size));
+        const lapsed = await outbox.claimExpired(
+          this.owner,
+          new Date(now),
+          new Date(now + this.options.leaseMs),
+          Math.min(this.batch, this.maxTracked - mine.size),
+        );
         for (const event of lapsed) if (this.adopt(mine, event)) this.counts.claimed++;
       }
       if (mine.size && now - (this.renewedAt.get(shard) ?? 0) >= this.options.leaseMs / 3) {

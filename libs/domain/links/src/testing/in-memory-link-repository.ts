@@ -19,10 +19,7 @@ export class InMemoryLinkRepository implements LinkRepository {
   /** Shards whose inserts never answer (a process stopped in the middle of a write). */
   readonly stalled = new Set<string>();
 
-  constructor(
-    names: readonly string[] = ['a', 'b'],
-    outbox: ConstructorParameters<typeof InMemoryLinkShard>[1] = {},
-  ) {
+  constructor(names: readonly string[] = ['a', 'b'], outbox: ConstructorParameters<typeof InMemoryLinkShard>[1] = {}) {
     this.shards = names.map((name) => new InMemoryLinkShard(name, outbox));
     this.stamp = outbox.stamp ?? UNCLAIMED;
   }
