@@ -1,7 +1,6 @@
 import { requireEnv } from '@shortlink/testing';
 import { App, eventually, keepAliveAgent, metric, metricsOf, send, sleep, startApp } from '@shortlink/harness';
-import { SERVER_SECRETS } from '../e2e/support';
-import { API_KEY, clusterNodes, createLinks, keySlot, nodeCommand, redisNodePid, withCluster } from './support';
+import { API_KEY, clusterNodes, createLinks, healthyAgain, keySlot, nodeCommand, redisNodePid, stackApps, withCluster } from './support';
 
 /**
  * The propagation bound under a Redis fault (docs/design.md, "Edits reach every instance"): every
@@ -32,17 +31,7 @@ describe('a delete while the Redis master of its key is paused reaches every red
 
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'STACK_PIDS_DIR']) requireEnv(name);
-    const common = {
-      DB_DRIVER: 'mysql',
-      CACHE_DRIVER: 'redis',
-      BUS_DRIVER: 'memory',
-      OLAP_DRIVER: 'chdb',
-      LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
-      ...SERVER_SECRETS,
-      SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
-      SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
-    };
+    const common = stackApps(DOMAIN);
     apps.push(...(await Promise.all([startApp('generation', common), startApp('redirect', common), startApp('redirect', common)])));
     [generation, ...redirects] = apps;
   }, 180_000);
@@ -105,12 +94,7 @@ describe('a delete while the Redis master of its key is paused reaches every red
         process.kill(master.pid, 'SIGCONT');
         paused = null;
       }
-      await eventually(
-        `redis-node-${master.port} back in a healthy cluster`,
-        async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''),
-        60_000,
-        100,
-      );
+      await healthyAgain(master.port);
       const backAt = Date.now();
       await sleep(backAt + BOUND_MS - Date.now());
       visiting = false;
@@ -174,12 +158,7 @@ describe('a delete while the Redis master of its key is paused reaches every red
       process.kill(master.pid, 'SIGCONT');
       paused = null;
     }
-    await eventually(
-      `redis-node-${master.port} back in a healthy cluster`,
-      async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''),
-      60_000,
-      100,
-    );
+    await healthyAgain(master.port);
     expect(JSON.parse((await withCluster((c) => c.get(link.key)))!)).toEqual({ gone: true, version: 2 });
   }, 180_000);
 
@@ -231,11 +210,6 @@ describe('a delete while the Redis master of its key is paused reaches every red
     const body = (await (await fetch(`${first.admin}/internal/link-changes`)).json()) as { gaps: number; subscribed: boolean };
     process.stdout.write(`\nsubscription on redis-node-${port} paused; edit answered ${editedAt ? 'and served within the bound' : '?'}; gaps ${body.gaps}\n`);
     expect(body.gaps).toBeGreaterThanOrEqual(1);
-    await eventually(
-      `redis-node-${port} back in a healthy cluster`,
-      async () => /cluster_state:ok/.test((await nodeCommand(port, 'CLUSTER', 'INFO')) ?? ''),
-      60_000,
-      100,
-    );
+    await healthyAgain(port);
   }, 120_000);
 });

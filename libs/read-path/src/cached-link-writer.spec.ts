@@ -1,4 +1,5 @@
-import { Link, LinkRepository, NO_OPTIONS } from '@shortlink/links-domain';
+import { LinkRepository } from '@shortlink/links-domain';
+import { aTestLink } from '@shortlink/links-domain/testing';
 import { BloomFilter, planGeneration } from './bloom-filter';
 import { BloomMaintainer } from './bloom-maintainer';
 import { CacheKeys } from './cache-keys';
@@ -6,23 +7,7 @@ import { CachedLinkWriter } from './cached-link-writer';
 import { CachePolicy } from './cache-policy';
 import { InMemoryCache } from './testing/in-memory-cache-store';
 
-const link = (code: string, over: Partial<Link> = {}): Link => ({
-  ...NO_OPTIONS,
-  id: code.length.toString(),
-  domain: 'sho.rt',
-  code,
-  targetUrl: `https://example.com/${code}`,
-  tenantId: 't',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  expiresAt: null,
-  status: 'active',
-  redirectType: 302,
-  version: 1,
-  moderation: 'clear',
-  moderationReason: null,
-  ...over,
-});
+const link = aTestLink;
 
 describe('CachedLinkWriter', () => {
   const setup = async () => {

@@ -1,7 +1,7 @@
 import { DomainError } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { CacheEventConsumer, Link, LinkEventRelay, NO_OPTIONS, UNCLAIMED } from '@shortlink/links-domain';
-import { RecordingChangeFeed, RecordingLinkCache } from '@shortlink/links-domain/testing';
+import { CacheEventConsumer, LinkEventRelay, UNCLAIMED } from '@shortlink/links-domain';
+import { aTestLink, RecordingChangeFeed, RecordingLinkCache } from '@shortlink/links-domain/testing';
 import { MovePhase, RingSpec } from './ring';
 import { RoutingState } from './routing-state';
 import { ShardedLinkRepository } from './sharded-link-repository';
@@ -10,27 +10,7 @@ import { InMemoryMovableShard } from './testing/in-memory-resharding';
 const FOUR: RingSpec = { strategy: 'ring', virtualNodes: 150, shards: ['s0', 's1', 's2', 's3'].map((name) => ({ name })) };
 const FIVE: RingSpec = { ...FOUR, shards: [...FOUR.shards, { name: 's4' }] };
 
-let nextId = 1000n;
-export function aLink(code: string, over: Partial<Link> = {}): Link {
-  const at = new Date(Date.UTC(2026, 11, 3));
-  return {
-    ...NO_OPTIONS,
-    id: String(nextId++),
-    domain: 'sho.rt',
-    code,
-    targetUrl: `https://example.com/${code}`,
-    tenantId: 't1',
-    createdAt: at,
-    updatedAt: at,
-    expiresAt: null,
-    status: 'active',
-    redirectType: 302,
-    version: 1,
-    moderation: 'clear',
-    moderationReason: null,
-    ...over,
-  };
-}
+const aLink = aTestLink;
 
 const moving = (phase: MovePhase) => new RoutingState({ version: 2, spec: FOUR, move: { id: 'm1', phase, to: FIVE } });
 const stable = (spec: RingSpec, version = 1) => new RoutingState({ version, spec, move: null });
@@ -99,11 +79,11 @@ describe('ShardedLinkRepository', () => {
     const edited = { ...link, targetUrl: 'https://example.com/moved-and-edited', version: 2 };
     expect(await repo.replace(edited, 1)).toBe(true);
     // The copies on the new owner are not changes of their own: no event there.
-    expect(byName(from).outbox.events.map((e) => [e.kind, e.version])).toEqual([
+    expect(byName(from).events.map((e) => [e.kind, e.version])).toEqual([
       ['link.created', 1],
       ['link.edited', 2],
     ]);
-    expect(byName('s4').outbox.events).toEqual([]);
+    expect(byName('s4').events).toEqual([]);
     // The move switches and the old owner's rows are cleaned up before any relay ran: the events stay where they were written.
     repo.setRouting(stable(FIVE, 3));
     byName(from).rows.delete(`sho.rt/${mover}`);
@@ -120,7 +100,7 @@ describe('ShardedLinkRepository', () => {
     expect(feed.published).toEqual([{ domain: 'sho.rt', code: mover, version: 2 }]);
     clock.t += 3000;
     await relay.round();
-    expect(byName(from).outbox.events).toEqual([]);
+    expect(byName(from).events).toEqual([]);
   });
 
   it('dual_write: reads the old owner; creates, edits and deletes reach both owners; the delete leaves a tombstone', async () => {
@@ -342,13 +322,13 @@ describe('ShardedLinkRepository', () => {
     const edit = late(slow.replace.bind(slow));
     slow.replace = edit.write;
     await expect(repo.replace({ ...link, version: 2, targetUrl: 'https://example.com/late' }, 1)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-    expect(slow.outbox.events.map((e) => [e.kind, e.version])).toEqual([['link.created', 1]]);
+    expect(slow.events.map((e) => [e.kind, e.version])).toEqual([['link.created', 1]]);
     expect(await edit.commit()).toBe(true);
     const removal = late(slow.remove.bind(slow));
     slow.remove = removal.write;
     await expect(repo.remove(link, 2, new Date(Date.UTC(2027, 0, 1)))).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
     expect(await removal.commit()).toBe(true);
-    expect(slow.outbox.events.map((e) => [e.kind, e.version, e.linkId])).toEqual([
+    expect(slow.events.map((e) => [e.kind, e.version, e.linkId])).toEqual([
       ['link.created', 1, link.id],
       ['link.edited', 2, link.id],
       ['link.deleted', 3, link.id],

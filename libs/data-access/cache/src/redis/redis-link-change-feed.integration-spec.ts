@@ -5,6 +5,12 @@ import { describeLinkChangeFeedContract } from '../contract/link-change-feed.con
 import { RedisLinkChangeFeed } from './redis-link-change-feed';
 
 // Runs against the Redis Cluster of `npm run stack:up` (deploy/local/.run/stack.env).
+
+const until = async (check: () => boolean, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return check();
+};
 describeLinkChangeFeedContract('redis pub/sub', async () => new RedisLinkChangeFeed({ nodes: redisClusterNodes() }));
 
 describe('redis pub/sub link change feed: interruptions', () => {
@@ -24,11 +30,6 @@ describe('redis pub/sub link change feed: interruptions', () => {
       }
     }
     return killed;
-  };
-  const until = async (check: () => boolean, ms = 10_000) => {
-    const deadline = Date.now() + ms;
-    while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return check();
   };
 
   it('reports a gap when the subscription is cut, and delivers again once it is back', async () => {
@@ -58,11 +59,6 @@ describe('redis pub/sub link change feed: interruptions', () => {
  * "Edits reach every instance"). On a channel of their own: the stack's apps beat on the real one.
  */
 describe('redis pub/sub link change feed: numbered messages and heartbeats', () => {
-  const until = async (check: () => boolean, ms = 10_000) => {
-    const deadline = Date.now() + ms;
-    while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return check();
-  };
   const channel = () => `short:test:link-changes:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
   it('reports a gap when a number of a publisher never arrives, and still applies what did', async () => {

@@ -6,7 +6,6 @@ import {
   editedEvent,
   Link,
   LinkListQuery,
-  OutboxEvent,
   OutboxStamp,
   RetiredCode,
   ShortUrlIdentifier,
@@ -32,7 +31,7 @@ const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
  */
 export class MysqlLinkShardStore extends MovableShard implements MovableShardStore {
   protected readonly moves: MysqlMoveOps;
-  private readonly outbox: MysqlOutbox;
+  protected readonly outbox: MysqlOutbox;
 
   private constructor(
     readonly shardName: string,
@@ -262,26 +261,6 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
       await m.query(`DELETE FROM link_tags WHERE link_id IN (${ids.map(() => '?').join(', ')})`, ids);
       return ids.length;
     });
-  }
-
-  leased(owner: string, afterId: string | null, limit: number): Promise<OutboxEvent[]> {
-    return this.outbox.leased(owner, afterId, limit);
-  }
-
-  claimExpired(owner: string, now: Date, until: Date, limit: number): Promise<OutboxEvent[]> {
-    return this.outbox.claimExpired(owner, now, until, limit);
-  }
-
-  renew(owner: string, until: Date): Promise<number> {
-    return this.outbox.renew(owner, until);
-  }
-
-  settle(owner: string, ids: readonly string[]): Promise<void> {
-    return this.outbox.settle(owner, ids);
-  }
-
-  backlog(): Promise<{ events: number; oldest: Date | null }> {
-    return this.outbox.backlog();
   }
 
   async ping(): Promise<void> {

@@ -5,7 +5,6 @@ import {
   editedEvent,
   Link,
   LinkListQuery,
-  OutboxEvent,
   OutboxStamp,
   RetiredCode,
   ShortUrlIdentifier,
@@ -29,7 +28,7 @@ const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM link
 export class SqliteLinkShardStore extends MovableShard implements MovableShardStore {
   private readonly db: SqliteDb;
   protected readonly moves: SqliteMoveOps;
-  private readonly outbox: SqliteOutbox;
+  protected readonly outbox: SqliteOutbox;
   private readonly insertStmt: Statement;
   private readonly insertTagStmt: Statement;
   private readonly findStmt: Statement;
@@ -228,26 +227,6 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
       }
       return ids.length;
     })();
-  }
-
-  leased(owner: string, afterId: string | null, limit: number): Promise<OutboxEvent[]> {
-    return this.outbox.leased(owner, afterId, limit);
-  }
-
-  claimExpired(owner: string, now: Date, until: Date, limit: number): Promise<OutboxEvent[]> {
-    return this.outbox.claimExpired(owner, now, until, limit);
-  }
-
-  renew(owner: string, until: Date): Promise<number> {
-    return this.outbox.renew(owner, until);
-  }
-
-  settle(owner: string, ids: readonly string[]): Promise<void> {
-    return this.outbox.settle(owner, ids);
-  }
-
-  backlog(): Promise<{ events: number; oldest: Date | null }> {
-    return this.outbox.backlog();
   }
 
   async ping(): Promise<void> {

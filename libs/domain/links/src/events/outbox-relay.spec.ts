@@ -1,5 +1,5 @@
-import { Link, NO_OPTIONS } from '../link';
 import { InMemoryLinkRepository } from '../testing/in-memory-link-repository';
+import { aTestLink } from '../testing/links';
 import { RecordingChangeFeed, RecordingLinkCache } from '../testing/in-memory-ports';
 import { CacheEventConsumer } from './cache-consumer';
 import { createdEvent, deletedEvent, editedEvent, LinkChangeEvent, LinkEventOutboxes } from './link-events';
@@ -8,24 +8,7 @@ import { LinkEventConsumer, LinkEventRelay } from './outbox-relay';
 const LEASE = 10_000;
 const CONFIRM = 3000;
 
-let nextId = 1000;
-const aLink = (code: string, over: Partial<Link> = {}): Link => ({
-  ...NO_OPTIONS,
-  id: String(nextId++),
-  domain: 'sho.rt',
-  code,
-  targetUrl: `https://example.com/${code}`,
-  tenantId: 't1',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  expiresAt: null,
-  status: 'active',
-  redirectType: 302,
-  version: 1,
-  moderation: 'clear',
-  moderationReason: null,
-  ...over,
-});
+const aLink = aTestLink;
 
 /**
  * The outbox relay by explicit rounds on a clock the test moves (docs/design.md, "Edits reach every

@@ -28,7 +28,7 @@ export class InMemoryLinkRepository implements LinkRepository {
 
   /** Every event waiting in the shards' outboxes. */
   outboxEvents(): OutboxEvent[] {
-    return this.shards.flatMap((shard) => shard.outbox.events);
+    return this.shards.flatMap((shard) => shard.events);
   }
 
   /** The shards' outboxes, as the wiring gives them to the relay; a shard that is down fails its outbox calls too. */

@@ -1,5 +1,5 @@
 import { Clock } from '@shortlink/core';
-import { createdEvent, deletedEvent, editedEvent, LinkEventOutbox, OutboxStamp } from '../events/link-events';
+import { createdEvent, deletedEvent, editedEvent, OutboxStamp } from '../events/link-events';
 import { Link, ShortUrlIdentifier } from '../link';
 import { isAfter, newestFirst } from '../listing';
 import { DuplicateLinkError, LinkListQuery } from '../ports';
@@ -42,20 +42,16 @@ export class LinkRows extends Map<string, Link> {
  * same rules as the SQL stores (unique id, unique domain + code, versioned replace, retired codes, values not references),
  * held by the stores' contract suites (libs/data-access/link-store/src/in-memory-doubles.spec.ts).
  */
-export class InMemoryLinkShard implements LinkEventOutbox {
+export class InMemoryLinkShard extends InMemoryOutbox {
   readonly rows = new LinkRows();
-  /** The events of its changes (docs/design.md, "Edits reach every instance"), recorded with each change. */
-  readonly outbox: InMemoryOutbox;
   readonly retired = new Map<string, Date>();
   /** Redirects counted per link id (the click_count column of the SQL stores). */
   readonly clicks = new Map<string, number>();
   down = false;
 
-  constructor(
-    readonly shardName: string,
-    outbox: { readonly stamp?: OutboxStamp; readonly clock?: Clock } = {},
-  ) {
-    this.outbox = new InMemoryOutbox(shardName, outbox.stamp, outbox.clock);
+  /** Its outbox is itself: the events of its changes (docs/design.md, "Edits reach every instance"), recorded with each change. */
+  constructor(shardName: string, outbox: { readonly stamp?: OutboxStamp; readonly clock?: Clock } = {}) {
+    super(shardName, outbox.stamp, outbox.clock);
   }
 
   async insert(link: Link) {
@@ -73,7 +69,7 @@ export class InMemoryLinkShard implements LinkEventOutbox {
     });
     if (duplicate) throw new DuplicateLinkError(duplicate);
     links.forEach((l, i) => this.rows.set(keys[i], copy(l)));
-    this.outbox.record(links.map(createdEvent));
+    this.record(links.map(createdEvent));
   }
 
   async findByCode(id: ShortUrlIdentifier) {
@@ -85,7 +81,7 @@ export class InMemoryLinkShard implements LinkEventOutbox {
     const current = this.rows.get(`${link.domain}/${link.code}`);
     if (!current || current.version !== expectedVersion) return false;
     this.rows.set(keyOf(link), copy(link));
-    this.outbox.record([editedEvent(link)]);
+    this.record([editedEvent(link)]);
     return true;
   }
 
@@ -95,7 +91,7 @@ export class InMemoryLinkShard implements LinkEventOutbox {
     if (current?.version !== expectedVersion) return false;
     this.rows.delete(key);
     this.retired.set(key, retiredUntil);
-    this.outbox.record([deletedEvent(current)]);
+    this.record([deletedEvent(current)]);
     return true;
   }
 
@@ -162,7 +158,7 @@ export class InMemoryLinkShard implements LinkEventOutbox {
     const due = [...this.rows.values()].filter((l) => l.status === 'active' && l.expiresAt !== null && l.expiresAt <= now).slice(0, limit);
     const expired = due.map((l): Link => ({ ...l, status: 'expired', version: l.version + 1, updatedAt: now }));
     for (const l of expired) this.rows.set(keyOf(l), l);
-    this.outbox.record(expired.map(editedEvent));
+    this.record(expired.map(editedEvent));
     return expired.map(copy);
   }
 
@@ -170,26 +166,6 @@ export class InMemoryLinkShard implements LinkEventOutbox {
     const old = [...this.rows.entries()].filter(([, l]) => l.status === 'expired' && l.expiresAt !== null && l.expiresAt < before).slice(0, limit);
     for (const [key] of old) this.rows.delete(key);
     return old.length;
-  }
-
-  leased(owner: string, afterId: string | null, limit: number) {
-    return this.outbox.leased(owner, afterId, limit);
-  }
-
-  claimExpired(owner: string, now: Date, until: Date, limit: number) {
-    return this.outbox.claimExpired(owner, now, until, limit);
-  }
-
-  renew(owner: string, until: Date) {
-    return this.outbox.renew(owner, until);
-  }
-
-  settle(owner: string, ids: readonly string[]) {
-    return this.outbox.settle(owner, ids);
-  }
-
-  backlog() {
-    return this.outbox.backlog();
   }
 
   async ping() {}

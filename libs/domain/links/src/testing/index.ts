@@ -4,3 +4,4 @@ export { InMemoryLinkShard } from './in-memory-link-shard';
 export { InMemoryOutbox } from './in-memory-outbox';
 export { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './in-memory-ports';
 export { relayOver } from './relay';
+export { aTestLink } from './links';
