@@ -114,6 +114,9 @@ describe('a delete while the Redis master of its key is paused reaches every red
       const ttl = await withCluster((c) => c.pttl(link.key));
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(3_600_000);
+      // What an operator sees: every shard's outbox, emptied once the delivery was read back.
+      const outbox = (await (await fetch(`${generation.admin}/internal/outbox`)).json()) as { shards: Array<{ shard: string; events: number }> };
+      expect(outbox.shards.map((o) => o.shard).sort()).toEqual(expect.arrayContaining(['s0', 's1', 's2', 's3']));
       const admin = await metricsOf(generation.admin);
       process.stdout.write(
         `outbox: delivered ${metric(admin, 'shortlink_outbox_delivered_total')}, failed ${metric(admin, 'shortlink_outbox_failed_total')}, ` +
