@@ -1,5 +1,5 @@
 /**
- * Analytics bench (issue 13), on demand, on the real stack (`set -a; . <stack.env>; set +a`):
+ * Analytics bench, on demand, on the real stack (`set -a; . <stack.env>; set +a`):
  *   1. Kafka's own ProducerPerformance on a topic of this run: the producer's ceiling;
  *   2. our producer (KafkaClickEventSink, flushes of 2000 clicks) writing N events;
  *   3. consumer ingest: the analytics app reading those N events from a fresh group, in events/s,

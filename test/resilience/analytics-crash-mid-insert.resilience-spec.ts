@@ -7,7 +7,7 @@ import { AnalyticsRig, producerOf } from './analytics-rig';
 import { Outages, stack, stackPid } from './support';
 
 /**
- * Issues 25 and 22 (docs/analytics.md, "Exactly once"), on the real stack (Kafka, ClickHouse 18.16):
+ * Exactly once (docs/analytics.md, "Exactly once"), on the real stack (Kafka, ClickHouse 18.16):
  * - ClickHouse is killed with SIGKILL while the consumer's insert is running, several times: the
  *   insert fans out to several tables through materialized views, each committing on its own, so a
  *   kill can leave some tables written and others not. After the replays, every table (the rollups
@@ -17,7 +17,7 @@ import { Outages, stack, stackPid } from './support';
  * The truth is read straight from ClickHouse. Every wait is bounded; ClickHouse is started again in a
  * finally (and in afterAll as a net).
  */
-describe('analytics counts exactly once through crashes mid-insert, raw visits included (issues 22, 25)', () => {
+describe('analytics counts exactly once through crashes mid-insert, raw visits included', () => {
   const RUN = Date.now().toString(36);
   const outages = new Outages();
   const measured: Record<string, unknown> = {};

@@ -8,14 +8,14 @@ import { AnalyticsRig, producerOf } from './analytics-rig';
 import { createTenantInMeta, Outages, stack } from './support';
 
 /**
- * Issue 13, counts that analysts can trust, on the real stack (Kafka, ClickHouse 18.16, the meta
+ * Counts that analysts can trust, on the real stack (Kafka, ClickHouse 18.16, the meta
  * database): the analytics app as a child process consumes a topic of its own while the test
  * produces with the real producer, kills the consumer with SIGKILL, stops ClickHouse, and resends a
  * batch after an ambiguous failure. The truth is read straight from ClickHouse: clicks per tenant in
  * the minute, hour and day tables must equal what was produced, exactly. Loopback only; every wait
  * is bounded; ClickHouse is started again in a finally (and in afterAll as a net).
  */
-describe('analytics counts exactly once on the real stack (issue 13)', () => {
+describe('analytics counts exactly once on the real stack', () => {
   const RUN = Date.now().toString(36);
   const outages = new Outages();
   const measured: Record<string, unknown> = {};

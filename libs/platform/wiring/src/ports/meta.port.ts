@@ -1,5 +1,6 @@
 import { join } from 'path';
-import { BATCH_RECORD_STORE, SEQUENCE_STORE } from '@shortlink/links-domain';
+import { SEQUENCE_STORE } from '@shortlink/links-domain';
+import { BATCH_RECORD_STORE } from '@shortlink/link-batch';
 import { DOMAIN_SETTINGS_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { AUDIT_LOG_STORE } from '@shortlink/audit-domain';
 import { PEOPLE_STORE, SSO_STORE } from '@shortlink/people-domain';
