@@ -27,6 +27,7 @@ export class CachedLinkWriter implements LinkCacheWriter {
 
   async created(ids: readonly ShortUrlIdentifier[]): Promise<void> {
     if (ids.length === 0) return;
+    await this.bloom.beforeWrite();
     const bits = this.bitsOf(ids);
     if (ids.length === 1) {
       // A single create: its two writes as they are (one command each).
