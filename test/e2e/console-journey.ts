@@ -11,9 +11,8 @@ import { eventually } from '@shortlink/harness';
 import { OidcTestProvider } from './sso-journey';
 import { API_KEY, BROWSER_UA } from './support';
 import { api } from './tenant-journey';
+import { CHROMIUM, HEADLESS_CHROMIUM_ARGS } from './chromium';
 
-/** Debian's chromium (tools/ci/install-chromium.sh), not a browser build downloaded by playwright. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and rather longer passphrase';
@@ -113,15 +112,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       browser = await chromium.launchPersistentContext(profileDir, {
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: [...HEADLESS_CHROMIUM_ARGS],
         viewport: DESKTOP,
         acceptDownloads: true,
       });

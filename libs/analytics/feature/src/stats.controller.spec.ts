@@ -1,3 +1,4 @@
+import { rollupsOfVisitorRows } from '@shortlink/clicks-domain';
 import { SqliteMetaStore } from '@shortlink/link-store';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
@@ -120,10 +121,10 @@ describe('StatsController on the embedded store', () => {
   it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared one; the operator sees those", async () => {
     // t1 has clicks on the shared domain sho.rt (above); t2 deleted b-q3-layoffs there, and it is still visited.
     await fixture.store.write({
-      rows: [
+      rollups: rollupsOfVisitorRows([
         { tenantId: '', domain: 'sho.rt', code: 'b-q3-layoffs', bot: false, minute: T, visitor: 7, clicks: 4, dims: [] },
         { tenantId: '', domain: 'go.t1.test', code: 'typo-t1', bot: false, minute: T, visitor: 8, clicks: 2, dims: [] },
-      ],
+      ]),
     });
     const as = (principal: Principal) => ({ principal }) as AuthenticatedRequest;
     const t1 = as({

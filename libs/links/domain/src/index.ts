@@ -33,6 +33,7 @@ export {
   type ShortUrlIdentifier,
   unknownLink,
 } from './link';
+export { LINK_COMMANDS, LinkCommands } from './link-commands';
 export { type BulkChangeSelection, everyHook, LINK_CHANGE_HOOKS, type LinkChangeHooks, type LinkCounts } from './link-change-hooks';
 export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
 export { type AfterCommit, EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';

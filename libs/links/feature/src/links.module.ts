@@ -78,7 +78,8 @@ class LinkExpiry {
 /**
  * Links (docs/design.md, "Link options", "Batch creation", "Import and export"): the link API, batch
  * creation and bulk changes, export, and the operators' moderation. What follows a change (its
- * audit entry, its webhook event) is LINK_CHANGE_HOOKS, which the app binds.
+ * audit entry, its webhook event) comes from LinkCommands (LINK_COMMANDS), which the app binds to
+ * its hooks (docs/design.md, "Link events").
  */
 @Module({})
 export class LinksModule {
@@ -104,7 +105,7 @@ export class LinksModule {
         {
           provide: LINKS_URL_POLICY,
           inject: [URL_POLICY, TenantDirectory],
-          useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
+          useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.holdsDomain(host) }),
         },
         // Every link change's events, from the shards' outboxes to the caches (docs/design.md, "Edits reach every instance").
         linkEventRelayProvider(config),

@@ -5,9 +5,10 @@ import { InMemoryBatchRecords } from '@shortlink/link-batch/testing';
 import { InMemoryMovableShard, InMemoryRingStore } from '@shortlink/sharding-domain/testing';
 import { InMemoryPeopleStore } from '@shortlink/people-domain/testing';
 import type { Tenant } from '@shortlink/tenants-domain';
-import { InMemoryDomainSettingsStore, InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
+import { InMemoryDomainOwnershipStore, InMemoryDomainSettingsStore, InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
 import { describeAuditLogStoreContract, describeTransactionalAuditContract } from './contract/audit-log-store.contract';
 import { describeBatchRecordStoreContract } from './contract/batch-record-store.contract';
+import { describeDomainOwnershipStoreContract } from './contract/domain-ownership-store.contract';
 import { describeDomainSettingsStoreContract } from './contract/domain-settings-store.contract';
 import { describeLinkStoreContract } from './contract/link-store.contract';
 import { describeOutboxContract } from './contract/outbox.contract';
@@ -60,4 +61,8 @@ describePeopleStoreContract('in-memory double', async () => {
     actionsOf: async (tenantId) => people.entries.filter((e) => e.log === tenantId).map((e) => e.action),
     close: async () => undefined,
   };
+});
+describeDomainOwnershipStoreContract('in-memory double', async () => {
+  const tenants = new InMemoryTenantStore();
+  return { ownership: new InMemoryDomainOwnershipStore(tenants), tenants, audit: tenants.audit, close: async () => undefined };
 });

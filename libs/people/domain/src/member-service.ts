@@ -15,6 +15,14 @@ export interface MemberServiceOptions {
   readonly passwordMinLength: number;
   /** Called when the invitation mail could not be sent (the invitation stands: its token is in the answer). */
   readonly onMailFailure?: (error: unknown) => void;
+  readonly clock?: Clock;
+}
+
+/** What members are kept with: the people's store, the password hasher, and the mailer (null without SMTP_URL). */
+export interface MemberServiceParts {
+  readonly store: PeopleStore;
+  readonly passwords: PasswordHasher;
+  readonly mailer: Mailer | null;
 }
 
 export interface Invitation {
@@ -33,13 +41,19 @@ export interface Invitation {
  * A tenant keeps one active owner. Every change goes to the tenant's audit log in its transaction.
  */
 export class MemberService {
+  private readonly clock: Clock;
+
+  private readonly store: PeopleStore;
+  private readonly passwords: PasswordHasher;
+  private readonly mailer: Mailer | null;
+
   constructor(
-    private readonly store: PeopleStore,
-    private readonly passwords: PasswordHasher,
-    private readonly mailer: Mailer | null,
+    parts: MemberServiceParts,
     private readonly options: MemberServiceOptions,
-    private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    ({ store: this.store, passwords: this.passwords, mailer: this.mailer } = parts);
+    this.clock = options.clock ?? systemClock;
+  }
 
   async invite(
     tenantId: string,

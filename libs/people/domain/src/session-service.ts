@@ -23,6 +23,15 @@ export interface SessionServiceOptions {
   readonly cacheMs?: number;
   /** The optional second factor: a member who turned it on signs in with a code (or a recovery code) too. */
   readonly secondFactor?: SecondFactorService;
+  readonly clock?: Clock;
+}
+
+/** What sessions work with: the people's store, the password hasher, the sign-in throttle, the audit log. */
+export interface SessionServiceParts {
+  readonly store: PeopleStore;
+  readonly passwords: PasswordHasher;
+  readonly throttle: SignInThrottle;
+  readonly audit: AuditLog | null;
 }
 
 /** A session as the guard sees it: the principal, and the CSRF token its cookie-authenticated writes must carry. */
@@ -50,15 +59,19 @@ export class SessionService {
   private readonly cache: LRUCache<string, { found: VerifiedSession & { lastSeenAt: number; expiresAt: number } } | { error: DomainError }>;
   private readonly cacheMs: number;
   private decoy: Promise<string> | null = null;
+  private readonly clock: Clock;
+
+  private readonly store: PeopleStore;
+  private readonly passwords: PasswordHasher;
+  private readonly throttle: SignInThrottle;
+  private readonly audit: AuditLog | null;
 
   constructor(
-    private readonly store: PeopleStore,
-    private readonly passwords: PasswordHasher,
-    private readonly throttle: SignInThrottle,
-    private readonly audit: AuditLog | null,
+    parts: SessionServiceParts,
     private readonly options: SessionServiceOptions,
-    private readonly clock: Clock = systemClock,
   ) {
+    ({ store: this.store, passwords: this.passwords, throttle: this.throttle, audit: this.audit } = parts);
+    this.clock = options.clock ?? systemClock;
     this.cacheMs = options.cacheMs ?? 1000;
     this.cache = boundedLru({ maxEntries: 10_000, ttlMs: Math.max(1, this.cacheMs) });
   }

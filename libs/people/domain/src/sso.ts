@@ -134,6 +134,18 @@ export interface SsoServiceOptions {
   readonly pendingTtlMs?: number;
   /** How the service waits (a failure is held until the provider's time is up); setTimeout by default. */
   readonly wait?: (ms: number) => Promise<void>;
+  readonly clock?: Clock;
+}
+
+/** What single sign-on works with: its settings' store, the OpenID client, the sessions it opens, the tenants, the audit log. */
+export interface SsoServiceParts {
+  readonly store: SsoStore;
+  readonly oidc: OidcClient;
+  /** Seals the client secrets (bound to the tenant) and the pending sign-ins. */
+  readonly box: SecretBox;
+  readonly sessions: Pick<SessionService, 'openSession'>;
+  readonly tenants: { getTenant(id: string): Promise<Tenant> };
+  readonly audit: AuditLog | null;
 }
 
 /** A started sign-in, sealed into a short-lived cookie: nothing to store, any instance finishes it. */
@@ -161,19 +173,22 @@ const invalid = (field: string, message: string) => new DomainError(ErrorCode.VA
  */
 export class SsoService {
   private readonly pendingTtlMs: number;
+  private readonly clock: Clock;
+
+  private readonly store: SsoStore;
+  private readonly oidc: OidcClient;
+  private readonly box: SecretBox;
+  private readonly sessions: Pick<SessionService, 'openSession'>;
+  private readonly tenants: { getTenant(id: string): Promise<Tenant> };
+  private readonly audit: AuditLog | null;
 
   constructor(
-    private readonly store: SsoStore,
-    private readonly oidc: OidcClient,
-    /** Seals the client secrets (bound to the tenant) and the pending sign-ins. */
-    private readonly box: SecretBox,
-    private readonly sessions: Pick<SessionService, 'openSession'>,
-    private readonly tenants: { getTenant(id: string): Promise<Tenant> },
-    private readonly audit: AuditLog | null,
+    parts: SsoServiceParts,
     private readonly options: SsoServiceOptions,
-    private readonly clock: Clock = systemClock,
   ) {
+    ({ store: this.store, oidc: this.oidc, box: this.box, sessions: this.sessions, tenants: this.tenants, audit: this.audit } = parts);
     this.pendingTtlMs = options.pendingTtlMs ?? 600_000;
+    this.clock = options.clock ?? systemClock;
   }
 
   async configure(tenantId: string, input: SsoInput, context: AuditContext): Promise<SsoView> {

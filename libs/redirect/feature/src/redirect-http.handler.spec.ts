@@ -27,7 +27,7 @@ import { ClickEvent } from '@shortlink/clicks-domain';
 import { LINK_PREVIEWER_AGENTS } from '@shortlink/visitors-domain';
 import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
-import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, TenantDirectory } from '@shortlink/tenants-domain';
+import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, operatorAssignedDomain, TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles } from './domain-files';
 import { RedirectHttpHandler } from './redirect-http.handler';
@@ -122,11 +122,10 @@ describe('RedirectHttpHandler', () => {
       },
     );
     clicks = [];
-    const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), {
-      capacity: 100,
-      batchSize: 100,
-      flushIntervalMs: 1000,
-    });
+    const recorder = new ClickRecorder(
+      { sink: { send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, visitorSecret: 'v'.repeat(40) },
+      { capacity: 100, batchSize: 100, flushIntervalMs: 1000 },
+    );
     quota = new ClickQuota({ store: new LocalClickLeases(), counts: repository, observer: readPathMetrics }, { flushIntervalMs: 60_000, maxLinks: SMALL });
     visitors = new VisitorLimit((visitorWindows = new LocalVisitorWindows()), { maxKeys: SMALL });
     const parts = {
@@ -286,6 +285,79 @@ describe('RedirectHttpHandler', () => {
     // Another port is another host, as before; so are two trailing dots.
     expect(await locationFor('/same1', 'go.acme.test:8080')).toBe('https://example.com/tenant-b-default');
     expect(await locationFor('/same1', 'go.acme.test..')).toBe('https://example.com/tenant-b-default');
+  });
+
+  /** A domain the tenant added itself, pending, with its token (docs/design.md, "Custom domains and TLS"). */
+  const pendingDomain = async (domain: string, tenantId = 't1') => {
+    const token = `tok-${domain.replace(/\W/g, '')}-0123456789abcdef`;
+    const now = new Date();
+    await meta.domainOwnership.claim({ ...operatorAssignedDomain(domain, tenantId, now), token, status: 'pending', verifiedBy: null, verifiedAt: null }, 10);
+    await tenants.refresh();
+    return token;
+  };
+  /** One request with its Host (fetch cannot set it): status, headers, body. */
+  const onHost = (path: string, host: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+      const { port } = new URL(base);
+      request({ host: '127.0.0.1', port, path, headers: { host, ...as(), ...headers } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      })
+        .on('error', reject)
+        .end();
+    });
+
+  it("serves nothing on a tenant's domain that is not verified (not even the default domain's links), but its ownership token", async () => {
+    await shard.insert(link('same001', { tenantId: 't2', targetUrl: 'https://example.com/default' }));
+    await shard.insert(link('same001', { domain: 'new.acme.test', targetUrl: 'https://example.com/before-proof' }));
+    const token = await pendingDomain('new.acme.test');
+    const refused = await onHost('/same001', 'new.acme.test');
+    expect(refused).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'LINK_NOT_FOUND', detail: expect.stringContaining('not verified') });
+    const page = await onHost('/same001', 'new.acme.test', { accept: 'text/html' });
+    expect(page.status).toBe(404);
+    expect(page.body).toContain('<html');
+    expect((await onHost('/robots.txt', 'new.acme.test')).status).toBe(404);
+    expect((await onHost('/same001/~', 'new.acme.test')).status).toBe(404);
+    // The token, on its own host only, and no other.
+    const challenge = await onHost(`/.well-known/shortlink-challenge/${token}`, 'NEW.acme.test.');
+    expect(challenge).toMatchObject({ status: 200, body: token, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+    expect((await onHost(`/.well-known/shortlink-challenge/${token}`, 'sho.rt')).status).toBe(204); // left to the framework
+    expect((await onHost('/.well-known/shortlink-challenge/tok-another-0123456789abcdef', 'new.acme.test')).status).toBe(204);
+    expect(passedOn).toEqual([`GET /.well-known/shortlink-challenge/${token}`, 'GET /.well-known/shortlink-challenge/tok-another-0123456789abcdef']);
+    await flush();
+    expect(clicks).toEqual([]);
+    // Verified: its links are served, and the token still is (re-checks read it).
+    expect(await meta.domainOwnership.takeNow('t1', 'new.acme.test', new Date(), new Date(Date.now() + 60_000), 'test')).not.toBeNull();
+    await meta.domainOwnership.saveCheck('new.acme.test', 'test', {
+      status: 'verified',
+      verifiedBy: 'http',
+      verifiedAt: new Date(),
+      checkedAt: new Date(),
+      failures: 0,
+      lastFailure: null,
+      nextCheckAt: null,
+      retryUntil: null,
+    });
+    await tenants.refresh();
+    expect(await locationFor('/same001', 'new.acme.test')).toBe('https://example.com/before-proof');
+    expect((await onHost(`/.well-known/shortlink-challenge/${token}`, 'new.acme.test')).body).toBe(token);
+  });
+
+  it("sends the domain's HSTS setting with its answers over HTTPS only", async () => {
+    await shard.insert(link('hsts001', { domain: 'go.example' }));
+    await meta.domainSettings.save(
+      { ...defaultSettingsOf('go.example'), hsts: { maxAge: 31_536_000, includeSubDomains: true, preload: true }, version: 1, updatedAt: new Date() },
+      0,
+    );
+    await settings.refresh();
+    const secure = await onHost('/hsts001', 'go.example', { 'x-forwarded-proto': 'https' });
+    expect(secure.status).toBe(302);
+    expect(secure.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains; preload');
+    expect((await onHost('/missing1', 'go.example', { 'x-forwarded-proto': 'https' })).headers['strict-transport-security']).toBeDefined();
+    expect((await onHost('/hsts001', 'go.example')).headers['strict-transport-security']).toBeUndefined();
+    expect((await onHost('/hsts001', 'sho.rt', { 'x-forwarded-proto': 'https' })).headers['strict-transport-security']).toBeUndefined();
   });
 
   it("answers a suspended tenant's links with the suspended page and no click; other tenants' links redirect", async () => {

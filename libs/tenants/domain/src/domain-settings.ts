@@ -17,6 +17,23 @@ export interface Branding {
 
 export type RobotsPolicy = 'allow' | 'disallow';
 
+/**
+ * Strict-Transport-Security for the domain's answers over HTTPS (RFC 6797): browsers then use HTTPS
+ * only, for `maxAge` seconds. `preload` asks for the browsers' preload lists, which require a year
+ * and the subdomains (hstspreload.org).
+ */
+export interface Hsts {
+  readonly maxAge: number;
+  readonly includeSubDomains: boolean;
+  readonly preload: boolean;
+}
+/** Two years: the longest the preload list asks for, and more than any browser needs. */
+export const MAX_HSTS_SECONDS = 63_072_000;
+const PRELOAD_MIN_SECONDS = 31_536_000;
+
+/** The header's value. */
+export const hstsHeader = (h: Hsts): string => `max-age=${h.maxAge}${h.includeSubDomains ? '; includeSubDomains' : ''}${h.preload ? '; preload' : ''}`;
+
 /** A JSON document as a tenant gave it (already validated for its shape and size). */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 export type JsonObject = { readonly [key: string]: JsonValue };
@@ -35,6 +52,8 @@ export interface DomainSettingsValues {
   readonly appleAppSiteAssociation: JsonObject | null;
   /** Served as `/.well-known/assetlinks.json` (Android app links); null: 404. */
   readonly androidAssetLinks: readonly JsonValue[] | null;
+  /** Sent with every answer of the domain over HTTPS (docs/design.md, "Custom domains and TLS"); null: none. */
+  readonly hsts: Hsts | null;
 }
 
 export interface DomainSettings extends DomainSettingsValues {
@@ -52,6 +71,7 @@ export const DEFAULT_DOMAIN_SETTINGS: DomainSettingsValues = {
   robots: 'disallow',
   appleAppSiteAssociation: null,
   androidAssetLinks: null,
+  hsts: null,
 };
 
 export const defaultSettingsOf = (domain: string): DomainSettings => ({ domain, ...DEFAULT_DOMAIN_SETTINGS, version: 0, updatedAt: null });
@@ -65,6 +85,7 @@ export const DOMAIN_SETTING_FIELDS = [
   'robots',
   'appleAppSiteAssociation',
   'androidAssetLinks',
+  'hsts',
 ] as const satisfies ReadonlyArray<keyof DomainSettingsValues>;
 export type DomainSettingsEdit = Partial<Record<(typeof DOMAIN_SETTING_FIELDS)[number], unknown>>;
 
@@ -117,7 +138,23 @@ export async function applySettingsEdit(current: DomainSettingsValues, edit: Dom
   if (has(edit, 'appleAppSiteAssociation'))
     next.appleAppSiteAssociation = edit.appleAppSiteAssociation === null ? null : checkAppleAppSiteAssociation(edit.appleAppSiteAssociation);
   if (has(edit, 'androidAssetLinks')) next.androidAssetLinks = edit.androidAssetLinks === null ? null : checkAndroidAssetLinks(edit.androidAssetLinks);
+  if (has(edit, 'hsts')) next.hsts = edit.hsts === null ? null : checkHsts(edit.hsts);
   return next;
+}
+
+/** `{maxAge, includeSubDomains?, preload?}`: whole seconds up to two years; preload only with a year and the subdomains. */
+export function checkHsts(value: unknown): Hsts {
+  if (!isObject(value)) throw invalid('hsts', 'must be an object with maxAge (seconds), includeSubDomains and preload');
+  const unknown = Object.keys(value).find((k) => !['maxAge', 'includeSubDomains', 'preload'].includes(k));
+  if (unknown) throw invalid(`hsts.${unknown}`, 'is not an HSTS field (maxAge, includeSubDomains, preload)');
+  const { maxAge, includeSubDomains = false, preload = false } = value;
+  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 0 || maxAge > MAX_HSTS_SECONDS)
+    throw invalid('hsts.maxAge', `must be whole seconds from 0 (HSTS off in browsers that had it) to ${MAX_HSTS_SECONDS}`);
+  if (typeof includeSubDomains !== 'boolean') throw invalid('hsts.includeSubDomains', 'must be true or false');
+  if (typeof preload !== 'boolean') throw invalid('hsts.preload', 'must be true or false');
+  if (preload && (!includeSubDomains || maxAge < PRELOAD_MIN_SECONDS))
+    throw invalid('hsts.preload', `needs includeSubDomains and a maxAge of at least ${PRELOAD_MIN_SECONDS} (a year), as the preload lists require`);
+  return { maxAge, includeSubDomains, preload };
 }
 
 async function checkBranding(value: unknown, checkUrl: SettingsUrlCheck): Promise<Branding | null> {

@@ -25,6 +25,14 @@ const androidAssetLinks = z
   .max(100)
   .meta({ description: 'Served at /.well-known/assetlinks.json: Digital Asset Links statements (relation, target with package_name and fingerprints)' });
 
+const hstsSchema = z
+  .strictObject({
+    maxAge: z.number().int().meta({ description: 'Seconds browsers keep to HTTPS, 0 to 63072000 (two years)', example: 31536000 }),
+    includeSubDomains: z.boolean().optional().meta({ description: 'Also the names under the domain (default false)' }),
+    preload: z.boolean().optional().meta({ description: 'Ask for the browsers’ preload lists: needs includeSubDomains and a year (default false)' }),
+  })
+  .meta({ id: 'Hsts', description: 'Strict-Transport-Security sent with every answer of the domain over HTTPS; null: none' });
+
 export const domainSettingsSchema = z
   .object({
     domain: z.string(),
@@ -38,6 +46,11 @@ export const domainSettingsSchema = z
     robots,
     appleAppSiteAssociation: z.record(z.string(), z.unknown()).nullable(),
     androidAssetLinks: z.array(z.unknown()).nullable(),
+    hsts: z.object({ maxAge: z.number().int(), includeSubDomains: z.boolean(), preload: z.boolean() }).nullable(),
+    status: z.enum(['pending', 'verified', 'unverified']).meta({
+      description:
+        'Whether the domain serves: verified (the service’s always are); pending or unverified ones serve nothing (their ownership: GET /api/v1/domains/{domain}/ownership)',
+    }),
   })
   .meta({ id: 'DomainSettings' });
 
@@ -51,6 +64,7 @@ export const domainSettingsEditSchema = z
     robots: robots.nullable(),
     appleAppSiteAssociation: appleAppSiteAssociation.nullable(),
     androidAssetLinks: androidAssetLinks.nullable(),
+    hsts: hstsSchema.nullable(),
   })
   .partial()
   .meta({ id: 'DomainSettingsEdit' });

@@ -4,7 +4,7 @@ import { join } from 'path';
 import { CONSOLE_DIRS } from '@shortlink/console-feature';
 import { InProcessGeneration, startGenerationInProcess } from '../testing/in-process-generation';
 
-const ROOT = join(__dirname, '../../../..');
+const ROOT = join(__dirname, '../../../../..');
 
 /** The console's static files as the generation app serves them (the build is apps/console's, `npm run console:build`). */
 describe('console at /console', () => {

@@ -18,6 +18,7 @@ const everything = (domain: string, version: number): DomainSettings => ({
       target: { namespace: 'android_app', package_name: 'com.acme.app', sha256_cert_fingerprints: [Array(32).fill('AB').join(':')] },
     },
   ],
+  hsts: { maxAge: 31_536_000, includeSubDomains: true, preload: false },
   version,
   updatedAt: second(),
 });

@@ -1,7 +1,7 @@
 import { IdBlock, Link, LinkListQuery, OutboxStamp, RetiredCode, SequenceStore, ShortUrlIdentifier, UNCLAIMED } from '@shortlink/links-domain';
 import { BatchRecordStore } from '@shortlink/link-batch';
 import { JournalEntry, MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
-import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
+import { DomainOwnershipStore, DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
@@ -14,6 +14,7 @@ import { LazyOpen, forwardWhenOpen } from '../lazy-open';
 import { MysqlConnectionOptions } from './mysql-datasource';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
+import { MysqlDomainOwnershipStore } from '../tenants/mysql-domain-ownership-store';
 import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 
@@ -162,6 +163,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly tenants: TenantStore;
   readonly batches: BatchRecordStore;
   readonly domainSettings: DomainSettingsStore;
+  readonly domainOwnership: DomainOwnershipStore;
   readonly audit: AuditLogStore;
   readonly webhooks: WebhookStore;
   readonly people: PeopleStore;
@@ -172,6 +174,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants, MysqlTenantStore.prototype);
     this.batches = forwardWhenOpen(this.store, (meta) => meta.batches, MysqlBatchRecordStore.prototype);
     this.domainSettings = forwardWhenOpen(this.store, (meta) => meta.domainSettings, MysqlDomainSettingsStore.prototype);
+    this.domainOwnership = forwardWhenOpen(this.store, (meta) => meta.domainOwnership, MysqlDomainOwnershipStore.prototype);
     this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
     this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
     this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);

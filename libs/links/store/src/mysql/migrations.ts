@@ -619,6 +619,43 @@ export class KeyPeople1735100000001 implements MigrationInterface {
   }
 }
 
+/**
+ * Tenants' own domains with the proof of their ownership (docs/design.md, "Custom domains and TLS"):
+ * status, the HTTP token, the checks' schedule and the holder of a check in progress, the certificate
+ * the TLS front served. Domains an operator gave stay verified, by the operator; the defaults make a
+ * row an instance of the version before inserts (a rolling upgrade) one of those, with no token.
+ */
+export class DomainOwnership1735200000001 implements MigrationInterface {
+  name = 'DomainOwnership1735200000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      ALTER TABLE tenant_domains
+        ADD COLUMN status VARCHAR(16) CHARACTER SET ascii NOT NULL DEFAULT 'verified',
+        ADD COLUMN token VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL,
+        ADD COLUMN verified_by VARCHAR(16) CHARACTER SET ascii NULL DEFAULT 'operator',
+        ADD COLUMN verified_at DATETIME(3) NULL,
+        ADD COLUMN checked_at DATETIME(3) NULL,
+        ADD COLUMN failures INT UNSIGNED NOT NULL DEFAULT 0,
+        ADD COLUMN last_failure VARCHAR(500) NULL,
+        ADD COLUMN next_check_at DATETIME(3) NULL,
+        ADD COLUMN retry_until DATETIME(3) NULL,
+        ADD COLUMN check_holder VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL,
+        ADD COLUMN cert_expires_at DATETIME(3) NULL,
+        ADD COLUMN cert_fingerprint VARCHAR(64) CHARACTER SET ascii NULL,
+        ADD COLUMN cert_checked_at DATETIME(3) NULL,
+        ADD COLUMN cert_error VARCHAR(500) NULL,
+        ADD KEY idx_tenant_domains_due (next_check_at)`);
+    await q.query('UPDATE tenant_domains SET verified_at = created_at WHERE verified_at IS NULL');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`
+      ALTER TABLE tenant_domains DROP KEY idx_tenant_domains_due, DROP COLUMN status, DROP COLUMN token, DROP COLUMN verified_by,
+        DROP COLUMN verified_at, DROP COLUMN checked_at, DROP COLUMN failures, DROP COLUMN last_failure, DROP COLUMN next_check_at,
+        DROP COLUMN retry_until, DROP COLUMN check_holder, DROP COLUMN cert_expires_at, DROP COLUMN cert_fingerprint,
+        DROP COLUMN cert_checked_at, DROP COLUMN cert_error`);
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -643,4 +680,5 @@ export const META_MIGRATIONS = [
   Webhooks1734500000001,
   Sso1734700000001,
   KeyPeople1735100000001,
+  DomainOwnership1735200000001,
 ];

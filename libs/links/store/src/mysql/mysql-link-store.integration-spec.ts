@@ -1,6 +1,7 @@
 import { describeLinkStoreContract } from '../contract/link-store.contract';
 import { describeOutboxContract } from '../contract/outbox.contract';
 import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
+import { describeDomainOwnershipStoreContract } from '../contract/domain-ownership-store.contract';
 import { describeDomainSettingsStoreContract } from '../contract/domain-settings-store.contract';
 import { describeTenantStoreContract } from '../contract/tenant-store.contract';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
@@ -52,4 +53,9 @@ describeBatchRecordStoreContract('mysql', async () => {
 describeDomainSettingsStoreContract('mysql', async () => {
   const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
   return { settings: meta.domainSettings, tenants: meta.tenants, close: () => meta.close() };
+});
+
+describeDomainOwnershipStoreContract('mysql', async () => {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return { ownership: meta.domainOwnership, tenants: meta.tenants, audit: meta.audit, close: () => meta.close() };
 });

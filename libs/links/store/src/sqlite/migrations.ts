@@ -259,4 +259,27 @@ export const SQLITE_META_MIGRATIONS = [
         WHERE instr(' ' || scopes || ' ', ' links:write ') > 0 AND instr(' ' || scopes || ' ', ' keys:write ') = 0;
       ${attributeKeys}`,
   },
+  {
+    // Tenants' own domains with the proof of their ownership (docs/design.md, "Custom domains and TLS"):
+    // status, the HTTP token, the checks' schedule and the holder of a check in progress, the certificate
+    // the TLS front served. Domains an operator gave stay verified, by the operator. Times in epoch ms.
+    name: '012_domain_ownership',
+    up: `
+      ALTER TABLE tenant_domains ADD COLUMN status TEXT NOT NULL DEFAULT 'verified';
+      ALTER TABLE tenant_domains ADD COLUMN token TEXT;
+      ALTER TABLE tenant_domains ADD COLUMN verified_by TEXT DEFAULT 'operator';
+      ALTER TABLE tenant_domains ADD COLUMN verified_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN checked_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tenant_domains ADD COLUMN last_failure TEXT;
+      ALTER TABLE tenant_domains ADD COLUMN next_check_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN retry_until INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN check_holder TEXT;
+      ALTER TABLE tenant_domains ADD COLUMN cert_expires_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN cert_fingerprint TEXT;
+      ALTER TABLE tenant_domains ADD COLUMN cert_checked_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN cert_error TEXT;
+      UPDATE tenant_domains SET verified_at = created_at;
+      CREATE INDEX idx_tenant_domains_due ON tenant_domains (next_check_at) WHERE next_check_at IS NOT NULL;`,
+  },
 ];

@@ -4,6 +4,7 @@ import { join } from 'path';
 import { describeLinkStoreContract } from '../contract/link-store.contract';
 import { describeOutboxContract } from '../contract/outbox.contract';
 import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
+import { describeDomainOwnershipStoreContract } from '../contract/domain-ownership-store.contract';
 import { describeDomainSettingsStoreContract } from '../contract/domain-settings-store.contract';
 import { describeTenantStoreContract } from '../contract/tenant-store.contract';
 import { SqliteLinkShardStore } from './sqlite-link-shard-store';
@@ -92,4 +93,18 @@ describe('sqlite shard files', () => {
     await again.close();
     rmSync(dir, { recursive: true, force: true });
   });
+});
+
+describeDomainOwnershipStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
+  return {
+    ownership: meta.domainOwnership,
+    tenants: meta.tenants,
+    audit: meta.audit,
+    close: async () => {
+      await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 });

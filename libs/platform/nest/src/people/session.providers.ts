@@ -56,7 +56,7 @@ export const PEOPLE_SESSION_PROVIDERS: readonly Provider[] = [
     provide: SecondFactorService,
     inject: [PEOPLE_STORE, CODE_SECRET, AuditLog, SignInThrottle],
     useFactory: (store: PeopleStore, codeSecret: string, log: AuditLog, throttle: SignInThrottle) =>
-      new SecondFactorService(store, new SecretBox(codeSecret), log, 'shortlink', throttle),
+      new SecondFactorService({ store, box: new SecretBox(codeSecret), audit: log, throttle }, { issuer: 'shortlink' }),
   },
   {
     provide: SessionService,
@@ -69,11 +69,14 @@ export const PEOPLE_SESSION_PROVIDERS: readonly Provider[] = [
       secondFactor: SecondFactorService,
       config: AppConfig,
     ) =>
-      new SessionService(store, passwords, throttle, log, {
-        idleMs: config.people.session.idleMs,
-        absoluteMs: config.people.session.absoluteMs,
-        secondFactor,
-      }),
+      new SessionService(
+        { store, passwords, throttle, audit: log },
+        {
+          idleMs: config.people.session.idleMs,
+          absoluteMs: config.people.session.absoluteMs,
+          secondFactor,
+        },
+      ),
   },
   { provide: SESSION_VERIFIER, useExisting: SessionService },
 ];
