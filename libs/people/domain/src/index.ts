@@ -3,7 +3,9 @@ export { checkEmail, hashToken, type Member, type MemberStatus } from './member'
 export { type Invitation, MemberService, type MemberServiceOptions } from './member-service';
 export { checkNewPassword, MAX_PASSWORD_LENGTH } from './password-policy';
 export {
+  boundedSessionClient,
   MAILER,
+  MAX_SESSION_CLIENT_PART,
   type Mailer,
   type MemberChangeDecision,
   type MemberChangeOutcome,
@@ -13,11 +15,13 @@ export {
   type PeopleStore,
   type SecondFactorState,
   type Session,
+  type SessionClient,
   type SessionWithMember,
   type SignInCandidate,
 } from './ports';
 export { isRole, type MemberManager, mayManageRole, type Role, ROLE_SCOPES, ROLES } from './roles';
 export { csrfMatches, csrfTokenOf, principalOf, SessionService, type SessionServiceOptions, type SignedIn, type VerifiedSession } from './session-service';
+export { SessionClients } from './session-client';
 export { RECOVERY_CODES, SecondFactorService, type SecondFactorCheck, type SecondFactorProof, SecretBox } from './second-factor';
 export {
   type NewSsoMember,

@@ -551,6 +551,20 @@ export class Sso1734700000001 implements MigrationInterface {
   }
 }
 
+/**
+ * What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to the
+ * person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
+ */
+export class SessionClient1735000000001 implements MigrationInterface {
+  name = 'SessionClient1735000000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE member_sessions ADD COLUMN client VARCHAR(1024) CHARACTER SET utf8mb4 NULL');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE member_sessions DROP COLUMN client');
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -573,4 +587,5 @@ export const META_MIGRATIONS = [
   SecondFactor1734300000002,
   Webhooks1734500000001,
   Sso1734700000001,
+  SessionClient1735000000001,
 ];

@@ -211,4 +211,10 @@ export const SQLITE_META_MIGRATIONS = [
         tenant_id TEXT PRIMARY KEY REFERENCES tenants(id), issuer TEXT NOT NULL, client_id TEXT NOT NULL, client_secret TEXT NOT NULL,
         allowed_domains TEXT NOT NULL, default_role TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
   },
+  {
+    // What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to
+    // the person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
+    name: '011_session_client',
+    up: `ALTER TABLE member_sessions ADD COLUMN client TEXT;`,
+  },
 ];
