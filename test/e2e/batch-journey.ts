@@ -143,13 +143,14 @@ export function describeBatchJourney(endpoints: () => Endpoints, newKey: () => P
       }
     });
 
-    it('answers a retry with the same Idempotency-Key byte for byte and creates nothing twice; other rows under the key are 422', async () => {
+    it('answers a retry with the same Idempotency-Key with the same lines, each marked replayed, and creates nothing twice; other rows under the key are 422', async () => {
       const key = await newKey();
       const rows = [...ndjsonRows(2500, (i) => `https://example.com/idem/${i}`)];
       const first = await postBatch(endpoints().generation, key, rows, { 'idempotency-key': 'e2e-idem' });
       const again = await postBatch(endpoints().generation, key, rows, { 'idempotency-key': 'e2e-idem' });
       expect(first.lines).toHaveLength(2500);
-      expect(again.text).toBe(first.text);
+      expect(first.text).not.toContain('"replayed"');
+      expect(again.text).toBe(first.text.replace(/^\{/gm, '{"replayed":true,'));
       const other = await postBatch(endpoints().generation, key, [...ndjsonRows(10, (i) => `https://example.com/other/${i}`)], {
         'idempotency-key': 'e2e-idem',
       });

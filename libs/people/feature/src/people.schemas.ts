@@ -48,7 +48,7 @@ export const invitationSchema = z
     expiresAt: dateTime,
     passwordMinLength: z.number().int().meta({ description: 'The fewest characters the password may have (PASSWORD_MIN_LENGTH)' }),
   })
-  .meta({ id: 'Invitation' });
+  .meta({ id: 'InvitationDetails' });
 export { loginBody, meSchema, signedInSchema } from '@shortlink/nest-platform';
 
 export const enrolmentSchema = z
