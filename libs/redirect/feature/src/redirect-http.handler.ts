@@ -573,13 +573,18 @@ export class RedirectHttpHandler {
   /**
    * The link's host: a configured short domain or a tenant's, else the default domain (e.g. when
    * reached by IP). `GO.acme.test.:443` is `go.acme.test`: a variant of a tenant's host must not
-   * fall through to the default domain, where another tenant may hold the same code.
+   * fall through to the default domain, where another tenant may hold the same code. A port that
+   * names none of our domains is the domain without it (`go.acme.test:8080`: the redirect listening
+   * on its own port, no proxy in front); a domain configured with its port (the default
+   * `localhost:8080`) matches first.
    */
   domainOf(req: IncomingMessage): string {
     const host = req.headers.host;
     if (host) {
       const h = normalizeHost(host);
       if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
+      const name = h.replace(/:\d{1,5}$/, '');
+      if (name !== h && (this.domains.has(name) || this.tenants.isTenantDomain(name))) return name;
     }
     return this.config.links.defaultDomain;
   }

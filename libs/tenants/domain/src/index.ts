@@ -17,9 +17,11 @@ export {
   type DomainSettingsValues,
   type JsonObject,
   type JsonValue,
+  MAX_LOGO_BYTES,
   MAX_WELL_KNOWN_BYTES,
   type RobotsPolicy,
   type SettingsUrlCheck,
+  storedBranding,
 } from './domain-settings';
 export { DomainSettingsDirectory, type DomainSettingsDirectoryOptions } from './domain-settings-directory';
 export { type DomainSettingsChanges, DomainSettingsService, type DomainSettingsServiceOptions, type OwnedDomainSettings } from './domain-settings-service';
