@@ -71,3 +71,25 @@ export function Notice({ children }: { children: ComponentChildren }) {
 }
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/**
+ * A wide table's box: it scrolls sideways inside itself where the screen is narrow, so it is a
+ * labelled region that takes focus (a keyboard scrolls it with the arrow keys; axe:
+ * scrollable-region-focusable).
+ */
+export function ScrollRegion({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
+/** A country's name in the reader's language (ISO 3166-1 alpha-2 → "Germany"), the code itself where the browser has none. */
+export function countryName(code: string): string {
+  try {
+    return new Intl.DisplayNames(undefined, { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}

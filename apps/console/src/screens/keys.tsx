@@ -1,9 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Schemas } from '../api/client';
 import type { Session } from '../session';
-import { Field, ProblemNote, when } from '../ui';
-
-const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'] as const;
+import { Field, ProblemNote, ScrollRegion, when } from '../ui';
 
 /** The tenant's API keys: create one (its secret shown once), revoke one. */
 export function Keys({ session }: { session: Session }) {
@@ -53,7 +51,8 @@ export function Keys({ session }: { session: Session }) {
         <fieldset>
           <legend>Scopes</legend>
           <div class="row wrap">
-            {SCOPES.filter((s) => session.can(s)).map((s) => (
+            {/* A key may have the scopes of who makes it, whichever the installation has. */}
+            {session.me.scopes.map((s) => (
               <label class="check" key={s}>
                 <input type="checkbox" name="scopes" value={s} defaultChecked={s === 'links:read' || s === 'links:write'} /> {s}
               </label>
@@ -77,8 +76,8 @@ export function Keys({ session }: { session: Session }) {
         </div>
       )}
       <ProblemNote problem={problem} />
-      <div class="table-wrap">
-        <table id="keys">
+      <ScrollRegion label="API keys">
+        <table id="keys" class="stack">
           <caption class="sr-only">API keys</caption>
           <thead>
             <tr>
@@ -97,14 +96,14 @@ export function Keys({ session }: { session: Session }) {
           <tbody>
             {keys.map((k) => (
               <tr key={k.id} data-name={k.name}>
-                <td>{k.name}</td>
-                <td>
+                <td class="short">{k.name}</td>
+                <td data-label="Prefix">
                   <code>{k.prefix}…</code>
                 </td>
-                <td>{k.scopes.join(', ')}</td>
+                <td data-label="Scopes">{k.scopes.join(', ')}</td>
                 <td class="wide-only">{when(k.createdAt)}</td>
-                <td>{when(k.expiresAt)}</td>
-                <td>
+                <td data-label="Expires">{when(k.expiresAt)}</td>
+                <td class="act">
                   {k.revokedAt ? (
                     <em>revoked {when(k.revokedAt)}</em>
                   ) : (
@@ -117,7 +116,7 @@ export function Keys({ session }: { session: Session }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Role, type Schemas } from '../api/client';
 import type { Session } from '../session';
-import { Field, Notice, ProblemNote, when } from '../ui';
+import { Field, Notice, ProblemNote, ScrollRegion, when } from '../ui';
 
 const ROLES: readonly Role[] = ['owner', 'admin', 'editor', 'viewer'];
 
@@ -84,8 +84,8 @@ export function Members({ session }: { session: Session }) {
         </div>
       )}
       <ProblemNote problem={problem} />
-      <div class="table-wrap">
-        <table id="members">
+      <ScrollRegion label="Members">
+        <table id="members" class="stack">
           <caption class="sr-only">Members</caption>
           <thead>
             <tr>
@@ -103,7 +103,7 @@ export function Members({ session }: { session: Session }) {
           <tbody>
             {members.map((m) => (
               <tr key={m.id} data-email={m.email}>
-                <td>
+                <td class="short">
                   {m.email}
                   {rowProblem?.id === m.id && <ProblemNote problem={rowProblem.problem} />}
                   {rowNotice?.id === m.id && <Notice>{rowNotice.text}</Notice>}
@@ -131,9 +131,9 @@ export function Members({ session }: { session: Session }) {
                     )}
                   </form>
                 </td>
-                <td>{m.status}</td>
+                <td data-label="Status">{m.status}</td>
                 <td class="wide-only">{when(m.createdAt)}</td>
-                <td>
+                <td class="act">
                   {m.id !== session.me.member?.id && (
                     <button type="button" class="danger small" onClick={() => remove(m)} aria-label={`Remove ${m.email}`}>
                       Remove
@@ -144,7 +144,7 @@ export function Members({ session }: { session: Session }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </section>
   );
 }
