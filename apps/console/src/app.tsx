@@ -111,10 +111,7 @@ export function App() {
   else if (NAV.some((n) => n.route === screen)) body = <NotAllowed what={`use ${NAV.find((n) => n.route === screen)!.label}`} />;
   else body = <Links session={session} query={query} />;
 
-  const own = [
-    { route: 'sessions', label: 'My sessions' },
-    ...(me.member ? [{ route: 'account', label: 'Account' }] : []),
-  ];
+  const own = [{ route: 'sessions', label: 'My sessions' }, ...(me.member ? [{ route: 'account', label: 'Account' }] : [])];
   return (
     <>
       <a class="skip" href="#main">
@@ -122,7 +119,14 @@ export function App() {
       </a>
       <header class="top">
         <span class="brand">shortlink</span>
-        <button type="button" class="menu-toggle" id="menu-toggle" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="console-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          class="menu-toggle"
+          id="menu-toggle"
+          aria-expanded={menuOpen ? 'true' : 'false'}
+          aria-controls="console-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu
         </button>
         <div class={`nav-area${menuOpen ? ' open' : ''}`} id="console-nav">

@@ -58,7 +58,8 @@ export function DomainForm({ settings, onSaved }: { settings: Settings; onSaved:
     const file = (e.currentTarget as HTMLInputElement).files?.[0];
     if (!file) return;
     if (!LOGO_TYPES.includes(file.type)) return refuse('branding.logo', 'choose a PNG, JPEG, GIF or WebP image');
-    if (file.size > MAX_LOGO_BYTES) return refuse('branding.logo', `the logo may be at most ${MAX_LOGO_BYTES / 1024} KB (this one is ${Math.ceil(file.size / 1024)} KB)`);
+    if (file.size > MAX_LOGO_BYTES)
+      return refuse('branding.logo', `the logo may be at most ${MAX_LOGO_BYTES / 1024} KB (this one is ${Math.ceil(file.size / 1024)} KB)`);
     setProblem(null);
     setLogo(await dataUri(file));
   };
@@ -154,14 +155,19 @@ export function DomainForm({ settings, onSaved }: { settings: Settings; onSaved:
       <label class="check">
         <input type="checkbox" name="robots" value="allow" defaultChecked={settings.robots === 'allow'} /> Let crawlers fetch every link (robots.txt allows)
       </label>
-      <details class="more" open={Boolean(settings.appleAppSiteAssociation || settings.androidAssetLinks || err('appleAppSiteAssociation') || err('androidAssetLinks'))}>
+      <details
+        class="more"
+        open={Boolean(settings.appleAppSiteAssociation || settings.androidAssetLinks || err('appleAppSiteAssociation') || err('androidAssetLinks'))}
+      >
         <summary>App links: the files iOS and Android read to open your links in your app</summary>
         <Field
           id={id('aasa')}
           label="apple-app-site-association (JSON)"
           name="appleAppSiteAssociation"
           error={err('appleAppSiteAssociation')}
-          hint={'Served at /.well-known/apple-app-site-association, e.g. {"applinks": {"details": [{"appIDs": ["TEAMID.com.example.app"], "paths": ["*"]}]}}; empty: none'}
+          hint={
+            'Served at /.well-known/apple-app-site-association, e.g. {"applinks": {"details": [{"appIDs": ["TEAMID.com.example.app"], "paths": ["*"]}]}}; empty: none'
+          }
         >
           <textarea
             id={id('aasa')}

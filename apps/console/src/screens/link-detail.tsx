@@ -36,7 +36,9 @@ function rowsOf(link: Link): Array<[string, string]> {
     [
       'Device targets',
       lines(
-        (['ios', 'android', 'desktop'] as const).filter((d) => device[d]).map((d) => `${d === 'ios' ? 'iOS' : d === 'android' ? 'Android' : 'Desktop'}: ${device[d]}`),
+        (['ios', 'android', 'desktop'] as const)
+          .filter((d) => device[d])
+          .map((d) => `${d === 'ios' ? 'iOS' : d === 'android' ? 'Android' : 'Desktop'}: ${device[d]}`),
       ),
     ],
     ['Country targets', lines(Object.entries(link.geoTargets ?? {}).map(([c, u]) => `${c} (${countryName(c)}): ${u}`))],
@@ -142,7 +144,11 @@ export function LinkDetail({ session, code, domain }: { session: Session; code: 
               {totals === undefined ? '…' : totals === null ? '—' : totals.clicks.toLocaleString('en-US')}
             </span>
             <span class="sub" id="link-visitors">
-              {totals ? `${totals.visitors.toLocaleString('en-US')} unique visitors · bots left out` : totals === null ? 'analytics unavailable' : ''}
+              {totals
+                ? `${totals.visitors.toLocaleString('en-US')} unique visitor${totals.visitors === 1 ? '' : 's'} · bots left out`
+                : totals === null
+                  ? 'analytics unavailable'
+                  : ''}
             </span>
           </div>
         )}

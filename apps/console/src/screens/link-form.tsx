@@ -255,7 +255,14 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
         <details
           class="more"
           open={Boolean(
-            link && (link.deviceTargets || link.geoTargets || link.variants || link.appTargets || link.crawlable || link.clicksPerIpPerMinute || link.redirectType === 301),
+            link &&
+            (link.deviceTargets ||
+              link.geoTargets ||
+              link.variants ||
+              link.appTargets ||
+              link.crawlable ||
+              link.clicksPerIpPerMinute ||
+              link.redirectType === 301),
           )}
         >
           <summary>More options: redirect type, visitor limit, device, country and app targets, A/B variants, crawlers</summary>
@@ -308,19 +315,24 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
           <fieldset>
             <legend>App targets</legend>
             <p class="hint">
-              The app to open on a phone: a URL scheme (myapp://item/42) gets a page offering the app, a universal or app link (https) a redirect; the target is the
-              fallback.
+              The app to open on a phone: a URL scheme (myapp://item/42) gets a page offering the app, a universal or app link (https) a redirect; the target is
+              the fallback.
             </p>
             {err('appTargets') && <p class="error">{err('appTargets')}</p>}
             <div class="row wrap">
               {(['ios', 'android'] as const).map((d) => (
-                <Field key={d} label={`${d === 'ios' ? 'iOS' : 'Android'} app`} name={`app.${d}`} input={{ defaultValue: link?.appTargets?.[d] ?? '', autocomplete: 'off' }} />
+                <Field
+                  key={d}
+                  label={`${d === 'ios' ? 'iOS' : 'Android'} app`}
+                  name={`app.${d}`}
+                  input={{ defaultValue: link?.appTargets?.[d] ?? '', autocomplete: 'off' }}
+                />
               ))}
             </div>
           </fieldset>
           <label class="check">
-            <input type="checkbox" name="crawlable" defaultChecked={link?.crawlable ?? false} /> Let crawlers fetch this link although its domain’s robots.txt keeps them
-            out
+            <input type="checkbox" name="crawlable" defaultChecked={link?.crawlable ?? false} /> Let crawlers fetch this link although its domain’s robots.txt
+            keeps them out
           </label>
         </details>
         <div class="actions">

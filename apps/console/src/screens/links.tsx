@@ -53,8 +53,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
     setProblem(null);
     setLinks((before) => (cursor ? [...before, ...data.links] : data.links));
     setNext(data.nextCursor);
-    if (showClicks)
-      clickCounts(data.links).then((counts) => setClicks((before) => (cursor && before && counts ? new Map([...before, ...counts]) : counts)));
+    if (showClicks) clickCounts(data.links).then((counts) => setClicks((before) => (cursor && before && counts ? new Map([...before, ...counts]) : counts)));
   };
   useEffect(() => {
     setSelected(new Set());

@@ -87,7 +87,9 @@ describe('StatsController on the embedded store', () => {
     });
     expect(await controller.topLinks(req, { ...range, links: 'go.t1.test/abc1234' }, reply)).toMatchObject({ links: [] });
     await expect(controller.topLinks(req, { ...range, links: 'not a link' }, reply)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(controller.topLinks(req, { ...range, links: Array(101).fill('sho.rt/a').join(',') }, reply)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(controller.topLinks(req, { ...range, links: Array(101).fill('sho.rt/a').join(',') }, reply)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
   });
 
   it('gives breakdowns with null for "none", shares, and CSV safe for spreadsheets', async () => {

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { LinkService, MAX_TAGS_LISTED } from '@shortlink/links-domain';
 import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 
-const tagListSchema = z
-  .object({ tags: z.array(z.string()).meta({ description: `Each once, in order; at most ${MAX_TAGS_LISTED}` }) })
-  .meta({ id: 'LinkTags' });
+const tagListSchema = z.object({ tags: z.array(z.string()).meta({ description: `Each once, in order; at most ${MAX_TAGS_LISTED}` }) }).meta({ id: 'LinkTags' });
 
 /** The tags a tenant's links carry (docs/design.md, "Link options"): what a tag picker offers; the links listing filters by any of them. */
 @Controller('api/v1/tags')

@@ -16,12 +16,26 @@ describe('what a sign-in came from', () => {
   const clients = new SessionClients(geo);
 
   it('names the device, browser and OS of the user agent and the place of the address', () => {
-    expect(clients.describe(IPHONE, '81.2.69.142')).toEqual({ device: 'mobile', browser: 'Mobile Safari', os: 'iOS', country: 'GB', region: 'England', city: 'London' });
+    expect(clients.describe(IPHONE, '81.2.69.142')).toEqual({
+      device: 'mobile',
+      browser: 'Mobile Safari',
+      os: 'iOS',
+      country: 'GB',
+      region: 'England',
+      city: 'London',
+    });
     expect(clients.describe(WINDOWS, '10.0.0.7')).toEqual({ device: 'desktop', browser: 'Chrome', os: 'Windows', country: null, region: null, city: null });
   });
 
   it('knows nothing of a request without a user agent or an address, and keeps nothing else', () => {
     expect(clients.describe(undefined, null)).toEqual({ device: null, browser: null, os: null, country: null, region: null, city: null });
-    expect(new SessionClients(null).describe(['a', 'b'], '81.2.69.142')).toEqual({ device: null, browser: null, os: null, country: null, region: null, city: null });
+    expect(new SessionClients(null).describe(['a', 'b'], '81.2.69.142')).toEqual({
+      device: null,
+      browser: null,
+      os: null,
+      country: null,
+      region: null,
+      city: null,
+    });
   });
 });

@@ -4,7 +4,18 @@ import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { SessionClients, SessionService } from '@shortlink/people-domain';
 import { TenantService } from '@shortlink/tenants-domain';
-import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, ClientAddressResolver, Contract, loginBody, meSchema, meView, sessionCookie, signedInSchema } from '@shortlink/nest-platform';
+import {
+  APP_CONFIG,
+  ApiKeyGuard,
+  AuthenticatedRequest,
+  ClientAddressResolver,
+  Contract,
+  loginBody,
+  meSchema,
+  meView,
+  sessionCookie,
+  signedInSchema,
+} from '@shortlink/nest-platform';
 
 const TAGS = ['auth'];
 

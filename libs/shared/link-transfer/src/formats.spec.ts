@@ -185,7 +185,11 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
     expect(later.body).toEqual({ url: 'https://example.com/kutt/docs', legacyCode: 'kutt-docs', title: 'Kutt docs', status: 'disabled' });
     expect(later.note).toBe('expired at the source (2031-06-01T10:00:00.000Z): created disabled');
     const ours = mapRecord('shortlink', { url: 'https://example.com/x', expiresat: '2020-01-01T00:00:00Z', status: 'active' }, keep);
-    expect([ours.body.status, ours.body.expiresAt, ours.note]).toEqual(['disabled', undefined, 'expired at the source (2020-01-01T00:00:00.000Z): created disabled']);
+    expect([ours.body.status, ours.body.expiresAt, ours.note]).toEqual([
+      'disabled',
+      undefined,
+      'expired at the source (2020-01-01T00:00:00.000Z): created disabled',
+    ]);
   });
 
   it('puts a title with line breaks or tabs on one line (a Shlink title may have them); an empty one is none', () => {

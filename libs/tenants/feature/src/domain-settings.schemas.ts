@@ -14,7 +14,10 @@ const brandingSchema = z
       .string()
       .max(2048)
       .nullable()
-      .meta({ description: 'No longer taken (400 VALIDATION_FAILED): a logo hot-linked from elsewhere is fetched by every visitor; send `logo`', deprecated: true }),
+      .meta({
+        description: 'No longer taken (400 VALIDATION_FAILED): a logo hot-linked from elsewhere is fetched by every visitor; send `logo`',
+        deprecated: true,
+      }),
     logo: z
       .string()
       .max(48 * 1024)

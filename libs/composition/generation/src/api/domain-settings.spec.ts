@@ -77,7 +77,9 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
 
   it('keeps a logo as the image itself (a data: URI in canonical base64), shown in the settings and removed with null', async () => {
     const { apiKey, domain } = await tenantWithDomain();
-    const patched = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { branding: { name: 'Acme', logo: `data:image/png;base64,${PNG_1PX.slice(0, 40)}\n${PNG_1PX.slice(40)}` } });
+    const patched = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, {
+      branding: { name: 'Acme', logo: `data:image/png;base64,${PNG_1PX.slice(0, 40)}\n${PNG_1PX.slice(40)}` },
+    });
     expect(patched.json()).toMatchObject({ branding: { name: 'Acme', logo: `data:image/png;base64,${PNG_1PX}`, accentColor: null } });
     const removed = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { branding: { name: 'Acme', logo: null } });
     expect(removed.json().branding).toEqual({ name: 'Acme', logo: null, accentColor: null });

@@ -44,14 +44,24 @@ describe('people API: members, sessions, the guard', () => {
       expiresAt: created.owner.invitation.expiresAt,
       passwordMinLength: 12,
     });
-    const accepted = await call(null, 'POST', '/api/v1/auth/accept', { token, password: PASSWORD }, { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1' });
+    const accepted = await call(
+      null,
+      'POST',
+      '/api/v1/auth/accept',
+      { token, password: PASSWORD },
+      {
+        'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+      },
+    );
     expect(accepted.statusCode).toBe(200);
     expect(accepted.json()).toMatchObject({ member: { email: 'new-owner@example.com', status: 'active' }, csrfToken: expect.any(String) });
     const cookie = String(accepted.headers['set-cookie']).split(';')[0];
     expect((await call(null, 'GET', '/api/v1/me', undefined, { cookie })).json()).toMatchObject({ member: { email: 'new-owner@example.com' }, role: 'owner' });
     // The session keeps what it was opened from: the device and browser of its user agent (127.0.0.1 has no place).
     const listed = (await call(null, 'GET', '/api/v1/me/sessions', undefined, { cookie })).json().sessions;
-    expect(listed).toEqual([expect.objectContaining({ current: true, client: { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', country: null, region: null, city: null } })]);
+    expect(listed).toEqual([
+      expect.objectContaining({ current: true, client: { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', country: null, region: null, city: null } }),
+    ]);
     for (const spent of [token, 'inv_unknown', 'not-a-token'])
       expect((await call(null, 'POST', '/api/v1/auth/invitation', { token: spent })).json()).toMatchObject({ status: 400, code: 'INVITATION_INVALID' });
   });

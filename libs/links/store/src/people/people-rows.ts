@@ -1,4 +1,14 @@
-import { boundedSessionClient, type Member, type MemberStatus, type NewMember, type Role, type Session, type SessionClient, type SessionWithMember, type SignInCandidate } from '@shortlink/people-domain';
+import {
+  boundedSessionClient,
+  type Member,
+  type MemberStatus,
+  type NewMember,
+  type Role,
+  type Session,
+  type SessionClient,
+  type SessionWithMember,
+  type SignInCandidate,
+} from '@shortlink/people-domain';
 import type { Plan, TenantStatus } from '@shortlink/tenants-domain';
 import { toDate } from '../rows';
 

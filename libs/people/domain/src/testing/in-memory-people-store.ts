@@ -1,7 +1,17 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
 import type { Tenant } from '@shortlink/tenants-domain';
 import { Member } from '../member';
-import { boundedSessionClient, MemberChangeDecision, MemberChangeOutcome, NewMember, PeopleStore, SecondFactorState, Session, SessionWithMember, SignInCandidate } from '../ports';
+import {
+  boundedSessionClient,
+  MemberChangeDecision,
+  MemberChangeOutcome,
+  NewMember,
+  PeopleStore,
+  SecondFactorState,
+  Session,
+  SessionWithMember,
+  SignInCandidate,
+} from '../ports';
 import { Role } from '../roles';
 
 type Row = { -readonly [K in keyof Member]: Member[K] } & { invitationHash: string | null; passwordHash: string | null };
