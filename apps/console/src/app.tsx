@@ -108,7 +108,7 @@ export function App() {
   else if (screen === 'keys' && session.can('members:write')) body = <Keys session={session} />;
   else if (screen === 'members' && session.can('members:write')) body = <Members session={session} />;
   else if (screen === 'audit' && session.can('audit:read')) body = <AuditLog />;
-  else if (NAV.some((n) => n.route === screen)) body = <NotAllowed what={`use ${NAV.find((n) => n.route === screen)!.label}`} />;
+  else if (screen !== 'links' && NAV.some((n) => n.route === screen)) body = <NotAllowed what={`use ${NAV.find((n) => n.route === screen)!.label}`} />;
   else body = <Links session={session} query={query} />;
 
   const own = [{ route: 'sessions', label: 'My sessions' }, ...(me.member ? [{ route: 'account', label: 'Account' }] : [])];

@@ -525,8 +525,9 @@ function BreakdownCard({ breakdown, variants }: { breakdown: Breakdown; variants
   const title = DIMENSIONS.find((x) => x.dimension === d)?.title ?? d;
   const items: AnalyticsSchemas['Breakdown']['items'] = breakdown.items;
   return (
-    <div class="card" id={`breakdown-${d}`}>
-      <h2>{title}</h2>
+    // A card that may scroll sideways on a narrow screen: a labelled region the keyboard reaches.
+    <div class="card" id={`breakdown-${d}`} role="region" aria-labelledby={`breakdown-${d}-title`} tabIndex={0}>
+      <h2 id={`breakdown-${d}-title`}>{title}</h2>
       {items.length === 0 ? (
         <p class="sub">No clicks in this range.</p>
       ) : (

@@ -3,6 +3,7 @@ import { api, fieldError, isFormLevel, type Link, type Problem, problemOf, type 
 import type { Session } from '../session';
 import { linkDomains, tagNames } from '../links-api';
 import { Field, go, ProblemNote } from '../ui';
+import { DomainOptions } from './domain-options';
 import { TagPicker } from './tag-picker';
 
 /** The codes that concern one field of the form (the rest are shown beside the save button). */
@@ -188,12 +189,7 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
             <Field id="f-link-domain" label="Domain" name="domain" error={err('domain')}>
               <select id="f-link-domain" name="domain">
                 {!session.settings.defaultDomain && <option value="">Default</option>}
-                {domains.map((d) => (
-                  <option key={d} value={d === session.settings.defaultDomain ? '' : d}>
-                    {d}
-                    {d === session.settings.defaultDomain ? ' (default)' : ''}
-                  </option>
-                ))}
+                <DomainOptions domains={domains} defaultDomain={session.settings.defaultDomain} defaultAsEmpty />
               </select>
             </Field>
           </div>

@@ -3,6 +3,7 @@ import { api, type Link, type Problem, problemOf } from '../api/client';
 import type { Session } from '../session';
 import { bulkDelete, bulkEdit, type BulkResult, clickCounts, copy, linkDomains } from '../links-api';
 import { Field, go, Notice, ProblemNote, ScrollRegion, when } from '../ui';
+import { DomainOptions } from './domain-options';
 
 const STATUSES = ['active', 'disabled', 'expired'] as const;
 type Status = (typeof STATUSES)[number];
@@ -163,12 +164,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
             <Field id="f-domain" label="Domain" name="domain">
               <select id="f-domain" name="domain" defaultValue={filters.domain}>
                 <option value="">Any</option>
-                {domains.map((d) => (
-                  <option key={d} value={d}>
-                    {d}
-                    {d === session.settings.defaultDomain ? ' (default)' : ''}
-                  </option>
-                ))}
+                <DomainOptions domains={domains} defaultDomain={session.settings.defaultDomain} />
               </select>
             </Field>
           </div>
