@@ -555,6 +555,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         const file = await download.path();
         expect(readFileSync(file!).subarray(0, 4).toString('latin1')).toContain(magic.slice(0, 4));
       }
+      // The taken alias's link, whose tag was offered, goes: the filters below find this link alone.
+      expect((await key('DELETE', `/api/v1/links/${alias}-taken`)).status).toBe(204);
     });
 
     it('finds it: newest first, search, tag, status and domain filters, cursor paging', async () => {
