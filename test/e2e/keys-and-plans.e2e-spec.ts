@@ -6,7 +6,7 @@ import { batchOnItsOwnConnection, holdBatch, keyIdOf, quickBatch } from './keys-
 import { API_KEY, createLink, createTenant, restartEmbedded, startEmbedded } from './support';
 import { api } from './tenant-journey';
 
-const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'admin'];
+const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'];
 
 const waitPastKeyCache = () => new Promise((r) => setTimeout(r, 1200)); // each instance trusts a checked key for 1 s
 
@@ -149,7 +149,7 @@ describe('embedded profile: keys, plans and the listing', () => {
 
   it('lets a key revoke only keys whose scopes it holds, and restores the bootstrap key at the next start', async () => {
     const bootstrapId = await keyIdOf(generation(), API_KEY, 'bootstrap');
-    const writer = (await api(generation(), 'POST', '/api/v1/keys', API_KEY, { name: 'writer', scopes: ['links:write'] })).body.apiKey as string;
+    const writer = (await api(generation(), 'POST', '/api/v1/keys', API_KEY, { name: 'writer', scopes: ['links:write', 'keys:write'] })).body.apiKey as string;
     const refused = await api(generation(), 'DELETE', `/api/v1/keys/${bootstrapId}`, writer);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'admin'] });

@@ -5,7 +5,7 @@ import { holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
 import { API_KEY, SERVER_SECRETS } from './support';
 import { api } from './tenant-journey';
 
-const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'admin'];
+const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'];
 
 /**
  * Plan limits on the real stack: two generation instances share one tenant's plan (requests
@@ -145,12 +145,12 @@ describe('plans across instances (real stack: two generation instances, Redis Cl
     expect(pages).toEqual([[last, batched[2]], [batched[1], batched[0]], [first]]);
   });
 
-  it('restores a revoked bootstrap key when an instance starts with it; a links:write key could not revoke it', async () => {
+  it('restores a revoked bootstrap key when an instance starts with it; a links:write and keys:write key could not revoke it', async () => {
     const bootKey = `sl_e2e_boot_${randomBytes(12).toString('hex')}`; // its own operator tenant: the shared API_KEY stays untouched
     let app = await startApp('generation', { ...env, SHORTLINK_BOOTSTRAP_API_KEY: bootKey });
     try {
       const bootId = await keyIdOf(app.base, bootKey, 'bootstrap');
-      const writer = (await api(app.base, 'POST', '/api/v1/keys', bootKey, { name: 'writer', scopes: ['links:write'] })).body.apiKey as string;
+      const writer = (await api(app.base, 'POST', '/api/v1/keys', bootKey, { name: 'writer', scopes: ['links:write', 'keys:write'] })).body.apiKey as string;
       expect((await api(apps[0].base, 'DELETE', `/api/v1/keys/${bootId}`, writer)).body.code).toBe('INSUFFICIENT_SCOPE');
       const deputy = (await api(app.base, 'POST', '/api/v1/keys', bootKey, { name: 'deputy', scopes: ALL_SCOPES })).body.apiKey as string;
       expect((await api(apps[0].base, 'DELETE', `/api/v1/keys/${bootId}`, deputy)).status).toBe(204);

@@ -21,7 +21,7 @@ const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
   { route: 'analytics', label: 'Analytics', scope: 'analytics:read' },
   { route: 'import', label: 'Import', scope: 'links:write' },
   { route: 'domains', label: 'Domains', scope: 'links:write' },
-  { route: 'keys', label: 'API keys', scope: 'members:write' },
+  { route: 'keys', label: 'API keys', scope: 'keys:write' },
   { route: 'members', label: 'Members', scope: 'members:write' },
   { route: 'audit', label: 'Audit log', scope: 'audit:read' },
 ];
@@ -105,7 +105,7 @@ export function App() {
   else if (screen === 'import' && canWrite) body = <Lazy load={loadImport} />;
   else if (screen === 'analytics' && session.can('analytics:read')) body = <Lazy load={loadAnalytics} />;
   else if (screen === 'domains' && canWrite) body = <Domains session={session} />;
-  else if (screen === 'keys' && session.can('members:write')) body = <Keys session={session} />;
+  else if (screen === 'keys' && session.can('keys:write')) body = <Keys session={session} />;
   else if (screen === 'members' && session.can('members:write')) body = <Members session={session} />;
   else if (screen === 'audit' && session.can('audit:read')) body = <AuditLog />;
   else if (screen !== 'links' && NAV.some((n) => n.route === screen)) body = <NotAllowed what={`use ${NAV.find((n) => n.route === screen)!.label}`} />;

@@ -201,16 +201,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your keys (revoked ones too, with when)
-         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         * List your tenant’s keys (revoked ones too, with when), each with the person it acts for and what it may do now
+         * @description Needs a key with the `keys:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         get: operations["listKeys"];
         put?: never;
         /**
-         * Create a key; the secret is in this answer only
-         * @description A key never gets a scope the calling key does not have. A tenant holds at most its plan’s number of active keys (403 `KEY_LIMIT_REACHED` beyond: revoke one first).
+         * Create a key acting for you; the secret is in this answer only
+         * @description The key acts for the person signed in (or the person the calling key acts for; none for a key of no person) and never gets a scope the caller does not have, nor one above that person’s role: a key of an admin, editor or viewer never holds `members:write`, which only an owner signed in gives (403 `INSUFFICIENT_SCOPE`). A tenant holds at most its plan’s number of active keys (403 `KEY_LIMIT_REACHED` beyond: revoke one first).
          *
-         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         *     Needs a key with the `keys:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         post: operations["createKey"];
         delete?: never;
@@ -231,11 +231,33 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key (it fails within a second on every instance)
-         * @description Only a key that holds every scope of the revoked key may revoke it (403 `INSUFFICIENT_SCOPE` otherwise).
+         * @description Your own keys; an owner any key; an admin the keys of members it manages (not an owner’s, not a key of no person) and suspended ones; editors only their own. The caller must also hold every scope of the revoked key. 403 `INSUFFICIENT_SCOPE` otherwise.
          *
-         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         *     Needs a key with the `keys:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand a key over to another active member: it acts for them from now on (owners only)
+         * @description Keeps a removed person’s suspended keys working, or adopts a key of no person. The key keeps its scopes; what it may use follows the new person’s role. Recorded as `key.transferred`. 403 `INSUFFICIENT_SCOPE` for anyone but an owner (or a key of no person while the tenant has no owner), 404 `KEY_NOT_FOUND`, 404 `MEMBER_NOT_FOUND` for a member who is not active in the tenant.
+         *
+         *     Needs a key with the `keys:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["transferKey"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -304,7 +326,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tenant and its first key, and invite its first owner by email
-         * @description With `ownerEmail`, the person is invited as the tenant’s owner (`owner.invitation`, shown once; mailed with SMTP_URL). The tenant and key are created first; were the invitation to fail, the first key (which has `members:write`) can invite the owner.
+         * @description With `ownerEmail`, the person is invited as the tenant’s owner (`owner.invitation`, shown once; mailed with SMTP_URL). The tenant and key are created first; were the invitation to fail, the first key (which has `members:write` while the tenant has no active owner) can invite the owner.
          *
          *     Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -562,7 +584,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person by email with a role; the invitation token is in this answer only
-         * @description The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and keys) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already. A tenant sends at most its plan’s invitations an hour (PLAN_FREE_INVITATIONS_PER_HOUR, PLAN_PAID_INVITATIONS_PER_HOUR; every request counts): 429 `INVITATION_LIMIT_REACHED` with Retry-After beyond.
+         * @description The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and an owner’s keys, or the first key of a tenant without an owner) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already. A tenant sends at most its plan’s invitations an hour (PLAN_FREE_INVITATIONS_PER_HOUR, PLAN_PAID_INVITATIONS_PER_HOUR; every request counts): 429 `INVITATION_LIMIT_REACHED` with Retry-After beyond.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -588,8 +610,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove a member; every session of it ends (on every instance within a second)
-         * @description Only owners (and keys) may remove an owner. 409 `LAST_OWNER` for the last active owner.
+         * Remove a member; every session of it ends and every key acting for it is suspended (on every instance within a second)
+         * @description Only owners (and an owner’s keys) may remove an owner. The member’s keys answer 403 `KEY_SUSPENDED` until an owner transfers them to another member (POST /api/v1/keys/{id}/transfer) or revokes them. 409 `LAST_OWNER` for the last active owner.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -598,7 +620,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member’s role (at once, on every instance within a second)
-         * @description Only owners (and keys) may give or take the owner role. 409 `LAST_OWNER` when it would leave the tenant without an active owner.
+         * @description Only owners (and an owner’s keys) may give or take the owner role. A demotion lowers the person’s keys too, within a second. 409 `LAST_OWNER` when it would leave the tenant without an active owner.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -621,7 +643,7 @@ export interface paths {
         get: operations["getSso"];
         /**
          * Configure the tenant’s OpenID Connect provider for single sign-on
-         * @description Owners only (and keys with members:write); an admin gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.
+         * @description Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner); an admin, or an admin’s key, gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole; 400 `URL_NOT_ALLOWED` (with `reason`) for an issuer the URL policy refuses (an IP address, a local or internal name) or whose host resolves to nothing or to any non-public address (loopback, private, link-local, …, in any IPv4-in-IPv6 spelling).
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -629,7 +651,7 @@ export interface paths {
         post?: never;
         /**
          * Turn single sign-on off (people it created keep their membership; they sign in again once it is back)
-         * @description Owners only (and keys with members:write). 404 `SSO_NOT_CONFIGURED` when there is none.
+         * @description Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner). 404 `SSO_NOT_CONFIGURED` when there is none.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -648,7 +670,7 @@ export interface paths {
         };
         /**
          * Begin signing in with the tenant’s provider: a redirect to it (authorization code with PKCE, state and nonce)
-         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider’s discovery does not answer within SSO_TIMEOUT_SECONDS.
+         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 429 `RATE_LIMITED` past SSO_STARTS_PER_MINUTE_PER_TENANT or _PER_ADDRESS; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider cannot be reached (an address single sign-on may not reach, a port closed or silent, no discovery document): always the same answer, given SSO_TIMEOUT_SECONDS after the call began.
          */
         get: operations["startSso"];
         put?: never;
@@ -710,7 +732,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation with a password: the member is active and signed in (a session cookie, as a sign-in gives it)
-         * @description 400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token. Of a suspended tenant the member is accepted but not signed in (`csrfToken` null, no cookie).
+         * @description 400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token. Of a suspended tenant the member is accepted but not signed in (`csrfToken` null, no cookie). As for a sign-in, a browser’s request from a page of another origin is 403 `CROSS_SITE_REQUEST`.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -801,8 +823,8 @@ export interface paths {
         get: operations["getMySecondFactor"];
         put?: never;
         /**
-         * Start turning on a second factor (TOTP): a new secret for the authenticator app
-         * @description For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged.
+         * Start turning on a second factor (TOTP), or moving it to another app: a new secret for the authenticator app
+         * @description For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged. While a factor is on, this moves it and needs the current one: `code` (of the app in use) or `recoveryCode`, spent here (without: 401 `SECOND_FACTOR_REQUIRED`; wrong: 400 `SECOND_FACTOR_INVALID`, counted like a failed sign-in, 429 past its limits); the move is then confirmed within 10 minutes.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -824,7 +846,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the second factor on with a code of the new secret; answers the recovery codes once
-         * @description 400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started.
+         * @description 400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started; 401 `SECOND_FACTOR_REQUIRED` while a factor is on and the move was not started with it in the last 10 minutes.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -846,7 +868,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the second factor off, proven by a current code or a recovery code
-         * @description 400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on.
+         * @description 400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on. Wrong codes and recovery codes are counted like failed sign-ins (per account and per client address): past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS, 429 with Retry-After.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -868,7 +890,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password: answers a session cookie and its CSRF token
-         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).
+         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both). JSON only (a form body is 415 `UNSUPPORTED_MEDIA_TYPE`); a browser page of another site (its `Origin` or `Sec-Fetch-Site`) is 403 `CROSS_SITE_REQUEST`: a sign-in sets the session cookie, so another site must not make one (login CSRF).
          */
         post: operations["signIn"];
         delete?: never;
@@ -1089,13 +1111,17 @@ export interface components {
         };
         KeyCreation: {
             name: string;
-            /** @description Any of links:read, links:write, analytics:read, audit:read, members:write, admin; never more than the calling key has. Default: the caller's links and analytics scopes */
+            /** @description Any of links:read, links:write, analytics:read, audit:read, members:write, keys:write, admin; never more than the caller has, nor than the role of the person the key will act for allows (members:write: only an owner signed in). Default: the caller's links, analytics, audit:read and keys:write scopes */
             scopes?: string[];
             /**
              * @description ISO 8601 date-time with a zone, in the future
              * @example 2027-06-30T00:00:00Z
              */
             expiresAt?: string | null;
+        };
+        KeyTransfer: {
+            /** @description The active member the key will act for */
+            memberId: string;
         };
         DomainSettingsEdit: {
             notFoundRedirect?: string | null;
@@ -1207,14 +1233,14 @@ export interface components {
             /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
             newPassword: string;
         };
-        SecondFactorCode: {
-            /** @description 6 digits of the authenticator app */
-            code: string;
-        };
         /** @description A current code, or a recovery code */
         SecondFactorProof: {
             code?: string;
             recoveryCode?: string;
+        };
+        SecondFactorCode: {
+            /** @description 6 digits of the authenticator app */
+            code: string;
         };
         SignIn: {
             email: string;
@@ -1342,7 +1368,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
+            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -1584,7 +1610,21 @@ export interface components {
             name: string;
             /** @description The first characters of the key, to recognise it; never enough to use it */
             prefix: string;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
+            /** @description The scopes the key was given */
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            /** @description What the key may do now: its scopes within the role of the person it acts for (a demotion lowers them); empty while suspended. A key of no person keeps links:*, analytics:read and audit:read once the tenant has an owner */
+            activeScopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            /** @description The member the key acts for (its maker, or whom an owner transferred it to); email and role null once that member was removed (the key is suspended). Null for a key of no person (the tenant’s first key, made by the operator) */
+            actsFor: {
+                id: string;
+                email: string | null;
+                role: ("owner" | "admin" | "editor" | "viewer") | null;
+            } | null;
+            /**
+             * @description suspended: the person it acted for is no longer a member
+             * @enum {string}
+             */
+            status: "active" | "suspended" | "expired" | "revoked";
             /** Format: date-time */
             createdAt: string;
             expiresAt: string | null;
@@ -1628,7 +1668,7 @@ export interface components {
         };
         TenantCreated: {
             tenant: components["schemas"]["Tenant"];
-            /** @description The tenant’s first key (links and analytics scopes): shown this once */
+            /** @description The tenant’s first key, shown this once. It acts for no person: every tenant scope (members and keys too) while the tenant has no active owner, then links, analytics and the audit log only, until an owner adopts it (POST /api/v1/keys/{id}/transfer) */
             apiKey: string;
             key: components["schemas"]["ApiKey"];
             /** @description With ownerEmail: the owner invited, and the invitation (its token shown this once) */
@@ -1652,7 +1692,7 @@ export interface components {
             id: string;
             email: string;
             /**
-             * @description owner and admin: members, keys, links, analytics, the audit log; editor: links and analytics; viewer: read links and analytics
+             * @description owner and admin: members, keys, links, analytics, the audit log (an admin never touches an owner or an owner’s keys); editor: links, analytics and its own keys; viewer: read links and analytics
              * @enum {string}
              */
             role: "owner" | "admin" | "editor" | "viewer";
@@ -1687,7 +1727,7 @@ export interface components {
             id: string;
             /** Format: date-time */
             at: string;
-            /** @description Stable dotted name, e.g. link.created, link.bulk_deleted, key.revoked, tenant.plan_changed */
+            /** @description Stable dotted name, e.g. link.created, link.bulk_deleted, key.revoked, key.transferred, tenant.plan_changed */
             action: string;
             actor: components["schemas"]["AuditActor"];
             target: components["schemas"]["AuditTarget"];
@@ -1713,9 +1753,14 @@ export interface components {
             id: string;
             /** @description The key’s name, the person’s email */
             name: string;
+            /** @description For a key: the person it acted for (member id and email), its maker or whom an owner transferred it to; null otherwise */
+            onBehalfOf: {
+                id: string;
+                name: string;
+            } | null;
         };
         AuditTarget: {
-            /** @description link, links (a batch or bulk change), key, member, tenant, domain */
+            /** @description link, links (a batch or bulk change), key, member, session, tenant, domain, webhook */
             type: string;
             /** @description The link’s code, the key’s, member’s or tenant’s id; null for several links */
             id: string | null;
@@ -1878,7 +1923,7 @@ export interface components {
             } | null;
             tenant: components["schemas"]["Tenant"];
             role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
             /**
@@ -1897,7 +1942,7 @@ export interface components {
             } | null;
             tenant: components["schemas"]["Tenant"];
             role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
         };
@@ -3459,6 +3504,116 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    transferKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyTransfer"];
+            };
+        };
+        responses: {
+            /** @description The key, acting for the member */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
             };
             /** @description problem+json (400) */
             400: {
@@ -6495,6 +6650,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["URITooLongProblem"];
                 };
             };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
             /** @description problem+json (431) */
             431: {
                 headers: {
@@ -6676,6 +6842,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
                 };
             };
             /** @description problem+json (431) */
@@ -7062,7 +7237,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorProof"];
+            };
+        };
         responses: {
             /** @description The secret, pending */
             200: {
@@ -7370,6 +7549,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
             /** @description problem+json (429) */

@@ -47,7 +47,7 @@ describe('StatsController on the embedded store', () => {
     meta = new SqliteMetaStore(':memory:');
     for (const id of ['t1', 't2', 'operator']) {
       const tenant = { id, name: id, plan: 'paid', status: 'active', createdAt: new Date() } as const;
-      await meta.tenants.createWithApiKey(tenant, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null });
+      await meta.tenants.createWithApiKey(tenant, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null, person: null });
     }
     await meta.tenants.addDomain('t1', 'go.t1.test');
     controller = new StatsController(store, config, new TenantService(meta.tenants, { serviceDomains: config.links.domains }));
@@ -138,12 +138,24 @@ describe('StatsController on the embedded store', () => {
       ],
     });
     const as = (principal: Principal) => ({ principal }) as AuthenticatedRequest;
-    const t1 = as({ tenantId: 't1', keyId: 'k-t1', actor: { kind: 'key', id: 'k-t1', name: 'k1', tenantId: 't1' }, scopes: ['analytics:read'], plan: 'paid' });
-    const t2 = as({ tenantId: 't2', keyId: 'k-t2', actor: { kind: 'key', id: 'k-t2', name: 'k2', tenantId: 't2' }, scopes: ['analytics:read'], plan: 'paid' });
+    const t1 = as({
+      tenantId: 't1',
+      keyId: 'k-t1',
+      actor: { kind: 'key', id: 'k-t1', name: 'k1', tenantId: 't1', person: null },
+      scopes: ['analytics:read'],
+      plan: 'paid',
+    });
+    const t2 = as({
+      tenantId: 't2',
+      keyId: 'k-t2',
+      actor: { kind: 'key', id: 'k-t2', name: 'k2', tenantId: 't2', person: null },
+      scopes: ['analytics:read'],
+      plan: 'paid',
+    });
     const operator = as({
       tenantId: 'operator',
       keyId: 'k-op',
-      actor: { kind: 'key', id: 'k-op', name: 'op', tenantId: 'operator' },
+      actor: { kind: 'key', id: 'k-op', name: 'op', tenantId: 'operator', person: null },
       scopes: ['analytics:read', 'admin'],
       plan: 'paid',
     });

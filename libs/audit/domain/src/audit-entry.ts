@@ -11,6 +11,11 @@ export interface AuditActor {
   readonly type: AuditActorType;
   readonly id: string;
   readonly name: string;
+  /**
+   * For a key: the person it acts for (its maker, or whom an owner transferred it to), by member id
+   * and email, so that the log names the person behind every key. Null (or absent) otherwise.
+   */
+  readonly onBehalfOf?: { readonly id: string; readonly name: string } | null;
 }
 
 /** The platform's own changes (jobs, boot-time provisioning). */
@@ -48,6 +53,7 @@ export const AUDIT_ACTIONS = [
   // keys (the tenant's log; same transaction)
   'key.created',
   'key.revoked',
+  'key.transferred',
   // members, sessions and single sign-on (the tenant's log; reserved for the members' store)
   'member.invited',
   'member.joined',

@@ -9,12 +9,16 @@ const auditActorSchema = z
     type: z.enum(['key', 'person', 'operator', 'system']),
     id: z.string(),
     name: z.string().meta({ description: 'The key’s name, the person’s email' }),
+    onBehalfOf: z
+      .object({ id: z.string(), name: z.string() })
+      .nullable()
+      .meta({ description: 'For a key: the person it acted for (member id and email), its maker or whom an owner transferred it to; null otherwise' }),
   })
   .meta({ id: 'AuditActor' });
 
 const auditTargetSchema = z
   .object({
-    type: z.string().meta({ description: 'link, links (a batch or bulk change), key, member, tenant, domain' }),
+    type: z.string().meta({ description: 'link, links (a batch or bulk change), key, member, session, tenant, domain, webhook' }),
     id: z.string().nullable().meta({ description: 'The link’s code, the key’s, member’s or tenant’s id; null for several links' }),
     domain: z.string().nullable(),
   })
@@ -24,7 +28,7 @@ export const auditEntrySchema = z
   .object({
     id: z.string(),
     at: z.string().meta({ format: 'date-time' }),
-    action: z.string().meta({ description: 'Stable dotted name, e.g. link.created, link.bulk_deleted, key.revoked, tenant.plan_changed' }),
+    action: z.string().meta({ description: 'Stable dotted name, e.g. link.created, link.bulk_deleted, key.revoked, key.transferred, tenant.plan_changed' }),
     actor: auditActorSchema,
     target: auditTargetSchema,
     clientAddress: z.string().nullable().meta({ description: 'The client’s address as the API saw it (X-Forwarded-For believed only from TRUSTED_PROXIES)' }),
@@ -58,5 +62,5 @@ export const auditQuery = z.strictObject({
 
 export const auditCsvSchema = z.string().meta({
   description:
-    'at,action,actor_type,actor_id,actor_name,target_type,target_id,target_domain,client_address,changes,details,id; changes and details as JSON; cells a spreadsheet would run as formulas start with an apostrophe',
+    'at,action,actor_type,actor_id,actor_name,on_behalf_of_id,on_behalf_of_name,target_type,target_id,target_domain,client_address,changes,details,id; changes and details as JSON; cells a spreadsheet would run as formulas start with an apostrophe',
 });

@@ -6,7 +6,7 @@ import { KeyDirectory } from './key-directory';
 async function setUp() {
   const store = new InMemoryTenantStore();
   const tenant = { id: randomUUID(), name: 'acme', plan: 'paid' as const, status: 'active' as const, createdAt: new Date() };
-  const key = { id: randomUUID(), name: 'ci', prefix: 'sl_abcd', scopes: ['links:read' as const], expiresAt: null };
+  const key = { id: randomUUID(), name: 'ci', prefix: 'sl_abcd', scopes: ['links:read' as const], expiresAt: null, person: null };
   await store.createWithApiKey(tenant, 'hash-1', key);
   return { store, tenant, key };
 }
@@ -28,7 +28,7 @@ describe('KeyDirectory', () => {
       keyId: key.id,
       scopes: ['links:read'],
       plan: 'paid',
-      actor: { kind: 'key', id: key.id, name: 'ci', tenantId: tenant.id },
+      actor: { kind: 'key', id: key.id, name: 'ci', tenantId: tenant.id, person: null },
     });
   });
 

@@ -1,12 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import type { Principal, TenantStore } from '@shortlink/tenants-domain';
+import { keyPrincipal, type Principal, type TenantStore } from '@shortlink/tenants-domain';
 import type { YourlsUser } from './yourls-signatures';
 
 /**
- * The principal of a key named by tenant and id (a YOURLS signature names it so), with the checks
- * of ApiKeyVerifier: unknown, revoked or expired → UNAUTHENTICATED (one message for the three),
- * suspended tenant → TENANT_SUSPENDED. Answers are trusted for `cacheMs` (1 s), the same bound on
+ * The principal of a key named by tenant and id (a YOURLS signature names it so), made as the
+ * `x-api-key` guard makes it (tenants-domain `keyPrincipal`): unknown, revoked or expired →
+ * UNAUTHENTICATED (one message for the three), suspended tenant → TENANT_SUSPENDED, a key whose
+ * person was removed → KEY_SUSPENDED, its scopes within its person's role. Answers are trusted for `cacheMs` (1 s), the same bound on
  * how late a revocation takes effect.
  */
 export class KeyDirectory {
@@ -27,29 +28,15 @@ export class KeyDirectory {
       if ('error' in cached) throw cached.error;
       return cached.principal;
     }
-    let keys, tenant;
+    let found;
     try {
-      [keys, tenant] = await Promise.all([this.store.listKeys(user.tenantId), this.store.findTenant(user.tenantId)]);
+      found = await this.store.findKey(user.tenantId, user.keyId);
     } catch (error) {
       throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the tenant database is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
     }
-    const key = keys.find((k) => k.id === user.keyId);
     const now = this.now();
-    let result: { principal: Principal } | { error: DomainError };
-    if (!tenant || !key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= now))
-      result = { error: new DomainError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key') };
-    else if (tenant.status === 'suspended') result = { error: new DomainError(ErrorCode.TENANT_SUSPENDED, 'this tenant is suspended; contact the operator') };
-    else
-      result = {
-        principal: {
-          tenantId: tenant.id,
-          keyId: key.id,
-          scopes: key.scopes,
-          plan: tenant.plan,
-          actor: { kind: 'key', id: key.id, name: key.name, tenantId: tenant.id },
-        },
-      };
-    const ttl = Math.min(this.cacheMs, key?.expiresAt ? key.expiresAt.getTime() - now : Infinity);
+    const result = keyPrincipal(found, now);
+    const ttl = Math.min(this.cacheMs, found?.key.expiresAt ? found.key.expiresAt.getTime() - now : Infinity);
     if (ttl > 0) this.cache.set(cacheKey, result, { ttl });
     if ('error' in result) throw result.error;
     return result.principal;

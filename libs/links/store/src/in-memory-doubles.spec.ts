@@ -34,7 +34,12 @@ describeShardMoveContract('in-memory double', async () => ({
 }));
 describeRingStoreContract('in-memory double', async () => ({ ring: new InMemoryRingStore(), close: async () => undefined }));
 describeBatchRecordStoreContract('in-memory double', async () => ({ batches: new InMemoryBatchRecords(), close: async () => undefined }));
-describeTenantStoreContract('in-memory double', async () => ({ tenants: new InMemoryTenantStore(), close: async () => undefined }));
+describeTenantStoreContract('in-memory double', async () => {
+  const tenants = new InMemoryTenantStore();
+  const people = new InMemoryPeopleStore((id) => tenants.tenants.get(id) ?? null);
+  tenants.people = people;
+  return { tenants, people, close: async () => undefined };
+});
 describeDomainSettingsStoreContract('in-memory double', async () => {
   const settings = new InMemoryDomainSettingsStore();
   return { settings, tenants: new InMemoryTenantStore(settings), close: async () => undefined };

@@ -21,8 +21,10 @@ export {
 } from './ports';
 export { isRole, type MemberManager, mayManageRole, type Role, ROLE_SCOPES, ROLES } from './roles';
 export { csrfMatches, csrfTokenOf, principalOf, SessionService, type SessionServiceOptions, type SignedIn, type VerifiedSession } from './session-service';
+export { FallbackWindows } from './fallback-windows';
+export { MOVE_WINDOW_MS, RECOVERY_CODES, SecondFactorService, type SecondFactorCheck, type SecondFactorProof, SecretBox } from './second-factor';
+export { SignInThrottle, type SignInThrottleLimits, type ThrottleSubject } from './sign-in-throttle';
 export { SessionClients } from './session-client';
-export { RECOVERY_CODES, SecondFactorService, type SecondFactorCheck, type SecondFactorProof, SecretBox } from './second-factor';
 export {
   type NewSsoMember,
   OIDC_CLIENT,
@@ -38,3 +40,4 @@ export {
   type SsoStore,
   type SsoView,
 } from './sso';
+export { SSO_ADDRESSES, SsoAddresses } from './sso-addresses';

@@ -28,8 +28,9 @@ export interface Invitation {
 /**
  * A tenant's members (docs/design.md, "People and sessions"): invited by email with a role, the
  * invitation token shown once and stored as its hash, accepted with a password; roles changed and
- * members removed by owners, admins (never touching owners) and keys with `members:write`. A tenant
- * keeps one active owner. Every change goes to the tenant's audit log in its transaction.
+ * members removed by owners, admins (never touching owners) and keys with `members:write` (only an
+ * owner's, acting as that owner, or the first key of a tenant without an owner: "Security model").
+ * A tenant keeps one active owner. Every change goes to the tenant's audit log in its transaction.
  */
 export class MemberService {
   constructor(

@@ -5,7 +5,16 @@ import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { MemberService, SecondFactorService, SessionClients, SessionService, SignedIn } from '@shortlink/people-domain';
 import { TenantService } from '@shortlink/tenants-domain';
-import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, ClientAddressResolver, Contract, memberView, sessionCookie } from '@shortlink/nest-platform';
+import {
+  ApiKeyGuard,
+  APP_CONFIG,
+  AuthenticatedRequest,
+  BrowserOrigins,
+  ClientAddressResolver,
+  Contract,
+  memberView,
+  sessionCookie,
+} from '@shortlink/nest-platform';
 import { secureCookie } from './session.controller';
 import {
   acceptBody,
@@ -40,6 +49,7 @@ export class AuthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(TenantService) private readonly tenants: TenantService,
     @Inject(SessionClients) private readonly clients: SessionClients,
+    @Inject(BrowserOrigins) private readonly origins: BrowserOrigins,
   ) {}
 
   @Post('auth/invitation')
@@ -73,7 +83,7 @@ export class AuthController {
     summary: 'Accept an invitation with a password: the member is active and signed in (a session cookie, as a sign-in gives it)',
     operationId: 'acceptInvitation',
     description:
-      '400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token. Of a suspended tenant the member is accepted but not signed in (`csrfToken` null, no cookie).',
+      '400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token. Of a suspended tenant the member is accepted but not signed in (`csrfToken` null, no cookie). As for a sign-in, a browser’s request from a page of another origin is 403 `CROSS_SITE_REQUEST`.',
     tags: TAGS,
     secured: false,
     body: acceptBody,
@@ -84,8 +94,11 @@ export class AuthController {
         headers: { 'Set-Cookie': 'sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure]' },
       },
     },
+    errors: [403],
   })
   async accept(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof acceptBody>) {
+    // It signs in, as a sign-in does: never from another site's page (a person signed in to someone else's account).
+    this.origins.check(req);
     const address = this.addresses.of(req.raw);
     const member = await this.members.accept(body, address);
     // Signed in at once, on the host the invitation was opened at (docs/console.md, "One address").
@@ -181,16 +194,23 @@ export class AuthController {
   @HttpCode(200)
   @UseGuards(ApiKeyGuard)
   @Contract({
-    summary: 'Start turning on a second factor (TOTP): a new secret for the authenticator app',
+    summary: 'Start turning on a second factor (TOTP), or moving it to another app: a new secret for the authenticator app',
     operationId: 'startSecondFactor',
-    description: 'For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged.',
+    description:
+      'For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged. While a factor is on, this moves it and needs the current one: `code` (of the app in use) or `recoveryCode`, spent here (without: 401 `SECOND_FACTOR_REQUIRED`; wrong: 400 `SECOND_FACTOR_INVALID`, counted like a failed sign-in, 429 past its limits); the move is then confirmed within 10 minutes.',
     tags: TAGS,
     scope: 'links:read',
+    body: proofBody.optional(),
     responses: { 200: { description: 'The secret, pending', schema: enrolmentSchema } },
+    errors: [400, 401],
   })
-  async beginSecondFactor(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async beginSecondFactor(
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: z.infer<typeof proofBody> | undefined,
+  ) {
     reply.header('cache-control', 'no-store');
-    return this.secondFactor.begin(personOf(req));
+    return this.secondFactor.begin(personOf(req), body ?? {}, this.addresses.of(req.raw));
   }
 
   @Post('me/second-factor/confirm')
@@ -199,11 +219,13 @@ export class AuthController {
   @Contract({
     summary: 'Turn the second factor on with a code of the new secret; answers the recovery codes once',
     operationId: 'confirmSecondFactor',
-    description: '400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started.',
+    description:
+      '400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started; 401 `SECOND_FACTOR_REQUIRED` while a factor is on and the move was not started with it in the last 10 minutes.',
     tags: TAGS,
     scope: 'links:read',
     body: codeBody,
     responses: { 200: { description: 'On', schema: recoveryCodesSchema } },
+    errors: [400, 401],
   })
   async confirmSecondFactor(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof codeBody>) {
     reply.header('cache-control', 'no-store');
@@ -216,11 +238,13 @@ export class AuthController {
   @Contract({
     summary: 'Turn the second factor off, proven by a current code or a recovery code',
     operationId: 'disableSecondFactor',
-    description: '400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on.',
+    description:
+      '400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on. Wrong codes and recovery codes are counted like failed sign-ins (per account and per client address): past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS, 429 with Retry-After.',
     tags: TAGS,
     scope: 'links:read',
     body: proofBody,
     responses: { 204: { description: 'Off' } },
+    errors: [400, 429],
   })
   async disableSecondFactor(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof proofBody>): Promise<void> {
     await this.secondFactor.disable(personOf(req), body, this.addresses.of(req.raw));

@@ -1,16 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
-import { isRole, MemberManager, MemberService } from '@shortlink/people-domain';
-import { PlanRateLimiter, Principal, TenantService } from '@shortlink/tenants-domain';
+import { MemberService } from '@shortlink/people-domain';
+import { managerOf, PlanRateLimiter, TenantService } from '@shortlink/tenants-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, memberView } from '@shortlink/nest-platform';
 import { inviteBody, invitedSchema, memberListSchema, memberParams, memberSchema, roleBody } from './people.schemas';
 
 const TAGS = ['members'];
 
 /**
- * A tenant's members (docs/design.md, "People and sessions"): for keys with `members:write` (the
- * tenant's first key has it) and for owners and admins, whose roles hold it; only owners and keys
- * touch owners, and a tenant keeps one active owner (409 LAST_OWNER).
+ * A tenant's members (docs/design.md, "People and sessions" and "Security model"): for owners and
+ * admins, whose roles hold `members:write`, and for the keys that may hold it (an owner's, acting as
+ * that owner; the tenant's first key while the tenant has no owner); only owners touch owners, and a
+ * tenant keeps one active owner (409 LAST_OWNER).
  */
 @Controller('api/v1/members')
 @UseGuards(ApiKeyGuard)
@@ -39,7 +40,7 @@ export class MembersController {
     summary: 'Invite a person by email with a role; the invitation token is in this answer only',
     operationId: 'inviteMember',
     description:
-      'The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and keys) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already. ' +
+      'The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and an owner’s keys, or the first key of a tenant without an owner) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already. ' +
       'A tenant sends at most its plan’s invitations an hour (PLAN_FREE_INVITATIONS_PER_HOUR, PLAN_PAID_INVITATIONS_PER_HOUR; every request counts): 429 `INVITATION_LIMIT_REACHED` with Retry-After beyond.',
     tags: TAGS,
     scope: 'members:write',
@@ -74,7 +75,8 @@ export class MembersController {
   @Contract({
     summary: 'Change a member’s role (at once, on every instance within a second)',
     operationId: 'updateMember',
-    description: 'Only owners (and keys) may give or take the owner role. 409 `LAST_OWNER` when it would leave the tenant without an active owner.',
+    description:
+      'Only owners (and an owner’s keys) may give or take the owner role. A demotion lowers the person’s keys too, within a second. 409 `LAST_OWNER` when it would leave the tenant without an active owner.',
     tags: TAGS,
     scope: 'members:write',
     params: memberParams,
@@ -90,9 +92,10 @@ export class MembersController {
   @Delete(':id')
   @HttpCode(204)
   @Contract({
-    summary: 'Remove a member; every session of it ends (on every instance within a second)',
+    summary: 'Remove a member; every session of it ends and every key acting for it is suspended (on every instance within a second)',
     operationId: 'removeMember',
-    description: 'Only owners (and keys) may remove an owner. 409 `LAST_OWNER` for the last active owner.',
+    description:
+      'Only owners (and an owner’s keys) may remove an owner. The member’s keys answer 403 `KEY_SUSPENDED` until an owner transfers them to another member (POST /api/v1/keys/{id}/transfer) or revokes them. 409 `LAST_OWNER` for the last active owner.',
     tags: TAGS,
     scope: 'members:write',
     params: memberParams,
@@ -103,12 +106,4 @@ export class MembersController {
     const principal = req.principal!;
     await this.members.removeMember(principal.tenantId, managerOf(principal), id, auditContextOf(req));
   }
-}
-
-/** Who manages: a key acts with an owner's authority, a person by its role. */
-export function managerOf(principal: Principal): MemberManager {
-  const actor = principal.actor;
-  if (actor.kind === 'key') return { kind: 'key' };
-  if (!isRole(actor.role)) throw new Error(`person ${actor.id} has no known role`);
-  return { kind: 'person', memberId: actor.id, role: actor.role };
 }

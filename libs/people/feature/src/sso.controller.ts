@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { SessionClients, SsoService, SsoView } from '@shortlink/people-domain';
+import { managerOf } from '@shortlink/tenants-domain';
 import {
   ApiKeyGuard,
   APP_CONFIG,
@@ -42,7 +43,7 @@ export class SsoController {
     summary: 'Configure the tenant’s OpenID Connect provider for single sign-on',
     operationId: 'configureSso',
     description:
-      'Owners only (and keys with members:write); an admin gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.',
+      'Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner); an admin, or an admin’s key, gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole; 400 `URL_NOT_ALLOWED` (with `reason`) for an issuer the URL policy refuses (an IP address, a local or internal name) or whose host resolves to nothing or to any non-public address (loopback, private, link-local, …, in any IPv4-in-IPv6 spelling).',
     tags: ['sso'],
     scope: 'members:write',
     body: ssoBody,
@@ -76,7 +77,8 @@ export class SsoController {
   @Contract({
     summary: 'Turn single sign-on off (people it created keep their membership; they sign in again once it is back)',
     operationId: 'deleteSso',
-    description: 'Owners only (and keys with members:write). 404 `SSO_NOT_CONFIGURED` when there is none.',
+    description:
+      'Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner). 404 `SSO_NOT_CONFIGURED` when there is none.',
     tags: ['sso'],
     scope: 'members:write',
     responses: { 204: { description: 'Removed' } },
@@ -91,7 +93,7 @@ export class SsoController {
     summary: 'Begin signing in with the tenant’s provider: a redirect to it (authorization code with PKCE, state and nonce)',
     operationId: 'startSso',
     description:
-      'Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider’s discovery does not answer within SSO_TIMEOUT_SECONDS.',
+      'Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 429 `RATE_LIMITED` past SSO_STARTS_PER_MINUTE_PER_TENANT or _PER_ADDRESS; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider cannot be reached (an address single sign-on may not reach, a port closed or silent, no discovery document): always the same answer, given SSO_TIMEOUT_SECONDS after the call began.',
     tags: ['auth'],
     secured: false,
     params: ssoStartParams,
@@ -104,10 +106,10 @@ export class SsoController {
         },
       },
     },
-    errors: [403, 404, 503],
+    errors: [403, 404, 429, 503],
   })
   async start(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('tenant') tenant: string): Promise<void> {
-    const started = await this.sso.start(tenant);
+    const started = await this.sso.start(tenant, this.addresses.of(req.raw));
     reply
       .header('set-cookie', this.pendingCookie(started.pending, started.maxAgeSeconds, req))
       .header('cache-control', 'no-store')
@@ -183,10 +185,15 @@ export class SsoController {
   }
 }
 
-/** SSO is the owner's to change: a person must be an owner; a key needs members:write (the guard checked it). */
+/**
+ * SSO is the owner's to change (docs/design.md, "Security model"): a person must be an owner, and
+ * so must the person a key acts for; a key of no person holds members:write (the guard checked it)
+ * only while its tenant has no owner.
+ */
 function ownerOf(req: AuthenticatedRequest): string {
   const principal = req.principal!;
-  if (principal.actor.kind === 'person' && principal.actor.role !== 'owner')
-    throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'only an owner configures single sign-on', { role: principal.actor.role });
+  const manager = managerOf(principal);
+  if (manager.kind === 'person' && manager.role !== 'owner')
+    throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, 'only an owner configures single sign-on', { role: manager.role });
   return principal.tenantId;
 }

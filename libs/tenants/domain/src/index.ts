@@ -1,7 +1,23 @@
 // The tenants domain: tenants and their domains, API keys and their verification, plans (rate windows, batch slots).
-export { ApiKeyService } from './api-keys';
+export { ApiKeyService, type IssuedKey, type ListedKey } from './api-keys';
+export {
+  isRole,
+  KEY_CEILING,
+  type KeyPerson,
+  type KeyStanding,
+  keyStanding,
+  type Manager,
+  managerOf,
+  mayManageKey,
+  mayManageRole,
+  mayTransferKeys,
+  type Role,
+  ROLE_SCOPES,
+  ROLES,
+  TENANT_KEY_SCOPES,
+} from './authority';
 export { BatchSlots, LocalSlots, SLOT_STORE, type SlotStore } from './concurrency-slots';
-export { type Actor, ApiKeyVerifier, type Principal } from './credentials';
+export { type Actor, ApiKeyVerifier, keyPrincipal, type Principal } from './credentials';
 export {
   applySettingsEdit,
   type Branding,
@@ -25,7 +41,17 @@ export {
 } from './domain-settings';
 export { DomainSettingsDirectory, type DomainSettingsDirectoryOptions } from './domain-settings-directory';
 export { type DomainSettingsChanges, DomainSettingsService, type DomainSettingsServiceOptions, type OwnedDomainSettings } from './domain-settings-service';
-export { type KeyCap, type KeyWithTenant, type NewApiKey, TENANT_STORE, type TenantChange, type TenantChangeAudit, type TenantStore } from './ports';
+export {
+  type KeyCap,
+  type KeyTransferDecision,
+  type KeyTransferOutcome,
+  type KeyWithTenant,
+  type NewApiKey,
+  TENANT_STORE,
+  type TenantChange,
+  type TenantChangeAudit,
+  type TenantStore,
+} from './ports';
 export {
   BUCKETS_PER_WINDOW,
   LocalRateWindows,
@@ -35,6 +61,6 @@ export {
   type RateWindowStore,
   type WindowHit,
 } from './rate-limits';
-export { type ApiKey, hashApiKey, type Plan, type Scope, SCOPES, type Tenant, type TenantStatus } from './tenant';
+export { type ApiKey, FIRST_KEY_SCOPES, hashApiKey, NEW_KEY_SCOPES, type Plan, type Scope, SCOPES, type Tenant, type TenantStatus } from './tenant';
 export { TenantDirectory } from './tenant-directory';
 export { TenantService } from './tenant-service';

@@ -4,8 +4,22 @@ import { domainToASCII } from 'url';
 import { AuditAction, AuditContext, auditEntry, diffOf, OPERATOR_LOG } from '@shortlink/audit-domain';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { IssuedKey } from './api-keys';
+import { keyStanding } from './authority';
 import { TenantChange, TenantStore } from './ports';
-import { checkName, DEFAULT_SCOPES, generateApiKey, hashApiKey, invalid, newKeyRecord, Plan, SCOPES, shortLivedCache, Tenant, TenantStatus } from './tenant';
+import {
+  ApiKey,
+  checkName,
+  FIRST_KEY_SCOPES,
+  generateApiKey,
+  hashApiKey,
+  invalid,
+  newKeyRecord,
+  Plan,
+  SCOPES,
+  shortLivedCache,
+  Tenant,
+  TenantStatus,
+} from './tenant';
 
 const PLANS: readonly Plan[] = ['free', 'paid'];
 /** A domain a tenant may serve links on, in punycode: a host name with a dot, at most 253 characters, a top label of letters. */
@@ -42,7 +56,7 @@ export class TenantService {
 
   /**
    * SHORTLINK_BOOTSTRAP_API_KEY: makes sure this key exists as the operator's key and works: every
-   * scope, not revoked, no expiry, its tenant active (creates the operator tenant on the paid plan
+   * scope, not revoked, no expiry, acting for no person, its tenant active (creates the operator tenant on the paid plan
    * when the key is unknown). Whatever a key did to it through the API, a restart with the key in
    * the environment restores it. Idempotent across restarts and instances.
    */
@@ -69,18 +83,21 @@ export class TenantService {
   }
 
   /**
-   * Operators: a new tenant and its first key (default scopes), shown once. With `audit`,
-   * `tenant.created` goes to the operator log with the tenant (docs/design.md, "Audit log").
+   * Operators: a new tenant and its first key (FIRST_KEY_SCOPES, acting for no person: owner-level
+   * until the tenant has an active owner, docs/design.md "Security model"), shown once. With
+   * `audit`, `tenant.created` goes to the operator log with the tenant (docs/design.md, "Audit log").
    */
   async createTenant(input: { name: unknown; plan: unknown }, audit?: AuditContext): Promise<{ tenant: Tenant; issued: IssuedKey }> {
     const name = checkName(input.name);
     const plan = checkPlan(input.plan);
     const apiKey = generateApiKey();
     const tenant = this.newTenant(name, plan);
-    const key = newKeyRecord(apiKey, 'first key', DEFAULT_SCOPES, null);
+    const key = newKeyRecord(apiKey, 'first key', FIRST_KEY_SCOPES, null);
     const entry = audit && this.operatorEntry(audit, 'tenant.created', tenant.id, null, { details: { name, plan, firstKeyId: key.id } });
     await this.store.createWithApiKey(tenant, hashApiKey(apiKey), key, entry);
-    return { tenant, issued: { apiKey, key: { ...key, tenantId: tenant.id, createdAt: tenant.createdAt, revokedAt: null } } };
+    const issued: ApiKey = { ...key, tenantId: tenant.id, createdAt: tenant.createdAt, revokedAt: null, memberId: null };
+    // A new tenant has no people: its first key may use every scope it holds.
+    return { tenant, issued: { apiKey, key: issued, standing: keyStanding(issued, false) } };
   }
 
   async getTenant(tenantId: string): Promise<Tenant> {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'crypto';
 import type { LRUCache } from 'lru-cache';
 import { boundedLru, DomainError, ErrorCode } from '@shortlink/core';
+import type { KeyPerson } from './authority';
 
 export type Plan = 'free' | 'paid';
 export type TenantStatus = 'active' | 'suspended';
@@ -15,16 +16,22 @@ export interface Tenant {
 
 /**
  * What a key or a person may do (docs/design.md, "Tenants, keys and plans"; `audit:read`: "Audit
- * log"; `members:write`: "People and sessions", a role is a set of these).
+ * log"; `members:write`: "People and sessions", a role is a set of these; `keys:write`: managing
+ * keys, "Security model").
  */
-export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'admin'] as const;
+export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 /**
- * A tenant's first key, and a new key without explicit scopes (of those, the ones its creator
- * holds, so a key made to replace another can revoke it): every scope of the tenant's own, `admin`
- * (the operators') aside.
+ * A tenant's first key, made by the operator before any person exists: every scope of the
+ * tenant's own, `admin` (the operators') aside. It acts for no person, so what it may use depends
+ * on whether the tenant has an owner yet (authority.ts, `keyStanding`).
  */
-export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'];
+export const FIRST_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write'];
+/**
+ * A new key without explicit scopes gets those of these its maker may give (so a key made to
+ * replace another can revoke it); `members:write` only when asked for (an owner signed in).
+ */
+export const NEW_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write'];
 
 export interface ApiKey {
   readonly id: string;
@@ -36,6 +43,13 @@ export interface ApiKey {
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
   readonly revokedAt: Date | null;
+  /**
+   * The member the key acts for (its maker, or whom an owner transferred it to); null for a key of
+   * no person (the tenant's first key, made by the operator, and keys made by such keys).
+   */
+  readonly memberId: string | null;
+  /** That member as it is now (role and email); null for a key of no person, and when the member was removed (the key is suspended). */
+  readonly person: KeyPerson | null;
 }
 
 /**
@@ -65,8 +79,8 @@ export function generateApiKey(): string {
 export const keyPrefix = (apiKey: string): string => apiKey.slice(0, 10);
 
 /** What the store keeps of a new key besides its hash (docs/design.md, "Tenants, keys and plans"). */
-export function newKeyRecord(apiKey: string, name: string, scopes: readonly Scope[], expiresAt: Date | null) {
-  return { id: randomUUID(), name, prefix: keyPrefix(apiKey), scopes: [...scopes], expiresAt };
+export function newKeyRecord(apiKey: string, name: string, scopes: readonly Scope[], expiresAt: Date | null, person: KeyPerson | null = null) {
+  return { id: randomUUID(), name, prefix: keyPrefix(apiKey), scopes: [...scopes], expiresAt, person };
 }
 
 export const invalid = (field: string, why: string) => new DomainError(ErrorCode.VALIDATION_FAILED, `${field} ${why}`, { field });

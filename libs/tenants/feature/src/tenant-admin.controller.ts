@@ -38,7 +38,7 @@ export class TenantAdminController {
     operationId: 'createTenant',
     summary: 'Create a tenant and its first key, and invite its first owner by email',
     description:
-      'With `ownerEmail`, the person is invited as the tenant’s owner (`owner.invitation`, shown once; mailed with SMTP_URL). The tenant and key are created first; were the invitation to fail, the first key (which has `members:write`) can invite the owner.',
+      'With `ownerEmail`, the person is invited as the tenant’s owner (`owner.invitation`, shown once; mailed with SMTP_URL). The tenant and key are created first; were the invitation to fail, the first key (which has `members:write` while the tenant has no active owner) can invite the owner.',
     tags: TAGS,
     scope: 'admin',
     body: tenantCreationSchema,
@@ -49,7 +49,7 @@ export class TenantAdminController {
     const ownerEmail = body.ownerEmail === undefined ? undefined : checkEmail(body.ownerEmail);
     const audit = auditContextOf(req);
     const { tenant, issued } = await this.tenants.createTenant(body, audit);
-    const created = { tenant: tenantView(tenant), apiKey: issued.apiKey, key: keyView(issued.key) };
+    const created = { tenant: tenantView(tenant), apiKey: issued.apiKey, key: keyView(issued.key, issued.standing) };
     if (ownerEmail === undefined) return created;
     // The invitation goes to the tenant's own log, by the operator.
     const { member, invitation } = await this.members.invite(tenant.id, { kind: 'key' }, { email: ownerEmail, role: 'owner' }, audit, tenant.name);

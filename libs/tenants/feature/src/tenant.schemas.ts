@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import 'zod-openapi';
-import { invitedSchema, tenantSchema } from '@shortlink/nest-platform';
+import { invitedSchema, role, tenantSchema } from '@shortlink/nest-platform';
 import { SCOPES } from '@shortlink/tenants-domain';
 
 /** Wire shapes of the key and admin APIs (docs/design.md, "Tenants, keys and plans"). */
@@ -14,7 +14,16 @@ export const apiKeySchema = z
     id: z.string(),
     name: z.string(),
     prefix: z.string().meta({ description: 'The first characters of the key, to recognise it; never enough to use it' }),
-    scopes: z.array(scope),
+    scopes: z.array(scope).meta({ description: 'The scopes the key was given' }),
+    activeScopes: z.array(scope).meta({
+      description:
+        'What the key may do now: its scopes within the role of the person it acts for (a demotion lowers them); empty while suspended. A key of no person keeps links:*, analytics:read and audit:read once the tenant has an owner',
+    }),
+    actsFor: z.object({ id: z.string(), email: z.string().nullable(), role: role.nullable() }).nullable().meta({
+      description:
+        'The member the key acts for (its maker, or whom an owner transferred it to); email and role null once that member was removed (the key is suspended). Null for a key of no person (the tenant’s first key, made by the operator)',
+    }),
+    status: z.enum(['active', 'suspended', 'expired', 'revoked']).meta({ description: 'suspended: the person it acted for is no longer a member' }),
     createdAt: z.string().meta({ format: 'date-time' }),
     expiresAt: z.string().meta({ format: 'date-time' }).nullable(),
     revokedAt: z.string().meta({ format: 'date-time' }).nullable(),
@@ -32,12 +41,18 @@ export const keyCreationSchema = z
       .array(z.string().max(64))
       .max(10)
       .optional()
-      .meta({ description: `Any of ${SCOPES.join(', ')}; never more than the calling key has. Default: the caller's links and analytics scopes` }),
+      .meta({
+        description: `Any of ${SCOPES.join(', ')}; never more than the caller has, nor than the role of the person the key will act for allows (members:write: only an owner signed in). Default: the caller's links, analytics, audit:read and keys:write scopes`,
+      }),
     expiresAt: z.string().max(64).nullable().optional().meta({ description: 'ISO 8601 date-time with a zone, in the future', example: '2027-06-30T00:00:00Z' }),
   })
   .meta({ id: 'KeyCreation' });
 
 export const keyParams = z.strictObject({ id });
+
+export const keyTransferSchema = z
+  .strictObject({ memberId: z.string().max(64).meta({ description: 'The active member the key will act for' }) })
+  .meta({ id: 'KeyTransfer' });
 
 export const tenantCreationSchema = z
   .strictObject({
@@ -53,7 +68,10 @@ export const tenantCreationSchema = z
 export const tenantCreatedSchema = z
   .object({
     tenant: tenantSchema,
-    apiKey: z.string().meta({ description: 'The tenant’s first key (links and analytics scopes): shown this once' }),
+    apiKey: z.string().meta({
+      description:
+        'The tenant’s first key, shown this once. It acts for no person: every tenant scope (members and keys too) while the tenant has no active owner, then links, analytics and the audit log only, until an owner adopts it (POST /api/v1/keys/{id}/transfer)',
+    }),
     key: apiKeySchema,
     owner: invitedSchema.optional().meta({ description: 'With ownerEmail: the owner invited, and the invitation (its token shown this once)' }),
   })

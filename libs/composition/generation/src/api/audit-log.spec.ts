@@ -58,7 +58,7 @@ describe('audit log API', () => {
       'link.edited',
       'link.created',
     ]);
-    for (const e of entries) expect(e.actor).toEqual({ type: 'key', id: key.id, name: 'first key' });
+    for (const e of entries) expect(e.actor).toEqual({ type: 'key', id: key.id, name: 'first key', onBehalfOf: null });
     const [bulkDeleted, bulkDisabled, batchCreated, deleted, disabled, edited, made] = entries;
     expect(made).toMatchObject({ target: { type: 'link', id: code }, clientAddress: '127.0.0.1', details: { url: 'https://example.com/a' } });
     expect(edited.changes).toEqual({
@@ -160,7 +160,9 @@ describe('audit log API', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
     const rows = csv.body.trim().split('\n');
-    expect(rows[0]).toBe('at,action,actor_type,actor_id,actor_name,target_type,target_id,target_domain,client_address,changes,details,id');
+    expect(rows[0]).toBe(
+      'at,action,actor_type,actor_id,actor_name,on_behalf_of_id,on_behalf_of_name,target_type,target_id,target_domain,client_address,changes,details,id',
+    );
     expect(rows).toHaveLength(6);
     expect(rows[1]).toContain(`,link.created,key,`);
 

@@ -15,12 +15,18 @@ describe('people API: members, sessions, the guard', () => {
   const call = (key: string | null, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>) =>
     generation.call(key, method, url, body, headers);
 
-  /** A tenant with an owner who signed in, and its first key. */
+  /**
+   * A tenant with an owner who signed in, and its first key, which the owner adopted (it acts for
+   * the owner: a key of no person keeps only data scopes once the tenant has an owner).
+   */
   async function tenantWithOwner(email: string) {
     const created = (await call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: 'Acme', plan: 'paid', ownerEmail: email })).json();
     expect(created.owner.invitation.mailed).toBe(false); // no SMTP_URL: the token is only in the answer
     expect((await call(null, 'POST', '/api/v1/auth/accept', { token: created.owner.invitation.token, password: PASSWORD })).statusCode).toBe(200);
-    return { tenantId: created.tenant.id as string, key: created.apiKey as string, ...(await signIn(email)) };
+    const session = await signIn(email);
+    const adopted = await call(null, 'POST', `/api/v1/keys/${created.key.id}/transfer`, { memberId: created.owner.member.id }, withSession(session));
+    expect(adopted.json()).toMatchObject({ actsFor: { email }, status: 'active' });
+    return { tenantId: created.tenant.id as string, key: created.apiKey as string, ...session };
   }
 
   async function signIn(email: string) {

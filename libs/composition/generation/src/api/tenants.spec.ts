@@ -22,7 +22,7 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect(tenant).toMatchObject({ name: 'Acme', plan: 'paid', status: 'active' });
     expect(key).toMatchObject({
       prefix: apiKey.slice(0, 10),
-      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'],
+      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write'],
       revokedAt: null,
     });
     expect((await call(apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/acme' })).statusCode).toBe(201);
@@ -57,12 +57,18 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect((await call(fresh.apiKey, 'GET', '/api/v1/keys')).json().keys.find((k: { id: string }) => k.id === key.id).revokedAt).not.toBeNull();
   });
 
-  it('lets a key revoke only keys whose scopes it holds: a links:write key cannot revoke the operator key', async () => {
+  it('lets a key revoke only keys whose scopes it holds: a links:write and keys:write key cannot revoke the operator key', async () => {
     const operatorKeyId = (await call(OPERATOR, 'GET', '/api/v1/keys')).json().keys.find((k: { name: string }) => k.name === 'bootstrap').id;
-    const writer = (await call(OPERATOR, 'POST', '/api/v1/keys', { name: 'writer', scopes: ['links:write'] })).json();
+    const writer = (await call(OPERATOR, 'POST', '/api/v1/keys', { name: 'writer', scopes: ['links:write', 'keys:write'] })).json();
     const refused = await call(writer.apiKey, 'DELETE', `/api/v1/keys/${operatorKeyId}`);
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'admin'] });
+    // Without keys:write, no key management at all.
+    const linksOnly = (await call(OPERATOR, 'POST', '/api/v1/keys', { name: 'links only', scopes: ['links:write'] })).json();
+    expect((await call(linksOnly.apiKey, 'DELETE', `/api/v1/keys/${linksOnly.key.id}`)).json()).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      scope: 'keys:write',
+    });
     await new Promise((r) => setTimeout(r, 1100)); // past the key cache: the operator key was not revoked
     expect((await call(OPERATOR, 'GET', '/api/v1/admin/tenants?limit=1')).statusCode).toBe(200);
     expect((await call(writer.apiKey, 'DELETE', `/api/v1/keys/${writer.key.id}`)).statusCode).toBe(204); // its own scopes: yes

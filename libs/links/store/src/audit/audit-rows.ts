@@ -11,6 +11,8 @@ export interface AuditRow {
   actor_type: string;
   actor_id: string;
   actor_name: string;
+  on_behalf_of_id: string | null;
+  on_behalf_of_name: string | null;
   action: string;
   target_type: string;
   target_id: string | null;
@@ -28,6 +30,8 @@ const INSERT_COLUMNS = [
   'actor_type',
   'actor_id',
   'actor_name',
+  'on_behalf_of_id',
+  'on_behalf_of_name',
   'action',
   'target_type',
   'target_id',
@@ -39,7 +43,7 @@ const INSERT_COLUMNS = [
 export const AUDIT_COLUMNS = ['seq', ...INSERT_COLUMNS].join(', ');
 
 /** Column widths (migrations): longer text is cut rather than refused, as MySQL's strict mode would. */
-const WIDTH = { actor_id: 64, actor_name: 320, target_id: 255, target_domain: 253, client_address: 64 } as const;
+const WIDTH = { actor_id: 64, actor_name: 320, on_behalf_of_id: 64, on_behalf_of_name: 320, target_id: 255, target_domain: 253, client_address: 64 } as const;
 const clip = (value: string | null, width: number) => (value === null ? null : value.slice(0, width));
 
 /** How a backend writes a time (MySQL: a DATETIME(3); SQLite: epoch milliseconds). */
@@ -59,6 +63,8 @@ export function auditInsert(entries: readonly AuditEntry[], time: TimeParam, ver
     e.actor.type,
     clip(e.actor.id, WIDTH.actor_id),
     clip(e.actor.name, WIDTH.actor_name),
+    clip(e.actor.onBehalfOf?.id ?? null, WIDTH.on_behalf_of_id),
+    clip(e.actor.onBehalfOf?.name ?? null, WIDTH.on_behalf_of_name),
     e.action,
     e.target.type,
     clip(e.target.id, WIDTH.target_id),
@@ -97,7 +103,13 @@ export const auditFromRow = (row: AuditRow): StoredAuditEntry => ({
   id: row.id,
   log: row.log_id,
   at: toDate(row.at),
-  actor: { type: row.actor_type as AuditActorType, id: row.actor_id, name: row.actor_name },
+  actor: {
+    type: row.actor_type as AuditActorType,
+    id: row.actor_id,
+    name: row.actor_name,
+    // Absent when none, as an entry without one was appended.
+    ...(row.on_behalf_of_id === null ? {} : { onBehalfOf: { id: row.on_behalf_of_id, name: row.on_behalf_of_name ?? '' } }),
+  },
   action: row.action as AuditAction,
   target: { type: row.target_type as AuditTarget['type'], id: row.target_id, domain: row.target_domain },
   clientAddress: row.client_address,

@@ -37,7 +37,7 @@ export function describeAuditLogStoreContract(backend: string, open: () => Promi
       });
       const bare = anEntry(log, 5, { target: { type: 'links', id: null, domain: null }, clientAddress: null, changes: null, details: null });
       const older = anEntry(log, 0);
-      const newer = anEntry(log, 1000);
+      const newer = anEntry(log, 1000, { actor: { type: 'key', id: 'key-2', name: 'deploy', onBehalfOf: { id: 'p-1', name: 'ana@example.com' } } });
       await store.append([older, full]);
       await store.append([bare, newer, anEntry(randomUUID(), 2000)]);
       const listed = await store.list({ log, after: null, limit: 10 });
@@ -45,6 +45,8 @@ export function describeAuditLogStoreContract(backend: string, open: () => Promi
       const { seq, ...stored } = listed.find((e) => e.id === full.id)!;
       expect(stored).toEqual(full);
       expect(seq).toMatch(/^\d+$/);
+      // A key's entry names the person behind it.
+      expect(listed[0].actor).toEqual({ type: 'key', id: 'key-2', name: 'deploy', onBehalfOf: { id: 'p-1', name: 'ana@example.com' } });
       expect(listed.find((e) => e.id === bare.id)).toMatchObject({
         target: { type: 'links', id: null, domain: null },
         clientAddress: null,
@@ -114,7 +116,7 @@ export function describeAuditLogStoreContract(backend: string, open: () => Promi
 }
 
 const aTenant = (): Tenant => ({ id: randomUUID(), name: 'acme', plan: 'free', status: 'active', createdAt: new Date(Math.floor(Date.now() / 1000) * 1000) });
-const aKey = (): NewApiKey => ({ id: randomUUID(), name: 'ci', prefix: 'sl_abcdefg', scopes: ['links:read'], expiresAt: null });
+const aKey = (): NewApiKey => ({ id: randomUUID(), name: 'ci', prefix: 'sl_abcdefg', scopes: ['links:read'], expiresAt: null, person: null });
 
 /**
  * The tenant store writes a change's entry in the change's transaction (docs/design.md, "Audit

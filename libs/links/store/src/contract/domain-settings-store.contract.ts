@@ -78,7 +78,14 @@ export function describeDomainSettingsStoreContract(
 
     it('puts a domain taken from its tenant back to the defaults, one version on; another tenant cannot take it away', async () => {
       const tenant = { id: randomUUID(), name: 'acme', plan: 'free' as const, status: 'active' as const, createdAt: second() };
-      await tenants.createWithApiKey(tenant, `hash-${randomUUID()}`, { id: randomUUID(), name: 'k', prefix: 'sl_x', scopes: [], expiresAt: null });
+      await tenants.createWithApiKey(tenant, `hash-${randomUUID()}`, {
+        id: randomUUID(),
+        name: 'k',
+        prefix: 'sl_x',
+        scopes: [],
+        expiresAt: null,
+        person: null,
+      });
       const domain = aDomain();
       expect(await tenants.addDomain(tenant.id, domain)).toBe(true);
       await store.save(everything(domain, 1), 0);

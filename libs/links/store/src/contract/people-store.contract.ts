@@ -27,6 +27,7 @@ export function metaFixture(people: PeopleStore, tenants: TenantStore, audit: Au
         prefix: key.slice(0, 10),
         scopes: ['links:read'],
         expiresAt: null,
+        person: null,
       });
     },
     actionsOf: async (tenantId) => (await audit.list({ log: tenantId, after: null, limit: 100 })).map((e) => e.action).reverse(),

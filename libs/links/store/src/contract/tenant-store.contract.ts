@@ -1,5 +1,7 @@
 import { randomUUID } from 'crypto';
-import { hashApiKey, NewApiKey, Tenant, TenantStore } from '@shortlink/tenants-domain';
+import { auditEntry } from '@shortlink/audit-domain';
+import { hashToken, PeopleStore } from '@shortlink/people-domain';
+import { hashApiKey, KeyPerson, NewApiKey, Role, Tenant, TenantStore } from '@shortlink/tenants-domain';
 
 const second = () => new Date(Math.floor(Date.now() / 1000) * 1000);
 const aTenant = (overrides: Partial<Tenant> = {}): Tenant => ({
@@ -16,19 +18,126 @@ const aKey = (overrides: Partial<NewApiKey> = {}): NewApiKey => ({
   prefix: 'sl_abcdefg',
   scopes: ['links:read', 'links:write'],
   expiresAt: null,
+  person: null,
   ...overrides,
 });
 const aDomain = () => `t${randomUUID().slice(0, 8)}.example.com`;
 
-/** One behaviour, every backend: SQLite in unit runs, the MySQL meta database in integration runs. */
-export function describeTenantStoreContract(backend: string, open: () => Promise<{ tenants: TenantStore; close(): Promise<void> }>) {
+const joined = { actor: { type: 'system' as const, id: 'system', name: 'system' }, clientAddress: null };
+
+/**
+ * One behaviour, every backend: SQLite in unit runs, the MySQL meta database in integration runs.
+ * `people` is the same meta database's members (a key's person is read from them).
+ */
+export function describeTenantStoreContract(backend: string, open: () => Promise<{ tenants: TenantStore; people: PeopleStore; close(): Promise<void> }>) {
   describe(`tenant store contract: ${backend}`, () => {
     let store: TenantStore;
+    let people: PeopleStore;
     let close: () => Promise<void>;
     beforeAll(async () => {
-      ({ tenants: store, close } = await open());
+      ({ tenants: store, people, close } = await open());
     });
     afterAll(() => close());
+
+    /** A member of the tenant: invited, and active unless told otherwise. */
+    const member = async (tenantId: string, role: Role, active = true): Promise<KeyPerson> => {
+      const id = randomUUID();
+      const email = `${role}-${id.slice(0, 8)}@example.com`;
+      const token = `inv_${randomUUID()}`;
+      const expires = new Date(Date.now() + 3_600_000);
+      await people.invite({ id, tenantId, email, role, createdAt: second(), invitationHash: hashToken(token), invitationExpiresAt: expires });
+      if (active) {
+        const entry = (m: { id: string }) =>
+          auditEntry(joined, { log: tenantId, action: 'member.joined', target: { type: 'member', id: m.id, domain: null } }, new Date());
+        expect(await people.acceptInvitation(hashToken(token), '$argon2id$not-checked-here', new Date(), entry)).not.toBeNull();
+      }
+      return { id, email, role };
+    };
+
+    it('answers a key with the person it acts for as that member is now: a new role, none once removed; knows whether the tenant has an owner', async () => {
+      const tenant = aTenant();
+      const firstHash = hashApiKey(randomUUID());
+      await store.createWithApiKey(tenant, firstHash, aKey({ name: 'first' }));
+      expect(await store.findByKeyHash(firstHash)).toMatchObject({ key: { memberId: null, person: null }, tenantHasOwner: false });
+      expect(await store.hasActiveOwner(tenant.id)).toBe(false);
+      await member(tenant.id, 'owner', false); // invited only: not an owner yet
+      expect(await store.hasActiveOwner(tenant.id)).toBe(false);
+      const owner = await member(tenant.id, 'owner');
+      expect(await store.hasActiveOwner(tenant.id)).toBe(true);
+      expect((await store.findByKeyHash(firstHash))?.tenantHasOwner).toBe(true);
+
+      const admin = await member(tenant.id, 'admin');
+      const hash = hashApiKey(randomUUID());
+      const added = (await store.addKey(tenant.id, hash, aKey({ name: 'admin ci', person: admin })))!;
+      expect(added).toMatchObject({ name: 'admin ci', memberId: admin.id, person: admin });
+      expect(await store.findByKeyHash(hash)).toMatchObject({
+        key: { id: added.id, memberId: admin.id, person: admin },
+        tenant: { id: tenant.id },
+        tenantHasOwner: true,
+      });
+      expect(await store.findKey(tenant.id, added.id)).toMatchObject({ key: { id: added.id, person: admin }, tenantHasOwner: true });
+      expect(await store.findKey(aTenant().id, added.id)).toBeNull();
+      expect((await store.listKeys(tenant.id)).map((k) => [k.name, k.person?.email ?? null])).toEqual([
+        ['first', null],
+        ['admin ci', admin.email],
+      ]);
+
+      expect((await people.changeRole(tenant.id, admin.id, 'editor', () => ({}))).outcome).toBe('changed');
+      expect((await store.findByKeyHash(hash))?.key.person).toEqual({ ...admin, role: 'editor' });
+      expect((await people.removeMember(tenant.id, admin.id, () => ({}))).outcome).toBe('changed');
+      expect((await store.findByKeyHash(hash))?.key).toMatchObject({ memberId: admin.id, person: null });
+      expect((await store.findKey(tenant.id, added.id))?.key).toMatchObject({ memberId: admin.id, person: null });
+      expect((await store.listKeys(tenant.id)).find((k) => k.id === added.id)).toMatchObject({ memberId: admin.id, person: null });
+
+      // A member of another tenant, or one still invited, is no person for this tenant's key.
+      const other = aTenant();
+      await store.createWithApiKey(other, hashApiKey(randomUUID()), aKey());
+      const stranger = await member(other.id, 'owner');
+      const invited = await member(tenant.id, 'editor', false);
+      for (const person of [stranger, invited]) {
+        const h = hashApiKey(randomUUID());
+        await store.addKey(tenant.id, h, aKey({ person }));
+        expect((await store.findByKeyHash(h))?.key).toMatchObject({ memberId: person.id, person: null });
+      }
+      expect((await store.findByKeyHash(firstHash))?.key.person).toBeNull();
+      expect(owner.role).toBe('owner');
+    });
+
+    it('hands a key over to an active member under the tenant’s lock as decided; refuses unknown and revoked keys, and members not active here', async () => {
+      const tenant = aTenant();
+      await store.createWithApiKey(tenant, hashApiKey(randomUUID()), aKey({ name: 'first' }));
+      const editor = await member(tenant.id, 'editor');
+      const owner = await member(tenant.id, 'owner');
+      const hash = hashApiKey(randomUUID());
+      const key = (await store.addKey(tenant.id, hash, aKey({ name: 'ci', person: editor })))!;
+      await people.removeMember(tenant.id, editor.id, () => ({}));
+      const seen: Array<[string | null, string | null, string]> = [];
+      const refuse = () => ({ refuse: true as const });
+      expect(await store.transferKey(tenant.id, key.id, owner.id, refuse)).toEqual({ outcome: 'refused' });
+      expect((await store.findByKeyHash(hash))?.key.memberId).toBe(editor.id);
+      const entry = auditEntry(joined, { log: tenant.id, action: 'key.transferred', target: { type: 'key', id: key.id, domain: null } }, new Date());
+      const moved = await store.transferKey(tenant.id, key.id, owner.id, (before, to) => {
+        seen.push([before.memberId, before.person?.email ?? null, to.email]);
+        return { audit: entry };
+      });
+      expect(seen).toEqual([[editor.id, null, owner.email]]);
+      expect(moved).toEqual({ outcome: 'transferred', key: expect.objectContaining({ id: key.id, memberId: owner.id, person: owner, scopes: key.scopes }) });
+      expect(await store.findByKeyHash(hash)).toMatchObject({ key: { memberId: owner.id, person: owner } });
+      // Not to a member who is removed, invited, of another tenant or unknown; not a revoked or unknown key.
+      const gone = await member(tenant.id, 'viewer');
+      await people.removeMember(tenant.id, gone.id, () => ({}));
+      const invited = await member(tenant.id, 'viewer', false);
+      const other = aTenant();
+      await store.createWithApiKey(other, hashApiKey(randomUUID()), aKey());
+      const stranger = await member(other.id, 'owner');
+      for (const to of [gone.id, invited.id, stranger.id, randomUUID()])
+        expect(await store.transferKey(tenant.id, key.id, to, () => ({}))).toEqual({ outcome: 'member_not_found' });
+      expect(await store.transferKey(other.id, key.id, stranger.id, () => ({}))).toEqual({ outcome: 'key_not_found' });
+      await store.revokeKey(tenant.id, key.id, second());
+      expect(await store.transferKey(tenant.id, key.id, owner.id, () => ({}))).toEqual({ outcome: 'key_not_found' });
+      expect(await store.transferKey(tenant.id, randomUUID(), owner.id, () => ({}))).toEqual({ outcome: 'key_not_found' });
+      expect((await store.findByKeyHash(hash))?.key.memberId).toBe(owner.id);
+    });
 
     it('creates a tenant with its first key once and finds both by the key hash', async () => {
       const tenant = aTenant();
@@ -80,7 +189,7 @@ export function describeTenantStoreContract(backend: string, open: () => Promise
       await store.updateTenant(tenant.id, { status: 'suspended' });
       await store.restoreKey(hash, ['links:read', 'admin']);
       expect(await store.findByKeyHash(hash)).toMatchObject({
-        key: { scopes: ['links:read', 'admin'], revokedAt: null, expiresAt: null },
+        key: { scopes: ['links:read', 'admin'], revokedAt: null, expiresAt: null, memberId: null, person: null },
         tenant: { id: tenant.id, status: 'active' },
       });
       // Nobody else is touched, and an unknown key restores nothing.

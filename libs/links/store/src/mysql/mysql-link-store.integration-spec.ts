@@ -23,7 +23,7 @@ describeLinkStoreContract('mysql', async () => {
 
 describeTenantStoreContract('mysql', async () => {
   const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
-  return { tenants: meta.tenants, close: () => meta.close() };
+  return { tenants: meta.tenants, people: meta.people, close: () => meta.close() };
 });
 
 describeBatchRecordStoreContract('mysql', async () => {

@@ -86,6 +86,17 @@ const grantToFirstKeys = (scope: string) => `
         WHERE instr(' ' || scopes || ' ', ' ${scope} ') = 0
           AND created_at = (SELECT MIN(k.created_at) FROM api_keys k WHERE k.tenant_id = api_keys.tenant_id);`;
 
+/** Keys made by a person, by the audit log's `key.created`, then keys made by such keys (a pass per link of the chain). */
+const attributeKeys = [
+  `UPDATE api_keys SET member_id = (SELECT a.actor_id FROM audit_log a WHERE a.log_id = api_keys.tenant_id AND a.target_id = api_keys.id
+     AND a.action = 'key.created' AND a.actor_type = 'person' LIMIT 1) WHERE member_id IS NULL;`,
+  ...Array.from(
+    { length: 3 },
+    () => `UPDATE api_keys SET member_id = (SELECT p.member_id FROM audit_log a JOIN api_keys p ON p.id = a.actor_id AND p.tenant_id = a.log_id
+     WHERE a.log_id = api_keys.tenant_id AND a.target_id = api_keys.id AND a.action = 'key.created' AND a.actor_type = 'key' LIMIT 1) WHERE member_id IS NULL;`,
+  ),
+].join('\n      ');
+
 export const SQLITE_META_MIGRATIONS = [
   {
     name: '001_tenants_keys_sequences',
@@ -212,9 +223,25 @@ export const SQLITE_META_MIGRATIONS = [
         allowed_domains TEXT NOT NULL, default_role TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);`,
   },
   {
+    // A key acts for a person (docs/design.md, "Security model"): the member it acts for, and the
+    // audit log's column naming that person beside the key. Key management is a scope of its own:
+    // keys that could manage keys before (links:write) get keys:write, within their person's role
+    // at every use. Keys the audit log says a person made act for that person (one removed since:
+    // suspended), and so do keys made by those keys, three links deep; the rest act for no person.
+    name: '011_key_people',
+    up: `
+      ALTER TABLE api_keys ADD COLUMN member_id TEXT;
+      ALTER TABLE audit_log ADD COLUMN on_behalf_of_id TEXT;
+      ALTER TABLE audit_log ADD COLUMN on_behalf_of_name TEXT;
+      CREATE INDEX idx_members_tenant_role ON members (tenant_id, role, status);
+      UPDATE api_keys SET scopes = scopes || ' keys:write'
+        WHERE instr(' ' || scopes || ' ', ' links:write ') > 0 AND instr(' ' || scopes || ' ', ' keys:write ') = 0;
+      ${attributeKeys}`,
+  },
+  {
     // What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to
     // the person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
-    name: '011_session_client',
+    name: '012_session_client',
     up: `ALTER TABLE member_sessions ADD COLUMN client TEXT;`,
   },
 ];

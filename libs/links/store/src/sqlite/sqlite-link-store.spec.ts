@@ -28,6 +28,7 @@ describeTenantStoreContract('sqlite', async () => {
   const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
   return {
     tenants: meta.tenants,
+    people: meta.people,
     close: async () => {
       await meta.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,19 +1,37 @@
 import { DataSource, EntityManager } from 'typeorm';
 import type { AuditEntry } from '@shortlink/audit-domain';
-import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Scope, Tenant, TenantChange, TenantChangeAudit, TenantStore } from '@shortlink/tenants-domain';
+import {
+  ApiKey,
+  KeyCap,
+  KeyTransferDecision,
+  KeyTransferOutcome,
+  KeyWithTenant,
+  NewApiKey,
+  Scope,
+  Tenant,
+  TenantChange,
+  TenantChangeAudit,
+  TenantStore,
+} from '@shortlink/tenants-domain';
 import { insertAuditEntriesMysql } from '../audit/mysql-audit-log-store';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
 import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
-  KEY_COLUMNS,
+  ACTIVE_MEMBER,
+  ActiveMemberRow,
+  HAS_ACTIVE_OWNER,
+  KEY_BY_ID_SELECT,
   KEY_WITH_TENANT_SELECT,
   keyFromRow,
+  keyPersonFromRow,
+  KEYS_OF_TENANT,
   KeyRow,
   keyWithTenantFromRow,
   KeyWithTenantRow,
   scopesToDb,
   TENANT_COLUMNS,
+  UNREVOKED_KEY,
   tenantChangeSql,
   tenantFromRow,
   TenantRow,
@@ -30,6 +48,11 @@ export class MysqlTenantStore implements TenantStore {
 
   async findByKeyHash(apiKeyHash: string): Promise<KeyWithTenant | null> {
     const rows: KeyWithTenantRow[] = await this.ds.query(KEY_WITH_TENANT_SELECT, [apiKeyHash]);
+    return rows.length ? keyWithTenantFromRow(rows[0]) : null;
+  }
+
+  async findKey(tenantId: string, keyId: string): Promise<KeyWithTenant | null> {
+    const rows: KeyWithTenantRow[] = await this.ds.query(KEY_BY_ID_SELECT, [tenantId, keyId]);
     return rows.length ? keyWithTenantFromRow(rows[0]) : null;
   }
 
@@ -83,12 +106,14 @@ export class MysqlTenantStore implements TenantStore {
 
   async addKey(tenantId: string, apiKeyHash: string, key: NewApiKey, cap?: KeyCap, audit?: AuditEntry): Promise<ApiKey | null> {
     const createdAt = new Date();
+    const { person, ...rest } = key;
+    const added: ApiKey = { ...rest, tenantId, createdAt, revokedAt: null, memberId: person?.id ?? null, person };
     if (!cap) {
       await this.ds.transaction(async (m) => {
         await this.insertKey(m, tenantId, apiKeyHash, key, createdAt);
         await insertAuditEntriesMysql(m, [audit]);
       });
-      return { ...key, tenantId, createdAt, revokedAt: null };
+      return added;
     }
     return this.ds.transaction(async (m) => {
       // The tenant's row lock serialises key creation per tenant: two adds cannot both see room.
@@ -100,18 +125,44 @@ export class MysqlTenantStore implements TenantStore {
       if (Number(rows[0].n) >= cap.maxActive) return null;
       await this.insertKey(m, tenantId, apiKeyHash, key, createdAt);
       await insertAuditEntriesMysql(m, [audit]);
-      return { ...key, tenantId, createdAt, revokedAt: null };
+      return added;
     });
   }
 
   async listKeys(tenantId: string): Promise<ApiKey[]> {
-    const rows: KeyRow[] = await this.ds.query(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`, [tenantId]);
+    const rows: KeyRow[] = await this.ds.query(KEYS_OF_TENANT, [tenantId]);
     return rows.map(keyFromRow);
+  }
+
+  async hasActiveOwner(tenantId: string): Promise<boolean> {
+    const rows: Array<{ owned: number | string }> = await this.ds.query(`SELECT ${HAS_ACTIVE_OWNER} AS owned`, [tenantId]);
+    return Number(rows[0].owned) === 1;
+  }
+
+  async transferKey(tenantId: string, keyId: string, memberId: string, decide: KeyTransferDecision): Promise<KeyTransferOutcome> {
+    return this.ds.transaction(async (m): Promise<KeyTransferOutcome> => {
+      // The tenant's row lock, which member changes take too: the member cannot be removed before the key is theirs.
+      await m.query('SELECT id FROM tenants WHERE id = ? FOR UPDATE', [tenantId]);
+      const rows: KeyRow[] = await m.query(UNREVOKED_KEY, [tenantId, keyId]);
+      if (!rows.length) return { outcome: 'key_not_found' };
+      const targets: ActiveMemberRow[] = await m.query(ACTIVE_MEMBER, [tenantId, memberId]);
+      const to = targets.length ? keyPersonFromRow(targets[0]) : null;
+      if (!to) return { outcome: 'member_not_found' };
+      const before = keyFromRow(rows[0]);
+      const decision = decide(before, to);
+      if (decision.refuse) return { outcome: 'refused' };
+      await m.query('UPDATE api_keys SET member_id = ? WHERE tenant_id = ? AND id = ?', [to.id, tenantId, keyId]);
+      await insertAuditEntriesMysql(m, [decision.audit]);
+      return { outcome: 'transferred', key: { ...before, memberId: to.id, person: to } };
+    });
   }
 
   async restoreKey(apiKeyHash: string, scopes: readonly Scope[]): Promise<void> {
     await this.ds.transaction(async (m) => {
-      await m.query('UPDATE api_keys SET scopes = ?, revoked_at = NULL, expires_at = NULL WHERE key_hash = ?', [scopesToDb(scopes), apiKeyHash]);
+      await m.query('UPDATE api_keys SET scopes = ?, revoked_at = NULL, expires_at = NULL, member_id = NULL WHERE key_hash = ?', [
+        scopesToDb(scopes),
+        apiKeyHash,
+      ]);
       await m.query("UPDATE tenants SET status = 'active' WHERE id = (SELECT tenant_id FROM api_keys WHERE key_hash = ?)", [apiKeyHash]);
     });
   }
@@ -177,15 +228,9 @@ export class MysqlTenantStore implements TenantStore {
   }
 
   private async insertKey(m: EntityManager, tenantId: string, apiKeyHash: string, key: NewApiKey, createdAt: Date): Promise<void> {
-    await m.query('INSERT INTO api_keys (key_hash, tenant_id, id, name, prefix, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-      apiKeyHash,
-      tenantId,
-      key.id,
-      key.name,
-      key.prefix,
-      scopesToDb(key.scopes),
-      createdAt,
-      key.expiresAt,
-    ]);
+    await m.query(
+      'INSERT INTO api_keys (key_hash, tenant_id, id, name, prefix, scopes, created_at, expires_at, member_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [apiKeyHash, tenantId, key.id, key.name, key.prefix, scopesToDb(key.scopes), createdAt, key.expiresAt, key.person?.id ?? null],
+    );
   }
 }

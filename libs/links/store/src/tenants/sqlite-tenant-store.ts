@@ -1,18 +1,36 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
-import { ApiKey, KeyCap, KeyWithTenant, NewApiKey, Scope, Tenant, TenantChange, TenantChangeAudit, TenantStore } from '@shortlink/tenants-domain';
+import {
+  ApiKey,
+  KeyCap,
+  KeyTransferDecision,
+  KeyTransferOutcome,
+  KeyWithTenant,
+  NewApiKey,
+  Scope,
+  Tenant,
+  TenantChange,
+  TenantChangeAudit,
+  TenantStore,
+} from '@shortlink/tenants-domain';
 import { insertAuditEntriesSqlite } from '../audit/sqlite-audit-log-store';
 import { SqliteDb } from '../sqlite/sqlite-database';
 import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
-  KEY_COLUMNS,
+  ACTIVE_MEMBER,
+  ActiveMemberRow,
+  HAS_ACTIVE_OWNER,
+  KEY_BY_ID_SELECT,
   KEY_WITH_TENANT_SELECT,
   keyFromRow,
+  keyPersonFromRow,
+  KEYS_OF_TENANT,
   KeyRow,
   keyWithTenantFromRow,
   KeyWithTenantRow,
   scopesToDb,
   TENANT_COLUMNS,
+  UNREVOKED_KEY,
   tenantChangeSql,
   tenantFromRow,
   TenantRow,
@@ -29,6 +47,11 @@ export class SqliteTenantStore implements TenantStore {
 
   async findByKeyHash(apiKeyHash: string): Promise<KeyWithTenant | null> {
     const row = this.db.prepare(KEY_WITH_TENANT_SELECT).get(apiKeyHash) as KeyWithTenantRow | undefined;
+    return row ? keyWithTenantFromRow(row) : null;
+  }
+
+  async findKey(tenantId: string, keyId: string): Promise<KeyWithTenant | null> {
+    const row = this.db.prepare(KEY_BY_ID_SELECT).get(tenantId, keyId) as KeyWithTenantRow | undefined;
     return row ? keyWithTenantFromRow(row) : null;
   }
 
@@ -87,18 +110,44 @@ export class SqliteTenantStore implements TenantStore {
         }
         this.insertKey(tenantId, apiKeyHash, key, createdAt);
         insertAuditEntriesSqlite(this.db, [audit]);
-        return { ...key, tenantId, createdAt, revokedAt: null };
+        const { person, ...rest } = key;
+        return { ...rest, tenantId, createdAt, revokedAt: null, memberId: person?.id ?? null, person };
       })
       .immediate();
   }
 
   async listKeys(tenantId: string): Promise<ApiKey[]> {
-    return (this.db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId) as KeyRow[]).map(keyFromRow);
+    return (this.db.prepare(KEYS_OF_TENANT).all(tenantId) as KeyRow[]).map(keyFromRow);
+  }
+
+  async hasActiveOwner(tenantId: string): Promise<boolean> {
+    return (this.db.prepare(`SELECT ${HAS_ACTIVE_OWNER} AS owned`).get(tenantId) as { owned: number }).owned === 1;
+  }
+
+  async transferKey(tenantId: string, keyId: string, memberId: string, decide: KeyTransferDecision): Promise<KeyTransferOutcome> {
+    // One write transaction: a member removed, or the key revoked, meanwhile is seen before the change.
+    return this.db
+      .transaction((): KeyTransferOutcome => {
+        const row = this.db.prepare(UNREVOKED_KEY).get(tenantId, keyId) as KeyRow | undefined;
+        if (!row) return { outcome: 'key_not_found' };
+        const target = this.db.prepare(ACTIVE_MEMBER).get(tenantId, memberId) as ActiveMemberRow | undefined;
+        const to = target && keyPersonFromRow(target);
+        if (!to) return { outcome: 'member_not_found' };
+        const before = keyFromRow(row);
+        const decision = decide(before, to);
+        if (decision.refuse) return { outcome: 'refused' };
+        this.db.prepare('UPDATE api_keys SET member_id = ? WHERE tenant_id = ? AND id = ?').run(to.id, tenantId, keyId);
+        insertAuditEntriesSqlite(this.db, [decision.audit]);
+        return { outcome: 'transferred', key: { ...before, memberId: to.id, person: to } };
+      })
+      .immediate();
   }
 
   async restoreKey(apiKeyHash: string, scopes: readonly Scope[]): Promise<void> {
     this.db.transaction(() => {
-      this.db.prepare('UPDATE api_keys SET scopes = ?, revoked_at = NULL, expires_at = NULL WHERE key_hash = ?').run(scopesToDb(scopes), apiKeyHash);
+      this.db
+        .prepare('UPDATE api_keys SET scopes = ?, revoked_at = NULL, expires_at = NULL, member_id = NULL WHERE key_hash = ?')
+        .run(scopesToDb(scopes), apiKeyHash);
       this.db.prepare("UPDATE tenants SET status = 'active' WHERE id = (SELECT tenant_id FROM api_keys WHERE key_hash = ?)").run(apiKeyHash);
     })();
   }
@@ -168,7 +217,7 @@ export class SqliteTenantStore implements TenantStore {
 
   private insertKey(tenantId: string, apiKeyHash: string, key: NewApiKey, createdAt: Date): void {
     this.db
-      .prepare('INSERT INTO api_keys (key_hash, tenant_id, id, name, prefix, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(apiKeyHash, tenantId, key.id, key.name, key.prefix, scopesToDb(key.scopes), createdAt.getTime(), ms(key.expiresAt));
+      .prepare('INSERT INTO api_keys (key_hash, tenant_id, id, name, prefix, scopes, created_at, expires_at, member_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(apiKeyHash, tenantId, key.id, key.name, key.prefix, scopesToDb(key.scopes), createdAt.getTime(), ms(key.expiresAt), key.person?.id ?? null);
   }
 }

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
-import type { Tenant } from '@shortlink/tenants-domain';
+import type { KeyPerson, Tenant } from '@shortlink/tenants-domain';
 import { Member } from '../member';
 import {
   boundedSessionClient,
@@ -16,7 +16,11 @@ import { Role } from '../roles';
 
 type Row = { -readonly [K in keyof Member]: Member[K] } & { invitationHash: string | null; passwordHash: string | null };
 
-/** A PeopleStore in maps, for the domain's unit tests; the adapters' contract suite holds it too (link-store). */
+/**
+ * A PeopleStore in maps, for the domain's unit tests; the adapters' contract suite holds it too
+ * (link-store). It answers the in-memory tenant store's keys for their persons, as the members
+ * table does the SQL stores' joins (`tenants.people = people`).
+ */
 export class InMemoryPeopleStore implements PeopleStore {
   readonly rows: Row[] = [];
   readonly sessions = new Map<string, Session>();
@@ -32,6 +36,16 @@ export class InMemoryPeopleStore implements PeopleStore {
     this.rows.push({ id, tenantId, email, role, createdAt, status: 'invited', invitationExpiresAt, invitationHash, passwordHash: null });
     if (audit) this.entries.push(audit);
     return true;
+  }
+
+  /** The active member a key acts for (tenants-domain's KeyPeopleDirectory). */
+  person(tenantId: string, memberId: string): KeyPerson | null {
+    const row = this.rows.find((r) => r.tenantId === tenantId && r.id === memberId && r.status === 'active');
+    return row ? { id: row.id, email: row.email, role: row.role } : null;
+  }
+
+  hasActiveOwner(tenantId: string): boolean {
+    return this.rows.some((r) => r.tenantId === tenantId && r.role === 'owner' && r.status === 'active');
   }
 
   async listMembers(tenantId: string): Promise<Member[]> {

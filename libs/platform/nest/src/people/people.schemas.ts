@@ -9,9 +9,10 @@ import { SCOPES, Tenant } from '@shortlink/tenants-domain';
  * (docs/design.md, "People and sessions"): one zod object per component, so each app's document
  * names them alike.
  */
-export const role = z
-  .enum(ROLES)
-  .meta({ description: 'owner and admin: members, keys, links, analytics, the audit log; editor: links and analytics; viewer: read links and analytics' });
+export const role = z.enum(ROLES).meta({
+  description:
+    'owner and admin: members, keys, links, analytics, the audit log (an admin never touches an owner or an owner’s keys); editor: links, analytics and its own keys; viewer: read links and analytics',
+});
 export const dateTime = z.string().meta({ format: 'date-time' });
 
 export const tenantSchema = z

@@ -1,7 +1,18 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
 import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
+import { KeyPerson } from '../authority';
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from '../tenant';
-import { KeyCap, KeyWithTenant, NewApiKey, TenantChangeAudit, TenantStore } from '../ports';
+import { KeyCap, KeyTransferDecision, KeyTransferOutcome, KeyWithTenant, NewApiKey, TenantChangeAudit, TenantStore } from '../ports';
+
+/**
+ * The members a key may act for, as the meta database's members table answers them to the SQL
+ * stores' joins (the people domain's double provides them: link-store's in-memory-doubles.spec.ts).
+ */
+export interface KeyPeopleDirectory {
+  /** The active member of the tenant with this id, as a key's person; null otherwise. */
+  person(tenantId: string, memberId: string): KeyPerson | null;
+  hasActiveOwner(tenantId: string): boolean;
+}
 import { InMemoryDomainSettingsStore } from './in-memory-domain-settings-store';
 
 /**
@@ -14,6 +25,8 @@ export class InMemoryTenantStore implements TenantStore {
   readonly keys = new Map<string, ApiKey>();
   readonly domains = new Map<string, string>();
   readonly blocked = new Map<string, { domain: string; reason: string | null; createdAt: Date }>();
+  /** The tenants' members, for the keys' persons; none when unset. */
+  people: KeyPeopleDirectory | null = null;
 
   /** `settings`: the domain settings of the same meta database, reset when a domain leaves its tenant. */
   constructor(
@@ -30,15 +43,30 @@ export class InMemoryTenantStore implements TenantStore {
     if (entry) this.audit.add(entry);
   }
 
+  /** A key as stored, with its person as the members answer now. */
+  private withPerson(key: ApiKey): ApiKey {
+    return { ...key, person: key.memberId === null ? null : (this.people?.person(key.tenantId, key.memberId) ?? null) };
+  }
+  private found(key: ApiKey | undefined): KeyWithTenant | null {
+    if (!key) return null;
+    return { key: this.withPerson(key), tenant: this.tenants.get(key.tenantId)!, tenantHasOwner: this.people?.hasActiveOwner(key.tenantId) ?? false };
+  }
+  private stored(tenantId: string, key: NewApiKey, createdAt: Date): ApiKey {
+    const { person, ...rest } = key;
+    return { ...rest, tenantId, createdAt, revokedAt: null, memberId: person?.id ?? null, person };
+  }
+
   async findByKeyHash(hash: string): Promise<KeyWithTenant | null> {
-    const key = this.keys.get(hash);
-    return key ? { key, tenant: this.tenants.get(key.tenantId)! } : null;
+    return this.found(this.keys.get(hash));
+  }
+  async findKey(tenantId: string, keyId: string): Promise<KeyWithTenant | null> {
+    return this.found([...this.keys.values()].find((k) => k.tenantId === tenantId && k.id === keyId));
   }
   async createWithApiKey(tenant: Tenant, hash: string, key: NewApiKey, audit?: AuditEntry) {
     if (this.keys.has(hash)) return false;
     this.refuseStored(audit);
     this.tenants.set(tenant.id, tenant);
-    this.keys.set(hash, { ...key, tenantId: tenant.id, createdAt: tenant.createdAt, revokedAt: null });
+    this.keys.set(hash, this.stored(tenant.id, key, tenant.createdAt));
     this.record(audit);
     return true;
   }
@@ -70,18 +98,35 @@ export class InMemoryTenantStore implements TenantStore {
     );
     if (cap && active.length >= cap.maxActive) return null;
     this.refuseStored(audit);
-    const stored: ApiKey = { ...key, tenantId, createdAt: new Date(), revokedAt: null };
+    const stored = this.stored(tenantId, key, new Date());
     this.keys.set(hash, stored);
     this.record(audit);
     return stored;
   }
   async listKeys(tenantId: string) {
-    return [...this.keys.values()].filter((k) => k.tenantId === tenantId);
+    return [...this.keys.values()].filter((k) => k.tenantId === tenantId).map((k) => this.withPerson(k));
+  }
+  async hasActiveOwner(tenantId: string) {
+    return this.people?.hasActiveOwner(tenantId) ?? false;
+  }
+  async transferKey(tenantId: string, keyId: string, memberId: string, decide: KeyTransferDecision): Promise<KeyTransferOutcome> {
+    const entry = [...this.keys].find(([, k]) => k.tenantId === tenantId && k.id === keyId && k.revokedAt === null);
+    if (!entry) return { outcome: 'key_not_found' };
+    const to = this.people?.person(tenantId, memberId) ?? null;
+    if (!to) return { outcome: 'member_not_found' };
+    const [hash, key] = entry;
+    const decision = decide(this.withPerson(key), to);
+    if (decision.refuse) return { outcome: 'refused' };
+    this.refuseStored(decision.audit);
+    const moved: ApiKey = { ...key, memberId: to.id, person: to };
+    this.keys.set(hash, moved);
+    this.record(decision.audit);
+    return { outcome: 'transferred', key: moved };
   }
   async restoreKey(hash: string, scopes: readonly Scope[]) {
     const key = this.keys.get(hash);
     if (!key) return;
-    this.keys.set(hash, { ...key, scopes: [...scopes], revokedAt: null, expiresAt: null });
+    this.keys.set(hash, { ...key, scopes: [...scopes], revokedAt: null, expiresAt: null, memberId: null, person: null });
     await this.updateTenant(key.tenantId, { status: 'active' });
   }
   async revokeKey(tenantId: string, keyId: string, at: Date, audit?: AuditEntry) {
