@@ -10,14 +10,10 @@ const target = z
 const brandingSchema = z
   .strictObject({
     name: z.string().max(200).nullable().meta({ description: 'Shown at the top of the pages, 1-100 characters' }),
-    logoUrl: z
-      .string()
-      .max(2048)
-      .nullable()
-      .meta({
-        description: 'No longer taken (400 VALIDATION_FAILED): a logo hot-linked from elsewhere is fetched by every visitor; send `logo`',
-        deprecated: true,
-      }),
+    logoUrl: z.string().max(2048).nullable().meta({
+      description: 'No longer taken (400 VALIDATION_FAILED): a logo hot-linked from elsewhere is fetched by every visitor; send `logo`',
+      deprecated: true,
+    }),
     logo: z
       .string()
       .max(48 * 1024)

@@ -2,7 +2,16 @@ import type { Provider } from '@nestjs/common';
 import { AUDIT_LOG_STORE, AuditLog, AuditLogStore } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { CODE_SECRET, ListCursors, PASSWORD_HASHER, PasswordHasher } from '@shortlink/links-domain';
-import { FallbackWindows, PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionClients, SessionService, SignInThrottle } from '@shortlink/people-domain';
+import {
+  FallbackWindows,
+  PEOPLE_STORE,
+  PeopleStore,
+  SecondFactorService,
+  SecretBox,
+  SessionClients,
+  SessionService,
+  SignInThrottle,
+} from '@shortlink/people-domain';
 import { RATE_WINDOW_STORE, RateWindowStore } from '@shortlink/tenants-domain';
 import { GEO_LOOKUP, GeoLocator } from '@shortlink/visitors-domain';
 import { APP_CONFIG, APP_LOGGER } from '../app-tokens';
