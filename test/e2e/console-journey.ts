@@ -718,12 +718,15 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
     });
 
     it('edits it and disables it (the API says so), then enables it again', async () => {
+      // A 301 (set through the API): the form opens on it, and a save keeps it.
+      expect((await key('PATCH', `/api/v1/links/${alias}`, { redirectType: 301 })).status).toBe(200);
       await page.goto(`${consoleUrl()}#/links/${alias}`);
       await page.click('#edit');
       await page.waitForSelector('#link-form');
       await bothSizes('link-edit');
       const form = page.locator('#link-form');
       expect(await form.getByLabel('Title', { exact: true }).inputValue()).toBe('Spring sale from the console');
+      expect(await form.getByLabel('Redirect type').inputValue()).toBe('301');
       await form.getByLabel('Title', { exact: true }).fill('Summer sale from the console');
       await form.getByRole('button', { name: 'Remove the tag spring' }).click();
       await form.getByLabel('Tags', { exact: true }).fill('summer');
@@ -735,7 +738,9 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         title: 'Summer sale from the console',
         tags: ['console', 'summer'],
         maxClicks: null,
+        redirectType: 301,
       });
+      expect((await key('PATCH', `/api/v1/links/${alias}`, { redirectType: 302 })).status).toBe(200);
       // An invalid target is refused beside the field, the link unchanged.
       await page.click('#edit');
       await page.locator('#link-form').getByLabel('Target URL').fill('ftp://example.com/nope');
@@ -1078,6 +1083,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.click('header >> text=Members');
       await page.waitForSelector('#invite-form');
       await page.locator('#invite-form').getByLabel('Email').fill(viewerEmail);
+      // The least role is the one offered first.
+      expect(await page.locator('#invite-form').getByLabel('Role').inputValue()).toBe('viewer');
       await page.locator('#invite-form').getByLabel('Role').selectOption('viewer');
       await page.click('#invite');
       const url = await page.locator('#invitation-url').innerText();
@@ -1095,6 +1102,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
           [viewerEmail, role],
         );
         await eventually(`the role ${role}`, async () => (await member()).role === role, 5_000, 100);
+        // The list shown again says the role the member has now.
+        expect(await page.getByLabel(`Role of ${viewerEmail}`, { exact: true }).inputValue()).toBe(role);
       }
       // The same address again: refused beside the email field.
       await page.locator('#invite-form').getByLabel('Email').fill(viewerEmail);

@@ -52,6 +52,26 @@ export function Field(props: {
   );
 }
 
+const startedSelects = new WeakSet<HTMLSelectElement>();
+/**
+ * A select that opens on `initial` and is then the person's. A select element has no
+ * `defaultValue` (Preact would set nothing and the first option would show, so an edit could save
+ * it), and `value` would put the start back at every render: the start is set once, when the
+ * element is there with its options.
+ */
+export function Select({ initial, ...props }: Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'defaultValue' | 'value' | 'ref'> & { initial?: string }) {
+  return (
+    <select
+      {...props}
+      ref={(el) => {
+        if (!el || startedSelects.has(el)) return;
+        startedSelects.add(el);
+        if (initial !== undefined) el.value = initial;
+      }}
+    />
+  );
+}
+
 /** A problem next to the action it concerns. */
 export function ProblemNote({ problem, id }: { problem: Problem | null; id?: string }) {
   if (!problem) return null;

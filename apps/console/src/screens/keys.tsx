@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Schemas } from '../api/client';
 import type { Session } from '../session';
-import { Field, ProblemNote, ScrollRegion, when } from '../ui';
+import { Field, ProblemNote, ScrollRegion, Select, when } from '../ui';
 
 const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write', 'members:write'] as const;
 
@@ -147,13 +147,13 @@ export function Keys({ session }: { session: Session }) {
                             transfer(k, String(new FormData(e.currentTarget).get('memberId')));
                           }}
                         >
-                          <select name="memberId" aria-label={`Member to receive ${k.name}`} defaultValue={session.me.member?.id}>
+                          <Select name="memberId" aria-label={`Member to receive ${k.name}`} initial={session.me.member?.id}>
                             {members.map((m) => (
                               <option key={m.id} value={m.id}>
                                 {m.email}
                               </option>
                             ))}
-                          </select>
+                          </Select>
                           <button type="submit" class="secondary small" aria-label={`Hand over ${k.name}`}>
                             Hand over
                           </button>

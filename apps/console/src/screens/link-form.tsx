@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, isFormLevel, type Link, type Problem, problemOf, type Schemas } from '../api/client';
 import type { Session } from '../session';
 import { linkDomains, tagNames } from '../links-api';
-import { Field, go, ProblemNote } from '../ui';
+import { Field, go, ProblemNote, Select } from '../ui';
 import { DomainOptions } from './domain-options';
 import { TagPicker } from './tag-picker';
 
@@ -264,10 +264,10 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
           <summary>More options: redirect type, visitor limit, device, country and app targets, A/B variants, crawlers</summary>
           <div class="row">
             <Field id="f-redirect-type" label="Redirect type" name="redirectType" error={err('redirectType')}>
-              <select id="f-redirect-type" name="redirectType" defaultValue={String(link?.redirectType ?? 302)}>
+              <Select id="f-redirect-type" name="redirectType" initial={String(link?.redirectType ?? 302)}>
                 <option value="302">302 (every click counted)</option>
                 <option value="301">301 (browsers cache it)</option>
-              </select>
+              </Select>
             </Field>
             <Field
               label="Visitor limit (redirects per address and minute)"

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Link, type Problem, problemOf } from '../api/client';
 import type { Session } from '../session';
 import { bulkDelete, bulkEdit, type BulkResult, clickCounts, copy, linkDomains } from '../links-api';
-import { Field, go, Notice, ProblemNote, ScrollRegion, when } from '../ui';
+import { Field, go, Notice, ProblemNote, ScrollRegion, Select, when } from '../ui';
 import { DomainOptions } from './domain-options';
 
 const STATUSES = ['active', 'disabled', 'expired'] as const;
@@ -152,20 +152,20 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
           <div class="filters-more">
             <Field label="Tag" name="tag" input={{ defaultValue: filters.tag }} />
             <Field id="f-status" label="Status" name="status">
-              <select id="f-status" name="status" defaultValue={filters.status}>
+              <Select id="f-status" name="status" initial={filters.status}>
                 <option value="">Any</option>
                 {STATUSES.map((s) => (
                   <option key={s} value={s}>
                     {s}
                   </option>
                 ))}
-              </select>
+              </Select>
             </Field>
             <Field id="f-domain" label="Domain" name="domain">
-              <select id="f-domain" name="domain" defaultValue={filters.domain}>
+              <Select id="f-domain" name="domain" initial={filters.domain}>
                 <option value="">Any</option>
                 <DomainOptions domains={domains} defaultDomain={session.settings.defaultDomain} />
-              </select>
+              </Select>
             </Field>
           </div>
         </details>
