@@ -712,6 +712,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         500,
       );
       expect(await page.locator('#link-visitors').innerText()).toMatch(/^1 unique visitor ·/);
+      await bothSizes('link-clicks');
       await page.goto(`${consoleUrl()}#/links?q=${code}`);
       await page.waitForSelector(`#links tr[data-code="${code}"] td.clicks[data-clicks="2"]`);
       expect(await page.locator(`#links tr[data-code="${code}"] td.clicks`).innerText()).toMatch(/2$/);
@@ -1069,10 +1070,14 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.getByLabel('Name', { exact: true }).fill('handed over');
       await page.click('#create-key');
       await page.waitForSelector('#keys tr[data-name="handed over"]');
-      expect(await page.locator('#keys tr[data-name="handed over"]').innerText()).toContain(ownerEmail);
+      expect(await page.locator('#keys tr[data-name="handed over"] td[data-label="Acts for"]').innerText()).toBe(ownerEmail);
       await page.getByLabel('Member to receive handed over').selectOption({ label: totpEmail });
       await page.getByRole('button', { name: 'Hand over handed over' }).click();
-      await page.waitForFunction((email) => document.querySelector('#keys tr[data-name="handed over"]')?.textContent?.includes(email), totpEmail);
+      // The key's "Acts for" cell (the row's text holds every member's email: the hand-over's options).
+      await page.waitForFunction(
+        (email) => document.querySelector('#keys tr[data-name="handed over"] td[data-label="Acts for"]')?.textContent === email,
+        totpEmail,
+      );
       const handed = ((await key('GET', '/api/v1/keys')).body.keys as Array<{ name: string; actsFor: { email: string; role: string } }>).find(
         (k) => k.name === 'handed over',
       );
@@ -1184,7 +1189,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         expect(await page.locator('#menu-toggle').getAttribute('aria-expanded')).toBe('true');
         await page.locator('header nav').getByRole('link', { name: 'API keys' }).click();
         await page.waitForSelector('#key-form');
-        expect(await page.locator('#console-nav').isVisible()).toBe(false);
+        // The new screen closes the menu (an effect after the screen's first paint: waited for, not sampled).
+        await page.locator('#console-nav').waitFor({ state: 'hidden', timeout: 5_000 });
         const revoke = page.locator('#keys button.danger').first();
         const box = (await revoke.boundingBox())!;
         expect(box.x + box.width).toBeLessThanOrEqual(390);
