@@ -555,8 +555,8 @@ export class Sso1734700000001 implements MigrationInterface {
  * What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to the
  * person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
  */
-export class SessionClient1735300000001 implements MigrationInterface {
-  name = 'SessionClient1735300000001';
+export class SessionClient1735250000001 implements MigrationInterface {
+  name = 'SessionClient1735250000001';
   async up(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE member_sessions ADD COLUMN client VARCHAR(1024) CHARACTER SET utf8mb4 NULL');
   }
@@ -663,5 +663,5 @@ export const META_MIGRATIONS = [
   Sso1734700000001,
   KeyPeople1735100000001,
   DomainOwnership1735200000001,
-  SessionClient1735300000001,
+  SessionClient1735250000001,
 ];
