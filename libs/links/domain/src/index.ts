@@ -36,7 +36,7 @@ export {
 export { LINK_COMMANDS, LinkCommands } from './link-commands';
 export { type BulkChangeSelection, everyHook, LINK_CHANGE_HOOKS, type LinkChangeHooks, type LinkCounts } from './link-change-hooks';
 export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
-export { type AfterCommit, EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
+export { type AfterCommit, EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate, MAX_TAGS_LISTED } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
   CHANGE_HEARTBEAT_MS,

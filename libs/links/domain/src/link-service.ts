@@ -147,6 +147,9 @@ export interface LinkServiceParts {
   readonly clock?: Clock;
 }
 
+/** Tags listed at most (a picker, not an export: the links listing filters by any tag). */
+export const MAX_TAGS_LISTED = 1000;
+
 /**
  * Links of tenants: create, read, list, edit, delete (docs/design.md, "Link options", "Edits
  * reach every instance"). A change writes the shard (versioned) with its event in the shard's
@@ -327,6 +330,11 @@ export class LinkService {
     const last = page[page.length - 1];
     const nextCursor = links.length > request.limit ? this.cursors.seal(tenantId, filters, { createdAt: last.createdAt, id: last.id }) : null;
     return { links: page, nextCursor };
+  }
+
+  /** The tenant's tags, each once, in order: what its links use now (a tag goes with its last link), at most MAX_TAGS_LISTED. */
+  tags(tenantId: string): Promise<string[]> {
+    return this.links.tagsOf(tenantId, MAX_TAGS_LISTED);
   }
 
   async update(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<Link> {

@@ -79,6 +79,8 @@ export interface LinkRepository {
   listByTenant(query: LinkListQuery): Promise<Link[]>;
   /** Codes of `domain` marked crawlable over every shard, in code order, at most `limit` (docs/design.md, "Domain settings"). */
   crawlableCodes(domain: string, limit: number): Promise<string[]>;
+  /** The tenant's tags over every shard, in order, each once, at most `limit` (the console's tag picker). */
+  tagsOf(tenantId: string, limit: number): Promise<string[]>;
   /** The expiry job: marks due links expired (up to `limitPerShard` per shard) and returns them. */
   expireDue(now: Date, limitPerShard: number): Promise<Link[]>;
   /** Deletes links that expired before `before` (their alias quarantine is over); how many. */

@@ -28,6 +28,7 @@ import { LinkModerationController } from './link-moderation.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
 import { linkEventRelayProvider } from './link-event-relay.provider';
+import { TagsController } from './tags.controller';
 
 /** The ports the links context injects. */
 export const LINKS_PORTS: readonly symbol[] = [
@@ -89,7 +90,7 @@ export class LinksModule {
       module: LinksModule,
       imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, LinkExportController, LinkModerationController],
+      controllers: [BatchController, LinksController, TagsController, LinkExportController, LinkModerationController],
       providers: [
         Lifecycle,
         {

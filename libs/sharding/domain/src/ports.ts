@@ -35,6 +35,8 @@ export interface LinkShardStore extends LinkEventOutbox {
   listByTenant(query: LinkListQuery): Promise<Link[]>;
   /** Codes of `domain` marked crawlable, in code order, at most `limit` (the domain's robots.txt). */
   crawlableCodes(domain: string, limit: number): Promise<string[]>;
+  /** The tenant's tags on this shard, in order, at most `limit` (from the (tenant, tag) index). */
+  tagsOf(tenantId: string, limit: number): Promise<string[]>;
   /**
    * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and
    * returns the new total, or null when that link is gone (docs/design.md, "Max clicks").

@@ -252,6 +252,14 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     });
   }
 
+  /** The tenant's tags over every shard (a link in a move may be on both sides: each tag once), in order, at most `limit`. */
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    return this.read(async (state) => {
+      const perShard = await Promise.all(state.shards().map((name) => this.on(name, (s) => s.tagsOf(tenantId, limit))));
+      return [...new Set(perShard.flat())].sort().slice(0, limit);
+    });
+  }
+
   /**
    * The expiry job, per shard. Shards that take part in a move wait until it is over (expiry would
    * change rows on one side only); the redirect answers 410 from `expiresAt` meanwhile anyway.

@@ -135,6 +135,11 @@ export class InMemoryLinkRepository implements LinkRepository {
     return [...new Set(perShard.flat())].sort().slice(0, limit);
   }
 
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    const perShard = await Promise.all(this.shards.map((shard) => shard.tagsOf(tenantId, limit)));
+    return [...new Set(perShard.flat())].sort().slice(0, limit);
+  }
+
   async expireDue(now: Date, limitPerShard: number): Promise<Link[]> {
     return (await Promise.all(this.shards.map((shard) => shard.expireDue(now, limitPerShard)))).flat();
   }

@@ -124,6 +124,11 @@ export class InMemoryLinkShard extends InMemoryOutbox {
       .map(copy);
   }
 
+  async tagsOf(tenantId: string, limit: number) {
+    if (this.down) throw new Error('shard down');
+    return [...new Set([...this.rows.values()].filter((l) => l.tenantId === tenantId).flatMap((l) => l.tags))].sort().slice(0, limit);
+  }
+
   async crawlableCodes(domain: string, limit: number) {
     if (this.down) throw new Error('shard down');
     return [...this.rows.values()]

@@ -74,6 +74,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async crawlableCodes(domain: string, limit: number) {
     return (await this.store.get()).crawlableCodes(domain, limit);
   }
+  async tagsOf(tenantId: string, limit: number) {
+    return (await this.store.get()).tagsOf(tenantId, limit);
+  }
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
     return (await this.store.get()).addClicks(id, linkId, delta);
   }

@@ -583,6 +583,20 @@ export class Sso1734700000001 implements MigrationInterface {
 }
 
 /**
+ * What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to the
+ * person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
+ */
+export class SessionClient1735250000001 implements MigrationInterface {
+  name = 'SessionClient1735250000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE member_sessions ADD COLUMN client VARCHAR(1024) CHARACTER SET utf8mb4 NULL');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE member_sessions DROP COLUMN client');
+  }
+}
+
+/**
  * A key acts for a person (docs/design.md, "Security model"): the member it acts for, and the audit
  * log's columns naming that person beside the key (added at the end: instant on MariaDB and MySQL).
  * Key management is a scope of its own: keys that could manage keys before (links:write) get
@@ -681,4 +695,5 @@ export const META_MIGRATIONS = [
   Sso1734700000001,
   KeyPeople1735100000001,
   DomainOwnership1735200000001,
+  SessionClient1735250000001,
 ];

@@ -190,6 +190,11 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
     return rows.map((r) => r.code);
   }
 
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    const rows: Array<{ tag: string }> = await this.ds.query('SELECT DISTINCT tag FROM link_tags WHERE tenant_id = ? ORDER BY tag LIMIT ?', [tenantId, limit]);
+    return rows.map((r) => r.tag);
+  }
+
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
     // One connection: the row stays locked from the update to the read of its new total.
     return this.ds.transaction(async (m) => {

@@ -282,4 +282,10 @@ export const SQLITE_META_MIGRATIONS = [
       UPDATE tenant_domains SET verified_at = created_at;
       CREATE INDEX idx_tenant_domains_due ON tenant_domains (next_check_at) WHERE next_check_at IS NOT NULL;`,
   },
+  {
+    // What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to
+    // the person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
+    name: '013_session_client',
+    up: `ALTER TABLE member_sessions ADD COLUMN client TEXT;`,
+  },
 ];

@@ -185,6 +185,11 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
     return rows.map((r) => r.code);
   }
 
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    const rows = this.db.prepare('SELECT DISTINCT tag FROM link_tags WHERE tenant_id = ? ORDER BY tag LIMIT ?').all(tenantId, limit) as Array<{ tag: string }>;
+    return rows.map((r) => r.tag);
+  }
+
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
     const row = this.addClicksStmt.get(delta, id.domain, id.code, BigInt(linkId)) as { click_count: number } | undefined;
     return row ? Number(row.click_count) : null;
