@@ -1,5 +1,5 @@
 import type { VisitRow } from '@shortlink/clicks-domain';
-import { Link, NO_OPTIONS } from '@shortlink/links-domain';
+import { Link, NO_OPTIONS, rulesFromTargets } from '@shortlink/links-domain';
 import { ShlinkError } from './shlink-problem';
 import { atom, creationOf, editOf, matchesCreation, paginate, redirectsEditOf, redirectsOf, selectShortUrls, shortUrlOf, visitOf } from './shlink-mapper';
 import { shortUrlsQuery } from './shlink.schemas';
@@ -34,7 +34,7 @@ describe('Shlink mapper: short URLs', () => {
         maxClicks: 5,
         expiresAt: at('2027-01-01T00:00:00Z'),
         crawlable: true,
-        deviceTargets: { ios: 'https://example.com/ios' },
+        redirectRules: rulesFromTargets(null, { ios: 'https://example.com/ios' }),
       }),
       ctx,
       { total: 7, bots: 2 },
@@ -52,10 +52,11 @@ describe('Shlink mapper: short URLs', () => {
       title: 'T',
       crawlable: true,
       forwardQuery: true,
-      hasRedirectRules: false,
+      hasRedirectRules: true, // a device long URL is a redirect rule, as in Shlink 4
     });
     expect(shortUrlOf(link({ domain: 'own.example' }), ctx).domain).toBe('own.example');
-    expect(shortUrlOf(link({ variants: [{ url: 'https://example.com/b', weight: 1 }] }), ctx).hasRedirectRules).toBe(true);
+    // A/B variants are no redirect rule of Shlink's: the link's own URL, split.
+    expect(shortUrlOf(link({ variants: [{ url: 'https://example.com/b', weight: 1 }] }), ctx).hasRedirectRules).toBe(false);
   });
 
   it('maps a create: customSlug → alias, validUntil → expiresAt, maxVisits → maxClicks, device long URLs → device targets', () => {
@@ -109,7 +110,7 @@ describe('Shlink mapper: short URLs', () => {
   });
 
   it('maps an edit: absent stays, null clears, device long URLs merge into the current ones', () => {
-    const current = link({ deviceTargets: { ios: 'https://example.com/ios', android: 'https://example.com/android' } });
+    const current = link({ redirectRules: rulesFromTargets(null, { ios: 'https://example.com/ios', android: 'https://example.com/android' }) });
     expect(editOf({ title: null, maxVisits: null, validUntil: null, deviceLongUrls: { ios: null, desktop: 'https://example.com/desk' } }, current)).toEqual({
       title: null,
       maxClicks: null,
