@@ -21,6 +21,8 @@ export {
 export { ClientAddressResolver } from './client-address';
 export { CompatAccess } from './compat-access';
 export { checkAgainst, Contract, problemSchema } from './contract';
+export { BrowserOrigins } from './browser-origin';
+export { AcceptsFormBody } from './form-body';
 export { frontHandlerOf, FrontRoute } from './front-door';
 export { HEALTH_PROBES } from './health';
 export { jsonDepth, MAX_JSON_DEPTH } from './json-body';

@@ -137,7 +137,7 @@ describe('RedirectHttpHandler', () => {
       batchSize: 100,
       flushIntervalMs: 1000,
     });
-    quota = new ClickQuota(new LocalClickLeases(), repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
+    quota = new ClickQuota({ store: new LocalClickLeases(), counts: repository, observer: readPathMetrics }, { flushIntervalMs: 60_000, maxLinks: SMALL });
     visitors = new VisitorLimit((visitorWindows = new LocalVisitorWindows()), { maxKeys: SMALL });
     const parts = {
       rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitors }),

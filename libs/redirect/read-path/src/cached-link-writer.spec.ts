@@ -34,6 +34,23 @@ describe('CachedLinkWriter', () => {
     return { store, bloom, writer: new CachedLinkWriter(store, bloom, new CachePolicy('lru')) };
   };
 
+  it('on an in-process store, a batch chunk reads the layout first: a writer that read "no filter" before the first build marks its links', async () => {
+    const store = new InMemoryCache();
+    const writerFilter = new BloomFilter(store, { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 });
+    expect(await writerFilter.refresh()).toBeNull();
+    // The first build, by another instance of the process, right after the writer's read.
+    const builder = new BloomFilter(store, { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 });
+    await builder.publish([planGeneration('g1', 1000, 0.005, 4, 'ready')]);
+    const bloom = new BloomMaintainer(writerFilter, store, {} as LinkRepository, { storeInProcess: true });
+    const writer = new CachedLinkWriter(store, bloom, new CachePolicy('lru'));
+    const calls = jest.spyOn(store, 'deleteAndSetBits');
+    const links = [link('aaaaaaa'), link('bbbbbbb')];
+    await writer.created(links);
+    const written = calls.mock.calls.flatMap(([, bits]) => bits.map((b) => b.key));
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.every((key) => key.startsWith('short:bloom:links:g1:'))).toBe(true);
+  });
+
   it('drops the null entries a scan left for new links, with their Bloom bits, in one call for a batch chunk', async () => {
     const { store, bloom, writer } = await setup();
     const links = [link('aaaaaaa'), link('bbbbbbb'), link('ccccccc')];

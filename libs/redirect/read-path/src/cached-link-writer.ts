@@ -31,6 +31,7 @@ export class CachedLinkWriter implements LinkCacheWriter {
       return;
     }
     // A batch chunk: both in one call per cache node.
+    await this.bloom.beforeWrite();
     if (links.length) await this.cache.invalidateManyAndSetBits(links.map(identifierOf), this.bloom.bitsOf(links)).catch(() => this.bloom.retryLater(links));
   }
 

@@ -161,7 +161,7 @@ export class ReadPathModule {
           inject: [CLICK_LEASE_STORE, LINK_REPOSITORY, ReadPathMetrics, Lifecycle],
           useFactory: (leases: ClickLeaseStore, links: LinkRepository, metrics: ReadPathMetrics, lifecycle: Lifecycle) => {
             const options = { flushIntervalMs: r.clickCountFlushMs, syncIntervalMs: r.counterSyncMs, leaseMs: r.clickLeaseMs };
-            const quota = new ClickQuota(leases, links, options, metrics);
+            const quota = new ClickQuota({ store: leases, counts: links, observer: metrics }, options);
             metrics.readUnflushedClicks(() => quota.unflushedClicks);
             metrics.readReservedClicks(() => quota.reservedClicks);
             // Closed before the ports: the unused leases go back and the clicks granted against maxClicks reach the shards.

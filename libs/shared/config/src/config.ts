@@ -132,10 +132,24 @@ export interface AppConfig {
     readonly invitationTtlMs: number;
     readonly mail: { readonly smtpUrl: string | null; readonly from: string };
     readonly passwordMinLength: number;
-    readonly session: { readonly idleMs: number; readonly absoluteMs: number; readonly cookieSecure: 'auto' | 'on' | 'off'; readonly consoleIsHttps: boolean };
+    readonly session: {
+      readonly idleMs: number;
+      readonly absoluteMs: number;
+      readonly cookieSecure: 'auto' | 'on' | 'off';
+      readonly consoleIsHttps: boolean;
+      /** The console's origin (SHORTLINK_CONSOLE_URL): a browser page there may sign in and write with the session cookie. */
+      readonly consoleOrigin: string;
+    };
     readonly signInThrottle: { readonly perAccount: number; readonly perAddress: number; readonly windowMs: number };
     /** OpenID Connect sign-in: the redirect URI, each provider call's bound, http:// issuers allowed; people land on `successUrl` (the console) once signed in. */
-    readonly sso: { readonly callbackUrl: string; readonly timeoutMs: number; readonly allowInsecureIssuers: boolean; readonly successUrl: string };
+    readonly sso: {
+      readonly callbackUrl: string;
+      readonly timeoutMs: number;
+      readonly allowInsecureIssuers: boolean;
+      readonly successUrl: string;
+      /** Starts allowed per minute (SSO_STARTS_PER_MINUTE_PER_TENANT, _PER_ADDRESS). */
+      readonly startsPerMinute: { readonly perTenant: number; readonly perAddress: number };
+    };
   };
   readonly db: ShardingConfig &
     (
@@ -367,6 +381,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         absoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
         cookieSecure: e.SESSION_COOKIE_SECURE,
         consoleIsHttps: consoleUrl.startsWith('https:'),
+        consoleOrigin: new URL(consoleUrl).origin,
       },
       signInThrottle: {
         perAccount: e.SIGN_IN_FAILURES_PER_ACCOUNT,
@@ -378,6 +393,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         timeoutMs: e.SSO_TIMEOUT_SECONDS * 1000,
         allowInsecureIssuers: e.SSO_ALLOW_INSECURE_ISSUERS,
         successUrl: `${consoleUrl}/`,
+        startsPerMinute: { perTenant: e.SSO_STARTS_PER_MINUTE_PER_TENANT, perAddress: e.SSO_STARTS_PER_MINUTE_PER_ADDRESS },
       },
     },
     db:

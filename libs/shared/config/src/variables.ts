@@ -275,7 +275,7 @@ export const VARIABLES = {
     'People and sessions',
     '10',
     int(1, 10_000),
-    'Failed sign-ins allowed per email in the throttle window, then 429 with `Retry-After`.',
+    'Failed sign-ins allowed per email in the throttle window, then 429 with `Retry-After`; wrong codes sent to turn a second factor off or move it count too.',
   ),
   SIGN_IN_FAILURES_PER_ADDRESS: withDefault('People and sessions', '50', int(1, 100_000), 'Failed sign-ins allowed per client address in the throttle window.'),
   SIGN_IN_THROTTLE_WINDOW_SECONDS: withDefault(
@@ -296,20 +296,32 @@ export const VARIABLES = {
     'Single sign-on',
     '10',
     int(1, 120),
-    'How long each call to a provider (discovery, token, keys, userinfo) may take before 503 `SSO_PROVIDER_UNAVAILABLE`.',
+    'How long each call to a provider (discovery, token, keys, userinfo) may take before 503 `SSO_PROVIDER_UNAVAILABLE`; a start that cannot reach the provider is answered this long after it began, never sooner.',
   ),
   SSO_ALLOW_INSECURE_ISSUERS: withDefault(
     'Single sign-on',
     'false',
     bool,
-    'Accept `http://` issuers (tests and closed networks only: tokens would cross the network in the clear).',
+    'Accept `http://` issuers and providers on internal addresses (tests and closed networks only: tokens would cross the network in the clear).',
+  ),
+  SSO_STARTS_PER_MINUTE_PER_TENANT: withDefault(
+    'Single sign-on',
+    '600',
+    int(1, 1_000_000),
+    'Single sign-ins anyone may start per minute for one tenant (a start may reach its provider), then 429 with `Retry-After`; counted by every instance together.',
+  ),
+  SSO_STARTS_PER_MINUTE_PER_ADDRESS: withDefault(
+    'Single sign-on',
+    '60',
+    int(1, 100_000),
+    'Single sign-ins one client address may start per minute, then 429 with `Retry-After`.',
   ),
 
   // ------------------------------------------------------------------ Console
   SHORTLINK_CONSOLE_URL: optional(
     'Console',
     z.string().url(),
-    "The console's address as people reach it; invitations point to `<url>/accept-invitation`, and an https URL makes the session cookie `Secure`.",
+    "The console's address as people reach it; invitations point to `<url>/accept-invitation`, an https URL makes the session cookie `Secure`, and its origin may sign in and write with the session cookie from a browser (as the app's own host may).",
     { derivedDefault: '`http://localhost:<GENERATION_PORT>/console`' },
   ),
   SHORTLINK_ANALYTICS_URL: optional('Console', z.string().url(), "Where the console opens a link's analytics (the dashboard, in the same session).", {

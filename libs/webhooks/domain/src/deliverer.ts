@@ -78,6 +78,15 @@ export function clickEventsOf(clicks: readonly ClickEvent[]): PlatformEvent[] {
  * failed ones with exponential backoff and jitter until the window ends. An endpoint failing for
  * `disableAfterMs` is disabled and its tenant's audit log says so.
  */
+/** What the deliverer works with: the endpoints and deliveries, the wire, the address guard, the secrets' box, the audit log. */
+export interface DelivererParts {
+  readonly store: WebhookStore;
+  readonly transport: WebhookTransport;
+  readonly guard: WebhookUrlGuard;
+  readonly box: SecretBox;
+  readonly audit: AuditLogStore;
+}
+
 export class WebhookDeliverer {
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -86,14 +95,17 @@ export class WebhookDeliverer {
   private again = false;
   private stopped = true;
 
+  private readonly store: WebhookStore;
+  private readonly transport: WebhookTransport;
+  private readonly guard: WebhookUrlGuard;
+  private readonly box: SecretBox;
+  private readonly audit: AuditLogStore;
+
   constructor(
-    private readonly store: WebhookStore,
-    private readonly transport: WebhookTransport,
-    private readonly guard: WebhookUrlGuard,
-    private readonly box: SecretBox,
-    private readonly audit: AuditLogStore,
+    parts: DelivererParts,
     private readonly options: DelivererOptions,
   ) {
+    ({ store: this.store, transport: this.transport, guard: this.guard, box: this.box, audit: this.audit } = parts);
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
   }

@@ -33,12 +33,15 @@ export class WebhookDelivery {
     config: AppConfig,
     private readonly logger: ContextLogger,
   ) {
-    this.deliverer = new WebhookDeliverer(ports.store, ports.transport, ports.guard, new SecretBox(ports.codeSecret), ports.audit, {
-      schedule: config.webhooks.retry,
-      disableAfterMs: config.webhooks.disableAfterMs,
-      pollMs: Math.min(1000, config.webhooks.retry.baseDelayMs),
-      onError: (error) => logger.warn(`webhook delivery pass failed: ${(error as Error)?.message}`),
-    });
+    this.deliverer = new WebhookDeliverer(
+      { ...ports, box: new SecretBox(ports.codeSecret) },
+      {
+        schedule: config.webhooks.retry,
+        disableAfterMs: config.webhooks.disableAfterMs,
+        pollMs: Math.min(1000, config.webhooks.retry.baseDelayMs),
+        onError: (error) => logger.warn(`webhook delivery pass failed: ${(error as Error)?.message}`),
+      },
+    );
   }
 
   start(): void {

@@ -55,7 +55,7 @@ export const WEBHOOKS_PORTS: readonly symbol[] = [WEBHOOK_STORE, CODE_SECRET, WE
       provide: WebhookService,
       inject: [WEBHOOK_STORE, CODE_SECRET, WEBHOOK_URL_GUARD, AuditLog],
       useFactory: (store: WebhookStore, codeSecret: string, guard: WebhookUrlGuard, audit: AuditLog) =>
-        new WebhookService(store, new SecretBox(codeSecret), guard, audit),
+        new WebhookService({ store, box: new SecretBox(codeSecret), guard, audit }),
     },
   ],
   exports: [LinkWebhookEvents],
