@@ -51,6 +51,23 @@ describe('redirect rules (RuleMatcher)', () => {
     expect(target(rules, { address: '8.8.8.8', userAgent: MAC_SAFARI })).toBeUndefined();
   });
 
+  it('one request’s facts never carry over to the next (one holder serves every request)', () => {
+    const rules = compileRules([
+      rule('https://lang.example/', { type: 'language', value: 'es' }),
+      rule('https://query.example/', { type: 'query-param', name: 'ref' }),
+      rule('https://net.example/', { type: 'ip-address', value: '10.0.0.0/8' }),
+      rule('https://mobile.example/', { type: 'device', value: 'mobile' }),
+      rule('https://de.example/', { type: 'country', value: 'DE' }),
+    ]);
+    const first = { address: '10.1.2.3', userAgent: PIXEL, query: 'ref=a', acceptLanguage: 'es' };
+    expect(matcher.targetOf(rules, req(first), NOW)).toBe('https://lang.example/');
+    expect(matcher.targetOf(rules, req({ ...first, acceptLanguage: undefined }), NOW)).toBe('https://query.example/');
+    expect(matcher.targetOf(rules, req({ ...first, acceptLanguage: undefined, query: undefined }), NOW)).toBe('https://net.example/');
+    expect(matcher.targetOf(rules, req({ userAgent: PIXEL, address: '5.1.1.1' }), NOW)).toBe('https://mobile.example/');
+    expect(matcher.targetOf(rules, req({ address: '5.1.1.1' }), NOW)).toBe('https://de.example/');
+    expect(matcher.targetOf(rules, req(), NOW)).toBeUndefined();
+  });
+
   it('languages: with a quality of at least 0.9; a language rule takes its regions, a region rule only itself', () => {
     expect(acceptedLanguages('fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5')).toEqual(['fr-CH', 'fr']);
     expect(acceptedLanguages('en;q=0.95, es-mx')).toEqual(['es-MX', 'en']);

@@ -59,9 +59,15 @@ export class RuleMatcher {
     this.languageLists = boundedLru({ maxEntries: options.languageHeaders ?? 1_000 });
   }
 
+  /**
+   * One request's facts, reset for each: evaluation is synchronous, so a single holder serves every
+   * request and a link with rules allocates nothing more on the hot path (docs/design.md, "Redirect rules").
+   */
+  private readonly facts = new RequestFacts(this);
+
   /** The target of the first rule whose conditions all hold; undefined when none does. */
   targetOf(rules: CompiledRules, req: RuleRequest, now: number): string | undefined {
-    const facts = new RequestFacts(this, req, now);
+    const facts = this.facts.reset(req, now);
     for (const step of rules) {
       if ('countries' in step) {
         const country = facts.place().country;
@@ -103,19 +109,28 @@ export class RuleMatcher {
   }
 }
 
-/** One request's facts, each read on first use. */
+/** One request's facts, each read on first use (`reset` starts the next request). */
 class RequestFacts {
+  req: RuleRequest = { address: '', userAgent: '', query: undefined };
+  now = 0;
   private platformValue: UserAgentPlatform | undefined;
   private placeValue: GeoPlace | undefined;
   private languagesValue: readonly string[] | undefined;
   private paramsValue: URLSearchParams | undefined;
   private addressValue: { readonly text: string; readonly family: 'ipv4' | 'ipv6' | null; readonly octets: readonly number[] | null } | undefined;
 
-  constructor(
-    private readonly matcher: RuleMatcher,
-    readonly req: RuleRequest,
-    readonly now: number,
-  ) {}
+  constructor(private readonly matcher: RuleMatcher) {}
+
+  reset(req: RuleRequest, now: number): this {
+    this.req = req;
+    this.now = now;
+    this.platformValue = undefined;
+    this.placeValue = undefined;
+    this.languagesValue = undefined;
+    this.paramsValue = undefined;
+    this.addressValue = undefined;
+    return this;
+  }
 
   platform(): UserAgentPlatform {
     return (this.platformValue ??= this.matcher.platformOf(this.req.userAgent));
