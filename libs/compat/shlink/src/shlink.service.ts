@@ -25,7 +25,8 @@ import {
   visitOf,
 } from './shlink-mapper';
 import { ShlinkError, tagNotFound } from './shlink-problem';
-import { shortUrlCreationSchema, shortUrlEditSchema, ShortUrlsQuery, VisitsQuery } from './shlink.schemas';
+import { redirectRulesInputOf, redirectRulesListOf } from './shlink-redirect-rules';
+import { redirectRulesSetSchema, shortUrlCreationSchema, shortUrlEditSchema, ShortUrlsQuery, VisitsQuery } from './shlink.schemas';
 
 /** ClickAggregateStore | null: where the Shlink API reads raw visits and click counts (shlinkCompat's options, or CLICK_STATS_READER). */
 export const SHLINK_VISITS = Symbol('SHLINK_VISITS');
@@ -39,6 +40,7 @@ const DAY = 86_400;
 
 type Creation = z.infer<typeof shortUrlCreationSchema>;
 type Edit = z.infer<typeof shortUrlEditSchema>;
+type RulesSet = z.infer<typeof redirectRulesSetSchema>;
 
 /**
  * Shlink REST v3 over our services (README, "Shlink REST v3"): short URLs are the tenant's links
@@ -117,6 +119,20 @@ export class ShlinkService {
     const id = { domain: this.domainOf(domain), code };
     await this.links.remove(principal.tenantId, id, null);
     await this.hooks.deleted(audit, principal.tenantId, id);
+  }
+
+  // ---- redirect rules (docs/design.md, "Redirect rules"): the link's own, in Shlink's words
+
+  async redirectRules(principal: Principal, code: string, domain: string | undefined) {
+    return redirectRulesListOf(await this.links.get(principal.tenantId, { domain: this.domainOf(domain), code }));
+  }
+
+  /** Replaces the rules, as an edit of the link's `redirectRules` (checked, audited and announced like any). */
+  async setRedirectRules(principal: Principal, audit: AuditContext, code: string, domain: string | undefined, body: RulesSet) {
+    const id = { domain: this.domainOf(domain), code };
+    const change = await this.links.updateWithPrevious(principal.tenantId, id, { redirectRules: redirectRulesInputOf(body) }, null);
+    await this.hooks.edited(audit, change);
+    return redirectRulesListOf(change.after);
   }
 
   private async view(tenantId: string, link: Link) {
