@@ -178,6 +178,14 @@ describe('Shlink mapper: listing', () => {
     expect(codes({ excludePastValidUntil: 'false' })).toEqual(['b3', 'a2', 'c1']);
   });
 
+  it('leaves out the excluded tags (excludeTags[]: any of them by default, or all of them), with or without tags to keep', () => {
+    expect(codes({ 'excludeTags[]': ['y'] })).toEqual(['c1']);
+    expect(codes({ excludeTags: 'x' })).toEqual(['b3']);
+    expect(codes({ 'excludeTags[]': ['x', 'y'], excludeTagsMode: 'all' })).toEqual(['b3', 'c1']);
+    expect(codes({ 'excludeTags[]': ['x', 'y'], excludeTagsMode: 'any' })).toEqual([]);
+    expect(codes({ 'tags[]': ['x'], 'excludeTags[]': ['y'] })).toEqual(['c1']);
+  });
+
   it('looks through the store’s page as given: a page past the end is empty, with the counts', () => {
     const page = selectShortUrls(links, query({ page: '9', itemsPerPage: '2' }), clicks);
     expect(page.data).toEqual([]);

@@ -162,10 +162,13 @@ const compareBy: Record<OrderField, (a: Link, b: Link, clicks: (l: Link) => Clic
  */
 export function selectShortUrls(links: readonly Link[], query: ShortUrlsQuery, clicks: (link: Link) => ClickCount, now = Date.now()) {
   const tags = [...(query['tags[]'] ?? []), ...(query.tags ?? [])];
+  const excluded = [...(query['excludeTags[]'] ?? []), ...(query.excludeTags ?? [])];
   const start = query.startDate ? dateOf(query.startDate, 'startDate').getTime() : null;
   const end = query.endDate ? dateOf(query.endDate, 'endDate').getTime() : null;
   const kept = links.filter((l) => {
     if (tags.length && !(query.tagsMode === 'all' ? tags.every((t) => l.tags.includes(t)) : tags.some((t) => l.tags.includes(t)))) return false;
+    if (excluded.length && (query.excludeTagsMode === 'all' ? excluded.every((t) => l.tags.includes(t)) : excluded.some((t) => l.tags.includes(t))))
+      return false;
     if (start !== null && l.createdAt.getTime() < start) return false;
     if (end !== null && l.createdAt.getTime() > end) return false;
     if (query.excludeMaxVisitsReached && l.maxClicks !== null && clicks(l).total >= l.maxClicks) return false;

@@ -101,6 +101,12 @@ export const shortUrlsQuery = z
     'tags[]': stringList.optional(),
     tags: stringList.optional(),
     tagsMode: z.enum(['any', 'all']).optional(),
+    'excludeTags[]': stringList.optional(),
+    excludeTags: stringList.optional(),
+    excludeTagsMode: z
+      .enum(['any', 'all'])
+      .optional()
+      .meta({ description: 'any (default): leave out a short URL with any excluded tag; all: with all of them' }),
     orderBy: z.enum(ORDER_BY).optional(),
     startDate: dateTime.optional(),
     endDate: dateTime.optional(),

@@ -325,7 +325,7 @@ export class ShlinkService {
     );
     return {
       status: results.every(Boolean) ? 'pass' : 'fail',
-      version: `shortlink ${VERSION} (Shlink REST v3)`,
+      version: SHLINK_VERSION,
       links: { about: '/docs/shlink/openapi.json', project: 'https://shlink.io' },
     };
   }
@@ -396,6 +396,11 @@ export class ShlinkService {
   }
 }
 
-const VERSION = '0.1.0';
+/**
+ * The Shlink release whose API this one answers, as Shlink's own health does: Shlink's clients turn
+ * screens on by the server's semantic version (the web component: IP, geolocation, query and date
+ * redirect conditions, excluded tags, the domain filters, up to 5.0.0), and read anything else as 1.0.0.
+ */
+export const SHLINK_VERSION = '5.0.0';
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 const timeout = (ms: number) => new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref());
