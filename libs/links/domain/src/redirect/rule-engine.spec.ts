@@ -1,6 +1,7 @@
 import { GeoLocator, GeoPlace } from '@shortlink/visitors-domain';
-import { RedirectCondition, RedirectRule } from '../redirect-rules';
-import { acceptedLanguages, compileRules, RuleMatcher, RuleRequest } from './rule-engine';
+import { normaliseAddressPattern, RedirectCondition, RedirectRule } from '../redirect-rules';
+import { BlockList } from 'net';
+import { acceptedLanguages, compileRules, ipv4Number, ipv6Groups, RuleMatcher, RuleRequest } from './rule-engine';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const PIXEL = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
@@ -103,6 +104,41 @@ describe('redirect rules (RuleMatcher)', () => {
     expect(holds({ type: 'ip-address', value: '::/0' })).toBe(false);
     expect(holds({ type: 'ip-address', value: '*.*.*.*' }, { address: '2001:db8::1' })).toBe(false);
     expect(holds({ type: 'ip-address', value: '8.8.8.8' }, { address: '' })).toBe(false);
+  });
+
+  it('addresses agree with Node’s BlockList on blocks of every length, both families (the engine compares numbers instead)', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    const v4 = () => [next() % 256, next() % 256, next() % 256, next() % 256].join('.');
+    const v6 = () => Array.from({ length: 8 }, () => (next() % 4 === 0 ? '0' : (next() % 65_536).toString(16))).join(':');
+    let checked = 0;
+    let inside = 0;
+    for (let i = 0; i < 400; i++) {
+      const family = i % 2 === 0 ? 'ipv4' : 'ipv6';
+      const network = family === 'ipv4' ? v4() : v6();
+      const bits = next() % (family === 'ipv4' ? 33 : 129);
+      const list = new BlockList();
+      list.addSubnet(network, bits, family);
+      const pattern = normaliseAddressPattern(`${network}/${bits}`)!;
+      // Clients near the network (same leading parts) as well as anywhere.
+      const near =
+        family === 'ipv4'
+          ? `${network.split('.').slice(0, 3).join('.')}.${next() % 256}`
+          : `${network.split(':').slice(0, 6).join(':')}::${(next() % 65_536).toString(16)}`;
+      for (const client of [network, near, family === 'ipv4' ? v4() : v6()]) {
+        const expected = list.check(client, family);
+        expect([pattern, client, holds({ type: 'ip-address', value: pattern }, { address: client })]).toEqual([pattern, client, expected]);
+        checked++;
+        if (expected) inside++;
+      }
+    }
+    expect(checked).toBe(1200);
+    expect(inside).toBeGreaterThan(300);
+    expect(ipv6Groups('::ffff:1.2.3.4')).toEqual([0, 0, 0, 0, 0, 0xffff, 0x0102, 0x0304]);
+    expect(ipv6Groups('fe80::1%eth0')).toEqual([0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+    expect([ipv4Number('1.2.3.4'), ipv4Number('256.1.1.1'), ipv4Number('1.2.3'), ipv4Number('1.2.3.4.5'), ipv4Number('01.2.3.4x')]).toEqual([
+      0x01020304, -1, -1, -1, -1,
+    ]);
   });
 
   it('dates: before and after an instant', () => {
