@@ -10,11 +10,6 @@ export interface BatchLeaseOptions {
   readonly retentionMs: number;
 }
 
-/**
- * One attempt's hold on a batch's Idempotency-Key (docs/design.md, "Batch creation"): renewed
- * while the attempt runs, ended when it is done. A batch that was complete already is held by
- * no lease: it is only replayed.
- */
 /** What every lease of one BatchLeases shares. */
 export interface BatchLeaseParts {
   readonly records: BatchRecordStore;
@@ -31,6 +26,11 @@ export interface BatchLeaseClaim {
   readonly chunkRows: number;
 }
 
+/**
+ * One attempt's hold on a batch's Idempotency-Key (docs/design.md, "Batch creation"): renewed
+ * while the attempt runs, ended when it is done. A batch that was complete already is held by
+ * no lease: it is only replayed.
+ */
 export class BatchLease {
   /** The renewal failed: another attempt took the batch over. */
   lost = false;

@@ -71,13 +71,6 @@ export function clickEventsOf(clicks: readonly ClickEvent[]): PlatformEvent[] {
   });
 }
 
-/**
- * The webhook deliverer (docs/design.md, "Webhooks"): turns the platform's events into deliveries
- * (one per subscribed endpoint, stored before the bus offsets are committed: at-least-once), then
- * attempts the due ones, signing each attempt with the endpoint's secrets, and schedules the
- * failed ones with exponential backoff and jitter until the window ends. An endpoint failing for
- * `disableAfterMs` is disabled and its tenant's audit log says so.
- */
 /** What the deliverer works with: the endpoints and deliveries, the wire, the address guard, the secrets' box, the audit log. */
 export interface DelivererParts {
   readonly store: WebhookStore;
@@ -87,6 +80,13 @@ export interface DelivererParts {
   readonly audit: AuditLogStore;
 }
 
+/**
+ * The webhook deliverer (docs/design.md, "Webhooks"): turns the platform's events into deliveries
+ * (one per subscribed endpoint, stored before the bus offsets are committed: at-least-once), then
+ * attempts the due ones, signing each attempt with the endpoint's secrets, and schedules the
+ * failed ones with exponential backoff and jitter until the window ends. An endpoint failing for
+ * `disableAfterMs` is disabled and its tenant's audit log says so.
+ */
 export class WebhookDeliverer {
   private readonly clock: Clock;
   private readonly random: () => number;

@@ -35,10 +35,6 @@ export interface DeliveryPage {
 
 const notFound = (id: string) => new DomainError(ErrorCode.WEBHOOK_NOT_FOUND, `no webhook ${id}`, { webhookId: id });
 
-/**
- * A tenant's webhook endpoints (docs/design.md, "Webhooks"): the URL passes the SSRF guard (DNS
- * included), the secret is shown once and stored sealed, every change goes to the audit log.
- */
 /** The endpoints' store, the box their secrets are sealed in, the address guard and the audit log. */
 export interface WebhookServiceParts {
   readonly store: WebhookStore;
@@ -47,6 +43,10 @@ export interface WebhookServiceParts {
   readonly audit: AuditLog;
 }
 
+/**
+ * A tenant's webhook endpoints (docs/design.md, "Webhooks"): the URL passes the SSRF guard (DNS
+ * included), the secret is shown once and stored sealed, every change goes to the audit log.
+ */
 export class WebhookService {
   private readonly clock: Clock;
   private readonly overlapMs: number;
