@@ -1026,7 +1026,22 @@ export interface components {
             /** @description Carry the visitor's query string to the target (default true) */
             forwardQuery?: boolean;
             /**
-             * @description ISO 3166-1 alpha-2 country code -> URL
+             * @description Targets by conditions on the request, in order: the first rule whose conditions all hold wins, else the link's url (or its variants). geoTargets and deviceTargets are shorthand for rules of one country or device condition
+             * @example [
+             *       {
+             *         "url": "https://example.com/es",
+             *         "conditions": [
+             *           {
+             *             "type": "language",
+             *             "value": "es"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            redirectRules?: components["schemas"]["RedirectRule"][];
+            /**
+             * @description ISO 3166-1 alpha-2 country code -> URL: shorthand for redirect rules of one country condition each (replaces those in place)
              * @example {
              *       "DE": "https://example.de/",
              *       "US": "https://example.com/us"
@@ -1064,6 +1079,104 @@ export interface components {
             term?: string;
             content?: string;
         };
+        RedirectRule: {
+            /**
+             * @description http(s) URL; at most 2048 characters once normalised
+             * @example https://example.com/spring-sale
+             */
+            url: string;
+            /** @description All must hold */
+            conditions: components["schemas"]["RedirectCondition"][];
+        };
+        RedirectCondition: {
+            /** @constant */
+            type: "language";
+            /**
+             * @description The visitor accepts this language with a quality of at least 0.9 (Accept-Language): `de` takes every German, `de-AT` only that one
+             * @example de
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "query-param";
+            /** @description The parameter’s name, decoded */
+            name: string;
+            /** @description Absent: the parameter is present with any value; given: one occurrence equals it (`""`: present without a value) */
+            value?: string;
+        } | {
+            /** @constant */
+            type: "ip-address";
+            /**
+             * @description The client address: an address, a CIDR block, or an IPv4 pattern with * octets
+             * @example 192.168.0.0/16
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "before-date";
+            /**
+             * Format: date-time
+             * @description Now is before this instant (ISO 8601 with a zone)
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "after-date";
+            /**
+             * Format: date-time
+             * @description Now is after this instant (ISO 8601 with a zone)
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "device";
+            /**
+             * @description ios, android, mobile (either), desktop (every other platform)
+             * @enum {string}
+             */
+            value: "ios" | "android" | "mobile" | "desktop";
+        } | {
+            /** @constant */
+            type: "os";
+            /**
+             * @description The operating system family
+             * @enum {string}
+             */
+            value: "windows" | "macos" | "linux" | "chromeos" | "ios" | "android";
+        } | {
+            /** @constant */
+            type: "browser";
+            /**
+             * @description The browser
+             * @enum {string}
+             */
+            value: "chrome" | "firefox" | "edge" | "safari" | "opera" | "android_browser";
+        } | {
+            /** @constant */
+            type: "country";
+            /**
+             * @description ISO 3166-1 alpha-2, from the IP database
+             * @example DE
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "region";
+            /**
+             * @description First-level subdivision in the IP database’s spelling, without case (needs GEO_DATABASE=city)
+             * @example Bavaria
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "city";
+            /**
+             * @description City in the IP database’s spelling, without case (needs GEO_DATABASE=city)
+             * @example Munich
+             */
+            value: string;
+        };
+        /** @description Shorthand for redirect rules of one device condition each (replaces those in place) */
         DeviceTargets: {
             /**
              * @description http(s) URL; at most 2048 characters once normalised
@@ -1133,6 +1246,7 @@ export interface components {
             password?: string | null;
             utm?: components["schemas"]["Utm"] | null;
             forwardQuery?: boolean | null;
+            redirectRules?: components["schemas"]["RedirectRule"][] | null;
             geoTargets?: {
                 [key: string]: string;
             } | null;
@@ -1361,6 +1475,7 @@ export interface components {
                 [key: string]: string;
             } | null;
             deviceTargets: components["schemas"]["DeviceTargets"] | null;
+            redirectRules: components["schemas"]["RedirectRule"][] | null;
             variants: components["schemas"]["Variant"][] | null;
             clicksPerIpPerMinute: number | null;
             /** @description Listed as allowed in its domain's robots.txt */
@@ -1650,6 +1765,7 @@ export interface components {
                 [key: string]: string;
             } | null;
             deviceTargets: components["schemas"]["DeviceTargets"] | null;
+            redirectRules: components["schemas"]["RedirectRule"][] | null;
             variants: components["schemas"]["Variant"][] | null;
             clicksPerIpPerMinute: number | null;
             /** @description Listed as allowed in its domain's robots.txt */

@@ -66,6 +66,21 @@ export {
   URL_POLICY,
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
+export {
+  checkRedirectRules,
+  CONDITION_TYPES,
+  deviceTargetsOf,
+  geoTargetsOf,
+  type RedirectCondition,
+  type RedirectConditionType,
+  type RedirectRule,
+  RULE_BROWSERS,
+  RULE_DEVICES,
+  RULE_LIMITS,
+  RULE_SYSTEMS,
+  rulesFromTargets,
+} from './redirect-rules';
+export { acceptedLanguages, compileRules, RuleMatcher, type RuleRequest } from './redirect/rule-engine';
 export { type IssuedPasswordCookie, PasswordCookies, rememberHoursOf } from './redirect/password-cookie';
 export { QrScans } from './redirect/qr-scans';
 export { encodeQueryPart } from './redirect/target-url';

@@ -27,6 +27,7 @@ import {
   UrlCheck,
 } from './link-options';
 import { DuplicateLinkError, LinkRepository, PasswordHasher } from './ports';
+import { checkRedirectRules, RedirectRule, RULE_LIMITS, withShorthand } from './redirect-rules';
 import { HostLookups, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
@@ -43,6 +44,8 @@ export interface LinkCreation {
   readonly password?: unknown;
   readonly utm?: unknown;
   readonly forwardQuery?: unknown;
+  /** The redirect rules (docs/design.md, "Redirect rules"); `geoTargets` and `deviceTargets` are their shorthand, applied after them. */
+  readonly redirectRules?: unknown;
   readonly geoTargets?: unknown;
   readonly deviceTargets?: unknown;
   readonly variants?: unknown;
@@ -70,6 +73,7 @@ export const EDITABLE_FIELDS = [
   'password',
   'utm',
   'forwardQuery',
+  'redirectRules',
   'geoTargets',
   'deviceTargets',
   'variants',
@@ -247,8 +251,7 @@ export class LinkService {
         passwordHash: null,
         utm: null,
         forwardQuery: true,
-        geoTargets: null,
-        deviceTargets: null,
+        redirectRules: null,
         variants: null,
         clicksPerIpPerMinute: null,
         crawlable: false,
@@ -434,8 +437,12 @@ export class LinkService {
       passwordHash: password === null ? null : await this.passwords.hash(password),
       utm: checkUtm(input.utm),
       forwardQuery: checkForwardQuery(input.forwardQuery),
-      geoTargets: await checkGeoTargets(input.geoTargets, url),
-      deviceTargets: await checkDeviceTargets(input.deviceTargets, url),
+      // In a create, a null shorthand is no shorthand (there are no rules of its kind to remove but those given).
+      redirectRules: await rulesWithShorthand(
+        null,
+        { redirectRules: input.redirectRules, geoTargets: input.geoTargets ?? undefined, deviceTargets: input.deviceTargets ?? undefined },
+        url,
+      ),
       variants: await checkVariants(input.variants, url),
       clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
       crawlable: checkCrawlable(input.crawlable),
@@ -482,8 +489,11 @@ export class LinkService {
     }
     if (has('utm')) next = { ...next, utm: checkUtm(edit.utm) };
     if (has('forwardQuery')) next = { ...next, forwardQuery: checkForwardQuery(edit.forwardQuery) };
-    if (has('geoTargets')) next = { ...next, geoTargets: await checkGeoTargets(edit.geoTargets, url) };
-    if (has('deviceTargets')) next = { ...next, deviceTargets: await checkDeviceTargets(edit.deviceTargets, url) };
+    if (has('redirectRules') || has('geoTargets') || has('deviceTargets')) {
+      const given = (field: 'redirectRules' | 'geoTargets' | 'deviceTargets') => (has(field) ? edit[field] : undefined);
+      const input = { redirectRules: given('redirectRules'), geoTargets: given('geoTargets'), deviceTargets: given('deviceTargets') };
+      next = { ...next, redirectRules: await rulesWithShorthand(has('redirectRules') ? null : current.redirectRules, input, url) };
+    }
     if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
     if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
@@ -552,6 +562,7 @@ function withoutOptions(i: LinkCreation): boolean {
     i.password == null &&
     i.utm == null &&
     i.forwardQuery == null &&
+    i.redirectRules == null &&
     i.geoTargets == null &&
     i.deviceTargets == null &&
     i.variants == null &&
@@ -563,6 +574,30 @@ function withoutOptions(i: LinkCreation): boolean {
     i.social == null &&
     i.appTargets == null
   );
+}
+
+/**
+ * The rules of a create or an edit (docs/design.md, "Redirect rules"): `redirectRules` when given
+ * (replacing `current`), then the shorthand `geoTargets` and `deviceTargets` over them, each
+ * replacing the rules of its kind in place. A shorthand that is absent leaves its rules alone; null
+ * removes them.
+ */
+async function rulesWithShorthand(
+  current: readonly RedirectRule[] | null,
+  input: { readonly redirectRules?: unknown; readonly geoTargets?: unknown; readonly deviceTargets?: unknown },
+  url: UrlCheck,
+): Promise<RedirectRule[] | null> {
+  const [rules, geo, devices] = await Promise.all([
+    input.redirectRules === undefined ? current : checkRedirectRules(input.redirectRules, url),
+    checkGeoTargets(input.geoTargets, url),
+    checkDeviceTargets(input.deviceTargets, url),
+  ]);
+  let next = rules === null ? null : [...rules];
+  if (input.geoTargets !== undefined) next = withShorthand(next, 'country', geo);
+  if (input.deviceTargets !== undefined) next = withShorthand(next, 'device', devices);
+  if ((next?.length ?? 0) > RULE_LIMITS.rules)
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, `redirectRules may hold at most ${RULE_LIMITS.rules} rules`, { field: 'redirectRules' });
+  return next;
 }
 
 /** An alias held by a link, or kept out of use, as any tenant but its holder learns it: unavailable, nothing more. */

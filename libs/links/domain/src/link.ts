@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
-import type { DeviceTarget } from '@shortlink/visitors-domain';
+import type { RedirectRule } from './redirect-rules';
 
 /** `expired` is set by the expiry job; the redirect checks `expiresAt` itself as well. */
 export type LinkStatus = 'active' | 'disabled' | 'expired';
@@ -46,9 +46,12 @@ export interface LinkOptions {
   readonly utm: Utm | null;
   /** Carry the visitor's own query string to the target (default true). */
   readonly forwardQuery: boolean;
-  /** ISO 3166-1 alpha-2 country -> URL. */
-  readonly geoTargets: Readonly<Record<string, string>> | null;
-  readonly deviceTargets: Readonly<Partial<Record<DeviceTarget, string>>> | null;
+  /**
+   * Targets chosen by conditions on the request, in order, the first whose conditions all hold
+   * (docs/design.md, "Redirect rules"); country and device targets are rules of one condition
+   * (`geoTargetsOf`, `deviceTargetsOf`).
+   */
+  readonly redirectRules: readonly RedirectRule[] | null;
   readonly variants: readonly Variant[] | null;
   readonly clicksPerIpPerMinute: number | null;
   /** The domain's robots.txt lets crawlers fetch this link (docs/design.md, "Domain settings"); default false. */
@@ -71,8 +74,7 @@ export const NO_OPTIONS: LinkOptions = {
   passwordHash: null,
   utm: null,
   forwardQuery: true,
-  geoTargets: null,
-  deviceTargets: null,
+  redirectRules: null,
   variants: null,
   clicksPerIpPerMinute: null,
   crawlable: false,

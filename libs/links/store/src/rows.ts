@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS, rulesFromTargets, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { StoredRow } from '@shortlink/sharding-domain';
 
 /** Small integers in the status and moderation columns, shared by both SQL backends. */
@@ -45,8 +45,17 @@ export interface LinkRow {
   crawlable: number | string;
 }
 
-/** Options kept in the JSON `options` column: everything of a link that is not a column of its own. */
-type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title' | 'crawlable'>]: LinkOptions[K] } & { moderationReason: string | null };
+/**
+ * Options kept in the JSON `options` column: everything of a link that is not a column of its own.
+ * Rows written before redirect rules existed hold `geoTargets` and `deviceTargets` instead of
+ * `redirectRules`: they are read as the rules they are (docs/design.md, "Redirect rules"), and the
+ * next write of the link stores its rules.
+ */
+type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title' | 'crawlable'>]: LinkOptions[K] } & {
+  moderationReason: string | null;
+  geoTargets?: Record<string, string> | null;
+  deviceTargets?: Record<string, string> | null;
+};
 
 export const toDate = (v: Date | number | string): Date => (v instanceof Date ? v : new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
 
@@ -60,8 +69,7 @@ export function linkFromRow(row: LinkRow): Link {
     passwordHash: stored.passwordHash ?? null,
     utm: stored.utm ?? null,
     forwardQuery: stored.forwardQuery ?? true,
-    geoTargets: stored.geoTargets ?? null,
-    deviceTargets: stored.deviceTargets ?? null,
+    redirectRules: stored.redirectRules ?? rulesFromTargets(stored.geoTargets, stored.deviceTargets),
     variants: stored.variants ?? null,
     clicksPerIpPerMinute: stored.clicksPerIpPerMinute ?? null,
     passwordRememberHours: stored.passwordRememberHours ?? null,
@@ -93,8 +101,7 @@ export function optionsJson(link: Link): string | null {
   if (link.passwordHash !== null) stored.passwordHash = link.passwordHash;
   if (link.utm !== null) stored.utm = link.utm;
   if (!link.forwardQuery) stored.forwardQuery = false;
-  if (link.geoTargets !== null) stored.geoTargets = link.geoTargets;
-  if (link.deviceTargets !== null) stored.deviceTargets = link.deviceTargets;
+  if (link.redirectRules !== null) stored.redirectRules = link.redirectRules;
   if (link.variants !== null) stored.variants = link.variants;
   if (link.clicksPerIpPerMinute !== null) stored.clicksPerIpPerMinute = link.clicksPerIpPerMinute;
   if (link.passwordRememberHours !== null) stored.passwordRememberHours = link.passwordRememberHours;

@@ -138,8 +138,24 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
         passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$abc$def',
         utm: { source: 'news', campaign: 'spring' },
         forwardQuery: false,
-        geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' },
-        deviceTargets: { ios: 'https://apps.apple.com/x' },
+        redirectRules: [
+          { url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] },
+          {
+            url: 'https://example.com/es-mail',
+            conditions: [
+              { type: 'language', value: 'es-MX' },
+              { type: 'query-param', name: 'ref', value: 'mail ü' },
+              { type: 'query-param', name: 'promo' },
+              { type: 'ip-address', value: '10.0.0.0/8' },
+              { type: 'after-date', value: '2027-01-01T00:00:00.000Z' },
+              { type: 'browser', value: 'firefox' },
+              { type: 'os', value: 'linux' },
+              { type: 'region', value: 'Baden-Württemberg' },
+              { type: 'city', value: 'Zürich' },
+            ],
+          },
+          { url: 'https://apps.apple.com/x', conditions: [{ type: 'device', value: 'ios' }] },
+        ],
         variants: [
           { url: 'https://example.com/a', weight: 3 },
           { url: 'https://example.com/b', weight: 1 },
