@@ -54,7 +54,7 @@ export class ChunkWriter {
     // Bloom filter learns them (docs/design.md, "Batch creation").
     if (created.length) {
       await this.parts.cache.created(created);
-      await this.parts.links.announceCrawlable(created);
+      await this.parts.links.announceCreated(created);
     }
   }
 

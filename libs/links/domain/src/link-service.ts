@@ -2,7 +2,7 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
 import { CodeStrategy } from '@shortlink/link-codes';
 import { SegmentIdAllocator } from './segment-id-allocator';
-import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
+import { identifierOf, Link, LinkHealth, LinkStatus, Moderation, ModerationSource, ShortUrlIdentifier, unknownLink } from './link';
 import { ChangePropagation } from './change-propagation';
 import { ListCursors } from './listing';
 import {
@@ -26,9 +26,9 @@ import {
   checkVariants,
   UrlCheck,
 } from './link-options';
-import { DuplicateLinkError, LinkCacheWriter, LinkRepository, PasswordHasher } from './ports';
+import { DuplicateLinkError, HealthFilter, LinkCacheWriter, LinkObserver, LinkRepository, PasswordHasher } from './ports';
 import { uncertainWriteSettled } from './uncertain-write';
-import { HostLookups, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
+import { CheckedUrl, HostLookups, ReputationVerdict, strongerVerdict, TargetReputation, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
 export interface LinkCreation {
@@ -95,6 +95,7 @@ export interface LinkListRequest {
   readonly tag?: string;
   readonly status?: LinkStatus;
   readonly domain?: string;
+  readonly health?: HealthFilter;
 }
 
 /** A link before and after one change of it. */
@@ -138,6 +139,10 @@ export interface LinkServiceParts {
   readonly passwords: PasswordHasher;
   readonly urls: UrlPolicy;
   readonly tenantDomains?: TenantDomainCheck;
+  /** Threat feeds and Web Risk, asked about every target a create or an edit sets (docs/design.md, "Trust and safety"). */
+  readonly reputation?: TargetReputation | null;
+  /** Told of links stored and removed (the safety context's index of targets by host). */
+  readonly observer?: LinkObserver | null;
   readonly clock?: Clock;
 }
 
@@ -156,6 +161,8 @@ export class LinkService {
   private readonly passwords: PasswordHasher;
   private readonly urls: UrlPolicy;
   private readonly tenantDomains: TenantDomainCheck;
+  private readonly reputation: TargetReputation | null;
+  private readonly observer: LinkObserver | null;
   private readonly clock: Clock;
   private readonly maxAttempts: number;
   private readonly cursors: ListCursors;
@@ -166,6 +173,8 @@ export class LinkService {
   ) {
     ({ links: this.links, ids: this.ids, codes: this.codes, cache: this.cache, changes: this.changes, passwords: this.passwords, urls: this.urls } = parts);
     this.tenantDomains = parts.tenantDomains ?? { owns: async () => false };
+    this.reputation = parts.reputation ?? null;
+    this.observer = parts.observer ?? null;
     this.clock = parts.clock ?? systemClock;
     this.maxAttempts = options.maxCodeAttempts ?? 8;
     this.cursors = options.listCursors ?? ListCursors.ephemeral();
@@ -229,7 +238,7 @@ export class LinkService {
       // the two paths equal). The checks run in the same order: domain, url, alias.
       const target = await this.urls.check(input.url, 'url');
       const alias = requestedCode(input.alias, input.legacyCode);
-      const flag = target.flags[0];
+      const screened = screening(target.flags, await this.judge([target]));
       const createdAt = new Date(now);
       return {
         targetUrl: target.url,
@@ -249,8 +258,7 @@ export class LinkService {
         passwordRememberHours: null,
         social: null,
         appTargets: null,
-        moderation: flag ? 'flagged' : 'clear',
-        moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
+        ...screened,
         domain,
         tenantId: input.tenantId,
         createdAt,
@@ -309,7 +317,7 @@ export class LinkService {
    * sealed cursor bound to the tenant and the filters (docs/design.md, "Listing").
    */
   async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
-    const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
+    const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '', ...(request.health ? { health: request.health } : {}) };
     const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
     const links = await this.links.listByTenant({
       tenantId,
@@ -319,6 +327,7 @@ export class LinkService {
       domain: request.domain?.toLowerCase(),
       tag: request.tag,
       search: request.q,
+      health: request.health,
     });
     const page = links.slice(0, request.limit);
     const last = page[page.length - 1];
@@ -337,6 +346,7 @@ export class LinkService {
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const next = await this.applied(current, edit);
       if (await this.uncertain(this.links.replace(next, current.version), current)) {
+        this.observer?.stored([next]);
         await this.changes.updated(next);
         return { before: current, after: next };
       }
@@ -352,6 +362,7 @@ export class LinkService {
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const retiredUntil = new Date(this.clock.now() + this.options.retireForMs);
       if (await this.uncertain(this.links.remove(id, current.version, retiredUntil), current)) {
+        this.observer?.removed(current);
         await this.changes.deleted(id, current.version + 1);
         return;
       }
@@ -360,12 +371,12 @@ export class LinkService {
   }
 
   /** Operators: flag (warning page) or ban (blocked page) any link, or clear it again. */
-  async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<Link> {
-    return (await this.moderateWithPrevious(id, moderation, reason)).after;
+  async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null, source: ModerationSource = 'operator'): Promise<Link> {
+    return (await this.moderateWithPrevious(id, moderation, reason, source)).after;
   }
 
-  /** A moderation, with the link it replaced (the operator log's diff). */
-  async moderateWithPrevious(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<LinkUpdate> {
+  /** A moderation, with the link it replaced (the operator log's diff). `source`: who decided (an operator unless said). */
+  async moderateWithPrevious(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null, source: ModerationSource = 'operator'): Promise<LinkUpdate> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.links.findByCode(id);
       if (!current) throw unknownLink(id);
@@ -373,6 +384,7 @@ export class LinkService {
         ...current,
         moderation,
         moderationReason: moderation === 'clear' ? null : reason,
+        moderationSource: source,
         version: current.version + 1,
         updatedAt: new Date(this.clock.now()),
       };
@@ -382,6 +394,60 @@ export class LinkService {
       }
       if (attempt >= 4) throw stale(current);
     }
+  }
+
+  /**
+   * A verdict found against a live link (a feed that changed, a scheduled screening: docs/design.md,
+   * "Trust and safety"): applied, like an operator's moderation, when it is stronger than the link's
+   * moderation and no operator decided the link. `linkId` guards against a link deleted and made
+   * again under the same code meanwhile. Null: nothing changed.
+   */
+  async escalate(id: ShortUrlIdentifier, linkId: string, verdict: ReputationVerdict): Promise<LinkUpdate | null> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.links.findByCode(id);
+      if (!current || current.id !== linkId) return null;
+      if (current.moderationSource === 'operator' || MODERATION_RANK[current.moderation] >= MODERATION_RANK[verdict.state]) return null;
+      const next: Link = {
+        ...current,
+        moderation: verdict.state,
+        moderationReason: verdict.reason,
+        moderationSource: verdict.source as ModerationSource,
+        version: current.version + 1,
+        updatedAt: new Date(this.clock.now()),
+      };
+      if (await this.uncertain(this.links.replace(next, current.version), current)) {
+        await this.changes.updated(next);
+        return { before: current, after: next };
+      }
+      if (attempt >= 4) return null;
+    }
+  }
+
+  /**
+   * What the dead-link checks found of a link (docs/design.md, "Trust and safety"). A change that
+   * the redirect acts on (the state, or which targets are broken) is written like an edit: a new
+   * version into the caches and to every redirect instance. A check that changes nothing else
+   * (its time, its status) is written without a version. Null when the link is gone (or is another
+   * link now); the write is skipped, not failed, when the link changed meanwhile (the next check writes it).
+   */
+  async recordHealth(id: ShortUrlIdentifier, linkId: string, health: LinkHealth): Promise<LinkUpdate | null> {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const current = await this.links.findByCode(id);
+      if (!current || current.id !== linkId) return null;
+      const before = current.health ?? null;
+      const seenAlike =
+        before !== null && before.state === health.state && sameTargets(before.brokenTargets, health.brokenTargets) && before.since.getTime() === health.since.getTime();
+      if (seenAlike) {
+        const after: Link = { ...current, health };
+        return (await this.links.recordHealth(after, current.version)) ? { before: current, after } : null;
+      }
+      const next: Link = { ...current, health, version: current.version + 1 };
+      if (await this.uncertain(this.links.replace(next, current.version), current)) {
+        await this.changes.updated(next);
+        return { before: current, after: next };
+      }
+    }
+    return null;
   }
 
   /**
@@ -410,9 +476,9 @@ export class LinkService {
     });
   }
 
-  /** Every field of a create, validated; any URL the policy flags flags the link. */
+  /** Every field of a create, validated; any URL the policy flags, or the reputation holds against, flags (or bans) the link. */
   private async fields(input: LinkCreation, now: number) {
-    const { url, flags } = this.targetCheck();
+    const { url, flags, checked } = this.targetCheck();
     const targetUrl = await url(input.url, 'url');
     const password = checkPassword(input.password);
     const fields = {
@@ -434,8 +500,12 @@ export class LinkService {
       social: await checkSocial(input.social, url),
       appTargets: await checkAppTargets(input.appTargets, url),
     };
-    const flag = flags()[0];
-    return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
+    return { ...fields, ...screening(flags(), await this.judge(checked())) };
+  }
+
+  /** The reputation's verdict on one request's targets, or null (none configured, nothing known). */
+  private async judge(targets: readonly CheckedUrl[]): Promise<ReputationVerdict | null> {
+    return this.reputation && targets.length ? this.reputation.judge(targets) : null;
   }
 
   /**
@@ -443,22 +513,23 @@ export class LinkService {
    * `url` and the targets of options alike (docs/design.md, "URL safety"). `flags` lists what the
    * policy flagged, in the order the targets were given.
    */
-  private targetCheck(): { url: UrlCheck; flags: () => UrlFlag[] } {
+  private targetCheck(): { url: UrlCheck; flags: () => UrlFlag[]; checked: () => CheckedUrl[] } {
     const lookups: HostLookups = new Map();
-    const found: UrlFlag[][] = [];
+    const found: Array<CheckedUrl | null> = [];
     const url: UrlCheck = async (raw, field) => {
-      const slot = found.push([]) - 1;
+      const slot = found.push(null) - 1;
       const checked = await this.urls.check(raw, field, lookups);
-      found[slot] = [...checked.flags];
+      found[slot] = checked;
       return checked.url;
     };
-    return { url, flags: () => found.flat() };
+    const all = () => found.filter((c): c is CheckedUrl => c !== null);
+    return { url, flags: () => all().flatMap((c) => c.flags), checked: all };
   }
 
   /** The link after an edit: absent fields unchanged, null resets a field to its default. */
   private async applied(current: Link, edit: LinkEdit): Promise<Link> {
     const has = (field: keyof LinkEdit) => Object.prototype.hasOwnProperty.call(edit, field) && edit[field] !== undefined;
-    const { url, flags: flagged } = this.targetCheck();
+    const { url, flags: flagged, checked } = this.targetCheck();
     let next: Link = { ...current };
     if (has('url')) {
       if (edit.url === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'url cannot be cleared', { field: 'url' });
@@ -491,9 +562,10 @@ export class LinkService {
     } else if (current.status === 'expired' && has('expiresAt')) {
       next = { ...next, status: 'active' }; // a new expiry (or none) revives the link
     }
-    // A newly flagged URL flags the link; an operator's ban or flag is never lifted by an edit.
-    const flags = flagged();
-    if (flags.length && next.moderation === 'clear') next = { ...next, moderation: 'flagged', moderationReason: `${flags[0].reason}: ${flags[0].detail}` };
+    // A newly flagged URL (or one the reputation holds against) flags or bans the link when that is
+    // stronger than its moderation; nothing an edit sets lifts a flag or a ban, an operator's or not.
+    const screened = screening(flagged(), await this.judge(checked()));
+    if (MODERATION_RANK[screened.moderation] > MODERATION_RANK[next.moderation]) next = { ...next, ...screened };
     return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
   }
 
@@ -558,16 +630,19 @@ export class LinkService {
   /** A scan may have left a null-value entry for this code before it existed, and the Bloom filter learns it. */
   private async afterCreate(link: Link): Promise<Link> {
     await this.cache.created([link]);
-    await this.announceCrawlable([link]);
+    await this.announceCreated([link]);
     return link;
   }
 
   /**
-   * New links marked crawlable change their domain's robots.txt: told to every redirect instance like
-   * an edit (docs/design.md, "Domain settings"). Best effort: the link exists whatever happens here,
-   * and an instance that missed it reads robots.txt again within its L1 TTL.
+   * What follows new links besides the caches (single and batch creation): the safety index learns
+   * their targets (docs/design.md, "Trust and safety"), and links marked crawlable change their
+   * domain's robots.txt, told to every redirect instance like an edit (docs/design.md, "Domain
+   * settings"). Best effort: the link exists whatever happens here, and an instance that missed it
+   * reads robots.txt again within its L1 TTL.
    */
-  async announceCrawlable(links: readonly Link[]): Promise<void> {
+  async announceCreated(links: readonly Link[]): Promise<void> {
+    if (links.length) this.observer?.stored(links);
     for (const link of links) if (link.crawlable) await this.changes.updated(link).catch(() => undefined);
   }
 }
@@ -599,6 +674,22 @@ function withoutOptions(i: LinkCreation): boolean {
     i.appTargets == null
   );
 }
+
+const MODERATION_RANK: Readonly<Record<Moderation, number>> = { clear: 0, flagged: 1, banned: 2 };
+
+/**
+ * A link's moderation from what its targets were found to be (docs/design.md, "Trust and safety"):
+ * the reputation's verdict, else the URL policy's first flag, else clear; the stronger wins.
+ */
+function screening(flags: readonly UrlFlag[], verdict: ReputationVerdict | null): Pick<Link, 'moderation' | 'moderationReason' | 'moderationSource'> {
+  const flag = flags[0];
+  const policy: ReputationVerdict | null = flag ? { state: 'flagged', reason: `${flag.reason}: ${flag.detail}`, source: 'url-policy' } : null;
+  const decided = strongerVerdict(verdict, policy);
+  if (decided === null) return { moderation: 'clear', moderationReason: null, moderationSource: null };
+  return { moderation: decided.state, moderationReason: decided.reason, moderationSource: decided.source as ModerationSource };
+}
+
+const sameTargets = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.includes(t));
 
 /** An alias held by a link, or kept out of use, as any tenant but its holder learns it: unavailable, nothing more. */
 const aliasUnavailable = (id: ShortUrlIdentifier) =>

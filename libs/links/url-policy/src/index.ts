@@ -10,3 +10,4 @@ export {
   type UrlFlag,
   UrlPolicy,
 } from './url-policy';
+export { type ReputationVerdict, strongerVerdict, type TargetReputation, type VerdictState } from './reputation';

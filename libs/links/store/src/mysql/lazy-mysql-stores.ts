@@ -81,6 +81,12 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async listIdentifiers(afterId: string | null, limit: number) {
     return (await this.store.get()).listIdentifiers(afterId, limit);
   }
+  async listLinks(afterId: string | null, limit: number) {
+    return (await this.store.get()).listLinks(afterId, limit);
+  }
+  async recordHealth(link: Link, expectedVersion: number) {
+    return (await this.store.get()).recordHealth(link, expectedVersion);
+  }
   async scanRows(afterId: string | null, limit: number) {
     return (await this.store.get()).scanRows(afterId, limit);
   }

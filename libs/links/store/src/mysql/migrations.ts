@@ -588,6 +588,22 @@ export class KeyPeople1735100000001 implements MigrationInterface {
   }
 }
 
+/**
+ * What the dead-link checks found of a link (docs/design.md, "Trust and safety"): its state (0 never
+ * checked, 1 ok, 2 broken) in a column of its own for the list filter's index, the rest as JSON.
+ */
+export class LinkHealth1735300000000 implements MigrationInterface {
+  name = 'LinkHealth1735300000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(
+      'ALTER TABLE links ADD COLUMN health TINYINT UNSIGNED NOT NULL DEFAULT 0, ADD COLUMN health_detail TEXT NULL, ADD KEY idx_links_tenant_health_created (tenant_id, health, created_at, id)',
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE links DROP KEY idx_links_tenant_health_created, DROP COLUMN health_detail, DROP COLUMN health');
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -598,6 +614,7 @@ export const SHARD_MIGRATIONS = [
   MoveClickCarries1733800000000,
   LinkCrawlable1734190000000,
   MoveJournal1734900000000,
+  LinkHealth1735300000000,
 ];
 export const META_MIGRATIONS = [
   CreateMeta1733130000001,

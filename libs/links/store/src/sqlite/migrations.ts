@@ -78,6 +78,15 @@ export const SQLITE_SHARD_MIGRATIONS = [
     name: '008_move_journal',
     up: `CREATE TABLE link_move_journal (link_id INTEGER PRIMARY KEY, domain TEXT NOT NULL, code TEXT NOT NULL);`,
   },
+  {
+    // What the dead-link checks found of a link (docs/design.md, "Trust and safety"): its state (0
+    // never checked, 1 ok, 2 broken) in a column of its own for the list filter's index, the rest as JSON.
+    name: '009_link_health',
+    up: `
+      ALTER TABLE links ADD COLUMN health INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE links ADD COLUMN health_detail TEXT;
+      CREATE INDEX idx_links_tenant_health_created ON links (tenant_id, health, created_at, id);`,
+  },
 ];
 
 /** A new scope for each tenant's first key, its oldest (audit:read, members:write), unless it has it. */
