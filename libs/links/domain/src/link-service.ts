@@ -424,22 +424,21 @@ export class LinkService {
   }
 
   /**
-   * What the dead-link checks found of a link (docs/design.md, "Trust and safety"). A change that
-   * the redirect acts on (the state, or which targets are broken) is written like an edit: a new
-   * version into the caches and to every redirect instance. A check that changes nothing else
-   * (its time, its status) is written without a version. Null when the link is gone (or is another
-   * link now); the write is skipped, not failed, when the link changed meanwhile (the next check writes it).
+   * What the dead-link checks found of a link (docs/design.md, "Trust and safety"). A change the
+   * redirect acts on (which targets are broken) is written like an edit: a new version into the
+   * caches and to every redirect instance. Any other (a first check that found it fine, its time,
+   * its status) is written without a version: the health is not part of the link's version (its
+   * ETag), as the tenant did not change anything. Null when the link is gone (or is another link
+   * now), or when it kept changing meanwhile (the next check writes it).
    */
   async recordHealth(id: ShortUrlIdentifier, linkId: string, health: LinkHealth): Promise<LinkUpdate | null> {
     for (let attempt = 0; attempt < 4; attempt++) {
       const current = await this.links.findByCode(id);
       if (!current || current.id !== linkId) return null;
-      const before = current.health ?? null;
-      const seenAlike =
-        before !== null && before.state === health.state && sameTargets(before.brokenTargets, health.brokenTargets) && before.since.getTime() === health.since.getTime();
-      if (seenAlike) {
+      if (sameTargets(current.health?.brokenTargets ?? [], health.brokenTargets)) {
         const after: Link = { ...current, health };
-        return (await this.links.recordHealth(after, current.version)) ? { before: current, after } : null;
+        if (await this.links.recordHealth(after, current.version)) return { before: current, after };
+        continue;
       }
       const next: Link = { ...current, health, version: current.version + 1 };
       if (await this.uncertain(this.links.replace(next, current.version), current)) {
