@@ -5,6 +5,8 @@ import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
+import type { SafetyStore } from '@shortlink/safety-domain';
+import { SqlSafetyStore } from '../safety/sql-safety-store';
 import type { PeopleStore, SsoStore } from '@shortlink/people-domain';
 import { MysqlPeopleStore } from '../people/mysql-people-store';
 import { MysqlSsoStore } from '../people/sso-stores';
@@ -156,6 +158,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly webhooks: WebhookStore;
   readonly people: PeopleStore;
   readonly sso: SsoStore;
+  readonly safety: SafetyStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
@@ -166,6 +169,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
     this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
     this.sso = forwardWhenOpen(this.store, (meta) => meta.sso, MysqlSsoStore.prototype);
+    this.safety = forwardWhenOpen(this.store, (meta) => meta.safety, SqlSafetyStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {
