@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { createServer } from 'http';
+import { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { generate } from 'otplib';
@@ -270,7 +272,51 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(await page.locator('#role').innerText()).toBe('owner');
     });
 
-    it('turns on TOTP in the console, then signs in with the password and the code of the authenticator app', async () => {
+    it("stays on the person's account when a page of another site auto-submits a sign-in form with its own account (login CSRF)", async () => {
+      const attackerEmail = `console-attacker-${stamp}@example.com`;
+      const attacker = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Attacker ${stamp}`, plan: 'free', ownerEmail: attackerEmail });
+      expect(attacker.status).toBe(201);
+      expect((await api(base(), 'POST', '/api/v1/auth/accept', null, { token: attacker.body.owner.invitation.token, password: PASSWORD })).status).toBe(200);
+      // The attacker's page, on another site (localhost, while the console is at 127.0.0.1): forms posted by script on load.
+      const login = `${base()}/api/v1/auth/login`;
+      const field = (name: string, value: string) => `<input type="hidden" name="${name}" value="${value}">`;
+      const pages: Record<string, string> = {
+        '/urlencoded': `<form method="post" action="${login}">${field('email', attackerEmail)}${field('password', PASSWORD)}</form>`,
+        // text/plain sends `name=value`: a name ending in `"x":"` and a value of `"}` make the body JSON.
+        '/text-plain': `<form method="post" enctype="text/plain" action="${login}"><input type="hidden" name='{"email":"${attackerEmail}","password":"${PASSWORD}","x":"' value='"}'></form>`,
+      };
+      const site = createServer((req, res) => {
+        const form = pages[req.url ?? ''];
+        res.writeHead(form ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(form ? `<!doctype html><title>Win a prize</title>${form}<script>document.forms[0].submit()</script>` : '');
+      });
+      await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+      const attackerSite = `http://localhost:${(site.address() as AddressInfo).port}`;
+      elsewhere.push(attackerSite);
+      try {
+        for (const path of Object.keys(pages)) {
+          const answered = page.waitForResponse((r) => r.url() === login);
+          // The page posts itself away while it loads: wait for the post's answer, not for the page.
+          await page.goto(`${attackerSite}${path}`, { waitUntil: 'commit' });
+          const status = (await answered).status();
+          await page.waitForLoadState();
+          // Back in the console: still the owner, in the owner's tenant.
+          await page.goto(consoleUrl());
+          await page.waitForSelector('#sign-out');
+          expect([path, await page.locator('#who').innerText()]).toEqual([path, expect.stringContaining(ownerEmail)]);
+          expect(await page.locator('#role').innerText()).toBe('owner');
+          expect(await page.evaluate(async () => (await (await fetch('/api/v1/me')).json()).tenant.id)).toBe(tenantId);
+          expect([path, status]).toEqual([path, 415]);
+        }
+      } finally {
+        elsewhere.splice(elsewhere.indexOf(attackerSite));
+        // Chromium keeps (and opens ahead) connections to the site: closed here, not waited for.
+        site.closeAllConnections();
+        await new Promise((r) => site.close(r));
+      }
+    });
+
+    it('turns on TOTP in the console, signs in with the password and the code of the authenticator app, moves it to another app (only with it), turns it off', async () => {
       const invited = await key('POST', '/api/v1/members', { email: totpEmail, role: 'editor' });
       await api(base(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
       await signOut();
@@ -308,16 +354,33 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       // An editor has no members or audit log; its own keys it manages.
       expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'API keys', 'My sessions']);
 
-      // Turned off again in the console: a wrong code is refused beside its field, a recovery code does it.
+      // Moved to another app: the session alone is refused beside the field; with a recovery code, a new secret to confirm.
       await page.click('text=My sessions');
       await page.waitForSelector('#second-factor[data-enabled=true]');
       const off = page.locator('#second-factor-disable');
+      await page.click('#second-factor-move');
+      await off.locator('.error[data-field=code]').waitFor();
+      await off.getByRole('button', { name: 'Use a recovery code instead' }).click();
+      await off.getByLabel('Recovery code').fill(recoveryCodes[1]);
+      await page.click('#second-factor-move');
+      const moved = await page.locator('#totp-secret').innerText();
+      expect(moved).not.toBe(secret);
+      await page
+        .locator('#second-factor-confirm')
+        .getByLabel('Code from the app')
+        .fill(await generate({ secret: moved, epoch: Math.floor(Date.now() / 1000) }));
+      await page.click('#second-factor-confirm button[type=submit]');
+      const movedRecoveryCodes = (await page.locator('#recovery-codes').innerText()).split(' ');
+      expect(movedRecoveryCodes).toHaveLength(10);
+      await page.waitForSelector('#second-factor[data-enabled=true]');
+
+      // Turned off again in the console: a wrong code is refused beside its field, a recovery code (of the new app's set) does it.
       await off.getByLabel('Code from the app').fill('000000');
       await page.click('#second-factor-off');
       await off.locator('.error[data-field=code]').waitFor();
       expect(await off.getByLabel('Code from the app').getAttribute('aria-invalid')).toBe('true');
       await off.getByRole('button', { name: 'Use a recovery code instead' }).click();
-      await off.getByLabel('Recovery code').fill(recoveryCodes[0]);
+      await off.getByLabel('Recovery code').fill(movedRecoveryCodes[0]);
       await accessible('second-factor-off');
       await page.click('#second-factor-off');
       await page.waitForSelector('#second-factor[data-enabled=false]');

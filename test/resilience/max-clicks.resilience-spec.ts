@@ -83,7 +83,7 @@ describe('maxClicks through a SIGKILL and a lost counter', () => {
       await app.proc.exited;
     }
     const { id, clicks } = await clicksOnShard(code);
-    await withCluster((c) => c.del(CacheKeys.clickCounter(id)));
+    await withCluster((c) => c.del(CacheKeys.clickQuota(id)));
 
     const c = await startRedirect();
     const after = [];

@@ -621,7 +621,7 @@ export interface paths {
         get: operations["getSso"];
         /**
          * Configure the tenant’s OpenID Connect provider for single sign-on
-         * @description Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner); an admin, or an admin’s key, gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.
+         * @description Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner); an admin, or an admin’s key, gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole; 400 `URL_NOT_ALLOWED` (with `reason`) for an issuer the URL policy refuses (an IP address, a local or internal name) or whose host resolves to nothing or to any non-public address (loopback, private, link-local, …, in any IPv4-in-IPv6 spelling).
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -648,7 +648,7 @@ export interface paths {
         };
         /**
          * Begin signing in with the tenant’s provider: a redirect to it (authorization code with PKCE, state and nonce)
-         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider’s discovery does not answer within SSO_TIMEOUT_SECONDS.
+         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 429 `RATE_LIMITED` past SSO_STARTS_PER_MINUTE_PER_TENANT or _PER_ADDRESS; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider cannot be reached (an address single sign-on may not reach, a port closed or silent, no discovery document): always the same answer, given SSO_TIMEOUT_SECONDS after the call began.
          */
         get: operations["startSso"];
         put?: never;
@@ -781,8 +781,8 @@ export interface paths {
         get: operations["getMySecondFactor"];
         put?: never;
         /**
-         * Start turning on a second factor (TOTP): a new secret for the authenticator app
-         * @description For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged.
+         * Start turning on a second factor (TOTP), or moving it to another app: a new secret for the authenticator app
+         * @description For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged. While a factor is on, this moves it and needs the current one: `code` (of the app in use) or `recoveryCode`, spent here (without: 401 `SECOND_FACTOR_REQUIRED`; wrong: 400 `SECOND_FACTOR_INVALID`, counted like a failed sign-in, 429 past its limits); the move is then confirmed within 10 minutes.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -804,7 +804,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the second factor on with a code of the new secret; answers the recovery codes once
-         * @description 400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started.
+         * @description 400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started; 401 `SECOND_FACTOR_REQUIRED` while a factor is on and the move was not started with it in the last 10 minutes.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -826,7 +826,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the second factor off, proven by a current code or a recovery code
-         * @description 400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on.
+         * @description 400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on. Wrong codes and recovery codes are counted like failed sign-ins (per account and per client address): past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS, 429 with Retry-After.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -848,7 +848,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password: answers a session cookie and its CSRF token
-         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).
+         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both). JSON only (a form body is 415 `UNSUPPORTED_MEDIA_TYPE`); a browser page of another site (its `Origin` or `Sec-Fetch-Site`) is 403 `CROSS_SITE_REQUEST`: a sign-in sets the session cookie, so another site must not make one (login CSRF).
          */
         post: operations["signIn"];
         delete?: never;
@@ -1183,14 +1183,14 @@ export interface components {
             /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
             newPassword: string;
         };
-        SecondFactorCode: {
-            /** @description 6 digits of the authenticator app */
-            code: string;
-        };
         /** @description A current code, or a recovery code */
         SecondFactorProof: {
             code?: string;
             recoveryCode?: string;
+        };
+        SecondFactorCode: {
+            /** @description 6 digits of the authenticator app */
+            code: string;
         };
         SignIn: {
             email: string;
@@ -1313,7 +1313,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
+            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -6477,6 +6477,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["URITooLongProblem"];
                 };
             };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
             /** @description problem+json (431) */
             431: {
                 headers: {
@@ -7000,7 +7011,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorProof"];
+            };
+        };
         responses: {
             /** @description The secret, pending */
             200: {
@@ -7308,6 +7323,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
             /** @description problem+json (429) */

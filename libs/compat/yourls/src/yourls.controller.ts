@@ -4,7 +4,7 @@ import type { AuditContext } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { LINK_CHANGE_HOOKS, type Link, type LinkChangeHooks, LinkService, type ShortUrlIdentifier } from '@shortlink/links-domain';
-import { APP_CONFIG, CompatAccess, problemFor, retryAfterFor } from '@shortlink/nest-platform';
+import { AcceptsFormBody, APP_CONFIG, CompatAccess, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import type { Principal, Scope } from '@shortlink/tenants-domain';
 import { KeyDirectory } from './key-directory';
 import { LinkClicks } from './link-clicks';
@@ -67,6 +67,7 @@ export class YourlsController {
   }
 
   @Post('yourls-api.php')
+  @AcceptsFormBody()
   post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.handle(request, reply);
   }

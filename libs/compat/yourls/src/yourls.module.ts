@@ -4,7 +4,6 @@ import { CODE_SECRET } from '@shortlink/links-domain';
 import { CompatAccess } from '@shortlink/nest-platform';
 import { TENANT_STORE, TenantStore } from '@shortlink/tenants-domain';
 import type { Provider, Type } from '@nestjs/common';
-import { FormBodyParser } from './form-body';
 import { KeyDirectory } from './key-directory';
 import { LinkClicks } from './link-clicks';
 import { YOURLS_CLICKS, YOURLS_KEYS, YOURLS_SIGNATURES, YourlsController } from './yourls.controller';
@@ -26,7 +25,6 @@ export function yourlsCompat(options: YourlsOptions = {}): { controllers: Type[]
     controllers: [YourlsController, YourlsSignatureController, YourlsOpenApiController],
     providers: [
       CompatAccess,
-      FormBodyParser,
       { provide: YOURLS_SIGNATURES, inject: [CODE_SECRET], useFactory: (secret: string) => new YourlsSignatures(secret) },
       { provide: YOURLS_KEYS, inject: [TENANT_STORE], useFactory: (store: TenantStore) => new KeyDirectory(store) },
       options.clicks !== undefined

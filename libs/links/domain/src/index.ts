@@ -61,12 +61,11 @@ export { QrScans } from './redirect/qr-scans';
 export { encodeQueryPart } from './redirect/target-url';
 export {
   LocalVisitorWindows,
-  SharedVisitorLimit,
-  type SharedVisitorLimitOptions,
   VISITOR_WINDOW_MS,
   VISITOR_WINDOW_STORE,
-  type VisitorWindowHit,
+  VisitorLimit,
+  type VisitorLimitOptions,
+  type VisitorWindowCount,
   type VisitorWindowStore,
-  visitorWindowHit,
 } from './redirect/visitor-limit';
 export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';

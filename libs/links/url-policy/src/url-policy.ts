@@ -1,6 +1,7 @@
-import { BlockList, isIP } from 'net';
+import { isIP } from 'net';
 import { domainToUnicode } from 'url';
 import { DomainError, ErrorCode } from '@shortlink/core';
+import { HostResolver, isPublicAddress } from './addresses';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -28,11 +29,6 @@ export interface CheckedUrl {
   readonly url: string;
   readonly host: string;
   readonly flags: readonly UrlFlag[];
-}
-
-/** Resolves a host name to its addresses (URL_DNS_CHECK=true), bounded by the adapter's timeout. */
-export interface HostResolver {
-  addresses(host: string): Promise<string[]>;
 }
 
 /** Domains refused as targets (a file and the admin API); a listed domain covers its subdomains. */
@@ -108,52 +104,6 @@ export const KNOWN_SHORTENERS: readonly string[] = [
 
 /** Host names that never leave the client's own network. */
 const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'localdomain', 'home.arpa', 'lan', 'intranet', 'corp'];
-
-/** Addresses no public link may point at: RFC 6890 special-purpose ranges (IPv4 and IPv6). */
-const NON_PUBLIC = (() => {
-  const list = new BlockList();
-  for (const [net, prefix] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.0.2.0', 24],
-    ['192.88.99.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['198.51.100.0', 24],
-    ['203.0.113.0', 24],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const)
-    list.addSubnet(net, prefix, 'ipv4');
-  for (const [net, prefix] of [
-    ['::', 128],
-    ['::1', 128],
-    ['64:ff9b::', 96],
-    ['100::', 64],
-    ['2001::', 23],
-    ['2001:db8::', 32],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['ff00::', 8],
-  ] as const)
-    list.addSubnet(net, prefix, 'ipv6');
-  return list;
-})();
-
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  // An IPv4-mapped IPv6 address is judged by its IPv4 part. (Node's BlockList would match every
-  // IPv4 address against a ::ffff:0:0/96 rule, so that range is not on the list itself.)
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isPublicAddress(mapped[1]);
-  return !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
 
 /** Words that phishing links put in their path or host; a hit flags the link, it does not refuse it. */
 const SUSPICIOUS_WORDS =

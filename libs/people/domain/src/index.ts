@@ -18,7 +18,9 @@ export {
 } from './ports';
 export { isRole, type MemberManager, mayManageRole, type Role, ROLE_SCOPES, ROLES } from './roles';
 export { csrfMatches, csrfTokenOf, principalOf, SessionService, type SessionServiceOptions, type SignedIn, type VerifiedSession } from './session-service';
-export { RECOVERY_CODES, SecondFactorService, type SecondFactorCheck, type SecondFactorProof, SecretBox } from './second-factor';
+export { FallbackWindows } from './fallback-windows';
+export { MOVE_WINDOW_MS, RECOVERY_CODES, SecondFactorService, type SecondFactorCheck, type SecondFactorProof, SecretBox } from './second-factor';
+export { SignInThrottle, type SignInThrottleLimits, type ThrottleSubject } from './sign-in-throttle';
 export {
   type NewSsoMember,
   OIDC_CLIENT,
@@ -34,3 +36,4 @@ export {
   type SsoStore,
   type SsoView,
 } from './sso';
+export { SSO_ADDRESSES, SsoAddresses } from './sso-addresses';

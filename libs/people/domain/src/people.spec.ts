@@ -7,6 +7,7 @@ import { checkNewPassword } from './password-policy';
 import { MemberService } from './member-service';
 import { OutgoingMail } from './ports';
 import { csrfMatches, SessionService } from './session-service';
+import { SignInThrottle } from './sign-in-throttle';
 import { InMemoryPeopleStore } from './testing/in-memory-people-store';
 
 const tenant: Tenant = { id: 't1', name: 'Acme', plan: 'free', status: 'active', createdAt: new Date(0) };
@@ -25,14 +26,9 @@ function setup(now = { t: Date.UTC(2026, 0, 1) }) {
   );
   const auditStore = new InMemoryAuditLogStore();
   const audit = new AuditLog(auditStore, { cursors: ListCursors.ephemeral(), retentionMs: 1e9 });
-  const sessions = new SessionService(
-    store,
-    plainPasswords,
-    new LocalRateWindows({ now: () => now.t }),
-    audit,
-    { idleMs: 600_000, absoluteMs: 3_600_000, throttle: { perAccount: 3, perAddress: 5, windowMs: 300_000 }, cacheMs: 0 },
-    { now: () => now.t },
-  );
+  const clock = { now: () => now.t };
+  const throttle = new SignInThrottle(new LocalRateWindows(clock), { perAccount: 3, perAddress: 5, windowMs: 300_000 });
+  const sessions = new SessionService(store, plainPasswords, throttle, audit, { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0 }, clock);
   const join = async (email: string, role: string, password = 'a long passphrase') => {
     const { invitation } = await members.invite('t1', KEY, { email, role }, keyContext, 'Acme');
     return members.accept({ token: invitation.token, password }, '192.0.2.9');
@@ -189,11 +185,8 @@ describe('one email in two tenants', () => {
       await members.accept({ token: invitation.token, password: 'a long passphrase' }, null);
     }
     expect(failures).toHaveLength(2);
-    const sessions = new SessionService(store, plainPasswords, new LocalRateWindows(), null, {
-      idleMs: 600_000,
-      absoluteMs: 3_600_000,
-      throttle: { perAccount: 5, perAddress: 5, windowMs: 60_000 },
-    });
+    const throttle = new SignInThrottle(new LocalRateWindows(), { perAccount: 5, perAddress: 5, windowMs: 60_000 });
+    const sessions = new SessionService(store, plainPasswords, throttle, null, { idleMs: 600_000, absoluteMs: 3_600_000 });
     await expect(sessions.signIn({ email: 'cy@example.com', password: 'a long passphrase' }, null)).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       details: {

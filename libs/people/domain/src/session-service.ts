@@ -3,27 +3,24 @@ import type { LRUCache } from 'lru-cache';
 import { type AuditLog, auditEntry } from '@shortlink/audit-domain';
 import { boundedLru, Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import type { PasswordHasher } from '@shortlink/links-domain';
-import { LocalRateWindows, Principal, RateWindowStore, Tenant } from '@shortlink/tenants-domain';
+import type { Principal, Tenant } from '@shortlink/tenants-domain';
 import { hashToken, Member, newToken } from './member';
 import { checkNewPassword, MAX_PASSWORD_LENGTH } from './password-policy';
 import { PeopleStore, Session, SignInCandidate } from './ports';
 import { ROLE_SCOPES } from './roles';
 import { SecondFactorService } from './second-factor';
+import { SignInThrottle } from './sign-in-throttle';
 
 export interface SessionServiceOptions {
   /** A session unused this long ends. */
   readonly idleMs: number;
   /** A session ends this long after sign-in, whatever its use. */
   readonly absoluteMs: number;
-  /** Failed sign-ins allowed per account (email), and per client address, in `windowMs`; then 429 until the oldest leaves the window. */
-  readonly throttle: { readonly perAccount: number; readonly perAddress: number; readonly windowMs: number };
   /**
    * How long a checked session is trusted without asking the store again: the bound on how late a
    * removal, a role change or a sign-out takes effect on every instance (1 s, as for keys).
    */
   readonly cacheMs?: number;
-  /** Called when the shared windows fail (the instance then counts on its own). */
-  readonly onThrottleFallback?: (error: unknown) => void;
   /** The optional second factor: a member who turned it on signs in with a code (or a recovery code) too. */
   readonly secondFactor?: SecondFactorService;
 }
@@ -46,26 +43,24 @@ export interface SignedIn extends VerifiedSession {
  * Sign-in with a password and the sessions it opens (docs/design.md, "People and sessions").
  * Sessions live in the meta database by the hash of their id, so a removed member or a changed role
  * is seen by every instance within `cacheMs`. Failed sign-ins are counted per account and per
- * address in the shared windows (Redis on the real stack); past either limit a sign-in is 429
- * before any password is checked, for at most the window (no long lockout of the real owner).
+ * address by the SignInThrottle (the shared windows: Redis on the real stack); past either limit a
+ * sign-in is 429 before any password is checked, for at most the window.
  */
 export class SessionService {
   private readonly cache: LRUCache<string, { found: VerifiedSession & { lastSeenAt: number; expiresAt: number } } | { error: DomainError }>;
   private readonly cacheMs: number;
-  private readonly local: LocalRateWindows;
   private decoy: Promise<string> | null = null;
 
   constructor(
     private readonly store: PeopleStore,
     private readonly passwords: PasswordHasher,
-    private readonly windows: RateWindowStore,
+    private readonly throttle: SignInThrottle,
     private readonly audit: AuditLog | null,
     private readonly options: SessionServiceOptions,
     private readonly clock: Clock = systemClock,
   ) {
     this.cacheMs = options.cacheMs ?? 1000;
     this.cache = boundedLru({ maxEntries: 10_000, ttlMs: Math.max(1, this.cacheMs) });
-    this.local = new LocalRateWindows(clock);
   }
 
   async signIn(
@@ -74,20 +69,8 @@ export class SessionService {
   ): Promise<SignedIn> {
     const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
     const password = typeof input.password === 'string' ? input.password : '';
-    const { windowMs, perAccount, perAddress } = this.options.throttle;
-    const accountKey = `signin:account:${email}`;
-    const addressKey = `signin:address:${clientAddress ?? 'unknown'}`;
-    // Checked without counting (cost 0 against limit - 1: refused once `limit` failures are in the window).
-    for (const [key, limit] of [
-      [accountKey, perAccount],
-      [addressKey, perAddress],
-    ] as const) {
-      const hit = await this.hit(key, limit - 1, windowMs, 0);
-      if (!hit.allowed)
-        throw new DomainError(ErrorCode.RATE_LIMITED, 'too many failed sign-ins for this account or from this address; retry later', {
-          retryAfterSeconds: Math.max(1, Math.ceil(hit.waitMs / 1000)),
-        });
-    }
+    const subject = { email, address: clientAddress };
+    await this.throttle.admit(subject, 'too many failed sign-ins for this account or from this address; retry later');
     let candidates = email && password.length <= MAX_PASSWORD_LENGTH ? await this.store.signInCandidates(email) : [];
     if (typeof input.tenantId === 'string') candidates = candidates.filter((c) => c.tenant.id === input.tenantId);
     const matches: SignInCandidate[] = [];
@@ -95,8 +78,7 @@ export class SessionService {
     // An unknown email costs one argon2 check too: the answer's time does not tell which emails exist.
     if (!candidates.length) await this.passwords.verify(await this.decoyHash(), password);
     const fail = async (failed: readonly SignInCandidate[], reason: string, message: string) => {
-      await this.hit(accountKey, perAccount, windowMs, 1);
-      await this.hit(addressKey, perAddress, windowMs, 1);
+      await this.throttle.fail(subject);
       for (const c of failed)
         await this.audit?.recordSignIn({ tenantId: c.tenant.id, person: c.member, clientAddress, succeeded: false, method: 'password', reason });
       return new DomainError(ErrorCode.UNAUTHENTICATED, message);
@@ -222,17 +204,11 @@ export class SessionService {
     clientAddress: string | null,
   ): Promise<{ sessionsEnded: number }> {
     const { member } = session;
-    const { windowMs, perAccount } = this.options.throttle;
-    const accountKey = `signin:account:${member.email}`;
-    const throttled = await this.hit(accountKey, perAccount - 1, windowMs, 0);
-    if (!throttled.allowed)
-      throw new DomainError(ErrorCode.RATE_LIMITED, 'too many wrong passwords for this account; retry later', {
-        retryAfterSeconds: Math.max(1, Math.ceil(throttled.waitMs / 1000)),
-      });
+    await this.throttle.admit({ email: member.email }, 'too many wrong passwords for this account; retry later');
     const stored = await this.store.passwordHashOf(member.id);
     const current = typeof input.currentPassword === 'string' ? input.currentPassword : '';
     if (!stored || current.length > MAX_PASSWORD_LENGTH || !(await this.passwords.verify(stored, current))) {
-      await this.hit(accountKey, perAccount, windowMs, 1);
+      await this.throttle.fail({ email: member.email });
       throw new DomainError(ErrorCode.PASSWORD_INCORRECT, 'the current password is wrong', { field: 'currentPassword' });
     }
     const hash = await this.passwords.hash(checkNewPassword(input.newPassword, passwordMinLength, member.email));
@@ -273,15 +249,6 @@ export class SessionService {
   purgeEnded(limit = 1000): Promise<number> {
     const now = this.clock.now();
     return this.store.purgeSessions(new Date(now), new Date(now - this.options.idleMs), limit);
-  }
-
-  private async hit(key: string, limit: number, windowMs: number, cost: number) {
-    try {
-      return await this.windows.hit(key, limit, windowMs, cost);
-    } catch (error) {
-      this.options.onThrottleFallback?.(error);
-      return this.local.hit(key, limit, windowMs, cost);
-    }
   }
 
   private decoyHash(): Promise<string> {

@@ -3,11 +3,13 @@ import { AuditEntry, AuditLog } from '@shortlink/audit-domain';
 import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
 import { DomainError } from '@shortlink/core';
 import { ListCursors } from '@shortlink/links-domain';
-import { Tenant } from '@shortlink/tenants-domain';
+import { UrlPolicy } from '@shortlink/url-policy';
+import { LocalRateWindows, Tenant } from '@shortlink/tenants-domain';
 import { Member } from './member';
 import { SecretBox } from './second-factor';
 import { SignedIn } from './session-service';
 import { NewSsoMember, OidcClient, OidcError, OidcIdentity, SsoService, SsoSettings, SsoStore } from './sso';
+import { SsoAddresses } from './sso-addresses';
 
 const tenant: Tenant = { id: 't1', name: 'Acme', plan: 'free', status: 'active', createdAt: new Date(0) };
 const context = { actor: { type: 'key' as const, id: 'k1', name: 'first key' }, clientAddress: '192.0.2.1' };
@@ -59,8 +61,19 @@ class FakeProvider implements OidcClient {
   }
 }
 
-function setup() {
+/** What the DNS answers in these tests; any other name is a public address. */
+const HOSTS: Record<string, string[]> = {
+  'intranet.example.com': ['127.0.0.1'],
+  'rebound.example.com': ['93.184.215.14', '::ffff:0:7f00:1'],
+  'metadata.example.com': ['64:ff9b::a9fe:a9fe'],
+  'gone.example.com': [],
+};
+const TIMEOUT_MS = 2000;
+
+function setup(starts = { perTenant: 100, perAddress: 100 }) {
   const now = { t: Date.UTC(2026, 0, 1) };
+  const waits: number[] = [];
+  const resolver = { addresses: async (host: string) => HOSTS[host] ?? ['93.184.215.14'] };
   const store = new MemoryStore();
   const provider = new FakeProvider();
   const opened: Array<{ member: Member; method: string }> = [];
@@ -78,7 +91,17 @@ function setup() {
     sessions,
     { getTenant: async () => tenant },
     audit,
-    { callbackUrl: CALLBACK, allowInsecureIssuers: false },
+    {
+      callbackUrl: CALLBACK,
+      addresses: new SsoAddresses(resolver, new UrlPolicy({ shortDomains: ['sho.rt'] }), { allowInsecure: false }),
+      providerTimeoutMs: TIMEOUT_MS,
+      starts: { windows: new LocalRateWindows({ now: () => now.t }), ...starts },
+      // Waiting is a step of the clock here: what the service waited is recorded.
+      wait: async (ms) => {
+        waits.push(ms);
+        now.t += ms;
+      },
+    },
     { now: () => now.t },
   );
   const configure = () =>
@@ -88,7 +111,7 @@ function setup() {
       context,
     );
   const callbackFor = (state: string, code = 'the-code') => new URL(`${CALLBACK}?code=${code}&state=${state}`);
-  return { now, store, provider, opened, sso, configure, callbackFor };
+  return { now, waits, store, provider, opened, sso, configure, callbackFor };
 }
 
 const codeOf = async (p: Promise<unknown>) => {
@@ -202,5 +225,94 @@ describe('SsoService', () => {
     expect(await codeOf(sso.start('t1'))).toBe('SSO_PROVIDER_UNAVAILABLE');
     provider.failure = null;
     expect(await codeOf(sso.finish(new URL(`${CALLBACK}?error=access_denied&state=${state}`), started.pending, null))).toBe('SSO_CODE_REJECTED');
+  });
+
+  it('refuses issuers at internal addresses (URL_NOT_ALLOWED): literals in any spelling, local names, names that resolve inside', async () => {
+    const { sso, store } = setup();
+    const good = { clientId: 'c1', clientSecret: 's', allowedDomains: ['example.com'] };
+    const refusals: Array<[string, string]> = [];
+    for (const issuer of [
+      'https://127.0.0.1:8443',
+      'https://localhost',
+      'https://localhost.:8443',
+      'https://[::1]',
+      'https://169.254.169.254',
+      'https://10.0.0.1',
+      'https://[::7f00:1]',
+      'https://[::ffff:0:7f00:1]',
+      'https://2130706433', // 127.0.0.1 as one number
+      'https://idp.internal',
+      'https://sso.sho.rt', // this platform's own domain
+      'https://intranet.example.com', // resolves to 127.0.0.1
+      'https://rebound.example.com', // one public address and one inside
+      'https://metadata.example.com', // NAT64 of 169.254.169.254
+      'https://gone.example.com', // resolves to nothing
+    ]) {
+      try {
+        await sso.configure('t1', { ...good, issuer }, context);
+        refusals.push([issuer, 'accepted']);
+      } catch (error) {
+        const e = error as DomainError;
+        refusals.push([issuer, `${e.code} ${String(e.details.reason)} ${String(e.details.field)}`]);
+      }
+    }
+    for (const [issuer, verdict] of refusals) expect([issuer, verdict]).toEqual([issuer, expect.stringMatching(/^URL_NOT_ALLOWED \S+ issuer$/)]);
+    expect(Object.fromEntries(refusals)['https://intranet.example.com']).toBe('URL_NOT_ALLOWED private-address issuer');
+    expect(Object.fromEntries(refusals)['https://gone.example.com']).toBe('URL_NOT_ALLOWED unresolvable issuer');
+    expect(store.settings.size).toBe(0);
+    // http stays refused without SSO_ALLOW_INSECURE_ISSUERS.
+    expect(await codeOf(sso.configure('t1', { ...good, issuer: 'http://idp.example.com' }, context))).toBe('VALIDATION_FAILED');
+  });
+
+  it('answers every failure to reach the provider alike: one code, one text, once SSO_TIMEOUT_SECONDS have passed since the call began', async () => {
+    const { sso, provider, now, waits, configure } = setup();
+    await configure();
+    const answers: string[] = [];
+    for (const [failure, tookMs] of [
+      [new OidcError('unavailable', 'connect ECONNREFUSED 203.0.113.9:443'), 5], // a closed port
+      [new OidcError('unavailable', 'the provider did not answer within 2000 ms'), TIMEOUT_MS], // a silent one
+      [new OidcError('unavailable', 'the token_endpoint of https://idp.example is not an address single sign-on may reach'), 40],
+      [new OidcError('rejected', 'unexpected JSON'), 700], // something that answers, but not a provider
+      [new Error('socket hang up'), 300],
+    ] as const) {
+      provider.failure = failure;
+      const slow = provider.authorizationUrl.bind(provider);
+      provider.authorizationUrl = async (...args) => {
+        now.t += tookMs;
+        return slow(...args);
+      };
+      const began = now.t;
+      try {
+        await sso.start('t1', '192.0.2.9');
+        answers.push('started');
+      } catch (error) {
+        const e = error as DomainError;
+        answers.push(JSON.stringify({ code: e.code, message: e.message, details: e.details }));
+      }
+      expect(now.t - began).toBe(TIMEOUT_MS);
+      provider.authorizationUrl = slow;
+    }
+    expect(new Set(answers).size).toBe(1);
+    expect(JSON.parse(answers[0])).toEqual({
+      code: 'SSO_PROVIDER_UNAVAILABLE',
+      message: 'the sign-in provider could not be reached; try again later',
+      details: { retryAfterSeconds: 5 },
+    });
+    expect(waits).toEqual([TIMEOUT_MS - 5, TIMEOUT_MS - 40, TIMEOUT_MS - 700, TIMEOUT_MS - 300]);
+  });
+
+  it('caps starts per client address and per tenant (429 RATE_LIMITED with Retry-After), before the provider is asked', async () => {
+    const { sso, provider, now, configure } = setup({ perTenant: 3, perAddress: 2 });
+    await configure();
+    await sso.start('t1', '192.0.2.1');
+    await sso.start('t1', '192.0.2.1');
+    const capped = sso.start('t1', '192.0.2.1');
+    await expect(capped).rejects.toMatchObject({ code: 'RATE_LIMITED', details: { retryAfterSeconds: expect.any(Number) } });
+    await sso.start('t1', '192.0.2.2');
+    await expect(sso.start('t1', '192.0.2.3')).rejects.toMatchObject({ code: 'RATE_LIMITED' }); // the tenant's third
+    expect(provider.asked).toHaveLength(3);
+    now.t += 60_000;
+    await sso.start('t1', '192.0.2.1');
+    expect(provider.asked).toHaveLength(4);
   });
 });

@@ -1,11 +1,12 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'crypto';
 import { type AuditContext, type AuditEntry, type AuditLog, auditEntry } from '@shortlink/audit-domain';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import type { Tenant } from '@shortlink/tenants-domain';
+import type { RateWindowStore, Tenant } from '@shortlink/tenants-domain';
 import { checkEmail, Member } from './member';
 import { isRole, Role } from './roles';
 import { SecretBox } from './second-factor';
 import type { SessionService, SignedIn } from './session-service';
+import type { SsoAddresses } from './sso-addresses';
 
 /** A tenant's OpenID Connect provider as stored (docs/design.md, "Single sign-on"). */
 export interface SsoSettings {
@@ -120,10 +121,19 @@ export interface SsoView {
 export interface SsoServiceOptions {
   /** The redirect URI registered with the providers (SSO_CALLBACK_URL). */
   readonly callbackUrl: string;
-  /** http:// issuers (SSO_ALLOW_INSECURE_ISSUERS): tests and closed networks only. */
-  readonly allowInsecureIssuers: boolean;
+  /** Where SSO may connect (the issuer is checked with it when configured; the OIDC client checks the rest). */
+  readonly addresses: Pick<SsoAddresses, 'parse' | 'resolve'>;
+  /**
+   * How long a call to a provider may take (SSO_TIMEOUT_SECONDS): a start (or a code exchange)
+   * that fails to reach the provider is answered this long after the call began, never sooner.
+   */
+  readonly providerTimeoutMs: number;
+  /** Starts allowed per minute per tenant and per client address (SSO_STARTS_PER_MINUTE_*), counted in `windows`; none: no cap. */
+  readonly starts?: { readonly windows: RateWindowStore; readonly perTenant: number; readonly perAddress: number } | null;
   /** How long a started sign-in may take to come back (default 10 minutes). */
   readonly pendingTtlMs?: number;
+  /** How the service waits (a failure is held until the provider's time is up); setTimeout by default. */
+  readonly wait?: (ms: number) => Promise<void>;
 }
 
 /** A started sign-in, sealed into a short-lived cookie: nothing to store, any instance finishes it. */
@@ -138,6 +148,8 @@ interface Pending {
 const PENDING_AAD = 'sso-pending';
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const random = () => randomBytes(32).toString('base64url');
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const START_WINDOW_MS = 60_000;
 const invalid = (field: string, message: string) => new DomainError(ErrorCode.VALIDATION_FAILED, message, { field });
 
 /**
@@ -182,6 +194,8 @@ export class SsoService {
     const defaultRole = input.defaultRole === undefined ? 'viewer' : input.defaultRole;
     if (!isRole(defaultRole) || defaultRole === 'owner')
       throw invalid('defaultRole', 'defaultRole must be admin, editor or viewer (an owner is never made by sign-in)');
+    // Last, once the rest is valid: the issuer's host resolves to public addresses only.
+    await this.options.addresses.resolve(issuer, 'issuer');
     const now = new Date(this.clock.now());
     const settings: SsoSettings = {
       tenantId,
@@ -229,22 +243,33 @@ export class SsoService {
     if (!(await this.store.delete(tenantId, entry))) throw notConfigured();
   }
 
-  /** Starts a sign-in: the provider's authorization URL, and the sealed pending state for the cookie. */
-  async start(tenantId: unknown): Promise<{ url: string; pending: string; maxAgeSeconds: number }> {
+  /**
+   * Starts a sign-in: the provider's authorization URL, and the sealed pending state for the cookie.
+   * Anyone may start one, so starts are capped per tenant and per client address (429), and every
+   * failure to reach the provider (an address refused, a port closed or silent, a document that is
+   * not one) is answered alike: 503 SSO_PROVIDER_UNAVAILABLE, the same words, SSO_TIMEOUT_SECONDS
+   * after the call began (docs/design.md, "Single sign-on").
+   */
+  async start(tenantId: unknown, clientAddress: string | null = null): Promise<{ url: string; pending: string; maxAgeSeconds: number }> {
     if (typeof tenantId !== 'string' || !tenantId || tenantId.length > 64) throw notConfigured();
+    await this.admitStart(tenantId, clientAddress);
     const settings = await this.settingsOf(tenantId);
     const tenant = await this.tenants.getTenant(tenantId).catch(() => null);
     if (!tenant) throw notConfigured();
     if (tenant.status === 'suspended') throw new DomainError(ErrorCode.TENANT_SUSPENDED, 'this tenant is suspended; contact the operator');
     const pending: Pending = { tenantId, state: random(), nonce: random(), verifier: random(), expiresAt: this.clock.now() + this.pendingTtlMs };
-    const url = await this.provider(() =>
-      this.oidc.authorizationUrl(this.providerOf(settings), {
+    const began = this.clock.now();
+    let url: string;
+    try {
+      url = await this.oidc.authorizationUrl(this.providerOf(settings), {
         redirectUri: this.options.callbackUrl,
         state: pending.state,
         nonce: pending.nonce,
         codeChallenge: createHash('sha256').update(pending.verifier).digest('base64url'),
-      }),
-    );
+      });
+    } catch (error) {
+      throw await this.unavailable(began, error);
+    }
     return { url, pending: this.box.seal(PENDING_AAD, JSON.stringify(pending)), maxAgeSeconds: Math.floor(this.pendingTtlMs / 1000) };
   }
 
@@ -329,17 +354,45 @@ export class SsoService {
   }
 
   private async provider<T>(call: () => Promise<T>): Promise<T> {
+    const began = this.clock.now();
     try {
       return await call();
     } catch (error) {
       if (error instanceof OidcError && error.kind === 'rejected')
         throw new DomainError(ErrorCode.SSO_CODE_REJECTED, `the provider did not accept this sign-in: ${error.message}`, {}, { cause: error });
-      throw new DomainError(
-        ErrorCode.SSO_PROVIDER_UNAVAILABLE,
-        `the sign-in provider did not answer: ${(error as Error)?.message ?? error}`,
-        { retryAfterSeconds: 5 },
-        { cause: error },
-      );
+      throw await this.unavailable(began, error);
+    }
+  }
+
+  /**
+   * The one answer to a provider that could not be reached, whatever the reason (the reason is the
+   * error's cause, for the log only), given when the provider's time is up: a closed port and a
+   * silent one, a refused address and a slow one, look the same from outside.
+   */
+  private async unavailable(began: number, cause: unknown): Promise<DomainError> {
+    const left = began + this.options.providerTimeoutMs - this.clock.now();
+    if (left > 0) await (this.options.wait ?? sleep)(left);
+    return new DomainError(
+      ErrorCode.SSO_PROVIDER_UNAVAILABLE,
+      'the sign-in provider could not be reached; try again later',
+      { retryAfterSeconds: 5 },
+      { cause },
+    );
+  }
+
+  /** A start of the tenant from the address, counted; 429 past SSO_STARTS_PER_MINUTE_PER_ADDRESS or _PER_TENANT. */
+  private async admitStart(tenantId: string, clientAddress: string | null): Promise<void> {
+    const starts = this.options.starts;
+    if (!starts) return;
+    for (const [key, limit] of [
+      [`sso:start:address:${clientAddress ?? 'unknown'}`, starts.perAddress],
+      [`sso:start:tenant:${tenantId}`, starts.perTenant],
+    ] as const) {
+      const hit = await starts.windows.hit(key, limit, START_WINDOW_MS, 1);
+      if (!hit.allowed)
+        throw new DomainError(ErrorCode.RATE_LIMITED, 'too many single sign-ins started for this tenant or from this address; retry later', {
+          retryAfterSeconds: Math.max(1, Math.ceil(hit.waitMs / 1000)),
+        });
     }
   }
 
@@ -353,17 +406,10 @@ export class SsoService {
     }
   }
 
+  /** The issuer, normalised and checked without DNS (SsoAddresses.parse: https, the URL policy's host rules). */
   private checkIssuer(value: unknown): string {
-    let url: URL;
-    try {
-      url = new URL(typeof value === 'string' ? value.trim() : '');
-    } catch {
-      throw invalid('issuer', 'issuer must be the provider’s issuer URL, such as https://accounts.example.com');
-    }
-    const insecure = url.protocol === 'http:';
-    if ((url.protocol !== 'https:' && !insecure) || url.username || url.password || url.search || url.hash)
-      throw invalid('issuer', 'issuer must be an https URL without credentials, query or fragment');
-    if (insecure && !this.options.allowInsecureIssuers) throw invalid('issuer', 'issuer must be https (SSO_ALLOW_INSECURE_ISSUERS allows http for tests)');
+    const url = this.options.addresses.parse(value, 'issuer');
+    if (url.search || url.hash) throw invalid('issuer', 'issuer must be an https URL without credentials, query or fragment');
     return url.href.replace(/\/$/, '');
   }
 

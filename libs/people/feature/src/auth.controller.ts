@@ -129,16 +129,23 @@ export class AuthController {
   @HttpCode(200)
   @UseGuards(ApiKeyGuard)
   @Contract({
-    summary: 'Start turning on a second factor (TOTP): a new secret for the authenticator app',
+    summary: 'Start turning on a second factor (TOTP), or moving it to another app: a new secret for the authenticator app',
     operationId: 'startSecondFactor',
-    description: 'For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged.',
+    description:
+      'For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged. While a factor is on, this moves it and needs the current one: `code` (of the app in use) or `recoveryCode`, spent here (without: 401 `SECOND_FACTOR_REQUIRED`; wrong: 400 `SECOND_FACTOR_INVALID`, counted like a failed sign-in, 429 past its limits); the move is then confirmed within 10 minutes.',
     tags: TAGS,
     scope: 'links:read',
+    body: proofBody.optional(),
     responses: { 200: { description: 'The secret, pending', schema: enrolmentSchema } },
+    errors: [400, 401],
   })
-  async beginSecondFactor(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async beginSecondFactor(
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: z.infer<typeof proofBody> | undefined,
+  ) {
     reply.header('cache-control', 'no-store');
-    return this.secondFactor.begin(personOf(req));
+    return this.secondFactor.begin(personOf(req), body ?? {}, this.addresses.of(req.raw));
   }
 
   @Post('me/second-factor/confirm')
@@ -147,11 +154,13 @@ export class AuthController {
   @Contract({
     summary: 'Turn the second factor on with a code of the new secret; answers the recovery codes once',
     operationId: 'confirmSecondFactor',
-    description: '400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started.',
+    description:
+      '400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started; 401 `SECOND_FACTOR_REQUIRED` while a factor is on and the move was not started with it in the last 10 minutes.',
     tags: TAGS,
     scope: 'links:read',
     body: codeBody,
     responses: { 200: { description: 'On', schema: recoveryCodesSchema } },
+    errors: [400, 401],
   })
   async confirmSecondFactor(@Req() req: AuthenticatedRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof codeBody>) {
     reply.header('cache-control', 'no-store');
@@ -164,11 +173,13 @@ export class AuthController {
   @Contract({
     summary: 'Turn the second factor off, proven by a current code or a recovery code',
     operationId: 'disableSecondFactor',
-    description: '400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on.',
+    description:
+      '400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on. Wrong codes and recovery codes are counted like failed sign-ins (per account and per client address): past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS, 429 with Retry-After.',
     tags: TAGS,
     scope: 'links:read',
     body: proofBody,
     responses: { 204: { description: 'Off' } },
+    errors: [400, 429],
   })
   async disableSecondFactor(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof proofBody>): Promise<void> {
     await this.secondFactor.disable(personOf(req), body, this.addresses.of(req.raw));

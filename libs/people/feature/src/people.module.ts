@@ -3,15 +3,31 @@ import { AuditLog } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { CODE_SECRET, PASSWORD_HASHER, PasswordHasher } from '@shortlink/links-domain';
 import { APP_CONFIG, APP_LOGGER, Lifecycle, PinoNestLogger, scheduleJob } from '@shortlink/nest-platform';
-import { MAILER, Mailer, MemberService, OIDC_CLIENT, OidcClient, PEOPLE_STORE, PeopleStore, SecretBox, SessionService, SSO_STORE, SsoService, SsoStore } from '@shortlink/people-domain';
-import { TenantService } from '@shortlink/tenants-domain';
+import {
+  FallbackWindows,
+  MAILER,
+  Mailer,
+  MemberService,
+  OIDC_CLIENT,
+  OidcClient,
+  PEOPLE_STORE,
+  PeopleStore,
+  SecretBox,
+  SessionService,
+  SSO_ADDRESSES,
+  SSO_STORE,
+  SsoAddresses,
+  SsoService,
+  SsoStore,
+} from '@shortlink/people-domain';
+import { RATE_WINDOW_STORE, RateWindowStore, TenantService } from '@shortlink/tenants-domain';
 import { AuthController } from './auth.controller';
 import { MembersController } from './members.controller';
 import { SessionController } from './session.controller';
 import { SsoController } from './sso.controller';
 
 /** The ports the people context injects (besides the platform's API access, which holds the sessions). */
-export const PEOPLE_PORTS: readonly symbol[] = [PEOPLE_STORE, PASSWORD_HASHER, MAILER, SSO_STORE, OIDC_CLIENT, CODE_SECRET];
+export const PEOPLE_PORTS: readonly symbol[] = [PEOPLE_STORE, PASSWORD_HASHER, MAILER, SSO_STORE, OIDC_CLIENT, SSO_ADDRESSES, CODE_SECRET, RATE_WINDOW_STORE];
 
 /** Sessions past their idle or absolute end are deleted by a job of each generation instance. */
 @Injectable()
@@ -61,14 +77,34 @@ export class SignInModule {}
       },
     },
     {
-      // Client secrets and pending sign-ins sealed under keys derived from the code secret.
+      // Client secrets and pending sign-ins sealed under keys derived from the code secret; starts
+      // capped per tenant and per client address in the shared windows (Redis on the real stack).
       provide: SsoService,
-      inject: [SSO_STORE, OIDC_CLIENT, CODE_SECRET, SessionService, TenantService, AuditLog, APP_CONFIG],
-      useFactory: (store: SsoStore, oidc: OidcClient, codeSecret: string, sessions: SessionService, tenants: TenantService, log: AuditLog, config: AppConfig) =>
-        new SsoService(store, oidc, new SecretBox(codeSecret, 'sso v1'), sessions, tenants, log, {
-          callbackUrl: config.people.sso.callbackUrl,
-          allowInsecureIssuers: config.people.sso.allowInsecureIssuers,
-        }),
+      inject: [SSO_STORE, OIDC_CLIENT, SSO_ADDRESSES, CODE_SECRET, SessionService, TenantService, AuditLog, RATE_WINDOW_STORE, APP_CONFIG, APP_LOGGER],
+      useFactory: (
+        store: SsoStore,
+        oidc: OidcClient,
+        addresses: SsoAddresses,
+        codeSecret: string,
+        sessions: SessionService,
+        tenants: TenantService,
+        log: AuditLog,
+        windows: RateWindowStore,
+        config: AppConfig,
+        appLogger: PinoNestLogger,
+      ) => {
+        const logger = appLogger.scoped('SingleSignOn');
+        const sso = config.people.sso;
+        const fallback = new FallbackWindows(windows, (error) =>
+          logger.warn(`SSO start cap: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
+        );
+        return new SsoService(store, oidc, new SecretBox(codeSecret, 'sso v1'), sessions, tenants, log, {
+          callbackUrl: sso.callbackUrl,
+          addresses,
+          providerTimeoutMs: sso.timeoutMs,
+          starts: { windows: fallback, perTenant: sso.startsPerMinute.perTenant, perAddress: sso.startsPerMinute.perAddress },
+        });
+      },
     },
     SessionPurge,
   ],

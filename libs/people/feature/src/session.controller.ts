@@ -4,7 +4,19 @@ import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { SessionService } from '@shortlink/people-domain';
 import { TenantService } from '@shortlink/tenants-domain';
-import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, ClientAddressResolver, Contract, loginBody, meSchema, meView, sessionCookie, signedInSchema } from '@shortlink/nest-platform';
+import {
+  APP_CONFIG,
+  ApiKeyGuard,
+  AuthenticatedRequest,
+  BrowserOrigins,
+  ClientAddressResolver,
+  Contract,
+  loginBody,
+  meSchema,
+  meView,
+  sessionCookie,
+  signedInSchema,
+} from '@shortlink/nest-platform';
 
 const TAGS = ['auth'];
 
@@ -21,6 +33,7 @@ export class SessionController {
     @Inject(TenantService) private readonly tenants: TenantService,
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(BrowserOrigins) private readonly origins: BrowserOrigins,
   ) {}
 
   @Post('auth/login')
@@ -29,7 +42,7 @@ export class SessionController {
     summary: 'Sign in with email and password: answers a session cookie and its CSRF token',
     operationId: 'signIn',
     description:
-      'A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).',
+      'A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both). JSON only (a form body is 415 `UNSUPPORTED_MEDIA_TYPE`); a browser page of another site (its `Origin` or `Sec-Fetch-Site`) is 403 `CROSS_SITE_REQUEST`: a sign-in sets the session cookie, so another site must not make one (login CSRF).',
     tags: TAGS,
     secured: false,
     body: loginBody,
@@ -40,9 +53,10 @@ export class SessionController {
         headers: { 'Set-Cookie': 'sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure]' },
       },
     },
-    errors: [401, 403, 429, 503],
+    errors: [401, 403, 415, 429, 503],
   })
   async login(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof loginBody>) {
+    this.origins.check(req);
     const signed = await this.sessions.signIn(body, this.addresses.of(req.raw));
     reply.header('set-cookie', sessionCookie(signed.token, this.config.people.session.absoluteMs / 1000, secureCookie(this.config, this.addresses, req)));
     reply.header('cache-control', 'no-store');

@@ -42,7 +42,7 @@ export class SsoController {
     summary: 'Configure the tenant’s OpenID Connect provider for single sign-on',
     operationId: 'configureSso',
     description:
-      'Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner); an admin, or an admin’s key, gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.',
+      'Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner); an admin, or an admin’s key, gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole; 400 `URL_NOT_ALLOWED` (with `reason`) for an issuer the URL policy refuses (an IP address, a local or internal name) or whose host resolves to nothing or to any non-public address (loopback, private, link-local, …, in any IPv4-in-IPv6 spelling).',
     tags: ['sso'],
     scope: 'members:write',
     body: ssoBody,
@@ -92,7 +92,7 @@ export class SsoController {
     summary: 'Begin signing in with the tenant’s provider: a redirect to it (authorization code with PKCE, state and nonce)',
     operationId: 'startSso',
     description:
-      'Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider’s discovery does not answer within SSO_TIMEOUT_SECONDS.',
+      'Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 429 `RATE_LIMITED` past SSO_STARTS_PER_MINUTE_PER_TENANT or _PER_ADDRESS; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider cannot be reached (an address single sign-on may not reach, a port closed or silent, no discovery document): always the same answer, given SSO_TIMEOUT_SECONDS after the call began.',
     tags: ['auth'],
     secured: false,
     params: ssoStartParams,
@@ -105,10 +105,10 @@ export class SsoController {
         },
       },
     },
-    errors: [403, 404, 503],
+    errors: [403, 404, 429, 503],
   })
   async start(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @Param('tenant') tenant: string): Promise<void> {
-    const started = await this.sso.start(tenant);
+    const started = await this.sso.start(tenant, this.addresses.of(req.raw));
     reply
       .header('set-cookie', this.pendingCookie(started.pending, started.maxAgeSeconds, req))
       .header('cache-control', 'no-store')

@@ -18,6 +18,7 @@ import {
   TenantStore,
 } from '@shortlink/tenants-domain';
 import { APP_CONFIG, APP_LOGGER } from './app-tokens';
+import { BrowserOrigins } from './browser-origin';
 import { ClientAddressResolver } from './client-address';
 import { REQUIRED_SCOPE } from './contract';
 import type { PinoNestLogger } from './logging';
@@ -108,7 +109,8 @@ export function auditContextOf(request: AuthenticatedRequest): AuditContext {
  * principal → scope → plan (docs/design.md, "Security model", "Tenants, keys and plans" and
  * "People and sessions"). A person's principal holds its role's scopes, so the same scope check
  * decides for both; a write with a session also needs its CSRF token in `x-csrf-token` (403
- * CSRF_TOKEN_INVALID), a write with a key does not. Every key is checked (one hash and one cached look-up); failed checks are counted
+ * CSRF_TOKEN_INVALID) and must not come from another site's page (403 CROSS_SITE_REQUEST:
+ * BrowserOrigins), a write with a key needs neither. Every key is checked (one hash and one cached look-up); failed checks are counted
  * per client address, and past the limit a failed check from that address gets 429 instead of 401
  * until the window ends. A valid key is never refused by that count: behind a shared NAT, one
  * guesser must not lock out everyone else, and a guesser still learns nothing from a 429. The
@@ -123,6 +125,7 @@ export class ApiKeyGuard implements CanActivate {
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(PlanRateLimiter) private readonly plans: PlanRateLimiter,
     @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(BrowserOrigins) private readonly origins: BrowserOrigins,
     @Optional() @Inject(SESSION_VERIFIER) private readonly sessions: SessionVerifier | null = null,
   ) {}
 
@@ -134,8 +137,11 @@ export class ApiKeyGuard implements CanActivate {
     try {
       if (sessionToken !== undefined) {
         const session = await this.sessions!.verify(sessionToken);
-        if (!SAFE_METHODS.has(request.method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token']))
-          throw new DomainError(ErrorCode.CSRF_TOKEN_INVALID, 'a write with a session cookie needs its csrfToken (GET /api/v1/me) in x-csrf-token');
+        if (!SAFE_METHODS.has(request.method)) {
+          if (!csrfMatches(session.csrfToken, request.headers['x-csrf-token']))
+            throw new DomainError(ErrorCode.CSRF_TOKEN_INVALID, 'a write with a session cookie needs its csrfToken (GET /api/v1/me) in x-csrf-token');
+          this.origins.check(request);
+        }
         request.session = { ...session, token: sessionToken };
         principal = session.principal;
       } else principal = await this.verifier.verify(request.headers['x-api-key']);

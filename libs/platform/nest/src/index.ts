@@ -21,12 +21,14 @@ export {
 export { ClientAddressResolver } from './client-address';
 export { CompatAccess } from './compat-access';
 export { checkAgainst, Contract, problemSchema } from './contract';
+export { BrowserOrigins } from './browser-origin';
+export { AcceptsFormBody } from './form-body';
 export { frontHandlerOf, FrontRoute } from './front-door';
 export { HEALTH_PROBES } from './health';
 export { jsonDepth, MAX_JSON_DEPTH } from './json-body';
 export { Lifecycle, scheduleJob } from './lifecycle';
 export { type ContextLogger, createAppLogger, PinoNestLogger } from './logging';
-export { METRICS_REGISTRY, PORT_GAUGES, talliedCounter } from './metrics';
+export { METRICS_REGISTRY, PORT_GAUGES, TalliedHistogram, talliedCounter } from './metrics';
 export { pageLanguage, prefersHtml } from './negotiation';
 export type { OpenApiOptions } from './openapi';
 export { problemFor, retryAfterFor } from './problem-details';

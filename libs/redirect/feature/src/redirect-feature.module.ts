@@ -15,12 +15,13 @@ import {
   PasswordCookies,
   QrScans,
   PasswordHasher,
-  SharedVisitorLimit,
   VISITOR_WINDOW_STORE,
+  VisitorLimit,
   VisitorWindowStore,
 } from '@shortlink/links-domain';
 import {
   CACHE_STORE,
+  CLICK_LEASE_STORE,
   ClickQuota,
   GlobalRateLimiter,
   PasswordAttempts,
@@ -53,6 +54,7 @@ export const REDIRECT_PORTS: readonly symbol[] = [
   TENANT_STORE,
   DOMAIN_SETTINGS_STORE,
   VISITOR_WINDOW_STORE,
+  CLICK_LEASE_STORE,
   CODE_SECRET,
 ];
 
@@ -160,6 +162,7 @@ export class RedirectFeatureModule {
             VISITOR_WINDOW_STORE,
             APP_LOGGER,
             CODE_SECRET,
+            Lifecycle,
           ],
           useFactory: (
             links: LinkResolver,
@@ -178,26 +181,24 @@ export class RedirectFeatureModule {
             visitorWindows: VisitorWindowStore,
             appLogger: PinoNestLogger,
             codeSecret: string,
+            lifecycle: Lifecycle,
           ) => {
             const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
             metrics.readRateLimiter(() => perIp.usage);
             const logger = appLogger.scoped('VisitorLimit');
-            const visitors = new SharedVisitorLimit(visitorWindows, {
+            const visitors = new VisitorLimit(visitorWindows, {
+              syncIntervalMs: r.counterSyncMs,
               onFallback: (down, error) =>
                 down
-                  ? logger.warn(`per-link visitor limit counted per instance until the shared store answers: ${(error as Error)?.message}`)
+                  ? logger.warn(`per-link visitor limit decided on this instance's counts until the shared store answers: ${(error as Error)?.message}`)
                   : logger.log('per-link visitor limit shared again'),
             });
-            const scanWindows = new SharedVisitorLimit(visitorWindows, {
-              onFallback: (down, error) =>
-                down
-                  ? logger.warn(`QR scans per visitor counted per instance until the shared store answers: ${(error as Error)?.message}`)
-                  : logger.log('QR scans per visitor counted across instances again'),
-            });
-            const scans = new QrScans(r.qrScansPerVisitorPerMinute, scanWindows);
+            // Merged every REDIRECT_COUNTER_SYNC_MS; at shutdown the last counts are sent. QR scans per visitor count in the same windows, under their own key.
+            lifecycle.manage({ start: () => visitors.start(), stop: () => visitors.stop() });
+            const scans = new QrScans(r.qrScansPerVisitorPerMinute, visitors);
             // The cookie key is derived from the code secret, which every instance shares (docs/design.md, "Link options").
             const cookies = new PasswordCookies(codeSecret);
-            const options = { rules: new LinkRules(geo, quota), visitors, quota, attempts, passwords, checks, cookies };
+            const options = { rules: new LinkRules(geo, quota, { visitors }), quota, attempts, passwords, checks, cookies };
             return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files, scans });
           },
         },

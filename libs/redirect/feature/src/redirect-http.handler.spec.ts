@@ -4,11 +4,12 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, PasswordCookies, QrScans, SharedVisitorLimit } from '@shortlink/links-domain';
+import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, PasswordCookies, QrScans, VisitorLimit } from '@shortlink/links-domain';
 import {
   CachePolicy,
   ClickQuota,
   GlobalRateLimiter,
+  LocalClickLeases,
   HotKeyDetector,
   HotLinkSnapshotKeeper,
   L1Cache,
@@ -60,6 +61,7 @@ describe('RedirectHttpHandler', () => {
   let quota: ClickQuota;
   /** The per-link visitor windows every instance shares (Redis on the real stack). */
   let visitorWindows: LocalVisitorWindows;
+  let visitors: VisitorLimit;
   let passwordHash: string;
   /** Redirects per client address and minute; the password tests under load raise it, to reach the rules behind it. */
   let perIpLimit = 5;
@@ -125,10 +127,10 @@ describe('RedirectHttpHandler', () => {
       batchSize: 100,
       flushIntervalMs: 1000,
     });
-    quota = new ClickQuota(cache, repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
+    quota = new ClickQuota(new LocalClickLeases(), repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
+    visitors = new VisitorLimit((visitorWindows = new LocalVisitorWindows()), { maxKeys: SMALL });
     const parts = {
-      rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitorKeys: SMALL }),
-      visitors: new SharedVisitorLimit((visitorWindows = new LocalVisitorWindows())),
+      rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitors }),
       quota,
       attempts: new PasswordAttempts(cache, { attempts: 3, windowMs: 60_000 }),
       passwords: argon2,
@@ -157,7 +159,7 @@ describe('RedirectHttpHandler', () => {
     files = new DomainFiles(settings, repository, 60_000);
     // Scan windows on a clock that stands still: a test never straddles two minutes.
     const still = { now: () => Date.UTC(2026, 11, 5, 8, 0, 10) };
-    const scans = new QrScans(QR_SCANS_PER_VISITOR, new SharedVisitorLimit(new LocalVisitorWindows(still), {}, still), still, SMALL);
+    const scans = new QrScans(QR_SCANS_PER_VISITOR, new VisitorLimit(null, { maxKeys: SMALL }, still));
     const handler = new RedirectHttpHandler({
       links: pipeline,
       recorder,
@@ -799,15 +801,35 @@ describe('RedirectHttpHandler', () => {
       expect((await get('/vlim001', { headers: as() })).status).toBe(302);
     });
 
-    it('counts the visitor limit in the window every instance shares: redirects another instance counted leave fewer here', async () => {
+    it('merges the visitor limit with the window every instance shares: redirects another instance counted leave fewer here', async () => {
       const l = link('vlim002', { clicksPerIpPerMinute: 3 });
       await shard.insert(l);
       const me = as();
-      // Another instance sent this visitor twice this minute (counted in the shared window only).
-      for (let i = 0; i < 2; i++) await visitorWindows.hit(l.id, me['x-forwarded-for'], 3, 60_000, true);
-      const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await get('/vlim002', { headers: me })).status);
-      expect(statuses).toEqual([302, 429, 429]);
+      // Only the date is held (10 s into a minute), so that every request falls in one window; timers and sockets run.
+      const timers = [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ] as const;
+      jest.useFakeTimers({ now: 1_800_000_010_000, doNotFake: [...timers] });
+      try {
+        // Another instance sent this visitor twice this minute (counted in the shared window only).
+        const window = Math.floor(Date.now() / 60_000);
+        await visitorWindows.add([{ linkId: l.id, address: me['x-forwarded-for'], window, delta: 2 }], 60_000);
+        const statuses = [(await get('/vlim002', { headers: me })).status];
+        await visitors.merge(); // what a sync period does: this instance's 1 added, the total 3 read back
+        for (let i = 0; i < 2; i++) statuses.push((await get('/vlim002', { headers: me })).status);
+        expect(statuses).toEqual([302, 429, 429]);
+      } finally {
+        jest.useRealTimers();
+      }
       expect((await get('/vlim002', { headers: as() })).status).toBe(302);
     });
 

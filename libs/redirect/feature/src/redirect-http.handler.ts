@@ -12,7 +12,6 @@ import {
   QrScans,
   RedirectDecision,
   RESERVED_PATHS,
-  SharedVisitorLimit,
   ShortUrlIdentifier,
   unknownLink,
 } from '@shortlink/links-domain';
@@ -75,9 +74,8 @@ const MAX_FORM_BYTES = 1024;
 
 /** What the link options need besides the read path (docs/design.md, "Link options"). */
 export interface LinkOptionParts {
+  /** The rules, with the per-link visitor limit they count in (VisitorLimit, shared with the other instances in the background). */
   readonly rules: LinkRules;
-  /** The per-link visitor limit in the window every instance shares (the rules count it in this process first). */
-  readonly visitors: SharedVisitorLimit;
   readonly quota: ClickQuota;
   readonly attempts: PasswordAttempts;
   readonly passwords: PasswordHasher;
@@ -304,16 +302,6 @@ export class RedirectHttpHandler {
       case 'limited':
         return this.visitorLimited(visit, decision.retryAfterSeconds);
       case 'redirect': {
-        if (decision.visitorLimit !== undefined) {
-          // A POST gets here only with an accepted password, and counts like a GET.
-          const counts = afterPost || visit.req.method === 'GET';
-          this.options.visitors.admit(link.id, visit.address, decision.visitorLimit, counts).then(
-            (seen) =>
-              seen.allowed ? this.act(visit, link, { ...decision, visitorLimit: undefined }, afterPost) : this.visitorLimited(visit, seen.retryAfterSeconds),
-            (error) => this.problem(visit, error),
-          );
-          return;
-        }
         const status = afterPost ? 303 : link.redirectType;
         if (!decision.reserve) return this.redirectTo(visit, link, decision, status);
         this.options.quota.reserve(link, visit.id!, (outcome) => {
@@ -325,7 +313,7 @@ export class RedirectHttpHandler {
     }
   }
 
-  /** 429 of the per-link visitor limit (`clicksPerIpPerMinute`), in this instance's window or the shared one. */
+  /** 429 of the per-link visitor limit (`clicksPerIpPerMinute`). */
   private visitorLimited(visit: Visit, retryAfterSeconds: number): void {
     this.metrics.rateLimited.inc({ scope: 'link' });
     this.refused(visit, new DomainError(ErrorCode.RATE_LIMITED, 'too many redirects of this link from this address', { retryAfterSeconds }));
@@ -462,15 +450,12 @@ export class RedirectHttpHandler {
   /**
    * The click of a redirect sent (or of what stands for it). By the QR URL it is a scan while the
    * visitor's scans of the link in this minute allow (docs/design.md, "QR codes"), else a click by
-   * `link`; recorded once that is known, after the answer, which never waits for it.
+   * `link` (decided on this instance's counts, no round trip).
    */
   private record(visit: Visit, link: CachedLink, variant: number | null): void {
     const { req, address } = visit;
     if (visit.source === 'link') return this.recorder.record(req, link, address, variant, visit.id!, 'link');
-    this.scans.counts(link.id, address).then(
-      (scan) => this.recorder.record(req, link, address, variant, visit.id!, scan ? 'qr' : 'link'),
-      () => this.recorder.record(req, link, address, variant, visit.id!, 'qr'),
-    );
+    this.recorder.record(req, link, address, variant, visit.id!, this.scans.counts(link.id, address) ? 'qr' : 'link');
   }
 
   /**

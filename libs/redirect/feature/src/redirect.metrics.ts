@@ -1,11 +1,11 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { talliedCounter } from '@shortlink/nest-platform';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { TalliedHistogram, talliedCounter } from '@shortlink/nest-platform';
 import { LinkChangeObserver } from './link-changes';
 
 /** The redirect handler's Prometheus series (the read path has its own: ReadPathMetrics). */
 export class RedirectMetrics implements LinkChangeObserver {
   private readonly countStatus: (status: number) => void;
-  readonly duration: Histogram;
+  readonly duration: TalliedHistogram;
   readonly clicksDropped: Counter;
   private clickBufferSizeSource: () => number = () => 0;
   private rateLimiterSource: () => { keys: number; bytes: number } = () => ({ keys: 0, bytes: 0 });
@@ -17,12 +17,12 @@ export class RedirectMetrics implements LinkChangeObserver {
   constructor(registry: Registry) {
     const registers = [registry];
     this.countStatus = talliedCounter('shortlink_redirect_requests_total', 'Redirect requests by HTTP status', 'status', registers);
-    this.duration = new Histogram({
-      name: 'shortlink_redirect_duration_seconds',
-      help: 'Redirect handling time',
-      buckets: [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    this.duration = new TalliedHistogram(
+      'shortlink_redirect_duration_seconds',
+      'Redirect handling time',
+      [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers,
-    });
+    );
     this.clicksDropped = new Counter({ name: 'shortlink_click_events_dropped_total', help: 'Click events dropped because the buffer was full', registers });
     // Read at scrape time, not set on every push: a gauge update per click was measurable on the hot path.
     const bufferSize = () => this.clickBufferSizeSource();

@@ -125,6 +125,8 @@ export class BloomFilter {
   private readAt = -Infinity;
   private following: NodeJS.Timeout | null = null;
   private sample = 0;
+  /** Called when a layout with a ready generation is adopted (whenReady). */
+  private readyWaiters: Array<() => void> = [];
 
   constructor(
     private readonly store: CacheStore,
@@ -197,6 +199,27 @@ export class BloomFilter {
     this.layout = layout;
     this.ready = layout.generations.filter((g) => g.state === 'ready');
     this.open = layout.generations.filter((g) => g.open);
+    if (this.ready.length > 0 && this.readyWaiters.length > 0) for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * Resolves true once this instance checks a ready generation (it can answer "no"), false when
+   * `timeoutMs` passed first: the redirect waits for it before it listens (docs/design.md, "Redirect read path").
+   */
+  whenReady(timeoutMs: number): Promise<boolean> {
+    if (this.view() && this.ready.length > 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.readyWaiters = this.readyWaiters.filter((w) => w !== done);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      this.readyWaiters.push(done);
+    });
   }
 
   private hash(item: string): ItemHash {

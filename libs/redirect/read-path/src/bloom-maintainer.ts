@@ -19,6 +19,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export type RebuildOutcome = 'built' | 'busy';
 
+export interface BloomMaintainerOptions {
+  /** How long the layout lock lives unless renewed (BLOOM_LOCK_TTL_MS). */
+  readonly lockTtlMs?: number;
+  /**
+   * The store lives in this process (the embedded profile's in-process cache, empty at every start,
+   * shared by every app of the process): no instance can hold a layout the store does not have, so
+   * a first build needs no grace before its scan (docs/design.md, "Redirect read path").
+   */
+  readonly storeInProcess?: boolean;
+}
+
 /** What a rebuild made (the CLI prints it). */
 export interface RebuildReport {
   readonly outcome: RebuildOutcome;
@@ -50,12 +61,18 @@ export class BloomMaintainer {
   /** The token of the layout lock while this instance holds it (released by `close` too). */
   private heldLock: string | null = null;
 
+  private readonly lockTtlMs: number;
+  private readonly storeInProcess: boolean;
+
   constructor(
     readonly filter: BloomFilter,
     private readonly store: CacheStore,
     private readonly links: LinkRepository,
-    private readonly lockTtlMs = BLOOM_LOCK_TTL_MS,
-  ) {}
+    options: BloomMaintainerOptions = {},
+  ) {
+    this.lockTtlMs = options.lockTtlMs ?? BLOOM_LOCK_TTL_MS;
+    this.storeInProcess = options.storeInProcess ?? false;
+  }
 
   async added(link: Pick<Link, 'domain' | 'code'>): Promise<void> {
     const item = bloomItem(link.domain, link.code);
@@ -178,7 +195,8 @@ export class BloomMaintainer {
       await this.filter.create(building[0]);
       await this.publish([...old, ...building]);
       // From here on every instance that writes knows N; a link created before is in the shards the scan reads.
-      await sleep(this.filter.graceMs);
+      // A first build on an in-process store has nobody to wait for: every app of the process read no layout.
+      if (old.length > 0 || !this.storeInProcess) await sleep(this.filter.graceMs);
       for await (const page of this.links.identifierPages(pageSize)) {
         let target = building[building.length - 1];
         if (links >= target.capacity) {

@@ -21,12 +21,15 @@ export const CacheKeys = {
   legacyBloomPartition: (partition: number): string => `${PREFIX}bloom:links:${partition}`,
   /** Held by the instance that changes the Bloom filter's layout (a rebuild, or a new generation). */
   bloomRebuildLock: (space = ''): string => `${PREFIX}lock:bloom-rebuild${space ? `:${space}` : ''}`,
-  /** The clicks taken against a link's maxClicks, by link id (a recreated alias starts at 0). */
-  clickCounter: (linkId: string): string => `${PREFIX}clicks:${linkId}`,
+  /**
+   * A link's maxClicks counter, by link id (a recreated alias starts at 0): a hash of the clicks used
+   * and the leases the redirect instances hold (docs/design.md, "Max clicks").
+   */
+  clickQuota: (linkId: string): string => `${PREFIX}click-quota:${linkId}`,
   /** Password attempts of one visitor (client address) on one link. */
   passwordAttempts: (linkId: string, address: string): string => `${PREFIX}password-attempts:${linkId}:${address}`,
-  /** One visitor's (client address's) redirects of one link in the current window of its per-visitor limit. */
-  visitorWindow: (linkId: string, address: string): string => `${PREFIX}visitor-clicks:${linkId}:${address}`,
+  /** One visitor's (client address's) redirects of one link in one window (`floor(time / 60 s)`) of its per-visitor limit. */
+  visitorWindow: (linkId: string, address: string, window: number): string => `${PREFIX}visitor-clicks:${linkId}:${address}:${window}`,
   /** Redirects of every instance in one second (the global rate limit). */
   redirectsInSecond: (second: number): string => `${PREFIX}ratelimit:global:${second}`,
   /** A plan window of the tenants domain (`rl:req:<tenant>`, `rl:rows:<tenant>`), one hash-tagged key. */

@@ -16,6 +16,16 @@ export {
 export { BLOOM_LOCK_TTL_MS, BloomMaintainer, GROW_AT, type RebuildReport, REBUILD_HEADROOM } from './bloom-maintainer';
 export { CacheKeys } from './cache-keys';
 export { CachePolicy } from './cache-policy';
+export {
+  CLICK_LEASE_STORE,
+  type ClickLeaseAnswer,
+  type ClickLeaseCall,
+  type ClickLeaseStore,
+  type ClickQuotaRecord,
+  LocalClickLeases,
+  peekClickQuota,
+  settleClickQuota,
+} from './click-leases';
 export { ClickQuota } from './click-quota';
 export { GlobalRateLimiter } from './global-rate-limiter';
 export { HotKeyDetector } from './hot-key-detector';

@@ -34,14 +34,6 @@ export interface CacheStore {
    * the limit was reached. A missing key starts from `initial` (e.g. a count kept elsewhere).
    */
   incrementBelow(key: string, limit: number, initial: number): Promise<number | null>;
-  /**
-   * Adds up to `wanted` to a counter without passing `limit`, in one atomic step (a Lua script on
-   * Redis), and returns how many were added and the count after. A count below `floor` is raised to
-   * it first (a total known to be reached: docs/design.md, "Max clicks"). A missing key starts at
-   * `seed` (a count kept elsewhere, read just now), or, with `seed` null, is left alone and answers
-   * null: the caller reads the seed and asks again.
-   */
-  reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null>;
   /** Sets the given bit offsets of a bitmap to 1 (one BITFIELD command). */
   setBits(key: string, offsets: readonly number[]): Promise<void>;
   /** Reads the given bit offsets of a bitmap; a missing key reads as all zeros. */

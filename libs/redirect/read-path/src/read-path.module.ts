@@ -7,6 +7,7 @@ import { BloomFilter } from './bloom-filter';
 import { BloomMaintainer } from './bloom-maintainer';
 import { CachedLinkWriter } from './cached-link-writer';
 import { CachePolicy } from './cache-policy';
+import { CLICK_LEASE_STORE, ClickLeaseStore } from './click-leases';
 import { ClickQuota } from './click-quota';
 import { GlobalRateLimiter } from './global-rate-limiter';
 import { HotKeyDetector } from './hot-key-detector';
@@ -22,13 +23,19 @@ import { HotLinkSnapshotKeeper } from './snapshot';
 
 /** How often the redirect checks that the Bloom filter is still built. */
 const BLOOM_CHECK_MS = 60_000;
+/**
+ * How long a starting redirect waits for its Bloom filter before it listens anyway (a first build
+ * that scans millions of links takes longer; until it ends, unknown codes go to the shards, behind the bulkhead).
+ */
+const BLOOM_BOOT_WAIT_MS = 30_000;
 
 /** The Bloom filter of existing links: written by the generation app's creates, read and rebuilt by the redirect. */
 const bloomMaintainer = (config: AppConfig): Provider => ({
   provide: BloomMaintainer,
   inject: [CACHE_STORE, LINK_REPOSITORY, Lifecycle],
   useFactory: (cache: CacheStore, links: LinkRepository, lifecycle: Lifecycle) => {
-    const bloom = new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, links);
+    const storeInProcess = config.cache.driver === 'memory';
+    const bloom = new BloomMaintainer(new BloomFilter(cache, config.redirect.bloom), cache, links, { storeInProcess });
     lifecycle.manage({ stop: () => bloom.close() });
     return bloom;
   },
@@ -126,16 +133,19 @@ export class ReadPathModule {
             const saveHotLinks = () => snapshot.refresh(pipeline.hotLinks(r.snapshot.maxLinks), r.snapshot.maxLinks).catch(() => undefined);
             let saving: NodeJS.Timeout | undefined;
             lifecycle.manage({
-              start: () => {
+              start: async () => {
+                saving = setInterval(saveHotLinks, r.snapshot.intervalMs);
+                saving.unref();
                 if (r.bloom.enabled && r.sharedCacheEnabled) {
                   bloom.keepBuilt(BLOOM_CHECK_MS, (outcome) => {
                     if (outcome === 'rebuilt') logger.log('Bloom filter rebuilt from the shards');
                     else if (outcome === 'grown') logger.log(`Bloom filter grown: ${JSON.stringify(bloom.filter.describe())}`);
                     else logger.warn(`Bloom filter check failed: ${outcome.message}`);
                   });
+                  // Ready before the listener opens: a scan right after a start or a deploy meets a filter, not the shards.
+                  if (!(await bloom.filter.whenReady(BLOOM_BOOT_WAIT_MS)))
+                    logger.warn(`Bloom filter not built within ${BLOOM_BOOT_WAIT_MS} ms of the start: unknown codes go to the shards until it is`);
                 }
-                saving = setInterval(saveHotLinks, r.snapshot.intervalMs);
-                saving.unref();
               },
               stop: () => {
                 clearInterval(saving);
@@ -148,11 +158,13 @@ export class ReadPathModule {
         { provide: LINK_RESOLVER, useExisting: RedirectPipeline },
         {
           provide: ClickQuota,
-          inject: [CACHE_STORE, LINK_REPOSITORY, ReadPathMetrics, Lifecycle],
-          useFactory: (cache: CacheStore, links: LinkRepository, metrics: ReadPathMetrics, lifecycle: Lifecycle) => {
-            const quota = new ClickQuota(cache, links, { flushIntervalMs: r.clickCountFlushMs }, metrics);
+          inject: [CLICK_LEASE_STORE, LINK_REPOSITORY, ReadPathMetrics, Lifecycle],
+          useFactory: (leases: ClickLeaseStore, links: LinkRepository, metrics: ReadPathMetrics, lifecycle: Lifecycle) => {
+            const options = { flushIntervalMs: r.clickCountFlushMs, syncIntervalMs: r.counterSyncMs, leaseMs: r.clickLeaseMs };
+            const quota = new ClickQuota(leases, links, options, metrics);
             metrics.readUnflushedClicks(() => quota.unflushedClicks);
-            // Closed before the ports: the clicks granted against maxClicks reach the shards.
+            metrics.readReservedClicks(() => quota.reservedClicks);
+            // Closed before the ports: the unused leases go back and the clicks granted against maxClicks reach the shards.
             lifecycle.manage({ start: () => quota.start(), stop: () => quota.close() });
             return quota;
           },

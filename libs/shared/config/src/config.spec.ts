@@ -67,6 +67,7 @@ describe('loadConfig', () => {
       timeoutMs: 10_000,
       allowInsecureIssuers: false,
       successUrl: 'http://localhost:8081/console/',
+      startsPerMinute: { perTenant: 600, perAddress: 60 },
     });
     expect(
       loadConfig({
@@ -74,15 +75,31 @@ describe('loadConfig', () => {
         SSO_TIMEOUT_SECONDS: '3',
         SSO_ALLOW_INSECURE_ISSUERS: 'true',
         SHORTLINK_CONSOLE_URL: 'https://console.example/',
+        SSO_STARTS_PER_MINUTE_PER_TENANT: '100',
+        SSO_STARTS_PER_MINUTE_PER_ADDRESS: '5',
       }).people.sso,
     ).toEqual({
       callbackUrl: 'https://links.example/api/v1/auth/sso/callback',
       timeoutMs: 3000,
       allowInsecureIssuers: true,
       successUrl: 'https://console.example/',
+      startsPerMinute: { perTenant: 100, perAddress: 5 },
     });
-    const violations = violationsOf({ SSO_CALLBACK_URL: 'not a url', SSO_TIMEOUT_SECONDS: '0', SSO_ALLOW_INSECURE_ISSUERS: 'maybe' }).join('\n');
-    for (const name of ['SSO_CALLBACK_URL', 'SSO_TIMEOUT_SECONDS', 'SSO_ALLOW_INSECURE_ISSUERS']) expect(violations).toContain(name);
+    const violations = violationsOf({
+      SSO_CALLBACK_URL: 'not a url',
+      SSO_TIMEOUT_SECONDS: '0',
+      SSO_ALLOW_INSECURE_ISSUERS: 'maybe',
+      SSO_STARTS_PER_MINUTE_PER_TENANT: '0',
+      SSO_STARTS_PER_MINUTE_PER_ADDRESS: 'many',
+    }).join('\n');
+    for (const name of [
+      'SSO_CALLBACK_URL',
+      'SSO_TIMEOUT_SECONDS',
+      'SSO_ALLOW_INSECURE_ISSUERS',
+      'SSO_STARTS_PER_MINUTE_PER_TENANT',
+      'SSO_STARTS_PER_MINUTE_PER_ADDRESS',
+    ])
+      expect(violations).toContain(name);
   });
 
   it('reads the people settings: console URL, SMTP, sessions and sign-in throttle, with defaults, and lists bad ones', () => {
@@ -99,11 +116,17 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ SHORTLINK_ANALYTICS_URL: 'https://stats.example/', SHORTLINK_ANALYTICS_API_URL: 'http://analytics.internal:8082/' }).people.analyticsApiUrl,
     ).toBe('http://analytics.internal:8082');
-    expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false });
+    expect(d.session).toEqual({
+      idleMs: 120 * 60_000,
+      absoluteMs: 24 * 3_600_000,
+      cookieSecure: 'auto',
+      consoleIsHttps: false,
+      consoleOrigin: 'http://localhost:8081',
+    });
     expect(d.signInThrottle).toEqual({ perAccount: 10, perAddress: 50, windowMs: 300_000 });
     const c = loadConfig({ SHORTLINK_CONSOLE_URL: 'https://console.example/', SMTP_URL: 'smtp://u:p@mail.example:587', SESSION_IDLE_MINUTES: '30' }).people;
     expect(c).toMatchObject({ acceptUrl: 'https://console.example/accept-invitation', mail: { smtpUrl: 'smtp://u:p@mail.example:587' } });
-    expect(c.session).toMatchObject({ idleMs: 30 * 60_000, consoleIsHttps: true });
+    expect(c.session).toMatchObject({ idleMs: 30 * 60_000, consoleIsHttps: true, consoleOrigin: 'https://console.example' });
     expect(violationsOf({ SMTP_URL: 'mail.example:25' }).join('\n')).toContain('SMTP_URL');
     expect(violationsOf({ SESSION_IDLE_MINUTES: '600', SESSION_ABSOLUTE_HOURS: '2' }).join('\n')).toContain('SESSION_IDLE_MINUTES');
     expect(violationsOf({ PASSWORD_MIN_LENGTH: '4' }).join('\n')).toContain('PASSWORD_MIN_LENGTH');

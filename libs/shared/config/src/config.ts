@@ -132,10 +132,24 @@ export interface AppConfig {
     readonly invitationTtlMs: number;
     readonly mail: { readonly smtpUrl: string | null; readonly from: string };
     readonly passwordMinLength: number;
-    readonly session: { readonly idleMs: number; readonly absoluteMs: number; readonly cookieSecure: 'auto' | 'on' | 'off'; readonly consoleIsHttps: boolean };
+    readonly session: {
+      readonly idleMs: number;
+      readonly absoluteMs: number;
+      readonly cookieSecure: 'auto' | 'on' | 'off';
+      readonly consoleIsHttps: boolean;
+      /** The console's origin (SHORTLINK_CONSOLE_URL): a browser page there may sign in and write with the session cookie. */
+      readonly consoleOrigin: string;
+    };
     readonly signInThrottle: { readonly perAccount: number; readonly perAddress: number; readonly windowMs: number };
     /** OpenID Connect sign-in: the redirect URI, each provider call's bound, http:// issuers allowed; people land on `successUrl` (the console) once signed in. */
-    readonly sso: { readonly callbackUrl: string; readonly timeoutMs: number; readonly allowInsecureIssuers: boolean; readonly successUrl: string };
+    readonly sso: {
+      readonly callbackUrl: string;
+      readonly timeoutMs: number;
+      readonly allowInsecureIssuers: boolean;
+      readonly successUrl: string;
+      /** Starts allowed per minute (SSO_STARTS_PER_MINUTE_PER_TENANT, _PER_ADDRESS). */
+      readonly startsPerMinute: { readonly perTenant: number; readonly perAddress: number };
+    };
   };
   readonly db: ShardingConfig &
     (
@@ -165,6 +179,7 @@ export interface AppConfig {
         readonly partitions: number;
         readonly consumerGroup: string;
         readonly sessionTimeoutMs: number;
+        readonly compression: 'none' | 'gzip';
       };
   readonly clickBuffer: { readonly capacity: number; readonly batchSize: number; readonly flushIntervalMs: number };
   readonly olap:
@@ -202,6 +217,10 @@ export interface AppConfig {
     readonly snapshot: { readonly file: string; readonly intervalMs: number; readonly maxLinks: number };
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
+    /** How often the visitor-limit counts are merged with the shared windows and the maxClicks leases settled. */
+    readonly counterSyncMs: number;
+    /** How long a maxClicks lease lives without a call from its instance. */
+    readonly clickLeaseMs: number;
     readonly tenantRefreshMs: number;
     /** Scans counted per visitor and link in a minute, across instances (0: no limit). */
     readonly qrScansPerVisitorPerMinute: number;
@@ -362,6 +381,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         absoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
         cookieSecure: e.SESSION_COOKIE_SECURE,
         consoleIsHttps: consoleUrl.startsWith('https:'),
+        consoleOrigin: new URL(consoleUrl).origin,
       },
       signInThrottle: {
         perAccount: e.SIGN_IN_FAILURES_PER_ACCOUNT,
@@ -373,6 +393,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         timeoutMs: e.SSO_TIMEOUT_SECONDS * 1000,
         allowInsecureIssuers: e.SSO_ALLOW_INSECURE_ISSUERS,
         successUrl: `${consoleUrl}/`,
+        startsPerMinute: { perTenant: e.SSO_STARTS_PER_MINUTE_PER_TENANT, perAddress: e.SSO_STARTS_PER_MINUTE_PER_ADDRESS },
       },
     },
     db:
@@ -392,6 +413,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
             partitions: e.KAFKA_CLICK_PARTITIONS,
             consumerGroup: e.KAFKA_CONSUMER_GROUP,
             sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
+            compression: e.KAFKA_CLICK_COMPRESSION,
           }
         : { driver: 'memory', partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP },
     clickBuffer: { capacity: e.CLICK_BUFFER_CAPACITY, batchSize: e.CLICK_BUFFER_BATCH_SIZE, flushIntervalMs: e.CLICK_BUFFER_FLUSH_MS },
@@ -448,6 +470,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       },
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
+      counterSyncMs: e.REDIRECT_COUNTER_SYNC_MS,
+      clickLeaseMs: e.REDIRECT_CLICK_LEASE_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
       qrScansPerVisitorPerMinute: e.QR_SCANS_PER_VISITOR_PER_MINUTE,
       password: {

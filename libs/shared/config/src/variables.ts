@@ -275,7 +275,7 @@ export const VARIABLES = {
     'People and sessions',
     '10',
     int(1, 10_000),
-    'Failed sign-ins allowed per email in the throttle window, then 429 with `Retry-After`.',
+    'Failed sign-ins allowed per email in the throttle window, then 429 with `Retry-After`; wrong codes sent to turn a second factor off or move it count too.',
   ),
   SIGN_IN_FAILURES_PER_ADDRESS: withDefault('People and sessions', '50', int(1, 100_000), 'Failed sign-ins allowed per client address in the throttle window.'),
   SIGN_IN_THROTTLE_WINDOW_SECONDS: withDefault(
@@ -296,20 +296,32 @@ export const VARIABLES = {
     'Single sign-on',
     '10',
     int(1, 120),
-    'How long each call to a provider (discovery, token, keys, userinfo) may take before 503 `SSO_PROVIDER_UNAVAILABLE`.',
+    'How long each call to a provider (discovery, token, keys, userinfo) may take before 503 `SSO_PROVIDER_UNAVAILABLE`; a start that cannot reach the provider is answered this long after it began, never sooner.',
   ),
   SSO_ALLOW_INSECURE_ISSUERS: withDefault(
     'Single sign-on',
     'false',
     bool,
-    'Accept `http://` issuers (tests and closed networks only: tokens would cross the network in the clear).',
+    'Accept `http://` issuers and providers on internal addresses (tests and closed networks only: tokens would cross the network in the clear).',
+  ),
+  SSO_STARTS_PER_MINUTE_PER_TENANT: withDefault(
+    'Single sign-on',
+    '600',
+    int(1, 1_000_000),
+    'Single sign-ins anyone may start per minute for one tenant (a start may reach its provider), then 429 with `Retry-After`; counted by every instance together.',
+  ),
+  SSO_STARTS_PER_MINUTE_PER_ADDRESS: withDefault(
+    'Single sign-on',
+    '60',
+    int(1, 100_000),
+    'Single sign-ins one client address may start per minute, then 429 with `Retry-After`.',
   ),
 
   // ------------------------------------------------------------------ Console
   SHORTLINK_CONSOLE_URL: optional(
     'Console',
     z.string().url(),
-    "The console's address as people reach it; invitations point to `<url>/accept-invitation`, and an https URL makes the session cookie `Secure`.",
+    "The console's address as people reach it; invitations point to `<url>/accept-invitation`, an https URL makes the session cookie `Secure`, and its origin may sign in and write with the session cookie from a browser (as the app's own host may).",
     { derivedDefault: '`http://localhost:<GENERATION_PORT>/console`' },
   ),
   SHORTLINK_ANALYTICS_URL: optional('Console', z.string().url(), "Where the console opens a link's analytics (the dashboard, in the same session).", {
@@ -449,7 +461,18 @@ export const VARIABLES = {
     "The webhook deliverer's group on the events topic (and `<group>.clicks` on the click topic).",
   ),
   CLICK_BUFFER_CAPACITY: withDefault('Event bus (Kafka)', '100000', int(1), "Clicks the redirect's buffer holds before the bus at most."),
-  CLICK_BUFFER_BATCH_SIZE: withDefault('Event bus (Kafka)', '500', int(1), 'Clicks the redirect sends to the bus in one batch at most.'),
+  CLICK_BUFFER_BATCH_SIZE: withDefault(
+    'Event bus (Kafka)',
+    '5000',
+    int(1),
+    'Clicks the redirect sends to the bus in one batch at most (a busy redirect sends once per flush interval, one record per partition).',
+  ),
+  KAFKA_CLICK_COMPRESSION: withDefault(
+    'Event bus (Kafka)',
+    'none',
+    oneOf(['none', 'gzip'] as const),
+    'Compression of the click records: `none` (binary records with interned strings; gzip cost the redirect ~12 µs of its core per click) or `gzip` (docs/analytics.md, "Producer").',
+  ),
   CLICK_BUFFER_FLUSH_MS: withDefault('Event bus (Kafka)', '200', int(1), "How long a click waits in the redirect's buffer at most."),
 
   // ------------------------------------------------------------------ Webhooks
@@ -613,6 +636,18 @@ export const VARIABLES = {
     int(50, 60_000),
     'How often clicks granted against `maxClicks` reach the shard\'s count (docs/design.md, "Max clicks").',
   ),
+  REDIRECT_COUNTER_SYNC_MS: withDefault(
+    'Redirect read path',
+    '100',
+    int(10, 10_000),
+    'How often each redirect instance merges its counts of the per-link visitor limit with the shared windows and settles its maxClicks leases (docs/design.md, "Max clicks").',
+  ),
+  REDIRECT_CLICK_LEASE_MS: withDefault(
+    'Redirect read path',
+    '2000',
+    int(100, 600_000),
+    "How long a redirect instance's lease of maxClicks grants lasts without renewal: a crashed instance's unused grants come back after it.",
+  ),
   REDIRECT_TENANT_REFRESH_MS: withDefault(
     'Redirect read path',
     '1000',
@@ -623,7 +658,7 @@ export const VARIABLES = {
     'Redirect read path',
     '10',
     int(0),
-    'Visits by a link\'s QR URL counted as scans per client address and link in a minute, across instances; more are redirected and counted as `link` (0: every visit is a scan).',
+    "Visits by a link's QR URL counted as scans per client address and link in a minute, across instances; more are redirected and counted as `link` (0: every visit is a scan).",
   ),
   REDIRECT_PASSWORD_ATTEMPTS: withDefault(
     'Redirect read path',

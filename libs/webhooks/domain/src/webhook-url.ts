@@ -1,6 +1,5 @@
-import { isIP } from 'net';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { HostResolver, isPublicAddress, MAX_URL_LENGTH } from '@shortlink/url-policy';
+import { checkedAddressesOf, CheckedDestination, DestinationGuard, HostResolver, MAX_URL_LENGTH } from '@shortlink/url-policy';
 
 const refuse = (reason: string, detail: string) => new DomainError(ErrorCode.URL_NOT_ALLOWED, detail, { reason, field: 'url' });
 
@@ -10,7 +9,7 @@ const refuse = (reason: string, detail: string) => new DomainError(ErrorCode.URL
  * WEBHOOK_ALLOW_PRIVATE=true (tests, private deployments). `resolve` answers the addresses it
  * checked: the transport connects to one of those, so DNS cannot switch it after the check.
  */
-export class WebhookUrlGuard {
+export class WebhookUrlGuard implements DestinationGuard {
   constructor(
     private readonly resolver: HostResolver,
     private readonly allowPrivate: boolean,
@@ -33,21 +32,13 @@ export class WebhookUrlGuard {
   }
 
   /** The checked addresses of the URL's host (a literal address is its own). */
-  async resolve(raw: string): Promise<{ url: URL; addresses: string[] }> {
+  async resolve(raw: string): Promise<CheckedDestination> {
     const url = this.parse(raw);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    let addresses: string[];
-    if (isIP(host)) addresses = [host];
-    else {
-      try {
-        addresses = await this.resolver.addresses(host);
-      } catch {
-        throw refuse('unresolvable', `url: ${host} does not resolve`);
-      }
-      if (!addresses.length) throw refuse('unresolvable', `url: ${host} does not resolve`);
-    }
-    if (!this.allowPrivate && addresses.some((a) => !isPublicAddress(a)))
-      throw refuse('private-address', `url: ${host} is or resolves to a non-public address (WEBHOOK_ALLOW_PRIVATE=true allows it)`);
+    const addresses = await checkedAddressesOf(url, this.resolver, {
+      allowPrivate: this.allowPrivate,
+      field: 'url',
+      privateHint: 'WEBHOOK_ALLOW_PRIVATE=true allows it',
+    });
     return { url, addresses };
   }
 }

@@ -72,7 +72,6 @@ describe('LinkRules', () => {
       location: 'https://example.co.uk/?utm_source=sl&q=1',
       variant: null,
       reserve: true,
-      visitorLimit: 2, // allowed here; still to be counted in the window every instance shares
     });
     expect(rules.decide(l, request({ ...ok, address: '81.2.69.142', userAgent: IPHONE })).kind).toBe('redirect');
     expect(rules.decide(l, request({ ...ok, address: '81.2.69.142', userAgent: IPHONE }))).toMatchObject({ kind: 'limited' });
@@ -82,7 +81,6 @@ describe('LinkRules', () => {
       location: 'https://a.example/?utm_source=sl&q=1',
       variant: 0,
       reserve: true,
-      visitorLimit: 2,
     });
     expect(rules.decide(flagged, request({ ...ok, acknowledged: true })).kind).toBe('redirect');
   });
@@ -105,7 +103,6 @@ describe('LinkRules', () => {
       location: 'https://apps.apple.com/app/id1?utm_source=sl&q=1',
       variant: null,
       reserve: false,
-      visitorLimit: undefined,
       app: 'myapp://product/42',
     });
     expect(rules.decide(l, request({ userAgent: PIXEL, query: 'q=1' }))).toEqual({
@@ -113,10 +110,9 @@ describe('LinkRules', () => {
       location: 'https://shop.example/p/42?utm_source=sl&q=1',
       variant: null,
       reserve: false,
-      visitorLimit: undefined,
     });
     const desktop = rules.decide(l, request({ userAgent: WINDOWS }));
-    expect(desktop).toEqual({ kind: 'redirect', location: 'https://example.com/main?utm_source=sl', variant: null, reserve: false, visitorLimit: undefined });
+    expect(desktop).toEqual({ kind: 'redirect', location: 'https://example.com/main?utm_source=sl', variant: null, reserve: false });
     // Without a device target the link's own target is the fallback; a device without an app target gets the redirect.
     const onlyAndroid = link({ appTargets: { android: 'myapp://x' } });
     expect(rules.decide(onlyAndroid, request({ userAgent: PIXEL }))).toMatchObject({ location: 'https://example.com/main', app: 'myapp://x' });

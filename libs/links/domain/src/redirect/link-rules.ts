@@ -1,9 +1,10 @@
 import type { LRUCache } from 'lru-cache';
-import { boundedLru, KeyedWindowLimiter } from '@shortlink/core';
+import { boundedLru } from '@shortlink/core';
 import { murmur32 } from '@shortlink/shard-router';
 import { DeviceTarget, deviceTargetOf, GeoLookup } from '@shortlink/visitors-domain';
 import { CachedLink } from '../cached-link';
 import { compileTarget, CompiledTarget, withForwardedQuery } from './target-url';
+import { VisitorLimit } from './visitor-limit';
 
 /** What the rules of a link look at in a request. */
 export interface RedirectRequest {
@@ -27,17 +28,12 @@ export type RedirectDecision =
   | { readonly kind: 'exhausted' }
   | { readonly kind: 'password' }
   | { readonly kind: 'limited'; readonly retryAfterSeconds: number }
-  /**
-   * `reserve`: a click must be taken from the link's maxClicks before answering. `visitorLimit`: the link's
-   * per-visitor limit, which this instance's window allowed and the window every instance shares must
-   * allow too (SharedVisitorLimit), before the click is taken.
-   */
+  /** `reserve`: a click must be taken from the link's maxClicks before answering. */
   | {
       readonly kind: 'redirect';
       readonly location: string;
       readonly variant: number | null;
       readonly reserve: boolean;
-      readonly visitorLimit?: number;
       /**
        * The app URL scheme of the visitor's device (`myapp://…`, appTargets): `location` is then the
        * fallback, and a browser gets the app page instead of the redirect (docs/design.md, "Link options").
@@ -63,8 +59,8 @@ interface Compiled {
 }
 
 export interface LinkRulesOptions {
-  /** (link, client address) pairs the per-link visitor limit tracks at most. */
-  readonly visitorKeys?: number;
+  /** The per-link visitor limit, shared with the other instances (default: this instance's own windows only). */
+  readonly visitors?: VisitorLimit;
   /** Distinct user agents whose device target is kept. */
   readonly userAgents?: number;
   /** Client addresses whose country is kept. */
@@ -78,16 +74,17 @@ const MAX_AGENT = 512;
  * Where a request for a link goes (docs/design.md, "Link options"), in this order: moderation
  * (banned: blocked page; flagged: warning page until the visitor continues) → max clicks → password
  * → per-link visitor limit → geo target → device target → weighted variant → UTM parameters → query
- * forwarding; then the app target of the visitor's device, for which what came before is the fallback. Synchronous: the per-visitor limit is counted here in this process's window, the caller
- * then counts it in the window every instance shares (`visitorLimit`), and takes the counter of
- * maxClicks when `reserve` says so, after everything else has passed, so a refused request never uses up a click.
+ * forwarding; then the app target of the visitor's device, for which what came before is the fallback.
+ * Synchronous: the per-visitor limit is decided here on what this instance knows (VisitorLimit, which
+ * merges with the other instances in the background), and the caller takes the counter of maxClicks
+ * when `reserve` says so, after everything else has passed, so a refused request never uses up a click.
  */
 export class LinkRules {
   private readonly compiled = new WeakMap<CachedLink, Compiled>();
   private readonly devices: LRUCache<string, DeviceTarget>;
   /** Address -> country ('' for none): a lookup walks the database's tree, a few µs per request. */
   private readonly countries: LRUCache<string, string>;
-  private readonly visitors: KeyedWindowLimiter;
+  private readonly visitors: VisitorLimit;
 
   constructor(
     private readonly geo: GeoLookup,
@@ -96,7 +93,7 @@ export class LinkRules {
   ) {
     this.devices = boundedLru({ maxEntries: options.userAgents ?? 10_000 });
     this.countries = boundedLru({ maxEntries: options.addresses ?? 10_000 });
-    this.visitors = new KeyedWindowLimiter({ limit: 1, windowMs: 60_000, maxKeys: options.visitorKeys ?? 100_000 });
+    this.visitors = options.visitors ?? new VisitorLimit(null);
   }
 
   decide(link: CachedLink, req: RedirectRequest, now = Date.now()): RedirectDecision {
@@ -111,8 +108,7 @@ export class LinkRules {
     if (rules.maxClicks !== undefined && this.exhaustion.isKnownExhausted(link)) return EXHAUSTED;
     if (rules.passwordHash !== undefined && !req.passwordAccepted) return PASSWORD;
     if (rules.clicksPerIpPerMinute !== undefined) {
-      const key = `${link.id}\u0000${req.address}`;
-      const seen = req.counts ? this.visitors.hit(key, now, rules.clicksPerIpPerMinute) : this.visitors.check(key, now, rules.clicksPerIpPerMinute);
+      const seen = this.visitors.hit(link.id, req.address, rules.clicksPerIpPerMinute, req.counts, now);
       if (!seen.allowed) return { kind: 'limited', retryAfterSeconds: seen.retryAfterSeconds };
     }
     let target: string | undefined;
@@ -139,13 +135,13 @@ export class LinkRules {
       // A universal link or app link is the redirect itself: the OS opens the app, or the browser the web page.
       if (app.startsWith('https:')) {
         const location = this.locationFor(compiled, link, app, query);
-        return withBroken({ kind: 'redirect', location, variant: null, reserve, visitorLimit: rules.clicksPerIpPerMinute }, brokenFor(link, app, req));
+        return withBroken({ kind: 'redirect', location, variant: null, reserve }, brokenFor(link, app, req));
       }
       const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
-      return withBroken({ kind: 'redirect', location, variant, reserve, visitorLimit: rules.clicksPerIpPerMinute, app }, brokenFor(link, target ?? link.targetUrl, req));
+      return withBroken({ kind: 'redirect', location, variant, reserve, app }, brokenFor(link, target ?? link.targetUrl, req));
     }
     const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
-    return withBroken({ kind: 'redirect', location, variant, reserve, visitorLimit: rules.clicksPerIpPerMinute }, brokenFor(link, target ?? link.targetUrl, req));
+    return withBroken({ kind: 'redirect', location, variant, reserve }, brokenFor(link, target ?? link.targetUrl, req));
   }
 
   /** The device target of a user agent, parsed once per distinct agent. */
@@ -166,10 +162,6 @@ export class LinkRules {
       this.countries.set(address, country);
     }
     return country;
-  }
-
-  get visitorLimiterUsage(): { keys: number; bytes: number } {
-    return this.visitors.usage;
   }
 
   private locationFor(compiled: Compiled, link: CachedLink, url: string, query: string | undefined): string {

@@ -31,7 +31,12 @@ export const busPort = portSpec<ClickBus>({
       const liveGroup = `${bus.consumerGroup}.live.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`;
       return {
         settled,
-        sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
+        sink: new KafkaClickEventSink({
+          brokers: bus.brokers,
+          topic: bus.topic,
+          clientId: 'shortlink-redirect',
+          compression: bus.compression,
+        }),
         source: new KafkaClickEventSource({
           brokers: bus.brokers,
           topic: bus.topic,

@@ -61,15 +61,6 @@ export class InMemoryCache implements CacheStore {
     this.values.set(k, String(n + 1));
     return n + 1;
   }
-  async reserveBelow(k: string, limit: number, wanted: number, floor: number, seed: number | null) {
-    this.guard();
-    const current = this.values.get(k);
-    if (current === undefined && seed === null) return null;
-    const n = Math.max(current === undefined ? seed! : Number(current), floor);
-    const granted = Math.max(0, Math.min(wanted, limit - n));
-    this.values.set(k, String(n + granted));
-    return { granted, count: n + granted };
-  }
   async setBits() {}
   async getBits(_k: string, offsets: readonly number[]) {
     return offsets.map(() => 0);
