@@ -33,6 +33,7 @@ export {
   type HealthFilter,
   type InsertOptions,
   isDomainSettingsChange,
+  isTenantsChange,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
   LINK_OBSERVER,
@@ -53,6 +54,7 @@ export {
   type SequenceStore,
   type StatementOutcome,
   TARGET_REPUTATION,
+  tenantsChange,
   URL_POLICY,
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';

@@ -150,7 +150,16 @@ export interface LinkChange {
  * bound of link edits. An instance that does not know settings drops nothing for it.
  */
 export const domainSettingsChange = (domain: string, version: number): LinkChange => ({ domain, code: '', version });
-export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '';
+export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '' && change.domain !== '';
+
+/**
+ * Tenants changed (an operator suspended one, a tenant changed what visitors of its broken links
+ * meet: docs/design.md, "Trust and safety"): told on the link channel as a change without domain
+ * and code, so that every redirect instance reads its tenant tables again within the bound of link
+ * edits instead of at its next refresh. `version` only tells one message from another.
+ */
+export const tenantsChange = (version: number): LinkChange => ({ domain: '', code: '', version });
+export const isTenantsChange = (change: LinkChange): boolean => change.code === '' && change.domain === '';
 
 /**
  * The channel that tells every redirect instance about link changes (docs/design.md, "Edits reach

@@ -58,7 +58,7 @@ export const WEBHOOKS_PORTS: readonly symbol[] = [WEBHOOK_STORE, CODE_SECRET, WE
         new WebhookService(store, new SecretBox(codeSecret), guard, audit),
     },
   ],
-  exports: [LinkWebhookEvents],
+  exports: [LinkWebhookEvents, EventPublisher],
 })
 export class WebhooksModule {}
 
