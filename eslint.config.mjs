@@ -36,7 +36,16 @@ const boundaries = (tests) => [
       // The embedded launcher and the command-line tools are composition roots too; a tool may use domain services directly.
       {
         sourceTag: 'type:launcher',
-        onlyDependOnLibsWithTags: ['type:composition', 'type:feature', 'type:wiring', 'type:platform', 'type:read-path', 'type:domain', 'type:util', 'type:sdk'],
+        onlyDependOnLibsWithTags: [
+          'type:composition',
+          'type:feature',
+          'type:wiring',
+          'type:platform',
+          'type:read-path',
+          'type:domain',
+          'type:util',
+          'type:sdk',
+        ],
       },
       {
         sourceTag: 'type:feature',

@@ -3,6 +3,9 @@ import { API_KEY, BROWSER_UA, createLink, createTenant, RealStackApps } from './
 import { SseClient } from './stream-journey';
 import { api } from './tenant-journey';
 
+/** Longer than two merges of the redirect instances' visitor counts (REDIRECT_COUNTER_SYNC_MS, 100 ms by default) and their round trips. */
+const COUNTS_MERGED_MS = 300;
+
 /** What a leaks journey runs on: the apps, and the redirect instances visitors reach (one on the embedded profile, two on the real stack). */
 export interface LeaksTarget {
   readonly endpoints: RealStackApps['endpoints'];
@@ -134,7 +137,13 @@ export function describeLeaksJourney(target: () => LeaksTarget) {
       if (new Date().getSeconds() > 45) await sleep((61 - new Date().getSeconds()) * 1000);
       const script = visitor();
       const statuses = [];
-      for (let i = 0; i < 12; i++) statuses.push(await visit(`${poster.code}/~`, script, i));
+      // Paced past a merge of the instances' counts, alternating between the two instances: by the
+      // stated bound (docs/design.md, "Per-link visitor limit") the script's scans pass the limit of
+      // 3 by at most one per instance; a burst could get up to 2 × 3 before the instances merge.
+      for (let i = 0; i < 12; i++) {
+        statuses.push(await visit(`${poster.code}/~`, script, i));
+        await sleep(COUNTS_MERGED_MS);
+      }
       expect(statuses).toEqual(Array(12).fill(302));
       expect(await visit(`${poster.code}/~`, visitor(), 1)).toBe(302); // a person with a phone
       expect(await visit(`${poster.code}/~`, visitor(), 0, 'curl/8.5.0')).toBe(302); // a bot: counted as one, left out by default
@@ -146,8 +155,11 @@ export function describeLeaksJourney(target: () => LeaksTarget) {
         const s = await sources('include');
         return (s.qr ?? 0) + (s.link ?? 0) === 14 ? s : null;
       });
-      expect(all).toEqual({ qr: 5, link: 9 });
-      expect(await sources('exclude')).toEqual({ qr: 4, link: 9 });
+      const scriptScans = all.qr - 2; // the phone's scan and the bot's are counted too
+      expect(scriptScans).toBeGreaterThanOrEqual(3);
+      expect(scriptScans).toBeLessThanOrEqual(3 + 2);
+      expect(all).toEqual({ qr: scriptScans + 2, link: 12 - scriptScans });
+      expect(await sources('exclude')).toEqual({ qr: scriptScans + 1, link: 12 - scriptScans });
     }, 90_000);
 
     it("refuses to give a tenant a name under one of the service's domains (409 DOMAIN_TAKEN)", async () => {

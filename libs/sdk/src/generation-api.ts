@@ -129,6 +129,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tags of your links
+         * @description Read over every shard from the tags index; a tag is gone once no link of yours carries it.
+         *
+         *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["listLinkTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/export/links": {
         parameters: {
             query?: never;
@@ -254,7 +276,55 @@ export interface paths {
          */
         get: operations["listDomains"];
         put?: never;
+        /**
+         * Add a domain of your own; the answer says how to prove it
+         * @description The domain is pending until a check finds its TXT record or its HTTP token (checked after DOMAIN_FIRST_CHECK_MS, then with backoff; or at once with `POST /api/v1/domains/{domain}/ownership/check`). 409 `DOMAIN_TAKEN` when a tenant holds it, or when it is one of the service’s domains or a name under one; 403 `DOMAIN_LIMIT_REACHED` at the plan’s number of domains.
+         *
+         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["addDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a domain of yours stands: its status, the record that proves it, its last check and certificate
+         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getDomainOwnership"];
+        put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/ownership/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a domain now (after creating its record)
+         * @description Runs the check at once and answers where the domain then stands (`status` verified, or pending with `lastFailure`); automatic retries start again for DOMAIN_RETRY_WINDOW_HOURS. A check already running elsewhere is not run twice: the domain is answered as it stands. A domain an operator gave is not checked.
+         *
+         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["checkDomainOwnership"];
         delete?: never;
         options?: never;
         head?: never;
@@ -277,7 +347,11 @@ export interface paths {
         get: operations["getDomain"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove a domain of yours (its links there stop resolving, its settings are reset)
+         * @description Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        delete: operations["removeDomain"];
         options?: never;
         head?: never;
         /**
@@ -679,6 +753,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation is for: the email, the tenant, the role, until when, and the password the acceptance needs
+         * @description For the page that accepts it (the token travels in the body: a URL would put it in logs). 400 `INVITATION_INVALID` for an unknown, used or expired token.
+         */
+        post: operations["getInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/accept": {
         parameters: {
             query?: never;
@@ -689,8 +783,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Accept an invitation with a password; the member may then sign in
-         * @description 400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token.
+         * Accept an invitation with a password: the member is active and signed in (a session cookie, as a sign-in gives it)
+         * @description 400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token. Of a suspended tenant the member is accepted but not signed in (`csrfToken` null, no cookie). As for a sign-in, a browser’s request from a page of another origin is 403 `CROSS_SITE_REQUEST`.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -1081,6 +1175,10 @@ export interface components {
             /** @description The active member the key will act for */
             memberId: string;
         };
+        DomainAdd: {
+            /** @example go.acme.com */
+            domain: string;
+        };
         DomainSettingsEdit: {
             notFoundRedirect?: string | null;
             rootRedirect?: string | null;
@@ -1091,18 +1189,36 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             androidAssetLinks?: unknown[] | null;
+            hsts?: components["schemas"]["Hsts"] | null;
         };
         /** @description How the visitor pages of the domain look; absent or null: the service’s */
         Branding: {
             /** @description Shown at the top of the pages, 1-100 characters */
             name?: string | null;
-            /** @description An https image shown beside the name */
+            /**
+             * @deprecated
+             * @description No longer taken (400 VALIDATION_FAILED): a logo hot-linked from elsewhere is fetched by every visitor; send `logo`
+             */
             logoUrl?: string | null;
+            /** @description The logo beside the name: a PNG, JPEG, GIF or WebP image as a data: URI (data:image/png;base64,…), at most 32 KB. The pages carry it: a visitor’s browser fetches nothing from elsewhere */
+            logo?: string | null;
             /**
              * @description The pages’ accent as #rrggbb
              * @example #ff6600
              */
             accentColor?: string | null;
+        };
+        /** @description Strict-Transport-Security sent with every answer of the domain over HTTPS; null: none */
+        Hsts: {
+            /**
+             * @description Seconds browsers keep to HTTPS, 0 to 63072000 (two years)
+             * @example 31536000
+             */
+            maxAge: number;
+            /** @description Also the names under the domain (default false) */
+            includeSubDomains?: boolean;
+            /** @description Ask for the browsers’ preload lists: needs includeSubDomains and a year (default false) */
+            preload?: boolean;
         };
         TenantCreation: {
             name: string;
@@ -1121,7 +1237,7 @@ export interface components {
             /** @example https://hooks.example.com/shortlink */
             url: string;
             /**
-             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed
+             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified
              * @example [
              *       "link.created",
              *       "link.clicked"
@@ -1133,7 +1249,7 @@ export interface components {
         WebhookEdit: {
             url?: string;
             /**
-             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed
+             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified
              * @example [
              *       "link.created",
              *       "link.clicked"
@@ -1173,6 +1289,9 @@ export interface components {
             /** @description admin, editor or viewer (default): the role of a person created by a first sign-in */
             defaultRole?: string;
         };
+        InvitationToken: {
+            token: string;
+        };
         InvitationAcceptance: {
             token: string;
             /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
@@ -1210,6 +1329,11 @@ export interface components {
             status: number;
             link?: components["schemas"]["Link"];
             problem?: components["schemas"]["Problem"];
+            /**
+             * @description Answered by an earlier attempt under the same Idempotency-Key: nothing was created by this request
+             * @constant
+             */
+            replayed?: true;
         };
         Link: {
             code: string;
@@ -1313,7 +1437,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
+            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -1329,7 +1453,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "ALIAS_RETIRED" | "ALIAS_TAKEN" | "DOMAIN_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "LAST_OWNER" | "MEMBER_EXISTS";
+            code: "ALIAS_RETIRED" | "ALIAS_TAKEN" | "DOMAIN_NOT_VERIFIED" | "DOMAIN_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "LAST_OWNER" | "MEMBER_EXISTS";
             detail: string;
             instance?: string;
         } & {
@@ -1492,6 +1616,10 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        LinkTags: {
+            /** @description Each once, in order; at most 1000 */
+            tags: string[];
+        };
         LinkExportPage: {
             links: components["schemas"]["LinkExport"][];
             nextCursor: string | null;
@@ -1576,6 +1704,48 @@ export interface components {
             /** @description The secret: shown this once, only its hash is stored */
             apiKey: string;
         };
+        DomainOwnership: {
+            domain: string;
+            /**
+             * @description pending: added, not proven yet; verified: serves links, may get a certificate; unverified: its proof was found gone (serves nothing)
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "unverified";
+            /** @description What proved it last: its TXT record, its HTTP token, or an operator */
+            verifiedBy: ("dns" | "http" | "operator") | null;
+            verifiedAt: string | null;
+            /** @description The last check */
+            checkedAt: string | null;
+            /** @description The next automatic check; null: none (an operator’s domain, or retries over: ask for a check) */
+            nextCheckAt: string | null;
+            /** @description Failed checks in a row */
+            failures: number;
+            /** @description Why the last failed check failed */
+            lastFailure: string | null;
+            /** @description What proves the domain; null for a domain an operator gave */
+            records: {
+                /** @description A DNS TXT record to create (null: the DNS method is off) */
+                txt: {
+                    /** @example _shortlink-challenge.go.acme.com */
+                    name: string;
+                    /** @example shortlink-verification=3q2-7w… */
+                    value: string;
+                } | null;
+                /** @description Point the domain at the service (a CNAME or A record to its front door): this URL then answers `body` by itself (null: the HTTP method is off) */
+                http: {
+                    /** @example http://go.acme.com/.well-known/shortlink-challenge/3q2-7w… */
+                    url: string;
+                    body: string;
+                } | null;
+            } | null;
+            /** @description The certificate the TLS front served when last read (null: not read yet, or no front configured) */
+            certificate: {
+                expiresAt: string | null;
+                /** Format: date-time */
+                checkedAt: string;
+                error: string | null;
+            } | null;
+        };
         DomainSettingsList: {
             domains: components["schemas"]["DomainSettings"][];
         };
@@ -1594,7 +1764,7 @@ export interface components {
             expiredRedirect: string | null;
             branding: {
                 name: string | null;
-                logoUrl: string | null;
+                logo: string | null;
                 accentColor: string | null;
             } | null;
             /**
@@ -1606,6 +1776,16 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             androidAssetLinks: unknown[] | null;
+            hsts: {
+                maxAge: number;
+                includeSubDomains: boolean;
+                preload: boolean;
+            } | null;
+            /**
+             * @description Whether the domain serves: verified (the service’s always are); pending or unverified ones serve nothing (their ownership: GET /api/v1/domains/{domain}/ownership)
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "unverified";
         };
         TenantCreated: {
             tenant: components["schemas"]["Tenant"];
@@ -1716,7 +1896,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed")[];
+            events: ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified")[];
             description: string;
             enabled: boolean;
             /** @description `failing`: every attempt failed for WEBHOOK_DISABLE_AFTER_MS (3 days); `by-owner` */
@@ -1749,7 +1929,7 @@ export interface components {
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             id: string;
             /** @enum {string} */
-            eventType: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed";
+            eventType: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -1786,8 +1966,24 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        InvitationDetails: {
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "editor" | "viewer";
+            tenant: {
+                name: string;
+            };
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The fewest characters the password may have (PASSWORD_MIN_LENGTH) */
+            passwordMinLength: number;
+        };
         Accepted: {
             member: components["schemas"]["Member"];
+            /** @description The new session’s CSRF token; null when the tenant is suspended (not signed in) */
+            csrfToken: string | null;
+            /** @description The session’s absolute end; null when not signed in */
+            expiresAt: string | null;
         };
         Sessions: {
             sessions: {
@@ -1804,6 +2000,18 @@ export interface components {
                 expiresAt: string;
                 /** @description The session making this request */
                 current: boolean;
+                /** @description What it was signed in from (its user agent, the approximate place of its address); null when not known */
+                client: {
+                    /** @description mobile, tablet, desktop, bot or other */
+                    device: string | null;
+                    browser: string | null;
+                    os: string | null;
+                    /** @description ISO 3166-1 alpha-2 */
+                    country: string | null;
+                    region: string | null;
+                    /** @description With GEO_DATABASE=city only */
+                    city: string | null;
+                } | null;
             }[];
         };
         PasswordChanged: {
@@ -2921,6 +3129,92 @@ export interface operations {
             };
         };
     };
+    listLinkTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkTags"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
     exportLinks: {
         parameters: {
             query?: {
@@ -3608,6 +3902,317 @@ export interface operations {
             };
         };
     };
+    addDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainAdd"];
+            };
+        };
+        responses: {
+            /** @description Added, pending */
+            201: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainOwnership"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getDomainOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainOwnership"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    checkDomainOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain after the check */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainOwnership"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
     getDomain: {
         parameters: {
             query?: never;
@@ -3635,6 +4240,110 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DomainSettings"];
                 };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    removeDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description problem+json (400) */
             400: {
@@ -6596,6 +7305,48 @@ export interface operations {
             };
         };
     };
+    getInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationToken"];
+            };
+        };
+        responses: {
+            /** @description The invitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationDetails"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+        };
+    };
     acceptInvitation: {
         parameters: {
             query?: never;
@@ -6609,9 +7360,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The member, now active */
+            /** @description The member, now active, and the session it signed in */
             200: {
                 headers: {
+                    /** @description sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure] */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6625,6 +7378,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
                 };
             };
             /** @description problem+json (431) */

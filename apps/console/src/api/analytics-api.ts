@@ -299,7 +299,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
+            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -832,6 +832,7 @@ export interface operations {
                 granularity?: "minute" | "hour" | "day";
                 limit?: number;
                 domain?: string;
+                links?: string;
                 bots?: "exclude" | "include" | "only";
                 format?: "json" | "csv";
             };

@@ -1,7 +1,8 @@
 import { GeoLocator, GeoPlace, VisitorIds } from '@shortlink/visitors-domain';
-import { cityOfValue, cityValueOf, CountedClick, rollUp } from './aggregation';
+import { cityOfValue, cityValueOf, rollupsOf } from './aggregation';
 import { ClickEnricher, RawClick } from './click-enricher';
-import { visitOf } from './visits';
+import { countedOf } from './testing/counted-clicks';
+import { visitRowAt, visitsOf } from './visits';
 
 const PLACES: Record<string, GeoPlace> = {
   '198.51.100.1': { country: 'US', region: 'Illinois', city: 'Springfield' },
@@ -38,13 +39,6 @@ const raw = (seq: number, address: string, source: RawClick['source']): RawClick
   variant: null,
   source,
 });
-const counted = (event: CountedClick['event']): CountedClick => ({
-  offset: 0n,
-  event,
-  facts: { device: 'desktop', browser: 'Chrome', os: 'Linux', bot: false },
-  rolledCode: event.code,
-  rolledReferer: '',
-});
 
 describe('ClickEnricher with a city database', () => {
   it('gives each click its country, region and city, looked up once per address of a batch, and keeps its source', () => {
@@ -65,8 +59,9 @@ describe('ClickEnricher with a city database', () => {
     ]);
     expect(geo.lookups).toBe(4);
     // The raw visits carry what the event carries.
-    expect(visitOf(counted(events[0]))).toMatchObject({ source: 'qr', country: 'US', region: 'Illinois', city: 'Springfield' });
-    expect(visitOf(counted(events[4]))).toMatchObject({ source: 'link', country: null, region: null, city: null });
+    const visits = visitsOf(countedOf(events));
+    expect(visitRowAt(visits, 0)).toMatchObject({ source: 'qr', country: 'US', region: 'Illinois', city: 'Springfield' });
+    expect(visitRowAt(visits, 4)).toMatchObject({ source: 'link', country: null, region: null, city: null });
   });
 
   it('rolls clicks up by source and by city with its country and region; an unknown city is none', () => {
@@ -77,10 +72,10 @@ describe('ClickEnricher with a city database', () => {
       raw(3, '203.0.113.9', 'link'),
     ]);
     const dims = new Map<string, number>();
-    for (const row of rollUp(events.map(counted))) {
-      for (const d of row.dims)
-        if (d.dimension === 'sources' || d.dimension === 'cities')
-          dims.set(`${d.dimension}:${d.value}`, (dims.get(`${d.dimension}:${d.value}`) ?? 0) + d.clicks);
+    for (const row of rollupsOf(countedOf(events))) {
+      for (const { dimension, value } of row.values) {
+        if (dimension === 'sources' || dimension === 'cities') dims.set(`${dimension}:${value}`, (dims.get(`${dimension}:${value}`) ?? 0) + row.clicks);
+      }
     }
     expect(Object.fromEntries(dims)).toEqual({
       'sources:qr': 2,

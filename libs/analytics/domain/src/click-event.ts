@@ -1,3 +1,5 @@
+import type { ClickColumns } from './click-columns';
+
 /**
  * Version of the click event written on the bus. Readers skip (and count) records of a version
  * they do not know, so a newer producer never crashes an older consumer (docs/analytics.md); a
@@ -82,4 +84,9 @@ export interface ClickBatch {
   readonly source: string;
   readonly partition: number;
   readonly messages: readonly DeliveredClick[];
+  /**
+   * The same clicks column by column, when the source decoded them so (both sources do): the
+   * analytics consumer reads these and makes no object per click (docs/design.md, "Clicks and analytics").
+   */
+  readonly clicks?: ClickColumns;
 }

@@ -2,16 +2,23 @@ export {
   cityOfValue,
   cityValueOf,
   type CityValue,
-  type CountedClick,
+  CountedClicks,
+  type CountedFacts,
   type Dimension,
-  DIMENSION_ID,
   type DimensionCount,
+  type DimensionValue,
+  DIMENSION_ID,
   DIMENSIONS,
   minuteOf,
-  rollUp,
+  NONE,
+  OTHER,
   RollupCaps,
+  type RollupRow,
+  rollupsOf,
+  rollupsOfVisitorRows,
   type VisitorMinuteRow,
 } from './aggregation';
+export { ClickColumns, ColumnarClickBatch, NO_STRING, ORPHAN_FLAG, QR_FLAG } from './click-columns';
 export { type BatchSink, ClickBuffer, type ClickBufferObserver, type ClickBufferOptions } from './click-buffer';
 export { ClickEnricher, type RawClick } from './click-enricher';
 export { CLICK_EVENT_VERSION, type ClickBatch, type ClickEvent, type ClickSource, type DeliveredClick, eventIdOf } from './click-event';
@@ -43,6 +50,17 @@ export {
   type WrittenThrough,
 } from './ports';
 export { parseInstant, resolveRange } from './time-range';
-export { visitIdOf, visitOf, type VisitPosition, type VisitRow, type VisitSource } from './visits';
-export { dayOf, MAX_CLICKS_PER_WRITE, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';
+export {
+  producerKeyOf,
+  type VisitColumns,
+  visitColumnsOf,
+  visitIdOf,
+  type VisitPosition,
+  type VisitRow,
+  visitRowAt,
+  visitsOf,
+  type VisitSource,
+  writeVisitId,
+} from './visits';
+export { dayOf, MAX_CLICKS_PER_WRITE, type PlannableClicks, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';
 export { QR_SEGMENT, qrUrlOf } from './qr';

@@ -1,6 +1,6 @@
 import { ClickBatch, ClickEvent } from './click-event';
-import { Dimension, VisitorMinuteRow } from './aggregation';
-import { VisitPosition, VisitRow } from './visits';
+import { Dimension, RollupRow } from './aggregation';
+import { VisitColumns, VisitPosition, VisitRow } from './visits';
 import { TableLedgers } from './write-plan';
 
 /** Producer side of the click topic. Called from the background flusher, never from a request. */
@@ -135,15 +135,15 @@ export interface Retention {
 }
 
 /**
- * One insert of the consumer (docs/analytics.md, "Exactly once"): rollup rows and raw visits, to the
- * tables named. With `through`, every table written also keeps, in the same insert, its ledger entry
- * (source, partition, UTC day) -> `through.lastOffset` for each day the write has rows of.
+ * One write of the consumer (docs/analytics.md, "Exactly once"): rollup rows and raw visits, to the
+ * tables named. With `through`, every table written also keeps, in the same insert as its rows, its
+ * ledger entry (source, partition, UTC day) -> `through.lastOffset` for each day the write has rows of.
  */
 export interface ClickWrite {
-  /** Per-visitor minute rows, for the rollup tables. */
-  readonly rows?: readonly VisitorMinuteRow[];
+  /** Rows per link, minute and bot flag, and per dimension value of those, for the rollup tables. */
+  readonly rollups?: readonly RollupRow[];
   /** One row per click, for the raw visits table. */
-  readonly visits?: readonly VisitRow[];
+  readonly visits?: VisitColumns;
   /** Names from `ClickAggregateStore.targets`; default: every table. */
   readonly targets?: readonly string[];
   readonly through?: ConsumerProgress;
@@ -186,7 +186,11 @@ export interface ClickAggregateStore {
    * written and others not), and each keeps its own ledger (docs/analytics.md, "Exactly once").
    */
   readonly targets: readonly string[];
-  /** One insert: each table named receives its rows and, with `through`, its ledger entries, as one part per partition. */
+  /**
+   * Each table named receives its rows and, with `through`, its ledger entries in the same insert, as
+   * one part per partition. The tables may be written by several inserts that commit apart (a failed
+   * write may have reached some): the ledgers tell which.
+   */
   write(write: ClickWrite): Promise<void>;
   /** The committed progress of a source partition, and each table's ledger for the given UTC days (epoch s). */
   writtenThrough(source: string, partition: number, days: readonly number[]): Promise<WrittenThrough>;
@@ -204,7 +208,8 @@ export interface ClickAggregateStore {
   /** The clicks of all the tenant's links (or those of one domain) together: series and totals as `series` gives them for one link. */
   tenantSeries(tenantId: string, domain: string | null, range: RangeQuery): Promise<SeriesResult>;
   breakdown(scope: LinkScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]>;
-  topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number): Promise<TopLinkRow[]>;
+  /** The tenant's most clicked links (of one domain, or among `among` only: a page of links with their counts), at most `limit`. */
+  topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number, among?: readonly Omit<LinkScope, 'tenantId'>[]): Promise<TopLinkRow[]>;
   orphans(query: OrphanQuery): Promise<OrphanResult>;
   /** Raw visits of a tenant, newest first: at most `limit` rows. */
   visits(query: VisitQuery): Promise<VisitRow[]>;

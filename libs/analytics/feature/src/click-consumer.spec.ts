@@ -41,6 +41,11 @@ const click = (over: Partial<ClickEvent> = {}): ClickEvent => ({
 const at = (offset: number, ...events: ClickEvent[]): DeliveredClick[] =>
   events.map((event) => ({ partition: 0, offset: String(offset), recordedAt: NOW, event }));
 const batch = (source: string, ...messages: DeliveredClick[][]): ClickBatch => ({ source, partition: 0, messages: messages.flat() });
+const batchOn = (source: string, partition: number, ...messages: DeliveredClick[][]): ClickBatch => ({
+  source,
+  partition,
+  messages: messages.flat().map((m) => ({ ...m, partition })),
+});
 
 /**
  * The embedded store (chdb) with switches that fail a write like ClickHouse going away mid-batch:
@@ -51,7 +56,17 @@ class FailableStore extends SqlClickAggregateStore {
   failNext = false;
   /** The next write reaches only these tables, then fails. */
   cutNextTo: readonly string[] | null = null;
+  /** The next write waits for this before it is sent (a batch held in flight); `holding` says it got there. */
+  holdNext: Promise<void> | null = null;
+  holding = false;
   override async write(write: ClickWrite): Promise<void> {
+    const hold = this.holdNext;
+    if (hold) {
+      this.holdNext = null;
+      this.holding = true;
+      await hold;
+      this.holding = false;
+    }
     if (this.failNext) {
       this.failNext = false;
       throw new Error('store down');
@@ -194,6 +209,27 @@ describe('ClickConsumer on the embedded store', () => {
       [Math.floor(NOW / 60_000) * 60, 1],
     ]);
     expect(await registry.getSingleMetricAsString('shortlink_analytics_late_events_dropped_total')).toMatch(/ 1$/m);
+  });
+
+  it("keeps what it knows per partition: re-reading one partition's progress while another partition's batch is in flight loses none of that batch's producer marks", async () => {
+    const code = 'par0001';
+    const source = 'kafka:t8';
+    const c = consumer();
+    await c.handle(batchOn(source, 0, at(0, click({ code, producer: 'pa' }), click({ code, producer: 'pa' }))));
+    const second = [click({ code, producer: 'pa' }), click({ code, producer: 'pa' })];
+    let release = () => undefined as void;
+    store.holdNext = new Promise<void>((resolve) => (release = resolve));
+    // Partitions consumed at once: partition 0's next batch waits in its write...
+    const inFlight = c.handle(batchOn(source, 0, at(1, ...second)));
+    while (!store.holding) await new Promise((r) => setImmediate(r));
+    // ...while partition 1, new to this member, has its progress and marks read from the store.
+    await c.handle(batchOn(source, 1, at(40, click({ code: 'par0002', producer: 'pb' }))));
+    release();
+    await inFlight;
+    // Partition 0's producer resends its last batch at a new offset (its ack was lost): counted once.
+    await c.handle(batchOn(source, 0, at(2, ...second)));
+    expect(await clicksOf(code)).toBe(4);
+    expect(await clicksOf('par0002')).toBe(1);
   });
 
   it('re-reads progress when a batch does not continue where it left off (another member advanced the partition)', async () => {

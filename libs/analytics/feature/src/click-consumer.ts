@@ -5,15 +5,16 @@ import {
   CLICK_AGGREGATE_STORE,
   ClickAggregateStore,
   ClickBatch,
-  CountedClick,
-  dayOf,
+  ClickColumns,
+  CountedClicks,
+  CountedFacts,
   minuteOf,
   planWrites,
   ProducerMark,
   RollupCaps,
-  rollUp,
+  rollupsOf,
   TableLedgers,
-  visitOf,
+  visitsOf,
 } from '@shortlink/clicks-domain';
 import { APP_LOGGER, ContextLogger, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
@@ -33,6 +34,14 @@ const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
 /** Producer marks older than this are not read at start: a producer resends within seconds, not days. */
 const MARKS_MAX_AGE_SECONDS = 7 * 86_400;
 
+/** What this member knows of one partition of one source. */
+interface PartitionState {
+  /** Last offset aggregated (committed), if any. */
+  progress: bigint | undefined;
+  /** producer -> highest seq counted. */
+  readonly marks: Map<string, number>;
+}
+
 /**
  * Consumer-group member (docs/analytics.md, "Exactly once"): folds each partition batch into
  * per-minute visitor rows and raw visits, and writes them so that a crash anywhere (of the consumer,
@@ -46,15 +55,16 @@ const MARKS_MAX_AGE_SECONDS = 7 * 86_400;
  * The producer marks and then the progress are committed once every table holds the batch.
  *
  * The handler of the click bus's Nest transport (click-transport.ts): each partition batch reaches
- * `handle` in one step, and the source commits once it resolved.
+ * `handle` in one step, and the source commits once it resolved. Batches of different partitions
+ * may be handled at once (the source's `partitionsConsumedConcurrently`): everything the member
+ * remembers is kept per partition, and read again per partition. A batch is read from its columns
+ * (`ClickBatch.clicks`), with no object per click (docs/design.md, "Clicks and analytics").
  */
 @Controller()
 export class ClickConsumer {
   private readonly logger: ContextLogger;
-  /** source -> partition -> last offset aggregated. */
-  private readonly progress = new Map<string, Map<number, bigint>>();
-  /** source -> `${partition}/${producer}` -> highest seq counted. */
-  private readonly marks = new Map<string, Map<string, number>>();
+  /** `${source}/${partition}` -> progress and producer marks. */
+  private readonly partitions = new Map<string, PartitionState>();
   private readonly events: Counter;
   private readonly replayed: Counter;
   private readonly duplicates: Counter;
@@ -90,56 +100,72 @@ export class ClickConsumer {
 
   @EventPattern(CLICK_BATCH_PATTERN)
   async handle(@Payload() batch: ClickBatch): Promise<void> {
-    if (batch.messages.length === 0) return;
-    const done = await this.progressOf(batch);
-    const fresh = done === undefined ? batch.messages : batch.messages.filter((m) => BigInt(m.offset) > done);
-    this.replayed.inc(batch.messages.length - fresh.length);
-    if (fresh.length === 0) return;
-    const known = this.marks.get(batch.source)!;
-    const updated = new Map<string, ProducerMark>();
-    const counted: CountedClick[] = [];
+    const clicks = batch.clicks ?? ClickColumns.of(batch.messages);
+    if (clicks.length === 0) return;
+    const { source, partition } = batch;
+    const firstRecord = clicks.record[0];
+    const state = await this.stateOf(source, partition, clicks.recordOffsetValues[firstRecord]);
+    // Records at or below the progress were aggregated already (a replay): skipped whole.
+    let record = firstRecord;
+    const done = state.progress;
+    if (done !== undefined) while (record < clicks.recordCount && clicks.recordOffsetValues[record] <= done) record++;
+    const from = clicks.recordBegin(record);
+    this.replayed.inc(from);
+    if (from === clicks.length) return;
+    const updated = new Map<number, number>();
+    const counted = new CountedClicks(clicks, clicks.length - from);
+    const factsOf = this.factsOf(clicks);
     // Every decision about a click is taken from the log alone (its record's time, the clicks before
     // it after the committed offset), so a batch read again after a crash decides the same (docs/analytics.md, "Exactly once").
-    const caps = new RollupCaps();
+    const caps = new RollupCaps(clicks);
+    const latenessMs = this.options.allowedLatenessSeconds * 1000;
     let duplicates = 0;
     let late = 0;
-    for (const { offset, recordedAt, event: sent } of fresh) {
-      const event = sent.occurredAt > recordedAt + MAX_CLOCK_AHEAD_MS ? { ...sent, occurredAt: recordedAt } : sent;
-      const rolled = caps.decide(event, minuteOf(event.occurredAt));
-      const key = `${batch.partition}/${event.producer}`;
-      const last = updated.get(key)?.lastSeq ?? known.get(key);
-      if (last !== undefined && event.seq <= last) {
+    for (let i = from; i < clicks.length; i++) {
+      const recordedAt = clicks.recordedAt[clicks.record[i]];
+      const sent = clicks.occurredAt[i];
+      const time = sent > recordedAt + MAX_CLOCK_AHEAD_MS ? recordedAt : sent;
+      const minute = minuteOf(time);
+      const code = caps.code(i, minute);
+      const referer = caps.referer(i, minute);
+      const producer = clicks.producer[i];
+      const seq = clicks.seq[i];
+      const last = updated.get(producer) ?? state.marks.get(clicks.strings[producer]);
+      if (last !== undefined && seq <= last) {
         duplicates++;
         continue;
       }
-      updated.set(key, { source: batch.source, partition: batch.partition, producer: event.producer, lastSeq: event.seq });
-      if (event.occurredAt < recordedAt - this.options.allowedLatenessSeconds * 1000) late++;
-      else counted.push({ offset: BigInt(offset), event, facts: this.classifier.classify(event.userAgent), ...rolled });
+      updated.set(producer, seq);
+      if (time < recordedAt - latenessMs) late++;
+      else counted.push(i, time, code, referer, factsOf(clicks.userAgent[i]));
     }
-    const lastOffset = batch.messages[batch.messages.length - 1].offset;
-    const through = { source: batch.source, partition: batch.partition, lastOffset };
+    const lastOffset = clicks.recordOffsets[clicks.record[clicks.length - 1]];
+    const through = { source, partition, lastOffset };
     if (counted.length > 0) {
       // Each table says what it holds of this partition: an earlier attempt cut short by a crash (of
       // ClickHouse mid-insert, or of a consumer) may have reached some tables and not others.
-      const days = [...new Set(counted.map((c) => dayOf(c.event.occurredAt)))];
-      const ledgers: TableLedgers = (await this.store.writtenThrough(batch.source, batch.partition, days)).tables;
+      const days = new Set<number>();
+      for (let j = 0; j < counted.length; j++) days.add(counted.dayAt(j));
+      const ledgers: TableLedgers = (await this.store.writtenThrough(source, partition, [...days])).tables;
       for (const write of planWrites(counted, BigInt(lastOffset), this.store.targets, ledgers)) {
+        const positions = write.positions.length === counted.length ? null : write.positions;
         await this.store.write({
-          rows: rollUp(write.clicks),
-          visits: write.clicks.map(visitOf),
+          rollups: rollupsOf(counted, positions),
+          visits: visitsOf(counted, positions),
           targets: write.targets,
           through: { ...through, lastOffset: String(write.lastOffset) },
         });
       }
     }
-    await this.store.commit(through, [...updated.values()]);
+    const marks: ProducerMark[] = [...updated].map(([producer, lastSeq]) => ({ source, partition, producer: clicks.strings[producer], lastSeq }));
+    await this.store.commit(through, marks);
     // Only now, once written: a failed write leaves the batch to be delivered again, unmarked.
-    this.progress.get(batch.source)!.set(batch.partition, BigInt(lastOffset));
-    for (const [key, mark] of updated) known.set(key, mark.lastSeq);
+    state.progress = BigInt(lastOffset);
+    for (const mark of marks) state.marks.set(mark.producer, mark.lastSeq);
     this.events.inc(counted.length);
     if (duplicates > 0) {
       this.duplicates.inc(duplicates);
-      this.logger.warn(`skipped ${duplicates} click events resent by their producer (partition ${batch.partition})`);
+      this.logger.warn(`skipped ${duplicates} click events resent by their producer (partition ${partition})`);
     }
     if (late > 0) {
       this.late.inc(late);
@@ -147,26 +173,40 @@ export class ClickConsumer {
     }
   }
 
+  /** The facts of a user agent (a string id of `clicks`) as ids of the batch: classified once per agent and batch (and cached across batches). */
+  private factsOf(clicks: ClickColumns): (agent: number) => CountedFacts {
+    const known: Array<CountedFacts | undefined> = [];
+    return (agent) => {
+      let facts = known[agent];
+      if (!facts) {
+        const f = this.classifier.classify(clicks.strings[agent]);
+        facts = { device: clicks.intern(f.device), browser: clicks.intern(f.browser), os: clicks.intern(f.os), bot: f.bot };
+        known[agent] = facts;
+      }
+      return facts;
+    };
+  }
+
   /**
-   * The last offset aggregated for the batch's partition. Read from the store on first use of a
-   * source, and again whenever a batch does not continue where this member left off (a
-   * rebalance gave the partition to another member meanwhile, which may have advanced it); the
-   * producer marks of the source are read with it.
+   * What this member knows of a partition: its last offset aggregated and its producer marks. Read
+   * from the store on first use, and again whenever a batch does not continue where this member
+   * left off (a rebalance gave the partition to another member meanwhile, which may have advanced
+   * it). Only this partition's state is replaced: batches of other partitions may be in flight.
    */
-  private async progressOf(batch: ClickBatch): Promise<bigint | undefined> {
-    let known = this.progress.get(batch.source);
-    const last = known?.get(batch.partition);
-    const first = BigInt(batch.messages[0].offset);
-    const continues = last !== undefined && (first === last + 1n || first === last);
-    if (!known || !continues) {
-      const [offsets, marks] = await Promise.all([
-        this.store.ingestedOffsets(batch.source),
-        this.store.producerMarks(batch.source, Math.floor(this.now() / 1000) - MARKS_MAX_AGE_SECONDS),
-      ]);
-      known = offsets;
-      this.progress.set(batch.source, known);
-      this.marks.set(batch.source, new Map(marks.map((m) => [`${m.partition}/${m.producer}`, m.lastSeq])));
-    }
-    return known.get(batch.partition);
+  private async stateOf(source: string, partition: number, first: bigint): Promise<PartitionState> {
+    const key = `${source}/${partition}`;
+    const known = this.partitions.get(key);
+    const last = known?.progress;
+    if (known && last !== undefined && (first === last + 1n || first === last)) return known;
+    const [offsets, marks] = await Promise.all([
+      this.store.ingestedOffsets(source),
+      this.store.producerMarks(source, Math.floor(this.now() / 1000) - MARKS_MAX_AGE_SECONDS),
+    ]);
+    const state: PartitionState = {
+      progress: offsets.get(partition),
+      marks: new Map(marks.filter((m) => m.partition === partition).map((m) => [m.producer, m.lastSeq])),
+    };
+    this.partitions.set(key, state);
+    return state;
   }
 }

@@ -1,3 +1,4 @@
+import { rollupsOfVisitorRows } from '@shortlink/clicks-domain';
 import { SqliteMetaStore } from '@shortlink/link-store';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
@@ -80,6 +81,18 @@ describe('StatsController on the embedded store', () => {
     ).toBe('other.example');
   });
 
+  it('counts the clicks of the links it is given (a page of a list); a bad list is VALIDATION_FAILED', async () => {
+    const range = { from: String(T), to: String(T + 3600) };
+    expect(await controller.topLinks(req, { ...range, links: 'sho.rt/abc1234,sho.rt/never' }, reply)).toMatchObject({
+      links: [{ domain: 'sho.rt', code: 'abc1234', clicks: 3, visitors: 2 }],
+    });
+    expect(await controller.topLinks(req, { ...range, links: 'go.t1.test/abc1234' }, reply)).toMatchObject({ links: [] });
+    await expect(controller.topLinks(req, { ...range, links: 'not a link' }, reply)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(controller.topLinks(req, { ...range, links: Array(101).fill('sho.rt/a').join(',') }, reply)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+  });
+
   it('gives breakdowns with null for "none", shares, and CSV safe for spreadsheets', async () => {
     const res = await controller.breakdown(req, 'abc1234', 'referers', { from: String(T), to: String(T + 3600) }, reply);
     expect(res).toMatchObject({
@@ -120,10 +133,10 @@ describe('StatsController on the embedded store', () => {
   it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared one; the operator sees those", async () => {
     // t1 has clicks on the shared domain sho.rt (above); t2 deleted b-q3-layoffs there, and it is still visited.
     await fixture.store.write({
-      rows: [
+      rollups: rollupsOfVisitorRows([
         { tenantId: '', domain: 'sho.rt', code: 'b-q3-layoffs', bot: false, minute: T, visitor: 7, clicks: 4, dims: [] },
         { tenantId: '', domain: 'go.t1.test', code: 'typo-t1', bot: false, minute: T, visitor: 8, clicks: 2, dims: [] },
-      ],
+      ]),
     });
     const as = (principal: Principal) => ({ principal }) as AuthenticatedRequest;
     const t1 = as({

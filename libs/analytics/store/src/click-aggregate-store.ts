@@ -15,60 +15,33 @@ import {
   SeriesPoint,
   SeriesResult,
   TopLinkRow,
-  VisitorMinuteRow,
   VisitQuery,
+  visitColumnsOf,
   VisitRow,
   WrittenThrough,
 } from '@shortlink/clicks-domain';
 import { DomainError, ErrorCode } from '@shortlink/core';
+import { assertProgress, assertUInt, daysOf, encodeRollups, encodeVisits, ROLLUP_COLUMNS, VISIT_COLUMNS } from './click-writes';
 import { CLICK_MIGRATIONS, ClickTarget, LEDGER_TENANT, OlapMigration, ROW_KIND, runOlapMigrations, TARGET_BIT } from './migrations';
 import { OlapError, OlapExecutor } from './olap-executor';
 import { sqlDateTime, sqlIdentifier, sqlNumber, sqlString, sqlUInt } from './sql-literals';
 
-const UINT64_MAX = 0xffff_ffff_ffff_ffffn;
 const DAY = 86_400;
 
 /**
- * A row of clicks_input as JSONEachRow. A column a row leaves out reads as its type's default ('', 0,
- * []) on both engines (18.16 ignores DEFAULT expressions there, and this table has none): each kind
- * of row sends only its own columns, which keeps a write of raw visits small.
+ * A progress or producer-mark row of clicks_input as JSONEachRow (one each per batch: text is cheap
+ * there). A column a row leaves out reads as its type's default on both engines.
  */
 interface InputRow {
   kind: number;
-  /** Bits of TARGET_BIT: the tables the row is for (progress and marks rows go by kind alone). */
   targets: number;
-  tenant_id?: string;
-  domain?: string;
-  code?: string;
-  /** Epoch seconds: a JSON number reads as a unix time into DateTime on 18.16 and on chdb. */
   minute?: number;
-  bot?: number;
-  visitor?: number;
-  clicks?: number;
-  dims?: number[];
-  dim_values?: string[];
-  dim_clicks?: number[];
-  source?: string;
-  source_partition?: number;
+  source: string;
+  source_partition: number;
   /** Decimal string: both engines read a quoted UInt64, and it keeps offsets past 2^53 exact. */
   last_offset?: string;
   producer?: string;
   last_seq?: number;
-  at?: number;
-  at_ms?: number;
-  /** Decimal string (UInt64). */
-  visit_id?: string;
-  link_id?: string;
-  country?: string;
-  region?: string;
-  city?: string;
-  referer?: string;
-  device?: string;
-  browser?: string;
-  os?: string;
-  variant?: string;
-  visit_source?: string;
-  seq?: number;
 }
 
 /** 64-bit results arrive as decimal strings (quoted on both engines); UInt32 as numbers. */
@@ -130,23 +103,28 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
 
   async write(write: ClickWrite): Promise<void> {
     const bits = targetBits(write.targets);
-    const input: InputRow[] = [];
-    const days = new Set<number>();
-    if (bits & ~TARGET_BIT.visits) {
-      for (const row of write.rows ?? []) {
-        input.push(toInputRow(row, bits & ~TARGET_BIT.visits));
-        days.add(dayStart(row.minute));
-      }
+    const rollupBits = bits & ~TARGET_BIT.visits;
+    const rollups = rollupBits ? (write.rollups ?? []) : [];
+    const visits = bits & TARGET_BIT.visits && write.visits && write.visits.length > 0 ? write.visits : undefined;
+    // Every table written keeps a ledger entry for each day the write has rows of, rollups or visits.
+    const days = daysOf(rollups, visits);
+    if (days.size === 0) return;
+    // Both encoded (and checked) before either is sent: a bad value writes nothing.
+    const inserts: Array<() => Promise<void>> = [];
+    if (rollupBits) {
+      const rows = encodeRollups(rollups, rollupBits, write.through, days);
+      if (rows.length > 0) inserts.push(() => this.executor.insertRowBinary(`${this.db}.rollup_input`, ROLLUP_COLUMNS, rows));
     }
     if (bits & TARGET_BIT.visits) {
-      for (const visit of write.visits ?? []) {
-        input.push(toVisitRow(visit));
-        days.add(dayStart(Math.floor(visit.time / 1000)));
-      }
+      const rows = encodeVisits(visits ?? visitColumnsOf([]), write.through, days);
+      if (rows.length > 0) inserts.push(() => this.executor.insertRowBinary(`${this.db}.visits`, VISIT_COLUMNS, rows));
     }
-    if (write.through) for (const day of days) input.push(toLedgerRow(write.through, day, bits));
-    if (input.length === 0) return;
-    await this.executor.insertJsonEachRow(`${this.db}.clicks_input`, input);
+    // Two inserts the server runs at once; each table commits alone either way (its ledger says what
+    // it holds). Both are waited for before a failure is reported: a retry must not start while one
+    // of them may still be landing.
+    const settled = await Promise.allSettled(inserts.map((insert) => insert()));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   async commit(progress: ConsumerProgress, marks: readonly ProducerMark[]): Promise<void> {
@@ -259,11 +237,19 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     return rows.map((r) => ({ value: r.value, clicks: Number(r.n_clicks), visitors: Number(r.n_visitors) }));
   }
 
-  async topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number): Promise<TopLinkRow[]> {
+  async topLinks(
+    tenantId: string,
+    domain: string | null,
+    range: RangeQuery,
+    limit: number,
+    among?: readonly Omit<LinkScope, 'tenantId'>[],
+  ): Promise<TopLinkRow[]> {
+    if (among?.length === 0) return [];
+    const onlyThese = among ? ` AND (domain, code) IN (${among.map((l) => `(${sqlString(l.domain)}, ${sqlString(l.code)})`).join(', ')})` : '';
     const rows = await this.read(() =>
       this.executor.queryJsonEachRow<{ domain: string; code: string; n_clicks: Int64; n_visitors: Int64 }>(
         `SELECT domain, code, sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors FROM ${this.db}.link_${granularity(range.granularity)}` +
-          ` WHERE tenant_id = ${sqlString(tenantOf(tenantId))}${domain === null ? '' : ` AND domain = ${sqlString(domain)}`} AND ${timeWhere(range)} AND ${botWhere(range)}` +
+          ` WHERE tenant_id = ${sqlString(tenantOf(tenantId))}${domain === null ? '' : ` AND domain = ${sqlString(domain)}`}${onlyThese} AND ${timeWhere(range)} AND ${botWhere(range)}` +
           ` GROUP BY domain, code ORDER BY n_clicks DESC, domain, code LIMIT ${sqlNumber(positive(limit))}`,
       ),
     );
@@ -435,7 +421,6 @@ function targetBits(targets: readonly string[] | undefined): number {
 }
 
 /** Midnight (UTC) of the day of an instant, epoch seconds. */
-const dayStart = (epochSeconds: number): number => Math.floor(epochSeconds / DAY) * DAY;
 
 /** A visit as the visits table gives it back (64-bit integers as decimal strings). */
 interface VisitOutput {
@@ -487,106 +472,8 @@ function fromVisitOutput(r: VisitOutput): VisitRow {
   };
 }
 
-function toVisitRow(v: VisitRow): InputRow {
-  assertUInt(v.time, 'time', 0xffff_ffff * 1000 + 999, 'VisitRow');
-  assertUInt(v.visitor, 'visitor', Number.MAX_SAFE_INTEGER, 'VisitRow');
-  assertUInt(v.seq, 'seq', Number.MAX_SAFE_INTEGER, 'VisitRow');
-  if (typeof v.id !== 'string' || !/^[0-9]{1,20}$/.test(v.id) || BigInt(v.id) > UINT64_MAX) throw new TypeError(`VisitRow.id must be a UInt64 decimal string`);
-  if (v.variant !== null) assertUInt(v.variant, 'variant', 0xffff, 'VisitRow');
-  for (const key of ['tenantId', 'domain', 'code', 'linkId', 'device', 'browser', 'os', 'source', 'producer'] as const) {
-    if (typeof v[key] !== 'string') throw new TypeError(`VisitRow.${key} must be a string`);
-  }
-  const second = Math.floor(v.time / 1000);
-  const row: InputRow = {
-    kind: ROW_KIND.visit,
-    targets: TARGET_BIT.visits,
-    tenant_id: v.tenantId,
-    domain: v.domain,
-    code: v.code,
-    bot: v.bot ? 1 : 0,
-    visitor: v.visitor,
-    producer: v.producer,
-    at: second,
-    at_ms: v.time - second * 1000,
-    visit_id: v.id,
-    link_id: v.linkId,
-    device: v.device,
-    browser: v.browser,
-    os: v.os,
-    visit_source: v.source,
-    seq: v.seq,
-  };
-  // Facts a visit may lack are left out ('' in the table, null when read).
-  if (v.country !== null) row.country = v.country;
-  if (v.region !== null) row.region = v.region;
-  if (v.city !== null) row.city = v.city;
-  if (v.refererHost !== null) row.referer = v.refererHost;
-  if (v.variant !== null) row.variant = String(v.variant);
-  return row;
-}
-
-/**
- * A ledger row: in every table of `targets`, in the partition of `day`, the entry (source,
- * partition, day) -> last offset. Through the dimension views it needs one array element.
- */
-function toLedgerRow(through: ConsumerProgress, day: number, targets: number): InputRow {
-  const progress = toProgressRow(through);
-  return {
-    kind: ROW_KIND.ledger,
-    targets,
-    tenant_id: LEDGER_TENANT,
-    domain: progress.source,
-    code: String(progress.source_partition),
-    minute: day,
-    at: day,
-    dims: [0],
-    dim_values: [''],
-    dim_clicks: [0],
-    last_offset: progress.last_offset,
-  };
-}
-
-function toInputRow(r: VisitorMinuteRow, targets: number): InputRow {
-  assertUInt(r.minute, 'minute', 0xffff_ffff);
-  assertUInt(r.visitor, 'visitor');
-  assertUInt(r.clicks, 'clicks');
-  for (const key of ['tenantId', 'domain', 'code'] as const) {
-    if (typeof r[key] !== 'string') throw new TypeError(`VisitorMinuteRow.${key} must be a string`);
-  }
-  const dims: number[] = [];
-  const values: string[] = [];
-  const clicks: number[] = [];
-  for (const d of r.dims) {
-    const id = DIMENSION_ID[d.dimension];
-    if (id === undefined) throw new TypeError(`unknown dimension ${String(d.dimension)}`);
-    assertUInt(d.clicks, 'dims.clicks');
-    if (typeof d.value !== 'string') throw new TypeError('VisitorMinuteRow.dims.value must be a string');
-    dims.push(id);
-    values.push(d.value);
-    clicks.push(d.clicks);
-  }
-  return {
-    kind: ROW_KIND.aggregate,
-    targets,
-    tenant_id: r.tenantId,
-    domain: r.domain,
-    code: r.code,
-    minute: r.minute,
-    bot: r.bot ? 1 : 0,
-    visitor: r.visitor,
-    clicks: r.clicks,
-    dims,
-    dim_values: values,
-    dim_clicks: clicks,
-  };
-}
-
 function toProgressRow(p: ConsumerProgress): InputRow {
-  assertUInt(p.partition, 'partition', 0xffff_ffff, 'ConsumerProgress');
-  if (typeof p.lastOffset !== 'string' || !/^[0-9]+$/.test(p.lastOffset) || BigInt(p.lastOffset) > UINT64_MAX) {
-    throw new TypeError(`ConsumerProgress.lastOffset must be a non-negative decimal integer string, got ${JSON.stringify(p.lastOffset)}`);
-  }
-  if (typeof p.source !== 'string' || p.source === '') throw new TypeError('ConsumerProgress.source must be a non-empty string');
+  assertProgress(p);
   return { kind: ROW_KIND.progress, targets: 0, source: p.source, source_partition: p.partition, last_offset: p.lastOffset };
 }
 
@@ -601,10 +488,4 @@ function toMarkRow(m: ProducerMark, day: number): InputRow {
 /** DateTime holds 1970..2106; a bound outside it means "from the start" / "to the end". NaN stays NaN (refused). */
 function clampEpoch(seconds: number): number {
   return Math.min(Math.max(seconds, 0), 0xffff_ffff);
-}
-
-function assertUInt(value: number, field: string, max = Number.MAX_SAFE_INTEGER, type = 'VisitorMinuteRow'): void {
-  if (!Number.isSafeInteger(value) || value < 0 || value > max) {
-    throw new TypeError(`${type}.${field} must be an integer in [0, ${max}], got ${String(value)}`);
-  }
 }

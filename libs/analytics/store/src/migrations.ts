@@ -303,6 +303,49 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
       `DROP TABLE IF EXISTS ${db}.events_input`,
     ],
   },
+  {
+    // docs/design.md, "Analytics": the consumer folds a write into a row per link, minute
+    // and bot flag with its distinct visitors as an array, naming the dimension values every one of
+    // its clicks has, and a row per value of a dimension that has several; it sends them in RowBinary
+    // to a narrow Null table of their own, and the raw visits straight into `visits`. Views turn a
+    // row's visitors into an HLL state with `arrayReduce('uniqCombinedState', ...)` (no row per
+    // visitor), and the dimension views ARRAY JOIN a row's values: the state is made once per row and
+    // shared by its values. No view groups (a write has one row per key and minute; the tables merge
+    // rows of a key later). Ledger rows go along as before (one value: dimension 0), in each insert
+    // for the tables it reaches. The views of 0004 stay for the progress and the producer marks.
+    name: '0005_rollup_input',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.rollup_input (
+        kind UInt8,
+        targets UInt16,
+        tenant_id String,
+        domain String,
+        code String,
+        minute DateTime('UTC'),
+        bot UInt8,
+        dims Array(UInt8),
+        dim_values Array(String),
+        click_count UInt64,
+        visitor_ids Array(UInt64),
+        last_offset UInt64
+      ) ENGINE = Null`,
+      ...(['minute', 'hour', 'day'] as const).flatMap((g) => {
+        // Aliases name target columns only: none is a column of rollup_input (18.16 lets aliases leak into expressions).
+        const states = `arrayReduce('sumState', [click_count]) AS clicks, arrayReduce('uniqCombinedState', visitor_ids) AS visitors, arrayReduce('maxState', [last_offset]) AS ledger_offset`;
+        return [
+          `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.link_${g}_from_rollups TO ${db}.link_${g} AS
+          SELECT tenant_id, domain, code, ${BUCKET_OF[g]} AS t, bot, ${states}
+          FROM ${db}.rollup_input
+          WHERE kind IN (${ROW_KIND.aggregate}, ${ROW_KIND.ledger}) AND bitAnd(targets, ${TARGET_BIT[`link_${g}`]}) != 0`,
+          `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.dim_${g}_from_rollups TO ${db}.dim_${g} AS
+          SELECT tenant_id, domain, code, dim, ${BUCKET_OF[g]} AS t, bot, value, ${states}
+          FROM ${db}.rollup_input
+          ARRAY JOIN dims AS dim, dim_values AS value
+          WHERE kind IN (${ROW_KIND.aggregate}, ${ROW_KIND.values}, ${ROW_KIND.ledger}) AND bitAnd(targets, ${TARGET_BIT[`dim_${g}`]}) != 0`,
+        ];
+      }),
+    ],
+  },
 ];
 
 /** Partition key per granularity: the unit retention drops. */
@@ -312,9 +355,10 @@ const BUCKET_OF = { minute: 'minute', hour: 'toStartOfHour(minute)', day: 'toSta
 
 /**
  * Kinds of rows in the Null input table (`clicks_input` since 0004, `events_input` from 0003,
- * `clicks_input` of 0002): aggregates, the progress of a batch, producer marks, ledger entries, raw visits.
+ * `clicks_input` of 0002; `rollup_input` since 0005): aggregates (a link's own row), the progress of a
+ * batch, producer marks, ledger entries, raw visits, rows of dimension values only (0005).
  */
-export const ROW_KIND = { aggregate: 0, progress: 1, mark: 2, ledger: 3, visit: 4 } as const;
+export const ROW_KIND = { aggregate: 0, progress: 1, mark: 2, ledger: 3, visit: 4, values: 5 } as const;
 
 /** The tables a write of the consumer reaches (since 0004), each with its bit in `clicks_input.targets`. */
 export const TARGET_BIT = {

@@ -76,6 +76,12 @@ export const AUDIT_ACTIONS = [
   'webhook.disabled',
   // a tenant's domain settings (the tenant's log; reserved)
   'domain.settings_changed',
+  // a tenant's own domains (the tenant's log; same transaction): added and removed by the tenant,
+  // verified and unverified by the ownership checks (docs/design.md, "Custom domains and TLS")
+  'domain.added',
+  'domain.removed',
+  'domain.verified',
+  'domain.unverified',
   // operators (the operator log; same transaction, moderation right after the shard)
   'tenant.created',
   'tenant.plan_changed',

@@ -10,6 +10,22 @@ export interface BatchLeaseOptions {
   readonly retentionMs: number;
 }
 
+/** What every lease of one BatchLeases shares. */
+export interface BatchLeaseParts {
+  readonly records: BatchRecordStore;
+  readonly options: BatchLeaseOptions;
+  readonly clock: Clock;
+}
+
+/** What one attempt's claim of a batch gave it. */
+export interface BatchLeaseClaim {
+  readonly batch: BatchKey;
+  readonly owner: string;
+  readonly held: boolean;
+  readonly complete: boolean;
+  readonly chunkRows: number;
+}
+
 /**
  * One attempt's hold on a batch's Idempotency-Key (docs/design.md, "Batch creation"): renewed
  * while the attempt runs, ended when it is done. A batch that was complete already is held by
@@ -19,19 +35,22 @@ export class BatchLease {
   /** The renewal failed: another attempt took the batch over. */
   lost = false;
 
-  constructor(
-    private readonly records: BatchRecordStore,
-    readonly batch: BatchKey,
-    private readonly owner: string,
-    /** False when the batch was complete already (a replay holds nothing). */
-    readonly held: boolean,
-    /** Every chunk has its answer: nothing may be written, only replayed. */
-    readonly complete: boolean,
-    /** Rows per chunk of this batch (a resumed batch keeps its own). */
-    readonly chunkRows: number,
-    private readonly options: BatchLeaseOptions,
-    private readonly clock: Clock,
-  ) {}
+  readonly batch: BatchKey;
+  /** False when the batch was complete already (a replay holds nothing). */
+  readonly held: boolean;
+  /** Every chunk has its answer: nothing may be written, only replayed. */
+  readonly complete: boolean;
+  /** Rows per chunk of this batch (a resumed batch keeps its own). */
+  readonly chunkRows: number;
+  private readonly owner: string;
+  private readonly records: BatchRecordStore;
+  private readonly options: BatchLeaseOptions;
+  private readonly clock: Clock;
+
+  constructor(leases: BatchLeaseParts, claim: BatchLeaseClaim) {
+    ({ records: this.records, options: this.options, clock: this.clock } = leases);
+    ({ batch: this.batch, owner: this.owner, held: this.held, complete: this.complete, chunkRows: this.chunkRows } = claim);
+  }
 
   /** The record of one chunk, if an earlier attempt made it. */
   chunk(seq: number): Promise<BatchChunkRecord | null> {
@@ -59,11 +78,11 @@ export class BatchLease {
 }
 
 /** The idempotency claims of batches, in the meta database's batch records. */
-export class BatchLeases {
+export class BatchLeases implements BatchLeaseParts {
   constructor(
-    private readonly records: BatchRecordStore,
-    private readonly options: BatchLeaseOptions,
-    private readonly clock: Clock,
+    readonly records: BatchRecordStore,
+    readonly options: BatchLeaseOptions,
+    readonly clock: Clock,
   ) {}
 
   /**
@@ -83,7 +102,7 @@ export class BatchLeases {
       throw new DomainError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, why, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
     }
     const complete = claim.outcome === 'complete';
-    const lease = new BatchLease(this.records, batch, owner, !complete, complete, claim.record.chunkRows, this.options, this.clock);
+    const lease = new BatchLease(this, { batch, owner, held: !complete, complete, chunkRows: claim.record.chunkRows });
     const first = await firstRows(lease.chunkRows);
     const stored = first.length ? await lease.chunk(0) : null;
     if (stored && stored.hash !== hashRows(first)) {

@@ -1,13 +1,13 @@
 import { SequenceCodeStrategy } from '@shortlink/link-codes';
 import { CheckedUrl, ReputationVerdict, TargetReputation, UrlPolicy } from '@shortlink/url-policy';
 import { toCachedLink } from './cached-link';
-import { ChangePropagation } from './change-propagation';
 import { LinkHealth } from './link';
 import { LinkService } from './link-service';
 import { IdBlock, LinkObserver } from './ports';
 import { SegmentIdAllocator } from './segment-id-allocator';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
+import { relayOver } from './testing/relay';
 
 const sequence = () => {
   let next = 1n;
@@ -50,8 +50,7 @@ describe('LinkService and the safety of targets (docs/design.md, "Trust and safe
         links: repo,
         ids: new SegmentIdAllocator(sequence(), 'links', 10),
         codes: new SequenceCodeStrategy('secret'),
-        cache,
-        changes: new ChangePropagation(cache, feed),
+        events: relayOver(repo, cache, feed, { clock: { now: () => now.t } }),
         passwords: plainPasswords,
         urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
         reputation,

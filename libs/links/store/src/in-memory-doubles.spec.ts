@@ -5,11 +5,13 @@ import { InMemoryBatchRecords } from '@shortlink/link-batch/testing';
 import { InMemoryMovableShard, InMemoryRingStore } from '@shortlink/sharding-domain/testing';
 import { InMemoryPeopleStore } from '@shortlink/people-domain/testing';
 import type { Tenant } from '@shortlink/tenants-domain';
-import { InMemoryDomainSettingsStore, InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
+import { InMemoryDomainOwnershipStore, InMemoryDomainSettingsStore, InMemoryTenantStore } from '@shortlink/tenants-domain/testing';
 import { describeAuditLogStoreContract, describeTransactionalAuditContract } from './contract/audit-log-store.contract';
 import { describeBatchRecordStoreContract } from './contract/batch-record-store.contract';
+import { describeDomainOwnershipStoreContract } from './contract/domain-ownership-store.contract';
 import { describeDomainSettingsStoreContract } from './contract/domain-settings-store.contract';
 import { describeLinkStoreContract } from './contract/link-store.contract';
+import { describeOutboxContract } from './contract/outbox.contract';
 import { describePeopleStoreContract } from './contract/people-store.contract';
 import { describeRingStoreContract, describeShardMoveContract } from './contract/resharding.contract';
 import { describeTenantStoreContract } from './contract/tenant-store.contract';
@@ -27,6 +29,7 @@ const counter = () => {
 
 describeLinkStoreContract('in-memory double', async () => ({ shard: new InMemoryLinkShard('s0'), meta: counter(), close: async () => undefined }));
 describeLinkStoreContract('in-memory movable double', async () => ({ shard: new InMemoryMovableShard('s0'), meta: counter(), close: async () => undefined }));
+describeOutboxContract('in-memory double', async () => ({ open: async (stamp) => new InMemoryMovableShard('s0', { stamp }), close: async () => undefined }));
 describeShardMoveContract('in-memory double', async () => ({
   a: new InMemoryMovableShard('a'),
   b: new InMemoryMovableShard('b'),
@@ -58,4 +61,8 @@ describePeopleStoreContract('in-memory double', async () => {
     actionsOf: async (tenantId) => people.entries.filter((e) => e.log === tenantId).map((e) => e.action),
     close: async () => undefined,
   };
+});
+describeDomainOwnershipStoreContract('in-memory double', async () => {
+  const tenants = new InMemoryTenantStore();
+  return { ownership: new InMemoryDomainOwnershipStore(tenants), tenants, audit: tenants.audit, close: async () => undefined };
 });

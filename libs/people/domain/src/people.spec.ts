@@ -18,17 +18,14 @@ function setup(now = { t: Date.UTC(2026, 0, 1) }) {
   const store = new InMemoryPeopleStore((id) => (id === tenant.id ? tenant : null));
   const sent: OutgoingMail[] = [];
   const members = new MemberService(
-    store,
-    plainPasswords,
-    { send: async (mail) => void sent.push(mail) },
-    { invitationTtlMs: 3_600_000, acceptUrl: 'https://console.example/accept', passwordMinLength: 12 },
-    { now: () => now.t },
+    { store, passwords: plainPasswords, mailer: { send: async (mail) => void sent.push(mail) } },
+    { invitationTtlMs: 3_600_000, acceptUrl: 'https://console.example/accept', passwordMinLength: 12, clock: { now: () => now.t } },
   );
   const auditStore = new InMemoryAuditLogStore();
   const audit = new AuditLog(auditStore, { cursors: ListCursors.ephemeral(), retentionMs: 1e9 });
   const clock = { now: () => now.t };
   const throttle = new SignInThrottle(new LocalRateWindows(clock), { perAccount: 3, perAddress: 5, windowMs: 300_000 });
-  const sessions = new SessionService(store, plainPasswords, throttle, audit, { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0 }, clock);
+  const sessions = new SessionService({ store, passwords: plainPasswords, throttle, audit }, { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, clock });
   const join = async (email: string, role: string, password = 'a long passphrase') => {
     const { invitation } = await members.invite('t1', KEY, { email, role }, keyContext, 'Acme');
     return members.accept({ token: invitation.token, password }, '192.0.2.9');
@@ -174,9 +171,7 @@ describe('one email in two tenants', () => {
     const store = new InMemoryPeopleStore((id) => (id === 't1' ? tenant : id === 't2' ? other : null));
     const failures: unknown[] = [];
     const members = new MemberService(
-      store,
-      plainPasswords,
-      { send: async () => Promise.reject(new Error('mail server down')) },
+      { store, passwords: plainPasswords, mailer: { send: async () => Promise.reject(new Error('mail server down')) } },
       { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12, onMailFailure: (e) => failures.push(e) },
     );
     for (const t of ['t1', 't2']) {
@@ -186,7 +181,7 @@ describe('one email in two tenants', () => {
     }
     expect(failures).toHaveLength(2);
     const throttle = new SignInThrottle(new LocalRateWindows(), { perAccount: 5, perAddress: 5, windowMs: 60_000 });
-    const sessions = new SessionService(store, plainPasswords, throttle, null, { idleMs: 600_000, absoluteMs: 3_600_000 });
+    const sessions = new SessionService({ store, passwords: plainPasswords, throttle, audit: null }, { idleMs: 600_000, absoluteMs: 3_600_000 });
     await expect(sessions.signIn({ email: 'cy@example.com', password: 'a long passphrase' }, null)).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       details: {

@@ -25,15 +25,14 @@ function setup(options: { limits?: { perAccount: number; perAddress: number }; a
   const store = new InMemoryPeopleStore((id) => (id === tenant.id ? tenant : null));
   const box = new SecretBox(randomBytes(32));
   const throttle = new SignInThrottle(new LocalRateWindows(clock), { ...limits, windowMs: 300_000 });
-  const factor = new SecondFactorService(store, box, audit, 'shortlink', throttle, clock);
-  const members = new MemberService(store, plainPasswords, null, { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12 }, clock);
+  const factor = new SecondFactorService({ store, box, audit, throttle }, { issuer: 'shortlink', clock });
+  const members = new MemberService(
+    { store, passwords: plainPasswords, mailer: null },
+    { invitationTtlMs: 3_600_000, acceptUrl: 'https://c/accept', passwordMinLength: 12, clock },
+  );
   const sessions = new SessionService(
-    store,
-    plainPasswords,
-    throttle,
-    audit,
-    { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor },
-    clock,
+    { store, passwords: plainPasswords, throttle, audit },
+    { idleMs: 600_000, absoluteMs: 3_600_000, cacheMs: 0, secondFactor: factor, clock },
   );
   const codeOf = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: Math.floor(now.t / 1000) + offsetSeconds });
   const signIn = (more: { code?: string; recoveryCode?: string } = {}) => sessions.signIn({ email, password: PASSWORD, ...more }, address);

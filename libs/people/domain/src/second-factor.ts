@@ -68,6 +68,21 @@ interface PendingSecret {
   readonly provenAt: number | null;
 }
 
+/** What the second factor works with: the people's store, the box its secrets are sealed in, the audit log, the sign-in throttle. */
+export interface SecondFactorParts {
+  readonly store: PeopleStore;
+  readonly box: SecretBox;
+  readonly audit: AuditLog | null;
+  /** Counts wrong codes with the sign-in's failures. */
+  readonly throttle: SignInThrottle;
+}
+
+export interface SecondFactorOptions {
+  /** The issuer the authenticator app shows beside the account. */
+  readonly issuer: string;
+  readonly clock?: Clock;
+}
+
 /**
  * The optional second factor (docs/design.md, "People and sessions"): TOTP (RFC 6238, otplib: 6
  * digits, 30 s, one step of clock drift either way) with recovery codes. A code is accepted once:
@@ -77,14 +92,19 @@ interface PendingSecret {
  * (SignInThrottle: 429 past its limits).
  */
 export class SecondFactorService {
-  constructor(
-    private readonly store: PeopleStore,
-    private readonly box: SecretBox,
-    private readonly audit: AuditLog | null,
-    private readonly issuer: string,
-    private readonly throttle: SignInThrottle,
-    private readonly clock: Clock = systemClock,
-  ) {}
+  private readonly issuer: string;
+  private readonly clock: Clock;
+
+  private readonly store: PeopleStore;
+  private readonly box: SecretBox;
+  private readonly audit: AuditLog | null;
+  private readonly throttle: SignInThrottle;
+
+  constructor(parts: SecondFactorParts, options: SecondFactorOptions) {
+    ({ store: this.store, box: this.box, audit: this.audit, throttle: this.throttle } = parts);
+    this.issuer = options.issuer;
+    this.clock = options.clock ?? systemClock;
+  }
 
   /**
    * Starts an enrolment: a new secret (pending until a code of it is confirmed), for the

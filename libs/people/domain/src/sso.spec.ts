@@ -85,12 +85,14 @@ function setup(starts = { perTenant: 100, perAddress: 100 }) {
   };
   const audit = new AuditLog(new InMemoryAuditLogStore(), { cursors: ListCursors.ephemeral(), retentionMs: 1e9 });
   const sso = new SsoService(
-    store,
-    provider,
-    new SecretBox('a code secret of 32 bytes or more!!', 'sso v1'),
-    sessions,
-    { getTenant: async () => tenant },
-    audit,
+    {
+      store,
+      oidc: provider,
+      box: new SecretBox('a code secret of 32 bytes or more!!', 'sso v1'),
+      sessions,
+      tenants: { getTenant: async () => tenant },
+      audit,
+    },
     {
       callbackUrl: CALLBACK,
       addresses: new SsoAddresses(resolver, new UrlPolicy({ shortDomains: ['sho.rt'] }), { allowInsecure: false }),
@@ -101,8 +103,8 @@ function setup(starts = { perTenant: 100, perAddress: 100 }) {
         waits.push(ms);
         now.t += ms;
       },
+      clock: { now: () => now.t },
     },
-    { now: () => now.t },
   );
   const configure = () =>
     sso.configure(

@@ -3,6 +3,7 @@ import { type AuditContext, type AuditEntry, type AuditLog, auditEntry } from '@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import type { RateWindowStore, Tenant } from '@shortlink/tenants-domain';
 import { checkEmail, Member } from './member';
+import type { SessionClient } from './ports';
 import { isRole, Role } from './roles';
 import { SecretBox } from './second-factor';
 import type { SessionService, SignedIn } from './session-service';
@@ -134,6 +135,18 @@ export interface SsoServiceOptions {
   readonly pendingTtlMs?: number;
   /** How the service waits (a failure is held until the provider's time is up); setTimeout by default. */
   readonly wait?: (ms: number) => Promise<void>;
+  readonly clock?: Clock;
+}
+
+/** What single sign-on works with: its settings' store, the OpenID client, the sessions it opens, the tenants, the audit log. */
+export interface SsoServiceParts {
+  readonly store: SsoStore;
+  readonly oidc: OidcClient;
+  /** Seals the client secrets (bound to the tenant) and the pending sign-ins. */
+  readonly box: SecretBox;
+  readonly sessions: Pick<SessionService, 'openSession'>;
+  readonly tenants: { getTenant(id: string): Promise<Tenant> };
+  readonly audit: AuditLog | null;
 }
 
 /** A started sign-in, sealed into a short-lived cookie: nothing to store, any instance finishes it. */
@@ -161,19 +174,22 @@ const invalid = (field: string, message: string) => new DomainError(ErrorCode.VA
  */
 export class SsoService {
   private readonly pendingTtlMs: number;
+  private readonly clock: Clock;
+
+  private readonly store: SsoStore;
+  private readonly oidc: OidcClient;
+  private readonly box: SecretBox;
+  private readonly sessions: Pick<SessionService, 'openSession'>;
+  private readonly tenants: { getTenant(id: string): Promise<Tenant> };
+  private readonly audit: AuditLog | null;
 
   constructor(
-    private readonly store: SsoStore,
-    private readonly oidc: OidcClient,
-    /** Seals the client secrets (bound to the tenant) and the pending sign-ins. */
-    private readonly box: SecretBox,
-    private readonly sessions: Pick<SessionService, 'openSession'>,
-    private readonly tenants: { getTenant(id: string): Promise<Tenant> },
-    private readonly audit: AuditLog | null,
+    parts: SsoServiceParts,
     private readonly options: SsoServiceOptions,
-    private readonly clock: Clock = systemClock,
   ) {
+    ({ store: this.store, oidc: this.oidc, box: this.box, sessions: this.sessions, tenants: this.tenants, audit: this.audit } = parts);
     this.pendingTtlMs = options.pendingTtlMs ?? 600_000;
+    this.clock = options.clock ?? systemClock;
   }
 
   async configure(tenantId: string, input: SsoInput, context: AuditContext): Promise<SsoView> {
@@ -279,7 +295,7 @@ export class SsoService {
    * SSO_CODE_REJECTED: wrong, used or expired), the email verified and of an allowed domain (403
    * SSO_EMAIL_DOMAIN_REFUSED); the provider not answering is 503 SSO_PROVIDER_UNAVAILABLE.
    */
-  async finish(callbackUrl: URL, pendingCookie: string | undefined, clientAddress: string | null): Promise<SignedIn> {
+  async finish(callbackUrl: URL, pendingCookie: string | undefined, clientAddress: string | null, client: SessionClient | null = null): Promise<SignedIn> {
     const pending = this.openPending(pendingCookie);
     const state = callbackUrl.searchParams.get('state') ?? '';
     if (!pending || !sameText(state, pending.state))
@@ -340,7 +356,7 @@ export class SsoService {
           now,
         ),
     );
-    return this.sessions.openSession(member, tenant, clientAddress, 'oidc');
+    return this.sessions.openSession(member, tenant, clientAddress, 'oidc', client);
   }
 
   private async settingsOf(tenantId: string): Promise<SsoSettings> {

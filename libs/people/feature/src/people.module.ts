@@ -68,12 +68,15 @@ export class SignInModule {}
       inject: [PEOPLE_STORE, PASSWORD_HASHER, MAILER, APP_CONFIG, APP_LOGGER],
       useFactory: (store: PeopleStore, passwords: PasswordHasher, mailer: Mailer | null, config: AppConfig, appLogger: PinoNestLogger) => {
         const logger = appLogger.scoped('Invitations');
-        return new MemberService(store, passwords, mailer, {
-          invitationTtlMs: config.people.invitationTtlMs,
-          acceptUrl: config.people.acceptUrl,
-          passwordMinLength: config.people.passwordMinLength,
-          onMailFailure: (error) => logger.warn(`invitation not mailed (the token is in the answer): ${(error as Error)?.message}`),
-        });
+        return new MemberService(
+          { store, passwords, mailer },
+          {
+            invitationTtlMs: config.people.invitationTtlMs,
+            acceptUrl: config.people.acceptUrl,
+            passwordMinLength: config.people.passwordMinLength,
+            onMailFailure: (error) => logger.warn(`invitation not mailed (the token is in the answer): ${(error as Error)?.message}`),
+          },
+        );
       },
     },
     {
@@ -98,12 +101,15 @@ export class SignInModule {}
         const fallback = new FallbackWindows(windows, (error) =>
           logger.warn(`SSO start cap: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
         );
-        return new SsoService(store, oidc, new SecretBox(codeSecret, 'sso v1'), sessions, tenants, log, {
-          callbackUrl: sso.callbackUrl,
-          addresses,
-          providerTimeoutMs: sso.timeoutMs,
-          starts: { windows: fallback, perTenant: sso.startsPerMinute.perTenant, perAddress: sso.startsPerMinute.perAddress },
-        });
+        return new SsoService(
+          { store, oidc, box: new SecretBox(codeSecret, 'sso v1'), sessions, tenants, audit: log },
+          {
+            callbackUrl: sso.callbackUrl,
+            addresses,
+            providerTimeoutMs: sso.timeoutMs,
+            starts: { windows: fallback, perTenant: sso.startsPerMinute.perTenant, perAddress: sso.startsPerMinute.perAddress },
+          },
+        );
       },
     },
     SessionPurge,

@@ -31,7 +31,7 @@ export { type ContextLogger, createAppLogger, PinoNestLogger } from './logging';
 export { METRICS_REGISTRY, PORT_GAUGES, TalliedHistogram, talliedCounter } from './metrics';
 export { pageLanguage, prefersHtml } from './negotiation';
 export type { OpenApiOptions } from './openapi';
-export { problemFor, retryAfterFor } from './problem-details';
+export { problem, problemFor, retryAfterFor } from './problem-details';
 export { StreamedBody, StreamedRoutes } from './streamed-body';
 export * from './people';
 export { versionOf } from './if-match';

@@ -13,6 +13,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   constructor(private readonly logger: PinoNestLogger) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
+    // A microservice handler (the click bus transport, which inherits the app's filters) gets its
+    // error back as it was: its transport redelivers the batch and logs why.
+    if (host.getType() !== 'http') throw error;
     const ctx = host.switchToHttp();
     const reply = ctx.getResponse<FastifyReply>();
     const request = ctx.getRequest<FastifyRequest>();

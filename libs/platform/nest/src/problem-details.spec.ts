@@ -72,7 +72,7 @@ describe('ProblemDetailsFilter', () => {
         return reply;
       },
     };
-    const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
+    const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
     const filter = new ProblemDetailsFilter(new PinoNestLogger(pino({ level: 'silent' })));
     filter.catch(new DomainError(ErrorCode.RATE_LIMITED, 'too many', { retryAfterSeconds: 7 }), host as never);
     expect(sent).toEqual({
@@ -86,11 +86,20 @@ describe('ProblemDetailsFilter', () => {
     const lines: Array<Record<string, unknown>> = [];
     const logger = new PinoNestLogger(pino({ base: { app: 'generation' } }, { write: (line: string) => void lines.push(JSON.parse(line)) }));
     const reply = { code: () => reply, status: () => reply, header: () => reply, send: () => reply };
-    const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
+    const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
     new ProblemDetailsFilter(logger).catch(new Error('shard s2 exploded'), host as never);
     const err = expect.objectContaining({ message: 'shard s2 exploded' });
     expect(lines).toEqual([expect.objectContaining({ app: 'generation', context: 'ProblemDetails', path: '/api/v1/links', err })]);
     expect(JSON.stringify(lines)).not.toContain('api_key');
+  });
+
+  it('gives a microservice handler (the click bus transport) its error back as it was, logging and sending nothing', () => {
+    const lines: string[] = [];
+    const logger = new PinoNestLogger(pino({}, { write: (line: string) => void lines.push(line) }));
+    const host = { getType: () => 'rpc', switchToHttp: () => ({ getResponse: () => ({}), getRequest: () => ({}) }) };
+    const error = new Error('ClickHouse at http://127.0.0.1:8123 is unreachable (ECONNRESET)');
+    expect(() => new ProblemDetailsFilter(logger).catch(error, host as never)).toThrow(error);
+    expect(lines).toEqual([]);
   });
 });
 
@@ -106,7 +115,7 @@ describe('ProblemDetailsFilter on a request whose body is not read', () => {
       send: () => reply,
     };
     const request = { url: '/api/v1/links/batch', raw: complete === undefined ? {} : { complete }, body };
-    const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }) };
+    const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }) };
     new ProblemDetailsFilter(new PinoNestLogger(pino({ level: 'silent' }))).catch(
       new DomainError(ErrorCode.BATCH_CONCURRENCY_LIMIT, 'busy', { retryAfterSeconds: 5 }),
       host as never,

@@ -112,6 +112,22 @@ describe('scalable Bloom filter on the embedded store', () => {
       expect(await answersFor(local.filter, listed.items)).toEqual({ maybe: 500 });
     });
 
+    it('on the in-process store, a writer that read "no filter" before that build still marks a link it creates right after it', async () => {
+      // The generation app starts first and reads the layout (none yet); the redirect then builds
+      // the filter; a link created before the writer's next refresh must not be a "no".
+      const writer = instance(store, listed, {}, undefined, true);
+      started.push(writer.maintainer);
+      await writer.filter.follow();
+      expect(writer.filter.view()).toBeNull();
+      const redirect = instance(store, listed, {}, undefined, true);
+      started.push(redirect.maintainer);
+      expect(await readyAfter(redirect, 10)).toBe(true);
+      listed.items.push(item(1));
+      await writer.maintainer.added({ domain: DOMAIN, code: 'in1' });
+      jest.useRealTimers();
+      expect(await redirect.filter.check(item(1))).toBe('maybe');
+    });
+
     it('on a shared store, waits the grace before the first scan, so that every writer knows the generation being built', async () => {
       listed.items.push(...Array.from({ length: 500 }, (_, i) => item(i)));
       const shared = instance(store, listed);

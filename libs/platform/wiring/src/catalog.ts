@@ -1,6 +1,7 @@
 import { busPort } from './ports/bus.port';
 import { cachePort } from './ports/cache.port';
 import { changesPort } from './ports/changes.port';
+import { domainProbesPort } from './ports/domain-probes.port';
 import { eventsPort } from './ports/events.port';
 import { geoPort } from './ports/geo.port';
 import { linksPort } from './ports/links.port';
@@ -27,6 +28,7 @@ export const PORT_CATALOG: readonly Port[] = [
   urlSafetyPort,
   webhooksPort,
   safetyPort,
+  domainProbesPort,
   metaPort,
   linksPort,
   cachePort,

@@ -13,6 +13,15 @@ import {
 import { CachedLink, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { GeoLocator, VisitorIds } from '@shortlink/visitors-domain';
 
+/** What the recorder hands clicks to and enriches them with. */
+export interface ClickRecorderParts {
+  readonly sink: ClickEventSink;
+  readonly geo: GeoLocator;
+  /** The secret each day's salt of the visitor ids is derived from (VisitorIds). */
+  readonly visitorSecret: string;
+  readonly observer?: ClickBufferObserver;
+}
+
 /**
  * Everything the redirect does for analytics (docs/analytics.md, "Events"). On the response path
  * `record` only copies request facts into the bounded buffer (synchronous, O(1), no lookup, no
@@ -25,7 +34,7 @@ export class ClickRecorder {
   private seq = 0;
   readonly buffer: ClickBuffer<RawClick>;
 
-  constructor(sink: ClickEventSink, geo: GeoLocator, visitorSecret: string, options: ClickBufferOptions, observer?: ClickBufferObserver) {
+  constructor({ sink, geo, visitorSecret, observer }: ClickRecorderParts, options: ClickBufferOptions) {
     const enricher = new ClickEnricher(this.producer, geo, new VisitorIds(visitorSecret));
     const enriching: BatchSink<RawClick> = { send: (raws) => sink.send(enricher.enrich(raws)) };
     this.buffer = new ClickBuffer<RawClick>(enriching, options, observer);

@@ -26,7 +26,7 @@ describe('LinkChangeListener', () => {
       changed: async (c: LinkChange) => void told.push(`${c.domain}/${c.code}@${c.version}`),
       dropAll: async () => void told.push('drop all'),
     };
-    const listener = new LinkChangeListener(pipeline, feed, counts().observer, quiet, domains);
+    const listener = new LinkChangeListener({ pipeline, feed, observer: counts().observer, logger: quiet, domains });
     await listener.start();
     await feed.publish({ domain: 'sho.rt', code: 'abc1234', version: 2 });
     await feed.publish(domainSettingsChange('go.example', 7));
@@ -39,7 +39,7 @@ describe('LinkChangeListener', () => {
   it('applies every published change, lists them newest first with their apply time, and stops listening on stop', async () => {
     const feed = new MemoryLinkChangeFeed();
     const { calls, pipeline } = fakePipeline();
-    const listener = new LinkChangeListener(pipeline, feed, counts().observer, quiet);
+    const listener = new LinkChangeListener({ pipeline, feed, observer: counts().observer, logger: quiet });
     await listener.start();
     const before = Date.now();
     await feed.publish({ domain: 'sho.rt', code: 'abc1234', version: 2 });
@@ -69,10 +69,11 @@ describe('LinkChangeListener', () => {
         gap = onGap;
         return new Promise((resolve) => (ready = resolve));
       },
+      heartbeat: async () => undefined,
       close: async () => undefined,
     };
     const { calls, pipeline } = fakePipeline();
-    const listener = new LinkChangeListener(pipeline, feed, counts().observer, quiet);
+    const listener = new LinkChangeListener({ pipeline, feed, observer: counts().observer, logger: quiet });
     await listener.start(20); // the channel does not answer in time: the instance starts anyway
     expect(calls).toEqual([]);
     ready(async () => undefined);

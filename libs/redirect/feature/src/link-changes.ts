@@ -22,6 +22,15 @@ export interface LinkChangeObserver {
   gap(): void;
 }
 
+/** What the listener works with: the read path whose L1 it drops from, the channel, its counters and log, and the domains' holdings. */
+export interface LinkChangeListenerParts {
+  readonly pipeline: RedirectPipeline;
+  readonly feed: LinkChangeFeed;
+  readonly observer: LinkChangeObserver;
+  readonly logger: ContextLogger;
+  readonly domains?: DomainChangeSink;
+}
+
 /** Changes kept for /internal/link-changes: enough for a test or an operator to look one up. */
 const KEPT = 5000;
 
@@ -39,13 +48,15 @@ export class LinkChangeListener {
   private unsubscribe: (() => Promise<void>) | null = null;
   private stopped = false;
 
-  constructor(
-    private readonly pipeline: RedirectPipeline,
-    private readonly feed: LinkChangeFeed,
-    private readonly observer: LinkChangeObserver,
-    private readonly logger: ContextLogger,
-    private readonly domains?: DomainChangeSink,
-  ) {}
+  private readonly pipeline: RedirectPipeline;
+  private readonly feed: LinkChangeFeed;
+  private readonly observer: LinkChangeObserver;
+  private readonly logger: ContextLogger;
+  private readonly domains?: DomainChangeSink;
+
+  constructor(parts: LinkChangeListenerParts) {
+    ({ pipeline: this.pipeline, feed: this.feed, observer: this.observer, logger: this.logger, domains: this.domains } = parts);
+  }
 
   /**
    * Subscribes before the instance serves. A channel that does not answer within `waitMs` does not

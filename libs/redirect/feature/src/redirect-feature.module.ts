@@ -39,6 +39,7 @@ import { DomainFiles } from './domain-files';
 import { LinkChangeListener } from './link-changes';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
+import { tlsAllowedRoute } from './tls-allowed.route';
 import { VisitorPages } from './visitor-pages';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
@@ -78,10 +79,10 @@ export class RedirectFeatureModule {
           provide: ClickRecorder,
           inject: [CLICK_EVENT_SINK, GEO_LOOKUP, VISITOR_SECRET, RedirectMetrics, Lifecycle],
           useFactory: (sink: ClickEventSink, geo: GeoLocator, visitorSecret: string, metrics: RedirectMetrics, lifecycle: Lifecycle) => {
-            const recorder = new ClickRecorder(sink, geo, visitorSecret, config.clickBuffer, {
-              dropped: (n) => metrics.clicksDropped.inc(n),
-              sendFailed: () => metrics.clickSendFailures.inc(),
-            });
+            const recorder = new ClickRecorder(
+              { sink, geo, visitorSecret, observer: { dropped: (n) => metrics.clicksDropped.inc(n), sendFailed: () => metrics.clickSendFailures.inc() } },
+              config.clickBuffer,
+            );
             metrics.readClickBufferSize(() => recorder.buffer.size);
             // Closed after the HTTP server (no more clicks) and before the bus: the buffer is flushed.
             lifecycle.manage({ start: () => recorder.buffer.start(), stop: () => recorder.buffer.close() });
@@ -123,7 +124,7 @@ export class RedirectFeatureModule {
             admin: AdminRoutes,
             files: DomainFiles,
           ) => {
-            const listener = new LinkChangeListener(pipeline, feed, metrics, logger.scoped('LinkChanges'), files);
+            const listener = new LinkChangeListener({ pipeline, feed, observer: metrics, logger: logger.scoped('LinkChanges'), domains: files });
             admin.add('/internal/link-changes', listener.route());
             // Subscribed before the listener opens: edits made from now on reach this instance's L1.
             lifecycle.manage({ start: () => listener.start(), stop: () => listener.stop() });
@@ -132,13 +133,15 @@ export class RedirectFeatureModule {
         },
         {
           provide: TenantDirectory,
-          inject: [TENANT_STORE, Lifecycle, APP_LOGGER],
-          useFactory: (store: TenantStore, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+          inject: [TENANT_STORE, Lifecycle, APP_LOGGER, AdminRoutes, METRICS_REGISTRY],
+          useFactory: (store: TenantStore, lifecycle: Lifecycle, appLogger: PinoNestLogger, admin: AdminRoutes, registry: Registry) => {
             const logger = appLogger.scoped('TenantDirectory');
             const directory = new TenantDirectory(store, {
               refreshMs: r.tenantRefreshMs,
               onOutage: (error) => logger.warn(`tenant domains and suspensions not refreshed, the last ones stay in use: ${(error as Error).message}`),
             });
+            // The TLS front's question before it obtains a certificate (docs/design.md, "Custom domains and TLS").
+            admin.add('/internal/tls-allowed', tlsAllowedRoute(directory, registry));
             lifecycle.manage({ start: () => directory.start(), stop: () => directory.stop() });
             return directory;
           },

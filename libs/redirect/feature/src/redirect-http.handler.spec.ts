@@ -27,7 +27,7 @@ import { ClickEvent } from '@shortlink/clicks-domain';
 import { LINK_PREVIEWER_AGENTS } from '@shortlink/visitors-domain';
 import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
-import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, TenantDirectory } from '@shortlink/tenants-domain';
+import { defaultSettingsOf, DomainSettingsDirectory, DomainSettingsValues, operatorAssignedDomain, TenantDirectory } from '@shortlink/tenants-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles } from './domain-files';
 import { RedirectHttpHandler } from './redirect-http.handler';
@@ -44,6 +44,9 @@ const argon2 = new Argon2PasswordHasher();
 const SMALL = 2000;
 /** Visits by a QR URL counted as scans per visitor and link in a minute, here. */
 const QR_SCANS_PER_VISITOR = 2;
+
+/** A 1×1 PNG, base64. */
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 describe('RedirectHttpHandler', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'http://sho.rt', SHORTLINK_DOMAINS: 'go.example' });
@@ -122,12 +125,11 @@ describe('RedirectHttpHandler', () => {
       },
     );
     clicks = [];
-    const recorder = new ClickRecorder({ send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, 'v'.repeat(40), {
-      capacity: 100,
-      batchSize: 100,
-      flushIntervalMs: 1000,
-    });
-    quota = new ClickQuota(new LocalClickLeases(), repository, { flushIntervalMs: 60_000, maxLinks: SMALL }, readPathMetrics);
+    const recorder = new ClickRecorder(
+      { sink: { send: async (events) => void clicks.push(...events), close: async () => undefined }, geo, visitorSecret: 'v'.repeat(40) },
+      { capacity: 100, batchSize: 100, flushIntervalMs: 1000 },
+    );
+    quota = new ClickQuota({ store: new LocalClickLeases(), counts: repository, observer: readPathMetrics }, { flushIntervalMs: 60_000, maxLinks: SMALL });
     visitors = new VisitorLimit((visitorWindows = new LocalVisitorWindows()), { maxKeys: SMALL });
     const parts = {
       rules: new LinkRules(geo, quota, { userAgents: SMALL, addresses: SMALL, visitors }),
@@ -273,19 +275,92 @@ describe('RedirectHttpHandler', () => {
     expect(await locationFor('/same001', 'sho.rt')).toBe('https://example.com/default');
   });
 
-  it("normalises the Host: a trailing dot, a default port or upper case reach the tenant's domain, never another tenant's default-domain link", async () => {
+  it("normalises the Host: a trailing dot, any port or upper case reach the tenant's domain, never another tenant's default-domain link", async () => {
     await shard.insert(link('same1', { tenantId: 't2', targetUrl: 'https://example.com/tenant-b-default' }));
     await shard.insert(link('same1', { domain: 'go.acme.test', targetUrl: 'https://example.com/tenant-a-own' }));
     await shard.insert(link('same2', { domain: 'go.example', targetUrl: 'https://example.com/configured' }));
     await meta.tenants.addDomain('t1', 'go.acme.test');
     await tenants.refresh();
-    for (const host of ['go.acme.test', 'go.acme.test.', 'go.acme.test:80', 'go.acme.test:443', 'GO.ACME.TEST.:443']) {
+    for (const host of ['go.acme.test', 'go.acme.test.', 'go.acme.test:80', 'go.acme.test:443', 'GO.ACME.TEST.:443', 'go.acme.test:8080']) {
       expect({ host, location: await locationFor('/same1', host) }).toEqual({ host, location: 'https://example.com/tenant-a-own' });
     }
-    for (const host of ['go.example.', 'go.example:443']) expect(await locationFor('/same2', host)).toBe('https://example.com/configured');
-    // Another port is another host, as before; so are two trailing dots.
-    expect(await locationFor('/same1', 'go.acme.test:8080')).toBe('https://example.com/tenant-b-default');
+    for (const host of ['go.example.', 'go.example:443', 'go.example:8080']) expect(await locationFor('/same2', host)).toBe('https://example.com/configured');
+    // A host that is none of ours is the default domain, with or without a port; so is one with two trailing dots.
+    expect(await locationFor('/same1', 'elsewhere.test:8080')).toBe('https://example.com/tenant-b-default');
     expect(await locationFor('/same1', 'go.acme.test..')).toBe('https://example.com/tenant-b-default');
+  });
+
+  /** A domain the tenant added itself, pending, with its token (docs/design.md, "Custom domains and TLS"). */
+  const pendingDomain = async (domain: string, tenantId = 't1') => {
+    const token = `tok-${domain.replace(/\W/g, '')}-0123456789abcdef`;
+    const now = new Date();
+    await meta.domainOwnership.claim({ ...operatorAssignedDomain(domain, tenantId, now), token, status: 'pending', verifiedBy: null, verifiedAt: null }, 10);
+    await tenants.refresh();
+    return token;
+  };
+  /** One request with its Host (fetch cannot set it): status, headers, body. */
+  const onHost = (path: string, host: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+      const { port } = new URL(base);
+      request({ host: '127.0.0.1', port, path, headers: { host, ...as(), ...headers } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      })
+        .on('error', reject)
+        .end();
+    });
+
+  it("serves nothing on a tenant's domain that is not verified (not even the default domain's links), but its ownership token", async () => {
+    await shard.insert(link('same001', { tenantId: 't2', targetUrl: 'https://example.com/default' }));
+    await shard.insert(link('same001', { domain: 'new.acme.test', targetUrl: 'https://example.com/before-proof' }));
+    const token = await pendingDomain('new.acme.test');
+    const refused = await onHost('/same001', 'new.acme.test');
+    expect(refused).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json' } });
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'LINK_NOT_FOUND', detail: expect.stringContaining('not verified') });
+    const page = await onHost('/same001', 'new.acme.test', { accept: 'text/html' });
+    expect(page.status).toBe(404);
+    expect(page.body).toContain('<html');
+    expect((await onHost('/robots.txt', 'new.acme.test')).status).toBe(404);
+    expect((await onHost('/same001/~', 'new.acme.test')).status).toBe(404);
+    // The token, on its own host only, and no other.
+    const challenge = await onHost(`/.well-known/shortlink-challenge/${token}`, 'NEW.acme.test.');
+    expect(challenge).toMatchObject({ status: 200, body: token, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+    expect((await onHost(`/.well-known/shortlink-challenge/${token}`, 'sho.rt')).status).toBe(204); // left to the framework
+    expect((await onHost('/.well-known/shortlink-challenge/tok-another-0123456789abcdef', 'new.acme.test')).status).toBe(204);
+    expect(passedOn).toEqual([`GET /.well-known/shortlink-challenge/${token}`, 'GET /.well-known/shortlink-challenge/tok-another-0123456789abcdef']);
+    await flush();
+    expect(clicks).toEqual([]);
+    // Verified: its links are served, and the token still is (re-checks read it).
+    expect(await meta.domainOwnership.takeNow('t1', 'new.acme.test', new Date(), new Date(Date.now() + 60_000), 'test')).not.toBeNull();
+    await meta.domainOwnership.saveCheck('new.acme.test', 'test', {
+      status: 'verified',
+      verifiedBy: 'http',
+      verifiedAt: new Date(),
+      checkedAt: new Date(),
+      failures: 0,
+      lastFailure: null,
+      nextCheckAt: null,
+      retryUntil: null,
+    });
+    await tenants.refresh();
+    expect(await locationFor('/same001', 'new.acme.test')).toBe('https://example.com/before-proof');
+    expect((await onHost(`/.well-known/shortlink-challenge/${token}`, 'new.acme.test')).body).toBe(token);
+  });
+
+  it("sends the domain's HSTS setting with its answers over HTTPS only", async () => {
+    await shard.insert(link('hsts001', { domain: 'go.example' }));
+    await meta.domainSettings.save(
+      { ...defaultSettingsOf('go.example'), hsts: { maxAge: 31_536_000, includeSubDomains: true, preload: true }, version: 1, updatedAt: new Date() },
+      0,
+    );
+    await settings.refresh();
+    const secure = await onHost('/hsts001', 'go.example', { 'x-forwarded-proto': 'https' });
+    expect(secure.status).toBe(302);
+    expect(secure.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains; preload');
+    expect((await onHost('/missing1', 'go.example', { 'x-forwarded-proto': 'https' })).headers['strict-transport-security']).toBeDefined();
+    expect((await onHost('/hsts001', 'go.example')).headers['strict-transport-security']).toBeUndefined();
+    expect((await onHost('/hsts001', 'sho.rt', { 'x-forwarded-proto': 'https' })).headers['strict-transport-security']).toBeUndefined();
   });
 
   it("answers a suspended tenant's links with the suspended page and no click; other tenants' links redirect", async () => {
@@ -994,11 +1069,13 @@ describe('RedirectHttpHandler', () => {
       }
     });
 
-    it('speaks the visitor’s language: German and French by Accept-Language, English otherwise', async () => {
+    it('speaks the visitor’s language: German, French, Spanish and Italian by Accept-Language, English otherwise', async () => {
       const cases: Array<[string, string, string]> = [
         ['de-CH,de;q=0.9,en;q=0.5', 'de', 'Diesen Link gibt es nicht'],
         ['fr-FR,fr;q=0.9', 'fr', 'Ce lien n’existe pas'],
-        ['es,de;q=0.4', 'de', 'Diesen Link gibt es nicht'],
+        ['es-MX,es;q=0.9,en;q=0.5', 'es', 'Este enlace no existe'],
+        ['it-IT', 'it', 'Questo link non esiste'],
+        ['pt-BR,es;q=0.8,de;q=0.4', 'es', 'Este enlace no existe'],
         ['ja', 'en', 'This link does not exist'],
         ['de;q=0,*', 'en', 'This link does not exist'],
       ];
@@ -1010,20 +1087,22 @@ describe('RedirectHttpHandler', () => {
       }
     });
 
-    it('shows the domain’s branding (name, logo, accent) and the service’s on domains without any; the CSP allows the logo’s origin only', async () => {
-      await setSettings('go.example', { branding: { name: 'Acme <Links>', logoUrl: 'https://cdn.acme.example/logo.png', accentColor: '#ff6600' } });
+    it('shows the domain’s branding (name, logo carried by the page, accent) and the service’s on domains without any; the CSP allows that image only', async () => {
+      const logo = `data:image/png;base64,${PNG_1PX}`;
+      await setSettings('go.example', { branding: { name: 'Acme <Links>', logo, accentColor: '#ff6600' } });
       const branded = await getOn('go.example', '/pgbrand', { accept: BROWSER_ACCEPT });
       expect(branded.status).toBe(404);
       expect(branded.body).toContain('<title>Link not found – Acme &lt;Links&gt;</title>');
-      expect(branded.body).toContain('<img src="https://cdn.acme.example/logo.png" alt="Acme &lt;Links&gt;"');
+      // The name once: the logo beside it is decorative (a broken image does not repeat the name).
+      expect(branded.body).toContain(`<header><img src="${logo}" alt="" height="36"><span>Acme &lt;Links&gt;</span></header>`);
       expect(branded.body).toContain('--accent:#ff6600');
-      expect(branded.headers['content-security-policy']).toMatch(/img-src https:\/\/cdn\.acme\.example;/);
+      expect(branded.headers['content-security-policy']).toMatch(/img-src data:;/);
       // The default domain has no branding of its own yet: no header, no image allowed.
       const plain = await getOn('sho.rt', '/pgbrand', { accept: BROWSER_ACCEPT });
       expect(plain.body).not.toContain('Acme');
       expect(plain.headers['content-security-policy']).toMatch(/img-src 'none'/);
       // The service's branding (its default domain's) is every other domain's.
-      await setSettings('sho.rt', { branding: { name: 'Sho.rt', logoUrl: null, accentColor: null } });
+      await setSettings('sho.rt', { branding: { name: 'Sho.rt', logo: null, accentColor: null } });
       expect((await getOn('sho.rt', '/pgbrand', { accept: BROWSER_ACCEPT })).body).toContain('<header>Sho.rt</header>');
       expect((await getOn('go.example', '/pgbrand', { accept: BROWSER_ACCEPT })).body).toContain('Acme &lt;Links&gt;');
     });

@@ -17,7 +17,7 @@ import {
 } from '@shortlink/links-domain';
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
-import { TenantDirectory } from '@shortlink/tenants-domain';
+import { CHALLENGE_PATH_PREFIX, hstsHeader, TenantDirectory } from '@shortlink/tenants-domain';
 import { isBotUserAgent, isLinkPreviewer } from '@shortlink/visitors-domain';
 import type { ClickSource } from '@shortlink/clicks-domain';
 import { ClickRecorder } from './click-recorder';
@@ -68,6 +68,9 @@ const firstSegment = (code: string) => {
 
 /** `/`, `/robots.txt` and the well-known files of app links, with a query string or none (docs/design.md, "Domain settings"). */
 const DOMAIN_FILE_PATH = /^\/(robots\.txt|\.well-known\/(?:apple-app-site-association|assetlinks\.json))?(?:\?.*)?$/;
+
+/** The HTTP token of a domain's ownership check (docs/design.md, "Custom domains and TLS"): base64url, as the domain makes it. */
+const CHALLENGE_PATH = new RegExp(`^${CHALLENGE_PATH_PREFIX.replace(/[./]/g, '\\$&')}([A-Za-z0-9_-]{16,128})$`);
 
 /** A password form's body: `password=` and at most 128 characters, percent-encoded up to 3 bytes each. */
 const MAX_FORM_BYTES = 1024;
@@ -188,7 +191,10 @@ export class RedirectHttpHandler {
       if (!perIp.allowed) return this.refuse(visit, 'ip', perIp.retryAfterSeconds);
       const all = this.global.allow();
       if (!all.allowed) return this.refuse(visit, 'global', all.retryAfterSeconds);
-      const id: ShortUrlIdentifier = (visit.id = { domain: this.domainOf(req), code: match[1] });
+      const domain = this.servedDomainOf(req);
+      if (domain === null) return this.notServed(visit);
+      this.strictTransport(req, res, domain);
+      const id: ShortUrlIdentifier = (visit.id = { domain, code: match[1] });
       const local = this.links.resolveLocal(id);
       if (local) {
         this.answer(visit, local.link);
@@ -213,7 +219,12 @@ export class RedirectHttpHandler {
   @FrontRoute({ methods: ['GET', 'HEAD'], path: '/, /robots.txt, /.well-known/{apple-app-site-association,assetlinks.json}', pattern: DOMAIN_FILE_PATH })
   domainFile(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): boolean {
     const visit: Visit = { req, res, started: performance.now(), suffix: undefined, query: undefined, source: 'link', address: '', id: null };
-    const domain = this.domainOf(req);
+    const domain = this.servedDomainOf(req);
+    if (domain === null) {
+      this.notServed(visit);
+      return true;
+    }
+    this.strictTransport(req, res, domain);
     const file = match[1];
     if (file === undefined) {
       const root = this.pages.settingsOf(domain)?.rootRedirect;
@@ -232,6 +243,37 @@ export class RedirectHttpHandler {
       this.sendFile(visit, 'application/json', json);
     }
     return true;
+  }
+
+  /**
+   * The token of a tenant domain's HTTP ownership check, on that domain (docs/design.md, "Custom
+   * domains and TLS"), whatever its status: a re-check of a verified domain reads it too. Any other
+   * token or host is left to the framework (its 404).
+   */
+  @FrontRoute({ methods: ['GET', 'HEAD'], path: `${CHALLENGE_PATH_PREFIX}{token}`, pattern: CHALLENGE_PATH })
+  challenge(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): boolean {
+    const host = req.headers.host;
+    if (!host || this.tenants.challengeTokenOf(normalizeHost(host)) !== match[1]) return false;
+    this.metrics.status(200);
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(match[1].length), 'cache-control': 'no-store' });
+    res.end(req.method === 'HEAD' ? undefined : match[1]);
+    return true;
+  }
+
+  /**
+   * A tenant's domain that is not verified serves nothing (docs/design.md, "Custom domains and TLS"):
+   * the 404 of an unknown code, in the service's look, whatever its links and settings.
+   */
+  private notServed(visit: Visit): true {
+    if (this.pages.wantsPage(visit.req)) this.page(visit, notFoundPage);
+    else this.problem(visit, new DomainError(ErrorCode.LINK_NOT_FOUND, 'this domain serves no links: its ownership is not verified'));
+    return true;
+  }
+
+  /** The domain's HSTS setting, on an answer over HTTPS (RFC 6797: never over plain HTTP). */
+  private strictTransport(req: IncomingMessage, res: ServerResponse, domain: string): void {
+    const hsts = this.pages.settingsOf(domain)?.hsts;
+    if (hsts && this.addresses.isHttps(req)) res.setHeader('strict-transport-security', hstsHeader(hsts));
   }
 
   /** A domain's file: short-lived in shared caches, so that a change of the settings is seen soon after every instance has it. */
@@ -558,13 +600,24 @@ export class RedirectHttpHandler {
   /**
    * The link's host: a configured short domain or a tenant's, else the default domain (e.g. when
    * reached by IP). `GO.acme.test.:443` is `go.acme.test`: a variant of a tenant's host must not
-   * fall through to the default domain, where another tenant may hold the same code.
+   * fall through to the default domain, where another tenant may hold the same code. A port that
+   * names none of our domains is the domain without it (`go.acme.test:8080`: the redirect listening
+   * on its own port, no proxy in front); a domain configured with its port (the default
+   * `localhost:8080`) matches first.
    */
   domainOf(req: IncomingMessage): string {
+    return this.servedDomainOf(req) ?? this.config.links.defaultDomain;
+  }
+
+  /** As domainOf, but null for a tenant's domain that is not verified (it serves nothing). */
+  private servedDomainOf(req: IncomingMessage): string | null {
     const host = req.headers.host;
     if (host) {
       const h = normalizeHost(host);
       if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
+      const name = h.replace(/:\d{1,5}$/, '');
+      if (name !== h && (this.domains.has(name) || this.tenants.isTenantDomain(name))) return name;
+      if (this.tenants.isUnverifiedDomain(h) || this.tenants.isUnverifiedDomain(name)) return null;
     }
     return this.config.links.defaultDomain;
   }

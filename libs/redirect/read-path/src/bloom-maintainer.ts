@@ -74,7 +74,19 @@ export class BloomMaintainer {
     this.storeInProcess = options.storeInProcess ?? false;
   }
 
+  /**
+   * Called before a create writes its bits. On an in-process store the layout is read again first:
+   * a first build there skips the grace (see `rebuild`), so a layout this writer read before the
+   * build started would miss the generation being filled, and the new link's bits with it. Reading
+   * after the shard insert closes that: either the scan meets the link or this read meets the
+   * generation. A shared store keeps the grace instead, and no read per create.
+   */
+  async beforeWrite(): Promise<void> {
+    if (this.storeInProcess) await this.filter.refresh().catch(() => undefined);
+  }
+
   async added(link: Pick<Link, 'domain' | 'code'>): Promise<void> {
+    await this.beforeWrite();
     const item = bloomItem(link.domain, link.code);
     try {
       await this.filter.add(item);

@@ -53,7 +53,8 @@ describe('ClickQuota (maxClicks)', () => {
   let counters: Counters;
   let shard: InMemoryClickCounts;
   // A few links per test: 1000 remembered, not the production 100 000 (whose arrays cost ~20 ms per quota inside jest).
-  const quota = (o: { leaseMs?: number } = {}) => new ClickQuota(counters, shard, { flushIntervalMs: 60_000, leaseMs: o.leaseMs ?? 2000, maxLinks: 1000 });
+  const quota = (o: { leaseMs?: number } = {}) =>
+    new ClickQuota({ store: counters, counts: shard }, { flushIntervalMs: 60_000, leaseMs: o.leaseMs ?? 2000, maxLinks: 1000 });
   const used = async () => (await counters.inner.peek(LINK_ID))!;
 
   beforeEach(async () => {
@@ -272,7 +273,7 @@ describe('ClickQuota (maxClicks)', () => {
     // A replica promoted before it had the last 20: it holds 50 (started so by an instance that read an older shard count).
     const older = new InMemoryClickCounts();
     older.counts.set(LINK_ID, 50);
-    expect(granted(await burst(new ClickQuota(counters, older, { flushIntervalMs: 60_000, maxLinks: 1000 }), 1))).toBe(1);
+    expect(granted(await burst(new ClickQuota({ store: counters, counts: older }, { flushIntervalMs: 60_000, maxLinks: 1000 }), 1))).toBe(1);
     expect((await used()).used).toBe(51);
     expect(granted(await burst(q, 100))).toBe(30);
   });

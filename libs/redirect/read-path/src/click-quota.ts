@@ -114,12 +114,15 @@ export class ClickQuota implements ExhaustionView {
   private queued: Promise<void> | null = null;
   private tail: Promise<void> = Promise.resolve();
 
+  private readonly store: ClickLeaseStore;
+  private readonly counts: ClickCounts;
+  private readonly observer: ClickQuotaObserver;
+
   constructor(
-    private readonly store: ClickLeaseStore,
-    private readonly counts: ClickCounts,
+    parts: { readonly store: ClickLeaseStore; readonly counts: ClickCounts; readonly observer?: ClickQuotaObserver },
     private readonly options: ClickQuotaOptions,
-    private readonly observer: ClickQuotaObserver = quiet,
   ) {
+    ({ store: this.store, counts: this.counts, observer: this.observer = quiet } = parts);
     this.holder = options.holder ?? randomUUID();
     this.syncIntervalMs = options.syncIntervalMs ?? 100;
     this.leaseMs = options.leaseMs ?? 2000;

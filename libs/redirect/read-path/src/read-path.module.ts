@@ -60,7 +60,7 @@ export class ReadPathModule {
           useFactory: (cache: CacheStore, bloom: BloomMaintainer, lifecycle: Lifecycle) => {
             // Creates write their Bloom bits into the generations of the layout this instance reads.
             lifecycle.manage({ start: () => bloom.follow() });
-            return new CachedLinkWriter(cache, bloom, new CachePolicy(config.redirect.policy));
+            return new CachedLinkWriter(cache, bloom, new CachePolicy(config.redirect.policy, { maxTtlMs: config.redirect.maxTtlMs }));
           },
         },
       ],
@@ -111,7 +111,7 @@ export class ReadPathModule {
                 observer: metrics,
                 l1,
                 hot: new HotKeyDetector(r.hot),
-                policy: new CachePolicy(r.policy),
+                policy: new CachePolicy(r.policy, { maxTtlMs: r.maxTtlMs }),
                 bloom: r.bloom.enabled ? bloom.filter : null,
               },
               {
@@ -161,7 +161,7 @@ export class ReadPathModule {
           inject: [CLICK_LEASE_STORE, LINK_REPOSITORY, ReadPathMetrics, Lifecycle],
           useFactory: (leases: ClickLeaseStore, links: LinkRepository, metrics: ReadPathMetrics, lifecycle: Lifecycle) => {
             const options = { flushIntervalMs: r.clickCountFlushMs, syncIntervalMs: r.counterSyncMs, leaseMs: r.clickLeaseMs };
-            const quota = new ClickQuota(leases, links, options, metrics);
+            const quota = new ClickQuota({ store: leases, counts: links, observer: metrics }, options);
             metrics.readUnflushedClicks(() => quota.unflushedClicks);
             metrics.readReservedClicks(() => quota.reservedClicks);
             // Closed before the ports: the unused leases go back and the clicks granted against maxClicks reach the shards.

@@ -47,6 +47,44 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the custom domain settings: both methods, the system resolver, no TLS front, plan caps; lists bad ones', () => {
+    const defaults = loadConfig({});
+    expect(defaults.domains).toEqual({
+      verifier: { enabled: true, intervalMs: 5000 },
+      methods: ['dns', 'http'],
+      resolvers: [],
+      checkTimeoutMs: 5000,
+      httpPort: 80,
+      allowPrivate: false,
+      firstCheckMs: 10_000,
+      backoff: { baseMs: 60_000, maxMs: 3_600_000 },
+      retryWindowMs: 72 * 3_600_000,
+      recheckMs: 6 * 3_600_000,
+      unverifyAfter: 3,
+      tlsFront: null,
+    });
+    expect([defaults.plans.free.maxDomains, defaults.plans.paid.maxDomains]).toEqual([1, 50]);
+    expect(
+      loadConfig({
+        DOMAIN_VERIFICATION_METHODS: 'dns',
+        DOMAIN_DNS_RESOLVER: '127.0.0.1:5353, [::1]:53, 10.0.0.2',
+        DOMAIN_TLS_FRONT: 'caddy:443',
+        DOMAIN_TLS_FRONT_CA_FILE: '/etc/ssl/pebble.pem',
+      }).domains,
+    ).toMatchObject({
+      methods: ['dns'],
+      resolvers: ['127.0.0.1:5353', '[::1]:53', '10.0.0.2'],
+      tlsFront: { host: 'caddy', port: 443, caFile: '/etc/ssl/pebble.pem', timeoutMs: 30_000 },
+    });
+    const violations = violationsOf({
+      DOMAIN_VERIFICATION_METHODS: 'dns,email',
+      DOMAIN_DNS_RESOLVER: 'ns1.example.com',
+      DOMAIN_TLS_FRONT: 'https://caddy',
+      PLAN_FREE_MAX_DOMAINS: '-1',
+    }).join('\n');
+    for (const name of ['DOMAIN_VERIFICATION_METHODS', 'DOMAIN_DNS_RESOLVER', 'DOMAIN_TLS_FRONT', 'PLAN_FREE_MAX_DOMAINS']) expect(violations).toContain(name);
+  });
+
   it('reads the live stream settings: a replay window of 10 000 clicks and 300 s, 5 open streams per tenant, and lists bad ones', () => {
     expect(loadConfig({}).analytics.stream).toEqual({ replayEvents: 10_000, replaySeconds: 300, maxPerTenant: 5 });
     expect(

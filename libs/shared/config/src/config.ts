@@ -133,6 +133,7 @@ export interface AppConfig {
         readonly maxKeys: number;
         readonly concurrentBatches: number;
         readonly invitationsPerHour: number;
+        readonly maxDomains: number;
       }
     >
   >;
@@ -146,6 +147,8 @@ export interface AppConfig {
     readonly urlSafety: { readonly dnsCheck: boolean; readonly dnsTimeoutMs: number; readonly blockedDomainsFile: string | null };
     readonly retireForMs: number;
     readonly expiryJobIntervalMs: number;
+    /** The outbox relay (docs/design.md, "Edits reach every instance"). */
+    readonly outbox: { readonly intervalMs: number; readonly leaseMs: number; readonly confirmAfterMs: number };
   };
   /** The audit log: how long its entries are kept. */
   readonly audit: { readonly retentionMs: number };
@@ -157,6 +160,23 @@ export interface AppConfig {
     readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number; readonly windowMs: number };
     readonly disableAfterMs: number;
     readonly timeoutMs: number;
+  };
+  /** Tenants' own domains: the ownership checks and the TLS front's certificates (docs/design.md, "Custom domains and TLS"). */
+  readonly domains: {
+    readonly verifier: { readonly enabled: boolean; readonly intervalMs: number };
+    readonly methods: readonly ('dns' | 'http')[];
+    /** Name servers as `host` or `host:port`; empty: the system's. */
+    readonly resolvers: readonly string[];
+    readonly checkTimeoutMs: number;
+    readonly httpPort: number;
+    readonly allowPrivate: boolean;
+    readonly firstCheckMs: number;
+    readonly backoff: { readonly baseMs: number; readonly maxMs: number };
+    readonly retryWindowMs: number;
+    readonly recheckMs: number;
+    readonly unverifyAfter: number;
+    /** The TLS front whose certificates are read, or null. */
+    readonly tlsFront: { readonly host: string; readonly port: number; readonly caFile: string | null; readonly timeoutMs: number } | null;
   };
   /** Trust and safety (docs/design.md, "Trust and safety"): reputation, dead-link checks, the sweep, visitors' reports. */
   readonly safety: {
@@ -259,6 +279,8 @@ export interface AppConfig {
     | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
   readonly analytics: {
     readonly consumerEnabled: boolean;
+    /** Partitions consumed at once (ANALYTICS_CONSUMER_CONCURRENCY). */
+    readonly consumerConcurrency: number;
     readonly allowedLatenessSeconds: number;
     readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number; readonly visitDays: number };
     /** The live click stream: the replay window of each instance and the open streams a tenant may hold there. */
@@ -268,6 +290,8 @@ export interface AppConfig {
   readonly geo: { readonly database: 'country' | 'city' | { readonly files: readonly string[] } };
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
+    /** The longest any link entry lives in the shared cache. */
+    readonly maxTtlMs: number;
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
     readonly sharedCacheEnabled: boolean;
     readonly bloom: {
@@ -338,9 +362,12 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   for (const spare of spareShards) {
     if (mysqlShards.some((s) => s.name === spare.name)) violations.push(`MYSQL_SPARE_SHARDS: shard "${spare.name}" is also in MYSQL_SHARDS`);
   }
+  if (e.OUTBOX_LEASE_MS < 3 * e.OUTBOX_RELAY_INTERVAL_MS)
+    violations.push(`OUTBOX_LEASE_MS: must be at least 3 × OUTBOX_RELAY_INTERVAL_MS (${3 * e.OUTBOX_RELAY_INTERVAL_MS}), got ${e.OUTBOX_LEASE_MS}`);
   if (e.SHARD_RING_LEASE_MS < 3 * e.SHARD_RING_POLL_MS)
     violations.push(`SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (${3 * e.SHARD_RING_POLL_MS}), got ${e.SHARD_RING_LEASE_MS}`);
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
+  const tlsFront = e.DOMAIN_TLS_FRONT === undefined ? null : parseHostPort(e.DOMAIN_TLS_FRONT, 'DOMAIN_TLS_FRONT', violations);
   // Either strategy needs a shard to route to; a name becomes a file name (SQLite) or a metric label.
   if (e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS !== undefined && mysqlShards.length === 0 && !violations.some((v) => v.startsWith('MYSQL_SHARDS')))
     violations.push('MYSQL_SHARDS: needs at least one shard');
@@ -415,6 +442,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         maxKeys: e.PLAN_FREE_MAX_KEYS,
         concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES,
         invitationsPerHour: e.PLAN_FREE_INVITATIONS_PER_HOUR,
+        maxDomains: e.PLAN_FREE_MAX_DOMAINS,
       },
       paid: {
         requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE,
@@ -422,6 +450,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         maxKeys: e.PLAN_PAID_MAX_KEYS,
         concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES,
         invitationsPerHour: e.PLAN_PAID_INVITATIONS_PER_HOUR,
+        maxDomains: e.PLAN_PAID_MAX_DOMAINS,
       },
     },
     links: {
@@ -434,6 +463,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       urlSafety: { dnsCheck: e.URL_DNS_CHECK, dnsTimeoutMs: e.URL_DNS_TIMEOUT_MS, blockedDomainsFile: e.BLOCKED_DOMAINS_FILE ?? null },
       retireForMs: e.RETIRED_CODE_DAYS * 86_400_000,
       expiryJobIntervalMs: e.EXPIRY_JOB_INTERVAL_MS,
+      outbox: { intervalMs: e.OUTBOX_RELAY_INTERVAL_MS, leaseMs: e.OUTBOX_LEASE_MS, confirmAfterMs: e.OUTBOX_CONFIRM_AFTER_MS },
     },
     audit: { retentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000 },
     webhooks: {
@@ -443,6 +473,20 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       retry: { baseDelayMs: e.WEBHOOK_RETRY_BASE_MS, maxDelayMs: e.WEBHOOK_RETRY_MAX_MS, windowMs: e.WEBHOOK_RETRY_WINDOW_MS },
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
+    domains: {
+      verifier: { enabled: e.DOMAIN_VERIFIER, intervalMs: e.DOMAIN_VERIFIER_INTERVAL_MS },
+      methods: [...new Set(e.DOMAIN_VERIFICATION_METHODS)],
+      resolvers: e.DOMAIN_DNS_RESOLVER ?? [],
+      checkTimeoutMs: e.DOMAIN_CHECK_TIMEOUT_MS,
+      httpPort: e.DOMAIN_HTTP_CHECK_PORT,
+      allowPrivate: e.DOMAIN_CHECK_ALLOW_PRIVATE,
+      firstCheckMs: e.DOMAIN_FIRST_CHECK_MS,
+      backoff: { baseMs: e.DOMAIN_CHECK_BACKOFF_MS, maxMs: Math.max(e.DOMAIN_CHECK_BACKOFF_MS, e.DOMAIN_CHECK_BACKOFF_MAX_MS) },
+      retryWindowMs: e.DOMAIN_RETRY_WINDOW_HOURS * 3_600_000,
+      recheckMs: e.DOMAIN_RECHECK_INTERVAL_MS,
+      unverifyAfter: e.DOMAIN_UNVERIFY_AFTER_FAILURES,
+      tlsFront: tlsFront && { ...tlsFront, caFile: e.DOMAIN_TLS_FRONT_CA_FILE ?? null, timeoutMs: e.DOMAIN_TLS_PROBE_TIMEOUT_MS },
     },
     safety: {
       reputation: {
@@ -532,6 +576,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
     analytics: {
       consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED,
+      consumerConcurrency: e.ANALYTICS_CONSUMER_CONCURRENCY,
       allowedLatenessSeconds: e.ANALYTICS_ALLOWED_LATENESS_SECONDS,
       retention: {
         minuteDays: e.ANALYTICS_MINUTE_RETENTION_DAYS,
@@ -548,6 +593,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     geo: { database: e.GEO_DATABASE === 'country' || e.GEO_DATABASE === 'city' ? e.GEO_DATABASE : { files: geoFiles(e.GEO_DATABASE) } },
     redirect: {
       policy: e.CACHE_POLICY,
+      maxTtlMs: e.CACHE_MAX_TTL_SECONDS * 1000,
       l1: {
         enabled: e.REDIRECT_L1_ENABLED,
         maxEntries: e.REDIRECT_L1_MAX_ENTRIES,

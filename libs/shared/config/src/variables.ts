@@ -1,3 +1,4 @@
+import { isIP } from 'net';
 import { z } from 'zod';
 
 /**
@@ -23,6 +24,7 @@ export const GROUPS = [
   'Shared cache (Redis)',
   'Event bus (Kafka)',
   'Webhooks',
+  'Custom domains and TLS',
   'Trust and safety',
   'Analytics',
   'Geolocation',
@@ -75,6 +77,13 @@ const bool = z
   .transform((v) => v === 'true' || v === 'on' || v === '1');
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (issue) => `must be one of ${values.join('|')}, got "${String(issue.input)}"` });
+
+/** A name server as node's resolver takes it: an address, `a.b.c.d:port` or `[v6]:port`. */
+function isNameServer(value: string): boolean {
+  if (isIP(value)) return true;
+  const m = /^\[([^\]]+)\]:(\d{1,5})$/.exec(value) ?? /^([^:\[\]]+):(\d{1,5})$/.exec(value);
+  return m !== null && isIP(m[1]) !== 0 && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+}
 
 /** The files of a GEO_DATABASE that names files. */
 export const geoFiles = (s: string): string[] =>
@@ -192,6 +201,24 @@ export const VARIABLES = {
     int(1000),
     'How often the generation app marks expired links, purges long-expired ones and old audit entries, batch records and sessions.',
   ),
+  OUTBOX_RELAY_INTERVAL_MS: withDefault(
+    'Links',
+    '1000',
+    int(50, 60_000),
+    'How often each generation instance relays the link events of the shards’ outboxes to the caches (docs/design.md, "Edits reach every instance").',
+  ),
+  OUTBOX_LEASE_MS: withDefault(
+    'Links',
+    '10000',
+    int(1000, 600_000),
+    'How long a link event stays with the relay of the instance that wrote it (renewed while it works); then another relay takes it over. At least 3 × `OUTBOX_RELAY_INTERVAL_MS`.',
+  ),
+  OUTBOX_CONFIRM_AFTER_MS: withDefault(
+    'Links',
+    '3000',
+    int(100, 600_000),
+    'How long after delivering a link change to Redis the relay reads it back (a write a failover lost is delivered again).',
+  ),
 
   // ------------------------------------------------------------------ Plans
   PLAN_FREE_REQUESTS_PER_MINUTE: withDefault(
@@ -224,6 +251,13 @@ export const VARIABLES = {
     'Invitations a tenant sends in a sliding hour, shared by every instance, free plan; beyond: 429 `INVITATION_LIMIT_REACHED`.',
   ),
   PLAN_PAID_INVITATIONS_PER_HOUR: withDefault('Plans', '100', int(1, 100_000), 'The same, paid plan.'),
+  PLAN_FREE_MAX_DOMAINS: withDefault(
+    'Plans',
+    '1',
+    int(0, 10_000),
+    'Domains a tenant holds (added by itself, pending or not, and given by an operator), free plan; beyond, adding one: 403 `DOMAIN_LIMIT_REACHED`.',
+  ),
+  PLAN_PAID_MAX_DOMAINS: withDefault('Plans', '50', int(0, 10_000), 'The same, paid plan.'),
 
   // ------------------------------------------------------------------ Batch and bulk changes
   BATCH_MAX_ROWS: withDefault('Batch and bulk changes', '100000', int(1, 1_000_000), 'Rows of one batch request at most.'),
@@ -499,6 +533,86 @@ export const VARIABLES = {
   ),
   WEBHOOK_TIMEOUT_MS: withDefault('Webhooks', '10000', int(100, 60_000), "How long one attempt waits for the receiver's answer."),
 
+  // ------------------------------------------------------------------ Custom domains and TLS
+  DOMAIN_VERIFIER: withDefault(
+    'Custom domains and TLS',
+    'on',
+    bool,
+    "Run the ownership checks of tenants' domains in this generation instance. Every instance may: each check is taken by one at a time.",
+  ),
+  DOMAIN_VERIFIER_INTERVAL_MS: withDefault('Custom domains and TLS', '5000', int(100, 600_000), 'How often an instance looks for checks that are due.'),
+  DOMAIN_VERIFICATION_METHODS: withDefault(
+    'Custom domains and TLS',
+    'dns,http',
+    csv.pipe(z.array(oneOf(['dns', 'http'] as const)).min(1)),
+    'How a domain is proven: `dns` (a TXT record `_shortlink-challenge.<domain>`), `http` (the token served at `http://<domain>/.well-known/shortlink-challenge/<token>`), or both (either proves it).',
+  ),
+  DOMAIN_DNS_RESOLVER: optional(
+    'Custom domains and TLS',
+    csv.pipe(
+      z.array(
+        z.string().refine(isNameServer, {
+          error: (issue) => `"${String(issue.input)}" is not an address with an optional port (e.g. 10.0.0.2, 127.0.0.1:5353, [::1]:53)`,
+        }),
+      ),
+    ),
+    "Name servers the checks ask (TXT records, and the address of the HTTP check), as `host` or `host:port`, comma-separated; unset: the system's (`/etc/resolv.conf`, and `/etc/hosts` for addresses).",
+  ),
+  DOMAIN_CHECK_TIMEOUT_MS: withDefault('Custom domains and TLS', '5000', int(100, 60_000), 'How long one DNS question or HTTP check may take.'),
+  DOMAIN_HTTP_CHECK_PORT: withDefault(
+    'Custom domains and TLS',
+    '80',
+    port,
+    'The port the HTTP check connects to (where the TLS front answers plain HTTP, as ACME HTTP-01 does).',
+  ),
+  DOMAIN_CHECK_ALLOW_PRIVATE: withDefault(
+    'Custom domains and TLS',
+    'off',
+    bool,
+    'Let the HTTP check connect to private, loopback and link-local addresses (off: a domain resolving to one fails its check, so that a tenant cannot make the service probe its network).',
+  ),
+  DOMAIN_FIRST_CHECK_MS: withDefault('Custom domains and TLS', '10000', int(0, 86_400_000), 'The first automatic check of a domain just added.'),
+  DOMAIN_CHECK_BACKOFF_MS: withDefault(
+    'Custom domains and TLS',
+    '60000',
+    int(100, 86_400_000),
+    'The first retry after a failed check; each next one waits twice as long, up to `DOMAIN_CHECK_BACKOFF_MAX_MS`. A domain just verified is checked once more after it, and that check reads its certificate.',
+  ),
+  DOMAIN_CHECK_BACKOFF_MAX_MS: withDefault('Custom domains and TLS', '3600000', int(100, 7 * 86_400_000), 'The longest wait between two retries.'),
+  DOMAIN_RETRY_WINDOW_HOURS: withDefault(
+    'Custom domains and TLS',
+    '72',
+    int(1, 24 * 365),
+    'How long a pending (or unverified) domain is retried automatically; a check the tenant asks for starts the window again.',
+  ),
+  DOMAIN_RECHECK_INTERVAL_MS: withDefault(
+    'Custom domains and TLS',
+    '21600000',
+    int(1000, 30 * 86_400_000),
+    'A verified domain is checked again this long after its last check passed (6 h).',
+  ),
+  DOMAIN_UNVERIFY_AFTER_FAILURES: withDefault(
+    'Custom domains and TLS',
+    '3',
+    int(1, 100),
+    'Re-checks in a row that find the proof gone (every method answered no) before a verified domain is unverified (webhook `domain.unverified`); a check that could not tell does not count.',
+  ),
+  DOMAIN_TLS_FRONT: optional(
+    'Custom domains and TLS',
+    z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port'),
+    "The TLS front's HTTPS listener (`host:port`, e.g. `caddy:443`): each verified domain's certificate is read there when its re-check passes, for the certificate metrics. Unset: none read.",
+  ),
+  DOMAIN_TLS_FRONT_CA_FILE: optional(
+    'Custom domains and TLS',
+    z.string(),
+    "A PEM file of the CAs the front's certificates are checked against (a private or test ACME CA); unset: the system's.",
+  ),
+  DOMAIN_TLS_PROBE_TIMEOUT_MS: withDefault(
+    'Custom domains and TLS',
+    '30000',
+    int(100, 300_000),
+    'How long reading a certificate from the front may take (the first read of a domain waits for the front to obtain it).',
+  ),
   // ------------------------------------------------------------------ Trust and safety
   URL_REPUTATION_DRIVER: withDefault(
     'Trust and safety',
@@ -611,6 +725,12 @@ export const VARIABLES = {
     'The ClickHouse database (created when missing).',
   ),
   ANALYTICS_CONSUMER_ENABLED: withDefault('Analytics', 'true', bool, 'Whether this analytics instance consumes clicks (off: it only answers queries).'),
+  ANALYTICS_CONSUMER_CONCURRENCY: withDefault(
+    'Analytics',
+    '6',
+    int(1, 64),
+    "Partitions of the click topic the consumer works on at once: one's batch is decoded and folded while another's insert runs in ClickHouse. Batches of one partition never overlap.",
+  ),
   ANALYTICS_ALLOWED_LATENESS_SECONDS: withDefault(
     'Analytics',
     '86400',
@@ -653,7 +773,13 @@ export const VARIABLES = {
     'Redirect read path',
     'lru',
     oneOf(['lru', 'ttl'] as const),
-    '`lru` (long-lived Redis entries, evicted by `allkeys-lru`) or `ttl` (1800 s + up to 300, hot links 7200 s + up to 600).',
+    '`lru` (Redis entries live `CACHE_MAX_TTL_SECONDS` less up to a tenth, evicted by `allkeys-lru`) or `ttl` (1800 s + up to 300, hot links 7200 s + up to 600, capped by `CACHE_MAX_TTL_SECONDS`).',
+  ),
+  CACHE_MAX_TTL_SECONDS: withDefault(
+    'Redirect read path',
+    '3600',
+    int(10, 30 * 86_400),
+    'No link entry of the shared cache (value, tombstone, "no such link") lives longer: the last net under an invalidation that was lost (docs/design.md, "Keys in the shared cache").',
   ),
   REDIRECT_L1_ENABLED: withDefault('Redirect read path', 'true', bool, "The redirect's in-process cache (L1)."),
   REDIRECT_L1_MAX_ENTRIES: withDefault('Redirect read path', '100000', int(1), 'Links L1 holds at most.'),

@@ -1,6 +1,7 @@
 import { AuditContext, auditEntry, diffOf, OPERATOR_LOG } from '@shortlink/audit-domain';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { Principal } from './credentials';
+import { DomainStatus } from './domain-ownership';
 import {
   applySettingsEdit,
   defaultSettingsOf,
@@ -27,9 +28,11 @@ export interface DomainSettingsServiceOptions {
   readonly clock?: Clock;
 }
 
-/** A domain's settings as its owner reads them, and whether it is one of the service's shared domains. */
+/** A domain's settings as its owner reads them, whether it is one of the service's shared domains, and whether it serves. */
 export interface OwnedDomainSettings extends DomainSettings {
   readonly shared: boolean;
+  /** A shared domain is always verified; a tenant's serves once verified (docs/design.md, "Custom domains and TLS"). */
+  readonly status: DomainStatus;
 }
 
 /**
@@ -53,16 +56,21 @@ export class DomainSettingsService {
 
   /** The caller's own domains, and for an operator the service's, each with its settings. */
   async list(principal: Principal): Promise<OwnedDomainSettings[]> {
-    const own = (await this.tenants.allDomains()).filter((d) => d.tenantId === principal.tenantId).map((d) => d.domain);
+    const statuses = new Map((await this.tenants.allDomains()).filter((d) => d.tenantId === principal.tenantId).map((d) => [d.domain, d.status]));
+    const own = [...statuses.keys()];
     const shared = isOperator(principal) ? [...this.serviceDomains] : [];
     const stored = new Map((await this.store.findMany([...shared, ...own])).map((s) => [s.domain, s]));
-    const view = (domain: string, isShared: boolean) => ({ ...(stored.get(domain) ?? defaultSettingsOf(domain)), shared: isShared });
+    const view = (domain: string, isShared: boolean) => ({
+      ...(stored.get(domain) ?? defaultSettingsOf(domain)),
+      shared: isShared,
+      status: statuses.get(domain) ?? 'verified',
+    });
     return [...shared.sort().map((d) => view(d, true)), ...own.sort().map((d) => view(d, false))];
   }
 
   async get(principal: Principal, raw: unknown): Promise<OwnedDomainSettings> {
-    const { domain, shared } = await this.owned(principal, raw);
-    return { ...((await this.store.find(domain)) ?? defaultSettingsOf(domain)), shared };
+    const { domain, shared, status } = await this.owned(principal, raw);
+    return { ...((await this.store.find(domain)) ?? defaultSettingsOf(domain)), shared, status };
   }
 
   /**
@@ -74,7 +82,7 @@ export class DomainSettingsService {
    * tenant's log, `shared_domain.settings_changed` in the operators' (docs/design.md, "Audit log").
    */
   async update(principal: Principal, raw: unknown, edit: DomainSettingsEdit, ifMatch: number | null, audit?: AuditContext): Promise<OwnedDomainSettings> {
-    const { domain, shared } = await this.owned(principal, raw);
+    const { domain, shared, status } = await this.owned(principal, raw);
     for (let attempt = 0; ; attempt++) {
       const current = (await this.store.find(domain)) ?? defaultSettingsOf(domain);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current.version);
@@ -101,24 +109,24 @@ export class DomainSettingsService {
           const why = 'the settings are saved, but the redirect instances could not be told; they read them again within a second';
           throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, why, { retryAfterSeconds: 1 }, { cause: error });
         }
-        return { ...next, shared };
+        return { ...next, shared, status };
       }
       if (ifMatch !== null || attempt >= 4) throw stale(((await this.store.find(domain)) ?? current).version);
     }
   }
 
   /** The domain as stored, if the caller may see it: a service domain for an operator, else one of its tenant's own. */
-  private async owned(principal: Principal, raw: unknown): Promise<{ domain: string; shared: boolean }> {
+  private async owned(principal: Principal, raw: unknown): Promise<{ domain: string; shared: boolean; status: DomainStatus }> {
     const text = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
     if (this.serviceDomains.has(text)) {
       if (!isOperator(principal))
         throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `${text} is one of the service's domains: its settings need the admin scope`, { scope: 'admin' });
-      return { domain: text, shared: true };
+      return { domain: text, shared: true, status: 'verified' };
     }
     const domain = checkDomain(raw);
-    const owner = (await this.tenants.allDomains()).find((d) => d.domain === domain)?.tenantId;
-    if (owner !== principal.tenantId) throw new DomainError(ErrorCode.DOMAIN_NOT_FOUND, `you have no domain ${domain}`, { domain });
-    return { domain, shared: false };
+    const found = (await this.tenants.allDomains()).find((d) => d.domain === domain);
+    if (found?.tenantId !== principal.tenantId) throw new DomainError(ErrorCode.DOMAIN_NOT_FOUND, `you have no domain ${domain}`, { domain });
+    return { domain, shared: false, status: found.status };
   }
 }
 

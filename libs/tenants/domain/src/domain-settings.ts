@@ -9,13 +9,34 @@ import { DomainError, ErrorCode } from '@shortlink/core';
 export interface Branding {
   /** Shown at the top of every page of the domain; null: no name. */
   readonly name: string | null;
-  /** An https image shown beside the name (the page's CSP allows this image's origin only). */
-  readonly logoUrl: string | null;
+  /**
+   * The logo shown beside the name: a PNG, JPEG, GIF or WebP image as a `data:` URI (base64), at
+   * most MAX_LOGO_BYTES. The pages carry it themselves, so a visitor's browser fetches nothing from
+   * elsewhere, and a logo cannot break or change after it was set (docs/design.md, "Domain settings").
+   */
+  readonly logo: string | null;
   /** `#rrggbb`, lower case: the pages' accent (links, buttons, the top rule). */
   readonly accentColor: string | null;
 }
 
 export type RobotsPolicy = 'allow' | 'disallow';
+
+/**
+ * Strict-Transport-Security for the domain's answers over HTTPS (RFC 6797): browsers then use HTTPS
+ * only, for `maxAge` seconds. `preload` asks for the browsers' preload lists, which require a year
+ * and the subdomains (hstspreload.org).
+ */
+export interface Hsts {
+  readonly maxAge: number;
+  readonly includeSubDomains: boolean;
+  readonly preload: boolean;
+}
+/** Two years: the longest the preload list asks for, and more than any browser needs. */
+export const MAX_HSTS_SECONDS = 63_072_000;
+const PRELOAD_MIN_SECONDS = 31_536_000;
+
+/** The header's value. */
+export const hstsHeader = (h: Hsts): string => `max-age=${h.maxAge}${h.includeSubDomains ? '; includeSubDomains' : ''}${h.preload ? '; preload' : ''}`;
 
 /** A JSON document as a tenant gave it (already validated for its shape and size). */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -35,6 +56,8 @@ export interface DomainSettingsValues {
   readonly appleAppSiteAssociation: JsonObject | null;
   /** Served as `/.well-known/assetlinks.json` (Android app links); null: 404. */
   readonly androidAssetLinks: readonly JsonValue[] | null;
+  /** Sent with every answer of the domain over HTTPS (docs/design.md, "Custom domains and TLS"); null: none. */
+  readonly hsts: Hsts | null;
 }
 
 export interface DomainSettings extends DomainSettingsValues {
@@ -52,6 +75,7 @@ export const DEFAULT_DOMAIN_SETTINGS: DomainSettingsValues = {
   robots: 'disallow',
   appleAppSiteAssociation: null,
   androidAssetLinks: null,
+  hsts: null,
 };
 
 export const defaultSettingsOf = (domain: string): DomainSettings => ({ domain, ...DEFAULT_DOMAIN_SETTINGS, version: 0, updatedAt: null });
@@ -65,12 +89,22 @@ export const DOMAIN_SETTING_FIELDS = [
   'robots',
   'appleAppSiteAssociation',
   'androidAssetLinks',
+  'hsts',
 ] as const satisfies ReadonlyArray<keyof DomainSettingsValues>;
 export type DomainSettingsEdit = Partial<Record<(typeof DOMAIN_SETTING_FIELDS)[number], unknown>>;
 
 /** Largest well-known document, as served (JSON text): Apple reads at most 128 KB; a few KB is usual. */
 export const MAX_WELL_KNOWN_BYTES = 64 * 1024;
 export const MAX_BRANDING_NAME = 100;
+/** Largest logo, decoded: a logo 36 px high is a few KB; every instance holds every domain's settings. */
+export const MAX_LOGO_BYTES = 32 * 1024;
+/** The image types a logo may be, told by their first bytes (never SVG: a document that can carry script). */
+const LOGO_TYPES: ReadonlyArray<{ type: string; magic: (b: Buffer) => boolean }> = [
+  { type: 'image/png', magic: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  { type: 'image/jpeg', magic: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { type: 'image/gif', magic: (b) => /^GIF8[79]a$/.test(b.subarray(0, 6).toString('latin1')) },
+  { type: 'image/webp', magic: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
+];
 
 /**
  * The URL policy of every target a setting names (`libs/links/domain/src/url-policy.ts`, DNS
@@ -109,7 +143,7 @@ export async function applySettingsEdit(current: DomainSettingsValues, edit: Dom
   for (const field of ['notFoundRedirect', 'rootRedirect', 'expiredRedirect'] as const) {
     if (has(edit, field)) next[field] = edit[field] === null ? null : await checkUrl(edit[field], field);
   }
-  if (has(edit, 'branding')) next.branding = edit.branding === null ? null : await checkBranding(edit.branding, checkUrl);
+  if (has(edit, 'branding')) next.branding = edit.branding === null ? null : await checkBranding(edit.branding);
   if (has(edit, 'robots')) {
     if (edit.robots !== null && edit.robots !== 'allow' && edit.robots !== 'disallow') throw invalid('robots', 'must be "allow" or "disallow"');
     next.robots = edit.robots ?? 'disallow';
@@ -117,31 +151,65 @@ export async function applySettingsEdit(current: DomainSettingsValues, edit: Dom
   if (has(edit, 'appleAppSiteAssociation'))
     next.appleAppSiteAssociation = edit.appleAppSiteAssociation === null ? null : checkAppleAppSiteAssociation(edit.appleAppSiteAssociation);
   if (has(edit, 'androidAssetLinks')) next.androidAssetLinks = edit.androidAssetLinks === null ? null : checkAndroidAssetLinks(edit.androidAssetLinks);
+  if (has(edit, 'hsts')) next.hsts = edit.hsts === null ? null : checkHsts(edit.hsts);
   return next;
 }
 
-async function checkBranding(value: unknown, checkUrl: SettingsUrlCheck): Promise<Branding | null> {
-  if (!isObject(value)) throw invalid('branding', 'must be an object with name, logoUrl and accentColor (each optional)');
-  const unknown = Object.keys(value).find((k) => !['name', 'logoUrl', 'accentColor'].includes(k));
-  if (unknown) throw invalid(`branding.${unknown}`, 'is not a branding field (name, logoUrl, accentColor)');
+/** `{maxAge, includeSubDomains?, preload?}`: whole seconds up to two years; preload only with a year and the subdomains. */
+export function checkHsts(value: unknown): Hsts {
+  if (!isObject(value)) throw invalid('hsts', 'must be an object with maxAge (seconds), includeSubDomains and preload');
+  const unknown = Object.keys(value).find((k) => !['maxAge', 'includeSubDomains', 'preload'].includes(k));
+  if (unknown) throw invalid(`hsts.${unknown}`, 'is not an HSTS field (maxAge, includeSubDomains, preload)');
+  const { maxAge, includeSubDomains = false, preload = false } = value;
+  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 0 || maxAge > MAX_HSTS_SECONDS)
+    throw invalid('hsts.maxAge', `must be whole seconds from 0 (HSTS off in browsers that had it) to ${MAX_HSTS_SECONDS}`);
+  if (typeof includeSubDomains !== 'boolean') throw invalid('hsts.includeSubDomains', 'must be true or false');
+  if (typeof preload !== 'boolean') throw invalid('hsts.preload', 'must be true or false');
+  if (preload && (!includeSubDomains || maxAge < PRELOAD_MIN_SECONDS))
+    throw invalid('hsts.preload', `needs includeSubDomains and a maxAge of at least ${PRELOAD_MIN_SECONDS} (a year), as the preload lists require`);
+  return { maxAge, includeSubDomains, preload };
+}
+
+async function checkBranding(value: unknown): Promise<Branding | null> {
+  if (!isObject(value)) throw invalid('branding', 'must be an object with name, logo and accentColor (each optional)');
+  if (value.logoUrl !== undefined)
+    throw invalid('branding.logoUrl', 'is no longer taken: send the image itself as branding.logo, a data: URI (visitors then fetch nothing from elsewhere)');
+  const unknown = Object.keys(value).find((k) => !['name', 'logo', 'accentColor'].includes(k));
+  if (unknown) throw invalid(`branding.${unknown}`, 'is not a branding field (name, logo, accentColor)');
   let name: string | null = null;
   if (value.name != null) {
     if (typeof value.name !== 'string' || value.name.trim() === '' || value.name.trim().length > MAX_BRANDING_NAME || /[\u0000-\u001f\u007f]/.test(value.name))
       throw invalid('branding.name', `must be 1-${MAX_BRANDING_NAME} printable characters`);
     name = value.name.trim();
   }
-  let logoUrl: string | null = null;
-  if (value.logoUrl != null) {
-    logoUrl = await checkUrl(value.logoUrl, 'branding.logoUrl');
-    // Over http the image would be mixed content on an https page, and anyone on the path could swap it.
-    if (!logoUrl.startsWith('https://')) throw invalid('branding.logoUrl', 'must be an https URL');
-  }
+  const logo = value.logo == null ? null : checkLogo(value.logo);
   let accentColor: string | null = null;
   if (value.accentColor != null) {
     if (typeof value.accentColor !== 'string' || !ACCENT.test(value.accentColor)) throw invalid('branding.accentColor', 'must be a colour as #rrggbb');
     accentColor = value.accentColor.toLowerCase();
   }
-  return name === null && logoUrl === null && accentColor === null ? null : { name, logoUrl, accentColor };
+  return name === null && logo === null && accentColor === null ? null : { name, logo, accentColor };
+}
+
+/** A logo as `data:image/<png|jpeg|gif|webp>;base64,…`, its bytes of the type it names, at most MAX_LOGO_BYTES; written back in canonical base64. */
+function checkLogo(value: unknown): string {
+  const field = 'branding.logo';
+  const m = typeof value === 'string' ? /^data:(image\/[a-z]+);base64,([A-Za-z0-9+/]*={0,2})$/.exec(value.replace(/\s+/g, '')) : null;
+  if (!m) throw invalid(field, 'must be a PNG, JPEG, GIF or WebP image as a data: URI (data:image/png;base64,…)');
+  const bytes = Buffer.from(m[2], 'base64');
+  if (bytes.length > MAX_LOGO_BYTES) throw invalid(field, `must be at most ${MAX_LOGO_BYTES / 1024} KB (this one is ${Math.ceil(bytes.length / 1024)} KB)`);
+  const kind = LOGO_TYPES.find((t) => t.magic(bytes));
+  if (!kind) throw invalid(field, 'must be a PNG, JPEG, GIF or WebP image (SVG is not taken: it may carry script)');
+  if (kind.type !== m[1]) throw invalid(field, `says ${m[1]} but is ${kind.type}`);
+  return `data:${kind.type};base64,${bytes.toString('base64')}`;
+}
+
+/** Branding as a stored row has it: only its known fields (a logo URL of before logos were carried is dropped). */
+export function storedBranding(value: unknown): Branding | null {
+  if (!isObject(value)) return null;
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  const branding = { name: text(value.name), logo: text(value.logo), accentColor: text(value.accentColor) };
+  return branding.name === null && branding.logo === null && branding.accentColor === null ? null : branding;
 }
 
 /** A document within MAX_WELL_KNOWN_BYTES once written as JSON. */

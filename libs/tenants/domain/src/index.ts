@@ -1,4 +1,4 @@
-// The tenants domain: tenants and their domains, API keys and their verification, plans (rate windows, batch slots).
+// The tenants domain: tenants and their domains (with the proof of their ownership), API keys and their verification, plans (rate windows, batch slots).
 export { ApiKeyService, type IssuedKey, type ListedKey } from './api-keys';
 export {
   isRole,
@@ -23,6 +23,7 @@ export {
   type Branding,
   checkAndroidAssetLinks,
   checkAppleAppSiteAssociation,
+  checkHsts,
   DEFAULT_DOMAIN_SETTINGS,
   defaultSettingsOf,
   DOMAIN_SETTING_FIELDS,
@@ -31,13 +32,47 @@ export {
   type DomainSettingsEdit,
   type DomainSettingsStore,
   type DomainSettingsValues,
+  type Hsts,
+  hstsHeader,
   type JsonObject,
   type JsonValue,
+  MAX_LOGO_BYTES,
   MAX_WELL_KNOWN_BYTES,
   type RobotsPolicy,
   type SettingsUrlCheck,
+  storedBranding,
 } from './domain-settings';
 export { DomainSettingsDirectory, type DomainSettingsDirectoryOptions } from './domain-settings-directory';
+export {
+  type CertificateState,
+  CHALLENGE_PATH_PREFIX,
+  challengePath,
+  type CheckPolicy,
+  checkOwnership,
+  type ClaimResult,
+  DOMAIN_OWNERSHIP_EVENTS,
+  DOMAIN_OWNERSHIP_STORE,
+  DOMAIN_PROBES,
+  DOMAIN_STATUSES,
+  type DomainEntry,
+  type DomainOwnershipEvents,
+  type DomainOwnershipStore,
+  type DomainProbes,
+  type DomainStatus,
+  OWNERSHIP_METHODS,
+  type OwnershipCheck,
+  type OwnershipMethod,
+  type OwnershipState,
+  operatorAssignedDomain,
+  ProbeFailure,
+  type ServedCertificate,
+  stateAfterCheck,
+  type TenantDomain,
+  txtRecordName,
+  txtRecordValue,
+  type VerifiedBy,
+} from './domain-ownership';
+export { type DomainOwnershipOptions, DomainOwnershipService, type OwnershipObserver } from './domain-ownership-service';
 export { type DomainSettingsChanges, DomainSettingsService, type DomainSettingsServiceOptions, type OwnedDomainSettings } from './domain-settings-service';
 export {
   type KeyCap,
@@ -61,5 +96,5 @@ export {
 } from './rate-limits';
 export { type ApiKey, FIRST_KEY_SCOPES, hashApiKey, NEW_KEY_SCOPES, type Plan, type Scope, SCOPES, type Tenant, type TenantStatus } from './tenant';
 export { TenantDirectory } from './tenant-directory';
-export { TenantService } from './tenant-service';
+export { checkDomain, TenantService } from './tenant-service';
 export { PeriodicRead, type PeriodicReadOptions } from './periodic-read';

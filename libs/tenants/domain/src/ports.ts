@@ -1,5 +1,6 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
 import type { KeyPerson } from './authority';
+import { DomainEntry } from './domain-ownership';
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from './tenant';
 
 export interface NewApiKey {
@@ -86,11 +87,15 @@ export interface TenantStore {
    * tenant (a member removed meanwhile is not given a key), with its audit entry in the same transaction.
    */
   transferKey(tenantId: string, keyId: string, memberId: string, decide: KeyTransferDecision): Promise<KeyTransferOutcome>;
-  /** Adds a domain to a tenant; false when the domain belongs to a tenant already. */
+  /**
+   * An operator gives a tenant a domain: verified by the operator (`verifiedBy: 'operator'`), never
+   * checked; false when the domain belongs to a tenant already (docs/design.md, "Custom domains and TLS").
+   */
   addDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean>;
+  /** Takes a domain from its tenant (its settings back to the defaults); false when the tenant has no such domain. */
   removeDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean>;
-  /** Every tenant domain with its owner (the redirect's table of hosts). */
-  allDomains(): Promise<Array<{ readonly domain: string; readonly tenantId: string }>>;
+  /** Every tenant domain with its owner, status and HTTP token (the redirect's table of hosts). */
+  allDomains(): Promise<DomainEntry[]>;
   suspendedTenantIds(): Promise<string[]>;
   /** Operators' additions to the domain block list. */
   blockedDomains(): Promise<Array<{ readonly domain: string; readonly reason: string | null; readonly createdAt: Date }>>;

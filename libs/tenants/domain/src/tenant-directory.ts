@@ -1,3 +1,4 @@
+import { DomainEntry, DomainStatus } from './domain-ownership';
 import { PeriodicRead, PeriodicReadOptions } from './periodic-read';
 import { TenantStore } from './ports';
 
@@ -12,7 +13,7 @@ export type TenantDirectoryOptions = PeriodicReadOptions;
  * is unreachable the last tables stay in use.
  */
 export class TenantDirectory {
-  private domains = new Map<string, string>();
+  private domains = new Map<string, DomainEntry>();
   private suspended = new Set<string>();
   private readonly periodic: PeriodicRead;
 
@@ -32,9 +33,38 @@ export class TenantDirectory {
     this.periodic.stop();
   }
 
-  /** Whether `host` (lower case, with its port if any) is a tenant's domain. */
+  /** Whether `host` (lower case, with its port if any) is a tenant's verified domain: one that serves its links. */
   isTenantDomain(host: string): boolean {
+    return this.domains.size > 0 && this.domains.get(host)?.status === 'verified';
+  }
+
+  /** Whether a tenant holds `host`, verified or not (targets on it are refused: docs/design.md, "URL safety"). */
+  holdsDomain(host: string): boolean {
     return this.domains.has(host);
+  }
+
+  /** Whether `host` is a tenant's domain that is not verified: it serves nothing but its HTTP token (docs/design.md, "Custom domains and TLS"). */
+  isUnverifiedDomain(host: string): boolean {
+    const status = this.domains.size > 0 ? this.domains.get(host)?.status : undefined;
+    return status !== undefined && status !== 'verified';
+  }
+
+  /** The token `host` serves at /.well-known/shortlink-challenge/ (any status: re-checks read it too). */
+  challengeTokenOf(host: string): string | undefined {
+    return this.domains.get(host)?.token ?? undefined;
+  }
+
+  /** Whether the TLS front may get a certificate for `host`: a verified domain of an active tenant. */
+  mayHaveCertificate(host: string): boolean {
+    const entry = this.domains.get(host);
+    return entry !== undefined && entry.status === 'verified' && !this.suspended.has(entry.tenantId);
+  }
+
+  /** How many tenant domains are in each status (the domains gauge). */
+  countByStatus(): Record<DomainStatus, number> {
+    const counts: Record<DomainStatus, number> = { pending: 0, verified: 0, unverified: 0 };
+    for (const entry of this.domains.values()) counts[entry.status]++;
+    return counts;
   }
 
   isSuspended(tenantId: string): boolean {
@@ -48,7 +78,7 @@ export class TenantDirectory {
 
   private async read(): Promise<void> {
     const [domains, suspended] = await Promise.all([this.store.allDomains(), this.store.suspendedTenantIds()]);
-    this.domains = new Map(domains.map((d) => [d.domain.toLowerCase(), d.tenantId]));
+    this.domains = new Map(domains.map((d) => [d.domain.toLowerCase(), d]));
     this.suspended = new Set(suspended);
   }
 }

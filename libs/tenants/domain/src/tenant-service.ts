@@ -5,6 +5,7 @@ import { AuditAction, AuditContext, auditEntry, diffOf, OPERATOR_LOG } from '@sh
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { IssuedKey } from './api-keys';
 import { keyStanding } from './authority';
+import { DomainStatus } from './domain-ownership';
 import { TenantChange, TenantStore } from './ports';
 import {
   ApiKey,
@@ -40,7 +41,7 @@ export interface TenantServiceOptions {
  * may serve links on.
  */
 export class TenantService {
-  private readonly domainCache: LRUCache<string, { owner: string | null }>;
+  private readonly domainCache: LRUCache<string, { owner: string | null; status: DomainStatus | null }>;
   private readonly domainCacheMs: number;
   private readonly serviceDomains: ReadonlySet<string>;
 
@@ -133,20 +134,37 @@ export class TenantService {
     return tenant;
   }
 
-  /** Operators: give a tenant a domain of its own (its links may then live on it); `tenant.domain_added` with it. */
+  /**
+   * Operators: give a tenant a domain of its own, verified by the operator's word (its links may live
+   * on it at once; no check ever runs on it); `tenant.domain_added` with it.
+   */
   async addDomain(tenantId: string, raw: unknown, audit?: AuditContext): Promise<string> {
     await this.getTenant(tenantId);
+    const domain = this.claimableDomain(raw);
+    const entry = audit && this.operatorEntry(audit, 'tenant.domain_added', tenantId, domain);
+    if (!(await this.store.addDomain(tenantId, domain, entry)))
+      throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} already belongs to a tenant`, { domain });
+    this.forgetDomain(domain);
+    return domain;
+  }
+
+  /**
+   * A domain as a tenant may hold it: a bare host name in punycode (checkDomain), neither one of the
+   * service's own domains nor a name under one (409 `DOMAIN_TAKEN`).
+   */
+  claimableDomain(raw: unknown): string {
     const domain = checkDomain(raw);
     const serviceDomain = this.serviceDomainOver(domain);
     if (serviceDomain === domain) throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} is one of the service's own domains`, { domain, serviceDomain });
     // A name under ours would pass a tenant's links off as the service's (docs/design.md, "Tenants, keys and plans").
     if (serviceDomain !== null)
       throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} is under ${serviceDomain}, one of the service's own domains`, { domain, serviceDomain });
-    const entry = audit && this.operatorEntry(audit, 'tenant.domain_added', tenantId, domain);
-    if (!(await this.store.addDomain(tenantId, domain, entry)))
-      throw new DomainError(ErrorCode.DOMAIN_TAKEN, `${domain} already belongs to a tenant`, { domain });
-    this.domainCache.delete(domain);
     return domain;
+  }
+
+  /** Who owns `domain` is read from the store again on the next question (it was added, removed, verified or unverified here). */
+  forgetDomain(domain: string): void {
+    this.domainCache.delete(domain);
   }
 
   async removeDomain(tenantId: string, raw: unknown, audit?: AuditContext): Promise<void> {
@@ -154,22 +172,32 @@ export class TenantService {
     const entry = audit && this.operatorEntry(audit, 'tenant.domain_removed', tenantId, domain);
     if (!(await this.store.removeDomain(tenantId, domain, entry)))
       throw new DomainError(ErrorCode.DOMAIN_NOT_FOUND, `tenant ${tenantId} has no domain ${domain}`, { domain });
-    this.domainCache.delete(domain);
+    this.forgetDomain(domain);
   }
 
   async domainsOf(tenantId: string): Promise<string[]> {
     return (await this.store.allDomains()).filter((d) => d.tenantId === tenantId).map((d) => d.domain);
   }
 
-  /** Whether the tenant owns the domain (cached like keys: a second at most). */
+  /**
+   * Whether the tenant owns the domain and may put links on it (cached like keys: a second at most).
+   * A domain it holds but that is not verified: 409 `DOMAIN_NOT_VERIFIED` (docs/design.md, "Custom domains and TLS").
+   */
   async owns(tenantId: string, domain: string): Promise<boolean> {
     let entry = this.domainCache.get(domain);
     if (!entry) {
-      const all = await this.store.allDomains();
-      entry = { owner: all.find((d) => d.domain === domain)?.tenantId ?? null };
+      const found = (await this.store.allDomains()).find((d) => d.domain === domain);
+      entry = { owner: found?.tenantId ?? null, status: found?.status ?? null };
       if (this.domainCacheMs > 0) this.domainCache.set(domain, entry);
     }
-    return entry.owner === tenantId;
+    if (entry.owner !== tenantId) return false;
+    if (entry.status !== 'verified')
+      throw new DomainError(ErrorCode.DOMAIN_NOT_VERIFIED, `${domain} is not verified yet: it carries links once its ownership is proven`, {
+        field: 'domain',
+        domain,
+        domainStatus: entry.status,
+      });
+    return true;
   }
 
   /** The service's domain that is `domain` or has it under it (`x.sho.rt` under `sho.rt`), or null. */

@@ -96,5 +96,7 @@ export function settingsView(s: OwnedDomainSettings): z.infer<typeof domainSetti
     robots: s.robots,
     appleAppSiteAssociation: s.appleAppSiteAssociation as Record<string, unknown> | null,
     androidAssetLinks: s.androidAssetLinks as unknown[] | null,
+    hsts: s.hsts,
+    status: s.status,
   };
 }

@@ -1,10 +1,20 @@
+import { randomUUID } from 'crypto';
+import { hostname } from 'os';
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { domainSettingsChange, LINK_CHANGE_FEED, LinkChangeFeed, URL_POLICY } from '@shortlink/links-domain';
 import { UrlPolicy } from '@shortlink/url-policy';
-import { APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, PinoNestLogger } from '@shortlink/nest-platform';
+import { APP_CONFIG, APP_LOGGER, ContextLogger, Lifecycle, METRICS_REGISTRY, PinoNestLogger, scheduleJob } from '@shortlink/nest-platform';
 import {
   ApiKeyService,
+  DOMAIN_OWNERSHIP_EVENTS,
+  DOMAIN_OWNERSHIP_STORE,
+  DOMAIN_PROBES,
+  DomainOwnershipEvents,
+  DomainOwnershipService,
+  DomainOwnershipStore,
+  DomainProbes,
   DOMAIN_SETTINGS_STORE,
   DomainSettingsService,
   DomainSettingsStore,
@@ -13,12 +23,14 @@ import {
   TenantService,
   TenantStore,
 } from '@shortlink/tenants-domain';
+import { DOMAIN_METHODS, DomainOwnershipController } from './domain-ownership.controller';
+import { DomainMetrics } from './domain-verifier';
 import { DomainsController } from './domains.controller';
 import { KeysController } from './keys.controller';
 import { TenantAdminController } from './tenant-admin.controller';
 
 /** The ports the tenants context injects (besides the platform's API access). */
-export const TENANTS_PORTS: readonly symbol[] = [TENANT_STORE, DOMAIN_SETTINGS_STORE, URL_POLICY, LINK_CHANGE_FEED];
+export const TENANTS_PORTS: readonly symbol[] = [TENANT_STORE, DOMAIN_SETTINGS_STORE, DOMAIN_OWNERSHIP_STORE, DOMAIN_PROBES, URL_POLICY, LINK_CHANGE_FEED];
 
 /** What the start-up provisioning did; `generatedKey` is set only on the run that created it. */
 @Injectable()
@@ -82,16 +94,51 @@ class OperatorBootstrap implements OnApplicationBootstrap {
 }
 
 /**
+ * The verifier (docs/design.md, "Custom domains and TLS"): every instance with DOMAIN_VERIFIER on
+ * looks for due checks every DOMAIN_VERIFIER_INTERVAL_MS; each check is taken by one instance, so
+ * they run side by side safely. A run still going when the next is due is not doubled.
+ */
+@Injectable()
+class DomainVerifier {
+  constructor(
+    @Inject(DomainOwnershipService) ownership: DomainOwnershipService,
+    @Inject(Lifecycle) lifecycle: Lifecycle,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_LOGGER) appLogger: PinoNestLogger,
+  ) {
+    if (!config.domains.verifier.enabled) return;
+    const logger = appLogger.scoped('DomainVerifier');
+    let running = false;
+    let failing = false;
+    scheduleJob(lifecycle, config.domains.verifier.intervalMs, async () => {
+      if (running) return;
+      running = true;
+      try {
+        await ownership.runDue();
+        failing = false;
+      } catch (error) {
+        // Once per outage: the meta database is down, the checks wait for it.
+        if (!failing) logger.warn(`domain checks not run: ${(error as Error).message}`);
+        failing = true;
+      } finally {
+        running = false;
+      }
+    });
+  }
+}
+
+/**
  * Tenants, their keys, plans and domains (docs/design.md, "Tenants, keys and plans"): the key API,
- * the domain settings API and the operators' tenant API. TenantService itself is the platform's
- * (ApiAccessModule): every app with a tenant API checks keys against it.
+ * the domain API (a tenant's own domains, their proof and their settings; docs/design.md, "Custom
+ * domains and TLS") and the operators' tenant API. DOMAIN_OWNERSHIP_EVENTS is bound by the app.
+ * TenantService itself is the platform's (ApiAccessModule): every app with a tenant API checks keys against it.
  */
 @Module({})
 export class TenantsModule {
   static forRoot(options: TenantsOptions = {}): DynamicModule {
     return {
       module: TenantsModule,
-      controllers: [KeysController, DomainsController, TenantAdminController],
+      controllers: [KeysController, DomainOwnershipController, DomainsController, TenantAdminController],
       providers: [
         Lifecycle,
         { provide: TENANTS_OPTIONS, useValue: options },
@@ -121,8 +168,48 @@ export class TenantsModule {
         {
           provide: SETTINGS_URL_POLICY,
           inject: [URL_POLICY, TenantDirectory],
-          useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.isTenantDomain(host) }),
+          useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.holdsDomain(host) }),
         },
+        { provide: DOMAIN_METHODS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.domains.methods },
+        {
+          provide: DomainMetrics,
+          inject: [METRICS_REGISTRY, DOMAIN_OWNERSHIP_STORE, TenantDirectory],
+          useFactory: (registry: Registry, store: DomainOwnershipStore, directory: TenantDirectory) => new DomainMetrics(registry, store, directory),
+        },
+        {
+          // Tenants' own domains and their proof (docs/design.md, "Custom domains and TLS"); the events are the app's (webhooks).
+          provide: DomainOwnershipService,
+          inject: [DOMAIN_OWNERSHIP_STORE, TenantService, TENANT_STORE, DOMAIN_PROBES, DOMAIN_OWNERSHIP_EVENTS, DomainMetrics, APP_CONFIG],
+          useFactory: (
+            store: DomainOwnershipStore,
+            tenants: TenantService,
+            tenantStore: TenantStore,
+            probes: DomainProbes,
+            events: DomainOwnershipEvents,
+            metrics: DomainMetrics,
+            config: AppConfig,
+          ) => {
+            const d = config.domains;
+            return new DomainOwnershipService(store, tenants, tenantStore, probes, {
+              maxDomains: { free: config.plans.free.maxDomains, paid: config.plans.paid.maxDomains },
+              policy: {
+                backoffMs: d.backoff.baseMs,
+                backoffMaxMs: d.backoff.maxMs,
+                recheckMs: d.recheckMs,
+                unverifyAfter: d.unverifyAfter,
+                retryWindowMs: d.retryWindowMs,
+              },
+              methods: d.methods,
+              firstCheckMs: d.firstCheckMs,
+              // Longer than any one check can take (DNS and HTTP side by side, each at most twice its timeout, then the certificate).
+              leaseMs: 4 * d.checkTimeoutMs + (d.tlsFront?.timeoutMs ?? 0) + 10_000,
+              holder: `generation@${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+              events,
+              observer: metrics,
+            });
+          },
+        },
+        DomainVerifier,
         {
           // Settings are told on the link channel, so that they reach the redirect within the bound of link edits (docs/design.md, "Domain settings").
           provide: DomainSettingsService,
@@ -135,7 +222,7 @@ export class TenantsModule {
             }),
         },
       ],
-      exports: [ApiKeyService, TenantDirectory, DomainSettingsService, BootstrapOutcome],
+      exports: [ApiKeyService, TenantDirectory, DomainSettingsService, DomainOwnershipService, BootstrapOutcome],
     };
   }
 }

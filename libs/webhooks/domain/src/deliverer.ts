@@ -71,6 +71,15 @@ export function clickEventsOf(clicks: readonly ClickEvent[]): PlatformEvent[] {
   });
 }
 
+/** What the deliverer works with: the endpoints and deliveries, the wire, the address guard, the secrets' box, the audit log. */
+export interface DelivererParts {
+  readonly store: WebhookStore;
+  readonly transport: WebhookTransport;
+  readonly guard: WebhookUrlGuard;
+  readonly box: SecretBox;
+  readonly audit: AuditLogStore;
+}
+
 /**
  * The webhook deliverer (docs/design.md, "Webhooks"): turns the platform's events into deliveries
  * (one per subscribed endpoint, stored before the bus offsets are committed: at-least-once), then
@@ -86,14 +95,17 @@ export class WebhookDeliverer {
   private again = false;
   private stopped = true;
 
+  private readonly store: WebhookStore;
+  private readonly transport: WebhookTransport;
+  private readonly guard: WebhookUrlGuard;
+  private readonly box: SecretBox;
+  private readonly audit: AuditLogStore;
+
   constructor(
-    private readonly store: WebhookStore,
-    private readonly transport: WebhookTransport,
-    private readonly guard: WebhookUrlGuard,
-    private readonly box: SecretBox,
-    private readonly audit: AuditLogStore,
+    parts: DelivererParts,
     private readonly options: DelivererOptions,
   ) {
+    ({ store: this.store, transport: this.transport, guard: this.guard, box: this.box, audit: this.audit } = parts);
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
   }

@@ -35,6 +35,14 @@ export interface DeliveryPage {
 
 const notFound = (id: string) => new DomainError(ErrorCode.WEBHOOK_NOT_FOUND, `no webhook ${id}`, { webhookId: id });
 
+/** The endpoints' store, the box their secrets are sealed in, the address guard and the audit log. */
+export interface WebhookServiceParts {
+  readonly store: WebhookStore;
+  readonly box: SecretBox;
+  readonly guard: WebhookUrlGuard;
+  readonly audit: AuditLog;
+}
+
 /**
  * A tenant's webhook endpoints (docs/design.md, "Webhooks"): the URL passes the SSRF guard (DNS
  * included), the secret is shown once and stored sealed, every change goes to the audit log.
@@ -44,13 +52,13 @@ export class WebhookService {
   private readonly overlapMs: number;
   private readonly maxPerTenant: number;
 
-  constructor(
-    private readonly store: WebhookStore,
-    private readonly box: SecretBox,
-    private readonly guard: WebhookUrlGuard,
-    private readonly audit: AuditLog,
-    options: WebhookServiceOptions = {},
-  ) {
+  private readonly store: WebhookStore;
+  private readonly box: SecretBox;
+  private readonly guard: WebhookUrlGuard;
+  private readonly audit: AuditLog;
+
+  constructor(parts: WebhookServiceParts, options: WebhookServiceOptions = {}) {
+    ({ store: this.store, box: this.box, guard: this.guard, audit: this.audit } = parts);
     this.clock = options.clock ?? systemClock;
     this.overlapMs = options.rotationOverlapMs ?? 24 * 3_600_000;
     this.maxPerTenant = options.maxPerTenant ?? 25;

@@ -1,5 +1,15 @@
 /** What a receiver can subscribe to (docs/design.md, "Webhooks"); a name once shipped is never changed. */
-export const WEBHOOK_EVENTS = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'batch.completed', 'link.flagged', 'link.broken'] as const;
+export const WEBHOOK_EVENTS = [
+  'link.created',
+  'link.updated',
+  'link.deleted',
+  'link.clicked',
+  'batch.completed',
+  'domain.verified',
+  'domain.unverified',
+  'link.flagged',
+  'link.broken',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 /** A receiver of a tenant's events. The secrets are sealed (SecretBox): never stored or shown in clear after creation. */

@@ -24,14 +24,17 @@ function setup(now = { t: Date.now() }) {
   const box = new SecretBox('master-secret');
   const guard = new WebhookUrlGuard(publicResolver, false);
   const clock = { now: () => now.t };
-  const service = new WebhookService(store, box, guard, new AuditLog(audit, { cursors, retentionMs: 1e9, clock }), { clock });
+  const service = new WebhookService({ store, box, guard, audit: new AuditLog(audit, { cursors, retentionMs: 1e9, clock }) }, { clock });
   const transport = new ScriptedTransport();
-  const deliverer = new WebhookDeliverer(store, transport, guard, box, audit, {
-    schedule: { baseDelayMs: 1000, maxDelayMs: 60_000, windowMs: 86_400_000 },
-    disableAfterMs: 3 * 86_400_000,
-    clock,
-    random: () => 0.5,
-  });
+  const deliverer = new WebhookDeliverer(
+    { store, transport, guard, box, audit },
+    {
+      schedule: { baseDelayMs: 1000, maxDelayMs: 60_000, windowMs: 86_400_000 },
+      disableAfterMs: 3 * 86_400_000,
+      clock,
+      random: () => 0.5,
+    },
+  );
   return { store, audit, box, service, transport, deliverer, now };
 }
 

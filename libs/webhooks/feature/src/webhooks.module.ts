@@ -20,6 +20,7 @@ import {
   WebhookTransport,
   WebhookUrlGuard,
 } from '@shortlink/webhooks-domain';
+import { DomainWebhookEvents } from './domain-webhook-events';
 import { LinkWebhookEvents } from './link-webhook-events';
 import { WebhookDelivery } from './webhook-delivery';
 import { WebhooksController } from './webhooks.controller';
@@ -29,8 +30,9 @@ export const WEBHOOKS_PORTS: readonly symbol[] = [WEBHOOK_STORE, CODE_SECRET, WE
 
 /**
  * Webhooks (docs/design.md, "Webhooks"): the endpoints API, and the platform events of link
- * changes (LinkWebhookEvents, one of the hooks the app binds to LINK_CHANGE_HOOKS), published to
- * the events topic for the deliverer.
+ * changes (LinkWebhookEvents, one of the hooks the app binds to LINK_CHANGE_HOOKS) and of domains'
+ * ownership (DomainWebhookEvents, which the app binds to DOMAIN_OWNERSHIP_EVENTS), published to the
+ * events topic for the deliverer.
  */
 @Module({
   controllers: [WebhooksController],
@@ -50,15 +52,16 @@ export const WEBHOOKS_PORTS: readonly symbol[] = [WEBHOOK_STORE, CODE_SECRET, WE
       },
     },
     { provide: LinkWebhookEvents, inject: [EventPublisher], useFactory: (events: EventPublisher) => new LinkWebhookEvents(events) },
+    { provide: DomainWebhookEvents, inject: [EventPublisher], useFactory: (events: EventPublisher) => new DomainWebhookEvents(events) },
     {
       // The signing secrets are sealed under a key derived from the code secret.
       provide: WebhookService,
       inject: [WEBHOOK_STORE, CODE_SECRET, WEBHOOK_URL_GUARD, AuditLog],
       useFactory: (store: WebhookStore, codeSecret: string, guard: WebhookUrlGuard, audit: AuditLog) =>
-        new WebhookService(store, new SecretBox(codeSecret), guard, audit),
+        new WebhookService({ store, box: new SecretBox(codeSecret), guard, audit }),
     },
   ],
-  exports: [LinkWebhookEvents, EventPublisher],
+  exports: [LinkWebhookEvents, DomainWebhookEvents, EventPublisher],
 })
 export class WebhooksModule {}
 

@@ -4,14 +4,13 @@ import { join } from 'path';
 import type { FastifyReply } from 'fastify';
 import { loadConfig } from '@shortlink/config';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
+import { rollupsOfVisitorRows, VisitorMinuteRow } from '@shortlink/clicks-domain';
 import { ChdbExecutor, SqlClickAggregateStore } from '@shortlink/olap';
-
-type Rows = Parameters<SqlClickAggregateStore['write']>[0]['rows'];
 
 /**
  * What the analytics controllers' specs share: tenant t1's request, a reply that keeps its headers,
  * a fixed minute `T` (epoch seconds), and an aggregate store on chdb in a directory of its own,
- * written with `rows` by `open` and removed by `close`.
+ * written with clicks per visitor by `open` and removed by `close`.
  */
 export function controllerSpecFixture(name: string) {
   const headers: Record<string, string> = {};
@@ -24,11 +23,11 @@ export function controllerSpecFixture(name: string) {
     reply,
     T: Date.UTC(2025, 10, 24, 16, 0, 0) / 1000,
     store: undefined as unknown as SqlClickAggregateStore,
-    async open(rows: Rows): Promise<SqlClickAggregateStore> {
+    async open(rows: readonly VisitorMinuteRow[]): Promise<SqlClickAggregateStore> {
       dir = mkdtempSync(join(tmpdir(), `shortlink-${name}-`));
       fixture.store = new SqlClickAggregateStore(new ChdbExecutor(join(dir, 'chdb')), `${name}_spec`);
       await fixture.store.migrate();
-      await fixture.store.write({ rows });
+      await fixture.store.write({ rollups: rollupsOfVisitorRows(rows) });
       return fixture.store;
     },
     async close(): Promise<void> {

@@ -1,6 +1,11 @@
+import { randomUUID } from 'crypto';
 import { mkdirSync } from 'fs';
+import { unlink, writeFile } from 'fs/promises';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import type * as Chdb from 'chdb';
-import { assertQualifiedTable, OlapError, OlapExecutor, statementHead } from '../olap-executor';
+import { assertQualifiedTable, columnNames, OlapColumn, OlapError, OlapExecutor, statementHead } from '../olap-executor';
+import { sqlString } from '../sql-literals';
 
 /**
  * chdb maps a ~150 MB native engine on first require; load it only when an embedded executor is
@@ -51,6 +56,27 @@ export class ChdbExecutor implements OlapExecutor {
     const sql = `INSERT INTO ${table} FORMAT JSONEachRow\n` + rows.map((r) => JSON.stringify(r)).join('\n');
     return this.run(`INSERT INTO ${table} FORMAT JSONEachRow`, async () => {
       await this.session.queryAsync(sql);
+    });
+  }
+
+  /**
+   * chdb's Node API takes text formats only inline: the rows go through a file of the process's
+   * temporary directory, read by the `file` table function in the same format ClickHouse reads.
+   */
+  async insertRowBinary(table: string, columns: readonly OlapColumn[], rows: Buffer): Promise<void> {
+    assertQualifiedTable(table);
+    const names = columnNames(columns);
+    if (rows.length === 0) return this.run('', async () => undefined);
+    const path = join(tmpdir(), `shortlink-chdb-${randomUUID()}.rowbinary`);
+    const structure = columns.map((c) => `${c.name} ${c.type}`).join(', ');
+    const sql = `INSERT INTO ${table} (${names}) SELECT ${names} FROM file(${sqlString(path)}, 'RowBinary', ${sqlString(structure)})`;
+    return this.run(`INSERT INTO ${table} FORMAT RowBinary`, async () => {
+      await writeFile(path, rows);
+      try {
+        await this.session.queryAsync(sql);
+      } finally {
+        await unlink(path).catch(() => undefined);
+      }
     });
   }
 

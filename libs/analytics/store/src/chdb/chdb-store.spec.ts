@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { rollupsOfVisitorRows } from '@shortlink/clicks-domain';
 import { SqlClickAggregateStore } from '../click-aggregate-store';
 import { CLICK_MIGRATIONS } from '../migrations';
 import { aVisitorRow, describeClickAggregateStoreContract, T0 } from '../contract/click-aggregate-store.contract';
@@ -65,7 +66,7 @@ describe('chdb click aggregate store on disk', () => {
 
     const first = new SqlClickAggregateStore(openExecutor(), 'shortlink');
     await first.migrate();
-    await first.write({ rows: [row] });
+    await first.write({ rollups: rollupsOfVisitorRows([row]) });
     await first.commit({ source: 'memory:a', partition: 2, lastOffset: '9007199254740993' }, []);
     await first.close();
 
@@ -74,10 +75,16 @@ describe('chdb click aggregate store on disk', () => {
     const applied = await executor.queryJsonEachRow<{ name: string }>('SELECT name FROM shortlink._migrations ORDER BY name');
     await again.migrate();
     expect(await executor.queryJsonEachRow<{ name: string }>('SELECT name FROM shortlink._migrations ORDER BY name')).toEqual(applied);
-    expect(applied.map((m) => m.name)).toEqual(['0001_clicks_minute', '0002_consumer_progress', '0003_rollups_dimensions_marks', '0004_visits_and_ledgers']);
+    expect(applied.map((m) => m.name)).toEqual([
+      '0001_clicks_minute',
+      '0002_consumer_progress',
+      '0003_rollups_dimensions_marks',
+      '0004_visits_and_ledgers',
+      '0005_rollup_input',
+    ]);
     expect((await again.series(q, r)).totals).toEqual({ clicks: 4, visitors: 1, botClicks: 0 });
     expect((await again.ingestedOffsets('memory:a')).get(2)).toBe(9007199254740993n);
-    await again.write({ rows: [{ ...row, visitor: 8 }] });
+    await again.write({ rollups: rollupsOfVisitorRows([{ ...row, visitor: 8 }]) });
     await again.commit({ source: 'memory:a', partition: 2, lastOffset: '9007199254740995' }, []);
     expect((await again.ingestedOffsets('memory:a')).get(2)).toBe(9007199254740995n);
     expect(await again.series(q, r)).toEqual({
@@ -95,7 +102,7 @@ describe('chdb click aggregate store on disk', () => {
     await executor.command(
       `INSERT INTO legacy.clicks_minute SELECT 't', 'd', 'c', toDateTime(1709251200), toUInt32(3), sumState(toUInt64(1)), uniqCombinedState(toUInt64(1)), maxState(toUInt64(77)) FROM system.one`,
     );
-    await store.write({ rows: [aVisitorRow()] }); // a new row (offset 0) does not read as progress
+    await store.write({ rollups: rollupsOfVisitorRows([aVisitorRow()]) }); // a new row (offset 0) does not read as progress
     expect(await store.ingestedOffsets('kafka:shortlink.clicks')).toEqual(new Map([[3, 77n]]));
     expect(await store.ingestedOffsets('memory:any')).toEqual(new Map());
     await store.commit({ source: 'kafka:shortlink.clicks', partition: 1, lastOffset: '5' }, []);
@@ -133,7 +140,7 @@ describe('chdb click aggregate store on disk', () => {
     const q = { tenantId: row.tenantId, domain: row.domain, code: row.code };
     // Issued without awaiting: they run in order, so every write lands before the read.
     const writes = Array.from({ length: 10 }, (_, i) =>
-      store.write({ rows: [{ ...row, visitor: i }], through: { source: 'memory:c', partition: 0, lastOffset: String(i) } }),
+      store.write({ rollups: rollupsOfVisitorRows([{ ...row, visitor: i }]), through: { source: 'memory:c', partition: 0, lastOffset: String(i) } }),
     );
     const read = store.series(q, { from: T0, to: T0 + 60, granularity: 'minute', bots: 'exclude' });
     await Promise.all(writes);

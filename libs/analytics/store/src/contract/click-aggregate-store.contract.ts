@@ -1,5 +1,15 @@
 import { randomUUID } from 'crypto';
-import type { ClickAggregateStore, ConsumerProgress, DimensionCount, ProducerMark, RangeQuery, VisitorMinuteRow, VisitRow } from '@shortlink/clicks-domain';
+import { rollupsOfVisitorRows, visitColumnsOf } from '@shortlink/clicks-domain';
+import type {
+  ClickAggregateStore,
+  ClickWrite,
+  ConsumerProgress,
+  DimensionCount,
+  ProducerMark,
+  RangeQuery,
+  VisitorMinuteRow,
+  VisitRow,
+} from '@shortlink/clicks-domain';
 
 export interface ClickAggregateStoreFixture {
   store: ClickAggregateStore;
@@ -78,14 +88,17 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
     });
 
     const link = () => ({ tenantId: randomUUID(), domain: 'sho.rt', code: 'c' + randomUUID().slice(0, 8) });
+    /** A write stated per visitor (rows) and per visit (objects), as the store takes it: rollup rows and visit columns. */
+    const write = ({ rows, visits, ...rest }: { rows?: VisitorMinuteRow[]; visits?: VisitRow[] } & Omit<ClickWrite, 'rollups' | 'visits'>) =>
+      store.write({ ...rest, rollups: rows && rollupsOfVisitorRows(rows), visits: visits && visitColumnsOf(visits) });
     const writeAndCommit = async (rows: VisitorMinuteRow[], through: ConsumerProgress, marks: ProducerMark[] = []) => {
-      await store.write({ rows, through });
+      await write({ rows, through });
       await store.commit(through, marks);
     };
 
     it('migrates again without error and keeps the data', async () => {
       const l = link();
-      await store.write({ rows: [aVisitorRow({ ...l, clicks: 3 })] });
+      await write({ rows: [aVisitorRow({ ...l, clicks: 3 })] });
       await store.migrate();
       await store.migrate();
       expect((await store.series(l, minutes(T0, T0 + MIN))).totals).toEqual({ clicks: 3, visitors: 1, botClicks: 0 });
@@ -97,7 +110,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('gives per-minute series and totals for two minutes and two visitors', async () => {
       const l = link();
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({ ...l, minute: T0, visitor: 11, clicks: 2 }),
           aVisitorRow({ ...l, minute: T0, visitor: 22, clicks: 1 }),
@@ -114,7 +127,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('rolls minutes up into hours and days: same totals, a visitor of several minutes counted once per bucket', async () => {
       const l = link();
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({ ...l, minute: T0 + 5 * MIN, visitor: 77, clicks: 1 }),
           aVisitorRow({ ...l, minute: T0 + 9 * MIN, visitor: 77, clicks: 2 }),
@@ -140,9 +153,9 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('merges rows of the same minute written in separate inserts', async () => {
       const l = link();
-      await store.write({ rows: [aVisitorRow({ ...l, visitor: 1, clicks: 2 })] });
-      await store.write({ rows: [aVisitorRow({ ...l, visitor: 2, clicks: 5 })] });
-      await store.write({ rows: [aVisitorRow({ ...l, visitor: 1, clicks: 1 })] });
+      await write({ rows: [aVisitorRow({ ...l, visitor: 1, clicks: 2 })] });
+      await write({ rows: [aVisitorRow({ ...l, visitor: 2, clicks: 5 })] });
+      await write({ rows: [aVisitorRow({ ...l, visitor: 1, clicks: 1 })] });
       const s = await store.series(l, minutes(T0, T0 + MIN));
       expect(s.series).toEqual([{ time: T0, clicks: 8, visitors: 2, botClicks: 0 }]);
     });
@@ -154,7 +167,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       for (let v = 1; v <= 400; v++) {
         for (let k = 0; k < 3; k++) rows.push(aVisitorRow({ ...l, minute: T0 + ((v + k) % 5) * MIN, visitor: v * 7919 + 1, clicks: 1 }));
       }
-      await store.write({ rows });
+      await write({ rows });
       const s = await store.series(l, minutes(T0, T0 + 5 * MIN));
       expect(s.series).toHaveLength(5);
       expect(s.totals.clicks).toBe(1200);
@@ -164,7 +177,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('keeps bot clicks apart: excluded by default, included or alone on request, always counted as botClicks', async () => {
       const l = link();
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({ ...l, visitor: 1, clicks: 3 }),
           aVisitorRow({ ...l, visitor: 2, clicks: 4, bot: true }),
@@ -183,7 +196,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('breaks clicks down by dimension value, most clicks first, with unique visitors per value, at every granularity', async () => {
       const l = link();
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({
             ...l,
@@ -221,7 +234,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it("lists a tenant's links by clicks, optionally on one domain, never another tenant's", async () => {
       const tenantId = randomUUID();
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({ tenantId, code: 'few', clicks: 1 }),
           aVisitorRow({ tenantId, code: 'many', clicks: 5, visitor: 1 }),
@@ -238,11 +251,23 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       ]);
       expect((await store.topLinks(tenantId, 'go.example', range, 10)).map((r) => r.code)).toEqual(['other']);
       expect((await store.topLinks(tenantId, null, range, 1)).map((r) => r.code)).toEqual(['many']);
+      // Among given links only (a page of the console's list): their counts, another tenant's never.
+      const among = [
+        { domain: 'sho.rt', code: 'few' },
+        { domain: 'go.example', code: 'other' },
+        { domain: 'sho.rt', code: 'theirs' },
+        { domain: 'sho.rt', code: 'never-clicked' },
+      ];
+      expect(await store.topLinks(tenantId, null, range, 10, among)).toEqual([
+        { domain: 'go.example', code: 'other', clicks: 3, visitors: 1 },
+        { domain: 'sho.rt', code: 'few', clicks: 1, visitors: 1 },
+      ]);
+      expect(await store.topLinks(tenantId, null, range, 10, [])).toEqual([]);
     });
 
     it("sums a tenant's links into one series (the visitors one union), optionally on one domain, never another tenant's", async () => {
       const tenantId = randomUUID();
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({ tenantId, code: 'a', clicks: 2, visitor: 1 }),
           aVisitorRow({ tenantId, code: 'b', clicks: 3, visitor: 1, minute: T0 + MIN }),
@@ -267,7 +292,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       const domain = `orphans-${randomUUID().slice(0, 8)}.example`;
       const tenantId = randomUUID();
       const shared = `shared-${domain}`;
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({ tenantId, domain, code: 'real', clicks: 1 }),
           aVisitorRow({ tenantId: '', domain, code: 'wp-login', clicks: 3, visitor: 1, bot: true }),
@@ -305,7 +330,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
     it("does not show another tenant's rows for the same domain and code", async () => {
       const mine = link();
       const theirs = { ...mine, tenantId: randomUUID() };
-      await store.write({ rows: [aVisitorRow({ ...mine, visitor: 1, clicks: 1 }), aVisitorRow({ ...theirs, visitor: 2, clicks: 50 })] });
+      await write({ rows: [aVisitorRow({ ...mine, visitor: 1, clicks: 1 }), aVisitorRow({ ...theirs, visitor: 2, clicks: 50 })] });
       expect((await store.series(mine, minutes(T0, T0 + MIN))).totals.clicks).toBe(1);
       expect((await store.series(theirs, minutes(T0, T0 + MIN))).totals.clicks).toBe(50);
       expect((await store.series({ ...mine, tenantId: randomUUID() }, minutes(T0, T0 + MIN))).series).toEqual([]);
@@ -314,7 +339,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('respects [from, to): from is inclusive, to is exclusive, and spans a month boundary', async () => {
       const l = link();
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({ ...l, minute: T0 - MIN, clicks: 1 }),
           aVisitorRow({ ...l, minute: T0, clicks: 10 }),
@@ -373,7 +398,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       const l = link();
       const source = freshSource();
       const through = { source, partition: 0, lastOffset: '12; DROP TABLE x' };
-      await expect(store.write({ rows: [aVisitorRow({ ...l, clicks: 1 })], through })).rejects.toThrow(/lastOffset/);
+      await expect(write({ rows: [aVisitorRow({ ...l, clicks: 1 })], through })).rejects.toThrow(/lastOffset/);
       await expect(store.commit(through, [])).rejects.toThrow(/lastOffset/);
       expect((await store.series(l, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);
       expect(await store.ingestedOffsets(source)).toEqual(new Map());
@@ -381,13 +406,13 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('gives an empty series and zero totals for an unknown link, and treats an empty write as a no-op', async () => {
       expect(await store.series(link(), minutes(0, T0 * 2))).toEqual({ series: [], totals: { clicks: 0, visitors: 0, botClicks: 0 } });
-      await expect(store.write({ rows: [] })).resolves.toBeUndefined();
+      await expect(write({ rows: [] })).resolves.toBeUndefined();
     });
 
     it('round-trips quotes, backslashes, newlines and non-ASCII in tenant, domain, code and dimension values', async () => {
       const nasty = { tenantId: `t'\\"\n${randomUUID()}`, domain: 'dömain\\.example', code: "a'b\\c" };
       const lookalike = { ...nasty, code: "a'bc" };
-      await store.write({
+      await write({
         rows: [aVisitorRow({ ...nasty, clicks: 2, visitor: 9, dims: [dim('referers', "x'y\\z\n😀", 2)] }), aVisitorRow({ ...lookalike, clicks: 30 })],
       });
       expect((await store.series(nasty, minutes(T0, T0 + MIN))).series).toEqual([{ time: T0, clicks: 2, visitors: 1, botClicks: 0 }]);
@@ -397,7 +422,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
 
     it('refuses a malformed row and writes none of the batch', async () => {
       const l = link();
-      await expect(store.write({ rows: [aVisitorRow({ ...l, clicks: 1 }), aVisitorRow({ ...l, visitor: -1 })] })).rejects.toThrow(/visitor/);
+      await expect(write({ rows: [aVisitorRow({ ...l, clicks: 1 }), aVisitorRow({ ...l, visitor: -1 })] })).rejects.toThrow(/visitor/);
       expect((await store.series(l, minutes(T0, T0 + MIN))).totals.clicks).toBe(0);
     });
 
@@ -406,13 +431,13 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       const l = link();
       const day2 = T0 + DAY;
       const visit = aVisit({ ...l, time: (day2 + 30) * 1000 });
-      await store.write({ rows: [aVisitorRow({ ...l, clicks: 2 })], visits: [visit], through: { source, partition: 3, lastOffset: '17' } });
-      await store.write({
+      await write({ rows: [aVisitorRow({ ...l, clicks: 2 })], visits: [visit], through: { source, partition: 3, lastOffset: '17' } });
+      await write({
         rows: [aVisitorRow({ ...l, minute: day2 })],
         targets: ['link_minute', 'dim_day'],
         through: { source, partition: 3, lastOffset: '20' },
       });
-      await store.write({ rows: [aVisitorRow({ ...l, minute: T0 })], targets: ['link_hour'], through: { source, partition: 4, lastOffset: '99' } });
+      await write({ rows: [aVisitorRow({ ...l, minute: T0 })], targets: ['link_hour'], through: { source, partition: 4, lastOffset: '99' } });
       const held = await store.writtenThrough(source, 3, [T0, day2, T0 + 2 * DAY]);
       expect(held.committed).toBeUndefined();
       expect([...held.tables.keys()].sort()).toEqual([...store.targets].sort());
@@ -445,7 +470,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
         aVisit({ ...l, time: (T0 - 40 * DAY) * 1000 }),
         aVisit({ ...other, time: T0 * 1000 + 7 }),
       ];
-      await store.write({ visits });
+      await write({ visits });
       const q = { tenantId: l.tenantId, domain: l.domain, code: l.code, from: 0, to: T0 + 1, bots: 'include' as const, after: null, limit: 10 };
       const all = await store.visits(q);
       const sameMs = [visits[0], visits[1]].sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
@@ -466,7 +491,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       const springfieldIl = 'US\tIllinois\tSpringfield';
       const springfieldMa = 'US\tMassachusetts\tSpringfield';
       const zurich = 'CH\tZürich\tZürich';
-      await store.write({
+      await write({
         rows: [
           aVisitorRow({ ...l, visitor: 1, clicks: 3, dims: [dim('sources', 'qr', 2), dim('sources', 'link', 1), dim('cities', springfieldIl, 3)] }),
           aVisitorRow({
@@ -507,7 +532,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       const l = link();
       const old = Date.UTC(2002, 0, 10) / 1000;
       const visits = [aVisit({ ...l, time: old * 1000 }), aVisit({ ...l, time: (old + 2 * DAY) * 1000 })];
-      await store.write({ visits });
+      await write({ visits });
       const dropped = await store.dropExpired(old + 3 * DAY, { minuteDays: 3650, hourDays: 0, dayDays: 0, visitDays: 2 });
       expect(dropped).toContain('visits:20020110');
       expect(dropped).not.toContain('visits:20020112');
@@ -518,7 +543,7 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
     it('drops partitions wholly older than the retention: minutes by day, hours by month, days by year', async () => {
       const old = Date.UTC(2001, 0, 10) / 1000;
       const l = link();
-      await store.write({ rows: [aVisitorRow({ ...l, minute: old, clicks: 1 }), aVisitorRow({ ...l, minute: old + 5 * DAY, clicks: 2 })] });
+      await write({ rows: [aVisitorRow({ ...l, minute: old, clicks: 1 }), aVisitorRow({ ...l, minute: old + 5 * DAY, clicks: 2 })] });
       const now = old + 6 * DAY;
       const dropped = await store.dropExpired(now, { minuteDays: 3, hourDays: 0, dayDays: 0, visitDays: 3650 });
       expect(dropped.sort()).toEqual(['link_minute:20010110']);

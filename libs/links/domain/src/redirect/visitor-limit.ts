@@ -81,9 +81,11 @@ export interface VisitorLimitOptions {
  * request (docs/design.md, "Link options"): each instance counts a visitor's redirects of a link in
  * a fixed window of its own and decides on its own count plus the shared total it last read; every
  * `syncIntervalMs` it adds what it counted to the window every instance shares and reads the total
- * back. Another instance's redirects are thus seen at most two merges late, which bounds what a
- * visitor spread over N instances gets: limit + 2 × (N − 1) × (interval + round trip) × its rate at
- * one instance, and never more than N × the limit. When the store fails, the counts stay here
+ * back, for the visitors it counted. An instance thus learns the others' counts of a visitor at its
+ * next merge after its own next redirect of that visitor, which bounds what a visitor spread over N
+ * instances gets: about limit + N × (interval + round trip) × its rate at one instance (one past the
+ * limit per instance for a visitor slower than one request per interval), and never more than N ×
+ * the limit (docs/design.md, "Per-link visitor limit"). When the store fails, the counts stay here
  * (sent again with the next merge) and each instance decides on what it knows.
  */
 export class VisitorLimit {

@@ -1,7 +1,7 @@
-import { IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { IdBlock, Link, LinkListQuery, OutboxStamp, RetiredCode, SequenceStore, ShortUrlIdentifier, UNCLAIMED } from '@shortlink/links-domain';
 import { BatchRecordStore } from '@shortlink/link-batch';
 import { JournalEntry, MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
-import { DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
+import { DomainOwnershipStore, DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
@@ -16,6 +16,7 @@ import { LazyOpen, forwardWhenOpen } from '../lazy-open';
 import { MysqlConnectionOptions } from './mysql-datasource';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
+import { MysqlDomainOwnershipStore } from '../tenants/mysql-domain-ownership-store';
 import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 
@@ -26,8 +27,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   constructor(
     readonly shardName: string,
     options: MysqlConnectionOptions,
+    stamp: OutboxStamp = UNCLAIMED,
   ) {
-    this.store = new LazyOpen(`shard ${shardName}`, () => MysqlLinkShardStore.open(shardName, options));
+    this.store = new LazyOpen(`shard ${shardName}`, () => MysqlLinkShardStore.open(shardName, options, stamp));
   }
 
   async insert(link: Link) {
@@ -73,6 +75,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   }
   async crawlableCodes(domain: string, limit: number) {
     return (await this.store.get()).crawlableCodes(domain, limit);
+  }
+  async tagsOf(tenantId: string, limit: number) {
+    return (await this.store.get()).tagsOf(tenantId, limit);
   }
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
     return (await this.store.get()).addClicks(id, linkId, delta);
@@ -140,6 +145,21 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async clearJournal() {
     return (await this.store.get()).clearJournal();
   }
+  async leased(owner: string, afterId: string | null, limit: number) {
+    return (await this.store.get()).leased(owner, afterId, limit);
+  }
+  async claimExpired(owner: string, now: Date, until: Date, limit: number) {
+    return (await this.store.get()).claimExpired(owner, now, until, limit);
+  }
+  async renew(owner: string, until: Date) {
+    return (await this.store.get()).renew(owner, until);
+  }
+  async settle(owner: string, ids: readonly string[]) {
+    return (await this.store.get()).settle(owner, ids);
+  }
+  async backlog() {
+    return (await this.store.get()).backlog();
+  }
   async ping() {
     return (await this.store.get()).ping();
   }
@@ -154,6 +174,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly tenants: TenantStore;
   readonly batches: BatchRecordStore;
   readonly domainSettings: DomainSettingsStore;
+  readonly domainOwnership: DomainOwnershipStore;
   readonly audit: AuditLogStore;
   readonly webhooks: WebhookStore;
   readonly people: PeopleStore;
@@ -165,6 +186,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants, MysqlTenantStore.prototype);
     this.batches = forwardWhenOpen(this.store, (meta) => meta.batches, MysqlBatchRecordStore.prototype);
     this.domainSettings = forwardWhenOpen(this.store, (meta) => meta.domainSettings, MysqlDomainSettingsStore.prototype);
+    this.domainOwnership = forwardWhenOpen(this.store, (meta) => meta.domainOwnership, MysqlDomainOwnershipStore.prototype);
     this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
     this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
     this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);

@@ -4,6 +4,7 @@ import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
 import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
 import { MysqlPeopleStore } from '../people/mysql-people-store';
 import { MysqlSsoStore } from '../people/sso-stores';
+import { MysqlDomainOwnershipStore } from '../tenants/mysql-domain-ownership-store';
 import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
@@ -18,6 +19,7 @@ export class MysqlMetaStore implements SequenceStore {
   readonly tenants: MysqlTenantStore;
   readonly batches: MysqlBatchRecordStore;
   readonly domainSettings: MysqlDomainSettingsStore;
+  readonly domainOwnership: MysqlDomainOwnershipStore;
   readonly audit: MysqlAuditLogStore;
   readonly webhooks: SqlWebhookStore;
   readonly people: MysqlPeopleStore;
@@ -28,6 +30,7 @@ export class MysqlMetaStore implements SequenceStore {
     this.tenants = new MysqlTenantStore(ds);
     this.batches = new MysqlBatchRecordStore(ds);
     this.domainSettings = new MysqlDomainSettingsStore(ds);
+    this.domainOwnership = new MysqlDomainOwnershipStore(ds);
     this.audit = new MysqlAuditLogStore(ds);
     this.webhooks = mysqlWebhookStore(ds);
     this.people = new MysqlPeopleStore(ds);

@@ -79,9 +79,30 @@ export const SQLITE_SHARD_MIGRATIONS = [
     up: `CREATE TABLE link_move_journal (link_id INTEGER PRIMARY KEY, domain TEXT NOT NULL, code TEXT NOT NULL);`,
   },
   {
+    // The outbox: each link change's event, written in the change's transaction, relayed after the
+    // commit and deleted once delivered; leased to one relay at a time (docs/design.md, "Edits
+    // reach every instance").
+    name: '009_link_events',
+    up: `
+      CREATE TABLE link_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        link_id INTEGER NOT NULL,
+        tenant_id TEXT NOT NULL,
+        domain TEXT NOT NULL,
+        code TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        occurred_at INTEGER NOT NULL,
+        lease_owner TEXT NOT NULL DEFAULT '',
+        lease_until INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX idx_link_events_owner ON link_events (lease_owner, id);
+      CREATE INDEX idx_link_events_lease ON link_events (lease_until, id);`,
+  },
+  {
     // What the dead-link checks found of a link (docs/design.md, "Trust and safety"): its state (0
     // never checked, 1 ok, 2 broken) in a column of its own for the list filter's index, the rest as JSON.
-    name: '009_link_health',
+    name: '010_link_health',
     up: `
       ALTER TABLE links ADD COLUMN health INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE links ADD COLUMN health_detail TEXT;
@@ -248,11 +269,40 @@ export const SQLITE_META_MIGRATIONS = [
       ${attributeKeys}`,
   },
   {
+    // Tenants' own domains with the proof of their ownership (docs/design.md, "Custom domains and TLS"):
+    // status, the HTTP token, the checks' schedule and the holder of a check in progress, the certificate
+    // the TLS front served. Domains an operator gave stay verified, by the operator. Times in epoch ms.
+    name: '012_domain_ownership',
+    up: `
+      ALTER TABLE tenant_domains ADD COLUMN status TEXT NOT NULL DEFAULT 'verified';
+      ALTER TABLE tenant_domains ADD COLUMN token TEXT;
+      ALTER TABLE tenant_domains ADD COLUMN verified_by TEXT DEFAULT 'operator';
+      ALTER TABLE tenant_domains ADD COLUMN verified_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN checked_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE tenant_domains ADD COLUMN last_failure TEXT;
+      ALTER TABLE tenant_domains ADD COLUMN next_check_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN retry_until INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN check_holder TEXT;
+      ALTER TABLE tenant_domains ADD COLUMN cert_expires_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN cert_fingerprint TEXT;
+      ALTER TABLE tenant_domains ADD COLUMN cert_checked_at INTEGER;
+      ALTER TABLE tenant_domains ADD COLUMN cert_error TEXT;
+      UPDATE tenant_domains SET verified_at = created_at;
+      CREATE INDEX idx_tenant_domains_due ON tenant_domains (next_check_at) WHERE next_check_at IS NOT NULL;`,
+  },
+  {
+    // What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to
+    // the person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
+    name: '013_session_client',
+    up: `ALTER TABLE member_sessions ADD COLUMN client TEXT;`,
+  },
+  {
     // Trust and safety (docs/design.md, "Trust and safety"): the index of link targets by reversed
     // host and by URL, each target URL with what its checks found, visitors' reports (one per
     // visitor and link), the operators' queue, a tenant's choice for broken links, the feeds'
     // digests, the jobs' leases (feed and lease names by their sha256). Times in epoch ms.
-    name: '012_safety',
+    name: '014_safety',
     up: `
       CREATE TABLE safety_link_targets (
         link_id INTEGER NOT NULL, url_hash TEXT NOT NULL, domain TEXT NOT NULL, code TEXT NOT NULL, tenant_id TEXT NOT NULL, rhost TEXT NOT NULL,

@@ -3,6 +3,7 @@ import { SqliteAuditLogStore } from '../audit/sqlite-audit-log-store';
 import { SqliteBatchRecordStore } from '../batches/sqlite-batch-record-store';
 import { SqlitePeopleStore } from '../people/sqlite-people-store';
 import { SqliteSsoStore } from '../people/sso-stores';
+import { SqliteDomainOwnershipStore } from '../tenants/sqlite-domain-ownership-store';
 import { SqliteDomainSettingsStore } from '../tenants/sqlite-domain-settings-store';
 import { SqliteTenantStore } from '../tenants/sqlite-tenant-store';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
@@ -18,6 +19,7 @@ export class SqliteMetaStore implements SequenceStore {
   readonly tenants: SqliteTenantStore;
   readonly batches: SqliteBatchRecordStore;
   readonly domainSettings: SqliteDomainSettingsStore;
+  readonly domainOwnership: SqliteDomainOwnershipStore;
   readonly audit: SqliteAuditLogStore;
   readonly webhooks: SqlWebhookStore;
   readonly people: SqlitePeopleStore;
@@ -30,6 +32,7 @@ export class SqliteMetaStore implements SequenceStore {
     this.tenants = new SqliteTenantStore(this.db);
     this.batches = new SqliteBatchRecordStore(this.db);
     this.domainSettings = new SqliteDomainSettingsStore(this.db);
+    this.domainOwnership = new SqliteDomainOwnershipStore(this.db);
     this.audit = new SqliteAuditLogStore(this.db);
     this.webhooks = sqliteWebhookStore(this.db);
     this.people = new SqlitePeopleStore(this.db);

@@ -2,11 +2,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { AuditEntry } from '@shortlink/audit-domain';
 import {
   ApiKey,
+  DomainEntry,
   KeyCap,
   KeyTransferDecision,
   KeyTransferOutcome,
   KeyWithTenant,
   NewApiKey,
+  operatorAssignedDomain,
   Scope,
   Tenant,
   TenantChange,
@@ -15,6 +17,14 @@ import {
 } from '@shortlink/tenants-domain';
 import { insertAuditEntriesMysql } from '../audit/mysql-audit-log-store';
 import { isMysqlDuplicate } from '../mysql/mysql-datasource';
+import {
+  DOMAIN_ENTRIES_SELECT,
+  domainEntryFromRow,
+  INSERT_DOMAIN_COLUMNS,
+  INSERT_DOMAIN_PLACEHOLDERS,
+  insertDomainValues,
+  TenantDomainRow,
+} from './domain-ownership-rows';
 import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
@@ -172,7 +182,11 @@ export class MysqlTenantStore implements TenantStore {
   }
 
   async addDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
-    return this.changedWithEntry('INSERT IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)', [domain, tenantId, new Date()], audit);
+    return this.changedWithEntry(
+      `INSERT IGNORE INTO tenant_domains (${INSERT_DOMAIN_COLUMNS}) VALUES (${INSERT_DOMAIN_PLACEHOLDERS})`,
+      insertDomainValues(operatorAssignedDomain(domain, tenantId, new Date()), (d) => d),
+      audit,
+    );
   }
 
   async removeDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
@@ -196,9 +210,8 @@ export class MysqlTenantStore implements TenantStore {
     });
   }
 
-  async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {
-    const rows: Array<{ domain: string; tenant_id: string }> = await this.ds.query('SELECT domain, tenant_id FROM tenant_domains ORDER BY domain');
-    return rows.map((r) => ({ domain: r.domain, tenantId: r.tenant_id }));
+  async allDomains(): Promise<DomainEntry[]> {
+    return ((await this.ds.query(DOMAIN_ENTRIES_SELECT)) as TenantDomainRow[]).map(domainEntryFromRow);
   }
 
   async suspendedTenantIds(): Promise<string[]> {

@@ -1,11 +1,13 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
 import {
   ApiKey,
+  DomainEntry,
   KeyCap,
   KeyTransferDecision,
   KeyTransferOutcome,
   KeyWithTenant,
   NewApiKey,
+  operatorAssignedDomain,
   Scope,
   Tenant,
   TenantChange,
@@ -14,6 +16,14 @@ import {
 } from '@shortlink/tenants-domain';
 import { insertAuditEntriesSqlite } from '../audit/sqlite-audit-log-store';
 import { SqliteDb } from '../sqlite/sqlite-database';
+import {
+  DOMAIN_ENTRIES_SELECT,
+  domainEntryFromRow,
+  INSERT_DOMAIN_COLUMNS,
+  INSERT_DOMAIN_PLACEHOLDERS,
+  insertDomainValues,
+  TenantDomainRow,
+} from './domain-ownership-rows';
 import { RESET_DOMAIN_SETTINGS } from './domain-settings-rows';
 import {
   ACTIVE_KEY,
@@ -162,7 +172,10 @@ export class SqliteTenantStore implements TenantStore {
 
   async addDomain(tenantId: string, domain: string, audit?: AuditEntry): Promise<boolean> {
     return this.changedWithEntry(
-      () => this.db.prepare('INSERT OR IGNORE INTO tenant_domains (domain, tenant_id, created_at) VALUES (?, ?, ?)').run(domain, tenantId, Date.now()).changes,
+      () =>
+        this.db
+          .prepare(`INSERT OR IGNORE INTO tenant_domains (${INSERT_DOMAIN_COLUMNS}) VALUES (${INSERT_DOMAIN_PLACEHOLDERS})`)
+          .run(...insertDomainValues(operatorAssignedDomain(domain, tenantId, new Date()), (d) => (d === null ? null : d.getTime()))).changes,
       audit,
     );
   }
@@ -187,11 +200,8 @@ export class SqliteTenantStore implements TenantStore {
       .immediate();
   }
 
-  async allDomains(): Promise<Array<{ domain: string; tenantId: string }>> {
-    return (this.db.prepare('SELECT domain, tenant_id FROM tenant_domains ORDER BY domain').all() as Array<{ domain: string; tenant_id: string }>).map((r) => ({
-      domain: r.domain,
-      tenantId: r.tenant_id,
-    }));
+  async allDomains(): Promise<DomainEntry[]> {
+    return (this.db.prepare(DOMAIN_ENTRIES_SELECT).all() as TenantDomainRow[]).map(domainEntryFromRow);
   }
 
   async suspendedTenantIds(): Promise<string[]> {

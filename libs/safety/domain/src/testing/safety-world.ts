@@ -1,6 +1,6 @@
 import type { LinkUpdate } from '@shortlink/links-domain';
-import { ChangePropagation, LinkService, SegmentIdAllocator } from '@shortlink/links-domain';
-import { InMemoryLinkRepository, plainPasswords, RecordingChangeFeed, RecordingLinkCache } from '@shortlink/links-domain/testing';
+import { LinkService, SegmentIdAllocator } from '@shortlink/links-domain';
+import { InMemoryLinkRepository, plainPasswords, RecordingChangeFeed, RecordingLinkCache, relayOver } from '@shortlink/links-domain/testing';
 import { SequenceCodeStrategy } from '@shortlink/link-codes';
 import { ReputationVerdict, TargetReputation, UrlPolicy } from '@shortlink/url-policy';
 import { safetyLinksOf, SafetyNotices } from '../notices';
@@ -42,8 +42,7 @@ export function safetyWorld(options: { reputation?: TargetReputation } = {}) {
       links: repo,
       ids: new SegmentIdAllocator({ allocateBlock: async (_: string, size: number) => ({ start: next, end: (next += BigInt(size)) }) }, 'links', 10),
       codes: new SequenceCodeStrategy('secret'),
-      cache,
-      changes: new ChangePropagation(cache, feed),
+      events: relayOver(repo, cache, feed, { clock }),
       passwords: plainPasswords,
       urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
       reputation: options.reputation,

@@ -2,6 +2,7 @@ import type { AuditEntry } from '@shortlink/audit-domain';
 import { InMemoryAuditLogStore } from '@shortlink/audit-domain/testing';
 import { KeyPerson } from '../authority';
 import { ApiKey, Plan, Scope, Tenant, TenantStatus } from '../tenant';
+import { operatorAssignedDomain, TenantDomain } from '../domain-ownership';
 import { KeyCap, KeyTransferDecision, KeyTransferOutcome, KeyWithTenant, NewApiKey, TenantChangeAudit, TenantStore } from '../ports';
 
 /**
@@ -23,7 +24,8 @@ import { InMemoryDomainSettingsStore } from './in-memory-domain-settings-store';
 export class InMemoryTenantStore implements TenantStore {
   readonly tenants = new Map<string, Tenant>();
   readonly keys = new Map<string, ApiKey>();
-  readonly domains = new Map<string, string>();
+  /** Every tenant domain with its ownership (the ownership double works on this map too). */
+  readonly domains = new Map<string, TenantDomain>();
   readonly blocked = new Map<string, { domain: string; reason: string | null; createdAt: Date }>();
   /** The tenants' members, for the keys' persons; none when unset. */
   people: KeyPeopleDirectory | null = null;
@@ -143,12 +145,12 @@ export class InMemoryTenantStore implements TenantStore {
   async addDomain(tenantId: string, domain: string, audit?: AuditEntry) {
     if (this.domains.has(domain)) return false;
     this.refuseStored(audit);
-    this.domains.set(domain, tenantId);
+    this.domains.set(domain, operatorAssignedDomain(domain, tenantId, new Date()));
     this.record(audit);
     return true;
   }
   async removeDomain(tenantId: string, domain: string, audit?: AuditEntry) {
-    if (this.domains.get(domain) !== tenantId) return false;
+    if (this.domains.get(domain)?.tenantId !== tenantId) return false;
     this.refuseStored(audit);
     this.domains.delete(domain);
     this.settings?.reset(domain, new Date());
@@ -156,7 +158,21 @@ export class InMemoryTenantStore implements TenantStore {
     return true;
   }
   async allDomains() {
-    return [...this.domains].map(([domain, tenantId]) => ({ domain, tenantId }));
+    return [...this.domains.values()].map(({ domain, tenantId, status, token }) => ({ domain, tenantId, status, token }));
+  }
+
+  /** As the store's own insert (the ownership double's claim). */
+  insertDomain(domain: TenantDomain, audit?: AuditEntry): void {
+    this.refuseStored(audit);
+    this.domains.set(domain.domain, domain);
+    this.record(audit);
+  }
+
+  /** A change of a stored domain, with its entry. */
+  changeDomain(domain: string, change: Partial<TenantDomain>, audit?: AuditEntry): void {
+    this.refuseStored(audit);
+    this.domains.set(domain, { ...this.domains.get(domain)!, ...change });
+    this.record(audit);
   }
   async suspendedTenantIds() {
     return [...this.tenants.values()].filter((t) => t.status === 'suspended').map((t) => t.id);
