@@ -31,6 +31,7 @@ export const GENERATION_API = {
     webhooks: 'Signed deliveries of your links’ events to your endpoints (Standard Webhooks)',
     sso: 'Single sign-on with your OpenID Connect provider (owners)',
     admin: 'Operators only: tenants, their plans and domains, moderation (the queue of reported links and feed hits, and its actions)',
+    reports: 'Visitors’ reports of links (no account needed)',
   },
   sessions: true,
 };

@@ -3,9 +3,8 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import {
   Link,
   LinkChangeFeed,
-  LinkChangeHooks,
+  LinkCommands,
   LinkRepository,
-  LinkService,
   ListCursors,
   Moderation,
   ShortUrlIdentifier,
@@ -22,9 +21,9 @@ const LATEST_REPORTS = 5;
 /** What the desk needs of the other contexts, by their domain classes. */
 export interface ModerationDeskParts {
   readonly store: SafetyStore;
-  readonly links: LinkService;
+  /** Every API's link changes, each followed by its audit entry and webhook event (docs/design.md, "Link events"). */
+  readonly commands: LinkCommands<AuditContext>;
   readonly repository: LinkRepository;
-  readonly hooks: LinkChangeHooks<AuditContext>;
   readonly tenants: TenantService;
   readonly directory: TenantDirectory;
   readonly feed: LinkChangeFeed;
@@ -48,8 +47,8 @@ const QUEUE_SCOPE = 'moderation-queue';
 /**
  * The operators' moderation (docs/design.md, "Trust and safety"): the queue of links visitors
  * reported or a feed (or Web Risk) hit, with their health, and the actions on them. Clear, flag and
- * ban are LinkService's moderation (every redirect within the edit bound, the operators' audit log
- * by the link hooks, `link.flagged` to the tenant); suspending the link's tenant is the tenants'
+ * ban are the link commands' moderation (an edit's path to every redirect within the edit bound, the
+ * operators' audit log by the link hooks, `link.flagged` to the tenant); suspending the link's tenant is the tenants'
  * own change (audited in its transaction), then told on the link channel so that every redirect
  * reads its tenants again at once. Each action resolves the link's item.
  */
@@ -89,8 +88,7 @@ export class ModerationDesk {
       // Every redirect reads its tenants again now, not at its next refresh (docs/design.md, "Trust and safety").
       await this.parts.feed.publish(tenantsChange(this.clock.now()));
     } else {
-      const change = await this.parts.links.moderateWithPrevious(id, STATE_OF[action], action === 'clear' ? null : reason, 'operator');
-      await this.parts.hooks.moderated(context, change);
+      const change = await this.parts.commands.moderate(context, id, STATE_OF[action], action === 'clear' ? null : reason);
       if (RANK[change.after.moderation] > RANK[change.before.moderation]) this.parts.notices.flagged(change.after);
     }
     const ref: LinkRef = { linkId: link.id, domain: link.domain, code: link.code, tenantId: link.tenantId };

@@ -1,15 +1,16 @@
 import { randomUUID } from 'crypto';
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
-import { AuditLog } from '@shortlink/audit-domain';
+import { AuditContext, AuditLog } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import {
   CODE_SECRET,
   LINK_CHANGE_FEED,
-  LINK_CHANGE_HOOKS,
+  LINK_COMMANDS,
   LINK_OBSERVER,
   LINK_REPOSITORY,
   LinkChangeFeed,
+  LinkCommands,
   LinkRepository,
   LinkService,
   ListCursors,
@@ -45,6 +46,7 @@ import { BrokenLinksController } from './broken-links.controller';
 import { LeasedJob } from './leased-job';
 import { ModerationController } from './moderation.controller';
 import { ModerationDesk } from './moderation-desk';
+import { ReportController } from './report.controller';
 import { AuditedSafetyNotices } from './safety-notices';
 
 /** The ports the safety context injects (the generation app). */
@@ -185,7 +187,7 @@ export class SafetyModule {
     const s = config.safety;
     return {
       module: SafetyModule,
-      controllers: [ModerationController, BrokenLinksController],
+      controllers: [ModerationController, BrokenLinksController, ReportController],
       providers: [
         Lifecycle,
         { provide: 'SAFETY_CONFIG', useValue: config },
@@ -273,26 +275,23 @@ export class SafetyModule {
         },
         {
           provide: ModerationDesk,
-          inject: [SAFETY_STORE, LinkService, LINK_REPOSITORY, LINK_CHANGE_HOOKS, TenantService, TenantDirectory, LINK_CHANGE_FEED, AuditedSafetyNotices, CODE_SECRET],
+          inject: [SAFETY_STORE, LINK_COMMANDS, LINK_REPOSITORY, TenantService, TenantDirectory, LINK_CHANGE_FEED, AuditedSafetyNotices, CODE_SECRET],
           useFactory: (
             store: SafetyStore,
-            links: LinkService,
+            commands: LinkCommands<AuditContext>,
             repository: LinkRepository,
-            hooks: ModerationDeskHooks,
             tenants: TenantService,
             directory: TenantDirectory,
             feed: LinkChangeFeed,
             notices: AuditedSafetyNotices,
             codeSecret: string,
-          ) => new ModerationDesk({ store, links, repository, hooks, tenants, directory, feed, notices, cursors: new ListCursors(codeSecret) }),
+          ) => new ModerationDesk({ store, commands, repository, tenants, directory, feed, notices, cursors: new ListCursors(codeSecret) }),
         },
         SafetyJobs,
       ],
     };
   }
 }
-
-type ModerationDeskHooks = ConstructorParameters<typeof ModerationDesk>[0]['hooks'];
 
 /** A feed's location for the log: a URL without its query (a key may be there), a file as is. */
 function describe(location: string): string {

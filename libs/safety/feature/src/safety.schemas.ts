@@ -85,3 +85,15 @@ export const brokenLinkSettingsBody = z
   .meta({ id: 'BrokenLinkSettingsEdit' });
 
 export const settingsIfMatchHeader = z.object({ 'if-match': z.string().optional().meta({ description: 'The ETag you read; changed settings answer 412' }) });
+
+/** A visitor's report (`POST /r/report`). */
+export const reportBody = z
+  .object({
+    code: z.string().min(1).max(64),
+    domain: z.string().min(1).max(253).optional().meta({ description: 'The short domain; default DEFAULT_DOMAIN' }),
+    reason: z.enum(REPORT_REASONS),
+    details: z.string().max(4000).optional().meta({ description: 'At most 1000 characters once control characters are removed' }),
+  })
+  .strict();
+
+export const reportReceiptSchema = z.object({ status: z.enum(['accepted', 'duplicate']) }).meta({ id: 'ReportReceipt' });
