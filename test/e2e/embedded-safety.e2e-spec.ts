@@ -31,7 +31,8 @@ describe('embedded profile: trust and safety', () => {
         '#',
         '# id,dateadded,url,url_status,last_online,threat,tags,urlhaus_link,reporter',
         ...urls.urlhaus.map(
-          (u, i) => `"${3303500 + i}","2026-12-07 08:02:04","${u}","online","2026-12-07 08:02:04","malware_download","exe","https://urlhaus.abuse.ch/url/${3303500 + i}/","abuse_ch"`,
+          (u, i) =>
+            `"${3303500 + i}","2026-12-07 08:02:04","${u}","online","2026-12-07 08:02:04","malware_download","exe","https://urlhaus.abuse.ch/url/${3303500 + i}/","abuse_ch"`,
         ),
         '',
       ].join('\n'),
@@ -148,7 +149,11 @@ describe('embedded profile: trust and safety', () => {
         const body = await link(made.code);
         return body.moderation.state !== 'clear' && body;
       });
-      expect({ format, moderation: now.moderation.state, source: now.moderation.source }).toEqual({ format, moderation: expected[format], source: `feed:${format}` });
+      expect({ format, moderation: now.moderation.state, source: now.moderation.source }).toEqual({
+        format,
+        moderation: expected[format],
+        source: `feed:${format}`,
+      });
       const page = await eventually(`the redirect serving ${made.code}'s moderation`, async () => {
         const res = await visit(made.code);
         return res.status !== 302 && res;
@@ -180,13 +185,13 @@ describe('embedded profile: trust and safety', () => {
     expect(targets.requests.some((r) => r.startsWith('GET nohead.'))).toBe(true); // HEAD refused, then GET
     const broken = await api(endpoints.generation, 'GET', '/api/v1/links?health=broken&limit=100', API_KEY);
     const brokenCodes = (broken.body.items ?? broken.body.links).map((l: { code: string }) => l.code);
-    for (const [i, [name, , state]] of cases.entries()) expect({ name, listed: brokenCodes.includes(made[i].code) }).toEqual({ name, listed: state === 'broken' });
+    for (const [i, [name, , state]] of cases.entries())
+      expect({ name, listed: brokenCodes.includes(made[i].code) }).toEqual({ name, listed: state === 'broken' });
   }, 60_000);
 
   it('a visitor reports a link (bad input refused with a stable code, rate-limited per visitor); the report lands in the operators’ queue; a ban reaches the visitors', async () => {
     const made = await create('https://example.com/reported');
-    const report = (body: object, visitor = '203.0.113.50') =>
-      api(endpoints.generation, 'POST', '/r/report', null, body, { 'x-forwarded-for': visitor });
+    const report = (body: object, visitor = '203.0.113.50') => api(endpoints.generation, 'POST', '/r/report', null, body, { 'x-forwarded-for': visitor });
     const bad = await report({ code: made.code, reason: 'because' });
     expect({ status: bad.status, type: bad.headers.get('content-type')?.split(';')[0], code: bad.body.code }).toEqual({
       status: 400,
@@ -218,16 +223,24 @@ describe('embedded profile: trust and safety', () => {
     expect(item.reports).toMatchObject({ count: 1, latest: [{ reason: 'phishing', details: 'asks for my bank password' }] });
     const tenantLog = await eventually('the report in the tenant’s audit log', async () => {
       const log = await api(endpoints.generation, 'GET', '/api/v1/audit-log?limit=100', API_KEY);
-      return (log.body.entries ?? log.body.items)?.find((e: { action: string; target: { id: string } }) => e.action === 'link.reported' && e.target.id === made.code);
+      return (log.body.entries ?? log.body.items)?.find(
+        (e: { action: string; target: { id: string } }) => e.action === 'link.reported' && e.target.id === made.code,
+      );
     });
     expect(tenantLog.details).toMatchObject({ reason: 'phishing' });
 
     const noReason = await api(endpoints.generation, 'POST', `/api/v1/admin/moderation/links/${made.code}/actions`, API_KEY, { action: 'ban' });
     expect({ status: noReason.status, code: noReason.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
-    const unknownAction = await api(endpoints.generation, 'POST', `/api/v1/admin/moderation/links/${made.code}/actions`, API_KEY, { action: 'nuke', reason: 'x' });
+    const unknownAction = await api(endpoints.generation, 'POST', `/api/v1/admin/moderation/links/${made.code}/actions`, API_KEY, {
+      action: 'nuke',
+      reason: 'x',
+    });
     expect({ status: unknownAction.status, code: unknownAction.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
     expect((await visit(made.code)).status).toBe(302);
-    const banned = await api(endpoints.generation, 'POST', `/api/v1/admin/moderation/links/${made.code}/actions`, API_KEY, { action: 'ban', reason: 'phishing, confirmed' });
+    const banned = await api(endpoints.generation, 'POST', `/api/v1/admin/moderation/links/${made.code}/actions`, API_KEY, {
+      action: 'ban',
+      reason: 'phishing, confirmed',
+    });
     expect(banned.status).toBe(200);
     expect(banned.body).toMatchObject({ state: 'resolved', link: { moderation: { state: 'banned', reason: 'phishing, confirmed', source: 'operator' } } });
     await new Promise((r) => setTimeout(r, 100)); // the edit bound (docs/design.md, "Edits reach every instance")
@@ -237,7 +250,9 @@ describe('embedded profile: trust and safety', () => {
     const operatorLog = await api(endpoints.generation, 'GET', '/api/v1/admin/audit-log?limit=100', API_KEY);
     expect(operatorLog.status).toBe(200);
     expect(
-      (operatorLog.body.entries ?? operatorLog.body.items).some((e: { action: string; target: { id: string } }) => e.action === 'link.moderated' && e.target.id === made.code),
+      (operatorLog.body.entries ?? operatorLog.body.items).some(
+        (e: { action: string; target: { id: string } }) => e.action === 'link.moderated' && e.target.id === made.code,
+      ),
     ).toBe(true);
 
     const cleared = await api(endpoints.generation, 'POST', `/api/v1/admin/moderation/links/${made.code}/actions`, API_KEY, { action: 'clear' });

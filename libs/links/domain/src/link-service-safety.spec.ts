@@ -75,7 +75,13 @@ describe('LinkService and the safety of targets (docs/design.md, "Trust and safe
       social: { title: 'x', image: 'https://cdn.example/i.png' },
     });
     expect(reputation.asked).toEqual(
-      expect.arrayContaining(['https://shop.example/a', 'https://shop.example/b', 'https://evil.example/x.exe', 'https://shop.example/de', 'https://cdn.example/i.png']),
+      expect.arrayContaining([
+        'https://shop.example/a',
+        'https://shop.example/b',
+        'https://evil.example/x.exe',
+        'https://shop.example/de',
+        'https://cdn.example/i.png',
+      ]),
     );
     expect(link).toMatchObject({ moderation: 'banned', moderationReason: BAN.reason, moderationSource: 'feed:urlhaus' });
     expect(observer.stored).toEqual([link.code]);

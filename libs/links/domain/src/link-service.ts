@@ -323,7 +323,13 @@ export class LinkService {
    * sealed cursor bound to the tenant and the filters (docs/design.md, "Listing").
    */
   async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
-    const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '', ...(request.health ? { health: request.health } : {}) };
+    const filters = {
+      q: request.q ?? '',
+      tag: request.tag ?? '',
+      status: request.status ?? '',
+      domain: request.domain ?? '',
+      ...(request.health ? { health: request.health } : {}),
+    };
     const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
     const links = await this.links.listByTenant({
       tenantId,
@@ -387,7 +393,12 @@ export class LinkService {
   }
 
   /** A moderation, with the link it replaced (the operator log's diff). `source`: who decided (an operator unless said). */
-  async moderateWithPrevious(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null, source: ModerationSource = 'operator'): Promise<LinkUpdate> {
+  async moderateWithPrevious(
+    id: ShortUrlIdentifier,
+    moderation: Moderation,
+    reason: string | null,
+    source: ModerationSource = 'operator',
+  ): Promise<LinkUpdate> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.links.findByCode(id);
       if (!current) throw unknownLink(id);

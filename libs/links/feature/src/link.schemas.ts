@@ -172,10 +172,10 @@ export const linkSchema = z
       .object({
         state: z.enum(['clear', 'flagged', 'banned']),
         reason: z.string().nullable(),
-        source: z
-          .string()
-          .nullable()
-          .meta({ description: 'Who decided: `url-policy` (its own rules), `feed:<format>` (a threat feed), `web-risk`, `operator`; null: nobody, the link is clear as made' }),
+        source: z.string().nullable().meta({
+          description:
+            'Who decided: `url-policy` (its own rules), `feed:<format>` (a threat feed), `web-risk`, `operator`; null: nobody, the link is clear as made',
+        }),
       })
       .meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),
     health: z
@@ -183,8 +183,15 @@ export const linkSchema = z
         state: z.enum(['ok', 'broken']),
         since: z.string().meta({ format: 'date-time', description: 'When the link entered this state' }),
         brokenTargets: z.array(z.string()).meta({ description: 'The targets that do not answer; their visitors meet your broken-link setting' }),
-        lastStatus: z.number().int().nullable().meta({ description: 'The HTTP status of the last check (of the first broken target, else of url); null when none came' }),
-        lastError: z.string().nullable().meta({ description: '`timeout`, `unresolvable`, `private-address`, `connection-refused`, `redirect-loop`, `too-many-redirects`, …' }),
+        lastStatus: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: 'The HTTP status of the last check (of the first broken target, else of url); null when none came' }),
+        lastError: z
+          .string()
+          .nullable()
+          .meta({ description: '`timeout`, `unresolvable`, `private-address`, `connection-refused`, `redirect-loop`, `too-many-redirects`, …' }),
         lastCheckedAt: z.string().meta({ format: 'date-time' }),
       })
       .nullable()

@@ -1,5 +1,16 @@
 import { createHash } from 'crypto';
-import { HealthFilter, Link, LinkHealth, LinkListQuery, LinkOptions, LinkStatus, Moderation, ModerationSource, NO_OPTIONS, ShortUrlIdentifier } from '@shortlink/links-domain';
+import {
+  HealthFilter,
+  Link,
+  LinkHealth,
+  LinkListQuery,
+  LinkOptions,
+  LinkStatus,
+  Moderation,
+  ModerationSource,
+  NO_OPTIONS,
+  ShortUrlIdentifier,
+} from '@shortlink/links-domain';
 import { StoredRow } from '@shortlink/sharding-domain';
 
 /** Small integers in the status and moderation columns, shared by both SQL backends. */

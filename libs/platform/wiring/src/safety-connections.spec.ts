@@ -52,9 +52,16 @@ describe('trust and safety, outbound (docs/design.md, "Trust and safety")', () =
       expect(malware.verdict).toEqual({ state: 'banned', source: 'web-risk', reason: 'Web Risk MALWARE: https://malware.example/x.exe' });
       expect(malware.expiresAt).toBeGreaterThanOrEqual(before + 299_000);
       expect((await remote!.lookup('https://phish.example/login')).verdict?.state).toBe('banned');
-      expect((await remote!.lookup('https://pup.example/toolbar')).verdict).toMatchObject({ state: 'flagged', reason: 'Web Risk UNWANTED_SOFTWARE: https://pup.example/toolbar' });
+      expect((await remote!.lookup('https://pup.example/toolbar')).verdict).toMatchObject({
+        state: 'flagged',
+        reason: 'Web Risk UNWANTED_SOFTWARE: https://pup.example/toolbar',
+      });
       expect(await remote!.lookup('https://fine.example/?q=a&b=c')).toEqual({ verdict: null, expiresAt: null });
-      expect(webRisk.searches.at(-1)).toEqual({ uri: 'https://fine.example/?q=a&b=c', threatTypes: ['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE'], key: KEY });
+      expect(webRisk.searches.at(-1)).toEqual({
+        uri: 'https://fine.example/?q=a&b=c',
+        threatTypes: ['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE'],
+        key: KEY,
+      });
     });
 
     it('fails with the service’s error, never naming the key', async () => {
@@ -107,7 +114,12 @@ describe('trust and safety, outbound (docs/design.md, "Trust and safety")', () =
     it('refuses a private address unless LINK_CHECK_ALLOW_PRIVATE: nothing reaches the server', async () => {
       const { targets: http } = await open({ LINK_CHECK_ALLOW_PRIVATE: 'false' });
       const seen = targets.requests.length;
-      expect(await probeTarget(http, url('ok', '/private'), { maxRedirects: 5 })).toEqual({ kind: 'broken', status: null, error: 'private-address', requests: 1 });
+      expect(await probeTarget(http, url('ok', '/private'), { maxRedirects: 5 })).toEqual({
+        kind: 'broken',
+        status: null,
+        error: 'private-address',
+        requests: 1,
+      });
       expect(targets.requests.length).toBe(seen);
     });
   });

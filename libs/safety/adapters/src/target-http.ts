@@ -70,7 +70,8 @@ export class LinkCheckGuard implements DestinationGuard {
     } catch {
       throw new DomainError(ErrorCode.INVALID_URL, 'the target is not an absolute URL', { field: 'url' });
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DomainError(ErrorCode.INVALID_URL, 'only http and https targets are checked', { field: 'url' });
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new DomainError(ErrorCode.INVALID_URL, 'only http and https targets are checked', { field: 'url' });
     const addresses = await checkedAddressesOf(url, this.resolver, {
       allowPrivate: this.allowPrivate,
       field: 'url',

@@ -72,7 +72,10 @@ describe('threat feeds in their published formats', () => {
     const banned = new ThreatIndex({ ...spec, action: 'banned' }, parseFeed('hosts', 'a.example\nb.example\n'));
     expect(banned.digest).not.toBe(before.digest);
     expect(banned.hostsAddedSince(before).covering).toEqual(['a.example', 'b.example']);
-    const urls = new ThreatIndex({ format: 'openphish', location: 'x', action: 'banned' }, parseFeed('openphish', 'https://a.example/x\nhttps://d.example/y\n'));
+    const urls = new ThreatIndex(
+      { format: 'openphish', location: 'x', action: 'banned' },
+      parseFeed('openphish', 'https://a.example/x\nhttps://d.example/y\n'),
+    );
     expect(urls.hostsListed()).toEqual({ covering: [], exact: ['a.example', 'd.example'] });
   });
 });

@@ -89,11 +89,18 @@ describe('feeds read on a schedule, and live links judged again when a feed chan
   it('keeps the last good entries when a feed cannot be read or parsed', async () => {
     const w = setup([PHISH]);
     const failures: string[] = [];
-    const watcher = new FeedWatcher([PHISH], w.reader, w.reputation, w.store, new LiveRecheck(w.store, w.links, w.reputation.feeds, w.store, w.notices, w.clock), {
-      owner: 'a',
-      leaseMs: 1000,
-      onFailed: (_, e) => failures.push((e as Error).message),
-    });
+    const watcher = new FeedWatcher(
+      [PHISH],
+      w.reader,
+      w.reputation,
+      w.store,
+      new LiveRecheck(w.store, w.links, w.reputation.feeds, w.store, w.notices, w.clock),
+      {
+        owner: 'a',
+        leaseMs: 1000,
+        onFailed: (_, e) => failures.push((e as Error).message),
+      },
+    );
     w.reader.put(PHISH.location, 'https://login.example/steal\n');
     await watcher.refresh();
     w.reader.put(PHISH.location, '<html>maintenance</html>');

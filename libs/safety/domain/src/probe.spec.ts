@@ -49,7 +49,10 @@ describe('one check of a target (docs/design.md, "Trust and safety", dead links)
 
   it('takes 404, 410 and 5xx as broken, and no answer (timeout, refused, a private address on the way) with its reason', async () => {
     for (const s of [404, 410, 500, 502]) {
-      expect(await probeTarget(new ScriptedHttp({ 'https://a.example/': status(s) }), 'https://a.example/', { maxRedirects: 5 })).toMatchObject({ kind: 'broken', status: s });
+      expect(await probeTarget(new ScriptedHttp({ 'https://a.example/': status(s) }), 'https://a.example/', { maxRedirects: 5 })).toMatchObject({
+        kind: 'broken',
+        status: s,
+      });
     }
     const failures = new ScriptedHttp({
       'https://slow.example/': new ProbeFailure('timeout', 'no answer within 10000 ms'),
@@ -57,14 +60,32 @@ describe('one check of a target (docs/design.md, "Trust and safety", dead links)
       'http://intranet.example/': new ProbeFailure('private-address', 'resolves to 10.0.0.1'),
     });
     expect(await probeTarget(failures, 'https://slow.example/', { maxRedirects: 5 })).toEqual({ kind: 'broken', status: null, error: 'timeout', requests: 1 });
-    expect(await probeTarget(failures, 'https://a.example/in', { maxRedirects: 5 })).toEqual({ kind: 'broken', status: null, error: 'private-address', requests: 2 });
+    expect(await probeTarget(failures, 'https://a.example/in', { maxRedirects: 5 })).toEqual({
+      kind: 'broken',
+      status: null,
+      error: 'private-address',
+      requests: 2,
+    });
   });
 
   it('hears 429 and 503 with Retry-After as "later", without a verdict', async () => {
     const now = Date.UTC(2026, 11, 7);
-    const busy = new ScriptedHttp({ 'https://a.example/': status(429, null, '120'), 'https://b.example/': status(503, null, new Date(now + 30_000).toUTCString()) });
-    expect(await probeTarget(busy, 'https://a.example/', { maxRedirects: 5, now: () => now })).toEqual({ kind: 'wait', status: 429, retryAfterMs: 120_000, requests: 1 });
-    expect(await probeTarget(busy, 'https://b.example/', { maxRedirects: 5, now: () => now })).toEqual({ kind: 'wait', status: 503, retryAfterMs: 30_000, requests: 1 });
+    const busy = new ScriptedHttp({
+      'https://a.example/': status(429, null, '120'),
+      'https://b.example/': status(503, null, new Date(now + 30_000).toUTCString()),
+    });
+    expect(await probeTarget(busy, 'https://a.example/', { maxRedirects: 5, now: () => now })).toEqual({
+      kind: 'wait',
+      status: 429,
+      retryAfterMs: 120_000,
+      requests: 1,
+    });
+    expect(await probeTarget(busy, 'https://b.example/', { maxRedirects: 5, now: () => now })).toEqual({
+      kind: 'wait',
+      status: 503,
+      retryAfterMs: 30_000,
+      requests: 1,
+    });
     expect(retryAfterMs('soon', now)).toBeNull();
   });
 });

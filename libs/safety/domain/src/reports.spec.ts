@@ -24,7 +24,10 @@ describe('visitors’ reports (docs/design.md, "Trust and safety")', () => {
     expect(await intake.submit(LINK, { reason: 'phishing', details: '  asks for my bank password\u0007  ' }, '198.51.100.7')).toBe('accepted');
     expect(await intake.submit(LINK, { reason: 'spam' }, '198.51.100.7')).toBe('duplicate');
     expect(await intake.submit(OTHER, { reason: 'malware', details: null }, '198.51.100.7')).toBe('accepted');
-    await expect(intake.submit(OTHER, { reason: 'scam' }, '198.51.100.7')).rejects.toMatchObject({ code: 'RATE_LIMITED', details: { retryAfterSeconds: 1800 } });
+    await expect(intake.submit(OTHER, { reason: 'scam' }, '198.51.100.7')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { retryAfterSeconds: 1800 },
+    });
     const stored = await w.store.reportsOf(LINK.linkId, 10);
     expect(stored).toEqual([expect.objectContaining({ reason: 'phishing', details: 'asks for my bank password', tenantId: 't1' })]);
     expect(JSON.stringify([...w.store.reports.values()])).not.toContain('198.51.100.7');

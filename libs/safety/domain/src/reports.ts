@@ -64,7 +64,10 @@ function checkDetails(value: unknown): string | null {
   // Control characters but line breaks and tabs go; the rest is kept as written (escaped wherever it is shown).
   const text = value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '').trim();
   if (text.length > MAX_REPORT_DETAILS)
-    throw new DomainError(ErrorCode.VALIDATION_FAILED, `details must be at most ${MAX_REPORT_DETAILS} characters`, { field: 'details', maxLength: MAX_REPORT_DETAILS });
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, `details must be at most ${MAX_REPORT_DETAILS} characters`, {
+      field: 'details',
+      maxLength: MAX_REPORT_DETAILS,
+    });
   return text || null;
 }
 

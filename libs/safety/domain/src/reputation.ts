@@ -121,7 +121,10 @@ export class ReputationService implements TargetReputation {
         this.options.onRemoteSkipped?.('timeout');
         return null;
       }
-      this.remember(host, url, { verdict: answer.verdict, until: answer.verdict ? (answer.expiresAt ?? now + this.options.missTtlMs) : now + this.options.missTtlMs });
+      this.remember(host, url, {
+        verdict: answer.verdict,
+        until: answer.verdict ? (answer.expiresAt ?? now + this.options.missTtlMs) : now + this.options.missTtlMs,
+      });
       return answer.verdict;
     } catch (error) {
       this.options.onRemoteSkipped?.('error', error);

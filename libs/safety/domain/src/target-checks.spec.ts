@@ -155,7 +155,12 @@ describe('the scheduled dead-link checks (docs/design.md, "Trust and safety")', 
     await w.checks.round();
     expect((await w.repo.findByCode(b))?.health?.state).toBe('ok');
     // 429 with Retry-After: 600 s: no failure counted, no health written, due again in 10 minutes.
-    expect(w.store.targets.get(urlHashOf('https://busy.example/'))).toMatchObject({ state: 'unchecked', failures: 0, lastStatus: 429, lastError: 'asked-to-wait' });
+    expect(w.store.targets.get(urlHashOf('https://busy.example/'))).toMatchObject({
+      state: 'unchecked',
+      failures: 0,
+      lastStatus: 429,
+      lastError: 'asked-to-wait',
+    });
     expect((await w.repo.findByCode(busy))?.health ?? null).toBeNull();
   });
 });

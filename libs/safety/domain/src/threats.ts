@@ -7,7 +7,8 @@ export const FEED_FORMATS = ['urlhaus', 'phishtank', 'openphish', 'hosts'] as co
 export type FeedFormat = (typeof FEED_FORMATS)[number];
 
 /** One entry of a feed: a whole host (and its subdomains), or one URL. */
-export type ThreatEntry = { readonly kind: 'host'; readonly host: string; readonly threat: string } | { readonly kind: 'url'; readonly url: string; readonly threat: string };
+export type ThreatEntry =
+  { readonly kind: 'host'; readonly host: string; readonly threat: string } | { readonly kind: 'url'; readonly url: string; readonly threat: string };
 
 /** A URL as feeds and targets are compared: host (lower case, punycode, no trailing dot, no default port) + path + query; the scheme and fragment do not count. */
 export interface UrlKey {
@@ -125,7 +126,7 @@ export class ThreatIndex {
 
   /** What the feed holds against a target (its URL and host as the URL policy normalised them), or null. */
   threatOf(url: string, host: string): string | null {
-    for (let suffix = host; ; ) {
+    for (let suffix = host; ;) {
       const listed = this.hosts.get(suffix);
       if (listed !== undefined) return listed;
       const dot = suffix.indexOf('.');

@@ -78,9 +78,13 @@ export class ModerationDesk {
   /** An operator's action on a link (`reason` required but for clear); the link's item afterwards. */
   async act(id: ShortUrlIdentifier, action: ModerationAction, reason: string | null, context: AuditContext): Promise<ModerationItemView> {
     if (action !== 'clear' && reason === null)
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'reason is required to flag or ban a link or suspend its tenant (it is recorded, and visitors see it)', {
-        field: 'reason',
-      });
+      throw new DomainError(
+        ErrorCode.VALIDATION_FAILED,
+        'reason is required to flag or ban a link or suspend its tenant (it is recorded, and visitors see it)',
+        {
+          field: 'reason',
+        },
+      );
     const link = await this.find(id);
     if (action === 'suspend-tenant') {
       await this.parts.tenants.updateTenant(link.tenantId, { status: 'suspended' }, context);

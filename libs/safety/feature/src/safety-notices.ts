@@ -43,12 +43,19 @@ export class AuditedSafetyNotices implements SafetyNotices {
   ) {}
 
   async escalated({ before, after }: LinkUpdate, verdict: ReputationVerdict): Promise<void> {
-    const changes = diffOf({ moderation: before.moderation, reason: before.moderationReason }, { moderation: after.moderation, reason: after.moderationReason }, [
-      'moderation',
-      'reason',
-    ]);
+    const changes = diffOf(
+      { moderation: before.moderation, reason: before.moderationReason },
+      { moderation: after.moderation, reason: after.moderationReason },
+      ['moderation', 'reason'],
+    );
     await this.audit.record(
-      this.audit.entry(JOBS, { log: OPERATOR_LOG, action: 'link.moderated', target: target(after), changes, details: { tenantId: after.tenantId, source: verdict.source } }),
+      this.audit.entry(JOBS, {
+        log: OPERATOR_LOG,
+        action: 'link.moderated',
+        target: target(after),
+        changes,
+        details: { tenantId: after.tenantId, source: verdict.source },
+      }),
     );
     this.flagged(after);
   }

@@ -50,7 +50,16 @@ import { ReportController } from './report.controller';
 import { AuditedSafetyNotices } from './safety-notices';
 
 /** The ports the safety context injects (the generation app). */
-export const SAFETY_PORTS: readonly symbol[] = [SAFETY_STORE, FEED_READER, REMOTE_REPUTATION, TARGET_HTTP, LINK_CHANGE_FEED, LINK_REPOSITORY, CODE_SECRET, URL_POLICY];
+export const SAFETY_PORTS: readonly symbol[] = [
+  SAFETY_STORE,
+  FEED_READER,
+  REMOTE_REPUTATION,
+  TARGET_HTTP,
+  LINK_CHANGE_FEED,
+  LINK_REPOSITORY,
+  CODE_SECRET,
+  URL_POLICY,
+];
 
 /** How long a job's lease holds without its instance: the longest a dead instance's job waits for another. */
 const JOB_LEASE_MS = 30_000;
@@ -207,20 +216,14 @@ export class SafetyModule {
           inject: [FEED_READER, ReputationService, SAFETY_STORE, LiveRecheck, APP_LOGGER],
           useFactory: (reader: FeedReader, reputation: ReputationService, store: SafetyStore, recheck: LiveRecheck, appLogger: PinoNestLogger) => {
             const logger = appLogger.scoped('Safety');
-            return new FeedWatcher(
-              s.reputation.feeds ? s.reputation.feedList : [],
-              reader,
-              reputation,
-              store,
-              recheck,
-              {
-                owner: `feeds-${randomUUID()}`,
-                leaseMs: 10 * 60_000,
-                onLoaded: (spec, entries) => logger.log(`feed ${spec.format} (${describe(spec.location)}): ${entries} entries in use`),
-                onRechecked: (spec, r) => logger.log(`feed ${spec.format}: ${r.links} live links judged again, ${r.escalated} flagged or banned`),
-                onFailed: (spec, error) => logger.warn(`feed ${spec.format} (${describe(spec.location)}) not read, its last entries stay in use: ${(error as Error).message}`),
-              },
-            );
+            return new FeedWatcher(s.reputation.feeds ? s.reputation.feedList : [], reader, reputation, store, recheck, {
+              owner: `feeds-${randomUUID()}`,
+              leaseMs: 10 * 60_000,
+              onLoaded: (spec, entries) => logger.log(`feed ${spec.format} (${describe(spec.location)}): ${entries} entries in use`),
+              onRechecked: (spec, r) => logger.log(`feed ${spec.format}: ${r.links} live links judged again, ${r.escalated} flagged or banned`),
+              onFailed: (spec, error) =>
+                logger.warn(`feed ${spec.format} (${describe(spec.location)}) not read, its last entries stay in use: ${(error as Error).message}`),
+            });
           },
         },
         {
@@ -236,14 +239,20 @@ export class SafetyModule {
             recheck: LiveRecheck,
             registry: Registry,
           ) => {
-            const checked = talliedCounter('shortlink_link_checks_total', 'Dead-link checks of targets, by the state found', 'state', [registry], ['ok', 'broken', 'unchecked']);
+            const checked = talliedCounter(
+              'shortlink_link_checks_total',
+              'Dead-link checks of targets, by the state found',
+              'state',
+              [registry],
+              ['ok', 'broken', 'unchecked'],
+            );
             // Web Risk screens each target again on the checks' schedule (what a target became since its link was made).
             const screen = async (target: TargetRecord) => {
               checked(target.state);
               if (!s.reputation.webRisk || !reputation.hasRemote) return;
               const verdict = await reputation.remoteVerdict(target.url, target.host, 10_000);
               if (verdict === null) return;
-              for (let after: string | null = null; ; ) {
+              for (let after: string | null = null; ;) {
                 const refs = await store.linksOfTarget(target.urlHash, after, 200);
                 for (const ref of refs) await recheck.apply(ref, verdict);
                 if (refs.length < 200) break;

@@ -36,7 +36,13 @@ export const moderationItemSchema = z
         status: z.enum(['active', 'disabled', 'expired']),
         moderation: z.object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable(), source: z.string().nullable() }),
         health: z
-          .object({ state: z.enum(['ok', 'broken']), since: at(), brokenTargets: z.array(z.string()), lastStatus: z.number().int().nullable(), lastCheckedAt: at() })
+          .object({
+            state: z.enum(['ok', 'broken']),
+            since: at(),
+            brokenTargets: z.array(z.string()),
+            lastStatus: z.number().int().nullable(),
+            lastCheckedAt: at(),
+          })
           .nullable(),
         tenantSuspended: z.boolean(),
       })
@@ -58,11 +64,15 @@ export const queueQuery = z.strictObject({
 });
 
 export const moderationCodeParams = z.strictObject({ code: z.string().max(64).meta({ description: 'The short code or alias' }) });
-export const moderationDomainQuery = z.strictObject({ domain: z.string().max(253).optional().meta({ description: 'The link’s domain when it is not the default one' }) });
+export const moderationDomainQuery = z.strictObject({
+  domain: z.string().max(253).optional().meta({ description: 'The link’s domain when it is not the default one' }),
+});
 
 export const moderationActionBody = z
   .strictObject({
-    action: z.enum(MODERATION_ACTIONS).meta({ description: 'clear: back to normal; flag: a warning page first; ban: 451 with a page; suspend-tenant: every link of its tenant answers 403' }),
+    action: z
+      .enum(MODERATION_ACTIONS)
+      .meta({ description: 'clear: back to normal; flag: a warning page first; ban: 451 with a page; suspend-tenant: every link of its tenant answers 403' }),
     reason: z.string().max(500).nullable().optional().meta({ description: 'Required but for clear; visitors of a flagged or banned link see it' }),
   })
   .meta({ id: 'ModerationAction' });

@@ -632,11 +632,21 @@ export const VARIABLES = {
     int(1, 86_400),
     'How often every feed is read again (a URL with its ETag and Last-Modified, a file by its size and time); live links on the hosts a change adds are judged within the next refresh.',
   ),
-  URL_REPUTATION_FEED_MAX_BYTES: withDefault('Trust and safety', String(64 * 1024 * 1024), int(1024), 'The largest feed read; a longer one fails and the last good one stays in use.'),
+  URL_REPUTATION_FEED_MAX_BYTES: withDefault(
+    'Trust and safety',
+    String(64 * 1024 * 1024),
+    int(1024),
+    'The largest feed read; a longer one fails and the last good one stays in use.',
+  ),
   URL_REPUTATION_FEED_TIMEOUT_MS: withDefault('Trust and safety', '60000', int(100, 600_000), 'How long reading a feed from a URL may take.'),
-  WEB_RISK_API_KEY: optional('Trust and safety', z.string().min(1), 'The API key of Google Web Risk (`uris.search`). Required with a `URL_REPUTATION_DRIVER` that names `web-risk`.', {
-    secret: true,
-  }),
+  WEB_RISK_API_KEY: optional(
+    'Trust and safety',
+    z.string().min(1),
+    'The API key of Google Web Risk (`uris.search`). Required with a `URL_REPUTATION_DRIVER` that names `web-risk`.',
+    {
+      secret: true,
+    },
+  ),
   WEB_RISK_ENDPOINT: withDefault(
     'Trust and safety',
     'https://webrisk.googleapis.com/v1/uris:search',
@@ -655,7 +665,12 @@ export const VARIABLES = {
     int(50, 30_000),
     'How long a create or an edit waits for Web Risk; slower, the link is made on the feeds’ verdict and screened again by the scheduled checks.',
   ),
-  WEB_RISK_REQUESTS_PER_SECOND: withDefault('Trust and safety', '10', int(1, 10_000), 'Calls to Web Risk per second and instance at most; beyond, targets are screened later.'),
+  WEB_RISK_REQUESTS_PER_SECOND: withDefault(
+    'Trust and safety',
+    '10',
+    int(1, 10_000),
+    'Calls to Web Risk per second and instance at most; beyond, targets are screened later.',
+  ),
   WEB_RISK_CACHE_SECONDS: withDefault(
     'Trust and safety',
     '300',
@@ -706,7 +721,12 @@ export const VARIABLES = {
     int(50, 60_000),
     'How often the generation app takes the next round of checks and relays new reports to the queue and the audit log.',
   ),
-  REPORTS_PER_VISITOR_PER_HOUR: withDefault('Trust and safety', '5', int(1, 10_000), 'Reports one client address may send per hour, over every redirect instance.'),
+  REPORTS_PER_VISITOR_PER_HOUR: withDefault(
+    'Trust and safety',
+    '5',
+    int(1, 10_000),
+    'Reports one client address may send per hour, over every redirect instance.',
+  ),
 
   // ------------------------------------------------------------------ Analytics
   OLAP_DRIVER: withDefault(

@@ -39,7 +39,8 @@ export async function startWebRiskTestServer(apiKey: string): Promise<WebRiskTes
     const threatTypes = url.searchParams.getAll('threatTypes');
     const key = url.searchParams.get('key');
     searches.push({ uri, threatTypes, key });
-    if (state.failWith !== null) return error(res, state.failWith, state.failWith === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE', 'The service is currently unavailable.');
+    if (state.failWith !== null)
+      return error(res, state.failWith, state.failWith === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE', 'The service is currently unavailable.');
     if (key !== apiKey) return error(res, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
     if (!uri) return error(res, 400, 'INVALID_ARGUMENT', 'Request contains an invalid argument: uri is required.');
     if (threatTypes.length === 0) return error(res, 400, 'INVALID_ARGUMENT', 'Request contains an invalid argument: threatTypes is required.');

@@ -103,7 +103,9 @@ export class LinkRules {
     const compiled = this.compile(link);
     if (rules === undefined) {
       const location = this.locationFor(compiled, link, link.targetUrl, req.query);
-      return brokenFor(link, link.targetUrl, req) ? { kind: 'redirect', location, variant: null, reserve: false, broken: true } : { kind: 'redirect', location, variant: null, reserve: false };
+      return brokenFor(link, link.targetUrl, req)
+        ? { kind: 'redirect', location, variant: null, reserve: false, broken: true }
+        : { kind: 'redirect', location, variant: null, reserve: false };
     }
     if (rules.maxClicks !== undefined && this.exhaustion.isKnownExhausted(link)) return EXHAUSTED;
     if (rules.passwordHash !== undefined && !req.passwordAccepted) return PASSWORD;
@@ -188,7 +190,8 @@ export class LinkRules {
 const brokenFor = (link: CachedLink, target: string, req: RedirectRequest): boolean =>
   link.broken !== undefined && !req.acknowledged && link.broken.includes(target);
 
-const withBroken = (decision: RedirectDecision & { kind: 'redirect' }, broken: boolean): RedirectDecision => (broken ? { ...decision, broken: true } : decision);
+const withBroken = (decision: RedirectDecision & { kind: 'redirect' }, broken: boolean): RedirectDecision =>
+  broken ? { ...decision, broken: true } : decision;
 
 const BLOCKED: RedirectDecision = { kind: 'blocked' };
 const WARNING: RedirectDecision = { kind: 'warning' };

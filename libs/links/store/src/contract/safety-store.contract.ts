@@ -25,7 +25,15 @@ function aLink(targets: string[], overrides: Partial<LinkRef> = {}): IndexedLink
 
 function aReport(link: LinkRef, overrides: Partial<AbuseReport> = {}): AbuseReport {
   const ref = { linkId: link.linkId, domain: link.domain, code: link.code, tenantId: link.tenantId };
-  return { ...ref, id: randomUUID(), reason: 'phishing', details: 'asks for my “password” ✓', reporter: randomUUID().replace(/-/g, ''), createdAt: at(0), ...overrides };
+  return {
+    ...ref,
+    id: randomUUID(),
+    reason: 'phishing',
+    details: 'asks for my “password” ✓',
+    reporter: randomUUID().replace(/-/g, ''),
+    createdAt: at(0),
+    ...overrides,
+  };
 }
 
 export interface SafetyStoreFixture {
@@ -102,7 +110,18 @@ export function describeSafetyStoreContract(backend: string, open: () => Promise
       await f.safety.postpone([two], at(60_000));
       const mine = (list: { urlHash: string }[]) => list.filter((t) => t.urlHash === one || t.urlHash === two);
       expect(mine(await f.safety.dueTargets(at(0), 100_000))).toEqual([
-        { urlHash: one, url: `https://${h}/1`, host: h, state: 'broken', since: at(10), lastStatus: 404, lastError: null, checkedAt: at(10), failures: 2, nextCheckAt: at(-10_000) },
+        {
+          urlHash: one,
+          url: `https://${h}/1`,
+          host: h,
+          state: 'broken',
+          since: at(10),
+          lastStatus: 404,
+          lastError: null,
+          checkedAt: at(10),
+          failures: 2,
+          nextCheckAt: at(-10_000),
+        },
       ]);
       expect(mine(await f.safety.dueTargets(at(60_000), 100_000)).map((t) => t.urlHash)).toEqual([one, two]);
       const targets = await f.safety.targetsOfLinks([link.linkId]);
@@ -154,14 +173,22 @@ export function describeSafetyStoreContract(backend: string, open: () => Promise
         updatedAt: at(200),
         resolution: null,
       });
-      expect((await f.safety.queueItem(b.linkId))?.hit).toEqual({ state: 'banned', reason: 'URLhaus malware_download: https://x.example/', source: 'feed:urlhaus', at: at(300) });
+      expect((await f.safety.queueItem(b.linkId))?.hit).toEqual({
+        state: 'banned',
+        reason: 'URLhaus malware_download: https://x.example/',
+        source: 'feed:urlhaus',
+        at: at(300),
+      });
       const mine = (items: { linkId: string }[]) => items.map((i) => i.linkId).filter((id) => [a, b, c].some((l) => l.linkId === id));
       const open = await f.safety.listQueue('open', null, 100_000);
       expect(mine(open)).toEqual([c.linkId, b.linkId, a.linkId]);
       const after = open.find((i) => i.linkId === b.linkId)!;
       expect(mine(await f.safety.listQueue('open', { updatedAt: after.updatedAt, linkId: after.linkId }, 100_000))).toEqual([a.linkId]);
       await f.safety.resolve(a, { action: 'ban', reason: 'phishing kit', by: 'operator', at: at(400) });
-      expect(await f.safety.queueItem(a.linkId)).toMatchObject({ state: 'resolved', resolution: { action: 'ban', reason: 'phishing kit', by: 'operator', at: at(400) } });
+      expect(await f.safety.queueItem(a.linkId)).toMatchObject({
+        state: 'resolved',
+        resolution: { action: 'ban', reason: 'phishing kit', by: 'operator', at: at(400) },
+      });
       expect(mine(await f.safety.listQueue('resolved', null, 100_000))).toEqual([a.linkId]);
       // A new report opens it again, counting from there.
       await f.safety.noteReports(a, 1, at(500));

@@ -761,7 +761,15 @@ export class Safety1735300000001 implements MigrationInterface {
       ) ENGINE=InnoDB`);
   }
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['safety_leases', 'safety_feeds', 'tenant_safety_settings', 'moderation_queue', 'abuse_reports', 'safety_targets', 'safety_link_targets'])
+    for (const table of [
+      'safety_leases',
+      'safety_feeds',
+      'tenant_safety_settings',
+      'moderation_queue',
+      'abuse_reports',
+      'safety_targets',
+      'safety_link_targets',
+    ])
       await q.query(`DROP TABLE ${table}`);
   }
 }

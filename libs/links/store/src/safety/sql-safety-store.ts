@@ -141,7 +141,8 @@ export class SqlSafetyStore implements SafetyStore {
 
   private async indexChunk(links: readonly IndexedLink[], now: Date): Promise<void> {
     const wanted = new Map<string, { link: IndexedLink; url: string; host: string; hash: string }>();
-    for (const link of links) for (const t of link.targets) wanted.set(`${link.linkId} ${urlHashOf(t.url)}`, { link, url: t.url, host: t.host, hash: urlHashOf(t.url) });
+    for (const link of links)
+      for (const t of link.targets) wanted.set(`${link.linkId} ${urlHashOf(t.url)}`, { link, url: t.url, host: t.host, hash: urlHashOf(t.url) });
     const existing = await this.db.select<{ link_id: string | number | bigint; url_hash: string }>(
       `SELECT link_id, url_hash FROM safety_link_targets WHERE link_id IN (${marks(links.length)})`,
       links.map((l) => this.id(l.linkId)),
@@ -213,10 +214,10 @@ export class SqlSafetyStore implements SafetyStore {
   }
 
   async dueTargets(now: Date, limit: number): Promise<TargetRecord[]> {
-    const rows = await this.db.select<TargetRow>(`SELECT ${TARGET_COLUMNS} FROM safety_targets WHERE next_check_at <= ? ORDER BY next_check_at, url_hash LIMIT ?`, [
-      this.dialect.time(now),
-      limit,
-    ]);
+    const rows = await this.db.select<TargetRow>(
+      `SELECT ${TARGET_COLUMNS} FROM safety_targets WHERE next_check_at <= ? ORDER BY next_check_at, url_hash LIMIT ?`,
+      [this.dialect.time(now), limit],
+    );
     return rows.map(targetOf);
   }
 

@@ -22,7 +22,11 @@ export const safetyPort = portSpec({
     const s = config.safety;
     const resolver = new DnsHostResolver(config.links.urlSafety.dnsTimeoutMs);
     const operator = new OperatorDestinations(resolver);
-    const feeds = new PinnedHttpClient(operator, { timeoutMs: s.reputation.feedTimeoutMs, maxAnswerBytes: s.reputation.feedMaxBytes, userAgent: 'shortlink-feeds/1' });
+    const feeds = new PinnedHttpClient(operator, {
+      timeoutMs: s.reputation.feedTimeoutMs,
+      maxAnswerBytes: s.reputation.feedMaxBytes,
+      userAgent: 'shortlink-feeds/1',
+    });
     const checks = new PinnedHttpClient(new LinkCheckGuard(new FixedHostResolver(resolver, s.checks.fixedHosts), s.checks.allowPrivate), {
       timeoutMs: s.checks.timeoutMs,
       maxAnswerBytes: CHECK_ANSWER_BYTES,

@@ -1,17 +1,6 @@
 import type { ReputationVerdict } from '@shortlink/url-policy';
 import { urlHashOf } from '../health';
-import {
-  AbuseReport,
-  BrokenLinkSettings,
-  CheckRecord,
-  IndexedLink,
-  LinkRef,
-  QueueItem,
-  QueuePosition,
-  QueueState,
-  SafetyStore,
-  TargetRecord,
-} from '../ports';
+import { AbuseReport, BrokenLinkSettings, CheckRecord, IndexedLink, LinkRef, QueueItem, QueuePosition, QueueState, SafetyStore, TargetRecord } from '../ports';
 
 const byLinkId = (a: { linkId: string }, b: { linkId: string }) => (BigInt(a.linkId) < BigInt(b.linkId) ? -1 : BigInt(a.linkId) > BigInt(b.linkId) ? 1 : 0);
 const after = (id: string, position: string | null) => position === null || BigInt(id) > BigInt(position);
@@ -79,7 +68,9 @@ export class InMemorySafetyStore implements SafetyStore {
   }
 
   async targetsOfLinks(linkIds: readonly string[]): Promise<Array<{ linkId: string; target: TargetRecord }>> {
-    return linkIds.flatMap((linkId) => [...(this.links.get(linkId)?.targets.keys() ?? [])].flatMap((h) => (this.targets.has(h) ? [{ linkId, target: this.targets.get(h)! }] : [])));
+    return linkIds.flatMap((linkId) =>
+      [...(this.links.get(linkId)?.targets.keys() ?? [])].flatMap((h) => (this.targets.has(h) ? [{ linkId, target: this.targets.get(h)! }] : [])),
+    );
   }
 
   async dueTargets(now: Date, limit: number): Promise<TargetRecord[]> {
