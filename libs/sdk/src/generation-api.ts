@@ -2243,6 +2243,7 @@ export interface components {
                     since: string;
                     brokenTargets: string[];
                     lastStatus: number | null;
+                    lastError: string | null;
                     /** Format: date-time */
                     lastCheckedAt: string;
                 } | null;

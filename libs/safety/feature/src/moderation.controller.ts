@@ -4,6 +4,7 @@ import type { AppConfig } from '@shortlink/config';
 import type { AbuseReport } from '@shortlink/safety-domain';
 import { APP_CONFIG, ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { ModerationDesk, ModerationItemView } from './moderation-desk';
+import { healthData } from './safety-notices';
 import {
   moderationActionBody,
   moderationCodeParams,
@@ -105,15 +106,7 @@ function itemView({ item, link, reports, tenantSuspended }: ModerationItemView):
           url: link.targetUrl,
           status: link.status,
           moderation: { state: link.moderation, reason: link.moderationReason, source: link.moderationSource ?? null },
-          health: link.health
-            ? {
-                state: link.health.state,
-                since: link.health.since.toISOString(),
-                brokenTargets: [...link.health.brokenTargets],
-                lastStatus: link.health.lastStatus,
-                lastCheckedAt: link.health.checkedAt.toISOString(),
-              }
-            : null,
+          health: healthData(link.health),
           tenantSuspended,
         }
       : null,

@@ -17,17 +17,21 @@ export const safetyLinkData = (link: Link) => ({
   url: link.targetUrl,
   status: link.status,
   moderation: { state: link.moderation, reason: link.moderationReason, source: link.moderationSource ?? null },
-  health: link.health
-    ? {
-        state: link.health.state,
-        since: link.health.since.toISOString(),
-        brokenTargets: [...link.health.brokenTargets],
-        lastStatus: link.health.lastStatus,
-        lastError: link.health.lastError,
-        lastCheckedAt: link.health.checkedAt.toISOString(),
-      }
-    : null,
+  health: healthData(link.health),
 });
+
+/** A link's health as the safety routes and webhooks show it (the link API's shape). */
+export const healthData = (health: Link['health']) =>
+  health
+    ? {
+        state: health.state,
+        since: health.since.toISOString(),
+        brokenTargets: [...health.brokenTargets],
+        lastStatus: health.lastStatus,
+        lastError: health.lastError,
+        lastCheckedAt: health.checkedAt.toISOString(),
+      }
+    : null;
 
 /**
  * What the safety jobs tell (docs/design.md, "Trust and safety"): a verdict that changed a link in

@@ -41,6 +41,7 @@ export const moderationItemSchema = z
             since: at(),
             brokenTargets: z.array(z.string()),
             lastStatus: z.number().int().nullable(),
+            lastError: z.string().nullable(),
             lastCheckedAt: at(),
           })
           .nullable(),
