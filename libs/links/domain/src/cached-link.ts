@@ -45,6 +45,11 @@ export interface CachedLink {
   readonly rules?: RedirectRules;
   /** The card for unfurling bots, only on a link that has one (docs/design.md, "Link options"). */
   readonly social?: LinkSocial;
+  /**
+   * The targets the dead-link checks found broken, only on a link that has any (docs/design.md,
+   * "Trust and safety"): a visitor sent to one of them meets the tenant's fallback, if it set one.
+   */
+  readonly broken?: readonly string[];
 }
 
 export function rulesOf(link: Link): RedirectRules | undefined {
@@ -76,5 +81,6 @@ export const toCachedLink = (link: Link): CachedLink => {
     ...(link.moderation !== 'clear' ? { moderation: link.moderation } : {}),
     ...(rules ? { rules } : {}),
     ...(link.social !== null ? { social: link.social } : {}),
+    ...(link.health?.state === 'broken' && link.health.brokenTargets.length ? { broken: link.health.brokenTargets } : {}),
   };
 };

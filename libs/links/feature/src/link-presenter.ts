@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
-import { deviceTargetsOf, geoTargetsOf, Link, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { deviceTargetsOf, geoTargetsOf, Link, LinkHealth, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { APP_CONFIG } from '@shortlink/nest-platform';
 import { linkSchema } from './link.schemas';
 
@@ -45,7 +45,7 @@ export class LinkPresenter {
       `"geoTargets":${geo ? JSON.stringify(geo) : 'null'},"deviceTargets":${devices ? JSON.stringify(devices) : 'null'},` +
       `"redirectRules":${rules ? JSON.stringify(rules) : 'null'},` +
       `"variants":${link.variants ? JSON.stringify(link.variants.map((v) => ({ url: v.url, weight: v.weight }))) : 'null'},` +
-      `"clicksPerIpPerMinute":${link.clicksPerIpPerMinute},"crawlable":${link.crawlable},"passwordRememberHours":${link.passwordRememberHours},"social":${link.social ? JSON.stringify(link.social) : 'null'},"appTargets":${link.appTargets ? JSON.stringify(link.appTargets) : 'null'},"moderation":{"state":${str(link.moderation)},"reason":${link.moderationReason === null ? 'null' : str(link.moderationReason)}}}`
+      `"clicksPerIpPerMinute":${link.clicksPerIpPerMinute},"crawlable":${link.crawlable},"passwordRememberHours":${link.passwordRememberHours},"social":${link.social ? JSON.stringify(link.social) : 'null'},"appTargets":${link.appTargets ? JSON.stringify(link.appTargets) : 'null'},"moderation":{"state":${str(link.moderation)},"reason":${link.moderationReason === null ? 'null' : str(link.moderationReason)},"source":${link.moderationSource ? str(link.moderationSource) : 'null'}},"health":${link.health ? JSON.stringify(healthView(link.health)) : 'null'}}`
     );
   }
 
@@ -76,9 +76,22 @@ export class LinkPresenter {
       passwordRememberHours: link.passwordRememberHours,
       social: link.social,
       appTargets: link.appTargets,
-      moderation: { state: link.moderation, reason: link.moderationReason },
+      moderation: { state: link.moderation, reason: link.moderationReason, source: link.moderationSource ?? null },
+      health: link.health ? healthView(link.health) : null,
     };
   }
+}
+
+/** A link's health as the API shows it (docs/design.md, "Trust and safety"). */
+function healthView(h: LinkHealth): NonNullable<LinkView['health']> {
+  return {
+    state: h.state,
+    since: h.since.toISOString(),
+    brokenTargets: [...h.brokenTargets],
+    lastStatus: h.lastStatus,
+    lastError: h.lastError,
+    lastCheckedAt: h.checkedAt.toISOString(),
+  };
 }
 
 const str = (value: string): string => JSON.stringify(value);

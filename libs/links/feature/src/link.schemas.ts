@@ -233,8 +233,33 @@ export const linkSchema = z
     social: z.object({ title: z.string(), description: z.string().nullable(), image: z.string().nullable() }).nullable(),
     appTargets: z.object({ ios: z.string(), android: z.string() }).partial().nullable(),
     moderation: z
-      .object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() })
+      .object({
+        state: z.enum(['clear', 'flagged', 'banned']),
+        reason: z.string().nullable(),
+        source: z.string().nullable().meta({
+          description:
+            'Who decided: `url-policy` (its own rules), `feed:<format>` (a threat feed), `web-risk`, `operator`; null: nobody, the link is clear as made',
+        }),
+      })
       .meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),
+    health: z
+      .object({
+        state: z.enum(['ok', 'broken']),
+        since: z.string().meta({ format: 'date-time', description: 'When the link entered this state' }),
+        brokenTargets: z.array(z.string()).meta({ description: 'The targets that do not answer; their visitors meet your broken-link setting' }),
+        lastStatus: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: 'The HTTP status of the last check (of the first broken target, else of url); null when none came' }),
+        lastError: z
+          .string()
+          .nullable()
+          .meta({ description: '`timeout`, `unresolvable`, `private-address`, `connection-refused`, `redirect-loop`, `too-many-redirects`, …' }),
+        lastCheckedAt: z.string().meta({ format: 'date-time' }),
+      })
+      .nullable()
+      .meta({ description: 'What the dead-link checks found; null until the first check' }),
   })
   .meta({ id: 'Link' });
 
@@ -258,6 +283,7 @@ export const listQuery = z.strictObject({
   tag: z.string().max(50).optional(),
   status: z.enum(['active', 'disabled', 'expired']).optional(),
   domain: z.string().max(253).optional(),
+  health: z.enum(['ok', 'broken', 'unchecked']).optional().meta({ description: 'Only links the dead-link checks found so (`unchecked`: not checked yet)' }),
 });
 
 export const qrQuery = z.strictObject({

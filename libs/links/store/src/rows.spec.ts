@@ -16,6 +16,8 @@ const row = (options: object | null): LinkRow => ({
   title: null,
   options: options === null ? null : JSON.stringify(options),
   crawlable: 0,
+  health: null,
+  health_detail: null,
 });
 
 describe('link rows', () => {

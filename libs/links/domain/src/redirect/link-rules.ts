@@ -34,6 +34,11 @@ export type RedirectDecision =
        * fallback, and a browser gets the app page instead of the redirect (docs/design.md, "Link options").
        */
       readonly app?: string;
+      /**
+       * The target chosen is one the dead-link checks found broken (docs/design.md, "Trust and
+       * safety"): the visitor meets the tenant's fallback, if it set one. Never past `/go`.
+       */
+      readonly broken?: true;
     };
 
 /** What the rules need to know of the maxClicks counter without waiting (ClickQuota). */
@@ -89,7 +94,12 @@ export class LinkRules {
     if (link.moderation === 'flagged' && !req.acknowledged) return WARNING;
     const rules = link.rules;
     const compiled = this.compile(link);
-    if (rules === undefined) return { kind: 'redirect', location: this.locationFor(compiled, link, link.targetUrl, req.query), variant: null, reserve: false };
+    if (rules === undefined) {
+      const location = this.locationFor(compiled, link, link.targetUrl, req.query);
+      return brokenFor(link, link.targetUrl, req)
+        ? { kind: 'redirect', location, variant: null, reserve: false, broken: true }
+        : { kind: 'redirect', location, variant: null, reserve: false };
+    }
     if (rules.maxClicks !== undefined && this.exhaustion.isKnownExhausted(link)) return EXHAUSTED;
     if (rules.passwordHash !== undefined && !req.passwordAccepted) return PASSWORD;
     if (rules.clicksPerIpPerMinute !== undefined) {
@@ -113,12 +123,15 @@ export class LinkRules {
     }
     if (app !== undefined) {
       // A universal link or app link is the redirect itself: the OS opens the app, or the browser the web page.
-      if (app.startsWith('https:')) return { kind: 'redirect', location: this.locationFor(compiled, link, app, query), variant: null, reserve };
+      if (app.startsWith('https:')) {
+        const location = this.locationFor(compiled, link, app, query);
+        return withBroken({ kind: 'redirect', location, variant: null, reserve }, brokenFor(link, app, req));
+      }
       const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
-      return { kind: 'redirect', location, variant, reserve, app };
+      return withBroken({ kind: 'redirect', location, variant, reserve, app }, brokenFor(link, target ?? link.targetUrl, req));
     }
     const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
-    return { kind: 'redirect', location, variant, reserve };
+    return withBroken({ kind: 'redirect', location, variant, reserve }, brokenFor(link, target ?? link.targetUrl, req));
   }
 
   /** The device of a user agent (iOS, Android, or desktop for every other platform), parsed once per distinct agent. */
@@ -152,6 +165,13 @@ export class LinkRules {
     return c;
   }
 }
+
+/** Whether `target` is one of the link's broken targets, for a visitor who has not chosen to go on (`/go`). */
+const brokenFor = (link: CachedLink, target: string, req: RedirectRequest): boolean =>
+  link.broken !== undefined && !req.acknowledged && link.broken.includes(target);
+
+const withBroken = (decision: RedirectDecision & { kind: 'redirect' }, broken: boolean): RedirectDecision =>
+  broken ? { ...decision, broken: true } : decision;
 
 const BLOCKED: RedirectDecision = { kind: 'blocked' };
 const WARNING: RedirectDecision = { kind: 'warning' };
