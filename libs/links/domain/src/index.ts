@@ -2,7 +2,23 @@
 // the ports the sharding lib (LinkRepository) and the read path (LinkResolver, LinkCacheWriter) implement.
 export { ALIAS_PATTERN, isPlausibleCode, RESERVED_PATHS } from './alias';
 export { type CachedLink, toCachedLink } from './cached-link';
-export { ChangePropagation } from './change-propagation';
+export { CacheEventConsumer } from './events/cache-consumer';
+export {
+  createdEvent,
+  deletedEvent,
+  editedEvent,
+  eventKey,
+  LINK_EVENT_KINDS,
+  LINK_EVENT_OUTBOXES,
+  type LinkChangeEvent,
+  type LinkEventKind,
+  type LinkEventOutbox,
+  type LinkEventOutboxes,
+  type OutboxEvent,
+  type OutboxStamp,
+  UNCLAIMED,
+} from './events/link-events';
+export { type LinkEventConsumer, LinkEventRelay, type LinkEventRelayOptions, type RelayCounts } from './events/outbox-relay';
 export type { LinkCreation, PreparedLink } from './link-service';
 export { SegmentIdAllocator } from './segment-id-allocator';
 export {
@@ -10,6 +26,10 @@ export {
   type Link,
   type LinkOptions,
   type AppTargets,
+  type HealthState,
+  type LinkHealth,
+  type ModerationSource,
+  targetsOf,
   type LinkSocial,
   type LinkStatus,
   type Moderation,
@@ -20,23 +40,28 @@ export {
 export { LINK_COMMANDS, LinkCommands } from './link-commands';
 export { type BulkChangeSelection, everyHook, LINK_CHANGE_HOOKS, type LinkChangeHooks, type LinkCounts } from './link-change-hooks';
 export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
-export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
+export { type AfterCommit, EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate, MAX_TAGS_LISTED } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
+  CHANGE_HEARTBEAT_MS,
   CODE_SECRET,
   domainSettingsChange,
   DuplicateLinkError,
   type IdBlock,
+  type HealthFilter,
   type InsertOptions,
   isDomainSettingsChange,
+  isTenantsChange,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
+  LINK_OBSERVER,
   LINK_REPOSITORY,
   LINK_RESOLVER,
   type LinkCacheWriter,
   type LinkChange,
   type LinkChangeFeed,
   type LinkListQuery,
+  type LinkObserver,
   type LinkRepository,
   type LinkResolver,
   PASSWORD_HASHER,
@@ -46,9 +71,26 @@ export {
   SEQUENCE_STORE,
   type SequenceStore,
   type StatementOutcome,
+  TARGET_REPUTATION,
+  tenantsChange,
   URL_POLICY,
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
+export {
+  checkRedirectRules,
+  CONDITION_TYPES,
+  deviceTargetsOf,
+  geoTargetsOf,
+  type RedirectCondition,
+  type RedirectConditionType,
+  type RedirectRule,
+  RULE_BROWSERS,
+  RULE_DEVICES,
+  RULE_LIMITS,
+  RULE_SYSTEMS,
+  rulesFromTargets,
+} from './redirect-rules';
+export { acceptedLanguages, compileRules, RuleMatcher, type RuleRequest } from './redirect/rule-engine';
 export { type IssuedPasswordCookie, PasswordCookies, rememberHoursOf } from './redirect/password-cookie';
 export { QrScans } from './redirect/qr-scans';
 export { encodeQueryPart } from './redirect/target-url';
@@ -61,4 +103,3 @@ export {
   type VisitorWindowCount,
   type VisitorWindowStore,
 } from './redirect/visitor-limit';
-export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';

@@ -1,13 +1,12 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { SegmentIdAllocator } from './segment-id-allocator';
 import { SequenceCodeStrategy } from '@shortlink/link-codes';
-import { ChangePropagation } from './change-propagation';
 import { Link, ShortUrlIdentifier } from './link';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
-import { markUncertainWrite } from './uncertain-write';
+import { relayOver } from './testing/relay';
 import { UrlPolicy } from '@shortlink/url-policy';
 
 const sequence = () => {
@@ -21,15 +20,14 @@ describe('LinkService', () => {
   const setup = <R extends InMemoryLinkRepository = InMemoryLinkRepository>(now = { t: Date.UTC(2026, 11, 3) }, repo = new InMemoryLinkRepository() as R) => {
     const cache = new RecordingLinkCache();
     const feed = new RecordingChangeFeed();
-    const changes = new ChangePropagation(cache, feed);
+    const relay = relayOver(repo, cache, feed, { clock: { now: () => now.t } });
     const codes = new SequenceCodeStrategy('secret');
     const service = new LinkService(
       {
         links: repo,
         ids: new SegmentIdAllocator(sequence(), 'links', 10),
         codes,
-        cache,
-        changes,
+        events: relay,
         passwords: plainPasswords,
         urls: new UrlPolicy({ shortDomains: ['sho.rt', 'go.example'] }),
         tenantDomains: { owns: async (tenant, domain) => tenant === 't1' && domain === 'own.example' },
@@ -38,7 +36,7 @@ describe('LinkService', () => {
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt', 'go.example'], retireForMs: 90 * DAY },
     );
     const cached = (code: string, domain = 'sho.rt') => cache.values.get(`${domain}/${code}`);
-    return { service, repo, cache, changes, feed, codes, now, cached };
+    return { service, repo, cache, relay, feed, codes, now, cached };
   };
 
   it('stores a generated link and tells the read path of it (a null entry for its code goes, the Bloom filter learns it)', async () => {
@@ -48,7 +46,7 @@ describe('LinkService', () => {
     expect(link.code).toMatch(/^[0-9a-zA-Z]{7}$/);
     expect(repo.links.get(`sho.rt/${link.code}`)).toEqual(link);
     expect(link).toMatchObject({ version: 1, status: 'active', moderation: 'clear', tags: [], forwardQuery: true });
-    expect(cache.newLinks).toEqual([link, second]);
+    expect(cache.newLinks).toEqual([link, second].map((l) => ({ domain: l.domain, code: l.code })));
   });
 
   it('chooses the code again when the shard of a generated one is down; an alias there gets SHARD_UNAVAILABLE (docs/design.md, "Failure containment")', async () => {
@@ -91,10 +89,47 @@ describe('LinkService', () => {
       passwordHash: 'plain:hunter22',
       utm: { source: 'news', campaign: 'spring' },
       forwardQuery: false,
-      geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' },
+      // The shorthand as rules: countries, then devices (docs/design.md, "Redirect rules").
+      redirectRules: [
+        { url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] },
+        { url: 'https://example.com/us', conditions: [{ type: 'country', value: 'US' }] },
+        { url: 'https://apps.apple.com/app/x', conditions: [{ type: 'device', value: 'ios' }] },
+        { url: 'https://play.google.com/store/apps/x', conditions: [{ type: 'device', value: 'android' }] },
+      ],
       clicksPerIpPerMinute: 5,
     });
     expect(JSON.stringify(link)).not.toContain('"hunter22"');
+  });
+
+  it('stores redirect rules with the shorthand applied over them, and edits them: rules replace, shorthand changes its kind in place', async () => {
+    const { service } = setup();
+    const es = { url: 'https://example.com/es', conditions: [{ type: 'language', value: 'es' }] };
+    const created = await service.create({
+      tenantId: 't1',
+      url: 'https://example.com/x',
+      redirectRules: [{ url: 'https://example.com/fr', conditions: [{ type: 'country', value: 'fr' }] }, es],
+      geoTargets: { DE: 'https://example.de/' },
+      deviceTargets: null,
+    });
+    // geoTargets names the country rules there are: FR goes, DE takes its place.
+    expect(created.redirectRules).toEqual([{ url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] }, es]);
+    const id = { domain: created.domain, code: created.code };
+    const moved = await service.update('t1', id, { geoTargets: { DE: 'https://example.de/2' }, deviceTargets: { ios: 'https://apps.example/' } }, null);
+    expect(moved.redirectRules).toEqual([
+      { url: 'https://example.de/2', conditions: [{ type: 'country', value: 'DE' }] },
+      es,
+      { url: 'https://apps.example/', conditions: [{ type: 'device', value: 'ios' }] },
+    ]);
+    expect(moved).not.toHaveProperty('geoTargets');
+    const replaced = await service.update('t1', id, { redirectRules: [es] }, null);
+    expect(replaced.redirectRules).toEqual([es]);
+    expect((await service.update('t1', id, { redirectRules: null }, null)).redirectRules).toBeNull();
+    await expect(
+      service.update('t1', id, { redirectRules: [{ url: 'https://example.com/', conditions: [{ type: 'moon', value: 'full' }] }] }, null),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'redirectRules.0.conditions.0.type' },
+    });
   });
 
   it('refuses bad options with VALIDATION_FAILED naming the field, and stores nothing', async () => {
@@ -112,6 +147,8 @@ describe('LinkService', () => {
       { forwardQuery: 'yes' },
       { geoTargets: { XYZ: 'https://example.com' } },
       { deviceTargets: { windows: 'https://example.com' } },
+      { redirectRules: [{ url: 'https://example.com', conditions: [] }] },
+      { redirectRules: [{ url: 'https://example.com', conditions: [{ type: 'country', value: 'Narnia' }] }] },
       { variants: [] },
       { variants: [{ url: 'https://example.com', weight: 0 }] },
       { clicksPerIpPerMinute: 100_000 },
@@ -134,6 +171,7 @@ describe('LinkService', () => {
       maxClicks: null,
       password: null,
       utm: null,
+      redirectRules: null,
       geoTargets: null,
       deviceTargets: null,
       variants: null,
@@ -159,6 +197,7 @@ describe('LinkService', () => {
       forwardQuery: false,
       geoTargets: { DE: 'https://example.de/' },
       deviceTargets: { ios: 'https://apps.apple.com/app/x' },
+      redirectRules: [{ url: 'https://example.com/es', conditions: [{ type: 'language', value: 'es' }] }],
       variants: [
         { url: 'https://example.com/a', weight: 3 },
         { url: 'https://example.com/b', weight: 1 },
@@ -399,18 +438,26 @@ describe('LinkService', () => {
     expect((await service.create({ tenantId: 't1', url: 'https://example.com/b', alias: 'flash' })).version).toBe(1);
   });
 
-  it('saves an edit while the cache is down, answers 503, and delivers it to the cache once it is back', async () => {
-    const { service, cache, changes, cached } = setup();
+  it('answers an edit while the cache is down (its event waits in the outbox), and the relay delivers it once the cache is back', async () => {
+    const { service, cache, relay, feed, cached, now, repo } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+    await relay.round(); // the create's event: delivered by the request, settled once read back
     cache.down = true;
-    await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
-    expect((await service.get('t1', link)).targetUrl).toBe('https://example.com/b');
-    expect(changes.size).toBe(1);
+    const edited = await service.update('t1', link, { url: 'https://example.com/b' }, null);
+    expect(edited).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
+    expect(cached(link.code)).toBeUndefined();
+    expect(feed.published).toEqual([]);
+    await relay.round();
+    expect(relay.pending().events).toBe(2);
     cache.down = false;
-    await new Promise((r) => setTimeout(r, 1200));
+    now.t += 1000;
+    await relay.round();
     expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
-    expect(changes.size).toBe(0);
-    changes.stop();
+    expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
+    now.t += 3000;
+    await relay.round(); // read back after OUTBOX_CONFIRM_AFTER_MS: it held, so the events leave the outbox
+    expect(relay.pending().events).toBe(0);
+    expect(repo.outboxEvents()).toEqual([]);
   });
 
   it('lets an operator flag and ban any link, and an edit never lifts that', async () => {
@@ -422,144 +469,82 @@ describe('LinkService', () => {
     expect((await service.moderate(link, 'clear', 'ignored')).moderationReason).toBeNull();
   });
 
-  describe('a write whose shard call failed but may have committed (docs/design.md, "Edits reach every instance")', () => {
+  describe('a write whose shard call failed but committed all the same (docs/design.md, "Edits reach every instance")', () => {
     const key = (code: string) => `sho.rt/${code}`;
-    const flush = () => new Promise((r) => setImmediate(r));
 
-    it('edit: the caches forget the link before the 503, and learn the late commit once the shard has ended the write', async () => {
+    it('edit: the late commit reaches the caches and every instance from its outbox event, at the relay’s next round', async () => {
       const repo = new LateCommits();
-      const { service, cache, feed, cached } = setup(undefined, repo);
+      const { service, cache, feed, cached, relay } = setup(undefined, repo);
       const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
       cache.values.set(key(link.code), link); // a redirect cached the row
       repo.timeOutNextWrite();
       await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      expect(cache.forgotten).toEqual([key(link.code)]);
-      expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 1 }]);
-      cache.values.set(key(link.code), link); // a redirect that read the shard before the late commit caches the old row again
+      expect(feed.published).toEqual([]);
       await repo.endWrite(true);
-      await flush();
+      await relay.round();
       expect((await service.get('t1', link)).targetUrl).toBe('https://example.com/b');
       expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
-      expect(feed.published.at(-1)).toEqual({ domain: 'sho.rt', code: link.code, version: 2 });
+      expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
     });
 
     it('delete: a late commit leaves a tombstone in the cache and is told to every instance', async () => {
       const repo = new LateCommits();
-      const { service, cache, feed, cached } = setup(undefined, repo);
+      const { service, cache, feed, cached, relay } = setup(undefined, repo);
       const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
       cache.values.set(key(link.code), link);
       repo.timeOutNextWrite();
       await expect(service.remove('t1', link, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      expect(cache.forgotten).toEqual([key(link.code)]);
-      expect(cached(link.code)).toBeUndefined();
-      cache.values.set(key(link.code), link);
       await repo.endWrite(true);
-      await flush();
+      await relay.round();
       await expect(service.get('t1', link)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
       expect(cached(link.code)).toEqual({ gone: true, version: 2 });
-      expect(feed.published).toEqual([
-        { domain: 'sho.rt', code: link.code, version: 1 },
-        { domain: 'sho.rt', code: link.code, version: 2 },
-      ]);
+      expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
     });
 
-    it('disable and enable: each late commit reaches the cache; a write the shard did not commit leaves the stored value there', async () => {
+    it('a write the shard did not commit leaves no event, and the caches keep the stored value', async () => {
       const repo = new LateCommits();
-      const { service, cache, feed, cached } = setup(undefined, repo);
-      const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
-      repo.timeOutNextWrite();
-      await expect(service.update('t1', link, { status: 'disabled' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      await repo.endWrite(true);
-      await flush();
-      expect(cached(link.code)).toMatchObject({ status: 'disabled', version: 2 });
-      repo.timeOutNextWrite();
-      await expect(service.update('t1', link, { status: 'active' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      expect(cached(link.code)).toBeUndefined();
-      await repo.endWrite(true);
-      await flush();
-      expect(cached(link.code)).toMatchObject({ status: 'active', version: 3 });
-      repo.timeOutNextWrite();
-      await expect(service.update('t1', link, { status: 'disabled' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      await repo.endWrite(false);
-      await flush();
-      expect(cached(link.code)).toMatchObject({ status: 'active', version: 3 });
-      expect(cache.forgotten).toEqual([key(link.code), key(link.code), key(link.code)]);
-      expect(feed.published.map((c) => c.version)).toEqual([1, 2, 2, 3, 3, 3]);
-    });
-
-    it('create: a link whose insert timed out is told to the read path as created (no null entry, its Bloom bit) before the 503 and once its shard ended it', async () => {
-      const repo = new LateCommits();
-      const { service, cache } = setup(undefined, repo);
-      repo.timeOutNextWrite();
-      await expect(service.create({ tenantId: 't1', url: 'https://example.com/a', alias: 'late-alias' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      expect(cache.newLinks.map((l) => l.code)).toEqual(['late-alias']);
-      await repo.endWrite(true);
-      await flush();
-      expect(cache.newLinks.map((l) => l.code)).toEqual(['late-alias', 'late-alias']);
-      expect(repo.links.get(key('late-alias'))).toEqual(cache.newLinks[0]);
-    });
-
-    it('a failure that certainly wrote nothing (refused before anything was sent) leaves the caches alone', async () => {
-      const repo = new LateCommits();
-      const { service, cache, feed, cached } = setup(undefined, repo);
+      const { service, cache, feed, cached, relay } = setup(undefined, repo);
       const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
       cache.values.set(key(link.code), link);
-      repo.refuseNextWrite();
+      repo.timeOutNextWrite();
       await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      await flush();
-      expect(cache.forgotten).toEqual([]);
+      await repo.endWrite(false);
+      await relay.round();
       expect(feed.published).toEqual([]);
       expect(cached(link.code)).toEqual(link);
+      expect(repo.outboxEvents().map((e) => e.kind)).toEqual(['link.created']);
     });
   });
 });
 
 /**
- * A repository whose next write answers SHARD_UNAVAILABLE as the shard guard does on its deadline
- * (marked as a write that may have committed), and is committed, or not, only after that answer,
- * when the test ends it; or is refused before anything is sent (unmarked).
+ * A repository whose next write answers SHARD_UNAVAILABLE as the shard guard does on its deadline,
+ * and is committed, or not, only after that answer, when the test ends it.
  */
 class LateCommits extends InMemoryLinkRepository {
-  private next: 'late' | 'refused' | null = null;
+  private late = false;
   private end: ((commits: boolean) => Promise<void>) | null = null;
 
   timeOutNextWrite(): void {
-    this.next = 'late';
+    this.late = true;
   }
 
-  refuseNextWrite(): void {
-    this.next = 'refused';
-  }
-
-  /** The shard ends the write that timed out: committed or not; its `settled` resolves after that. */
+  /** The shard ends the write that timed out: committed or not. */
   async endWrite(commits: boolean): Promise<void> {
     await this.end!(commits);
   }
 
-  override async insert(link: Link): Promise<void> {
-    if (!this.next) return super.insert(link);
-    this.fail(async () => (await super.insert(link), true));
-  }
-
   override async replace(link: Link, expectedVersion: number): Promise<boolean> {
-    return this.next ? this.fail(() => super.replace(link, expectedVersion)) : super.replace(link, expectedVersion);
+    return this.late ? this.fail(() => super.replace(link, expectedVersion)) : super.replace(link, expectedVersion);
   }
 
   override async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
-    return this.next ? this.fail(() => super.remove(id, expectedVersion, retiredUntil)) : super.remove(id, expectedVersion, retiredUntil);
+    return this.late ? this.fail(() => super.remove(id, expectedVersion, retiredUntil)) : super.remove(id, expectedVersion, retiredUntil);
   }
 
   private fail(write: () => Promise<boolean>): never {
-    const error = new DomainError(ErrorCode.SHARD_UNAVAILABLE, 'shard a is unavailable', { shard: 'a', retryAfterSeconds: 1 }, { cause: new Error('timeout') });
-    if (this.next === 'late') {
-      let settle!: (ended: boolean) => void;
-      markUncertainWrite(error, new Promise<boolean>((resolve) => (settle = resolve)));
-      this.end = async (commits) => {
-        if (commits) await write();
-        settle(true);
-      };
-    }
-    this.next = null;
-    throw error;
+    this.end = async (commits) => void (commits && (await write()));
+    this.late = false;
+    throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, 'shard a is unavailable', { shard: 'a', retryAfterSeconds: 1 }, { cause: new Error('timeout') });
   }
 }

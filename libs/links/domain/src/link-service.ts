@@ -2,8 +2,8 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
 import { CodeStrategy } from '@shortlink/link-codes';
 import { SegmentIdAllocator } from './segment-id-allocator';
-import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
-import { ChangePropagation } from './change-propagation';
+import { Link, LinkHealth, LinkStatus, Moderation, ModerationSource, ShortUrlIdentifier, unknownLink } from './link';
+import { createdEvent, deletedEvent, editedEvent, LinkChangeEvent } from './events/link-events';
 import { ListCursors } from './listing';
 import {
   checkClicksPerIpPerMinute,
@@ -26,9 +26,9 @@ import {
   checkVariants,
   UrlCheck,
 } from './link-options';
-import { DuplicateLinkError, LinkCacheWriter, LinkRepository, PasswordHasher } from './ports';
-import { uncertainWriteSettled } from './uncertain-write';
-import { HostLookups, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
+import { DuplicateLinkError, HealthFilter, LinkObserver, LinkRepository, PasswordHasher } from './ports';
+import { checkRedirectRules, RedirectRule, RULE_LIMITS, withShorthand } from './redirect-rules';
+import { CheckedUrl, HostLookups, ReputationVerdict, strongerVerdict, TargetReputation, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
 export interface LinkCreation {
@@ -44,6 +44,8 @@ export interface LinkCreation {
   readonly password?: unknown;
   readonly utm?: unknown;
   readonly forwardQuery?: unknown;
+  /** The redirect rules (docs/design.md, "Redirect rules"); `geoTargets` and `deviceTargets` are their shorthand, applied after them. */
+  readonly redirectRules?: unknown;
   readonly geoTargets?: unknown;
   readonly deviceTargets?: unknown;
   readonly variants?: unknown;
@@ -71,6 +73,7 @@ export const EDITABLE_FIELDS = [
   'password',
   'utm',
   'forwardQuery',
+  'redirectRules',
   'geoTargets',
   'deviceTargets',
   'variants',
@@ -95,6 +98,7 @@ export interface LinkListRequest {
   readonly tag?: string;
   readonly status?: LinkStatus;
   readonly domain?: string;
+  readonly health?: HealthFilter;
 }
 
 /** A link before and after one change of it. */
@@ -126,36 +130,51 @@ export interface TenantDomainCheck {
   owns(tenantId: string, domain: string): Promise<boolean>;
 }
 
+/** Who hears of a change right after its commit (the outbox relay). Never throws: the change's events are in its shard's outbox. */
+export interface AfterCommit {
+  deliverNow(events: readonly LinkChangeEvent[]): Promise<boolean>;
+}
+
 /** What LinkService works with: its ports, and the services it shares with batch creation. */
 export interface LinkServiceParts {
   readonly links: LinkRepository;
   readonly ids: SegmentIdAllocator;
   readonly codes: CodeStrategy;
-  /** Told of new links (the read path's null entries and Bloom filter). */
-  readonly cache: LinkCacheWriter;
-  /** Edits, deletes and expiries into the caches and to every redirect instance. */
-  readonly changes: ChangePropagation;
+  /**
+   * Delivers the events of a committed change at once (the outbox relay's `deliverNow`): the caches
+   * and every redirect instance learn it before the answer when they can, and from the outbox
+   * otherwise (docs/design.md, "Edits reach every instance").
+   */
+  readonly events: AfterCommit;
   readonly passwords: PasswordHasher;
   readonly urls: UrlPolicy;
   readonly tenantDomains?: TenantDomainCheck;
+  /** Threat feeds and Web Risk, asked about every target a create or an edit sets (docs/design.md, "Trust and safety"). */
+  readonly reputation?: TargetReputation | null;
+  /** Told of links stored and removed (the safety context's index of targets by host). */
+  readonly observer?: LinkObserver | null;
   readonly clock?: Clock;
 }
 
+/** Tags listed at most (a picker, not an export: the links listing filters by any tag). */
+export const MAX_TAGS_LISTED = 1000;
+
 /**
  * Links of tenants: create, read, list, edit, delete (docs/design.md, "Link options", "Edits
- * reach every instance"). An edit writes the shard (versioned), then the new value into the
- * shared cache (never over a newer one), then tells every redirect instance; the API answers
- * after all three.
+ * reach every instance"). A change writes the shard (versioned) with its event in the shard's
+ * outbox, in one transaction; then the caches and every redirect instance are told, before the
+ * answer if they can be, and by the outbox relay in any case.
  */
 export class LinkService {
   private readonly links: LinkRepository;
   private readonly ids: SegmentIdAllocator;
   private readonly codes: CodeStrategy;
-  private readonly cache: LinkCacheWriter;
-  private readonly changes: ChangePropagation;
+  private readonly events: AfterCommit;
   private readonly passwords: PasswordHasher;
   private readonly urls: UrlPolicy;
   private readonly tenantDomains: TenantDomainCheck;
+  private readonly reputation: TargetReputation | null;
+  private readonly observer: LinkObserver | null;
   private readonly clock: Clock;
   private readonly maxAttempts: number;
   private readonly cursors: ListCursors;
@@ -164,8 +183,10 @@ export class LinkService {
     parts: LinkServiceParts,
     private readonly options: LinkServiceOptions,
   ) {
-    ({ links: this.links, ids: this.ids, codes: this.codes, cache: this.cache, changes: this.changes, passwords: this.passwords, urls: this.urls } = parts);
+    ({ links: this.links, ids: this.ids, codes: this.codes, events: this.events, passwords: this.passwords, urls: this.urls } = parts);
     this.tenantDomains = parts.tenantDomains ?? { owns: async () => false };
+    this.reputation = parts.reputation ?? null;
+    this.observer = parts.observer ?? null;
     this.clock = parts.clock ?? systemClock;
     this.maxAttempts = options.maxCodeAttempts ?? 8;
     this.cursors = options.listCursors ?? ListCursors.ephemeral();
@@ -183,7 +204,6 @@ export class LinkService {
         await this.links.insert(link);
       } catch (error) {
         if (error instanceof DuplicateLinkError) throw await this.aliasTaken(base.tenantId, id);
-        await this.perhapsCreated(link, error);
         throw error;
       }
       return this.afterCreate(link);
@@ -199,7 +219,6 @@ export class LinkService {
         await this.links.insert(link, { relocatable: true });
         return this.afterCreate(link);
       } catch (error) {
-        await this.perhapsCreated(link, error);
         if (
           error instanceof DomainError &&
           error.code === ErrorCode.SHARD_UNAVAILABLE &&
@@ -229,7 +248,7 @@ export class LinkService {
       // the two paths equal). The checks run in the same order: domain, url, alias.
       const target = await this.urls.check(input.url, 'url');
       const alias = requestedCode(input.alias, input.legacyCode);
-      const flag = target.flags[0];
+      const screened = screening(target.flags, await this.judge([target]));
       const createdAt = new Date(now);
       return {
         targetUrl: target.url,
@@ -241,16 +260,14 @@ export class LinkService {
         passwordHash: null,
         utm: null,
         forwardQuery: true,
-        geoTargets: null,
-        deviceTargets: null,
+        redirectRules: null,
         variants: null,
         clicksPerIpPerMinute: null,
         crawlable: false,
         passwordRememberHours: null,
         social: null,
         appTargets: null,
-        moderation: flag ? 'flagged' : 'clear',
-        moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
+        ...screened,
         domain,
         tenantId: input.tenantId,
         createdAt,
@@ -309,7 +326,13 @@ export class LinkService {
    * sealed cursor bound to the tenant and the filters (docs/design.md, "Listing").
    */
   async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
-    const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
+    const filters = {
+      q: request.q ?? '',
+      tag: request.tag ?? '',
+      status: request.status ?? '',
+      domain: request.domain ?? '',
+      ...(request.health ? { health: request.health } : {}),
+    };
     const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
     const links = await this.links.listByTenant({
       tenantId,
@@ -319,11 +342,17 @@ export class LinkService {
       domain: request.domain?.toLowerCase(),
       tag: request.tag,
       search: request.q,
+      health: request.health,
     });
     const page = links.slice(0, request.limit);
     const last = page[page.length - 1];
     const nextCursor = links.length > request.limit ? this.cursors.seal(tenantId, filters, { createdAt: last.createdAt, id: last.id }) : null;
     return { links: page, nextCursor };
+  }
+
+  /** The tenant's tags, each once, in order: what its links use now (a tag goes with its last link), at most MAX_TAGS_LISTED. */
+  tags(tenantId: string): Promise<string[]> {
+    return this.links.tagsOf(tenantId, MAX_TAGS_LISTED);
   }
 
   async update(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<Link> {
@@ -336,8 +365,9 @@ export class LinkService {
       const current = await this.get(tenantId, id);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const next = await this.applied(current, edit);
-      if (await this.uncertain(this.links.replace(next, current.version), current)) {
-        await this.changes.updated(next);
+      if (await this.links.replace(next, current.version)) {
+        this.observer?.stored([next]);
+        await this.events.deliverNow([editedEvent(next)]);
         return { before: current, after: next };
       }
       // Changed by someone else between the read and the write: with If-Match that is the client's
@@ -351,8 +381,9 @@ export class LinkService {
       const current = await this.get(tenantId, id);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const retiredUntil = new Date(this.clock.now() + this.options.retireForMs);
-      if (await this.uncertain(this.links.remove(id, current.version, retiredUntil), current)) {
-        await this.changes.deleted(id, current.version + 1);
+      if (await this.links.remove(id, current.version, retiredUntil)) {
+        this.observer?.removed(current);
+        await this.events.deliverNow([deletedEvent(current)]);
         return;
       }
       if (ifMatch !== null || attempt >= 4) throw stale((await this.links.findByCode(id)) ?? current);
@@ -360,12 +391,17 @@ export class LinkService {
   }
 
   /** Operators: flag (warning page) or ban (blocked page) any link, or clear it again. */
-  async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<Link> {
-    return (await this.moderateWithPrevious(id, moderation, reason)).after;
+  async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null, source: ModerationSource = 'operator'): Promise<Link> {
+    return (await this.moderateWithPrevious(id, moderation, reason, source)).after;
   }
 
-  /** A moderation, with the link it replaced (the operator log's diff). */
-  async moderateWithPrevious(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<LinkUpdate> {
+  /** A moderation, with the link it replaced (the operator log's diff). `source`: who decided (an operator unless said). */
+  async moderateWithPrevious(
+    id: ShortUrlIdentifier,
+    moderation: Moderation,
+    reason: string | null,
+    source: ModerationSource = 'operator',
+  ): Promise<LinkUpdate> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.links.findByCode(id);
       if (!current) throw unknownLink(id);
@@ -373,15 +409,69 @@ export class LinkService {
         ...current,
         moderation,
         moderationReason: moderation === 'clear' ? null : reason,
+        moderationSource: source,
         version: current.version + 1,
         updatedAt: new Date(this.clock.now()),
       };
-      if (await this.uncertain(this.links.replace(next, current.version), current)) {
-        await this.changes.updated(next);
+      if (await this.links.replace(next, current.version)) {
+        await this.events.deliverNow([editedEvent(next)]);
         return { before: current, after: next };
       }
       if (attempt >= 4) throw stale(current);
     }
+  }
+
+  /**
+   * A verdict found against a live link (a feed that changed, a scheduled screening: docs/design.md,
+   * "Trust and safety"): applied, like an operator's moderation, when it is stronger than the link's
+   * moderation and no operator decided the link. `linkId` guards against a link deleted and made
+   * again under the same code meanwhile. Null: nothing changed.
+   */
+  async escalate(id: ShortUrlIdentifier, linkId: string, verdict: ReputationVerdict): Promise<LinkUpdate | null> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.links.findByCode(id);
+      if (!current || current.id !== linkId) return null;
+      if (current.moderationSource === 'operator' || MODERATION_RANK[current.moderation] >= MODERATION_RANK[verdict.state]) return null;
+      const next: Link = {
+        ...current,
+        moderation: verdict.state,
+        moderationReason: verdict.reason,
+        moderationSource: verdict.source as ModerationSource,
+        version: current.version + 1,
+        updatedAt: new Date(this.clock.now()),
+      };
+      if (await this.links.replace(next, current.version)) {
+        await this.events.deliverNow([editedEvent(next)]);
+        return { before: current, after: next };
+      }
+      if (attempt >= 4) return null;
+    }
+  }
+
+  /**
+   * What the dead-link checks found of a link (docs/design.md, "Trust and safety"). A change the
+   * redirect acts on (which targets are broken) is written like an edit: a new version into the
+   * caches and to every redirect instance. Any other (a first check that found it fine, its time,
+   * its status) is written without a version: the health is not part of the link's version (its
+   * ETag), as the tenant did not change anything. Null when the link is gone (or is another link
+   * now), or when it kept changing meanwhile (the next check writes it).
+   */
+  async recordHealth(id: ShortUrlIdentifier, linkId: string, health: LinkHealth): Promise<LinkUpdate | null> {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const current = await this.links.findByCode(id);
+      if (!current || current.id !== linkId) return null;
+      if (sameTargets(current.health?.brokenTargets ?? [], health.brokenTargets)) {
+        const after: Link = { ...current, health };
+        if (await this.links.recordHealth(after, current.version)) return { before: current, after };
+        continue;
+      }
+      const next: Link = { ...current, health, version: current.version + 1 };
+      if (await this.links.replace(next, current.version)) {
+        await this.events.deliverNow([editedEvent(next)]);
+        return { before: current, after: next };
+      }
+    }
+    return null;
   }
 
   /**
@@ -390,11 +480,9 @@ export class LinkService {
    */
   async expireDue(batch = 500): Promise<{ expired: number; purged: number }> {
     const now = new Date(this.clock.now());
-    let expired = 0;
-    for (const link of await this.links.expireDue(now, batch)) {
-      expired++;
-      await this.changes.updated(link).catch(() => undefined);
-    }
+    const marked = await this.links.expireDue(now, batch);
+    await this.events.deliverNow(marked.map(editedEvent));
+    const expired = marked.length;
     const purged = await this.links.purgeExpired(new Date(now.getTime() - this.options.retireForMs), batch);
     return { expired, purged };
   }
@@ -410,9 +498,9 @@ export class LinkService {
     });
   }
 
-  /** Every field of a create, validated; any URL the policy flags flags the link. */
+  /** Every field of a create, validated; any URL the policy flags, or the reputation holds against, flags (or bans) the link. */
   private async fields(input: LinkCreation, now: number) {
-    const { url, flags } = this.targetCheck();
+    const { url, flags, checked } = this.targetCheck();
     const targetUrl = await url(input.url, 'url');
     const password = checkPassword(input.password);
     const fields = {
@@ -425,8 +513,12 @@ export class LinkService {
       passwordHash: password === null ? null : await this.passwords.hash(password),
       utm: checkUtm(input.utm),
       forwardQuery: checkForwardQuery(input.forwardQuery),
-      geoTargets: await checkGeoTargets(input.geoTargets, url),
-      deviceTargets: await checkDeviceTargets(input.deviceTargets, url),
+      // In a create, a null shorthand is no shorthand (there are no rules of its kind to remove but those given).
+      redirectRules: await rulesWithShorthand(
+        null,
+        { redirectRules: input.redirectRules, geoTargets: input.geoTargets ?? undefined, deviceTargets: input.deviceTargets ?? undefined },
+        url,
+      ),
       variants: await checkVariants(input.variants, url),
       clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
       crawlable: checkCrawlable(input.crawlable),
@@ -434,8 +526,12 @@ export class LinkService {
       social: await checkSocial(input.social, url),
       appTargets: await checkAppTargets(input.appTargets, url),
     };
-    const flag = flags()[0];
-    return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
+    return { ...fields, ...screening(flags(), await this.judge(checked())) };
+  }
+
+  /** The reputation's verdict on one request's targets, or null (none configured, nothing known). */
+  private async judge(targets: readonly CheckedUrl[]): Promise<ReputationVerdict | null> {
+    return this.reputation && targets.length ? this.reputation.judge(targets) : null;
   }
 
   /**
@@ -443,22 +539,23 @@ export class LinkService {
    * `url` and the targets of options alike (docs/design.md, "URL safety"). `flags` lists what the
    * policy flagged, in the order the targets were given.
    */
-  private targetCheck(): { url: UrlCheck; flags: () => UrlFlag[] } {
+  private targetCheck(): { url: UrlCheck; flags: () => UrlFlag[]; checked: () => CheckedUrl[] } {
     const lookups: HostLookups = new Map();
-    const found: UrlFlag[][] = [];
+    const found: Array<CheckedUrl | null> = [];
     const url: UrlCheck = async (raw, field) => {
-      const slot = found.push([]) - 1;
+      const slot = found.push(null) - 1;
       const checked = await this.urls.check(raw, field, lookups);
-      found[slot] = [...checked.flags];
+      found[slot] = checked;
       return checked.url;
     };
-    return { url, flags: () => found.flat() };
+    const all = () => found.filter((c): c is CheckedUrl => c !== null);
+    return { url, flags: () => all().flatMap((c) => c.flags), checked: all };
   }
 
   /** The link after an edit: absent fields unchanged, null resets a field to its default. */
   private async applied(current: Link, edit: LinkEdit): Promise<Link> {
     const has = (field: keyof LinkEdit) => Object.prototype.hasOwnProperty.call(edit, field) && edit[field] !== undefined;
-    const { url, flags: flagged } = this.targetCheck();
+    const { url, flags: flagged, checked } = this.targetCheck();
     let next: Link = { ...current };
     if (has('url')) {
       if (edit.url === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'url cannot be cleared', { field: 'url' });
@@ -473,8 +570,11 @@ export class LinkService {
     }
     if (has('utm')) next = { ...next, utm: checkUtm(edit.utm) };
     if (has('forwardQuery')) next = { ...next, forwardQuery: checkForwardQuery(edit.forwardQuery) };
-    if (has('geoTargets')) next = { ...next, geoTargets: await checkGeoTargets(edit.geoTargets, url) };
-    if (has('deviceTargets')) next = { ...next, deviceTargets: await checkDeviceTargets(edit.deviceTargets, url) };
+    if (has('redirectRules') || has('geoTargets') || has('deviceTargets')) {
+      const given = (field: 'redirectRules' | 'geoTargets' | 'deviceTargets') => (has(field) ? edit[field] : undefined);
+      const input = { redirectRules: given('redirectRules'), geoTargets: given('geoTargets'), deviceTargets: given('deviceTargets') };
+      next = { ...next, redirectRules: await rulesWithShorthand(has('redirectRules') ? null : current.redirectRules, input, url) };
+    }
     if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
     if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
@@ -491,56 +591,11 @@ export class LinkService {
     } else if (current.status === 'expired' && has('expiresAt')) {
       next = { ...next, status: 'active' }; // a new expiry (or none) revives the link
     }
-    // A newly flagged URL flags the link; an operator's ban or flag is never lifted by an edit.
-    const flags = flagged();
-    if (flags.length && next.moderation === 'clear') next = { ...next, moderation: 'flagged', moderationReason: `${flags[0].reason}: ${flags[0].detail}` };
+    // A newly flagged URL (or one the reputation holds against) flags or bans the link when that is
+    // stronger than its moderation; nothing an edit sets lifts a flag or a ban, an operator's or not.
+    const screened = screening(flagged(), await this.judge(checked()));
+    if (MODERATION_RANK[screened.moderation] > MODERATION_RANK[next.moderation]) next = { ...next, ...screened };
     return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
-  }
-
-  /**
-   * A write of `current` (an edit, a delete, a moderation) whose shard call failed in a way that may
-   * have committed it (docs/design.md, "Edits reach every instance"): the caches forget the link
-   * before the error is answered, and once the shard has ended the write, they learn what it holds
-   * then, by version, so that a redirect that read the old row meanwhile cannot cache it for good.
-   * The caller gets the error as it was; a write that certainly failed changes nothing here.
-   */
-  private async uncertain(write: Promise<boolean>, current: Link): Promise<boolean> {
-    try {
-      return await write;
-    } catch (error) {
-      const settled = uncertainWriteSettled(error);
-      if (settled) {
-        const id = identifierOf(current);
-        // A cache that cannot be told now keeps the change and retries it (ChangePropagation); the answer stays the shard's error.
-        await this.changes.forgotten(id, current.version).catch(() => undefined);
-        void settled.then(() => this.afterSettled(id, current.version));
-      }
-      throw error;
-    }
-  }
-
-  /**
-   * An insert whose shard call failed after it was sent may be committed all the same (see
-   * `uncertain`): the read path learns the link as created (no "no such link" entry for its code, its
-   * Bloom bit) now and again once the shard ended the insert. A link that was not written costs a
-   * Bloom false positive.
-   */
-  private async perhapsCreated(link: Link, error: unknown): Promise<void> {
-    const settled = uncertainWriteSettled(error);
-    if (!settled) return;
-    await this.cache.created([link]).catch(() => undefined);
-    void settled.then(() => this.cache.created([link]).catch(() => undefined));
-  }
-
-  /** What the shard holds once an uncertain write of the link at `version` has ended, into the caches (see `uncertain`). */
-  private async afterSettled(id: ShortUrlIdentifier, version: number): Promise<void> {
-    const stored = await this.links.findByCode(id).then(
-      (link) => ({ link }),
-      () => null,
-    );
-    if (!stored) await this.changes.forgotten(id, version).catch(() => undefined);
-    else if (!stored.link) await this.changes.deleted(id, version + 1).catch(() => undefined);
-    else await this.changes.updated(stored.link).catch(() => undefined);
   }
 
   private async aliasTaken(tenantId: string, id: ShortUrlIdentifier): Promise<DomainError> {
@@ -555,20 +610,23 @@ export class LinkService {
     }
   }
 
-  /** A scan may have left a null-value entry for this code before it existed, and the Bloom filter learns it. */
   private async afterCreate(link: Link): Promise<Link> {
-    await this.cache.created([link]);
-    await this.announceCrawlable([link]);
+    await this.announceCreated([link]);
     return link;
   }
 
   /**
-   * New links marked crawlable change their domain's robots.txt: told to every redirect instance like
-   * an edit (docs/design.md, "Domain settings"). Best effort: the link exists whatever happens here,
-   * and an instance that missed it reads robots.txt again within its L1 TTL.
+   * New links, single or a batch's: a scan may have left a "no such link" entry for their codes, and
+   * the Bloom filter learns them (their events, delivered now and by the outbox relay); the safety
+   * index learns their targets (docs/design.md, "Trust and safety"). Those marked crawlable change
+   * their domain's robots.txt: told to every redirect instance like an edit (docs/design.md, "Domain
+   * settings"), best effort: an instance that missed it reads robots.txt again within its L1 TTL.
    */
-  async announceCrawlable(links: readonly Link[]): Promise<void> {
-    for (const link of links) if (link.crawlable) await this.changes.updated(link).catch(() => undefined);
+  async announceCreated(links: readonly Link[]): Promise<void> {
+    if (links.length) this.observer?.stored(links);
+    await this.events.deliverNow(links.map(createdEvent));
+    const crawlable = links.filter((l) => l.crawlable);
+    if (crawlable.length) await this.events.deliverNow(crawlable.map(editedEvent));
   }
 }
 
@@ -587,6 +645,7 @@ function withoutOptions(i: LinkCreation): boolean {
     i.password == null &&
     i.utm == null &&
     i.forwardQuery == null &&
+    i.redirectRules == null &&
     i.geoTargets == null &&
     i.deviceTargets == null &&
     i.variants == null &&
@@ -599,6 +658,46 @@ function withoutOptions(i: LinkCreation): boolean {
     i.appTargets == null
   );
 }
+
+/**
+ * The rules of a create or an edit (docs/design.md, "Redirect rules"): `redirectRules` when given
+ * (replacing `current`), then the shorthand `geoTargets` and `deviceTargets` over them, each
+ * replacing the rules of its kind in place. A shorthand that is absent leaves its rules alone; null
+ * removes them.
+ */
+async function rulesWithShorthand(
+  current: readonly RedirectRule[] | null,
+  input: { readonly redirectRules?: unknown; readonly geoTargets?: unknown; readonly deviceTargets?: unknown },
+  url: UrlCheck,
+): Promise<RedirectRule[] | null> {
+  const [rules, geo, devices] = await Promise.all([
+    input.redirectRules === undefined ? current : checkRedirectRules(input.redirectRules, url),
+    checkGeoTargets(input.geoTargets, url),
+    checkDeviceTargets(input.deviceTargets, url),
+  ]);
+  let next = rules === null ? null : [...rules];
+  if (input.geoTargets !== undefined) next = withShorthand(next, 'country', geo);
+  if (input.deviceTargets !== undefined) next = withShorthand(next, 'device', devices);
+  if ((next?.length ?? 0) > RULE_LIMITS.rules)
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, `redirectRules may hold at most ${RULE_LIMITS.rules} rules`, { field: 'redirectRules' });
+  return next;
+}
+
+const MODERATION_RANK: Readonly<Record<Moderation, number>> = { clear: 0, flagged: 1, banned: 2 };
+
+/**
+ * A link's moderation from what its targets were found to be (docs/design.md, "Trust and safety"):
+ * the reputation's verdict, else the URL policy's first flag, else clear; the stronger wins.
+ */
+function screening(flags: readonly UrlFlag[], verdict: ReputationVerdict | null): Pick<Link, 'moderation' | 'moderationReason' | 'moderationSource'> {
+  const flag = flags[0];
+  const policy: ReputationVerdict | null = flag ? { state: 'flagged', reason: `${flag.reason}: ${flag.detail}`, source: 'url-policy' } : null;
+  const decided = strongerVerdict(verdict, policy);
+  if (decided === null) return { moderation: 'clear', moderationReason: null, moderationSource: null };
+  return { moderation: decided.state, moderationReason: decided.reason, moderationSource: decided.source as ModerationSource };
+}
+
+const sameTargets = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.includes(t));
 
 /** An alias held by a link, or kept out of use, as any tenant but its holder learns it: unavailable, nothing more. */
 const aliasUnavailable = (id: ShortUrlIdentifier) =>

@@ -1,5 +1,5 @@
 import { CachedLink } from './cached-link';
-import { Link, LinkStatus, ShortUrlIdentifier } from './link';
+import { HealthState, Link, LinkStatus, ShortUrlIdentifier } from './link';
 
 /** Where a listing goes on from: the last link shown. */
 export interface ListPosition {
@@ -19,7 +19,12 @@ export interface LinkListQuery {
   readonly tag?: string;
   /** Substring of the code, title or target (case-insensitive for title and target). */
   readonly search?: string;
+  /** Only links whose dead-link checks found this (`unchecked`: never checked yet). */
+  readonly health?: HealthFilter;
 }
+
+/** The list filter by health (docs/design.md, "Trust and safety"). */
+export type HealthFilter = HealthState | 'unchecked';
 
 export interface InsertOptions {
   /**
@@ -79,12 +84,35 @@ export interface LinkRepository {
   listByTenant(query: LinkListQuery): Promise<Link[]>;
   /** Codes of `domain` marked crawlable over every shard, in code order, at most `limit` (docs/design.md, "Domain settings"). */
   crawlableCodes(domain: string, limit: number): Promise<string[]>;
+  /** The tenant's tags over every shard, in order, each once, at most `limit` (the console's tag picker). */
+  tagsOf(tenantId: string, limit: number): Promise<string[]>;
   /** The expiry job: marks due links expired (up to `limitPerShard` per shard) and returns them. */
   expireDue(now: Date, limitPerShard: number): Promise<Link[]>;
   /** Deletes links that expired before `before` (their alias quarantine is over); how many. */
   purgeExpired(before: Date, limitPerShard: number): Promise<number>;
   /** Every stored identifier, a page at a time (Bloom filter rebuilds). */
   identifierPages(pageSize: number): AsyncIterable<ShortUrlIdentifier[]>;
+  /**
+   * Every stored link, a page at a time per shard (the safety sweep: docs/design.md, "Trust and
+   * safety"); a link a move holds on two shards comes once, from the shard that decides for it.
+   */
+  linkPages(pageSize: number): AsyncIterable<Link[]>;
+  /**
+   * Writes `link.health` over the stored row's without a new version (the redirect's view of the
+   * link does not change: docs/design.md, "Trust and safety"), if the row is still at `expectedVersion`.
+   * False when it changed, is gone, or is being moved between shards (the next check writes it).
+   */
+  recordHealth(link: Link, expectedVersion: number): Promise<boolean>;
+}
+
+/**
+ * Told of every link stored or removed through LinkService and batch creation, once the shard took
+ * the change (docs/design.md, "Trust and safety": the index of targets by host). Never throws and
+ * never holds the request: what it misses, the safety sweep finds.
+ */
+export interface LinkObserver {
+  stored(links: readonly Link[]): void;
+  removed(link: Link): void;
 }
 
 /** A deleted code kept out of use until `retiredUntil`. */
@@ -124,7 +152,19 @@ export interface LinkChange {
  * bound of link edits. An instance that does not know settings drops nothing for it.
  */
 export const domainSettingsChange = (domain: string, version: number): LinkChange => ({ domain, code: '', version });
-export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '';
+export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '' && change.domain !== '';
+
+/**
+ * Tenants changed (an operator suspended one, a tenant changed what visitors of its broken links
+ * meet: docs/design.md, "Trust and safety"): told on the link channel as a change without domain
+ * and code, so that every redirect instance reads its tenant tables again within the bound of link
+ * edits instead of at its next refresh. `version` only tells one message from another.
+ */
+export const tenantsChange = (version: number): LinkChange => ({ domain: '', code: '', version });
+export const isTenantsChange = (change: LinkChange): boolean => change.code === '' && change.domain === '';
+
+/** How often a publisher on the change channel says it is alive (LinkChangeFeed.heartbeat). */
+export const CHANGE_HEARTBEAT_MS = 1000;
 
 /**
  * The channel that tells every redirect instance about link changes (docs/design.md, "Edits reach
@@ -138,6 +178,12 @@ export interface LinkChangeFeed {
    * interrupted and changes may have been missed. Resolves with the unsubscribe function.
    */
   subscribe(onChange: (change: LinkChange) => void, onGap: () => void): Promise<() => Promise<void>>;
+  /**
+   * Says on the channel that this publisher is alive (every second, by the generation app): a
+   * subscriber that stops hearing every publisher, or misses one of a publisher's messages, knows
+   * it may have missed changes (docs/design.md, "Edits reach every instance").
+   */
+  heartbeat(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -158,17 +204,17 @@ export interface LinkResolver {
 
 /**
  * What the caches of the read path learn when links change (docs/design.md, "Edits reach every
- * instance"). `updated` and `deleted` fail when the cache cannot be reached: the caller retries.
+ * instance"). Every method fails when the cache cannot be reached: the outbox relay delivers again.
  */
 export interface LinkCacheWriter {
-  /** New links: a "no such link" the cache kept for their codes goes, and the Bloom filter learns them. Never fails. */
-  created(links: readonly Link[]): Promise<void>;
-  /** The link's new value, unless the cache already holds a newer version. */
-  updated(link: Link): Promise<void>;
-  /** A deleted link (`version` is its version after the delete): "not found" from now on, and older values cannot come back. */
-  deleted(id: ShortUrlIdentifier, version: number): Promise<void>;
-  /** Drops whatever the cache holds for the link, whatever its version: a write that may or may not have committed (docs/design.md, "Edits reach every instance"). */
-  forget(id: ShortUrlIdentifier): Promise<void>;
+  /** New links: a "no such link" the cache kept for their codes goes (nothing else), and the Bloom filter learns them. */
+  created(ids: readonly ShortUrlIdentifier[]): Promise<void>;
+  /** The link's new value, unless the cache already holds a newer version; true when written. */
+  updated(link: Link): Promise<boolean>;
+  /** A deleted link (`version` is its version after the delete): "not found" from now on, and older values cannot come back; true when written. */
+  deleted(id: ShortUrlIdentifier, version: number): Promise<boolean>;
+  /** True when the cache holds the link (or its tombstone) at `version` or newer. */
+  holds(id: ShortUrlIdentifier, version: number): Promise<boolean>;
 }
 
 /** Hashes link passwords for storage and checks them at the redirect (argon2id). */
@@ -191,3 +237,7 @@ export const LINK_CACHE_WRITER = Symbol('LINK_CACHE_WRITER');
 export const PASSWORD_HASHER = Symbol('PASSWORD_HASHER');
 /** UrlPolicy: the URL safety rules with the block list and (optionally) the DNS check. */
 export const URL_POLICY = Symbol('URL_POLICY');
+/** TargetReputation (optional): threat feeds and Web Risk, consulted at create and edit (docs/design.md, "Trust and safety"). */
+export const TARGET_REPUTATION = Symbol('TARGET_REPUTATION');
+/** LinkObserver (optional): the safety context's index of targets by host. */
+export const LINK_OBSERVER = Symbol('LINK_OBSERVER');

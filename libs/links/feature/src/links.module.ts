@@ -1,13 +1,13 @@
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  ChangePropagation,
   CODE_SECRET,
-  LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
+  LINK_EVENT_OUTBOXES,
   LINK_REPOSITORY,
-  LinkCacheWriter,
-  LinkChangeFeed,
+  LinkEventRelay,
+  LINK_OBSERVER,
+  LinkObserver,
   LinkRepository,
   LinkService,
   ListCursors,
@@ -16,11 +16,12 @@ import {
   SegmentIdAllocator,
   SEQUENCE_STORE,
   SequenceStore,
+  TARGET_REPUTATION,
   URL_POLICY,
 } from '@shortlink/links-domain';
 import { BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BulkLinks } from '@shortlink/link-batch';
 import { CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from '@shortlink/link-codes';
-import { UrlPolicy } from '@shortlink/url-policy';
+import { TargetReputation, UrlPolicy } from '@shortlink/url-policy';
 import { APP_CONFIG, APP_LOGGER, Lifecycle, PinoNestLogger, scheduleJob } from '@shortlink/nest-platform';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import { BatchSlots, SLOT_STORE, SlotStore, TenantDirectory, TenantService } from '@shortlink/tenants-domain';
@@ -29,11 +30,14 @@ import { LinkExportController } from './link-export.controller';
 import { LinkModerationController } from './link-moderation.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
+import { linkEventRelayProvider } from './link-event-relay.provider';
+import { TagsController } from './tags.controller';
 
 /** The ports the links context injects. */
 export const LINKS_PORTS: readonly symbol[] = [
   SEQUENCE_STORE,
   LINK_REPOSITORY,
+  LINK_EVENT_OUTBOXES,
   CACHE_STORE,
   CODE_SECRET,
   LINK_CHANGE_FEED,
@@ -89,7 +93,7 @@ export class LinksModule {
       module: LinksModule,
       imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, LinkExportController, LinkModerationController],
+      controllers: [BatchController, LinksController, TagsController, LinkExportController, LinkModerationController],
       providers: [
         Lifecycle,
         {
@@ -107,41 +111,37 @@ export class LinksModule {
           inject: [URL_POLICY, TenantDirectory],
           useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.holdsDomain(host) }),
         },
-        {
-          provide: ChangePropagation,
-          inject: [LINK_CACHE_WRITER, LINK_CHANGE_FEED, Lifecycle],
-          useFactory: (cache: LinkCacheWriter, feed: LinkChangeFeed, lifecycle: Lifecycle) => {
-            const propagation = new ChangePropagation(cache, feed);
-            lifecycle.manage({ stop: () => propagation.stop() });
-            return propagation;
-          },
-        },
+        // Every link change's events, from the shards' outboxes to the caches (docs/design.md, "Edits reach every instance").
+        linkEventRelayProvider(config),
         {
           provide: LinkService,
           inject: [
             LINK_REPOSITORY,
             SegmentIdAllocator,
             CODE_STRATEGY,
-            LINK_CACHE_WRITER,
-            ChangePropagation,
+            LinkEventRelay,
             PASSWORD_HASHER,
             LINKS_URL_POLICY,
             TenantService,
             CODE_SECRET,
+            // The safety context's, when the app mounts it (docs/design.md, "Trust and safety").
+            { token: TARGET_REPUTATION, optional: true },
+            { token: LINK_OBSERVER, optional: true },
           ],
           useFactory: (
             repository: LinkRepository,
             ids: SegmentIdAllocator,
             codes: CodeStrategy,
-            cache: LinkCacheWriter,
-            changes: ChangePropagation,
+            events: LinkEventRelay,
             passwords: PasswordHasher,
             urls: UrlPolicy,
             tenantDomains: TenantService,
             codeSecret: string,
+            reputation: TargetReputation | null | undefined,
+            observer: LinkObserver | null | undefined,
           ) =>
             new LinkService(
-              { links: repository, ids, codes, cache, changes, passwords, urls, tenantDomains },
+              { links: repository, ids, codes, events, passwords, urls, tenantDomains, reputation, observer },
               {
                 defaultDomain: links.defaultDomain,
                 sharedDomains: links.domains,
@@ -153,18 +153,11 @@ export class LinksModule {
         },
         {
           provide: BatchCreator,
-          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, LINK_CACHE_WRITER, BATCH_RECORD_STORE],
-          useFactory: (
-            service: LinkService,
-            repository: LinkRepository,
-            sequences: SequenceStore,
-            codes: CodeStrategy,
-            cache: LinkCacheWriter,
-            records: BatchRecordStore,
-          ) => {
+          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, BATCH_RECORD_STORE],
+          useFactory: (service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, records: BatchRecordStore) => {
             const b = config.batch;
             return new BatchCreator(
-              { links: service, repository, sequences, codes, cache, records },
+              { links: service, repository, sequences, codes, records },
               { chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE },
             );
           },

@@ -4,7 +4,17 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, PasswordCookies, QrScans, VisitorLimit } from '@shortlink/links-domain';
+import {
+  domainSettingsChange,
+  Link,
+  LinkRules,
+  LocalVisitorWindows,
+  NO_OPTIONS,
+  PasswordCookies,
+  QrScans,
+  rulesFromTargets,
+  VisitorLimit,
+} from '@shortlink/links-domain';
 import {
   CachePolicy,
   ClickQuota,
@@ -44,6 +54,9 @@ const argon2 = new Argon2PasswordHasher();
 const SMALL = 2000;
 /** Visits by a QR URL counted as scans per visitor and link in a minute, here. */
 const QR_SCANS_PER_VISITOR = 2;
+
+/** A 1×1 PNG, base64. */
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 describe('RedirectHttpHandler', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'http://sho.rt', SHORTLINK_DOMAINS: 'go.example' });
@@ -272,18 +285,18 @@ describe('RedirectHttpHandler', () => {
     expect(await locationFor('/same001', 'sho.rt')).toBe('https://example.com/default');
   });
 
-  it("normalises the Host: a trailing dot, a default port or upper case reach the tenant's domain, never another tenant's default-domain link", async () => {
+  it("normalises the Host: a trailing dot, any port or upper case reach the tenant's domain, never another tenant's default-domain link", async () => {
     await shard.insert(link('same1', { tenantId: 't2', targetUrl: 'https://example.com/tenant-b-default' }));
     await shard.insert(link('same1', { domain: 'go.acme.test', targetUrl: 'https://example.com/tenant-a-own' }));
     await shard.insert(link('same2', { domain: 'go.example', targetUrl: 'https://example.com/configured' }));
     await meta.tenants.addDomain('t1', 'go.acme.test');
     await tenants.refresh();
-    for (const host of ['go.acme.test', 'go.acme.test.', 'go.acme.test:80', 'go.acme.test:443', 'GO.ACME.TEST.:443']) {
+    for (const host of ['go.acme.test', 'go.acme.test.', 'go.acme.test:80', 'go.acme.test:443', 'GO.ACME.TEST.:443', 'go.acme.test:8080']) {
       expect({ host, location: await locationFor('/same1', host) }).toEqual({ host, location: 'https://example.com/tenant-a-own' });
     }
-    for (const host of ['go.example.', 'go.example:443']) expect(await locationFor('/same2', host)).toBe('https://example.com/configured');
-    // Another port is another host, as before; so are two trailing dots.
-    expect(await locationFor('/same1', 'go.acme.test:8080')).toBe('https://example.com/tenant-b-default');
+    for (const host of ['go.example.', 'go.example:443', 'go.example:8080']) expect(await locationFor('/same2', host)).toBe('https://example.com/configured');
+    // A host that is none of ours is the default domain, with or without a port; so is one with two trailing dots.
+    expect(await locationFor('/same1', 'elsewhere.test:8080')).toBe('https://example.com/tenant-b-default');
     expect(await locationFor('/same1', 'go.acme.test..')).toBe('https://example.com/tenant-b-default');
   });
 
@@ -720,7 +733,7 @@ describe('RedirectHttpHandler', () => {
       await shard.insert(
         link('app0001', {
           appTargets: { ios: 'myapp://product/42?x="1"&y=<2>', android: 'https://shop.example/p/42' },
-          deviceTargets: { ios: 'https://apps.example/app/id1' },
+          redirectRules: rulesFromTargets(null, { ios: 'https://apps.example/app/id1' }),
           maxClicks: 4,
         }),
       );
@@ -923,8 +936,7 @@ describe('RedirectHttpHandler', () => {
     it('sends a visitor by country (from a trusted X-Forwarded-For), then by device, then to a sticky variant', async () => {
       await shard.insert(
         link('target1', {
-          geoTargets: { GB: 'https://example.co.uk/' },
-          deviceTargets: { ios: 'https://apps.example/ios' },
+          redirectRules: rulesFromTargets({ GB: 'https://example.co.uk/' }, { ios: 'https://apps.example/ios' }),
           variants: [
             { url: 'https://a.example/', weight: 1 },
             { url: 'https://b.example/', weight: 1 },
@@ -948,6 +960,38 @@ describe('RedirectHttpHandler', () => {
         seen.add(first);
       }
       expect([...seen].sort()).toEqual(['https://a.example/', 'https://b.example/']);
+    });
+
+    it('follows redirect rules on the language, the query, the address and the date; the first that holds wins, the query still forwarded', async () => {
+      await shard.insert(
+        link('rules01', {
+          redirectRules: [
+            {
+              url: 'https://example.com/es-mail',
+              conditions: [
+                { type: 'language', value: 'es' },
+                { type: 'query-param', name: 'ref', value: 'mail' },
+              ],
+            },
+            { url: 'https://example.com/es', conditions: [{ type: 'language', value: 'es' }] },
+            { url: 'https://example.com/office', conditions: [{ type: 'ip-address', value: '203.0.113.0/24' }] },
+            { url: 'https://example.com/past', conditions: [{ type: 'before-date', value: '2000-01-01T00:00:00.000Z' }] },
+          ],
+        }),
+      );
+      const location = async (path: string, headers: Record<string, string>) => {
+        const res = await get(path, { headers: as(headers) });
+        expect(res.status).toBe(302);
+        expect(res.headers.get('cache-control')).toBe('private, no-store');
+        return res.headers.get('location');
+      };
+      expect(await location('/rules01?ref=mail', { 'accept-language': 'es-ES,es;q=0.9,en;q=0.8' })).toBe('https://example.com/es-mail?ref=mail');
+      expect(await location('/rules01', { 'accept-language': 'es-ES' })).toBe('https://example.com/es');
+      // Spanish only as a fallback (q < 0.9) is no Spanish visitor.
+      expect(await location('/rules01', { 'accept-language': 'en-GB, es;q=0.5' })).toBe('https://example.com/rules01');
+      expect(await location('/rules01', { 'x-forwarded-for': '203.0.113.9' })).toBe('https://example.com/office');
+      await flush();
+      expect(clicks.filter((c) => c.code === 'rules01')).toHaveLength(4);
     });
 
     it('shows a flagged link’s warning page with a continue link that carries the query, and follows it from there', async () => {
@@ -1081,11 +1125,13 @@ describe('RedirectHttpHandler', () => {
       }
     });
 
-    it('speaks the visitor’s language: German and French by Accept-Language, English otherwise', async () => {
+    it('speaks the visitor’s language: German, French, Spanish and Italian by Accept-Language, English otherwise', async () => {
       const cases: Array<[string, string, string]> = [
         ['de-CH,de;q=0.9,en;q=0.5', 'de', 'Diesen Link gibt es nicht'],
         ['fr-FR,fr;q=0.9', 'fr', 'Ce lien n’existe pas'],
-        ['es,de;q=0.4', 'de', 'Diesen Link gibt es nicht'],
+        ['es-MX,es;q=0.9,en;q=0.5', 'es', 'Este enlace no existe'],
+        ['it-IT', 'it', 'Questo link non esiste'],
+        ['pt-BR,es;q=0.8,de;q=0.4', 'es', 'Este enlace no existe'],
         ['ja', 'en', 'This link does not exist'],
         ['de;q=0,*', 'en', 'This link does not exist'],
       ];
@@ -1097,20 +1143,22 @@ describe('RedirectHttpHandler', () => {
       }
     });
 
-    it('shows the domain’s branding (name, logo, accent) and the service’s on domains without any; the CSP allows the logo’s origin only', async () => {
-      await setSettings('go.example', { branding: { name: 'Acme <Links>', logoUrl: 'https://cdn.acme.example/logo.png', accentColor: '#ff6600' } });
+    it('shows the domain’s branding (name, logo carried by the page, accent) and the service’s on domains without any; the CSP allows that image only', async () => {
+      const logo = `data:image/png;base64,${PNG_1PX}`;
+      await setSettings('go.example', { branding: { name: 'Acme <Links>', logo, accentColor: '#ff6600' } });
       const branded = await getOn('go.example', '/pgbrand', { accept: BROWSER_ACCEPT });
       expect(branded.status).toBe(404);
       expect(branded.body).toContain('<title>Link not found – Acme &lt;Links&gt;</title>');
-      expect(branded.body).toContain('<img src="https://cdn.acme.example/logo.png" alt="Acme &lt;Links&gt;"');
+      // The name once: the logo beside it is decorative (a broken image does not repeat the name).
+      expect(branded.body).toContain(`<header><img src="${logo}" alt="" height="36"><span>Acme &lt;Links&gt;</span></header>`);
       expect(branded.body).toContain('--accent:#ff6600');
-      expect(branded.headers['content-security-policy']).toMatch(/img-src https:\/\/cdn\.acme\.example;/);
+      expect(branded.headers['content-security-policy']).toMatch(/img-src data:;/);
       // The default domain has no branding of its own yet: no header, no image allowed.
       const plain = await getOn('sho.rt', '/pgbrand', { accept: BROWSER_ACCEPT });
       expect(plain.body).not.toContain('Acme');
       expect(plain.headers['content-security-policy']).toMatch(/img-src 'none'/);
       // The service's branding (its default domain's) is every other domain's.
-      await setSettings('sho.rt', { branding: { name: 'Sho.rt', logoUrl: null, accentColor: null } });
+      await setSettings('sho.rt', { branding: { name: 'Sho.rt', logo: null, accentColor: null } });
       expect((await getOn('sho.rt', '/pgbrand', { accept: BROWSER_ACCEPT })).body).toContain('<header>Sho.rt</header>');
       expect((await getOn('go.example', '/pgbrand', { accept: BROWSER_ACCEPT })).body).toContain('Acme &lt;Links&gt;');
     });

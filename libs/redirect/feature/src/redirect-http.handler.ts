@@ -319,7 +319,8 @@ export class RedirectHttpHandler {
       const counts = method === 'GET';
       // A remembered right password (its cookie) lets the visitor through the form; every other rule still applies.
       const passwordAccepted = link.rules?.passwordHash !== undefined && this.options.cookies.accepts(req.headers.cookie, link, visit.id!, Date.now());
-      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted });
+      const acceptLanguage = req.headers['accept-language'];
+      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, acceptLanguage, counts, acknowledged, passwordAccepted });
       if (decision.kind === 'password') return this.passwordForm(visit, link);
       this.act(visit, link, decision, false);
     } catch (error) {
@@ -418,7 +419,16 @@ export class RedirectHttpHandler {
       await attempt.giveBack();
       this.rememberPassword(visit, link);
       const userAgent = req.headers['user-agent'] ?? '';
-      const decision = rules.decide(link, { address: ip, userAgent, query: visit.query, counts: true, acknowledged: true, passwordAccepted: true });
+      const acceptLanguage = req.headers['accept-language'];
+      const decision = rules.decide(link, {
+        address: ip,
+        userAgent,
+        query: visit.query,
+        acceptLanguage,
+        counts: true,
+        acknowledged: true,
+        passwordAccepted: true,
+      });
       this.act(visit, link, decision, true);
     })().catch((error) => this.refused(visit, error));
   }
@@ -600,7 +610,10 @@ export class RedirectHttpHandler {
   /**
    * The link's host: a configured short domain or a tenant's, else the default domain (e.g. when
    * reached by IP). `GO.acme.test.:443` is `go.acme.test`: a variant of a tenant's host must not
-   * fall through to the default domain, where another tenant may hold the same code.
+   * fall through to the default domain, where another tenant may hold the same code. A port that
+   * names none of our domains is the domain without it (`go.acme.test:8080`: the redirect listening
+   * on its own port, no proxy in front); a domain configured with its port (the default
+   * `localhost:8080`) matches first.
    */
   domainOf(req: IncomingMessage): string {
     return this.servedDomainOf(req) ?? this.config.links.defaultDomain;
@@ -612,7 +625,9 @@ export class RedirectHttpHandler {
     if (host) {
       const h = normalizeHost(host);
       if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
-      if (this.tenants.isUnverifiedDomain(h)) return null;
+      const name = h.replace(/:\d{1,5}$/, '');
+      if (name !== h && (this.domains.has(name) || this.tenants.isTenantDomain(name))) return name;
+      if (this.tenants.isUnverifiedDomain(h) || this.tenants.isUnverifiedDomain(name)) return null;
     }
     return this.config.links.defaultDomain;
   }

@@ -1,16 +1,5 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import {
-  DuplicateLinkError,
-  InsertOptions,
-  Link,
-  LinkListQuery,
-  LinkRepository,
-  markUncertainWrite,
-  newestFirst,
-  RetiredCode,
-  ShortUrlIdentifier,
-  StatementOutcome,
-} from '@shortlink/links-domain';
+import { InsertOptions, Link, LinkListQuery, LinkRepository, newestFirst, RetiredCode, ShortUrlIdentifier, StatementOutcome } from '@shortlink/links-domain';
 import { ShardRouter } from '@shortlink/shard-router';
 import { isMovable, LinkShardStore, MovableShardStore } from './ports';
 import { Route, RoutingLease, RoutingState, RoutingTarget } from './routing-state';
@@ -115,15 +104,13 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
   }
 
   async insert(link: Link, options: InsertOptions = {}): Promise<void> {
-    await this.uncertain((sent) =>
-      this.write([link.code], options, async (state) => {
-        const route = state.route(link.code);
-        if (!route.moving) return this.on(route.owner, (s) => sent(s.insert(link)));
-        // The journal entry commits with the row: the frozen step compares what changed since verify began.
-        await this.on(route.from, (s) => sent(movable(s).insertJournaled([link])));
-        await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
-      }),
-    );
+    await this.write([link.code], options, async (state) => {
+      const route = state.route(link.code);
+      if (!route.moving) return this.on(route.owner, (s) => s.insert(link));
+      // The journal entry commits with the row: the frozen step compares what changed since verify began.
+      await this.on(route.from, (s) => movable(s).insertJournaled([link]));
+      await this.on(route.to, (s) => movable(s).upsertLink(link));
+    });
   }
 
   /**
@@ -176,50 +163,32 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     return this.find(id, 'redirect', onQuery);
   }
 
+  /**
+   * A write that fails after its statement was sent may be committed all the same (the deadline
+   * stops the waiting, not the statement): its event commits with it, and the outbox relay tells
+   * the caches then (docs/design.md, "Edits reach every instance").
+   */
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
-    return this.uncertain((sent) =>
-      this.write([link.code], {}, async (state) => {
-        const route = state.route(link.code);
-        if (!route.moving) return this.on(route.owner, (s) => sent(s.replace(link, expectedVersion)));
-        const replaced = await this.on(route.from, (s) => sent(movable(s).replaceJournaled(link, expectedVersion)));
-        if (replaced) await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
-        return replaced;
-      }),
-    );
+    return this.write([link.code], {}, async (state) => {
+      const route = state.route(link.code);
+      if (!route.moving) return this.on(route.owner, (s) => s.replace(link, expectedVersion));
+      const replaced = await this.on(route.from, (s) => movable(s).replaceJournaled(link, expectedVersion));
+      if (replaced) await this.on(route.to, (s) => movable(s).upsertLink(link));
+      return replaced;
+    });
   }
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
-    return this.uncertain((sent) =>
-      this.write([id.code], {}, async (state) => {
-        const route = state.route(id.code);
-        if (!route.moving) return this.on(route.owner, (s) => sent(s.remove(id, expectedVersion, retiredUntil)));
-        // The copy is deleted by the link's id, which leaves a tombstone a late copy cannot pass.
-        const row = await this.on(route.from, (s) => s.findByCode(id));
-        if (!row || row.version !== expectedVersion) return false;
-        const removed = await this.on(route.from, (s) => sent(movable(s).removeJournaled(id, expectedVersion, retiredUntil)));
-        if (removed) await this.on(route.to, (s) => sent(movable(s).removeCopy(id, row.id, retiredUntil)));
-        return removed;
-      }),
-    );
-  }
-
-  /**
-   * A write that fails after one of its statements was sent may be committed all the same (the
-   * deadline stops the waiting, not the statement; docs/design.md, "Edits reach every instance"):
-   * its error is marked with when the last statement sent has ended on its shard (waited for a
-   * bulk deadline at most: nobody waits for it), so that the caller can make the caches agree with
-   * the shard then. A domain answer, or a failure before anything was sent (breaker open, move
-   * frozen), is left as it is.
-   */
-  private async uncertain<T>(write: (sent: <U>(statement: Promise<U>) => Promise<U>) => Promise<T>): Promise<T> {
-    let last: Promise<unknown> | null = null;
-    try {
-      return await write((statement) => ((last = statement), statement));
-    } catch (error) {
-      const domainAnswer = error instanceof DuplicateLinkError || (error instanceof DomainError && error.code !== ErrorCode.SHARD_UNAVAILABLE);
-      if (last !== null && !domainAnswer) markUncertainWrite(error, this.ended(last, this.bulkDeadlineMs));
-      throw error;
-    }
+    return this.write([id.code], {}, async (state) => {
+      const route = state.route(id.code);
+      if (!route.moving) return this.on(route.owner, (s) => s.remove(id, expectedVersion, retiredUntil));
+      // The copy is deleted by the link's id, which leaves a tombstone a late copy cannot pass.
+      const row = await this.on(route.from, (s) => s.findByCode(id));
+      if (!row || row.version !== expectedVersion) return false;
+      const removed = await this.on(route.from, (s) => movable(s).removeJournaled(id, expectedVersion, retiredUntil));
+      if (removed) await this.on(route.to, (s) => movable(s).removeCopy(id, row.id, retiredUntil));
+      return removed;
+    });
   }
 
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
@@ -283,6 +252,14 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     });
   }
 
+  /** The tenant's tags over every shard (a link in a move may be on both sides: each tag once), in order, at most `limit`. */
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    return this.read(async (state) => {
+      const perShard = await Promise.all(state.shards().map((name) => this.on(name, (s) => s.tagsOf(tenantId, limit))));
+      return [...new Set(perShard.flat())].sort().slice(0, limit);
+    });
+  }
+
   /**
    * The expiry job, per shard. Shards that take part in a move wait until it is over (expiry would
    * change rows on one side only); the redirect answers 410 from `expiresAt` meanwhile anyway.
@@ -315,6 +292,37 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
         after = page[page.length - 1].id;
       }
     }
+  }
+
+  /**
+   * Every link, shard after shard in id order; while a move runs, a row is given only by the shard
+   * that decides for its code, so a link held on both sides comes once.
+   */
+  async *linkPages(pageSize: number): AsyncGenerator<Link[]> {
+    const state = this.state;
+    for (const name of state.shards()) {
+      let after: string | null = null;
+      for (;;) {
+        const page: Link[] = await this.on(name, (s) => s.listLinks(after, pageSize));
+        if (page.length === 0) break;
+        after = page[page.length - 1].id;
+        const owned = page.filter((link) => authoritative(state.route(link.code)) === name);
+        if (owned.length) yield owned;
+      }
+    }
+  }
+
+  /**
+   * A health write without a version (docs/design.md, "Trust and safety"), on the shard that owns
+   * the code. A moving code is skipped (false): an unjournaled write on one side would make the
+   * two copies differ, and the next check writes it again.
+   */
+  async recordHealth(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.read(async (state) => {
+      const route = state.route(link.code);
+      if (route.moving) return false;
+      return this.on(route.owner, (s) => s.recordHealth(link, expectedVersion));
+    });
   }
 
   /** False while the shard fails fast after repeated failures. */

@@ -53,6 +53,43 @@ export interface ShardingConfig {
   readonly shardBreaker: { readonly failures: number; readonly openMs: number };
 }
 
+/** A threat feed of URL_REPUTATION_FEEDS (docs/design.md, "Trust and safety"). */
+export interface FeedConfig {
+  readonly format: 'urlhaus' | 'phishtank' | 'openphish' | 'hosts';
+  /** A file path or an http(s) URL. */
+  readonly location: string;
+  readonly action: 'flagged' | 'banned';
+}
+
+/** URL_REPUTATION_FEEDS: `format[/flag|/ban]:location`; host lists flag unless told, the other formats ban. */
+function parseFeeds(entries: readonly string[], violations: string[]): FeedConfig[] {
+  return entries.flatMap((entry) => {
+    const match = /^(urlhaus|phishtank|openphish|hosts)(?:\/(flag|ban))?:(.+)$/.exec(entry);
+    if (!match) {
+      violations.push(`URL_REPUTATION_FEEDS: "${entry}" is not format[/flag|/ban]:location with a format of urlhaus, phishtank, openphish or hosts`);
+      return [];
+    }
+    const format = match[1] as FeedConfig['format'];
+    const action = match[2] === 'flag' ? 'flagged' : match[2] === 'ban' ? 'banned' : format === 'hosts' ? 'flagged' : 'banned';
+    const location = match[3].trim();
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !/^https?:\/\//i.test(location))
+      violations.push(`URL_REPUTATION_FEEDS: "${entry}": a feed is a file path or an http(s) URL`);
+    return [{ format, action, location }];
+  });
+}
+
+/** LINK_CHECK_HOSTS: `name=address` or `*.suffix=address`. */
+function parseFixedHosts(entries: readonly string[], violations: string[]): ReadonlyArray<{ readonly name: string; readonly address: string }> {
+  return entries.flatMap((entry) => {
+    const [name, address] = entry.split('=').map((p) => p.trim().toLowerCase());
+    if (!name || !address || isIP(address) === 0 || !/^(\*\.)?[a-z0-9.-]+$/.test(name)) {
+      violations.push(`LINK_CHECK_HOSTS: "${entry}" is not name=address (an IP address), e.g. checks.test=127.0.0.1 or *.checks.test=127.0.0.1`);
+      return [];
+    }
+    return [{ name, address }];
+  });
+}
+
 /** Typed slices, one per concern; apps and adapters take only the slice they need. */
 export interface AppConfig {
   readonly runtime: {
@@ -110,6 +147,8 @@ export interface AppConfig {
     readonly urlSafety: { readonly dnsCheck: boolean; readonly dnsTimeoutMs: number; readonly blockedDomainsFile: string | null };
     readonly retireForMs: number;
     readonly expiryJobIntervalMs: number;
+    /** The outbox relay (docs/design.md, "Edits reach every instance"). */
+    readonly outbox: { readonly intervalMs: number; readonly leaseMs: number; readonly confirmAfterMs: number };
   };
   /** The audit log: how long its entries are kept. */
   readonly audit: { readonly retentionMs: number };
@@ -138,6 +177,41 @@ export interface AppConfig {
     readonly unverifyAfter: number;
     /** The TLS front whose certificates are read, or null. */
     readonly tlsFront: { readonly host: string; readonly port: number; readonly caFile: string | null; readonly timeoutMs: number } | null;
+  };
+  /** Trust and safety (docs/design.md, "Trust and safety"): reputation, dead-link checks, the sweep, visitors' reports. */
+  readonly safety: {
+    readonly reputation: {
+      readonly feeds: boolean;
+      readonly webRisk: boolean;
+      readonly feedList: readonly FeedConfig[];
+      readonly refreshMs: number;
+      readonly feedMaxBytes: number;
+      readonly feedTimeoutMs: number;
+    };
+    readonly webRisk: {
+      readonly apiKey: string | null;
+      readonly endpoint: string;
+      readonly threatTypes: readonly string[];
+      readonly timeoutMs: number;
+      readonly requestsPerSecond: number;
+      readonly cacheMs: number;
+      readonly cacheHosts: number;
+    };
+    readonly checks: {
+      readonly requestsPerSecond: number;
+      readonly intervalMs: number;
+      readonly retryMs: number;
+      readonly failuresToBreak: number;
+      readonly hostIntervalMs: number;
+      readonly timeoutMs: number;
+      readonly maxRedirects: number;
+      readonly concurrency: number;
+      readonly allowPrivate: boolean;
+      readonly fixedHosts: ReadonlyArray<{ readonly name: string; readonly address: string }>;
+    };
+    readonly sweep: { readonly linksPerSecond: number; readonly intervalMs: number };
+    readonly jobsIntervalMs: number;
+    readonly reportsPerVisitorPerHour: number;
   };
   /** Members, invitations, sign-in and sessions (docs/design.md, "People and sessions"). */
   readonly people: {
@@ -216,6 +290,8 @@ export interface AppConfig {
   readonly geo: { readonly database: 'country' | 'city' | { readonly files: readonly string[] } };
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
+    /** The longest any link entry lives in the shared cache. */
+    readonly maxTtlMs: number;
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
     readonly sharedCacheEnabled: boolean;
     readonly bloom: {
@@ -277,12 +353,17 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   if (e.CACHE_DRIVER === 'redis') need('REDIS_CLUSTER_NODES', 'CACHE_DRIVER=redis');
   if (e.BUS_DRIVER === 'kafka') need('KAFKA_BROKERS', 'BUS_DRIVER=kafka');
   if (e.OLAP_DRIVER === 'clickhouse') need('CLICKHOUSE_URL', 'OLAP_DRIVER=clickhouse');
+  if (e.URL_REPUTATION_DRIVER.includes('web-risk')) need('WEB_RISK_API_KEY', `URL_REPUTATION_DRIVER=${e.URL_REPUTATION_DRIVER}`);
+  const feedList = parseFeeds(e.URL_REPUTATION_FEEDS, violations);
+  const fixedHosts = parseFixedHosts(e.LINK_CHECK_HOSTS, violations);
 
   const mysqlShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS ? parseShards(e.MYSQL_SHARDS, violations) : [];
   const spareShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SPARE_SHARDS ? parseShards(e.MYSQL_SPARE_SHARDS, violations, 'MYSQL_SPARE_SHARDS') : [];
   for (const spare of spareShards) {
     if (mysqlShards.some((s) => s.name === spare.name)) violations.push(`MYSQL_SPARE_SHARDS: shard "${spare.name}" is also in MYSQL_SHARDS`);
   }
+  if (e.OUTBOX_LEASE_MS < 3 * e.OUTBOX_RELAY_INTERVAL_MS)
+    violations.push(`OUTBOX_LEASE_MS: must be at least 3 × OUTBOX_RELAY_INTERVAL_MS (${3 * e.OUTBOX_RELAY_INTERVAL_MS}), got ${e.OUTBOX_LEASE_MS}`);
   if (e.SHARD_RING_LEASE_MS < 3 * e.SHARD_RING_POLL_MS)
     violations.push(`SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (${3 * e.SHARD_RING_POLL_MS}), got ${e.SHARD_RING_LEASE_MS}`);
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
@@ -382,6 +463,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       urlSafety: { dnsCheck: e.URL_DNS_CHECK, dnsTimeoutMs: e.URL_DNS_TIMEOUT_MS, blockedDomainsFile: e.BLOCKED_DOMAINS_FILE ?? null },
       retireForMs: e.RETIRED_CODE_DAYS * 86_400_000,
       expiryJobIntervalMs: e.EXPIRY_JOB_INTERVAL_MS,
+      outbox: { intervalMs: e.OUTBOX_RELAY_INTERVAL_MS, leaseMs: e.OUTBOX_LEASE_MS, confirmAfterMs: e.OUTBOX_CONFIRM_AFTER_MS },
     },
     audit: { retentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000 },
     webhooks: {
@@ -405,6 +487,40 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       recheckMs: e.DOMAIN_RECHECK_INTERVAL_MS,
       unverifyAfter: e.DOMAIN_UNVERIFY_AFTER_FAILURES,
       tlsFront: tlsFront && { ...tlsFront, caFile: e.DOMAIN_TLS_FRONT_CA_FILE ?? null, timeoutMs: e.DOMAIN_TLS_PROBE_TIMEOUT_MS },
+    },
+    safety: {
+      reputation: {
+        feeds: e.URL_REPUTATION_DRIVER.includes('feeds'),
+        webRisk: e.URL_REPUTATION_DRIVER.includes('web-risk'),
+        feedList,
+        refreshMs: e.URL_REPUTATION_REFRESH_SECONDS * 1000,
+        feedMaxBytes: e.URL_REPUTATION_FEED_MAX_BYTES,
+        feedTimeoutMs: e.URL_REPUTATION_FEED_TIMEOUT_MS,
+      },
+      webRisk: {
+        apiKey: e.WEB_RISK_API_KEY ?? null,
+        endpoint: e.WEB_RISK_ENDPOINT,
+        threatTypes: e.WEB_RISK_THREAT_TYPES,
+        timeoutMs: e.WEB_RISK_TIMEOUT_MS,
+        requestsPerSecond: e.WEB_RISK_REQUESTS_PER_SECOND,
+        cacheMs: e.WEB_RISK_CACHE_SECONDS * 1000,
+        cacheHosts: e.WEB_RISK_CACHE_HOSTS,
+      },
+      checks: {
+        requestsPerSecond: e.LINK_CHECK_REQUESTS_PER_SECOND,
+        intervalMs: e.LINK_CHECK_INTERVAL_HOURS * 3_600_000,
+        retryMs: e.LINK_CHECK_RETRY_MINUTES * 60_000,
+        failuresToBreak: e.LINK_CHECK_FAILURES_TO_BREAK,
+        hostIntervalMs: e.LINK_CHECK_HOST_INTERVAL_MS,
+        timeoutMs: e.LINK_CHECK_TIMEOUT_MS,
+        maxRedirects: e.LINK_CHECK_MAX_REDIRECTS,
+        concurrency: e.LINK_CHECK_CONCURRENCY,
+        allowPrivate: e.LINK_CHECK_ALLOW_PRIVATE,
+        fixedHosts,
+      },
+      sweep: { linksPerSecond: e.SAFETY_SWEEP_LINKS_PER_SECOND, intervalMs: e.SAFETY_SWEEP_INTERVAL_MINUTES * 60_000 },
+      jobsIntervalMs: e.SAFETY_JOBS_INTERVAL_MS,
+      reportsPerVisitorPerHour: e.REPORTS_PER_VISITOR_PER_HOUR,
     },
     people: {
       acceptUrl: `${consoleUrl}/accept-invitation`,
@@ -477,6 +593,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     geo: { database: e.GEO_DATABASE === 'country' || e.GEO_DATABASE === 'city' ? e.GEO_DATABASE : { files: geoFiles(e.GEO_DATABASE) } },
     redirect: {
       policy: e.CACHE_POLICY,
+      maxTtlMs: e.CACHE_MAX_TTL_SECONDS * 1000,
       l1: {
         enabled: e.REDIRECT_L1_ENABLED,
         maxEntries: e.REDIRECT_L1_MAX_ENTRIES,

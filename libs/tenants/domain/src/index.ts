@@ -36,9 +36,11 @@ export {
   hstsHeader,
   type JsonObject,
   type JsonValue,
+  MAX_LOGO_BYTES,
   MAX_WELL_KNOWN_BYTES,
   type RobotsPolicy,
   type SettingsUrlCheck,
+  storedBranding,
 } from './domain-settings';
 export { DomainSettingsDirectory, type DomainSettingsDirectoryOptions } from './domain-settings-directory';
 export {
@@ -95,3 +97,4 @@ export {
 export { type ApiKey, FIRST_KEY_SCOPES, hashApiKey, NEW_KEY_SCOPES, type Plan, type Scope, SCOPES, type Tenant, type TenantStatus } from './tenant';
 export { TenantDirectory } from './tenant-directory';
 export { checkDomain, TenantService } from './tenant-service';
+export { PeriodicRead, type PeriodicReadOptions } from './periodic-read';

@@ -1,10 +1,12 @@
-import { IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { IdBlock, Link, LinkListQuery, OutboxStamp, RetiredCode, SequenceStore, ShortUrlIdentifier, UNCLAIMED } from '@shortlink/links-domain';
 import { BatchRecordStore } from '@shortlink/link-batch';
 import { JournalEntry, MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
 import { DomainOwnershipStore, DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
+import type { SafetyStore } from '@shortlink/safety-domain';
+import { SqlSafetyStore } from '../safety/sql-safety-store';
 import type { PeopleStore, SsoStore } from '@shortlink/people-domain';
 import { MysqlPeopleStore } from '../people/mysql-people-store';
 import { MysqlSsoStore } from '../people/sso-stores';
@@ -25,8 +27,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   constructor(
     readonly shardName: string,
     options: MysqlConnectionOptions,
+    stamp: OutboxStamp = UNCLAIMED,
   ) {
-    this.store = new LazyOpen(`shard ${shardName}`, () => MysqlLinkShardStore.open(shardName, options));
+    this.store = new LazyOpen(`shard ${shardName}`, () => MysqlLinkShardStore.open(shardName, options, stamp));
   }
 
   async insert(link: Link) {
@@ -73,6 +76,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async crawlableCodes(domain: string, limit: number) {
     return (await this.store.get()).crawlableCodes(domain, limit);
   }
+  async tagsOf(tenantId: string, limit: number) {
+    return (await this.store.get()).tagsOf(tenantId, limit);
+  }
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
     return (await this.store.get()).addClicks(id, linkId, delta);
   }
@@ -81,6 +87,12 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   }
   async listIdentifiers(afterId: string | null, limit: number) {
     return (await this.store.get()).listIdentifiers(afterId, limit);
+  }
+  async listLinks(afterId: string | null, limit: number) {
+    return (await this.store.get()).listLinks(afterId, limit);
+  }
+  async recordHealth(link: Link, expectedVersion: number) {
+    return (await this.store.get()).recordHealth(link, expectedVersion);
   }
   async scanRows(afterId: string | null, limit: number) {
     return (await this.store.get()).scanRows(afterId, limit);
@@ -133,6 +145,21 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async clearJournal() {
     return (await this.store.get()).clearJournal();
   }
+  async leased(owner: string, afterId: string | null, limit: number) {
+    return (await this.store.get()).leased(owner, afterId, limit);
+  }
+  async claimExpired(owner: string, now: Date, until: Date, limit: number) {
+    return (await this.store.get()).claimExpired(owner, now, until, limit);
+  }
+  async renew(owner: string, until: Date) {
+    return (await this.store.get()).renew(owner, until);
+  }
+  async settle(owner: string, ids: readonly string[]) {
+    return (await this.store.get()).settle(owner, ids);
+  }
+  async backlog() {
+    return (await this.store.get()).backlog();
+  }
   async ping() {
     return (await this.store.get()).ping();
   }
@@ -152,6 +179,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly webhooks: WebhookStore;
   readonly people: PeopleStore;
   readonly sso: SsoStore;
+  readonly safety: SafetyStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
@@ -163,6 +191,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
     this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
     this.sso = forwardWhenOpen(this.store, (meta) => meta.sso, MysqlSsoStore.prototype);
+    this.safety = forwardWhenOpen(this.store, (meta) => meta.safety, SqlSafetyStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

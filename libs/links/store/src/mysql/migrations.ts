@@ -408,6 +408,37 @@ export class MoveJournal1734900000000 implements MigrationInterface {
 }
 
 /**
+ * The outbox: each link change's event, written in the change's transaction, relayed after the
+ * commit and deleted once delivered; leased to one relay at a time, by the relay's clock in epoch
+ * milliseconds (docs/design.md, "Edits reach every instance"). Ids only grow: InnoDB keeps the
+ * AUTO_INCREMENT counter across restarts (MySQL 8.0, MariaDB 10.2.4 and later).
+ */
+export class LinkEvents1735031000000 implements MigrationInterface {
+  name = 'LinkEvents1735031000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS link_events (
+        id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+        kind VARCHAR(32) CHARACTER SET ascii NOT NULL,
+        link_id BIGINT UNSIGNED NOT NULL,
+        tenant_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL,
+        code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        version INT UNSIGNED NOT NULL,
+        occurred_at DATETIME(3) NOT NULL,
+        lease_owner VARCHAR(128) CHARACTER SET ascii NOT NULL DEFAULT '',
+        lease_until BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (id),
+        KEY idx_link_events_owner (lease_owner, id),
+        KEY idx_link_events_lease (lease_until, id)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE link_events');
+  }
+}
+
+/**
  * A tenant's members and their server-side sessions (by the hash of the session id), and
  * `members:write` for each tenant's first key, its oldest (docs/design.md, "People and sessions").
  * Emails are stored lower-cased; their collation is binary so that the unique key compares what is stored.
@@ -552,6 +583,20 @@ export class Sso1734700000001 implements MigrationInterface {
 }
 
 /**
+ * What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to the
+ * person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
+ */
+export class SessionClient1735250000001 implements MigrationInterface {
+  name = 'SessionClient1735250000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE member_sessions ADD COLUMN client VARCHAR(1024) CHARACTER SET utf8mb4 NULL');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE member_sessions DROP COLUMN client');
+  }
+}
+
+/**
  * A key acts for a person (docs/design.md, "Security model"): the member it acts for, and the audit
  * log's columns naming that person beside the key (added at the end: instant on MariaDB and MySQL).
  * Key management is a scope of its own: keys that could manage keys before (links:write) get
@@ -625,6 +670,126 @@ export class DomainOwnership1735200000001 implements MigrationInterface {
   }
 }
 
+/**
+ * Trust and safety (docs/design.md, "Trust and safety"): the index of link targets by host (the
+ * reversed host, so that a host and its subdomains are one range) and by URL; each target URL once,
+ * with what its checks found and when it is due; visitors' reports (one per visitor and link); the
+ * operators' queue; a tenant's choice for visitors of broken links; the digest each feed's live
+ * links were checked against; the leases of the jobs one instance runs at a time. Feed and lease
+ * names are kept by their sha256 (a feed's name is its location, an URL of any length).
+ */
+export class Safety1735300000001 implements MigrationInterface {
+  name = 'Safety1735300000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS safety_link_targets (
+        link_id BIGINT UNSIGNED NOT NULL,
+        url_hash CHAR(32) CHARACTER SET ascii NOT NULL,
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL,
+        code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        rhost VARCHAR(253) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        PRIMARY KEY (link_id, url_hash),
+        KEY idx_safety_link_targets_rhost (rhost, link_id),
+        KEY idx_safety_link_targets_url (url_hash, link_id)
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS safety_targets (
+        url_hash CHAR(32) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        url VARCHAR(2048) NOT NULL,
+        host VARCHAR(253) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        state TINYINT UNSIGNED NOT NULL DEFAULT 0,
+        since DATETIME(3) NULL,
+        last_status SMALLINT UNSIGNED NULL,
+        last_error VARCHAR(64) CHARACTER SET ascii NULL,
+        checked_at DATETIME(3) NULL,
+        failures INT UNSIGNED NOT NULL DEFAULT 0,
+        next_check_at DATETIME(3) NOT NULL,
+        KEY idx_safety_targets_due (next_check_at, url_hash)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS abuse_reports (
+        id CHAR(36) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        link_id BIGINT UNSIGNED NOT NULL,
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL,
+        code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        reason VARCHAR(16) CHARACTER SET ascii NOT NULL,
+        details TEXT NULL,
+        reporter CHAR(32) CHARACTER SET ascii NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        relayed TINYINT UNSIGNED NOT NULL DEFAULT 0,
+        UNIQUE KEY uq_abuse_reports_reporter (link_id, reporter),
+        KEY idx_abuse_reports_relay (relayed, created_at),
+        KEY idx_abuse_reports_link (link_id, created_at)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS moderation_queue (
+        link_id BIGINT UNSIGNED NOT NULL PRIMARY KEY,
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL,
+        code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        state VARCHAR(8) CHARACTER SET ascii NOT NULL,
+        reports INT UNSIGNED NOT NULL DEFAULT 0,
+        last_report_at DATETIME(3) NULL,
+        hit TEXT NULL,
+        opened_at DATETIME(3) NOT NULL,
+        updated_at DATETIME(3) NOT NULL,
+        resolution TEXT NULL,
+        KEY idx_moderation_queue_list (state, updated_at, link_id)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS tenant_safety_settings (
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+        broken_links TEXT NOT NULL,
+        version INT UNSIGNED NOT NULL,
+        updated_at DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS safety_feeds (
+        name_hash CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        name TEXT NOT NULL,
+        digest CHAR(64) CHARACTER SET ascii NOT NULL,
+        entries INT UNSIGNED NOT NULL,
+        checked_at DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS safety_leases (
+        name_hash CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+        owner VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        lease_until DATETIME(3) NOT NULL
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    for (const table of [
+      'safety_leases',
+      'safety_feeds',
+      'tenant_safety_settings',
+      'moderation_queue',
+      'abuse_reports',
+      'safety_targets',
+      'safety_link_targets',
+    ])
+      await q.query(`DROP TABLE ${table}`);
+  }
+}
+
+/**
+ * What the dead-link checks found of a link (docs/design.md, "Trust and safety"): its state (0 never
+ * checked, 1 ok, 2 broken) in a column of its own for the list filter's index, the rest as JSON.
+ */
+export class LinkHealth1735300000000 implements MigrationInterface {
+  name = 'LinkHealth1735300000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(
+      'ALTER TABLE links ADD COLUMN health TINYINT UNSIGNED NOT NULL DEFAULT 0, ADD COLUMN health_detail TEXT NULL, ADD KEY idx_links_tenant_health_created (tenant_id, health, created_at, id)',
+    );
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE links DROP KEY idx_links_tenant_health_created, DROP COLUMN health_detail, DROP COLUMN health');
+  }
+}
+
 /** Migrations of a shard database and of the meta database, in order. */
 export const SHARD_MIGRATIONS = [
   CreateLinks1733130000000,
@@ -635,6 +800,8 @@ export const SHARD_MIGRATIONS = [
   MoveClickCarries1733800000000,
   LinkCrawlable1734190000000,
   MoveJournal1734900000000,
+  LinkEvents1735031000000,
+  LinkHealth1735300000000,
 ];
 export const META_MIGRATIONS = [
   CreateMeta1733130000001,
@@ -649,4 +816,6 @@ export const META_MIGRATIONS = [
   Sso1734700000001,
   KeyPeople1735100000001,
   DomainOwnership1735200000001,
+  SessionClient1735250000001,
+  Safety1735300000001,
 ];
