@@ -73,11 +73,26 @@ const boundaries = (tests) => [
     enforceBuildableLibDependency: false,
     allow: [],
     depConstraints: [
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:util', 'type:sdk'] },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:composition', 'type:feature', 'type:wiring', 'type:platform', 'type:util', 'type:sdk'] },
+      // An app's modules as one (its contexts and extensions), shared by its main and the embedded launcher.
+      {
+        sourceTag: 'type:composition',
+        onlyDependOnLibsWithTags: ['type:feature', 'type:platform', 'type:domain', 'type:util', ...(tests ? ['type:wiring', 'type:testing'] : [])],
+        bannedExternalImports: DRIVERS,
+      },
       // The embedded launcher and the command-line tools are composition roots too; a tool may use domain services directly.
       {
         sourceTag: 'type:launcher',
-        onlyDependOnLibsWithTags: ['type:feature', 'type:wiring', 'type:platform', 'type:read-path', 'type:domain', 'type:util', 'type:sdk'],
+        onlyDependOnLibsWithTags: [
+          'type:composition',
+          'type:feature',
+          'type:wiring',
+          'type:platform',
+          'type:read-path',
+          'type:domain',
+          'type:util',
+          'type:sdk',
+        ],
       },
       {
         sourceTag: 'type:feature',
@@ -86,7 +101,7 @@ const boundaries = (tests) => [
           'type:domain',
           'type:platform',
           'type:util',
-          ...(tests ? ['type:data-access', 'type:wiring', 'type:testing'] : []),
+          ...(tests ? ['type:data-access', 'type:wiring', 'type:testing', 'type:composition'] : []),
         ],
         bannedExternalImports: DRIVERS,
       },

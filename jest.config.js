@@ -21,9 +21,9 @@ const swc = [
 ];
 const common = {
   testEnvironment: 'node',
-  // otplib's dependencies and the Shlink SDK ship as ES modules only (Node loads them with require; Jest's module system does not): compiled like our own.
-  transform: { '^.+\\.ts$': swc, '^.+/node_modules/(@scure|@noble|@otplib|otplib|@shlinkio)/.+\\.m?js$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@scure|@noble|@otplib|otplib|@shlinkio)/)'],
+  // otplib's dependencies, openid-client's and the Shlink SDK ship as ES modules only (Node loads them with require; Jest's module system does not): compiled like our own.
+  transform: { '^.+\\.ts$': swc, '^.+/node_modules/(@scure|@noble|@otplib|otplib|@shlinkio|openid-client|oauth4webapi|jose)/.+\\.m?js$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(@scure|@noble|@otplib|otplib|@shlinkio|openid-client|oauth4webapi|jose)/)'],
   moduleNameMapper: {
     ...pathsToModuleNameMapper(),
     // The Shlink SDK exports its entry points for `import` only: Jest (require) is pointed at the files.

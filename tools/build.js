@@ -38,7 +38,7 @@ const ENTRIES = {
 };
 
 /** Files the compiled code reads beside itself at run time (dashboard.controller.ts: join(__dirname, 'dashboard')). */
-const ASSETS = ['libs/feature/analytics/src/dashboard'];
+const ASSETS = ['libs/analytics/feature/src/dashboard'];
 
 const { compilerOptions } = require('../tsconfig.base.json');
 const SWC_OPTIONS = {

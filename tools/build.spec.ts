@@ -40,7 +40,7 @@ describe('tools/build.js (npm run build)', () => {
     expect(openApi).toMatch(/_ts_metadata\("design:paramtypes", \[\s*typeof _core\.DiscoveryService === "undefined" \? Object : _core\.DiscoveryService,/);
     const aliased = compiled.filter((file) => /require\("@shortlink\//.test(readFileSync(file, 'utf8')));
     expect(aliased).toEqual([]);
-    expect(existsSync(join(dist, 'libs/feature/analytics/src/dashboard/index.html'))).toBe(true);
+    expect(existsSync(join(dist, 'libs/analytics/feature/src/dashboard/index.html'))).toBe(true);
     // test code stays out
     expect(compiled.filter((file) => /\.spec\.js$|\/testing\//.test(file))).toEqual([]);
   });

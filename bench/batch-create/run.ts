@@ -1,5 +1,5 @@
 /**
- * Batch creation bench (issue 12), on demand, on the local real stack (`set -a; . <stack.env>; set +a`):
+ * Batch creation bench, on demand, on the local real stack (`set -a; . <stack.env>; set +a`):
  * 100 000 links across the 4 MariaDB shards through POST /api/v1/links/batch (NDJSON, streamed both
  * ways), without and with an Idempotency-Key, against the baseline of the same run: the same rows
  * written straight to the same shards with raw mysql2 multi-row INSERTs (one connection per shard,

@@ -1,5 +1,5 @@
 /**
- * Bloom filter sizing bench (issue 24), on demand: the filter alone (no app, no database), its
+ * Bloom filter sizing bench, on demand: the filter alone (no app, no database), its
  * false-positive rate measured on a scan of unknown codes at each size, (1) as it grows by
  * generations from its first capacity while links are added, as the redirect's growth check does,
  * and (2) after a rebuild compacted it into one generation sized from the count (`bloom:rebuild`).
@@ -72,7 +72,7 @@ async function main() {
   const everyKey = new Set<string>();
   const remember = () => filter.view()?.generations.forEach((g) => filter.partitionKeys(g).forEach((k) => everyKey.add(k)));
   const rows: Row[] = [];
-  // What one generation fixed at the first capacity would give (the filter before issue 24), from the formula.
+  // What one generation fixed at the first capacity would give (the single-generation filter the platform had before generations), from the formula.
   const fixed = bloomSize(FIRST, TARGET);
   const fixedRate = (n: number) => (1 - Math.exp((-fixed.hashes * n) / fixed.bits)) ** fixed.hashes;
 

@@ -1,5 +1,5 @@
 /**
- * Single-create bench (issue 12), on demand, on the local real stack (`set -a; . <stack.env>; set +a`):
+ * Single-create bench, on demand, on the local real stack (`set -a; . <stack.env>; set +a`):
  * POST /api/v1/links at fixed rates, open loop (vegeta: requests leave on schedule whatever the
  * answers do, so the percentiles are what a client sees at that load), each rate for --seconds
  * after a warm-up. Reports p50/p90/p99 per rate and the largest rate whose p99 stays under 100 ms

@@ -1,5 +1,5 @@
 /**
- * The redirect's memory with each geo database (issue 19): GEO_DATABASE=country (DB-IP country,
+ * The redirect's memory with each geo database: GEO_DATABASE=country (DB-IP country,
  * one ~8 MB file) against GEO_DATABASE=city (DB-IP city, an IPv4 and an IPv6 file, ~135 MB), both
  * read into memory. For each: a generation and a redirect process on the real stack (MariaDB,
  * Redis Cluster, Kafka on a topic of its own), the redirect's RSS once serving, then its peak RSS

@@ -6,7 +6,7 @@
  * BENCH_BARE_PORT at 127.0.0.1.
  */
 import { createServer } from 'http';
-import { sendSocialCard, SocialCards } from '../../libs/feature/redirect/src/social-card';
+import { sendSocialCard, SocialCards } from '../../libs/redirect/feature/src/social-card';
 
 const port = Number(process.env.BENCH_BARE_PORT);
 if (!Number.isInteger(port) || port <= 0) throw new Error('BENCH_BARE_PORT must be set');

@@ -5,7 +5,8 @@
  */
 import { mkdtempSync } from 'fs';
 import { join } from 'path';
-import { App, captureProfile, CreatedLink, firstLine, StackComponent, StackState, stackState, summariseProfile, waitStackUp } from '@shortlink/harness';
+import { App, captureProfile, CreatedLink, firstLine, summariseProfile } from '@shortlink/harness';
+import { StackComponent, StackState, stackState, waitStackUp } from '../shared/stack';
 import { BEFORE_AFTER_CASES, CaseId, STACK_CASES, wants } from './cli';
 import { BenchContext, PROFILES_DIR, skip } from './context';
 import { ensureBenchTopic } from './kafka';

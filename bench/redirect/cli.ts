@@ -46,7 +46,7 @@ export const STACK_CASES: readonly CaseId[] = [
 ];
 
 /** The cases `--base` measures again on the base revision's redirect ("before", in the same invocation). */
-export const BEFORE_AFTER_CASES: readonly CaseId[] = ['l1-kafka', 'l1-options-kafka', 'l1-card-kafka'];
+export const BEFORE_AFTER_CASES: readonly CaseId[] = ['l1-kafka', 'l1-options-kafka', 'l1-card-kafka', 'redis-kafka'];
 
 export interface Options {
   duration: number;

@@ -1,5 +1,5 @@
 /**
- * Scale bench (issue 24), on demand, on the local real stack. One command loads the sizes one
+ * Scale bench, on demand, on the local real stack. One command loads the sizes one
  * after the other (cumulatively) through the batch API, and at each size starts a fresh redirect
  * (Kafka click bus, rate limits on and not binding) and measures it under open-loop Zipf traffic
  * over every link loaded, at a rate set as a fraction of the bare `node:http` server's capacity

@@ -1,5 +1,5 @@
 /**
- * Sizing run (issue 14): per app, resident memory idle and under load, and throughput per CPU
+ * Sizing run: per app, resident memory idle and under load, and throughput per CPU
  * second on the real stack, for the resource requests in deploy/k8s and for docs/capacity.md.
  * By hand, never in CI (it loads the machine):
  *

@@ -1,5 +1,5 @@
 /**
- * Webhook outage run (issue 22), on demand, on the local real stack (`set -a; . <stack.env>; set +a`).
+ * Webhook outage run, on demand, on the local real stack (`set -a; . <stack.env>; set +a`).
  * Not a speed bench: it shows that a receiver that is down for five minutes loses nothing and
  * applies nothing twice, with the production retry schedule (WEBHOOK_RETRY_* left at their defaults).
  *  - The generation and analytics apps (BUS_DRIVER=kafka, the deliverer in the analytics app) and a

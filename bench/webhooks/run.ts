@@ -1,5 +1,5 @@
 /**
- * Webhook delivery bench (issue 22), on demand, on the local real stack (`set -a; . <stack.env>; set +a`):
+ * Webhook delivery bench, on demand, on the local real stack (`set -a; . <stack.env>; set +a`):
  * the generation and analytics apps with BUS_DRIVER=kafka (the events topic, the deliverer in the
  * analytics app) on the MariaDB meta database, a receiver (node:http, answering 204) in this process.
  *  - latency: links created one at a time at --rate/s; for each, the time from the API's answer (the

@@ -2,7 +2,7 @@
 # deploy/ci/check-deploy.sh: every check of the deployment files, offline (no Docker engine, no
 # cluster). One line per check, "ok" or "FAILED" (with the tool's output below it); exit 1 if
 # any failed. Installs what it needs when missing and keeps it for the next run:
-#   apt:   shellcheck, docker-compose (1.x, python), prometheus (for promtool), python3-venv
+#   apt:   shellcheck, docker-compose (1.x, python), prometheus (for promtool), python3-venv, caddy
 #   PyPI:  kubernetes-validate (+ PyYAML) in a venv
 #   Go:    kustomize, and deploy/ci/compose-check (compose-go, the loader of Compose v2); a Go
 #          toolchain from the Go module proxy when no Go >= 1.21 is installed
@@ -225,6 +225,18 @@ check_dashboards() { # JSON, datasources, required panels; every expr parsed by 
   "$PY" deploy/ci/check_dashboards.py --rules "$TOOLS/dashboard-exprs.yml" && promtool check rules "$TOOLS/dashboard-exprs.yml"
 }
 
+# The TLS front's configuration, as Caddy itself loads it (the version Debian ships: the Caddyfile
+# keeps to what it and the image's newer Caddy both read). `validate` provisions it without
+# listening or obtaining certificates.
+check_caddy() {
+  need_apt caddy caddy || return 1
+  mkdir -p "$TOOLS/caddy-home"
+  env HOME="$TOOLS/caddy-home" XDG_DATA_HOME="$TOOLS/caddy-home" XDG_CONFIG_HOME="$TOOLS/caddy-home" \
+    SHORTLINK_DOMAIN=sho.rt SHORTLINK_REDIRECT_UPSTREAM=redirect:8080 SHORTLINK_TLS_ASK_URL=http://redirect:9080/internal/tls-allowed \
+    caddy validate --config deploy/caddy/Caddyfile --adapter caddyfile 2>&1 | grep -v '"level":"info"'
+  return "${PIPESTATUS[0]}"
+}
+
 # The image: the Dockerfile's steps run without Docker in a scratch folder, then the apps, the
 # embedded launcher and the tools start from the result (deploy/ci/check-image.js; ~40 s here).
 check_image() {
@@ -250,6 +262,7 @@ check "prometheus: promtool check config"              check_prom_config
 check "prometheus: promtool check rules (alerts.yml)"  check_prom_rules
 check "prometheus: promtool test rules (alerts.test)"  check_prom_tests
 check "topology: prometheus scrape targets"            topo prometheus
+check "caddy: caddy validate deploy/caddy/Caddyfile"    check_caddy
 check "grafana: dashboard JSON, datasource, PromQL"    check_dashboards
 check "image: Dockerfile steps, apps start from dist/"  check_image
 

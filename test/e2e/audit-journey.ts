@@ -14,7 +14,7 @@ interface EntryView {
 }
 
 /**
- * The audit log of issue 20 on every profile (docs/design.md, "Audit log"), as a tenant uses it:
+ * The audit log on every profile (docs/design.md, "Audit log"), as a tenant uses it:
  * a named key creates, edits and deletes a link, the first key revokes a key and changes a domain's settings, and the log gives
  * back each change with the key's name as its actor and the client's address; a key without
  * `audit:read` is refused, and no entry holds a key or a link's password. The apps must trust
@@ -34,7 +34,7 @@ export function describeAuditJourney(endpoints: () => Endpoints) {
     return { status: res.status, type, text, body: parsed };
   };
 
-  describe('audit log (issue 20)', () => {
+  describe('audit log', () => {
     it('records link changes and a key revocation by the key that made them, refuses a key without audit:read, and holds no secret', async () => {
       const { tenantId, apiKey: firstKey } = await createTenant(endpoints());
       const editorName = `editor-${randomUUID().slice(0, 8)}`;

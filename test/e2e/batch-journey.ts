@@ -301,7 +301,7 @@ export async function countLinks(base: string, apiKey: string): Promise<{ links:
 }
 
 /**
- * The crash test (issue 12): a batch with an Idempotency-Key, the generation process SIGKILLed in
+ * The crash test: a batch with an Idempotency-Key, the generation process SIGKILLed in
  * the middle of it, started again, the batch sent again. The retry must answer every row, the
  * lines the client had already received must be the same, and every row must exist exactly once.
  */

@@ -19,12 +19,12 @@ async function thrown(call: Promise<unknown>): Promise<Out> {
 }
 
 /**
- * Issue 23's Bitly v4 subset driven by the `bitly` npm client 7.x, which only speaks https: the
+ * Bitly v4 subset driven by the `bitly` npm client 7.x, which only speaks https: the
  * generation app behind a TLS front with a CA of this test's own, trusted by the client's (global)
  * https agent for the duration of the journey.
  */
 export function describeBitlyJourney(endpoints: () => Endpoints, tenant: () => Promise<{ tenantId: string; apiKey: string }>) {
-  describe('Bitly v4 API with the bitly npm client (issue 23)', () => {
+  describe('Bitly v4 API with the bitly npm client', () => {
     let front: TlsFront;
     let apiKey: string;
     let bitly: BitlyClient;

@@ -6,14 +6,14 @@ import { redirectOf } from './support';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * Issue 24: the Bloom filter is sized from the links. A redirect that runs while the links pass the
+ * The Bloom filter is sized from the links. A redirect that runs while the links pass the
  * capacity of the filter's newest generation picks up a larger generation from the shared cache (the
  * app's own growth check adds it), without a restart, and neither 404s a link that exists nor lets
  * unknown codes through to the database (docs/design.md, "Redirect read path"). The apps run with
  * BLOOM_CAPACITY small enough for `links` to pass it and BLOOM_LAYOUT_REFRESH_MS short.
  */
 export function describeBloomGrowthJourney(endpoints: () => Endpoints, newKey: () => Promise<string>, links: number) {
-  describe('the Bloom filter grows with the links (issue 24)', () => {
+  describe('the Bloom filter grows with the links', () => {
     it(`a running redirect checks a new generation once ${links} links pass the first one's capacity; every link redirects, unknown codes stay rejected`, async () => {
       const e = endpoints();
       const apiKey = await newKey();

@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { createServer } from 'http';
+import { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { generate } from 'otplib';
@@ -9,9 +11,8 @@ import { eventually } from '@shortlink/harness';
 import { OidcTestProvider } from './sso-journey';
 import { API_KEY, BROWSER_UA } from './support';
 import { api } from './tenant-journey';
+import { CHROMIUM, HEADLESS_CHROMIUM_ARGS } from './chromium';
 
-/** Debian's chromium (tools/ci/install-chromium.sh), not a browser build downloaded by playwright. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and rather longer passphrase';
@@ -26,7 +27,7 @@ interface AxeViolation {
 }
 
 /**
- * Issue 21, the console, driven in headless Chromium as a person would, on a profile: accept an
+ * The console, driven in headless Chromium as a person would, on a profile: accept an
  * invitation, sign in (password, then TOTP, and the tenant's single sign-on through a real OpenID
  * provider's pages), change the password, turn TOTP on and off, create a link with options, find
  * it, edit it, disable it, bulk-delete, import a Shlink CSV, keys (secret once), invite a viewer who
@@ -38,7 +39,7 @@ interface AxeViolation {
  * CONSOLE_SCREENSHOTS=<dir> keeps a screenshot of each screen there (docs/img: `console-<screen>.png`).
  */
 export function describeConsoleJourney(base: () => string, redirect: () => string) {
-  describe('console in headless Chromium (issue 21)', () => {
+  describe('console in headless Chromium', () => {
     const stamp = Date.now();
     const ownerEmail = `console-owner-${stamp}@example.com`;
     const viewerEmail = `console-viewer-${stamp}@example.com`;
@@ -111,15 +112,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       browser = await chromium.launchPersistentContext(profileDir, {
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: [...HEADLESS_CHROMIUM_ARGS],
         viewport: DESKTOP,
         acceptDownloads: true,
       });
@@ -142,6 +135,17 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.getByLabel('Choose a password').fill(PASSWORD);
       await page.click('#accept button[type=submit]');
       await page.waitForSelector('#accepted');
+      // The first key acts for no person: once the tenant has an owner it keeps links, analytics and the audit log only.
+      // The owner adopts it (through the API, in a session ended right after), so that it manages people as the owner.
+      const login = await api(base(), 'POST', '/api/v1/auth/login', null, { email: ownerEmail, password: PASSWORD });
+      const owner = { cookie: (login.headers.get('set-cookie') ?? '').split(';')[0], 'x-csrf-token': login.body.csrfToken as string };
+      const adopted = await fetch(`${base()}/api/v1/keys/${created.body.key.id}/transfer`, {
+        method: 'POST',
+        headers: { ...owner, 'content-type': 'application/json' },
+        body: JSON.stringify({ memberId: created.body.owner.member.id }),
+      });
+      expect(adopted.status).toBe(200);
+      expect((await fetch(`${base()}/api/v1/auth/logout`, { method: 'POST', headers: owner })).status).toBe(204);
     }, 120_000);
 
     afterAll(async () => {
@@ -259,7 +263,51 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(await page.locator('#role').innerText()).toBe('owner');
     });
 
-    it('turns on TOTP in the console, then signs in with the password and the code of the authenticator app', async () => {
+    it("stays on the person's account when a page of another site auto-submits a sign-in form with its own account (login CSRF)", async () => {
+      const attackerEmail = `console-attacker-${stamp}@example.com`;
+      const attacker = await api(base(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: `Attacker ${stamp}`, plan: 'free', ownerEmail: attackerEmail });
+      expect(attacker.status).toBe(201);
+      expect((await api(base(), 'POST', '/api/v1/auth/accept', null, { token: attacker.body.owner.invitation.token, password: PASSWORD })).status).toBe(200);
+      // The attacker's page, on another site (localhost, while the console is at 127.0.0.1): forms posted by script on load.
+      const login = `${base()}/api/v1/auth/login`;
+      const field = (name: string, value: string) => `<input type="hidden" name="${name}" value="${value}">`;
+      const pages: Record<string, string> = {
+        '/urlencoded': `<form method="post" action="${login}">${field('email', attackerEmail)}${field('password', PASSWORD)}</form>`,
+        // text/plain sends `name=value`: a name ending in `"x":"` and a value of `"}` make the body JSON.
+        '/text-plain': `<form method="post" enctype="text/plain" action="${login}"><input type="hidden" name='{"email":"${attackerEmail}","password":"${PASSWORD}","x":"' value='"}'></form>`,
+      };
+      const site = createServer((req, res) => {
+        const form = pages[req.url ?? ''];
+        res.writeHead(form ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(form ? `<!doctype html><title>Win a prize</title>${form}<script>document.forms[0].submit()</script>` : '');
+      });
+      await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+      const attackerSite = `http://localhost:${(site.address() as AddressInfo).port}`;
+      elsewhere.push(attackerSite);
+      try {
+        for (const path of Object.keys(pages)) {
+          const answered = page.waitForResponse((r) => r.url() === login);
+          // The page posts itself away while it loads: wait for the post's answer, not for the page.
+          await page.goto(`${attackerSite}${path}`, { waitUntil: 'commit' });
+          const status = (await answered).status();
+          await page.waitForLoadState();
+          // Back in the console: still the owner, in the owner's tenant.
+          await page.goto(consoleUrl());
+          await page.waitForSelector('#sign-out');
+          expect([path, await page.locator('#who').innerText()]).toEqual([path, expect.stringContaining(ownerEmail)]);
+          expect(await page.locator('#role').innerText()).toBe('owner');
+          expect(await page.evaluate(async () => (await (await fetch('/api/v1/me')).json()).tenant.id)).toBe(tenantId);
+          expect([path, status]).toEqual([path, 415]);
+        }
+      } finally {
+        elsewhere.splice(elsewhere.indexOf(attackerSite));
+        // Chromium keeps (and opens ahead) connections to the site: closed here, not waited for.
+        site.closeAllConnections();
+        await new Promise((r) => site.close(r));
+      }
+    });
+
+    it('turns on TOTP in the console, signs in with the password and the code of the authenticator app, moves it to another app (only with it), turns it off', async () => {
       const invited = await key('POST', '/api/v1/members', { email: totpEmail, role: 'editor' });
       await api(base(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
       await signOut();
@@ -294,19 +342,36 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.click('#sign-in button[type=submit]');
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
-      // An editor has no members, keys or audit log.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'My sessions']);
+      // An editor has no members or audit log; its own keys it manages.
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'API keys', 'My sessions']);
 
-      // Turned off again in the console: a wrong code is refused beside its field, a recovery code does it.
+      // Moved to another app: the session alone is refused beside the field; with a recovery code, a new secret to confirm.
       await page.click('text=My sessions');
       await page.waitForSelector('#second-factor[data-enabled=true]');
       const off = page.locator('#second-factor-disable');
+      await page.click('#second-factor-move');
+      await off.locator('.error[data-field=code]').waitFor();
+      await off.getByRole('button', { name: 'Use a recovery code instead' }).click();
+      await off.getByLabel('Recovery code').fill(recoveryCodes[1]);
+      await page.click('#second-factor-move');
+      const moved = await page.locator('#totp-secret').innerText();
+      expect(moved).not.toBe(secret);
+      await page
+        .locator('#second-factor-confirm')
+        .getByLabel('Code from the app')
+        .fill(await generate({ secret: moved, epoch: Math.floor(Date.now() / 1000) }));
+      await page.click('#second-factor-confirm button[type=submit]');
+      const movedRecoveryCodes = (await page.locator('#recovery-codes').innerText()).split(' ');
+      expect(movedRecoveryCodes).toHaveLength(10);
+      await page.waitForSelector('#second-factor[data-enabled=true]');
+
+      // Turned off again in the console: a wrong code is refused beside its field, a recovery code (of the new app's set) does it.
       await off.getByLabel('Code from the app').fill('000000');
       await page.click('#second-factor-off');
       await off.locator('.error[data-field=code]').waitFor();
       expect(await off.getByLabel('Code from the app').getAttribute('aria-invalid')).toBe('true');
       await off.getByRole('button', { name: 'Use a recovery code instead' }).click();
-      await off.getByLabel('Recovery code').fill(recoveryCodes[0]);
+      await off.getByLabel('Recovery code').fill(movedRecoveryCodes[0]);
       await accessible('second-factor-off');
       await page.click('#second-factor-off');
       await page.waitForSelector('#second-factor[data-enabled=false]');
@@ -735,6 +800,18 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.waitForSelector('#keys tr[data-name="from the console"] em');
       // Refused once the instance's one-second trust in a checked key has passed.
       await eventually('the revoked key refused', async () => (await api(base(), 'GET', '/api/v1/links?limit=1', secret)).status === 401, 5_000, 200);
+      // A key acts for the owner who made it; the owner hands one over to another member, within whose role it then stays.
+      await page.getByLabel('Name', { exact: true }).fill('handed over');
+      await page.click('#create-key');
+      await page.waitForSelector('#keys tr[data-name="handed over"]');
+      expect(await page.locator('#keys tr[data-name="handed over"]').innerText()).toContain(ownerEmail);
+      await page.getByLabel('Member to receive handed over').selectOption({ label: totpEmail });
+      await page.getByRole('button', { name: 'Hand over handed over' }).click();
+      await page.waitForFunction((email) => document.querySelector('#keys tr[data-name="handed over"]')?.textContent?.includes(email), totpEmail);
+      const handed = ((await key('GET', '/api/v1/keys')).body.keys as Array<{ name: string; actsFor: { email: string; role: string } }>).find(
+        (k) => k.name === 'handed over',
+      );
+      expect(handed?.actsFor).toMatchObject({ email: totpEmail, role: 'editor' });
     });
 
     it('invites a viewer, who accepts, signs in and cannot edit (the console hides it, the server refuses it)', async () => {

@@ -16,7 +16,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * The analysts' dashboard in a real browser (headless Chromium) on the embedded profile: log in
  * with the API key, let it pick the link, and check that every number it shows is the API's; a new
  * click shows up by itself (auto-refresh) and in the live counter (the live click stream); an analyst signs in with an email, a password and a TOTP
- * code instead of a key (issue 20). Set DASHBOARD_SCREENSHOT=<file> (and DASHBOARD_SIGNIN_SCREENSHOT)
+ * code instead of a key. Set DASHBOARD_SCREENSHOT=<file> (and DASHBOARD_SIGNIN_SCREENSHOT)
  * to keep screenshots.
  */
 describe('dashboard in headless Chromium (embedded profile)', () => {
@@ -37,7 +37,7 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-dashboard-'));
     profileDir = mkdtempSync(join(tmpdir(), 'shortlink-chromium-'));
-    // The city database (issue 19): cities and regions as well as countries.
+    // The city database: cities and regions as well as countries.
     ({ proc, endpoints } = await startEmbedded(dataDir, {
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       TRUSTED_PROXIES: '127.0.0.1/32,::1/128',

@@ -7,11 +7,11 @@ import { describeBitlyJourney } from './bitly-journey';
 import { describeYourlsJourney } from './yourls-journey';
 
 /**
- * Issue 23's compatibility APIs on the embedded profile (`npm start`): the YOURLS API with the
+ * Compatibility APIs on the embedded profile (`npm start`): the YOURLS API with the
  * `yourls` PyPI client, Bitly's v4 subset with the `bitly` npm client behind a TLS front; click
  * counts from the chdb store the process shares.
  */
-describe('embedded profile: compatibility APIs (issue 23)', () => {
+describe('embedded profile: compatibility APIs', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;
   let dataDir: string;

@@ -5,7 +5,7 @@ import { Endpoints, RunningProcess } from '@shortlink/harness';
 import { describeConsoleJourney } from './console-journey';
 import { API_KEY, startEmbedded } from './support';
 
-/** Issue 21 on the embedded profile (`npm start`, which builds the console first; npm test builds it before the e2e tier). */
+/** The console on the embedded profile (`npm start`, which builds the console first; npm test builds it before the e2e tier). */
 describe('embedded profile: the console', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;

@@ -5,7 +5,7 @@ import { Endpoints, RunningProcess } from '@shortlink/harness';
 import { describePeopleJourney, Mailbox } from './people-journey';
 import { API_KEY, startEmbedded } from './support';
 
-/** Issue 20 on the embedded profile (`npm start`), invitations mailed to a real SMTP server started here. */
+/** People, invitations and sessions on the embedded profile (`npm start`), invitations mailed to a real SMTP server started here. */
 describe('embedded profile: people and sessions', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;

@@ -15,7 +15,7 @@ async function reshard(args: string[], dataDir: string): Promise<{ code: number 
 }
 
 /**
- * Issue 14 on the embedded profile: the same reshard tool, where a new shard is a new SQLite file.
+ * Online resharding on the embedded profile: the same reshard tool, where a new shard is a new SQLite file.
  * The running process (`npm start`) switches to each new ring version without a restart.
  */
 describe('resharding the embedded profile (npm start)', () => {

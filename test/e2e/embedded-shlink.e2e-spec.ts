@@ -5,8 +5,8 @@ import { Endpoints, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createTenant, startEmbedded } from './support';
 import { describeShlinkJourney } from './shlink-journey';
 
-/** Issue 23's Shlink REST v3 on the embedded profile (`npm start`: SQLite, in-process bus, chdb read in process). */
-describe('embedded profile: Shlink REST v3 (issue 23)', () => {
+/** Shlink REST v3 on the embedded profile (`npm start`: SQLite, in-process bus, chdb read in process). */
+describe('embedded profile: Shlink REST v3', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;
   let dataDir: string;

@@ -5,8 +5,8 @@ import { Endpoints, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createTenant, startEmbedded } from './support';
 import { describeStreamJourney } from './stream-journey';
 
-/** Issue 22's live click stream on the embedded profile (`npm start`: the in-process bus). */
-describe('embedded profile: live click stream (issue 22)', () => {
+/** Live click stream on the embedded profile (`npm start`: the in-process bus). */
+describe('embedded profile: live click stream', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;
   let dataDir: string;

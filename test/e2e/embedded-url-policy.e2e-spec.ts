@@ -7,8 +7,8 @@ import { API_KEY, restartEmbedded, startEmbedded } from './support';
 import { api } from './tenant-journey';
 import { describeUrlPolicyJourney } from './url-policy-journey';
 
-/** Issue 17's domain and URL-policy items on the embedded profile (`npm start`), then again with the DNS check on. */
-describe('embedded profile: domains and the URL policy (issue 17)', () => {
+/** Domain and URL-policy items on the embedded profile (`npm start`), then again with the DNS check on. */
+describe('embedded profile: domains and the URL policy', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;
   let dataDir: string;

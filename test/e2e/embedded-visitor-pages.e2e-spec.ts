@@ -7,8 +7,8 @@ import { describeVisitorPages } from './visitor-pages-journey';
 
 const DEFAULT_DOMAIN = 'sho.rt.test';
 
-/** Issue 19, part A, on the embedded profile (`npm start`); this profile keeps the screenshots in docs/img/. */
-describe('embedded profile: pages for visitors and domain settings (issue 19)', () => {
+/** On the embedded profile (`npm start`); this profile keeps the screenshots in docs/img/. */
+describe('embedded profile: pages for visitors and domain settings', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;
   let dataDir: string;

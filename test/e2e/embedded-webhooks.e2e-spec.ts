@@ -5,8 +5,8 @@ import { Endpoints, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createTenant, restartEmbedded, startEmbedded } from './support';
 import { describeWebhookJourney, describeWebhookRefusals } from './webhooks-journey';
 
-/** Issue 22's webhooks on the embedded profile (`npm start`: the in-process bus and the SQLite meta database). */
-describe('embedded profile: webhooks (issue 22)', () => {
+/** Webhooks on the embedded profile (`npm start`: the in-process bus and the SQLite meta database). */
+describe('embedded profile: webhooks', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;
   let dataDir: string;

@@ -21,7 +21,7 @@ describe('embedded profile (npm start)', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-'));
     // Loopback is the trusted proxy: the analytics journey sends visitors' addresses in X-Forwarded-For,
-    // located on the city database (issue 19).
+    // located on the city database.
     ({ proc, endpoints, env } = await startEmbedded(dataDir, {
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
@@ -57,6 +57,14 @@ describe('embedded profile (npm start)', () => {
     expect(proc.output()).toContain(endpoints.analytics);
     expect(proc.output()).toMatch(/curl -s -X POST .*\/api\/v1\/links/);
     expect(proc.output()).not.toContain(API_KEY);
+  });
+
+  it("prints the console's address, where the console answers", async () => {
+    const printed = /^ {2}console +(\S+)$/m.exec(proc.output())?.[1];
+    expect(printed).toBe(`http://localhost:${new URL(endpoints.generation).port}/console/`);
+    const res = await fetch(printed!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
   });
 
   it('names each app in its own start-up lines, and prints its banner after them (issue 18)', async () => {

@@ -2,20 +2,20 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
-import { holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
+import { batchOnItsOwnConnection, holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
 import { API_KEY, createLink, createTenant, restartEmbedded, startEmbedded } from './support';
 import { api } from './tenant-journey';
 
-const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'admin'];
+const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'];
 
 const waitPastKeyCache = () => new Promise((r) => setTimeout(r, 1200)); // each instance trusts a checked key for 1 s
 
 /**
- * Issue 17 on the embedded profile, from outside: key privileges, plans that bind the tenant
+ * Keys, plans and the listing on the embedded profile, from outside: key privileges, plans that bind the tenant
  * (requests, keys, batches at once), and the listing's order and cursors. Small plan limits and
  * one-row batch chunks, so a running batch is seen by its first answer line.
  */
-describe('embedded profile: keys, plans and the listing (issue 17)', () => {
+describe('embedded profile: keys, plans and the listing', () => {
   let proc: RunningProcess;
   let endpoints: Endpoints;
   let env: Record<string, string>;
@@ -29,6 +29,7 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
       PLAN_FREE_REQUESTS_PER_MINUTE: '30',
       PLAN_FREE_MAX_KEYS: '3',
       PLAN_FREE_CONCURRENT_BATCHES: '2',
+      PLAN_FREE_INVITATIONS_PER_HOUR: '3',
       BATCH_CHUNK_ROWS: '1',
     }));
   });
@@ -70,6 +71,34 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
     held[1].abort(); // a client that gives up frees its slot too
     await eventually("the dropped batch's slot", async () => (await quickBatch(generation(), apiKey)).status === 200, 5000, 250);
     expect(await third.finish()).toBe(200);
+  });
+
+  it('closes the connection of a batch refused with 429, whether its body has all arrived or is still coming', async () => {
+    const { apiKey } = await createTenant(endpoints, 'free');
+    const held = [await holdBatch(generation(), apiKey), await holdBatch(generation(), apiKey)];
+    for (const body of ['whole', 'still sending'] as const) {
+      const refused = await batchOnItsOwnConnection(generation(), apiKey, body);
+      expect({ body, ...refused }).toMatchObject({ body, status: 429, code: 'BATCH_CONCURRENCY_LIMIT', connection: 'close', closedByServer: true });
+      expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    }
+    for (const batch of held) expect(await batch.finish()).toBe(200);
+    // A batch that runs keeps its connection for the next request.
+    expect(await batchOnItsOwnConnection(generation(), apiKey, 'whole', 1000)).toMatchObject({ status: 200, closedByServer: false });
+  });
+
+  it("caps a free tenant's invitations per hour, sent at once: 429 INVITATION_LIMIT_REACHED with Retry-After beyond, nothing stored", async () => {
+    const { apiKey } = await createTenant(endpoints, 'free');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api(generation(), 'POST', '/api/v1/members', apiKey, { email: `outside-${i}@example.net`, role: 'viewer' })),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.map((a) => [a.body.code, a.body.limit])).toEqual(Array(5).fill(['INVITATION_LIMIT_REACHED', 3]));
+    for (const a of refused) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect((await api(generation(), 'GET', '/api/v1/members', apiKey)).body.members).toHaveLength(3);
+    // Another tenant has an hour of its own.
+    const other = await createTenant(endpoints, 'free');
+    expect((await api(generation(), 'POST', '/api/v1/members', other.apiKey, { email: 'first@example.net', role: 'viewer' })).status).toBe(201);
   });
 
   it('lists newest first by creation time: links created one by one after a batch come before it, page by page', async () => {
@@ -120,7 +149,7 @@ describe('embedded profile: keys, plans and the listing (issue 17)', () => {
 
   it('lets a key revoke only keys whose scopes it holds, and restores the bootstrap key at the next start', async () => {
     const bootstrapId = await keyIdOf(generation(), API_KEY, 'bootstrap');
-    const writer = (await api(generation(), 'POST', '/api/v1/keys', API_KEY, { name: 'writer', scopes: ['links:write'] })).body.apiKey as string;
+    const writer = (await api(generation(), 'POST', '/api/v1/keys', API_KEY, { name: 'writer', scopes: ['links:write', 'keys:write'] })).body.apiKey as string;
     const refused = await api(generation(), 'DELETE', `/api/v1/keys/${bootstrapId}`, writer);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'admin'] });

@@ -113,7 +113,9 @@ export function describeLinkOptions(endpoints: () => Endpoints) {
       const ok = await submit(code, 'correct horse', { 'x-forwarded-proto': 'https' });
       expect(ok.status).toBe(303);
       const setCookie = ok.headers.get('set-cookie')!;
-      expect(setCookie).toMatch(new RegExp(`^sl_pw_\\d+=\\d+\\.[A-Za-z0-9_-]{43}; Path=/${code}; Max-Age=21600; HttpOnly; SameSite=Lax; Secure$`));
+      // Named by a keyed hash of the short URL, not by the link's id (a counter over every tenant's links).
+      expect(setCookie).toMatch(new RegExp(`^sl_pw_[A-Za-z0-9_-]{22}=\\d+\\.[A-Za-z0-9_-]{43}; Path=/${code}; Max-Age=21600; HttpOnly; SameSite=Lax; Secure$`));
+      expect(setCookie).not.toMatch(/^sl_pw_\d+=/);
       const cookie = setCookie.split(';')[0];
       // Plain http through the proxy: not Secure.
       expect((await submit(code, 'correct horse')).headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax$/);

@@ -5,7 +5,7 @@ import { SMTPServer } from 'smtp-server';
 import { API_KEY } from './support';
 import { api } from './tenant-journey';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A real SMTP server on 127.0.0.1 (smtp-server) for the apps' SMTP_URL; every message parsed (mailparser). */
 export class Mailbox {
@@ -50,13 +50,13 @@ export class Mailbox {
 }
 
 /** A person signed in: the cookie as a browser would send it back, and the CSRF token of /me. */
-interface Person {
+export interface Person {
   readonly cookie: string;
   readonly csrf: string;
 }
 
 /** A call with a session cookie (and, when given, the CSRF token); no key. */
-async function asPerson(base: string, method: Method, path: string, person: Person, body?: unknown, csrf: string | null = person.csrf) {
+export async function asPerson(base: string, method: Method, path: string, person: Person, body?: unknown, csrf: string | null = person.csrf) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -71,18 +71,18 @@ async function asPerson(base: string, method: Method, path: string, person: Pers
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {}, headers: res.headers };
 }
 
-async function signIn(base: string, email: string, password: string) {
+export async function signIn(base: string, email: string, password: string) {
   const res = await api(base, 'POST', '/api/v1/auth/login', null, { email, password });
   const setCookie = res.headers.get('set-cookie') ?? '';
   return { res, setCookie, person: { cookie: setCookie.split(';')[0], csrf: res.body.csrfToken as string } };
 }
 
-const PASSWORD = 'correct horse battery';
+export const PASSWORD = 'correct horse battery';
 /** Past the 1 s each instance trusts a checked session (as for keys). */
-const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
+export const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
 
 /**
- * Issue 20 on a profile, from outside: an operator creates a tenant with its first owner by email;
+ * People on a profile, from outside: an operator creates a tenant with its first owner by email;
  * invitations arrive by mail (a real SMTP server) and are accepted; people sign in with a session
  * cookie and write with its CSRF token; a viewer is refused; a role change and a removal take
  * effect on the other instance within a second; failed sign-ins are throttled; the audit log names
@@ -91,8 +91,9 @@ const waitPastSessionCache = () => new Promise((r) => setTimeout(r, 1200));
  * generation app. The apps run with SIGN_IN_FAILURES_PER_ACCOUNT=3.
  */
 export function describePeopleJourney(bases: () => readonly [string, string], mailbox: () => Mailbox, analytics?: () => string) {
-  describe('people: members, invitations, sessions (issue 20)', () => {
+  describe('people: members, invitations, sessions', () => {
     let tenantKey: string;
+    let firstKey: { id: string; ownerId: string };
     let owner: Person;
     const a = () => bases()[0];
     const b = () => bases()[1];
@@ -104,6 +105,7 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       const created = await api(a(), 'POST', '/api/v1/admin/tenants', API_KEY, { name: 'People Inc', plan: 'paid', ownerEmail });
       expect(created.status).toBe(201);
       tenantKey = created.body.apiKey;
+      firstKey = { id: created.body.key.id, ownerId: created.body.owner.member.id };
       expect(created.body.key.scopes).toContain('members:write');
       expect(created.body.owner).toMatchObject({ member: { email: ownerEmail, role: 'owner', status: 'invited' }, invitation: { mailed: true } });
       const token = mailbox().tokenFor(ownerEmail);
@@ -130,6 +132,64 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect(me.body.scopes).toEqual(expect.arrayContaining(['members:write', 'audit:read']));
       const byKey = await api(b(), 'GET', '/api/v1/me', tenantKey);
       expect(byKey.body).toMatchObject({ member: null, role: null, csrfToken: null, key: { name: 'first key' } });
+      // The first key acts for no person: once the tenant has an owner, the owner adopts it to manage people with it.
+      const adopted = await asPerson(a(), 'POST', `/api/v1/keys/${firstKey.id}/transfer`, owner, { memberId: firstKey.ownerId });
+      expect(adopted.status).toBe(200);
+      expect(adopted.body).toMatchObject({ actsFor: { email: ownerEmail, role: 'owner' }, status: 'active' });
+      expect(adopted.body.activeScopes).toContain('members:write');
+      await waitPastSessionCache(); // each instance trusts a checked key for a second, as it does a session
+    });
+
+    it('refuses a sign-in sent as a form (415) or by a page of another site (403 CROSS_SITE_REQUEST); the console’s own JSON signs in', async () => {
+      const login = (base: string, contentType: string, body: string, headers: Record<string, string> = {}) =>
+        fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
+      const credentials = { email: ownerEmail, password: PASSWORD };
+      const json = JSON.stringify(credentials);
+      // What a page of another site can post without asking: a form, urlencoded or text/plain holding JSON.
+      for (const base of [a(), ...(analytics ? [analytics()] : [])]) {
+        for (const [type, body] of [
+          ['application/x-www-form-urlencoded', new URLSearchParams(credentials).toString()],
+          ['text/plain', json],
+          ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${ownerEmail}\r\n--x--\r\n`],
+        ]) {
+          const res = await login(base, type, body, { origin: 'http://attacker.example', 'sec-fetch-site': 'cross-site' });
+          expect([type, res.status, res.headers.get('content-type')]).toEqual([type, 415, expect.stringContaining('application/problem+json')]);
+          expect(((await res.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+          expect(res.headers.get('set-cookie')).toBeNull();
+        }
+        // JSON from another site's page (a browser would have asked CORS first; a listed origin alone may).
+        const otherSites: Array<Record<string, string>> = [
+          { origin: 'http://attacker.example', 'sec-fetch-site': 'cross-site' },
+          { origin: 'null' },
+          { 'sec-fetch-site': 'cross-site' },
+        ];
+        for (const headers of otherSites) {
+          const res = await login(base, 'application/json', json, headers);
+          expect([JSON.stringify(headers), res.status]).toEqual([JSON.stringify(headers), 403]);
+          expect(((await res.json()) as { code: string }).code).toBe('CROSS_SITE_REQUEST');
+          expect(res.headers.get('set-cookie')).toBeNull();
+        }
+        // The console (or the dashboard) served by this very app, as a browser sends its sign-in.
+        const own = await login(base, 'application/json', json, { origin: new URL(base).origin, 'sec-fetch-site': 'same-origin' });
+        expect(own.status).toBe(200);
+        expect(own.headers.get('set-cookie')).toMatch(/^sl_session=ses_/);
+      }
+      // Every JSON route refuses a form body, with a key too; a write with the cookie and its token from another site's page is refused.
+      const form = await fetch(`${a()}/api/v1/links`, {
+        method: 'POST',
+        headers: { 'x-api-key': tenantKey, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'url=https%3A%2F%2Fexample.com%2Fform',
+      });
+      expect(form.status).toBe(415);
+      const person = (await signIn(b(), ownerEmail, PASSWORD)).person;
+      const crossSite = await fetch(`${a()}/api/v1/links`, {
+        method: 'POST',
+        headers: { cookie: person.cookie, 'x-csrf-token': person.csrf, 'content-type': 'application/json', origin: 'http://attacker.example' },
+        body: JSON.stringify({ url: 'https://example.com/cross-site' }),
+      });
+      expect(crossSite.status).toBe(403);
+      expect(((await crossSite.json()) as { code: string }).code).toBe('CROSS_SITE_REQUEST');
+      expect((await asPerson(a(), 'POST', '/api/v1/auth/logout', person)).status).toBe(204);
     });
 
     it('invites by the first key and by the owner; writes with a cookie need the CSRF token; a viewer is refused', async () => {
@@ -261,6 +321,52 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD })).status).toBe(200);
       expect((await api(a(), 'POST', '/api/v1/me/second-factor', tenantKey)).status).toBe(403); // a key has none
     });
+    it('moves or turns off a second factor only with it; wrong codes count with failed sign-ins (429 with Retry-After)', async () => {
+      const email = `totp-move-${Date.now()}@example.com`;
+      const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'viewer' });
+      expect((await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
+      const person = (await signIn(a(), email, PASSWORD)).person;
+      const state = async () => (await asPerson(b(), 'GET', '/api/v1/me/second-factor', person)).body;
+      const first = (await asPerson(a(), 'POST', '/api/v1/me/second-factor', person)).body.secret as string;
+      const confirmed = await asPerson(b(), 'POST', '/api/v1/me/second-factor/confirm', person, {
+        code: await generate({ secret: first, epoch: Math.floor(Date.now() / 1000) }),
+      });
+      const recoveryCodes = confirmed.body.recoveryCodes as string[];
+      expect(await state()).toEqual({ enabled: true, pending: false });
+
+      // The session alone (a stolen cookie, an unlocked laptop) cannot put another authenticator in place.
+      const bare = await asPerson(a(), 'POST', '/api/v1/me/second-factor', person);
+      expect(bare.status).toBe(401);
+      expect(bare.body.code).toBe('SECOND_FACTOR_REQUIRED');
+      expect(await state()).toEqual({ enabled: true, pending: false });
+      // With a recovery code (or a current code) it moves; the new secret is confirmed on the other instance.
+      const moved = await asPerson(a(), 'POST', '/api/v1/me/second-factor', person, { recoveryCode: recoveryCodes[0] });
+      expect(moved.status).toBe(200);
+      expect(await state()).toEqual({ enabled: true, pending: true });
+      const second = moved.body.secret as string;
+      const done = await asPerson(b(), 'POST', '/api/v1/me/second-factor/confirm', person, {
+        code: await generate({ secret: second, epoch: Math.floor(Date.now() / 1000) }),
+      });
+      expect(done.status).toBe(200);
+      const fresh = done.body.recoveryCodes as string[];
+      expect((await api(a(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: fresh[0] })).status).toBe(200);
+      // Failure 1 of the account (SIGN_IN_FAILURES_PER_ACCOUNT=3): a recovery code of the authenticator moved away.
+      expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: recoveryCodes[1] })).status).toBe(401);
+      // Failures 2 and 3: wrong codes to turn it off, on both instances.
+      const wrongCode = await asPerson(a(), 'POST', '/api/v1/me/second-factor/disable', person, { code: '000000' });
+      expect([wrongCode.status, wrongCode.body.code]).toEqual([400, 'SECOND_FACTOR_INVALID']);
+      const wrongRecovery = await asPerson(b(), 'POST', '/api/v1/me/second-factor/disable', person, { recoveryCode: 'zzzzz-zzzzz' });
+      expect([wrongRecovery.status, wrongRecovery.body.code]).toEqual([400, 'SECOND_FACTOR_INVALID']);
+      // Past the limit: even a right recovery code is refused (not spent), and so is a sign-in of the account.
+      const throttled = await asPerson(a(), 'POST', '/api/v1/me/second-factor/disable', person, { recoveryCode: fresh[1] });
+      expect([throttled.status, throttled.body.code]).toEqual([429, 'RATE_LIMITED']);
+      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(throttled.headers.get('retry-after'))).toBeLessThanOrEqual(300);
+      expect((await asPerson(b(), 'POST', '/api/v1/me/second-factor', person, { recoveryCode: fresh[1] })).status).toBe(429);
+      expect((await api(b(), 'POST', '/api/v1/auth/login', null, { email, password: PASSWORD, recoveryCode: fresh[1] })).status).toBe(429);
+      expect(await state()).toEqual({ enabled: true, pending: false });
+    });
+
     it('changes a password (the other sessions end on both instances, this one stays); lists the sessions and ends one', async () => {
       const email = `pw-${Date.now()}@example.com`;
       const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'viewer' });

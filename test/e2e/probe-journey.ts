@@ -18,7 +18,7 @@ function visitOn(redirect: string, path: string, host: string, headers: Record<s
 const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {});
 
 /**
- * What an outside prober tried against the redirect and the APIs (issue 17), on either profile with
+ * What an outside prober tried against the redirect and the APIs, on either profile with
  * the default limits: password guesses in flight, one client starving other tenants' password links,
  * Host variants, and what one tenant could learn of another's deleted links. The processes trust
  * loopback as a proxy (TRUSTED_PROXIES), so X-Forwarded-For names the visitor.
@@ -58,7 +58,7 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
     return { ...tenant, domain };
   };
 
-  describe('an outside probe (issue 17)', () => {
+  describe('an outside probe', () => {
     it('evaluates at most 5 wrong passwords of 300 connections that send their headers first and their bodies one at a time', async () => {
       const { code } = await created({ url: 'https://example.com/guarded', password: 'correct horse battery' }, API_KEY);
       const me = { 'x-forwarded-for': visitor() };

@@ -8,11 +8,11 @@ import { api } from './tenant-journey';
 import { describeYourlsJourney, yourlsClient } from './yourls-journey';
 
 /**
- * Issue 23's compatibility APIs on the real stack: generation, redirect and analytics as processes
+ * Compatibility APIs on the real stack: generation, redirect and analytics as processes
  * on MariaDB, Redis Cluster, Kafka and ClickHouse (a database of this run). The generation app reads
  * the click counts from ClickHouse itself (the olap-reader port).
  */
-describe('real stack: compatibility APIs (issue 23)', () => {
+describe('real stack: compatibility APIs', () => {
   const stack = useRealStackApps('compat', { olap: 'clickhouse', shared: { SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test' } });
   const endpoints = () => stack().endpoints;
 

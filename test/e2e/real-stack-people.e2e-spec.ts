@@ -4,7 +4,7 @@ import { describePeopleJourney, Mailbox } from './people-journey';
 import { API_KEY, SERVER_SECRETS } from './support';
 
 /**
- * Issue 20 on the real stack: two generation instances over MariaDB (members, sessions, the audit
+ * People on the real stack: two generation instances over MariaDB (members, sessions, the audit
  * log) and Redis Cluster (the sign-in throttle's windows), invitations mailed to a real SMTP server
  * started here. A removal or a role change on one instance is seen by the other within a second;
  * the analytics app takes the same sessions.

@@ -2,12 +2,12 @@ import { createTenant, useRealStackApps } from './support';
 import { describeStreamJourney } from './stream-journey';
 
 /**
- * Issue 22's live click stream on the real stack: generation, redirect and analytics as processes on
+ * Live click stream on the real stack: generation, redirect and analytics as processes on
  * the MariaDB meta database and shards, Redis Cluster and Kafka (a click topic named per run, read by
  * the analytics instance's own live group). Analytics keeps its rollups in chdb in a temporary
  * directory: the stream does not read them.
  */
-describe('real stack: live click stream (issue 22)', () => {
+describe('real stack: live click stream', () => {
   const stack = useRealStackApps('stream', { olap: 'chdb', shared: { ANALYTICS_STREAM_REPLAY_EVENTS: '5', ANALYTICS_STREAM_MAX_PER_TENANT: '4' } });
   describeStreamJourney(
     () => stack().endpoints,

@@ -1,31 +1,19 @@
-import { requireEnv } from '@shortlink/testing';
 import { App, startApp } from '@shortlink/harness';
-import { API_KEY, SERVER_SECRETS } from './support';
+import { realStackEnv } from './support';
 import { describeVisitorPages } from './visitor-pages-journey';
 
 /**
- * Issue 19, part A, on the real stack: one generation and two redirect instances on the MariaDB meta
+ * On the real stack: one generation and two redirect instances on the MariaDB meta
  * database and shards and the Redis Cluster; a domain's settings reach both redirect instances over
  * Redis pub/sub within the bound of link edits.
  */
-describe('real stack: pages for visitors and domain settings on two redirect instances (issue 19)', () => {
+describe('real stack: pages for visitors and domain settings on two redirect instances', () => {
   const RUN = Date.now().toString(36);
   const DEFAULT_DOMAIN = `pages-${RUN}.shortlink.test`;
   const apps: App[] = [];
 
   beforeAll(async () => {
-    for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES']) requireEnv(name);
-    const env = {
-      DB_DRIVER: 'mysql',
-      CACHE_DRIVER: 'redis',
-      BUS_DRIVER: 'memory',
-      OLAP_DRIVER: 'chdb',
-      LOG_LEVEL: 'warn',
-      ...SERVER_SECRETS,
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
-      SHORTLINK_DEFAULT_DOMAIN: DEFAULT_DOMAIN,
-      SHORTLINK_PUBLIC_BASE_URL: `http://${DEFAULT_DOMAIN}`,
-    };
+    const env = realStackEnv({ SHORTLINK_DEFAULT_DOMAIN: DEFAULT_DOMAIN, SHORTLINK_PUBLIC_BASE_URL: `http://${DEFAULT_DOMAIN}` });
     apps.push(await startApp('generation', env));
     apps.push(...(await Promise.all([startApp('redirect', env), startApp('redirect', env)])));
   }, 120_000);

@@ -3,12 +3,12 @@ import { createTenant, useRealStackApps } from './support';
 import { describeWebhookJourney, describeWebhookRefusals } from './webhooks-journey';
 
 /**
- * Issue 22's webhooks on the real stack: generation, redirect and analytics as processes on the
+ * Webhooks on the real stack: generation, redirect and analytics as processes on the
  * MariaDB meta database and shards, Redis Cluster and Kafka (the events topic and the click topic,
  * each read by the deliverer's own consumer group, named per run). Analytics keeps its rollups in
  * chdb in a temporary directory: the webhooks do not read them.
  */
-describe('real stack: webhooks (issue 22)', () => {
+describe('real stack: webhooks', () => {
   const stack = useRealStackApps('webhooks', {
     olap: 'chdb',
     apps: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_RETRY_MAX_MS: '1000' },

@@ -48,7 +48,7 @@ describe('real stack (three processes, Redis Cluster, MariaDB shards, Kafka, Cli
       CLICK_BUFFER_FLUSH_MS: '50',
       // Loopback is the trusted proxy: the analytics journey and the link-option tests present visitors (and countries) by X-Forwarded-For.
       TRUSTED_PROXIES: '127.0.0.1/32,::1/128',
-      // Countries, regions and cities of those visitors (issue 19).
+      // Countries, regions and cities of those visitors.
       GEO_DATABASE: 'city',
       // Every process agrees on the links' domain whatever its port (the default is localhost:<REDIRECT_PORT>).
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',

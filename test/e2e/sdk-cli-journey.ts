@@ -37,7 +37,7 @@ async function failure(call: Promise<unknown>): Promise<ShortlinkApiError> {
 
 /**
  * The SDK (@shortlink/sdk) and the `shortlink` CLI against a running generation app, as their users
- * run them (issue 21, "the same client is published as a TypeScript SDK package, and the CLI uses
+ * run them ("the same client is published as a TypeScript SDK package, and the CLI uses
  * it"): typed calls and problem codes, the cursor iterator over real pages, and every CLI command in
  * its own process with its settings, output and exit codes.
  */

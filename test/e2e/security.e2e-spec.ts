@@ -6,13 +6,13 @@ import { Endpoints, eventually, RunningProcess } from '@shortlink/harness';
 import { createLink, getStats, redirectOf, restartEmbedded, startEmbedded } from './support';
 
 /**
- * Issue 9, the outside probe: what an attacker or a careless client can do to the embedded
+ * The outside probe: what an attacker or a careless client can do to the embedded
  * profile through its public ports. Two fresh processes, each with its own data directory and no
  * bootstrap key (so each generates its own secrets and operator key):
  * - `exposed` believes no proxy, with small limits and short HTTP timeouts;
  * - `proxied` believes X-Forwarded-For from 127.0.0.1, so a test can act as many clients.
  */
-describe('security: the embedded profile probed from outside (issue 9)', () => {
+describe('security: the embedded profile probed from outside', () => {
   const PER_IP = 20;
   const AUTH_FAILURES = 5;
   const limits = { RATE_LIMIT_PER_IP_PER_MINUTE: String(PER_IP), AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES), CLICK_BUFFER_FLUSH_MS: '50' };
@@ -202,7 +202,7 @@ describe('security: the embedded profile probed from outside (issue 9)', () => {
       expect(Math.max(...closedAfter)).toBeLessThan(6000);
     });
 
-    it('throttles failed API key checks per client with 429 and Retry-After, never a right key from that client (issue 17)', async () => {
+    it('throttles failed API key checks per client with 429 and Retry-After, never a right key from that client', async () => {
       const tryKey = (key: string, client: string) =>
         fetch(`${proxied.endpoints.generation}/api/v1/links/abcdefg`, { headers: { 'x-api-key': key, 'x-forwarded-for': client } });
       const statuses: number[] = [];

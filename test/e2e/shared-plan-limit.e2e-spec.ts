@@ -5,10 +5,10 @@ import { holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
 import { API_KEY, SERVER_SECRETS } from './support';
 import { api } from './tenant-journey';
 
-const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'admin'];
+const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'];
 
 /**
- * Issues 12 and 17 on the real stack: two generation instances share one tenant's plan (requests
+ * Plan limits on the real stack: two generation instances share one tenant's plan (requests
  * over all its keys, keys, batches at once) through Redis Cluster and MariaDB, page one listing
  * between them, and neither instance writes a key to its logs (logged at debug level here).
  */
@@ -30,6 +30,7 @@ describe('plans across instances (real stack: two generation instances, Redis Cl
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
       // A batch answers its first row once the second is read: a running batch is seen by its first line.
       BATCH_CHUNK_ROWS: '1',
+      PLAN_FREE_INVITATIONS_PER_HOUR: '3',
     };
     apps.push(await startApp('generation', env));
     apps.push(await startApp('generation', env));
@@ -102,6 +103,18 @@ describe('plans across instances (real stack: two generation instances, Redis Cl
     expect(await held[1].finish()).toBe(200);
   });
 
+  it("caps a free tenant's invitations per hour over both instances: 3 of 8 sent at once, the rest 429 INVITATION_LIMIT_REACHED", async () => {
+    const { apiKey } = await newTenant('free');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api(apps[i % 2].base, 'POST', '/api/v1/members', apiKey, { email: `outside-${i}@example.net`, role: 'viewer' })),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.map((a) => a.body.code)).toEqual(Array(5).fill('INVITATION_LIMIT_REACHED'));
+    for (const a of refused) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect((await api(apps[1].base, 'GET', '/api/v1/members', apiKey)).body.members).toHaveLength(3);
+  });
+
   it('lists newest first on the MariaDB shards, one page from each instance, with cursors only the tenant can use', async () => {
     const { apiKey } = await newTenant('paid');
     const create = async (app: App, url: string) => (await api(app.base, 'POST', '/api/v1/links', apiKey, { url })).body.code as string;
@@ -132,12 +145,12 @@ describe('plans across instances (real stack: two generation instances, Redis Cl
     expect(pages).toEqual([[last, batched[2]], [batched[1], batched[0]], [first]]);
   });
 
-  it('restores a revoked bootstrap key when an instance starts with it; a links:write key could not revoke it', async () => {
+  it('restores a revoked bootstrap key when an instance starts with it; a links:write and keys:write key could not revoke it', async () => {
     const bootKey = `sl_e2e_boot_${randomBytes(12).toString('hex')}`; // its own operator tenant: the shared API_KEY stays untouched
     let app = await startApp('generation', { ...env, SHORTLINK_BOOTSTRAP_API_KEY: bootKey });
     try {
       const bootId = await keyIdOf(app.base, bootKey, 'bootstrap');
-      const writer = (await api(app.base, 'POST', '/api/v1/keys', bootKey, { name: 'writer', scopes: ['links:write'] })).body.apiKey as string;
+      const writer = (await api(app.base, 'POST', '/api/v1/keys', bootKey, { name: 'writer', scopes: ['links:write', 'keys:write'] })).body.apiKey as string;
       expect((await api(apps[0].base, 'DELETE', `/api/v1/keys/${bootId}`, writer)).body.code).toBe('INSUFFICIENT_SCOPE');
       const deputy = (await api(app.base, 'POST', '/api/v1/keys', bootKey, { name: 'deputy', scopes: ALL_SCOPES })).body.apiKey as string;
       expect((await api(apps[0].base, 'DELETE', `/api/v1/keys/${bootId}`, deputy)).status).toBe(204);

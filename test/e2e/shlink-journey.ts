@@ -27,7 +27,7 @@ async function visit(redirect: string, code: string, headers: Record<string, str
 }
 
 /**
- * Issue 23's Shlink REST v3 as Shlink's users call it: the official JS SDK (`@shlinkio/shlink-js-sdk`
+ * Shlink REST v3 as Shlink's users call it: the official JS SDK (`@shlinkio/shlink-js-sdk`
  * 3, its Node HTTP client) against /rest/v3 with one of our keys, every SDK method that maps to a
  * feature of ours, and the 501 of those that do not (README, "Shlink REST v3").
  */
@@ -37,7 +37,7 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
   let client: ShlinkApiClient;
   const slug = (name: string) => `${name}-${randomUUID().slice(0, 6)}`;
 
-  describe('Shlink REST v3 with the official SDK (issue 23)', () => {
+  describe('Shlink REST v3 with the official SDK', () => {
     beforeAll(async () => {
       key = (await tenant()).apiKey;
       client = sdk(key);

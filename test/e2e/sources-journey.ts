@@ -6,14 +6,14 @@ type Item = { value: string | null; country?: string; region?: string | null; cl
 type Visit = { source: string; country: string | null; region: string | null; city: string | null };
 
 /**
- * Issue 19: QR scans counted apart, and cities, on either profile (embedded.e2e-spec.ts,
+ * QR scans counted apart, and cities, on either profile (embedded.e2e-spec.ts,
  * real-stack.e2e-spec.ts). The processes run with GEO_DATABASE=city and trust loopback as a proxy, so X-Forwarded-For carries the visitors'
  * addresses. A visitor scans the link's QR code twice (its URL, `/{code}/~`, as the QR code of the
  * API encodes it), another clicks the link; both land on exactly the link's target, and analytics
  * tells them apart, with the city of each.
  */
 export function describeSourcesJourney(endpoints: () => Endpoints) {
-  describe('QR scans and cities (issue 19)', () => {
+  describe('QR scans and cities', () => {
     const target = `https://example.com/landing?from=print&t=${Date.now()}`;
     let code: string;
     let shortUrl: string;

@@ -152,7 +152,7 @@ async function callback(base: string, providerAnswer: URL, pendingCookie: string
  * instances (the same one twice on the embedded profile): sign-in starts on one and ends on the other.
  */
 export function describeSsoJourney(bases: () => readonly [string, string], provider: () => OidcTestProvider) {
-  describe('single sign-on with OpenID Connect (issue 20)', () => {
+  describe('single sign-on with OpenID Connect', () => {
     let tenantId: string;
     let tenantKey: string;
     const a = () => bases()[0];

@@ -89,7 +89,7 @@ export class SseClient {
 }
 
 /**
- * The live click stream (issue 22) over HTTP, on either profile: a tenant opens
+ * The live click stream over HTTP, on either profile: a tenant opens
  * GET /api/v1/events/stream, a visitor clicks through the redirect app, the click arrives; filters by
  * code, tag and domain; a resume with Last-Event-ID (complete, expired, of another instance); the
  * per-tenant limit and a malformed id. The processes run with ANALYTICS_STREAM_REPLAY_EVENTS=5 and

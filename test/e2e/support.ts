@@ -3,7 +3,7 @@ import { randomUUID } from 'crypto';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { allocateEndpoints, Endpoints, RunningProcess, serverSecrets, startProcess, waitHealthy, withoutAppSettings } from '@shortlink/harness';
+import { allocateEndpoints, App, Endpoints, RunningProcess, serverSecrets, startApp, startProcess, waitHealthy, withoutAppSettings } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
 
 /**
@@ -171,4 +171,37 @@ export function useRealStackApps(
     if (!started) throw new Error(`the real-stack apps of ${suite} did not start`);
     return started;
   };
+}
+
+/**
+ * The settings of an app on the real stack without Kafka and ClickHouse: MariaDB and Redis Cluster
+ * (checked present), the server secrets, the bootstrap key; `extra` on top.
+ */
+export function realStackEnv(extra: Record<string, string> = {}): Record<string, string> {
+  for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES']) requireEnv(name);
+  return {
+    DB_DRIVER: 'mysql',
+    CACHE_DRIVER: 'redis',
+    BUS_DRIVER: 'memory',
+    OLAP_DRIVER: 'chdb',
+    LOG_LEVEL: 'warn',
+    ...SERVER_SECRETS,
+    SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+    SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
+    ...extra,
+  };
+}
+
+/**
+ * For a real-stack suite about the generation API alone: `count` generation instances
+ * (`realStackEnv`), started in beforeAll, stopped in afterAll; their base URLs once started.
+ */
+export function useRealStackGenerations(count: number, extra: Record<string, string> = {}): () => string[] {
+  const apps: App[] = [];
+  beforeAll(async () => {
+    const env = realStackEnv(extra);
+    for (let i = 0; i < count; i++) apps.push(await startApp('generation', env));
+  }, 60_000 * count);
+  afterAll(() => Promise.all(apps.map((a) => a.stop())));
+  return () => apps.map((a) => a.base);
 }

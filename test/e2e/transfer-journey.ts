@@ -53,7 +53,7 @@ async function importFile(target: Endpoints, apiKey: string, file: string, out: 
 }
 
 /**
- * Export from one installation and import into another (issue 17, "Export and import lose a link's
+ * Export from one installation and import into another ("Export and import lose a link's
  * state"; docs/design.md, "Import and export"), with the CLI as a user runs it: every field comes
  * back, a disabled link stays disabled, a protected one stays protected (by its hash), legacy codes
  * keep their shape and redirect, spreadsheet formulas stay text in the file. `source` and `target`

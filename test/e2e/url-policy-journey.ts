@@ -31,7 +31,7 @@ const outcome = (res: { status: number; body: Record<string, unknown> }) =>
   res.status < 300 ? String(res.status) : `${String(res.body.code)} ${String(res.body.reason ?? '')}`.trim();
 
 /**
- * Issue 17's domain and URL-policy items as a tenant and the operator meet them over HTTP, on any
+ * Domain and URL-policy items as a tenant and the operator meet them over HTTP, on any
  * profile: a target on a tenant's domain (added at run time) is refused as a loop; a host with two
  * trailing dots is refused for what it is; a tenant domain is a bare host name. `second`, when
  * given, is another generation instance on the same databases: it learns a new tenant domain
@@ -66,7 +66,7 @@ export function describeUrlPolicyJourney(generation: () => string, second?: () =
       )
     ).lines.map((l) => (l.problem ? `${l.problem.code} ${String((l.problem as { reason?: string }).reason ?? '')}`.trim() : String(l.status)));
 
-  describe('domains and the URL policy (issue 17)', () => {
+  describe('domains and the URL policy', () => {
     it('refuses a target on a tenant’s domain, added at run time, as a loop: for its owner and any other tenant, in every field, on create, edit, bulk edit and batch', async () => {
       const acme = await newTenant();
       const other = await newTenant();

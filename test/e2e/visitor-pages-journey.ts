@@ -53,7 +53,7 @@ export function visit(redirect: string, path: string, host: string, headers: Rec
 }
 
 /**
- * Issue 19, part A, as visitors meet it on any profile: every refusal a browser can meet is a page
+ * As visitors meet it on any profile: every refusal a browser can meet is a page
  * (driven in headless Chromium: status, content type, no script, the visitor's language, the
  * service's branding), API clients keep problem+json, and the settings of a tenant's domain
  * (redirects, branding, robots.txt, the well-known files) reach every redirect instance within the

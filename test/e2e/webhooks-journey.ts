@@ -81,7 +81,7 @@ export class Receiver {
 const linkOf = (data: Record<string, unknown>) => data.link as { code: string; url: string; title: string | null };
 
 /**
- * Issue 22's webhooks over HTTP, on either profile: the apps run with WEBHOOK_ALLOW_PRIVATE=true
+ * Webhooks over HTTP, on either profile: the apps run with WEBHOOK_ALLOW_PRIVATE=true
  * (the receiver is on 127.0.0.1) and a short retry schedule (WEBHOOK_RETRY_BASE_MS).
  */
 export function describeWebhookJourney(endpoints: () => Endpoints, newTenant: () => Promise<{ apiKey: string }>) {

@@ -5,7 +5,7 @@ import { redirectOf } from './support';
 import { api } from './tenant-journey';
 
 /**
- * Issue 23's YOURLS API driven by the `yourls` PyPI client (YOURLSClient 1.2.3, in a venv that
+ * YOURLS API driven by the `yourls` PyPI client (YOURLSClient 1.2.3, in a venv that
  * tools/ci/yourls-client.sh makes), as a YOURLS user's scripts call it, plus the formats and
  * refusals with plain HTTP. Each profile's spec starts the apps and gives a fresh tenant.
  */
@@ -47,7 +47,7 @@ export function describeYourlsJourney(
   /** A tenant on the free plan, whose window the rate-limit test uses up. */
   freeTenant: () => Promise<{ tenantId: string; apiKey: string }>,
 ) {
-  describe('YOURLS API with the yourls PyPI client (issue 23)', () => {
+  describe('YOURLS API with the yourls PyPI client', () => {
     let apiKey: string;
     let signature: string;
     let username: string;

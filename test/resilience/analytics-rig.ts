@@ -39,6 +39,8 @@ export class AnalyticsRig {
       CLICKHOUSE_DATABASE: this.database,
       // A killed member's partitions are given to its successor once this session has expired.
       KAFKA_SESSION_TIMEOUT_MS: '6000',
+      // The six partitions in flight at once (the default, named here): a kill lands with several batches half done.
+      ANALYTICS_CONSUMER_CONCURRENCY: '6',
     };
     this.sink = new KafkaClickEventSink({ brokers: requireEnv('KAFKA_BROKERS'), topic: this.topic, clientId: `${name}-test`, logLevel: 'nothing' });
     this.ch = createClient({

@@ -4,12 +4,12 @@ import { SERVER_SECRETS } from '../e2e/support';
 import { API_KEY, createLinks, nodeCommand, withCluster } from './support';
 
 /**
- * Issue 11, edits when the change channel fails (docs/design.md, "Edits reach every instance"), on
+ * Edits when the change channel fails (docs/design.md, "Edits reach every instance"), on
  * the real stack. No server is stopped: the channel is cut by killing the redirect's own
  * subscriber connection (CLIENT KILL, found by its name), and a lost message is played by writing
  * an edit's new value into Redis without publishing it.
  */
-describe('link changes when the channel fails (issue 11)', () => {
+describe('link changes when the channel fails', () => {
   const RUN = Date.now().toString(36);
   const DOMAIN = `changes-${RUN}.shortlink.test`;
   const apps: App[] = [];

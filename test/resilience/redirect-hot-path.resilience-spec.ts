@@ -44,13 +44,13 @@ import {
 } from './support';
 
 /**
- * Issue 3, the redirect hot path under failure, on the real stack of deploy/local/stack.sh
+ * The redirect hot path under failure, on the real stack of deploy/local/stack.sh
  * (Redis Cluster, two MariaDB servers with four shards, Kafka): every scenario starts its own
  * redirect processes, stops or kills real servers, and measures with the app's own Prometheus
  * counters. Loopback only; every loop is bounded by a count and a deadline; every component a
  * test stops is started again in its finally (and once more in afterAll as a net).
  */
-describe('redirect hot path on the real stack (issue 3)', () => {
+describe('redirect hot path on the real stack', () => {
   const RUN = Date.now().toString(36);
   const DOMAIN = 'resilience.shortlink.test';
   const TOPIC = `shortlink.clicks.resilience.${RUN}`;
@@ -218,7 +218,7 @@ describe('redirect hot path on the real stack (issue 3)', () => {
   });
 
   // ------------------------------------------------------------------------------- 2b
-  it('Bloom resize (issue 24): a running redirect picks up the layout of `bloom:rebuild --expected=N` without a restart; under traffic no link 404s and unknown codes stay rejected', async () => {
+  it('Bloom resize: a running redirect picks up the layout of `bloom:rebuild --expected=N` without a restart; under traffic no link 404s and unknown codes stay rejected', async () => {
     // L1 off: every read of a link whose Redis entry was dropped goes through the filter.
     const app = await startRedirect({ RATE_LIMIT_PER_IP_PER_MINUTE: '0', RATE_LIMIT_GLOBAL_PER_SECOND: '0', REDIRECT_L1_ENABLED: 'false' });
     const agent = keepAliveAgent();

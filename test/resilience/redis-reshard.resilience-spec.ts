@@ -45,13 +45,13 @@ async function moveSlots(seed: number, from: string, to: string, slots: number):
 }
 
 /**
- * Issue 14, Redis Cluster scaled out under load: a seventh node joins as a master (stack.sh
+ * Redis Cluster scaled out under load: a seventh node joins as a master (stack.sh
  * redis-add-node), 2000 slots with their keys move to it and back while 300 redirects/s read
  * every link from Redis (L1 off). ioredis follows MOVED and ASK: no redirect fails and none falls
  * back to the shards. The node leaves again (stack.sh redis-remove-node), so the cluster ends with
  * its six nodes and three masters.
  */
-describe('Redis Cluster resharding under load (issue 14)', () => {
+describe('Redis Cluster resharding under load', () => {
   const measured: Record<string, unknown> = {};
   let redirect: App;
   let generation: App;

@@ -10,12 +10,12 @@ import { codesByShard, currentRing, misplaced, reshard, reshardOk, shardUrls, st
 jest.setTimeout(240_000);
 
 /**
- * Issue 14, online resharding on the real stack: a fifth shard (the stack's spare `s4`) joins the
+ * Online resharding on the real stack: a fifth shard (the stack's spare `s4`) joins the
  * four while redirects and creates/edits/deletes run, then leaves again the same way, then a move
  * is killed with SIGKILL mid-copy and resumed. Every scenario leaves the ring as it found it: four
  * shards s0..s3 and s4 empty (docs/design.md, "Online resharding").
  */
-describe('online resharding on the real stack (issue 14)', () => {
+describe('online resharding on the real stack', () => {
   const DOMAIN = 'reshard.shortlink.test';
   const FOUR = ['s0', 's1', 's2', 's3'];
   const measured: Record<string, unknown> = {};

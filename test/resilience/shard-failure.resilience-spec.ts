@@ -14,14 +14,14 @@ const mariadbPid = (instance: 'mysql-a' | 'mysql-b'): number =>
 jest.setTimeout(180_000);
 
 /**
- * Issue 14, failure containment on the real stack: one MariaDB instance (mysql-b: shards s2 and
+ * Failure containment on the real stack: one MariaDB instance (mysql-b: shards s2 and
  * s3; the meta database stays up on mysql-a) is stopped while redirects and creates run. Only the
  * links on its shards fail, with 503 SHARD_UNAVAILABLE + Retry-After within SHARD_TIMEOUT_MS; the
  * other shards answer every request; cached links keep redirecting; generated codes that would land
  * on a dead shard are chosen again (docs/design.md, "Failure containment"). mysql-b is started again
  * in the finally, and once more in afterAll as a net.
  */
-describe('one MariaDB instance down (issue 14)', () => {
+describe('one MariaDB instance down', () => {
   const DOMAIN = 'containment.shortlink.test';
   // The bound under test. Generous for a shared 2-core machine, where MariaDB or the app can stall
   // for a second or more; still far below a connect timeout (5 s) or a hung TCP read (minutes).

@@ -50,7 +50,7 @@ for app in generation:$GEN analytics:$ANA; do
   if ! npx --no-install spectral lint --ruleset tools/ci/spectral.yaml --fail-severity=error "$doc"; then log "$name: spectral lint FAILED"; status=1; fi
 done
 
-# The compatibility APIs' own documents (issue 23), on the generation app: the same two linters.
+# The compatibility APIs' own documents, on the generation app: the same two linters.
 for compat in yourls bitly; do
   doc="$DATA/$compat-openapi.json"
   curl -sf "http://127.0.0.1:$GEN/docs/$compat/openapi.json" -o "$doc" || { log "$compat: no OpenAPI document"; status=1; continue; }

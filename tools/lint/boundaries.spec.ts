@@ -50,9 +50,9 @@ describe('module boundaries', () => {
 
   it('forbids a feature to import the wiring, domain code to import a driver or Nest, data-access to import Nest; lets an app compose', async () => {
     const [featureToWiring, domainToDriver, domainToNest, dataAccessToPlatform, appComposes] = await lint([
-      ['libs/feature/redirect/src/probe.ts', "import { portsModule } from '@shortlink/wiring';\nexport const x = portsModule;\n"],
-      ['libs/domain/links/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"],
-      ['libs/domain/links/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n"],
+      ['libs/redirect/feature/src/probe.ts', "import { portsModule } from '@shortlink/wiring';\nexport const x = portsModule;\n"],
+      ['libs/links/domain/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"],
+      ['libs/links/domain/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n"],
       ['libs/data-access/cache/src/probe.ts', "import { createApp } from '@shortlink/nest-platform';\nexport const x = createApp;\n"],
       [
         'apps/redirect/src/probe.ts',
@@ -70,12 +70,12 @@ describe('module boundaries', () => {
 
   it('keeps the read path and sharding in their layers: the domain sees no read path, the read path no adapter; features use it', async () => {
     const [domainToReadPath, readPathToDataAccess, readPathToDriver, featureToReadPath, cacheImplementsReadPath, shardingToLinks] = await lint([
-      ['libs/domain/sharding/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"],
-      ['libs/read-path/src/probe.ts', "import { SqliteMetaStore } from '@shortlink/link-store';\nexport const x = SqliteMetaStore;\n"],
-      ['libs/read-path/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"],
-      ['libs/feature/redirect/src/probe.ts', "import { RedirectPipeline } from '@shortlink/read-path';\nexport const x = RedirectPipeline;\n"],
+      ['libs/sharding/domain/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"],
+      ['libs/redirect/read-path/src/probe.ts', "import { SqliteMetaStore } from '@shortlink/link-store';\nexport const x = SqliteMetaStore;\n"],
+      ['libs/redirect/read-path/src/probe.ts', "import { Cluster } from 'ioredis';\nexport const x = Cluster;\n"],
+      ['libs/redirect/feature/src/probe.ts', "import { RedirectPipeline } from '@shortlink/read-path';\nexport const x = RedirectPipeline;\n"],
       ['libs/data-access/cache/src/probe.ts', "import { CacheKeys } from '@shortlink/read-path';\nexport const x = CacheKeys;\n"],
-      ['libs/domain/sharding/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
+      ['libs/sharding/domain/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
     ]);
     const domainRule = /A project tagged with "type:domain" can only depend on libs tagged with "type:domain", "type:util"/;
     expect(domainToReadPath).toEqual([expect.stringMatching(domainRule)]);
@@ -92,7 +92,7 @@ describe('module boundaries', () => {
       ['tools/cli/src/probe.ts', "import { listLinks } from '@shortlink/sdk';\nexport const x = listLinks;\n"],
       ['libs/shared/link-transfer/src/probe.ts', "import { exportPages } from '@shortlink/sdk';\nexport const x = exportPages;\n"],
       ['libs/sdk/src/probe.ts', "import { ErrorCode } from '@shortlink/core';\nexport const x = ErrorCode;\n"],
-      ['libs/feature/generation/src/probe.ts', "import { unwrap } from '@shortlink/sdk';\nexport const x = unwrap;\n"],
+      ['libs/links/feature/src/probe.ts', "import { unwrap } from '@shortlink/sdk';\nexport const x = unwrap;\n"],
     ]);
     expect([consoleUses, cliUses, transferUses]).toEqual([[], [], []]);
     expect(sdkToCore).toEqual([expect.stringMatching(/A project tagged with "type:sdk" cannot depend on any libs with tags/)]);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
+import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsAppModule, connectClickConsumer } from '@shortlink/analytics-composition';
 import { runApp } from '@shortlink/wiring';
 
-runApp('analytics', () => AnalyticsFeatureModule.forRoot(), ANALYTICS_PORTS, ANALYTICS_OPENAPI, connectClickConsumer);
+runApp('analytics', () => AnalyticsAppModule.forRoot(), ANALYTICS_PORTS, ANALYTICS_OPENAPI, connectClickConsumer);

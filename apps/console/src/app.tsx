@@ -11,14 +11,8 @@ import { Links } from './screens/links';
 import { Members } from './screens/members';
 import { Sessions } from './screens/sessions';
 import { SignIn } from './screens/sign-in';
+import type { Session } from './session';
 import { go, useRoute } from './ui';
-
-export interface Session {
-  me: Me;
-  can(scope: Scope): boolean;
-  /** The analytics dashboard (GET /console/settings.json), which takes this session too. */
-  dashboardUrl: string | null;
-}
 
 /** The parts of the console and the scope each needs (the server decides in any case). */
 const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
@@ -26,7 +20,7 @@ const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
   { route: 'analytics', label: 'Analytics', scope: 'analytics:read' },
   { route: 'import', label: 'Import', scope: 'links:write' },
   { route: 'domains', label: 'Domains', scope: 'links:write' },
-  { route: 'keys', label: 'API keys', scope: 'members:write' },
+  { route: 'keys', label: 'API keys', scope: 'keys:write' },
   { route: 'members', label: 'Members', scope: 'members:write' },
   { route: 'audit', label: 'Audit log', scope: 'audit:read' },
 ];
@@ -86,7 +80,7 @@ export function App() {
   else if (screen === 'import' && session.can('links:write')) body = <Lazy load={loadImport} />;
   else if (screen === 'analytics' && session.can('analytics:read')) body = <Lazy load={loadAnalytics} />;
   else if (screen === 'domains' && session.can('links:write')) body = <Domains />;
-  else if (screen === 'keys' && session.can('members:write')) body = <Keys session={session} />;
+  else if (screen === 'keys' && session.can('keys:write')) body = <Keys session={session} />;
   else if (screen === 'members' && session.can('members:write')) body = <Members session={session} />;
   else if (screen === 'audit' && session.can('audit:read')) body = <AuditLog />;
   else body = <Links session={session} query={query} />;

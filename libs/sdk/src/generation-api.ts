@@ -151,6 +151,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/links/{code}/moderation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Flag, ban or clear any tenant’s link
+         * @description Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        put: operations["moderateLink"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -159,16 +179,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your keys (revoked ones too, with when)
-         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         * List your tenant’s keys (revoked ones too, with when), each with the person it acts for and what it may do now
+         * @description Needs a key with the `keys:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         get: operations["listKeys"];
         put?: never;
         /**
-         * Create a key; the secret is in this answer only
-         * @description A key never gets a scope the calling key does not have. A tenant holds at most its plan’s number of active keys (403 `KEY_LIMIT_REACHED` beyond: revoke one first).
+         * Create a key acting for you; the secret is in this answer only
+         * @description The key acts for the person signed in (or the person the calling key acts for; none for a key of no person) and never gets a scope the caller does not have, nor one above that person’s role: a key of an admin, editor or viewer never holds `members:write`, which only an owner signed in gives (403 `INSUFFICIENT_SCOPE`). A tenant holds at most its plan’s number of active keys (403 `KEY_LIMIT_REACHED` beyond: revoke one first).
          *
-         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         *     Needs a key with the `keys:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         post: operations["createKey"];
         delete?: never;
@@ -189,11 +209,33 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key (it fails within a second on every instance)
-         * @description Only a key that holds every scope of the revoked key may revoke it (403 `INSUFFICIENT_SCOPE` otherwise).
+         * @description Your own keys; an owner any key; an admin the keys of members it manages (not an owner’s, not a key of no person) and suspended ones; editors only their own. The caller must also hold every scope of the revoked key. 403 `INSUFFICIENT_SCOPE` otherwise.
          *
-         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         *     Needs a key with the `keys:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand a key over to another active member: it acts for them from now on (owners only)
+         * @description Keeps a removed person’s suspended keys working, or adopts a key of no person. The key keeps its scopes; what it may use follows the new person’s role. Recorded as `key.transferred`. 403 `INSUFFICIENT_SCOPE` for anyone but an owner (or a key of no person while the tenant has no owner), 404 `KEY_NOT_FOUND`, 404 `MEMBER_NOT_FOUND` for a member who is not active in the tenant.
+         *
+         *     Needs a key with the `keys:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["transferKey"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -212,7 +254,55 @@ export interface paths {
          */
         get: operations["listDomains"];
         put?: never;
+        /**
+         * Add a domain of your own; the answer says how to prove it
+         * @description The domain is pending until a check finds its TXT record or its HTTP token (checked after DOMAIN_FIRST_CHECK_MS, then with backoff; or at once with `POST /api/v1/domains/{domain}/ownership/check`). 409 `DOMAIN_TAKEN` when a tenant holds it, or when it is one of the service’s domains or a name under one; 403 `DOMAIN_LIMIT_REACHED` at the plan’s number of domains.
+         *
+         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["addDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/ownership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a domain of yours stands: its status, the record that proves it, its last check and certificate
+         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getDomainOwnership"];
+        put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{domain}/ownership/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a domain now (after creating its record)
+         * @description Runs the check at once and answers where the domain then stands (`status` verified, or pending with `lastFailure`); automatic retries start again for DOMAIN_RETRY_WINDOW_HOURS. A check already running elsewhere is not run twice: the domain is answered as it stands. A domain an operator gave is not checked.
+         *
+         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["checkDomainOwnership"];
         delete?: never;
         options?: never;
         head?: never;
@@ -235,7 +325,11 @@ export interface paths {
         get: operations["getDomain"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove a domain of yours (its links there stop resolving, its settings are reset)
+         * @description Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        delete: operations["removeDomain"];
         options?: never;
         head?: never;
         /**
@@ -262,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tenant and its first key, and invite its first owner by email
-         * @description With `ownerEmail`, the person is invited as the tenant’s owner (`owner.invitation`, shown once; mailed with SMTP_URL). The tenant and key are created first; were the invitation to fail, the first key (which has `members:write`) can invite the owner.
+         * @description With `ownerEmail`, the person is invited as the tenant’s owner (`owner.invitation`, shown once; mailed with SMTP_URL). The tenant and key are created first; were the invitation to fail, the first key (which has `members:write` while the tenant has no active owner) can invite the owner.
          *
          *     Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -312,7 +406,7 @@ export interface paths {
         put?: never;
         /**
          * Give a tenant a domain of its own
-         * @description The tenant may then create links on it; the redirect serves them by Host. Point the domain’s DNS at the redirect app.
+         * @description The tenant may then create links on it; the redirect serves them by Host. Point the domain’s DNS at the redirect app. 409 `DOMAIN_TAKEN` when another tenant has it, or when it is one of the service’s domains or a name under one (`x.sho.rt`).
          *
          *     Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -338,26 +432,6 @@ export interface paths {
          * @description Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         delete: operations["removeTenantDomain"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/admin/links/{code}/moderation": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Flag, ban or clear any tenant’s link
-         * @description Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
-         */
-        put: operations["moderateLink"];
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -540,7 +614,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person by email with a role; the invitation token is in this answer only
-         * @description The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and keys) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already.
+         * @description The invitation is mailed when SMTP_URL is configured (`invitation.mailed`). Only owners (and an owner’s keys, or the first key of a tenant without an owner) may invite an owner. 409 `MEMBER_EXISTS` when the email is a member already. A tenant sends at most its plan’s invitations an hour (PLAN_FREE_INVITATIONS_PER_HOUR, PLAN_PAID_INVITATIONS_PER_HOUR; every request counts): 429 `INVITATION_LIMIT_REACHED` with Retry-After beyond.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -566,8 +640,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove a member; every session of it ends (on every instance within a second)
-         * @description Only owners (and keys) may remove an owner. 409 `LAST_OWNER` for the last active owner.
+         * Remove a member; every session of it ends and every key acting for it is suspended (on every instance within a second)
+         * @description Only owners (and an owner’s keys) may remove an owner. The member’s keys answer 403 `KEY_SUSPENDED` until an owner transfers them to another member (POST /api/v1/keys/{id}/transfer) or revokes them. 409 `LAST_OWNER` for the last active owner.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -576,7 +650,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member’s role (at once, on every instance within a second)
-         * @description Only owners (and keys) may give or take the owner role. 409 `LAST_OWNER` when it would leave the tenant without an active owner.
+         * @description Only owners (and an owner’s keys) may give or take the owner role. A demotion lowers the person’s keys too, within a second. 409 `LAST_OWNER` when it would leave the tenant without an active owner.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -599,7 +673,7 @@ export interface paths {
         get: operations["getSso"];
         /**
          * Configure the tenant’s OpenID Connect provider for single sign-on
-         * @description Owners only (and keys with members:write); an admin gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole.
+         * @description Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner); an admin, or an admin’s key, gets 403 `INSUFFICIENT_SCOPE`. The client secret is sealed at rest and never answered; left out on a change, the stored one stays. 400 `VALIDATION_FAILED` for an issuer that is not https, no allowed domain, or `owner` as defaultRole; 400 `URL_NOT_ALLOWED` (with `reason`) for an issuer the URL policy refuses (an IP address, a local or internal name) or whose host resolves to nothing or to any non-public address (loopback, private, link-local, …, in any IPv4-in-IPv6 spelling).
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -607,7 +681,7 @@ export interface paths {
         post?: never;
         /**
          * Turn single sign-on off (people it created keep their membership; they sign in again once it is back)
-         * @description Owners only (and keys with members:write). 404 `SSO_NOT_CONFIGURED` when there is none.
+         * @description Owners only (and an owner’s keys with members:write, or the first key of a tenant without an owner). 404 `SSO_NOT_CONFIGURED` when there is none.
          *
          *     Needs a key with the `members:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -626,7 +700,7 @@ export interface paths {
         };
         /**
          * Begin signing in with the tenant’s provider: a redirect to it (authorization code with PKCE, state and nonce)
-         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider’s discovery does not answer within SSO_TIMEOUT_SECONDS.
+         * @description Answers 302 to the provider and a short-lived, sealed `sl_sso` cookie holding the state, nonce and PKCE verifier (nothing stored server-side). 404 `SSO_NOT_CONFIGURED`; 429 `RATE_LIMITED` past SSO_STARTS_PER_MINUTE_PER_TENANT or _PER_ADDRESS; 503 `SSO_PROVIDER_UNAVAILABLE` when the provider cannot be reached (an address single sign-on may not reach, a port closed or silent, no discovery document): always the same answer, given SSO_TIMEOUT_SECONDS after the call began.
          */
         get: operations["startSso"];
         put?: never;
@@ -649,68 +723,6 @@ export interface paths {
          * @description On success 302 to the console (SHORTLINK_CONSOLE_URL) with the session cookie `sl_session`, as a password sign-in gives it; a person of an allowed domain who is not a member yet is created with the configured role. A browser (Accept preferring text/html) that fails is sent back to the console instead, with `?sso_error=<code>`, which its sign-in shows; other clients get problem+json: 400 `SSO_STATE_MISMATCH` (a state that is not this browser’s, or a sign-in started more than ten minutes ago), 401 `SSO_CODE_REJECTED` (a wrong, used or expired code, or the provider refused), 403 `SSO_EMAIL_DOMAIN_REFUSED`, 503 `SSO_PROVIDER_UNAVAILABLE`.
          */
         get: operations["finishSso"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sign in with email and password: answers a session cookie and its CSRF token
-         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).
-         */
-        post: operations["signIn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * End this session (on every instance within a second) and clear its cookie
-         * @description With a key: nothing to end, 204.
-         *
-         *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
-         */
-        post: operations["signOut"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Who is calling: the person (or key), the tenant, the role, the scopes and the CSRF token of the session
-         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
-         */
-        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -821,8 +833,8 @@ export interface paths {
         get: operations["getMySecondFactor"];
         put?: never;
         /**
-         * Start turning on a second factor (TOTP): a new secret for the authenticator app
-         * @description For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged.
+         * Start turning on a second factor (TOTP), or moving it to another app: a new secret for the authenticator app
+         * @description For a person signed in (a key gets 403). The factor is on once a code of this secret is confirmed; until then sign-in is unchanged. While a factor is on, this moves it and needs the current one: `code` (of the app in use) or `recoveryCode`, spent here (without: 401 `SECOND_FACTOR_REQUIRED`; wrong: 400 `SECOND_FACTOR_INVALID`, counted like a failed sign-in, 429 past its limits); the move is then confirmed within 10 minutes.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -844,7 +856,7 @@ export interface paths {
         put?: never;
         /**
          * Turn the second factor on with a code of the new secret; answers the recovery codes once
-         * @description 400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started.
+         * @description 400 `SECOND_FACTOR_INVALID` for a wrong code or no enrolment started; 401 `SECOND_FACTOR_REQUIRED` while a factor is on and the move was not started with it in the last 10 minutes.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -866,11 +878,73 @@ export interface paths {
         put?: never;
         /**
          * Turn the second factor off, proven by a current code or a recovery code
-         * @description 400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on.
+         * @description 400 `SECOND_FACTOR_INVALID` without a valid proof or without a factor on. Wrong codes and recovery codes are counted like failed sign-ins (per account and per client address): past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS, 429 with Retry-After.
          *
          *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         post: operations["disableSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password: answers a session cookie and its CSRF token
+         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both). JSON only (a form body is 415 `UNSUPPORTED_MEDIA_TYPE`); a browser page of another site (its `Origin` or `Sec-Fetch-Site`) is 403 `CROSS_SITE_REQUEST`: a sign-in sets the session cookie, so another site must not make one (login CSRF).
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End this session (on every instance within a second) and clear its cookie
+         * @description With a key: nothing to end, 204.
+         *
+         *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is calling: the person (or key), the tenant, the role, the scopes and the CSRF token of the session
+         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1039,15 +1113,29 @@ export interface components {
             /** @description The domain of codes given without one; narrows a tag */
             domain?: string;
         };
+        /** @description flagged: visitors see a warning page first; banned: 451 with a page; clear: back to normal */
+        Moderation: {
+            /** @enum {string} */
+            moderation: "clear" | "flagged" | "banned";
+            reason?: string | null;
+        };
         KeyCreation: {
             name: string;
-            /** @description Any of links:read, links:write, analytics:read, audit:read, members:write, admin; never more than the calling key has. Default: the caller's links and analytics scopes */
+            /** @description Any of links:read, links:write, analytics:read, audit:read, members:write, keys:write, admin; never more than the caller has, nor than the role of the person the key will act for allows (members:write: only an owner signed in). Default: the caller's links, analytics, audit:read and keys:write scopes */
             scopes?: string[];
             /**
              * @description ISO 8601 date-time with a zone, in the future
              * @example 2027-06-30T00:00:00Z
              */
             expiresAt?: string | null;
+        };
+        KeyTransfer: {
+            /** @description The active member the key will act for */
+            memberId: string;
+        };
+        DomainAdd: {
+            /** @example go.acme.com */
+            domain: string;
         };
         DomainSettingsEdit: {
             notFoundRedirect?: string | null;
@@ -1059,6 +1147,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             androidAssetLinks?: unknown[] | null;
+            hsts?: components["schemas"]["Hsts"] | null;
         };
         /** @description How the visitor pages of the domain look; absent or null: the service’s */
         Branding: {
@@ -1071,6 +1160,18 @@ export interface components {
              * @example #ff6600
              */
             accentColor?: string | null;
+        };
+        /** @description Strict-Transport-Security sent with every answer of the domain over HTTPS; null: none */
+        Hsts: {
+            /**
+             * @description Seconds browsers keep to HTTPS, 0 to 63072000 (two years)
+             * @example 31536000
+             */
+            maxAge: number;
+            /** @description Also the names under the domain (default false) */
+            includeSubDomains?: boolean;
+            /** @description Ask for the browsers’ preload lists: needs includeSubDomains and a year (default false) */
+            preload?: boolean;
         };
         TenantCreation: {
             name: string;
@@ -1085,17 +1186,11 @@ export interface components {
             /** @description active or suspended; a suspended tenant’s keys get 403 and its links a suspended page */
             status?: string;
         };
-        /** @description flagged: visitors see a warning page first; banned: 451 with a page; clear: back to normal */
-        Moderation: {
-            /** @enum {string} */
-            moderation: "clear" | "flagged" | "banned";
-            reason?: string | null;
-        };
         WebhookCreation: {
             /** @example https://hooks.example.com/shortlink */
             url: string;
             /**
-             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed
+             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified
              * @example [
              *       "link.created",
              *       "link.clicked"
@@ -1107,7 +1202,7 @@ export interface components {
         WebhookEdit: {
             url?: string;
             /**
-             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed
+             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified
              * @example [
              *       "link.created",
              *       "link.clicked"
@@ -1147,16 +1242,6 @@ export interface components {
             /** @description admin, editor or viewer (default): the role of a person created by a first sign-in */
             defaultRole?: string;
         };
-        SignIn: {
-            email: string;
-            password: string;
-            /** @description Needed only when the email belongs to several tenants */
-            tenantId?: string;
-            /** @description With a second factor: the 6 digits of the authenticator app (each accepted once) */
-            code?: string;
-            /** @description With a second factor, instead of code: one of the recovery codes (each works once) */
-            recoveryCode?: string;
-        };
         InvitationAcceptance: {
             token: string;
             /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
@@ -1167,13 +1252,23 @@ export interface components {
             /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
             newPassword: string;
         };
+        /** @description A current code, or a recovery code */
+        SecondFactorProof: {
+            code?: string;
+            recoveryCode?: string;
+        };
         SecondFactorCode: {
             /** @description 6 digits of the authenticator app */
             code: string;
         };
-        /** @description A current code, or a recovery code */
-        SecondFactorProof: {
+        SignIn: {
+            email: string;
+            password: string;
+            /** @description Needed only when the email belongs to several tenants */
+            tenantId?: string;
+            /** @description With a second factor: the 6 digits of the authenticator app (each accepted once) */
             code?: string;
+            /** @description With a second factor, instead of code: one of the recovery codes (each works once) */
             recoveryCode?: string;
         };
         /** @description One line of the NDJSON answer per row, in request order: the created link or a problem */
@@ -1287,7 +1382,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
+            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -1303,7 +1398,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "ALIAS_RETIRED" | "ALIAS_TAKEN" | "DOMAIN_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "LAST_OWNER" | "MEMBER_EXISTS";
+            code: "ALIAS_RETIRED" | "ALIAS_TAKEN" | "DOMAIN_NOT_VERIFIED" | "DOMAIN_TAKEN" | "IDEMPOTENCY_KEY_IN_USE" | "LAST_OWNER" | "MEMBER_EXISTS";
             detail: string;
             instance?: string;
         } & {
@@ -1367,7 +1462,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -1525,7 +1620,21 @@ export interface components {
             name: string;
             /** @description The first characters of the key, to recognise it; never enough to use it */
             prefix: string;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
+            /** @description The scopes the key was given */
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            /** @description What the key may do now: its scopes within the role of the person it acts for (a demotion lowers them); empty while suspended. A key of no person keeps links:*, analytics:read and audit:read once the tenant has an owner */
+            activeScopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            /** @description The member the key acts for (its maker, or whom an owner transferred it to); email and role null once that member was removed (the key is suspended). Null for a key of no person (the tenant’s first key, made by the operator) */
+            actsFor: {
+                id: string;
+                email: string | null;
+                role: ("owner" | "admin" | "editor" | "viewer") | null;
+            } | null;
+            /**
+             * @description suspended: the person it acted for is no longer a member
+             * @enum {string}
+             */
+            status: "active" | "suspended" | "expired" | "revoked";
             /** Format: date-time */
             createdAt: string;
             expiresAt: string | null;
@@ -1535,6 +1644,48 @@ export interface components {
             key: components["schemas"]["ApiKey"];
             /** @description The secret: shown this once, only its hash is stored */
             apiKey: string;
+        };
+        DomainOwnership: {
+            domain: string;
+            /**
+             * @description pending: added, not proven yet; verified: serves links, may get a certificate; unverified: its proof was found gone (serves nothing)
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "unverified";
+            /** @description What proved it last: its TXT record, its HTTP token, or an operator */
+            verifiedBy: ("dns" | "http" | "operator") | null;
+            verifiedAt: string | null;
+            /** @description The last check */
+            checkedAt: string | null;
+            /** @description The next automatic check; null: none (an operator’s domain, or retries over: ask for a check) */
+            nextCheckAt: string | null;
+            /** @description Failed checks in a row */
+            failures: number;
+            /** @description Why the last failed check failed */
+            lastFailure: string | null;
+            /** @description What proves the domain; null for a domain an operator gave */
+            records: {
+                /** @description A DNS TXT record to create (null: the DNS method is off) */
+                txt: {
+                    /** @example _shortlink-challenge.go.acme.com */
+                    name: string;
+                    /** @example shortlink-verification=3q2-7w… */
+                    value: string;
+                } | null;
+                /** @description Point the domain at the service (a CNAME or A record to its front door): this URL then answers `body` by itself (null: the HTTP method is off) */
+                http: {
+                    /** @example http://go.acme.com/.well-known/shortlink-challenge/3q2-7w… */
+                    url: string;
+                    body: string;
+                } | null;
+            } | null;
+            /** @description The certificate the TLS front served when last read (null: not read yet, or no front configured) */
+            certificate: {
+                expiresAt: string | null;
+                /** Format: date-time */
+                checkedAt: string;
+                error: string | null;
+            } | null;
         };
         DomainSettingsList: {
             domains: components["schemas"]["DomainSettings"][];
@@ -1566,10 +1717,20 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             androidAssetLinks: unknown[] | null;
+            hsts: {
+                maxAge: number;
+                includeSubDomains: boolean;
+                preload: boolean;
+            } | null;
+            /**
+             * @description Whether the domain serves: verified (the service’s always are); pending or unverified ones serve nothing (their ownership: GET /api/v1/domains/{domain}/ownership)
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "unverified";
         };
         TenantCreated: {
             tenant: components["schemas"]["Tenant"];
-            /** @description The tenant’s first key (links and analytics scopes): shown this once */
+            /** @description The tenant’s first key, shown this once. It acts for no person: every tenant scope (members and keys too) while the tenant has no active owner, then links, analytics and the audit log only, until an owner adopts it (POST /api/v1/keys/{id}/transfer) */
             apiKey: string;
             key: components["schemas"]["ApiKey"];
             /** @description With ownerEmail: the owner invited, and the invitation (its token shown this once) */
@@ -1593,7 +1754,7 @@ export interface components {
             id: string;
             email: string;
             /**
-             * @description owner and admin: members, keys, links, analytics, the audit log; editor: links and analytics; viewer: read links and analytics
+             * @description owner and admin: members, keys, links, analytics, the audit log (an admin never touches an owner or an owner’s keys); editor: links, analytics and its own keys; viewer: read links and analytics
              * @enum {string}
              */
             role: "owner" | "admin" | "editor" | "viewer";
@@ -1628,7 +1789,7 @@ export interface components {
             id: string;
             /** Format: date-time */
             at: string;
-            /** @description Stable dotted name, e.g. link.created, link.bulk_deleted, key.revoked, tenant.plan_changed */
+            /** @description Stable dotted name, e.g. link.created, link.bulk_deleted, key.revoked, key.transferred, tenant.plan_changed */
             action: string;
             actor: components["schemas"]["AuditActor"];
             target: components["schemas"]["AuditTarget"];
@@ -1654,9 +1815,14 @@ export interface components {
             id: string;
             /** @description The key’s name, the person’s email */
             name: string;
+            /** @description For a key: the person it acted for (member id and email), its maker or whom an owner transferred it to; null otherwise */
+            onBehalfOf: {
+                id: string;
+                name: string;
+            } | null;
         };
         AuditTarget: {
-            /** @description link, links (a batch or bulk change), key, member, tenant, domain */
+            /** @description link, links (a batch or bulk change), key, member, session, tenant, domain, webhook */
             type: string;
             /** @description The link’s code, the key’s, member’s or tenant’s id; null for several links */
             id: string | null;
@@ -1671,7 +1837,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed")[];
+            events: ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified")[];
             description: string;
             enabled: boolean;
             /** @description `failing`: every attempt failed for WEBHOOK_DISABLE_AFTER_MS (3 days); `by-owner` */
@@ -1704,7 +1870,7 @@ export interface components {
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             id: string;
             /** @enum {string} */
-            eventType: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed";
+            eventType: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -1740,39 +1906,6 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-        };
-        SignedIn: {
-            /** @description The person signed in; null for a key */
-            member: components["schemas"]["Member"] | null;
-            /** @description The key used; null for a session */
-            key: {
-                id: string;
-                name: string;
-            } | null;
-            tenant: components["schemas"]["Tenant"];
-            role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
-            /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
-            csrfToken: string | null;
-            /**
-             * Format: date-time
-             * @description The session’s absolute end
-             */
-            expiresAt: string;
-        };
-        Me: {
-            /** @description The person signed in; null for a key */
-            member: components["schemas"]["Member"] | null;
-            /** @description The key used; null for a session */
-            key: {
-                id: string;
-                name: string;
-            } | null;
-            tenant: components["schemas"]["Tenant"];
-            role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
-            /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
-            csrfToken: string | null;
         };
         Accepted: {
             member: components["schemas"]["Member"];
@@ -1813,6 +1946,39 @@ export interface components {
         RecoveryCodes: {
             /** @description Shown this once; each works once instead of a code */
             recoveryCodes: string[];
+        };
+        SignedIn: {
+            /** @description The person signed in; null for a key */
+            member: components["schemas"]["Member"] | null;
+            /** @description The key used; null for a session */
+            key: {
+                id: string;
+                name: string;
+            } | null;
+            tenant: components["schemas"]["Tenant"];
+            role: ("owner" | "admin" | "editor" | "viewer") | null;
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
+            csrfToken: string | null;
+            /**
+             * Format: date-time
+             * @description The session’s absolute end
+             */
+            expiresAt: string;
+        };
+        Me: {
+            /** @description The person signed in; null for a key */
+            member: components["schemas"]["Member"] | null;
+            /** @description The key used; null for a session */
+            key: {
+                id: string;
+                name: string;
+            } | null;
+            tenant: components["schemas"]["Tenant"];
+            role: ("owner" | "admin" | "editor" | "viewer") | null;
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
+            csrfToken: string | null;
         };
     };
     responses: never;
@@ -2971,6 +3137,120 @@ export interface operations {
             };
         };
     };
+    moderateLink: {
+        parameters: {
+            query?: {
+                /** @description The link’s domain when it is not the default one */
+                domain?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The short code or alias */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Moderation"];
+            };
+        };
+        responses: {
+            /** @description The link */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Link"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
     listKeys: {
         parameters: {
             query?: never;
@@ -3253,6 +3533,116 @@ export interface operations {
             };
         };
     };
+    transferKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyTransfer"];
+            };
+        };
+        responses: {
+            /** @description The key, acting for the member */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
     listDomains: {
         parameters: {
             query?: never;
@@ -3339,6 +3729,317 @@ export interface operations {
             };
         };
     };
+    addDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainAdd"];
+            };
+        };
+        responses: {
+            /** @description Added, pending */
+            201: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainOwnership"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getDomainOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainOwnership"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    checkDomainOwnership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain after the check */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainOwnership"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
     getDomain: {
         parameters: {
             query?: never;
@@ -3366,6 +4067,110 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DomainSettings"];
                 };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    removeDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description problem+json (400) */
             400: {
@@ -4240,120 +5045,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (401) */
-            401: {
-                headers: {
-                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
-                };
-            };
-            /** @description problem+json (403) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
-                };
-            };
-            /** @description problem+json (404) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["NotFoundProblem"];
-                };
-            };
-            /** @description problem+json (414) */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["URITooLongProblem"];
-                };
-            };
-            /** @description problem+json (429) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-            /** @description problem+json (503) */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-                };
-            };
-        };
-    };
-    moderateLink: {
-        parameters: {
-            query?: {
-                /** @description The link’s domain when it is not the default one */
-                domain?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The short code or alias */
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["Moderation"];
-            };
-        };
-        responses: {
-            /** @description The link */
-            200: {
-                headers: {
-                    /** @description Requests a minute this key’s plan allows */
-                    "RateLimit-Limit"?: string;
-                    /** @description Requests left in the sliding minute */
-                    "RateLimit-Remaining"?: string;
-                    /** @description Seconds until the window renews */
-                    "RateLimit-Reset"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Link"];
-                };
             };
             /** @description problem+json (400) */
             400: {
@@ -6322,6 +7013,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["URITooLongProblem"];
                 };
             };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
             /** @description problem+json (431) */
             431: {
                 headers: {
@@ -6406,262 +7108,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["NotFoundProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-            /** @description problem+json (503) */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-                };
-            };
-        };
-    };
-    signIn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SignIn"];
-            };
-        };
-        responses: {
-            /** @description Signed in */
-            200: {
-                headers: {
-                    /** @description sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure] */
-                    "Set-Cookie"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SignedIn"];
-                };
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (401) */
-            401: {
-                headers: {
-                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
-                };
-            };
-            /** @description problem+json (403) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
-                };
-            };
-            /** @description problem+json (429) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-            /** @description problem+json (503) */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-                };
-            };
-        };
-    };
-    signOut: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed out */
-            204: {
-                headers: {
-                    /** @description Requests a minute this key’s plan allows */
-                    "RateLimit-Limit"?: string;
-                    /** @description Requests left in the sliding minute */
-                    "RateLimit-Remaining"?: string;
-                    /** @description Seconds until the window renews */
-                    "RateLimit-Reset"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (401) */
-            401: {
-                headers: {
-                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
-                };
-            };
-            /** @description problem+json (403) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
-                };
-            };
-            /** @description problem+json (429) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
-                };
-            };
-            /** @description problem+json (431) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
-                };
-            };
-            /** @description problem+json (503) */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-                };
-            };
-        };
-    };
-    getMe: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The caller */
-            200: {
-                headers: {
-                    /** @description Requests a minute this key’s plan allows */
-                    "RateLimit-Limit"?: string;
-                    /** @description Requests left in the sliding minute */
-                    "RateLimit-Remaining"?: string;
-                    /** @description Seconds until the window renews */
-                    "RateLimit-Reset"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Me"];
-                };
-            };
-            /** @description problem+json (400) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BadRequestProblem"];
-                };
-            };
-            /** @description problem+json (401) */
-            401: {
-                headers: {
-                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
-                };
-            };
-            /** @description problem+json (403) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
-                };
-            };
-            /** @description problem+json (429) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
                 };
             };
             /** @description problem+json (431) */
@@ -7101,7 +7547,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorProof"];
+            };
+        };
         responses: {
             /** @description The secret, pending */
             200: {
@@ -7295,6 +7745,271 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignIn"];
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            200: {
+                headers: {
+                    /** @description sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure] */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
             };
             /** @description problem+json (400) */
             400: {

@@ -4,7 +4,7 @@ type Schemas = components['schemas'];
 /** The document's problem schemas by status (BadRequestProblem, NotFoundProblem, …), each listing its codes. */
 type ProblemSchema = Exclude<Extract<keyof Schemas, `${string}Problem`>, 'Problem'>;
 
-/** Every stable error code the API's document names (libs/domain/core/src/domain-error.ts on the server). */
+/** Every stable error code the API's document names (libs/shared/core/src/domain-error.ts on the server). */
 export type ProblemCode = { [K in ProblemSchema]: Schemas[K] extends { code: infer C } ? C : never }[ProblemSchema];
 
 /**

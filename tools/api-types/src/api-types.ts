@@ -13,9 +13,9 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import type { DynamicModule } from '@nestjs/common';
 import type * as OpenapiTypescript from 'openapi-typescript';
-import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule } from '@shortlink/analytics-feature';
+import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsAppModule } from '@shortlink/analytics-composition';
 import { AppConfig, loadConfig } from '@shortlink/config';
-import { GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
+import { GENERATION_API, GENERATION_PORTS, GenerationAppModule } from '@shortlink/generation-composition';
 import { createApp } from '@shortlink/nest-platform';
 import { SharedPorts } from '@shortlink/wiring';
 
@@ -47,7 +47,7 @@ export const API_TYPES_TARGETS: Readonly<Record<ApiTypesTarget['app'], ApiTypesT
     script: 'sdk:api-types',
     sampleField: 'shortUrl: string;',
     env: { GENERATION_ADMIN_PORT: '0' },
-    build: (config) => ({ ports: GENERATION_PORTS, feature: GenerationFeatureModule.forRoot(config), openApi: GENERATION_API }),
+    build: (config) => ({ ports: GENERATION_PORTS, feature: GenerationAppModule.forRoot(config), openApi: GENERATION_API }),
   },
   analytics: {
     app: 'analytics',
@@ -55,7 +55,7 @@ export const API_TYPES_TARGETS: Readonly<Record<ApiTypesTarget['app'], ApiTypesT
     script: 'console:api-types',
     sampleField: 'botClicks: number;',
     env: { ANALYTICS_ADMIN_PORT: '0', ANALYTICS_CONSUMER_ENABLED: 'false' },
-    build: () => ({ ports: ANALYTICS_PORTS, feature: AnalyticsFeatureModule.forRoot(), openApi: ANALYTICS_OPENAPI }),
+    build: () => ({ ports: ANALYTICS_PORTS, feature: AnalyticsAppModule.forRoot(), openApi: ANALYTICS_OPENAPI }),
   },
 };
 

@@ -6,6 +6,7 @@ import {
   checkErrors,
   checkMaxClicks,
   checkRedirectTargets,
+  checkVisitorLimit,
   faultSummary,
   RECOVERY_MS,
 } from './checker';
@@ -227,6 +228,56 @@ describe('chaos checker: maxClicks', () => {
     expect(checkMaxClicks(recordOf(ops)).map((v) => v.invariant)).toEqual(['max-clicks']);
     expect(checkMaxClicks(recordOf(ops, { faults: [fault({ target: 'redis-master', start: c.end, end: c.end + 10, unflushedClicksBefore: 1 })] }))).toEqual([]);
     expect(checkMaxClicks(recordOf(ops.slice(0, 3)))).toEqual([]);
+  });
+});
+
+describe('chaos checker: the visitor limit', () => {
+  /** `n` GETs of one visitor to `instance`, one every `everyMs` from `from`, the first `allowed` of them 302, the rest 429. */
+  const visits = (code: string, instance: string, from: number, n: number, everyMs: number, allowed: number) =>
+    Array.from({ length: n }, (_, i) =>
+      op({
+        kind: 'redirect',
+        code,
+        instance,
+        start: from + i * everyMs,
+        status: i < allowed ? 302 : 429,
+        location: i < allowed ? URL_A : undefined,
+        contentType: i < allowed ? undefined : CT,
+      }),
+    );
+  const MINUTE = 60_000 * 100; // a minute's start, well after the create
+
+  it('passes a visitor within limit + each instance’s requests in one merge interval, and finds one beyond', () => {
+    const c = create('v1', URL_A, { clicksPerIpPerMinute: 10 });
+    // One request every 100 ms to each instance: 5 of them in a span of 500 ms (the 100 ms interval + 400 ms lateness).
+    // One request every 100 ms to each instance: 6 of them may be answered within 500 ms (the 100 ms interval + 400 ms lateness).
+    const within = [c, ...visits('v1', 'redirect-0', MINUTE, 30, 100, 11), ...visits('v1', 'redirect-1', MINUTE + 50, 30, 100, 11)];
+    expect(checkVisitorLimit(recordOf(within))).toEqual([]);
+    const beyond = [c, ...visits('v1', 'redirect-0', MINUTE, 30, 100, 12), ...visits('v1', 'redirect-1', MINUTE + 50, 30, 100, 11)];
+    const found = checkVisitorLimit(recordOf(beyond));
+    expect(found.map((v) => v.invariant)).toEqual(['visitor-limit']);
+    expect(found[0].message).toContain('23 times');
+    expect(found[0].message).toContain('10 + [6, 6] requests within 500 ms = 22');
+  });
+
+  it('allows each instance the whole limit in a minute with a Redis master fault, and counts a minute apart from the next', () => {
+    const c = create('v2', URL_A, { clicksPerIpPerMinute: 10 });
+    // One request a second to each instance: the bound is 10 + 1 + 1, each instance alone would give 10.
+    const ops = [c, ...visits('v2', 'redirect-0', MINUTE, 12, 1000, 10), ...visits('v2', 'redirect-1', MINUTE + 50, 12, 1000, 10)];
+    expect(checkVisitorLimit(recordOf(ops)).map((v) => v.invariant)).toEqual(['visitor-limit']);
+    const redis = fault({ target: 'redis-master', start: MINUTE + 5000, end: MINUTE + 8000 });
+    expect(checkVisitorLimit(recordOf(ops, { faults: [redis] }))).toEqual([]);
+    // The same 20 redirects spread over two minutes: 10 in each.
+    const spread = [c, ...visits('v2', 'redirect-0', MINUTE, 10, 1000, 10), ...visits('v2', 'redirect-1', MINUTE + 60_000, 10, 1000, 10)];
+    expect(checkVisitorLimit(recordOf(spread))).toEqual([]);
+  });
+
+  it('accepts 429 RATE_LIMITED as what a limited link shows after the run', () => {
+    const c = create('v3', URL_A, { clicksPerIpPerMinute: 5 });
+    const limited = { ...seen(URL_A), redirectStatus: 429, location: null, problem: 'RATE_LIMITED' };
+    expect(checkAcknowledgedWrites(recordOf([c], {}, { links: { v3: limited } }))).toEqual([]);
+    const other = create('v4', URL_A);
+    expect(checkAcknowledgedWrites(recordOf([other], {}, { links: { v4: limited } })).map((v) => v.invariant)).toEqual(['acknowledged-writes']);
   });
 });
 

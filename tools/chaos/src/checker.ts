@@ -1,18 +1,25 @@
 /**
- * The chaos run's checker: plain functions of the record (record.ts), one per invariant of issue 25
+ * The chaos run's checker: plain functions of the record (record.ts), one per invariant
  * (docs/reliability.md lists them with the bounds they allow). Each returns the violations it found;
  * `check` runs them all and sums the run up for the verdict table.
  */
 import { ChaosRecord, Fault, FaultTarget, Op, OpKind, Settled } from './record';
 
-export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-counted-once' | 'errors' | 'max-clicks';
+export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-counted-once' | 'errors' | 'max-clicks' | 'visitor-limit';
 
 export const INVARIANTS: ReadonlyArray<{ name: Invariant; says: string }> = [
   { name: 'acknowledged-writes', says: 'an acknowledged create, edit, disable or delete is visible after the run settles, and not undone' },
   { name: 'redirect-targets', says: "a 302 leads to a target the link had during the request's window (ack + propagation bound)" },
   { name: 'clicks-counted-once', says: 'every 302 is counted once in each rollup, or counted as dropped (or lost with a SIGKILLed redirect)' },
   { name: 'errors', says: 'no 5xx or unanswered request outside a fault window + its recovery time; every error answer is problem+json' },
-  { name: 'max-clicks', says: 'a maxClicks link grants at most its limit + the clicks unflushed when Redis may have lost its counter' },
+  {
+    name: 'max-clicks',
+    says: 'a maxClicks link grants at most its limit + the clicks unflushed or held in leases when Redis may have lost its counter',
+  },
+  {
+    name: 'visitor-limit',
+    says: "a clicksPerIpPerMinute link redirects the run's one visitor at most limit + each instance's requests in one merge interval a minute",
+  },
 ];
 
 export interface Violation {
@@ -64,6 +71,7 @@ interface Step {
 export interface LinkHistory {
   code: string;
   maxClicks?: number;
+  clicksPerIpPerMinute?: number;
   steps: Step[];
 }
 
@@ -105,7 +113,13 @@ const dedupe = (states: LinkState[]) => [...new Map(states.map((s) => [keyOf(s),
  */
 export function histories(ops: readonly Op[]): Map<string, LinkHistory> {
   const out = new Map<string, LinkHistory>();
-  for (const c of creates(ops)) out.set(c.code!, { code: c.code!, maxClicks: c.maxClicks, steps: [{ op: c, after: [{ status: 'active', url: c.url! }] }] });
+  for (const c of creates(ops))
+    out.set(c.code!, {
+      code: c.code!,
+      maxClicks: c.maxClicks,
+      clicksPerIpPerMinute: c.clicksPerIpPerMinute,
+      steps: [{ op: c, after: [{ status: 'active', url: c.url! }] }],
+    });
   const writes = ops.filter((o) => WRITE_KINDS.has(o.kind) && o.code && out.has(o.code)).sort((a, b) => a.start - b.start);
   for (const w of writes) {
     const h = out.get(w.code!)!;
@@ -120,12 +134,14 @@ export function histories(ops: readonly Op[]): Map<string, LinkHistory> {
 // ----------------------------------------------------------------------------- invariants
 
 /** What the settled servers show matches one of the states the link may be in after its last write. */
-function shows(seen: Settled['links'][string], s: LinkState, maxClicks?: number): boolean {
+function shows(seen: Settled['links'][string], s: LinkState, h: LinkHistory): boolean {
   if (s.status === 'deleted') return seen.apiStatus === 404 && seen.redirectStatus === 404;
   if (seen.apiStatus !== 200 || seen.apiUrl !== s.url || seen.apiState !== s.status) return false;
   if (s.status === 'disabled') return seen.redirectStatus === 404;
   if (seen.redirectStatus === 302) return seen.location === s.url;
-  return maxClicks !== undefined && seen.redirectStatus === 410 && seen.problem === 'LINK_EXHAUSTED';
+  // The run's one visitor may have used the link's minute (the read-back is a visit too).
+  if (h.clicksPerIpPerMinute !== undefined && seen.redirectStatus === 429 && seen.problem === 'RATE_LIMITED') return true;
+  return h.maxClicks !== undefined && seen.redirectStatus === 410 && seen.problem === 'LINK_EXHAUSTED';
 }
 
 export function checkAcknowledgedWrites(record: ChaosRecord, links = histories(record.ops)): Violation[] {
@@ -135,7 +151,7 @@ export function checkAcknowledgedWrites(record: ChaosRecord, links = histories(r
     const last = h.steps[h.steps.length - 1];
     const expected = last.after.map(keyOf).join(' or ');
     if (!seen) out.push({ invariant: 'acknowledged-writes', message: `${h.code}: created (acknowledged) but not read back after the run` });
-    else if (!last.after.some((s) => shows(seen, s, h.maxClicks)))
+    else if (!last.after.some((s) => shows(seen, s, h)))
       out.push({
         invariant: 'acknowledged-writes',
         message: `${h.code}: after its last write (${last.op.kind}, ${last.op.outcome}) it should be ${expected}; the API shows ${seen.apiStatus} ${seen.apiState ?? ''} ${seen.apiUrl ?? ''}, the redirect ${seen.redirectStatus} ${seen.location ?? seen.problem ?? ''}`,
@@ -279,7 +295,7 @@ export function checkErrors(record: ChaosRecord): Violation[] {
 
 export function checkMaxClicks(record: ChaosRecord, links = histories(record.ops)): Violation[] {
   const out: Violation[] = [];
-  // Clicks granted but not flushed when Redis may lose a counter can be granted twice (docs/design.md, "Max clicks", Bound).
+  // Clicks granted but not flushed, and grants held in leases, when Redis may lose a counter can be granted twice (docs/design.md, "Max clicks", Bound).
   const allowance = record.faults.filter((f) => f.target === 'redis-master').reduce((a, f) => a + (f.unflushedClicksBefore ?? 0), 0);
   for (const h of links.values()) {
     if (h.maxClicks === undefined) continue;
@@ -287,8 +303,78 @@ export function checkMaxClicks(record: ChaosRecord, links = histories(record.ops
     if (granted > h.maxClicks + allowance)
       out.push({
         invariant: 'max-clicks',
-        message: `${h.code}: maxClicks ${h.maxClicks} granted ${granted} redirects (bound: ${h.maxClicks} + ${allowance} unflushed)`,
+        message: `${h.code}: maxClicks ${h.maxClicks} granted ${granted} redirects (bound: ${h.maxClicks} + ${allowance} unflushed or leased)`,
       });
+  }
+  return out;
+}
+
+/**
+ * How late beyond its merge interval a redirect instance may learn the other instance's counts of a
+ * visitor: the merge's round trip and its timer's lateness on this busy shared machine, at most.
+ */
+export const VISITOR_MERGE_LATE_MS = 400;
+
+/** The most requests `ops` (one instance's, of one link) had that could be answered within any `span` ms. */
+function mostInSpan(ops: readonly Op[], span: number): number {
+  let most = 0;
+  for (const r of ops) most = Math.max(most, ops.filter((q) => q.end >= r.start && q.start <= r.start + span).length);
+  return most;
+}
+
+/**
+ * docs/design.md, "Link options", per-link visitor limit: a visitor gets at most limit + each
+ * instance's requests within one merge interval (+ its lateness) a minute; an instance killed in the
+ * minute takes its unsent counts with it (as many again, for its successor), and while a Redis
+ * master is down or paused (+ its recovery) each instance decides alone: instances × limit. Every
+ * client of the run sends from 127.0.0.1, so each link has one visitor. Only 302s whose request
+ * started and ended in one minute are counted: the server's minute of the others is not known.
+ */
+export function checkVisitorLimit(record: ChaosRecord, links = histories(record.ops)): Violation[] {
+  const out: Violation[] = [];
+  const span = (record.config.counterSyncMs ?? 100) + VISITOR_MERGE_LATE_MS;
+  const minute = (t: number) => Math.floor(t / 60_000);
+  for (const h of links.values()) {
+    const limit = h.clicksPerIpPerMinute;
+    if (limit === undefined) continue;
+    const byMinute = new Map<number, Op[]>();
+    for (const r of record.ops) {
+      if (r.kind !== 'redirect' || r.code !== h.code) continue;
+      for (const m of new Set([minute(r.start), minute(r.end)])) byMinute.set(m, [...(byMinute.get(m) ?? []), r]);
+    }
+    for (const [m, ops] of byMinute) {
+      const certain = ops.filter((r) => r.status === 302 && minute(r.start) === m && minute(r.end) === m).length;
+      const [from, to] = [m * 60_000, (m + 1) * 60_000];
+      const inMinute = (f: Fault) => f.start < to && f.end + RECOVERY_MS[f.target] >= from;
+      const kills = record.faults.filter((f) => f.target === 'redirect' && f.action === 'kill' && inMinute(f));
+      const instances = [...new Set(ops.map((r) => r.instance))];
+      let allowed: number;
+      let why: string;
+      if (record.faults.some((f) => f.target === 'redis-master' && inMinute(f))) {
+        allowed = (instances.length + kills.length) * limit;
+        why = `${instances.length + kills.length} instances alone (a Redis master fault in the minute)`;
+      } else {
+        const perInstance = instances.map((i) =>
+          mostInSpan(
+            ops.filter((r) => r.instance === i),
+            span,
+          ),
+        );
+        const lost = kills.map((k) =>
+          mostInSpan(
+            ops.filter((r) => r.instance === k.victim && r.start <= k.start),
+            span,
+          ),
+        );
+        allowed = limit + [...perInstance, ...lost].reduce((a, b) => a + b, 0);
+        why = `${limit} + [${perInstance.join(', ')}] requests within ${span} ms${lost.length ? ` + [${lost.join(', ')}] unsent at a kill` : ''}`;
+      }
+      if (certain > allowed)
+        out.push({
+          invariant: 'visitor-limit',
+          message: `${h.code}: clicksPerIpPerMinute ${limit} redirected the visitor ${certain} times in the minute from ${at(record, from)} (bound: ${why} = ${allowed})`,
+        });
+    }
   }
   return out;
 }
@@ -362,6 +448,7 @@ export function check(record: ChaosRecord): Verdict {
     'clicks-counted-once': checkClicks(record),
     errors: checkErrors(record),
     'max-clicks': checkMaxClicks(record, links),
+    'visitor-limit': checkVisitorLimit(record, links),
   };
   const faultErrors = record.faults.filter((f) => f.error);
   found.errors.push(...faultErrors.map((f) => ({ invariant: 'errors' as const, message: `${f.victim} did not come back: ${f.error}` })));

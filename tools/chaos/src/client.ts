@@ -45,6 +45,7 @@ const MIX: Array<[OpKind, number]> = [
 
 interface Own {
   maxClicks?: number;
+  clicksPerIpPerMinute?: number;
   busy: boolean;
   deleted: boolean;
   edits: number;
@@ -105,8 +106,8 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
   const api = (kind: OpKind, method: string, path: string, body: unknown, details: Partial<Op>, read?: (res: Response, op: Op) => Promise<void>) =>
     call(kind, pick(c.generation), path, { method, body, timeoutMs: API_TIMEOUT_MS, headers: { 'x-api-key': c.apiKey } }, details, read);
 
-  const created = (codes: string[], maxClicks?: number) => {
-    for (const code of codes) own.set(code, { maxClicks, busy: false, deleted: false, edits: 0 });
+  const created = (codes: string[], maxClicks?: number, clicksPerIpPerMinute?: number) => {
+    for (const code of codes) own.set(code, { maxClicks, clicksPerIpPerMinute, busy: false, deleted: false, edits: 0 });
     all.push(...codes);
     send({ type: 'created', codes });
   };
@@ -114,10 +115,19 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
   async function create(): Promise<void> {
     const url = nextUrl();
     const maxClicks = random() < 0.2 ? 20 + Math.floor(random() * 40) : undefined;
-    const op = await api('create', 'POST', '/api/v1/links', { url, maxClicks }, { url, maxClicks }, async (res, o) => {
-      o.code = ((await res.json()) as { code?: string }).code;
-    });
-    if (op.outcome === 'ok' && op.code) created([op.code], maxClicks);
+    // Every client sends from 127.0.0.1: the run is one visitor, whom such a link holds to its limit a minute over both instances.
+    const clicksPerIpPerMinute = random() < 0.2 ? 20 + Math.floor(random() * 20) : undefined;
+    const op = await api(
+      'create',
+      'POST',
+      '/api/v1/links',
+      { url, maxClicks, clicksPerIpPerMinute },
+      { url, maxClicks, clicksPerIpPerMinute },
+      async (res, o) => {
+        o.code = ((await res.json()) as { code?: string }).code;
+      },
+    );
+    if (op.outcome === 'ok' && op.code) created([op.code], maxClicks, clicksPerIpPerMinute);
   }
 
   async function batch(): Promise<void> {

@@ -21,6 +21,8 @@ export interface Op {
   url?: string;
   /** `maxClicks` of a create. */
   maxClicks?: number;
+  /** `clicksPerIpPerMinute` of a create (every client sends from 127.0.0.1: one visitor). */
+  clicksPerIpPerMinute?: number;
   /** A batch's rows: the code and target of each created row, or its status. */
   rows?: Array<{ code?: string; url: string; status: number }>;
   start: number;
@@ -52,7 +54,10 @@ export interface Fault {
   downMs: number;
   /** Set when bringing it back failed (the run then fails). */
   error?: string;
-  /** Clicks granted against `maxClicks` and not yet flushed to the shards, summed over the redirect instances, read just before the fault. */
+  /**
+   * What a lost `maxClicks` counter could grant again, summed over the redirect instances, read just before the fault: the clicks
+   * granted and not yet flushed to the shards, and the grants held in leases (docs/design.md, "Max clicks", Bound).
+   */
   unflushedClicksBefore?: number;
 }
 
@@ -87,6 +92,8 @@ export interface Settled {
 export interface RunConfig {
   seed: number;
   mode: 'short' | 'long';
+  /** REDIRECT_COUNTER_SYNC_MS: how often a redirect merges its visitor counts with the shared windows (docs/design.md, "Link options"). */
+  counterSyncMs?: number;
   /** README, "When an edit reaches the redirect". */
   propagationBoundMs: number;
   /** REDIRECT_L1_TTL_MS: how long an instance that missed a change may serve the old value (docs/design.md, "Edits reach every instance"). */

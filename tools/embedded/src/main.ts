@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { INestApplication, Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@shortlink/config';
-import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsFeatureModule, connectClickConsumer } from '@shortlink/analytics-feature';
-import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationFeatureModule } from '@shortlink/generation-feature';
+import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsAppModule, connectClickConsumer } from '@shortlink/analytics-composition';
+import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationAppModule } from '@shortlink/generation-composition';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
 import { shlinkCompat } from '@shortlink/shlink-compat';
 import { yourlsCompat } from '@shortlink/yourls-compat';
@@ -11,6 +11,7 @@ import { CLICK_AGGREGATE_STORE, ClickAggregateStore } from '@shortlink/clicks-do
 import pino from 'pino';
 import { createApp, createAppLogger, PinoNestLogger, stopOnSignals } from '@shortlink/nest-platform';
 import { SharedPorts } from '@shortlink/wiring';
+import { startBanner } from './banner';
 
 /**
  * The embedded profile: the three apps in one process around one set of ports (SQLite shard
@@ -31,7 +32,7 @@ async function main() {
     name: 'generation',
     config,
     // The compatibility APIs count clicks (and Shlink's visits) in the analytics store this process shares (chdb or ClickHouse).
-    feature: GenerationFeatureModule.forRoot(config, {
+    feature: GenerationAppModule.forRoot(config, {
       firstRunKey: true,
       extensions: [yourlsCompat({ clicks }), shlinkCompat({ visits: clicks }), bitlyCompat({ clicks })],
     }),
@@ -53,7 +54,7 @@ async function main() {
   const analytics = await createApp({
     name: 'analytics',
     config,
-    feature: AnalyticsFeatureModule.forRoot(),
+    feature: AnalyticsAppModule.forRoot(),
     ports: ports.bridge(ANALYTICS_PORTS),
     requestLog: true,
     openApi: ANALYTICS_OPENAPI,
@@ -73,32 +74,8 @@ async function main() {
   });
 
   const { generatedKey } = await generation.get(BootstrapOutcome).result;
-  const key = generatedKey ?? '<your API key>';
-  const g = `http://${host}:${config.ports.generation}`;
   // Into the same stream as the log lines, so it comes after the apps' start-up lines.
-  out.write(
-    [
-      '',
-      'shortlink is running (embedded profile: ' +
-        `${config.db.driver} shards, ${config.cache.driver} cache, ${config.bus.driver} bus, ${config.olap.driver} analytics` +
-        `, data in ${config.runtime.dataDir})`,
-      `  generation  ${g}`,
-      `  redirect    http://${host}:${config.ports.redirect}`,
-      `  analytics   http://${host}:${config.ports.analytics}`,
-      `  operators   http://${config.admin.host}:${config.admin.ports.generation} · :${config.admin.ports.redirect} · :${config.admin.ports.analytics} (/metrics, /health/details, /internal/*)`,
-      '',
-      generatedKey
-        ? `Your API key (shown this once; only its hash is stored): ${generatedKey}`
-        : 'Use the API key printed at the first start, or the SHORTLINK_BOOTSTRAP_API_KEY you set.',
-      '',
-      'Try it:',
-      `  curl -s -X POST ${g}/api/v1/links -H 'content-type: application/json' -H 'x-api-key: ${key}' -d '{"url":"https://example.com/hello"}'`,
-      `  curl -si http://${host}:${config.ports.redirect}/<code>`,
-      `  curl -s -H 'x-api-key: ${key}' http://${host}:${config.ports.analytics}/api/v1/links/<code>/stats`,
-      `  dashboard: http://${host}:${config.ports.analytics}/dashboard   API docs: http://${host}:${config.ports.analytics}/docs`,
-      '',
-    ].join('\n') + '\n',
-  );
+  out.write(startBanner(config, generatedKey));
 }
 
 main().catch((error) => {

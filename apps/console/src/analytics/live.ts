@@ -1,5 +1,5 @@
 /**
- * The live counter (issue 22): the tenant's clicks as they happen, from the analytics app's
+ * The live counter: the tenant's clicks as they happen, from the analytics app's
  * Server-Sent Events stream (GET /api/v1/events/stream, reached through the generation app's relay
  * at /api/analytics/v1/events/stream, same origin: the console's CSP is unchanged). Read with fetch
  * and a stream reader, as the dashboard does: the session cookie goes along, and a dropped stream is

@@ -164,7 +164,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password: answers a session cookie and its CSRF token
-         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both).
+         * @description A member with a second factor sends `code` (or `recoveryCode`) too: without it 401 `SECOND_FACTOR_REQUIRED`, a wrong or replayed one 401 `UNAUTHENTICATED` (counted as a failure). Failed sign-ins are counted per account and per client address; past SIGN_IN_FAILURES_PER_ACCOUNT or _PER_ADDRESS in SIGN_IN_THROTTLE_WINDOW_SECONDS, 429 with Retry-After (at most the window). 401 for a wrong email or password (one answer for both). JSON only (a form body is 415 `UNSUPPORTED_MEDIA_TYPE`); a browser page of another site (its `Origin` or `Sec-Fetch-Site`) is 403 `CROSS_SITE_REQUEST`: a sign-in sets the session cookie, so another site must not make one (login CSRF).
          */
         post: operations["signIn"];
         delete?: never;
@@ -299,7 +299,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CSRF_TOKEN_INVALID" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
+            code: "CROSS_SITE_REQUEST" | "CSRF_TOKEN_INVALID" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_ALLOWED" | "INSUFFICIENT_SCOPE" | "KEY_LIMIT_REACHED" | "KEY_SUSPENDED" | "PASSWORD_INCORRECT" | "SSO_EMAIL_DOMAIN_REFUSED" | "TENANT_SUSPENDED" | "WEBHOOK_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -331,7 +331,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -528,7 +528,7 @@ export interface components {
                 deleted: boolean | null;
             }[];
         };
-        /** @description Server-Sent Events: `event: click` with `id: <instance>.<n>` and a LiveClick as JSON `data`, for each click as it happens; `event: gap` (data `{"lastEventId", "reason"}`, reason `expired` or `unknown`) first when a resume cannot be complete; a `: ping` comment every 15 s. */
+        /** @description Server-Sent Events: `event: click` with `id: <instance>.<n>` (n counts your clicks on that instance, no one else’s) and a LiveClick as JSON `data`, for each click as it happens; `event: gap` (data `{"lastEventId", "reason"}`, reason `expired` or `unknown`) first when a resume cannot be complete; a `: ping` comment every 15 s. */
         ClickEventStream: string;
         SignedIn: {
             /** @description The person signed in; null for a key */
@@ -540,7 +540,7 @@ export interface components {
             } | null;
             tenant: components["schemas"]["Tenant"];
             role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
             /**
@@ -553,7 +553,7 @@ export interface components {
             id: string;
             email: string;
             /**
-             * @description owner and admin: members, keys, links, analytics, the audit log; editor: links and analytics; viewer: read links and analytics
+             * @description owner and admin: members, keys, links, analytics, the audit log (an admin never touches an owner or an owner’s keys); editor: links, analytics and its own keys; viewer: read links and analytics
              * @enum {string}
              */
             role: "owner" | "admin" | "editor" | "viewer";
@@ -573,6 +573,22 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /** @description application/problem+json (RFC 9457) of a 415 answer */
+        UnsupportedMediaTypeProblem: {
+            type: string;
+            title: string;
+            /** @constant */
+            status: 415;
+            /**
+             * @description Stable machine-readable error code
+             * @enum {string}
+             */
+            code: "UNSUPPORTED_MEDIA_TYPE";
+            detail: string;
+            instance?: string;
+        } & {
+            [key: string]: unknown;
+        };
         Me: {
             /** @description The person signed in; null for a key */
             member: components["schemas"]["Member"] | null;
@@ -583,7 +599,7 @@ export interface components {
             } | null;
             tenant: components["schemas"]["Tenant"];
             role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
         };
@@ -1350,6 +1366,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
             /** @description problem+json (429) */

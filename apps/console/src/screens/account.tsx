@@ -74,8 +74,9 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
 
 /**
  * Two-step sign-in (TOTP): turn it on (a secret for the authenticator app, confirmed by one of its
- * codes; then the recovery codes, shown once), or, when it is on, turn it off with a code of the app
- * or a recovery code (POST /api/v1/me/second-factor/disable). GET /api/v1/me/second-factor says which.
+ * codes; then the recovery codes, shown once), or, when it is on, turn it off or move it to another
+ * app, each with a code of the app in use or a recovery code (POST /api/v1/me/second-factor/disable,
+ * POST /api/v1/me/second-factor with the proof). GET /api/v1/me/second-factor says which.
  */
 export function SecondFactor() {
   const [status, setStatus] = useState<Schemas['SecondFactorStatus'] | null>(null);
@@ -92,12 +93,19 @@ export function SecondFactor() {
   useEffect(() => {
     load();
   }, []);
-  const start = async () => {
-    const { data, error, response } = await api.POST('/api/v1/me/second-factor');
+  /** A current code or a recovery code, from the form of a factor that is on. */
+  const proofOf = (form: HTMLFormElement) => {
+    const f = new FormData(form);
+    const text = (k: string) => String(f.get(k) ?? '').trim();
+    return useRecovery ? { recoveryCode: text('recoveryCode') } : { code: text('code') };
+  };
+  const start = async (form?: HTMLFormElement | null) => {
+    const { data, error, response } = await api.POST('/api/v1/me/second-factor', form ? { body: proofOf(form) } : {});
     if (!data) return setProblem(problemOf(error, response));
     setProblem(null);
     setRecovery(null);
     setTurnedOff(false);
+    setUseRecovery(false);
     setEnrolment(data);
   };
   const confirm = async (e: Event) => {
@@ -112,9 +120,7 @@ export function SecondFactor() {
   };
   const disable = async (e: Event) => {
     e.preventDefault();
-    const f = new FormData(e.currentTarget as HTMLFormElement);
-    const text = (k: string) => String(f.get(k) ?? '').trim();
-    const body = useRecovery ? { recoveryCode: text('recoveryCode') } : { code: text('code') };
+    const body = proofOf(e.currentTarget as HTMLFormElement);
     const { error, response } = await api.POST('/api/v1/me/second-factor/disable', { body });
     if (!response.ok) return setProblem(problemOf(error, response));
     setProblem(null);
@@ -123,7 +129,7 @@ export function SecondFactor() {
     setTurnedOff(true);
     setStatus({ enabled: false, pending: false });
   };
-  const invalid = problem?.code === 'SECOND_FACTOR_INVALID' ? problem.detail : null;
+  const invalid = problem?.code === 'SECOND_FACTOR_INVALID' || problem?.code === 'SECOND_FACTOR_REQUIRED' ? problem.detail : null;
   return (
     <div class="card" id="second-factor" data-enabled={status ? String(status.enabled) : undefined}>
       <h2>Two-step sign-in</h2>
@@ -166,7 +172,7 @@ export function SecondFactor() {
       ) : status?.enabled ? (
         <>
           <form id="second-factor-disable" onSubmit={disable} aria-labelledby="second-factor-disable-title" noValidate>
-            <h3 id="second-factor-disable-title">Turn it off</h3>
+            <h3 id="second-factor-disable-title">Turn it off, or move it to another app</h3>
             {useRecovery ? (
               <Field label="Recovery code" name="recoveryCode" error={invalid} input={{ autocomplete: 'off' }} />
             ) : (
@@ -189,18 +195,18 @@ export function SecondFactor() {
               >
                 {useRecovery ? 'Use a code from the app' : 'Use a recovery code instead'}
               </button>
+              <button type="button" class="secondary" id="second-factor-move" onClick={(e) => start((e.currentTarget as HTMLButtonElement).form)}>
+                Move to another app (a new secret and new recovery codes)
+              </button>
               <button type="submit" class="danger" id="second-factor-off">
                 Turn off two-step sign-in
               </button>
             </div>
           </form>
-          <button type="button" class="secondary" id="second-factor-start" onClick={start}>
-            Move to another app (a new secret and new recovery codes)
-          </button>
         </>
       ) : (
         status && (
-          <button type="button" class="secondary" id="second-factor-start" onClick={start}>
+          <button type="button" class="secondary" id="second-factor-start" onClick={() => start()}>
             Set up an authenticator app
           </button>
         )

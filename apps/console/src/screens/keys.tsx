@@ -1,16 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Schemas } from '../api/client';
-import type { Session } from '../app';
+import type { Session } from '../session';
 import { Field, ProblemNote, when } from '../ui';
 
-const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write'] as const;
+const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write', 'members:write'] as const;
 
-/** The tenant's API keys: create one (its secret shown once), revoke one. */
+/**
+ * The tenant's API keys: create one acting for you (its secret shown once), revoke one; an owner
+ * hands a key over to another member (a removed person's suspended keys, the tenant's first key).
+ */
 export function Keys({ session }: { session: Session }) {
   const [keys, setKeys] = useState<Schemas['ApiKey'][]>([]);
+  const [members, setMembers] = useState<Schemas['Member'][]>([]);
   const [problem, setProblem] = useState<Problem | null>(null);
+  const [rowProblem, setRowProblem] = useState<{ id: string; problem: Problem } | null>(null);
   const [createProblem, setCreateProblem] = useState<Problem | null>(null);
   const [issued, setIssued] = useState<Schemas['IssuedKey'] | null>(null);
+  const owner = session.me.role === 'owner';
   const load = async () => {
     const { data, error, response } = await api.GET('/api/v1/keys');
     if (data) setKeys(data.keys);
@@ -18,7 +24,11 @@ export function Keys({ session }: { session: Session }) {
   };
   useEffect(() => {
     load();
+    // Whom a key can be handed to: only owners hand keys over.
+    if (owner) api.GET('/api/v1/members').then(({ data }) => setMembers((data?.members ?? []).filter((m) => m.status === 'active')));
   }, []);
+  // A key of an admin, editor or viewer never holds members:write; only an owner signed in gives it.
+  const offered = SCOPES.filter((s) => session.can(s) && (s !== 'members:write' || owner));
   const create = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
@@ -41,8 +51,15 @@ export function Keys({ session }: { session: Session }) {
   const revoke = async (k: Schemas['ApiKey']) => {
     if (!confirm(`Revoke the key ${k.name}? Requests with it fail at once.`)) return;
     const { error, response } = await api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } });
-    if (response.ok) load();
-    else setProblem(problemOf(error, response));
+    if (response.ok) setRowProblem(null);
+    else setRowProblem({ id: k.id, problem: problemOf(error, response) });
+    load();
+  };
+  const transfer = async (k: Schemas['ApiKey'], memberId: string) => {
+    const { error, response } = await api.POST('/api/v1/keys/{id}/transfer', { params: { path: { id: k.id } }, body: { memberId } });
+    if (response.ok) setRowProblem(null);
+    else setRowProblem({ id: k.id, problem: problemOf(error, response) });
+    load();
   };
   return (
     <section aria-labelledby="keys-title">
@@ -53,7 +70,7 @@ export function Keys({ session }: { session: Session }) {
         <fieldset>
           <legend>Scopes</legend>
           <div class="row wrap">
-            {SCOPES.filter((s) => session.can(s)).map((s) => (
+            {offered.map((s) => (
               <label class="check" key={s}>
                 <input type="checkbox" name="scopes" value={s} defaultChecked={s === 'links:read' || s === 'links:write'} /> {s}
               </label>
@@ -85,6 +102,7 @@ export function Keys({ session }: { session: Session }) {
               <th scope="col">Name</th>
               <th scope="col">Prefix</th>
               <th scope="col">Scopes</th>
+              <th scope="col">Acts for</th>
               <th scope="col" class="wide-only">
                 Created
               </th>
@@ -96,21 +114,55 @@ export function Keys({ session }: { session: Session }) {
           </thead>
           <tbody>
             {keys.map((k) => (
-              <tr key={k.id} data-name={k.name}>
-                <td>{k.name}</td>
+              <tr key={k.id} data-name={k.name} data-status={k.status}>
+                <td>
+                  {k.name}
+                  {rowProblem?.id === k.id && <ProblemNote problem={rowProblem.problem} />}
+                </td>
                 <td>
                   <code>{k.prefix}…</code>
                 </td>
-                <td>{k.scopes.join(', ')}</td>
+                <td>
+                  {k.activeScopes.join(', ') || '—'}
+                  {k.status === 'active' && k.scopes.length > k.activeScopes.length && (
+                    <span class="hint"> (given, beyond its person’s role now: {k.scopes.filter((s) => !k.activeScopes.includes(s)).join(', ')})</span>
+                  )}
+                </td>
+                <td>
+                  {k.actsFor ? (k.actsFor.email ?? <em>a removed member</em>) : <em>no person (the operator’s)</em>}
+                  {k.status === 'suspended' && <strong class="error"> · suspended</strong>}
+                </td>
                 <td class="wide-only">{when(k.createdAt)}</td>
                 <td>{when(k.expiresAt)}</td>
                 <td>
                   {k.revokedAt ? (
                     <em>revoked {when(k.revokedAt)}</em>
                   ) : (
-                    <button type="button" class="danger small" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>
-                      Revoke
-                    </button>
+                    <div class="row wrap">
+                      {owner && members.length > 0 && (
+                        <form
+                          class="inline"
+                          onSubmit={(e) => {
+                            e.preventDefault();
+                            transfer(k, String(new FormData(e.currentTarget).get('memberId')));
+                          }}
+                        >
+                          <select name="memberId" aria-label={`Member to receive ${k.name}`} defaultValue={session.me.member?.id}>
+                            {members.map((m) => (
+                              <option key={m.id} value={m.id}>
+                                {m.email}
+                              </option>
+                            ))}
+                          </select>
+                          <button type="submit" class="secondary small" aria-label={`Hand over ${k.name}`}>
+                            Hand over
+                          </button>
+                        </form>
+                      )}
+                      <button type="button" class="danger small" onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>
+                        Revoke
+                      </button>
+                    </div>
                   )}
                 </td>
               </tr>

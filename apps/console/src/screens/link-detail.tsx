@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Link, type Problem, problemOf } from '../api/client';
-import type { Session } from '../app';
+import type { Session } from '../session';
 import { copy, downloadQr } from '../links-api';
 import { go, Notice, ProblemNote, when } from '../ui';
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, isFormLevel, type Link, type Problem, problemOf, type Schemas } from '../api/client';
-import type { Session } from '../app';
+import type { Session } from '../session';
 import { domainNames } from '../links-api';
 import { Field, go, ProblemNote } from '../ui';
 

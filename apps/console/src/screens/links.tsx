@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Link, type Problem, problemOf } from '../api/client';
-import type { Session } from '../app';
+import type { Session } from '../session';
 import { bulkDelete, bulkEdit, type BulkResult, copy, domainNames } from '../links-api';
 import { Field, go, Notice, ProblemNote, when } from '../ui';
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Role, type Schemas } from '../api/client';
-import type { Session } from '../app';
+import type { Session } from '../session';
 import { Field, Notice, ProblemNote, when } from '../ui';
 
 const ROLES: readonly Role[] = ['owner', 'admin', 'editor', 'viewer'];

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Problem, problemOf, type Schemas } from '../api/client';
-import type { Session } from '../app';
+import type { Session } from '../session';
 import { ProblemNote, when } from '../ui';
 import { PasswordChange, SecondFactor } from './account';
 

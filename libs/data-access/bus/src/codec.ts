@@ -1,4 +1,4 @@
-import { CLICK_EVENT_VERSION, ClickEvent } from '@shortlink/clicks-domain';
+import { CLICK_EVENT_VERSION, ClickColumns, ClickEvent, NO_STRING, ORPHAN_FLAG, QR_FLAG } from '@shortlink/clicks-domain';
 
 /** Topic of the click events unless configured otherwise. */
 export const DEFAULT_CLICK_TOPIC = 'shortlink.clicks';
@@ -44,6 +44,8 @@ const PREVIOUS_VERSION = 2;
 /** Bounds a decoder accepts, so a corrupt length cannot make it allocate without end. */
 const MAX_STRINGS = 1_000_000;
 const MAX_EVENTS = 1_000_000;
+/** The fewest bytes a click takes: flags, producer, seq, time, tenant, link, domain, code, visitor, user agent. */
+const MIN_EVENT_BYTES = 10;
 
 class Writer {
   buf: Buffer;
@@ -127,103 +129,114 @@ export function encodeClickRecord(events: readonly ClickEvent[]): Buffer {
   return Buffer.concat([head.bytes(), body.bytes()]);
 }
 
-class Reader {
-  pos = 0;
-  constructor(private readonly buf: Buffer) {}
-  u8(): number {
-    if (this.pos >= this.buf.length) throw new RangeError('truncated');
-    return this.buf[this.pos++];
-  }
-  varint(): number {
-    let v = 0;
-    let scale = 1;
-    for (let i = 0; i < 8; i++) {
-      const b = this.u8();
-      v += (b & 0x7f) * scale;
-      if (b < 0x80) return v;
-      scale *= 0x80;
-    }
-    throw new RangeError('varint too long');
-  }
-  string(): string {
-    const n = this.varint();
-    if (this.pos + n > this.buf.length) throw new RangeError('truncated');
-    const s = this.buf.toString('utf8', this.pos, this.pos + n);
-    this.pos += n;
-    return s;
-  }
-  get done(): boolean {
-    return this.pos === this.buf.length;
-  }
+/**
+ * Clicks a batch of records of these sizes (bytes) probably holds: a click takes a few bytes once
+ * its strings are interned (about 14 for a burst on one link, docs/analytics.md "Events").
+ */
+export function clicksIn(recordBytes: number): number {
+  return recordBytes / 12;
 }
 
 /** Why a record was not decoded, for the skip counter and its log line. */
 export type DecodeFailure = 'malformed' | 'unknown-version';
 
 /**
- * The events of one record; a failure reason for anything else (malformed bytes, a JSON message of
- * the first format, a version this reader does not know). The caller skips and counts those.
+ * Decodes one record into `columns` as a record of its own (offset, time in the log): its strings
+ * join the batch's dictionary once each, its clicks become entries of the typed columns, and no
+ * object is made per click (docs/design.md, "Clicks and analytics"). Returns the clicks added, or
+ * why nothing was (malformed bytes, a JSON message of the first format, a version this reader does
+ * not know); a record found malformed halfway is taken back whole.
  */
-export function decodeClickRecord(value: Buffer | string | null | undefined): ClickEvent[] | DecodeFailure {
+export function readClickRecord(value: Buffer | string | null | undefined, columns: ClickColumns, offset: string, recordedAt: number): number | DecodeFailure {
   if (value === null || value === undefined || typeof value === 'string' || value.length < 2 || value[0] !== MAGIC) return 'malformed';
   if (value[1] !== CLICK_EVENT_VERSION && value[1] !== PREVIOUS_VERSION) return 'unknown-version';
-  try {
-    const r = new Reader(value);
-    r.pos = 2;
-    const n = r.varint();
-    if (n > MAX_STRINGS) return 'malformed';
-    const strings = new Array<string>(n);
-    for (let i = 0; i < n; i++) strings[i] = r.string();
-    const str = (i: number) => {
-      if (i >= n) throw new RangeError('string index');
-      return strings[i];
-    };
-    const m = r.varint();
-    if (m > MAX_EVENTS) return 'malformed';
-    const events = new Array<ClickEvent>(m);
-    let previous = 0;
-    for (let i = 0; i < m; i++) {
-      const flags = r.u8();
-      const producer = str(r.varint());
-      const seq = r.varint();
-      const z = r.varint();
-      const occurredAt = previous + (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
-      previous = occurredAt;
-      const tenantId = str(r.varint());
-      const linkId = str(r.varint());
-      const domain = str(r.varint());
-      const code = str(r.varint());
-      const visitor = r.varint();
-      const country = flags & F_COUNTRY ? str(r.varint()) : null;
-      const refererHost = flags & F_REFERER ? str(r.varint()) : null;
-      const userAgent = str(r.varint());
-      const variant = flags & F_VARIANT ? r.varint() : null;
-      // Version 2 has no flags beyond 8: its clicks came by link, without region or city.
-      const region = flags & F_REGION ? str(r.varint()) : null;
-      const city = flags & F_CITY ? str(r.varint()) : null;
-      events[i] = {
-        producer,
-        seq,
-        kind: flags & F_ORPHAN ? 'orphan' : 'click',
-        occurredAt,
-        tenantId,
-        linkId,
-        domain,
-        code,
-        visitor,
-        country,
-        region,
-        city,
-        source: flags & F_QR ? 'qr' : 'link',
-        refererHost,
-        userAgent,
-        variant,
-      };
-    }
-    return r.done ? events : 'malformed';
-  } catch {
+  columns.beginRecord(offset, recordedAt);
+  const added = readEvents(value, columns);
+  if (added < 0) {
+    columns.abortRecord();
     return 'malformed';
   }
+  return added;
+}
+
+/** The clicks of one record, or -1 when its bytes are not a well-formed record. */
+function readEvents(buf: Buffer, c: ClickColumns): number {
+  const end = buf.length;
+  let pos = 2;
+  const varint = (): number => {
+    let v = 0;
+    let scale = 1;
+    for (let i = 0; i < 8; i++) {
+      if (pos >= end) throw new RangeError('truncated');
+      const b = buf[pos++];
+      v += (b & 0x7f) * scale;
+      if (b < 0x80) return v;
+      scale *= 0x80;
+    }
+    throw new RangeError('varint too long');
+  };
+  try {
+    const n = varint();
+    // Each string takes a byte at least, each click MIN_EVENT_BYTES: a corrupt count allocates nothing.
+    if (n > MAX_STRINGS || n > end - pos) return -1;
+    // The record's string table, as ids of the batch's dictionary.
+    const ids = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      const length = varint();
+      if (pos + length > end) return -1;
+      ids[k] = c.intern(buf.toString('utf8', pos, pos + length));
+      pos += length;
+    }
+    const str = (): number => {
+      const k = varint();
+      if (k >= n) throw new RangeError('string index');
+      return ids[k];
+    };
+    const m = varint();
+    if (m > MAX_EVENTS || m * MIN_EVENT_BYTES > end - pos) return -1;
+    const first = c.reserve(m);
+    const record = c.recordCount - 1;
+    let previous = 0;
+    for (let i = first; i < first + m; i++) {
+      if (pos >= end) return -1;
+      const flags = buf[pos++];
+      c.record[i] = record;
+      // Version 2 has no flags beyond 8: its clicks came by link, without region or city.
+      c.flags[i] = (flags & F_ORPHAN ? ORPHAN_FLAG : 0) | (flags & F_QR ? QR_FLAG : 0);
+      c.producer[i] = str();
+      c.seq[i] = varint();
+      const z = varint();
+      previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+      c.occurredAt[i] = previous;
+      c.tenant[i] = str();
+      c.link[i] = str();
+      c.domain[i] = str();
+      c.code[i] = str();
+      c.visitor[i] = varint();
+      c.country[i] = flags & F_COUNTRY ? str() : NO_STRING;
+      c.referer[i] = flags & F_REFERER ? str() : NO_STRING;
+      c.userAgent[i] = str();
+      c.variant[i] = flags & F_VARIANT ? varint() : -1;
+      c.region[i] = flags & F_REGION ? str() : NO_STRING;
+      c.city[i] = flags & F_CITY ? str() : NO_STRING;
+    }
+    if (pos !== end) return -1;
+    c.length = first + m;
+    return m;
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * The events of one record as objects (tools and tests; consumers read columns); a failure reason
+ * for anything else. The caller skips and counts those.
+ */
+export function decodeClickRecord(value: Buffer | string | null | undefined): ClickEvent[] | DecodeFailure {
+  const columns = new ClickColumns();
+  const read = readClickRecord(value, columns, '0', 0);
+  if (typeof read === 'string') return read;
+  return Array.from({ length: columns.length }, (_, i) => columns.eventAt(i));
 }
 
 /**

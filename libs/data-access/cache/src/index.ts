@@ -1,8 +1,10 @@
 export { MemoryCacheStore } from './memory/memory-cache-store';
+export { MemoryClickLeases } from './memory/memory-click-leases';
 export { MemoryLinkChangeFeed } from './memory/memory-link-change-feed';
 export { MemoryRateWindows } from './memory/memory-rate-windows';
 export { MemorySlots } from './memory/memory-slots';
 export { MemoryVisitorWindows } from './memory/memory-visitor-windows';
+export { RedisClickLeases } from './redis/redis-click-leases';
 export { RedisClusterStore } from './redis/redis-cluster-store';
 export { RedisLinkChangeFeed } from './redis/redis-link-change-feed';
 export { RedisRateWindows } from './redis/redis-rate-windows';

@@ -1,6 +1,13 @@
 import { createHash } from 'crypto';
-import type { Configuration } from 'openid-client';
+import type { Configuration, CustomFetch } from 'openid-client';
+import type { DestinationGuard } from '@shortlink/url-policy';
 import { OidcClient, OidcError, OidcIdentity, OidcProvider } from '@shortlink/people-domain';
+
+/** A fetch function as openid-client calls one (its customFetch). */
+export type ProviderFetch = (
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; redirect?: string; signal?: AbortSignal | null },
+) => Promise<Response>;
 
 export interface OpenidOidcClientOptions {
   /** Each call to a provider (discovery, token, keys, userinfo) gives up after this long. */
@@ -9,7 +16,14 @@ export interface OpenidOidcClientOptions {
   readonly allowInsecureIssuers: boolean;
   /** How long a discovered provider is reused before its metadata is read again (default 5 minutes). */
   readonly discoveryTtlMs?: number;
+  /** Where the client may connect: each address a discovery document gives is checked with it (SsoAddresses). */
+  readonly addresses: DestinationGuard;
+  /** Every request to a provider goes through this: to the address `addresses` checked for it (PinnedHttpClient.fetch). */
+  readonly fetch: ProviderFetch;
 }
+
+/** The addresses of a discovery document the client connects to, or sends a browser to. */
+const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint'] as const;
 
 /** openid-client ships as ES modules only: loaded when first needed (Node's require of ES modules). */
 const openid = () => import('openid-client');
@@ -34,7 +48,9 @@ function isUnreachable(error: unknown): boolean {
  * (cached a few minutes per issuer and client), the authorization URL with PKCE (S256), state and
  * nonce, and the code exchange, whose ID token openid-client checks (signature by the provider's
  * keys, issuer, audience, expiry, nonce). The email comes from the ID token, or from userinfo when
- * the provider keeps it there.
+ * the provider keeps it there. Every request goes through the pinned fetch (to an address checked
+ * for it), and a discovery whose endpoints are not addresses SSO may reach is a failed discovery
+ * (docs/design.md, "Single sign-on"); a start's discovery is bounded as a whole by `timeoutMs`.
  */
 export class OpenidOidcClient implements OidcClient {
   private readonly discovered = new Map<string, { config: Promise<Configuration>; at: number }>();
@@ -45,7 +61,7 @@ export class OpenidOidcClient implements OidcClient {
     provider: OidcProvider,
     request: { readonly redirectUri: string; readonly state: string; readonly nonce: string; readonly codeChallenge: string },
   ): Promise<string> {
-    const config = await this.configOf(provider);
+    const config = await this.within(this.configOf(provider));
     const client = await openid();
     return client
       .buildAuthorizationUrl(config, {
@@ -111,13 +127,41 @@ export class OpenidOidcClient implements OidcClient {
     const issuer = new URL(provider.issuer);
     const insecure = issuer.protocol === 'http:';
     if (insecure && !this.options.allowInsecureIssuers) throw new OidcError('unavailable', 'http issuers are not allowed (SSO_ALLOW_INSECURE_ISSUERS)');
+    let config: Configuration;
     try {
-      return await client.discovery(issuer, provider.clientId, provider.clientSecret, client.ClientSecretPost(provider.clientSecret), {
+      config = await client.discovery(issuer, provider.clientId, provider.clientSecret, client.ClientSecretPost(provider.clientSecret), {
         timeout: Math.max(1, Math.ceil(this.options.timeoutMs / 1000)),
         execute: insecure ? [client.allowInsecureRequests] : [],
+        [client.customFetch]: this.options.fetch as CustomFetch,
       });
     } catch (error) {
       throw new OidcError('unavailable', `discovery of ${provider.issuer} failed: ${(error as Error).message}`, { cause: error });
+    }
+    const metadata = config.serverMetadata();
+    await Promise.all(
+      ENDPOINTS.map(async (name) => {
+        const address = metadata[name];
+        if (typeof address !== 'string') return;
+        try {
+          await this.options.addresses.resolve(address);
+        } catch (error) {
+          throw new OidcError('unavailable', `the ${name} of ${provider.issuer} is not an address single sign-on may reach`, { cause: error });
+        }
+      }),
+    );
+    return config;
+  }
+
+  /** A start's discovery as a whole (its DNS, its request, the checks of its endpoints) within `timeoutMs`. */
+  private async within<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new OidcError('unavailable', `the provider did not answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

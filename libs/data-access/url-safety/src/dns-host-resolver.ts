@@ -1,5 +1,5 @@
 import { lookup } from 'dns/promises';
-import { HostResolver } from '@shortlink/links-domain';
+import { HostResolver } from '@shortlink/url-policy';
 
 /**
  * Addresses of a host through the system resolver (URL_DNS_CHECK=true), bounded by a timeout: a

@@ -1,5 +1,5 @@
 import { readFileSync } from 'fs';
-import { coveredBy, DomainBlockList } from '@shortlink/links-domain';
+import { coveredBy, DomainBlockList } from '@shortlink/url-policy';
 
 /**
  * Blocked domains from a file (one per line, `#` comments), plus the ones operators add at run

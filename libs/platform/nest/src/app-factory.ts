@@ -7,10 +7,12 @@ import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { AdminModule } from './admin';
 import { AUTH_FAILURE_LIMITER } from './auth';
+import { BrowserOrigins } from './browser-origin';
 import { ClientAddressResolver } from './client-address';
 import { ContractInterceptor } from './contract';
 import { OpenApiModule, OpenApiOptions } from './openapi';
 import { HealthModule } from './health';
+import { acceptFormBodies } from './form-body';
 import { FrontDoor, FrontRoutes } from './front-door';
 import { clientErrorHandler, frameworkErrorHandler, httpServerFactory } from './http-server';
 import { limitJsonDepth } from './json-body';
@@ -26,8 +28,9 @@ import { APP_CONFIG, APP_LOGGER } from './app-tokens';
 
 /**
  * What every app gets from the platform: its config, logger, metrics registry and admin listener,
- * the client address resolver (TRUSTED_PROXIES), the failed-authentication limiter and the front
- * door of its HTTP server (the @FrontRoute methods of its providers).
+ * the client address resolver (TRUSTED_PROXIES), the failed-authentication limiter, the check of
+ * browsers' origins for cookie writes and the front door of its HTTP server (the @FrontRoute
+ * methods of its providers).
  */
 @Global()
 @Module({})
@@ -44,9 +47,10 @@ export class PlatformModule {
         { provide: StreamedRoutes, useValue: streamedRoutes },
         { provide: ClientAddressResolver, useValue: new ClientAddressResolver(config.http.trustedProxies) },
         { provide: AUTH_FAILURE_LIMITER, useValue: new KeyedWindowLimiter({ limit: config.http.authFailuresPerMinute, windowMs: 60_000 }) },
+        { provide: BrowserOrigins, useValue: BrowserOrigins.of(config) },
         { provide: APP_INTERCEPTOR, useClass: ContractInterceptor },
       ],
-      exports: [APP_CONFIG, APP_LOGGER, FrontDoor, StreamedRoutes, ClientAddressResolver, AUTH_FAILURE_LIMITER, MetricsModule, AdminModule],
+      exports: [APP_CONFIG, APP_LOGGER, FrontDoor, StreamedRoutes, ClientAddressResolver, AUTH_FAILURE_LIMITER, BrowserOrigins, MetricsModule, AdminModule],
     };
   }
 }
@@ -105,6 +109,7 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   app.useGlobalFilters(new ProblemDetailsFilter(logger));
   if (definition.openApi && config.http.corsOrigins.length) app.enableCors(corsOptions(config.http.corsOrigins));
   limitJsonDepth(app.getHttpAdapter().getInstance());
+  acceptFormBodies(app.getHttpAdapter().getInstance());
   acceptStreamedBodies(app.getHttpAdapter().getInstance(), streamedRoutes);
   observeResponses(app, definition.requestLog ? logger : null);
   return app;

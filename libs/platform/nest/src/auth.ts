@@ -18,6 +18,7 @@ import {
   TenantStore,
 } from '@shortlink/tenants-domain';
 import { APP_CONFIG, APP_LOGGER } from './app-tokens';
+import { BrowserOrigins } from './browser-origin';
 import { ClientAddressResolver } from './client-address';
 import { REQUIRED_SCOPE } from './contract';
 import type { PinoNestLogger } from './logging';
@@ -83,12 +84,18 @@ export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; aud
 
 /**
  * The audit log's actor of a principal: the one place a principal becomes an actor (docs/design.md,
- * "Audit log"). A key or a person is named by its own kind; on a route that needs the `admin`
- * scope, whoever calls acts as the operator.
+ * "Audit log"). A key or a person is named by its own kind, a key with the person it acts for; on
+ * a route that needs the `admin` scope, whoever calls acts as the operator.
  */
 export function auditActorOf(principal: Principal, scope: Scope): AuditActor {
-  const { kind, id, name } = principal.actor;
-  return { type: scope === 'admin' ? 'operator' : kind, id, name };
+  const actor = principal.actor;
+  const person = actor.kind === 'key' ? actor.person : null;
+  return {
+    type: scope === 'admin' ? 'operator' : actor.kind,
+    id: actor.id,
+    name: actor.name,
+    ...(person ? { onBehalfOf: { id: person.id, name: person.email } } : {}),
+  };
 }
 
 /** The audit context the guard gave a request; a route without the guard asking for one is a programming error. */
@@ -102,7 +109,8 @@ export function auditContextOf(request: AuthenticatedRequest): AuditContext {
  * principal → scope → plan (docs/design.md, "Security model", "Tenants, keys and plans" and
  * "People and sessions"). A person's principal holds its role's scopes, so the same scope check
  * decides for both; a write with a session also needs its CSRF token in `x-csrf-token` (403
- * CSRF_TOKEN_INVALID), a write with a key does not. Every key is checked (one hash and one cached look-up); failed checks are counted
+ * CSRF_TOKEN_INVALID) and must not come from another site's page (403 CROSS_SITE_REQUEST:
+ * BrowserOrigins), a write with a key needs neither. Every key is checked (one hash and one cached look-up); failed checks are counted
  * per client address, and past the limit a failed check from that address gets 429 instead of 401
  * until the window ends. A valid key is never refused by that count: behind a shared NAT, one
  * guesser must not lock out everyone else, and a guesser still learns nothing from a 429. The
@@ -117,6 +125,7 @@ export class ApiKeyGuard implements CanActivate {
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(PlanRateLimiter) private readonly plans: PlanRateLimiter,
     @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(BrowserOrigins) private readonly origins: BrowserOrigins,
     @Optional() @Inject(SESSION_VERIFIER) private readonly sessions: SessionVerifier | null = null,
   ) {}
 
@@ -128,8 +137,11 @@ export class ApiKeyGuard implements CanActivate {
     try {
       if (sessionToken !== undefined) {
         const session = await this.sessions!.verify(sessionToken);
-        if (!SAFE_METHODS.has(request.method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token']))
-          throw new DomainError(ErrorCode.CSRF_TOKEN_INVALID, 'a write with a session cookie needs its csrfToken (GET /api/v1/me) in x-csrf-token');
+        if (!SAFE_METHODS.has(request.method)) {
+          if (!csrfMatches(session.csrfToken, request.headers['x-csrf-token']))
+            throw new DomainError(ErrorCode.CSRF_TOKEN_INVALID, 'a write with a session cookie needs its csrfToken (GET /api/v1/me) in x-csrf-token');
+          this.origins.check(request);
+        }
         request.session = { ...session, token: sessionToken };
         principal = session.principal;
       } else principal = await this.verifier.verify(request.headers['x-api-key']);
@@ -147,8 +159,11 @@ export class ApiKeyGuard implements CanActivate {
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
     // A guarded route without a scope is a programming error, never an open door.
     if (!scope) throw new Error(`route ${request.routeOptions?.url ?? request.url} is guarded but names no scope (RequireScope or its contract)`);
-    if (!principal.scopes.includes(scope))
-      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this ${principal.actor.kind === 'person' ? 'role' : 'key'} lacks the ${scope} scope`, { scope });
+    if (!principal.scopes.includes(scope)) {
+      const by =
+        principal.actor.kind === 'person' ? 'role' : principal.actor.person ? `key (within the ${principal.actor.person.role} role of its person)` : 'key';
+      throw new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `this ${by} lacks the ${scope} scope`, { scope });
+    }
     // One window per tenant, whatever key it uses: minting keys does not multiply the plan.
     const decision = await this.plans.request(principal.tenantId, principal.plan);
     setRateLimitHeaders(http.getResponse<FastifyReply>(), decision);

@@ -9,9 +9,9 @@ const principal: Principal = {
   keyId: 'k1',
   scopes: ['links:read'],
   plan: 'free',
-  actor: { kind: 'key', id: 'k1', name: 'ci', tenantId: 't1' },
+  actor: { kind: 'key', id: 'k1', name: 'ci', tenantId: 't1', person: null },
 };
-const limits = { requestsPerMinute: 2, batchRowsPerDay: 10, maxKeys: 5, concurrentBatches: 1 };
+const limits = { requestsPerMinute: 2, batchRowsPerDay: 10, maxKeys: 5, concurrentBatches: 1, invitationsPerHour: 1 };
 const request = { raw: { socket: { remoteAddress: '203.0.113.9' }, headers: {} }, headers: {} } as unknown as FastifyRequest;
 
 function reply() {

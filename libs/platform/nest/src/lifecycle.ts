@@ -26,3 +26,21 @@ export class Lifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
     for (const stop of [...this.stops].reverse()) await stop();
   }
 }
+
+/**
+ * A job that runs every `intervalMs` while the app runs (started with the app, stopped at its
+ * shutdown): each context schedules its own housekeeping (expiry, purges). A failed run is logged
+ * by `run` itself and the next one comes at its time.
+ */
+export function scheduleJob(lifecycle: Lifecycle, intervalMs: number, run: () => Promise<unknown>): void {
+  let timer: NodeJS.Timeout | null = null;
+  lifecycle.manage({
+    start: () => {
+      timer = setInterval(() => void run().catch(() => undefined), intervalMs);
+      timer.unref();
+    },
+    stop: () => {
+      if (timer) clearInterval(timer);
+    },
+  });
+}

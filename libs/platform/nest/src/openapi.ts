@@ -186,9 +186,13 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
       ...(contract.body
         ? {
             requestBody: {
-              required: true,
+              // A body the route may go without (`schema.optional()`) is documented as such, by its inner schema.
+              required: !(contract.body instanceof z.ZodOptional),
               content: Object.fromEntries(
-                (contract.bodyContentTypes ?? ['application/json']).map((t) => [t, { schema: contract.bodyByMediaType?.[t] ?? contract.body }]),
+                (contract.bodyContentTypes ?? ['application/json']).map((t) => [
+                  t,
+                  { schema: contract.bodyByMediaType?.[t] ?? (contract.body instanceof z.ZodOptional ? contract.body.unwrap() : contract.body) },
+                ]),
               ),
             },
           }

@@ -2,8 +2,10 @@ import { BadRequestException, NotFoundException, PayloadTooLargeException } from
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { instanceOf, problemFor, retryAfterFor, STATUS_BY_CODE } from './problem-details';
 import pino from 'pino';
+import { Readable } from 'stream';
 import { PinoNestLogger } from './logging';
 import { ProblemDetailsFilter } from './problem-details.filter';
+import { StreamedBody } from './streamed-body';
 
 describe('problemFor', () => {
   it('maps every domain code to its status, with the stable fields and the details', () => {
@@ -70,7 +72,7 @@ describe('ProblemDetailsFilter', () => {
         return reply;
       },
     };
-    const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
+    const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
     const filter = new ProblemDetailsFilter(new PinoNestLogger(pino({ level: 'silent' })));
     filter.catch(new DomainError(ErrorCode.RATE_LIMITED, 'too many', { retryAfterSeconds: 7 }), host as never);
     expect(sent).toEqual({
@@ -84,10 +86,51 @@ describe('ProblemDetailsFilter', () => {
     const lines: Array<Record<string, unknown>> = [];
     const logger = new PinoNestLogger(pino({ base: { app: 'generation' } }, { write: (line: string) => void lines.push(JSON.parse(line)) }));
     const reply = { code: () => reply, status: () => reply, header: () => reply, send: () => reply };
-    const host = { switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
+    const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => reply, getRequest: () => ({ url: '/api/v1/links?api_key=k' }) }) };
     new ProblemDetailsFilter(logger).catch(new Error('shard s2 exploded'), host as never);
     const err = expect.objectContaining({ message: 'shard s2 exploded' });
     expect(lines).toEqual([expect.objectContaining({ app: 'generation', context: 'ProblemDetails', path: '/api/v1/links', err })]);
     expect(JSON.stringify(lines)).not.toContain('api_key');
+  });
+
+  it('gives a microservice handler (the click bus transport) its error back as it was, logging and sending nothing', () => {
+    const lines: string[] = [];
+    const logger = new PinoNestLogger(pino({}, { write: (line: string) => void lines.push(line) }));
+    const host = { getType: () => 'rpc', switchToHttp: () => ({ getResponse: () => ({}), getRequest: () => ({}) }) };
+    const error = new Error('ClickHouse at http://127.0.0.1:8123 is unreachable (ECONNRESET)');
+    expect(() => new ProblemDetailsFilter(logger).catch(error, host as never)).toThrow(error);
+    expect(lines).toEqual([]);
+  });
+});
+
+describe('ProblemDetailsFilter on a request whose body is not read', () => {
+  const answer = (complete: boolean | undefined, body?: unknown) => {
+    const headers: Record<string, string> = {};
+    const reply = {
+      status: () => reply,
+      header(name: string, value: string) {
+        headers[name.toLowerCase()] = value;
+        return reply;
+      },
+      send: () => reply,
+    };
+    const request = { url: '/api/v1/links/batch', raw: complete === undefined ? {} : { complete }, body };
+    const host = { getType: () => 'http', switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request }) };
+    new ProblemDetailsFilter(new PinoNestLogger(pino({ level: 'silent' }))).catch(
+      new DomainError(ErrorCode.BATCH_CONCURRENCY_LIMIT, 'busy', { retryAfterSeconds: 5 }),
+      host as never,
+    );
+    return headers;
+  };
+
+  it('closes the connection with the answer, so the unread rest of the body holds no socket; a complete request keeps it', () => {
+    expect(answer(false)).toMatchObject({ connection: 'close', 'retry-after': '5' });
+    expect(answer(true)).not.toHaveProperty('connection');
+    expect(answer(undefined)).not.toHaveProperty('connection'); // no socket under it (an injected request)
+  });
+
+  it('closes the connection of a streamed route refused before its body was read, even once the body has all arrived', () => {
+    expect(answer(true, new StreamedBody('application/x-ndjson', Readable.from([]), 1024))).toMatchObject({ connection: 'close' });
+    expect(answer(true, { url: 'https://example.com/' })).not.toHaveProperty('connection');
   });
 });

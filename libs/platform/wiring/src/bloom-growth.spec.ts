@@ -30,9 +30,9 @@ class Listed {
 
 const OPTIONS: BloomOptions = { capacity: 10_000, falsePositiveRate: TARGET, partitions: 8, growth: 2, refreshMs: 250 };
 
-function instance(store: CacheStore, listed: Listed, options: Partial<BloomOptions> = {}, lockTtlMs?: number) {
+function instance(store: CacheStore, listed: Listed, options: Partial<BloomOptions> = {}, lockTtlMs?: number, storeInProcess = false) {
   const filter = new BloomFilter(store, { ...OPTIONS, ...options });
-  return { filter, maintainer: new BloomMaintainer(filter, store, listed.repository(), lockTtlMs) };
+  return { filter, maintainer: new BloomMaintainer(filter, store, listed.repository(), { lockTtlMs, storeInProcess }) };
 }
 
 /** Lets timers (the layout's refresh) run during a long loop over an in-process store, as real I/O would. */
@@ -88,6 +88,67 @@ describe('scalable Bloom filter on the embedded store', () => {
 
   afterEach(async () => {
     for (const m of started.splice(0)) await m.close();
+  });
+
+  describe('at the start of a redirect (it waits for whenReady before it listens)', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    /** Starts an instance's upkeep; whether it checks a ready generation after `ms` of the clock. */
+    const readyAfter = async (made: ReturnType<typeof instance>, ms: number) => {
+      let ready: boolean | undefined;
+      void made.filter.whenReady(30_000).then((r) => (ready = r));
+      made.maintainer.keepBuilt(60_000, () => undefined);
+      await jest.advanceTimersByTimeAsync(ms);
+      return ready;
+    };
+
+    it('builds a missing filter on the in-process store without waiting a grace: nobody can hold another layout', async () => {
+      listed.items.push(...Array.from({ length: 500 }, (_, i) => item(i)));
+      const local = instance(store, listed, {}, undefined, true);
+      started.push(local.maintainer);
+      expect(await readyAfter(local, 10)).toBe(true);
+      jest.useRealTimers(); // answersFor lets timers run between checks
+      expect(await answersFor(local.filter, listed.items)).toEqual({ maybe: 500 });
+    });
+
+    it('on the in-process store, a writer that read "no filter" before that build still marks a link it creates right after it', async () => {
+      // The generation app starts first and reads the layout (none yet); the redirect then builds
+      // the filter; a link created before the writer's next refresh must not be a "no".
+      const writer = instance(store, listed, {}, undefined, true);
+      started.push(writer.maintainer);
+      await writer.filter.follow();
+      expect(writer.filter.view()).toBeNull();
+      const redirect = instance(store, listed, {}, undefined, true);
+      started.push(redirect.maintainer);
+      expect(await readyAfter(redirect, 10)).toBe(true);
+      listed.items.push(item(1));
+      await writer.maintainer.added({ domain: DOMAIN, code: 'in1' });
+      jest.useRealTimers();
+      expect(await redirect.filter.check(item(1))).toBe('maybe');
+    });
+
+    it('on a shared store, waits the grace before the first scan, so that every writer knows the generation being built', async () => {
+      listed.items.push(...Array.from({ length: 500 }, (_, i) => item(i)));
+      const shared = instance(store, listed);
+      started.push(shared.maintainer);
+      expect(await readyAfter(shared, shared.filter.graceMs / 2)).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(shared.filter.graceMs);
+      expect(shared.filter.view()?.generations.map((g) => g.state)).toEqual(['ready']);
+    });
+
+    it('is ready as soon as the layout is read when the filter exists; says so within its wait when there is none to read', async () => {
+      const built = instance(store, listed, {}, undefined, true);
+      started.push(built.maintainer);
+      await built.maintainer.rebuild();
+      const next = instance(store, listed);
+      started.push(next.maintainer);
+      expect(await readyAfter(next, 0)).toBe(true);
+      const empty = new BloomFilter(new MemoryCacheStore(100), OPTIONS);
+      const waited = empty.whenReady(5000);
+      await jest.advanceTimersByTimeAsync(5000);
+      expect(await waited).toBe(false);
+    });
   });
 
   it('answers unknown with no layout, with a stale one, and while the first build is under way; then never "no" for a link', async () => {

@@ -1,6 +1,7 @@
 import { busPort } from './ports/bus.port';
 import { cachePort } from './ports/cache.port';
 import { changesPort } from './ports/changes.port';
+import { domainProbesPort } from './ports/domain-probes.port';
 import { eventsPort } from './ports/events.port';
 import { geoPort } from './ports/geo.port';
 import { linksPort } from './ports/links.port';
@@ -25,6 +26,7 @@ export const PORT_CATALOG: readonly Port[] = [
   oidcPort,
   urlSafetyPort,
   webhooksPort,
+  domainProbesPort,
   metaPort,
   linksPort,
   cachePort,

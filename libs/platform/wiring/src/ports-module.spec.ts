@@ -3,7 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { loadConfig } from '@shortlink/config';
 import { CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE, VISITOR_WINDOW_STORE } from '@shortlink/links-domain';
-import { CACHE_STORE, SNAPSHOT_STORE } from '@shortlink/read-path';
+import { CACHE_STORE, CLICK_LEASE_STORE, SNAPSHOT_STORE } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { DOMAIN_SETTINGS_STORE, RATE_WINDOW_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, VISITOR_SECRET } from '@shortlink/clicks-domain';
@@ -11,8 +11,10 @@ import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, Sqli
 import {
   FileSnapshotStore,
   MemoryCacheStore,
+  MemoryClickLeases,
   MemoryRateWindows,
   MemoryVisitorWindows,
+  RedisClickLeases,
   RedisClusterStore,
   RedisRateWindows,
   RedisVisitorWindows,
@@ -52,6 +54,7 @@ describe('port selection', () => {
       expect(bound.get(TENANT_STORE)).toBe((bound.get(SEQUENCE_STORE) as LazyMysqlMetaStore).tenants);
       expect(bound.get(RATE_WINDOW_STORE)).toBeInstanceOf(RedisRateWindows);
       expect(bound.get(VISITOR_WINDOW_STORE)).toBeInstanceOf(RedisVisitorWindows);
+      expect(bound.get(CLICK_LEASE_STORE)).toBeInstanceOf(RedisClickLeases);
       const repository = bound.get(LINK_REPOSITORY) as ShardedLinkRepository;
       expect(repository.allStores().map((s) => [s.shardName, s instanceof LazyMysqlLinkShardStore])).toEqual([
         ['s0', true],
@@ -88,6 +91,7 @@ describe('SharedPorts on the embedded profile', () => {
       CODE_SECRET,
       VISITOR_SECRET,
       VISITOR_WINDOW_STORE,
+      CLICK_LEASE_STORE,
     ];
     const ports = await SharedPorts.open(config, all);
     const meta = ports.get<SqliteMetaStore>(SEQUENCE_STORE);
@@ -96,6 +100,7 @@ describe('SharedPorts on the embedded profile', () => {
     expect(ports.get(DOMAIN_SETTINGS_STORE)).toBe(meta.domainSettings);
     expect(ports.get(RATE_WINDOW_STORE)).toBeInstanceOf(MemoryRateWindows);
     expect(ports.get(VISITOR_WINDOW_STORE)).toBeInstanceOf(MemoryVisitorWindows);
+    expect(ports.get(CLICK_LEASE_STORE)).toBeInstanceOf(MemoryClickLeases);
     const stores = ports.get<ShardedLinkRepository>(LINK_REPOSITORY).allStores();
     expect(stores.map((s) => [s.shardName, s instanceof SqliteLinkShardStore])).toEqual([
       ['a', true],

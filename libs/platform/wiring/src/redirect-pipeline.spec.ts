@@ -57,8 +57,6 @@ class SwitchableStore implements CacheStore {
   incrBy = (k: string, d: number, t: number) => this.guard(() => this.inner.incrBy(k, d, t));
   setIfNewer = (k: string, v: string, version: number, t?: number) => this.guard(() => this.inner.setIfNewer(k, v, version, t));
   incrementBelow = (k: string, limit: number, initial: number) => this.guard(() => this.inner.incrementBelow(k, limit, initial));
-  reserveBelow = (k: string, limit: number, wanted: number, floor: number, seed: number | null) =>
-    this.guard(() => this.inner.reserveBelow(k, limit, wanted, floor, seed));
   setBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.setBits(k, o));
   getBits = (k: string, o: readonly number[]) => this.guard(() => this.inner.getBits(k, o));
   countBits = (k: string, s: number, e: number) => this.guard(() => this.inner.countBits(k, s, e));

@@ -1,4 +1,5 @@
-import { ConfigError, envSchema } from './config';
+import { ConfigError } from './config';
+import { environmentSchema } from './variables';
 
 /** The generation API a client talks to when SHORTLINK_API_URL is not set: `npm start`'s. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:8081';
@@ -18,7 +19,7 @@ export interface ClientConfig {
  */
 export function loadClientConfig(source: Record<string, string | undefined>): ClientConfig {
   const env = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = envSchema.pick({ SHORTLINK_API_URL: true, SHORTLINK_API_KEY: true }).safeParse(env);
+  const parsed = environmentSchema(['SHORTLINK_API_URL', 'SHORTLINK_API_KEY']).safeParse(env);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   return { apiUrl: (parsed.data.SHORTLINK_API_URL ?? DEFAULT_API_URL).replace(/\/+$/, ''), apiKey: parsed.data.SHORTLINK_API_KEY ?? null };
 }

@@ -29,7 +29,7 @@ describe('loadConfig', () => {
     expect(violationsOf({ AUDIT_RETENTION_DAYS: 'a year' }).join('\n')).toContain('AUDIT_RETENTION_DAYS');
   });
 
-  it('refuses private webhook receivers unless WEBHOOK_ALLOW_PRIVATE, retries for 24 h, disables after 3 days, all settable (issue 22)', () => {
+  it('refuses private webhook receivers unless WEBHOOK_ALLOW_PRIVATE, retries for 24 h, disables after 3 days, all settable', () => {
     expect(loadConfig({}).webhooks).toEqual({
       eventsTopic: 'shortlink.events',
       consumerGroup: 'shortlink-webhooks',
@@ -47,7 +47,45 @@ describe('loadConfig', () => {
     );
   });
 
-  it('reads the live stream settings: a replay window of 10 000 clicks and 300 s, 5 open streams per tenant, and lists bad ones (issue 22)', () => {
+  it('reads the custom domain settings: both methods, the system resolver, no TLS front, plan caps; lists bad ones', () => {
+    const defaults = loadConfig({});
+    expect(defaults.domains).toEqual({
+      verifier: { enabled: true, intervalMs: 5000 },
+      methods: ['dns', 'http'],
+      resolvers: [],
+      checkTimeoutMs: 5000,
+      httpPort: 80,
+      allowPrivate: false,
+      firstCheckMs: 10_000,
+      backoff: { baseMs: 60_000, maxMs: 3_600_000 },
+      retryWindowMs: 72 * 3_600_000,
+      recheckMs: 6 * 3_600_000,
+      unverifyAfter: 3,
+      tlsFront: null,
+    });
+    expect([defaults.plans.free.maxDomains, defaults.plans.paid.maxDomains]).toEqual([1, 50]);
+    expect(
+      loadConfig({
+        DOMAIN_VERIFICATION_METHODS: 'dns',
+        DOMAIN_DNS_RESOLVER: '127.0.0.1:5353, [::1]:53, 10.0.0.2',
+        DOMAIN_TLS_FRONT: 'caddy:443',
+        DOMAIN_TLS_FRONT_CA_FILE: '/etc/ssl/pebble.pem',
+      }).domains,
+    ).toMatchObject({
+      methods: ['dns'],
+      resolvers: ['127.0.0.1:5353', '[::1]:53', '10.0.0.2'],
+      tlsFront: { host: 'caddy', port: 443, caFile: '/etc/ssl/pebble.pem', timeoutMs: 30_000 },
+    });
+    const violations = violationsOf({
+      DOMAIN_VERIFICATION_METHODS: 'dns,email',
+      DOMAIN_DNS_RESOLVER: 'ns1.example.com',
+      DOMAIN_TLS_FRONT: 'https://caddy',
+      PLAN_FREE_MAX_DOMAINS: '-1',
+    }).join('\n');
+    for (const name of ['DOMAIN_VERIFICATION_METHODS', 'DOMAIN_DNS_RESOLVER', 'DOMAIN_TLS_FRONT', 'PLAN_FREE_MAX_DOMAINS']) expect(violations).toContain(name);
+  });
+
+  it('reads the live stream settings: a replay window of 10 000 clicks and 300 s, 5 open streams per tenant, and lists bad ones', () => {
     expect(loadConfig({}).analytics.stream).toEqual({ replayEvents: 10_000, replaySeconds: 300, maxPerTenant: 5 });
     expect(
       loadConfig({ ANALYTICS_STREAM_REPLAY_EVENTS: '0', ANALYTICS_STREAM_REPLAY_SECONDS: '60', ANALYTICS_STREAM_MAX_PER_TENANT: '1' }).analytics.stream,
@@ -67,6 +105,7 @@ describe('loadConfig', () => {
       timeoutMs: 10_000,
       allowInsecureIssuers: false,
       successUrl: 'http://localhost:8081/console/',
+      startsPerMinute: { perTenant: 600, perAddress: 60 },
     });
     expect(
       loadConfig({
@@ -74,15 +113,31 @@ describe('loadConfig', () => {
         SSO_TIMEOUT_SECONDS: '3',
         SSO_ALLOW_INSECURE_ISSUERS: 'true',
         SHORTLINK_CONSOLE_URL: 'https://console.example/',
+        SSO_STARTS_PER_MINUTE_PER_TENANT: '100',
+        SSO_STARTS_PER_MINUTE_PER_ADDRESS: '5',
       }).people.sso,
     ).toEqual({
       callbackUrl: 'https://links.example/api/v1/auth/sso/callback',
       timeoutMs: 3000,
       allowInsecureIssuers: true,
       successUrl: 'https://console.example/',
+      startsPerMinute: { perTenant: 100, perAddress: 5 },
     });
-    const violations = violationsOf({ SSO_CALLBACK_URL: 'not a url', SSO_TIMEOUT_SECONDS: '0', SSO_ALLOW_INSECURE_ISSUERS: 'maybe' }).join('\n');
-    for (const name of ['SSO_CALLBACK_URL', 'SSO_TIMEOUT_SECONDS', 'SSO_ALLOW_INSECURE_ISSUERS']) expect(violations).toContain(name);
+    const violations = violationsOf({
+      SSO_CALLBACK_URL: 'not a url',
+      SSO_TIMEOUT_SECONDS: '0',
+      SSO_ALLOW_INSECURE_ISSUERS: 'maybe',
+      SSO_STARTS_PER_MINUTE_PER_TENANT: '0',
+      SSO_STARTS_PER_MINUTE_PER_ADDRESS: 'many',
+    }).join('\n');
+    for (const name of [
+      'SSO_CALLBACK_URL',
+      'SSO_TIMEOUT_SECONDS',
+      'SSO_ALLOW_INSECURE_ISSUERS',
+      'SSO_STARTS_PER_MINUTE_PER_TENANT',
+      'SSO_STARTS_PER_MINUTE_PER_ADDRESS',
+    ])
+      expect(violations).toContain(name);
   });
 
   it('reads the people settings: console URL, SMTP, sessions and sign-in throttle, with defaults, and lists bad ones', () => {
@@ -99,11 +154,17 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ SHORTLINK_ANALYTICS_URL: 'https://stats.example/', SHORTLINK_ANALYTICS_API_URL: 'http://analytics.internal:8082/' }).people.analyticsApiUrl,
     ).toBe('http://analytics.internal:8082');
-    expect(d.session).toEqual({ idleMs: 120 * 60_000, absoluteMs: 24 * 3_600_000, cookieSecure: 'auto', consoleIsHttps: false });
+    expect(d.session).toEqual({
+      idleMs: 120 * 60_000,
+      absoluteMs: 24 * 3_600_000,
+      cookieSecure: 'auto',
+      consoleIsHttps: false,
+      consoleOrigin: 'http://localhost:8081',
+    });
     expect(d.signInThrottle).toEqual({ perAccount: 10, perAddress: 50, windowMs: 300_000 });
     const c = loadConfig({ SHORTLINK_CONSOLE_URL: 'https://console.example/', SMTP_URL: 'smtp://u:p@mail.example:587', SESSION_IDLE_MINUTES: '30' }).people;
     expect(c).toMatchObject({ acceptUrl: 'https://console.example/accept-invitation', mail: { smtpUrl: 'smtp://u:p@mail.example:587' } });
-    expect(c.session).toMatchObject({ idleMs: 30 * 60_000, consoleIsHttps: true });
+    expect(c.session).toMatchObject({ idleMs: 30 * 60_000, consoleIsHttps: true, consoleOrigin: 'https://console.example' });
     expect(violationsOf({ SMTP_URL: 'mail.example:25' }).join('\n')).toContain('SMTP_URL');
     expect(violationsOf({ SESSION_IDLE_MINUTES: '600', SESSION_ABSOLUTE_HOURS: '2' }).join('\n')).toContain('SESSION_IDLE_MINUTES');
     expect(violationsOf({ PASSWORD_MIN_LENGTH: '4' }).join('\n')).toContain('PASSWORD_MIN_LENGTH');
@@ -174,7 +235,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('reads switches in the README’s spellings, and fails the boot on any other, listing them (issue 17)', () => {
+  it('reads switches in the README’s spellings, and fails the boot on any other, listing them', () => {
     for (const on of ['true', 'on', '1']) expect(loadConfig({ URL_DNS_CHECK: on }).links.urlSafety.dnsCheck).toBe(true);
     for (const off of ['false', 'off', '0']) expect(loadConfig({ URL_DNS_CHECK: off, BLOOM_ENABLED: off }).redirect.bloom.enabled).toBe(false);
     expect(loadConfig({}).links.urlSafety.dnsCheck).toBe(false);
@@ -224,7 +285,7 @@ describe('loadConfig', () => {
     expect(violationsOf({ TRUSTED_PROXIES: '10.0.0.0/33,example.com,1.2.3.4/8/1' })).toHaveLength(3);
   });
 
-  it('reads GEO_DATABASE as the bundled country or city database or absolute .mmdb paths, and fails the boot on anything else (issue 19)', () => {
+  it('reads GEO_DATABASE as the bundled country or city database or absolute .mmdb paths, and fails the boot on anything else', () => {
     expect(loadConfig({}).geo.database).toBe('country');
     expect(loadConfig({ GEO_DATABASE: '' }).geo.database).toBe('country'); // empty is unset, as everywhere
     expect(loadConfig({ GEO_DATABASE: 'city' }).geo.database).toBe('city');

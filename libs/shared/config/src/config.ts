@@ -1,342 +1,9 @@
 import { isIP } from 'net';
-import { z } from 'zod';
+import { type Env, envSchema, geoFiles } from './variables';
 
-const port = z.coerce.number().int().min(1).max(65535);
-/** 0 lets the system pick a free port (tests run many listeners side by side). */
-const adminPort = z.coerce.number().int().min(0).max(65535);
-const csv = z.string().transform((s) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean),
-);
-/** Switches take the README's spellings ("Configuration"), exactly these: anything else fails the boot. */
-const SWITCH_SPELLINGS = ['true', 'false', 'on', 'off', '1', '0'] as const;
-const bool = z
-  .enum(SWITCH_SPELLINGS, { error: (issue) => `must be one of ${SWITCH_SPELLINGS.join('|')}, got "${String(issue.input)}"` })
-  .transform((v) => v === 'true' || v === 'on' || v === '1');
-const driver = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
-  z.enum(values, { error: (issue) => `must be one of ${values.join('|')}, got "${String(issue.input)}"` }).default(fallback as never);
-
-/** The files of a GEO_DATABASE that names files. */
-const geoFiles = (s: string): string[] =>
-  s
-    .split(',')
-    .map((f) => f.trim())
-    .filter(Boolean);
+export { type Env, envSchema } from './variables';
 
 const SHARD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** Every environment variable the platform reads, with defaults for the embedded profile. */
-export const envSchema = z.object({
-  NODE_ENV: z.string().default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** json; pretty (readable lines); auto = pretty when stdout is a terminal, else json. */
-  LOG_FORMAT: driver(['auto', 'json', 'pretty'] as const, 'auto'),
-  SHORTLINK_DATA_DIR: z.string().default('./data'),
-  HOST: z.string().default('127.0.0.1'),
-  GENERATION_PORT: port.default(8081),
-  REDIRECT_PORT: port.default(8080),
-  ANALYTICS_PORT: port.default(8082),
-  /** Operator listeners (/metrics, /internal/*, /health/details): loopback unless told otherwise. */
-  ADMIN_HOST: z.string().default('127.0.0.1'),
-  GENERATION_ADMIN_PORT: adminPort.default(9081),
-  REDIRECT_ADMIN_PORT: adminPort.default(9080),
-  ANALYTICS_ADMIN_PORT: adminPort.default(9082),
-  /** Load balancers whose X-Forwarded-For is believed (CIDRs or addresses); none by default. */
-  TRUSTED_PROXIES: csv.default([]),
-  /** Slow clients: a request's headers must arrive within this, the whole request within the next. */
-  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
-  /**
-   * Web origins whose pages may call the generation and analytics APIs (CORS), e.g.
-   * `https://console.example.com`; `*` for any origin (then without cookies). None by default.
-   */
-  CORS_ORIGINS: csv.default([]),
-  /** Failed API-key checks allowed per client address and minute before 429 (0 = off). */
-  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(20),
-  /**
-   * Plans (docs/design.md, "Tenants, keys and plans"): API requests per minute per tenant (all its
-   * keys together), shared by every instance; batch rows per tenant in a sliding 24 h; active keys
-   * per tenant; batch requests running at once per tenant.
-   */
-  PLAN_FREE_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(100),
-  PLAN_PAID_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
-  PLAN_FREE_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(10_000),
-  PLAN_PAID_BATCH_ROWS_PER_DAY: z.coerce.number().int().min(0).default(5_000_000),
-  PLAN_FREE_MAX_KEYS: z.coerce.number().int().min(1).max(10_000).default(5),
-  PLAN_PAID_MAX_KEYS: z.coerce.number().int().min(1).max(10_000).default(100),
-  PLAN_FREE_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(2),
-  PLAN_PAID_CONCURRENT_BATCHES: z.coerce.number().int().min(1).max(1000).default(10),
-  /** Batch creation and bulk changes (docs/design.md, "Batch creation"). */
-  BATCH_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
-  BATCH_MAX_BODY_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(256 * 1024 * 1024),
-  /** Rows validated, charged, recorded and answered together; also the memory bound of a batch. */
-  BATCH_CHUNK_ROWS: z.coerce.number().int().min(1).max(10_000).default(1000),
-  /** Rows per multi-row INSERT at most. */
-  BATCH_INSERT_ROWS: z.coerce.number().int().min(1).max(10_000).default(500),
-  /** A batch request may take this long to arrive (other requests: HTTP_REQUEST_TIMEOUT_MS). */
-  BATCH_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
-  /** How long a batch's Idempotency-Key and its answer are kept. */
-  BATCH_IDEMPOTENCY_HOURS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(24 * 30)
-    .default(24),
-  /** An instance's claim on a running batch lasts this long without renewal (a retry after a crash waits at most this). */
-  BATCH_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
-  BULK_MAX_LINKS: z.coerce.number().int().min(1).max(100_000).default(10_000),
-  BULK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** Public base of short URLs, e.g. https://sho.rt; defaults to the redirect app's address. */
-  SHORTLINK_PUBLIC_BASE_URL: z.string().url().optional(),
-  /** Domain links are created on when none is given; extra short domains served by redirect. */
-  SHORTLINK_DEFAULT_DOMAIN: z.string().min(1).optional(),
-  SHORTLINK_DOMAINS: csv.default([]),
-  SHORTLINK_BOOTSTRAP_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
-  /**
-   * Keys of the code scrambler and of the visitor hash (docs/design.md, "Security model").
-   * Required with DB_DRIVER=mysql; the embedded profile generates them into its data directory.
-   */
-  SHORTLINK_CODE_SECRET: z.string().optional(),
-  SHORTLINK_VISITOR_SECRET: z.string().optional(),
-  CODE_STRATEGY: driver(['sequence', 'hash'] as const, 'sequence'),
-  /** URL safety: also refuse names that resolve to non-public addresses (a DNS lookup per URL). */
-  URL_DNS_CHECK: bool.default(false),
-  URL_DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2000),
-  /** Domains refused as targets, one per line (a listed domain covers its subdomains). */
-  BLOCKED_DOMAINS_FILE: z.string().min(1).optional(),
-  /** A deleted or expired code is not handed out again for this many days. */
-  RETIRED_CODE_DAYS: z.coerce.number().int().min(0).max(3650).default(90),
-  /** How often the expiry job marks expired links and purges the long-expired. */
-  EXPIRY_JOB_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
-  ID_BLOCK_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
-  /** Days audit entries are kept; the expiry job deletes older ones in batches (docs/design.md, "Audit log"). */
-  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
-  /**
-   * People and sessions (docs/design.md, "People and sessions"): where people accept invitations
-   * (the console; default the generation app's /console), how long an invitation works, the SMTP
-   * server invitations are mailed through (none: they are only in the API's answer), passwords'
-   * minimum length, sessions' idle and absolute lifetimes and their cookie's Secure attribute
-   * (auto: when the request came over https, as ClientAddressResolver.isHttps says, or SHORTLINK_CONSOLE_URL is https), and failed sign-ins allowed per
-   * account and per address in a window before 429.
-   */
-  SHORTLINK_CONSOLE_URL: z.string().url().optional(),
-  /** The analytics app's address, where the console opens a link's analytics (the dashboard, in the same session); default: the console's host on ANALYTICS_PORT. */
-  SHORTLINK_ANALYTICS_URL: z.string().url().optional(),
-  /**
-   * Where the generation app reaches the analytics app's query API for the console (server to
-   * server: GET /api/analytics/v1/… is relayed there with the person's session); default:
-   * SHORTLINK_ANALYTICS_URL, else http://127.0.0.1:ANALYTICS_PORT (HOST when it names one address).
-   */
-  SHORTLINK_ANALYTICS_API_URL: z.string().url().optional(),
-  /**
-   * The API clients' settings (the `shortlink` CLI, links:import, links:export; loadClientConfig,
-   * client-config.ts), never read by the apps: the generation API's address (default
-   * http://127.0.0.1:8081) and the key they send as x-api-key.
-   */
-  SHORTLINK_API_URL: z.string().url().optional(),
-  SHORTLINK_API_KEY: z.string().min(1).optional(),
-  INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(72),
-  SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\/[^\s]+$/, 'must be smtp://[user:pass@]host[:port] or smtps://…')
-    .optional(),
-  MAIL_FROM: z.string().min(3).max(320).default('shortlink <no-reply@localhost>'),
-  PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(128).default(12),
-  SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(120),
-  SESSION_ABSOLUTE_HOURS: z.coerce.number().int().min(1).max(8760).default(24),
-  SESSION_COOKIE_SECURE: driver(['auto', 'on', 'off'] as const, 'auto'),
-  SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(10),
-  SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
-  SIGN_IN_THROTTLE_WINDOW_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
-  /**
-   * Single sign-on with a tenant's OpenID Connect provider (docs/design.md, "Single sign-on"): the
-   * redirect URI registered with the providers (this app's /api/v1/auth/sso/callback as the browser
-   * reaches it), how long a call to a provider may take, and whether http:// issuers are accepted
-   * (tests and closed networks only: tokens would cross the network in the clear).
-   */
-  SSO_CALLBACK_URL: z.string().url().optional(),
-  SSO_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(10),
-  SSO_ALLOW_INSECURE_ISSUERS: bool.default(false),
-
-  DB_DRIVER: driver(['sqlite', 'mysql'] as const, 'sqlite'),
-  SHARD_STRATEGY: driver(['ring', 'jump'] as const, 'ring'),
-  SHARD_VIRTUAL_NODES: z.coerce.number().int().min(1).max(10_000).default(150),
-  /** sqlite: shard names, one file each under SHORTLINK_DATA_DIR/shards. */
-  SQLITE_SHARDS: csv.default(['s0', 's1', 's2', 's3']),
-  /** mysql: name=url pairs, e.g. s0=mysql://u:p@127.0.0.1:3307/shortlink_s0,s1=... */
-  MYSQL_SHARDS: z.string().optional(),
-  MYSQL_META_URL: z.string().optional(),
-  MYSQL_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
-  /** mysql: shards that exist but are not on the ring yet (name=url pairs): where `reshard --add` can move links. */
-  MYSQL_SPARE_SHARDS: z.string().optional(),
-  /** How often each app reads the versioned shard ring from the meta database (docs/design.md, "Online resharding"). */
-  SHARD_RING_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
-  /** How often while a move is under way: the frozen step holds writes of moving links for about two of these. */
-  SHARD_RING_MOVE_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(100),
-  /** An app that could not read the ring for this long stops writing links until it can. */
-  SHARD_RING_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(10_000),
-  /** Longest one shard operation may take before the request gets 503 SHARD_UNAVAILABLE (0: unbounded). */
-  SHARD_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(3000),
-  /** Consecutive failures after which a shard is skipped (503 at once) for SHARD_BREAKER_OPEN_MS. */
-  SHARD_BREAKER_FAILURES: z.coerce.number().int().min(1).default(5),
-  SHARD_BREAKER_OPEN_MS: z.coerce.number().int().min(10).default(1000),
-
-  CACHE_DRIVER: driver(['memory', 'redis'] as const, 'memory'),
-  REDIS_CLUSTER_NODES: csv.optional(),
-  /**
-   * How the commands of one event-loop turn reach a node: `cork` (one socket write per node, no
-   * extra objects), `pipeline` (ioredis auto-pipelining), `off` (one write per command).
-   */
-  REDIS_WRITE_BATCHING: driver(['cork', 'pipeline', 'off'] as const, 'cork'),
-  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(500),
-  MEMORY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).default(1_000_000),
-
-  BUS_DRIVER: driver(['memory', 'kafka'] as const, 'memory'),
-  KAFKA_BROKERS: csv.optional(),
-  KAFKA_CLICK_TOPIC: z.string().default('shortlink.clicks'),
-  KAFKA_CLICK_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
-  KAFKA_CONSUMER_GROUP: z.string().default('shortlink-analytics'),
-  /** The platform's own events (link changes, batches) the webhook deliverer consumes (docs/design.md, "Webhooks"). */
-  KAFKA_EVENTS_TOPIC: z.string().default('shortlink.events'),
-  /** The webhook deliverer's consumer group on the events topic; `<it>.clicks` is its group on the click topic. */
-  KAFKA_WEBHOOK_CONSUMER_GROUP: z.string().default('shortlink-webhooks'),
-  /** Webhooks: deliver to private, loopback and link-local addresses too (tests, private deployments). */
-  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
-  /** Webhooks: the delay before the second attempt; each next one doubles (with jitter) up to WEBHOOK_RETRY_MAX_MS. */
-  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
-  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
-  /** Webhooks: attempts go on this long after the event (24 h). */
-  WEBHOOK_RETRY_WINDOW_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(7 * 86_400_000)
-    .default(86_400_000),
-  /** Webhooks: an endpoint whose every attempt failed this long is disabled (3 days). */
-  WEBHOOK_DISABLE_AFTER_MS: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .max(30 * 86_400_000)
-    .default(3 * 86_400_000),
-  /** Webhooks: how long one attempt waits for the receiver's answer. */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  CLICK_BUFFER_CAPACITY: z.coerce.number().int().min(1).default(100_000),
-  CLICK_BUFFER_BATCH_SIZE: z.coerce.number().int().min(1).default(500),
-  CLICK_BUFFER_FLUSH_MS: z.coerce.number().int().min(1).default(200),
-
-  OLAP_DRIVER: driver(['chdb', 'clickhouse'] as const, 'chdb'),
-  CLICKHOUSE_URL: z.string().url().optional(),
-  CLICKHOUSE_USER: z.string().default('default'),
-  CLICKHOUSE_PASSWORD: z.string().default(''),
-  CLICKHOUSE_DATABASE: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier')
-    .default('shortlink'),
-
-  ANALYTICS_CONSUMER_ENABLED: bool.default(true),
-  // --- analytics (issue 13; docs/analytics.md)
-  /** Events older than this when consumed are dropped (and counted); younger ones land in their own minute. */
-  ANALYTICS_ALLOWED_LATENESS_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(30 * 86_400)
-    .default(86_400),
-  /** Days minute rows are kept; hour and day rollups longer (0 = forever). Old data leaves by partition. */
-  ANALYTICS_MINUTE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-  ANALYTICS_HOUR_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(400),
-  ANALYTICS_DAY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
-  /** Days the raw visits (a row per click) are kept; old days leave by partition (issue 22). */
-  ANALYTICS_VISIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
-  /** Live click stream (issue 22): clicks each analytics instance keeps for Last-Event-ID resume, at most this many… */
-  ANALYTICS_STREAM_REPLAY_EVENTS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
-  /** …and none older than this. */
-  ANALYTICS_STREAM_REPLAY_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
-  /** Open streams per tenant on one analytics instance; one more answers 429 STREAM_LIMIT_REACHED. */
-  ANALYTICS_STREAM_MAX_PER_TENANT: z.coerce.number().int().min(1).max(1000).default(5),
-  /** Kafka consumer session: a member that stops heartbeating loses its partitions after this (broker minimum 6 s). */
-  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
-  // --- end analytics
-  /**
-   * Where countries (and regions and cities) of clients come from: `country`, the DB-IP country
-   * database of the @ip-location-db npm package (~8 MB in memory); `city`, its DB-IP city database
-   * instead (~135 MB, IPv4 and IPv6 files; countries too); or absolute paths of MMDB files in
-   * ip-location-db's flat layout, separated by commas (docs/design.md, "Visitors").
-   */
-  GEO_DATABASE: z
-    .string()
-    .default('country')
-    .transform((s) => s.trim())
-    .refine((s) => s === 'country' || s === 'city' || (geoFiles(s).length > 0 && geoFiles(s).every((f) => f.startsWith('/') && f.endsWith('.mmdb'))), {
-      error: (issue) => `must be country, city or absolute paths of .mmdb files separated by commas, got "${String(issue.input)}"`,
-    }),
-
-  /** Redirect read path (issue: multi-level cache). */
-  CACHE_POLICY: driver(['lru', 'ttl'] as const, 'lru'),
-  REDIRECT_L1_ENABLED: bool.default(true),
-  REDIRECT_L1_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000),
-  REDIRECT_L1_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(64 * 1024 * 1024),
-  REDIRECT_L1_TTL_MS: z.coerce.number().int().min(1).default(60_000),
-  REDIRECT_L1_NEGATIVE_TTL_MS: z.coerce.number().int().min(1).default(5_000),
-  REDIRECT_REDIS_ENABLED: bool.default(true),
-  BLOOM_ENABLED: bool.default(true),
-  BLOOM_CAPACITY: z.coerce.number().int().min(1000).default(1_000_000),
-  BLOOM_FP_RATE: z.coerce.number().gt(0).lt(0.5).default(0.01),
-  BLOOM_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(16),
-  /** Each new generation of the Bloom filter holds this many times the links of the one before (docs/design.md, "Redirect read path"). */
-  BLOOM_GROWTH: z.coerce.number().min(1.5).max(16).default(2),
-  /** How often every instance reads the Bloom filter's layout; one that could not for 3 × this answers "unknown". */
-  BLOOM_LAYOUT_REFRESH_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
-  HOT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
-  HOT_BUCKET_SECONDS: z.coerce.number().int().min(1).default(10),
-  HOT_THRESHOLD: z.coerce.number().int().min(1).default(50),
-  HOT_MAX_TRACKED: z.coerce.number().int().min(1).default(5000),
-  LOCK_TTL_MS: z.coerce.number().int().min(10).default(3000),
-  LOCK_WAIT_MS: z.coerce.number().int().min(0).default(2000),
-  LOCK_POLL_MS: z.coerce.number().int().min(1).default(10),
-  DB_CONCURRENCY: z.coerce.number().int().min(1).default(32),
-  /** Redirect lookups that may wait for one of the DB_CONCURRENCY permits, and how long each may wait (docs/design.md, "Redirect read path"). */
-  DB_QUEUE_MAX: z.coerce.number().int().min(0).default(2000),
-  DB_QUEUE_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1000),
-  /** The Redis breaker of the redirect's read path: consecutive failures that open it, and for how long. */
-  REDIS_BREAKER_FAILURES: z.coerce.number().int().min(1).optional(),
-  REDIS_BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(10).optional(),
-  /** Older names of REDIS_BREAKER_FAILURES and REDIS_BREAKER_HALF_OPEN_MS, still read when the new ones are not set. */
-  BREAKER_FAILURES: z.coerce.number().int().min(1).optional(),
-  BREAKER_HALF_OPEN_MS: z.coerce.number().int().min(10).optional(),
-  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
-  RATE_LIMIT_GLOBAL_PER_SECOND: z.coerce.number().int().min(0).default(50_000),
-  RATE_LIMIT_LOCAL_FALLBACK_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
-  SNAPSHOT_FILE: z.string().optional(),
-  SNAPSHOT_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
-  SNAPSHOT_MAX_LINKS: z.coerce.number().int().min(1).default(10_000),
-  /** Link options at the redirect (docs/design.md, "Link options"). */
-  REDIRECT_CLICK_COUNT_FLUSH_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
-  /** How often the redirect reads tenants' domains and suspensions again (docs/design.md, "Tenants, keys and plans"). */
-  REDIRECT_TENANT_REFRESH_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
-  REDIRECT_PASSWORD_ATTEMPTS: z.coerce.number().int().min(1).default(5),
-  REDIRECT_PASSWORD_WINDOW_MS: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .default(15 * 60_000),
-  REDIRECT_PASSWORD_CONCURRENCY: z.coerce.number().int().min(1).default(4),
-  /** Password checks per client address and minute in one instance, right passwords included (0 = off). */
-  REDIRECT_PASSWORD_CHECKS_PER_VISITOR_PER_MINUTE: z.coerce.number().int().min(0).default(30),
-});
-
-export type Env = z.infer<typeof envSchema>;
 
 /** CORS_ORIGINS: `*` alone, or origins as a browser sends them (scheme, host, port; no path), lower-cased. */
 function parseCorsOrigins(values: readonly string[], violations: string[]): string[] {
@@ -419,11 +86,18 @@ export interface AppConfig {
     readonly bulkMaxLinks: number;
     readonly bulkConcurrency: number;
   };
-  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once. */
+  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once, invitations per hour. */
   readonly plans: Readonly<
     Record<
       'free' | 'paid',
-      { readonly requestsPerMinute: number; readonly batchRowsPerDay: number; readonly maxKeys: number; readonly concurrentBatches: number }
+      {
+        readonly requestsPerMinute: number;
+        readonly batchRowsPerDay: number;
+        readonly maxKeys: number;
+        readonly concurrentBatches: number;
+        readonly invitationsPerHour: number;
+        readonly maxDomains: number;
+      }
     >
   >;
   readonly links: {
@@ -448,6 +122,23 @@ export interface AppConfig {
     readonly disableAfterMs: number;
     readonly timeoutMs: number;
   };
+  /** Tenants' own domains: the ownership checks and the TLS front's certificates (docs/design.md, "Custom domains and TLS"). */
+  readonly domains: {
+    readonly verifier: { readonly enabled: boolean; readonly intervalMs: number };
+    readonly methods: readonly ('dns' | 'http')[];
+    /** Name servers as `host` or `host:port`; empty: the system's. */
+    readonly resolvers: readonly string[];
+    readonly checkTimeoutMs: number;
+    readonly httpPort: number;
+    readonly allowPrivate: boolean;
+    readonly firstCheckMs: number;
+    readonly backoff: { readonly baseMs: number; readonly maxMs: number };
+    readonly retryWindowMs: number;
+    readonly recheckMs: number;
+    readonly unverifyAfter: number;
+    /** The TLS front whose certificates are read, or null. */
+    readonly tlsFront: { readonly host: string; readonly port: number; readonly caFile: string | null; readonly timeoutMs: number } | null;
+  };
   /** Members, invitations, sign-in and sessions (docs/design.md, "People and sessions"). */
   readonly people: {
     /** Where invitations are accepted: `<console>/accept-invitation#token=…`. */
@@ -459,10 +150,24 @@ export interface AppConfig {
     readonly invitationTtlMs: number;
     readonly mail: { readonly smtpUrl: string | null; readonly from: string };
     readonly passwordMinLength: number;
-    readonly session: { readonly idleMs: number; readonly absoluteMs: number; readonly cookieSecure: 'auto' | 'on' | 'off'; readonly consoleIsHttps: boolean };
+    readonly session: {
+      readonly idleMs: number;
+      readonly absoluteMs: number;
+      readonly cookieSecure: 'auto' | 'on' | 'off';
+      readonly consoleIsHttps: boolean;
+      /** The console's origin (SHORTLINK_CONSOLE_URL): a browser page there may sign in and write with the session cookie. */
+      readonly consoleOrigin: string;
+    };
     readonly signInThrottle: { readonly perAccount: number; readonly perAddress: number; readonly windowMs: number };
     /** OpenID Connect sign-in: the redirect URI, each provider call's bound, http:// issuers allowed; people land on `successUrl` (the console) once signed in. */
-    readonly sso: { readonly callbackUrl: string; readonly timeoutMs: number; readonly allowInsecureIssuers: boolean; readonly successUrl: string };
+    readonly sso: {
+      readonly callbackUrl: string;
+      readonly timeoutMs: number;
+      readonly allowInsecureIssuers: boolean;
+      readonly successUrl: string;
+      /** Starts allowed per minute (SSO_STARTS_PER_MINUTE_PER_TENANT, _PER_ADDRESS). */
+      readonly startsPerMinute: { readonly perTenant: number; readonly perAddress: number };
+    };
   };
   readonly db: ShardingConfig &
     (
@@ -492,6 +197,7 @@ export interface AppConfig {
         readonly partitions: number;
         readonly consumerGroup: string;
         readonly sessionTimeoutMs: number;
+        readonly compression: 'none' | 'gzip';
       };
   readonly clickBuffer: { readonly capacity: number; readonly batchSize: number; readonly flushIntervalMs: number };
   readonly olap:
@@ -499,6 +205,8 @@ export interface AppConfig {
     | { readonly driver: 'clickhouse'; readonly url: string; readonly username: string; readonly password: string; readonly database: string };
   readonly analytics: {
     readonly consumerEnabled: boolean;
+    /** Partitions consumed at once (ANALYTICS_CONSUMER_CONCURRENCY). */
+    readonly consumerConcurrency: number;
     readonly allowedLatenessSeconds: number;
     readonly retention: { readonly minuteDays: number; readonly hourDays: number; readonly dayDays: number; readonly visitDays: number };
     /** The live click stream: the replay window of each instance and the open streams a tenant may hold there. */
@@ -529,7 +237,13 @@ export interface AppConfig {
     readonly snapshot: { readonly file: string; readonly intervalMs: number; readonly maxLinks: number };
     /** How often the clicks granted against maxClicks reach the shard (the bound on a lost counter). */
     readonly clickCountFlushMs: number;
+    /** How often the visitor-limit counts are merged with the shared windows and the maxClicks leases settled. */
+    readonly counterSyncMs: number;
+    /** How long a maxClicks lease lives without a call from its instance. */
+    readonly clickLeaseMs: number;
     readonly tenantRefreshMs: number;
+    /** Scans counted per visitor and link in a minute, across instances (0: no limit). */
+    readonly qrScansPerVisitorPerMinute: number;
     /**
      * Password attempts per visitor and link within the window (right ones given back), argon2 checks
      * in flight per instance, and checks per visitor and minute per instance (docs/design.md, "Link options").
@@ -572,6 +286,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   if (e.SHARD_RING_LEASE_MS < 3 * e.SHARD_RING_POLL_MS)
     violations.push(`SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (${3 * e.SHARD_RING_POLL_MS}), got ${e.SHARD_RING_LEASE_MS}`);
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
+  const tlsFront = e.DOMAIN_TLS_FRONT === undefined ? null : parseHostPort(e.DOMAIN_TLS_FRONT, 'DOMAIN_TLS_FRONT', violations);
   // Either strategy needs a shard to route to; a name becomes a file name (SQLite) or a metric label.
   if (e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS !== undefined && mysqlShards.length === 0 && !violations.some((v) => v.startsWith('MYSQL_SHARDS')))
     violations.push('MYSQL_SHARDS: needs at least one shard');
@@ -645,12 +360,16 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         batchRowsPerDay: e.PLAN_FREE_BATCH_ROWS_PER_DAY,
         maxKeys: e.PLAN_FREE_MAX_KEYS,
         concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES,
+        invitationsPerHour: e.PLAN_FREE_INVITATIONS_PER_HOUR,
+        maxDomains: e.PLAN_FREE_MAX_DOMAINS,
       },
       paid: {
         requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE,
         batchRowsPerDay: e.PLAN_PAID_BATCH_ROWS_PER_DAY,
         maxKeys: e.PLAN_PAID_MAX_KEYS,
         concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES,
+        invitationsPerHour: e.PLAN_PAID_INVITATIONS_PER_HOUR,
+        maxDomains: e.PLAN_PAID_MAX_DOMAINS,
       },
     },
     links: {
@@ -673,6 +392,20 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
+    domains: {
+      verifier: { enabled: e.DOMAIN_VERIFIER, intervalMs: e.DOMAIN_VERIFIER_INTERVAL_MS },
+      methods: [...new Set(e.DOMAIN_VERIFICATION_METHODS)],
+      resolvers: e.DOMAIN_DNS_RESOLVER ?? [],
+      checkTimeoutMs: e.DOMAIN_CHECK_TIMEOUT_MS,
+      httpPort: e.DOMAIN_HTTP_CHECK_PORT,
+      allowPrivate: e.DOMAIN_CHECK_ALLOW_PRIVATE,
+      firstCheckMs: e.DOMAIN_FIRST_CHECK_MS,
+      backoff: { baseMs: e.DOMAIN_CHECK_BACKOFF_MS, maxMs: Math.max(e.DOMAIN_CHECK_BACKOFF_MS, e.DOMAIN_CHECK_BACKOFF_MAX_MS) },
+      retryWindowMs: e.DOMAIN_RETRY_WINDOW_HOURS * 3_600_000,
+      recheckMs: e.DOMAIN_RECHECK_INTERVAL_MS,
+      unverifyAfter: e.DOMAIN_UNVERIFY_AFTER_FAILURES,
+      tlsFront: tlsFront && { ...tlsFront, caFile: e.DOMAIN_TLS_FRONT_CA_FILE ?? null, timeoutMs: e.DOMAIN_TLS_PROBE_TIMEOUT_MS },
+    },
     people: {
       acceptUrl: `${consoleUrl}/accept-invitation`,
       analyticsUrl: e.SHORTLINK_ANALYTICS_URL?.replace(/\/+$/, '') ?? null,
@@ -685,6 +418,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         absoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
         cookieSecure: e.SESSION_COOKIE_SECURE,
         consoleIsHttps: consoleUrl.startsWith('https:'),
+        consoleOrigin: new URL(consoleUrl).origin,
       },
       signInThrottle: {
         perAccount: e.SIGN_IN_FAILURES_PER_ACCOUNT,
@@ -696,6 +430,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         timeoutMs: e.SSO_TIMEOUT_SECONDS * 1000,
         allowInsecureIssuers: e.SSO_ALLOW_INSECURE_ISSUERS,
         successUrl: `${consoleUrl}/`,
+        startsPerMinute: { perTenant: e.SSO_STARTS_PER_MINUTE_PER_TENANT, perAddress: e.SSO_STARTS_PER_MINUTE_PER_ADDRESS },
       },
     },
     db:
@@ -715,6 +450,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
             partitions: e.KAFKA_CLICK_PARTITIONS,
             consumerGroup: e.KAFKA_CONSUMER_GROUP,
             sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
+            compression: e.KAFKA_CLICK_COMPRESSION,
           }
         : { driver: 'memory', partitions: e.KAFKA_CLICK_PARTITIONS, consumerGroup: e.KAFKA_CONSUMER_GROUP },
     clickBuffer: { capacity: e.CLICK_BUFFER_CAPACITY, batchSize: e.CLICK_BUFFER_BATCH_SIZE, flushIntervalMs: e.CLICK_BUFFER_FLUSH_MS },
@@ -724,6 +460,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         : { driver: 'chdb', database: e.CLICKHOUSE_DATABASE },
     analytics: {
       consumerEnabled: e.ANALYTICS_CONSUMER_ENABLED,
+      consumerConcurrency: e.ANALYTICS_CONSUMER_CONCURRENCY,
       allowedLatenessSeconds: e.ANALYTICS_ALLOWED_LATENESS_SECONDS,
       retention: {
         minuteDays: e.ANALYTICS_MINUTE_RETENTION_DAYS,
@@ -771,7 +508,10 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       },
       snapshot: { file: e.SNAPSHOT_FILE ?? `${dataDir}/redirect-hot-links.json`, intervalMs: e.SNAPSHOT_INTERVAL_MS, maxLinks: e.SNAPSHOT_MAX_LINKS },
       clickCountFlushMs: e.REDIRECT_CLICK_COUNT_FLUSH_MS,
+      counterSyncMs: e.REDIRECT_COUNTER_SYNC_MS,
+      clickLeaseMs: e.REDIRECT_CLICK_LEASE_MS,
       tenantRefreshMs: e.REDIRECT_TENANT_REFRESH_MS,
+      qrScansPerVisitorPerMinute: e.QR_SCANS_PER_VISITOR_PER_MINUTE,
       password: {
         attempts: e.REDIRECT_PASSWORD_ATTEMPTS,
         windowMs: e.REDIRECT_PASSWORD_WINDOW_MS,

@@ -36,6 +36,8 @@ export interface StartAppOptions extends EntryOptions {
    * after `node tools/build.js <name>`) instead of the sources through tools/register.js.
    */
   built?: boolean;
+  /** Called with the process as soon as it is spawned, before it serves (a bench that watches it from its first moment). */
+  started?: (proc: Proc) => void;
 }
 
 /** The ports an app listened on, as `appPorts` gives them. */
@@ -46,7 +48,7 @@ function samePorts(app: App): { base: string; admin: string; env: Record<string,
 
 /** Starts `apps/<name>/src/main.ts` on free ports and waits for it; stops it again when it does not come up. */
 export async function startApp(name: AppName, env: Record<string, string>, opts: StartAppOptions = {}): Promise<App> {
-  const { wait = 'health', timeoutMs = 60_000, portsOf, built, ...start } = opts;
+  const { wait = 'health', timeoutMs = 60_000, portsOf, built, started, ...start } = opts;
   const ports = portsOf ? samePorts(portsOf) : await appPorts(name);
   const proc = built
     ? startCommand(process.execPath, [...(start.nodeArgs ?? []), '--enable-source-maps', `dist/apps/${name}/src/main.js`], {
@@ -55,6 +57,7 @@ export async function startApp(name: AppName, env: Record<string, string>, opts:
         env: { ...start.env, ...env, ...ports.env },
       })
     : startProcess(`apps/${name}/src/main.ts`, { ...env, ...ports.env }, { name, ...start });
+  started?.(proc);
   const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(3000) })).status;
   const ready =
     wait === 'health'

@@ -1,7 +1,7 @@
 /**
  * The harness shared by the benches (bench/*) and the e2e and resilience tiers (test/*): processes,
  * ports, polling, HTTP load, Prometheus metrics, link creation, load generators, CPU accounting,
- * CPU profiles, the local stack's status and markdown report helpers. Nothing here knows a bench.
+ * CPU profiles, and markdown report helpers. Nothing here knows a bench.
  */
 export { type App, serverSecrets, startApp } from './apps';
 export { cpuSeconds } from './cpu';
@@ -18,6 +18,5 @@ export { Proc, ProcessGroup, type RunningProcess, startCommand, startProcess, wa
 export { captureProfile, PROFILE_HOOK, profileHookEnv, summariseProfile } from './profile';
 export { type Column, datedResultFile, firstLine, fmt, loadAverages, machineFacts, markdownTable, median, share } from './report';
 export { commandPath, shellOutput } from './shell';
-export { type StackComponent, stackState, type StackState, waitStackUp } from './stack';
 export { ZipfSampler } from './zipf';
 export { lineChartsSvg, type Series } from './svg-chart';

@@ -149,7 +149,7 @@ export function startProcess(entry: string, env: Record<string, string> = {}, op
 
 /** Settings of the shortlink apps, and NODE_OPTIONS: left out by `withoutAppSettings`. */
 const APP_SETTING =
-  /^(NODE_ENV|LOG_LEVEL|HOST|ADMIN_HOST|SHORTLINK_|CODE_STRATEGY|ID_BLOCK_|DB_|SHARD_|SQLITE_|MYSQL_|CACHE_|REDIS_|MEMORY_CACHE_|BUS_|KAFKA_|CLICK_|OLAP_|CLICKHOUSE_|ANALYTICS_|REDIRECT_|GENERATION_|BLOOM_|HOT_|LOCK_|BREAKER_|RATE_LIMIT_|SNAPSHOT_|BATCH_|BULK_|PLAN_|TRUSTED_PROXIES$|HTTP_|AUTH_FAILURES_|NODE_OPTIONS$)/;
+  /^(NODE_ENV|LOG_LEVEL|HOST|ADMIN_HOST|SHORTLINK_|CODE_STRATEGY|ID_BLOCK_|DB_|SHARD_|SQLITE_|MYSQL_|CACHE_|REDIS_|MEMORY_CACHE_|BUS_|KAFKA_|CLICK_|OLAP_|CLICKHOUSE_|ANALYTICS_|REDIRECT_|GENERATION_|BLOOM_|HOT_|LOCK_|BREAKER_|RATE_LIMIT_|SNAPSHOT_|BATCH_|BULK_|PLAN_|DOMAIN_|TRUSTED_PROXIES$|HTTP_|AUTH_FAILURES_|NODE_OPTIONS$)/;
 
 /** An environment without any shortlink setting, so only what the caller sets applies to a started app. */
 export function withoutAppSettings(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {

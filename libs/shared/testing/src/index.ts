@@ -38,3 +38,4 @@ export async function scratchMysqlDatabases(names: string[]): Promise<{ urls: st
     },
   };
 }
+export { DnsResponder } from './dns-responder';

@@ -120,7 +120,18 @@ describe('shortlink CLI: runs', () => {
 
   it('keys create prints the secret alone on stdout (the rest on stderr); delete and revoke say what they did', async () => {
     const issued = {
-      key: { id: 'k1', name: 'ci', prefix: 'sl_ab', scopes: ['links:read'], createdAt: 'x', expiresAt: null, revokedAt: null },
+      key: {
+        id: 'k1',
+        name: 'ci',
+        prefix: 'sl_ab',
+        scopes: ['links:read'],
+        activeScopes: ['links:read'],
+        actsFor: null,
+        status: 'active',
+        createdAt: 'x',
+        expiresAt: null,
+        revokedAt: null,
+      },
       apiKey: 'sl_secret',
     };
     const created = await runWith(['keys', 'create', 'ci', '--scope', 'links:read'], [json(201, issued)]);

@@ -189,8 +189,9 @@ export function editOf(p: Parsed): LinkEdit {
 }
 
 const linkLine = (l: Link) => [l.code, l.domain, l.status, l.shortUrl, l.url].join('\t');
-const keyState = (k: ApiKey, now = Date.now()) => (k.revokedAt ? 'revoked' : k.expiresAt && Date.parse(k.expiresAt) <= now ? 'expired' : 'active');
-const keyLine = (k: ApiKey) => [k.id, k.name, k.prefix, k.scopes.join(','), keyState(k)].join('\t');
+/** A key: what it may do now (within its person's role), its state (suspended: its person was removed), whom it acts for. */
+const keyLine = (k: ApiKey) =>
+  [k.id, k.name, k.prefix, k.activeScopes.join(',') || '-', k.status, k.actsFor ? (k.actsFor.email ?? 'a removed member') : 'no person'].join('\t');
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** Runs one parsed command against the API; throws ShortlinkApiError (the API's problem) or UsageError. */

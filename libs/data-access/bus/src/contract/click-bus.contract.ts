@@ -9,8 +9,8 @@ export type ContractSource = ClickEventSource & {
 export interface ClickBusFixture {
   /** One sink on a fresh, empty topic (or log). */
   readonly sink: ClickEventSink;
-  /** A new, not yet started member of the consumer group `groupId` on the same topic. */
-  newSource(groupId: string): ContractSource;
+  /** A new, not yet started member of the consumer group `groupId` on the same topic (handling up to `partitionsConsumedConcurrently` partitions at once; default 1). */
+  newSource(groupId: string, options?: { readonly partitionsConsumedConcurrently?: number }): ContractSource;
   /** Appends a raw message value as a foreign producer could (bypasses the sink's encoding). */
   produceRaw(key: string | null, value: string): Promise<void>;
   close(): Promise<void>;
@@ -288,6 +288,53 @@ export function describeClickBusContract(backend: string, open: () => Promise<Cl
         if (lag !== 0) await new Promise((r) => setTimeout(r, 100));
       }
       expect(lag).toBe(0);
+    });
+
+    it('with partitions consumed at once: a handler held on one partition holds none of the others fetched with it, and batches of one partition never overlap', async () => {
+      const events = clicksOnLinks(24, 3);
+      // One send before the start: one record per partition, so the first batch of a partition has all
+      // of its clicks, and Kafka's first fetch has every partition (kafkajs fetches again only once
+      // every batch of a fetch is done).
+      await f.sink.send(events);
+      const running = new Set<number>();
+      const overlaps: number[] = [];
+      let held: ClickBatch | null = null;
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const recorder = new Recorder();
+      const source = f.newSource(group('parallel'), { partitionsConsumedConcurrently: 3 });
+      sources.push(source);
+      await source.start(async (batch) => {
+        if (running.has(batch.partition)) overlaps.push(batch.partition);
+        running.add(batch.partition);
+        try {
+          held ??= batch;
+          if (batch.partition === held.partition) await gate;
+          await recorder.handler(batch);
+        } finally {
+          running.delete(batch.partition);
+        }
+      });
+      try {
+        await waitFor(() => held !== null, timeout, 'a first batch');
+        const heldLinks = new Set(held!.messages.map((m) => linkKey(m.event)));
+        const elsewhere = events.filter((e) => !heldLinks.has(linkKey(e)));
+        expect(elsewhere.length).toBeGreaterThan(0);
+        // Everything of the other partitions arrives while the first one's handler is held.
+        await waitFor(() => recorder.hasAll(elsewhere), timeout, 'the other partitions while one is held');
+        expect(recorder.delivered.filter((m) => heldLinks.has(linkKey(m.event)))).toEqual([]);
+      } finally {
+        release();
+      }
+      await waitFor(() => recorder.hasAll(events), timeout, 'all events after the release');
+      expect(overlaps).toEqual([]);
+      expect(recorder.delivered).toHaveLength(events.length);
+      // Each link's clicks in the order they were sent.
+      for (const key of new Set(events.map(linkKey))) {
+        expect(recorder.delivered.filter((m) => linkKey(m.event) === key).map((m) => idOf(m.event))).toEqual(
+          events.filter((e) => linkKey(e) === key).map(idOf),
+        );
+      }
     });
 
     it('delivers nothing to a source after close() resolved', async () => {

@@ -32,7 +32,7 @@ describeClickBusContract(
     let raw: Producer | null = null;
     return {
       sink,
-      newSource: (groupId) => new KafkaClickEventSource({ brokers, topic, groupId, clientId: 'bus-test', logger, ...fastConsumer }),
+      newSource: (groupId, options) => new KafkaClickEventSource({ brokers, topic, groupId, clientId: 'bus-test', logger, ...fastConsumer, ...options }),
       produceRaw: async (key, value) => {
         if (!raw) {
           raw = new Kafka({ clientId: 'bus-test-raw', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).producer({

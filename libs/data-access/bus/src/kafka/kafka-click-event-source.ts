@@ -1,7 +1,7 @@
-import { ClickBatch, ClickEventSource, DeliveredClick } from '@shortlink/clicks-domain';
+import { ClickBatch, ClickColumns, ClickEventSource, ColumnarClickBatch } from '@shortlink/clicks-domain';
 import { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
-import { decodeClickRecord } from '../codec';
+import { clicksIn, readClickRecord } from '../codec';
 import { deliverUntilHandled } from '../delivery';
 import { BusLogger } from '../logging';
 import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
@@ -27,6 +27,14 @@ export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
   readonly commitOffsets?: boolean;
   /** Waited for before the consumer joins its group: the topic exists (the analytics app may boot before anyone created it). */
   readonly topicReady?: () => Promise<unknown>;
+  /**
+   * Partitions whose batches the handler may be running at once (kafkajs' partitionsConsumedConcurrently;
+   * default 1). Batches of one partition never overlap, and each partition keeps its order and its
+   * redelivery. kafkajs (2.2) runs the batches of one fetch at once and fetches from that broker again
+   * once all of them resolved: a partition whose handler is slow or keeps failing lets the others of
+   * its fetch through, and then holds every partition that broker leads until it resolves.
+   */
+  readonly partitionsConsumedConcurrently?: number;
 }
 
 /**
@@ -34,16 +42,18 @@ export interface KafkaClickEventSourceOptions extends KafkaConnectionOptions {
  *
  * - `eachBatch` with `eachBatchAutoResolve: false` and `autoCommit: false`: after the handler
  *   resolved, the batch's last offset is resolved and committed explicitly (offset + 1) before the
- *   next batch is fetched. A crash before that replays the batch (at-least-once).
+ *   next batch of that partition is fetched. A crash before that replays the batch (at-least-once).
  * - A handler that throws gets the same batch again after a backoff (100 ms doubling to 5 s) for as
  *   long as it keeps failing; the member heartbeats meanwhile so it keeps its partitions, and
- *   nothing later of that partition (nor of any other: one batch at a time) is delivered before.
- *   A rebalance or close() during the wait leaves the batch uncommitted: it comes again.
+ *   nothing later of that partition is delivered before, nor anything of a later fetch from the
+ *   same broker (see `partitionsConsumedConcurrently`). A rebalance or close() during the wait leaves the batch
+ *   uncommitted: it comes again.
  * - Records that are not click records of a known version are skipped (counted in
  *   `skippedMessages`, logged at warn) and committed with the batch: they never block a partition.
- *   One record carries several events, all delivered with the record's offset.
- * - The handler is never called concurrently (partitionsConsumedConcurrently = 1) and never with
- *   an empty batch.
+ *   One record carries several events, all delivered with the record's offset. Batches carry their
+ *   clicks as columns (`ClickBatch.clicks`); the objects of `messages` are made on first read.
+ * - The handler runs for at most `partitionsConsumedConcurrently` partitions at once, never twice
+ *   for one partition at once, and never with an empty batch.
  * - A start that fails (the topic check or the brokers, after the client's retries) rejects and
  *   leaves the source as new: it may be started again.
  */
@@ -52,7 +62,7 @@ export class KafkaClickEventSource implements ClickEventSource {
   private readonly logger: BusLogger;
   private readonly kafka: Kafka;
   private readonly heartbeatIntervalMs: number;
-  private readonly backoff: RetryBackoff;
+  private readonly concurrency: number;
   private readonly sleeper = new AbortableSleeper();
   private consumer: Consumer | null = null;
   private admin: Promise<Admin> | null = null;
@@ -65,7 +75,7 @@ export class KafkaClickEventSource implements ClickEventSource {
     this.topic = resolved.topic;
     this.logger = resolved.logger;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
-    this.backoff = new RetryBackoff(options.retryBackoff);
+    this.concurrency = Math.max(1, Math.floor(options.partitionsConsumedConcurrently ?? 1));
     this.kafka = createKafkaClient(options, { retries: 8, initialRetryTime: 300, maxRetryTime: 5000 }, '-consumer');
   }
 
@@ -113,7 +123,7 @@ export class KafkaClickEventSource implements ClickEventSource {
       await consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 1,
+        partitionsConsumedConcurrently: this.concurrency,
         eachBatch: (payload) => this.onBatch(payload, handler),
       });
     } catch (error) {
@@ -173,26 +183,25 @@ export class KafkaClickEventSource implements ClickEventSource {
   private async onBatch(payload: EachBatchPayload, handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
     const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
     if (batch.messages.length === 0) return;
-    const messages: DeliveredClick[] = [];
+    let bytes = 0;
+    for (const message of batch.messages) bytes += message.value?.length ?? 0;
+    const clicks = new ClickColumns(clicksIn(bytes));
     for (const message of batch.messages) {
-      const events = decodeClickRecord(message.value);
-      if (typeof events !== 'string') {
-        const recordedAt = Number(message.timestamp);
-        for (const event of events) messages.push({ partition: batch.partition, offset: message.offset, recordedAt, event });
-      } else {
+      const read = readClickRecord(message.value, clicks, message.offset, Number(message.timestamp));
+      if (typeof read === 'string') {
         this.skipped++;
         this.logger({
           level: 'warn',
           namespace: 'bus.kafka',
-          message: `skipped a click record (${events})`,
+          message: `skipped a click record (${read})`,
           extra: { topic: batch.topic, partition: batch.partition, offset: message.offset },
         });
       }
     }
-    if (messages.length > 0) {
+    if (clicks.length > 0) {
       const delivered = await this.deliver(
         handler,
-        { source: `kafka:${this.topic}`, partition: batch.partition, messages },
+        new ColumnarClickBatch(`kafka:${this.topic}`, batch.partition, clicks),
         heartbeat,
         () => isRunning() && !isStale(),
       );
@@ -215,7 +224,8 @@ export class KafkaClickEventSource implements ClickEventSource {
   ): Promise<boolean> {
     let heartbeatError: unknown = null;
     return deliverUntilHandled(handler, batch, {
-      backoff: this.backoff,
+      // One backoff per batch: partitions consumed at once fail and recover apart.
+      backoff: new RetryBackoff(this.options.retryBackoff),
       logger: this.logger,
       namespace: 'bus.kafka',
       groupId: this.options.groupId,

@@ -1,6 +1,7 @@
 import { createServer, Server, Socket } from 'net';
 import { aClick } from '../contract/click-bus.contract';
-import { decodeClickRecord, encodeClickRecord, kafkaPartitionOf } from '../codec';
+import { ClickColumns } from '@shortlink/clicks-domain';
+import { decodeClickRecord, encodeClickRecord, kafkaPartitionOf, readClickRecord } from '../codec';
 import { BusLogEntry } from '../logging';
 import { KafkaClickEventSink } from './kafka-click-event-sink';
 import { logLevel } from 'kafkajs';
@@ -116,6 +117,43 @@ describe('click codec and options', () => {
     ]) {
       expect(decodeClickRecord(value as never)).toBe('malformed');
     }
+  });
+
+  it('reads records into the columns of one batch: strings once across records, a malformed record taken back whole, the same clicks as the objects', () => {
+    const first = [aClick({ code: 'a1', refererHost: 'news.example', variant: 2 }), aClick({ code: 'a1', kind: 'orphan', tenantId: '', country: null })];
+    const second = [aClick({ code: 'a1', source: 'qr', country: 'US', region: 'Illinois', city: 'Springfield' }), aClick({ code: 'b2', occurredAt: 1 })];
+    const columns = new ClickColumns();
+    expect(readClickRecord(encodeClickRecord(first), columns, '7', 1000)).toBe(2);
+    const stringsAfterFirst = columns.strings.length;
+    // Cut short in its last click: begun, its clicks written, found malformed, taken back (the strings it brought may stay).
+    const cut = encodeClickRecord(second);
+    expect(readClickRecord(cut.subarray(0, cut.length - 1), columns, '8', 2000)).toBe('malformed');
+    expect([columns.length, columns.recordCount]).toEqual([2, 1]);
+    expect(readClickRecord('not a record', columns, '8', 2000)).toBe('malformed');
+    expect(readClickRecord(encodeClickRecord(second), columns, '9', 3000)).toBe(2);
+    expect([columns.length, columns.recordCount, columns.recordOffsets]).toEqual([4, 2, ['7', '9']]);
+    expect(Array.from({ length: 4 }, (_, i) => columns.eventAt(i))).toEqual([...first, ...second]);
+    expect(columns.delivered(3).map((m) => [m.partition, m.offset, m.recordedAt])).toEqual([
+      [3, '7', 1000],
+      [3, '7', 1000],
+      [3, '9', 3000],
+      [3, '9', 3000],
+    ]);
+    // The producer, tenant, domain and agent of the second record are the first one's ids.
+    expect(columns.producer[2]).toBe(columns.producer[0]);
+    expect(columns.domain[3]).toBe(columns.domain[0]);
+    expect(columns.strings.length).toBeLessThan(stringsAfterFirst + 8);
+    expect(columns.strings.filter((s) => s === 'a1')).toHaveLength(1);
+  });
+
+  it('refuses a record that claims more clicks or strings than its bytes can hold, before making room for them', () => {
+    const good = encodeClickRecord([aClick()]);
+    // byte 2: the string count (one byte while < 128); a count of 10^6 in a few hundred bytes is a lie.
+    const lying = Buffer.concat([good.subarray(0, 2), Buffer.from([0xc0, 0x84, 0x3d]), good.subarray(3)]);
+    const columns = new ClickColumns();
+    expect(readClickRecord(lying, columns, '0', 0)).toBe('malformed');
+    expect(columns.record.length).toBeLessThan(100_000);
+    expect(columns.length).toBe(0);
   });
 
   it("partitions like Kafka's default partitioner (murmur2), so other clients agree", () => {

@@ -18,7 +18,7 @@ describeClickBusContract('in-process log', async () => {
   const sink = new MemoryClickEventSink(log);
   return {
     sink,
-    newSource: (groupId) => new MemoryClickEventSource(log, { groupId, logger: quiet }),
+    newSource: (groupId, options) => new MemoryClickEventSource(log, { groupId, logger: quiet, ...options }),
     produceRaw: async (key, value) => {
       log.appendRaw(key, value);
     },

@@ -1,6 +1,6 @@
-import { ClickBatch, ClickEventSource, DeliveredClick } from '@shortlink/clicks-domain';
+import { ClickBatch, ClickColumns, ClickEventSource, ColumnarClickBatch } from '@shortlink/clicks-domain';
 import { AbortableSleeper, RetryBackoff, RetryBackoffOptions } from '../backoff';
-import { decodeClickRecord } from '../codec';
+import { clicksIn, readClickRecord } from '../codec';
 import { deliverUntilHandled } from '../delivery';
 import { BusLogger, consoleWarnLogger, filteredLogger } from '../logging';
 import { InProcessClickLog } from './in-process-click-log';
@@ -20,28 +20,35 @@ export interface MemoryClickEventSourceOptions {
   readonly drainOnCloseMs?: number;
   /** Warnings: skipped malformed messages, handler failures, messages lost to retention. Default: stderr. */
   readonly logger?: BusLogger;
+  /** Partitions whose batches the handler may be running at once (default 1), as the Kafka source's option. */
+  readonly partitionsConsumedConcurrently?: number;
 }
 
 /**
  * Consumer side on the in-process log, the single member of its group. Batches hold messages
- * of one partition in offset order; partitions are served round robin; the handler is called
- * with one batch at a time. A batch's offsets are committed only after the handler resolved;
- * a handler that throws gets the same batch again after a backoff, and nothing else is
- * delivered meanwhile (as the Kafka source does). close() stops delivery (waiting for a running
- * handler), clears its timers and frees the group for a new source.
+ * of one partition in offset order (their clicks as columns, `ClickBatch.clicks`); partitions are
+ * served round robin; the handler runs for at most `partitionsConsumedConcurrently` partitions at
+ * once (default one batch at a time), never twice for one partition at once. A batch's offsets are
+ * committed only after the handler resolved; a handler that throws gets the same batch again after
+ * a backoff, and nothing later of its partition is delivered meanwhile (as the Kafka source does).
+ * close() stops delivery (waiting for running handlers), clears its timers and frees the group for
+ * a new source.
  */
 export class MemoryClickEventSource implements ClickEventSource {
   private readonly groupId: string;
   private readonly fromBeginning: boolean;
   private readonly maxBatchSize: number;
   private readonly drainOnCloseMs: number;
-  private readonly backoff: RetryBackoff;
+  private readonly retryBackoff: RetryBackoffOptions | undefined;
+  private readonly concurrency: number;
   private readonly logger: BusLogger;
   private readonly sleeper = new AbortableSleeper();
   private state: 'new' | 'running' | 'closed' = 'new';
   private positions: number[] = [];
   private nextPartition = 0;
-  private wake: (() => void) | null = null;
+  /** Partitions whose batch a handler is running. */
+  private readonly inFlight = new Set<number>();
+  private wakers: Array<() => void> = [];
   private unsubscribe: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private skipped = 0;
@@ -56,7 +63,8 @@ export class MemoryClickEventSource implements ClickEventSource {
     this.fromBeginning = options.fromBeginning ?? true;
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 100);
     this.drainOnCloseMs = options.drainOnCloseMs ?? 0;
-    this.backoff = new RetryBackoff(options.retryBackoff);
+    this.retryBackoff = options.retryBackoff;
+    this.concurrency = Math.max(1, Math.floor(options.partitionsConsumedConcurrently ?? 1));
     this.logger = filteredLogger(options.logger ?? consoleWarnLogger, 'warn');
   }
 
@@ -85,9 +93,16 @@ export class MemoryClickEventSource implements ClickEventSource {
       return this.fromBeginning ? this.log.startOffset(p) : this.log.endOffset(p);
     });
     this.unsubscribe = this.log.onAppend(() => this.signal());
-    this.loop = this.run(handler).catch((error) => {
-      this.logger({ level: 'error', namespace: 'bus.memory', message: 'click delivery loop stopped', extra: { groupId: this.groupId, error: String(error) } });
-    });
+    this.loop = Promise.all(Array.from({ length: this.concurrency }, () => this.run(handler)))
+      .then(() => undefined)
+      .catch((error) => {
+        this.logger({
+          level: 'error',
+          namespace: 'bus.memory',
+          message: 'click delivery loop stopped',
+          extra: { groupId: this.groupId, error: String(error) },
+        });
+      });
   }
 
   async lag(): Promise<Map<number, number>> {
@@ -126,26 +141,33 @@ export class MemoryClickEventSource implements ClickEventSource {
   }
 
   private signal(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    const wakers = this.wakers;
+    this.wakers = [];
+    for (const wake of wakers) wake();
   }
 
+  /** One delivery loop; `partitionsConsumedConcurrently` of them share the partitions. */
   private async run(handler: (batch: ClickBatch) => Promise<void>): Promise<void> {
     while (this.running) {
       const next = this.nextBatch();
       if (!next) {
-        // Nothing pending: sleep until the next append (or close). Checked and armed in one tick.
-        await new Promise<void>((resolve) => (this.wake = resolve));
+        // Nothing pending: sleep until the next append, a partition set free, or close. Checked and armed in one tick.
+        await new Promise<void>((resolve) => this.wakers.push(resolve));
         continue;
       }
-      const { partition, nextOffset, messages } = next;
-      if (messages.length > 0) {
-        const delivered = await this.deliver(handler, { source: `memory:${this.log.id}`, partition, messages });
-        if (!delivered) return; // closed while retrying: nothing committed, the batch comes again
+      const { partition, nextOffset, clicks } = next;
+      this.inFlight.add(partition);
+      try {
+        if (clicks.length > 0) {
+          const delivered = await this.deliver(handler, new ColumnarClickBatch(`memory:${this.log.id}`, partition, clicks));
+          if (!delivered) return; // closed while retrying: nothing committed, the batch comes again
+        }
+        this.log.commit(this.groupId, partition, nextOffset);
+        this.positions[partition] = nextOffset;
+      } finally {
+        this.inFlight.delete(partition);
+        this.signal();
       }
-      this.log.commit(this.groupId, partition, nextOffset);
-      this.positions[partition] = nextOffset;
       // Yield to I/O between batches so a large backlog cannot starve the process.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
@@ -154,7 +176,8 @@ export class MemoryClickEventSource implements ClickEventSource {
   /** Calls the handler until it resolves; false if the source was closed first. */
   private deliver(handler: (batch: ClickBatch) => Promise<void>, batch: ClickBatch): Promise<boolean> {
     return deliverUntilHandled(handler, batch, {
-      backoff: this.backoff,
+      // One backoff per batch: partitions consumed at once fail and recover apart.
+      backoff: new RetryBackoff(this.retryBackoff),
       logger: this.logger,
       namespace: 'bus.memory',
       groupId: this.groupId,
@@ -168,10 +191,11 @@ export class MemoryClickEventSource implements ClickEventSource {
     });
   }
 
-  /** Next pending batch, partitions round robin; malformed records are dropped from it (and counted). */
-  private nextBatch(): { partition: number; nextOffset: number; messages: DeliveredClick[] } | null {
+  /** Next pending batch of a partition no handler is running for, partitions round robin; malformed records are dropped from it (and counted). */
+  private nextBatch(): { partition: number; nextOffset: number; clicks: ClickColumns } | null {
     for (let i = 0; i < this.log.partitions; i++) {
       const partition = (this.nextPartition + i) % this.log.partitions;
+      if (this.inFlight.has(partition)) continue;
       let position = this.positions[partition];
       const start = this.log.startOffset(partition);
       if (position < start) {
@@ -187,18 +211,15 @@ export class MemoryClickEventSource implements ClickEventSource {
       if (position >= this.log.endOffset(partition)) continue;
       const records = this.log.read(partition, position, this.maxBatchSize);
       this.nextPartition = (partition + 1) % this.log.partitions;
-      const messages: DeliveredClick[] = [];
+      const clicks = new ClickColumns(clicksIn(records.reduce((n, r) => n + (r.value?.length ?? 0), 0)));
       for (const record of records) {
-        const events = decodeClickRecord(record.value);
-        if (typeof events !== 'string') {
-          const offset = String(record.offset);
-          for (const event of events) messages.push({ partition, offset, recordedAt: record.timestamp, event });
-        } else {
+        const read = readClickRecord(record.value, clicks, String(record.offset), record.timestamp);
+        if (typeof read === 'string') {
           this.skipped++;
-          this.logger({ level: 'warn', namespace: 'bus.memory', message: `skipped a click record (${events})`, extra: { partition, offset: record.offset } });
+          this.logger({ level: 'warn', namespace: 'bus.memory', message: `skipped a click record (${read})`, extra: { partition, offset: record.offset } });
         }
       }
-      return { partition, nextOffset: records[records.length - 1].offset + 1, messages };
+      return { partition, nextOffset: records[records.length - 1].offset + 1, clicks };
     }
     return null;
   }

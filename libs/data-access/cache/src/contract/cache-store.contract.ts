@@ -55,30 +55,6 @@ export function describeCacheStoreContract(backend: string, open: () => Promise<
       expect(await store.incrementBelow(k, 41, 0)).toBe(41);
     });
 
-    it('reserveBelow grants exactly up to the limit under concurrency, partly to the batch that crosses it', async () => {
-      const k = key('reserve');
-      expect(await store.reserveBelow(k, 100, 3, 50, null)).toBeNull(); // missing, no seed: left alone
-      expect(await store.get(k)).toBeNull();
-      expect(await store.reserveBelow(k, 100, 3, 0, 10)).toEqual({ granted: 3, count: 13 });
-      const results = await Promise.all(Array.from({ length: 40 }, () => store.reserveBelow(k, 100, 4, 0, null)));
-      const granted = results.map((r) => r!.granted);
-      expect(granted.reduce((a, b) => a + b, 0)).toBe(87);
-      expect(granted.filter((g) => g !== 4 && g !== 0)).toEqual([3]);
-      expect(await store.reserveBelow(k, 100, 1, 0, null)).toEqual({ granted: 0, count: 100 });
-      expect(await store.reserveBelow(k, 101, 5, 0, 0)).toEqual({ granted: 1, count: 101 }); // a seed never replaces a count
-    });
-
-    it('reserveBelow raises a count below the floor first, never lowers one above it, and seeds a missing key at least at the floor', async () => {
-      const k = key('floor');
-      await store.set(k, '7');
-      expect(await store.reserveBelow(k, 50, 1, 30, null)).toEqual({ granted: 1, count: 31 });
-      expect(await store.reserveBelow(k, 50, 2, 5, null)).toEqual({ granted: 2, count: 33 });
-      expect(await store.reserveBelow(k, 20, 1, 40, null)).toEqual({ granted: 0, count: 40 });
-      expect(await store.get(k)).toBe('40');
-      const fresh = key('seed');
-      expect(await store.reserveBelow(fresh, 50, 2, 12, 10)).toEqual({ granted: 2, count: 14 });
-    });
-
     it('keeps an empty string (the null-value sentinel) distinct from a missing key', async () => {
       const k = key('sentinel');
       await store.set(k, '', 60_000);

@@ -85,17 +85,6 @@ export class MemoryCacheStore implements CacheStore {
     return n + 1;
   }
 
-  async reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null> {
-    const current = this.lru.get(key);
-    const stored = current === undefined ? NaN : Number(current);
-    if (Number.isNaN(stored) && seed === null) return null;
-    const n = Math.max(Number.isNaN(stored) ? seed! : stored, floor);
-    const granted = Math.max(0, Math.min(wanted, limit - n));
-    // Evictable like any key, as on Redis under allkeys-lru: a lost counter is found again from the shard.
-    if (n + granted !== stored) this.lru.set(key, String(n + granted), { noUpdateTTL: true });
-    return { granted, count: n + granted };
-  }
-
   async setBits(key: string, offsets: readonly number[]): Promise<void> {
     const max = Math.max(...offsets);
     let bits = this.bitmaps.get(key);

@@ -1,4 +1,4 @@
 import { describeVisitorWindowsContract } from '../contract/visitor-windows.contract';
 import { MemoryVisitorWindows } from './memory-visitor-windows';
 
-describeVisitorWindowsContract('memory', async () => ({ store: new MemoryVisitorWindows(), close: async () => undefined }));
+describeVisitorWindowsContract('memory', async (clock) => ({ store: new MemoryVisitorWindows(clock), close: async () => undefined }));

@@ -19,22 +19,6 @@ local n = tonumber(cur) or tonumber(ARGV[2])
 if n >= tonumber(ARGV[1]) then return -1 end
 redis.call('SET', KEYS[1], n + 1)
 return n + 1`;
-/**
- * ARGV: limit, wanted, floor, seed ('' for none). Returns {granted, count}, or -1 for a missing key
- * without a seed. A stored count below the floor is raised to it first (docs/design.md, "Max clicks").
- */
-const RESERVE_BELOW = `local cur = tonumber(redis.call('GET', KEYS[1]))
-local n = cur
-if not n then
-  if ARGV[4] == '' then return -1 end
-  n = tonumber(ARGV[4])
-end
-if tonumber(ARGV[3]) > n then n = tonumber(ARGV[3]) end
-local granted = tonumber(ARGV[1]) - n
-if granted > tonumber(ARGV[2]) then granted = tonumber(ARGV[2]) end
-if granted < 0 then granted = 0 end
-if cur ~= n + granted then redis.call('SET', KEYS[1], n + granted) end
-return {granted, n + granted}`;
 
 /**
  * Run on one node with every key in ARGV (a key list spanning slots cannot be KEYS in a cluster):
@@ -108,9 +92,6 @@ export class RedisClusterStore implements CacheStore {
     // Errors surface per command; the connection-level event only needs a listener so that
     // ioredis does not print "Unhandled error event".
     this.client.on('error', () => undefined);
-    // On the path of every redirect of a link with maxClicks: sent as EVALSHA (the script's 40-byte
-    // hash instead of its text; ioredis loads it on a node that answers NOSCRIPT).
-    this.client.defineCommand('shortlinkReserveBelow', { numberOfKeys: 1, lua: RESERVE_BELOW });
   }
 
   /**
@@ -204,12 +185,6 @@ export class RedisClusterStore implements CacheStore {
     return n < 0 ? null : n;
   }
 
-  async reserveBelow(key: string, limit: number, wanted: number, floor: number, seed: number | null): Promise<{ granted: number; count: number } | null> {
-    const client = this.client as unknown as { shortlinkReserveBelow(...args: Array<string | number>): Promise<number | [number, number]> };
-    const r = await this.issue(() => client.shortlinkReserveBelow(key, limit, wanted, floor, seed ?? ''));
-    return Array.isArray(r) ? { granted: Number(r[0]), count: Number(r[1]) } : null;
-  }
-
   async setBits(key: string, offsets: readonly number[]): Promise<void> {
     if (offsets.length === 0) return;
     await this.issue(() => this.client.call('BITFIELD', key, ...offsets.flatMap((o) => ['SET', 'u1', String(o), '1'])));
@@ -246,15 +221,59 @@ export class RedisClusterStore implements CacheStore {
     );
   }
 
-  /** null: the node is not known (cluster not ready, slot without a master): the per-key path. */
-  private byNode(keys: readonly string[], bitmaps: readonly BitmapBits[]): Map<Redis | null, NodeWork> {
+  /**
+   * One script per master node over keys of many slots: `entries[i]` is `[key, ...args]`, handed to
+   * the script in ARGV (a cluster takes a script's KEYS from one slot only), which answers one value
+   * per entry in order. One command per node instead of one per key (the visitor windows' merges:
+   * docs/design.md, "Link options"). A node that refuses (slots moved, down) gets its entries again
+   * one at a time through `one`, which follows redirections.
+   */
+  async perNode<T>(
+    script: string,
+    entries: ReadonlyArray<readonly [string, ...Array<string | number>]>,
+    one: (entry: (typeof entries)[number]) => Promise<T>,
+  ): Promise<T[]> {
+    const out = new Array<T>(entries.length);
+    const owner = this.ownerOf();
+    const groups = new Map<Redis | null, number[]>();
+    entries.forEach(([key], i) => {
+      const node = owner(key);
+      const list = groups.get(node);
+      if (list) list.push(i);
+      else groups.set(node, [i]);
+    });
+    await Promise.all(
+      [...groups].map(async ([node, indexes]) => {
+        const oneByOne = () => Promise.all(indexes.map(async (i) => (out[i] = await one(entries[i]))));
+        if (!node) return oneByOne();
+        try {
+          const answers = (await this.issue(() => node.eval(script, 0, ...indexes.flatMap((i) => entries[i])))) as T[];
+          indexes.forEach((i, k) => (out[i] = answers[k]));
+        } catch {
+          await oneByOne();
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** The master serving a key's slot as this client knows it; null when not known (cluster not ready, slot without a master). */
+  private ownerOf(): (key: string) => Redis | null {
     const slots = this.client.status === 'ready' ? (this.client as unknown as { slots: Array<string[] | undefined> }).slots : [];
     const masters = new Map<string, Redis>();
     for (const node of this.client.nodes('master')) masters.set(`${node.options.host}:${node.options.port}`, node);
+    return (key) => {
+      const owner = slots[keySlot(key)]?.[0];
+      return (owner && masters.get(owner)) || null;
+    };
+  }
+
+  /** null: the node is not known (cluster not ready, slot without a master): the per-key path. */
+  private byNode(keys: readonly string[], bitmaps: readonly BitmapBits[]): Map<Redis | null, NodeWork> {
+    const nodeOf = this.ownerOf();
     const groups = new Map<Redis | null, NodeWork>();
     const workOf = (key: string) => {
-      const owner = slots[keySlot(key)]?.[0];
-      const node = (owner && masters.get(owner)) || null;
+      const node = nodeOf(key);
       let work = groups.get(node);
       if (!work) groups.set(node, (work = { keys: [], bitmaps: [] }));
       return work;

@@ -1,45 +1,56 @@
-import { VisitorWindowHit, VisitorWindowStore } from '@shortlink/links-domain';
+import { VisitorWindowCount, VisitorWindowStore } from '@shortlink/links-domain';
 import { CacheKeys } from '@shortlink/read-path';
 import { RedisClusterStore } from './redis-cluster-store';
 
-/**
- * `visitorWindowHit` (links domain) in Lua over one counter per (link, address), which expires when
- * its window ends. The time is Redis' own, so every instance cuts the same windows whatever its
- * clock. ARGV: limit, windowMs, counts (1 or 0). Returns {allowed, count, waitMs}.
- */
-const FIXED_WINDOW = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local limit, windowMs = tonumber(ARGV[1]), tonumber(ARGV[2])
-local waitMs = (math.floor(now / windowMs) + 1) * windowMs - now
-local n = tonumber(redis.call('GET', KEYS[1]) or '0')
-if n >= limit then return {0, n, waitMs} end
-if ARGV[3] == '1' then
-  n = redis.call('INCR', KEYS[1])
-  if n == 1 then redis.call('PEXPIRE', KEYS[1], waitMs) end
-end
-return {1, n, waitMs}`;
+/** ARGV: delta, ttl ms. Adds to the window's counter (made with its expiry) and answers the total. */
+const ADD = `local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return n`;
 
-/** The per-link visitor windows shared by every redirect instance, on the cache's Redis Cluster connection. */
+/** ADD over every counter of one node: ARGV is (key, delta, ttl ms) per counter; answers the totals in order. */
+const ADD_ON_NODE = `local out = {}
+for i = 1, #ARGV, 3 do
+  local n = redis.call('INCRBY', ARGV[i], ARGV[i + 1])
+  if n == tonumber(ARGV[i + 1]) then redis.call('PEXPIRE', ARGV[i], ARGV[i + 2]) end
+  out[#out + 1] = n
+end
+return out`;
+
+/** A window's counter outlives its window by this much: a merge sent in its last moments still finds it. */
+const AFTER_WINDOW_MS = 5000;
+
+type Commands = { shortlinkVisitorAdd(key: string, delta: number, ttlMs: number): Promise<number> };
+
+/**
+ * The per-link visitor windows shared by every redirect instance, on the cache's Redis Cluster
+ * connection: one counter per (link, address, window), expiring after its window. One merge sends
+ * an instance's counts of a sync period as one script per master node, whatever the visitors (a
+ * thousand busy visitors were a thousand commands every 100 ms, one per counter).
+ */
 export class RedisVisitorWindows implements VisitorWindowStore {
+  private readonly commands: Commands;
+
   constructor(
     private readonly store: RedisClusterStore,
-    /** A limiter that waits is worse than one that falls back: fail fast, the instance's own window decides. */
-    private readonly deadlineMs = 250,
-  ) {}
+    private readonly now: () => number = Date.now,
+  ) {
+    store.client.defineCommand('shortlinkVisitorAdd', { numberOfKeys: 1, lua: ADD });
+    this.commands = store.client as unknown as Commands;
+  }
 
-  async hit(linkId: string, address: string, limit: number, windowMs: number, counts: boolean): Promise<VisitorWindowHit> {
-    const key = CacheKeys.visitorWindow(linkId, address);
-    const reply = this.store.client.eval(FIXED_WINDOW, 1, key, limit, windowMs, counts ? 1 : 0) as Promise<[number, number, number]>;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>(
-      (_, reject) => (timer = setTimeout(() => reject(new Error(`redis: visitor window not answered within ${this.deadlineMs} ms`)), this.deadlineMs)),
-    );
-    try {
-      const [allowed, count, waitMs] = await Promise.race([reply, deadline]);
-      return { allowed: allowed === 1, count: Number(count), waitMs: Number(waitMs) };
-    } finally {
-      clearTimeout(timer);
-      reply.catch(() => undefined);
-    }
+  async add(counts: readonly VisitorWindowCount[], windowMs: number): Promise<number[]> {
+    const now = this.now();
+    const current = Math.floor(now / windowMs);
+    const live: Array<[string, number, number]> = [];
+    const at: number[] = [];
+    counts.forEach(({ linkId, address, window, delta }, i) => {
+      if (window < current) return; // over: neither counted nor read
+      live.push([CacheKeys.visitorWindow(linkId, address, window), delta, (window + 1) * windowMs - now + AFTER_WINDOW_MS]);
+      at.push(i);
+    });
+    const totals = await this.store.perNode(ADD_ON_NODE, live, ([key, delta, ttlMs]) => this.commands.shortlinkVisitorAdd(key, Number(delta), Number(ttlMs)));
+    const out = new Array<number>(counts.length).fill(0);
+    at.forEach((i, k) => (out[i] = Number(totals[k])));
+    return out;
   }
 }

@@ -9,9 +9,10 @@ import { SCOPES, Tenant } from '@shortlink/tenants-domain';
  * (docs/design.md, "People and sessions"): one zod object per component, so each app's document
  * names them alike.
  */
-export const role = z
-  .enum(ROLES)
-  .meta({ description: 'owner and admin: members, keys, links, analytics, the audit log; editor: links and analytics; viewer: read links and analytics' });
+export const role = z.enum(ROLES).meta({
+  description:
+    'owner and admin: members, keys, links, analytics, the audit log (an admin never touches an owner or an owner’s keys); editor: links, analytics and its own keys; viewer: read links and analytics',
+});
 export const dateTime = z.string().meta({ format: 'date-time' });
 
 export const tenantSchema = z
@@ -92,3 +93,15 @@ export function meView(
     csrfToken,
   };
 }
+
+/** An invitation, as the answer that made it shows it (docs/design.md, "People and sessions"). */
+export const invitationSchema = z
+  .object({
+    token: z.string().meta({ description: 'The invitation token: shown this once, only its hash is stored' }),
+    url: z.string().meta({ description: 'Where the person chooses a password (the token in its fragment)' }),
+    expiresAt: dateTime,
+    mailed: z.boolean().meta({ description: 'Whether the invitation was handed to the SMTP server (SMTP_URL)' }),
+  })
+  .meta({ id: 'Invitation' });
+
+export const invitedSchema = z.object({ member: memberSchema, invitation: invitationSchema }).meta({ id: 'Invited' });

@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { AUDIT_LOG_STORE, AuditLog, AuditLogStore } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { CODE_SECRET, ListCursors, PASSWORD_HASHER, PasswordHasher } from '@shortlink/links-domain';
-import { PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionService } from '@shortlink/people-domain';
+import { FallbackWindows, PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionService, SignInThrottle } from '@shortlink/people-domain';
 import { RATE_WINDOW_STORE, RateWindowStore } from '@shortlink/tenants-domain';
 import { APP_CONFIG, APP_LOGGER } from '../app-tokens';
 import { SESSION_VERIFIER } from '../auth';
@@ -40,33 +40,43 @@ export const AUDIT_LOG_PROVIDER: Provider = {
  */
 export const PEOPLE_SESSION_PROVIDERS: readonly Provider[] = [
   {
-    // TOTP secrets sealed under a key derived from the code secret.
-    provide: SecondFactorService,
-    inject: [PEOPLE_STORE, CODE_SECRET, AuditLog],
-    useFactory: (store: PeopleStore, codeSecret: string, log: AuditLog) => new SecondFactorService(store, new SecretBox(codeSecret), log, 'shortlink'),
+    // Failed sign-ins and second-factor proofs are counted in the plan limits' shared windows (Redis on the real stack).
+    provide: SignInThrottle,
+    inject: [RATE_WINDOW_STORE, APP_CONFIG, APP_LOGGER],
+    useFactory: (windows: RateWindowStore, config: AppConfig, appLogger: PinoNestLogger) => {
+      const logger = appLogger.scoped('Sessions');
+      const fallback = new FallbackWindows(windows, (error) =>
+        logger.warn(`sign-in throttle: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
+      );
+      return new SignInThrottle(fallback, config.people.signInThrottle);
+    },
   },
   {
-    // Failed sign-ins are counted in the plan limits' shared windows (Redis on the real stack).
+    // TOTP secrets sealed under a key derived from the code secret.
+    provide: SecondFactorService,
+    inject: [PEOPLE_STORE, CODE_SECRET, AuditLog, SignInThrottle],
+    useFactory: (store: PeopleStore, codeSecret: string, log: AuditLog, throttle: SignInThrottle) =>
+      new SecondFactorService({ store, box: new SecretBox(codeSecret), audit: log, throttle }, { issuer: 'shortlink' }),
+  },
+  {
     provide: SessionService,
-    inject: [PEOPLE_STORE, PASSWORD_HASHER, RATE_WINDOW_STORE, AuditLog, SecondFactorService, APP_CONFIG, APP_LOGGER],
+    inject: [PEOPLE_STORE, PASSWORD_HASHER, SignInThrottle, AuditLog, SecondFactorService, APP_CONFIG],
     useFactory: (
       store: PeopleStore,
       passwords: PasswordHasher,
-      windows: RateWindowStore,
+      throttle: SignInThrottle,
       log: AuditLog,
       secondFactor: SecondFactorService,
       config: AppConfig,
-      appLogger: PinoNestLogger,
-    ) => {
-      const logger = appLogger.scoped('Sessions');
-      return new SessionService(store, passwords, windows, log, {
-        idleMs: config.people.session.idleMs,
-        absoluteMs: config.people.session.absoluteMs,
-        throttle: config.people.signInThrottle,
-        secondFactor,
-        onThrottleFallback: (error) => logger.warn(`sign-in throttle: the shared windows failed (${(error as Error)?.message}); counting on this instance`),
-      });
-    },
+    ) =>
+      new SessionService(
+        { store, passwords, throttle, audit: log },
+        {
+          idleMs: config.people.session.idleMs,
+          absoluteMs: config.people.session.absoluteMs,
+          secondFactor,
+        },
+      ),
   },
   { provide: SESSION_VERIFIER, useExisting: SessionService },
 ];

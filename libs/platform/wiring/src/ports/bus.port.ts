@@ -31,7 +31,12 @@ export const busPort = portSpec<ClickBus>({
       const liveGroup = `${bus.consumerGroup}.live.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`;
       return {
         settled,
-        sink: new KafkaClickEventSink({ brokers: bus.brokers, topic: bus.topic, clientId: 'shortlink-redirect' }),
+        sink: new KafkaClickEventSink({
+          brokers: bus.brokers,
+          topic: bus.topic,
+          clientId: 'shortlink-redirect',
+          compression: bus.compression,
+        }),
         source: new KafkaClickEventSource({
           brokers: bus.brokers,
           topic: bus.topic,
@@ -39,6 +44,8 @@ export const busPort = portSpec<ClickBus>({
           clientId: 'shortlink-analytics',
           sessionTimeoutMs: bus.sessionTimeoutMs,
           topicReady: ensureTopic,
+          // Partitions in parallel: one's decoding and folding runs while another's insert is in the server (docs/design.md, "Analytics").
+          partitionsConsumedConcurrently: config.analytics.consumerConcurrency,
         }),
         webhookSource: new KafkaClickEventSource({
           brokers: bus.brokers,
@@ -71,7 +78,11 @@ export const busPort = portSpec<ClickBus>({
       settled: Promise.resolve(),
       sink: new MemoryClickEventSink(log),
       // The log dies with the process: at shutdown the consumer first takes what the redirect flushed.
-      source: new MemoryClickEventSource(log, { groupId: bus.consumerGroup, drainOnCloseMs: 10_000 }),
+      source: new MemoryClickEventSource(log, {
+        groupId: bus.consumerGroup,
+        drainOnCloseMs: 10_000,
+        partitionsConsumedConcurrently: config.analytics.consumerConcurrency,
+      }),
       webhookSource: new MemoryClickEventSource(log, { groupId: `${config.webhooks.consumerGroup}.clicks`, drainOnCloseMs: 2000 }),
       liveSource: new MemoryClickEventSource(log, { groupId: `${bus.consumerGroup}.live.${randomUUID().slice(0, 8)}`, fromBeginning: false }),
     };

@@ -1,9 +1,11 @@
-import { CACHE_STORE } from '@shortlink/read-path';
+import { CACHE_STORE, CLICK_LEASE_STORE } from '@shortlink/read-path';
 import {
   MemoryCacheStore,
+  MemoryClickLeases,
   MemoryRateWindows,
   MemorySlots,
   MemoryVisitorWindows,
+  RedisClickLeases,
   RedisClusterStore,
   RedisRateWindows,
   RedisSlots,
@@ -13,7 +15,10 @@ import { VISITOR_WINDOW_STORE } from '@shortlink/links-domain';
 import { RATE_WINDOW_STORE, SLOT_STORE } from '@shortlink/tenants-domain';
 import { itself, portSpec } from '../port';
 
-/** The shared cache, the plan windows, the concurrency slots and the per-link visitor windows: Redis Cluster, or in-process stores on the embedded profile. */
+/**
+ * The shared cache, the plan windows, the concurrency slots, the per-link visitor windows and the
+ * maxClicks counters: Redis Cluster, or in-process stores on the embedded profile.
+ */
 export const cachePort = portSpec({
   name: 'cache',
   open: (config) => {
@@ -27,6 +32,7 @@ export const cachePort = portSpec({
     [RATE_WINDOW_STORE, (store) => (store instanceof RedisClusterStore ? new RedisRateWindows(store) : new MemoryRateWindows())],
     [SLOT_STORE, (store) => (store instanceof RedisClusterStore ? new RedisSlots(store) : new MemorySlots())],
     [VISITOR_WINDOW_STORE, (store) => (store instanceof RedisClusterStore ? new RedisVisitorWindows(store) : new MemoryVisitorWindows())],
+    [CLICK_LEASE_STORE, (store) => (store instanceof RedisClusterStore ? new RedisClickLeases(store) : new MemoryClickLeases())],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'cache', check: () => store.ping() }],

@@ -1,13 +1,14 @@
 import { join } from 'path';
-import { BATCH_RECORD_STORE, SEQUENCE_STORE } from '@shortlink/links-domain';
-import { DOMAIN_SETTINGS_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
+import { SEQUENCE_STORE } from '@shortlink/links-domain';
+import { BATCH_RECORD_STORE } from '@shortlink/link-batch';
+import { DOMAIN_OWNERSHIP_STORE, DOMAIN_SETTINGS_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { AUDIT_LOG_STORE } from '@shortlink/audit-domain';
 import { PEOPLE_STORE, SSO_STORE } from '@shortlink/people-domain';
 import { WEBHOOK_STORE } from '@shortlink/webhooks-domain';
 import { LazyMysqlMetaStore, SqliteMetaStore } from '@shortlink/link-store';
 import { itself, portSpec } from '../port';
 
-/** Tenants, API keys, domain settings, id sequences, batch idempotency records, the audit log, members and sessions, SSO settings, and the webhooks: the shard-independent database. */
+/** Tenants, API keys, their domains' settings and ownership, id sequences, batch idempotency records, the audit log, members and sessions, SSO settings, and the webhooks: the shard-independent database. */
 export const metaPort = portSpec({
   name: 'meta-db',
   open: (config) =>
@@ -17,6 +18,7 @@ export const metaPort = portSpec({
   provides: [
     [TENANT_STORE, (store) => store.tenants],
     [DOMAIN_SETTINGS_STORE, (store) => store.domainSettings],
+    [DOMAIN_OWNERSHIP_STORE, (store) => store.domainOwnership],
     [SEQUENCE_STORE, itself],
     [BATCH_RECORD_STORE, (store) => store.batches],
     [AUDIT_LOG_STORE, (store) => store.audit],

@@ -1,4 +1,5 @@
-import { URL_POLICY, UrlPolicy } from '@shortlink/links-domain';
+import { URL_POLICY } from '@shortlink/links-domain';
+import { UrlPolicy } from '@shortlink/url-policy';
 import { DnsHostResolver, FileDomainBlockList } from '@shortlink/url-safety';
 import { portSpec } from '../port';
 

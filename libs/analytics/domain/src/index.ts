@@ -1,0 +1,66 @@
+export {
+  cityOfValue,
+  cityValueOf,
+  type CityValue,
+  CountedClicks,
+  type CountedFacts,
+  type Dimension,
+  type DimensionCount,
+  type DimensionValue,
+  DIMENSION_ID,
+  DIMENSIONS,
+  minuteOf,
+  NONE,
+  OTHER,
+  RollupCaps,
+  type RollupRow,
+  rollupsOf,
+  rollupsOfVisitorRows,
+  type VisitorMinuteRow,
+} from './aggregation';
+export { ClickColumns, ColumnarClickBatch, NO_STRING, ORPHAN_FLAG, QR_FLAG } from './click-columns';
+export { type BatchSink, ClickBuffer, type ClickBufferObserver, type ClickBufferOptions } from './click-buffer';
+export { ClickEnricher, type RawClick } from './click-enricher';
+export { CLICK_EVENT_VERSION, type ClickBatch, type ClickEvent, type ClickSource, type DeliveredClick, eventIdOf } from './click-event';
+export {
+  type BotFilter,
+  type BreakdownRow,
+  CLICK_AGGREGATE_STORE,
+  CLICK_STATS_READER,
+  CLICK_EVENT_SINK,
+  CLICK_EVENT_SOURCE,
+  type ClickAggregateStore,
+  type ClickEventSink,
+  type ClickEventSource,
+  type ClickWrite,
+  type ConsumerProgress,
+  type Granularity,
+  type LinkScope,
+  LIVE_CLICK_SOURCE,
+  type OrphanQuery,
+  type OrphanResult,
+  type ProducerMark,
+  type RangeQuery,
+  type Retention,
+  type SeriesPoint,
+  type SeriesResult,
+  type TopLinkRow,
+  type VisitQuery,
+  VISITOR_SECRET,
+  type WrittenThrough,
+} from './ports';
+export { parseInstant, resolveRange } from './time-range';
+export {
+  producerKeyOf,
+  type VisitColumns,
+  visitColumnsOf,
+  visitIdOf,
+  type VisitPosition,
+  type VisitRow,
+  visitRowAt,
+  visitsOf,
+  type VisitSource,
+  writeVisitId,
+} from './visits';
+export { dayOf, MAX_CLICKS_PER_WRITE, type PlannableClicks, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';
+export { QR_SEGMENT, qrUrlOf } from './qr';

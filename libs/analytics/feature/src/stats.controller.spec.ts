@@ -1,0 +1,188 @@
+import { rollupsOfVisitorRows } from '@shortlink/clicks-domain';
+import { SqliteMetaStore } from '@shortlink/link-store';
+import type { AuthenticatedRequest } from '@shortlink/nest-platform';
+import { Principal, TenantService } from '@shortlink/tenants-domain';
+import { controllerSpecFixture } from './testing/controller-spec-fixture';
+import { StatsController } from './stats.controller';
+import { toCsv } from './csv';
+
+// chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
+jest.setTimeout(60_000);
+
+describe('StatsController on the embedded store', () => {
+  const fixture = controllerSpecFixture('stats');
+  const { config, req, headers, reply, T } = fixture;
+  let controller: StatsController;
+  let meta: SqliteMetaStore;
+
+  beforeAll(async () => {
+    const row = { tenantId: 't1', domain: 'sho.rt', code: 'abc1234', bot: false };
+    const store = await fixture.open([
+      {
+        ...row,
+        minute: T,
+        visitor: 1,
+        clicks: 2,
+        dims: [
+          { dimension: 'referers', value: '', clicks: 1 },
+          { dimension: 'referers', value: '=cmd|x', clicks: 1 },
+          { dimension: 'sources', value: 'qr', clicks: 1 },
+          { dimension: 'sources', value: 'link', clicks: 1 },
+          { dimension: 'cities', value: 'US\tIllinois\tSpringfield', clicks: 1 },
+          { dimension: 'cities', value: 'US\tMassachusetts\tSpringfield', clicks: 1 },
+        ],
+      },
+      {
+        ...row,
+        minute: T + 120,
+        visitor: 2,
+        clicks: 1,
+        dims: [
+          { dimension: 'referers', value: '', clicks: 1 },
+          { dimension: 'sources', value: 'link', clicks: 1 },
+          { dimension: 'cities', value: '', clicks: 1 },
+        ],
+      },
+      { ...row, minute: T + 120, visitor: 3, clicks: 5, bot: true, dims: [] },
+    ]);
+    meta = new SqliteMetaStore(':memory:');
+    for (const id of ['t1', 't2', 'operator']) {
+      const tenant = { id, name: id, plan: 'paid', status: 'active', createdAt: new Date() } as const;
+      await meta.tenants.createWithApiKey(tenant, `hash-${id}`, { id: `k-${id}`, name: 'key', prefix: id, scopes: [], expiresAt: null, person: null });
+    }
+    await meta.tenants.addDomain('t1', 'go.t1.test');
+    controller = new StatsController(store, config, new TenantService(meta.tenants, { serviceDomains: config.links.domains }));
+  });
+  afterAll(async () => {
+    await meta?.close();
+    await fixture.close();
+  });
+
+  it("reads the caller's link on the default domain, aligns the range to the granularity and shows ISO instants", async () => {
+    const res = await controller.stats(req, 'abc1234', { from: '2025-11-24T16:00:30Z', to: String(T + 3600) }, reply);
+    expect(res).toEqual({
+      code: 'abc1234',
+      domain: 'sho.rt',
+      from: '2025-11-24T16:00:00.000Z',
+      to: '2025-11-24T17:00:00.000Z',
+      granularity: 'minute',
+      bots: 'exclude',
+      totals: { clicks: 3, visitors: 2 },
+      botClicks: 5,
+      series: [
+        { time: '2025-11-24T16:00:00.000Z', clicks: 2, visitors: 1, botClicks: 0 },
+        { time: '2025-11-24T16:02:00.000Z', clicks: 1, visitors: 1, botClicks: 5 },
+      ],
+    });
+    const hours = await controller.stats(req, 'abc1234', { from: String(T + 100), to: String(T + 200), granularity: 'hour', bots: 'include' }, reply);
+    expect(hours).toMatchObject({ from: '2025-11-24T16:00:00.000Z', to: '2025-11-24T17:00:00.000Z', totals: { clicks: 8, visitors: 3 } });
+    expect(
+      ((await controller.stats(req, 'abc1234', { from: String(T), to: String(T + 60), domain: 'Other.Example' }, reply)) as { domain: string }).domain,
+    ).toBe('other.example');
+  });
+
+  it('gives breakdowns with null for "none", shares, and CSV safe for spreadsheets', async () => {
+    const res = await controller.breakdown(req, 'abc1234', 'referers', { from: String(T), to: String(T + 3600) }, reply);
+    expect(res).toMatchObject({
+      dimension: 'referers',
+      totals: { clicks: 3, visitors: 2 },
+      items: [
+        { value: null, clicks: 2, visitors: 2, share: 0.6667 },
+        { value: '=cmd|x', clicks: 1, visitors: 1, share: 0.3333 },
+      ],
+    });
+    const csv = await controller.breakdown(req, 'abc1234', 'referers', { from: String(T), to: String(T + 3600), format: 'csv' }, reply);
+    expect(csv).toBe("value,clicks,visitors,share\r\n,2,2,0.6667\r\n'=cmd|x,1,1,0.3333\r\n");
+    expect(headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(headers['content-disposition']).toBe('attachment; filename="abc1234-referers.csv"');
+  });
+
+  it('breaks clicks down by source (qr, link) and by city with its country and region: two Springfields are two rows', async () => {
+    const range = { from: String(T), to: String(T + 3600) };
+    expect((await controller.breakdown(req, 'abc1234', 'sources', range, reply)) as object).toMatchObject({
+      dimension: 'sources',
+      items: [
+        { value: 'link', clicks: 2, visitors: 2, share: 0.6667 },
+        { value: 'qr', clicks: 1, visitors: 1, share: 0.3333 },
+      ],
+    });
+    const cities = (await controller.breakdown(req, 'abc1234', 'cities', range, reply)) as { items: object[] };
+    expect(cities.items).toEqual([
+      { value: null, clicks: 1, visitors: 1, share: 0.3333 },
+      { value: 'Springfield', country: 'US', region: 'Illinois', clicks: 1, visitors: 1, share: 0.3333 },
+      { value: 'Springfield', country: 'US', region: 'Massachusetts', clicks: 1, visitors: 1, share: 0.3333 },
+    ]);
+    const csv = await controller.breakdown(req, 'abc1234', 'cities', { ...range, format: 'csv' }, reply);
+    expect(csv).toBe(
+      'value,country,region,clicks,visitors,share\r\n,,,1,1,0.3333\r\nSpringfield,US,Illinois,1,1,0.3333\r\nSpringfield,US,Massachusetts,1,1,0.3333\r\n',
+    );
+  });
+
+  it("shows a tenant the orphan visits of its own domains only, never another tenant's deleted code on a shared one; the operator sees those", async () => {
+    // t1 has clicks on the shared domain sho.rt (above); t2 deleted b-q3-layoffs there, and it is still visited.
+    await fixture.store.write({
+      rollups: rollupsOfVisitorRows([
+        { tenantId: '', domain: 'sho.rt', code: 'b-q3-layoffs', bot: false, minute: T, visitor: 7, clicks: 4, dims: [] },
+        { tenantId: '', domain: 'go.t1.test', code: 'typo-t1', bot: false, minute: T, visitor: 8, clicks: 2, dims: [] },
+      ]),
+    });
+    const as = (principal: Principal) => ({ principal }) as AuthenticatedRequest;
+    const t1 = as({
+      tenantId: 't1',
+      keyId: 'k-t1',
+      actor: { kind: 'key', id: 'k-t1', name: 'k1', tenantId: 't1', person: null },
+      scopes: ['analytics:read'],
+      plan: 'paid',
+    });
+    const t2 = as({
+      tenantId: 't2',
+      keyId: 'k-t2',
+      actor: { kind: 'key', id: 'k-t2', name: 'k2', tenantId: 't2', person: null },
+      scopes: ['analytics:read'],
+      plan: 'paid',
+    });
+    const operator = as({
+      tenantId: 'operator',
+      keyId: 'k-op',
+      actor: { kind: 'key', id: 'k-op', name: 'op', tenantId: 'operator', person: null },
+      scopes: ['analytics:read', 'admin'],
+      plan: 'paid',
+    });
+    const codesOf = async (req: AuthenticatedRequest, domain?: string) =>
+      ((await controller.orphans(req, { from: String(T), to: String(T + 3600), domain }, reply)) as { codes: readonly object[] }).codes;
+    expect(await codesOf(t1)).toEqual([{ domain: 'go.t1.test', code: 'typo-t1', visits: 2 }]);
+    expect(await codesOf(t1, 'sho.rt')).toEqual([]);
+    expect(await codesOf(t2)).toEqual([]);
+    expect(await codesOf(operator)).toEqual([{ domain: 'sho.rt', code: 'b-q3-layoffs', visits: 4 }]);
+    const csv = (await controller.orphans(t1, { from: String(T), to: String(T + 3600), format: 'csv' }, reply)) as string;
+    expect(csv).not.toContain('sho.rt');
+  });
+
+  it('refuses an empty, reversed or too long range with INVALID_TIME_RANGE', async () => {
+    for (const [from, to, granularity] of [
+      ['100', '100', undefined],
+      ['200', '100', undefined],
+      ['0', String(32 * 86_400), 'minute'],
+      ['0', String(400 * 86_400), 'hour'],
+      ['now', undefined, undefined],
+    ] as const) {
+      await expect(controller.stats(req, 'abc1234', { from, to, granularity }, reply)).rejects.toMatchObject({ code: 'INVALID_TIME_RANGE' });
+    }
+  });
+});
+
+describe('toCsv', () => {
+  it('quotes commas, quotes and line breaks, and defuses formulas', () => {
+    expect(
+      toCsv(
+        ['a', 'b'],
+        [
+          ['x,y', 'say "hi"'],
+          ['line\nbreak', null],
+          ['@SUM(A1)', 3],
+          ['-2', -2],
+        ],
+      ),
+    ).toBe('a,b\r\n"x,y","say ""hi"""\r\n"line\nbreak",\r\n\'@SUM(A1),3\r\n\'-2,-2\r\n');
+  });
+});

@@ -1,0 +1,105 @@
+import { InProcessGeneration, startGenerationInProcess } from '../testing/in-process-generation';
+
+/** Members, sign-in and the session guard in process (Fastify's inject) on the embedded adapters; the journeys over HTTP are test/e2e/people-journey.ts. */
+describe('people API: members, sessions, the guard', () => {
+  const OPERATOR = 'sl_people_api_spec_operator_0123456789';
+  const PASSWORD = 'lamp post in the garden';
+  let generation: InProcessGeneration;
+
+  beforeAll(async () => {
+    generation = await startGenerationInProcess(OPERATOR, { SESSION_COOKIE_SECURE: 'on' });
+  }, 60_000);
+
+  afterAll(() => generation?.close());
+
+  const call = (key: string | null, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers?: Record<string, string>) =>
+    generation.call(key, method, url, body, headers);
+
+  /**
+   * A tenant with an owner who signed in, and its first key, which the owner adopted (it acts for
+   * the owner: a key of no person keeps only data scopes once the tenant has an owner).
+   */
+  async function tenantWithOwner(email: string) {
+    const created = (await call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: 'Acme', plan: 'paid', ownerEmail: email })).json();
+    expect(created.owner.invitation.mailed).toBe(false); // no SMTP_URL: the token is only in the answer
+    expect((await call(null, 'POST', '/api/v1/auth/accept', { token: created.owner.invitation.token, password: PASSWORD })).statusCode).toBe(200);
+    const session = await signIn(email);
+    const adopted = await call(null, 'POST', `/api/v1/keys/${created.key.id}/transfer`, { memberId: created.owner.member.id }, withSession(session));
+    expect(adopted.json()).toMatchObject({ actsFor: { email }, status: 'active' });
+    return { tenantId: created.tenant.id as string, key: created.apiKey as string, ...session };
+  }
+
+  async function signIn(email: string) {
+    const res = await call(null, 'POST', '/api/v1/auth/login', { email, password: PASSWORD });
+    expect(res.statusCode).toBe(200);
+    const setCookie = String(res.headers['set-cookie']);
+    return { setCookie, cookie: setCookie.split(';')[0], csrf: res.json().csrfToken as string };
+  }
+
+  const withSession = (s: { cookie: string; csrf: string }, csrf = true) => ({ cookie: s.cookie, ...(csrf ? { 'x-csrf-token': s.csrf } : {}) });
+
+  it('sets a Secure cookie when told so, and a key wins over a cookie sent beside it', async () => {
+    const owner = await tenantWithOwner('secure-owner@example.com');
+    expect(owner.setCookie).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+    const both = await call(OPERATOR, 'GET', '/api/v1/me', undefined, { cookie: owner.cookie });
+    expect(both.json()).toMatchObject({ member: null, key: { name: 'bootstrap' } });
+    const forged = await call(null, 'GET', '/api/v1/me', undefined, { cookie: 'sl_session=ses_forged' });
+    expect(forged.statusCode).toBe(401);
+    expect((await call(null, 'GET', '/api/v1/me')).statusCode).toBe(401);
+  });
+
+  it('with SESSION_COOKIE_SECURE=auto, marks the cookie Secure only when a trusted proxy says the client came over https', async () => {
+    const proxied = await startGenerationInProcess(OPERATOR, { TRUSTED_PROXIES: '127.0.0.1' });
+    try {
+      const { invitation } = (
+        await proxied.call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: 'Proxied', plan: 'free', ownerEmail: 'proxied@example.com' })
+      ).json().owner;
+      await proxied.call(null, 'POST', '/api/v1/auth/accept', { token: invitation.token, password: PASSWORD });
+      const login = (headers: Record<string, string>) =>
+        proxied.call(null, 'POST', '/api/v1/auth/login', { email: 'proxied@example.com', password: PASSWORD }, headers);
+      expect(String((await login({ 'x-forwarded-proto': 'https' })).headers['set-cookie'])).toMatch(/; Secure$/);
+      expect(String((await login({})).headers['set-cookie'])).not.toContain('Secure');
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('lets an admin manage members other than owners, never an owner', async () => {
+    const owner = await tenantWithOwner('owner@acme.example');
+    const invited = (await call(owner.key, 'POST', '/api/v1/members', { email: 'admin@acme.example', role: 'admin' })).json();
+    await call(null, 'POST', '/api/v1/auth/accept', { token: invited.invitation.token, password: PASSWORD });
+    const admin = await signIn('admin@acme.example');
+    const asAdmin = (method: 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) => call(null, method, url, body, withSession(admin));
+    expect((await asAdmin('POST', '/api/v1/members', { email: 'boss@acme.example', role: 'owner' })).json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE' });
+    const ownerId = (await call(owner.key, 'GET', '/api/v1/members')).json().members.find((m: { role: string }) => m.role === 'owner').id;
+    expect((await asAdmin('DELETE', `/api/v1/members/${ownerId}`)).statusCode).toBe(403);
+    expect((await asAdmin('PATCH', `/api/v1/members/${ownerId}`, { role: 'viewer' })).statusCode).toBe(403);
+    const editor = await asAdmin('POST', '/api/v1/members', { email: 'ed@acme.example', role: 'editor' });
+    expect(editor.statusCode).toBe(201);
+    expect((await asAdmin('DELETE', `/api/v1/members/${editor.json().member.id}`)).statusCode).toBe(204);
+  });
+
+  it('refuses a session of a suspended tenant with 403 TENANT_SUSPENDED', async () => {
+    const owner = await tenantWithOwner('suspended-owner@example.com');
+    expect((await call(OPERATOR, 'PATCH', `/api/v1/admin/tenants/${owner.tenantId}`, { status: 'suspended' })).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100)); // past the session cache
+    const refused = await call(null, 'GET', '/api/v1/me', undefined, withSession(owner, false));
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('TENANT_SUSPENDED');
+  });
+
+  it('publishes the routes, the session cookie scheme and the unsecured sign-in routes in the OpenAPI document', async () => {
+    const doc = (await call(null, 'GET', '/docs/openapi.json')).json();
+    expect(doc.components.securitySchemes.sessionCookie).toEqual({ type: 'apiKey', in: 'cookie', name: 'sl_session' });
+    expect(doc.paths['/api/v1/links'].post.security).toEqual([{ apiKey: [] }, { sessionCookie: [] }]);
+    expect(doc.paths['/api/v1/auth/login'].post.security).toEqual([]);
+    expect(doc.paths['/api/v1/auth/accept'].post.security).toEqual([]);
+    for (const [path, methods] of [
+      ['/api/v1/members', ['get', 'post']],
+      ['/api/v1/members/{id}', ['get', 'patch', 'delete']],
+      ['/api/v1/auth/logout', ['post']],
+      ['/api/v1/me', ['get']],
+    ] as const)
+      for (const method of methods) expect(doc.paths[path][method].description).toContain('or a session whose role has it');
+  });
+});

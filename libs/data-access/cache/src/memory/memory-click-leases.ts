@@ -1,0 +1,1 @@
+export { LocalClickLeases as MemoryClickLeases } from '@shortlink/read-path';

@@ -1,3 +1,0 @@
-// The domain's test double, for specs only: the data-access specs run the adapters' contract suite on it too.
-export { InMemoryTenantStore } from './in-memory-tenant-store';
-export { InMemoryDomainSettingsStore } from './in-memory-domain-settings-store';

@@ -1,1 +1,0 @@
-export { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, type GenerationExtension, GenerationFeatureModule } from './generation.module';

@@ -1,0 +1,63 @@
+// The links domain: links, their creation and edits, listing, the rules of a redirect, and
+// the ports the sharding lib (LinkRepository) and the read path (LinkResolver, LinkCacheWriter) implement.
+export { ALIAS_PATTERN, isPlausibleCode, RESERVED_PATHS } from './alias';
+export { type CachedLink, toCachedLink } from './cached-link';
+export { ChangePropagation } from './change-propagation';
+export type { LinkCreation, PreparedLink } from './link-service';
+export { SegmentIdAllocator } from './segment-id-allocator';
+export {
+  identifierOf,
+  type Link,
+  type LinkOptions,
+  type AppTargets,
+  type LinkSocial,
+  type LinkStatus,
+  type Moderation,
+  NO_OPTIONS,
+  type ShortUrlIdentifier,
+  unknownLink,
+} from './link';
+export { type BulkChangeSelection, everyHook, LINK_CHANGE_HOOKS, type LinkChangeHooks, type LinkCounts } from './link-change-hooks';
+export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
+export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
+export { isAfter, ListCursors, newestFirst } from './listing';
+export {
+  CODE_SECRET,
+  domainSettingsChange,
+  DuplicateLinkError,
+  type IdBlock,
+  type InsertOptions,
+  isDomainSettingsChange,
+  LINK_CACHE_WRITER,
+  LINK_CHANGE_FEED,
+  LINK_REPOSITORY,
+  LINK_RESOLVER,
+  type LinkCacheWriter,
+  type LinkChange,
+  type LinkChangeFeed,
+  type LinkListQuery,
+  type LinkRepository,
+  type LinkResolver,
+  PASSWORD_HASHER,
+  type PasswordHasher,
+  type ResolvedLink,
+  type RetiredCode,
+  SEQUENCE_STORE,
+  type SequenceStore,
+  type StatementOutcome,
+  URL_POLICY,
+} from './ports';
+export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
+export { type IssuedPasswordCookie, PasswordCookies, rememberHoursOf } from './redirect/password-cookie';
+export { QrScans } from './redirect/qr-scans';
+export { encodeQueryPart } from './redirect/target-url';
+export {
+  LocalVisitorWindows,
+  VISITOR_WINDOW_MS,
+  VISITOR_WINDOW_STORE,
+  VisitorLimit,
+  type VisitorLimitOptions,
+  type VisitorWindowCount,
+  type VisitorWindowStore,
+} from './redirect/visitor-limit';
+export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';

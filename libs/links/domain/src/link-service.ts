@@ -1,0 +1,612 @@
+import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
+import { requestedCode } from './alias';
+import { CodeStrategy } from '@shortlink/link-codes';
+import { SegmentIdAllocator } from './segment-id-allocator';
+import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
+import { ChangePropagation } from './change-propagation';
+import { ListCursors } from './listing';
+import {
+  checkClicksPerIpPerMinute,
+  checkCrawlable,
+  checkDeviceTargets,
+  checkExpiresAt,
+  checkForwardQuery,
+  checkGeoTargets,
+  checkMaxClicks,
+  checkPassword,
+  checkPasswordHash,
+  checkPasswordRememberHours,
+  checkRedirectType,
+  checkAppTargets,
+  checkSocial,
+  checkStatus,
+  checkTags,
+  checkTitle,
+  checkUtm,
+  checkVariants,
+  UrlCheck,
+} from './link-options';
+import { DuplicateLinkError, LinkCacheWriter, LinkRepository, PasswordHasher } from './ports';
+import { uncertainWriteSettled } from './uncertain-write';
+import { HostLookups, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
+
+/** The body of a create: every field as the API received it (validated here). */
+export interface LinkCreation {
+  readonly tenantId: string;
+  readonly url: unknown;
+  readonly alias?: unknown;
+  readonly domain?: unknown;
+  readonly redirectType?: unknown;
+  readonly expiresAt?: unknown;
+  readonly title?: unknown;
+  readonly tags?: unknown;
+  readonly maxClicks?: unknown;
+  readonly password?: unknown;
+  readonly utm?: unknown;
+  readonly forwardQuery?: unknown;
+  readonly geoTargets?: unknown;
+  readonly deviceTargets?: unknown;
+  readonly variants?: unknown;
+  readonly clicksPerIpPerMinute?: unknown;
+  readonly crawlable?: unknown;
+  readonly passwordRememberHours?: unknown;
+  readonly social?: unknown;
+  readonly appTargets?: unknown;
+  /**
+   * What an import carries over (docs/design.md, "Import and export"): a code kept from another
+   * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
+   * export gave (instead of `password`).
+   */
+  readonly legacyCode?: unknown;
+  readonly status?: unknown;
+  readonly passwordHash?: unknown;
+}
+
+/** The fields a PATCH may change; absent: unchanged, null: cleared (back to the default). */
+export const EDITABLE_FIELDS = [
+  'url',
+  'title',
+  'tags',
+  'maxClicks',
+  'password',
+  'utm',
+  'forwardQuery',
+  'geoTargets',
+  'deviceTargets',
+  'variants',
+  'clicksPerIpPerMinute',
+  'expiresAt',
+  'redirectType',
+  'status',
+  'crawlable',
+  'passwordRememberHours',
+  'social',
+  'appTargets',
+] as const;
+export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
+
+/** A create validated and ready to store: everything of the link but its id and code. */
+export type PreparedLink = Omit<Link, 'id' | 'code'> & { readonly alias: string | null };
+
+export interface LinkListRequest {
+  readonly limit: number;
+  readonly cursor?: string | null;
+  readonly q?: string;
+  readonly tag?: string;
+  readonly status?: LinkStatus;
+  readonly domain?: string;
+}
+
+/** A link before and after one change of it. */
+export interface LinkUpdate {
+  readonly before: Link;
+  readonly after: Link;
+}
+
+export interface LinkPage {
+  readonly links: Link[];
+  /** Opaque; null on the last page. */
+  readonly nextCursor: string | null;
+}
+
+export interface LinkServiceOptions {
+  readonly defaultDomain: string;
+  /** Domains links may be created on besides the tenant's own (docs/design.md, "Identity, shards and codes"). */
+  readonly sharedDomains: readonly string[];
+  /** A deleted code is not handed out again for this long (90 days by default). */
+  readonly retireForMs: number;
+  /** Collision retries for generated codes (a custom alias may occupy a generated code). */
+  readonly maxCodeAttempts?: number;
+  /** Seals the listing's cursors; the apps derive it from the code secret (every instance opens every cursor). Default: a key of this process. */
+  readonly listCursors?: ListCursors;
+}
+
+/** Tenant-owned domains (a tenant may create links on its own domains); empty until tenants have domains. */
+export interface TenantDomainCheck {
+  owns(tenantId: string, domain: string): Promise<boolean>;
+}
+
+/** What LinkService works with: its ports, and the services it shares with batch creation. */
+export interface LinkServiceParts {
+  readonly links: LinkRepository;
+  readonly ids: SegmentIdAllocator;
+  readonly codes: CodeStrategy;
+  /** Told of new links (the read path's null entries and Bloom filter). */
+  readonly cache: LinkCacheWriter;
+  /** Edits, deletes and expiries into the caches and to every redirect instance. */
+  readonly changes: ChangePropagation;
+  readonly passwords: PasswordHasher;
+  readonly urls: UrlPolicy;
+  readonly tenantDomains?: TenantDomainCheck;
+  readonly clock?: Clock;
+}
+
+/**
+ * Links of tenants: create, read, list, edit, delete (docs/design.md, "Link options", "Edits
+ * reach every instance"). An edit writes the shard (versioned), then the new value into the
+ * shared cache (never over a newer one), then tells every redirect instance; the API answers
+ * after all three.
+ */
+export class LinkService {
+  private readonly links: LinkRepository;
+  private readonly ids: SegmentIdAllocator;
+  private readonly codes: CodeStrategy;
+  private readonly cache: LinkCacheWriter;
+  private readonly changes: ChangePropagation;
+  private readonly passwords: PasswordHasher;
+  private readonly urls: UrlPolicy;
+  private readonly tenantDomains: TenantDomainCheck;
+  private readonly clock: Clock;
+  private readonly maxAttempts: number;
+  private readonly cursors: ListCursors;
+
+  constructor(
+    parts: LinkServiceParts,
+    private readonly options: LinkServiceOptions,
+  ) {
+    ({ links: this.links, ids: this.ids, codes: this.codes, cache: this.cache, changes: this.changes, passwords: this.passwords, urls: this.urls } = parts);
+    this.tenantDomains = parts.tenantDomains ?? { owns: async () => false };
+    this.clock = parts.clock ?? systemClock;
+    this.maxAttempts = options.maxCodeAttempts ?? 8;
+    this.cursors = options.listCursors ?? ListCursors.ephemeral();
+  }
+
+  async create(input: LinkCreation): Promise<Link> {
+    const { alias, ...base } = await this.prepare(input);
+    const { domain, createdAt } = base;
+    if (alias) {
+      const id = { domain, code: alias };
+      const retired = await this.links.retiredUntil(id, createdAt);
+      if (retired) throw this.aliasRetired(base.tenantId, id, retired);
+      const link: Link = { ...base, id: (await this.nextId()).toString(), code: alias };
+      try {
+        await this.links.insert(link);
+      } catch (error) {
+        if (error instanceof DuplicateLinkError) throw await this.aliasTaken(base.tenantId, id);
+        await this.perhapsCreated(link, error);
+        throw error;
+      }
+      return this.afterCreate(link);
+    }
+    // A generated code that lands on a shard that is down (or whose move is frozen) is chosen again:
+    // another id, another code, most likely another shard (docs/design.md, "Failure containment").
+    let elsewhere = 0;
+    let unavailable: DomainError | null = null;
+    for (let attempt = 0; attempt < this.maxAttempts + elsewhere; attempt++) {
+      const id = await this.nextId();
+      const link: Link = { ...base, id: id.toString(), code: this.codes.codeFor(id, base.targetUrl, attempt) };
+      try {
+        await this.links.insert(link, { relocatable: true });
+        return this.afterCreate(link);
+      } catch (error) {
+        await this.perhapsCreated(link, error);
+        if (
+          error instanceof DomainError &&
+          error.code === ErrorCode.SHARD_UNAVAILABLE &&
+          error.details.reason !== 'ring-unknown' &&
+          elsewhere < MAX_RELOCATIONS
+        ) {
+          unavailable = error;
+          elsewhere++;
+          continue;
+        }
+        if (!(error instanceof DuplicateLinkError)) throw error;
+      }
+    }
+    if (unavailable) throw unavailable;
+    throw new DomainError(ErrorCode.CODE_SPACE_EXHAUSTED, `no free code after ${this.maxAttempts} attempts`);
+  }
+
+  /**
+   * Validates a create (domain, URL policy, options, alias) and stores nothing: what single and
+   * batch creation share (docs/design.md, "Batch creation").
+   */
+  async prepare(input: LinkCreation, now = this.clock.now()): Promise<PreparedLink> {
+    const domain = await this.domainFor(input.tenantId, input.domain);
+    if (withoutOptions(input)) {
+      // Most rows of a batch are a bare URL: every option at the value its check gives an absent
+      // field, without the calls, in one object (docs/design.md, "Batch creation"; the spec holds
+      // the two paths equal). The checks run in the same order: domain, url, alias.
+      const target = await this.urls.check(input.url, 'url');
+      const alias = requestedCode(input.alias, input.legacyCode);
+      const flag = target.flags[0];
+      const createdAt = new Date(now);
+      return {
+        targetUrl: target.url,
+        redirectType: 302,
+        expiresAt: null,
+        title: null,
+        tags: [],
+        maxClicks: null,
+        passwordHash: null,
+        utm: null,
+        forwardQuery: true,
+        geoTargets: null,
+        deviceTargets: null,
+        variants: null,
+        clicksPerIpPerMinute: null,
+        crawlable: false,
+        passwordRememberHours: null,
+        social: null,
+        appTargets: null,
+        moderation: flag ? 'flagged' : 'clear',
+        moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
+        domain,
+        tenantId: input.tenantId,
+        createdAt,
+        updatedAt: createdAt,
+        status: 'active',
+        version: 1,
+        alias,
+      };
+    }
+    if (input.password != null && input.passwordHash != null)
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'give password or passwordHash, not both', { field: 'passwordHash' });
+    const fields = await this.fields(input, now);
+    const alias = requestedCode(input.alias, input.legacyCode);
+    const passwordHash = input.passwordHash == null ? fields.passwordHash : checkPasswordHash(input.passwordHash);
+    const status = input.status == null ? 'active' : checkStatus(input.status);
+    const createdAt = new Date(now);
+    return { ...fields, passwordHash, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status, version: 1, alias };
+  }
+
+  /**
+   * Why `tenantId` cannot have an alias, given the link that holds it (null: it was just taken by
+   * someone). Another tenant learns only that it is unavailable (docs/design.md, "Security model"):
+   * an expired link of someone else answers as a taken alias, so nobody learns when another tenant's
+   * link expired or that it did. The tenant's own expired link keeps the detail.
+   */
+  aliasConflict(tenantId: string, id: ShortUrlIdentifier, existing: Link | null): DomainError {
+    if (existing?.status === 'expired' && existing.tenantId === tenantId) {
+      const free = new Date((existing.expiresAt?.getTime() ?? this.clock.now()) + this.options.retireForMs);
+      const why = `alias "${id.code}" belongs to your expired link and is not handed out again before ${free.toISOString()}`;
+      return new DomainError(ErrorCode.ALIAS_RETIRED, why, { alias: id.code, domain: id.domain, availableAt: free.toISOString() });
+    }
+    return aliasUnavailable(id);
+  }
+
+  /**
+   * Why `tenantId` cannot have an alias deleted until `until`. A deleted code's quarantine does not
+   * keep who deleted it: on a shared domain the alias answers as a taken one, with no date, to every
+   * tenant (the date would tell when another tenant deleted a link). On a tenant's own domain only
+   * that tenant has links, so it gets the detail (docs/design.md, "Security model").
+   */
+  aliasRetired(tenantId: string, id: ShortUrlIdentifier, until: Date): DomainError {
+    if (this.options.sharedDomains.includes(id.domain)) return aliasUnavailable(id);
+    const why = `alias "${id.code}" was deleted recently and is not handed out again before ${until.toISOString()}`;
+    return new DomainError(ErrorCode.ALIAS_RETIRED, why, { alias: id.code, domain: id.domain, availableAt: until.toISOString() });
+  }
+
+  async get(tenantId: string, id: ShortUrlIdentifier): Promise<Link> {
+    const link = await this.links.findByCode(id);
+    // Another tenant's link is reported as absent, so codes of other tenants cannot be probed.
+    if (!link || link.tenantId !== tenantId) throw unknownLink(id);
+    return link;
+  }
+
+  /**
+   * A page of the tenant's links, newest first (creation time, then id) over every shard, with a
+   * sealed cursor bound to the tenant and the filters (docs/design.md, "Listing").
+   */
+  async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
+    const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
+    const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
+    const links = await this.links.listByTenant({
+      tenantId,
+      after,
+      limit: request.limit,
+      status: request.status,
+      domain: request.domain?.toLowerCase(),
+      tag: request.tag,
+      search: request.q,
+    });
+    const page = links.slice(0, request.limit);
+    const last = page[page.length - 1];
+    const nextCursor = links.length > request.limit ? this.cursors.seal(tenantId, filters, { createdAt: last.createdAt, id: last.id }) : null;
+    return { links: page, nextCursor };
+  }
+
+  async update(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<Link> {
+    return (await this.updateWithPrevious(tenantId, id, edit, ifMatch)).after;
+  }
+
+  /** An edit, with the link it replaced: what the audit log's diff is made of (docs/design.md, "Audit log"). */
+  async updateWithPrevious(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<LinkUpdate> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.get(tenantId, id);
+      if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
+      const next = await this.applied(current, edit);
+      if (await this.uncertain(this.links.replace(next, current.version), current)) {
+        await this.changes.updated(next);
+        return { before: current, after: next };
+      }
+      // Changed by someone else between the read and the write: with If-Match that is the client's
+      // conflict; without, apply the edit again to what is there now.
+      if (ifMatch !== null || attempt >= 4) throw stale((await this.links.findByCode(id)) ?? current);
+    }
+  }
+
+  async remove(tenantId: string, id: ShortUrlIdentifier, ifMatch: number | null): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.get(tenantId, id);
+      if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
+      const retiredUntil = new Date(this.clock.now() + this.options.retireForMs);
+      if (await this.uncertain(this.links.remove(id, current.version, retiredUntil), current)) {
+        await this.changes.deleted(id, current.version + 1);
+        return;
+      }
+      if (ifMatch !== null || attempt >= 4) throw stale((await this.links.findByCode(id)) ?? current);
+    }
+  }
+
+  /** Operators: flag (warning page) or ban (blocked page) any link, or clear it again. */
+  async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<Link> {
+    return (await this.moderateWithPrevious(id, moderation, reason)).after;
+  }
+
+  /** A moderation, with the link it replaced (the operator log's diff). */
+  async moderateWithPrevious(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<LinkUpdate> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.links.findByCode(id);
+      if (!current) throw unknownLink(id);
+      const next: Link = {
+        ...current,
+        moderation,
+        moderationReason: moderation === 'clear' ? null : reason,
+        version: current.version + 1,
+        updatedAt: new Date(this.clock.now()),
+      };
+      if (await this.uncertain(this.links.replace(next, current.version), current)) {
+        await this.changes.updated(next);
+        return { before: current, after: next };
+      }
+      if (attempt >= 4) throw stale(current);
+    }
+  }
+
+  /**
+   * The expiry job: marks links past their expiry `expired` on every shard (the redirect already
+   * answers 410 by itself) and removes those whose quarantine is over, so their alias is free again.
+   */
+  async expireDue(batch = 500): Promise<{ expired: number; purged: number }> {
+    const now = new Date(this.clock.now());
+    let expired = 0;
+    for (const link of await this.links.expireDue(now, batch)) {
+      expired++;
+      await this.changes.updated(link).catch(() => undefined);
+    }
+    const purged = await this.links.purgeExpired(new Date(now.getTime() - this.options.retireForMs), batch);
+    return { expired, purged };
+  }
+
+  private async domainFor(tenantId: string, value: unknown): Promise<string> {
+    if (value === undefined || value === null) return this.options.defaultDomain;
+    if (typeof value !== 'string' || value.length > 253) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'domain must be a host name', { field: 'domain' });
+    const domain = value.toLowerCase();
+    if (this.options.sharedDomains.includes(domain) || (await this.tenantDomains.owns(tenantId, domain))) return domain;
+    throw new DomainError(ErrorCode.DOMAIN_NOT_ALLOWED, `domain "${domain}" is not one of this service's domains nor one of yours`, {
+      field: 'domain',
+      domain,
+    });
+  }
+
+  /** Every field of a create, validated; any URL the policy flags flags the link. */
+  private async fields(input: LinkCreation, now: number) {
+    const { url, flags } = this.targetCheck();
+    const targetUrl = await url(input.url, 'url');
+    const password = checkPassword(input.password);
+    const fields = {
+      targetUrl,
+      redirectType: checkRedirectType(input.redirectType),
+      expiresAt: checkExpiresAt(input.expiresAt, now),
+      title: checkTitle(input.title),
+      tags: checkTags(input.tags),
+      maxClicks: checkMaxClicks(input.maxClicks),
+      passwordHash: password === null ? null : await this.passwords.hash(password),
+      utm: checkUtm(input.utm),
+      forwardQuery: checkForwardQuery(input.forwardQuery),
+      geoTargets: await checkGeoTargets(input.geoTargets, url),
+      deviceTargets: await checkDeviceTargets(input.deviceTargets, url),
+      variants: await checkVariants(input.variants, url),
+      clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
+      crawlable: checkCrawlable(input.crawlable),
+      passwordRememberHours: checkPasswordRememberHours(input.passwordRememberHours),
+      social: await checkSocial(input.social, url),
+      appTargets: await checkAppTargets(input.appTargets, url),
+    };
+    const flag = flags()[0];
+    return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
+  }
+
+  /**
+   * The check of every target of one request: the whole URL policy, DNS included when it is on, for
+   * `url` and the targets of options alike (docs/design.md, "URL safety"). `flags` lists what the
+   * policy flagged, in the order the targets were given.
+   */
+  private targetCheck(): { url: UrlCheck; flags: () => UrlFlag[] } {
+    const lookups: HostLookups = new Map();
+    const found: UrlFlag[][] = [];
+    const url: UrlCheck = async (raw, field) => {
+      const slot = found.push([]) - 1;
+      const checked = await this.urls.check(raw, field, lookups);
+      found[slot] = [...checked.flags];
+      return checked.url;
+    };
+    return { url, flags: () => found.flat() };
+  }
+
+  /** The link after an edit: absent fields unchanged, null resets a field to its default. */
+  private async applied(current: Link, edit: LinkEdit): Promise<Link> {
+    const has = (field: keyof LinkEdit) => Object.prototype.hasOwnProperty.call(edit, field) && edit[field] !== undefined;
+    const { url, flags: flagged } = this.targetCheck();
+    let next: Link = { ...current };
+    if (has('url')) {
+      if (edit.url === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'url cannot be cleared', { field: 'url' });
+      next = { ...next, targetUrl: await url(edit.url, 'url') };
+    }
+    if (has('title')) next = { ...next, title: checkTitle(edit.title) };
+    if (has('tags')) next = { ...next, tags: checkTags(edit.tags) };
+    if (has('maxClicks')) next = { ...next, maxClicks: checkMaxClicks(edit.maxClicks) };
+    if (has('password')) {
+      const password = checkPassword(edit.password);
+      next = { ...next, passwordHash: password === null ? null : await this.passwords.hash(password) };
+    }
+    if (has('utm')) next = { ...next, utm: checkUtm(edit.utm) };
+    if (has('forwardQuery')) next = { ...next, forwardQuery: checkForwardQuery(edit.forwardQuery) };
+    if (has('geoTargets')) next = { ...next, geoTargets: await checkGeoTargets(edit.geoTargets, url) };
+    if (has('deviceTargets')) next = { ...next, deviceTargets: await checkDeviceTargets(edit.deviceTargets, url) };
+    if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
+    if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
+    if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
+    if (has('social')) next = { ...next, social: await checkSocial(edit.social, url) };
+    if (has('appTargets')) next = { ...next, appTargets: await checkAppTargets(edit.appTargets, url) };
+    if (has('passwordRememberHours')) next = { ...next, passwordRememberHours: checkPasswordRememberHours(edit.passwordRememberHours) };
+    if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
+    if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
+    if (has('status')) {
+      if (current.status === 'expired' && edit.status === 'active' && !has('expiresAt')) {
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'an expired link becomes active again only with a new expiresAt (or null)', { field: 'status' });
+      }
+      next = { ...next, status: checkStatus(edit.status) };
+    } else if (current.status === 'expired' && has('expiresAt')) {
+      next = { ...next, status: 'active' }; // a new expiry (or none) revives the link
+    }
+    // A newly flagged URL flags the link; an operator's ban or flag is never lifted by an edit.
+    const flags = flagged();
+    if (flags.length && next.moderation === 'clear') next = { ...next, moderation: 'flagged', moderationReason: `${flags[0].reason}: ${flags[0].detail}` };
+    return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
+  }
+
+  /**
+   * A write of `current` (an edit, a delete, a moderation) whose shard call failed in a way that may
+   * have committed it (docs/design.md, "Edits reach every instance"): the caches forget the link
+   * before the error is answered, and once the shard has ended the write, they learn what it holds
+   * then, by version, so that a redirect that read the old row meanwhile cannot cache it for good.
+   * The caller gets the error as it was; a write that certainly failed changes nothing here.
+   */
+  private async uncertain(write: Promise<boolean>, current: Link): Promise<boolean> {
+    try {
+      return await write;
+    } catch (error) {
+      const settled = uncertainWriteSettled(error);
+      if (settled) {
+        const id = identifierOf(current);
+        // A cache that cannot be told now keeps the change and retries it (ChangePropagation); the answer stays the shard's error.
+        await this.changes.forgotten(id, current.version).catch(() => undefined);
+        void settled.then(() => this.afterSettled(id, current.version));
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * An insert whose shard call failed after it was sent may be committed all the same (see
+   * `uncertain`): the read path learns the link as created (no "no such link" entry for its code, its
+   * Bloom bit) now and again once the shard ended the insert. A link that was not written costs a
+   * Bloom false positive.
+   */
+  private async perhapsCreated(link: Link, error: unknown): Promise<void> {
+    const settled = uncertainWriteSettled(error);
+    if (!settled) return;
+    await this.cache.created([link]).catch(() => undefined);
+    void settled.then(() => this.cache.created([link]).catch(() => undefined));
+  }
+
+  /** What the shard holds once an uncertain write of the link at `version` has ended, into the caches (see `uncertain`). */
+  private async afterSettled(id: ShortUrlIdentifier, version: number): Promise<void> {
+    const stored = await this.links.findByCode(id).then(
+      (link) => ({ link }),
+      () => null,
+    );
+    if (!stored) await this.changes.forgotten(id, version).catch(() => undefined);
+    else if (!stored.link) await this.changes.deleted(id, version + 1).catch(() => undefined);
+    else await this.changes.updated(stored.link).catch(() => undefined);
+  }
+
+  private async aliasTaken(tenantId: string, id: ShortUrlIdentifier): Promise<DomainError> {
+    return this.aliasConflict(tenantId, id, await this.links.findByCode(id).catch(() => null));
+  }
+
+  private async nextId(): Promise<bigint> {
+    try {
+      return await this.ids.nextId();
+    } catch (error) {
+      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the id sequence is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
+    }
+  }
+
+  /** A scan may have left a null-value entry for this code before it existed, and the Bloom filter learns it. */
+  private async afterCreate(link: Link): Promise<Link> {
+    await this.cache.created([link]);
+    await this.announceCrawlable([link]);
+    return link;
+  }
+
+  /**
+   * New links marked crawlable change their domain's robots.txt: told to every redirect instance like
+   * an edit (docs/design.md, "Domain settings"). Best effort: the link exists whatever happens here,
+   * and an instance that missed it reads robots.txt again within its L1 TTL.
+   */
+  async announceCrawlable(links: readonly Link[]): Promise<void> {
+    for (const link of links) if (link.crawlable) await this.changes.updated(link).catch(() => undefined);
+  }
+}
+
+/**
+ * True when no option is given (each absent or null: its default): every field of LinkCreation
+ * but tenantId, url, alias, legacyCode and domain. Named reads, not a loop over field names (a keyed read per
+ * field was ~4 % of a batch's CPU).
+ */
+function withoutOptions(i: LinkCreation): boolean {
+  return (
+    i.redirectType == null &&
+    i.expiresAt == null &&
+    i.title == null &&
+    i.tags == null &&
+    i.maxClicks == null &&
+    i.password == null &&
+    i.utm == null &&
+    i.forwardQuery == null &&
+    i.geoTargets == null &&
+    i.deviceTargets == null &&
+    i.variants == null &&
+    i.clicksPerIpPerMinute == null &&
+    i.status == null &&
+    i.passwordHash == null &&
+    i.crawlable == null &&
+    i.passwordRememberHours == null &&
+    i.social == null &&
+    i.appTargets == null
+  );
+}
+
+/** An alias held by a link, or kept out of use, as any tenant but its holder learns it: unavailable, nothing more. */
+const aliasUnavailable = (id: ShortUrlIdentifier) =>
+  new DomainError(ErrorCode.ALIAS_TAKEN, `alias "${id.code}" is already taken on ${id.domain}`, { alias: id.code, domain: id.domain });
+/** Codes chosen again at most, per create, because their shard was unavailable (each costs an id). */
+const MAX_RELOCATIONS = 32;
+
+const stale = (current: Link) =>
+  new DomainError(ErrorCode.PRECONDITION_FAILED, `the link changed since you read it (now version ${current.version}); read it again and retry`, {
+    currentVersion: current.version,
+  });

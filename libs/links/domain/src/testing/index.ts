@@ -1,0 +1,4 @@
+// The domain's test doubles, for specs only: the data-access specs run the adapters' contract suites on them too.
+export { InMemoryLinkRepository } from './in-memory-link-repository';
+export { InMemoryLinkShard } from './in-memory-link-shard';
+export { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './in-memory-ports';

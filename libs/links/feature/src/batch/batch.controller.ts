@@ -1,0 +1,241 @@
+import { Body, Controller, Delete, Headers, HttpCode, Inject, OnModuleInit, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Readable } from 'stream';
+import { z } from 'zod';
+import type { AppConfig } from '@shortlink/config';
+import { DomainError, ErrorCode } from '@shortlink/core';
+import type { AuditContext } from '@shortlink/audit-domain';
+import { EDITABLE_FIELDS, LINK_CHANGE_HOOKS, LinkChangeHooks, LinkCounts, LinkEdit } from '@shortlink/links-domain';
+import { BatchCreator, BatchOutcome, BatchRow, BulkLinks, BulkOutcome, BulkSelection } from '@shortlink/link-batch';
+import {
+  ApiKeyGuard,
+  APP_CONFIG,
+  auditContextOf,
+  AuthenticatedRequest,
+  checkAgainst,
+  Contract,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  Principal,
+  problemFor,
+  StreamedBody,
+  StreamedRoutes,
+} from '@shortlink/nest-platform';
+import { BatchSlots, PlanRateLimiter } from '@shortlink/tenants-domain';
+import { LinkPresenter } from '../link-presenter';
+import { linkCreationSchema } from '../link.schemas';
+import { BATCH_MEDIA_TYPES, batchBodySchema, batchLineSchema, bulkDeleteSchema, bulkEditSchema, bulkLineSchema, idempotencyHeader } from './batch.schemas';
+import { RawRow, readRows } from './row-reader';
+
+const TAGS = ['links'];
+const BATCH_PATH = '/api/v1/links/batch';
+/** A row may be as large as a single create's body. */
+const MAX_ROW_BYTES = 1_048_576;
+const NDJSON = 'application/x-ndjson; charset=utf-8';
+
+/**
+ * Batch creation and bulk changes (docs/design.md, "Batch creation"). Both answer NDJSON, a line per
+ * row or link in order, streamed as it is produced: the next rows are read only as fast as the
+ * client reads the answer.
+ */
+@Controller('api/v1/links')
+@UseGuards(ApiKeyGuard)
+export class BatchController implements OnModuleInit {
+  constructor(
+    @Inject(BatchCreator) private readonly creator: BatchCreator,
+    @Inject(BulkLinks) private readonly bulk: BulkLinks,
+    @Inject(LinkPresenter) private readonly present: LinkPresenter,
+    @Inject(PlanRateLimiter) private readonly plans: PlanRateLimiter,
+    @Inject(BatchSlots) private readonly slots: BatchSlots,
+    @Inject(StreamedRoutes) private readonly streamed: StreamedRoutes,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LINK_CHANGE_HOOKS) private readonly audit: LinkChangeHooks<AuditContext>,
+  ) {}
+
+  onModuleInit(): void {
+    const { maxBodyBytes, requestTimeoutMs } = this.config.batch;
+    this.streamed.register({ method: 'POST', path: BATCH_PATH, mediaTypes: [...BATCH_MEDIA_TYPES], maxBytes: maxBodyBytes, timeoutMs: requestTimeoutMs });
+  }
+
+  @Post('batch')
+  @HttpCode(200)
+  @Contract({
+    summary: 'Create up to 100 000 links in one request',
+    operationId: 'createLinksBatch',
+    description:
+      'NDJSON (one create per line) or a JSON array, read as it arrives. The answer is NDJSON, one line per row in order: `{row, status: 201, link}` or `{row, status, problem}`; one bad row fails alone. The request counts once against the plan’s request limit; each created row counts against its daily batch rows (`QUOTA_EXCEEDED` beyond). A tenant runs at most its plan’s number of batch requests at once (429 `BATCH_CONCURRENCY_LIMIT` with Retry-After beyond). With `Idempotency-Key`, a retry (also after a crash) answers the same lines and creates nothing twice; the same key with other rows is 422 `IDEMPOTENCY_KEY_REUSED`, and while the first attempt still runs 409 `IDEMPOTENCY_KEY_IN_USE`.',
+    tags: TAGS,
+    scope: 'links:write',
+    headers: idempotencyHeader,
+    body: batchBodySchema,
+    bodyContentTypes: [...BATCH_MEDIA_TYPES],
+    bodyByMediaType: { 'application/x-ndjson': linkCreationSchema },
+    streamedBody: true,
+    responses: { 200: { description: 'One line per row, in request order', schema: batchLineSchema, contentType: 'application/x-ndjson' } },
+    errors: [409, 413, 415, 422, 429],
+  })
+  async batch(
+    @Req() req: AuthenticatedRequest,
+    @Body() body: unknown,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    if (!(body instanceof StreamedBody))
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'send the rows as application/x-ndjson or a JSON array (application/json)', { field: 'body' });
+    const principal = req.principal!;
+    const context = auditContextOf(req);
+    const idempotencyKey = idempotencyKeyOf(key);
+    // Held until the answer has ended or the connection closed, whichever way the batch ends.
+    const slot = await this.slots.acquire(principal.tenantId, principal.plan);
+    reply.raw.once('close', () => slot.release());
+    let run;
+    // Rows answered by this request (a retry's recorded answers are not counted again): one audit entry when it ends.
+    const counts = { count: 0, failed: 0 };
+    try {
+      run = await this.creator.start({
+        tenantId: principal.tenantId,
+        idempotencyKey,
+        rows: this.rows(body, idempotencyKey !== null),
+        quota: (rows) => this.quota(principal, rows),
+        render: (outcome) => {
+          if ('link' in outcome) counts.count++;
+          else counts.failed++;
+          return this.line(outcome);
+        },
+      });
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    const lines = thenRecord(run.lines(), () => this.audit.batch(context, principal.tenantId, counts));
+    reply.status(200).header('content-type', NDJSON).header('cache-control', 'no-store').send(Readable.from(lines));
+  }
+
+  @Patch('bulk')
+  @HttpCode(200)
+  @Contract({
+    summary: 'Edit up to 10 000 links at once (by code or by tag)',
+    operationId: 'updateLinksBulk',
+    description:
+      'Applies one edit to each link as PATCH /api/v1/links/{code} would (every cache layer told). NDJSON answer, one line per link: `{code, domain, status: 200, link}` or `{code, domain, status, problem}`.',
+    tags: TAGS,
+    scope: 'links:write',
+    body: bulkEditSchema,
+    responses: { 200: { description: 'One line per link', schema: bulkLineSchema, contentType: 'application/x-ndjson' } },
+    errors: [413, 415],
+  })
+  async bulkEdit(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof bulkEditSchema>, @Res() reply: FastifyReply): Promise<void> {
+    const tenantId = req.principal!.tenantId;
+    const context = auditContextOf(req);
+    const edit: LinkEdit = Object.fromEntries(EDITABLE_FIELDS.filter((f) => f in body.edit).map((f) => [f, (body.edit as Record<string, unknown>)[f]]));
+    const ids = await this.bulk.select(tenantId, this.selection(body));
+    this.stream(reply, this.bulk.edit(tenantId, ids, edit), (counts) => this.audit.bulk(context, tenantId, edit, counts, body));
+  }
+
+  @Delete('bulk')
+  @HttpCode(200)
+  @Contract({
+    summary: 'Delete up to 10 000 links at once (by code or by tag)',
+    operationId: 'deleteLinksBulk',
+    description:
+      'Deletes each link as DELETE /api/v1/links/{code} would. NDJSON answer, one line per link: `{code, domain, status: 204}` or `{code, domain, status, problem}`.',
+    tags: TAGS,
+    scope: 'links:write',
+    body: bulkDeleteSchema,
+    responses: { 200: { description: 'One line per link', schema: bulkLineSchema, contentType: 'application/x-ndjson' } },
+    errors: [413, 415],
+  })
+  async bulkDelete(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof bulkDeleteSchema>, @Res() reply: FastifyReply): Promise<void> {
+    const tenantId = req.principal!.tenantId;
+    const context = auditContextOf(req);
+    const ids = await this.bulk.select(tenantId, this.selection(body));
+    this.stream(reply, this.bulk.remove(tenantId, ids), (counts) => this.audit.bulk(context, tenantId, null, counts, body));
+  }
+
+  /** Each raw row parsed and shaped like a single create's body (the same contract, the same errors). */
+  private async *rows(body: StreamedBody, hashed: boolean): AsyncGenerator<BatchRow> {
+    for await (const raw of readRows(body.chunks(), body.mediaType, { maxRows: this.config.batch.maxRows, maxRowBytes: MAX_ROW_BYTES }))
+      yield shapeRow(raw, hashed);
+  }
+
+  private async quota(principal: Principal, rows: number): Promise<{ granted: number; refusal: DomainError }> {
+    const { granted, decision } = await this.plans.batchRows(principal.tenantId, principal.plan, rows);
+    const refusal = new DomainError(ErrorCode.QUOTA_EXCEEDED, `the ${principal.plan} plan allows ${decision.limit} batch rows a day; this row is beyond them`, {
+      limit: decision.limit,
+      retryAfterSeconds: decision.resetSeconds,
+    });
+    return { granted, refusal };
+  }
+
+  private line(outcome: BatchOutcome): string {
+    // The same text as JSON.stringify({ row, status, link: view }), cheaper (LinkPresenter.viewJson).
+    if ('link' in outcome) return `{"row":${outcome.index},"status":201,"link":${this.present.viewJson(outcome.link)}}`;
+    const problem = problemFor(outcome.error);
+    return JSON.stringify({ row: outcome.index, status: problem.status, problem });
+  }
+
+  private selection(body: { links?: Array<string | { code: string; domain?: string }>; tag?: string; domain?: string }): BulkSelection {
+    if (body.tag !== undefined) return { tag: body.tag, domain: body.domain?.toLowerCase() };
+    return { links: body.links!.map((l) => (typeof l === 'string' ? this.present.id(l, body.domain) : this.present.id(l.code, l.domain ?? body.domain))) };
+  }
+
+  /** The outcomes as NDJSON lines; `record` gets what they changed once the answer has ended or the client left. */
+  private stream(reply: FastifyReply, outcomes: AsyncGenerator<BulkOutcome>, record: (counts: LinkCounts) => Promise<void>): void {
+    const present = this.present;
+    const counts = { count: 0, failed: 0 };
+    async function* lines() {
+      for await (const o of outcomes) {
+        const head = { code: o.id.code, domain: o.id.domain };
+        if ('error' in o) {
+          counts.failed++;
+          const problem = problemFor(o.error);
+          yield JSON.stringify({ ...head, status: problem.status, problem }) + '\n';
+          continue;
+        }
+        counts.count++;
+        if ('link' in o) yield JSON.stringify({ ...head, status: 200, link: present.view(o.link) }) + '\n';
+        else yield JSON.stringify({ ...head, status: 204 }) + '\n';
+      }
+    }
+    reply
+      .status(200)
+      .header('content-type', NDJSON)
+      .header('cache-control', 'no-store')
+      .send(Readable.from(thenRecord(lines(), () => record(counts))));
+  }
+}
+
+/** The lines, then (however the answer ends: done, failed, or the client gone) the request's audit entry. */
+async function* thenRecord(lines: AsyncGenerator<string>, record: () => Promise<void>): AsyncGenerator<string> {
+  try {
+    yield* lines;
+  } finally {
+    await record();
+  }
+}
+
+/** Idempotency-Key: 1-255 visible ASCII characters (as the draft standard's examples), or none. */
+function idempotencyKeyOf(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  if (!/^[\x21-\x7e]{1,255}$/.test(header))
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Idempotency-Key must be 1-255 visible ASCII characters', { header: 'idempotency-key' });
+  return header;
+}
+
+/** A raw row as the domain takes it: parsed, depth-checked and held to the single create's contract. */
+function shapeRow(raw: RawRow, hashed: boolean): BatchRow {
+  if ('error' in raw) return { index: raw.index, text: '', error: raw.error };
+  const fail = (error: DomainError, text = raw.text) => ({ index: raw.index, text, error });
+  if (jsonDepth(raw.text) > MAX_JSON_DEPTH) return fail(new DomainError(ErrorCode.JSON_TOO_DEEP, `a row is nested deeper than ${MAX_JSON_DEPTH} levels`));
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.text);
+  } catch {
+    return fail(new DomainError(ErrorCode.INVALID_JSON, 'this row is not JSON'));
+  }
+  // The hash of a row is over its parsed form: NDJSON and an array of the same rows are one batch.
+  // Only a batch with an Idempotency-Key is hashed; without one the text is kept as received.
+  const text = hashed ? JSON.stringify(value) : raw.text;
+  const checked = checkAgainst(linkCreationSchema, value);
+  return checked.ok ? { index: raw.index, text, input: checked.value } : fail(checked.error, text);
+}

@@ -1,0 +1,48 @@
+import { Body, Controller, Inject, Param, Put, Query, Req, UseGuards } from '@nestjs/common';
+import { z } from 'zod';
+import type { AuditContext } from '@shortlink/audit-domain';
+import { DomainError, ErrorCode } from '@shortlink/core';
+import { LINK_CHANGE_HOOKS, LinkChangeHooks, LinkService } from '@shortlink/links-domain';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { LinkPresenter } from './link-presenter';
+import { codeParams, domainQuery, linkSchema, moderationBody } from './link.schemas';
+
+/**
+ * The operators' moderation of any tenant's link (docs/design.md, "Security model"): the `admin`
+ * scope, recorded in the operator log.
+ */
+@Controller('api/v1/admin')
+@UseGuards(ApiKeyGuard)
+export class LinkModerationController {
+  constructor(
+    @Inject(LinkService) private readonly links: LinkService,
+    @Inject(LinkPresenter) private readonly present: LinkPresenter,
+    @Inject(LINK_CHANGE_HOOKS) private readonly hooks: LinkChangeHooks<AuditContext>,
+  ) {}
+
+  @Put('links/:code/moderation')
+  @Contract({
+    summary: 'Flag, ban or clear any tenant’s link',
+    operationId: 'moderateLink',
+    tags: ['admin'],
+    scope: 'admin',
+    params: codeParams,
+    query: domainQuery,
+    body: moderationBody,
+    responses: { 200: { description: 'The link', schema: linkSchema } },
+    errors: [404],
+  })
+  async moderate(
+    @Req() req: AuthenticatedRequest,
+    @Param('code') code: string,
+    @Query() query: z.infer<typeof domainQuery>,
+    @Body() body: z.infer<typeof moderationBody>,
+  ) {
+    const reason = body.reason?.trim() || null;
+    if (body.moderation !== 'clear' && reason === null)
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'reason is required to flag or ban a link (visitors see it)', { field: 'reason' });
+    const change = await this.links.moderateWithPrevious(this.present.id(code, query.domain), body.moderation, reason);
+    await this.hooks.moderated(auditContextOf(req), change);
+    return this.present.view(change.after);
+  }
+}

@@ -1,0 +1,177 @@
+import { IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { BatchRecordStore } from '@shortlink/link-batch';
+import { JournalEntry, MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
+import { DomainOwnershipStore, DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
+import type { AuditLogStore } from '@shortlink/audit-domain';
+import type { WebhookStore } from '@shortlink/webhooks-domain';
+import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
+import type { PeopleStore, SsoStore } from '@shortlink/people-domain';
+import { MysqlPeopleStore } from '../people/mysql-people-store';
+import { MysqlSsoStore } from '../people/sso-stores';
+import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
+import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
+import { LazyOpen, forwardWhenOpen } from '../lazy-open';
+import { MysqlConnectionOptions } from './mysql-datasource';
+import { MysqlLinkShardStore } from './mysql-link-shard-store';
+import { MysqlMetaStore } from './mysql-meta-store';
+import { MysqlDomainOwnershipStore } from '../tenants/mysql-domain-ownership-store';
+import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
+import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
+
+/** A MySQL shard opened (and migrated) on first use; a down shard fails its calls, not the boot. */
+export class LazyMysqlLinkShardStore implements MovableShardStore {
+  private readonly store: LazyOpen<MysqlLinkShardStore>;
+
+  constructor(
+    readonly shardName: string,
+    options: MysqlConnectionOptions,
+  ) {
+    this.store = new LazyOpen(`shard ${shardName}`, () => MysqlLinkShardStore.open(shardName, options));
+  }
+
+  async insert(link: Link) {
+    return (await this.store.get()).insert(link);
+  }
+  async insertMany(links: readonly Link[]) {
+    return (await this.store.get()).insertMany(links);
+  }
+  async findByCode(id: ShortUrlIdentifier) {
+    return (await this.store.get()).findByCode(id);
+  }
+
+  async replace(link: Link, expectedVersion: number) {
+    return (await this.store.get()).replace(link, expectedVersion);
+  }
+
+  async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date) {
+    return (await this.store.get()).remove(id, expectedVersion, retiredUntil);
+  }
+
+  async retiredUntil(id: ShortUrlIdentifier, now: Date) {
+    return (await this.store.get()).retiredUntil(id, now);
+  }
+
+  async findMany(ids: readonly ShortUrlIdentifier[]) {
+    return (await this.store.get()).findMany(ids);
+  }
+
+  async retiredAmong(ids: readonly ShortUrlIdentifier[], now: Date) {
+    return (await this.store.get()).retiredAmong(ids, now);
+  }
+
+  async listByTenant(query: LinkListQuery) {
+    return (await this.store.get()).listByTenant(query);
+  }
+
+  async expireDue(now: Date, limit: number) {
+    return (await this.store.get()).expireDue(now, limit);
+  }
+
+  async purgeExpired(before: Date, limit: number) {
+    return (await this.store.get()).purgeExpired(before, limit);
+  }
+  async crawlableCodes(domain: string, limit: number) {
+    return (await this.store.get()).crawlableCodes(domain, limit);
+  }
+  async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
+    return (await this.store.get()).addClicks(id, linkId, delta);
+  }
+  async clickCount(id: ShortUrlIdentifier, linkId: string) {
+    return (await this.store.get()).clickCount(id, linkId);
+  }
+  async listIdentifiers(afterId: string | null, limit: number) {
+    return (await this.store.get()).listIdentifiers(afterId, limit);
+  }
+  async scanRows(afterId: string | null, limit: number) {
+    return (await this.store.get()).scanRows(afterId, limit);
+  }
+  async rowsByIds(ids: readonly string[]) {
+    return (await this.store.get()).rowsByIds(ids);
+  }
+  async upsertRows(rows: readonly StoredRow[]) {
+    return (await this.store.get()).upsertRows(rows);
+  }
+  async upsertLink(link: Link) {
+    return (await this.store.get()).upsertLink(link);
+  }
+  async removeCopy(id: ShortUrlIdentifier, linkId: string, retiredUntil: Date) {
+    return (await this.store.get()).removeCopy(id, linkId, retiredUntil);
+  }
+  async deleteRows(ids: readonly string[]) {
+    return (await this.store.get()).deleteRows(ids);
+  }
+  async scanRetired(after: ShortUrlIdentifier | null, limit: number) {
+    return (await this.store.get()).scanRetired(after, limit);
+  }
+  async upsertRetired(codes: readonly RetiredCode[]) {
+    return (await this.store.get()).upsertRetired(codes);
+  }
+  async deleteRetired(ids: readonly ShortUrlIdentifier[]) {
+    return (await this.store.get()).deleteRetired(ids);
+  }
+  async carryClicks(carries: ReadonlyArray<{ readonly id: string; readonly clicks: number }>) {
+    return (await this.store.get()).carryClicks(carries);
+  }
+  async clearTombstones() {
+    return (await this.store.get()).clearTombstones();
+  }
+  async insertJournaled(links: readonly Link[]) {
+    return (await this.store.get()).insertJournaled(links);
+  }
+  async replaceJournaled(link: Link, expectedVersion: number) {
+    return (await this.store.get()).replaceJournaled(link, expectedVersion);
+  }
+  async removeJournaled(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date) {
+    return (await this.store.get()).removeJournaled(id, expectedVersion, retiredUntil);
+  }
+  async journal(entries: readonly JournalEntry[]) {
+    return (await this.store.get()).journal(entries);
+  }
+  async journalPage(afterId: string | null, limit: number) {
+    return (await this.store.get()).journalPage(afterId, limit);
+  }
+  async clearJournal() {
+    return (await this.store.get()).clearJournal();
+  }
+  async ping() {
+    return (await this.store.get()).ping();
+  }
+  close() {
+    return this.store.close();
+  }
+}
+
+/** The meta database, opened on first use. */
+export class LazyMysqlMetaStore implements SequenceStore {
+  private readonly store: LazyOpen<MysqlMetaStore>;
+  readonly tenants: TenantStore;
+  readonly batches: BatchRecordStore;
+  readonly domainSettings: DomainSettingsStore;
+  readonly domainOwnership: DomainOwnershipStore;
+  readonly audit: AuditLogStore;
+  readonly webhooks: WebhookStore;
+  readonly people: PeopleStore;
+  readonly sso: SsoStore;
+
+  constructor(options: MysqlConnectionOptions) {
+    this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
+    this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants, MysqlTenantStore.prototype);
+    this.batches = forwardWhenOpen(this.store, (meta) => meta.batches, MysqlBatchRecordStore.prototype);
+    this.domainSettings = forwardWhenOpen(this.store, (meta) => meta.domainSettings, MysqlDomainSettingsStore.prototype);
+    this.domainOwnership = forwardWhenOpen(this.store, (meta) => meta.domainOwnership, MysqlDomainOwnershipStore.prototype);
+    this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
+    this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
+    this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
+    this.sso = forwardWhenOpen(this.store, (meta) => meta.sso, MysqlSsoStore.prototype);
+  }
+
+  async allocateBlock(sequence: string, size: number): Promise<IdBlock> {
+    return (await this.store.get()).allocateBlock(sequence, size);
+  }
+  async ping() {
+    return (await this.store.get()).ping();
+  }
+  close() {
+    return this.store.close();
+  }
+}

@@ -1,0 +1,43 @@
+import { describeLinkStoreContract } from '../contract/link-store.contract';
+import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
+import { describeDomainOwnershipStoreContract } from '../contract/domain-ownership-store.contract';
+import { describeDomainSettingsStoreContract } from '../contract/domain-settings-store.contract';
+import { describeTenantStoreContract } from '../contract/tenant-store.contract';
+import { MysqlLinkShardStore } from './mysql-link-shard-store';
+import { MysqlMetaStore } from './mysql-meta-store';
+import { requireEnv } from '@shortlink/testing';
+
+// Runs against the MariaDB instances of `npm run stack:up` (deploy/local/.run/stack.env).
+describeLinkStoreContract('mysql', async () => {
+  const shardUrl = requireEnv('MYSQL_SHARDS').split(',')[0].split('=').slice(1).join('=');
+  const shard = await MysqlLinkShardStore.open('s0', { url: shardUrl });
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return {
+    shard,
+    meta,
+    close: async () => {
+      await shard.close();
+      await meta.close();
+    },
+  };
+});
+
+describeTenantStoreContract('mysql', async () => {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return { tenants: meta.tenants, people: meta.people, close: () => meta.close() };
+});
+
+describeBatchRecordStoreContract('mysql', async () => {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return { batches: meta.batches, close: () => meta.close() };
+});
+
+describeDomainSettingsStoreContract('mysql', async () => {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return { settings: meta.domainSettings, tenants: meta.tenants, close: () => meta.close() };
+});
+
+describeDomainOwnershipStoreContract('mysql', async () => {
+  const meta = await MysqlMetaStore.open({ url: requireEnv('MYSQL_META_URL') });
+  return { ownership: meta.domainOwnership, tenants: meta.tenants, audit: meta.audit, close: () => meta.close() };
+});

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { describeLinkStoreContract } from '../contract/link-store.contract';
+import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
+import { describeDomainOwnershipStoreContract } from '../contract/domain-ownership-store.contract';
+import { describeDomainSettingsStoreContract } from '../contract/domain-settings-store.contract';
+import { describeTenantStoreContract } from '../contract/tenant-store.contract';
+import { SqliteLinkShardStore } from './sqlite-link-shard-store';
+import { SqliteMetaStore } from './sqlite-meta-store';
+
+describeLinkStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const shard = new SqliteLinkShardStore('s0', join(dir, 'shards', 's0.sqlite'));
+  const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
+  return {
+    shard,
+    meta,
+    close: async () => {
+      await shard.close();
+      await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describeTenantStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
+  return {
+    tenants: meta.tenants,
+    people: meta.people,
+    close: async () => {
+      await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describeBatchRecordStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
+  return {
+    batches: meta.batches,
+    close: async () => {
+      await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describeDomainSettingsStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
+  return {
+    settings: meta.domainSettings,
+    tenants: meta.tenants,
+    close: async () => {
+      await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('sqlite shard files', () => {
+  it('keep their links across a reopen', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+    const file = join(dir, 's1.sqlite');
+    const first = new SqliteLinkShardStore('s1', file);
+    const { aLink } = await import('../contract/link-store.contract');
+    const link = aLink();
+    await first.insert(link);
+    await first.close();
+    const again = new SqliteLinkShardStore('s1', file);
+    expect(await again.findByCode(link)).toEqual(link);
+    await again.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describeDomainOwnershipStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const meta = new SqliteMetaStore(join(dir, 'meta.sqlite'));
+  return {
+    ownership: meta.domainOwnership,
+    tenants: meta.tenants,
+    audit: meta.audit,
+    close: async () => {
+      await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});

@@ -1,0 +1,211 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { Registry } from 'prom-client';
+import type { AppConfig } from '@shortlink/config';
+import { KeyedWindowLimiter } from '@shortlink/core';
+import {
+  CODE_SECRET,
+  LINK_CHANGE_FEED,
+  LINK_REPOSITORY,
+  LINK_RESOLVER,
+  LinkChangeFeed,
+  LinkRepository,
+  LinkResolver,
+  LinkRules,
+  PASSWORD_HASHER,
+  PasswordCookies,
+  QrScans,
+  PasswordHasher,
+  VISITOR_WINDOW_STORE,
+  VisitorLimit,
+  VisitorWindowStore,
+} from '@shortlink/links-domain';
+import {
+  CACHE_STORE,
+  CLICK_LEASE_STORE,
+  ClickQuota,
+  GlobalRateLimiter,
+  PasswordAttempts,
+  PasswordCheckGate,
+  ReadPathModule,
+  RedirectPipeline,
+  SNAPSHOT_STORE,
+} from '@shortlink/read-path';
+import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
+import { GEO_LOOKUP, GeoLocator, GeoLookup } from '@shortlink/visitors-domain';
+import { DOMAIN_SETTINGS_STORE, DomainSettingsDirectory, DomainSettingsStore, TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
+import { AdminRoutes, APP_LOGGER, ClientAddressResolver, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
+import { ClickRecorder } from './click-recorder';
+import { DomainFiles } from './domain-files';
+import { LinkChangeListener } from './link-changes';
+import { RedirectHttpHandler } from './redirect-http.handler';
+import { RedirectMetrics } from './redirect.metrics';
+import { tlsAllowedRoute } from './tls-allowed.route';
+import { VisitorPages } from './visitor-pages';
+
+/** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
+export const REDIRECT_PORTS: readonly symbol[] = [
+  LINK_REPOSITORY,
+  CACHE_STORE,
+  CLICK_EVENT_SINK,
+  SNAPSHOT_STORE,
+  LINK_CHANGE_FEED,
+  GEO_LOOKUP,
+  VISITOR_SECRET,
+  PASSWORD_HASHER,
+  TENANT_STORE,
+  DOMAIN_SETTINGS_STORE,
+  VISITOR_WINDOW_STORE,
+  CLICK_LEASE_STORE,
+  CODE_SECRET,
+];
+
+/**
+ * The redirect app: `GET|HEAD|POST /{code}` (RedirectHttpHandler) over the read path, the click
+ * recorder, the change listener, the tenants' directory and the domains' settings (pages, robots.txt,
+ * well-known files). Each object's start and stop are
+ * registered where it is made; the read path (ReadPathModule) starts before and stops after them.
+ */
+@Module({})
+export class RedirectFeatureModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const r = config.redirect;
+    return {
+      module: RedirectFeatureModule,
+      imports: [ReadPathModule.forRedirect(config)],
+      providers: [
+        Lifecycle,
+        { provide: RedirectMetrics, inject: [METRICS_REGISTRY], useFactory: (registry: Registry) => new RedirectMetrics(registry) },
+        {
+          provide: ClickRecorder,
+          inject: [CLICK_EVENT_SINK, GEO_LOOKUP, VISITOR_SECRET, RedirectMetrics, Lifecycle],
+          useFactory: (sink: ClickEventSink, geo: GeoLocator, visitorSecret: string, metrics: RedirectMetrics, lifecycle: Lifecycle) => {
+            const recorder = new ClickRecorder(
+              { sink, geo, visitorSecret, observer: { dropped: (n) => metrics.clicksDropped.inc(n), sendFailed: () => metrics.clickSendFailures.inc() } },
+              config.clickBuffer,
+            );
+            metrics.readClickBufferSize(() => recorder.buffer.size);
+            // Closed after the HTTP server (no more clicks) and before the bus: the buffer is flushed.
+            lifecycle.manage({ start: () => recorder.buffer.start(), stop: () => recorder.buffer.close() });
+            return recorder;
+          },
+        },
+        {
+          provide: DomainSettingsDirectory,
+          inject: [DOMAIN_SETTINGS_STORE, Lifecycle, APP_LOGGER],
+          useFactory: (store: DomainSettingsStore, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('DomainSettings');
+            const directory = new DomainSettingsDirectory(store, {
+              refreshMs: r.tenantRefreshMs,
+              onOutage: (error) => logger.warn(`domain settings not refreshed, the last ones stay in use: ${(error as Error).message}`),
+            });
+            lifecycle.manage({ start: () => directory.start(), stop: () => directory.stop() });
+            return directory;
+          },
+        },
+        {
+          provide: VisitorPages,
+          inject: [DomainSettingsDirectory],
+          useFactory: (directory: DomainSettingsDirectory) => new VisitorPages(directory, config.links.defaultDomain),
+        },
+        {
+          provide: DomainFiles,
+          inject: [DomainSettingsDirectory, LINK_REPOSITORY],
+          useFactory: (directory: DomainSettingsDirectory, repository: LinkRepository) => new DomainFiles(directory, repository, r.l1.ttlMs),
+        },
+        {
+          provide: LinkChangeListener,
+          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER, AdminRoutes, DomainFiles],
+          useFactory: (
+            pipeline: RedirectPipeline,
+            feed: LinkChangeFeed,
+            metrics: RedirectMetrics,
+            lifecycle: Lifecycle,
+            logger: PinoNestLogger,
+            admin: AdminRoutes,
+            files: DomainFiles,
+          ) => {
+            const listener = new LinkChangeListener({ pipeline, feed, observer: metrics, logger: logger.scoped('LinkChanges'), domains: files });
+            admin.add('/internal/link-changes', listener.route());
+            // Subscribed before the listener opens: edits made from now on reach this instance's L1.
+            lifecycle.manage({ start: () => listener.start(), stop: () => listener.stop() });
+            return listener;
+          },
+        },
+        {
+          provide: TenantDirectory,
+          inject: [TENANT_STORE, Lifecycle, APP_LOGGER, AdminRoutes, METRICS_REGISTRY],
+          useFactory: (store: TenantStore, lifecycle: Lifecycle, appLogger: PinoNestLogger, admin: AdminRoutes, registry: Registry) => {
+            const logger = appLogger.scoped('TenantDirectory');
+            const directory = new TenantDirectory(store, {
+              refreshMs: r.tenantRefreshMs,
+              onOutage: (error) => logger.warn(`tenant domains and suspensions not refreshed, the last ones stay in use: ${(error as Error).message}`),
+            });
+            // The TLS front's question before it obtains a certificate (docs/design.md, "Custom domains and TLS").
+            admin.add('/internal/tls-allowed', tlsAllowedRoute(directory, registry));
+            lifecycle.manage({ start: () => directory.start(), stop: () => directory.stop() });
+            return directory;
+          },
+        },
+        {
+          provide: RedirectHttpHandler,
+          inject: [
+            LINK_RESOLVER,
+            ClickRecorder,
+            RedirectMetrics,
+            GlobalRateLimiter,
+            ClientAddressResolver,
+            TenantDirectory,
+            GEO_LOOKUP,
+            ClickQuota,
+            PasswordAttempts,
+            PASSWORD_HASHER,
+            PasswordCheckGate,
+            VisitorPages,
+            DomainFiles,
+            VISITOR_WINDOW_STORE,
+            APP_LOGGER,
+            CODE_SECRET,
+            Lifecycle,
+          ],
+          useFactory: (
+            links: LinkResolver,
+            recorder: ClickRecorder,
+            metrics: RedirectMetrics,
+            global: GlobalRateLimiter,
+            addresses: ClientAddressResolver,
+            tenants: TenantDirectory,
+            geo: GeoLookup,
+            quota: ClickQuota,
+            attempts: PasswordAttempts,
+            passwords: PasswordHasher,
+            checks: PasswordCheckGate,
+            pages: VisitorPages,
+            files: DomainFiles,
+            visitorWindows: VisitorWindowStore,
+            appLogger: PinoNestLogger,
+            codeSecret: string,
+            lifecycle: Lifecycle,
+          ) => {
+            const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
+            metrics.readRateLimiter(() => perIp.usage);
+            const logger = appLogger.scoped('VisitorLimit');
+            const visitors = new VisitorLimit(visitorWindows, {
+              syncIntervalMs: r.counterSyncMs,
+              onFallback: (down, error) =>
+                down
+                  ? logger.warn(`per-link visitor limit decided on this instance's counts until the shared store answers: ${(error as Error)?.message}`)
+                  : logger.log('per-link visitor limit shared again'),
+            });
+            // Merged every REDIRECT_COUNTER_SYNC_MS; at shutdown the last counts are sent. QR scans per visitor count in the same windows, under their own key.
+            lifecycle.manage({ start: () => visitors.start(), stop: () => visitors.stop() });
+            const scans = new QrScans(r.qrScansPerVisitorPerMinute, visitors);
+            // The cookie key is derived from the code secret, which every instance shares (docs/design.md, "Link options").
+            const cookies = new PasswordCookies(codeSecret);
+            const options = { rules: new LinkRules(geo, quota, { visitors }), quota, attempts, passwords, checks, cookies };
+            return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files, scans });
+          },
+        },
+      ],
+    };
+  }
+}
