@@ -101,9 +101,9 @@ describe('module boundaries', () => {
 
   it("keeps each app in its rooms: an app never imports another app's feature; the launchers compose them all", async () => {
     const [redirectToGeneration, analyticsToRedirect, generationComposes, embeddedComposes] = await lint([
-      ['apps/redirect/src/probe.ts', "import { GenerationFeatureModule } from '@shortlink/generation-feature';\nexport const x = GenerationFeatureModule;\n"],
+      ['apps/redirect/src/probe.ts', "import { GenerationAppModule } from '@shortlink/generation-composition';\nexport const x = GenerationAppModule;\n"],
       ['apps/analytics/src/probe.ts', "import { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = REDIRECT_PORTS;\n"],
-      ['apps/generation/src/probe.ts', "import { GenerationFeatureModule } from '@shortlink/generation-feature';\nexport const x = GenerationFeatureModule;\n"],
+      ['apps/generation/src/probe.ts', "import { GenerationAppModule } from '@shortlink/generation-composition';\nexport const x = GenerationAppModule;\n"],
       ['tools/embedded/src/probe.ts', "import { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = REDIRECT_PORTS;\n"],
     ]);
     expect(redirectToGeneration).toEqual([expect.stringMatching(/"scope:redirect" can only depend on libs tagged with "scope:redirect", "scope:links"/)]);
@@ -113,11 +113,11 @@ describe('module boundaries', () => {
 
   it("keeps the contexts' domains in one order, and shared code on shared code only", async () => {
     const [linksToAudit, auditToLinks, tenantsToPeople, peopleToTenants, coreToLinks, platformToPeople] = await lint([
-      ['libs/domain/links/src/probe.ts', "import { AuditLog } from '@shortlink/audit-domain';\nexport const x = AuditLog;\n"],
-      ['libs/domain/audit/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
-      ['libs/domain/tenants/src/probe.ts', "import * as people from '@shortlink/people-domain';\nexport const x = people;\n"],
-      ['libs/domain/people/src/probe.ts', "import * as tenants from '@shortlink/tenants-domain';\nexport const x = tenants;\n"],
-      ['libs/domain/core/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
+      ['libs/links/domain/src/probe.ts', "import { AuditLog } from '@shortlink/audit-domain';\nexport const x = AuditLog;\n"],
+      ['libs/audit/domain/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
+      ['libs/tenants/domain/src/probe.ts', "import * as people from '@shortlink/people-domain';\nexport const x = people;\n"],
+      ['libs/people/domain/src/probe.ts', "import * as tenants from '@shortlink/tenants-domain';\nexport const x = tenants;\n"],
+      ['libs/shared/core/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
       ['libs/platform/nest/src/probe.ts', "import * as people from '@shortlink/people-domain';\nexport const x = people;\n"],
     ]);
     const order = (scope: string) => new RegExp(`"type:domain" and "${scope}" can only depend on libs tagged with "${scope}"`);
