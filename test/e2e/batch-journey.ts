@@ -14,6 +14,8 @@ export interface BatchLine {
   status: number;
   link?: { code: string; domain: string; url: string; shortUrl: string; tags: string[] };
   problem?: { code: string; detail: string };
+  /** On a line an earlier attempt under the same Idempotency-Key answered: nothing was created by this request. */
+  replayed?: true;
 }
 
 export interface BatchAnswer {
@@ -143,13 +145,14 @@ export function describeBatchJourney(endpoints: () => Endpoints, newKey: () => P
       }
     });
 
-    it('answers a retry with the same Idempotency-Key byte for byte and creates nothing twice; other rows under the key are 422', async () => {
+    it('answers a retry with the same Idempotency-Key with the same lines, each marked replayed, and creates nothing twice; other rows under the key are 422', async () => {
       const key = await newKey();
       const rows = [...ndjsonRows(2500, (i) => `https://example.com/idem/${i}`)];
       const first = await postBatch(endpoints().generation, key, rows, { 'idempotency-key': 'e2e-idem' });
       const again = await postBatch(endpoints().generation, key, rows, { 'idempotency-key': 'e2e-idem' });
       expect(first.lines).toHaveLength(2500);
-      expect(again.text).toBe(first.text);
+      expect(first.text).not.toContain('"replayed"');
+      expect(again.text).toBe(first.text.replace(/^\{/gm, '{"replayed":true,'));
       const other = await postBatch(endpoints().generation, key, [...ndjsonRows(10, (i) => `https://example.com/other/${i}`)], {
         'idempotency-key': 'e2e-idem',
       });
@@ -303,7 +306,7 @@ export async function countLinks(base: string, apiKey: string): Promise<{ links:
 /**
  * The crash test: a batch with an Idempotency-Key, the generation process SIGKILLed in
  * the middle of it, started again, the batch sent again. The retry must answer every row, the
- * lines the client had already received must be the same, and every row must exist exactly once.
+ * lines the client had already received must be the same (marked replayed), and every row must exist exactly once.
  */
 export async function crashAndRetry(o: {
   base: () => string;
@@ -337,7 +340,8 @@ export async function crashAndRetry(o: {
   expect(after.lines).toHaveLength(o.rows);
   expect(after.lines.map((l) => l.row)).toEqual(Array.from({ length: o.rows }, (_, i) => i));
   expect(after.lines.filter((l) => l.status !== 201)).toEqual([]);
-  expect(after.lines.slice(0, before.lines.length)).toEqual(before.lines);
+  // The lines the client had received were on record before they were sent: they come back the same, marked replayed.
+  expect(after.lines.slice(0, before.lines.length)).toEqual(before.lines.map((line) => ({ replayed: true, ...line })));
   expect(await countLinks(o.base(), o.apiKey)).toEqual({ links: o.rows, urls: o.rows });
   return { before: before.lines, after };
 }

@@ -7,17 +7,33 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { generate } from 'otplib';
 import { BrowserContext, chromium, Page } from 'playwright-core';
+import QRCode from 'qrcode';
 import { eventually } from '@shortlink/harness';
 import { OidcTestProvider } from './sso-journey';
 import { API_KEY, BROWSER_UA } from './support';
 import { api } from './tenant-journey';
 import { CHROMIUM, HEADLESS_CHROMIUM_ARGS } from './chromium';
+import { visit } from './visitor-pages-journey';
 
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a new and rather longer passphrase';
-const DESKTOP = { width: 1280, height: 900 };
+const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+/** How the console draws the authenticator's QR code (apps/console/src/screens/totp-qr.tsx). */
+const TOTP_QR_OPTIONS = { type: 'svg', errorCorrectionLevel: 'M', margin: 2 } as const;
+/** A sign-in from a phone (another session of the same person). */
+const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+/** A 1×1 PNG: a tenant's logo. */
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** What a profile gives the journey besides its addresses. */
+export interface ConsoleJourneyOptions {
+  /** What the generation app has printed so far (its log lines at LOG_LEVEL=warn). */
+  readonly generationOutput: () => string;
+  /** The start banner, where the profile prints one (`npm start`). */
+  readonly banner?: () => string;
+}
 
 interface AxeViolation {
   id: string;
@@ -34,11 +50,13 @@ interface AxeViolation {
  * then cannot edit; axe-core finds no serious or critical violation on any screen; nothing breaks
  * the page's CSP. `base` is the generation app serving /console, `redirect` the redirect app its
  * links are clicked on; the generation app is started with
- * SSO_ALLOW_INSECURE_ISSUERS=true and SSO_CALLBACK_URL and SHORTLINK_CONSOLE_URL at their defaults
- * (http://localhost:<GENERATION_PORT>/…: the SSO test opens the console there).
+ * SSO_ALLOW_INSECURE_ISSUERS=true, TRUSTED_PROXIES=127.0.0.1 (a sign-in "from" a public address)
+ * and SSO_CALLBACK_URL and SHORTLINK_CONSOLE_URL at their defaults (http://localhost:<GENERATION_PORT>/…:
+ * the SSO and invitation tests open the console there). Desktop is 1280×800, a phone 390×844; every
+ * screen is checked with axe at both.
  * CONSOLE_SCREENSHOTS=<dir> keeps a screenshot of each screen there (docs/img: `console-<screen>.png`).
  */
-export function describeConsoleJourney(base: () => string, redirect: () => string) {
+export function describeConsoleJourney(base: () => string, redirect: () => string, options: ConsoleJourneyOptions) {
   describe('console in headless Chromium', () => {
     const stamp = Date.now();
     const ownerEmail = `console-owner-${stamp}@example.com`;
@@ -80,6 +98,36 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       }
     }
 
+    /** What sticks out of a phone's screen on the right, named (inside a table that scrolls in its own box: allowed, it is one region). */
+    const widerThanScreen = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+          .filter((el) => !el.closest('.table-wrap:not(:has(table.stack))'))
+          .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className}`)
+          .slice(0, 5),
+      );
+
+    /** The screen as it is, on a desktop and on a phone: axe finds nothing serious at either size, and nothing sticks out of the phone's screen. */
+    async function bothSizes(screen: string): Promise<void> {
+      await accessible(screen);
+      await page.setViewportSize(PHONE);
+      try {
+        expect({
+          screen,
+          wider: await widerThanScreen(),
+          scrolls: await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth),
+        }).toEqual({
+          screen,
+          wider: [],
+          scrolls: false,
+        });
+        await accessible(`phone-${screen}`);
+      } finally {
+        await page.setViewportSize(DESKTOP);
+      }
+    }
+
     async function signIn(email: string, code?: () => Promise<string>, password = PASSWORD): Promise<void> {
       await page.goto(consoleUrl());
       await page.waitForSelector('#sign-in');
@@ -114,6 +162,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         headless: true,
         args: [...HEADLESS_CHROMIUM_ARGS],
         viewport: DESKTOP,
+        // A desktop Chrome's own (headless Chromium names itself, and is rightly taken for a program).
+        userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
         acceptDownloads: true,
       });
       await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base() });
@@ -134,7 +184,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await accessible('accept-invitation');
       await page.getByLabel('Choose a password').fill(PASSWORD);
       await page.click('#accept button[type=submit]');
-      await page.waitForSelector('#accepted');
+      // Signed in on acceptance.
+      await page.waitForSelector('#sign-out');
       // The first key acts for no person: once the tenant has an owner it keeps links, analytics and the audit log only.
       // The owner adopts it (through the API, in a session ended right after), so that it manages people as the owner.
       const login = await api(base(), 'POST', '/api/v1/auth/login', null, { email: ownerEmail, password: PASSWORD });
@@ -146,6 +197,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       });
       expect(adopted.status).toBe(200);
       expect((await fetch(`${base()}/api/v1/auth/logout`, { method: 'POST', headers: owner })).status).toBe(204);
+      await signOut();
     }, 120_000);
 
     afterAll(async () => {
@@ -161,7 +213,13 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
     it('signs in with a password (a wrong one is refused beside the form), lists my sessions, signs out', async () => {
       await page.goto(consoleUrl());
       await page.waitForSelector('#sign-in');
-      await accessible('sign-in');
+      await bothSizes('sign-in');
+      // The console asks who is signed in at every load: for a visitor who is not, that is no warning in the log.
+      const meLines = options
+        .generationOutput()
+        .split('\n')
+        .filter((line) => line.includes('/api/v1/me') && line.includes('401'));
+      expect(meLines).toEqual([]);
       // Single sign-on of a tenant without a provider: said beside the field, the page stays.
       await page.locator('#sso').getByLabel('Tenant id').fill(tenantId);
       await page.click('#sso button[type=submit]');
@@ -187,16 +245,35 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         'Members',
         'Audit log',
         'My sessions',
+        'Account',
       ]);
-      // A second session of the same person (another device), ended from here.
-      const other = await api(base(), 'POST', '/api/v1/auth/login', null, { email: ownerEmail, password: PASSWORD });
+      // A second session of the same person, on a phone in the United Kingdom (a proxy of ours says the address), ended from here.
+      const other = await api(
+        base(),
+        'POST',
+        '/api/v1/auth/login',
+        null,
+        { email: ownerEmail, password: PASSWORD },
+        {
+          'user-agent': IPHONE_UA,
+          'x-forwarded-for': '81.2.69.142',
+        },
+      );
       const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0];
       const otherMe = () => fetch(`${base()}/api/v1/me`, { headers: { cookie: otherCookie } }).then((r) => r.status);
       expect(await otherMe()).toBe(200);
       await page.click('text=My sessions');
       await page.waitForSelector('#sessions tbody tr[data-current=true]');
       await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr').length === 2);
-      await accessible('sessions');
+      // Each session says what it was opened on and roughly where: the browser's own (127.0.0.1 is no place), the phone's.
+      const rows = await page
+        .locator('#sessions tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => [tr.querySelector('.device')?.textContent, tr.querySelector('.place')?.textContent]));
+      expect(rows).toEqual([
+        ['Phone · Mobile Safari on iOS', 'United Kingdom'],
+        ['Computer · Chrome on Linux', 'Unknown place'],
+      ]);
+      await bothSizes('sessions');
       await page.getByRole('button', { name: 'End session' }).click();
       await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr').length === 1);
       await eventually('the other session ended', async () => (await otherMe()) === 401, 5_000, 200);
@@ -309,13 +386,31 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
 
     it('turns on TOTP in the console, signs in with the password and the code of the authenticator app, moves it to another app (only with it), turns it off', async () => {
       const invited = await key('POST', '/api/v1/members', { email: totpEmail, role: 'editor' });
-      await api(base(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
+      const accepted = await api(base(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
+      // Accepting signs in: that session (of this request, not the browser) ends here, the browser signs in below.
+      const acceptedCookie = (accepted.headers.get('set-cookie') ?? '').split(';')[0];
+      const ended = await fetch(`${base()}/api/v1/auth/logout`, {
+        method: 'POST',
+        headers: { cookie: acceptedCookie, 'x-csrf-token': accepted.body.csrfToken },
+      });
+      expect(ended.status).toBe(204);
       await signOut();
       await signIn(totpEmail);
-      await page.click('text=My sessions');
+      // Password and two-step sign-in are on the Account page, not among the sessions.
+      await page.click('header >> text=Account');
+      await page.waitForSelector('#account-title');
+      expect(await page.locator('#sessions').count()).toBe(0);
       await page.click('#second-factor-start');
       const secret = await page.locator('#totp-secret').innerText();
-      expect(await page.locator('#totp-uri').getAttribute('href')).toContain(`secret=${secret}`);
+      const uri = (await page.locator('#totp-uri').getAttribute('href'))!;
+      expect(uri).toContain(`secret=${secret}`);
+      // A QR code of the otpauth URI, drawn in the page (nothing fetched): the one the qrcode package draws for that URI.
+      const qr = page.locator('#totp-qr');
+      await qr.waitFor();
+      expect(await qr.evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      const drawn = decodeURIComponent((await qr.getAttribute('src'))!.replace(/^data:image\/svg\+xml;charset=utf-8,/, ''));
+      expect(drawn).toBe(await QRCode.toString(uri, TOTP_QR_OPTIONS));
+      await bothSizes('second-factor-qr');
       const codeAt = (offset: number) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset });
       await page.locator('#second-factor-confirm').getByLabel('Code from the app').fill('000000');
       await page.click('#second-factor-confirm button[type=submit]');
@@ -343,10 +438,10 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
       // An editor has no members or audit log; its own keys it manages.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'API keys', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'API keys', 'My sessions', 'Account']);
 
       // Moved to another app: the session alone is refused beside the field; with a recovery code, a new secret to confirm.
-      await page.click('text=My sessions');
+      await page.click('header >> text=Account');
       await page.waitForSelector('#second-factor[data-enabled=true]');
       const off = page.locator('#second-factor-disable');
       await page.click('#second-factor-move');
@@ -391,6 +486,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(await otherMe()).toBe(200);
       await page.click('text=My sessions');
       await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr').length === 2);
+      await page.click('header >> text=Account');
       const form = page.locator('#password-form');
       const fill = async (current: string, next: string, again = next) => {
         await form.getByLabel('Current password').fill(current);
@@ -404,7 +500,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await fill(PASSWORD, 'password1234'); // on the list of common passwords
       await form.locator('.error[data-field=newPassword]').waitFor();
       expect(await form.locator('.error[data-field=currentPassword]').count()).toBe(0);
-      await accessible('password');
+      await bothSizes('password');
       await fill(PASSWORD, NEW_PASSWORD, `${NEW_PASSWORD}!`); // not the same twice: said before anything is sent
       await form.locator('.error[data-field=repeatPassword]').waitFor();
       // With the keyboard alone: each field in turn, Enter sends.
@@ -421,6 +517,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.waitForSelector('#password-changed');
       expect(await page.locator('#password-changed').innerText()).toBe('Password changed; 1 other session ended. This one goes on.');
       expect(await form.getByLabel('Current password').inputValue()).toBe('');
+      await page.click('text=My sessions');
       await page.waitForFunction(() => document.querySelectorAll('#sessions tbody tr').length === 1);
       await eventually('the other session ended', async () => (await otherMe()) === 401, 5_000, 200);
       // The old password no longer signs in; the new one does.
@@ -434,19 +531,25 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await signIn(ownerEmail);
     });
 
-    it('creates a link with options; a taken alias is shown beside the alias field', async () => {
-      await key('POST', '/api/v1/links', { url: 'https://example.com/taken', alias: `${alias}-taken` });
+    it('creates a link with every option the API has (app targets, crawlers, how long a password is remembered, tags picked from the tenant’s); a taken alias is shown beside the alias field', async () => {
+      await key('POST', '/api/v1/links', { url: 'https://example.com/taken', alias: `${alias}-taken`, tags: ['spring', 'news'] });
       await page.goto(`${consoleUrl()}#/links`);
       await page.click('#new-link');
       await page.waitForSelector('#link-form');
-      await accessible('link-new');
       const form = page.locator('#link-form');
+      // The tenant's tags, offered to pick (from GET /api/v1/tags).
+      await form.getByRole('button', { name: 'Add the tag spring' }).waitFor();
+      await bothSizes('link-new');
       await form.getByLabel('Target URL').fill('https://example.com/console/spring?ref=console');
       await form.getByLabel('Alias (optional)').fill(`${alias}-taken`);
       await form.getByLabel('Title', { exact: true }).fill('Spring sale from the console');
-      await form.getByLabel('Tags').fill('console, spring');
+      await form.getByLabel('Tags', { exact: true }).fill('console');
+      await form.getByLabel('Tags', { exact: true }).press('Enter');
+      await form.getByRole('button', { name: 'Add the tag spring' }).click();
+      expect(await form.locator('ul.chips .tag').allInnerTexts()).toEqual(['console', 'spring']);
       await form.getByLabel('Max clicks').fill('500');
       await form.getByLabel('Password (optional)').fill('open sesame');
+      await form.getByLabel('Remember the password for (hours)').fill('2');
       await form.getByLabel('utm_source').fill('newsletter');
       await form.getByLabel('utm_campaign').fill('spring');
       await form.getByLabel('Forward the visitor’s query string to the target').uncheck();
@@ -457,6 +560,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await form.getByLabel('iOS URL').fill('https://example.com/console/ios');
       await form.getByLabel('Country targets').fill('de https://example.de/spring');
       await form.getByLabel('A/B variants').fill('https://example.com/console/a 70\nhttps://example.com/console/b 30');
+      await form.getByLabel('iOS app').fill('myapp://spring');
+      await form.getByLabel('Let crawlers fetch this link').check();
       await page.click('#save-link');
       const aliasError = page.locator('#link-form .error[data-field=alias]');
       await aliasError.waitFor();
@@ -466,7 +571,18 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await form.getByLabel('Alias (optional)').fill(alias);
       await page.click('#save-link');
       await page.waitForSelector('#link-details');
-      await accessible('link');
+      // The link's page shows every option the form set, and its QR code at a glance.
+      const shown = async (field: string) => page.locator(`dd[data-field="${field}"]`).innerText();
+      expect(await shown('Device targets')).toBe('iOS: https://example.com/console/ios');
+      expect(await shown('Country targets')).toBe('DE (Germany): https://example.de/spring');
+      expect(await shown('A/B variants')).toBe('70: https://example.com/console/a\n30: https://example.com/console/b');
+      expect(await shown('Visitor limit')).toBe('30 redirects per address and minute');
+      expect(await shown('App targets')).toBe('iOS: myapp://spring');
+      expect(await shown('Crawlers')).toBe('may fetch it (listed in robots.txt)');
+      expect(await shown('Password')).toBe('yes, remembered 2 h after it was typed');
+      await page.waitForFunction(() => ((document.getElementById('link-qr') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
+      expect(await page.locator('#link-qr').getAttribute('src')).toMatch(/^blob:/);
+      await bothSizes('link');
       const link = (await key('GET', `/api/v1/links/${alias}`)).body;
       expect(link).toMatchObject({
         code: alias,
@@ -487,6 +603,9 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
           { url: 'https://example.com/console/a', weight: 70 },
           { url: 'https://example.com/console/b', weight: 30 },
         ],
+        appTargets: { ios: 'myapp://spring' },
+        crawlable: true,
+        passwordRememberHours: 2,
       });
       expect(await page.locator('#short-url').innerText()).toBe(link.shortUrl);
       // Copy the short URL; download the QR code as SVG and as PNG.
@@ -501,6 +620,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         const file = await download.path();
         expect(readFileSync(file!).subarray(0, 4).toString('latin1')).toContain(magic.slice(0, 4));
       }
+      // The taken alias's link, whose tag was offered, goes: the filters below find this link alone.
+      expect((await key('DELETE', `/api/v1/links/${alias}-taken`)).status).toBe(204);
     });
 
     it('finds it: newest first, search, tag, status and domain filters, cursor paging', async () => {
@@ -512,7 +633,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(await linkRows()).not.toContain(alias);
       await page.click('#more');
       await page.waitForFunction((a) => [...document.querySelectorAll('#links tbody tr')].some((tr) => (tr as HTMLElement).dataset.code === a), alias);
-      await accessible('links');
+      await bothSizes('links');
 
       await page.getByRole('searchbox', { name: 'Search' }).fill('spring sale from');
       await page.click('#apply-filters');
@@ -535,19 +656,72 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(exported[1]).toContain('$argon2id$');
       expect(await page.locator('#export-status').innerText()).toBe('Exported 1 links');
       const domain = (await key('GET', `/api/v1/links/${alias}`)).body.domain as string;
+      // The default domain is one of the Domain filter's choices (the domains API lists it for operators only), and it filters.
+      await page.goto(`${consoleUrl()}#/links?tag=spring&status=active&domain=${domain}`);
+      await page.waitForFunction((a) => (document.querySelector('#links tbody tr') as HTMLElement | null)?.dataset.code === a, alias);
+      await page.waitForFunction((d) => [...document.querySelectorAll('#f-domain option')].some((o) => (o as HTMLOptionElement).value === d), domain);
+      expect(await page.locator('#f-domain').inputValue()).toBe(domain);
+      expect(await page.locator(`#f-domain option[value="${domain}"]`).innerText()).toBe(`${domain} (default)`);
       await page.goto(`${consoleUrl()}#/links?tag=spring&status=disabled&domain=${domain}`);
       await page.waitForSelector('#no-links');
     });
 
+    it('shows the link its address names: another link, or "not found" for a missing one, never the last one shown', async () => {
+      const other = `${alias}-other`;
+      expect((await key('POST', '/api/v1/links', { url: 'https://example.com/console/other', alias: other, title: 'The other one' })).status).toBe(201);
+      await page.goto(`${consoleUrl()}#/links/${alias}`);
+      await page.waitForSelector(`#link-screen[data-code="${alias}"]`);
+      // Within the page, as a click on a link or the back button changes the address.
+      await page.evaluate((code) => (location.hash = `#/links/${code}`), other);
+      await page.waitForSelector(`#link-screen[data-code="${other}"]`);
+      expect(await page.locator('dd[data-field=Target]').innerText()).toBe('https://example.com/console/other');
+      await page.evaluate(() => (location.hash = '#/links/stale-b-missing'));
+      await page.waitForSelector('#link-screen[data-state=missing]');
+      expect(await page.locator('#link-title').innerText()).toBe('Link not found');
+      expect(await page.locator('#link-error').getAttribute('data-code')).toBe('LINK_NOT_FOUND');
+      expect(await page.locator('#edit, #disable, #delete, #link-details').count()).toBe(0);
+      await bothSizes('link-not-found');
+      // And back: the link again, its own.
+      await page.goBack();
+      await page.waitForSelector(`#link-screen[data-code="${other}"]`);
+      expect(await page.locator('#link-title').innerText()).toBe('The other one');
+    });
+
+    it("shows a link's clicks at a glance: on its page and in the list", async () => {
+      const code = `${alias}-clicked`;
+      expect((await key('POST', '/api/v1/links', { url: 'https://example.com/console/clicked', alias: code })).status).toBe(201);
+      for (let i = 0; i < 2; i++) expect((await click(code)).status).toBe(302);
+      await page.goto(`${consoleUrl()}#/links/${code}`);
+      await eventually(
+        'the two clicks on the link page',
+        async () => {
+          await page.reload();
+          await page.waitForFunction(() => !['…', ''].includes(document.getElementById('link-clicks-total')?.textContent ?? ''));
+          return (await page.locator('#link-clicks-total').innerText()) === '2';
+        },
+        30_000,
+        500,
+      );
+      expect(await page.locator('#link-visitors').innerText()).toMatch(/^1 unique visitor ·/);
+      await bothSizes('link-clicks');
+      await page.goto(`${consoleUrl()}#/links?q=${code}`);
+      await page.waitForSelector(`#links tr[data-code="${code}"] td.clicks[data-clicks="2"]`);
+      expect(await page.locator(`#links tr[data-code="${code}"] td.clicks`).innerText()).toMatch(/2$/);
+    });
+
     it('edits it and disables it (the API says so), then enables it again', async () => {
+      // A 301 (set through the API): the form opens on it, and a save keeps it.
+      expect((await key('PATCH', `/api/v1/links/${alias}`, { redirectType: 301 })).status).toBe(200);
       await page.goto(`${consoleUrl()}#/links/${alias}`);
       await page.click('#edit');
       await page.waitForSelector('#link-form');
-      await accessible('link-edit');
+      await bothSizes('link-edit');
       const form = page.locator('#link-form');
       expect(await form.getByLabel('Title', { exact: true }).inputValue()).toBe('Spring sale from the console');
+      expect(await form.getByLabel('Redirect type').inputValue()).toBe('301');
       await form.getByLabel('Title', { exact: true }).fill('Summer sale from the console');
-      await form.getByLabel('Tags').fill('console, summer');
+      await form.getByRole('button', { name: 'Remove the tag spring' }).click();
+      await form.getByLabel('Tags', { exact: true }).fill('summer');
       await form.getByLabel('Max clicks').fill('');
       await page.click('#save-link');
       await page.waitForSelector('#link-details');
@@ -556,7 +730,9 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         title: 'Summer sale from the console',
         tags: ['console', 'summer'],
         maxClicks: null,
+        redirectType: 301,
       });
+      expect((await key('PATCH', `/api/v1/links/${alias}`, { redirectType: 302 })).status).toBe(200);
       // An invalid target is refused beside the field, the link unchanged.
       await page.click('#edit');
       await page.locator('#link-form').getByLabel('Target URL').fill('ftp://example.com/nope');
@@ -620,7 +796,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       });
       await page.click('#start-import');
       await page.waitForSelector('#import-results', { timeout: 60_000 });
-      await accessible('import');
+      await bothSizes('import');
       expect(await page.locator('#import-counts').innerText()).toBe(`${rows} created, 1 failed`);
       expect(await page.locator('#import-bar').evaluate((b) => [(b as HTMLProgressElement).value, (b as HTMLProgressElement).max])).toEqual([
         rows + 1,
@@ -643,7 +819,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(lines.length).toBe(rows + 2);
       expect(lines[0]).toBe('row,status,code,shortUrl,error,note');
       expect(lines[8]).toMatch(new RegExp(`^8,201,imp-${stamp}-7,`));
-      // The same file again: the same answer, nothing created twice (the Idempotency-Key is the file's).
+      // The same file again: nothing created twice (the Idempotency-Key is the file's), and said so.
       await page.evaluate(() => (window as unknown as { seen: number[] }).seen.splice(0));
       await page.click('#start-import');
       await page.waitForFunction(
@@ -654,12 +830,43 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
         rows + 1,
         { timeout: 60_000 },
       );
-      expect(await page.locator('#import-counts').innerText()).toBe(`${rows} created, 1 failed`);
+      expect(await page.locator('#import-counts').innerText()).toBe(`0 created, ${rows} already imported, 1 failed`);
       const listed = await key('GET', `/api/v1/links?tag=imported&limit=100&q=imp-${stamp}-7`);
       expect(listed.body.links.filter((l: { url: string }) => l.url === 'https://example.com/imported/7')).toHaveLength(1);
     });
 
-    it("opens a link's analytics: the dashboard of the analytics app, signed in with the same session", async () => {
+    it('imports a Shlink title with a line break on one line, and a Kutt link expired at its source as disabled, saying why', async () => {
+      const shlink = [
+        'createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits',
+        `2024-02-04T20:04:57+08:00,,multi-${stamp},https://s.example.com/multi-${stamp},https://example.com/multi,"Spring\r\nsale  2024",shlink,3`,
+      ].join('\n');
+      await page.goto(`${consoleUrl()}#/import`);
+      await page.waitForSelector('#import-form');
+      await page.setInputFiles('#import-form input[type=file]', { name: 'shlink.csv', mimeType: 'text/csv', buffer: Buffer.from(shlink) });
+      await page.click('#start-import');
+      await page.waitForFunction(() => document.getElementById('import-counts')?.textContent === '1 created, 0 failed');
+      expect((await key('GET', `/api/v1/links/multi-${stamp}`)).body.title).toBe('Spring sale 2024');
+      const kutt = {
+        limit: 10,
+        skip: 0,
+        total: 2,
+        data: [
+          { address: `kutt-live-${stamp}`, target: 'https://example.com/kutt/live', expire_in: new Date(Date.now() + 86_400_000).toISOString(), banned: false },
+          { address: `kutt-old-${stamp}`, target: 'https://example.com/kutt/old', expire_in: '2024-03-01T10:00:00.000Z', banned: false },
+        ],
+      };
+      await page.setInputFiles('#import-form input[type=file]', { name: 'kutt.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(kutt)) });
+      await page.click('#start-import');
+      await page.waitForFunction(() => document.getElementById('import-counts')?.textContent === '2 created, 0 failed');
+      expect(await page.locator(`#import-notes tr[data-code="kutt-old-${stamp}"] td:last-child`).innerText()).toBe(
+        'expired at the source (2024-03-01T10:00:00.000Z): created disabled',
+      );
+      expect((await key('GET', `/api/v1/links/kutt-old-${stamp}`)).body).toMatchObject({ status: 'disabled', expiresAt: null });
+      expect((await key('GET', `/api/v1/links/kutt-live-${stamp}`)).body).toMatchObject({ status: 'active', expiresAt: kutt.data[0].expire_in });
+      await bothSizes('import-notes');
+    });
+
+    it("opens a link's analytics: the dashboard of the analytics app, signed in with the same session, on that link", async () => {
       await page.goto(`${consoleUrl()}#/links/${alias}`);
       const [dashboard] = await Promise.all([browser.waitForEvent('page'), page.click('#analytics')]);
       await dashboard.waitForLoadState('domcontentloaded');
@@ -668,6 +875,10 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       const me = await dashboard.evaluate(async () => (await (await fetch('/api/v1/me')).json()).member?.email);
       expect(me).toBe(ownerEmail);
       await dashboard.waitForFunction(() => (document.getElementById('login') as HTMLElement | null)?.hidden === true, undefined, { timeout: 15_000 });
+      // The link it was opened from is the one shown, not "(choose a link)".
+      expect(await dashboard.locator('#link-code').inputValue()).toBe(alias);
+      await dashboard.waitForFunction((code) => document.body.dataset.loadedCode === code, alias, { timeout: 15_000 });
+      expect(await dashboard.locator('#status').innerText()).not.toContain('choose a link');
       await dashboard.close();
     });
 
@@ -715,7 +926,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(await page.locator('#breakdown-variants tbody td:first-child').allInnerTexts()).toEqual([
         expect.stringMatching(/^https:\/\/example\.com\/console\/[xy] \(variant [12]\)$/),
       ]);
-      await accessible('analytics-link');
+      await bothSizes('analytics-link');
       // The CSV of what is shown.
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv')]);
       expect(download.suggestedFilename()).toBe(`${code}-stats.csv`);
@@ -753,7 +964,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       );
       expect(Number((await page.locator('#total-clicks').innerText()).replace(/,/g, ''))).toBeGreaterThanOrEqual(4);
       expect(await page.locator(`#top-links tr[data-code="${code}"] .target a`).innerText()).toBe('Stats from the console');
-      await accessible('analytics');
+      await bothSizes('analytics');
       // A top link opens its analytics.
       await page.click(`#top-links tr[data-code="${code}"] td.code a`);
       await page.waitForSelector('#analytics-screen[data-view=link]');
@@ -762,9 +973,19 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.goto(`${consoleUrl()}#/analytics?code=never-${stamp}`);
       await page.waitForSelector('#not-found');
       expect(await page.locator('#total-clicks, #clicks-chart').count()).toBe(0);
+      // A link is found by its title and chosen, with its domain: no code to type exactly.
+      await page.goto(`${consoleUrl()}#/analytics`);
+      await page.waitForSelector('#analytics-screen[data-view=overview]');
+      await page.getByRole('searchbox', { name: 'Find a link' }).fill('Stats from the');
+      await page.click(`#link-matches button[data-code="${code}"]`);
+      await page.waitForSelector('#analytics-screen[data-view=link]');
+      expect(await page.locator('#analytics-link-title').innerText()).toBe('Stats from the console');
+      expect(new URLSearchParams(page.url().split('?')[1]).get('domain')).toBe(domain);
+      await page.click('#all-links');
+      await page.waitForSelector('#analytics-screen[data-view=overview]');
     });
 
-    it("edits its own domain's settings (a bad URL is refused beside its field)", async () => {
+    it("edits its own domain's settings: redirects, the logo uploaded (the pages carry it), the app-link files; a bad value is refused beside its field", async () => {
       const domain = `console-${stamp}.example`;
       expect((await api(base(), 'POST', `/api/v1/admin/tenants/${tenantId}/domains`, API_KEY, { domain })).status).toBe(201);
       await page.click('header >> text=Domains');
@@ -777,14 +998,49 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await form.getByLabel('Name', { exact: true }).fill('Console Inc');
       await form.getByLabel('Accent colour').fill('#0b57d0');
       await form.getByLabel('Let crawlers fetch every link (robots.txt allows)').check();
+      await form.getByLabel('Logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: Buffer.from(PNG_1PX, 'base64') });
+      await form.locator('img.logo-preview').waitFor();
+      // The app-link files: JSON that is not JSON, then a shape iOS would not read, each said beside its field.
+      await form.locator('summary', { hasText: 'App links' }).click();
+      const apple = form.getByLabel('apple-app-site-association (JSON)');
+      await apple.fill('{"applinks": ');
+      await form.getByRole('button', { name: `Save ${domain}` }).click();
+      await form.locator('.error[data-field=appleAppSiteAssociation]').waitFor();
+      expect(await form.locator('.error[data-field=appleAppSiteAssociation]').innerText()).toMatch(/^not JSON/);
+      await apple.fill('{"applinks": {"details": [{"appID": "nope", "paths": ["*"]}]}}');
+      await form.getByRole('button', { name: `Save ${domain}` }).click();
+      await page.waitForFunction(
+        (d) => document.querySelector(`form[data-domain="${d}"] .error[data-field=appleAppSiteAssociation]`)?.textContent?.includes('appIDs'),
+        domain,
+      );
+      expect(await apple.getAttribute('aria-invalid')).toBe('true');
+      const aasa = { applinks: { details: [{ appIDs: ['ABCDE12345.com.console.app'], components: [{ '/': '/*' }] }] } };
+      await apple.fill(JSON.stringify(aasa));
+      const statements = [
+        {
+          relation: ['delegate_permission/common.handle_all_urls'],
+          target: { namespace: 'android_app', package_name: 'com.console.app', sha256_cert_fingerprints: [Array(32).fill('AB').join(':')] },
+        },
+      ];
+      await form.getByLabel('assetlinks.json (JSON)').fill(JSON.stringify(statements));
       await form.getByRole('button', { name: `Save ${domain}` }).click();
       await form.locator('.notice').waitFor();
-      await accessible('domains');
+      await bothSizes('domains');
       expect((await key('GET', `/api/v1/domains/${domain}`)).body).toMatchObject({
         notFoundRedirect: 'https://example.com/not-found',
-        branding: { name: 'Console Inc', accentColor: '#0b57d0' },
+        branding: { name: 'Console Inc', logo: `data:image/png;base64,${PNG_1PX}`, accentColor: '#0b57d0' },
         robots: 'allow',
+        appleAppSiteAssociation: aasa,
+        androidAssetLinks: statements,
       });
+      // What phones ask that domain for: the files.
+      await eventually(
+        'the files on the domain',
+        async () => (await visit(redirect(), '/.well-known/apple-app-site-association', domain)).body === JSON.stringify(aasa),
+        10_000,
+        100,
+      );
+      expect(JSON.parse((await visit(redirect(), '/.well-known/assetlinks.json', domain)).body)).toEqual(statements);
     });
 
     it('creates an API key whose secret is shown once and works, then revokes it', async () => {
@@ -794,7 +1050,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.click('#create-key');
       const secret = await page.locator('#key-secret').innerText();
       expect(secret).toMatch(/^sl_/);
-      await accessible('keys');
+      // On a phone too: the key's Revoke is on the screen, nothing scrolls sideways.
+      await bothSizes('keys');
       expect((await api(base(), 'GET', '/api/v1/links?limit=1', secret)).status).toBe(200);
       await page.getByRole('button', { name: 'Revoke from the console' }).click();
       await page.waitForSelector('#keys tr[data-name="from the console"] em');
@@ -804,10 +1061,14 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.getByLabel('Name', { exact: true }).fill('handed over');
       await page.click('#create-key');
       await page.waitForSelector('#keys tr[data-name="handed over"]');
-      expect(await page.locator('#keys tr[data-name="handed over"]').innerText()).toContain(ownerEmail);
+      expect(await page.locator('#keys tr[data-name="handed over"] td[data-label="Acts for"]').innerText()).toBe(ownerEmail);
       await page.getByLabel('Member to receive handed over').selectOption({ label: totpEmail });
       await page.getByRole('button', { name: 'Hand over handed over' }).click();
-      await page.waitForFunction((email) => document.querySelector('#keys tr[data-name="handed over"]')?.textContent?.includes(email), totpEmail);
+      // The key's "Acts for" cell (the row's text holds every member's email: the hand-over's options).
+      await page.waitForFunction(
+        (email) => document.querySelector('#keys tr[data-name="handed over"] td[data-label="Acts for"]')?.textContent === email,
+        totpEmail,
+      );
       const handed = ((await key('GET', '/api/v1/keys')).body.keys as Array<{ name: string; actsFor: { email: string; role: string } }>).find(
         (k) => k.name === 'handed over',
       );
@@ -818,11 +1079,13 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.click('header >> text=Members');
       await page.waitForSelector('#invite-form');
       await page.locator('#invite-form').getByLabel('Email').fill(viewerEmail);
+      // The least role is the one offered first.
+      expect(await page.locator('#invite-form').getByLabel('Role').inputValue()).toBe('viewer');
       await page.locator('#invite-form').getByLabel('Role').selectOption('viewer');
       await page.click('#invite');
       const url = await page.locator('#invitation-url').innerText();
       await page.waitForSelector(`#members tr[data-email="${viewerEmail}"]`);
-      await accessible('members');
+      await bothSizes('members');
       // A role changes with its button (the API says so), and back.
       const member = async () =>
         ((await key('GET', '/api/v1/members')).body.members as Array<{ id: string; email: string; role: string }>).find((m) => m.email === viewerEmail)!;
@@ -835,6 +1098,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
           [viewerEmail, role],
         );
         await eventually(`the role ${role}`, async () => (await member()).role === role, 5_000, 100);
+        // The list shown again says the role the member has now.
+        expect(await page.getByLabel(`Role of ${viewerEmail}`, { exact: true }).inputValue()).toBe(role);
       }
       // The same address again: refused beside the email field.
       await page.locator('#invite-form').getByLabel('Email').fill(viewerEmail);
@@ -842,19 +1107,25 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.waitForSelector('#invite-form .error[data-field=email]');
       await page.click('header >> text=Audit log');
       await page.waitForSelector('#audit tr[data-action="member.invited"]');
-      await accessible('audit-log');
+      // A phone reaches the audit log's wide table with the keyboard too (a focusable region: axe's scrollable-region-focusable).
+      await bothSizes('audit-log');
 
       await signOut();
       await page.goto(url.replace(/^https?:\/\/[^/]+/, base()));
       await page.getByLabel('Choose a password').fill(PASSWORD);
       await page.click('#accept button[type=submit]');
-      await page.waitForSelector('#accepted');
-      await signIn(viewerEmail);
+      // Accepting signs the viewer in.
+      await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('viewer');
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'My sessions']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'My sessions', 'Account']);
       await page.goto(`${consoleUrl()}#/links/${alias}`);
       await page.waitForSelector('#link-details');
       expect(await page.locator('#edit, #disable, #delete').count()).toBe(0);
+      // Creating a link is not for a viewer: said so, not the last link shown again.
+      await page.evaluate(() => (location.hash = '#/links/new'));
+      await page.waitForSelector('#not-allowed');
+      expect(await page.locator('#link-details, #link-form, #edit').count()).toBe(0);
+      await bothSizes('not-allowed');
       await page.goto(`${consoleUrl()}#/links`);
       await page.waitForSelector('#links tbody tr');
       expect(await page.locator('#new-link, #bulk-delete, #links input[type=checkbox]').count()).toBe(0);
@@ -873,31 +1144,90 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await signIn(ownerEmail);
     });
 
-    it('is usable on a phone: no sideways scrolling, the navigation and the link form fit', async () => {
+    it('is usable on a phone: the links on the first screen, targets on one line, the navigation behind Menu, nothing sideways', async () => {
       await page.setViewportSize(PHONE);
       try {
-        for (const hash of ['#/links', '#/links/new', `#/links/${alias}`, '#/members']) {
+        for (const hash of [
+          '#/links',
+          '#/links/new',
+          `#/links/${alias}`,
+          '#/analytics',
+          '#/import',
+          '#/domains',
+          '#/keys',
+          '#/members',
+          '#/audit',
+          '#/sessions',
+          '#/account',
+        ]) {
           await page.goto(`${consoleUrl()}${hash}`);
           await page.waitForSelector('main h1');
           await page.waitForLoadState('networkidle');
-          // What sticks out on the right, named, when anything does.
-          const wider = await page.evaluate(() =>
-            document.documentElement.scrollWidth > window.innerWidth
-              ? [...document.querySelectorAll('body *')]
-                  .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap'))
-                  .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className}`)
-                  .slice(0, 5)
-              : [],
-          );
-          expect({ hash, wider }).toEqual({ hash, wider: [] });
+          expect({ hash, wider: await widerThanScreen() }).toEqual({ hash, wider: [] });
         }
-        await accessible('phone-links');
         await page.goto(`${consoleUrl()}#/links`);
         await page.waitForSelector('#links tbody tr');
-        await accessible('phone-links');
+        // The header and the filters leave room: the first links are on the first screen.
+        const firstRows = await page.locator('#links tbody tr').evaluateAll((trs) => trs.slice(0, 2).map((tr) => tr.getBoundingClientRect().bottom));
+        expect(firstRows.every((bottom) => bottom <= 844)).toBe(true);
+        // A target is one line, cut with an ellipsis ("https://ex…"), never broken inside a word.
+        const target = page.locator('#links tbody tr td.target .one-line').first();
+        expect(await target.evaluate((el) => el.getClientRects().length === 1 && el.getBoundingClientRect().height < 30)).toBe(true);
+        expect(await target.evaluate((el) => getComputedStyle(el).textOverflow)).toBe('ellipsis');
+        // The navigation: behind Menu, all of it reachable.
+        expect(await page.locator('#console-nav').isVisible()).toBe(false);
+        await page.click('#menu-toggle');
+        expect(await page.locator('#menu-toggle').getAttribute('aria-expanded')).toBe('true');
+        await page.locator('header nav').getByRole('link', { name: 'API keys' }).click();
+        await page.waitForSelector('#key-form');
+        // The new screen closes the menu (an effect after the screen's first paint: waited for, not sampled).
+        await page.locator('#console-nav').waitFor({ state: 'hidden', timeout: 5_000 });
+        const revoke = page.locator('#keys button.danger').first();
+        const box = (await revoke.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+        await accessible('phone-keys');
       } finally {
         await page.setViewportSize(DESKTOP);
       }
+    });
+
+    it('invites at the console’s one address: the invitation names the tenant and the email, says the password’s minimum first, and signs in on acceptance there', async () => {
+      const joinerEmail = `console-joiner-${stamp}@example.com`;
+      const invited = await key('POST', '/api/v1/members', { email: joinerEmail, role: 'editor' });
+      const url = new URL(invited.body.invitation.url as string);
+      // One host everywhere: the invitation's, the console's printed at start (npm start), SSO's (localhost by default).
+      expect(url.origin).toBe(base().replace('://127.0.0.1:', '://localhost:'));
+      expect(url.pathname).toBe('/console/accept-invitation');
+      if (options.banner) expect(options.banner()).toContain(`console     ${url.origin}/console/`);
+      elsewhere.push(url.origin);
+      try {
+        await page.goto(url.toString());
+        await page.waitForSelector('#accept');
+        expect(await page.locator('h1').innerText()).toBe(`Join Console ${stamp}`);
+        expect(await page.locator('#invited-as').innerText()).toContain(`You are invited as ${joinerEmail}, editor.`);
+        // The minimum is said before anything is sent.
+        expect(await page.locator('#accept .hint').innerText()).toMatch(/^At least 12 characters/);
+        expect(await page.locator('#accept .error').count()).toBe(0);
+        await bothSizes('invitation');
+        await page.getByLabel('Choose a password').fill(PASSWORD);
+        await page.click('#accept button[type=submit]');
+        // In the console, signed in, at the invitation's host: no second sign-in, no second cookie jar to mix up.
+        await page.waitForSelector('#sign-out');
+        expect(new URL(page.url()).origin).toBe(url.origin);
+        expect(await page.locator('#who').innerText()).toContain(joinerEmail);
+        expect(await page.evaluate(async () => (await (await fetch('/api/v1/me')).json()).member?.email)).toBe(joinerEmail);
+        // The spent invitation says so.
+        await page.goto(url.toString());
+        await page.waitForSelector('#invitation-invalid[data-code=INVITATION_INVALID]');
+        await page.goto(`${url.origin}/console/`);
+        await signOut();
+      } finally {
+        elsewhere.splice(elsewhere.indexOf(url.origin), 1);
+      }
+      // The owner's session at the console's own address is untouched.
+      await page.goto(consoleUrl());
+      await page.waitForSelector('#sign-out');
+      expect(await page.locator('#role').innerText()).toBe('owner');
     });
 
     it('works with the keyboard alone: tab to the new-link button and create a link', async () => {

@@ -14,7 +14,12 @@ describe('embedded profile: the console', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'shortlink-e2e-console-'));
     // SSO to a provider on 127.0.0.1 (http); its callback and the console it returns to stay at their defaults (localhost).
-    ({ proc, endpoints } = await startEmbedded(dataDir, { SHORTLINK_BOOTSTRAP_API_KEY: API_KEY, SSO_ALLOW_INSECURE_ISSUERS: 'true' }));
+    // The test's own requests may say where a sign-in came from (a proxy of ours on 127.0.0.1).
+    ({ proc, endpoints } = await startEmbedded(dataDir, {
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      SSO_ALLOW_INSECURE_ISSUERS: 'true',
+      TRUSTED_PROXIES: '127.0.0.1',
+    }));
   }, 120_000);
 
   afterAll(async () => {
@@ -25,5 +30,7 @@ describe('embedded profile: the console', () => {
   describeConsoleJourney(
     () => endpoints.generation,
     () => endpoints.redirect,
+    // One process: its output holds the start banner and the generation app's log lines.
+    { generationOutput: () => proc.output(), banner: () => proc.output() },
   );
 });

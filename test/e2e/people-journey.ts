@@ -370,7 +370,11 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
     it('changes a password (the other sessions end on both instances, this one stays); lists the sessions and ends one', async () => {
       const email = `pw-${Date.now()}@example.com`;
       const invited = await api(a(), 'POST', '/api/v1/members', tenantKey, { email, role: 'viewer' });
-      expect((await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
+      // Accepting signs in: that session is one of the others the change ends.
+      const accepted = await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD });
+      expect(accepted.status).toBe(200);
+      const onAcceptance = { cookie: (accepted.headers.get('set-cookie') ?? '').split(';')[0], csrf: accepted.body.csrfToken as string };
+      expect((await asPerson(a(), 'GET', '/api/v1/me', onAcceptance)).status).toBe(200);
       const here = (await signIn(a(), email, PASSWORD)).person;
       const there = (await signIn(b(), email, PASSWORD)).person;
       const wrong = await asPerson(a(), 'POST', '/api/v1/me/password', here, { currentPassword: 'not it at all', newPassword: 'a brand new passphrase' });
@@ -378,9 +382,10 @@ export function describePeopleJourney(bases: () => readonly [string, string], ma
       expect(wrong.body.code).toBe('PASSWORD_INCORRECT');
       const changed = await asPerson(a(), 'POST', '/api/v1/me/password', here, { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' });
       expect(changed.status).toBe(200);
-      expect(changed.body.sessionsEnded).toBe(1);
+      expect(changed.body.sessionsEnded).toBe(2);
       await waitPastSessionCache();
       expect((await asPerson(b(), 'GET', '/api/v1/me', there)).status).toBe(401);
+      expect((await asPerson(a(), 'GET', '/api/v1/me', onAcceptance)).status).toBe(401);
       expect((await asPerson(b(), 'GET', '/api/v1/me', here)).status).toBe(200);
       const third = (await signIn(a(), email, 'a brand new passphrase')).person;
       // The person lists their sessions and ends another one (the third) from the first.

@@ -85,6 +85,7 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
         while (running) attackerStatuses.push((await post(own[i % own.length].code, 'my own secret', attacker)).status);
       });
       const victimStatuses: number[] = [];
+      const started = Date.now();
       try {
         for (let i = 0; i < 12; i++) victimStatuses.push((await post(theirs.code, 'their secret', victim)).status);
       } finally {
@@ -92,8 +93,10 @@ export function describeProbeJourney(endpoints: () => Endpoints) {
         await Promise.all(loops);
       }
       expect(victimStatuses).toEqual(Array(12).fill(303));
-      // Right passwords spend from the visitor's budget (REDIRECT_PASSWORD_CHECKS_PER_VISITOR_PER_MINUTE, 30) as wrong ones do.
-      expect(tally(attackerStatuses)[303] ?? 0).toBeLessThanOrEqual(30);
+      // Right passwords spend from the visitor's budget (REDIRECT_PASSWORD_CHECKS_PER_VISITOR_PER_MINUTE, 30) as wrong ones do:
+      // 30 per window of a minute, so a run that a loaded machine stretches past a minute has a second window.
+      const windows = Math.ceil((Date.now() - started) / 60_000);
+      expect(tally(attackerStatuses)[303] ?? 0).toBeLessThanOrEqual(30 * windows);
       expect(tally(attackerStatuses)[429]).toBeGreaterThan(0);
     });
 

@@ -9,9 +9,11 @@ import { useRealStackApps } from './support';
  */
 describe('real stack: the console', () => {
   // SSO to a provider on 127.0.0.1 (http); its callback and the console it returns to stay at their defaults (localhost).
-  const stack = useRealStackApps('console', { olap: 'clickhouse', apps: { SSO_ALLOW_INSECURE_ISSUERS: 'true' } });
+  // The test's own requests may say where a sign-in came from (a proxy of ours on 127.0.0.1).
+  const stack = useRealStackApps('console', { olap: 'clickhouse', apps: { SSO_ALLOW_INSECURE_ISSUERS: 'true', TRUSTED_PROXIES: '127.0.0.1' } });
   describeConsoleJourney(
     () => stack().endpoints.generation,
     () => stack().endpoints.redirect,
+    { generationOutput: () => stack().output('generation') },
   );
 });

@@ -103,6 +103,8 @@ export interface RealStackApps {
   readonly endpoints: Endpoints;
   /** The settings every app got, without its ports and without `apps`' own (for one more instance). */
   readonly shared: Record<string, string>;
+  /** What an app has printed so far (stdout and stderr). */
+  output(app: 'generation' | 'analytics' | 'redirect'): string;
 }
 
 /**
@@ -143,6 +145,7 @@ export function useRealStackApps(
       ...o.shared,
     };
     const { endpoints } = allocated;
+    const byName = new Map<string, RunningProcess>();
     for (const [name, base] of [
       ['generation', endpoints.generation],
       ['analytics', endpoints.analytics],
@@ -150,9 +153,10 @@ export function useRealStackApps(
     ] as const) {
       const proc = startProcess(`apps/${name}/src/main.ts`, { ...shared, ...o.apps, ...allocated.env });
       procs.push(proc);
+      byName.set(name, proc);
       await waitHealthy(base, proc);
     }
-    started = { endpoints, shared };
+    started = { endpoints, shared, output: (app) => byName.get(app)?.output() ?? '' };
   }, 180_000);
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));

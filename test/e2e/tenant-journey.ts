@@ -5,10 +5,10 @@ import { API_KEY, createLink, createTenant } from './support';
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One API call with a key: status, parsed body and the headers the plans add. */
-export async function api(base: string, method: Method, path: string, key: string | null, body?: unknown) {
+export async function api(base: string, method: Method, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(key ? { 'x-api-key': key } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 import { mkdirSync, mkdtempSync, rmSync } from 'fs';
-import { request } from 'http';
+import { createServer, request } from 'http';
+import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
@@ -13,10 +14,8 @@ import { api } from './tenant-journey';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** What a browser sends when it follows a link. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
-/** The logo of the tenant in the branding test, as its CDN would serve it. */
-const ACME_LOGO =
-  '<svg xmlns="http://www.w3.org/2000/svg" width="72" height="72" viewBox="0 0 72 72"><rect width="72" height="72" rx="16" fill="#c2410c"/>' +
-  '<path d="M20 54 36 16l16 38h-9l-3-8H32l-3 8zm15-16h6l-3-9z" fill="#fff"/></svg>';
+/** The logo of the tenant in the branding test (a 24×24 PNG, orange with a white square), uploaded with its settings. */
+const ACME_LOGO = 'iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAJklEQVR42mM45MhDFcQwatCAGvSfCDBq0KhBowZRbtBoeTToDQIAQ4l3znFH4JYAAAAASUVORK5CYII=';
 /** A phone's viewport: the pages are read on phones first. */
 const PHONE = { width: 390, height: 844 };
 
@@ -90,6 +89,8 @@ export function describeVisitorPages(setup: () => VisitorPagesSetup, options: Vi
         '--no-sandbox',
         '--disable-gpu',
         '--disable-quic',
+        // A tenant's domain in the address bar, with the redirect's port: the browser sends that Host itself.
+        '--host-resolver-rules=MAP *.acme.test 127.0.0.1',
         '--no-first-run',
         '--disable-background-networking',
         '--disable-component-update',
@@ -184,6 +185,22 @@ export function describeVisitorPages(setup: () => VisitorPagesSetup, options: Vi
       expect([german.seen.lang, german.seen.heading]).toEqual(['de', 'Diesen Link gibt es nicht']);
       await shoot(german.page, 'page-404-de.png');
       await german.close();
+    });
+
+    it('speaks Spanish and Italian to visitors who ask for them (a Mexican Spanish browser too), English to the rest', async () => {
+      for (const [locale, lang, heading, body] of [
+        ['es-ES', 'es', 'Este enlace no existe', 'Comprueba que la dirección esté bien escrita'],
+        ['es-MX', 'es', 'Este enlace no existe', 'Comprueba que la dirección esté bien escrita'],
+        ['it-IT', 'it', 'Questo link non esiste', 'Controlla che l’indirizzo sia scritto bene'],
+        ['ja-JP', 'en', 'This link does not exist', 'Check the address for typos'],
+      ]) {
+        const page = await open('/nothing-here-es', locale);
+        expectSafePage(page.seen, 404);
+        expect({ locale, lang: page.seen.lang, heading: page.seen.heading }).toEqual({ locale, lang, heading });
+        expect(page.seen.text).toContain(body);
+        if (locale === 'es-ES') await shoot(page.page, 'page-404-es.png');
+        await page.close();
+      }
     });
 
     it('shows an expired and an exhausted link as 410 pages', async () => {
@@ -286,39 +303,66 @@ export function describeVisitorPages(setup: () => VisitorPagesSetup, options: Vi
       for (const base of setup().redirects) expect((await visit(base, '/no-such-code', tenantDomain, { accept: BROWSER_ACCEPT })).status).toBe(404);
     });
 
-    it('shows the tenant’s branding on its domain’s pages, the service’s elsewhere', async () => {
-      await propagated(
-        await patchSettings(tenantDomain, { branding: { name: 'Acme Links', logoUrl: 'https://cdn.acme.example/logo.png', accentColor: '#c2410c' } }),
-      );
+    it('shows the tenant’s branding on its domain’s pages, the logo carried by the page (nothing fetched elsewhere), the service’s elsewhere', async () => {
+      // A logo at a URL of the tenant's would be fetched by every visitor's browser: refused, the image itself is taken.
+      const hotLinked = await api(generation(), 'PATCH', `/api/v1/domains/${tenantDomain}`, tenantKey, {
+        branding: { logoUrl: 'https://cdn.acme.example/logo.png' },
+      });
+      expect([hotLinked.status, hotLinked.body.field]).toEqual([400, 'branding.logoUrl']);
+      const logo = `data:image/png;base64,${ACME_LOGO}`;
+      await propagated(await patchSettings(tenantDomain, { branding: { name: 'Acme Links', logo, accentColor: '#c2410c' } }));
       for (const base of setup().redirects) {
         const page = await visit(base, '/no-such-code', tenantDomain, { accept: BROWSER_ACCEPT });
         expect(page.body).toContain('<title>Link not found – Acme Links</title>');
         expect(page.body).toContain('--accent:#c2410c');
-        expect(page.headers['content-security-policy']).toMatch(/img-src https:\/\/cdn\.acme\.example;/);
+        expect(page.headers['content-security-policy']).toMatch(/img-src data:;/);
       }
       expect((await visit(redirect(), '/no-such-code', setup().defaultDomain, { accept: BROWSER_ACCEPT })).body).toContain('Sho.rt Links');
 
-      // In Chromium: the domain's page as the redirect answers it for that Host (the browser cannot send a Host of its own
-      // to a local port), and the logo from its CDN (this network reaches none): the CSP lets the logo in, nothing else.
+      // In Chromium, at the tenant's domain with the redirect's port in the address (and so in Host): the page and its
+      // logo from the page itself, one request; the name said once (the logo's alt is empty beside it).
       const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
       const page = await context.newPage();
       const errors: string[] = [];
+      const requests: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      await page.route(`http://${tenantDomain}/**`, async (route) => {
-        const answer = await visit(redirect(), new URL(route.request().url()).pathname, tenantDomain, route.request().headers());
-        const headers = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, String(value)]));
-        await route.fulfill({ status: answer.status, headers, body: answer.body });
-      });
-      await page.route('https://cdn.acme.example/logo.png', (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: ACME_LOGO }));
-      const response = (await page.goto(`http://${tenantDomain}/no-such-code`))!;
+      page.on('request', (r) => requests.push(r.url()));
+      const { port } = new URL(redirect());
+      const response = (await page.goto(`http://${tenantDomain}:${port}/no-such-code`))!;
       expect([response.status(), response.headers()['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
       expect(await page.locator('header').innerText()).toBe('Acme Links');
       await page.waitForFunction(() => (document.querySelector('header img') as HTMLImageElement | null)?.complete === true);
-      expect(await page.evaluate(() => (document.querySelector('header img') as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      expect(await page.evaluate(() => (document.querySelector('header img') as HTMLImageElement).naturalWidth)).toBe(24);
+      expect(await page.getAttribute('header img', 'alt')).toBe('');
+      expect(requests.filter((u) => !u.startsWith('data:') && !u.endsWith('/favicon.ico'))).toEqual([`http://${tenantDomain}:${port}/no-such-code`]);
       expect(await page.evaluate(() => getComputedStyle(document.querySelector('main')!).borderTopColor)).toBe('rgb(194, 65, 12)');
       expect(errors).toEqual([]);
       await shoot(page, 'page-404-branded.png');
       await context.close();
+    });
+
+    it('resolves a link of the tenant’s domain reached with a port in Host, as the default domain with its port is', async () => {
+      // The target: a page of ours on 127.0.0.1 under a name Chromium maps there (a route cannot answer a redirect's next hop).
+      const landing = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>landing</title>'));
+      await new Promise<void>((resolve) => landing.listen(0, '127.0.0.1', resolve));
+      try {
+        const target = `http://landing.acme.test:${(landing.address() as AddressInfo).port}/with-port`;
+        const code = await create({ url: target, domain: tenantDomain });
+        const { port } = new URL(redirect());
+        for (const base of setup().redirects) {
+          const { port: p } = new URL(base);
+          const answer = await visit(base, `/${code}`, `${tenantDomain}:${p}`);
+          expect([answer.status, answer.headers.location]).toEqual([302, target]);
+        }
+        // And in Chromium, typed with the port: the browser sends that Host itself and lands on the target.
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await page.goto(`http://${tenantDomain}:${port}/${code}`);
+        expect([page.url(), await page.title()]).toEqual([target, 'landing']);
+        await context.close();
+      } finally {
+        landing.close();
+      }
     });
 
     it('serves robots.txt: crawlers get only the crawlable links by default, everything once the tenant allows it', async () => {

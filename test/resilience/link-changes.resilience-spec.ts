@@ -1,7 +1,6 @@
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { App, eventually, keepAliveAgent, metric, metricsOf, send, sleep, startApp } from '@shortlink/harness';
-import { SERVER_SECRETS } from '../e2e/support';
-import { API_KEY, createLinks, nodeCommand, withCluster } from './support';
+import { API_KEY, createLinks, nodeCommand, stackApps, withCluster } from './support';
 
 /**
  * Edits when the change channel fails (docs/design.md, "Edits reach every instance"), on
@@ -19,17 +18,7 @@ describe('link changes when the channel fails', () => {
 
   beforeAll(async () => {
     for (const name of ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES']) requireEnv(name);
-    common = {
-      DB_DRIVER: 'mysql',
-      CACHE_DRIVER: 'redis',
-      BUS_DRIVER: 'memory',
-      OLAP_DRIVER: 'chdb',
-      LOG_LEVEL: 'warn',
-      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
-      ...SERVER_SECRETS,
-      SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
-      SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
-    };
+    common = stackApps(DOMAIN);
     generation = await startApp('generation', common);
     apps.push(generation);
   }, 120_000);

@@ -2,12 +2,12 @@ import { execFile } from 'child_process';
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { Cluster, Redis } from 'ioredis';
-import { createLinks as createLinksThrough, CreatedLink, metric, Metrics, metricsOf, total } from '@shortlink/harness';
+import { createLinks as createLinksThrough, CreatedLink, eventually, metric, Metrics, metricsOf, total } from '@shortlink/harness';
 import { MysqlMetaStore } from '@shortlink/link-store';
 import { CacheKeys } from '@shortlink/read-path';
 import { TenantService } from '@shortlink/tenants-domain';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
-import { API_KEY } from '../e2e/support';
+import { API_KEY, SERVER_SECRETS } from '../e2e/support';
 
 /**
  * What is particular to the resilience tier: the stack's own stop/start (or a SIGKILL by the PID it
@@ -90,7 +90,31 @@ export function stackPid(name: string, looksRight: (cmdline: string) => boolean)
 /** The PID of a Redis node. */
 export const redisNodePid = (port: number): number => stackPid(`redis-${port}`, (c) => c.includes('redis-server') && c.includes(`:${port}`));
 
+// ----------------------------------------------------------------------------- apps
+
+/** The apps' settings on the stack's MariaDB and Redis, with an in-process bus and chdb, on a domain of the scenario's own. */
+export const stackApps = (domain: string): Record<string, string> => ({
+  DB_DRIVER: 'mysql',
+  CACHE_DRIVER: 'redis',
+  BUS_DRIVER: 'memory',
+  OLAP_DRIVER: 'chdb',
+  LOG_LEVEL: 'warn',
+  SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+  ...SERVER_SECRETS,
+  SHORTLINK_DEFAULT_DOMAIN: domain,
+  SHORTLINK_PUBLIC_BASE_URL: `http://${domain}`,
+});
+
 // ----------------------------------------------------------------------------- redis
+
+/** Until the node at `port` answers and sees a healthy cluster (after a SIGCONT or a restart). */
+export const healthyAgain = (port: number) =>
+  eventually(
+    `redis-node-${port} back in a healthy cluster`,
+    async () => /cluster_state:ok/.test((await nodeCommand(port, 'CLUSTER', 'INFO')) ?? ''),
+    60_000,
+    100,
+  );
 
 /** A short-lived Cluster client of the test itself (never used while Redis is down). */
 export async function withCluster<T>(fn: (c: Cluster) => Promise<T>): Promise<T> {

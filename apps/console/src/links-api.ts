@@ -1,9 +1,65 @@
+import { analyticsApi } from './api/analytics-client';
 import { api, type Link, type Problem, problemOf, type Schemas } from './api/client';
+import type { ConsoleSettings } from './session';
 
-/** The domains a link may be on (the default first as the API lists them), for the filters and the form. */
+/** The tenant's own domains (and an operator's the service's), as the domains API lists them. */
 export async function domainNames(): Promise<string[]> {
   const { data } = await api.GET('/api/v1/domains');
   return data?.domains.map((d) => d.domain) ?? [];
+}
+
+/** Every domain the tenant's links may be on: the service's default first, its shared ones, then the tenant's own. */
+export async function linkDomains(settings: ConsoleSettings): Promise<string[]> {
+  const own = await domainNames();
+  return [...new Set([...(settings.defaultDomain ? [settings.defaultDomain] : []), ...settings.sharedDomains, ...own])];
+}
+
+const DAY = 86_400;
+/** The longest range the analytics API reads by day (3660 days): older clicks are not counted here. */
+const MAX_DAYS = 3650;
+const sinceDay = (iso: string) => Math.max(Math.floor(Date.parse(iso) / 1000 / DAY) * DAY, Math.floor(Date.now() / 1000 / DAY - MAX_DAYS) * DAY);
+
+/**
+ * Clicks of each of these links since it was created (bots left out), in one request through the
+ * analytics relay: by `domain/code`; a link without clicks is 0. Null when the counts cannot be read.
+ */
+export async function clickCounts(links: ReadonlyArray<Pick<Link, 'code' | 'domain' | 'createdAt'>>): Promise<Map<string, number> | null> {
+  if (!links.length) return new Map();
+  const from = Math.min(...links.map((l) => sinceDay(l.createdAt)));
+  const { data } = await analyticsApi
+    .GET('/api/v1/stats/top-links', {
+      params: { query: { from: String(from), granularity: 'day', limit: links.length, links: links.map((l) => `${l.domain}/${l.code}`).join(',') } },
+    })
+    .catch(() => ({ data: undefined }));
+  if (!data || typeof data === 'string') return null;
+  const counts = new Map(links.map((l) => [`${l.domain}/${l.code}`, 0]));
+  for (const row of data.links) counts.set(`${row.domain}/${row.code}`, row.clicks);
+  return counts;
+}
+
+/** One link's clicks and unique visitors since it was created (bots left out); null when they cannot be read. */
+export async function linkTotals(link: Pick<Link, 'code' | 'domain' | 'createdAt'>): Promise<{ clicks: number; visitors: number } | null> {
+  const { data } = await analyticsApi
+    .GET('/api/v1/links/{code}/stats', {
+      params: { path: { code: link.code }, query: { from: String(sinceDay(link.createdAt)), granularity: 'day', domain: link.domain } },
+    })
+    .catch(() => ({ data: undefined }));
+  return data && typeof data !== 'string' ? data.totals : null;
+}
+
+/** The tenant's tags (for the tag picker); none when they cannot be read. */
+export async function tagNames(): Promise<string[]> {
+  const { data } = await api.GET('/api/v1/tags').catch(() => ({ data: undefined }));
+  return data?.tags ?? [];
+}
+
+/** The QR code of a link as an object URL of its SVG (the session's cookie goes along), or null. */
+export async function qrObjectUrl(link: Pick<Link, 'code' | 'domain'>): Promise<string | null> {
+  const { data, response } = await api.GET('/api/v1/links/{code}/qr', {
+    params: { path: { code: link.code }, query: { format: 'svg', domain: link.domain } },
+    parseAs: 'blob',
+  });
+  return response.ok && data instanceof Blob ? URL.createObjectURL(data) : null;
 }
 
 /** One line of a bulk answer (NDJSON): a link's code, domain and status, with the problem when it failed. */

@@ -52,6 +52,26 @@ export function Field(props: {
   );
 }
 
+const startedSelects = new WeakSet<HTMLSelectElement>();
+/**
+ * A select that opens on `initial` and is then the person's. A select element has no
+ * `defaultValue` (Preact would set nothing and the first option would show, so an edit could save
+ * it), and `value` would put the start back at every render: the start is set once, when the
+ * element is there with its options.
+ */
+export function Select({ initial, ...props }: Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'defaultValue' | 'value' | 'ref'> & { initial?: string }) {
+  return (
+    <select
+      {...props}
+      ref={(el) => {
+        if (!el || startedSelects.has(el)) return;
+        startedSelects.add(el);
+        if (initial !== undefined) el.value = initial;
+      }}
+    />
+  );
+}
+
 /** A problem next to the action it concerns. */
 export function ProblemNote({ problem, id }: { problem: Problem | null; id?: string }) {
   if (!problem) return null;
@@ -71,3 +91,25 @@ export function Notice({ children }: { children: ComponentChildren }) {
 }
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/**
+ * A wide table's box: it scrolls sideways inside itself where the screen is narrow, so it is a
+ * labelled region that takes focus (a keyboard scrolls it with the arrow keys; axe:
+ * scrollable-region-focusable).
+ */
+export function ScrollRegion({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
+/** A country's name in the reader's language (ISO 3166-1 alpha-2 → "Germany"), the code itself where the browser has none. */
+export function countryName(code: string): string {
+  try {
+    return new Intl.DisplayNames(undefined, { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}

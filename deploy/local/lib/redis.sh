@@ -26,6 +26,11 @@ redis_state_ok() { rcli "$1" cluster info 2>/dev/null | grep -q '^cluster_state:
 redis_launch_node() { # port
   local port="$1" dir; dir="$(redis_dir "$1")"
   mkdir -p "$dir"
+  # The nodes keep no data across a restart (no AOF, no saves), but a replica's full sync leaves a
+  # dump.rdb: loaded at a restart, it brought back a snapshot minutes old, and a master restarted
+  # before its failover handed that snapshot to its replica, Bloom bits and all (docs/reliability.md,
+  # finding 7). Started empty, such a master loses its slots' keys instead, which every part rebuilds.
+  rm -f "$dir/dump.rdb"
   cat >"$dir/redis.conf" <<EOF
 # written by stack.sh
 port $port

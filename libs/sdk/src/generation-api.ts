@@ -129,6 +129,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tags of your links
+         * @description Read over every shard from the tags index; a tag is gone once no link of yours carries it.
+         *
+         *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["listLinkTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/export/links": {
         parameters: {
             query?: never;
@@ -731,6 +753,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation is for: the email, the tenant, the role, until when, and the password the acceptance needs
+         * @description For the page that accepts it (the token travels in the body: a URL would put it in logs). 400 `INVITATION_INVALID` for an unknown, used or expired token.
+         */
+        post: operations["getInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/accept": {
         parameters: {
             query?: never;
@@ -741,8 +783,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Accept an invitation with a password; the member may then sign in
-         * @description 400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token.
+         * Accept an invitation with a password: the member is active and signed in (a session cookie, as a sign-in gives it)
+         * @description 400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token. Of a suspended tenant the member is accepted but not signed in (`csrfToken` null, no cookie). As for a sign-in, a browser’s request from a page of another origin is 403 `CROSS_SITE_REQUEST`.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -1153,8 +1195,13 @@ export interface components {
         Branding: {
             /** @description Shown at the top of the pages, 1-100 characters */
             name?: string | null;
-            /** @description An https image shown beside the name */
+            /**
+             * @deprecated
+             * @description No longer taken (400 VALIDATION_FAILED): a logo hot-linked from elsewhere is fetched by every visitor; send `logo`
+             */
             logoUrl?: string | null;
+            /** @description The logo beside the name: a PNG, JPEG, GIF or WebP image as a data: URI (data:image/png;base64,…), at most 32 KB. The pages carry it: a visitor’s browser fetches nothing from elsewhere */
+            logo?: string | null;
             /**
              * @description The pages’ accent as #rrggbb
              * @example #ff6600
@@ -1242,6 +1289,9 @@ export interface components {
             /** @description admin, editor or viewer (default): the role of a person created by a first sign-in */
             defaultRole?: string;
         };
+        InvitationToken: {
+            token: string;
+        };
         InvitationAcceptance: {
             token: string;
             /** @description At least PASSWORD_MIN_LENGTH characters, not a common password */
@@ -1279,6 +1329,11 @@ export interface components {
             status: number;
             link?: components["schemas"]["Link"];
             problem?: components["schemas"]["Problem"];
+            /**
+             * @description Answered by an earlier attempt under the same Idempotency-Key: nothing was created by this request
+             * @constant
+             */
+            replayed?: true;
         };
         Link: {
             code: string;
@@ -1561,6 +1616,10 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        LinkTags: {
+            /** @description Each once, in order; at most 1000 */
+            tags: string[];
+        };
         LinkExportPage: {
             links: components["schemas"]["LinkExport"][];
             nextCursor: string | null;
@@ -1705,7 +1764,7 @@ export interface components {
             expiredRedirect: string | null;
             branding: {
                 name: string | null;
-                logoUrl: string | null;
+                logo: string | null;
                 accentColor: string | null;
             } | null;
             /**
@@ -1907,8 +1966,24 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        InvitationDetails: {
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "editor" | "viewer";
+            tenant: {
+                name: string;
+            };
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The fewest characters the password may have (PASSWORD_MIN_LENGTH) */
+            passwordMinLength: number;
+        };
         Accepted: {
             member: components["schemas"]["Member"];
+            /** @description The new session’s CSRF token; null when the tenant is suspended (not signed in) */
+            csrfToken: string | null;
+            /** @description The session’s absolute end; null when not signed in */
+            expiresAt: string | null;
         };
         Sessions: {
             sessions: {
@@ -1925,6 +2000,18 @@ export interface components {
                 expiresAt: string;
                 /** @description The session making this request */
                 current: boolean;
+                /** @description What it was signed in from (its user agent, the approximate place of its address); null when not known */
+                client: {
+                    /** @description mobile, tablet, desktop, bot or other */
+                    device: string | null;
+                    browser: string | null;
+                    os: string | null;
+                    /** @description ISO 3166-1 alpha-2 */
+                    country: string | null;
+                    region: string | null;
+                    /** @description With GEO_DATABASE=city only */
+                    city: string | null;
+                } | null;
             }[];
         };
         PasswordChanged: {
@@ -3007,6 +3094,92 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    listLinkTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkTags"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
                 };
             };
             /** @description problem+json (429) */
@@ -7132,6 +7305,48 @@ export interface operations {
             };
         };
     };
+    getInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationToken"];
+            };
+        };
+        responses: {
+            /** @description The invitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationDetails"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+        };
+    };
     acceptInvitation: {
         parameters: {
             query?: never;
@@ -7145,9 +7360,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The member, now active */
+            /** @description The member, now active, and the session it signed in */
             200: {
                 headers: {
+                    /** @description sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure] */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7161,6 +7378,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
                 };
             };
             /** @description problem+json (431) */

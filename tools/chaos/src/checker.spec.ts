@@ -138,12 +138,29 @@ describe('chaos checker: redirect targets', () => {
     expect(found.map((v) => v.message.slice(0, 3))).toEqual(['d1:', 'd2:']);
   });
 
-  it('allows the old value for the L1 TTL when a Redis fault cut the change channel between the answer and the request', () => {
+  it('allows the old value for the bound under a Redis fault, counted from the master being back, when the fault falls between the answer and the request', () => {
     const edit = op({ kind: 'edit', code: 'c1', url: URL_B });
-    const late = redirect('c1', URL_A, edit.end + 10_000);
-    const ops = [create('c1', URL_A, { start: edit.start - 100 }), edit, late];
-    expect(checkRedirectTargets(recordOf(ops, { faults: [fault({ target: 'redis-master', start: edit.end - 1000, end: edit.end + 2000 })] }))).toEqual([]);
-    expect(checkRedirectTargets(recordOf(ops, { faults: [fault({ target: 'kafka', start: edit.end - 1000, end: edit.end + 2000 })] }))).toHaveLength(1);
+    const redis = fault({ target: 'redis-master', start: edit.end - 1000, end: edit.end + 2000 });
+    const back = redis.end + RECOVERY_MS['redis-master'];
+    const withFault = (at: number, f = redis) =>
+      checkRedirectTargets(recordOf([create('c1', URL_A, { start: edit.start - 100 }), edit, redirect('c1', URL_A, at)], { faults: [f] }));
+    const config = { seed: 1, mode: 'short' as const, propagationBoundMs: 100, l1TtlMs: 60_000, faultBoundMs: 15_000 };
+    const checked = (at: number) =>
+      checkRedirectTargets({ ...recordOf([create('c1', URL_A, { start: edit.start - 100 }), edit, redirect('c1', URL_A, at)], { faults: [redis] }), config });
+    expect(checked(back + 14_000)).toEqual([]);
+    expect(checked(back + 16_000)).toHaveLength(1); // the deleted link that lived on (seed 2144239997)
+    // A record of before the outbox (no faultBoundMs) was held to the L1 TTL; a fault elsewhere excuses nothing.
+    expect(withFault(edit.end + 40_000)).toEqual([]);
+    expect(withFault(edit.end + 10_000, fault({ target: 'kafka', start: edit.end - 1000, end: edit.end + 2000 }))).toHaveLength(1);
+  });
+
+  it('allows the L1 TTL to an instance that was itself paused between the answer and the request, not to the other', () => {
+    const edit = op({ kind: 'edit', code: 'c1', url: URL_B });
+    const paused = fault({ target: 'redirect', action: 'pause', victim: 'redirect-0', start: edit.end - 500, end: edit.end + 3000 });
+    const late = (instance: string) => redirect('c1', URL_A, edit.end + 30_000, { instance });
+    const ops = (instance: string) => [create('c1', URL_A, { start: edit.start - 100 }), edit, late(instance)];
+    expect(checkRedirectTargets(recordOf(ops('redirect-0'), { faults: [paused] }))).toEqual([]);
+    expect(checkRedirectTargets(recordOf(ops('redirect-1'), { faults: [paused] }))).toHaveLength(1);
   });
 });
 

@@ -161,19 +161,23 @@ export function checkAcknowledgedWrites(record: ChaosRecord, links = histories(r
 }
 
 /**
- * How long after the acknowledgement of a change an instance may still serve the old value:
- * the propagation bound while the change channel is up, the L1 TTL when a Redis fault (the channel
- * runs on Redis) or a pause of the serving instance falls between the acknowledgement and the request.
+ * How long after the acknowledgement of a change an instance may still serve the old value: the
+ * propagation bound while Redis and the change channel are up; when a Redis fault falls between the
+ * acknowledgement and the request, the bound under a fault counted from the later of the two and
+ * the master being back (docs/design.md, "Edits reach every instance"); the L1 TTL when the serving
+ * instance itself was paused (it may have missed the change's message).
  */
 function staleBound(record: ChaosRecord, ackAt: number, requestAt: number, instance: string): number {
-  const { propagationBoundMs, l1TtlMs } = record.config;
-  const cut = record.faults.some(
-    (f) =>
-      (f.target === 'redis-master' || (f.target === 'redirect' && f.victim === instance)) &&
-      f.start <= requestAt &&
-      f.end + RECOVERY_MS[f.target] + propagationBoundMs >= ackAt - propagationBoundMs,
-  );
-  return cut ? l1TtlMs : propagationBoundMs;
+  const { propagationBoundMs, l1TtlMs, faultBoundMs } = record.config;
+  let bound = propagationBoundMs;
+  for (const f of record.faults) {
+    const back = f.end + RECOVERY_MS[f.target];
+    const between = f.start <= requestAt && back + propagationBoundMs >= ackAt - propagationBoundMs;
+    if (!between) continue;
+    if (f.target === 'redirect' && f.victim === instance) bound = Math.max(bound, l1TtlMs);
+    if (f.target === 'redis-master') bound = Math.max(bound, faultBoundMs === undefined ? l1TtlMs : Math.max(0, back - ackAt) + faultBoundMs);
+  }
+  return bound;
 }
 
 export function checkRedirectTargets(record: ChaosRecord, links = histories(record.ops)): Violation[] {

@@ -98,6 +98,12 @@ export interface RunConfig {
   propagationBoundMs: number;
   /** REDIRECT_L1_TTL_MS: how long an instance that missed a change may serve the old value (docs/design.md, "Edits reach every instance"). */
   l1TtlMs: number;
+  /**
+   * The propagation bound under a Redis fault (docs/design.md, "Edits reach every instance"): from
+   * the later of the acknowledgement and the master being back. Absent in records of before the
+   * outbox, which allowed the L1 TTL instead.
+   */
+  faultBoundMs?: number;
 }
 
 export interface ChaosRecord {

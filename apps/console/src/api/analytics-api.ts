@@ -832,6 +832,7 @@ export interface operations {
                 granularity?: "minute" | "hour" | "day";
                 limit?: number;
                 domain?: string;
+                links?: string;
                 bots?: "exclude" | "include" | "only";
                 format?: "json" | "csv";
             };

@@ -31,11 +31,18 @@ api.use(csrf);
 /** A problem from an openapi-fetch error (or a network failure), never undefined (the SDK's problemOf). */
 export const problemOf: (error: unknown, response?: Response) => Problem = sdkProblemOf;
 
-/** The message for one field: VALIDATION_FAILED's issue at that path (or below it), or the problem when its code concerns the field. */
+/** Whether `path` is `field` or lies below it (`branding.logo`, `variants[0].url`). */
+const within = (path: string, field: string) => path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
+
+/**
+ * The message for one field: VALIDATION_FAILED's issue at that path (or below it), a domain error
+ * naming the field (its `field`), or the problem when its code concerns the field.
+ */
 export function fieldError(problem: Problem | null, field: string, codes: readonly string[] = []): string | null {
   if (!problem) return null;
-  const issue = problem.errors?.find((e) => e.path === field || e.path.startsWith(`${field}.`));
+  const issue = problem.errors?.find((e) => within(e.path, field));
   if (issue) return issue.message;
+  if (typeof problem.field === 'string' && within(problem.field, field)) return problem.detail;
   return codes.includes(problem.code) ? problem.detail : null;
 }
 

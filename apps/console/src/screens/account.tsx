@@ -1,6 +1,25 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, isFormLevel, type Problem, problemOf, type Schemas } from '../api/client';
+import type { Session } from '../session';
 import { Field, Notice, ProblemNote } from '../ui';
+import { TotpQr } from './totp-qr';
+
+/** The signed-in person's account: password and two-step sign-in (their sessions are on My sessions). */
+export function Account({ session }: { session: Session }) {
+  return (
+    <section aria-labelledby="account-title">
+      <h1 id="account-title">Account</h1>
+      <p>
+        Signed in as <strong>{session.me.member?.email}</strong> ({session.me.role}) in {session.me.tenant.name}. Where you are signed in:{' '}
+        <a href="#/sessions">My sessions</a>.
+      </p>
+      <div class="account">
+        <PasswordChange onChanged={() => undefined} />
+        <SecondFactor />
+      </div>
+    </section>
+  );
+}
 
 /** Which field of the password form each problem belongs to (the rest is shown beside the button). */
 const PASSWORD_FIELDS = {
@@ -149,11 +168,15 @@ export function SecondFactor() {
       )}
       {enrolment ? (
         <form id="second-factor-confirm" onSubmit={confirm} noValidate>
-          <p>Add this secret to your authenticator app (or open the otpauth link on your phone), then type the code it shows.</p>
-          <code id="totp-secret">{enrolment.secret}</code>{' '}
-          <a href={enrolment.uri} id="totp-uri">
-            otpauth link
-          </a>
+          <p>Scan this code with your authenticator app, then type the code it shows.</p>
+          <TotpQr uri={enrolment.uri} />
+          <p class="hint">
+            An app that cannot scan takes the secret instead: <code id="totp-secret">{enrolment.secret}</code> (or open the{' '}
+            <a href={enrolment.uri} id="totp-uri">
+              otpauth link
+            </a>{' '}
+            on the phone with the app).
+          </p>
           <Field label="Code from the app" name="code" error={invalid} input={{ inputMode: 'numeric', autocomplete: 'one-time-code' }} />
           <div class="actions">
             <button type="submit">Turn on</button>

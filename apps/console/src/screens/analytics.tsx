@@ -12,7 +12,7 @@ import { api, type Link, type Problem, problemOf } from '../api/client';
 import { ClicksChart, ShareBar } from '../analytics/chart';
 import { countLiveClicks, type LiveState } from '../analytics/live';
 import { type Bucket, bucketSeconds, type Dimension, RANGES, type RangeId, rangeParams, rebucket, valueLabel } from '../analytics/series';
-import { Field, go, ProblemNote, useRoute } from '../ui';
+import { Field, go, ProblemNote, ScrollRegion, useRoute } from '../ui';
 import '../analytics/analytics.css';
 
 const DIMENSIONS: ReadonlyArray<{ dimension: Dimension; title: string }> = [
@@ -212,17 +212,14 @@ export function Analytics() {
         <h1 id="analytics-title">Analytics: {heading}</h1>
       </div>
       <form class="filters analytics-controls" id="analytics-form" aria-label="What to show" onSubmit={apply}>
-        <Field
-          label="Link code"
-          name="code"
-          hint="Empty: all your links"
-          input={{ value: form.code, onInput: (e) => setForm({ ...form, code: e.currentTarget.value }), autocomplete: 'off', spellcheck: false }}
-        />
-        <Field
-          label="Domain"
-          name="domain"
-          hint="Empty: the default domain"
-          input={{ value: form.domain, onInput: (e) => setForm({ ...form, domain: e.currentTarget.value }), autocomplete: 'off', spellcheck: false }}
+        <LinkPicker
+          code={form.code}
+          domain={form.domain}
+          onChoose={(l) => {
+            const next = { ...form, code: l?.code ?? '', domain: l?.domain ?? '' };
+            setForm(next);
+            go(analyticsHash(next));
+          }}
         />
         <Field label="Range" name="range" id="analytics-range">
           <select
@@ -318,6 +315,64 @@ export function Analytics() {
         </div>
       )}
     </section>
+  );
+}
+
+/**
+ * Which link: all of them, or one found by its code, title or target (the links API's search) and
+ * chosen from the matches, with its domain: nothing to type exactly.
+ */
+function LinkPicker({ code, domain, onChoose }: { code: string; domain: string; onChoose: (link: Pick<Link, 'code' | 'domain'> | null) => void }) {
+  const [q, setQ] = useState('');
+  const [matches, setMatches] = useState<Link[] | null>(null);
+  const seq = useRef(0);
+  useEffect(() => {
+    const mine = ++seq.current;
+    if (!q.trim()) return setMatches(null);
+    const timer = setTimeout(async () => {
+      const { data } = await api.GET('/api/v1/links', { params: { query: { q: q.trim(), limit: 8 } } });
+      if (mine === seq.current) setMatches(data?.links ?? []);
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [q]);
+  return (
+    <div class="link-picker">
+      <p class="chosen" id="analytics-chosen">
+        <span class="label">Link:</span> {code ? <code>{`${domain ? `${domain}/` : ''}${code}`}</code> : 'all your links'}{' '}
+        {code && (
+          <button type="button" class="link" id="all-links" onClick={() => onChoose(null)}>
+            All links
+          </button>
+        )}
+      </p>
+      <Field
+        label="Find a link"
+        name="find"
+        hint="Its code, title or target"
+        input={{ type: 'search', value: q, onInput: (e) => setQ(e.currentTarget.value), autocomplete: 'off', spellcheck: false }}
+      />
+      {matches && (
+        <ul class="matches" id="link-matches" aria-label="Links found">
+          {matches.length === 0 && <li class="sub">No link matches.</li>}
+          {matches.map((l) => (
+            <li key={`${l.domain}/${l.code}`}>
+              <button
+                type="button"
+                class="secondary small"
+                data-code={l.code}
+                onClick={() => {
+                  onChoose(l);
+                  setQ('');
+                }}
+              >
+                {l.domain}/{l.code}
+                {l.title ? ` — ${l.title}` : ''}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 
@@ -421,7 +476,7 @@ function TopLinks({ links, q }: { links: TenantOverview['links']; q: Query }) {
       {links.length === 0 ? (
         <p id="no-top-links">No clicks in this range.</p>
       ) : (
-        <div class="table-wrap">
+        <ScrollRegion label="Top links">
           <table id="top-links" aria-labelledby="top-links-title">
             <thead>
               <tr>
@@ -459,7 +514,7 @@ function TopLinks({ links, q }: { links: TenantOverview['links']; q: Query }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </div>
   );
@@ -470,8 +525,9 @@ function BreakdownCard({ breakdown, variants }: { breakdown: Breakdown; variants
   const title = DIMENSIONS.find((x) => x.dimension === d)?.title ?? d;
   const items: AnalyticsSchemas['Breakdown']['items'] = breakdown.items;
   return (
-    <div class="card" id={`breakdown-${d}`}>
-      <h2>{title}</h2>
+    // A card that may scroll sideways on a narrow screen: a labelled region the keyboard reaches.
+    <div class="card" id={`breakdown-${d}`} role="region" aria-labelledby={`breakdown-${d}-title`} tabIndex={0}>
+      <h2 id={`breakdown-${d}-title`}>{title}</h2>
       {items.length === 0 ? (
         <p class="sub">No clicks in this range.</p>
       ) : (

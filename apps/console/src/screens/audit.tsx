@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Problem, problemOf, type Schemas } from '../api/client';
-import { Field, ProblemNote, when } from '../ui';
+import { Field, ProblemNote, ScrollRegion, when } from '../ui';
 
 type Entry = Schemas['AuditEntry'];
 
@@ -51,8 +51,8 @@ export function AuditLog() {
         <button type="submit">Filter</button>
       </form>
       {problem?.code !== 'VALIDATION_FAILED' && <ProblemNote problem={problem} />}
-      <div class="table-wrap">
-        <table id="audit">
+      <ScrollRegion label="Audit entries">
+        <table id="audit" class="stack">
           <caption class="sr-only">Audit entries, newest first</caption>
           <thead>
             <tr>
@@ -60,30 +60,28 @@ export function AuditLog() {
               <th scope="col">Action</th>
               <th scope="col">Who</th>
               <th scope="col">Target</th>
-              <th scope="col" class="wide-only">
-                Changes
-              </th>
-              <th scope="col" class="wide-only">
-                From
-              </th>
+              <th scope="col">Changes</th>
+              <th scope="col">From</th>
             </tr>
           </thead>
           <tbody>
             {entries.map((e) => (
               <tr key={e.id} data-action={e.action}>
-                <td>{when(e.at)}</td>
-                <td>
+                <td class="short">{when(e.at)}</td>
+                <td class="act">
                   <code>{e.action}</code>
                 </td>
-                <td>{e.actor.name}</td>
-                <td>{targetOf(e.target)}</td>
-                <td class="wide-only changes">{changesOf(e)}</td>
-                <td class="wide-only">{e.clientAddress ?? '—'}</td>
+                <td data-label="Who">{e.actor.name}</td>
+                <td data-label="Target">{targetOf(e.target)}</td>
+                <td class="changes" data-label="Changes">
+                  {changesOf(e) || '—'}
+                </td>
+                <td data-label="From">{e.clientAddress ?? '—'}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       {next && (
         <button type="button" class="secondary" onClick={() => page(next)}>
           Load more

@@ -11,7 +11,7 @@ import { useState } from 'preact/hooks';
 import { guardCell } from '@shortlink/link-transfer/csv-cells';
 import { type CsvRecord, detectFormat, type Format, FORMATS, kuttRecords, mapRecord, normaliseHeader } from '@shortlink/link-transfer/formats';
 import { api, type Problem, problemOf, type Schemas } from '../api/client';
-import { Field, ProblemNote } from '../ui';
+import { Field, ProblemNote, ScrollRegion } from '../ui';
 
 /** Rows per request: a progress step each, and a retry resends no more than this. */
 const CHUNK = 250;
@@ -29,6 +29,8 @@ interface Progress {
   total: number;
   answered: number;
   created: number;
+  /** Answered by an earlier import of the same file (the batch's Idempotency-Key): nothing created now. */
+  already: number;
   failed: number;
 }
 
@@ -80,7 +82,7 @@ export function Import() {
     const mapped = read.records.map((r) => mapRecord(chosen, r, options));
     const total = mapped.length;
     const rows: Row[] = [];
-    let state = { total, answered: 0, created: 0, failed: 0 };
+    let state: Progress = { total, answered: 0, created: 0, already: 0, failed: 0 };
     setProgress(state);
     setRunning(true);
     try {
@@ -111,9 +113,15 @@ export function Import() {
               code: line.link?.code ?? '',
               shortUrl: line.link?.shortUrl ?? '',
               error: line.problem ? `${line.problem.code}: ${line.problem.detail}` : '',
-              note: line.link ? (mapped[row]?.note ?? '') : '',
+              note: line.link ? [line.replayed ? 'already imported' : '', mapped[row]?.note ?? ''].filter(Boolean).join('; ') : '',
             });
-            state = { ...state, answered: state.answered + 1, created: state.created + (line.link ? 1 : 0), failed: state.failed + (line.link ? 0 : 1) };
+            state = {
+              ...state,
+              answered: state.answered + 1,
+              created: state.created + (line.link && !line.replayed ? 1 : 0),
+              already: state.already + (line.link && line.replayed ? 1 : 0),
+              failed: state.failed + (line.link ? 0 : 1),
+            };
           }
           setProgress(state);
           if (done) break;
@@ -144,6 +152,8 @@ export function Import() {
   };
 
   const failed = results?.filter((r) => r.error) ?? [];
+  // Rows created less open than at their source (disabled, without a past expiry), each saying why.
+  const noted = results?.filter((r) => !r.error && r.note && r.note !== 'already imported') ?? [];
   return (
     <section aria-labelledby="import-title">
       <h1 id="import-title">Import links</h1>
@@ -179,7 +189,8 @@ export function Import() {
           </label>
           <progress id="import-bar" max={progress.total || 1} value={progress.answered} />
           <p role="status" id="import-counts">
-            {progress.created} created, {progress.failed} failed
+            {progress.created} created, {progress.already > 0 && `${progress.already} already imported, `}
+            {progress.failed} failed
           </p>
         </div>
       )}
@@ -189,7 +200,7 @@ export function Import() {
             Download the results (CSV)
           </button>
           {failed.length > 0 && (
-            <div class="table-wrap">
+            <ScrollRegion label="Rows not created">
               <table>
                 <caption>Rows not created</caption>
                 <thead>
@@ -207,7 +218,30 @@ export function Import() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
+          )}
+          {noted.length > 0 && (
+            <ScrollRegion label="Rows created with a note">
+              <table id="import-notes">
+                <caption>Rows created less open than at their source</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Row</th>
+                    <th scope="col">Link</th>
+                    <th scope="col">Why</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {noted.slice(0, 100).map((r) => (
+                    <tr key={r.row} data-noted-row={r.row} data-code={r.code}>
+                      <td>{r.row}</td>
+                      <td>{r.code}</td>
+                      <td>{r.note}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
           )}
         </div>
       )}

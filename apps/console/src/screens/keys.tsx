@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Schemas } from '../api/client';
 import type { Session } from '../session';
-import { Field, ProblemNote, when } from '../ui';
+import { Field, ProblemNote, ScrollRegion, Select, when } from '../ui';
 
 const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write', 'members:write'] as const;
 
@@ -94,8 +94,8 @@ export function Keys({ session }: { session: Session }) {
         </div>
       )}
       <ProblemNote problem={problem} />
-      <div class="table-wrap">
-        <table id="keys">
+      <ScrollRegion label="API keys">
+        <table id="keys" class="stack">
           <caption class="sr-only">API keys</caption>
           <thead>
             <tr>
@@ -115,26 +115,26 @@ export function Keys({ session }: { session: Session }) {
           <tbody>
             {keys.map((k) => (
               <tr key={k.id} data-name={k.name} data-status={k.status}>
-                <td>
+                <td class="short">
                   {k.name}
                   {rowProblem?.id === k.id && <ProblemNote problem={rowProblem.problem} />}
                 </td>
-                <td>
+                <td data-label="Prefix">
                   <code>{k.prefix}…</code>
                 </td>
-                <td>
+                <td data-label="Scopes">
                   {k.activeScopes.join(', ') || '—'}
                   {k.status === 'active' && k.scopes.length > k.activeScopes.length && (
                     <span class="hint"> (given, beyond its person’s role now: {k.scopes.filter((s) => !k.activeScopes.includes(s)).join(', ')})</span>
                   )}
                 </td>
-                <td>
+                <td data-label="Acts for">
                   {k.actsFor ? (k.actsFor.email ?? <em>a removed member</em>) : <em>no person (the operator’s)</em>}
                   {k.status === 'suspended' && <strong class="error"> · suspended</strong>}
                 </td>
                 <td class="wide-only">{when(k.createdAt)}</td>
-                <td>{when(k.expiresAt)}</td>
-                <td>
+                <td data-label="Expires">{when(k.expiresAt)}</td>
+                <td class="key-actions">
                   {k.revokedAt ? (
                     <em>revoked {when(k.revokedAt)}</em>
                   ) : (
@@ -147,13 +147,13 @@ export function Keys({ session }: { session: Session }) {
                             transfer(k, String(new FormData(e.currentTarget).get('memberId')));
                           }}
                         >
-                          <select name="memberId" aria-label={`Member to receive ${k.name}`} defaultValue={session.me.member?.id}>
+                          <Select name="memberId" aria-label={`Member to receive ${k.name}`} initial={session.me.member?.id}>
                             {members.map((m) => (
                               <option key={m.id} value={m.id}>
                                 {m.email}
                               </option>
                             ))}
-                          </select>
+                          </Select>
                           <button type="submit" class="secondary small" aria-label={`Hand over ${k.name}`}>
                             Hand over
                           </button>
@@ -169,7 +169,7 @@ export function Keys({ session }: { session: Session }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </section>
   );
 }

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, isFormLevel, type Link, type Problem, problemOf, type Schemas } from '../api/client';
 import type { Session } from '../session';
-import { domainNames } from '../links-api';
-import { Field, go, ProblemNote } from '../ui';
+import { linkDomains, tagNames } from '../links-api';
+import { Field, go, ProblemNote, Select } from '../ui';
+import { DomainOptions } from './domain-options';
+import { TagPicker } from './tag-picker';
 
 /** The codes that concern one field of the form (the rest are shown beside the save button). */
 const FIELD_CODES: Readonly<Record<string, readonly string[]>> = {
@@ -22,6 +24,9 @@ const FIELD_CODES: Readonly<Record<string, readonly string[]>> = {
   deviceTargets: [],
   geoTargets: [],
   variants: [],
+  appTargets: [],
+  crawlable: [],
+  passwordRememberHours: [],
 };
 
 /** "DE https://example.de/" lines → {DE: url}; "https://a.example/ 70" lines → variants. */
@@ -55,16 +60,18 @@ const localInput = (iso: string | null) => {
   return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 
-/** Create a link with the main options, or edit one (If-Match its version: a concurrent change answers 412). */
-export function LinkForm({ code, domain }: { session: Session; code?: string; domain?: string | null }) {
+/** Create a link with every option the API has, or edit one (If-Match its version: a concurrent change answers 412). */
+export function LinkForm({ session, code, domain }: { session: Session; code?: string; domain?: string | null }) {
   const [link, setLink] = useState<Link | null>(null);
   const [domains, setDomains] = useState<string[]>([]);
+  const [knownTags, setKnownTags] = useState<string[]>([]);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
   const editing = code !== undefined;
 
   useEffect(() => {
-    domainNames().then(setDomains);
+    linkDomains(session.settings).then(setDomains);
+    tagNames().then(setKnownTags);
     if (editing)
       api.GET('/api/v1/links/{code}', { params: { path: { code }, query: domain ? { domain } : {} } }).then(({ data, error, response }) => {
         if (data) setLink(data);
@@ -78,10 +85,16 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
     const text = (k: string) => String(f.get(k) ?? '').trim();
     const utmEntries = UTM.map((k) => [k, text(`utm.${k}`)] as const).filter(([, v]) => v);
     const utm = utmEntries.length ? Object.fromEntries(utmEntries) : null;
-    const tags = text('tags')
-      .split(',')
-      .map((t) => t.trim())
-      .filter(Boolean);
+    // The chosen tags, and what is still typed in the tag field (comma-separated).
+    const tags = [
+      ...new Set(
+        f
+          .getAll('tags')
+          .flatMap((t) => String(t).split(','))
+          .map((t) => t.trim())
+          .filter(Boolean),
+      ),
+    ];
     const expires = text('expiresAt');
     const maxClicks = text('maxClicks');
     const devices = Object.fromEntries((['ios', 'android', 'desktop'] as const).map((d) => [d, text(`device.${d}`)]).filter(([, v]) => v));
@@ -90,6 +103,10 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
     const variants = variantsOf(String(f.get('variants') ?? ''));
     const redirectType = Number(text('redirectType') || 302) as 301 | 302;
     const perIp = text('clicksPerIpPerMinute');
+    const apps = Object.fromEntries((['ios', 'android'] as const).map((d) => [d, text(`app.${d}`)]).filter(([, v]) => v));
+    const appTargets = Object.keys(apps).length ? apps : null;
+    const crawlable = f.get('crawlable') === 'on';
+    const remember = text('passwordRememberHours');
     const social = text('social.title')
       ? { title: text('social.title'), description: text('social.description') || null, image: text('social.image') || null }
       : null;
@@ -113,6 +130,9 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
         ...(deviceTargets ? { deviceTargets } : {}),
         ...(geoTargets ? { geoTargets } : {}),
         ...(variants ? { variants } : {}),
+        ...(appTargets ? { appTargets } : {}),
+        ...(crawlable ? { crawlable } : {}),
+        ...(remember ? { passwordRememberHours: Number(remember) } : {}),
       };
       answer = await api.POST('/api/v1/links', { body });
     } else {
@@ -131,6 +151,9 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
         deviceTargets,
         geoTargets,
         variants,
+        appTargets,
+        crawlable,
+        passwordRememberHours: remember ? Number(remember) : null,
       };
       answer = await api.PATCH('/api/v1/links/{code}', {
         params: { path: { code }, query: { domain: link!.domain }, header: { 'if-match': `"${link!.version}"` } },
@@ -165,18 +188,14 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
             <Field label="Alias (optional)" name="alias" error={err('alias')} hint="Instead of a generated code" input={{ autocomplete: 'off' }} />
             <Field id="f-link-domain" label="Domain" name="domain" error={err('domain')}>
               <select id="f-link-domain" name="domain">
-                <option value="">Default</option>
-                {domains.map((d) => (
-                  <option key={d} value={d}>
-                    {d}
-                  </option>
-                ))}
+                {!session.settings.defaultDomain && <option value="">Default</option>}
+                <DomainOptions domains={domains} defaultDomain={session.settings.defaultDomain} defaultAsEmpty />
               </select>
             </Field>
           </div>
         )}
         <Field label="Title" name="title" error={err('title')} input={{ defaultValue: link?.title ?? '' }} />
-        <Field label="Tags" name="tags" error={err('tags')} hint="Comma-separated" input={{ defaultValue: link?.tags.join(', ') ?? '' }} />
+        <TagPicker initial={link?.tags ?? []} known={knownTags} error={err('tags')} />
         <div class="row">
           <Field
             label="Expires"
@@ -203,6 +222,13 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
             <input type="checkbox" name="removePassword" /> Remove the password
           </label>
         )}
+        <Field
+          label="Remember the password for (hours)"
+          name="passwordRememberHours"
+          error={err('passwordRememberHours')}
+          hint="How long a visitor who typed it is let through without the form; 0: ask every visit; empty: 12 hours"
+          input={{ type: 'number', min: 0, inputMode: 'numeric', defaultValue: link?.passwordRememberHours ?? '' }}
+        />
         <label class="check">
           <input type="checkbox" name="forwardQuery" defaultChecked={link ? link.forwardQuery : true} /> Forward the visitor’s query string to the target
         </label>
@@ -224,15 +250,24 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
         </fieldset>
         <details
           class="more"
-          open={Boolean(link && (link.deviceTargets || link.geoTargets || link.variants || link.clicksPerIpPerMinute || link.redirectType === 301))}
+          open={Boolean(
+            link &&
+            (link.deviceTargets ||
+              link.geoTargets ||
+              link.variants ||
+              link.appTargets ||
+              link.crawlable ||
+              link.clicksPerIpPerMinute ||
+              link.redirectType === 301),
+          )}
         >
-          <summary>More options: redirect type, visitor limit, device and country targets, A/B variants</summary>
+          <summary>More options: redirect type, visitor limit, device, country and app targets, A/B variants, crawlers</summary>
           <div class="row">
             <Field id="f-redirect-type" label="Redirect type" name="redirectType" error={err('redirectType')}>
-              <select id="f-redirect-type" name="redirectType" defaultValue={String(link?.redirectType ?? 302)}>
+              <Select id="f-redirect-type" name="redirectType" initial={String(link?.redirectType ?? 302)}>
                 <option value="302">302 (every click counted)</option>
                 <option value="301">301 (browsers cache it)</option>
-              </select>
+              </Select>
             </Field>
             <Field
               label="Visitor limit (redirects per address and minute)"
@@ -273,6 +308,28 @@ export function LinkForm({ code, domain }: { session: Session; code?: string; do
           >
             <textarea id="f-variants" name="variants" rows={3} defaultValue={variantsText(link?.variants)} />
           </Field>
+          <fieldset>
+            <legend>App targets</legend>
+            <p class="hint">
+              The app to open on a phone: a URL scheme (myapp://item/42) gets a page offering the app, a universal or app link (https) a redirect; the target is
+              the fallback.
+            </p>
+            {err('appTargets') && <p class="error">{err('appTargets')}</p>}
+            <div class="row wrap">
+              {(['ios', 'android'] as const).map((d) => (
+                <Field
+                  key={d}
+                  label={`${d === 'ios' ? 'iOS' : 'Android'} app`}
+                  name={`app.${d}`}
+                  input={{ defaultValue: link?.appTargets?.[d] ?? '', autocomplete: 'off' }}
+                />
+              ))}
+            </div>
+          </fieldset>
+          <label class="check">
+            <input type="checkbox" name="crawlable" defaultChecked={link?.crawlable ?? false} /> Let crawlers fetch this link although its domain’s robots.txt
+            keeps them out
+          </label>
         </details>
         <div class="actions">
           <button type="submit" disabled={busy} id="save-link">

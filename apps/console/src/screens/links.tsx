@@ -1,14 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Link, type Problem, problemOf } from '../api/client';
 import type { Session } from '../session';
-import { bulkDelete, bulkEdit, type BulkResult, copy, domainNames } from '../links-api';
-import { Field, go, Notice, ProblemNote, when } from '../ui';
+import { bulkDelete, bulkEdit, type BulkResult, clickCounts, copy, linkDomains } from '../links-api';
+import { Field, go, Notice, ProblemNote, ScrollRegion, Select, when } from '../ui';
+import { DomainOptions } from './domain-options';
 
 const STATUSES = ['active', 'disabled', 'expired'] as const;
 type Status = (typeof STATUSES)[number];
 const key = (l: Pick<Link, 'code' | 'domain'>) => `${l.domain}/${l.code}`;
 
-/** The tenant's links, newest first: search, tag, status and domain filters (in the URL), cursor paging, bulk delete with a result per link. */
+/** Whether the screen is a phone's (the layout's breakpoint): the filters beyond search start folded there. */
+const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 700px)').matches;
+
+/** The tenant's links, newest first, with their clicks: search, tag, status and domain filters (in the URL), cursor paging, bulk changes with a result per link. */
 export function Links({ session, query }: { session: Session; query: URLSearchParams }) {
   const filters = {
     q: query.get('q') ?? '',
@@ -27,7 +31,9 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
   const [copied, setCopied] = useState<string | null>(null);
   const [exporting, setExporting] = useState<string | null>(null);
   const [exportProblem, setExportProblem] = useState<Problem | null>(null);
+  const [clicks, setClicks] = useState<Map<string, number> | null>(null);
   const canWrite = session.can('links:write');
+  const showClicks = session.can('analytics:read');
 
   const page = async (cursor: string | null) => {
     setLoading(true);
@@ -48,14 +54,16 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
     setProblem(null);
     setLinks((before) => (cursor ? [...before, ...data.links] : data.links));
     setNext(data.nextCursor);
+    if (showClicks) clickCounts(data.links).then((counts) => setClicks((before) => (cursor && before && counts ? new Map([...before, ...counts]) : counts)));
   };
   useEffect(() => {
     setSelected(new Set());
     page(null);
   }, [filters.q, filters.tag, filters.status, filters.domain]);
   useEffect(() => {
-    domainNames().then(setDomains);
-  }, []);
+    linkDomains(session.settings).then(setDomains);
+  }, [session.settings]);
+  const more = Boolean(filters.tag || filters.status || filters.domain);
 
   const applyFilters = (e: Event) => {
     e.preventDefault();
@@ -138,27 +146,29 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
       </div>
       <form key={`${query}|${domains.length}`} class="filters" role="search" aria-label="Filter links" onSubmit={applyFilters}>
         <Field label="Search" name="q" input={{ type: 'search', defaultValue: filters.q, placeholder: 'code, title or target' }} />
-        <Field label="Tag" name="tag" input={{ defaultValue: filters.tag }} />
-        <Field id="f-status" label="Status" name="status">
-          <select id="f-status" name="status" defaultValue={filters.status}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id="f-domain" label="Domain" name="domain">
-          <select id="f-domain" name="domain" defaultValue={filters.domain}>
-            <option value="">Any</option>
-            {domains.map((d) => (
-              <option key={d} value={d}>
-                {d}
-              </option>
-            ))}
-          </select>
-        </Field>
+        {/* On a phone the other filters start folded (open when one is set), so that the links are on the first screen. */}
+        <details class="more-filters" open={more || !narrow()}>
+          <summary>Tag, status, domain</summary>
+          <div class="filters-more">
+            <Field label="Tag" name="tag" input={{ defaultValue: filters.tag }} />
+            <Field id="f-status" label="Status" name="status">
+              <Select id="f-status" name="status" initial={filters.status}>
+                <option value="">Any</option>
+                {STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+            <Field id="f-domain" label="Domain" name="domain">
+              <Select id="f-domain" name="domain" initial={filters.domain}>
+                <option value="">Any</option>
+                <DomainOptions domains={domains} defaultDomain={session.settings.defaultDomain} />
+              </Select>
+            </Field>
+          </div>
+        </details>
         <button type="submit" id="apply-filters">
           Filter
         </button>
@@ -179,17 +189,22 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
       <ProblemNote problem={problem} id="links-error" />
       {copied && <Notice>Copied {copied}</Notice>}
       {canWrite && (
+        // The bulk actions once links are selected: until then they would only take room (a phone's first screen).
         <div class="bulk" aria-live="polite">
-          <span id="selected-count">{selected.size} selected</span>
-          <button type="button" class="secondary" id="bulk-disable" disabled={!selected.size} onClick={() => setStatusSelected('disabled')}>
-            Disable selected
-          </button>
-          <button type="button" class="secondary" id="bulk-enable" disabled={!selected.size} onClick={() => setStatusSelected('active')}>
-            Enable selected
-          </button>
-          <button type="button" class="danger" id="bulk-delete" disabled={!selected.size} onClick={deleteSelected}>
-            Delete selected
-          </button>
+          {selected.size > 0 && (
+            <>
+              <span id="selected-count">{selected.size} selected</span>
+              <button type="button" class="secondary" id="bulk-disable" onClick={() => setStatusSelected('disabled')}>
+                Disable
+              </button>
+              <button type="button" class="secondary" id="bulk-enable" onClick={() => setStatusSelected('active')}>
+                Enable
+              </button>
+              <button type="button" class="danger" id="bulk-delete" onClick={deleteSelected}>
+                Delete
+              </button>
+            </>
+          )}
           <ProblemNote problem={bulkProblem} />
         </div>
       )}
@@ -216,8 +231,8 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
           </button>
         </div>
       )}
-      <div class="table-wrap">
-        <table id="links" aria-busy={loading ? 'true' : 'false'}>
+      <ScrollRegion label="Links">
+        <table id="links" class="stack" aria-busy={loading ? 'true' : 'false'}>
           <caption class="sr-only">Links, newest first</caption>
           <thead>
             <tr>
@@ -236,6 +251,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
               <th scope="col" class="wide-only">
                 Tags
               </th>
+              {showClicks && <th scope="col">Clicks</th>}
               <th scope="col">Status</th>
               <th scope="col" class="wide-only">
                 Created
@@ -249,17 +265,21 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
             {links.map((l) => (
               <tr key={key(l)} data-code={l.code}>
                 {canWrite && (
-                  <td>
+                  <td class="select">
                     <input type="checkbox" aria-label={`Select ${l.code}`} checked={selected.has(key(l))} onChange={() => toggle(l)} />
                   </td>
                 )}
-                <td>
+                <td class="short">
                   <a href={`#/links/${encodeURIComponent(l.code)}?domain=${encodeURIComponent(l.domain)}`} class="code">
                     {l.domain}/{l.code}
                   </a>
                   {l.title && <div class="sub">{l.title}</div>}
                 </td>
-                <td class="target">{l.url}</td>
+                <td class="target">
+                  <span class="one-line" title={l.url}>
+                    {l.url}
+                  </span>
+                </td>
                 <td class="wide-only">
                   {l.tags.map((t) => (
                     <a key={t} class="tag" href={`#/links?tag=${encodeURIComponent(t)}`}>
@@ -267,11 +287,17 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
                     </a>
                   ))}
                 </td>
-                <td>
+                {showClicks && (
+                  <td class="clicks" data-clicks={clicks?.get(key(l))}>
+                    <span class="phone-only">Clicks: </span>
+                    {clicks ? (clicks.get(key(l)) ?? 0).toLocaleString('en-US') : '—'}
+                  </td>
+                )}
+                <td class="state">
                   <span class={`status ${l.status}`}>{l.status}</span>
                 </td>
                 <td class="wide-only">{when(l.createdAt)}</td>
-                <td>
+                <td class="act">
                   <button type="button" class="secondary small" onClick={() => copyShort(l)} aria-label={`Copy ${l.shortUrl}`}>
                     Copy
                   </button>
@@ -280,7 +306,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       {!loading && !links.length && !problem && <p id="no-links">No links match.</p>}
       {next && (
         <button type="button" class="secondary" id="more" disabled={loading} onClick={() => page(next)}>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldError, type Problem, problemOf, type Role, type Schemas } from '../api/client';
 import type { Session } from '../session';
-import { Field, Notice, ProblemNote, when } from '../ui';
+import { Field, Notice, ProblemNote, ScrollRegion, Select, when } from '../ui';
 
 const ROLES: readonly Role[] = ['owner', 'admin', 'editor', 'viewer'];
 
@@ -56,13 +56,13 @@ export function Members({ session }: { session: Session }) {
         <div class="row">
           <Field label="Email" name="email" error={emailError} input={{ type: 'email', required: true, autocomplete: 'off' }} />
           <Field id="f-invite-role" label="Role" name="role" error={fieldError(inviteProblem, 'role')}>
-            <select id="f-invite-role" name="role" defaultValue="viewer">
+            <Select id="f-invite-role" name="role" initial="viewer">
               {ROLES.map((r) => (
                 <option key={r} value={r}>
                   {r}
                 </option>
               ))}
-            </select>
+            </Select>
           </Field>
         </div>
         <button type="submit" id="invite">
@@ -84,8 +84,8 @@ export function Members({ session }: { session: Session }) {
         </div>
       )}
       <ProblemNote problem={problem} />
-      <div class="table-wrap">
-        <table id="members">
+      <ScrollRegion label="Members">
+        <table id="members" class="stack">
           <caption class="sr-only">Members</caption>
           <thead>
             <tr>
@@ -103,7 +103,7 @@ export function Members({ session }: { session: Session }) {
           <tbody>
             {members.map((m) => (
               <tr key={m.id} data-email={m.email}>
-                <td>
+                <td class="short">
                   {m.email}
                   {rowProblem?.id === m.id && <ProblemNote problem={rowProblem.problem} />}
                   {rowNotice?.id === m.id && <Notice>{rowNotice.text}</Notice>}
@@ -117,13 +117,13 @@ export function Members({ session }: { session: Session }) {
                       changeRole(m, String(new FormData(e.currentTarget).get('role')));
                     }}
                   >
-                    <select key={m.role} name="role" aria-label={`Role of ${m.email}`} defaultValue={m.role} disabled={m.id === session.me.member?.id}>
+                    <Select key={m.role} name="role" aria-label={`Role of ${m.email}`} initial={m.role} disabled={m.id === session.me.member?.id}>
                       {ROLES.map((r) => (
                         <option key={r} value={r}>
                           {r}
                         </option>
                       ))}
-                    </select>
+                    </Select>
                     {m.id !== session.me.member?.id && (
                       <button type="submit" class="secondary small" aria-label={`Change the role of ${m.email}`}>
                         Change
@@ -131,9 +131,9 @@ export function Members({ session }: { session: Session }) {
                     )}
                   </form>
                 </td>
-                <td>{m.status}</td>
+                <td data-label="Status">{m.status}</td>
                 <td class="wide-only">{when(m.createdAt)}</td>
-                <td>
+                <td class="act">
                   {m.id !== session.me.member?.id && (
                     <button type="button" class="danger small" onClick={() => remove(m)} aria-label={`Remove ${m.email}`}>
                       Remove
@@ -144,7 +144,7 @@ export function Members({ session }: { session: Session }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </section>
   );
 }

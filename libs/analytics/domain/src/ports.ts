@@ -208,7 +208,8 @@ export interface ClickAggregateStore {
   /** The clicks of all the tenant's links (or those of one domain) together: series and totals as `series` gives them for one link. */
   tenantSeries(tenantId: string, domain: string | null, range: RangeQuery): Promise<SeriesResult>;
   breakdown(scope: LinkScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]>;
-  topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number): Promise<TopLinkRow[]>;
+  /** The tenant's most clicked links (of one domain, or among `among` only: a page of links with their counts), at most `limit`. */
+  topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number, among?: readonly Omit<LinkScope, 'tenantId'>[]): Promise<TopLinkRow[]>;
   orphans(query: OrphanQuery): Promise<OrphanResult>;
   /** Raw visits of a tenant, newest first: at most `limit` rows. */
   visits(query: VisitQuery): Promise<VisitRow[]>;

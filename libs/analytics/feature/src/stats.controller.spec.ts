@@ -81,6 +81,18 @@ describe('StatsController on the embedded store', () => {
     ).toBe('other.example');
   });
 
+  it('counts the clicks of the links it is given (a page of a list); a bad list is VALIDATION_FAILED', async () => {
+    const range = { from: String(T), to: String(T + 3600) };
+    expect(await controller.topLinks(req, { ...range, links: 'sho.rt/abc1234,sho.rt/never' }, reply)).toMatchObject({
+      links: [{ domain: 'sho.rt', code: 'abc1234', clicks: 3, visitors: 2 }],
+    });
+    expect(await controller.topLinks(req, { ...range, links: 'go.t1.test/abc1234' }, reply)).toMatchObject({ links: [] });
+    await expect(controller.topLinks(req, { ...range, links: 'not a link' }, reply)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(controller.topLinks(req, { ...range, links: Array(101).fill('sho.rt/a').join(',') }, reply)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+  });
+
   it('gives breakdowns with null for "none", shares, and CSV safe for spreadsheets', async () => {
     const res = await controller.breakdown(req, 'abc1234', 'referers', { from: String(T), to: String(T + 3600) }, reply);
     expect(res).toMatchObject({

@@ -39,6 +39,15 @@ const format = z.enum(['json', 'csv']).meta({ description: 'csv: the same rows a
 const limit = z.coerce.number().int().min(1).max(1000);
 const code = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 of A-Za-z0-9_-');
 const range = { from: instant.optional(), to: instant.optional() };
+/** At most this many links in `links` (a page of a list). */
+const MAX_AMONG = 100;
+const among = z
+  .string()
+  .max(MAX_AMONG * 320)
+  .meta({
+    description: `Only these links: up to ${MAX_AMONG} \`domain/code\`, comma-separated (a page of a list with its counts; a link without clicks is absent)`,
+    example: 'sho.rt/abc1234,go.acme.example/spring',
+  });
 
 const totals = z.object({ clicks: z.number().int(), visitors: z.number().int().meta({ description: 'Unique visitors over the whole range (HLL union)' }) });
 const point = z.object({ time: z.string(), clicks: z.number().int(), visitors: z.number().int(), botClicks: z.number().int() });
@@ -217,6 +226,7 @@ export class StatsController {
       granularity: granularity.optional(),
       limit: limit.optional(),
       domain: domain.optional(),
+      links: among.optional(),
       bots: bots.optional(),
       format: format.optional(),
     }),
@@ -224,11 +234,12 @@ export class StatsController {
   })
   async topLinks(
     @Req() req: AuthenticatedRequest,
-    @Query() q: RangeParams & { domain?: string; limit?: number },
+    @Query() q: RangeParams & { domain?: string; limit?: number; links?: string },
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const r = this.range(q, 'exclude');
-    const links = await this.store.topLinks(req.principal!.tenantId, q.domain === undefined ? null : q.domain.toLowerCase(), r, q.limit ?? 10);
+    const only = q.links === undefined ? undefined : amongOf(q.links);
+    const links = await this.store.topLinks(req.principal!.tenantId, q.domain === undefined ? null : q.domain.toLowerCase(), r, q.limit ?? 10, only);
     if (q.format === 'csv')
       return this.csv(
         reply,
@@ -421,4 +432,18 @@ function decodeCursor(cursor: string): VisitPosition {
     throw new DomainError(ErrorCode.INVALID_CURSOR, 'cursor must be the next of a previous page');
   }
   return { time: Number(m[1]), id: m[2] };
+}
+
+/** `domain/code,domain/code` as links (the domain is before the first "/": a code may have more); anything else is VALIDATION_FAILED. */
+function amongOf(text: string): Array<{ domain: string; code: string }> {
+  const items = text.split(',').filter(Boolean);
+  const links = items.map((item) => {
+    const slash = item.indexOf('/');
+    return { domain: item.slice(0, slash).toLowerCase(), code: item.slice(slash + 1) };
+  });
+  const host = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
+  const legacyCode = /^[A-Za-z0-9_-]{1,64}(\/[A-Za-z0-9_-]{1,64})*$/;
+  if (items.length > MAX_AMONG || links.some((l) => !host.test(l.domain) || l.code.length > 64 || !legacyCode.test(l.code)))
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, `links must be up to ${MAX_AMONG} domain/code, comma-separated`, { field: 'links' });
+  return links;
 }

@@ -237,11 +237,19 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     return rows.map((r) => ({ value: r.value, clicks: Number(r.n_clicks), visitors: Number(r.n_visitors) }));
   }
 
-  async topLinks(tenantId: string, domain: string | null, range: RangeQuery, limit: number): Promise<TopLinkRow[]> {
+  async topLinks(
+    tenantId: string,
+    domain: string | null,
+    range: RangeQuery,
+    limit: number,
+    among?: readonly Omit<LinkScope, 'tenantId'>[],
+  ): Promise<TopLinkRow[]> {
+    if (among?.length === 0) return [];
+    const onlyThese = among ? ` AND (domain, code) IN (${among.map((l) => `(${sqlString(l.domain)}, ${sqlString(l.code)})`).join(', ')})` : '';
     const rows = await this.read(() =>
       this.executor.queryJsonEachRow<{ domain: string; code: string; n_clicks: Int64; n_visitors: Int64 }>(
         `SELECT domain, code, sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors FROM ${this.db}.link_${granularity(range.granularity)}` +
-          ` WHERE tenant_id = ${sqlString(tenantOf(tenantId))}${domain === null ? '' : ` AND domain = ${sqlString(domain)}`} AND ${timeWhere(range)} AND ${botWhere(range)}` +
+          ` WHERE tenant_id = ${sqlString(tenantOf(tenantId))}${domain === null ? '' : ` AND domain = ${sqlString(domain)}`}${onlyThese} AND ${timeWhere(range)} AND ${botWhere(range)}` +
           ` GROUP BY domain, code ORDER BY n_clicks DESC, domain, code LIMIT ${sqlNumber(positive(limit))}`,
       ),
     );

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditContext } from '@shortlink/audit-domain';
 import type { ClickAggregateStore, Dimension } from '@shortlink/clicks-domain';
 import type { AppConfig } from '@shortlink/config';
-import { LINK_CHANGE_HOOKS, type Link, type LinkChangeHooks, type LinkEdit, LinkService, type ShortUrlIdentifier } from '@shortlink/links-domain';
+import { LINK_COMMANDS, type Link, type LinkCommands, type LinkEdit, LinkService, type ShortUrlIdentifier } from '@shortlink/links-domain';
 import { APP_CONFIG, CompatAccess } from '@shortlink/nest-platform';
 import type { Principal, Scope } from '@shortlink/tenants-domain';
 import { type BitlyError, bitlyErrorOf, invalidArg, notFound } from './bitly-errors';
@@ -37,7 +37,7 @@ export class BitlyController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LinkService) private readonly links: LinkService,
-    @Inject(LINK_CHANGE_HOOKS) private readonly hooks: LinkChangeHooks<AuditContext>,
+    @Inject(LINK_COMMANDS) private readonly commands: LinkCommands<AuditContext>,
     @Inject(CompatAccess) private readonly access: CompatAccess,
     @Inject(BITLY_CLICKS) private readonly clicks: ClickAggregateStore | null,
   ) {}
@@ -52,8 +52,7 @@ export class BitlyController {
       // Bitly answers a long URL the account shortened before with that bitlink (200), a new one with 201.
       const existing = await this.findByUrl(principal.tenantId, longUrl.trim(), domain);
       if (existing) return { status: 200, body: this.shortened(existing) };
-      const link = await this.links.create({ tenantId: principal.tenantId, url: longUrl.trim(), domain });
-      await this.hooks.created(audit, link);
+      const link = await this.commands.create(audit, { tenantId: principal.tenantId, url: longUrl.trim(), domain });
       return { status: 201, body: this.shortened(link) };
     });
   }
@@ -88,8 +87,7 @@ export class BitlyController {
     return this.answer(req, reply, 'links:write', async (principal, audit) => {
       const edit = editOf(body ?? {});
       const id = this.idFromPath(domain, hash);
-      const change = await this.links.updateWithPrevious(principal.tenantId, id, edit, null);
-      await this.hooks.edited(audit, change);
+      const change = await this.commands.edit(audit, principal.tenantId, id, edit, null);
       return { status: 200, body: this.bitlink(change.after) };
     });
   }

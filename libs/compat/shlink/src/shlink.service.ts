@@ -5,7 +5,7 @@ import { ClickAggregateStore, RangeQuery, VisitRow } from '@shortlink/clicks-dom
 import type { AppConfig } from '@shortlink/config';
 import type { HealthProbe } from '@shortlink/core';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { Link, LINK_CHANGE_HOOKS, LinkChangeHooks, LinkService } from '@shortlink/links-domain';
+import { Link, LINK_COMMANDS, LinkCommands, LinkService } from '@shortlink/links-domain';
 import { APP_CONFIG, APP_LOGGER, HEALTH_PROBES, PinoNestLogger, Principal } from '@shortlink/nest-platform';
 import { DomainSettingsService, TenantService } from '@shortlink/tenants-domain';
 import {
@@ -52,7 +52,7 @@ export class ShlinkService {
 
   constructor(
     @Inject(LinkService) private readonly links: LinkService,
-    @Inject(LINK_CHANGE_HOOKS) private readonly hooks: LinkChangeHooks<AuditContext>,
+    @Inject(LINK_COMMANDS) private readonly commands: LinkCommands<AuditContext>,
     @Inject(DomainSettingsService) private readonly domains: DomainSettingsService,
     @Inject(TenantService) private readonly tenants: TenantService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -96,8 +96,7 @@ export class ShlinkService {
         : (await this.allLinks(principal.tenantId, { q: body.longUrl, domain })).find((l) => matchesCreation(l, body, domain));
       if (found && matchesCreation(found, body, domain)) return this.view(principal.tenantId, found);
     }
-    const link = await this.links.create(input);
-    await this.hooks.created(audit, link);
+    const link = await this.commands.create(audit, input);
     return shortUrlOf(link, this.ctx);
   }
 
@@ -108,15 +107,13 @@ export class ShlinkService {
   async edit(principal: Principal, audit: AuditContext, code: string, domain: string | undefined, body: Edit) {
     const id = { domain: this.domainOf(domain), code };
     const current = await this.links.get(principal.tenantId, id);
-    const change = await this.links.updateWithPrevious(principal.tenantId, id, editOf(body, current), null);
-    await this.hooks.edited(audit, change);
+    const change = await this.commands.edit(audit, principal.tenantId, id, editOf(body, current), null);
     return this.view(principal.tenantId, change.after);
   }
 
   async remove(principal: Principal, audit: AuditContext, code: string, domain: string | undefined): Promise<void> {
     const id = { domain: this.domainOf(domain), code };
-    await this.links.remove(principal.tenantId, id, null);
-    await this.hooks.deleted(audit, principal.tenantId, id);
+    await this.commands.remove(audit, principal.tenantId, id, null);
   }
 
   private async view(tenantId: string, link: Link) {
@@ -175,8 +172,7 @@ export class ShlinkService {
   }
 
   private async retag(principal: Principal, audit: AuditContext, link: Link, tags: readonly string[]): Promise<void> {
-    const change = await this.links.updateWithPrevious(principal.tenantId, { domain: link.domain, code: link.code }, { tags: [...new Set(tags)] }, null);
-    await this.hooks.edited(audit, change);
+    await this.commands.edit(audit, principal.tenantId, { domain: link.domain, code: link.code }, { tags: [...new Set(tags)] }, null);
   }
 
   private tagsOf(links: readonly Link[]): Map<string, Link[]> {

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditContext } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { LINK_CHANGE_HOOKS, type Link, type LinkChangeHooks, LinkService, type ShortUrlIdentifier } from '@shortlink/links-domain';
+import { LINK_COMMANDS, type Link, type LinkCommands, LinkService, type ShortUrlIdentifier } from '@shortlink/links-domain';
 import { AcceptsFormBody, APP_CONFIG, CompatAccess, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import type { Principal, Scope } from '@shortlink/tenants-domain';
 import { KeyDirectory } from './key-directory';
@@ -54,7 +54,7 @@ export class YourlsController {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LinkService) private readonly links: LinkService,
-    @Inject(LINK_CHANGE_HOOKS) private readonly hooks: LinkChangeHooks<AuditContext>,
+    @Inject(LINK_COMMANDS) private readonly commands: LinkCommands<AuditContext>,
     @Inject(CompatAccess) private readonly access: CompatAccess,
     @Inject(YOURLS_KEYS) private readonly keys: KeyDirectory,
     @Inject(YOURLS_SIGNATURES) private readonly signatures: YourlsSignatures,
@@ -188,7 +188,7 @@ export class YourlsController {
     }
     let link: Link;
     try {
-      link = await this.links.create({ tenantId: principal.tenantId, url, alias: keyword, title: params.title?.trim() || undefined });
+      link = await this.commands.create(audit, { tenantId: principal.tenantId, url, alias: keyword, title: params.title?.trim() || undefined });
     } catch (error) {
       if (error instanceof DomainError) {
         if (error.code === ErrorCode.ALIAS_TAKEN || error.code === ErrorCode.ALIAS_RETIRED || error.code === ErrorCode.ALIAS_RESERVED)
@@ -210,7 +210,6 @@ export class YourlsController {
       }
       throw error;
     }
-    await this.hooks.created(audit, link);
     const shorturl = this.shortUrl(link);
     return {
       httpStatus: 200,

@@ -3,7 +3,7 @@ import type { AppConfig } from '@shortlink/config';
 import type { AuditContext } from '@shortlink/audit-domain';
 import { AUDIT_PORTS, AuditModule, LinkAudit } from '@shortlink/audit-feature';
 import { ConsoleModule } from '@shortlink/console-feature';
-import { everyHook, LINK_CHANGE_HOOKS, LinkChangeHooks } from '@shortlink/links-domain';
+import { everyHook, LINK_CHANGE_HOOKS, LINK_COMMANDS, LinkChangeHooks, LinkCommands, LinkService } from '@shortlink/links-domain';
 import { LINKS_PORTS, LinksModule } from '@shortlink/links-feature';
 import { API_ACCESS_MODULE_PORTS, ApiAccessModule } from '@shortlink/nest-platform';
 import { PEOPLE_PORTS, PeopleModule } from '@shortlink/people-feature';
@@ -68,6 +68,13 @@ const LINK_CHANGE_HOOKS_PROVIDER: Provider = {
   useFactory: (audit: LinkAudit, webhooks: LinkWebhookEvents): LinkChangeHooks<AuditContext> => everyHook<AuditContext>(audit, webhooks),
 };
 
+/** The link changes of every API, each followed by its events (docs/design.md, "Link events"). */
+const LINK_COMMANDS_PROVIDER: Provider = {
+  provide: LINK_COMMANDS,
+  inject: [LinkService, LINK_CHANGE_HOOKS],
+  useFactory: (links: LinkService, hooks: LinkChangeHooks<AuditContext>) => new LinkCommands(links, hooks),
+};
+
 /** Who is told of a domain's verification and of its loss: the webhooks (docs/design.md, "Custom domains and TLS"). */
 const DOMAIN_OWNERSHIP_EVENTS_PROVIDER: Provider = { provide: DOMAIN_OWNERSHIP_EVENTS, useExisting: DomainWebhookEvents };
 
@@ -96,8 +103,8 @@ export class GenerationAppModule {
           module: ContextsModule,
           global: true,
           imports: contexts,
-          providers: [LINK_CHANGE_HOOKS_PROVIDER, DOMAIN_OWNERSHIP_EVENTS_PROVIDER],
-          exports: [...contexts, LINK_CHANGE_HOOKS, DOMAIN_OWNERSHIP_EVENTS],
+          providers: [LINK_CHANGE_HOOKS_PROVIDER, LINK_COMMANDS_PROVIDER, DOMAIN_OWNERSHIP_EVENTS_PROVIDER],
+          exports: [...contexts, LINK_COMMANDS, DOMAIN_OWNERSHIP_EVENTS],
         },
         ConsoleModule,
         ...(options.extensions ?? []).map(extensionModule),

@@ -54,7 +54,9 @@ export class ConsoleController {
 
   /**
    * What the console needs to know of the installation: where the analytics dashboard is (it takes
-   * the same session: the cookie of a host goes to each of its ports).
+   * the same session: the cookie of a host goes to each of its ports), and the service's domains
+   * every tenant's links may be on (the default one first), which the domains API lists for
+   * operators only.
    */
   @Get('settings.json')
   settings(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
@@ -62,7 +64,12 @@ export class ConsoleController {
     reply
       .header('cache-control', 'no-cache')
       .header('x-content-type-options', 'nosniff')
-      .send({ analyticsUrl, dashboardUrl: `${analyticsUrl}/dashboard` });
+      .send({
+        analyticsUrl,
+        dashboardUrl: `${analyticsUrl}/dashboard`,
+        defaultDomain: this.config.links.defaultDomain,
+        sharedDomains: this.config.links.domains.filter((d) => d !== this.config.links.defaultDomain),
+      });
   }
 
   @Get('assets/:file')

@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { SequenceCodeStrategy } from '@shortlink/link-codes';
-import { ChangePropagation, IdBlock, Link, LinkCreation, LinkService, SegmentIdAllocator } from '@shortlink/links-domain';
-import { InMemoryLinkRepository, plainPasswords, RecordingChangeFeed, RecordingLinkCache } from '@shortlink/links-domain/testing';
+import { IdBlock, Link, LinkCreation, LinkService, SegmentIdAllocator } from '@shortlink/links-domain';
+import { InMemoryLinkRepository, plainPasswords, RecordingChangeFeed, RecordingLinkCache, relayOver } from '@shortlink/links-domain/testing';
 import { UrlPolicy } from '@shortlink/url-policy';
 import { InMemoryBatchRecords } from './testing/in-memory-batch-records';
 import { BatchCreator } from './batch-creator';
@@ -36,8 +36,7 @@ describe('BatchCreator', () => {
         links: repo,
         ids: new SegmentIdAllocator(ids, 'links', 10),
         codes,
-        cache,
-        changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        events: relayOver(repo, cache, new RecordingChangeFeed()),
         passwords: plainPasswords,
         urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
         clock: { now: () => clock.t },
@@ -46,7 +45,7 @@ describe('BatchCreator', () => {
     );
     const creator = (recordStore: BatchRecordStore = records) =>
       new BatchCreator(
-        { links, repository: repo, sequences: ids, codes, cache, records: recordStore, clock: { now: () => clock.t } },
+        { links, repository: repo, sequences: ids, codes, records: recordStore, clock: { now: () => clock.t } },
         { chunkRows: options.chunkRows ?? 10, insertRows: options.insertRows ?? 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links' },
       );
     const stored = () => [...repo.links.values()];
@@ -101,9 +100,9 @@ describe('BatchCreator', () => {
     const lines = await run([...urls(24), { url: 'https://example.com/x', alias: 'taken-twice' }, { url: 'https://example.com/y', alias: 'taken-twice' }]);
     expect(lines.filter((l) => l.includes(' 201 '))).toHaveLength(25);
     expect(told.mock.calls.map(([links]) => links.length)).toEqual([10, 10, 5]); // chunks of 10
-    expect(told.mock.calls.flatMap(([links]) => links.map((l) => l.id)).sort()).toEqual(
+    expect(told.mock.calls.flatMap(([links]) => links.map((l) => l.code)).sort()).toEqual(
       stored()
-        .map((l) => l.id)
+        .map((l) => l.code)
         .sort(),
     );
   });

@@ -1,7 +1,6 @@
 import { Clock, systemClock } from '@shortlink/core';
 import { CodeStrategy } from '@shortlink/link-codes';
-import { LinkService } from '@shortlink/links-domain';
-import { LinkCacheWriter, LinkRepository, SequenceStore } from '@shortlink/links-domain';
+import { LinkRepository, LinkService, SequenceStore } from '@shortlink/links-domain';
 import { BatchAnswers } from './batch-answers';
 import { BatchLeases } from './batch-lease';
 import { BatchRequest, BatchRun, RowSource } from './batch-run';
@@ -28,8 +27,6 @@ export interface BatchCreatorParts {
   readonly repository: LinkRepository;
   readonly sequences: SequenceStore;
   readonly codes: CodeStrategy;
-  /** Told of the links each chunk created (null entries dropped, the Bloom filter marked). */
-  readonly cache: LinkCacheWriter;
   readonly records: BatchRecordStore;
   readonly clock?: Clock;
 }

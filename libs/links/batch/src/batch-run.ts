@@ -101,9 +101,17 @@ export class BatchRun {
 
   /** A chunk's answer lines (each ending in a newline), and whether they are on record. */
   private async answer(chunk: PreparedChunk): Promise<{ text: string; final: boolean }> {
-    if (chunk.replay !== undefined) return { text: chunk.replay, final: true };
+    if (chunk.replay !== undefined) return { text: markReplayed(chunk.replay), final: true };
     await this.parts.writer.write(chunk);
     const text = chunk.outcomes.map((o) => this.parts.request.render(o!) + '\n').join('');
     return { text, final: await this.parts.answers.keep(this.parts.lease, chunk, text) };
   }
+}
+
+/**
+ * The lines an earlier attempt answered, each marked `"replayed":true`: nothing was created by this
+ * request, and a client says "already imported" rather than "created" (docs/design.md, "Batch creation").
+ */
+export function markReplayed(text: string): string {
+  return text.replace(/^\{/gm, '{"replayed":true,');
 }

@@ -1,8 +1,6 @@
 import { Clock, DomainError, ErrorCode } from '@shortlink/core';
 import { CodeStrategy } from '@shortlink/link-codes';
-import { identifierOf, Link, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { LinkService } from '@shortlink/links-domain';
-import { DuplicateLinkError, LinkCacheWriter, LinkRepository } from '@shortlink/links-domain';
+import { DuplicateLinkError, identifierOf, Link, LinkRepository, LinkService, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { asDomainError, Candidate, linkOf, PreparedChunk } from './chunk';
 
 /** A row answered with the link it created (or found created), or with why not. */
@@ -13,8 +11,6 @@ export interface ChunkWriterParts {
   readonly links: LinkService;
   readonly repository: LinkRepository;
   readonly codes: CodeStrategy;
-  /** Told of the links each chunk created (null entries dropped, the Bloom filter marked). */
-  readonly cache: LinkCacheWriter;
   readonly clock: Clock;
 }
 
@@ -52,10 +48,7 @@ export class ChunkWriter {
     }
     // As after a single create: a scan may have cached "no such code" for these codes, and the
     // Bloom filter learns them (docs/design.md, "Batch creation").
-    if (created.length) {
-      await this.parts.cache.created(created);
-      await this.parts.links.announceCrawlable(created);
-    }
+    if (created.length) await this.parts.links.announceCreated(created);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { SequenceCodeStrategy } from '@shortlink/link-codes';
-import { ChangePropagation, IdBlock, LinkCreation, LinkService, SegmentIdAllocator } from '@shortlink/links-domain';
-import { InMemoryLinkRepository, plainPasswords, RecordingChangeFeed, RecordingLinkCache } from '@shortlink/links-domain/testing';
+import { IdBlock, LinkCreation, LinkService, SegmentIdAllocator } from '@shortlink/links-domain';
+import { InMemoryLinkRepository, plainPasswords, RecordingChangeFeed, RecordingLinkCache, relayOver } from '@shortlink/links-domain/testing';
 import { HostResolver, UrlPolicy } from '@shortlink/url-policy';
 import { BatchCreator } from './batch-creator';
 import { BulkLinks } from './bulk-links';
@@ -47,8 +47,7 @@ describe('the URL policy on every target of a link', () => {
         links: repo,
         ids: new SegmentIdAllocator(ids, 'links', 10),
         codes,
-        cache,
-        changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        events: relayOver(repo, cache, new RecordingChangeFeed()),
         passwords: plainPasswords,
         urls: policy,
         tenantDomains: { owns: async (tenant, domain) => tenant === 'acme' && domain === 'go.acme.test' },
@@ -57,7 +56,7 @@ describe('the URL policy on every target of a link', () => {
     );
     const bulk = new BulkLinks(service, { maxLinks: 100, concurrency: 4 });
     const batch = new BatchCreator(
-      { links: service, repository: repo, sequences: ids, codes, cache, records: new InMemoryBatchRecords() },
+      { links: service, repository: repo, sequences: ids, codes, records: new InMemoryBatchRecords() },
       { chunkRows: 10, insertRows: 4, leaseMs: 1000, retentionMs: DAY, sequence: 'links' },
     );
     const runBatch = async (tenantId: string, inputs: ReadonlyArray<Omit<LinkCreation, 'tenantId'>>) => {

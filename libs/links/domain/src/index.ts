@@ -2,7 +2,23 @@
 // the ports the sharding lib (LinkRepository) and the read path (LinkResolver, LinkCacheWriter) implement.
 export { ALIAS_PATTERN, isPlausibleCode, RESERVED_PATHS } from './alias';
 export { type CachedLink, toCachedLink } from './cached-link';
-export { ChangePropagation } from './change-propagation';
+export { CacheEventConsumer } from './events/cache-consumer';
+export {
+  createdEvent,
+  deletedEvent,
+  editedEvent,
+  eventKey,
+  LINK_EVENT_KINDS,
+  LINK_EVENT_OUTBOXES,
+  type LinkChangeEvent,
+  type LinkEventKind,
+  type LinkEventOutbox,
+  type LinkEventOutboxes,
+  type OutboxEvent,
+  type OutboxStamp,
+  UNCLAIMED,
+} from './events/link-events';
+export { type LinkEventConsumer, LinkEventRelay, type LinkEventRelayOptions, type RelayCounts } from './events/outbox-relay';
 export type { LinkCreation, PreparedLink } from './link-service';
 export { SegmentIdAllocator } from './segment-id-allocator';
 export {
@@ -17,11 +33,13 @@ export {
   type ShortUrlIdentifier,
   unknownLink,
 } from './link';
+export { LINK_COMMANDS, LinkCommands } from './link-commands';
 export { type BulkChangeSelection, everyHook, LINK_CHANGE_HOOKS, type LinkChangeHooks, type LinkCounts } from './link-change-hooks';
 export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
-export { EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate } from './link-service';
+export { type AfterCommit, EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate, MAX_TAGS_LISTED } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
+  CHANGE_HEARTBEAT_MS,
   CODE_SECRET,
   domainSettingsChange,
   DuplicateLinkError,
@@ -60,4 +78,3 @@ export {
   type VisitorWindowCount,
   type VisitorWindowStore,
 } from './redirect/visitor-limit';
-export { markUncertainWrite, uncertainWriteSettled } from './uncertain-write';

@@ -2,11 +2,11 @@ import { checkLegacyCode, isPlausibleCode, isReservedCode } from './alias';
 import { SegmentIdAllocator } from './segment-id-allocator';
 import { SequenceCodeStrategy } from '@shortlink/link-codes';
 import { checkPasswordHash, PASSWORD_HASH_BOUNDS } from './link-options';
-import { ChangePropagation } from './change-propagation';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
+import { relayOver } from './testing/relay';
 import { UrlPolicy } from '@shortlink/url-policy';
 
 /** An argon2id hash as the server's hasher writes it (salt and hash are base64 of 16 and 32 bytes). */
@@ -18,14 +18,13 @@ describe('LinkService: creates that carry a link over from an export', () => {
   const setup = () => {
     let next = 1n;
     const sequence = { allocateBlock: async (_: string, size: number): Promise<IdBlock> => ({ start: next, end: (next += BigInt(size)) }) };
-    const cache = new RecordingLinkCache();
+    const repo = new InMemoryLinkRepository();
     return new LinkService(
       {
-        links: new InMemoryLinkRepository(),
+        links: repo,
         ids: new SegmentIdAllocator(sequence, 'links', 10),
         codes: new SequenceCodeStrategy('secret'),
-        cache,
-        changes: new ChangePropagation(cache, new RecordingChangeFeed()),
+        events: relayOver(repo, new RecordingLinkCache(), new RecordingChangeFeed()),
         passwords: plainPasswords,
         urls: new UrlPolicy({ shortDomains: ['sho.rt'] }),
       },

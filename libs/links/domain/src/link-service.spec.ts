@@ -1,13 +1,12 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
 import { SegmentIdAllocator } from './segment-id-allocator';
 import { SequenceCodeStrategy } from '@shortlink/link-codes';
-import { ChangePropagation } from './change-propagation';
 import { Link, ShortUrlIdentifier } from './link';
 import { LinkService } from './link-service';
 import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
-import { markUncertainWrite } from './uncertain-write';
+import { relayOver } from './testing/relay';
 import { UrlPolicy } from '@shortlink/url-policy';
 
 const sequence = () => {
@@ -21,15 +20,14 @@ describe('LinkService', () => {
   const setup = <R extends InMemoryLinkRepository = InMemoryLinkRepository>(now = { t: Date.UTC(2026, 11, 3) }, repo = new InMemoryLinkRepository() as R) => {
     const cache = new RecordingLinkCache();
     const feed = new RecordingChangeFeed();
-    const changes = new ChangePropagation(cache, feed);
+    const relay = relayOver(repo, cache, feed, { clock: { now: () => now.t } });
     const codes = new SequenceCodeStrategy('secret');
     const service = new LinkService(
       {
         links: repo,
         ids: new SegmentIdAllocator(sequence(), 'links', 10),
         codes,
-        cache,
-        changes,
+        events: relay,
         passwords: plainPasswords,
         urls: new UrlPolicy({ shortDomains: ['sho.rt', 'go.example'] }),
         tenantDomains: { owns: async (tenant, domain) => tenant === 't1' && domain === 'own.example' },
@@ -38,7 +36,7 @@ describe('LinkService', () => {
       { defaultDomain: 'sho.rt', sharedDomains: ['sho.rt', 'go.example'], retireForMs: 90 * DAY },
     );
     const cached = (code: string, domain = 'sho.rt') => cache.values.get(`${domain}/${code}`);
-    return { service, repo, cache, changes, feed, codes, now, cached };
+    return { service, repo, cache, relay, feed, codes, now, cached };
   };
 
   it('stores a generated link and tells the read path of it (a null entry for its code goes, the Bloom filter learns it)', async () => {
@@ -48,7 +46,7 @@ describe('LinkService', () => {
     expect(link.code).toMatch(/^[0-9a-zA-Z]{7}$/);
     expect(repo.links.get(`sho.rt/${link.code}`)).toEqual(link);
     expect(link).toMatchObject({ version: 1, status: 'active', moderation: 'clear', tags: [], forwardQuery: true });
-    expect(cache.newLinks).toEqual([link, second]);
+    expect(cache.newLinks).toEqual([link, second].map((l) => ({ domain: l.domain, code: l.code })));
   });
 
   it('chooses the code again when the shard of a generated one is down; an alias there gets SHARD_UNAVAILABLE (docs/design.md, "Failure containment")', async () => {
@@ -399,18 +397,26 @@ describe('LinkService', () => {
     expect((await service.create({ tenantId: 't1', url: 'https://example.com/b', alias: 'flash' })).version).toBe(1);
   });
 
-  it('saves an edit while the cache is down, answers 503, and delivers it to the cache once it is back', async () => {
-    const { service, cache, changes, cached } = setup();
+  it('answers an edit while the cache is down (its event waits in the outbox), and the relay delivers it once the cache is back', async () => {
+    const { service, cache, relay, feed, cached, now, repo } = setup();
     const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
+    await relay.round(); // the create's event: delivered by the request, settled once read back
     cache.down = true;
-    await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
-    expect((await service.get('t1', link)).targetUrl).toBe('https://example.com/b');
-    expect(changes.size).toBe(1);
+    const edited = await service.update('t1', link, { url: 'https://example.com/b' }, null);
+    expect(edited).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
+    expect(cached(link.code)).toBeUndefined();
+    expect(feed.published).toEqual([]);
+    await relay.round();
+    expect(relay.pending().events).toBe(2);
     cache.down = false;
-    await new Promise((r) => setTimeout(r, 1200));
+    now.t += 1000;
+    await relay.round();
     expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
-    expect(changes.size).toBe(0);
-    changes.stop();
+    expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
+    now.t += 3000;
+    await relay.round(); // read back after OUTBOX_CONFIRM_AFTER_MS: it held, so the events leave the outbox
+    expect(relay.pending().events).toBe(0);
+    expect(repo.outboxEvents()).toEqual([]);
   });
 
   it('lets an operator flag and ban any link, and an edit never lifts that', async () => {
@@ -422,144 +428,82 @@ describe('LinkService', () => {
     expect((await service.moderate(link, 'clear', 'ignored')).moderationReason).toBeNull();
   });
 
-  describe('a write whose shard call failed but may have committed (docs/design.md, "Edits reach every instance")', () => {
+  describe('a write whose shard call failed but committed all the same (docs/design.md, "Edits reach every instance")', () => {
     const key = (code: string) => `sho.rt/${code}`;
-    const flush = () => new Promise((r) => setImmediate(r));
 
-    it('edit: the caches forget the link before the 503, and learn the late commit once the shard has ended the write', async () => {
+    it('edit: the late commit reaches the caches and every instance from its outbox event, at the relay’s next round', async () => {
       const repo = new LateCommits();
-      const { service, cache, feed, cached } = setup(undefined, repo);
+      const { service, cache, feed, cached, relay } = setup(undefined, repo);
       const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
       cache.values.set(key(link.code), link); // a redirect cached the row
       repo.timeOutNextWrite();
       await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      expect(cache.forgotten).toEqual([key(link.code)]);
-      expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 1 }]);
-      cache.values.set(key(link.code), link); // a redirect that read the shard before the late commit caches the old row again
+      expect(feed.published).toEqual([]);
       await repo.endWrite(true);
-      await flush();
+      await relay.round();
       expect((await service.get('t1', link)).targetUrl).toBe('https://example.com/b');
       expect(cached(link.code)).toMatchObject({ targetUrl: 'https://example.com/b', version: 2 });
-      expect(feed.published.at(-1)).toEqual({ domain: 'sho.rt', code: link.code, version: 2 });
+      expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
     });
 
     it('delete: a late commit leaves a tombstone in the cache and is told to every instance', async () => {
       const repo = new LateCommits();
-      const { service, cache, feed, cached } = setup(undefined, repo);
+      const { service, cache, feed, cached, relay } = setup(undefined, repo);
       const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
       cache.values.set(key(link.code), link);
       repo.timeOutNextWrite();
       await expect(service.remove('t1', link, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      expect(cache.forgotten).toEqual([key(link.code)]);
-      expect(cached(link.code)).toBeUndefined();
-      cache.values.set(key(link.code), link);
       await repo.endWrite(true);
-      await flush();
+      await relay.round();
       await expect(service.get('t1', link)).rejects.toMatchObject({ code: 'LINK_NOT_FOUND' });
       expect(cached(link.code)).toEqual({ gone: true, version: 2 });
-      expect(feed.published).toEqual([
-        { domain: 'sho.rt', code: link.code, version: 1 },
-        { domain: 'sho.rt', code: link.code, version: 2 },
-      ]);
+      expect(feed.published).toEqual([{ domain: 'sho.rt', code: link.code, version: 2 }]);
     });
 
-    it('disable and enable: each late commit reaches the cache; a write the shard did not commit leaves the stored value there', async () => {
+    it('a write the shard did not commit leaves no event, and the caches keep the stored value', async () => {
       const repo = new LateCommits();
-      const { service, cache, feed, cached } = setup(undefined, repo);
-      const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
-      repo.timeOutNextWrite();
-      await expect(service.update('t1', link, { status: 'disabled' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      await repo.endWrite(true);
-      await flush();
-      expect(cached(link.code)).toMatchObject({ status: 'disabled', version: 2 });
-      repo.timeOutNextWrite();
-      await expect(service.update('t1', link, { status: 'active' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      expect(cached(link.code)).toBeUndefined();
-      await repo.endWrite(true);
-      await flush();
-      expect(cached(link.code)).toMatchObject({ status: 'active', version: 3 });
-      repo.timeOutNextWrite();
-      await expect(service.update('t1', link, { status: 'disabled' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      await repo.endWrite(false);
-      await flush();
-      expect(cached(link.code)).toMatchObject({ status: 'active', version: 3 });
-      expect(cache.forgotten).toEqual([key(link.code), key(link.code), key(link.code)]);
-      expect(feed.published.map((c) => c.version)).toEqual([1, 2, 2, 3, 3, 3]);
-    });
-
-    it('create: a link whose insert timed out is told to the read path as created (no null entry, its Bloom bit) before the 503 and once its shard ended it', async () => {
-      const repo = new LateCommits();
-      const { service, cache } = setup(undefined, repo);
-      repo.timeOutNextWrite();
-      await expect(service.create({ tenantId: 't1', url: 'https://example.com/a', alias: 'late-alias' })).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      expect(cache.newLinks.map((l) => l.code)).toEqual(['late-alias']);
-      await repo.endWrite(true);
-      await flush();
-      expect(cache.newLinks.map((l) => l.code)).toEqual(['late-alias', 'late-alias']);
-      expect(repo.links.get(key('late-alias'))).toEqual(cache.newLinks[0]);
-    });
-
-    it('a failure that certainly wrote nothing (refused before anything was sent) leaves the caches alone', async () => {
-      const repo = new LateCommits();
-      const { service, cache, feed, cached } = setup(undefined, repo);
+      const { service, cache, feed, cached, relay } = setup(undefined, repo);
       const link = await service.create({ tenantId: 't1', url: 'https://example.com/a' });
       cache.values.set(key(link.code), link);
-      repo.refuseNextWrite();
+      repo.timeOutNextWrite();
       await expect(service.update('t1', link, { url: 'https://example.com/b' }, null)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-      await flush();
-      expect(cache.forgotten).toEqual([]);
+      await repo.endWrite(false);
+      await relay.round();
       expect(feed.published).toEqual([]);
       expect(cached(link.code)).toEqual(link);
+      expect(repo.outboxEvents().map((e) => e.kind)).toEqual(['link.created']);
     });
   });
 });
 
 /**
- * A repository whose next write answers SHARD_UNAVAILABLE as the shard guard does on its deadline
- * (marked as a write that may have committed), and is committed, or not, only after that answer,
- * when the test ends it; or is refused before anything is sent (unmarked).
+ * A repository whose next write answers SHARD_UNAVAILABLE as the shard guard does on its deadline,
+ * and is committed, or not, only after that answer, when the test ends it.
  */
 class LateCommits extends InMemoryLinkRepository {
-  private next: 'late' | 'refused' | null = null;
+  private late = false;
   private end: ((commits: boolean) => Promise<void>) | null = null;
 
   timeOutNextWrite(): void {
-    this.next = 'late';
+    this.late = true;
   }
 
-  refuseNextWrite(): void {
-    this.next = 'refused';
-  }
-
-  /** The shard ends the write that timed out: committed or not; its `settled` resolves after that. */
+  /** The shard ends the write that timed out: committed or not. */
   async endWrite(commits: boolean): Promise<void> {
     await this.end!(commits);
   }
 
-  override async insert(link: Link): Promise<void> {
-    if (!this.next) return super.insert(link);
-    this.fail(async () => (await super.insert(link), true));
-  }
-
   override async replace(link: Link, expectedVersion: number): Promise<boolean> {
-    return this.next ? this.fail(() => super.replace(link, expectedVersion)) : super.replace(link, expectedVersion);
+    return this.late ? this.fail(() => super.replace(link, expectedVersion)) : super.replace(link, expectedVersion);
   }
 
   override async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
-    return this.next ? this.fail(() => super.remove(id, expectedVersion, retiredUntil)) : super.remove(id, expectedVersion, retiredUntil);
+    return this.late ? this.fail(() => super.remove(id, expectedVersion, retiredUntil)) : super.remove(id, expectedVersion, retiredUntil);
   }
 
   private fail(write: () => Promise<boolean>): never {
-    const error = new DomainError(ErrorCode.SHARD_UNAVAILABLE, 'shard a is unavailable', { shard: 'a', retryAfterSeconds: 1 }, { cause: new Error('timeout') });
-    if (this.next === 'late') {
-      let settle!: (ended: boolean) => void;
-      markUncertainWrite(error, new Promise<boolean>((resolve) => (settle = resolve)));
-      this.end = async (commits) => {
-        if (commits) await write();
-        settle(true);
-      };
-    }
-    this.next = null;
-    throw error;
+    this.end = async (commits) => void (commits && (await write()));
+    this.late = false;
+    throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, 'shard a is unavailable', { shard: 'a', retryAfterSeconds: 1 }, { cause: new Error('timeout') });
   }
 }

@@ -2,8 +2,8 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
 import { CodeStrategy } from '@shortlink/link-codes';
 import { SegmentIdAllocator } from './segment-id-allocator';
-import { identifierOf, Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
-import { ChangePropagation } from './change-propagation';
+import { Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
+import { createdEvent, deletedEvent, editedEvent, LinkChangeEvent } from './events/link-events';
 import { ListCursors } from './listing';
 import {
   checkClicksPerIpPerMinute,
@@ -26,8 +26,7 @@ import {
   checkVariants,
   UrlCheck,
 } from './link-options';
-import { DuplicateLinkError, LinkCacheWriter, LinkRepository, PasswordHasher } from './ports';
-import { uncertainWriteSettled } from './uncertain-write';
+import { DuplicateLinkError, LinkRepository, PasswordHasher } from './ports';
 import { HostLookups, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
@@ -126,33 +125,42 @@ export interface TenantDomainCheck {
   owns(tenantId: string, domain: string): Promise<boolean>;
 }
 
+/** Who hears of a change right after its commit (the outbox relay). Never throws: the change's events are in its shard's outbox. */
+export interface AfterCommit {
+  deliverNow(events: readonly LinkChangeEvent[]): Promise<boolean>;
+}
+
 /** What LinkService works with: its ports, and the services it shares with batch creation. */
 export interface LinkServiceParts {
   readonly links: LinkRepository;
   readonly ids: SegmentIdAllocator;
   readonly codes: CodeStrategy;
-  /** Told of new links (the read path's null entries and Bloom filter). */
-  readonly cache: LinkCacheWriter;
-  /** Edits, deletes and expiries into the caches and to every redirect instance. */
-  readonly changes: ChangePropagation;
+  /**
+   * Delivers the events of a committed change at once (the outbox relay's `deliverNow`): the caches
+   * and every redirect instance learn it before the answer when they can, and from the outbox
+   * otherwise (docs/design.md, "Edits reach every instance").
+   */
+  readonly events: AfterCommit;
   readonly passwords: PasswordHasher;
   readonly urls: UrlPolicy;
   readonly tenantDomains?: TenantDomainCheck;
   readonly clock?: Clock;
 }
 
+/** Tags listed at most (a picker, not an export: the links listing filters by any tag). */
+export const MAX_TAGS_LISTED = 1000;
+
 /**
  * Links of tenants: create, read, list, edit, delete (docs/design.md, "Link options", "Edits
- * reach every instance"). An edit writes the shard (versioned), then the new value into the
- * shared cache (never over a newer one), then tells every redirect instance; the API answers
- * after all three.
+ * reach every instance"). A change writes the shard (versioned) with its event in the shard's
+ * outbox, in one transaction; then the caches and every redirect instance are told, before the
+ * answer if they can be, and by the outbox relay in any case.
  */
 export class LinkService {
   private readonly links: LinkRepository;
   private readonly ids: SegmentIdAllocator;
   private readonly codes: CodeStrategy;
-  private readonly cache: LinkCacheWriter;
-  private readonly changes: ChangePropagation;
+  private readonly events: AfterCommit;
   private readonly passwords: PasswordHasher;
   private readonly urls: UrlPolicy;
   private readonly tenantDomains: TenantDomainCheck;
@@ -164,7 +172,7 @@ export class LinkService {
     parts: LinkServiceParts,
     private readonly options: LinkServiceOptions,
   ) {
-    ({ links: this.links, ids: this.ids, codes: this.codes, cache: this.cache, changes: this.changes, passwords: this.passwords, urls: this.urls } = parts);
+    ({ links: this.links, ids: this.ids, codes: this.codes, events: this.events, passwords: this.passwords, urls: this.urls } = parts);
     this.tenantDomains = parts.tenantDomains ?? { owns: async () => false };
     this.clock = parts.clock ?? systemClock;
     this.maxAttempts = options.maxCodeAttempts ?? 8;
@@ -183,7 +191,6 @@ export class LinkService {
         await this.links.insert(link);
       } catch (error) {
         if (error instanceof DuplicateLinkError) throw await this.aliasTaken(base.tenantId, id);
-        await this.perhapsCreated(link, error);
         throw error;
       }
       return this.afterCreate(link);
@@ -199,7 +206,6 @@ export class LinkService {
         await this.links.insert(link, { relocatable: true });
         return this.afterCreate(link);
       } catch (error) {
-        await this.perhapsCreated(link, error);
         if (
           error instanceof DomainError &&
           error.code === ErrorCode.SHARD_UNAVAILABLE &&
@@ -326,6 +332,11 @@ export class LinkService {
     return { links: page, nextCursor };
   }
 
+  /** The tenant's tags, each once, in order: what its links use now (a tag goes with its last link), at most MAX_TAGS_LISTED. */
+  tags(tenantId: string): Promise<string[]> {
+    return this.links.tagsOf(tenantId, MAX_TAGS_LISTED);
+  }
+
   async update(tenantId: string, id: ShortUrlIdentifier, edit: LinkEdit, ifMatch: number | null): Promise<Link> {
     return (await this.updateWithPrevious(tenantId, id, edit, ifMatch)).after;
   }
@@ -336,8 +347,8 @@ export class LinkService {
       const current = await this.get(tenantId, id);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const next = await this.applied(current, edit);
-      if (await this.uncertain(this.links.replace(next, current.version), current)) {
-        await this.changes.updated(next);
+      if (await this.links.replace(next, current.version)) {
+        await this.events.deliverNow([editedEvent(next)]);
         return { before: current, after: next };
       }
       // Changed by someone else between the read and the write: with If-Match that is the client's
@@ -351,8 +362,8 @@ export class LinkService {
       const current = await this.get(tenantId, id);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const retiredUntil = new Date(this.clock.now() + this.options.retireForMs);
-      if (await this.uncertain(this.links.remove(id, current.version, retiredUntil), current)) {
-        await this.changes.deleted(id, current.version + 1);
+      if (await this.links.remove(id, current.version, retiredUntil)) {
+        await this.events.deliverNow([deletedEvent(current)]);
         return;
       }
       if (ifMatch !== null || attempt >= 4) throw stale((await this.links.findByCode(id)) ?? current);
@@ -376,8 +387,8 @@ export class LinkService {
         version: current.version + 1,
         updatedAt: new Date(this.clock.now()),
       };
-      if (await this.uncertain(this.links.replace(next, current.version), current)) {
-        await this.changes.updated(next);
+      if (await this.links.replace(next, current.version)) {
+        await this.events.deliverNow([editedEvent(next)]);
         return { before: current, after: next };
       }
       if (attempt >= 4) throw stale(current);
@@ -390,11 +401,9 @@ export class LinkService {
    */
   async expireDue(batch = 500): Promise<{ expired: number; purged: number }> {
     const now = new Date(this.clock.now());
-    let expired = 0;
-    for (const link of await this.links.expireDue(now, batch)) {
-      expired++;
-      await this.changes.updated(link).catch(() => undefined);
-    }
+    const marked = await this.links.expireDue(now, batch);
+    await this.events.deliverNow(marked.map(editedEvent));
+    const expired = marked.length;
     const purged = await this.links.purgeExpired(new Date(now.getTime() - this.options.retireForMs), batch);
     return { expired, purged };
   }
@@ -497,52 +506,6 @@ export class LinkService {
     return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
   }
 
-  /**
-   * A write of `current` (an edit, a delete, a moderation) whose shard call failed in a way that may
-   * have committed it (docs/design.md, "Edits reach every instance"): the caches forget the link
-   * before the error is answered, and once the shard has ended the write, they learn what it holds
-   * then, by version, so that a redirect that read the old row meanwhile cannot cache it for good.
-   * The caller gets the error as it was; a write that certainly failed changes nothing here.
-   */
-  private async uncertain(write: Promise<boolean>, current: Link): Promise<boolean> {
-    try {
-      return await write;
-    } catch (error) {
-      const settled = uncertainWriteSettled(error);
-      if (settled) {
-        const id = identifierOf(current);
-        // A cache that cannot be told now keeps the change and retries it (ChangePropagation); the answer stays the shard's error.
-        await this.changes.forgotten(id, current.version).catch(() => undefined);
-        void settled.then(() => this.afterSettled(id, current.version));
-      }
-      throw error;
-    }
-  }
-
-  /**
-   * An insert whose shard call failed after it was sent may be committed all the same (see
-   * `uncertain`): the read path learns the link as created (no "no such link" entry for its code, its
-   * Bloom bit) now and again once the shard ended the insert. A link that was not written costs a
-   * Bloom false positive.
-   */
-  private async perhapsCreated(link: Link, error: unknown): Promise<void> {
-    const settled = uncertainWriteSettled(error);
-    if (!settled) return;
-    await this.cache.created([link]).catch(() => undefined);
-    void settled.then(() => this.cache.created([link]).catch(() => undefined));
-  }
-
-  /** What the shard holds once an uncertain write of the link at `version` has ended, into the caches (see `uncertain`). */
-  private async afterSettled(id: ShortUrlIdentifier, version: number): Promise<void> {
-    const stored = await this.links.findByCode(id).then(
-      (link) => ({ link }),
-      () => null,
-    );
-    if (!stored) await this.changes.forgotten(id, version).catch(() => undefined);
-    else if (!stored.link) await this.changes.deleted(id, version + 1).catch(() => undefined);
-    else await this.changes.updated(stored.link).catch(() => undefined);
-  }
-
   private async aliasTaken(tenantId: string, id: ShortUrlIdentifier): Promise<DomainError> {
     return this.aliasConflict(tenantId, id, await this.links.findByCode(id).catch(() => null));
   }
@@ -555,20 +518,22 @@ export class LinkService {
     }
   }
 
-  /** A scan may have left a null-value entry for this code before it existed, and the Bloom filter learns it. */
   private async afterCreate(link: Link): Promise<Link> {
-    await this.cache.created([link]);
-    await this.announceCrawlable([link]);
+    await this.announceCreated([link]);
     return link;
   }
 
   /**
-   * New links marked crawlable change their domain's robots.txt: told to every redirect instance like
-   * an edit (docs/design.md, "Domain settings"). Best effort: the link exists whatever happens here,
-   * and an instance that missed it reads robots.txt again within its L1 TTL.
+   * New links, single or a batch's: a scan may have left a "no such link" entry for their codes, and
+   * the Bloom filter learns them (their events, delivered now and by the outbox relay). Those marked
+   * crawlable change their domain's robots.txt: told to every redirect instance like an edit
+   * (docs/design.md, "Domain settings"), best effort: an instance that missed it reads robots.txt
+   * again within its L1 TTL.
    */
-  async announceCrawlable(links: readonly Link[]): Promise<void> {
-    for (const link of links) if (link.crawlable) await this.changes.updated(link).catch(() => undefined);
+  async announceCreated(links: readonly Link[]): Promise<void> {
+    await this.events.deliverNow(links.map(createdEvent));
+    const crawlable = links.filter((l) => l.crawlable);
+    if (crawlable.length) await this.events.deliverNow(crawlable.map(editedEvent));
   }
 }
 

@@ -79,6 +79,8 @@ export interface LinkRepository {
   listByTenant(query: LinkListQuery): Promise<Link[]>;
   /** Codes of `domain` marked crawlable over every shard, in code order, at most `limit` (docs/design.md, "Domain settings"). */
   crawlableCodes(domain: string, limit: number): Promise<string[]>;
+  /** The tenant's tags over every shard, in order, each once, at most `limit` (the console's tag picker). */
+  tagsOf(tenantId: string, limit: number): Promise<string[]>;
   /** The expiry job: marks due links expired (up to `limitPerShard` per shard) and returns them. */
   expireDue(now: Date, limitPerShard: number): Promise<Link[]>;
   /** Deletes links that expired before `before` (their alias quarantine is over); how many. */
@@ -126,6 +128,9 @@ export interface LinkChange {
 export const domainSettingsChange = (domain: string, version: number): LinkChange => ({ domain, code: '', version });
 export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '';
 
+/** How often a publisher on the change channel says it is alive (LinkChangeFeed.heartbeat). */
+export const CHANGE_HEARTBEAT_MS = 1000;
+
 /**
  * The channel that tells every redirect instance about link changes (docs/design.md, "Edits reach
  * every instance"): Redis pub/sub on the server profile, in-process on the embedded one.
@@ -138,6 +143,12 @@ export interface LinkChangeFeed {
    * interrupted and changes may have been missed. Resolves with the unsubscribe function.
    */
   subscribe(onChange: (change: LinkChange) => void, onGap: () => void): Promise<() => Promise<void>>;
+  /**
+   * Says on the channel that this publisher is alive (every second, by the generation app): a
+   * subscriber that stops hearing every publisher, or misses one of a publisher's messages, knows
+   * it may have missed changes (docs/design.md, "Edits reach every instance").
+   */
+  heartbeat(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -158,17 +169,17 @@ export interface LinkResolver {
 
 /**
  * What the caches of the read path learn when links change (docs/design.md, "Edits reach every
- * instance"). `updated` and `deleted` fail when the cache cannot be reached: the caller retries.
+ * instance"). Every method fails when the cache cannot be reached: the outbox relay delivers again.
  */
 export interface LinkCacheWriter {
-  /** New links: a "no such link" the cache kept for their codes goes, and the Bloom filter learns them. Never fails. */
-  created(links: readonly Link[]): Promise<void>;
-  /** The link's new value, unless the cache already holds a newer version. */
-  updated(link: Link): Promise<void>;
-  /** A deleted link (`version` is its version after the delete): "not found" from now on, and older values cannot come back. */
-  deleted(id: ShortUrlIdentifier, version: number): Promise<void>;
-  /** Drops whatever the cache holds for the link, whatever its version: a write that may or may not have committed (docs/design.md, "Edits reach every instance"). */
-  forget(id: ShortUrlIdentifier): Promise<void>;
+  /** New links: a "no such link" the cache kept for their codes goes (nothing else), and the Bloom filter learns them. */
+  created(ids: readonly ShortUrlIdentifier[]): Promise<void>;
+  /** The link's new value, unless the cache already holds a newer version; true when written. */
+  updated(link: Link): Promise<boolean>;
+  /** A deleted link (`version` is its version after the delete): "not found" from now on, and older values cannot come back; true when written. */
+  deleted(id: ShortUrlIdentifier, version: number): Promise<boolean>;
+  /** True when the cache holds the link (or its tombstone) at `version` or newer. */
+  holds(id: ShortUrlIdentifier, version: number): Promise<boolean>;
 }
 
 /** Hashes link passwords for storage and checks them at the redirect (argon2id). */

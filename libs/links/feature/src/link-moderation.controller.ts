@@ -2,7 +2,7 @@ import { Body, Controller, Inject, Param, Put, Query, Req, UseGuards } from '@ne
 import { z } from 'zod';
 import type { AuditContext } from '@shortlink/audit-domain';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { LINK_CHANGE_HOOKS, LinkChangeHooks, LinkService } from '@shortlink/links-domain';
+import { LINK_COMMANDS, LinkCommands } from '@shortlink/links-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { LinkPresenter } from './link-presenter';
 import { codeParams, domainQuery, linkSchema, moderationBody } from './link.schemas';
@@ -15,9 +15,8 @@ import { codeParams, domainQuery, linkSchema, moderationBody } from './link.sche
 @UseGuards(ApiKeyGuard)
 export class LinkModerationController {
   constructor(
-    @Inject(LinkService) private readonly links: LinkService,
+    @Inject(LINK_COMMANDS) private readonly commands: LinkCommands<AuditContext>,
     @Inject(LinkPresenter) private readonly present: LinkPresenter,
-    @Inject(LINK_CHANGE_HOOKS) private readonly hooks: LinkChangeHooks<AuditContext>,
   ) {}
 
   @Put('links/:code/moderation')
@@ -41,8 +40,7 @@ export class LinkModerationController {
     const reason = body.reason?.trim() || null;
     if (body.moderation !== 'clear' && reason === null)
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'reason is required to flag or ban a link (visitors see it)', { field: 'reason' });
-    const change = await this.links.moderateWithPrevious(this.present.id(code, query.domain), body.moderation, reason);
-    await this.hooks.moderated(auditContextOf(req), change);
+    const change = await this.commands.moderate(auditContextOf(req), this.present.id(code, query.domain), body.moderation, reason);
     return this.present.view(change.after);
   }
 }

@@ -4,7 +4,7 @@ import QRCode from 'qrcode';
 import { z } from 'zod';
 import { qrUrlOf } from '@shortlink/clicks-domain';
 import type { AuditContext } from '@shortlink/audit-domain';
-import { EDITABLE_FIELDS, Link, LINK_CHANGE_HOOKS, LinkChangeHooks, LinkEdit, LinkService } from '@shortlink/links-domain';
+import { EDITABLE_FIELDS, Link, LINK_COMMANDS, LinkCommands, LinkEdit, LinkService } from '@shortlink/links-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, versionOf } from '@shortlink/nest-platform';
 import { LinkPresenter, LinkView } from './link-presenter';
 import { codeParams, domainQuery, ifMatchHeader, linkCreationSchema, linkEditSchema, linkPageSchema, linkSchema, listQuery, qrQuery } from './link.schemas';
@@ -21,7 +21,7 @@ export class LinksController {
   constructor(
     @Inject(LinkService) private readonly links: LinkService,
     @Inject(LinkPresenter) private readonly present: LinkPresenter,
-    @Inject(LINK_CHANGE_HOOKS) private readonly audit: LinkChangeHooks<AuditContext>,
+    @Inject(LINK_COMMANDS) private readonly commands: LinkCommands<AuditContext>,
   ) {}
 
   @Post()
@@ -42,8 +42,7 @@ export class LinksController {
     @Body() body: z.infer<typeof linkCreationSchema>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LinkView> {
-    const link = await this.links.create({ ...body, tenantId: req.principal!.tenantId });
-    await this.audit.created(auditContextOf(req), link);
+    const link = await this.commands.create(auditContextOf(req), { ...body, tenantId: req.principal!.tenantId });
     reply.header('etag', etagOf(link)).header('location', `/api/v1/links/${encodeURIComponent(link.code)}${this.present.domainQuery(link)}`);
     return this.present.view(link);
   }
@@ -106,8 +105,7 @@ export class LinksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LinkView> {
     const edit: LinkEdit = Object.fromEntries(EDITABLE_FIELDS.filter((f) => f in body).map((f) => [f, (body as Record<string, unknown>)[f]]));
-    const change = await this.links.updateWithPrevious(req.principal!.tenantId, this.present.id(code, query.domain), edit, versionOf(ifMatch));
-    await this.audit.edited(auditContextOf(req), change);
+    const change = await this.commands.edit(auditContextOf(req), req.principal!.tenantId, this.present.id(code, query.domain), edit, versionOf(ifMatch));
     reply.header('etag', etagOf(change.after));
     return this.present.view(change.after);
   }
@@ -131,9 +129,7 @@ export class LinksController {
     @Query() query: z.infer<typeof domainQuery>,
     @Headers('if-match') ifMatch: string | undefined,
   ): Promise<void> {
-    const id = this.present.id(code, query.domain);
-    await this.links.remove(req.principal!.tenantId, id, versionOf(ifMatch));
-    await this.audit.deleted(auditContextOf(req), req.principal!.tenantId, id);
+    await this.commands.remove(auditContextOf(req), req.principal!.tenantId, this.present.id(code, query.domain), versionOf(ifMatch));
   }
 
   @Get(':code/qr')

@@ -1,13 +1,11 @@
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
 import {
-  ChangePropagation,
   CODE_SECRET,
-  LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
+  LINK_EVENT_OUTBOXES,
   LINK_REPOSITORY,
-  LinkCacheWriter,
-  LinkChangeFeed,
+  LinkEventRelay,
   LinkRepository,
   LinkService,
   ListCursors,
@@ -29,11 +27,14 @@ import { LinkExportController } from './link-export.controller';
 import { LinkModerationController } from './link-moderation.controller';
 import { LinkPresenter } from './link-presenter';
 import { LinksController } from './links.controller';
+import { linkEventRelayProvider } from './link-event-relay.provider';
+import { TagsController } from './tags.controller';
 
 /** The ports the links context injects. */
 export const LINKS_PORTS: readonly symbol[] = [
   SEQUENCE_STORE,
   LINK_REPOSITORY,
+  LINK_EVENT_OUTBOXES,
   CACHE_STORE,
   CODE_SECRET,
   LINK_CHANGE_FEED,
@@ -78,7 +79,8 @@ class LinkExpiry {
 /**
  * Links (docs/design.md, "Link options", "Batch creation", "Import and export"): the link API, batch
  * creation and bulk changes, export, and the operators' moderation. What follows a change (its
- * audit entry, its webhook event) is LINK_CHANGE_HOOKS, which the app binds.
+ * audit entry, its webhook event) comes from LinkCommands (LINK_COMMANDS), which the app binds to
+ * its hooks (docs/design.md, "Link events").
  */
 @Module({})
 export class LinksModule {
@@ -88,7 +90,7 @@ export class LinksModule {
       module: LinksModule,
       imports: [ReadPathModule.forWrites(config)],
       // BatchController first: its static paths (/batch, /bulk) read better before the /:code routes.
-      controllers: [BatchController, LinksController, LinkExportController, LinkModerationController],
+      controllers: [BatchController, LinksController, TagsController, LinkExportController, LinkModerationController],
       providers: [
         Lifecycle,
         {
@@ -106,41 +108,23 @@ export class LinksModule {
           inject: [URL_POLICY, TenantDirectory],
           useFactory: (urls: UrlPolicy, tenantDomains: TenantDirectory) => urls.alsoServing({ isServed: (host) => tenantDomains.holdsDomain(host) }),
         },
-        {
-          provide: ChangePropagation,
-          inject: [LINK_CACHE_WRITER, LINK_CHANGE_FEED, Lifecycle],
-          useFactory: (cache: LinkCacheWriter, feed: LinkChangeFeed, lifecycle: Lifecycle) => {
-            const propagation = new ChangePropagation(cache, feed);
-            lifecycle.manage({ stop: () => propagation.stop() });
-            return propagation;
-          },
-        },
+        // Every link change's events, from the shards' outboxes to the caches (docs/design.md, "Edits reach every instance").
+        linkEventRelayProvider(config),
         {
           provide: LinkService,
-          inject: [
-            LINK_REPOSITORY,
-            SegmentIdAllocator,
-            CODE_STRATEGY,
-            LINK_CACHE_WRITER,
-            ChangePropagation,
-            PASSWORD_HASHER,
-            LINKS_URL_POLICY,
-            TenantService,
-            CODE_SECRET,
-          ],
+          inject: [LINK_REPOSITORY, SegmentIdAllocator, CODE_STRATEGY, LinkEventRelay, PASSWORD_HASHER, LINKS_URL_POLICY, TenantService, CODE_SECRET],
           useFactory: (
             repository: LinkRepository,
             ids: SegmentIdAllocator,
             codes: CodeStrategy,
-            cache: LinkCacheWriter,
-            changes: ChangePropagation,
+            events: LinkEventRelay,
             passwords: PasswordHasher,
             urls: UrlPolicy,
             tenantDomains: TenantService,
             codeSecret: string,
           ) =>
             new LinkService(
-              { links: repository, ids, codes, cache, changes, passwords, urls, tenantDomains },
+              { links: repository, ids, codes, events, passwords, urls, tenantDomains },
               {
                 defaultDomain: links.defaultDomain,
                 sharedDomains: links.domains,
@@ -152,18 +136,11 @@ export class LinksModule {
         },
         {
           provide: BatchCreator,
-          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, LINK_CACHE_WRITER, BATCH_RECORD_STORE],
-          useFactory: (
-            service: LinkService,
-            repository: LinkRepository,
-            sequences: SequenceStore,
-            codes: CodeStrategy,
-            cache: LinkCacheWriter,
-            records: BatchRecordStore,
-          ) => {
+          inject: [LinkService, LINK_REPOSITORY, SEQUENCE_STORE, CODE_STRATEGY, BATCH_RECORD_STORE],
+          useFactory: (service: LinkService, repository: LinkRepository, sequences: SequenceStore, codes: CodeStrategy, records: BatchRecordStore) => {
             const b = config.batch;
             return new BatchCreator(
-              { links: service, repository, sequences, codes, cache, records },
+              { links: service, repository, sequences, codes, records },
               { chunkRows: b.chunkRows, insertRows: b.insertRows, leaseMs: b.leaseMs, retentionMs: b.retentionMs, sequence: LINK_SEQUENCE },
             );
           },

@@ -11,6 +11,7 @@ import { describeBatchRecordStoreContract } from './contract/batch-record-store.
 import { describeDomainOwnershipStoreContract } from './contract/domain-ownership-store.contract';
 import { describeDomainSettingsStoreContract } from './contract/domain-settings-store.contract';
 import { describeLinkStoreContract } from './contract/link-store.contract';
+import { describeOutboxContract } from './contract/outbox.contract';
 import { describePeopleStoreContract } from './contract/people-store.contract';
 import { describeRingStoreContract, describeShardMoveContract } from './contract/resharding.contract';
 import { describeTenantStoreContract } from './contract/tenant-store.contract';
@@ -28,6 +29,7 @@ const counter = () => {
 
 describeLinkStoreContract('in-memory double', async () => ({ shard: new InMemoryLinkShard('s0'), meta: counter(), close: async () => undefined }));
 describeLinkStoreContract('in-memory movable double', async () => ({ shard: new InMemoryMovableShard('s0'), meta: counter(), close: async () => undefined }));
+describeOutboxContract('in-memory double', async () => ({ open: async (stamp) => new InMemoryMovableShard('s0', { stamp }), close: async () => undefined }));
 describeShardMoveContract('in-memory double', async () => ({
   a: new InMemoryMovableShard('a'),
   b: new InMemoryMovableShard('b'),

@@ -1,4 +1,4 @@
-import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { Link, LinkEventOutbox, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { JournalEntry, ShardMoveStore, StoredRow } from '@shortlink/sharding-domain';
 
 /**
@@ -7,9 +7,29 @@ import { JournalEntry, ShardMoveStore, StoredRow } from '@shortlink/sharding-dom
  */
 export type MoveOps = Omit<ShardMoveStore, 'shardName' | 'insertJournaled' | 'replaceJournaled' | 'removeJournaled'>;
 
-/** A shard store whose move operations are those of its backend's MoveOps. */
-export abstract class MovableShard implements MoveOps {
+/**
+ * A shard store whose move operations are those of its backend's MoveOps, and whose outbox
+ * operations those of its backend's outbox (docs/design.md, "Edits reach every instance").
+ */
+export abstract class MovableShard implements MoveOps, Omit<LinkEventOutbox, 'shardName'> {
   protected abstract readonly moves: MoveOps;
+  protected abstract readonly outbox: LinkEventOutbox;
+
+  leased(owner: string, afterId: string | null, limit: number) {
+    return this.outbox.leased(owner, afterId, limit);
+  }
+  claimExpired(owner: string, now: Date, until: Date, limit: number) {
+    return this.outbox.claimExpired(owner, now, until, limit);
+  }
+  renew(owner: string, until: Date) {
+    return this.outbox.renew(owner, until);
+  }
+  settle(owner: string, ids: readonly string[]) {
+    return this.outbox.settle(owner, ids);
+  }
+  backlog() {
+    return this.outbox.backlog();
+  }
 
   scanRows(afterId: string | null, limit: number) {
     return this.moves.scanRows(afterId, limit);

@@ -3,7 +3,9 @@ export { checkEmail, hashToken, type Member, type MemberStatus } from './member'
 export { type Invitation, MemberService, type MemberServiceOptions, type MemberServiceParts } from './member-service';
 export { checkNewPassword, MAX_PASSWORD_LENGTH } from './password-policy';
 export {
+  boundedSessionClient,
   MAILER,
+  MAX_SESSION_CLIENT_PART,
   type Mailer,
   type MemberChangeDecision,
   type MemberChangeOutcome,
@@ -13,6 +15,7 @@ export {
   type PeopleStore,
   type SecondFactorState,
   type Session,
+  type SessionClient,
   type SessionWithMember,
   type SignInCandidate,
 } from './ports';
@@ -39,6 +42,7 @@ export {
   SecretBox,
 } from './second-factor';
 export { SignInThrottle, type SignInThrottleLimits, type ThrottleSubject } from './sign-in-throttle';
+export { SessionClients } from './session-client';
 export {
   type NewSsoMember,
   OIDC_CLIENT,

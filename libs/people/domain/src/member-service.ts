@@ -130,9 +130,20 @@ export class MemberService {
     this.outcome(outcome, memberId);
   }
 
+  /**
+   * The invited member a token names (unused, unexpired), for the page that accepts it: who is
+   * invited, to which tenant, with which role and until when. 400 INVITATION_INVALID otherwise.
+   */
+  async invitation(token: unknown): Promise<Member> {
+    if (typeof token !== 'string' || !token.startsWith('inv_') || token.length > 100) throw invalidInvitation();
+    const invited = await this.store.findInvitation(hashToken(token), new Date(this.clock.now()));
+    if (!invited) throw invalidInvitation();
+    return invited;
+  }
+
   /** Accepts an invitation with a password (checked against the policy first): the member is active and may sign in. */
   async accept(input: { token: unknown; password: unknown }, clientAddress: string | null): Promise<Member> {
-    const invalid = () => new DomainError(ErrorCode.INVITATION_INVALID, 'this invitation is unknown, used or expired; ask for a new one');
+    const invalid = invalidInvitation;
     if (typeof input.token !== 'string' || !input.token.startsWith('inv_') || input.token.length > 100) throw invalid();
     const invitationHash = hashToken(input.token);
     const now = new Date(this.clock.now());
@@ -181,6 +192,7 @@ export class MemberService {
   }
 }
 
+const invalidInvitation = () => new DomainError(ErrorCode.INVITATION_INVALID, 'this invitation is unknown, used or expired; ask for a new one');
 const memberTarget = (id: string) => ({ type: 'member' as const, id, domain: null });
 const notFound = (memberId: string) => new DomainError(ErrorCode.MEMBER_NOT_FOUND, `no member ${memberId}`, { memberId });
 const refused = (role: Role) => new DomainError(ErrorCode.INSUFFICIENT_SCOPE, `only an owner may give or take the ${role} role`, { role });

@@ -21,6 +21,35 @@ export interface SignInCandidate {
   readonly tenant: Tenant;
 }
 
+/**
+ * What a session's sign-in came from, as the person sees it among their sessions (docs/design.md,
+ * "People and sessions"): the kind of device, browser and OS its user agent names, and the
+ * approximate place of its address in the offline geo database. Never the address or the user
+ * agent themselves. Each part null when unknown.
+ */
+export interface SessionClient {
+  /** mobile | tablet | desktop | bot | other */
+  readonly device: string | null;
+  readonly browser: string | null;
+  readonly os: string | null;
+  /** ISO 3166-1 alpha-2. */
+  readonly country: string | null;
+  readonly region: string | null;
+  readonly city: string | null;
+}
+
+const CLIENT_PARTS = ['device', 'browser', 'os', 'country', 'region', 'city'] as const;
+/** Longest part kept: a browser's or a city's name is far shorter; longer text is cut, never refused (a sign-in does not fail on its user agent). */
+export const MAX_SESSION_CLIENT_PART = 100;
+
+/** A client as a store keeps it: the known parts only, each a string cut to MAX_SESSION_CLIENT_PART, or null. */
+export function boundedSessionClient(client: Partial<Record<keyof SessionClient, unknown>> | null | undefined): SessionClient | null {
+  if (!client) return null;
+  return Object.fromEntries(
+    CLIENT_PARTS.map((k) => [k, typeof client[k] === 'string' && client[k] !== '' ? (client[k] as string).slice(0, MAX_SESSION_CLIENT_PART) : null]),
+  ) as unknown as SessionClient;
+}
+
 /** A session as stored: by the SHA-256 of its id (the cookie's value), never the id itself. */
 export interface Session {
   readonly idHash: string;
@@ -30,6 +59,8 @@ export interface Session {
   readonly lastSeenAt: Date;
   /** The absolute end, whatever the activity. */
   readonly expiresAt: Date;
+  /** Where it was opened; null for a session opened before this was kept, or without a request (a test). */
+  readonly client?: SessionClient | null;
 }
 
 export interface SessionWithMember {

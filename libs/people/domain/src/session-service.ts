@@ -6,7 +6,7 @@ import type { PasswordHasher } from '@shortlink/links-domain';
 import type { Principal, Tenant } from '@shortlink/tenants-domain';
 import { hashToken, Member, newToken } from './member';
 import { checkNewPassword, MAX_PASSWORD_LENGTH } from './password-policy';
-import { PeopleStore, Session, SignInCandidate } from './ports';
+import { PeopleStore, Session, SessionClient, SignInCandidate } from './ports';
 import { ROLE_SCOPES } from './roles';
 import { SecondFactorService } from './second-factor';
 import { SignInThrottle } from './sign-in-throttle';
@@ -79,6 +79,7 @@ export class SessionService {
   async signIn(
     input: { email: unknown; password: unknown; tenantId?: unknown; code?: unknown; recoveryCode?: unknown },
     clientAddress: string | null,
+    client: SessionClient | null = null,
   ): Promise<SignedIn> {
     const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
     const password = typeof input.password === 'string' ? input.password : '';
@@ -114,14 +115,21 @@ export class SessionService {
         'this account has a second factor: send the code of the authenticator app (or a recovery code) with the password',
       );
     if (second === 'wrong') throw await fail(matches, 'wrong_second_factor', 'wrong or already used code');
-    return this.openSession(member, tenant, clientAddress, 'password');
+    return this.openSession(member, tenant, clientAddress, 'password', client);
   }
 
   /**
-   * Opens a session for a member whose identity is proven (a password and second factor here, or a
-   * tenant's OpenID provider: SsoService), with `auth.signed_in` in the tenant's log.
+   * Opens a session for a member whose identity is proven (a password and second factor here, an
+   * accepted invitation, or a tenant's OpenID provider: SsoService), with `auth.signed_in` in the
+   * tenant's log; `client` is kept with it for the person's list of sessions.
    */
-  async openSession(member: Member, tenant: Tenant, clientAddress: string | null, method: 'password' | 'oidc'): Promise<SignedIn> {
+  async openSession(
+    member: Member,
+    tenant: Tenant,
+    clientAddress: string | null,
+    method: 'password' | 'oidc',
+    client: SessionClient | null = null,
+  ): Promise<SignedIn> {
     if (tenant.status === 'suspended') throw new DomainError(ErrorCode.TENANT_SUSPENDED, 'this tenant is suspended; contact the operator');
     const token = newToken('ses');
     const now = this.clock.now();
@@ -133,6 +141,7 @@ export class SessionService {
       createdAt: new Date(now),
       lastSeenAt: new Date(now),
       expiresAt,
+      client,
     });
     await this.audit?.recordSignIn({ tenantId: tenant.id, person: member, clientAddress, succeeded: true, method });
     return { token, expiresAt, csrfToken: csrfTokenOf(token), member, tenant, principal: principalOf(member, tenant) };

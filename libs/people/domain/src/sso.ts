@@ -3,6 +3,7 @@ import { type AuditContext, type AuditEntry, type AuditLog, auditEntry } from '@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import type { RateWindowStore, Tenant } from '@shortlink/tenants-domain';
 import { checkEmail, Member } from './member';
+import type { SessionClient } from './ports';
 import { isRole, Role } from './roles';
 import { SecretBox } from './second-factor';
 import type { SessionService, SignedIn } from './session-service';
@@ -294,7 +295,7 @@ export class SsoService {
    * SSO_CODE_REJECTED: wrong, used or expired), the email verified and of an allowed domain (403
    * SSO_EMAIL_DOMAIN_REFUSED); the provider not answering is 503 SSO_PROVIDER_UNAVAILABLE.
    */
-  async finish(callbackUrl: URL, pendingCookie: string | undefined, clientAddress: string | null): Promise<SignedIn> {
+  async finish(callbackUrl: URL, pendingCookie: string | undefined, clientAddress: string | null, client: SessionClient | null = null): Promise<SignedIn> {
     const pending = this.openPending(pendingCookie);
     const state = callbackUrl.searchParams.get('state') ?? '';
     if (!pending || !sameText(state, pending.state))
@@ -355,7 +356,7 @@ export class SsoService {
           now,
         ),
     );
-    return this.sessions.openSession(member, tenant, clientAddress, 'oidc');
+    return this.sessions.openSession(member, tenant, clientAddress, 'oidc', client);
   }
 
   private async settingsOf(tenantId: string): Promise<SsoSettings> {

@@ -3,13 +3,26 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { MemberService, SecondFactorService, SessionService } from '@shortlink/people-domain';
-import { ApiKeyGuard, APP_CONFIG, AuthenticatedRequest, ClientAddressResolver, Contract, memberView } from '@shortlink/nest-platform';
+import { MemberService, SecondFactorService, SessionClients, SessionService, SignedIn } from '@shortlink/people-domain';
+import { TenantService } from '@shortlink/tenants-domain';
+import {
+  ApiKeyGuard,
+  APP_CONFIG,
+  AuthenticatedRequest,
+  BrowserOrigins,
+  ClientAddressResolver,
+  Contract,
+  memberView,
+  sessionCookie,
+} from '@shortlink/nest-platform';
+import { secureCookie } from './session.controller';
 import {
   acceptBody,
+  acceptedSchema,
   codeBody,
   enrolmentSchema,
-  memberSchema,
+  invitationBody,
+  invitationSchema,
   passwordChangeBody,
   passwordChangedSchema,
   proofBody,
@@ -34,21 +47,72 @@ export class AuthController {
     @Inject(SecondFactorService) private readonly secondFactor: SecondFactorService,
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(TenantService) private readonly tenants: TenantService,
+    @Inject(SessionClients) private readonly clients: SessionClients,
+    @Inject(BrowserOrigins) private readonly origins: BrowserOrigins,
   ) {}
+
+  @Post('auth/invitation')
+  @HttpCode(200)
+  @Contract({
+    summary: 'What an invitation is for: the email, the tenant, the role, until when, and the password the acceptance needs',
+    operationId: 'getInvitation',
+    description:
+      'For the page that accepts it (the token travels in the body: a URL would put it in logs). 400 `INVITATION_INVALID` for an unknown, used or expired token.',
+    tags: TAGS,
+    secured: false,
+    body: invitationBody,
+    responses: { 200: { description: 'The invitation', schema: invitationSchema } },
+  })
+  async invitation(@Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof invitationBody>) {
+    const member = await this.members.invitation(body.token);
+    const tenant = await this.tenants.getTenant(member.tenantId);
+    reply.header('cache-control', 'no-store');
+    return {
+      email: member.email,
+      role: member.role,
+      tenant: { name: tenant.name },
+      expiresAt: (member.invitationExpiresAt ?? new Date()).toISOString(),
+      passwordMinLength: this.config.people.passwordMinLength,
+    };
+  }
 
   @Post('auth/accept')
   @HttpCode(200)
   @Contract({
-    summary: 'Accept an invitation with a password; the member may then sign in',
+    summary: 'Accept an invitation with a password: the member is active and signed in (a session cookie, as a sign-in gives it)',
     operationId: 'acceptInvitation',
-    description: '400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token.',
+    description:
+      '400 `PASSWORD_TOO_WEAK` for a short or common password, 400 `INVITATION_INVALID` for an unknown, used or expired token. Of a suspended tenant the member is accepted but not signed in (`csrfToken` null, no cookie). As for a sign-in, a browser’s request from a page of another origin is 403 `CROSS_SITE_REQUEST`.',
     tags: TAGS,
     secured: false,
     body: acceptBody,
-    responses: { 200: { description: 'The member, now active', schema: z.object({ member: memberSchema }).meta({ id: 'Accepted' }) } },
+    responses: {
+      200: {
+        description: 'The member, now active, and the session it signed in',
+        schema: acceptedSchema,
+        headers: { 'Set-Cookie': 'sl_session=…; Path=/api; Max-Age=…; HttpOnly; SameSite=Lax[; Secure]' },
+      },
+    },
+    errors: [403],
   })
-  async accept(@Req() req: FastifyRequest, @Body() body: z.infer<typeof acceptBody>) {
-    return { member: memberView(await this.members.accept(body, this.addresses.of(req.raw))) };
+  async accept(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof acceptBody>) {
+    // It signs in, as a sign-in does: never from another site's page (a person signed in to someone else's account).
+    this.origins.check(req);
+    const address = this.addresses.of(req.raw);
+    const member = await this.members.accept(body, address);
+    // Signed in at once, on the host the invitation was opened at (docs/console.md, "One address").
+    let signed: SignedIn | null = null;
+    try {
+      const tenant = await this.tenants.getTenant(member.tenantId);
+      signed = await this.sessions.openSession(member, tenant, address, 'password', this.clients.describe(req.headers['user-agent'], address));
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== ErrorCode.TENANT_SUSPENDED) throw error;
+    }
+    reply.header('cache-control', 'no-store');
+    if (signed)
+      reply.header('set-cookie', sessionCookie(signed.token, this.config.people.session.absoluteMs / 1000, secureCookie(this.config, this.addresses, req)));
+    return { member: memberView(member), csrfToken: signed?.csrfToken ?? null, expiresAt: signed?.expiresAt.toISOString() ?? null };
   }
 
   @Get('me/sessions')
@@ -71,6 +135,7 @@ export class AuthController {
         lastSeenAt: s.lastSeenAt.toISOString(),
         expiresAt: s.expiresAt.toISOString(),
         current: s.current,
+        client: s.client ?? null,
       })),
     };
   }

@@ -32,6 +32,23 @@ export const acceptBody = z
     password: z.string().max(1024).meta({ description: 'At least PASSWORD_MIN_LENGTH characters, not a common password' }),
   })
   .meta({ id: 'InvitationAcceptance' });
+export const acceptedSchema = z
+  .object({
+    member: memberSchema,
+    csrfToken: z.string().nullable().meta({ description: 'The new session’s CSRF token; null when the tenant is suspended (not signed in)' }),
+    expiresAt: dateTime.nullable().meta({ description: 'The session’s absolute end; null when not signed in' }),
+  })
+  .meta({ id: 'Accepted' });
+export const invitationBody = z.strictObject({ token: z.string().max(200) }).meta({ id: 'InvitationToken' });
+export const invitationSchema = z
+  .object({
+    email: z.string(),
+    role: z.enum(ROLES),
+    tenant: z.object({ name: z.string() }),
+    expiresAt: dateTime,
+    passwordMinLength: z.number().int().meta({ description: 'The fewest characters the password may have (PASSWORD_MIN_LENGTH)' }),
+  })
+  .meta({ id: 'InvitationDetails' });
 export { loginBody, meSchema, signedInSchema } from '@shortlink/nest-platform';
 
 export const enrolmentSchema = z
@@ -73,6 +90,17 @@ export const sessionListSchema = z
         lastSeenAt: dateTime.meta({ description: 'Last use, written at most once a minute' }),
         expiresAt: dateTime,
         current: z.boolean().meta({ description: 'The session making this request' }),
+        client: z
+          .object({
+            device: z.string().nullable().meta({ description: 'mobile, tablet, desktop, bot or other' }),
+            browser: z.string().nullable(),
+            os: z.string().nullable(),
+            country: z.string().nullable().meta({ description: 'ISO 3166-1 alpha-2' }),
+            region: z.string().nullable(),
+            city: z.string().nullable().meta({ description: 'With GEO_DATABASE=city only' }),
+          })
+          .nullable()
+          .meta({ description: 'What it was signed in from (its user agent, the approximate place of its address); null when not known' }),
       }),
     ),
   })

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } fr
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
-import { SessionService } from '@shortlink/people-domain';
+import { SessionClients, SessionService } from '@shortlink/people-domain';
 import { TenantService } from '@shortlink/tenants-domain';
 import {
   APP_CONFIG,
@@ -34,6 +34,7 @@ export class SessionController {
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(BrowserOrigins) private readonly origins: BrowserOrigins,
+    @Inject(SessionClients) private readonly clients: SessionClients,
   ) {}
 
   @Post('auth/login')
@@ -57,7 +58,8 @@ export class SessionController {
   })
   async login(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Body() body: z.infer<typeof loginBody>) {
     this.origins.check(req);
-    const signed = await this.sessions.signIn(body, this.addresses.of(req.raw));
+    const address = this.addresses.of(req.raw);
+    const signed = await this.sessions.signIn(body, address, this.clients.describe(req.headers['user-agent'], address));
     reply.header('set-cookie', sessionCookie(signed.token, this.config.people.session.absoluteMs / 1000, secureCookie(this.config, this.addresses, req)));
     reply.header('cache-control', 'no-store');
     return { ...meView(signed.member, null, signed.tenant, signed.principal.scopes, signed.csrfToken), expiresAt: signed.expiresAt.toISOString() };

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { SsoService, SsoView } from '@shortlink/people-domain';
+import { SessionClients, SsoService, SsoView } from '@shortlink/people-domain';
 import { managerOf } from '@shortlink/tenants-domain';
 import {
   ApiKeyGuard,
@@ -34,6 +34,7 @@ export class SsoController {
     @Inject(SsoService) private readonly sso: SsoService,
     @Inject(ClientAddressResolver) private readonly addresses: ClientAddressResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SessionClients) private readonly clients: SessionClients,
   ) {}
 
   @Put('sso')
@@ -136,7 +137,8 @@ export class SsoController {
     const url = new URL(req.url, this.config.people.sso.callbackUrl);
     let signed: Awaited<ReturnType<SsoService['finish']>>;
     try {
-      signed = await this.sso.finish(url, cookieOf(req, PENDING_COOKIE), this.addresses.of(req.raw));
+      const address = this.addresses.of(req.raw);
+      signed = await this.sso.finish(url, cookieOf(req, PENDING_COOKIE), address, this.clients.describe(req.headers['user-agent'], address));
     } catch (error) {
       // A browser sent back by the provider is shown the console's sign-in with what went wrong,
       // not a page of JSON; API clients keep problem+json (docs/design.md, "Single sign-on").

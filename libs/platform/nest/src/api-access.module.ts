@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AuditLog } from '@shortlink/audit-domain';
-import { SecondFactorService, SessionService } from '@shortlink/people-domain';
+import { SecondFactorService, SessionClients, SessionService } from '@shortlink/people-domain';
 import { PlanRateLimiter, TenantService } from '@shortlink/tenants-domain';
 import { API_ACCESS_PORTS, API_ACCESS_PROVIDERS, ApiKeyGuard, CREDENTIAL_VERIFIER, SESSION_VERIFIER } from './auth';
 import { Lifecycle } from './lifecycle';
@@ -14,7 +14,7 @@ import { AUDIT_LOG_PROVIDER, PEOPLE_SESSION_PORTS, PEOPLE_SESSION_PROVIDERS } fr
 @Global()
 @Module({
   providers: [Lifecycle, ...API_ACCESS_PROVIDERS, AUDIT_LOG_PROVIDER, ...PEOPLE_SESSION_PROVIDERS],
-  exports: [ApiKeyGuard, CREDENTIAL_VERIFIER, PlanRateLimiter, TenantService, AuditLog, SecondFactorService, SessionService, SESSION_VERIFIER],
+  exports: [ApiKeyGuard, CREDENTIAL_VERIFIER, PlanRateLimiter, TenantService, AuditLog, SecondFactorService, SessionService, SessionClients, SESSION_VERIFIER],
 })
 export class ApiAccessModule {}
 

@@ -152,12 +152,22 @@ function observeResponses(app: NestFastifyApplication, logger: PinoNestLogger | 
       if (logger && request.url.startsWith('/api/')) {
         const status = reply.statusCode;
         const line = { method: request.method, path: request.url.split('?', 1)[0], status, ms: Math.round(reply.elapsedTime) };
-        if (status >= 500) logger.pino.error(line, 'request failed');
-        else if (status >= 400) logger.pino.warn(line, 'request refused');
-        else logger.pino.info(line, 'request');
+        const level = requestLogLevel(line.method, line.path, status, request.headers['x-api-key'] !== undefined);
+        logger.pino[level](line, level === 'error' ? 'request failed' : level === 'warn' ? 'request refused' : 'request');
       }
       done();
     });
+}
+
+/**
+ * The level of a request's log line: a failure is an error, a refusal a warning, except the
+ * question a page of the console asks on every load (`GET /api/v1/me` without a key): a visitor who
+ * is not signed in is the usual answer there, not something for an operator to look at.
+ */
+export function requestLogLevel(method: string, path: string, status: number, withKey: boolean): 'error' | 'warn' | 'info' {
+  if (status >= 500) return 'error';
+  if (status === 401 && method === 'GET' && path === '/api/v1/me' && !withKey) return 'info';
+  return status >= 400 ? 'warn' : 'info';
 }
 
 /**

@@ -69,6 +69,7 @@ describe('LinkChangeListener', () => {
         gap = onGap;
         return new Promise((resolve) => (ready = resolve));
       },
+      heartbeat: async () => undefined,
       close: async () => undefined,
     };
     const { calls, pipeline } = fakePipeline();

@@ -3,7 +3,7 @@
  * text: the pages escape it. A new language is one more entry here (its primary subtag as the key);
  * the first of PAGE_LANGUAGES is the fallback.
  */
-export const PAGE_LANGUAGES = ['en', 'de', 'fr'] as const;
+export const PAGE_LANGUAGES = ['en', 'de', 'fr', 'es', 'it'] as const;
 export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 
 /** A page's three lines: the window title, the heading and what it means for the visitor. */
@@ -246,6 +246,144 @@ export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
       body: 'Si l’application est installée, ouvrez-la ici. Sinon, vous serez dirigé vers le site ou la boutique dans quelques secondes.',
       open: 'Ouvrir dans l’application',
       fallback: 'Continuer sans l’application',
+    },
+  },
+  es: {
+    notFound: {
+      title: 'Enlace no encontrado',
+      heading: 'Este enlace no existe',
+      body: 'Comprueba que la dirección esté bien escrita o pide un enlace nuevo a quien te lo envió.',
+    },
+    expired: { title: 'Enlace caducado', heading: 'Este enlace ha caducado', body: 'Solo era válido durante un tiempo limitado.' },
+    exhausted: {
+      title: 'Enlace ya no disponible',
+      heading: 'Este enlace ya no está disponible',
+      body: 'Solo se podía abrir un número limitado de veces.',
+    },
+    suspended: {
+      title: 'Enlace no disponible',
+      heading: 'Este enlace no está disponible',
+      body: 'Los operadores de este servicio han suspendido la cuenta a la que pertenece.',
+    },
+    limited: {
+      title: 'Demasiadas solicitudes',
+      heading: 'Demasiadas solicitudes',
+      body: 'Se han abierto demasiados enlaces desde aquí en poco tiempo. Espera un momento, por favor.',
+    },
+    unavailable: {
+      title: 'No disponible temporalmente',
+      heading: 'Ahora mismo no se puede abrir este enlace',
+      body: 'El servicio tiene un problema temporal. Vuelve a intentarlo dentro de un momento.',
+    },
+    error: { title: 'Algo ha salido mal', heading: 'Algo ha salido mal', body: 'No se ha podido abrir este enlace. Vuelve a intentarlo más tarde.' },
+    blocked: {
+      title: 'Enlace bloqueado',
+      heading: 'Este enlace ha sido bloqueado',
+      body: 'Los operadores de este servicio lo han desactivado, por ejemplo tras una solicitud legal o una denuncia de abuso.',
+    },
+    retryIn: (s) => (s === 1 ? 'Vuelve a intentarlo dentro de 1 segundo.' : `Vuelve a intentarlo dentro de ${s} segundos.`),
+    warning: {
+      title: 'Advertencia: este enlace podría no ser seguro',
+      heading: 'Este enlace podría no ser seguro',
+      body: 'Nuestras comprobaciones han marcado este enlace como posiblemente engañoso o dañino (por ejemplo, una imitación de un sitio conocido).',
+      leadsTo: 'Lleva a:',
+      continue: 'Continuar de todos modos',
+    },
+    password: {
+      title: 'Contraseña necesaria',
+      heading: 'Este enlace está protegido con contraseña',
+      flagged: 'Este enlace se ha marcado como posiblemente peligroso. Continúa solo si confías en quien te lo envió.',
+      wrong: 'La contraseña no es correcta. Inténtalo de nuevo.',
+      label: 'Contraseña',
+      submit: 'Continuar',
+    },
+    preview: {
+      title: 'Vista previa del enlace',
+      heading: 'Adónde lleva este enlace',
+      flagged: 'Este enlace se ha marcado como posiblemente peligroso.',
+      titleLabel: 'Título',
+      target: 'Destino',
+      hidden: 'oculto (este enlace está protegido con contraseña)',
+      note: 'Nota',
+      varies: 'Los visitantes pueden ir a otra dirección según su país, su dispositivo o un experimento.',
+      created: 'Creado',
+      open: 'Abrir el enlace',
+    },
+    app: {
+      title: 'Abrir en la aplicación',
+      heading: 'Abrir este enlace en la aplicación',
+      body: 'Si tienes la aplicación instalada, ábrela aquí. Si no, en unos segundos irás al sitio web o a la tienda.',
+      open: 'Abrir en la aplicación',
+      fallback: 'Continuar sin la aplicación',
+    },
+  },
+  it: {
+    notFound: {
+      title: 'Link non trovato',
+      heading: 'Questo link non esiste',
+      body: 'Controlla che l’indirizzo sia scritto bene, oppure chiedi un nuovo link a chi te l’ha inviato.',
+    },
+    expired: { title: 'Link scaduto', heading: 'Questo link è scaduto', body: 'Era valido solo per un periodo limitato.' },
+    exhausted: {
+      title: 'Link non più disponibile',
+      heading: 'Questo link non è più disponibile',
+      body: 'Poteva essere aperto solo un numero limitato di volte.',
+    },
+    suspended: {
+      title: 'Link non disponibile',
+      heading: 'Questo link non è disponibile',
+      body: 'L’account a cui appartiene è stato sospeso dai gestori di questo servizio.',
+    },
+    limited: {
+      title: 'Troppe richieste',
+      heading: 'Troppe richieste',
+      body: 'Da qui sono stati aperti troppi link in poco tempo. Attendi un momento, per favore.',
+    },
+    unavailable: {
+      title: 'Temporaneamente non disponibile',
+      heading: 'Al momento questo link non può essere aperto',
+      body: 'Il servizio ha un problema temporaneo. Riprova tra un momento.',
+    },
+    error: { title: 'Qualcosa è andato storto', heading: 'Qualcosa è andato storto', body: 'Non è stato possibile aprire questo link. Riprova più tardi.' },
+    blocked: {
+      title: 'Link bloccato',
+      heading: 'Questo link è stato bloccato',
+      body: 'I gestori di questo servizio lo hanno disattivato, per esempio dopo una richiesta legale o una segnalazione di abuso.',
+    },
+    retryIn: (s) => (s === 1 ? 'Riprova tra 1 secondo.' : `Riprova tra ${s} secondi.`),
+    warning: {
+      title: 'Attenzione: questo link potrebbe non essere sicuro',
+      heading: 'Questo link potrebbe non essere sicuro',
+      body: 'I nostri controlli hanno segnalato questo link come potenzialmente ingannevole o dannoso (per esempio l’imitazione di un sito noto).',
+      leadsTo: 'Porta a:',
+      continue: 'Continua comunque',
+    },
+    password: {
+      title: 'Password richiesta',
+      heading: 'Questo link è protetto da password',
+      flagged: 'Questo link è stato segnalato come potenzialmente pericoloso. Continua solo se ti fidi di chi te l’ha inviato.',
+      wrong: 'La password non è corretta. Riprova.',
+      label: 'Password',
+      submit: 'Continua',
+    },
+    preview: {
+      title: 'Anteprima del link',
+      heading: 'Dove porta questo link',
+      flagged: 'Questo link è stato segnalato come potenzialmente pericoloso.',
+      titleLabel: 'Titolo',
+      target: 'Destinazione',
+      hidden: 'nascosta (questo link è protetto da password)',
+      note: 'Nota',
+      varies: 'I visitatori possono essere indirizzati a un altro indirizzo in base al paese, al dispositivo o a un esperimento.',
+      created: 'Creato il',
+      open: 'Apri il link',
+    },
+    app: {
+      title: 'Apri nell’app',
+      heading: 'Apri questo link nell’app',
+      body: 'Se l’app è installata, aprila da qui. Altrimenti tra pochi secondi verrai portato al sito o allo store.',
+      open: 'Apri nell’app',
+      fallback: 'Continua senza l’app',
     },
   },
 };

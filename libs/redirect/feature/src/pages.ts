@@ -87,54 +87,50 @@ function styleFor(accent: string | null | undefined): { css: string; hash: strin
   return style;
 }
 
-/** The origin a logo may load from, or null (then no logo): https, a host name, an optional port, nothing a CSP source could misread. */
-export function logoOrigin(logoUrl: string | null | undefined): string | null {
-  if (!logoUrl) return null;
-  try {
-    const origin = new URL(logoUrl).origin;
-    return /^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(origin) ? origin : null;
-  } catch {
-    return null;
-  }
+/** A logo the page may carry: a data: URI of a raster image (checked when it was saved, and again here: nothing else reaches the page). */
+export function logoOf(branding: Branding | null | undefined): string | null {
+  const logo = branding?.logo;
+  return logo && /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$/.test(logo) ? logo : null;
 }
 
 /**
  * No script, no plugin, no frame, no base, nothing from elsewhere: only our stylesheet, and the
- * logo's origin when the domain has one. A form may post to this page only; the password form also
+ * domain's logo, carried by the page as a data: URI. A form may post to this page only; the password form also
  * lets the browser follow the redirect its answer gives to the target (Chrome checks form-action on
  * the redirects after a submission, and naming the target's origin here would reveal it).
  */
-function cspOf(styleHash: string, imageOrigin: string | null, passwordForm: boolean): string {
+function cspOf(styleHash: string, logo: boolean, passwordForm: boolean): string {
   return (
-    `default-src 'none'; style-src ${styleHash}; img-src ${imageOrigin ?? "'none'"}; base-uri 'none'; frame-ancestors 'none'; ` +
+    `default-src 'none'; style-src ${styleHash}; img-src ${logo ? 'data:' : "'none'"}; base-uri 'none'; frame-ancestors 'none'; ` +
     `form-action 'self'${passwordForm ? ' https: http:' : ''}`
   );
 }
 
-function header(branding: Branding | null, image: string | null): string {
-  if (!branding || (!branding.name && !image)) return '';
+/** The domain's name and logo. The logo's text is the name beside it: its own alt is empty (a screen reader, or a broken image, does not say the name twice). */
+function header(branding: Branding | null, logo: string | null): string {
+  if (!branding || (!branding.name && !logo)) return '';
   const name = branding.name ? escapeHtml(branding.name) : '';
-  const logo = image ? `<img src="${escapeHtml(branding.logoUrl!)}" alt="${name}" height="36">` : '';
-  return `<header>${logo}${name && logo ? `<span>${name}</span>` : name}</header>`;
+  const image = logo ? `<img src="${escapeHtml(logo)}" alt="" height="36">` : '';
+  return `<header>${image}${name && image ? `<span>${name}</span>` : name}</header>`;
 }
 
 /** Writes a page with the security headers every page carries, in the context's language and look. */
 export function sendPage(res: ServerResponse, page: Page, context: PageContext, head: boolean): void {
   const { branding, lang } = context;
   const style = styleFor(branding?.accentColor);
-  const image = logoOrigin(branding?.logoUrl);
+  const logo = logoOf(branding);
   const title = branding?.name ? `${page.title} – ${branding.name}` : page.title;
   const html =
     `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title>${page.head ?? ''}<style>${style.css}</style></head>` +
-    `<body><main>${header(branding, image)}${page.body}</main></body></html>`;
+    `<body><main>${header(branding, logo)}${page.body}</main></body></html>`;
   res.writeHead(page.status, {
     ...page.headers,
     'content-type': 'text/html; charset=utf-8',
     'content-length': String(Buffer.byteLength(html)),
     'content-language': lang,
     vary: 'Accept, Accept-Language',
-    'content-security-policy': cspOf(style.hash, image, page.passwordForm === true),
+    'content-security-policy': cspOf(style.hash, logo !== null, page.passwordForm === true),
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',

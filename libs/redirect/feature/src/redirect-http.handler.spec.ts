@@ -45,6 +45,9 @@ const SMALL = 2000;
 /** Visits by a QR URL counted as scans per visitor and link in a minute, here. */
 const QR_SCANS_PER_VISITOR = 2;
 
+/** A 1×1 PNG, base64. */
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
 describe('RedirectHttpHandler', () => {
   const config = loadConfig({ SHORTLINK_PUBLIC_BASE_URL: 'http://sho.rt', SHORTLINK_DOMAINS: 'go.example' });
   let server: Server;
@@ -272,18 +275,18 @@ describe('RedirectHttpHandler', () => {
     expect(await locationFor('/same001', 'sho.rt')).toBe('https://example.com/default');
   });
 
-  it("normalises the Host: a trailing dot, a default port or upper case reach the tenant's domain, never another tenant's default-domain link", async () => {
+  it("normalises the Host: a trailing dot, any port or upper case reach the tenant's domain, never another tenant's default-domain link", async () => {
     await shard.insert(link('same1', { tenantId: 't2', targetUrl: 'https://example.com/tenant-b-default' }));
     await shard.insert(link('same1', { domain: 'go.acme.test', targetUrl: 'https://example.com/tenant-a-own' }));
     await shard.insert(link('same2', { domain: 'go.example', targetUrl: 'https://example.com/configured' }));
     await meta.tenants.addDomain('t1', 'go.acme.test');
     await tenants.refresh();
-    for (const host of ['go.acme.test', 'go.acme.test.', 'go.acme.test:80', 'go.acme.test:443', 'GO.ACME.TEST.:443']) {
+    for (const host of ['go.acme.test', 'go.acme.test.', 'go.acme.test:80', 'go.acme.test:443', 'GO.ACME.TEST.:443', 'go.acme.test:8080']) {
       expect({ host, location: await locationFor('/same1', host) }).toEqual({ host, location: 'https://example.com/tenant-a-own' });
     }
-    for (const host of ['go.example.', 'go.example:443']) expect(await locationFor('/same2', host)).toBe('https://example.com/configured');
-    // Another port is another host, as before; so are two trailing dots.
-    expect(await locationFor('/same1', 'go.acme.test:8080')).toBe('https://example.com/tenant-b-default');
+    for (const host of ['go.example.', 'go.example:443', 'go.example:8080']) expect(await locationFor('/same2', host)).toBe('https://example.com/configured');
+    // A host that is none of ours is the default domain, with or without a port; so is one with two trailing dots.
+    expect(await locationFor('/same1', 'elsewhere.test:8080')).toBe('https://example.com/tenant-b-default');
     expect(await locationFor('/same1', 'go.acme.test..')).toBe('https://example.com/tenant-b-default');
   });
 
@@ -1066,11 +1069,13 @@ describe('RedirectHttpHandler', () => {
       }
     });
 
-    it('speaks the visitor’s language: German and French by Accept-Language, English otherwise', async () => {
+    it('speaks the visitor’s language: German, French, Spanish and Italian by Accept-Language, English otherwise', async () => {
       const cases: Array<[string, string, string]> = [
         ['de-CH,de;q=0.9,en;q=0.5', 'de', 'Diesen Link gibt es nicht'],
         ['fr-FR,fr;q=0.9', 'fr', 'Ce lien n’existe pas'],
-        ['es,de;q=0.4', 'de', 'Diesen Link gibt es nicht'],
+        ['es-MX,es;q=0.9,en;q=0.5', 'es', 'Este enlace no existe'],
+        ['it-IT', 'it', 'Questo link non esiste'],
+        ['pt-BR,es;q=0.8,de;q=0.4', 'es', 'Este enlace no existe'],
         ['ja', 'en', 'This link does not exist'],
         ['de;q=0,*', 'en', 'This link does not exist'],
       ];
@@ -1082,20 +1087,22 @@ describe('RedirectHttpHandler', () => {
       }
     });
 
-    it('shows the domain’s branding (name, logo, accent) and the service’s on domains without any; the CSP allows the logo’s origin only', async () => {
-      await setSettings('go.example', { branding: { name: 'Acme <Links>', logoUrl: 'https://cdn.acme.example/logo.png', accentColor: '#ff6600' } });
+    it('shows the domain’s branding (name, logo carried by the page, accent) and the service’s on domains without any; the CSP allows that image only', async () => {
+      const logo = `data:image/png;base64,${PNG_1PX}`;
+      await setSettings('go.example', { branding: { name: 'Acme <Links>', logo, accentColor: '#ff6600' } });
       const branded = await getOn('go.example', '/pgbrand', { accept: BROWSER_ACCEPT });
       expect(branded.status).toBe(404);
       expect(branded.body).toContain('<title>Link not found – Acme &lt;Links&gt;</title>');
-      expect(branded.body).toContain('<img src="https://cdn.acme.example/logo.png" alt="Acme &lt;Links&gt;"');
+      // The name once: the logo beside it is decorative (a broken image does not repeat the name).
+      expect(branded.body).toContain(`<header><img src="${logo}" alt="" height="36"><span>Acme &lt;Links&gt;</span></header>`);
       expect(branded.body).toContain('--accent:#ff6600');
-      expect(branded.headers['content-security-policy']).toMatch(/img-src https:\/\/cdn\.acme\.example;/);
+      expect(branded.headers['content-security-policy']).toMatch(/img-src data:;/);
       // The default domain has no branding of its own yet: no header, no image allowed.
       const plain = await getOn('sho.rt', '/pgbrand', { accept: BROWSER_ACCEPT });
       expect(plain.body).not.toContain('Acme');
       expect(plain.headers['content-security-policy']).toMatch(/img-src 'none'/);
       // The service's branding (its default domain's) is every other domain's.
-      await setSettings('sho.rt', { branding: { name: 'Sho.rt', logoUrl: null, accentColor: null } });
+      await setSettings('sho.rt', { branding: { name: 'Sho.rt', logo: null, accentColor: null } });
       expect((await getOn('sho.rt', '/pgbrand', { accept: BROWSER_ACCEPT })).body).toContain('<header>Sho.rt</header>');
       expect((await getOn('go.example', '/pgbrand', { accept: BROWSER_ACCEPT })).body).toContain('Acme &lt;Links&gt;');
     });

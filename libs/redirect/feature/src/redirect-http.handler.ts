@@ -600,7 +600,10 @@ export class RedirectHttpHandler {
   /**
    * The link's host: a configured short domain or a tenant's, else the default domain (e.g. when
    * reached by IP). `GO.acme.test.:443` is `go.acme.test`: a variant of a tenant's host must not
-   * fall through to the default domain, where another tenant may hold the same code.
+   * fall through to the default domain, where another tenant may hold the same code. A port that
+   * names none of our domains is the domain without it (`go.acme.test:8080`: the redirect listening
+   * on its own port, no proxy in front); a domain configured with its port (the default
+   * `localhost:8080`) matches first.
    */
   domainOf(req: IncomingMessage): string {
     return this.servedDomainOf(req) ?? this.config.links.defaultDomain;
@@ -612,7 +615,9 @@ export class RedirectHttpHandler {
     if (host) {
       const h = normalizeHost(host);
       if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
-      if (this.tenants.isUnverifiedDomain(h)) return null;
+      const name = h.replace(/:\d{1,5}$/, '');
+      if (name !== h && (this.domains.has(name) || this.tenants.isTenantDomain(name))) return name;
+      if (this.tenants.isUnverifiedDomain(h) || this.tenants.isUnverifiedDomain(name)) return null;
     }
     return this.config.links.defaultDomain;
   }

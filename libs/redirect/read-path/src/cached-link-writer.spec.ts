@@ -1,4 +1,5 @@
-import { Link, LinkRepository, NO_OPTIONS } from '@shortlink/links-domain';
+import { LinkRepository } from '@shortlink/links-domain';
+import { aTestLink } from '@shortlink/links-domain/testing';
 import { BloomFilter, planGeneration } from './bloom-filter';
 import { BloomMaintainer } from './bloom-maintainer';
 import { CacheKeys } from './cache-keys';
@@ -6,23 +7,7 @@ import { CachedLinkWriter } from './cached-link-writer';
 import { CachePolicy } from './cache-policy';
 import { InMemoryCache } from './testing/in-memory-cache-store';
 
-const link = (code: string, over: Partial<Link> = {}): Link => ({
-  ...NO_OPTIONS,
-  id: code.length.toString(),
-  domain: 'sho.rt',
-  code,
-  targetUrl: `https://example.com/${code}`,
-  tenantId: 't',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  expiresAt: null,
-  status: 'active',
-  redirectType: 302,
-  version: 1,
-  moderation: 'clear',
-  moderationReason: null,
-  ...over,
-});
+const link = aTestLink;
 
 describe('CachedLinkWriter', () => {
   const setup = async () => {
@@ -43,7 +28,7 @@ describe('CachedLinkWriter', () => {
     await builder.publish([planGeneration('g1', 1000, 0.005, 4, 'ready')]);
     const bloom = new BloomMaintainer(writerFilter, store, {} as LinkRepository, { storeInProcess: true });
     const writer = new CachedLinkWriter(store, bloom, new CachePolicy('lru'));
-    const calls = jest.spyOn(store, 'deleteAndSetBits');
+    const calls = jest.spyOn(store, 'dropNullsAndSetBits');
     const links = [link('aaaaaaa'), link('bbbbbbb')];
     await writer.created(links);
     const written = calls.mock.calls.flatMap(([, bits]) => bits.map((b) => b.key));
@@ -51,46 +36,49 @@ describe('CachedLinkWriter', () => {
     expect(written.every((key) => key.startsWith('short:bloom:links:g1:'))).toBe(true);
   });
 
-  it('drops the null entries a scan left for new links, with their Bloom bits, in one call for a batch chunk', async () => {
+  it('drops the null entries a scan left for new links (never a value or a tombstone), with their Bloom bits, in one call for a batch chunk', async () => {
     const { store, bloom, writer } = await setup();
     const links = [link('aaaaaaa'), link('bbbbbbb'), link('ccccccc')];
     for (const l of links) store.values.set(CacheKeys.link(l), '');
-    const calls = jest.spyOn(store, 'deleteAndSetBits');
+    store.values.set(CacheKeys.link(links[2]), JSON.stringify({ gone: true, version: 2 })); // deleted meanwhile
+    const calls = jest.spyOn(store, 'dropNullsAndSetBits');
     const bits = bloom.bitsOf(links);
     expect(bits.length).toBeGreaterThan(0);
     expect(bits.every((b) => b.key.startsWith('short:bloom:links:g1:'))).toBe(true);
-    await writer.created(links);
+    await writer.created(links.map(({ domain, code }) => ({ domain, code })));
     expect(calls.mock.calls).toEqual([[links.map((l) => CacheKeys.link(l)), bits]]);
-    expect(links.filter((l) => store.values.has(CacheKeys.link(l)))).toEqual([]);
+    expect(links.filter((l) => store.values.has(CacheKeys.link(l)))).toEqual([links[2]]);
   });
 
-  it('leaves the Bloom bits of a chunk to the background when the cache is down, and never fails the create', async () => {
-    const { store, bloom, writer } = await setup();
-    const retried = jest.spyOn(bloom, 'retryLater');
-    store.down = true;
-    const links = [link('ddddddd'), link('eeeeeee')];
-    await expect(writer.created(links)).resolves.toBeUndefined();
-    expect(retried).toHaveBeenCalledWith(links);
-    await bloom.close();
-  });
-
-  it('writes an edited link through, never over a newer version, and a tombstone for a deleted one', async () => {
+  it('fails a create’s delivery while the cache is down (the outbox relay delivers it again), and one without a Bloom filter yet marks nothing', async () => {
     const { store, writer } = await setup();
-    await writer.updated(link('fffffff', { targetUrl: 'https://example.com/new', version: 3 }));
-    await writer.updated(link('fffffff', { targetUrl: 'https://example.com/old', version: 2 }));
+    store.down = true;
+    await expect(writer.created([link('ddddddd'), link('eeeeeee')])).rejects.toThrow(/ECONNREFUSED/);
+    await expect(writer.created([link('ddddddd')])).rejects.toThrow(/ECONNREFUSED/);
+    const bare = new InMemoryCache();
+    const unbuilt = new BloomFilter(bare, { capacity: 1000, falsePositiveRate: 0.01, partitions: 4 });
+    await unbuilt.refresh(); // read: no layout at all
+    const none = new CachedLinkWriter(bare, new BloomMaintainer(unbuilt, bare, {} as LinkRepository), new CachePolicy('lru'));
+    bare.values.set(CacheKeys.link(link('fffffff')), '');
+    await none.created([link('fffffff')]);
+    expect(bare.values.has(CacheKeys.link(link('fffffff')))).toBe(false);
+  });
+
+  it('writes an edited link through, never over a newer version, and a tombstone for a deleted one, each within the maximum TTL; says what it holds', async () => {
+    const { store, writer } = await setup();
+    expect(await writer.updated(link('fffffff', { targetUrl: 'https://example.com/new', version: 3 }))).toBe(true);
+    expect(await writer.updated(link('fffffff', { targetUrl: 'https://example.com/old', version: 2 }))).toBe(false);
     expect(JSON.parse(store.values.get(CacheKeys.link(link('fffffff')))!)).toMatchObject({ targetUrl: 'https://example.com/new', version: 3 });
-    await writer.deleted({ domain: 'sho.rt', code: 'fffffff' }, 4);
+    expect(store.ttls.get(CacheKeys.link(link('fffffff')))).toBeLessThanOrEqual(3_600_000);
+    expect(await writer.holds(link('fffffff'), 3)).toBe(true);
+    expect(await writer.holds(link('fffffff'), 4)).toBe(false);
+    expect(await writer.deleted({ domain: 'sho.rt', code: 'fffffff' }, 4)).toBe(true);
+    expect(await writer.deleted({ domain: 'sho.rt', code: 'fffffff' }, 4)).toBe(false);
     expect(JSON.parse(store.values.get(CacheKeys.link(link('fffffff')))!)).toEqual({ gone: true, version: 4 });
+    expect(store.ttls.get(CacheKeys.link(link('fffffff')))).toBe(600_000);
+    expect(await writer.holds(link('fffffff'), 4)).toBe(true);
+    expect(await writer.holds(link('ggggggg'), 1)).toBe(false);
     store.down = true;
     await expect(writer.updated(link('fffffff', { version: 5 }))).rejects.toThrow(/ECONNREFUSED/);
-  });
-
-  it('forgets a link whatever version the cache holds (a write that may or may not have committed), so a lookup reads the shard again', async () => {
-    const { store, writer } = await setup();
-    await writer.updated(link('ggggggg', { version: 7 }));
-    await writer.forget({ domain: 'sho.rt', code: 'ggggggg' });
-    expect(store.values.has(CacheKeys.link(link('ggggggg')))).toBe(false);
-    await writer.updated(link('ggggggg', { targetUrl: 'https://example.com/older', version: 6 }));
-    expect(JSON.parse(store.values.get(CacheKeys.link(link('ggggggg')))!)).toMatchObject({ targetUrl: 'https://example.com/older', version: 6 });
   });
 });

@@ -35,12 +35,15 @@ describe('HotKeyDetector (60 s window, 10 s buckets, threshold 50, 5000 keys)', 
 });
 
 describe('CachePolicy', () => {
-  it('gives no TTL under lru and base+jitter under ttl, longer when hot', () => {
-    expect(new CachePolicy('lru').ttlMsFor(true)).toBeUndefined();
-    expect(new CachePolicy('ttl', undefined, () => 0).ttlMsFor(false)).toBe(1_800_000);
-    expect(new CachePolicy('ttl', undefined, () => 0.999).ttlMsFor(false)).toBe(2_099_000);
-    expect(new CachePolicy('ttl', undefined, () => 0).ttlMsFor(true)).toBe(7_200_000);
-    expect(new CachePolicy('ttl', undefined, () => 0.999).ttlMsFor(true)).toBe(7_799_000);
+  it('gives the maximum TTL less up to a tenth under lru, base+jitter under ttl (longer when hot), never beyond the maximum', () => {
+    expect(new CachePolicy('lru', { random: () => 0 }).ttlMsFor(true)).toBe(3_600_000);
+    expect(new CachePolicy('lru', { random: () => 0.999 }).ttlMsFor(false)).toBe(3_240_360);
+    expect(new CachePolicy('ttl', { random: () => 0 }).ttlMsFor(false)).toBe(1_800_000);
+    expect(new CachePolicy('ttl', { random: () => 0.999 }).ttlMsFor(false)).toBe(2_099_000);
+    // The hot TTL (7200 s + jitter) is capped by the maximum, CACHE_MAX_TTL_SECONDS.
+    expect(new CachePolicy('ttl', { random: () => 0 }).ttlMsFor(true)).toBe(3_600_000);
+    expect(new CachePolicy('ttl', { random: () => 0, maxTtlMs: 10_000_000 }).ttlMsFor(true)).toBe(7_200_000);
+    expect(new CachePolicy('ttl', { random: () => 0.999, maxTtlMs: 10_000_000 }).ttlMsFor(true)).toBe(7_799_000);
   });
 });
 

@@ -41,11 +41,12 @@ export interface CacheStore {
   /** Bits set in the bytes `startByte`..`endByte` (inclusive) of a bitmap (Redis BITCOUNT); a missing key counts 0. */
   countBits(key: string, startByte: number, endByte: number): Promise<number>;
   /**
-   * `del(keys)` and `setBits` of each bitmap, as one call: on Redis Cluster one script per node
-   * instead of a command per key (batch creation's invalidations and Bloom bits of a chunk,
-   * docs/design.md, "Batch creation"). Not atomic; on failure some of it may have been applied.
+   * `deleteIfEquals(key, '')` of each key (only a null sentinel goes: never a value or a tombstone
+   * written meanwhile) and `setBits` of each bitmap, as one call: on Redis Cluster one script per
+   * node instead of a command per key (new links' invalidations and Bloom bits, docs/design.md,
+   * "Batch creation"). Not atomic; on failure some of it may have been applied.
    */
-  deleteAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void>;
+  dropNullsAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -60,7 +60,7 @@ export class ReadPathModule {
           useFactory: (cache: CacheStore, bloom: BloomMaintainer, lifecycle: Lifecycle) => {
             // Creates write their Bloom bits into the generations of the layout this instance reads.
             lifecycle.manage({ start: () => bloom.follow() });
-            return new CachedLinkWriter(cache, bloom, new CachePolicy(config.redirect.policy));
+            return new CachedLinkWriter(cache, bloom, new CachePolicy(config.redirect.policy, { maxTtlMs: config.redirect.maxTtlMs }));
           },
         },
       ],
@@ -111,7 +111,7 @@ export class ReadPathModule {
                 observer: metrics,
                 l1,
                 hot: new HotKeyDetector(r.hot),
-                policy: new CachePolicy(r.policy),
+                policy: new CachePolicy(r.policy, { maxTtlMs: r.maxTtlMs }),
                 bloom: r.bloom.enabled ? bloom.filter : null,
               },
               {

@@ -117,7 +117,7 @@ export class RedirectPipeline implements LinkResolver {
     // Waiting happens in the shard's queue, so that a hung shard's waiters hold nothing the other
     // shards need (docs/design.md, "Failure containment"); here only what is outstanding is bounded.
     this.dbLimiter = new WaitingBulkhead(options.dbConcurrency + options.dbQueue.max, 0, 0);
-    this.linkCache = new LinkCache(this.cacheStore);
+    this.linkCache = new LinkCache(this.cacheStore, this.policy.maxTtlMs);
   }
 
   get redisBreakerState(): 'closed' | 'open' | 'half_open' {
@@ -268,8 +268,8 @@ export class RedirectPipeline implements LinkResolver {
     return { link: found, source: 'db' };
   }
 
-  /** The policy's TTL (longer for hot keys), capped for a link that expires (cappedTtlMs). */
-  private writeBackTtlMs(key: string, link: CachedLink): number | undefined {
+  /** The policy's TTL (longer for hot keys, never beyond CACHE_MAX_TTL_SECONDS), capped for a link that expires (cappedTtlMs). */
+  private writeBackTtlMs(key: string, link: CachedLink): number {
     const now = this.clock.now();
     return cappedTtlMs(this.policy.ttlMsFor(this.hot.isHot(key, now)), link, now, this.options.nullTtlMs);
   }

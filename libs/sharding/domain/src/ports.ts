@@ -1,8 +1,14 @@
-import { Link, LinkListQuery, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { Link, LinkEventOutbox, LinkListQuery, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { RingSpec, RingVersion } from './ring';
 
-/** Storage of the links of one shard. Implemented once per backend (MySQL, SQLite). */
-export interface LinkShardStore {
+/**
+ * Storage of the links of one shard. Implemented once per backend (MySQL, SQLite). Every change of
+ * a link (insert, replace, remove, expiry, and their journaled twins) writes its event into the
+ * shard's outbox in the same transaction; the copies of a move (upsertRows, upsertLink,
+ * removeCopy) write none: the deciding shard's write has its event (docs/design.md, "Edits reach
+ * every instance").
+ */
+export interface LinkShardStore extends LinkEventOutbox {
   readonly shardName: string;
   /** Inserts; rejects with DuplicateLinkError when (domain, code) exists. */
   insert(link: Link): Promise<void>;
@@ -29,6 +35,8 @@ export interface LinkShardStore {
   listByTenant(query: LinkListQuery): Promise<Link[]>;
   /** Codes of `domain` marked crawlable, in code order, at most `limit` (the domain's robots.txt). */
   crawlableCodes(domain: string, limit: number): Promise<string[]>;
+  /** The tenant's tags on this shard, in order, at most `limit` (from the (tenant, tag) index). */
+  tagsOf(tenantId: string, limit: number): Promise<string[]>;
   /**
    * Adds `delta` to the redirects counted for the link (the row with this id, domain and code) and
    * returns the new total, or null when that link is gone (docs/design.md, "Max clicks").

@@ -1,6 +1,7 @@
 import { DomainError } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { Link, NO_OPTIONS, uncertainWriteSettled } from '@shortlink/links-domain';
+import { CacheEventConsumer, LinkEventRelay, UNCLAIMED } from '@shortlink/links-domain';
+import { aTestLink, RecordingChangeFeed, RecordingLinkCache } from '@shortlink/links-domain/testing';
 import { MovePhase, RingSpec } from './ring';
 import { RoutingState } from './routing-state';
 import { ShardedLinkRepository } from './sharded-link-repository';
@@ -9,27 +10,7 @@ import { InMemoryMovableShard } from './testing/in-memory-resharding';
 const FOUR: RingSpec = { strategy: 'ring', virtualNodes: 150, shards: ['s0', 's1', 's2', 's3'].map((name) => ({ name })) };
 const FIVE: RingSpec = { ...FOUR, shards: [...FOUR.shards, { name: 's4' }] };
 
-let nextId = 1000n;
-export function aLink(code: string, over: Partial<Link> = {}): Link {
-  const at = new Date(Date.UTC(2026, 11, 3));
-  return {
-    ...NO_OPTIONS,
-    id: String(nextId++),
-    domain: 'sho.rt',
-    code,
-    targetUrl: `https://example.com/${code}`,
-    tenantId: 't1',
-    createdAt: at,
-    updatedAt: at,
-    expiresAt: null,
-    status: 'active',
-    redirectType: 302,
-    version: 1,
-    moderation: 'clear',
-    moderationReason: null,
-    ...over,
-  };
-}
+const aLink = aTestLink;
 
 const moving = (phase: MovePhase) => new RoutingState({ version: 2, spec: FOUR, move: { id: 'm1', phase, to: FIVE } });
 const stable = (spec: RingSpec, version = 1) => new RoutingState({ version, spec, move: null });
@@ -89,6 +70,37 @@ describe('ShardedLinkRepository', () => {
     const { repo } = setup();
     expect(() => repo.setRouting(stable({ ...FOUR, shards: [...FOUR.shards, { name: 'nowhere' }] }, 2))).toThrow(/"nowhere".*no store/);
     expect(repo.routing.version).toBe(1);
+  });
+
+  it('a link changed during a move has one event per change, on its deciding shard; after the switch the relay delivers it as its new owner holds it (docs/design.md, "Edits reach every instance")', async () => {
+    const { repo, byName, shards } = setup(moving('dual_write'));
+    const link = aLink(mover);
+    await repo.insert(link);
+    const edited = { ...link, targetUrl: 'https://example.com/moved-and-edited', version: 2 };
+    expect(await repo.replace(edited, 1)).toBe(true);
+    // The copies on the new owner are not changes of their own: no event there.
+    expect(byName(from).events.map((e) => [e.kind, e.version])).toEqual([
+      ['link.created', 1],
+      ['link.edited', 2],
+    ]);
+    expect(byName('s4').events).toEqual([]);
+    // The move switches and the old owner's rows are cleaned up before any relay ran: the events stay where they were written.
+    repo.setRouting(stable(FIVE, 3));
+    byName(from).rows.delete(`sho.rt/${mover}`);
+    const clock = { t: 0, now: () => clock.t };
+    const [cache, feed] = [new RecordingLinkCache(), new RecordingChangeFeed()];
+    const relay = new LinkEventRelay({ stamp: UNCLAIMED, all: () => shards }, [new CacheEventConsumer(cache, feed, repo)], {
+      intervalMs: 1000,
+      leaseMs: 10_000,
+      confirmAfterMs: 3000,
+      clock,
+    });
+    await relay.round();
+    expect(cache.values.get(`sho.rt/${mover}`)).toMatchObject({ targetUrl: 'https://example.com/moved-and-edited', version: 2 });
+    expect(feed.published).toEqual([{ domain: 'sho.rt', code: mover, version: 2 }]);
+    clock.t += 3000;
+    await relay.round();
+    expect(byName(from).events).toEqual([]);
   });
 
   it('dual_write: reads the old owner; creates, edits and deletes reach both owners; the delete leaves a tombstone', async () => {
@@ -296,38 +308,30 @@ describe('ShardedLinkRepository', () => {
     expect(await (hung as { settled?: Promise<boolean> }).settled).toBe(false);
   });
 
-  it('marks an edit, a delete or a create that passed its deadline with when its shard ended it; a write the breaker refused is not marked', async () => {
-    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 10, bulkTimeoutMs: 1000, breakerFailures: 3, breakerOpenMs: 60_000 });
+  it('an edit or a delete that passed its deadline and commits afterwards leaves its event in its shard’s outbox, which the relay delivers (docs/design.md, "Edits reach every instance")', async () => {
+    const { repo, byName } = setup(stable(FOUR), { timeoutMs: 10, breakerFailures: 10 });
     const slow = byName(staysOn);
     const link = aLink(stayer);
     await repo.insert(link);
-    const late =
-      <A extends unknown[]>(write: (...args: A) => Promise<boolean>) =>
-      async (...args: A) => (await new Promise((r) => setTimeout(r, 60)), write(...args));
-    slow.replace = late(slow.replace.bind(slow));
-    const edit = await repo.replace({ ...link, version: 2, targetUrl: 'https://example.com/late' }, 1).catch((e: unknown) => e);
-    expect(edit).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-    expect((await slow.findByCode(link))!.version).toBe(1); // not yet
-    expect(await uncertainWriteSettled(edit)).toBe(true);
-    expect((await slow.findByCode(link))!.targetUrl).toBe('https://example.com/late'); // committed after the answer
-
-    slow.remove = late(slow.remove.bind(slow));
-    const removal = await repo.remove(link, 2, new Date(Date.UTC(2027, 0, 1))).catch((e: unknown) => e);
-    expect(removal).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-    expect(await uncertainWriteSettled(removal)).toBe(true);
-    expect(await slow.findByCode(link)).toBeNull();
-
-    const created = aLink(stayer, { domain: 'go.example' });
-    const insert = slow.insert.bind(slow);
-    slow.insert = async (l) => (await new Promise((r) => setTimeout(r, 60)), insert(l));
-    const creation = await repo.insert(created).catch((e: unknown) => e);
-    expect(creation).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-    expect(await uncertainWriteSettled(creation)).toBe(true);
-    expect(await slow.findByCode(created)).toEqual(created);
-
-    // Failures in a row opened the breaker: the next write is refused before anything is sent.
-    const refused = await repo.replace({ ...link, version: 3 }, 2).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ code: 'SHARD_UNAVAILABLE' });
-    expect(uncertainWriteSettled(refused)).toBeNull();
+    const late = <A extends unknown[]>(write: (...args: A) => Promise<boolean>) => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let committed: Promise<boolean> | undefined;
+      return { write: (...args: A) => (committed = gate.then(() => write(...args))), commit: () => (release(), committed!) };
+    };
+    const edit = late(slow.replace.bind(slow));
+    slow.replace = edit.write;
+    await expect(repo.replace({ ...link, version: 2, targetUrl: 'https://example.com/late' }, 1)).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+    expect(slow.events.map((e) => [e.kind, e.version])).toEqual([['link.created', 1]]);
+    expect(await edit.commit()).toBe(true);
+    const removal = late(slow.remove.bind(slow));
+    slow.remove = removal.write;
+    await expect(repo.remove(link, 2, new Date(Date.UTC(2027, 0, 1)))).rejects.toMatchObject({ code: 'SHARD_UNAVAILABLE' });
+    expect(await removal.commit()).toBe(true);
+    expect(slow.events.map((e) => [e.kind, e.version, e.linkId])).toEqual([
+      ['link.created', 1, link.id],
+      ['link.edited', 2, link.id],
+      ['link.deleted', 3, link.id],
+    ]);
   });
 });

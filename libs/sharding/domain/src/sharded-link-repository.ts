@@ -1,16 +1,5 @@
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import {
-  DuplicateLinkError,
-  InsertOptions,
-  Link,
-  LinkListQuery,
-  LinkRepository,
-  markUncertainWrite,
-  newestFirst,
-  RetiredCode,
-  ShortUrlIdentifier,
-  StatementOutcome,
-} from '@shortlink/links-domain';
+import { InsertOptions, Link, LinkListQuery, LinkRepository, newestFirst, RetiredCode, ShortUrlIdentifier, StatementOutcome } from '@shortlink/links-domain';
 import { ShardRouter } from '@shortlink/shard-router';
 import { isMovable, LinkShardStore, MovableShardStore } from './ports';
 import { Route, RoutingLease, RoutingState, RoutingTarget } from './routing-state';
@@ -115,15 +104,13 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
   }
 
   async insert(link: Link, options: InsertOptions = {}): Promise<void> {
-    await this.uncertain((sent) =>
-      this.write([link.code], options, async (state) => {
-        const route = state.route(link.code);
-        if (!route.moving) return this.on(route.owner, (s) => sent(s.insert(link)));
-        // The journal entry commits with the row: the frozen step compares what changed since verify began.
-        await this.on(route.from, (s) => sent(movable(s).insertJournaled([link])));
-        await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
-      }),
-    );
+    await this.write([link.code], options, async (state) => {
+      const route = state.route(link.code);
+      if (!route.moving) return this.on(route.owner, (s) => s.insert(link));
+      // The journal entry commits with the row: the frozen step compares what changed since verify began.
+      await this.on(route.from, (s) => movable(s).insertJournaled([link]));
+      await this.on(route.to, (s) => movable(s).upsertLink(link));
+    });
   }
 
   /**
@@ -176,50 +163,32 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     return this.find(id, 'redirect', onQuery);
   }
 
+  /**
+   * A write that fails after its statement was sent may be committed all the same (the deadline
+   * stops the waiting, not the statement): its event commits with it, and the outbox relay tells
+   * the caches then (docs/design.md, "Edits reach every instance").
+   */
   async replace(link: Link, expectedVersion: number): Promise<boolean> {
-    return this.uncertain((sent) =>
-      this.write([link.code], {}, async (state) => {
-        const route = state.route(link.code);
-        if (!route.moving) return this.on(route.owner, (s) => sent(s.replace(link, expectedVersion)));
-        const replaced = await this.on(route.from, (s) => sent(movable(s).replaceJournaled(link, expectedVersion)));
-        if (replaced) await this.on(route.to, (s) => sent(movable(s).upsertLink(link)));
-        return replaced;
-      }),
-    );
+    return this.write([link.code], {}, async (state) => {
+      const route = state.route(link.code);
+      if (!route.moving) return this.on(route.owner, (s) => s.replace(link, expectedVersion));
+      const replaced = await this.on(route.from, (s) => movable(s).replaceJournaled(link, expectedVersion));
+      if (replaced) await this.on(route.to, (s) => movable(s).upsertLink(link));
+      return replaced;
+    });
   }
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date): Promise<boolean> {
-    return this.uncertain((sent) =>
-      this.write([id.code], {}, async (state) => {
-        const route = state.route(id.code);
-        if (!route.moving) return this.on(route.owner, (s) => sent(s.remove(id, expectedVersion, retiredUntil)));
-        // The copy is deleted by the link's id, which leaves a tombstone a late copy cannot pass.
-        const row = await this.on(route.from, (s) => s.findByCode(id));
-        if (!row || row.version !== expectedVersion) return false;
-        const removed = await this.on(route.from, (s) => sent(movable(s).removeJournaled(id, expectedVersion, retiredUntil)));
-        if (removed) await this.on(route.to, (s) => sent(movable(s).removeCopy(id, row.id, retiredUntil)));
-        return removed;
-      }),
-    );
-  }
-
-  /**
-   * A write that fails after one of its statements was sent may be committed all the same (the
-   * deadline stops the waiting, not the statement; docs/design.md, "Edits reach every instance"):
-   * its error is marked with when the last statement sent has ended on its shard (waited for a
-   * bulk deadline at most: nobody waits for it), so that the caller can make the caches agree with
-   * the shard then. A domain answer, or a failure before anything was sent (breaker open, move
-   * frozen), is left as it is.
-   */
-  private async uncertain<T>(write: (sent: <U>(statement: Promise<U>) => Promise<U>) => Promise<T>): Promise<T> {
-    let last: Promise<unknown> | null = null;
-    try {
-      return await write((statement) => ((last = statement), statement));
-    } catch (error) {
-      const domainAnswer = error instanceof DuplicateLinkError || (error instanceof DomainError && error.code !== ErrorCode.SHARD_UNAVAILABLE);
-      if (last !== null && !domainAnswer) markUncertainWrite(error, this.ended(last, this.bulkDeadlineMs));
-      throw error;
-    }
+    return this.write([id.code], {}, async (state) => {
+      const route = state.route(id.code);
+      if (!route.moving) return this.on(route.owner, (s) => s.remove(id, expectedVersion, retiredUntil));
+      // The copy is deleted by the link's id, which leaves a tombstone a late copy cannot pass.
+      const row = await this.on(route.from, (s) => s.findByCode(id));
+      if (!row || row.version !== expectedVersion) return false;
+      const removed = await this.on(route.from, (s) => movable(s).removeJournaled(id, expectedVersion, retiredUntil));
+      if (removed) await this.on(route.to, (s) => movable(s).removeCopy(id, row.id, retiredUntil));
+      return removed;
+    });
   }
 
   async retiredUntil(id: ShortUrlIdentifier, now: Date): Promise<Date | null> {
@@ -279,6 +248,14 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
       const perShard = await Promise.all(
         state.shards().map(async (name) => (await this.on(name, (s) => s.crawlableCodes(domain, limit))).filter((code) => holds(state.route(code), name))),
       );
+      return [...new Set(perShard.flat())].sort().slice(0, limit);
+    });
+  }
+
+  /** The tenant's tags over every shard (a link in a move may be on both sides: each tag once), in order, at most `limit`. */
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    return this.read(async (state) => {
+      const perShard = await Promise.all(state.shards().map((name) => this.on(name, (s) => s.tagsOf(tenantId, limit))));
       return [...new Set(perShard.flat())].sort().slice(0, limit);
     });
   }

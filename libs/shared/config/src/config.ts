@@ -110,6 +110,8 @@ export interface AppConfig {
     readonly urlSafety: { readonly dnsCheck: boolean; readonly dnsTimeoutMs: number; readonly blockedDomainsFile: string | null };
     readonly retireForMs: number;
     readonly expiryJobIntervalMs: number;
+    /** The outbox relay (docs/design.md, "Edits reach every instance"). */
+    readonly outbox: { readonly intervalMs: number; readonly leaseMs: number; readonly confirmAfterMs: number };
   };
   /** The audit log: how long its entries are kept. */
   readonly audit: { readonly retentionMs: number };
@@ -216,6 +218,8 @@ export interface AppConfig {
   readonly geo: { readonly database: 'country' | 'city' | { readonly files: readonly string[] } };
   readonly redirect: {
     readonly policy: Env['CACHE_POLICY'];
+    /** The longest any link entry lives in the shared cache. */
+    readonly maxTtlMs: number;
     readonly l1: { readonly enabled: boolean; readonly maxEntries: number; readonly maxBytes: number; readonly ttlMs: number; readonly negativeTtlMs: number };
     readonly sharedCacheEnabled: boolean;
     readonly bloom: {
@@ -283,6 +287,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   for (const spare of spareShards) {
     if (mysqlShards.some((s) => s.name === spare.name)) violations.push(`MYSQL_SPARE_SHARDS: shard "${spare.name}" is also in MYSQL_SHARDS`);
   }
+  if (e.OUTBOX_LEASE_MS < 3 * e.OUTBOX_RELAY_INTERVAL_MS)
+    violations.push(`OUTBOX_LEASE_MS: must be at least 3 × OUTBOX_RELAY_INTERVAL_MS (${3 * e.OUTBOX_RELAY_INTERVAL_MS}), got ${e.OUTBOX_LEASE_MS}`);
   if (e.SHARD_RING_LEASE_MS < 3 * e.SHARD_RING_POLL_MS)
     violations.push(`SHARD_RING_LEASE_MS: must be at least 3 × SHARD_RING_POLL_MS (${3 * e.SHARD_RING_POLL_MS}), got ${e.SHARD_RING_LEASE_MS}`);
   const redisNodes = (e.REDIS_CLUSTER_NODES ?? []).map((n) => parseHostPort(n, 'REDIS_CLUSTER_NODES', violations));
@@ -382,6 +388,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       urlSafety: { dnsCheck: e.URL_DNS_CHECK, dnsTimeoutMs: e.URL_DNS_TIMEOUT_MS, blockedDomainsFile: e.BLOCKED_DOMAINS_FILE ?? null },
       retireForMs: e.RETIRED_CODE_DAYS * 86_400_000,
       expiryJobIntervalMs: e.EXPIRY_JOB_INTERVAL_MS,
+      outbox: { intervalMs: e.OUTBOX_RELAY_INTERVAL_MS, leaseMs: e.OUTBOX_LEASE_MS, confirmAfterMs: e.OUTBOX_CONFIRM_AFTER_MS },
     },
     audit: { retentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000 },
     webhooks: {
@@ -477,6 +484,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
     geo: { database: e.GEO_DATABASE === 'country' || e.GEO_DATABASE === 'city' ? e.GEO_DATABASE : { files: geoFiles(e.GEO_DATABASE) } },
     redirect: {
       policy: e.CACHE_POLICY,
+      maxTtlMs: e.CACHE_MAX_TTL_SECONDS * 1000,
       l1: {
         enabled: e.REDIRECT_L1_ENABLED,
         maxEntries: e.REDIRECT_L1_MAX_ENTRIES,

@@ -200,6 +200,24 @@ export const VARIABLES = {
     int(1000),
     'How often the generation app marks expired links, purges long-expired ones and old audit entries, batch records and sessions.',
   ),
+  OUTBOX_RELAY_INTERVAL_MS: withDefault(
+    'Links',
+    '1000',
+    int(50, 60_000),
+    'How often each generation instance relays the link events of the shards’ outboxes to the caches (docs/design.md, "Edits reach every instance").',
+  ),
+  OUTBOX_LEASE_MS: withDefault(
+    'Links',
+    '10000',
+    int(1000, 600_000),
+    'How long a link event stays with the relay of the instance that wrote it (renewed while it works); then another relay takes it over. At least 3 × `OUTBOX_RELAY_INTERVAL_MS`.',
+  ),
+  OUTBOX_CONFIRM_AFTER_MS: withDefault(
+    'Links',
+    '3000',
+    int(100, 600_000),
+    'How long after delivering a link change to Redis the relay reads it back (a write a failover lost is delivered again).',
+  ),
 
   // ------------------------------------------------------------------ Plans
   PLAN_FREE_REQUESTS_PER_MINUTE: withDefault(
@@ -660,7 +678,13 @@ export const VARIABLES = {
     'Redirect read path',
     'lru',
     oneOf(['lru', 'ttl'] as const),
-    '`lru` (long-lived Redis entries, evicted by `allkeys-lru`) or `ttl` (1800 s + up to 300, hot links 7200 s + up to 600).',
+    '`lru` (Redis entries live `CACHE_MAX_TTL_SECONDS` less up to a tenth, evicted by `allkeys-lru`) or `ttl` (1800 s + up to 300, hot links 7200 s + up to 600, capped by `CACHE_MAX_TTL_SECONDS`).',
+  ),
+  CACHE_MAX_TTL_SECONDS: withDefault(
+    'Redirect read path',
+    '3600',
+    int(10, 30 * 86_400),
+    'No link entry of the shared cache (value, tombstone, "no such link") lives longer: the last net under an invalidation that was lost (docs/design.md, "Keys in the shared cache").',
   ),
   REDIRECT_L1_ENABLED: withDefault('Redirect read path', 'true', bool, "The redirect's in-process cache (L1)."),
   REDIRECT_L1_MAX_ENTRIES: withDefault('Redirect read path', '100000', int(1), 'Links L1 holds at most.'),

@@ -178,4 +178,22 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
     expect(rows[2].note).toMatch(/^password-protected on Kutt, whose link list carries no password hash: created disabled/);
     expect(() => kuttRecords({ links: [] })).toThrow(/Kutt link list/);
   });
+
+  it('creates a link that expired at the source disabled, without the past expiry (an expiry must be ahead), saying why', () => {
+    const [docs] = kuttRecords(JSON.parse(readFileSync(fixture('kutt.json'), 'utf8')));
+    const later = mapRecord('kutt', docs, { ...keep, now: Date.parse('2032-01-01T00:00:00Z') });
+    expect(later.body).toEqual({ url: 'https://example.com/kutt/docs', legacyCode: 'kutt-docs', title: 'Kutt docs', status: 'disabled' });
+    expect(later.note).toBe('expired at the source (2031-06-01T10:00:00.000Z): created disabled');
+    const ours = mapRecord('shortlink', { url: 'https://example.com/x', expiresat: '2020-01-01T00:00:00Z', status: 'active' }, keep);
+    expect([ours.body.status, ours.body.expiresAt, ours.note]).toEqual([
+      'disabled',
+      undefined,
+      'expired at the source (2020-01-01T00:00:00.000Z): created disabled',
+    ]);
+  });
+
+  it('puts a title with line breaks or tabs on one line (a Shlink title may have them); an empty one is none', () => {
+    expect(mapRecord('shlink', { longurl: 'https://example.com/a', title: 'Spring\r\nsale\t 2024 ' }, keep).body.title).toBe('Spring sale 2024');
+    expect(mapRecord('shlink', { longurl: 'https://example.com/a', title: '\n\n' }, keep).body).toEqual({ url: 'https://example.com/a' });
+  });
 });

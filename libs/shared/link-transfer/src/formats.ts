@@ -46,6 +46,8 @@ export interface MapOptions {
   readonly keepCodes: boolean;
   /** Keep the source's domains (default false: links go on the default domain, as another tool's (or installation's) domain is not yours here). */
   readonly keepDomains: boolean;
+  /** The time an expiry is compared with (epoch ms; default now): a link expired at the source arrives disabled. */
+  readonly now?: number;
 }
 
 /** A record keyed by its normalised header (lower case, spaces and dashes as underscores). */
@@ -140,11 +142,18 @@ export function detectFormat(headers: readonly string[]): Format | null {
   return null;
 }
 
+/** A title on one line: line breaks, tabs and other control characters (a Shlink title may have them; ours may not) become one space. */
+const oneLine = (title: string): string =>
+  title
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+
 /**
  * One exported link as a create. An import never makes a link more open than its source: a link
- * disabled, banned or archived there is created disabled, and so is one whose password cannot be
- * carried (a Kutt list says only `password: true`; an export of ours made without `links:write` has
- * no hash), with a note saying why.
+ * disabled, banned, archived or expired there is created disabled (an expiry in the past is not
+ * one a link can be given), and so is one whose password cannot be carried (a Kutt list says only
+ * `password: true`; an export of ours made without `links:write` has no hash), with a note saying why.
  */
 export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): MappedRow {
   const body: LinkBody = {};
@@ -224,6 +233,16 @@ export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): Ma
       if (isTrue(pick(r, 'password')))
         disable('password-protected on Kutt, whose link list carries no password hash: created disabled; set a password and enable it');
       break;
+  }
+  if (body.title !== undefined) {
+    const title = oneLine(body.title);
+    if (title) body.title = title;
+    else delete body.title;
+  }
+  const expires = typeof body.expiresAt === 'string' ? Date.parse(body.expiresAt) : NaN;
+  if (!Number.isNaN(expires) && expires <= (options.now ?? Date.now())) {
+    delete body.expiresAt;
+    disable(`expired at the source (${new Date(expires).toISOString()}): created disabled`);
   }
   return notes.length ? { body, note: notes.join('; ') } : { body };
 }

@@ -9,8 +9,12 @@ import { DomainError, ErrorCode } from '@shortlink/core';
 export interface Branding {
   /** Shown at the top of every page of the domain; null: no name. */
   readonly name: string | null;
-  /** An https image shown beside the name (the page's CSP allows this image's origin only). */
-  readonly logoUrl: string | null;
+  /**
+   * The logo shown beside the name: a PNG, JPEG, GIF or WebP image as a `data:` URI (base64), at
+   * most MAX_LOGO_BYTES. The pages carry it themselves, so a visitor's browser fetches nothing from
+   * elsewhere, and a logo cannot break or change after it was set (docs/design.md, "Domain settings").
+   */
+  readonly logo: string | null;
   /** `#rrggbb`, lower case: the pages' accent (links, buttons, the top rule). */
   readonly accentColor: string | null;
 }
@@ -92,6 +96,15 @@ export type DomainSettingsEdit = Partial<Record<(typeof DOMAIN_SETTING_FIELDS)[n
 /** Largest well-known document, as served (JSON text): Apple reads at most 128 KB; a few KB is usual. */
 export const MAX_WELL_KNOWN_BYTES = 64 * 1024;
 export const MAX_BRANDING_NAME = 100;
+/** Largest logo, decoded: a logo 36 px high is a few KB; every instance holds every domain's settings. */
+export const MAX_LOGO_BYTES = 32 * 1024;
+/** The image types a logo may be, told by their first bytes (never SVG: a document that can carry script). */
+const LOGO_TYPES: ReadonlyArray<{ type: string; magic: (b: Buffer) => boolean }> = [
+  { type: 'image/png', magic: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  { type: 'image/jpeg', magic: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { type: 'image/gif', magic: (b) => /^GIF8[79]a$/.test(b.subarray(0, 6).toString('latin1')) },
+  { type: 'image/webp', magic: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
+];
 
 /**
  * The URL policy of every target a setting names (`libs/links/domain/src/url-policy.ts`, DNS
@@ -130,7 +143,7 @@ export async function applySettingsEdit(current: DomainSettingsValues, edit: Dom
   for (const field of ['notFoundRedirect', 'rootRedirect', 'expiredRedirect'] as const) {
     if (has(edit, field)) next[field] = edit[field] === null ? null : await checkUrl(edit[field], field);
   }
-  if (has(edit, 'branding')) next.branding = edit.branding === null ? null : await checkBranding(edit.branding, checkUrl);
+  if (has(edit, 'branding')) next.branding = edit.branding === null ? null : await checkBranding(edit.branding);
   if (has(edit, 'robots')) {
     if (edit.robots !== null && edit.robots !== 'allow' && edit.robots !== 'disallow') throw invalid('robots', 'must be "allow" or "disallow"');
     next.robots = edit.robots ?? 'disallow';
@@ -157,28 +170,46 @@ export function checkHsts(value: unknown): Hsts {
   return { maxAge, includeSubDomains, preload };
 }
 
-async function checkBranding(value: unknown, checkUrl: SettingsUrlCheck): Promise<Branding | null> {
-  if (!isObject(value)) throw invalid('branding', 'must be an object with name, logoUrl and accentColor (each optional)');
-  const unknown = Object.keys(value).find((k) => !['name', 'logoUrl', 'accentColor'].includes(k));
-  if (unknown) throw invalid(`branding.${unknown}`, 'is not a branding field (name, logoUrl, accentColor)');
+async function checkBranding(value: unknown): Promise<Branding | null> {
+  if (!isObject(value)) throw invalid('branding', 'must be an object with name, logo and accentColor (each optional)');
+  if (value.logoUrl !== undefined)
+    throw invalid('branding.logoUrl', 'is no longer taken: send the image itself as branding.logo, a data: URI (visitors then fetch nothing from elsewhere)');
+  const unknown = Object.keys(value).find((k) => !['name', 'logo', 'accentColor'].includes(k));
+  if (unknown) throw invalid(`branding.${unknown}`, 'is not a branding field (name, logo, accentColor)');
   let name: string | null = null;
   if (value.name != null) {
     if (typeof value.name !== 'string' || value.name.trim() === '' || value.name.trim().length > MAX_BRANDING_NAME || /[\u0000-\u001f\u007f]/.test(value.name))
       throw invalid('branding.name', `must be 1-${MAX_BRANDING_NAME} printable characters`);
     name = value.name.trim();
   }
-  let logoUrl: string | null = null;
-  if (value.logoUrl != null) {
-    logoUrl = await checkUrl(value.logoUrl, 'branding.logoUrl');
-    // Over http the image would be mixed content on an https page, and anyone on the path could swap it.
-    if (!logoUrl.startsWith('https://')) throw invalid('branding.logoUrl', 'must be an https URL');
-  }
+  const logo = value.logo == null ? null : checkLogo(value.logo);
   let accentColor: string | null = null;
   if (value.accentColor != null) {
     if (typeof value.accentColor !== 'string' || !ACCENT.test(value.accentColor)) throw invalid('branding.accentColor', 'must be a colour as #rrggbb');
     accentColor = value.accentColor.toLowerCase();
   }
-  return name === null && logoUrl === null && accentColor === null ? null : { name, logoUrl, accentColor };
+  return name === null && logo === null && accentColor === null ? null : { name, logo, accentColor };
+}
+
+/** A logo as `data:image/<png|jpeg|gif|webp>;base64,…`, its bytes of the type it names, at most MAX_LOGO_BYTES; written back in canonical base64. */
+function checkLogo(value: unknown): string {
+  const field = 'branding.logo';
+  const m = typeof value === 'string' ? /^data:(image\/[a-z]+);base64,([A-Za-z0-9+/]*={0,2})$/.exec(value.replace(/\s+/g, '')) : null;
+  if (!m) throw invalid(field, 'must be a PNG, JPEG, GIF or WebP image as a data: URI (data:image/png;base64,…)');
+  const bytes = Buffer.from(m[2], 'base64');
+  if (bytes.length > MAX_LOGO_BYTES) throw invalid(field, `must be at most ${MAX_LOGO_BYTES / 1024} KB (this one is ${Math.ceil(bytes.length / 1024)} KB)`);
+  const kind = LOGO_TYPES.find((t) => t.magic(bytes));
+  if (!kind) throw invalid(field, 'must be a PNG, JPEG, GIF or WebP image (SVG is not taken: it may carry script)');
+  if (kind.type !== m[1]) throw invalid(field, `says ${m[1]} but is ${kind.type}`);
+  return `data:${kind.type};base64,${bytes.toString('base64')}`;
+}
+
+/** Branding as a stored row has it: only its known fields (a logo URL of before logos were carried is dropped). */
+export function storedBranding(value: unknown): Branding | null {
+  if (!isObject(value)) return null;
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  const branding = { name: text(value.name), logo: text(value.logo), accentColor: text(value.accentColor) };
+  return branding.name === null && branding.logo === null && branding.accentColor === null ? null : branding;
 }
 
 /** A document within MAX_WELL_KNOWN_BYTES once written as JSON. */

@@ -36,9 +36,11 @@ export {
   hstsHeader,
   type JsonObject,
   type JsonValue,
+  MAX_LOGO_BYTES,
   MAX_WELL_KNOWN_BYTES,
   type RobotsPolicy,
   type SettingsUrlCheck,
+  storedBranding,
 } from './domain-settings';
 export { DomainSettingsDirectory, type DomainSettingsDirectoryOptions } from './domain-settings-directory';
 export {

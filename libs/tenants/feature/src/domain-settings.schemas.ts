@@ -10,7 +10,18 @@ const target = z
 const brandingSchema = z
   .strictObject({
     name: z.string().max(200).nullable().meta({ description: 'Shown at the top of the pages, 1-100 characters' }),
-    logoUrl: z.string().max(2048).nullable().meta({ description: 'An https image shown beside the name' }),
+    logoUrl: z.string().max(2048).nullable().meta({
+      description: 'No longer taken (400 VALIDATION_FAILED): a logo hot-linked from elsewhere is fetched by every visitor; send `logo`',
+      deprecated: true,
+    }),
+    logo: z
+      .string()
+      .max(48 * 1024)
+      .nullable()
+      .meta({
+        description:
+          'The logo beside the name: a PNG, JPEG, GIF or WebP image as a data: URI (data:image/png;base64,…), at most 32 KB. The pages carry it: a visitor’s browser fetches nothing from elsewhere',
+      }),
     accentColor: z.string().max(16).nullable().meta({ description: 'The pages’ accent as #rrggbb', example: '#ff6600' }),
   })
   .partial()
@@ -42,7 +53,7 @@ export const domainSettingsSchema = z
     notFoundRedirect: z.string().nullable().meta({ description: 'Where a browser asking for an unknown or disabled code goes; null: the 404 page' }),
     rootRedirect: z.string().nullable().meta({ description: 'Where `/` goes; null: 404' }),
     expiredRedirect: z.string().nullable().meta({ description: 'Where a browser asking for an expired or exhausted link goes; null: the 410 page' }),
-    branding: z.object({ name: z.string().nullable(), logoUrl: z.string().nullable(), accentColor: z.string().nullable() }).nullable(),
+    branding: z.object({ name: z.string().nullable(), logo: z.string().nullable(), accentColor: z.string().nullable() }).nullable(),
     robots,
     appleAppSiteAssociation: z.record(z.string(), z.unknown()).nullable(),
     androidAssetLinks: z.array(z.unknown()).nullable(),

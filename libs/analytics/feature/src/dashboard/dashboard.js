@@ -433,6 +433,11 @@
   for (const id of ['link-code', 'link-domain']) $(id).addEventListener('change', refresh);
   $('auto-refresh').addEventListener('change', schedule);
 
+  // Opened for one link (the console's Dashboard button: ?code=…&domain=…): that link is chosen.
+  const opened = new URLSearchParams(location.search);
+  if (opened.get('code')) $('link-code').value = opened.get('code');
+  if (opened.get('domain')) $('link-domain').value = opened.get('domain');
+
   if (apiKey()) {
     open();
   } else {

@@ -251,6 +251,18 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       ]);
       expect((await store.topLinks(tenantId, 'go.example', range, 10)).map((r) => r.code)).toEqual(['other']);
       expect((await store.topLinks(tenantId, null, range, 1)).map((r) => r.code)).toEqual(['many']);
+      // Among given links only (a page of the console's list): their counts, another tenant's never.
+      const among = [
+        { domain: 'sho.rt', code: 'few' },
+        { domain: 'go.example', code: 'other' },
+        { domain: 'sho.rt', code: 'theirs' },
+        { domain: 'sho.rt', code: 'never-clicked' },
+      ];
+      expect(await store.topLinks(tenantId, null, range, 10, among)).toEqual([
+        { domain: 'go.example', code: 'other', clicks: 3, visitors: 1 },
+        { domain: 'sho.rt', code: 'few', clicks: 1, visitors: 1 },
+      ]);
+      expect(await store.topLinks(tenantId, null, range, 10, [])).toEqual([]);
     });
 
     it("sums a tenant's links into one series (the visitors one union), optionally on one domain, never another tenant's", async () => {

@@ -66,15 +66,25 @@ describe('console at /console', () => {
       expect({ missing, status: (await generation.call(null, 'GET', missing)).statusCode }).toEqual({ missing, status: 404 });
   });
 
-  it('tells the console where the analytics dashboard is: the console host on ANALYTICS_PORT, or SHORTLINK_ANALYTICS_URL', async () => {
+  it('tells the console where the analytics dashboard is (the console host on ANALYTICS_PORT, or SHORTLINK_ANALYTICS_URL) and the service domains', async () => {
     const res = await generation.call(null, 'GET', '/console/settings.json', undefined, { host: 'console.example:8081' });
     expect(res.headers['cache-control']).toBe('no-cache');
-    expect(res.json()).toEqual({ analyticsUrl: 'http://console.example:8082', dashboardUrl: 'http://console.example:8082/dashboard' });
-    const configured = await startGenerationInProcess('sl_console_spec_operator_0123456789', { SHORTLINK_ANALYTICS_URL: 'https://stats.example/' });
+    expect(res.json()).toEqual({
+      analyticsUrl: 'http://console.example:8082',
+      dashboardUrl: 'http://console.example:8082/dashboard',
+      defaultDomain: 'sho.rt',
+      sharedDomains: [],
+    });
+    const configured = await startGenerationInProcess('sl_console_spec_operator_0123456789', {
+      SHORTLINK_ANALYTICS_URL: 'https://stats.example/',
+      SHORTLINK_DOMAINS: 'go.example,sho.rt',
+    });
     try {
       expect((await configured.call(null, 'GET', '/console/settings.json')).json()).toEqual({
         analyticsUrl: 'https://stats.example',
         dashboardUrl: 'https://stats.example/dashboard',
+        defaultDomain: 'sho.rt',
+        sharedDomains: ['go.example'],
       });
     } finally {
       await configured.close();

@@ -2,6 +2,9 @@ import { LINK_CHANGE_FEED, LinkChange, LinkChangeFeed } from '@shortlink/links-d
 import { InProcessGeneration, startGenerationInProcess } from '../testing/in-process-generation';
 
 /** Domain settings over HTTP (docs/design.md, "Domain settings"), in process on the embedded adapters. */
+/** A 1×1 PNG, base64. */
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
 describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
   const OPERATOR = 'sl_domains_api_spec_operator_0123456789';
   let generation: InProcessGeneration;
@@ -63,7 +66,7 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
     expect(patched.json()).toMatchObject({
       version: 1,
       notFoundRedirect: 'https://acme.example/missing',
-      branding: { name: 'Acme', logoUrl: null, accentColor: '#ff6600' },
+      branding: { name: 'Acme', logo: null, accentColor: '#ff6600' },
       robots: 'allow',
     });
     expect(told).toContainEqual({ domain, code: '', version: 1 });
@@ -72,6 +75,16 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
     expect(reset).toMatchObject({ version: 2, notFoundRedirect: null, robots: 'disallow', branding: { name: 'Acme' } });
     const listed = (await call(apiKey, 'GET', '/api/v1/domains')).json().domains;
     expect(listed.map((d: { domain: string; version: number }) => [d.domain, d.version])).toEqual([[domain, 2]]);
+  });
+
+  it('keeps a logo as the image itself (a data: URI in canonical base64), shown in the settings and removed with null', async () => {
+    const { apiKey, domain } = await tenantWithDomain();
+    const patched = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, {
+      branding: { name: 'Acme', logo: `data:image/png;base64,${PNG_1PX.slice(0, 40)}\n${PNG_1PX.slice(40)}` },
+    });
+    expect(patched.json()).toMatchObject({ branding: { name: 'Acme', logo: `data:image/png;base64,${PNG_1PX}`, accentColor: null } });
+    const removed = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { branding: { name: 'Acme', logo: null } });
+    expect(removed.json().branding).toEqual({ name: 'Acme', logo: null, accentColor: null });
   });
 
   it('answers 412 to a stale If-Match and keeps the settings', async () => {
@@ -94,7 +107,14 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
     expect(await refused({ notFoundRedirect: 'javascript:alert(1)' })).toEqual([400, 'INVALID_URL', 'notFoundRedirect']);
     expect(await refused({ rootRedirect: 'http://127.0.0.1/admin' })).toEqual([400, 'URL_NOT_ALLOWED', 'ip-literal']);
     expect(await refused({ branding: { accentColor: 'red;x:url(x)' } })).toEqual([400, 'VALIDATION_FAILED', 'branding.accentColor']);
-    expect(await refused({ branding: { logoUrl: 'http://cdn.example/logo.png' } })).toEqual([400, 'VALIDATION_FAILED', 'branding.logoUrl']);
+    expect(await refused({ branding: { logoUrl: 'https://cdn.example/logo.png' } })).toEqual([400, 'VALIDATION_FAILED', 'branding.logoUrl']);
+    // A logo is the image itself, a raster one, of the type it names, small.
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>').toString('base64');
+    expect(await refused({ branding: { logo: `data:image/svg+xml;base64,${svg}` } })).toEqual([400, 'VALIDATION_FAILED', 'branding.logo']);
+    expect(await refused({ branding: { logo: `data:image/jpeg;base64,${PNG_1PX}` } })).toEqual([400, 'VALIDATION_FAILED', 'branding.logo']);
+    expect(await refused({ branding: { logo: 'https://cdn.example/logo.png' } })).toEqual([400, 'VALIDATION_FAILED', 'branding.logo']);
+    const big = Buffer.concat([Buffer.from(PNG_1PX, 'base64'), Buffer.alloc(33 * 1024)]).toString('base64');
+    expect(await refused({ branding: { logo: `data:image/png;base64,${big}` } })).toEqual([400, 'VALIDATION_FAILED', 'branding.logo']);
     expect(await refused({ appleAppSiteAssociation: { applinks: { details: [{ appID: 'nope', paths: ['*'] }] } } })).toEqual([
       400,
       'VALIDATION_FAILED',

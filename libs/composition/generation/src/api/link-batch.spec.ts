@@ -64,13 +64,14 @@ describe('batch and bulk API', () => {
     ]);
   });
 
-  it('answers a retry with the same Idempotency-Key with the same lines; other rows under that key are 422', async () => {
+  it('answers a retry with the same Idempotency-Key with the same lines, marked replayed; other rows under that key are 422', async () => {
     const key = await newKey();
     const rows = ndjson(Array.from({ length: 45 }, (_, i) => ({ url: `https://example.com/idem/${i}` })));
     const first = await post(key, rows, undefined, { 'idempotency-key': 'spec-1' });
     const again = await post(key, rows, undefined, { 'idempotency-key': 'spec-1' });
     expect(again.statusCode).toBe(200);
-    expect(again.body).toBe(first.body);
+    expect(lines(first.body).some((l) => 'replayed' in l)).toBe(false);
+    expect(lines(again.body)).toEqual(lines(first.body).map((l) => ({ ...l, replayed: true })));
     expect((await g.call(key, 'GET', '/api/v1/links?limit=100')).json().links).toHaveLength(45);
     const other = await post(key, ndjson([{ url: 'https://example.com/other' }]), undefined, { 'idempotency-key': 'spec-1' });
     expect(other.statusCode).toBe(422);

@@ -101,6 +101,19 @@ describe('LinksController', () => {
     expect((await call('GET', `/api/v1/links/${code}/qr?format=gif`)).statusCode).toBe(400);
   });
 
+  it("lists the tenant's tags once each, in order, and only its own", async () => {
+    await call('POST', '/api/v1/links', { url: 'https://example.com/t1', tags: ['zebra', 'apple'] });
+    await call('POST', '/api/v1/links', { url: 'https://example.com/t2', tags: ['apple', 'mango'] });
+    const other = (await call('POST', '/api/v1/admin/tenants', { name: 'other', plan: 'free' })).json().apiKey as string;
+    await generation.call(other, 'POST', '/api/v1/links', { url: 'https://example.com/t3', tags: ['theirs'] });
+    const res = await call('GET', '/api/v1/tags');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().tags).toEqual(expect.arrayContaining(['apple', 'mango', 'zebra']));
+    expect(res.json().tags).not.toContain('theirs');
+    expect([...res.json().tags].sort()).toEqual(res.json().tags);
+    expect((await generation.call(other, 'GET', '/api/v1/tags')).json()).toEqual({ tags: ['theirs'] });
+  });
+
   it('publishes every route in its OpenAPI document', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');

@@ -38,6 +38,40 @@ describe('people API: members, sessions, the guard', () => {
 
   const withSession = (s: { cookie: string; csrf: string }, csrf = true) => ({ cookie: s.cookie, ...(csrf ? { 'x-csrf-token': s.csrf } : {}) });
 
+  it('says what an invitation is for, then signs the person in on acceptance; a spent one is INVITATION_INVALID', async () => {
+    const created = (await call(OPERATOR, 'POST', '/api/v1/admin/tenants', { name: 'Invited Inc', plan: 'paid', ownerEmail: 'new-owner@example.com' })).json();
+    const token = created.owner.invitation.token as string;
+    const about = await call(null, 'POST', '/api/v1/auth/invitation', { token });
+    expect(about.statusCode).toBe(200);
+    expect(about.json()).toEqual({
+      email: 'new-owner@example.com',
+      role: 'owner',
+      tenant: { name: 'Invited Inc' },
+      expiresAt: created.owner.invitation.expiresAt,
+      passwordMinLength: 12,
+    });
+    const accepted = await call(
+      null,
+      'POST',
+      '/api/v1/auth/accept',
+      { token, password: PASSWORD },
+      {
+        'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+      },
+    );
+    expect(accepted.statusCode).toBe(200);
+    expect(accepted.json()).toMatchObject({ member: { email: 'new-owner@example.com', status: 'active' }, csrfToken: expect.any(String) });
+    const cookie = String(accepted.headers['set-cookie']).split(';')[0];
+    expect((await call(null, 'GET', '/api/v1/me', undefined, { cookie })).json()).toMatchObject({ member: { email: 'new-owner@example.com' }, role: 'owner' });
+    // The session keeps what it was opened from: the device and browser of its user agent (127.0.0.1 has no place).
+    const listed = (await call(null, 'GET', '/api/v1/me/sessions', undefined, { cookie })).json().sessions;
+    expect(listed).toEqual([
+      expect.objectContaining({ current: true, client: { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', country: null, region: null, city: null } }),
+    ]);
+    for (const spent of [token, 'inv_unknown', 'not-a-token'])
+      expect((await call(null, 'POST', '/api/v1/auth/invitation', { token: spent })).json()).toMatchObject({ status: 400, code: 'INVITATION_INVALID' });
+  });
+
   it('sets a Secure cookie when told so, and a key wins over a cookie sent beside it', async () => {
     const owner = await tenantWithOwner('secure-owner@example.com');
     expect(owner.setCookie).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);

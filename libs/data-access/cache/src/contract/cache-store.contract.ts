@@ -77,21 +77,25 @@ export function describeCacheStoreContract(backend: string, open: () => Promise<
       expect(await Promise.all(keys.map((k) => store.get(k)))).toEqual(keys.map(() => null));
     });
 
-    it('deleteAndSetBits deletes keys spread over many slots and sets the bits of several bitmaps, in one call', async () => {
+    it('dropNullsAndSetBits deletes the null sentinels of keys spread over many slots, no other value, and sets the bits of several bitmaps, in one call', async () => {
       const keys = Array.from({ length: 50 }, (_, i) => key(`many${i}`));
       for (const k of keys) await store.set(k, '', 60_000);
+      const valued = [key('value'), key('tombstone')];
+      await store.set(valued[0], '{"version":3}');
+      await store.set(valued[1], '{"gone":true,"version":4}');
       const kept = key('kept');
       await store.set(kept, 'v');
       const bitmaps = Array.from({ length: 6 }, (_, i) => ({ key: key(`bitmap${i}`), offsets: [i, 100 + i, 70_000 + i] }));
       await store.setBits(bitmaps[0].key, [5]);
-      await store.deleteAndSetBits(keys, [...bitmaps, { key: key('no-offsets'), offsets: [] }]);
+      await store.dropNullsAndSetBits([...keys, ...valued], [...bitmaps, { key: key('no-offsets'), offsets: [] }]);
       expect(await Promise.all(keys.map((k) => store.get(k)))).toEqual(keys.map(() => null));
+      expect(await Promise.all(valued.map((k) => store.get(k)))).toEqual(['{"version":3}', '{"gone":true,"version":4}']);
       expect(await store.get(kept)).toBe('v');
       expect(await store.getBits(bitmaps[0].key, [0, 1, 5, 100, 101, 70_000])).toEqual([1, 0, 1, 1, 0, 1]);
       for (const [i, b] of bitmaps.entries()) expect(await store.getBits(b.key, [i, 100 + i, 70_000 + i, 1 + i])).toEqual([1, 1, 1, 0]);
-      await store.deleteAndSetBits([], []);
-      await store.deleteAndSetBits([kept], []);
-      expect(await store.get(kept)).toBeNull();
+      await store.dropNullsAndSetBits([], []);
+      await store.dropNullsAndSetBits([kept], []);
+      expect(await store.get(kept)).toBe('v');
     });
 
     it('answers ping', async () => {

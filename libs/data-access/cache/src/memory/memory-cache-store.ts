@@ -97,8 +97,8 @@ export class MemoryCacheStore implements CacheStore {
     for (const o of offsets) bits[o >> 3] |= 0x80 >> (o & 7);
   }
 
-  async deleteAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void> {
-    await this.del(keys);
+  async dropNullsAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void> {
+    for (const k of keys) await this.deleteIfEquals(k, '');
     for (const { key, offsets } of bitmaps) if (offsets.length) await this.setBits(key, offsets);
   }
 

@@ -14,6 +14,9 @@ export class MemoryLinkChangeFeed implements LinkChangeFeed {
     return async () => void this.emitter.off('change', onChange);
   }
 
+  /** One process: nothing is lost, so nothing needs counting. */
+  async heartbeat(): Promise<void> {}
+
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }

@@ -15,7 +15,7 @@ for (const writeBatching of ['cork', 'pipeline', 'off'] as const) {
 
 describeCacheStoreAtomicsContract('redis cluster', async () => new RedisClusterStore({ nodes: nodes() }));
 
-describe('RedisClusterStore.deleteAndSetBits on the real cluster', () => {
+describe('RedisClusterStore.dropNullsAndSetBits on the real cluster', () => {
   it('sends one script per master, and falls back to per-key commands when a node does not serve the slots it was sent', async () => {
     const store = new RedisClusterStore({ nodes: nodes() });
     try {
@@ -32,7 +32,7 @@ describe('RedisClusterStore.deleteAndSetBits on the real cluster', () => {
           original(...args)
         );
       }
-      await store.deleteAndSetBits(keys, [{ key: bitmap, offsets: [3, 9] }]);
+      await store.dropNullsAndSetBits(keys, [{ key: bitmap, offsets: [3, 9] }]);
       expect(evals.length).toBeLessThanOrEqual(masters.length);
       expect(new Set(evals).size).toBe(evals.length);
       expect(await Promise.all(keys.map((k) => store.get(k)))).toEqual(keys.map(() => null));
@@ -45,7 +45,7 @@ describe('RedisClusterStore.deleteAndSetBits on the real cluster', () => {
       const names = masters.map((n) => `${n.options.host}:${n.options.port}`);
       cluster.slots = real.map((owners) => [names[(names.indexOf(owners[0]) + 1) % names.length]]);
       try {
-        await store.deleteAndSetBits(keys, [{ key: bitmap, offsets: [4] }]);
+        await store.dropNullsAndSetBits(keys, [{ key: bitmap, offsets: [4] }]);
       } finally {
         cluster.slots = real;
       }

@@ -22,16 +22,20 @@ return n + 1`;
 
 /**
  * Run on one node with every key in ARGV (a key list spanning slots cannot be KEYS in a cluster):
- * ARGV[1] = n, ARGV[2..n+1] keys to delete, then pairs of bitmap key and comma-separated offsets.
- * A key whose slot this node does not serve fails the script ("non local key"), never acts elsewhere.
+ * ARGV[1] = n, ARGV[2..n+1] keys to delete where they hold the null sentinel '', then pairs of
+ * bitmap key and comma-separated offsets. A key whose slot this node does not serve fails the
+ * script ("non local key"), never acts elsewhere.
  */
-const DELETE_AND_SET_BITS = `local n = tonumber(ARGV[1])
-for i = 2, n + 1 do redis.call('DEL', ARGV[i]) end
+const DROP_NULLS_AND_SET_BITS = `local n = tonumber(ARGV[1])
+for i = 2, n + 1 do if redis.call('GET', ARGV[i]) == '' then redis.call('DEL', ARGV[i]) end end
 for i = n + 2, #ARGV, 2 do
   local key = ARGV[i]
   for o in string.gmatch(ARGV[i + 1], '%d+') do redis.call('SETBIT', key, o, 1) end
 end
 return 1`;
+
+/** How often the cluster client reads the slot map again on its own. */
+export const SLOTS_REFRESH_MS = 5000;
 
 /** The keys and bitmaps of one node. */
 interface NodeWork {
@@ -81,6 +85,10 @@ export class RedisClusterStore implements CacheStore {
       retryDelayOnFailover: 100,
       retryDelayOnClusterDown: 200,
       slotsRefreshTimeout: 2000,
+      // A master that hangs with its connections open never answers MOVED: without a periodic
+      // refresh the client would keep sending its slots there after a replica took over
+      // (docs/design.md, "Edits reach every instance").
+      slotsRefreshInterval: SLOTS_REFRESH_MS,
       clusterRetryStrategy: (times) => Math.min(100 * times, 2000),
       redisOptions: {
         commandTimeout: this.deadlineMs,
@@ -202,18 +210,18 @@ export class RedisClusterStore implements CacheStore {
 
   /**
    * Keys and bitmaps grouped by the master serving their slot, one script per node (docs/design.md,
-   * "Batch creation"): a chunk of 1000 created links costs 3 commands instead of 1000 DELs and a
-   * BITFIELD of 4 arguments per bit. A node that refuses (slots moved, node down) gets its share
-   * again one command per key through the cluster client, which follows redirections.
+   * "Batch creation"): a chunk of 1000 created links costs 3 commands instead of 1000 compare-and-
+   * deletes and a BITFIELD of 4 arguments per bit. A node that refuses (slots moved, node down)
+   * gets its share again one command per key through the cluster client, which follows redirections.
    */
-  async deleteAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void> {
+  async dropNullsAndSetBits(keys: readonly string[], bitmaps: readonly BitmapBits[]): Promise<void> {
     const groups = this.byNode(keys, bitmaps);
     await Promise.all(
       [...groups].map(([node, work]) => {
         if (!node) return this.oneByOne(work);
         const args: string[] = [String(work.keys.length), ...work.keys];
         for (const b of work.bitmaps) args.push(b.key, b.offsets.join(','));
-        return this.issue(() => node.eval(DELETE_AND_SET_BITS, 0, ...args)).then(
+        return this.issue(() => node.eval(DROP_NULLS_AND_SET_BITS, 0, ...args)).then(
           () => undefined,
           () => this.oneByOne(work),
         );
@@ -284,7 +292,7 @@ export class RedisClusterStore implements CacheStore {
   }
 
   private async oneByOne(work: NodeWork): Promise<void> {
-    await Promise.all([this.del(work.keys), ...work.bitmaps.map((b) => this.setBits(b.key, b.offsets))]);
+    await Promise.all([...work.keys.map((k) => this.deleteIfEquals(k, '')), ...work.bitmaps.map((b) => this.setBits(b.key, b.offsets))]);
   }
 
   async ping(): Promise<void> {

@@ -4,6 +4,7 @@ import { Link, ShortUrlIdentifier } from '../link';
 import { newestFirst } from '../listing';
 import { InsertOptions, LinkListQuery, LinkRepository, RetiredCode, StatementOutcome } from '../ports';
 import { InMemoryLinkShard } from './in-memory-link-shard';
+import { LinkEventOutbox, LinkEventOutboxes, OutboxEvent, OutboxStamp, UNCLAIMED } from '../events/link-events';
 
 /**
  * The LinkRepository port over InMemoryLinkShard doubles, for the links domain's unit tests (which may
@@ -18,8 +19,35 @@ export class InMemoryLinkRepository implements LinkRepository {
   /** Shards whose inserts never answer (a process stopped in the middle of a write). */
   readonly stalled = new Set<string>();
 
-  constructor(names: readonly string[] = ['a', 'b']) {
-    this.shards = names.map((name) => new InMemoryLinkShard(name));
+  constructor(names: readonly string[] = ['a', 'b'], outbox: ConstructorParameters<typeof InMemoryLinkShard>[1] = {}) {
+    this.shards = names.map((name) => new InMemoryLinkShard(name, outbox));
+    this.stamp = outbox.stamp ?? UNCLAIMED;
+  }
+
+  private readonly stamp: OutboxStamp;
+
+  /** Every event waiting in the shards' outboxes. */
+  outboxEvents(): OutboxEvent[] {
+    return this.shards.flatMap((shard) => shard.events);
+  }
+
+  /** The shards' outboxes, as the wiring gives them to the relay; a shard that is down fails its outbox calls too. */
+  outboxes(): LinkEventOutboxes {
+    const guarded = (shard: InMemoryLinkShard): LinkEventOutbox => {
+      const check = () => {
+        if (this.down.has(shard.shardName)) throw unavailable(shard);
+      };
+      return {
+        shardName: shard.shardName,
+        leased: async (...a) => (check(), shard.leased(...a)),
+        claimExpired: async (...a) => (check(), shard.claimExpired(...a)),
+        renew: async (...a) => (check(), shard.renew(...a)),
+        settle: async (...a) => (check(), shard.settle(...a)),
+        backlog: async () => (check(), shard.backlog()),
+      };
+    };
+    const all = this.shards.map(guarded);
+    return { stamp: this.stamp, all: () => all };
   }
 
   /** Every stored link, by `domain/code`. */
@@ -104,6 +132,11 @@ export class InMemoryLinkRepository implements LinkRepository {
 
   async crawlableCodes(domain: string, limit: number): Promise<string[]> {
     const perShard = await Promise.all(this.shards.map((shard) => shard.crawlableCodes(domain, limit)));
+    return [...new Set(perShard.flat())].sort().slice(0, limit);
+  }
+
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    const perShard = await Promise.all(this.shards.map((shard) => shard.tagsOf(tenantId, limit)));
     return [...new Set(perShard.flat())].sort().slice(0, limit);
   }
 

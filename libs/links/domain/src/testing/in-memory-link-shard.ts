@@ -1,6 +1,9 @@
+import { Clock } from '@shortlink/core';
+import { createdEvent, deletedEvent, editedEvent, OutboxStamp } from '../events/link-events';
 import { Link, ShortUrlIdentifier } from '../link';
 import { isAfter, newestFirst } from '../listing';
 import { DuplicateLinkError, LinkListQuery } from '../ports';
+import { InMemoryOutbox } from './in-memory-outbox';
 
 const keyOf = (id: ShortUrlIdentifier) => `${id.domain}/${id.code}`;
 /** A store keeps values: what a caller does to a link (its dates) after handing it over or reading it changes nothing stored. */
@@ -39,14 +42,17 @@ export class LinkRows extends Map<string, Link> {
  * same rules as the SQL stores (unique id, unique domain + code, versioned replace, retired codes, values not references),
  * held by the stores' contract suites (libs/links/store/src/in-memory-doubles.spec.ts).
  */
-export class InMemoryLinkShard {
+export class InMemoryLinkShard extends InMemoryOutbox {
   readonly rows = new LinkRows();
   readonly retired = new Map<string, Date>();
   /** Redirects counted per link id (the click_count column of the SQL stores). */
   readonly clicks = new Map<string, number>();
   down = false;
 
-  constructor(readonly shardName: string) {}
+  /** Its outbox is itself: the events of its changes (docs/design.md, "Edits reach every instance"), recorded with each change. */
+  constructor(shardName: string, outbox: { readonly stamp?: OutboxStamp; readonly clock?: Clock } = {}) {
+    super(shardName, outbox.stamp, outbox.clock);
+  }
 
   async insert(link: Link) {
     await this.insertMany([link]);
@@ -63,6 +69,7 @@ export class InMemoryLinkShard {
     });
     if (duplicate) throw new DuplicateLinkError(duplicate);
     links.forEach((l, i) => this.rows.set(keys[i], copy(l)));
+    this.record(links.map(createdEvent));
   }
 
   async findByCode(id: ShortUrlIdentifier) {
@@ -74,14 +81,17 @@ export class InMemoryLinkShard {
     const current = this.rows.get(`${link.domain}/${link.code}`);
     if (!current || current.version !== expectedVersion) return false;
     this.rows.set(keyOf(link), copy(link));
+    this.record([editedEvent(link)]);
     return true;
   }
 
   async remove(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date) {
     const key = `${id.domain}/${id.code}`;
-    if (this.rows.get(key)?.version !== expectedVersion) return false;
+    const current = this.rows.get(key);
+    if (current?.version !== expectedVersion) return false;
     this.rows.delete(key);
     this.retired.set(key, retiredUntil);
+    this.record([deletedEvent(current)]);
     return true;
   }
 
@@ -112,6 +122,11 @@ export class InMemoryLinkShard {
       .sort(newestFirst)
       .slice(0, q.limit)
       .map(copy);
+  }
+
+  async tagsOf(tenantId: string, limit: number) {
+    if (this.down) throw new Error('shard down');
+    return [...new Set([...this.rows.values()].filter((l) => l.tenantId === tenantId).flatMap((l) => l.tags))].sort().slice(0, limit);
   }
 
   async crawlableCodes(domain: string, limit: number) {
@@ -146,11 +161,10 @@ export class InMemoryLinkShard {
 
   async expireDue(now: Date, limit: number) {
     const due = [...this.rows.values()].filter((l) => l.status === 'active' && l.expiresAt !== null && l.expiresAt <= now).slice(0, limit);
-    return due.map((l) => {
-      const expired: Link = { ...l, status: 'expired', version: l.version + 1, updatedAt: now };
-      this.rows.set(keyOf(l), expired);
-      return copy(expired);
-    });
+    const expired = due.map((l): Link => ({ ...l, status: 'expired', version: l.version + 1, updatedAt: now }));
+    for (const l of expired) this.rows.set(keyOf(l), l);
+    this.record(expired.map(editedEvent));
+    return expired.map(copy);
   }
 
   async purgeExpired(before: Date, limit: number) {

@@ -11,6 +11,7 @@ export class RecordingChangeFeed implements LinkChangeFeed {
   async subscribe() {
     return async () => undefined;
   }
+  async heartbeat() {}
   async close() {}
 }
 
@@ -20,35 +21,46 @@ export const plainPasswords: PasswordHasher = {
   verify: async (hash, password) => hash === `plain:${password}`,
 };
 
-/** What the links domain tells the read path's caches, recorded (the read path's own tests check the caches themselves). */
+/**
+ * What the links domain tells the read path's caches, recorded and kept by the cache's own rules (a
+ * value never replaces a newer version; the read path's own tests check the real caches).
+ */
 export class RecordingLinkCache implements LinkCacheWriter {
-  /** Links told as created, in order. */
-  readonly newLinks: Link[] = [];
-  /** The last value told per `domain/code`: the link, or its deletion. */
+  /** Identifiers told as created, in order. */
+  readonly newLinks: ShortUrlIdentifier[] = [];
+  /** What the cache holds per `domain/code`: the link, or its deletion. */
   readonly values = new Map<string, Link | { gone: true; version: number }>();
-  /** `updated` and `deleted` fail while down (the cache is unreachable); `created` never does. */
+  /** Every call fails while down (the cache is unreachable). */
   down = false;
+  /**
+   * Writes acknowledged but not kept while set (a Redis master that took them, then lost its role):
+   * each answers as written and changes nothing.
+   */
+  losing = false;
 
-  async created(links: readonly Link[]) {
-    this.newLinks.push(...links);
+  async created(ids: readonly ShortUrlIdentifier[]) {
+    if (this.down) throw new Error('cache down');
+    if (!this.losing) this.newLinks.push(...ids);
   }
 
   async updated(link: Link) {
-    if (this.down) throw new Error('cache down');
-    this.values.set(`${link.domain}/${link.code}`, link);
+    return this.put(link, link);
   }
 
   async deleted(id: ShortUrlIdentifier, version: number) {
-    if (this.down) throw new Error('cache down');
-    this.values.set(`${id.domain}/${id.code}`, { gone: true, version });
+    return this.put(id, { gone: true, version });
   }
 
-  /** `domain/code` of every link forgotten, in order. */
-  readonly forgotten: string[] = [];
-
-  async forget(id: ShortUrlIdentifier) {
+  async holds(id: ShortUrlIdentifier, version: number) {
     if (this.down) throw new Error('cache down');
-    this.forgotten.push(`${id.domain}/${id.code}`);
-    this.values.delete(`${id.domain}/${id.code}`);
+    return (this.values.get(`${id.domain}/${id.code}`)?.version ?? 0) >= version;
+  }
+
+  private async put(id: ShortUrlIdentifier, value: Link | { gone: true; version: number }) {
+    if (this.down) throw new Error('cache down');
+    const key = `${id.domain}/${id.code}`;
+    if ((this.values.get(key)?.version ?? 0) >= value.version) return false;
+    if (!this.losing) this.values.set(key, value);
+    return true;
   }
 }

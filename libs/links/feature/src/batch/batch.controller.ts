@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import type { AuditContext } from '@shortlink/audit-domain';
-import { EDITABLE_FIELDS, LINK_CHANGE_HOOKS, LinkChangeHooks, LinkCounts, LinkEdit } from '@shortlink/links-domain';
+import { EDITABLE_FIELDS, LINK_COMMANDS, LinkCommands, LinkCounts, LinkEdit } from '@shortlink/links-domain';
 import { BatchCreator, BatchOutcome, BatchRow, BulkLinks, BulkOutcome, BulkSelection } from '@shortlink/link-batch';
 import {
   ApiKeyGuard,
@@ -49,7 +49,7 @@ export class BatchController implements OnModuleInit {
     @Inject(BatchSlots) private readonly slots: BatchSlots,
     @Inject(StreamedRoutes) private readonly streamed: StreamedRoutes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LINK_CHANGE_HOOKS) private readonly audit: LinkChangeHooks<AuditContext>,
+    @Inject(LINK_COMMANDS) private readonly commands: LinkCommands<AuditContext>,
   ) {}
 
   onModuleInit(): void {
@@ -107,7 +107,7 @@ export class BatchController implements OnModuleInit {
       slot.release();
       throw error;
     }
-    const lines = thenRecord(run.lines(), () => this.audit.batch(context, principal.tenantId, counts));
+    const lines = thenRecord(run.lines(), () => this.commands.batchEnded(context, principal.tenantId, counts));
     reply.status(200).header('content-type', NDJSON).header('cache-control', 'no-store').send(Readable.from(lines));
   }
 
@@ -129,7 +129,7 @@ export class BatchController implements OnModuleInit {
     const context = auditContextOf(req);
     const edit: LinkEdit = Object.fromEntries(EDITABLE_FIELDS.filter((f) => f in body.edit).map((f) => [f, (body.edit as Record<string, unknown>)[f]]));
     const ids = await this.bulk.select(tenantId, this.selection(body));
-    this.stream(reply, this.bulk.edit(tenantId, ids, edit), (counts) => this.audit.bulk(context, tenantId, edit, counts, body));
+    this.stream(reply, this.bulk.edit(tenantId, ids, edit), (counts) => this.commands.bulkEnded(context, tenantId, edit, counts, body));
   }
 
   @Delete('bulk')
@@ -149,7 +149,7 @@ export class BatchController implements OnModuleInit {
     const tenantId = req.principal!.tenantId;
     const context = auditContextOf(req);
     const ids = await this.bulk.select(tenantId, this.selection(body));
-    this.stream(reply, this.bulk.remove(tenantId, ids), (counts) => this.audit.bulk(context, tenantId, null, counts, body));
+    this.stream(reply, this.bulk.remove(tenantId, ids), (counts) => this.commands.bulkEnded(context, tenantId, null, counts, body));
   }
 
   /** Each raw row parsed and shaped like a single create's body (the same contract, the same errors). */

@@ -24,6 +24,10 @@ export const batchLineSchema = z
     status: z.number().int().meta({ description: '201 when created, else the status of the problem' }),
     link: linkSchema.optional(),
     problem: problemSchema.optional(),
+    replayed: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'Answered by an earlier attempt under the same Idempotency-Key: nothing was created by this request' }),
   })
   .meta({ id: 'BatchLine', description: 'One line of the NDJSON answer per row, in request order: the created link or a problem' });
 

@@ -9,7 +9,11 @@ const everything = (domain: string, version: number): DomainSettings => ({
   notFoundRedirect: 'https://acme.example/not-found',
   rootRedirect: 'https://acme.example/',
   expiredRedirect: 'https://acme.example/expired',
-  branding: { name: 'Acme – Ünïcode 🚀', logoUrl: 'https://cdn.acme.example/logo.png', accentColor: '#0a7f5c' },
+  branding: {
+    name: 'Acme – Ünïcode 🚀',
+    logo: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    accentColor: '#0a7f5c',
+  },
   robots: 'allow',
   appleAppSiteAssociation: { applinks: { apps: [], details: [{ appID: 'ABCDE12345.com.acme.app', paths: ['/*'] }] } },
   androidAssetLinks: [

@@ -198,6 +198,18 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect((await f.shard.findByCode(a))?.crawlable).toBe(false);
     });
 
+    it("lists a tenant's tags once each, in order, bounded, and follows an edit and a delete", async () => {
+      const tenantId = randomUUID();
+      const [one, two] = [aLink({ tenantId, tags: ['spring', 'news'] }), aLink({ tenantId, tags: ['news', 'autumn'] })];
+      await f.shard.insertMany([one, two, aLink({ tags: ['someone-else'] })]);
+      expect(await f.shard.tagsOf(tenantId, 10)).toEqual(['autumn', 'news', 'spring']);
+      expect(await f.shard.tagsOf(tenantId, 2)).toEqual(['autumn', 'news']);
+      expect(await f.shard.replace({ ...two, tags: ['winter'], version: 2 }, 1)).toBe(true);
+      expect(await f.shard.remove(one, 1, new Date(Date.now() + 60_000))).toBe(true);
+      expect(await f.shard.tagsOf(tenantId, 10)).toEqual(['winter']);
+      expect(await f.shard.tagsOf(randomUUID(), 10)).toEqual([]);
+    });
+
     it('counts redirects per link: concurrent additions all land, an edit keeps the count, another id or a gone link is null', async () => {
       const link = aLink();
       await f.shard.insert(link);

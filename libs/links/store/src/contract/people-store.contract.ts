@@ -134,7 +134,7 @@ export function describePeopleStoreContract(backend: string, open: () => Promise
         expiresAt: new Date(T0 + 60_000),
       };
       await store.createSession(session);
-      expect(await store.findSession(session.idHash)).toEqual({ session, member: { ...other, role: 'admin' }, tenant });
+      expect(await store.findSession(session.idHash)).toEqual({ session: { ...session, client: null }, member: { ...other, role: 'admin' }, tenant });
       const removed = await store.removeMember(tenant.id, other.id, () => ({ audit: entry(tenant.id, 'member.removed', other.id) }));
       expect(removed).toMatchObject({ outcome: 'changed', member: { id: other.id } });
       expect(await store.findSession(session.idHash)).toBeNull();
@@ -174,6 +174,24 @@ export function describePeopleStoreContract(backend: string, open: () => Promise
       expect(await store.deleteSession(later.idHash)).toBe(false);
       expect(await store.listSessions(m.id)).toEqual([]);
     });
+
+    it('keeps what a session was opened from (device, browser, OS, place) for its list; none for a session without it', async () => {
+      const tenant = await newTenant();
+      const m = await join(tenant.id, `c-${randomUUID()}@example.com`, 'viewer');
+      const base = { memberId: m.id, tenantId: tenant.id, lastSeenAt: new Date(T0), expiresAt: new Date(T0 + 100_000) };
+      const client = { device: 'mobile', browser: 'Mobile Safari', os: 'iOS', country: 'BR', region: 'São Paulo', city: 'São Paulo' };
+      const phone = { ...base, idHash: hashToken(randomUUID()), createdAt: new Date(T0 + 2), client };
+      const unknown = { ...base, idHash: hashToken(randomUUID()), createdAt: new Date(T0 + 1) };
+      await store.createSession(phone);
+      await store.createSession(unknown);
+      expect((await store.listSessions(m.id)).map((s) => s.client)).toEqual([client, null]);
+      expect((await store.findSession(phone.idHash))!.session.client).toEqual(client);
+      // A part longer than any real name is cut, not refused: a sign-in never fails on its user agent.
+      const long = { ...base, idHash: hashToken(randomUUID()), createdAt: new Date(T0 + 3), client: { ...client, browser: 'B'.repeat(500) } };
+      await store.createSession(long);
+      expect((await store.findSession(long.idHash))!.session.client!.browser).toBe('B'.repeat(100));
+    });
+
     it('keeps a second factor: pending until enabled with its secret, each time step and recovery code used once, gone with the member', async () => {
       const tenant = await newTenant();
       const m = await join(tenant.id, `tf-${randomUUID()}@example.com`, 'owner');

@@ -1,4 +1,4 @@
-import { IdBlock, Link, LinkListQuery, RetiredCode, SequenceStore, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { IdBlock, Link, LinkListQuery, OutboxStamp, RetiredCode, SequenceStore, ShortUrlIdentifier, UNCLAIMED } from '@shortlink/links-domain';
 import { BatchRecordStore } from '@shortlink/link-batch';
 import { JournalEntry, MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
 import { DomainOwnershipStore, DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
@@ -25,8 +25,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   constructor(
     readonly shardName: string,
     options: MysqlConnectionOptions,
+    stamp: OutboxStamp = UNCLAIMED,
   ) {
-    this.store = new LazyOpen(`shard ${shardName}`, () => MysqlLinkShardStore.open(shardName, options));
+    this.store = new LazyOpen(`shard ${shardName}`, () => MysqlLinkShardStore.open(shardName, options, stamp));
   }
 
   async insert(link: Link) {
@@ -72,6 +73,9 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   }
   async crawlableCodes(domain: string, limit: number) {
     return (await this.store.get()).crawlableCodes(domain, limit);
+  }
+  async tagsOf(tenantId: string, limit: number) {
+    return (await this.store.get()).tagsOf(tenantId, limit);
   }
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number) {
     return (await this.store.get()).addClicks(id, linkId, delta);
@@ -132,6 +136,21 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   }
   async clearJournal() {
     return (await this.store.get()).clearJournal();
+  }
+  async leased(owner: string, afterId: string | null, limit: number) {
+    return (await this.store.get()).leased(owner, afterId, limit);
+  }
+  async claimExpired(owner: string, now: Date, until: Date, limit: number) {
+    return (await this.store.get()).claimExpired(owner, now, until, limit);
+  }
+  async renew(owner: string, until: Date) {
+    return (await this.store.get()).renew(owner, until);
+  }
+  async settle(owner: string, ids: readonly string[]) {
+    return (await this.store.get()).settle(owner, ids);
+  }
+  async backlog() {
+    return (await this.store.get()).backlog();
   }
   async ping() {
     return (await this.store.get()).ping();

@@ -408,6 +408,37 @@ export class MoveJournal1734900000000 implements MigrationInterface {
 }
 
 /**
+ * The outbox: each link change's event, written in the change's transaction, relayed after the
+ * commit and deleted once delivered; leased to one relay at a time, by the relay's clock in epoch
+ * milliseconds (docs/design.md, "Edits reach every instance"). Ids only grow: InnoDB keeps the
+ * AUTO_INCREMENT counter across restarts (MySQL 8.0, MariaDB 10.2.4 and later).
+ */
+export class LinkEvents1735031000000 implements MigrationInterface {
+  name = 'LinkEvents1735031000000';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS link_events (
+        id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+        kind VARCHAR(32) CHARACTER SET ascii NOT NULL,
+        link_id BIGINT UNSIGNED NOT NULL,
+        tenant_id CHAR(36) CHARACTER SET ascii NOT NULL,
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL,
+        code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        version INT UNSIGNED NOT NULL,
+        occurred_at DATETIME(3) NOT NULL,
+        lease_owner VARCHAR(128) CHARACTER SET ascii NOT NULL DEFAULT '',
+        lease_until BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (id),
+        KEY idx_link_events_owner (lease_owner, id),
+        KEY idx_link_events_lease (lease_until, id)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE link_events');
+  }
+}
+
+/**
  * A tenant's members and their server-side sessions (by the hash of the session id), and
  * `members:write` for each tenant's first key, its oldest (docs/design.md, "People and sessions").
  * Emails are stored lower-cased; their collation is binary so that the unique key compares what is stored.
@@ -552,6 +583,20 @@ export class Sso1734700000001 implements MigrationInterface {
 }
 
 /**
+ * What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to the
+ * person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
+ */
+export class SessionClient1735250000001 implements MigrationInterface {
+  name = 'SessionClient1735250000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE member_sessions ADD COLUMN client VARCHAR(1024) CHARACTER SET utf8mb4 NULL');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE member_sessions DROP COLUMN client');
+  }
+}
+
+/**
  * A key acts for a person (docs/design.md, "Security model"): the member it acts for, and the audit
  * log's columns naming that person beside the key (added at the end: instant on MariaDB and MySQL).
  * Key management is a scope of its own: keys that could manage keys before (links:write) get
@@ -635,6 +680,7 @@ export const SHARD_MIGRATIONS = [
   MoveClickCarries1733800000000,
   LinkCrawlable1734190000000,
   MoveJournal1734900000000,
+  LinkEvents1735031000000,
 ];
 export const META_MIGRATIONS = [
   CreateMeta1733130000001,
@@ -649,4 +695,5 @@ export const META_MIGRATIONS = [
   Sso1734700000001,
   KeyPeople1735100000001,
   DomainOwnership1735200000001,
+  SessionClient1735250000001,
 ];

@@ -1,11 +1,23 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { DuplicateLinkError, Link, LinkListQuery, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import {
+  createdEvent,
+  deletedEvent,
+  DuplicateLinkError,
+  editedEvent,
+  Link,
+  LinkListQuery,
+  OutboxStamp,
+  RetiredCode,
+  ShortUrlIdentifier,
+  UNCLAIMED,
+} from '@shortlink/links-domain';
 import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
 import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { SHARD_MIGRATIONS } from './migrations';
 import { journalEntries, MysqlMoveOps, retryingDeadlocks } from './mysql-move-ops';
+import { MysqlOutbox, writeEvents } from '../outbox/mysql-outbox';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
 const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
@@ -13,21 +25,26 @@ const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
 
 /**
  * A MySQL shard. Reads and writes are raw parameterised SQL through the DataSource's pool:
- * measured 40x faster than repository.save for batches (docs/design.md, "MySQL writes").
+ * measured 40x faster than repository.save for batches (docs/design.md, "MySQL writes"). Every
+ * change of a link writes its event into `link_events` in its transaction, stamped `stamp`
+ * (docs/design.md, "Edits reach every instance").
  */
 export class MysqlLinkShardStore extends MovableShard implements MovableShardStore {
   protected readonly moves: MysqlMoveOps;
+  protected readonly outbox: MysqlOutbox;
 
   private constructor(
     readonly shardName: string,
     private readonly ds: DataSource,
+    private readonly stamp: OutboxStamp,
   ) {
     super();
     this.moves = new MysqlMoveOps(ds, values);
+    this.outbox = new MysqlOutbox(shardName, ds);
   }
 
-  static async open(shardName: string, options: MysqlConnectionOptions): Promise<MysqlLinkShardStore> {
-    return new MysqlLinkShardStore(shardName, await openMysql(options, SHARD_MIGRATIONS, '_migrations'));
+  static async open(shardName: string, options: MysqlConnectionOptions, stamp: OutboxStamp = UNCLAIMED): Promise<MysqlLinkShardStore> {
+    return new MysqlLinkShardStore(shardName, await openMysql(options, SHARD_MIGRATIONS, '_migrations'), stamp);
   }
 
   async insert(link: Link): Promise<void> {
@@ -46,16 +63,13 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
     if (links.length === 0) return;
     try {
       const insert = `INSERT INTO links (${COLUMNS}) VALUES ${links.map(() => PLACEHOLDERS).join(', ')}`;
-      // Without tags the one statement is atomic by itself: no BEGIN and COMMIT round trips (a
-      // batch's chunk writes a statement per shard; docs/design.md, "Batch creation").
-      if (!journal && links.every((l) => l.tags.length === 0)) await this.ds.query(insert, links.flatMap(values));
-      else {
-        await this.ds.transaction(async (m) => {
-          await m.query(insert, links.flatMap(values));
-          await insertTags(m, links);
-          if (journal) await journalEntries(m, links);
-        });
-      }
+      // One transaction with the links' events (a batch's chunk writes one per shard; docs/design.md, "Batch creation").
+      await this.ds.transaction(async (m) => {
+        await m.query(insert, links.flatMap(values));
+        await insertTags(m, links);
+        if (journal) await journalEntries(m, links);
+        await writeEvents(m, links.map(createdEvent), this.stamp);
+      });
     } catch (error) {
       if (isMysqlDuplicate(error)) throw new DuplicateLinkError({ domain: links[0].domain, code: links.length === 1 ? links[0].code : '(batch)' });
       throw error;
@@ -100,6 +114,7 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
       await m.query('DELETE FROM link_tags WHERE link_id = ?', [link.id]);
       await insertTags(m, [link]);
       if (journal) await journalEntries(m, [link]);
+      await writeEvents(m, [editedEvent(link)], this.stamp);
       return true;
     });
   }
@@ -114,11 +129,10 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
 
   private async removeRow(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date, journal: boolean): Promise<boolean> {
     return this.ds.transaction(async (m) => {
-      const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ? FOR UPDATE', [
-        id.domain,
-        id.code,
-        expectedVersion,
-      ]);
+      const rows: Array<{ id: string; tenant_id: string }> = await m.query(
+        'SELECT id, tenant_id FROM links WHERE domain = ? AND code = ? AND version = ? FOR UPDATE',
+        [id.domain, id.code, expectedVersion],
+      );
       if (rows.length === 0) return false;
       await m.query('DELETE FROM links WHERE id = ?', [rows[0].id]);
       await m.query('DELETE FROM link_tags WHERE link_id = ?', [rows[0].id]);
@@ -128,6 +142,11 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
         retiredUntil,
       ]);
       if (journal) await journalEntries(m, [{ id: String(rows[0].id), domain: id.domain, code: id.code }]);
+      await writeEvents(
+        m,
+        [deletedEvent({ id: String(rows[0].id), tenantId: rows[0].tenant_id, domain: id.domain, code: id.code, version: expectedVersion })],
+        this.stamp,
+      );
       return true;
     });
   }
@@ -169,6 +188,11 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
       limit,
     ]);
     return rows.map((r) => r.code);
+  }
+
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    const rows: Array<{ tag: string }> = await this.ds.query('SELECT DISTINCT tag FROM link_tags WHERE tenant_id = ? ORDER BY tag LIMIT ?', [tenantId, limit]);
+    return rows.map((r) => r.tag);
   }
 
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
@@ -222,10 +246,13 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
         now,
         ...rows.map((r) => r.id),
       ]);
-      return rows.map((r) => ({ ...linkFromRow(r), status: 'expired' as const, version: Number(r.version) + 1, updatedAt: now }));
+      const expired = rows.map((r) => ({ ...linkFromRow(r), status: 'expired' as const, version: Number(r.version) + 1, updatedAt: now }));
+      await writeEvents(m, expired.map(editedEvent), this.stamp);
+      return expired;
     });
   }
 
+  /** No event: the caches let an expiring link go at its expiry plus a minute, and a tombstone would keep its freed alias from a new link. */
   async purgeExpired(before: Date, limit: number): Promise<number> {
     return this.ds.transaction(async (m) => {
       const rows: Array<{ id: string }> = await m.query('SELECT id FROM links WHERE status = ? AND expires_at < ? LIMIT ? FOR UPDATE', [

@@ -1,11 +1,12 @@
 import { describeLinkStoreContract } from '../contract/link-store.contract';
+import { describeOutboxContract } from '../contract/outbox.contract';
 import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
 import { describeDomainOwnershipStoreContract } from '../contract/domain-ownership-store.contract';
 import { describeDomainSettingsStoreContract } from '../contract/domain-settings-store.contract';
 import { describeTenantStoreContract } from '../contract/tenant-store.contract';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlMetaStore } from './mysql-meta-store';
-import { requireEnv } from '@shortlink/testing';
+import { requireEnv, scratchMysqlDatabases } from '@shortlink/testing';
 
 // Runs against the MariaDB instances of `npm run stack:up` (deploy/local/.run/stack.env).
 describeLinkStoreContract('mysql', async () => {
@@ -18,6 +19,23 @@ describeLinkStoreContract('mysql', async () => {
     close: async () => {
       await shard.close();
       await meta.close();
+    },
+  };
+});
+
+// A database of its own: the suite takes over expired events, which on the stack's shards would be the apps'.
+describeOutboxContract('mysql', async () => {
+  const scratch = await scratchMysqlDatabases(['outbox']);
+  const opened: MysqlLinkShardStore[] = [];
+  return {
+    open: async (stamp) => {
+      const store = await MysqlLinkShardStore.open('s0', { url: scratch.urls[0], poolSize: 4 }, stamp);
+      opened.push(store);
+      return store;
+    },
+    close: async () => {
+      for (const store of opened) await store.close();
+      await scratch.drop();
     },
   };
 });

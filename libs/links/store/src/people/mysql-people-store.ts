@@ -40,6 +40,8 @@ import {
   SessionRow,
   SIGN_IN_SELECT,
   SignInRow,
+  INSERT_SESSION,
+  clientColumn,
 } from './people-rows';
 
 const asIs = (d: Date) => d;
@@ -128,14 +130,7 @@ export class MysqlPeopleStore implements PeopleStore {
   }
 
   async createSession(s: Session): Promise<void> {
-    await this.ds.query('INSERT INTO member_sessions (id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      s.idHash,
-      s.memberId,
-      s.tenantId,
-      s.createdAt,
-      s.lastSeenAt,
-      s.expiresAt,
-    ]);
+    await this.ds.query(INSERT_SESSION, [s.idHash, s.memberId, s.tenantId, s.createdAt, s.lastSeenAt, s.expiresAt, clientColumn(s.client)]);
   }
 
   async findSession(idHash: string): Promise<SessionWithMember | null> {

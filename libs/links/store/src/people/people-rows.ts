@@ -1,4 +1,14 @@
-import type { Member, MemberStatus, NewMember, Role, Session, SessionWithMember, SignInCandidate } from '@shortlink/people-domain';
+import {
+  boundedSessionClient,
+  type Member,
+  type MemberStatus,
+  type NewMember,
+  type Role,
+  type Session,
+  type SessionClient,
+  type SessionWithMember,
+  type SignInCandidate,
+} from '@shortlink/people-domain';
 import type { Plan, TenantStatus } from '@shortlink/tenants-domain';
 import { toDate } from '../rows';
 
@@ -30,10 +40,27 @@ export const SIGN_IN_SELECT = `SELECT ${m('m')}, m.password_hash, ${TENANT_BESID
   WHERE m.email = ? AND m.status = 'active' AND m.password_hash IS NOT NULL ORDER BY m.created_at, m.id LIMIT 20`;
 export type SignInRow = MemberRow & TenantBeside & { password_hash: string };
 
-export const SESSION_SELECT = `SELECT s.id_hash, s.created_at AS s_created_at, s.last_seen_at, s.expires_at, ${m('m')}, ${TENANT_BESIDE}
+export const SESSION_SELECT = `SELECT s.id_hash, s.created_at AS s_created_at, s.last_seen_at, s.expires_at, s.client AS s_client, ${m('m')}, ${TENANT_BESIDE}
   FROM member_sessions s JOIN members m ON m.id = s.member_id JOIN tenants t ON t.id = m.tenant_id
   WHERE s.id_hash = ? AND m.status = 'active'`;
-export type SessionRow = MemberRow & TenantBeside & { id_hash: string; s_created_at: DbDate; last_seen_at: DbDate; expires_at: DbDate };
+export type SessionRow = MemberRow &
+  TenantBeside & { id_hash: string; s_created_at: DbDate; last_seen_at: DbDate; expires_at: DbDate; s_client: string | null };
+
+/** A session's client as its column holds it: JSON of the parts, each cut to MAX_SESSION_CLIENT_PART (the column takes 1024 characters). */
+export const clientColumn = (client: SessionClient | null | undefined): string | null => {
+  const bounded = boundedSessionClient(client);
+  return bounded && JSON.stringify(bounded);
+};
+
+/** The column read back; anything unreadable is no client rather than a failed listing. */
+export const clientOf = (text: string | null): SessionClient | null => {
+  if (!text) return null;
+  try {
+    return boundedSessionClient(JSON.parse(text) as Record<string, unknown>);
+  } catch {
+    return null;
+  }
+};
 
 export const memberFromRow = (row: MemberRow): Member => ({
   id: row.id,
@@ -68,6 +95,7 @@ export const sessionFromRow = (row: SessionRow): SessionWithMember => {
     createdAt: toDate(row.s_created_at),
     lastSeenAt: toDate(row.last_seen_at),
     expiresAt: toDate(row.expires_at),
+    client: clientOf(row.s_client),
   };
   return { session, member, tenant: tenantBeside(row) };
 };
@@ -112,8 +140,18 @@ export const recoveryInsert = (memberId: string, hashes: readonly string[]) => (
 export const MEMBER_DEPENDENTS = ['member_sessions', 'member_second_factors', 'member_recovery_codes'] as const;
 
 export const SESSIONS_OF =
-  'SELECT id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at FROM member_sessions WHERE member_id = ? ORDER BY created_at DESC, id_hash DESC';
-export type PlainSessionRow = { id_hash: string; member_id: string; tenant_id: string; created_at: DbDate; last_seen_at: DbDate; expires_at: DbDate };
+  'SELECT id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at, client FROM member_sessions WHERE member_id = ? ORDER BY created_at DESC, id_hash DESC';
+export type PlainSessionRow = {
+  id_hash: string;
+  member_id: string;
+  tenant_id: string;
+  created_at: DbDate;
+  last_seen_at: DbDate;
+  expires_at: DbDate;
+  client: string | null;
+};
+export const INSERT_SESSION =
+  'INSERT INTO member_sessions (id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at, client) VALUES (?, ?, ?, ?, ?, ?, ?)';
 export const plainSessionFromRow = (r: PlainSessionRow): Session => ({
   idHash: r.id_hash,
   memberId: r.member_id,
@@ -121,6 +159,7 @@ export const plainSessionFromRow = (r: PlainSessionRow): Session => ({
   createdAt: toDate(r.created_at),
   lastSeenAt: toDate(r.last_seen_at),
   expiresAt: toDate(r.expires_at),
+  client: clientOf(r.client),
 });
 /** Deletes a session, and with a second parameter only that member's. */
 export const deleteSessionSql = (memberId?: string) =>

@@ -39,6 +39,8 @@ import {
   SessionRow,
   SIGN_IN_SELECT,
   SignInRow,
+  INSERT_SESSION,
+  clientColumn,
 } from './people-rows';
 
 const ms = (d: Date) => d.getTime();
@@ -125,9 +127,7 @@ export class SqlitePeopleStore implements PeopleStore {
   }
 
   async createSession(s: Session): Promise<void> {
-    this.db
-      .prepare('INSERT INTO member_sessions (id_hash, member_id, tenant_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(s.idHash, s.memberId, s.tenantId, ms(s.createdAt), ms(s.lastSeenAt), ms(s.expiresAt));
+    this.db.prepare(INSERT_SESSION).run(s.idHash, s.memberId, s.tenantId, ms(s.createdAt), ms(s.lastSeenAt), ms(s.expiresAt), clientColumn(s.client));
   }
 
   async findSession(idHash: string): Promise<SessionWithMember | null> {

@@ -78,6 +78,27 @@ export const SQLITE_SHARD_MIGRATIONS = [
     name: '008_move_journal',
     up: `CREATE TABLE link_move_journal (link_id INTEGER PRIMARY KEY, domain TEXT NOT NULL, code TEXT NOT NULL);`,
   },
+  {
+    // The outbox: each link change's event, written in the change's transaction, relayed after the
+    // commit and deleted once delivered; leased to one relay at a time (docs/design.md, "Edits
+    // reach every instance").
+    name: '009_link_events',
+    up: `
+      CREATE TABLE link_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        link_id INTEGER NOT NULL,
+        tenant_id TEXT NOT NULL,
+        domain TEXT NOT NULL,
+        code TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        occurred_at INTEGER NOT NULL,
+        lease_owner TEXT NOT NULL DEFAULT '',
+        lease_until INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX idx_link_events_owner ON link_events (lease_owner, id);
+      CREATE INDEX idx_link_events_lease ON link_events (lease_until, id);`,
+  },
 ];
 
 /** A new scope for each tenant's first key, its oldest (audit:read, members:write), unless it has it. */
@@ -260,5 +281,11 @@ export const SQLITE_META_MIGRATIONS = [
       ALTER TABLE tenant_domains ADD COLUMN cert_error TEXT;
       UPDATE tenant_domains SET verified_at = created_at;
       CREATE INDEX idx_tenant_domains_due ON tenant_domains (next_check_at) WHERE next_check_at IS NOT NULL;`,
+  },
+  {
+    // What a session's sign-in came from (device, browser, OS, approximate place), as JSON: shown to
+    // the person among their sessions, never the address or the user agent (docs/design.md, "People and sessions").
+    name: '013_session_client',
+    up: `ALTER TABLE member_sessions ADD COLUMN client TEXT;`,
   },
 ];

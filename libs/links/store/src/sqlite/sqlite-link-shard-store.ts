@@ -1,4 +1,15 @@
-import { DuplicateLinkError, Link, LinkListQuery, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
+import {
+  createdEvent,
+  deletedEvent,
+  DuplicateLinkError,
+  editedEvent,
+  Link,
+  LinkListQuery,
+  OutboxStamp,
+  RetiredCode,
+  ShortUrlIdentifier,
+  UNCLAIMED,
+} from '@shortlink/links-domain';
 import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
 import type { Statement } from 'better-sqlite3';
@@ -6,13 +17,18 @@ import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, op
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_SHARD_MIGRATIONS } from './migrations';
 import { SqliteMoveOps } from './sqlite-move-ops';
+import { SqliteOutbox } from '../outbox/sqlite-outbox';
 
 const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
 
-/** One SQLite file per shard: the embedded twin of a MySQL shard. */
+/**
+ * One SQLite file per shard: the embedded twin of a MySQL shard. Every change of a link writes its
+ * event into `link_events` in its transaction, stamped `stamp` (docs/design.md, "Edits reach every instance").
+ */
 export class SqliteLinkShardStore extends MovableShard implements MovableShardStore {
   private readonly db: SqliteDb;
   protected readonly moves: SqliteMoveOps;
+  protected readonly outbox: SqliteOutbox;
   private readonly insertStmt: Statement;
   private readonly insertTagStmt: Statement;
   private readonly findStmt: Statement;
@@ -25,10 +41,12 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
   constructor(
     readonly shardName: string,
     file: string,
+    stamp: OutboxStamp = UNCLAIMED,
   ) {
     super();
     this.db = openSqlite(file);
     migrateSqlite(this.db, SQLITE_SHARD_MIGRATIONS);
+    this.outbox = new SqliteOutbox(shardName, this.db, stamp);
     this.insertStmt = this.db.prepare(`INSERT INTO links (${LINK_COLUMNS.join(', ')}) VALUES (${LINK_COLUMNS.map((c) => `@${c}`).join(', ')})`);
     this.insertTagStmt = this.db.prepare('INSERT OR IGNORE INTO link_tags (tenant_id, tag, link_id) VALUES (?, ?, ?)');
     this.deleteTagsStmt = this.db.prepare('DELETE FROM link_tags WHERE link_id = ?');
@@ -70,6 +88,7 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
           for (const tag of l.tags) this.insertTagStmt.run(l.tenantId, tag, BigInt(l.id));
         }
         if (journal) this.moves.journalNow(links);
+        this.outbox.write(links.map(createdEvent));
       })();
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -99,6 +118,7 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
         this.deleteTagsStmt.run(BigInt(link.id));
         for (const tag of link.tags) this.insertTagStmt.run(link.tenantId, tag, BigInt(link.id));
         if (journal) this.moves.journalNow([link]);
+        this.outbox.write([editedEvent(link)]);
       }
       return changed;
     })();
@@ -114,8 +134,8 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
 
   private removeRow(id: ShortUrlIdentifier, expectedVersion: number, retiredUntil: Date, journal: boolean): boolean {
     return this.db.transaction(() => {
-      const row = this.db.prepare('SELECT id FROM links WHERE domain = ? AND code = ? AND version = ?').get(id.domain, id.code, expectedVersion) as
-        { id: number | bigint } | undefined;
+      const row = this.db.prepare('SELECT id, tenant_id FROM links WHERE domain = ? AND code = ? AND version = ?').get(id.domain, id.code, expectedVersion) as
+        { id: number | bigint; tenant_id: string } | undefined;
       if (!row) return false;
       this.db.prepare('DELETE FROM links WHERE id = ?').run(row.id);
       this.deleteTagsStmt.run(row.id);
@@ -125,6 +145,7 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
         )
         .run(id.domain, id.code, retiredUntil.getTime());
       if (journal) this.moves.journalNow([{ id: String(row.id), domain: id.domain, code: id.code }]);
+      this.outbox.write([deletedEvent({ id: String(row.id), tenantId: row.tenant_id, domain: id.domain, code: id.code, version: expectedVersion })]);
       return true;
     })();
   }
@@ -164,6 +185,11 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
     return rows.map((r) => r.code);
   }
 
+  async tagsOf(tenantId: string, limit: number): Promise<string[]> {
+    const rows = this.db.prepare('SELECT DISTINCT tag FROM link_tags WHERE tenant_id = ? ORDER BY tag LIMIT ?').all(tenantId, limit) as Array<{ tag: string }>;
+    return rows.map((r) => r.tag);
+  }
+
   async addClicks(id: ShortUrlIdentifier, linkId: string, delta: number): Promise<number | null> {
     const row = this.addClicksStmt.get(delta, id.domain, id.code, BigInt(linkId)) as { click_count: number } | undefined;
     return row ? Number(row.click_count) : null;
@@ -186,10 +212,13 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
         .all(now.getTime(), limit) as LinkRow[];
       const mark = this.db.prepare(`UPDATE links SET status = ${STATUS_TO_DB.expired}, version = version + 1, updated_at = ? WHERE id = ?`);
       for (const r of rows) mark.run(now.getTime(), r.id);
-      return rows.map((r) => ({ ...linkFromRow(r), status: 'expired' as const, version: Number(r.version) + 1, updatedAt: now }));
+      const expired = rows.map((r) => ({ ...linkFromRow(r), status: 'expired' as const, version: Number(r.version) + 1, updatedAt: now }));
+      this.outbox.write(expired.map(editedEvent));
+      return expired;
     })();
   }
 
+  /** No event: the caches let an expiring link go at its expiry plus a minute, and a tombstone would keep its freed alias from a new link. */
   async purgeExpired(before: Date, limit: number): Promise<number> {
     return this.db.transaction(() => {
       const ids = (

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { describeLinkStoreContract } from '../contract/link-store.contract';
+import { describeOutboxContract } from '../contract/outbox.contract';
 import { describeBatchRecordStoreContract } from '../contract/batch-record-store.contract';
 import { describeDomainOwnershipStoreContract } from '../contract/domain-ownership-store.contract';
 import { describeDomainSettingsStoreContract } from '../contract/domain-settings-store.contract';
@@ -19,6 +20,22 @@ describeLinkStoreContract('sqlite', async () => {
     close: async () => {
       await shard.close();
       await meta.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describeOutboxContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-sqlite-'));
+  const opened: SqliteLinkShardStore[] = [];
+  return {
+    open: async (stamp) => {
+      const store = new SqliteLinkShardStore('s0', join(dir, 'shards', 's0.sqlite'), stamp);
+      opened.push(store);
+      return store;
+    },
+    close: async () => {
+      for (const store of opened) await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,4 +1,4 @@
-import { DEFAULT_DOMAIN_SETTINGS, DomainSettings, DomainSettingsValues } from '@shortlink/tenants-domain';
+import { DEFAULT_DOMAIN_SETTINGS, DomainSettings, DomainSettingsValues, storedBranding } from '@shortlink/tenants-domain';
 import { toDate } from '../rows';
 
 export interface DomainSettingsRow {
@@ -20,7 +20,8 @@ export function settingsJson(settings: DomainSettingsValues): string {
 
 export function settingsFromRow(row: DomainSettingsRow): DomainSettings {
   const stored = JSON.parse(row.settings) as Partial<DomainSettingsValues>;
-  return { ...DEFAULT_DOMAIN_SETTINGS, ...stored, domain: row.domain, version: Number(row.version), updatedAt: toDate(row.updated_at) };
+  const branding = storedBranding(stored.branding);
+  return { ...DEFAULT_DOMAIN_SETTINGS, ...stored, branding, domain: row.domain, version: Number(row.version), updatedAt: toDate(row.updated_at) };
 }
 
 /**

@@ -1,7 +1,17 @@
 import type { AuditEntry } from '@shortlink/audit-domain';
 import type { KeyPerson, Tenant } from '@shortlink/tenants-domain';
 import { Member } from '../member';
-import { MemberChangeDecision, MemberChangeOutcome, NewMember, PeopleStore, SecondFactorState, Session, SessionWithMember, SignInCandidate } from '../ports';
+import {
+  boundedSessionClient,
+  MemberChangeDecision,
+  MemberChangeOutcome,
+  NewMember,
+  PeopleStore,
+  SecondFactorState,
+  Session,
+  SessionWithMember,
+  SignInCandidate,
+} from '../ports';
 import { Role } from '../roles';
 
 type Row = { -readonly [K in keyof Member]: Member[K] } & { invitationHash: string | null; passwordHash: string | null };
@@ -89,7 +99,7 @@ export class InMemoryPeopleStore implements PeopleStore {
   }
 
   async createSession(session: Session): Promise<void> {
-    this.sessions.set(session.idHash, session);
+    this.sessions.set(session.idHash, { ...session, client: boundedSessionClient(session.client) });
   }
 
   async findSession(idHash: string): Promise<SessionWithMember | null> {

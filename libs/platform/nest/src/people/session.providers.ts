@@ -2,8 +2,18 @@ import type { Provider } from '@nestjs/common';
 import { AUDIT_LOG_STORE, AuditLog, AuditLogStore } from '@shortlink/audit-domain';
 import type { AppConfig } from '@shortlink/config';
 import { CODE_SECRET, ListCursors, PASSWORD_HASHER, PasswordHasher } from '@shortlink/links-domain';
-import { FallbackWindows, PEOPLE_STORE, PeopleStore, SecondFactorService, SecretBox, SessionService, SignInThrottle } from '@shortlink/people-domain';
+import {
+  FallbackWindows,
+  PEOPLE_STORE,
+  PeopleStore,
+  SecondFactorService,
+  SecretBox,
+  SessionClients,
+  SessionService,
+  SignInThrottle,
+} from '@shortlink/people-domain';
 import { RATE_WINDOW_STORE, RateWindowStore } from '@shortlink/tenants-domain';
+import { GEO_LOOKUP, GeoLocator } from '@shortlink/visitors-domain';
 import { APP_CONFIG, APP_LOGGER } from '../app-tokens';
 import { SESSION_VERIFIER } from '../auth';
 import { Lifecycle } from '../lifecycle';
@@ -79,7 +89,9 @@ export const PEOPLE_SESSION_PROVIDERS: readonly Provider[] = [
       ),
   },
   { provide: SESSION_VERIFIER, useExisting: SessionService },
+  // Device, browser and place of a sign-in, kept with its session: the geo database the redirect uses.
+  { provide: SessionClients, inject: [GEO_LOOKUP], useFactory: (geo: GeoLocator) => new SessionClients(geo) },
 ];
 
 /** The ports PEOPLE_SESSION_PROVIDERS and AUDIT_LOG_PROVIDER inject (besides API_ACCESS_PORTS). */
-export const PEOPLE_SESSION_PORTS: readonly symbol[] = [PEOPLE_STORE, PASSWORD_HASHER, CODE_SECRET, AUDIT_LOG_STORE, RATE_WINDOW_STORE];
+export const PEOPLE_SESSION_PORTS: readonly symbol[] = [PEOPLE_STORE, PASSWORD_HASHER, CODE_SECRET, AUDIT_LOG_STORE, RATE_WINDOW_STORE, GEO_LOOKUP];

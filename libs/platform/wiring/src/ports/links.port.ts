@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'path';
 import { randomUUID } from 'crypto';
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from '@shortlink/config';
-import { LINK_REPOSITORY } from '@shortlink/links-domain';
+import { LINK_EVENT_OUTBOXES, LINK_REPOSITORY, LinkEventOutboxes, OutboxStamp, UNCLAIMED } from '@shortlink/links-domain';
 import {
   LinkShardStore,
   MovableShardStore,
@@ -23,12 +23,15 @@ const MOVE_PHASE_GAUGE: Record<MovePhase | 'stable', number> = { stable: 0, dual
 /**
  * Every shard this installation can reach, by name: the configured ones and the spare ones
  * (MYSQL_SPARE_SHARDS), or any SQLite file under <data dir>/shards (a new shard is a new file).
- * Stores open on first use.
+ * Stores open on first use; the events their writes put in the outboxes carry `stamp`.
  */
 export class ShardCatalog {
   private readonly opened = new Map<string, MovableShardStore>();
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    readonly stamp: OutboxStamp = UNCLAIMED,
+  ) {}
 
   /** The shards of the configuration's ring (written as version 1 when the meta database has none). */
   bootstrap(): RingSpec {
@@ -50,12 +53,21 @@ export class ShardCatalog {
     let store: MovableShardStore | null = null;
     if (db.driver === 'mysql') {
       const shard = [...db.shards, ...db.spareShards].find((s) => s.name === name);
-      if (shard) store = new LazyMysqlLinkShardStore(shard.name, { url: shard.url, poolSize: db.poolSize });
+      if (shard) store = new LazyMysqlLinkShardStore(shard.name, { url: shard.url, poolSize: db.poolSize }, this.stamp);
     } else if (SHARD_NAME.test(name)) {
-      store = new SqliteLinkShardStore(name, join(this.config.runtime.dataDir, 'shards', `${name}.sqlite`));
+      store = new SqliteLinkShardStore(name, join(this.config.runtime.dataDir, 'shards', `${name}.sqlite`), this.stamp);
     }
     if (store) this.opened.set(name, store);
     return store;
+  }
+
+  /**
+   * Every shard known here and every one opened (a shard a move added, or one it took out of the
+   * ring: the events in its outbox must still go out; docs/design.md, "Edits reach every instance").
+   */
+  all(): MovableShardStore[] {
+    for (const name of this.known()) this.find(name);
+    return [...this.opened.values()];
   }
 
   /** Like find, for callers that need the shard (the resharding tool). */
@@ -87,6 +99,8 @@ export interface LinkShards {
   readonly watcher: RingWatcher;
   readonly ring: RingStore;
   readonly catalog: ShardCatalog;
+  /** The shards' outboxes, for this instance's outbox relay (the generation app runs one). */
+  readonly outboxes: LinkEventOutboxes;
 }
 
 /**
@@ -95,7 +109,9 @@ export interface LinkShards {
  * "Online resharding").
  */
 export async function openLinkShards(config: AppConfig, app = programName()): Promise<LinkShards> {
-  const catalog = new ShardCatalog(config);
+  const instanceId = `${app}@${hostname()}:${process.pid}:${randomUUID().slice(0, 6)}`;
+  // The events this process's writes put in the outboxes are its relay's for a lease; then anyone's.
+  const catalog = new ShardCatalog(config, { owner: instanceId, leaseMs: config.links.outbox.leaseMs });
   const bootstrap = catalog.bootstrap();
   const db = config.db;
   const initial = bootstrap.shards.map((s) => catalog.get(s.name) as LinkShardStore);
@@ -111,7 +127,7 @@ export async function openLinkShards(config: AppConfig, app = programName()): Pr
   const ring = ringStoreFor(config);
   const logger = new Logger('ShardRing');
   const watcher = new RingWatcher(ring, repository, {
-    instanceId: `${app}@${hostname()}:${process.pid}:${randomUUID().slice(0, 6)}`,
+    instanceId,
     app,
     pollMs: db.ring.pollMs,
     movePollMs: db.ring.movePollMs,
@@ -120,14 +136,17 @@ export async function openLinkShards(config: AppConfig, app = programName()): Pr
     log: (level, message) => (level === 'error' ? logger.error(message) : level === 'warn' ? logger.warn(message) : logger.log(message)),
   });
   await watcher.start();
-  return { repository, watcher, ring, catalog };
+  return { repository, watcher, ring, catalog, outboxes: { stamp: catalog.stamp, all: () => catalog.all() } };
 }
 
 /** The link shards (MySQL databases or SQLite files) behind the versioned shard ring. */
 export const linksPort = portSpec({
   name: 'link-shards',
   open: (config) => openLinkShards(config),
-  provides: [[LINK_REPOSITORY, (shards) => shards.repository]],
+  provides: [
+    [LINK_REPOSITORY, (shards) => shards.repository],
+    [LINK_EVENT_OUTBOXES, (shards) => shards.outboxes],
+  ],
   close: async (shards) => {
     await shards.watcher.stop();
     await shards.catalog.closeAll();

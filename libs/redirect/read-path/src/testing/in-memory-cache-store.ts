@@ -2,9 +2,11 @@ import { ShortUrlIdentifier } from '@shortlink/links-domain';
 import { ClickCounts } from '../click-quota';
 import { BitmapBits, CacheStore } from '../ports';
 
-/** The shared cache in a Map, for the read path's unit tests (TTLs ignored). */
+/** The shared cache in a Map, for the read path's unit tests (TTLs recorded, not applied). */
 export class InMemoryCache implements CacheStore {
   readonly values = new Map<string, string>();
+  /** The TTL of each key's last write (undefined: none). */
+  readonly ttls = new Map<string, number | undefined>();
   down = false;
   private guard() {
     if (this.down) throw new Error('ECONNREFUSED');
@@ -13,9 +15,10 @@ export class InMemoryCache implements CacheStore {
     this.guard();
     return this.values.get(k) ?? null;
   }
-  async set(k: string, v: string) {
+  async set(k: string, v: string, ttlMs?: number) {
     this.guard();
     this.values.set(k, v);
+    this.ttls.set(k, ttlMs);
   }
   async del(keys: readonly string[]) {
     this.guard();
@@ -24,10 +27,11 @@ export class InMemoryCache implements CacheStore {
   async pttl() {
     return -1;
   }
-  async setIfAbsent(k: string, v: string) {
+  async setIfAbsent(k: string, v: string, ttlMs: number) {
     this.guard();
     if (this.values.has(k)) return false;
     this.values.set(k, v);
+    this.ttls.set(k, ttlMs);
     return true;
   }
   async deleteIfEquals(k: string, v: string) {
@@ -40,7 +44,7 @@ export class InMemoryCache implements CacheStore {
     this.values.set(k, String(n));
     return n;
   }
-  async setIfNewer(k: string, v: string, version: number) {
+  async setIfNewer(k: string, v: string, version: number, ttlMs?: number) {
     this.guard();
     const current = this.values.get(k);
     if (current) {
@@ -52,6 +56,7 @@ export class InMemoryCache implements CacheStore {
       }
     }
     this.values.set(k, v);
+    this.ttls.set(k, ttlMs);
     return true;
   }
   async incrementBelow(k: string, limit: number, initial: number) {
@@ -68,9 +73,9 @@ export class InMemoryCache implements CacheStore {
   async countBits() {
     return 0;
   }
-  /** Bitmaps are not kept here (as `setBits`): only the deletes. */
-  async deleteAndSetBits(keys: readonly string[], _bitmaps: readonly BitmapBits[]) {
-    await this.del(keys);
+  /** Bitmaps are not kept here (as `setBits`): only the deletes of null sentinels. */
+  async dropNullsAndSetBits(keys: readonly string[], _bitmaps: readonly BitmapBits[]) {
+    for (const k of keys) await this.deleteIfEquals(k, '');
   }
   async ping() {}
   async close() {}

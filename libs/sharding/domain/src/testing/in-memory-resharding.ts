@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { InMemoryLinkShard } from '@shortlink/links-domain/testing';
+import { InMemoryLinkShard, InMemoryOutbox } from '@shortlink/links-domain/testing';
 import { JournalEntry, LinkShardStore, MoveProgress, MoveRecord, RingStore, RingWatcherInfo, ShardMoveStore, StoredRow, UpsertOutcome } from '../ports';
 import { RingVersion } from '../ring';
 
@@ -28,11 +28,14 @@ export class InMemoryMovableShard extends InMemoryLinkShard implements LinkShard
   readonly journaled = new Map<string, JournalEntry>();
   override down = false;
 
-  constructor(shardName: string) {
-    super(shardName);
-    for (const m of Object.getOwnPropertyNames(InMemoryLinkShard.prototype).concat(Object.getOwnPropertyNames(InMemoryMovableShard.prototype))) {
+  constructor(shardName: string, outbox?: ConstructorParameters<typeof InMemoryLinkShard>[1]) {
+    super(shardName, outbox);
+    const methods = [InMemoryOutbox, InMemoryLinkShard, InMemoryMovableShard].flatMap((c) => Object.getOwnPropertyNames(c.prototype));
+    for (const m of methods) {
+      // The getter `events` is no call; `record` runs inside a write that already checked.
+      if (['constructor', 'sorted', 'upsertOne', 'record', 'events'].includes(m)) continue;
       const f = (this as unknown as Record<string, unknown>)[m];
-      if (['constructor', 'sorted', 'upsertOne'].includes(m) || typeof f !== 'function') continue;
+      if (typeof f !== 'function') continue;
       (this as unknown as Record<string, unknown>)[m] = (...args: unknown[]) =>
         this.down ? Promise.reject(new Error(`ECONNREFUSED ${shardName}`)) : (f as (...a: unknown[]) => unknown).apply(this, args);
     }
