@@ -114,7 +114,7 @@ const boundaries = (tests) => [
       { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: DRIVERS },
       {
         sourceTag: 'type:wiring',
-        onlyDependOnLibsWithTags: ['type:data-access', 'type:read-path', 'type:domain', 'type:platform', 'type:util'],
+        onlyDependOnLibsWithTags: ['type:data-access', 'type:read-path', 'type:domain', 'type:platform', 'type:util', ...(tests ? ['type:testing'] : [])],
         bannedExternalImports: DRIVERS,
       },
       // data-access implements the ports of the domain and of the read path (its shared-cache store).

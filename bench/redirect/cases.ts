@@ -21,7 +21,9 @@ import {
   startRedirect,
   startReference,
   verify,
+  rulesLink,
   verifyCards,
+  verifyRulesVisitors,
   verifyVisitors,
   visitorRequests,
 } from './servers';
@@ -160,6 +162,13 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
       setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For`,
     },
     {
+      name: 'redirect-l1-rules-kafka',
+      cases: ['l1-rules-kafka'],
+      env: TRUST_LOOPBACK,
+      kafka: true,
+      setup: `MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka; ${OPTION_VISITORS} visitors via X-Forwarded-For, no query string, 10 rules none holds`,
+    },
+    {
       name: 'redirect-l1-card-kafka',
       cases: ['l1-card-kafka'],
       env: TRUST_LOOPBACK,
@@ -196,12 +205,15 @@ interface StackLinks {
   options?: string[];
   /** The social-card link's requests (unfurling bots), when the card case runs. */
   cards?: string[];
+  /** The rules link's requests (the control's visitors), when the rules case runs. */
+  rules?: string[];
 }
 
 /** The requests a case sends. */
 function pathsOf(id: CaseId, links: StackLinks): readonly string[] {
   if (id === 'l1-options-kafka') return links.options!;
   if (id === 'l1-card-kafka') return links.cards!;
+  if (id === 'l1-rules-kafka') return links.rules!;
   if (id === 'l1-bots-kafka') return botRequests(links.hot.code, OPTION_VISITORS);
   if (id === 'l1-visitors-kafka') return visitorRequests(links.hot.code, OPTION_VISITORS, '');
   return id.includes('-many') ? links.many.map((l) => `/${l.code}`) : [`/${links.hot.code}`];
@@ -211,6 +223,7 @@ function pathsOf(id: CaseId, links: StackLinks): readonly string[] {
 async function verifyConfig(app: App, c: StackConfig, ids: readonly CaseId[], links: StackLinks): Promise<void> {
   if (ids.includes('l1-options-kafka')) return verifyVisitors(app.base, links.options!, c.name);
   if (ids.includes('l1-card-kafka')) return verifyCards(app.base, links.cards!, c.name);
+  if (ids.includes('l1-rules-kafka')) return verifyRulesVisitors(app.base, links.rules!, c.name);
   // Every link once (this also fills Redis); the full check once, a sample after.
   await verify(app.base, links.verified ? [links.hot, ...links.many.filter((_, i) => i % 50 === 0)] : [links.hot, ...links.many], c.name);
   links.verified = true;
@@ -345,6 +358,7 @@ async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[],
   let created: CreatedLink[] | undefined;
   let options: string[] | undefined;
   let cards: string[] | undefined;
+  let rules: string[] | undefined;
   await guarded(ctx, ids, async () => {
     ctx.log(`real stack: creating ${count} links through the generation app (MariaDB shards + Redis Cluster)`);
     created = await createBenchLinks(ctx, stackEnv, count, `stack-${ctx.stamp}`);
@@ -353,13 +367,17 @@ async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[],
       const code = await createOptionsLink(ctx, stackEnv, `options-${ctx.stamp}`);
       options = visitorRequests(code, OPTION_VISITORS);
     }
+    if (ids.includes('l1-rules-kafka')) {
+      ctx.log('real stack: creating the link with 10 redirect rules');
+      rules = visitorRequests(await createLink(ctx, stackEnv, rulesLink(`rules-${ctx.stamp}`)), OPTION_VISITORS, '');
+    }
     if (ids.includes('l1-card-kafka')) {
       ctx.log('real stack: creating the social-card link');
       cards = botRequests(await createLink(ctx, stackEnv, socialCardLink(`card-${ctx.stamp}`)), OPTION_VISITORS);
     }
   });
   if (!created) return;
-  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false, options, cards };
+  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false, options, cards, rules };
   for (const c of stackConfigs(ctx)) await runStackConfig(ctx, bare, c, stackEnv, links);
   if (wants(ctx.opts, 'redis-floor')) await redisFloorCase(ctx, bare, stackEnv, links.many);
 }

@@ -123,6 +123,8 @@ export const TARGETS: Partial<Record<CaseId, Targets>> = {
   'l1-options-kafka': { targetRatio: 0.5 },
   // No target: the control of l1-options-kafka (same requests, plain link) measured side by side too.
   'l1-visitors-kafka': { sideBySide: true },
+  // "A link with 10 rules costs no more than 10 % over a plain link": judged against l1-visitors-kafka, side by side.
+  'l1-rules-kafka': { sideBySide: true },
   // "A social-card answer to a bot costs no more than a redirect": judged against l1-bots-kafka,
   // the same bots redirected by a plain link, side by side in the same invocation.
   'l1-card-kafka': { sideBySide: true },

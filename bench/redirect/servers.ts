@@ -202,6 +202,49 @@ export async function createLink(ctx: BenchContext, env: Record<string, string>,
   }
 }
 
+/** The URL of the rules link: where every bench visitor goes, since none of its rules holds for them. */
+export const RULES_LINK_URL = 'https://example.com/bench/rules';
+
+/**
+ * A link with 10 redirect rules (docs/design.md, "Redirect rules") none of which holds for the
+ * bench's visitors (visitorRequests without a query string), so every request evaluates all ten:
+ * each kind of condition once, the last rule two conditions of which the first holds on phones.
+ */
+export function rulesLink(tag: string): Record<string, unknown> {
+  const rule = (n: number, ...conditions: Record<string, unknown>[]) => ({ url: `https://example.com/bench/${tag}/rule-${n}`, conditions });
+  return {
+    url: RULES_LINK_URL,
+    title: 'bench: 10 redirect rules',
+    redirectRules: [
+      rule(1, { type: 'language', value: 'fr' }),
+      rule(2, { type: 'query-param', name: 'campaign' }),
+      rule(3, { type: 'ip-address', value: '10.0.0.0/8' }),
+      rule(4, { type: 'before-date', value: '2020-01-01T00:00:00Z' }),
+      rule(5, { type: 'after-date', value: '2099-01-01T00:00:00Z' }),
+      rule(6, { type: 'os', value: 'chromeos' }),
+      rule(7, { type: 'browser', value: 'firefox' }),
+      rule(8, { type: 'country', value: 'FR' }),
+      rule(9, { type: 'city', value: 'Paris' }),
+      rule(10, { type: 'device', value: 'mobile' }, { type: 'language', value: 'de' }),
+    ],
+  };
+}
+
+/** Every visitor of the rules case must get a 302 to the link's own URL (no rule holds). */
+export async function verifyRulesVisitors(base: string, requests: readonly string[], what: string): Promise<void> {
+  const agent = keepAliveAgent();
+  try {
+    for (const line of requests.filter((_, i) => i % 10 < 4)) {
+      const { path, headers } = requestOf(line);
+      const res = await sendWith(agent, base, path, headers);
+      if (res.status !== 302 || res.location !== RULES_LINK_URL)
+        throw new Error(`${what}: GET ${path} as ${JSON.stringify(headers)} answered ${res.status} location=${res.location}, expected ${RULES_LINK_URL}`);
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
 /** The all-options link, created through the generation app. */
 export const createOptionsLink = (ctx: BenchContext, env: Record<string, string>, tag: string) => createLink(ctx, env, allOptionsLink(tag));
 

@@ -19,11 +19,19 @@ async function problemOf(promise: Promise<unknown>): Promise<Problem> {
 }
 
 const BOT_UA = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+const ANDROID_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 
 async function visit(redirect: string, code: string, headers: Record<string, string>): Promise<number> {
   const res = await fetch(`${redirect}/${code}`, { redirect: 'manual', headers });
   await res.arrayBuffer();
   return res.status;
+}
+
+/** Where the redirect sends a visitor with these headers (a GET of `/{code}{query}`). */
+async function locationOf(redirect: string, codeAndQuery: string, headers: Record<string, string>): Promise<string | null> {
+  const res = await fetch(`${redirect}/${codeAndQuery}`, { redirect: 'manual', headers });
+  await res.arrayBuffer();
+  return res.headers.get('location');
 }
 
 /**
@@ -46,7 +54,8 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
     it('health passes, without a key', async () => {
       const health = await sdk('').health();
       expect(health).toMatchObject({ status: 'pass' });
-      expect(health.version).toMatch(/Shlink REST v3/);
+      // A semantic version, as Shlink's web client reads it to turn on the screens of each release (date conditions: 5.0.0).
+      expect(health.version).toBe('5.0.0');
     });
 
     it('creates a short URL with every Shlink option, reads it back, finds it again with findIfExists, and refuses a slug in use', async () => {
@@ -87,7 +96,7 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       expect(invalid).toMatchObject({ type: ErrorType.INVALID_ARGUMENT, status: 400, invalidElements: ['longUrl'] });
     });
 
-    it('lists with Shlink’s pagination, search term, tags (any and all), order and date range', async () => {
+    it('lists with Shlink’s pagination, search term, tags (any and all), excluded tags, order and date range', async () => {
       const mark = randomUUID().slice(0, 8);
       const start = new Date(Date.now() - 1000).toISOString();
       const codes: string[] = [];
@@ -105,6 +114,15 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       expect(both.data.map((s) => s.shortCode)).toEqual([codes[0], codes[3]]);
       const any = await client.listShortUrls({ tags: [pa, pb], tagsMode: 'any', itemsPerPage: -1 });
       expect(any.pagination.totalItems).toBe(4);
+      const aNotB = await client.listShortUrls({ tags: [pa], excludeTags: [pb] });
+      expect(aNotB.data.map((s) => s.shortCode)).toEqual([codes[1]]);
+      const notBoth = await client.listShortUrls({
+        searchTerm: mark,
+        excludeTags: [pa, pb],
+        excludeTagsMode: 'all',
+        orderBy: { field: 'shortCode', dir: 'ASC' },
+      });
+      expect(notBoth.data.map((s) => s.shortCode)).toEqual([codes[1], codes[2]]);
       const onlyA = await client.listShortUrls({ tags: [pa] });
       expect(onlyA.data.map((s) => s.shortCode).sort()).toEqual([codes[0], codes[1], codes[3]].sort());
       const inRange = await client.listShortUrls({ searchTerm: mark, startDate: start, endDate: new Date(Date.now() + 1000).toISOString() });
@@ -231,11 +249,92 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       await operator.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: null, invalidShortUrlRedirect: null });
     });
 
+    it('reads and replaces redirect rules (the rules of /api/v1/links), and the redirect takes the first rule whose conditions all hold', async () => {
+      const shortCode = slug('rules');
+      const longUrl = 'https://example.com/rules';
+      const created = await api(endpoints().generation, 'POST', '/api/v1/links', key, {
+        url: longUrl,
+        alias: shortCode,
+        deviceTargets: { android: `${longUrl}/android` },
+      });
+      expect(created.status).toBe(201);
+      // A device target of ours is a rule of one device condition.
+      expect(await client.getShortUrlRedirectRules({ shortCode })).toEqual({
+        defaultLongUrl: longUrl,
+        redirectRules: [{ longUrl: `${longUrl}/android`, priority: 1, conditions: [{ type: 'device', matchKey: null, matchValue: 'android' }] }],
+      });
+
+      const past = new Date(Date.now() - 86_400_000).toISOString();
+      const cond = (type: string, matchValue: string | null, matchKey: string | null = null) =>
+        ({ type, matchKey, matchValue }) as Parameters<ShlinkApiClient['setShortUrlRedirectRules']>[1]['redirectRules'][number]['conditions'][number];
+      const set = await client.setShortUrlRedirectRules(
+        { shortCode },
+        {
+          redirectRules: [
+            { longUrl: `${longUrl}/es-spring`, conditions: [cond('language', 'es'), cond('query-param', 'spring', 'campaign')] },
+            { longUrl: `${longUrl}/es`, conditions: [cond('language', 'es')] },
+            { longUrl: `${longUrl}/windows`, conditions: [cond('device', 'windows')] },
+            { longUrl: `${longUrl}/expired`, conditions: [cond('device', 'android'), cond('before-date', past)] },
+            {
+              longUrl: `${longUrl}/local`,
+              conditions: [cond('ip-address', '127.0.0.0/8'), cond('after-date', past), cond('any-value-query-param', null, 'src')],
+            },
+          ],
+        },
+      );
+      expect(set.defaultLongUrl).toBe(longUrl);
+      expect(set.redirectRules.map((r) => [r.priority, r.longUrl.slice(longUrl.length)])).toEqual([
+        [1, '/es-spring'],
+        [2, '/es'],
+        [3, '/windows'],
+        [4, '/expired'],
+        [5, '/local'],
+      ]);
+      expect(set.redirectRules[0].conditions).toEqual([cond('language', 'es'), cond('query-param', 'spring', 'campaign')]);
+      expect(set.redirectRules[4].conditions[2]).toEqual(cond('any-value-query-param', null, 'src'));
+      expect(await client.getShortUrlRedirectRules({ shortCode })).toEqual(set);
+      expect((await client.getShortUrl({ shortCode })).hasRedirectRules).toBe(true);
+
+      // Our own API reads the same rules, in our words.
+      const ours = await api(endpoints().generation, 'GET', `/api/v1/links/${shortCode}`, key);
+      expect(ours.status).toBe(200);
+      expect(ours.body.redirectRules).toHaveLength(5);
+      expect(ours.body.redirectRules[2]).toEqual({ url: `${longUrl}/windows`, conditions: [{ type: 'os', value: 'windows' }] });
+      expect(ours.body.redirectRules[4].conditions[2]).toEqual({ type: 'query-param', name: 'src' });
+      expect(ours.body.deviceTargets).toBeNull(); // the Android rule was replaced
+
+      const redirect = endpoints().redirect;
+      // Both conditions of rule 1 hold; the visitor's query is forwarded (forwardQuery).
+      expect(await locationOf(redirect, `${shortCode}?campaign=spring`, { 'user-agent': BROWSER_UA, 'accept-language': 'es-MX,es;q=0.95' })).toBe(
+        `${longUrl}/es-spring?campaign=spring`,
+      );
+      expect(await locationOf(redirect, shortCode, { 'user-agent': BROWSER_UA, 'accept-language': 'es' })).toBe(`${longUrl}/es`);
+      // Spanish below the 0.9 quality does not count: the Windows rule is next.
+      expect(await locationOf(redirect, shortCode, { 'user-agent': BROWSER_UA, 'accept-language': 'en-GB,es;q=0.5' })).toBe(`${longUrl}/windows`);
+      // Android: rule 4's date has passed, rule 5 needs its parameter; then the long URL.
+      expect(await locationOf(redirect, `${shortCode}?src=qr`, { 'user-agent': ANDROID_UA })).toBe(`${longUrl}/local?src=qr`);
+      expect(await locationOf(redirect, shortCode, { 'user-agent': ANDROID_UA })).toBe(longUrl);
+
+      // Invalid rules are Shlink's invalid data, and change nothing.
+      const refused = await problemOf(
+        client.setShortUrlRedirectRules({ shortCode }, { redirectRules: [{ longUrl, conditions: [cond('language', 'not a language')] }] }),
+      );
+      expect(refused).toMatchObject({ type: ErrorType.INVALID_ARGUMENT, status: 400 });
+      expect(refused.detail).toMatch(/redirectRules\.0\.conditions\.0\.value/);
+      expect(await client.getShortUrlRedirectRules({ shortCode })).toEqual(set);
+
+      // [] removes them all.
+      expect(await client.setShortUrlRedirectRules({ shortCode }, { redirectRules: [] })).toEqual({ defaultLongUrl: longUrl, redirectRules: [] });
+      expect((await client.getShortUrl({ shortCode })).hasRedirectRules).toBe(false);
+      await eventually(
+        'the redirect drops the rules',
+        async () => (await locationOf(redirect, shortCode, { 'user-agent': BROWSER_UA, 'accept-language': 'es' })) === longUrl,
+      );
+    });
+
     it('answers 501 for the SDK methods without a feature here, and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {
       const shortCode = (await client.createShortUrl({ longUrl: 'https://example.com/unmapped' })).shortCode;
       const unmapped: Array<[string, Promise<unknown>]> = [
-        ['getShortUrlRedirectRules', client.getShortUrlRedirectRules({ shortCode })],
-        ['setShortUrlRedirectRules', client.setShortUrlRedirectRules({ shortCode }, { redirectRules: [] })],
         ['deleteShortUrlVisits', client.deleteShortUrlVisits({ shortCode })],
         ['deleteOrphanVisits', client.deleteOrphanVisits()],
         ['mercureInfo', client.mercureInfo()],

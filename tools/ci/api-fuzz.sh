@@ -92,7 +92,7 @@ done
 # The Shlink REST v3 document on the generation app (/docs/shlink/openapi.json): the same linters,
 # then schemathesis without the routes that answer 501 by design (the SDK methods without a feature
 # here: README, "Shlink REST v3").
-SHLINK_UNMAPPED=(getShortUrlRedirectRules setShortUrlRedirectRules deleteShortUrlVisits deleteOrphanVisits getMercureInfo)
+SHLINK_UNMAPPED=(deleteShortUrlVisits deleteOrphanVisits getMercureInfo)
 shlink_doc="$DATA/shlink-openapi.json"
 shlink_url="http://127.0.0.1:$GEN/docs/shlink/openapi.json"
 if curl -sf "$shlink_url" -o "$shlink_doc"; then

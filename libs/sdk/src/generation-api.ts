@@ -931,6 +931,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/moderation/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The moderation queue: links visitors reported or a threat feed hit, most recently changed first
+         * @description Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["moderationQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/moderation/links/{code}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A link’s reports from visitors, newest first
+         * @description Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["moderationReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/moderation/links/{code}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on a link: clear, flag, ban, or suspend its tenant
+         * @description Recorded in the operators’ audit log and resolving the link’s queue item. Every redirect instance serves the change within 100 ms of this answer; a flag or a ban is told to the tenant (webhook `link.flagged`).
+         *
+         *     Needs a key with the `admin` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["moderateLinkAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/broken-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where visitors of your broken links go
+         * @description Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getBrokenLinkSettings"];
+        /**
+         * Choose where visitors of your broken links go
+         * @description `url` passes the URL policy of link targets. Every redirect instance serves the change within 100 ms of this answer.
+         *
+         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        put: operations["setBrokenLinkSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a link (visitors, no account)
+         * @description A reason of a fixed list and optional details (at most 1000 characters). Past REPORTS_PER_VISITOR_PER_HOUR reports from one client address in an hour, 429 `RATE_LIMITED` with Retry-After. A second report of the same link by the same visitor is taken and not counted again (`duplicate`).
+         */
+        post: operations["reportLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -1026,7 +1134,22 @@ export interface components {
             /** @description Carry the visitor's query string to the target (default true) */
             forwardQuery?: boolean;
             /**
-             * @description ISO 3166-1 alpha-2 country code -> URL
+             * @description Targets by conditions on the request, in order: the first rule whose conditions all hold wins, else the link's url (or its variants). geoTargets and deviceTargets are shorthand for rules of one country or device condition
+             * @example [
+             *       {
+             *         "url": "https://example.com/es",
+             *         "conditions": [
+             *           {
+             *             "type": "language",
+             *             "value": "es"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            redirectRules?: components["schemas"]["RedirectRule"][];
+            /**
+             * @description ISO 3166-1 alpha-2 country code -> URL: shorthand for redirect rules of one country condition each (replaces those in place)
              * @example {
              *       "DE": "https://example.de/",
              *       "US": "https://example.com/us"
@@ -1064,6 +1187,104 @@ export interface components {
             term?: string;
             content?: string;
         };
+        RedirectRule: {
+            /**
+             * @description http(s) URL; at most 2048 characters once normalised
+             * @example https://example.com/spring-sale
+             */
+            url: string;
+            /** @description All must hold */
+            conditions: components["schemas"]["RedirectCondition"][];
+        };
+        RedirectCondition: {
+            /** @constant */
+            type: "language";
+            /**
+             * @description The visitor accepts this language with a quality of at least 0.9 (Accept-Language): `de` takes every German, `de-AT` only that one
+             * @example de
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "query-param";
+            /** @description The parameter’s name, decoded */
+            name: string;
+            /** @description Absent: the parameter is present with any value; given: one occurrence equals it (`""`: present without a value) */
+            value?: string;
+        } | {
+            /** @constant */
+            type: "ip-address";
+            /**
+             * @description The client address: an address, a CIDR block, or an IPv4 pattern with * octets
+             * @example 192.168.0.0/16
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "before-date";
+            /**
+             * Format: date-time
+             * @description Now is before this instant (ISO 8601 with a zone)
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "after-date";
+            /**
+             * Format: date-time
+             * @description Now is after this instant (ISO 8601 with a zone)
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "device";
+            /**
+             * @description ios, android, mobile (either), desktop (every other platform)
+             * @enum {string}
+             */
+            value: "ios" | "android" | "mobile" | "desktop";
+        } | {
+            /** @constant */
+            type: "os";
+            /**
+             * @description The operating system family
+             * @enum {string}
+             */
+            value: "windows" | "macos" | "linux" | "chromeos" | "ios" | "android";
+        } | {
+            /** @constant */
+            type: "browser";
+            /**
+             * @description The browser
+             * @enum {string}
+             */
+            value: "chrome" | "firefox" | "edge" | "safari" | "opera" | "android_browser";
+        } | {
+            /** @constant */
+            type: "country";
+            /**
+             * @description ISO 3166-1 alpha-2, from the IP database
+             * @example DE
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "region";
+            /**
+             * @description First-level subdivision in the IP database’s spelling, without case (needs GEO_DATABASE=city)
+             * @example Bavaria
+             */
+            value: string;
+        } | {
+            /** @constant */
+            type: "city";
+            /**
+             * @description City in the IP database’s spelling, without case (needs GEO_DATABASE=city)
+             * @example Munich
+             */
+            value: string;
+        };
+        /** @description Shorthand for redirect rules of one device condition each (replaces those in place) */
         DeviceTargets: {
             /**
              * @description http(s) URL; at most 2048 characters once normalised
@@ -1133,6 +1354,7 @@ export interface components {
             password?: string | null;
             utm?: components["schemas"]["Utm"] | null;
             forwardQuery?: boolean | null;
+            redirectRules?: components["schemas"]["RedirectRule"][] | null;
             geoTargets?: {
                 [key: string]: string;
             } | null;
@@ -1237,7 +1459,7 @@ export interface components {
             /** @example https://hooks.example.com/shortlink */
             url: string;
             /**
-             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified
+             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified, link.flagged, link.broken
              * @example [
              *       "link.created",
              *       "link.clicked"
@@ -1249,7 +1471,7 @@ export interface components {
         WebhookEdit: {
             url?: string;
             /**
-             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified
+             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified, link.flagged, link.broken
              * @example [
              *       "link.created",
              *       "link.clicked"
@@ -1311,6 +1533,20 @@ export interface components {
             /** @description 6 digits of the authenticator app */
             code: string;
         };
+        ModerationAction: {
+            /**
+             * @description clear: back to normal; flag: a warning page first; ban: 451 with a page; suspend-tenant: every link of its tenant answers 403
+             * @enum {string}
+             */
+            action: "clear" | "flag" | "ban" | "suspend-tenant";
+            /** @description Required but for clear; visitors of a flagged or banned link see it */
+            reason?: string | null;
+        };
+        BrokenLinkSettingsEdit: {
+            /** @enum {string} */
+            mode: "target" | "page" | "url";
+            url?: string | null;
+        };
         SignIn: {
             email: string;
             password: string;
@@ -1361,6 +1597,7 @@ export interface components {
                 [key: string]: string;
             } | null;
             deviceTargets: components["schemas"]["DeviceTargets"] | null;
+            redirectRules: components["schemas"]["RedirectRule"][] | null;
             variants: components["schemas"]["Variant"][] | null;
             clicksPerIpPerMinute: number | null;
             /** @description Listed as allowed in its domain's robots.txt */
@@ -1381,7 +1618,27 @@ export interface components {
                 /** @enum {string} */
                 state: "clear" | "flagged" | "banned";
                 reason: string | null;
+                /** @description Who decided: `url-policy` (its own rules), `feed:<format>` (a threat feed), `web-risk`, `operator`; null: nobody, the link is clear as made */
+                source: string | null;
             };
+            /** @description What the dead-link checks found; null until the first check */
+            health: {
+                /** @enum {string} */
+                state: "ok" | "broken";
+                /**
+                 * Format: date-time
+                 * @description When the link entered this state
+                 */
+                since: string;
+                /** @description The targets that do not answer; their visitors meet your broken-link setting */
+                brokenTargets: string[];
+                /** @description The HTTP status of the last check (of the first broken target, else of url); null when none came */
+                lastStatus: number | null;
+                /** @description `timeout`, `unresolvable`, `private-address`, `connection-refused`, `redirect-loop`, `too-many-redirects`, … */
+                lastError: string | null;
+                /** Format: date-time */
+                lastCheckedAt: string;
+            } | null;
         };
         /** @description application/problem+json (RFC 9457) with a stable `code` */
         Problem: {
@@ -1650,6 +1907,7 @@ export interface components {
                 [key: string]: string;
             } | null;
             deviceTargets: components["schemas"]["DeviceTargets"] | null;
+            redirectRules: components["schemas"]["RedirectRule"][] | null;
             variants: components["schemas"]["Variant"][] | null;
             clicksPerIpPerMinute: number | null;
             /** @description Listed as allowed in its domain's robots.txt */
@@ -1670,7 +1928,27 @@ export interface components {
                 /** @enum {string} */
                 state: "clear" | "flagged" | "banned";
                 reason: string | null;
+                /** @description Who decided: `url-policy` (its own rules), `feed:<format>` (a threat feed), `web-risk`, `operator`; null: nobody, the link is clear as made */
+                source: string | null;
             };
+            /** @description What the dead-link checks found; null until the first check */
+            health: {
+                /** @enum {string} */
+                state: "ok" | "broken";
+                /**
+                 * Format: date-time
+                 * @description When the link entered this state
+                 */
+                since: string;
+                /** @description The targets that do not answer; their visitors meet your broken-link setting */
+                brokenTargets: string[];
+                /** @description The HTTP status of the last check (of the first broken target, else of url); null when none came */
+                lastStatus: number | null;
+                /** @description `timeout`, `unresolvable`, `private-address`, `connection-refused`, `redirect-loop`, `too-many-redirects`, … */
+                lastError: string | null;
+                /** Format: date-time */
+                lastCheckedAt: string;
+            } | null;
             /** @description The argon2id hash of the link’s password, for passwordHash on import; null without one */
             passwordHash: string | null;
         };
@@ -1896,7 +2174,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified")[];
+            events: ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified" | "link.flagged" | "link.broken")[];
             description: string;
             enabled: boolean;
             /** @description `failing`: every attempt failed for WEBHOOK_DISABLE_AFTER_MS (3 days); `by-owner` */
@@ -1929,7 +2207,7 @@ export interface components {
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             id: string;
             /** @enum {string} */
-            eventType: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified";
+            eventType: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified" | "link.flagged" | "link.broken";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -2033,6 +2311,95 @@ export interface components {
         RecoveryCodes: {
             /** @description Shown this once; each works once instead of a code */
             recoveryCodes: string[];
+        };
+        ModerationQueue: {
+            items: components["schemas"]["ModerationItem"][];
+            nextCursor: string | null;
+        };
+        ModerationItem: {
+            code: string;
+            domain: string;
+            tenantId: string;
+            /** @enum {string} */
+            state: "open" | "resolved";
+            /** Format: date-time */
+            openedAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            reports: {
+                count: number;
+                lastAt: string | null;
+                latest: components["schemas"]["AbuseReport"][];
+            };
+            /** @description The last verdict of a threat feed or Web Risk that changed the link */
+            hit: {
+                /** @enum {string} */
+                state: "flagged" | "banned";
+                reason: string;
+                /** @description `feed:<format>` or `web-risk` */
+                source: string;
+                /** Format: date-time */
+                at: string;
+            } | null;
+            /** @description null: the link is gone */
+            link: {
+                url: string;
+                /** @enum {string} */
+                status: "active" | "disabled" | "expired";
+                moderation: {
+                    /** @enum {string} */
+                    state: "clear" | "flagged" | "banned";
+                    reason: string | null;
+                    source: string | null;
+                };
+                health: {
+                    /** @enum {string} */
+                    state: "ok" | "broken";
+                    /** Format: date-time */
+                    since: string;
+                    brokenTargets: string[];
+                    lastStatus: number | null;
+                    lastError: string | null;
+                    /** Format: date-time */
+                    lastCheckedAt: string;
+                } | null;
+                tenantSuspended: boolean;
+            } | null;
+            /** @description What an operator did, once resolved */
+            resolution: {
+                /** @enum {string} */
+                action: "clear" | "flag" | "ban" | "suspend-tenant";
+                reason: string | null;
+                by: string;
+                /** Format: date-time */
+                at: string;
+            } | null;
+        };
+        AbuseReport: {
+            id: string;
+            /** @enum {string} */
+            reason: "phishing" | "malware" | "spam" | "scam" | "illegal" | "other";
+            details: string | null;
+            /** Format: date-time */
+            at: string;
+        };
+        AbuseReports: {
+            reports: components["schemas"]["AbuseReport"][];
+        };
+        BrokenLinkSettings: {
+            /**
+             * @description Where visitors of a link whose target the checks found broken go: the target all the same (default), a page that says so, or `url`
+             * @enum {string}
+             */
+            mode: "target" | "page" | "url";
+            url: string | null;
+            /** @description Also the ETag */
+            version: number;
+            updatedAt: string | null;
+        };
+        ReportReceipt: {
+            /** @enum {string} */
+            status: "accepted" | "duplicate";
         };
         SignedIn: {
             /** @description The person signed in; null for a key */
@@ -2433,6 +2800,8 @@ export interface operations {
                 tag?: string;
                 status?: "active" | "disabled" | "expired";
                 domain?: string;
+                /** @description Only links the dead-link checks found so (`unchecked`: not checked yet) */
+                health?: "ok" | "broken" | "unchecked";
             };
             header?: never;
             path?: never;
@@ -3226,6 +3595,8 @@ export interface operations {
                 tag?: string;
                 status?: "active" | "disabled" | "expired";
                 domain?: string;
+                /** @description Only links the dead-link checks found so (`unchecked`: not checked yet) */
+                health?: "ok" | "broken" | "unchecked";
             };
             header?: never;
             path?: never;
@@ -8030,6 +8401,592 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    moderationQueue: {
+        parameters: {
+            query?: {
+                state?: "open" | "resolved";
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the queue */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationQueue"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    moderationReports: {
+        parameters: {
+            query?: {
+                /** @description The link’s domain when it is not the default one */
+                domain?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The short code or alias */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reports (the last 100) */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbuseReports"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    moderateLinkAction: {
+        parameters: {
+            query?: {
+                /** @description The link’s domain when it is not the default one */
+                domain?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The short code or alias */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModerationAction"];
+            };
+        };
+        responses: {
+            /** @description The link’s queue item afterwards */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationItem"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getBrokenLinkSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (the default, the target, while none were set) */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    /** @description The settings’ version, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrokenLinkSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    setBrokenLinkSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag you read; changed settings answer 412 */
+                "if-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrokenLinkSettingsEdit"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    /** @description The settings’ version, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrokenLinkSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (412) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PreconditionFailedProblem"];
+                };
+            };
+            /** @description problem+json (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    reportLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    /** @description The short domain; default DEFAULT_DOMAIN */
+                    domain?: string;
+                    /** @enum {string} */
+                    reason: "phishing" | "malware" | "spam" | "scam" | "illegal" | "other";
+                    /** @description At most 1000 characters once control characters are removed */
+                    details?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The report is on its way to the operators */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportReceipt"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
                 };
             };
         };

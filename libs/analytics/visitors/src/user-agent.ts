@@ -50,6 +50,57 @@ export function deviceTargetOf(userAgent: string): DeviceTarget {
   return 'desktop';
 }
 
+/** The operating system families a redirect rule can name (docs/design.md, "Redirect rules"). */
+export type PlatformSystem = 'windows' | 'macos' | 'linux' | 'chromeos' | 'ios' | 'android';
+/** The browsers a redirect rule can name (Shlink's list). */
+export type PlatformBrowser = 'chrome' | 'firefox' | 'edge' | 'safari' | 'opera' | 'android_browser';
+
+/** What a redirect rule reads of a user agent: its OS family and browser, null when it is none of those named. */
+export interface UserAgentPlatform {
+  readonly os: PlatformSystem | null;
+  readonly browser: PlatformBrowser | null;
+}
+
+/** ua-parser's OS names, by family; every Linux distribution it names is `linux`. */
+const SYSTEMS: Readonly<Record<string, PlatformSystem>> = {
+  windows: 'windows',
+  'mac os': 'macos',
+  macos: 'macos',
+  ios: 'ios',
+  ipados: 'ios',
+  android: 'android',
+  'chromium os': 'chromeos',
+  'chrome os': 'chromeos',
+};
+const LINUX =
+  /^(linux|ubuntu|kubuntu|xubuntu|lubuntu|debian|fedora|mint|arch|gentoo|slackware|suse|opensuse|centos|red ?hat|mandriva|manjaro|deepin|elementary os|pclinuxos|zenwalk|mageia|knoppix|sabayon|vectorlinux|linpus)$/;
+const BROWSERS: Readonly<Record<string, PlatformBrowser>> = {
+  chrome: 'chrome',
+  'mobile chrome': 'chrome',
+  'chrome headless': 'chrome',
+  'chrome webview': 'chrome',
+  chromium: 'chrome',
+  firefox: 'firefox',
+  'mobile firefox': 'firefox',
+  edge: 'edge',
+  safari: 'safari',
+  'mobile safari': 'safari',
+  opera: 'opera',
+  'opera mini': 'opera',
+  'opera mobi': 'opera',
+  'opera touch': 'opera',
+  'opera gx': 'opera',
+  'android browser': 'android_browser',
+};
+
+/** The OS family and browser of a user agent, as redirect rules name them (one parse; callers cache it per agent). */
+export function platformOf(userAgent: string): UserAgentPlatform {
+  const result = new UAParser(userAgent).getResult();
+  const os = result.os.name?.toLowerCase() ?? '';
+  const browser = result.browser.name?.toLowerCase() ?? '';
+  return { os: SYSTEMS[os] ?? (LINUX.test(os) ? 'linux' : null), browser: BROWSERS[browser] ?? null };
+}
+
 /**
  * Parses user agents into analytics facts with a bounded cache: the same few hundred agents make
  * most traffic, so parsing is paid once per agent, not per click.

@@ -50,6 +50,8 @@ export const AUDIT_ACTIONS = [
   'link.bulk_disabled',
   'link.bulk_enabled',
   'link.bulk_deleted',
+  // a visitor's report of a link (the tenant's log; relayed by the generation app: docs/design.md, "Trust and safety")
+  'link.reported',
   // keys (the tenant's log; same transaction)
   'key.created',
   'key.revoked',

@@ -1,8 +1,9 @@
 import type { VisitRow } from '@shortlink/clicks-domain';
-import { Link, NO_OPTIONS } from '@shortlink/links-domain';
+import { checkRedirectRules, Link, NO_OPTIONS, RedirectRule, rulesFromTargets } from '@shortlink/links-domain';
 import { ShlinkError } from './shlink-problem';
 import { atom, creationOf, editOf, matchesCreation, paginate, redirectsEditOf, redirectsOf, selectShortUrls, shortUrlOf, visitOf } from './shlink-mapper';
-import { shortUrlsQuery } from './shlink.schemas';
+import { redirectRulesInputOf, redirectRulesListOf } from './shlink-redirect-rules';
+import { redirectRulesSetSchema, shortUrlsQuery } from './shlink.schemas';
 
 const at = (iso: string) => new Date(iso);
 const link = (over: Partial<Link> = {}): Link => ({
@@ -34,7 +35,7 @@ describe('Shlink mapper: short URLs', () => {
         maxClicks: 5,
         expiresAt: at('2027-01-01T00:00:00Z'),
         crawlable: true,
-        deviceTargets: { ios: 'https://example.com/ios' },
+        redirectRules: rulesFromTargets(null, { ios: 'https://example.com/ios' }),
       }),
       ctx,
       { total: 7, bots: 2 },
@@ -52,10 +53,11 @@ describe('Shlink mapper: short URLs', () => {
       title: 'T',
       crawlable: true,
       forwardQuery: true,
-      hasRedirectRules: false,
+      hasRedirectRules: true, // a device long URL is a redirect rule, as in Shlink 4
     });
     expect(shortUrlOf(link({ domain: 'own.example' }), ctx).domain).toBe('own.example');
-    expect(shortUrlOf(link({ variants: [{ url: 'https://example.com/b', weight: 1 }] }), ctx).hasRedirectRules).toBe(true);
+    // A/B variants are no redirect rule of Shlink's: the link's own URL, split.
+    expect(shortUrlOf(link({ variants: [{ url: 'https://example.com/b', weight: 1 }] }), ctx).hasRedirectRules).toBe(false);
   });
 
   it('maps a create: customSlug → alias, validUntil → expiresAt, maxVisits → maxClicks, device long URLs → device targets', () => {
@@ -109,7 +111,7 @@ describe('Shlink mapper: short URLs', () => {
   });
 
   it('maps an edit: absent stays, null clears, device long URLs merge into the current ones', () => {
-    const current = link({ deviceTargets: { ios: 'https://example.com/ios', android: 'https://example.com/android' } });
+    const current = link({ redirectRules: rulesFromTargets(null, { ios: 'https://example.com/ios', android: 'https://example.com/android' }) });
     expect(editOf({ title: null, maxVisits: null, validUntil: null, deviceLongUrls: { ios: null, desktop: 'https://example.com/desk' } }, current)).toEqual({
       title: null,
       maxClicks: null,
@@ -174,6 +176,14 @@ describe('Shlink mapper: listing', () => {
     expect(codes({ excludeMaxVisitsReached: 'true' })).toEqual(['b3', 'c1']);
     expect(codes({ excludePastValidUntil: 'true' })).toEqual(['a2', 'c1']);
     expect(codes({ excludePastValidUntil: 'false' })).toEqual(['b3', 'a2', 'c1']);
+  });
+
+  it('leaves out the excluded tags (excludeTags[]: any of them by default, or all of them), with or without tags to keep', () => {
+    expect(codes({ 'excludeTags[]': ['y'] })).toEqual(['c1']);
+    expect(codes({ excludeTags: 'x' })).toEqual(['b3']);
+    expect(codes({ 'excludeTags[]': ['x', 'y'], excludeTagsMode: 'all' })).toEqual(['b3', 'c1']);
+    expect(codes({ 'excludeTags[]': ['x', 'y'], excludeTagsMode: 'any' })).toEqual([]);
+    expect(codes({ 'tags[]': ['x'], 'excludeTags[]': ['y'] })).toEqual(['c1']);
   });
 
   it('looks through the store’s page as given: a page past the end is empty, with the counts', () => {
@@ -262,5 +272,102 @@ describe('Shlink mapper: visits and domains', () => {
 
   it('writes dates as Shlink does (ATOM, seconds, +00:00)', () => {
     expect(atom(new Date('2026-12-31T23:59:59.999Z'))).toBe('2026-12-31T23:59:59+00:00');
+  });
+});
+
+/** Every kind of condition of ours, as LinkService stores them. */
+const RULES: RedirectRule[] = [
+  {
+    url: 'https://example.com/es-mail',
+    conditions: [
+      { type: 'language', value: 'es-MX' },
+      { type: 'query-param', name: 'ref', value: 'mail' },
+      { type: 'query-param', name: 'promo' },
+      { type: 'query-param', name: 'debug', value: '' },
+      { type: 'ip-address', value: '10.0.0.0/8' },
+      { type: 'after-date', value: '2027-01-01T00:00:00.000Z' },
+      { type: 'before-date', value: '2028-01-01T12:30:00.000Z' },
+      { type: 'browser', value: 'firefox' },
+    ],
+  },
+  { url: 'https://example.com/linux', conditions: [{ type: 'os', value: 'linux' }] },
+  { url: 'https://example.com/mobile', conditions: [{ type: 'device', value: 'mobile' }] },
+  {
+    url: 'https://example.com/place',
+    conditions: [
+      { type: 'country', value: 'DE' },
+      { type: 'region', value: 'Bavaria' },
+      { type: 'city', value: 'Munich' },
+    ],
+  },
+];
+
+const accept = async (url: unknown) => String(url);
+
+describe('Shlink redirect rules', () => {
+  it('lists a link’s rules in Shlink’s words: priorities from 1, matchKey only for query parameters, ATOM dates', () => {
+    const list = redirectRulesListOf(link({ redirectRules: RULES }));
+    expect(list.defaultLongUrl).toBe('https://example.com/a');
+    expect(list.redirectRules.map((r) => [r.priority, r.longUrl])).toEqual([
+      [1, 'https://example.com/es-mail'],
+      [2, 'https://example.com/linux'],
+      [3, 'https://example.com/mobile'],
+      [4, 'https://example.com/place'],
+    ]);
+    expect(list.redirectRules[0].conditions).toEqual([
+      { type: 'language', matchKey: null, matchValue: 'es-MX' },
+      { type: 'query-param', matchKey: 'ref', matchValue: 'mail' },
+      { type: 'any-value-query-param', matchKey: 'promo', matchValue: null },
+      { type: 'valueless-query-param', matchKey: 'debug', matchValue: null },
+      { type: 'ip-address', matchKey: null, matchValue: '10.0.0.0/8' },
+      { type: 'after-date', matchKey: null, matchValue: '2027-01-01T00:00:00+00:00' },
+      { type: 'before-date', matchKey: null, matchValue: '2028-01-01T12:30:00+00:00' },
+      { type: 'browser', matchKey: null, matchValue: 'firefox' },
+    ]);
+    expect(list.redirectRules[1].conditions).toEqual([{ type: 'device', matchKey: null, matchValue: 'linux' }]);
+    expect(list.redirectRules[3].conditions.map((c) => c.type)).toEqual(['geolocation-country-code', 'geolocation-region-name', 'geolocation-city-name']);
+    expect(redirectRulesListOf(link({ redirectRules: null })).redirectRules).toEqual([]);
+  });
+
+  it('sending back what was read gives the same rules (every condition type, in order)', async () => {
+    const read = redirectRulesListOf(link({ redirectRules: RULES }));
+    const body = redirectRulesSetSchema.parse({ redirectRules: read.redirectRules.map(({ longUrl, conditions }) => ({ longUrl, conditions })) });
+    expect(await checkRedirectRules(redirectRulesInputOf(body), accept)).toEqual(RULES);
+  });
+
+  it('takes what Shlink’s web client sends: device types that are operating systems, absent matchKey, upper-case devices', async () => {
+    const body = redirectRulesSetSchema.parse({
+      redirectRules: [
+        { longUrl: 'https://example.com/win', conditions: [{ type: 'device', matchValue: 'Windows' }] },
+        { longUrl: 'https://example.com/ios', conditions: [{ type: 'device', matchKey: null, matchValue: 'ios' }] },
+        { longUrl: 'https://example.com/de', conditions: [{ type: 'geolocation-country-code', matchKey: null, matchValue: 'de' }] },
+      ],
+    });
+    expect(await checkRedirectRules(redirectRulesInputOf(body), accept)).toEqual([
+      { url: 'https://example.com/win', conditions: [{ type: 'os', value: 'windows' }] },
+      { url: 'https://example.com/ios', conditions: [{ type: 'device', value: 'ios' }] },
+      { url: 'https://example.com/de', conditions: [{ type: 'country', value: 'DE' }] },
+    ]);
+  });
+
+  it('refuses, as Shlink’s invalid data naming the condition, a missing value or parameter and an unknown device', () => {
+    const refusal = (condition: Record<string, unknown>) => {
+      const body = redirectRulesSetSchema.parse({ redirectRules: [{ longUrl: 'https://example.com/x', conditions: [condition] }] });
+      try {
+        redirectRulesInputOf(body);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ShlinkError);
+        expect((error as ShlinkError).status).toBe(400);
+        return (error as ShlinkError).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(refusal({ type: 'language', matchKey: null, matchValue: null })).toMatch(/redirectRules\.0\.conditions\.0\.matchValue is required/);
+    expect(refusal({ type: 'query-param', matchKey: 'ref', matchValue: null })).toMatch(/matchValue is required/);
+    expect(refusal({ type: 'any-value-query-param', matchKey: null, matchValue: null })).toMatch(/matchKey \(the query parameter\) is required/);
+    expect(refusal({ type: 'device', matchKey: null, matchValue: 'toaster' })).toMatch(/must be one of android, ios, mobile, windows/);
+    expect(redirectRulesSetSchema.safeParse({ redirectRules: [{ longUrl: 'https://example.com/x', conditions: [{ type: 'moon-phase' }] }] }).success).toBe(
+      false,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { VisitRow } from '@shortlink/clicks-domain';
-import type { Link, LinkEdit } from '@shortlink/links-domain';
+import { deviceTargetsOf, Link, LinkEdit } from '@shortlink/links-domain';
 import { invalidArgument } from './shlink-problem';
 import { OrderField, ShortUrlsQuery, shortUrlCreationSchema, shortUrlEditSchema, shortUrlSchema, visitSchema, visitsSummarySchema } from './shlink.schemas';
 
@@ -33,7 +33,7 @@ export const summaryOf = (c: ClickCount): VisitsSummary => ({ total: c.total, no
 export const atom = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
 export function shortUrlOf(link: Link, ctx: ShortUrlContext, clicks: ClickCount = NO_CLICKS): ShlinkShortUrl {
-  const devices = link.deviceTargets ?? {};
+  const devices = deviceTargetsOf(link.redirectRules) ?? {};
   return {
     shortCode: link.code,
     shortUrl: ctx.shortUrl(link),
@@ -47,7 +47,7 @@ export function shortUrlOf(link: Link, ctx: ShortUrlContext, clicks: ClickCount 
     title: link.title,
     crawlable: link.crawlable,
     forwardQuery: link.forwardQuery,
-    hasRedirectRules: Boolean(link.geoTargets || link.variants || link.appTargets),
+    hasRedirectRules: (link.redirectRules?.length ?? 0) > 0,
   };
 }
 
@@ -66,7 +66,7 @@ function checkValidSince(value: string | null | undefined, now: number): void {
 }
 
 type DeviceLongUrls = z.infer<typeof shortUrlCreationSchema>['deviceLongUrls'];
-function deviceTargetsOf(devices: DeviceLongUrls, current: Link['deviceTargets'] = null): Record<string, string> | null {
+function deviceLongUrlsOf(devices: DeviceLongUrls, current: Readonly<Record<string, string>> | null = null): Record<string, string> | null {
   if (!devices) return current ? { ...current } : null;
   const merged: Record<string, string | null | undefined> = { ...(current ?? {}) };
   for (const key of ['android', 'ios', 'desktop'] as const) if (key in devices) merged[key] = devices[key];
@@ -82,7 +82,7 @@ export function creationOf(body: z.infer<typeof shortUrlCreationSchema>, tenantI
   checkValidSince(body.validSince, now);
   if (body.shortCodeLength !== undefined && body.shortCodeLength !== CODE_LENGTH)
     throw invalidArgument(['shortCodeLength'], `generated short codes are ${CODE_LENGTH} characters; use customSlug for another`);
-  const devices = deviceTargetsOf(body.deviceLongUrls);
+  const devices = deviceLongUrlsOf(body.deviceLongUrls);
   return {
     tenantId,
     url: body.longUrl,
@@ -109,7 +109,7 @@ export function editOf(body: z.infer<typeof shortUrlEditSchema>, current: Link, 
   if (body.maxVisits !== undefined) edit.maxClicks = body.maxVisits;
   if (body.crawlable !== undefined) edit.crawlable = body.crawlable;
   if (body.forwardQuery !== undefined) edit.forwardQuery = body.forwardQuery;
-  if (body.deviceLongUrls !== undefined) edit.deviceTargets = deviceTargetsOf(body.deviceLongUrls, current.deviceTargets);
+  if (body.deviceLongUrls !== undefined) edit.deviceTargets = deviceLongUrlsOf(body.deviceLongUrls, deviceTargetsOf(current.redirectRules));
   return edit;
 }
 
@@ -162,10 +162,13 @@ const compareBy: Record<OrderField, (a: Link, b: Link, clicks: (l: Link) => Clic
  */
 export function selectShortUrls(links: readonly Link[], query: ShortUrlsQuery, clicks: (link: Link) => ClickCount, now = Date.now()) {
   const tags = [...(query['tags[]'] ?? []), ...(query.tags ?? [])];
+  const excluded = [...(query['excludeTags[]'] ?? []), ...(query.excludeTags ?? [])];
   const start = query.startDate ? dateOf(query.startDate, 'startDate').getTime() : null;
   const end = query.endDate ? dateOf(query.endDate, 'endDate').getTime() : null;
   const kept = links.filter((l) => {
     if (tags.length && !(query.tagsMode === 'all' ? tags.every((t) => l.tags.includes(t)) : tags.some((t) => l.tags.includes(t)))) return false;
+    if (excluded.length && (query.excludeTagsMode === 'all' ? excluded.every((t) => l.tags.includes(t)) : excluded.some((t) => l.tags.includes(t))))
+      return false;
     if (start !== null && l.createdAt.getTime() < start) return false;
     if (end !== null && l.createdAt.getTime() > end) return false;
     if (query.excludeMaxVisitsReached && l.maxClicks !== null && clicks(l).total >= l.maxClicks) return false;

@@ -12,6 +12,8 @@ import {
   domainsListSchema,
   healthSchema,
   orphanVisitsQuery,
+  redirectRulesListSchema,
+  redirectRulesSetSchema,
   shortCodeParams,
   shortUrlCreationSchema,
   shortUrlEditSchema,
@@ -217,9 +219,36 @@ export const SPECS = {
     responseType: 'application/health+json',
     errors: [503],
   },
+  getShortUrlRedirectRules: {
+    operationId: 'getShortUrlRedirectRules',
+    summary: 'Redirect rules of a short URL, in priority order',
+    description:
+      'The link’s redirect rules (as `redirectRules` on /api/v1/links, where country and device targets are rules too), in Shlink’s words. Our `os` conditions read as Shlink’s `device` (windows, macos, linux, chromeos); our `region` as `geolocation-region-name`.',
+    tags: SHORT_URLS,
+    scope: 'links:read',
+    params: shortCodeParams,
+    query: domainQuery,
+    status: 200,
+    response: redirectRulesListSchema,
+    errorTypes: ['INVALID_SHORTCODE'],
+    errors: [404],
+  },
+  setShortUrlRedirectRules: {
+    operationId: 'setShortUrlRedirectRules',
+    summary: 'Replace the redirect rules of a short URL',
+    description:
+      'Every rule, in priority order; `[]` removes them. The first rule whose conditions all hold gives the target, the long URL otherwise. Languages count when accepted with a quality of at least 0.9; dates are ISO 8601 with a zone; every long URL passes the URL policy. At most 100 rules of 1 to 10 conditions.',
+    tags: SHORT_URLS,
+    scope: 'links:write',
+    params: shortCodeParams,
+    query: domainQuery,
+    body: redirectRulesSetSchema,
+    status: 200,
+    response: redirectRulesListSchema,
+    errorTypes: ['INVALID_ARGUMENT', 'INVALID_SHORTCODE'],
+    errors: [404],
+  },
   // SDK methods without a feature of ours: a clear 501 after the key check.
-  getShortUrlRedirectRules: notImplementedSpec('getShortUrlRedirectRules', 'Shlink’s redirect rules', SHORT_URLS, 'links:read', true),
-  setShortUrlRedirectRules: notImplementedSpec('setShortUrlRedirectRules', 'Shlink’s redirect rules', SHORT_URLS, 'links:write', true),
   deleteShortUrlVisits: notImplementedSpec('deleteShortUrlVisits', 'deleting visits', VISITS, 'links:write', true),
   deleteOrphanVisits: notImplementedSpec('deleteOrphanVisits', 'deleting visits', VISITS, 'links:write', false),
   getMercureInfo: notImplementedSpec('mercureInfo', 'Mercure real-time updates', ['Integrations'], 'links:read', false),
@@ -240,8 +269,6 @@ function notImplementedSpec(method: string, what: string, tags: string[], scope:
 }
 
 const WHY: Record<string, string> = {
-  getShortUrlRedirectRules: 'this service has no Shlink redirect rules (its geo, device and variant targets are set through /api/v1/links)',
-  setShortUrlRedirectRules: 'this service has no Shlink redirect rules (its geo, device and variant targets are set through /api/v1/links)',
   deleteShortUrlVisits: 'visits are kept as counted until their retention ends; they cannot be deleted',
   deleteOrphanVisits: 'visits are kept as counted until their retention ends; they cannot be deleted',
   mercureInfo: 'this service has no Mercure hub (use webhooks: /api/v1/webhooks)',
@@ -380,14 +407,16 @@ export class ShlinkController {
 
   @Get('short-urls/:shortCode/redirect-rules')
   @ShlinkRoute(SPECS.getShortUrlRedirectRules)
-  getRedirectRules(): never {
-    throw notImplemented('getShortUrlRedirectRules', WHY.getShortUrlRedirectRules);
+  getRedirectRules(@Req() req: AuthenticatedRequest, @Param('shortCode') code: string, @Query() query: unknown) {
+    return this.shlink.redirectRules(req.principal!, code, parsed(domainQuery, query).domain);
   }
 
   @Post('short-urls/:shortCode/redirect-rules')
+  @HttpCode(200)
   @ShlinkRoute(SPECS.setShortUrlRedirectRules)
-  setRedirectRules(): never {
-    throw notImplemented('setShortUrlRedirectRules', WHY.setShortUrlRedirectRules);
+  setRedirectRules(@Req() req: AuthenticatedRequest, @Param('shortCode') code: string, @Query() query: unknown, @Body() body: unknown) {
+    const { domain } = parsed(domainQuery, query);
+    return this.shlink.setRedirectRules(req.principal!, auditContextOf(req), code, domain, parsed(redirectRulesSetSchema, body));
   }
 
   @Delete('short-urls/:shortCode/visits')

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RULE_LIMITS } from '@shortlink/links-domain';
 
 /**
  * The Shlink REST v3 shapes this API takes and answers (as Shlink documents them and its official
@@ -100,6 +101,12 @@ export const shortUrlsQuery = z
     'tags[]': stringList.optional(),
     tags: stringList.optional(),
     tagsMode: z.enum(['any', 'all']).optional(),
+    'excludeTags[]': stringList.optional(),
+    excludeTags: stringList.optional(),
+    excludeTagsMode: z
+      .enum(['any', 'all'])
+      .optional()
+      .meta({ description: 'any (default): leave out a short URL with any excluded tag; all: with all of them' }),
     orderBy: z.enum(ORDER_BY).optional(),
     startDate: dateTime.optional(),
     endDate: dateTime.optional(),
@@ -195,6 +202,64 @@ export const domainsListSchema = z
     }),
   })
   .meta({ id: 'ShlinkDomainsList' });
+
+/** Shlink's device types: our device classes, and operating systems of ours (windows, macos, linux, chromeos). */
+export const SHLINK_DEVICES = ['android', 'ios', 'mobile', 'windows', 'macos', 'linux', 'chromeos', 'desktop'] as const;
+export const SHLINK_CONDITION_TYPES = [
+  'device',
+  'language',
+  'query-param',
+  'any-value-query-param',
+  'valueless-query-param',
+  'ip-address',
+  'geolocation-country-code',
+  'geolocation-city-name',
+  'before-date',
+  'after-date',
+  'browser',
+  'geolocation-region-name',
+] as const;
+export const shlinkConditionSchema = z
+  .object({
+    type: z.enum(SHLINK_CONDITION_TYPES).meta({
+      description:
+        'Shlink’s condition types; `geolocation-region-name` is ours (Shlink has no region condition): the first-level subdivision, as our `region` condition',
+    }),
+    matchKey: z.string().max(100).nullable().meta({ description: 'The query parameter of the query-param types; null for the others' }),
+    matchValue: z
+      .string()
+      .max(500)
+      .nullable()
+      .meta({ description: 'What the condition compares with; null for any-value-query-param and valueless-query-param' }),
+  })
+  .meta({ id: 'ShlinkRedirectCondition' });
+/** What a set takes: a condition's absent matchKey or matchValue is null. */
+const conditionInput = shlinkConditionSchema.extend({
+  matchKey: shlinkConditionSchema.shape.matchKey.optional(),
+  matchValue: shlinkConditionSchema.shape.matchValue.optional(),
+});
+export const redirectRulesListSchema = z
+  .object({
+    defaultLongUrl: z.string().meta({ description: 'Where a request goes when no rule matches (the short URL’s long URL)' }),
+    redirectRules: z.array(
+      z
+        .object({ longUrl: z.string(), priority: z.number().int().meta({ description: '1 is looked at first' }), conditions: z.array(shlinkConditionSchema) })
+        .meta({ id: 'ShlinkRedirectRule' }),
+    ),
+  })
+  .meta({ id: 'ShlinkRedirectRulesList' });
+export const redirectRulesSetSchema = z
+  .object({
+    redirectRules: z
+      .array(
+        z
+          .object({ longUrl: z.string().min(1).max(2048), conditions: z.array(conditionInput).max(RULE_LIMITS.conditions) })
+          .meta({ id: 'ShlinkRedirectRuleData' }),
+      )
+      .max(RULE_LIMITS.rules)
+      .meta({ description: 'Every rule of the short URL, in priority order (replaces them all; [] removes them)' }),
+  })
+  .meta({ id: 'ShlinkSetRedirectRules' });
 
 export const healthSchema = z
   .object({ status: z.enum(['pass', 'fail']), version: z.string(), links: z.object({ about: z.string(), project: z.string() }) })

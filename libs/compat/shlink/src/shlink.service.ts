@@ -25,7 +25,8 @@ import {
   visitOf,
 } from './shlink-mapper';
 import { ShlinkError, tagNotFound } from './shlink-problem';
-import { shortUrlCreationSchema, shortUrlEditSchema, ShortUrlsQuery, VisitsQuery } from './shlink.schemas';
+import { redirectRulesInputOf, redirectRulesListOf } from './shlink-redirect-rules';
+import { redirectRulesSetSchema, shortUrlCreationSchema, shortUrlEditSchema, ShortUrlsQuery, VisitsQuery } from './shlink.schemas';
 
 /** ClickAggregateStore | null: where the Shlink API reads raw visits and click counts (shlinkCompat's options, or CLICK_STATS_READER). */
 export const SHLINK_VISITS = Symbol('SHLINK_VISITS');
@@ -39,6 +40,7 @@ const DAY = 86_400;
 
 type Creation = z.infer<typeof shortUrlCreationSchema>;
 type Edit = z.infer<typeof shortUrlEditSchema>;
+type RulesSet = z.infer<typeof redirectRulesSetSchema>;
 
 /**
  * Shlink REST v3 over our services (README, "Shlink REST v3"): short URLs are the tenant's links
@@ -114,6 +116,19 @@ export class ShlinkService {
   async remove(principal: Principal, audit: AuditContext, code: string, domain: string | undefined): Promise<void> {
     const id = { domain: this.domainOf(domain), code };
     await this.commands.remove(audit, principal.tenantId, id, null);
+  }
+
+  // ---- redirect rules (docs/design.md, "Redirect rules"): the link's own, in Shlink's words
+
+  async redirectRules(principal: Principal, code: string, domain: string | undefined) {
+    return redirectRulesListOf(await this.links.get(principal.tenantId, { domain: this.domainOf(domain), code }));
+  }
+
+  /** Replaces the rules, as an edit of the link's `redirectRules` (checked, audited and announced like any). */
+  async setRedirectRules(principal: Principal, audit: AuditContext, code: string, domain: string | undefined, body: RulesSet) {
+    const id = { domain: this.domainOf(domain), code };
+    const change = await this.commands.edit(audit, principal.tenantId, id, { redirectRules: redirectRulesInputOf(body) }, null);
+    return redirectRulesListOf(change.after);
   }
 
   private async view(tenantId: string, link: Link) {
@@ -305,7 +320,7 @@ export class ShlinkService {
     );
     return {
       status: results.every(Boolean) ? 'pass' : 'fail',
-      version: `shortlink ${VERSION} (Shlink REST v3)`,
+      version: SHLINK_VERSION,
       links: { about: '/docs/shlink/openapi.json', project: 'https://shlink.io' },
     };
   }
@@ -376,6 +391,11 @@ export class ShlinkService {
   }
 }
 
-const VERSION = '0.1.0';
+/**
+ * The Shlink release whose API this one answers, as Shlink's own health does: Shlink's clients turn
+ * screens on by the server's semantic version (the web component: IP, geolocation, query and date
+ * redirect conditions, excluded tags, the domain filters, up to 5.0.0), and read anything else as 1.0.0.
+ */
+export const SHLINK_VERSION = '5.0.0';
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 const timeout = (ms: number) => new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref());

@@ -7,13 +7,14 @@ import { everyHook, LINK_CHANGE_HOOKS, LINK_COMMANDS, LinkChangeHooks, LinkComma
 import { LINKS_PORTS, LinksModule } from '@shortlink/links-feature';
 import { API_ACCESS_MODULE_PORTS, ApiAccessModule } from '@shortlink/nest-platform';
 import { PEOPLE_PORTS, PeopleModule } from '@shortlink/people-feature';
+import { SAFETY_PORTS, SafetyModule, SafetyScreeningModule } from '@shortlink/safety-feature';
 import { TENANTS_PORTS, TenantsModule } from '@shortlink/tenants-feature';
 import { DOMAIN_OWNERSHIP_EVENTS } from '@shortlink/tenants-domain';
 import { DomainWebhookEvents, LinkWebhookEvents, WEBHOOKS_PORTS, WebhooksModule } from '@shortlink/webhooks-feature';
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [
-  ...new Set([...API_ACCESS_MODULE_PORTS, ...TENANTS_PORTS, ...LINKS_PORTS, ...PEOPLE_PORTS, ...AUDIT_PORTS, ...WEBHOOKS_PORTS]),
+  ...new Set([...API_ACCESS_MODULE_PORTS, ...TENANTS_PORTS, ...LINKS_PORTS, ...PEOPLE_PORTS, ...AUDIT_PORTS, ...WEBHOOKS_PORTS, ...SAFETY_PORTS]),
 ];
 
 /** The generation app's OpenAPI document (docs/design.md, "Contract"). */
@@ -29,7 +30,8 @@ export const GENERATION_API = {
     audit: 'Who changed what, when and from where',
     webhooks: 'Signed deliveries of your links’ events to your endpoints (Standard Webhooks)',
     sso: 'Single sign-on with your OpenID Connect provider (owners)',
-    admin: 'Operators only: tenants, their plans and domains, moderation',
+    admin: 'Operators only: tenants, their plans and domains, moderation (the queue of reported links and feed hits, and its actions)',
+    reports: 'Visitors’ reports of links (no account needed)',
   },
   sessions: true,
 };
@@ -94,7 +96,15 @@ export class GenerationAppModule {
    */
   static forRoot(config: AppConfig, options: GenerationOptions = {}): DynamicModule {
     // In the order their routes read best in the API's document: links first.
-    const contexts = [LinksModule.forRoot(config), TenantsModule.forRoot({ firstRunKey: options.firstRunKey }), AuditModule, WebhooksModule, PeopleModule];
+    const contexts = [
+      SafetyScreeningModule.forRoot(config),
+      LinksModule.forRoot(config),
+      TenantsModule.forRoot({ firstRunKey: options.firstRunKey }),
+      AuditModule,
+      WebhooksModule,
+      PeopleModule,
+      SafetyModule.forRoot(config),
+    ];
     return {
       module: GenerationAppModule,
       imports: [

@@ -1,5 +1,6 @@
 import type { DeviceTarget } from '@shortlink/visitors-domain';
 import { AppTargets, Link, LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
+import type { RedirectRule } from './redirect-rules';
 
 /**
  * What changes where a redirect goes, beyond the target; absent on a plain link, so the common
@@ -9,6 +10,12 @@ export interface RedirectRules {
   readonly maxClicks?: number;
   readonly passwordHash?: string;
   readonly clicksPerIpPerMinute?: number;
+  /** The redirect rules, in order (docs/design.md, "Redirect rules"). */
+  readonly redirectRules?: readonly RedirectRule[];
+  /**
+   * Country and device targets as values cached before redirect rules existed held them: read as
+   * the rules they are (rulesFromTargets), never written any more.
+   */
   readonly geoTargets?: Readonly<Record<string, string>>;
   readonly deviceTargets?: Readonly<Partial<Record<DeviceTarget, string>>>;
   readonly variants?: readonly Variant[];
@@ -38,6 +45,11 @@ export interface CachedLink {
   readonly rules?: RedirectRules;
   /** The card for unfurling bots, only on a link that has one (docs/design.md, "Link options"). */
   readonly social?: LinkSocial;
+  /**
+   * The targets the dead-link checks found broken, only on a link that has any (docs/design.md,
+   * "Trust and safety"): a visitor sent to one of them meets the tenant's fallback, if it set one.
+   */
+  readonly broken?: readonly string[];
 }
 
 export function rulesOf(link: Link): RedirectRules | undefined {
@@ -45,8 +57,7 @@ export function rulesOf(link: Link): RedirectRules | undefined {
   if (link.maxClicks !== null) rules.maxClicks = link.maxClicks;
   if (link.passwordHash !== null) rules.passwordHash = link.passwordHash;
   if (link.clicksPerIpPerMinute !== null) rules.clicksPerIpPerMinute = link.clicksPerIpPerMinute;
-  if (link.geoTargets !== null) rules.geoTargets = link.geoTargets;
-  if (link.deviceTargets !== null) rules.deviceTargets = link.deviceTargets;
+  if (link.redirectRules !== null) rules.redirectRules = link.redirectRules;
   if (link.variants !== null) rules.variants = link.variants;
   if (link.utm !== null) rules.utm = link.utm;
   if (!link.forwardQuery) rules.forwardQuery = false;
@@ -70,5 +81,6 @@ export const toCachedLink = (link: Link): CachedLink => {
     ...(link.moderation !== 'clear' ? { moderation: link.moderation } : {}),
     ...(rules ? { rules } : {}),
     ...(link.social !== null ? { social: link.social } : {}),
+    ...(link.health?.state === 'broken' && link.health.brokenTargets.length ? { broken: link.health.brokenTargets } : {}),
   };
 };

@@ -26,6 +26,10 @@ export {
   type Link,
   type LinkOptions,
   type AppTargets,
+  type HealthState,
+  type LinkHealth,
+  type ModerationSource,
+  targetsOf,
   type LinkSocial,
   type LinkStatus,
   type Moderation,
@@ -44,16 +48,20 @@ export {
   domainSettingsChange,
   DuplicateLinkError,
   type IdBlock,
+  type HealthFilter,
   type InsertOptions,
   isDomainSettingsChange,
+  isTenantsChange,
   LINK_CACHE_WRITER,
   LINK_CHANGE_FEED,
+  LINK_OBSERVER,
   LINK_REPOSITORY,
   LINK_RESOLVER,
   type LinkCacheWriter,
   type LinkChange,
   type LinkChangeFeed,
   type LinkListQuery,
+  type LinkObserver,
   type LinkRepository,
   type LinkResolver,
   PASSWORD_HASHER,
@@ -63,9 +71,26 @@ export {
   SEQUENCE_STORE,
   type SequenceStore,
   type StatementOutcome,
+  TARGET_REPUTATION,
+  tenantsChange,
   URL_POLICY,
 } from './ports';
 export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
+export {
+  checkRedirectRules,
+  CONDITION_TYPES,
+  deviceTargetsOf,
+  geoTargetsOf,
+  type RedirectCondition,
+  type RedirectConditionType,
+  type RedirectRule,
+  RULE_BROWSERS,
+  RULE_DEVICES,
+  RULE_LIMITS,
+  RULE_SYSTEMS,
+  rulesFromTargets,
+} from './redirect-rules';
+export { acceptedLanguages, compileRules, RuleMatcher, type RuleRequest } from './redirect/rule-engine';
 export { type IssuedPasswordCookie, PasswordCookies, rememberHoursOf } from './redirect/password-cookie';
 export { QrScans } from './redirect/qr-scans';
 export { encodeQueryPart } from './redirect/target-url';

@@ -89,10 +89,47 @@ describe('LinkService', () => {
       passwordHash: 'plain:hunter22',
       utm: { source: 'news', campaign: 'spring' },
       forwardQuery: false,
-      geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' },
+      // The shorthand as rules: countries, then devices (docs/design.md, "Redirect rules").
+      redirectRules: [
+        { url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] },
+        { url: 'https://example.com/us', conditions: [{ type: 'country', value: 'US' }] },
+        { url: 'https://apps.apple.com/app/x', conditions: [{ type: 'device', value: 'ios' }] },
+        { url: 'https://play.google.com/store/apps/x', conditions: [{ type: 'device', value: 'android' }] },
+      ],
       clicksPerIpPerMinute: 5,
     });
     expect(JSON.stringify(link)).not.toContain('"hunter22"');
+  });
+
+  it('stores redirect rules with the shorthand applied over them, and edits them: rules replace, shorthand changes its kind in place', async () => {
+    const { service } = setup();
+    const es = { url: 'https://example.com/es', conditions: [{ type: 'language', value: 'es' }] };
+    const created = await service.create({
+      tenantId: 't1',
+      url: 'https://example.com/x',
+      redirectRules: [{ url: 'https://example.com/fr', conditions: [{ type: 'country', value: 'fr' }] }, es],
+      geoTargets: { DE: 'https://example.de/' },
+      deviceTargets: null,
+    });
+    // geoTargets names the country rules there are: FR goes, DE takes its place.
+    expect(created.redirectRules).toEqual([{ url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] }, es]);
+    const id = { domain: created.domain, code: created.code };
+    const moved = await service.update('t1', id, { geoTargets: { DE: 'https://example.de/2' }, deviceTargets: { ios: 'https://apps.example/' } }, null);
+    expect(moved.redirectRules).toEqual([
+      { url: 'https://example.de/2', conditions: [{ type: 'country', value: 'DE' }] },
+      es,
+      { url: 'https://apps.example/', conditions: [{ type: 'device', value: 'ios' }] },
+    ]);
+    expect(moved).not.toHaveProperty('geoTargets');
+    const replaced = await service.update('t1', id, { redirectRules: [es] }, null);
+    expect(replaced.redirectRules).toEqual([es]);
+    expect((await service.update('t1', id, { redirectRules: null }, null)).redirectRules).toBeNull();
+    await expect(
+      service.update('t1', id, { redirectRules: [{ url: 'https://example.com/', conditions: [{ type: 'moon', value: 'full' }] }] }, null),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'redirectRules.0.conditions.0.type' },
+    });
   });
 
   it('refuses bad options with VALIDATION_FAILED naming the field, and stores nothing', async () => {
@@ -110,6 +147,8 @@ describe('LinkService', () => {
       { forwardQuery: 'yes' },
       { geoTargets: { XYZ: 'https://example.com' } },
       { deviceTargets: { windows: 'https://example.com' } },
+      { redirectRules: [{ url: 'https://example.com', conditions: [] }] },
+      { redirectRules: [{ url: 'https://example.com', conditions: [{ type: 'country', value: 'Narnia' }] }] },
       { variants: [] },
       { variants: [{ url: 'https://example.com', weight: 0 }] },
       { clicksPerIpPerMinute: 100_000 },
@@ -132,6 +171,7 @@ describe('LinkService', () => {
       maxClicks: null,
       password: null,
       utm: null,
+      redirectRules: null,
       geoTargets: null,
       deviceTargets: null,
       variants: null,
@@ -157,6 +197,7 @@ describe('LinkService', () => {
       forwardQuery: false,
       geoTargets: { DE: 'https://example.de/' },
       deviceTargets: { ios: 'https://apps.apple.com/app/x' },
+      redirectRules: [{ url: 'https://example.com/es', conditions: [{ type: 'language', value: 'es' }] }],
       variants: [
         { url: 'https://example.com/a', weight: 3 },
         { url: 'https://example.com/b', weight: 1 },

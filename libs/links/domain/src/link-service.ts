@@ -2,7 +2,7 @@ import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { requestedCode } from './alias';
 import { CodeStrategy } from '@shortlink/link-codes';
 import { SegmentIdAllocator } from './segment-id-allocator';
-import { Link, LinkStatus, Moderation, ShortUrlIdentifier, unknownLink } from './link';
+import { Link, LinkHealth, LinkStatus, Moderation, ModerationSource, ShortUrlIdentifier, unknownLink } from './link';
 import { createdEvent, deletedEvent, editedEvent, LinkChangeEvent } from './events/link-events';
 import { ListCursors } from './listing';
 import {
@@ -26,8 +26,9 @@ import {
   checkVariants,
   UrlCheck,
 } from './link-options';
-import { DuplicateLinkError, LinkRepository, PasswordHasher } from './ports';
-import { HostLookups, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
+import { DuplicateLinkError, HealthFilter, LinkObserver, LinkRepository, PasswordHasher } from './ports';
+import { checkRedirectRules, RedirectRule, RULE_LIMITS, withShorthand } from './redirect-rules';
+import { CheckedUrl, HostLookups, ReputationVerdict, strongerVerdict, TargetReputation, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
 export interface LinkCreation {
@@ -43,6 +44,8 @@ export interface LinkCreation {
   readonly password?: unknown;
   readonly utm?: unknown;
   readonly forwardQuery?: unknown;
+  /** The redirect rules (docs/design.md, "Redirect rules"); `geoTargets` and `deviceTargets` are their shorthand, applied after them. */
+  readonly redirectRules?: unknown;
   readonly geoTargets?: unknown;
   readonly deviceTargets?: unknown;
   readonly variants?: unknown;
@@ -70,6 +73,7 @@ export const EDITABLE_FIELDS = [
   'password',
   'utm',
   'forwardQuery',
+  'redirectRules',
   'geoTargets',
   'deviceTargets',
   'variants',
@@ -94,6 +98,7 @@ export interface LinkListRequest {
   readonly tag?: string;
   readonly status?: LinkStatus;
   readonly domain?: string;
+  readonly health?: HealthFilter;
 }
 
 /** A link before and after one change of it. */
@@ -144,6 +149,10 @@ export interface LinkServiceParts {
   readonly passwords: PasswordHasher;
   readonly urls: UrlPolicy;
   readonly tenantDomains?: TenantDomainCheck;
+  /** Threat feeds and Web Risk, asked about every target a create or an edit sets (docs/design.md, "Trust and safety"). */
+  readonly reputation?: TargetReputation | null;
+  /** Told of links stored and removed (the safety context's index of targets by host). */
+  readonly observer?: LinkObserver | null;
   readonly clock?: Clock;
 }
 
@@ -164,6 +173,8 @@ export class LinkService {
   private readonly passwords: PasswordHasher;
   private readonly urls: UrlPolicy;
   private readonly tenantDomains: TenantDomainCheck;
+  private readonly reputation: TargetReputation | null;
+  private readonly observer: LinkObserver | null;
   private readonly clock: Clock;
   private readonly maxAttempts: number;
   private readonly cursors: ListCursors;
@@ -174,6 +185,8 @@ export class LinkService {
   ) {
     ({ links: this.links, ids: this.ids, codes: this.codes, events: this.events, passwords: this.passwords, urls: this.urls } = parts);
     this.tenantDomains = parts.tenantDomains ?? { owns: async () => false };
+    this.reputation = parts.reputation ?? null;
+    this.observer = parts.observer ?? null;
     this.clock = parts.clock ?? systemClock;
     this.maxAttempts = options.maxCodeAttempts ?? 8;
     this.cursors = options.listCursors ?? ListCursors.ephemeral();
@@ -235,7 +248,7 @@ export class LinkService {
       // the two paths equal). The checks run in the same order: domain, url, alias.
       const target = await this.urls.check(input.url, 'url');
       const alias = requestedCode(input.alias, input.legacyCode);
-      const flag = target.flags[0];
+      const screened = screening(target.flags, await this.judge([target]));
       const createdAt = new Date(now);
       return {
         targetUrl: target.url,
@@ -247,16 +260,14 @@ export class LinkService {
         passwordHash: null,
         utm: null,
         forwardQuery: true,
-        geoTargets: null,
-        deviceTargets: null,
+        redirectRules: null,
         variants: null,
         clicksPerIpPerMinute: null,
         crawlable: false,
         passwordRememberHours: null,
         social: null,
         appTargets: null,
-        moderation: flag ? 'flagged' : 'clear',
-        moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null,
+        ...screened,
         domain,
         tenantId: input.tenantId,
         createdAt,
@@ -315,7 +326,13 @@ export class LinkService {
    * sealed cursor bound to the tenant and the filters (docs/design.md, "Listing").
    */
   async list(tenantId: string, request: LinkListRequest): Promise<LinkPage> {
-    const filters = { q: request.q ?? '', tag: request.tag ?? '', status: request.status ?? '', domain: request.domain ?? '' };
+    const filters = {
+      q: request.q ?? '',
+      tag: request.tag ?? '',
+      status: request.status ?? '',
+      domain: request.domain ?? '',
+      ...(request.health ? { health: request.health } : {}),
+    };
     const after = request.cursor ? this.cursors.open(tenantId, filters, request.cursor) : null;
     const links = await this.links.listByTenant({
       tenantId,
@@ -325,6 +342,7 @@ export class LinkService {
       domain: request.domain?.toLowerCase(),
       tag: request.tag,
       search: request.q,
+      health: request.health,
     });
     const page = links.slice(0, request.limit);
     const last = page[page.length - 1];
@@ -348,6 +366,7 @@ export class LinkService {
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const next = await this.applied(current, edit);
       if (await this.links.replace(next, current.version)) {
+        this.observer?.stored([next]);
         await this.events.deliverNow([editedEvent(next)]);
         return { before: current, after: next };
       }
@@ -363,6 +382,7 @@ export class LinkService {
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current);
       const retiredUntil = new Date(this.clock.now() + this.options.retireForMs);
       if (await this.links.remove(id, current.version, retiredUntil)) {
+        this.observer?.removed(current);
         await this.events.deliverNow([deletedEvent(current)]);
         return;
       }
@@ -371,12 +391,17 @@ export class LinkService {
   }
 
   /** Operators: flag (warning page) or ban (blocked page) any link, or clear it again. */
-  async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<Link> {
-    return (await this.moderateWithPrevious(id, moderation, reason)).after;
+  async moderate(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null, source: ModerationSource = 'operator'): Promise<Link> {
+    return (await this.moderateWithPrevious(id, moderation, reason, source)).after;
   }
 
-  /** A moderation, with the link it replaced (the operator log's diff). */
-  async moderateWithPrevious(id: ShortUrlIdentifier, moderation: Moderation, reason: string | null): Promise<LinkUpdate> {
+  /** A moderation, with the link it replaced (the operator log's diff). `source`: who decided (an operator unless said). */
+  async moderateWithPrevious(
+    id: ShortUrlIdentifier,
+    moderation: Moderation,
+    reason: string | null,
+    source: ModerationSource = 'operator',
+  ): Promise<LinkUpdate> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.links.findByCode(id);
       if (!current) throw unknownLink(id);
@@ -384,6 +409,7 @@ export class LinkService {
         ...current,
         moderation,
         moderationReason: moderation === 'clear' ? null : reason,
+        moderationSource: source,
         version: current.version + 1,
         updatedAt: new Date(this.clock.now()),
       };
@@ -393,6 +419,59 @@ export class LinkService {
       }
       if (attempt >= 4) throw stale(current);
     }
+  }
+
+  /**
+   * A verdict found against a live link (a feed that changed, a scheduled screening: docs/design.md,
+   * "Trust and safety"): applied, like an operator's moderation, when it is stronger than the link's
+   * moderation and no operator decided the link. `linkId` guards against a link deleted and made
+   * again under the same code meanwhile. Null: nothing changed.
+   */
+  async escalate(id: ShortUrlIdentifier, linkId: string, verdict: ReputationVerdict): Promise<LinkUpdate | null> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.links.findByCode(id);
+      if (!current || current.id !== linkId) return null;
+      if (current.moderationSource === 'operator' || MODERATION_RANK[current.moderation] >= MODERATION_RANK[verdict.state]) return null;
+      const next: Link = {
+        ...current,
+        moderation: verdict.state,
+        moderationReason: verdict.reason,
+        moderationSource: verdict.source as ModerationSource,
+        version: current.version + 1,
+        updatedAt: new Date(this.clock.now()),
+      };
+      if (await this.links.replace(next, current.version)) {
+        await this.events.deliverNow([editedEvent(next)]);
+        return { before: current, after: next };
+      }
+      if (attempt >= 4) return null;
+    }
+  }
+
+  /**
+   * What the dead-link checks found of a link (docs/design.md, "Trust and safety"). A change the
+   * redirect acts on (which targets are broken) is written like an edit: a new version into the
+   * caches and to every redirect instance. Any other (a first check that found it fine, its time,
+   * its status) is written without a version: the health is not part of the link's version (its
+   * ETag), as the tenant did not change anything. Null when the link is gone (or is another link
+   * now), or when it kept changing meanwhile (the next check writes it).
+   */
+  async recordHealth(id: ShortUrlIdentifier, linkId: string, health: LinkHealth): Promise<LinkUpdate | null> {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const current = await this.links.findByCode(id);
+      if (!current || current.id !== linkId) return null;
+      if (sameTargets(current.health?.brokenTargets ?? [], health.brokenTargets)) {
+        const after: Link = { ...current, health };
+        if (await this.links.recordHealth(after, current.version)) return { before: current, after };
+        continue;
+      }
+      const next: Link = { ...current, health, version: current.version + 1 };
+      if (await this.links.replace(next, current.version)) {
+        await this.events.deliverNow([editedEvent(next)]);
+        return { before: current, after: next };
+      }
+    }
+    return null;
   }
 
   /**
@@ -419,9 +498,9 @@ export class LinkService {
     });
   }
 
-  /** Every field of a create, validated; any URL the policy flags flags the link. */
+  /** Every field of a create, validated; any URL the policy flags, or the reputation holds against, flags (or bans) the link. */
   private async fields(input: LinkCreation, now: number) {
-    const { url, flags } = this.targetCheck();
+    const { url, flags, checked } = this.targetCheck();
     const targetUrl = await url(input.url, 'url');
     const password = checkPassword(input.password);
     const fields = {
@@ -434,8 +513,12 @@ export class LinkService {
       passwordHash: password === null ? null : await this.passwords.hash(password),
       utm: checkUtm(input.utm),
       forwardQuery: checkForwardQuery(input.forwardQuery),
-      geoTargets: await checkGeoTargets(input.geoTargets, url),
-      deviceTargets: await checkDeviceTargets(input.deviceTargets, url),
+      // In a create, a null shorthand is no shorthand (there are no rules of its kind to remove but those given).
+      redirectRules: await rulesWithShorthand(
+        null,
+        { redirectRules: input.redirectRules, geoTargets: input.geoTargets ?? undefined, deviceTargets: input.deviceTargets ?? undefined },
+        url,
+      ),
       variants: await checkVariants(input.variants, url),
       clicksPerIpPerMinute: checkClicksPerIpPerMinute(input.clicksPerIpPerMinute),
       crawlable: checkCrawlable(input.crawlable),
@@ -443,8 +526,12 @@ export class LinkService {
       social: await checkSocial(input.social, url),
       appTargets: await checkAppTargets(input.appTargets, url),
     };
-    const flag = flags()[0];
-    return { ...fields, moderation: (flag ? 'flagged' : 'clear') as Moderation, moderationReason: flag ? `${flag.reason}: ${flag.detail}` : null };
+    return { ...fields, ...screening(flags(), await this.judge(checked())) };
+  }
+
+  /** The reputation's verdict on one request's targets, or null (none configured, nothing known). */
+  private async judge(targets: readonly CheckedUrl[]): Promise<ReputationVerdict | null> {
+    return this.reputation && targets.length ? this.reputation.judge(targets) : null;
   }
 
   /**
@@ -452,22 +539,23 @@ export class LinkService {
    * `url` and the targets of options alike (docs/design.md, "URL safety"). `flags` lists what the
    * policy flagged, in the order the targets were given.
    */
-  private targetCheck(): { url: UrlCheck; flags: () => UrlFlag[] } {
+  private targetCheck(): { url: UrlCheck; flags: () => UrlFlag[]; checked: () => CheckedUrl[] } {
     const lookups: HostLookups = new Map();
-    const found: UrlFlag[][] = [];
+    const found: Array<CheckedUrl | null> = [];
     const url: UrlCheck = async (raw, field) => {
-      const slot = found.push([]) - 1;
+      const slot = found.push(null) - 1;
       const checked = await this.urls.check(raw, field, lookups);
-      found[slot] = [...checked.flags];
+      found[slot] = checked;
       return checked.url;
     };
-    return { url, flags: () => found.flat() };
+    const all = () => found.filter((c): c is CheckedUrl => c !== null);
+    return { url, flags: () => all().flatMap((c) => c.flags), checked: all };
   }
 
   /** The link after an edit: absent fields unchanged, null resets a field to its default. */
   private async applied(current: Link, edit: LinkEdit): Promise<Link> {
     const has = (field: keyof LinkEdit) => Object.prototype.hasOwnProperty.call(edit, field) && edit[field] !== undefined;
-    const { url, flags: flagged } = this.targetCheck();
+    const { url, flags: flagged, checked } = this.targetCheck();
     let next: Link = { ...current };
     if (has('url')) {
       if (edit.url === null) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'url cannot be cleared', { field: 'url' });
@@ -482,8 +570,11 @@ export class LinkService {
     }
     if (has('utm')) next = { ...next, utm: checkUtm(edit.utm) };
     if (has('forwardQuery')) next = { ...next, forwardQuery: checkForwardQuery(edit.forwardQuery) };
-    if (has('geoTargets')) next = { ...next, geoTargets: await checkGeoTargets(edit.geoTargets, url) };
-    if (has('deviceTargets')) next = { ...next, deviceTargets: await checkDeviceTargets(edit.deviceTargets, url) };
+    if (has('redirectRules') || has('geoTargets') || has('deviceTargets')) {
+      const given = (field: 'redirectRules' | 'geoTargets' | 'deviceTargets') => (has(field) ? edit[field] : undefined);
+      const input = { redirectRules: given('redirectRules'), geoTargets: given('geoTargets'), deviceTargets: given('deviceTargets') };
+      next = { ...next, redirectRules: await rulesWithShorthand(has('redirectRules') ? null : current.redirectRules, input, url) };
+    }
     if (has('variants')) next = { ...next, variants: await checkVariants(edit.variants, url) };
     if (has('clicksPerIpPerMinute')) next = { ...next, clicksPerIpPerMinute: checkClicksPerIpPerMinute(edit.clicksPerIpPerMinute) };
     if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
@@ -500,9 +591,10 @@ export class LinkService {
     } else if (current.status === 'expired' && has('expiresAt')) {
       next = { ...next, status: 'active' }; // a new expiry (or none) revives the link
     }
-    // A newly flagged URL flags the link; an operator's ban or flag is never lifted by an edit.
-    const flags = flagged();
-    if (flags.length && next.moderation === 'clear') next = { ...next, moderation: 'flagged', moderationReason: `${flags[0].reason}: ${flags[0].detail}` };
+    // A newly flagged URL (or one the reputation holds against) flags or bans the link when that is
+    // stronger than its moderation; nothing an edit sets lifts a flag or a ban, an operator's or not.
+    const screened = screening(flagged(), await this.judge(checked()));
+    if (MODERATION_RANK[screened.moderation] > MODERATION_RANK[next.moderation]) next = { ...next, ...screened };
     return { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
   }
 
@@ -525,12 +617,13 @@ export class LinkService {
 
   /**
    * New links, single or a batch's: a scan may have left a "no such link" entry for their codes, and
-   * the Bloom filter learns them (their events, delivered now and by the outbox relay). Those marked
-   * crawlable change their domain's robots.txt: told to every redirect instance like an edit
-   * (docs/design.md, "Domain settings"), best effort: an instance that missed it reads robots.txt
-   * again within its L1 TTL.
+   * the Bloom filter learns them (their events, delivered now and by the outbox relay); the safety
+   * index learns their targets (docs/design.md, "Trust and safety"). Those marked crawlable change
+   * their domain's robots.txt: told to every redirect instance like an edit (docs/design.md, "Domain
+   * settings"), best effort: an instance that missed it reads robots.txt again within its L1 TTL.
    */
   async announceCreated(links: readonly Link[]): Promise<void> {
+    if (links.length) this.observer?.stored(links);
     await this.events.deliverNow(links.map(createdEvent));
     const crawlable = links.filter((l) => l.crawlable);
     if (crawlable.length) await this.events.deliverNow(crawlable.map(editedEvent));
@@ -552,6 +645,7 @@ function withoutOptions(i: LinkCreation): boolean {
     i.password == null &&
     i.utm == null &&
     i.forwardQuery == null &&
+    i.redirectRules == null &&
     i.geoTargets == null &&
     i.deviceTargets == null &&
     i.variants == null &&
@@ -564,6 +658,46 @@ function withoutOptions(i: LinkCreation): boolean {
     i.appTargets == null
   );
 }
+
+/**
+ * The rules of a create or an edit (docs/design.md, "Redirect rules"): `redirectRules` when given
+ * (replacing `current`), then the shorthand `geoTargets` and `deviceTargets` over them, each
+ * replacing the rules of its kind in place. A shorthand that is absent leaves its rules alone; null
+ * removes them.
+ */
+async function rulesWithShorthand(
+  current: readonly RedirectRule[] | null,
+  input: { readonly redirectRules?: unknown; readonly geoTargets?: unknown; readonly deviceTargets?: unknown },
+  url: UrlCheck,
+): Promise<RedirectRule[] | null> {
+  const [rules, geo, devices] = await Promise.all([
+    input.redirectRules === undefined ? current : checkRedirectRules(input.redirectRules, url),
+    checkGeoTargets(input.geoTargets, url),
+    checkDeviceTargets(input.deviceTargets, url),
+  ]);
+  let next = rules === null ? null : [...rules];
+  if (input.geoTargets !== undefined) next = withShorthand(next, 'country', geo);
+  if (input.deviceTargets !== undefined) next = withShorthand(next, 'device', devices);
+  if ((next?.length ?? 0) > RULE_LIMITS.rules)
+    throw new DomainError(ErrorCode.VALIDATION_FAILED, `redirectRules may hold at most ${RULE_LIMITS.rules} rules`, { field: 'redirectRules' });
+  return next;
+}
+
+const MODERATION_RANK: Readonly<Record<Moderation, number>> = { clear: 0, flagged: 1, banned: 2 };
+
+/**
+ * A link's moderation from what its targets were found to be (docs/design.md, "Trust and safety"):
+ * the reputation's verdict, else the URL policy's first flag, else clear; the stronger wins.
+ */
+function screening(flags: readonly UrlFlag[], verdict: ReputationVerdict | null): Pick<Link, 'moderation' | 'moderationReason' | 'moderationSource'> {
+  const flag = flags[0];
+  const policy: ReputationVerdict | null = flag ? { state: 'flagged', reason: `${flag.reason}: ${flag.detail}`, source: 'url-policy' } : null;
+  const decided = strongerVerdict(verdict, policy);
+  if (decided === null) return { moderation: 'clear', moderationReason: null, moderationSource: null };
+  return { moderation: decided.state, moderationReason: decided.reason, moderationSource: decided.source as ModerationSource };
+}
+
+const sameTargets = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.includes(t));
 
 /** An alias held by a link, or kept out of use, as any tenant but its holder learns it: unavailable, nothing more. */
 const aliasUnavailable = (id: ShortUrlIdentifier) =>

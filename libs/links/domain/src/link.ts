@@ -1,11 +1,35 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
-import type { DeviceTarget } from '@shortlink/visitors-domain';
+import type { RedirectRule } from './redirect-rules';
 
 /** `expired` is set by the expiry job; the redirect checks `expiresAt` itself as well. */
 export type LinkStatus = 'active' | 'disabled' | 'expired';
 export type RedirectType = 301 | 302;
 /** URL safety: `flagged` links show a warning page first, `banned` ones a blocked page. */
 export type Moderation = 'clear' | 'flagged' | 'banned';
+
+/**
+ * Who decided a link's moderation (docs/design.md, "Trust and safety"): the URL policy's own rules
+ * (`url-policy`), a threat feed (`feed:<format>`), Google Web Risk (`web-risk`), visitors' reports
+ * acted on by an operator, or an operator (`operator`).
+ */
+export type ModerationSource = 'url-policy' | 'web-risk' | 'operator' | `feed:${string}`;
+
+/** Whether a link's targets answer (docs/design.md, "Trust and safety", dead links). */
+export type HealthState = 'ok' | 'broken';
+
+/** What the dead-link checks found of a link's targets, as of their last check. */
+export interface LinkHealth {
+  readonly state: HealthState;
+  /** When the link entered this state. */
+  readonly since: Date;
+  /** The targets found broken (empty when `ok`); a visitor sent to one of them meets the tenant's fallback. */
+  readonly brokenTargets: readonly string[];
+  /** The HTTP status of the last answer (of the first broken target, else of `url`); null when none came. */
+  readonly lastStatus: number | null;
+  /** Why the last check failed without a status (`timeout`, `redirect-loop`, `private-address`, ...); null otherwise. */
+  readonly lastError: string | null;
+  readonly checkedAt: Date;
+}
 
 export interface Utm {
   readonly source?: string;
@@ -46,9 +70,12 @@ export interface LinkOptions {
   readonly utm: Utm | null;
   /** Carry the visitor's own query string to the target (default true). */
   readonly forwardQuery: boolean;
-  /** ISO 3166-1 alpha-2 country -> URL. */
-  readonly geoTargets: Readonly<Record<string, string>> | null;
-  readonly deviceTargets: Readonly<Partial<Record<DeviceTarget, string>>> | null;
+  /**
+   * Targets chosen by conditions on the request, in order, the first whose conditions all hold
+   * (docs/design.md, "Redirect rules"); country and device targets are rules of one condition
+   * (`geoTargetsOf`, `deviceTargetsOf`).
+   */
+  readonly redirectRules: readonly RedirectRule[] | null;
   readonly variants: readonly Variant[] | null;
   readonly clicksPerIpPerMinute: number | null;
   /** The domain's robots.txt lets crawlers fetch this link (docs/design.md, "Domain settings"); default false. */
@@ -71,8 +98,7 @@ export const NO_OPTIONS: LinkOptions = {
   passwordHash: null,
   utm: null,
   forwardQuery: true,
-  geoTargets: null,
-  deviceTargets: null,
+  redirectRules: null,
   variants: null,
   clicksPerIpPerMinute: null,
   crawlable: false,
@@ -99,6 +125,19 @@ export interface Link extends LinkOptions {
   readonly moderation: Moderation;
   /** Why the link was flagged or banned (a rule's name, or an operator's note). */
   readonly moderationReason: string | null;
+  /** Who decided `moderation` (absent or null: nobody did, the link is clear as made). */
+  readonly moderationSource?: ModerationSource | null;
+  /** What the dead-link checks found; absent or null: not checked yet. */
+  readonly health?: LinkHealth | null;
+}
+
+/** Every target a link sends visitors to: `url`, the variants, the redirect rules' targets, the https app targets (docs/design.md, "URL safety"). */
+export function targetsOf(link: Pick<Link, 'targetUrl' | 'variants' | 'redirectRules' | 'appTargets'>): string[] {
+  const all = new Set<string>([link.targetUrl]);
+  for (const v of link.variants ?? []) all.add(v.url);
+  for (const rule of link.redirectRules ?? []) all.add(rule.url);
+  for (const url of Object.values(link.appTargets ?? {})) if (url?.startsWith('https:')) all.add(url);
+  return [...all];
 }
 
 /** Identifies a short URL the way a redirect request or an API call names it. */

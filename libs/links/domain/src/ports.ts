@@ -1,5 +1,5 @@
 import { CachedLink } from './cached-link';
-import { Link, LinkStatus, ShortUrlIdentifier } from './link';
+import { HealthState, Link, LinkStatus, ShortUrlIdentifier } from './link';
 
 /** Where a listing goes on from: the last link shown. */
 export interface ListPosition {
@@ -19,7 +19,12 @@ export interface LinkListQuery {
   readonly tag?: string;
   /** Substring of the code, title or target (case-insensitive for title and target). */
   readonly search?: string;
+  /** Only links whose dead-link checks found this (`unchecked`: never checked yet). */
+  readonly health?: HealthFilter;
 }
+
+/** The list filter by health (docs/design.md, "Trust and safety"). */
+export type HealthFilter = HealthState | 'unchecked';
 
 export interface InsertOptions {
   /**
@@ -87,6 +92,27 @@ export interface LinkRepository {
   purgeExpired(before: Date, limitPerShard: number): Promise<number>;
   /** Every stored identifier, a page at a time (Bloom filter rebuilds). */
   identifierPages(pageSize: number): AsyncIterable<ShortUrlIdentifier[]>;
+  /**
+   * Every stored link, a page at a time per shard (the safety sweep: docs/design.md, "Trust and
+   * safety"); a link a move holds on two shards comes once, from the shard that decides for it.
+   */
+  linkPages(pageSize: number): AsyncIterable<Link[]>;
+  /**
+   * Writes `link.health` over the stored row's without a new version (the redirect's view of the
+   * link does not change: docs/design.md, "Trust and safety"), if the row is still at `expectedVersion`.
+   * False when it changed, is gone, or is being moved between shards (the next check writes it).
+   */
+  recordHealth(link: Link, expectedVersion: number): Promise<boolean>;
+}
+
+/**
+ * Told of every link stored or removed through LinkService and batch creation, once the shard took
+ * the change (docs/design.md, "Trust and safety": the index of targets by host). Never throws and
+ * never holds the request: what it misses, the safety sweep finds.
+ */
+export interface LinkObserver {
+  stored(links: readonly Link[]): void;
+  removed(link: Link): void;
 }
 
 /** A deleted code kept out of use until `retiredUntil`. */
@@ -126,7 +152,16 @@ export interface LinkChange {
  * bound of link edits. An instance that does not know settings drops nothing for it.
  */
 export const domainSettingsChange = (domain: string, version: number): LinkChange => ({ domain, code: '', version });
-export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '';
+export const isDomainSettingsChange = (change: LinkChange): boolean => change.code === '' && change.domain !== '';
+
+/**
+ * Tenants changed (an operator suspended one, a tenant changed what visitors of its broken links
+ * meet: docs/design.md, "Trust and safety"): told on the link channel as a change without domain
+ * and code, so that every redirect instance reads its tenant tables again within the bound of link
+ * edits instead of at its next refresh. `version` only tells one message from another.
+ */
+export const tenantsChange = (version: number): LinkChange => ({ domain: '', code: '', version });
+export const isTenantsChange = (change: LinkChange): boolean => change.code === '' && change.domain === '';
 
 /** How often a publisher on the change channel says it is alive (LinkChangeFeed.heartbeat). */
 export const CHANGE_HEARTBEAT_MS = 1000;
@@ -202,3 +237,7 @@ export const LINK_CACHE_WRITER = Symbol('LINK_CACHE_WRITER');
 export const PASSWORD_HASHER = Symbol('PASSWORD_HASHER');
 /** UrlPolicy: the URL safety rules with the block list and (optionally) the DNS check. */
 export const URL_POLICY = Symbol('URL_POLICY');
+/** TargetReputation (optional): threat feeds and Web Risk, consulted at create and edit (docs/design.md, "Trust and safety"). */
+export const TARGET_REPUTATION = Symbol('TARGET_REPUTATION');
+/** LinkObserver (optional): the safety context's index of targets by host. */
+export const LINK_OBSERVER = Symbol('LINK_OBSERVER');

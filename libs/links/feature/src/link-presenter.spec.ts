@@ -30,8 +30,17 @@ describe('LinkPresenter.viewJson', () => {
     passwordHash: 'hash',
     utm: { source: 'mail', campaign: 'x' },
     forwardQuery: false,
-    geoTargets: { DE: 'https://example.de/' },
-    deviceTargets: { ios: 'https://apps.example/' },
+    redirectRules: [
+      { url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] },
+      { url: 'https://apps.example/', conditions: [{ type: 'device', value: 'ios' }] },
+      {
+        url: 'https://es.example/"q"',
+        conditions: [
+          { type: 'language', value: 'es' },
+          { type: 'query-param', name: 'a"b' },
+        ],
+      },
+    ],
     appTargets: { ios: 'myapp://product/42?a="b"', android: 'https://app.example/p/42' },
     variants: [{ url: 'https://v.example/', weight: 3 }],
     clicksPerIpPerMinute: 5,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
-import { Link, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { deviceTargetsOf, geoTargetsOf, Link, LinkHealth, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { APP_CONFIG } from '@shortlink/nest-platform';
 import { linkSchema } from './link.schemas';
 
@@ -33,15 +33,19 @@ export class LinkPresenter {
   viewJson(link: Link): string {
     const created = link.createdAt.toISOString();
     const updated = link.updatedAt === link.createdAt ? created : link.updatedAt.toISOString();
+    const rules = link.redirectRules;
+    const geo = rules === null ? null : geoTargetsOf(rules);
+    const devices = rules === null ? null : deviceTargetsOf(rules);
     return (
       `{"code":${str(link.code)},"domain":${str(link.domain)},"shortUrl":${str(this.shortUrl(link))},"url":${str(link.targetUrl)},` +
       `"title":${link.title === null ? 'null' : str(link.title)},"tags":${link.tags.length ? JSON.stringify(link.tags) : '[]'},` +
       `"createdAt":"${created}","updatedAt":"${updated}","expiresAt":${link.expiresAt ? `"${link.expiresAt.toISOString()}"` : 'null'},` +
       `"status":${str(link.status)},"redirectType":${link.redirectType},"version":${link.version},"maxClicks":${link.maxClicks},` +
       `"passwordProtected":${link.passwordHash !== null},"utm":${link.utm ? JSON.stringify(link.utm) : 'null'},"forwardQuery":${link.forwardQuery},` +
-      `"geoTargets":${link.geoTargets ? JSON.stringify(link.geoTargets) : 'null'},"deviceTargets":${link.deviceTargets ? JSON.stringify(link.deviceTargets) : 'null'},` +
+      `"geoTargets":${geo ? JSON.stringify(geo) : 'null'},"deviceTargets":${devices ? JSON.stringify(devices) : 'null'},` +
+      `"redirectRules":${rules ? JSON.stringify(rules) : 'null'},` +
       `"variants":${link.variants ? JSON.stringify(link.variants.map((v) => ({ url: v.url, weight: v.weight }))) : 'null'},` +
-      `"clicksPerIpPerMinute":${link.clicksPerIpPerMinute},"crawlable":${link.crawlable},"passwordRememberHours":${link.passwordRememberHours},"social":${link.social ? JSON.stringify(link.social) : 'null'},"appTargets":${link.appTargets ? JSON.stringify(link.appTargets) : 'null'},"moderation":{"state":${str(link.moderation)},"reason":${link.moderationReason === null ? 'null' : str(link.moderationReason)}}}`
+      `"clicksPerIpPerMinute":${link.clicksPerIpPerMinute},"crawlable":${link.crawlable},"passwordRememberHours":${link.passwordRememberHours},"social":${link.social ? JSON.stringify(link.social) : 'null'},"appTargets":${link.appTargets ? JSON.stringify(link.appTargets) : 'null'},"moderation":{"state":${str(link.moderation)},"reason":${link.moderationReason === null ? 'null' : str(link.moderationReason)},"source":${link.moderationSource ? str(link.moderationSource) : 'null'}},"health":${link.health ? JSON.stringify(healthView(link.health)) : 'null'}}`
     );
   }
 
@@ -63,17 +67,31 @@ export class LinkPresenter {
       passwordProtected: link.passwordHash !== null,
       utm: link.utm,
       forwardQuery: link.forwardQuery,
-      geoTargets: link.geoTargets,
-      deviceTargets: link.deviceTargets,
+      geoTargets: geoTargetsOf(link.redirectRules),
+      deviceTargets: deviceTargetsOf(link.redirectRules),
+      redirectRules: link.redirectRules ? link.redirectRules.map((r) => ({ url: r.url, conditions: r.conditions.map((c) => ({ ...c })) })) : null,
       variants: link.variants ? link.variants.map((v) => ({ url: v.url, weight: v.weight })) : null,
       clicksPerIpPerMinute: link.clicksPerIpPerMinute,
       crawlable: link.crawlable,
       passwordRememberHours: link.passwordRememberHours,
       social: link.social,
       appTargets: link.appTargets,
-      moderation: { state: link.moderation, reason: link.moderationReason },
+      moderation: { state: link.moderation, reason: link.moderationReason, source: link.moderationSource ?? null },
+      health: link.health ? healthView(link.health) : null,
     };
   }
+}
+
+/** A link's health as the API shows it (docs/design.md, "Trust and safety"). */
+function healthView(h: LinkHealth): NonNullable<LinkView['health']> {
+  return {
+    state: h.state,
+    since: h.since.toISOString(),
+    brokenTargets: [...h.brokenTargets],
+    lastStatus: h.lastStatus,
+    lastError: h.lastError,
+    lastCheckedAt: h.checkedAt.toISOString(),
+  };
 }
 
 const str = (value: string): string => JSON.stringify(value);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import 'zod-openapi';
-import { ALIAS_PATTERN, LINK_LIMITS as LIMITS } from '@shortlink/links-domain';
+import { ALIAS_PATTERN, LINK_LIMITS as LIMITS, RULE_BROWSERS, RULE_DEVICES, RULE_LIMITS, RULE_SYSTEMS } from '@shortlink/links-domain';
 
 /**
  * The wire shapes of the link API (docs/design.md, "Contract"): JSON types and unknown-field
@@ -23,11 +23,14 @@ const utm = z
   .partial()
   .meta({ id: 'Utm', description: 'Added to the target as utm_* parameters; these win over the same names in the target URL' });
 const geoTargets = z.record(z.string().max(8).meta({ pattern: '^[A-Za-z]{2}$' }), url).meta({
-  description: 'ISO 3166-1 alpha-2 country code -> URL',
+  description: 'ISO 3166-1 alpha-2 country code -> URL: shorthand for redirect rules of one country condition each (replaces those in place)',
   maxProperties: LIMITS.geoTargets,
   example: { DE: 'https://example.de/', US: 'https://example.com/us' },
 });
-const deviceTargets = z.strictObject({ ios: url, android: url, desktop: url }).partial().meta({ id: 'DeviceTargets' });
+const deviceTargets = z
+  .strictObject({ ios: url, android: url, desktop: url })
+  .partial()
+  .meta({ id: 'DeviceTargets', description: 'Shorthand for redirect rules of one device condition each (replaces those in place)' });
 const social = z
   .strictObject({
     title: z.string().max(1000).meta({ description: 'og:title and twitter:title', minLength: 1, maxLength: LIMITS.socialTitle }),
@@ -49,6 +52,64 @@ const appTargets = z.strictObject({ ios: appTarget.nullable(), android: appTarge
   description:
     "The app to open on iOS and Android, with the link's target (or its device target) as the fallback: a browser on that device gets a page offering the app and leading to the fallback after a few seconds (an app URL scheme), or a 302 to the universal link / app link (https); any other client gets the fallback's 302",
 });
+const ruleValue = (description: string, more: Record<string, unknown> = {}) =>
+  z
+    .string()
+    .max(1000)
+    .meta({ description, ...more });
+const condition = z
+  .discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('language'),
+      value: ruleValue('The visitor accepts this language with a quality of at least 0.9 (Accept-Language): `de` takes every German, `de-AT` only that one', {
+        example: 'de',
+      }),
+    }),
+    z.strictObject({
+      type: z.literal('query-param'),
+      name: z.string().max(1000).meta({ description: 'The parameter’s name, decoded', maxLength: RULE_LIMITS.name }),
+      value: ruleValue('Absent: the parameter is present with any value; given: one occurrence equals it (`""`: present without a value)', {
+        maxLength: RULE_LIMITS.value,
+      }).optional(),
+    }),
+    z.strictObject({
+      type: z.literal('ip-address'),
+      value: ruleValue('The client address: an address, a CIDR block, or an IPv4 pattern with * octets', { example: '192.168.0.0/16' }),
+    }),
+    z.strictObject({ type: z.literal('before-date'), value: ruleValue('Now is before this instant (ISO 8601 with a zone)', { format: 'date-time' }) }),
+    z.strictObject({ type: z.literal('after-date'), value: ruleValue('Now is after this instant (ISO 8601 with a zone)', { format: 'date-time' }) }),
+    z.strictObject({
+      type: z.literal('device'),
+      value: ruleValue('ios, android, mobile (either), desktop (every other platform)', { enum: [...RULE_DEVICES] }),
+    }),
+    z.strictObject({ type: z.literal('os'), value: ruleValue('The operating system family', { enum: [...RULE_SYSTEMS] }) }),
+    z.strictObject({ type: z.literal('browser'), value: ruleValue('The browser', { enum: [...RULE_BROWSERS] }) }),
+    z.strictObject({ type: z.literal('country'), value: ruleValue('ISO 3166-1 alpha-2, from the IP database', { pattern: '^[A-Za-z]{2}$', example: 'DE' }) }),
+    z.strictObject({
+      type: z.literal('region'),
+      value: ruleValue('First-level subdivision in the IP database’s spelling, without case (needs GEO_DATABASE=city)', { example: 'Bavaria' }),
+    }),
+    z.strictObject({
+      type: z.literal('city'),
+      value: ruleValue('City in the IP database’s spelling, without case (needs GEO_DATABASE=city)', { example: 'Munich' }),
+    }),
+  ])
+  .meta({ id: 'RedirectCondition' });
+const redirectRule = z
+  .strictObject({
+    url,
+    conditions: z.array(condition).max(100).meta({ minItems: 1, maxItems: RULE_LIMITS.conditions, description: 'All must hold' }),
+  })
+  .meta({ id: 'RedirectRule' });
+const redirectRules = z
+  .array(redirectRule)
+  .max(1000)
+  .meta({
+    description:
+      "Targets by conditions on the request, in order: the first rule whose conditions all hold wins, else the link's url (or its variants). geoTargets and deviceTargets are shorthand for rules of one country or device condition",
+    maxItems: RULE_LIMITS.rules,
+    example: [{ url: 'https://example.com/es', conditions: [{ type: 'language', value: 'es' }] }],
+  });
 const variant = z.strictObject({ url, weight: z.number().int().meta({ minimum: 1, maximum: LIMITS.variantWeight }) }).meta({ id: 'Variant' });
 
 const optionFields = {
@@ -66,6 +127,7 @@ const optionFields = {
   password: z.string().max(1000).meta({ description: 'Stored only as an argon2id hash', minLength: LIMITS.passwordMin, maxLength: LIMITS.passwordMax }),
   utm,
   forwardQuery: z.boolean().meta({ description: "Carry the visitor's query string to the target (default true)" }),
+  redirectRules,
   geoTargets,
   deviceTargets,
   variants: z
@@ -118,6 +180,7 @@ export const linkCreationSchema = z
     password: true,
     utm: true,
     forwardQuery: true,
+    redirectRules: true,
     geoTargets: true,
     deviceTargets: true,
     variants: true,
@@ -162,6 +225,7 @@ export const linkSchema = z
     forwardQuery: z.boolean(),
     geoTargets: geoTargets.nullable(),
     deviceTargets: deviceTargets.nullable(),
+    redirectRules: z.array(redirectRule).nullable(),
     variants: z.array(variant).nullable(),
     clicksPerIpPerMinute: z.number().int().nullable(),
     crawlable: z.boolean().meta({ description: "Listed as allowed in its domain's robots.txt" }),
@@ -169,8 +233,33 @@ export const linkSchema = z
     social: z.object({ title: z.string(), description: z.string().nullable(), image: z.string().nullable() }).nullable(),
     appTargets: z.object({ ios: z.string(), android: z.string() }).partial().nullable(),
     moderation: z
-      .object({ state: z.enum(['clear', 'flagged', 'banned']), reason: z.string().nullable() })
+      .object({
+        state: z.enum(['clear', 'flagged', 'banned']),
+        reason: z.string().nullable(),
+        source: z.string().nullable().meta({
+          description:
+            'Who decided: `url-policy` (its own rules), `feed:<format>` (a threat feed), `web-risk`, `operator`; null: nobody, the link is clear as made',
+        }),
+      })
       .meta({ description: 'flagged: visitors see a warning page first; banned: a blocked page' }),
+    health: z
+      .object({
+        state: z.enum(['ok', 'broken']),
+        since: z.string().meta({ format: 'date-time', description: 'When the link entered this state' }),
+        brokenTargets: z.array(z.string()).meta({ description: 'The targets that do not answer; their visitors meet your broken-link setting' }),
+        lastStatus: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: 'The HTTP status of the last check (of the first broken target, else of url); null when none came' }),
+        lastError: z
+          .string()
+          .nullable()
+          .meta({ description: '`timeout`, `unresolvable`, `private-address`, `connection-refused`, `redirect-loop`, `too-many-redirects`, …' }),
+        lastCheckedAt: z.string().meta({ format: 'date-time' }),
+      })
+      .nullable()
+      .meta({ description: 'What the dead-link checks found; null until the first check' }),
   })
   .meta({ id: 'Link' });
 
@@ -194,6 +283,7 @@ export const listQuery = z.strictObject({
   tag: z.string().max(50).optional(),
   status: z.enum(['active', 'disabled', 'expired']).optional(),
   domain: z.string().max(253).optional(),
+  health: z.enum(['ok', 'broken', 'unchecked']).optional().meta({ description: 'Only links the dead-link checks found so (`unchecked`: not checked yet)' }),
 });
 
 export const qrQuery = z.strictObject({

@@ -6,6 +6,8 @@ import {
   LINK_EVENT_OUTBOXES,
   LINK_REPOSITORY,
   LinkEventRelay,
+  LINK_OBSERVER,
+  LinkObserver,
   LinkRepository,
   LinkService,
   ListCursors,
@@ -14,11 +16,12 @@ import {
   SegmentIdAllocator,
   SEQUENCE_STORE,
   SequenceStore,
+  TARGET_REPUTATION,
   URL_POLICY,
 } from '@shortlink/links-domain';
 import { BATCH_RECORD_STORE, BatchCreator, BatchRecordStore, BulkLinks } from '@shortlink/link-batch';
 import { CodeStrategy, HashCodeStrategy, SequenceCodeStrategy } from '@shortlink/link-codes';
-import { UrlPolicy } from '@shortlink/url-policy';
+import { TargetReputation, UrlPolicy } from '@shortlink/url-policy';
 import { APP_CONFIG, APP_LOGGER, Lifecycle, PinoNestLogger, scheduleJob } from '@shortlink/nest-platform';
 import { CACHE_STORE, ReadPathModule } from '@shortlink/read-path';
 import { BatchSlots, SLOT_STORE, SlotStore, TenantDirectory, TenantService } from '@shortlink/tenants-domain';
@@ -112,7 +115,19 @@ export class LinksModule {
         linkEventRelayProvider(config),
         {
           provide: LinkService,
-          inject: [LINK_REPOSITORY, SegmentIdAllocator, CODE_STRATEGY, LinkEventRelay, PASSWORD_HASHER, LINKS_URL_POLICY, TenantService, CODE_SECRET],
+          inject: [
+            LINK_REPOSITORY,
+            SegmentIdAllocator,
+            CODE_STRATEGY,
+            LinkEventRelay,
+            PASSWORD_HASHER,
+            LINKS_URL_POLICY,
+            TenantService,
+            CODE_SECRET,
+            // The safety context's, when the app mounts it (docs/design.md, "Trust and safety").
+            { token: TARGET_REPUTATION, optional: true },
+            { token: LINK_OBSERVER, optional: true },
+          ],
           useFactory: (
             repository: LinkRepository,
             ids: SegmentIdAllocator,
@@ -122,9 +137,11 @@ export class LinksModule {
             urls: UrlPolicy,
             tenantDomains: TenantService,
             codeSecret: string,
+            reputation: TargetReputation | null | undefined,
+            observer: LinkObserver | null | undefined,
           ) =>
             new LinkService(
-              { links: repository, ids, codes, events, passwords, urls, tenantDomains },
+              { links: repository, ids, codes, events, passwords, urls, tenantDomains, reputation, observer },
               {
                 defaultDomain: links.defaultDomain,
                 sharedDomains: links.domains,

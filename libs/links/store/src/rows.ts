@@ -1,5 +1,17 @@
 import { createHash } from 'crypto';
-import { Link, LinkListQuery, LinkOptions, LinkStatus, Moderation, NO_OPTIONS, ShortUrlIdentifier } from '@shortlink/links-domain';
+import {
+  HealthFilter,
+  Link,
+  LinkHealth,
+  LinkListQuery,
+  LinkOptions,
+  LinkStatus,
+  Moderation,
+  ModerationSource,
+  NO_OPTIONS,
+  rulesFromTargets,
+  ShortUrlIdentifier,
+} from '@shortlink/links-domain';
 import { StoredRow } from '@shortlink/sharding-domain';
 
 /** Small integers in the status and moderation columns, shared by both SQL backends. */
@@ -7,6 +19,8 @@ export const STATUS_TO_DB: Readonly<Record<LinkStatus, number>> = { active: 1, d
 const STATUS_FROM_DB: Readonly<Record<number, LinkStatus>> = { 1: 'active', 2: 'disabled', 3: 'expired' };
 export const MODERATION_TO_DB: Readonly<Record<Moderation, number>> = { clear: 0, flagged: 1, banned: 2 };
 const MODERATION_FROM_DB: Readonly<Record<number, Moderation>> = { 0: 'clear', 1: 'flagged', 2: 'banned' };
+/** The `health` column: 0 never checked, 1 ok, 2 broken (the list filter's index: docs/design.md, "Trust and safety"). */
+export const HEALTH_TO_DB: Readonly<Record<HealthFilter, number>> = { unchecked: 0, ok: 1, broken: 2 };
 
 /** Columns of `links` in the order both backends select and insert them. */
 export const LINK_COLUMNS = [
@@ -25,6 +39,8 @@ export const LINK_COLUMNS = [
   'title',
   'options',
   'crawlable',
+  'health',
+  'health_detail',
 ] as const;
 
 export interface LinkRow {
@@ -43,10 +59,59 @@ export interface LinkRow {
   title: string | null;
   options: string | null;
   crawlable: number | string;
+  health: number | string | null;
+  health_detail: string | null;
 }
 
-/** Options kept in the JSON `options` column: everything of a link that is not a column of its own. */
-type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title' | 'crawlable'>]: LinkOptions[K] } & { moderationReason: string | null };
+/**
+ * Options kept in the JSON `options` column: everything of a link that is not a column of its own.
+ * Rows written before redirect rules existed hold `geoTargets` and `deviceTargets` instead of
+ * `redirectRules`: they are read as the rules they are (docs/design.md, "Redirect rules"), and the
+ * next write of the link stores its rules.
+ */
+type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title' | 'crawlable'>]: LinkOptions[K] } & {
+  moderationReason: string | null;
+  moderationSource: ModerationSource | null;
+  geoTargets?: Record<string, string> | null;
+  deviceTargets?: Record<string, string> | null;
+};
+
+/** The JSON of the `health_detail` column (times in epoch ms). */
+interface StoredHealth {
+  since: number;
+  brokenTargets: string[];
+  lastStatus: number | null;
+  lastError: string | null;
+  checkedAt: number;
+}
+
+/** A link's health from its two columns; null when never checked. */
+export function healthFromRow(state: number | string | null, detail: string | null): LinkHealth | null {
+  const code = Number(state ?? 0);
+  if ((code !== 1 && code !== 2) || !detail) return null;
+  const d = JSON.parse(detail) as StoredHealth;
+  return {
+    state: code === 2 ? 'broken' : 'ok',
+    since: new Date(d.since),
+    brokenTargets: d.brokenTargets ?? [],
+    lastStatus: d.lastStatus ?? null,
+    lastError: d.lastError ?? null,
+    checkedAt: new Date(d.checkedAt),
+  };
+}
+
+/** The `health` and `health_detail` columns of a link's health. */
+export function healthColumns(health: LinkHealth | null | undefined): { health: number; health_detail: string | null } {
+  if (!health) return { health: 0, health_detail: null };
+  const detail: StoredHealth = {
+    since: health.since.getTime(),
+    brokenTargets: [...health.brokenTargets],
+    lastStatus: health.lastStatus,
+    lastError: health.lastError,
+    checkedAt: health.checkedAt.getTime(),
+  };
+  return { health: HEALTH_TO_DB[health.state], health_detail: JSON.stringify(detail) };
+}
 
 export const toDate = (v: Date | number | string): Date => (v instanceof Date ? v : new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
 
@@ -60,8 +125,7 @@ export function linkFromRow(row: LinkRow): Link {
     passwordHash: stored.passwordHash ?? null,
     utm: stored.utm ?? null,
     forwardQuery: stored.forwardQuery ?? true,
-    geoTargets: stored.geoTargets ?? null,
-    deviceTargets: stored.deviceTargets ?? null,
+    redirectRules: stored.redirectRules ?? rulesFromTargets(stored.geoTargets, stored.deviceTargets),
     variants: stored.variants ?? null,
     clicksPerIpPerMinute: stored.clicksPerIpPerMinute ?? null,
     passwordRememberHours: stored.passwordRememberHours ?? null,
@@ -80,8 +144,10 @@ export function linkFromRow(row: LinkRow): Link {
     version: Number(row.version),
     moderation: MODERATION_FROM_DB[Number(row.moderation)] ?? 'clear',
     moderationReason: stored.moderationReason ?? null,
+    moderationSource: stored.moderationSource ?? null,
     title: row.title,
     crawlable: Number(row.crawlable) === 1,
+    health: healthFromRow(row.health, row.health_detail),
   };
 }
 
@@ -93,14 +159,14 @@ export function optionsJson(link: Link): string | null {
   if (link.passwordHash !== null) stored.passwordHash = link.passwordHash;
   if (link.utm !== null) stored.utm = link.utm;
   if (!link.forwardQuery) stored.forwardQuery = false;
-  if (link.geoTargets !== null) stored.geoTargets = link.geoTargets;
-  if (link.deviceTargets !== null) stored.deviceTargets = link.deviceTargets;
+  if (link.redirectRules !== null) stored.redirectRules = link.redirectRules;
   if (link.variants !== null) stored.variants = link.variants;
   if (link.clicksPerIpPerMinute !== null) stored.clicksPerIpPerMinute = link.clicksPerIpPerMinute;
   if (link.passwordRememberHours !== null) stored.passwordRememberHours = link.passwordRememberHours;
   if (link.social !== null) stored.social = link.social;
   if (link.appTargets !== null) stored.appTargets = link.appTargets;
   if (link.moderationReason !== null) stored.moderationReason = link.moderationReason;
+  if (link.moderationSource) stored.moderationSource = link.moderationSource;
   return Object.keys(stored).length ? JSON.stringify(stored) : null;
 }
 
@@ -126,6 +192,7 @@ export function tenantPageQuery(q: LinkListQuery, to: { id: (decimal: string) =>
   if (q.after !== null) add('l.created_at <= ? AND (l.created_at < ? OR l.id < ?)', to.time(q.after.createdAt), to.time(q.after.createdAt), to.id(q.after.id));
   if (q.status) add('l.status = ?', STATUS_TO_DB[q.status]);
   if (q.domain) add('l.domain = ?', q.domain);
+  if (q.health) add('l.health = ?', HEALTH_TO_DB[q.health]);
   if (q.search) {
     const pattern = likePattern(q.search);
     add("(l.code LIKE ? ESCAPE '!' OR l.title LIKE ? ESCAPE '!' OR l.target_url LIKE ? ESCAPE '!')", pattern, pattern, pattern);

@@ -11,6 +11,7 @@ import { oidcPort } from './ports/oidc.port';
 import { olapPort } from './ports/olap.port';
 import { olapReaderPort } from './ports/olap-reader.port';
 import { passwordsPort } from './ports/passwords.port';
+import { safetyPort } from './ports/safety.port';
 import { secretsPort } from './ports/secrets.port';
 import { snapshotPort } from './ports/snapshot.port';
 import { urlSafetyPort } from './ports/url-safety.port';
@@ -26,6 +27,7 @@ export const PORT_CATALOG: readonly Port[] = [
   oidcPort,
   urlSafetyPort,
   webhooksPort,
+  safetyPort,
   domainProbesPort,
   metaPort,
   linksPort,

@@ -31,7 +31,7 @@ import {
   SNAPSHOT_STORE,
 } from '@shortlink/read-path';
 import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
-import { GEO_LOOKUP, GeoLocator, GeoLookup } from '@shortlink/visitors-domain';
+import { GEO_LOOKUP, GeoLocator } from '@shortlink/visitors-domain';
 import { DOMAIN_SETTINGS_STORE, DomainSettingsDirectory, DomainSettingsStore, TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
 import { AdminRoutes, APP_LOGGER, ClientAddressResolver, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { ClickRecorder } from './click-recorder';
@@ -174,7 +174,7 @@ export class RedirectFeatureModule {
             global: GlobalRateLimiter,
             addresses: ClientAddressResolver,
             tenants: TenantDirectory,
-            geo: GeoLookup,
+            geo: GeoLocator,
             quota: ClickQuota,
             attempts: PasswordAttempts,
             passwords: PasswordHasher,

@@ -4,7 +4,17 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import { domainSettingsChange, Link, LinkRules, LocalVisitorWindows, NO_OPTIONS, PasswordCookies, QrScans, VisitorLimit } from '@shortlink/links-domain';
+import {
+  domainSettingsChange,
+  Link,
+  LinkRules,
+  LocalVisitorWindows,
+  NO_OPTIONS,
+  PasswordCookies,
+  QrScans,
+  rulesFromTargets,
+  VisitorLimit,
+} from '@shortlink/links-domain';
 import {
   CachePolicy,
   ClickQuota,
@@ -723,7 +733,7 @@ describe('RedirectHttpHandler', () => {
       await shard.insert(
         link('app0001', {
           appTargets: { ios: 'myapp://product/42?x="1"&y=<2>', android: 'https://shop.example/p/42' },
-          deviceTargets: { ios: 'https://apps.example/app/id1' },
+          redirectRules: rulesFromTargets(null, { ios: 'https://apps.example/app/id1' }),
           maxClicks: 4,
         }),
       );
@@ -911,8 +921,7 @@ describe('RedirectHttpHandler', () => {
     it('sends a visitor by country (from a trusted X-Forwarded-For), then by device, then to a sticky variant', async () => {
       await shard.insert(
         link('target1', {
-          geoTargets: { GB: 'https://example.co.uk/' },
-          deviceTargets: { ios: 'https://apps.example/ios' },
+          redirectRules: rulesFromTargets({ GB: 'https://example.co.uk/' }, { ios: 'https://apps.example/ios' }),
           variants: [
             { url: 'https://a.example/', weight: 1 },
             { url: 'https://b.example/', weight: 1 },
@@ -936,6 +945,38 @@ describe('RedirectHttpHandler', () => {
         seen.add(first);
       }
       expect([...seen].sort()).toEqual(['https://a.example/', 'https://b.example/']);
+    });
+
+    it('follows redirect rules on the language, the query, the address and the date; the first that holds wins, the query still forwarded', async () => {
+      await shard.insert(
+        link('rules01', {
+          redirectRules: [
+            {
+              url: 'https://example.com/es-mail',
+              conditions: [
+                { type: 'language', value: 'es' },
+                { type: 'query-param', name: 'ref', value: 'mail' },
+              ],
+            },
+            { url: 'https://example.com/es', conditions: [{ type: 'language', value: 'es' }] },
+            { url: 'https://example.com/office', conditions: [{ type: 'ip-address', value: '203.0.113.0/24' }] },
+            { url: 'https://example.com/past', conditions: [{ type: 'before-date', value: '2000-01-01T00:00:00.000Z' }] },
+          ],
+        }),
+      );
+      const location = async (path: string, headers: Record<string, string>) => {
+        const res = await get(path, { headers: as(headers) });
+        expect(res.status).toBe(302);
+        expect(res.headers.get('cache-control')).toBe('private, no-store');
+        return res.headers.get('location');
+      };
+      expect(await location('/rules01?ref=mail', { 'accept-language': 'es-ES,es;q=0.9,en;q=0.8' })).toBe('https://example.com/es-mail?ref=mail');
+      expect(await location('/rules01', { 'accept-language': 'es-ES' })).toBe('https://example.com/es');
+      // Spanish only as a fallback (q < 0.9) is no Spanish visitor.
+      expect(await location('/rules01', { 'accept-language': 'en-GB, es;q=0.5' })).toBe('https://example.com/rules01');
+      expect(await location('/rules01', { 'x-forwarded-for': '203.0.113.9' })).toBe('https://example.com/office');
+      await flush();
+      expect(clicks.filter((c) => c.code === 'rules01')).toHaveLength(4);
     });
 
     it('shows a flagged link’s warning page with a continue link that carries the query, and follows it from there', async () => {

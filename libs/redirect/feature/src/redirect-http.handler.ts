@@ -319,7 +319,8 @@ export class RedirectHttpHandler {
       const counts = method === 'GET';
       // A remembered right password (its cookie) lets the visitor through the form; every other rule still applies.
       const passwordAccepted = link.rules?.passwordHash !== undefined && this.options.cookies.accepts(req.headers.cookie, link, visit.id!, Date.now());
-      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, counts, acknowledged, passwordAccepted });
+      const acceptLanguage = req.headers['accept-language'];
+      const decision = this.options.rules.decide(link, { address: visit.address, userAgent, query, acceptLanguage, counts, acknowledged, passwordAccepted });
       if (decision.kind === 'password') return this.passwordForm(visit, link);
       this.act(visit, link, decision, false);
     } catch (error) {
@@ -418,7 +419,16 @@ export class RedirectHttpHandler {
       await attempt.giveBack();
       this.rememberPassword(visit, link);
       const userAgent = req.headers['user-agent'] ?? '';
-      const decision = rules.decide(link, { address: ip, userAgent, query: visit.query, counts: true, acknowledged: true, passwordAccepted: true });
+      const acceptLanguage = req.headers['accept-language'];
+      const decision = rules.decide(link, {
+        address: ip,
+        userAgent,
+        query: visit.query,
+        acceptLanguage,
+        counts: true,
+        acknowledged: true,
+        passwordAccepted: true,
+      });
       this.act(visit, link, decision, true);
     })().catch((error) => this.refused(visit, error));
   }

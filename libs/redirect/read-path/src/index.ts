@@ -5,6 +5,7 @@ export {
   BloomFilter,
   type BloomGeneration,
   type BloomLayout,
+  BloomLayoutUnknown,
   type BloomOptions,
   bloomItem,
   bloomSize,

@@ -46,6 +46,10 @@ export interface LinkShardStore extends LinkEventOutbox {
   clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null>;
   /** Codes stored on this shard, in pages, for resharding and Bloom rebuilds. */
   listIdentifiers(afterId: string | null, limit: number): Promise<Array<ShortUrlIdentifier & { id: string }>>;
+  /** Links stored on this shard, in pages by id (the safety sweep: docs/design.md, "Trust and safety"). */
+  listLinks(afterId: string | null, limit: number): Promise<Link[]>;
+  /** Writes the link's health columns, nothing else and no new version, if the row (this id) is still at `expectedVersion`. */
+  recordHealth(link: Link, expectedVersion: number): Promise<boolean>;
   /** Marks up to `limit` active links whose expiry is at or before `now` as expired; returns them. */
   expireDue(now: Date, limit: number): Promise<Link[]>;
   /** Deletes up to `limit` links that expired before `before` (their alias quarantine is over). */

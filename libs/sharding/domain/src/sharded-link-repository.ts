@@ -294,6 +294,37 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     }
   }
 
+  /**
+   * Every link, shard after shard in id order; while a move runs, a row is given only by the shard
+   * that decides for its code, so a link held on both sides comes once.
+   */
+  async *linkPages(pageSize: number): AsyncGenerator<Link[]> {
+    const state = this.state;
+    for (const name of state.shards()) {
+      let after: string | null = null;
+      for (;;) {
+        const page: Link[] = await this.on(name, (s) => s.listLinks(after, pageSize));
+        if (page.length === 0) break;
+        after = page[page.length - 1].id;
+        const owned = page.filter((link) => authoritative(state.route(link.code)) === name);
+        if (owned.length) yield owned;
+      }
+    }
+  }
+
+  /**
+   * A health write without a version (docs/design.md, "Trust and safety"), on the shard that owns
+   * the code. A moving code is skipped (false): an unjournaled write on one side would make the
+   * two copies differ, and the next check writes it again.
+   */
+  async recordHealth(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.read(async (state) => {
+      const route = state.route(link.code);
+      if (route.moving) return false;
+      return this.on(route.owner, (s) => s.recordHealth(link, expectedVersion));
+    });
+  }
+
   /** False while the shard fails fast after repeated failures. */
   isAvailable(shard: string): boolean {
     return this.guards.get(shard)?.available ?? true;

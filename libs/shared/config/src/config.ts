@@ -53,6 +53,43 @@ export interface ShardingConfig {
   readonly shardBreaker: { readonly failures: number; readonly openMs: number };
 }
 
+/** A threat feed of URL_REPUTATION_FEEDS (docs/design.md, "Trust and safety"). */
+export interface FeedConfig {
+  readonly format: 'urlhaus' | 'phishtank' | 'openphish' | 'hosts';
+  /** A file path or an http(s) URL. */
+  readonly location: string;
+  readonly action: 'flagged' | 'banned';
+}
+
+/** URL_REPUTATION_FEEDS: `format[/flag|/ban]:location`; host lists flag unless told, the other formats ban. */
+function parseFeeds(entries: readonly string[], violations: string[]): FeedConfig[] {
+  return entries.flatMap((entry) => {
+    const match = /^(urlhaus|phishtank|openphish|hosts)(?:\/(flag|ban))?:(.+)$/.exec(entry);
+    if (!match) {
+      violations.push(`URL_REPUTATION_FEEDS: "${entry}" is not format[/flag|/ban]:location with a format of urlhaus, phishtank, openphish or hosts`);
+      return [];
+    }
+    const format = match[1] as FeedConfig['format'];
+    const action = match[2] === 'flag' ? 'flagged' : match[2] === 'ban' ? 'banned' : format === 'hosts' ? 'flagged' : 'banned';
+    const location = match[3].trim();
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !/^https?:\/\//i.test(location))
+      violations.push(`URL_REPUTATION_FEEDS: "${entry}": a feed is a file path or an http(s) URL`);
+    return [{ format, action, location }];
+  });
+}
+
+/** LINK_CHECK_HOSTS: `name=address` or `*.suffix=address`. */
+function parseFixedHosts(entries: readonly string[], violations: string[]): ReadonlyArray<{ readonly name: string; readonly address: string }> {
+  return entries.flatMap((entry) => {
+    const [name, address] = entry.split('=').map((p) => p.trim().toLowerCase());
+    if (!name || !address || isIP(address) === 0 || !/^(\*\.)?[a-z0-9.-]+$/.test(name)) {
+      violations.push(`LINK_CHECK_HOSTS: "${entry}" is not name=address (an IP address), e.g. checks.test=127.0.0.1 or *.checks.test=127.0.0.1`);
+      return [];
+    }
+    return [{ name, address }];
+  });
+}
+
 /** Typed slices, one per concern; apps and adapters take only the slice they need. */
 export interface AppConfig {
   readonly runtime: {
@@ -140,6 +177,41 @@ export interface AppConfig {
     readonly unverifyAfter: number;
     /** The TLS front whose certificates are read, or null. */
     readonly tlsFront: { readonly host: string; readonly port: number; readonly caFile: string | null; readonly timeoutMs: number } | null;
+  };
+  /** Trust and safety (docs/design.md, "Trust and safety"): reputation, dead-link checks, the sweep, visitors' reports. */
+  readonly safety: {
+    readonly reputation: {
+      readonly feeds: boolean;
+      readonly webRisk: boolean;
+      readonly feedList: readonly FeedConfig[];
+      readonly refreshMs: number;
+      readonly feedMaxBytes: number;
+      readonly feedTimeoutMs: number;
+    };
+    readonly webRisk: {
+      readonly apiKey: string | null;
+      readonly endpoint: string;
+      readonly threatTypes: readonly string[];
+      readonly timeoutMs: number;
+      readonly requestsPerSecond: number;
+      readonly cacheMs: number;
+      readonly cacheHosts: number;
+    };
+    readonly checks: {
+      readonly requestsPerSecond: number;
+      readonly intervalMs: number;
+      readonly retryMs: number;
+      readonly failuresToBreak: number;
+      readonly hostIntervalMs: number;
+      readonly timeoutMs: number;
+      readonly maxRedirects: number;
+      readonly concurrency: number;
+      readonly allowPrivate: boolean;
+      readonly fixedHosts: ReadonlyArray<{ readonly name: string; readonly address: string }>;
+    };
+    readonly sweep: { readonly linksPerSecond: number; readonly intervalMs: number };
+    readonly jobsIntervalMs: number;
+    readonly reportsPerVisitorPerHour: number;
   };
   /** Members, invitations, sign-in and sessions (docs/design.md, "People and sessions"). */
   readonly people: {
@@ -281,6 +353,9 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
   if (e.CACHE_DRIVER === 'redis') need('REDIS_CLUSTER_NODES', 'CACHE_DRIVER=redis');
   if (e.BUS_DRIVER === 'kafka') need('KAFKA_BROKERS', 'BUS_DRIVER=kafka');
   if (e.OLAP_DRIVER === 'clickhouse') need('CLICKHOUSE_URL', 'OLAP_DRIVER=clickhouse');
+  if (e.URL_REPUTATION_DRIVER.includes('web-risk')) need('WEB_RISK_API_KEY', `URL_REPUTATION_DRIVER=${e.URL_REPUTATION_DRIVER}`);
+  const feedList = parseFeeds(e.URL_REPUTATION_FEEDS, violations);
+  const fixedHosts = parseFixedHosts(e.LINK_CHECK_HOSTS, violations);
 
   const mysqlShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SHARDS ? parseShards(e.MYSQL_SHARDS, violations) : [];
   const spareShards = e.DB_DRIVER === 'mysql' && e.MYSQL_SPARE_SHARDS ? parseShards(e.MYSQL_SPARE_SHARDS, violations, 'MYSQL_SPARE_SHARDS') : [];
@@ -412,6 +487,40 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       recheckMs: e.DOMAIN_RECHECK_INTERVAL_MS,
       unverifyAfter: e.DOMAIN_UNVERIFY_AFTER_FAILURES,
       tlsFront: tlsFront && { ...tlsFront, caFile: e.DOMAIN_TLS_FRONT_CA_FILE ?? null, timeoutMs: e.DOMAIN_TLS_PROBE_TIMEOUT_MS },
+    },
+    safety: {
+      reputation: {
+        feeds: e.URL_REPUTATION_DRIVER.includes('feeds'),
+        webRisk: e.URL_REPUTATION_DRIVER.includes('web-risk'),
+        feedList,
+        refreshMs: e.URL_REPUTATION_REFRESH_SECONDS * 1000,
+        feedMaxBytes: e.URL_REPUTATION_FEED_MAX_BYTES,
+        feedTimeoutMs: e.URL_REPUTATION_FEED_TIMEOUT_MS,
+      },
+      webRisk: {
+        apiKey: e.WEB_RISK_API_KEY ?? null,
+        endpoint: e.WEB_RISK_ENDPOINT,
+        threatTypes: e.WEB_RISK_THREAT_TYPES,
+        timeoutMs: e.WEB_RISK_TIMEOUT_MS,
+        requestsPerSecond: e.WEB_RISK_REQUESTS_PER_SECOND,
+        cacheMs: e.WEB_RISK_CACHE_SECONDS * 1000,
+        cacheHosts: e.WEB_RISK_CACHE_HOSTS,
+      },
+      checks: {
+        requestsPerSecond: e.LINK_CHECK_REQUESTS_PER_SECOND,
+        intervalMs: e.LINK_CHECK_INTERVAL_HOURS * 3_600_000,
+        retryMs: e.LINK_CHECK_RETRY_MINUTES * 60_000,
+        failuresToBreak: e.LINK_CHECK_FAILURES_TO_BREAK,
+        hostIntervalMs: e.LINK_CHECK_HOST_INTERVAL_MS,
+        timeoutMs: e.LINK_CHECK_TIMEOUT_MS,
+        maxRedirects: e.LINK_CHECK_MAX_REDIRECTS,
+        concurrency: e.LINK_CHECK_CONCURRENCY,
+        allowPrivate: e.LINK_CHECK_ALLOW_PRIVATE,
+        fixedHosts,
+      },
+      sweep: { linksPerSecond: e.SAFETY_SWEEP_LINKS_PER_SECOND, intervalMs: e.SAFETY_SWEEP_INTERVAL_MINUTES * 60_000 },
+      jobsIntervalMs: e.SAFETY_JOBS_INTERVAL_MS,
+      reportsPerVisitorPerHour: e.REPORTS_PER_VISITOR_PER_HOUR,
     },
     people: {
       acceptUrl: `${consoleUrl}/accept-invitation`,

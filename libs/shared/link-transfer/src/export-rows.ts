@@ -6,7 +6,9 @@
 /**
  * The columns of an export: every field a link has, our import's columns first, so an export
  * imports again as it is (docs/design.md, "Import and export"). A password leaves as its argon2id
- * hash; the options that are objects (geo and device targets, variants) as JSON.
+ * hash; the options that are objects (redirect rules, geo and device targets, variants) as JSON. The
+ * geo and device targets are the shorthand of some of the rules: an import applies the rules, then
+ * the shorthand, which changes nothing.
  */
 export const EXPORT_COLUMNS = [
   'url',
@@ -28,6 +30,7 @@ export const EXPORT_COLUMNS = [
   'forwardQuery',
   'geoTargets',
   'deviceTargets',
+  'redirectRules',
   'variants',
   'clicksPerIpPerMinute',
   'passwordRememberHours',
@@ -56,6 +59,8 @@ export interface ExportedLink {
   forwardQuery: boolean;
   geoTargets: Record<string, string> | null;
   deviceTargets: Record<string, string> | null;
+  /** Absent in exports made before redirect rules. */
+  redirectRules?: Array<{ url: string; conditions: Array<Record<string, string>> }> | null;
   variants: Array<{ url: string; weight: number }> | null;
   clicksPerIpPerMinute: number | null;
   passwordRememberHours?: number | null;
@@ -87,6 +92,7 @@ export function exportRow(l: ExportedLink): unknown[] {
     l.forwardQuery,
     asJson(l.geoTargets),
     asJson(l.deviceTargets),
+    asJson(l.redirectRules),
     asJson(l.variants),
     l.clicksPerIpPerMinute ?? '',
     l.passwordRememberHours ?? '',

@@ -76,6 +76,7 @@ describe('export formats (fixtures follow each tool’s own exporter)', () => {
           forwardQuery: l.forwardQuery,
           geoTargets: l.geoTargets ?? undefined,
           deviceTargets: l.deviceTargets ?? undefined,
+          redirectRules: l.redirectRules ?? undefined,
           variants: l.variants ?? undefined,
           clicksPerIpPerMinute: l.clicksPerIpPerMinute ?? undefined,
           passwordRememberHours: l.passwordRememberHours ?? undefined,

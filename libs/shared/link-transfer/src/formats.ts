@@ -26,6 +26,7 @@ export interface LinkBody {
   status?: string;
   utm?: Record<string, string>;
   forwardQuery?: boolean | string;
+  redirectRules?: unknown;
   geoTargets?: unknown;
   deviceTargets?: unknown;
   variants?: unknown;
@@ -188,6 +189,7 @@ export function mapRecord(format: Format, r: CsvRecord, options: MapOptions): Ma
       set('forwardQuery', bool(cell('forwardquery', 'forward_query')));
       set('geoTargets', json(cell('geotargets', 'geo_targets')));
       set('deviceTargets', json(cell('devicetargets', 'device_targets')));
+      set('redirectRules', json(cell('redirectrules', 'redirect_rules')));
       set('variants', json(cell('variants')));
       set('clicksPerIpPerMinute', int(cell('clicksperipperminute', 'clicks_per_ip_per_minute')));
       set('passwordRememberHours', int(cell('passwordrememberhours', 'password_remember_hours')));

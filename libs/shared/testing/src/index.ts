@@ -38,4 +38,7 @@ export async function scratchMysqlDatabases(names: string[]): Promise<{ urls: st
     },
   };
 }
+
+export { startTargetTestServer, type TargetTestServer } from './target-test-server';
+export { startWebRiskTestServer, type WebRiskTestServer } from './web-risk-test-server';
 export { DnsResponder } from './dns-responder';

@@ -97,3 +97,4 @@ export {
 export { type ApiKey, FIRST_KEY_SCOPES, hashApiKey, NEW_KEY_SCOPES, type Plan, type Scope, SCOPES, type Tenant, type TenantStatus } from './tenant';
 export { TenantDirectory } from './tenant-directory';
 export { checkDomain, TenantService } from './tenant-service';
+export { PeriodicRead, type PeriodicReadOptions } from './periodic-read';

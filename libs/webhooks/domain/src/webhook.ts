@@ -7,6 +7,8 @@ export const WEBHOOK_EVENTS = [
   'batch.completed',
   'domain.verified',
   'domain.unverified',
+  'link.flagged',
+  'link.broken',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 

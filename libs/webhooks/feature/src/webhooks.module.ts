@@ -61,7 +61,7 @@ export const WEBHOOKS_PORTS: readonly symbol[] = [WEBHOOK_STORE, CODE_SECRET, WE
         new WebhookService({ store, box: new SecretBox(codeSecret), guard, audit }),
     },
   ],
-  exports: [LinkWebhookEvents, DomainWebhookEvents],
+  exports: [LinkWebhookEvents, DomainWebhookEvents, EventPublisher],
 })
 export class WebhooksModule {}
 

@@ -145,11 +145,12 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     const link = (await call(apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/phish' })).json();
     expect((await call(OPERATOR, 'PUT', `/api/v1/admin/links/${link.code}/moderation`, { moderation: 'banned' })).json().code).toBe('VALIDATION_FAILED');
     const banned = await call(OPERATOR, 'PUT', `/api/v1/admin/links/${link.code}/moderation`, { moderation: 'banned', reason: 'phishing report #12' });
-    expect(banned.json().moderation).toEqual({ state: 'banned', reason: 'phishing report #12' });
+    expect(banned.json().moderation).toEqual({ state: 'banned', reason: 'phishing report #12', source: 'operator' });
     expect((await call(apiKey, 'GET', `/api/v1/links/${link.code}`)).json().moderation.state).toBe('banned');
     expect((await call(OPERATOR, 'PUT', `/api/v1/admin/links/${link.code}/moderation`, { moderation: 'clear' })).json().moderation).toEqual({
       state: 'clear',
       reason: null,
+      source: 'operator',
     });
   });
 

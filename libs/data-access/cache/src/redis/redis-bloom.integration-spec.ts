@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { LinkRepository, ShortUrlIdentifier } from '@shortlink/links-domain';
-import { BloomFilter, BloomMaintainer, BloomOptions } from '@shortlink/read-path';
+import { BloomFilter, BloomLayoutUnknown, BloomMaintainer, BloomOptions } from '@shortlink/read-path';
 import { redisClusterNodes as nodes } from '@shortlink/testing';
 import { RedisClusterStore } from './redis-cluster-store';
 
@@ -40,6 +40,21 @@ describe('scalable Bloom filter on the real Redis Cluster', () => {
     return counts;
   };
 
+  /**
+   * Writes as BloomMaintainer does: a writer whose layout went stale (a busy machine delays its
+   * refresh past staleAfterMs) writes nothing, reads the layout and writes again.
+   */
+  const writeRetrying = async (filter: BloomFilter, chunk: readonly string[]) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await filter.addMany(chunk);
+      } catch (error) {
+        if (!(error instanceof BloomLayoutUnknown) || attempt >= 20) throw error;
+        await filter.refresh();
+      }
+    }
+  };
+
   afterAll(async () => {
     const [first] = instances;
     for (const m of instances) await m.close();
@@ -63,7 +78,7 @@ describe('scalable Bloom filter on the real Redis Cluster', () => {
     for (let n = 0; n < 40_000; n += 500) {
       const chunk = Array.from({ length: 500 }, (_, j) => item(n + j));
       items.push(...chunk);
-      await writer.filter.addMany(chunk);
+      await writeRetrying(writer.filter, chunk);
       const growing = changer.growIfFull();
       // Read everything written so far while the layout may be changing.
       const counts = await answers(
@@ -76,6 +91,8 @@ describe('scalable Bloom filter on the real Redis Cluster', () => {
       seenLayouts.add(reader.filter.view()?.version ?? 0);
     }
     expect(wrong).toEqual([]);
+    // Read now rather than trusting the last tick: a busy machine may have delayed it past staleAfterMs.
+    await reader.filter.refresh();
     const grown = reader.filter.view()!;
     expect(grown.generations.length).toBeGreaterThanOrEqual(3);
     expect(seenLayouts.size).toBeGreaterThanOrEqual(3);
@@ -92,6 +109,7 @@ describe('scalable Bloom filter on the real Redis Cluster', () => {
     const report = await changer.rebuild(2000);
     expect(report).toMatchObject({ outcome: 'built', links: 40_000 });
     await new Promise((r) => setTimeout(r, reader.filter.refreshMs * 3));
+    await reader.filter.refresh();
     const compacted = reader.filter.view()!;
     expect(compacted.generations).toHaveLength(1);
     expect(compacted.generations[0].capacity).toBeGreaterThanOrEqual(54_000); // 1.5 × the links estimated (40 000)
@@ -100,5 +118,5 @@ describe('scalable Bloom filter on the real Redis Cluster', () => {
     expect(after.maybe).toBeGreaterThan(items.length / 2);
     // The old generations' bitmaps are gone from the cluster.
     for (const g of grown.generations) expect(await stores[0].countBits(reader.filter.partitionKeys(g)[0], 0, -1)).toBe(0);
-  }, 120_000);
+  }, 240_000);
 });

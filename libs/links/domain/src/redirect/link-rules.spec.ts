@@ -1,4 +1,4 @@
-import { GeoLookup } from '@shortlink/visitors-domain';
+import { GeoLocator } from '@shortlink/visitors-domain';
 import { CachedLink, RedirectRules } from '../cached-link';
 import { LinkRules, RedirectDecision, RedirectRequest } from './link-rules';
 
@@ -7,7 +7,8 @@ const PIXEL = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTM
 const WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
 /** Countries by the first octet, so tests can name a visitor's country. */
-const geo: GeoLookup = { countryOf: (a) => ({ '81': 'GB', '5': 'DE', '8': 'US' })[a.split('.')[0]] ?? null, builtAt: null };
+const countryOf = (a: string) => ({ '81': 'GB', '5': 'DE', '8': 'US' })[a.split('.')[0]] ?? null;
+const geo: GeoLocator = { countryOf, placeOf: (a) => ({ country: countryOf(a), region: null, city: null }), builtAt: null, detail: 'country' };
 
 const link = (rules?: RedirectRules, over: Partial<CachedLink> = {}): CachedLink => ({
   id: String(Math.floor(Math.random() * 1e12)),
@@ -83,6 +84,37 @@ describe('LinkRules', () => {
       reserve: true,
     });
     expect(rules.decide(flagged, request({ ...ok, acknowledged: true })).kind).toBe('redirect');
+  });
+
+  it('takes the first redirect rule whose conditions all hold, else the variants, else the target', () => {
+    const l = link({
+      redirectRules: [
+        {
+          url: 'https://example.de/es',
+          conditions: [
+            { type: 'country', value: 'DE' },
+            { type: 'language', value: 'es' },
+          ],
+        },
+        { url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] },
+        { url: 'https://m.example/', conditions: [{ type: 'device', value: 'mobile' }] },
+      ],
+      variants: [{ url: 'https://v.example/', weight: 1 }],
+      utm: { source: 'sl' },
+    });
+    const at = (over: Partial<RedirectRequest>) => rules.decide(l, request(over));
+    expect(locationOf(at({ address: '5.1.2.3', acceptLanguage: 'es-ES,es;q=0.9' }))).toBe('https://example.de/es?utm_source=sl');
+    expect(locationOf(at({ address: '5.1.2.3', acceptLanguage: 'fr, es;q=0.5', userAgent: PIXEL }))).toBe('https://example.de/?utm_source=sl');
+    expect(locationOf(at({ address: '8.1.2.3', userAgent: IPHONE }))).toBe('https://m.example/?utm_source=sl');
+    // No rule holds: the variant (the link's own URL split by weight), as before rules.
+    expect(at({ address: '8.1.2.3' })).toMatchObject({ location: 'https://v.example/?utm_source=sl', variant: 0 });
+    expect(locationOf(rules.decide(link({ redirectRules: l.rules!.redirectRules }), request({ address: '8.1.2.3' })))).toBe('https://example.com/main');
+  });
+
+  it('reads the country and device targets of a value cached before redirect rules as the rules they are', () => {
+    const legacy = link({ geoTargets: { DE: 'https://example.de/' }, deviceTargets: { ios: 'https://apps.example/' } });
+    expect(locationOf(rules.decide(legacy, request({ address: '5.1.2.3', userAgent: IPHONE })))).toBe('https://example.de/');
+    expect(locationOf(rules.decide(legacy, request({ address: '8.1.2.3', userAgent: IPHONE })))).toBe('https://apps.example/');
   });
 
   it('falls through a geo rule without the visitor’s country, and a device rule without the device, to the target', () => {

@@ -1,18 +1,13 @@
-import type { LRUCache } from 'lru-cache';
-import { boundedLru } from '@shortlink/core';
 import { murmur32 } from '@shortlink/shard-router';
-import { DeviceTarget, deviceTargetOf, GeoLookup } from '@shortlink/visitors-domain';
+import { DeviceTarget, GeoLocator } from '@shortlink/visitors-domain';
 import { CachedLink } from '../cached-link';
+import { rulesFromTargets } from '../redirect-rules';
+import { compileRules, CompiledRules, MAX_AGENT, RuleMatcher, RuleRequest } from './rule-engine';
 import { compileTarget, CompiledTarget, withForwardedQuery } from './target-url';
 import { VisitorLimit } from './visitor-limit';
 
 /** What the rules of a link look at in a request. */
-export interface RedirectRequest {
-  /** The client address (X-Forwarded-For believed only from TRUSTED_PROXIES). */
-  readonly address: string;
-  readonly userAgent: string;
-  /** The raw query string, without `?`; undefined when there is none. */
-  readonly query: string | undefined;
+export interface RedirectRequest extends RuleRequest {
   /** A GET counts as a click (and against the visitor limit); a HEAD answers the same without counting. */
   readonly counts: boolean;
   /** The visitor followed the continue link of a flagged link's warning page (`/{code}/go`). */
@@ -39,6 +34,11 @@ export type RedirectDecision =
        * fallback, and a browser gets the app page instead of the redirect (docs/design.md, "Link options").
        */
       readonly app?: string;
+      /**
+       * The target chosen is one the dead-link checks found broken (docs/design.md, "Trust and
+       * safety"): the visitor meets the tenant's fallback, if it set one. Never past `/go`.
+       */
+      readonly broken?: true;
     };
 
 /** What the rules need to know of the maxClicks counter without waiting (ClickQuota). */
@@ -49,6 +49,8 @@ export interface ExhaustionView {
 /** A link's rules taken apart once, kept as long as its cached value is. */
 interface Compiled {
   readonly targets: Map<string, CompiledTarget>;
+  /** The redirect rules (those of a value cached before rules existed: its country and device targets); null: none. */
+  readonly rules: CompiledRules | null;
   readonly variantEnds: readonly number[] | null;
   readonly variantSeed: number;
 }
@@ -56,38 +58,34 @@ interface Compiled {
 export interface LinkRulesOptions {
   /** The per-link visitor limit, shared with the other instances (default: this instance's own windows only). */
   readonly visitors?: VisitorLimit;
-  /** Distinct user agents whose device target is kept. */
+  /** Distinct user agents whose platform is kept. */
   readonly userAgents?: number;
-  /** Client addresses whose country is kept. */
+  /** Client addresses whose place is kept. */
   readonly addresses?: number;
 }
-
-/** Longest part of a user agent that is looked at (device, visitor key): real agents are far shorter. */
-const MAX_AGENT = 512;
 
 /**
  * Where a request for a link goes (docs/design.md, "Link options"), in this order: moderation
  * (banned: blocked page; flagged: warning page until the visitor continues) → max clicks → password
- * → per-link visitor limit → geo target → device target → weighted variant → UTM parameters → query
- * forwarding; then the app target of the visitor's device, for which what came before is the fallback.
+ * → per-link visitor limit → redirect rules (the first whose conditions all hold; country and device
+ * targets are rules) → weighted variant → UTM parameters → query forwarding; then the app target of
+ * the visitor's device, for which what came before is the fallback.
  * Synchronous: the per-visitor limit is decided here on what this instance knows (VisitorLimit, which
  * merges with the other instances in the background), and the caller takes the counter of maxClicks
  * when `reserve` says so, after everything else has passed, so a refused request never uses up a click.
  */
 export class LinkRules {
   private readonly compiled = new WeakMap<CachedLink, Compiled>();
-  private readonly devices: LRUCache<string, DeviceTarget>;
-  /** Address -> country ('' for none): a lookup walks the database's tree, a few µs per request. */
-  private readonly countries: LRUCache<string, string>;
+  /** Evaluates the conditions; the platform of a user agent and the place of an address are kept per distinct value. */
+  private readonly matcher: RuleMatcher;
   private readonly visitors: VisitorLimit;
 
   constructor(
-    private readonly geo: GeoLookup,
+    geo: GeoLocator,
     private readonly exhaustion: ExhaustionView,
     options: LinkRulesOptions = {},
   ) {
-    this.devices = boundedLru({ maxEntries: options.userAgents ?? 10_000 });
-    this.countries = boundedLru({ maxEntries: options.addresses ?? 10_000 });
+    this.matcher = new RuleMatcher(geo, { userAgents: options.userAgents, addresses: options.addresses });
     this.visitors = options.visitors ?? new VisitorLimit(null);
   }
 
@@ -96,22 +94,22 @@ export class LinkRules {
     if (link.moderation === 'flagged' && !req.acknowledged) return WARNING;
     const rules = link.rules;
     const compiled = this.compile(link);
-    if (rules === undefined) return { kind: 'redirect', location: this.locationFor(compiled, link, link.targetUrl, req.query), variant: null, reserve: false };
+    if (rules === undefined) {
+      const location = this.locationFor(compiled, link, link.targetUrl, req.query);
+      return brokenFor(link, link.targetUrl, req)
+        ? { kind: 'redirect', location, variant: null, reserve: false, broken: true }
+        : { kind: 'redirect', location, variant: null, reserve: false };
+    }
     if (rules.maxClicks !== undefined && this.exhaustion.isKnownExhausted(link)) return EXHAUSTED;
     if (rules.passwordHash !== undefined && !req.passwordAccepted) return PASSWORD;
     if (rules.clicksPerIpPerMinute !== undefined) {
       const seen = this.visitors.hit(link.id, req.address, rules.clicksPerIpPerMinute, req.counts, now);
       if (!seen.allowed) return { kind: 'limited', retryAfterSeconds: seen.retryAfterSeconds };
     }
-    let target: string | undefined;
     let variant: number | null = null;
-    if (rules.geoTargets !== undefined) {
-      const country = this.countryOf(req.address);
-      if (country !== '') target = rules.geoTargets[country];
-    }
-    // The device is looked up only when a device-dependent option needs it, exactly as before app targets.
+    // Each fact a condition reads (platform, place, languages, query) is worked out only when one reads it.
+    let target = compiled.rules === null ? undefined : this.matcher.targetOf(compiled.rules, req, now);
     let device: DeviceTarget | undefined;
-    if (target === undefined && rules.deviceTargets !== undefined) target = rules.deviceTargets[(device = this.deviceOf(req.userAgent))];
     if (target === undefined && rules.variants !== undefined && compiled.variantEnds !== null) {
       variant = pickVariant(compiled.variantEnds, visitorKey(req.address, req.userAgent), compiled.variantSeed);
       target = rules.variants[variant].url;
@@ -125,32 +123,21 @@ export class LinkRules {
     }
     if (app !== undefined) {
       // A universal link or app link is the redirect itself: the OS opens the app, or the browser the web page.
-      if (app.startsWith('https:')) return { kind: 'redirect', location: this.locationFor(compiled, link, app, query), variant: null, reserve };
+      if (app.startsWith('https:')) {
+        const location = this.locationFor(compiled, link, app, query);
+        return withBroken({ kind: 'redirect', location, variant: null, reserve }, brokenFor(link, app, req));
+      }
       const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
-      return { kind: 'redirect', location, variant, reserve, app };
+      return withBroken({ kind: 'redirect', location, variant, reserve, app }, brokenFor(link, target ?? link.targetUrl, req));
     }
     const location = this.locationFor(compiled, link, target ?? link.targetUrl, query);
-    return { kind: 'redirect', location, variant, reserve };
+    return withBroken({ kind: 'redirect', location, variant, reserve }, brokenFor(link, target ?? link.targetUrl, req));
   }
 
-  /** The device target of a user agent, parsed once per distinct agent. */
+  /** The device of a user agent (iOS, Android, or desktop for every other platform), parsed once per distinct agent. */
   deviceOf(userAgent: string): DeviceTarget {
-    const key = userAgent.length > MAX_AGENT ? userAgent.slice(0, MAX_AGENT) : userAgent;
-    let device = this.devices.get(key);
-    if (device === undefined) {
-      device = deviceTargetOf(key);
-      this.devices.set(key, device);
-    }
-    return device;
-  }
-
-  private countryOf(address: string): string {
-    let country = this.countries.get(address);
-    if (country === undefined) {
-      country = this.geo.countryOf(address) ?? '';
-      this.countries.set(address, country);
-    }
-    return country;
+    const os = this.matcher.platformOf(userAgent).os;
+    return os === 'ios' || os === 'android' ? os : 'desktop';
   }
 
   private locationFor(compiled: Compiled, link: CachedLink, url: string, query: string | undefined): string {
@@ -166,12 +153,25 @@ export class LinkRules {
     let c = this.compiled.get(link);
     if (c === undefined) {
       const variants = link.rules?.variants;
-      c = { targets: new Map(), variantEnds: variants?.length ? cumulative(variants.map((v) => v.weight)) : null, variantSeed: murmur32(link.id) };
+      const redirectRules = link.rules?.redirectRules ?? rulesFromTargets(link.rules?.geoTargets, link.rules?.deviceTargets);
+      c = {
+        targets: new Map(),
+        rules: redirectRules?.length ? compileRules(redirectRules) : null,
+        variantEnds: variants?.length ? cumulative(variants.map((v) => v.weight)) : null,
+        variantSeed: murmur32(link.id),
+      };
       this.compiled.set(link, c);
     }
     return c;
   }
 }
+
+/** Whether `target` is one of the link's broken targets, for a visitor who has not chosen to go on (`/go`). */
+const brokenFor = (link: CachedLink, target: string, req: RedirectRequest): boolean =>
+  link.broken !== undefined && !req.acknowledged && link.broken.includes(target);
+
+const withBroken = (decision: RedirectDecision & { kind: 'redirect' }, broken: boolean): RedirectDecision =>
+  broken ? { ...decision, broken: true } : decision;
 
 const BLOCKED: RedirectDecision = { kind: 'blocked' };
 const WARNING: RedirectDecision = { kind: 'warning' };

@@ -1,9 +1,9 @@
-import { GeoLookup } from '@shortlink/visitors-domain';
+import { GeoLocator } from '@shortlink/visitors-domain';
 import { CachedLink } from '../cached-link';
 import { LinkRules } from './link-rules';
 import { LocalVisitorWindows, VisitorLimit, VisitorWindowCount, VisitorWindowStore } from './visitor-limit';
 
-const geo: GeoLookup = { countryOf: () => null, builtAt: null };
+const geo: GeoLocator = { countryOf: () => null, placeOf: () => ({ country: null, region: null, city: null }), builtAt: null, detail: 'country' };
 const LINK: CachedLink = {
   id: '4242',
   tenantId: 't',

@@ -159,6 +159,20 @@ export class InMemoryLinkRepository implements LinkRepository {
     }
   }
 
+  async *linkPages(pageSize: number): AsyncGenerator<Link[]> {
+    for (const shard of this.shards) {
+      let after: string | null = null;
+      for (let page = await shard.listLinks(after, pageSize); page.length > 0; page = await shard.listLinks(after, pageSize)) {
+        yield page;
+        after = page[page.length - 1].id;
+      }
+    }
+  }
+
+  async recordHealth(link: Link, expectedVersion: number): Promise<boolean> {
+    return this.on(link.code).recordHealth(link, expectedVersion);
+  }
+
   private owner(code: string): InMemoryLinkShard {
     return this.shards[murmur32(code) % this.shards.length];
   }

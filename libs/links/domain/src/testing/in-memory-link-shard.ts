@@ -119,6 +119,7 @@ export class InMemoryLinkShard extends InMemoryOutbox {
       .filter((l) => l.tenantId === q.tenantId && (q.after === null || isAfter(l, q.after)))
       .filter((l) => (!q.status || l.status === q.status) && (!q.domain || l.domain === q.domain) && (!q.tag || l.tags.includes(q.tag)))
       .filter((l) => !q.search || [l.code, l.title ?? '', l.targetUrl].some((s) => s.toLowerCase().includes(q.search!.toLowerCase())))
+      .filter((l) => !q.health || (l.health?.state ?? 'unchecked') === q.health)
       .sort(newestFirst)
       .slice(0, q.limit)
       .map(copy);
@@ -149,6 +150,21 @@ export class InMemoryLinkShard extends InMemoryOutbox {
   async clickCount(id: ShortUrlIdentifier, linkId: string) {
     if (this.down) throw new Error('shard down');
     return this.rows.get(`${id.domain}/${id.code}`)?.id === linkId ? (this.clicks.get(linkId) ?? 0) : null;
+  }
+
+  async listLinks(afterId: string | null, limit: number) {
+    return [...this.rows.values()]
+      .filter((l) => afterId === null || BigInt(l.id) > BigInt(afterId))
+      .sort((a, b) => (BigInt(a.id) > BigInt(b.id) ? 1 : -1))
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async recordHealth(link: Link, expectedVersion: number) {
+    const current = this.rows.get(keyOf(link));
+    if (!current || current.id !== link.id || current.version !== expectedVersion) return false;
+    this.rows.set(keyOf(link), copy({ ...current, health: link.health ?? null }));
+    return true;
   }
 
   async listIdentifiers(afterId: string | null, limit: number) {

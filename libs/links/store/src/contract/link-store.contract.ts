@@ -12,6 +12,9 @@ let idCounter = BigInt(Date.now()) * 1000n;
 const nextId = () => (idCounter++).toString();
 const uniqueCode = () => 'c' + randomUUID().replace(/-/g, '').slice(0, 12);
 
+/** Now, to the second (MySQL DATETIME(3) and epoch ms both keep it). */
+const createdAtSecond = () => Math.floor(Date.now() / 1000) * 1000;
+
 export function aLink(overrides: Partial<Link> = {}): Link {
   const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
   return {
@@ -29,6 +32,8 @@ export function aLink(overrides: Partial<Link> = {}): Link {
     version: 1,
     moderation: 'clear',
     moderationReason: null,
+    moderationSource: null,
+    health: null,
     ...overrides,
   };
 }
@@ -138,8 +143,24 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
         passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$abc$def',
         utm: { source: 'news', campaign: 'spring' },
         forwardQuery: false,
-        geoTargets: { DE: 'https://example.de/', US: 'https://example.com/us' },
-        deviceTargets: { ios: 'https://apps.apple.com/x' },
+        redirectRules: [
+          { url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] },
+          {
+            url: 'https://example.com/es-mail',
+            conditions: [
+              { type: 'language', value: 'es-MX' },
+              { type: 'query-param', name: 'ref', value: 'mail ü' },
+              { type: 'query-param', name: 'promo' },
+              { type: 'ip-address', value: '10.0.0.0/8' },
+              { type: 'after-date', value: '2027-01-01T00:00:00.000Z' },
+              { type: 'browser', value: 'firefox' },
+              { type: 'os', value: 'linux' },
+              { type: 'region', value: 'Baden-Württemberg' },
+              { type: 'city', value: 'Zürich' },
+            ],
+          },
+          { url: 'https://apps.apple.com/x', conditions: [{ type: 'device', value: 'ios' }] },
+        ],
         variants: [
           { url: 'https://example.com/a', weight: 3 },
           { url: 'https://example.com/b', weight: 1 },
@@ -152,6 +173,15 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
         version: 7,
         moderation: 'flagged',
         moderationReason: 'homograph: x',
+        moderationSource: 'feed:urlhaus',
+        health: {
+          state: 'broken',
+          since: new Date(createdAtSecond() - 86_400_000),
+          brokenTargets: ['https://example.de/'],
+          lastStatus: 404,
+          lastError: null,
+          checkedAt: new Date(createdAtSecond()),
+        },
         status: 'disabled',
       });
       await f.shard.insert(link);
@@ -179,6 +209,47 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect(await listed('a')).toEqual([]);
       expect(await listed('c')).toEqual([link.id]);
       expect(await f.shard.replace(aLink(), 1)).toBe(false); // gone (never stored)
+    });
+
+    it('records health without a new version, only over the version it read, and lists a tenant’s links by health (docs/design.md, "Trust and safety")', async () => {
+      const tenantId = randomUUID();
+      const [ok, broken, unchecked] = [aLink({ tenantId }), aLink({ tenantId }), aLink({ tenantId })];
+      await f.shard.insertMany([ok, broken, unchecked]);
+      const at = new Date(createdAtSecond());
+      const healthy = { state: 'ok' as const, since: at, brokenTargets: [], lastStatus: 200, lastError: null, checkedAt: at };
+      expect(await f.shard.recordHealth({ ...ok, health: healthy }, 1)).toBe(true);
+      expect(await f.shard.findByCode(ok)).toEqual({ ...ok, health: healthy });
+      // A newer check of the same state: no version, only the health columns change.
+      const later = { ...healthy, checkedAt: new Date(at.getTime() + 60_000), lastStatus: 204 };
+      expect(await f.shard.recordHealth({ ...ok, targetUrl: 'https://example.com/not-written', health: later }, 1)).toBe(true);
+      expect(await f.shard.findByCode(ok)).toEqual({ ...ok, health: later });
+      // Over another version, or another link under the code, nothing is written.
+      expect(await f.shard.recordHealth({ ...ok, health: { ...later, lastStatus: 500 } }, 2)).toBe(false);
+      expect(await f.shard.recordHealth({ ...ok, id: nextId(), health: { ...later, lastStatus: 500 } }, 1)).toBe(false);
+      expect((await f.shard.findByCode(ok))?.health?.lastStatus).toBe(204);
+      // A broken state through a versioned replace.
+      const down = { state: 'broken' as const, since: at, brokenTargets: [broken.targetUrl], lastStatus: null, lastError: 'timeout', checkedAt: at };
+      expect(await f.shard.replace({ ...broken, health: down, version: 2 }, 1)).toBe(true);
+      const listed = async (health: 'ok' | 'broken' | 'unchecked') =>
+        (await f.shard.listByTenant({ tenantId, after: null, limit: 10, health })).map((l) => l.code).sort();
+      expect(await listed('ok')).toEqual([ok.code]);
+      expect(await listed('broken')).toEqual([broken.code]);
+      expect(await listed('unchecked')).toEqual([unchecked.code]);
+      expect((await f.shard.findByCode(broken))?.health).toEqual(down);
+    });
+
+    it('pages every link of the shard in id order, each link whole', async () => {
+      const links = [aLink(), aLink({ tags: ['x'] }), aLink()];
+      await f.shard.insertMany(links);
+      const seen: Link[] = [];
+      for (let page = await f.shard.listLinks(null, 2), after: string | null = null; page.length; page = await f.shard.listLinks(after, 2)) {
+        expect(page.length).toBeLessThanOrEqual(2);
+        seen.push(...page);
+        after = page[page.length - 1].id;
+      }
+      const ids = seen.map((l) => BigInt(l.id));
+      expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      for (const link of links) expect(seen.find((l) => l.id === link.id)).toEqual(link);
     });
 
     it('lists the crawlable codes of a domain in code order, bounded, and follows an edit that changes the flag', async () => {

@@ -34,6 +34,15 @@ export function describeShardMoveContract(backend: string, open: () => Promise<M
         version: 4,
         moderation: 'flagged',
         moderationReason: 'homograph: x',
+        moderationSource: 'url-policy',
+        health: {
+          state: 'broken',
+          since: new Date(Math.floor(Date.now() / 1000) * 1000),
+          brokenTargets: ['https://example.com/landing?utm=1'],
+          lastStatus: 410,
+          lastError: null,
+          checkedAt: new Date(Math.floor(Date.now() / 1000) * 1000),
+        },
         redirectType: 301,
       });
       const plain = aLink();

@@ -5,6 +5,8 @@ import { DomainOwnershipStore, DomainSettingsStore, TenantStore } from '@shortli
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
+import type { SafetyStore } from '@shortlink/safety-domain';
+import { SqlSafetyStore } from '../safety/sql-safety-store';
 import type { PeopleStore, SsoStore } from '@shortlink/people-domain';
 import { MysqlPeopleStore } from '../people/mysql-people-store';
 import { MysqlSsoStore } from '../people/sso-stores';
@@ -85,6 +87,12 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   }
   async listIdentifiers(afterId: string | null, limit: number) {
     return (await this.store.get()).listIdentifiers(afterId, limit);
+  }
+  async listLinks(afterId: string | null, limit: number) {
+    return (await this.store.get()).listLinks(afterId, limit);
+  }
+  async recordHealth(link: Link, expectedVersion: number) {
+    return (await this.store.get()).recordHealth(link, expectedVersion);
   }
   async scanRows(afterId: string | null, limit: number) {
     return (await this.store.get()).scanRows(afterId, limit);
@@ -171,6 +179,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly webhooks: WebhookStore;
   readonly people: PeopleStore;
   readonly sso: SsoStore;
+  readonly safety: SafetyStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
@@ -182,6 +191,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
     this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
     this.sso = forwardWhenOpen(this.store, (meta) => meta.sso, MysqlSsoStore.prototype);
+    this.safety = forwardWhenOpen(this.store, (meta) => meta.safety, SqlSafetyStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

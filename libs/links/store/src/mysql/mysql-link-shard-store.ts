@@ -13,7 +13,7 @@ import {
 } from '@shortlink/links-domain';
 import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
-import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
+import { codesByDomain, healthColumns, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { SHARD_MIGRATIONS } from './migrations';
 import { journalEntries, MysqlMoveOps, retryingDeadlocks } from './mysql-move-ops';
@@ -91,9 +91,10 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
 
   private async replaceRow(link: Link, expectedVersion: number, journal: boolean): Promise<boolean> {
     return this.ds.transaction(async (m) => {
+      const { health, health_detail } = healthColumns(link.health);
       const result: { affectedRows: number } = await m.query(
         `UPDATE links SET target_url = ?, updated_at = ?, expires_at = ?, status = ?, redirect_type = ?, version = ?, moderation = ?, title = ?, options = ?,
-         crawlable = ? WHERE domain = ? AND code = ? AND version = ?`,
+         crawlable = ?, health = ?, health_detail = ? WHERE domain = ? AND code = ? AND version = ?`,
         [
           link.targetUrl,
           link.updatedAt,
@@ -105,6 +106,8 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
           link.title,
           optionsJson(link),
           link.crawlable ? 1 : 0,
+          health,
+          health_detail,
           link.domain,
           link.code,
           expectedVersion,
@@ -233,6 +236,20 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
     return rows.map((r) => ({ id: String(r.id), domain: r.domain, code: r.code }));
   }
 
+  async listLinks(afterId: string | null, limit: number): Promise<Link[]> {
+    const rows: LinkRow[] = await this.ds.query(`${SELECT} WHERE l.id > ? ORDER BY l.id LIMIT ?`, [afterId ?? '0', limit]);
+    return rows.map(linkFromRow);
+  }
+
+  async recordHealth(link: Link, expectedVersion: number): Promise<boolean> {
+    const { health, health_detail } = healthColumns(link.health);
+    const result: { affectedRows: number } = await this.ds.query(
+      'UPDATE links SET health = ?, health_detail = ? WHERE domain = ? AND code = ? AND id = ? AND version = ?',
+      [health, health_detail, link.domain, link.code, link.id, expectedVersion],
+    );
+    return result.affectedRows === 1;
+  }
+
   async expireDue(now: Date, limit: number): Promise<Link[]> {
     return this.ds.transaction(async (m) => {
       const rows: LinkRow[] = await m.query(`${SELECT} WHERE l.status = ? AND l.expires_at <= ? ORDER BY l.expires_at LIMIT ? FOR UPDATE`, [
@@ -294,6 +311,7 @@ function values(l: Link): unknown[] {
     l.title,
     optionsJson(l),
     l.crawlable ? 1 : 0,
+    ...Object.values(healthColumns(l.health)),
   ];
 }
 

@@ -9,6 +9,8 @@ import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store
 import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
 import { mysqlWebhookStore } from '../webhooks/webhook-stores';
+import { SqlSafetyStore } from '../safety/sql-safety-store';
+import { mysqlSafetyStore } from '../safety/safety-stores';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { META_MIGRATIONS } from './migrations';
 
@@ -22,6 +24,7 @@ export class MysqlMetaStore implements SequenceStore {
   readonly webhooks: SqlWebhookStore;
   readonly people: MysqlPeopleStore;
   readonly sso: MysqlSsoStore;
+  readonly safety: SqlSafetyStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
@@ -32,6 +35,7 @@ export class MysqlMetaStore implements SequenceStore {
     this.webhooks = mysqlWebhookStore(ds);
     this.people = new MysqlPeopleStore(ds);
     this.sso = new MysqlSsoStore(ds);
+    this.safety = mysqlSafetyStore(ds);
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {

@@ -13,7 +13,7 @@ import {
 import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
 import type { Statement } from 'better-sqlite3';
-import { codesByDomain, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
+import { codesByDomain, healthColumns, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_SHARD_MIGRATIONS } from './migrations';
 import { SqliteMoveOps } from './sqlite-move-ops';
@@ -37,6 +37,8 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
   private readonly deleteTagsStmt: Statement;
   private readonly addClicksStmt: Statement;
   private readonly clickCountStmt: Statement;
+  private readonly healthStmt: Statement;
+  private readonly listLinksStmt: Statement;
 
   constructor(
     readonly shardName: string,
@@ -56,9 +58,12 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
     this.listStmt = this.db.prepare('SELECT id, domain, code FROM links WHERE id > ? ORDER BY id LIMIT ?');
     this.replaceStmt = this.db.prepare(
       `UPDATE links SET target_url = @target_url, updated_at = @updated_at, expires_at = @expires_at, status = @status, redirect_type = @redirect_type,
-       version = @version, moderation = @moderation, title = @title, options = @options, crawlable = @crawlable
+       version = @version, moderation = @moderation, title = @title, options = @options, crawlable = @crawlable,
+       health = @health, health_detail = @health_detail
        WHERE domain = @domain AND code = @code AND version = @expected_version`,
     );
+    this.healthStmt = this.db.prepare('UPDATE links SET health = ?, health_detail = ? WHERE domain = ? AND code = ? AND id = ? AND version = ?');
+    this.listLinksStmt = this.db.prepare(`${SELECT} WHERE l.id > ? ORDER BY l.id LIMIT ?`);
     this.moves = new SqliteMoveOps(this.db, (link) => {
       const params = toParams(link);
       return LINK_COLUMNS.map((c) => params[c]);
@@ -205,6 +210,15 @@ export class SqliteLinkShardStore extends MovableShard implements MovableShardSt
     return rows.map((r) => ({ id: String(r.id), domain: r.domain, code: r.code }));
   }
 
+  async listLinks(afterId: string | null, limit: number): Promise<Link[]> {
+    return (this.listLinksStmt.all(afterId === null ? -1 : BigInt(afterId), limit) as LinkRow[]).map(linkFromRow);
+  }
+
+  async recordHealth(link: Link, expectedVersion: number): Promise<boolean> {
+    const { health, health_detail } = healthColumns(link.health);
+    return this.healthStmt.run(health, health_detail, link.domain, link.code, BigInt(link.id), expectedVersion).changes === 1;
+  }
+
   async expireDue(now: Date, limit: number): Promise<Link[]> {
     return this.db.transaction(() => {
       const rows = this.db
@@ -260,5 +274,6 @@ function toParams(link: Link) {
     title: link.title,
     options: optionsJson(link),
     crawlable: link.crawlable ? 1 : 0,
+    ...healthColumns(link.health),
   };
 }

@@ -8,6 +8,8 @@ import { SqliteDomainSettingsStore } from '../tenants/sqlite-domain-settings-sto
 import { SqliteTenantStore } from '../tenants/sqlite-tenant-store';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
 import { sqliteWebhookStore } from '../webhooks/webhook-stores';
+import { SqlSafetyStore } from '../safety/sql-safety-store';
+import { sqliteSafetyStore } from '../safety/safety-stores';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_META_MIGRATIONS } from './migrations';
 
@@ -22,6 +24,7 @@ export class SqliteMetaStore implements SequenceStore {
   readonly webhooks: SqlWebhookStore;
   readonly people: SqlitePeopleStore;
   readonly sso: SqliteSsoStore;
+  readonly safety: SqlSafetyStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
@@ -34,6 +37,7 @@ export class SqliteMetaStore implements SequenceStore {
     this.webhooks = sqliteWebhookStore(this.db);
     this.people = new SqlitePeopleStore(this.db);
     this.sso = new SqliteSsoStore(this.db);
+    this.safety = sqliteSafetyStore(this.db);
   }
 
   /** One write-locked statement: atomic across every process sharing the file. */

@@ -5,10 +5,11 @@ import { DOMAIN_OWNERSHIP_STORE, DOMAIN_SETTINGS_STORE, TENANT_STORE } from '@sh
 import { AUDIT_LOG_STORE } from '@shortlink/audit-domain';
 import { PEOPLE_STORE, SSO_STORE } from '@shortlink/people-domain';
 import { WEBHOOK_STORE } from '@shortlink/webhooks-domain';
+import { SAFETY_STORE } from '@shortlink/safety-domain';
 import { LazyMysqlMetaStore, SqliteMetaStore } from '@shortlink/link-store';
 import { itself, portSpec } from '../port';
 
-/** Tenants, API keys, their domains' settings and ownership, id sequences, batch idempotency records, the audit log, members and sessions, SSO settings, and the webhooks: the shard-independent database. */
+/** Tenants, API keys, their domains' settings and ownership, id sequences, batch idempotency records, the audit log, members and sessions, SSO settings, the webhooks and the safety tables: the shard-independent database. */
 export const metaPort = portSpec({
   name: 'meta-db',
   open: (config) =>
@@ -25,6 +26,7 @@ export const metaPort = portSpec({
     [WEBHOOK_STORE, (store) => store.webhooks],
     [PEOPLE_STORE, (store) => store.people],
     [SSO_STORE, (store) => store.sso],
+    [SAFETY_STORE, (store) => store.safety],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'meta-db', check: () => store.ping() }],
