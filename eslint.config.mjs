@@ -28,11 +28,11 @@ const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
 // app and the feature libs only it serves; a context's scope its domain, read-path and storage code;
 // shared code serves every scope.
 const APP_SCOPES = ['scope:generation', 'scope:redirect', 'scope:analytics'];
-const CONTEXT_SCOPES = ['scope:links', 'scope:clicks', 'scope:sharding', 'scope:audit', 'scope:tenants', 'scope:people', 'scope:webhooks'];
+const CONTEXT_SCOPES = ['scope:links', 'scope:clicks', 'scope:sharding', 'scope:audit', 'scope:tenants', 'scope:people', 'scope:webhooks', 'scope:safety'];
 // The contexts' domain libs in one order, each on the ones it builds on (so no cycle between them):
 // links and clicks stand alone; sharding stores links and the audit records changes to them; tenants
 // own keys and plans (their changes audited); people belong to tenants; webhooks deliver links'
-// changes and clicks to tenants.
+// changes and clicks to tenants; safety judges links' targets for tenants.
 const CONTEXT_DOMAIN_ORDER = {
   'scope:links': [],
   'scope:clicks': [],
@@ -41,6 +41,7 @@ const CONTEXT_DOMAIN_ORDER = {
   'scope:tenants': ['scope:links', 'scope:audit'],
   'scope:people': ['scope:links', 'scope:audit', 'scope:tenants'],
   'scope:webhooks': ['scope:links', 'scope:clicks', 'scope:audit', 'scope:tenants'],
+  'scope:safety': ['scope:links', 'scope:audit', 'scope:tenants'],
 };
 const scopeConstraints = [
   // Every dependency is on a project with a scope (a project without one would escape these rules).
