@@ -7,7 +7,7 @@
 # Docker and starts the apps from the result (deploy/README.md, "The image").
 
 # Node 26 is the Active LTS line (since 2026-10-28); Debian 13 (trixie) the current Debian stable.
-ARG NODE_IMAGE=node:26-trixie-slim
+ARG NODE_IMAGE=node:26.12.1-trixie-slim
 
 # compilers, only for a native module (better-sqlite3) that has no prebuilt binary for this Node
 FROM ${NODE_IMAGE} AS toolchain

@@ -1,5 +1,14 @@
+import { createProjectGraphAsync } from '@nx/devkit';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+
+// The boundary rule reads Nx's project graph from Nx's cache (.nx/workspace-data) and skips, with a
+// warning per file, when there is none: the graph is computed here, before any file is linted, so a
+// plain `npx eslint` enforces it. In this process (no Nx daemon left running after a lint), and
+// cheap when nothing changed (Nx hashes the files and reuses what it computed). A graph that cannot
+// be computed fails the lint instead of silencing the rule.
+process.env.NX_DAEMON ??= 'false';
+await createProjectGraphAsync({ exitOnError: false });
 
 // Dependency direction: app/launcher -> feature -> read-path -> domain <- data-access. Only apps and
 // launchers compose: they import the wiring (the one place that picks adapters and binds ports to
@@ -14,6 +23,45 @@ import tseslint from 'typescript-eslint';
 // the servers' layers (feature, read-path, domain, data-access, platform, wiring) never call the API.
 const DRIVERS = ['ioredis', 'kafkajs', 'typeorm', 'mysql2', 'better-sqlite3', '@clickhouse/*', 'chdb'];
 const NEST = ['@nestjs/*', 'nestjs-pino', 'fastify', 'prom-client'];
+
+// Scopes (the scope:* tag of each project.json; docs/design.md, "The house"). An app's scope holds the
+// app and the feature libs only it serves; a context's scope its domain, read-path and storage code;
+// shared code serves every scope.
+const APP_SCOPES = ['scope:generation', 'scope:redirect', 'scope:analytics'];
+const CONTEXT_SCOPES = ['scope:links', 'scope:clicks', 'scope:sharding', 'scope:audit', 'scope:tenants', 'scope:people', 'scope:webhooks', 'scope:safety'];
+// The contexts' domain libs in one order, each on the ones it builds on (so no cycle between them):
+// links and clicks stand alone; sharding stores links and the audit records changes to them; tenants
+// own keys and plans (their changes audited); people belong to tenants; webhooks deliver links'
+// changes and clicks to tenants; safety judges links' targets for tenants.
+const CONTEXT_DOMAIN_ORDER = {
+  'scope:links': [],
+  'scope:clicks': [],
+  'scope:sharding': ['scope:links'],
+  'scope:audit': ['scope:links'],
+  'scope:tenants': ['scope:links', 'scope:audit'],
+  'scope:people': ['scope:links', 'scope:audit', 'scope:tenants'],
+  'scope:webhooks': ['scope:links', 'scope:clicks', 'scope:audit', 'scope:tenants'],
+  'scope:safety': ['scope:links', 'scope:audit', 'scope:tenants'],
+};
+const scopeConstraints = [
+  // Every dependency is on a project with a scope (a project without one would escape these rules).
+  { sourceTag: '*', onlyDependOnLibsWithTags: ['scope:*'] },
+  // One app's rooms never reach into another app's: they use their own scope, the contexts and shared code.
+  ...APP_SCOPES.map((scope) => ({ sourceTag: scope, onlyDependOnLibsWithTags: [scope, ...CONTEXT_SCOPES, 'scope:shared'] })),
+  // The contexts serve every app and depend on none.
+  ...CONTEXT_SCOPES.map((scope) => ({ sourceTag: scope, onlyDependOnLibsWithTags: [...CONTEXT_SCOPES, 'scope:shared'] })),
+  ...Object.entries(CONTEXT_DOMAIN_ORDER).map(([scope, below]) => ({
+    allSourceTags: ['type:domain', scope],
+    onlyDependOnLibsWithTags: [scope, ...below, 'scope:shared'],
+  })),
+  // Shared code serves every scope, so it depends on shared code only; except the composition roots
+  // (wiring, launchers: any scope, as their type allows) and the Nest platform (the contexts it authenticates with).
+  ...['type:domain', 'type:data-access', 'type:util', 'type:sdk', 'type:testing'].map((type) => ({
+    allSourceTags: ['scope:shared', type],
+    onlyDependOnLibsWithTags: ['scope:shared'],
+  })),
+  { allSourceTags: ['scope:shared', 'type:platform'], onlyDependOnLibsWithTags: [...CONTEXT_SCOPES, 'scope:shared'] },
+];
 
 /**
  * Production code keeps the layers; a feature's unit tests (and their support under src/testing/,
@@ -76,6 +124,7 @@ const boundaries = (tests) => [
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:sdk'], bannedExternalImports: [...NEST, ...DRIVERS] },
       { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: [], bannedExternalImports: [...NEST, ...DRIVERS] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:util'] },
+      ...scopeConstraints,
     ],
   },
 ];

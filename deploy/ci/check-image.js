@@ -37,6 +37,10 @@ const MEASURE = args.includes('--measure') ? Number(args[args.indexOf('--measure
 const HEALTH_TIMEOUT_MS = 90_000;
 const T0 = Date.now();
 
+// The image's `node` (its CMD, npm's shebang) is the Node running this check, whatever else is on the PATH.
+const NODE_PREFIX = path.resolve(path.dirname(process.execPath), '..');
+const nodeFirstPath = () => [path.dirname(process.execPath), process.env.PATH].filter(Boolean).join(path.delimiter);
+
 const log = (line) => console.log(line);
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -185,6 +189,10 @@ function buildStages(scratch) {
       const base = expand(image, globalArgs);
       const dir = path.join(scratch, name ?? `stage-${stages.length}`);
       const parent = stages.find((s) => s.name === base);
+      // The stages run on this Node in place of the base image's: the same version, or the check proves nothing.
+      const imageNode = parent ? null : /^node:(\d+(?:\.\d+){0,2})\b/.exec(base)?.[1];
+      if (imageNode && process.version !== `v${imageNode}` && !process.version.startsWith(`v${imageNode}.`))
+        fail(`${where}: the image runs Node ${imageNode} and this check ${process.version}: run it on the project's Node (node_modules/.bin/node, .nvmrc)`);
       if (parent) run('cp', ['-al', parent.dir, dir]);
       else fs.mkdirSync(dir, { recursive: true });
       stage = {
@@ -256,7 +264,9 @@ function buildStages(scratch) {
           log(`  RUN  ${command.slice(0, 90)}${command.length > 90 ? '…' : ''}  (the base image's system: not run here)`);
           break;
         }
-        const env = { ...process.env, ...stage.vars, ...stage.env, npm_config_update_notifier: 'false' };
+        const env = { ...process.env, ...stage.vars, ...stage.env, npm_config_update_notifier: 'false', PATH: nodeFirstPath() };
+        // A native module compiled here (--full) builds against this Node's headers, as in the image.
+        if (fs.existsSync(path.join(NODE_PREFIX, 'include', 'node', 'common.gypi'))) env.npm_config_nodedir = NODE_PREFIX;
         const isCi = /^npm ci\b/.test(command);
         const production = isCi && /--omit[= ]dev/.test(command);
         if (isCi && !production && !FULL) {
@@ -388,7 +398,7 @@ function stop(child) {
 
 /** The environment a container of the image gets: its ENV (paths under WORKDIR mapped into the stage folder), APP, ports. */
 function imageEnv(final, app, dataDir, ports) {
-  const env = { PATH: process.env.PATH, HOME: os.tmpdir(), LOG_LEVEL: 'warn' };
+  const env = { PATH: nodeFirstPath(), HOME: os.tmpdir(), LOG_LEVEL: 'warn' };
   for (const [name, value] of Object.entries(final.env))
     env[name] = value.startsWith(final.workdir) ? path.join(final.dir, value.slice(final.workdir.length)) : value;
   return { ...env, APP: app, HOST: '127.0.0.1', SHORTLINK_DATA_DIR: dataDir, ...ports };

@@ -1,18 +1,23 @@
 import { execFile, execFileSync } from 'child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
 import { join } from 'path';
 
 const ROOT = join(__dirname, '..', '..');
 
 /**
  * The dependency rules of docs/design.md ("The house") are enforced by ESLint's
- * @nx/enforce-module-boundaries; this proves that the rule fires on a forbidden import, and stays
- * quiet on an allowed one (a rule that silently skips, e.g. without a project graph, fails here).
+ * @nx/enforce-module-boundaries, on the type:* tags (layers) and the scope:* tags (rooms); this proves
+ * that the rule fires on a forbidden import and stays quiet on an allowed one, in a plain ESLint run
+ * with no Nx project graph cached beforehand (a rule that silently skips without one fails here).
  */
 describe('module boundaries', () => {
+  // Nx's cache for these runs only, empty at first: ESLint's config must compute the graph itself.
+  let nxData: string;
   beforeAll(() => {
-    // The rule reads Nx's project graph; make sure it exists (the lint step does the same).
-    execFileSync(join(ROOT, 'node_modules', '.bin', 'nx'), ['show', 'projects'], { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, stdio: 'ignore' });
-  }, 60_000);
+    nxData = mkdtempSync(join(tmpdir(), 'boundaries-nx-'));
+  });
+  afterAll(() => rmSync(nxData, { recursive: true, force: true }));
 
   /**
    * Each source text linted as if it were its file, by ESLint's API in one child process (its config is ESM: not loadable
@@ -31,12 +36,13 @@ describe('module boundaries', () => {
           }
           process.stdout.write(JSON.stringify(out));
         })().catch((e) => { console.error(e); process.exit(1); });`;
-      const options = { cwd: ROOT, env: { ...process.env, NX_DAEMON: 'false' }, maxBuffer: 1 << 24 };
-      const child = execFile(process.execPath, ['-e', script], options, (error, stdout, stderr) => {
+      const env = { ...process.env, NX_DAEMON: 'false', NX_WORKSPACE_DATA_DIRECTORY: nxData };
+      const child = execFile(process.execPath, ['-e', script], { cwd: ROOT, env, maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
+        // The rule's "No cached ProjectGraph is available. The rule will be skipped." is printed on stdout: no JSON then.
         try {
           resolve(JSON.parse(stdout) as string[][]);
         } catch {
-          reject(error ?? new Error(`eslint printed no JSON: ${stdout} ${stderr}`));
+          reject(error ?? new Error(`eslint printed more than its JSON: ${stdout} ${stderr}`));
         }
       });
       child.stdin!.end(JSON.stringify(probes.map(([file, code]) => [join(ROOT, file), code])));
@@ -92,4 +98,44 @@ describe('module boundaries', () => {
     expect(sdkToCore).toEqual([expect.stringMatching(/A project tagged with "type:sdk" cannot depend on any libs with tags/)]);
     expect(featureToSdk).toEqual([expect.stringMatching(/"type:feature" can only depend on libs tagged with/)]);
   }, 60_000);
+
+  it("keeps each app in its rooms: an app never imports another app's feature; the launchers compose them all", async () => {
+    const [redirectToGeneration, analyticsToRedirect, generationComposes, embeddedComposes] = await lint([
+      ['apps/redirect/src/probe.ts', "import { GenerationAppModule } from '@shortlink/generation-composition';\nexport const x = GenerationAppModule;\n"],
+      ['apps/analytics/src/probe.ts', "import { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = REDIRECT_PORTS;\n"],
+      ['apps/generation/src/probe.ts', "import { GenerationAppModule } from '@shortlink/generation-composition';\nexport const x = GenerationAppModule;\n"],
+      ['tools/embedded/src/probe.ts', "import { REDIRECT_PORTS } from '@shortlink/redirect-feature';\nexport const x = REDIRECT_PORTS;\n"],
+    ]);
+    expect(redirectToGeneration).toEqual([expect.stringMatching(/"scope:redirect" can only depend on libs tagged with "scope:redirect", "scope:links"/)]);
+    expect(analyticsToRedirect).toEqual([expect.stringMatching(/"scope:analytics" can only depend on libs tagged with "scope:analytics"/)]);
+    expect([generationComposes, embeddedComposes]).toEqual([[], []]);
+  }, 60_000);
+
+  it("keeps the contexts' domains in one order, and shared code on shared code only", async () => {
+    const [linksToAudit, auditToLinks, tenantsToPeople, peopleToTenants, coreToLinks, platformToPeople] = await lint([
+      ['libs/links/domain/src/probe.ts', "import { AuditLog } from '@shortlink/audit-domain';\nexport const x = AuditLog;\n"],
+      ['libs/audit/domain/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
+      ['libs/tenants/domain/src/probe.ts', "import * as people from '@shortlink/people-domain';\nexport const x = people;\n"],
+      ['libs/people/domain/src/probe.ts', "import * as tenants from '@shortlink/tenants-domain';\nexport const x = tenants;\n"],
+      ['libs/shared/core/src/probe.ts', "import { LINK_REPOSITORY } from '@shortlink/links-domain';\nexport const x = LINK_REPOSITORY;\n"],
+      ['libs/platform/nest/src/probe.ts', "import * as people from '@shortlink/people-domain';\nexport const x = people;\n"],
+    ]);
+    const order = (scope: string) => new RegExp(`"type:domain" and "${scope}" can only depend on libs tagged with "${scope}"`);
+    expect(linksToAudit).toEqual([expect.stringMatching(order('scope:links'))]);
+    expect(tenantsToPeople).toEqual([expect.stringMatching(order('scope:tenants'))]);
+    expect([auditToLinks, peopleToTenants, platformToPeople]).toEqual([[], [], []]);
+    expect(coreToLinks).toEqual([expect.stringMatching(/"scope:shared" and "type:domain" can only depend on libs tagged with "scope:shared"/)]);
+  }, 60_000);
+
+  it('gives every project one layer and one scope, the tags the rules above read', () => {
+    const projects = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*project.json'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((file) => file.endsWith('project.json'));
+    expect(projects.length).toBeGreaterThan(30);
+    const untagged = projects.filter((file) => {
+      const tags: string[] = JSON.parse(readFileSync(join(ROOT, file), 'utf8')).tags ?? [];
+      return tags.filter((tag) => tag.startsWith('type:')).length !== 1 || tags.filter((tag) => tag.startsWith('scope:')).length !== 1;
+    });
+    expect(untagged).toEqual([]);
+  });
 });
