@@ -1,24 +1,10 @@
 import { DomainError, ErrorCode } from '@shortlink/core';
-import { Link, NO_OPTIONS, ShortUrlIdentifier } from './link';
+import { Link, ShortUrlIdentifier } from './link';
 import { LinkChangeHooks } from './link-change-hooks';
 import { LinkCommands } from './link-commands';
+import { aTestLink } from './testing/links';
 
-const link = (code: string, version = 1): Link => ({
-  ...NO_OPTIONS,
-  id: code,
-  domain: 'sho.rt',
-  code,
-  targetUrl: `https://example.com/${code}`,
-  tenantId: 't1',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  expiresAt: null,
-  status: 'active',
-  redirectType: 302,
-  version,
-  moderation: 'clear',
-  moderationReason: null,
-});
+const link = (code: string, version = 1): Link => aTestLink(code, { version });
 
 /** Every event in the order it came, as `kind:who:code`. */
 function recording(): { events: string[]; hooks: LinkChangeHooks<string> } {
