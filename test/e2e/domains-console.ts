@@ -108,6 +108,13 @@ export function describeDomainsConsole(apps: () => DomainsJourneyApps) {
       expect(await card.locator('[data-role=instructions]').count()).toBe(0);
       await accessible();
 
+      // On a phone (390×844): nothing wider than the screen, and as accessible.
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await accessible();
+      if (process.env.CONSOLE_SCREENSHOTS) await page.screenshot({ path: join(process.env.CONSOLE_SCREENSHOTS, 'console-phone-domains.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+
       // Its settings: HSTS (a preload without a year refused beside the field), then saved.
       const form = page.locator(`form[data-domain="${domain}"]`);
       await form.getByLabel('HSTS max-age (seconds)').fill('600');
