@@ -3,6 +3,17 @@ const fs = require('fs');
 const path = require('path');
 const dir = process.argv[2];
 const tiers = process.argv.length > 3 ? process.argv.slice(3) : ['unit', 'integration', 'e2e', 'resilience'];
+/** Every failed test with the first lines of its error, printed last so a log's tail names them. */
+const failures = [];
+const firstLines = (message) =>
+  message
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('at '))
+    .slice(0, 3)
+    .join(' / ')
+    .slice(0, 300);
 let passed = 0,
   failed = 0,
   skipped = 0;
@@ -26,9 +37,13 @@ for (const tier of tiers) {
     const ok = suite.assertionResults.filter((a) => a.status === 'passed').length;
     const bad = suite.assertionResults.filter((a) => a.status === 'failed').length;
     console.log(`    ${bad || suite.status === 'failed' ? 'FAIL' : 'ok  '} ${name}: ${ok} passed${bad ? `, ${bad} failed` : ''}`);
+    for (const a of suite.assertionResults.filter((a) => a.status === 'failed'))
+      failures.push(`${tier} ${name} › ${a.fullName}\n      ${firstLines(a.failureMessages.join('\n'))}`);
+    if (suite.status === 'failed' && !bad && suite.message) failures.push(`${tier} ${name} (the suite did not run)\n      ${firstLines(suite.message)}`);
   }
 }
 const steps = path.join(dir, 'steps.txt');
 if (fs.existsSync(steps)) process.stdout.write(fs.readFileSync(steps, 'utf8'));
+if (failures.length) console.log(`--- failed tests\n${failures.map((f) => `  ✕ ${f}`).join('\n')}`);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);

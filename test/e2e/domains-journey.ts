@@ -23,6 +23,9 @@ export function domainsEnv(dns: DnsResponder, front: PortForward): Record<string
     DOMAIN_CHECK_BACKOFF_MAX_MS: '1000',
     DOMAIN_RECHECK_INTERVAL_MS: '1000',
     DOMAIN_UNVERIFY_AFTER_FAILURES: '2',
+    // The journey's free tenant polls its domains' state every 200 ms: on a slow machine the free
+    // plan's 100 requests a minute ran out mid-wait and every answer after was 429.
+    PLAN_FREE_REQUESTS_PER_MINUTE: '6000',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_RETRY_BASE_MS: '200',
     WEBHOOK_RETRY_MAX_MS: '1000',
