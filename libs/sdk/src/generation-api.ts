@@ -1167,6 +1167,13 @@ export interface components {
             crawlable?: boolean;
             social?: components["schemas"]["Social"];
             appTargets?: components["schemas"]["AppTargets"];
+            /** @description Give each click a click id (unguessable, no personal data), passed to the target as the query parameter conversionParam, for POST /api/v1/track/lead (default false) */
+            trackConversions?: boolean;
+            /**
+             * @description The query parameter that carries the click id (default sl_cid): a letter, then letters, digits or "_ . -"
+             * @example sl_cid
+             */
+            conversionParam?: string;
             /** @description Hours a visitor who gave the right password is let through without the form (a signed cookie for this link); 0: ask every visit; default 12 */
             passwordRememberHours?: number;
             /** @description Instead of alias, for imports: the source’s code kept as it was, 1-64 characters, segments of A-Z a-z 0-9 _ - joined by "/" (`1`, `blog/2024/launch`); not a reserved path */
@@ -1364,6 +1371,8 @@ export interface components {
             crawlable?: boolean | null;
             social?: components["schemas"]["Social"] | null;
             appTargets?: components["schemas"]["AppTargets"] | null;
+            trackConversions?: boolean | null;
+            conversionParam?: string | null;
             passwordRememberHours?: number | null;
         };
         BulkDelete: {
@@ -1613,6 +1622,10 @@ export interface components {
                 ios?: string;
                 android?: string;
             } | null;
+            /** @description Each click gets a click id for conversions */
+            trackConversions: boolean;
+            /** @description The query parameter of the click id */
+            conversionParam: string;
             /** @description flagged: visitors see a warning page first; banned: a blocked page */
             moderation: {
                 /** @enum {string} */
@@ -1923,6 +1936,10 @@ export interface components {
                 ios?: string;
                 android?: string;
             } | null;
+            /** @description Each click gets a click id for conversions */
+            trackConversions: boolean;
+            /** @description The query parameter of the click id */
+            conversionParam: string;
             /** @description flagged: visitors see a warning page first; banned: a blocked page */
             moderation: {
                 /** @enum {string} */
