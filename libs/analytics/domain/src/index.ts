@@ -21,6 +21,7 @@ export {
 export { ClickColumns, ColumnarClickBatch, NO_STRING, ORPHAN_FLAG, QR_FLAG } from './click-columns';
 export { type BatchSink, ClickBuffer, type ClickBufferObserver, type ClickBufferOptions } from './click-buffer';
 export { ClickEnricher, type RawClick } from './click-enricher';
+export { ClickIds, DEFAULT_CLICK_ID_TTL_DAYS, type OpenedClickId, withQueryParam } from './click-id';
 export { CLICK_EVENT_VERSION, type ClickBatch, type ClickEvent, type ClickSource, type DeliveredClick, eventIdOf } from './click-event';
 export {
   type BotFilter,
