@@ -35,6 +35,7 @@ export {
   type ClickEventSource,
   type ClickWrite,
   type ConsumerProgress,
+  type ConversionRow,
   type Granularity,
   type LinkScope,
   LIVE_CLICK_SOURCE,
