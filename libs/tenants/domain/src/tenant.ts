@@ -18,7 +18,7 @@ export interface Tenant {
  * What a key or a person may do (docs/design.md, "Tenants, keys and plans"; `audit:read`: "Audit
  * log"; `members:write`: "People and sessions", a role is a set of these; `keys:write`: managing
  * keys, "Security model"; `conversions:write`: reporting leads and sales, docs/analytics.md
- * "Conversions", only on a key asked for it).
+ * "Conversions").
  */
 export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -40,7 +40,7 @@ export const FIRST_KEY_SCOPES: readonly Scope[] = [
  * A new key without explicit scopes gets those of these its maker may give (so a key made to
  * replace another can revoke it); `members:write` only when asked for (an owner signed in).
  */
-export const NEW_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write'];
+export const NEW_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write', 'conversions:write'];
 
 export interface ApiKey {
   readonly id: string;
