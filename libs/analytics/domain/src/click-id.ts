@@ -20,7 +20,7 @@ const POOL_BYTES = 4096;
  * The click id of a link with conversion tracking (docs/design.md, "Conversions"): one AES-128 block,
  * base64url (22 characters), of `link id (48 bits) ‖ minute of the click (32 bits) ‖ 32 random bits ‖
  * 16 zero bits`, under a key derived from the code secret that every instance shares. It is made in
- * the redirect's process (no I/O, about a microsecond: one block through a cipher kept open, random
+ * the redirect's process (no I/O: one block through a cipher kept open, random
  * bits from a pool) and opened by the generation app, which needs no store of clicks: the id names
  * its link and its age. Nobody without the key can read the link id in it (which would count every
  * tenant's links) or make an id that opens (the zero bits, then a link of the caller's own, then an
