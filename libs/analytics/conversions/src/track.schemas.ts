@@ -3,12 +3,9 @@ import 'zod-openapi';
 import { CONVERSION_LIMITS } from '@shortlink/clicks-domain';
 
 /** Wire shapes of the track API (docs/analytics.md, "Conversions"); the domain checks the values. */
-const metadata = z
-  .record(z.string(), z.unknown())
-  .meta({
-    description:
-      'Your own JSON object (CONVERSION_METADATA_MAX_BYTES of JSON at most, 2048 by default); we store no names or e-mails unless you send them here',
-  });
+const metadata = z.record(z.string(), z.unknown()).meta({
+  description: 'Your own JSON object (CONVERSION_METADATA_MAX_BYTES of JSON at most, 2048 by default); we store no names or e-mails unless you send them here',
+});
 const customerId = z
   .string()
   .max(1000)
@@ -17,13 +14,10 @@ const eventName = z.string().max(1000).meta({ maxLength: CONVERSION_LIMITS.event
 
 export const leadSchema = z
   .strictObject({
-    clickId: z
-      .string()
-      .max(100)
-      .meta({
-        description: 'The click id the redirect passed to your site (query parameter `sl_cid` unless the link names another)',
-        example: 'q3Jm0c2Z7yZ4fC1dX9bA2w',
-      }),
+    clickId: z.string().max(100).meta({
+      description: 'The click id the redirect passed to your site (query parameter `sl_cid` unless the link names another)',
+      example: 'q3Jm0c2Z7yZ4fC1dX9bA2w',
+    }),
     eventName,
     customerId,
     metadata: metadata.optional(),
