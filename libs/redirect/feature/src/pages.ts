@@ -56,8 +56,8 @@ const BASE_STYLE =
   'label{display:flex;flex-direction:column;gap:.3rem;flex:1 1 12rem;font-weight:600}' +
   'input{font:inherit;padding:.55rem .7rem;border:1px solid #c3c8d0;border-radius:8px;background:transparent;color:inherit}' +
   'fieldset{border:0;padding:0;margin:0;flex:1 1 100%;display:flex;flex-direction:column;gap:.35rem}legend{font-weight:600;padding:0;margin-bottom:.35rem}' +
-  'label.choice{flex-direction:row;align-items:flex-start;gap:.5rem;font-weight:400}label.choice input{margin:.3rem 0 0}' +
-  'textarea{font:inherit;padding:.55rem .7rem;border:1px solid #c3c8d0;border-radius:8px;background:transparent;color:inherit;min-height:4.5rem;resize:vertical}' +
+  'label.choice{flex:0 0 auto;flex-direction:row;align-items:flex-start;gap:.5rem;font-weight:400}label.choice input{margin:.3rem 0 0}' +
+  'textarea{font:inherit;font-weight:400;padding:.55rem .7rem;border:1px solid #c3c8d0;border-radius:8px;background:transparent;color:inherit;min-height:4.5rem;resize:vertical}' +
   'details{margin-top:1.5rem;border-top:1px solid #dfe2e6;padding-top:.9rem}summary{cursor:pointer;color:var(--accent);font-weight:600}' +
   '.hint{font-size:.85rem;color:#555b64;margin:-.4rem 0 0;flex:1 1 100%}label.wide{flex-basis:100%}' +
   'dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{font-weight:600}dd{margin:0;min-width:0}' +

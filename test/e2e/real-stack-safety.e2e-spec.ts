@@ -1,0 +1,37 @@
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { App, startApp } from '@shortlink/harness';
+import { startTargetTestServer, TargetTestServer } from '@shortlink/testing';
+import { describeSafetyJourney, INITIAL_FEEDS, safetyEnv, writeFeeds } from './safety-journey';
+import { realStackEnv } from './support';
+
+/**
+ * Trust and safety on the real stack: one generation and two redirect instances on the MariaDB meta
+ * database and shards and the Redis Cluster. Feed hits, operators' bans and broken health reach both
+ * redirect instances over the link change channel within the bound of link edits; the broken-link
+ * settings over the tenants change on the same channel.
+ */
+describe('real stack: trust and safety on two redirect instances', () => {
+  const RUN = Date.now().toString(36);
+  const apps: App[] = [];
+  let feedDir: string;
+  let targets: TargetTestServer;
+
+  beforeAll(async () => {
+    feedDir = mkdtempSync(join(tmpdir(), 'shortlink-real-safety-'));
+    targets = await startTargetTestServer();
+    writeFeeds(feedDir, INITIAL_FEEDS);
+    const env = realStackEnv(safetyEnv(feedDir));
+    apps.push(await startApp('generation', env));
+    apps.push(...(await Promise.all([startApp('redirect', env), startApp('redirect', env)])));
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(apps.map((a) => a.stop()));
+    await targets?.close();
+    rmSync(feedDir, { recursive: true, force: true });
+  });
+
+  describeSafetyJourney(() => ({ generation: apps[0].base, redirects: [apps[1].base, apps[2].base], feedDir, targets }), RUN);
+});
