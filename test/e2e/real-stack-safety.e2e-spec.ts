@@ -9,8 +9,8 @@ import { realStackEnv } from './support';
 /**
  * Trust and safety on the real stack: one generation and two redirect instances on the MariaDB meta
  * database and shards and the Redis Cluster. Feed hits, operators' bans and broken health reach both
- * redirect instances over the link change channel within the bound of link edits; the broken-link
- * settings over the tenants change on the same channel.
+ * redirect instances over the link change channel within the bound of link edits. The dead-link
+ * checks and the broken-link fallback need a fleet of their own (see below): embedded profile.
  */
 describe('real stack: trust and safety on two redirect instances', () => {
   const RUN = Date.now().toString(36);
@@ -33,5 +33,7 @@ describe('real stack: trust and safety on two redirect instances', () => {
     rmSync(feedDir, { recursive: true, force: true });
   });
 
-  describeSafetyJourney(() => ({ generation: apps[0].base, redirects: [apps[1].base, apps[2].base], feedDir, targets }), RUN);
+  // The dead-link checks are the fleet's (one lease in the shared meta database, the oldest due target first): other runs' targets
+  // come before this run's, so they are tested on the embedded profile and in the safety domain's specs.
+  describeSafetyJourney(() => ({ generation: apps[0].base, redirects: [apps[1].base, apps[2].base], feedDir, targets }), RUN, { deadLinkChecks: false });
 });
