@@ -91,7 +91,12 @@ export function safetyEnv(feedDir: string): Record<string, string> {
 type Answer = { status: number; location: string | undefined; body: string };
 
 /** A visitor's request of the redirect (fetch cannot keep a 451 page's body and status apart from redirects: node:http). */
-export function visitRedirect(redirect: string, path: string, visitor: string, options: { method?: string; form?: Record<string, string> } = {}): Promise<Answer> {
+export function visitRedirect(
+  redirect: string,
+  path: string,
+  visitor: string,
+  options: { method?: string; form?: Record<string, string> } = {},
+): Promise<Answer> {
   const { hostname, port } = new URL(redirect);
   const body = options.form ? new URLSearchParams(options.form).toString() : undefined;
   const headers: Record<string, string> = { accept: 'text/html', 'x-forwarded-for': visitor };
@@ -196,68 +201,76 @@ export function describeSafetyJourney(setup: () => SafetyApps, run: string, opti
     }
   }, 60_000);
 
-  checksIt('the dead-link checks mark links ok or broken against servers answering 200, 404, 5xx, hanging and redirecting in a loop; the list filters by health', async () => {
-    const at = (host: string, path = '/') => `http://${host}.checks.test:${setup().targets.port}${path}?run=${run}`;
-    const cases = [
-      ['ok', at('ok'), 'ok', 200],
-      ['gone', at('gone'), 'broken', 404],
-      ['broken', at('broken'), 'broken', 500],
-      ['down', at('down'), 'broken', 503],
-      ['hang', at('hang'), 'broken', null],
-      ['loop', at('loop', '/a'), 'broken', 302],
-      ['nohead', at('nohead'), 'ok', 200],
-    ] as const;
-    const made = await Promise.all(cases.map(async ([name, url]) => ({ name, code: (await create(url)).code })));
-    for (const [i, [name, url, state, lastStatus]] of cases.entries()) {
-      const health = await eventually(`the check of ${name}`, async () => (await link(made[i].code)).health, 30_000);
-      expect({ name, state: health.state, lastStatus: health.lastStatus }).toEqual({ name, state, lastStatus });
-      if (state === 'broken') expect(health.brokenTargets).toEqual([url]);
-      if (name === 'hang') expect(health.lastError).toBe('timeout');
-      if (name === 'loop') expect(health.lastError).toBe('redirect-loop');
-    }
-    expect(setup().targets.requests.some((r) => r.startsWith('GET nohead.'))).toBe(true); // HEAD refused, then GET
-    const listed = new Set<string>();
-    for (let cursor: string | null = null, pages = 0; pages < 50; pages++) {
-      const page = await api(gen(), 'GET', `/api/v1/links?health=broken&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, API_KEY);
-      for (const l of (page.body.items ?? page.body.links) as Array<{ code: string }>) listed.add(l.code);
-      cursor = page.body.nextCursor ?? null;
-      if (!cursor || made.every((m, i) => cases[i][2] !== 'broken' || listed.has(m.code))) break;
-    }
-    for (const [i, [name, , state]] of cases.entries()) expect({ name, listed: listed.has(made[i].code) }).toEqual({ name, listed: state === 'broken' });
-  }, 60_000);
-
-  checksIt('a broken link’s visitors go where its tenant chose: its URL, a page with the way on, or the target; a healthy link is not concerned', async () => {
-    const broken = await create(`http://gone.checks.test:${setup().targets.port}/fallback?run=${run}`);
-    const healthy = await create(`http://ok.checks.test:${setup().targets.port}/fallback?run=${run}`);
-    await eventually('the check of the broken link', async () => (await link(broken.code)).health?.state === 'broken', 30_000);
-    const settings = (body: object) => api(gen(), 'PUT', '/api/v1/settings/broken-links', API_KEY, body);
-    try {
-      const set = await settings({ mode: 'url', url: 'https://help.example.com/moved' });
-      expect(set.status).toBe(200);
-      for (const redirect of redirects()) {
-        const moved = await eventually(`${redirect} sending ${broken.code} to the fallback`, async () => {
-          const res = await visit(broken.code, '198.51.100.20', redirect);
-          return res.location === 'https://help.example.com/moved' && res;
-        });
-        expect(moved.status).toBe(302);
-        expect((await visit(healthy.code, '198.51.100.20', redirect)).location).toBe(`http://ok.checks.test:${setup().targets.port}/fallback?run=${run}`);
+  checksIt(
+    'the dead-link checks mark links ok or broken against servers answering 200, 404, 5xx, hanging and redirecting in a loop; the list filters by health',
+    async () => {
+      const at = (host: string, path = '/') => `http://${host}.checks.test:${setup().targets.port}${path}?run=${run}`;
+      const cases = [
+        ['ok', at('ok'), 'ok', 200],
+        ['gone', at('gone'), 'broken', 404],
+        ['broken', at('broken'), 'broken', 500],
+        ['down', at('down'), 'broken', 503],
+        ['hang', at('hang'), 'broken', null],
+        ['loop', at('loop', '/a'), 'broken', 302],
+        ['nohead', at('nohead'), 'ok', 200],
+      ] as const;
+      const made = await Promise.all(cases.map(async ([name, url]) => ({ name, code: (await create(url)).code })));
+      for (const [i, [name, url, state, lastStatus]] of cases.entries()) {
+        const health = await eventually(`the check of ${name}`, async () => (await link(made[i].code)).health, 30_000);
+        expect({ name, state: health.state, lastStatus: health.lastStatus }).toEqual({ name, state, lastStatus });
+        if (state === 'broken') expect(health.brokenTargets).toEqual([url]);
+        if (name === 'hang') expect(health.lastError).toBe('timeout');
+        if (name === 'loop') expect(health.lastError).toBe('redirect-loop');
       }
-      await settings({ mode: 'page' });
-      const page = await eventually('the page of a broken link', async () => {
-        const res = await visit(broken.code, '198.51.100.21');
-        return res.status === 200 && res;
+      expect(setup().targets.requests.some((r) => r.startsWith('GET nohead.'))).toBe(true); // HEAD refused, then GET
+      const listed = new Set<string>();
+      for (let cursor: string | null = null, pages = 0; pages < 50; pages++) {
+        const page = await api(gen(), 'GET', `/api/v1/links?health=broken&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, API_KEY);
+        for (const l of (page.body.items ?? page.body.links) as Array<{ code: string }>) listed.add(l.code);
+        cursor = page.body.nextCursor ?? null;
+        if (!cursor || made.every((m, i) => cases[i][2] !== 'broken' || listed.has(m.code))) break;
+      }
+      for (const [i, [name, , state]] of cases.entries()) expect({ name, listed: listed.has(made[i].code) }).toEqual({ name, listed: state === 'broken' });
+    },
+    60_000,
+  );
+
+  checksIt(
+    'a broken link’s visitors go where its tenant chose: its URL, a page with the way on, or the target; a healthy link is not concerned',
+    async () => {
+      const broken = await create(`http://gone.checks.test:${setup().targets.port}/fallback?run=${run}`);
+      const healthy = await create(`http://ok.checks.test:${setup().targets.port}/fallback?run=${run}`);
+      await eventually('the check of the broken link', async () => (await link(broken.code)).health?.state === 'broken', 30_000);
+      const settings = (body: object) => api(gen(), 'PUT', '/api/v1/settings/broken-links', API_KEY, body);
+      try {
+        const set = await settings({ mode: 'url', url: 'https://help.example.com/moved' });
+        expect(set.status).toBe(200);
+        for (const redirect of redirects()) {
+          const moved = await eventually(`${redirect} sending ${broken.code} to the fallback`, async () => {
+            const res = await visit(broken.code, '198.51.100.20', redirect);
+            return res.location === 'https://help.example.com/moved' && res;
+          });
+          expect(moved.status).toBe(302);
+          expect((await visit(healthy.code, '198.51.100.20', redirect)).location).toBe(`http://ok.checks.test:${setup().targets.port}/fallback?run=${run}`);
+        }
+        await settings({ mode: 'page' });
+        const page = await eventually('the page of a broken link', async () => {
+          const res = await visit(broken.code, '198.51.100.21');
+          return res.status === 200 && res;
+        });
+        expect(page.body).toContain('destination seems to be down');
+      } finally {
+        // The real stack's tenant is shared by every run: back to the default.
+        expect((await settings({ mode: 'target' })).status).toBe(200);
+      }
+      const target = await eventually('the target again', async () => {
+        const res = await visit(broken.code, '198.51.100.22');
+        return res.status === 302 && res;
       });
-      expect(page.body).toContain('destination seems to be down');
-    } finally {
-      // The real stack's tenant is shared by every run: back to the default.
-      expect((await settings({ mode: 'target' })).status).toBe(200);
-    }
-    const target = await eventually('the target again', async () => {
-      const res = await visit(broken.code, '198.51.100.22');
-      return res.status === 302 && res;
-    });
-    expect(target.location).toBe(`http://gone.checks.test:${setup().targets.port}/fallback?run=${run}`);
-  }, 60_000);
+      expect(target.location).toBe(`http://gone.checks.test:${setup().targets.port}/fallback?run=${run}`);
+    },
+    60_000,
+  );
 
   it('a visitor reports a link from the redirect’s preview page: the form posts to /r/report on the short domain, a confirmation follows, the report reaches the queue', async () => {
     const made = await create(ours('https://example.com/reported-from-the-page'));

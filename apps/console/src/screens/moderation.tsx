@@ -231,7 +231,14 @@ function QueueEntry({ item, onAct }: { item: Item; onAct: (item: Item, action: A
           <Field label="Reason" name="reason" hint="Required but for Clear; visitors of a flagged or banned link see it" input={{ maxLength: 500 }} />
           <div class="actions">
             {ACTIONS.map((a) => (
-              <button key={a.action} type="submit" name="action" value={a.action} class={a.action === 'clear' ? 'secondary' : a.action === 'flag' ? undefined : 'danger'} disabled={busy}>
+              <button
+                key={a.action}
+                type="submit"
+                name="action"
+                value={a.action}
+                class={a.action === 'clear' ? 'secondary' : a.action === 'flag' ? undefined : 'danger'}
+                disabled={busy}
+              >
                 {a.label}
               </button>
             ))}

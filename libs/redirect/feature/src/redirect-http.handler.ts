@@ -313,7 +313,14 @@ export class RedirectHttpHandler {
     ) {
       return this.card(visit, link);
     }
-    if (suffix === undefined && query === undefined && link.rules === undefined && link.moderation === undefined && link.broken === undefined && method !== 'POST') {
+    if (
+      suffix === undefined &&
+      query === undefined &&
+      link.rules === undefined &&
+      link.moderation === undefined &&
+      link.broken === undefined &&
+      method !== 'POST'
+    ) {
       return this.redirect(visit, link);
     }
     try {

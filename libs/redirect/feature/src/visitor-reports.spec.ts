@@ -77,7 +77,14 @@ describe('VisitorReportRoute: POST /r/report on the short domains (docs/design.m
     expect(html).toContain('Thank you for your report');
     expect(html).toContain('href="/rep0001+"');
     const [report] = await store.unrelayedReports(10);
-    expect(report).toMatchObject({ linkId: 'id-rep0001', domain: 'sho.rt', code: 'rep0001', tenantId: 't1', reason: 'phishing', details: 'asks for <my> password' });
+    expect(report).toMatchObject({
+      linkId: 'id-rep0001',
+      domain: 'sho.rt',
+      code: 'rep0001',
+      tenantId: 't1',
+      reason: 'phishing',
+      details: 'asks for <my> password',
+    });
     expect(report.reporter).toMatch(/^[0-9a-f]{32}$/);
     expect(JSON.stringify(report)).not.toContain('203.0.113.5');
   });

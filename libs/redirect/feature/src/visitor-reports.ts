@@ -79,7 +79,8 @@ export class VisitorReportRoute {
       const retryAfter = retryAfterFor(error, status);
       if (error instanceof InvalidReport)
         return this.page(res, context, (t) => reportInvalidPage(t, error.code, { reason: error.reason, details: error.details?.slice(0, MAX_REPORT_DETAILS) }));
-      if (code === ErrorCode.LINK_NOT_FOUND || code === ErrorCode.LINK_DISABLED || code === ErrorCode.LINK_EXPIRED) return this.page(res, context, notFoundPage);
+      if (code === ErrorCode.LINK_NOT_FOUND || code === ErrorCode.LINK_DISABLED || code === ErrorCode.LINK_EXPIRED)
+        return this.page(res, context, notFoundPage);
       if (code === ErrorCode.RATE_LIMITED) return this.page(res, context, (t) => limitedPage(t, retryAfter));
       if (status >= 500) return this.page(res, context, (t) => unavailablePage(t, retryAfter));
     }
