@@ -811,7 +811,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       // The API's problem beside the field it names, nowhere else.
       const valueError = page.locator('#link-form .error[data-field="redirectRules.0.conditions.0.value"]');
       await valueError.waitFor();
-      expect(await valueError.innerText()).toContain('language tag');
+      expect(await valueError.innerText()).toBe('Must be a language tag such as "de" or "de-AT"');
       const languageValue = form.locator('li.rule').nth(0).locator('li.condition').nth(0).getByLabel('Value');
       expect(await languageValue.getAttribute('aria-invalid')).toBe('true');
       expect(await page.locator('#link-form .error').count()).toBe(1);

@@ -14,12 +14,16 @@ import {
   withType,
 } from '../redirect-rules';
 
+/** A message without the path it starts with ("redirectRules.0.url must be …" beside that field: "Must be …"). */
+const unprefixed = (message: string, path: string) =>
+  message.startsWith(`${path} `) ? message.charAt(path.length + 1).toUpperCase() + message.slice(path.length + 2) : message;
+
 /** The problem's message for exactly this path (VALIDATION_FAILED's issue, or a domain error's `field`). */
 function errorAt(problem: Problem | null, path: string): string | null {
   if (!problem) return null;
   const issue = problem.errors?.find((e) => e.path === path);
-  if (issue) return issue.message;
-  return problem.field === path ? problem.detail : null;
+  if (issue) return unprefixed(issue.message, path);
+  return problem.field === path ? unprefixed(problem.detail, path) : null;
 }
 
 /** Paths of a rule's fields the editor shows an error beside; anything else about the rules is said above them. */
