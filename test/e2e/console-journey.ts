@@ -79,7 +79,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
     const click = (code: string) => fetch(`${redirect()}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
 
     /** axe-core on the page as it is (run through the debugging protocol, which the CSP does not govern): no serious or critical violation. */
-    async function accessible(screen: string): Promise<void> {
+    async function accessible(screen: string, show?: string): Promise<void> {
       await page.evaluate(AXE);
       const violations = await page.evaluate(async () => {
         const w = window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: AxeViolation[] }> } };
@@ -94,6 +94,8 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect({ screen, grave }).toEqual({ screen, grave: [] });
       if (screenshots) {
         mkdirSync(screenshots, { recursive: true });
+        // The part of the screen it is about, at the top of the picture.
+        if (show) await page.locator(show).evaluate((el) => el.scrollIntoView({ block: 'start' }));
         await page.screenshot({ path: join(screenshots, `console-${screen}.png`) });
       }
     }
@@ -108,9 +110,12 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
           .slice(0, 5),
       );
 
-    /** The screen as it is, on a desktop and on a phone: axe finds nothing serious at either size, and nothing sticks out of the phone's screen. */
-    async function bothSizes(screen: string): Promise<void> {
-      await accessible(screen);
+    /**
+     * The screen as it is, on a desktop and on a phone: axe finds nothing serious at either size, and nothing sticks out of the phone's screen.
+     * `show`: the part a screenshot is of (scrolled to the top), when it is not the top of the page.
+     */
+    async function bothSizes(screen: string, show?: string): Promise<void> {
+      await accessible(screen, show);
       await page.setViewportSize(PHONE);
       try {
         expect({
@@ -122,7 +127,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
           wider: [],
           scrolls: false,
         });
-        await accessible(`phone-${screen}`);
+        await accessible(`phone-${screen}`, show);
       } finally {
         await page.setViewportSize(DESKTOP);
       }
@@ -144,6 +149,30 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
     async function signOut(): Promise<void> {
       await page.click('#sign-out');
       await page.waitForSelector('#sign-in');
+    }
+
+    /** Adds a rule in the link form as a person would: "Add a rule", where it sends to, then each of its conditions. */
+    async function addRule(url: string, conditions: ReadonlyArray<{ type: string; name?: string; value?: string }>): Promise<void> {
+      const form = page.locator('#link-form');
+      await form.getByRole('button', { name: 'Add a rule' }).click();
+      const rule = form.locator('li.rule').last();
+      // The new rule's URL field has the focus (a keyboard goes on from there).
+      await page.waitForFunction(() => {
+        const focused = document.activeElement;
+        return focused?.getAttribute('type') === 'url' && focused.closest('li.rule') === [...document.querySelectorAll('#link-form li.rule')].pop();
+      });
+      await rule.getByLabel('Sends to').fill(url);
+      for (const [j, c] of conditions.entries()) {
+        if (j > 0) await rule.getByRole('button', { name: 'Add a condition' }).click();
+        const condition = rule.locator('li.condition').nth(j);
+        await condition.getByLabel('Condition').selectOption(c.type);
+        if (c.name !== undefined) await condition.getByLabel('Parameter').fill(c.name);
+        if (c.value === undefined) continue;
+        if (c.type === 'query-param') await condition.getByLabel('Matches').selectOption('equals');
+        const value = condition.locator('[id$="-value"]');
+        if ((await value.evaluate((el) => el.tagName)) === 'SELECT') await value.selectOption(c.value);
+        else await value.fill(c.value);
+      }
     }
 
     const linkRows = () => page.locator('#links tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.code));
@@ -557,8 +586,9 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await form.getByLabel('Card description').fill('Everything half price');
       await form.locator('summary').click(); // more options
       await form.getByLabel('Visitor limit (redirects per address and minute)').fill('30');
-      await form.getByLabel('iOS URL').fill('https://example.com/console/ios');
-      await form.getByLabel('Country targets').fill('de https://example.de/spring');
+      // Device and country targets are redirect rules of one condition.
+      await addRule('https://example.com/console/ios', [{ type: 'device', value: 'ios' }]);
+      await addRule('https://example.de/spring', [{ type: 'country', value: 'de' }]);
       await form.getByLabel('A/B variants').fill('https://example.com/console/a 70\nhttps://example.com/console/b 30');
       await form.getByLabel('iOS app').fill('myapp://spring');
       await form.getByLabel('Let crawlers fetch this link').check();
@@ -575,6 +605,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       const shown = async (field: string) => page.locator(`dd[data-field="${field}"]`).innerText();
       expect(await shown('Device targets')).toBe('iOS: https://example.com/console/ios');
       expect(await shown('Country targets')).toBe('DE (Germany): https://example.de/spring');
+      expect(await shown('Redirect rules')).toBe('1. device ios → https://example.com/console/ios\n2. country DE → https://example.de/spring');
       expect(await shown('A/B variants')).toBe('70: https://example.com/console/a\n30: https://example.com/console/b');
       expect(await shown('Visitor limit')).toBe('30 redirects per address and minute');
       expect(await shown('App targets')).toBe('iOS: myapp://spring');
@@ -749,6 +780,109 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.click('#enable');
       await page.waitForSelector('#disable');
       expect((await key('GET', `/api/v1/links/${alias}`)).body.status).toBe('active');
+    });
+
+    it('creates a link with redirect rules and an app target, reorders and edits a rule; the redirect follows them; tags picked; analytics from its row', async () => {
+      const code = `${alias}-rules`;
+      // A tag of the tenant's to pick (another link has it).
+      expect((await key('POST', '/api/v1/links', { url: 'https://example.com/console/tagged', alias: `${code}-tagged`, tags: ['rules-picked'] })).status).toBe(
+        201,
+      );
+      await page.goto(`${consoleUrl()}#/links`);
+      await page.click('#new-link');
+      await page.waitForSelector('#link-form');
+      const form = page.locator('#link-form');
+      await form.getByLabel('Target URL').fill('https://example.com/console/rules');
+      await form.getByLabel('Alias (optional)').fill(code);
+      await form.getByLabel('Title', { exact: true }).fill('Rules from the console');
+      // The tag picker: what is typed narrows the tenant's tags; one is picked, a new one typed.
+      await form.getByLabel('Tags', { exact: true }).fill('rules-p');
+      await form.getByRole('button', { name: 'Add the tag rules-picked' }).click();
+      await form.getByLabel('Tags', { exact: true }).fill('rules-new');
+      await form.getByLabel('Tags', { exact: true }).press('Enter');
+      expect(await form.locator('ul.chips .tag').allInnerTexts()).toEqual(['rules-picked', 'rules-new']);
+      await form.locator('summary').click(); // more options
+      expect(await page.locator('#no-rules').innerText()).toContain('No rules');
+      // Two rules, the first by language (a value the API refuses first), the second by a query parameter; an iOS app.
+      await addRule('https://example.com/console/es', [{ type: 'language', value: 'español!' }]);
+      await addRule('https://example.com/console/promo', [{ type: 'query-param', name: 'promo', value: 'spring' }]);
+      await form.getByLabel('iOS app').fill('myapp://rules');
+      await page.click('#save-link');
+      // The API's problem beside the field it names, nowhere else.
+      const valueError = page.locator('#link-form .error[data-field="redirectRules.0.conditions.0.value"]');
+      await valueError.waitFor();
+      expect(await valueError.innerText()).toBe('Must be a language tag such as "de" or "de-AT"');
+      const languageValue = form.locator('li.rule').nth(0).locator('li.condition').nth(0).getByLabel('Value');
+      expect(await languageValue.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator('#link-form .error').count()).toBe(1);
+      await accessible('link-rules-error', '#redirect-rules');
+      await languageValue.fill('es');
+      await page.click('#save-link');
+      await page.waitForSelector(`#link-screen[data-code="${code}"] #link-details`);
+      const shown = async (field: string) => page.locator(`dd[data-field="${field}"]`).innerText();
+      expect(await shown('Redirect rules')).toBe('1. language es → https://example.com/console/es\n2. query promo=spring → https://example.com/console/promo');
+      expect(await shown('App targets')).toBe('iOS: myapp://rules');
+      expect((await key('GET', `/api/v1/links/${code}`)).body).toMatchObject({
+        tags: ['rules-picked', 'rules-new'],
+        appTargets: { ios: 'myapp://rules' },
+        redirectRules: [
+          { url: 'https://example.com/console/es', conditions: [{ type: 'language', value: 'es' }] },
+          { url: 'https://example.com/console/promo', conditions: [{ type: 'query-param', name: 'promo', value: 'spring' }] },
+        ],
+      });
+      // The redirect: the first rule that holds wins; none: the target.
+      const location = async (path: string, language = 'en') =>
+        (await fetch(`${redirect()}/${path}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA, 'accept-language': language } })).headers.get(
+          'location',
+        );
+      expect(await location(`${code}?promo=spring`, 'es')).toBe('https://example.com/console/es?promo=spring');
+      expect(await location(`${code}?promo=spring`)).toBe('https://example.com/console/promo?promo=spring');
+      expect(await location(code, 'es')).toBe('https://example.com/console/es');
+      expect(await location(code)).toBe('https://example.com/console/rules');
+
+      // Reopened: the rules as saved; the second moved up, the language one edited.
+      await page.click('#edit');
+      await page.waitForSelector('#link-form');
+      const rules = form.locator('li.rule');
+      expect(await rules.count()).toBe(2);
+      expect(await rules.nth(0).getByLabel('Sends to').inputValue()).toBe('https://example.com/console/es');
+      expect(await rules.nth(1).locator('li.condition').getByLabel('Parameter').inputValue()).toBe('promo');
+      await form.getByRole('button', { name: 'Move rule 2 up' }).click();
+      expect(await rules.nth(0).getByLabel('Sends to').inputValue()).toBe('https://example.com/console/promo');
+      // The moved rule's button keeps the focus (it is now rule 1's, whose Up is disabled: its Down).
+      await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Move rule 1 down');
+      await rules.nth(1).getByLabel('Sends to').fill('https://example.com/console/de');
+      await rules.nth(1).locator('li.condition').getByLabel('Value').fill('de');
+      // A third rule, added and removed again.
+      await addRule('https://example.com/console/gone', [{ type: 'device', value: 'android' }]);
+      await form.getByRole('button', { name: 'Remove rule 3' }).click();
+      expect(await rules.count()).toBe(2);
+      await bothSizes('link-rules', '#redirect-rules');
+      await page.click('#save-link');
+      await page.waitForSelector(`#link-screen[data-code="${code}"] #link-details`);
+      expect((await key('GET', `/api/v1/links/${code}`)).body.redirectRules).toEqual([
+        { url: 'https://example.com/console/promo', conditions: [{ type: 'query-param', name: 'promo', value: 'spring' }] },
+        { url: 'https://example.com/console/de', conditions: [{ type: 'language', value: 'de' }] },
+      ]);
+      await eventually(
+        'the redirect following the rules as reordered',
+        async () => (await location(`${code}?promo=spring`, 'de')) === 'https://example.com/console/promo?promo=spring',
+        15_000,
+        250,
+      );
+      expect(await location(code, 'de')).toBe('https://example.com/console/de');
+      expect(await location(code, 'es')).toBe('https://example.com/console/rules');
+
+      // Its analytics from its row in the list: no code to type.
+      await page.goto(`${consoleUrl()}#/links?q=${code}`);
+      const row = page.locator(`#links tr[data-code="${code}"]`);
+      await row.waitFor();
+      const domain = (await key('GET', `/api/v1/links/${code}`)).body.domain as string;
+      await row.getByRole('link', { name: `Analytics of ${domain}/${code}` }).click();
+      await page.waitForSelector('#analytics-screen[data-view=link]');
+      expect(await page.locator('#analytics-link-title').innerText()).toBe('Rules from the console');
+      expect(new URLSearchParams(page.url().split('?')[1]).get('domain')).toBe(domain);
+      expect((await key('DELETE', `/api/v1/links/${code}-tagged`)).status).toBe(204);
     });
 
     it('bulk-disables, then bulk-deletes the selected links, with a result per link', async () => {

@@ -10,6 +10,7 @@ import { LinkDetail } from './screens/link-detail';
 import { LinkForm } from './screens/link-form';
 import { Links } from './screens/links';
 import { Members } from './screens/members';
+import { Moderation } from './screens/moderation';
 import { Sessions } from './screens/sessions';
 import { SignIn } from './screens/sign-in';
 import type { ConsoleSettings, Session } from './session';
@@ -76,6 +77,8 @@ export function App() {
   useEffect(() => setMenuOpen(false), [parts.join('/')]);
 
   if (location.pathname.replace(/\/+$/, '').endsWith('/accept-invitation')) return <AcceptInvitation />;
+  // The operators' page: no tenant's session, an operator's key (docs/console.md, "Moderation").
+  if (parts[0] === 'moderation') return <Moderation />;
   if (me === undefined)
     return (
       <main id="main" class="centered" aria-busy="true">

@@ -5,9 +5,11 @@ import {
   checkClicks,
   checkErrors,
   checkMaxClicks,
+  checkOverload,
   checkRedirectTargets,
   checkVisitorLimit,
   faultSummary,
+  OVERLOAD,
   RECOVERY_MS,
 } from './checker';
 import { ChaosRecord, Fault, Op } from './record';
@@ -179,6 +181,11 @@ describe('chaos checker: clicks', () => {
     expect(found.map((v) => v.invariant)).toEqual(['clicks-counted-once']);
   });
 
+  it('finds raw visits that disagree with the rollups', () => {
+    expect(checkClicks(recordOf(ops(), {}, { counted: { c1: { minute: 3, hour: 3, day: 3, visits: 3 } } }))).toEqual([]);
+    expect(checkClicks(recordOf(ops(), {}, { counted: { c1: { minute: 3, hour: 3, day: 3, visits: 2 } } }))[0].message).toContain('2 raw visits, but 3 clicks');
+  });
+
   it('finds rollups that disagree', () => {
     expect(checkClicks(recordOf(ops(), {}, { counted: { c1: { minute: 3, hour: 3, day: 2 } } }))[0].message).toContain('rollups disagree');
   });
@@ -235,6 +242,30 @@ describe('chaos checker: errors', () => {
     const found = checkErrors(recordOf([html], { faults: [fault({ target: 'mariadb', start: 0, end: clock + 10_000 })] }));
     expect(found).toHaveLength(1);
     expect(found[0].message).toContain('not problem+json');
+  });
+});
+
+describe('chaos checker: overload', () => {
+  const hogAround = (ops: Op[]) => fault({ target: 'cpu', action: 'hog', start: ops[0].start - 100, end: ops[ops.length - 1].end + 100 });
+  const quickRedirects = (n: number, from: number) => Array.from({ length: n }, (_, i) => redirect('c1', URL_A, from + i * 20));
+
+  it('finds an answer slower than its bound under the CPU hog, and passes the same answer outside it', () => {
+    const slow = redirect('c1', URL_A, clock + 1000);
+    slow.end = slow.start + OVERLOAD.redirectAnswerMs + 1;
+    const ops = [...quickRedirects(40, slow.start - 900), slow];
+    const found = checkOverload(recordOf(ops, { faults: [hogAround(ops)] }));
+    expect(found.map((v) => v.message)).toEqual([expect.stringContaining(`answered 302 after ${OVERLOAD.redirectAnswerMs + 1} ms`)]);
+    expect(checkOverload(recordOf(ops))).toEqual([]);
+  });
+
+  it('finds redirects succeeding below the floor under the CPU hog (a 429 is no success), and an unanswered request', () => {
+    const ok = quickRedirects(18, clock + 1000);
+    const shed = [op({ kind: 'redirect', code: 'c1', status: 503, contentType: CT }), op({ kind: 'redirect', code: 'c1', status: 429, contentType: CT })];
+    shed.forEach((o, i) => Object.assign(o, { start: ok[0].start + 5 + i, end: ok[0].start + 15 + i }));
+    const found = checkOverload(recordOf([...ok, ...shed], { faults: [hogAround(ok)] }));
+    expect(found.map((v) => v.message)).toEqual([expect.stringContaining('18 of 20 redirects succeeded')]);
+    const lost = op({ kind: 'create', code: 'c2', status: null, error: 'timeout', start: ok[1].start });
+    expect(checkOverload(recordOf([...ok, lost], { faults: [hogAround(ok)] })).map((v) => v.message)).toEqual([expect.stringContaining('no answer (timeout)')]);
   });
 });
 

@@ -5,12 +5,21 @@
  */
 import { ChaosRecord, Fault, FaultTarget, Op, OpKind, Settled } from './record';
 
-export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-counted-once' | 'errors' | 'max-clicks' | 'visitor-limit';
+export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-counted-once' | 'errors' | 'max-clicks' | 'visitor-limit' | 'overload';
+
+/**
+ * Under overload (both cores hogged, docs/reliability.md): every answer within these bounds (a 429 or
+ * 503 with Retry-After is an answer), and this share of the redirects succeeding.
+ */
+export const OVERLOAD = { redirectAnswerMs: 2_000, apiAnswerMs: 5_000, redirectSuccessFloor: 0.95 } as const;
 
 export const INVARIANTS: ReadonlyArray<{ name: Invariant; says: string }> = [
   { name: 'acknowledged-writes', says: 'an acknowledged create, edit, disable or delete is visible after the run settles, and not undone' },
   { name: 'redirect-targets', says: "a 302 leads to a target the link had during the request's window (ack + propagation bound)" },
-  { name: 'clicks-counted-once', says: 'every 302 is counted once in each rollup, or counted as dropped (or lost with a SIGKILLed redirect)' },
+  {
+    name: 'clicks-counted-once',
+    says: 'every 302 is counted once in each rollup and in the raw visits, or counted as dropped (or lost with a SIGKILLed redirect)',
+  },
   { name: 'errors', says: 'no 5xx or unanswered request outside a fault window + its recovery time; every error answer is problem+json' },
   {
     name: 'max-clicks',
@@ -19,6 +28,10 @@ export const INVARIANTS: ReadonlyArray<{ name: Invariant; says: string }> = [
   {
     name: 'visitor-limit',
     says: "a clicksPerIpPerMinute link redirects the run's one visitor at most limit + each instance's requests in one merge interval a minute",
+  },
+  {
+    name: 'overload',
+    says: `while both cores are hogged, every redirect is answered within ${OVERLOAD.redirectAnswerMs / 1000} s and every API call within ${OVERLOAD.apiAnswerMs / 1000} s, and ≥ ${OVERLOAD.redirectSuccessFloor * 100} % of the redirects succeed`,
   },
 ];
 
@@ -32,7 +45,9 @@ export interface Violation {
  * MariaDB: SHARD_TIMEOUT_MS + SHARD_BREAKER_OPEN_MS (3 s + 1 s, docs/design.md "Failure containment");
  * a Redis master: cluster-node-timeout (2 s, deploy/local/lib/redis.sh) + the edits' 1 s broadcast retry;
  * Kafka, ClickHouse and the analytics consumer are on no request's path ("Clicks and analytics"): none;
- * an app instance: only requests to that instance fail, and only while it is down.
+ * an app instance: only requests to that instance fail, and only while it is down. A link slowed or
+ * cut: as the server (a cut MariaDB link is a dead server to the apps). The CPU hog: the queue it
+ * left drains within a second (the overload invariant holds the answers to their bounds).
  */
 export const RECOVERY_MS: Record<FaultTarget, number> = {
   'redis-master': 3000,
@@ -42,6 +57,9 @@ export const RECOVERY_MS: Record<FaultTarget, number> = {
   analytics: 0,
   redirect: 0,
   generation: 0,
+  'mariadb-link': 4000,
+  'clickhouse-link': 0,
+  cpu: 1000,
 };
 
 const APP_TARGETS: ReadonlySet<FaultTarget> = new Set(['redirect', 'generation', 'analytics']);
@@ -263,6 +281,8 @@ export function checkClicks(record: ChaosRecord): Violation[] {
   for (const [code, c] of Object.entries(record.settled.counted)) {
     if (c.minute !== c.hour || c.hour !== c.day)
       out.push({ invariant: 'clicks-counted-once', message: `${code}: the rollups disagree: minute ${c.minute}, hour ${c.hour}, day ${c.day}` });
+    if (c.visits !== undefined && c.visits !== c.minute)
+      out.push({ invariant: 'clicks-counted-once', message: `${code}: ${c.visits} raw visits, but ${c.minute} clicks in the rollups` });
     // A request that got no answer may still have been served (and counted).
     const most = (produced.get(code) ?? 0) + (unanswered.get(code) ?? 0);
     if (c.minute > most)
@@ -292,6 +312,30 @@ export function checkErrors(record: ChaosRecord): Violation[] {
       out.push({
         invariant: 'errors',
         message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)}–${at(record, op.end)} got ${op.status ?? `no answer (${op.error})`}${op.problem ? ` ${op.problem}` : ''} outside every fault window`,
+      });
+  }
+  return out;
+}
+
+/** Requests while both cores were hogged: answered within the bounds, and the redirects' success above the floor (OVERLOAD). */
+export function checkOverload(record: ChaosRecord): Violation[] {
+  const out: Violation[] = [];
+  for (const hog of record.faults.filter((f) => f.target === 'cpu')) {
+    const during = record.ops.filter((o) => o.end >= hog.start && o.start <= hog.end + RECOVERY_MS.cpu);
+    for (const op of during) {
+      const bound = op.kind === 'redirect' ? OVERLOAD.redirectAnswerMs : OVERLOAD.apiAnswerMs;
+      if (op.status === null || op.end - op.start > bound)
+        out.push({
+          invariant: 'overload',
+          message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)} under the CPU hog: ${op.status === null ? `no answer (${op.error})` : `answered ${op.status} after ${op.end - op.start} ms`} (bound ${bound} ms)`,
+        });
+    }
+    const redirects = during.filter((o) => o.kind === 'redirect');
+    const succeeded = redirects.filter((o) => !failed(o) && o.status !== 429).length;
+    if (redirects.length && succeeded / redirects.length < OVERLOAD.redirectSuccessFloor)
+      out.push({
+        invariant: 'overload',
+        message: `under the CPU hog at ${at(record, hog.start)}: ${succeeded} of ${redirects.length} redirects succeeded (floor ${OVERLOAD.redirectSuccessFloor * 100} %)`,
       });
   }
   return out;
@@ -453,6 +497,7 @@ export function check(record: ChaosRecord): Verdict {
     errors: checkErrors(record),
     'max-clicks': checkMaxClicks(record, links),
     'visitor-limit': checkVisitorLimit(record, links),
+    overload: checkOverload(record),
   };
   const faultErrors = record.faults.filter((f) => f.error);
   found.errors.push(...faultErrors.map((f) => ({ invariant: 'errors' as const, message: `${f.victim} did not come back: ${f.error}` })));

@@ -1,11 +1,13 @@
 /**
  * The faults of a chaos run, on the stack of the environment (STACK_SCRIPT, STACK_PIDS_DIR) and on
  * the app instances the run started: SIGKILL then the stack script's per-service start (or the app
- * started again on its ports), or SIGSTOP then SIGCONT. Whatever is still down or hung when the run
- * ends is brought back by `restoreAll`.
+ * started again on its ports), or SIGSTOP then SIGCONT; on the links between the apps and the servers
+ * (network.ts); and on the machine (a CPU hog). Whatever is still down, hung, slowed or cut when the
+ * run ends is brought back by `restoreAll`.
  */
 import { App, eventually, sleep, startApp } from '@shortlink/harness';
 import { clusterNodes, nodeCommand, Outages, redisNodePid, stackPid } from '../../../test/resilience/support';
+import { CpuHog, LinkName, NetworkFaults } from './network';
 import { PlannedFault } from './schedule';
 import { Fault } from './record';
 
@@ -27,9 +29,12 @@ export class FaultInjector {
   private readonly outages = new Outages();
   private readonly paused = new Set<number>();
   private readonly appsDown = new Map<string, { kind: 'generation' | 'redirect' | 'analytics'; index: number; old: App }>();
+  private readonly hog = new CpuHog();
 
   constructor(
     private readonly apps: Instances,
+    /** The run's proxies between the apps and MariaDB and ClickHouse. */
+    private readonly network: NetworkFaults,
     /** Called with an app's instance before it is killed (to read its metrics a last time) and after it is back. */
     private readonly hooks: {
       beforeKill?: (name: string, app: App) => Promise<void>;
@@ -82,6 +87,27 @@ export class FaultInjector {
             () => this.outages.killed(server),
             () => this.outages.start(server),
           );
+          break;
+        }
+        case 'mariadb-link':
+        case 'clickhouse-link': {
+          const link: LinkName = plan.target === 'clickhouse-link' ? 'clickhouse' : (['mariadb-a', 'mariadb-b'] as const)[plan.pick % 2];
+          victim = link;
+          start = Date.now();
+          try {
+            await (plan.action === 'cut' ? this.network.cut(link) : this.network.slow(link));
+            await sleep(plan.downMs);
+          } finally {
+            await this.network.heal(link);
+          }
+          break;
+        }
+        case 'cpu': {
+          victim = 'both cores';
+          start = Date.now();
+          this.hog.start(plan.downMs);
+          await sleep(plan.downMs);
+          await this.hog.stop();
           break;
         }
         default: {
@@ -143,6 +169,8 @@ export class FaultInjector {
 
   /** Everything still hung or down is brought back (after a failure or an interrupted run). */
   async restoreAll(): Promise<void> {
+    await this.hog.stop();
+    await this.network.healAll();
     for (const pid of this.paused) {
       try {
         process.kill(pid, 'SIGCONT');

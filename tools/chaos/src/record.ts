@@ -38,17 +38,27 @@ export interface Op {
   outcome: Outcome;
 }
 
-export type FaultTarget = 'redis-master' | 'mariadb' | 'kafka' | 'clickhouse' | 'analytics' | 'redirect' | 'generation';
-export type FaultAction = 'kill' | 'pause';
+/**
+ * What a fault hits: a server or an app instance (killed or hung), the network between the apps and a
+ * server (`*-link`: slowed or cut by Toxiproxy), or the machine (`cpu`: both cores hogged by stress-ng).
+ */
+export type FaultTarget =
+  'redis-master' | 'mariadb' | 'kafka' | 'clickhouse' | 'analytics' | 'redirect' | 'generation' | 'mariadb-link' | 'clickhouse-link' | 'cpu';
+/**
+ * kill: SIGKILL, then started again; pause: SIGSTOP, then SIGCONT; slow: latency (and, to MariaDB, some
+ * connections reset) on the link; cut: the link partitioned (the proxy refuses and drops connections);
+ * hog: a CPU hog on both cores.
+ */
+export type FaultAction = 'kill' | 'pause' | 'slow' | 'cut' | 'hog';
 
 export interface Fault {
   target: FaultTarget;
   action: FaultAction;
   /** What exactly was hit: `redis-node-7502`, `mysql-b`, `redirect-1`, … */
   victim: string;
-  /** SIGKILL or SIGSTOP sent. */
+  /** SIGKILL or SIGSTOP sent, the link's toxics added, the hog started. */
   start: number;
-  /** The component is back: restarted and healthy, or SIGCONT sent. */
+  /** The component is back: restarted and healthy, SIGCONT sent, the link clean again, the hog ended. */
   end: number;
   /** How long it was meant to stay down. */
   downMs: number;
@@ -79,8 +89,11 @@ export interface RedirectIncarnation {
 /** What the run read once it settled. */
 export interface Settled {
   at: number;
-  /** Clicks per code in each rollup (`link_minute`, `link_hour`, `link_day`) of the run's domain. */
-  counted: Record<string, { minute: number; hour: number; day: number }>;
+  /**
+   * Clicks per code in each rollup (`link_minute`, `link_hour`, `link_day`) of the run's domain, and
+   * the raw visits (`visits`, which the Shlink API serves; absent from records of runs before it was read).
+   */
+  counted: Record<string, { minute: number; hour: number; day: number; visits?: number }>;
   incarnations: RedirectIncarnation[];
   /** Each created link as the API (`GET /api/v1/links/{code}`) and a redirect instance answer it. */
   links: Record<

@@ -17,6 +17,17 @@ describe('chaos schedule', () => {
     expect(faultSchedule(7, LONG)).toHaveLength(LONG.faults);
   });
 
+  it('throws network faults and the CPU hog: each target in its own ways', () => {
+    const long = faultSchedule(11, { ...LONG, faults: 80 }); // as the long run plans it
+    const actionsOf = (target: string) => new Set(long.filter((f) => f.target === target).map((f) => f.action));
+    expect(actionsOf('mariadb-link')).toEqual(new Set(['slow', 'cut']));
+    expect(actionsOf('clickhouse-link')).toEqual(new Set(['slow', 'cut']));
+    expect(actionsOf('cpu')).toEqual(new Set(['hog']));
+    expect(actionsOf('redis-master')).toEqual(new Set(['kill', 'pause']));
+    // CI's short run (seed 1) has one of each, within its one round.
+    expect(faultSchedule(1, SHORT).map((f) => f.target)).toEqual(expect.arrayContaining(['mariadb-link', 'clickhouse-link', 'cpu']));
+  });
+
   it('draws Zipf ranks: rank 0 most often, every rank possible', () => {
     const random = seeded(1);
     const counts = new Array(10).fill(0);

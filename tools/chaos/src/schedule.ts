@@ -39,7 +39,26 @@ export interface PlannedFault {
   gapMs: number;
 }
 
-export const FAULT_TARGETS: readonly FaultTarget[] = ['redis-master', 'mariadb', 'kafka', 'clickhouse', 'analytics', 'redirect', 'generation'];
+export const FAULT_TARGETS: readonly FaultTarget[] = [
+  'redis-master',
+  'mariadb',
+  'kafka',
+  'clickhouse',
+  'analytics',
+  'redirect',
+  'generation',
+  'mariadb-link',
+  'clickhouse-link',
+  'cpu',
+];
+
+/** The two ways each kind of target is hit, drawn per fault (the CPU has one). */
+const ACTIONS: Record<'process' | 'link' | 'machine', readonly [FaultAction, FaultAction]> = {
+  process: ['kill', 'pause'],
+  link: ['slow', 'cut'],
+  machine: ['hog', 'hog'],
+};
+const kindOf = (target: FaultTarget) => (target === 'cpu' ? 'machine' : target.endsWith('-link') ? 'link' : 'process');
 
 export interface ScheduleOptions {
   /** At least this many faults. */
@@ -49,12 +68,13 @@ export interface ScheduleOptions {
   gapMs: [number, number];
 }
 
-export const SHORT: ScheduleOptions = { faults: 7, downMs: [1500, 4000], gapMs: [3000, 6000] };
+/** One round of every target: ≤ 10 × (5 + 3.5) s planned, plus the recoveries, inside the short run's 150 s of faults. */
+export const SHORT: ScheduleOptions = { faults: 10, downMs: [1500, 3500], gapMs: [2500, 5000] };
 export const LONG: ScheduleOptions = { faults: 32, downMs: [2000, 8000], gapMs: [5000, 12000] };
 
 /**
  * The faults of a run, in order. Every target comes once in each round of `FAULT_TARGETS.length`
- * faults (shuffled), so even the short run hits every component; kill or pause is drawn per fault.
+ * faults (shuffled), so even the short run hits every component; the action is drawn per fault.
  */
 export function faultSchedule(seed: number, o: ScheduleOptions): PlannedFault[] {
   const random = seeded(seed);
@@ -68,11 +88,18 @@ export function faultSchedule(seed: number, o: ScheduleOptions): PlannedFault[] 
     }
     for (const target of round) {
       if (out.length >= o.faults) break;
-      out.push({ target, action: random() < 0.5 ? 'kill' : 'pause', pick: Math.floor(random() * 1000), downMs: between(o.downMs), gapMs: between(o.gapMs) });
+      out.push({
+        target,
+        action: ACTIONS[kindOf(target)][random() < 0.5 ? 0 : 1],
+        pick: Math.floor(random() * 1000),
+        downMs: between(o.downMs),
+        gapMs: between(o.gapMs),
+      });
     }
   }
   return out;
 }
 
-export const describeFault = (f: PlannedFault, i: number) =>
-  `#${i + 1} after ${f.gapMs} ms: ${f.action === 'kill' ? 'SIGKILL' : 'SIGSTOP'} ${f.target}[${f.pick}] for ${f.downMs} ms`;
+const VERBS: Record<FaultAction, string> = { kill: 'SIGKILL', pause: 'SIGSTOP', slow: 'slow', cut: 'cut', hog: 'hog' };
+
+export const describeFault = (f: PlannedFault, i: number) => `#${i + 1} after ${f.gapMs} ms: ${VERBS[f.action]} ${f.target}[${f.pick}] for ${f.downMs} ms`;

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Link, type Problem, problemOf } from '../api/client';
 import type { Session } from '../session';
 import { copy, downloadQr, linkTotals, qrObjectUrl } from '../links-api';
+import { describeRule } from '../redirect-rules';
 import { countryName, go, Notice, ProblemNote, when } from '../ui';
 
 const or = (v: string | null | undefined) => (v === null || v === undefined || v === '' ? '—' : v);
@@ -42,6 +43,7 @@ function rowsOf(link: Link): Array<[string, string]> {
       ),
     ],
     ['Country targets', lines(Object.entries(link.geoTargets ?? {}).map(([c, u]) => `${c} (${countryName(c)}): ${u}`))],
+    ['Redirect rules', lines((link.redirectRules ?? []).map((r, i) => `${i + 1}. ${describeRule(r)}`))],
     ['A/B variants', lines((link.variants ?? []).map((v) => `${v.weight}: ${v.url}`))],
     ['App targets', lines((['ios', 'android'] as const).filter((d) => app[d]).map((d) => `${d === 'ios' ? 'iOS' : 'Android'}: ${app[d]}`))],
     ['Crawlers', link.crawlable ? 'may fetch it (listed in robots.txt)' : 'as its domain’s robots.txt says'],

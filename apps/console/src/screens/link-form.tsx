@@ -3,7 +3,9 @@ import { api, fieldError, isFormLevel, type Link, type Problem, problemOf, type 
 import type { Session } from '../session';
 import { linkDomains, tagNames } from '../links-api';
 import { Field, go, ProblemNote, Select } from '../ui';
+import { draftsOf, type ApiRule } from '../redirect-rules';
 import { DomainOptions } from './domain-options';
+import { RulesEditor } from './rules-editor';
 import { TagPicker } from './tag-picker';
 
 /** The codes that concern one field of the form (the rest are shown beside the save button). */
@@ -21,22 +23,14 @@ const FIELD_CODES: Readonly<Record<string, readonly string[]>> = {
   social: [],
   redirectType: [],
   clicksPerIpPerMinute: [],
-  deviceTargets: [],
-  geoTargets: [],
+  redirectRules: [],
   variants: [],
   appTargets: [],
   crawlable: [],
   passwordRememberHours: [],
 };
 
-/** "DE https://example.de/" lines → {DE: url}; "https://a.example/ 70" lines → variants. */
-const geoOf = (text: string) => {
-  const entries = text
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/))
-    .filter((p) => p[0]);
-  return entries.length ? Object.fromEntries(entries.map(([country, url]) => [country.toUpperCase(), url ?? ''])) : null;
-};
+/** "https://a.example/ 70" lines → variants. */
 const variantsOf = (text: string) => {
   const entries = text
     .split('\n')
@@ -44,12 +38,6 @@ const variantsOf = (text: string) => {
     .filter((p) => p[0]);
   return entries.length ? entries.map(([url, weight]) => ({ url, weight: Number(weight ?? 1) })) : null;
 };
-const geoText = (geo: Record<string, string> | null | undefined) =>
-  geo
-    ? Object.entries(geo)
-        .map(([c, u]) => `${c} ${u}`)
-        .join('\n')
-    : '';
 const variantsText = (v: Array<{ url: string; weight: number }> | null | undefined) => (v ? v.map((x) => `${x.url} ${x.weight}`).join('\n') : '');
 const UTM = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 
@@ -97,9 +85,8 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
     ];
     const expires = text('expiresAt');
     const maxClicks = text('maxClicks');
-    const devices = Object.fromEntries((['ios', 'android', 'desktop'] as const).map((d) => [d, text(`device.${d}`)]).filter(([, v]) => v));
-    const deviceTargets = Object.keys(devices).length ? devices : null;
-    const geoTargets = geoOf(String(f.get('geoTargets') ?? ''));
+    // The rules as the editor holds them, in order (device and country targets among them).
+    const redirectRules = JSON.parse(String(f.get('redirectRules') ?? '[]')) as ApiRule[];
     const variants = variantsOf(String(f.get('variants') ?? ''));
     const redirectType = Number(text('redirectType') || 302) as 301 | 302;
     const perIp = text('clicksPerIpPerMinute');
@@ -127,8 +114,7 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
         ...(social ? { social } : {}),
         redirectType,
         ...(perIp ? { clicksPerIpPerMinute: Number(perIp) } : {}),
-        ...(deviceTargets ? { deviceTargets } : {}),
-        ...(geoTargets ? { geoTargets } : {}),
+        ...(redirectRules.length ? { redirectRules } : {}),
         ...(variants ? { variants } : {}),
         ...(appTargets ? { appTargets } : {}),
         ...(crawlable ? { crawlable } : {}),
@@ -148,8 +134,7 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
         social,
         redirectType,
         clicksPerIpPerMinute: perIp ? Number(perIp) : null,
-        deviceTargets,
-        geoTargets,
+        redirectRules: redirectRules.length ? redirectRules : null,
         variants,
         appTargets,
         crawlable,
@@ -172,7 +157,8 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
         <ProblemNote problem={problem} /> {!problem && <p>Loading…</p>}
       </section>
     );
-  const err = (field: string) => fieldError(problem, field, FIELD_CODES[field]);
+  // A problem naming its field (a rule's URL refused: INVALID_URL at redirectRules.0.url) goes there only, not to every field its code concerns.
+  const err = (field: string) => fieldError(problem, field, typeof problem?.field === 'string' ? [] : FIELD_CODES[field]);
   return (
     <section aria-labelledby="link-form-title">
       <h1 id="link-form-title">{editing ? `Edit ${link!.domain}/${link!.code}` : 'New link'}</h1>
@@ -251,17 +237,10 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
         <details
           class="more"
           open={Boolean(
-            link &&
-            (link.deviceTargets ||
-              link.geoTargets ||
-              link.variants ||
-              link.appTargets ||
-              link.crawlable ||
-              link.clicksPerIpPerMinute ||
-              link.redirectType === 301),
+            link && (link.redirectRules || link.variants || link.appTargets || link.crawlable || link.clicksPerIpPerMinute || link.redirectType === 301),
           )}
         >
-          <summary>More options: redirect type, visitor limit, device, country and app targets, A/B variants, crawlers</summary>
+          <summary>More options: redirect rules (device, country, language, query…), redirect type, visitor limit, A/B variants, app targets, crawlers</summary>
           <div class="row">
             <Field id="f-redirect-type" label="Redirect type" name="redirectType" error={err('redirectType')}>
               <Select id="f-redirect-type" name="redirectType" initial={String(link?.redirectType ?? 302)}>
@@ -276,29 +255,7 @@ export function LinkForm({ session, code, domain }: { session: Session; code?: s
               input={{ type: 'number', min: 1, inputMode: 'numeric', defaultValue: link?.clicksPerIpPerMinute ?? '' }}
             />
           </div>
-          <fieldset>
-            <legend>Device targets</legend>
-            {err('deviceTargets') && <p class="error">{err('deviceTargets')}</p>}
-            <div class="row wrap">
-              {(['ios', 'android', 'desktop'] as const).map((d) => (
-                <Field
-                  key={d}
-                  label={`${d === 'ios' ? 'iOS' : d === 'android' ? 'Android' : 'Desktop'} URL`}
-                  name={`device.${d}`}
-                  input={{ type: 'url', defaultValue: link?.deviceTargets?.[d] ?? '' }}
-                />
-              ))}
-            </div>
-          </fieldset>
-          <Field
-            id="f-geo"
-            label="Country targets"
-            name="geoTargets"
-            error={err('geoTargets')}
-            hint="One a line: a country code and its URL, e.g. DE https://example.de/"
-          >
-            <textarea id="f-geo" name="geoTargets" rows={3} defaultValue={geoText(link?.geoTargets)} />
-          </Field>
+          <RulesEditor initial={draftsOf(link?.redirectRules)} problem={problem} />
           <Field
             id="f-variants"
             label="A/B variants"

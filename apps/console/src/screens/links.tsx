@@ -301,6 +301,15 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
                   <button type="button" class="secondary small" onClick={() => copyShort(l)} aria-label={`Copy ${l.shortUrl}`}>
                     Copy
                   </button>
+                  {showClicks && (
+                    <a
+                      class="button secondary small"
+                      href={`#/analytics?code=${encodeURIComponent(l.code)}&domain=${encodeURIComponent(l.domain)}`}
+                      aria-label={`Analytics of ${l.domain}/${l.code}`}
+                    >
+                      Analytics
+                    </a>
+                  )}
                 </td>
               </tr>
             ))}

@@ -46,6 +46,8 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'app',
   'null',
   'undefined',
+  // Visitors' reports, `POST /r/report`, on every short domain (docs/design.md, "Trust and safety").
+  'r',
   // The API's own paths next to /api/v1/links/{code}.
   'batch',
   'bulk',

@@ -3,6 +3,8 @@
  * text: the pages escape it. A new language is one more entry here (its primary subtag as the key);
  * the first of PAGE_LANGUAGES is the fallback.
  */
+import { BrokenText, ReportText, SAFETY_TEXT } from './safety-text';
+
 export const PAGE_LANGUAGES = ['en', 'de', 'fr', 'es', 'it'] as const;
 export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 
@@ -38,10 +40,14 @@ export interface PageText {
   };
   /** The app page of a link with an app URL scheme (docs/design.md, "Link options"). */
   readonly app: Message & { readonly open: string; readonly fallback: string };
+  /** "Report this link" on the preview and warning pages, and the page of a broken link (docs/design.md, "Trust and safety"). */
+  readonly report: ReportText;
+  readonly broken: BrokenText;
 }
 
 export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
   en: {
+    ...SAFETY_TEXT.en,
     notFound: {
       title: 'Link not found',
       heading: 'This link does not exist',
@@ -107,6 +113,7 @@ export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
     },
   },
   de: {
+    ...SAFETY_TEXT.de,
     notFound: {
       title: 'Link nicht gefunden',
       heading: 'Diesen Link gibt es nicht',
@@ -180,6 +187,7 @@ export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
     },
   },
   fr: {
+    ...SAFETY_TEXT.fr,
     notFound: {
       title: 'Lien introuvable',
       heading: 'Ce lien n’existe pas',
@@ -249,6 +257,7 @@ export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
     },
   },
   es: {
+    ...SAFETY_TEXT.es,
     notFound: {
       title: 'Enlace no encontrado',
       heading: 'Este enlace no existe',
@@ -318,6 +327,7 @@ export const PAGE_TEXT: Readonly<Record<PageLanguage, PageText>> = {
     },
   },
   it: {
+    ...SAFETY_TEXT.it,
     notFound: {
       title: 'Link non trovato',
       heading: 'Questo link non esiste',

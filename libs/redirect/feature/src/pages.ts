@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import type { ServerResponse } from 'http';
 import { CachedLink } from '@shortlink/links-domain';
+import { MAX_REPORT_DETAILS, REPORT_REASONS } from '@shortlink/safety-domain';
 import type { Branding } from '@shortlink/tenants-domain';
 import { Message, PageLanguage, PageText } from './page-text';
 
@@ -8,7 +9,7 @@ import { Message, PageLanguage, PageText } from './page-text';
  * The redirect's HTML pages (docs/design.md, "Pages"): what a browser gets for every outcome that is
  * not a redirect (an unknown, expired or exhausted link, a suspended tenant, too many requests, a
  * dependency down), and the password form, the warning page of a flagged link, the blocked page of a
- * banned one and the preview (`/{code}+`). Server-rendered and small, every value escaped, no script
+ * banned one, the preview (`/{code}+`) with "Report this link", its confirmation and a broken link's page. Server-rendered and small, every value escaped, no script
  * at all; one stylesheet allowed by its hash; in the visitor's language; with the domain owner's
  * branding, the service's otherwise.
  */
@@ -54,10 +55,15 @@ const BASE_STYLE =
   'form{margin:1.25rem 0;display:flex;flex-wrap:wrap;gap:.7rem;align-items:flex-end}' +
   'label{display:flex;flex-direction:column;gap:.3rem;flex:1 1 12rem;font-weight:600}' +
   'input{font:inherit;padding:.55rem .7rem;border:1px solid #c3c8d0;border-radius:8px;background:transparent;color:inherit}' +
+  'fieldset{border:0;padding:0;margin:0;flex:1 1 100%;display:flex;flex-direction:column;gap:.35rem}legend{font-weight:600;padding:0;margin-bottom:.35rem}' +
+  'label.choice{flex:0 0 auto;flex-direction:row;align-items:flex-start;gap:.5rem;font-weight:400}label.choice input{margin:.3rem 0 0}' +
+  'textarea{font:inherit;font-weight:400;padding:.55rem .7rem;border:1px solid #c3c8d0;border-radius:8px;background:transparent;color:inherit;min-height:4.5rem;resize:vertical}' +
+  'details{margin-top:1.5rem;border-top:1px solid #dfe2e6;padding-top:.9rem}summary{cursor:pointer;color:var(--accent);font-weight:600}' +
+  '.hint{font-size:.85rem;color:#555b64;margin:-.4rem 0 0;flex:1 1 100%}label.wide{flex-basis:100%}' +
   'dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{font-weight:600}dd{margin:0;min-width:0}' +
   '@media (max-width:480px){body{padding:.75rem;justify-content:flex-start}main{padding:1.5rem 1.15rem}h1{font-size:1.3rem}dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}}' +
   '@media (prefers-color-scheme:dark){body{background:#14161a;color:#e7e9ec}main{background:#1e2126;box-shadow:none}header{color:#c9cdd3}' +
-  '.url{background:#2a2e35}.note{color:#ffd68a;background:#3a2e12}input{border-color:#4a505a}}';
+  '.url{background:#2a2e35}.note{color:#ffd68a;background:#3a2e12}input,textarea{border-color:#4a505a}.hint{color:#b4bac3}details{border-color:#3a3f47}}';
 
 /** Black or white, whichever reads better on the accent (WCAG relative luminance). */
 function onAccent(hex: string): string {
@@ -180,8 +186,59 @@ export function passwordPage(t: PageText, wrong: boolean, flagged: boolean): Pag
   };
 }
 
-/** A flagged link: what it points to (unless a password hides it) and a link to go on anyway. */
-export function warningPage(t: PageText, link: CachedLink, continuePath: string): Page {
+/**
+ * "Report this link" (docs/design.md, "Trust and safety"): a disclosure with a form that posts to
+ * `/r/report` on the domain the visitor is on (the pages' CSP allows forms to this origin only), a
+ * reason to choose and optional details. No script. `problem`: the form sent back with what to fix.
+ */
+export function reportForm(t: PageText, code: string, problem: { readonly reason?: string; readonly details?: string } | null = null): string {
+  const r = t.report;
+  const reasons = REPORT_REASONS.map(
+    (reason, i) =>
+      `<label class="choice"><input type="radio" name="reason" value="${reason}" required${problem?.reason === reason ? ' checked' : ''}${i === 0 && problem ? ' aria-describedby="report-error"' : ''}> <span>${escapeHtml(r.reasons[reason])}</span></label>`,
+  ).join('');
+  return (
+    `<details class="report"${problem ? ' open' : ''}><summary>${escapeHtml(r.summary)}</summary>` +
+    (problem ? `<p class="note" id="report-error" role="alert">${escapeHtml(r.invalid)}</p>` : '') +
+    `<form method="post" action="/r/report" id="report-form"><input type="hidden" name="code" value="${escapeHtml(code)}">` +
+    `<fieldset><legend>${escapeHtml(r.legend)}</legend>${reasons}</fieldset>` +
+    `<label class="wide">${escapeHtml(r.details)}<textarea name="details" maxlength="${MAX_REPORT_DETAILS}" rows="3" aria-describedby="report-hint">` +
+    `${escapeHtml(problem?.details ?? '')}</textarea></label><p class="hint" id="report-hint">${escapeHtml(r.detailsHint)}</p>` +
+    `<button type="submit">${escapeHtml(r.send)}</button></form></details>`
+  );
+}
+
+/** After a report: thanks, and the way back to the link's preview. */
+export function reportSentPage(t: PageText, code: string): Page {
+  const s = t.report.sent;
+  return {
+    status: 200,
+    title: s.title,
+    body: `<h1>${escapeHtml(s.heading)}</h1><p role="status">${escapeHtml(s.body)}</p><p><a href="${href(`/${code}+`)}">${escapeHtml(t.report.back)}</a></p>`,
+  };
+}
+
+/** A report the intake refused (no reason of the list, details too long): the preview's form again, open, with what to fix. */
+export function reportInvalidPage(t: PageText, code: string, sent: { readonly reason?: string; readonly details?: string }): Page {
+  return { status: 400, title: t.report.summary, body: `<h1>${escapeHtml(t.report.summary)}</h1>${reportForm(t, code, sent)}` };
+}
+
+/**
+ * A link the dead-link checks found broken, when its tenant chose a page for it (docs/design.md,
+ * "Trust and safety"): what happened, and the target to try all the same (unless a password hides it).
+ */
+export function brokenPage(t: PageText, link: CachedLink): Page {
+  const b = t.broken;
+  const target =
+    link.rules?.passwordHash === undefined
+      ? `<p>${escapeHtml(b.leadsTo)}</p><p class="url">${escapeHtml(link.targetUrl)}</p>` +
+        `<p><a class="button" href="${escapeHtml(link.targetUrl)}" rel="nofollow noreferrer">${escapeHtml(b.continue)}</a></p>`
+      : '';
+  return { status: 200, title: b.title, body: `<h1>${escapeHtml(b.heading)}</h1><p>${escapeHtml(b.body)}</p>${target}` };
+}
+
+/** A flagged link: what it points to (unless a password hides it), a link to go on anyway, and "Report this link". */
+export function warningPage(t: PageText, link: CachedLink, continuePath: string, code: string): Page {
   const w = t.warning;
   const target = link.rules?.passwordHash === undefined ? `<p>${escapeHtml(w.leadsTo)}</p><p class="url">${escapeHtml(link.targetUrl)}</p>` : '';
   return {
@@ -190,7 +247,8 @@ export function warningPage(t: PageText, link: CachedLink, continuePath: string)
     body:
       `<h1>${escapeHtml(w.heading)}</h1><p class="note">${escapeHtml(w.body)}</p>` +
       target +
-      `<p><a class="button" href="${href(continuePath)}" rel="nofollow noreferrer">${escapeHtml(w.continue)}</a></p>`,
+      `<p><a class="button" href="${href(continuePath)}" rel="nofollow noreferrer">${escapeHtml(w.continue)}</a></p>` +
+      reportForm(t, code),
   };
 }
 
@@ -211,7 +269,8 @@ export function previewPage(t: PageText, lang: PageLanguage, link: CachedLink, c
     body:
       `<h1>${escapeHtml(p.heading)}</h1>` +
       (link.moderation === 'flagged' ? `<p class="note">${escapeHtml(p.flagged)}</p>` : '') +
-      `<dl>${rows.join('')}</dl><p><a class="button" href="${href(`/${code}`)}" rel="nofollow noreferrer">${escapeHtml(p.open)}</a></p>`,
+      `<dl>${rows.join('')}</dl><p><a class="button" href="${href(`/${code}`)}" rel="nofollow noreferrer">${escapeHtml(p.open)}</a></p>` +
+      reportForm(t, code),
   };
 }
 

@@ -4,6 +4,7 @@ import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import {
   CODE_SECRET,
+  isTenantsChange,
   LINK_CHANGE_FEED,
   LINK_REPOSITORY,
   LINK_RESOLVER,
@@ -34,6 +35,7 @@ import { CLICK_EVENT_SINK, ClickEventSink, ClickIds, VISITOR_SECRET } from '@sho
 import { GEO_LOOKUP, GeoLocator } from '@shortlink/visitors-domain';
 import { DOMAIN_SETTINGS_STORE, DomainSettingsDirectory, DomainSettingsStore, TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
 import { AdminRoutes, APP_LOGGER, ClientAddressResolver, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
+import { BrokenLinkDirectory, SAFETY_STORE, SafetyStore, visitorReportIntake } from '@shortlink/safety-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles } from './domain-files';
 import { LinkChangeListener } from './link-changes';
@@ -41,6 +43,7 @@ import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
 import { tlsAllowedRoute } from './tls-allowed.route';
 import { VisitorPages } from './visitor-pages';
+import { VisitorReportRoute } from './visitor-reports';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
 export const REDIRECT_PORTS: readonly symbol[] = [
@@ -57,6 +60,7 @@ export const REDIRECT_PORTS: readonly symbol[] = [
   VISITOR_WINDOW_STORE,
   CLICK_LEASE_STORE,
   CODE_SECRET,
+  SAFETY_STORE,
 ];
 
 /**
@@ -113,8 +117,22 @@ export class RedirectFeatureModule {
           useFactory: (directory: DomainSettingsDirectory, repository: LinkRepository) => new DomainFiles(directory, repository, r.l1.ttlMs),
         },
         {
+          // Each tenant's choice for visitors of its broken links (docs/design.md, "Trust and safety"), read with the tenants.
+          provide: BrokenLinkDirectory,
+          inject: [SAFETY_STORE, Lifecycle, APP_LOGGER],
+          useFactory: (store: SafetyStore, lifecycle: Lifecycle, appLogger: PinoNestLogger) => {
+            const logger = appLogger.scoped('BrokenLinkSettings');
+            const directory = new BrokenLinkDirectory(store, {
+              refreshMs: r.tenantRefreshMs,
+              onOutage: (error) => logger.warn(`broken-link settings not refreshed, the last ones stay in use: ${(error as Error).message}`),
+            });
+            lifecycle.manage({ start: () => directory.start(), stop: () => directory.stop() });
+            return directory;
+          },
+        },
+        {
           provide: LinkChangeListener,
-          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER, AdminRoutes, DomainFiles],
+          inject: [RedirectPipeline, LINK_CHANGE_FEED, RedirectMetrics, Lifecycle, APP_LOGGER, AdminRoutes, DomainFiles, TenantDirectory, BrokenLinkDirectory],
           useFactory: (
             pipeline: RedirectPipeline,
             feed: LinkChangeFeed,
@@ -123,8 +141,18 @@ export class RedirectFeatureModule {
             logger: PinoNestLogger,
             admin: AdminRoutes,
             files: DomainFiles,
+            tenants: TenantDirectory,
+            brokenLinks: BrokenLinkDirectory,
           ) => {
-            const listener = new LinkChangeListener({ pipeline, feed, observer: metrics, logger: logger.scoped('LinkChanges'), domains: files });
+            // A change of the tenants (a suspension, broken-link settings) is read again at once, not only at the next refresh.
+            const domains = {
+              changed: async (change: Parameters<DomainFiles['changed']>[0]) => {
+                if (isTenantsChange(change)) await Promise.all([tenants.refresh(), brokenLinks.refresh()]).catch(() => undefined);
+                else await files.changed(change);
+              },
+              dropAll: () => files.dropAll(),
+            };
+            const listener = new LinkChangeListener({ pipeline, feed, observer: metrics, logger: logger.scoped('LinkChanges'), domains });
             admin.add('/internal/link-changes', listener.route());
             // Subscribed before the listener opens: edits made from now on reach this instance's L1.
             lifecycle.manage({ start: () => listener.start(), stop: () => listener.stop() });
@@ -166,6 +194,7 @@ export class RedirectFeatureModule {
             APP_LOGGER,
             CODE_SECRET,
             Lifecycle,
+            BrokenLinkDirectory,
           ],
           useFactory: (
             links: LinkResolver,
@@ -185,6 +214,7 @@ export class RedirectFeatureModule {
             appLogger: PinoNestLogger,
             codeSecret: string,
             lifecycle: Lifecycle,
+            brokenLinks: BrokenLinkDirectory,
           ) => {
             const perIp = new KeyedWindowLimiter({ limit: r.rateLimit.perIpPerMinute, windowMs: 60_000 });
             metrics.readRateLimiter(() => perIp.usage);
@@ -204,7 +234,24 @@ export class RedirectFeatureModule {
             // The click ids' key too (docs/design.md, "Conversions"): the generation app opens them.
             const clickIds = new ClickIds(codeSecret);
             const options = { rules: new LinkRules(geo, quota, { visitors }), quota, attempts, passwords, checks, cookies, clickIds };
-            return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files, scans });
+            return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files, scans, brokenLinks });
+          },
+        },
+        {
+          // `POST /r/report` on every short domain: the pages' "Report this link" (docs/design.md, "Trust and safety").
+          provide: VisitorReportRoute,
+          inject: [SAFETY_STORE, LINK_RESOLVER, ClientAddressResolver, VisitorPages, RedirectMetrics, RedirectHttpHandler, CODE_SECRET],
+          useFactory: (
+            store: SafetyStore,
+            links: LinkResolver,
+            addresses: ClientAddressResolver,
+            pages: VisitorPages,
+            metrics: RedirectMetrics,
+            handler: RedirectHttpHandler,
+            codeSecret: string,
+          ) => {
+            const intake = visitorReportIntake(store, config.safety.reportsPerVisitorPerHour, codeSecret);
+            return new VisitorReportRoute({ intake, links, addresses, pages, metrics, domainOf: (req) => handler.servedDomainOf(req) });
           },
         },
       ],

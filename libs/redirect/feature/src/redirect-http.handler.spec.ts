@@ -78,6 +78,8 @@ describe('RedirectHttpHandler', () => {
   let passwordHash: string;
   /** Redirects per client address and minute; the password tests under load raise it, to reach the rules behind it. */
   let perIpLimit = 5;
+  /** Each tenant's choice for visitors of its broken links (the target when unset). */
+  const fallbacks = new Map<string, { mode: 'target' | 'page' | 'url'; url: string | null }>();
 
   beforeAll(async () => {
     passwordHash = await argon2.hash('open sesame');
@@ -186,6 +188,7 @@ describe('RedirectHttpHandler', () => {
       pages,
       files,
       scans,
+      brokenLinks: { fallbackFor: (tenantId) => fallbacks.get(tenantId) ?? { mode: 'target', url: null } },
     });
     passedOn = [];
     // The handler's declared front route, as the app's HTTP server puts it in front of Fastify.
@@ -1038,6 +1041,63 @@ describe('RedirectHttpHandler', () => {
         expect(res.status).toBe(451);
         expectPageHeaders(res);
         expect(await res.text()).not.toContain('phish.example');
+      }
+    });
+
+    it('sends visitors of a broken link where its tenant chose: the target, a page with the way on, or its URL (no click); a healthy link is not concerned', async () => {
+      const health = (state: 'ok' | 'broken', url: string) => ({
+        state,
+        since: new Date(),
+        brokenTargets: state === 'broken' ? [url] : [],
+        lastStatus: state === 'broken' ? 404 : 200,
+        lastError: null,
+        checkedAt: new Date(),
+      });
+      await shard.insert(link('brk0001', { health: health('broken', 'https://example.com/brk0001') }));
+      await shard.insert(link('brk0002', { tenantId: 't2', health: health('broken', 'https://example.com/brk0002') }));
+      await shard.insert(link('brk0003', { health: health('ok', 'https://example.com/brk0003') }));
+      await shard.insert(link('brk0004', { moderation: 'flagged', health: health('broken', 'https://example.com/brk0004') }));
+      fallbacks.set('t1', { mode: 'page', url: null });
+      fallbacks.set('t2', { mode: 'url', url: 'https://acme.example/sorry' });
+      try {
+        const page = await get('/brk0001', { headers: as({ accept: 'text/html' }) });
+        expect(page.status).toBe(200);
+        expectPageHeaders(page);
+        const html = await page.text();
+        expect(html).toContain('destination seems to be down');
+        expect(html).toContain('href="https://example.com/brk0001"');
+        const moved = await get('/brk0002', { headers: as() });
+        expect({ status: moved.status, location: moved.headers.get('location'), cache: moved.headers.get('cache-control') }).toEqual({
+          status: 302,
+          location: 'https://acme.example/sorry',
+          cache: 'private, no-store',
+        });
+        expect((await get('/brk0003', { headers: as() })).headers.get('location')).toBe('https://example.com/brk0003');
+        // A flagged link warns first; past the warning, the fallback.
+        expect(await (await get('/brk0004', { headers: as({ accept: 'text/html' }) })).text()).toContain('/brk0004/go');
+        expect(await (await get('/brk0004/go', { headers: as({ accept: 'text/html' }) })).text()).toContain('destination seems to be down');
+        fallbacks.set('t1', { mode: 'target', url: null });
+        expect((await get('/brk0001', { headers: as() })).headers.get('location')).toBe('https://example.com/brk0001');
+        await flush();
+        expect(clicks.map((c) => c.code)).toEqual(['brk0003', 'brk0001']);
+      } finally {
+        fallbacks.clear();
+      }
+    });
+
+    it('puts "Report this link" on the preview and warning pages: a form to /r/report on this origin, each reason a labelled choice, no script', async () => {
+      await shard.insert(link('rep0001'));
+      await shard.insert(link('rep0002', { moderation: 'flagged', moderationReason: 'homograph' }));
+      for (const path of ['/rep0001+', '/rep0002']) {
+        const res = await get(path, { headers: as() });
+        expect(res.headers.get('content-security-policy')).toMatch(/form-action 'self'/);
+        const html = await res.text();
+        expect(html).toContain('<summary>Report this link</summary>');
+        expect(html).toContain('<form method="post" action="/r/report"');
+        expect(html).toContain(`name="code" value="${path.slice(1, 8)}"`);
+        expect(html.match(/type="radio" name="reason"/g)).toHaveLength(6);
+        expect(html).toContain('name="details" maxlength="1000"');
+        expect(html).not.toContain('<script');
       }
     });
 

@@ -26,6 +26,7 @@ import { PageText } from './page-text';
 import {
   appPage,
   blockedPage,
+  brokenPage,
   errorPage,
   exhaustedPage,
   expiredPage,
@@ -110,6 +111,13 @@ export interface RedirectHandlerParts {
   readonly files: DomainFiles;
   /** Which visits by a QR URL count as scans: a few per visitor and minute (docs/design.md, "QR codes"). */
   readonly scans: QrScans;
+  /** Where each tenant sends visitors of its broken links, held in memory (docs/design.md, "Trust and safety"); none: to the target. */
+  readonly brokenLinks?: BrokenLinkFallbacks;
+}
+
+/** A tenant's choice for visitors of its broken links: the target all the same, a page, or a URL of its own. */
+export interface BrokenLinkFallbacks {
+  fallbackFor(tenantId: string): { readonly mode: 'target' | 'page' | 'url'; readonly url: string | null };
 }
 
 type Suffix = '+' | '/go' | undefined;
@@ -156,6 +164,7 @@ export class RedirectHttpHandler {
   private readonly pages: VisitorPages;
   private readonly files: DomainFiles;
   private readonly scans: QrScans;
+  private readonly brokenLinks: BrokenLinkFallbacks | undefined;
   /** Social cards rendered once per cached link (docs/design.md, "Link options"). */
   private readonly cards = new SocialCards();
   private readonly domains: Set<string>;
@@ -163,7 +172,7 @@ export class RedirectHttpHandler {
   constructor(parts: RedirectHandlerParts) {
     ({ links: this.links, recorder: this.recorder, metrics: this.metrics, perIp: this.perIp, global: this.global } = parts);
     ({ addresses: this.addresses, config: this.config, options: this.options, tenants: this.tenants } = parts);
-    ({ pages: this.pages, files: this.files, scans: this.scans } = parts);
+    ({ pages: this.pages, files: this.files, scans: this.scans, brokenLinks: this.brokenLinks } = parts);
     this.domains = new Set(parts.config.links.domains);
   }
 
@@ -306,7 +315,14 @@ export class RedirectHttpHandler {
     ) {
       return this.card(visit, link);
     }
-    if (suffix === undefined && query === undefined && link.rules === undefined && link.moderation === undefined && method !== 'POST') {
+    if (
+      suffix === undefined &&
+      query === undefined &&
+      link.rules === undefined &&
+      link.moderation === undefined &&
+      link.broken === undefined &&
+      method !== 'POST'
+    ) {
       return this.redirect(visit, link);
     }
     try {
@@ -314,6 +330,12 @@ export class RedirectHttpHandler {
         if (method === 'POST') throw notAllowed();
         if (link.moderation === 'banned') return this.page(visit, blockedPage);
         return this.page(visit, (t, lang) => previewPage(t, lang, link, visit.id!.code));
+      }
+      // A broken link (its health, in the cached link) past any warning: the tenant's fallback, when it chose one.
+      if (link.broken !== undefined && method !== 'POST' && (link.moderation === undefined || (link.moderation === 'flagged' && suffix === '/go'))) {
+        const fallback = this.brokenLinks?.fallbackFor(link.tenantId);
+        if (fallback?.mode === 'url' && fallback.url) return this.domainRedirect(visit, fallback.url, false);
+        if (fallback?.mode === 'page') return this.page(visit, (t) => brokenPage(t, link));
       }
       if (method === 'POST') return this.submitPassword(visit, link);
       const userAgent = req.headers['user-agent'] ?? '';
@@ -338,7 +360,7 @@ export class RedirectHttpHandler {
         return this.page(visit, blockedPage);
       case 'warning': {
         const continuePath = `/${visit.id!.code}${visit.source === 'qr' ? '/~' : ''}/go${query ? `?${query.split('&').map(encodeQueryPart).join('&')}` : ''}`;
-        return this.page(visit, (t) => warningPage(t, link, continuePath));
+        return this.page(visit, (t) => warningPage(t, link, continuePath, visit.id!.code));
       }
       case 'password':
         return this.page(visit, (t) => passwordPage(t, false, link.moderation === 'flagged'));
@@ -626,7 +648,7 @@ export class RedirectHttpHandler {
   }
 
   /** As domainOf, but null for a tenant's domain that is not verified (it serves nothing). */
-  private servedDomainOf(req: IncomingMessage): string | null {
+  servedDomainOf(req: IncomingMessage): string | null {
     const host = req.headers.host;
     if (host) {
       const h = normalizeHost(host);
@@ -658,11 +680,11 @@ const NEGOTIATED_CODES: ReadonlySet<string> = new Set([
 /** An error problemFor turns into a 4xx with Fastify's stable codes (PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, BAD_REQUEST). */
 const httpError = (statusCode: number, message: string) => Object.assign(new Error(message), { statusCode });
 
-/** The body of a password form: urlencoded, at most MAX_FORM_BYTES, read without the framework. */
-function readForm(req: IncomingMessage): Promise<string> {
+/** The body of a form (the password's, a report's): urlencoded, at most `maxBytes`, read without the framework. */
+export function readForm(req: IncomingMessage, maxBytes = MAX_FORM_BYTES): Promise<string> {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') return Promise.reject(httpError(415, 'the password form is sent as application/x-www-form-urlencoded'));
-  if (Number(req.headers['content-length'] ?? 0) > MAX_FORM_BYTES) return Promise.reject(httpError(413, `the form is larger than ${MAX_FORM_BYTES} bytes`));
+  if (type !== 'application/x-www-form-urlencoded') return Promise.reject(httpError(415, 'the form is sent as application/x-www-form-urlencoded'));
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) return Promise.reject(httpError(413, `the form is larger than ${maxBytes} bytes`));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -673,7 +695,7 @@ function readForm(req: IncomingMessage): Promise<string> {
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_FORM_BYTES) return fail(httpError(413, `the form is larger than ${MAX_FORM_BYTES} bytes`));
+      if (size > maxBytes) return fail(httpError(413, `the form is larger than ${maxBytes} bytes`));
       chunks.push(chunk);
     };
     const onEnd = () => resolve(Buffer.concat(chunks).toString('utf8'));

@@ -44,7 +44,7 @@ export {
   type TargetState,
 } from './ports';
 export { type ProbeOptions, type ProbeOutcome, probeTarget, retryAfterMs } from './probe';
-export { MAX_REPORT_DETAILS, type ReportInput, ReportIntake, type ReportLimit, ReportRelay } from './reports';
+export { MAX_REPORT_DETAILS, type ReportInput, ReportIntake, type ReportLimit, ReportRelay, visitorReportIntake } from './reports';
 export { FeedSet, type ReputationOptions, ReputationService } from './reputation';
 export { type TargetCheckOptions, TargetChecks } from './target-checks';
 export { SafetySweep, type SweepOptions, TargetIndexer, type TargetIndexerOptions } from './target-indexer';

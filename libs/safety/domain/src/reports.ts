@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'crypto';
-import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
+import { Clock, DomainError, ErrorCode, KeyedWindowLimiter, systemClock } from '@shortlink/core';
 import { SafetyNotices } from './notices';
 import { AbuseReport, LinkRef, ModerationQueueStore, REPORT_REASONS, ReportReason, ReportStore } from './ports';
 
@@ -51,6 +51,20 @@ export class ReportIntake {
     };
     return (await this.store.addReport(report)) ? 'accepted' : 'duplicate';
   }
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The intake of visitors' reports as every app that takes them builds it (the redirect on every short
+ * domain, the generation app's API): at most `perHour` reports per client address and instance, the
+ * reporter hashed with a key derived from the code secret (never the secret itself), so that a
+ * visitor's reports are one reporter whichever app took them.
+ */
+export function visitorReportIntake(store: ReportStore, perHour: number, codeSecret: string, clock: Clock = systemClock): ReportIntake {
+  const limiter = new KeyedWindowLimiter({ limit: perHour, windowMs: HOUR_MS });
+  const key = createHmac('sha256', codeSecret).update('abuse-report-reporter').digest('hex');
+  return new ReportIntake(store, { admit: async (address) => limiter.hit(address, clock.now()) }, key, clock);
 }
 
 function checkReason(value: unknown): ReportReason {

@@ -1,15 +1,11 @@
-import { createHmac } from 'crypto';
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
-import { KeyedWindowLimiter } from '@shortlink/core';
 import { CODE_SECRET, LINK_REPOSITORY, LinkRepository, unknownLink } from '@shortlink/links-domain';
 import { APP_CONFIG, ClientAddressResolver, Contract } from '@shortlink/nest-platform';
-import { ReportIntake, SAFETY_STORE, SafetyStore } from '@shortlink/safety-domain';
+import { ReportIntake, SAFETY_STORE, SafetyStore, visitorReportIntake } from '@shortlink/safety-domain';
 import { reportBody, reportReceiptSchema } from './safety.schemas';
-
-const HOUR_MS = 3_600_000;
 
 /**
  * "Report this link" from visitors (docs/design.md, "Trust and safety"): no account, a reason of a
@@ -28,10 +24,8 @@ export class ReportController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CODE_SECRET) codeSecret: string,
   ) {
-    const limiter = new KeyedWindowLimiter({ limit: config.safety.reportsPerVisitorPerHour, windowMs: HOUR_MS });
-    // The reporter's identity is a keyed hash of its address: the key is derived, never the secret itself.
-    const key = createHmac('sha256', codeSecret).update('abuse-report-reporter').digest('hex');
-    this.intake = new ReportIntake(store, { admit: async (address) => limiter.hit(address) }, key);
+    // The redirect takes the pages' form with the same intake (limit and reporter key).
+    this.intake = visitorReportIntake(store, config.safety.reportsPerVisitorPerHour, codeSecret);
   }
 
   @Post('report')
