@@ -21,6 +21,8 @@ export interface RawClick {
   readonly variant: number | null;
   /** `qr` when the request came by the URL of the link's QR code. */
   readonly source: ClickSource;
+  /** The click id passed to the target (a link with conversion tracking); absent otherwise. */
+  readonly clickId?: string;
 }
 
 /** Longest user agent carried on the bus; longer ones are cut (the classifier reads 512 characters too). */
@@ -90,7 +92,7 @@ export class ClickEnricher {
         if (cached === undefined) hosts.set(r.referer, (refererHost = hostOf(r.referer)));
         else refererHost = cached;
       }
-      out[i] = {
+      const event: ClickEvent = {
         producer: this.producer,
         seq: r.seq,
         kind: r.kind,
@@ -108,6 +110,7 @@ export class ClickEnricher {
         userAgent,
         variant: r.variant,
       };
+      out[i] = r.clickId === undefined ? event : { ...event, clickId: r.clickId };
     }
     return out;
   }

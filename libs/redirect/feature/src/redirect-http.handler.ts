@@ -19,7 +19,7 @@ import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } fr
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { CHALLENGE_PATH_PREFIX, hstsHeader, TenantDirectory } from '@shortlink/tenants-domain';
 import { isBotUserAgent, isLinkPreviewer } from '@shortlink/visitors-domain';
-import type { ClickSource } from '@shortlink/clicks-domain';
+import { ClickIds, type ClickSource, withQueryParam } from '@shortlink/clicks-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles, WellKnownFile } from './domain-files';
 import { PageText } from './page-text';
@@ -92,6 +92,8 @@ export interface LinkOptionParts {
   readonly checks: PasswordCheckGate;
   /** The remembered password: a signed cookie per link (docs/design.md, "Link options"). */
   readonly cookies: PasswordCookies;
+  /** Makes the click ids of links with conversion tracking (docs/design.md, "Conversions"). */
+  readonly clickIds: ClickIds;
 }
 
 /** What the redirect handler works with. */
@@ -511,9 +513,13 @@ export class RedirectHttpHandler {
    */
   private redirectTo(visit: Visit, link: CachedLink, decision: RedirectDecision & { kind: 'redirect' }, status: number): void {
     const { req, res } = visit;
-    const { location, variant, app } = decision;
+    const { variant, app } = decision;
+    // Conversion tracking: a click id for this click, made in the process (no I/O), passed to the target (docs/design.md, "Conversions").
+    const param = link.rules?.clickIdParam;
+    const clickId = param === undefined ? null : this.options.clickIds.issue(link.id, Date.now());
+    const location = clickId === null ? decision.location : withQueryParam(decision.location, param!, clickId);
     // A click only for a redirect actually sent, or the app page that stands for it (never HEAD, another page or a refusal), with the variant served.
-    if (req.method !== 'HEAD') this.record(visit, link, variant);
+    if (req.method !== 'HEAD') this.record(visit, link, variant, clickId ?? undefined);
     // An app URL scheme: a browser gets the app page, whose fallback is `location` (docs/design.md, "Link options").
     if (app !== undefined && this.pages.wantsPage(req) && !isBotUserAgent(req.headers['user-agent'] ?? '')) {
       return this.page(visit, (t) => appPage(t, app, location));
@@ -533,10 +539,10 @@ export class RedirectHttpHandler {
    * visitor's scans of the link in this minute allow (docs/design.md, "QR codes"), else a click by
    * `link` (decided on this instance's counts, no round trip).
    */
-  private record(visit: Visit, link: CachedLink, variant: number | null): void {
+  private record(visit: Visit, link: CachedLink, variant: number | null, clickId?: string): void {
     const { req, address } = visit;
-    if (visit.source === 'link') return this.recorder.record(req, link, address, variant, visit.id!, 'link');
-    this.recorder.record(req, link, address, variant, visit.id!, this.scans.counts(link.id, address) ? 'qr' : 'link');
+    if (visit.source === 'link') return this.recorder.record(req, link, address, variant, visit.id!, 'link', clickId);
+    this.recorder.record(req, link, address, variant, visit.id!, this.scans.counts(link.id, address) ? 'qr' : 'link', clickId);
   }
 
   /**

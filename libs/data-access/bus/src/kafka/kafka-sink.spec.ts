@@ -111,6 +111,8 @@ describe('click codec and options', () => {
       aClick({ source: 'qr', country: 'US', region: 'Illinois', city: 'Springfield' }),
       aClick({ source: 'qr', country: 'FR', region: null, city: 'Saint-Étienne' }),
       aClick({ source: 'link', country: 'DE', region: 'Hesse', city: null }),
+      aClick({ clickId: 'AbCdEfGhIjKlMnOpQrSt_-' }),
+      aClick({ source: 'qr', city: 'Bonn', clickId: 'AbCdEfGhIjKlMnOpQrSt_0' }),
     ];
     const record = encodeClickRecord(events);
     expect(decodeClickRecord(record)).toEqual(events);
@@ -125,8 +127,10 @@ describe('click codec and options', () => {
     // A click by link without region or city is encoded as version 2 did it, but for the version byte.
     const events = [aClick({ source: 'link', region: null, city: null }), aClick({ kind: 'orphan', source: 'link', region: null, city: null, country: null })];
     const v2 = Buffer.from(encodeClickRecord(events));
-    expect(v2[1]).toBe(3);
+    expect(v2[1]).toBe(4);
     v2[1] = 2;
+    expect(decodeClickRecord(v2)).toEqual(events);
+    v2[1] = 3;
     expect(decodeClickRecord(v2)).toEqual(events);
     // The source is a flag: a scan costs no byte more than a click.
     const click = aClick({ source: 'link', region: null, city: null });
@@ -136,7 +140,7 @@ describe('click codec and options', () => {
   it('refuses anything that is not a record of a version it knows, without throwing', () => {
     const good = encodeClickRecord([aClick()]);
     const newer = Buffer.from(good);
-    newer[1] = 4;
+    newer[1] = 5;
     expect(decodeClickRecord(newer)).toBe('unknown-version');
     for (const value of [
       null,
