@@ -35,7 +35,7 @@ const DAY_MS = 86_400_000;
  * Turns raw clicks into events in the flusher: country (and region and city with a city database)
  * from the offline IP database, visitor id
  * under the day's salt (per tenant), referer host. Each distinct address and referer of a batch is
- * looked up once, each visitor once a day (while it is among the last `maxVisitors`): bursts and
+ * looked up once, each visitor once a day (while the kept ids are fewer than `maxVisitors`): bursts and
  * returning visitors repeat them, and the work stays off the requests either way.
  */
 export class ClickEnricher {
