@@ -151,6 +151,35 @@ export const VARIABLES = {
     'Failed API-key checks allowed per client address and minute; beyond, further wrong keys get 429 (a valid key is always served; 0 = off).',
   ),
 
+  ADMISSION_CONTROL: withDefault(
+    'HTTP',
+    'on',
+    bool,
+    'Each app sheds requests beyond its adaptive concurrency limit with 503 `OVERLOADED` and `Retry-After` instead of queueing them (docs/design.md, "Overload").',
+  ),
+  ADMISSION_LIMIT_INITIAL: withDefault('HTTP', '100', int(1), 'Requests in flight one app instance admits at start; the limit then adapts (AIMD) between the bounds below.'),
+  ADMISSION_LIMIT_MIN: withDefault('HTTP', '10', int(1), 'The adaptive limit never goes below this.'),
+  ADMISSION_LIMIT_MAX: withDefault('HTTP', '1000', int(1), 'The adaptive limit never goes above this.'),
+  ADMISSION_REDIRECT_LATENCY_MS: withDefault(
+    'HTTP',
+    '250',
+    int(1, 60_000),
+    "The redirect's latency target: a redirect slower than this to its first byte lowers the limit (×0.9).",
+  ),
+  ADMISSION_API_LATENCY_MS: withDefault('HTTP', '1000', int(1, 60_000), 'The same for the API apps (generation, analytics).'),
+  REQUEST_DEADLINE_REDIRECT_MS: withDefault(
+    'HTTP',
+    '1500',
+    int(100, 60_000),
+    'A redirect not answered within this gets 503 `DEADLINE_EXCEEDED`; the shard and ClickHouse calls under it get only what is left (0 left: refused at once).',
+  ),
+  REQUEST_DEADLINE_API_MS: withDefault(
+    'HTTP',
+    '4000',
+    int(100, 600_000),
+    'The same for an API request, until its answer starts (a streamed body or answer keeps its own limits).',
+  ),
+
   // ------------------------------------------------------------------ Secrets
   SHORTLINK_CODE_SECRET: optional(
     'Secrets',
