@@ -3,8 +3,11 @@
  * disables, enables, deletes and redirects over a Zipf mix of every code the run created, and
  * records each operation with its start, end and outcome. It writes only the links it created
  * itself, one write at a time per link, so the checker knows the order of each link's writes.
- * Messages: in `start` (ClientConfig), `codes` (what the other clients created), `stop`; out `created`, `ready`, `done`.
+ * During a flood window (`flood` on, then off) it runs FLOOD_LOOPS more loops without any pause: the same mix and
+ * analytics reads, far beyond what the apps can serve; their operations are marked `flood`.
+ * Messages: in `start` (ClientConfig), `codes` (what the other clients created), `flood`, `stop`; out `created`, `ready`, `done`.
  */
+import { AsyncLocalStorage } from 'async_hooks';
 import { writeFileSync } from 'fs';
 import { Op, OpKind, Outcome } from './record';
 import { seeded, zipfRank } from './schedule';
@@ -15,6 +18,8 @@ export interface ClientConfig {
   apiKey: string;
   generation: Array<{ name: string; base: string }>;
   redirect: Array<{ name: string; base: string }>;
+  /** The analytics instances (asked only during a flood). */
+  analytics: Array<{ name: string; base: string }>;
   /** Distinguishes the run's target URLs. */
   tag: string;
   /** Links this client creates before the faults start. */
@@ -26,12 +31,21 @@ export interface ClientConfig {
   out: string;
 }
 
-export type ToClient = { type: 'start'; config: ClientConfig } | { type: 'codes'; codes: string[] } | { type: 'stop' };
+export type ToClient = { type: 'start'; config: ClientConfig } | { type: 'codes'; codes: string[] } | { type: 'flood'; on: boolean } | { type: 'stop' };
 export type FromClient = { type: 'created'; codes: string[] } | { type: 'ready' } | { type: 'done' };
 
 const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const API_TIMEOUT_MS = 10_000;
 const REDIRECT_TIMEOUT_MS = 5_000;
+/**
+ * Extra loops per client during a flood, each sending its next request as soon as the last is answered: 3 clients × 48
+ * requests in flight at all times, where the workload keeps 3 × 8 with pauses (≈ 75 requests/s in all).
+ */
+export const FLOOD_LOOPS = 48;
+/** Share of a flood loop's requests that are analytics reads; the rest follow MIX. */
+const FLOOD_STATS_SHARE = 0.3;
+/** Marks the operations of the flood loops. */
+const flooding = new AsyncLocalStorage<boolean>();
 
 /** Shares of the operations (the rest are redirects). */
 const MIX: Array<[OpKind, number]> = [
@@ -53,7 +67,7 @@ interface Own {
 
 const send = (msg: FromClient) => process.send?.(msg);
 
-function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[]) => void } {
+function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[]) => void; flood: (on: boolean) => void } {
   const random = seeded(c.seed * 31 + c.client);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
   const ops: Op[] = [];
@@ -75,6 +89,7 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
     read?: (res: Response, op: Op) => Promise<void>,
   ): Promise<Op> {
     const op: Op = { client: c.client, kind, instance: target.name, ...details, start: Date.now(), end: 0, status: null, outcome: 'unknown' };
+    if (flooding.getStore()) op.flood = true;
     try {
       const res = await fetch(`${target.base}${path}`, {
         method: init.method,
@@ -85,6 +100,7 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
       });
       op.status = res.status;
       op.contentType = res.headers.get('content-type');
+      if (res.status === 429 || res.status === 503) op.retryAfter = res.headers.get('retry-after');
       if (res.status >= 400) {
         const text = await res.text();
         try {
@@ -180,6 +196,19 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
     );
   }
 
+  /** An analytics read of any link (only the flood sends them). */
+  async function stats(): Promise<void> {
+    if (!all.length || !c.analytics.length) return;
+    const code = pick(all);
+    await call(
+      'stats',
+      pick(c.analytics),
+      `/api/v1/links/${encodeURIComponent(code)}/stats`,
+      { method: 'GET', timeoutMs: API_TIMEOUT_MS, headers: { 'x-api-key': c.apiKey } },
+      { code },
+    );
+  }
+
   async function one(): Promise<void> {
     let u = random();
     for (const [kind, share] of MIX) {
@@ -215,11 +244,28 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
   };
   const started = start();
 
+  let flood: { on: boolean; loops: Array<Promise<void>> } | undefined;
+  const floodOn = () => {
+    if (flood?.on || stopping) return;
+    const state: { on: boolean; loops: Array<Promise<void>> } = { on: true, loops: [] };
+    flood = state;
+    for (let l = 0; l < FLOOD_LOOPS; l++)
+      state.loops.push(
+        flooding.run(true, async () => {
+          while (state.on && !stopping) await (random() < FLOOD_STATS_SHARE ? stats() : one()).catch(() => undefined);
+        }),
+      );
+  };
+
   return {
+    flood: (on: boolean) => {
+      if (on) floodOn();
+      else if (flood) flood.on = false;
+    },
     stop: async () => {
       stopping = true;
       await started;
-      await Promise.all(loops);
+      await Promise.all([...loops, ...(flood?.loops ?? [])]);
       writeFileSync(c.out, JSON.stringify(ops));
     },
     add: (codes: string[]) => void all.push(...codes),
@@ -231,6 +277,7 @@ if (require.main === module) {
   process.on('message', (m: ToClient) => {
     if (m.type === 'start') client = run(m.config);
     else if (m.type === 'codes') client?.add(m.codes);
+    else if (m.type === 'flood') client?.flood(m.on);
     else if (m.type === 'stop')
       void client?.stop().then(() => {
         send({ type: 'done' });

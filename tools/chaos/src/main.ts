@@ -191,6 +191,9 @@ async function main(): Promise<number> {
       scrapes.killing(app.proc.pid);
     },
     unflushed: () => scrapes.unflushed(),
+    flood: (on) => {
+      for (const c of clients) if (c.connected) c.send({ type: 'flood', on } satisfies ToClient);
+    },
     log,
   });
   const clients: ChildProcess[] = [];
@@ -236,7 +239,7 @@ async function main(): Promise<number> {
 
     // ------------------------------------------------------------------ workload
     const CLIENTS = 3;
-    const named = (kind: 'generation' | 'redirect') => apps[kind].map((a, i) => ({ name: FaultInjector.instanceName(kind, i), base: a.base }));
+    const named = (kind: 'generation' | 'redirect' | 'analytics') => apps[kind].map((a, i) => ({ name: FaultInjector.instanceName(kind, i), base: a.base }));
     let ready = 0;
     const done: Array<Promise<void>> = [];
     for (let i = 0; i < CLIENTS; i++) {
@@ -258,6 +261,7 @@ async function main(): Promise<number> {
         apiKey: API_KEY,
         generation: named('generation'),
         redirect: named('redirect'),
+        analytics: named('analytics'),
         tag: run,
         initialLinks: o.short ? 20 : 40,
         rate: o.short ? 30 : 25,
