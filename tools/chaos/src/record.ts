@@ -49,17 +49,7 @@ export interface Op {
  * capacity (`flood`: every client sends far more requests than the apps can serve).
  */
 export type FaultTarget =
-  | 'redis-master'
-  | 'mariadb'
-  | 'kafka'
-  | 'clickhouse'
-  | 'analytics'
-  | 'redirect'
-  | 'generation'
-  | 'mariadb-link'
-  | 'clickhouse-link'
-  | 'cpu'
-  | 'flood';
+  'redis-master' | 'mariadb' | 'kafka' | 'clickhouse' | 'analytics' | 'redirect' | 'generation' | 'mariadb-link' | 'clickhouse-link' | 'cpu' | 'flood';
 /**
  * kill: SIGKILL, then started again; pause: SIGSTOP, then SIGCONT; slow: latency (and, to MariaDB, some
  * connections reset) on the link; cut: the link partitioned (the proxy refuses and drops connections);

@@ -8,7 +8,8 @@ type AppName = 'generation' | 'redirect' | 'analytics';
 type Settings = AppConfig['http']['admission'];
 
 /** The analytics reads of the API (stats, breakdowns, visits, the live stream): the lowest class. */
-const ANALYTICS_PATH = /^\/(?:api\/v1\/(?:stats|events)(?:[/?]|$)|api\/v1\/links\/[^/?]+\/(?:stats|breakdown|visits)(?:[/?]|$)|rest\/v\d+\/(?:short-urls\/[^/?]+\/)?visits)/;
+const ANALYTICS_PATH =
+  /^\/(?:api\/v1\/(?:stats|events)(?:[/?]|$)|api\/v1\/links\/[^/?]+\/(?:stats|breakdown|visits)(?:[/?]|$)|rest\/v\d+\/(?:short-urls\/[^/?]+\/)?visits)/;
 
 /**
  * The class of a request (docs/design.md, "Overload"), or null for what is never shed (`/health`,

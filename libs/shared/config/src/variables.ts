@@ -157,7 +157,12 @@ export const VARIABLES = {
     bool,
     'Each app sheds requests beyond its adaptive concurrency limit with 503 `OVERLOADED` and `Retry-After` instead of queueing them (docs/design.md, "Overload").',
   ),
-  ADMISSION_LIMIT_INITIAL: withDefault('HTTP', '100', int(1), 'Requests in flight one app instance admits at start; the limit then adapts (AIMD) between the bounds below.'),
+  ADMISSION_LIMIT_INITIAL: withDefault(
+    'HTTP',
+    '100',
+    int(1),
+    'Requests in flight one app instance admits at start; the limit then adapts (AIMD) between the bounds below.',
+  ),
   ADMISSION_LIMIT_MIN: withDefault('HTTP', '10', int(1), 'The adaptive limit never goes below this.'),
   ADMISSION_LIMIT_MAX: withDefault('HTTP', '1000', int(1), 'The adaptive limit never goes above this.'),
   ADMISSION_REDIRECT_LATENCY_MS: withDefault(
