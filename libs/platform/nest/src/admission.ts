@@ -47,8 +47,9 @@ function answer(res: ServerResponse, status: number, code: string, detail: strin
  * Admission control of one app's HTTP server, in front of everything else (docs/design.md,
  * "Overload"): an adaptive concurrency limit with a share per class (redirects over API writes over
  * reads over analytics reads), 503 `OVERLOADED` with `Retry-After` at once beyond it, and a deadline
- * per request: an answer not begun by then is 503 `DEADLINE_EXCEEDED`, and the calls below it (shard
- * queries, ClickHouse) get only what is left of it (RequestDeadline).
+ * per request: the calls below it (shard queries, ClickHouse) get only what is left of it
+ * (RequestDeadline), and an API answer not begun by then is 503 `DEADLINE_EXCEEDED` (a visit's is not:
+ * its handler may still count the click, which a 503 would deny).
  */
 export class AdmissionControl {
   readonly limit: AdaptiveConcurrencyLimit;
@@ -61,7 +62,9 @@ export class AdmissionControl {
     private readonly clock: Clock = systemClock,
   ) {
     const latencyTargetMs = app === 'redirect' ? settings.latencyTargetMs.redirect : settings.latencyTargetMs.api;
-    this.limit = new AdaptiveConcurrencyLimit({ initial: settings.initial, min: settings.min, max: settings.max, latencyTargetMs, clock });
+    const min = app === 'redirect' ? settings.min.redirect : settings.min.api;
+    const max = Math.max(min, settings.max);
+    this.limit = new AdaptiveConcurrencyLimit({ initial: Math.max(min, settings.initial), min, max, latencyTargetMs, clock });
     const api = settings.deadlineMs.api;
     this.deadlines = { redirect: settings.deadlineMs.redirect, write: api, read: api, analytics: api };
   }
@@ -84,14 +87,18 @@ export class AdmissionControl {
     }
     let answered = false;
     const original = res.writeHead;
-    const timer = setTimeout(() => {
-      if (answered || res.headersSent) return;
-      answered = true;
-      permit.done(true);
-      this.count(kind, 'deadline');
-      answer(res, 503, 'DEADLINE_EXCEEDED', 'the request could not be answered in time; retry shortly', 1, req.url);
-      silence(res);
-    }, this.deadlines[kind]);
+    // A visit's deadline is passed down only: its handler may still count the click, so the server never answers for it.
+    const timer =
+      kind === 'redirect'
+        ? undefined
+        : setTimeout(() => {
+            if (answered || res.headersSent) return;
+            answered = true;
+            permit.done(true);
+            this.count(kind, 'deadline');
+            answer(res, 503, 'DEADLINE_EXCEEDED', 'the request could not be answered in time; retry shortly', 1, req.url);
+            silence(res);
+          }, this.deadlines[kind]);
     res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
       if (!answered) {
         answered = true;

@@ -113,7 +113,7 @@ export interface AppConfig {
     readonly admission: {
       readonly enabled: boolean;
       readonly initial: number;
-      readonly min: number;
+      readonly min: { readonly redirect: number; readonly api: number };
       readonly max: number;
       readonly latencyTargetMs: { readonly redirect: number; readonly api: number };
       readonly deadlineMs: { readonly redirect: number; readonly api: number };
@@ -434,8 +434,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       admission: {
         enabled: e.ADMISSION_CONTROL,
         initial: e.ADMISSION_LIMIT_INITIAL,
-        min: e.ADMISSION_LIMIT_MIN,
-        max: Math.max(e.ADMISSION_LIMIT_MIN, e.ADMISSION_LIMIT_MAX),
+        min: { redirect: e.ADMISSION_REDIRECT_LIMIT_MIN, api: e.ADMISSION_LIMIT_MIN },
+        max: e.ADMISSION_LIMIT_MAX,
         latencyTargetMs: { redirect: e.ADMISSION_REDIRECT_LATENCY_MS, api: e.ADMISSION_API_LATENCY_MS },
         deadlineMs: { redirect: e.REQUEST_DEADLINE_REDIRECT_MS, api: e.REQUEST_DEADLINE_API_MS },
       },

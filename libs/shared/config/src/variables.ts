@@ -163,7 +163,13 @@ export const VARIABLES = {
     int(1),
     'Requests in flight one app instance admits at start; the limit then adapts (AIMD) between the bounds below.',
   ),
-  ADMISSION_LIMIT_MIN: withDefault('HTTP', '10', int(1), 'The adaptive limit never goes below this.'),
+  ADMISSION_LIMIT_MIN: withDefault('HTTP', '20', int(1), 'The adaptive limit of an API app (generation, analytics) never goes below this.'),
+  ADMISSION_REDIRECT_LIMIT_MIN: withDefault(
+    'HTTP',
+    '100',
+    int(1),
+    "The redirect's adaptive limit never goes below this: it sheds visits only beyond this many waiting at once, never because the machine is slow.",
+  ),
   ADMISSION_LIMIT_MAX: withDefault('HTTP', '1000', int(1), 'The adaptive limit never goes above this.'),
   ADMISSION_REDIRECT_LATENCY_MS: withDefault(
     'HTTP',
@@ -176,13 +182,13 @@ export const VARIABLES = {
     'HTTP',
     '1500',
     int(100, 60_000),
-    'A redirect not answered within this gets 503 `DEADLINE_EXCEEDED`; the shard and ClickHouse calls under it get only what is left (0 left: refused at once).',
+    "A visit's deadline: the shard calls under it get only what is left (0 left: refused at once). Not answered by the server itself: a visit whose handler still runs may still count its click.",
   ),
   REQUEST_DEADLINE_API_MS: withDefault(
     'HTTP',
     '4000',
     int(100, 600_000),
-    'The same for an API request, until its answer starts (a streamed body or answer keeps its own limits).',
+    'An API request not answered within this gets 503 `DEADLINE_EXCEEDED`, and the shard and ClickHouse calls under it get only what is left (a streamed body or answer keeps its own limits).',
   ),
 
   // ------------------------------------------------------------------ Secrets

@@ -72,6 +72,17 @@ describe('AdaptiveConcurrencyLimit', () => {
     expect(l.limit).toBe(12);
   });
 
+  it('comes back to its initial value in calm traffic after a burst lowered it, and no further', () => {
+    const clock = fakeClock();
+    const l = new AdaptiveConcurrencyLimit({ initial: 20, min: 5, max: 100, latencyTargetMs: 100, backoff: 0.5, clock });
+    const slow = l.tryAcquire('redirect')!;
+    clock.advance(150);
+    slow.done();
+    expect(l.limit).toBe(10);
+    for (let i = 0; i < 400; i++) l.tryAcquire('redirect')!.done();
+    expect(l.limit).toBe(20);
+  });
+
   it('ignores a second done() of one permit', () => {
     const l = new AdaptiveConcurrencyLimit({ initial: 2, min: 1, max: 2, latencyTargetMs: 100, clock: fakeClock() });
     const p = l.tryAcquire('redirect')!;

@@ -30,13 +30,15 @@ export interface Permit {
 /**
  * An AIMD concurrency limit on the requests in flight (the `AIMDLimit` of Netflix's
  * concurrency-limits, with a latency target): every answer that starts within the target while at
- * least half the limit was in use raises the limit by 1/limit (one per limit's worth of answers);
+ * least half the limit was in use, or while the limit is below its initial value, raises the limit by
+ * 1/limit (one per limit's worth of answers; a limit lowered by a burst comes back in calm traffic);
  * an answer slower than the target, or dropped, multiplies it by `backoff`, at most once per target's
  * length so that one slow burst counts once. Beyond its class's share of the limit a request is not
  * admitted: the app answers 503 at once instead of queueing it behind work it cannot finish in time.
  */
 export class AdaptiveConcurrencyLimit {
   private limitValue: number;
+  private readonly initial: number;
   private active = 0;
   private lastDecreaseAt = Number.NEGATIVE_INFINITY;
   private readonly backoff: number;
@@ -47,6 +49,7 @@ export class AdaptiveConcurrencyLimit {
   constructor(private readonly options: AdaptiveLimitOptions) {
     if (options.min < 1 || options.max < options.min) throw new Error('the limit needs 1 <= min <= max');
     this.limitValue = Math.min(options.max, Math.max(options.min, options.initial));
+    this.initial = this.limitValue;
     this.backoff = options.backoff ?? 0.9;
     this.clock = options.clock ?? systemClock;
   }
@@ -89,7 +92,7 @@ export class AdaptiveConcurrencyLimit {
       if (now - this.lastDecreaseAt < this.options.latencyTargetMs) return;
       this.lastDecreaseAt = now;
       this.limitValue = Math.max(this.options.min, this.limitValue * this.backoff);
-    } else if (busy) {
+    } else if (busy || this.limitValue < this.initial) {
       this.limitValue = Math.min(this.options.max, this.limitValue + 1 / this.limitValue);
     }
   }
