@@ -163,14 +163,14 @@ export const VARIABLES = {
     int(1),
     'Requests in flight one app instance admits at start; the limit then adapts (AIMD) between the bounds below.',
   ),
-  ADMISSION_LIMIT_MIN: withDefault('HTTP', '20', int(1), 'The adaptive limit of an API app (generation, analytics) never goes below this.'),
+  ADMISSION_LIMIT_MIN: withDefault('HTTP', '50', int(1), 'The adaptive limit of an API app (generation, analytics) never goes below this.'),
   ADMISSION_REDIRECT_LIMIT_MIN: withDefault(
     'HTTP',
-    '100',
+    '1000',
     int(1),
-    "The redirect's adaptive limit never goes below this: it sheds visits only beyond this many waiting at once, never because the machine is slow.",
+    "The redirect's adaptive limit never goes below this: it sheds visits only beyond this many waiting at once (a stampede on one cold link coalesces into one shard query), never because the machine is slow.",
   ),
-  ADMISSION_LIMIT_MAX: withDefault('HTTP', '1000', int(1), 'The adaptive limit never goes above this.'),
+  ADMISSION_LIMIT_MAX: withDefault('HTTP', '2000', int(1), 'The adaptive limit never goes above this (nor below its floor).'),
   ADMISSION_REDIRECT_LATENCY_MS: withDefault(
     'HTTP',
     '250',
