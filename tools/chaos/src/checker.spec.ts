@@ -285,6 +285,11 @@ describe('chaos checker: overload', () => {
     expect(checkOverload(recordOf([...own, ...shedOwn], { faults: [floodAround] })).map((v) => v.message)).toEqual([
       expect.stringContaining("20 of 50 of the workload's own redirects succeeded"),
     ]);
+    // The flood's own requests: answered late is no violation (their clients are saturated), unanswered is.
+    const late = { ...shedFlood[1], end: shedFlood[1].start + OVERLOAD.redirectAnswerMs + 500 };
+    expect(checkOverload(recordOf([...own, late], { faults: [floodAround] }))).toEqual([]);
+    const lost = { ...shedFlood[2], status: null, error: 'timeout' };
+    expect(checkOverload(recordOf([...own, lost], { faults: [floodAround] })).map((v) => v.message)).toEqual([expect.stringContaining('no answer (timeout)')]);
     const bare = { ...shedFlood[0], retryAfter: null };
     expect(checkOverload(recordOf([...own, bare], { faults: [floodAround] })).map((v) => v.message)).toEqual([
       expect.stringContaining('503 OVERLOADED without Retry-After'),

@@ -9,9 +9,10 @@ export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-cou
 
 /**
  * Under overload (both cores hogged, or a flood of requests beyond capacity; docs/reliability.md): every
- * answer within these bounds (a 429 or 503 with Retry-After is an answer, one without is not), and this
- * share of the redirects succeeding: all of them under the hog, the workload's own (not the flood's)
- * during a flood.
+ * answer of the workload within these bounds (a 429 or 503 with Retry-After is an answer, one without is
+ * not), and this share of the redirects succeeding: all of them under the hog, the workload's own
+ * during a flood. The flood's own requests (measured by clients saturated by their own flood) must be
+ * answered, a 429/503 with Retry-After, but are held to no time bound but the clients' timeouts.
  */
 export const OVERLOAD = { redirectAnswerMs: 2_000, apiAnswerMs: 5_000, redirectSuccessFloor: 0.95, floodBaselineRedirectFloor: 0.95 } as const;
 
@@ -33,7 +34,7 @@ export const INVARIANTS: ReadonlyArray<{ name: Invariant; says: string }> = [
   },
   {
     name: 'overload',
-    says: `while both cores are hogged or the clients flood the apps, every redirect is answered within ${OVERLOAD.redirectAnswerMs / 1000} s and every API call within ${OVERLOAD.apiAnswerMs / 1000} s (a 429/503 with Retry-After is an answer), and ≥ ${OVERLOAD.redirectSuccessFloor * 100} % of the redirects (under a flood: of the workload's own, ≥ ${OVERLOAD.floodBaselineRedirectFloor * 100} %) succeed`,
+    says: `while both cores are hogged or the clients flood the apps, every redirect of the workload is answered within ${OVERLOAD.redirectAnswerMs / 1000} s and every API call within ${OVERLOAD.apiAnswerMs / 1000} s (a 429/503 with Retry-After is an answer; the flood's own must be answered), and ≥ ${OVERLOAD.redirectSuccessFloor * 100} % of the redirects (under a flood: of the workload's own, ≥ ${OVERLOAD.floodBaselineRedirectFloor * 100} %) succeed`,
   },
 ];
 
@@ -333,7 +334,7 @@ export function checkOverload(record: ChaosRecord): Violation[] {
     const during = record.ops.filter((o) => o.end >= window.start && o.start <= window.end + RECOVERY_MS[window.target]);
     for (const op of during) {
       const bound = op.kind === 'redirect' ? OVERLOAD.redirectAnswerMs : OVERLOAD.apiAnswerMs;
-      if (op.status === null || op.end - op.start > bound)
+      if (op.status === null || (!op.flood && op.end - op.start > bound))
         out.push({
           invariant: 'overload',
           message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)} ${what}: ${op.status === null ? `no answer (${op.error})` : `answered ${op.status} after ${op.end - op.start} ms`} (bound ${bound} ms)`,

@@ -3,8 +3,9 @@
  * disables, enables, deletes and redirects over a Zipf mix of every code the run created, and
  * records each operation with its start, end and outcome. It writes only the links it created
  * itself, one write at a time per link, so the checker knows the order of each link's writes.
- * During a flood window (`flood` on, then off) it runs FLOOD_LOOPS more loops without any pause: the same mix and
- * analytics reads, far beyond what the apps can serve; their operations are marked `flood`.
+ * A flood client (no links of its own at start, no workload loops) runs FLOOD_LOOPS loops without any pause during a
+ * flood window (`flood` on, then off): the same mix and analytics reads, far beyond what the apps can serve; their
+ * operations are marked `flood`.
  * Messages: in `start` (ClientConfig), `codes` (what the other clients created), `flood`, `stop`; out `created`, `ready`, `done`.
  */
 import { AsyncLocalStorage } from 'async_hooks';
@@ -38,10 +39,11 @@ const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36
 const API_TIMEOUT_MS = 10_000;
 const REDIRECT_TIMEOUT_MS = 5_000;
 /**
- * Extra loops per client during a flood, each sending its next request as soon as the last is answered: 3 clients × 48
- * requests in flight at all times, where the workload keeps 3 × 8 with pauses (≈ 75 requests/s in all).
+ * Loops of a flood client (main.ts starts 2, which send nothing outside a flood) during a flood, each sending its next
+ * request as soon as the last is answered: 2 × 64 requests in flight at all times, where the workload keeps 3 × 8 with
+ * pauses (≈ 75 requests/s in all).
  */
-export const FLOOD_LOOPS = 48;
+export const FLOOD_LOOPS = 64;
 /** Share of a flood loop's requests that are analytics reads; the rest follow MIX. */
 const FLOOD_STATS_SHARE = 0.3;
 /** Marks the operations of the flood loops. */

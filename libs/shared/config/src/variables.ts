@@ -180,7 +180,7 @@ export const VARIABLES = {
   ADMISSION_API_LATENCY_MS: withDefault('HTTP', '1000', int(1, 60_000), 'The same for the API apps (generation, analytics).'),
   REQUEST_DEADLINE_REDIRECT_MS: withDefault(
     'HTTP',
-    '1500',
+    '2000',
     int(100, 60_000),
     "A visit's deadline: the shard calls under it get only what is left (0 left: refused at once). Not answered by the server itself: a visit whose handler still runs may still count its click.",
   ),
