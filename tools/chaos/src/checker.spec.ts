@@ -290,6 +290,10 @@ describe('chaos checker: overload', () => {
     expect(checkOverload(recordOf([...own, late], { faults: [floodAround] }))).toEqual([]);
     const lost = { ...shedFlood[2], status: null, error: 'timeout' };
     expect(checkOverload(recordOf([...own, lost], { faults: [floodAround] })).map((v) => v.message)).toEqual([expect.stringContaining('no answer (timeout)')]);
+    // A flood request its client sent after the window (it read the end late) is the flood's, not an error of the platform.
+    const after = { ...shedFlood[3], start: floodAround.end + 5000, end: floodAround.end + 5100 };
+    expect(checkErrors(recordOf([...own, after], { faults: [floodAround] }))).toEqual([]);
+    expect(checkErrors(recordOf([...own, { ...after, flood: undefined }], { faults: [floodAround] }))).toHaveLength(1);
     const bare = { ...shedFlood[0], retryAfter: null };
     expect(checkOverload(recordOf([...own, bare], { faults: [floodAround] })).map((v) => v.message)).toEqual([
       expect.stringContaining('503 OVERLOADED without Retry-After'),

@@ -32,7 +32,8 @@ export interface ClientConfig {
   out: string;
 }
 
-export type ToClient = { type: 'start'; config: ClientConfig } | { type: 'codes'; codes: string[] } | { type: 'flood'; on: boolean } | { type: 'stop' };
+export type ToClient =
+  { type: 'start'; config: ClientConfig } | { type: 'codes'; codes: string[] } | { type: 'flood'; on: boolean; until?: number } | { type: 'stop' };
 export type FromClient = { type: 'created'; codes: string[] } | { type: 'ready' } | { type: 'done' };
 
 const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -69,7 +70,7 @@ interface Own {
 
 const send = (msg: FromClient) => process.send?.(msg);
 
-function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[]) => void; flood: (on: boolean) => void } {
+function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[]) => void; flood: (on: boolean, until?: number) => void } {
   const random = seeded(c.seed * 31 + c.client);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
   const ops: Op[] = [];
@@ -247,21 +248,22 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
   const started = start();
 
   let flood: { on: boolean; loops: Array<Promise<void>> } | undefined;
-  const floodOn = () => {
+  /** `until`: the window's end (epoch ms): a client saturated by its own loops reads the message that ends it late (1 s in a long run). */
+  const floodOn = (until: number) => {
     if (flood?.on || stopping) return;
     const state: { on: boolean; loops: Array<Promise<void>> } = { on: true, loops: [] };
     flood = state;
     for (let l = 0; l < FLOOD_LOOPS; l++)
       state.loops.push(
         flooding.run(true, async () => {
-          while (state.on && !stopping) await (random() < FLOOD_STATS_SHARE ? stats() : one()).catch(() => undefined);
+          while (state.on && !stopping && Date.now() < until) await (random() < FLOOD_STATS_SHARE ? stats() : one()).catch(() => undefined);
         }),
       );
   };
 
   return {
-    flood: (on: boolean) => {
-      if (on) floodOn();
+    flood: (on: boolean, until = Number.POSITIVE_INFINITY) => {
+      if (on) floodOn(until);
       else if (flood) flood.on = false;
     },
     stop: async () => {
@@ -279,7 +281,7 @@ if (require.main === module) {
   process.on('message', (m: ToClient) => {
     if (m.type === 'start') client = run(m.config);
     else if (m.type === 'codes') client?.add(m.codes);
-    else if (m.type === 'flood') client?.flood(m.on);
+    else if (m.type === 'flood') client?.flood(m.on, m.until);
     else if (m.type === 'stop')
       void client?.stop().then(() => {
         send({ type: 'done' });

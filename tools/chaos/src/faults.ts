@@ -40,8 +40,8 @@ export class FaultInjector {
       beforeKill?: (name: string, app: App) => Promise<void>;
       started?: (name: string, app: App) => void;
       unflushed?: () => Promise<number>;
-      /** Tells the clients to start (true) or end (false) their flood loops. */
-      flood?: (on: boolean) => void;
+      /** Tells the clients to start (true, until the window's end) or end (false) their flood loops. */
+      flood?: (on: boolean, until?: number) => void;
       log?: (msg: string) => void;
     } = {},
   ) {}
@@ -107,7 +107,7 @@ export class FaultInjector {
         case 'flood': {
           victim = 'every app';
           start = Date.now();
-          this.hooks.flood?.(true);
+          this.hooks.flood?.(true, start + plan.downMs);
           try {
             await sleep(plan.downMs);
           } finally {

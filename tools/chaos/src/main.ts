@@ -191,8 +191,8 @@ async function main(): Promise<number> {
       scrapes.killing(app.proc.pid);
     },
     unflushed: () => scrapes.unflushed(),
-    flood: (on) => {
-      for (const c of floodClients) if (c.connected) c.send({ type: 'flood', on } satisfies ToClient);
+    flood: (on, until) => {
+      for (const c of floodClients) if (c.connected) c.send({ type: 'flood', on, until } satisfies ToClient);
     },
     log,
   });
