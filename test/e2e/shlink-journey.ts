@@ -58,6 +58,50 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       expect(health.version).toBe('5.0.0');
     });
 
+    it('answers /rest/v3 on the redirect host as on the generation host: health there, the rest relayed with the key', async () => {
+      const onShortHost = (apiKey: string) => new ShlinkApiClient(new NodeHttpClient(), { baseUrl: endpoints().redirect, apiKey });
+      expect(await onShortHost('').health()).toMatchObject({ status: 'pass', version: '5.0.0' });
+      const customSlug = slug('relay');
+      const created = await onShortHost(key).createShortUrl({ longUrl: 'https://example.com/relayed', customSlug, tags: ['relayed'] });
+      expect(created).toMatchObject({ shortCode: customSlug, longUrl: 'https://example.com/relayed', tags: ['relayed'] });
+      expect((await client.getShortUrl({ shortCode: customSlug })).longUrl).toBe('https://example.com/relayed');
+      expect((await onShortHost(key).listShortUrls({ searchTerm: customSlug })).data.map((s) => s.shortCode)).toEqual([customSlug]);
+      await onShortHost(key).updateShortUrl({ shortCode: customSlug }, { title: 'Edited on the short host' });
+      expect((await client.getShortUrl({ shortCode: customSlug })).title).toBe('Edited on the short host');
+      expect(await problemOf(onShortHost('sl_not_a_key_0123456789').listTags())).toMatchObject({ type: ErrorType.INVALID_API_KEY, status: 401 });
+      expect(await problemOf(onShortHost(key).getShortUrl({ shortCode: 'no-such-code-here' }))).toMatchObject({
+        type: ErrorType.INVALID_SHORTCODE,
+        status: 404,
+      });
+      // The short URL itself still redirects on that host.
+      expect(await visit(endpoints().redirect, customSlug, { 'user-agent': BROWSER_UA })).toBe(302);
+    });
+
+    it('allows any origin to call it with a key (CORS on by default, never with credentials), on both hosts', async () => {
+      const origin = 'https://shlink-ui.example.org';
+      for (const base of [endpoints().generation, endpoints().redirect]) {
+        const preflight = await fetch(`${base}/rest/v3/short-urls`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' },
+        });
+        await preflight.arrayBuffer();
+        expect(preflight.status).toBe(204);
+        expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+        expect(preflight.headers.get('access-control-allow-headers')).toContain('x-api-key');
+        expect(preflight.headers.get('access-control-allow-methods')).toContain('DELETE');
+        expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+        const res = await fetch(`${base}/rest/v3/tags`, { headers: { origin, 'x-api-key': key } });
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+      // Our own API keeps CORS_ORIGINS (none here).
+      const ours = await fetch(`${endpoints().generation}/api/v1/links`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+      await ours.arrayBuffer();
+      expect(ours.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
     it('creates a short URL with every Shlink option, reads it back, finds it again with findIfExists, and refuses a slug in use', async () => {
       const customSlug = slug('shl');
       const validUntil = new Date(Date.now() + 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');

@@ -41,6 +41,7 @@ import { DomainFiles } from './domain-files';
 import { LinkChangeListener } from './link-changes';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
+import { ShlinkRelay } from './shlink-relay';
 import { tlsAllowedRoute } from './tls-allowed.route';
 import { VisitorPages } from './visitor-pages';
 import { VisitorReportRoute } from './visitor-reports';
@@ -76,6 +77,8 @@ export class RedirectFeatureModule {
     return {
       module: RedirectFeatureModule,
       imports: [ReadPathModule.forRedirect(config)],
+      // Shlink's REST API on the short domains: health here, the rest relayed to the generation app (docs/design.md, "Compatible APIs").
+      controllers: [ShlinkRelay],
       providers: [
         Lifecycle,
         { provide: RedirectMetrics, inject: [METRICS_REGISTRY], useFactory: (registry: Registry) => new RedirectMetrics(registry) },

@@ -109,6 +109,10 @@ export interface AppConfig {
     readonly authFailuresPerMinute: number;
     /** Origins allowed to call the APIs from a browser (docs/design.md, "Contract"); `['*']` for any; empty: no CORS headers. */
     readonly corsOrigins: readonly string[];
+    /** CORS for the compatible APIs (COMPAT_CORS): any origin, never cookies. */
+    readonly compatCors: boolean;
+    /** Where the redirect app relays Shlink's REST API (SHORTLINK_GENERATION_URL), without a trailing slash. */
+    readonly generationUrl: string;
   };
   readonly secrets: { readonly code: SecretSource; readonly visitor: SecretSource };
   /** Batch creation and bulk changes: limits, chunking, idempotency records. */
@@ -422,6 +426,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
       corsOrigins,
+      compatCors: e.COMPAT_CORS,
+      generationUrl: (e.SHORTLINK_GENERATION_URL ?? `http://${loopbackOf(e.HOST)}:${e.GENERATION_PORT}`).replace(/\/+$/, ''),
     },
     secrets,
     batch: {
