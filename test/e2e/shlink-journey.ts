@@ -272,7 +272,7 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       expect((await client.getOrphanVisits()).data).toEqual([]);
     });
 
-    it('lists domains with their redirects and sets the default domain’s redirects (operators only)', async () => {
+    it('lists domains with their redirects and sets the default domain’s three redirects (operators only), which the redirect applies', async () => {
       const operator = sdk(API_KEY);
       const domains = await client.listDomains();
       const defaultDomain = domains.data.find((d) => d.isDefault)!;
@@ -280,17 +280,51 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       const redirects = await operator.editDomainRedirects({
         domain: defaultDomain.domain,
         baseUrlRedirect: 'https://example.com/home',
+        regular404Redirect: 'https://example.com/no-such-page',
         invalidShortUrlRedirect: 'https://example.com/missing',
       });
+      // Shlink's two 404 redirects are two settings.
       expect(redirects).toEqual({
         baseUrlRedirect: 'https://example.com/home',
-        regular404Redirect: 'https://example.com/missing',
+        regular404Redirect: 'https://example.com/no-such-page',
         invalidShortUrlRedirect: 'https://example.com/missing',
       });
       expect((await operator.listDomains()).defaultRedirects).toEqual(redirects);
+      // Absent stays.
+      expect(await operator.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: 'https://example.com/home2' })).toEqual({
+        ...redirects,
+        baseUrlRedirect: 'https://example.com/home2',
+      });
+
+      // The redirect sends a browser to each: an unknown code, any other path, the root.
+      const html = { 'user-agent': BROWSER_UA, accept: 'text/html,application/xhtml+xml' };
+      const unknownCode = `zz${randomUUID().slice(0, 6)}`;
+      await eventually(
+        'the redirect has the new settings',
+        async () => (await locationOf(endpoints().redirect, unknownCode, html)) === 'https://example.com/missing',
+      );
+      expect(await locationOf(endpoints().redirect, 'wp-login.php', html)).toBe('https://example.com/no-such-page');
+      expect(await locationOf(endpoints().redirect, 'assets/x/y.png', html)).toBe('https://example.com/no-such-page');
+      expect(await locationOf(endpoints().redirect, '', html)).toBe('https://example.com/home2');
+      // A program keeps the 404 problem.
+      const plain = await fetch(`${endpoints().redirect}/wp-login.php`, { redirect: 'manual', headers: { accept: 'application/json' } });
+      expect(plain.status).toBe(404);
+      expect(plain.headers.get('content-type')).toContain('application/problem+json');
+      expect((await plain.json()).code).toBe('ROUTE_NOT_FOUND');
+
+      // A tenant's key cannot change the service's default domain for every tenant: a problem, nothing saved.
       const refused = await problemOf(client.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: 'https://example.com/x' }));
-      expect([403, 404]).toContain(refused.status);
-      await operator.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: null, invalidShortUrlRedirect: null });
+      expect(refused).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' });
+      expect(refused.detail).toMatch(/admin scope/);
+      expect(await problemOf(operator.editDomainRedirects({ domain: defaultDomain.domain, regular404Redirect: 'not a url' }))).toMatchObject({
+        type: ErrorType.INVALID_ARGUMENT,
+        status: 400,
+      });
+      expect((await operator.listDomains()).defaultRedirects.baseUrlRedirect).toBe('https://example.com/home2');
+
+      await operator.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null });
+      expect((await operator.listDomains()).defaultRedirects).toEqual({ baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null });
+      await eventually('the redirect drops them', async () => (await locationOf(endpoints().redirect, 'wp-login.php', html)) === null);
     });
 
     it('reads and replaces redirect rules (the rules of /api/v1/links), and the redirect takes the first rule whose conditions all hold', async () => {

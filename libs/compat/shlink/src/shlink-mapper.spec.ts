@@ -254,10 +254,10 @@ describe('Shlink mapper: visits and domains', () => {
     expect(orphan).not.toHaveProperty('shortCode');
   });
 
-  it('maps domain redirects both ways; the two 404 redirects are one setting here', () => {
-    expect(redirectsOf({ rootRedirect: 'https://e.x/home', notFoundRedirect: 'https://e.x/404' })).toEqual({
+  it('maps domain redirects both ways; the two 404 redirects are two settings (an unknown code, any other path)', () => {
+    expect(redirectsOf({ rootRedirect: 'https://e.x/home', notFoundRedirect: 'https://e.x/404', pathNotFoundRedirect: 'https://e.x/path' })).toEqual({
       baseUrlRedirect: 'https://e.x/home',
-      regular404Redirect: 'https://e.x/404',
+      regular404Redirect: 'https://e.x/path',
       invalidShortUrlRedirect: 'https://e.x/404',
     });
     expect(redirectsOf(null)).toEqual({ baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null });
@@ -265,8 +265,11 @@ describe('Shlink mapper: visits and domains', () => {
       rootRedirect: null,
       notFoundRedirect: 'https://e.x/404',
     });
-    expect(redirectsEditOf({ regular404Redirect: 'https://e.x/a', invalidShortUrlRedirect: 'https://e.x/a' })).toEqual({ notFoundRedirect: 'https://e.x/a' });
-    expect(() => redirectsEditOf({ regular404Redirect: 'https://e.x/a', invalidShortUrlRedirect: 'https://e.x/b' })).toThrow(ShlinkError);
+    expect(redirectsEditOf({ regular404Redirect: 'https://e.x/a', invalidShortUrlRedirect: 'https://e.x/b' })).toEqual({
+      notFoundRedirect: 'https://e.x/b',
+      pathNotFoundRedirect: 'https://e.x/a',
+    });
+    expect(redirectsEditOf({ regular404Redirect: null })).toEqual({ pathNotFoundRedirect: null });
     expect(redirectsEditOf({})).toEqual({});
   });
 

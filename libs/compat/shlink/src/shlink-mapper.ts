@@ -221,29 +221,25 @@ export function visitOf(row: VisitRow, ctx: { readonly defaultDomain: string; sh
   };
 }
 
-/** Shlink's three domain redirects over our domain settings (root, not found). */
+/** Shlink's three domain redirects over our domain settings: the root, an unknown short code, any other path. */
 export interface RedirectSettings {
   readonly rootRedirect: string | null;
   readonly notFoundRedirect: string | null;
+  readonly pathNotFoundRedirect: string | null;
 }
 
-/** Our not-found redirect serves both of Shlink's 404 cases (an unknown short code, any other path). */
+/** `invalidShortUrlRedirect` is our not-found redirect (an unknown or disabled code), `regular404Redirect` our path-not-found one. */
 export const redirectsOf = (s: RedirectSettings | null) => ({
   baseUrlRedirect: s?.rootRedirect ?? null,
-  regular404Redirect: s?.notFoundRedirect ?? null,
+  regular404Redirect: s?.pathNotFoundRedirect ?? null,
   invalidShortUrlRedirect: s?.notFoundRedirect ?? null,
 });
 
-/** A Shlink redirects edit as our settings edit; regular404Redirect and invalidShortUrlRedirect are one setting here, so two different values are refused. */
+/** A Shlink redirects edit as our settings edit: absent stays, null clears. */
 export function redirectsEditOf(body: { baseUrlRedirect?: string | null; regular404Redirect?: string | null; invalidShortUrlRedirect?: string | null }) {
   const edit: Record<string, string | null> = {};
   if (body.baseUrlRedirect !== undefined) edit.rootRedirect = body.baseUrlRedirect;
-  const notFound = [body.invalidShortUrlRedirect, body.regular404Redirect].filter((v) => v !== undefined);
-  if (notFound.length === 2 && notFound[0] !== notFound[1])
-    throw invalidArgument(
-      ['regular404Redirect', 'invalidShortUrlRedirect'],
-      'regular404Redirect and invalidShortUrlRedirect are one setting here (the not-found redirect): give one, or the same value',
-    );
-  if (notFound.length) edit.notFoundRedirect = notFound[0]!;
+  if (body.invalidShortUrlRedirect !== undefined) edit.notFoundRedirect = body.invalidShortUrlRedirect;
+  if (body.regular404Redirect !== undefined) edit.pathNotFoundRedirect = body.regular404Redirect;
   return edit;
 }

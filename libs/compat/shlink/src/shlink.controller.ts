@@ -199,8 +199,9 @@ export const SPECS = {
   },
   setDomainRedirects: {
     operationId: 'setDomainRedirects',
-    summary: 'Set a domain’s redirects (our root and not-found redirects)',
-    description: '`regular404Redirect` and `invalidShortUrlRedirect` are one setting here (the not-found redirect): give one, or both the same.',
+    summary: 'Set a domain’s redirects (our root, not-found and path-not-found redirects)',
+    description:
+      '`baseUrlRedirect` is the root redirect, `invalidShortUrlRedirect` the not-found redirect (an unknown or disabled code), `regular404Redirect` the path-not-found redirect (any other path); absent stays, null clears. The default domain and the service’s other domains need an operator key (the admin scope); a tenant’s own verified domains its own key.',
     tags: DOMAINS,
     scope: 'links:write',
     body: domainRedirectsEditSchema,
