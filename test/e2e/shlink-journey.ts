@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
 import { ShlinkApiClient } from '@shlinkio/shlink-js-sdk';
+import { UAParser } from 'ua-parser-js';
 import { ErrorType } from '@shlinkio/shlink-js-sdk/dist/api-contract';
 import { NodeHttpClient } from '@shlinkio/shlink-js-sdk/dist/node';
 import { Endpoints, eventually } from '@shortlink/harness';
@@ -240,6 +241,11 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
         }),
       );
       expect(visits.data.filter((v) => v.potentialBot)).toHaveLength(1);
+      // The visitor's browser and OS read back from the visit's userAgent, as Shlink's web client parses it (we keep no user agent).
+      const parsed = (ua: string) => ({ browser: new UAParser(ua).getBrowser().name, os: new UAParser(ua).getOS().name });
+      const people = visits.data.filter((v) => !v.potentialBot);
+      expect(people.map((v) => parsed(v.userAgent))).toEqual([parsed(BROWSER_UA), parsed(BROWSER_UA)]);
+      expect(parsed(BROWSER_UA).os).toBeTruthy();
       expect(visits.data.map((v) => v.referer)).toContain('news.example.org');
       expect(visits.data.every((v) => v.visitedUrl?.endsWith(`/${shortCode}`))).toBe(true);
       expect((await own.getShortUrlVisits({ shortCode }, { excludeBots: true })).pagination.totalItems).toBe(2);

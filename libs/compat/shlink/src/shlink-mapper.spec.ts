@@ -227,7 +227,7 @@ describe('Shlink mapper: visits and domains', () => {
     expect(visitOf(row, vctx)).toEqual({
       referer: 'news.example.org',
       date: '2026-02-03T04:05:06+00:00',
-      userAgent: 'Firefox on Linux',
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
       visitLocation: {
         countryCode: 'DE',
         countryName: 'Germany',
@@ -248,7 +248,7 @@ describe('Shlink mapper: visits and domains', () => {
 
   it('maps a visit without place or referer, and an orphan one with its type', () => {
     const bare = { ...row, country: null, region: null, city: null, refererHost: null, browser: 'Other', os: 'Other', bot: true, domain: 'own.example' };
-    expect(visitOf(bare, vctx)).toMatchObject({ referer: '', visitLocation: null, userAgent: 'unknown', potentialBot: true, domain: 'own.example' });
+    expect(visitOf(bare, vctx)).toMatchObject({ referer: '', visitLocation: null, userAgent: '', potentialBot: true, domain: 'own.example' });
     const orphan = visitOf({ ...bare, tenantId: '' }, vctx, true);
     expect(orphan).toMatchObject({ type: 'invalid_short_url', visitedUrl: 'https://own.example/abc1234' });
     expect(orphan).not.toHaveProperty('shortCode');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { VisitRow } from '@shortlink/clicks-domain';
 import { deviceTargetsOf, Link, LinkEdit } from '@shortlink/links-domain';
 import { invalidArgument } from './shlink-problem';
+import { representativeUserAgent } from './shlink-user-agent';
 import { OrderField, ShortUrlsQuery, shortUrlCreationSchema, shortUrlEditSchema, shortUrlSchema, visitSchema, visitsSummarySchema } from './shlink.schemas';
 
 /**
@@ -193,7 +194,8 @@ function countryNameOf(code: string | null): string | null {
 
 /**
  * One raw visit in Shlink's shape. We never keep the client address, the full referer or the user
- * agent: `referer` is the referring host, `userAgent` names the browser and OS we parsed from it,
+ * agent: `referer` is the referring host, `userAgent` a representative one of the browser and OS we
+ * parsed from it (representativeUserAgent: Shlink's clients read both back from it),
  * and the location has no coordinates or time zone.
  */
 export function visitOf(row: VisitRow, ctx: { readonly defaultDomain: string; shortUrlOf(domain: string, code: string): string }, orphan = false): ShlinkVisit {
@@ -201,7 +203,7 @@ export function visitOf(row: VisitRow, ctx: { readonly defaultDomain: string; sh
   return {
     referer: row.refererHost ?? '',
     date: atom(new Date(row.time)),
-    userAgent: [row.browser, row.os].filter((p) => p && p !== 'unknown' && p !== 'Other').join(' on ') || 'unknown',
+    userAgent: representativeUserAgent(row.browser, row.os),
     visitLocation: hasPlace
       ? {
           countryCode: row.country,

@@ -102,7 +102,7 @@ export const SPECS = {
     operationId: 'getShortUrlVisits',
     summary: 'Visits of a short URL, newest first',
     description:
-      'From the raw visits (at most the newest 5 000 of the range). We keep no client address, user agent or full referer: `referer` is the referring host, `userAgent` the browser and OS we parsed.',
+      'From the raw visits (at most the newest 5 000 of the range). We keep no client address, user agent or full referer: `referer` is the referring host, `userAgent` a representative user agent of the browser and OS we parsed (any user-agent parser reads both back from it; empty when neither is known).',
     tags: VISITS,
     scope: 'analytics:read',
     params: shortCodeParams,
