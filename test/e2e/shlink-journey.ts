@@ -278,6 +278,56 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       expect((await client.getOrphanVisits()).data).toEqual([]);
     });
 
+    it('deletes a short URL’s visits and the orphan visits from every table of the analytics store, audited', async () => {
+      const own = await tenant();
+      const mine = sdk(own.apiKey);
+      const shortCode = slug('del');
+      const keptCode = slug('keep');
+      await mine.createShortUrl({ longUrl: 'https://example.com/deleted-visits', customSlug: shortCode, tags: ['deleting'] });
+      await mine.createShortUrl({ longUrl: 'https://example.com/kept-visits', customSlug: keptCode, tags: ['deleting'] });
+      for (const code of [shortCode, shortCode, keptCode]) expect(await visit(endpoints().redirect, code, { 'user-agent': BROWSER_UA })).toBe(302);
+      await eventually(
+        'the visits are counted',
+        async () =>
+          (await mine.getShortUrl({ shortCode })).visitsSummary?.total === 2 && (await mine.getShortUrlVisits({ shortCode })).pagination.totalItems === 2,
+      );
+      await eventually('the other link’s too', async () => (await mine.getShortUrlVisits({ shortCode: keptCode })).pagination.totalItems === 1);
+
+      expect(await mine.deleteShortUrlVisits({ shortCode })).toEqual({ deletedVisits: 2 });
+      await eventually('gone from the raw visits and the counts', async () => {
+        const [visits, summary, tag] = await Promise.all([mine.getShortUrlVisits({ shortCode }), mine.getShortUrl({ shortCode }), mine.tagsStats()]);
+        return visits.pagination.totalItems === 0 && summary.visitsSummary?.total === 0 && tag.data[0]?.visitsSummary?.total === 1;
+      });
+      expect((await mine.getShortUrlVisits({ shortCode: keptCode })).pagination.totalItems).toBe(1);
+      expect((await mine.getVisitsOverview()).nonOrphanVisits.total).toBe(1);
+      const log = await api(endpoints().generation, 'GET', `/api/v1/audit-log?target=${shortCode}&action=link.visits_deleted`, own.apiKey);
+      expect(log.status).toBe(200);
+      expect(log.body.entries).toEqual([expect.objectContaining({ action: 'link.visits_deleted', details: { deletedVisits: 2 } })]);
+      expect(await problemOf(mine.deleteShortUrlVisits({ shortCode: 'no-such-code-here' }))).toMatchObject({ type: ErrorType.INVALID_SHORTCODE, status: 404 });
+      const reader = await api(endpoints().generation, 'POST', '/api/v1/keys', own.apiKey, { name: 'visits-reader', scopes: ['links:read', 'analytics:read'] });
+      expect(await problemOf(sdk(reader.body.apiKey as string).deleteShortUrlVisits({ shortCode: keptCode }))).toMatchObject({
+        status: 403,
+        code: 'INSUFFICIENT_SCOPE',
+      });
+
+      // Orphan visits: a tenant without domains of its own sees none and deletes none; the operator those of the service's domains.
+      expect(await mine.deleteOrphanVisits()).toEqual({ deletedVisits: 0 });
+      const operator = sdk(API_KEY);
+      const unknown = `zz${randomUUID().slice(0, 6)}`;
+      expect(await visit(endpoints().redirect, unknown, { 'user-agent': BROWSER_UA })).toBe(404);
+      await eventually('the orphan visit', async () =>
+        (await operator.getOrphanVisits({ itemsPerPage: -1 })).data.some((v) => v.visitedUrl?.endsWith(`/${unknown}`)),
+      );
+      expect((await operator.deleteOrphanVisits()).deletedVisits).toBeGreaterThanOrEqual(1);
+      await eventually(
+        'no orphan visit left',
+        async () =>
+          (await operator.getOrphanVisits({ itemsPerPage: -1 })).pagination.totalItems === 0 && (await operator.getVisitsOverview()).orphanVisits.total === 0,
+      );
+      const operatorLog = await api(endpoints().generation, 'GET', '/api/v1/audit-log?action=orphan_visits.deleted', API_KEY);
+      expect(operatorLog.body.entries[0]).toMatchObject({ action: 'orphan_visits.deleted', details: { deletedVisits: expect.any(Number) } });
+    });
+
     it('lists domains with their redirects and sets the default domain’s three redirects (operators only), which the redirect applies', async () => {
       const operator = sdk(API_KEY);
       const domains = await client.listDomains();
@@ -416,13 +466,9 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       );
     });
 
-    it('answers 501 for the SDK methods without a feature here, and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {
+    it('answers 501 for the SDK method without a feature here (Mercure), and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {
       const shortCode = (await client.createShortUrl({ longUrl: 'https://example.com/unmapped' })).shortCode;
-      const unmapped: Array<[string, Promise<unknown>]> = [
-        ['deleteShortUrlVisits', client.deleteShortUrlVisits({ shortCode })],
-        ['deleteOrphanVisits', client.deleteOrphanVisits()],
-        ['mercureInfo', client.mercureInfo()],
-      ];
+      const unmapped: Array<[string, Promise<unknown>]> = [['mercureInfo', client.mercureInfo()]];
       for (const [method, call] of unmapped) expect(await problemOf(call)).toMatchObject({ status: 501, title: 'Not implemented', sdkMethod: method });
 
       expect(await problemOf(sdk('sl_not_a_key_0123456789').listTags())).toMatchObject({ type: ErrorType.INVALID_API_KEY, status: 401 });

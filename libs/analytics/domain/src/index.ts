@@ -45,6 +45,7 @@ export {
   type SeriesPoint,
   type SeriesResult,
   type TopLinkRow,
+  type VisitDeletion,
   type VisitQuery,
   VISITOR_SECRET,
   type WrittenThrough,

@@ -156,6 +156,14 @@ export interface WrittenThrough {
   readonly tables: TableLedgers;
 }
 
+/**
+ * Visits to delete (docs/analytics.md, "Deleting visits"): a link's (its tenant, domain and code),
+ * or the orphan visits of some domains (tenant '').
+ */
+export type VisitDeletion =
+  | { readonly kind: 'link'; readonly tenantId: string; readonly domain: string; readonly code: string }
+  | { readonly kind: 'orphans'; readonly domains: readonly string[] };
+
 /** A page of raw visits, newest first (by time, then id). */
 export interface VisitQuery {
   /** '' with `domain`: the orphan visits of that domain (codes that do not exist). */
@@ -213,6 +221,13 @@ export interface ClickAggregateStore {
   orphans(query: OrphanQuery): Promise<OrphanResult>;
   /** Raw visits of a tenant, newest first: at most `limit` rows. */
   visits(query: VisitQuery): Promise<VisitRow[]>;
+  /**
+   * Deletes the visits from the raw visits, the rollups and the dimension tables (an `ALTER TABLE …
+   * DELETE` mutation of each, which the server applies in the background: reads may still count them
+   * for a few seconds); the ledgers stay, so a redelivered batch writes none of them again. Returns how
+   * many raw visits there were (rows of the retention).
+   */
+  deleteVisits(target: VisitDeletion): Promise<number>;
   /** Drops the partitions wholly older than the retention allows; returns `table:partition` of each. */
   dropExpired(nowEpochSeconds: number, retention: Retention): Promise<string[]>;
   ping(): Promise<void>;

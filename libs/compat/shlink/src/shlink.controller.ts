@@ -7,6 +7,7 @@ import { ShlinkRoute, ShlinkRouteSpec } from './shlink-route';
 import {
   domainParams,
   domainQuery,
+  deletedVisitsSchema,
   domainRedirectsEditSchema,
   domainRedirectsSchema,
   domainsListSchema,
@@ -249,9 +250,31 @@ export const SPECS = {
     errorTypes: ['INVALID_ARGUMENT', 'INVALID_SHORTCODE'],
     errors: [404],
   },
+  deleteShortUrlVisits: {
+    operationId: 'deleteShortUrlVisits',
+    summary: 'Delete the visits of a short URL',
+    description:
+      'From the raw visits, the rollups and the breakdowns of the analytics store (audited as `link.visits_deleted`). `deletedVisits` counts the raw visits (those of the visit retention); the counts drop within seconds, as the store applies the deletion in the background.',
+    tags: VISITS,
+    scope: 'links:write',
+    params: shortCodeParams,
+    query: domainQuery,
+    status: 200,
+    response: deletedVisitsSchema,
+    errorTypes: ['INVALID_SHORTCODE'],
+    errors: [404, 503],
+  },
+  deleteOrphanVisits: {
+    operationId: 'deleteOrphanVisits',
+    summary: 'Delete the orphan visits you see (of your own domains; operators: the service’s too)',
+    description: 'As deleteShortUrlVisits, for the orphan visits (audited as `orphan_visits.deleted`, naming the domains).',
+    tags: VISITS,
+    scope: 'links:write',
+    status: 200,
+    response: deletedVisitsSchema,
+    errors: [503],
+  },
   // SDK methods without a feature of ours: a clear 501 after the key check.
-  deleteShortUrlVisits: notImplementedSpec('deleteShortUrlVisits', 'deleting visits', VISITS, 'links:write', true),
-  deleteOrphanVisits: notImplementedSpec('deleteOrphanVisits', 'deleting visits', VISITS, 'links:write', false),
   getMercureInfo: notImplementedSpec('mercureInfo', 'Mercure real-time updates', ['Integrations'], 'links:read', false),
 } satisfies Record<string, ShlinkRouteSpec>;
 
@@ -270,8 +293,6 @@ function notImplementedSpec(method: string, what: string, tags: string[], scope:
 }
 
 const WHY: Record<string, string> = {
-  deleteShortUrlVisits: 'visits are kept as counted until their retention ends; they cannot be deleted',
-  deleteOrphanVisits: 'visits are kept as counted until their retention ends; they cannot be deleted',
   mercureInfo: 'this service has no Mercure hub (use webhooks: /api/v1/webhooks)',
 };
 
@@ -422,14 +443,14 @@ export class ShlinkController {
 
   @Delete('short-urls/:shortCode/visits')
   @ShlinkRoute(SPECS.deleteShortUrlVisits)
-  deleteShortUrlVisits(): never {
-    throw notImplemented('deleteShortUrlVisits', WHY.deleteShortUrlVisits);
+  deleteShortUrlVisits(@Req() req: AuthenticatedRequest, @Param('shortCode') code: string, @Query() query: unknown) {
+    return this.shlink.deleteLinkVisits(req.principal!, auditContextOf(req), code, parsed(domainQuery, query).domain);
   }
 
   @Delete('visits/orphan')
   @ShlinkRoute(SPECS.deleteOrphanVisits)
-  deleteOrphanVisits(): never {
-    throw notImplemented('deleteOrphanVisits', WHY.deleteOrphanVisits);
+  deleteOrphanVisits(@Req() req: AuthenticatedRequest) {
+    return this.shlink.deleteOrphanVisits(req.principal!, auditContextOf(req));
   }
 
   @Get('mercure-info')

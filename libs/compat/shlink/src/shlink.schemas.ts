@@ -160,6 +160,10 @@ export const visitSchema = z
 
 export const visitsListSchema = z.object({ visits: z.object({ data: z.array(visitSchema), pagination: paginationSchema }) }).meta({ id: 'ShlinkVisitsList' });
 
+export const deletedVisitsSchema = z
+  .object({ deletedVisits: z.number().int().meta({ description: 'The raw visits deleted (those of the visit retention)' }) })
+  .meta({ id: 'ShlinkDeletedVisits' });
+
 export const visitsOverviewSchema = z
   .object({
     visits: z.object({

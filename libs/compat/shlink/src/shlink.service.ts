@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { z } from 'zod';
-import type { AuditContext } from '@shortlink/audit-domain';
+import { AuditContext, auditEntry, AuditLog } from '@shortlink/audit-domain';
 import { ClickAggregateStore, RangeQuery, VisitRow } from '@shortlink/clicks-domain';
 import type { AppConfig } from '@shortlink/config';
 import type { HealthProbe } from '@shortlink/core';
@@ -60,6 +60,7 @@ export class ShlinkService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: PinoNestLogger,
     @Inject(HEALTH_PROBES) private readonly probes: () => readonly HealthProbe[],
+    @Inject(AuditLog) private readonly audit: AuditLog,
     @Optional() @Inject(SHLINK_VISITS) private readonly reader: ClickAggregateStore | null = null,
   ) {
     this.ctx = { defaultDomain: config.links.defaultDomain, shortUrl: (link) => this.shortUrlOf(link.domain, link.code) };
@@ -235,6 +236,39 @@ export class ShlinkService {
       },
       true,
     );
+  }
+
+  // ---- deleting visits (docs/analytics.md, "Deleting visits")
+
+  /** Deletes a link's visits everywhere the analytics store holds them; audited as `link.visits_deleted`. */
+  async deleteLinkVisits(principal: Principal, audit: AuditContext, code: string, domain: string | undefined) {
+    const id = { domain: this.domainOf(domain), code };
+    await this.links.get(principal.tenantId, id); // 404 for a code that is not the tenant's
+    const store = this.store();
+    const deletedVisits = await this.unavailableOnFailure(() => store.deleteVisits({ kind: 'link', tenantId: principal.tenantId, ...id }));
+    await this.audit.record(
+      auditEntry(
+        audit,
+        { log: principal.tenantId, action: 'link.visits_deleted', target: { type: 'link', id: code, domain: id.domain }, details: { deletedVisits } },
+        new Date(),
+      ),
+    );
+    return { deletedVisits };
+  }
+
+  /** Deletes the orphan visits the caller sees (of its own domains; an operator's also the service's); audited as `orphan_visits.deleted`. */
+  async deleteOrphanVisits(principal: Principal, audit: AuditContext) {
+    const domains = await this.orphanDomainsOf(principal);
+    const store = this.store();
+    const deletedVisits = domains.length ? await this.unavailableOnFailure(() => store.deleteVisits({ kind: 'orphans', domains })) : 0;
+    await this.audit.record(
+      auditEntry(
+        audit,
+        { log: principal.tenantId, action: 'orphan_visits.deleted', target: { type: 'domain', id: null, domain: null }, details: { domains, deletedVisits } },
+        new Date(),
+      ),
+    );
+    return { deletedVisits };
   }
 
   async overview(principal: Principal) {
