@@ -35,6 +35,42 @@ async function locationOf(redirect: string, codeAndQuery: string, headers: Recor
   return res.headers.get('location');
 }
 
+/** A Mercure subscription as Shlink's web client opens one (EventSource with the JWT as a bearer token): the updates' data as they come. */
+async function subscribeHub(hubUrl: string, token: string, topics: string[]) {
+  const url = new URL(hubUrl);
+  for (const topic of topics) url.searchParams.append('topic', topic);
+  const aborted = new AbortController();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: aborted.signal });
+  const updates: Array<{ id: string; data: Record<string, unknown> }> = [];
+  if (res.status === 200 && res.body) {
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    void (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buffered += decoder.decode(value, { stream: true });
+          let end: number;
+          while ((end = buffered.indexOf('\n\n')) >= 0) {
+            const block = buffered.slice(0, end);
+            buffered = buffered.slice(end + 2);
+            const id = /^id: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (id && data) updates.push({ id, data: JSON.parse(data) });
+          }
+        }
+      } catch {
+        // aborted
+      }
+    })();
+  } else {
+    await res.arrayBuffer();
+  }
+  return { status: res.status, contentType: res.headers.get('content-type'), updates, close: () => aborted.abort() };
+}
+
 /**
  * Shlink REST v3 as Shlink's users call it: the official JS SDK (`@shlinkio/shlink-js-sdk`
  * 3, its Node HTTP client) against /rest/v3 with one of our keys, every SDK method that maps to a
@@ -466,10 +502,87 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       );
     });
 
-    it('answers 501 for the SDK method without a feature here (Mercure), and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {
+    it('publishes visits through a Mercure hub (mercure-info: its URL on the host asked and a JWT), per tenant and topic, on both hosts', async () => {
+      const shortCode = slug('live');
+      await client.createShortUrl({ longUrl: 'https://example.com/live', customSlug: shortCode });
+      const info = await client.mercureInfo();
+      expect(info.mercureHubUrl).toBe(`${endpoints().generation}/.well-known/mercure`);
+      expect(info.token.split('.')).toHaveLength(3);
+      const onShortHost = new ShlinkApiClient(new NodeHttpClient(), { baseUrl: endpoints().redirect, apiKey: key });
+      const shortHostInfo = await onShortHost.mercureInfo();
+      expect(shortHostInfo.mercureHubUrl).toBe(`${endpoints().redirect}/.well-known/mercure`);
+
+      const everyVisit = await subscribeHub(info.mercureHubUrl, info.token, ['https://shlink.io/new-visit']);
+      const thisLink = await subscribeHub(shortHostInfo.mercureHubUrl, shortHostInfo.token, [`https://shlink.io/new-visit/${shortCode}`]);
+      const otherLink = await subscribeHub(info.mercureHubUrl, info.token, ['https://shlink.io/new-visit/no-such-code']);
+      const stranger = await tenant();
+      const strangerInfo = await sdk(stranger.apiKey).mercureInfo();
+      const strangers = await subscribeHub(strangerInfo.mercureHubUrl, strangerInfo.token, ['https://shlink.io/new-visit']);
+      try {
+        expect(everyVisit).toMatchObject({ status: 200, contentType: expect.stringContaining('text/event-stream') });
+        expect(thisLink.status).toBe(200);
+        // The hub's consumer joins the click topic with the first subscription: visit until an update comes.
+        await eventually(
+          'an update on both hubs',
+          async () => {
+            expect(await visit(endpoints().redirect, shortCode, { 'user-agent': BROWSER_UA })).toBe(302);
+            await new Promise((r) => setTimeout(r, 300));
+            return everyVisit.updates.some((u) => (u.data.shortUrl as { shortCode: string }).shortCode === shortCode) && thisLink.updates.length > 0;
+          },
+          60_000,
+        );
+        const update = thisLink.updates[0];
+        expect(update.id).toMatch(/^urn:uuid:/);
+        expect(update.data.shortUrl).toMatchObject({ shortCode, longUrl: 'https://example.com/live', visitsSummary: expect.any(Object) });
+        expect(update.data.visit).toMatchObject({ shortCode, potentialBot: false, date: expect.stringMatching(/\+00:00$/) });
+        expect(new UAParser((update.data.visit as { userAgent: string }).userAgent).getOS().name).toBe('Windows');
+        expect(otherLink.updates).toEqual([]);
+        expect(strangers.updates).toEqual([]);
+      } finally {
+        for (const s of [everyVisit, thisLink, otherLink, strangers]) s.close();
+      }
+
+      // Orphan visits: the operator's token names the service's domains.
+      const operatorInfo = await sdk(API_KEY).mercureInfo();
+      const orphans = await subscribeHub(operatorInfo.mercureHubUrl, operatorInfo.token, ['https://shlink.io/new-orphan-visit']);
+      try {
+        const unknown = `zz${randomUUID().slice(0, 6)}`;
+        await eventually(
+          'the orphan visit update',
+          async () => {
+            expect(await visit(endpoints().redirect, unknown, { 'user-agent': BROWSER_UA })).toBe(404);
+            await new Promise((r) => setTimeout(r, 300));
+            return orphans.updates.find((u) => (u.data.visit as { visitedUrl: string }).visitedUrl.endsWith(`/${unknown}`));
+          },
+          60_000,
+        );
+        expect(orphans.updates[0].data.visit).toMatchObject({ type: 'invalid_short_url' });
+      } finally {
+        orphans.close();
+      }
+
+      // Refusals: no token or a bad one (401), a topic the token does not allow (403); CORS as for the API.
+      expect((await subscribeHub(info.mercureHubUrl, 'not.a.token', ['https://shlink.io/new-visit'])).status).toBe(401);
+      const wrongTopic = await subscribeHub(info.mercureHubUrl, info.token, ['https://example.com/elsewhere']);
+      expect(wrongTopic.status).toBe(403);
+      const bare = await fetch(`${info.mercureHubUrl}?topic=https://shlink.io/new-visit`);
+      await bare.arrayBuffer();
+      expect(bare.status).toBe(401);
+      const preflight = await fetch(info.mercureHubUrl, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://shlink-ui.example.org',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization,last-event-id',
+        },
+      });
+      await preflight.arrayBuffer();
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    });
+
+    it('answers every SDK method (none is 501 any more), and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {
       const shortCode = (await client.createShortUrl({ longUrl: 'https://example.com/unmapped' })).shortCode;
-      const unmapped: Array<[string, Promise<unknown>]> = [['mercureInfo', client.mercureInfo()]];
-      for (const [method, call] of unmapped) expect(await problemOf(call)).toMatchObject({ status: 501, title: 'Not implemented', sdkMethod: method });
 
       expect(await problemOf(sdk('sl_not_a_key_0123456789').listTags())).toMatchObject({ type: ErrorType.INVALID_API_KEY, status: 401 });
       const reader = await api(endpoints().generation, 'POST', '/api/v1/keys', key, { name: 'shlink-reader', scopes: ['links:read'] });

@@ -37,6 +37,7 @@ export {
   type Granularity,
   type LinkScope,
   LIVE_CLICK_SOURCE,
+  MERCURE_CLICK_SOURCE,
   type OrphanQuery,
   type OrphanResult,
   type ProducerMark,

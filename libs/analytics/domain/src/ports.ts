@@ -242,6 +242,11 @@ export const CLICK_EVENT_SOURCE = Symbol('CLICK_EVENT_SOURCE');
  * instance sees every click from its start on, and none holds back another's progress.
  */
 export const LIVE_CLICK_SOURCE = Symbol('LIVE_CLICK_SOURCE');
+/**
+ * ClickEventSource for the Mercure hub of Shlink's real-time updates (the generation app; docs/design.md,
+ * "Compatible APIs"): as LIVE_CLICK_SOURCE, a group of this instance's own from the end, committing nothing.
+ */
+export const MERCURE_CLICK_SOURCE = Symbol('MERCURE_CLICK_SOURCE');
 export const CLICK_AGGREGATE_STORE = Symbol('CLICK_AGGREGATE_STORE');
 /** string: key of the visitor hash (docs/design.md, "Security model"). */
 export const VISITOR_SECRET = Symbol('VISITOR_SECRET');

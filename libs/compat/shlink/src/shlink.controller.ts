@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { auditContextOf, AuthenticatedRequest } from '@shortlink/nest-platform';
-import { notImplemented } from './shlink-problem';
 import { parsed, ShlinkKeyGuard, ShlinkProblemFilter } from './shlink-access';
 import { ShlinkRoute, ShlinkRouteSpec } from './shlink-route';
 import {
   domainParams,
   domainQuery,
   deletedVisitsSchema,
+  mercureInfoSchema,
   domainRedirectsEditSchema,
   domainRedirectsSchema,
   domainsListSchema,
@@ -31,6 +31,19 @@ import {
   visitsQuery,
 } from './shlink.schemas';
 import { ShlinkService } from './shlink.service';
+import { MercureTokens } from './mercure/mercure-token';
+
+/**
+ * The origin the client called, for the hub's URL: `X-Forwarded-Proto`/`X-Forwarded-Host` when a
+ * relay (the redirect app's) or a proxy names them, else this request's scheme and Host. It only
+ * shapes the caller's own answer.
+ */
+export function publicOriginOf(req: { headers: Record<string, string | string[] | undefined>; protocol?: string }): string {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim();
+  const proto = first(req.headers['x-forwarded-proto']) === 'https' ? 'https' : (req.protocol ?? 'http');
+  const host = first(req.headers['x-forwarded-host']) || first(req.headers.host) || 'localhost';
+  return `${proto}://${host}`;
+}
 
 const SHORT_URLS = ['Short URLs'];
 const VISITS = ['Visits'];
@@ -274,27 +287,17 @@ export const SPECS = {
     response: deletedVisitsSchema,
     errors: [503],
   },
-  // SDK methods without a feature of ours: a clear 501 after the key check.
-  getMercureInfo: notImplementedSpec('mercureInfo', 'Mercure real-time updates', ['Integrations'], 'links:read', false),
+  getMercureInfo: {
+    operationId: 'getMercureInfo',
+    summary: 'The Mercure hub of real-time updates, and a JWT to subscribe with',
+    description:
+      'The hub (`GET /.well-known/mercure?topic=…`, Server-Sent Events) publishes each visit of your short URLs on `https://shlink.io/new-visit` and `https://shlink.io/new-visit/{shortCode}` (`{shortUrl, visit}`) and each orphan visit of the domains you see on `https://shlink.io/new-orphan-visit` (`{visit}`). The JWT (24 h) goes in `Authorization: Bearer`.',
+    tags: ['Integrations'],
+    scope: 'links:read',
+    status: 200,
+    response: mercureInfoSchema,
+  },
 } satisfies Record<string, ShlinkRouteSpec>;
-
-function notImplementedSpec(method: string, what: string, tags: string[], scope: 'links:read' | 'links:write', byCode: boolean): ShlinkRouteSpec {
-  return {
-    operationId: method === 'mercureInfo' ? 'getMercureInfo' : method,
-    summary: `Not implemented: ${what} (the SDK’s ${method})`,
-    description: `Answers 501 with a problem naming \`${method}\`: this service has no ${what} (README, "Shlink REST v3").`,
-    tags,
-    scope,
-    ...(byCode ? { params: shortCodeParams } : {}),
-    status: 501,
-    errors: [501],
-    notImplemented: true,
-  };
-}
-
-const WHY: Record<string, string> = {
-  mercureInfo: 'this service has no Mercure hub (use webhooks: /api/v1/webhooks)',
-};
 
 /**
  * Shlink REST v3 (README, "Shlink REST v3"), for Shlink's clients: its official JS SDK, shlink-web-client,
@@ -304,7 +307,10 @@ const WHY: Record<string, string> = {
 @UseGuards(ShlinkKeyGuard)
 @UseFilters(ShlinkProblemFilter)
 export class ShlinkController {
-  constructor(@Inject(ShlinkService) private readonly shlink: ShlinkService) {}
+  constructor(
+    @Inject(ShlinkService) private readonly shlink: ShlinkService,
+    @Inject(MercureTokens) private readonly tokens: MercureTokens,
+  ) {}
 
   @Get('short-urls')
   @ShlinkRoute(SPECS.listShortUrls)
@@ -455,7 +461,7 @@ export class ShlinkController {
 
   @Get('mercure-info')
   @ShlinkRoute(SPECS.getMercureInfo)
-  mercureInfo(): never {
-    throw notImplemented('mercureInfo', WHY.mercureInfo);
+  mercureInfo(@Req() req: AuthenticatedRequest) {
+    return this.shlink.mercureInfo(req.principal!, `${publicOriginOf(req)}/.well-known/mercure`, this.tokens);
   }
 }

@@ -26,6 +26,7 @@ import {
 } from './shlink-mapper';
 import { ShlinkError, tagNotFound } from './shlink-problem';
 import { redirectRulesInputOf, redirectRulesListOf } from './shlink-redirect-rules';
+import type { MercureTokens } from './mercure/mercure-token';
 import { redirectRulesSetSchema, shortUrlCreationSchema, shortUrlEditSchema, ShortUrlsQuery, VisitsQuery } from './shlink.schemas';
 
 /** ClickAggregateStore | null: where the Shlink API reads raw visits and click counts (shlinkCompat's options, or CLICK_STATS_READER). */
@@ -238,6 +239,38 @@ export class ShlinkService {
     );
   }
 
+  // ---- real-time updates (Mercure)
+
+  /** Shlink's `mercure-info`: the hub's URL and a JWT for the caller's visits (its tenant's; orphans of the domains it sees). */
+  async mercureInfo(principal: Principal, hubUrl: string, tokens: MercureTokens) {
+    const orphanDomains = await this.orphanDomainsOf(principal);
+    return { mercureHubUrl: hubUrl, token: tokens.issue({ tenantId: principal.tenantId, orphanDomains }, MERCURE_TOKEN_SECONDS) };
+  }
+
+  /** The visited links of a tenant in Shlink's shape with their counts (one read of the counts for them all), keyed `domain/code`. */
+  async mercureShortUrls(tenantId: string, ids: ReadonlyArray<{ domain: string; code: string }>): Promise<Map<string, unknown>> {
+    const links = (await Promise.all(ids.map((id) => this.links.get(tenantId, id).catch(() => null)))).filter((l): l is Link => l !== null);
+    const counts = new Map<string, ClickCount>();
+    if (this.reader && links.length) {
+      const among = links.map((l) => ({ domain: l.domain, code: l.code }));
+      try {
+        const [all, bots] = await Promise.all(
+          (['include', 'only'] as const).map((b) => this.reader!.topLinks(tenantId, null, { ...this.allTime(), bots: b }, among.length, among)),
+        );
+        for (const r of all) counts.set(linkKey(r.domain, r.code), { total: r.clicks, bots: 0 });
+        for (const r of bots) counts.set(linkKey(r.domain, r.code), { total: counts.get(linkKey(r.domain, r.code))?.total ?? r.clicks, bots: r.clicks });
+      } catch (error) {
+        this.logger.warn(`Shlink API: click counts of Mercure updates unavailable: ${(error as Error).message}`, 'ShlinkService');
+      }
+    }
+    return new Map(links.map((l) => [linkKey(l.domain, l.code), shortUrlOf(l, this.ctx, counts.get(linkKey(l.domain, l.code)) ?? NO_CLICKS)]));
+  }
+
+  /** A visit in Shlink's shape, as the visit listings give it. */
+  visitView(row: VisitRow, orphan: boolean) {
+    return visitOf(row, { defaultDomain: this.config.links.defaultDomain, shortUrlOf: (d, c) => this.shortUrlOf(d, c) }, orphan);
+  }
+
   // ---- deleting visits (docs/analytics.md, "Deleting visits")
 
   /** Deletes a link's visits everywhere the analytics store holds them; audited as `link.visits_deleted`. */
@@ -431,5 +464,7 @@ export class ShlinkService {
  * redirect conditions, excluded tags, the domain filters, up to 5.0.0), and read anything else as 1.0.0.
  */
 export const SHLINK_VERSION = '5.0.0';
+/** How long a Mercure JWT of `mercure-info` is good for: Shlink's clients ask again when it is refused. */
+export const MERCURE_TOKEN_SECONDS = 86_400;
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 const timeout = (ms: number) => new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref());

@@ -10,7 +10,9 @@ describe('compatCors (COMPAT_CORS)', () => {
   afterAll(() => app.close());
 
   it('knows the compatible APIs’ paths, and only those', () => {
-    expect(['/rest/v3', '/rest/v3/health', '/rest/v3?x=1', '/yourls-api.php?action=stats', '/v4/shorten'].every(isCompatPath)).toBe(true);
+    expect(
+      ['/rest/v3', '/rest/v3/health', '/rest/v3?x=1', '/yourls-api.php?action=stats', '/v4/shorten', '/.well-known/mercure?topic=x'].every(isCompatPath),
+    ).toBe(true);
     expect(['/rest/v30', '/api/v1/links', '/restv3', '/v4', '/yourls-api.phpx', '/abc'].some(isCompatPath)).toBe(false);
   });
 

@@ -2,10 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The compatible APIs a browser page of any site may call with a key (COMPAT_CORS; docs/design.md,
- * "Compatible APIs"): Shlink's `/rest/v3`, YOURLS' `/yourls-api.php`, Bitly's `/v4`. Their keys
+ * "Compatible APIs"): Shlink's `/rest/v3` and its Mercure hub `/.well-known/mercure`, YOURLS'
+ * `/yourls-api.php`, Bitly's `/v4`. Their keys
  * travel in a header or the query, never in a cookie, so any origin may call them, as Shlink allows.
  */
-const COMPAT_PATH = /^\/(?:rest\/v3(?:[/?]|$)|yourls-api\.php(?:\?|$)|v4\/)/;
+const COMPAT_PATH = /^\/(?:rest\/v3(?:[/?]|$)|\.well-known\/mercure(?:\?|$)|yourls-api\.php(?:\?|$)|v4\/)/;
 
 export const isCompatPath = (url: string): boolean => COMPAT_PATH.test(url);
 

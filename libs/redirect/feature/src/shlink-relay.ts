@@ -12,7 +12,7 @@ import { APP_CONFIG, HEALTH_PROBES } from '@shortlink/nest-platform';
 export const SHLINK_API_VERSION = '5.0.0';
 
 /** The request headers a Shlink call carries to the generation app (its key, its body's type, what it accepts). */
-export const RELAYED_REQUEST_HEADERS = ['x-api-key', 'content-type', 'accept', 'accept-language', 'if-match'] as const;
+export const RELAYED_REQUEST_HEADERS = ['x-api-key', 'authorization', 'content-type', 'accept', 'accept-language', 'if-match', 'last-event-id'] as const;
 /** What the generation app's answer keeps on its way back (the rest is hop-by-hop, or the relay's own). */
 export const RELAYED_RESPONSE_HEADERS = [
   'content-type',
@@ -24,6 +24,7 @@ export const RELAYED_RESPONSE_HEADERS = [
   'ratelimit-remaining',
   'ratelimit-reset',
   'www-authenticate',
+  'x-accel-buffering',
 ] as const;
 
 const TIMEOUT_MS = 30_000;
@@ -36,14 +37,14 @@ const PROBE_MS = 2_000;
  * generation app (SHORTLINK_GENERATION_URL) as it came (key, body, query), its answer streamed back:
  * the redirect app holds none of the generation app's services, so one implementation answers both hosts.
  */
-@Controller('rest/v3')
+@Controller()
 export class ShlinkRelay {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(HEALTH_PROBES) private readonly probes: () => readonly HealthProbe[],
   ) {}
 
-  @Get('health')
+  @Get('rest/v3/health')
   async health(@Res() reply: FastifyReply): Promise<void> {
     const results = await Promise.all(this.probes().map((p) => (p.critical === false ? true : settled(p.check(), PROBE_MS))));
     const pass = results.every(Boolean);
@@ -54,13 +55,26 @@ export class ShlinkRelay {
       .send({ status: pass ? 'pass' : 'fail', version: SHLINK_API_VERSION, links: { about: '/docs/shlink/openapi.json', project: 'https://shlink.io' } });
   }
 
-  @All('*')
-  async relay(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const headers: Record<string, string> = {};
+  @All('rest/v3/*')
+  relay(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.forward(req, reply, false);
+  }
+
+  /** Shlink's Mercure hub (the generation app's), whose URL `mercure-info` gives on the host it was asked on: a stream, open while the client keeps it. */
+  @Get('.well-known/mercure')
+  hub(@Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.forward(req, reply, true);
+  }
+
+  private async forward(req: FastifyRequest, reply: FastifyReply, stream: boolean): Promise<void> {
+    // The host and scheme the client used: `mercure-info` names the hub on it.
+    const headers: Record<string, string> = { 'x-forwarded-host': String(req.headers.host ?? ''), 'x-forwarded-proto': req.protocol };
     for (const name of RELAYED_REQUEST_HEADERS) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
+    const aborted = new AbortController();
+    reply.raw.on('close', () => aborted.abort());
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.body !== undefined && req.body !== null;
     let upstream: Response;
     try {
@@ -69,7 +83,7 @@ export class ShlinkRelay {
         headers,
         body: hasBody ? (typeof req.body === 'string' ? req.body : JSON.stringify(req.body)) : undefined,
         redirect: 'manual',
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: stream ? aborted.signal : AbortSignal.any([aborted.signal, AbortSignal.timeout(TIMEOUT_MS)]),
       });
     } catch {
       reply.status(503).header('content-type', 'application/problem+json').header('retry-after', '1').send({
