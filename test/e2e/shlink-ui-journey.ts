@@ -4,7 +4,7 @@ import { createServer, Server } from 'http';
 import { tmpdir } from 'os';
 import { extname, join } from 'path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
-import { Endpoints, REPO_ROOT } from '@shortlink/harness';
+import { Endpoints, eventually, REPO_ROOT } from '@shortlink/harness';
 import { CHROMIUM, HEADLESS_CHROMIUM_ARGS } from './chromium';
 
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -162,6 +162,45 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       await page.getByText('By context').click();
       await waitFor(/Windows/, 'visits (OS)');
       await clean('visits');
+    });
+
+    it('deletes the short URL’s visits from its visits screen (Options, Danger zone)', async () => {
+      await open(`/short-code/${slug}/visits`);
+      await waitFor(/By context/, 'visits');
+      await page.getByText('Options', { exact: true }).click();
+      await page.getByRole('button', { name: 'Delete visits' }).click();
+      await page.getByRole('button', { name: 'Click again to confirm' }).click();
+      await waitFor(/There are no visits|No visits|0 visits|Visits: 0/i, 'visits deleted');
+      await clean('delete visits');
+      // The store applies the deletion in the background (a mutation): soon none is listed.
+      await eventually(
+        'no visit listed',
+        async () => ((await shlinkApi(`/short-urls/${slug}/visits`)) as { visits: { pagination: { totalItems: number } } }).visits.pagination.totalItems === 0,
+      );
+    });
+
+    it('opens every other screen: tags, tag, domain, orphan and non-orphan visits, creation', async () => {
+      const tag = `ui-tag-${Date.now().toString(36)}`;
+      const created = await fetch(`${endpoints().generation}/rest/v3/short-urls`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ longUrl: 'https://example.com/tagged-in-ui', tags: [tag] }),
+      });
+      expect(created.status).toBe(200);
+      const screens: Array<[string, RegExp]> = [
+        ['/manage-tags', new RegExp(tag)],
+        [`/tag/${tag}/visits`, /By context/],
+        ['/domain/DEFAULT/visits', /By context/],
+        ['/orphan-visits', /By context/],
+        ['/non-orphan-visits', /By context/],
+        ['/create-short-url', /URL to be shortened|Customize the short URL/],
+      ];
+      for (const [path, text] of screens) {
+        await open(path);
+        await waitFor(text, path);
+        await page.waitForTimeout(300);
+        await clean(path);
+      }
     });
 
     it('adds a redirect rule and saves the rules', async () => {
