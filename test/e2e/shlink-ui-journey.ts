@@ -75,7 +75,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       page.on('pageerror', (e) => errors.push(e.message));
       page.on('requestfailed', (r) => failures.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
       page.on('response', (r) => r.status() >= 400 && failures.push(`${r.request().method()} ${r.url()}: ${r.status()}`));
-    }, 120_000);
+    }, 300_000);
 
     afterAll(async () => {
       await browser?.close();
@@ -110,7 +110,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
     };
     const waitFor = async (what: RegExp, step: string) => {
       try {
-        await page.getByText(what).first().waitFor({ timeout: 15_000 });
+        await page.getByText(what).first().waitFor({ timeout: 45_000 });
       } catch (error) {
         throw new Error(`${step}: ${what} not shown; the page shows: ${(await shown()).slice(0, 1500)}`, { cause: error });
       }
@@ -135,7 +135,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       await clean('create');
       const visits = async () => Number(/Visits\s+(\d+)/.exec(await shown())?.[1] ?? -1);
       expect(await visits()).toBe(0);
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + 60_000;
       // The hub joins the click stream with the page's subscription: visit until the counter moves, without a reload.
       while ((await visits()) < 1 && Date.now() < deadline) {
         await (await fetch(`${endpoints().redirect}/${slug}`, { redirect: 'manual', headers: { 'user-agent': UA } })).arrayBuffer();
@@ -151,7 +151,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       await clean('list');
       await open(`/short-code/${slug}/edit`);
       const title = page.getByPlaceholder('Title');
-      await title.waitFor({ timeout: 15_000 });
+      await title.waitFor({ timeout: 45_000 });
       await title.fill('Edited in Shlink’s UI');
       await page.getByRole('button', { name: 'Save' }).click();
       await waitFor(/properly edited/i, 'edit');
@@ -213,7 +213,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       // A device condition (the first kind offered): Android.
       await dialog.locator('select').nth(1).selectOption('android');
       await dialog.getByRole('button', { name: 'Confirm' }).click();
-      await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
+      await dialog.waitFor({ state: 'hidden', timeout: 45_000 });
       await page.getByRole('button', { name: 'Save rules' }).click();
       await waitFor(/saved/i, 'rules saved');
       await clean('rules');
@@ -250,7 +250,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       const dialog = page.getByRole('dialog');
       await dialog.getByPlaceholder('delete').fill('delete');
       await dialog.getByRole('button', { name: 'Delete' }).click();
-      await page.getByRole('row').filter({ hasText: slug }).waitFor({ state: 'detached', timeout: 15_000 });
+      await page.getByRole('row').filter({ hasText: slug }).waitFor({ state: 'detached', timeout: 45_000 });
       await clean('delete');
       const gone = await fetch(`${endpoints().generation}/rest/v3/short-urls/${slug}`, { headers: { 'x-api-key': key } });
       await gone.arrayBuffer();
