@@ -157,6 +157,12 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       await waitFor(/properly edited/i, 'edit');
       await page.waitForTimeout(500);
       await clean('edit');
+      // The hub sends a visit as the click is published; the visits store has it once the analytics consumer wrote it.
+      await eventually(
+        'the visit in the visits store',
+        async () => ((await shlinkApi(`/short-urls/${slug}/visits`)) as { visits: { pagination: { totalItems: number } } }).visits.pagination.totalItems >= 1,
+        60_000,
+      );
       await open(`/short-code/${slug}/visits`);
       await waitFor(/By context/, 'visits');
       await page.getByText('By context').click();
