@@ -58,13 +58,13 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
         const s = await stats(`&granularity=${granularity}`);
         expect({ granularity: s.granularity, totals: s.totals, botClicks: s.botClicks }).toEqual({
           granularity,
-          totals: { clicks: 5, visitors: 2 },
+          totals: { clicks: 5, visitors: 2, leads: 0, sales: 0, revenue: {} },
           botClicks: 1,
         });
         expect(s.series.reduce((n, p) => n + p.clicks, 0)).toBe(5);
       }
-      expect((await stats('&bots=include')).totals).toEqual({ clicks: 6, visitors: 3 });
-      expect((await stats('&bots=only')).totals).toEqual({ clicks: 1, visitors: 1 });
+      expect((await stats('&bots=include')).totals).toEqual({ clicks: 6, visitors: 3, leads: 0, sales: 0, revenue: {} });
+      expect((await stats('&bots=only')).totals).toEqual({ clicks: 1, visitors: 1, leads: 0, sales: 0, revenue: {} });
     });
 
     it('breaks the clicks down by country, referer, device, browser, OS, variant, source and city', async () => {

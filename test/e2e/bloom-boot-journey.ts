@@ -8,10 +8,11 @@ export const BOOT_SCAN_STORE_SHARE = 0.02;
 
 /**
  * `probes` random codes that no link has, sent to a redirect right after it answered /health (a
- * scanner after a deploy or restart), 16 at a time: their answers, and how many reached a shard
- * (`shortlink_redirect_db_queries_total` on the redirect's admin listener, which counts only the
- * queries sent to a shard). The Bloom filter must answer before the listener opens
- * (docs/design.md, "Redirect read path").
+ * scanner after a deploy or restart), 16 at a time: their answers, and how many of them a shard
+ * answered (`shortlink_redirect_lookup_total` of the sources `db` and `db_miss` on the redirect's
+ * admin listener: lookups, so the instance's own shard reads on a shared stack, such as reloads of
+ * links other runs change, are not counted). The Bloom filter must answer before the listener
+ * opens (docs/design.md, "Redirect read path").
  */
 export async function scanRightAfterStart(redirect: string, admin: string, probes = 3000): Promise<{ statuses: number[]; reachedStore: number; ms: number }> {
   const codes = new Set<string>();
@@ -20,9 +21,13 @@ export async function scanRightAfterStart(redirect: string, admin: string, probe
   const agent = keepAliveAgent();
   const started = Date.now();
   try {
-    const before = metric(await metricsOf(admin), 'shortlink_redirect_db_queries_total');
+    const fromShards = async () => {
+      const m = await metricsOf(admin);
+      return metric(m, 'shortlink_redirect_lookup_total{source="db"}') + metric(m, 'shortlink_redirect_lookup_total{source="db_miss"}');
+    };
+    const before = await fromShards();
     const replies = await pooled(list.length, 16, (i) => send(agent, redirect, `/${list[i]}`, 'GET', 10_000), 120_000);
-    const after = metric(await metricsOf(admin), 'shortlink_redirect_db_queries_total');
+    const after = await fromShards();
     return { statuses: replies.map((r) => r.status), reachedStore: after - before, ms: Date.now() - started };
   } finally {
     agent.destroy();

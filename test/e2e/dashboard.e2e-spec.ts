@@ -99,7 +99,7 @@ describe('dashboard in headless Chromium (embedded profile)', () => {
     const stats = await api<{ totals: { clicks: number; visitors: number }; botClicks: number }>(
       `/api/v1/links/${code}/stats?from=${dayAgo()}&granularity=minute`,
     );
-    expect(stats.totals).toEqual({ clicks: 5, visitors: 2 });
+    expect(stats.totals).toEqual({ clicks: 5, visitors: 2, leads: 0, sales: 0, revenue: {} });
     expect([await text('#total-clicks'), await text('#total-visitors'), await text('#total-bots')]).toEqual([
       String(stats.totals.clicks),
       String(stats.totals.visitors),

@@ -68,14 +68,20 @@ export function describeKeyAuthorityJourney(bases: () => readonly [string, strin
     it('lets the first key, made by the operator before any person exists, invite the first owner; then it keeps links, analytics and the audit log only', async () => {
       expect(tenantId).toBeTruthy();
       const before = await api(b(), 'GET', '/api/v1/me', firstKey.secret);
-      expect(before.body.scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write']);
+      expect(before.body.scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write']);
       const invited = await api(a(), 'POST', '/api/v1/members', firstKey.secret, { email: email('owner'), role: 'owner' });
       expect(invited.status).toBe(201);
       ids.owner = invited.body.member.id;
       expect((await api(b(), 'POST', '/api/v1/auth/accept', null, { token: invited.body.invitation.token, password: PASSWORD })).status).toBe(200);
       people.owner = (await signIn(a(), email('owner'), PASSWORD)).person;
       await waitPastSessionCache();
-      expect((await api(b(), 'GET', '/api/v1/me', firstKey.secret)).body.scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'audit:read']);
+      expect((await api(b(), 'GET', '/api/v1/me', firstKey.secret)).body.scopes).toEqual([
+        'links:read',
+        'links:write',
+        'analytics:read',
+        'audit:read',
+        'conversions:write',
+      ]);
       for (const [method, path, body] of [
         ['POST', '/api/v1/members', { email: email('intruder'), role: 'owner' }],
         ['PATCH', `/api/v1/members/${ids.owner}`, { role: 'viewer' }],
@@ -130,7 +136,10 @@ export function describeKeyAuthorityJourney(bases: () => readonly [string, strin
       expect([refused.status, refused.body.code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
       expect((await api(b(), 'GET', '/api/v1/links?limit=1', adminKey.secret)).status).toBe(200);
       const listed = (await keys()).find((k) => k.id === adminKey.id)!;
-      expect(listed).toMatchObject({ actsFor: { role: 'editor' }, activeScopes: ['links:read', 'links:write', 'analytics:read', 'keys:write'] });
+      expect(listed).toMatchObject({
+        actsFor: { role: 'editor' },
+        activeScopes: ['links:read', 'links:write', 'analytics:read', 'keys:write', 'conversions:write'],
+      });
       expect(listed.scopes).toContain('audit:read');
       expect((await asPerson(a(), 'PATCH', `/api/v1/members/${ids.admin}`, people.owner, { role: 'admin' })).status).toBe(200);
     });

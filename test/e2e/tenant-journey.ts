@@ -60,7 +60,7 @@ export function describeTenantJourney(endpoints: () => Endpoints, logs: () => st
       expect(keys.body.keys).toEqual([
         expect.objectContaining({
           prefix: apiKey.slice(0, 10),
-          scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write'],
+          scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write'],
           actsFor: null,
           status: 'active',
           revokedAt: null,

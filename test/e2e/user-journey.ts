@@ -33,7 +33,8 @@ export function describeUserJourney(endpoints: () => Endpoints, otherTenantKey: 
       500,
     );
     expect(stats.status).toBe(200);
-    expect(stats.body.totals).toEqual({ clicks: 2, visitors: 1 });
+    // No conversions reported: leads, sales and revenue are zero (docs/analytics.md, "Conversions").
+    expect(stats.body.totals).toEqual({ clicks: 2, visitors: 1, leads: 0, sales: 0, revenue: {} });
     // Two clicks a few ms apart: one minute bucket, unless they straddle a minute boundary.
     expect(stats.body.series.reduce((n, p) => n + p.clicks, 0)).toBe(2);
     expect(stats.body.series.length).toBeLessThanOrEqual(2);

@@ -1039,6 +1039,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/track/lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a lead: a customer who came by a click of one of your links
+         * @description The click id names the click (and so the link) that brought the customer; one lead per customer: a second report of the same customerId answers `duplicate: true`. 404 `CLICK_ID_NOT_FOUND` for a click id that is not one of your links’ clicks or is older than CONVERSION_CLICK_ID_TTL_DAYS (90); nothing is stored then.
+         *
+         *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["trackLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/track/sale": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a sale (or, with a negative amount, a refund) of a customer who came as a lead
+         * @description Attributed to the link of the customer’s first lead (first touch). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported.
+         *
+         *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        post: operations["trackSale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -1167,6 +1211,13 @@ export interface components {
             crawlable?: boolean;
             social?: components["schemas"]["Social"];
             appTargets?: components["schemas"]["AppTargets"];
+            /** @description Give each click a click id (unguessable, no personal data), passed to the target as the query parameter conversionParam, for POST /api/v1/track/lead (default false) */
+            trackConversions?: boolean;
+            /**
+             * @description The query parameter that carries the click id (default sl_cid): a letter, then letters, digits or "_ . -"
+             * @example sl_cid
+             */
+            conversionParam?: string;
             /** @description Hours a visitor who gave the right password is let through without the form (a signed cookie for this link); 0: ask every visit; default 12 */
             passwordRememberHours?: number;
             /** @description Instead of alias, for imports: the source’s code kept as it was, 1-64 characters, segments of A-Z a-z 0-9 _ - joined by "/" (`1`, `blog/2024/launch`); not a reserved path */
@@ -1364,6 +1415,8 @@ export interface components {
             crawlable?: boolean | null;
             social?: components["schemas"]["Social"] | null;
             appTargets?: components["schemas"]["AppTargets"] | null;
+            trackConversions?: boolean | null;
+            conversionParam?: string | null;
             passwordRememberHours?: number | null;
         };
         BulkDelete: {
@@ -1385,7 +1438,7 @@ export interface components {
         };
         KeyCreation: {
             name: string;
-            /** @description Any of links:read, links:write, analytics:read, audit:read, members:write, keys:write, admin; never more than the caller has, nor than the role of the person the key will act for allows (members:write: only an owner signed in). Default: the caller's links, analytics, audit:read and keys:write scopes */
+            /** @description Any of links:read, links:write, analytics:read, audit:read, members:write, keys:write, conversions:write, admin; never more than the caller has, nor than the role of the person the key will act for allows (members:write: only an owner signed in). Default: the caller's links, analytics, audit:read and keys:write scopes */
             scopes?: string[];
             /**
              * @description ISO 8601 date-time with a zone, in the future
@@ -1460,7 +1513,7 @@ export interface components {
             /** @example https://hooks.example.com/shortlink */
             url: string;
             /**
-             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified, link.flagged, link.broken
+             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified, link.flagged, link.broken, lead.created, sale.created
              * @example [
              *       "link.created",
              *       "link.clicked"
@@ -1472,7 +1525,7 @@ export interface components {
         WebhookEdit: {
             url?: string;
             /**
-             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified, link.flagged, link.broken
+             * @description Any of link.created, link.updated, link.deleted, link.clicked, batch.completed, domain.verified, domain.unverified, link.flagged, link.broken, lead.created, sale.created
              * @example [
              *       "link.created",
              *       "link.clicked"
@@ -1548,6 +1601,49 @@ export interface components {
             mode: "target" | "page" | "url";
             url?: string | null;
         };
+        LeadReport: {
+            /**
+             * @description The click id the redirect passed to your site (query parameter `sl_cid` unless the link names another)
+             * @example q3Jm0c2Z7yZ4fC1dX9bA2w
+             */
+            clickId: string;
+            /** @example Sign up */
+            eventName: string;
+            /**
+             * @description Your own opaque id of the customer
+             * @example cus_8Kq2
+             */
+            customerId: string;
+            /** @description Your own JSON object (CONVERSION_METADATA_MAX_BYTES of JSON at most, 2048 by default); we store no names or e-mails unless you send them here */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        SaleReport: {
+            /**
+             * @description Your own opaque id of the customer
+             * @example cus_8Kq2
+             */
+            customerId: string;
+            /**
+             * @description In the currency's minor unit (cents); negative: a refund
+             * @example 4900
+             */
+            amount: number;
+            /**
+             * @description ISO 4217
+             * @example EUR
+             */
+            currency: string;
+            /** @example Purchase */
+            eventName: string;
+            /** @description Makes the sale idempotent: a second report of this invoice counts nothing */
+            invoiceId?: string;
+            /** @description Your own JSON object (CONVERSION_METADATA_MAX_BYTES of JSON at most, 2048 by default); we store no names or e-mails unless you send them here */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
         SignIn: {
             email: string;
             password: string;
@@ -1614,6 +1710,10 @@ export interface components {
                 ios?: string;
                 android?: string;
             } | null;
+            /** @description Each click gets a click id for conversions */
+            trackConversions: boolean;
+            /** @description The query parameter of the click id */
+            conversionParam: string;
             /** @description flagged: visitors see a warning page first; banned: a blocked page */
             moderation: {
                 /** @enum {string} */
@@ -1836,7 +1936,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "DELIVERY_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "KEY_NOT_FOUND" | "LINK_DISABLED" | "LINK_NOT_FOUND" | "MEMBER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SESSION_NOT_FOUND" | "SSO_NOT_CONFIGURED" | "TENANT_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
+            code: "CLICK_ID_NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "KEY_NOT_FOUND" | "LINK_DISABLED" | "LINK_NOT_FOUND" | "MEMBER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SESSION_NOT_FOUND" | "SSO_NOT_CONFIGURED" | "TENANT_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
             detail: string;
             instance?: string;
         } & {
@@ -1924,6 +2024,10 @@ export interface components {
                 ios?: string;
                 android?: string;
             } | null;
+            /** @description Each click gets a click id for conversions */
+            trackConversions: boolean;
+            /** @description The query parameter of the click id */
+            conversionParam: string;
             /** @description flagged: visitors see a warning page first; banned: a blocked page */
             moderation: {
                 /** @enum {string} */
@@ -1959,9 +2063,9 @@ export interface components {
             /** @description The first characters of the key, to recognise it; never enough to use it */
             prefix: string;
             /** @description The scopes the key was given */
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "conversions:write" | "admin")[];
             /** @description What the key may do now: its scopes within the role of the person it acts for (a demotion lowers them); empty while suspended. A key of no person keeps links:*, analytics:read and audit:read once the tenant has an owner */
-            activeScopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            activeScopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "conversions:write" | "admin")[];
             /** @description The member the key acts for (its maker, or whom an owner transferred it to); email and role null once that member was removed (the key is suspended). Null for a key of no person (the tenant’s first key, made by the operator) */
             actsFor: {
                 id: string;
@@ -2177,7 +2281,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified" | "link.flagged" | "link.broken")[];
+            events: ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified" | "link.flagged" | "link.broken" | "lead.created" | "sale.created")[];
             description: string;
             enabled: boolean;
             /** @description `failing`: every attempt failed for WEBHOOK_DISABLE_AFTER_MS (3 days); `by-owner` */
@@ -2210,7 +2314,7 @@ export interface components {
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             id: string;
             /** @enum {string} */
-            eventType: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified" | "link.flagged" | "link.broken";
+            eventType: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "batch.completed" | "domain.verified" | "domain.unverified" | "link.flagged" | "link.broken" | "lead.created" | "sale.created";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -2404,6 +2508,28 @@ export interface components {
             /** @enum {string} */
             status: "accepted" | "duplicate";
         };
+        Tracked: {
+            /** @description Counted before (the same customer’s lead, the same invoice): nothing was counted now */
+            duplicate: boolean;
+            /** @description What was counted; null for a duplicate */
+            event: {
+                id: string;
+                /** @enum {string} */
+                kind: "lead" | "sale";
+                link: {
+                    domain: string;
+                    code: string;
+                };
+                customerId: string;
+                eventName: string;
+                clickId: string;
+                amount: number;
+                currency: string;
+                invoiceId: string | null;
+                /** Format: date-time */
+                at: string;
+            } | null;
+        };
         SignedIn: {
             /** @description The person signed in; null for a key */
             member: components["schemas"]["Member"] | null;
@@ -2414,7 +2540,7 @@ export interface components {
             } | null;
             tenant: components["schemas"]["Tenant"];
             role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "conversions:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
             /**
@@ -2433,7 +2559,7 @@ export interface components {
             } | null;
             tenant: components["schemas"]["Tenant"];
             role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "conversions:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
         };
@@ -8990,6 +9116,204 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+        };
+    };
+    trackLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadReport"];
+            };
+        };
+        responses: {
+            /** @description Counted (or, `duplicate`, counted before) */
+            201: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tracked"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    trackSale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaleReport"];
+            };
+        };
+        responses: {
+            /** @description Counted (or, `duplicate`, counted before) */
+            201: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tracked"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
                 };
             };
         };

@@ -13,7 +13,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Clicks and unique visitors of a link per minute, hour or day
+         * Clicks and unique visitors of a link per minute, hour or day; its leads, sales and revenue in the totals
          * @description Needs a key with the `analytics:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         get: operations["getLinkStats"];
@@ -248,6 +248,19 @@ export interface components {
                 clicks: number;
                 /** @description Unique visitors over the whole range (HLL union) */
                 visitors: number;
+                /** @description Leads reported with a click id of this link (POST /api/v1/track/lead), each customer once */
+                leads: number;
+                /** @description Sales of the customers whose first lead came by this link, refunds included, each invoice once */
+                sales: number;
+                /**
+                 * @description Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)
+                 * @example {
+                 *       "EUR": 4900
+                 *     }
+                 */
+                revenue: {
+                    [key: string]: number;
+                };
             };
             botClicks: number;
             series: {
@@ -540,7 +553,7 @@ export interface components {
             } | null;
             tenant: components["schemas"]["Tenant"];
             role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "conversions:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
             /**
@@ -599,7 +612,7 @@ export interface components {
             } | null;
             tenant: components["schemas"]["Tenant"];
             role: ("owner" | "admin" | "editor" | "viewer") | null;
-            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "admin")[];
+            scopes: ("links:read" | "links:write" | "analytics:read" | "audit:read" | "members:write" | "keys:write" | "conversions:write" | "admin")[];
             /** @description With a session: send it as x-csrf-token on every write made with the cookie. Null for a key (keys need none) */
             csrfToken: string | null;
         };

@@ -44,6 +44,8 @@ export class ClickColumns {
   country: Int32Array;
   region: Int32Array;
   city: Int32Array;
+  /** The click id of a link with conversion tracking (docs/analytics.md, "Conversions"); NO_STRING: none. */
+  clickId: Int32Array;
   referer: Int32Array;
   userAgent: Int32Array;
   /** -1: no variant. */
@@ -65,6 +67,7 @@ export class ClickColumns {
     this.country = new Int32Array(n);
     this.region = new Int32Array(n);
     this.city = new Int32Array(n);
+    this.clickId = new Int32Array(n);
     this.referer = new Int32Array(n);
     this.userAgent = new Int32Array(n);
     this.variant = new Float64Array(n);
@@ -122,6 +125,7 @@ export class ClickColumns {
       this.country = grow(this.country, size);
       this.region = grow(this.region, size);
       this.city = grow(this.city, size);
+      this.clickId = grow(this.clickId, size);
       this.referer = grow(this.referer, size);
       this.userAgent = grow(this.userAgent, size);
       this.variant = grow(this.variant, size);
@@ -159,6 +163,7 @@ export class ClickColumns {
     this.country[i] = this.internOrNone(event.country);
     this.region[i] = this.internOrNone(event.region);
     this.city[i] = this.internOrNone(event.city);
+    this.clickId[i] = this.internOrNone(event.clickId ?? null);
     this.referer[i] = this.internOrNone(event.refererHost);
     this.userAgent[i] = this.intern(event.userAgent);
     this.variant[i] = event.variant ?? -1;
@@ -168,7 +173,8 @@ export class ClickColumns {
   /** The click at `i` as an object. */
   eventAt(i: number): ClickEvent {
     const variant = this.variant[i];
-    return {
+    const clickId = this.clickId[i];
+    const event: ClickEvent = {
       producer: this.strings[this.producer[i]],
       seq: this.seq[i],
       kind: this.flags[i] & ORPHAN_FLAG ? 'orphan' : 'click',
@@ -186,6 +192,7 @@ export class ClickColumns {
       userAgent: this.strings[this.userAgent[i]],
       variant: variant < 0 ? null : variant,
     };
+    return clickId === NO_STRING ? event : { ...event, clickId: this.strings[clickId] };
   }
 
   /** Every click as the bus delivers it, in order. */

@@ -6,7 +6,7 @@ import type { ClickColumns } from './click-columns';
  * reader of version 3 (source, region, city) still reads version 2, whose clicks came by `link`
  * with no region or city.
  */
-export const CLICK_EVENT_VERSION = 3;
+export const CLICK_EVENT_VERSION = 4;
 
 /** A redirect of a known link, or a request for a code that does not exist (a scanner, a typo). */
 export type ClickKind = 'click' | 'orphan';
@@ -52,6 +52,11 @@ export interface ClickEvent {
   readonly userAgent: string;
   /** The A/B variant served, when the link has variants. */
   readonly variant: number | null;
+  /**
+   * The click id the redirect gave this click, on a link with conversion tracking (version 4,
+   * docs/analytics.md "Conversions"); absent otherwise.
+   */
+  readonly clickId?: string;
 }
 
 /** `<producer>-<seq in base 36>`: how logs and tests name an event. */

@@ -21,6 +21,7 @@ export {
 export { ClickColumns, ColumnarClickBatch, NO_STRING, ORPHAN_FLAG, QR_FLAG } from './click-columns';
 export { type BatchSink, ClickBuffer, type ClickBufferObserver, type ClickBufferOptions } from './click-buffer';
 export { ClickEnricher, type RawClick } from './click-enricher';
+export { ClickIds, DEFAULT_CLICK_ID_TTL_DAYS, type OpenedClickId, withQueryParam } from './click-id';
 export { CLICK_EVENT_VERSION, type ClickBatch, type ClickEvent, type ClickSource, type DeliveredClick, eventIdOf } from './click-event';
 export {
   type BotFilter,
@@ -34,6 +35,7 @@ export {
   type ClickEventSource,
   type ClickWrite,
   type ConsumerProgress,
+  type ConversionRow,
   type Granularity,
   type LinkScope,
   LIVE_CLICK_SOURCE,
@@ -66,3 +68,18 @@ export {
 } from './visits';
 export { dayOf, MAX_CLICKS_PER_WRITE, type PlannableClicks, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';
 export { QR_SEGMENT, qrUrlOf } from './qr';
+export { checkLead, checkMetadata, checkSale, CONVERSION_LIMITS, type ConversionEvent, type LeadInput, type SaleInput } from './conversions/conversion';
+export { type ConversionObserver, ConversionService, type ConversionServiceOptions, type TrackResult } from './conversions/conversion-service';
+export {
+  CONVERSION_EVENT_SINK,
+  CONVERSION_EVENT_SOURCE,
+  CONVERSION_STORE,
+  type ConversionBatch,
+  type ConversionEventSink,
+  type ConversionEventSource,
+  type ConversionLinks,
+  type ConversionStore,
+  type ConversionTotals,
+  type Customer,
+} from './conversions/ports';
+export { InMemoryConversionStore } from './conversions/in-memory-conversion-store';

@@ -1,3 +1,5 @@
+import type { ConversionEvent } from './conversions/conversion';
+import type { ConversionTotals } from './conversions/ports';
 import { ClickBatch, ClickEvent } from './click-event';
 import { Dimension, RollupRow } from './aggregation';
 import { VisitColumns, VisitPosition, VisitRow } from './visits';
@@ -228,6 +230,15 @@ export interface ClickAggregateStore {
    * many raw visits there were (rows of the retention).
    */
   deleteVisits(target: VisitDeletion): Promise<number>;
+  /**
+   * Conversions (docs/analytics.md, "Conversions"): the events of one batch of the conversions topic
+   * into the `conversions` table, in one insert (one part: the table holds the whole batch or none).
+   */
+  writeConversions(rows: readonly ConversionRow[]): Promise<void>;
+  /** The last offset of this source partition the `conversions` table holds (its own ledger), or undefined. */
+  conversionsThrough(source: string, partition: number): Promise<bigint | undefined>;
+  /** A link's leads, sales and revenue per currency over the range, each event key counted once. */
+  conversionTotals(scope: LinkScope, range: Pick<RangeQuery, 'from' | 'to'>): Promise<ConversionTotals>;
   /** Drops the partitions wholly older than the retention allows; returns `table:partition` of each. */
   dropExpired(nowEpochSeconds: number, retention: Retention): Promise<string[]>;
   ping(): Promise<void>;
@@ -257,3 +268,11 @@ export const VISITOR_SECRET = Symbol('VISITOR_SECRET');
  * store instead).
  */
 export const CLICK_STATS_READER = Symbol('CLICK_STATS_READER');
+
+/** A conversion as the consumer writes it: the event and where it was read (the guards' offsets). */
+export interface ConversionRow {
+  readonly event: ConversionEvent;
+  readonly source: string;
+  readonly partition: number;
+  readonly offset: string;
+}

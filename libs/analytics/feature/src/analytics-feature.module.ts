@@ -1,11 +1,20 @@
 import { DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
-import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SOURCE, ClickAggregateStore, ClickEventSource, LIVE_CLICK_SOURCE } from '@shortlink/clicks-domain';
+import {
+  CLICK_AGGREGATE_STORE,
+  CLICK_EVENT_SOURCE,
+  ClickAggregateStore,
+  ClickEventSource,
+  CONVERSION_EVENT_SOURCE,
+  ConversionEventSource,
+  LIVE_CLICK_SOURCE,
+} from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
 import { APP_CONFIG, APP_LOGGER, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
 import { CLICK_CONSUMER_OPTIONS, ClickConsumer, ClickConsumerOptions } from './click-consumer';
+import { ConversionConsumer } from './conversion-consumer';
 import { DashboardController } from './dashboard.controller';
 import { LiveClickHub } from './live/live-click-hub';
 import { LinkTagCache } from './live/live-filter';
@@ -21,6 +30,8 @@ export const ANALYTICS_FEATURE_PORTS: readonly symbol[] = [
   // The live click stream: its consumer, and the links whose tags its tag filter reads.
   LIVE_CLICK_SOURCE,
   LINK_REPOSITORY,
+  // Leads and sales (docs/analytics.md, "Conversions").
+  CONVERSION_EVENT_SOURCE,
 ];
 
 /** The analytics app's OpenAPI document (/docs): every query endpoint with its contract. */
@@ -63,6 +74,16 @@ export class AnalyticsFeatureModule {
             // Where the consumer runs: it writes the data the job drops.
             if (config.analytics.consumerEnabled) lifecycle.manage({ start: () => job.start(), stop: () => job.stop() });
             return job;
+          },
+        },
+        {
+          // Where the click consumer runs: leads and sales are counted beside the clicks.
+          provide: ConversionConsumer,
+          inject: [CLICK_AGGREGATE_STORE, CONVERSION_EVENT_SOURCE, APP_CONFIG, APP_LOGGER, Lifecycle],
+          useFactory: (store: ClickAggregateStore, source: ConversionEventSource, config: AppConfig, logger: PinoNestLogger, lifecycle: Lifecycle) => {
+            const consumer = new ConversionConsumer(store, source, logger.scoped('Conversions'));
+            if (config.analytics.consumerEnabled) lifecycle.manage({ start: async () => consumer.start(), stop: () => consumer.stop() });
+            return consumer;
           },
         },
         ConsumerLagMetric,

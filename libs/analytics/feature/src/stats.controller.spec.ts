@@ -67,7 +67,7 @@ describe('StatsController on the embedded store', () => {
       to: '2025-11-24T17:00:00.000Z',
       granularity: 'minute',
       bots: 'exclude',
-      totals: { clicks: 3, visitors: 2 },
+      totals: { clicks: 3, visitors: 2, leads: 0, sales: 0, revenue: {} },
       botClicks: 5,
       series: [
         { time: '2025-11-24T16:00:00.000Z', clicks: 2, visitors: 1, botClicks: 0 },

@@ -50,10 +50,18 @@ const among = z
   });
 
 const totals = z.object({ clicks: z.number().int(), visitors: z.number().int().meta({ description: 'Unique visitors over the whole range (HLL union)' }) });
+/** The stats answer's totals: clicks and visitors, and the link's conversions (docs/analytics.md, "Conversions"). */
+const statsTotals = totals.extend({
+  leads: z.number().int().meta({ description: 'Leads reported with a click id of this link (POST /api/v1/track/lead), each customer once' }),
+  sales: z.number().int().meta({ description: 'Sales of the customers whose first lead came by this link, refunds included, each invoice once' }),
+  revenue: z
+    .record(z.string(), z.number().int())
+    .meta({ description: "Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)", example: { EUR: 4900 } }),
+});
 const point = z.object({ time: z.string(), clicks: z.number().int(), visitors: z.number().int(), botClicks: z.number().int() });
 const window = { from: z.string(), to: z.string(), granularity, bots };
 const statsSchema = z
-  .object({ code: z.string(), domain: z.string(), ...window, totals, botClicks: z.number().int(), series: z.array(point) })
+  .object({ code: z.string(), domain: z.string(), ...window, totals: statsTotals, botClicks: z.number().int(), series: z.array(point) })
   .meta({ id: 'LinkStats' });
 const breakdownSchema = z
   .object({
@@ -133,7 +141,7 @@ export class StatsController {
 
   @Get('links/:code/stats')
   @Contract({
-    summary: 'Clicks and unique visitors of a link per minute, hour or day',
+    summary: 'Clicks and unique visitors of a link per minute, hour or day; its leads, sales and revenue in the totals',
     operationId: 'getLinkStats',
     tags: TAGS,
     scope: 'analytics:read',
@@ -149,7 +157,8 @@ export class StatsController {
   ) {
     const r = this.range(q, 'exclude', q.granularity ?? 'minute');
     const d = this.domainOf(q.domain);
-    const { series, totals: t } = await this.store.series({ tenantId: req.principal!.tenantId, domain: d, code: linkCode }, r);
+    const scope = { tenantId: req.principal!.tenantId, domain: d, code: linkCode };
+    const [{ series, totals: t }, c] = await Promise.all([this.store.series(scope, r), this.store.conversionTotals(scope, r)]);
     const points = series.map((p) => ({ time: iso(p.time), clicks: p.clicks, visitors: p.visitors, botClicks: p.botClicks }));
     if (q.format === 'csv')
       return this.csv(
@@ -158,7 +167,8 @@ export class StatsController {
         ['time', 'clicks', 'visitors', 'botClicks'],
         points.map((p) => [p.time, p.clicks, p.visitors, p.botClicks]),
       );
-    return { code: linkCode, domain: d, ...this.window(r), totals: { clicks: t.clicks, visitors: t.visitors }, botClicks: t.botClicks, series: points };
+    const totals = { clicks: t.clicks, visitors: t.visitors, leads: c.leads, sales: c.sales, revenue: c.revenue };
+    return { code: linkCode, domain: d, ...this.window(r), totals, botClicks: t.botClicks, series: points };
   }
 
   @Get('links/:code/breakdown/:dimension')

@@ -3,6 +3,8 @@ import {
   ClickAggregateStore,
   ClickWrite,
   ConsumerProgress,
+  ConversionRow,
+  ConversionTotals,
   Dimension,
   DIMENSION_ID,
   Granularity,
@@ -184,6 +186,63 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
         ` WHERE source = ${sqlString(source)} AND day >= toDate(${sqlDateTime(clampEpoch(sinceEpochSeconds))}) GROUP BY source_partition, producer`,
     );
     return rows.map((r) => ({ source, partition: Number(r.source_partition), producer: r.producer, lastSeq: Number(r.seq) }));
+  }
+
+  async writeConversions(rows: readonly ConversionRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.executor.insertJsonEachRow(
+      `${this.db}.conversions`,
+      rows.map(({ event: e, source, partition, offset }) => ({
+        tenant_id: e.tenantId,
+        domain: e.domain,
+        code: e.code,
+        link_id: e.linkId,
+        kind: e.kind === 'lead' ? 1 : 2,
+        event_key: e.key,
+        event_id: e.id,
+        customer_id: e.customerId,
+        event_name: e.eventName,
+        amount: e.amount,
+        currency: e.currency,
+        at: clampEpoch(Math.floor(e.at / 1000)),
+        source,
+        source_partition: partition,
+        // Decimal string: both engines read a quoted UInt64.
+        source_offset: String(BigInt(offset)),
+      })),
+    );
+  }
+
+  async conversionsThrough(source: string, partition: number): Promise<bigint | undefined> {
+    assertUInt(partition, 'partition', 0xffff_ffff, 'conversionsThrough');
+    const rows = await this.executor.queryJsonEachRow<{ n_rows: Int64; through: Int64 }>(
+      `SELECT count() AS n_rows, max(source_offset) AS through FROM ${this.db}.conversions WHERE source = ${sqlString(source)} AND source_partition = ${sqlNumber(partition)}`,
+    );
+    return rows.length && Number(rows[0].n_rows) > 0 ? BigInt(rows[0].through) : undefined;
+  }
+
+  async conversionTotals(scope: LinkScope, range: Pick<RangeQuery, 'from' | 'to'>): Promise<ConversionTotals> {
+    const when = `at >= ${sqlDateTime(clampEpoch(Math.floor(range.from)))} AND at < ${sqlDateTime(clampEpoch(Math.ceil(range.to)))}`;
+    // Each event key once (any of its rows: they are copies), then counted and summed per kind and
+    // currency. Aliases differ from every column: 18.16 lets SELECT aliases leak into expressions.
+    const rows = await this.read(() =>
+      this.executor.queryJsonEachRow<{ k_kind: Int64; k_currency: string; n_events: Int64; n_amount: Int64 }>(
+        `SELECT k_kind, k_currency, count() AS n_events, sum(k_amount) AS n_amount FROM (` +
+          `SELECT event_key, any(kind) AS k_kind, any(currency) AS k_currency, any(amount) AS k_amount FROM ${this.db}.conversions` +
+          ` WHERE ${this.linkWhere(scope)} AND ${when} GROUP BY event_key) GROUP BY k_kind, k_currency`,
+      ),
+    );
+    let leads = 0;
+    let sales = 0;
+    const revenue: Record<string, number> = {};
+    for (const r of rows) {
+      if (Number(r.k_kind) === 1) leads += Number(r.n_events);
+      else {
+        sales += Number(r.n_events);
+        revenue[r.k_currency] = (revenue[r.k_currency] ?? 0) + Number(r.n_amount);
+      }
+    }
+    return { leads, sales, revenue };
   }
 
   async series(scope: LinkScope, range: RangeQuery): Promise<SeriesResult> {

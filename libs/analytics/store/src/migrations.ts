@@ -346,6 +346,33 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
       }),
     ],
   },
+  {
+    // Conversions (docs/analytics.md, "Conversions"): a row per lead or sale as the consumer read it
+    // from the conversions topic, with its source, partition and offset (the table is its own ledger:
+    // no partition key, so one insert is one part, held whole or not at all). Reads count each
+    // event_key once: a replay, a resend or a retried report adds rows, never counts.
+    name: '0006_conversions',
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${db}.conversions (
+        tenant_id String,
+        domain String,
+        code String,
+        link_id String,
+        kind UInt8,
+        event_key String,
+        event_id String,
+        customer_id String,
+        event_name String,
+        amount Int64,
+        currency String,
+        at DateTime('UTC'),
+        source String,
+        source_partition UInt32,
+        source_offset UInt64
+      ) ENGINE = MergeTree()
+      ORDER BY (tenant_id, domain, code, at)`,
+    ],
+  },
 ];
 
 /** Partition key per granularity: the unit retention drops. */

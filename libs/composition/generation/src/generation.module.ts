@@ -3,6 +3,7 @@ import type { AppConfig } from '@shortlink/config';
 import type { AuditContext } from '@shortlink/audit-domain';
 import { AUDIT_PORTS, AuditModule, LinkAudit } from '@shortlink/audit-feature';
 import { ConsoleModule } from '@shortlink/console-feature';
+import { CONVERSIONS_PORTS, ConversionsModule } from '@shortlink/conversions-feature';
 import { everyHook, LINK_CHANGE_HOOKS, LINK_COMMANDS, LinkChangeHooks, LinkCommands, LinkService } from '@shortlink/links-domain';
 import { LINKS_PORTS, LinksModule } from '@shortlink/links-feature';
 import { API_ACCESS_MODULE_PORTS, ApiAccessModule } from '@shortlink/nest-platform';
@@ -14,7 +15,16 @@ import { DomainWebhookEvents, LinkWebhookEvents, WEBHOOKS_PORTS, WebhooksModule 
 
 /** The ports the generation app injects; the composition binds them (wiring, or a shared bridge). */
 export const GENERATION_PORTS: readonly symbol[] = [
-  ...new Set([...API_ACCESS_MODULE_PORTS, ...TENANTS_PORTS, ...LINKS_PORTS, ...PEOPLE_PORTS, ...AUDIT_PORTS, ...WEBHOOKS_PORTS, ...SAFETY_PORTS]),
+  ...new Set([
+    ...API_ACCESS_MODULE_PORTS,
+    ...TENANTS_PORTS,
+    ...LINKS_PORTS,
+    ...PEOPLE_PORTS,
+    ...AUDIT_PORTS,
+    ...WEBHOOKS_PORTS,
+    ...SAFETY_PORTS,
+    ...CONVERSIONS_PORTS,
+  ]),
 ];
 
 /** The generation app's OpenAPI document (docs/design.md, "Contract"). */
@@ -32,6 +42,7 @@ export const GENERATION_API = {
     sso: 'Single sign-on with your OpenID Connect provider (owners)',
     admin: 'Operators only: tenants, their plans and domains, moderation (the queue of reported links and feed hits, and its actions)',
     reports: 'Visitors’ reports of links (no account needed)',
+    conversions: 'Leads and sales your backend reports, attributed to the click that brought them (docs/analytics.md, "Conversions")',
   },
   sessions: true,
 };
@@ -104,6 +115,7 @@ export class GenerationAppModule {
       WebhooksModule,
       PeopleModule,
       SafetyModule.forRoot(config),
+      ConversionsModule,
     ];
     return {
       module: GenerationAppModule,

@@ -15,10 +15,10 @@ export function clickMessageKey(event: Pick<ClickEvent, 'domain' | 'code'>): str
  * CRC, compression) is paid once per flush and partition, which is what brought the redirect's
  * Kafka setting close to the memory bus (docs/benchmarks.md).
  *
- *   u8 magic 0xC1, u8 version (3; 2 is read too)
+ *   u8 magic 0xC1, u8 version (4; 3 and 2 are read too)
  *   varint n; n strings (varint byte length, UTF-8)
  *   varint m; m events, each:
- *     u8 flags (1 orphan, 2 country, 4 referer, 8 variant, 16 qr, 32 region, 64 city; 16-64 since 3)
+ *     u8 flags (1 orphan, 2 country, 4 referer, 8 variant, 16 qr, 32 region, 64 city, 128 click id; 16-64 since 3, 128 since 4)
  *     varint producer (string index), varint seq
  *     zigzag varint occurredAt - previous event's occurredAt (the first: - 0)
  *     varint tenant, link, domain, code (string indexes)
@@ -26,10 +26,14 @@ export function clickMessageKey(event: Pick<ClickEvent, 'domain' | 'code'>): str
  *     [varint country] [varint referer host] (string indexes), varint user agent (string index)
  *     [varint variant]
  *     [varint region] [varint city] (string indexes)
+ *     [varint click id length, its bytes] (not interned: every click's is its own)
  *
  * Version 3 adds the source (a flag) and region and city after every field of 2, so a click of a
  * plain link without a city costs not one byte more. A version-2 record (a producer not yet
  * upgraded) reads as clicks by `link` without region or city; consumers are upgraded first.
+ * Version 4 adds the click id of a link with conversion tracking (docs/analytics.md, "Conversions"),
+ * last, so a click without one costs what it did in 3.
+
  */
 const MAGIC = 0xc1;
 const F_ORPHAN = 1;
@@ -39,8 +43,10 @@ const F_VARIANT = 8;
 const F_QR = 16;
 const F_REGION = 32;
 const F_CITY = 64;
-/** The version-2 records this reader still decodes (docs/analytics.md, "Events"). */
-const PREVIOUS_VERSION = 2;
+const F_CLICK_ID = 128;
+/** The version-2 and -3 records this reader still decodes (docs/analytics.md, "Events"). */
+const PREVIOUS_VERSIONS: readonly number[] = [2, 3];
+const MAX_CLICK_ID_BYTES = 64;
 /** Bounds a decoder accepts, so a corrupt length cannot make it allocate without end. */
 const MAX_STRINGS = 1_000_000;
 const MAX_EVENTS = 1_000_000;
@@ -83,14 +89,40 @@ class Writer {
   }
 }
 
+/**
+ * The record's string table. Each field remembers the last string it interned: a burst repeats
+ * its producer, tenant, link, code and agent, and an identical string is then not looked up.
+ */
+class StringTable {
+  readonly indexes = new Map<string, number>();
+  private readonly lastString: Array<string | undefined> = [];
+  private readonly lastIndex: number[] = [];
+
+  /** The index of `s`, for the field numbered `field`. */
+  at(field: number, s: string): number {
+    if (this.lastString[field] === s) return this.lastIndex[field];
+    let i = this.indexes.get(s);
+    if (i === undefined) this.indexes.set(s, (i = this.indexes.size));
+    this.lastString[field] = s;
+    this.lastIndex[field] = i;
+    return i;
+  }
+}
+
+const PRODUCER = 0;
+const TENANT = 1;
+const LINK = 2;
+const DOMAIN = 3;
+const CODE = 4;
+const COUNTRY = 5;
+const REFERER = 6;
+const AGENT = 7;
+const REGION = 8;
+const CITY = 9;
+
 /** Encodes the events (any number, any links) as one record. */
 export function encodeClickRecord(events: readonly ClickEvent[]): Buffer {
-  const strings = new Map<string, number>();
-  const intern = (s: string): number => {
-    let i = strings.get(s);
-    if (i === undefined) strings.set(s, (i = strings.size));
-    return i;
-  };
+  const strings = new StringTable();
   const body = new Writer(64 + events.length * 24);
   body.varint(events.length);
   let previous = 0;
@@ -102,30 +134,32 @@ export function encodeClickRecord(events: readonly ClickEvent[]): Buffer {
       (e.variant !== null ? F_VARIANT : 0) |
       (e.source === 'qr' ? F_QR : 0) |
       (e.region !== null ? F_REGION : 0) |
-      (e.city !== null ? F_CITY : 0);
+      (e.city !== null ? F_CITY : 0) |
+      (e.clickId !== undefined ? F_CLICK_ID : 0);
     body.u8(flags);
-    body.varint(intern(e.producer));
+    body.varint(strings.at(PRODUCER, e.producer));
     body.varint(e.seq);
     const delta = e.occurredAt - previous;
     body.varint(delta >= 0 ? delta * 2 : -delta * 2 - 1);
     previous = e.occurredAt;
-    body.varint(intern(e.tenantId));
-    body.varint(intern(e.linkId));
-    body.varint(intern(e.domain));
-    body.varint(intern(e.code));
+    body.varint(strings.at(TENANT, e.tenantId));
+    body.varint(strings.at(LINK, e.linkId));
+    body.varint(strings.at(DOMAIN, e.domain));
+    body.varint(strings.at(CODE, e.code));
     body.varint(e.visitor);
-    if (e.country !== null) body.varint(intern(e.country));
-    if (e.refererHost !== null) body.varint(intern(e.refererHost));
-    body.varint(intern(e.userAgent));
+    if (e.country !== null) body.varint(strings.at(COUNTRY, e.country));
+    if (e.refererHost !== null) body.varint(strings.at(REFERER, e.refererHost));
+    body.varint(strings.at(AGENT, e.userAgent));
     if (e.variant !== null) body.varint(e.variant);
-    if (e.region !== null) body.varint(intern(e.region));
-    if (e.city !== null) body.varint(intern(e.city));
+    if (e.region !== null) body.varint(strings.at(REGION, e.region));
+    if (e.city !== null) body.varint(strings.at(CITY, e.city));
+    if (e.clickId !== undefined) body.string(e.clickId);
   }
-  const head = new Writer(64 + strings.size * 24);
+  const head = new Writer(64 + strings.indexes.size * 24);
   head.u8(MAGIC);
   head.u8(CLICK_EVENT_VERSION);
-  head.varint(strings.size);
-  for (const s of strings.keys()) head.string(s);
+  head.varint(strings.indexes.size);
+  for (const s of strings.indexes.keys()) head.string(s);
   return Buffer.concat([head.bytes(), body.bytes()]);
 }
 
@@ -149,7 +183,7 @@ export type DecodeFailure = 'malformed' | 'unknown-version';
  */
 export function readClickRecord(value: Buffer | string | null | undefined, columns: ClickColumns, offset: string, recordedAt: number): number | DecodeFailure {
   if (value === null || value === undefined || typeof value === 'string' || value.length < 2 || value[0] !== MAGIC) return 'malformed';
-  if (value[1] !== CLICK_EVENT_VERSION && value[1] !== PREVIOUS_VERSION) return 'unknown-version';
+  if (value[1] !== CLICK_EVENT_VERSION && !PREVIOUS_VERSIONS.includes(value[1])) return 'unknown-version';
   columns.beginRecord(offset, recordedAt);
   const added = readEvents(value, columns);
   if (added < 0) {
@@ -219,6 +253,12 @@ function readEvents(buf: Buffer, c: ClickColumns): number {
       c.variant[i] = flags & F_VARIANT ? varint() : -1;
       c.region[i] = flags & F_REGION ? str() : NO_STRING;
       c.city[i] = flags & F_CITY ? str() : NO_STRING;
+      if (flags & F_CLICK_ID) {
+        const length = varint();
+        if (length > MAX_CLICK_ID_BYTES || pos + length > end) return -1;
+        c.clickId[i] = c.intern(buf.toString('latin1', pos, pos + length));
+        pos += length;
+      } else c.clickId[i] = NO_STRING;
     }
     if (pos !== end) return -1;
     c.length = first + m;
@@ -275,17 +315,28 @@ function murmur2(data: Buffer): number {
 /** Groups events by partition, keeping their order within each partition. */
 export function byPartition(events: readonly ClickEvent[], partitionOf: (key: string) => number): Map<number, ClickEvent[]> {
   const groups = new Map<number, ClickEvent[]>();
-  let lastKey = '';
-  let lastPartition = -1;
+  // Partitions by domain and code, without building the key of a link seen before in this batch.
+  const known = new Map<string, Map<string, ClickEvent[]>>();
+  let lastDomain: string | null = null;
+  let lastCode = '';
+  let group: ClickEvent[] = [];
   for (const e of events) {
-    const key = clickMessageKey(e);
-    // Bursts on one link are the common case: skip the hash when the key repeats.
-    const p = key === lastKey ? lastPartition : partitionOf(key);
-    lastKey = key;
-    lastPartition = p;
-    let g = groups.get(p);
-    if (!g) groups.set(p, (g = []));
-    g.push(e);
+    // Bursts on one link are the common case: nothing is looked up when the link repeats.
+    if (e.domain !== lastDomain || e.code !== lastCode) {
+      let codes = known.get(e.domain);
+      if (codes === undefined) known.set(e.domain, (codes = new Map()));
+      let g = codes.get(e.code);
+      if (g === undefined) {
+        const p = partitionOf(clickMessageKey(e));
+        g = groups.get(p);
+        if (g === undefined) groups.set(p, (g = []));
+        codes.set(e.code, g);
+      }
+      group = g;
+      lastDomain = e.domain;
+      lastCode = e.code;
+    }
+    group.push(e);
   }
   return groups;
 }

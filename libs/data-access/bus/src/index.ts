@@ -7,3 +7,10 @@ export { MemoryClickEventSink } from './memory/memory-click-event-sink';
 export { MemoryClickEventSource } from './memory/memory-click-event-source';
 export { decodePlatformEvent, encodePlatformEvent, KafkaPlatformEventSink, KafkaPlatformEventSource } from './kafka/kafka-platform-events';
 export { InProcessPlatformEvents } from './memory/memory-platform-events';
+export {
+  decodeConversionEvent,
+  encodeConversionEvent,
+  InProcessConversionLog,
+  KafkaConversionEventSink,
+  KafkaConversionEventSource,
+} from './kafka/kafka-conversion-events';

@@ -94,5 +94,7 @@ export function linkOf(p: PreparedLink, id: bigint, codes: CodeStrategy, attempt
     passwordRememberHours: p.passwordRememberHours,
     social: p.social,
     appTargets: p.appTargets,
+    trackConversions: p.trackConversions,
+    conversionParam: p.conversionParam,
   };
 }

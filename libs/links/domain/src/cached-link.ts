@@ -1,6 +1,7 @@
 import type { DeviceTarget } from '@shortlink/visitors-domain';
 import { AppTargets, Link, LinkSocial, LinkStatus, RedirectType, Utm, Variant } from './link';
 import type { RedirectRule } from './redirect-rules';
+import { DEFAULT_CONVERSION_PARAM } from './link-options';
 
 /**
  * What changes where a redirect goes, beyond the target; absent on a plain link, so the common
@@ -26,6 +27,11 @@ export interface RedirectRules {
   readonly passwordRememberHours?: number;
   /** The app to open on iOS and Android; the rest of the rules pick the fallback (docs/design.md, "Link options"). */
   readonly appTargets?: AppTargets;
+  /**
+   * Present on a link with conversion tracking: the query parameter that carries each click's id to
+   * the target (docs/analytics.md, "Conversions").
+   */
+  readonly clickIdParam?: string;
 }
 
 /** What the redirect path needs of a link: the value the read path caches (docs/design.md, "Redirect read path"). */
@@ -62,6 +68,7 @@ export function rulesOf(link: Link): RedirectRules | undefined {
   if (link.utm !== null) rules.utm = link.utm;
   if (!link.forwardQuery) rules.forwardQuery = false;
   if (link.appTargets !== null) rules.appTargets = link.appTargets;
+  if (link.trackConversions) rules.clickIdParam = link.conversionParam ?? DEFAULT_CONVERSION_PARAM;
   if (link.passwordHash !== null && link.passwordRememberHours !== null) rules.passwordRememberHours = link.passwordRememberHours;
   return Object.keys(rules).length ? rules : undefined;
 }

@@ -39,7 +39,7 @@ export {
 } from './link';
 export { LINK_COMMANDS, LinkCommands } from './link-commands';
 export { type BulkChangeSelection, everyHook, LINK_CHANGE_HOOKS, type LinkChangeHooks, type LinkCounts } from './link-change-hooks';
-export { checkPasswordHash, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
+export { checkPasswordHash, DEFAULT_CONVERSION_PARAM, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
 export { type AfterCommit, EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate, MAX_TAGS_LISTED } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {

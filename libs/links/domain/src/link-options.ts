@@ -164,6 +164,25 @@ export function checkForwardQuery(value: unknown): boolean {
   return value;
 }
 
+/** Whether the redirect gives each click a click id for conversions (docs/analytics.md, "Conversions"); default false. */
+export function checkTrackConversions(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw invalid('trackConversions', 'must be true or false');
+  return value;
+}
+
+/** The query parameter that carries the click id when none is set (as ad platforms pass `gclid`). */
+export const DEFAULT_CONVERSION_PARAM = 'sl_cid';
+const CONVERSION_PARAM = /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/;
+
+/** The query parameter name of the click id: a letter, then up to 39 letters, digits or `_ . -`; null: the default `sl_cid`. */
+export function checkConversionParam(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !CONVERSION_PARAM.test(value))
+    throw invalid('conversionParam', 'must be a letter followed by at most 39 letters, digits or "_ . -"');
+  return value === DEFAULT_CONVERSION_PARAM ? null : value;
+}
+
 /** Whether the domain's robots.txt lets crawlers fetch the link (docs/design.md, "Domain settings"); default false. */
 export function checkCrawlable(value: unknown): boolean {
   if (value === undefined || value === null) return false;

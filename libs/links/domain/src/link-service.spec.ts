@@ -3,6 +3,7 @@ import { SegmentIdAllocator } from './segment-id-allocator';
 import { SequenceCodeStrategy } from '@shortlink/link-codes';
 import { Link, ShortUrlIdentifier } from './link';
 import { LinkService } from './link-service';
+import { toCachedLink } from './cached-link';
 import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
@@ -99,6 +100,24 @@ describe('LinkService', () => {
       clicksPerIpPerMinute: 5,
     });
     expect(JSON.stringify(link)).not.toContain('"hunter22"');
+  });
+
+  it('conversion tracking: off by default; trackConversions and conversionParam stored, edited and cleared; the cached rules carry the parameter', async () => {
+    const { service } = setup();
+    const plain = await service.create({ tenantId: 't1', url: 'https://example.com/plain' });
+    expect(plain).toMatchObject({ trackConversions: false, conversionParam: null });
+    expect(toCachedLink(plain).rules).toBeUndefined();
+    const tracked = await service.create({ tenantId: 't1', url: 'https://example.com/t', trackConversions: true });
+    expect(tracked).toMatchObject({ trackConversions: true, conversionParam: null });
+    expect(toCachedLink(tracked).rules).toEqual({ clickIdParam: 'sl_cid' });
+    const renamed = await service.update('t1', tracked, { conversionParam: 'ref_id' }, null);
+    expect(renamed).toMatchObject({ trackConversions: true, conversionParam: 'ref_id' });
+    expect(toCachedLink(renamed).rules).toEqual({ clickIdParam: 'ref_id' });
+    const off = await service.update('t1', tracked, { trackConversions: null, conversionParam: null }, null);
+    expect(off).toMatchObject({ trackConversions: false, conversionParam: null });
+    for (const bad of [{ trackConversions: 'yes' }, { conversionParam: '1abc' }, { conversionParam: 'a b' }, { conversionParam: 'x'.repeat(41) }]) {
+      await expect(service.create({ tenantId: 't1', url: 'https://example.com/bad', ...bad })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
   });
 
   it('stores redirect rules with the shorthand applied over them, and edits them: rules replace, shorthand changes its kind in place', async () => {

@@ -22,6 +22,8 @@ import {
   checkStatus,
   checkTags,
   checkTitle,
+  checkTrackConversions,
+  checkConversionParam,
   checkUtm,
   checkVariants,
   UrlCheck,
@@ -54,6 +56,9 @@ export interface LinkCreation {
   readonly passwordRememberHours?: unknown;
   readonly social?: unknown;
   readonly appTargets?: unknown;
+  /** Conversion tracking and the click id's query parameter (docs/analytics.md, "Conversions"). */
+  readonly trackConversions?: unknown;
+  readonly conversionParam?: unknown;
   /**
    * What an import carries over (docs/design.md, "Import and export"): a code kept from another
    * shortener (instead of `alias`), the link's status, and its password as the argon2id hash an
@@ -85,6 +90,8 @@ export const EDITABLE_FIELDS = [
   'passwordRememberHours',
   'social',
   'appTargets',
+  'trackConversions',
+  'conversionParam',
 ] as const;
 export type LinkEdit = Partial<Record<(typeof EDITABLE_FIELDS)[number], unknown>>;
 
@@ -267,6 +274,8 @@ export class LinkService {
         passwordRememberHours: null,
         social: null,
         appTargets: null,
+        trackConversions: false,
+        conversionParam: null,
         ...screened,
         domain,
         tenantId: input.tenantId,
@@ -525,6 +534,8 @@ export class LinkService {
       passwordRememberHours: checkPasswordRememberHours(input.passwordRememberHours),
       social: await checkSocial(input.social, url),
       appTargets: await checkAppTargets(input.appTargets, url),
+      trackConversions: checkTrackConversions(input.trackConversions),
+      conversionParam: checkConversionParam(input.conversionParam),
     };
     return { ...fields, ...screening(flags(), await this.judge(checked())) };
   }
@@ -580,6 +591,8 @@ export class LinkService {
     if (has('crawlable')) next = { ...next, crawlable: checkCrawlable(edit.crawlable) };
     if (has('social')) next = { ...next, social: await checkSocial(edit.social, url) };
     if (has('appTargets')) next = { ...next, appTargets: await checkAppTargets(edit.appTargets, url) };
+    if (has('trackConversions')) next = { ...next, trackConversions: checkTrackConversions(edit.trackConversions) };
+    if (has('conversionParam')) next = { ...next, conversionParam: checkConversionParam(edit.conversionParam) };
     if (has('passwordRememberHours')) next = { ...next, passwordRememberHours: checkPasswordRememberHours(edit.passwordRememberHours) };
     if (has('expiresAt')) next = { ...next, expiresAt: checkExpiresAt(edit.expiresAt, this.clock.now()) };
     if (has('redirectType')) next = { ...next, redirectType: checkRedirectType(edit.redirectType) };
@@ -655,7 +668,9 @@ function withoutOptions(i: LinkCreation): boolean {
     i.crawlable == null &&
     i.passwordRememberHours == null &&
     i.social == null &&
-    i.appTargets == null
+    i.appTargets == null &&
+    i.trackConversions == null &&
+    i.conversionParam == null
   );
 }
 

@@ -89,6 +89,12 @@ export interface LinkOptions {
   readonly social: LinkSocial | null;
   /** The app to open on iOS and Android; null: every device gets the redirect. */
   readonly appTargets: AppTargets | null;
+  /**
+   * Conversion tracking (docs/analytics.md, "Conversions"): each click gets a click id, passed to the
+   * target as the query parameter `conversionParam` (null: `sl_cid`); default false.
+   */
+  readonly trackConversions: boolean;
+  readonly conversionParam: string | null;
 }
 
 export const NO_OPTIONS: LinkOptions = {
@@ -105,6 +111,8 @@ export const NO_OPTIONS: LinkOptions = {
   passwordRememberHours: null,
   social: null,
   appTargets: null,
+  trackConversions: false,
+  conversionParam: null,
 };
 
 /** A short link. Identified by (domain, code); stored on the shard the router names for `code`. */

@@ -78,6 +78,12 @@ export interface LinkRepository {
   clickCount(id: ShortUrlIdentifier, linkId: string): Promise<number | null>;
   /** The stored links among `ids`, asked of every shard, not only the owner (batch creation's alias checks). */
   findOnEveryShard(ids: readonly ShortUrlIdentifier[]): Promise<Link[]>;
+  /**
+   * The link with this id (a decimal id), asked of every shard by its primary key: a link's shard is
+   * named by its code, which the caller does not know (a click id names the link by id only,
+   * docs/design.md "Conversions"); null when none holds it.
+   */
+  findById(id: string): Promise<Link | null>;
   /** The retired codes among `ids`, asked of every shard. */
   retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]>;
   /** A tenant's links over every shard, newest first: at most `limit + 1` rows (docs/design.md, "Listing"). */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
-import { deviceTargetsOf, geoTargetsOf, Link, LinkHealth, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { DEFAULT_CONVERSION_PARAM, deviceTargetsOf, geoTargetsOf, Link, LinkHealth, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { APP_CONFIG } from '@shortlink/nest-platform';
 import { linkSchema } from './link.schemas';
 
@@ -45,7 +45,7 @@ export class LinkPresenter {
       `"geoTargets":${geo ? JSON.stringify(geo) : 'null'},"deviceTargets":${devices ? JSON.stringify(devices) : 'null'},` +
       `"redirectRules":${rules ? JSON.stringify(rules) : 'null'},` +
       `"variants":${link.variants ? JSON.stringify(link.variants.map((v) => ({ url: v.url, weight: v.weight }))) : 'null'},` +
-      `"clicksPerIpPerMinute":${link.clicksPerIpPerMinute},"crawlable":${link.crawlable},"passwordRememberHours":${link.passwordRememberHours},"social":${link.social ? JSON.stringify(link.social) : 'null'},"appTargets":${link.appTargets ? JSON.stringify(link.appTargets) : 'null'},"moderation":{"state":${str(link.moderation)},"reason":${link.moderationReason === null ? 'null' : str(link.moderationReason)},"source":${link.moderationSource ? str(link.moderationSource) : 'null'}},"health":${link.health ? JSON.stringify(healthView(link.health)) : 'null'}}`
+      `"clicksPerIpPerMinute":${link.clicksPerIpPerMinute},"crawlable":${link.crawlable},"passwordRememberHours":${link.passwordRememberHours},"social":${link.social ? JSON.stringify(link.social) : 'null'},"appTargets":${link.appTargets ? JSON.stringify(link.appTargets) : 'null'},"trackConversions":${link.trackConversions},"conversionParam":${str(link.conversionParam ?? DEFAULT_CONVERSION_PARAM)},"moderation":{"state":${str(link.moderation)},"reason":${link.moderationReason === null ? 'null' : str(link.moderationReason)},"source":${link.moderationSource ? str(link.moderationSource) : 'null'}},"health":${link.health ? JSON.stringify(healthView(link.health)) : 'null'}}`
     );
   }
 
@@ -76,6 +76,8 @@ export class LinkPresenter {
       passwordRememberHours: link.passwordRememberHours,
       social: link.social,
       appTargets: link.appTargets,
+      trackConversions: link.trackConversions,
+      conversionParam: link.conversionParam ?? DEFAULT_CONVERSION_PARAM,
       moderation: { state: link.moderation, reason: link.moderationReason, source: link.moderationSource ?? null },
       health: link.health ? healthView(link.health) : null,
     };

@@ -141,6 +141,15 @@ const optionFields = {
   crawlable: z.boolean().meta({ description: "Let crawlers fetch this link although its domain's robots.txt disallows (default false)" }),
   social,
   appTargets,
+  trackConversions: z.boolean().meta({
+    description:
+      'Give each click a click id (unguessable, no personal data), passed to the target as the query parameter conversionParam, for POST /api/v1/track/lead (default false)',
+  }),
+  conversionParam: z.string().max(40).meta({
+    description: 'The query parameter that carries the click id (default sl_cid): a letter, then letters, digits or "_ . -"',
+    pattern: '^[A-Za-z][A-Za-z0-9_.-]{0,39}$',
+    example: 'sl_cid',
+  }),
   passwordRememberHours: z.number().int().meta({
     description: 'Hours a visitor who gave the right password is let through without the form (a signed cookie for this link); 0: ask every visit; default 12',
     minimum: 0,
@@ -189,6 +198,8 @@ export const linkCreationSchema = z
     passwordRememberHours: true,
     social: true,
     appTargets: true,
+    trackConversions: true,
+    conversionParam: true,
     legacyCode: true,
     status: true,
     passwordHash: true,
@@ -232,6 +243,8 @@ export const linkSchema = z
     passwordRememberHours: z.number().int().nullable().meta({ description: 'null: the default, 12 h' }),
     social: z.object({ title: z.string(), description: z.string().nullable(), image: z.string().nullable() }).nullable(),
     appTargets: z.object({ ios: z.string(), android: z.string() }).partial().nullable(),
+    trackConversions: z.boolean().meta({ description: 'Each click gets a click id for conversions' }),
+    conversionParam: z.string().meta({ description: 'The query parameter of the click id' }),
     moderation: z
       .object({
         state: z.enum(['clear', 'flagged', 'banned']),

@@ -131,6 +131,8 @@ export function linkFromRow(row: LinkRow): Link {
     passwordRememberHours: stored.passwordRememberHours ?? null,
     social: stored.social ?? null,
     appTargets: stored.appTargets ?? null,
+    trackConversions: stored.trackConversions ?? false,
+    conversionParam: stored.conversionParam ?? null,
     id: String(row.id),
     domain: row.domain,
     code: row.code,
@@ -165,6 +167,8 @@ export function optionsJson(link: Link): string | null {
   if (link.passwordRememberHours !== null) stored.passwordRememberHours = link.passwordRememberHours;
   if (link.social !== null) stored.social = link.social;
   if (link.appTargets !== null) stored.appTargets = link.appTargets;
+  if (link.trackConversions) stored.trackConversions = true;
+  if (link.conversionParam !== null) stored.conversionParam = link.conversionParam;
   if (link.moderationReason !== null) stored.moderationReason = link.moderationReason;
   if (link.moderationSource) stored.moderationSource = link.moderationSource;
   return Object.keys(stored).length ? JSON.stringify(stored) : null;

@@ -84,7 +84,7 @@ describe('sessions', () => {
     const verified = await sessions.verify(signed.token);
     expect(verified.principal).toMatchObject({
       tenantId: 't1',
-      scopes: ['links:read', 'links:write', 'analytics:read', 'keys:write'],
+      scopes: ['links:read', 'links:write', 'analytics:read', 'keys:write', 'conversions:write'],
       actor: { kind: 'person', id: member.id },
     });
     expect(csrfMatches(verified.csrfToken, signed.csrfToken)).toBe(true);

@@ -67,6 +67,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   SSO_CODE_REJECTED: 401,
   STREAM_LIMIT_REACHED: 429,
   INVALID_EVENT_ID: 400,
+  CLICK_ID_NOT_FOUND: 404,
+  CUSTOMER_NOT_FOUND: 404,
 };
 
 /** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */

@@ -3,6 +3,7 @@ import { cachePort } from './ports/cache.port';
 import { changesPort } from './ports/changes.port';
 import { domainProbesPort } from './ports/domain-probes.port';
 import { eventsPort } from './ports/events.port';
+import { conversionsPort } from './ports/conversions.port';
 import { geoPort } from './ports/geo.port';
 import { linksPort } from './ports/links.port';
 import { mailPort } from './ports/mail.port';
@@ -36,6 +37,7 @@ export const PORT_CATALOG: readonly Port[] = [
   snapshotPort,
   busPort,
   eventsPort,
+  conversionsPort,
   olapPort,
   olapReaderPort,
 ];

@@ -42,10 +42,19 @@ export class ClickRecorder {
 
   /**
    * A redirect of `link` (reached as `id`); `variant` is the A/B variant served, when the link has
-   * variants; `source`: `qr` when reached by the URL of its QR code (docs/design.md, "QR codes").
+   * variants; `source`: `qr` when reached by the URL of its QR code (docs/design.md, "QR codes");
+   * `clickId`: the id passed to the target, on a link with conversion tracking.
    */
-  record(req: IncomingMessage, link: CachedLink, clientAddress: string, variant: number | null, id: ShortUrlIdentifier, source: ClickSource): void {
-    this.buffer.push({
+  record(
+    req: IncomingMessage,
+    link: CachedLink,
+    clientAddress: string,
+    variant: number | null,
+    id: ShortUrlIdentifier,
+    source: ClickSource,
+    clickId?: string,
+  ): void {
+    const raw: RawClick = {
       seq: this.seq++,
       kind: 'click',
       at: Date.now(),
@@ -58,7 +67,8 @@ export class ClickRecorder {
       referer: req.headers.referer ?? null,
       variant,
       source,
-    });
+    };
+    this.buffer.push(clickId === undefined ? raw : { ...raw, clickId });
   }
 
   /** A request for a code that does not exist (an orphan visit: scanners, typos, deleted links). */

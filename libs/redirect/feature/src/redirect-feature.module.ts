@@ -31,7 +31,7 @@ import {
   RedirectPipeline,
   SNAPSHOT_STORE,
 } from '@shortlink/read-path';
-import { CLICK_EVENT_SINK, ClickEventSink, VISITOR_SECRET } from '@shortlink/clicks-domain';
+import { CLICK_EVENT_SINK, ClickEventSink, ClickIds, VISITOR_SECRET } from '@shortlink/clicks-domain';
 import { GEO_LOOKUP, GeoLocator } from '@shortlink/visitors-domain';
 import { DOMAIN_SETTINGS_STORE, DomainSettingsDirectory, DomainSettingsStore, TENANT_STORE, TenantDirectory, TenantStore } from '@shortlink/tenants-domain';
 import { AdminRoutes, APP_LOGGER, ClientAddressResolver, Lifecycle, METRICS_REGISTRY, PinoNestLogger } from '@shortlink/nest-platform';
@@ -236,7 +236,9 @@ export class RedirectFeatureModule {
             const scans = new QrScans(r.qrScansPerVisitorPerMinute, visitors);
             // The cookie key is derived from the code secret, which every instance shares (docs/design.md, "Link options").
             const cookies = new PasswordCookies(codeSecret);
-            const options = { rules: new LinkRules(geo, quota, { visitors }), quota, attempts, passwords, checks, cookies };
+            // The click ids' key too (docs/design.md, "Conversions"): the generation app opens them.
+            const clickIds = new ClickIds(codeSecret);
+            const options = { rules: new LinkRules(geo, quota, { visitors }), quota, attempts, passwords, checks, cookies, clickIds };
             return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files, scans, brokenLinks });
           },
         },

@@ -33,7 +33,7 @@ import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
-import { ClickEvent } from '@shortlink/clicks-domain';
+import { ClickEvent, ClickIds } from '@shortlink/clicks-domain';
 import { LINK_PREVIEWER_AGENTS } from '@shortlink/visitors-domain';
 import { ClientAddressResolver, frontHandlerOf } from '@shortlink/nest-platform';
 import { postLater } from '@shortlink/harness';
@@ -150,6 +150,7 @@ describe('RedirectHttpHandler', () => {
       passwords: argon2,
       checks: new PasswordCheckGate({ concurrency: 4, perVisitorPerMinute: 10 }),
       cookies: new PasswordCookies('k'.repeat(40)),
+      clickIds: new ClickIds('k'.repeat(40)),
     };
     // Loopback is the trusted proxy here, so a test can present a client address (and its country).
     const addresses = new ClientAddressResolver([{ address: '127.0.0.1', prefix: 32, family: 'ipv4' }]);
@@ -587,6 +588,27 @@ describe('RedirectHttpHandler', () => {
       expect(await location('/query01?x=1&lang=de')).toBe('https://example.com/q?lang=en&x=1');
       expect(await location('/utm0001?utm_source=visitor&y=%C3%A9')).toBe('https://example.com/u?utm_source=short%20link&utm_campaign=spring&y=%C3%A9');
       expect(await location('/noquery?x=1')).toBe('https://example.com/noquery');
+    });
+
+    it('conversion tracking: every click gets its own click id in the chosen parameter, before the fragment, and its event carries it; HEAD records none', async () => {
+      await shard.insert(link('conv001', { targetUrl: 'https://example.com/p?a=1#top', trackConversions: true }));
+      await shard.insert(link('conv002', { trackConversions: true, conversionParam: 'ref' }));
+      const first = (await get('/conv001?x=2', { headers: as() })).headers.get('location')!;
+      const second = (await get('/conv001', { headers: as() })).headers.get('location')!;
+      expect(first).toMatch(/^https:\/\/example\.com\/p\?a=1&x=2&sl_cid=[A-Za-z0-9_-]{22}#top$/);
+      const idOf = (location: string, name: string) => new URL(location).searchParams.get(name)!;
+      expect(idOf(second, 'sl_cid')).not.toBe(idOf(first, 'sl_cid'));
+      const other = (await get('/conv002', { headers: as() })).headers.get('location')!;
+      expect(other).toMatch(/^https:\/\/example\.com\/conv002\?ref=[A-Za-z0-9_-]{22}$/);
+      await get('/conv002', { method: 'HEAD', headers: as() });
+      await flush();
+      expect(clicks.map((c) => [c.code, c.clickId])).toEqual([
+        ['conv001', idOf(first, 'sl_cid')],
+        ['conv001', idOf(second, 'sl_cid')],
+        ['conv002', idOf(other, 'ref')],
+      ]);
+      const opened = new ClickIds('k'.repeat(40)).open(idOf(other, 'ref'));
+      expect(opened?.linkId).toBe(clicks[2].linkId);
     });
 
     it('percent-encodes a raw query so that no header break or invalid character reaches the Location', async () => {

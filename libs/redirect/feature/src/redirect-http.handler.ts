@@ -19,7 +19,7 @@ import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } fr
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { CHALLENGE_PATH_PREFIX, hstsHeader, TenantDirectory } from '@shortlink/tenants-domain';
 import { isBotUserAgent, isLinkPreviewer } from '@shortlink/visitors-domain';
-import type { ClickSource } from '@shortlink/clicks-domain';
+import { ClickIds, type ClickSource, withQueryParam } from '@shortlink/clicks-domain';
 import { ClickRecorder } from './click-recorder';
 import { DomainFiles, WellKnownFile } from './domain-files';
 import { PageText } from './page-text';
@@ -75,6 +75,11 @@ const DOMAIN_FILE_PATH = /^\/(robots\.txt|\.well-known\/(?:apple-app-site-associ
 /** The HTTP token of a domain's ownership check (docs/design.md, "Custom domains and TLS"): base64url, as the domain makes it. */
 const CHALLENGE_PATH = new RegExp(`^${CHALLENGE_PATH_PREFIX.replace(/[./]/g, '\\$&')}([A-Za-z0-9_-]{16,128})$`);
 
+/** Host headers whose normalized form is kept (a few per served domain, as clients write them). */
+const MAX_HOSTS = 1024;
+/** Longer Host headers are normalized every time, not kept (a DNS name and a port fit). */
+const MAX_HOST_LENGTH = 262;
+
 /** A password form's body: `password=` and at most 128 characters, percent-encoded up to 3 bytes each. */
 const MAX_FORM_BYTES = 1024;
 
@@ -89,6 +94,8 @@ export interface LinkOptionParts {
   readonly checks: PasswordCheckGate;
   /** The remembered password: a signed cookie per link (docs/design.md, "Link options"). */
   readonly cookies: PasswordCookies;
+  /** Makes the click ids of links with conversion tracking (docs/design.md, "Conversions"). */
+  readonly clickIds: ClickIds;
 }
 
 /** What the redirect handler works with. */
@@ -168,6 +175,8 @@ export class RedirectHttpHandler {
   /** Social cards rendered once per cached link (docs/design.md, "Link options"). */
   private readonly cards = new SocialCards();
   private readonly domains: Set<string>;
+  /** Host headers in their normalized form (normalizeHost is a pure function; a visitor's Host repeats): emptied when full. */
+  private readonly hosts = new Map<string, string>();
 
   constructor(parts: RedirectHandlerParts) {
     ({ links: this.links, recorder: this.recorder, metrics: this.metrics, perIp: this.perIp, global: this.global } = parts);
@@ -506,9 +515,13 @@ export class RedirectHttpHandler {
    */
   private redirectTo(visit: Visit, link: CachedLink, decision: RedirectDecision & { kind: 'redirect' }, status: number): void {
     const { req, res } = visit;
-    const { location, variant, app } = decision;
+    const { variant, app } = decision;
+    // Conversion tracking: a click id for this click, made in the process (no I/O), passed to the target (docs/design.md, "Conversions").
+    const param = link.rules?.clickIdParam;
+    const clickId = param === undefined ? null : this.options.clickIds.issue(link.id, Date.now());
+    const location = clickId === null ? decision.location : withQueryParam(decision.location, param!, clickId);
     // A click only for a redirect actually sent, or the app page that stands for it (never HEAD, another page or a refusal), with the variant served.
-    if (req.method !== 'HEAD') this.record(visit, link, variant);
+    if (req.method !== 'HEAD') this.record(visit, link, variant, clickId ?? undefined);
     // An app URL scheme: a browser gets the app page, whose fallback is `location` (docs/design.md, "Link options").
     if (app !== undefined && this.pages.wantsPage(req) && !isBotUserAgent(req.headers['user-agent'] ?? '')) {
       return this.page(visit, (t) => appPage(t, app, location));
@@ -528,10 +541,10 @@ export class RedirectHttpHandler {
    * visitor's scans of the link in this minute allow (docs/design.md, "QR codes"), else a click by
    * `link` (decided on this instance's counts, no round trip).
    */
-  private record(visit: Visit, link: CachedLink, variant: number | null): void {
+  private record(visit: Visit, link: CachedLink, variant: number | null, clickId?: string): void {
     const { req, address } = visit;
-    if (visit.source === 'link') return this.recorder.record(req, link, address, variant, visit.id!, 'link');
-    this.recorder.record(req, link, address, variant, visit.id!, this.scans.counts(link.id, address) ? 'qr' : 'link');
+    if (visit.source === 'link') return this.recorder.record(req, link, address, variant, visit.id!, 'link', clickId);
+    this.recorder.record(req, link, address, variant, visit.id!, this.scans.counts(link.id, address) ? 'qr' : 'link', clickId);
   }
 
   /**
@@ -647,7 +660,14 @@ export class RedirectHttpHandler {
   servedDomainOf(req: IncomingMessage): string | null {
     const host = req.headers.host;
     if (host) {
-      const h = normalizeHost(host);
+      let h = this.hosts.get(host);
+      if (h === undefined) {
+        h = normalizeHost(host);
+        if (host.length <= MAX_HOST_LENGTH) {
+          if (this.hosts.size >= MAX_HOSTS) this.hosts.clear();
+          this.hosts.set(host, h);
+        }
+      }
       if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
       const name = h.replace(/:\d{1,5}$/, '');
       if (name !== h && (this.domains.has(name) || this.tenants.isTenantDomain(name))) return name;

@@ -209,6 +209,15 @@ describe('ShardedLinkRepository', () => {
     expect(listed.map((l) => l.id)).toEqual([b.id, a.id]);
   });
 
+  it('finds a link by its id on whichever shard holds it, the deciding copy while a move runs; null for an id nobody holds (docs/design.md, "Conversions")', async () => {
+    const { repo } = setup(moving('dual_write'));
+    const links = Array.from({ length: 8 }, (_, i) => aLink(`byid${i}`, { id: String(100 + i * 7) }));
+    for (const link of [...links, aLink(mover, { id: '500' })]) await repo.insert(link);
+    for (const link of links) expect((await repo.findById(link.id))?.code).toBe(link.code);
+    expect((await repo.findById('500'))?.code).toBe(mover);
+    for (const missing of ['101', '0', '99999', 'x1', '']) expect(await repo.findById(missing)).toBeNull();
+  });
+
   it('pauses the expiry job on the shards of a move', async () => {
     const { repo, byName } = setup(moving('copying'));
     await byName('s0').insert(aLink('exp1234', { expiresAt: new Date(1000) }));

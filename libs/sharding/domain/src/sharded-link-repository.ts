@@ -215,6 +215,20 @@ export class ShardedLinkRepository implements LinkRepository, RoutingTarget {
     return found.flat();
   }
 
+  /**
+   * The link with this id, from every shard's primary key (the first row at or after it, kept when it
+   * is that id); while a move runs, the copy of the shard that decides for its code.
+   */
+  async findById(id: string): Promise<Link | null> {
+    if (!/^\d{1,19}$/.test(id)) return null;
+    const after = id === '0' ? null : (BigInt(id) - 1n).toString();
+    return this.read(async (state) => {
+      const found = await Promise.all(state.shards().map((name) => this.on(name, (s) => s.listLinks(after, 1)).then((rows) => ({ name, link: rows[0] }))));
+      const held = found.filter((f) => f.link?.id === id);
+      return (held.find((f) => authoritative(state.route(f.link!.code)) === f.name) ?? held[0])?.link ?? null;
+    });
+  }
+
   /** Retired codes among `ids` on every shard (see findOnEveryShard). */
   async retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
     if (ids.length === 0) return [];

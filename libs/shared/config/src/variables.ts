@@ -501,6 +501,12 @@ export const VARIABLES = {
     z.string(),
     "The platform's own events (link changes, batches): the generation app produces, the webhook deliverer consumes.",
   ),
+  KAFKA_CONVERSIONS_TOPIC: withDefault(
+    'Event bus (Kafka)',
+    'shortlink.conversions',
+    z.string(),
+    'Leads and sales (docs/analytics.md, "Conversions"): the generation app produces, analytics consumes (group `<KAFKA_CONSUMER_GROUP>.conversions`).',
+  ),
   KAFKA_WEBHOOK_CONSUMER_GROUP: withDefault(
     'Event bus (Kafka)',
     'shortlink-webhooks',
@@ -769,6 +775,13 @@ export const VARIABLES = {
     int(60, 30 * 86_400),
     'Events older than this when consumed are dropped (and counted); younger ones land in their own minute.',
   ),
+  CONVERSION_CLICK_ID_TTL_DAYS: withDefault(
+    'Analytics',
+    '90',
+    int(1, 3650),
+    'Days after its click a click id may be reported in a lead; an older one answers 404 `CLICK_ID_NOT_FOUND` (docs/analytics.md, "Conversions").',
+  ),
+  CONVERSION_METADATA_MAX_BYTES: withDefault('Analytics', '2048', int(0, 65_536), "Bytes of JSON a lead's or a sale's `metadata` may take."),
   ANALYTICS_MINUTE_RETENTION_DAYS: withDefault('Analytics', '30', int(1, 3650), 'Days minute rows are kept (old partitions are dropped).'),
   ANALYTICS_HOUR_RETENTION_DAYS: withDefault('Analytics', '400', int(0, 36_500), 'Days hour rows are kept (0 = forever).'),
   ANALYTICS_DAY_RETENTION_DAYS: withDefault('Analytics', '0', int(0, 36_500), 'Days day rows are kept (0 = forever).'),

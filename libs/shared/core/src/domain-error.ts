@@ -66,6 +66,8 @@ export const ErrorCode = {
   SSO_CODE_REJECTED: 'SSO_CODE_REJECTED',
   STREAM_LIMIT_REACHED: 'STREAM_LIMIT_REACHED',
   INVALID_EVENT_ID: 'INVALID_EVENT_ID',
+  CLICK_ID_NOT_FOUND: 'CLICK_ID_NOT_FOUND',
+  CUSTOMER_NOT_FOUND: 'CUSTOMER_NOT_FOUND',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -54,7 +54,7 @@ describe('who may do what: keys within their person’s role (docs/design.md, "S
     expect(KEY_CEILING.owner).toContain('members:write');
     const first = { ...all, memberId: null };
     expect(keyStanding(first, false)).toEqual({ suspended: false, scopes: first.scopes });
-    expect(keyStanding(first, true)).toEqual({ suspended: false, scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read'] });
+    expect(keyStanding(first, true)).toEqual({ suspended: false, scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'conversions:write'] });
     // The operator's key (admin) is not bound by a tenant's people.
     expect(keyStanding({ ...first, scopes: SCOPES }, true)).toEqual({ suspended: false, scopes: SCOPES });
   });
@@ -82,7 +82,11 @@ describe('who may do what: keys within their person’s role (docs/design.md, "S
     const { members, keys, verifier, tenantId } = await setUp();
     const admin = members.add(tenantId, 'admin');
     const made = await keys.createKey(session(tenantId, admin), { name: 'x' });
-    expect(made.key).toMatchObject({ memberId: admin.id, person: admin, scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write'] });
+    expect(made.key).toMatchObject({
+      memberId: admin.id,
+      person: admin,
+      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write', 'conversions:write'],
+    });
     const byKey = await verifier.verify(made.apiKey);
     expect(byKey.actor).toMatchObject({ kind: 'key', person: admin });
     expect(managerOf(byKey)).toEqual({ kind: 'person', memberId: admin.id, role: 'admin' });
@@ -118,7 +122,7 @@ describe('who may do what: keys within their person’s role (docs/design.md, "S
     const owner = members.add(tenantId, 'owner');
     const editor = members.add(tenantId, 'editor');
     const ci = await keys.createKey(session(tenantId, editor), { name: 'ci' });
-    expect((await verifier.verify(ci.apiKey)).scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'keys:write']);
+    expect((await verifier.verify(ci.apiKey)).scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'keys:write', 'conversions:write']);
     members.rows.set(editor.id, { ...members.rows.get(editor.id)!, role: 'viewer' });
     expect((await verifier.verify(ci.apiKey)).scopes).toEqual(['links:read', 'analytics:read']);
     members.rows.delete(editor.id);
@@ -147,17 +151,25 @@ describe('who may do what: keys within their person’s role (docs/design.md, "S
   it('lets the first key do what an owner does only while the tenant has no owner: it invites the first one, then keeps data scopes', async () => {
     const { members, keys, verifier, tenantId, first } = await setUp();
     const before = await verifier.verify(first.apiKey);
-    expect(before.scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write']);
+    expect(before.scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write']);
     expect(managerOf(before)).toEqual({ kind: 'key' });
     // Its replacement, made before the tenant has people, keeps the way to invite the first owner and can revoke it.
     const replacement = await keys.createKey(before, { name: 'replacement' });
     expect(replacement.key).toMatchObject({ memberId: null, scopes: expect.arrayContaining(['members:write', 'keys:write']) });
     await keys.revokeKey(await verifier.verify(replacement.apiKey), replacement.key.id);
     const owner = members.add(tenantId, 'owner');
-    expect((await verifier.verify(first.apiKey)).scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'audit:read']);
+    expect((await verifier.verify(first.apiKey)).scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'audit:read', 'conversions:write']);
     // The owner adopts it: it acts for the owner, within the owner's role.
     await keys.transferKey(session(tenantId, owner), first.key.id, owner.id);
-    expect((await verifier.verify(first.apiKey)).scopes).toEqual(['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write']);
+    expect((await verifier.verify(first.apiKey)).scopes).toEqual([
+      'links:read',
+      'links:write',
+      'analytics:read',
+      'audit:read',
+      'members:write',
+      'keys:write',
+      'conversions:write',
+    ]);
   });
 
   it('revokes only keys the caller may manage: an admin not an owner’s key nor the first key, an editor not another’s key', async () => {

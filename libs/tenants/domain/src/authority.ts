@@ -19,9 +19,9 @@ export const isRole = (value: unknown): value is Role => ROLES.includes(value as
  * whom they may manage (an admin never grants, changes or removes an owner, nor ends an owner's key).
  */
 export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
-  owner: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write'],
-  admin: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write'],
-  editor: ['links:read', 'links:write', 'analytics:read', 'keys:write'],
+  owner: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write'],
+  admin: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write'],
+  editor: ['links:read', 'links:write', 'analytics:read', 'keys:write', 'conversions:write'],
   viewer: ['links:read', 'analytics:read'],
 };
 
@@ -42,7 +42,7 @@ export const KEY_CEILING: Readonly<Record<Role, readonly Scope[]>> = {
  * keys) may still use once the tenant has an active owner: links, analytics and the audit log.
  * Key and member management then go through a person; an owner adopts such a key by transferring it.
  */
-export const TENANT_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read'];
+export const TENANT_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'conversions:write'];
 
 /** The member a key acts for, as it is now: its maker, or whom an owner transferred the key to. */
 export interface KeyPerson {

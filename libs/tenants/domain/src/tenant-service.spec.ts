@@ -52,7 +52,7 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     const twin = await keys.createKey(admin, { name: 'twin', scopes: ['links:write'] });
     await expect(keys.revokeKey(writer, admin.keyId)).rejects.toMatchObject({
       code: 'INSUFFICIENT_SCOPE',
-      details: { scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'] },
+      details: { scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write', 'admin'] },
     });
     await expect(keys.revokeKey(writer, reader.key.id)).rejects.toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { scopes: ['links:read'] } });
     expect((await verifier.verify('sl_operator_key_0123456')).keyId).toBe(admin.keyId);
@@ -128,7 +128,7 @@ describe('TenantService, ApiKeyService and ApiKeyVerifier', () => {
     expect(issued.apiKey).toMatch(/^sl_[0-9A-Za-z]{32}$/);
     expect(issued.key).toMatchObject({
       prefix: issued.apiKey.slice(0, 10),
-      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write'],
+      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write'],
     });
     const principal = await verifier.verify(issued.apiKey);
     const readOnly = await keys.createKey(principal, { name: 'dashboard', scopes: ['analytics:read'] });

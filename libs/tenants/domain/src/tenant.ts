@@ -17,21 +17,30 @@ export interface Tenant {
 /**
  * What a key or a person may do (docs/design.md, "Tenants, keys and plans"; `audit:read`: "Audit
  * log"; `members:write`: "People and sessions", a role is a set of these; `keys:write`: managing
- * keys, "Security model").
+ * keys, "Security model"; `conversions:write`: reporting leads and sales, docs/analytics.md
+ * "Conversions").
  */
-export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'] as const;
+export const SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 /**
  * A tenant's first key, made by the operator before any person exists: every scope of the
  * tenant's own, `admin` (the operators') aside. It acts for no person, so what it may use depends
  * on whether the tenant has an owner yet (authority.ts, `keyStanding`).
  */
-export const FIRST_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write'];
+export const FIRST_KEY_SCOPES: readonly Scope[] = [
+  'links:read',
+  'links:write',
+  'analytics:read',
+  'audit:read',
+  'members:write',
+  'keys:write',
+  'conversions:write',
+];
 /**
  * A new key without explicit scopes gets those of these its maker may give (so a key made to
  * replace another can revoke it); `members:write` only when asked for (an owner signed in).
  */
-export const NEW_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write'];
+export const NEW_KEY_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'keys:write', 'conversions:write'];
 
 export interface ApiKey {
   readonly id: string;

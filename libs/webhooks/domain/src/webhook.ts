@@ -9,6 +9,8 @@ export const WEBHOOK_EVENTS = [
   'domain.unverified',
   'link.flagged',
   'link.broken',
+  'lead.created',
+  'sale.created',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 

@@ -4,6 +4,7 @@ import type {
   ClickAggregateStore,
   ClickWrite,
   ConsumerProgress,
+  ConversionEvent,
   DimensionCount,
   ProducerMark,
   RangeQuery,
@@ -569,6 +570,51 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect(await store.visits(q(orphanThere))).toHaveLength(1);
       // Deleting again finds nothing.
       expect(await store.deleteVisits({ kind: 'link', ...l })).toBe(0);
+    });
+
+    it('counts conversions per link once per event key (leads, sales, revenue per currency, refunds negative), within [from, to), and keeps the last offset per source partition (docs/analytics.md, "Conversions")', async () => {
+      const tenantId = randomUUID();
+      const source = freshSource();
+      const at = (T0 + 90) * 1000;
+      const event = (over: Partial<ConversionEvent>): ConversionEvent => ({
+        kind: 'sale',
+        id: `cnv_${randomUUID()}`,
+        key: `sale:${randomUUID()}`,
+        tenantId,
+        at,
+        linkId: '42',
+        domain: 'sho.rt',
+        code: 'conv1',
+        customerId: "cus_'1\\",
+        eventName: 'Purchase',
+        clickId: 'AbCdEfGhIjKlMnOpQrSt_-',
+        amount: 0,
+        currency: '',
+        invoiceId: null,
+        metadata: null,
+        ...over,
+      });
+      const lead = event({ kind: 'lead', key: 'lead:cus_1' });
+      const sale = event({ key: 'invoice:inv_1', amount: 4900, currency: 'EUR', invoiceId: 'inv_1' });
+      const rows = [lead, sale, event({ amount: -900, currency: 'EUR' }), event({ amount: 1000, currency: 'USD' })].map((e, i) => ({
+        event: e,
+        source,
+        partition: 3,
+        offset: String(10 + i),
+      }));
+      expect(await store.conversionsThrough(source, 3)).toBeUndefined();
+      await store.writeConversions(rows);
+      // The same events again (a replay, a resend): rows, not counts.
+      await store.writeConversions([
+        { event: lead, source, partition: 3, offset: '14' },
+        { event: { ...sale, id: 'cnv_again' }, source, partition: 3, offset: '2147483648000' },
+      ]);
+      expect(await store.conversionsThrough(source, 3)).toBe(2147483648000n);
+      expect(await store.conversionsThrough(source, 4)).toBeUndefined();
+      const scope = { tenantId, domain: 'sho.rt', code: 'conv1' };
+      expect(await store.conversionTotals(scope, { from: T0, to: T0 + HOUR })).toEqual({ leads: 1, sales: 3, revenue: { EUR: 4000, USD: 1000 } });
+      expect(await store.conversionTotals(scope, { from: T0 + 91, to: T0 + HOUR })).toEqual({ leads: 0, sales: 0, revenue: {} });
+      expect(await store.conversionTotals({ ...scope, tenantId: randomUUID() }, { from: T0, to: T0 + HOUR })).toEqual({ leads: 0, sales: 0, revenue: {} });
     });
 
     it('drops the raw visits of days older than their retention, by day', async () => {

@@ -22,7 +22,7 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     expect(tenant).toMatchObject({ name: 'Acme', plan: 'paid', status: 'active' });
     expect(key).toMatchObject({
       prefix: apiKey.slice(0, 10),
-      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write'],
+      scopes: ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write'],
       revokedAt: null,
     });
     expect((await call(apiKey, 'POST', '/api/v1/links', { url: 'https://example.com/acme' })).statusCode).toBe(201);
@@ -62,7 +62,10 @@ describe('tenant API: admin, keys, scopes, plans', () => {
     const writer = (await call(OPERATOR, 'POST', '/api/v1/keys', { name: 'writer', scopes: ['links:write', 'keys:write'] })).json();
     const refused = await call(writer.apiKey, 'DELETE', `/api/v1/keys/${operatorKeyId}`);
     expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'admin'] });
+    expect(refused.json()).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'conversions:write', 'admin'],
+    });
     // Without keys:write, no key management at all.
     const linksOnly = (await call(OPERATOR, 'POST', '/api/v1/keys', { name: 'links only', scopes: ['links:write'] })).json();
     expect((await call(linksOnly.apiKey, 'DELETE', `/api/v1/keys/${linksOnly.key.id}`)).json()).toMatchObject({

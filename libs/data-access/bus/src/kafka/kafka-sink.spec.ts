@@ -1,7 +1,7 @@
 import { createServer, Server, Socket } from 'net';
 import { aClick } from '../contract/click-bus.contract';
 import { ClickColumns } from '@shortlink/clicks-domain';
-import { decodeClickRecord, encodeClickRecord, kafkaPartitionOf, readClickRecord } from '../codec';
+import { byPartition, decodeClickRecord, encodeClickRecord, kafkaPartitionOf, readClickRecord } from '../codec';
 import { BusLogEntry } from '../logging';
 import { KafkaClickEventSink } from './kafka-click-event-sink';
 import { logLevel } from 'kafkajs';
@@ -111,6 +111,8 @@ describe('click codec and options', () => {
       aClick({ source: 'qr', country: 'US', region: 'Illinois', city: 'Springfield' }),
       aClick({ source: 'qr', country: 'FR', region: null, city: 'Saint-Étienne' }),
       aClick({ source: 'link', country: 'DE', region: 'Hesse', city: null }),
+      aClick({ clickId: 'AbCdEfGhIjKlMnOpQrSt_-' }),
+      aClick({ source: 'qr', city: 'Bonn', clickId: 'AbCdEfGhIjKlMnOpQrSt_0' }),
     ];
     const record = encodeClickRecord(events);
     expect(decodeClickRecord(record)).toEqual(events);
@@ -125,8 +127,10 @@ describe('click codec and options', () => {
     // A click by link without region or city is encoded as version 2 did it, but for the version byte.
     const events = [aClick({ source: 'link', region: null, city: null }), aClick({ kind: 'orphan', source: 'link', region: null, city: null, country: null })];
     const v2 = Buffer.from(encodeClickRecord(events));
-    expect(v2[1]).toBe(3);
+    expect(v2[1]).toBe(4);
     v2[1] = 2;
+    expect(decodeClickRecord(v2)).toEqual(events);
+    v2[1] = 3;
     expect(decodeClickRecord(v2)).toEqual(events);
     // The source is a flag: a scan costs no byte more than a click.
     const click = aClick({ source: 'link', region: null, city: null });
@@ -136,7 +140,7 @@ describe('click codec and options', () => {
   it('refuses anything that is not a record of a version it knows, without throwing', () => {
     const good = encodeClickRecord([aClick()]);
     const newer = Buffer.from(good);
-    newer[1] = 4;
+    newer[1] = 5;
     expect(decodeClickRecord(newer)).toBe('unknown-version');
     for (const value of [
       null,
@@ -187,6 +191,20 @@ describe('click codec and options', () => {
     expect(readClickRecord(lying, columns, '0', 0)).toBe('malformed');
     expect(columns.record.length).toBeLessThan(100_000);
     expect(columns.length).toBe(0);
+  });
+
+  it('groups a batch by partition in the order of its clicks, links interleaved or in bursts, as the partition of each link says', () => {
+    const partitionOf = (key: string) => kafkaPartitionOf(key, 3);
+    const events = ['a', 'a', 'b', 'c', 'a', 'd', 'b', 'b', 'e', 'a'].map((code, seq) => aClick({ code, seq, domain: seq === 9 ? 'other.example' : 'sho.rt' }));
+    const groups = byPartition(events, partitionOf);
+    const expected = new Map<number, number[]>();
+    for (const e of events) {
+      const p = partitionOf(`${e.domain}/${e.code}`);
+      expected.set(p, [...(expected.get(p) ?? []), e.seq]);
+    }
+    expect(new Map([...groups].map(([p, g]) => [p, g.map((e) => e.seq)]))).toEqual(expected);
+    // Each record decodes to its clicks in order, strings interned once whatever field repeats them.
+    for (const group of groups.values()) expect(decodeClickRecord(encodeClickRecord(group))).toEqual(group);
   });
 
   it("partitions like Kafka's default partitioner (murmur2), so other clients agree", () => {

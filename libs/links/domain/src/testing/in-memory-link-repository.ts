@@ -118,6 +118,14 @@ export class InMemoryLinkRepository implements LinkRepository {
     return (await Promise.all(this.shards.map((shard) => shard.findMany(ids)))).flat();
   }
 
+  async findById(id: string): Promise<Link | null> {
+    for (const shard of this.shards) {
+      const [link] = await shard.listLinks(id === '0' ? null : (BigInt(id) - 1n).toString(), 1);
+      if (link?.id === id) return link;
+    }
+    return null;
+  }
+
   async retiredOnEveryShard(ids: readonly ShortUrlIdentifier[], now: Date): Promise<RetiredCode[]> {
     return (await Promise.all(this.shards.map((shard) => shard.retiredAmong(ids, now)))).flat();
   }

@@ -143,6 +143,8 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
         passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$abc$def',
         utm: { source: 'news', campaign: 'spring' },
         forwardQuery: false,
+        trackConversions: true,
+        conversionParam: 'ref_id',
         redirectRules: [
           { url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] },
           {

@@ -5,6 +5,8 @@ import { DomainOwnershipStore, DomainSettingsStore, TenantStore } from '@shortli
 import type { AuditLogStore } from '@shortlink/audit-domain';
 import type { WebhookStore } from '@shortlink/webhooks-domain';
 import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
+import { SqlConversionStore } from '../conversions/sql-conversion-store';
+import type { ConversionStore } from '@shortlink/clicks-domain';
 import type { SafetyStore } from '@shortlink/safety-domain';
 import { SqlSafetyStore } from '../safety/sql-safety-store';
 import type { PeopleStore, SsoStore } from '@shortlink/people-domain';
@@ -180,6 +182,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
   readonly people: PeopleStore;
   readonly sso: SsoStore;
   readonly safety: SafetyStore;
+  readonly conversions: ConversionStore;
 
   constructor(options: MysqlConnectionOptions) {
     this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
@@ -192,6 +195,7 @@ export class LazyMysqlMetaStore implements SequenceStore {
     this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
     this.sso = forwardWhenOpen(this.store, (meta) => meta.sso, MysqlSsoStore.prototype);
     this.safety = forwardWhenOpen(this.store, (meta) => meta.safety, SqlSafetyStore.prototype);
+    this.conversions = forwardWhenOpen(this.store, (meta) => meta.conversions, SqlConversionStore.prototype);
   }
 
   async allocateBlock(sequence: string, size: number): Promise<IdBlock> {

@@ -11,6 +11,7 @@ import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
 import { mysqlWebhookStore } from '../webhooks/webhook-stores';
 import { SqlSafetyStore } from '../safety/sql-safety-store';
 import { mysqlSafetyStore } from '../safety/safety-stores';
+import { mysqlConversionStore, SqlConversionStore } from '../conversions/sql-conversion-store';
 import { MysqlConnectionOptions, openMysql } from './mysql-datasource';
 import { META_MIGRATIONS } from './migrations';
 
@@ -25,6 +26,7 @@ export class MysqlMetaStore implements SequenceStore {
   readonly people: MysqlPeopleStore;
   readonly sso: MysqlSsoStore;
   readonly safety: SqlSafetyStore;
+  readonly conversions: SqlConversionStore;
 
   private constructor(private readonly ds: DataSource) {
     this.tenants = new MysqlTenantStore(ds);
@@ -36,6 +38,7 @@ export class MysqlMetaStore implements SequenceStore {
     this.people = new MysqlPeopleStore(ds);
     this.sso = new MysqlSsoStore(ds);
     this.safety = mysqlSafetyStore(ds);
+    this.conversions = mysqlConversionStore(ds);
   }
 
   static async open(options: MysqlConnectionOptions): Promise<MysqlMetaStore> {

@@ -327,4 +327,14 @@ export const SQLITE_META_MIGRATIONS = [
       CREATE TABLE safety_feeds (name_hash TEXT PRIMARY KEY, name TEXT NOT NULL, digest TEXT NOT NULL, entries INTEGER NOT NULL, checked_at INTEGER NOT NULL);
       CREATE TABLE safety_leases (name_hash TEXT PRIMARY KEY, owner TEXT NOT NULL, lease_until INTEGER NOT NULL);`,
   },
+  {
+    // Conversions (docs/design.md, "Conversions"): each customer's first lead (the link its sales go
+    // to) and the invoice ids counted. Times in epoch ms.
+    name: '015_conversions',
+    up: `
+      CREATE TABLE conversion_customers (
+        tenant_id TEXT NOT NULL, customer_id TEXT NOT NULL, link_id INTEGER NOT NULL, domain TEXT NOT NULL, code TEXT NOT NULL,
+        click_id TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (tenant_id, customer_id));
+      CREATE TABLE conversion_invoices (tenant_id TEXT NOT NULL, invoice_id TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (tenant_id, invoice_id));`,
+  },
 ];

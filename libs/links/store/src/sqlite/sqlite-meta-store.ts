@@ -10,6 +10,7 @@ import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
 import { sqliteWebhookStore } from '../webhooks/webhook-stores';
 import { SqlSafetyStore } from '../safety/sql-safety-store';
 import { sqliteSafetyStore } from '../safety/safety-stores';
+import { SqlConversionStore, sqliteConversionStore } from '../conversions/sql-conversion-store';
 import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
 import { SQLITE_META_MIGRATIONS } from './migrations';
 
@@ -25,6 +26,7 @@ export class SqliteMetaStore implements SequenceStore {
   readonly people: SqlitePeopleStore;
   readonly sso: SqliteSsoStore;
   readonly safety: SqlSafetyStore;
+  readonly conversions: SqlConversionStore;
 
   constructor(file: string) {
     this.db = openSqlite(file);
@@ -38,6 +40,7 @@ export class SqliteMetaStore implements SequenceStore {
     this.people = new SqlitePeopleStore(this.db);
     this.sso = new SqliteSsoStore(this.db);
     this.safety = sqliteSafetyStore(this.db);
+    this.conversions = sqliteConversionStore(this.db);
   }
 
   /** One write-locked statement: atomic across every process sharing the file. */

@@ -6,6 +6,7 @@ import { AUDIT_LOG_STORE } from '@shortlink/audit-domain';
 import { PEOPLE_STORE, SSO_STORE } from '@shortlink/people-domain';
 import { WEBHOOK_STORE } from '@shortlink/webhooks-domain';
 import { SAFETY_STORE } from '@shortlink/safety-domain';
+import { CONVERSION_STORE } from '@shortlink/clicks-domain';
 import { LazyMysqlMetaStore, SqliteMetaStore } from '@shortlink/link-store';
 import { itself, portSpec } from '../port';
 
@@ -27,6 +28,7 @@ export const metaPort = portSpec({
     [PEOPLE_STORE, (store) => store.people],
     [SSO_STORE, (store) => store.sso],
     [SAFETY_STORE, (store) => store.safety],
+    [CONVERSION_STORE, (store) => store.conversions],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'meta-db', check: () => store.ping() }],

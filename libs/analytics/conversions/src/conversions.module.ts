@@ -1,0 +1,46 @@
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '@shortlink/config';
+import { ClickIds, CONVERSION_EVENT_SINK, CONVERSION_STORE, ConversionEventSink, ConversionService, ConversionStore } from '@shortlink/clicks-domain';
+import { CODE_SECRET, LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
+import { APP_CONFIG } from '@shortlink/nest-platform';
+import { EventPublisher } from '@shortlink/webhooks-domain';
+import { conversionView, TrackController } from './track.controller';
+
+/** The ports the track API injects (the generation app). */
+export const CONVERSIONS_PORTS: readonly symbol[] = [CONVERSION_STORE, CONVERSION_EVENT_SINK, LINK_REPOSITORY, CODE_SECRET];
+
+/**
+ * Conversions (docs/analytics.md, "Conversions"): `POST /api/v1/track/lead` and `/sale`. Each event
+ * counted goes to the conversions topic (analytics counts it) and, as `lead.created` or
+ * `sale.created`, to the webhooks' events topic (the EventPublisher of the webhooks context).
+ */
+@Module({
+  controllers: [TrackController],
+  providers: [
+    {
+      provide: ConversionService,
+      inject: [CONVERSION_STORE, CONVERSION_EVENT_SINK, LINK_REPOSITORY, CODE_SECRET, APP_CONFIG, EventPublisher],
+      useFactory: (
+        store: ConversionStore,
+        sink: ConversionEventSink,
+        repository: LinkRepository,
+        codeSecret: string,
+        config: AppConfig,
+        events: EventPublisher,
+      ) =>
+        new ConversionService(
+          {
+            store,
+            sink,
+            // The click ids' key is derived from the code secret, as the redirect's (docs/design.md, "Conversions").
+            clickIds: new ClickIds(codeSecret),
+            links: { linkById: (id) => repository.findById(id) },
+            observer: (e) =>
+              events.publish([events.event(e.kind === 'lead' ? 'lead.created' : 'sale.created', e.tenantId, { conversion: conversionView(e) }, e.at)]),
+          },
+          { clickIdTtlDays: config.conversions.clickIdTtlDays, maxMetadataBytes: config.conversions.maxMetadataBytes },
+        ),
+    },
+  ],
+})
+export class ConversionsModule {}

@@ -1,0 +1,2 @@
+// The conversions API of the generation app (docs/analytics.md, "Conversions").
+export { CONVERSIONS_PORTS, ConversionsModule } from './conversions.module';

@@ -1,0 +1,66 @@
+import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import { ConversionEvent, ConversionService, TrackResult } from '@shortlink/clicks-domain';
+import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { leadSchema, saleSchema, trackedSchema } from './track.schemas';
+
+const TAGS = ['conversions'];
+
+/** An event as the track API answers it and the webhooks carry it (the metadata stays with the tenant's own request). */
+export const conversionView = (e: ConversionEvent) => ({
+  id: e.id,
+  kind: e.kind,
+  link: { domain: e.domain, code: e.code },
+  customerId: e.customerId,
+  eventName: e.eventName,
+  clickId: e.clickId,
+  amount: e.amount,
+  currency: e.currency,
+  invoiceId: e.invoiceId,
+  at: new Date(e.at).toISOString(),
+});
+
+const answer = (r: TrackResult) => ({ duplicate: r.duplicate, event: r.event ? conversionView(r.event) : null });
+
+/**
+ * Leads and sales reported by a tenant's backend (docs/analytics.md, "Conversions"), with a key of
+ * the scope `conversions:write`. 201 when counted; 200 with `duplicate: true` when counted before.
+ */
+@Controller('api/v1/track')
+@UseGuards(ApiKeyGuard)
+export class TrackController {
+  constructor(@Inject(ConversionService) private readonly conversions: ConversionService) {}
+
+  @Post('lead')
+  @HttpCode(201)
+  @Contract({
+    summary: 'Report a lead: a customer who came by a click of one of your links',
+    operationId: 'trackLead',
+    description:
+      'The click id names the click (and so the link) that brought the customer; one lead per customer: a second report of the same customerId answers `duplicate: true`. 404 `CLICK_ID_NOT_FOUND` for a click id that is not one of your links’ clicks or is older than CONVERSION_CLICK_ID_TTL_DAYS (90); nothing is stored then.',
+    tags: TAGS,
+    scope: 'conversions:write',
+    body: leadSchema,
+    responses: { 201: { description: 'Counted (or, `duplicate`, counted before)', schema: trackedSchema } },
+    errors: [404, 503],
+  })
+  async lead(@Req() req: AuthenticatedRequest, @Body() body: unknown) {
+    return answer(await this.conversions.lead(req.principal!.tenantId, body));
+  }
+
+  @Post('sale')
+  @HttpCode(201)
+  @Contract({
+    summary: 'Report a sale (or, with a negative amount, a refund) of a customer who came as a lead',
+    operationId: 'trackSale',
+    description:
+      'Attributed to the link of the customer’s first lead (first touch). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported.',
+    tags: TAGS,
+    scope: 'conversions:write',
+    body: saleSchema,
+    responses: { 201: { description: 'Counted (or, `duplicate`, counted before)', schema: trackedSchema } },
+    errors: [404, 503],
+  })
+  async sale(@Req() req: AuthenticatedRequest, @Body() body: unknown) {
+    return answer(await this.conversions.sale(req.principal!.tenantId, body));
+  }
+}

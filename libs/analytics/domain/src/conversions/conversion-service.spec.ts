@@ -1,0 +1,114 @@
+import { ClickIds } from '../click-id';
+import { ConversionEvent } from './conversion';
+import { ConversionService } from './conversion-service';
+import { InMemoryConversionStore } from './in-memory-conversion-store';
+
+describe('ConversionService (docs/analytics.md, "Conversions")', () => {
+  const now = Date.UTC(2026, 11, 7, 12, 0, 0);
+  const clickIds = new ClickIds('c'.repeat(40));
+  const links = new Map([
+    ['41', { tenantId: 't1', domain: 'sho.rt', code: 'abc1234' }],
+    ['42', { tenantId: 't2', domain: 'sho.rt', code: 'other12' }],
+  ]);
+
+  function setup() {
+    const store = new InMemoryConversionStore();
+    const sent: ConversionEvent[] = [];
+    const observed: ConversionEvent[] = [];
+    let failing = false;
+    const sink = {
+      send: async (events: readonly ConversionEvent[]) => {
+        if (failing) throw new Error('bus down');
+        sent.push(...events);
+      },
+      close: async () => undefined,
+    };
+    const service = new ConversionService(
+      { store, sink, links: { linkById: async (id) => links.get(id) ?? null }, clickIds, observer: (e) => observed.push(e) },
+      { clickIdTtlDays: 90, maxMetadataBytes: 256 },
+      { now: () => now },
+    );
+    return { service, sent, observed, fail: (v: boolean) => (failing = v) };
+  }
+
+  it('a lead goes to its click id’s link, once per customer; a sale to the customer’s first lead, once per invoice id', async () => {
+    const { service, sent, observed } = setup();
+    const clickId = clickIds.issue('41', now - 3_600_000)!;
+    const lead = await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_1', metadata: { plan: 'pro' } });
+    expect(lead.duplicate).toBe(false);
+    expect(lead.event).toMatchObject({ kind: 'lead', key: 'lead:cus_1', linkId: '41', domain: 'sho.rt', code: 'abc1234', clickId, metadata: { plan: 'pro' } });
+    expect(await service.lead('t1', { clickId: clickIds.issue('41', now)!, eventName: 'Sign up', customerId: 'cus_1' })).toEqual({
+      duplicate: true,
+      event: null,
+    });
+    const sale = await service.sale('t1', { customerId: 'cus_1', amount: 4900, currency: 'eur', eventName: 'Purchase', invoiceId: 'inv_1' });
+    expect(sale.event).toMatchObject({ kind: 'sale', key: 'invoice:inv_1', code: 'abc1234', amount: 4900, currency: 'EUR', invoiceId: 'inv_1' });
+    expect(await service.sale('t1', { customerId: 'cus_1', amount: 4900, currency: 'EUR', eventName: 'Purchase', invoiceId: 'inv_1' })).toEqual({
+      duplicate: true,
+      event: null,
+    });
+    // Without an invoice id every call is a sale of its own; a refund is a negative amount.
+    const refund = await service.sale('t1', { customerId: 'cus_1', amount: -900, currency: 'EUR', eventName: 'Refund' });
+    expect(refund.event?.key).toMatch(/^sale:cnv_/);
+    expect(sent.map((e) => e.kind)).toEqual(['lead', 'sale', 'sale']);
+    expect(observed).toEqual(sent);
+  });
+
+  it('answers 404 CLICK_ID_NOT_FOUND for a made-up, expired or another tenant’s click id, and CUSTOMER_NOT_FOUND for a sale without a lead; nothing is stored', async () => {
+    const { service, sent } = setup();
+    const notFound = { code: 'CLICK_ID_NOT_FOUND' };
+    for (const clickId of [
+      'nope',
+      'A'.repeat(22),
+      new ClickIds('x'.repeat(40)).issue('41', now)!,
+      clickIds.issue('41', now - 91 * 86_400_000)!,
+      clickIds.issue('42', now)!,
+      clickIds.issue('99', now)!,
+    ])
+      await expect(service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_x' })).rejects.toMatchObject(notFound);
+    await expect(service.sale('t1', { customerId: 'cus_x', amount: 1, currency: 'EUR', eventName: 'Purchase' })).rejects.toMatchObject({
+      code: 'CUSTOMER_NOT_FOUND',
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses bad input with VALIDATION_FAILED naming the field', async () => {
+    const { service } = setup();
+    const clickId = clickIds.issue('41', now)!;
+    await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_v' });
+    const lead = { clickId, eventName: 'Sign up', customerId: 'c' };
+    const sale = { customerId: 'cus_v', amount: 100, currency: 'EUR', eventName: 'Purchase' };
+    for (const [body, field] of [
+      [null, 'body'],
+      [{ ...lead, clickId: undefined }, 'clickId'],
+      [{ ...lead, eventName: '' }, 'eventName'],
+      [{ ...lead, customerId: 'x'.repeat(101) }, 'customerId'],
+      [{ ...lead, metadata: [1] }, 'metadata'],
+      [{ ...lead, metadata: { big: 'x'.repeat(300) } }, 'metadata'],
+    ] as const)
+      await expect(service.lead('t1', body)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field } });
+    for (const [body, field] of [
+      [{ ...sale, amount: 1.5 }, 'amount'],
+      [{ ...sale, amount: '100' }, 'amount'],
+      [{ ...sale, currency: 'EUO' }, 'currency'],
+      [{ ...sale, currency: undefined }, 'currency'],
+      [{ ...sale, invoiceId: '' }, 'invoiceId'],
+    ] as const)
+      await expect(service.sale('t1', body)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field } });
+  });
+
+  it('a send the bus refuses answers 503 and gives the customer and the invoice back, so that the retry counts', async () => {
+    const { service, sent, fail } = setup();
+    const clickId = clickIds.issue('41', now)!;
+    fail(true);
+    await expect(service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_r' })).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    fail(false);
+    expect((await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_r' })).duplicate).toBe(false);
+    fail(true);
+    const sale = { customerId: 'cus_r', amount: 100, currency: 'USD', eventName: 'Purchase', invoiceId: 'inv_r' };
+    await expect(service.sale('t1', sale)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    fail(false);
+    expect((await service.sale('t1', sale)).duplicate).toBe(false);
+    expect(sent.map((e) => e.kind)).toEqual(['lead', 'sale']);
+  });
+});

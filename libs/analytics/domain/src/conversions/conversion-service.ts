@@ -1,0 +1,145 @@
+import { randomBytes } from 'crypto';
+import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
+import { ClickIds } from '../click-id';
+import { checkLead, checkSale, ConversionEvent } from './conversion';
+import { ConversionEventSink, ConversionLinks, ConversionStore, Customer } from './ports';
+
+export interface ConversionServiceOptions {
+  /** How long after its click a click id may be reported (days, default 90). */
+  readonly clickIdTtlDays: number;
+  readonly maxMetadataBytes: number;
+}
+
+/** What a track call answers: the event, or (`duplicate`) that it was counted before and nothing was sent. */
+export interface TrackResult {
+  readonly duplicate: boolean;
+  readonly event: ConversionEvent | null;
+}
+
+/** Told of each conversion sent (the webhooks' `lead.created` and `sale.created`). */
+export type ConversionObserver = (event: ConversionEvent) => void;
+
+const DAY_MS = 86_400_000;
+const clickIdNotFound = () =>
+  new DomainError(ErrorCode.CLICK_ID_NOT_FOUND, 'no click of your links has this click id, or it is older than the attribution window', { field: 'clickId' });
+
+/**
+ * Leads and sales (docs/analytics.md, "Conversions"). A lead opens its click id (no store of clicks:
+ * the id names its link and its minute, docs/design.md "Conversions"), checks it is a click of one
+ * of the caller's links within the window, keeps the customer's first lead and sends the event; a
+ * sale goes to the link of its customer's first lead (first touch), once per invoice id. The event is
+ * on the bus when the call answers; a send that fails gives the customer or the invoice back and
+ * answers 503, so a retry counts it.
+ */
+export class ConversionService {
+  private readonly producer = randomBytes(4).toString('hex');
+  private seq = 0;
+
+  constructor(
+    private readonly parts: { store: ConversionStore; sink: ConversionEventSink; links: ConversionLinks; clickIds: ClickIds; observer?: ConversionObserver },
+    private readonly options: ConversionServiceOptions,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  async lead(tenantId: string, body: unknown): Promise<TrackResult> {
+    const input = checkLead(body, this.options.maxMetadataBytes);
+    const now = this.clock.now();
+    const opened = this.parts.clickIds.open(input.clickId);
+    if (opened === null || opened.issuedAt < now - this.options.clickIdTtlDays * DAY_MS || opened.issuedAt > now + 60_000) throw clickIdNotFound();
+    const link = await this.unavailableAs(() => this.parts.links.linkById(opened.linkId));
+    if (link === null || link.tenantId !== tenantId) throw clickIdNotFound();
+    const candidate: Customer = {
+      tenantId,
+      customerId: input.customerId,
+      linkId: opened.linkId,
+      domain: link.domain,
+      code: link.code,
+      clickId: input.clickId,
+      createdAt: new Date(now),
+    };
+    const { created, customer } = await this.unavailableAs(() => this.parts.store.addCustomer(candidate));
+    if (!created) return { duplicate: true, event: null };
+    const event = this.eventOf('lead', `lead:${customer.customerId}`, customer, now, {
+      eventName: input.eventName,
+      amount: 0,
+      currency: '',
+      invoiceId: null,
+      metadata: input.metadata,
+    });
+    await this.send(event, () => this.parts.store.removeCustomer(tenantId, customer.customerId));
+    return { duplicate: false, event };
+  }
+
+  async sale(tenantId: string, body: unknown): Promise<TrackResult> {
+    const input = checkSale(body, this.options.maxMetadataBytes);
+    const now = this.clock.now();
+    const customer = await this.unavailableAs(() => this.parts.store.customer(tenantId, input.customerId));
+    if (customer === null)
+      throw new DomainError(ErrorCode.CUSTOMER_NOT_FOUND, 'no lead was reported for this customer; report its lead first', { field: 'customerId' });
+    const id = this.newId();
+    if (input.invoiceId !== null && !(await this.unavailableAs(() => this.parts.store.claimInvoice(tenantId, input.invoiceId!, new Date(now)))))
+      return { duplicate: true, event: null };
+    const key = input.invoiceId === null ? `sale:${id}` : `invoice:${input.invoiceId}`;
+    const event = this.eventOf('sale', key, customer, now, input, id);
+    await this.send(event, async () => {
+      if (input.invoiceId !== null) await this.parts.store.releaseInvoice(tenantId, input.invoiceId);
+    });
+    return { duplicate: false, event };
+  }
+
+  private eventOf(
+    kind: ConversionEvent['kind'],
+    key: string,
+    customer: Customer,
+    at: number,
+    fields: Pick<ConversionEvent, 'eventName' | 'amount' | 'currency' | 'invoiceId' | 'metadata'>,
+    id = this.newId(),
+  ): ConversionEvent {
+    return {
+      kind,
+      id,
+      key,
+      tenantId: customer.tenantId,
+      at,
+      linkId: customer.linkId,
+      domain: customer.domain,
+      code: customer.code,
+      customerId: customer.customerId,
+      clickId: customer.clickId,
+      eventName: fields.eventName,
+      amount: fields.amount,
+      currency: fields.currency,
+      invoiceId: fields.invoiceId,
+      metadata: fields.metadata,
+    };
+  }
+
+  /** `cnv_` + this process + its count + random bits: unique without a round trip. */
+  private newId(): string {
+    return `cnv_${this.producer}${(this.seq++).toString(16).padStart(8, '0')}${randomBytes(8).toString('hex')}`;
+  }
+
+  private async send(event: ConversionEvent, undo: () => Promise<void>): Promise<void> {
+    try {
+      await this.parts.sink.send([event]);
+    } catch (error) {
+      await undo().catch(() => undefined);
+      throw new DomainError(
+        ErrorCode.DEPENDENCY_UNAVAILABLE,
+        'the event bus did not take the conversion; retry shortly',
+        { retryAfterSeconds: 1 },
+        { cause: error },
+      );
+    }
+    this.parts.observer?.(event);
+  }
+
+  private async unavailableAs<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'a store is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { ConversionStore, Customer } from './ports';
+
+/** The conversion store in memory: the domain's specs, and the contract suite's reference. */
+export class InMemoryConversionStore implements ConversionStore {
+  private readonly customers = new Map<string, Customer>();
+  private readonly invoices = new Set<string>();
+
+  async addCustomer(customer: Customer): Promise<{ created: boolean; customer: Customer }> {
+    const key = `${customer.tenantId}\u0000${customer.customerId}`;
+    const known = this.customers.get(key);
+    if (known) return { created: false, customer: known };
+    this.customers.set(key, customer);
+    return { created: true, customer };
+  }
+
+  async customer(tenantId: string, customerId: string): Promise<Customer | null> {
+    return this.customers.get(`${tenantId}\u0000${customerId}`) ?? null;
+  }
+
+  async removeCustomer(tenantId: string, customerId: string): Promise<void> {
+    this.customers.delete(`${tenantId}\u0000${customerId}`);
+  }
+
+  async claimInvoice(tenantId: string, invoiceId: string): Promise<boolean> {
+    const key = `${tenantId}\u0000${invoiceId}`;
+    if (this.invoices.has(key)) return false;
+    this.invoices.add(key);
+    return true;
+  }
+
+  async releaseInvoice(tenantId: string, invoiceId: string): Promise<void> {
+    this.invoices.delete(`${tenantId}\u0000${invoiceId}`);
+  }
+}

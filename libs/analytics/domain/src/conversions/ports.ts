@@ -1,0 +1,67 @@
+import type { ConversionEvent } from './conversion';
+
+/** A customer's first lead: the link its sales are attributed to (first touch). */
+export interface Customer {
+  readonly tenantId: string;
+  readonly customerId: string;
+  readonly linkId: string;
+  readonly domain: string;
+  readonly code: string;
+  readonly clickId: string;
+  readonly createdAt: Date;
+}
+
+/**
+ * The conversions' own records in the shard-independent database (MySQL meta, SQLite on the embedded
+ * profile; docs/design.md, "Conversions"): who each customer's lead came from, and which invoices were
+ * counted. Both are decided here, synchronously, so a retried call answers as the first did.
+ */
+export interface ConversionStore {
+  /** Keeps `customer` unless the tenant has that customer already; returns the stored one and whether it is new. */
+  addCustomer(customer: Customer): Promise<{ readonly created: boolean; readonly customer: Customer }>;
+  customer(tenantId: string, customerId: string): Promise<Customer | null>;
+  /** Forgets a customer just added (its event could not be sent). */
+  removeCustomer(tenantId: string, customerId: string): Promise<void>;
+  /** Claims an invoice id for a sale: false when it was counted before. */
+  claimInvoice(tenantId: string, invoiceId: string, at: Date): Promise<boolean>;
+  /** Gives a claim back (its event could not be sent). */
+  releaseInvoice(tenantId: string, invoiceId: string): Promise<void>;
+}
+
+/** The conversions topic's producer side (Kafka, or the in-process log on the embedded profile); resolves once the bus holds the events. */
+export interface ConversionEventSink {
+  send(events: readonly ConversionEvent[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * One batch of the conversions topic, with where it came from: the consumer's guards are those of the
+ * clicks (docs/analytics.md, "Exactly once"), keyed by source and partition.
+ */
+export interface ConversionBatch {
+  readonly source: string;
+  readonly partition: number;
+  readonly messages: ReadonlyArray<{ readonly offset: string; readonly event: ConversionEvent }>;
+}
+
+/** A member of the analytics consumer group on the conversions topic: a batch is committed after the handler resolved. */
+export interface ConversionEventSource {
+  start(handler: (batch: ConversionBatch) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A link by its id, as conversions need it (the links' repository, which looks on every shard). */
+export interface ConversionLinks {
+  linkById(linkId: string): Promise<{ readonly tenantId: string; readonly domain: string; readonly code: string } | null>;
+}
+
+/** Per-link conversion totals over a range: leads, sales, and revenue per currency (minor units). */
+export interface ConversionTotals {
+  readonly leads: number;
+  readonly sales: number;
+  readonly revenue: Readonly<Record<string, number>>;
+}
+
+export const CONVERSION_STORE = Symbol('CONVERSION_STORE');
+export const CONVERSION_EVENT_SINK = Symbol('CONVERSION_EVENT_SINK');
+export const CONVERSION_EVENT_SOURCE = Symbol('CONVERSION_EVENT_SOURCE');

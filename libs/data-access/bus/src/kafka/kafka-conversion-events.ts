@@ -1,0 +1,212 @@
+import { randomUUID } from 'crypto';
+import { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { ConversionBatch, ConversionEvent, ConversionEventSink, ConversionEventSource } from '@shortlink/clicks-domain';
+import { BusLogger } from '../logging';
+import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
+import { ensureClickTopic } from './ensure-click-topic';
+
+const VERSION = 1;
+
+/** A record of the conversions topic: one event as JSON, versioned; a record of an unknown version is skipped. */
+export const encodeConversionEvent = (event: ConversionEvent): string => JSON.stringify({ v: VERSION, ...event });
+
+export function decodeConversionEvent(value: Buffer | string | null): ConversionEvent | null {
+  if (!value) return null;
+  try {
+    const parsed = JSON.parse(typeof value === 'string' ? value : value.toString('utf8')) as { v?: number } & ConversionEvent;
+    if (parsed.v !== VERSION || typeof parsed.id !== 'string' || typeof parsed.key !== 'string' || typeof parsed.tenantId !== 'string') return null;
+    if (parsed.kind !== 'lead' && parsed.kind !== 'sale') return null;
+    const { v: _v, ...event } = parsed;
+    return event;
+  } catch {
+    return null;
+  }
+}
+
+/** A customer's events share a partition, in order: the key is the tenant and the customer. */
+export const conversionKeyOf = (event: Pick<ConversionEvent, 'tenantId' | 'customerId'>): string => `${event.tenantId}/${event.customerId}`;
+
+export interface KafkaConversionOptions extends KafkaConnectionOptions {
+  readonly topic: string;
+  readonly partitions?: number;
+}
+
+/**
+ * Producer side of the conversions topic (docs/analytics.md, "Conversions"): acks from every in-sync
+ * replica, awaited by the track call (it answers once the bus holds the event). Opened on first
+ * use, the topic created if missing.
+ */
+export class KafkaConversionEventSink implements ConversionEventSink {
+  private readonly kafka: Kafka;
+  private producer: Promise<Producer> | null = null;
+
+  constructor(private readonly options: KafkaConversionOptions) {
+    this.kafka = createKafkaClient(options, { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 }, '-conversions-producer');
+  }
+
+  async send(events: readonly ConversionEvent[]): Promise<void> {
+    if (!events.length) return;
+    const producer = await this.connect();
+    await producer.send({ topic: this.options.topic, acks: -1, messages: events.map((e) => ({ key: conversionKeyOf(e), value: encodeConversionEvent(e) })) });
+  }
+
+  async close(): Promise<void> {
+    const producer = this.producer;
+    this.producer = null;
+    await producer?.then((p) => p.disconnect()).catch(() => undefined);
+  }
+
+  private connect(): Promise<Producer> {
+    this.producer ??= (async () => {
+      await ensureClickTopic(this.options.brokers, this.options.topic, this.options.partitions ?? 6, this.options);
+      const producer = this.kafka.producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      return producer;
+    })().catch((error) => {
+      this.producer = null;
+      throw error;
+    });
+    return this.producer;
+  }
+}
+
+export interface KafkaConversionSourceOptions extends KafkaConversionOptions {
+  readonly groupId: string;
+  /** Pause before a batch whose handler threw is handed over again (default 1000 ms). */
+  readonly retryMs?: number;
+}
+
+/**
+ * The analytics group on the conversions topic: a partition batch (with its offsets, for the
+ * consumer's guards) is committed after the handler resolved; one that throws comes again.
+ */
+export class KafkaConversionEventSource implements ConversionEventSource {
+  private readonly kafka: Kafka;
+  private readonly logger: BusLogger;
+  private consumer: Consumer | null = null;
+  private running = false;
+
+  constructor(private readonly options: KafkaConversionSourceOptions) {
+    this.kafka = createKafkaClient(options, { retries: 8, initialRetryTime: 300, maxRetryTime: 5000 }, '-conversions-consumer');
+    this.logger = resolveKafkaOptions(options).logger;
+  }
+
+  async start(handler: (batch: ConversionBatch) => Promise<void>): Promise<void> {
+    this.running = true;
+    await ensureClickTopic(this.options.brokers, this.options.topic, this.options.partitions ?? 6, this.options);
+    const consumer = this.kafka.consumer({ groupId: this.options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 200 });
+    this.consumer = consumer;
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.options.topic], fromBeginning: true });
+      await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.onBatch(payload, handler) });
+    } catch (error) {
+      this.consumer = null;
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    const consumer = this.consumer;
+    this.consumer = null;
+    await consumer?.disconnect().catch(() => undefined);
+  }
+
+  private async onBatch(payload: EachBatchPayload, handler: (batch: ConversionBatch) => Promise<void>): Promise<void> {
+    const { batch, heartbeat, isRunning, isStale, commitOffsetsIfNecessary, resolveOffset } = payload;
+    if (!batch.messages.length) return;
+    const messages = batch.messages.flatMap((m) => {
+      const event = decodeConversionEvent(m.value);
+      return event ? [{ offset: m.offset, event }] : [];
+    });
+    const delivered: ConversionBatch = { source: `kafka:${batch.topic}`, partition: batch.partition, messages };
+    for (;;) {
+      if (!this.running || !isRunning() || isStale()) return;
+      try {
+        await handler(delivered);
+        break;
+      } catch (error) {
+        this.logger({ level: 'warn', namespace: 'bus.kafka', message: 'conversion handler failed; the batch comes again', extra: { error: String(error) } });
+        await new Promise((r) => setTimeout(r, this.options.retryMs ?? 1000));
+        await heartbeat();
+      }
+    }
+    resolveOffset(batch.messages[batch.messages.length - 1].offset);
+    const next = (BigInt(batch.lastOffset()) + 1n).toString();
+    await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
+  }
+}
+
+/**
+ * The embedded twin of the conversions topic: one in-process log (one partition, offsets from 0),
+ * one consumer. A batch leaves the log only once the handler resolved for it; one that throws comes
+ * again after `retryMs`. The source names this incarnation (`memory:<uuid>`), as the click log does,
+ * so progress of an earlier process never hides this one's offsets. Lost with the process.
+ */
+export class InProcessConversionLog {
+  readonly sourceName = `memory:${randomUUID()}`;
+  private readonly log: Array<{ offset: string; event: ConversionEvent }> = [];
+  private next = 0;
+  private handler: ((batch: ConversionBatch) => Promise<void>) | null = null;
+  private draining: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly options: { retryMs?: number; batchSize?: number; maxPending?: number } = {}) {}
+
+  readonly sink: ConversionEventSink = {
+    send: async (events) => {
+      for (const event of events) this.log.push({ offset: String(this.next++), event });
+      const max = this.options.maxPending ?? 100_000;
+      if (this.log.length > max) this.log.splice(0, this.log.length - max);
+      this.drain();
+    },
+    close: async () => undefined,
+  };
+
+  readonly source: ConversionEventSource = {
+    start: async (handler) => {
+      if (this.handler) throw new Error('the in-process conversions log has one consumer');
+      this.handler = handler;
+      this.closed = false;
+      this.drain();
+    },
+    close: async () => {
+      this.closed = true;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      await this.draining;
+      this.handler = null;
+    },
+  };
+
+  /** Settles once everything sent so far was handled (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private drain(): void {
+    if (!this.handler || this.draining || this.closed || this.timer) return;
+    this.draining = (async () => {
+      while (this.log.length && this.handler && !this.closed) {
+        const messages = this.log.slice(0, this.options.batchSize ?? 500);
+        try {
+          await this.handler({ source: this.sourceName, partition: 0, messages });
+        } catch {
+          this.timer = setTimeout(() => {
+            this.timer = null;
+            this.drain();
+          }, this.options.retryMs ?? 1000);
+          this.timer.unref?.();
+          return;
+        }
+        this.log.splice(0, messages.length);
+      }
+    })().finally(() => {
+      this.draining = null;
+      if (this.log.length && !this.timer) this.drain();
+    });
+  }
+}

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { Endpoints, RunningProcess } from '@shortlink/harness';
+import { API_KEY, createTenant, startEmbedded } from './support';
+import { describeConversionsJourney } from './conversions-journey';
+
+/** Conversions on the embedded profile (`npm start`: the in-process conversions log, SQLite meta database, chdb). */
+describe('embedded profile: conversions', () => {
+  let proc: RunningProcess;
+  let endpoints: Endpoints;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'shortlink-conversions-'));
+    ({ proc, endpoints } = await startEmbedded(dataDir, {
+      SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+      CLICK_BUFFER_FLUSH_MS: '50',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      CONVERSION_METADATA_MAX_BYTES: '1024',
+    }));
+  });
+
+  afterAll(async () => {
+    await proc?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  describeConversionsJourney(
+    () => endpoints,
+    () => createTenant(endpoints),
+  );
+});
