@@ -251,6 +251,25 @@ describe('security: the embedded profile probed from outside', () => {
       expect(res.headers.get('access-control-expose-headers')).toContain('ratelimit-remaining');
     });
 
+    it('lets any origin call the key-authenticated compatible APIs, never with credentials, whatever CORS_ORIGINS lists', async () => {
+      for (const origin of [CONSOLE_ORIGIN, 'https://shlink-ui.example']) {
+        const pre = await fetch(`${proxied.endpoints.generation}/rest/v3/short-urls`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type' },
+        });
+        await pre.arrayBuffer();
+        expect(pre.status).toBe(204);
+        expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+        expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+        expect(pre.headers.get('access-control-allow-headers')).toContain('x-api-key');
+        const res = await fetch(`${proxied.endpoints.generation}/rest/v3/tags`, { headers: { origin, 'x-api-key': proxied.key } });
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+    });
+
     it('gives an origin not listed, and every origin where none is configured, no CORS header', async () => {
       const other = await preflight(proxied.endpoints.generation, 'https://evil.example');
       expect(other.headers.get('access-control-allow-origin')).toBeNull();

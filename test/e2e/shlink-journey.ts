@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
 import { ShlinkApiClient } from '@shlinkio/shlink-js-sdk';
+import { UAParser } from 'ua-parser-js';
 import { ErrorType } from '@shlinkio/shlink-js-sdk/dist/api-contract';
 import { NodeHttpClient } from '@shlinkio/shlink-js-sdk/dist/node';
 import { Endpoints, eventually } from '@shortlink/harness';
@@ -34,6 +35,42 @@ async function locationOf(redirect: string, codeAndQuery: string, headers: Recor
   return res.headers.get('location');
 }
 
+/** A Mercure subscription as Shlink's web client opens one (EventSource with the JWT as a bearer token): the updates' data as they come. */
+async function subscribeHub(hubUrl: string, token: string, topics: string[]) {
+  const url = new URL(hubUrl);
+  for (const topic of topics) url.searchParams.append('topic', topic);
+  const aborted = new AbortController();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: aborted.signal });
+  const updates: Array<{ id: string; data: Record<string, unknown> }> = [];
+  if (res.status === 200 && res.body) {
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    void (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buffered += decoder.decode(value, { stream: true });
+          let end: number;
+          while ((end = buffered.indexOf('\n\n')) >= 0) {
+            const block = buffered.slice(0, end);
+            buffered = buffered.slice(end + 2);
+            const id = /^id: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (id && data) updates.push({ id, data: JSON.parse(data) });
+          }
+        }
+      } catch {
+        // aborted
+      }
+    })();
+  } else {
+    await res.arrayBuffer();
+  }
+  return { status: res.status, contentType: res.headers.get('content-type'), updates, close: () => aborted.abort() };
+}
+
 /**
  * Shlink REST v3 as Shlink's users call it: the official JS SDK (`@shlinkio/shlink-js-sdk`
  * 3, its Node HTTP client) against /rest/v3 with one of our keys, every SDK method that maps to a
@@ -56,6 +93,50 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       expect(health).toMatchObject({ status: 'pass' });
       // A semantic version, as Shlink's web client reads it to turn on the screens of each release (date conditions: 5.0.0).
       expect(health.version).toBe('5.0.0');
+    });
+
+    it('answers /rest/v3 on the redirect host as on the generation host: health there, the rest relayed with the key', async () => {
+      const onShortHost = (apiKey: string) => new ShlinkApiClient(new NodeHttpClient(), { baseUrl: endpoints().redirect, apiKey });
+      expect(await onShortHost('').health()).toMatchObject({ status: 'pass', version: '5.0.0' });
+      const customSlug = slug('relay');
+      const created = await onShortHost(key).createShortUrl({ longUrl: 'https://example.com/relayed', customSlug, tags: ['relayed'] });
+      expect(created).toMatchObject({ shortCode: customSlug, longUrl: 'https://example.com/relayed', tags: ['relayed'] });
+      expect((await client.getShortUrl({ shortCode: customSlug })).longUrl).toBe('https://example.com/relayed');
+      expect((await onShortHost(key).listShortUrls({ searchTerm: customSlug })).data.map((s) => s.shortCode)).toEqual([customSlug]);
+      await onShortHost(key).updateShortUrl({ shortCode: customSlug }, { title: 'Edited on the short host' });
+      expect((await client.getShortUrl({ shortCode: customSlug })).title).toBe('Edited on the short host');
+      expect(await problemOf(onShortHost('sl_not_a_key_0123456789').listTags())).toMatchObject({ type: ErrorType.INVALID_API_KEY, status: 401 });
+      expect(await problemOf(onShortHost(key).getShortUrl({ shortCode: 'no-such-code-here' }))).toMatchObject({
+        type: ErrorType.INVALID_SHORTCODE,
+        status: 404,
+      });
+      // The short URL itself still redirects on that host.
+      expect(await visit(endpoints().redirect, customSlug, { 'user-agent': BROWSER_UA })).toBe(302);
+    });
+
+    it('allows any origin to call it with a key (CORS on by default, never with credentials), on both hosts', async () => {
+      const origin = 'https://shlink-ui.example.org';
+      for (const base of [endpoints().generation, endpoints().redirect]) {
+        const preflight = await fetch(`${base}/rest/v3/short-urls`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' },
+        });
+        await preflight.arrayBuffer();
+        expect(preflight.status).toBe(204);
+        expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+        expect(preflight.headers.get('access-control-allow-headers')).toContain('x-api-key');
+        expect(preflight.headers.get('access-control-allow-methods')).toContain('DELETE');
+        expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+        const res = await fetch(`${base}/rest/v3/tags`, { headers: { origin, 'x-api-key': key } });
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+      // Our own API keeps CORS_ORIGINS (none here).
+      const ours = await fetch(`${endpoints().generation}/api/v1/links`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+      await ours.arrayBuffer();
+      expect(ours.headers.get('access-control-allow-origin')).toBeNull();
     });
 
     it('creates a short URL with every Shlink option, reads it back, finds it again with findIfExists, and refuses a slug in use', async () => {
@@ -196,6 +277,11 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
         }),
       );
       expect(visits.data.filter((v) => v.potentialBot)).toHaveLength(1);
+      // The visitor's browser and OS read back from the visit's userAgent, as Shlink's web client parses it (we keep no user agent).
+      const parsed = (ua: string) => ({ browser: new UAParser(ua).getBrowser().name, os: new UAParser(ua).getOS().name });
+      const people = visits.data.filter((v) => !v.potentialBot);
+      expect(people.map((v) => parsed(v.userAgent))).toEqual([parsed(BROWSER_UA), parsed(BROWSER_UA)]);
+      expect(parsed(BROWSER_UA).os).toBeTruthy();
       expect(visits.data.map((v) => v.referer)).toContain('news.example.org');
       expect(visits.data.every((v) => v.visitedUrl?.endsWith(`/${shortCode}`))).toBe(true);
       expect((await own.getShortUrlVisits({ shortCode }, { excludeBots: true })).pagination.totalItems).toBe(2);
@@ -228,7 +314,57 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       expect((await client.getOrphanVisits()).data).toEqual([]);
     });
 
-    it('lists domains with their redirects and sets the default domain’s redirects (operators only)', async () => {
+    it('deletes a short URL’s visits and the orphan visits from every table of the analytics store, audited', async () => {
+      const own = await tenant();
+      const mine = sdk(own.apiKey);
+      const shortCode = slug('del');
+      const keptCode = slug('keep');
+      await mine.createShortUrl({ longUrl: 'https://example.com/deleted-visits', customSlug: shortCode, tags: ['deleting'] });
+      await mine.createShortUrl({ longUrl: 'https://example.com/kept-visits', customSlug: keptCode, tags: ['deleting'] });
+      for (const code of [shortCode, shortCode, keptCode]) expect(await visit(endpoints().redirect, code, { 'user-agent': BROWSER_UA })).toBe(302);
+      await eventually(
+        'the visits are counted',
+        async () =>
+          (await mine.getShortUrl({ shortCode })).visitsSummary?.total === 2 && (await mine.getShortUrlVisits({ shortCode })).pagination.totalItems === 2,
+      );
+      await eventually('the other link’s too', async () => (await mine.getShortUrlVisits({ shortCode: keptCode })).pagination.totalItems === 1);
+
+      expect(await mine.deleteShortUrlVisits({ shortCode })).toEqual({ deletedVisits: 2 });
+      await eventually('gone from the raw visits and the counts', async () => {
+        const [visits, summary, tag] = await Promise.all([mine.getShortUrlVisits({ shortCode }), mine.getShortUrl({ shortCode }), mine.tagsStats()]);
+        return visits.pagination.totalItems === 0 && summary.visitsSummary?.total === 0 && tag.data[0]?.visitsSummary?.total === 1;
+      });
+      expect((await mine.getShortUrlVisits({ shortCode: keptCode })).pagination.totalItems).toBe(1);
+      expect((await mine.getVisitsOverview()).nonOrphanVisits.total).toBe(1);
+      const log = await api(endpoints().generation, 'GET', `/api/v1/audit-log?target=${shortCode}&action=link.visits_deleted`, own.apiKey);
+      expect(log.status).toBe(200);
+      expect(log.body.entries).toEqual([expect.objectContaining({ action: 'link.visits_deleted', details: { deletedVisits: 2 } })]);
+      expect(await problemOf(mine.deleteShortUrlVisits({ shortCode: 'no-such-code-here' }))).toMatchObject({ type: ErrorType.INVALID_SHORTCODE, status: 404 });
+      const reader = await api(endpoints().generation, 'POST', '/api/v1/keys', own.apiKey, { name: 'visits-reader', scopes: ['links:read', 'analytics:read'] });
+      expect(await problemOf(sdk(reader.body.apiKey as string).deleteShortUrlVisits({ shortCode: keptCode }))).toMatchObject({
+        status: 403,
+        code: 'INSUFFICIENT_SCOPE',
+      });
+
+      // Orphan visits: a tenant without domains of its own sees none and deletes none; the operator those of the service's domains.
+      expect(await mine.deleteOrphanVisits()).toEqual({ deletedVisits: 0 });
+      const operator = sdk(API_KEY);
+      const unknown = `zz${randomUUID().slice(0, 6)}`;
+      expect(await visit(endpoints().redirect, unknown, { 'user-agent': BROWSER_UA })).toBe(404);
+      await eventually('the orphan visit', async () =>
+        (await operator.getOrphanVisits({ itemsPerPage: -1 })).data.some((v) => v.visitedUrl?.endsWith(`/${unknown}`)),
+      );
+      expect((await operator.deleteOrphanVisits()).deletedVisits).toBeGreaterThanOrEqual(1);
+      await eventually(
+        'no orphan visit left',
+        async () =>
+          (await operator.getOrphanVisits({ itemsPerPage: -1 })).pagination.totalItems === 0 && (await operator.getVisitsOverview()).orphanVisits.total === 0,
+      );
+      const operatorLog = await api(endpoints().generation, 'GET', '/api/v1/audit-log?action=orphan_visits.deleted', API_KEY);
+      expect(operatorLog.body.entries[0]).toMatchObject({ action: 'orphan_visits.deleted', details: { deletedVisits: expect.any(Number) } });
+    });
+
+    it('lists domains with their redirects and sets the default domain’s three redirects (operators only), which the redirect applies', async () => {
       const operator = sdk(API_KEY);
       const domains = await client.listDomains();
       const defaultDomain = domains.data.find((d) => d.isDefault)!;
@@ -236,17 +372,51 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       const redirects = await operator.editDomainRedirects({
         domain: defaultDomain.domain,
         baseUrlRedirect: 'https://example.com/home',
+        regular404Redirect: 'https://example.com/no-such-page',
         invalidShortUrlRedirect: 'https://example.com/missing',
       });
+      // Shlink's two 404 redirects are two settings.
       expect(redirects).toEqual({
         baseUrlRedirect: 'https://example.com/home',
-        regular404Redirect: 'https://example.com/missing',
+        regular404Redirect: 'https://example.com/no-such-page',
         invalidShortUrlRedirect: 'https://example.com/missing',
       });
       expect((await operator.listDomains()).defaultRedirects).toEqual(redirects);
+      // Absent stays.
+      expect(await operator.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: 'https://example.com/home2' })).toEqual({
+        ...redirects,
+        baseUrlRedirect: 'https://example.com/home2',
+      });
+
+      // The redirect sends a browser to each: an unknown code, any other path, the root.
+      const html = { 'user-agent': BROWSER_UA, accept: 'text/html,application/xhtml+xml' };
+      const unknownCode = `zz${randomUUID().slice(0, 6)}`;
+      await eventually(
+        'the redirect has the new settings',
+        async () => (await locationOf(endpoints().redirect, unknownCode, html)) === 'https://example.com/missing',
+      );
+      expect(await locationOf(endpoints().redirect, 'wp-login.php', html)).toBe('https://example.com/no-such-page');
+      expect(await locationOf(endpoints().redirect, 'assets/x/y.png', html)).toBe('https://example.com/no-such-page');
+      expect(await locationOf(endpoints().redirect, '', html)).toBe('https://example.com/home2');
+      // A program keeps the 404 problem.
+      const plain = await fetch(`${endpoints().redirect}/wp-login.php`, { redirect: 'manual', headers: { accept: 'application/json' } });
+      expect(plain.status).toBe(404);
+      expect(plain.headers.get('content-type')).toContain('application/problem+json');
+      expect((await plain.json()).code).toBe('ROUTE_NOT_FOUND');
+
+      // A tenant's key cannot change the service's default domain for every tenant: a problem, nothing saved.
       const refused = await problemOf(client.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: 'https://example.com/x' }));
-      expect([403, 404]).toContain(refused.status);
-      await operator.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: null, invalidShortUrlRedirect: null });
+      expect(refused).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' });
+      expect(refused.detail).toMatch(/admin scope/);
+      expect(await problemOf(operator.editDomainRedirects({ domain: defaultDomain.domain, regular404Redirect: 'not a url' }))).toMatchObject({
+        type: ErrorType.INVALID_ARGUMENT,
+        status: 400,
+      });
+      expect((await operator.listDomains()).defaultRedirects.baseUrlRedirect).toBe('https://example.com/home2');
+
+      await operator.editDomainRedirects({ domain: defaultDomain.domain, baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null });
+      expect((await operator.listDomains()).defaultRedirects).toEqual({ baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null });
+      await eventually('the redirect drops them', async () => (await locationOf(endpoints().redirect, 'wp-login.php', html)) === null);
     });
 
     it('reads and replaces redirect rules (the rules of /api/v1/links), and the redirect takes the first rule whose conditions all hold', async () => {
@@ -332,14 +502,87 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       );
     });
 
-    it('answers 501 for the SDK methods without a feature here, and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {
+    it('publishes visits through a Mercure hub (mercure-info: its URL on the host asked and a JWT), per tenant and topic, on both hosts', async () => {
+      const shortCode = slug('live');
+      await client.createShortUrl({ longUrl: 'https://example.com/live', customSlug: shortCode });
+      const info = await client.mercureInfo();
+      expect(info.mercureHubUrl).toBe(`${endpoints().generation}/.well-known/mercure`);
+      expect(info.token.split('.')).toHaveLength(3);
+      const onShortHost = new ShlinkApiClient(new NodeHttpClient(), { baseUrl: endpoints().redirect, apiKey: key });
+      const shortHostInfo = await onShortHost.mercureInfo();
+      expect(shortHostInfo.mercureHubUrl).toBe(`${endpoints().redirect}/.well-known/mercure`);
+
+      const everyVisit = await subscribeHub(info.mercureHubUrl, info.token, ['https://shlink.io/new-visit']);
+      const thisLink = await subscribeHub(shortHostInfo.mercureHubUrl, shortHostInfo.token, [`https://shlink.io/new-visit/${shortCode}`]);
+      const otherLink = await subscribeHub(info.mercureHubUrl, info.token, ['https://shlink.io/new-visit/no-such-code']);
+      const stranger = await tenant();
+      const strangerInfo = await sdk(stranger.apiKey).mercureInfo();
+      const strangers = await subscribeHub(strangerInfo.mercureHubUrl, strangerInfo.token, ['https://shlink.io/new-visit']);
+      try {
+        expect(everyVisit).toMatchObject({ status: 200, contentType: expect.stringContaining('text/event-stream') });
+        expect(thisLink.status).toBe(200);
+        // The hub's consumer joins the click topic with the first subscription: visit until an update comes.
+        await eventually(
+          'an update on both hubs',
+          async () => {
+            expect(await visit(endpoints().redirect, shortCode, { 'user-agent': BROWSER_UA })).toBe(302);
+            await new Promise((r) => setTimeout(r, 300));
+            return everyVisit.updates.some((u) => (u.data.shortUrl as { shortCode: string }).shortCode === shortCode) && thisLink.updates.length > 0;
+          },
+          60_000,
+        );
+        const update = thisLink.updates[0];
+        expect(update.id).toMatch(/^urn:uuid:/);
+        expect(update.data.shortUrl).toMatchObject({ shortCode, longUrl: 'https://example.com/live', visitsSummary: expect.any(Object) });
+        expect(update.data.visit).toMatchObject({ shortCode, potentialBot: false, date: expect.stringMatching(/\+00:00$/) });
+        expect(new UAParser((update.data.visit as { userAgent: string }).userAgent).getOS().name).toBe('Windows');
+        expect(otherLink.updates).toEqual([]);
+        expect(strangers.updates).toEqual([]);
+      } finally {
+        for (const s of [everyVisit, thisLink, otherLink, strangers]) s.close();
+      }
+
+      // Orphan visits: the operator's token names the service's domains.
+      const operatorInfo = await sdk(API_KEY).mercureInfo();
+      const orphans = await subscribeHub(operatorInfo.mercureHubUrl, operatorInfo.token, ['https://shlink.io/new-orphan-visit']);
+      try {
+        const unknown = `zz${randomUUID().slice(0, 6)}`;
+        await eventually(
+          'the orphan visit update',
+          async () => {
+            expect(await visit(endpoints().redirect, unknown, { 'user-agent': BROWSER_UA })).toBe(404);
+            await new Promise((r) => setTimeout(r, 300));
+            return orphans.updates.find((u) => (u.data.visit as { visitedUrl: string }).visitedUrl.endsWith(`/${unknown}`));
+          },
+          60_000,
+        );
+        expect(orphans.updates[0].data.visit).toMatchObject({ type: 'invalid_short_url' });
+      } finally {
+        orphans.close();
+      }
+
+      // Refusals: no token or a bad one (401), a topic the token does not allow (403); CORS as for the API.
+      expect((await subscribeHub(info.mercureHubUrl, 'not.a.token', ['https://shlink.io/new-visit'])).status).toBe(401);
+      const wrongTopic = await subscribeHub(info.mercureHubUrl, info.token, ['https://example.com/elsewhere']);
+      expect(wrongTopic.status).toBe(403);
+      const bare = await fetch(`${info.mercureHubUrl}?topic=https://shlink.io/new-visit`);
+      await bare.arrayBuffer();
+      expect(bare.status).toBe(401);
+      const preflight = await fetch(info.mercureHubUrl, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://shlink-ui.example.org',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization,last-event-id',
+        },
+      });
+      await preflight.arrayBuffer();
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    });
+
+    it('answers every SDK method (none is 501 any more), and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {
       const shortCode = (await client.createShortUrl({ longUrl: 'https://example.com/unmapped' })).shortCode;
-      const unmapped: Array<[string, Promise<unknown>]> = [
-        ['deleteShortUrlVisits', client.deleteShortUrlVisits({ shortCode })],
-        ['deleteOrphanVisits', client.deleteOrphanVisits()],
-        ['mercureInfo', client.mercureInfo()],
-      ];
-      for (const [method, call] of unmapped) expect(await problemOf(call)).toMatchObject({ status: 501, title: 'Not implemented', sdkMethod: method });
 
       expect(await problemOf(sdk('sl_not_a_key_0123456789').listTags())).toMatchObject({ type: ErrorType.INVALID_API_KEY, status: 401 });
       const reader = await api(endpoints().generation, 'POST', '/api/v1/keys', key, { name: 'shlink-reader', scopes: ['links:read'] });

@@ -1456,6 +1456,7 @@ export interface components {
         };
         DomainSettingsEdit: {
             notFoundRedirect?: string | null;
+            pathNotFoundRedirect?: string | null;
             rootRedirect?: string | null;
             expiredRedirect?: string | null;
             branding?: components["schemas"]["Branding"] | null;
@@ -2140,6 +2141,8 @@ export interface components {
             updatedAt: string | null;
             /** @description Where a browser asking for an unknown or disabled code goes; null: the 404 page */
             notFoundRedirect: string | null;
+            /** @description Where a browser asking for any other path that is no short URL goes (Shlink’s regular 404); null: the 404 answer */
+            pathNotFoundRedirect: string | null;
             /** @description Where `/` goes; null: 404 */
             rootRedirect: string | null;
             /** @description Where a browser asking for an expired or exhausted link goes; null: the 410 page */

@@ -4,10 +4,10 @@ import { ConfigError, loadConfig } from '@shortlink/config';
 import { ANALYTICS_OPENAPI, ANALYTICS_PORTS, AnalyticsAppModule, connectClickConsumer } from '@shortlink/analytics-composition';
 import { BootstrapOutcome, GENERATION_API, GENERATION_PORTS, GenerationAppModule } from '@shortlink/generation-composition';
 import { REDIRECT_PORTS, RedirectFeatureModule } from '@shortlink/redirect-feature';
-import { shlinkCompat } from '@shortlink/shlink-compat';
+import { SHLINK_PORTS, shlinkCompat } from '@shortlink/shlink-compat';
 import { yourlsCompat } from '@shortlink/yourls-compat';
 import { bitlyCompat } from '@shortlink/bitly-compat';
-import { CLICK_AGGREGATE_STORE, ClickAggregateStore } from '@shortlink/clicks-domain';
+import { CLICK_AGGREGATE_STORE, ClickAggregateStore, ClickEventSource, MERCURE_CLICK_SOURCE } from '@shortlink/clicks-domain';
 import pino from 'pino';
 import { createApp, createAppLogger, PinoNestLogger, stopOnSignals } from '@shortlink/nest-platform';
 import { SharedPorts } from '@shortlink/wiring';
@@ -21,7 +21,7 @@ import { startBanner } from './banner';
 async function main() {
   const config = loadConfig(process.env);
   const { host } = config.runtime;
-  const ports = await SharedPorts.open(config, [...new Set([...GENERATION_PORTS, ...REDIRECT_PORTS, ...ANALYTICS_PORTS])]);
+  const ports = await SharedPorts.open(config, [...new Set([...GENERATION_PORTS, ...REDIRECT_PORTS, ...ANALYTICS_PORTS, ...SHLINK_PORTS])]);
   // One stream for every line of the process (the three apps', the banner's), written in the order they come.
   const out = pino.destination(1);
   const clicks = ports.get<ClickAggregateStore>(CLICK_AGGREGATE_STORE);
@@ -34,7 +34,11 @@ async function main() {
     // The compatibility APIs count clicks (and Shlink's visits) in the analytics store this process shares (chdb or ClickHouse).
     feature: GenerationAppModule.forRoot(config, {
       firstRunKey: true,
-      extensions: [yourlsCompat({ clicks }), shlinkCompat({ visits: clicks }), bitlyCompat({ clicks })],
+      extensions: [
+        yourlsCompat({ clicks }),
+        shlinkCompat({ visits: clicks, clicks: ports.get<ClickEventSource>(MERCURE_CLICK_SOURCE) }),
+        bitlyCompat({ clicks }),
+      ],
     }),
     ports: ports.bridge(GENERATION_PORTS),
     requestLog: true,

@@ -9,6 +9,7 @@ type Ownership = Schemas['DomainOwnership'];
 
 const FIELDS: Readonly<Record<string, readonly string[]>> = {
   notFoundRedirect: ['INVALID_URL', 'URL_NOT_ALLOWED', 'DOMAIN_BLOCKED'],
+  pathNotFoundRedirect: [],
   rootRedirect: [],
   expiredRedirect: [],
   branding: [],
@@ -231,6 +232,7 @@ export function DomainForm({ settings, onSaved }: { settings: Settings; onSaved:
       params: { path: { domain: settings.domain }, header: { 'if-match': `"${settings.version}"` } },
       body: {
         notFoundRedirect: text('notFoundRedirect'),
+        pathNotFoundRedirect: text('pathNotFoundRedirect'),
         rootRedirect: text('rootRedirect'),
         expiredRedirect: text('expiredRedirect'),
         robots: f.get('robots') === 'allow' ? 'allow' : 'disallow',
@@ -269,6 +271,13 @@ export function DomainForm({ settings, onSaved }: { settings: Settings; onSaved:
         error={err('notFoundRedirect')}
         hint="Empty: the 404 page"
         input={{ type: 'url', defaultValue: settings.notFoundRedirect ?? '' }}
+      />
+      <Field
+        label="Other paths (no short URL) go to"
+        name="pathNotFoundRedirect"
+        error={err('pathNotFoundRedirect')}
+        hint="Empty: 404"
+        input={{ type: 'url', defaultValue: settings.pathNotFoundRedirect ?? '' }}
       />
       <Field
         label="The domain’s root (/) goes to"

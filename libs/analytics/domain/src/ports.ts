@@ -158,6 +158,14 @@ export interface WrittenThrough {
   readonly tables: TableLedgers;
 }
 
+/**
+ * Visits to delete (docs/analytics.md, "Deleting visits"): a link's (its tenant, domain and code),
+ * or the orphan visits of some domains (tenant '').
+ */
+export type VisitDeletion =
+  | { readonly kind: 'link'; readonly tenantId: string; readonly domain: string; readonly code: string }
+  | { readonly kind: 'orphans'; readonly domains: readonly string[] };
+
 /** A page of raw visits, newest first (by time, then id). */
 export interface VisitQuery {
   /** '' with `domain`: the orphan visits of that domain (codes that do not exist). */
@@ -216,6 +224,13 @@ export interface ClickAggregateStore {
   /** Raw visits of a tenant, newest first: at most `limit` rows. */
   visits(query: VisitQuery): Promise<VisitRow[]>;
   /**
+   * Deletes the visits from the raw visits, the rollups and the dimension tables (an `ALTER TABLE …
+   * DELETE` mutation of each, which the server applies in the background: reads may still count them
+   * for a few seconds); the ledgers stay, so a redelivered batch writes none of them again. Returns how
+   * many raw visits there were (rows of the retention).
+   */
+  deleteVisits(target: VisitDeletion): Promise<number>;
+  /**
    * Conversions (docs/analytics.md, "Conversions"): the events of one batch of the conversions topic
    * into the `conversions` table, in one insert (one part: the table holds the whole batch or none).
    */
@@ -238,6 +253,11 @@ export const CLICK_EVENT_SOURCE = Symbol('CLICK_EVENT_SOURCE');
  * instance sees every click from its start on, and none holds back another's progress.
  */
 export const LIVE_CLICK_SOURCE = Symbol('LIVE_CLICK_SOURCE');
+/**
+ * ClickEventSource for the Mercure hub of Shlink's real-time updates (the generation app; docs/design.md,
+ * "Compatible APIs"): as LIVE_CLICK_SOURCE, a group of this instance's own from the end, committing nothing.
+ */
+export const MERCURE_CLICK_SOURCE = Symbol('MERCURE_CLICK_SOURCE');
 export const CLICK_AGGREGATE_STORE = Symbol('CLICK_AGGREGATE_STORE');
 /** string: key of the visitor hash (docs/design.md, "Security model"). */
 export const VISITOR_SECRET = Symbol('VISITOR_SECRET');

@@ -52,6 +52,9 @@ export const AUDIT_ACTIONS = [
   'link.bulk_deleted',
   // a visitor's report of a link (the tenant's log; relayed by the generation app: docs/design.md, "Trust and safety")
   'link.reported',
+  // a link's visits, or the orphan visits of the caller's domains, deleted from the analytics store (the tenant's log, after the deletion)
+  'link.visits_deleted',
+  'orphan_visits.deleted',
   // keys (the tenant's log; same transaction)
   'key.created',
   'key.revoked',

@@ -227,7 +227,7 @@ describe('Shlink mapper: visits and domains', () => {
     expect(visitOf(row, vctx)).toEqual({
       referer: 'news.example.org',
       date: '2026-02-03T04:05:06+00:00',
-      userAgent: 'Firefox on Linux',
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
       visitLocation: {
         countryCode: 'DE',
         countryName: 'Germany',
@@ -248,16 +248,16 @@ describe('Shlink mapper: visits and domains', () => {
 
   it('maps a visit without place or referer, and an orphan one with its type', () => {
     const bare = { ...row, country: null, region: null, city: null, refererHost: null, browser: 'Other', os: 'Other', bot: true, domain: 'own.example' };
-    expect(visitOf(bare, vctx)).toMatchObject({ referer: '', visitLocation: null, userAgent: 'unknown', potentialBot: true, domain: 'own.example' });
+    expect(visitOf(bare, vctx)).toMatchObject({ referer: '', visitLocation: null, userAgent: '', potentialBot: true, domain: 'own.example' });
     const orphan = visitOf({ ...bare, tenantId: '' }, vctx, true);
     expect(orphan).toMatchObject({ type: 'invalid_short_url', visitedUrl: 'https://own.example/abc1234' });
     expect(orphan).not.toHaveProperty('shortCode');
   });
 
-  it('maps domain redirects both ways; the two 404 redirects are one setting here', () => {
-    expect(redirectsOf({ rootRedirect: 'https://e.x/home', notFoundRedirect: 'https://e.x/404' })).toEqual({
+  it('maps domain redirects both ways; the two 404 redirects are two settings (an unknown code, any other path)', () => {
+    expect(redirectsOf({ rootRedirect: 'https://e.x/home', notFoundRedirect: 'https://e.x/404', pathNotFoundRedirect: 'https://e.x/path' })).toEqual({
       baseUrlRedirect: 'https://e.x/home',
-      regular404Redirect: 'https://e.x/404',
+      regular404Redirect: 'https://e.x/path',
       invalidShortUrlRedirect: 'https://e.x/404',
     });
     expect(redirectsOf(null)).toEqual({ baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null });
@@ -265,8 +265,11 @@ describe('Shlink mapper: visits and domains', () => {
       rootRedirect: null,
       notFoundRedirect: 'https://e.x/404',
     });
-    expect(redirectsEditOf({ regular404Redirect: 'https://e.x/a', invalidShortUrlRedirect: 'https://e.x/a' })).toEqual({ notFoundRedirect: 'https://e.x/a' });
-    expect(() => redirectsEditOf({ regular404Redirect: 'https://e.x/a', invalidShortUrlRedirect: 'https://e.x/b' })).toThrow(ShlinkError);
+    expect(redirectsEditOf({ regular404Redirect: 'https://e.x/a', invalidShortUrlRedirect: 'https://e.x/b' })).toEqual({
+      notFoundRedirect: 'https://e.x/b',
+      pathNotFoundRedirect: 'https://e.x/a',
+    });
+    expect(redirectsEditOf({ regular404Redirect: null })).toEqual({ pathNotFoundRedirect: null });
     expect(redirectsEditOf({})).toEqual({});
   });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { VisitRow } from '@shortlink/clicks-domain';
 import { deviceTargetsOf, Link, LinkEdit } from '@shortlink/links-domain';
 import { invalidArgument } from './shlink-problem';
+import { representativeUserAgent } from './shlink-user-agent';
 import { OrderField, ShortUrlsQuery, shortUrlCreationSchema, shortUrlEditSchema, shortUrlSchema, visitSchema, visitsSummarySchema } from './shlink.schemas';
 
 /**
@@ -193,7 +194,8 @@ function countryNameOf(code: string | null): string | null {
 
 /**
  * One raw visit in Shlink's shape. We never keep the client address, the full referer or the user
- * agent: `referer` is the referring host, `userAgent` names the browser and OS we parsed from it,
+ * agent: `referer` is the referring host, `userAgent` a representative one of the browser and OS we
+ * parsed from it (representativeUserAgent: Shlink's clients read both back from it),
  * and the location has no coordinates or time zone.
  */
 export function visitOf(row: VisitRow, ctx: { readonly defaultDomain: string; shortUrlOf(domain: string, code: string): string }, orphan = false): ShlinkVisit {
@@ -201,7 +203,7 @@ export function visitOf(row: VisitRow, ctx: { readonly defaultDomain: string; sh
   return {
     referer: row.refererHost ?? '',
     date: atom(new Date(row.time)),
-    userAgent: [row.browser, row.os].filter((p) => p && p !== 'unknown' && p !== 'Other').join(' on ') || 'unknown',
+    userAgent: representativeUserAgent(row.browser, row.os),
     visitLocation: hasPlace
       ? {
           countryCode: row.country,
@@ -221,29 +223,25 @@ export function visitOf(row: VisitRow, ctx: { readonly defaultDomain: string; sh
   };
 }
 
-/** Shlink's three domain redirects over our domain settings (root, not found). */
+/** Shlink's three domain redirects over our domain settings: the root, an unknown short code, any other path. */
 export interface RedirectSettings {
   readonly rootRedirect: string | null;
   readonly notFoundRedirect: string | null;
+  readonly pathNotFoundRedirect: string | null;
 }
 
-/** Our not-found redirect serves both of Shlink's 404 cases (an unknown short code, any other path). */
+/** `invalidShortUrlRedirect` is our not-found redirect (an unknown or disabled code), `regular404Redirect` our path-not-found one. */
 export const redirectsOf = (s: RedirectSettings | null) => ({
   baseUrlRedirect: s?.rootRedirect ?? null,
-  regular404Redirect: s?.notFoundRedirect ?? null,
+  regular404Redirect: s?.pathNotFoundRedirect ?? null,
   invalidShortUrlRedirect: s?.notFoundRedirect ?? null,
 });
 
-/** A Shlink redirects edit as our settings edit; regular404Redirect and invalidShortUrlRedirect are one setting here, so two different values are refused. */
+/** A Shlink redirects edit as our settings edit: absent stays, null clears. */
 export function redirectsEditOf(body: { baseUrlRedirect?: string | null; regular404Redirect?: string | null; invalidShortUrlRedirect?: string | null }) {
   const edit: Record<string, string | null> = {};
   if (body.baseUrlRedirect !== undefined) edit.rootRedirect = body.baseUrlRedirect;
-  const notFound = [body.invalidShortUrlRedirect, body.regular404Redirect].filter((v) => v !== undefined);
-  if (notFound.length === 2 && notFound[0] !== notFound[1])
-    throw invalidArgument(
-      ['regular404Redirect', 'invalidShortUrlRedirect'],
-      'regular404Redirect and invalidShortUrlRedirect are one setting here (the not-found redirect): give one, or the same value',
-    );
-  if (notFound.length) edit.notFoundRedirect = notFound[0]!;
+  if (body.invalidShortUrlRedirect !== undefined) edit.notFoundRedirect = body.invalidShortUrlRedirect;
+  if (body.regular404Redirect !== undefined) edit.pathNotFoundRedirect = body.regular404Redirect;
   return edit;
 }

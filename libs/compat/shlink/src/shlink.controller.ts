@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { auditContextOf, AuthenticatedRequest } from '@shortlink/nest-platform';
-import { notImplemented } from './shlink-problem';
 import { parsed, ShlinkKeyGuard, ShlinkProblemFilter } from './shlink-access';
 import { ShlinkRoute, ShlinkRouteSpec } from './shlink-route';
 import {
   domainParams,
   domainQuery,
+  deletedVisitsSchema,
+  mercureInfoSchema,
   domainRedirectsEditSchema,
   domainRedirectsSchema,
   domainsListSchema,
@@ -30,6 +31,19 @@ import {
   visitsQuery,
 } from './shlink.schemas';
 import { ShlinkService } from './shlink.service';
+import { MercureTokens } from './mercure/mercure-token';
+
+/**
+ * The origin the client called, for the hub's URL: `X-Forwarded-Proto`/`X-Forwarded-Host` when a
+ * relay (the redirect app's) or a proxy names them, else this request's scheme and Host. It only
+ * shapes the caller's own answer.
+ */
+export function publicOriginOf(req: { headers: Record<string, string | string[] | undefined>; protocol?: string }): string {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim();
+  const proto = first(req.headers['x-forwarded-proto']) === 'https' ? 'https' : (req.protocol ?? 'http');
+  const host = first(req.headers['x-forwarded-host']) || first(req.headers.host) || 'localhost';
+  return `${proto}://${host}`;
+}
 
 const SHORT_URLS = ['Short URLs'];
 const VISITS = ['Visits'];
@@ -102,7 +116,7 @@ export const SPECS = {
     operationId: 'getShortUrlVisits',
     summary: 'Visits of a short URL, newest first',
     description:
-      'From the raw visits (at most the newest 5 000 of the range). We keep no client address, user agent or full referer: `referer` is the referring host, `userAgent` the browser and OS we parsed.',
+      'From the raw visits (at most the newest 5 000 of the range). We keep no client address, user agent or full referer: `referer` is the referring host, `userAgent` a representative user agent of the browser and OS we parsed (any user-agent parser reads both back from it; empty when neither is known).',
     tags: VISITS,
     scope: 'analytics:read',
     params: shortCodeParams,
@@ -199,8 +213,9 @@ export const SPECS = {
   },
   setDomainRedirects: {
     operationId: 'setDomainRedirects',
-    summary: 'Set a domain’s redirects (our root and not-found redirects)',
-    description: '`regular404Redirect` and `invalidShortUrlRedirect` are one setting here (the not-found redirect): give one, or both the same.',
+    summary: 'Set a domain’s redirects (our root, not-found and path-not-found redirects)',
+    description:
+      '`baseUrlRedirect` is the root redirect, `invalidShortUrlRedirect` the not-found redirect (an unknown or disabled code), `regular404Redirect` the path-not-found redirect (any other path); absent stays, null clears. The default domain and the service’s other domains need an operator key (the admin scope); a tenant’s own verified domains its own key.',
     tags: DOMAINS,
     scope: 'links:write',
     body: domainRedirectsEditSchema,
@@ -248,31 +263,41 @@ export const SPECS = {
     errorTypes: ['INVALID_ARGUMENT', 'INVALID_SHORTCODE'],
     errors: [404],
   },
-  // SDK methods without a feature of ours: a clear 501 after the key check.
-  deleteShortUrlVisits: notImplementedSpec('deleteShortUrlVisits', 'deleting visits', VISITS, 'links:write', true),
-  deleteOrphanVisits: notImplementedSpec('deleteOrphanVisits', 'deleting visits', VISITS, 'links:write', false),
-  getMercureInfo: notImplementedSpec('mercureInfo', 'Mercure real-time updates', ['Integrations'], 'links:read', false),
+  deleteShortUrlVisits: {
+    operationId: 'deleteShortUrlVisits',
+    summary: 'Delete the visits of a short URL',
+    description:
+      'From the raw visits, the rollups and the breakdowns of the analytics store (audited as `link.visits_deleted`). `deletedVisits` counts the raw visits (those of the visit retention); the counts drop within seconds, as the store applies the deletion in the background.',
+    tags: VISITS,
+    scope: 'links:write',
+    params: shortCodeParams,
+    query: domainQuery,
+    status: 200,
+    response: deletedVisitsSchema,
+    errorTypes: ['INVALID_SHORTCODE'],
+    errors: [404, 503],
+  },
+  deleteOrphanVisits: {
+    operationId: 'deleteOrphanVisits',
+    summary: 'Delete the orphan visits you see (of your own domains; operators: the service’s too)',
+    description: 'As deleteShortUrlVisits, for the orphan visits (audited as `orphan_visits.deleted`, naming the domains).',
+    tags: VISITS,
+    scope: 'links:write',
+    status: 200,
+    response: deletedVisitsSchema,
+    errors: [503],
+  },
+  getMercureInfo: {
+    operationId: 'getMercureInfo',
+    summary: 'The Mercure hub of real-time updates, and a JWT to subscribe with',
+    description:
+      'The hub (`GET /.well-known/mercure?topic=…`, Server-Sent Events) publishes each visit of your short URLs on `https://shlink.io/new-visit` and `https://shlink.io/new-visit/{shortCode}` (`{shortUrl, visit}`) and each orphan visit of the domains you see on `https://shlink.io/new-orphan-visit` (`{visit}`). The JWT (24 h) goes in `Authorization: Bearer`.',
+    tags: ['Integrations'],
+    scope: 'links:read',
+    status: 200,
+    response: mercureInfoSchema,
+  },
 } satisfies Record<string, ShlinkRouteSpec>;
-
-function notImplementedSpec(method: string, what: string, tags: string[], scope: 'links:read' | 'links:write', byCode: boolean): ShlinkRouteSpec {
-  return {
-    operationId: method === 'mercureInfo' ? 'getMercureInfo' : method,
-    summary: `Not implemented: ${what} (the SDK’s ${method})`,
-    description: `Answers 501 with a problem naming \`${method}\`: this service has no ${what} (README, "Shlink REST v3").`,
-    tags,
-    scope,
-    ...(byCode ? { params: shortCodeParams } : {}),
-    status: 501,
-    errors: [501],
-    notImplemented: true,
-  };
-}
-
-const WHY: Record<string, string> = {
-  deleteShortUrlVisits: 'visits are kept as counted until their retention ends; they cannot be deleted',
-  deleteOrphanVisits: 'visits are kept as counted until their retention ends; they cannot be deleted',
-  mercureInfo: 'this service has no Mercure hub (use webhooks: /api/v1/webhooks)',
-};
 
 /**
  * Shlink REST v3 (README, "Shlink REST v3"), for Shlink's clients: its official JS SDK, shlink-web-client,
@@ -282,7 +307,10 @@ const WHY: Record<string, string> = {
 @UseGuards(ShlinkKeyGuard)
 @UseFilters(ShlinkProblemFilter)
 export class ShlinkController {
-  constructor(@Inject(ShlinkService) private readonly shlink: ShlinkService) {}
+  constructor(
+    @Inject(ShlinkService) private readonly shlink: ShlinkService,
+    @Inject(MercureTokens) private readonly tokens: MercureTokens,
+  ) {}
 
   @Get('short-urls')
   @ShlinkRoute(SPECS.listShortUrls)
@@ -421,19 +449,19 @@ export class ShlinkController {
 
   @Delete('short-urls/:shortCode/visits')
   @ShlinkRoute(SPECS.deleteShortUrlVisits)
-  deleteShortUrlVisits(): never {
-    throw notImplemented('deleteShortUrlVisits', WHY.deleteShortUrlVisits);
+  deleteShortUrlVisits(@Req() req: AuthenticatedRequest, @Param('shortCode') code: string, @Query() query: unknown) {
+    return this.shlink.deleteLinkVisits(req.principal!, auditContextOf(req), code, parsed(domainQuery, query).domain);
   }
 
   @Delete('visits/orphan')
   @ShlinkRoute(SPECS.deleteOrphanVisits)
-  deleteOrphanVisits(): never {
-    throw notImplemented('deleteOrphanVisits', WHY.deleteOrphanVisits);
+  deleteOrphanVisits(@Req() req: AuthenticatedRequest) {
+    return this.shlink.deleteOrphanVisits(req.principal!, auditContextOf(req));
   }
 
   @Get('mercure-info')
   @ShlinkRoute(SPECS.getMercureInfo)
-  mercureInfo(): never {
-    throw notImplemented('mercureInfo', WHY.mercureInfo);
+  mercureInfo(@Req() req: AuthenticatedRequest) {
+    return this.shlink.mercureInfo(req.principal!, `${publicOriginOf(req)}/.well-known/mercure`, this.tokens);
   }
 }

@@ -160,6 +160,17 @@ export const visitSchema = z
 
 export const visitsListSchema = z.object({ visits: z.object({ data: z.array(visitSchema), pagination: paginationSchema }) }).meta({ id: 'ShlinkVisitsList' });
 
+export const mercureInfoSchema = z
+  .object({
+    mercureHubUrl: z.string().meta({ description: 'The hub: subscribe with GET <mercureHubUrl>?topic=<topic>' }),
+    token: z.string().meta({ description: 'A JWT (HS256) for `Authorization: Bearer`, good for 24 h' }),
+  })
+  .meta({ id: 'ShlinkMercureInfo' });
+
+export const deletedVisitsSchema = z
+  .object({ deletedVisits: z.number().int().meta({ description: 'The raw visits deleted (those of the visit retention)' }) })
+  .meta({ id: 'ShlinkDeletedVisits' });
+
 export const visitsOverviewSchema = z
   .object({
     visits: z.object({

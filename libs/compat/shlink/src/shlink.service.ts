@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { z } from 'zod';
-import type { AuditContext } from '@shortlink/audit-domain';
+import { AuditContext, auditEntry, AuditLog } from '@shortlink/audit-domain';
 import { ClickAggregateStore, RangeQuery, VisitRow } from '@shortlink/clicks-domain';
 import type { AppConfig } from '@shortlink/config';
 import type { HealthProbe } from '@shortlink/core';
@@ -26,6 +26,7 @@ import {
 } from './shlink-mapper';
 import { ShlinkError, tagNotFound } from './shlink-problem';
 import { redirectRulesInputOf, redirectRulesListOf } from './shlink-redirect-rules';
+import type { MercureTokens } from './mercure/mercure-token';
 import { redirectRulesSetSchema, shortUrlCreationSchema, shortUrlEditSchema, ShortUrlsQuery, VisitsQuery } from './shlink.schemas';
 
 /** ClickAggregateStore | null: where the Shlink API reads raw visits and click counts (shlinkCompat's options, or CLICK_STATS_READER). */
@@ -60,6 +61,7 @@ export class ShlinkService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: PinoNestLogger,
     @Inject(HEALTH_PROBES) private readonly probes: () => readonly HealthProbe[],
+    @Inject(AuditLog) private readonly audit: AuditLog,
     @Optional() @Inject(SHLINK_VISITS) private readonly reader: ClickAggregateStore | null = null,
   ) {
     this.ctx = { defaultDomain: config.links.defaultDomain, shortUrl: (link) => this.shortUrlOf(link.domain, link.code) };
@@ -237,6 +239,71 @@ export class ShlinkService {
     );
   }
 
+  // ---- real-time updates (Mercure)
+
+  /** Shlink's `mercure-info`: the hub's URL and a JWT for the caller's visits (its tenant's; orphans of the domains it sees). */
+  async mercureInfo(principal: Principal, hubUrl: string, tokens: MercureTokens) {
+    const orphanDomains = await this.orphanDomainsOf(principal);
+    return { mercureHubUrl: hubUrl, token: tokens.issue({ tenantId: principal.tenantId, orphanDomains }, MERCURE_TOKEN_SECONDS) };
+  }
+
+  /** The visited links of a tenant in Shlink's shape with their counts (one read of the counts for them all), keyed `domain/code`. */
+  async mercureShortUrls(tenantId: string, ids: ReadonlyArray<{ domain: string; code: string }>): Promise<Map<string, unknown>> {
+    const links = (await Promise.all(ids.map((id) => this.links.get(tenantId, id).catch(() => null)))).filter((l): l is Link => l !== null);
+    const counts = new Map<string, ClickCount>();
+    if (this.reader && links.length) {
+      const among = links.map((l) => ({ domain: l.domain, code: l.code }));
+      try {
+        const [all, bots] = await Promise.all(
+          (['include', 'only'] as const).map((b) => this.reader!.topLinks(tenantId, null, { ...this.allTime(), bots: b }, among.length, among)),
+        );
+        for (const r of all) counts.set(linkKey(r.domain, r.code), { total: r.clicks, bots: 0 });
+        for (const r of bots) counts.set(linkKey(r.domain, r.code), { total: counts.get(linkKey(r.domain, r.code))?.total ?? r.clicks, bots: r.clicks });
+      } catch (error) {
+        this.logger.warn(`Shlink API: click counts of Mercure updates unavailable: ${(error as Error).message}`, 'ShlinkService');
+      }
+    }
+    return new Map(links.map((l) => [linkKey(l.domain, l.code), shortUrlOf(l, this.ctx, counts.get(linkKey(l.domain, l.code)) ?? NO_CLICKS)]));
+  }
+
+  /** A visit in Shlink's shape, as the visit listings give it. */
+  visitView(row: VisitRow, orphan: boolean) {
+    return visitOf(row, { defaultDomain: this.config.links.defaultDomain, shortUrlOf: (d, c) => this.shortUrlOf(d, c) }, orphan);
+  }
+
+  // ---- deleting visits (docs/analytics.md, "Deleting visits")
+
+  /** Deletes a link's visits everywhere the analytics store holds them; audited as `link.visits_deleted`. */
+  async deleteLinkVisits(principal: Principal, audit: AuditContext, code: string, domain: string | undefined) {
+    const id = { domain: this.domainOf(domain), code };
+    await this.links.get(principal.tenantId, id); // 404 for a code that is not the tenant's
+    const store = this.store();
+    const deletedVisits = await this.unavailableOnFailure(() => store.deleteVisits({ kind: 'link', tenantId: principal.tenantId, ...id }));
+    await this.audit.record(
+      auditEntry(
+        audit,
+        { log: principal.tenantId, action: 'link.visits_deleted', target: { type: 'link', id: code, domain: id.domain }, details: { deletedVisits } },
+        new Date(),
+      ),
+    );
+    return { deletedVisits };
+  }
+
+  /** Deletes the orphan visits the caller sees (of its own domains; an operator's also the service's); audited as `orphan_visits.deleted`. */
+  async deleteOrphanVisits(principal: Principal, audit: AuditContext) {
+    const domains = await this.orphanDomainsOf(principal);
+    const store = this.store();
+    const deletedVisits = domains.length ? await this.unavailableOnFailure(() => store.deleteVisits({ kind: 'orphans', domains })) : 0;
+    await this.audit.record(
+      auditEntry(
+        audit,
+        { log: principal.tenantId, action: 'orphan_visits.deleted', target: { type: 'domain', id: null, domain: null }, details: { domains, deletedVisits } },
+        new Date(),
+      ),
+    );
+    return { deletedVisits };
+  }
+
   async overview(principal: Principal) {
     const store = this.store();
     const range = (bots: RangeQuery['bots']): RangeQuery => ({ ...this.allTime(), bots });
@@ -397,5 +464,7 @@ export class ShlinkService {
  * redirect conditions, excluded tags, the domain filters, up to 5.0.0), and read anything else as 1.0.0.
  */
 export const SHLINK_VERSION = '5.0.0';
+/** How long a Mercure JWT of `mercure-info` is good for: Shlink's clients ask again when it is refused. */
+export const MERCURE_TOKEN_SECONDS = 86_400;
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 const timeout = (ms: number) => new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref());

@@ -9,6 +9,7 @@ import { AdminModule } from './admin';
 import { AdmissionControl } from './admission';
 import { AUTH_FAILURE_LIMITER } from './auth';
 import { BrowserOrigins } from './browser-origin';
+import { compatCors } from './compat-cors';
 import { ClientAddressResolver } from './client-address';
 import { ContractInterceptor } from './contract';
 import { OpenApiModule, OpenApiOptions } from './openapi';
@@ -110,6 +111,8 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   app.flushLogs();
   app.useGlobalFilters(new ProblemDetailsFilter(logger));
   if (definition.openApi && config.http.corsOrigins.length) app.enableCors(corsOptions(config.http.corsOrigins));
+  // The compatible APIs, on any app that answers them (the redirect relays Shlink's): any origin, no cookies (COMPAT_CORS).
+  if (config.http.compatCors) compatCors(app.getHttpAdapter().getInstance());
   limitJsonDepth(app.getHttpAdapter().getInstance());
   acceptFormBodies(app.getHttpAdapter().getInstance());
   acceptStreamedBodies(app.getHttpAdapter().getInstance(), streamedRoutes);

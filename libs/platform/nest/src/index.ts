@@ -23,6 +23,7 @@ export { ClientAddressResolver } from './client-address';
 export { CompatAccess } from './compat-access';
 export { checkAgainst, Contract, problemSchema } from './contract';
 export { BrowserOrigins } from './browser-origin';
+export { compatCors, compatPreflightHeaders, isCompatPath } from './compat-cors';
 export { AcceptsFormBody } from './form-body';
 export { frontHandlerOf, FrontRoute } from './front-door';
 export { HEALTH_PROBES } from './health';

@@ -41,6 +41,8 @@ import { DomainFiles } from './domain-files';
 import { LinkChangeListener } from './link-changes';
 import { RedirectHttpHandler } from './redirect-http.handler';
 import { RedirectMetrics } from './redirect.metrics';
+import { ShlinkRelay } from './shlink-relay';
+import { PathNotFound } from './path-not-found';
 import { tlsAllowedRoute } from './tls-allowed.route';
 import { VisitorPages } from './visitor-pages';
 import { VisitorReportRoute } from './visitor-reports';
@@ -76,6 +78,9 @@ export class RedirectFeatureModule {
     return {
       module: RedirectFeatureModule,
       imports: [ReadPathModule.forRedirect(config)],
+      // Shlink's REST API on the short domains: health here, the rest relayed to the generation app (docs/design.md, "Compatible APIs").
+      // Then any other path: the domain's path-not-found redirect for a browser (Shlink's regular 404), else the framework's 404.
+      controllers: [ShlinkRelay, PathNotFound],
       providers: [
         Lifecycle,
         { provide: RedirectMetrics, inject: [METRICS_REGISTRY], useFactory: (registry: Registry) => new RedirectMetrics(registry) },

@@ -61,6 +61,8 @@ const CODE_PATH =
  * the marker lives in the path, so the query forwarded to the target is the visitor's own.
  */
 const QR_PATH = /^\/(?=[A-Za-z0-9_/-]{1,64}\/~(?:\/go)?(?:\?|$))([A-Za-z0-9][A-Za-z0-9_-]*(?:\/[A-Za-z0-9][A-Za-z0-9_-]*)*)\/~(\/go)?(?:\?(.*))?$/;
+/** Shlink's REST API on a short domain (ShlinkRelay), not a code. */
+const SHLINK_API_PATH = /^rest\/v3(?:\/|$)/;
 /** A path whose first segment is reserved (`/docs/…`) is not a code. */
 const firstSegment = (code: string) => {
   const slash = code.indexOf('/');
@@ -201,7 +203,7 @@ export class RedirectHttpHandler {
 
   /** A visit of a code (match: code, suffix, query). */
   private visit(req: IncomingMessage, res: ServerResponse, match: RegExpExecArray, source: ClickSource): boolean {
-    if (RESERVED_PATHS.has(firstSegment(match[1]).toLowerCase())) return false;
+    if (RESERVED_PATHS.has(firstSegment(match[1]).toLowerCase()) || SHLINK_API_PATH.test(match[1])) return false;
     const visit: Visit = { req, res, started: performance.now(), suffix: match[2] as Suffix, query: match[3], source, address: '', id: null };
     try {
       visit.address = this.addresses.of(req);

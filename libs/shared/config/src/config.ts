@@ -118,6 +118,10 @@ export interface AppConfig {
       readonly latencyTargetMs: { readonly redirect: number; readonly api: number };
       readonly deadlineMs: { readonly redirect: number; readonly api: number };
     };
+    /** CORS for the compatible APIs (COMPAT_CORS): any origin, never cookies. */
+    readonly compatCors: boolean;
+    /** Where the redirect app relays Shlink's REST API (SHORTLINK_GENERATION_URL), without a trailing slash. */
+    readonly generationUrl: string;
   };
   readonly secrets: { readonly code: SecretSource; readonly visitor: SecretSource };
   /** Batch creation and bulk changes: limits, chunking, idempotency records. */
@@ -441,6 +445,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         latencyTargetMs: { redirect: e.ADMISSION_REDIRECT_LATENCY_MS, api: e.ADMISSION_API_LATENCY_MS },
         deadlineMs: { redirect: e.REQUEST_DEADLINE_REDIRECT_MS, api: e.REQUEST_DEADLINE_API_MS },
       },
+      compatCors: e.COMPAT_CORS,
+      generationUrl: (e.SHORTLINK_GENERATION_URL ?? `http://${loopbackOf(e.HOST)}:${e.GENERATION_PORT}`).replace(/\/+$/, ''),
     },
     secrets,
     batch: {

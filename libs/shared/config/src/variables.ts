@@ -108,6 +108,12 @@ export const VARIABLES = {
   GENERATION_ADMIN_PORT: withDefault('Server', '9081', adminPort, "The generation app's operator listener (0: any free port)."),
   REDIRECT_ADMIN_PORT: withDefault('Server', '9080', adminPort, "The redirect app's operator listener (0: any free port)."),
   ANALYTICS_ADMIN_PORT: withDefault('Server', '9082', adminPort, "The analytics app's operator listener (0: any free port)."),
+  SHORTLINK_GENERATION_URL: optional(
+    'Server',
+    z.string().url(),
+    "Where the redirect app relays Shlink's REST API (`/rest/v3/*` on a short domain, but `health`, which it answers itself): the generation app's address.",
+    { derivedDefault: '`http://127.0.0.1:<GENERATION_PORT>` (`HOST` when it names one address)' },
+  ),
   SHORTLINK_DATA_DIR: withDefault(
     'Server',
     './data',
@@ -143,6 +149,12 @@ export const VARIABLES = {
     '',
     csv,
     'Web origins whose pages may call the generation and analytics APIs from a browser (`https://console.example.com`, comma-separated; cookies included), or `*` for any (without cookies); none: no CORS headers.',
+  ),
+  COMPAT_CORS: withDefault(
+    'HTTP',
+    'true',
+    bool,
+    'CORS for the key-authenticated compatible APIs (Shlink `/rest/v3`, YOURLS `/yourls-api.php`, Bitly `/v4`), on every app that answers them: any origin, never with cookies (`Access-Control-Allow-Origin: *`, no credentials), as Shlink does. Off: they follow `CORS_ORIGINS`.',
   ),
   AUTH_FAILURES_PER_MINUTE: withDefault(
     'HTTP',

@@ -45,6 +45,11 @@ export type JsonObject = { readonly [key: string]: JsonValue };
 export interface DomainSettingsValues {
   /** Where a browser asking for an unknown (or disabled) code of this domain is sent; null: the 404 page. */
   readonly notFoundRedirect: string | null;
+  /**
+   * Where a browser asking for any other path of this domain that is no short URL (`/a.php`,
+   * `/favicon.png`; Shlink's "regular 404") is sent; null: the 404 answer.
+   */
+  readonly pathNotFoundRedirect: string | null;
   /** Where `GET /` on this domain sends a browser; null: the 404 page. */
   readonly rootRedirect: string | null;
   /** Where an expired or exhausted link of this domain sends a browser; null: the 410 page. */
@@ -69,6 +74,7 @@ export interface DomainSettings extends DomainSettingsValues {
 
 export const DEFAULT_DOMAIN_SETTINGS: DomainSettingsValues = {
   notFoundRedirect: null,
+  pathNotFoundRedirect: null,
   rootRedirect: null,
   expiredRedirect: null,
   branding: null,
@@ -83,6 +89,7 @@ export const defaultSettingsOf = (domain: string): DomainSettings => ({ domain, 
 /** The fields a PATCH may change; absent: unchanged, null: back to the default. */
 export const DOMAIN_SETTING_FIELDS = [
   'notFoundRedirect',
+  'pathNotFoundRedirect',
   'rootRedirect',
   'expiredRedirect',
   'branding',
@@ -140,7 +147,7 @@ const ACCENT = /^#[0-9a-fA-F]{6}$/;
  */
 export async function applySettingsEdit(current: DomainSettingsValues, edit: DomainSettingsEdit, checkUrl: SettingsUrlCheck): Promise<DomainSettingsValues> {
   const next: { -readonly [K in keyof DomainSettingsValues]: DomainSettingsValues[K] } = { ...current };
-  for (const field of ['notFoundRedirect', 'rootRedirect', 'expiredRedirect'] as const) {
+  for (const field of ['notFoundRedirect', 'pathNotFoundRedirect', 'rootRedirect', 'expiredRedirect'] as const) {
     if (has(edit, field)) next[field] = edit[field] === null ? null : await checkUrl(edit[field], field);
   }
   if (has(edit, 'branding')) next.branding = edit.branding === null ? null : await checkBranding(edit.branding);

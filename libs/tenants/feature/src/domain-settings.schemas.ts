@@ -51,6 +51,10 @@ export const domainSettingsSchema = z
     version: z.number().int().meta({ description: 'Also the ETag; 0 while nothing was ever set' }),
     updatedAt: z.string().meta({ format: 'date-time' }).nullable(),
     notFoundRedirect: z.string().nullable().meta({ description: 'Where a browser asking for an unknown or disabled code goes; null: the 404 page' }),
+    pathNotFoundRedirect: z
+      .string()
+      .nullable()
+      .meta({ description: 'Where a browser asking for any other path that is no short URL goes (Shlink’s regular 404); null: the 404 answer' }),
     rootRedirect: z.string().nullable().meta({ description: 'Where `/` goes; null: 404' }),
     expiredRedirect: z.string().nullable().meta({ description: 'Where a browser asking for an expired or exhausted link goes; null: the 410 page' }),
     branding: z.object({ name: z.string().nullable(), logo: z.string().nullable(), accentColor: z.string().nullable() }).nullable(),
@@ -69,6 +73,7 @@ export const domainSettingsSchema = z
 export const domainSettingsEditSchema = z
   .strictObject({
     notFoundRedirect: target.nullable(),
+    pathNotFoundRedirect: target.nullable(),
     rootRedirect: target.nullable(),
     expiredRedirect: target.nullable(),
     branding: brandingSchema.nullable(),

@@ -90,6 +90,7 @@ export function settingsView(s: OwnedDomainSettings): z.infer<typeof domainSetti
     version: s.version,
     updatedAt: s.updatedAt?.toISOString() ?? null,
     notFoundRedirect: s.notFoundRedirect,
+    pathNotFoundRedirect: s.pathNotFoundRedirect,
     rootRedirect: s.rootRedirect,
     expiredRedirect: s.expiredRedirect,
     branding: s.branding,

@@ -67,6 +67,15 @@ export function aVisit(overrides: Partial<VisitRow> = {}): VisitRow {
   };
 }
 
+/** Waits for a mutation to be applied (both engines apply ALTER … DELETE in the background). */
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('the mutation was not applied in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const minutes = (from: number, to: number, bots: RangeQuery['bots'] = 'exclude'): RangeQuery => ({ from, to, granularity: 'minute', bots });
 const dim = (dimension: DimensionCount['dimension'], value: string, clicks: number): DimensionCount => ({ dimension, value, clicks });
 
@@ -527,6 +536,40 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
         ['link', 'CH', 'Zürich', 'Zürich'],
         ['qr', 'US', 'Illinois', 'Springfield'],
       ]);
+    });
+
+    it('deletes a link’s visits from the raw visits, rollups and dimensions, and orphan visits of the domains named, nothing else', async () => {
+      const l = link();
+      const kept = { ...l, code: 'kept' + randomUUID().slice(0, 6) };
+      const orphanHere = { tenantId: '', domain: `o-${randomUUID().slice(0, 6)}.example`, code: 'nope1' };
+      const orphanThere = { tenantId: '', domain: `o-${randomUUID().slice(0, 6)}.example`, code: 'nope2' };
+      const rows = [l, kept, orphanHere, orphanThere].map((k) => aVisitorRow({ ...k, clicks: 2, dims: [dim('countries', 'DE', 2)] }));
+      const visits = [l, l, kept, orphanHere, orphanThere].map((k) => aVisit({ ...k, time: T0 * 1000 + 1 }));
+      await write({ rows, visits });
+      const range = (g: 'minute' | 'hour' | 'day') => ({ ...minutes(T0 - DAY, T0 + DAY), granularity: g });
+      const q = (k: { tenantId: string; domain: string; code: string }) => ({ ...k, from: 0, to: T0 + DAY, bots: 'include' as const, after: null, limit: 10 });
+      const gone = async (k: typeof l) => {
+        for (const g of ['minute', 'hour', 'day'] as const) {
+          if ((await store.series(k, range(g))).totals.clicks !== 0) return false;
+          if ((await store.breakdown(k, range(g), 'countries', 10)).length !== 0) return false;
+        }
+        return (await store.visits(q(k))).length === 0;
+      };
+
+      expect(await store.deleteVisits({ kind: 'link', ...l })).toBe(2);
+      // A mutation: applied in the background on either engine.
+      await until(() => gone(l));
+      expect((await store.series(kept, range('day'))).totals.clicks).toBe(2);
+      expect(await store.visits(q(kept))).toHaveLength(1);
+
+      expect(await store.deleteVisits({ kind: 'orphans', domains: [orphanHere.domain] })).toBe(1);
+      expect(await store.deleteVisits({ kind: 'orphans', domains: [] })).toBe(0);
+      await until(async () => (await store.visits(q(orphanHere))).length === 0);
+      expect((await store.orphans({ ...range('minute'), domains: [orphanHere.domain], limit: 10 })).totals.visits).toBe(0);
+      expect((await store.orphans({ ...range('minute'), domains: [orphanThere.domain], limit: 10 })).totals.visits).toBe(2);
+      expect(await store.visits(q(orphanThere))).toHaveLength(1);
+      // Deleting again finds nothing.
+      expect(await store.deleteVisits({ kind: 'link', ...l })).toBe(0);
     });
 
     it('counts conversions per link once per event key (leads, sales, revenue per currency, refunds negative), within [from, to), and keeps the last offset per source partition (docs/analytics.md, "Conversions")', async () => {

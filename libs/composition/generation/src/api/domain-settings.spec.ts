@@ -47,6 +47,7 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
       version: 0,
       updatedAt: null,
       notFoundRedirect: null,
+      pathNotFoundRedirect: null,
       rootRedirect: null,
       expiredRedirect: null,
       branding: null,
@@ -58,6 +59,7 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
     });
     const patched = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, {
       notFoundRedirect: 'https://acme.example/missing',
+      pathNotFoundRedirect: 'https://acme.example/no-such-page',
       branding: { name: 'Acme', accentColor: '#FF6600' },
       robots: 'allow',
     });
@@ -66,6 +68,7 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
     expect(patched.json()).toMatchObject({
       version: 1,
       notFoundRedirect: 'https://acme.example/missing',
+      pathNotFoundRedirect: 'https://acme.example/no-such-page',
       branding: { name: 'Acme', logo: null, accentColor: '#ff6600' },
       robots: 'allow',
     });
@@ -105,6 +108,7 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
     };
     // The URL policy of links: its codes and reasons.
     expect(await refused({ notFoundRedirect: 'javascript:alert(1)' })).toEqual([400, 'INVALID_URL', 'notFoundRedirect']);
+    expect(await refused({ pathNotFoundRedirect: 'javascript:alert(1)' })).toEqual([400, 'INVALID_URL', 'pathNotFoundRedirect']);
     expect(await refused({ rootRedirect: 'http://127.0.0.1/admin' })).toEqual([400, 'URL_NOT_ALLOWED', 'ip-literal']);
     expect(await refused({ branding: { accentColor: 'red;x:url(x)' } })).toEqual([400, 'VALIDATION_FAILED', 'branding.accentColor']);
     expect(await refused({ branding: { logoUrl: 'https://cdn.example/logo.png' } })).toEqual([400, 'VALIDATION_FAILED', 'branding.logoUrl']);

@@ -7,6 +7,7 @@ const second = () => new Date(Math.floor(Date.now() / 1000) * 1000);
 const everything = (domain: string, version: number): DomainSettings => ({
   domain,
   notFoundRedirect: 'https://acme.example/not-found',
+  pathNotFoundRedirect: 'https://acme.example/no-such-page',
   rootRedirect: 'https://acme.example/',
   expiredRedirect: 'https://acme.example/expired',
   branding: {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { hostname } from 'os';
-import { CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource, LIVE_CLICK_SOURCE } from '@shortlink/clicks-domain';
+import { CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, ClickEventSink, ClickEventSource, LIVE_CLICK_SOURCE, MERCURE_CLICK_SOURCE } from '@shortlink/clicks-domain';
 import { ensureClickTopic, InProcessClickLog, KafkaClickEventSink, KafkaClickEventSource, MemoryClickEventSink, MemoryClickEventSource } from '@shortlink/bus';
 import { WEBHOOK_CLICK_SOURCE } from '@shortlink/webhooks-domain';
 import { portSpec } from '../port';
@@ -13,6 +13,8 @@ export interface ClickBus {
   readonly webhookSource: ClickEventSource;
   /** The same topic for this instance's live click stream: a group of its own, from the end, committing nothing. */
   readonly liveSource: ClickEventSource;
+  /** The same for the Mercure hub of Shlink's updates (the generation app): another group of its own. */
+  readonly mercureSource: ClickEventSource;
   /** Settles when the background topic check that opening started is over (never rejects). */
   readonly settled: Promise<unknown>;
 }
@@ -29,6 +31,21 @@ export const busPort = portSpec<ClickBus>({
       // The producer does not wait for the topic: a redirect app boots (and buffers) with Kafka down.
       const settled = ensureTopic().catch(() => undefined);
       const liveGroup = `${bus.consumerGroup}.live.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`;
+      const ownGroup = (kind: string) => `${bus.consumerGroup}.${kind}.${hostname()}.${process.pid}.${randomUUID().slice(0, 8)}`;
+      const liveLike = (groupId: string, clientId: string) =>
+        new KafkaClickEventSource({
+          brokers: bus.brokers,
+          topic: bus.topic,
+          groupId,
+          clientId,
+          fromBeginning: false,
+          commitOffsets: false,
+          // A group of one member: a short session frees nothing anyone waits for, but keeps a dead instance's group brief.
+          sessionTimeoutMs: Math.min(bus.sessionTimeoutMs, 10_000),
+          heartbeatIntervalMs: 1000,
+          maxWaitTimeMs: 250,
+          topicReady: ensureTopic,
+        });
       return {
         settled,
         sink: new KafkaClickEventSink({
@@ -56,19 +73,8 @@ export const busPort = portSpec<ClickBus>({
           sessionTimeoutMs: bus.sessionTimeoutMs,
           topicReady: ensureTopic,
         }),
-        liveSource: new KafkaClickEventSource({
-          brokers: bus.brokers,
-          topic: bus.topic,
-          groupId: liveGroup,
-          clientId: 'shortlink-live',
-          fromBeginning: false,
-          commitOffsets: false,
-          // A group of one member: a short session frees nothing anyone waits for, but keeps a dead instance's group brief.
-          sessionTimeoutMs: Math.min(bus.sessionTimeoutMs, 10_000),
-          heartbeatIntervalMs: 1000,
-          maxWaitTimeMs: 250,
-          topicReady: ensureTopic,
-        }),
+        liveSource: liveLike(liveGroup, 'shortlink-live'),
+        mercureSource: liveLike(ownGroup('mercure'), 'shortlink-mercure'),
       };
     }
     // Retention is what a lagging consumer can still catch up on: 4 MiB of bytes per partition
@@ -85,6 +91,7 @@ export const busPort = portSpec<ClickBus>({
       }),
       webhookSource: new MemoryClickEventSource(log, { groupId: `${config.webhooks.consumerGroup}.clicks`, drainOnCloseMs: 2000 }),
       liveSource: new MemoryClickEventSource(log, { groupId: `${bus.consumerGroup}.live.${randomUUID().slice(0, 8)}`, fromBeginning: false }),
+      mercureSource: new MemoryClickEventSource(log, { groupId: `${bus.consumerGroup}.mercure.${randomUUID().slice(0, 8)}`, fromBeginning: false }),
     };
   },
   provides: [
@@ -92,12 +99,14 @@ export const busPort = portSpec<ClickBus>({
     [CLICK_EVENT_SOURCE, (bus) => bus.source],
     [WEBHOOK_CLICK_SOURCE, (bus) => bus.webhookSource],
     [LIVE_CLICK_SOURCE, (bus) => bus.liveSource],
+    [MERCURE_CLICK_SOURCE, (bus) => bus.mercureSource],
   ],
   close: async (bus) => {
     await bus.settled; // the admin client of the topic check is gone only then (at most its ~8 s of retries)
     await bus.source.close();
     await bus.webhookSource.close();
     await bus.liveSource.close();
+    await bus.mercureSource.close();
     await bus.sink.close();
   },
 });
