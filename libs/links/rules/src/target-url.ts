@@ -1,5 +1,4 @@
-import { UTM_KEYS } from '../link-options';
-import { Utm } from '../link';
+import { Utm, UTM_KEYS } from '@shortlink/links-domain';
 
 /**
  * The `Location` of a redirect (docs/design.md, "Link options"): the chosen target, its own query

@@ -1,6 +1,6 @@
 import { GeoLocator } from '@shortlink/visitors-domain';
-import { CachedLink, RedirectRules } from '../cached-link';
 import { LinkRules, RedirectDecision, RedirectRequest } from './link-rules';
+import { CachedLink, RedirectRules } from '@shortlink/links-domain';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const PIXEL = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';

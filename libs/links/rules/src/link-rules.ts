@@ -1,10 +1,9 @@
 import { murmur32 } from '@shortlink/shard-router';
 import { DeviceTarget, GeoLocator } from '@shortlink/visitors-domain';
-import { CachedLink } from '../cached-link';
-import { rulesFromTargets } from '../redirect-rules';
 import { compileRules, CompiledRules, MAX_AGENT, RuleMatcher, RuleRequest } from './rule-engine';
 import { compileTarget, CompiledTarget, withForwardedQuery } from './target-url';
 import { VisitorLimit } from './visitor-limit';
+import { CachedLink, rulesFromTargets } from '@shortlink/links-domain';
 
 /** What the rules of a link look at in a request. */
 export interface RedirectRequest extends RuleRequest {

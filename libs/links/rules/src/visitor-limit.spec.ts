@@ -1,7 +1,7 @@
 import { GeoLocator } from '@shortlink/visitors-domain';
-import { CachedLink } from '../cached-link';
 import { LinkRules } from './link-rules';
 import { LocalVisitorWindows, VisitorLimit, VisitorWindowCount, VisitorWindowStore } from './visitor-limit';
+import { CachedLink } from '@shortlink/links-domain';
 
 const geo: GeoLocator = { countryOf: () => null, placeOf: () => ({ country: null, region: null, city: null }), builtAt: null, detail: 'country' };
 const LINK: CachedLink = {

@@ -1,7 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'crypto';
-import { CachedLink } from '../cached-link';
-import type { ShortUrlIdentifier } from '../link';
-import { DEFAULT_PASSWORD_REMEMBER_HOURS } from '../link-options';
+import { CachedLink, DEFAULT_PASSWORD_REMEMBER_HOURS, ShortUrlIdentifier } from '@shortlink/links-domain';
 
 /** Base64url of a SHA-256 MAC: 43 characters. */
 const MAC_LENGTH = 43;

@@ -1,5 +1,5 @@
-import { CachedLink } from '../cached-link';
 import { PasswordCookies } from './password-cookie';
+import { CachedLink } from '@shortlink/links-domain';
 
 describe('PasswordCookies (docs/design.md, "Link options")', () => {
   const cookies = new PasswordCookies('a-secret-of-the-app-that-is-long-enough');

@@ -2,7 +2,7 @@ import { isIP } from 'net';
 import type { LRUCache } from 'lru-cache';
 import { boundedLru } from '@shortlink/core';
 import { GeoLocator, GeoPlace, platformOf, UserAgentPlatform } from '@shortlink/visitors-domain';
-import { normaliseLanguage, RedirectCondition, RedirectRule } from '../redirect-rules';
+import { normaliseLanguage, RedirectCondition, RedirectRule } from '@shortlink/links-domain';
 
 /** What the conditions of redirect rules read of a request. */
 export interface RuleRequest {
