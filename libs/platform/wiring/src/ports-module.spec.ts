@@ -8,7 +8,8 @@ import { CACHE_STORE, CLICK_LEASE_STORE, SNAPSHOT_STORE } from '@shortlink/read-
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { DOMAIN_SETTINGS_STORE, RATE_WINDOW_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, VISITOR_SECRET } from '@shortlink/clicks-domain';
-import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
+import { LazyMysqlLinkShardStore, SqliteLinkShardStore } from '@shortlink/link-store';
+import { LazyMysqlMetaStore, SqliteMetaStore } from './meta';
 import {
   FileSnapshotStore,
   MemoryCacheStore,

@@ -20,7 +20,8 @@ import {
   RedirectPipeline,
 } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
-import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
+import { SqliteLinkShardStore } from '@shortlink/link-store';
+import { SqliteMetaStore } from '@shortlink/wiring';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';
