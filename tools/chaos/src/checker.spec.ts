@@ -267,6 +267,38 @@ describe('chaos checker: overload', () => {
     const lost = op({ kind: 'create', code: 'c2', status: null, error: 'timeout', start: ok[1].start });
     expect(checkOverload(recordOf([...ok, lost], { faults: [hogAround(ok)] })).map((v) => v.message)).toEqual([expect.stringContaining('no answer (timeout)')]);
   });
+
+  it("during a flood holds the workload's own redirects to the floor, not the flood's, and wants Retry-After on every 503", () => {
+    const own = quickRedirects(20, clock + 1000);
+    const floodAround = fault({ target: 'flood', action: 'flood', start: own[0].start - 100, end: own[own.length - 1].end + 100 });
+    const shedFlood = Array.from({ length: 30 }, (_, i) =>
+      Object.assign(op({ kind: 'redirect', code: 'c1', status: 503, contentType: CT, problem: 'OVERLOADED' }), {
+        start: own[0].start + i,
+        end: own[0].start + i + 3,
+        retryAfter: '1',
+        flood: true,
+      }),
+    );
+    expect(checkOverload(recordOf([...own, ...shedFlood], { faults: [floodAround] }))).toEqual([]);
+    // The same 503s in the workload's own traffic: 20 of 50 succeeded.
+    const shedOwn = shedFlood.map((o) => ({ ...o, flood: undefined }));
+    expect(checkOverload(recordOf([...own, ...shedOwn], { faults: [floodAround] })).map((v) => v.message)).toEqual([
+      expect.stringContaining("20 of 50 of the workload's own redirects succeeded"),
+    ]);
+    // The flood's own requests: answered late is no violation (their clients are saturated), unanswered is.
+    const late = { ...shedFlood[1], end: shedFlood[1].start + OVERLOAD.redirectAnswerMs + 500 };
+    expect(checkOverload(recordOf([...own, late], { faults: [floodAround] }))).toEqual([]);
+    const lost = { ...shedFlood[2], status: null, error: 'timeout' };
+    expect(checkOverload(recordOf([...own, lost], { faults: [floodAround] })).map((v) => v.message)).toEqual([expect.stringContaining('no answer (timeout)')]);
+    // A flood request its client sent after the window (it read the end late) is the flood's, not an error of the platform.
+    const after = { ...shedFlood[3], start: floodAround.end + 5000, end: floodAround.end + 5100 };
+    expect(checkErrors(recordOf([...own, after], { faults: [floodAround] }))).toEqual([]);
+    expect(checkErrors(recordOf([...own, { ...after, flood: undefined }], { faults: [floodAround] }))).toHaveLength(1);
+    const bare = { ...shedFlood[0], retryAfter: null };
+    expect(checkOverload(recordOf([...own, bare], { faults: [floodAround] })).map((v) => v.message)).toEqual([
+      expect.stringContaining('503 OVERLOADED without Retry-After'),
+    ]);
+  });
 });
 
 describe('chaos checker: maxClicks', () => {

@@ -3,8 +3,12 @@
  * disables, enables, deletes and redirects over a Zipf mix of every code the run created, and
  * records each operation with its start, end and outcome. It writes only the links it created
  * itself, one write at a time per link, so the checker knows the order of each link's writes.
- * Messages: in `start` (ClientConfig), `codes` (what the other clients created), `stop`; out `created`, `ready`, `done`.
+ * A flood client (no links of its own at start, no workload loops) runs FLOOD_LOOPS loops without any pause during a
+ * flood window (`flood` on, then off): the same mix and analytics reads, far beyond what the apps can serve; their
+ * operations are marked `flood`.
+ * Messages: in `start` (ClientConfig), `codes` (what the other clients created), `flood`, `stop`; out `created`, `ready`, `done`.
  */
+import { AsyncLocalStorage } from 'async_hooks';
 import { writeFileSync } from 'fs';
 import { Op, OpKind, Outcome } from './record';
 import { seeded, zipfRank } from './schedule';
@@ -15,6 +19,8 @@ export interface ClientConfig {
   apiKey: string;
   generation: Array<{ name: string; base: string }>;
   redirect: Array<{ name: string; base: string }>;
+  /** The analytics instances (asked only during a flood). */
+  analytics: Array<{ name: string; base: string }>;
   /** Distinguishes the run's target URLs. */
   tag: string;
   /** Links this client creates before the faults start. */
@@ -26,12 +32,23 @@ export interface ClientConfig {
   out: string;
 }
 
-export type ToClient = { type: 'start'; config: ClientConfig } | { type: 'codes'; codes: string[] } | { type: 'stop' };
+export type ToClient =
+  { type: 'start'; config: ClientConfig } | { type: 'codes'; codes: string[] } | { type: 'flood'; on: boolean; until?: number } | { type: 'stop' };
 export type FromClient = { type: 'created'; codes: string[] } | { type: 'ready' } | { type: 'done' };
 
 const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const API_TIMEOUT_MS = 10_000;
 const REDIRECT_TIMEOUT_MS = 5_000;
+/**
+ * Loops of a flood client (main.ts starts 2, which send nothing outside a flood) during a flood, each sending its next
+ * request as soon as the last is answered: 2 × 64 requests in flight at all times, where the workload keeps 3 × 8 with
+ * pauses (≈ 75 requests/s in all).
+ */
+export const FLOOD_LOOPS = 64;
+/** Share of a flood loop's requests that are analytics reads; the rest follow MIX. */
+const FLOOD_STATS_SHARE = 0.3;
+/** Marks the operations of the flood loops. */
+const flooding = new AsyncLocalStorage<boolean>();
 
 /** Shares of the operations (the rest are redirects). */
 const MIX: Array<[OpKind, number]> = [
@@ -53,7 +70,7 @@ interface Own {
 
 const send = (msg: FromClient) => process.send?.(msg);
 
-function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[]) => void } {
+function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[]) => void; flood: (on: boolean, until?: number) => void } {
   const random = seeded(c.seed * 31 + c.client);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
   const ops: Op[] = [];
@@ -75,6 +92,7 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
     read?: (res: Response, op: Op) => Promise<void>,
   ): Promise<Op> {
     const op: Op = { client: c.client, kind, instance: target.name, ...details, start: Date.now(), end: 0, status: null, outcome: 'unknown' };
+    if (flooding.getStore()) op.flood = true;
     try {
       const res = await fetch(`${target.base}${path}`, {
         method: init.method,
@@ -85,6 +103,7 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
       });
       op.status = res.status;
       op.contentType = res.headers.get('content-type');
+      if (res.status === 429 || res.status === 503) op.retryAfter = res.headers.get('retry-after');
       if (res.status >= 400) {
         const text = await res.text();
         try {
@@ -180,6 +199,19 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
     );
   }
 
+  /** An analytics read of any link (only the flood sends them). */
+  async function stats(): Promise<void> {
+    if (!all.length || !c.analytics.length) return;
+    const code = pick(all);
+    await call(
+      'stats',
+      pick(c.analytics),
+      `/api/v1/links/${encodeURIComponent(code)}/stats`,
+      { method: 'GET', timeoutMs: API_TIMEOUT_MS, headers: { 'x-api-key': c.apiKey } },
+      { code },
+    );
+  }
+
   async function one(): Promise<void> {
     let u = random();
     for (const [kind, share] of MIX) {
@@ -215,11 +247,29 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
   };
   const started = start();
 
+  let flood: { on: boolean; loops: Array<Promise<void>> } | undefined;
+  /** `until`: the window's end (epoch ms): a client saturated by its own loops reads the message that ends it late (1 s in a long run). */
+  const floodOn = (until: number) => {
+    if (flood?.on || stopping) return;
+    const state: { on: boolean; loops: Array<Promise<void>> } = { on: true, loops: [] };
+    flood = state;
+    for (let l = 0; l < FLOOD_LOOPS; l++)
+      state.loops.push(
+        flooding.run(true, async () => {
+          while (state.on && !stopping && Date.now() < until) await (random() < FLOOD_STATS_SHARE ? stats() : one()).catch(() => undefined);
+        }),
+      );
+  };
+
   return {
+    flood: (on: boolean, until = Number.POSITIVE_INFINITY) => {
+      if (on) floodOn(until);
+      else if (flood) flood.on = false;
+    },
     stop: async () => {
       stopping = true;
       await started;
-      await Promise.all(loops);
+      await Promise.all([...loops, ...(flood?.loops ?? [])]);
       writeFileSync(c.out, JSON.stringify(ops));
     },
     add: (codes: string[]) => void all.push(...codes),
@@ -231,6 +281,7 @@ if (require.main === module) {
   process.on('message', (m: ToClient) => {
     if (m.type === 'start') client = run(m.config);
     else if (m.type === 'codes') client?.add(m.codes);
+    else if (m.type === 'flood') client?.flood(m.on, m.until);
     else if (m.type === 'stop')
       void client?.stop().then(() => {
         send({ type: 'done' });

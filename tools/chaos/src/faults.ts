@@ -40,6 +40,8 @@ export class FaultInjector {
       beforeKill?: (name: string, app: App) => Promise<void>;
       started?: (name: string, app: App) => void;
       unflushed?: () => Promise<number>;
+      /** Tells the clients to start (true, until the window's end) or end (false) their flood loops. */
+      flood?: (on: boolean, until?: number) => void;
       log?: (msg: string) => void;
     } = {},
   ) {}
@@ -99,6 +101,17 @@ export class FaultInjector {
             await sleep(plan.downMs);
           } finally {
             await this.network.heal(link);
+          }
+          break;
+        }
+        case 'flood': {
+          victim = 'every app';
+          start = Date.now();
+          this.hooks.flood?.(true, start + plan.downMs);
+          try {
+            await sleep(plan.downMs);
+          } finally {
+            this.hooks.flood?.(false);
           }
           break;
         }
@@ -169,6 +182,7 @@ export class FaultInjector {
 
   /** Everything still hung or down is brought back (after a failure or an interrupted run). */
   async restoreAll(): Promise<void> {
+    this.hooks.flood?.(false);
     await this.hog.stop();
     await this.network.healAll();
     for (const pid of this.paused) {

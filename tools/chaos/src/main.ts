@@ -191,9 +191,14 @@ async function main(): Promise<number> {
       scrapes.killing(app.proc.pid);
     },
     unflushed: () => scrapes.unflushed(),
+    flood: (on, until) => {
+      for (const c of floodClients) if (c.connected) c.send({ type: 'flood', on, until } satisfies ToClient);
+    },
     log,
   });
   const clients: ChildProcess[] = [];
+  /** The clients that send the floods (main's FLOOD_CLIENTS). */
+  const floodClients: ChildProcess[] = [];
   const t0 = Date.now();
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
@@ -236,16 +241,20 @@ async function main(): Promise<number> {
 
     // ------------------------------------------------------------------ workload
     const CLIENTS = 3;
-    const named = (kind: 'generation' | 'redirect') => apps[kind].map((a, i) => ({ name: FaultInjector.instanceName(kind, i), base: a.base }));
+    // The flood comes from processes of its own: a client saturated by its own flood would measure the workload's requests late.
+    const FLOOD_CLIENTS = 2;
+    const named = (kind: 'generation' | 'redirect' | 'analytics') => apps[kind].map((a, i) => ({ name: FaultInjector.instanceName(kind, i), base: a.base }));
     let ready = 0;
     const done: Array<Promise<void>> = [];
-    for (let i = 0; i < CLIENTS; i++) {
+    for (let i = 0; i < CLIENTS + FLOOD_CLIENTS; i++) {
+      const flooder = i >= CLIENTS;
       const child = fork(join(__dirname, 'client.ts'), [], {
         execArgv: ['-r', join(REPO_ROOT, 'tools', 'register.js')],
         cwd: REPO_ROOT,
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
       clients.push(child);
+      if (flooder) floodClients.push(child);
       done.push(new Promise((resolve) => child.on('message', (m: FromClient) => m.type === 'done' && resolve())));
       child.on('message', (m: FromClient) => {
         if (m.type === 'ready') ready++;
@@ -258,17 +267,19 @@ async function main(): Promise<number> {
         apiKey: API_KEY,
         generation: named('generation'),
         redirect: named('redirect'),
+        analytics: named('analytics'),
         tag: run,
-        initialLinks: o.short ? 20 : 40,
+        // A flood client sends nothing until a flood window (then FLOOD_LOOPS loops without pause).
+        initialLinks: flooder ? 0 : o.short ? 20 : 40,
         rate: o.short ? 30 : 25,
-        concurrency: 8,
+        concurrency: flooder ? 0 : 8,
         out: join(dir, `client-${i}.json`),
       };
       child.send({ type: 'start', config: cfg } satisfies ToClient);
     }
-    await eventually('the clients to create their first links', async () => ready === CLIENTS, 120_000, 200);
+    await eventually('the clients to create their first links', async () => ready === clients.length, 120_000, 200);
     const startedAt = Date.now();
-    log(`workload running (${CLIENTS} client processes); faults begin`);
+    log(`workload running (${CLIENTS} client processes, ${FLOOD_CLIENTS} more for the floods); faults begin`);
     const scraper = setInterval(() => void scrapes.scrapeAll(), 1000);
 
     // ------------------------------------------------------------------ faults

@@ -4,7 +4,8 @@
  * The checker (checker.ts) decides from this record alone; nothing in it is taken on trust.
  */
 
-export type OpKind = 'create' | 'batch' | 'edit' | 'disable' | 'enable' | 'delete' | 'redirect';
+/** `stats`: an analytics read (`GET /api/v1/links/{code}/stats` on the analytics app), sent only during a flood. */
+export type OpKind = 'create' | 'batch' | 'edit' | 'disable' | 'enable' | 'delete' | 'redirect' | 'stats';
 
 /** `ok`: acknowledged (2xx, or the redirect's answer); `fail`: refused for sure (4xx); `unknown`: a 5xx or no answer, the write may have happened. */
 export type Outcome = 'ok' | 'fail' | 'unknown';
@@ -36,20 +37,25 @@ export interface Op {
   problem?: string;
   error?: string;
   outcome: Outcome;
+  /** The Retry-After header of a 429 or 503 answer (null: none; absent in records of before the flood). */
+  retryAfter?: string | null;
+  /** Sent by the extra loops of a flood window (the traffic beyond capacity), not by the client's own workload. */
+  flood?: boolean;
 }
 
 /**
  * What a fault hits: a server or an app instance (killed or hung), the network between the apps and a
- * server (`*-link`: slowed or cut by Toxiproxy), or the machine (`cpu`: both cores hogged by stress-ng).
+ * server (`*-link`: slowed or cut by Toxiproxy), the machine (`cpu`: both cores hogged by stress-ng), or the apps'
+ * capacity (`flood`: every client sends far more requests than the apps can serve).
  */
 export type FaultTarget =
-  'redis-master' | 'mariadb' | 'kafka' | 'clickhouse' | 'analytics' | 'redirect' | 'generation' | 'mariadb-link' | 'clickhouse-link' | 'cpu';
+  'redis-master' | 'mariadb' | 'kafka' | 'clickhouse' | 'analytics' | 'redirect' | 'generation' | 'mariadb-link' | 'clickhouse-link' | 'cpu' | 'flood';
 /**
  * kill: SIGKILL, then started again; pause: SIGSTOP, then SIGCONT; slow: latency (and, to MariaDB, some
  * connections reset) on the link; cut: the link partitioned (the proxy refuses and drops connections);
- * hog: a CPU hog on both cores.
+ * hog: a CPU hog on both cores; flood: the clients' extra loops (client.ts, FLOOD_LOOPS) for the window.
  */
-export type FaultAction = 'kill' | 'pause' | 'slow' | 'cut' | 'hog';
+export type FaultAction = 'kill' | 'pause' | 'slow' | 'cut' | 'hog' | 'flood';
 
 export interface Fault {
   target: FaultTarget;

@@ -23,9 +23,10 @@ describe('chaos schedule', () => {
     expect(actionsOf('mariadb-link')).toEqual(new Set(['slow', 'cut']));
     expect(actionsOf('clickhouse-link')).toEqual(new Set(['slow', 'cut']));
     expect(actionsOf('cpu')).toEqual(new Set(['hog']));
+    expect(actionsOf('flood')).toEqual(new Set(['flood']));
     expect(actionsOf('redis-master')).toEqual(new Set(['kill', 'pause']));
     // CI's short run (seed 1) has one of each, within its one round.
-    expect(faultSchedule(1, SHORT).map((f) => f.target)).toEqual(expect.arrayContaining(['mariadb-link', 'clickhouse-link', 'cpu']));
+    expect(faultSchedule(1, SHORT).map((f) => f.target)).toEqual(expect.arrayContaining(['mariadb-link', 'clickhouse-link', 'cpu', 'flood']));
   });
 
   it('draws Zipf ranks: rank 0 most often, every rank possible', () => {

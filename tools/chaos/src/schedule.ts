@@ -50,15 +50,17 @@ export const FAULT_TARGETS: readonly FaultTarget[] = [
   'mariadb-link',
   'clickhouse-link',
   'cpu',
+  'flood',
 ];
 
-/** The two ways each kind of target is hit, drawn per fault (the CPU has one). */
-const ACTIONS: Record<'process' | 'link' | 'machine', readonly [FaultAction, FaultAction]> = {
+/** The two ways each kind of target is hit, drawn per fault (the CPU and the flood have one). */
+const ACTIONS: Record<'process' | 'link' | 'machine' | 'load', readonly [FaultAction, FaultAction]> = {
   process: ['kill', 'pause'],
   link: ['slow', 'cut'],
   machine: ['hog', 'hog'],
+  load: ['flood', 'flood'],
 };
-const kindOf = (target: FaultTarget) => (target === 'cpu' ? 'machine' : target.endsWith('-link') ? 'link' : 'process');
+const kindOf = (target: FaultTarget) => (target === 'cpu' ? 'machine' : target === 'flood' ? 'load' : target.endsWith('-link') ? 'link' : 'process');
 
 export interface ScheduleOptions {
   /** At least this many faults. */
@@ -68,8 +70,8 @@ export interface ScheduleOptions {
   gapMs: [number, number];
 }
 
-/** One round of every target: ≤ 10 × (5 + 3.5) s planned, plus the recoveries, inside the short run's 150 s of faults. */
-export const SHORT: ScheduleOptions = { faults: 10, downMs: [1500, 3500], gapMs: [2500, 5000] };
+/** One round of every target: ≤ 11 × (5 + 3.5) s planned, plus the recoveries, inside the short run's 150 s of faults. */
+export const SHORT: ScheduleOptions = { faults: 11, downMs: [1500, 3500], gapMs: [2500, 5000] };
 export const LONG: ScheduleOptions = { faults: 32, downMs: [2000, 8000], gapMs: [5000, 12000] };
 
 /**
@@ -100,6 +102,6 @@ export function faultSchedule(seed: number, o: ScheduleOptions): PlannedFault[] 
   return out;
 }
 
-const VERBS: Record<FaultAction, string> = { kill: 'SIGKILL', pause: 'SIGSTOP', slow: 'slow', cut: 'cut', hog: 'hog' };
+const VERBS: Record<FaultAction, string> = { kill: 'SIGKILL', pause: 'SIGSTOP', slow: 'slow', cut: 'cut', hog: 'hog', flood: 'flood' };
 
 export const describeFault = (f: PlannedFault, i: number) => `#${i + 1} after ${f.gapMs} ms: ${VERBS[f.action]} ${f.target}[${f.pick}] for ${f.downMs} ms`;

@@ -1,6 +1,6 @@
 import { GeoLocator, GeoPlace, VisitorIds } from '@shortlink/visitors-domain';
 import { cityOfValue, cityValueOf, rollupsOf } from './aggregation';
-import { ClickEnricher, RawClick } from './click-enricher';
+import { ClickEnricher, MAX_USER_AGENT, RawClick } from './click-enricher';
 import { countedOf } from './testing/counted-clicks';
 import { visitRowAt, visitsOf } from './visits';
 
@@ -102,6 +102,33 @@ describe('ClickEnricher visitor ids', () => {
     expect(orphan).not.toBe(a);
     expect(a).toBe(ids.idOf('t1', '198.51.100.1', 'Mozilla/5.0', AT));
     expect(otherTenant).toBe(ids.idOf('t2', '198.51.100.1', 'Mozilla/5.0', AT));
+  });
+  it('gives every click of a batch the id of its day, tenant, address and agent: bursts, alternating visitors, a long agent, midnight', () => {
+    const ids = new VisitorIds('k'.repeat(32));
+    const long = 'A'.repeat(600);
+    const nextDay = AT + 16 * 3_600_000;
+    const raws: RawClick[] = [
+      raw(0, '198.51.100.1', 'link'),
+      raw(1, '198.51.100.1', 'link'),
+      raw(2, '198.51.100.2', 'link'),
+      raw(3, '198.51.100.1', 'link'),
+      { ...raw(4, '198.51.100.1', 'link'), userAgent: long },
+      { ...raw(5, '198.51.100.1', 'link'), userAgent: long },
+      { ...raw(6, '198.51.100.1', 'link'), tenantId: 't2' },
+      { ...raw(7, '198.51.100.1', 'link'), at: nextDay },
+      { ...raw(8, '198.51.100.2', 'link'), at: nextDay },
+      raw(9, '198.51.100.1', 'link'), // a click of the day before, late in the batch
+    ];
+    const enricher = new ClickEnricher('p1', new TableGeo(), ids, 3);
+    const expected = raws.map((r) => ids.idOf(r.tenantId, r.address, r.userAgent.slice(0, MAX_USER_AGENT), r.at));
+    const events = enricher.enrich(raws);
+    expect(events.map((e) => e.visitor)).toEqual(expected);
+    // The ids are kept across batches (at most 3 visitors here): the next batch gives the same ones.
+    expect(enricher.enrich(raws).map((e) => e.visitor)).toEqual(expected);
+    expect(enricher.enrich([...raws].reverse()).map((e) => e.visitor)).toEqual([...expected].reverse());
+    expect(events.map((e) => e.country)).toEqual(raws.map((r) => PLACES[r.address]?.country ?? null));
+    expect(events[4].userAgent).toHaveLength(MAX_USER_AGENT);
+    expect(events[5].userAgent).toBe(events[4].userAgent);
   });
 });
 

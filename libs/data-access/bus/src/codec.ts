@@ -89,14 +89,40 @@ class Writer {
   }
 }
 
+/**
+ * The record's string table. Each field remembers the last string it interned: a burst repeats
+ * its producer, tenant, link, code and agent, and an identical string is then not looked up.
+ */
+class StringTable {
+  readonly indexes = new Map<string, number>();
+  private readonly lastString: Array<string | undefined> = [];
+  private readonly lastIndex: number[] = [];
+
+  /** The index of `s`, for the field numbered `field`. */
+  at(field: number, s: string): number {
+    if (this.lastString[field] === s) return this.lastIndex[field];
+    let i = this.indexes.get(s);
+    if (i === undefined) this.indexes.set(s, (i = this.indexes.size));
+    this.lastString[field] = s;
+    this.lastIndex[field] = i;
+    return i;
+  }
+}
+
+const PRODUCER = 0;
+const TENANT = 1;
+const LINK = 2;
+const DOMAIN = 3;
+const CODE = 4;
+const COUNTRY = 5;
+const REFERER = 6;
+const AGENT = 7;
+const REGION = 8;
+const CITY = 9;
+
 /** Encodes the events (any number, any links) as one record. */
 export function encodeClickRecord(events: readonly ClickEvent[]): Buffer {
-  const strings = new Map<string, number>();
-  const intern = (s: string): number => {
-    let i = strings.get(s);
-    if (i === undefined) strings.set(s, (i = strings.size));
-    return i;
-  };
+  const strings = new StringTable();
   const body = new Writer(64 + events.length * 24);
   body.varint(events.length);
   let previous = 0;
@@ -111,29 +137,29 @@ export function encodeClickRecord(events: readonly ClickEvent[]): Buffer {
       (e.city !== null ? F_CITY : 0) |
       (e.clickId !== undefined ? F_CLICK_ID : 0);
     body.u8(flags);
-    body.varint(intern(e.producer));
+    body.varint(strings.at(PRODUCER, e.producer));
     body.varint(e.seq);
     const delta = e.occurredAt - previous;
     body.varint(delta >= 0 ? delta * 2 : -delta * 2 - 1);
     previous = e.occurredAt;
-    body.varint(intern(e.tenantId));
-    body.varint(intern(e.linkId));
-    body.varint(intern(e.domain));
-    body.varint(intern(e.code));
+    body.varint(strings.at(TENANT, e.tenantId));
+    body.varint(strings.at(LINK, e.linkId));
+    body.varint(strings.at(DOMAIN, e.domain));
+    body.varint(strings.at(CODE, e.code));
     body.varint(e.visitor);
-    if (e.country !== null) body.varint(intern(e.country));
-    if (e.refererHost !== null) body.varint(intern(e.refererHost));
-    body.varint(intern(e.userAgent));
+    if (e.country !== null) body.varint(strings.at(COUNTRY, e.country));
+    if (e.refererHost !== null) body.varint(strings.at(REFERER, e.refererHost));
+    body.varint(strings.at(AGENT, e.userAgent));
     if (e.variant !== null) body.varint(e.variant);
-    if (e.region !== null) body.varint(intern(e.region));
-    if (e.city !== null) body.varint(intern(e.city));
+    if (e.region !== null) body.varint(strings.at(REGION, e.region));
+    if (e.city !== null) body.varint(strings.at(CITY, e.city));
     if (e.clickId !== undefined) body.string(e.clickId);
   }
-  const head = new Writer(64 + strings.size * 24);
+  const head = new Writer(64 + strings.indexes.size * 24);
   head.u8(MAGIC);
   head.u8(CLICK_EVENT_VERSION);
-  head.varint(strings.size);
-  for (const s of strings.keys()) head.string(s);
+  head.varint(strings.indexes.size);
+  for (const s of strings.indexes.keys()) head.string(s);
   return Buffer.concat([head.bytes(), body.bytes()]);
 }
 
@@ -289,17 +315,28 @@ function murmur2(data: Buffer): number {
 /** Groups events by partition, keeping their order within each partition. */
 export function byPartition(events: readonly ClickEvent[], partitionOf: (key: string) => number): Map<number, ClickEvent[]> {
   const groups = new Map<number, ClickEvent[]>();
-  let lastKey = '';
-  let lastPartition = -1;
+  // Partitions by domain and code, without building the key of a link seen before in this batch.
+  const known = new Map<string, Map<string, ClickEvent[]>>();
+  let lastDomain: string | null = null;
+  let lastCode = '';
+  let group: ClickEvent[] = [];
   for (const e of events) {
-    const key = clickMessageKey(e);
-    // Bursts on one link are the common case: skip the hash when the key repeats.
-    const p = key === lastKey ? lastPartition : partitionOf(key);
-    lastKey = key;
-    lastPartition = p;
-    let g = groups.get(p);
-    if (!g) groups.set(p, (g = []));
-    g.push(e);
+    // Bursts on one link are the common case: nothing is looked up when the link repeats.
+    if (e.domain !== lastDomain || e.code !== lastCode) {
+      let codes = known.get(e.domain);
+      if (codes === undefined) known.set(e.domain, (codes = new Map()));
+      let g = codes.get(e.code);
+      if (g === undefined) {
+        const p = partitionOf(clickMessageKey(e));
+        g = groups.get(p);
+        if (g === undefined) groups.set(p, (g = []));
+        codes.set(e.code, g);
+      }
+      group = g;
+      lastDomain = e.domain;
+      lastCode = e.code;
+    }
+    group.push(e);
   }
   return groups;
 }

@@ -44,6 +44,16 @@ describe('the Location of a redirect', () => {
     expect(cases.map(([raw]) => encodeQueryPart(raw))).toEqual(cases.map(([, encoded]) => encoded));
   });
 
+  it('gives the same Location for a query string seen before, past the number of queries a target keeps', () => {
+    const t = compileTarget('https://example.com/p?lang=en', { campaign: 'spring' });
+    const fresh = (q: string) => withForwardedQuery(compileTarget('https://example.com/p?lang=en', { campaign: 'spring' }), q);
+    const queries = Array.from({ length: 600 }, (_, i) => `x=${i}&lang=de&utm_campaign=hijack${i % 3 ? '&y=%20' : ''}`);
+    for (let round = 0; round < 2; round++) for (const q of queries) expect(withForwardedQuery(t, q)).toBe(fresh(q));
+    const long = `z=${'a'.repeat(400)}`;
+    expect(withForwardedQuery(t, long)).toBe(fresh(long));
+    expect(withForwardedQuery(t, long)).toBe(fresh(long));
+  });
+
   it('never lets a control character, a header break or a space through, whatever the visitor sends', () => {
     const t = compileTarget('https://example.com/a?b=1#c', { source: 'x' });
     let seed = 7;

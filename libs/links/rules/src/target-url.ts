@@ -66,7 +66,13 @@ export interface CompiledTarget {
   readonly taken: ReadonlySet<string>;
   /** The Location when nothing is forwarded. */
   readonly plain: string;
+  /** Locations already made, by the visitor's query string (visitors' queries repeat); bounded, emptied when full. */
+  readonly forwarded: Map<string, string>;
 }
+
+/** Visitor query strings whose Location a target keeps, and the longest one kept. */
+const MAX_FORWARDED = 256;
+const MAX_FORWARDED_QUERY = 256;
 
 export const utmPairs = (utm: Utm | null | undefined): Array<[name: string, pair: string]> =>
   utm ? UTM_KEYS.filter((k) => utm[k] !== undefined).map((k) => [`utm_${k}`, `utm_${k}=${encodeURIComponent(utm[k]!)}`]) : [];
@@ -92,12 +98,24 @@ export function compileTarget(target: string, utm: Utm | null | undefined): Comp
   const taken = new Set([...kept.map(queryNameOf), ...utmNames]);
   // A target with nothing appended stays exactly as stored (e.g. a trailing `?` is kept).
   const plain = extra.length === 0 ? target : `${head}${query ? `?${query}` : ''}${fragment}`;
-  return { head, query, fragment, taken, plain };
+  return { head, query, fragment, taken, plain, forwarded: new Map() };
 }
 
 /** The Location for `target` with the visitor's raw query string (without `?`) appended, if any. */
 export function withForwardedQuery(target: CompiledTarget, visitorQuery: string | undefined): string {
   if (!visitorQuery) return target.plain;
+  let location = target.forwarded.get(visitorQuery);
+  if (location === undefined) {
+    location = forwardedLocation(target, visitorQuery);
+    if (visitorQuery.length <= MAX_FORWARDED_QUERY) {
+      if (target.forwarded.size >= MAX_FORWARDED) target.forwarded.clear();
+      target.forwarded.set(visitorQuery, location);
+    }
+  }
+  return location;
+}
+
+function forwardedLocation(target: CompiledTarget, visitorQuery: string): string {
   let added = '';
   for (const pair of visitorQuery.split('&')) {
     if (pair === '' || (target.taken.size > 0 && target.taken.has(queryNameOf(pair)))) continue;

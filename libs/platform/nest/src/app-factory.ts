@@ -6,6 +6,7 @@ import { Counter, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { AdminModule } from './admin';
+import { AdmissionControl } from './admission';
 import { AUTH_FAILURE_LIMITER } from './auth';
 import { BrowserOrigins } from './browser-origin';
 import { ClientAddressResolver } from './client-address';
@@ -80,6 +81,7 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   const logger = new PinoNestLogger(createAppLogger(name, config.runtime.logLevel, config.runtime.logFormat, definition.logDestination));
   const frontDoor = new FrontDoor(logger);
   const streamedRoutes = new StreamedRoutes();
+  const admission = new AdmissionControl(name, config.http.admission);
   @Module({})
   class AppRoot {}
   const root: DynamicModule = {
@@ -97,7 +99,7 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
     // Client addresses come from ClientAddressResolver (TRUSTED_PROXIES), never from Fastify's request.ip.
     trustProxy: false,
     routerOptions: { maxParamLength: 200 },
-    serverFactory: httpServerFactory(config.http, frontDoor, (req) => streamedRoutes.timeoutOf(req)),
+    serverFactory: httpServerFactory(config.http, frontDoor, (req) => streamedRoutes.timeoutOf(req), admission),
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
   });
@@ -112,6 +114,7 @@ export async function createApp(definition: AppDefinition): Promise<NestFastifyA
   acceptFormBodies(app.getHttpAdapter().getInstance());
   acceptStreamedBodies(app.getHttpAdapter().getInstance(), streamedRoutes);
   observeResponses(app, definition.requestLog ? logger : null);
+  admission.register(app.get<Registry>(METRICS_REGISTRY));
   return app;
 }
 

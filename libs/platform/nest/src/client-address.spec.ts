@@ -37,6 +37,20 @@ describe('ClientAddressResolver', () => {
     expect(r.resolve('::1', `198.51.100.7,${longChain}`)).toMatch(/^10\.0\.0\./);
   });
 
+  it('answers the same when the hops come again (they are remembered as written), also past its bound', () => {
+    const r = new ClientAddressResolver([cidr('127.0.0.1', 32), cidr('10.0.0.0', 8)]);
+    const cases: Array<[string, string]> = [
+      ['198.51.100.7, 10.0.0.5', '198.51.100.7'],
+      [' 2001:DB8::1 , 10.0.0.5', '2001:db8::1'],
+      ['::ffff:198.51.100.8', '198.51.100.8'],
+      ['198.51.100.7, not-an-ip, 10.0.0.5', '10.0.0.5'],
+      [`${'1'.repeat(100)}, 10.0.0.6`, '10.0.0.6'],
+    ];
+    for (let round = 0; round < 3; round++) for (const [header, client] of cases) expect(r.resolve('127.0.0.1', header)).toBe(client);
+    for (let i = 0; i < 12_000; i++) expect(r.resolve('127.0.0.1', `198.51.${i >> 8}.${i & 255}`)).toBe(`198.51.${i >> 8}.${i & 255}`);
+    for (const [header, client] of cases) expect(r.resolve('127.0.0.1', header)).toBe(client);
+  });
+
   it('normalizes IPv4-mapped IPv6 addresses', () => {
     expect(normalizeAddress('::ffff:192.0.2.1')).toBe('192.0.2.1');
     expect(normalizeAddress('::FFFF:abcd')).toBe('::ffff:abcd');

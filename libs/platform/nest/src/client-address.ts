@@ -6,6 +6,8 @@ import type { Cidr } from '@shortlink/config';
 const MAX_HOPS = 16;
 /** Addresses whose trust is remembered (the proxies, and the clients seen through them). */
 const MAX_REMEMBERED = 10_000;
+/** Longer hops are read every time, not remembered (an IPv6 address with spaces around it fits). */
+const MAX_REMEMBERED_HOP = 64;
 
 /** `::ffff:192.0.2.1` (an IPv4 client on a dual-stack socket) is `192.0.2.1`. */
 export function normalizeAddress(address: string): string {
@@ -26,6 +28,8 @@ export class ClientAddressResolver {
    * behind a proxy (docs/benchmarks.md). Bounded: emptied when full.
    */
   private readonly answers = new Map<string, boolean>();
+  /** Hops of X-Forwarded-For as written, normalized ('' for what is not an address): bounded, emptied when full. */
+  private readonly hops = new Map<string, string>();
   readonly trustsNobody: boolean;
 
   constructor(proxies: readonly Cidr[]) {
@@ -42,6 +46,20 @@ export class ClientAddressResolver {
       this.answers.set(address, trusted);
     }
     return trusted;
+  }
+
+  /** A hop of X-Forwarded-For as written: its address normalized, '' when it is none. Remembered (a visitor's hops repeat). */
+  private hopOf(text: string): string {
+    let hop = this.hops.get(text);
+    if (hop === undefined) {
+      const address = normalizeAddress(text.trim());
+      hop = isIP(address) === 0 ? '' : address;
+      if (text.length <= MAX_REMEMBERED_HOP) {
+        if (this.hops.size >= MAX_REMEMBERED) this.hops.clear();
+        this.hops.set(text, hop);
+      }
+    }
+    return hop;
   }
 
   /** The client address of a request on a plain node:http server. */
@@ -68,8 +86,8 @@ export class ClientAddressResolver {
     let end = chain.length;
     for (let hops = 0; hops < MAX_HOPS && end > 0; hops++) {
       const start = chain.lastIndexOf(',', end - 1);
-      const hop = normalizeAddress(chain.slice(start + 1, end).trim());
-      if (isIP(hop) === 0) return client;
+      const hop = this.hopOf(chain.slice(start + 1, end));
+      if (hop === '') return client;
       client = hop;
       if (!this.isTrusted(hop)) return client;
       end = start < 0 ? 0 : start;

@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import type { Duplex } from 'stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { AdmissionControl } from './admission';
 import { problem, ProblemDetails } from './problem-details';
 
 export interface HttpServerLimits {
@@ -25,18 +26,25 @@ export type FrontHandler = (req: IncomingMessage, res: ServerResponse) => boolea
  * route); it is read per request, so it may be bound after the app is built. Node's own request
  * timeout is one value for the whole server, so the body deadline is kept here per request:
  * `requestTimeoutMs`, or what `deadlineOf` gives a request (a batch upload may take minutes).
+ * `admission` (admission.ts) admits each request before the front route and Fastify, or sheds it.
  */
 export function httpServerFactory(
   limits: HttpServerLimits,
   front: { handle: FrontHandler | null } = { handle: null },
   deadlineOf: (req: IncomingMessage) => number | null = () => null,
+  admission: AdmissionControl | null = null,
 ) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
     const server = createServer(
       { connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0 },
       (req, res) => {
-        if (hasBody(req)) armBodyDeadline(req, res, deadlineOf(req) ?? limits.requestTimeoutMs);
-        if (!front.handle || !front.handle(req, res)) handler(req, res);
+        const streamed = deadlineOf(req);
+        if (hasBody(req)) armBodyDeadline(req, res, streamed ?? limits.requestTimeoutMs);
+        const serve = () => {
+          if (!front.handle || !front.handle(req, res)) handler(req, res);
+        };
+        if (admission?.enabled) admission.admit(req, res, streamed !== null, serve);
+        else serve();
       },
     );
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;

@@ -1,5 +1,6 @@
 // The platform every app stands on: the Nest app and its HTTP server, errors, auth, metrics, logs.
 export { type AdminHandler, AdminRoutes } from './admin';
+export { AdmissionControl, workClassOf } from './admission';
 export { API_ACCESS_MODULE_PORTS, ApiAccessModule } from './api-access.module';
 export { type AppName, createApp, stopOnSignals } from './app-factory';
 export { APP_CONFIG, APP_LOGGER } from './app-tokens';

@@ -125,5 +125,7 @@ describe('SharedPorts on the embedded profile', () => {
     expect(probes.map((p) => p.name)).toEqual(['cache']);
     await ports.close();
     await expect(meta.ping()).rejects.toThrow(/not open/);
-  });
+    // Opens the embedded stack: SQLite with its migrations and chdb with the OLAP migrations, about 2 s
+    // alone and over 5 s under a CPU hog on both cores. The bound stops a hang only.
+  }, 60_000);
 });

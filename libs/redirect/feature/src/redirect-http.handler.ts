@@ -62,6 +62,11 @@ const DOMAIN_FILE_PATH = /^\/(robots\.txt|\.well-known\/(?:apple-app-site-associ
 /** The HTTP token of a domain's ownership check (docs/design.md, "Custom domains and TLS"): base64url, as the domain makes it. */
 const CHALLENGE_PATH = new RegExp(`^${CHALLENGE_PATH_PREFIX.replace(/[./]/g, '\\$&')}([A-Za-z0-9_-]{16,128})$`);
 
+/** Host headers whose normalized form is kept (a few per served domain, as clients write them). */
+const MAX_HOSTS = 1024;
+/** Longer Host headers are normalized every time, not kept (a DNS name and a port fit). */
+const MAX_HOST_LENGTH = 262;
+
 /** A password form's body: `password=` and at most 128 characters, percent-encoded up to 3 bytes each. */
 const MAX_FORM_BYTES = 1024;
 
@@ -157,6 +162,8 @@ export class RedirectHttpHandler {
   /** Social cards rendered once per cached link (docs/design.md, "Link options"). */
   private readonly cards = new SocialCards();
   private readonly domains: Set<string>;
+  /** Host headers in their normalized form (normalizeHost is a pure function; a visitor's Host repeats): emptied when full. */
+  private readonly hosts = new Map<string, string>();
 
   constructor(parts: RedirectHandlerParts) {
     ({ links: this.links, recorder: this.recorder, metrics: this.metrics, perIp: this.perIp, global: this.global } = parts);
@@ -640,7 +647,14 @@ export class RedirectHttpHandler {
   servedDomainOf(req: IncomingMessage): string | null {
     const host = req.headers.host;
     if (host) {
-      const h = normalizeHost(host);
+      let h = this.hosts.get(host);
+      if (h === undefined) {
+        h = normalizeHost(host);
+        if (host.length <= MAX_HOST_LENGTH) {
+          if (this.hosts.size >= MAX_HOSTS) this.hosts.clear();
+          this.hosts.set(host, h);
+        }
+      }
       if (this.domains.has(h) || this.tenants.isTenantDomain(h)) return h;
       const name = h.replace(/:\d{1,5}$/, '');
       if (name !== h && (this.domains.has(name) || this.tenants.isTenantDomain(name))) return name;

@@ -17,7 +17,7 @@ export const DEFAULT_HOT_KEYS: HotKeyOptions = { windowSeconds: 60, bucketSecond
  * a scan of many codes cannot grow memory. Only successful reads should be recorded.
  */
 export class HotKeyDetector {
-  private readonly counters: LRUCache<string, Map<number, number>>;
+  private readonly counters: LRUCache<string, KeyBuckets>;
   private readonly buckets: number;
 
   constructor(readonly options: HotKeyOptions = DEFAULT_HOT_KEYS) {
@@ -30,28 +30,16 @@ export class HotKeyDetector {
     const current = Math.floor(nowMs / 1000 / this.options.bucketSeconds);
     let counts = this.counters.get(key);
     if (!counts) {
-      counts = new Map();
+      counts = new KeyBuckets(this.buckets);
       this.counters.set(key, counts);
     }
-    const inBucket = counts.get(current);
-    counts.set(current, (inBucket ?? 0) + 1);
-    // Buckets only fall out of the window when a new one starts.
-    if (inBucket === undefined) {
-      const oldest = current - this.buckets + 1;
-      for (const bucket of counts.keys()) if (bucket < oldest) counts.delete(bucket);
-    }
-    let sum = 0;
-    for (const n of counts.values()) sum += n;
-    return sum;
+    return counts.add(current);
   }
 
   count(key: string, nowMs = Date.now()): number {
     const counts = this.counters.peek(key);
     if (!counts) return 0;
-    const oldest = Math.floor(nowMs / 1000 / this.options.bucketSeconds) - this.buckets + 1;
-    let sum = 0;
-    for (const [bucket, n] of counts) if (bucket >= oldest) sum += n;
-    return sum;
+    return counts.sumSince(Math.floor(nowMs / 1000 / this.options.bucketSeconds) - this.buckets + 1);
   }
 
   isHot(key: string, nowMs = Date.now()): boolean {
@@ -70,5 +58,38 @@ export class HotKeyDetector {
 
   get tracked(): number {
     return this.counters.size;
+  }
+}
+
+/**
+ * One key's counts in a ring of `n` buckets: bucket b lives in slot b mod n, and a slot still
+ * holding an older bucket is taken over (its count starts again at 0). No map, no allocation per read.
+ */
+class KeyBuckets {
+  private readonly ids: Float64Array;
+  private readonly counts: Float64Array;
+
+  constructor(n: number) {
+    this.ids = new Float64Array(n).fill(-Infinity);
+    this.counts = new Float64Array(n);
+  }
+
+  /** Counts one read in bucket `current` and returns the reads of the window that ends with it. */
+  add(current: number): number {
+    const n = this.ids.length;
+    const slot = ((current % n) + n) % n;
+    if (this.ids[slot] !== current) {
+      this.ids[slot] = current;
+      this.counts[slot] = 0;
+    }
+    this.counts[slot]++;
+    return this.sumSince(current - n + 1);
+  }
+
+  /** Reads in the buckets from `oldest` on. */
+  sumSince(oldest: number): number {
+    let sum = 0;
+    for (let i = 0; i < this.ids.length; i++) if (this.ids[i] >= oldest) sum += this.counts[i];
+    return sum;
   }
 }

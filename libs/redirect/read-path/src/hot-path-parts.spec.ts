@@ -16,6 +16,22 @@ const link = {
 };
 
 describe('HotKeyDetector (60 s window, 10 s buckets, threshold 50, 5000 keys)', () => {
+  it('counts, read by read, the reads of the buckets inside the window, across gaps longer than the window', () => {
+    const d = new HotKeyDetector();
+    const reads: number[] = [];
+    let t = 1_000_000_000;
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let i = 0; i < 1200; i++) {
+      t += next() < 0.01 ? 70_000 + next() * 50_000 : next() * 400;
+      reads.push(t);
+      const bucket = (ms: number) => Math.floor(ms / 10_000);
+      const expected = reads.filter((r) => bucket(r) >= bucket(t) - 5).length;
+      expect(d.record('k', t)).toBe(expected);
+      expect(d.count('k', t)).toBe(expected);
+    }
+  });
+
   it('marks a key hot at 50 reads inside the window and forgets reads older than the window', () => {
     const d = new HotKeyDetector();
     const t0 = 1_000_000_000;

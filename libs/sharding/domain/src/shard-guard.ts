@@ -7,9 +7,10 @@ import {
   handleWhen,
   timeout,
   TimeoutPolicy,
+  TaskCancelledError,
   TimeoutStrategy,
 } from 'cockatiel';
-import { BulkheadFullError, DomainError, ErrorCode, WaitingBulkhead } from '@shortlink/core';
+import { BulkheadFullError, DomainError, ErrorCode, RequestDeadline, WaitingBulkhead } from '@shortlink/core';
 import { DuplicateLinkError } from '@shortlink/links-domain';
 
 export interface ShardGuardOptions {
@@ -71,10 +72,21 @@ export class ShardGuard {
       if (this.breaker.state === CircuitState.HalfOpen) throw new BrokenCircuitError();
       return this.breaker.execute(bounded ? () => bounded.execute(op) : op);
     };
+    const queued = () => (call === 'redirect' && this.lookups ? this.lookups.execute(guarded) : guarded());
+    // The request's deadline (docs/design.md, "Overload"): the call gets what is left of it when that is less than its own
+    // timeout, outside the breaker (a request short of time says nothing about the shard). A batch chunk keeps its own.
+    const left = call === 'bulk' ? Number.POSITIVE_INFINITY : RequestDeadline.remainingMs();
+    const deadline = left !== Number.POSITIVE_INFINITY && (this.options.timeoutMs <= 0 || left < this.options.timeoutMs);
     try {
-      return await (call === 'redirect' && this.lookups ? this.lookups.execute(guarded) : guarded());
+      if (!deadline) return await queued();
+      if (left <= 0) throw new TaskCancelledError();
+      return await timeout(Math.ceil(left), TimeoutStrategy.Aggressive).execute(queued);
     } catch (error) {
       if (error instanceof DomainError || error instanceof DuplicateLinkError) throw error;
+      if (deadline && error instanceof TaskCancelledError) {
+        const why = `the request's deadline passed before shard ${this.shard} answered`;
+        throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, why, { shard: this.shard, retryAfterSeconds: 1, deadline: true });
+      }
       if (error instanceof BulkheadFullError) {
         const why = `too many lookups are waiting on shard ${this.shard}; retry shortly`;
         throw new DomainError(ErrorCode.SHARD_UNAVAILABLE, why, { shard: this.shard, retryAfterSeconds: 1 });

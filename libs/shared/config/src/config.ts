@@ -109,6 +109,15 @@ export interface AppConfig {
     readonly authFailuresPerMinute: number;
     /** Origins allowed to call the APIs from a browser (docs/design.md, "Contract"); `['*']` for any; empty: no CORS headers. */
     readonly corsOrigins: readonly string[];
+    /** Adaptive concurrency limits and request deadlines (docs/design.md, "Overload"). */
+    readonly admission: {
+      readonly enabled: boolean;
+      readonly initial: number;
+      readonly min: { readonly redirect: number; readonly api: number };
+      readonly max: number;
+      readonly latencyTargetMs: { readonly redirect: number; readonly api: number };
+      readonly deadlineMs: { readonly redirect: number; readonly api: number };
+    };
   };
   readonly secrets: { readonly code: SecretSource; readonly visitor: SecretSource };
   /** Batch creation and bulk changes: limits, chunking, idempotency records. */
@@ -424,6 +433,14 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
       corsOrigins,
+      admission: {
+        enabled: e.ADMISSION_CONTROL,
+        initial: e.ADMISSION_LIMIT_INITIAL,
+        min: { redirect: e.ADMISSION_REDIRECT_LIMIT_MIN, api: e.ADMISSION_LIMIT_MIN },
+        max: e.ADMISSION_LIMIT_MAX,
+        latencyTargetMs: { redirect: e.ADMISSION_REDIRECT_LATENCY_MS, api: e.ADMISSION_API_LATENCY_MS },
+        deadlineMs: { redirect: e.REQUEST_DEADLINE_REDIRECT_MS, api: e.REQUEST_DEADLINE_API_MS },
+      },
     },
     secrets,
     batch: {

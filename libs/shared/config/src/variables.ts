@@ -151,6 +151,46 @@ export const VARIABLES = {
     'Failed API-key checks allowed per client address and minute; beyond, further wrong keys get 429 (a valid key is always served; 0 = off).',
   ),
 
+  ADMISSION_CONTROL: withDefault(
+    'HTTP',
+    'on',
+    bool,
+    'Each app sheds requests beyond its adaptive concurrency limit with 503 `OVERLOADED` and `Retry-After` instead of queueing them (docs/design.md, "Overload").',
+  ),
+  ADMISSION_LIMIT_INITIAL: withDefault(
+    'HTTP',
+    '100',
+    int(1),
+    'Requests in flight one app instance admits at start; the limit then adapts (AIMD) between the bounds below.',
+  ),
+  ADMISSION_LIMIT_MIN: withDefault('HTTP', '50', int(1), 'The adaptive limit of an API app (generation, analytics) never goes below this.'),
+  ADMISSION_REDIRECT_LIMIT_MIN: withDefault(
+    'HTTP',
+    '1000',
+    int(1),
+    "The redirect's adaptive limit never goes below this: it sheds visits only beyond this many waiting at once (a stampede on one cold link coalesces into one shard query), never because the machine is slow.",
+  ),
+  ADMISSION_LIMIT_MAX: withDefault('HTTP', '2000', int(1), 'The adaptive limit never goes above this (nor below its floor).'),
+  ADMISSION_REDIRECT_LATENCY_MS: withDefault(
+    'HTTP',
+    '250',
+    int(1, 60_000),
+    "The redirect's latency target: a redirect slower than this to its first byte lowers the limit (×0.9).",
+  ),
+  ADMISSION_API_LATENCY_MS: withDefault('HTTP', '1000', int(1, 60_000), 'The same for the API apps (generation, analytics).'),
+  REQUEST_DEADLINE_REDIRECT_MS: withDefault(
+    'HTTP',
+    '2000',
+    int(100, 60_000),
+    "A visit's deadline: the shard calls under it get only what is left (0 left: refused at once). Not answered by the server itself: a visit whose handler still runs may still count its click.",
+  ),
+  REQUEST_DEADLINE_API_MS: withDefault(
+    'HTTP',
+    '4000',
+    int(100, 600_000),
+    'An API request not answered within this gets 503 `DEADLINE_EXCEEDED`, and the shard and ClickHouse calls under it get only what is left (a streamed body or answer keeps its own limits).',
+  ),
+
   // ------------------------------------------------------------------ Secrets
   SHORTLINK_CODE_SECRET: optional(
     'Secrets',

@@ -6,3 +6,5 @@ export { ALLOW, KeyedWindowLimiter, type RateDecision } from './keyed-window-lim
 export type { HealthProbe, PortGauge } from './lifecycle';
 export { BulkheadFullError, WaitingBulkhead } from './waiting-bulkhead';
 export { BoundedLru, boundedLru, type BoundedLruOptions } from './bounded-lru';
+export { AdaptiveConcurrencyLimit, type AdaptiveLimitOptions, CLASS_SHARE, type Permit, WORK_CLASSES, type WorkClass } from './adaptive-limit';
+export { RequestDeadline } from './request-deadline';

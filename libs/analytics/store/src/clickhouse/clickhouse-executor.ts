@@ -1,5 +1,6 @@
 import { ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { Readable } from 'stream';
+import { RequestDeadline } from '@shortlink/core';
 import { assertQualifiedTable, columnNames, OlapColumn, OlapError, OlapExecutor, statementHead } from '../olap-executor';
 
 export interface ClickHouseExecutorOptions {
@@ -78,7 +79,10 @@ export class ClickHouseExecutor implements OlapExecutor {
   async queryJsonEachRow<T>(sql: string): Promise<T[]> {
     this.assertOpen();
     try {
-      const result = await this.client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: QUOTED_64BIT });
+      // A query for a request gets no longer than what is left of the request's deadline (docs/design.md, "Overload").
+      const left = RequestDeadline.remainingMs();
+      const abort_signal = Number.isFinite(left) ? AbortSignal.timeout(Math.max(1, Math.ceil(left))) : undefined;
+      const result = await this.client.query({ query: sql, format: 'JSONEachRow', clickhouse_settings: QUOTED_64BIT, abort_signal });
       return await result.json<T>();
     } catch (e) {
       throw toOlapError(e, sql, this.where);

@@ -1,6 +1,7 @@
 import { Kafka, KafkaConfig, logCreator, LogEntry, logLevel, RetryOptions } from 'kafkajs';
 import { DEFAULT_CLICK_TOPIC } from '../codec';
 import { BusLogger, BusLogLevel, consoleWarnLogger, filteredLogger } from '../logging';
+import { fixKafkajsRequestQueue } from './request-queue-fix';
 
 export interface KafkaConnectionOptions {
   /** `host:port` list; a comma-separated string is accepted too (as the env carries it). */
@@ -100,8 +101,9 @@ export function resolveKafkaOptions(options: KafkaConnectionOptions): ResolvedKa
   };
 }
 
-/** One kafkajs client with the bus' timeouts, retries and logging. */
+/** One kafkajs client with the bus' timeouts, retries and logging (and kafkajs' idle timer loop fixed: request-queue-fix.ts). */
 export function createKafkaClient(options: KafkaConnectionOptions, retry: RetryOptions, clientIdSuffix = ''): Kafka {
+  fixKafkajsRequestQueue();
   const resolved = resolveKafkaOptions(options);
   const config: KafkaConfig = {
     clientId: resolved.clientId + clientIdSuffix,

@@ -1,7 +1,7 @@
 import { createServer, Server, Socket } from 'net';
 import { aClick } from '../contract/click-bus.contract';
 import { ClickColumns } from '@shortlink/clicks-domain';
-import { decodeClickRecord, encodeClickRecord, kafkaPartitionOf, readClickRecord } from '../codec';
+import { byPartition, decodeClickRecord, encodeClickRecord, kafkaPartitionOf, readClickRecord } from '../codec';
 import { BusLogEntry } from '../logging';
 import { KafkaClickEventSink } from './kafka-click-event-sink';
 import { logLevel } from 'kafkajs';
@@ -191,6 +191,20 @@ describe('click codec and options', () => {
     expect(readClickRecord(lying, columns, '0', 0)).toBe('malformed');
     expect(columns.record.length).toBeLessThan(100_000);
     expect(columns.length).toBe(0);
+  });
+
+  it('groups a batch by partition in the order of its clicks, links interleaved or in bursts, as the partition of each link says', () => {
+    const partitionOf = (key: string) => kafkaPartitionOf(key, 3);
+    const events = ['a', 'a', 'b', 'c', 'a', 'd', 'b', 'b', 'e', 'a'].map((code, seq) => aClick({ code, seq, domain: seq === 9 ? 'other.example' : 'sho.rt' }));
+    const groups = byPartition(events, partitionOf);
+    const expected = new Map<number, number[]>();
+    for (const e of events) {
+      const p = partitionOf(`${e.domain}/${e.code}`);
+      expected.set(p, [...(expected.get(p) ?? []), e.seq]);
+    }
+    expect(new Map([...groups].map(([p, g]) => [p, g.map((e) => e.seq)]))).toEqual(expected);
+    // Each record decodes to its clicks in order, strings interned once whatever field repeats them.
+    for (const group of groups.values()) expect(decodeClickRecord(encodeClickRecord(group))).toEqual(group);
   });
 
   it("partitions like Kafka's default partitioner (murmur2), so other clients agree", () => {

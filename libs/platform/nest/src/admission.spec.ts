@@ -1,0 +1,115 @@
+import { EventEmitter } from 'events';
+import type { IncomingMessage, ServerResponse } from 'http';
+import { RequestDeadline } from '@shortlink/core';
+import { AdmissionControl, workClassOf } from './admission';
+
+const settings = {
+  enabled: true,
+  initial: 10,
+  min: { redirect: 10, api: 10 },
+  max: 10,
+  latencyTargetMs: { redirect: 250, api: 1000 },
+  deadlineMs: { redirect: 1500, api: 4000 },
+};
+
+/** A response that records what was written (no socket). */
+class FakeResponse extends EventEmitter {
+  statusCode = 200;
+  headersSent = false;
+  headers: Record<string, unknown> = {};
+  body = '';
+  writeHead(status: number, headers: Record<string, unknown> = {}) {
+    this.statusCode = status;
+    this.headers = headers;
+    this.headersSent = true;
+    return this;
+  }
+  end(body = '') {
+    if (!this.headersSent) this.writeHead(this.statusCode);
+    this.body += body;
+    return this;
+  }
+}
+const request = (method: string, url: string) => ({ method, url }) as IncomingMessage;
+
+describe('workClassOf', () => {
+  it('classes visits, writes, reads and analytics reads; never /health', () => {
+    expect(workClassOf('redirect', 'GET', '/abc1234')).toBe('redirect');
+    expect(workClassOf('redirect', 'POST', '/abc1234')).toBe('redirect');
+    expect(workClassOf('generation', 'POST', '/api/v1/links')).toBe('write');
+    expect(workClassOf('generation', 'GET', '/api/v1/links/abc')).toBe('read');
+    expect(workClassOf('generation', 'GET', '/api/v1/links/abc/visits?page=2')).toBe('analytics');
+    expect(workClassOf('generation', 'GET', '/rest/v3/short-urls/abc/visits')).toBe('analytics');
+    expect(workClassOf('analytics', 'GET', '/api/v1/links/abc/stats')).toBe('analytics');
+    expect(workClassOf('analytics', 'GET', '/api/v1/stats/top-links')).toBe('analytics');
+    for (const app of ['redirect', 'generation', 'analytics'] as const) expect(workClassOf(app, 'GET', '/health')).toBeNull();
+  });
+});
+
+describe('AdmissionControl', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 5_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  it('sheds a class beyond its share with 503 OVERLOADED and Retry-After, before the handler runs', () => {
+    const a = new AdmissionControl('generation', settings);
+    const held: FakeResponse[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = new FakeResponse();
+      a.admit(request('GET', '/api/v1/links/x'), res as unknown as ServerResponse, false, () => undefined);
+      held.push(res);
+    }
+    const next = jest.fn();
+    const shed = new FakeResponse();
+    a.admit(request('GET', '/api/v1/links/x'), shed as unknown as ServerResponse, false, next);
+    expect(next).not.toHaveBeenCalled();
+    expect(shed.statusCode).toBe(503);
+    expect(shed.headers).toMatchObject({ 'retry-after': '1', 'content-type': 'application/problem+json' });
+    expect(JSON.parse(shed.body)).toMatchObject({ code: 'OVERLOADED', status: 503, instance: '/api/v1/links/x' });
+    // A write still has room (90 % of 10); with it in flight, reads are past their 7 until an answer frees a place.
+    const write = jest.fn();
+    a.admit(request('POST', '/api/v1/links'), new FakeResponse() as unknown as ServerResponse, false, write);
+    expect(write).toHaveBeenCalled();
+    const early = jest.fn();
+    a.admit(request('GET', '/api/v1/links/x'), new FakeResponse() as unknown as ServerResponse, false, early);
+    expect(early).not.toHaveBeenCalled();
+    held[0].end('{}');
+    held[1].end('{}');
+    const read = jest.fn();
+    a.admit(request('GET', '/api/v1/links/x'), new FakeResponse() as unknown as ServerResponse, false, read);
+    expect(read).toHaveBeenCalled();
+  });
+
+  it("answers an API request 503 DEADLINE_EXCEEDED at its deadline, passes the rest down, and silences the late handler's answer", async () => {
+    const a = new AdmissionControl('generation', settings);
+    const res = new FakeResponse();
+    let left = 0;
+    a.admit(request('GET', '/api/v1/links/x'), res as unknown as ServerResponse, false, () => {
+      jest.advanceTimersByTime(1000);
+      left = RequestDeadline.remainingMs();
+    });
+    expect(left).toBe(3000);
+    jest.advanceTimersByTime(3000);
+    expect(res.statusCode).toBe(503);
+    expect(JSON.parse(res.body).code).toBe('DEADLINE_EXCEEDED');
+    (res as unknown as ServerResponse).writeHead(200);
+    (res as unknown as ServerResponse).end('late');
+    expect(res.statusCode).toBe(503);
+    expect(res.body).not.toContain('late');
+  });
+
+  it('never answers for a visit at its deadline (its handler may still count the click), and sheds nothing when off or for a streamed route', () => {
+    const a = new AdmissionControl('redirect', settings);
+    const res = new FakeResponse();
+    a.admit(request('GET', '/abc'), res as unknown as ServerResponse, false, () => undefined);
+    jest.advanceTimersByTime(10_000);
+    expect(res.headersSent).toBe(false);
+    const off = new AdmissionControl('generation', { ...settings, enabled: false });
+    const streamed = new AdmissionControl('generation', settings);
+    const next = jest.fn();
+    for (let i = 0; i < 50; i++) {
+      off.admit(request('GET', '/api/v1/links/x'), new FakeResponse() as unknown as ServerResponse, false, next);
+      streamed.admit(request('POST', '/api/v1/links/batch'), new FakeResponse() as unknown as ServerResponse, true, next);
+    }
+    expect(next).toHaveBeenCalledTimes(100);
+  });
+});

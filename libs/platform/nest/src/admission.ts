@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from 'http';
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { AppConfig } from '@shortlink/config';
+import { AdaptiveConcurrencyLimit, Clock, RequestDeadline, systemClock, WORK_CLASSES, WorkClass } from '@shortlink/core';
+import { problem } from './problem-details';
+
+type AppName = 'generation' | 'redirect' | 'analytics';
+type Settings = AppConfig['http']['admission'];
+
+/** The analytics reads of the API (stats, breakdowns, visits, the live stream): the lowest class. */
+const ANALYTICS_PATH =
+  /^\/(?:api\/v1\/(?:stats|events)(?:[/?]|$)|api\/v1\/links\/[^/?]+\/(?:stats|breakdown|visits)(?:[/?]|$)|rest\/v\d+\/(?:short-urls\/[^/?]+\/)?visits)/;
+
+/**
+ * The class of a request (docs/design.md, "Overload"), or null for what is never shed (`/health`,
+ * which a load balancer and the restarts of the chaos run read). On the redirect app every path
+ * outside `/api/` is a visit (`GET /{code}` and its variants); elsewhere an analytics read is
+ * `analytics`, another GET/HEAD/OPTIONS `read`, anything else `write`.
+ */
+export function workClassOf(app: AppName, method: string, url: string): WorkClass | null {
+  if (url === '/health' || url.startsWith('/health?') || url.startsWith('/health/')) return null;
+  if (app === 'redirect' && !url.startsWith('/api/')) return 'redirect';
+  const read = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+  if (read && (app === 'analytics' || ANALYTICS_PATH.test(url))) return 'analytics';
+  return read ? 'read' : 'write';
+}
+
+/** What an answer already sent leaves a late handler: nothing to write to. */
+function silence(res: ServerResponse): void {
+  const self = () => res;
+  Object.assign(res, { writeHead: self, setHeader: self, appendHeader: self, removeHeader: () => undefined, flushHeaders: () => undefined });
+  Object.assign(res, { write: () => true, end: self });
+}
+
+function answer(res: ServerResponse, status: number, code: string, detail: string, retryAfterSeconds: number, url: string | undefined): void {
+  const body = JSON.stringify(problem(status, code, detail, url?.split('?', 1)[0]));
+  res.writeHead(status, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    'retry-after': String(retryAfterSeconds),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
+/**
+ * Admission control of one app's HTTP server, in front of everything else (docs/design.md,
+ * "Overload"): an adaptive concurrency limit with a share per class (redirects over API writes over
+ * reads over analytics reads), 503 `OVERLOADED` with `Retry-After` at once beyond it, and a deadline
+ * per request: the calls below it (shard queries, ClickHouse) get only what is left of it
+ * (RequestDeadline), and an API answer not begun by then is 503 `DEADLINE_EXCEEDED` (a visit's is not:
+ * its handler may still count the click, which a 503 would deny).
+ */
+export class AdmissionControl {
+  readonly limit: AdaptiveConcurrencyLimit;
+  private readonly deadlines: Record<WorkClass, number>;
+  private readonly shedCount = new Map<string, number>();
+
+  constructor(
+    private readonly app: AppName,
+    private readonly settings: Settings,
+    private readonly clock: Clock = systemClock,
+  ) {
+    const latencyTargetMs = app === 'redirect' ? settings.latencyTargetMs.redirect : settings.latencyTargetMs.api;
+    const min = app === 'redirect' ? settings.min.redirect : settings.min.api;
+    const max = Math.max(min, settings.max);
+    this.limit = new AdaptiveConcurrencyLimit({ initial: Math.max(min, settings.initial), min, max, latencyTargetMs, clock });
+    const api = settings.deadlineMs.api;
+    this.deadlines = { redirect: settings.deadlineMs.redirect, write: api, read: api, analytics: api };
+  }
+
+  get enabled(): boolean {
+    return this.settings.enabled;
+  }
+
+  /**
+   * Serves `req` through `next` if admitted, else answers it. `streamed`: a route whose body may take
+   * minutes (a batch upload) keeps its own limits and is neither counted nor given a deadline.
+   */
+  admit(req: IncomingMessage, res: ServerResponse, streamed: boolean, next: () => void): void {
+    const kind = this.settings.enabled && !streamed ? workClassOf(this.app, req.method ?? 'GET', req.url ?? '/') : null;
+    if (kind === null) return next();
+    const permit = this.limit.tryAcquire(kind);
+    if (permit === null) {
+      this.count(kind, 'limit');
+      return answer(res, 503, 'OVERLOADED', 'this instance is over its concurrency limit; retry shortly', 1, req.url);
+    }
+    let answered = false;
+    const original = res.writeHead;
+    // A visit's deadline is passed down only: its handler may still count the click, so the server never answers for it.
+    const timer =
+      kind === 'redirect'
+        ? undefined
+        : setTimeout(() => {
+            if (answered || res.headersSent) return;
+            answered = true;
+            permit.done(true);
+            this.count(kind, 'deadline');
+            answer(res, 503, 'DEADLINE_EXCEEDED', 'the request could not be answered in time; retry shortly', 1, req.url);
+            silence(res);
+          }, this.deadlines[kind]);
+    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      if (!answered) {
+        answered = true;
+        clearTimeout(timer);
+        permit.done(res.statusCode === 503 || args[0] === 503);
+      }
+      return (original as (...a: unknown[]) => ServerResponse).apply(this, args);
+    } as ServerResponse['writeHead'];
+    res.once('close', () => {
+      clearTimeout(timer);
+      if (!answered) {
+        answered = true;
+        permit.done(true);
+      }
+    });
+    RequestDeadline.run(this.clock.now() + this.deadlines[kind], () => answered, next);
+  }
+
+  private count(kind: WorkClass, reason: 'limit' | 'deadline'): void {
+    const key = `${kind} ${reason}`;
+    this.shedCount.set(key, (this.shedCount.get(key) ?? 0) + 1);
+  }
+
+  /** shortlink_requests_shed_total{class,reason}, shortlink_admission_limit, shortlink_admission_in_flight. */
+  register(registry: Registry): void {
+    const shed = this.shedCount;
+    new Counter({
+      name: 'shortlink_requests_shed_total',
+      help: 'Requests answered 503 by admission control: over the concurrency limit (reason=limit) or past their deadline (reason=deadline)',
+      labelNames: ['class', 'reason'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const kind of WORK_CLASSES) for (const reason of ['limit', 'deadline']) this.inc({ class: kind, reason }, shed.get(`${kind} ${reason}`) ?? 0);
+      },
+    });
+    const limit = this.limit;
+    new Gauge({
+      name: 'shortlink_admission_limit',
+      help: 'The adaptive concurrency limit of this instance now (requests in flight)',
+      registers: [registry],
+      collect() {
+        this.set(limit.limit);
+      },
+    });
+    new Gauge({
+      name: 'shortlink_admission_in_flight',
+      help: 'Admitted requests whose answer has not started yet',
+      registers: [registry],
+      collect() {
+        this.set(limit.inFlight);
+      },
+    });
+  }
+}
