@@ -118,8 +118,14 @@ const boundaries = (tests) => [
         onlyDependOnLibsWithTags: ['type:data-access', 'type:read-path', 'type:domain', 'type:platform', 'type:util', ...(tests ? ['type:testing'] : [])],
         bannedExternalImports: DRIVERS,
       },
-      // data-access implements the ports of the domain and of the read path (its shared-cache store).
-      { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:read-path', 'type:domain', 'type:util', 'type:testing'], bannedExternalImports: NEST },
+      // data-access implements the ports of the domain and of the read path (its shared-cache store). A
+      // context's store builds on the SQL base (libs/platform/sql, shared) and may use the store of a
+      // context below it (tenants' and people's changes write their audit entries in their transaction).
+      {
+        sourceTag: 'type:data-access',
+        onlyDependOnLibsWithTags: ['type:read-path', 'type:domain', 'type:data-access', 'type:util', 'type:testing'],
+        bannedExternalImports: NEST,
+      },
       { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:util'], bannedExternalImports: [...NEST, ...DRIVERS] },
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:sdk'], bannedExternalImports: [...NEST, ...DRIVERS] },
       { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: [], bannedExternalImports: [...NEST, ...DRIVERS] },
@@ -154,5 +160,5 @@ export default [
       '@nx/enforce-module-boundaries': boundaries(false),
     },
   },
-  { files: ['**/*.spec.ts', '**/src/testing/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries(true) } },
+  { files: ['**/*.spec.ts', '**/*.integration-spec.ts', '**/src/testing/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries(true) } },
 ];

@@ -19,6 +19,7 @@
 import { randomBytes } from 'crypto';
 import { createConnection } from 'mysql2/promise';
 import { MysqlLinkShardStore, MysqlRingStore } from '@shortlink/link-store';
+import { META_MYSQL_MIGRATIONS } from '@shortlink/wiring';
 import { Link, NO_OPTIONS } from '@shortlink/links-domain';
 import { MoveProgress, Resharder, RingSpec, RingWatcher, RoutingState, routerOf, ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { scratchMysqlDatabases } from '@shortlink/testing';
@@ -101,7 +102,7 @@ async function measure(env: NodeJS.ProcessEnv): Promise<void> {
   const stores = new Map<string, MysqlLinkShardStore>();
   for (const [name, url] of [...shards, ...spare]) stores.set(name, await MysqlLinkShardStore.open(name, { url }));
   const storeOf = (name: string) => stores.get(name)!;
-  const ring = new MysqlRingStore({ url: env.MYSQL_META_URL! });
+  const ring = new MysqlRingStore({ url: env.MYSQL_META_URL! }, META_MYSQL_MIGRATIONS);
   const four: RingSpec = { strategy: 'ring', virtualNodes: 150, shards: shards.map(([name]) => ({ name })) };
   if (!(await ring.current())) await ring.publish({ version: 1, spec: four, move: null }, null);
   const others = await ring.watchers(60_000);

@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { Cluster, Redis } from 'ioredis';
 import { createLinks as createLinksThrough, CreatedLink, eventually, metric, Metrics, metricsOf, total } from '@shortlink/harness';
-import { MysqlMetaStore } from '@shortlink/link-store';
 import { CacheKeys } from '@shortlink/read-path';
 import { TenantService } from '@shortlink/tenants-domain';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { API_KEY, SERVER_SECRETS } from '../e2e/support';
+import { MysqlMetaStore } from '@shortlink/wiring';
 
 /**
  * What is particular to the resilience tier: the stack's own stop/start (or a SIGKILL by the PID it

@@ -1,10 +1,10 @@
 import { rollupsOfVisitorRows } from '@shortlink/clicks-domain';
-import { SqliteMetaStore } from '@shortlink/link-store';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
 import { controllerSpecFixture } from './testing/controller-spec-fixture';
 import { StatsController } from './stats.controller';
 import { toCsv } from './csv';
+import { SqliteMetaStore } from '@shortlink/wiring';
 
 // chdb maps a ~150 MB engine on first use: under a busy unit tier (parallel workers, 2 cores) that alone can take seconds.
 jest.setTimeout(60_000);

@@ -1,7 +1,8 @@
-// The links domain: links, their creation and edits, listing, the rules of a redirect, and
+// The links domain: links, their creation and edits, listing, the shape of a redirect's rules (their
+// evaluation at redirect time is @shortlink/redirect-rules), and
 // the ports the sharding lib (LinkRepository) and the read path (LinkResolver, LinkCacheWriter) implement.
 export { ALIAS_PATTERN, isPlausibleCode, RESERVED_PATHS } from './alias';
-export { type CachedLink, toCachedLink } from './cached-link';
+export { type CachedLink, type RedirectRules, toCachedLink } from './cached-link';
 export { CacheEventConsumer } from './events/cache-consumer';
 export {
   createdEvent,
@@ -36,10 +37,18 @@ export {
   NO_OPTIONS,
   type ShortUrlIdentifier,
   unknownLink,
+  type Utm,
 } from './link';
 export { LINK_COMMANDS, LinkCommands } from './link-commands';
 export { type BulkChangeSelection, everyHook, LINK_CHANGE_HOOKS, type LinkChangeHooks, type LinkCounts } from './link-change-hooks';
-export { checkPasswordHash, DEFAULT_CONVERSION_PARAM, LIMITS as LINK_LIMITS, PASSWORD_HASH_BOUNDS } from './link-options';
+export {
+  checkPasswordHash,
+  DEFAULT_CONVERSION_PARAM,
+  DEFAULT_PASSWORD_REMEMBER_HOURS,
+  LIMITS as LINK_LIMITS,
+  PASSWORD_HASH_BOUNDS,
+  UTM_KEYS,
+} from './link-options';
 export { type AfterCommit, EDITABLE_FIELDS, type LinkEdit, LinkService, type LinkUpdate, MAX_TAGS_LISTED } from './link-service';
 export { isAfter, ListCursors, newestFirst } from './listing';
 export {
@@ -75,12 +84,13 @@ export {
   tenantsChange,
   URL_POLICY,
 } from './ports';
-export { type ExhaustionView, LinkRules, type RedirectDecision } from './redirect/link-rules';
 export {
   checkRedirectRules,
   CONDITION_TYPES,
   deviceTargetsOf,
   geoTargetsOf,
+  normaliseAddressPattern,
+  normaliseLanguage,
   type RedirectCondition,
   type RedirectConditionType,
   type RedirectRule,
@@ -90,16 +100,3 @@ export {
   RULE_SYSTEMS,
   rulesFromTargets,
 } from './redirect-rules';
-export { acceptedLanguages, compileRules, RuleMatcher, type RuleRequest } from './redirect/rule-engine';
-export { type IssuedPasswordCookie, PasswordCookies, rememberHoursOf } from './redirect/password-cookie';
-export { QrScans } from './redirect/qr-scans';
-export { encodeQueryPart } from './redirect/target-url';
-export {
-  LocalVisitorWindows,
-  VISITOR_WINDOW_MS,
-  VISITOR_WINDOW_STORE,
-  VisitorLimit,
-  type VisitorLimitOptions,
-  type VisitorWindowCount,
-  type VisitorWindowStore,
-} from './redirect/visitor-limit';

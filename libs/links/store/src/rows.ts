@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import { toDate } from '@shortlink/sql';
 import {
   HealthFilter,
   Link,
@@ -112,8 +113,6 @@ export function healthColumns(health: LinkHealth | null | undefined): { health: 
   };
   return { health: HEALTH_TO_DB[health.state], health_detail: JSON.stringify(detail) };
 }
-
-export const toDate = (v: Date | number | string): Date => (v instanceof Date ? v : new Date(typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
 
 export function linkFromRow(row: LinkRow): Link {
   const stored = (row.options ? (JSON.parse(row.options) as Partial<StoredOptions>) : {}) as Partial<StoredOptions>;

@@ -2,12 +2,14 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { loadConfig } from '@shortlink/config';
-import { CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE, VISITOR_WINDOW_STORE } from '@shortlink/links-domain';
+import { CODE_SECRET, LINK_REPOSITORY, SEQUENCE_STORE } from '@shortlink/links-domain';
+import { VISITOR_WINDOW_STORE } from '@shortlink/redirect-rules';
 import { CACHE_STORE, CLICK_LEASE_STORE, SNAPSHOT_STORE } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
 import { DOMAIN_SETTINGS_STORE, RATE_WINDOW_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { CLICK_AGGREGATE_STORE, CLICK_EVENT_SINK, CLICK_EVENT_SOURCE, VISITOR_SECRET } from '@shortlink/clicks-domain';
-import { LazyMysqlLinkShardStore, LazyMysqlMetaStore, SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
+import { LazyMysqlLinkShardStore, SqliteLinkShardStore } from '@shortlink/link-store';
+import { LazyMysqlMetaStore, SqliteMetaStore } from './meta';
 import {
   FileSnapshotStore,
   MemoryCacheStore,

@@ -11,15 +11,10 @@ import {
   LinkChangeFeed,
   LinkRepository,
   LinkResolver,
-  LinkRules,
   PASSWORD_HASHER,
-  PasswordCookies,
-  QrScans,
   PasswordHasher,
-  VISITOR_WINDOW_STORE,
-  VisitorLimit,
-  VisitorWindowStore,
 } from '@shortlink/links-domain';
+import { LinkRules, PasswordCookies, QrScans, VISITOR_WINDOW_STORE, VisitorLimit, VisitorWindowStore } from '@shortlink/redirect-rules';
 import {
   CACHE_STORE,
   CLICK_LEASE_STORE,

@@ -4,17 +4,8 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@shortlink/config';
 import { KeyedWindowLimiter } from '@shortlink/core';
 import { ConsistentHashRing } from '@shortlink/shard-router';
-import {
-  domainSettingsChange,
-  Link,
-  LinkRules,
-  LocalVisitorWindows,
-  NO_OPTIONS,
-  PasswordCookies,
-  QrScans,
-  rulesFromTargets,
-  VisitorLimit,
-} from '@shortlink/links-domain';
+import { domainSettingsChange, Link, NO_OPTIONS, rulesFromTargets } from '@shortlink/links-domain';
+import { LinkRules, LocalVisitorWindows, PasswordCookies, QrScans, VisitorLimit } from '@shortlink/redirect-rules';
 import {
   CachePolicy,
   ClickQuota,
@@ -29,7 +20,8 @@ import {
   RedirectPipeline,
 } from '@shortlink/read-path';
 import { ShardedLinkRepository } from '@shortlink/sharding-domain';
-import { SqliteLinkShardStore, SqliteMetaStore } from '@shortlink/link-store';
+import { SqliteLinkShardStore } from '@shortlink/link-store';
+import { SqliteMetaStore } from '@shortlink/wiring';
 import { MemoryCacheStore } from '@shortlink/cache';
 import { Argon2PasswordHasher } from '@shortlink/passwords';
 import { MmdbGeoLookup } from '@shortlink/geo';

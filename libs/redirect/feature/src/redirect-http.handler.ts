@@ -2,19 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'http';
 import { performance } from 'perf_hooks';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode, KeyedWindowLimiter, normalizeHost } from '@shortlink/core';
-import {
-  CachedLink,
-  encodeQueryPart,
-  LinkResolver,
-  LinkRules,
-  PasswordCookies,
-  PasswordHasher,
-  QrScans,
-  RedirectDecision,
-  RESERVED_PATHS,
-  ShortUrlIdentifier,
-  unknownLink,
-} from '@shortlink/links-domain';
+import { CachedLink, LinkResolver, PasswordHasher, RESERVED_PATHS, ShortUrlIdentifier, unknownLink } from '@shortlink/links-domain';
+import { encodeQueryPart, LinkRules, PasswordCookies, QrScans, RedirectDecision } from '@shortlink/redirect-rules';
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
 import { CHALLENGE_PATH_PREFIX, hstsHeader, TenantDirectory } from '@shortlink/tenants-domain';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'crypto';
 import type { LRUCache } from 'lru-cache';
 import { boundedLru } from '@shortlink/core';
-import { CachedLink, ExhaustionView, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { CachedLink, ShortUrlIdentifier } from '@shortlink/links-domain';
+import { ExhaustionView } from '@shortlink/redirect-rules';
 import { ClickLeaseAnswer, ClickLeaseCall, ClickLeaseStore } from './click-leases';
 
 /** Where the redirects counted against maxClicks are kept for good: the link's row on its shard. */

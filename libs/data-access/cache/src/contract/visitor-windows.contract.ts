@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { Clock } from '@shortlink/core';
-import { VISITOR_WINDOW_MS, VisitorLimit, VisitorWindowStore } from '@shortlink/links-domain';
+import { VISITOR_WINDOW_MS, VisitorLimit, VisitorWindowStore } from '@shortlink/redirect-rules';
 
 /** A clock the test moves by hand, for the store and every instance alike. */
 export class StepClock implements Clock {

@@ -1,1 +1,1 @@
-export { LocalVisitorWindows as MemoryVisitorWindows } from '@shortlink/links-domain';
+export { LocalVisitorWindows as MemoryVisitorWindows } from '@shortlink/redirect-rules';

@@ -1,10 +1,10 @@
 import { Cluster } from 'ioredis';
 import { CacheKeys } from '@shortlink/read-path';
-import { VISITOR_WINDOW_MS } from '@shortlink/links-domain';
 import { redisClusterNodes as nodes } from '@shortlink/testing';
 import { describeVisitorWindowsContract } from '../contract/visitor-windows.contract';
 import { RedisClusterStore } from './redis-cluster-store';
 import { RedisVisitorWindows } from './redis-visitor-windows';
+import { VISITOR_WINDOW_MS } from '@shortlink/redirect-rules';
 
 describeVisitorWindowsContract('redis cluster', async (clock) => {
   const cache = new RedisClusterStore({ nodes: nodes() });

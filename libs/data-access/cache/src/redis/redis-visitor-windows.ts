@@ -1,6 +1,6 @@
-import { VisitorWindowCount, VisitorWindowStore } from '@shortlink/links-domain';
 import { CacheKeys } from '@shortlink/read-path';
 import { RedisClusterStore } from './redis-cluster-store';
+import { VisitorWindowCount, VisitorWindowStore } from '@shortlink/redirect-rules';
 
 /** ARGV: delta, ttl ms. Adds to the window's counter (made with its expiry) and answers the total. */
 const ADD = `local n = redis.call('INCRBY', KEYS[1], ARGV[1])

@@ -1,5 +1,5 @@
 import { BatchChunkRecord, BatchClaim, BatchClaimOutcome } from '@shortlink/link-batch';
-import { toDate } from '../rows';
+import { toDate } from '@shortlink/sql';
 
 /** A batch record as both SQL backends select it (times: ms on SQLite, DATETIME on MySQL). */
 export interface BatchRequestRow {

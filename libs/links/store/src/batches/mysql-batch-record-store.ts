@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { BatchChunkRecord, BatchClaim, BatchClaimOutcome, BatchKey, BatchRecordStore } from '@shortlink/link-batch';
-import { isMysqlDuplicate } from '../mysql/mysql-datasource';
+import { isMysqlDuplicate } from '@shortlink/sql';
 import { BATCH_CHUNK_COLUMNS, BatchChunkRow, batchChunkFromRow, BatchRequestRow, claimDecision } from './batch-rows';
 
 type Affected = { affectedRows: number };

@@ -1,5 +1,5 @@
 import { BatchChunkRecord, BatchClaim, BatchClaimOutcome, BatchKey, BatchRecordStore } from '@shortlink/link-batch';
-import { SqliteDb } from '../sqlite/sqlite-database';
+import { SqliteDb } from '@shortlink/sql';
 import { BATCH_CHUNK_COLUMNS, BatchChunkRow, batchChunkFromRow, BatchRequestRow, claimDecision } from './batch-rows';
 
 const KEY = 'tenant_id = ? AND idem_key = ?';

@@ -1,26 +1,7 @@
-import { IdBlock, Link, LinkListQuery, OutboxStamp, RetiredCode, SequenceStore, ShortUrlIdentifier, UNCLAIMED } from '@shortlink/links-domain';
-import { BatchRecordStore } from '@shortlink/link-batch';
+import { Link, LinkListQuery, OutboxStamp, RetiredCode, ShortUrlIdentifier, UNCLAIMED } from '@shortlink/links-domain';
 import { JournalEntry, MovableShardStore, StoredRow } from '@shortlink/sharding-domain';
-import { DomainOwnershipStore, DomainSettingsStore, TenantStore } from '@shortlink/tenants-domain';
-import type { AuditLogStore } from '@shortlink/audit-domain';
-import type { WebhookStore } from '@shortlink/webhooks-domain';
-import { SqlWebhookStore } from '../webhooks/sql-webhook-store';
-import { SqlConversionStore } from '../conversions/sql-conversion-store';
-import type { ConversionStore } from '@shortlink/clicks-domain';
-import type { SafetyStore } from '@shortlink/safety-domain';
-import { SqlSafetyStore } from '../safety/sql-safety-store';
-import type { PeopleStore, SsoStore } from '@shortlink/people-domain';
-import { MysqlPeopleStore } from '../people/mysql-people-store';
-import { MysqlSsoStore } from '../people/sso-stores';
-import { MysqlAuditLogStore } from '../audit/mysql-audit-log-store';
-import { MysqlBatchRecordStore } from '../batches/mysql-batch-record-store';
-import { LazyOpen, forwardWhenOpen } from '../lazy-open';
-import { MysqlConnectionOptions } from './mysql-datasource';
+import { LazyOpen, MysqlConnectionOptions } from '@shortlink/sql';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
-import { MysqlMetaStore } from './mysql-meta-store';
-import { MysqlDomainOwnershipStore } from '../tenants/mysql-domain-ownership-store';
-import { MysqlDomainSettingsStore } from '../tenants/mysql-domain-settings-store';
-import { MysqlTenantStore } from '../tenants/mysql-tenant-store';
 
 /** A MySQL shard opened (and migrated) on first use; a down shard fails its calls, not the boot. */
 export class LazyMysqlLinkShardStore implements MovableShardStore {
@@ -161,45 +142,6 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   }
   async backlog() {
     return (await this.store.get()).backlog();
-  }
-  async ping() {
-    return (await this.store.get()).ping();
-  }
-  close() {
-    return this.store.close();
-  }
-}
-
-/** The meta database, opened on first use. */
-export class LazyMysqlMetaStore implements SequenceStore {
-  private readonly store: LazyOpen<MysqlMetaStore>;
-  readonly tenants: TenantStore;
-  readonly batches: BatchRecordStore;
-  readonly domainSettings: DomainSettingsStore;
-  readonly domainOwnership: DomainOwnershipStore;
-  readonly audit: AuditLogStore;
-  readonly webhooks: WebhookStore;
-  readonly people: PeopleStore;
-  readonly sso: SsoStore;
-  readonly safety: SafetyStore;
-  readonly conversions: ConversionStore;
-
-  constructor(options: MysqlConnectionOptions) {
-    this.store = new LazyOpen('meta database', () => MysqlMetaStore.open(options));
-    this.tenants = forwardWhenOpen(this.store, (meta) => meta.tenants, MysqlTenantStore.prototype);
-    this.batches = forwardWhenOpen(this.store, (meta) => meta.batches, MysqlBatchRecordStore.prototype);
-    this.domainSettings = forwardWhenOpen(this.store, (meta) => meta.domainSettings, MysqlDomainSettingsStore.prototype);
-    this.domainOwnership = forwardWhenOpen(this.store, (meta) => meta.domainOwnership, MysqlDomainOwnershipStore.prototype);
-    this.audit = forwardWhenOpen(this.store, (meta) => meta.audit, MysqlAuditLogStore.prototype);
-    this.webhooks = forwardWhenOpen(this.store, (meta) => meta.webhooks, SqlWebhookStore.prototype);
-    this.people = forwardWhenOpen(this.store, (meta) => meta.people, MysqlPeopleStore.prototype);
-    this.sso = forwardWhenOpen(this.store, (meta) => meta.sso, MysqlSsoStore.prototype);
-    this.safety = forwardWhenOpen(this.store, (meta) => meta.safety, SqlSafetyStore.prototype);
-    this.conversions = forwardWhenOpen(this.store, (meta) => meta.conversions, SqlConversionStore.prototype);
-  }
-
-  async allocateBlock(sequence: string, size: number): Promise<IdBlock> {
-    return (await this.store.get()).allocateBlock(sequence, size);
   }
   async ping() {
     return (await this.store.get()).ping();

@@ -14,7 +14,7 @@ import {
 import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
 import { codesByDomain, healthColumns, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
-import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
+import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from '@shortlink/sql';
 import { SHARD_MIGRATIONS } from './migrations';
 import { journalEntries, MysqlMoveOps, retryingDeadlocks } from './mysql-move-ops';
 import { MysqlOutbox, writeEvents } from '../outbox/mysql-outbox';

@@ -5,6 +5,7 @@ import { scratchMysqlDatabases } from '@shortlink/testing';
 import { aLink } from '../contract/link-store.contract';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlRingStore } from './mysql-ring-store';
+import { LINKS_MYSQL_MIGRATIONS } from './migrations';
 
 jest.setTimeout(120_000);
 
@@ -27,7 +28,7 @@ describe('resharding on MySQL: the freeze compares the journal', () => {
     scratch = await scratchMysqlDatabases(['freeze_s0', 'freeze_s1', 'freeze_meta']);
     s0 = await MysqlLinkShardStore.open('s0', { url: scratch.urls[0] });
     s1 = await MysqlLinkShardStore.open('s1', { url: scratch.urls[1] });
-    ring = new MysqlRingStore({ url: scratch.urls[2] });
+    ring = new MysqlRingStore({ url: scratch.urls[2] }, LINKS_MYSQL_MIGRATIONS);
   });
   afterAll(async () => {
     await watcher?.stop();

@@ -2,6 +2,7 @@ import { scratchMysqlDatabases as scratchDatabases } from '@shortlink/testing';
 import { describeRingStoreContract, describeShardMoveContract } from '../contract/resharding.contract';
 import { MysqlLinkShardStore } from './mysql-link-shard-store';
 import { MysqlRingStore } from './mysql-ring-store';
+import { LINKS_MYSQL_MIGRATIONS } from './migrations';
 
 /** Runs against the MariaDB of `npm run stack:up`, each suite on scratch databases of its own. */
 describeShardMoveContract('mysql', async () => {
@@ -21,7 +22,7 @@ describeShardMoveContract('mysql', async () => {
 
 describeRingStoreContract('mysql', async () => {
   const scratch = await scratchDatabases(['ring']);
-  const ring = new MysqlRingStore({ url: scratch.urls[0] });
+  const ring = new MysqlRingStore({ url: scratch.urls[0] }, LINKS_MYSQL_MIGRATIONS);
   return {
     ring,
     close: async () => {

@@ -1,8 +1,6 @@
-import { DataSource } from 'typeorm';
+import { DataSource, MigrationInterface } from 'typeorm';
 import { MoveProgress, MoveRecord, parseRingVersion, RingStore, RingVersion, ringVersionJson, RingWatcherInfo } from '@shortlink/sharding-domain';
-import { LazyOpen } from '../lazy-open';
-import { isMysqlDuplicate, MysqlConnectionOptions, openMysql } from './mysql-datasource';
-import { META_MIGRATIONS } from './migrations';
+import { isMysqlDuplicate, LazyOpen, MysqlConnectionOptions, openMysql } from '@shortlink/sql';
 
 /** Age in ms of a DATETIME(3) column, by the server's clock (every instance compares against one clock). */
 const ageMs = (column: string) => `TIMESTAMPDIFF(MICROSECOND, ${column}, NOW(3)) DIV 1000`;
@@ -14,9 +12,10 @@ const ageMs = (column: string) => `TIMESTAMPDIFF(MICROSECOND, ${column}, NOW(3))
 export class MysqlRingStore implements RingStore {
   private readonly db: LazyOpen<{ ds: DataSource; close(): Promise<void> }>;
 
-  constructor(options: MysqlConnectionOptions) {
+  /** `migrations`: the meta database's (the ring store may be the first to open it); a database of its own needs LINKS_MYSQL_MIGRATIONS only. */
+  constructor(options: MysqlConnectionOptions, migrations: Array<new () => MigrationInterface>) {
     this.db = new LazyOpen('meta database (shard ring)', async () => {
-      const ds = await openMysql({ poolSize: 2, ...options }, META_MIGRATIONS, '_migrations');
+      const ds = await openMysql({ poolSize: 2, ...options }, migrations, '_migrations');
       return { ds, close: () => ds.destroy() };
     });
   }

@@ -1,6 +1,6 @@
 import { LinkChangeEvent, LinkEventOutbox, OutboxEvent, OutboxStamp } from '@shortlink/links-domain';
 import type { Statement } from 'better-sqlite3';
-import { SqliteDb } from '../sqlite/sqlite-database';
+import { SqliteDb } from '@shortlink/sql';
 import { EVENT_COLUMNS, EVENT_SELECT, eventFromRow, EventRow, eventValues } from './outbox-rows';
 
 /** The outbox of a SQLite shard: its `link_events` table. `write` is called inside the change's transaction. */

@@ -14,7 +14,7 @@ import { MovableShardStore } from '@shortlink/sharding-domain';
 import { MovableShard } from '../movable-shard';
 import type { Statement } from 'better-sqlite3';
 import { codesByDomain, healthColumns, LINK_COLUMNS, linkFromRow, LinkRow, MODERATION_TO_DB, optionsJson, STATUS_TO_DB, tenantPageQuery } from '../rows';
-import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
+import { migrateSqlite, openSqlite, SqliteDb } from '@shortlink/sql';
 import { SQLITE_SHARD_MIGRATIONS } from './migrations';
 import { SqliteMoveOps } from './sqlite-move-ops';
 import { SqliteOutbox } from '../outbox/sqlite-outbox';

@@ -2,7 +2,7 @@ import { Link, RetiredCode, ShortUrlIdentifier } from '@shortlink/links-domain';
 import { JournalEntry, StoredRow, UpsertOutcome } from '@shortlink/sharding-domain';
 import type { MoveOps } from '../movable-shard';
 import { COLUMN_INDEX, LINK_COLUMNS, RowData, storedRow, tagsByLink } from '../rows';
-import { SqliteDb } from './sqlite-database';
+import { SqliteDb } from '@shortlink/sql';
 
 const COLUMNS = LINK_COLUMNS.join(', ');
 const VERSION = COLUMN_INDEX.version;

@@ -4,6 +4,7 @@ import { join } from 'path';
 import { describeRingStoreContract, describeShardMoveContract } from '../contract/resharding.contract';
 import { SqliteLinkShardStore } from './sqlite-link-shard-store';
 import { SqliteRingStore } from './sqlite-ring-store';
+import { LINKS_SQLITE_MIGRATIONS } from './migrations';
 
 describeShardMoveContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'shortlink-move-'));
@@ -22,7 +23,7 @@ describeShardMoveContract('sqlite', async () => {
 
 describeRingStoreContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'shortlink-ring-'));
-  const ring = new SqliteRingStore(join(dir, 'meta.sqlite'));
+  const ring = new SqliteRingStore(join(dir, 'meta.sqlite'), LINKS_SQLITE_MIGRATIONS);
   return {
     ring,
     close: async () => {

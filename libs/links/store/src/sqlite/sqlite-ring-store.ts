@@ -1,6 +1,5 @@
 import { MoveProgress, MoveRecord, parseRingVersion, RingStore, RingVersion, ringVersionJson, RingWatcherInfo } from '@shortlink/sharding-domain';
-import { migrateSqlite, openSqlite, SqliteDb } from './sqlite-database';
-import { SQLITE_META_MIGRATIONS } from './migrations';
+import { migrateSqlite, openSqlite, SqliteDb } from '@shortlink/sql';
 
 interface MoveRow {
   id: string;
@@ -17,9 +16,10 @@ interface MoveRow {
 export class SqliteRingStore implements RingStore {
   private readonly db: SqliteDb;
 
-  constructor(file: string) {
+  /** `migrations`: the meta database's (the ring store may be the first to open it); a file of its own needs LINKS_SQLITE_MIGRATIONS only. */
+  constructor(file: string, migrations: ReadonlyArray<{ name: string; up: string }>) {
     this.db = openSqlite(file);
-    migrateSqlite(this.db, SQLITE_META_MIGRATIONS);
+    migrateSqlite(this.db, migrations);
   }
 
   async current(): Promise<RingVersion | null> {

@@ -11,9 +11,9 @@ import {
   RedisSlots,
   RedisVisitorWindows,
 } from '@shortlink/cache';
-import { VISITOR_WINDOW_STORE } from '@shortlink/links-domain';
 import { RATE_WINDOW_STORE, SLOT_STORE } from '@shortlink/tenants-domain';
 import { itself, portSpec } from '../port';
+import { VISITOR_WINDOW_STORE } from '@shortlink/redirect-rules';
 
 /**
  * The shared cache, the plan windows, the concurrency slots, the per-link visitor windows and the

@@ -15,6 +15,7 @@ import {
   ShardedLinkRepository,
 } from '@shortlink/sharding-domain';
 import { LazyMysqlLinkShardStore, MysqlRingStore, SqliteLinkShardStore, SqliteRingStore } from '@shortlink/link-store';
+import { META_MYSQL_MIGRATIONS, META_SQLITE_MIGRATIONS } from '../meta/meta-migrations';
 import { portSpec } from '../port';
 
 const SHARD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -84,7 +85,9 @@ export class ShardCatalog {
 }
 
 export function ringStoreFor(config: AppConfig): RingStore {
-  return config.db.driver === 'mysql' ? new MysqlRingStore({ url: config.db.metaUrl }) : new SqliteRingStore(join(config.runtime.dataDir, 'meta.sqlite'));
+  return config.db.driver === 'mysql'
+    ? new MysqlRingStore({ url: config.db.metaUrl }, META_MYSQL_MIGRATIONS)
+    : new SqliteRingStore(join(config.runtime.dataDir, 'meta.sqlite'), META_SQLITE_MIGRATIONS);
 }
 
 /** Which program this is, for the watcher list (`apps/redirect/src/main.ts` → redirect). */

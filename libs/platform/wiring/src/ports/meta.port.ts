@@ -7,7 +7,7 @@ import { PEOPLE_STORE, SSO_STORE } from '@shortlink/people-domain';
 import { WEBHOOK_STORE } from '@shortlink/webhooks-domain';
 import { SAFETY_STORE } from '@shortlink/safety-domain';
 import { CONVERSION_STORE } from '@shortlink/clicks-domain';
-import { LazyMysqlMetaStore, SqliteMetaStore } from '@shortlink/link-store';
+import { LazyMysqlMetaStore, SqliteMetaStore } from '../meta';
 import { itself, portSpec } from '../port';
 
 /** Tenants, API keys, their domains' settings and ownership, id sequences, batch idempotency records, the audit log, members and sessions, SSO settings, the webhooks and the safety tables: the shard-independent database. */

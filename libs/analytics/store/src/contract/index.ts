@@ -1,0 +1,1 @@
+export { describeConversionStoreContract } from './conversion-store.contract';

@@ -1,0 +1,36 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Conversions (docs/design.md, "Conversions"): each customer's first lead, the link its sales are
+ * attributed to (first touch), and the invoice ids counted, so a retried sale counts once.
+ */
+export class Conversions1735400000001 implements MigrationInterface {
+  name = 'Conversions1735400000001';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS conversion_customers (
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        customer_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        link_id BIGINT UNSIGNED NOT NULL,
+        domain VARCHAR(253) CHARACTER SET ascii COLLATE ascii_general_ci NOT NULL,
+        code VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        click_id CHAR(22) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        PRIMARY KEY (tenant_id, customer_id)
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS conversion_invoices (
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        invoice_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        PRIMARY KEY (tenant_id, invoice_id)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE conversion_invoices');
+    await q.query('DROP TABLE conversion_customers');
+  }
+}
+
+/** The conversions context's migrations of the MySQL meta database, in order (the meta database's whole list: @shortlink/wiring's metaMigrations). */
+export const CONVERSIONS_MYSQL_MIGRATIONS = [Conversions1735400000001];

@@ -1,0 +1,90 @@
+import { DataSource } from 'typeorm';
+import type { ConversionStore, Customer } from '@shortlink/clicks-domain';
+import { type SqlDialect, type SqlExecutor, SqliteDb, toDate } from '@shortlink/sql';
+
+interface CustomerRow {
+  tenant_id: string;
+  customer_id: string;
+  link_id: string | number | bigint;
+  domain: string;
+  code: string;
+  click_id: string;
+  created_at: Date | number;
+}
+
+const customerOf = (r: CustomerRow): Customer => ({
+  tenantId: r.tenant_id,
+  customerId: r.customer_id,
+  linkId: String(r.link_id),
+  domain: r.domain,
+  code: r.code,
+  clickId: r.click_id,
+  createdAt: toDate(r.created_at),
+});
+
+/**
+ * The conversions' records (docs/design.md, "Conversions") on either meta database: a customer's
+ * first lead (`conversion_customers`, one row per tenant and customer: the first insert wins) and the
+ * invoice ids counted (`conversion_invoices`). Both are claimed by an insert that skips a duplicate.
+ */
+export class SqlConversionStore implements ConversionStore {
+  constructor(
+    private readonly sql: SqlExecutor,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  async addCustomer(customer: Customer): Promise<{ created: boolean; customer: Customer }> {
+    const inserted = await this.sql.change(
+      `${this.dialect.insertIgnore} conversion_customers (tenant_id, customer_id, link_id, domain, code, click_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [customer.tenantId, customer.customerId, customer.linkId, customer.domain, customer.code, customer.clickId, this.dialect.time(customer.createdAt)],
+    );
+    if (inserted === 1) return { created: true, customer };
+    const known = await this.customer(customer.tenantId, customer.customerId);
+    return { created: false, customer: known ?? customer };
+  }
+
+  async customer(tenantId: string, customerId: string): Promise<Customer | null> {
+    const rows = await this.sql.select<CustomerRow>(
+      'SELECT tenant_id, customer_id, link_id, domain, code, click_id, created_at FROM conversion_customers WHERE tenant_id = ? AND customer_id = ?',
+      [tenantId, customerId],
+    );
+    return rows.length ? customerOf(rows[0]) : null;
+  }
+
+  async removeCustomer(tenantId: string, customerId: string): Promise<void> {
+    await this.sql.change('DELETE FROM conversion_customers WHERE tenant_id = ? AND customer_id = ?', [tenantId, customerId]);
+  }
+
+  async claimInvoice(tenantId: string, invoiceId: string, at: Date): Promise<boolean> {
+    const inserted = await this.sql.change(`${this.dialect.insertIgnore} conversion_invoices (tenant_id, invoice_id, created_at) VALUES (?, ?, ?)`, [
+      tenantId,
+      invoiceId,
+      this.dialect.time(at),
+    ]);
+    return inserted === 1;
+  }
+
+  async releaseInvoice(tenantId: string, invoiceId: string): Promise<void> {
+    await this.sql.change('DELETE FROM conversion_invoices WHERE tenant_id = ? AND invoice_id = ?', [tenantId, invoiceId]);
+  }
+}
+
+/** On the embedded meta database (times in epoch ms). */
+export const sqliteConversionStore = (db: SqliteDb): SqlConversionStore =>
+  new SqlConversionStore(
+    {
+      select: async <T>(sql: string, params: readonly unknown[]) => db.prepare(sql).all(...params) as T[],
+      change: async (sql, params) => db.prepare(sql).run(...params).changes,
+    },
+    { time: (d) => d.getTime(), insertIgnore: 'INSERT OR IGNORE INTO' },
+  );
+
+/** On the MySQL meta database (DATETIME(3)). */
+export const mysqlConversionStore = (ds: DataSource): SqlConversionStore =>
+  new SqlConversionStore(
+    {
+      select: async <T>(sql: string, params: readonly unknown[]) => (await ds.query(sql, [...params])) as T[],
+      change: async (sql, params) => ((await ds.query(sql, [...params])) as { affectedRows: number }).affectedRows,
+    },
+    { time: (d) => d, insertIgnore: 'INSERT IGNORE INTO' },
+  );

@@ -1,0 +1,13 @@
+/** The conversions context's migrations of the SQLite meta database, in order (the meta database's whole list: @shortlink/wiring's metaMigrations). */
+export const CONVERSIONS_SQLITE_MIGRATIONS = [
+  {
+    // Conversions (docs/design.md, "Conversions"): each customer's first lead (the link its sales go
+    // to) and the invoice ids counted. Times in epoch ms.
+    name: '015_conversions',
+    up: `
+      CREATE TABLE conversion_customers (
+        tenant_id TEXT NOT NULL, customer_id TEXT NOT NULL, link_id INTEGER NOT NULL, domain TEXT NOT NULL, code TEXT NOT NULL,
+        click_id TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (tenant_id, customer_id));
+      CREATE TABLE conversion_invoices (tenant_id TEXT NOT NULL, invoice_id TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (tenant_id, invoice_id));`,
+  },
+];

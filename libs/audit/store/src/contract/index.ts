@@ -1,0 +1,1 @@
+export { describeAuditLogStoreContract, describeTransactionalAuditContract } from './audit-log-store.contract';

@@ -1,0 +1,1 @@
+export { describeSafetyStoreContract } from './safety-store.contract';

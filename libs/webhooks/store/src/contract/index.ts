@@ -1,0 +1,1 @@
+export { describeWebhookStoreContract } from './webhook-store.contract';
