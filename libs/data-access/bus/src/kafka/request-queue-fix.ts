@@ -4,7 +4,7 @@
  * `scheduleCheckPendingRequests` sets a timer even when nothing is pending and nothing throttled,
  * with a negative delay (`throttledUntil` is -1), which Node runs after 1 ms, and the check it runs
  * schedules the next one. Measured on the redirect: about 1 000 wakeups a second and 25-37 ms of CPU
- * a second with no request at all (docs/benchmarks.md, issue 33), paid by every app with a Kafka client.
+ * a second with no request at all (docs/benchmarks.md, "CPU at rest"), paid by every app with a Kafka client.
  *
  * The fix #1768's review settled on, applied to kafkajs' class once: with nothing pending and no
  * client-side throttle ahead, nothing is scheduled. A request that cannot go at once is pushed to
