@@ -6,7 +6,7 @@ import { batchOnItsOwnConnection, holdBatch, keyIdOf, quickBatch } from './keys-
 import { API_KEY, createLink, createTenant, restartEmbedded, startEmbedded } from './support';
 import { api } from './tenant-journey';
 
-const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'];
+const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write', 'admin'];
 
 const waitPastKeyCache = () => new Promise((r) => setTimeout(r, 1200)); // each instance trusts a checked key for 1 s
 
@@ -152,7 +152,10 @@ describe('embedded profile: keys, plans and the listing', () => {
     const writer = (await api(generation(), 'POST', '/api/v1/keys', API_KEY, { name: 'writer', scopes: ['links:write', 'keys:write'] })).body.apiKey as string;
     const refused = await api(generation(), 'DELETE', `/api/v1/keys/${bootstrapId}`, writer);
     expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'admin'] });
+    expect(refused.body).toMatchObject({
+      code: 'INSUFFICIENT_SCOPE',
+      scopes: ['links:read', 'analytics:read', 'audit:read', 'members:write', 'conversions:write', 'admin'],
+    });
     // A key holding every scope may revoke it; the operator's key is then refused ...
     const deputy = (await api(generation(), 'POST', '/api/v1/keys', API_KEY, { name: 'deputy', scopes: ALL_SCOPES })).body.apiKey as string;
     expect((await api(generation(), 'DELETE', `/api/v1/keys/${bootstrapId}`, deputy)).status).toBe(204);

@@ -5,7 +5,7 @@ import { holdBatch, keyIdOf, quickBatch } from './keys-and-plans';
 import { API_KEY, SERVER_SECRETS } from './support';
 import { api } from './tenant-journey';
 
-const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'admin'];
+const ALL_SCOPES = ['links:read', 'links:write', 'analytics:read', 'audit:read', 'members:write', 'keys:write', 'conversions:write', 'admin'];
 
 /**
  * Plan limits on the real stack: two generation instances share one tenant's plan (requests

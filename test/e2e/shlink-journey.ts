@@ -391,9 +391,12 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       // The redirect sends a browser to each: an unknown code, any other path, the root.
       const html = { 'user-agent': BROWSER_UA, accept: 'text/html,application/xhtml+xml' };
       const unknownCode = `zz${randomUUID().slice(0, 6)}`;
+      // Both edits reach the redirect at its next refresh; the second (the root's) is the one to wait for.
       await eventually(
         'the redirect has the new settings',
-        async () => (await locationOf(endpoints().redirect, unknownCode, html)) === 'https://example.com/missing',
+        async () =>
+          (await locationOf(endpoints().redirect, '', html)) === 'https://example.com/home2' &&
+          (await locationOf(endpoints().redirect, unknownCode, html)) === 'https://example.com/missing',
       );
       expect(await locationOf(endpoints().redirect, 'wp-login.php', html)).toBe('https://example.com/no-such-page');
       expect(await locationOf(endpoints().redirect, 'assets/x/y.png', html)).toBe('https://example.com/no-such-page');
