@@ -16,7 +16,9 @@ export function domainsEnv(dns: DnsResponder, front: PortForward): Record<string
     DOMAIN_DNS_RESOLVER: dns.address,
     DOMAIN_HTTP_CHECK_PORT: String(front.port),
     DOMAIN_CHECK_ALLOW_PRIVATE: 'on',
-    DOMAIN_CHECK_TIMEOUT_MS: '1000',
+    // A check that gets no answer in time is not conclusive: on a loaded machine the journey's name
+    // server (in the test process) answered later than 1 s and a removed record was never counted.
+    DOMAIN_CHECK_TIMEOUT_MS: '5000',
     DOMAIN_VERIFIER_INTERVAL_MS: '200',
     DOMAIN_FIRST_CHECK_MS: '0',
     DOMAIN_CHECK_BACKOFF_MS: '300',
@@ -215,10 +217,14 @@ export function describeDomainsJourney(apps: () => DomainsJourneyApps) {
 
     it('flags a domain whose record is gone: unverified after the re-checks, the tenant told, nothing served; verified again once it is back', async () => {
       apps().dns.setTxt(record.name, []);
-      const lost = await eventually('the domain unverified', async () => {
-        const state = await ownership(first);
-        return state.status === 'unverified' && state;
-      });
+      const lost = await eventually(
+        'the domain unverified',
+        async () => {
+          const state = await ownership(first);
+          return state.status === 'unverified' && state;
+        },
+        60_000,
+      );
       expect(lost).toMatchObject({ failures: 2, lastFailure: expect.stringContaining('no TXT record') });
       const told = await eventually('the webhook', async () => receiver.of('domain.unverified').length > 0 && receiver.of('domain.unverified'));
       expect(told[0][1].data).toMatchObject({ domain: { name: first, status: 'unverified' } });
