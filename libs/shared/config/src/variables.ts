@@ -198,9 +198,9 @@ export const VARIABLES = {
   ),
   REQUEST_DEADLINE_API_MS: withDefault(
     'HTTP',
-    '4000',
+    '20000',
     int(100, 600_000),
-    'An API request not answered within this gets 503 `DEADLINE_EXCEEDED`, and the shard and ClickHouse calls under it get only what is left (a streamed body or answer keeps its own limits).',
+    'An API request not answered within this gets 503 `DEADLINE_EXCEEDED`, and the shard and ClickHouse calls under it get only what is left (a streamed body or answer keeps its own limits). Above the longest call the API makes on purpose: a domain ownership check, two DNS questions and an HTTP check of DOMAIN_CHECK_TIMEOUT_MS (5 s) each.',
   ),
 
   // ------------------------------------------------------------------ Secrets
