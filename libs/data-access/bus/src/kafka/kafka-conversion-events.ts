@@ -1,9 +1,10 @@
 import { randomUUID } from 'crypto';
-import { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { ConversionBatch, ConversionEvent, ConversionEventSink, ConversionEventSource } from '@shortlink/clicks-domain';
 import { BusLogger } from '../logging';
 import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
 import { ensureClickTopic } from './ensure-click-topic';
+import { TopicProducer } from './topic-producer';
 
 const VERSION = 1;
 
@@ -37,36 +38,19 @@ export interface KafkaConversionOptions extends KafkaConnectionOptions {
  * use, the topic created if missing.
  */
 export class KafkaConversionEventSink implements ConversionEventSink {
-  private readonly kafka: Kafka;
-  private producer: Promise<Producer> | null = null;
+  private readonly producer: TopicProducer;
 
-  constructor(private readonly options: KafkaConversionOptions) {
-    this.kafka = createKafkaClient(options, { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 }, '-conversions-producer');
+  constructor(options: KafkaConversionOptions) {
+    this.producer = new TopicProducer(options, '-conversions-producer');
   }
 
   async send(events: readonly ConversionEvent[]): Promise<void> {
     if (!events.length) return;
-    const producer = await this.connect();
-    await producer.send({ topic: this.options.topic, acks: -1, messages: events.map((e) => ({ key: conversionKeyOf(e), value: encodeConversionEvent(e) })) });
+    await this.producer.send(events.map((e) => ({ key: conversionKeyOf(e), value: encodeConversionEvent(e) })));
   }
 
-  async close(): Promise<void> {
-    const producer = this.producer;
-    this.producer = null;
-    await producer?.then((p) => p.disconnect()).catch(() => undefined);
-  }
-
-  private connect(): Promise<Producer> {
-    this.producer ??= (async () => {
-      await ensureClickTopic(this.options.brokers, this.options.topic, this.options.partitions ?? 6, this.options);
-      const producer = this.kafka.producer({ allowAutoTopicCreation: false });
-      await producer.connect();
-      return producer;
-    })().catch((error) => {
-      this.producer = null;
-      throw error;
-    });
-    return this.producer;
+  close(): Promise<void> {
+    return this.producer.close();
   }
 }
 

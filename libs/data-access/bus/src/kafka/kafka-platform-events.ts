@@ -1,8 +1,9 @@
-import { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { PlatformEvent, PlatformEventSink, PlatformEventSource } from '@shortlink/webhooks-domain';
 import { BusLogger } from '../logging';
 import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
 import { ensureClickTopic } from './ensure-click-topic';
+import { TopicProducer } from './topic-producer';
 
 const VERSION = 1;
 
@@ -33,36 +34,19 @@ export interface KafkaPlatformEventOptions extends KafkaConnectionOptions {
  * receiver, only on this send.
  */
 export class KafkaPlatformEventSink implements PlatformEventSink {
-  private readonly kafka: Kafka;
-  private producer: Promise<Producer> | null = null;
+  private readonly producer: TopicProducer;
 
-  constructor(private readonly options: KafkaPlatformEventOptions) {
-    this.kafka = createKafkaClient(options, { retries: 2, initialRetryTime: 100, maxRetryTime: 1000 }, '-events-producer');
+  constructor(options: KafkaPlatformEventOptions) {
+    this.producer = new TopicProducer(options, '-events-producer');
   }
 
   async publish(events: readonly PlatformEvent[]): Promise<void> {
     if (!events.length) return;
-    const producer = await this.connect();
-    await producer.send({ topic: this.options.topic, acks: -1, messages: events.map((e) => ({ key: e.tenantId, value: encodePlatformEvent(e) })) });
+    await this.producer.send(events.map((e) => ({ key: e.tenantId, value: encodePlatformEvent(e) })));
   }
 
-  async close(): Promise<void> {
-    const producer = this.producer;
-    this.producer = null;
-    await producer?.then((p) => p.disconnect()).catch(() => undefined);
-  }
-
-  private connect(): Promise<Producer> {
-    this.producer ??= (async () => {
-      await ensureClickTopic(this.options.brokers, this.options.topic, this.options.partitions ?? 6, this.options);
-      const producer = this.kafka.producer({ allowAutoTopicCreation: false });
-      await producer.connect();
-      return producer;
-    })().catch((error) => {
-      this.producer = null;
-      throw error;
-    });
-    return this.producer;
+  close(): Promise<void> {
+    return this.producer.close();
   }
 }
 
