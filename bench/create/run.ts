@@ -187,7 +187,9 @@ async function main() {
           const r = await attack(vegeta, dir, targets!, rate, app!.proc.pid);
           const key = `${name}\u0000${rate}`;
           runs.set(key, [...(runs.get(key) ?? []), r]);
-          log(`${name} ${rate}/s: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.created} created, other ${r.statuses}, app ${r.appCpuMs?.toFixed(2)} ms CPU a create`);
+          log(
+            `${name} ${rate}/s: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.created} created, other ${r.statuses}, app ${r.appCpuMs?.toFixed(2)} ms CPU a create`,
+          );
         }
       }
     }
