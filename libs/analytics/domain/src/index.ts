@@ -48,6 +48,7 @@ export {
   type SeriesPoint,
   type SeriesResult,
   type TopLinkRow,
+  type LinkConversionRow,
   type VisitDeletion,
   type VisitQuery,
   VISITOR_SECRET,
@@ -81,5 +82,6 @@ export {
   type ConversionStore,
   type ConversionTotals,
   type Customer,
+  type StripeSettings,
 } from './conversions/ports';
 export { InMemoryConversionStore } from './conversions/in-memory-conversion-store';

@@ -1,9 +1,11 @@
-import { ConversionStore, Customer } from './ports';
+import { ConversionStore, Customer, StripeSettings } from './ports';
 
 /** The conversion store in memory: the domain's specs, and the contract suite's reference. */
 export class InMemoryConversionStore implements ConversionStore {
   private readonly customers = new Map<string, Customer>();
   private readonly invoices = new Set<string>();
+  private readonly stripe = new Map<string, StripeSettings>();
+  private readonly stripeCustomers = new Map<string, string>();
 
   async addCustomer(customer: Customer): Promise<{ created: boolean; customer: Customer }> {
     const key = `${customer.tenantId}\u0000${customer.customerId}`;
@@ -30,5 +32,27 @@ export class InMemoryConversionStore implements ConversionStore {
 
   async releaseInvoice(tenantId: string, invoiceId: string): Promise<void> {
     this.invoices.delete(`${tenantId}\u0000${invoiceId}`);
+  }
+
+  async stripeSettings(tenantId: string): Promise<StripeSettings | null> {
+    return this.stripe.get(tenantId) ?? null;
+  }
+
+  async saveStripeSettings(settings: StripeSettings): Promise<void> {
+    const before = this.stripe.get(settings.tenantId);
+    this.stripe.set(settings.tenantId, before ? { ...settings, createdAt: before.createdAt } : settings);
+  }
+
+  async removeStripeSettings(tenantId: string): Promise<boolean> {
+    return this.stripe.delete(tenantId);
+  }
+
+  async linkStripeCustomer(tenantId: string, stripeCustomerId: string, customerId: string): Promise<void> {
+    const key = `${tenantId}\u0000${stripeCustomerId}`;
+    if (!this.stripeCustomers.has(key)) this.stripeCustomers.set(key, customerId);
+  }
+
+  async stripeCustomer(tenantId: string, stripeCustomerId: string): Promise<string | null> {
+    return this.stripeCustomers.get(`${tenantId}\u0000${stripeCustomerId}`) ?? null;
   }
 }

@@ -20,6 +20,7 @@ describe('the meta database migrations, assembled from the contexts', () => {
       'SessionClient1735250000001',
       'Safety1735300000001',
       'Conversions1735400000001',
+      'StripeReceiver1735400000002',
     ]);
   });
 
@@ -40,6 +41,7 @@ describe('the meta database migrations, assembled from the contexts', () => {
       '013_session_client',
       '014_safety',
       '015_conversions',
+      '016_stripe_receiver',
     ]);
   });
 });
