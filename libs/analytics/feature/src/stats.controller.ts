@@ -321,7 +321,7 @@ export class StatsController {
         reply,
         'conversions',
         ['domain', 'code', 'clicks', 'leads', 'sales', 'revenue', 'leadRate', 'saleRate'],
-        links.map((l) => [l.domain, l.code, l.clicks, l.leads, l.sales, Object.entries(l.revenue).map(([c, n]) => `${c} ${n}`).join(' '), l.leadRate, l.saleRate]),
+        links.map((l) => [l.domain, l.code, l.clicks, l.leads, l.sales, Object.entries(l.revenue).sort(([a], [b]) => a.localeCompare(b)).map(([c, n]) => `${c} ${n}`).join(' '), l.leadRate, l.saleRate]),
       );
     const t = links.reduce(
       (a, l) => ({ clicks: a.clicks + l.clicks, leads: a.leads + l.leads, sales: a.sales + l.sales, revenue: sumRevenue(a.revenue, l.revenue) }),
