@@ -309,7 +309,11 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       expect(created.status).toBe(201);
       const apiKey = created.body.apiKey as string;
       backendKey = (await api(g, 'POST', '/api/v1/keys', apiKey, { name: 'site backend', scopes: ['conversions:write'] })).body.apiKey as string;
-      const link = await api(g, 'POST', '/api/v1/links', apiKey, { url: `http://${SITE}/landing?utm_source=mail`, trackConversions: true, title: 'Spring sale' });
+      const link = await api(g, 'POST', '/api/v1/links', apiKey, {
+        url: `http://${SITE}/landing?utm_source=mail`,
+        trackConversions: true,
+        title: 'Spring sale',
+      });
       expect(link.status).toBe(201);
       const code = link.body.code as string;
 
@@ -352,7 +356,9 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
           id: `evt_web_${run}`,
           object: 'event',
           type: 'invoice.paid',
-          data: { object: { id: `in_web_${run}`, object: 'invoice', customer: 'cus_web', amount_paid: 1500, currency: 'usd', metadata: { customerId: `web_${run}` } } },
+          data: {
+            object: { id: `in_web_${run}`, object: 'invoice', customer: 'cus_web', amount_paid: 1500, currency: 'usd', metadata: { customerId: `web_${run}` } },
+          },
         }),
       );
       expect(paid.body).toMatchObject({ outcome: 'counted', sale: { event: { link: { code }, amount: 1500, currency: 'USD' } } });

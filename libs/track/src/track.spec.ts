@@ -29,8 +29,11 @@ describe('@shortlink/track (docs/analytics.md, "Conversions")', () => {
   });
 
   describe.each([
-    ['the served script', (url: string, o: { param?: string; cookie?: string; days?: number; domain?: string } = {}) =>
-      served(url, Object.fromEntries(Object.entries(o).map(([k, v]) => [`data-${k}`, String(v)])))],
+    [
+      'the served script',
+      (url: string, o: { param?: string; cookie?: string; days?: number; domain?: string } = {}) =>
+        served(url, Object.fromEntries(Object.entries(o).map(([k, v]) => [`data-${k}`, String(v)]))),
+    ],
     ['trackClickId', bundled],
   ])('%s', (_name, run) => {
     it('keeps the click id of the URL in a first-party cookie for 90 days, Secure on https', () => {

@@ -57,7 +57,11 @@ describe('StripeReceiver (docs/stripe.md)', () => {
   it('keeps the secret sealed and answers only its last four characters', async () => {
     const { store, receiver } = await setup();
     const view = await receiver.view('t1');
-    expect(view).toMatchObject({ endpointPath: '/api/v1/integrations/stripe?tenant=t1', webhookSecretHint: 'whsec_…CDEF', events: ['checkout.session.completed', 'invoice.paid'] });
+    expect(view).toMatchObject({
+      endpointPath: '/api/v1/integrations/stripe?tenant=t1',
+      webhookSecretHint: 'whsec_…CDEF',
+      events: ['checkout.session.completed', 'invoice.paid'],
+    });
     expect(JSON.stringify(view)).not.toContain(SECRET);
     expect((await store.stripeSettings('t1'))!.sealedSecret).not.toContain('0123456789');
     await expect(receiver.configure('t1', 'sk_live_nope')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'webhookSecret' } });
@@ -122,8 +126,7 @@ describe('StripeReceiver (docs/stripe.md)', () => {
   });
 
   it('a customer whose lead the tenant reported under the Stripe customer id buys by invoice', async () => {
-    const { receive, sent, receiver } = await setup();
-    void receiver;
+    const { receive, sent } = await setup();
     await receive(checkout('evt_12', { client_reference_id: clickIds.issue('41', Date.now()), customer: 'cus_S3', amount_total: 0 }));
     expect(sent.map((e) => e.kind)).toEqual(['lead']);
     expect(await receive(invoicePaid('evt_13', { id: 'in_3', customer: 'cus_S3' }))).toMatchObject({ outcome: 'counted' });

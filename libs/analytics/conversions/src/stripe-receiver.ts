@@ -115,7 +115,12 @@ export class StripeReceiver {
     if (clickId) {
       const candidate = ownId ?? stripeCustomer ?? session.id;
       try {
-        lead = await this.parts.conversions.lead(tenantId, { clickId, customerId: candidate, eventName: 'Stripe checkout', metadata: { stripeEventId: event.id } });
+        lead = await this.parts.conversions.lead(tenantId, {
+          clickId,
+          customerId: candidate,
+          eventName: 'Stripe checkout',
+          metadata: { stripeEventId: event.id },
+        });
         customerId = candidate;
       } catch (error) {
         // A click id that is not one of the tenant's clicks: still a sale when the customer is known.
@@ -126,7 +131,9 @@ export class StripeReceiver {
     if (customerId === null)
       return ignored(
         event,
-        clickId ? 'the click id is not a click of your links, and the customer is not known' : 'no click id (client_reference_id or metadata.sl_cid) and no known customer',
+        clickId
+          ? 'the click id is not a click of your links, and the customer is not known'
+          : 'no click id (client_reference_id or metadata.sl_cid) and no known customer',
       );
     if (stripeCustomer && stripeCustomer !== customerId) await this.parts.store.linkStripeCustomer(tenantId, stripeCustomer, customerId);
     const amount = session.amount_total ?? 0;
@@ -182,7 +189,14 @@ const viewOf = (s: StripeSettings): StripeSettingsView => ({
   updatedAt: s.updatedAt.toISOString(),
 });
 
-const ignored = (event: Stripe.Event, reason: string): StripeOutcome => ({ eventId: event.id, type: event.type, outcome: 'ignored', reason, lead: null, sale: null });
+const ignored = (event: Stripe.Event, reason: string): StripeOutcome => ({
+  eventId: event.id,
+  type: event.type,
+  outcome: 'ignored',
+  reason,
+  lead: null,
+  sale: null,
+});
 
 function outcome(event: Stripe.Event, lead: TrackResult | null, sale: TrackResult | null, reason: string | null): StripeOutcome {
   const counted = (lead && !lead.duplicate) || (sale && !sale.duplicate);

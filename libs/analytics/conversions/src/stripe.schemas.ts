@@ -29,12 +29,11 @@ export const stripeReceiverQuery = z.strictObject({
   tenant: z.string().min(1).max(64).meta({ description: 'Your tenant id (the `endpointPath` of `GET /api/v1/integrations/stripe` has it)' }),
 });
 
-export const stripeEventBody = z
-  .looseObject({})
-  .meta({
-    id: 'StripeEvent',
-    description: 'A Stripe event (`id`, `type`, `data.object`, …) as Stripe sends it, verified against the Stripe-Signature header over the raw body before it is read',
-  });
+export const stripeEventBody = z.looseObject({}).meta({
+  id: 'StripeEvent',
+  description:
+    'A Stripe event (`id`, `type`, `data.object`, …) as Stripe sends it, verified against the Stripe-Signature header over the raw body before it is read',
+});
 
 export const stripeSignatureHeader = z.looseObject({
   'stripe-signature': z.string().optional().meta({ description: 'Stripe’s signature: `t=<time>,v1=<HMAC-SHA256>`' }),

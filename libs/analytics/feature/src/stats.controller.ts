@@ -309,26 +309,59 @@ export class StatsController {
     const d = q.domain === undefined ? null : q.domain.toLowerCase();
     const converted = await this.store.conversionsByLink(tenantId, d, r, q.limit ?? 100);
     const clicks = converted.length
-      ? await this.store.topLinks(tenantId, d, r, converted.length, converted.map((l) => ({ domain: l.domain, code: l.code })))
+      ? await this.store.topLinks(
+          tenantId,
+          d,
+          r,
+          converted.length,
+          converted.map((l) => ({ domain: l.domain, code: l.code })),
+        )
       : [];
     const clicksOf = new Map(clicks.map((l) => [`${l.domain}/${l.code}`, l.clicks]));
     const links = converted.map((l) => {
       const c = clicksOf.get(`${l.domain}/${l.code}`) ?? 0;
-      return { domain: l.domain, code: l.code, clicks: c, leads: l.leads, sales: l.sales, revenue: l.revenue, leadRate: rateOf(l.leads, c), saleRate: rateOf(l.sales, l.leads) };
+      return {
+        domain: l.domain,
+        code: l.code,
+        clicks: c,
+        leads: l.leads,
+        sales: l.sales,
+        revenue: l.revenue,
+        leadRate: rateOf(l.leads, c),
+        saleRate: rateOf(l.sales, l.leads),
+      };
     });
     if (q.format === 'csv')
       return this.csv(
         reply,
         'conversions',
         ['domain', 'code', 'clicks', 'leads', 'sales', 'revenue', 'leadRate', 'saleRate'],
-        links.map((l) => [l.domain, l.code, l.clicks, l.leads, l.sales, Object.entries(l.revenue).sort(([a], [b]) => a.localeCompare(b)).map(([c, n]) => `${c} ${n}`).join(' '), l.leadRate, l.saleRate]),
+        links.map((l) => [
+          l.domain,
+          l.code,
+          l.clicks,
+          l.leads,
+          l.sales,
+          Object.entries(l.revenue)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([c, n]) => `${c} ${n}`)
+            .join(' '),
+          l.leadRate,
+          l.saleRate,
+        ]),
       );
     const t = links.reduce(
       (a, l) => ({ clicks: a.clicks + l.clicks, leads: a.leads + l.leads, sales: a.sales + l.sales, revenue: sumRevenue(a.revenue, l.revenue) }),
       { clicks: 0, leads: 0, sales: 0, revenue: {} as Record<string, number> },
     );
     const w = this.window(r);
-    return { from: w.from, to: w.to, granularity: w.granularity, totals: { ...t, leadRate: rateOf(t.leads, t.clicks), saleRate: rateOf(t.sales, t.leads) }, links };
+    return {
+      from: w.from,
+      to: w.to,
+      granularity: w.granularity,
+      totals: { ...t, leadRate: rateOf(t.leads, t.clicks), saleRate: rateOf(t.sales, t.leads) },
+      links,
+    };
   }
 
   @Get('stats/orphans')

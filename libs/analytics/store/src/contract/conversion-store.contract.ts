@@ -63,7 +63,13 @@ export function describeConversionStoreContract(name: string, open: () => Promis
     it('keeps one Stripe receiver per tenant: saved, replaced (its creation time kept), removed', async () => {
       const t = tenant();
       expect(await f.conversions.stripeSettings(t)).toBeNull();
-      const first = { tenantId: t, sealedSecret: 'v1.a.b.c', secretHint: 'Ab12', createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 5)), updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 5)) };
+      const first = {
+        tenantId: t,
+        sealedSecret: 'v1.a.b.c',
+        secretHint: 'Ab12',
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 5)),
+        updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 5)),
+      };
       await f.conversions.saveStripeSettings(first);
       expect(await f.conversions.stripeSettings(t)).toEqual(first);
       const later = new Date(Date.UTC(2026, 0, 2, 0, 0, 0, 7));

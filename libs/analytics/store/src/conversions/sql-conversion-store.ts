@@ -83,7 +83,13 @@ export class SqlConversionStore implements ConversionStore {
     );
     if (!rows.length) return null;
     const r = rows[0];
-    return { tenantId: r.tenant_id, sealedSecret: r.sealed_secret, secretHint: r.secret_hint, createdAt: toDate(r.created_at), updatedAt: toDate(r.updated_at) };
+    return {
+      tenantId: r.tenant_id,
+      sealedSecret: r.sealed_secret,
+      secretHint: r.secret_hint,
+      createdAt: toDate(r.created_at),
+      updatedAt: toDate(r.updated_at),
+    };
   }
 
   async saveStripeSettings(settings: StripeSettings): Promise<void> {
