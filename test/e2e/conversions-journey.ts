@@ -38,7 +38,11 @@ async function postStripe(generation: string, path: string, delivery: { body: st
  * `conversions:write`, and the link's stats count 1 lead, 1 sale and its revenue; the webhooks get
  * `lead.created` and `sale.created`. Bad input answers problem+json with stable codes.
  */
-export function describeConversionsJourney(endpoints: () => Endpoints, newTenant: () => Promise<{ apiKey: string }>) {
+/**
+ * `newTenant(plan)`: a new tenant's key. The profile runs with PLAN_FREE_CONVERSIONS_PER_MONTH=3 and
+ * PLAN_FREE_CONVERSION_METADATA_BYTES=64 (the plan caps' test).
+ */
+export function describeConversionsJourney(endpoints: () => Endpoints, newTenant: (plan?: 'free' | 'paid') => Promise<{ apiKey: string }>) {
   describe('conversions: click id, lead, sale, stats and webhooks', () => {
     let receiver: Receiver;
     beforeAll(async () => {
@@ -124,6 +128,41 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
           expect(receiver.of('sale.created').map(([, m]) => m.data.conversion)).toEqual([
             expect.objectContaining({ amount: 4900, currency: 'EUR', link: expect.objectContaining({ code }) }),
           ]);
+          return true;
+        },
+        20_000,
+      );
+    });
+
+    it('a free plan counts its leads and sales per 30 days (429 CONVERSION_LIMIT_REACHED with Retry-After beyond; duplicates free) and caps metadata lower', async () => {
+      const { apiKey } = await newTenant('free');
+      const g = endpoints().generation;
+      const link = await api(g, 'POST', '/api/v1/links', apiKey, { url: 'https://shop.example/free', trackConversions: true });
+      const code = link.body.code as string;
+      const click = await fetch(`${endpoints().redirect}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
+      const clickId = new URL(click.headers.get('location')!).searchParams.get('sl_cid')!;
+      const big = await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId, eventName: 'Sign up', customerId: 'f1', metadata: { note: 'x'.repeat(80) } });
+      expect(big.status).toBe(400);
+      expect(big.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'metadata' });
+      expect((await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId, eventName: 'Sign up', customerId: 'f1', metadata: { plan: 'free' } })).status).toBe(
+        201,
+      );
+      const sale = { customerId: 'f1', amount: 500, currency: 'EUR', eventName: 'Purchase' };
+      expect((await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: 'f_inv1' })).status).toBe(201);
+      expect((await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: 'f_inv2' })).status).toBe(201);
+      // The plan's three are counted: a new one is refused, a duplicate still answers as before.
+      const over = await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: 'f_inv3' });
+      expect(over.status).toBe(429);
+      expect(over.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(over.body).toMatchObject({ code: 'CONVERSION_LIMIT_REACHED', limit: 3 });
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(86_400);
+      expect((await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: 'f_inv1' })).body).toEqual({ duplicate: true, event: null });
+      // Refused, nothing was kept: the invoice is not taken (a later retry counts it).
+      await eventually(
+        'the stats count the three, not the refused one',
+        async () => {
+          const stats = await api(endpoints().analytics, 'GET', `/api/v1/links/${code}/stats?granularity=day`, apiKey);
+          expect(stats.body.totals).toMatchObject({ leads: 1, sales: 2, revenue: { EUR: 1000 } });
           return true;
         },
         20_000,

@@ -1050,7 +1050,7 @@ export interface paths {
         put?: never;
         /**
          * Report a lead: a customer who came by a click of one of your links
-         * @description The click id names the click (and so the link) that brought the customer; one lead per customer: a second report of the same customerId answers `duplicate: true`. 404 `CLICK_ID_NOT_FOUND` for a click id that is not one of your links’ clicks or is older than CONVERSION_CLICK_ID_TTL_DAYS (90); nothing is stored then.
+         * @description The click id names the click (and so the link) that brought the customer; one lead per customer: a second report of the same customerId answers `duplicate: true`. 404 `CLICK_ID_NOT_FOUND` for a click id that is not one of your links’ clicks or is older than CONVERSION_CLICK_ID_TTL_DAYS (90); nothing is stored then. 429 `CONVERSION_LIMIT_REACHED` (with Retry-After) once the plan’s leads and sales of 30 days are counted (PLAN_*_CONVERSIONS_PER_MONTH; a duplicate costs nothing); metadata beyond the plan’s PLAN_*_CONVERSION_METADATA_BYTES is 400 `VALIDATION_FAILED` (`field: metadata`).
          *
          *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -1072,7 +1072,7 @@ export interface paths {
         put?: never;
         /**
          * Report a sale (or, with a negative amount, a refund) of a customer who came as a lead
-         * @description Attributed to the link of the customer’s first lead (first touch). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported.
+         * @description Attributed to the link of the customer’s first lead (first touch). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported. The plan’s caps as for leads (429 `CONVERSION_LIMIT_REACHED`).
          *
          *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -1924,7 +1924,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "CONVERSION_LIMIT_REACHED" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {

@@ -366,7 +366,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "CONVERSION_LIMIT_REACHED" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
-import { ConversionService, ConversionStore, StripeSettings, TrackResult } from '@shortlink/clicks-domain';
+import { ConversionCaps, ConversionService, ConversionStore, StripeSettings, TrackResult } from '@shortlink/clicks-domain';
 import type { SecretBox } from '@shortlink/webhooks-domain';
 
 /** The Stripe events that become conversions (docs/stripe.md). */
@@ -56,7 +56,13 @@ export class StripeReceiver {
   private readonly stripe = new Stripe('sk_unused_by_shortlink');
 
   constructor(
-    private readonly parts: { store: ConversionStore; conversions: ConversionService; box: SecretBox },
+    private readonly parts: {
+      store: ConversionStore;
+      conversions: ConversionService;
+      box: SecretBox;
+      /** The tenant's plan's caps (metadata bytes, events per 30 days), as the track API applies them. */
+      caps?: (tenantId: string) => Promise<ConversionCaps>;
+    },
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -100,12 +106,14 @@ export class StripeReceiver {
         { cause: error },
       );
     }
-    if (event.type === 'checkout.session.completed') return this.checkout(tenantId, event, event.data.object);
-    if (event.type === 'invoice.paid') return this.invoice(tenantId, event, event.data.object);
-    return ignored(event, `${event.type} is not a conversion (the receiver counts ${STRIPE_EVENTS.join(' and ')})`);
+    if (event.type !== 'checkout.session.completed' && event.type !== 'invoice.paid')
+      return ignored(event, `${event.type} is not a conversion (the receiver counts ${STRIPE_EVENTS.join(' and ')})`);
+    const caps = (await this.parts.caps?.(tenantId)) ?? {};
+    if (event.type === 'checkout.session.completed') return this.checkout(tenantId, event, event.data.object, caps);
+    return this.invoice(tenantId, event, event.data.object, caps);
   }
 
-  private async checkout(tenantId: string, event: Stripe.Event, session: Stripe.Checkout.Session): Promise<StripeOutcome> {
+  private async checkout(tenantId: string, event: Stripe.Event, session: Stripe.Checkout.Session, caps: ConversionCaps): Promise<StripeOutcome> {
     if (session.payment_status === 'unpaid') return ignored(event, 'the session is not paid');
     const stripeCustomer = idOf(session.customer);
     const clickId = session.client_reference_id?.trim() || fromMetadata(CLICK_ID_KEYS, session.metadata);
@@ -115,12 +123,16 @@ export class StripeReceiver {
     if (clickId) {
       const candidate = ownId ?? stripeCustomer ?? session.id;
       try {
-        lead = await this.parts.conversions.lead(tenantId, {
-          clickId,
-          customerId: candidate,
-          eventName: 'Stripe checkout',
-          metadata: { stripeEventId: event.id },
-        });
+        lead = await this.parts.conversions.lead(
+          tenantId,
+          {
+            clickId,
+            customerId: candidate,
+            eventName: 'Stripe checkout',
+            metadata: { stripeEventId: event.id },
+          },
+          caps,
+        );
         customerId = candidate;
       } catch (error) {
         // A click id that is not one of the tenant's clicks: still a sale when the customer is known.
@@ -138,18 +150,22 @@ export class StripeReceiver {
     if (stripeCustomer && stripeCustomer !== customerId) await this.parts.store.linkStripeCustomer(tenantId, stripeCustomer, customerId);
     const amount = session.amount_total ?? 0;
     if (amount === 0 || !session.currency) return outcome(event, lead, null, 'nothing was paid');
-    const sale = await this.parts.conversions.sale(tenantId, {
-      customerId,
-      amount,
-      currency: session.currency,
-      eventName: 'Stripe checkout',
-      invoiceId: idOf(session.invoice) ?? event.id,
-      metadata: { stripeEventId: event.id, checkoutSession: session.id },
-    });
+    const sale = await this.parts.conversions.sale(
+      tenantId,
+      {
+        customerId,
+        amount,
+        currency: session.currency,
+        eventName: 'Stripe checkout',
+        invoiceId: idOf(session.invoice) ?? event.id,
+        metadata: { stripeEventId: event.id, checkoutSession: session.id },
+      },
+      caps,
+    );
     return outcome(event, lead, sale, null);
   }
 
-  private async invoice(tenantId: string, event: Stripe.Event, invoice: Stripe.Invoice): Promise<StripeOutcome> {
+  private async invoice(tenantId: string, event: Stripe.Event, invoice: Stripe.Invoice, caps: ConversionCaps): Promise<StripeOutcome> {
     if (!invoice.id) return ignored(event, 'the invoice has no id');
     const stripeCustomer = idOf(invoice.customer);
     const subscriptionMetadata = invoice.parent?.subscription_details?.metadata;
@@ -158,14 +174,18 @@ export class StripeReceiver {
     const customerId = await this.knownCustomer(tenantId, [ownId, linked, stripeCustomer]);
     if (customerId === null) return ignored(event, 'the invoice’s customer is not known (no lead was reported for it)');
     if (invoice.amount_paid === 0) return ignored(event, 'nothing was paid');
-    const sale = await this.parts.conversions.sale(tenantId, {
-      customerId,
-      amount: invoice.amount_paid,
-      currency: invoice.currency,
-      eventName: 'Stripe invoice paid',
-      invoiceId: invoice.id,
-      metadata: { stripeEventId: event.id },
-    });
+    const sale = await this.parts.conversions.sale(
+      tenantId,
+      {
+        customerId,
+        amount: invoice.amount_paid,
+        currency: invoice.currency,
+        eventName: 'Stripe invoice paid',
+        invoiceId: invoice.id,
+        metadata: { stripeEventId: event.id },
+      },
+      caps,
+    );
     return outcome(event, null, sale, null);
   }
 

@@ -70,7 +70,13 @@ export {
 export { dayOf, MAX_CLICKS_PER_WRITE, type PlannableClicks, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';
 export { QR_SEGMENT, qrUrlOf } from './qr';
 export { checkLead, checkMetadata, checkSale, CONVERSION_LIMITS, type ConversionEvent, type LeadInput, type SaleInput } from './conversions/conversion';
-export { type ConversionObserver, ConversionService, type ConversionServiceOptions, type TrackResult } from './conversions/conversion-service';
+export {
+  type ConversionCaps,
+  type ConversionObserver,
+  ConversionService,
+  type ConversionServiceOptions,
+  type TrackResult,
+} from './conversions/conversion-service';
 export {
   CONVERSION_EVENT_SINK,
   CONVERSION_EVENT_SOURCE,

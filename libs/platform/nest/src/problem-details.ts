@@ -71,6 +71,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   CUSTOMER_NOT_FOUND: 404,
   STRIPE_SIGNATURE_INVALID: 400,
   STRIPE_NOT_CONFIGURED: 404,
+  CONVERSION_LIMIT_REACHED: 429,
 };
 
 /** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */

@@ -1,3 +1,4 @@
+import { DomainError, ErrorCode } from '@shortlink/core';
 import { ClickIds } from '../click-id';
 import { ConversionEvent } from './conversion';
 import { ConversionService } from './conversion-service';
@@ -110,5 +111,33 @@ describe('ConversionService (docs/analytics.md, "Conversions")', () => {
     fail(false);
     expect((await service.sale('t1', sale)).duplicate).toBe(false);
     expect(sent.map((e) => e.kind)).toEqual(['lead', 'sale']);
+  });
+
+  it('asks the plan to admit each new event only (a duplicate is free); refused, nothing is kept and the retry counts; the plan’s metadata bytes apply', async () => {
+    const { service, sent } = setup();
+    let left = 2;
+    const caps = {
+      maxMetadataBytes: 20,
+      admit: async () => {
+        if (left-- <= 0) throw new DomainError(ErrorCode.CONVERSION_LIMIT_REACHED, 'no more this month', { retryAfterSeconds: 60 });
+      },
+    };
+    const clickId = clickIds.issue('41', now)!;
+    await expect(service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q', metadata: { x: 'y'.repeat(30) } }, caps)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'metadata' },
+    });
+    expect((await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q' }, caps)).duplicate).toBe(false);
+    expect((await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q' }, caps)).duplicate).toBe(true);
+    const sale = { customerId: 'cus_q', amount: 100, currency: 'USD', eventName: 'Purchase', invoiceId: 'inv_q' };
+    expect((await service.sale('t1', sale, caps)).duplicate).toBe(false);
+    expect((await service.sale('t1', sale, caps)).duplicate).toBe(true);
+    // The plan's month is used up: refused, and the invoice and the customer are given back.
+    await expect(service.sale('t1', { ...sale, invoiceId: 'inv_q2' }, caps)).rejects.toMatchObject({ code: 'CONVERSION_LIMIT_REACHED' });
+    await expect(service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q2' }, caps)).rejects.toMatchObject({ code: 'CONVERSION_LIMIT_REACHED' });
+    left = 2;
+    expect((await service.sale('t1', { ...sale, invoiceId: 'inv_q2' }, caps)).duplicate).toBe(false);
+    expect((await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q2' }, caps)).duplicate).toBe(false);
+    expect(sent.map((e) => e.kind)).toEqual(['lead', 'sale', 'sale', 'lead']);
   });
 });
