@@ -169,6 +169,29 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       );
     });
 
+    it('last-touch attribution as the tenant’s setting: a later click of a known customer takes its next sales', async () => {
+      const { apiKey } = await newTenant();
+      const g = endpoints().generation;
+      const clickOf = async (url: string) => {
+        const link = await api(g, 'POST', '/api/v1/links', apiKey, { url, trackConversions: true });
+        const click = await fetch(`${endpoints().redirect}/${link.body.code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
+        return { code: link.body.code as string, clickId: new URL(click.headers.get('location')!).searchParams.get('sl_cid')! };
+      };
+      const ad = await clickOf('https://shop.example/from-ad');
+      const mail = await clickOf('https://shop.example/from-mail');
+      expect((await api(g, 'GET', '/api/v1/conversions/settings', apiKey)).body).toEqual({ attribution: 'first' });
+      const bad = await api(g, 'PUT', '/api/v1/conversions/settings', apiKey, { attribution: 'linear' });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+      expect((await api(g, 'PUT', '/api/v1/conversions/settings', apiKey, { attribution: 'last' })).body).toEqual({ attribution: 'last' });
+      expect((await api(g, 'GET', '/api/v1/conversions/settings', apiKey)).body).toEqual({ attribution: 'last' });
+      expect((await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId: ad.clickId, eventName: 'Sign up', customerId: 'lt1' })).status).toBe(201);
+      const again = await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId: mail.clickId, eventName: 'Sign up', customerId: 'lt1' });
+      expect(again.body).toEqual({ duplicate: true, event: null });
+      const sold = await api(g, 'POST', '/api/v1/track/sale', apiKey, { customerId: 'lt1', amount: 700, currency: 'EUR', eventName: 'Purchase' });
+      expect(sold.body).toMatchObject({ event: { link: { code: mail.code }, clickId: mail.clickId } });
+    });
+
     it('the Stripe receiver: a secret configured (never answered), signed events verified with the stripe package, a checkout with the click id a lead and a sale, each invoice once', async () => {
       const { apiKey } = await newTenant();
       const g = endpoints().generation;

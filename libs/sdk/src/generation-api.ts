@@ -1072,11 +1072,37 @@ export interface paths {
         put?: never;
         /**
          * Report a sale (or, with a negative amount, a refund) of a customer who came as a lead
-         * @description Attributed to the link of the customer’s first lead (first touch). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported. The plan’s caps as for leads (429 `CONVERSION_LIMIT_REACHED`).
+         * @description Attributed to the link of the customer’s first lead (first touch), or of its latest reported click when the tenant chose last touch (`PUT /api/v1/conversions/settings`). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported. The plan’s caps as for leads (429 `CONVERSION_LIMIT_REACHED`).
          *
          *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         post: operations["trackSale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversions/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the tenant’s conversion settings (its attribution model)
+         * @description Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getConversionSettings"];
+        /**
+         * Set the tenant’s attribution model: first touch (the default) or last touch
+         * @description Applies to the sales reported from then on; sales counted before stay where they were counted.
+         *
+         *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        put: operations["setConversionSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1681,6 +1707,13 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+        };
+        ConversionSettings: {
+            /**
+             * @description Which link a customer’s sales go to: `first`, the link of its first lead (the default), or `last`, of its latest click reported in a lead (a newer click of a known customer moves it; no lead is counted again)
+             * @enum {string}
+             */
+            attribution: "first" | "last";
         };
         StripeSettingsInput: {
             /**
@@ -9360,6 +9393,182 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getConversionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    setConversionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversionSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
                 };
             };
             /** @description problem+json (429) */

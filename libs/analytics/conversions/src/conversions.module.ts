@@ -5,7 +5,7 @@ import { CODE_SECRET, LINK_REPOSITORY, LinkRepository } from '@shortlink/links-d
 import { APP_CONFIG } from '@shortlink/nest-platform';
 import { PlanRateLimiter, TENANT_STORE, TenantStore } from '@shortlink/tenants-domain';
 import { EventPublisher, SecretBox } from '@shortlink/webhooks-domain';
-import { capsOf, conversionView, TrackController } from './track.controller';
+import { capsOf, ConversionSettingsController, conversionView, TrackController } from './track.controller';
 import { StripeController } from './stripe.controller';
 import { StripeReceiver } from './stripe-receiver';
 
@@ -19,7 +19,7 @@ export const CONVERSIONS_PORTS: readonly symbol[] = [CONVERSION_STORE, CONVERSIO
  * `sale.created`, to the webhooks' events topic (the EventPublisher of the webhooks context).
  */
 @Module({
-  controllers: [TrackController, StripeController],
+  controllers: [TrackController, ConversionSettingsController, StripeController],
   providers: [
     {
       provide: ConversionService,

@@ -1,9 +1,9 @@
-import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Put, Req, UseGuards } from '@nestjs/common';
 import { ConversionCaps, ConversionEvent, ConversionService, TrackResult } from '@shortlink/clicks-domain';
 import type { AppConfig } from '@shortlink/config';
 import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { Plan, PlanRateLimiter } from '@shortlink/tenants-domain';
-import { leadSchema, saleSchema, trackedSchema } from './track.schemas';
+import { conversionSettingsSchema, leadSchema, saleSchema, trackedSchema } from './track.schemas';
 
 const TAGS = ['conversions'];
 
@@ -72,7 +72,7 @@ export class TrackController {
     summary: 'Report a sale (or, with a negative amount, a refund) of a customer who came as a lead',
     operationId: 'trackSale',
     description:
-      'Attributed to the link of the customer’s first lead (first touch). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported. The plan’s caps as for leads (429 `CONVERSION_LIMIT_REACHED`).',
+      'Attributed to the link of the customer’s first lead (first touch), or of its latest reported click when the tenant chose last touch (`PUT /api/v1/conversions/settings`). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported. The plan’s caps as for leads (429 `CONVERSION_LIMIT_REACHED`).',
     tags: TAGS,
     scope: 'conversions:write',
     body: saleSchema,
@@ -81,5 +81,39 @@ export class TrackController {
   })
   async sale(@Req() req: AuthenticatedRequest, @Body() body: unknown) {
     return answer(await this.conversions.sale(req.principal!.tenantId, body, this.caps(req)));
+  }
+}
+
+/** The tenant's conversion settings (docs/analytics.md, "Conversions"): its attribution model. */
+@Controller('api/v1/conversions/settings')
+@UseGuards(ApiKeyGuard)
+export class ConversionSettingsController {
+  constructor(@Inject(ConversionService) private readonly conversions: ConversionService) {}
+
+  @Get()
+  @Contract({
+    summary: 'Read the tenant’s conversion settings (its attribution model)',
+    operationId: 'getConversionSettings',
+    tags: TAGS,
+    scope: 'conversions:write',
+    responses: { 200: { description: 'The settings', schema: conversionSettingsSchema } },
+  })
+  async read(@Req() req: AuthenticatedRequest) {
+    return this.conversions.settings(req.principal!.tenantId);
+  }
+
+  @Put()
+  @Contract({
+    summary: 'Set the tenant’s attribution model: first touch (the default) or last touch',
+    operationId: 'setConversionSettings',
+    description: 'Applies to the sales reported from then on; sales counted before stay where they were counted.',
+    tags: TAGS,
+    scope: 'conversions:write',
+    body: conversionSettingsSchema,
+    responses: { 200: { description: 'The settings', schema: conversionSettingsSchema } },
+    errors: [400],
+  })
+  async configure(@Req() req: AuthenticatedRequest, @Body() body: unknown) {
+    return this.conversions.configure(req.principal!.tenantId, body);
   }
 }

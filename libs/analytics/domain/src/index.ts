@@ -78,6 +78,8 @@ export {
   type TrackResult,
 } from './conversions/conversion-service';
 export {
+  ATTRIBUTIONS,
+  type Attribution,
   CONVERSION_EVENT_SINK,
   CONVERSION_EVENT_SOURCE,
   CONVERSION_STORE,

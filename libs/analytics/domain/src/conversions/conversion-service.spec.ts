@@ -140,4 +140,24 @@ describe('ConversionService (docs/analytics.md, "Conversions")', () => {
     expect((await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q2' }, caps)).duplicate).toBe(false);
     expect(sent.map((e) => e.kind)).toEqual(['lead', 'sale', 'sale', 'lead']);
   });
+
+  it('with last touch (the tenant’s setting), a newer click of a known customer takes its later sales; an older one, or first touch, does not', async () => {
+    const { service, sent } = setup();
+    links.set('43', { tenantId: 't1', domain: 'sho.rt', code: 'later12' });
+    expect(await service.settings('t1')).toEqual({ attribution: 'first' });
+    await expect(service.configure('t1', { attribution: 'middle' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'attribution' } });
+    const early = clickIds.issue('41', now - 3_600_000)!;
+    const late = clickIds.issue('43', now - 60_000)!;
+    await service.lead('t1', { clickId: early, eventName: 'Sign up', customerId: 'cus_t' });
+    // First touch: the later click changes nothing.
+    expect((await service.lead('t1', { clickId: late, eventName: 'Sign up', customerId: 'cus_t' })).duplicate).toBe(true);
+    expect((await service.sale('t1', { customerId: 'cus_t', amount: 1, currency: 'EUR', eventName: 'P' })).event?.code).toBe('abc1234');
+    expect(await service.configure('t1', { attribution: 'last' })).toEqual({ attribution: 'last' });
+    expect((await service.lead('t1', { clickId: late, eventName: 'Sign up', customerId: 'cus_t' })).duplicate).toBe(true);
+    expect((await service.sale('t1', { customerId: 'cus_t', amount: 2, currency: 'EUR', eventName: 'P' })).event?.code).toBe('later12');
+    // An older click reported late does not take it back.
+    await service.lead('t1', { clickId: early, eventName: 'Sign up', customerId: 'cus_t' });
+    expect((await service.sale('t1', { customerId: 'cus_t', amount: 3, currency: 'EUR', eventName: 'P' })).event?.code).toBe('later12');
+    expect(sent.filter((e) => e.kind === 'lead')).toHaveLength(1);
+  });
 });

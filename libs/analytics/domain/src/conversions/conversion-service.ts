@@ -2,7 +2,7 @@ import { randomBytes } from 'crypto';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { ClickIds } from '../click-id';
 import { checkLead, checkSale, ConversionEvent } from './conversion';
-import { ConversionEventSink, ConversionLinks, ConversionStore, Customer } from './ports';
+import { Attribution, ATTRIBUTIONS, ConversionEventSink, ConversionLinks, ConversionStore, Customer } from './ports';
 
 export interface ConversionServiceOptions {
   /** How long after its click a click id may be reported (days, default 90). */
@@ -68,7 +68,14 @@ export class ConversionService {
       createdAt: new Date(now),
     };
     const { created, customer } = await this.unavailableAs(() => this.parts.store.addCustomer(candidate));
-    if (!created) return { duplicate: true, event: null };
+    if (!created) {
+      // Last touch (the tenant's setting): a newer click of a known customer becomes the one its sales go to; no lead is counted.
+      const before = this.parts.clickIds.open(customer.clickId);
+      if (customer.clickId !== input.clickId && (before === null || before.issuedAt <= opened.issuedAt))
+        if ((await this.unavailableAs(() => this.parts.store.attribution(tenantId))) === 'last')
+          await this.unavailableAs(() => this.parts.store.touchCustomer(candidate));
+      return { duplicate: true, event: null };
+    }
     await this.admit(caps, () => this.parts.store.removeCustomer(tenantId, customer.customerId));
     const event = this.eventOf('lead', `lead:${customer.customerId}`, customer, now, {
       eventName: input.eventName,
@@ -79,6 +86,19 @@ export class ConversionService {
     });
     await this.send(event, () => this.parts.store.removeCustomer(tenantId, customer.customerId));
     return { duplicate: false, event };
+  }
+
+  /** The tenant's conversion settings: its attribution model (`first` unless set). */
+  async settings(tenantId: string): Promise<{ attribution: Attribution }> {
+    return { attribution: await this.unavailableAs(() => this.parts.store.attribution(tenantId)) };
+  }
+
+  async configure(tenantId: string, body: unknown): Promise<{ attribution: Attribution }> {
+    const attribution = (body as { attribution?: unknown } | null)?.attribution;
+    if (!ATTRIBUTIONS.includes(attribution as Attribution))
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'attribution must be "first" or "last"', { field: 'attribution' });
+    await this.unavailableAs(() => this.parts.store.setAttribution(tenantId, attribution as Attribution));
+    return { attribution: attribution as Attribution };
   }
 
   async sale(tenantId: string, body: unknown, caps: ConversionCaps = {}): Promise<TrackResult> {

@@ -1,10 +1,11 @@
-import { ConversionStore, Customer, StripeSettings } from './ports';
+import { Attribution, ConversionStore, Customer, StripeSettings } from './ports';
 
 /** The conversion store in memory: the domain's specs, and the contract suite's reference. */
 export class InMemoryConversionStore implements ConversionStore {
   private readonly customers = new Map<string, Customer>();
   private readonly invoices = new Set<string>();
   private readonly stripe = new Map<string, StripeSettings>();
+  private readonly attributions = new Map<string, Attribution>();
   private readonly stripeCustomers = new Map<string, string>();
 
   async addCustomer(customer: Customer): Promise<{ created: boolean; customer: Customer }> {
@@ -32,6 +33,20 @@ export class InMemoryConversionStore implements ConversionStore {
 
   async releaseInvoice(tenantId: string, invoiceId: string): Promise<void> {
     this.invoices.delete(`${tenantId}\u0000${invoiceId}`);
+  }
+
+  async touchCustomer(customer: Customer): Promise<void> {
+    const key = `${customer.tenantId}\u0000${customer.customerId}`;
+    const known = this.customers.get(key);
+    if (known) this.customers.set(key, { ...known, linkId: customer.linkId, domain: customer.domain, code: customer.code, clickId: customer.clickId });
+  }
+
+  async attribution(tenantId: string): Promise<Attribution> {
+    return this.attributions.get(tenantId) ?? 'first';
+  }
+
+  async setAttribution(tenantId: string, attribution: Attribution): Promise<void> {
+    this.attributions.set(tenantId, attribution);
   }
 
   async stripeSettings(tenantId: string): Promise<StripeSettings | null> {

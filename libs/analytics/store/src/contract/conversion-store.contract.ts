@@ -60,6 +60,23 @@ export function describeConversionStoreContract(name: string, open: () => Promis
       expect(await f.conversions.claimInvoice(t, 'inv_1', at)).toBe(true);
     });
 
+    it('moves a customer to a newer click (last touch), and keeps each tenant’s attribution model (first by default)', async () => {
+      const t = tenant();
+      const first = aCustomer(t);
+      await f.conversions.addCustomer(first);
+      const later = { ...first, linkId: '77', domain: 'go.acme.example', code: 'Later12', clickId: 'z'.repeat(22), createdAt: new Date() };
+      await f.conversions.touchCustomer(later);
+      expect(await f.conversions.customer(t, first.customerId)).toEqual({ ...later, createdAt: first.createdAt });
+      await f.conversions.touchCustomer(aCustomer(t, { customerId: 'nobody' }));
+      expect(await f.conversions.customer(t, 'nobody')).toBeNull();
+      expect(await f.conversions.attribution(t)).toBe('first');
+      await f.conversions.setAttribution(t, 'last');
+      expect(await f.conversions.attribution(t)).toBe('last');
+      expect(await f.conversions.attribution(tenant())).toBe('first');
+      await f.conversions.setAttribution(t, 'first');
+      expect(await f.conversions.attribution(t)).toBe('first');
+    });
+
     it('keeps one Stripe receiver per tenant: saved, replaced (its creation time kept), removed', async () => {
       const t = tenant();
       expect(await f.conversions.stripeSettings(t)).toBeNull();

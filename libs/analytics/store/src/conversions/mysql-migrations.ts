@@ -62,5 +62,21 @@ export class StripeReceiver1735400000002 implements MigrationInterface {
   }
 }
 
+/** Each tenant's conversion settings (docs/analytics.md, "Conversions"): its attribution model, `first` or `last`. */
+export class ConversionSettings1735400000003 implements MigrationInterface {
+  name = 'ConversionSettings1735400000003';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS conversion_settings (
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        attribution VARCHAR(8) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        PRIMARY KEY (tenant_id)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE conversion_settings');
+  }
+}
+
 /** The conversions context's migrations of the MySQL meta database, in order (the meta database's whole list: @shortlink/wiring's metaMigrations). */
-export const CONVERSIONS_MYSQL_MIGRATIONS = [Conversions1735400000001, StripeReceiver1735400000002];
+export const CONVERSIONS_MYSQL_MIGRATIONS = [Conversions1735400000001, StripeReceiver1735400000002, ConversionSettings1735400000003];

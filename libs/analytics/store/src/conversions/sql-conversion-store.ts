@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import type { ConversionStore, Customer, StripeSettings } from '@shortlink/clicks-domain';
+import type { Attribution, ConversionStore, Customer, StripeSettings } from '@shortlink/clicks-domain';
 import { type SqlDialect, type SqlExecutor, SqliteDb, toDate } from '@shortlink/sql';
 
 interface CustomerRow {
@@ -74,6 +74,27 @@ export class SqlConversionStore implements ConversionStore {
 
   async releaseInvoice(tenantId: string, invoiceId: string): Promise<void> {
     await this.sql.change('DELETE FROM conversion_invoices WHERE tenant_id = ? AND invoice_id = ?', [tenantId, invoiceId]);
+  }
+
+  async touchCustomer(customer: Customer): Promise<void> {
+    await this.sql.change('UPDATE conversion_customers SET link_id = ?, domain = ?, code = ?, click_id = ? WHERE tenant_id = ? AND customer_id = ?', [
+      customer.linkId,
+      customer.domain,
+      customer.code,
+      customer.clickId,
+      customer.tenantId,
+      customer.customerId,
+    ]);
+  }
+
+  async attribution(tenantId: string): Promise<Attribution> {
+    const rows = await this.sql.select<{ attribution: string }>('SELECT attribution FROM conversion_settings WHERE tenant_id = ?', [tenantId]);
+    return rows[0]?.attribution === 'last' ? 'last' : 'first';
+  }
+
+  async setAttribution(tenantId: string, attribution: Attribution): Promise<void> {
+    if ((await this.sql.change('UPDATE conversion_settings SET attribution = ? WHERE tenant_id = ?', [attribution, tenantId])) > 0) return;
+    await this.sql.change(`${this.dialect.insertIgnore} conversion_settings (tenant_id, attribution) VALUES (?, ?)`, [tenantId, attribution]);
   }
 
   async stripeSettings(tenantId: string): Promise<StripeSettings | null> {

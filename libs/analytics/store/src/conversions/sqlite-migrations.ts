@@ -20,4 +20,9 @@ export const CONVERSIONS_SQLITE_MIGRATIONS = [
       CREATE TABLE stripe_customers (
         tenant_id TEXT NOT NULL, stripe_customer_id TEXT NOT NULL, customer_id TEXT NOT NULL, PRIMARY KEY (tenant_id, stripe_customer_id));`,
   },
+  {
+    // Each tenant's conversion settings (docs/analytics.md, "Conversions"): its attribution model.
+    name: '017_conversion_settings',
+    up: `CREATE TABLE conversion_settings (tenant_id TEXT NOT NULL PRIMARY KEY, attribution TEXT NOT NULL);`,
+  },
 ];

@@ -21,6 +21,7 @@ describe('the meta database migrations, assembled from the contexts', () => {
       'Safety1735300000001',
       'Conversions1735400000001',
       'StripeReceiver1735400000002',
+      'ConversionSettings1735400000003',
     ]);
   });
 
@@ -42,6 +43,7 @@ describe('the meta database migrations, assembled from the contexts', () => {
       '014_safety',
       '015_conversions',
       '016_stripe_receiver',
+      '017_conversion_settings',
     ]);
   });
 });
