@@ -150,19 +150,33 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       const sale = { customerId: 'f1', amount: 500, currency: 'EUR', eventName: 'Purchase' };
       expect((await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: 'f_inv1' })).status).toBe(201);
       expect((await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: 'f_inv2' })).status).toBe(201);
-      // The plan's three are counted: a new one is refused, a duplicate still answers as before.
-      const over = await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: 'f_inv3' });
-      expect(over.status).toBe(429);
-      expect(over.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(over.body).toMatchObject({ code: 'CONVERSION_LIMIT_REACHED', limit: 3 });
-      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(86_400);
+      // The plan's three are counted: a new one is refused, a duplicate still answers as before. The
+      // plan windows are shared (Redis on the real stack) with a 250 ms deadline, past which an instance
+      // counts on its own (docs/design.md, "Tenants, keys and plans"): on a busy machine one more may
+      // get through, so the refusal is awaited over a few new invoices, and the stats count exactly
+      // the ones admitted.
+      let over: Awaited<ReturnType<typeof api>> | undefined;
+      let admitted = 2;
+      for (let i = 3; i < 8 && over === undefined; i++) {
+        const r = await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: `f_inv${i}` });
+        if (r.status === 429) over = r;
+        else {
+          expect(r.status).toBe(201);
+          admitted++;
+        }
+      }
+      expect(over).toBeDefined();
+      expect(admitted).toBeLessThanOrEqual(4);
+      expect(over!.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(over!.body).toMatchObject({ code: 'CONVERSION_LIMIT_REACHED', limit: 3 });
+      expect(Number(over!.headers.get('retry-after'))).toBeGreaterThan(86_400);
       expect((await api(g, 'POST', '/api/v1/track/sale', apiKey, { ...sale, invoiceId: 'f_inv1' })).body).toEqual({ duplicate: true, event: null });
       // Refused, nothing was kept: the invoice is not taken (a later retry counts it).
       await eventually(
-        'the stats count the three, not the refused one',
+        'the stats count the admitted ones, not the refused one',
         async () => {
           const stats = await api(endpoints().analytics, 'GET', `/api/v1/links/${code}/stats?granularity=day`, apiKey);
-          expect(stats.body.totals).toMatchObject({ leads: 1, sales: 2, revenue: { EUR: 1000 } });
+          expect(stats.body.totals).toMatchObject({ leads: 1, sales: admitted, revenue: { EUR: 500 * admitted } });
           return true;
         },
         20_000,
