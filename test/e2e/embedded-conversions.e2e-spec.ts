@@ -18,6 +18,8 @@ describe('embedded profile: conversions', () => {
       CLICK_BUFFER_FLUSH_MS: '50',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       CONVERSION_METADATA_MAX_BYTES: '1024',
+      PLAN_FREE_CONVERSIONS_PER_MONTH: '3',
+      PLAN_FREE_CONVERSION_METADATA_BYTES: '64',
     }));
   });
 
@@ -28,6 +30,6 @@ describe('embedded profile: conversions', () => {
 
   describeConversionsJourney(
     () => endpoints,
-    () => createTenant(endpoints),
+    (plan) => createTenant(endpoints, plan),
   );
 });

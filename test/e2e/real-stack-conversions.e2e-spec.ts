@@ -10,11 +10,16 @@ describe('real stack: conversions', () => {
   const run = Date.now().toString(36);
   const stack = useRealStackApps('conversions', {
     olap: 'clickhouse',
-    shared: { KAFKA_CONVERSIONS_TOPIC: `shortlink.conversions.e2e-${run}`, CONVERSION_METADATA_MAX_BYTES: '1024' },
+    shared: {
+      KAFKA_CONVERSIONS_TOPIC: `shortlink.conversions.e2e-${run}`,
+      CONVERSION_METADATA_MAX_BYTES: '1024',
+      PLAN_FREE_CONVERSIONS_PER_MONTH: '3',
+      PLAN_FREE_CONVERSION_METADATA_BYTES: '64',
+    },
     apps: { WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
   describeConversionsJourney(
     () => stack().endpoints,
-    () => createTenant(stack().endpoints),
+    (plan) => createTenant(stack().endpoints, plan),
   );
 });

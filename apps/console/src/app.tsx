@@ -20,6 +20,7 @@ import { go, useRoute } from './ui';
 const NAV: ReadonlyArray<{ route: string; label: string; scope: Scope }> = [
   { route: 'links', label: 'Links', scope: 'links:read' },
   { route: 'analytics', label: 'Analytics', scope: 'analytics:read' },
+  { route: 'conversions', label: 'Conversions', scope: 'analytics:read' },
   { route: 'import', label: 'Import', scope: 'links:write' },
   { route: 'domains', label: 'Domains', scope: 'links:write' },
   { route: 'keys', label: 'API keys', scope: 'keys:write' },
@@ -37,6 +38,7 @@ function Lazy({ load }: { load: () => Promise<ComponentType> }) {
 }
 const loadImport = () => import('./screens/import').then((m) => m.Import);
 const loadAnalytics = () => import('./screens/analytics').then((m) => m.Analytics);
+const loadConversions = () => import('./screens/conversions').then((m) => m.Conversions);
 
 /** A part of the console the role may not use, said as such (never another screen in its place). */
 function NotAllowed({ what }: { what: string }) {
@@ -107,6 +109,7 @@ export function App() {
   else if (screen === 'account' && me.member) body = <Account session={session} />;
   else if (screen === 'import' && canWrite) body = <Lazy load={loadImport} />;
   else if (screen === 'analytics' && session.can('analytics:read')) body = <Lazy load={loadAnalytics} />;
+  else if (screen === 'conversions' && session.can('analytics:read')) body = <Lazy load={loadConversions} />;
   else if (screen === 'domains' && canWrite) body = <Domains session={session} />;
   else if (screen === 'keys' && session.can('keys:write')) body = <Keys session={session} />;
   else if (screen === 'members' && session.can('members:write')) body = <Members session={session} />;

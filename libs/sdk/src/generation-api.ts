@@ -1050,7 +1050,7 @@ export interface paths {
         put?: never;
         /**
          * Report a lead: a customer who came by a click of one of your links
-         * @description The click id names the click (and so the link) that brought the customer; one lead per customer: a second report of the same customerId answers `duplicate: true`. 404 `CLICK_ID_NOT_FOUND` for a click id that is not one of your links’ clicks or is older than CONVERSION_CLICK_ID_TTL_DAYS (90); nothing is stored then.
+         * @description The click id names the click (and so the link) that brought the customer; one lead per customer: a second report of the same customerId answers `duplicate: true`. 404 `CLICK_ID_NOT_FOUND` for a click id that is not one of your links’ clicks or is older than CONVERSION_CLICK_ID_TTL_DAYS (90); nothing is stored then. 429 `CONVERSION_LIMIT_REACHED` (with Retry-After) once the plan’s leads and sales of 30 days are counted (PLAN_*_CONVERSIONS_PER_MONTH; a duplicate costs nothing); metadata beyond the plan’s PLAN_*_CONVERSION_METADATA_BYTES is 400 `VALIDATION_FAILED` (`field: metadata`).
          *
          *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -1072,12 +1072,76 @@ export interface paths {
         put?: never;
         /**
          * Report a sale (or, with a negative amount, a refund) of a customer who came as a lead
-         * @description Attributed to the link of the customer’s first lead (first touch). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported.
+         * @description Attributed to the link of the customer’s first lead (first touch), or of its latest reported click when the tenant chose last touch (`PUT /api/v1/conversions/settings`). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported. The plan’s caps as for leads (429 `CONVERSION_LIMIT_REACHED`).
          *
          *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
         post: operations["trackSale"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversions/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the tenant’s conversion settings (its attribution model)
+         * @description Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getConversionSettings"];
+        /**
+         * Set the tenant’s attribution model: first touch (the default) or last touch
+         * @description Applies to the sales reported from then on; sales counted before stay where they were counted.
+         *
+         *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        put: operations["setConversionSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the Stripe receiver (never its secret)
+         * @description 404 `STRIPE_NOT_CONFIGURED` when there is none.
+         *
+         *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getStripe"];
+        /**
+         * Configure the Stripe receiver: the signing secret of your Stripe webhook endpoint
+         * @description Create a webhook endpoint in Stripe for `checkout.session.completed` and `invoice.paid` with the URL of `endpointPath` on this host, then give its signing secret here. The secret is sealed at rest and never answered (its last four characters only); a second PUT replaces it. 400 `VALIDATION_FAILED` (`field: webhookSecret`) for a value that is not a `whsec_…` secret.
+         *
+         *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        put: operations["configureStripe"];
+        /**
+         * Stripe’s webhook: a signed event (sent by Stripe, not by you)
+         * @description Verified with the `stripe` package against the tenant’s secret (the HMAC-SHA256 of the raw body in Stripe-Signature, at most five minutes old): 400 `STRIPE_SIGNATURE_INVALID` otherwise, and 404 `STRIPE_NOT_CONFIGURED` for a tenant without a receiver. `checkout.session.completed` with a click id (`client_reference_id`, or `metadata.sl_cid`) reports a lead and a sale; with a known customer (`metadata.customerId`, or the Stripe customer of an earlier checkout) a sale; `invoice.paid` of a known customer a sale. A sale counts once per invoice id (else per event id): Stripe’s retries answer `duplicate`. Every other event, and one of no click and no known customer, is answered 200 `ignored` with the reason. 503 `DEPENDENCY_UNAVAILABLE` when the bus did not take the event (Stripe sends it again).
+         */
+        post: operations["receiveStripeEvent"];
+        /**
+         * Remove the Stripe receiver (its deliveries are refused from then on)
+         * @description 404 `STRIPE_NOT_CONFIGURED` when there is none.
+         *
+         *     Needs a key with the `conversions:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        delete: operations["deleteStripe"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1644,6 +1708,24 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        ConversionSettings: {
+            /**
+             * @description Which link a customer’s sales go to: `first`, the link of its first lead (the default), or `last`, of its latest click reported in a lead (a newer click of a known customer moves it; no lead is counted again)
+             * @enum {string}
+             */
+            attribution: "first" | "last";
+        };
+        StripeSettingsInput: {
+            /**
+             * @description The signing secret Stripe shows for the webhook endpoint you created (whsec_…); sealed at rest, never answered
+             * @example whsec_0123456789abcdefABCDEF
+             */
+            webhookSecret: string;
+        };
+        /** @description A Stripe event (`id`, `type`, `data.object`, …) as Stripe sends it, verified against the Stripe-Signature header over the raw body before it is read */
+        StripeEvent: {
+            [key: string]: unknown;
+        };
         SignIn: {
             email: string;
             password: string;
@@ -1763,7 +1845,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "ALIAS_RESERVED" | "BAD_REQUEST" | "DOMAIN_BLOCKED" | "INVALID_ALIAS" | "INVALID_CURSOR" | "INVALID_EVENT_ID" | "INVALID_JSON" | "INVALID_TIME_RANGE" | "INVALID_URL" | "INVITATION_INVALID" | "JSON_TOO_DEEP" | "PASSWORD_TOO_WEAK" | "SECOND_FACTOR_INVALID" | "SSO_STATE_MISMATCH" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED";
+            code: "ALIAS_RESERVED" | "BAD_REQUEST" | "DOMAIN_BLOCKED" | "INVALID_ALIAS" | "INVALID_CURSOR" | "INVALID_EVENT_ID" | "INVALID_JSON" | "INVALID_TIME_RANGE" | "INVALID_URL" | "INVITATION_INVALID" | "JSON_TOO_DEEP" | "PASSWORD_TOO_WEAK" | "SECOND_FACTOR_INVALID" | "SSO_STATE_MISMATCH" | "STRIPE_SIGNATURE_INVALID" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED";
             detail: string;
             instance?: string;
         } & {
@@ -1875,7 +1957,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "CONVERSION_LIMIT_REACHED" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -1936,7 +2018,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CLICK_ID_NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "KEY_NOT_FOUND" | "LINK_DISABLED" | "LINK_NOT_FOUND" | "MEMBER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SESSION_NOT_FOUND" | "SSO_NOT_CONFIGURED" | "TENANT_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
+            code: "CLICK_ID_NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "KEY_NOT_FOUND" | "LINK_DISABLED" | "LINK_NOT_FOUND" | "MEMBER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "SESSION_NOT_FOUND" | "SSO_NOT_CONFIGURED" | "STRIPE_NOT_CONFIGURED" | "TENANT_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
             detail: string;
             instance?: string;
         } & {
@@ -2529,6 +2611,34 @@ export interface components {
                 /** Format: date-time */
                 at: string;
             } | null;
+        };
+        StripeSettings: {
+            /**
+             * @description The path (on this API’s host) to give Stripe as the endpoint URL
+             * @example /api/v1/integrations/stripe?tenant=t_abc
+             */
+            endpointPath: string;
+            /** @description The events to send: the others are answered 200 and ignored */
+            events: string[];
+            /**
+             * @description The secret’s last four characters
+             * @example whsec_…CDEF
+             */
+            webhookSecretHint: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        StripeOutcome: {
+            eventId: string;
+            type: string;
+            /** @enum {string} */
+            outcome: "counted" | "duplicate" | "ignored";
+            /** @description Why nothing (or not everything) was counted */
+            reason: string | null;
+            lead: components["schemas"]["Tracked"] | null;
+            sale: components["schemas"]["Tracked"] | null;
         };
         SignedIn: {
             /** @description The person signed in; null for a key */
@@ -9279,6 +9389,528 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Tracked"];
                 };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getConversionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    setConversionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversionSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getStripe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receiver */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    configureStripe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StripeSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The receiver, as configured (no secret) */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    receiveStripeEvent: {
+        parameters: {
+            query: {
+                /** @description Your tenant id (the `endpointPath` of `GET /api/v1/integrations/stripe` has it) */
+                tenant: string;
+            };
+            header?: {
+                /** @description Stripe’s signature: `t=<time>,v1=<HMAC-SHA256>` */
+                "stripe-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StripeEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: what was counted, or why nothing was */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeOutcome"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    deleteStripe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description problem+json (400) */
             400: {

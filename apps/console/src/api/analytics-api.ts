@@ -65,6 +65,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stats/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The conversion funnel of the tenant's links: clicks → leads → sales, revenue per currency, conversion rates
+         * @description The links with leads or sales over the range, most sales first, each with its clicks (bots excluded), leads, sales, revenue per currency and the rates leads/clicks and sales/leads; `totals` over those links (docs/analytics.md, "Conversions").
+         *
+         *     Needs a key with the `analytics:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getConversionFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/orphans": {
         parameters: {
             query?: never;
@@ -280,7 +302,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "ALIAS_RESERVED" | "BAD_REQUEST" | "DOMAIN_BLOCKED" | "INVALID_ALIAS" | "INVALID_CURSOR" | "INVALID_EVENT_ID" | "INVALID_JSON" | "INVALID_TIME_RANGE" | "INVALID_URL" | "INVITATION_INVALID" | "JSON_TOO_DEEP" | "PASSWORD_TOO_WEAK" | "SECOND_FACTOR_INVALID" | "SSO_STATE_MISMATCH" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED";
+            code: "ALIAS_RESERVED" | "BAD_REQUEST" | "DOMAIN_BLOCKED" | "INVALID_ALIAS" | "INVALID_CURSOR" | "INVALID_EVENT_ID" | "INVALID_JSON" | "INVALID_TIME_RANGE" | "INVALID_URL" | "INVITATION_INVALID" | "JSON_TOO_DEEP" | "PASSWORD_TOO_WEAK" | "SECOND_FACTOR_INVALID" | "SSO_STATE_MISMATCH" | "STRIPE_SIGNATURE_INVALID" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED";
             detail: string;
             instance?: string;
         } & {
@@ -344,7 +366,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "BATCH_CONCURRENCY_LIMIT" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
+            code: "BATCH_CONCURRENCY_LIMIT" | "CONVERSION_LIMIT_REACHED" | "INVITATION_LIMIT_REACHED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "STREAM_LIMIT_REACHED";
             detail: string;
             instance?: string;
         } & {
@@ -434,6 +456,54 @@ export interface components {
                 code: string;
                 clicks: number;
                 visitors: number;
+            }[];
+        };
+        ConversionFunnel: {
+            from: string;
+            to: string;
+            /**
+             * @description Bucket size; bounds are aligned outward to it
+             * @enum {string}
+             */
+            granularity: "minute" | "hour" | "day";
+            totals: {
+                clicks: number;
+                leads: number;
+                sales: number;
+                /**
+                 * @description Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)
+                 * @example {
+                 *       "EUR": 4900
+                 *     }
+                 */
+                revenue: {
+                    [key: string]: number;
+                };
+                /** @description A share between 0 and 1 (4 decimals); null when the step before counted nothing */
+                leadRate: number | null;
+                /** @description A share between 0 and 1 (4 decimals); null when the step before counted nothing */
+                saleRate: number | null;
+            };
+            links: {
+                domain: string;
+                code: string;
+                /** @description Human clicks over the range (bots excluded) */
+                clicks: number;
+                leads: number;
+                sales: number;
+                /**
+                 * @description Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)
+                 * @example {
+                 *       "EUR": 4900
+                 *     }
+                 */
+                revenue: {
+                    [key: string]: number;
+                };
+                /** @description leads / clicks; null without clicks */
+                leadRate: number | null;
+                /** @description sales / leads; null without leads */
+                saleRate: number | null;
             }[];
         };
         OrphanVisits: {
@@ -868,6 +938,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TopLinks"];
+                    "text/csv": string;
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getConversionFunnel: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                granularity?: "minute" | "hour" | "day";
+                limit?: number;
+                domain?: string;
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Links with conversions, most sales first */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionFunnel"];
                     "text/csv": string;
                 };
             };

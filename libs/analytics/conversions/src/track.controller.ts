@@ -1,7 +1,9 @@
-import { Body, Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
-import { ConversionEvent, ConversionService, TrackResult } from '@shortlink/clicks-domain';
-import { ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
-import { leadSchema, saleSchema, trackedSchema } from './track.schemas';
+import { Body, Controller, Get, HttpCode, Inject, Post, Put, Req, UseGuards } from '@nestjs/common';
+import { ConversionCaps, ConversionEvent, ConversionService, TrackResult } from '@shortlink/clicks-domain';
+import type { AppConfig } from '@shortlink/config';
+import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { Plan, PlanRateLimiter } from '@shortlink/tenants-domain';
+import { conversionSettingsSchema, leadSchema, saleSchema, trackedSchema } from './track.schemas';
 
 const TAGS = ['conversions'];
 
@@ -19,6 +21,15 @@ export const conversionView = (e: ConversionEvent) => ({
   at: new Date(e.at).toISOString(),
 });
 
+/**
+ * A plan's caps on conversions (docs/analytics.md, "Conversions"): its metadata bytes, and its
+ * leads and sales per sliding 30 days (429 CONVERSION_LIMIT_REACHED beyond).
+ */
+export const capsOf = (config: AppConfig, limiter: PlanRateLimiter, tenantId: string, plan: Plan): ConversionCaps => ({
+  maxMetadataBytes: config.plans[plan].conversionMetadataBytes,
+  admit: () => limiter.conversion(tenantId, plan),
+});
+
 const answer = (r: TrackResult) => ({ duplicate: r.duplicate, event: r.event ? conversionView(r.event) : null });
 
 /**
@@ -28,7 +39,15 @@ const answer = (r: TrackResult) => ({ duplicate: r.duplicate, event: r.event ? c
 @Controller('api/v1/track')
 @UseGuards(ApiKeyGuard)
 export class TrackController {
-  constructor(@Inject(ConversionService) private readonly conversions: ConversionService) {}
+  constructor(
+    @Inject(ConversionService) private readonly conversions: ConversionService,
+    @Inject(PlanRateLimiter) private readonly limiter: PlanRateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private caps(req: AuthenticatedRequest): ConversionCaps {
+    return capsOf(this.config, this.limiter, req.principal!.tenantId, req.principal!.plan);
+  }
 
   @Post('lead')
   @HttpCode(201)
@@ -36,15 +55,15 @@ export class TrackController {
     summary: 'Report a lead: a customer who came by a click of one of your links',
     operationId: 'trackLead',
     description:
-      'The click id names the click (and so the link) that brought the customer; one lead per customer: a second report of the same customerId answers `duplicate: true`. 404 `CLICK_ID_NOT_FOUND` for a click id that is not one of your links’ clicks or is older than CONVERSION_CLICK_ID_TTL_DAYS (90); nothing is stored then.',
+      'The click id names the click (and so the link) that brought the customer; one lead per customer: a second report of the same customerId answers `duplicate: true`. 404 `CLICK_ID_NOT_FOUND` for a click id that is not one of your links’ clicks or is older than CONVERSION_CLICK_ID_TTL_DAYS (90); nothing is stored then. 429 `CONVERSION_LIMIT_REACHED` (with Retry-After) once the plan’s leads and sales of 30 days are counted (PLAN_*_CONVERSIONS_PER_MONTH; a duplicate costs nothing); metadata beyond the plan’s PLAN_*_CONVERSION_METADATA_BYTES is 400 `VALIDATION_FAILED` (`field: metadata`).',
     tags: TAGS,
     scope: 'conversions:write',
     body: leadSchema,
     responses: { 201: { description: 'Counted (or, `duplicate`, counted before)', schema: trackedSchema } },
-    errors: [404, 503],
+    errors: [404, 429, 503],
   })
   async lead(@Req() req: AuthenticatedRequest, @Body() body: unknown) {
-    return answer(await this.conversions.lead(req.principal!.tenantId, body));
+    return answer(await this.conversions.lead(req.principal!.tenantId, body, this.caps(req)));
   }
 
   @Post('sale')
@@ -53,14 +72,48 @@ export class TrackController {
     summary: 'Report a sale (or, with a negative amount, a refund) of a customer who came as a lead',
     operationId: 'trackSale',
     description:
-      'Attributed to the link of the customer’s first lead (first touch). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported.',
+      'Attributed to the link of the customer’s first lead (first touch), or of its latest reported click when the tenant chose last touch (`PUT /api/v1/conversions/settings`). With an invoiceId a sale counts once however often it is reported (`duplicate: true`). 404 `CUSTOMER_NOT_FOUND` when no lead of this customer was reported. The plan’s caps as for leads (429 `CONVERSION_LIMIT_REACHED`).',
     tags: TAGS,
     scope: 'conversions:write',
     body: saleSchema,
     responses: { 201: { description: 'Counted (or, `duplicate`, counted before)', schema: trackedSchema } },
-    errors: [404, 503],
+    errors: [404, 429, 503],
   })
   async sale(@Req() req: AuthenticatedRequest, @Body() body: unknown) {
-    return answer(await this.conversions.sale(req.principal!.tenantId, body));
+    return answer(await this.conversions.sale(req.principal!.tenantId, body, this.caps(req)));
+  }
+}
+
+/** The tenant's conversion settings (docs/analytics.md, "Conversions"): its attribution model. */
+@Controller('api/v1/conversions/settings')
+@UseGuards(ApiKeyGuard)
+export class ConversionSettingsController {
+  constructor(@Inject(ConversionService) private readonly conversions: ConversionService) {}
+
+  @Get()
+  @Contract({
+    summary: 'Read the tenant’s conversion settings (its attribution model)',
+    operationId: 'getConversionSettings',
+    tags: TAGS,
+    scope: 'conversions:write',
+    responses: { 200: { description: 'The settings', schema: conversionSettingsSchema } },
+  })
+  async read(@Req() req: AuthenticatedRequest) {
+    return this.conversions.settings(req.principal!.tenantId);
+  }
+
+  @Put()
+  @Contract({
+    summary: 'Set the tenant’s attribution model: first touch (the default) or last touch',
+    operationId: 'setConversionSettings',
+    description: 'Applies to the sales reported from then on; sales counted before stay where they were counted.',
+    tags: TAGS,
+    scope: 'conversions:write',
+    body: conversionSettingsSchema,
+    responses: { 200: { description: 'The settings', schema: conversionSettingsSchema } },
+    errors: [400],
+  })
+  async configure(@Req() req: AuthenticatedRequest, @Body() body: unknown) {
+    return this.conversions.configure(req.principal!.tenantId, body);
   }
 }

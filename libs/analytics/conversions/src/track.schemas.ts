@@ -59,3 +59,12 @@ export const trackedSchema = z
       .meta({ description: 'What was counted; null for a duplicate' }),
   })
   .meta({ id: 'Tracked' });
+
+export const conversionSettingsSchema = z
+  .strictObject({
+    attribution: z.enum(['first', 'last']).meta({
+      description:
+        'Which link a customer’s sales go to: `first`, the link of its first lead (the default), or `last`, of its latest click reported in a lead (a newer click of a known customer moves it; no lead is counted again)',
+    }),
+  })
+  .meta({ id: 'ConversionSettings' });

@@ -48,6 +48,7 @@ export {
   type SeriesPoint,
   type SeriesResult,
   type TopLinkRow,
+  type LinkConversionRow,
   type VisitDeletion,
   type VisitQuery,
   VISITOR_SECRET,
@@ -69,8 +70,16 @@ export {
 export { dayOf, MAX_CLICKS_PER_WRITE, type PlannableClicks, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';
 export { QR_SEGMENT, qrUrlOf } from './qr';
 export { checkLead, checkMetadata, checkSale, CONVERSION_LIMITS, type ConversionEvent, type LeadInput, type SaleInput } from './conversions/conversion';
-export { type ConversionObserver, ConversionService, type ConversionServiceOptions, type TrackResult } from './conversions/conversion-service';
 export {
+  type ConversionCaps,
+  type ConversionObserver,
+  ConversionService,
+  type ConversionServiceOptions,
+  type TrackResult,
+} from './conversions/conversion-service';
+export {
+  ATTRIBUTIONS,
+  type Attribution,
   CONVERSION_EVENT_SINK,
   CONVERSION_EVENT_SOURCE,
   CONVERSION_STORE,
@@ -81,5 +90,6 @@ export {
   type ConversionStore,
   type ConversionTotals,
   type Customer,
+  type StripeSettings,
 } from './conversions/ports';
 export { InMemoryConversionStore } from './conversions/in-memory-conversion-store';

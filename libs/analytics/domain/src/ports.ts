@@ -91,6 +91,12 @@ export interface BreakdownRow {
   readonly visitors: number;
 }
 
+/** One link's conversions over a range (conversionsByLink). */
+export interface LinkConversionRow extends ConversionTotals {
+  readonly domain: string;
+  readonly code: string;
+}
+
 export interface TopLinkRow {
   readonly domain: string;
   readonly code: string;
@@ -239,6 +245,11 @@ export interface ClickAggregateStore {
   conversionsThrough(source: string, partition: number): Promise<bigint | undefined>;
   /** A link's leads, sales and revenue per currency over the range, each event key counted once. */
   conversionTotals(scope: LinkScope, range: Pick<RangeQuery, 'from' | 'to'>): Promise<ConversionTotals>;
+  /**
+   * The tenant's links with conversions over the range (the funnel, docs/analytics.md "Conversions"):
+   * leads, sales and revenue per currency per link, each event key counted once, most sales first.
+   */
+  conversionsByLink(tenantId: string, domain: string | null, range: Pick<RangeQuery, 'from' | 'to'>, limit: number): Promise<LinkConversionRow[]>;
   /** Drops the partitions wholly older than the retention allows; returns `table:partition` of each. */
   dropExpired(nowEpochSeconds: number, retention: Retention): Promise<string[]>;
   ping(): Promise<void>;

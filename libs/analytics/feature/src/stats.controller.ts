@@ -85,6 +85,34 @@ const breakdownSchema = z
 const topLinksSchema = z
   .object({ ...window, links: z.array(z.object({ domain: z.string(), code: z.string(), clicks: z.number().int(), visitors: z.number().int() })) })
   .meta({ id: 'TopLinks' });
+const revenue = z
+  .record(z.string(), z.number().int())
+  .meta({ description: "Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)", example: { EUR: 4900 } });
+const rate = z.number().nullable().meta({ description: 'A share between 0 and 1 (4 decimals); null when the step before counted nothing' });
+const funnelRow = z.object({
+  domain: z.string(),
+  code: z.string(),
+  clicks: z.number().int().meta({ description: 'Human clicks over the range (bots excluded)' }),
+  leads: z.number().int(),
+  sales: z.number().int(),
+  revenue,
+  leadRate: rate.meta({ description: 'leads / clicks; null without clicks' }),
+  saleRate: rate.meta({ description: 'sales / leads; null without leads' }),
+});
+const funnelSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    granularity,
+    totals: z.object({ clicks: z.number().int(), leads: z.number().int(), sales: z.number().int(), revenue, leadRate: rate, saleRate: rate }),
+    links: z.array(funnelRow),
+  })
+  .meta({ id: 'ConversionFunnel' });
+const rateOf = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) / 10_000 : null);
+const sumRevenue = (into: Record<string, number>, add: Readonly<Record<string, number>>) => {
+  for (const [c, n] of Object.entries(add)) into[c] = (into[c] ?? 0) + n;
+  return into;
+};
 const orphansSchema = z
   .object({
     ...window,
@@ -258,6 +286,82 @@ export class StatsController {
         links.map((l) => [l.domain, l.code, l.clicks, l.visitors]),
       );
     return { ...this.window(r), links };
+  }
+
+  @Get('stats/conversions')
+  @Contract({
+    summary: "The conversion funnel of the tenant's links: clicks → leads → sales, revenue per currency, conversion rates",
+    operationId: 'getConversionFunnel',
+    description:
+      'The links with leads or sales over the range, most sales first, each with its clicks (bots excluded), leads, sales, revenue per currency and the rates leads/clicks and sales/leads; `totals` over those links (docs/analytics.md, "Conversions").',
+    tags: TAGS,
+    scope: 'analytics:read',
+    query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), domain: domain.optional(), format: format.optional() }),
+    responses: ok('Links with conversions, most sales first', funnelSchema),
+  })
+  async funnel(
+    @Req() req: AuthenticatedRequest,
+    @Query() q: RangeParams & { domain?: string; limit?: number },
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const r = this.range(q, 'exclude', q.granularity ?? 'day');
+    const tenantId = req.principal!.tenantId;
+    const d = q.domain === undefined ? null : q.domain.toLowerCase();
+    const converted = await this.store.conversionsByLink(tenantId, d, r, q.limit ?? 100);
+    const clicks = converted.length
+      ? await this.store.topLinks(
+          tenantId,
+          d,
+          r,
+          converted.length,
+          converted.map((l) => ({ domain: l.domain, code: l.code })),
+        )
+      : [];
+    const clicksOf = new Map(clicks.map((l) => [`${l.domain}/${l.code}`, l.clicks]));
+    const links = converted.map((l) => {
+      const c = clicksOf.get(`${l.domain}/${l.code}`) ?? 0;
+      return {
+        domain: l.domain,
+        code: l.code,
+        clicks: c,
+        leads: l.leads,
+        sales: l.sales,
+        revenue: l.revenue,
+        leadRate: rateOf(l.leads, c),
+        saleRate: rateOf(l.sales, l.leads),
+      };
+    });
+    if (q.format === 'csv')
+      return this.csv(
+        reply,
+        'conversions',
+        ['domain', 'code', 'clicks', 'leads', 'sales', 'revenue', 'leadRate', 'saleRate'],
+        links.map((l) => [
+          l.domain,
+          l.code,
+          l.clicks,
+          l.leads,
+          l.sales,
+          Object.entries(l.revenue)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([c, n]) => `${c} ${n}`)
+            .join(' '),
+          l.leadRate,
+          l.saleRate,
+        ]),
+      );
+    const t = links.reduce(
+      (a, l) => ({ clicks: a.clicks + l.clicks, leads: a.leads + l.leads, sales: a.sales + l.sales, revenue: sumRevenue(a.revenue, l.revenue) }),
+      { clicks: 0, leads: 0, sales: 0, revenue: {} as Record<string, number> },
+    );
+    const w = this.window(r);
+    return {
+      from: w.from,
+      to: w.to,
+      granularity: w.granularity,
+      totals: { ...t, leadRate: rateOf(t.leads, t.clicks), saleRate: rateOf(t.sales, t.leads) },
+      links,
+    };
   }
 
   @Get('stats/orphans')

@@ -8,6 +8,7 @@ import {
   Dimension,
   DIMENSION_ID,
   Granularity,
+  LinkConversionRow,
   LinkScope,
   OrphanQuery,
   OrphanResult,
@@ -243,6 +244,33 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
       }
     }
     return { leads, sales, revenue };
+  }
+
+  async conversionsByLink(tenantId: string, domain: string | null, range: Pick<RangeQuery, 'from' | 'to'>, limit: number): Promise<LinkConversionRow[]> {
+    const when = `at >= ${sqlDateTime(clampEpoch(Math.floor(range.from)))} AND at < ${sqlDateTime(clampEpoch(Math.ceil(range.to)))}`;
+    const where = `tenant_id = ${sqlString(tenantOf(tenantId))}${domain === null ? '' : ` AND domain = ${sqlString(domain)}`} AND ${when}`;
+    // As conversionTotals, per link: each event key once, then per link, kind and currency.
+    const rows = await this.read(() =>
+      this.executor.queryJsonEachRow<{ k_domain: string; k_code: string; k_kind: Int64; k_currency: string; n_events: Int64; n_amount: Int64 }>(
+        `SELECT k_domain, k_code, k_kind, k_currency, count() AS n_events, sum(k_amount) AS n_amount FROM (` +
+          `SELECT event_key, any(domain) AS k_domain, any(code) AS k_code, any(kind) AS k_kind, any(currency) AS k_currency, any(amount) AS k_amount` +
+          ` FROM ${this.db}.conversions WHERE ${where} GROUP BY event_key) GROUP BY k_domain, k_code, k_kind, k_currency`,
+      ),
+    );
+    const links = new Map<string, { domain: string; code: string; leads: number; sales: number; revenue: Record<string, number> }>();
+    for (const r of rows) {
+      const key = `${r.k_domain}\u0000${r.k_code}`;
+      let l = links.get(key);
+      if (!l) links.set(key, (l = { domain: r.k_domain, code: r.k_code, leads: 0, sales: 0, revenue: {} }));
+      if (Number(r.k_kind) === 1) l.leads += Number(r.n_events);
+      else {
+        l.sales += Number(r.n_events);
+        l.revenue[r.k_currency] = (l.revenue[r.k_currency] ?? 0) + Number(r.n_amount);
+      }
+    }
+    return [...links.values()]
+      .sort((a, b) => b.sales - a.sales || b.leads - a.leads || a.domain.localeCompare(b.domain) || a.code.localeCompare(b.code))
+      .slice(0, positive(limit));
   }
 
   async series(scope: LinkScope, range: RangeQuery): Promise<SeriesResult> {

@@ -11,7 +11,7 @@ const principal: Principal = {
   plan: 'free',
   actor: { kind: 'key', id: 'k1', name: 'ci', tenantId: 't1', person: null },
 };
-const limits = { requestsPerMinute: 2, batchRowsPerDay: 10, maxKeys: 5, concurrentBatches: 1, invitationsPerHour: 1 };
+const limits = { requestsPerMinute: 2, batchRowsPerDay: 10, maxKeys: 5, concurrentBatches: 1, invitationsPerHour: 1, conversionsPerMonth: 10 };
 const request = { raw: { socket: { remoteAddress: '203.0.113.9' }, headers: {} }, headers: {} } as unknown as FastifyRequest;
 
 function reply() {

@@ -27,7 +27,7 @@ export { compatCors, compatPreflightHeaders, isCompatPath } from './compat-cors'
 export { AcceptsFormBody } from './form-body';
 export { frontHandlerOf, FrontRoute } from './front-door';
 export { HEALTH_PROBES } from './health';
-export { jsonDepth, MAX_JSON_DEPTH } from './json-body';
+export { jsonDepth, MAX_JSON_DEPTH, rawBodyOf } from './json-body';
 export { Lifecycle, scheduleJob } from './lifecycle';
 export { type ContextLogger, createAppLogger, PinoNestLogger } from './logging';
 export { METRICS_REGISTRY, PORT_GAUGES, TalliedHistogram, talliedCounter } from './metrics';

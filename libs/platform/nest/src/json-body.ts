@@ -47,6 +47,11 @@ export function limitJsonDepth(instance: FastifyInstance): void {
       done(Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'JSON_TOO_DEEP' }), undefined);
       return;
     }
+    // The text as it came, for a route that checks a signature over it (the Stripe receiver: rawBodyOf).
+    (request as { rawBody?: string }).rawBody = body as string;
     parse(request, body as string, done);
   });
 }
+
+/** A JSON request's body as it came (before parsing), or undefined when it had none. */
+export const rawBodyOf = (request: object): string | undefined => (request as { rawBody?: string }).rawBody;

@@ -69,6 +69,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_EVENT_ID: 400,
   CLICK_ID_NOT_FOUND: 404,
   CUSTOMER_NOT_FOUND: 404,
+  STRIPE_SIGNATURE_INVALID: 400,
+  STRIPE_NOT_CONFIGURED: 404,
+  CONVERSION_LIMIT_REACHED: 429,
 };
 
 /** Codes answered below the domain (the HTTP parser, Fastify, the router), by status. */

@@ -41,6 +41,7 @@ import { PathNotFound } from './path-not-found';
 import { tlsAllowedRoute } from './tls-allowed.route';
 import { VisitorPages } from './visitor-pages';
 import { VisitorReportRoute } from './visitor-reports';
+import { TrackScriptRoute } from './track-script.route';
 
 /** The ports the redirect app injects; the composition binds them (wiring, or a shared bridge). */
 export const REDIRECT_PORTS: readonly symbol[] = [
@@ -237,6 +238,8 @@ export class RedirectFeatureModule {
             return new RedirectHttpHandler({ links, recorder, metrics, perIp, global, addresses, config, options, tenants, pages, files, scans, brokenLinks });
           },
         },
+        // `/sl-track.js` on every short domain: the first-party cookie script of conversion tracking (docs/analytics.md, "Conversions").
+        { provide: TrackScriptRoute, useValue: new TrackScriptRoute() },
         {
           // `POST /r/report` on every short domain: the pages' "Report this link" (docs/design.md, "Trust and safety").
           provide: VisitorReportRoute,

@@ -136,7 +136,7 @@ export interface AppConfig {
     readonly bulkMaxLinks: number;
     readonly bulkConcurrency: number;
   };
-  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once, invitations per hour. */
+  /** Per plan and tenant: API requests per minute, batch rows per day, active keys, batches running at once, invitations per hour, domains, conversions per 30 days and their metadata's bytes. */
   readonly plans: Readonly<
     Record<
       'free' | 'paid',
@@ -147,6 +147,8 @@ export interface AppConfig {
         readonly concurrentBatches: number;
         readonly invitationsPerHour: number;
         readonly maxDomains: number;
+        readonly conversionsPerMonth: number;
+        readonly conversionMetadataBytes: number;
       }
     >
   >;
@@ -468,6 +470,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         concurrentBatches: e.PLAN_FREE_CONCURRENT_BATCHES,
         invitationsPerHour: e.PLAN_FREE_INVITATIONS_PER_HOUR,
         maxDomains: e.PLAN_FREE_MAX_DOMAINS,
+        conversionsPerMonth: e.PLAN_FREE_CONVERSIONS_PER_MONTH,
+        conversionMetadataBytes: e.PLAN_FREE_CONVERSION_METADATA_BYTES,
       },
       paid: {
         requestsPerMinute: e.PLAN_PAID_REQUESTS_PER_MINUTE,
@@ -476,6 +480,8 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         concurrentBatches: e.PLAN_PAID_CONCURRENT_BATCHES,
         invitationsPerHour: e.PLAN_PAID_INVITATIONS_PER_HOUR,
         maxDomains: e.PLAN_PAID_MAX_DOMAINS,
+        conversionsPerMonth: e.PLAN_PAID_CONVERSIONS_PER_MONTH,
+        conversionMetadataBytes: e.PLAN_PAID_CONVERSION_METADATA_BYTES,
       },
     },
     links: {

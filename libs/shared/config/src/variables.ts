@@ -282,6 +282,20 @@ export const VARIABLES = {
   PLAN_PAID_REQUESTS_PER_MINUTE: withDefault('Plans', '10000', int(1), 'The same, paid plan.'),
   PLAN_FREE_BATCH_ROWS_PER_DAY: withDefault('Plans', '10000', int(0), 'Batch-created links per tenant and sliding 24 h, free plan.'),
   PLAN_PAID_BATCH_ROWS_PER_DAY: withDefault('Plans', '5000000', int(0), 'The same, paid plan.'),
+  PLAN_FREE_CONVERSIONS_PER_MONTH: withDefault(
+    'Plans',
+    '1000',
+    int(0),
+    'Leads and sales a tenant may have counted per sliding 30 days (reported by its backend or by Stripe; duplicates are free), free plan; beyond: 429 `CONVERSION_LIMIT_REACHED` with Retry-After.',
+  ),
+  PLAN_PAID_CONVERSIONS_PER_MONTH: withDefault('Plans', '10000000', int(0), 'The same, paid plan.'),
+  PLAN_FREE_CONVERSION_METADATA_BYTES: withDefault(
+    'Plans',
+    '512',
+    int(0, 65_536),
+    "Bytes of JSON a lead's or a sale's `metadata` may take, free plan (and never more than `CONVERSION_METADATA_MAX_BYTES`); beyond: 400 `VALIDATION_FAILED` with `field: metadata`.",
+  ),
+  PLAN_PAID_CONVERSION_METADATA_BYTES: withDefault('Plans', '2048', int(0, 65_536), 'The same, paid plan.'),
   PLAN_FREE_MAX_KEYS: withDefault(
     'Plans',
     '5',

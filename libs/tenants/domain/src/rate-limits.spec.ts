@@ -1,8 +1,8 @@
 import { LocalRateWindows, PlanRateLimiter, RateWindowStore, slideWindow } from './rate-limits';
 
 const PLANS = {
-  free: { requestsPerMinute: 100, batchRowsPerDay: 1000, invitationsPerHour: 3 },
-  paid: { requestsPerMinute: 10_000, batchRowsPerDay: 1_000_000, invitationsPerHour: 50 },
+  free: { requestsPerMinute: 100, batchRowsPerDay: 1000, invitationsPerHour: 3, conversionsPerMonth: 2 },
+  paid: { requestsPerMinute: 10_000, batchRowsPerDay: 1_000_000, invitationsPerHour: 50, conversionsPerMonth: 1000 },
 };
 
 describe('slideWindow', () => {
@@ -66,6 +66,21 @@ describe('PlanRateLimiter', () => {
     now = Date.UTC(2026, 11, 7, 11, 0, 0);
     await limiter.invitation('t', 'free');
     await expect(limiter.invitation('t', 'free')).rejects.toMatchObject({ code: 'INVITATION_LIMIT_REACHED' });
+  });
+
+  it('counts a tenant’s plan of conversions per sliding 30 days, then answers CONVERSION_LIMIT_REACHED with the wait', async () => {
+    let now = Date.UTC(2026, 11, 7, 0, 0, 0);
+    const limiter = new PlanRateLimiter(new LocalRateWindows({ now: () => now }), PLANS);
+    await limiter.conversion('t', 'free');
+    now += 10 * 86_400_000;
+    await limiter.conversion('t', 'free');
+    const refused = limiter.conversion('t', 'free');
+    // The first leaves the 30 days (12-hour buckets) after 20 more days.
+    await expect(refused).rejects.toMatchObject({ code: 'CONVERSION_LIMIT_REACHED', details: { limit: 2, retryAfterSeconds: 20 * 86_400 } });
+    await limiter.conversion('other', 'free');
+    await limiter.conversion('big', 'paid');
+    now += 20 * 86_400_000;
+    await limiter.conversion('t', 'free');
   });
 
   it('counts in its own window while the shared store fails, and says when it falls back and recovers', async () => {

@@ -83,6 +83,8 @@ export interface PlanLimits {
   readonly batchRowsPerDay: number;
   /** Invitations per hour (a sliding 60 min) per tenant: each one may mail an address outside it. */
   readonly invitationsPerHour: number;
+  /** Leads and sales counted per sliding 30 days per tenant (docs/analytics.md, "Conversions"). */
+  readonly conversionsPerMonth: number;
 }
 
 export type PlanTable = Readonly<Record<Plan, PlanLimits>>;
@@ -99,6 +101,7 @@ export interface RateDecision {
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
+const MONTH = 30 * DAY;
 
 /**
  * Plans enforced per tenant across instances (docs/design.md, "Tenants, keys and plans"): a tenant's
@@ -155,6 +158,20 @@ export class PlanRateLimiter {
     const decision = decide(limit, await this.hit(`rl:inv:${tenantId}`, limit, HOUR, 1));
     if (!decision.allowed)
       throw new DomainError(ErrorCode.INVITATION_LIMIT_REACHED, `the ${plan} plan sends ${limit} invitations an hour per tenant; try again later`, {
+        limit,
+        retryAfterSeconds: decision.resetSeconds,
+      });
+  }
+
+  /**
+   * One lead or sale counted for the tenant (docs/analytics.md, "Conversions"): 429
+   * CONVERSION_LIMIT_REACHED with the wait beyond the plan's number per sliding 30 days.
+   */
+  async conversion(tenantId: string, plan: Plan): Promise<void> {
+    const limit = this.plans[plan].conversionsPerMonth;
+    const decision = decide(limit, await this.hit(`rl:cnv:${tenantId}`, limit, MONTH, 1));
+    if (!decision.allowed)
+      throw new DomainError(ErrorCode.CONVERSION_LIMIT_REACHED, `the ${plan} plan counts ${limit} leads and sales per 30 days; try again later`, {
         limit,
         retryAfterSeconds: decision.resetSeconds,
       });

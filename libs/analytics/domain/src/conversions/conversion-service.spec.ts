@@ -1,3 +1,4 @@
+import { DomainError, ErrorCode } from '@shortlink/core';
 import { ClickIds } from '../click-id';
 import { ConversionEvent } from './conversion';
 import { ConversionService } from './conversion-service';
@@ -110,5 +111,53 @@ describe('ConversionService (docs/analytics.md, "Conversions")', () => {
     fail(false);
     expect((await service.sale('t1', sale)).duplicate).toBe(false);
     expect(sent.map((e) => e.kind)).toEqual(['lead', 'sale']);
+  });
+
+  it('asks the plan to admit each new event only (a duplicate is free); refused, nothing is kept and the retry counts; the plan’s metadata bytes apply', async () => {
+    const { service, sent } = setup();
+    let left = 2;
+    const caps = {
+      maxMetadataBytes: 20,
+      admit: async () => {
+        if (left-- <= 0) throw new DomainError(ErrorCode.CONVERSION_LIMIT_REACHED, 'no more this month', { retryAfterSeconds: 60 });
+      },
+    };
+    const clickId = clickIds.issue('41', now)!;
+    await expect(service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q', metadata: { x: 'y'.repeat(30) } }, caps)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { field: 'metadata' },
+    });
+    expect((await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q' }, caps)).duplicate).toBe(false);
+    expect((await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q' }, caps)).duplicate).toBe(true);
+    const sale = { customerId: 'cus_q', amount: 100, currency: 'USD', eventName: 'Purchase', invoiceId: 'inv_q' };
+    expect((await service.sale('t1', sale, caps)).duplicate).toBe(false);
+    expect((await service.sale('t1', sale, caps)).duplicate).toBe(true);
+    // The plan's month is used up: refused, and the invoice and the customer are given back.
+    await expect(service.sale('t1', { ...sale, invoiceId: 'inv_q2' }, caps)).rejects.toMatchObject({ code: 'CONVERSION_LIMIT_REACHED' });
+    await expect(service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q2' }, caps)).rejects.toMatchObject({ code: 'CONVERSION_LIMIT_REACHED' });
+    left = 2;
+    expect((await service.sale('t1', { ...sale, invoiceId: 'inv_q2' }, caps)).duplicate).toBe(false);
+    expect((await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_q2' }, caps)).duplicate).toBe(false);
+    expect(sent.map((e) => e.kind)).toEqual(['lead', 'sale', 'sale', 'lead']);
+  });
+
+  it('with last touch (the tenant’s setting), a newer click of a known customer takes its later sales; an older one, or first touch, does not', async () => {
+    const { service, sent } = setup();
+    links.set('43', { tenantId: 't1', domain: 'sho.rt', code: 'later12' });
+    expect(await service.settings('t1')).toEqual({ attribution: 'first' });
+    await expect(service.configure('t1', { attribution: 'middle' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'attribution' } });
+    const early = clickIds.issue('41', now - 3_600_000)!;
+    const late = clickIds.issue('43', now - 60_000)!;
+    await service.lead('t1', { clickId: early, eventName: 'Sign up', customerId: 'cus_t' });
+    // First touch: the later click changes nothing.
+    expect((await service.lead('t1', { clickId: late, eventName: 'Sign up', customerId: 'cus_t' })).duplicate).toBe(true);
+    expect((await service.sale('t1', { customerId: 'cus_t', amount: 1, currency: 'EUR', eventName: 'P' })).event?.code).toBe('abc1234');
+    expect(await service.configure('t1', { attribution: 'last' })).toEqual({ attribution: 'last' });
+    expect((await service.lead('t1', { clickId: late, eventName: 'Sign up', customerId: 'cus_t' })).duplicate).toBe(true);
+    expect((await service.sale('t1', { customerId: 'cus_t', amount: 2, currency: 'EUR', eventName: 'P' })).event?.code).toBe('later12');
+    // An older click reported late does not take it back.
+    await service.lead('t1', { clickId: early, eventName: 'Sign up', customerId: 'cus_t' });
+    expect((await service.sale('t1', { customerId: 'cus_t', amount: 3, currency: 'EUR', eventName: 'P' })).event?.code).toBe('later12');
+    expect(sent.filter((e) => e.kind === 'lead')).toHaveLength(1);
   });
 });

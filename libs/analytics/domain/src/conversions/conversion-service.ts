@@ -2,7 +2,7 @@ import { randomBytes } from 'crypto';
 import { Clock, DomainError, ErrorCode, systemClock } from '@shortlink/core';
 import { ClickIds } from '../click-id';
 import { checkLead, checkSale, ConversionEvent } from './conversion';
-import { ConversionEventSink, ConversionLinks, ConversionStore, Customer } from './ports';
+import { Attribution, ATTRIBUTIONS, ConversionEventSink, ConversionLinks, ConversionStore, Customer } from './ports';
 
 export interface ConversionServiceOptions {
   /** How long after its click a click id may be reported (days, default 90). */
@@ -14,6 +14,16 @@ export interface ConversionServiceOptions {
 export interface TrackResult {
   readonly duplicate: boolean;
   readonly event: ConversionEvent | null;
+}
+
+/**
+ * What the caller's plan allows (docs/analytics.md, "Conversions"): fewer metadata bytes than the
+ * service's maximum, and `admit`, which takes one counted event of the plan's month or throws
+ * (CONVERSION_LIMIT_REACHED). Asked only for an event that is new: a duplicate costs nothing.
+ */
+export interface ConversionCaps {
+  readonly maxMetadataBytes?: number;
+  readonly admit?: () => Promise<void>;
 }
 
 /** Told of each conversion sent (the webhooks' `lead.created` and `sale.created`). */
@@ -41,8 +51,8 @@ export class ConversionService {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async lead(tenantId: string, body: unknown): Promise<TrackResult> {
-    const input = checkLead(body, this.options.maxMetadataBytes);
+  async lead(tenantId: string, body: unknown, caps: ConversionCaps = {}): Promise<TrackResult> {
+    const input = checkLead(body, this.metadataBytes(caps));
     const now = this.clock.now();
     const opened = this.parts.clickIds.open(input.clickId);
     if (opened === null || opened.issuedAt < now - this.options.clickIdTtlDays * DAY_MS || opened.issuedAt > now + 60_000) throw clickIdNotFound();
@@ -58,7 +68,15 @@ export class ConversionService {
       createdAt: new Date(now),
     };
     const { created, customer } = await this.unavailableAs(() => this.parts.store.addCustomer(candidate));
-    if (!created) return { duplicate: true, event: null };
+    if (!created) {
+      // Last touch (the tenant's setting): a newer click of a known customer becomes the one its sales go to; no lead is counted.
+      const before = this.parts.clickIds.open(customer.clickId);
+      if (customer.clickId !== input.clickId && (before === null || before.issuedAt <= opened.issuedAt))
+        if ((await this.unavailableAs(() => this.parts.store.attribution(tenantId))) === 'last')
+          await this.unavailableAs(() => this.parts.store.touchCustomer(candidate));
+      return { duplicate: true, event: null };
+    }
+    await this.admit(caps, () => this.parts.store.removeCustomer(tenantId, customer.customerId));
     const event = this.eventOf('lead', `lead:${customer.customerId}`, customer, now, {
       eventName: input.eventName,
       amount: 0,
@@ -70,8 +88,21 @@ export class ConversionService {
     return { duplicate: false, event };
   }
 
-  async sale(tenantId: string, body: unknown): Promise<TrackResult> {
-    const input = checkSale(body, this.options.maxMetadataBytes);
+  /** The tenant's conversion settings: its attribution model (`first` unless set). */
+  async settings(tenantId: string): Promise<{ attribution: Attribution }> {
+    return { attribution: await this.unavailableAs(() => this.parts.store.attribution(tenantId)) };
+  }
+
+  async configure(tenantId: string, body: unknown): Promise<{ attribution: Attribution }> {
+    const attribution = (body as { attribution?: unknown } | null)?.attribution;
+    if (!ATTRIBUTIONS.includes(attribution as Attribution))
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'attribution must be "first" or "last"', { field: 'attribution' });
+    await this.unavailableAs(() => this.parts.store.setAttribution(tenantId, attribution as Attribution));
+    return { attribution: attribution as Attribution };
+  }
+
+  async sale(tenantId: string, body: unknown, caps: ConversionCaps = {}): Promise<TrackResult> {
+    const input = checkSale(body, this.metadataBytes(caps));
     const now = this.clock.now();
     const customer = await this.unavailableAs(() => this.parts.store.customer(tenantId, input.customerId));
     if (customer === null)
@@ -79,6 +110,9 @@ export class ConversionService {
     const id = this.newId();
     if (input.invoiceId !== null && !(await this.unavailableAs(() => this.parts.store.claimInvoice(tenantId, input.invoiceId!, new Date(now)))))
       return { duplicate: true, event: null };
+    await this.admit(caps, async () => {
+      if (input.invoiceId !== null) await this.parts.store.releaseInvoice(tenantId, input.invoiceId);
+    });
     const key = input.invoiceId === null ? `sale:${id}` : `invoice:${input.invoiceId}`;
     const event = this.eventOf('sale', key, customer, now, input, id);
     await this.send(event, async () => {
@@ -112,6 +146,21 @@ export class ConversionService {
       invoiceId: fields.invoiceId,
       metadata: fields.metadata,
     };
+  }
+
+  private metadataBytes(caps: ConversionCaps): number {
+    return Math.min(this.options.maxMetadataBytes, caps.maxMetadataBytes ?? Infinity);
+  }
+
+  /** The plan's admission of a new event; refused, what was claimed for it is given back. */
+  private async admit(caps: ConversionCaps, undo: () => Promise<void>): Promise<void> {
+    if (!caps.admit) return;
+    try {
+      await caps.admit();
+    } catch (error) {
+      await undo().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** `cnv_` + this process + its count + random bits: unique without a round trip. */

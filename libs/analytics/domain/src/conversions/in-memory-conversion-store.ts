@@ -1,9 +1,12 @@
-import { ConversionStore, Customer } from './ports';
+import { Attribution, ConversionStore, Customer, StripeSettings } from './ports';
 
 /** The conversion store in memory: the domain's specs, and the contract suite's reference. */
 export class InMemoryConversionStore implements ConversionStore {
   private readonly customers = new Map<string, Customer>();
   private readonly invoices = new Set<string>();
+  private readonly stripe = new Map<string, StripeSettings>();
+  private readonly attributions = new Map<string, Attribution>();
+  private readonly stripeCustomers = new Map<string, string>();
 
   async addCustomer(customer: Customer): Promise<{ created: boolean; customer: Customer }> {
     const key = `${customer.tenantId}\u0000${customer.customerId}`;
@@ -30,5 +33,41 @@ export class InMemoryConversionStore implements ConversionStore {
 
   async releaseInvoice(tenantId: string, invoiceId: string): Promise<void> {
     this.invoices.delete(`${tenantId}\u0000${invoiceId}`);
+  }
+
+  async touchCustomer(customer: Customer): Promise<void> {
+    const key = `${customer.tenantId}\u0000${customer.customerId}`;
+    const known = this.customers.get(key);
+    if (known) this.customers.set(key, { ...known, linkId: customer.linkId, domain: customer.domain, code: customer.code, clickId: customer.clickId });
+  }
+
+  async attribution(tenantId: string): Promise<Attribution> {
+    return this.attributions.get(tenantId) ?? 'first';
+  }
+
+  async setAttribution(tenantId: string, attribution: Attribution): Promise<void> {
+    this.attributions.set(tenantId, attribution);
+  }
+
+  async stripeSettings(tenantId: string): Promise<StripeSettings | null> {
+    return this.stripe.get(tenantId) ?? null;
+  }
+
+  async saveStripeSettings(settings: StripeSettings): Promise<void> {
+    const before = this.stripe.get(settings.tenantId);
+    this.stripe.set(settings.tenantId, before ? { ...settings, createdAt: before.createdAt } : settings);
+  }
+
+  async removeStripeSettings(tenantId: string): Promise<boolean> {
+    return this.stripe.delete(tenantId);
+  }
+
+  async linkStripeCustomer(tenantId: string, stripeCustomerId: string, customerId: string): Promise<void> {
+    const key = `${tenantId}\u0000${stripeCustomerId}`;
+    if (!this.stripeCustomers.has(key)) this.stripeCustomers.set(key, customerId);
+  }
+
+  async stripeCustomer(tenantId: string, stripeCustomerId: string): Promise<string | null> {
+    return this.stripeCustomers.get(`${tenantId}\u0000${stripeCustomerId}`) ?? null;
   }
 }

@@ -1,6 +1,13 @@
 import type { ConversionEvent } from './conversion';
 
-/** A customer's first lead: the link its sales are attributed to (first touch). */
+/**
+ * Which lead's link a customer's sales go to (docs/analytics.md, "Conversions"): `first`, the link
+ * of its first lead (the default), or `last`, of its latest reported click.
+ */
+export type Attribution = 'first' | 'last';
+export const ATTRIBUTIONS: readonly Attribution[] = ['first', 'last'];
+
+/** A customer's first lead: the link its sales are attributed to (first touch; with last touch, its latest click's). */
 export interface Customer {
   readonly tenantId: string;
   readonly customerId: string;
@@ -26,6 +33,34 @@ export interface ConversionStore {
   claimInvoice(tenantId: string, invoiceId: string, at: Date): Promise<boolean>;
   /** Gives a claim back (its event could not be sent). */
   releaseInvoice(tenantId: string, invoiceId: string): Promise<void>;
+  /** Moves a customer's attribution to a newer click (last-touch attribution): its link and click id. */
+  touchCustomer(customer: Customer): Promise<void>;
+  /** The tenant's attribution model of sales: `first` (the default) or `last`. */
+  attribution(tenantId: string): Promise<Attribution>;
+  setAttribution(tenantId: string, attribution: Attribution): Promise<void>;
+  /** The tenant's Stripe receiver (docs/stripe.md), or null when none is configured. */
+  stripeSettings(tenantId: string): Promise<StripeSettings | null>;
+  /** Keeps the tenant's Stripe receiver (replaces the one it had). */
+  saveStripeSettings(settings: StripeSettings): Promise<void>;
+  /** Forgets the tenant's Stripe receiver: false when it had none. */
+  removeStripeSettings(tenantId: string): Promise<boolean>;
+  /** Remembers that a Stripe customer is one of the tenant's customers (whose lead came by a Stripe checkout); the first mapping stays. */
+  linkStripeCustomer(tenantId: string, stripeCustomerId: string, customerId: string): Promise<void>;
+  /** The tenant's customer id of a Stripe customer, or null when no checkout linked them. */
+  stripeCustomer(tenantId: string, stripeCustomerId: string): Promise<string | null>;
+}
+
+/**
+ * A tenant's Stripe receiver (docs/stripe.md): the signing secret of its Stripe webhook endpoint,
+ * sealed (AES-256-GCM under a key derived from SHORTLINK_CODE_SECRET), and the last characters of it
+ * the API may show.
+ */
+export interface StripeSettings {
+  readonly tenantId: string;
+  readonly sealedSecret: string;
+  readonly secretHint: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
 }
 
 /** The conversions topic's producer side (Kafka, or the in-process log on the embedded profile); resolves once the bus holds the events. */

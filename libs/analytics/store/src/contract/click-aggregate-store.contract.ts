@@ -596,7 +596,13 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       });
       const lead = event({ kind: 'lead', key: 'lead:cus_1' });
       const sale = event({ key: 'invoice:inv_1', amount: 4900, currency: 'EUR', invoiceId: 'inv_1' });
-      const rows = [lead, sale, event({ amount: -900, currency: 'EUR' }), event({ amount: 1000, currency: 'USD' })].map((e, i) => ({
+      const rows = [
+        lead,
+        sale,
+        event({ amount: -900, currency: 'EUR' }),
+        event({ amount: 1000, currency: 'USD' }),
+        event({ kind: 'lead', key: 'lead:cus_2', code: 'conv2' }),
+      ].map((e, i) => ({
         event: e,
         source,
         partition: 3,
@@ -615,6 +621,14 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect(await store.conversionTotals(scope, { from: T0, to: T0 + HOUR })).toEqual({ leads: 1, sales: 3, revenue: { EUR: 4000, USD: 1000 } });
       expect(await store.conversionTotals(scope, { from: T0 + 91, to: T0 + HOUR })).toEqual({ leads: 0, sales: 0, revenue: {} });
       expect(await store.conversionTotals({ ...scope, tenantId: randomUUID() }, { from: T0, to: T0 + HOUR })).toEqual({ leads: 0, sales: 0, revenue: {} });
+      // The funnel: per link, most sales first; another domain or tenant sees none of them.
+      expect(await store.conversionsByLink(tenantId, null, { from: T0, to: T0 + HOUR }, 10)).toEqual([
+        { domain: 'sho.rt', code: 'conv1', leads: 1, sales: 3, revenue: { EUR: 4000, USD: 1000 } },
+        { domain: 'sho.rt', code: 'conv2', leads: 1, sales: 0, revenue: {} },
+      ]);
+      expect(await store.conversionsByLink(tenantId, 'sho.rt', { from: T0, to: T0 + HOUR }, 1)).toHaveLength(1);
+      expect(await store.conversionsByLink(tenantId, 'other.example', { from: T0, to: T0 + HOUR }, 10)).toEqual([]);
+      expect(await store.conversionsByLink(randomUUID(), null, { from: T0, to: T0 + HOUR }, 10)).toEqual([]);
     });
 
     it('drops the raw visits of days older than their retention, by day', async () => {

@@ -59,5 +59,53 @@ export function describeConversionStoreContract(name: string, open: () => Promis
       await f.conversions.releaseInvoice(t, 'inv_1');
       expect(await f.conversions.claimInvoice(t, 'inv_1', at)).toBe(true);
     });
+
+    it('moves a customer to a newer click (last touch), and keeps each tenant’s attribution model (first by default)', async () => {
+      const t = tenant();
+      const first = aCustomer(t);
+      await f.conversions.addCustomer(first);
+      const later = { ...first, linkId: '77', domain: 'go.acme.example', code: 'Later12', clickId: 'z'.repeat(22), createdAt: new Date() };
+      await f.conversions.touchCustomer(later);
+      expect(await f.conversions.customer(t, first.customerId)).toEqual({ ...later, createdAt: first.createdAt });
+      await f.conversions.touchCustomer(aCustomer(t, { customerId: 'nobody' }));
+      expect(await f.conversions.customer(t, 'nobody')).toBeNull();
+      expect(await f.conversions.attribution(t)).toBe('first');
+      await f.conversions.setAttribution(t, 'last');
+      expect(await f.conversions.attribution(t)).toBe('last');
+      expect(await f.conversions.attribution(tenant())).toBe('first');
+      await f.conversions.setAttribution(t, 'first');
+      expect(await f.conversions.attribution(t)).toBe('first');
+    });
+
+    it('keeps one Stripe receiver per tenant: saved, replaced (its creation time kept), removed', async () => {
+      const t = tenant();
+      expect(await f.conversions.stripeSettings(t)).toBeNull();
+      const first = {
+        tenantId: t,
+        sealedSecret: 'v1.a.b.c',
+        secretHint: 'Ab12',
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 5)),
+        updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 5)),
+      };
+      await f.conversions.saveStripeSettings(first);
+      expect(await f.conversions.stripeSettings(t)).toEqual(first);
+      const later = new Date(Date.UTC(2026, 0, 2, 0, 0, 0, 7));
+      await f.conversions.saveStripeSettings({ ...first, sealedSecret: 'v1.d.e.f', secretHint: 'Zz99', createdAt: later, updatedAt: later });
+      expect(await f.conversions.stripeSettings(t)).toEqual({ ...first, sealedSecret: 'v1.d.e.f', secretHint: 'Zz99', updatedAt: later });
+      expect(await f.conversions.stripeSettings(tenant())).toBeNull();
+      expect(await f.conversions.removeStripeSettings(t)).toBe(true);
+      expect(await f.conversions.removeStripeSettings(t)).toBe(false);
+      expect(await f.conversions.stripeSettings(t)).toBeNull();
+    });
+
+    it('links a Stripe customer to the tenant’s customer once (the first link stays), per tenant', async () => {
+      const t = tenant();
+      expect(await f.conversions.stripeCustomer(t, 'cus_Stripe1')).toBeNull();
+      await f.conversions.linkStripeCustomer(t, 'cus_Stripe1', 'user Ünï 42');
+      await f.conversions.linkStripeCustomer(t, 'cus_Stripe1', 'user 43');
+      expect(await f.conversions.stripeCustomer(t, 'cus_Stripe1')).toBe('user Ünï 42');
+      expect(await f.conversions.stripeCustomer(t, 'CUS_STRIPE1')).toBeNull();
+      expect(await f.conversions.stripeCustomer(tenant(), 'cus_Stripe1')).toBeNull();
+    });
   });
 }

@@ -32,5 +32,51 @@ export class Conversions1735400000001 implements MigrationInterface {
   }
 }
 
+/**
+ * The Stripe receiver (docs/stripe.md): each tenant's webhook signing secret, sealed, and the Stripe
+ * customers a checkout linked to one of the tenant's customers (their invoices go to that customer's link).
+ */
+export class StripeReceiver1735400000002 implements MigrationInterface {
+  name = 'StripeReceiver1735400000002';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS stripe_settings (
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        sealed_secret VARCHAR(1024) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        secret_hint VARCHAR(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        created_at DATETIME(3) NOT NULL,
+        updated_at DATETIME(3) NOT NULL,
+        PRIMARY KEY (tenant_id)
+      ) ENGINE=InnoDB`);
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS stripe_customers (
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        stripe_customer_id VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        customer_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        PRIMARY KEY (tenant_id, stripe_customer_id)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE stripe_customers');
+    await q.query('DROP TABLE stripe_settings');
+  }
+}
+
+/** Each tenant's conversion settings (docs/analytics.md, "Conversions"): its attribution model, `first` or `last`. */
+export class ConversionSettings1735400000003 implements MigrationInterface {
+  name = 'ConversionSettings1735400000003';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS conversion_settings (
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        attribution VARCHAR(8) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        PRIMARY KEY (tenant_id)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE conversion_settings');
+  }
+}
+
 /** The conversions context's migrations of the MySQL meta database, in order (the meta database's whole list: @shortlink/wiring's metaMigrations). */
-export const CONVERSIONS_MYSQL_MIGRATIONS = [Conversions1735400000001];
+export const CONVERSIONS_MYSQL_MIGRATIONS = [Conversions1735400000001, StripeReceiver1735400000002, ConversionSettings1735400000003];

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import type { ConversionStore, Customer } from '@shortlink/clicks-domain';
+import type { Attribution, ConversionStore, Customer, StripeSettings } from '@shortlink/clicks-domain';
 import { type SqlDialect, type SqlExecutor, SqliteDb, toDate } from '@shortlink/sql';
 
 interface CustomerRow {
@@ -10,6 +10,14 @@ interface CustomerRow {
   code: string;
   click_id: string;
   created_at: Date | number;
+}
+
+interface StripeRow {
+  tenant_id: string;
+  sealed_secret: string;
+  secret_hint: string;
+  created_at: Date | number;
+  updated_at: Date | number;
 }
 
 const customerOf = (r: CustomerRow): Customer => ({
@@ -66,6 +74,73 @@ export class SqlConversionStore implements ConversionStore {
 
   async releaseInvoice(tenantId: string, invoiceId: string): Promise<void> {
     await this.sql.change('DELETE FROM conversion_invoices WHERE tenant_id = ? AND invoice_id = ?', [tenantId, invoiceId]);
+  }
+
+  async touchCustomer(customer: Customer): Promise<void> {
+    await this.sql.change('UPDATE conversion_customers SET link_id = ?, domain = ?, code = ?, click_id = ? WHERE tenant_id = ? AND customer_id = ?', [
+      customer.linkId,
+      customer.domain,
+      customer.code,
+      customer.clickId,
+      customer.tenantId,
+      customer.customerId,
+    ]);
+  }
+
+  async attribution(tenantId: string): Promise<Attribution> {
+    const rows = await this.sql.select<{ attribution: string }>('SELECT attribution FROM conversion_settings WHERE tenant_id = ?', [tenantId]);
+    return rows[0]?.attribution === 'last' ? 'last' : 'first';
+  }
+
+  async setAttribution(tenantId: string, attribution: Attribution): Promise<void> {
+    if ((await this.sql.change('UPDATE conversion_settings SET attribution = ? WHERE tenant_id = ?', [attribution, tenantId])) > 0) return;
+    await this.sql.change(`${this.dialect.insertIgnore} conversion_settings (tenant_id, attribution) VALUES (?, ?)`, [tenantId, attribution]);
+  }
+
+  async stripeSettings(tenantId: string): Promise<StripeSettings | null> {
+    const rows = await this.sql.select<StripeRow>(
+      'SELECT tenant_id, sealed_secret, secret_hint, created_at, updated_at FROM stripe_settings WHERE tenant_id = ?',
+      [tenantId],
+    );
+    if (!rows.length) return null;
+    const r = rows[0];
+    return {
+      tenantId: r.tenant_id,
+      sealedSecret: r.sealed_secret,
+      secretHint: r.secret_hint,
+      createdAt: toDate(r.created_at),
+      updatedAt: toDate(r.updated_at),
+    };
+  }
+
+  async saveStripeSettings(settings: StripeSettings): Promise<void> {
+    const values = [settings.sealedSecret, settings.secretHint, this.dialect.time(settings.updatedAt), settings.tenantId];
+    const updated = await this.sql.change('UPDATE stripe_settings SET sealed_secret = ?, secret_hint = ?, updated_at = ? WHERE tenant_id = ?', values);
+    if (updated > 0) return;
+    await this.sql.change(
+      `${this.dialect.insertIgnore} stripe_settings (tenant_id, sealed_secret, secret_hint, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+      [settings.tenantId, settings.sealedSecret, settings.secretHint, this.dialect.time(settings.createdAt), this.dialect.time(settings.updatedAt)],
+    );
+  }
+
+  async removeStripeSettings(tenantId: string): Promise<boolean> {
+    return (await this.sql.change('DELETE FROM stripe_settings WHERE tenant_id = ?', [tenantId])) > 0;
+  }
+
+  async linkStripeCustomer(tenantId: string, stripeCustomerId: string, customerId: string): Promise<void> {
+    await this.sql.change(`${this.dialect.insertIgnore} stripe_customers (tenant_id, stripe_customer_id, customer_id) VALUES (?, ?, ?)`, [
+      tenantId,
+      stripeCustomerId,
+      customerId,
+    ]);
+  }
+
+  async stripeCustomer(tenantId: string, stripeCustomerId: string): Promise<string | null> {
+    const rows = await this.sql.select<{ customer_id: string }>('SELECT customer_id FROM stripe_customers WHERE tenant_id = ? AND stripe_customer_id = ?', [
+      tenantId,
+      stripeCustomerId,
+    ]);
+    return rows.length ? rows[0].customer_id : null;
   }
 }
 

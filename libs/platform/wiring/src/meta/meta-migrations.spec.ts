@@ -20,6 +20,8 @@ describe('the meta database migrations, assembled from the contexts', () => {
       'SessionClient1735250000001',
       'Safety1735300000001',
       'Conversions1735400000001',
+      'StripeReceiver1735400000002',
+      'ConversionSettings1735400000003',
     ]);
   });
 
@@ -40,6 +42,8 @@ describe('the meta database migrations, assembled from the contexts', () => {
       '013_session_client',
       '014_safety',
       '015_conversions',
+      '016_stripe_receiver',
+      '017_conversion_settings',
     ]);
   });
 });
