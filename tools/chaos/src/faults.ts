@@ -60,6 +60,8 @@ export class FaultInjector {
     let victim = plan.target as string;
     let start = Date.now();
     let note: string | undefined;
+    /** When the fault ended, if before the component was healthy again (a partition ends when the rules are gone). */
+    let end: number | undefined;
     try {
       switch (plan.target) {
         case 'redis-master': {
@@ -83,8 +85,8 @@ export class FaultInjector {
           break;
         }
         case 'redis-partition': {
-          const r = await this.redisPartition(plan);
-          [victim, start, note] = [r.victim, r.start, r.note];
+          const r = await this.redisPartition(plan, (v) => (victim = v));
+          [start, end, note] = [r.start, r.end, r.note];
           break;
         }
         case 'kafka-link': {
@@ -94,12 +96,12 @@ export class FaultInjector {
           const brokerPorts = requireEnv('KAFKA_BROKERS')
             .split(',')
             .map((b) => Number(b.split(':').pop()));
-          start = Date.now();
           const cut = await this.partitions.cut({ pids: [this.apps.redirect[index].proc.pid], ports: [] }, { pids: [serverPid('kafka')], ports: brokerPorts });
+          start = cut.at;
           try {
             await sleep(plan.downMs);
           } finally {
-            await this.partitions.heal(cut);
+            end = await this.partitions.heal(cut);
           }
           break;
         }
@@ -168,7 +170,7 @@ export class FaultInjector {
           );
         }
       }
-      return { ...base, victim, start, end: Date.now(), ...(note ? { note } : {}) };
+      return { ...base, victim, start, end: end ?? Date.now(), ...(note ? { note } : {}) };
     } catch (e) {
       return { ...base, victim, start, end: Date.now(), ...(note ? { note } : {}), error: (e as Error).message };
     }
@@ -182,27 +184,29 @@ export class FaultInjector {
    * master rejoins as a replica of the new one and its writes of the partition are gone. The note says
    * what the old master answered to a write just after the cut and at the takeover.
    */
-  private async redisPartition(plan: PlannedFault): Promise<{ victim: string; start: number; note: string }> {
+  private async redisPartition(plan: PlannedFault, named: (victim: string) => void): Promise<{ start: number; end: number; note: string }> {
     const nodes = (await clusterNodes()).filter((n) => !n.flags.includes('fail') && !n.flags.includes('noaddr'));
     const masters = nodes.filter((n) => n.flags.includes('master') && n.slots.length > 0);
     const master = masters[plan.pick % masters.length];
     const replicas = nodes.filter((n) => n.masterId === master.id);
     const others = nodes.filter((n) => n.id !== master.id);
     const victim = `redis-node-${master.port}`;
+    named(victim);
     // A client of the run's own that keeps reaching the old master: its answers to a write go into the note.
-    const client = new Redis({ host: '127.0.0.1', port: master.port, connectTimeout: 1000, commandTimeout: 1000, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    const client = new Redis({ host: '127.0.0.1', port: master.port, lazyConnect: true, connectTimeout: 1000, commandTimeout: 1000, maxRetriesPerRequest: 0 });
     client.on('error', () => undefined);
+    await client.connect();
     let key = '';
     for (let i = 0; !key && i < 5000; i++) {
       const slot = Number(await client.cluster('KEYSLOT', `chaos:probe:${i}`));
       if (master.slots.some(([a, b]) => slot >= a && slot <= b)) key = `chaos:probe:${i}`;
     }
     const probe = () => client.set(key, String(Date.now())).then(String, (e: Error) => e.message.split('\n')[0]);
-    const start = Date.now();
     const cut = await this.partitions.cut(
       { pids: [redisNodePid(master.port)], ports: [master.port, master.port + 10_000] },
       { pids: others.map((n) => redisNodePid(n.port)), ports: others.flatMap((n) => [n.port, n.port + 10_000]) },
     );
+    const start = cut.at;
     let note = '';
     try {
       await sleep(300);
@@ -219,13 +223,14 @@ export class FaultInjector {
       await this.partitions.heal(cut);
       client.disconnect();
     }
+    // Back: the old master sees a healthy cluster again (a replica of the new master by now).
     await eventually(
       `${victim} back in a healthy cluster`,
       async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''),
       60_000,
       200,
     );
-    return { victim, start, note };
+    return { start, end: Date.now(), note };
   }
 
   /** SIGKILL, the down time, then `restart`; or SIGSTOP, the down time, then SIGCONT. */

@@ -19,7 +19,7 @@
  * Needs root, the iptables binary (tools/ci/install-chaos-tools.sh) and a kernel with xt_cgroup,
  * xt_connmark and xt_multiport (the CI machine's has them).
  */
-import { execFile } from 'child_process';
+import { execFile, spawn } from 'child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { promisify } from 'util';
@@ -62,6 +62,13 @@ export function cutRules(chain: string, id: number, classids: [number, number], 
   return rules;
 }
 
+/** The rules as one `iptables-restore --noflush` input: applied at once, the jump from OUTPUT last (the cut begins there). */
+export function restoreScript(rules: string[][]): string {
+  const lines = rules.map((r) => (r[0] === '-N' ? `:${r[1]} - [0:0]` : r[0] === '-I' ? `-I ${r[1]} 1 ${r.slice(2).join(' ')}` : r.join(' ')));
+  const chains = lines.filter((l) => l.startsWith(':'));
+  return ['*filter', ...chains, ...lines.filter((l) => !l.startsWith(':')), 'COMMIT', ''].join('\n');
+}
+
 /** A process and its descendants (a redirect instance may run children; the cgroup takes every thread of each). */
 function withDescendants(pid: number): number[] {
   const out = [pid];
@@ -80,6 +87,8 @@ export interface Cut {
   chain: string;
   cgroups: [string, string];
   pids: number[];
+  /** Just before the rules were applied: the cut may have begun from here. */
+  at: number;
 }
 
 export class Partitions {
@@ -113,7 +122,7 @@ export class Partitions {
     const base = 0x5c000000 + (((this.runId & 0x3fff) << 10) | ((n & 0xff) << 2));
     const classids: [number, number] = [base + 1, base + 2];
     const chain = `SLCHAOS-${this.runId}-${n}`;
-    const cut: Cut = { chain, cgroups: ['', ''], pids: [] };
+    const cut: Cut = { chain, cgroups: ['', ''], pids: [], at: 0 };
     this.open.add(cut);
     for (const [i, side] of [a, b].entries()) {
       const dir = join(NET_CLS, `shortlink-chaos-${this.runId}-${n}-${'ab'[i]}`);
@@ -125,14 +134,30 @@ export class Partitions {
         cut.pids.push(pid);
       }
     }
-    for (const rule of cutRules(chain, id, classids, [a, b])) await run(this.iptables, ['-w', ...rule]);
+    cut.at = Date.now();
+    await this.restore(restoreScript(cutRules(chain, id, classids, [a, b])));
     return cut;
   }
 
-  /** The cut undone: the chain gone, the processes back in the root cgroup (tolerates what is already gone). */
-  async heal(cut: Cut): Promise<void> {
+  private restore(script: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const p = spawn(`${this.iptables}-restore`, ['--noflush', '-w'], { stdio: ['pipe', 'ignore', 'pipe'] });
+      let err = '';
+      p.stderr.on('data', (d) => (err += String(d)));
+      p.on('error', reject);
+      p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${this.iptables}-restore: ${err.trim() || `exit ${code}`}`))));
+      p.stdin.end(script);
+    });
+  }
+
+  /**
+   * The cut undone: the jump from OUTPUT removed first (the cut ends there: resolves with that
+   * moment), then the chains and the cgroups; tolerates what is already gone.
+   */
+  async heal(cut: Cut): Promise<number> {
     const ipt = (...args: string[]) => run(this.iptables, ['-w', ...args]).catch(() => undefined);
     await ipt('-D', 'OUTPUT', '-j', cut.chain);
+    const healed = Date.now();
     for (const c of [cut.chain, `${cut.chain}-A`, `${cut.chain}-B`]) await ipt('-F', c);
     for (const c of [cut.chain, `${cut.chain}-A`, `${cut.chain}-B`]) await ipt('-X', c);
     for (const pid of cut.pids) {
@@ -150,6 +175,7 @@ export class Partitions {
       }
     }
     this.open.delete(cut);
+    return healed;
   }
 
   async healAll(): Promise<void> {
