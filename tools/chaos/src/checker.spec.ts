@@ -156,7 +156,12 @@ describe('chaos checker: redirect targets', () => {
     expect(withFault(edit.end + 10_000, fault({ target: 'kafka', start: edit.end - 1000, end: edit.end + 2000 }))).toHaveLength(1);
     // A master cut off from its cluster is a Redis fault too; Kafka cut off from one redirect is not.
     const partition = { ...redis, target: 'redis-partition' as const, action: 'cut' as const };
-    expect(checkRedirectTargets({ ...recordOf([create('c1', URL_A, { start: edit.start - 100 }), edit, redirect('c1', URL_A, back + 14_000)], { faults: [partition] }), config })).toEqual([]);
+    expect(
+      checkRedirectTargets({
+        ...recordOf([create('c1', URL_A, { start: edit.start - 100 }), edit, redirect('c1', URL_A, back + 14_000)], { faults: [partition] }),
+        config,
+      }),
+    ).toEqual([]);
     expect(withFault(edit.end + 10_000, { ...redis, target: 'kafka-link', action: 'cut', victim: 'redirect-0' })).toHaveLength(1);
   });
 

@@ -1,10 +1,15 @@
 import { cutRules } from './partition';
 
 describe('chaos partitions: the iptables rules of a cut', () => {
-  const rules = cutRules('SLCHAOS-9-1', 5, [0x5c000005, 0x5c000006], [
-    { pids: [10], ports: [7701, 17701] },
-    { pids: [11, 12], ports: Array.from({ length: 20 }, (_, i) => 7702 + i) },
-  ]);
+  const rules = cutRules(
+    'SLCHAOS-9-1',
+    5,
+    [0x5c000005, 0x5c000006],
+    [
+      { pids: [10], ports: [7701, 17701] },
+      { pids: [11, 12], ports: Array.from({ length: 20 }, (_, i) => 7702 + i) },
+    ],
+  );
   const text = rules.map((r) => r.join(' '));
 
   it('marks a connection with each side that sends on it, by the socket’s cgroup and by each side’s listening ports', () => {
@@ -28,7 +33,15 @@ describe('chaos partitions: the iptables rules of a cut', () => {
   });
 
   it('adds no port rule for a side that listens on nothing the other side connects to (a redirect, cut off from Kafka)', () => {
-    const kafka = cutRules('C', 1, [1, 2], [{ pids: [10], ports: [] }, { pids: [11], ports: [19092] }]).map((r) => r.join(' '));
+    const kafka = cutRules(
+      'C',
+      1,
+      [1, 2],
+      [
+        { pids: [10], ports: [] },
+        { pids: [11], ports: [19092] },
+      ],
+    ).map((r) => r.join(' '));
     expect(kafka.filter((r) => r.includes('--ports'))).toEqual(['-A C -p tcp -m multiport --ports 19092 -j C-B']);
   });
 });

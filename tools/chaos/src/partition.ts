@@ -47,7 +47,19 @@ export function cutRules(chain: string, id: number, classids: [number, number], 
     const sub = `${chain}-${'AB'[i]}`;
     rules.push(['-N', sub]);
     // A connection last marked by another cut starts again from no side.
-    rules.push(['-A', sub, '-m', 'connmark', '!', '--mark', `${hex(mark)}/${hex(ID_MASK)}`, '-j', 'CONNMARK', '--set-xmark', `${hex(mark)}/${hex(ID_MASK | SIDE_BITS)}`]);
+    rules.push([
+      '-A',
+      sub,
+      '-m',
+      'connmark',
+      '!',
+      '--mark',
+      `${hex(mark)}/${hex(ID_MASK)}`,
+      '-j',
+      'CONNMARK',
+      '--set-xmark',
+      `${hex(mark)}/${hex(ID_MASK | SIDE_BITS)}`,
+    ]);
     rules.push(['-A', sub, '-j', 'CONNMARK', '--or-mark', hex(1 << i)]);
   }
   rules.push(['-N', chain]);
@@ -55,7 +67,8 @@ export function cutRules(chain: string, id: number, classids: [number, number], 
     const sub = `${chain}-${'AB'[i]}`;
     rules.push(['-A', chain, '-m', 'cgroup', '--cgroup', hex(classids[i]), '-j', sub]);
     // multiport takes 15 ports a rule; --ports matches the source or the destination port.
-    for (let k = 0; k < side.ports.length; k += 15) rules.push(['-A', chain, '-p', 'tcp', '-m', 'multiport', '--ports', side.ports.slice(k, k + 15).join(','), '-j', sub]);
+    for (let k = 0; k < side.ports.length; k += 15)
+      rules.push(['-A', chain, '-p', 'tcp', '-m', 'multiport', '--ports', side.ports.slice(k, k + 15).join(','), '-j', sub]);
   }
   rules.push(['-A', chain, '-m', 'connmark', '--mark', `${hex(mark | SIDE_BITS)}/${hex(ID_MASK | SIDE_BITS)}`, '-j', 'DROP']);
   rules.push(['-I', 'OUTPUT', '-j', chain]);
@@ -105,7 +118,12 @@ export class Partitions {
   async prepare(): Promise<void> {
     if (process.getuid?.() !== 0) throw new Error('partitions need root (iptables, cgroups)');
     // The legacy backend needs only the ip_tables modules, which every kernel with netfilter has.
-    this.iptables = (await run('iptables-legacy', ['-V']).then(() => true, () => false)) ? 'iptables-legacy' : 'iptables';
+    this.iptables = (await run('iptables-legacy', ['-V']).then(
+      () => true,
+      () => false,
+    ))
+      ? 'iptables-legacy'
+      : 'iptables';
     await run(this.iptables, ['-S', 'OUTPUT']).catch((e: Error) => {
       throw new Error(`${this.iptables} does not work (${e.message.split('\n')[0]}): run 'bash tools/ci/install-chaos-tools.sh'`);
     });

@@ -824,7 +824,18 @@ describe('RedirectHttpHandler', () => {
       beforeEach(() =>
         jest.useFakeTimers({
           now: 1_800_000_010_000,
-          doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+          doNotFake: [
+            'hrtime',
+            'nextTick',
+            'performance',
+            'queueMicrotask',
+            'setImmediate',
+            'clearImmediate',
+            'setInterval',
+            'clearInterval',
+            'setTimeout',
+            'clearTimeout',
+          ],
         }),
       );
       afterEach(() => jest.useRealTimers());
