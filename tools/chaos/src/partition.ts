@@ -43,7 +43,7 @@ export function cutRules(chain: string, id: number, classids: [number, number], 
   const mark = (id << 2) & ID_MASK;
   const hex = (n: number) => `0x${n.toString(16)}`;
   const rules: string[][] = [];
-  for (const [i, side] of sides.entries()) {
+  for (const i of [0, 1]) {
     const sub = `${chain}-${'AB'[i]}`;
     rules.push(['-N', sub]);
     // A connection last marked by another cut starts again from no side.
