@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The chaos run's fault tools (docs/reliability.md): Toxiproxy, the TCP proxy that puts latency,
 # resets and partitions between the apps and a server, built from the Go module proxy into
-# tools/.bin (ignored by git); stress-ng, the CPU hog of the overload windows, from Debian.
+# tools/.bin (ignored by git); stress-ng, the CPU hog of the overload windows, and iptables, which
+# cuts a Redis master off from its cluster and Kafka off from one redirect (tools/chaos/src/partition.ts), from Debian.
 # Idempotent: installs only what is missing. Prints where each one is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,9 +18,12 @@ if [ ! -x "$bin/toxiproxy-server" ] || [ "$(cat "$bin/toxiproxy-server.version" 
   echo "$TOXIPROXY_VERSION" >"$bin/toxiproxy-server.version"
   rm -rf "$work"
 fi
-if ! command -v stress-ng >/dev/null; then
+missing=()
+command -v stress-ng >/dev/null || missing+=(stress-ng)
+command -v iptables-legacy >/dev/null || missing+=(iptables)
+if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends stress-ng >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "chaos tools: toxiproxy-server $TOXIPROXY_VERSION at $bin/toxiproxy-server, $(stress-ng --version 2>&1 | head -1)"
+echo "chaos tools: toxiproxy-server $TOXIPROXY_VERSION at $bin/toxiproxy-server, $(stress-ng --version 2>&1 | head -1), $(iptables-legacy -V)"

@@ -154,6 +154,15 @@ describe('chaos checker: redirect targets', () => {
     // A record of before the outbox (no faultBoundMs) was held to the L1 TTL; a fault elsewhere excuses nothing.
     expect(withFault(edit.end + 40_000)).toEqual([]);
     expect(withFault(edit.end + 10_000, fault({ target: 'kafka', start: edit.end - 1000, end: edit.end + 2000 }))).toHaveLength(1);
+    // A master cut off from its cluster is a Redis fault too; Kafka cut off from one redirect is not.
+    const partition = { ...redis, target: 'redis-partition' as const, action: 'cut' as const };
+    expect(
+      checkRedirectTargets({
+        ...recordOf([create('c1', URL_A, { start: edit.start - 100 }), edit, redirect('c1', URL_A, back + 14_000)], { faults: [partition] }),
+        config,
+      }),
+    ).toEqual([]);
+    expect(withFault(edit.end + 10_000, { ...redis, target: 'kafka-link', action: 'cut', victim: 'redirect-0' })).toHaveLength(1);
   });
 
   it('allows the L1 TTL to an instance that was itself paused between the answer and the request, not to the other', () => {
@@ -237,6 +246,16 @@ describe('chaos checker: errors', () => {
     expect(checkErrors(recordOf([lost], { faults: [{ ...f, victim: 'redirect-0' }] }))).toHaveLength(1);
   });
 
+  it('excuses failures while Kafka is cut off from one redirect on that instance only, and those of a Redis partition everywhere', () => {
+    const lost = op({ kind: 'redirect', code: 'c1', status: 503, contentType: CT, instance: 'redirect-1' });
+    const kafka = fault({ target: 'kafka-link', action: 'cut', victim: 'redirect-1', start: lost.start - 100, end: lost.end + 100 });
+    expect(checkErrors(recordOf([lost], { faults: [kafka] }))).toEqual([]);
+    expect(checkErrors(recordOf([lost], { faults: [{ ...kafka, victim: 'redirect-0' }] }))).toHaveLength(1);
+    const partition = fault({ target: 'redis-partition', action: 'cut', victim: 'redis-node-7502', start: lost.start - 5000, end: lost.start - 1000 });
+    expect(checkErrors(recordOf([lost], { faults: [partition] }))).toEqual([]); // within its recovery time
+    expect(checkErrors(recordOf([lost], { faults: [{ ...partition, end: lost.start - RECOVERY_MS['redis-partition'] - 20 }] }))).toHaveLength(1);
+  });
+
   it('finds an error answer that is not problem+json, even inside a fault window', () => {
     const html = op({ kind: 'redirect', code: 'c1', status: 404, contentType: 'text/html' });
     const found = checkErrors(recordOf([html], { faults: [fault({ target: 'mariadb', start: 0, end: clock + 10_000 })] }));
@@ -308,6 +327,15 @@ describe('chaos checker: maxClicks', () => {
     expect(checkMaxClicks(recordOf(ops)).map((v) => v.invariant)).toEqual(['max-clicks']);
     expect(checkMaxClicks(recordOf(ops, { faults: [fault({ target: 'redis-master', start: c.end, end: c.end + 10, unflushedClicksBefore: 1 })] }))).toEqual([]);
     expect(checkMaxClicks(recordOf(ops.slice(0, 3)))).toEqual([]);
+  });
+
+  it("allows, under a Redis partition, the grants of the window besides the unflushed ones (the old master's count of them is lost)", () => {
+    const c = create('m1', URL_A, { maxClicks: 2 });
+    const ops = [c, ...[1, 2, 3, 4].map((i) => redirect('m1', URL_A, c.end + i * 100))];
+    const partition = (start: number, end: number) => fault({ target: 'redis-partition', action: 'cut', start, end, unflushedClicksBefore: 0 });
+    expect(checkMaxClicks(recordOf(ops, { faults: [partition(c.end + 150, c.end + 350)] }))).toEqual([]); // 4 ≤ 2 + the 2 granted in it
+    expect(checkMaxClicks(recordOf(ops, { faults: [partition(c.end + 150, c.end + 250)] })).map((v) => v.invariant)).toEqual(['max-clicks']); // 4 > 2 + 1
+    expect(checkMaxClicks(recordOf(ops, { faults: [{ ...partition(c.end + 150, c.end + 350), target: 'redis-master', action: 'kill' }] }))).toHaveLength(1);
   });
 });
 

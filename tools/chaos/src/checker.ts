@@ -4,6 +4,7 @@
  * `check` runs them all and sums the run up for the verdict table.
  */
 import { ChaosRecord, Fault, FaultTarget, Op, OpKind, Settled } from './record';
+import { isRedisFault } from './schedule';
 
 export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-counted-once' | 'errors' | 'max-clicks' | 'visitor-limit' | 'overload';
 
@@ -46,15 +47,18 @@ export interface Violation {
 /**
  * How long after a component is back errors are still expected (docs/reliability.md, "Recovery times"):
  * MariaDB: SHARD_TIMEOUT_MS + SHARD_BREAKER_OPEN_MS (3 s + 1 s, docs/design.md "Failure containment");
- * a Redis master: cluster-node-timeout (2 s, deploy/local/lib/redis.sh) + the edits' 1 s broadcast retry;
+ * a Redis master (killed, hung, or cut off from its cluster): cluster-node-timeout (2 s,
+ * deploy/local/lib/redis.sh) + the edits' 1 s broadcast retry;
  * Kafka, ClickHouse and the analytics consumer are on no request's path ("Clicks and analytics"): none;
- * an app instance: only requests to that instance fail, and only while it is down. A link slowed or
+ * an app instance: only requests to that instance fail, and only while it is down; Kafka cut off from
+ * one redirect: as Kafka, and on that instance only. A link slowed or
  * cut: as the server (a cut MariaDB link is a dead server to the apps). The CPU hog: the queue it
  * left drains within a second (the overload invariant holds the answers to their bounds). A flood: the
  * apps shed what they cannot serve at once, so nothing is queued behind it either.
  */
 export const RECOVERY_MS: Record<FaultTarget, number> = {
   'redis-master': 3000,
+  'redis-partition': 3000,
   mariadb: 4000,
   kafka: 0,
   clickhouse: 0,
@@ -63,11 +67,13 @@ export const RECOVERY_MS: Record<FaultTarget, number> = {
   generation: 0,
   'mariadb-link': 4000,
   'clickhouse-link': 0,
+  'kafka-link': 0,
   cpu: 1000,
   flood: 1000,
 };
 
-const APP_TARGETS: ReadonlySet<FaultTarget> = new Set(['redirect', 'generation', 'analytics']);
+/** Faults whose victim is one app instance (`redirect-1`): they excuse that instance's failures only. */
+const INSTANCE_TARGETS: ReadonlySet<FaultTarget> = new Set(['redirect', 'generation', 'analytics', 'kafka-link']);
 
 /** A time of the run as seconds since the workload started. */
 const at = (record: ChaosRecord, t: number) => `+${((t - record.startedAt) / 1000).toFixed(3)} s`;
@@ -78,7 +84,7 @@ const failed = (op: Op) => op.status === null || op.status >= 500;
 export function excuses(fault: Fault, op: Op): boolean {
   // The flood's own requests are the fault itself (the overload invariant judges them), whenever their client sent them.
   if (fault.target === 'flood' && op.flood) return true;
-  if (APP_TARGETS.has(fault.target) && fault.victim !== op.instance) return false;
+  if (INSTANCE_TARGETS.has(fault.target) && fault.victim !== op.instance) return false;
   return op.end >= fault.start && op.start <= fault.end + RECOVERY_MS[fault.target];
 }
 
@@ -200,7 +206,7 @@ function staleBound(record: ChaosRecord, ackAt: number, requestAt: number, insta
     const between = f.start <= requestAt && back + propagationBoundMs >= ackAt - propagationBoundMs;
     if (!between) continue;
     if (f.target === 'redirect' && f.victim === instance) bound = Math.max(bound, l1TtlMs);
-    if (f.target === 'redis-master') bound = Math.max(bound, faultBoundMs === undefined ? l1TtlMs : Math.max(0, back - ackAt) + faultBoundMs);
+    if (isRedisFault(f.target)) bound = Math.max(bound, faultBoundMs === undefined ? l1TtlMs : Math.max(0, back - ackAt) + faultBoundMs);
   }
   return bound;
 }
@@ -362,7 +368,19 @@ export function checkOverload(record: ChaosRecord): Violation[] {
 export function checkMaxClicks(record: ChaosRecord, links = histories(record.ops)): Violation[] {
   const out: Violation[] = [];
   // Clicks granted but not flushed, and grants held in leases, when Redis may lose a counter can be granted twice (docs/design.md, "Max clicks", Bound).
-  const allowance = record.faults.filter((f) => f.target === 'redis-master').reduce((a, f) => a + (f.unflushedClicksBefore ?? 0), 0);
+  // A master cut off from its cluster loses, besides, what it counted after the cut: at most the grants of maxClicks links in the window.
+  const limited = new Set([...links.values()].filter((h) => h.maxClicks !== undefined).map((h) => h.code));
+  const allowance = record.faults
+    .filter((f) => isRedisFault(f.target))
+    .reduce(
+      (a, f) =>
+        a +
+        (f.unflushedClicksBefore ?? 0) +
+        (f.target === 'redis-partition'
+          ? record.ops.filter((r) => r.kind === 'redirect' && r.status === 302 && limited.has(r.code!) && r.end >= f.start && r.start <= f.end).length
+          : 0),
+      0,
+    );
   for (const h of links.values()) {
     if (h.maxClicks === undefined) continue;
     const granted = record.ops.filter((r) => r.kind === 'redirect' && r.code === h.code && r.status === 302).length;
@@ -416,7 +434,7 @@ export function checkVisitorLimit(record: ChaosRecord, links = histories(record.
       const instances = [...new Set(ops.map((r) => r.instance))];
       let allowed: number;
       let why: string;
-      if (record.faults.some((f) => f.target === 'redis-master' && inMinute(f))) {
+      if (record.faults.some((f) => isRedisFault(f.target) && inMinute(f))) {
         allowed = (instances.length + kills.length) * limit;
         why = `${instances.length + kills.length} instances alone (a Redis master fault in the minute)`;
       } else {

@@ -5,10 +5,13 @@
  * (network.ts); and on the machine (a CPU hog). Whatever is still down, hung, slowed or cut when the
  * run ends is brought back by `restoreAll`.
  */
+import { Redis } from 'ioredis';
 import { App, eventually, sleep, startApp } from '@shortlink/harness';
+import { requireEnv } from '@shortlink/testing';
 import { clusterNodes, nodeCommand, Outages, redisNodePid, stackPid } from '../../../test/resilience/support';
 import { CpuHog, LinkName, NetworkFaults } from './network';
-import { PlannedFault } from './schedule';
+import { Partitions } from './partition';
+import { isRedisFault, PlannedFault } from './schedule';
 import { Fault } from './record';
 
 type StackServer = 'mysql-a' | 'mysql-b' | 'kafka' | 'clickhouse';
@@ -35,6 +38,8 @@ export class FaultInjector {
     private readonly apps: Instances,
     /** The run's proxies between the apps and MariaDB and ClickHouse. */
     private readonly network: NetworkFaults,
+    /** The run's cuts between processes (a Redis master from the rest of the cluster, Kafka from one redirect). */
+    private readonly partitions: Partitions,
     /** Called with an app's instance before it is killed (to read its metrics a last time) and after it is back. */
     private readonly hooks: {
       beforeKill?: (name: string, app: App) => Promise<void>;
@@ -50,10 +55,13 @@ export class FaultInjector {
 
   /** Runs one planned fault: down for its time, then back; resolves with what happened. */
   async inject(plan: PlannedFault): Promise<Fault> {
-    const unflushedClicksBefore = plan.target === 'redis-master' ? await this.hooks.unflushed?.().catch(() => undefined) : undefined;
+    const unflushedClicksBefore = isRedisFault(plan.target) ? await this.hooks.unflushed?.().catch(() => undefined) : undefined;
     const base = { target: plan.target, action: plan.action, downMs: plan.downMs, unflushedClicksBefore };
     let victim = plan.target as string;
     let start = Date.now();
+    let note: string | undefined;
+    /** When the fault ended, if before the component was healthy again (a partition ends when the rules are gone). */
+    let end: number | undefined;
     try {
       switch (plan.target) {
         case 'redis-master': {
@@ -74,6 +82,27 @@ export class FaultInjector {
             60_000,
             200,
           );
+          break;
+        }
+        case 'redis-partition': {
+          const r = await this.redisPartition(plan, (v) => (victim = v));
+          [start, end, note] = [r.start, r.end, r.note];
+          break;
+        }
+        case 'kafka-link': {
+          // Kafka unreachable from one redirect instance only: the others, the generation apps and the consumer still reach it.
+          const index = plan.pick % this.apps.redirect.length;
+          victim = FaultInjector.instanceName('redirect', index);
+          const brokerPorts = requireEnv('KAFKA_BROKERS')
+            .split(',')
+            .map((b) => Number(b.split(':').pop()));
+          const cut = await this.partitions.cut({ pids: [this.apps.redirect[index].proc.pid], ports: [] }, { pids: [serverPid('kafka')], ports: brokerPorts });
+          start = cut.at;
+          try {
+            await sleep(plan.downMs);
+          } finally {
+            end = await this.partitions.heal(cut);
+          }
           break;
         }
         case 'mariadb':
@@ -141,10 +170,67 @@ export class FaultInjector {
           );
         }
       }
-      return { ...base, victim, start, end: Date.now() };
+      return { ...base, victim, start, end: end ?? Date.now(), ...(note ? { note } : {}) };
     } catch (e) {
-      return { ...base, victim, start, end: Date.now(), error: (e as Error).message };
+      return { ...base, victim, start, end: Date.now(), ...(note ? { note } : {}), error: (e as Error).message };
     }
+  }
+
+  /**
+   * A Redis master cut off from its replica and every other node (partition.ts), while the apps (and
+   * this run) still reach it: the majority marks it failed and its replica takes over, while the old
+   * master still answers the clients that reach it until it sees itself in the minority (cluster-node-timeout).
+   * The cut lasts the planned time and at least until a replica took over (≤ 20 s); healed, the old
+   * master rejoins as a replica of the new one and its writes of the partition are gone. The note says
+   * what the old master answered to a write just after the cut and at the takeover.
+   */
+  private async redisPartition(plan: PlannedFault, named: (victim: string) => void): Promise<{ start: number; end: number; note: string }> {
+    const nodes = (await clusterNodes()).filter((n) => !n.flags.includes('fail') && !n.flags.includes('noaddr'));
+    const masters = nodes.filter((n) => n.flags.includes('master') && n.slots.length > 0);
+    const master = masters[plan.pick % masters.length];
+    const replicas = nodes.filter((n) => n.masterId === master.id);
+    const others = nodes.filter((n) => n.id !== master.id);
+    const victim = `redis-node-${master.port}`;
+    named(victim);
+    // A client of the run's own that keeps reaching the old master: its answers to a write go into the note.
+    const client = new Redis({ host: '127.0.0.1', port: master.port, lazyConnect: true, connectTimeout: 1000, commandTimeout: 1000, maxRetriesPerRequest: 0 });
+    client.on('error', () => undefined);
+    await client.connect();
+    let key = '';
+    for (let i = 0; !key && i < 5000; i++) {
+      const slot = Number(await client.cluster('KEYSLOT', `chaos:probe:${i}`));
+      if (master.slots.some(([a, b]) => slot >= a && slot <= b)) key = `chaos:probe:${i}`;
+    }
+    const probe = () => client.set(key, String(Date.now())).then(String, (e: Error) => e.message.split('\n')[0]);
+    const cut = await this.partitions.cut(
+      { pids: [redisNodePid(master.port)], ports: [master.port, master.port + 10_000] },
+      { pids: others.map((n) => redisNodePid(n.port)), ports: others.flatMap((n) => [n.port, n.port + 10_000]) },
+    );
+    const start = cut.at;
+    let note = '';
+    try {
+      await sleep(300);
+      note = `old master's answer to a write at +0.3 s: ${await probe()}`;
+      await sleep(Math.max(0, plan.downMs - (Date.now() - start)));
+      const tookOver = async () => {
+        for (const r of replicas) if ((await nodeCommand(r.port, 'ROLE'))?.startsWith('master')) return r.port;
+        return undefined;
+      };
+      let by: number | undefined;
+      await eventually(`a replica of ${victim} to take over`, async () => (by = await tookOver()) !== undefined, 20_000, 100);
+      note += `; replica ${by} took over by +${((Date.now() - start) / 1000).toFixed(1)} s, when the old master answered: ${await probe()}`;
+    } finally {
+      await this.partitions.heal(cut);
+      client.disconnect();
+    }
+    // Back: the old master sees a healthy cluster again (a replica of the new master by now).
+    await eventually(
+      `${victim} back in a healthy cluster`,
+      async () => /cluster_state:ok/.test((await nodeCommand(master.port, 'CLUSTER', 'INFO')) ?? ''),
+      60_000,
+      200,
+    );
+    return { start, end: Date.now(), note };
   }
 
   /** SIGKILL, the down time, then `restart`; or SIGSTOP, the down time, then SIGCONT. */
@@ -185,6 +271,7 @@ export class FaultInjector {
     this.hooks.flood?.(false);
     await this.hog.stop();
     await this.network.healAll();
+    await this.partitions.healAll();
     for (const pid of this.paused) {
       try {
         process.kill(pid, 'SIGCONT');

@@ -3,7 +3,8 @@
  * (a sourced stack.env, like the test tiers) with 2 generation, 2 redirect instances and the analytics
  * consumer, a recorded workload from several client processes, and a seeded schedule of faults
  * (SIGKILL or SIGSTOP of a Redis master, a MariaDB, Kafka, ClickHouse and each app; the network to a
- * MariaDB or ClickHouse slowed or cut; both cores hogged). Afterwards the
+ * MariaDB or ClickHouse slowed or cut; a Redis master cut off from the rest of its cluster; Kafka cut
+ * off from one redirect; both cores hogged; a flood of requests). Afterwards the
  * run settles, reads back every link and the click rollups, and the checker gives the verdict table;
  * the exit code is 1 on any violation.
  *
@@ -26,6 +27,7 @@ import { check } from './checker';
 import { ClientConfig, FromClient, ToClient } from './client';
 import { FaultInjector, Instances } from './faults';
 import { NetworkFaults } from './network';
+import { Partitions } from './partition';
 import { ChaosRecord, Fault, Op, RedirectIncarnation, RunConfig, Settled } from './record';
 import { describeFault, faultSchedule, LONG, SHORT } from './schedule';
 import { verdictTable } from './verdict';
@@ -123,7 +125,7 @@ async function main(): Promise<number> {
   const schedule = faultSchedule(o.seed, o.short ? SHORT : { ...LONG, faults: 80 });
   const minFaults = o.short ? SHORT.faults : LONG.faults;
   // The short run: one round of every target; a killed Redis master or app takes ~15 s to be back.
-  const faultPhaseMs = o.short ? 150_000 : 600_000;
+  const faultPhaseMs = o.short ? 180_000 : 600_000;
   const config: RunConfig = {
     seed: o.seed,
     mode: o.short ? 'short' : 'long',
@@ -171,6 +173,9 @@ async function main(): Promise<number> {
   });
   const network = new NetworkFaults();
   await network.start(await freePort());
+  // Root, iptables and the net_cls cgroups, checked before anything starts (partition.ts).
+  const partitions = new Partitions();
+  await partitions.prepare();
   // The apps reach MariaDB and ClickHouse through the run's proxies (network.ts); the checker reads them directly.
   const apps: Instances = {
     generation: [],
@@ -184,7 +189,7 @@ async function main(): Promise<number> {
     }),
   };
   const scrapes = new RedirectScrapes(apps);
-  const faults = new FaultInjector(apps, network, {
+  const faults = new FaultInjector(apps, network, partitions, {
     beforeKill: async (name, app) => {
       if (app.name !== 'redirect') return;
       await scrapes.scrape(name, app).catch(() => undefined);
@@ -290,7 +295,7 @@ async function main(): Promise<number> {
       await sleep(plan.gapMs);
       const f = await faults.inject(plan);
       recorded.push(f);
-      log(`${describeFault(plan, i)} → ${f.victim}: back after ${f.end - f.start} ms${f.error ? ` FAILED: ${f.error}` : ''}`);
+      log(`${describeFault(plan, i)} → ${f.victim}: back after ${f.end - f.start} ms${f.note ? ` (${f.note})` : ''}${f.error ? ` FAILED: ${f.error}` : ''}`);
       // What follows a component that did not come back would be its outage, not the platform's answer to faults.
       if (f.error) break;
     }

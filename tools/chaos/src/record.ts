@@ -45,14 +45,29 @@ export interface Op {
 
 /**
  * What a fault hits: a server or an app instance (killed or hung), the network between the apps and a
- * server (`*-link`: slowed or cut by Toxiproxy), the machine (`cpu`: both cores hogged by stress-ng), or the apps'
+ * server (`mariadb-link`, `clickhouse-link`: slowed or cut by Toxiproxy; `kafka-link`: Kafka cut off
+ * from one redirect instance), a Redis master cut off from the rest of its cluster while the clients
+ * still reach it (`redis-partition`; partition.ts), the machine (`cpu`: both cores hogged by stress-ng), or the apps'
  * capacity (`flood`: every client sends far more requests than the apps can serve).
  */
 export type FaultTarget =
-  'redis-master' | 'mariadb' | 'kafka' | 'clickhouse' | 'analytics' | 'redirect' | 'generation' | 'mariadb-link' | 'clickhouse-link' | 'cpu' | 'flood';
+  | 'redis-master'
+  | 'redis-partition'
+  | 'mariadb'
+  | 'kafka'
+  | 'clickhouse'
+  | 'analytics'
+  | 'redirect'
+  | 'generation'
+  | 'mariadb-link'
+  | 'clickhouse-link'
+  | 'kafka-link'
+  | 'cpu'
+  | 'flood';
 /**
  * kill: SIGKILL, then started again; pause: SIGSTOP, then SIGCONT; slow: latency (and, to MariaDB, some
- * connections reset) on the link; cut: the link partitioned (the proxy refuses and drops connections);
+ * connections reset) on the link; cut: the link partitioned (the proxy refuses and drops connections, or
+ * iptables drops every packet between the two sides);
  * hog: a CPU hog on both cores; flood: the clients' extra loops (client.ts, FLOOD_LOOPS) for the window.
  */
 export type FaultAction = 'kill' | 'pause' | 'slow' | 'cut' | 'hog' | 'flood';
@@ -68,6 +83,8 @@ export interface Fault {
   end: number;
   /** How long it was meant to stay down. */
   downMs: number;
+  /** What the fault saw, in words (a Redis partition: the old master's answers to a write and when its replica took over). */
+  note?: string;
   /** Set when bringing it back failed (the run then fails). */
   error?: string;
   /**

@@ -1,4 +1,4 @@
-import { FAULT_TARGETS, faultSchedule, LONG, seeded, SHORT, zipfRank } from './schedule';
+import { FAULT_TARGETS, faultSchedule, isRedisFault, LONG, seeded, SHORT, zipfRank } from './schedule';
 
 describe('chaos schedule', () => {
   it('is the same for the same seed (a run can be replayed) and differs for another', () => {
@@ -25,8 +25,23 @@ describe('chaos schedule', () => {
     expect(actionsOf('cpu')).toEqual(new Set(['hog']));
     expect(actionsOf('flood')).toEqual(new Set(['flood']));
     expect(actionsOf('redis-master')).toEqual(new Set(['kill', 'pause']));
+    // A partition (iptables between processes, partition.ts) can only cut.
+    expect(actionsOf('redis-partition')).toEqual(new Set(['cut']));
+    expect(actionsOf('kafka-link')).toEqual(new Set(['cut']));
     // CI's short run (seed 1) has one of each, within its one round.
-    expect(faultSchedule(1, SHORT).map((f) => f.target)).toEqual(expect.arrayContaining(['mariadb-link', 'clickhouse-link', 'cpu', 'flood']));
+    expect(faultSchedule(1, SHORT).map((f) => f.target)).toEqual(
+      expect.arrayContaining(['mariadb-link', 'clickhouse-link', 'redis-partition', 'kafka-link', 'cpu', 'flood']),
+    );
+  });
+
+  it('fits one round of every target into the short run', () => {
+    expect(SHORT.faults).toBe(FAULT_TARGETS.length);
+    // Planned time (gaps and down times at their most): within the short run's 180 s of faults, with room for the recoveries.
+    expect(SHORT.faults * (SHORT.downMs[1] + SHORT.gapMs[1])).toBeLessThan(180_000 * 0.75);
+  });
+
+  it('counts a Redis partition as a Redis fault (acknowledged writes of the old master may be lost), and nothing else new', () => {
+    expect(FAULT_TARGETS.filter(isRedisFault)).toEqual(['redis-master', 'redis-partition']);
   });
 
   it('draws Zipf ranks: rank 0 most often, every rank possible', () => {

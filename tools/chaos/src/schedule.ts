@@ -41,6 +41,7 @@ export interface PlannedFault {
 
 export const FAULT_TARGETS: readonly FaultTarget[] = [
   'redis-master',
+  'redis-partition',
   'mariadb',
   'kafka',
   'clickhouse',
@@ -49,18 +50,33 @@ export const FAULT_TARGETS: readonly FaultTarget[] = [
   'generation',
   'mariadb-link',
   'clickhouse-link',
+  'kafka-link',
   'cpu',
   'flood',
 ];
 
-/** The two ways each kind of target is hit, drawn per fault (the CPU and the flood have one). */
-const ACTIONS: Record<'process' | 'link' | 'machine' | 'load', readonly [FaultAction, FaultAction]> = {
+/** The ways each kind of target is hit, drawn per fault (the CPU, the flood and a partition have one). */
+const ACTIONS: Record<'process' | 'link' | 'partition' | 'machine' | 'load', readonly [FaultAction, FaultAction]> = {
   process: ['kill', 'pause'],
   link: ['slow', 'cut'],
+  // iptables drops packets between processes (partition.ts): a cut, no latency.
+  partition: ['cut', 'cut'],
   machine: ['hog', 'hog'],
   load: ['flood', 'flood'],
 };
-const kindOf = (target: FaultTarget) => (target === 'cpu' ? 'machine' : target === 'flood' ? 'load' : target.endsWith('-link') ? 'link' : 'process');
+const kindOf = (target: FaultTarget) =>
+  target === 'cpu'
+    ? 'machine'
+    : target === 'flood'
+      ? 'load'
+      : target === 'redis-partition' || target === 'kafka-link'
+        ? 'partition'
+        : target.endsWith('-link')
+          ? 'link'
+          : 'process';
+
+/** A fault after which Redis may have lost writes it acknowledged: a master killed or hung, or cut off while its replica took over. */
+export const isRedisFault = (target: FaultTarget) => target === 'redis-master' || target === 'redis-partition';
 
 export interface ScheduleOptions {
   /** At least this many faults. */
@@ -70,8 +86,8 @@ export interface ScheduleOptions {
   gapMs: [number, number];
 }
 
-/** One round of every target: ≤ 11 × (5 + 3.5) s planned, plus the recoveries, inside the short run's 150 s of faults. */
-export const SHORT: ScheduleOptions = { faults: 11, downMs: [1500, 3500], gapMs: [2500, 5000] };
+/** One round of every target: ≤ 13 × (5 + 3.5) s planned, plus the recoveries, inside the short run's 180 s of faults. */
+export const SHORT: ScheduleOptions = { faults: 13, downMs: [1500, 3500], gapMs: [2500, 5000] };
 export const LONG: ScheduleOptions = { faults: 32, downMs: [2000, 8000], gapMs: [5000, 12000] };
 
 /**

@@ -86,6 +86,8 @@ export function verdictTable(config: RunConfig, v: Verdict, wallMs: number): str
       ]),
     ),
   );
+  const notes = v.faults.map((f, i) => (f.fault.note ? `  - #${i + 1} ${f.fault.target} ${f.fault.victim}: ${f.fault.note}` : '')).filter(Boolean);
+  if (notes.length) out.push('', 'what the faults saw:', ...notes);
   out.push('');
   out.push(
     markdownTable(

@@ -61,8 +61,10 @@ export class OpenidOidcClient implements OidcClient {
     provider: OidcProvider,
     request: { readonly redirectUri: string; readonly state: string; readonly nonce: string; readonly codeChallenge: string },
   ): Promise<string> {
-    const config = await this.within(this.configOf(provider));
+    // Loaded before the discovery's deadline starts: the first sign-in of a process spent it loading the module (over 2 s on a
+    // busy machine), and the provider was said not to answer.
     const client = await openid();
+    const config = await this.within(this.configOf(provider));
     return client
       .buildAuthorizationUrl(config, {
         redirect_uri: request.redirectUri,

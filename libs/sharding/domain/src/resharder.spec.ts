@@ -343,13 +343,25 @@ describe('Resharder', () => {
 
   it('waits for every live app instance to route with a new version, and stops naming the one that does not', async () => {
     const { store, watcher, tool } = await install(50);
-    // Seen before the run starts (not only from the interval's first tick), and still reporting version 1 throughout.
+    // In explicit steps, not against the machine's speed: the tool's clock moves only when it sleeps, each of its sleeps
+    // first waits until app-1's watcher has read the newest ring (on a busy machine that read once came after the 300 ms,
+    // and app-1 was named too), and stuck-1 reports version 1 before the run and at every step.
+    let now = Date.now();
+    const appOneRead = async () => {
+      const newest = (await store.current())!.version;
+      while (!(await store.watchers(60_000)).some((w) => w.instanceId === 'app-1' && w.version >= newest)) await new Promise((r) => setTimeout(r, 5));
+    };
+    const step = async (ms: number) => {
+      await appOneRead();
+      await store.heartbeat('stuck-1', 'redirect', 1);
+      now += ms;
+    };
     await store.heartbeat('stuck-1', 'redirect', 1);
-    const stuck = setInterval(() => void store.heartbeat('stuck-1', 'redirect', 1), 20);
     try {
-      await expect(tool({ ackTimeoutMs: 300 }).run({ add: [{ name: 's4' }] })).rejects.toThrow(/older ring than version 2: stuck-1 \(redirect, v1/);
+      await expect(tool({ ackTimeoutMs: 300, clock: { now: () => now }, sleep: step }).run({ add: [{ name: 's4' }] })).rejects.toThrow(
+        /older ring than version 2: stuck-1 \(redirect, v1, seen \d+ s ago\); run again/,
+      );
     } finally {
-      clearInterval(stuck);
       await watcher.stop();
     }
     expect((await store.latestMove())!.progress).toMatchObject({ step: 'dual_write', error: expect.stringContaining('stuck-1') });
