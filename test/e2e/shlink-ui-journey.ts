@@ -143,13 +143,13 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
     };
     /** The count of a visits screen's badge (`Visits: N`, the visits it holds). */
     const badge = async () => countIn(await page.getByTestId('badge').first().innerText());
-    /** A CSV's lines, each its fields (Shlink's UI quotes every one; none here holds a comma, quote or line break). */
+    /** A CSV's lines, each its fields (Shlink's UI quotes every one, `""` a quote inside; none here holds a line break). */
     const csvLines = (body: Buffer) =>
       body
         .toString('utf8')
         .trim()
         .split(/\r?\n/)
-        .map((line) => line.split(',').map((field) => field.replace(/^"|"$/g, '')));
+        .map((line) => [...line.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))/g)].map((m) => (m[1] ?? m[2] ?? '').replace(/""/g, '"')));
     /** Clicks `button` and returns what the page downloads then (its file name and text). */
     const download = async (button: ReturnType<Page['getByRole']>): Promise<{ name: string; body: Buffer }> => {
       const [file] = await Promise.all([page.waitForEvent('download', { timeout: 45_000 }), button.click()]);
