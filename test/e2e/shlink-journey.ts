@@ -743,7 +743,8 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
           failed: [],
         });
       }
-      expect(methods.length).toBeGreaterThanOrEqual(27);
+      // @shlinkio/shlink-js-sdk 3.2.1 has 23.
+      expect(methods).toHaveLength(23);
       expect(answered.filter((a) => a.status === 501)).toEqual([]);
     });
 
