@@ -254,7 +254,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
     });
 
     it('shows the short URL’s QR code (drawn in the page from its short URL, which redirects) and downloads it', async () => {
-      await open('/list-short-urls/1');
+      await open(`/list-short-urls/1?search=${slug}`);
       await waitFor(new RegExp(slug), 'list before QR');
       await page.getByRole('row').filter({ hasText: slug }).getByRole('button', { name: 'Options' }).click();
       await page.getByText('QR code', { exact: true }).click();
@@ -277,14 +277,15 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       await dialog.waitFor({ state: 'hidden', timeout: 45_000 });
     });
 
-    it('exports the short URLs as CSV (every page of the listing)', async () => {
-      await open('/list-short-urls/1');
+    it('exports the short URLs as CSV (every page of the listing, as searched)', async () => {
+      await open(`/list-short-urls/1?search=${slug}`);
       await waitFor(new RegExp(slug), 'list before export');
       const csv = await download(page.getByRole('button', { name: /^Export \(\d+\)$/ }));
       expect(csv.name).toBe('short_urls.csv');
       const [header, ...rows] = csvLines(csv.body);
       expect(header).toEqual(['createdAt', 'domain', 'shortCode', 'shortUrl', 'longUrl', 'title', 'tags', 'visits']);
-      const total = ((await shlinkApi('/short-urls?itemsPerPage=1')) as { shortUrls: { pagination: { totalItems: number } } }).shortUrls.pagination.totalItems;
+      const total = ((await shlinkApi(`/short-urls?itemsPerPage=1&searchTerm=${slug}`)) as { shortUrls: { pagination: { totalItems: number } } }).shortUrls
+        .pagination.totalItems;
       expect(rows).toHaveLength(total);
       expect(rows.find((r) => r[2] === slug)).toEqual([
         expect.any(String),
@@ -422,7 +423,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
     });
 
     it('deletes the short URL', async () => {
-      await open('/list-short-urls/1');
+      await open(`/list-short-urls/1?search=${slug}`);
       await waitFor(new RegExp(slug), 'list before delete');
       const row = page.getByRole('row').filter({ hasText: slug });
       await row.getByRole('button', { name: 'Options' }).click();
