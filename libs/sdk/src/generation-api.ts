@@ -1907,7 +1907,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CODE_SPACE_EXHAUSTED" | "DEPENDENCY_UNAVAILABLE" | "SHARD_UNAVAILABLE" | "SSO_PROVIDER_UNAVAILABLE";
+            code: "CODE_SPACE_EXHAUSTED" | "DEADLINE_EXCEEDED" | "DEPENDENCY_UNAVAILABLE" | "OVERLOADED" | "SHARD_UNAVAILABLE" | "SSO_PROVIDER_UNAVAILABLE";
             detail: string;
             instance?: string;
         } & {
@@ -7845,6 +7845,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
                 };
             };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
         };
     };
     acceptInvitation: {
@@ -7896,6 +7907,17 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
                 };
             };
         };
@@ -9116,6 +9138,17 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
                 };
             };
         };

@@ -376,7 +376,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "CODE_SPACE_EXHAUSTED" | "DEPENDENCY_UNAVAILABLE" | "SHARD_UNAVAILABLE" | "SSO_PROVIDER_UNAVAILABLE";
+            code: "CODE_SPACE_EXHAUSTED" | "DEADLINE_EXCEEDED" | "DEPENDENCY_UNAVAILABLE" | "OVERLOADED" | "SHARD_UNAVAILABLE" | "SSO_PROVIDER_UNAVAILABLE";
             detail: string;
             instance?: string;
         } & {

@@ -28,6 +28,7 @@ describe('buildDocument', () => {
       body: z.object({ name: nameField, alias: nameField }),
       responses: { 201: { description: 'created', schema: thing, headers: { Location: 'The new thing' } } },
     }),
+    route('get', '/public/things', { operationId: 'listPublicThings', secured: false }),
   ]) as Doc;
 
   it('names each operation by its contract', () => {
@@ -48,6 +49,13 @@ describe('buildDocument', () => {
     expect(responses['431']).toBeDefined();
     expect(responses['414']).toBeDefined();
     expect(Object.keys(doc.paths['/things'].post.responses['201'].headers ?? {})).toContain('Location');
+  });
+
+  it('documents on every operation, secured or not, the 503 codes of admission control', () => {
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>))
+      for (const [method, operation] of Object.entries(methods)) expect([path, method, operation.responses['503']]).toEqual([path, method, expect.anything()]);
+    const unavailable = doc.components.schemas.ServiceUnavailableProblem as { properties: { code: { enum: string[] } } };
+    expect(unavailable.properties.code.enum).toEqual(expect.arrayContaining(['OVERLOADED', 'DEADLINE_EXCEEDED', 'DEPENDENCY_UNAVAILABLE']));
   });
 
   it('names a problem schema per status whose code is one of the codes that status carries', () => {

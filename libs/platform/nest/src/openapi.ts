@@ -149,8 +149,9 @@ export function buildDocument(options: OpenApiOptions, routes: readonly Discover
       };
     }
     // A path segment longer than the router accepts is a 414 before any route runs; a request
-    // line and headers over 16 KiB (a long query string counts) are a 431 from the HTTP parser.
-    const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), ...(contract.params ? [414] : []), 400, 431]);
+    // line and headers over 16 KiB (a long query string counts) are a 431 from the HTTP parser;
+    // admission control may shed any request or end it at its deadline, 503 (docs/design.md, "Overload").
+    const errors = new Set([...(contract.errors ?? []), ...(secured ? SECURED_ERRORS : []), ...(contract.params ? [414] : []), 400, 431, 503]);
     for (const status of [...errors].sort()) {
       const headers = PROBLEM_HEADERS[status];
       responses[String(status)] ??= {

@@ -81,6 +81,8 @@ const FRAMEWORK_CODES: Readonly<Record<number, readonly string[]>> = {
   415: ['UNSUPPORTED_MEDIA_TYPE'],
   431: ['HEADERS_TOO_LARGE'],
   500: ['INTERNAL'],
+  // Admission control, before any route runs: any request can be shed or outlive its deadline (admission.ts).
+  503: ['DEADLINE_EXCEEDED', 'OVERLOADED'],
 };
 
 /** Every code a problem of this status can carry, sorted: the domain's and the framework's. */

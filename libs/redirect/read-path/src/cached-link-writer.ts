@@ -1,4 +1,4 @@
-import { Clock, systemClock } from '@shortlink/core';
+import { Clock, GroupCommit, systemClock } from '@shortlink/core';
 import { identifierOf, Link, LinkCacheWriter, ShortUrlIdentifier, toCachedLink } from '@shortlink/links-domain';
 import { bloomItem, BloomLayoutUnknown } from './bloom-filter';
 import { BloomMaintainer } from './bloom-maintainer';
@@ -15,6 +15,11 @@ import { BitmapBits, CacheStore } from './ports';
  */
 export class CachedLinkWriter implements LinkCacheWriter {
   private readonly cache: LinkCache;
+  /** New links of requests that arrive together are marked in one call per cache node (docs/design.md, "Group commit"). */
+  private readonly creations = new GroupCommit<readonly ShortUrlIdentifier[]>({
+    write: (groups) => this.markCreated(groups.length === 1 ? groups[0] : groups.flat()),
+    maxItems: 500,
+  });
 
   constructor(
     store: CacheStore,
@@ -27,6 +32,10 @@ export class CachedLinkWriter implements LinkCacheWriter {
 
   async created(ids: readonly ShortUrlIdentifier[]): Promise<void> {
     if (ids.length === 0) return;
+    await this.creations.submit(ids);
+  }
+
+  private async markCreated(ids: readonly ShortUrlIdentifier[]): Promise<void> {
     await this.bloom.beforeWrite();
     const bits = this.bitsOf(ids);
     if (ids.length === 1) {
@@ -35,7 +44,7 @@ export class CachedLinkWriter implements LinkCacheWriter {
       await this.bloom.filter.write(bits);
       return;
     }
-    // A batch chunk: both in one call per cache node.
+    // A batch chunk, or single creates together: both in one call per cache node.
     await this.cache.dropNullsAndSetBits(ids, bits);
   }
 

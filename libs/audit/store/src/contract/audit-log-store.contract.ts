@@ -92,6 +92,14 @@ export function describeAuditLogStoreContract(backend: string, open: () => Promi
       expect(await list({ actorId: 'nobody' })).toEqual([]);
     });
 
+    it('stores every entry of appends made at once, each append whole (docs/design.md, "Group commit")', async () => {
+      const log = randomUUID();
+      const appends = Array.from({ length: 20 }, (_, i) => (i % 3 === 0 ? [anEntry(log, i * 10), anEntry(log, i * 10 + 1)] : [anEntry(log, i * 10)]));
+      await Promise.all(appends.map((entries) => store.append(entries)));
+      const stored = await store.list({ log, after: null, limit: 100 });
+      expect(new Set(ids(stored))).toEqual(new Set(appends.flat().map((e) => e.id)));
+    });
+
     it('stores an entry appended twice once (a retried append)', async () => {
       const log = randomUUID();
       const entry = anEntry(log, 0);

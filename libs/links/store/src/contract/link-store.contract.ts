@@ -118,6 +118,18 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
       expect((await f.shard.findByCode(b))?.id).toBe(b.id);
     });
 
+    it('stores concurrent single inserts each on its own: a duplicate among them fails alone (docs/design.md, "Group commit")', async () => {
+      const taken = aLink();
+      await f.shard.insert(taken);
+      const fresh = Array.from({ length: 12 }, () => aLink());
+      const duplicate = aLink({ domain: taken.domain, code: taken.code });
+      const outcomes = await Promise.allSettled([...fresh.slice(0, 6), duplicate, ...fresh.slice(6)].map((l) => f.shard.insert(l)));
+      expect(outcomes.map((o) => o.status)).toEqual([...Array(6).fill('fulfilled'), 'rejected', ...Array(6).fill('fulfilled')]);
+      expect((outcomes[6] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateLinkError);
+      for (const link of fresh) expect(await f.shard.findByCode({ domain: link.domain, code: link.code })).toEqual(link);
+      expect((await f.shard.findByCode({ domain: taken.domain, code: taken.code }))?.id).toBe(taken.id);
+    });
+
     it('inserts a batch atomically: a duplicate inside rejects the whole batch', async () => {
       const batch = [aLink(), aLink(), aLink()];
       await f.shard.insertMany(batch);

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { GroupCommit } from '@shortlink/core';
 import {
   createdEvent,
   deletedEvent,
@@ -22,6 +23,9 @@ import { MysqlOutbox, writeEvents } from '../outbox/mysql-outbox';
 const COLUMNS = LINK_COLUMNS.join(', ');
 const SELECT = `SELECT ${LINK_COLUMNS.map((c) => `l.${c}`).join(', ')} FROM links l`;
 const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
+/** Single creates in one group commit at most, and such commits running at once per shard. */
+const CREATES_PER_COMMIT = 100;
+const CREATE_COMMITS_AT_ONCE = 2;
 
 /**
  * A MySQL shard. Reads and writes are raw parameterised SQL through the DataSource's pool:
@@ -32,6 +36,13 @@ const PLACEHOLDERS = `(${LINK_COLUMNS.map(() => '?').join(', ')})`;
 export class MysqlLinkShardStore extends MovableShard implements MovableShardStore {
   protected readonly moves: MysqlMoveOps;
   protected readonly outbox: MysqlOutbox;
+  /** Single creates that arrive together share a transaction (docs/design.md, "Group commit"). */
+  private readonly creates = new GroupCommit<Link>({
+    write: (links) => this.insertRows(links, false),
+    maxItems: CREATES_PER_COMMIT,
+    concurrency: CREATE_COMMITS_AT_ONCE,
+    retryAlone: (error) => error instanceof DuplicateLinkError,
+  });
 
   private constructor(
     readonly shardName: string,
@@ -48,7 +59,7 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   }
 
   async insert(link: Link): Promise<void> {
-    await this.insertMany([link]);
+    await this.creates.submit(link);
   }
 
   async insertMany(links: readonly Link[]): Promise<void> {
