@@ -3,6 +3,7 @@ import { ShlinkApiClient } from '@shlinkio/shlink-js-sdk';
 import { UAParser } from 'ua-parser-js';
 import { ErrorType } from '@shlinkio/shlink-js-sdk/dist/api-contract';
 import { NodeHttpClient } from '@shlinkio/shlink-js-sdk/dist/node';
+import { FetchHttpClient } from '@shlinkio/shlink-js-sdk/dist/fetch';
 import { Endpoints, eventually } from '@shortlink/harness';
 import { API_KEY, BROWSER_UA } from './support';
 import { api } from './tenant-journey';
@@ -36,11 +37,11 @@ async function locationOf(redirect: string, codeAndQuery: string, headers: Recor
 }
 
 /** A Mercure subscription as Shlink's web client opens one (EventSource with the JWT as a bearer token): the updates' data as they come. */
-async function subscribeHub(hubUrl: string, token: string, topics: string[]) {
+async function subscribeHub(hubUrl: string, token: string, topics: string[], headers: Record<string, string> = {}) {
   const url = new URL(hubUrl);
   for (const topic of topics) url.searchParams.append('topic', topic);
   const aborted = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: aborted.signal });
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers }, signal: aborted.signal });
   const updates: Array<{ id: string; data: Record<string, unknown> }> = [];
   if (res.status === 200 && res.body) {
     const reader = res.body.getReader();
@@ -68,7 +69,13 @@ async function subscribeHub(hubUrl: string, token: string, topics: string[]) {
   } else {
     await res.arrayBuffer();
   }
-  return { status: res.status, contentType: res.headers.get('content-type'), updates, close: () => aborted.abort() };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    lastEventId: res.headers.get('last-event-id'),
+    updates,
+    close: () => aborted.abort(),
+  };
 }
 
 /**
@@ -541,6 +548,31 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
         expect(new UAParser((update.data.visit as { userAgent: string }).userAgent).getOS().name).toBe('Windows');
         expect(otherLink.updates).toEqual([]);
         expect(strangers.updates).toEqual([]);
+
+        // A reconnection with the last id it got (as EventSource sends it, through the redirect host's relay) first gets what it missed.
+        thisLink.close();
+        const lastId = thisLink.updates.at(-1)!.id;
+        const seen = everyVisit.updates.length;
+        for (let i = 0; i < 2; i++) expect(await visit(endpoints().redirect, shortCode, { 'user-agent': BROWSER_UA })).toBe(302);
+        await eventually('the hub made the missed updates', async () => everyVisit.updates.length >= seen + 2, 60_000);
+        // Missed: every update of the link after the last one it got (the hub makes each once, for every subscriber; a click of the loop above may have come after it too).
+        const ofLink = everyVisit.updates.filter((u) => (u.data.shortUrl as { shortCode: string }).shortCode === shortCode).map((u) => u.id);
+        const missed = ofLink.slice(ofLink.indexOf(lastId) + 1);
+        expect(missed.length).toBeGreaterThanOrEqual(2);
+        const again = await subscribeHub(shortHostInfo.mercureHubUrl, shortHostInfo.token, [`https://shlink.io/new-visit/${shortCode}`], {
+          'last-event-id': lastId,
+        });
+        try {
+          expect(again.lastEventId).toBe(lastId);
+          await eventually('the missed updates replayed', async () => again.updates.length >= missed.length, 10_000);
+          expect(again.updates.map((u) => u.id)).toEqual(missed);
+        } finally {
+          again.close();
+        }
+        // An id the hub does not keep: `earliest`, nothing replayed (the lastEventID parameter, as a first EventSource connection can send it).
+        const unknownId = await subscribeHub(`${info.mercureHubUrl}?lastEventID=urn:uuid:not-kept`, info.token, ['https://shlink.io/new-visit']);
+        unknownId.close();
+        expect(unknownId).toMatchObject({ status: 200, lastEventId: 'earliest', updates: [] });
       } finally {
         for (const s of [everyVisit, thisLink, otherLink, strangers]) s.close();
       }
@@ -582,6 +614,138 @@ export function describeShlinkJourney(endpoints: () => Endpoints, tenant: () => 
       await preflight.arrayBuffer();
       expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
       expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    });
+
+    it('answers each method of the SDK’s ShlinkApiClient (every one its prototype has) in its documented shape, none with 501 or any failure', async () => {
+      // Every request the SDK makes, with the status it got (the SDK's own fetch client, given a recording fetch).
+      const answered: Array<{ request: string; status: number }> = [];
+      const recording: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        answered.push({ request: `${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`, status: res.status });
+        return res;
+      };
+      const own = await tenant();
+      const mine = new ShlinkApiClient(new FetchHttpClient(recording), { baseUrl: endpoints().generation, apiKey: own.apiKey });
+      const code = slug('every');
+      const tag = slug('every-tag');
+      const summary = { total: expect.any(Number), nonBots: expect.any(Number), bots: expect.any(Number) };
+      const pagination = expect.objectContaining({ currentPage: expect.any(Number), pagesCount: expect.any(Number), totalItems: expect.any(Number) });
+      const shortUrl = (shortCode: string) => ({
+        shortCode,
+        shortUrl: expect.stringMatching(new RegExp(`/${shortCode}$`)),
+        longUrl: expect.any(String),
+        dateCreated: expect.any(String),
+        domain: null,
+        visitsSummary: summary,
+        meta: { validSince: null, validUntil: null, maxVisits: null },
+        tags: expect.any(Array),
+      });
+      const visitsList = (minimum: number) => async (list: Awaited<ReturnType<ShlinkApiClient['getShortUrlVisits']>>) => {
+        expect(list).toEqual({ data: expect.any(Array), pagination });
+        expect(list.data.length).toBeGreaterThanOrEqual(minimum);
+        for (const v of list.data) expect(v).toMatchObject({ date: expect.any(String), userAgent: expect.any(String), potentialBot: expect.any(Boolean) });
+      };
+      // An asymmetric matcher (Jest's equality calls asymmetricMatch): null or a string.
+      const nullOrString = { asymmetricMatch: (v: unknown) => v === null || typeof v === 'string', toString: () => 'null or a string' };
+      const redirects = { baseUrlRedirect: nullOrString, regular404Redirect: nullOrString, invalidShortUrlRedirect: nullOrString };
+      // In order: each method once, the short URL created first and deleted last.
+      const calls: Record<string, () => Promise<void>> = {
+        health: async () => expect(await mine.health()).toMatchObject({ status: 'pass', version: expect.stringMatching(/^\d+\.\d+\.\d+$/) }),
+        createShortUrl: async () => {
+          expect(await mine.createShortUrl({ longUrl: 'https://example.com/every-method', customSlug: code, tags: [tag] })).toMatchObject(shortUrl(code));
+          expect(await visit(endpoints().redirect, code, { 'user-agent': BROWSER_UA })).toBe(302);
+          await eventually('the visit stored', async () => (await mine.getShortUrl({ shortCode: code })).visitsSummary.total === 1, 60_000);
+        },
+        getShortUrl: async () => expect(await mine.getShortUrl({ shortCode: code })).toMatchObject({ ...shortUrl(code), tags: [tag] }),
+        listShortUrls: async () => {
+          const list = await mine.listShortUrls({ itemsPerPage: 10, tags: [tag], orderBy: { field: 'dateCreated', dir: 'DESC' } });
+          expect(list).toEqual({ data: [expect.objectContaining(shortUrl(code))], pagination });
+        },
+        updateShortUrl: async () =>
+          expect(await mine.updateShortUrl({ shortCode: code }, { title: 'Every method' })).toMatchObject({ ...shortUrl(code), title: 'Every method' }),
+        setShortUrlRedirectRules: async () =>
+          expect(
+            await mine.setShortUrlRedirectRules(
+              { shortCode: code },
+              { redirectRules: [{ longUrl: 'https://example.com/every-android', conditions: [{ type: 'device', matchKey: null, matchValue: 'android' }] }] },
+            ),
+          ).toEqual({
+            defaultLongUrl: 'https://example.com/every-method',
+            redirectRules: [
+              { longUrl: 'https://example.com/every-android', priority: 1, conditions: [{ type: 'device', matchKey: null, matchValue: 'android' }] },
+            ],
+          }),
+        getShortUrlRedirectRules: async () =>
+          expect(await mine.getShortUrlRedirectRules({ shortCode: code })).toMatchObject({
+            defaultLongUrl: 'https://example.com/every-method',
+            redirectRules: [{ longUrl: 'https://example.com/every-android', priority: 1 }],
+          }),
+        getVisitsOverview: async () => expect(await mine.getVisitsOverview()).toMatchObject({ nonOrphanVisits: summary, orphanVisits: summary }),
+        getShortUrlVisits: async () => visitsList(1)(await mine.getShortUrlVisits({ shortCode: code })),
+        getTagVisits: async () => visitsList(1)(await mine.getTagVisits(tag)),
+        getDomainVisits: async () => visitsList(1)(await mine.getDomainVisits('DEFAULT')),
+        getNonOrphanVisits: async () => visitsList(1)(await mine.getNonOrphanVisits()),
+        getOrphanVisits: async () => visitsList(0)(await mine.getOrphanVisits()),
+        listTags: async () => expect(await mine.listTags()).toEqual({ data: expect.arrayContaining([tag]) }),
+        tagsStats: async () => expect((await mine.tagsStats()).data).toEqual(expect.arrayContaining([{ tag, shortUrlsCount: 1, visitsSummary: summary }])),
+        editTag: async () => {
+          expect(await mine.editTag({ oldName: tag, newName: `${tag}-x` })).toEqual({ oldName: tag, newName: `${tag}-x` });
+          expect((await mine.getShortUrl({ shortCode: code })).tags).toEqual([`${tag}-x`]);
+        },
+        deleteTags: async () => {
+          expect(await mine.deleteTags([`${tag}-x`])).toEqual({ tags: [`${tag}-x`] });
+          expect((await mine.getShortUrl({ shortCode: code })).tags).toEqual([]);
+        },
+        listDomains: async () => {
+          const domains = await mine.listDomains();
+          expect(domains).toEqual({ data: expect.any(Array), defaultRedirects: redirects });
+          expect(domains.data).toContainEqual({ domain: expect.any(String), isDefault: true, redirects });
+        },
+        editDomainRedirects: async () => {
+          // The default domain's redirects are every tenant's: an operator key edits them (Shlink's admin key); set to what they are.
+          const operator = new ShlinkApiClient(new FetchHttpClient(recording), { baseUrl: endpoints().generation, apiKey: API_KEY });
+          const domains = await operator.listDomains();
+          const current = domains.data.find((d) => d.isDefault)!;
+          expect(await operator.editDomainRedirects({ domain: current.domain, ...current.redirects })).toEqual({ ...current.redirects });
+        },
+        mercureInfo: async () =>
+          expect(await mine.mercureInfo()).toEqual({
+            mercureHubUrl: `${endpoints().generation}/.well-known/mercure`,
+            token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+          }),
+        deleteShortUrlVisits: async () => expect(await mine.deleteShortUrlVisits({ shortCode: code })).toEqual({ deletedVisits: 1 }),
+        deleteOrphanVisits: async () => expect(await mine.deleteOrphanVisits()).toEqual({ deletedVisits: 0 }),
+        deleteShortUrl: async () => {
+          expect(await mine.deleteShortUrl({ shortCode: code })).toBeUndefined();
+          expect(await problemOf(mine.getShortUrl({ shortCode: code }))).toMatchObject({ type: ErrorType.INVALID_SHORTCODE, status: 404 });
+        },
+      };
+      const methods = Object.getOwnPropertyNames(ShlinkApiClient.prototype).filter(
+        (name) => name !== 'constructor' && typeof (ShlinkApiClient.prototype as unknown as Record<string, unknown>)[name] === 'function',
+      );
+      // A method the SDK gains fails here until it is called above.
+      expect(Object.keys(calls).sort()).toEqual([...methods].sort());
+      for (const [method, call] of Object.entries(calls)) {
+        const from = answered.length;
+        try {
+          await call();
+        } catch (error) {
+          throw new Error(`${method}: ${error instanceof Error ? error.message : JSON.stringify(error)}`, { cause: error });
+        }
+        const made = answered.slice(from);
+        expect({
+          method,
+          requests: made.length > 0,
+          failed: made.filter((a) => a.status >= 400 && !(method === 'deleteShortUrl' && a.status === 404)),
+        }).toEqual({
+          method,
+          requests: true,
+          failed: [],
+        });
+      }
+      // @shlinkio/shlink-js-sdk 3.2.1 has 23.
+      expect(methods).toHaveLength(23);
+      expect(answered.filter((a) => a.status === 501)).toEqual([]);
     });
 
     it('answers every SDK method (none is 501 any more), and Shlink’s auth problems; keys keep their scopes, plan headers and audit log', async () => {

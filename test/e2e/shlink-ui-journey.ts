@@ -8,6 +8,22 @@ import { Endpoints, eventually, REPO_ROOT } from '@shortlink/harness';
 import { CHROMIUM, HEADLESS_CHROMIUM_ARGS } from './chromium';
 
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+/** The columns of a visits CSV that Shlink's UI exports (its normalised visits). */
+const VISITS_CSV_HEADER = [
+  'date',
+  'potentialBot',
+  'userAgent',
+  'os',
+  'browser',
+  'referer',
+  'country',
+  'region',
+  'city',
+  'latitude',
+  'longitude',
+  'visitedUrl',
+  'type',
+];
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
 
 /** Builds the fixture (test/e2e/shlink-ui: Shlink's web component, unstyled) and serves it from an origin of its own, every path its index.html. */
@@ -116,8 +132,30 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       }
     };
     const slug = `ui-${Date.now().toString(36)}`;
+    const tag = `ui-tag-${Date.now().toString(36)}`;
     const shlinkApi = async (path: string): Promise<unknown> =>
       (await fetch(`${endpoints().generation}/rest/v3${path}`, { headers: { 'x-api-key': key } })).json();
+    const click = async (code: string) => (await fetch(`${endpoints().redirect}/${code}`, { redirect: 'manual', headers: { 'user-agent': UA } })).arrayBuffer();
+    /** The number a counter shows (`Visits: 1,234` → 1234), -1 when it shows none (loading). */
+    const countIn = (text: string) => {
+      const m = /(\d[\d,]*)\s*$/.exec(text.trim());
+      return m ? Number(m[1].replace(/,/g, '')) : -1;
+    };
+    /** The count of a visits screen's badge (`Visits: N`, the visits it holds). */
+    const badge = async () => countIn(await page.getByTestId('badge').first().innerText());
+    /** A CSV's lines, each its fields (Shlink's UI quotes every one, `""` a quote inside; none here holds a line break). */
+    const csvLines = (body: Buffer) =>
+      body
+        .toString('utf8')
+        .trim()
+        .split(/\r?\n/)
+        .map((line) => [...line.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))/g)].map((m) => (m[1] ?? m[2] ?? '').replace(/""/g, '"')));
+    /** Clicks `button` and returns what the page downloads then (its file name and text). */
+    const download = async (button: ReturnType<Page['getByRole']>): Promise<{ name: string; body: Buffer }> => {
+      const [file] = await Promise.all([page.waitForEvent('download', { timeout: 45_000 }), button.click()]);
+      const path = await file.path();
+      return { name: file.suggestedFilename(), body: readFileSync(path) };
+    };
 
     it('opens the overview with the server’s health, tags, domains and live counters: every request answered', async () => {
       await open('/');
@@ -133,12 +171,13 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       await page.getByRole('button', { name: 'Save' }).click();
       await waitFor(new RegExp(slug), 'create');
       await clean('create');
-      const visits = async () => Number(/Visits\s+(\d+)/.exec(await shown())?.[1] ?? -1);
-      expect(await visits()).toBe(0);
+      // The overview's "Visits" card (a link to the non-orphan visits): its number, -1 while it loads.
+      const visits = async () => countIn(await page.locator('a[href$="/non-orphan-visits"]').first().innerText());
+      await eventually('the Visits card shows 0', async () => (await visits()) === 0, 45_000);
       const deadline = Date.now() + 60_000;
       // The hub joins the click stream with the page's subscription: visit until the counter moves, without a reload.
       while ((await visits()) < 1 && Date.now() < deadline) {
-        await (await fetch(`${endpoints().redirect}/${slug}`, { redirect: 'manual', headers: { 'user-agent': UA } })).arrayBuffer();
+        await click(slug);
         await page.waitForTimeout(700);
       }
       expect(await visits()).toBeGreaterThanOrEqual(1);
@@ -170,6 +209,17 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       await clean('visits');
     });
 
+    it('exports the short URL’s visits as CSV (what the visits screen holds)', async () => {
+      const csv = await download(page.getByRole('button', { name: /^Export \(\d+\)$/ }));
+      expect(csv.name).toMatch(new RegExp(`^short-url_.*${slug}_visits\\.csv$`));
+      const [header, ...rows] = csvLines(csv.body);
+      expect(header).toEqual(VISITS_CSV_HEADER);
+      expect(rows.length).toBeGreaterThanOrEqual(1);
+      expect(rows[0][header.indexOf('os')]).toBe('Windows');
+      expect(rows[0][header.indexOf('browser')]).toBe('Chrome');
+      await clean('export visits');
+    });
+
     it('deletes the short URL’s visits from its visits screen (Options, Danger zone)', async () => {
       await open(`/short-code/${slug}/visits`);
       await waitFor(/By context/, 'visits');
@@ -185,8 +235,72 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
       );
     });
 
+    it('counts a click live on the open visits screen (Mercure), with no reload', async () => {
+      await open(`/short-code/${slug}/visits`);
+      await waitFor(/There are no visits/, 'visits screen, none left');
+      expect(await badge()).toBe(0);
+      const navigations: string[] = [];
+      page.on('framenavigated', (f) => f === page.mainFrame() && navigations.push(f.url()));
+      const deadline = Date.now() + 60_000;
+      while ((await badge()) < 1 && Date.now() < deadline) {
+        await click(slug);
+        await page.waitForTimeout(700);
+      }
+      expect(await badge()).toBeGreaterThanOrEqual(1);
+      expect(navigations).toEqual([]);
+      await page.getByText('By context').click();
+      await waitFor(/Windows/, 'live visit (OS)');
+      await clean('live visits screen');
+    });
+
+    it('shows the short URL’s QR code (drawn in the page from its short URL, which redirects) and downloads it', async () => {
+      await open(`/list-short-urls/1?search=${slug}`);
+      await waitFor(new RegExp(slug), 'list before QR');
+      await page.getByRole('row').filter({ hasText: slug }).getByRole('button', { name: 'Options' }).click();
+      await page.getByText('QR code', { exact: true }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByText(/QR code for/).waitFor({ timeout: 45_000 });
+      // Shlink's UI draws the code itself (qr-code-styling): no request but the short URL the code holds.
+      await dialog.locator('#qr-code-canvas-container canvas').waitFor({ timeout: 45_000 });
+      const shortUrl = await dialog.getByRole('link').first().getAttribute('href');
+      const short = ((await shlinkApi(`/short-urls/${slug}`)) as { shortUrl: string }).shortUrl;
+      expect(shortUrl).toBe(short);
+      // The short URL the code holds redirects (asked of the redirect host, which serves the short domain).
+      const res = await fetch(`${endpoints().redirect}${new URL(short).pathname}`, { redirect: 'manual', headers: { 'user-agent': UA } });
+      await res.arrayBuffer();
+      expect(res.status).toBe(302);
+      const png = await download(dialog.getByRole('button', { name: /Download/ }));
+      expect(png.name).toBe(`${slug}-qr-code.png`);
+      expect(png.body.subarray(1, 4).toString('latin1')).toBe('PNG');
+      await clean('QR code');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden', timeout: 45_000 });
+    });
+
+    it('exports the short URLs as CSV (every page of the listing, as searched)', async () => {
+      await open(`/list-short-urls/1?search=${slug}`);
+      await waitFor(new RegExp(slug), 'list before export');
+      const csv = await download(page.getByRole('button', { name: /^Export \(\d+\)$/ }));
+      expect(csv.name).toBe('short_urls.csv');
+      const [header, ...rows] = csvLines(csv.body);
+      expect(header).toEqual(['createdAt', 'domain', 'shortCode', 'shortUrl', 'longUrl', 'title', 'tags', 'visits']);
+      const total = ((await shlinkApi(`/short-urls?itemsPerPage=1&searchTerm=${slug}`)) as { shortUrls: { pagination: { totalItems: number } } }).shortUrls
+        .pagination.totalItems;
+      expect(rows).toHaveLength(total);
+      expect(rows.find((r) => r[2] === slug)).toEqual([
+        expect.any(String),
+        expect.any(String),
+        slug,
+        expect.stringMatching(new RegExp(`/${slug}$`)),
+        'https://example.com/from-shlink-ui',
+        'Edited in Shlink’s UI',
+        '',
+        expect.stringMatching(/^\d+$/),
+      ]);
+      await clean('export short URLs');
+    });
+
     it('opens every other screen: tags, tag, domain, orphan and non-orphan visits, creation', async () => {
-      const tag = `ui-tag-${Date.now().toString(36)}`;
       const created = await fetch(`${endpoints().generation}/rest/v3/short-urls`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
@@ -207,6 +321,67 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
         await page.waitForTimeout(300);
         await clean(path);
       }
+    });
+
+    it('renames a tag and deletes it (manage tags)', async () => {
+      const renamed = `${tag}-renamed`;
+      const tags = async () => ((await shlinkApi('/tags')) as { tags: { data: string[] } }).tags.data;
+      await open('/manage-tags');
+      await waitFor(new RegExp(tag), 'tags');
+      await page.getByRole('row').filter({ hasText: tag }).getByRole('button', { name: 'Options' }).click();
+      await page.getByText('Edit', { exact: true }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByPlaceholder('Tag').fill(renamed);
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await dialog.waitFor({ state: 'hidden', timeout: 45_000 });
+      await waitFor(new RegExp(renamed), 'tag renamed');
+      await clean('rename tag');
+      expect(await tags()).toEqual(expect.arrayContaining([renamed]));
+      expect(await tags()).not.toContain(tag);
+
+      await page.getByRole('row').filter({ hasText: renamed }).getByRole('button', { name: 'Options' }).click();
+      await page.getByText('Delete tag', { exact: true }).click();
+      await dialog.getByRole('button', { name: 'Delete tag' }).click();
+      await page.getByRole('row').filter({ hasText: renamed }).waitFor({ state: 'detached', timeout: 45_000 });
+      await clean('delete tag');
+      expect(await tags()).not.toContain(renamed);
+    });
+
+    it('lists, exports and deletes the orphan visits (an unknown code visited on the redirect host)', async () => {
+      const unknown = `zz-ui-${Date.now().toString(36)}`;
+      await click(unknown);
+      type Visits = { visits: { data: Array<{ visitedUrl?: string }> } };
+      const listed = async () => ((await shlinkApi('/visits/orphan?itemsPerPage=-1')) as Visits).visits.data.some((v) => v.visitedUrl?.endsWith(`/${unknown}`));
+      await eventually('the orphan visit in the visits store', listed, 60_000);
+      await open('/orphan-visits');
+      await waitFor(/By context/, 'orphan visits');
+      await eventually('the orphan visits loaded', async () => (await badge()) >= 1, 45_000);
+      await clean('orphan visits');
+      const csv = await download(page.getByRole('button', { name: /^Export \(\d+\)$/ }));
+      expect(csv.name).toBe('orphan_visits.csv');
+      const [header, ...rows] = csvLines(csv.body);
+      expect(header).toEqual(VISITS_CSV_HEADER);
+      expect(rows.find((r) => r[header.indexOf('visitedUrl')].endsWith(`/${unknown}`))?.[header.indexOf('type')]).toBe('invalid_short_url');
+      await clean('export orphan visits');
+
+      await page.getByText('Options', { exact: true }).click();
+      await page.getByRole('button', { name: 'Delete visits' }).click();
+      await page.getByRole('button', { name: 'Click again to confirm' }).click();
+      await eventually('the screen holds no orphan visit', async () => (await badge()) === 0, 45_000);
+      await clean('delete orphan visits');
+      await eventually('the orphan visit deleted', async () => !(await listed()), 60_000);
+    });
+
+    it('lists and exports the non-orphan visits', async () => {
+      await open('/non-orphan-visits');
+      await waitFor(/By context/, 'non-orphan visits');
+      await eventually('the visits loaded', async () => (await badge()) >= 1, 45_000);
+      const csv = await download(page.getByRole('button', { name: /^Export \(\d+\)$/ }));
+      expect(csv.name).toBe('non_orphan_visits.csv');
+      const [header, ...rows] = csvLines(csv.body);
+      expect(header).toEqual(VISITS_CSV_HEADER);
+      expect(rows.length).toBeGreaterThanOrEqual(1);
+      await clean('non-orphan visits');
     });
 
     it('adds a redirect rule and saves the rules', async () => {
@@ -248,7 +423,7 @@ export function describeShlinkUiJourney(endpoints: () => Endpoints, operatorKey:
     });
 
     it('deletes the short URL', async () => {
-      await open('/list-short-urls/1');
+      await open(`/list-short-urls/1?search=${slug}`);
       await waitFor(new RegExp(slug), 'list before delete');
       const row = page.getByRole('row').filter({ hasText: slug });
       await row.getByRole('button', { name: 'Options' }).click();

@@ -12,7 +12,7 @@ export const isCompatPath = (url: string): boolean => COMPAT_PATH.test(url);
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 const ALLOWED_HEADERS = 'x-api-key, authorization, content-type, accept, last-event-id';
-const EXPOSED_HEADERS = 'location, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, www-authenticate';
+const EXPOSED_HEADERS = 'location, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, www-authenticate, last-event-id';
 
 /** The answer to a preflight of a compatible API: any origin, the methods and headers the APIs read; no credentials. */
 export function compatPreflightHeaders(): Record<string, string> {

@@ -25,6 +25,7 @@ export const RELAYED_RESPONSE_HEADERS = [
   'ratelimit-reset',
   'www-authenticate',
   'x-accel-buffering',
+  'last-event-id',
 ] as const;
 
 const TIMEOUT_MS = 30_000;

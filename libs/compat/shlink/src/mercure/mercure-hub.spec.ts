@@ -1,5 +1,5 @@
 import type { ClickEvent, ClickEventSource, VisitRow } from '@shortlink/clicks-domain';
-import { MercureHub, MercureUpdate } from './mercure-hub';
+import { EARLIEST, MercureHub, MercureUpdate } from './mercure-hub';
 import { SHLINK_SELECTORS, TOPIC } from './mercure-token';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -95,6 +95,64 @@ describe('MercureHub (Shlink’s real-time updates)', () => {
     expect(operator).toHaveLength(1);
     expect(operator[0]).toMatchObject({ topics: [TOPIC.newOrphanVisit], data: { visit: { orphan: true, code: 'nope' } } });
     expect(tenant).toEqual([]);
+  });
+
+  it('replays to a reconnecting subscriber what it missed after its Last-Event-ID (its tenant’s, on its topics), kept while it was away', async () => {
+    const hub = new MercureHub(source, payloads, { maxPerTenant: 2 });
+    const first: MercureUpdate[] = [];
+    const close = hub.subscribe(
+      grant('t1'),
+      [TOPIC.newVisit],
+      (u) => first.push(u),
+      () => undefined,
+    );
+    await deliver(click({ code: 'abc' }));
+    expect(first).toHaveLength(1);
+    (close as () => void)();
+    // While nobody of t1 listens: its visits are still made and kept, another tenant's are not read.
+    await deliver(click({ code: 'xyz' }), click({ tenantId: 't2', code: 'other' }), click({ code: 'abc', seq: 2 }));
+    expect(reads.at(-1)).toBe('t1:xyz,abc');
+
+    const again: MercureUpdate[] = [];
+    const lastId = hub.replay(grant('t1'), [TOPIC.newVisit], first[0].id, (u) => again.push(u));
+    expect(again.map((u) => (u.data as { visit: { code: string } }).visit.code)).toEqual(['xyz', 'abc']);
+    expect(lastId).toBe(first[0].id);
+    // Only the topics asked for; the Last-Event-ID then names the last update it may receive before the first one sent.
+    const one: MercureUpdate[] = [];
+    expect(hub.replay(grant('t1'), [TOPIC.newShortUrlVisit('abc')], first[0].id, (u) => one.push(u))).toBe(again[0].id);
+    expect(one).toEqual([again[1]]);
+    // Another tenant gets none of them, and cannot learn an id of theirs.
+    const stranger: MercureUpdate[] = [];
+    expect(hub.replay(grant('t2'), [TOPIC.newVisit], first[0].id, (u) => stranger.push(u))).toBe(EARLIEST);
+    expect(stranger).toEqual([]);
+    // An id not kept here (another instance's, too old): nothing replayed, `earliest`; `earliest` asked: everything kept.
+    expect(hub.replay(grant('t1'), [TOPIC.newVisit], 'urn:uuid:unknown', () => undefined)).toBe(EARLIEST);
+    const all: MercureUpdate[] = [];
+    expect(hub.replay(grant('t1'), [TOPIC.newVisit], EARLIEST, (u) => all.push(u))).toBe(EARLIEST);
+    expect(all).toHaveLength(3);
+  });
+
+  it('keeps at most its history’s size and span', async () => {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    try {
+      const hub = new MercureHub(source, payloads, { maxPerTenant: 2, historySize: 2, historyMs: 60_000 });
+      hub.subscribe(
+        grant('t1'),
+        [TOPIC.newVisit],
+        () => undefined,
+        () => undefined,
+      );
+      await deliver(click({ code: 'a' }), click({ code: 'b' }), click({ code: 'c' }));
+      const kept: MercureUpdate[] = [];
+      hub.replay(grant('t1'), [TOPIC.newVisit], EARLIEST, (u) => kept.push(u));
+      expect(kept.map((u) => (u.data as { visit: { code: string } }).visit.code)).toEqual(['b', 'c']);
+      now.mockReturnValue(1_000_000 + 60_001);
+      const later: MercureUpdate[] = [];
+      expect(hub.replay(grant('t1'), [TOPIC.newVisit], kept[0].id, (u) => later.push(u))).toBe(EARLIEST);
+      expect(later).toEqual([]);
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('limits open subscriptions per tenant, frees a slot on close, and ends them all when it stops', async () => {

@@ -23,6 +23,20 @@ export interface MercureHubOptions {
   readonly onError?: (message: string) => void;
   /** A start that failed (a broker down) is tried again after this (default 5 s). */
   readonly restartMs?: number;
+  /** Updates kept for a reconnecting subscriber (`Last-Event-ID`): at most this many (default 1000) … */
+  readonly historySize?: number;
+  /** … and none older than this (default 5 min); a tenant's updates are made this long after its last subscription closed. */
+  readonly historyMs?: number;
+}
+
+/** The hub's answer to a subscription's `Last-Event-ID`: the `Last-Event-ID` of its response. */
+export const EARLIEST = 'earliest';
+
+interface Recorded {
+  readonly update: MercureUpdate;
+  readonly at: number;
+  /** Whose it is: the grants that may receive it (re-evaluated at replay). */
+  readonly whose: (grant: MercureGrant) => boolean;
 }
 
 interface Subscriber {
@@ -39,7 +53,9 @@ interface Subscriber {
  * `https://shlink.io/new-visit/{shortCode}` with `{shortUrl, visit}`, an orphan visit on
  * `https://shlink.io/new-orphan-visit` with `{visit}`. A subscriber gets the updates of its token's
  * tenant (orphan visits: of its token's domains) on the topics it asked for that its token allows.
- * The short URLs of a batch are read once per link, and only for tenants with a subscriber.
+ * The short URLs of a batch are read once per link, and only for tenants with a subscriber (or one
+ * that closed within the history's span). The last updates (1000, 5 min) are kept for a subscriber
+ * that reconnects with `Last-Event-ID` (`replay`): in memory, this instance's only.
  */
 export class MercureHub {
   private readonly subscribers = new Set<Subscriber>();
@@ -49,12 +65,21 @@ export class MercureHub {
   private stopped = false;
   private retry: NodeJS.Timeout | null = null;
   private queue: Promise<void> = Promise.resolve();
+  private readonly history: Recorded[] = [];
+  /** Tenants whose last subscription closed, and when: their updates are still made (and kept) for a reconnection. */
+  private readonly recentTenants = new Map<string, number>();
+  private lastSubscriberAt = 0;
+  private readonly historySize: number;
+  private readonly historyMs: number;
 
   constructor(
     private readonly source: ClickEventSource | null,
     private readonly payloads: MercurePayloads,
     private readonly options: MercureHubOptions,
-  ) {}
+  ) {
+    this.historySize = options.historySize ?? 1000;
+    this.historyMs = options.historyMs ?? 5 * 60_000;
+  }
 
   /** Whether this instance can serve subscriptions (it has a click stream). */
   get available(): boolean {
@@ -81,10 +106,44 @@ export class MercureHub {
       if (closed) return;
       closed = true;
       this.subscribers.delete(subscriber);
+      this.lastSubscriberAt = Date.now();
+      this.recentTenants.set(grant.tenantId, this.lastSubscriberAt);
       const left = (this.perTenant.get(grant.tenantId) ?? 1) - 1;
       if (left > 0) this.perTenant.set(grant.tenantId, left);
       else this.perTenant.delete(grant.tenantId);
     };
+  }
+
+  /**
+   * What a reconnecting subscriber missed (the Mercure protocol's reconciliation): given the last event
+   * id it received (`Last-Event-ID`, or `earliest` for everything kept), sends it the kept updates
+   * after that one which its grant may receive on the topics it asks for, and returns the response's
+   * `Last-Event-ID`: the last update it may receive before the first one sent, or `earliest` when the
+   * id is not in this instance's history (too old, another instance's, before a restart) and nothing
+   * could be replayed. Called right before `subscribe`, in the same turn, so nothing falls in between.
+   */
+  replay(grant: MercureGrant, topics: readonly string[], lastEventId: string, send: (update: MercureUpdate) => void): string {
+    this.prune(Date.now());
+    const allowed = (r: Recorded) => r.whose(grant) && r.update.topics.some((topic) => grant.subscribe.some((selector) => topicMatches(selector, topic)));
+    const asked = (r: Recorded) => r.update.topics.some((topic) => topics.some((t) => topicMatches(t, topic)));
+    let from = 0;
+    if (lastEventId !== EARLIEST) {
+      const at = this.history.findIndex((r) => r.update.id === lastEventId);
+      if (at < 0 || !allowed(this.history[at])) return EARLIEST;
+      from = at + 1;
+    }
+    let before: string = lastEventId;
+    let sent = false;
+    for (const r of this.history.slice(from)) {
+      if (!allowed(r)) continue;
+      if (asked(r)) {
+        send(r.update);
+        sent = true;
+      } else if (!sent) {
+        before = r.update.id;
+      }
+    }
+    return before;
   }
 
   /** Ends every subscription (before the HTTP server closes: it waits for open connections); the source is its port's to close. */
@@ -119,8 +178,11 @@ export class MercureHub {
   }
 
   private async publish(events: readonly ClickEvent[]): Promise<void> {
-    if (this.subscribers.size === 0) return;
-    const tenants = new Set([...this.subscribers].map((s) => s.grant.tenantId));
+    const now = Date.now();
+    this.prune(now);
+    // Nobody listens, nor did within the history's span: nothing to send or keep.
+    if (this.subscribers.size === 0 && now - this.lastSubscriberAt > this.historyMs) return;
+    const tenants = new Set([...[...this.subscribers].map((s) => s.grant.tenantId), ...this.recentTenants.keys()]);
     const byTenant = new Map<string, ClickEvent[]>();
     for (const event of events) {
       if (event.kind === 'orphan' || event.tenantId === '') {
@@ -148,11 +210,21 @@ export class MercureHub {
   }
 
   private offer(update: MercureUpdate, whose: (grant: MercureGrant) => boolean): void {
+    this.history.push({ update, at: Date.now(), whose });
+    if (this.history.length > this.historySize) this.history.splice(0, this.history.length - this.historySize);
     for (const s of this.subscribers) {
       if (!whose(s.grant)) continue;
       // Asked for, and allowed by the token (the hub checked the asked topics against it at subscription).
       if (update.topics.some((topic) => s.topics.some((asked) => topicMatches(asked, topic)))) s.send(update);
     }
+  }
+
+  /** Drops the kept updates, and the tenants no longer listened to, older than the history's span. */
+  private prune(now: number): void {
+    let old = 0;
+    while (old < this.history.length && now - this.history[old].at > this.historyMs) old++;
+    if (old > 0) this.history.splice(0, old);
+    for (const [tenantId, at] of this.recentTenants) if (now - at > this.historyMs) this.recentTenants.delete(tenantId);
   }
 
   private rowOf(event: ClickEvent): VisitRow {

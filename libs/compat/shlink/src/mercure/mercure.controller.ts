@@ -18,6 +18,14 @@ export function tokenOf(req: Pick<FastifyRequest, 'headers' | 'query'>): string 
   return typeof query === 'string' ? query : null;
 }
 
+/** The last event id a subscriber got, as the Mercure protocol lets it come: the `Last-Event-ID` header, else the `lastEventID` query parameter. */
+export function lastEventIdOf(req: Pick<FastifyRequest, 'headers' | 'query'>): string | null {
+  const header = req.headers['last-event-id'];
+  if (typeof header === 'string' && header.length > 0) return header.slice(0, 200);
+  const query = (req.query as Record<string, unknown> | undefined)?.lastEventID;
+  return typeof query === 'string' && query.length > 0 ? query.slice(0, 200) : null;
+}
+
 const problem = (reply: FastifyReply, status: number, title: string, detail: string, code: string) =>
   reply
     .status(status)
@@ -30,6 +38,8 @@ const problem = (reply: FastifyReply, status: number, title: string, detail: str
  * Mercure protocol's subscriber side) for Shlink's clients: the JWT `mercure-info` gave, the topics
  * asked for (each `topic` parameter); a missing or bad token is 401, a topic the token does not allow
  * is 403. Updates are `id: urn:uuid:…` and `data: <JSON>` (no event type), a `:` comment every 15 s.
+ * A `Last-Event-ID` (header or `lastEventID` parameter) first gets the kept updates after it, and the
+ * response its `Last-Event-ID` (`earliest` when that id is not kept here).
  */
 @Controller('.well-known/mercure')
 export class MercureController implements BeforeApplicationShutdown {
@@ -82,6 +92,9 @@ export class MercureController implements BeforeApplicationShutdown {
     const heartbeat = setInterval(() => write(':\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     write(':\n\n');
+    // A reconnection (EventSource sends the last id it got) gets what it missed first, in this same turn: before any live update.
+    const lastEventId = lastEventIdOf(req);
+    if (lastEventId !== null) reply.header('last-event-id', this.hub.replay(grant, topics, lastEventId, send));
     reply
       .header('content-type', 'text/event-stream; charset=utf-8')
       .header('cache-control', 'no-cache, no-transform')
