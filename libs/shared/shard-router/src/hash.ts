@@ -38,20 +38,15 @@ export function murmur32Bytes(bytes: Uint8Array, seed = 0): number {
     h = (h << 13) | (h >>> 19);
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
-  let k = 0;
-  switch (length & 3) {
-    case 3:
-      k ^= bytes[i + 2] << 16;
-    // falls through
-    case 2:
-      k ^= bytes[i + 1] << 8;
-    // falls through
-    case 1:
-      k ^= bytes[i];
-      k = Math.imul(k, 0xcc9e2d51);
-      k = (k << 15) | (k >>> 17);
-      k = Math.imul(k, 0x1b873593);
-      h ^= k;
+  const tail = length & 3;
+  if (tail > 0) {
+    let k = bytes[i];
+    if (tail > 1) k ^= bytes[i + 1] << 8;
+    if (tail > 2) k ^= bytes[i + 2] << 16;
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    h ^= k;
   }
   h ^= length;
   h ^= h >>> 16;
