@@ -9,3 +9,4 @@ const lists = (workerData as { lists: TargetLists }).lists;
 parentPort!.on('message', (m: { id: number; texts: string[]; hashed: boolean }) => {
   parentPort!.postMessage({ id: m.id, rows: shapeRows(m.texts, m.hashed, lists) });
 });
+parentPort!.postMessage('ready');

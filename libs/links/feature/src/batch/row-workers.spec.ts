@@ -24,6 +24,12 @@ describe('RowWorkers', () => {
   it('shape rows on a worker thread exactly as on the request’s thread (values, parsed targets, errors, hash texts)', async () => {
     workers = new RowWorkers(1, lists);
     workers.start();
+    // Until the thread has loaded its code, the request's thread shapes; then the thread does.
+    const thread = (workers as unknown as { workers: Array<{ ready: boolean; pending: Map<number, unknown> }> }).workers[0];
+    while (!thread.ready) await new Promise((r) => setTimeout(r, 20));
+    const sent = workers.shape(texts, false);
+    expect(thread.pending.size).toBe(1);
+    await sent;
     for (const hashed of [false, true]) {
       const onThread = await workers.shape(texts, hashed);
       expect(onThread).toEqual(shapeRows(texts, hashed, lists));

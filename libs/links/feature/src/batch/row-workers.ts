@@ -8,14 +8,21 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
+interface Slot {
+  readonly worker: Worker;
+  readonly pending: Map<number, Pending>;
+  /** The thread has loaded its code (it says so): until then its groups are shaped on the request's thread. */
+  ready: boolean;
+}
+
 /**
  * The worker threads that shape a batch's rows (docs/design.md, "Batch creation"): `size` threads,
  * each group to the one with the fewest groups in flight; with size 0 the request's thread shapes
- * them itself. A thread that fails fails its groups (their batch answers 503-class rows for them) and
- * is replaced on the next group.
+ * them itself. The groups of a thread that fails (or is stopped) are shaped on the request's thread,
+ * and the thread is replaced on the next group.
  */
 export class RowWorkers {
-  private readonly workers: Array<{ worker: Worker; pending: Map<number, Pending> } | null>;
+  private readonly workers: Array<Slot | null>;
   private nextId = 0;
   private closed = false;
 
@@ -36,10 +43,16 @@ export class RowWorkers {
     let best = 0;
     for (let i = 1; i < this.size; i++) if ((this.workers[i]?.pending.size ?? 0) < (this.workers[best]?.pending.size ?? 0)) best = i;
     const slot = this.slot(best);
+    // A thread still loading its code (seconds from the sources) would hold the batch up: not yet.
+    if (!slot.ready) return Promise.resolve(shapeRows(texts, hashed, this.lists));
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
+    const onThread = new Promise<ShapedRow[]>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
       slot.worker.postMessage({ id, texts, hashed });
+    });
+    // A thread that failed (or was stopped) leaves its groups to the request's thread: the same rows, slower.
+    return onThread.catch((error: unknown) => {
+      return shapeRows(texts, hashed, this.lists);
     });
   }
 
@@ -48,19 +61,20 @@ export class RowWorkers {
     await Promise.all(this.workers.map((w) => w?.worker.terminate()));
   }
 
-  private slot(i: number): { worker: Worker; pending: Map<number, Pending> } {
+  private slot(i: number): Slot {
     const existing = this.workers[i];
     if (existing) return existing;
     const pending = new Map<number, Pending>();
     const worker = startWorker(this.lists);
     worker.unref(); // a batch holds the process open, not an idle pool
-    const slot = { worker, pending };
+    const slot: Slot = { worker, pending, ready: false };
     const fail = (error: Error) => {
       if (this.workers[i] === slot) this.workers[i] = null;
       for (const p of pending.values()) p.reject(error);
       pending.clear();
     };
-    worker.on('message', (m: { id: number; rows: ShapedRow[] }) => {
+    worker.on('message', (m: { id: number; rows: ShapedRow[] } | 'ready') => {
+      if (m === 'ready') return void (slot.ready = true);
       const p = pending.get(m.id);
       pending.delete(m.id);
       p?.resolve(m.rows);
