@@ -6,7 +6,8 @@
  * shards in parallel). Reports rows/s (medians over the runs), the ratio to the baseline, and the
  * generation process's peak RSS during the batch. Prints a markdown table and writes
  * bench/results/batch-create-<date>.md. 127.0.0.1 only.
- *   node -r ./tools/register.js bench/batch-create/run.ts [--rows=100000] [--runs=3] [--statement-rows=1000]
+ *   node -r ./tools/register.js bench/batch-create/run.ts [--rows=100000] [--runs=3] [--statement-rows=1000] [--workers=N]
+ * --workers=N sets the generation app's BATCH_WORKERS (its default otherwise: 1).
  */
 import { randomUUID } from 'crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'fs';
@@ -36,6 +37,8 @@ const arg = (name: string, fallback: number) => Number(process.argv.find((a) => 
 const ROWS = arg('rows', 100_000);
 const RUNS = arg('runs', 3);
 const STATEMENT_ROWS = arg('statement-rows', 1000);
+/** BATCH_WORKERS of the generation app; undefined: its default. */
+const WORKERS = process.argv.find((a) => a.startsWith('--workers='))?.split('=')[1];
 /** Node flags of the generation process (default: those of `npm run start:generation`); --node-args= for none. */
 const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--heap-growing-percent=20')
   .split(' ')
@@ -132,6 +135,7 @@ async function main() {
     SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
     ...serverSecrets(),
     SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
+    ...(WORKERS === undefined ? {} : { BATCH_WORKERS: WORKERS }),
   };
   let generation: App | null = null;
   const tenants: string[] = [];
@@ -218,7 +222,7 @@ async function main() {
       '',
       ...machineFacts({ start: started, startLoad }),
       '',
-      `${ROWS.toLocaleString('en-US')} links per batch, ${RUNS} runs, each: raw INSERTs, then the API without and with a key (a warm-up batch first).`,
+      `${ROWS.toLocaleString('en-US')} links per batch, ${RUNS} runs, each: raw INSERTs, then the API without and with a key (a warm-up batch first). BATCH_WORKERS: ${WORKERS ?? 'default (1)'}.`,
       '',
       table,
       '',
