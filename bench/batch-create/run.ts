@@ -156,11 +156,7 @@ async function main() {
     const idleRss = rssOf(generation.proc.pid);
     // The checkout to compare with: its own sources (tools/register.js there, and its tsconfig, not the one this process set).
     const baseline = BASELINE
-      ? await startApp(
-          'generation',
-          { ...env, SWC_NODE_PROJECT: join(BASELINE, 'tsconfig.base.json') },
-          { nodeArgs: NODE_ARGS, cwd: BASELINE },
-        )
+      ? await startApp('generation', { ...env, SWC_NODE_PROJECT: join(BASELINE, 'tsconfig.base.json') }, { nodeArgs: NODE_ARGS, cwd: BASELINE })
       : null;
     baselineApp = baseline;
     const baseCommit = BASELINE ? execFileSync('git', ['-C', BASELINE, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim() : '';
@@ -174,7 +170,13 @@ async function main() {
     tenants.push(created.tenant.id);
     const rawTenant = randomUUID();
     tenants.push(rawTenant);
-    const results: Record<'raw' | 'api' | 'apiKeyed' | 'baseApi' | 'baseApiKeyed', number[]> = { raw: [], api: [], apiKeyed: [], baseApi: [], baseApiKeyed: [] };
+    const results: Record<'raw' | 'api' | 'apiKeyed' | 'baseApi' | 'baseApiKeyed', number[]> = {
+      raw: [],
+      api: [],
+      apiKeyed: [],
+      baseApi: [],
+      baseApiKeyed: [],
+    };
     const peaks: number[] = [];
     const starts: number[] = [];
     // A warm-up batch (JIT, pools, caches), not counted.

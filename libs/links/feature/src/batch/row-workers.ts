@@ -51,7 +51,7 @@ export class RowWorkers {
       slot.worker.postMessage({ id, texts, hashed });
     });
     // A thread that failed (or was stopped) leaves its groups to the request's thread: the same rows, slower.
-    return onThread.catch((error: unknown) => {
+    return onThread.catch(() => {
       return shapeRows(texts, hashed, this.lists);
     });
   }
