@@ -60,7 +60,7 @@ export class BatchController implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.workers.start();
+    // The row workers start with the first batch, not here: loading their code takes CPU the app's start needs.
     const { maxBodyBytes, requestTimeoutMs } = this.config.batch;
     this.streamed.register({ method: 'POST', path: BATCH_PATH, mediaTypes: [...BATCH_MEDIA_TYPES], maxBytes: maxBodyBytes, timeoutMs: requestTimeoutMs });
   }
