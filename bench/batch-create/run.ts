@@ -6,8 +6,13 @@
  * shards in parallel). Reports rows/s (medians over the runs), the ratio to the baseline, and the
  * generation process's peak RSS during the batch. Prints a markdown table and writes
  * bench/results/batch-create-<date>.md. 127.0.0.1 only.
- *   node -r ./tools/register.js bench/batch-create/run.ts [--rows=100000] [--runs=3] [--statement-rows=1000]
+ *   node -r ./tools/register.js bench/batch-create/run.ts [--rows=100000] [--runs=3] [--statement-rows=1000] [--workers=N]
+ * --workers=N sets the generation app's BATCH_WORKERS (its default otherwise: 1).
+ * --baseline=<dir>: a second generation app started from another checkout (a `git worktree` of the
+ * commit to compare with, its node_modules linked), measured in the same runs, batch for batch
+ * right after this one's, so both meet the same load and the same raw baseline.
  */
+import { execFileSync } from 'child_process';
 import { randomUUID } from 'crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
@@ -36,6 +41,9 @@ const arg = (name: string, fallback: number) => Number(process.argv.find((a) => 
 const ROWS = arg('rows', 100_000);
 const RUNS = arg('runs', 3);
 const STATEMENT_ROWS = arg('statement-rows', 1000);
+/** BATCH_WORKERS of the generation app; undefined: its default. */
+const WORKERS = process.argv.find((a) => a.startsWith('--workers='))?.split('=')[1];
+const BASELINE = process.argv.find((a) => a.startsWith('--baseline='))?.slice('--baseline='.length);
 /** Node flags of the generation process (default: those of `npm run start:generation`); --node-args= for none. */
 const NODE_ARGS = (process.argv.find((a) => a.startsWith('--node-args='))?.slice('--node-args='.length) ?? '--heap-growing-percent=20')
   .split(' ')
@@ -132,8 +140,10 @@ async function main() {
     SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
     ...serverSecrets(),
     SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
+    ...(WORKERS === undefined ? {} : { BATCH_WORKERS: WORKERS }),
   };
   let generation: App | null = null;
+  let baselineApp: App | null = null;
   const tenants: string[] = [];
   try {
     // The generation app as `npm run start:generation` runs it.
@@ -144,6 +154,12 @@ async function main() {
       { nodeArgs: NODE_ARGS, ...(PROFILE ? { preload: [PROFILE_HOOK] } : {}) },
     );
     const idleRss = rssOf(generation.proc.pid);
+    // The checkout to compare with: its own sources (tools/register.js there, and its tsconfig, not the one this process set).
+    const baseline = BASELINE
+      ? await startApp('generation', { ...env, SWC_NODE_PROJECT: join(BASELINE, 'tsconfig.base.json') }, { nodeArgs: NODE_ARGS, cwd: BASELINE })
+      : null;
+    baselineApp = baseline;
+    const baseCommit = BASELINE ? execFileSync('git', ['-C', BASELINE, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim() : '';
     const created = (await (
       await fetch(`${generation.base}/api/v1/admin/tenants`, {
         method: 'POST',
@@ -154,11 +170,18 @@ async function main() {
     tenants.push(created.tenant.id);
     const rawTenant = randomUUID();
     tenants.push(rawTenant);
-    const results: Record<'raw' | 'api' | 'apiKeyed', number[]> = { raw: [], api: [], apiKeyed: [] };
+    const results: Record<'raw' | 'api' | 'apiKeyed' | 'baseApi' | 'baseApiKeyed', number[]> = {
+      raw: [],
+      api: [],
+      apiKeyed: [],
+      baseApi: [],
+      baseApiKeyed: [],
+    };
     const peaks: number[] = [];
     const starts: number[] = [];
     // A warm-up batch (JIT, pools, caches), not counted.
     await batch(generation.base, created.apiKey, `warm${Date.now().toString(36)}`, generation.proc.pid, null);
+    if (baseline) await batch(baseline.base, created.apiKey, `warmb${Date.now().toString(36)}`, baseline.proc.pid, null);
     if (PROFILE) {
       const app = generation;
       const { result, profile } = await captureProfile(app.proc, profileFile, () =>
@@ -180,6 +203,13 @@ async function main() {
         log(
           `run ${r + 1}/${RUNS}: raw ${Math.round(ROWS / raw)} rows/s, API${keyed ? ' + Idempotency-Key' : ''} ${Math.round(ROWS / b.seconds)} rows/s, peak RSS ${Math.round(b.peakRss / 1048576)} MB`,
         );
+        if (baseline) {
+          const key = keyed ? `bench-${run}-base` : null;
+          const o = await batch(baseline.base, created.apiKey, `${run}${keyed ? 'k' : 'n'}b`, baseline.proc.pid, key);
+          if (o.created !== ROWS) throw new Error(`baseline: only ${o.created} of ${ROWS} rows created (problems: ${JSON.stringify(o.problems)})`);
+          (keyed ? results.baseApiKeyed : results.baseApi).push(ROWS / o.seconds);
+          log(`run ${r + 1}/${RUNS}: baseline ${baseCommit} API${keyed ? ' + Idempotency-Key' : ''} ${Math.round(ROWS / o.seconds)} rows/s`);
+        }
       }
     }
     const raw = median(results.raw);
@@ -210,6 +240,22 @@ async function main() {
           results.apiKeyed.map(Math.round).join(', '),
           `${fmt(median(results.apiKeyed) / raw)}×`,
         ],
+        ...(baseline
+          ? [
+              [
+                `baseline ${baseCommit}: POST /api/v1/links/batch`,
+                Math.round(median(results.baseApi)),
+                results.baseApi.map(Math.round).join(', '),
+                `${fmt(median(results.baseApi) / raw)}×`,
+              ],
+              [
+                `baseline ${baseCommit}: the same with Idempotency-Key`,
+                Math.round(median(results.baseApiKeyed)),
+                results.baseApiKeyed.map(Math.round).join(', '),
+                `${fmt(median(results.baseApiKeyed) / raw)}×`,
+              ],
+            ]
+          : []),
       ],
     );
     const memory = `Generation process (node ${NODE_ARGS.join(' ') || 'without flags'}) RSS: ${mb(idleRss)} when started, ${mb(median(starts))} before a batch (median), peak during a batch ${mb(Math.max(...peaks))} (max over ${peaks.length} batches of ${ROWS.toLocaleString('en-US')} rows; median peak ${mb(median(peaks))}).`;
@@ -218,7 +264,7 @@ async function main() {
       '',
       ...machineFacts({ start: started, startLoad }),
       '',
-      `${ROWS.toLocaleString('en-US')} links per batch, ${RUNS} runs, each: raw INSERTs, then the API without and with a key (a warm-up batch first).`,
+      `${ROWS.toLocaleString('en-US')} links per batch, ${RUNS} runs, each: raw INSERTs, then the API without and with a key${BASELINE ? ', each followed by the same batch on the baseline app' : ''} (a warm-up batch first). BATCH_WORKERS: ${WORKERS ?? 'default (1)'}.`,
       '',
       table,
       '',
@@ -233,6 +279,7 @@ async function main() {
     log(`written to ${file}`);
   } finally {
     await generation?.stop();
+    await baselineApp?.stop();
     await deleteTenantLinks(tenants).catch((e) => log(`clean-up failed: ${(e as Error).message}`));
   }
 }

@@ -55,7 +55,7 @@ export class ChunkPreparer {
       rows.map(async (row): Promise<PreparedLink | DomainError> => {
         if (row.error || !row.input) return row.error ?? new DomainError(ErrorCode.VALIDATION_FAILED, 'not a link');
         try {
-          return await links.prepare({ ...row.input, tenantId }, createdAt);
+          return await links.prepare({ ...row.input, tenantId }, createdAt, row.target);
         } catch (error) {
           return asDomainError(error);
         }

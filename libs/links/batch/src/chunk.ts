@@ -3,6 +3,7 @@ import { DomainError, ErrorCode } from '@shortlink/core';
 import { CodeStrategy } from '@shortlink/link-codes';
 import { Link } from '@shortlink/links-domain';
 import { LinkCreation, PreparedLink } from '@shortlink/links-domain';
+import type { ParsedTarget } from '@shortlink/url-policy';
 
 /** One row of a batch request as the API layer read it. */
 export interface BatchRow {
@@ -12,6 +13,8 @@ export interface BatchRow {
   readonly text: string;
   /** The create, when the row had the shape of one; else `error`. */
   readonly input?: Omit<LinkCreation, 'tenantId'>;
+  /** `input.url` parsed beforehand by the URL policy's fixed part (on a worker thread); absent: parsed when prepared. */
+  readonly target?: ParsedTarget;
   /** Refused before the domain (not JSON, not the shape of a create, past the row limit). */
   readonly error?: DomainError;
 }

@@ -8,7 +8,7 @@ import { IdBlock } from './ports';
 import { InMemoryLinkRepository } from './testing/in-memory-link-repository';
 import { plainPasswords, RecordingChangeFeed, RecordingLinkCache } from './testing/in-memory-ports';
 import { relayOver } from './testing/relay';
-import { UrlPolicy } from '@shortlink/url-policy';
+import { parseTarget, UrlPolicy } from '@shortlink/url-policy';
 
 const sequence = () => {
   let next = 1n;
@@ -197,10 +197,28 @@ describe('LinkService', () => {
       clicksPerIpPerMinute: null,
       crawlable: null,
     };
+    const { shortDomains, shorteners } = service.targetLists();
     for (const url of ['https://example.com/a?b=c', 'https://pаypal.com/login']) {
       const checked = await service.prepare({ tenantId: 't1', url, forwardQuery: true }); // an option given: every check runs
       expect(await service.prepare({ tenantId: 't1', url })).toEqual(checked);
       expect(await service.prepare({ tenantId: 't1', url, ...nulls, forwardQuery: null })).toEqual(checked);
+      // The url parsed beforehand (a batch's worker thread): the same link.
+      expect(await service.prepare({ tenantId: 't1', url }, undefined, parseTarget(url, 'url', shortDomains, shorteners))).toEqual(checked);
+    }
+    // ... and the same refusal, after the domain's.
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: DomainError) => [e.code, e.message, e.details],
+      );
+    for (const url of ['https://sho.rt/x', 'https://bit.ly/x', 'ftp://example.com', 'http://10.0.0.1/']) {
+      const parsed = parseTarget(url, 'url', shortDomains, shorteners);
+      expect(await refusal(service.prepare({ tenantId: 't1', url }, undefined, parsed))).toEqual(await refusal(service.prepare({ tenantId: 't1', url })));
+      expect(await refusal(service.prepare({ tenantId: 't1', url, domain: 'not.ours' }, undefined, parsed))).toEqual([
+        ErrorCode.DOMAIN_NOT_ALLOWED,
+        expect.any(String),
+        expect.anything(),
+      ]);
     }
     expect((await service.prepare({ tenantId: 't1', url: 'https://pаypal.com/login' })).moderation).toBe('flagged');
     // Each option alone leaves the fast path (none is dropped).

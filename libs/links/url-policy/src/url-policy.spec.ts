@@ -1,4 +1,4 @@
-import { UrlPolicy } from './url-policy';
+import { parseTarget, UrlPolicy } from './url-policy';
 
 describe('UrlPolicy', () => {
   const policy = new UrlPolicy({
@@ -123,5 +123,55 @@ describe('UrlPolicy', () => {
     expect(asked).toEqual(['intranet-app.example']);
     await inner.check('https://intranet-app.example/again').catch(() => undefined); // a new request asks again
     expect(asked).toHaveLength(2);
+  });
+
+  it('refuses or passes a target parsed beforehand (parseTarget, as a batch worker thread does) exactly as inspect does, the changing lists in their place', () => {
+    const served = policy.alsoServing({ isServed: (h) => h === 'tenant.example' || h === 'bit.ly' || h === 'evil.example' });
+    const { shortDomains, shorteners } = served.fixedLists();
+    const outcome = (f: () => unknown) => {
+      try {
+        return { ok: f() };
+      } catch (e) {
+        const error = e as { code: string; message: string; details: unknown };
+        return { code: error.code, message: error.message, details: error.details };
+      }
+    };
+    const urls: unknown[] = [
+      'https://example.com/a b?q=1',
+      'https://bücher.example/x',
+      'https://tenant.example/x',
+      'https://tenant.example../x',
+      'https://bit.ly/x',
+      'https://bit.ly../x',
+      'https://sub.bit.ly/x',
+      'https://evil.example/x',
+      'https://a.evil.example../x',
+      'https://ok.example../x',
+      'https://ok.example./x',
+      'https://sho.rt/x',
+      'https://x.sho.rt/x',
+      'https://example.com/' + 'a'.repeat(2100),
+      'https://evil.example/' + 'a'.repeat(2100),
+      'http://127.0.0.1/',
+      'ftp://example.com/',
+      'https://user:pw@example.com/',
+      'https://exa\tmple.com/',
+      'https://localhost/',
+      'https://аpple.com/login',
+      'http://paypal.secure-login.example.com/verify',
+      'not a url',
+      '',
+      42,
+    ];
+    for (const url of urls) {
+      expect([url, outcome(() => served.inspected(parseTarget(url, 'url', shortDomains, shorteners), 'url'))]).toEqual([
+        url,
+        outcome(() => served.inspect(url)),
+      ]);
+    }
+    // The parsed form crosses a thread: plain data only.
+    expect(structuredClone(parseTarget('https://аpple.com/login', 'url', shortDomains, shorteners))).toEqual(
+      parseTarget('https://аpple.com/login', 'url', shortDomains, shorteners),
+    );
   });
 });

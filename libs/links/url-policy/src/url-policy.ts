@@ -110,12 +110,79 @@ const SUSPICIOUS_WORDS =
   /(login|signin|sign-in|verify|verification|account|password|passwd|wallet|seed-?phrase|banking|paypal|appleid|secure-?update|unlock|suspend|invoice|gift-?card|free-?money|airdrop)/i;
 
 const refuse = (reason: UrlRefusal, detail: string) => new DomainError(ErrorCode.URL_NOT_ALLOWED, detail, { reason });
-const invalid = (detail: string, extra: Record<string, unknown> = {}) => new DomainError(ErrorCode.INVALID_URL, detail, extra);
 
 /** `sub.example.com` is covered by `example.com` in a list. */
 export function coveredBy(host: string, domains: Iterable<string>): string | null {
   for (const d of domains) if (host === d || host.endsWith(`.${d}`)) return d;
   return null;
+}
+
+/** A refusal as plain data: it crosses a thread (structured clone) and becomes the same DomainError. */
+export interface TargetError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details: Record<string, unknown>;
+}
+
+const errorOf = (e: TargetError) => new DomainError(e.code, e.message, e.details);
+const refusal = (reason: UrlRefusal, detail: string): TargetError => ({ code: ErrorCode.URL_NOT_ALLOWED, message: detail, details: { reason } });
+const invalidity = (detail: string, details: Record<string, unknown> = {}): TargetError => ({ code: ErrorCode.INVALID_URL, message: detail, details });
+const tooLongError = (field: string): TargetError =>
+  invalidity(`${field} is longer than ${MAX_URL_LENGTH} characters once normalised (percent-encoded)`, { maxLength: MAX_URL_LENGTH, field });
+
+/**
+ * A target as far as the policy's fixed lists take it (plain data; docs/design.md, "Batch creation"):
+ * refused before the lists that change are asked (`error`), or parsed, with what the later checks
+ * need: `loop` (one of our short domains), the known shortener it is on, and `late`, the refusal that
+ * comes after the block list's.
+ */
+export type ParsedTarget =
+  | { readonly error: TargetError }
+  | {
+      readonly url: string;
+      readonly host: string;
+      readonly flags: readonly UrlFlag[];
+      readonly loop: boolean;
+      readonly shortener: string | null;
+      readonly late: TargetError | null;
+    };
+
+/** The pure part of the URL policy (no tenants' domains, no block list, no DNS), in the order `inspect` checks. */
+export function parseTarget(raw: unknown, field: string, shortDomains: readonly string[], shorteners: readonly string[]): ParsedTarget {
+  if (typeof raw !== 'string' || raw.trim() === '') return { error: invalidity(`${field} must be a non-empty string`, { field }) };
+  const text = raw.trim();
+  // Normalising percent-encodes: each non-ASCII character becomes up to 12 characters. Bound
+  // the work first; the limit itself applies to the stored (normalised) form below.
+  if (text.length > MAX_URL_LENGTH * 12) return { error: tooLongError(field) };
+  // Tabs and line breaks are silently dropped by the URL parser; in a target they mean an
+  // attempt to smuggle a header or hide part of the URL. Refuse instead of repairing.
+  if (/[\u0000-\u001f\u007f]/.test(text)) return { error: refusal('control-characters', `${field} contains control characters`) };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { error: invalidity(`${field} is not an absolute URL`, { field }) };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { error: invalidity(`only http and https URLs can be shortened, not ${url.protocol}`, { field }) };
+  if (!url.hostname) return { error: invalidity(`${field} has no host`, { field }) };
+  if (url.username || url.password) return { error: refusal('credentials', `${field}: URLs with embedded credentials are not accepted`) };
+  // The WHATWG parser already turns decimal, hex, octal and short IPv4 forms into dotted quads.
+  // Every trailing dot goes before the checks: `127.0.0.1..` and `bit.ly..` are those hosts.
+  const hostname = url.hostname.toLowerCase();
+  const host = hostname.replace(/\.+$/, '');
+  if (host === '' || host.split('.').includes('')) return { error: invalidity(`${field} has no valid host name (an empty label)`, { field }) };
+  if (host.startsWith('[') || isIP(host) !== 0) return { error: refusal('ip-literal', `${field}: links to IP addresses are not accepted; use a host name`) };
+  if (!host.includes('.') || LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`)))
+    return { error: refusal('local-host', `${field}: ${host} is not a public host name`) };
+  const loop = coveredBy(host, shortDomains) !== null;
+  const shortener = coveredBy(host, shorteners);
+  // One trailing dot is a fully qualified name; more are an empty label, which no resolver accepts.
+  if (hostname.length - host.length > 1)
+    return { url: '', host, flags: [], loop, shortener, late: invalidity(`${field}: the host name ends in more than one dot`, { field }) };
+  const normalised = url.toString();
+  if (normalised.length > MAX_URL_LENGTH) return { url: '', host, flags: [], loop, shortener, late: tooLongError(field) };
+  return { url: normalised, host, flags: flagsOf(url, host), loop, shortener, late: null };
 }
 
 /**
@@ -140,42 +207,28 @@ export class UrlPolicy {
 
   /** The synchronous part: everything but DNS. */
   inspect(raw: unknown, field = 'url'): CheckedUrl {
-    if (typeof raw !== 'string' || raw.trim() === '') throw invalid(`${field} must be a non-empty string`, { field });
-    const text = raw.trim();
-    // Normalising percent-encodes: each non-ASCII character becomes up to 12 characters. Bound
-    // the work first; the limit itself applies to the stored (normalised) form below.
-    if (text.length > MAX_URL_LENGTH * 12) throw tooLong(field);
-    // Tabs and line breaks are silently dropped by the URL parser; in a target they mean an
-    // attempt to smuggle a header or hide part of the URL. Refuse instead of repairing.
-    if (/[\u0000-\u001f\u007f]/.test(text)) throw refuse('control-characters', `${field} contains control characters`);
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      throw invalid(`${field} is not an absolute URL`, { field });
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(`only http and https URLs can be shortened, not ${url.protocol}`, { field });
-    if (!url.hostname) throw invalid(`${field} has no host`, { field });
-    if (url.username || url.password) throw refuse('credentials', `${field}: URLs with embedded credentials are not accepted`);
-    // The WHATWG parser already turns decimal, hex, octal and short IPv4 forms into dotted quads.
-    // Every trailing dot goes before the checks: `127.0.0.1..` and `bit.ly..` are those hosts.
-    const hostname = url.hostname.toLowerCase();
-    const host = hostname.replace(/\.+$/, '');
-    if (host === '' || host.split('.').includes('')) throw invalid(`${field} has no valid host name (an empty label)`, { field });
-    if (host.startsWith('[') || isIP(host) !== 0) throw refuse('ip-literal', `${field}: links to IP addresses are not accepted; use a host name`);
-    if (!host.includes('.') || LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`)))
-      throw refuse('local-host', `${field}: ${host} is not a public host name`);
-    if (coveredBy(host, this.shortDomains) || this.options.servedDomains?.isServed(host))
-      throw refuse('redirect-loop', `${field} points back at this shortener`);
-    const shortener = coveredBy(host, this.shorteners);
-    if (shortener) throw refuse('shortener', `${field} points at another URL shortener (${shortener}); link to the final target`);
+    return this.inspected(parseTarget(raw, field, this.shortDomains, this.shorteners), field);
+  }
+
+  /** What `parseTarget` needs of this policy: its fixed lists (a worker thread parses with them; docs/design.md, "Batch creation"). */
+  fixedLists(): { readonly shortDomains: readonly string[]; readonly shorteners: readonly string[] } {
+    return { shortDomains: this.shortDomains, shorteners: this.shorteners };
+  }
+
+  /**
+   * The checks of a target `parseTarget` parsed with this policy's fixed lists (perhaps on another
+   * thread): the tenants' domains and the block list, which change, in their place among the
+   * others, so a target is refused for the same reason as by `inspect`.
+   */
+  inspected(parsed: ParsedTarget, field = 'url'): CheckedUrl {
+    if ('error' in parsed) throw errorOf(parsed.error);
+    const { host } = parsed;
+    if (parsed.loop || this.options.servedDomains?.isServed(host)) throw refuse('redirect-loop', `${field} points back at this shortener`);
+    if (parsed.shortener) throw refuse('shortener', `${field} points at another URL shortener (${parsed.shortener}); link to the final target`);
     const blocked = this.options.blockList?.blocking(host);
     if (blocked) throw new DomainError(ErrorCode.DOMAIN_BLOCKED, `${field}: ${blocked} is on the block list`, { domain: blocked, field });
-    // One trailing dot is a fully qualified name; more are an empty label, which no resolver accepts.
-    if (hostname.length - host.length > 1) throw invalid(`${field}: the host name ends in more than one dot`, { field });
-    const normalised = url.toString();
-    if (normalised.length > MAX_URL_LENGTH) throw tooLong(field);
-    return { url: normalised, host, flags: flagsOf(url, host) };
+    if (parsed.late) throw errorOf(parsed.late);
+    return { url: parsed.url, host, flags: parsed.flags };
   }
 
   /**
@@ -184,7 +237,15 @@ export class UrlPolicy {
    * between the targets of one request, so that a host named by many targets is resolved once.
    */
   async check(raw: unknown, field = 'url', lookups: HostLookups = new Map()): Promise<CheckedUrl> {
-    const checked = this.inspect(raw, field);
+    return this.checkInspected(this.inspect(raw, field), field, lookups);
+  }
+
+  /** check() of a target parsed beforehand (`parseTarget`, with `fixedLists()`). */
+  async checkParsed(parsed: ParsedTarget, field = 'url', lookups: HostLookups = new Map()): Promise<CheckedUrl> {
+    return this.checkInspected(this.inspected(parsed, field), field, lookups);
+  }
+
+  private async checkInspected(checked: CheckedUrl, field: string, lookups: HostLookups): Promise<CheckedUrl> {
     const resolver = this.options.resolver;
     if (resolver) {
       let lookup = lookups.get(checked.host);
@@ -205,12 +266,6 @@ export class UrlPolicy {
     return checked;
   }
 }
-
-const tooLong = (field: string) =>
-  new DomainError(ErrorCode.INVALID_URL, `${field} is longer than ${MAX_URL_LENGTH} characters once normalised (percent-encoded)`, {
-    maxLength: MAX_URL_LENGTH,
-    field,
-  });
 
 /** Scripts a host label is written in, for homograph detection. */
 function scriptsOf(label: string): Set<string> {

@@ -1,4 +1,7 @@
-import { bloomSize, estimateItems, generationBytes, generationRate, planGeneration } from './bloom-filter';
+import { x64, x86 } from 'murmurhash3js-revisited';
+import { BloomFilter, bloomSize, estimateItems, generationBytes, generationRate, planGeneration } from './bloom-filter';
+import { CacheKeys } from './cache-keys';
+import { InMemoryCache } from './testing/in-memory-cache-store';
 
 describe('bloomSize', () => {
   it('follows m = -n ln p / ln2^2 (3e9 links at 1 % need about 3.6 GB)', () => {
@@ -36,5 +39,27 @@ describe('estimateItems', () => {
     }
     expect(estimateItems(m, m, k)).toBe(Infinity);
     expect(estimateItems(0, m, k)).toBe(0);
+  });
+});
+
+describe('item placement', () => {
+  it('is the one the filters in the store were written with (MurmurHash3 x64-128 and x86_32 as murmurhash3js-revisited computes them)', () => {
+    const filter = new BloomFilter(new InMemoryCache(), { capacity: 1000, falsePositiveRate: 0.01, partitions: 16 });
+    const g = planGeneration('g1', 1_000_000, 0.005, 16, 'ready');
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    for (const item of ['sho.rt/abc', 'example.com/x', 'bü.ch/😀', 'a.b/' + 'z'.repeat(40)]) {
+      // The placement as the filter computed it before its hash was rewritten: the library's hex, parsed.
+      const hex = x64.hash128(bytes(item));
+      let a = parseInt(hex.slice(0, 8), 16) % g.bitsPerPartition;
+      let b = parseInt(hex.slice(8, 16), 16) % g.bitsPerPartition;
+      const offsets: number[] = [];
+      for (let i = 0; i < g.hashes; i++) {
+        offsets.push(1 + a);
+        a = (a + b) % g.bitsPerPartition;
+        b = (b + i + 1) % g.bitsPerPartition;
+      }
+      const partition = (x86.hash32(bytes(item), 0x9747b28c) >>> 0) % g.partitions;
+      expect(filter.locate(g, item)).toEqual({ key: CacheKeys.bloomPartition('g1', partition), offsets });
+    }
   });
 });

@@ -1,6 +1,5 @@
 import { performance } from 'perf_hooks';
-import { x64 } from 'murmurhash3js-revisited';
-import { murmur32 } from '@shortlink/shard-router';
+import { murmur32, murmur64Halves } from '@shortlink/shard-router';
 import { CacheKeys } from './cache-keys';
 import { BitmapBits, CacheStore } from './ports';
 
@@ -75,8 +74,6 @@ export function estimateItems(setBits: number, bits: number, hashes: number): nu
 
 /** Bytes of a partition read to estimate its fill (one BITCOUNT; uniform hashing makes any range a fair sample). */
 const SAMPLE_BYTES = 64 * 1024;
-
-const encoder = new TextEncoder();
 
 /** An item's hash, computed once and placed in every generation. */
 interface ItemHash {
@@ -223,8 +220,9 @@ export class BloomFilter {
   }
 
   private hash(item: string): ItemHash {
-    const hex = x64.hash128(encoder.encode(item));
-    return { partition: murmur32(item, 0x9747b28c), a: parseInt(hex.slice(0, 8), 16), b: parseInt(hex.slice(8, 16), 16) };
+    // The two 32-bit words of MurmurHash3 x64-128's first half, and x86_32 with its own seed for the partition.
+    const [a, b] = murmur64Halves(item);
+    return { partition: murmur32(item, 0x9747b28c), a, b };
   }
 
   /** The item's bitmap in a generation and its k offsets there, with the sentinel (0) first when asked. */

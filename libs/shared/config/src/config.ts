@@ -130,6 +130,8 @@ export interface AppConfig {
     readonly maxBodyBytes: number;
     readonly chunkRows: number;
     readonly insertRows: number;
+    /** Worker threads shaping a batch's rows (0: the request's thread). */
+    readonly workers: number;
     readonly requestTimeoutMs: number;
     readonly retentionMs: number;
     readonly leaseMs: number;
@@ -456,6 +458,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       maxBodyBytes: e.BATCH_MAX_BODY_BYTES,
       chunkRows: e.BATCH_CHUNK_ROWS,
       insertRows: e.BATCH_INSERT_ROWS,
+      workers: e.BATCH_WORKERS,
       requestTimeoutMs: e.BATCH_REQUEST_TIMEOUT_MS,
       retentionMs: e.BATCH_IDEMPOTENCY_HOURS * 3_600_000,
       leaseMs: e.BATCH_LEASE_MS,

@@ -335,6 +335,12 @@ export const VARIABLES = {
     'Rows validated, charged, recorded and answered together; also the memory bound of a batch.',
   ),
   BATCH_INSERT_ROWS: withDefault('Batch and bulk changes', '500', int(1, 10_000), 'Rows per multi-row INSERT at most.'),
+  BATCH_WORKERS: withDefault(
+    'Batch and bulk changes',
+    '1',
+    int(0, 16),
+    "Worker threads that parse and check a batch's rows (JSON, the create's contract, the URL policy's fixed part) while the request's thread writes the chunk before them; 0: the request's thread does it.",
+  ),
   BATCH_REQUEST_TIMEOUT_MS: withDefault('Batch and bulk changes', '600000', int(1000, 3_600_000), 'A batch request may take this long to arrive.'),
   BATCH_IDEMPOTENCY_HOURS: withDefault('Batch and bulk changes', '24', int(1, 24 * 30), "How long a batch's `Idempotency-Key` and its answer are kept."),
   BATCH_LEASE_MS: withDefault(

@@ -1,21 +1,18 @@
-import { Body, Controller, Delete, Headers, HttpCode, Inject, OnModuleInit, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Headers, HttpCode, Inject, OnModuleDestroy, OnModuleInit, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'stream';
 import { z } from 'zod';
 import type { AppConfig } from '@shortlink/config';
 import { DomainError, ErrorCode } from '@shortlink/core';
 import type { AuditContext } from '@shortlink/audit-domain';
-import { EDITABLE_FIELDS, LINK_COMMANDS, LinkCommands, LinkCounts, LinkEdit } from '@shortlink/links-domain';
+import { EDITABLE_FIELDS, LINK_COMMANDS, LinkCommands, LinkCounts, LinkEdit, LinkService } from '@shortlink/links-domain';
 import { BatchCreator, BatchOutcome, BatchRow, BulkLinks, BulkOutcome, BulkSelection } from '@shortlink/link-batch';
 import {
   ApiKeyGuard,
   APP_CONFIG,
   auditContextOf,
   AuthenticatedRequest,
-  checkAgainst,
   Contract,
-  jsonDepth,
-  MAX_JSON_DEPTH,
   Principal,
   problemFor,
   StreamedBody,
@@ -26,12 +23,17 @@ import { LinkPresenter } from '../link-presenter';
 import { linkCreationSchema } from '../link.schemas';
 import { BATCH_MEDIA_TYPES, batchBodySchema, batchLineSchema, bulkDeleteSchema, bulkEditSchema, bulkLineSchema, idempotencyHeader } from './batch.schemas';
 import { RawRow, readRows } from './row-reader';
+import { domainErrorOf } from './row-shaper';
+import { RowWorkers } from './row-workers';
 
 const TAGS = ['links'];
 const BATCH_PATH = '/api/v1/links/batch';
 /** A row may be as large as a single create's body. */
 const MAX_ROW_BYTES = 1_048_576;
 const NDJSON = 'application/x-ndjson; charset=utf-8';
+/** Rows shaped together on a worker thread, and groups read ahead of the chunk being written. */
+const ROW_GROUP = 250;
+const GROUPS_AHEAD = 4;
 
 /**
  * Batch creation and bulk changes (docs/design.md, "Batch creation"). Both answer NDJSON, a line per
@@ -40,7 +42,9 @@ const NDJSON = 'application/x-ndjson; charset=utf-8';
  */
 @Controller('api/v1/links')
 @UseGuards(ApiKeyGuard)
-export class BatchController implements OnModuleInit {
+export class BatchController implements OnModuleInit, OnModuleDestroy {
+  private readonly workers: RowWorkers;
+
   constructor(
     @Inject(BatchCreator) private readonly creator: BatchCreator,
     @Inject(BulkLinks) private readonly bulk: BulkLinks,
@@ -50,11 +54,19 @@ export class BatchController implements OnModuleInit {
     @Inject(StreamedRoutes) private readonly streamed: StreamedRoutes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LINK_COMMANDS) private readonly commands: LinkCommands<AuditContext>,
-  ) {}
+    @Inject(LinkService) links: LinkService,
+  ) {
+    this.workers = new RowWorkers(config.batch.workers, links.targetLists());
+  }
 
   onModuleInit(): void {
+    // The row workers start with the first batch, not here: loading their code takes CPU the app's start needs.
     const { maxBodyBytes, requestTimeoutMs } = this.config.batch;
     this.streamed.register({ method: 'POST', path: BATCH_PATH, mediaTypes: [...BATCH_MEDIA_TYPES], maxBytes: maxBodyBytes, timeoutMs: requestTimeoutMs });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.workers.close();
   }
 
   @Post('batch')
@@ -152,10 +164,56 @@ export class BatchController implements OnModuleInit {
     this.stream(reply, this.bulk.remove(tenantId, ids), (counts) => this.commands.bulkEnded(context, tenantId, null, counts, body));
   }
 
-  /** Each raw row parsed and shaped like a single create's body (the same contract, the same errors). */
+  /**
+   * Each raw row parsed and shaped like a single create's body (the same contract, the same errors),
+   * its `url` parsed by the URL policy's fixed part: on the worker threads (RowWorkers), groups of
+   * ROW_GROUP rows, up to GROUPS_AHEAD of them in flight while the request's thread writes the chunk
+   * before them (docs/design.md, "Batch creation"). Every row read before the body broke off is
+   * handed on before its error, as when the rows were shaped one by one.
+   */
   private async *rows(body: StreamedBody, hashed: boolean): AsyncGenerator<BatchRow> {
-    for await (const raw of readRows(body.chunks(), body.mediaType, { maxRows: this.config.batch.maxRows, maxRowBytes: MAX_ROW_BYTES }))
-      yield shapeRow(raw, hashed);
+    const raw = readRows(body.chunks(), body.mediaType, { maxRows: this.config.batch.maxRows, maxRowBytes: MAX_ROW_BYTES })[Symbol.asyncIterator]();
+    const ahead: Array<Promise<BatchRow[]>> = [];
+    let ended = false;
+    let broken: { error: unknown } | null = null;
+    const readGroup = async () => {
+      const group: RawRow[] = [];
+      try {
+        while (group.length < ROW_GROUP) {
+          const next = await raw.next();
+          if (next.done) {
+            ended = true;
+            break;
+          }
+          group.push(next.value);
+        }
+      } catch (error) {
+        broken = { error };
+      }
+      if (group.length) ahead.push(this.shapeGroup(group, hashed));
+    };
+    for (;;) {
+      while (!ended && !broken && ahead.length < GROUPS_AHEAD) await readGroup();
+      const next = ahead.shift();
+      if (!next) break;
+      yield* await next;
+    }
+    if (broken) throw (broken as { error: unknown }).error;
+  }
+
+  /** One group of raw rows shaped on a worker thread, in order; rows the reader refused keep their error. */
+  private async shapeGroup(group: readonly RawRow[], hashed: boolean): Promise<BatchRow[]> {
+    const texts: string[] = [];
+    for (const r of group) if ('text' in r) texts.push(r.text);
+    const shaped = texts.length ? await this.workers.shape(texts, hashed) : [];
+    let k = 0;
+    return group.map((r): BatchRow => {
+      if ('error' in r) return { index: r.index, text: '', error: r.error };
+      const s = shaped[k++];
+      const text = s.text ?? r.text;
+      if ('error' in s) return { index: r.index, text, error: domainErrorOf(s.error) };
+      return { index: r.index, text, input: s.input as BatchRow['input'], target: s.target };
+    });
   }
 
   private async quota(principal: Principal, rows: number): Promise<{ granted: number; refusal: DomainError }> {
@@ -220,22 +278,4 @@ function idempotencyKeyOf(header: string | undefined): string | null {
   if (!/^[\x21-\x7e]{1,255}$/.test(header))
     throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Idempotency-Key must be 1-255 visible ASCII characters', { header: 'idempotency-key' });
   return header;
-}
-
-/** A raw row as the domain takes it: parsed, depth-checked and held to the single create's contract. */
-function shapeRow(raw: RawRow, hashed: boolean): BatchRow {
-  if ('error' in raw) return { index: raw.index, text: '', error: raw.error };
-  const fail = (error: DomainError, text = raw.text) => ({ index: raw.index, text, error });
-  if (jsonDepth(raw.text) > MAX_JSON_DEPTH) return fail(new DomainError(ErrorCode.JSON_TOO_DEEP, `a row is nested deeper than ${MAX_JSON_DEPTH} levels`));
-  let value: unknown;
-  try {
-    value = JSON.parse(raw.text);
-  } catch {
-    return fail(new DomainError(ErrorCode.INVALID_JSON, 'this row is not JSON'));
-  }
-  // The hash of a row is over its parsed form: NDJSON and an array of the same rows are one batch.
-  // Only a batch with an Idempotency-Key is hashed; without one the text is kept as received.
-  const text = hashed ? JSON.stringify(value) : raw.text;
-  const checked = checkAgainst(linkCreationSchema, value);
-  return checked.ok ? { index: raw.index, text, input: checked.value } : fail(checked.error, text);
 }
