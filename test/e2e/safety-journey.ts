@@ -5,6 +5,7 @@ import { eventually } from '@shortlink/harness';
 import type { TargetTestServer } from '@shortlink/testing';
 import { API_KEY, propagated } from './support';
 import { api } from './tenant-journey';
+import { Receiver } from './webhooks-journey';
 
 /** What the journey runs against: the apps, the folder of the feed files their settings name, the targets of the checks. */
 export interface SafetyApps {
@@ -78,13 +79,19 @@ export function safetyEnv(feedDir: string): Record<string, string> {
     URL_REPUTATION_REFRESH_SECONDS: '1',
     LINK_CHECK_ALLOW_PRIVATE: 'true',
     LINK_CHECK_HOSTS: '*.checks.test=127.0.0.1',
-    LINK_CHECK_RETRY_MINUTES: '0',
+    // A broken target is checked again an hour later: on the shared meta database of the real stack no other fleet's
+    // checks (without this run's LINK_CHECK_HOSTS) take it up again while the journey reads what this one found.
+    LINK_CHECK_RETRY_MINUTES: '60',
     LINK_CHECK_FAILURES_TO_BREAK: '1',
     LINK_CHECK_HOST_INTERVAL_MS: '0',
     LINK_CHECK_TIMEOUT_MS: '1000',
     LINK_CHECK_MAX_REDIRECTS: '3',
     SAFETY_JOBS_INTERVAL_MS: '200',
     REPORTS_PER_VISITOR_PER_HOUR: '3',
+    // The tenant's receiver of link.flagged and link.broken is on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_BASE_MS: '200',
+    WEBHOOK_RETRY_MAX_MS: '1000',
   };
 }
 
@@ -119,18 +126,35 @@ export function visitRedirect(
  * each published format mark new links and re-mark live ones, the dead-link checks against a local
  * server that answers 200, 404, 5xx, hangs and redirects in a loop, a tenant's fallback for broken
  * links at the redirect, visitors' reports (the API's and the redirect pages' form) into the
- * operators' queue, and an operator's ban reaching every redirect instance. `run`: a word unique to
- * the run, in every URL it makes, for the shared meta database of the real stack.
+ * operators' queue and the tenant's audit log, an operator's ban reaching every redirect instance,
+ * and the tenant's webhooks `link.flagged` and `link.broken`. `run`: a word unique to the run, in
+ * every URL it makes, for the shared meta database of the real stack. The dead-link checks of a new
+ * link are the first checks of the instance that made it, whatever the backlog of the fleet's
+ * scheduled checks (on the shared stack, tens of thousands of other runs' targets).
  */
-export function describeSafetyJourney(setup: () => SafetyApps, run: string, options: { readonly deadLinkChecks: boolean } = { deadLinkChecks: true }) {
-  /**
-   * The dead-link checks run on one instance of the fleet (a lease in the meta database), oldest due
-   * target first, one request per host a second: on a meta database shared with other runs, a new
-   * target waits behind every run's (tens of thousands on the shared stack), so those tests need a
-   * fleet of their own.
-   */
-  const checksIt = options.deadLinkChecks ? it : it.skip;
+export function describeSafetyJourney(setup: () => SafetyApps, run: string) {
   const gen = () => setup().generation;
+  /** The tenant's webhook for the safety events (the real stack's tenant is shared: its messages are told apart by code). */
+  const receiver = new Receiver();
+  let webhookId: string | undefined;
+  beforeAll(async () => {
+    await receiver.start();
+    const made = await api(gen(), 'POST', '/api/v1/webhooks', API_KEY, { url: receiver.url, events: ['link.flagged', 'link.broken'] });
+    if (made.status !== 201) throw new Error(`webhook: ${made.status} ${made.text}`);
+    webhookId = made.body.id;
+    receiver.secrets = [made.body.secret];
+  });
+  afterAll(async () => {
+    if (webhookId) await api(gen(), 'DELETE', `/api/v1/webhooks/${webhookId}`, API_KEY);
+    await receiver.stop();
+  });
+  type SafetyEvent = { code: string; moderation: { state: string; source: string | null }; health: { state: string; brokenTargets: string[] } | null };
+  /** The verified messages of `type` about `code` (waiting for the first). */
+  const told = (type: 'link.flagged' | 'link.broken', code: string) =>
+    eventually(`${type} of ${code}`, async () => {
+      const found = receiver.of(type, (d) => (d.link as SafetyEvent).code === code).map(([, m]) => m.data.link as SafetyEvent);
+      return found.length > 0 && found;
+    });
   const redirects = () => setup().redirects;
   /** The run's own copy of a URL: the same host (its feed entry, its check server), a path of this run. */
   const ours = (url: string) => `${url}${url.includes('?') ? '&' : '?'}run=${run}`;
@@ -198,11 +222,14 @@ export function describeSafetyJourney(setup: () => SafetyApps, run: string, opti
         expect(page.status).toBe(expected[format] === 'banned' ? 451 : 200);
         if (expected[format] === 'flagged') expect(page.body).toContain(`/${made.code}/go`);
       }
+      // The tenant is told: webhook link.flagged, a ban too, with the source.
+      const [message] = await told('link.flagged', made.code);
+      expect(message.moderation).toMatchObject({ state: expected[format], source: `feed:${format}` });
     }
   }, 60_000);
 
-  checksIt(
-    'the dead-link checks mark links ok or broken against servers answering 200, 404, 5xx, hanging and redirecting in a loop; the list filters by health',
+  it(
+    'the dead-link checks mark links ok or broken against servers answering 200, 404, 5xx, hanging and redirecting in a loop; the list filters by health; webhook link.broken',
     async () => {
       const at = (host: string, path = '/') => `http://${host}.checks.test:${setup().targets.port}${path}?run=${run}`;
       const cases = [
@@ -231,11 +258,22 @@ export function describeSafetyJourney(setup: () => SafetyApps, run: string, opti
         if (!cursor || made.every((m, i) => cases[i][2] !== 'broken' || listed.has(m.code))) break;
       }
       for (const [i, [name, , state]] of cases.entries()) expect({ name, listed: listed.has(made[i].code) }).toEqual({ name, listed: state === 'broken' });
+      const okOnes = await api(gen(), 'GET', `/api/v1/links?health=ok&limit=100`, API_KEY);
+      const okCodes = new Set((okOnes.body.items ?? okOnes.body.links).map((l: { code: string }) => l.code));
+      for (const [i, [name, , state]] of cases.entries()) if (state === 'ok') expect({ name, ok: okCodes.has(made[i].code) }).toEqual({ name, ok: true });
+      // The tenant is told of each link turning broken, once, with its broken target; of none that is fine.
+      for (const [i, [name, url, state]] of cases.entries()) {
+        if (state !== 'broken') continue;
+        const messages = await told('link.broken', made[i].code);
+        expect({ name, health: messages[0].health?.state, targets: messages[0].health?.brokenTargets }).toEqual({ name, health: 'broken', targets: [url] });
+      }
+      for (const [i, [name, , state]] of cases.entries())
+        if (state === 'ok') expect({ name, told: receiver.of('link.broken', (d) => (d.link as SafetyEvent).code === made[i].code).length }).toEqual({ name, told: 0 });
     },
     60_000,
   );
 
-  checksIt(
+  it(
     'a broken link’s visitors go where its tenant chose: its URL, a page with the way on, or the target; a healthy link is not concerned',
     async () => {
       const broken = await create(`http://gone.checks.test:${setup().targets.port}/fallback?run=${run}`);
@@ -352,6 +390,8 @@ export function describeSafetyJourney(setup: () => SafetyApps, run: string, opti
     for (const redirect of redirects().slice(1)) expect((await visit(made.code, '198.51.100.7', redirect)).status).toBe(451);
     const operatorLog = await api(gen(), 'GET', '/api/v1/admin/audit-log?limit=100', API_KEY);
     expect(operatorLog.status).toBe(200);
+    const [flagged] = await told('link.flagged', made.code);
+    expect(flagged.moderation).toMatchObject({ state: 'banned', source: 'operator' });
     expect(
       (operatorLog.body.entries ?? operatorLog.body.items).some(
         (e: { action: string; target: { id: string } }) => e.action === 'link.moderated' && e.target.id === made.code,
