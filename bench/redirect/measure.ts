@@ -132,6 +132,7 @@ export const TARGETS: Partial<Record<CaseId, Targets>> = {
   // "The checks cost the redirect nothing on its hot path": l1-safety-kafka judged against l1-safety-off-kafka, side by side.
   'l1-safety-off-kafka': { sideBySide: true },
   'l1-safety-kafka': { sideBySide: true },
+  'l1-safety-off-after-kafka': { sideBySide: true },
   // What Node charges for the card's answer on a bare server, against the bare 302.
   'card-floor': { sideBySide: true },
   'redis-hot': { targetRatio: 0.45, p99Target: true },

@@ -2,7 +2,8 @@
  * The trust-and-safety cases (README.md, "Cases"; docs/design.md, "Trust and safety": "the checks
  * cost the redirect nothing on its hot path"): one redirect process on the real stack with the
  * Kafka click bus serves one link whose health the dead-link checks recorded, first with the safety
- * features off, then on, each side by side with the bare server, in the same invocation. What
+ * features off, then on, then off again (the control on both sides of the case, so that a drift of the
+ * shared machine shows), each side by side with the bare server, in the same invocation. What
  * changes between the two is everything the safety context runs: a generation app beside the
  * redirect with the threat feeds loaded (four feeds in their published formats, 100 000 entries,
  * read again every 5 s), the dead-link checks on (budget 20/s, first checks of new links and the
@@ -21,7 +22,7 @@ import { ensureBenchTopic } from './kafka';
 import { Bare, measure } from './measure';
 import { startRedirect } from './servers';
 
-export const SAFETY_CASES: readonly CaseId[] = ['l1-safety-off-kafka', 'l1-safety-kafka'];
+export const SAFETY_CASES: readonly CaseId[] = ['l1-safety-off-kafka', 'l1-safety-kafka', 'l1-safety-off-after-kafka'];
 
 /** Entries per feed (URLhaus, PhishTank, OpenPhish) and in the host list: 100 000 in all. */
 const FEED_ENTRIES = 25_000;
@@ -33,12 +34,18 @@ function writeFeeds(dir: string): string {
   writeFileSync(
     join(dir, 'urlhaus.csv'),
     `# id,dateadded,url,url_status,last_online,threat,tags,urlhaus_link,reporter\n` +
-      rows(FEED_ENTRIES, (i) => `"${i}","2026-12-07 08:02:04","${url('uh', i)}","online","2026-12-07 08:02:04","malware_download","exe","https://urlhaus.abuse.ch/url/${i}/","bench"`) +
+      rows(
+        FEED_ENTRIES,
+        (i) =>
+          `"${i}","2026-12-07 08:02:04","${url('uh', i)}","online","2026-12-07 08:02:04","malware_download","exe","https://urlhaus.abuse.ch/url/${i}/","bench"`,
+      ) +
       '\n',
   );
   writeFileSync(
     join(dir, 'phishtank.json'),
-    JSON.stringify(Array.from({ length: FEED_ENTRIES }, (_, i) => ({ phish_id: String(i), url: url('pt', i), verified: 'yes', online: 'yes', target: 'Other' }))),
+    JSON.stringify(
+      Array.from({ length: FEED_ENTRIES }, (_, i) => ({ phish_id: String(i), url: url('pt', i), verified: 'yes', online: 'yes', target: 'Other' })),
+    ),
   );
   writeFileSync(join(dir, 'openphish.txt'), rows(FEED_ENTRIES, (i) => url('op', i)) + '\n');
   writeFileSync(join(dir, 'hosts.txt'), rows(FEED_ENTRIES, (i) => `0.0.0.0 ads-${i}.threat-bench.example`) + '\n');
@@ -151,11 +158,14 @@ export async function safetyCases(ctx: BenchContext, bare: Bare, stackEnv: Recor
       const agent = keepAliveAgent();
       const res = await send(agent, app.base, `/${code}`);
       agent.destroy();
-      if (res.status !== 302 || res.location !== target) throw new Error(`l1-safety: GET /${code} answered ${res.status} ${res.location}, expected 302 ${target}`);
+      if (res.status !== 302 || res.location !== target)
+        throw new Error(`l1-safety: GET /${code} answered ${res.status} ${res.location}, expected 302 ${target}`);
       const paths = [`/${code}`];
       const plan: Array<{ id: CaseId; on: boolean }> = [
         { id: 'l1-safety-off-kafka', on: false },
         { id: 'l1-safety-kafka', on: true },
+        // The control again after the case: a machine that got busier or quieter meanwhile shows as a gap between the two controls.
+        { id: 'l1-safety-off-after-kafka', on: false },
       ];
       for (const { id, on } of plan) {
         if (!ids.includes(id)) continue;

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { App, startApp } from '@shortlink/harness';
-import { startTargetTestServer, TargetTestServer } from '@shortlink/testing';
+import { startTargetTestServer, startWebRiskTestServer, TargetTestServer, WebRiskTestServer } from '@shortlink/testing';
 import { describeSafetyConsole } from './safety-console';
-import { describeSafetyJourney, INITIAL_FEEDS, safetyEnv, writeFeeds } from './safety-journey';
+import { describeSafetyJourney, INITIAL_FEEDS, safetyEnv, WEB_RISK_KEY, writeFeeds } from './safety-journey';
 import { realStackEnv } from './support';
 
 /**
@@ -20,12 +20,14 @@ describe('real stack: trust and safety on two redirect instances', () => {
   const apps: App[] = [];
   let feedDir: string;
   let targets: TargetTestServer;
+  let webRisk: WebRiskTestServer;
 
   beforeAll(async () => {
     feedDir = mkdtempSync(join(tmpdir(), 'shortlink-real-safety-'));
     targets = await startTargetTestServer();
+    webRisk = await startWebRiskTestServer(WEB_RISK_KEY);
     writeFeeds(feedDir, INITIAL_FEEDS);
-    const env = realStackEnv(safetyEnv(feedDir));
+    const env = realStackEnv(safetyEnv(feedDir, webRisk.endpoint));
     apps.push(await startApp('generation', env));
     apps.push(...(await Promise.all([startApp('redirect', env), startApp('redirect', env)])));
   }, 120_000);
@@ -33,10 +35,11 @@ describe('real stack: trust and safety on two redirect instances', () => {
   afterAll(async () => {
     await Promise.all(apps.map((a) => a.stop()));
     await targets?.close();
+    await webRisk?.close();
     rmSync(feedDir, { recursive: true, force: true });
   });
 
-  const safetyApps = () => ({ generation: apps[0].base, redirects: [apps[1].base, apps[2].base], feedDir, targets });
+  const safetyApps = () => ({ generation: apps[0].base, redirects: [apps[1].base, apps[2].base], feedDir, targets, webRisk });
   describeSafetyJourney(safetyApps, RUN);
   describeSafetyConsole(safetyApps, { screenshots: false });
 });

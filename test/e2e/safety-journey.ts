@@ -2,7 +2,7 @@ import { writeFileSync } from 'fs';
 import { request } from 'http';
 import { join } from 'path';
 import { eventually } from '@shortlink/harness';
-import type { TargetTestServer } from '@shortlink/testing';
+import type { TargetTestServer, WebRiskTestServer } from '@shortlink/testing';
 import { API_KEY, propagated } from './support';
 import { api } from './tenant-journey';
 import { Receiver } from './webhooks-journey';
@@ -14,7 +14,12 @@ export interface SafetyApps {
   readonly redirects: readonly string[];
   readonly feedDir: string;
   readonly targets: TargetTestServer;
+  /** The local server speaking Web Risk's `uris.search`, the apps' WEB_RISK_ENDPOINT. */
+  readonly webRisk: WebRiskTestServer;
 }
+
+/** The Web Risk key of the apps under test (the local server refuses any other). */
+export const WEB_RISK_KEY = 'e2e-web-risk-key';
 
 /** The feeds as their publishers write them. */
 export interface FeedUrls {
@@ -69,12 +74,14 @@ export function writeFeeds(dir: string, urls: FeedUrls): void {
   writeFileSync(feed('hosts.txt'), ['# Title: a DNS blocker list', '127.0.0.1 localhost', ...urls.hosts.map((h) => `0.0.0.0 ${h}`), ''].join('\n'));
 }
 
-/** The settings of the apps under test: the feeds in `feedDir`, checks of `*.checks.test` on loopback, quick jobs. */
-export function safetyEnv(feedDir: string): Record<string, string> {
+/** The settings of the apps under test: the feeds in `feedDir` and Web Risk at `webRiskEndpoint`, checks of `*.checks.test` on loopback, quick jobs. */
+export function safetyEnv(feedDir: string, webRiskEndpoint: string): Record<string, string> {
   const feed = (name: string) => join(feedDir, name);
   return {
     TRUSTED_PROXIES: '127.0.0.1',
-    URL_REPUTATION_DRIVER: 'feeds',
+    URL_REPUTATION_DRIVER: 'feeds+web-risk',
+    WEB_RISK_API_KEY: WEB_RISK_KEY,
+    WEB_RISK_ENDPOINT: webRiskEndpoint,
     URL_REPUTATION_FEEDS: `urlhaus:${feed('urlhaus.csv')},phishtank:${feed('phishtank.json')},openphish:${feed('openphish.txt')},hosts:${feed('hosts.txt')}`,
     URL_REPUTATION_REFRESH_SECONDS: '1',
     LINK_CHECK_ALLOW_PRIVATE: 'true',
@@ -188,6 +195,33 @@ export function describeSafetyJourney(setup: () => SafetyApps, run: string) {
       }
       const clean = await create(ours('https://example.com/clean'));
       expect(clean.moderation).toEqual({ state: 'clear', reason: null, source: null });
+    });
+
+    it('Web Risk, asked through its documented uris.search with the key, bans malware and phishing and flags unwanted software at create; a URL on no list stays clear', async () => {
+      const web = setup().webRisk;
+      const listed = {
+        malware: ours('https://wr-malware.example/setup.exe'),
+        phishing: ours('https://wr-phish.example/signin'),
+        unwanted: ours('https://wr-toolbar.example/install'),
+      };
+      web.listed.set(listed.malware, ['MALWARE']);
+      web.listed.set(listed.phishing, ['SOCIAL_ENGINEERING']);
+      web.listed.set(listed.unwanted, ['UNWANTED_SOFTWARE']);
+      const expected = { malware: ['banned', 'MALWARE'], phishing: ['banned', 'SOCIAL_ENGINEERING'], unwanted: ['flagged', 'UNWANTED_SOFTWARE'] } as const;
+      for (const [name, url] of Object.entries(listed) as Array<[keyof typeof expected, string]>) {
+        const made = await create(url);
+        expect({ name, moderation: made.moderation }).toEqual({
+          name,
+          moderation: { state: expected[name][0], source: 'web-risk', reason: `Web Risk ${expected[name][1]}: ${url}` },
+        });
+      }
+      const clean = ours('https://wr-clean.example/page');
+      expect((await create(clean)).moderation.state).toBe('clear');
+      expect(web.searches.find((q) => q.uri === clean)).toEqual({
+        uri: clean,
+        threatTypes: ['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE'],
+        key: WEB_RISK_KEY,
+      });
     });
 
     it('a feed that changes re-marks live links through the index by host, and their visitors get the warning or blocked page on every redirect', async () => {
