@@ -10,6 +10,7 @@ import { StackComponent, StackState, stackState, waitStackUp } from '../shared/s
 import { BEFORE_AFTER_CASES, CaseId, STACK_CASES, wants } from './cli';
 import { BenchContext, PROFILES_DIR, skip } from './context';
 import { ensureBenchTopic } from './kafka';
+import { safetyCases } from './safety';
 import { Bare, BARE_PATH, CaseResult, load, measure, missed, Server } from './measure';
 import {
   appEnv,
@@ -379,6 +380,7 @@ async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[],
   if (!created) return;
   const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false, options, cards, rules };
   for (const c of stackConfigs(ctx)) await runStackConfig(ctx, bare, c, stackEnv, links);
+  await safetyCases(ctx, bare, stackEnv);
   if (wants(ctx.opts, 'redis-floor')) await redisFloorCase(ctx, bare, stackEnv, links.many);
 }
 

@@ -129,6 +129,10 @@ export const TARGETS: Partial<Record<CaseId, Targets>> = {
   // the same bots redirected by a plain link, side by side in the same invocation.
   'l1-card-kafka': { sideBySide: true },
   'l1-bots-kafka': { sideBySide: true },
+  // "The checks cost the redirect nothing on its hot path": l1-safety-kafka judged against l1-safety-off-kafka, side by side.
+  'l1-safety-off-kafka': { sideBySide: true },
+  'l1-safety-kafka': { sideBySide: true },
+  'l1-safety-off-after-kafka': { sideBySide: true },
   // What Node charges for the card's answer on a bare server, against the bare 302.
   'card-floor': { sideBySide: true },
   'redis-hot': { targetRatio: 0.45, p99Target: true },

@@ -141,5 +141,55 @@ export function describeSafetyConsole(setup: () => SafetyApps, options: { readon
       await visitor.close();
       await operator.close();
     }, 120_000);
+
+    it('an operator flags a reported link in the console; its visitors get the warning page on every redirect, and go on past it to the target', async () => {
+      const stamp = Date.now().toString(36);
+      const made = await api(setup().generation, 'POST', '/api/v1/links', API_KEY, { url: `https://shop.example.net/lookalike?run=${stamp}` });
+      expect(made.status).toBe(201);
+      const code = made.body.code as string;
+      const reported = await api(
+        setup().generation,
+        'POST',
+        '/r/report',
+        null,
+        { code, reason: 'scam', details: 'a look-alike shop' },
+        {
+          'x-forwarded-for': `203.0.113.${70 + (Date.now() % 100)}`,
+        },
+      );
+      expect(reported.status).toBe(202);
+
+      const operator = await newPage();
+      await operator.page.goto(`${setup().generation}/console/#/moderation`);
+      await operator.page.getByLabel('Operator API key').fill(API_KEY);
+      await operator.page.getByRole('button', { name: 'Open the queue' }).click();
+      const item = operator.page.locator(`li.queue-item[data-code="${code}"]`);
+      await eventually('the report in the console’s queue', async () => {
+        if (await item.count()) return true;
+        await operator.page.getByRole('button', { name: 'Refresh' }).click();
+        return false;
+      });
+      await item.getByLabel('Reason').fill('Looks like a copy of a known shop');
+      await item.getByRole('button', { name: 'Flag' }).click();
+      await operator.page.getByRole('status').filter({ hasText: 'flagged' }).waitFor();
+      expect(await graveViolations(operator.page)).toEqual([]);
+
+      const visitor = await newPage({ width: 420, height: 1000 });
+      for (const instance of setup().redirects) {
+        const warned = await eventually(`${instance} warning before ${code}`, async () => {
+          const res = await visitor.page.goto(`${instance}/${code}`);
+          return res!.status() === 200 && (await visitor.page.locator('h1').innerText()) === 'This link may be unsafe' && res;
+        });
+        expect(warned.status()).toBe(200);
+        expect(await visitor.page.locator('main').innerText()).toContain(`https://shop.example.net/lookalike?run=${stamp}`);
+        expect(await graveViolations(visitor.page)).toEqual([]);
+        // Continue anyway: the redirect sends the browser on to the target (a name that does not resolve here; the request is the point).
+        const target = `https://shop.example.net/lookalike?run=${stamp}`;
+        const [onward] = await Promise.all([visitor.page.waitForRequest((r) => r.url() === target), visitor.page.getByText('Continue anyway').click()]);
+        expect(onward.redirectedFrom()?.url()).toBe(`${instance}/${code}/go`);
+      }
+      await visitor.close();
+      await operator.close();
+    }, 120_000);
   });
 }

@@ -13,6 +13,7 @@ export interface ExportFilters {
   tag?: string;
   status?: 'active' | 'disabled' | 'expired';
   domain?: string;
+  health?: 'ok' | 'broken' | 'unchecked';
 }
 
 const cell = (v: unknown) => {

@@ -48,7 +48,16 @@ function rowsOf(link: Link): Array<[string, string]> {
     ['App targets', lines((['ios', 'android'] as const).filter((d) => app[d]).map((d) => `${d === 'ios' ? 'iOS' : 'Android'}: ${app[d]}`))],
     ['Crawlers', link.crawlable ? 'may fetch it (listed in robots.txt)' : 'as its domain’s robots.txt says'],
     ['Moderation', link.moderation.state === 'clear' ? 'clear' : `${link.moderation.state}${link.moderation.reason ? `: ${link.moderation.reason}` : ''}`],
+    ['Health', healthOf(link.health)],
   ];
+}
+
+/** What the dead-link checks found (docs/design.md, "Trust and safety"). */
+function healthOf(health: Link['health']): string {
+  if (!health) return 'not checked yet';
+  const answer = [health.lastStatus ? `HTTP ${health.lastStatus}` : null, health.lastError].filter(Boolean).join(', ');
+  const broken = health.state === 'broken' && health.brokenTargets.length ? ` (${health.brokenTargets.join(', ')})` : '';
+  return `${health.state}${answer ? `, ${answer}` : ''} since ${when(health.since)}${broken}; last checked ${when(health.checkedAt)}`;
 }
 
 /**

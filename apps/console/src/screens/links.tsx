@@ -7,18 +7,26 @@ import { DomainOptions } from './domain-options';
 
 const STATUSES = ['active', 'disabled', 'expired'] as const;
 type Status = (typeof STATUSES)[number];
+/** The dead-link checks' verdicts the list filters by (docs/design.md, "Trust and safety"). */
+const HEALTH = [
+  ['broken', 'broken'],
+  ['ok', 'ok'],
+  ['unchecked', 'not checked yet'],
+] as const;
+type Health = (typeof HEALTH)[number][0];
 const key = (l: Pick<Link, 'code' | 'domain'>) => `${l.domain}/${l.code}`;
 
 /** Whether the screen is a phone's (the layout's breakpoint): the filters beyond search start folded there. */
 const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 700px)').matches;
 
-/** The tenant's links, newest first, with their clicks: search, tag, status and domain filters (in the URL), cursor paging, bulk changes with a result per link. */
+/** The tenant's links, newest first, with their clicks: search, tag, status, domain and health filters (in the URL); a broken or moderated link says so beside its status, cursor paging, bulk changes with a result per link. */
 export function Links({ session, query }: { session: Session; query: URLSearchParams }) {
   const filters = {
     q: query.get('q') ?? '',
     tag: query.get('tag') ?? '',
     status: (query.get('status') ?? '') as Status | '',
     domain: query.get('domain') ?? '',
+    health: (query.get('health') ?? '') as Health | '',
   };
   const [links, setLinks] = useState<Link[]>([]);
   const [next, setNext] = useState<string | null>(null);
@@ -46,6 +54,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
           ...(filters.tag ? { tag: filters.tag } : {}),
           ...(filters.status ? { status: filters.status } : {}),
           ...(filters.domain ? { domain: filters.domain } : {}),
+          ...(filters.health ? { health: filters.health } : {}),
         },
       },
     });
@@ -59,17 +68,17 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
   useEffect(() => {
     setSelected(new Set());
     page(null);
-  }, [filters.q, filters.tag, filters.status, filters.domain]);
+  }, [filters.q, filters.tag, filters.status, filters.domain, filters.health]);
   useEffect(() => {
     linkDomains(session.settings).then(setDomains);
   }, [session.settings]);
-  const more = Boolean(filters.tag || filters.status || filters.domain);
+  const more = Boolean(filters.tag || filters.status || filters.domain || filters.health);
 
   const applyFilters = (e: Event) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget as HTMLFormElement);
     const params = new URLSearchParams();
-    for (const name of ['q', 'tag', 'status', 'domain']) {
+    for (const name of ['q', 'tag', 'status', 'domain', 'health']) {
       const value = String(f.get(name) ?? '').trim();
       if (value) params.set(name, value);
     }
@@ -113,6 +122,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
         ...(filters.tag ? { tag: filters.tag } : {}),
         ...(filters.status ? { status: filters.status } : {}),
         ...(filters.domain ? { domain: filters.domain } : {}),
+        ...(filters.health ? { health: filters.health } : {}),
       },
       (n) => setExporting(`Exporting… ${n} links`),
     );
@@ -148,7 +158,7 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
         <Field label="Search" name="q" input={{ type: 'search', defaultValue: filters.q, placeholder: 'code, title or target' }} />
         {/* On a phone the other filters start folded (open when one is set), so that the links are on the first screen. */}
         <details class="more-filters" open={more || !narrow()}>
-          <summary>Tag, status, domain</summary>
+          <summary>Tag, status, domain, health</summary>
           <div class="filters-more">
             <Field label="Tag" name="tag" input={{ defaultValue: filters.tag }} />
             <Field id="f-status" label="Status" name="status">
@@ -165,6 +175,16 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
               <Select id="f-domain" name="domain" initial={filters.domain}>
                 <option value="">Any</option>
                 <DomainOptions domains={domains} defaultDomain={session.settings.defaultDomain} />
+              </Select>
+            </Field>
+            <Field id="f-health" label="Health" name="health">
+              <Select id="f-health" name="health" initial={filters.health}>
+                <option value="">Any</option>
+                {HEALTH.map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
               </Select>
             </Field>
           </div>
@@ -295,6 +315,22 @@ export function Links({ session, query }: { session: Session; query: URLSearchPa
                 )}
                 <td class="state">
                   <span class={`status ${l.status}`}>{l.status}</span>
+                  {l.health?.state === 'broken' && (
+                    <span
+                      class="status broken"
+                      data-health="broken"
+                      title={`Broken since ${when(l.health.since)}: ${l.health.lastStatus ? `HTTP ${l.health.lastStatus}` : (l.health.lastError ?? '')}`}
+                    >
+                      {' '}
+                      broken
+                    </span>
+                  )}
+                  {l.moderation.state !== 'clear' && (
+                    <span class={`status ${l.moderation.state}`} data-moderation={l.moderation.state}>
+                      {' '}
+                      {l.moderation.state}
+                    </span>
+                  )}
                 </td>
                 <td class="wide-only">{when(l.createdAt)}</td>
                 <td class="act">

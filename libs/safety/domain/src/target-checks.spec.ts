@@ -163,4 +163,52 @@ describe('the scheduled dead-link checks (docs/design.md, "Trust and safety")', 
     });
     expect((await w.repo.findByCode(busy))?.health ?? null).toBeNull();
   });
+
+  it('checks the targets of this instance’s new links first, ahead of a backlog of due targets, never twice, within the budget and the host pace', async () => {
+    const answers: Record<string, number> = { 'https://new.example/gone': 404, 'https://new.example/ok': 200, 'https://fresh.example/': 200 };
+    for (let i = 0; i < 30; i++) answers[`https://old${i}.example/`] = 200;
+    const w = await setup(answers, { requestsPerSecond: 5, failuresToBreak: 1 });
+    // A backlog made earlier (another instance's links, due for longer).
+    for (let i = 0; i < 30; i++) await w.make(`https://old${i}.example/`);
+    w.now.t += 60_000;
+    const gone = await w.make('https://new.example/gone');
+    const ok = await w.make('https://new.example/ok');
+    const fresh = await w.make('https://fresh.example/');
+    w.checks.queueFirstChecks([gone.id, ok.id, fresh.id]);
+    expect(w.checks.firstChecksWaiting).toBe(3);
+    // Without the lease: the first checks alone. new.example's second target waits for the host's turn (the rounds find it due).
+    expect(await w.checks.firstChecks()).toBe(2);
+    expect(w.http.requests.map((r) => r.url)).toEqual(['https://new.example/gone', 'https://fresh.example/']);
+    expect((await w.repo.findByCode(gone))?.health).toMatchObject({ state: 'broken', lastStatus: 404 });
+    expect(w.notices.breaks).toEqual([{ code: gone.code, targets: ['https://new.example/gone'] }]);
+    expect(w.checks.firstChecksWaiting).toBe(0);
+    // Queued again (an edit that kept its targets): nothing checked twice.
+    w.checks.queueFirstChecks([gone.id, fresh.id]);
+    w.now.t += 1000;
+    expect(await w.checks.firstChecks()).toBe(0);
+    // The lease holder's round takes the first checks before its backlog, and the budget holds over both.
+    const later = await w.make('https://fresh.example/later');
+    w.checks.queueFirstChecks([later.id]);
+    w.now.t += 1000;
+    w.http.requests.length = 0;
+    expect(await w.checks.round()).toBe(5);
+    expect(w.http.requests[0].url).toBe('https://fresh.example/later');
+    expect(w.http.requests).toHaveLength(5);
+  });
+
+  it('leaves the links past its bound of waiting first checks to the rounds, and keeps the rest for the next tokens', async () => {
+    const answers: Record<string, number> = {};
+    for (let i = 0; i < 10; i++) answers[`https://n${i}.example/`] = 200;
+    const w = await setup(answers, { requestsPerSecond: 2, maxFirstChecks: 4 });
+    const links = [];
+    for (let i = 0; i < 10; i++) links.push(await w.make(`https://n${i}.example/`));
+    w.checks.queueFirstChecks(links.map((l) => l.id));
+    expect(w.checks.firstChecksWaiting).toBe(4);
+    expect(await w.checks.firstChecks()).toBe(2);
+    expect(w.checks.firstChecksWaiting).toBe(2);
+    w.now.t += 1000;
+    expect(await w.checks.firstChecks()).toBe(2);
+    expect(w.checks.firstChecksWaiting).toBe(0);
+    expect(w.http.requests.map((r) => r.url)).toEqual([0, 1, 2, 3].map((i) => `https://n${i}.example/`));
+  });
 });

@@ -21,6 +21,8 @@ export interface TargetCheckOptions {
   readonly concurrency: number;
   /** Targets read per round. */
   readonly batch?: number;
+  /** Links whose new targets wait for their first check in memory; beyond, the newest are left to the scheduled rounds. */
+  readonly maxFirstChecks?: number;
 }
 
 /** How the next check of a target spreads: ±10 % of its interval, so that links made together are not checked together for ever. */
@@ -50,6 +52,9 @@ export class TargetChecks {
   private refilledAt: number;
   private readonly hosts: BoundedLru<string, HostPace>;
   private readonly batch: number;
+  /** Links of this instance's creates and edits whose targets were never checked (insertion order). */
+  private readonly fresh = new Set<string>();
+  private firstRunning: Promise<number> | null = null;
 
   constructor(
     private readonly index: LinkTargetIndex,
@@ -73,11 +78,73 @@ export class TargetChecks {
     return this.tokens;
   }
 
-  /** One round: checks the due targets the budget and the hosts allow; how many were checked. */
+  /**
+   * Links this instance just created or edited (their targets are in the index): each target never
+   * checked gets its first check from this instance within a round or two, ahead of the scheduled
+   * rounds' backlog and whichever instance holds their lease, so that a link made with a dead target
+   * is told so within seconds. Past `maxFirstChecks` waiting links the rest are left to the rounds
+   * (a large import: its targets are due in the index all the same).
+   */
+  queueFirstChecks(linkIds: readonly string[]): void {
+    const max = this.options.maxFirstChecks ?? 10_000;
+    for (const id of linkIds) {
+      if (this.fresh.size >= max) return;
+      this.fresh.add(id);
+    }
+  }
+
+  /** Links waiting for the first check of their targets. */
+  get firstChecksWaiting(): number {
+    return this.fresh.size;
+  }
+
+  /**
+   * The first checks of the queued links' targets never checked, within the same budget and
+   * per-host pace as the rounds (a host not yet allowed leaves its target to the rounds, where it is
+   * due); how many were checked. Every instance runs this for its own links; the lease holder's
+   * round runs it first.
+   */
+  firstChecks(): Promise<number> {
+    this.firstRunning ??= this.takeFirstChecks().finally(() => (this.firstRunning = null));
+    return this.firstRunning;
+  }
+
+  private async takeFirstChecks(): Promise<number> {
+    let checked = 0;
+    while (this.fresh.size) {
+      const now = this.clock.now();
+      this.refill(now);
+      if (this.tokens < 1) return checked;
+      const ids = [...this.fresh].slice(0, this.batch);
+      const found = await this.index.targetsOfLinks(ids);
+      const chosen = new Map<string, TargetRecord>();
+      const done = new Set(ids);
+      for (const { linkId, target } of found) {
+        if (target.checkedAt !== null || chosen.has(target.urlHash)) continue;
+        const pace = this.hosts.get(target.host);
+        if (pace !== undefined && pace.next > now) continue; // the host's turn is later: the rounds find it due
+        if (this.tokens < 1) {
+          done.delete(linkId); // its turn comes with the next tokens
+          continue;
+        }
+        this.tokens -= 1;
+        this.hosts.set(target.host, { next: now + this.options.hostIntervalMs, backoffMs: pace?.backoffMs ?? 0 });
+        chosen.set(target.urlHash, target);
+      }
+      for (const id of done) this.fresh.delete(id);
+      await pool([...chosen.values()], this.options.concurrency, (target) => this.check(target));
+      checked += chosen.size;
+      if (done.size < ids.length) return checked;
+    }
+    return checked;
+  }
+
+  /** One round: the first checks of this instance's new links, then the due targets the budget and the hosts allow; how many were checked. */
   async round(): Promise<number> {
+    const first = this.fresh.size ? await this.firstChecks() : 0;
     const now = this.clock.now();
     this.refill(now);
-    if (this.tokens < 1) return 0;
+    if (this.tokens < 1) return first;
     const due = await this.index.dueTargets(new Date(now), Math.min(this.batch, Math.floor(this.tokens) * 4));
     const chosen: TargetRecord[] = [];
     const waiting = new Map<number, string[]>();
@@ -97,7 +164,7 @@ export class TargetChecks {
     }
     for (const [until, hashes] of waiting) await this.index.postpone(hashes, new Date(until));
     await pool(chosen, this.options.concurrency, (target) => this.check(target));
-    return chosen.length;
+    return first + chosen.length;
   }
 
   private refill(now: number): void {

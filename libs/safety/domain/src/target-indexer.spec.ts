@@ -15,7 +15,10 @@ describe('the index of link targets by host (docs/design.md, "Trust and safety")
       const indexer = new TargetIndexer(w.store, { onFailed: (e) => failures.push((e as Error).message) }, w.clock);
       const link = await w.service.create({ tenantId: 't1', url: 'https://a.example/x', geoTargets: { DE: 'https://b.example/de' } });
       indexer.stored([link]);
+      const told: string[][] = [];
+      indexer.afterIndexed((ids) => told.push([...ids]));
       await indexer.idle();
+      expect(told).toEqual([[link.id]]); // after the write: the first checks find its targets
       expect([...w.store.links.get(link.id)!.targets.values()].sort()).toEqual(['a.example', 'b.example']);
       expect((await w.store.linksOnHosts({ covering: ['a.example'], exact: [] }, null, 10)).map((r) => r.code)).toEqual([link.code]);
       expect(await w.store.linksOnHosts({ covering: ['x.a.example'], exact: ['example'] }, null, 10)).toEqual([]);

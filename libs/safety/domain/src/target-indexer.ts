@@ -26,6 +26,7 @@ export class TargetIndexer implements LinkObserver {
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private readonly listeners: Array<(linkIds: readonly string[]) => void> = [];
 
   constructor(
     private readonly index: LinkTargetIndex,
@@ -35,6 +36,11 @@ export class TargetIndexer implements LinkObserver {
 
   stored(links: readonly Link[]): void {
     for (const link of links) this.queue(link.id, indexedLinkOf(link));
+  }
+
+  /** `listener` gets the ids of the links each write put into the index (e.g. for their targets' first check). */
+  afterIndexed(listener: (linkIds: readonly string[]) => void): void {
+    this.listeners.push(listener);
   }
 
   removed(link: Link): void {
@@ -94,6 +100,7 @@ export class TargetIndexer implements LinkObserver {
       const removed = batch.filter(([, v]) => v === null).map(([id]) => id);
       if (stored.length) await this.index.index(stored, new Date(this.clock.now()));
       if (removed.length) await this.index.unindex(removed);
+      if (stored.length) for (const listener of this.listeners) listener(stored.map((l) => l.linkId));
       // Only what was written leaves the queue: a newer change of the same link queued meanwhile stays.
       for (const [id, value] of batch) if (this.pending.get(id) === value) this.pending.delete(id);
     }

@@ -138,6 +138,7 @@ class SafetyJobs {
     @Inject(ReportRelay) relay: ReportRelay,
     @Inject(SafetySweep) sweep: SafetySweep,
     @Inject(SAFETY_STORE) store: SafetyStore,
+    @Inject(TargetIndexer) indexer: TargetIndexer,
     @Inject(Lifecycle) lifecycle: Lifecycle,
     @Inject(APP_LOGGER) appLogger: PinoNestLogger,
     @Inject('SAFETY_CONFIG') config: AppConfig,
@@ -147,10 +148,34 @@ class SafetyJobs {
     const jobs: LeasedJob[] = [];
     const leased = (name: string, intervalMs: number, step: (stillHeld: () => Promise<boolean>) => Promise<void>) =>
       jobs.push(new LeasedJob(store, { name, owner: this.owner, intervalMs, leaseMs: JOB_LEASE_MS }, step, logger));
-    if (s.checks.requestsPerSecond > 0)
+    if (s.checks.requestsPerSecond > 0) {
       leased('link-checks', s.jobsIntervalMs, async () => {
         await checks.round();
       });
+      // The targets of this instance's new links are checked by this instance, lease or not (TargetChecks.queueFirstChecks).
+      indexer.afterIndexed((ids) => checks.queueFirstChecks(ids));
+      let timer: NodeJS.Timeout | null = null;
+      let running: Promise<unknown> = Promise.resolve();
+      let stopped = false;
+      const next = () => {
+        if (stopped) return;
+        timer = setTimeout(() => {
+          running = checks
+            .firstChecks()
+            .catch((error: unknown) => logger.warn(`the first checks of new links' targets: ${(error as Error).message}`))
+            .finally(next);
+        }, s.jobsIntervalMs);
+        timer.unref();
+      };
+      lifecycle.manage({
+        start: next,
+        stop: async () => {
+          stopped = true;
+          if (timer) clearTimeout(timer);
+          await running;
+        },
+      });
+    }
     leased('report-relay', s.jobsIntervalMs, async () => {
       while ((await relay.relay()) > 0);
     });
