@@ -248,6 +248,7 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
         '/api/v1/links/{code}/stats',
         '/api/v1/links/{code}/visits',
         '/api/v1/me',
+        '/api/v1/stats/conversions',
         '/api/v1/stats/orphans',
         '/api/v1/stats/overview',
         '/api/v1/stats/top-links',

@@ -57,7 +57,7 @@ function healthOf(health: Link['health']): string {
   if (!health) return 'not checked yet';
   const answer = [health.lastStatus ? `HTTP ${health.lastStatus}` : null, health.lastError].filter(Boolean).join(', ');
   const broken = health.state === 'broken' && health.brokenTargets.length ? ` (${health.brokenTargets.join(', ')})` : '';
-  return `${health.state}${answer ? `, ${answer}` : ''} since ${when(health.since)}${broken}; last checked ${when(health.checkedAt)}`;
+  return `${health.state}${answer ? `, ${answer}` : ''} since ${when(health.since)}${broken}; last checked ${when(health.lastCheckedAt)}`;
 }
 
 /**
