@@ -31,6 +31,13 @@ const BATCH_PATH = '/api/v1/links/batch';
 /** A row may be as large as a single create's body. */
 const MAX_ROW_BYTES = 1_048_576;
 const NDJSON = 'application/x-ndjson; charset=utf-8';
+const WOULD_WAIT = Symbol('would wait');
+
+/** The promise's value if it is there by the next turn of the event loop, else WOULD_WAIT (it stays pending for the caller). */
+function unlessItWaits<T>(promise: Promise<T>): Promise<T | typeof WOULD_WAIT> {
+  return Promise.race([promise, new Promise<typeof WOULD_WAIT>((resolve) => setImmediate(resolve, WOULD_WAIT))]);
+}
+
 /** Rows shaped together on a worker thread, and groups read ahead of the chunk being written. */
 const ROW_GROUP = 250;
 const GROUPS_AHEAD = 4;
@@ -176,24 +183,35 @@ export class BatchController implements OnModuleInit, OnModuleDestroy {
     const ahead: Array<Promise<BatchRow[]>> = [];
     let ended = false;
     let broken: { error: unknown } | null = null;
-    const readGroup = async () => {
+    // A group takes the rows already read and no more: a body that trickles (a client streaming rows
+    // as it makes them) has each row written as it comes, not once 250 have come.
+    let pending: Promise<IteratorResult<RawRow>> | null = null;
+    const readGroup = async (waitForFirst: boolean) => {
       const group: RawRow[] = [];
       try {
         while (group.length < ROW_GROUP) {
-          const next = await raw.next();
-          if (next.done) {
+          const next = (pending ??= raw.next());
+          const row = group.length === 0 && waitForFirst ? await next : await unlessItWaits(next);
+          if (row === WOULD_WAIT) break;
+          pending = null;
+          if (row.done) {
             ended = true;
             break;
           }
-          group.push(next.value);
+          group.push(row.value);
         }
       } catch (error) {
+        pending = null;
         broken = { error };
       }
       if (group.length) ahead.push(this.shapeGroup(group, hashed));
     };
     for (;;) {
-      while (!ended && !broken && ahead.length < GROUPS_AHEAD) await readGroup();
+      while (!ended && !broken && ahead.length < GROUPS_AHEAD) {
+        const before = ahead.length;
+        await readGroup(before === 0);
+        if (ahead.length === before) break;
+      }
       const next = ahead.shift();
       if (!next) break;
       yield* await next;
