@@ -268,6 +268,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       expect(await page.locator('header nav a').allInnerTexts()).toEqual([
         'Links',
         'Analytics',
+        'Conversions',
         'Import',
         'Domains',
         'API keys',
@@ -467,7 +468,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
       // An editor has no members or audit log; its own keys it manages.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Import', 'Domains', 'API keys', 'My sessions', 'Account']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Conversions', 'Import', 'Domains', 'API keys', 'My sessions', 'Account']);
 
       // Moved to another app: the session alone is refused beside the field; with a recovery code, a new secret to confirm.
       await page.click('header >> text=Account');
@@ -1257,7 +1258,7 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       // Accepting signs the viewer in.
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('viewer');
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'My sessions', 'Account']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Conversions', 'My sessions', 'Account']);
       await page.goto(`${consoleUrl()}#/links/${alias}`);
       await page.waitForSelector('#link-details');
       expect(await page.locator('#edit, #disable, #delete').count()).toBe(0);
