@@ -468,7 +468,16 @@ export function describeConsoleJourney(base: () => string, redirect: () => strin
       await page.waitForSelector('#sign-out');
       expect(await page.locator('#role').innerText()).toBe('editor');
       // An editor has no members or audit log; its own keys it manages.
-      expect(await page.locator('header nav a').allInnerTexts()).toEqual(['Links', 'Analytics', 'Conversions', 'Import', 'Domains', 'API keys', 'My sessions', 'Account']);
+      expect(await page.locator('header nav a').allInnerTexts()).toEqual([
+        'Links',
+        'Analytics',
+        'Conversions',
+        'Import',
+        'Domains',
+        'API keys',
+        'My sessions',
+        'Account',
+      ]);
 
       // Moved to another app: the session alone is refused beside the field; with a recovery code, a new secret to confirm.
       await page.click('header >> text=Account');
