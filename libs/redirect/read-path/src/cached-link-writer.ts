@@ -15,11 +15,8 @@ import { BitmapBits, CacheStore } from './ports';
  */
 export class CachedLinkWriter implements LinkCacheWriter {
   private readonly cache: LinkCache;
-  /** New links of requests that arrive together are marked in one call per cache node (docs/design.md, "Group commit"). */
-  private readonly creations = new GroupCommit<readonly ShortUrlIdentifier[]>({
-    write: (groups) => this.markCreated(groups.length === 1 ? groups[0] : groups.flat()),
-    maxItems: 500,
-  });
+  /** Single creates that arrive together are marked in one call per cache node (docs/design.md, "Group commit"). */
+  private readonly singles = new GroupCommit<ShortUrlIdentifier>({ write: (ids) => this.markCreated(ids), maxItems: 500 });
 
   constructor(
     store: CacheStore,
@@ -32,7 +29,9 @@ export class CachedLinkWriter implements LinkCacheWriter {
 
   async created(ids: readonly ShortUrlIdentifier[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.creations.submit(ids);
+    // A batch chunk is one call already; only single creates wait to go together.
+    if (ids.length === 1) await this.singles.submit(ids[0]);
+    else await this.markCreated(ids);
   }
 
   private async markCreated(ids: readonly ShortUrlIdentifier[]): Promise<void> {

@@ -33,10 +33,8 @@ const MAX_ROW_BYTES = 1_048_576;
 const NDJSON = 'application/x-ndjson; charset=utf-8';
 const WOULD_WAIT = Symbol('would wait');
 
-/** The promise's value if it is there by the next turn of the event loop, else WOULD_WAIT (it stays pending for the caller). */
-function unlessItWaits<T>(promise: Promise<T>): Promise<T | typeof WOULD_WAIT> {
-  return Promise.race([promise, new Promise<typeof WOULD_WAIT>((resolve) => setImmediate(resolve, WOULD_WAIT))]);
-}
+/** Resolves with WOULD_WAIT at the next turn of the event loop. */
+const nextTurn = () => new Promise<typeof WOULD_WAIT>((resolve) => setImmediate(resolve, WOULD_WAIT));
 
 /** Rows shaped together on a worker thread, and groups read ahead of the chunk being written. */
 const ROW_GROUP = 250;
@@ -188,10 +186,13 @@ export class BatchController implements OnModuleInit, OnModuleDestroy {
     let pending: Promise<IteratorResult<RawRow>> | null = null;
     const readGroup = async (waitForFirst: boolean) => {
       const group: RawRow[] = [];
+      // One turn of the event loop from the group's first row: the rows that are there by then are
+      // already read (one timer a group, not one a row).
+      let turn: Promise<typeof WOULD_WAIT> | null = waitForFirst ? null : nextTurn();
       try {
         while (group.length < ROW_GROUP) {
           const next = (pending ??= raw.next());
-          const row = group.length === 0 && waitForFirst ? await next : await unlessItWaits(next);
+          const row = turn === null ? await next : await Promise.race([next, turn]);
           if (row === WOULD_WAIT) break;
           pending = null;
           if (row.done) {
@@ -199,6 +200,7 @@ export class BatchController implements OnModuleInit, OnModuleDestroy {
             break;
           }
           group.push(row.value);
+          turn ??= nextTurn();
         }
       } catch (error) {
         pending = null;
