@@ -258,11 +258,9 @@ async function main() {
         ...env,
         KAFKA_CONSUMER_GROUP: groupId,
         CLICKHOUSE_DATABASE: database,
-        // The checkout's own sources: tools/register.js keeps a path inherited from this process.
-        SWC_NODE_PROJECT: join(variant.dir, 'tsconfig.base.json'),
         ...(profiled ? profileHookEnv(profileFile) : {}),
       },
-      { cwd: variant.dir, nodeArgs: NODE_ARGS, started: (p) => (proc = p), timeoutMs: 120_000, ...(profiled ? { preload: [PROFILE_HOOK] } : {}) },
+      { checkout: variant.dir, nodeArgs: NODE_ARGS, started: (p) => (proc = p), timeoutMs: 120_000, ...(profiled ? { preload: [PROFILE_HOOK] } : {}) },
     ).catch((error: unknown) => {
       stopWatching = true;
       throw error;

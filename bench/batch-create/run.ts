@@ -155,9 +155,7 @@ async function main() {
     );
     const idleRss = rssOf(generation.proc.pid);
     // The checkout to compare with: its own sources (tools/register.js there, and its tsconfig, not the one this process set).
-    const baseline = BASELINE
-      ? await startApp('generation', { ...env, SWC_NODE_PROJECT: join(BASELINE, 'tsconfig.base.json') }, { nodeArgs: NODE_ARGS, cwd: BASELINE })
-      : null;
+    const baseline = BASELINE ? await startApp('generation', env, { nodeArgs: NODE_ARGS, checkout: BASELINE }) : null;
     baselineApp = baseline;
     const baseCommit = BASELINE ? execFileSync('git', ['-C', BASELINE, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim() : '';
     const created = (await (

@@ -124,11 +124,9 @@ function startGeneration(variant: Variant, profileFile: string | null): Promise<
       SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
       // The plan limit is not what is measured here (it has its own tests).
       PLAN_PAID_REQUESTS_PER_MINUTE: '100000000',
-      // The checkout's own sources: tools/register.js keeps a path inherited from this process.
-      SWC_NODE_PROJECT: join(variant.dir, 'tsconfig.base.json'),
       ...(profileFile ? profileHookEnv(profileFile) : {}),
     },
-    { cwd: variant.dir, nodeArgs: ['--max-semi-space-size=64'], timeoutMs: 120_000, ...(profileFile ? { preload: [PROFILE_HOOK] } : {}) },
+    { checkout: variant.dir, nodeArgs: ['--max-semi-space-size=64'], timeoutMs: 120_000, ...(profileFile ? { preload: [PROFILE_HOOK] } : {}) },
   );
 }
 

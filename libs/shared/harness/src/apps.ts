@@ -1,5 +1,6 @@
 /** The apps as child processes: each on its own free public and admin ports, with the server profile's keys. */
 import { randomBytes } from 'crypto';
+import { join } from 'path';
 import { AppName, appPorts } from './ports';
 import { EntryOptions, Proc, startCommand, startProcess, whenServing } from './process';
 
@@ -38,6 +39,11 @@ export interface StartAppOptions extends EntryOptions {
   built?: boolean;
   /** Called with the process as soon as it is spawned, before it serves (a bench that watches it from its first moment). */
   started?: (proc: Proc) => void;
+  /**
+   * Run the app of another checkout (a bench's "before"): its sources, compiled with its own
+   * tsconfig (tools/register.js otherwise keeps the path this process set).
+   */
+  checkout?: string;
 }
 
 /** The ports an app listened on, as `appPorts` gives them. */
@@ -48,7 +54,9 @@ function samePorts(app: App): { base: string; admin: string; env: Record<string,
 
 /** Starts `apps/<name>/src/main.ts` on free ports and waits for it; stops it again when it does not come up. */
 export async function startApp(name: AppName, env: Record<string, string>, opts: StartAppOptions = {}): Promise<App> {
-  const { wait = 'health', timeoutMs = 60_000, portsOf, built, started, ...start } = opts;
+  const { wait = 'health', timeoutMs = 60_000, portsOf, built, started, checkout, ...rest } = opts;
+  const start = checkout ? { ...rest, cwd: checkout } : rest;
+  if (checkout) env = { ...env, SWC_NODE_PROJECT: join(checkout, 'tsconfig.base.json') };
   const ports = portsOf ? samePorts(portsOf) : await appPorts(name);
   const proc = built
     ? startCommand(process.execPath, [...(start.nodeArgs ?? []), '--enable-source-maps', `dist/apps/${name}/src/main.js`], {
