@@ -3,6 +3,7 @@ import {
   check,
   checkAcknowledgedWrites,
   checkClicks,
+  checkConversions,
   checkErrors,
   checkMaxClicks,
   checkOverload,
@@ -121,6 +122,14 @@ describe('chaos checker: redirect targets', () => {
     const found = checkRedirectTargets(recordOf([create('c1', URL_A, { start: edit.start - 100 }), edit, redirect('c1', URL_A, edit.end + 150)]));
     expect(found).toHaveLength(1);
     expect(found[0].invariant).toBe('redirect-targets');
+  });
+
+  it('reads the target of a link with conversion tracking without its click id (sl_cid), and nothing else of the Location', () => {
+    const c = create('c1', URL_A);
+    const ok = redirect('c1', `${URL_A}?sl_cid=AAAAAAAAAAAAAAAAAAAAAA`, c.end + 1);
+    expect(checkRedirectTargets(recordOf([c, ok]))).toEqual([]);
+    expect(checkRedirectTargets(recordOf([c, redirect('c1', `${URL_A}?sl_cid=A&x=1`, c.end + 1)]))).toHaveLength(1);
+    expect(checkAcknowledgedWrites(recordOf([c], {}, { links: { c1: { ...seen(URL_A), location: `${URL_A}?sl_cid=B` } } }))).toEqual([]);
   });
 
   it('finds a target the link never had, and a target given before the edit was sent', () => {
@@ -256,6 +265,25 @@ describe('chaos checker: errors', () => {
     expect(checkErrors(recordOf([lost], { faults: [{ ...partition, end: lost.start - RECOVERY_MS['redis-partition'] - 20 }] }))).toHaveLength(1);
   });
 
+  it("excuses a 503 OVERLOADED or DEADLINE_EXCEEDED with Retry-After outside every fault window only while the machine's CPU pressure was high, and holds it to the overload bounds there", () => {
+    const calm = Array.from({ length: 40 }, (_, i) => redirect('c1', URL_A, clock + 1000 + i * 20));
+    const shed = op({ kind: 'redirect', code: 'c1', status: 503, contentType: CT, problem: 'DEADLINE_EXCEEDED', retryAfter: '1', start: clock + 1500 });
+    shed.end = shed.start + 1500;
+    const sample = (from: number, some: number) => ({ from, to: from + 1000, some });
+    const pressured = { cpuPressure: [sample(shed.start - 1000, 0.95), sample(shed.start, 0.9), sample(shed.start + 1000, 0.3)] };
+    const calmMachine = { cpuPressure: pressured.cpuPressure.map((x) => ({ ...x, some: 0.5 })) };
+    expect(checkErrors(recordOf([...calm, shed], pressured))).toEqual([]);
+    expect(checkErrors(recordOf([...calm, shed], calmMachine))).toHaveLength(1);
+    expect(checkErrors(recordOf([...calm, shed]))).toHaveLength(1); // no PSI on this machine: strict
+    expect(checkErrors(recordOf([...calm, { ...shed, retryAfter: null }], pressured))).toHaveLength(1);
+    expect(checkErrors(recordOf([...calm, { ...shed, problem: 'SHARD_UNAVAILABLE' }], pressured))).toHaveLength(1);
+    // Under that pressure the overload bounds hold: an answer after more than 2 s is a violation.
+    expect(checkOverload(recordOf([...calm, shed], pressured))).toEqual([]);
+    expect(checkOverload(recordOf([...calm, { ...shed, end: shed.start + OVERLOAD.redirectAnswerMs + 1 }], pressured)).map((v) => v.message)).toEqual([
+      expect.stringContaining("under the machine's own CPU pressure: answered 503 DEADLINE_EXCEEDED after 2001 ms"),
+    ]);
+  });
+
   it('finds an error answer that is not problem+json, even inside a fault window', () => {
     const html = op({ kind: 'redirect', code: 'c1', status: 404, contentType: 'text/html' });
     const found = checkErrors(recordOf([html], { faults: [fault({ target: 'mariadb', start: 0, end: clock + 10_000 })] }));
@@ -275,6 +303,17 @@ describe('chaos checker: overload', () => {
     const found = checkOverload(recordOf(ops, { faults: [hogAround(ops)] }));
     expect(found.map((v) => v.message)).toEqual([expect.stringContaining(`answered 302 after ${OVERLOAD.redirectAnswerMs + 1} ms`)]);
     expect(checkOverload(recordOf(ops))).toEqual([]);
+  });
+
+  it("counts the platform's time: the client's own stall during the request is not the platform's", () => {
+    const slow = redirect('c1', URL_A, clock + 1000);
+    slow.end = slow.start + OVERLOAD.redirectAnswerMs + 400;
+    const ops = [...quickRedirects(40, slow.start - 900), slow];
+    expect(checkOverload(recordOf(ops, { faults: [hogAround(ops)] }))).toHaveLength(1);
+    slow.clientStallMs = 300;
+    expect(checkOverload(recordOf(ops, { faults: [hogAround(ops)] }))).toHaveLength(1);
+    slow.clientStallMs = 450;
+    expect(checkOverload(recordOf(ops, { faults: [hogAround(ops)] }))).toEqual([]);
   });
 
   it('finds redirects succeeding below the floor under the CPU hog (a 429 is no success), and an unanswered request', () => {
@@ -317,6 +356,41 @@ describe('chaos checker: overload', () => {
     expect(checkOverload(recordOf([...own, bare], { faults: [floodAround] })).map((v) => v.message)).toEqual([
       expect.stringContaining('503 OVERLOADED without Retry-After'),
     ]);
+  });
+});
+
+describe('chaos checker: conversions', () => {
+  const lead = (code: string, customerId: string, status: number | null, extra: Partial<Op> = {}) =>
+    op({ kind: 'lead', code, customerId, status, contentType: status !== null && status >= 400 ? CT : undefined, ...extra });
+  const sale = (code: string, customerId: string, invoiceId: string, amount: number, status: number | null, extra: Partial<Op> = {}) =>
+    op({ kind: 'sale', code, customerId, invoiceId, amount, status, contentType: status !== null && status >= 400 ? CT : undefined, ...extra });
+  const ops = [
+    lead('c1', 'u1', 201),
+    lead('c1', 'u1', 201, { retry: true }), // sent twice: one lead
+    lead('c2', 'u2', 503), // unknown: 0 or 1
+    lead('c2', 'u3', 404), // refused: none
+    sale('c1', 'u1', 'i1', 500, 201),
+    sale('c1', 'u1', 'i1', 500, null, { retry: true }), // the same invoice again: one sale
+    sale('c1', 'u1', 'i2', 700, 503),
+    sale('c1', 'u1', 'i2', 700, 201, { retry: true }), // unknown, then acknowledged: counted
+  ];
+  const withCounted = (conversions: Record<string, { leads: number; sales: number; revenue: number }>) => recordOf(ops, {}, { conversions });
+
+  it('passes each lead and sale counted once, retries included, and an unknown outcome counted or not', () => {
+    expect(checkConversions(withCounted({ c1: { leads: 1, sales: 2, revenue: 1200 } }))).toEqual([]);
+    expect(checkConversions(withCounted({ c1: { leads: 1, sales: 2, revenue: 1200 }, c2: { leads: 1, sales: 0, revenue: 0 } }))).toEqual([]);
+  });
+
+  it('finds a sale counted twice (a retried invoiceId), a lost acknowledged lead, and conversions of a link that had none', () => {
+    expect(checkConversions(withCounted({ c1: { leads: 1, sales: 3, revenue: 1700 } })).map((v) => v.message)).toEqual([
+      expect.stringContaining('c1: 3 sales counted, but 2 acknowledged'),
+      expect.stringContaining('c1: 1700 revenue counted, but 1200 acknowledged'),
+    ]);
+    expect(checkConversions(withCounted({ c1: { leads: 0, sales: 2, revenue: 1200 } })).map((v) => v.message)).toEqual([
+      expect.stringContaining('c1: 0 leads counted, but 1 acknowledged'),
+    ]);
+    expect(checkConversions(withCounted({ c1: { leads: 1, sales: 2, revenue: 1200 }, c3: { leads: 1, sales: 0, revenue: 0 } }))).toHaveLength(1);
+    expect(checkConversions(withCounted({ c1: { leads: 1, sales: 2, revenue: 1200 }, c2: { leads: 2, sales: 0, revenue: 0 } }))).toHaveLength(1);
   });
 });
 

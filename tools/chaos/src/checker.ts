@@ -6,7 +6,8 @@
 import { ChaosRecord, Fault, FaultTarget, Op, OpKind, Settled } from './record';
 import { isRedisFault } from './schedule';
 
-export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-counted-once' | 'errors' | 'max-clicks' | 'visitor-limit' | 'overload';
+export type Invariant =
+  'acknowledged-writes' | 'redirect-targets' | 'clicks-counted-once' | 'conversions-counted-once' | 'errors' | 'max-clicks' | 'visitor-limit' | 'overload';
 
 /**
  * Under overload (both cores hogged, or a flood of requests beyond capacity; docs/reliability.md): every
@@ -14,8 +15,59 @@ export type Invariant = 'acknowledged-writes' | 'redirect-targets' | 'clicks-cou
  * not), and this share of the redirects succeeding: all of them under the hog, the workload's own
  * during a flood. The flood's own requests (measured by clients saturated by their own flood) must be
  * answered, a 429/503 with Retry-After, but are held to no time bound but the clients' timeouts.
+ * An answer's time is the platform's: from the request's start to its end, less the time the client's
+ * own event loop was stalled meanwhile (`clientStallMs`: the answer may have waited that long in the
+ * client). The redirect's bound is its deadline (REQUEST_DEADLINE_REDIRECT_MS, 1.5 s, from its
+ * arrival, then 503 DEADLINE_EXCEEDED) + 0.5 s for the busy loop's lateness in sending that answer.
  */
 export const OVERLOAD = { redirectAnswerMs: 2_000, apiAnswerMs: 5_000, redirectSuccessFloor: 0.95, floodBaselineRedirectFloor: 0.95 } as const;
+
+/**
+ * Overload the schedule did not throw: the seconds in which the machine's CPU pressure (PSI `some`, sampled by the run)
+ * was at least this share, when runnable tasks waited for a CPU most of the time (other work on a shared machine). In such
+ * a window (+ the CPU hog's recovery time) a 503 `OVERLOADED` or `DEADLINE_EXCEEDED` with Retry-After is the platform
+ * shedding on its own measure of load (the event loop's lag, its deadline: docs/design.md, "Overload"): not an `errors`
+ * violation, but judged by `overload` like the hog's windows (the bounds, and the floor over all such windows together).
+ * Anywhere else such a 503 is an error like any other.
+ */
+export const MACHINE_PRESSURE_FLOOR = 0.8;
+const SHED_CODES: ReadonlySet<string> = new Set(['OVERLOADED', 'DEADLINE_EXCEEDED']);
+const shedByDesign = (op: Op) => op.status === 503 && !!op.retryAfter && op.problem !== undefined && SHED_CODES.has(op.problem);
+
+/** The platform's time of an answer: the client's, less its own stalls meanwhile. */
+export const answerMs = (op: Op) => op.end - op.start - (op.clientStallMs ?? 0);
+
+/** The windows of the machine's own CPU pressure (MACHINE_PRESSURE_FLOOR), consecutive pressured seconds merged. */
+export function pressureWindows(record: ChaosRecord): Array<{ start: number; end: number }> {
+  const out: Array<{ start: number; end: number }> = [];
+  for (const s of record.cpuPressure ?? []) {
+    if (s.some < MACHINE_PRESSURE_FLOOR) continue;
+    const last = out[out.length - 1];
+    if (last && s.from - last.end <= 100) last.end = s.to;
+    else out.push({ start: s.from, end: s.to });
+  }
+  return out;
+}
+
+/** The machine's CPU pressure over the run, and the shed answers it excused (outside every fault window). */
+export interface PressureSummary {
+  meanSome: number | null;
+  pressuredSeconds: number;
+  shedExcused: number;
+}
+
+export function pressureSummary(record: ChaosRecord): PressureSummary {
+  const samples = record.cpuPressure ?? [];
+  const windows = pressureWindows(record);
+  return {
+    meanSome: samples.length ? samples.reduce((a, x) => a + x.some, 0) / samples.length : null,
+    pressuredSeconds: windows.reduce((a, w) => a + (w.end - w.start) / 1000, 0),
+    shedExcused: record.ops.filter((o) => shedByDesign(o) && inPressure(windows, o) && !record.faults.some((f) => excuses(f, o))).length,
+  };
+}
+
+const inPressure = (windows: ReadonlyArray<{ start: number; end: number }>, op: Op) =>
+  windows.some((w) => op.end >= w.start && op.start <= w.end + RECOVERY_MS.cpu);
 
 export const INVARIANTS: ReadonlyArray<{ name: Invariant; says: string }> = [
   { name: 'acknowledged-writes', says: 'an acknowledged create, edit, disable or delete is visible after the run settles, and not undone' },
@@ -24,7 +76,14 @@ export const INVARIANTS: ReadonlyArray<{ name: Invariant; says: string }> = [
     name: 'clicks-counted-once',
     says: 'every 302 is counted once in each rollup and in the raw visits, or counted as dropped (or lost with a SIGKILLed redirect)',
   },
-  { name: 'errors', says: 'no 5xx or unanswered request outside a fault window + its recovery time; every error answer is problem+json' },
+  {
+    name: 'conversions-counted-once',
+    says: 'each lead (customer) and sale (invoiceId) acknowledged is counted once for its link in the analytics answer, retries included; one with an unknown outcome at most once',
+  },
+  {
+    name: 'errors',
+    says: `no 5xx or unanswered request outside a fault window + its recovery time (a 503 OVERLOADED or DEADLINE_EXCEEDED with Retry-After also while the machine's CPU pressure was ≥ ${MACHINE_PRESSURE_FLOOR * 100} %); every error answer is problem+json`,
+  },
   {
     name: 'max-clicks',
     says: 'a maxClicks link grants at most its limit + the clicks unflushed or held in leases when Redis may have lost its counter',
@@ -77,6 +136,17 @@ const INSTANCE_TARGETS: ReadonlySet<FaultTarget> = new Set(['redirect', 'generat
 
 /** A time of the run as seconds since the workload started. */
 const at = (record: ChaosRecord, t: number) => `+${((t - record.startedAt) / 1000).toFixed(3)} s`;
+
+/**
+ * The link's target in a 302's Location: without the click id the redirect adds for a link with conversion tracking
+ * (`sl_cid`, its default parameter; docs/analytics.md, "Conversions"). The run's targets have no query of their own.
+ */
+export function targetIn(location: string | null | undefined): string | null | undefined {
+  if (!location || !location.includes('sl_cid=')) return location;
+  const u = new URL(location);
+  u.searchParams.delete('sl_cid');
+  return u.toString();
+}
 
 const failed = (op: Op) => op.status === null || op.status >= 500;
 
@@ -169,7 +239,7 @@ function shows(seen: Settled['links'][string], s: LinkState, h: LinkHistory): bo
   if (s.status === 'deleted') return seen.apiStatus === 404 && seen.redirectStatus === 404;
   if (seen.apiStatus !== 200 || seen.apiUrl !== s.url || seen.apiState !== s.status) return false;
   if (s.status === 'disabled') return seen.redirectStatus === 404;
-  if (seen.redirectStatus === 302) return seen.location === s.url;
+  if (seen.redirectStatus === 302) return targetIn(seen.location) === s.url;
   // The run's one visitor may have used the link's minute (the read-back is a visit too).
   if (h.clicksPerIpPerMinute !== undefined && seen.redirectStatus === 429 && seen.problem === 'RATE_LIMITED') return true;
   return h.maxClicks !== undefined && seen.redirectStatus === 410 && seen.problem === 'LINK_EXHAUSTED';
@@ -219,7 +289,7 @@ export function checkRedirectTargets(record: ChaosRecord, links = histories(reco
     if (!h) continue; // a code the workload did not create: nothing to compare with
     const possible = h.steps.some((step, i) => {
       if (step.op.start > r.end) return false;
-      if (!step.after.some((s) => s.status === 'active' && s.url === r.location)) return false;
+      if (!step.after.some((s) => s.status === 'active' && s.url === targetIn(r.location))) return false;
       const superseding = h.steps.slice(i + 1).find((later) => later.op.outcome === 'ok');
       return !superseding || superseding.op.end + staleBound(record, superseding.op.end, r.start, r.instance) > r.start;
     });
@@ -315,13 +385,14 @@ export function checkClicks(record: ChaosRecord): Violation[] {
 
 export function checkErrors(record: ChaosRecord): Violation[] {
   const out: Violation[] = [];
+  const pressure = pressureWindows(record);
   for (const op of record.ops) {
     if (op.status !== null && op.status >= 400 && !(op.contentType ?? '').startsWith('application/problem+json'))
       out.push({
         invariant: 'errors',
         message: `${op.kind} ${op.code ?? ''} on ${op.instance} answered ${op.status} as ${op.contentType ?? 'no content type'}, not problem+json`,
       });
-    if (failed(op) && !record.faults.some((f) => excuses(f, op)))
+    if (failed(op) && !record.faults.some((f) => excuses(f, op)) && !(shedByDesign(op) && inPressure(pressure, op)))
       out.push({
         invariant: 'errors',
         message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)}–${at(record, op.end)} got ${op.status ?? `no answer (${op.error})`}${op.problem ? ` ${op.problem}` : ''} outside every fault window`,
@@ -342,10 +413,10 @@ export function checkOverload(record: ChaosRecord): Violation[] {
     const during = record.ops.filter((o) => o.end >= window.start && o.start <= window.end + RECOVERY_MS[window.target]);
     for (const op of during) {
       const bound = op.kind === 'redirect' ? OVERLOAD.redirectAnswerMs : OVERLOAD.apiAnswerMs;
-      if (op.status === null || (!op.flood && op.end - op.start > bound))
+      if (op.status === null || (!op.flood && answerMs(op) > bound))
         out.push({
           invariant: 'overload',
-          message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)} ${what}: ${op.status === null ? `no answer (${op.error})` : `answered ${op.status} after ${op.end - op.start} ms`} (bound ${bound} ms)`,
+          message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)} ${what}: ${op.status === null ? `no answer (${op.error})` : `answered ${op.status}${op.problem ? ` ${op.problem}` : ''} after ${op.end - op.start} ms${op.clientStallMs ? ` (the client stalled ${op.clientStallMs} ms of it)` : ''}`} (bound ${bound} ms)`,
         });
       else if ((op.status === 429 || op.status === 503) && op.retryAfter === null)
         out.push({
@@ -362,7 +433,158 @@ export function checkOverload(record: ChaosRecord): Violation[] {
         message: `${what} at ${at(record, window.start)}: ${succeeded} of ${redirects.length} ${window.target === 'cpu' ? '' : "of the workload's own "}redirects succeeded (floor ${floor * 100} %)`,
       });
   }
+  // The machine's own CPU pressure, outside every fault's window (each fault has its own allowance): the same bounds on every
+  // answer; the floor over all of them together.
+  const pressure = pressureWindows(record);
+  const pressured = record.ops.filter((o) => !o.flood && o.status !== null && inPressure(pressure, o) && !record.faults.some((f) => excuses(f, o)));
+  for (const op of pressured) {
+    const bound = op.kind === 'redirect' ? OVERLOAD.redirectAnswerMs : OVERLOAD.apiAnswerMs;
+    if (answerMs(op) > bound)
+      out.push({
+        invariant: 'overload',
+        message: `${op.kind} ${op.code ?? ''} on ${op.instance} at ${at(record, op.start)} under the machine's own CPU pressure: answered ${op.status}${op.problem ? ` ${op.problem}` : ''} after ${op.end - op.start} ms${op.clientStallMs ? ` (the client stalled ${op.clientStallMs} ms of it)` : ''} (bound ${bound} ms)`,
+      });
+  }
+  const redirects = pressured.filter((o) => o.kind === 'redirect');
+  const succeeded = redirects.filter((o) => !failed(o) && o.status !== 429).length;
+  if (redirects.length && succeeded / redirects.length < OVERLOAD.redirectSuccessFloor)
+    out.push({
+      invariant: 'overload',
+      message: `under the machine's own CPU pressure: ${succeeded} of ${redirects.length} redirects succeeded (floor ${OVERLOAD.redirectSuccessFloor * 100} %)`,
+    });
   return out;
+}
+
+/** Leads, sales and revenue a link may show: from what was acknowledged (min) to that plus what had an unknown outcome (max). */
+export interface ConversionBounds {
+  leads: [number, number];
+  sales: [number, number];
+  revenue: [number, number];
+}
+
+/**
+ * The conversions each link may show, from the record: a customer's lead counts once (the first report; a duplicate or a
+ * retry counts nothing), a sale once per invoiceId (docs/analytics.md, "Conversions"). Acknowledged (2xx) by any of its
+ * reports: counted; only unknown outcomes (5xx, no answer): counted at most once; refused (4xx) only: not counted.
+ */
+export function conversionBounds(ops: readonly Op[]): Map<string, ConversionBounds> {
+  const out = new Map<string, ConversionBounds>();
+  const boundsOf = (code: string) => {
+    let b = out.get(code);
+    if (!b) out.set(code, (b = { leads: [0, 0], sales: [0, 0], revenue: [0, 0] }));
+    return b;
+  };
+  const byKey = new Map<string, Op[]>();
+  for (const op of ops) {
+    if ((op.kind !== 'lead' && op.kind !== 'sale') || !op.code) continue;
+    const key = op.kind === 'lead' ? `lead ${op.customerId}` : `sale ${op.invoiceId}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), op]);
+  }
+  for (const reports of byKey.values()) {
+    const first = reports[0];
+    const acked = reports.some((o) => o.outcome === 'ok');
+    const maybe = acked || reports.some((o) => o.outcome === 'unknown');
+    if (!maybe) continue;
+    const b = boundsOf(first.code!);
+    const add = (range: [number, number], n: number) => {
+      if (acked) range[0] += n;
+      range[1] += n;
+    };
+    if (first.kind === 'lead') add(b.leads, 1);
+    else {
+      add(b.sales, 1);
+      add(b.revenue, first.amount ?? 0);
+    }
+  }
+  return out;
+}
+
+export function checkConversions(record: ChaosRecord): Violation[] {
+  const counted = record.settled.conversions;
+  if (!counted) return [];
+  const out: Violation[] = [];
+  const bounds = conversionBounds(record.ops);
+  const none: ConversionBounds = { leads: [0, 0], sales: [0, 0], revenue: [0, 0] };
+  for (const code of new Set([...bounds.keys(), ...Object.keys(counted)])) {
+    const b = bounds.get(code) ?? none;
+    const c = counted[code] ?? { leads: 0, sales: 0, revenue: 0 };
+    for (const what of ['leads', 'sales', 'revenue'] as const) {
+      const [min, max] = b[what];
+      if (c[what] < min || c[what] > max)
+        out.push({
+          invariant: 'conversions-counted-once',
+          message: `${code}: ${c[what]} ${what} counted, but ${min === max ? `${min} acknowledged` : `between ${min} (acknowledged) and ${max} (with unknown outcomes)`}`,
+        });
+    }
+  }
+  return out;
+}
+
+/** Leads and sales over the run: acknowledged, unknown, and what the analytics answer counted. */
+export interface ConversionTotals {
+  leadsSent: number;
+  salesSent: number;
+  retries: number;
+  leads: [number, number];
+  sales: [number, number];
+  revenue: [number, number];
+  counted: { leads: number; sales: number; revenue: number } | null;
+}
+
+export function conversionTotals(record: ChaosRecord): ConversionTotals {
+  const sum = (f: (b: ConversionBounds) => [number, number]): [number, number] =>
+    [...conversionBounds(record.ops).values()].reduce<[number, number]>((a, b) => [a[0] + f(b)[0], a[1] + f(b)[1]], [0, 0]);
+  const counted = record.settled.conversions;
+  return {
+    leadsSent: record.ops.filter((o) => o.kind === 'lead').length,
+    salesSent: record.ops.filter((o) => o.kind === 'sale').length,
+    retries: record.ops.filter((o) => o.retry).length,
+    leads: sum((b) => b.leads),
+    sales: sum((b) => b.sales),
+    revenue: sum((b) => b.revenue),
+    counted: counted
+      ? Object.values(counted).reduce((a, c) => ({ leads: a.leads + c.leads, sales: a.sales + c.sales, revenue: a.revenue + c.revenue }), {
+          leads: 0,
+          sales: 0,
+          revenue: 0,
+        })
+      : null,
+  };
+}
+
+/** One overload window (CPU hog or flood): the workload's answers in it, by the platform's time. */
+export interface OverloadWindow {
+  fault: Fault;
+  redirects: number;
+  redirectsOk: number;
+  redirectP50Ms: number | null;
+  redirectMaxMs: number | null;
+  apiMaxMs: number | null;
+  clientStallMaxMs: number;
+  /** 503s with Retry-After (OVERLOADED or DEADLINE_EXCEEDED), the flood's included. */
+  shed: number;
+}
+
+export function overloadWindows(record: ChaosRecord): OverloadWindow[] {
+  const quantile = (xs: number[], q: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] : null);
+  return record.faults
+    .filter((f) => f.target === 'cpu' || f.target === 'flood')
+    .map((fault) => {
+      const during = record.ops.filter((o) => o.end >= fault.start && o.start <= fault.end + RECOVERY_MS[fault.target]);
+      const own = during.filter((o) => !o.flood && o.status !== null);
+      const redirects = own.filter((o) => o.kind === 'redirect');
+      const api = own.filter((o) => o.kind !== 'redirect');
+      return {
+        fault,
+        redirects: redirects.length,
+        redirectsOk: redirects.filter((o) => !failed(o) && o.status !== 429).length,
+        redirectP50Ms: quantile(redirects.map(answerMs), 0.5),
+        redirectMaxMs: quantile(redirects.map(answerMs), 1),
+        apiMaxMs: quantile(api.map(answerMs), 1),
+        clientStallMaxMs: Math.max(0, ...own.map((o) => o.clientStallMs ?? 0)),
+        shed: during.filter(shedByDesign).length,
+      };
+    });
 }
 
 export function checkMaxClicks(record: ChaosRecord, links = histories(record.ops)): Violation[] {
@@ -484,7 +706,7 @@ export interface FaultSummary {
 }
 
 export function opSummary(ops: readonly Op[]): OpSummary[] {
-  const kinds: OpKind[] = ['create', 'batch', 'edit', 'disable', 'enable', 'delete', 'redirect', 'stats'];
+  const kinds: OpKind[] = ['create', 'batch', 'edit', 'disable', 'enable', 'delete', 'redirect', 'stats', 'lead', 'sale'];
   return kinds.map((kind) => {
     const of = ops.filter((o) => o.kind === kind);
     return {
@@ -520,6 +742,9 @@ export interface Verdict {
   ops: OpSummary[];
   faults: FaultSummary[];
   clicks: ClickTotals;
+  conversions: ConversionTotals;
+  overload: OverloadWindow[];
+  pressure: PressureSummary;
   results: Array<{ name: Invariant; says: string; violations: Violation[] }>;
   passed: boolean;
 }
@@ -530,6 +755,7 @@ export function check(record: ChaosRecord): Verdict {
     'acknowledged-writes': checkAcknowledgedWrites(record, links),
     'redirect-targets': checkRedirectTargets(record, links),
     'clicks-counted-once': checkClicks(record),
+    'conversions-counted-once': checkConversions(record),
     errors: checkErrors(record),
     'max-clicks': checkMaxClicks(record, links),
     'visitor-limit': checkVisitorLimit(record, links),
@@ -542,6 +768,9 @@ export function check(record: ChaosRecord): Verdict {
     ops: opSummary(record.ops),
     faults: faultSummary(record),
     clicks: clickTotals(record),
+    conversions: conversionTotals(record),
+    overload: overloadWindows(record),
+    pressure: pressureSummary(record),
     results,
     passed: results.every((r) => r.violations.length === 0),
   };

@@ -6,10 +6,18 @@
  * A flood client (no links of its own at start, no workload loops) runs FLOOD_LOOPS loops without any pause during a
  * flood window (`flood` on, then off): the same mix and analytics reads, far beyond what the apps can serve; their
  * operations are marked `flood`.
+ * A workload client also reports conversions (issue 38), as a tenant's backend would: a lead for a click id it got in the
+ * Location of a link with `trackConversions`, then sales of that customer with an invoiceId, with a key of the
+ * `conversions:write` scope only; some sent twice on purpose, and one whose outcome is unknown sent again (the same
+ * customerId or invoiceId), so the checker can verify each counts once.
+ * The client measures its own event loop's stalls (a timer every 10 ms): the time an answer may have waited in the
+ * client, not in the platform, is recorded per operation (`clientStallMs`), and the workload clients run at a higher
+ * scheduling priority than the apps and the CPU hog, as users on machines of their own would.
  * Messages: in `start` (ClientConfig), `codes` (what the other clients created), `flood`, `stop`; out `created`, `ready`, `done`.
  */
 import { AsyncLocalStorage } from 'async_hooks';
 import { writeFileSync } from 'fs';
+import { setPriority } from 'os';
 import { Op, OpKind, Outcome } from './record';
 import { seeded, zipfRank } from './schedule';
 
@@ -17,6 +25,8 @@ export interface ClientConfig {
   client: number;
   seed: number;
   apiKey: string;
+  /** A key with the `conversions:write` scope only, for track/lead and track/sale. */
+  conversionsKey?: string;
   generation: Array<{ name: string; base: string }>;
   redirect: Array<{ name: string; base: string }>;
   /** The analytics instances (asked only during a flood). */
@@ -53,6 +63,8 @@ const flooding = new AsyncLocalStorage<boolean>();
 /** Shares of the operations (the rest are redirects). */
 const MIX: Array<[OpKind, number]> = [
   ['create', 0.05],
+  ['lead', 0.02],
+  ['sale', 0.02],
   ['batch', 0.01],
   ['edit', 0.05],
   ['disable', 0.02],
@@ -70,6 +82,39 @@ interface Own {
 
 const send = (msg: FromClient) => process.send?.(msg);
 
+/** How often the client's own event loop is sampled; a tick later than this by more than STALL_MIN_MS is a stall. */
+const STALL_TICK_MS = 10;
+const STALL_MIN_MS = 5;
+/** Shares of the creates that turn conversion tracking on, and of the leads and sales that are sent twice on purpose. */
+const TRACK_SHARE = 0.3;
+const RETRY_SHARE = 0.25;
+
+/** The client's own event-loop stalls, [from, to] epoch ms, and how much of a span they cover. */
+export class Stalls {
+  readonly spans: Array<[number, number]> = [];
+  private last = Date.now();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  start(): void {
+    this.last = Date.now();
+    this.timer = setInterval(() => this.tick(Date.now()), STALL_TICK_MS);
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+  tick(now: number): void {
+    const late = now - this.last - STALL_TICK_MS;
+    if (late > STALL_MIN_MS) this.spans.push([now - late, now]);
+    this.last = now;
+  }
+  /** Milliseconds of [start, end] during which this client's loop was stalled. */
+  within(start: number, end: number): number {
+    let n = 0;
+    for (const [a, b] of this.spans) if (b > start && a < end) n += Math.min(b, end) - Math.max(a, start);
+    return n;
+  }
+}
+
 function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[]) => void; flood: (on: boolean, until?: number) => void } {
   const random = seeded(c.seed * 31 + c.client);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
@@ -78,6 +123,11 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
   const own = new Map<string, Own>();
   let urls = 0;
   let stopping = false;
+  /** Click ids from the Location of 302s of links with conversion tracking, and the link they came from. */
+  const clickIds: Array<{ clickId: string; code: string }> = [];
+  /** Customers whose lead was acknowledged, with their link. */
+  const customers: Array<{ customerId: string; code: string }> = [];
+  let conversions = 0;
   const nextUrl = (code?: string) => `https://example.com/chaos/${c.tag}/${c.client}/${code ?? 'new'}/${urls++}`;
 
   const outcomeOf = (status: number | null): Outcome => (status === null || status >= 500 ? 'unknown' : status >= 400 ? 'fail' : 'ok');
@@ -136,11 +186,12 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
     const maxClicks = random() < 0.2 ? 20 + Math.floor(random() * 40) : undefined;
     // Every client sends from 127.0.0.1: the run is one visitor, whom such a link holds to its limit a minute over both instances.
     const clicksPerIpPerMinute = random() < 0.2 ? 20 + Math.floor(random() * 20) : undefined;
+    const trackConversions = c.conversionsKey !== undefined && random() < TRACK_SHARE ? true : undefined;
     const op = await api(
       'create',
       'POST',
       '/api/v1/links',
-      { url, maxClicks, clicksPerIpPerMinute },
+      { url, maxClicks, clicksPerIpPerMinute, trackConversions },
       { url, maxClicks, clicksPerIpPerMinute },
       async (res, o) => {
         o.code = ((await res.json()) as { code?: string }).code;
@@ -186,7 +237,7 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
     if (!all.length) return;
     // Newest first: a new link gets most of its clicks early; one in ten requests picks any link.
     const code = random() < 0.9 ? all[all.length - 1 - zipfRank(all.length, 1.1, random)] : pick(all);
-    await call(
+    const op = await call(
       'redirect',
       pick(c.redirect),
       `/${encodeURIComponent(code)}`,
@@ -196,6 +247,52 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
         o.location = res.headers.get('location');
         await res.arrayBuffer();
       },
+    );
+    const clickId = op.status === 302 && op.location ? new URL(op.location).searchParams.get('sl_cid') : null;
+    if (clickId && !flooding.getStore() && clickIds.length < 500) clickIds.push({ clickId, code });
+  }
+
+  /** A track call; sent again when its outcome is unknown (as a backend retries), and, RETRY_SHARE of the time, twice on purpose. */
+  async function track(kind: 'lead' | 'sale', path: string, body: Record<string, unknown>, details: Partial<Op>): Promise<Op> {
+    const post = (retry: boolean) =>
+      call(
+        kind,
+        pick(c.generation),
+        path,
+        { method: 'POST', body, timeoutMs: API_TIMEOUT_MS, headers: { 'x-api-key': c.conversionsKey! } },
+        {
+          ...details,
+          ...(retry ? { retry: true } : {}),
+        },
+      );
+    const first = await post(false);
+    if (first.outcome === 'unknown' || random() < RETRY_SHARE) {
+      const again = await post(true);
+      if (again.outcome === 'ok') return again;
+    }
+    return first;
+  }
+
+  /** A customer signs up: a lead for a click id this client got (one customer per click id). */
+  async function lead(): Promise<void> {
+    const click = clickIds.shift();
+    if (!click || flooding.getStore()) return redirect();
+    const customerId = `${c.tag}-c${c.client}-${conversions++}`;
+    const op = await track('lead', '/api/v1/track/lead', { clickId: click.clickId, eventName: 'Sign up', customerId }, { code: click.code, customerId });
+    if (op.outcome === 'ok') customers.push({ customerId, code: click.code });
+  }
+
+  /** A payment of a customer whose lead was acknowledged, with an invoiceId of its own. */
+  async function sale(): Promise<void> {
+    if (!customers.length || flooding.getStore()) return redirect();
+    const { customerId, code } = pick(customers);
+    const invoiceId = `${c.tag}-i${c.client}-${conversions++}`;
+    const amount = 100 + Math.floor(random() * 9900);
+    await track(
+      'sale',
+      '/api/v1/track/sale',
+      { customerId, amount, currency: 'EUR', eventName: 'Purchase', invoiceId },
+      { code, customerId, invoiceId, amount },
     );
   }
 
@@ -218,12 +315,16 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
       if ((u -= share) < 0) {
         if (kind === 'create') return create();
         if (kind === 'batch') return batch();
+        if (kind === 'lead') return c.conversionsKey ? lead() : redirect();
+        if (kind === 'sale') return c.conversionsKey ? sale() : redirect();
         return write(kind as 'edit' | 'disable' | 'enable' | 'delete');
       }
     }
     return redirect();
   }
 
+  const stalls = new Stalls();
+  stalls.start();
   const loops: Array<Promise<void>> = [];
   const start = async () => {
     await Promise.all(
@@ -270,6 +371,11 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
       stopping = true;
       await started;
       await Promise.all([...loops, ...(flood?.loops ?? [])]);
+      stalls.stop();
+      for (const op of ops) {
+        const stalled = stalls.within(op.start, op.end);
+        if (stalled > 0) op.clientStallMs = stalled;
+      }
       writeFileSync(c.out, JSON.stringify(ops));
     },
     add: (codes: string[]) => void all.push(...codes),
@@ -279,8 +385,16 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
 if (require.main === module) {
   let client: ReturnType<typeof run> | undefined;
   process.on('message', (m: ToClient) => {
-    if (m.type === 'start') client = run(m.config);
-    else if (m.type === 'codes') client?.add(m.codes);
+    if (m.type === 'start') {
+      // The workload stands for users on machines of their own: ahead of the apps and the CPU hog for the CPU (root may raise it).
+      if (m.config.concurrency > 0)
+        try {
+          setPriority(-10);
+        } catch {
+          // not root: the stalls it then has are measured (clientStallMs)
+        }
+      client = run(m.config);
+    } else if (m.type === 'codes') client?.add(m.codes);
     else if (m.type === 'flood') client?.flood(m.on, m.until);
     else if (m.type === 'stop')
       void client?.stop().then(() => {

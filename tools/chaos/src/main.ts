@@ -28,7 +28,7 @@ import { ClientConfig, FromClient, ToClient } from './client';
 import { FaultInjector, Instances } from './faults';
 import { NetworkFaults } from './network';
 import { Partitions } from './partition';
-import { ChaosRecord, Fault, Op, RedirectIncarnation, RunConfig, Settled } from './record';
+import { ChaosRecord, CpuPressureSample, Fault, Op, RedirectIncarnation, RunConfig, Settled } from './record';
 import { describeFault, faultSchedule, LONG, SHORT } from './schedule';
 import { verdictTable } from './verdict';
 
@@ -108,6 +108,46 @@ class RedirectScrapes {
   }
 }
 
+/**
+ * The machine's CPU pressure every second (Linux PSI, `/proc/pressure/cpu`, `some`), which the checker reads as overload the
+ * schedule did not throw (checker.ts, MACHINE_PRESSURE_FLOOR); nothing where the kernel has no PSI.
+ */
+class CpuPressure {
+  readonly samples: CpuPressureSample[] = [];
+  private last: { at: number; total: number } | null = null;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  private static read(): number | null {
+    try {
+      const some = readFileSync('/proc/pressure/cpu', 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('some '));
+      const total = /total=(\d+)/.exec(some ?? '');
+      return total ? Number(total[1]) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  start(): void {
+    const take = () => {
+      const total = CpuPressure.read();
+      const at = Date.now();
+      if (total === null) return;
+      // `total` counts microseconds of stall.
+      if (this.last && at > this.last.at)
+        this.samples.push({ from: this.last.at, to: at, some: Math.min(1, (total - this.last.total) / 1000 / (at - this.last.at)) });
+      this.last = { at, total };
+    };
+    take();
+    this.timer = setInterval(take, 1000);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
 /** `--check <record.json>`: the checker again on a recorded run, without running anything. */
 function checkAgain(file: string): number {
   const record = JSON.parse(readFileSync(file, 'utf8')) as ChaosRecord;
@@ -148,6 +188,7 @@ async function main(): Promise<number> {
   const domain = `chaos-${run}.shortlink.test`;
   const topic = `shortlink.clicks.chaos.${run}`;
   const database = `shortlink_chaos_${run}`;
+  const conversionsTopic = `shortlink.conversions.chaos.${run}`;
   const env: Record<string, string> = {
     DB_DRIVER: 'mysql',
     CACHE_DRIVER: 'redis',
@@ -160,6 +201,7 @@ async function main(): Promise<number> {
     SHORTLINK_PUBLIC_BASE_URL: `http://${domain}`,
     KAFKA_CLICK_TOPIC: topic,
     KAFKA_CONSUMER_GROUP: `${topic}.analytics`,
+    KAFKA_CONVERSIONS_TOPIC: conversionsTopic,
     CLICKHOUSE_DATABASE: database,
     // A killed consumer's partitions go to its successor once this session has expired.
     KAFKA_SESSION_TIMEOUT_MS: '6000',
@@ -217,7 +259,7 @@ async function main(): Promise<number> {
         const admin = new Kafka({ brokers: requireEnv('KAFKA_BROKERS').split(','), clientId: 'chaos-cleanup', logLevel: logLevel.NOTHING }).admin();
         await admin
           .connect()
-          .then(() => admin.deleteTopics({ topics: [topic], timeout: 10_000 }))
+          .then(() => admin.deleteTopics({ topics: [topic, conversionsTopic], timeout: 10_000 }))
           .catch(() => undefined)
           .finally(() => admin.disconnect());
       }
@@ -243,6 +285,15 @@ async function main(): Promise<number> {
     apps.redirect.push(rest[1], rest[2]);
     apps.analytics.push(rest[3]);
     log(`apps up in ${Date.now() - t0} ms`);
+    // The tenant's backend reports conversions with a key of that scope only (docs/analytics.md, "Conversions").
+    const madeKey = await fetch(`${apps.generation[0].base}/api/v1/keys`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `chaos-${run}-backend`, scopes: ['conversions:write'] }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (madeKey.status !== 201) throw new Error(`creating the conversions key: ${madeKey.status} ${await madeKey.text()}`);
+    const conversionsKey = ((await madeKey.json()) as { apiKey: string }).apiKey;
 
     // ------------------------------------------------------------------ workload
     const CLIENTS = 3;
@@ -270,6 +321,7 @@ async function main(): Promise<number> {
         client: i,
         seed: o.seed,
         apiKey: API_KEY,
+        conversionsKey,
         generation: named('generation'),
         redirect: named('redirect'),
         analytics: named('analytics'),
@@ -286,6 +338,8 @@ async function main(): Promise<number> {
     const startedAt = Date.now();
     log(`workload running (${CLIENTS} client processes, ${FLOOD_CLIENTS} more for the floods); faults begin`);
     const scraper = setInterval(() => void scrapes.scrapeAll(), 1000);
+    const pressure = new CpuPressure();
+    pressure.start();
 
     // ------------------------------------------------------------------ faults
     const recorded: Fault[] = [];
@@ -302,6 +356,7 @@ async function main(): Promise<number> {
     await sleep(5000); // the last recovery, under load
     const endedAt = Date.now();
     clearInterval(scraper);
+    pressure.stop();
     log('stopping the workload');
     for (const c of clients) c.send({ type: 'stop' } satisfies ToClient);
     await Promise.all(done);
@@ -346,6 +401,36 @@ async function main(): Promise<number> {
     ).catch((e) => log(`${(e as Error).message}: checking what is there`));
     const counted = await countedOf();
     await scrapes.scrapeAll();
+    // Leads, sales and revenue per link from the analytics answer (the funnel), once it stops changing for 5 s.
+    const conversionsOf = async (): Promise<NonNullable<Settled['conversions']>> => {
+      const q = new URLSearchParams({
+        from: new Date(t0 - 3_600_000).toISOString(),
+        to: new Date(Date.now() + 120_000).toISOString(),
+        domain,
+        limit: '1000',
+      });
+      const res = await fetch(`${apps.analytics[0].base}/api/v1/stats/conversions?${q}`, {
+        headers: { 'x-api-key': API_KEY },
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (res.status !== 200) throw new Error(`the funnel answered ${res.status}: ${await res.text()}`);
+      const body = (await res.json()) as { links: Array<{ code: string; leads: number; sales: number; revenue: Record<string, number> }> };
+      return Object.fromEntries(body.links.map((l) => [l.code, { leads: l.leads, sales: l.sales, revenue: l.revenue.EUR ?? 0 }]));
+    };
+    let conversions: Settled['conversions'];
+    let lastConversions = '';
+    let conversionsStableSince = Date.now();
+    await eventually(
+      'the conversions to settle',
+      async () => {
+        conversions = await conversionsOf();
+        const now = JSON.stringify(conversions);
+        if (now !== lastConversions) [lastConversions, conversionsStableSince] = [now, Date.now()];
+        return Date.now() - conversionsStableSince >= 5000;
+      },
+      o.short ? 60_000 : 120_000,
+      1000,
+    ).catch((e) => log(`${(e as Error).message}: checking what is there`));
 
     const codes = new Set<string>();
     for (const op of ops) {
@@ -383,9 +468,10 @@ async function main(): Promise<number> {
       config,
       startedAt,
       endedAt,
+      cpuPressure: pressure.samples,
       ops,
       faults: recorded,
-      settled: { at: Date.now(), counted, incarnations: scrapes.incarnations(), links },
+      settled: { at: Date.now(), counted, conversions, incarnations: scrapes.incarnations(), links },
     };
     writeFileSync(join(dir, 'record.json'), JSON.stringify(record));
     const verdict = check(record);

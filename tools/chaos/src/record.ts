@@ -5,7 +5,7 @@
  */
 
 /** `stats`: an analytics read (`GET /api/v1/links/{code}/stats` on the analytics app), sent only during a flood. */
-export type OpKind = 'create' | 'batch' | 'edit' | 'disable' | 'enable' | 'delete' | 'redirect' | 'stats';
+export type OpKind = 'create' | 'batch' | 'edit' | 'disable' | 'enable' | 'delete' | 'redirect' | 'stats' | 'lead' | 'sale';
 
 /** `ok`: acknowledged (2xx, or the redirect's answer); `fail`: refused for sure (4xx); `unknown`: a 5xx or no answer, the write may have happened. */
 export type Outcome = 'ok' | 'fail' | 'unknown';
@@ -39,6 +39,15 @@ export interface Op {
   outcome: Outcome;
   /** The Retry-After header of a 429 or 503 answer (null: none; absent in records of before the flood). */
   retryAfter?: string | null;
+  /** A lead's or a sale's customer (`lead`, `sale`; `code` is the link the click id came from, which the lead and sales count for). */
+  customerId?: string;
+  /** A sale's invoiceId and amount (EUR cents). */
+  invoiceId?: string;
+  amount?: number;
+  /** The same lead or sale sent again (its outcome was unknown, or on purpose). */
+  retry?: boolean;
+  /** Milliseconds of the request during which the client's own event loop was stalled (absent: none); the answer may have waited that long in the client. */
+  clientStallMs?: number;
   /** Sent by the extra loops of a flood window (the traffic beyond capacity), not by the client's own workload. */
   flood?: boolean;
 }
@@ -119,6 +128,11 @@ export interface Settled {
   counted: Record<string, { minute: number; hour: number; day: number; visits?: number }>;
   incarnations: RedirectIncarnation[];
   /** Each created link as the API (`GET /api/v1/links/{code}`) and a redirect instance answer it. */
+  /**
+   * Leads, sales and revenue (EUR cents) per code of the run's domain, from the analytics answer (`GET /api/v1/stats/conversions`,
+   * the funnel) once it settled; absent from records of runs before the workload tracked conversions.
+   */
+  conversions?: Record<string, { leads: number; sales: number; revenue: number }>;
   links: Record<
     string,
     { apiStatus: number | null; apiUrl?: string; apiState?: string; redirectStatus: number | null; location?: string | null; problem?: string }
@@ -142,8 +156,20 @@ export interface RunConfig {
   faultBoundMs?: number;
 }
 
+/**
+ * The machine's CPU pressure (Linux PSI, `/proc/pressure/cpu`, `some`: the share of the time at least one runnable task
+ * waited for a CPU), sampled every second by the run; absent where the kernel has no PSI, and in records of before.
+ */
+export interface CpuPressureSample {
+  from: number;
+  to: number;
+  /** 0–1. */
+  some: number;
+}
+
 export interface ChaosRecord {
   config: RunConfig;
+  cpuPressure?: CpuPressureSample[];
   startedAt: number;
   /** The workload stopped. */
   endedAt: number;

@@ -102,6 +102,74 @@ export function verdictTable(config: RunConfig, v: Verdict, wallMs: number): str
       [[v.clicks.produced, v.clicks.counted, v.clicks.missing, v.clicks.dropped, v.clicks.atRiskAtKill, v.clicks.extra]],
     ),
   );
+  const c = v.conversions;
+  if (c.leadsSent + c.salesSent) {
+    const range = ([a, b]: [number, number]) => (a === b ? `${a}` : `${a}–${b}`);
+    out.push('');
+    out.push(
+      markdownTable(
+        [
+          ['leads sent (retries incl.)', 'r'],
+          ['sales sent', 'r'],
+          ['sent again', 'r'],
+          ['leads to count', 'r'],
+          ['leads counted', 'r'],
+          ['sales to count', 'r'],
+          ['sales counted', 'r'],
+          ['revenue to count (EUR cents)', 'r'],
+          ['revenue counted', 'r'],
+        ],
+        [
+          [
+            c.leadsSent,
+            c.salesSent,
+            c.retries,
+            range(c.leads),
+            c.counted?.leads ?? '–',
+            range(c.sales),
+            c.counted?.sales ?? '–',
+            range(c.revenue),
+            c.counted?.revenue ?? '–',
+          ],
+        ],
+      ),
+    );
+  }
+  if (v.overload.length) {
+    const ms = (x: number | null) => (x === null ? '–' : String(Math.round(x)));
+    out.push('');
+    out.push(
+      markdownTable(
+        [
+          ['overload window', 'l'],
+          ['down (s)', 'r'],
+          ["workload's redirects", 'r'],
+          ['succeeded', 'r'],
+          ['p50 (ms)', 'r'],
+          ['max (ms)', 'r'],
+          ['API max (ms)', 'r'],
+          ['client stall max (ms)', 'r'],
+          ['shed 503s (flood incl.)', 'r'],
+        ],
+        v.overload.map((w) => [
+          `#${v.faults.findIndex((f) => f.fault === w.fault) + 1} ${w.fault.target}`,
+          s(w.fault.end - w.fault.start),
+          w.redirects,
+          w.redirectsOk,
+          ms(w.redirectP50Ms),
+          ms(w.redirectMaxMs),
+          ms(w.apiMaxMs),
+          ms(w.clientStallMaxMs),
+          w.shed,
+        ]),
+      ),
+    );
+  }
+  if (v.pressure.meanSome !== null)
+    out.push(
+      '',
+      `the machine's CPU pressure (PSI some) over the faults: mean ${pct(v.pressure.meanSome)}, ${s(v.pressure.pressuredSeconds * 1000)} s at ≥ 80 %; shed answers (503 with Retry-After) outside every fault window in those seconds: ${v.pressure.shedExcused}`,
+    );
   out.push('');
   out.push(
     markdownTable(

@@ -1,6 +1,13 @@
 import { checkPasswordHash, PASSWORD_HASH_BOUNDS } from '@shortlink/links-domain';
 import { Argon2PasswordHasher } from './argon2-password-hasher';
 
+/**
+ * Real argon2id work, which is slow by design: two hashes and three checks at 19 MiB (~50 ms of one core each), then a
+ * check at the bounds' most work (64 MiB, 2 passes, 4 lanes: ~0.5 s of one core). About 1 s of CPU in all, given 60 s:
+ * the work sets the timeout, not the machine's speed (under a CPU hog on both cores jest's 5 s was not enough).
+ */
+jest.setTimeout(60_000);
+
 describe('Argon2PasswordHasher', () => {
   const hasher = new Argon2PasswordHasher();
 

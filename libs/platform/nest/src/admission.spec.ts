@@ -1,6 +1,6 @@
 import { EventEmitter } from 'events';
 import type { IncomingMessage, ServerResponse } from 'http';
-import { RequestDeadline } from '@shortlink/core';
+import { EventLoopLag, RequestDeadline } from '@shortlink/core';
 import { AdmissionControl, workClassOf } from './admission';
 
 const settings = {
@@ -10,7 +10,11 @@ const settings = {
   max: 10,
   latencyTargetMs: { redirect: 250, api: 1000 },
   deadlineMs: { redirect: 1500, api: 4000 },
+  queueShedMs: 1000,
 };
+
+/** An event loop whose lag the test sets. */
+const lagOf = (ms: { lag: number }) => Object.assign(new EventLoopLag(), { lagMs: () => ms.lag });
 
 /** A response that records what was written (no socket). */
 class FakeResponse extends EventEmitter {
@@ -97,12 +101,18 @@ describe('AdmissionControl', () => {
     expect(res.body).not.toContain('late');
   });
 
-  it('never answers for a visit at its deadline (its handler may still count the click), and sheds nothing when off or for a streamed route', () => {
+  it('answers a visit 503 DEADLINE_EXCEEDED with Retry-After at its deadline (the handler then sends nothing), and sheds nothing when off or for a streamed route', () => {
     const a = new AdmissionControl('redirect', settings);
     const res = new FakeResponse();
     a.admit(request('GET', '/abc'), res as unknown as ServerResponse, false, () => undefined);
-    jest.advanceTimersByTime(10_000);
+    jest.advanceTimersByTime(1499);
     expect(res.headersSent).toBe(false);
+    jest.advanceTimersByTime(1);
+    expect(res.statusCode).toBe(503);
+    expect(res.headers).toMatchObject({ 'retry-after': '1', 'content-type': 'application/problem+json' });
+    expect(JSON.parse(res.body).code).toBe('DEADLINE_EXCEEDED');
+    (res as unknown as ServerResponse).writeHead(302, { location: 'https://late.example' });
+    expect(res.statusCode).toBe(503);
     const off = new AdmissionControl('generation', { ...settings, enabled: false });
     const streamed = new AdmissionControl('generation', settings);
     const next = jest.fn();
@@ -111,5 +121,53 @@ describe('AdmissionControl', () => {
       streamed.admit(request('POST', '/api/v1/links/batch'), new FakeResponse() as unknown as ServerResponse, true, next);
     }
     expect(next).toHaveBeenCalledTimes(100);
+  });
+
+  it("counts the deadline from the request's arrival: the time it waited in a late event loop is spent already", () => {
+    const loop = { lag: 600 };
+    const a = new AdmissionControl('redirect', settings, undefined, lagOf(loop));
+    const res = new FakeResponse();
+    let left = 0;
+    a.admit(request('GET', '/abc'), res as unknown as ServerResponse, false, () => {
+      left = RequestDeadline.remainingMs();
+    });
+    expect(left).toBe(900);
+    jest.advanceTimersByTime(899);
+    expect(res.headersSent).toBe(false);
+    jest.advanceTimersByTime(1);
+    expect(JSON.parse(res.body).code).toBe('DEADLINE_EXCEEDED');
+  });
+
+  it('sheds at once, before the handler, what arrives while the loop is later than its class may wait: analytics reads first, visits last', () => {
+    const loop = { lag: 0 };
+    const api = new AdmissionControl('generation', settings, undefined, lagOf(loop));
+    const redirect = new AdmissionControl('redirect', settings, undefined, lagOf(loop));
+    const served = (a: AdmissionControl, method: string, url: string) => {
+      const next = jest.fn();
+      const res = new FakeResponse();
+      a.admit(request(method, url), res as unknown as ServerResponse, false, next);
+      if (!next.mock.calls.length) {
+        expect(res.statusCode).toBe(503);
+        expect(res.headers).toMatchObject({ 'retry-after': '1' });
+        expect(JSON.parse(res.body).code).toBe('OVERLOADED');
+      }
+      res.end();
+      return next.mock.calls.length === 1;
+    };
+    const classes = (lag: number) => {
+      loop.lag = lag;
+      return [
+        served(redirect, 'GET', '/abc'),
+        served(api, 'POST', '/api/v1/links'),
+        served(api, 'GET', '/api/v1/links/x'),
+        served(api, 'GET', '/api/v1/links/x/stats'),
+      ];
+    };
+    // Thresholds: analytics 250 ms, reads 500, visits 750 (half of their 1.5 s deadline), writes 1000.
+    expect(classes(200)).toEqual([true, true, true, true]);
+    expect(classes(300)).toEqual([true, true, true, false]);
+    expect(classes(600)).toEqual([true, true, false, false]);
+    expect(classes(800)).toEqual([false, true, false, false]);
+    expect(classes(1100)).toEqual([false, false, false, false]);
   });
 });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
-import { AdaptiveConcurrencyLimit, Clock, RequestDeadline, systemClock, WORK_CLASSES, WorkClass } from '@shortlink/core';
+import { AdaptiveConcurrencyLimit, Clock, EventLoopLag, RequestDeadline, systemClock, WORK_CLASSES, WorkClass } from '@shortlink/core';
 import { problem } from './problem-details';
 
 type AppName = 'generation' | 'redirect' | 'analytics';
@@ -25,6 +25,17 @@ export function workClassOf(app: AppName, method: string, url: string): WorkClas
   return read ? 'read' : 'write';
 }
 
+/**
+ * The share of ADMISSION_QUEUE_SHED_MS a class may have waited in the event loop's queue when its
+ * handler runs, beyond which it is shed at once (docs/design.md, "Overload"): visits and API writes
+ * wait longest, API reads half as long, analytics reads a quarter. A visit never more than half its
+ * deadline: what is left must cover the shard look-up.
+ */
+const QUEUE_SHARE: Readonly<Record<WorkClass, number>> = { redirect: 1, write: 1, read: 0.5, analytics: 0.25 };
+
+type ShedReason = 'limit' | 'deadline' | 'queue';
+const SHED_REASONS: readonly ShedReason[] = ['limit', 'deadline', 'queue'];
+
 /** What an answer already sent leaves a late handler: nothing to write to. */
 function silence(res: ServerResponse): void {
   const self = () => res;
@@ -47,19 +58,25 @@ function answer(res: ServerResponse, status: number, code: string, detail: strin
  * Admission control of one app's HTTP server, in front of everything else (docs/design.md,
  * "Overload"): an adaptive concurrency limit with a share per class (redirects over API writes over
  * reads over analytics reads), 503 `OVERLOADED` with `Retry-After` at once beyond it, and a deadline
- * per request: the calls below it (shard queries, ClickHouse) get only what is left of it
- * (RequestDeadline), and an API answer not begun by then is 503 `DEADLINE_EXCEEDED` (a visit's is not:
- * its handler may still count the click, which a 503 would deny).
+ * per request counted from its arrival (the event loop's lag when its handler runs, EventLoopLag,
+ * is time it already waited): the calls below it (shard queries, ClickHouse) get only what is left
+ * of it (RequestDeadline), and an answer not begun by then is 503 `DEADLINE_EXCEEDED` with
+ * `Retry-After`, a visit's too (its handler records the click only with the redirect it sends, and
+ * sends nothing once this answer left). A request that arrives while the loop is already later than
+ * its class may wait (QUEUE_SHARE) is shed at once with 503 `OVERLOADED`, before any work.
  */
 export class AdmissionControl {
   readonly limit: AdaptiveConcurrencyLimit;
   private readonly deadlines: Record<WorkClass, number>;
+  private readonly maxQueueMs: Record<WorkClass, number>;
   private readonly shedCount = new Map<string, number>();
+  readonly loopLag: EventLoopLag;
 
   constructor(
     private readonly app: AppName,
     private readonly settings: Settings,
     private readonly clock: Clock = systemClock,
+    loopLag?: EventLoopLag,
   ) {
     const latencyTargetMs = app === 'redirect' ? settings.latencyTargetMs.redirect : settings.latencyTargetMs.api;
     const min = app === 'redirect' ? settings.min.redirect : settings.min.api;
@@ -67,6 +84,10 @@ export class AdmissionControl {
     this.limit = new AdaptiveConcurrencyLimit({ initial: Math.max(min, settings.initial), min, max, latencyTargetMs, clock });
     const api = settings.deadlineMs.api;
     this.deadlines = { redirect: settings.deadlineMs.redirect, write: api, read: api, analytics: api };
+    const queue = (kind: WorkClass) => Math.min(settings.queueShedMs * QUEUE_SHARE[kind], this.deadlines[kind] / 2);
+    this.maxQueueMs = { redirect: queue('redirect'), write: queue('write'), read: queue('read'), analytics: queue('analytics') };
+    this.loopLag = loopLag ?? new EventLoopLag(20, clock);
+    if (settings.enabled && !loopLag) this.loopLag.start();
   }
 
   get enabled(): boolean {
@@ -80,6 +101,12 @@ export class AdmissionControl {
   admit(req: IncomingMessage, res: ServerResponse, streamed: boolean, next: () => void): void {
     const kind = this.settings.enabled && !streamed ? workClassOf(this.app, req.method ?? 'GET', req.url ?? '/') : null;
     if (kind === null) return next();
+    const now = this.clock.now();
+    const waited = this.loopLag.lagMs();
+    if (waited > this.maxQueueMs[kind]) {
+      this.count(kind, 'queue');
+      return answer(res, 503, 'OVERLOADED', 'this instance is too busy to answer in time; retry shortly', 1, req.url);
+    }
     const permit = this.limit.tryAcquire(kind);
     if (permit === null) {
       this.count(kind, 'limit');
@@ -87,18 +114,16 @@ export class AdmissionControl {
     }
     let answered = false;
     const original = res.writeHead;
-    // A visit's deadline is passed down only: its handler may still count the click, so the server never answers for it.
-    const timer =
-      kind === 'redirect'
-        ? undefined
-        : setTimeout(() => {
-            if (answered || res.headersSent) return;
-            answered = true;
-            permit.done(true);
-            this.count(kind, 'deadline');
-            answer(res, 503, 'DEADLINE_EXCEEDED', 'the request could not be answered in time; retry shortly', 1, req.url);
-            silence(res);
-          }, this.deadlines[kind]);
+    // From the request's arrival: it waited `waited` ms in the loop's queue before this handler ran.
+    const deadlineAt = now - waited + this.deadlines[kind];
+    const timer = setTimeout(() => {
+      if (answered || res.headersSent) return;
+      answered = true;
+      permit.done(true);
+      this.count(kind, 'deadline');
+      answer(res, 503, 'DEADLINE_EXCEEDED', 'the request could not be answered in time; retry shortly', 1, req.url);
+      silence(res);
+    }, deadlineAt - now);
     res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
       if (!answered) {
         answered = true;
@@ -114,10 +139,10 @@ export class AdmissionControl {
         permit.done(true);
       }
     });
-    RequestDeadline.run(this.clock.now() + this.deadlines[kind], () => answered, next);
+    RequestDeadline.run(deadlineAt, () => answered, next);
   }
 
-  private count(kind: WorkClass, reason: 'limit' | 'deadline'): void {
+  private count(kind: WorkClass, reason: ShedReason): void {
     const key = `${kind} ${reason}`;
     this.shedCount.set(key, (this.shedCount.get(key) ?? 0) + 1);
   }
@@ -127,12 +152,12 @@ export class AdmissionControl {
     const shed = this.shedCount;
     new Counter({
       name: 'shortlink_requests_shed_total',
-      help: 'Requests answered 503 by admission control: over the concurrency limit (reason=limit) or past their deadline (reason=deadline)',
+      help: 'Requests answered 503 by admission control: over the concurrency limit (reason=limit), past their deadline (reason=deadline), or arrived while the event loop was later than their class may wait (reason=queue)',
       labelNames: ['class', 'reason'],
       registers: [registry],
       collect() {
         this.reset();
-        for (const kind of WORK_CLASSES) for (const reason of ['limit', 'deadline']) this.inc({ class: kind, reason }, shed.get(`${kind} ${reason}`) ?? 0);
+        for (const kind of WORK_CLASSES) for (const reason of SHED_REASONS) this.inc({ class: kind, reason }, shed.get(`${kind} ${reason}`) ?? 0);
       },
     });
     const limit = this.limit;
@@ -142,6 +167,15 @@ export class AdmissionControl {
       registers: [registry],
       collect() {
         this.set(limit.limit);
+      },
+    });
+    const lag = this.loopLag;
+    new Gauge({
+      name: 'shortlink_event_loop_lag_seconds',
+      help: 'How late the event loop runs now: what a request arriving now waits before its handler (admission counts its deadline from arrival)',
+      registers: [registry],
+      collect() {
+        this.set(lag.lagMs() / 1000);
       },
     });
     new Gauge({

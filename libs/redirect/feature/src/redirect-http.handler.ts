@@ -532,6 +532,8 @@ export class RedirectHttpHandler {
    */
   private record(visit: Visit, link: CachedLink, variant: number | null, clickId?: string): void {
     const { req, address } = visit;
+    // Answered already: admission control sent 503 DEADLINE_EXCEEDED at the visit's deadline, and what follows goes nowhere: no click.
+    if (visit.res.headersSent) return;
     if (visit.source === 'link') return this.recorder.record(req, link, address, variant, visit.id!, 'link', clickId);
     this.recorder.record(req, link, address, variant, visit.id!, this.scans.counts(link.id, address) ? 'qr' : 'link', clickId);
   }

@@ -117,6 +117,8 @@ export interface AppConfig {
       readonly max: number;
       readonly latencyTargetMs: { readonly redirect: number; readonly api: number };
       readonly deadlineMs: { readonly redirect: number; readonly api: number };
+      /** ADMISSION_QUEUE_SHED_MS: how late the event loop may run when a request arrives before it is shed at once. */
+      readonly queueShedMs: number;
     };
     /** CORS for the compatible APIs (COMPAT_CORS): any origin, never cookies. */
     readonly compatCors: boolean;
@@ -448,6 +450,7 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
         max: e.ADMISSION_LIMIT_MAX,
         latencyTargetMs: { redirect: e.ADMISSION_REDIRECT_LATENCY_MS, api: e.ADMISSION_API_LATENCY_MS },
         deadlineMs: { redirect: e.REQUEST_DEADLINE_REDIRECT_MS, api: e.REQUEST_DEADLINE_API_MS },
+        queueShedMs: e.ADMISSION_QUEUE_SHED_MS,
       },
       compatCors: e.COMPAT_CORS,
       generationUrl: (e.SHORTLINK_GENERATION_URL ?? `http://${loopbackOf(e.HOST)}:${e.GENERATION_PORT}`).replace(/\/+$/, ''),

@@ -190,17 +190,23 @@ export const VARIABLES = {
     "The redirect's latency target: a redirect slower than this to its first byte lowers the limit (×0.9).",
   ),
   ADMISSION_API_LATENCY_MS: withDefault('HTTP', '1000', int(1, 60_000), 'The same for the API apps (generation, analytics).'),
+  ADMISSION_QUEUE_SHED_MS: withDefault(
+    'HTTP',
+    '1000',
+    int(1, 600_000),
+    'A request that reaches its handler while the event loop runs this late (it has waited so long already) is shed at once, 503 `OVERLOADED` with `Retry-After`: visits and API writes at this (a visit at half its deadline at most), API reads at half of it, analytics reads at a quarter.',
+  ),
   REQUEST_DEADLINE_REDIRECT_MS: withDefault(
     'HTTP',
-    '2000',
+    '1500',
     int(100, 60_000),
-    "A visit's deadline: the shard calls under it get only what is left (0 left: refused at once). Not answered by the server itself: a visit whose handler still runs may still count its click.",
+    "A visit's deadline, from its arrival: the shard calls under it get only what is left (0 left: refused at once), and a visit not answered by then gets 503 `DEADLINE_EXCEEDED` with `Retry-After` (and no click). Below the 2 s a visit is promised under overload: the rest covers a busy event loop's lateness in sending the answer.",
   ),
   REQUEST_DEADLINE_API_MS: withDefault(
     'HTTP',
     '20000',
     int(100, 600_000),
-    'An API request not answered within this gets 503 `DEADLINE_EXCEEDED`, and the shard and ClickHouse calls under it get only what is left (a streamed body or answer keeps its own limits). Above the longest call the API makes on purpose: a domain ownership check, two DNS questions and an HTTP check of DOMAIN_CHECK_TIMEOUT_MS (5 s) each.',
+    'An API request not answered within this (from its arrival) gets 503 `DEADLINE_EXCEEDED`, and the shard and ClickHouse calls under it get only what is left (a streamed body or answer keeps its own limits). Above the longest call the API makes on purpose: a domain ownership check, two DNS questions and an HTTP check of DOMAIN_CHECK_TIMEOUT_MS (5 s) each.',
   ),
 
   // ------------------------------------------------------------------ Secrets

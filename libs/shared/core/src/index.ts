@@ -9,3 +9,4 @@ export { BoundedLru, boundedLru, type BoundedLruOptions } from './bounded-lru';
 export { AdaptiveConcurrencyLimit, type AdaptiveLimitOptions, CLASS_SHARE, type Permit, WORK_CLASSES, type WorkClass } from './adaptive-limit';
 export { RequestDeadline } from './request-deadline';
 export { GroupCommit, type GroupCommitOptions } from './group-commit';
+export { EventLoopLag } from './loop-lag';

@@ -1,6 +1,14 @@
 import { InProcessGeneration, startGenerationInProcess } from '../testing/in-process-generation';
 
 /** Members, sign-in and the session guard in process (Fastify's inject) on the embedded adapters; the journeys over HTTP are test/e2e/people-journey.ts. */
+/**
+ * Each test signs people in for real: an accepted invitation hashes a password and a sign-in verifies one, argon2id at
+ * OWASP's minimum (19 MiB, 2 passes: ~50 ms of one core each, by design: docs/design.md, "Security model"), 2 to 6 of them
+ * a test, besides the requests. That work, not the machine, sets the timeout: 1 s of CPU at most, given 60 s, which a CPU
+ * hog on both cores beside jest's workers does not reach (jest's 5 s did, three times in six runs).
+ */
+jest.setTimeout(60_000);
+
 describe('people API: members, sessions, the guard', () => {
   const OPERATOR = 'sl_people_api_spec_operator_0123456789';
   const PASSWORD = 'lamp post in the garden';
