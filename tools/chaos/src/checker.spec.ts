@@ -391,6 +391,7 @@ describe('chaos checker: conversions', () => {
     ]);
     expect(checkConversions(withCounted({ c1: { leads: 1, sales: 2, revenue: 1200 }, c3: { leads: 1, sales: 0, revenue: 0 } }))).toHaveLength(1);
     expect(checkConversions(withCounted({ c1: { leads: 1, sales: 2, revenue: 1200 }, c2: { leads: 2, sales: 0, revenue: 0 } }))).toHaveLength(1);
+    expect(checkConversions(recordOf(ops)).map((v) => v.message)).toEqual([expect.stringContaining('never read')]);
   });
 });
 

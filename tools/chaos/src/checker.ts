@@ -501,7 +501,11 @@ export function conversionBounds(ops: readonly Op[]): Map<string, ConversionBoun
 
 export function checkConversions(record: ChaosRecord): Violation[] {
   const counted = record.settled.conversions;
-  if (!counted) return [];
+  const sent = record.ops.some((o) => o.kind === 'lead' || o.kind === 'sale');
+  if (!counted)
+    return sent
+      ? [{ invariant: 'conversions-counted-once', message: 'the workload tracked conversions, but the analytics answer (the funnel) was never read' }]
+      : [];
   const out: Violation[] = [];
   const bounds = conversionBounds(record.ops);
   const none: ConversionBounds = { leads: [0, 0], sales: [0, 0], revenue: [0, 0] };

@@ -385,23 +385,7 @@ async function main(): Promise<number> {
       for (const c of Object.values(out)) c.visits ??= 0;
       return out;
     };
-    const total = (c: Settled['counted']) => Object.values(c).reduce((a, x) => a + x.minute, 0);
-    let last = -1;
-    let stableSince = Date.now();
-    await eventually(
-      'the click counts to settle',
-      async () => {
-        await scrapes.scrapeAll();
-        const n = total(await countedOf());
-        if (n !== last || scrapes.bufferedNow() > 0) [last, stableSince] = [n, Date.now()];
-        return Date.now() - stableSince >= 5000;
-      },
-      o.short ? 60_000 : 120_000,
-      1000,
-    ).catch((e) => log(`${(e as Error).message}: checking what is there`));
-    const counted = await countedOf();
-    await scrapes.scrapeAll();
-    // Leads, sales and revenue per link from the analytics answer (the funnel), once it stops changing for 5 s.
+    // Leads, sales and revenue per link from the analytics answer (the funnel), read in the same wait as the clicks (no time added).
     const conversionsOf = async (): Promise<NonNullable<Settled['conversions']>> => {
       const q = new URLSearchParams({
         from: new Date(t0 - 3_600_000).toISOString(),
@@ -417,20 +401,24 @@ async function main(): Promise<number> {
       const body = (await res.json()) as { links: Array<{ code: string; leads: number; sales: number; revenue: Record<string, number> }> };
       return Object.fromEntries(body.links.map((l) => [l.code, { leads: l.leads, sales: l.sales, revenue: l.revenue.EUR ?? 0 }]));
     };
+    const total = (c: Settled['counted']) => Object.values(c).reduce((a, x) => a + x.minute, 0);
     let conversions: Settled['conversions'];
-    let lastConversions = '';
-    let conversionsStableSince = Date.now();
+    let last = '';
+    let stableSince = Date.now();
     await eventually(
-      'the conversions to settle',
+      'the click and conversion counts to settle',
       async () => {
-        conversions = await conversionsOf();
-        const now = JSON.stringify(conversions);
-        if (now !== lastConversions) [lastConversions, conversionsStableSince] = [now, Date.now()];
-        return Date.now() - conversionsStableSince >= 5000;
+        await scrapes.scrapeAll();
+        conversions = await conversionsOf().catch(() => conversions);
+        const n = `${total(await countedOf())} ${JSON.stringify(conversions)}`;
+        if (n !== last || scrapes.bufferedNow() > 0) [last, stableSince] = [n, Date.now()];
+        return Date.now() - stableSince >= 5000;
       },
       o.short ? 60_000 : 120_000,
       1000,
     ).catch((e) => log(`${(e as Error).message}: checking what is there`));
+    const counted = await countedOf();
+    await scrapes.scrapeAll();
 
     const codes = new Set<string>();
     for (const op of ops) {
