@@ -192,9 +192,9 @@ export const VARIABLES = {
   ADMISSION_API_LATENCY_MS: withDefault('HTTP', '1000', int(1, 60_000), 'The same for the API apps (generation, analytics).'),
   ADMISSION_QUEUE_SHED_MS: withDefault(
     'HTTP',
-    '1000',
+    '2000',
     int(1, 600_000),
-    'A request that reaches its handler while the event loop runs this late (it has waited so long already) is shed at once, 503 `OVERLOADED` with `Retry-After`: visits and API writes at this (a visit at half its deadline at most), API reads at half of it, analytics reads at a quarter.',
+    'A request that reaches its handler while the event loop runs this late (it has waited so long already) is shed at once, 503 `OVERLOADED` with `Retry-After`: API writes at this, API reads at half of it, analytics reads at a quarter, visits as writes but at half their deadline at most.',
   ),
   REQUEST_DEADLINE_REDIRECT_MS: withDefault(
     'HTTP',
