@@ -94,7 +94,7 @@ export const INVARIANTS: ReadonlyArray<{ name: Invariant; says: string }> = [
   },
   {
     name: 'overload',
-    says: `while both cores are hogged or the clients flood the apps, every redirect of the workload is answered within ${OVERLOAD.redirectAnswerMs / 1000} s and every API call within ${OVERLOAD.apiAnswerMs / 1000} s (a 429/503 with Retry-After is an answer; the flood's own must be answered), and ≥ ${OVERLOAD.redirectSuccessFloor * 100} % of the redirects (under a flood: of the workload's own, ≥ ${OVERLOAD.floodBaselineRedirectFloor * 100} %) succeed`,
+    says: `while both cores are hogged or the clients flood the apps (or, outside every fault window, the machine's CPU pressure is ≥ ${MACHINE_PRESSURE_FLOOR * 100} %), every redirect of the workload is answered within ${OVERLOAD.redirectAnswerMs / 1000} s and every API call within ${OVERLOAD.apiAnswerMs / 1000} s (a 429/503 with Retry-After is an answer; the flood's own must be answered), and ≥ ${OVERLOAD.redirectSuccessFloor * 100} % of the redirects (under a flood: of the workload's own, ≥ ${OVERLOAD.floodBaselineRedirectFloor * 100} %) succeed`,
   },
 ];
 

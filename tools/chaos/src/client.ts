@@ -275,8 +275,8 @@ function run(c: ClientConfig): { stop: () => Promise<void>; add: (codes: string[
 
   /** A customer signs up: a lead for a click id this client got (one customer per click id). */
   async function lead(): Promise<void> {
-    const click = clickIds.shift();
-    if (!click || flooding.getStore()) return redirect();
+    const click = flooding.getStore() ? undefined : clickIds.shift();
+    if (!click) return redirect();
     const customerId = `${c.tag}-c${c.client}-${conversions++}`;
     const op = await track('lead', '/api/v1/track/lead', { clickId: click.clickId, eventName: 'Sign up', customerId }, { code: click.code, customerId });
     if (op.outcome === 'ok') customers.push({ customerId, code: click.code });
