@@ -134,12 +134,14 @@ describe('Resharder', () => {
     // could pass between two turns of the writer). The watcher is never gone here: the liveness bounds are set far beyond
     // any stall of a loaded machine, which would otherwise make a live watcher look dead and the tool go on without it.
     // Outside a frozen phase (where the writer's writes of moving links wait for the tool: waiting for them would deadlock)
-    // it also waits for 3 more writes, so the writer's share of the move does not depend on the scheduler either.
+    // it also waits for 8 more writes, so the writer's share of the move does not depend on the scheduler either: the tool
+    // waits at least once for the acknowledgements of dual_write, copying and the switch, 24 writes at least (a copy paced
+    // slower than its rate, as under a CPU hog, does not sleep: 3 writes a wait made 14 in one run).
     const sleep = async (ms: number) => {
       const [phase, before] = [repository.routing.phase ?? 'stable', writes];
       await new Promise((r) => setTimeout(r, ms));
       const now = () => repository.routing.phase ?? 'stable';
-      const stepped = () => met.has(phase) && met.has(now()) && (phase === 'frozen' || now() === 'frozen' || writes >= before + 3);
+      const stepped = () => met.has(phase) && met.has(now()) && (phase === 'frozen' || now() === 'frozen' || writes >= before + 8);
       for (let n = 0; n < 4000 && !stop && !stepped(); n++) await new Promise((r) => setTimeout(r, 5));
     };
     const done = await tool({ ratePerSecond: 1000, sleep, watcherAliveMs: 600_000, ackTimeoutMs: 600_000 }).run({ add: [{ name: 's4' }] });
