@@ -92,9 +92,10 @@ export function describeDomainSettingsStoreContract(
       });
       const domain = aDomain();
       expect(await tenants.addDomain(tenant.id, domain)).toBe(true);
-      await store.save(everything(domain, 1), 0);
+      const saved = everything(domain, 1);
+      await store.save(saved, 0);
       expect(await tenants.removeDomain(randomUUID(), domain)).toBe(false);
-      expect(await store.find(domain)).toEqual(everything(domain, 1));
+      expect(await store.find(domain)).toEqual(saved);
       expect(await tenants.removeDomain(tenant.id, domain)).toBe(true);
       const reset = (await store.find(domain))!;
       expect({ ...reset, updatedAt: null }).toEqual({ ...defaultSettingsOf(domain), version: 2 });
