@@ -38,12 +38,15 @@ describe('ConversionService (docs/analytics.md, "Conversions")', () => {
     const lead = await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_1', metadata: { plan: 'pro' } });
     expect(lead.duplicate).toBe(false);
     expect(lead.event).toMatchObject({ kind: 'lead', key: 'lead:cus_1', linkId: '41', domain: 'sho.rt', code: 'abc1234', clickId, metadata: { plan: 'pro' } });
+    // The click's minute, where the consumer finds its visit (and dimensions).
+    expect(lead.event?.clickAt).toBe(Math.floor((now - 3_600_000) / 60_000) * 60_000);
     expect(await service.lead('t1', { clickId: clickIds.issue('41', now)!, eventName: 'Sign up', customerId: 'cus_1' })).toEqual({
       duplicate: true,
       event: null,
     });
     const sale = await service.sale('t1', { customerId: 'cus_1', amount: 4900, currency: 'eur', eventName: 'Purchase', invoiceId: 'inv_1' });
     expect(sale.event).toMatchObject({ kind: 'sale', key: 'invoice:inv_1', code: 'abc1234', amount: 4900, currency: 'EUR', invoiceId: 'inv_1' });
+    expect(sale.event?.clickAt).toBe(lead.event?.clickAt);
     expect(await service.sale('t1', { customerId: 'cus_1', amount: 4900, currency: 'EUR', eventName: 'Purchase', invoiceId: 'inv_1' })).toEqual({
       duplicate: true,
       event: null,

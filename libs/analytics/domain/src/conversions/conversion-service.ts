@@ -140,12 +140,19 @@ export class ConversionService {
       code: customer.code,
       customerId: customer.customerId,
       clickId: customer.clickId,
+      ...this.clickAtOf(customer.clickId),
       eventName: fields.eventName,
       amount: fields.amount,
       currency: fields.currency,
       invoiceId: fields.invoiceId,
       metadata: fields.metadata,
     };
+  }
+
+  /** The minute of a click (what its id says), for the consumer's lookup of its dimensions. */
+  private clickAtOf(clickId: string): { clickAt?: number } {
+    const opened = this.parts.clickIds.open(clickId);
+    return opened === null ? {} : { clickAt: opened.issuedAt };
   }
 
   private metadataBytes(caps: ConversionCaps): number {
