@@ -687,7 +687,6 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
         kind: 'sale',
         id: `cnv_${randomUUID()}`,
         key: `sale:${randomUUID()}`,
-        tenantId,
         at: (T0 + 90) * 1000,
         linkId: '42',
         ...l,
