@@ -543,6 +543,23 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       if (process.env.CONSOLE_SCREENSHOTS)
         await page.screenshot({ path: join(process.env.CONSOLE_SCREENSHOTS, 'console-conversions-phone.png'), fullPage: true });
       await page.setViewportSize({ width: 1280, height: 800 });
+
+      // The analytics app's dashboard shows the link's conversions per value of their clicks too.
+      await page.goto(`${endpoints().analytics}/dashboard?code=${code}&domain=${encodeURIComponent(link.body.domain as string)}`);
+      await page.waitForSelector('#api-key:visible, body[data-loaded-code]');
+      if (await page.isVisible('#api-key')) {
+        await page.fill('#api-key', apiKey);
+        await page.click('#login-form button[type=submit]');
+      }
+      await page.waitForFunction((c) => document.body.dataset.loadedCode === c, code, { timeout: 30_000 });
+      const cells = async () => (await page.locator('#conversions-breakdown tbody tr').first().locator('td').allInnerTexts()).map((t) => t.trim());
+      // No A/B test on this link: every lead and sale is under "none".
+      expect(await cells()).toEqual(['(none)', '1', '1', '100.0 %', '2', '€25.00 · $15.00']);
+      await page.selectOption('#conversions-by', 'devices');
+      await eventually('the dashboard shows the conversions by device', async () => {
+        expect(await cells()).toEqual(['desktop', '1', '1', '100.0 %', '2', '€25.00 · $15.00']);
+        return true;
+      });
       expect(problems).toEqual([]);
     });
   });
