@@ -6,7 +6,7 @@ import { CachedLink, LinkResolver, PasswordHasher, RESERVED_PATHS, ShortUrlIdent
 import { encodeQueryPart, LinkRules, PasswordCookies, QrScans, RedirectDecision } from '@shortlink/redirect-rules';
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
-import { CHALLENGE_PATH_PREFIX, hstsHeader, TenantDirectory } from '@shortlink/tenants-domain';
+import { CHALLENGE_PATH_PREFIX, domainConversionParam, hstsHeader, TenantDirectory } from '@shortlink/tenants-domain';
 import { isBotUserAgent, isLinkPreviewer } from '@shortlink/visitors-domain';
 import { ClickIds, type ClickSource, withQueryParam } from '@shortlink/clicks-domain';
 import { ClickRecorder } from './click-recorder';
@@ -319,7 +319,8 @@ export class RedirectHttpHandler {
       link.rules === undefined &&
       link.moderation === undefined &&
       link.broken === undefined &&
-      method !== 'POST'
+      method !== 'POST' &&
+      this.domainClickIdParam(visit) === undefined
     ) {
       return this.redirect(visit, link);
     }
@@ -483,6 +484,15 @@ export class RedirectHttpHandler {
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
+  /**
+   * The click id parameter of the domain the visit came by, when its owner turned conversion
+   * tracking on for all its links (domain settings, held in memory: a Map read, and none while no
+   * domain has settings).
+   */
+  private domainClickIdParam(visit: Visit): string | undefined {
+    return domainConversionParam(this.pages.settingsOf(this.visitDomain(visit)));
+  }
+
   /** A plain link: the hot path, exactly as before link options. */
   private redirect(visit: Visit, link: CachedLink): void {
     const { req, res } = visit;
@@ -506,7 +516,8 @@ export class RedirectHttpHandler {
     const { req, res } = visit;
     const { variant, app } = decision;
     // Conversion tracking: a click id for this click, made in the process (no I/O), passed to the target (docs/design.md, "Conversions").
-    const param = link.rules?.clickIdParam;
+    // The link's own setting wins; else its domain's (docs/analytics.md, "Conversions").
+    const param = link.rules?.clickIdParam ?? this.domainClickIdParam(visit);
     const clickId = param === undefined ? null : this.options.clickIds.issue(link.id, Date.now());
     const location = clickId === null ? decision.location : withQueryParam(decision.location, param!, clickId);
     // A click only for a redirect actually sent, or the app page that stands for it (never HEAD, another page or a refusal), with the variant served.
@@ -518,7 +529,8 @@ export class RedirectHttpHandler {
     this.metrics.status(status);
     res.writeHead(status, {
       location,
-      'cache-control': status === 301 && link.rules === undefined ? 'public, max-age=300' : 'private, no-store',
+      // A click id is one click's: never cached.
+      'cache-control': status === 301 && link.rules === undefined && clickId === null ? 'public, max-age=300' : 'private, no-store',
       'content-length': '0',
     });
     res.end();
