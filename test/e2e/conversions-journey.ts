@@ -259,6 +259,10 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED' });
       expect((await api(g, 'PUT', '/api/v1/conversions/settings', apiKey, { attribution: 'last' })).body).toEqual({ attribution: 'last' });
       expect((await api(g, 'GET', '/api/v1/conversions/settings', apiKey)).body).toEqual({ attribution: 'last' });
+      const audited = await api(g, 'GET', '/api/v1/audit-log?action=conversions', apiKey);
+      expect(audited.body.entries).toEqual([
+        expect.objectContaining({ action: 'conversions.settings_changed', changes: { attribution: { from: 'first', to: 'last' } } }),
+      ]);
       expect((await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId: ad.clickId, eventName: 'Sign up', customerId: 'lt1' })).status).toBe(201);
       const again = await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId: mail.clickId, eventName: 'Sign up', customerId: 'lt1' });
       expect(again.body).toEqual({ duplicate: true, event: null });
@@ -276,7 +280,7 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'webhookSecret' });
       const configured = await api(g, 'PUT', '/api/v1/integrations/stripe', backendKey, { webhookSecret: STRIPE_SECRET });
       expect(configured.status).toBe(200);
-      expect(configured.body).toMatchObject({ webhookSecretHint: 'whsec_…wxyz', events: ['checkout.session.completed', 'invoice.paid'] });
+      expect(configured.body).toMatchObject({ webhookSecretHint: 'whsec_…wxyz', events: ['checkout.session.completed', 'invoice.paid', 'charge.refunded'] });
       const read = await api(g, 'GET', '/api/v1/integrations/stripe', backendKey);
       expect(read.status).toBe(200);
       expect(read.text).not.toContain(STRIPE_SECRET.slice(6, 20));
@@ -349,16 +353,35 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       );
       expect(stranger.body).toMatchObject({ outcome: 'ignored' });
 
+      // A partial refund of the renewal's charge: a negative sale, once however often Stripe sends it.
+      const refund = {
+        id: `evt_refund_${code}`,
+        object: 'event',
+        type: 'charge.refunded',
+        data: {
+          object: { id: `ch_${code}`, object: 'charge', amount: 2900, amount_refunded: 900, currency: 'usd', customer: `cus_stripe_${code}`, metadata: {} },
+          previous_attributes: { amount_refunded: 0 },
+        },
+      };
+      const refunded = await postStripe(g, path, stripeDelivery(refund));
+      expect(refunded.body).toMatchObject({ outcome: 'counted', sale: { event: { link: { code }, amount: -900, currency: 'USD' } } });
+      expect((await postStripe(g, path, stripeDelivery(refund))).body).toMatchObject({ outcome: 'duplicate' });
+
       await eventually(
-        'the stats count the Stripe lead and its two sales',
+        'the stats count the Stripe lead, its two sales and the refund',
         async () => {
           const stats = await api(endpoints().analytics, 'GET', `/api/v1/links/${code}/stats?granularity=day`, apiKey);
-          expect(stats.body.totals).toMatchObject({ clicks: 1, leads: 1, sales: 2, revenue: { USD: 5800 } });
+          expect(stats.body.totals).toMatchObject({ clicks: 1, leads: 1, sales: 3, revenue: { USD: 4900 } });
           return true;
         },
         20_000,
       );
       expect((await api(g, 'DELETE', '/api/v1/integrations/stripe', backendKey)).status).toBe(204);
+      // The secret's changes are in the tenant's audit log (the fact, never the secret).
+      const log = await api(g, 'GET', '/api/v1/audit-log?action=stripe', apiKey);
+      expect(log.status).toBe(200);
+      expect((log.body.entries as Array<{ action: string }>).map((e) => e.action)).toEqual(['stripe.removed', 'stripe.configured']);
+      expect(log.text).not.toContain(STRIPE_SECRET.slice(6));
       expect((await postStripe(g, path, stripeDelivery(checkout))).body).toMatchObject({ code: 'STRIPE_NOT_CONFIGURED' });
     });
   });

@@ -316,11 +316,10 @@ export class RedirectHttpHandler {
     if (
       suffix === undefined &&
       query === undefined &&
-      link.rules === undefined &&
+      (link.rules === undefined || onlyClickId(link.rules)) &&
       link.moderation === undefined &&
       link.broken === undefined &&
-      method !== 'POST' &&
-      this.domainClickIdParam(visit) === undefined
+      method !== 'POST'
     ) {
       return this.redirect(visit, link);
     }
@@ -484,6 +483,21 @@ export class RedirectHttpHandler {
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
+  /** The plain path with a click id: one block through the kept cipher, no I/O; never cached (the id is one click's). */
+  private trackedRedirect(visit: Visit, link: CachedLink, param: string): void {
+    const { req, res } = visit;
+    const clickId = this.options.clickIds.issue(link.id, Date.now());
+    if (req.method === 'GET') this.record(visit, link, null, clickId ?? undefined);
+    this.metrics.status(link.redirectType);
+    res.writeHead(link.redirectType, {
+      location: clickId === null ? link.targetUrl : withQueryParam(link.targetUrl, param, clickId),
+      'cache-control': 'private, no-store',
+      'content-length': '0',
+    });
+    res.end();
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
+  }
+
   /**
    * The click id parameter of the domain the visit came by, when its owner turned conversion
    * tracking on for all its links (domain settings, held in memory: a Map read, and none while no
@@ -493,9 +507,14 @@ export class RedirectHttpHandler {
     return domainConversionParam(this.pages.settingsOf(this.visitDomain(visit)));
   }
 
-  /** A plain link: the hot path, exactly as before link options. */
+  /**
+   * A plain link: the hot path, exactly as before link options; with conversion tracking (the link's
+   * only rule, or its domain's setting) the same path plus a click id (docs/design.md, "Conversions").
+   */
   private redirect(visit: Visit, link: CachedLink): void {
     const { req, res } = visit;
+    const param = link.rules?.clickIdParam ?? this.domainClickIdParam(visit);
+    if (param !== undefined) return this.trackedRedirect(visit, link, param);
     if (req.method === 'GET') this.record(visit, link, null);
     this.metrics.status(link.redirectType);
     // Browsers must not cache a 302, or later clicks would never reach us.
@@ -720,4 +739,11 @@ export function readForm(req: IncomingMessage, maxBytes = MAX_FORM_BYTES): Promi
     req.on('end', onEnd);
     req.on('error', fail);
   });
+}
+
+/** Rules that hold only conversion tracking: the plain path serves them (with a click id). */
+function onlyClickId(rules: NonNullable<CachedLink['rules']>): boolean {
+  if (rules.clickIdParam === undefined) return false;
+  for (const key in rules) if (key !== 'clickIdParam') return false;
+  return true;
 }
