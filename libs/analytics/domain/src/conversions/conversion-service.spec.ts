@@ -163,4 +163,31 @@ describe('ConversionService (docs/analytics.md, "Conversions")', () => {
     expect((await service.sale('t1', { customerId: 'cus_t', amount: 3, currency: 'EUR', eventName: 'P' })).event?.code).toBe('later12');
     expect(sent.filter((e) => e.kind === 'lead')).toHaveLength(1);
   });
+
+  it('asks the links’ repository for a link at most once per 10 s (a campaign’s leads name few links, and each lookup asks every shard)', async () => {
+    let clock = now;
+    const asked: string[] = [];
+    const service = new ConversionService(
+      {
+        store: new InMemoryConversionStore(),
+        sink: { send: async () => undefined, close: async () => undefined },
+        links: { linkById: async (id) => (asked.push(id), links.get(id) ?? null) },
+        clickIds,
+      },
+      { clickIdTtlDays: 90, maxMetadataBytes: 256 },
+      { now: () => clock },
+    );
+    const lead = (customerId: string) => service.lead('t1', { clickId: clickIds.issue('41', now)!, eventName: 'Sign up', customerId });
+    await lead('c1');
+    await lead('c2');
+    expect(asked).toEqual(['41']);
+    clock += 10_000;
+    await lead('c3');
+    expect(asked).toEqual(['41', '41']);
+    // Another tenant's link is refused from the cache as from the repository.
+    await expect(service.lead('t2', { clickId: clickIds.issue('41', now)!, eventName: 'Sign up', customerId: 'x' })).rejects.toMatchObject({
+      code: ErrorCode.CLICK_ID_NOT_FOUND,
+    });
+    expect(asked).toHaveLength(2);
+  });
 });
