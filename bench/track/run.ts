@@ -17,6 +17,7 @@ import { randomUUID } from 'crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { Kafka, logLevel } from 'kafkajs';
 import {
   App,
   cpuSeconds,
@@ -111,6 +112,20 @@ async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: 
     perSecond: ok / SECONDS,
     appCpuMs: before === null || after === null ? null : ((after - before) * 1000) / allOk,
   };
+}
+
+/** The invocation's conversions topic, deleted after it (the shared stack keeps no bench topics). */
+async function deleteTopic(topic: string): Promise<void> {
+  const admin = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING }).admin();
+  try {
+    await admin.connect();
+    await admin.deleteTopics({ topics: [topic] });
+    log(`topic ${topic} deleted`);
+  } catch (error) {
+    log(`topic ${topic} not deleted: ${(error as Error).message}`);
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
 }
 
 async function main() {
@@ -209,6 +224,7 @@ async function main() {
     await redirect?.stop();
     await generation?.stop();
     rmSync(dir, { recursive: true, force: true });
+    await deleteTopic(env.KAFKA_CONVERSIONS_TOPIC);
   }
 }
 
