@@ -3,7 +3,7 @@
  * links, while an app edits links (docs/benchmarks.md, "Resharding freeze"). On demand, never in CI.
  *
  *   source deploy/local/.run/stack.env   # MYSQL_META_URL names the MariaDB server
- *   node -r ./tools/register.js bench/scale/reshard-freeze.ts --scratch --links=1000000 [--writes=20] [--poll=1000] [--move-poll=100]
+ *   node -r ./tools/register.js bench/scale/reshard-freeze.ts --scratch --links=1000000 [--writes=20] [--poll=1000] [--move-poll=100] [--add-only] [--batch=500]
  *
  * or, on databases of your own: RESHARD_BENCH_OWN_DATABASES=1 MYSQL_META_URL=... MYSQL_SHARDS=s0=...,s3=...
  * MYSQL_SPARE_SHARDS=s4=... node -r ./tools/register.js bench/scale/reshard-freeze.ts --links=…
@@ -32,6 +32,10 @@ const LINKS = arg('links', 100_000);
 const WRITES = arg('writes', 20);
 const POLL = arg('poll', 1000);
 const MOVE_POLL = Math.min(POLL, arg('move-poll', 100));
+/** --add-only: s4 joins and stays (at 10M links the move back would double a long run). */
+const ADD_ONLY = process.argv.includes('--add-only');
+/** Rows per scan and copy step (`reshard --batch`; 500 by default). */
+const BATCH = arg('batch', 500);
 const TENANT = 'bench-reshard-freeze';
 const DOMAIN = 'freeze.bench.example';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -148,7 +152,8 @@ async function measure(env: NodeJS.ProcessEnv): Promise<void> {
   for (const [name] of shards) sample.push(...(await storeOf(name).listIdentifiers(null, 5000)));
 
   const results: Record<string, unknown> = { links: Math.max(have, LINKS), writesPerSecond: WRITES, pollMs: POLL, movePollMs: MOVE_POLL, loadSeconds };
-  for (const change of [{ add: [{ name: spare[0][0] }] }, { remove: [spare[0][0]] }]) {
+  const changes = [{ add: [{ name: spare[0][0] }] }, { remove: [spare[0][0]] }];
+  for (const change of ADD_ONLY ? changes.slice(0, 1) : changes) {
     const atRest = (await ring.current())!;
     const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec: atRest.spec, move: null }), [...stores.values()], {
       resolveStore: (name) => stores.get(name) ?? null,
@@ -191,7 +196,7 @@ async function measure(env: NodeJS.ProcessEnv): Promise<void> {
     })();
     const steps: Record<string, number> = {};
     const tool = new Resharder(ring, storeOf, {
-      batchSize: 500,
+      batchSize: BATCH,
       ratePerSecond: 0,
       watcherAliveMs: 15_000,
       reporter: {
