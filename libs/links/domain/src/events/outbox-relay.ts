@@ -185,7 +185,10 @@ export class LinkEventRelay {
         for (const event of lapsed) if (this.adopt(mine, event)) this.counts.claimed++;
       }
       if (mine.size && now - (this.renewedAt.get(shard) ?? 0) >= this.options.leaseMs / 3) {
-        await outbox.renew(this.owner, new Date(now + this.options.leaseMs));
+        // What this relay has read, not its whole backlog: a renewal of every event of the owner
+        // grew with the backlog (after a batch of millions, hundreds of thousands of rows per shard
+        // every few seconds, locking the owner's range against the batch's own inserts).
+        await outbox.renew(this.owner, new Date(now + this.options.leaseMs), [...mine.keys()]);
         this.renewedAt.set(shard, now);
       }
     } catch (error) {
