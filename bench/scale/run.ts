@@ -8,7 +8,7 @@
  *   set -a; . deploy/local/.run/stack.env; set +a
  *   node -r ./tools/register.js bench/scale/run.ts [--sizes=100000,1000000] [--seconds=20] [--warmup=5] [--sources]
  *     [--rate-fraction=0.05] [--unknown=20000] [--keep] [--heap-snapshot] [--semi-space=64] [--old-space=0] [--fill=100000]
- *     [--parallel=1] [--rebuild-up-to=1000000]
+ *     [--parallel=1] [--rebuild-up-to=1000000] [--rate=N]
  *
  * The redirect runs compiled, as the image runs it (`node tools/build.js redirect` first);
  * `--sources` runs its TypeScript through tools/register.js, which holds the TypeScript compiler
@@ -60,6 +60,8 @@ const SIZES = option('sizes', '100000,1000000').split(',').map(Number);
 const SECONDS = Number(option('seconds', '20'));
 const WARMUP = Number(option('warmup', '5'));
 const RATE_FRACTION = Number(option('rate-fraction', '0.05'));
+/** --rate=N: offer N requests a second at every size instead (a shared machine whose load moves makes the fraction move too). */
+const FIXED_RATE = Number(option('rate', '0'));
 const UNKNOWN = Number(option('unknown', '20000'));
 const KEEP = process.argv.includes('--keep');
 /** The redirect's --max-semi-space-size (MiB), as the image sets it: 64. */
@@ -268,7 +270,7 @@ async function main() {
     const bareBase = `http://127.0.0.1:${barePort}`;
     await whenServing(bare, 'bare server', async () => (await fetch(`${bareBase}/x`, { redirect: 'manual' })).status === 302, 20_000, 100);
     const capacity = await closedLoop(rig, { loader: defaultClosedLoopLoader(), base: bareBase, paths: ['/x'], connections: CONNECTIONS, seconds: 5 });
-    const rate = Math.max(200, Math.round((capacity.rps * RATE_FRACTION) / 100) * 100);
+    const rate = FIXED_RATE > 0 ? FIXED_RATE : Math.max(200, Math.round((capacity.rps * RATE_FRACTION) / 100) * 100);
     log(`bare node:http: ${Math.round(capacity.rps)} rps closed loop; offered rate ${rate}/s (${RATE_FRACTION} of it)`);
 
     generation = await startApp('generation', env);

@@ -190,6 +190,25 @@ describe('LinkEventRelay', () => {
     expect(relay.pending().events).toBe(held);
   });
 
+  it('runs passes back to back while batches come full: a backlog drains faster than one batch a round', async () => {
+    const { repo, cache, feed, clock } = setup();
+    for (let i = 0; i < 10; i++) await repo.insert(aLink(`k${i}`));
+    const outboxes: LinkEventOutboxes = { stamp: { owner: 'gen-a', leaseMs: LEASE }, all: repo.outboxes().all };
+    const relay = new LinkEventRelay(outboxes, [new CacheEventConsumer(cache, feed, repo)], {
+      intervalMs: 1000,
+      leaseMs: LEASE,
+      confirmAfterMs: CONFIRM,
+      clock,
+      batch: 2,
+    });
+    await relay.round();
+    expect(relay.counts.delivered).toBe(10); // one pass a round delivered 2
+    clock.t += CONFIRM;
+    await relay.round();
+    expect(relay.counts.settled).toBe(10);
+    expect(repo.outboxEvents()).toEqual([]);
+  });
+
   it('applies a link’s events by version: several waiting at once leave the newest state, and a delete outranks the edits before it', async () => {
     const { repo, cache, feed, relay, shardOf } = setup();
     const link = aLink('g1');
