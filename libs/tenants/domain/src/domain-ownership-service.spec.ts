@@ -52,7 +52,11 @@ function setup(plan: 'free' | 'paid' = 'free', methods: DomainOwnershipOptions['
     leaseMs: 60_000,
     holder,
     events: { verified: (d) => told.push(`verified ${d.domain}`), unverified: (d) => told.push(`unverified ${d.domain}`) },
-    observer: { checked: (o) => seen.push(o), certificate: (o) => seen.push(`certificate ${o}`) },
+    observer: {
+      checked: (o) => seen.push(o),
+      certificate: (o) => seen.push(`certificate ${o}`),
+      checkFailed: (domain, error) => seen.push(`errored ${domain}: ${(error as Error).message}`),
+    },
     clock,
   });
   const service = new DomainOwnershipService(store, tenants, tenantStore, probes, options('one'));
@@ -90,6 +94,24 @@ describe('DomainOwnershipService', () => {
     await expect(service.add(principal, 'third.acme.test')).rejects.toMatchObject({ code: 'DOMAIN_LIMIT_REACHED', details: { limit: 2 } });
     // Another tenant's domain is not found, whoever holds it.
     await expect(service.get(other, 'go.acme.test')).rejects.toMatchObject({ code: 'DOMAIN_NOT_FOUND' });
+  });
+
+  it('tells the observer of a check that threw (not swallowed) and takes the domain again when its lease ends', async () => {
+    const { service, principal, audit, store, clock, prove, seen } = setup();
+    prove(await service.add(principal, 'go.acme.test', audit));
+    clock.advance(500);
+    const saveCheck = store.saveCheck.bind(store);
+    store.saveCheck = async () => {
+      throw new Error('meta database: connection lost');
+    };
+    expect(await service.runDue()).toBe(1);
+    expect(seen).toEqual(['passed', 'errored go.acme.test: meta database: connection lost']);
+    store.saveCheck = saveCheck;
+    clock.advance(1000);
+    expect(await service.runDue()).toBe(0); // still leased by the check that threw
+    clock.advance(60_000);
+    expect(await service.runDue()).toBe(1);
+    expect(await service.get(principal.tenantId, 'go.acme.test')).toMatchObject({ status: 'verified' });
   });
 
   it('verifies a domain once its TXT record is there: the entry, the event, links may go on it; then reads its certificate', async () => {

@@ -23,6 +23,8 @@ import { checkDomain, TenantService } from './tenant-service';
 /** What the verifier counts (metrics). */
 export interface OwnershipObserver {
   checked?(outcome: 'passed' | 'failed' | 'inconclusive'): void;
+  /** A check that threw before its outcome was stored (the meta database, a probe's bug): its domain waits for its lease to end. */
+  checkFailed?(domain: string, error: unknown): void;
   /** A certificate read from the TLS front: `issued` when it is not the one read before. */
   certificate?(outcome: 'issued' | 'unchanged' | 'failed'): void;
 }
@@ -125,7 +127,7 @@ export class DomainOwnershipService {
   /**
    * One run of the verifier: takes the checks due now (at most `limit`) and runs them, `concurrency`
    * at a time. Answers how many it ran. A check that throws (the meta database) leaves its domain to
-   * be taken again when the lease ends.
+   * be taken again when the lease ends, and is told to the observer (logged and counted), never lost silently.
    */
   async runDue(limit = 100): Promise<number> {
     const now = this.now();
@@ -133,7 +135,10 @@ export class DomainOwnershipService {
     const queue = [...due];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        await this.check(next, { actor: SYSTEM_ACTOR, clientAddress: null }, false).catch(() => undefined);
+        const domain = next.domain;
+        await this.check(next, { actor: SYSTEM_ACTOR, clientAddress: null }, false).catch((error: unknown) =>
+          this.options.observer?.checkFailed?.(domain, error),
+        );
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency ?? 8, due.length) }, worker));

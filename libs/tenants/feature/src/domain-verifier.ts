@@ -28,7 +28,7 @@ export class DomainMetrics implements OwnershipObserver {
       labelNames: ['outcome'],
       registers,
     });
-    for (const outcome of ['passed', 'failed', 'inconclusive']) this.checks.inc({ outcome }, 0);
+    for (const outcome of ['passed', 'failed', 'inconclusive', 'errored']) this.checks.inc({ outcome }, 0);
     this.issued = new Counter({
       name: 'shortlink_domain_certificates_issued_total',
       help: 'Certificates the TLS front served for a verified domain that were not the ones read before (issued or renewed)',
@@ -63,6 +63,11 @@ export class DomainMetrics implements OwnershipObserver {
 
   checked(outcome: 'passed' | 'failed' | 'inconclusive'): void {
     this.checks.inc({ outcome });
+  }
+
+  /** A check that threw before its outcome was stored (the verifier logs it too). */
+  checkFailed(): void {
+    this.checks.inc({ outcome: 'errored' });
   }
 
   certificate(outcome: 'issued' | 'unchanged' | 'failed'): void {

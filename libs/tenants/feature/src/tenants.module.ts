@@ -179,7 +179,7 @@ export class TenantsModule {
         {
           // Tenants' own domains and their proof (docs/design.md, "Custom domains and TLS"); the events are the app's (webhooks).
           provide: DomainOwnershipService,
-          inject: [DOMAIN_OWNERSHIP_STORE, TenantService, TENANT_STORE, DOMAIN_PROBES, DOMAIN_OWNERSHIP_EVENTS, DomainMetrics, APP_CONFIG],
+          inject: [DOMAIN_OWNERSHIP_STORE, TenantService, TENANT_STORE, DOMAIN_PROBES, DOMAIN_OWNERSHIP_EVENTS, DomainMetrics, APP_CONFIG, APP_LOGGER],
           useFactory: (
             store: DomainOwnershipStore,
             tenants: TenantService,
@@ -188,8 +188,10 @@ export class TenantsModule {
             events: DomainOwnershipEvents,
             metrics: DomainMetrics,
             config: AppConfig,
+            appLogger: PinoNestLogger,
           ) => {
             const d = config.domains;
+            const logger = appLogger.scoped('DomainVerifier');
             return new DomainOwnershipService(store, tenants, tenantStore, probes, {
               maxDomains: { free: config.plans.free.maxDomains, paid: config.plans.paid.maxDomains },
               policy: {
@@ -205,7 +207,14 @@ export class TenantsModule {
               leaseMs: 4 * d.checkTimeoutMs + (d.tlsFront?.timeoutMs ?? 0) + 10_000,
               holder: `generation@${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
               events,
-              observer: metrics,
+              observer: {
+                checked: (outcome) => metrics.checked(outcome),
+                certificate: (outcome) => metrics.certificate(outcome),
+                checkFailed: (domain, error) => {
+                  metrics.checkFailed();
+                  logger.warn(`domain check of ${domain} failed, taken again when its lease ends: ${error instanceof Error ? error.message : String(error)}`);
+                },
+              },
             });
           },
         },

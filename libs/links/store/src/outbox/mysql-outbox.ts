@@ -9,11 +9,16 @@ const RENEW_PER_STATEMENT = 1000;
 /** Writes the events of a change in the transaction `m` of that change (docs/design.md, "Edits reach every instance"). */
 export async function writeEvents(m: EntityManager, events: readonly LinkChangeEvent[], stamp: OutboxStamp): Promise<void> {
   if (events.length === 0) return;
+  await m.query(...eventsInsert(events, stamp));
+}
+
+/** The statement that writes `events` (at least one) into the outbox, and its parameters. */
+export function eventsInsert(events: readonly LinkChangeEvent[], stamp: OutboxStamp): [string, unknown[]] {
   const now = Date.now();
-  await m.query(
+  return [
     `INSERT INTO link_events (${EVENT_COLUMNS.join(', ')}) VALUES ${events.map(() => ROW).join(', ')}`,
     events.flatMap((e) => eventValues(e, stamp, now, (ms) => new Date(ms))),
-  );
+  ];
 }
 
 /** The outbox of a MySQL shard: its `link_events` table. */
