@@ -8,7 +8,7 @@
  *   set -a; . deploy/local/.run/stack.env; set +a
  *   node -r ./tools/register.js bench/scale/run.ts [--sizes=100000,1000000] [--seconds=20] [--warmup=5] [--sources]
  *     [--rate-fraction=0.05] [--unknown=20000] [--keep] [--heap-snapshot] [--semi-space=64] [--old-space=0] [--fill=100000]
- *     [--parallel=1] [--rebuild-up-to=1000000] [--rate=N]
+ *     [--parallel=1] [--generations=1] [--rebuild-up-to=1000000] [--rate=N]
  *
  * The redirect runs compiled, as the image runs it (`node tools/build.js redirect` first);
  * `--sources` runs its TypeScript through tools/register.js, which holds the TypeScript compiler
@@ -75,8 +75,10 @@ const HEAP_SNAPSHOT = process.argv.includes('--heap-snapshot');
 /** --sources: run the redirect from its TypeScript sources (tools/register.js) instead of compiled, as the image runs it. */
 const FROM_SOURCES = process.argv.includes('--sources');
 const BATCH_ROWS = 100_000;
-/** Batches of BATCH_ROWS in flight at once while loading (a tenant's parallel uploads to one generation app). */
+/** Batches of BATCH_ROWS in flight at once while loading (a tenant's parallel uploads), spread over the generation apps. */
 const PARALLEL = Number(option('parallel', '1'));
+/** Generation apps the batches go to (instances behind a load balancer, each with its outbox relay). */
+const GENERATIONS = Number(option('generations', '1'));
 /** `bloom:rebuild` is timed at sizes up to this (it reads every link: ~45 s a million on this machine). */
 const REBUILD_UP_TO = Number(option('rebuild-up-to', '1000000'));
 const CONNECTIONS = 100;
@@ -257,6 +259,7 @@ async function main() {
   const results: SizeResult[] = [];
   const heapParts: string[] = [];
   let generation: App | null = null;
+  const moreGenerations: App[] = [];
   let tenantId: string | null = null;
   try {
     // The bare node:http server on the redirect's core; its capacity sets the offered rate.
@@ -274,6 +277,8 @@ async function main() {
     log(`bare node:http: ${Math.round(capacity.rps)} rps closed loop; offered rate ${rate}/s (${RATE_FRACTION} of it)`);
 
     generation = await startApp('generation', env);
+    for (let g = 1; g < GENERATIONS; g++) moreGenerations.push(await startApp('generation', env));
+    const generations = [generation, ...moreGenerations];
     const created = (await (
       await fetch(`${generation.base}/api/v1/admin/tenants`, {
         method: 'POST',
@@ -291,12 +296,12 @@ async function main() {
     for (const size of SIZES) {
       const t0 = Date.now();
       // PARALLEL streams, each sending batches of BATCH_ROWS until the size is asked for.
-      const stream = async () => {
+      const stream = async (_: unknown, n: number) => {
         while (asked < size) {
           const rows = Math.min(BATCH_ROWS, size - asked);
           const from = asked;
           asked += rows;
-          const got = await batch(generation!.base, created.apiKey, from, rows);
+          const got = await batch(generations[n % generations.length].base, created.apiKey, from, rows);
           if (got.length === 0) throw new Error('a batch created nothing');
           for (const c of got) codes.push(c);
           const stepSize = Math.max(100_000, Math.min(1_000_000, size / 10));
@@ -410,6 +415,7 @@ async function main() {
       }
     }
   } finally {
+    for (const g of moreGenerations) await g.stop();
     await generation?.stop();
     await group.stopAll();
     if (tenantId && !KEEP) {
