@@ -504,6 +504,10 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
     { title: 'redirect RSS MiB', values: results.map((r) => r.rssMiB) },
     { title: 'Bloom false positives %', values: results.map((r) => 100 * r.bloomFalsePositiveRate) },
     { title: 'MariaDB bytes per link', values: results.map((r) => r.mariadbBytesPerLink) },
+    { title: 'MariaDB MiB, all shards', values: results.map((r) => r.mariadbBytes / 2 ** 20) },
+    { title: 'Redis MiB, masters', values: results.map((r) => r.redisUsedBytes / 2 ** 20) },
+    { title: 'batch load rows/s', values: results.map((r) => r.loadRowsPerSecond) },
+    { title: 'p99 ms, zipf 1.0 cold', values: results.map((r) => r.runs[0].result.p99ms) },
     { title: 'redirect ready s', values: results.map((r) => r.readyMs / 1000) },
     { title: 'bloom:rebuild s', values: results.map((r) => r.bloomRebuildSeconds) },
   ]);
