@@ -147,7 +147,14 @@ function stackConfigs(ctx: BenchContext): StackConfig[] {
   const dbOnly = { REDIRECT_L1_ENABLED: 'false', REDIRECT_REDIS_ENABLED: 'false' };
   return [
     { name: 'redirect-l1', cases: ['l1-hot'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on (defaults)' },
-    { name: 'redirect-l1-kafka', cases: ['l1-kafka'], env: {}, setup: 'MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka', kafka: true },
+    {
+      name: 'redirect-l1-kafka',
+      // The conversions cases in the same process, right after: the plain link, the tracked one, the plain one again.
+      cases: ['l1-kafka', 'l1-conversions-kafka', 'l1-conversions-off-after-kafka'],
+      env: {},
+      setup: 'MariaDB + Redis Cluster, L1 on, BUS_DRIVER=kafka',
+      kafka: true,
+    },
     {
       name: 'redirect-l1-visitors-kafka',
       cases: ['l1-visitors-kafka'],
@@ -208,6 +215,8 @@ interface StackLinks {
   cards?: string[];
   /** The rules link's requests (the control's visitors), when the rules case runs. */
   rules?: string[];
+  /** The code of the link with conversion tracking, when its case runs. */
+  tracked?: string;
 }
 
 /** The requests a case sends. */
@@ -216,6 +225,7 @@ function pathsOf(id: CaseId, links: StackLinks): readonly string[] {
   if (id === 'l1-card-kafka') return links.cards!;
   if (id === 'l1-rules-kafka') return links.rules!;
   if (id === 'l1-bots-kafka') return botRequests(links.hot.code, OPTION_VISITORS);
+  if (id === 'l1-conversions-kafka') return [`/${links.tracked!}`];
   if (id === 'l1-visitors-kafka') return visitorRequests(links.hot.code, OPTION_VISITORS, '');
   return id.includes('-many') ? links.many.map((l) => `/${l.code}`) : [`/${links.hot.code}`];
 }
@@ -225,9 +235,23 @@ async function verifyConfig(app: App, c: StackConfig, ids: readonly CaseId[], li
   if (ids.includes('l1-options-kafka')) return verifyVisitors(app.base, links.options!, c.name);
   if (ids.includes('l1-card-kafka')) return verifyCards(app.base, links.cards!, c.name);
   if (ids.includes('l1-rules-kafka')) return verifyRulesVisitors(app.base, links.rules!, c.name);
+  if (ids.includes('l1-conversions-kafka')) await verifyTracked(app.base, links.tracked!, c.name);
   // Every link once (this also fills Redis); the full check once, a sample after.
   await verify(app.base, links.verified ? [links.hot, ...links.many.filter((_, i) => i % 50 === 0)] : [links.hot, ...links.many], c.name);
   links.verified = true;
+}
+
+/** The tracked link answers a 302 to its target with a click id of its own on every click. */
+async function verifyTracked(base: string, code: string, what: string): Promise<void> {
+  const seen = new Set<string>();
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(`${base}/${code}`, { redirect: 'manual' });
+    const location = res.headers.get('location') ?? '';
+    const id = /\?sl_cid=([A-Za-z0-9_-]{22})$/.exec(location)?.[1];
+    if (res.status !== 302 || !id) throw new Error(`${what}: GET /${code} answered ${res.status} location=${location}, expected 302 with a click id`);
+    seen.add(id);
+  }
+  if (seen.size !== 3) throw new Error(`${what}: the tracked link gave the same click id twice`);
 }
 
 /**
@@ -360,6 +384,7 @@ async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[],
   let options: string[] | undefined;
   let cards: string[] | undefined;
   let rules: string[] | undefined;
+  let tracked: string | undefined;
   await guarded(ctx, ids, async () => {
     ctx.log(`real stack: creating ${count} links through the generation app (MariaDB shards + Redis Cluster)`);
     created = await createBenchLinks(ctx, stackEnv, count, `stack-${ctx.stamp}`);
@@ -372,13 +397,17 @@ async function stackCases(ctx: BenchContext, bare: Bare, ids: readonly CaseId[],
       ctx.log('real stack: creating the link with 10 redirect rules');
       rules = visitorRequests(await createLink(ctx, stackEnv, rulesLink(`rules-${ctx.stamp}`)), OPTION_VISITORS, '');
     }
+    if (ids.includes('l1-conversions-kafka')) {
+      ctx.log('real stack: creating the link with conversion tracking');
+      tracked = await createLink(ctx, stackEnv, { url: `https://example.com/bench/conversions-${ctx.stamp}`, trackConversions: true });
+    }
     if (ids.includes('l1-card-kafka')) {
       ctx.log('real stack: creating the social-card link');
       cards = botRequests(await createLink(ctx, stackEnv, socialCardLink(`card-${ctx.stamp}`)), OPTION_VISITORS);
     }
   });
   if (!created) return;
-  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false, options, cards, rules };
+  const links: StackLinks = { hot: created[0], many: created.slice(needMany ? 1 : 0), verified: false, options, cards, rules, tracked };
   for (const c of stackConfigs(ctx)) await runStackConfig(ctx, bare, c, stackEnv, links);
   await safetyCases(ctx, bare, stackEnv);
   if (wants(ctx.opts, 'redis-floor')) await redisFloorCase(ctx, bare, stackEnv, links.many);

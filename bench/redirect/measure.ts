@@ -119,6 +119,10 @@ export const TARGETS: Partial<Record<CaseId, Targets>> = {
   'l1-embedded': { targetRatio: 0.65, p99Target: true },
   'l1-hot': { targetRatio: 0.65, p99Target: true },
   'l1-kafka': { targetRatio: 0.65, p99Target: true },
+  // "Conversion tracking costs the redirect no more than 5 %": judged against l1-kafka (same process,
+  // before) and l1-conversions-off-after-kafka (after), side by side.
+  'l1-conversions-kafka': { sideBySide: true },
+  'l1-conversions-off-after-kafka': { sideBySide: true },
   'l1-options': { targetRatio: 0.5 },
   'l1-options-kafka': { targetRatio: 0.5 },
   // No target: the control of l1-options-kafka (same requests, plain link) measured side by side too.

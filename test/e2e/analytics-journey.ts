@@ -249,6 +249,8 @@ export function describeAnalyticsJourney(endpoints: () => Endpoints, otherTenant
         '/api/v1/links/{code}/visits',
         '/api/v1/me',
         '/api/v1/stats/conversions',
+        '/api/v1/stats/conversions/breakdown/{dimension}',
+        '/api/v1/stats/conversions/series',
         '/api/v1/stats/orphans',
         '/api/v1/stats/overview',
         '/api/v1/stats/top-links',

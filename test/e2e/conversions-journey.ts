@@ -134,6 +134,66 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       );
     });
 
+    it('which variant converts: each lead and sale counts under the dimensions of its click (variant, device), beside the clicks of each value, and per bucket', async () => {
+      const { apiKey } = await newTenant();
+      const g = endpoints().generation;
+      const variants = [
+        { url: 'https://shop.example/a', weight: 1 },
+        { url: 'https://shop.example/b', weight: 1 },
+      ];
+      const link = await api(g, 'POST', '/api/v1/links', apiKey, { url: 'https://shop.example/a', trackConversions: true, variants });
+      expect(link.status).toBe(201);
+      const code = link.body.code as string;
+      // Visitors (a user agent each: variants stick to a visitor) until both variants were served.
+      const clicks: Record<string, string[]> = { '/a': [], '/b': [] };
+      for (let i = 0; i < 40 && (clicks['/a'].length < 2 || clicks['/b'].length < 1); i++) {
+        const r = await fetch(`${endpoints().redirect}/${code}`, { redirect: 'manual', headers: { 'user-agent': `${BROWSER_UA} v${i}` } });
+        const location = new URL(r.headers.get('location')!);
+        clicks[location.pathname].push(location.searchParams.get('sl_cid')!);
+      }
+      const [a, b] = [clicks['/a'], clicks['/b']];
+      expect(a.length).toBeGreaterThanOrEqual(2);
+      expect(b.length).toBeGreaterThanOrEqual(1);
+      // Reported at once, before the clicks may have reached analytics: the consumer waits for them.
+      expect((await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId: a[0], eventName: 'Sign up', customerId: 'va' })).status).toBe(201);
+      expect((await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId: b[0], eventName: 'Sign up', customerId: 'vb' })).status).toBe(201);
+      const sale = { customerId: 'vb', amount: 4900, currency: 'EUR', eventName: 'Purchase', invoiceId: 'inv_vb' };
+      expect((await api(g, 'POST', '/api/v1/track/sale', apiKey, sale)).status).toBe(201);
+      const n = a.length + b.length;
+      const analytics = endpoints().analytics;
+      await eventually(
+        'the variant breakdown counts the leads and the sale under their clicks’ variants',
+        async () => {
+          const byVariant = await api(analytics, 'GET', `/api/v1/stats/conversions/breakdown/variants?code=${code}&granularity=day`, apiKey);
+          expect(byVariant.status).toBe(200);
+          expect(byVariant.body).toMatchObject({ dimension: 'variants', code, totals: { clicks: n, leads: 2, sales: 1, revenue: { EUR: 4900 } } });
+          expect(byVariant.body.items).toEqual([
+            { value: '1', clicks: b.length, leads: 1, sales: 1, revenue: { EUR: 4900 }, leadRate: Math.round(10_000 / b.length) / 10_000, saleRate: 1 },
+            { value: '0', clicks: a.length, leads: 1, sales: 0, revenue: {}, leadRate: Math.round(10_000 / a.length) / 10_000, saleRate: 0 },
+          ]);
+          return true;
+        },
+        30_000,
+      );
+      // The tenant's links together, by device; as CSV; and per day.
+      const byDevice = await api(analytics, 'GET', '/api/v1/stats/conversions/breakdown/devices?granularity=day', apiKey);
+      expect(byDevice.body.items).toEqual([expect.objectContaining({ value: 'desktop', clicks: n, leads: 2, sales: 1, revenue: { EUR: 4900 } })]);
+      const csv = await fetch(`${analytics}/api/v1/stats/conversions/breakdown/variants?code=${code}&format=csv`, { headers: { 'x-api-key': apiKey } });
+      expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+      expect((await csv.text()).split('\r\n').slice(0, 2)).toEqual([
+        'value,clicks,leads,sales,revenue,leadRate,saleRate',
+        `1,${b.length},1,1,EUR 4900,${Math.round(10_000 / b.length) / 10_000},1`,
+      ]);
+      const series = await api(analytics, 'GET', `/api/v1/stats/conversions/series?code=${code}&granularity=hour`, apiKey);
+      expect(series.status).toBe(200);
+      expect(series.body.totals).toMatchObject({ clicks: n, leads: 2, sales: 1, revenue: { EUR: 4900 } });
+      const points = series.body.series as Array<{ clicks: number; leads: number; sales: number }>;
+      expect(points.reduce((t, p) => [t[0] + p.clicks, t[1] + p.leads, t[2] + p.sales], [0, 0, 0])).toEqual([n, 2, 1]);
+      const bad = await api(analytics, 'GET', '/api/v1/stats/conversions/breakdown/planets', apiKey);
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    });
+
     it('a free plan counts its leads and sales per 30 days (429 CONVERSION_LIMIT_REACHED with Retry-After beyond; duplicates free) and caps metadata lower', async () => {
       const { apiKey } = await newTenant('free');
       const g = endpoints().generation;
@@ -199,6 +259,10 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED' });
       expect((await api(g, 'PUT', '/api/v1/conversions/settings', apiKey, { attribution: 'last' })).body).toEqual({ attribution: 'last' });
       expect((await api(g, 'GET', '/api/v1/conversions/settings', apiKey)).body).toEqual({ attribution: 'last' });
+      const audited = await api(g, 'GET', '/api/v1/audit-log?action=conversions', apiKey);
+      expect(audited.body.entries).toEqual([
+        expect.objectContaining({ action: 'conversions.settings_changed', changes: { attribution: { from: 'first', to: 'last' } } }),
+      ]);
       expect((await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId: ad.clickId, eventName: 'Sign up', customerId: 'lt1' })).status).toBe(201);
       const again = await api(g, 'POST', '/api/v1/track/lead', apiKey, { clickId: mail.clickId, eventName: 'Sign up', customerId: 'lt1' });
       expect(again.body).toEqual({ duplicate: true, event: null });
@@ -216,7 +280,7 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'webhookSecret' });
       const configured = await api(g, 'PUT', '/api/v1/integrations/stripe', backendKey, { webhookSecret: STRIPE_SECRET });
       expect(configured.status).toBe(200);
-      expect(configured.body).toMatchObject({ webhookSecretHint: 'whsec_…wxyz', events: ['checkout.session.completed', 'invoice.paid'] });
+      expect(configured.body).toMatchObject({ webhookSecretHint: 'whsec_…wxyz', events: ['checkout.session.completed', 'invoice.paid', 'charge.refunded'] });
       const read = await api(g, 'GET', '/api/v1/integrations/stripe', backendKey);
       expect(read.status).toBe(200);
       expect(read.text).not.toContain(STRIPE_SECRET.slice(6, 20));
@@ -289,16 +353,35 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
       );
       expect(stranger.body).toMatchObject({ outcome: 'ignored' });
 
+      // A partial refund of the renewal's charge: a negative sale, once however often Stripe sends it.
+      const refund = {
+        id: `evt_refund_${code}`,
+        object: 'event',
+        type: 'charge.refunded',
+        data: {
+          object: { id: `ch_${code}`, object: 'charge', amount: 2900, amount_refunded: 900, currency: 'usd', customer: `cus_stripe_${code}`, metadata: {} },
+          previous_attributes: { amount_refunded: 0 },
+        },
+      };
+      const refunded = await postStripe(g, path, stripeDelivery(refund));
+      expect(refunded.body).toMatchObject({ outcome: 'counted', sale: { event: { link: { code }, amount: -900, currency: 'USD' } } });
+      expect((await postStripe(g, path, stripeDelivery(refund))).body).toMatchObject({ outcome: 'duplicate' });
+
       await eventually(
-        'the stats count the Stripe lead and its two sales',
+        'the stats count the Stripe lead, its two sales and the refund',
         async () => {
           const stats = await api(endpoints().analytics, 'GET', `/api/v1/links/${code}/stats?granularity=day`, apiKey);
-          expect(stats.body.totals).toMatchObject({ clicks: 1, leads: 1, sales: 2, revenue: { USD: 5800 } });
+          expect(stats.body.totals).toMatchObject({ clicks: 1, leads: 1, sales: 3, revenue: { USD: 4900 } });
           return true;
         },
         20_000,
       );
       expect((await api(g, 'DELETE', '/api/v1/integrations/stripe', backendKey)).status).toBe(204);
+      // The secret's changes are in the tenant's audit log (the fact, never the secret).
+      const log = await api(g, 'GET', '/api/v1/audit-log?action=stripe', apiKey);
+      expect(log.status).toBe(200);
+      expect((log.body.entries as Array<{ action: string }>).map((e) => e.action)).toEqual(['stripe.removed', 'stripe.configured']);
+      expect(log.text).not.toContain(STRIPE_SECRET.slice(6));
       expect((await postStripe(g, path, stripeDelivery(checkout))).body).toMatchObject({ code: 'STRIPE_NOT_CONFIGURED' });
     });
   });
@@ -468,6 +551,38 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
         mkdirSync(process.env.CONSOLE_SCREENSHOTS, { recursive: true });
         await page.screenshot({ path: join(process.env.CONSOLE_SCREENSHOTS, 'console-conversions.png') });
       }
+      // Per value of a click dimension: the device of the click the lead came by, with both sales.
+      await page.selectOption('#conversions-by', 'devices');
+      const desktop = page.locator('#conversions-by-table tr[data-value="desktop"]');
+      await desktop.waitFor();
+      expect((await desktop.locator('td').allInnerTexts()).map((t) => t.trim())).toEqual(['1', '1', '100 %', '2', '200 %', '€25.00\n$15.00']);
+      expect(page.url()).toContain('by=devices');
+      // And per day.
+      const today = page.locator('#conversions-series tbody tr').first();
+      expect((await today.locator('td').allInnerTexts()).map((t) => t.trim())).toEqual(['1', '1', '2', '€25.00 · $15.00']);
+      // At phone size: nothing wider than the screen (the tables scroll in their own region).
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      if (process.env.CONSOLE_SCREENSHOTS)
+        await page.screenshot({ path: join(process.env.CONSOLE_SCREENSHOTS, 'console-conversions-phone.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 800 });
+
+      // The analytics app's dashboard shows the link's conversions per value of their clicks too.
+      await page.goto(`${endpoints().analytics}/dashboard?code=${code}&domain=${encodeURIComponent(link.body.domain as string)}`);
+      await page.waitForSelector('#api-key:visible, body[data-loaded-code]');
+      if (await page.isVisible('#api-key')) {
+        await page.fill('#api-key', apiKey);
+        await page.click('#login-form button[type=submit]');
+      }
+      await page.waitForFunction((c) => document.body.dataset.loadedCode === c, code, { timeout: 30_000 });
+      const cells = async () => (await page.locator('#conversions-breakdown tbody tr').first().locator('td').allInnerTexts()).map((t) => t.trim());
+      // No A/B test on this link: every lead and sale is under "none".
+      expect(await cells()).toEqual(['(none)', '1', '1', '100.0 %', '2', '€25.00 · $15.00']);
+      await page.selectOption('#conversions-by', 'devices');
+      await eventually('the dashboard shows the conversions by device', async () => {
+        expect(await cells()).toEqual(['desktop', '1', '1', '100.0 %', '2', '€25.00 · $15.00']);
+        return true;
+      });
       expect(problems).toEqual([]);
     });
   });

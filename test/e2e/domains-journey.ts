@@ -231,6 +231,26 @@ export function describeDomainsJourney(apps: () => DomainsJourneyApps) {
       const made = await createOnDomain(other, { url: 'https://example.com/by-http', domain: second });
       expect(made.status).toBe(201);
       await eventually('served', async () => (await onHost(apps().redirect, `/${made.body.code}`, second)).headers.location === 'https://example.com/by-http');
+      // Conversion tracking for every link of the domain (docs/analytics.md, "Conversions"): each click a click id, which a lead then reports.
+      const tracking = await api(gen(), 'PATCH', `/api/v1/domains/${second}`, other, { trackConversions: true });
+      expect(tracking.body).toMatchObject({ trackConversions: true, conversionParam: 'sl_cid' });
+      const clickId = await eventually('the redirect passes a click id', async () => {
+        const answer = await onHost(apps().redirect, `/${made.body.code}`, second);
+        const location = new URL(String(answer.headers.location));
+        return (
+          location.origin + location.pathname === 'https://example.com/by-http' &&
+          answer.headers['cache-control'] === 'private, no-store' &&
+          location.searchParams.get('sl_cid')
+        );
+      });
+      const lead = await api(gen(), 'POST', '/api/v1/track/lead', other, { clickId, eventName: 'Sign up', customerId: `dom-${stamp}` });
+      expect(lead.status).toBe(201);
+      expect(lead.body).toMatchObject({ event: { link: { domain: second, code: made.body.code } } });
+      expect((await api(gen(), 'PATCH', `/api/v1/domains/${second}`, other, { trackConversions: false })).status).toBe(200);
+      await eventually(
+        'no click id once it is off',
+        async () => (await onHost(apps().redirect, `/${made.body.code}`, second)).headers.location === 'https://example.com/by-http',
+      );
     });
 
     it('flags a domain whose record is gone: unverified after the re-checks, the tenant told, nothing served; verified again once it is back', async () => {

@@ -1530,6 +1530,13 @@ export interface components {
             } | null;
             androidAssetLinks?: unknown[] | null;
             hsts?: components["schemas"]["Hsts"] | null;
+            /** @description Conversion tracking for every link of the domain (not on a shared domain: 400 VALIDATION_FAILED); null: off */
+            trackConversions?: boolean | null;
+            /**
+             * @description The click id’s query parameter: a letter, then up to 39 of A-Za-z0-9_.-; null: sl_cid
+             * @example sl_cid
+             */
+            conversionParam?: string | null;
         };
         /** @description How the visitor pages of the domain look; absent or null: the service’s */
         Branding: {
@@ -2248,6 +2255,10 @@ export interface components {
                 includeSubDomains: boolean;
                 preload: boolean;
             } | null;
+            /** @description Every click of every link of the domain gets a click id for conversions (docs/analytics.md, "Conversions"); a link with its own tracking keeps its parameter */
+            trackConversions: boolean;
+            /** @description The query parameter the click id goes to the target in (default sl_cid) */
+            conversionParam: string;
             /**
              * @description Whether the domain serves: verified (the service’s always are); pending or unverified ones serve nothing (their ownership: GET /api/v1/domains/{domain}/ownership)
              * @enum {string}

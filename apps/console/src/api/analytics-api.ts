@@ -87,6 +87,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stats/conversions/breakdown/{dimension}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversions by the dimensions of their clicks: clicks → leads → sales, revenue per currency and rates per country, city, referer, device, browser, OS, A/B variant or source
+         * @description Each lead and sale counts under the value its click had (copied from the click's visit when it was counted; null when the visit was not found), beside the clicks of that value: which variant converts, not only which one gets clicks. Of one link (`code`), one domain or all the tenant's links; most sales first, then leads, then clicks (docs/analytics.md, "Conversions").
+         *
+         *     Needs a key with the `analytics:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getConversionBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stats/conversions/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Clicks, leads, sales and revenue per currency per minute, hour or day, of a link, a domain or all the tenant's links
+         * @description Buckets without clicks or conversions are absent; clicks exclude bots (docs/analytics.md, "Conversions").
+         *
+         *     Needs a key with the `analytics:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getConversionSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats/orphans": {
         parameters: {
             query?: never;
@@ -504,6 +548,107 @@ export interface components {
                 leadRate: number | null;
                 /** @description sales / leads; null without leads */
                 saleRate: number | null;
+            }[];
+        };
+        ConversionBreakdown: {
+            from: string;
+            to: string;
+            /**
+             * @description Bucket size; bounds are aligned outward to it
+             * @enum {string}
+             */
+            granularity: "minute" | "hour" | "day";
+            /** @enum {string} */
+            dimension: "countries" | "referers" | "devices" | "browsers" | "os" | "variants" | "sources" | "cities";
+            domain: string | null;
+            code: string | null;
+            totals: {
+                clicks: number;
+                leads: number;
+                sales: number;
+                /**
+                 * @description Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)
+                 * @example {
+                 *       "EUR": 4900
+                 *     }
+                 */
+                revenue: {
+                    [key: string]: number;
+                };
+                /** @description A share between 0 and 1 (4 decimals); null when the step before counted nothing */
+                leadRate: number | null;
+                /** @description A share between 0 and 1 (4 decimals); null when the step before counted nothing */
+                saleRate: number | null;
+            };
+            items: {
+                /** @description null: none or unknown (direct, unknown country, no variant, a click whose visit was not found) */
+                value: string | null;
+                /** @description cities: the country of the city */
+                country?: string;
+                /** @description cities: its region; null: unknown */
+                region?: string | null;
+                /** @description Human clicks with this value over the range (bots excluded) */
+                clicks: number;
+                leads: number;
+                sales: number;
+                /**
+                 * @description Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)
+                 * @example {
+                 *       "EUR": 4900
+                 *     }
+                 */
+                revenue: {
+                    [key: string]: number;
+                };
+                /** @description leads / clicks; null without clicks */
+                leadRate: number | null;
+                /** @description sales / leads; null without leads */
+                saleRate: number | null;
+            }[];
+        };
+        ConversionSeries: {
+            from: string;
+            to: string;
+            /**
+             * @description Bucket size; bounds are aligned outward to it
+             * @enum {string}
+             */
+            granularity: "minute" | "hour" | "day";
+            domain: string | null;
+            code: string | null;
+            totals: {
+                clicks: number;
+                leads: number;
+                sales: number;
+                /**
+                 * @description Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)
+                 * @example {
+                 *       "EUR": 4900
+                 *     }
+                 */
+                revenue: {
+                    [key: string]: number;
+                };
+                /** @description A share between 0 and 1 (4 decimals); null when the step before counted nothing */
+                leadRate: number | null;
+                /** @description A share between 0 and 1 (4 decimals); null when the step before counted nothing */
+                saleRate: number | null;
+            };
+            series: {
+                time: string;
+                /** @description Human clicks (bots excluded) */
+                clicks: number;
+                leads: number;
+                sales: number;
+                /**
+                 * @description Sum of the sales' amounts per ISO 4217 currency, in minor units (refunds subtracted)
+                 * @example {
+                 *       "EUR": 4900
+                 *     }
+                 */
+                revenue: {
+                    [key: string]: number;
+                };
             }[];
         };
         OrphanVisits: {
@@ -1032,6 +1177,208 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConversionFunnel"];
+                    "text/csv": string;
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getConversionBreakdown: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                granularity?: "minute" | "hour" | "day";
+                limit?: number;
+                /** @description One link (with `domain`, default: the default domain); without it, all the links of `domain`, or of the tenant */
+                code?: string;
+                domain?: string;
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                dimension: "countries" | "referers" | "devices" | "browsers" | "os" | "variants" | "sources" | "cities";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Values with their clicks and conversions, most sales first */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionBreakdown"];
+                    "text/csv": string;
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getConversionSeries: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                granularity?: "minute" | "hour" | "day";
+                /** @description One link (with `domain`, default: the default domain); without it, all the links of `domain`, or of the tenant */
+                code?: string;
+                domain?: string;
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series and its totals */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionSeries"];
                     "text/csv": string;
                 };
             };

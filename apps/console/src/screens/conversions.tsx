@@ -1,17 +1,36 @@
 /**
- * Conversions in the console (docs/console.md, "Conversions"): per link, the funnel clicks → leads →
- * sales, the revenue per currency and the conversion rates over a range, from the analytics app's
- * `GET /api/v1/stats/conversions` through the generation app's relay. Its own chunk, loaded when opened.
+ * Conversions in the console (docs/console.md, "Conversions"): per link, or per value of a click
+ * dimension (country, device, A/B variant, …: which variant converts), the funnel clicks → leads →
+ * sales, the revenue per currency and the conversion rates over a range, and the same per day (hour,
+ * minute) below, from the analytics app's `GET /api/v1/stats/conversions[/breakdown/{dimension},
+ * /series]` through the generation app's relay. Its own chunk, loaded when opened.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type AnalyticsSchemas, analyticsApi } from '../api/analytics-client';
 import { type Problem, problemOf } from '../api/client';
-import { RANGES, type RangeId, rangeParams } from '../analytics/series';
+import { type Dimension, type Granularity, RANGES, type RangeId, rangeParams, valueLabel } from '../analytics/series';
 import { go, ProblemNote, ScrollRegion, useRoute } from '../ui';
 import { analyticsHash } from './analytics';
 import '../analytics/analytics.css';
 
 type Funnel = AnalyticsSchemas['ConversionFunnel'];
+type ByValue = AnalyticsSchemas['ConversionBreakdown'];
+type Series = AnalyticsSchemas['ConversionSeries'];
+
+/** What the funnel may be broken down by: the links, or a dimension of the clicks. */
+const BREAKDOWNS: ReadonlyArray<{ id: '' | Dimension; label: string }> = [
+  { id: '', label: 'Link' },
+  { id: 'variants', label: 'A/B variant' },
+  { id: 'countries', label: 'Country' },
+  { id: 'cities', label: 'City' },
+  { id: 'referers', label: 'Referer' },
+  { id: 'sources', label: 'Source (QR code or link)' },
+  { id: 'devices', label: 'Device' },
+  { id: 'browsers', label: 'Browser' },
+  { id: 'os', label: 'Operating system' },
+];
+/** The series' buckets per range: a few dozen rows at most. */
+const SERIES_BUCKET: Readonly<Record<Exclude<RangeId, 'custom'>, Granularity>> = { '1h': 'minute', '24h': 'hour', '7d': 'day', '30d': 'day' };
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 const pct = (r: number | null) => (r === null ? '–' : `${(r * 100).toLocaleString('en-US', { maximumFractionDigits: 1 })} %`);
@@ -44,8 +63,11 @@ function Step({ label, value, rate }: { label: string; value: number; rate?: num
 
 export function Conversions() {
   const { query } = useRoute();
-  const range = (RANGES.some((r) => r.id === query.get('range')) ? query.get('range') : '30d') as RangeId;
+  const range = (RANGES.some((r) => r.id === query.get('range') && r.id !== 'custom') ? query.get('range') : '30d') as Exclude<RangeId, 'custom'>;
+  const by = (BREAKDOWNS.find((b) => b.id === query.get('by'))?.id ?? '') as '' | Dimension;
   const [data, setData] = useState<Funnel | null>(null);
+  const [byValue, setByValue] = useState<ByValue | null>(null);
+  const [series, setSeries] = useState<Series | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(true);
   const seq = useRef(0);
@@ -53,84 +75,95 @@ export function Conversions() {
   useEffect(() => {
     const mine = ++seq.current;
     setBusy(true);
-    const r = rangeParams(range === 'custom' ? '30d' : range, { from: '', to: '' }, Date.now());
-    analyticsApi
-      .GET('/api/v1/stats/conversions', { params: { query: { from: r.from, to: r.to, granularity: r.granularity, limit: 100 } } })
-      .then(({ data: d, error, response }) => {
+    const r = rangeParams(range, { from: '', to: '' }, Date.now());
+    const span = { from: r.from, to: r.to };
+    Promise.all([
+      analyticsApi.GET('/api/v1/stats/conversions', { params: { query: { ...span, granularity: r.granularity, limit: 100 } } }),
+      by === ''
+        ? Promise.resolve(null)
+        : analyticsApi.GET('/api/v1/stats/conversions/breakdown/{dimension}', {
+            params: { path: { dimension: by }, query: { ...span, granularity: r.granularity, limit: 50 } },
+          }),
+      analyticsApi.GET('/api/v1/stats/conversions/series', { params: { query: { ...span, granularity: SERIES_BUCKET[range] } } }),
+    ])
+      .then(([links, values, buckets]) => {
         if (mine !== seq.current) return;
-        if (!d || typeof d === 'string') {
-          setProblem(problemOf(error, response));
+        const failed = [links, values, buckets].find((a) => a !== null && (!a.data || typeof a.data === 'string'));
+        if (failed) {
+          setProblem(problemOf(failed.error, failed.response));
           setData(null);
-        } else {
-          setProblem(null);
-          setData(d);
+          return;
         }
+        setProblem(null);
+        setData(links.data as Funnel);
+        setByValue((values?.data as ByValue | undefined) ?? null);
+        setSeries(buckets.data as Series);
       })
       .catch((e: unknown) => mine === seq.current && setProblem(problemOf(e)))
       .finally(() => mine === seq.current && setBusy(false));
-  }, [range]);
+  }, [range, by]);
+  const totals = by !== '' && byValue ? byValue.totals : data?.totals;
+  const to = (next: { range?: string; by?: string }) => {
+    const q = new URLSearchParams({ range: next.range ?? range, ...((next.by ?? by) ? { by: next.by ?? by } : {}) });
+    go(`#/conversions?${q}`);
+  };
 
   return (
     <section aria-labelledby="conversions-title" id="conversions" aria-busy={busy ? 'true' : 'false'}>
       <h1 id="conversions-title">Conversions</h1>
       <p class="hint">
-        Clicks of your links with conversion tracking, the leads and sales your backend (or Stripe) reported for them, and the revenue, per link.
+        Clicks of your links with conversion tracking, the leads and sales your backend (or Stripe) reported for them, and the revenue: per link, or per
+        country, device, A/B variant… of the clicks they came by (which variant converts).
       </p>
-      <label for="conversions-range">Range</label>{' '}
-      <select id="conversions-range" value={range} onChange={(e) => go(`#/conversions?range=${(e.target as HTMLSelectElement).value}`)}>
-        {RANGES.filter((r) => r.id !== 'custom').map((r) => (
-          <option key={r.id} value={r.id}>
-            {r.label}
-          </option>
-        ))}
-      </select>
+      <div class="conversions-controls">
+        <span>
+          <label for="conversions-range">Range</label>{' '}
+          <select id="conversions-range" value={range} onChange={(e) => to({ range: (e.target as HTMLSelectElement).value })}>
+            {RANGES.filter((r) => r.id !== 'custom').map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span>
+          <label for="conversions-by">Per</label>{' '}
+          <select id="conversions-by" value={by} onChange={(e) => to({ by: (e.target as HTMLSelectElement).value })}>
+            {BREAKDOWNS.map((b) => (
+              <option key={b.id} value={b.id}>
+                {b.label}
+              </option>
+            ))}
+          </select>
+        </span>
+      </div>
       <ProblemNote problem={problem} />
-      {data && (
+      {data && totals && (
         <>
-          <div class="funnel" id="funnel-totals" aria-label="All links">
-            <Step label="Clicks" value={data.totals.clicks} />
-            <Step label="Leads" value={data.totals.leads} rate={data.totals.leadRate} />
-            <Step label="Sales" value={data.totals.sales} rate={data.totals.saleRate} />
+          <div class="funnel" id="funnel-totals" aria-label={by === '' ? 'All links with conversions' : 'All links'}>
+            <Step label="Clicks" value={totals.clicks} />
+            <Step label="Leads" value={totals.leads} rate={totals.leadRate} />
+            <Step label="Sales" value={totals.sales} rate={totals.saleRate} />
             <div class="funnel-step">
               <span class="funnel-label">Revenue</span>
               <span class="funnel-value" id="funnel-revenue">
-                {money(data.totals.revenue).join(' · ') || '–'}
+                {money(totals.revenue).join(' · ') || '–'}
               </span>
             </div>
           </div>
-          {data.links.length === 0 ? (
+          {by !== '' && byValue ? (
+            <ByValueTable data={byValue} />
+          ) : data.links.length === 0 ? (
             <p id="conversions-empty">No leads or sales in this range yet. Turn on conversion tracking on a link and report leads with its click ids.</p>
           ) : (
             <ScrollRegion label="Conversions per link">
               <table id="conversions-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Link</th>
-                    <th scope="col" class="num">
-                      Clicks
-                    </th>
-                    <th scope="col" class="num">
-                      Leads
-                    </th>
-                    <th scope="col" class="num">
-                      Click → lead
-                    </th>
-                    <th scope="col" class="num">
-                      Sales
-                    </th>
-                    <th scope="col" class="num">
-                      Lead → sale
-                    </th>
-                    <th scope="col" class="num">
-                      Revenue
-                    </th>
-                  </tr>
-                </thead>
+                <FunnelHead first="Link" />
                 <tbody>
                   {data.links.map((l) => (
                     <tr key={`${l.domain}/${l.code}`} data-code={l.code}>
                       <th scope="row">
-                        <a href={analyticsHash({ code: l.code, domain: l.domain, range: range === 'custom' ? '30d' : range })}>
+                        <a href={analyticsHash({ code: l.code, domain: l.domain, range })}>
                           {l.domain}/{l.code}
                         </a>
                       </th>
@@ -150,8 +183,95 @@ export function Conversions() {
               </table>
             </ScrollRegion>
           )}
+          {series && <SeriesTable data={series} />}
         </>
       )}
     </section>
+  );
+}
+
+/** The head of a funnel table: what the rows are, then the steps and their rates. */
+function FunnelHead({ first }: { first: string }) {
+  return (
+    <thead>
+      <tr>
+        <th scope="col">{first}</th>
+        {['Clicks', 'Leads', 'Click → lead', 'Sales', 'Lead → sale', 'Revenue'].map((h) => (
+          <th key={h} scope="col" class="num">
+            {h}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** The funnel per value of a click dimension: which variant (country, device, …) converts, not only which one gets clicks. */
+function ByValueTable({ data }: { data: ByValue }) {
+  const d = data.dimension as Dimension;
+  const label = BREAKDOWNS.find((b) => b.id === d)?.label ?? d;
+  if (data.items.length === 0) return <p id="conversions-empty">No clicks or conversions in this range.</p>;
+  return (
+    <ScrollRegion label={`Conversions per ${label.toLowerCase()}`}>
+      <table id="conversions-by-table">
+        <FunnelHead first={label} />
+        <tbody>
+          {data.items.map((i) => (
+            <tr key={`${i.country ?? ''}/${i.region ?? ''}/${i.value ?? ''}`} data-value={i.value ?? ''}>
+              <th scope="row">{valueLabel(d, i.value) + (i.country ? `, ${i.region ? `${i.region}, ` : ''}${i.country}` : '')}</th>
+              <td class="num">{fmt(i.clicks)}</td>
+              <td class="num">{fmt(i.leads)}</td>
+              <td class="num">{pct(i.leadRate)}</td>
+              <td class="num">{fmt(i.sales)}</td>
+              <td class="num">{pct(i.saleRate)}</td>
+              <td class="num revenue">
+                {money(i.revenue).map((m) => (
+                  <div key={m}>{m}</div>
+                ))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
+  );
+}
+
+/** Clicks, leads, sales and revenue per bucket of the range (those with any), newest first. */
+function SeriesTable({ data }: { data: Series }) {
+  if (data.series.length === 0) return null;
+  const when = (iso: string) =>
+    data.granularity === 'day'
+      ? new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' })
+      : new Date(iso).toLocaleString('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  return (
+    <>
+      <h2 id="conversions-series-title">Per {data.granularity}</h2>
+      <ScrollRegion label={`Conversions per ${data.granularity}`}>
+        <table id="conversions-series" aria-labelledby="conversions-series-title">
+          <thead>
+            <tr>
+              <th scope="col">{data.granularity === 'day' ? 'Day' : 'From'}</th>
+              {['Clicks', 'Leads', 'Sales', 'Revenue'].map((h) => (
+                <th key={h} scope="col" class="num">
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {[...data.series].reverse().map((p) => (
+              <tr key={p.time} data-time={p.time}>
+                <th scope="row">{when(p.time)}</th>
+                <td class="num">{fmt(p.clicks)}</td>
+                <td class="num">{fmt(p.leads)}</td>
+                <td class="num">{fmt(p.sales)}</td>
+                <td class="num revenue">{money(p.revenue).join(' · ') || '–'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollRegion>
+    </>
   );
 }

@@ -60,7 +60,7 @@ describe('StripeReceiver (docs/stripe.md)', () => {
     expect(view).toMatchObject({
       endpointPath: '/api/v1/integrations/stripe?tenant=t1',
       webhookSecretHint: 'whsec_…CDEF',
-      events: ['checkout.session.completed', 'invoice.paid'],
+      events: ['checkout.session.completed', 'invoice.paid', 'charge.refunded'],
     });
     expect(JSON.stringify(view)).not.toContain(SECRET);
     expect((await store.stripeSettings('t1'))!.sealedSecret).not.toContain('0123456789');
@@ -134,5 +134,32 @@ describe('StripeReceiver (docs/stripe.md)', () => {
       ['lead', 'cus_S3', 0],
       ['sale', 'cus_S3', 1900],
     ]);
+  });
+
+  it('a refund (charge.refunded) is a negative sale of the charge’s customer, of what that event refunded, once however often Stripe sends it', async () => {
+    const { receive, sent } = await setup();
+    const clickId = clickIds.issue('41', Date.now())!;
+    await receive(checkout('evt_buy', { client_reference_id: clickId, customer: 'cus_stripe_r', invoice: 'in_r' }));
+    const refunded = (id: string, total: number, before: number | null, object: Record<string, unknown> = {}) => ({
+      id,
+      object: 'event',
+      type: 'charge.refunded',
+      data: {
+        object: { id: 'ch_r', object: 'charge', amount: 4900, amount_refunded: total, currency: 'eur', customer: 'cus_stripe_r', metadata: {}, ...object },
+        ...(before === null ? {} : { previous_attributes: { amount_refunded: before } }),
+      },
+    });
+    const first = await receive(refunded('evt_ref1', 1000, 0));
+    expect(first).toMatchObject({ outcome: 'counted', sale: { event: { kind: 'sale', amount: -1000, currency: 'EUR', invoiceId: 'refund:ch_r:1000' } } });
+    // Stripe's retry of the same event; then a second partial refund of the same charge: its own part.
+    expect(await receive(refunded('evt_ref1', 1000, 0))).toMatchObject({ outcome: 'duplicate' });
+    expect(await receive(refunded('evt_ref2', 4900, 1000))).toMatchObject({ outcome: 'counted', sale: { event: { amount: -3900 } } });
+    expect(sent.filter((e) => e.amount < 0).map((e) => [e.customerId, e.amount, e.code])).toEqual([
+      ['cus_stripe_r', -1000, 'abc1234'],
+      ['cus_stripe_r', -3900, 'abc1234'],
+    ]);
+    // A charge of a customer nobody reported, or nothing more refunded: 200, ignored.
+    expect(await receive(refunded('evt_ref3', 500, 0, { id: 'ch_x', customer: 'cus_stranger' }))).toMatchObject({ outcome: 'ignored' });
+    expect(await receive(refunded('evt_ref4', 4900, 4900))).toMatchObject({ outcome: 'ignored', reason: 'nothing more was refunded' });
   });
 });

@@ -4,7 +4,7 @@ import { ConversionCaps, ConversionService, ConversionStore, StripeSettings, Tra
 import type { SecretBox } from '@shortlink/webhooks-domain';
 
 /** The Stripe events that become conversions (docs/stripe.md). */
-export const STRIPE_EVENTS = ['checkout.session.completed', 'invoice.paid'] as const;
+export const STRIPE_EVENTS = ['checkout.session.completed', 'invoice.paid', 'charge.refunded'] as const;
 
 /** Where a Checkout Session's or an invoice's metadata may carry the click id or the tenant's own customer id. */
 const CLICK_ID_KEYS = ['sl_cid', 'clickId', 'click_id'];
@@ -48,8 +48,9 @@ const idOf = (v: string | { id: string } | null | undefined): string | null => (
  * five minutes). `checkout.session.completed` carrying a click id (`client_reference_id`, or
  * `metadata.sl_cid`) reports a lead and the sale; one of a known customer (its own id in
  * `metadata.customerId`, or a Stripe customer a checkout linked) reports the sale; `invoice.paid`
- * reports the sale of a known customer. A sale is idempotent by its invoice id, else by the event id,
- * so Stripe's retries (and the same invoice reported by `track/sale`) count once.
+ * reports the sale of a known customer; `charge.refunded` a negative sale of a known customer (refund).
+ * A sale is idempotent by its invoice id, else by the event id, so Stripe's retries (and the same
+ * invoice reported by `track/sale`) count once.
  */
 export class StripeReceiver {
   // The API key is never used: the receiver only verifies signatures, it calls no Stripe API.
@@ -106,10 +107,11 @@ export class StripeReceiver {
         { cause: error },
       );
     }
-    if (event.type !== 'checkout.session.completed' && event.type !== 'invoice.paid')
-      return ignored(event, `${event.type} is not a conversion (the receiver counts ${STRIPE_EVENTS.join(' and ')})`);
+    if (event.type !== 'checkout.session.completed' && event.type !== 'invoice.paid' && event.type !== 'charge.refunded')
+      return ignored(event, `${event.type} is not a conversion (the receiver counts ${STRIPE_EVENTS.join(', ')})`);
     const caps = (await this.parts.caps?.(tenantId)) ?? {};
     if (event.type === 'checkout.session.completed') return this.checkout(tenantId, event, event.data.object, caps);
+    if (event.type === 'charge.refunded') return this.refund(tenantId, event, event.data.object, event.data.previous_attributes, caps);
     return this.invoice(tenantId, event, event.data.object, caps);
   }
 
@@ -183,6 +185,43 @@ export class StripeReceiver {
         eventName: 'Stripe invoice paid',
         invoiceId: invoice.id,
         metadata: { stripeEventId: event.id },
+      },
+      caps,
+    );
+    return outcome(event, null, sale, null);
+  }
+
+  /**
+   * A refund (docs/stripe.md): a negative sale of the charge's customer, of what this event refunded
+   * (`amount_refunded`, which Stripe counts up over a charge's refunds, minus the amount before it,
+   * from the event's `previous_attributes`). Idempotent by the charge and its refunded total: Stripe's
+   * retries of one refund count once, a second partial refund of the same charge counts its own part.
+   */
+  private async refund(
+    tenantId: string,
+    event: Stripe.Event,
+    charge: Stripe.Charge,
+    previous: Partial<Stripe.Charge> | undefined,
+    caps: ConversionCaps,
+  ): Promise<StripeOutcome> {
+    if (!charge.id) return ignored(event, 'the charge has no id');
+    const refunded = charge.amount_refunded ?? 0;
+    const before = typeof previous?.amount_refunded === 'number' ? previous.amount_refunded : 0;
+    if (refunded - before <= 0) return ignored(event, 'nothing more was refunded');
+    const stripeCustomer = idOf(charge.customer);
+    const ownId = fromMetadata(CUSTOMER_ID_KEYS, charge.metadata);
+    const linked = stripeCustomer ? await this.parts.store.stripeCustomer(tenantId, stripeCustomer) : null;
+    const customerId = await this.knownCustomer(tenantId, [ownId, linked, stripeCustomer]);
+    if (customerId === null) return ignored(event, 'the charge’s customer is not known (no lead was reported for it)');
+    const sale = await this.parts.conversions.sale(
+      tenantId,
+      {
+        customerId,
+        amount: -(refunded - before),
+        currency: charge.currency,
+        eventName: 'Stripe refund',
+        invoiceId: `refund:${charge.id}:${refunded}`,
+        metadata: { stripeEventId: event.id, charge: charge.id },
       },
       caps,
     );

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put, Query, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { ApiKeyGuard, AuthenticatedRequest, Contract, rawBodyOf } from '@shortlink/nest-platform';
+import { AuditLog } from '@shortlink/audit-domain';
+import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, rawBodyOf } from '@shortlink/nest-platform';
 import { conversionView } from './track.controller';
 import { StripeOutcome, StripeReceiver } from './stripe-receiver';
 import { stripeEventBody, stripeOutcomeSchema, stripeReceiverQuery, stripeSettingsBody, stripeSettingsSchema, stripeSignatureHeader } from './stripe.schemas';
@@ -18,7 +19,10 @@ const answer = (o: StripeOutcome) => ({ ...o, lead: tracked(o.lead), sale: track
  */
 @Controller('api/v1/integrations/stripe')
 export class StripeController {
-  constructor(@Inject(StripeReceiver) private readonly receiver: StripeReceiver) {}
+  constructor(
+    @Inject(StripeReceiver) private readonly receiver: StripeReceiver,
+    @Inject(AuditLog) private readonly audit: AuditLog,
+  ) {}
 
   @Put()
   @UseGuards(ApiKeyGuard)
@@ -34,7 +38,18 @@ export class StripeController {
     errors: [400],
   })
   async configure(@Req() req: AuthenticatedRequest, @Body() body: z.infer<typeof stripeSettingsBody>) {
-    return this.receiver.configure(req.principal!.tenantId, body.webhookSecret);
+    const tenantId = req.principal!.tenantId;
+    const view = await this.receiver.configure(tenantId, body.webhookSecret);
+    // The fact, never the secret (docs/design.md, "Audit log").
+    await this.audit.record(
+      this.audit.entry(auditContextOf(req), {
+        log: tenantId,
+        action: 'stripe.configured',
+        target: { type: 'tenant', id: tenantId, domain: null },
+        details: { replaced: view.createdAt !== view.updatedAt },
+      }),
+    );
+    return view;
   }
 
   @Get()
@@ -65,7 +80,11 @@ export class StripeController {
     errors: [404],
   })
   async remove(@Req() req: AuthenticatedRequest): Promise<void> {
-    await this.receiver.remove(req.principal!.tenantId);
+    const tenantId = req.principal!.tenantId;
+    await this.receiver.remove(tenantId);
+    await this.audit.record(
+      this.audit.entry(auditContextOf(req), { log: tenantId, action: 'stripe.removed', target: { type: 'tenant', id: tenantId, domain: null } }),
+    );
   }
 
   @Post()

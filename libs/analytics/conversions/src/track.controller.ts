@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Put, Req, UseGuards } from '@nestjs/common';
 import { ConversionCaps, ConversionEvent, ConversionService, TrackResult } from '@shortlink/clicks-domain';
 import type { AppConfig } from '@shortlink/config';
-import { APP_CONFIG, ApiKeyGuard, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
+import { AuditLog, diffOf } from '@shortlink/audit-domain';
+import { APP_CONFIG, ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract } from '@shortlink/nest-platform';
 import { Plan, PlanRateLimiter } from '@shortlink/tenants-domain';
 import { conversionSettingsSchema, leadSchema, saleSchema, trackedSchema } from './track.schemas';
 
@@ -88,7 +89,10 @@ export class TrackController {
 @Controller('api/v1/conversions/settings')
 @UseGuards(ApiKeyGuard)
 export class ConversionSettingsController {
-  constructor(@Inject(ConversionService) private readonly conversions: ConversionService) {}
+  constructor(
+    @Inject(ConversionService) private readonly conversions: ConversionService,
+    @Inject(AuditLog) private readonly audit: AuditLog,
+  ) {}
 
   @Get()
   @Contract({
@@ -114,6 +118,19 @@ export class ConversionSettingsController {
     errors: [400],
   })
   async configure(@Req() req: AuthenticatedRequest, @Body() body: unknown) {
-    return this.conversions.configure(req.principal!.tenantId, body);
+    const tenantId = req.principal!.tenantId;
+    const before = await this.conversions.settings(tenantId);
+    const after = await this.conversions.configure(tenantId, body);
+    const changes = diffOf(before, after, ['attribution']);
+    if (changes)
+      await this.audit.record(
+        this.audit.entry(auditContextOf(req), {
+          log: tenantId,
+          action: 'conversions.settings_changed',
+          target: { type: 'tenant', id: tenantId, domain: null },
+          changes,
+        }),
+      );
+    return after;
   }
 }

@@ -49,6 +49,9 @@ export {
   type SeriesResult,
   type TopLinkRow,
   type LinkConversionRow,
+  type ConversionBreakdownRow,
+  type ConversionPoint,
+  type ConversionScope,
   type VisitDeletion,
   type VisitQuery,
   VISITOR_SECRET,
@@ -69,7 +72,18 @@ export {
 } from './visits';
 export { dayOf, MAX_CLICKS_PER_WRITE, type PlannableClicks, type PlannedWrite, planWrites, type TableLedgers } from './write-plan';
 export { QR_SEGMENT, qrUrlOf } from './qr';
-export { checkLead, checkMetadata, checkSale, CONVERSION_LIMITS, type ConversionEvent, type LeadInput, type SaleInput } from './conversions/conversion';
+export {
+  checkLead,
+  checkMetadata,
+  checkSale,
+  CONVERSION_LIMITS,
+  type ConversionDimensions,
+  type ConversionEvent,
+  type ConvertedClick,
+  type LeadInput,
+  type SaleInput,
+  UNKNOWN_DIMENSIONS,
+} from './conversions/conversion';
 export {
   type ConversionCaps,
   type ConversionObserver,

@@ -1,4 +1,4 @@
-import type { ConversionEvent } from './conversions/conversion';
+import type { ConversionDimensions, ConversionEvent, ConvertedClick } from './conversions/conversion';
 import type { ConversionTotals } from './conversions/ports';
 import { ClickBatch, ClickEvent } from './click-event';
 import { Dimension, RollupRow } from './aggregation';
@@ -89,6 +89,26 @@ export interface BreakdownRow {
   readonly value: string;
   readonly clicks: number;
   readonly visitors: number;
+}
+
+/**
+ * Whose conversions a breakdown or series counts (docs/analytics.md, "Conversions"): one link
+ * (`code` with its `domain`), one domain of the tenant, or all its links (`domain` null).
+ */
+export interface ConversionScope {
+  readonly tenantId: string;
+  readonly domain: string | null;
+  readonly code?: string;
+}
+
+/** Conversions of one value of a dimension (conversionBreakdown): '' is none/unknown. */
+export interface ConversionBreakdownRow extends ConversionTotals {
+  readonly value: string;
+}
+
+/** Conversions of one bucket (conversionSeries): epoch seconds of its start. */
+export interface ConversionPoint extends ConversionTotals {
+  readonly time: number;
 }
 
 /** One link's conversions over a range (conversionsByLink). */
@@ -250,6 +270,18 @@ export interface ClickAggregateStore {
    * leads, sales and revenue per currency per link, each event key counted once, most sales first.
    */
   conversionsByLink(tenantId: string, domain: string | null, range: Pick<RangeQuery, 'from' | 'to'>, limit: number): Promise<LinkConversionRow[]>;
+  /**
+   * The dimensions of the clicks conversions name, by click id (docs/design.md, "Conversions"): from
+   * the click's raw visit (found by its link and minute), else from an earlier conversion row of the
+   * same click. A click found nowhere is absent from the map.
+   */
+  clickDimensions(clicks: readonly ConvertedClick[]): Promise<Map<string, ConversionDimensions>>;
+  /** Leads, sales and revenue per value of a dimension of their clicks over the range, each event key once; most sales first, at most `limit`. */
+  conversionBreakdown(scope: ConversionScope, range: Pick<RangeQuery, 'from' | 'to'>, dimension: Dimension, limit: number): Promise<ConversionBreakdownRow[]>;
+  /** Leads, sales and revenue per bucket of `range.granularity` (buckets without any absent), each event key once. */
+  conversionSeries(scope: ConversionScope, range: Pick<RangeQuery, 'from' | 'to' | 'granularity'>): Promise<ConversionPoint[]>;
+  /** Clicks and visitors per value of a dimension over the links of a scope (`breakdown` for a domain or the whole tenant). */
+  scopeBreakdown(scope: ConversionScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]>;
   /** Drops the partitions wholly older than the retention allows; returns `table:partition` of each. */
   dropExpired(nowEpochSeconds: number, retention: Retention): Promise<string[]>;
   ping(): Promise<void>;
@@ -283,6 +315,8 @@ export const CLICK_STATS_READER = Symbol('CLICK_STATS_READER');
 /** A conversion as the consumer writes it: the event and where it was read (the guards' offsets). */
 export interface ConversionRow {
   readonly event: ConversionEvent;
+  /** Its click's dimensions (the consumer's lookup); unknown when absent. */
+  readonly dims?: ConversionDimensions;
   readonly source: string;
   readonly partition: number;
   readonly offset: string;

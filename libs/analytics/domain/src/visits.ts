@@ -35,6 +35,11 @@ export interface VisitRow {
   readonly visitor: number;
   readonly producer: string;
   readonly seq: number;
+  /**
+   * The click id the redirect passed to the target (a link with conversion tracking): kept so a lead
+   * of that click takes its dimensions (docs/design.md, "Conversions"); not shown by the visits API.
+   */
+  readonly clickId?: string;
 }
 
 /** Where a visits listing goes on from: the last visit shown (newest first by time, then by id). */
@@ -76,6 +81,8 @@ export interface VisitColumns {
   readonly visitor: Float64Array;
   readonly producer: Int32Array;
   readonly seq: Float64Array;
+  /** The click id of a click of a link with conversion tracking; NO_STRING: none. */
+  readonly clickId: Int32Array;
 }
 
 const TWO_32 = 2 ** 32;
@@ -163,6 +170,7 @@ export function visitsOf(counted: CountedClicks, positions: Int32Array | null = 
     v.visitor[k] = c.visitor[i];
     v.producer[k] = producer;
     v.seq[k] = c.seq[i];
+    v.clickId[k] = c.clickId[i];
   }
   return v;
 }
@@ -196,6 +204,7 @@ export function visitColumnsOf(rows: readonly VisitRow[]): VisitColumns {
     v.visitor[k] = r.visitor;
     v.producer[k] = id(r.producer);
     v.seq[k] = r.seq;
+    v.clickId[k] = idOrNone(r.clickId ?? null);
   });
   return v;
 }
@@ -250,5 +259,6 @@ function emptyVisitColumns(strings: readonly string[], n: number) {
     visitor: new Float64Array(n),
     producer: new Int32Array(n),
     seq: new Float64Array(n),
+    clickId: new Int32Array(n).fill(NO_STRING),
   };
 }

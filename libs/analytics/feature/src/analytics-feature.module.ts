@@ -81,7 +81,9 @@ export class AnalyticsFeatureModule {
           provide: ConversionConsumer,
           inject: [CLICK_AGGREGATE_STORE, CONVERSION_EVENT_SOURCE, APP_CONFIG, APP_LOGGER, Lifecycle],
           useFactory: (store: ClickAggregateStore, source: ConversionEventSource, config: AppConfig, logger: PinoNestLogger, lifecycle: Lifecycle) => {
-            const consumer = new ConversionConsumer(store, source, logger.scoped('Conversions'));
+            const consumer = new ConversionConsumer(store, source, logger.scoped('Conversions'), {
+              dimensionsWaitMs: config.conversions.dimensionsWaitMs,
+            });
             if (config.analytics.consumerEnabled) lifecycle.manage({ start: async () => consumer.start(), stop: () => consumer.stop() });
             return consumer;
           },

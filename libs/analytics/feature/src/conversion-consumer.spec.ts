@@ -1,4 +1,12 @@
-import type { ClickAggregateStore, ConsumerProgress, ConversionBatch, ConversionEvent, ConversionRow } from '@shortlink/clicks-domain';
+import type {
+  ClickAggregateStore,
+  ConsumerProgress,
+  ConversionBatch,
+  ConversionDimensions,
+  ConversionEvent,
+  ConversionRow,
+  ConvertedClick,
+} from '@shortlink/clicks-domain';
 import { ConversionConsumer } from './conversion-consumer';
 
 /** The store as the consumer uses it: rows, progress, the table's ledger; `failWrites` fails the next inserts after they landed (a lost answer). */
@@ -7,6 +15,14 @@ class FakeStore {
   readonly progress = new Map<string, bigint>();
   failAfterWrite = 0;
   failCommit = 0;
+  /** The clicks' visits by click id, as the raw visits hold them now; `looks` counts the lookups. */
+  readonly visits = new Map<string, ConversionDimensions>();
+  readonly looks: string[][] = [];
+
+  async clickDimensions(clicks: readonly ConvertedClick[]) {
+    this.looks.push(clicks.map((c) => c.clickId));
+    return new Map(clicks.filter((c) => this.visits.has(c.clickId)).map((c) => [c.clickId, this.visits.get(c.clickId)!]));
+  }
 
   async writeConversions(rows: readonly ConversionRow[]) {
     this.rows.push(...rows);
@@ -47,12 +63,24 @@ const batch = (from: number, to: number, source = 'kafka:conv', partition = 0): 
   partition,
   messages: Array.from({ length: to - from + 1 }, (_, i) => ({ offset: String(from + i), event: event(from + i) })),
 });
-const consumerOf = (store: FakeStore) =>
+const consumerOf = (store: FakeStore, options?: ConstructorParameters<typeof ConversionConsumer>[3]) =>
   new ConversionConsumer(
     store as unknown as ClickAggregateStore,
     { start: async () => undefined, close: async () => undefined },
     { warn: () => undefined, log: () => undefined },
+    options,
   );
+const dims = (country: string): ConversionDimensions => ({
+  country,
+  region: '',
+  city: '',
+  referer: '',
+  device: 'mobile',
+  browser: 'Chrome',
+  os: 'Android',
+  variant: '1',
+  source: 'link',
+});
 
 describe('ConversionConsumer (docs/analytics.md, "Conversions")', () => {
   it('writes each batch once and commits its progress; a replay below the progress writes nothing, a new member reads the progress first', async () => {
@@ -83,5 +111,39 @@ describe('ConversionConsumer (docs/analytics.md, "Conversions")', () => {
     await consumer.handle(batch(0, 1, 'kafka:conv', 1));
     await consumer.handle(batch(0, 0, 'memory:x', 0));
     expect(store.rows).toHaveLength(5);
+  });
+
+  it('copies each row’s click dimensions from its visit; waits (growing pauses, up to the configured wait) for a recent click’s visit, not for an old one (docs/design.md, "Conversions")', async () => {
+    const store = new FakeStore();
+    let now = 10 * 3_600_000;
+    const slept: number[] = [];
+    const consumer = consumerOf(store, {
+      dimensionsWaitMs: 5000,
+      now: () => now,
+      sleep: async (ms) => {
+        slept.push(ms);
+        now += ms;
+        // The click's visit lands while the batch waits (its click path is slower than the lead's).
+        if (slept.length === 2) store.visits.set('recent', dims('DE'));
+      },
+    });
+    store.visits.set('known', dims('FR'));
+    const messages = [
+      { offset: '0', event: { ...event(0), clickId: 'recent', clickAt: now - 60_000 } },
+      { offset: '1', event: { ...event(1), clickId: 'known', clickAt: now - 86_400_000 } },
+      { offset: '2', event: { ...event(2), key: 'k2', clickId: 'old', clickAt: now - 86_400_000 } },
+      { offset: '3', event: { ...event(3), clickId: 'recent', clickAt: now - 60_000 } },
+    ];
+    await consumer.handle({ source: 'kafka:conv', partition: 0, messages });
+    expect(store.rows.map((r) => r.dims?.country)).toEqual(['DE', 'FR', undefined, 'DE']);
+    expect(slept).toEqual([200, 400]);
+    // One look for every click of the batch, then only the recent one not found (the old one is not waited for).
+    expect(store.looks).toEqual([['recent', 'known', 'old'], ['recent'], ['recent']]);
+
+    // A recent click never found: the batch waits the configured time at most, then counts it with unknown dimensions.
+    slept.length = 0;
+    await consumer.handle({ source: 'kafka:conv', partition: 0, messages: [{ offset: '4', event: { ...event(4), clickId: 'lost', clickAt: now } }] });
+    expect(slept.reduce((a, b) => a + b, 0)).toBe(5000);
+    expect(store.rows[4].dims).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { rollupsOfVisitorRows } from '@shortlink/clicks-domain';
+import { ConversionEvent, rollupsOfVisitorRows } from '@shortlink/clicks-domain';
 import type { AuthenticatedRequest } from '@shortlink/nest-platform';
 import { Principal, TenantService } from '@shortlink/tenants-domain';
 import { controllerSpecFixture } from './testing/controller-spec-fixture';
@@ -168,6 +168,73 @@ describe('StatsController on the embedded store', () => {
     expect(await codesOf(operator)).toEqual([{ domain: 'sho.rt', code: 'b-q3-layoffs', visits: 4 }]);
     const csv = (await controller.orphans(t1, { from: String(T), to: String(T + 3600), format: 'csv' }, reply)) as string;
     expect(csv).not.toContain('sho.rt');
+  });
+
+  it('breaks conversions down by their clicks’ dimensions beside the clicks of each value, and gives clicks, leads, sales and revenue per bucket, of a link or the tenant, as JSON and CSV (docs/analytics.md, "Conversions")', async () => {
+    const dims = (source: string) => ({ country: '', region: '', city: '', referer: '', device: 'mobile', browser: 'Chrome', os: 'iOS', variant: '', source });
+    const event = (n: number, over: Partial<ConversionEvent>): ConversionEvent => ({
+      kind: 'lead',
+      id: `cnv_${n}`,
+      key: `lead:cus_${n}`,
+      tenantId: 't1',
+      at: (T + 10) * 1000,
+      linkId: '1',
+      domain: 'sho.rt',
+      code: 'abc1234',
+      customerId: `cus_${n}`,
+      eventName: 'Sign up',
+      clickId: `click${n}`,
+      amount: 0,
+      currency: '',
+      invoiceId: null,
+      metadata: null,
+      ...over,
+    });
+    await fixture.store.writeConversions(
+      [
+        { event: event(1, { at: (T + 30) * 1000 }), dims: dims('qr') },
+        { event: event(1, { kind: 'sale', key: 'invoice:i1', at: (T + 150) * 1000, amount: 4900, currency: 'EUR', invoiceId: 'i1' }), dims: dims('qr') },
+        { event: event(2, { at: (T + 130) * 1000 }), dims: dims('link') },
+        // A lead whose click's visit was not found: unknown.
+        { event: event(3, {}) },
+        // Another tenant's, on the same link name: never counted for t1.
+        { event: event(4, { tenantId: 't2' }), dims: dims('qr') },
+      ].map((r, i) => ({ ...r, source: 'memory:spec', partition: 0, offset: String(i) })),
+    );
+    const q = { from: String(T), to: String(T + 3600) };
+    const qr = { value: 'qr', clicks: 1, leads: 1, sales: 1, revenue: { EUR: 4900 }, leadRate: 1, saleRate: 1 };
+    const link = { value: 'link', clicks: 2, leads: 1, sales: 0, revenue: {}, leadRate: 0.5, saleRate: 0 };
+    const unknown = { value: null, clicks: 0, leads: 1, sales: 0, revenue: {}, leadRate: null, saleRate: 0 };
+    const totals = { clicks: 3, leads: 3, sales: 1, revenue: { EUR: 4900 }, leadRate: 1, saleRate: 0.3333 };
+    expect(await controller.conversionBreakdown(req, 'sources', { ...q, code: 'abc1234' }, reply)).toMatchObject({
+      dimension: 'sources',
+      domain: 'sho.rt',
+      code: 'abc1234',
+      totals,
+      items: [qr, link, unknown],
+    });
+    expect(await controller.conversionBreakdown(req, 'sources', { ...q, limit: 1 }, reply)).toMatchObject({ domain: null, code: null, totals, items: [qr] });
+    expect(await controller.conversionBreakdown(req, 'sources', { ...q, domain: 'go.t1.test' }, reply)).toMatchObject({
+      totals: { clicks: 0, leads: 0, sales: 0 },
+      items: [],
+    });
+    expect(await controller.conversionBreakdown(req, 'sources', { ...q, format: 'csv' }, reply)).toBe(
+      'value,clicks,leads,sales,revenue,leadRate,saleRate\r\nqr,1,1,1,EUR 4900,1,1\r\nlink,2,1,0,,0.5,0\r\n,0,1,0,,,0\r\n',
+    );
+    expect(headers['content-disposition']).toBe('attachment; filename="conversions-sources.csv"');
+
+    const series = await controller.conversionSeries(req, { ...q, granularity: 'minute', code: 'abc1234' }, reply);
+    expect(series).toMatchObject({
+      granularity: 'minute',
+      totals,
+      series: [
+        { time: '2025-11-24T16:00:00.000Z', clicks: 2, leads: 2, sales: 0, revenue: {} },
+        { time: '2025-11-24T16:02:00.000Z', clicks: 1, leads: 1, sales: 1, revenue: { EUR: 4900 } },
+      ],
+    });
+    expect(await controller.conversionSeries(req, { ...q, granularity: 'hour', format: 'csv' }, reply)).toBe(
+      'time,clicks,leads,sales,revenue\r\n2025-11-24T16:00:00.000Z,3,3,1,EUR 4900\r\n',
+    );
   });
 
   it('refuses an empty, reversed or too long range with INVALID_TIME_RANGE', async () => {

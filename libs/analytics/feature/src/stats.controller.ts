@@ -7,6 +7,7 @@ import {
   CLICK_AGGREGATE_STORE,
   ClickAggregateStore,
   cityOfValue,
+  ConversionScope,
   Dimension,
   DIMENSIONS,
   Granularity,
@@ -108,6 +109,60 @@ const funnelSchema = z
     links: z.array(funnelRow),
   })
   .meta({ id: 'ConversionFunnel' });
+/** Conversions per value of a dimension of their clicks, beside the clicks of that value. */
+const conversionItem = z.object({
+  value: z.string().nullable().meta({ description: 'null: none or unknown (direct, unknown country, no variant, a click whose visit was not found)' }),
+  country: z.string().optional().meta({ description: 'cities: the country of the city' }),
+  region: z.string().nullable().optional().meta({ description: 'cities: its region; null: unknown' }),
+  clicks: z.number().int().meta({ description: 'Human clicks with this value over the range (bots excluded)' }),
+  leads: z.number().int(),
+  sales: z.number().int(),
+  revenue,
+  leadRate: rate.meta({ description: 'leads / clicks; null without clicks' }),
+  saleRate: rate.meta({ description: 'sales / leads; null without leads' }),
+});
+const funnelTotals = z.object({ clicks: z.number().int(), leads: z.number().int(), sales: z.number().int(), revenue, leadRate: rate, saleRate: rate });
+const conversionScope = {
+  code: code.optional().meta({ description: 'One link (with `domain`, default: the default domain); without it, all the links of `domain`, or of the tenant' }),
+  domain: domain.optional(),
+};
+const conversionBreakdownSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    granularity,
+    dimension: z.enum(DIMENSIONS),
+    domain: z.string().nullable(),
+    code: z.string().nullable(),
+    totals: funnelTotals,
+    items: z.array(conversionItem),
+  })
+  .meta({ id: 'ConversionBreakdown' });
+const conversionSeriesSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    granularity,
+    domain: z.string().nullable(),
+    code: z.string().nullable(),
+    totals: funnelTotals,
+    series: z.array(
+      z.object({
+        time: z.string(),
+        clicks: z.number().int().meta({ description: 'Human clicks (bots excluded)' }),
+        leads: z.number().int(),
+        sales: z.number().int(),
+        revenue,
+      }),
+    ),
+  })
+  .meta({ id: 'ConversionSeries' });
+/** Revenue as one CSV cell: `EUR 2500 USD 1500`. */
+const revenueCell = (revenue: Readonly<Record<string, number>>) =>
+  Object.entries(revenue)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([c, n]) => `${c} ${n}`)
+    .join(' ');
 const rateOf = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) / 10_000 : null);
 const sumRevenue = (into: Record<string, number>, add: Readonly<Record<string, number>>) => {
   for (const [c, n] of Object.entries(add)) into[c] = (into[c] ?? 0) + n;
@@ -152,6 +207,8 @@ const ok = (description: string, schema: z.ZodType) => ({ 200: { description, sc
 
 type RangeParams = { from?: string; to?: string; granularity?: Granularity; bots?: BotFilter; format?: 'json' | 'csv' };
 const iso = (s: number) => new Date(s * 1000).toISOString();
+/** Values read per side (clicks, conversions) by a conversion breakdown before they are merged and cut to `limit`. */
+const VALUES_READ = 1000;
 
 /**
  * The tenant-scoped query API (docs/analytics.md, "Reading"): series, totals with unique visitors
@@ -336,19 +393,7 @@ export class StatsController {
         reply,
         'conversions',
         ['domain', 'code', 'clicks', 'leads', 'sales', 'revenue', 'leadRate', 'saleRate'],
-        links.map((l) => [
-          l.domain,
-          l.code,
-          l.clicks,
-          l.leads,
-          l.sales,
-          Object.entries(l.revenue)
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([c, n]) => `${c} ${n}`)
-            .join(' '),
-          l.leadRate,
-          l.saleRate,
-        ]),
+        links.map((l) => [l.domain, l.code, l.clicks, l.leads, l.sales, revenueCell(l.revenue), l.leadRate, l.saleRate]),
       );
     const t = links.reduce(
       (a, l) => ({ clicks: a.clicks + l.clicks, leads: a.leads + l.leads, sales: a.sales + l.sales, revenue: sumRevenue(a.revenue, l.revenue) }),
@@ -361,6 +406,139 @@ export class StatsController {
       granularity: w.granularity,
       totals: { ...t, leadRate: rateOf(t.leads, t.clicks), saleRate: rateOf(t.sales, t.leads) },
       links,
+    };
+  }
+
+  @Get('stats/conversions/breakdown/:dimension')
+  @Contract({
+    summary:
+      'Conversions by the dimensions of their clicks: clicks → leads → sales, revenue per currency and rates per country, city, referer, device, browser, OS, A/B variant or source',
+    operationId: 'getConversionBreakdown',
+    description:
+      "Each lead and sale counts under the value its click had (copied from the click's visit when it was counted; null when the visit was not found), beside the clicks of that value: which variant converts, not only which one gets clicks. " +
+      'Of one link (`code`), one domain or all the tenant\'s links; most sales first, then leads, then clicks (docs/analytics.md, "Conversions").',
+    tags: TAGS,
+    scope: 'analytics:read',
+    params: z.strictObject({ dimension: z.enum(DIMENSIONS) }),
+    query: z.strictObject({ ...range, granularity: granularity.optional(), limit: limit.optional(), ...conversionScope, format: format.optional() }),
+    responses: ok('Values with their clicks and conversions, most sales first', conversionBreakdownSchema),
+  })
+  async conversionBreakdown(
+    @Req() req: AuthenticatedRequest,
+    @Param('dimension') dimension: Dimension,
+    @Query() q: RangeParams & { domain?: string; code?: string; limit?: number },
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const r = this.range(q, 'exclude');
+    const scope = this.conversionScopeOf(req, q);
+    // Every value of the range (up to a bound far above a useful table), then merged, ordered and cut.
+    const [clicks, converted, series] = await Promise.all([
+      this.store.scopeBreakdown(scope, r, dimension, VALUES_READ),
+      this.store.conversionBreakdown(scope, r, dimension, VALUES_READ),
+      this.clickSeriesOf(scope, r),
+    ]);
+    const byValue = new Map<string, { value: string; clicks: number; leads: number; sales: number; revenue: Record<string, number> }>();
+    const entry = (value: string) => {
+      let e = byValue.get(value);
+      if (!e) byValue.set(value, (e = { value, clicks: 0, leads: 0, sales: 0, revenue: {} }));
+      return e;
+    };
+    for (const row of clicks) entry(row.value).clicks += row.clicks;
+    for (const row of converted) Object.assign(entry(row.value), { leads: row.leads, sales: row.sales, revenue: { ...row.revenue } });
+    const items = [...byValue.values()]
+      .sort((a, b) => b.sales - a.sales || b.leads - a.leads || b.clicks - a.clicks || a.value.localeCompare(b.value))
+      .slice(0, q.limit ?? 20)
+      .map((e) => ({
+        ...valueOf(dimension, e.value),
+        clicks: e.clicks,
+        leads: e.leads,
+        sales: e.sales,
+        revenue: e.revenue,
+        leadRate: rateOf(e.leads, e.clicks),
+        saleRate: rateOf(e.sales, e.leads),
+      }));
+    if (q.format === 'csv') {
+      const cities = dimension === 'cities';
+      return this.csv(
+        reply,
+        `conversions-${dimension}`,
+        ['value', ...(cities ? ['country', 'region'] : []), 'clicks', 'leads', 'sales', 'revenue', 'leadRate', 'saleRate'],
+        items.map((i) => [
+          i.value,
+          ...(cities ? [i.country ?? null, i.region ?? null] : []),
+          i.clicks,
+          i.leads,
+          i.sales,
+          revenueCell(i.revenue),
+          i.leadRate,
+          i.saleRate,
+        ]),
+      );
+    }
+    const t = converted.reduce((a, c) => ({ leads: a.leads + c.leads, sales: a.sales + c.sales, revenue: sumRevenue(a.revenue, c.revenue) }), {
+      leads: 0,
+      sales: 0,
+      revenue: {} as Record<string, number>,
+    });
+    const clickTotal = series.totals.clicks;
+    return {
+      from: iso(r.from),
+      to: iso(r.to),
+      granularity: r.granularity,
+      dimension,
+      domain: scope.domain,
+      code: scope.code ?? null,
+      totals: { clicks: clickTotal, ...t, leadRate: rateOf(t.leads, clickTotal), saleRate: rateOf(t.sales, t.leads) },
+      items,
+    };
+  }
+
+  @Get('stats/conversions/series')
+  @Contract({
+    summary: "Clicks, leads, sales and revenue per currency per minute, hour or day, of a link, a domain or all the tenant's links",
+    operationId: 'getConversionSeries',
+    description: 'Buckets without clicks or conversions are absent; clicks exclude bots (docs/analytics.md, "Conversions").',
+    tags: TAGS,
+    scope: 'analytics:read',
+    query: z.strictObject({ ...range, granularity: granularity.optional(), ...conversionScope, format: format.optional() }),
+    responses: ok('The series and its totals', conversionSeriesSchema),
+  })
+  async conversionSeries(
+    @Req() req: AuthenticatedRequest,
+    @Query() q: RangeParams & { domain?: string; code?: string },
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const r = this.range(q, 'exclude', q.granularity ?? 'hour');
+    const scope = this.conversionScopeOf(req, q);
+    const [clicks, converted] = await Promise.all([this.clickSeriesOf(scope, r), this.store.conversionSeries(scope, r)]);
+    const points = new Map<number, { clicks: number; leads: number; sales: number; revenue: Record<string, number> }>();
+    for (const p of clicks.series) if (p.clicks > 0) points.set(p.time, { clicks: p.clicks, leads: 0, sales: 0, revenue: {} });
+    for (const c of converted) {
+      const p = points.get(c.time) ?? { clicks: 0, leads: 0, sales: 0, revenue: {} };
+      points.set(c.time, { ...p, leads: c.leads, sales: c.sales, revenue: { ...c.revenue } });
+    }
+    const series = [...points].sort((a, b) => a[0] - b[0]).map(([time, p]) => ({ time: iso(time), ...p }));
+    if (q.format === 'csv')
+      return this.csv(
+        reply,
+        'conversions-series',
+        ['time', 'clicks', 'leads', 'sales', 'revenue'],
+        series.map((p) => [p.time, p.clicks, p.leads, p.sales, revenueCell(p.revenue)]),
+      );
+    const t = converted.reduce((a, c) => ({ leads: a.leads + c.leads, sales: a.sales + c.sales, revenue: sumRevenue(a.revenue, c.revenue) }), {
+      leads: 0,
+      sales: 0,
+      revenue: {} as Record<string, number>,
+    });
+    const clickTotal = clicks.totals.clicks;
+    return {
+      from: iso(r.from),
+      to: iso(r.to),
+      granularity: r.granularity,
+      domain: scope.domain,
+      code: scope.code ?? null,
+      totals: { clicks: clickTotal, ...t, leadRate: rateOf(t.leads, clickTotal), saleRate: rateOf(t.sales, t.leads) },
+      series,
     };
   }
 
@@ -474,6 +652,20 @@ export class StatsController {
       throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the tenant database is unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
     }
     return principal.scopes.includes('admin') ? [...new Set([...this.config.links.domains, ...own])] : own;
+  }
+
+  /** One link (`code` on `domain`, default the default domain), one domain, or the whole tenant. */
+  private conversionScopeOf(req: AuthenticatedRequest, q: { domain?: string; code?: string }): ConversionScope {
+    const tenantId = req.principal!.tenantId;
+    if (q.code !== undefined) return { tenantId, domain: this.domainOf(q.domain), code: q.code };
+    return { tenantId, domain: q.domain === undefined ? null : q.domain.toLowerCase() };
+  }
+
+  /** The human clicks of a conversion scope, series and totals. */
+  private clickSeriesOf(scope: ConversionScope, r: RangeQuery) {
+    return scope.code !== undefined
+      ? this.store.series({ tenantId: scope.tenantId, domain: scope.domain!, code: scope.code }, r)
+      : this.store.tenantSeries(scope.tenantId, scope.domain, r);
   }
 
   private range(q: RangeParams, defaultBots: BotFilter, granularityWhenAbsent?: Granularity): RangeQuery {

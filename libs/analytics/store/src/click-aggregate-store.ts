@@ -3,8 +3,13 @@ import {
   ClickAggregateStore,
   ClickWrite,
   ConsumerProgress,
+  ConversionBreakdownRow,
+  ConversionDimensions,
+  ConversionPoint,
   ConversionRow,
+  ConversionScope,
   ConversionTotals,
+  ConvertedClick,
   Dimension,
   DIMENSION_ID,
   Granularity,
@@ -18,6 +23,7 @@ import {
   SeriesPoint,
   SeriesResult,
   TopLinkRow,
+  UNKNOWN_DIMENSIONS,
   VisitDeletion,
   VisitQuery,
   visitColumnsOf,
@@ -193,7 +199,7 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     if (rows.length === 0) return;
     await this.executor.insertJsonEachRow(
       `${this.db}.conversions`,
-      rows.map(({ event: e, source, partition, offset }) => ({
+      rows.map(({ event: e, source, partition, offset, dims }) => ({
         tenant_id: e.tenantId,
         domain: e.domain,
         code: e.code,
@@ -210,8 +216,91 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
         source_partition: partition,
         // Decimal string: both engines read a quoted UInt64.
         source_offset: String(BigInt(offset)),
+        ...dimensionColumns(e.clickId, dims ?? UNKNOWN_DIMENSIONS),
       })),
     );
+  }
+
+  async clickDimensions(clicks: readonly ConvertedClick[]): Promise<Map<string, ConversionDimensions>> {
+    const found = new Map<string, ConversionDimensions>();
+    const columns = `click_id, country, region, city, referer, device, browser, os, variant, visit_source`;
+    const take = (rows: DimensionOutput[]) => {
+      for (const r of rows) if (!found.has(r.click_id)) found.set(r.click_id, dimensionsOf(r));
+    };
+    // The click's raw visit: found by its link and minute (the sorting key's prefix), then its id.
+    const timed = clicks.filter((c) => c.clickAt !== undefined && Number.isFinite(c.clickAt));
+    for (let i = 0; i < timed.length; i += LOOKUP_CHUNK) {
+      const chunk = timed.slice(i, i + LOOKUP_CHUNK);
+      const where = chunk
+        .map((c) => {
+          const minute = clampEpoch(Math.floor(c.clickAt! / 60_000) * 60);
+          return `(${this.linkWhere(c)} AND t >= ${sqlDateTime(minute)} AND t < ${sqlDateTime(clampEpoch(minute + 60))})`;
+        })
+        .join(' OR ');
+      take(
+        await this.executor.queryJsonEachRow<DimensionOutput>(
+          `SELECT ${columns} FROM ${this.db}.visits WHERE click_id IN (${chunk.map((c) => sqlString(c.clickId)).join(', ')}) AND (${where}) LIMIT 1 BY click_id`,
+        ),
+      );
+    }
+    // Else an earlier lead or sale of the same click that found it (a sale long after its click, whose visit retention dropped).
+    const rest = clicks.filter((c) => !found.has(c.clickId));
+    for (let i = 0; i < rest.length; i += LOOKUP_CHUNK) {
+      const chunk = rest.slice(i, i + LOOKUP_CHUNK);
+      take(
+        await this.executor.queryJsonEachRow<DimensionOutput>(
+          `SELECT ${columns} FROM ${this.db}.conversions WHERE click_id IN (${chunk.map((c) => sqlString(c.clickId)).join(', ')})` +
+            ` AND (${chunk.map((c) => `(${this.linkWhere(c)})`).join(' OR ')}) AND visit_source != '' LIMIT 1 BY click_id`,
+        ),
+      );
+    }
+    return found;
+  }
+
+  async conversionBreakdown(
+    scope: ConversionScope,
+    range: Pick<RangeQuery, 'from' | 'to'>,
+    dimension: Dimension,
+    limit: number,
+  ): Promise<ConversionBreakdownRow[]> {
+    // Each event key once, with the best-known value of its copies (max: a known value beats '').
+    const rows = await this.read(() =>
+      this.executor.queryJsonEachRow<{ k_value: string; k_kind: Int64; k_currency: string; n_events: Int64; n_amount: Int64 }>(
+        `SELECT k_value, k_kind, k_currency, count() AS n_events, sum(k_amount) AS n_amount FROM (` +
+          `SELECT event_key, max(${CONVERSION_VALUE_OF[dimension]}) AS k_value, any(kind) AS k_kind, any(currency) AS k_currency, any(amount) AS k_amount` +
+          ` FROM ${this.db}.conversions WHERE ${this.scopeWhere(scope)} AND ${conversionTimeWhere(range)} GROUP BY event_key) GROUP BY k_value, k_kind, k_currency`,
+      ),
+    );
+    const values = new Map<string, { value: string; leads: number; sales: number; revenue: Record<string, number> }>();
+    for (const r of rows) {
+      let v = values.get(r.k_value);
+      if (!v) values.set(r.k_value, (v = { value: r.k_value, leads: 0, sales: 0, revenue: {} }));
+      addCounts(v, r);
+    }
+    return [...values.values()].sort((a, b) => b.sales - a.sales || b.leads - a.leads || a.value.localeCompare(b.value)).slice(0, positive(limit));
+  }
+
+  async conversionSeries(scope: ConversionScope, range: Pick<RangeQuery, 'from' | 'to' | 'granularity'>): Promise<ConversionPoint[]> {
+    const bucket = { minute: 'toStartOfMinute', hour: 'toStartOfHour', day: 'toStartOfDay' }[granularity(range.granularity)];
+    const rows = await this.read(() =>
+      this.executor.queryJsonEachRow<{ k_ts: Int64; k_kind: Int64; k_currency: string; n_events: Int64; n_amount: Int64 }>(
+        `SELECT toUnixTimestamp(${bucket}(k_at)) AS k_ts, k_kind, k_currency, count() AS n_events, sum(k_amount) AS n_amount FROM (` +
+          `SELECT event_key, any(at) AS k_at, any(kind) AS k_kind, any(currency) AS k_currency, any(amount) AS k_amount` +
+          ` FROM ${this.db}.conversions WHERE ${this.scopeWhere(scope)} AND ${conversionTimeWhere(range)} GROUP BY event_key) GROUP BY k_ts, k_kind, k_currency`,
+      ),
+    );
+    const points = new Map<number, { time: number; leads: number; sales: number; revenue: Record<string, number> }>();
+    for (const r of rows) {
+      const time = Number(r.k_ts);
+      let p = points.get(time);
+      if (!p) points.set(time, (p = { time, leads: 0, sales: 0, revenue: {} }));
+      addCounts(p, r);
+    }
+    return [...points.values()].sort((a, b) => a.time - b.time);
+  }
+
+  async scopeBreakdown(scope: ConversionScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]> {
+    return this.breakdownWhere(this.scopeWhere(scope), range, dimension, limit);
   }
 
   async conversionsThrough(source: string, partition: number): Promise<bigint | undefined> {
@@ -318,10 +407,14 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
   }
 
   async breakdown(scope: LinkScope, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]> {
+    return this.breakdownWhere(this.linkWhere(scope), range, dimension, limit);
+  }
+
+  private async breakdownWhere(scope: string, range: RangeQuery, dimension: Dimension, limit: number): Promise<BreakdownRow[]> {
     const rows = await this.read(() =>
       this.executor.queryJsonEachRow<{ value: string; n_clicks: Int64; n_visitors: Int64 }>(
         `SELECT value, sumMerge(clicks) AS n_clicks, uniqCombinedMerge(visitors) AS n_visitors FROM ${this.db}.dim_${granularity(range.granularity)}` +
-          ` WHERE ${this.linkWhere(scope)} AND dim = ${DIMENSION_ID[dimension]} AND ${timeWhere(range)} AND ${botWhere(range)}` +
+          ` WHERE ${scope} AND dim = ${DIMENSION_ID[dimension]} AND ${timeWhere(range)} AND ${botWhere(range)}` +
           ` GROUP BY value ORDER BY n_clicks DESC, value LIMIT ${sqlNumber(positive(limit))}`,
       ),
     );
@@ -461,6 +554,15 @@ export class SqlClickAggregateStore implements ClickAggregateStore {
     return `tenant_id = ${sqlString(tenantOf(scope.tenantId))} AND domain = ${sqlString(scope.domain)} AND code = ${sqlString(scope.code)}`;
   }
 
+  /** A link, a domain of the tenant or all its links: a prefix of every table's sorting key. */
+  private scopeWhere(scope: ConversionScope): string {
+    if (scope.code !== undefined) {
+      if (scope.domain === null) throw new TypeError('a scope of one code names its domain');
+      return this.linkWhere({ tenantId: scope.tenantId, domain: scope.domain, code: scope.code });
+    }
+    return `tenant_id = ${sqlString(tenantOf(scope.tenantId))}${scope.domain === null ? '' : ` AND domain = ${sqlString(scope.domain)}`}`;
+  }
+
   /** A read the server cannot answer (down, unreachable) is 503 DEPENDENCY_UNAVAILABLE, not a 500. */
   private async read<T>(query: () => Promise<T>): Promise<T> {
     try {
@@ -589,6 +691,86 @@ function toMarkRow(m: ProducerMark, day: number): InputRow {
   if (typeof m.source !== 'string' || m.source === '' || typeof m.producer !== 'string')
     throw new TypeError('ProducerMark.source and producer must be strings');
   return { kind: ROW_KIND.mark, targets: 0, minute: day, source: m.source, source_partition: m.partition, producer: m.producer, last_seq: m.lastSeq };
+}
+
+/** Clicks looked up per query by clickDimensions (each a condition of the WHERE). */
+const LOOKUP_CHUNK = 200;
+
+/** A click's dimensions as the visits and conversions tables give them back. */
+interface DimensionOutput {
+  click_id: string;
+  country: string;
+  region: string;
+  city: string;
+  referer: string;
+  device: string;
+  browser: string;
+  os: string;
+  variant: string;
+  visit_source: string;
+}
+
+function dimensionsOf(r: DimensionOutput): ConversionDimensions {
+  return {
+    country: r.country,
+    region: r.region,
+    city: r.city,
+    referer: r.referer,
+    device: r.device,
+    browser: r.browser,
+    os: r.os,
+    variant: r.variant,
+    source: r.visit_source,
+  };
+}
+
+/** The columns a conversion row keeps of its click (migration 0007). */
+function dimensionColumns(clickId: string, d: ConversionDimensions): Record<string, string> {
+  return {
+    click_id: clickId,
+    country: d.country,
+    region: d.region,
+    city: d.city,
+    referer: d.referer,
+    device: d.device,
+    browser: d.browser,
+    os: d.os,
+    variant: d.variant,
+    visit_source: d.source,
+  };
+}
+
+/**
+ * A conversion row's value of a dimension, the same text as the clicks' dim_* tables keep (the
+ * breakdowns join on it): a city as cityValueOf writes it, '' when its country or city is unknown.
+ */
+const CONVERSION_VALUE_OF: Readonly<Record<Dimension, string>> = {
+  countries: 'country',
+  referers: 'referer',
+  devices: 'device',
+  browsers: 'browser',
+  os: 'os',
+  variants: 'variant',
+  sources: 'visit_source',
+  cities:
+    `if(country = '' OR city = '', '', concat(country, '\\t', replaceRegexpAll(region, '[\\t\\r\\n]', ' '), '\\t', ` +
+    `replaceRegexpAll(city, '[\\t\\r\\n]', ' ')))`,
+};
+
+function conversionTimeWhere(range: Pick<RangeQuery, 'from' | 'to'>): string {
+  return `at >= ${sqlDateTime(clampEpoch(Math.floor(range.from)))} AND at < ${sqlDateTime(clampEpoch(Math.ceil(range.to)))}`;
+}
+
+/** Adds a row of (kind, currency, count, sum) to a total: kind 1 leads, 2 sales with their revenue. */
+function addCounts(
+  into: { leads: number; sales: number; revenue: Record<string, number> },
+  r: { k_kind: Int64; k_currency: string; n_events: Int64; n_amount: Int64 },
+): void {
+  if (Number(r.k_kind) === 1) into.leads += Number(r.n_events);
+  else {
+    into.sales += Number(r.n_events);
+    into.revenue[r.k_currency] = (into.revenue[r.k_currency] ?? 0) + Number(r.n_amount);
+  }
 }
 
 /** DateTime holds 1970..2106; a bound outside it means "from the start" / "to the end". NaN stays NaN (refused). */

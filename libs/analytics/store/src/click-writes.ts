@@ -52,6 +52,8 @@ export const VISIT_COLUMNS: readonly OlapColumn[] = [
   { name: 'producer', type: 'String' },
   { name: 'seq', type: 'UInt64' },
   { name: 'ledger_offset', type: 'UInt64' },
+  // Migration 0007: a lead of the click takes its dimensions from here (docs/design.md, "Conversions").
+  { name: 'click_id', type: 'String' },
 ];
 
 /** Midnight (UTC) of the day of an instant, epoch seconds. */
@@ -182,6 +184,7 @@ export function encodeVisits(v: VisitColumns, through: ConsumerProgress | undefi
     w.raw(required(v.producer[k], 'producer'));
     w.u64(v.seq[k]);
     w.u64(0);
+    w.raw(text.get(v.clickId[k]));
   }
   if (through) {
     const ledger = ledgerOf(through);
@@ -198,6 +201,7 @@ export function encodeVisits(v: VisitColumns, through: ConsumerProgress | undefi
       w.u8(0); // producer ''
       w.u64(0); // seq
       w.u64Big(ledger.lastOffset);
+      w.u8(0); // click_id ''
     }
   }
   return w.bytes();

@@ -373,7 +373,21 @@ export const CLICK_MIGRATIONS: readonly OlapMigration[] = [
       ORDER BY (tenant_id, domain, code, at)`,
     ],
   },
+  {
+    // Conversions by the dimensions of their clicks (docs/design.md, "Conversions"): the raw visits
+    // keep the click id the redirect passed on, and a lead or sale row carries the dimensions of its
+    // click, copied by the consumer from that visit when it writes the row. Columns only: both tables
+    // are written with their column lists, and a row written before reads '' (unknown).
+    name: '0007_conversion_dimensions',
+    statements: (db) => [
+      `ALTER TABLE ${db}.visits ADD COLUMN click_id String`,
+      ...CONVERSION_DIMENSION_COLUMNS.map((column) => `ALTER TABLE ${db}.conversions ADD COLUMN ${column} String`),
+    ],
+  },
 ];
+
+/** The columns of a conversion row that say which click it came from and that click's dimensions (migration 0007). */
+export const CONVERSION_DIMENSION_COLUMNS = ['click_id', 'country', 'region', 'city', 'referer', 'device', 'browser', 'os', 'variant', 'visit_source'] as const;
 
 /** Partition key per granularity: the unit retention drops. */
 const PARTITION_OF = { minute: 'toYYYYMMDD(t)', hour: 'toYYYYMM(t)', day: 'toYear(t)' } as const;

@@ -79,6 +79,11 @@ export const AUDIT_ACTIONS = [
   'webhook.disabled',
   // a tenant's domain settings (the tenant's log; reserved)
   'domain.settings_changed',
+  // conversions (the tenant's log; right after the meta database took the change): the attribution
+  // model, and the Stripe receiver's signing secret set, replaced or removed (never the secret itself)
+  'conversions.settings_changed',
+  'stripe.configured',
+  'stripe.removed',
   // a tenant's own domains (the tenant's log; same transaction): added and removed by the tenant,
   // verified and unverified by the ownership checks (docs/design.md, "Custom domains and TLS")
   'domain.added',

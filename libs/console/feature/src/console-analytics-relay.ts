@@ -19,10 +19,11 @@ export const RELAY_PREFIX = '/api/analytics/v1/';
 /**
  * The analytics app's read routes the console uses, and only those (docs/design.md, "The console's
  * analytics"): a link's stats, breakdowns and visits, the tenant's overview, top links and orphan
- * visits, the live click stream. Codes are the API's own `A-Za-z0-9_-`: nothing that could climb
+ * visits, the conversion funnel (per link, per dimension value, per bucket), the live click stream. Codes are the API's own `A-Za-z0-9_-`: nothing that could climb
  * out of the prefix (`..`, an encoded slash) matches.
  */
-const RELAYED = /^(?:links\/[A-Za-z0-9_-]{1,64}\/(?:stats|visits|breakdown\/[a-z]{2,20})|stats\/(?:overview|top-links|orphans|conversions)|events\/stream)$/;
+const RELAYED =
+  /^(?:links\/[A-Za-z0-9_-]{1,64}\/(?:stats|visits|breakdown\/[a-z]{2,20})|stats\/(?:overview|top-links|orphans|conversions(?:\/series|\/breakdown\/[a-z]{2,20})?)|events\/stream)$/;
 
 /** The analytics route a relayed path names (`links/abc/stats` → `/api/v1/links/abc/stats`), or null when it is not relayed. */
 export function relayedRoute(pathname: string): string | null {

@@ -1157,6 +1157,26 @@ describe('RedirectHttpHandler', () => {
           .end();
       });
 
+    it('conversion tracking set on a domain: every link of it passes a click id (never cached), a link’s own parameter wins, other domains none (docs/analytics.md, "Conversions")', async () => {
+      await shard.insert(link('dconv01', { domain: 'go.example', redirectType: 301 }));
+      await shard.insert(link('dconv02', { domain: 'go.example', trackConversions: true, conversionParam: 'mine' }));
+      await shard.insert(link('dconv03', { domain: 'sho.rt' }));
+      const before = await getOn('go.example', '/dconv01');
+      expect([before.status, before.headers.location, before.headers['cache-control']]).toEqual([301, 'https://example.com/dconv01', 'public, max-age=300']);
+      await setSettings('go.example', { trackConversions: true, conversionParam: 'cid' });
+      const tracked = await getOn('go.example', '/dconv01');
+      expect(tracked.headers.location).toMatch(/^https:\/\/example\.com\/dconv01\?cid=[A-Za-z0-9_-]{22}$/);
+      expect(tracked.headers['cache-control']).toBe('private, no-store');
+      expect((await getOn('go.example', '/dconv02')).headers.location).toMatch(/\?mine=[A-Za-z0-9_-]{22}$/);
+      expect((await getOn('sho.rt', '/dconv03')).headers.location).toBe('https://example.com/dconv03');
+      const clickId = new URL(String(tracked.headers.location)).searchParams.get('cid');
+      expect(new ClickIds('k'.repeat(40)).open(clickId)).not.toBeNull();
+      await flush();
+      expect(clicks.filter((c) => c.code === 'dconv01').map((c) => c.clickId)).toEqual([undefined, clickId]);
+      await setSettings('go.example', { trackConversions: false });
+      expect((await getOn('go.example', '/dconv01')).headers.location).toBe('https://example.com/dconv01');
+    });
+
     it('gives a browser a page for every refusal: 404 (the same for unknown and disabled), 410 expired and exhausted, 429 with Retry-After', async () => {
       await shard.insert(link('pgoff01', { status: 'disabled' }));
       await shard.insert(link('pgold01', { expiresAt: new Date(Date.now() - 1000) }));

@@ -6,7 +6,7 @@ import { CachedLink, LinkResolver, PasswordHasher, RESERVED_PATHS, ShortUrlIdent
 import { encodeQueryPart, LinkRules, PasswordCookies, QrScans, RedirectDecision } from '@shortlink/redirect-rules';
 import { ClickQuota, GlobalRateLimiter, PasswordAttempts, PasswordCheckGate } from '@shortlink/read-path';
 import { ClientAddressResolver, FrontRoute, problemFor, retryAfterFor } from '@shortlink/nest-platform';
-import { CHALLENGE_PATH_PREFIX, hstsHeader, TenantDirectory } from '@shortlink/tenants-domain';
+import { CHALLENGE_PATH_PREFIX, domainConversionParam, hstsHeader, TenantDirectory } from '@shortlink/tenants-domain';
 import { isBotUserAgent, isLinkPreviewer } from '@shortlink/visitors-domain';
 import { ClickIds, type ClickSource, withQueryParam } from '@shortlink/clicks-domain';
 import { ClickRecorder } from './click-recorder';
@@ -316,7 +316,7 @@ export class RedirectHttpHandler {
     if (
       suffix === undefined &&
       query === undefined &&
-      link.rules === undefined &&
+      (link.rules === undefined || onlyClickId(link.rules)) &&
       link.moderation === undefined &&
       link.broken === undefined &&
       method !== 'POST'
@@ -483,9 +483,38 @@ export class RedirectHttpHandler {
     this.metrics.duration.observe((performance.now() - visit.started) / 1000);
   }
 
-  /** A plain link: the hot path, exactly as before link options. */
+  /** The plain path with a click id: one block through the kept cipher, no I/O; never cached (the id is one click's). */
+  private trackedRedirect(visit: Visit, link: CachedLink, param: string): void {
+    const { req, res } = visit;
+    const clickId = this.options.clickIds.issue(link.id, Date.now());
+    if (req.method === 'GET') this.record(visit, link, null, clickId ?? undefined);
+    this.metrics.status(link.redirectType);
+    res.writeHead(link.redirectType, {
+      location: clickId === null ? link.targetUrl : withQueryParam(link.targetUrl, param, clickId),
+      'cache-control': 'private, no-store',
+      'content-length': '0',
+    });
+    res.end();
+    this.metrics.duration.observe((performance.now() - visit.started) / 1000);
+  }
+
+  /**
+   * The click id parameter of the domain the visit came by, when its owner turned conversion
+   * tracking on for all its links (domain settings, held in memory: a Map read, and none while no
+   * domain has settings).
+   */
+  private domainClickIdParam(visit: Visit): string | undefined {
+    return domainConversionParam(this.pages.settingsOf(this.visitDomain(visit)));
+  }
+
+  /**
+   * A plain link: the hot path, exactly as before link options; with conversion tracking (the link's
+   * only rule, or its domain's setting) the same path plus a click id (docs/design.md, "Conversions").
+   */
   private redirect(visit: Visit, link: CachedLink): void {
     const { req, res } = visit;
+    const param = link.rules?.clickIdParam ?? this.domainClickIdParam(visit);
+    if (param !== undefined) return this.trackedRedirect(visit, link, param);
     if (req.method === 'GET') this.record(visit, link, null);
     this.metrics.status(link.redirectType);
     // Browsers must not cache a 302, or later clicks would never reach us.
@@ -506,7 +535,8 @@ export class RedirectHttpHandler {
     const { req, res } = visit;
     const { variant, app } = decision;
     // Conversion tracking: a click id for this click, made in the process (no I/O), passed to the target (docs/design.md, "Conversions").
-    const param = link.rules?.clickIdParam;
+    // The link's own setting wins; else its domain's (docs/analytics.md, "Conversions").
+    const param = link.rules?.clickIdParam ?? this.domainClickIdParam(visit);
     const clickId = param === undefined ? null : this.options.clickIds.issue(link.id, Date.now());
     const location = clickId === null ? decision.location : withQueryParam(decision.location, param!, clickId);
     // A click only for a redirect actually sent, or the app page that stands for it (never HEAD, another page or a refusal), with the variant served.
@@ -518,7 +548,8 @@ export class RedirectHttpHandler {
     this.metrics.status(status);
     res.writeHead(status, {
       location,
-      'cache-control': status === 301 && link.rules === undefined ? 'public, max-age=300' : 'private, no-store',
+      // A click id is one click's: never cached.
+      'cache-control': status === 301 && link.rules === undefined && clickId === null ? 'public, max-age=300' : 'private, no-store',
       'content-length': '0',
     });
     res.end();
@@ -708,4 +739,11 @@ export function readForm(req: IncomingMessage, maxBytes = MAX_FORM_BYTES): Promi
     req.on('end', onEnd);
     req.on('error', fail);
   });
+}
+
+/** Rules that hold only conversion tracking: the plain path serves them (with a click id). */
+function onlyClickId(rules: NonNullable<CachedLink['rules']>): boolean {
+  if (rules.clickIdParam === undefined) return false;
+  for (const key in rules) if (key !== 'clickIdParam') return false;
+  return true;
 }

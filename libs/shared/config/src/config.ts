@@ -171,7 +171,7 @@ export interface AppConfig {
   readonly audit: { readonly retentionMs: number };
   /** Webhooks (docs/design.md, "Webhooks"): the events topic, the deliverer's group, the SSRF switch, the retry schedule. */
   /** Conversions (docs/analytics.md, "Conversions"): their topic, how long a click id counts, the metadata's size. */
-  readonly conversions: { readonly topic: string; readonly clickIdTtlDays: number; readonly maxMetadataBytes: number };
+  readonly conversions: { readonly topic: string; readonly clickIdTtlDays: number; readonly maxMetadataBytes: number; readonly dimensionsWaitMs: number };
   readonly webhooks: {
     readonly eventsTopic: string;
     readonly consumerGroup: string;
@@ -500,7 +500,12 @@ export function loadConfig(source: Record<string, string | undefined>): AppConfi
       outbox: { intervalMs: e.OUTBOX_RELAY_INTERVAL_MS, leaseMs: e.OUTBOX_LEASE_MS, confirmAfterMs: e.OUTBOX_CONFIRM_AFTER_MS },
     },
     audit: { retentionMs: e.AUDIT_RETENTION_DAYS * 86_400_000 },
-    conversions: { topic: e.KAFKA_CONVERSIONS_TOPIC, clickIdTtlDays: e.CONVERSION_CLICK_ID_TTL_DAYS, maxMetadataBytes: e.CONVERSION_METADATA_MAX_BYTES },
+    conversions: {
+      topic: e.KAFKA_CONVERSIONS_TOPIC,
+      clickIdTtlDays: e.CONVERSION_CLICK_ID_TTL_DAYS,
+      maxMetadataBytes: e.CONVERSION_METADATA_MAX_BYTES,
+      dimensionsWaitMs: e.CONVERSION_DIMENSIONS_WAIT_MS,
+    },
     webhooks: {
       eventsTopic: e.KAFKA_EVENTS_TOPIC,
       consumerGroup: e.KAFKA_WEBHOOK_CONSUMER_GROUP,

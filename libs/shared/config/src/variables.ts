@@ -842,6 +842,12 @@ export const VARIABLES = {
     'Days after its click a click id may be reported in a lead; an older one answers 404 `CLICK_ID_NOT_FOUND` (docs/analytics.md, "Conversions").',
   ),
   CONVERSION_METADATA_MAX_BYTES: withDefault('Analytics', '2048', int(0, 65_536), "Bytes of JSON a lead's or a sale's `metadata` may take."),
+  CONVERSION_DIMENSIONS_WAIT_MS: withDefault(
+    'Analytics',
+    '10000',
+    int(0, 600_000),
+    'How long the conversions consumer waits for the visit of a recent click (a lead reported before its click reached the raw visits) to copy the click\'s dimensions; after it the lead counts with unknown dimensions (docs/design.md, "Conversions").',
+  ),
   ANALYTICS_MINUTE_RETENTION_DAYS: withDefault('Analytics', '30', int(1, 3650), 'Days minute rows are kept (old partitions are dropped).'),
   ANALYTICS_HOUR_RETENTION_DAYS: withDefault('Analytics', '400', int(0, 36_500), 'Days hour rows are kept (0 = forever).'),
   ANALYTICS_DAY_RETENTION_DAYS: withDefault('Analytics', '0', int(0, 36_500), 'Days day rows are kept (0 = forever).'),

@@ -83,6 +83,11 @@ export class DomainSettingsService {
    */
   async update(principal: Principal, raw: unknown, edit: DomainSettingsEdit, ifMatch: number | null, audit?: AuditContext): Promise<OwnedDomainSettings> {
     const { domain, shared, status } = await this.owned(principal, raw);
+    // A shared domain's links are every tenant's: each tenant turns tracking on for its own links or domains.
+    if (shared && edit.trackConversions === true)
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'trackConversions is set on a link or on a tenant’s own domain, not on a shared domain', {
+        field: 'trackConversions',
+      });
     for (let attempt = 0; ; attempt++) {
       const current = (await this.store.find(domain)) ?? defaultSettingsOf(domain);
       if (ifMatch !== null && current.version !== ifMatch) throw stale(current.version);

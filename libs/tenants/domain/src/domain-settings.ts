@@ -63,7 +63,23 @@ export interface DomainSettingsValues {
   readonly androidAssetLinks: readonly JsonValue[] | null;
   /** Sent with every answer of the domain over HTTPS (docs/design.md, "Custom domains and TLS"); null: none. */
   readonly hsts: Hsts | null;
+  /**
+   * Conversion tracking for every link of the domain (docs/analytics.md, "Conversions"): each click
+   * gets a click id, passed to the target as `conversionParam` (null: `sl_cid`). A link with its own
+   * tracking keeps its own parameter.
+   */
+  readonly trackConversions: boolean;
+  readonly conversionParam: string | null;
 }
+
+/** The query parameter of click ids unless a link or domain names another (the links' DEFAULT_CONVERSION_PARAM). */
+export const DEFAULT_DOMAIN_CONVERSION_PARAM = 'sl_cid';
+/** A parameter name as the links take it (links-domain's checkConversionParam). */
+const CONVERSION_PARAM = /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/;
+
+/** The parameter a domain's clicks carry their click id in, or undefined when the domain does not track conversions. */
+export const domainConversionParam = (s: DomainSettingsValues | undefined): string | undefined =>
+  s?.trackConversions ? (s.conversionParam ?? DEFAULT_DOMAIN_CONVERSION_PARAM) : undefined;
 
 export interface DomainSettings extends DomainSettingsValues {
   readonly domain: string;
@@ -82,6 +98,8 @@ export const DEFAULT_DOMAIN_SETTINGS: DomainSettingsValues = {
   appleAppSiteAssociation: null,
   androidAssetLinks: null,
   hsts: null,
+  trackConversions: false,
+  conversionParam: null,
 };
 
 export const defaultSettingsOf = (domain: string): DomainSettings => ({ domain, ...DEFAULT_DOMAIN_SETTINGS, version: 0, updatedAt: null });
@@ -97,6 +115,8 @@ export const DOMAIN_SETTING_FIELDS = [
   'appleAppSiteAssociation',
   'androidAssetLinks',
   'hsts',
+  'trackConversions',
+  'conversionParam',
 ] as const satisfies ReadonlyArray<keyof DomainSettingsValues>;
 export type DomainSettingsEdit = Partial<Record<(typeof DOMAIN_SETTING_FIELDS)[number], unknown>>;
 
@@ -159,6 +179,15 @@ export async function applySettingsEdit(current: DomainSettingsValues, edit: Dom
     next.appleAppSiteAssociation = edit.appleAppSiteAssociation === null ? null : checkAppleAppSiteAssociation(edit.appleAppSiteAssociation);
   if (has(edit, 'androidAssetLinks')) next.androidAssetLinks = edit.androidAssetLinks === null ? null : checkAndroidAssetLinks(edit.androidAssetLinks);
   if (has(edit, 'hsts')) next.hsts = edit.hsts === null ? null : checkHsts(edit.hsts);
+  if (has(edit, 'trackConversions')) {
+    if (edit.trackConversions !== null && typeof edit.trackConversions !== 'boolean') throw invalid('trackConversions', 'must be true or false');
+    next.trackConversions = edit.trackConversions ?? false;
+  }
+  if (has(edit, 'conversionParam')) {
+    if (edit.conversionParam !== null && (typeof edit.conversionParam !== 'string' || !CONVERSION_PARAM.test(edit.conversionParam)))
+      throw invalid('conversionParam', 'must be a query parameter name: a letter, then up to 39 of A-Za-z0-9_.-');
+    next.conversionParam = edit.conversionParam === DEFAULT_DOMAIN_CONVERSION_PARAM ? null : (edit.conversionParam as string | null);
+  }
   return next;
 }
 

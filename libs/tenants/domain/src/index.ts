@@ -34,6 +34,8 @@ export {
   type DomainSettingsValues,
   type Hsts,
   hstsHeader,
+  domainConversionParam,
+  DEFAULT_DOMAIN_CONVERSION_PARAM,
   type JsonObject,
   type JsonValue,
   MAX_LOGO_BYTES,

@@ -62,6 +62,11 @@ export const domainSettingsSchema = z
     appleAppSiteAssociation: z.record(z.string(), z.unknown()).nullable(),
     androidAssetLinks: z.array(z.unknown()).nullable(),
     hsts: z.object({ maxAge: z.number().int(), includeSubDomains: z.boolean(), preload: z.boolean() }).nullable(),
+    trackConversions: z.boolean().meta({
+      description:
+        'Every click of every link of the domain gets a click id for conversions (docs/analytics.md, "Conversions"); a link with its own tracking keeps its parameter',
+    }),
+    conversionParam: z.string().meta({ description: 'The query parameter the click id goes to the target in (default sl_cid)' }),
     status: z.enum(['pending', 'verified', 'unverified']).meta({
       description:
         'Whether the domain serves: verified (the service’s always are); pending or unverified ones serve nothing (their ownership: GET /api/v1/domains/{domain}/ownership)',
@@ -81,6 +86,15 @@ export const domainSettingsEditSchema = z
     appleAppSiteAssociation: appleAppSiteAssociation.nullable(),
     androidAssetLinks: androidAssetLinks.nullable(),
     hsts: hstsSchema.nullable(),
+    trackConversions: z
+      .boolean()
+      .nullable()
+      .meta({ description: 'Conversion tracking for every link of the domain (not on a shared domain: 400 VALIDATION_FAILED); null: off' }),
+    conversionParam: z
+      .string()
+      .max(40)
+      .nullable()
+      .meta({ description: 'The click id’s query parameter: a letter, then up to 39 of A-Za-z0-9_.-; null: sl_cid', example: 'sl_cid' }),
   })
   .partial()
   .meta({ id: 'DomainSettingsEdit' });

@@ -1,7 +1,13 @@
 import { Body, Controller, Get, Headers, Inject, Param, Patch, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { DOMAIN_SETTING_FIELDS, DomainSettingsEdit, DomainSettingsService, OwnedDomainSettings } from '@shortlink/tenants-domain';
+import {
+  DEFAULT_DOMAIN_CONVERSION_PARAM,
+  DOMAIN_SETTING_FIELDS,
+  DomainSettingsEdit,
+  DomainSettingsService,
+  OwnedDomainSettings,
+} from '@shortlink/tenants-domain';
 import { ApiKeyGuard, auditContextOf, AuthenticatedRequest, Contract, versionOf } from '@shortlink/nest-platform';
 import {
   domainSettingsEditSchema,
@@ -98,6 +104,8 @@ export function settingsView(s: OwnedDomainSettings): z.infer<typeof domainSetti
     appleAppSiteAssociation: s.appleAppSiteAssociation as Record<string, unknown> | null,
     androidAssetLinks: s.androidAssetLinks as unknown[] | null,
     hsts: s.hsts,
+    trackConversions: s.trackConversions,
+    conversionParam: s.conversionParam ?? DEFAULT_DOMAIN_CONVERSION_PARAM,
     status: s.status,
   };
 }

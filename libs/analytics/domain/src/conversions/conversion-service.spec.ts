@@ -38,12 +38,15 @@ describe('ConversionService (docs/analytics.md, "Conversions")', () => {
     const lead = await service.lead('t1', { clickId, eventName: 'Sign up', customerId: 'cus_1', metadata: { plan: 'pro' } });
     expect(lead.duplicate).toBe(false);
     expect(lead.event).toMatchObject({ kind: 'lead', key: 'lead:cus_1', linkId: '41', domain: 'sho.rt', code: 'abc1234', clickId, metadata: { plan: 'pro' } });
+    // The click's minute, where the consumer finds its visit (and dimensions).
+    expect(lead.event?.clickAt).toBe(Math.floor((now - 3_600_000) / 60_000) * 60_000);
     expect(await service.lead('t1', { clickId: clickIds.issue('41', now)!, eventName: 'Sign up', customerId: 'cus_1' })).toEqual({
       duplicate: true,
       event: null,
     });
     const sale = await service.sale('t1', { customerId: 'cus_1', amount: 4900, currency: 'eur', eventName: 'Purchase', invoiceId: 'inv_1' });
     expect(sale.event).toMatchObject({ kind: 'sale', key: 'invoice:inv_1', code: 'abc1234', amount: 4900, currency: 'EUR', invoiceId: 'inv_1' });
+    expect(sale.event?.clickAt).toBe(lead.event?.clickAt);
     expect(await service.sale('t1', { customerId: 'cus_1', amount: 4900, currency: 'EUR', eventName: 'Purchase', invoiceId: 'inv_1' })).toEqual({
       duplicate: true,
       event: null,
@@ -159,5 +162,32 @@ describe('ConversionService (docs/analytics.md, "Conversions")', () => {
     await service.lead('t1', { clickId: early, eventName: 'Sign up', customerId: 'cus_t' });
     expect((await service.sale('t1', { customerId: 'cus_t', amount: 3, currency: 'EUR', eventName: 'P' })).event?.code).toBe('later12');
     expect(sent.filter((e) => e.kind === 'lead')).toHaveLength(1);
+  });
+
+  it('asks the links’ repository for a link at most once per 10 s (a campaign’s leads name few links, and each lookup asks every shard)', async () => {
+    let clock = now;
+    const asked: string[] = [];
+    const service = new ConversionService(
+      {
+        store: new InMemoryConversionStore(),
+        sink: { send: async () => undefined, close: async () => undefined },
+        links: { linkById: async (id) => (asked.push(id), links.get(id) ?? null) },
+        clickIds,
+      },
+      { clickIdTtlDays: 90, maxMetadataBytes: 256 },
+      { now: () => clock },
+    );
+    const lead = (customerId: string) => service.lead('t1', { clickId: clickIds.issue('41', now)!, eventName: 'Sign up', customerId });
+    await lead('c1');
+    await lead('c2');
+    expect(asked).toEqual(['41']);
+    clock += 10_000;
+    await lead('c3');
+    expect(asked).toEqual(['41', '41']);
+    // Another tenant's link is refused from the cache as from the repository.
+    await expect(service.lead('t2', { clickId: clickIds.issue('41', now)!, eventName: 'Sign up', customerId: 'x' })).rejects.toMatchObject({
+      code: ErrorCode.CLICK_ID_NOT_FOUND,
+    });
+    expect(asked).toHaveLength(2);
   });
 });

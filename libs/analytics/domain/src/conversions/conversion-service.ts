@@ -30,6 +30,9 @@ export interface ConversionCaps {
 export type ConversionObserver = (event: ConversionEvent) => void;
 
 const DAY_MS = 86_400_000;
+/** How long a link found by a lead is kept, and how many are (the oldest goes first). */
+const LINK_CACHE_MS = 10_000;
+const LINK_CACHE_ENTRIES = 10_000;
 const clickIdNotFound = () =>
   new DomainError(ErrorCode.CLICK_ID_NOT_FOUND, 'no click of your links has this click id, or it is older than the attribution window', { field: 'clickId' });
 
@@ -44,6 +47,12 @@ const clickIdNotFound = () =>
 export class ConversionService {
   private readonly producer = randomBytes(4).toString('hex');
   private seq = 0;
+  /**
+   * Links by id, as leads found them, for LINK_CACHE_MS: a campaign's leads name a few links, and
+   * each lookup asks every shard. A link's domain and code never change; a link deleted or moved to
+   * another tenant is seen at most that late (docs/design.md, "Conversions").
+   */
+  private readonly linkCache = new Map<string, { readonly at: number; readonly link: { tenantId: string; domain: string; code: string } | null }>();
 
   constructor(
     private readonly parts: { store: ConversionStore; sink: ConversionEventSink; links: ConversionLinks; clickIds: ClickIds; observer?: ConversionObserver },
@@ -56,7 +65,7 @@ export class ConversionService {
     const now = this.clock.now();
     const opened = this.parts.clickIds.open(input.clickId);
     if (opened === null || opened.issuedAt < now - this.options.clickIdTtlDays * DAY_MS || opened.issuedAt > now + 60_000) throw clickIdNotFound();
-    const link = await this.unavailableAs(() => this.parts.links.linkById(opened.linkId));
+    const link = await this.linkOf(opened.linkId, now);
     if (link === null || link.tenantId !== tenantId) throw clickIdNotFound();
     const candidate: Customer = {
       tenantId,
@@ -86,6 +95,16 @@ export class ConversionService {
     });
     await this.send(event, () => this.parts.store.removeCustomer(tenantId, customer.customerId));
     return { duplicate: false, event };
+  }
+
+  private async linkOf(linkId: string, now: number): Promise<{ tenantId: string; domain: string; code: string } | null> {
+    const held = this.linkCache.get(linkId);
+    if (held && now - held.at < LINK_CACHE_MS) return held.link;
+    const found = await this.unavailableAs(() => this.parts.links.linkById(linkId));
+    const link = found && { tenantId: found.tenantId, domain: found.domain, code: found.code };
+    if (this.linkCache.size >= LINK_CACHE_ENTRIES) this.linkCache.delete(this.linkCache.keys().next().value!);
+    this.linkCache.set(linkId, { at: now, link });
+    return link;
   }
 
   /** The tenant's conversion settings: its attribution model (`first` unless set). */
@@ -140,12 +159,19 @@ export class ConversionService {
       code: customer.code,
       customerId: customer.customerId,
       clickId: customer.clickId,
+      ...this.clickAtOf(customer.clickId),
       eventName: fields.eventName,
       amount: fields.amount,
       currency: fields.currency,
       invoiceId: fields.invoiceId,
       metadata: fields.metadata,
     };
+  }
+
+  /** The minute of a click (what its id says), for the consumer's lookup of its dimensions. */
+  private clickAtOf(clickId: string): { clickAt?: number } {
+    const opened = this.parts.clickIds.open(clickId);
+    return opened === null ? {} : { clickAt: opened.issuedAt };
   }
 
   private metadataBytes(caps: ConversionCaps): number {

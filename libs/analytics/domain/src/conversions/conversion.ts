@@ -22,6 +22,12 @@ export interface ConversionEvent {
   readonly eventName: string;
   /** The click id of the lead (a sale: its customer's lead's). */
   readonly clickId: string;
+  /**
+   * Epoch ms of the minute of that click (what the click id says): where the consumer finds the
+   * click's visit to copy its dimensions (docs/design.md, "Conversions"). Absent in events sent
+   * before it existed.
+   */
+  readonly clickAt?: number;
   /** A sale's amount in the currency's minor unit (negative: a refund); 0 for a lead. */
   readonly amount: number;
   /** ISO 4217, upper case; '' for a lead. */
@@ -29,6 +35,48 @@ export interface ConversionEvent {
   readonly invoiceId: string | null;
   /** The tenant's own JSON object, at most the configured size; null for none. */
   readonly metadata: Readonly<Record<string, unknown>> | null;
+}
+
+/**
+ * The dimensions of the click a conversion is attributed to, as the clicks' raw visits keep them
+ * ('' where unknown): copied onto the lead or sale row when the consumer writes it, so conversions
+ * break down by the same dimensions as clicks (docs/analytics.md, "Conversions").
+ */
+export interface ConversionDimensions {
+  readonly country: string;
+  readonly region: string;
+  readonly city: string;
+  readonly referer: string;
+  readonly device: string;
+  readonly browser: string;
+  readonly os: string;
+  /** The A/B variant index as text; '' none. */
+  readonly variant: string;
+  /** `qr` or `link`; '' unknown. */
+  readonly source: string;
+}
+
+/** Dimensions of a conversion whose click could not be found (its visit gone, or never stored). */
+export const UNKNOWN_DIMENSIONS: ConversionDimensions = Object.freeze({
+  country: '',
+  region: '',
+  city: '',
+  referer: '',
+  device: '',
+  browser: '',
+  os: '',
+  variant: '',
+  source: '',
+});
+
+/** A click a conversion names: where the consumer looks for its dimensions. */
+export interface ConvertedClick {
+  readonly tenantId: string;
+  readonly domain: string;
+  readonly code: string;
+  readonly clickId: string;
+  /** Epoch ms of the click's minute, when known. */
+  readonly clickAt?: number;
 }
 
 /** What a lead reports (`POST /api/v1/track/lead`). */

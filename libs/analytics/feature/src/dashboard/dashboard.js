@@ -66,6 +66,20 @@
   }
 
   const fmt = (n) => Number(n).toLocaleString('en-US');
+  /** Revenue per currency in minor units, in each currency's own format (`{EUR: 4900}` → "€49.00"). */
+  function revenueText(revenue) {
+    const parts = Object.keys(revenue)
+      .sort()
+      .map((currency) => {
+        try {
+          const f = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+          return f.format(revenue[currency] / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
+        } catch {
+          return `${revenue[currency]} ${currency}`;
+        }
+      });
+    return parts.join(' · ') || '–';
+  }
 
   function clear(el) {
     while (el.firstChild) el.removeChild(el.firstChild);
@@ -245,6 +259,21 @@
           renderBars($(`breakdown-${d}`), d, b.items);
         }
       });
+      // Which variant (country, device, …) converts: the link's leads and sales per value of their clicks.
+      const by = $('conversions-by').value;
+      const conversions = await api(`/api/v1/stats/conversions/breakdown/${by}`, { ...r, granularity: g, code, domain, limit: 10 });
+      renderTable(
+        $('conversions-breakdown').tBodies[0],
+        conversions.items.map((it) => [
+          it.value === null ? `(${NONE[by]})` : it.country ? `${it.value}, ${it.country}` : (LABELS[by] && LABELS[by][it.value]) || it.value,
+          fmt(it.clicks),
+          fmt(it.leads),
+          it.leadRate === null ? '–' : `${(it.leadRate * 100).toFixed(1)} %`,
+          fmt(it.sales),
+          revenueText(it.revenue),
+        ]),
+        6,
+      );
       $('status').textContent = `updated ${new Date().toLocaleTimeString()}`;
       document.body.dataset.loadedCode = code;
     } catch (e) {
@@ -429,7 +458,7 @@
     document.querySelector('.controls').classList.toggle('custom-range', $('range').value === 'custom');
     refresh();
   });
-  for (const id of ['link-picker', 'from', 'to', 'bots']) $(id).addEventListener('change', refresh);
+  for (const id of ['link-picker', 'from', 'to', 'bots', 'conversions-by']) $(id).addEventListener('change', refresh);
   for (const id of ['link-code', 'link-domain']) $(id).addEventListener('change', refresh);
   $('auto-refresh').addEventListener('change', schedule);
 

@@ -82,6 +82,7 @@ describe('chdb click aggregate store on disk', () => {
       '0004_visits_and_ledgers',
       '0005_rollup_input',
       '0006_conversions',
+      '0007_conversion_dimensions',
     ]);
     expect((await again.series(q, r)).totals).toEqual({ clicks: 4, visitors: 1, botClicks: 0 });
     expect((await again.ingestedOffsets('memory:a')).get(2)).toBe(9007199254740993n);

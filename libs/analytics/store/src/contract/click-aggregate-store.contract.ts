@@ -631,6 +631,124 @@ export function describeClickAggregateStoreContract(backend: string, open: () =>
       expect(await store.conversionsByLink(randomUUID(), null, { from: T0, to: T0 + HOUR }, 10)).toEqual([]);
     });
 
+    it('copies the dimensions of a conversion’s click from its visit (else an earlier row of the click), and breaks conversions down by them beside the clicks; series per bucket (docs/analytics.md, "Conversions")', async () => {
+      const tenantId = randomUUID();
+      const source = freshSource();
+      const l = { tenantId, domain: 'sho.rt', code: 'cdim' + randomUUID().slice(0, 6) };
+      const other = { ...l, domain: 'go.acme.example' };
+      const idA = 'A'.repeat(21) + '1';
+      const idB = 'B'.repeat(21) + '2';
+      const idOld = 'C'.repeat(21) + '3';
+      const visitA = aVisit({ ...l, time: (T0 + 30) * 1000, country: 'DE', region: 'Berlin', city: 'Berlin', device: 'mobile', variant: 1, clickId: idA });
+      const visitB = aVisit({ ...l, time: (T0 + 70) * 1000, country: 'FR', refererHost: 'news.example', source: 'qr', variant: 0, clickId: idB });
+      await write({ visits: [visitA, visitB, aVisit({ ...l, time: (T0 + 80) * 1000, country: 'US' })] });
+      // The rollups the consumer writes with those visits: the clicks per value.
+      await write({
+        rows: [
+          aVisitorRow({ ...l, minute: T0, visitor: 1, clicks: 1, dims: [dim('countries', 'DE', 1), dim('variants', '1', 1), dim('devices', 'mobile', 1)] }),
+          aVisitorRow({
+            ...l,
+            minute: T0 + MIN,
+            visitor: 2,
+            clicks: 1,
+            dims: [dim('countries', 'FR', 1), dim('variants', '0', 1), dim('devices', 'desktop', 1)],
+          }),
+          aVisitorRow({
+            ...l,
+            minute: T0 + MIN,
+            visitor: 3,
+            clicks: 1,
+            dims: [dim('countries', 'US', 1), dim('variants', '', 1), dim('devices', 'desktop', 1)],
+          }),
+        ],
+      });
+      // Found by link and minute, then click id: the wrong minute or link finds nothing.
+      const found = await store.clickDimensions([
+        { ...l, clickId: idA, clickAt: T0 * 1000 },
+        { ...l, clickId: idB, clickAt: (T0 + MIN) * 1000 },
+        { ...l, clickId: idOld, clickAt: T0 * 1000 },
+        { ...other, clickId: idA, clickAt: T0 * 1000 },
+      ]);
+      expect(found.get(idA)).toEqual({
+        country: 'DE',
+        region: 'Berlin',
+        city: 'Berlin',
+        referer: '',
+        device: 'mobile',
+        browser: 'Chrome',
+        os: 'Windows',
+        variant: '1',
+        source: 'link',
+      });
+      expect(found.get(idB)).toMatchObject({ country: 'FR', referer: 'news.example', variant: '0', source: 'qr' });
+      expect(found.has(idOld)).toBe(false);
+      expect((await store.clickDimensions([{ ...l, clickId: idA, clickAt: (T0 + 5 * MIN) * 1000 }])).size).toBe(0);
+      const event = (over: Partial<ConversionEvent>): ConversionEvent => ({
+        kind: 'sale',
+        id: `cnv_${randomUUID()}`,
+        key: `sale:${randomUUID()}`,
+        at: (T0 + 90) * 1000,
+        linkId: '42',
+        ...l,
+        customerId: 'cus_a',
+        eventName: 'Purchase',
+        clickId: idA,
+        amount: 0,
+        currency: '',
+        invoiceId: null,
+        metadata: null,
+        ...over,
+      });
+      const leadA = event({ kind: 'lead', key: 'lead:cus_a' });
+      const rows = [
+        { event: leadA, dims: found.get(idA) },
+        { event: event({ key: 'invoice:a1', amount: 4900, currency: 'EUR', invoiceId: 'a1' }), dims: found.get(idA) },
+        { event: event({ key: 'invoice:a2', amount: 1000, currency: 'USD', invoiceId: 'a2', at: (T0 + HOUR + 5) * 1000 }), dims: found.get(idA) },
+        { event: event({ kind: 'lead', key: 'lead:cus_b', customerId: 'cus_b', clickId: idB }), dims: found.get(idB) },
+        // A click found nowhere: unknown dimensions.
+        { event: event({ kind: 'lead', key: 'lead:cus_c', customerId: 'cus_c', clickId: idOld }) },
+      ].map((r, i) => ({ ...r, source, partition: 0, offset: String(i) }));
+      await store.writeConversions(rows);
+      // The same lead again, written before its click was found (unknown): the known value wins.
+      await store.writeConversions([{ event: leadA, source, partition: 0, offset: '9' }]);
+      // A later sale of the click whose visit is gone finds the dimensions on the earlier rows.
+      const later = await store.clickDimensions([{ ...l, clickId: idA }]);
+      expect(later.get(idA)).toMatchObject({ country: 'DE', variant: '1' });
+
+      const range = { from: T0, to: T0 + 2 * HOUR };
+      expect(await store.conversionBreakdown({ tenantId, domain: null }, range, 'variants', 10)).toEqual([
+        { value: '1', leads: 1, sales: 2, revenue: { EUR: 4900, USD: 1000 } },
+        { value: '', leads: 1, sales: 0, revenue: {} },
+        { value: '0', leads: 1, sales: 0, revenue: {} },
+      ]);
+      expect(await store.conversionBreakdown({ tenantId, domain: 'sho.rt', code: l.code }, range, 'cities', 1)).toEqual([
+        { value: 'DE\tBerlin\tBerlin', leads: 1, sales: 2, revenue: { EUR: 4900, USD: 1000 } },
+      ]);
+      expect(await store.conversionBreakdown({ tenantId, domain: 'sho.rt' }, range, 'sources', 10)).toEqual([
+        { value: 'link', leads: 1, sales: 2, revenue: { EUR: 4900, USD: 1000 } },
+        { value: '', leads: 1, sales: 0, revenue: {} },
+        { value: 'qr', leads: 1, sales: 0, revenue: {} },
+      ]);
+      expect(await store.conversionBreakdown({ tenantId, domain: 'go.acme.example' }, range, 'countries', 10)).toEqual([]);
+      expect(await store.conversionBreakdown({ tenantId: randomUUID(), domain: null }, range, 'countries', 10)).toEqual([]);
+      // Clicks per value over the same scopes, from the dim tables (a domain, the tenant).
+      const clicks = await store.scopeBreakdown({ tenantId, domain: null }, minutes(T0, T0 + 2 * HOUR), 'countries', 10);
+      expect(clicks.map((r) => [r.value, r.clicks]).sort()).toEqual([
+        ['DE', 1],
+        ['FR', 1],
+        ['US', 1],
+      ]);
+      expect(await store.scopeBreakdown({ tenantId, domain: 'go.acme.example' }, minutes(T0, T0 + 2 * HOUR), 'countries', 10)).toEqual([]);
+      // Series: per hour, and per minute within one hour.
+      expect(await store.conversionSeries({ tenantId, domain: null }, { ...range, granularity: 'hour' })).toEqual([
+        { time: T0, leads: 3, sales: 1, revenue: { EUR: 4900 } },
+        { time: T0 + HOUR, leads: 0, sales: 1, revenue: { USD: 1000 } },
+      ]);
+      expect(await store.conversionSeries({ tenantId, domain: 'sho.rt', code: l.code }, { from: T0, to: T0 + HOUR, granularity: 'minute' })).toEqual([
+        { time: T0 + MIN, leads: 3, sales: 1, revenue: { EUR: 4900 } },
+      ]);
+    });
+
     it('drops the raw visits of days older than their retention, by day', async () => {
       const l = link();
       const old = Date.UTC(2002, 0, 10) / 1000;

@@ -13,6 +13,9 @@ describe('relayedRoute: the analytics read routes the console may reach, and onl
     ['/api/analytics/v1/stats/overview', '/api/v1/stats/overview'],
     ['/api/analytics/v1/stats/top-links', '/api/v1/stats/top-links'],
     ['/api/analytics/v1/stats/orphans', '/api/v1/stats/orphans'],
+    ['/api/analytics/v1/stats/conversions', '/api/v1/stats/conversions'],
+    ['/api/analytics/v1/stats/conversions/series', '/api/v1/stats/conversions/series'],
+    ['/api/analytics/v1/stats/conversions/breakdown/variants', '/api/v1/stats/conversions/breakdown/variants'],
     ['/api/analytics/v1/events/stream', '/api/v1/events/stream'],
   ])('%s → %s', (path, route) => expect(relayedRoute(path)).toBe(route));
 
@@ -24,6 +27,8 @@ describe('relayedRoute: the analytics read routes the console may reach, and onl
     '/api/analytics/v1/links/a%2F..%2Fb/stats',
     '/api/analytics/v1/links/abc/stats/',
     '/api/analytics/v1/webhooks',
+    '/api/analytics/v1/stats/conversions/breakdown/../../../me',
+    '/api/analytics/v1/stats/conversions/other',
     '/api/v1/links/abc/stats',
   ])('%s is not relayed', (path) => expect(relayedRoute(path)).toBeNull());
 });

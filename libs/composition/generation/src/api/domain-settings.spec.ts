@@ -55,6 +55,8 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
       appleAppSiteAssociation: null,
       androidAssetLinks: null,
       hsts: null,
+      trackConversions: false,
+      conversionParam: 'sl_cid',
       status: 'verified',
     });
     const patched = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, {
@@ -76,8 +78,12 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
     expect((await call(apiKey, 'GET', `/api/v1/domains/${domain}`)).json()).toEqual(patched.json());
     const reset = (await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { notFoundRedirect: null, robots: null })).json();
     expect(reset).toMatchObject({ version: 2, notFoundRedirect: null, robots: 'disallow', branding: { name: 'Acme' } });
+    // Conversion tracking for every link of the domain (docs/analytics.md, "Conversions").
+    const tracking = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { trackConversions: true, conversionParam: 'cid' });
+    expect(tracking.json()).toMatchObject({ version: 3, trackConversions: true, conversionParam: 'cid' });
+    expect(told).toContainEqual({ domain, code: '', version: 3 });
     const listed = (await call(apiKey, 'GET', '/api/v1/domains')).json().domains;
-    expect(listed.map((d: { domain: string; version: number }) => [d.domain, d.version])).toEqual([[domain, 2]]);
+    expect(listed.map((d: { domain: string; version: number }) => [d.domain, d.version])).toEqual([[domain, 3]]);
   });
 
   it('keeps a logo as the image itself (a data: URI in canonical base64), shown in the settings and removed with null', async () => {
@@ -129,6 +135,7 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
         androidAssetLinks: [{ relation: ['x'], target: { namespace: 'android_app', package_name: 'com.acme', sha256_cert_fingerprints: ['AB'] } }],
       }),
     ).toEqual([400, 'VALIDATION_FAILED', 'androidAssetLinks[0].target.sha256_cert_fingerprints']);
+    expect(await refused({ conversionParam: '1bad' })).toEqual([400, 'VALIDATION_FAILED', 'conversionParam']);
     const unknownField = await call(apiKey, 'PATCH', `/api/v1/domains/${domain}`, { colour: 'red' });
     expect([unknownField.statusCode, unknownField.json().code]).toEqual([400, 'VALIDATION_FAILED']);
     expect((await call(apiKey, 'GET', `/api/v1/domains/${domain}`)).json().version).toBe(0);
@@ -145,6 +152,9 @@ describe('domain settings API: GET and PATCH /api/v1/domains/{domain}', () => {
     const operator = await call(OPERATOR, 'PATCH', '/api/v1/domains/sho.rt', { branding: { name: 'Sho.rt' } });
     expect(operator.statusCode).toBe(200);
     expect(operator.json()).toMatchObject({ domain: 'sho.rt', shared: true, branding: { name: 'Sho.rt' } });
+    // Every tenant's links are on a shared domain: tracking is each tenant's choice, on its links or its own domains.
+    const everyone = await call(OPERATOR, 'PATCH', '/api/v1/domains/sho.rt', { trackConversions: true });
+    expect([everyone.statusCode, everyone.json().code, everyone.json().field]).toEqual([400, 'VALIDATION_FAILED', 'trackConversions']);
     expect((await call(null, 'GET', '/api/v1/domains/sho.rt')).statusCode).toBe(401);
   });
 

@@ -24,6 +24,8 @@ const everything = (domain: string, version: number): DomainSettings => ({
     },
   ],
   hsts: { maxAge: 31_536_000, includeSubDomains: true, preload: false },
+  trackConversions: true,
+  conversionParam: 'ref',
   version,
   updatedAt: second(),
 });

@@ -1,0 +1,237 @@
+/**
+ * Track endpoints' bench (issue 38: "the track endpoints take ≥ 2 000 events/s on this machine"), on
+ * demand, on the local real stack (`set -a; . <stack.env>; set +a`): POST /api/v1/track/lead, then
+ * POST /api/v1/track/sale, at fixed rates, open loop (vegeta: requests leave on schedule whatever
+ * the answers do), each rate for --seconds after a warm-up. Every request is a new event: a lead of a
+ * new customer (all with the click id of one tracked link, as a campaign's landing page gives many),
+ * then a sale of one of those customers with an invoice id of its own; a duplicate would answer
+ * without a write and flatter the rate. The generation app runs as in production: MariaDB meta
+ * database and shards, Redis Cluster (the plan's windows), the conversions topic on Kafka (acks from
+ * every in-sync replica before the 201, docs/analytics.md "Exactly once"), a topic of its own per
+ * invocation. A redirect app gives the click id. Reports p50/p99, the answers per status, the
+ * events counted per second and the app's CPU per event, and the largest rate whose answers are all
+ * 201 with p99 under 1 s. Writes bench/results/track-<date>.md. 127.0.0.1 only.
+ *   node -r ./tools/register.js bench/track/run.ts [--rates=1000,2000,3000] [--seconds=10] [--warmup=2]
+ */
+import { randomUUID } from 'crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { Kafka, logLevel } from 'kafkajs';
+import {
+  App,
+  cpuSeconds,
+  datedResultFile,
+  findVegeta,
+  loadAverages,
+  machineFacts,
+  markdownTable,
+  REPO_ROOT,
+  serverSecrets,
+  startApp,
+  startCommand,
+} from '@shortlink/harness';
+
+const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
+const RATES = option('rates', '1000,2000,3000').split(',').map(Number);
+const SECONDS = Number(option('seconds', '10'));
+const WARMUP = Number(option('warmup', '2'));
+const API_KEY = `sl_bench_${randomUUID().replace(/-/g, '')}`;
+const RUN = Date.now().toString(36);
+const log = (m: string) => process.stderr.write(`[track] ${m}\n`);
+
+interface Result {
+  kind: 'lead' | 'sale';
+  rate: number;
+  p50: number;
+  p99: number;
+  max: number;
+  ok: number;
+  sent: number;
+  statuses: string;
+  /** 201s per second over the measured seconds. */
+  perSecond: number;
+  appCpuMs: number | null;
+}
+
+/** One rate of one kind: vegeta over JSON targets (one new event each), its CSV read back, the warm-up left out. */
+async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: number, base: string, clickId: string, appPid: number): Promise<Result> {
+  const total = rate * (SECONDS + WARMUP) + rate;
+  const targets = join(dir, `${kind}-${rate}.json`);
+  const header = { 'Content-Type': ['application/json'], 'X-Api-Key': [API_KEY] };
+  const customer = (i: number) => `bench-${RUN}-${rate}-${i}`;
+  const lines: string[] = [];
+  for (let i = 0; i < total; i++) {
+    const body =
+      kind === 'lead'
+        ? { clickId, eventName: 'Sign up', customerId: customer(i) }
+        : { customerId: customer(i), amount: 4900, currency: 'EUR', eventName: 'Purchase', invoiceId: `inv-${RUN}-${rate}-${i}` };
+    lines.push(JSON.stringify({ method: 'POST', url: `${base}/api/v1/track/${kind}`, header, body: Buffer.from(JSON.stringify(body)).toString('base64') }));
+  }
+  writeFileSync(targets, lines.join('\n') + '\n');
+  const csv = join(dir, `${kind}-${rate}.csv`);
+  const before = cpuSeconds(appPid);
+  const cmd = `'${vegeta}' attack -format=json -rate=${rate}/s -duration=${SECONDS + WARMUP}s -targets='${targets}' -connections=128 -max-workers=512 -timeout=10s | '${vegeta}' encode --to csv > '${csv}'`;
+  const proc = startCommand('sh', ['-c', cmd], { name: 'vegeta', env: { GOMAXPROCS: '1' } });
+  await proc.exited;
+  const after = cpuSeconds(appPid);
+  const lines2 = existsSync(csv) ? readFileSync(csv, 'utf8').split('\n').filter(Boolean) : [];
+  const rows = lines2.map((l) => l.split(',', 3).map(Number));
+  // One answer of each other status, as vegeta kept it (7th column: the body, base64): what refused.
+  const samples = new Map<number, string>();
+  for (const l of lines2) {
+    const cols = l.split(',');
+    const status = Number(cols[1]);
+    if (status !== 201 && !samples.has(status))
+      samples.set(
+        status,
+        Buffer.from(cols[6] ?? '', 'base64')
+          .toString('utf8')
+          .slice(0, 300),
+      );
+  }
+  for (const [status, body] of samples) log(`${kind} ${rate}/s: a ${status} answered ${body}`);
+  if (!rows.length) throw new Error(`vegeta produced no results: ${proc.output().slice(-2000)}`);
+  const t0 = Math.min(...rows.map((r) => r[0]));
+  const kept = rows.filter((r) => r[0] >= t0 + WARMUP * 1e9);
+  const latencies = kept.map((r) => r[2] / 1e6).sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)];
+  const ok = kept.filter((r) => r[1] === 201).length;
+  const byStatus = new Map<number, number>();
+  for (const r of kept) if (r[1] !== 201) byStatus.set(r[1], (byStatus.get(r[1]) ?? 0) + 1);
+  const allOk = rows.filter((r) => r[1] === 201).length || 1;
+  return {
+    kind,
+    rate,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: latencies[latencies.length - 1],
+    ok,
+    sent: kept.length,
+    statuses: [...byStatus].map(([s, n]) => `${s}×${n}`).join(' ') || '-',
+    perSecond: ok / SECONDS,
+    appCpuMs: before === null || after === null ? null : ((after - before) * 1000) / allOk,
+  };
+}
+
+/** The invocation's conversions topic, deleted after it (the shared stack keeps no bench topics). */
+async function deleteTopic(topic: string): Promise<void> {
+  const admin = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING }).admin();
+  try {
+    await admin.connect();
+    await admin.deleteTopics({ topics: [topic] });
+    log(`topic ${topic} deleted`);
+  } catch (error) {
+    log(`topic ${topic} not deleted: ${(error as Error).message}`);
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+async function main() {
+  const started = new Date();
+  const startLoad = loadAverages();
+  const vegeta = findVegeta(log);
+  if (!vegeta) throw new Error('vegeta is needed (go install github.com/tsenart/vegeta/v12@v12.13.0)');
+  if (process.env.BUS_DRIVER !== 'kafka' || !process.env.KAFKA_BROKERS) throw new Error('source the real stack’s stack.env first (BUS_DRIVER=kafka)');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-track-'));
+  const env = {
+    DB_DRIVER: 'mysql',
+    CACHE_DRIVER: 'redis',
+    LOG_LEVEL: 'warn',
+    SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
+    ...serverSecrets(),
+    SHORTLINK_PUBLIC_BASE_URL: 'http://bench.shortlink.test',
+    KAFKA_CONVERSIONS_TOPIC: `shortlink.conversions.bench-${RUN}`,
+    // The plan's limits are not what is measured here (they have their own tests).
+    PLAN_PAID_REQUESTS_PER_MINUTE: '100000000',
+    PLAN_PAID_CONVERSIONS_PER_MONTH: '100000000',
+  };
+  let generation: App | undefined;
+  let redirect: App | undefined;
+  try {
+    generation = await startApp('generation', env, { nodeArgs: ['--max-semi-space-size=64'], timeoutMs: 120_000 });
+    redirect = await startApp('redirect', env, { timeoutMs: 120_000 });
+    const made = await fetch(`${generation.base}/api/v1/links`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: JSON.stringify({ url: 'https://shop.example/landing', trackConversions: true }),
+    });
+    const link = (await made.json()) as { code?: string };
+    if (made.status !== 201 || !link.code) throw new Error(`creating the tracked link: ${made.status} ${JSON.stringify(link)}`);
+    const click = await fetch(`${redirect.base}/${link.code}`, { redirect: 'manual' });
+    const clickId = new URL(click.headers.get('location') ?? 'http://x/').searchParams.get('sl_cid');
+    if (!clickId) throw new Error(`the redirect gave no click id: ${click.status} ${click.headers.get('location')}`);
+    await redirect.stop();
+    redirect = undefined;
+    log(`link ${link.code}, click id ${clickId}; warm-up`);
+    await attack(vegeta, dir, 'lead', 200, generation.base, clickId, generation.proc.pid);
+    const results: Result[] = [];
+    for (const rate of RATES) {
+      for (const kind of ['lead', 'sale'] as const) {
+        const r = await attack(vegeta, dir, kind, rate, generation.base, clickId, generation.proc.pid);
+        results.push(r);
+        log(`${kind} ${rate}/s: ${r.perSecond.toFixed(0)} counted/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, other ${r.statuses}`);
+      }
+    }
+    const best = (kind: string) => {
+      const fine = results.filter((r) => r.kind === kind && r.ok === r.sent && r.p99 < 1000).map((r) => r.rate);
+      return fine.length ? Math.max(...fine) : null;
+    };
+    const table = markdownTable(
+      [
+        ['endpoint', 'l'],
+        ['rate (req/s)', 'r'],
+        ['201 / s', 'r'],
+        ['p50 ms', 'r'],
+        ['p99 ms', 'r'],
+        ['max ms', 'r'],
+        ['201s of sent', 'r'],
+        ['other (status×count)', 'l'],
+        ['app CPU ms / event', 'r'],
+      ],
+      results.map((r) => [
+        `POST /api/v1/track/${r.kind}`,
+        r.rate,
+        r.perSecond.toFixed(0),
+        r.p50.toFixed(1),
+        r.p99.toFixed(1),
+        r.max.toFixed(1),
+        `${r.ok} of ${r.sent}`,
+        r.statuses,
+        r.appCpuMs === null ? '?' : r.appCpuMs.toFixed(2),
+      ]),
+    );
+    const report = [
+      `# Track endpoints bench, ${started.toISOString()}`,
+      '',
+      ...machineFacts({ start: started, startLoad, tools: [`vegeta: ${vegeta}`] }),
+      '',
+      `Open loop, ${SECONDS} s per rate after ${WARMUP} s of warm-up; every request a new event (a lead of a new customer, then a sale with its own invoice id); the generation app alone against MariaDB (meta and shards), Redis Cluster and Kafka (the conversions topic, acks from every in-sync replica before the 201). CPU ms per event: the app's CPU time over the attack (warm-up included) per 201.`,
+      '',
+      table,
+      '',
+      `Largest rate with every answer 201 and p99 < 1 s: leads ${best('lead') ?? 'none of the rates tried'}/s, sales ${best('sale') ?? 'none of the rates tried'}/s (goal: 2 000 events/s).`,
+      '',
+    ].join('\n');
+    process.stdout.write(`${report}\n`);
+    const out = join(REPO_ROOT, 'bench', 'results');
+    mkdirSync(out, { recursive: true });
+    const file = datedResultFile(out, 'track', started);
+    writeFileSync(file, report);
+    log(`written to ${file}`);
+  } finally {
+    await redirect?.stop();
+    await generation?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    await deleteTopic(env.KAFKA_CONVERSIONS_TOPIC);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    log(`failed: ${(e as Error).stack ?? e}`);
+    process.exit(1);
+  },
+);
