@@ -3,7 +3,7 @@
  * links, while an app edits links (docs/benchmarks.md, "Resharding freeze"). On demand, never in CI.
  *
  *   source deploy/local/.run/stack.env   # MYSQL_META_URL names the MariaDB server
- *   node -r ./tools/register.js bench/scale/reshard-freeze.ts --scratch --links=1000000 [--writes=20] [--poll=1000] [--move-poll=100]
+ *   node -r ./tools/register.js bench/scale/reshard-freeze.ts --scratch --links=1000000 [--writes=20] [--poll=1000] [--move-poll=100] [--add-only] [--batch=500] [--reads=0]
  *
  * or, on databases of your own: RESHARD_BENCH_OWN_DATABASES=1 MYSQL_META_URL=... MYSQL_SHARDS=s0=...,s3=...
  * MYSQL_SPARE_SHARDS=s4=... node -r ./tools/register.js bench/scale/reshard-freeze.ts --links=…
@@ -30,8 +30,14 @@ const arg = (name: string, fallback: number) => {
 };
 const LINKS = arg('links', 100_000);
 const WRITES = arg('writes', 20);
+/** Lookups a second of random links through the same repository, as the redirect's database path makes them (none may fail or miss). */
+const READS = arg('reads', 0);
 const POLL = arg('poll', 1000);
 const MOVE_POLL = Math.min(POLL, arg('move-poll', 100));
+/** --add-only: s4 joins and stays (at 10M links the move back would double a long run). */
+const ADD_ONLY = process.argv.includes('--add-only');
+/** Rows per scan and copy step (`reshard --batch`; 500 by default). */
+const BATCH = arg('batch', 500);
 const TENANT = 'bench-reshard-freeze';
 const DOMAIN = 'freeze.bench.example';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -148,7 +154,8 @@ async function measure(env: NodeJS.ProcessEnv): Promise<void> {
   for (const [name] of shards) sample.push(...(await storeOf(name).listIdentifiers(null, 5000)));
 
   const results: Record<string, unknown> = { links: Math.max(have, LINKS), writesPerSecond: WRITES, pollMs: POLL, movePollMs: MOVE_POLL, loadSeconds };
-  for (const change of [{ add: [{ name: spare[0][0] }] }, { remove: [spare[0][0]] }]) {
+  const changes = [{ add: [{ name: spare[0][0] }] }, { remove: [spare[0][0]] }];
+  for (const change of ADD_ONLY ? changes.slice(0, 1) : changes) {
     const atRest = (await ring.current())!;
     const repository = new ShardedLinkRepository(new RoutingState({ version: 0, spec: atRest.spec, move: null }), [...stores.values()], {
       resolveStore: (name) => stores.get(name) ?? null,
@@ -189,9 +196,29 @@ async function measure(env: NodeJS.ProcessEnv): Promise<void> {
         await new Promise((r) => setTimeout(r, Math.max(0, 1000 / WRITES - ms)));
       }
     })();
+    const reads = { sent: 0, done: 0, missing: 0, failed: 0, longestMs: 0 };
+    const reader = (async () => {
+      if (READS <= 0) return;
+      const started = Date.now();
+      while (!stop) {
+        // Open loop: READS a second, each not waiting for the one before (a slow one shows as longestMs).
+        const due = started + (++reads.sent * 1000) / READS;
+        await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
+        const id = sample[Math.floor(Math.random() * sample.length)];
+        const t = Date.now();
+        void repository.findForRedirect(id).then(
+          (link) => {
+            if (link) reads.done++;
+            else reads.missing++;
+            reads.longestMs = Math.max(reads.longestMs, Date.now() - t);
+          },
+          () => reads.failed++,
+        );
+      }
+    })();
     const steps: Record<string, number> = {};
     const tool = new Resharder(ring, storeOf, {
-      batchSize: 500,
+      batchSize: BATCH,
       ratePerSecond: 0,
       watcherAliveMs: 15_000,
       reporter: {
@@ -207,6 +234,7 @@ async function measure(env: NodeJS.ProcessEnv): Promise<void> {
     const done: MoveProgress & { freeze?: unknown } = await tool.run(change);
     stop = true;
     await writer;
+    await reader;
     await watcher.stop();
     const sorted = [...edits.latencies].sort((a, b) => a - b);
     const waits = (repository as unknown as { frozenWaits?: { count: number; longestMs: number } }).frozenWaits ?? null;
@@ -219,6 +247,7 @@ async function measure(env: NodeJS.ProcessEnv): Promise<void> {
       frozenPlusSwitchMs: (done.timings.frozen ?? 0) + (done.timings.switched ?? 0),
       freeze: done.freeze ?? null,
       appFrozenWaits: waits,
+      reads: READS > 0 ? reads : null,
       edits: { done: edits.done, refused: edits.refused, failed: edits.failed, p50Ms: sorted[Math.floor(sorted.length / 2)], longestMs: edits.longestMs },
     };
   }

@@ -8,6 +8,7 @@
  *   set -a; . deploy/local/.run/stack.env; set +a
  *   node -r ./tools/register.js bench/scale/run.ts [--sizes=100000,1000000] [--seconds=20] [--warmup=5] [--sources]
  *     [--rate-fraction=0.05] [--unknown=20000] [--keep] [--heap-snapshot] [--semi-space=64] [--old-space=0] [--fill=100000]
+ *     [--parallel=1] [--generations=1] [--rebuild-up-to=1000000] [--rate=N]
  *
  * The redirect runs compiled, as the image runs it (`node tools/build.js redirect` first);
  * `--sources` runs its TypeScript through tools/register.js, which holds the TypeScript compiler
@@ -59,6 +60,8 @@ const SIZES = option('sizes', '100000,1000000').split(',').map(Number);
 const SECONDS = Number(option('seconds', '20'));
 const WARMUP = Number(option('warmup', '5'));
 const RATE_FRACTION = Number(option('rate-fraction', '0.05'));
+/** --rate=N: offer N requests a second at every size instead (a shared machine whose load moves makes the fraction move too). */
+const FIXED_RATE = Number(option('rate', '0'));
 const UNKNOWN = Number(option('unknown', '20000'));
 const KEEP = process.argv.includes('--keep');
 /** The redirect's --max-semi-space-size (MiB), as the image sets it: 64. */
@@ -72,6 +75,12 @@ const HEAP_SNAPSHOT = process.argv.includes('--heap-snapshot');
 /** --sources: run the redirect from its TypeScript sources (tools/register.js) instead of compiled, as the image runs it. */
 const FROM_SOURCES = process.argv.includes('--sources');
 const BATCH_ROWS = 100_000;
+/** Batches of BATCH_ROWS in flight at once while loading (a tenant's parallel uploads), spread over the generation apps. */
+const PARALLEL = Number(option('parallel', '1'));
+/** Generation apps the batches go to (instances behind a load balancer, each with its outbox relay). */
+const GENERATIONS = Number(option('generations', '1'));
+/** `bloom:rebuild` is timed at sizes up to this (it reads every link: ~45 s a million on this machine). */
+const REBUILD_UP_TO = Number(option('rebuild-up-to', '1000000'));
 const CONNECTIONS = 100;
 const API_KEY = `sl_bench_${randomUUID().replace(/-/g, '')}`;
 const RUN = Date.now().toString(36);
@@ -94,8 +103,13 @@ interface SizeResult {
   redisBytesPerKey: number;
   redisKeys: number;
   mariadbBytesPerLink: number;
+  /** The links tables' data + indexes over the shards, and Redis' used memory over the masters. */
+  mariadbBytes: number;
+  redisUsedBytes: number;
   bloomFalsePositiveRate: number;
   bloomRebuildSeconds: number;
+  /** Rows/s of each 1M-link step of the load (rows/s as the tables grow). */
+  loadSteps: Array<{ links: number; rowsPerSecond: number }>;
 }
 
 function appEnv(): Record<string, string> {
@@ -245,6 +259,7 @@ async function main() {
   const results: SizeResult[] = [];
   const heapParts: string[] = [];
   let generation: App | null = null;
+  const moreGenerations: App[] = [];
   let tenantId: string | null = null;
   try {
     // The bare node:http server on the redirect's core; its capacity sets the offered rate.
@@ -258,10 +273,12 @@ async function main() {
     const bareBase = `http://127.0.0.1:${barePort}`;
     await whenServing(bare, 'bare server', async () => (await fetch(`${bareBase}/x`, { redirect: 'manual' })).status === 302, 20_000, 100);
     const capacity = await closedLoop(rig, { loader: defaultClosedLoopLoader(), base: bareBase, paths: ['/x'], connections: CONNECTIONS, seconds: 5 });
-    const rate = Math.max(200, Math.round((capacity.rps * RATE_FRACTION) / 100) * 100);
+    const rate = FIXED_RATE > 0 ? FIXED_RATE : Math.max(200, Math.round((capacity.rps * RATE_FRACTION) / 100) * 100);
     log(`bare node:http: ${Math.round(capacity.rps)} rps closed loop; offered rate ${rate}/s (${RATE_FRACTION} of it)`);
 
     generation = await startApp('generation', env);
+    for (let g = 1; g < GENERATIONS; g++) moreGenerations.push(await startApp('generation', env));
+    const generations = [generation, ...moreGenerations];
     const created = (await (
       await fetch(`${generation.base}/api/v1/admin/tenants`, {
         method: 'POST',
@@ -273,16 +290,34 @@ async function main() {
     const codes: string[] = [];
     const redisAtStart = await redisFootprint();
 
+    let asked = 0;
+    const loadSteps: SizeResult['loadSteps'] = [];
+    let step = { at: Date.now(), links: 0 };
     for (const size of SIZES) {
       const t0 = Date.now();
-      while (codes.length < size) {
-        const rows = Math.min(BATCH_ROWS, size - codes.length);
-        const got = await batch(generation.base, created.apiKey, codes.length, rows);
-        if (got.length === 0) throw new Error('a batch created nothing');
-        codes.push(...got);
-        log(`${codes.length} links`);
-      }
-      const loadRowsPerSecond = (size - (results.at(-1)?.links ?? 0)) / ((Date.now() - t0) / 1000);
+      // PARALLEL streams, each sending batches of BATCH_ROWS until the size is asked for.
+      const stream = async (_: unknown, n: number) => {
+        while (asked < size) {
+          const rows = Math.min(BATCH_ROWS, size - asked);
+          const from = asked;
+          asked += rows;
+          const got = await batch(generations[n % generations.length].base, created.apiKey, from, rows);
+          if (got.length === 0) throw new Error('a batch created nothing');
+          for (const c of got) codes.push(c);
+          const stepSize = Math.max(100_000, Math.min(1_000_000, size / 10));
+          if (codes.length - step.links >= stepSize) {
+            const now = Date.now();
+            loadSteps.push({ links: codes.length, rowsPerSecond: (codes.length - step.links) / ((now - step.at) / 1000) });
+            step = { at: now, links: codes.length };
+          }
+          log(`${codes.length} links (${Math.round((codes.length - (results.at(-1)?.links ?? 0)) / ((Date.now() - t0) / 1000))} rows/s this size)`);
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL }, stream));
+      // Rows a batch answered with a problem are not retried: the size is what was created.
+      asked = codes.length;
+      const loadRowsPerSecond = (codes.length - (results.at(-1)?.links ?? 0)) / ((Date.now() - t0) / 1000);
+      log(`loaded ${codes.length} links in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
       const db = await mariadbFootprint();
       log(`MariaDB: ${db.rows} rows, ${(db.bytes / 2 ** 20).toFixed(0)} MiB links tables, buffer pool ${(db.bufferPool / 2 ** 20).toFixed(0)} MiB`);
 
@@ -351,10 +386,13 @@ async function main() {
         const redis = await redisFootprint();
         if (HEAP_SNAPSHOT) heapParts.push(`### ${size.toLocaleString('en')} links\n\n${await heapSnapshotOf(pid)}`);
         const t2 = Date.now();
-        execFileSync(process.execPath, ['-r', './tools/register.js', 'tools/cli/src/bloom-rebuild.ts'], { cwd: REPO_ROOT, env, stdio: 'ignore' });
-        const bloomRebuildSeconds = (Date.now() - t2) / 1000;
+        if (size <= REBUILD_UP_TO)
+          execFileSync(process.execPath, ['-r', './tools/register.js', 'tools/cli/src/bloom-rebuild.ts'], { cwd: REPO_ROOT, env, stdio: 'ignore' });
+        const bloomRebuildSeconds = size <= REBUILD_UP_TO ? (Date.now() - t2) / 1000 : NaN;
         results.push({
-          links: size,
+          links: codes.length,
+          mariadbBytes: db.bytes,
+          redisUsedBytes: redis.usedBytes,
           loadRowsPerSecond,
           readyMs,
           runs,
@@ -367,12 +405,17 @@ async function main() {
           mariadbBytesPerLink: db.bytes / Math.max(1, db.rows),
           bloomFalsePositiveRate,
           bloomRebuildSeconds,
+          loadSteps: [...loadSteps],
         });
+        // The figures so far, after each size (a long run that fails later keeps them).
+        const pool = await mariadbFootprint().catch(() => ({ bufferPool: 0 }));
+        report(start, startLoad, results, pool.bufferPool, heapParts);
       } finally {
         await redirect.stop();
       }
     }
   } finally {
+    for (const g of moreGenerations) await g.stop();
     await generation?.stop();
     await group.stopAll();
     if (tenantId && !KEEP) {
@@ -431,6 +474,8 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
       ['Redis bytes / key', 'r'],
       ['Redis keys', 'r'],
       ['MariaDB bytes / link', 'r'],
+      ['MariaDB MiB (all shards)', 'r'],
+      ['Redis MiB (masters)', 'r'],
       ['Bloom false positives %', 'r'],
       ['bloom:rebuild s', 'r'],
     ],
@@ -444,8 +489,10 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
       round(r.redisBytesPerKey),
       r.redisKeys,
       round(r.mariadbBytesPerLink),
+      round(r.mariadbBytes / 2 ** 20),
+      round(r.redisUsedBytes / 2 ** 20),
       (100 * r.bloomFalsePositiveRate).toFixed(2),
-      r.bloomRebuildSeconds.toFixed(1),
+      Number.isNaN(r.bloomRebuildSeconds) ? '—' : r.bloomRebuildSeconds.toFixed(1),
     ]),
   );
   const x = results.map((r) => r.links);
@@ -457,6 +504,10 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
     { title: 'redirect RSS MiB', values: results.map((r) => r.rssMiB) },
     { title: 'Bloom false positives %', values: results.map((r) => 100 * r.bloomFalsePositiveRate) },
     { title: 'MariaDB bytes per link', values: results.map((r) => r.mariadbBytesPerLink) },
+    { title: 'MariaDB MiB, all shards', values: results.map((r) => r.mariadbBytes / 2 ** 20) },
+    { title: 'Redis MiB, masters', values: results.map((r) => r.redisUsedBytes / 2 ** 20) },
+    { title: 'batch load rows/s', values: results.map((r) => r.loadRowsPerSecond) },
+    { title: 'p99 ms, zipf 1.0 cold', values: results.map((r) => r.runs[0].result.p99ms) },
     { title: 'redirect ready s', values: results.map((r) => r.readyMs / 1000) },
     { title: 'bloom:rebuild s', values: results.map((r) => r.bloomRebuildSeconds) },
   ]);
@@ -480,6 +531,16 @@ function report(start: Date, startLoad: string, results: SizeResult[], bufferPoo
     '## Footprint at each size',
     '',
     sizes,
+    '',
+    '## Batch load rate as the tables grow',
+    '',
+    markdownTable(
+      [
+        ['links loaded', 'r'],
+        ['rows/s over the last step', 'r'],
+      ],
+      (results.at(-1)?.loadSteps ?? []).map((s) => [s.links.toLocaleString('en'), round(s.rowsPerSecond)]),
+    ),
     '',
     'Plots: `docs/img/scale.svg`.',
     '',

@@ -39,8 +39,8 @@ tmpdir=$dir/tmp
 pid-file=$dir/mariadbd.pid
 log-error=$dir/mariadbd.err
 skip-name-resolve
-innodb_buffer_pool_size=32M
-innodb_log_file_size=32M
+innodb_buffer_pool_size=$MYSQL_BUFFER_POOL
+innodb_log_file_size=$MYSQL_LOG_FILE_SIZE
 character-set-server=$TOPO_MYSQL_CHARSET
 collation-server=$TOPO_MYSQL_COLLATION
 max_connections=300

@@ -21,8 +21,8 @@ export abstract class MovableShard implements MoveOps, Omit<LinkEventOutbox, 'sh
   claimExpired(owner: string, now: Date, until: Date, limit: number) {
     return this.outbox.claimExpired(owner, now, until, limit);
   }
-  renew(owner: string, until: Date) {
-    return this.outbox.renew(owner, until);
+  renew(owner: string, until: Date, ids?: readonly string[]) {
+    return this.outbox.renew(owner, until, ids);
   }
   settle(owner: string, ids: readonly string[]) {
     return this.outbox.settle(owner, ids);

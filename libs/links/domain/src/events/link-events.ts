@@ -72,8 +72,13 @@ export interface LinkEventOutbox {
    * `until`, and returns them. Two relays never both get one.
    */
   claimExpired(owner: string, now: Date, until: Date, limit: number): Promise<OutboxEvent[]>;
-  /** Every event of the owner is leased until `until`; how many it holds. */
-  renew(owner: string, until: Date): Promise<number>;
+  /**
+   * The owner's events among `ids` (every event of the owner without `ids`: a relay that stops
+   * gives them all up) are leased until `until`; how many it holds of them. A relay renews only
+   * what it has read: its unread backlog keeps the lease it was written with, so that a renewal
+   * does not grow with the backlog (docs/design.md, "Edits reach every instance").
+   */
+  renew(owner: string, until: Date, ids?: readonly string[]): Promise<number>;
   /** Deletes the owner's events among `ids` (every consumer has them). */
   settle(owner: string, ids: readonly string[]): Promise<void>;
   /** How many events wait, and when the oldest of them happened (null when none does). */

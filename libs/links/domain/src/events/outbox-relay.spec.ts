@@ -162,6 +162,53 @@ describe('LinkEventRelay', () => {
     expect(cache.newLinks).toEqual([{ domain: 'sho.rt', code: 'f1' }]);
   });
 
+  it('renews only the events it has read: the backlog beyond what it holds keeps its first lease, and another relay takes that over', async () => {
+    const { repo, cache, feed, clock, relayAs } = setup();
+    for (let i = 0; i < 8; i++) await repo.insert(aLink(`h${i}`));
+    cache.down = true;
+    // Holds two events per shard at most, as a relay behind a batch of millions holds OUTBOX maxTracked.
+    const outboxes: LinkEventOutboxes = { stamp: { owner: 'gen-a', leaseMs: LEASE }, all: repo.outboxes().all };
+    const relay = new LinkEventRelay(outboxes, [new CacheEventConsumer(cache, feed, repo)], {
+      intervalMs: 1000,
+      leaseMs: LEASE,
+      confirmAfterMs: CONFIRM,
+      clock,
+      maxTracked: 2,
+      batch: 2,
+    });
+    for (let i = 0; i < 15; i++) {
+      clock.t += 1000;
+      await relay.round();
+    }
+    const held = relay.pending().events;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(4);
+    const other = relayAs('gen-other');
+    await other.round();
+    // Before, a renewal leased every event of the owner, read or not: the other relay took none.
+    expect(other.counts.claimed).toBe(8 - held);
+    expect(relay.pending().events).toBe(held);
+  });
+
+  it('runs passes back to back while batches come full: a backlog drains faster than one batch a round', async () => {
+    const { repo, cache, feed, clock } = setup();
+    for (let i = 0; i < 10; i++) await repo.insert(aLink(`k${i}`));
+    const outboxes: LinkEventOutboxes = { stamp: { owner: 'gen-a', leaseMs: LEASE }, all: repo.outboxes().all };
+    const relay = new LinkEventRelay(outboxes, [new CacheEventConsumer(cache, feed, repo)], {
+      intervalMs: 1000,
+      leaseMs: LEASE,
+      confirmAfterMs: CONFIRM,
+      clock,
+      batch: 2,
+    });
+    await relay.round();
+    expect(relay.counts.delivered).toBe(10); // one pass a round delivered 2
+    clock.t += CONFIRM;
+    await relay.round();
+    expect(relay.counts.settled).toBe(10);
+    expect(repo.outboxEvents()).toEqual([]);
+  });
+
   it('applies a link’s events by version: several waiting at once leave the newest state, and a delete outranks the edits before it', async () => {
     const { repo, cache, feed, relay, shardOf } = setup();
     const link = aLink('g1');

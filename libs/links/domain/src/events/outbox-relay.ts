@@ -38,6 +38,8 @@ export interface LinkEventRelayOptions {
 type Phase = { readonly at: 'due' } | { readonly at: 'busy' } | { readonly at: 'check'; readonly after: number } | { readonly at: 'done' };
 
 const DUE: Phase = { at: 'due' };
+/** Passes a round runs back to back at most while batches come full (see `work`). */
+const PASSES_PER_ROUND = 8;
 const BUSY: Phase = { at: 'busy' };
 const DONE: Phase = { at: 'done' };
 
@@ -152,29 +154,46 @@ export class LinkEventRelay {
     return { events, oldestMs: events ? Math.max(0, this.clock.now() - oldest) : 0 };
   }
 
+  /**
+   * Passes back to back while a pass found a full batch to read, deliver or check, up to
+   * PASSES_PER_ROUND: one pass a round relayed `batch` events a second at most (1 000), a quarter
+   * of what one batch upload writes, and a large upload left a backlog that grew with the links
+   * loaded (docs/benchmarks.md, "Scale").
+   */
   private async work(): Promise<void> {
+    for (let pass = 0; pass < PASSES_PER_ROUND; pass++) if (!(await this.pass())) break;
     const now = this.clock.now();
-    const outboxes = this.outboxes.all();
-    await Promise.all(outboxes.map((outbox) => this.read(outbox, now)));
-    for (const [i, consumer] of this.consumers.entries()) {
-      await this.deliverDue(i, consumer);
-      await this.checkDue(i, consumer);
-    }
-    await Promise.all(outboxes.map((outbox) => this.settle(outbox)));
     for (const [key, record] of this.inline) if (record.until < now) this.inline.delete(key);
   }
 
-  /** This relay's new events of one shard, those whose lease ran out, and its leases renewed. */
-  private async read(outbox: LinkEventOutbox, now: number): Promise<void> {
+  /** One read, deliver, check and settle; true when some step had a full batch (more may wait). */
+  private async pass(): Promise<boolean> {
+    const now = this.clock.now();
+    const outboxes = this.outboxes.all();
+    const reads = await Promise.all(outboxes.map((outbox) => this.read(outbox, now)));
+    let full = reads.some(Boolean);
+    for (const [i, consumer] of this.consumers.entries()) {
+      if ((await this.deliverDue(i, consumer)) >= this.batch) full = true;
+      if ((await this.checkDue(i, consumer)) >= this.batch) full = true;
+    }
+    await Promise.all(outboxes.map((outbox) => this.settle(outbox)));
+    return full;
+  }
+
+  /** This relay's new events of one shard, those whose lease ran out, and its leases renewed; true when a page came back full. */
+  private async read(outbox: LinkEventOutbox, now: number): Promise<boolean> {
     const shard = outbox.shardName;
     let mine = this.tracked.get(shard);
     if (!mine) this.tracked.set(shard, (mine = new Map()));
+    let full = false;
     try {
       const room = this.maxTracked - mine.size;
       if (room > 0) {
         const cursor = this.cursors.get(shard) ?? { last: null, before: null };
         const fresh = await outbox.leased(this.owner, cursor.before, Math.min(this.batch, room) + mine.size);
-        for (const event of fresh) this.adopt(mine, event);
+        let adopted = 0;
+        for (const event of fresh) if (this.adopt(mine, event)) adopted++;
+        full = adopted >= Math.min(this.batch, room);
         this.cursors.set(shard, { last: fresh.at(-1)?.id ?? cursor.last, before: cursor.last });
         const lapsed = await outbox.claimExpired(
           this.owner,
@@ -185,12 +204,16 @@ export class LinkEventRelay {
         for (const event of lapsed) if (this.adopt(mine, event)) this.counts.claimed++;
       }
       if (mine.size && now - (this.renewedAt.get(shard) ?? 0) >= this.options.leaseMs / 3) {
-        await outbox.renew(this.owner, new Date(now + this.options.leaseMs));
+        // What this relay has read, not its whole backlog: a renewal of every event of the owner
+        // grew with the backlog (after a batch of millions, hundreds of thousands of rows per shard
+        // every few seconds, locking the owner's range against the batch's own inserts).
+        await outbox.renew(this.owner, new Date(now + this.options.leaseMs), [...mine.keys()]);
         this.renewedAt.set(shard, now);
       }
     } catch (error) {
       this.options.onShardError?.(shard, error);
     }
+    return full;
   }
 
   private adopt(mine: Map<string, Tracked>, event: OutboxEvent): boolean {
@@ -202,9 +225,9 @@ export class LinkEventRelay {
     return true;
   }
 
-  private async deliverDue(i: number, consumer: LinkEventConsumer): Promise<void> {
+  private async deliverDue(i: number, consumer: LinkEventConsumer): Promise<number> {
     const due = this.select(i, (p) => p.at === 'due');
-    if (due.length === 0) return;
+    if (due.length === 0) return 0;
     for (const t of due) t.phases[i] = BUSY;
     const failed = await this.attempt(
       consumer,
@@ -212,12 +235,13 @@ export class LinkEventRelay {
     );
     const now = this.clock.now();
     for (const t of due) t.phases[i] = failed.has(t.event) ? DUE : this.delivered(consumer, now);
+    return failed.size ? 0 : due.length; // a consumer that failed waits for the next round
   }
 
-  private async checkDue(i: number, consumer: LinkEventConsumer): Promise<void> {
+  private async checkDue(i: number, consumer: LinkEventConsumer): Promise<number> {
     const now = this.clock.now();
     const due = this.select(i, (p) => p.at === 'check' && p.after <= now);
-    if (due.length === 0 || !consumer.reassert) return;
+    if (due.length === 0 || !consumer.reassert) return 0;
     for (const t of due) t.phases[i] = BUSY;
     let outcome: { again: ReadonlySet<LinkChangeEvent>; failed: ReadonlySet<LinkChangeEvent> };
     try {
@@ -234,6 +258,7 @@ export class LinkEventRelay {
         t.phases[i] = { at: 'check', after: after + this.options.confirmAfterMs };
       } else t.phases[i] = DONE;
     }
+    return outcome.failed.size ? 0 : due.length;
   }
 
   /** Deletes the shard's events every consumer has; they stay tracked (and are deleted again) if the outbox does not answer. */

@@ -47,8 +47,9 @@ export class InMemoryOutbox implements LinkEventOutbox {
     return lapsed.map((r) => r.event);
   }
 
-  async renew(owner: string, until: Date): Promise<number> {
-    const mine = [...this.waiting.values()].filter((r) => r.owner === owner);
+  async renew(owner: string, until: Date, ids?: readonly string[]): Promise<number> {
+    const among = ids ? new Set(ids) : null;
+    const mine = [...this.waiting.entries()].filter(([id, r]) => r.owner === owner && (!among || among.has(id))).map(([, r]) => r);
     for (const r of mine) r.leaseUntil = until.getTime();
     return mine.length;
   }

@@ -81,6 +81,21 @@ export function describeOutboxContract(backend: string, fixture: () => Promise<O
       expect((await shard.leased(owner, events[4].id, 100)).filter((e) => e.tenantId === tenantId)).toEqual(events.slice(5));
     });
 
+    it('renews the owner’s events among the ids it is given and no other (a relay renews what it has read, not its backlog)', async () => {
+      const { owner, shard } = await owned();
+      for (let i = 0; i < 3; i++) await shard.insert(aLink());
+      const [first, second, third] = await shard.leased(owner, null, 10);
+      const now = Date.now();
+      expect(await shard.renew(owner, new Date(now + 10 * LEASE), [first.id, third.id])).toBe(2);
+      expect(await shard.renew(`x-${randomUUID().slice(0, 8)}`, new Date(now + 10 * LEASE), [second.id])).toBe(0); // not that owner's
+      // Past the lease they were written with: the one not renewed is free to take, the renewed ones are not.
+      const other = `o-${randomUUID().slice(0, 8)}`;
+      const taken = await shard.claimExpired(other, new Date(now + LEASE + 1000), new Date(now + 2 * LEASE), 1000);
+      expect(taken.filter((e) => [first.id, second.id, third.id].includes(e.id)).map((e) => e.id)).toEqual([second.id]);
+      await shard.settle(owner, [first.id, third.id]);
+      await shard.settle(other, [second.id]);
+    });
+
     it('leases: an owner reads its own events only; another takes them over once the lease ran out, never two at once; renew and settle act on the owner’s', async () => {
       const { owner, shard } = await owned();
       const links = [aLink(), aLink(), aLink()];

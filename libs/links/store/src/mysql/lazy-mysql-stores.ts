@@ -134,8 +134,8 @@ export class LazyMysqlLinkShardStore implements MovableShardStore {
   async claimExpired(owner: string, now: Date, until: Date, limit: number) {
     return (await this.store.get()).claimExpired(owner, now, until, limit);
   }
-  async renew(owner: string, until: Date) {
-    return (await this.store.get()).renew(owner, until);
+  async renew(owner: string, until: Date, ids?: readonly string[]) {
+    return (await this.store.get()).renew(owner, until, ids);
   }
   async settle(owner: string, ids: readonly string[]) {
     return (await this.store.get()).settle(owner, ids);

@@ -4,6 +4,7 @@ import { EVENT_COLUMNS, EVENT_SELECT, eventFromRow, EventRow, eventValues } from
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 const ROW = `(${marks(EVENT_COLUMNS.length)})`;
+const RENEW_PER_STATEMENT = 1000;
 
 /** Writes the events of a change in the transaction `m` of that change (docs/design.md, "Edits reach every instance"). */
 export async function writeEvents(m: EntityManager, events: readonly LinkChangeEvent[], stamp: OutboxStamp): Promise<void> {
@@ -55,9 +56,23 @@ export class MysqlOutbox implements LinkEventOutbox {
     return rows.map((r) => eventFromRow(this.shardName, r));
   }
 
-  async renew(owner: string, until: Date): Promise<number> {
-    const result: { affectedRows: number } = await this.ds.query('UPDATE link_events SET lease_until = ? WHERE lease_owner = ?', [until.getTime(), owner]);
-    return result.affectedRows;
+  async renew(owner: string, until: Date, ids?: readonly string[]): Promise<number> {
+    if (!ids) {
+      const result: { affectedRows: number } = await this.ds.query('UPDATE link_events SET lease_until = ? WHERE lease_owner = ?', [until.getTime(), owner]);
+      return result.affectedRows;
+    }
+    // By primary key, a thousand at a time: no range of the owner index is locked, so the
+    // request's inserts of new events (same owner, higher ids) never wait behind a renewal.
+    let held = 0;
+    for (let i = 0; i < ids.length; i += RENEW_PER_STATEMENT) {
+      const some = ids.slice(i, i + RENEW_PER_STATEMENT);
+      const result: { affectedRows: number } = await this.ds.query(
+        `UPDATE link_events SET lease_until = ? WHERE id IN (${marks(some.length)}) AND lease_owner = ?`,
+        [until.getTime(), ...some, owner],
+      );
+      held += result.affectedRows;
+    }
+    return held;
   }
 
   async settle(owner: string, ids: readonly string[]): Promise<void> {

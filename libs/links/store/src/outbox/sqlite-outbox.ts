@@ -40,8 +40,10 @@ export class SqliteOutbox implements LinkEventOutbox {
       .immediate();
   }
 
-  async renew(owner: string, until: Date): Promise<number> {
-    return this.db.prepare('UPDATE link_events SET lease_until = ? WHERE lease_owner = ?').run(until.getTime(), owner).changes;
+  async renew(owner: string, until: Date, ids?: readonly string[]): Promise<number> {
+    if (!ids) return this.db.prepare('UPDATE link_events SET lease_until = ? WHERE lease_owner = ?').run(until.getTime(), owner).changes;
+    const one = this.db.prepare('UPDATE link_events SET lease_until = ? WHERE id = ? AND lease_owner = ?');
+    return this.db.transaction(() => ids.reduce((held, id) => held + one.run(until.getTime(), BigInt(id), owner).changes, 0))();
   }
 
   async settle(owner: string, ids: readonly string[]): Promise<void> {
