@@ -229,6 +229,27 @@ describe('scalable Bloom filter on the embedded store', () => {
     // CPU-bound (hashing 250 000 links, 65 000 checks): 17 s here with other work on both cores; room for a CPU hog on top.
   }, 240_000);
 
+  it('a writer that follows the layout grows the filter by itself: an import with no redirect running keeps the rate', async () => {
+    const writer = instance(store, listed);
+    started.push(writer.maintainer);
+    await clocked(writer.maintainer.rebuild());
+    await writer.maintainer.follow();
+    for (let links = 0; links < 40_000; links += 1000) {
+      await create(writer.filter, links, links + 1000);
+      // A second of the clock per 1 000 links: the layout's refreshes, and a growth's grace, run within it.
+      for (let step = 0; step < 20; step++) await jest.advanceTimersByTimeAsync(STEP_MS);
+    }
+    const { generations } = writer.filter.describe();
+    expect(generations).toBeGreaterThanOrEqual(3);
+    expect(await falsePositiveRate(writer.filter, 10_000)).toBeLessThanOrEqual(TARGET);
+    expect(
+      await answersFor(
+        writer.filter,
+        listed.items.filter((_, i) => i % 20 === 0),
+      ),
+    ).toEqual({ maybe: 2000 });
+  }, 240_000);
+
   it('a growth under way never makes a following reader say "no" for a link created meanwhile by another instance', async () => {
     const grower = await make();
     await clocked(grower.maintainer.rebuild());

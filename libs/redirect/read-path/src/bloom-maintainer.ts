@@ -113,9 +113,24 @@ export class BloomMaintainer {
     this.scheduleRetry();
   }
 
-  /** Reads the layout every `refreshMs` (what a writer needs: the generation app). */
+  /**
+   * Reads the layout every `refreshMs` (what a writer needs: the generation app), and grows the filter
+   * when its newest generation is nearly full, as the redirect's check does: a large import while no
+   * redirect runs would otherwise fill one generation far past its capacity (73 % false positives at
+   * 10M links, docs/benchmarks.md "Scale to 10 000 000 links"). One growth at a time per instance; the
+   * layout lock keeps instances from growing it twice.
+   */
   follow(): Promise<void> {
-    return this.filter.follow();
+    let growing = false;
+    return this.filter.follow(async () => {
+      if (growing) return;
+      growing = true;
+      try {
+        await this.growIfFull();
+      } finally {
+        growing = false;
+      }
+    });
   }
 
   /** Rebuilds from the shards unless the filter is built (or another instance is changing it). */
