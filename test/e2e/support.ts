@@ -1,4 +1,5 @@
 import { createClient } from '@clickhouse/client';
+import { createConnection } from 'mysql2/promise';
 import { randomUUID } from 'crypto';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
@@ -112,22 +113,28 @@ export interface RealStackApps {
  * Redis Cluster, Kafka with topics and groups of this run; the rollups in a ClickHouse database of
  * this run, dropped after, or in chdb in a temporary directory), started in beforeAll with
  * `shared` + `apps` settings, stopped in afterAll. Generation first: it bootstraps the tenant.
+ * `ownMeta`: a meta database of this run (dropped after) instead of the stack's, for a suite whose
+ * background jobs must not meet other suites' apps: the domain verifiers of every suite running at
+ * the same time took the domains journey's checks from the shared meta database and ran them
+ * against their own resolver, so its domain was never verified (CI, twice).
  */
 export function useRealStackApps(
   suite: string,
-  o: { olap: 'clickhouse' | 'chdb'; shared?: Record<string, string>; apps?: Record<string, string> },
+  o: { olap: 'clickhouse' | 'chdb'; shared?: Record<string, string>; apps?: Record<string, string>; ownMeta?: boolean },
 ): () => RealStackApps {
   const procs: RunningProcess[] = [];
   const run = `e2e-${suite}.${Date.now().toString(36)}`;
   const database = `shortlink_e2e_${suite.replace(/\W/g, '_')}_${Date.now().toString(36)}`;
   let started: RealStackApps | null = null;
   let dataDir: string | null = null;
+  let metaUrl: string | null = null;
   beforeAll(async () => {
     const needs = ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', ...(o.olap === 'clickhouse' ? ['CLICKHOUSE_URL'] : [])];
     for (const name of needs) requireEnv(name);
     const allocated = await allocateEndpoints();
     const olap: Record<string, string> =
       o.olap === 'clickhouse' ? { CLICKHOUSE_DATABASE: database } : { SHORTLINK_DATA_DIR: (dataDir = mkdtempSync(join(tmpdir(), `shortlink-rs-${suite}-`))) };
+    if (o.ownMeta) metaUrl = await createDatabase(process.env.MYSQL_META_URL!, `shortlink_meta_${database.slice('shortlink_'.length)}`);
     const shared: Record<string, string> = {
       DB_DRIVER: 'mysql',
       CACHE_DRIVER: 'redis',
@@ -142,6 +149,7 @@ export function useRealStackApps(
       KAFKA_EVENTS_TOPIC: `shortlink.events.${run}`,
       KAFKA_WEBHOOK_CONSUMER_GROUP: `${run}.webhooks`,
       CLICK_BUFFER_FLUSH_MS: '50',
+      ...(metaUrl ? { MYSQL_META_URL: metaUrl } : {}),
       ...o.shared,
     };
     const { endpoints } = allocated;
@@ -161,6 +169,7 @@ export function useRealStackApps(
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (metaUrl) await dropDatabase(metaUrl).catch(() => undefined);
     if (o.olap === 'clickhouse') {
       const ch = createClient({
         url: process.env.CLICKHOUSE_URL,
@@ -175,6 +184,29 @@ export function useRealStackApps(
     if (!started) throw new Error(`the real-stack apps of ${suite} did not start`);
     return started;
   };
+}
+
+/** A database beside the one `url` names, on the same server (the apps' migrations fill it); its URL. */
+async function createDatabase(url: string, name: string): Promise<string> {
+  const at = new URL(url);
+  const connection = await createConnection({ uri: url });
+  try {
+    await connection.query(`CREATE DATABASE IF NOT EXISTS \`${name}\``);
+  } finally {
+    await connection.end();
+  }
+  at.pathname = `/${name}`;
+  return at.toString();
+}
+
+async function dropDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  const connection = await createConnection({ uri: url });
+  try {
+    await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+  } finally {
+    await connection.end();
+  }
 }
 
 /**
