@@ -21,6 +21,7 @@ const CHECKED_WITHIN_MS = 80_000;
 
 export function domainsEnv(dns: DnsResponder, front: PortForward): Record<string, string> {
   return {
+    DOMAIN_VERIFIER: 'on',
     DOMAIN_DNS_RESOLVER: dns.address,
     DOMAIN_HTTP_CHECK_PORT: String(front.port),
     DOMAIN_CHECK_ALLOW_PRIVATE: 'on',

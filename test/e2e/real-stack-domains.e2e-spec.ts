@@ -19,7 +19,7 @@ describe('real stack: custom domains across two verifiers', () => {
     front = await PortForward.start();
     Object.assign(settings, domainsEnv(dns, front));
   });
-  const stack = useRealStackApps('domains', { olap: 'chdb', apps: settings, ownMeta: true });
+  const stack = useRealStackApps('domains', { olap: 'chdb', apps: settings });
 
   beforeAll(async () => {
     front.to(stack().endpoints.redirect);

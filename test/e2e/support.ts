@@ -1,5 +1,4 @@
 import { createClient } from '@clickhouse/client';
-import { createConnection } from 'mysql2/promise';
 import { randomUUID } from 'crypto';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
@@ -109,32 +108,34 @@ export interface RealStackApps {
 }
 
 /**
+ * The suites on the real stack share its meta database, and a domain verifier takes every due check
+ * there: one with the defaults (the machine's resolver, minutes of backoff) took the domains journey's
+ * checks, failed them and pushed them past the journey's wait (CI). Only the suites about domains
+ * run it (they set DOMAIN_VERIFIER=on with a resolver and backoffs of their own).
+ */
+export const VERIFIER_OFF = { DOMAIN_VERIFIER: 'off' } as const;
+
+/**
  * For a real-stack suite: generation, analytics and redirect as processes on the stack (MariaDB,
  * Redis Cluster, Kafka with topics and groups of this run; the rollups in a ClickHouse database of
  * this run, dropped after, or in chdb in a temporary directory), started in beforeAll with
  * `shared` + `apps` settings, stopped in afterAll. Generation first: it bootstraps the tenant.
- * `ownMeta`: a meta database of this run (dropped after) instead of the stack's, for a suite whose
- * background jobs must not meet other suites' apps: the domain verifiers of every suite running at
- * the same time took the domains journey's checks from the shared meta database and ran them
- * against their own resolver, so its domain was never verified (CI, twice).
  */
 export function useRealStackApps(
   suite: string,
-  o: { olap: 'clickhouse' | 'chdb'; shared?: Record<string, string>; apps?: Record<string, string>; ownMeta?: boolean },
+  o: { olap: 'clickhouse' | 'chdb'; shared?: Record<string, string>; apps?: Record<string, string> },
 ): () => RealStackApps {
   const procs: RunningProcess[] = [];
   const run = `e2e-${suite}.${Date.now().toString(36)}`;
   const database = `shortlink_e2e_${suite.replace(/\W/g, '_')}_${Date.now().toString(36)}`;
   let started: RealStackApps | null = null;
   let dataDir: string | null = null;
-  let metaUrl: string | null = null;
   beforeAll(async () => {
     const needs = ['MYSQL_SHARDS', 'MYSQL_META_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', ...(o.olap === 'clickhouse' ? ['CLICKHOUSE_URL'] : [])];
     for (const name of needs) requireEnv(name);
     const allocated = await allocateEndpoints();
     const olap: Record<string, string> =
       o.olap === 'clickhouse' ? { CLICKHOUSE_DATABASE: database } : { SHORTLINK_DATA_DIR: (dataDir = mkdtempSync(join(tmpdir(), `shortlink-rs-${suite}-`))) };
-    if (o.ownMeta) metaUrl = await createDatabase(process.env.MYSQL_META_URL!, `shortlink_meta_${database.slice('shortlink_'.length)}`);
     const shared: Record<string, string> = {
       DB_DRIVER: 'mysql',
       CACHE_DRIVER: 'redis',
@@ -149,7 +150,7 @@ export function useRealStackApps(
       KAFKA_EVENTS_TOPIC: `shortlink.events.${run}`,
       KAFKA_WEBHOOK_CONSUMER_GROUP: `${run}.webhooks`,
       CLICK_BUFFER_FLUSH_MS: '50',
-      ...(metaUrl ? { MYSQL_META_URL: metaUrl } : {}),
+      ...VERIFIER_OFF,
       ...o.shared,
     };
     const { endpoints } = allocated;
@@ -169,7 +170,6 @@ export function useRealStackApps(
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (metaUrl) await dropDatabase(metaUrl).catch(() => undefined);
     if (o.olap === 'clickhouse') {
       const ch = createClient({
         url: process.env.CLICKHOUSE_URL,
@@ -184,29 +184,6 @@ export function useRealStackApps(
     if (!started) throw new Error(`the real-stack apps of ${suite} did not start`);
     return started;
   };
-}
-
-/** A database beside the one `url` names, on the same server (the apps' migrations fill it); its URL. */
-async function createDatabase(url: string, name: string): Promise<string> {
-  const at = new URL(url);
-  const connection = await createConnection({ uri: url });
-  try {
-    await connection.query(`CREATE DATABASE IF NOT EXISTS \`${name}\``);
-  } finally {
-    await connection.end();
-  }
-  at.pathname = `/${name}`;
-  return at.toString();
-}
-
-async function dropDatabase(url: string): Promise<void> {
-  const name = new URL(url).pathname.slice(1);
-  const connection = await createConnection({ uri: url });
-  try {
-    await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
-  } finally {
-    await connection.end();
-  }
 }
 
 /**
@@ -224,6 +201,7 @@ export function realStackEnv(extra: Record<string, string> = {}): Record<string,
     ...SERVER_SECRETS,
     SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
     SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
+    ...VERIFIER_OFF,
     ...extra,
   };
 }
