@@ -1,6 +1,7 @@
 import { App, startApp } from '@shortlink/harness';
 import { DnsResponder } from '@shortlink/testing';
 import { describeDomainsJourney, domainsEnv, PortForward } from './domains-journey';
+import { describeTlsJourney } from './tls-journey';
 import { useRealStackApps } from './support';
 
 /**
@@ -39,3 +40,6 @@ describe('real stack: custom domains across two verifiers', () => {
     dns,
   }));
 });
+
+// In this file, after the journey above: never beside it (tls-journey.ts says why).
+describeTlsJourney();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The TLS journey's tools (test/e2e/real-stack-tls.e2e-spec.ts), from Debian: caddy (the TLS front),
+# The TLS journey's tools (test/e2e/tls-journey.ts, run by real-stack-domains.e2e-spec.ts), from Debian: caddy (the TLS front),
 # pebble and pebble-challtestsrv (a real ACME server and its test DNS), certutil (libnss3-tools:
 # Chromium's trust store) and openssl. Idempotent: installs only what is missing. Needs root (CI runs
 # as root). The caddy package enables a system service listening on :80 and :443; it is stopped and
