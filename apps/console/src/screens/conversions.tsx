@@ -167,16 +167,7 @@ export function Conversions() {
                           {l.domain}/{l.code}
                         </a>
                       </th>
-                      <td class="num">{fmt(l.clicks)}</td>
-                      <td class="num">{fmt(l.leads)}</td>
-                      <td class="num">{pct(l.leadRate)}</td>
-                      <td class="num">{fmt(l.sales)}</td>
-                      <td class="num">{pct(l.saleRate)}</td>
-                      <td class="num revenue">
-                        {money(l.revenue).map((m) => (
-                          <div key={m}>{m}</div>
-                        ))}
-                      </td>
+                      <FunnelCells row={l} />
                     </tr>
                   ))}
                 </tbody>
@@ -206,6 +197,24 @@ function FunnelHead({ first }: { first: string }) {
   );
 }
 
+/** A funnel row's steps and rates, in FunnelHead's order. */
+function FunnelCells({ row }: { row: Pick<ByValue['items'][number], 'clicks' | 'leads' | 'leadRate' | 'sales' | 'saleRate' | 'revenue'> }) {
+  return (
+    <>
+      <td class="num">{fmt(row.clicks)}</td>
+      <td class="num">{fmt(row.leads)}</td>
+      <td class="num">{pct(row.leadRate)}</td>
+      <td class="num">{fmt(row.sales)}</td>
+      <td class="num">{pct(row.saleRate)}</td>
+      <td class="num revenue">
+        {money(row.revenue).map((m) => (
+          <div key={m}>{m}</div>
+        ))}
+      </td>
+    </>
+  );
+}
+
 /** The funnel per value of a click dimension: which variant (country, device, …) converts, not only which one gets clicks. */
 function ByValueTable({ data }: { data: ByValue }) {
   const d = data.dimension as Dimension;
@@ -219,16 +228,7 @@ function ByValueTable({ data }: { data: ByValue }) {
           {data.items.map((i) => (
             <tr key={`${i.country ?? ''}/${i.region ?? ''}/${i.value ?? ''}`} data-value={i.value ?? ''}>
               <th scope="row">{valueLabel(d, i.value) + (i.country ? `, ${i.region ? `${i.region}, ` : ''}${i.country}` : '')}</th>
-              <td class="num">{fmt(i.clicks)}</td>
-              <td class="num">{fmt(i.leads)}</td>
-              <td class="num">{pct(i.leadRate)}</td>
-              <td class="num">{fmt(i.sales)}</td>
-              <td class="num">{pct(i.saleRate)}</td>
-              <td class="num revenue">
-                {money(i.revenue).map((m) => (
-                  <div key={m}>{m}</div>
-                ))}
-              </td>
+              <FunnelCells row={i} />
             </tr>
           ))}
         </tbody>
