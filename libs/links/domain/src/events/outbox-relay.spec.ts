@@ -3,7 +3,7 @@ import { aTestLink } from '../testing/links';
 import { RecordingChangeFeed, RecordingLinkCache } from '../testing/in-memory-ports';
 import { CacheEventConsumer } from './cache-consumer';
 import { createdEvent, deletedEvent, editedEvent, LinkChangeEvent, LinkEventOutboxes } from './link-events';
-import { LinkEventConsumer, LinkEventRelay } from './outbox-relay';
+import { LinkEventConsumer, LinkEventRelay, LinkEventRelayOptions } from './outbox-relay';
 
 const LEASE = 10_000;
 const CONFIRM = 3000;
@@ -21,9 +21,13 @@ describe('LinkEventRelay', () => {
     const repo = new InMemoryLinkRepository(['a', 'b'], { stamp: { owner, leaseMs: LEASE }, clock });
     const cache = new RecordingLinkCache();
     const feed = new RecordingChangeFeed();
-    const relayAs = (name: string, consumers: LinkEventConsumer[] = [new CacheEventConsumer(cache, feed, repo)]) => {
+    const relayAs = (
+      name: string,
+      consumers: LinkEventConsumer[] = [new CacheEventConsumer(cache, feed, repo)],
+      options: Partial<LinkEventRelayOptions> = {},
+    ) => {
       const outboxes: LinkEventOutboxes = { stamp: { owner: name, leaseMs: LEASE }, all: repo.outboxes().all };
-      return new LinkEventRelay(outboxes, consumers, { intervalMs: 1000, leaseMs: LEASE, confirmAfterMs: CONFIRM, clock });
+      return new LinkEventRelay(outboxes, consumers, { intervalMs: 1000, leaseMs: LEASE, confirmAfterMs: CONFIRM, clock, ...options });
     };
     const shardOf = (code: string) => repo.shards.find((s) => s.shardName === repo.shardOf(code))!;
     return { clock, repo, cache, feed, relay: relayAs(owner), relayAs, shardOf };
@@ -167,15 +171,7 @@ describe('LinkEventRelay', () => {
     for (let i = 0; i < 8; i++) await repo.insert(aLink(`h${i}`));
     cache.down = true;
     // Holds two events per shard at most, as a relay behind a batch of millions holds OUTBOX maxTracked.
-    const outboxes: LinkEventOutboxes = { stamp: { owner: 'gen-a', leaseMs: LEASE }, all: repo.outboxes().all };
-    const relay = new LinkEventRelay(outboxes, [new CacheEventConsumer(cache, feed, repo)], {
-      intervalMs: 1000,
-      leaseMs: LEASE,
-      confirmAfterMs: CONFIRM,
-      clock,
-      maxTracked: 2,
-      batch: 2,
-    });
+    const relay = relayAs('gen-a', [new CacheEventConsumer(cache, feed, repo)], { maxTracked: 2, batch: 2 });
     for (let i = 0; i < 15; i++) {
       clock.t += 1000;
       await relay.round();
@@ -191,16 +187,9 @@ describe('LinkEventRelay', () => {
   });
 
   it('runs passes back to back while batches come full: a backlog drains faster than one batch a round', async () => {
-    const { repo, cache, feed, clock } = setup();
+    const { repo, cache, feed, clock, relayAs } = setup();
     for (let i = 0; i < 10; i++) await repo.insert(aLink(`k${i}`));
-    const outboxes: LinkEventOutboxes = { stamp: { owner: 'gen-a', leaseMs: LEASE }, all: repo.outboxes().all };
-    const relay = new LinkEventRelay(outboxes, [new CacheEventConsumer(cache, feed, repo)], {
-      intervalMs: 1000,
-      leaseMs: LEASE,
-      confirmAfterMs: CONFIRM,
-      clock,
-      batch: 2,
-    });
+    const relay = relayAs('gen-a', [new CacheEventConsumer(cache, feed, repo)], { batch: 2 });
     await relay.round();
     expect(relay.counts.delivered).toBe(10); // one pass a round delivered 2
     clock.t += CONFIRM;
