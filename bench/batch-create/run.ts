@@ -14,14 +14,14 @@
  */
 import { execFileSync } from 'child_process';
 import { randomUUID } from 'crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { readFileSync } from 'fs';
 import { join } from 'path';
 import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '@shortlink/config';
 import {
   App,
   captureProfile,
-  datedResultFile,
+  writeResultFile,
   fmt,
   loadAverages,
   machineFacts,
@@ -270,10 +270,7 @@ async function main() {
       '',
     ].join('\n');
     process.stdout.write(`${report}\n`);
-    const dir = join(REPO_ROOT, 'bench', 'results');
-    mkdirSync(dir, { recursive: true });
-    const file = datedResultFile(dir, 'batch-create', started);
-    writeFileSync(file, report);
+    const file = writeResultFile('batch-create', started, report);
     log(`written to ${file}`);
   } finally {
     await generation?.stop();

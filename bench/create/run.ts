@@ -13,14 +13,14 @@
  *   node -r ./tools/register.js bench/create/run.ts [--rates=25,50,100,200,300,400] [--seconds=10] [--warmup=2] [--runs=1] [--baseline=<dir>] [--profile=400]
  */
 import { randomUUID } from 'crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 import {
   App,
   captureProfile,
   cpuSeconds,
-  datedResultFile,
+  writeResultFile,
   findVegeta,
   loadAverages,
   machineFacts,
@@ -252,10 +252,7 @@ async function main() {
       '',
     ].join('\n');
     process.stdout.write(`${report}\n`);
-    const out = join(REPO_ROOT, 'bench', 'results');
-    mkdirSync(out, { recursive: true });
-    const file = datedResultFile(out, 'create', started);
-    writeFileSync(file, report);
+    const file = writeResultFile('create', started, report);
     log(`written to ${file}`);
   } finally {
     for (const { app } of variants) await app?.stop();

@@ -14,19 +14,18 @@
  *   node -r ./tools/register.js bench/track/run.ts [--rates=1000,2000,3000] [--seconds=10] [--warmup=2]
  */
 import { randomUUID } from 'crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Kafka, logLevel } from 'kafkajs';
 import {
   App,
   cpuSeconds,
-  datedResultFile,
+  writeResultFile,
   findVegeta,
   loadAverages,
   machineFacts,
   markdownTable,
-  REPO_ROOT,
   serverSecrets,
   startApp,
   startCommand,
@@ -215,10 +214,7 @@ async function main() {
       '',
     ].join('\n');
     process.stdout.write(`${report}\n`);
-    const out = join(REPO_ROOT, 'bench', 'results');
-    mkdirSync(out, { recursive: true });
-    const file = datedResultFile(out, 'track', started);
-    writeFileSync(file, report);
+    const file = writeResultFile('track', started, report);
     log(`written to ${file}`);
   } finally {
     await redirect?.stop();

@@ -15,11 +15,11 @@
 import { randomUUID } from 'crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'http';
 import { AddressInfo } from 'net';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Webhook } from 'standardwebhooks';
-import { App, datedResultFile, eventually, loadAverages, machineFacts, markdownTable, REPO_ROOT, sleep, startApp } from '@shortlink/harness';
+import { App, eventually, loadAverages, machineFacts, markdownTable, sleep, startApp, writeResultFile } from '@shortlink/harness';
 import { webhookBenchEnv } from './apps-env';
 
 const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
@@ -193,10 +193,7 @@ async function main() {
       appliedTwice.length ? `Applied twice: ${appliedTwice.slice(0, 20).join(', ')}` : '',
     ].join('\n');
     process.stdout.write(`${report}\n`);
-    const out = join(REPO_ROOT, 'bench', 'results');
-    mkdirSync(out, { recursive: true });
-    const file = datedResultFile(out, 'webhook-outage', started);
-    writeFileSync(file, report);
+    const file = writeResultFile('webhook-outage', started, report);
     log(`written to ${file}`);
     if (!ok) throw new Error('messages were lost or applied twice');
   } finally {

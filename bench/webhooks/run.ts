@@ -13,11 +13,11 @@
 import { randomUUID } from 'crypto';
 import { createServer } from 'http';
 import { AddressInfo } from 'net';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { webhookBenchEnv } from './apps-env';
-import { App, datedResultFile, eventually, loadAverages, machineFacts, markdownTable, pooled, REPO_ROOT, sleep, startApp } from '@shortlink/harness';
+import { App, eventually, loadAverages, machineFacts, markdownTable, pooled, sleep, startApp, writeResultFile } from '@shortlink/harness';
 
 const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const RATE = Number(option('rate', '20'));
@@ -122,10 +122,7 @@ async function main() {
       '',
     ].join('\n');
     process.stdout.write(`${report}\n`);
-    const out = join(REPO_ROOT, 'bench', 'results');
-    mkdirSync(out, { recursive: true });
-    const file = datedResultFile(out, 'webhooks', started);
-    writeFileSync(file, report);
+    const file = writeResultFile('webhooks', started, report);
     log(`written to ${file}`);
   } finally {
     await Promise.all(apps.map((a) => a.stop()));

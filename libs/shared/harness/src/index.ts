@@ -16,7 +16,7 @@ export { eventually, sleep } from './poll';
 export { allocateEndpoints, type Endpoints, freePort } from './ports';
 export { Proc, ProcessGroup, type RunningProcess, startCommand, startProcess, waitHealthy, whenServing, withoutAppSettings } from './process';
 export { captureProfile, PROFILE_HOOK, profileHookEnv, summariseProfile } from './profile';
-export { type Column, datedResultFile, firstLine, fmt, loadAverages, machineFacts, markdownTable, median, share } from './report';
+export { type Column, datedResultFile, firstLine, fmt, loadAverages, machineFacts, markdownTable, median, share, writeResultFile } from './report';
 export { commandPath, shellOutput } from './shell';
 export { ZipfSampler } from './zipf';
 export { lineChartsSvg, type Series } from './svg-chart';

@@ -1,7 +1,8 @@
 /** Helpers of a benchmark's markdown report: numbers, tables, machine facts, the result file's name. */
-import { existsSync, readFileSync } from 'fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { cpus, loadavg } from 'os';
 import { join } from 'path';
+import { REPO_ROOT } from './paths';
 import { shellOutput } from './shell';
 
 export const median = (xs: readonly number[]) => {
@@ -53,6 +54,15 @@ export function datedResultFile(dir: string, prefix: string, date: Date): string
   const day = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
   let file = join(dir, `${prefix}-${day}.md`);
   for (let i = 2; existsSync(file); i++) file = join(dir, `${prefix}-${day}-${i}.md`);
+  return file;
+}
+
+/** Writes a bench's report into bench/results under a dated name (datedResultFile) and answers the file's path. */
+export function writeResultFile(prefix: string, date: Date, report: string): string {
+  const dir = join(REPO_ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = datedResultFile(dir, prefix, date);
+  writeFileSync(file, report);
   return file;
 }
 
