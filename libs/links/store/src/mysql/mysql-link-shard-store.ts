@@ -73,17 +73,15 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
   private async insertRows(links: readonly Link[], journal: boolean): Promise<void> {
     if (links.length === 0) return;
     try {
-      const insert = `INSERT INTO links (${COLUMNS}) VALUES ${links.map(() => PLACEHOLDERS).join(', ')}`;
       // One transaction with the links' events (a batch's chunk writes one per shard; docs/design.md, "Batch creation").
       await this.ds.transaction(async (m) => {
-        await m.query(insert, links.flatMap(values));
+        await m.query(...linksInsert(links));
         await insertTags(m, links);
         if (journal) await journalEntries(m, links);
         await writeEvents(m, links.map(createdEvent), this.stamp);
       });
     } catch (error) {
-      if (isMysqlDuplicate(error)) throw new DuplicateLinkError({ domain: links[0].domain, code: links.length === 1 ? links[0].code : '(batch)' });
-      throw error;
+      throw isMysqlDuplicate(error) ? duplicateOf(links) : error;
     }
   }
 
@@ -95,12 +93,8 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
    */
   private async insertInOneTrip(links: readonly Link[]): Promise<void> {
     if (links.length === 0) return;
-    const tags = tagRows(links);
-    const statements: Array<[string, unknown[]]> = [
-      [`INSERT INTO links (${COLUMNS}) VALUES ${links.map(() => PLACEHOLDERS).join(', ')}`, links.flatMap(values)],
-      ...(tags.length ? [[TAGS_INSERT(tags.length), tags.flat()] as [string, unknown[]]] : []),
-      eventsInsert(links.map(createdEvent), this.stamp),
-    ];
+    const tags = tagsInsert(links);
+    const statements = [linksInsert(links), ...(tags ? [tags] : []), eventsInsert(links.map(createdEvent), this.stamp)];
     const runner = this.ds.createQueryRunner();
     try {
       await runner.query(
@@ -109,8 +103,7 @@ export class MysqlLinkShardStore extends MovableShard implements MovableShardSto
       );
     } catch (error) {
       await runner.query('ROLLBACK').catch(() => undefined);
-      if (isMysqlDuplicate(error)) throw new DuplicateLinkError({ domain: links[0].domain, code: links.length === 1 ? links[0].code : '(batch)' });
-      throw error;
+      throw isMysqlDuplicate(error) ? duplicateOf(links) : error;
     } finally {
       await runner.release();
     }
@@ -355,11 +348,22 @@ function values(l: Link): unknown[] {
   ];
 }
 
-const tagRows = (links: readonly Link[]) => links.flatMap((l) => l.tags.map((tag) => [l.tenantId, tag, l.id]));
-const TAGS_INSERT = (rows: number) =>
-  `INSERT IGNORE INTO link_tags (tenant_id, tag, link_id) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}`;
+/** The statement that writes `links` (at least one), and its parameters. */
+const linksInsert = (links: readonly Link[]): [string, unknown[]] => [
+  `INSERT INTO links (${COLUMNS}) VALUES ${links.map(() => PLACEHOLDERS).join(', ')}`,
+  links.flatMap(values),
+];
+
+/** The statement that writes the tags of `links`, and its parameters; null when they have none. */
+function tagsInsert(links: readonly Link[]): [string, unknown[]] | null {
+  const tags = links.flatMap((l) => l.tags.map((tag) => [l.tenantId, tag, l.id]));
+  return tags.length ? [`INSERT IGNORE INTO link_tags (tenant_id, tag, link_id) VALUES ${tags.map(() => '(?, ?, ?)').join(', ')}`, tags.flat()] : null;
+}
 
 async function insertTags(m: EntityManager, links: readonly Link[]): Promise<void> {
-  const tags = tagRows(links);
-  if (tags.length) await m.query(TAGS_INSERT(tags.length), tags.flat());
+  const tags = tagsInsert(links);
+  if (tags) await m.query(...tags);
 }
+
+/** A duplicate key among `links`: the link's own identifier when it was alone. */
+const duplicateOf = (links: readonly Link[]) => new DuplicateLinkError({ domain: links[0].domain, code: links.length === 1 ? links[0].code : '(batch)' });
