@@ -118,15 +118,17 @@ export class BloomMaintainer {
    * when its newest generation is nearly full, as the redirect's check does: a large import while no
    * redirect runs would otherwise fill one generation far past its capacity (73 % false positives at
    * 10M links, docs/benchmarks.md "Scale to 10 000 000 links"). One growth at a time per instance; the
-   * layout lock keeps instances from growing it twice.
+   * layout lock keeps instances from growing it twice. `report` hears of each growth and failure.
    */
-  follow(): Promise<void> {
+  follow(report: (outcome: 'grown' | Error) => void = () => undefined): Promise<void> {
     let growing = false;
     return this.filter.follow(async () => {
       if (growing) return;
       growing = true;
       try {
-        await this.growIfFull();
+        if ((await this.growIfFull()) === 'grown') report('grown');
+      } catch (error) {
+        report(error as Error);
       } finally {
         growing = false;
       }
@@ -168,14 +170,7 @@ export class BloomMaintainer {
       );
     this.upkeep = setInterval(ensure, everyMs);
     this.upkeep.unref();
-    void this.filter
-      .follow(() =>
-        this.growIfFull().then(
-          (r) => r === 'grown' && report('grown'),
-          (error) => report(error as Error),
-        ),
-      )
-      .then(ensure);
+    void this.follow(report).then(ensure);
   }
 
   /** Adds a generation when the newest one holds GROW_AT of its capacity (estimated from a sample). */
