@@ -67,7 +67,8 @@ if [ $MODE = full ]; then
   fuzz_pid=$!
   step resilience jest_tier resilience --runInBand
   # The chaos run's short version (docs/reliability.md): a fixed seed, so a failure can be replayed.
-  step chaos npm run --silent chaos -- --short --seed 1
+  # Its log is kept: the summary names the invariants a failed run broke, and their first violations.
+  step chaos bash -c 'npm run --silent chaos -- --short --seed 1 2>&1 | tee "$1/chaos.log"; exit "${PIPESTATUS[0]}"' chaos "$RESULTS"
   echo "=== api-fuzz (ran beside resilience and chaos)"
   wait "$fuzz_pid"
   fuzz_rc=$?

@@ -42,6 +42,30 @@ for (const tier of tiers) {
     if (suite.status === 'failed' && !bad && suite.message) failures.push(`${tier} ${name} (the suite did not run)\n      ${firstLines(suite.message)}`);
   }
 }
+// The chaos run (tools/test-all.sh keeps its log): a failed verdict's broken invariants and their first violations.
+const chaosLog = path.join(dir, 'chaos.log');
+if (fs.existsSync(chaosLog)) {
+  const lines = fs.readFileSync(chaosLog, 'utf8').split('\n');
+  const verdict = lines.find((line) => line.startsWith('verdict: '));
+  if (verdict !== 'verdict: PASS') {
+    const broken = lines.filter((line) => /^\| .* \| FAIL \| \d+ \|$/.test(line)).map((line) => line.split(' | ')[0].slice(2).split(':')[0]);
+    // The violations follow their invariant's "name (first N of M):" line; "what the faults saw" is no violation.
+    const examples = lines
+      .filter(
+        (line, i) =>
+          line.startsWith('  - ') &&
+          lines
+            .slice(0, i)
+            .reverse()
+            .find((l) => !l.startsWith('  - '))
+            ?.match(/\(first \d+ of \d+\):$/),
+      )
+      .slice(0, 5);
+    const what = verdict ? `broke ${broken.join(', ') || 'an invariant'}` : `ended without a verdict: ${lines.filter(Boolean).slice(-3).join(' / ')}`;
+    failed++;
+    failures.push(`chaos (replay: npm run chaos -- --short --seed 1) ${what}${examples.length ? `\n${examples.map((e) => `    ${e}`).join('\n')}` : ''}`);
+  }
+}
 const steps = path.join(dir, 'steps.txt');
 if (fs.existsSync(steps)) process.stdout.write(fs.readFileSync(steps, 'utf8'));
 if (failures.length) console.log(`--- failed tests\n${failures.map((f) => `  ✕ ${f}`).join('\n')}`);

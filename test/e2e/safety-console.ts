@@ -121,6 +121,7 @@ export function describeSafetyConsole(setup: () => SafetyApps, options: { readon
       await item.getByRole('button', { name: 'Ban' }).click();
       await operator.page.getByRole('status').filter({ hasText: 'banned' }).waitFor();
       await operator.page.selectOption('#queue-state', 'resolved');
+      await operator.page.locator('ol.queue[data-state=resolved][aria-busy=false]').waitFor();
       const resolved = operator.page.locator(`li.queue-item[data-code="${code}"]`);
       await resolved.waitFor();
       expect(await resolved.locator('[data-field=moderation]').innerText()).toContain('banned (Phishing, confirmed, operator)');

@@ -12,6 +12,7 @@ import {
   faultSummary,
   OVERLOAD,
   RECOVERY_MS,
+  BACKLOG_DRAIN_MS,
 } from './checker';
 import { ChaosRecord, Fault, Op } from './record';
 
@@ -253,6 +254,17 @@ describe('chaos checker: errors', () => {
     const f = fault({ target: 'redirect', victim: 'redirect-1', start: lost.start - 100, end: lost.end + 100 });
     expect(checkErrors(recordOf([lost], { faults: [f] }))).toEqual([]);
     expect(checkErrors(recordOf([lost], { faults: [{ ...f, victim: 'redirect-0' }] }))).toHaveLength(1);
+  });
+
+  it('excuses the shed answers of an app instance draining what queued while it was stopped, on that instance, just after its fault, and nothing else', () => {
+    const shed = op({ kind: 'redirect', code: 'c1', status: 503, contentType: CT, problem: 'OVERLOADED', retryAfter: '1', instance: 'redirect-0' });
+    const pause = fault({ target: 'redirect', action: 'pause', victim: 'redirect-0', start: shed.start - 3000, end: shed.start - 11 });
+    expect(checkErrors(recordOf([shed], { faults: [pause] }))).toEqual([]);
+    expect(checkErrors(recordOf([shed], { faults: [{ ...pause, victim: 'redirect-1' }] }))).toHaveLength(1);
+    expect(checkErrors(recordOf([shed], { faults: [{ ...pause, end: shed.start - BACKLOG_DRAIN_MS - 1 }] }))).toHaveLength(1);
+    expect(checkErrors(recordOf([{ ...shed, retryAfter: null }], { faults: [pause] }))).toHaveLength(1);
+    expect(checkErrors(recordOf([{ ...shed, problem: 'SHARD_UNAVAILABLE' }], { faults: [pause] }))).toHaveLength(1);
+    expect(checkErrors(recordOf([shed], { faults: [{ ...pause, target: 'kafka', victim: 'kafka' }] }))).toHaveLength(1);
   });
 
   it('excuses failures while Kafka is cut off from one redirect on that instance only, and those of a Redis partition everywhere', () => {

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { createShortlinkClient } from '@shortlink/sdk';
 import { type Problem, problemOf, type Schemas } from '../api/client';
 import { Field, Notice, ProblemNote, when } from '../ui';
@@ -40,11 +40,19 @@ export function Moderation() {
   const [next, setNext] = useState<string | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // Which list the page shows, and whether a newer one is on its way: an answer to an older request
+  // (a refresh after an action, then a switch to the resolved items) never replaces a newer one.
+  const [shown, setShown] = useState<{ state: QueueState; loading: boolean }>({ state: 'open', loading: false });
+  const latestLoad = useRef(0);
 
   const load = async (withKey: string, which: QueueState, cursor: string | null = null): Promise<boolean> => {
+    const ticket = ++latestLoad.current;
+    setShown((s) => ({ ...s, loading: true }));
     const { data, error, response } = await operatorClient(withKey)
       .GET('/api/v1/admin/moderation/queue', { params: { query: { state: which, limit: 50, ...(cursor ? { cursor } : {}) } } })
       .catch((e: unknown) => ({ data: undefined, error: e, response: undefined }));
+    if (ticket !== latestLoad.current) return false;
+    setShown({ state: which, loading: false });
     if (!data) {
       setProblem(problemOf(error, response));
       return false;
@@ -102,8 +110,9 @@ export function Moderation() {
       return;
     }
     setProblem(null);
-    setNotice(`${label}: ${ACTIONS.find((a) => a.action === action)!.done}.`);
+    // The list first, then the notice: when the status says it is done, the list shows it.
     await load(key, state);
+    setNotice(`${label}: ${ACTIONS.find((a) => a.action === action)!.done}.`);
   };
 
   return (
@@ -145,7 +154,7 @@ export function Moderation() {
         {notice && <Notice>{notice}</Notice>}
         <ProblemNote problem={problem} id="moderation-error" />
         {items && items.length === 0 && <p>Nothing {state === 'open' ? 'waits for a decision' : 'was resolved yet'}.</p>}
-        <ol class="queue">
+        <ol class="queue" data-state={shown.state} aria-busy={shown.loading ? 'true' : 'false'}>
           {(items ?? []).map((item) => (
             <QueueEntry key={`${item.domain}/${item.code}`} item={item} onAct={act} />
           ))}
