@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # npm test: every suite. Typecheck (the console's too), the console's build (Vite; fails over its first-load budget), lint (npm run lint: ESLint with the Nx module-boundary rules, Prettier, merge-conflict markers), unit, integration
-# (contract suites on the real servers), e2e on both profiles, then resilience (the redirect hot
-# path while real servers are stopped or killed; serial, after e2e, since it takes shared servers
-# down), then the short chaos run (faults under a recorded workload, judged by its checker), then
-# api-fuzz (schemathesis against the published OpenAPI documents; beside resilience). Needs the real stack:
-# `npm run stack:up` first.
+# (contract suites on the real servers), e2e on both profiles beside resilience (the redirect hot
+# path while real servers are stopped or killed, on a second stack this script starts and stops:
+# it takes its servers down), then the short chaos run (faults under a recorded workload, judged by
+# its checker) beside api-fuzz (schemathesis against the published OpenAPI documents). Needs the
+# real stack: `npm run stack:up` first.
 #
 # npm run test:embedded (this script with --embedded): what runs with no server installed, for a
 # newcomer's first check: typecheck, lint, unit and the embedded-profile e2e suites.
@@ -56,25 +56,46 @@ step lint npm run --silent lint
 step unit jest_tier unit
 if [ $MODE = full ]; then
   step integration jest_tier integration --runInBand
+  # Resilience stops, kills and pauses servers, so it gets a stack of its own (its own run directory and
+  # ports, torn down at the end) and runs beside e2e, which mostly waits on the apps it starts and on
+  # Chromium while resilience mostly waits for the servers it stops and starts (docs/design.md, "CI").
+  export RESILIENCE_STACK_RUN_DIR="$PWD/deploy/local/.run-resilience"
+  resilience_stack() { # stack.sh verb...
+    STACK_RUN_DIR="$RESILIENCE_STACK_RUN_DIR" REDIS_BASE_PORT=7901 MYSQL_PORT_A=4217 MYSQL_PORT_B=4218 CLICKHOUSE_HTTP_PORT=19033 \
+      CLICKHOUSE_TCP_PORT=19910 CLICKHOUSE_INTERSERVER_PORT=19919 KAFKA_PORT=20092 KAFKA_CONTROLLER_PORT=20093 bash deploy/local/stack.sh "$@"
+  }
+  trap 'resilience_stack down >/dev/null 2>&1 || true' EXIT
+  resilience_t0=$SECONDS
+  (
+    if ! resilience_stack up; then echo "the resilience stack did not come up"; exit 1; fi
+    set -a; . "$RESILIENCE_STACK_RUN_DIR/stack.env"; set +a
+    jest_tier resilience --runInBand
+  ) >"$RESULTS/resilience.log" 2>&1 &
+  resilience_pid=$!
   # Two workers: an e2e suite mostly waits on the apps it starts and on Chromium, so two overlap
   # (one run: 499 s instead of 775 s in band, every suite passing; docs/design.md, "CI").
   step e2e jest_tier e2e --maxWorkers=2
+  echo "=== resilience (ran beside e2e, on a stack of its own)"
+  wait "$resilience_pid"
+  resilience_rc=$?
+  cat "$RESULTS/resilience.log"
+  if [ $resilience_rc -eq 0 ]; then echo "--- resilience: ok ($((SECONDS - resilience_t0)) s, beside e2e)" | tee -a "$RESULTS/steps.txt"
+  else echo "--- resilience: FAILED ($((SECONDS - resilience_t0)) s, beside e2e)" | tee -a "$RESULTS/steps.txt"; status=1; fi
+  resilience_stack down >/dev/null 2>&1 || true
   # api-fuzz starts embedded apps of its own (free ports, a temporary data dir) and needs no shared
-  # server, while resilience mostly waits for servers it stops and starts: the two run side by side,
-  # which keeps CI within its 25 minutes (docs/design.md, "CI"). Its output follows chaos's.
+  # server: it runs beside the chaos run. Its output follows chaos's.
   fuzz_t0=$SECONDS
   bash tools/ci/api-fuzz.sh >"$RESULTS/api-fuzz.log" 2>&1 &
   fuzz_pid=$!
-  step resilience jest_tier resilience --runInBand
   # The chaos run's short version (docs/reliability.md): a fixed seed, so a failure can be replayed.
   # Its log is kept: the summary names the invariants a failed run broke, and their first violations.
   step chaos bash -c 'npm run --silent chaos -- --short --seed 1 2>&1 | tee "$1/chaos.log"; exit "${PIPESTATUS[0]}"' chaos "$RESULTS"
-  echo "=== api-fuzz (ran beside resilience and chaos)"
+  echo "=== api-fuzz (ran beside chaos)"
   wait "$fuzz_pid"
   fuzz_rc=$?
   cat "$RESULTS/api-fuzz.log"
-  if [ $fuzz_rc -eq 0 ]; then echo "--- api-fuzz: ok ($((SECONDS - fuzz_t0)) s, beside resilience and chaos)" | tee -a "$RESULTS/steps.txt"
-  else echo "--- api-fuzz: FAILED ($((SECONDS - fuzz_t0)) s, beside resilience and chaos)" | tee -a "$RESULTS/steps.txt"; status=1; fi
+  if [ $fuzz_rc -eq 0 ]; then echo "--- api-fuzz: ok ($((SECONDS - fuzz_t0)) s, beside chaos)" | tee -a "$RESULTS/steps.txt"
+  else echo "--- api-fuzz: FAILED ($((SECONDS - fuzz_t0)) s, beside chaos)" | tee -a "$RESULTS/steps.txt"; status=1; fi
   node tools/test-summary.js "$RESULTS" unit integration e2e resilience || status=1
 else
   step e2e-embedded jest_tier e2e --runInBand --testPathPatterns 'test/e2e/(embedded|security)'
