@@ -11,35 +11,48 @@
  * invocation. A redirect app gives the click id. Reports p50/p99, the answers per status, the
  * events counted per second and the app's CPU per event, and the largest rate whose answers are all
  * 201 with p99 under 1 s. Writes bench/results/track-<date>.md. 127.0.0.1 only.
- *   node -r ./tools/register.js bench/track/run.ts [--rates=1000,2000,3000] [--seconds=10] [--warmup=2]
+ * `--baseline=<checkout>`: the generation app of another checkout (the code before a change) too,
+ * both up at once, each rate's runs alternating between them (medians of `--runs`, and the ratio
+ * after/before of each run pair: the shared machine's load moves between runs). `--profile=<rate>`:
+ * a CPU profile of each app under leads, then sales, at that rate, summarised (no table).
+ *   node -r ./tools/register.js bench/track/run.ts [--rates=1000,2000,3000] [--seconds=10] [--warmup=2] [--runs=1] [--baseline=<dir>] [--profile=800]
  */
 import { randomUUID } from 'crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join } from 'path';
+import { join, resolve } from 'path';
 import { Kafka, logLevel } from 'kafkajs';
 import {
   App,
+  captureProfile,
   cpuSeconds,
   writeResultFile,
   findVegeta,
   loadAverages,
   machineFacts,
   markdownTable,
+  PROFILE_HOOK,
+  profileHookEnv,
+  REPO_ROOT,
   serverSecrets,
   startApp,
   startCommand,
+  summariseProfile,
 } from '@shortlink/harness';
 
 const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const RATES = option('rates', '1000,2000,3000').split(',').map(Number);
 const SECONDS = Number(option('seconds', '10'));
 const WARMUP = Number(option('warmup', '2'));
+const RUNS = Number(option('runs', '1'));
+const BASELINE = option('baseline', '') || null;
+const PROFILE_RATE = Number(option('profile', '0'));
 const API_KEY = `sl_bench_${randomUUID().replace(/-/g, '')}`;
 const RUN = Date.now().toString(36);
 const log = (m: string) => process.stderr.write(`[track] ${m}\n`);
 
 interface Result {
+  variant: string;
   kind: 'lead' | 'sale';
   rate: number;
   p50: number;
@@ -54,21 +67,25 @@ interface Result {
 }
 
 /** One rate of one kind: vegeta over JSON targets (one new event each), its CSV read back, the warm-up left out. */
-async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: number, base: string, clickId: string, appPid: number): Promise<Result> {
+async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: number, app: Variant, clickId: string, run: number): Promise<Result> {
+  const base = app.app!.base;
+  const appPid = app.app!.proc.pid;
   const total = rate * (SECONDS + WARMUP) + rate;
-  const targets = join(dir, `${kind}-${rate}.json`);
+  const tag = `${app.name}-${rate}-${run}`;
+  const targets = join(dir, `${kind}-${tag}.json`);
   const header = { 'Content-Type': ['application/json'], 'X-Api-Key': [API_KEY] };
-  const customer = (i: number) => `bench-${RUN}-${rate}-${i}`;
+  // A sale names a customer whose lead the same variant, rate and run reported.
+  const customer = (i: number) => `bench-${RUN}-${tag}-${i}`;
   const lines: string[] = [];
   for (let i = 0; i < total; i++) {
     const body =
       kind === 'lead'
         ? { clickId, eventName: 'Sign up', customerId: customer(i) }
-        : { customerId: customer(i), amount: 4900, currency: 'EUR', eventName: 'Purchase', invoiceId: `inv-${RUN}-${rate}-${i}` };
+        : { customerId: customer(i), amount: 4900, currency: 'EUR', eventName: 'Purchase', invoiceId: `inv-${RUN}-${tag}-${i}` };
     lines.push(JSON.stringify({ method: 'POST', url: `${base}/api/v1/track/${kind}`, header, body: Buffer.from(JSON.stringify(body)).toString('base64') }));
   }
   writeFileSync(targets, lines.join('\n') + '\n');
-  const csv = join(dir, `${kind}-${rate}.csv`);
+  const csv = join(dir, `${kind}-${tag}.csv`);
   const before = cpuSeconds(appPid);
   const cmd = `'${vegeta}' attack -format=json -rate=${rate}/s -duration=${SECONDS + WARMUP}s -targets='${targets}' -connections=128 -max-workers=512 -timeout=10s | '${vegeta}' encode --to csv > '${csv}'`;
   const proc = startCommand('sh', ['-c', cmd], { name: 'vegeta', env: { GOMAXPROCS: '1' } });
@@ -89,7 +106,7 @@ async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: 
           .slice(0, 300),
       );
   }
-  for (const [status, body] of samples) log(`${kind} ${rate}/s: a ${status} answered ${body}`);
+  for (const [status, body] of samples) log(`${app.name} ${kind} ${rate}/s: a ${status} answered ${body}`);
   if (!rows.length) throw new Error(`vegeta produced no results: ${proc.output().slice(-2000)}`);
   const t0 = Math.min(...rows.map((r) => r[0]));
   const kept = rows.filter((r) => r[0] >= t0 + WARMUP * 1e9);
@@ -100,6 +117,7 @@ async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: 
   for (const r of kept) if (r[1] !== 201) byStatus.set(r[1], (byStatus.get(r[1]) ?? 0) + 1);
   const allOk = rows.filter((r) => r[1] === 201).length || 1;
   return {
+    variant: app.name,
     kind,
     rate,
     p50: pct(0.5),
@@ -127,6 +145,18 @@ async function deleteTopic(topic: string): Promise<void> {
   }
 }
 
+interface Variant {
+  readonly name: string;
+  readonly dir: string;
+  app?: App;
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
 async function main() {
   const started = new Date();
   const startLoad = loadAverages();
@@ -134,6 +164,7 @@ async function main() {
   if (!vegeta) throw new Error('vegeta is needed (go install github.com/tsenart/vegeta/v12@v12.13.0)');
   if (process.env.BUS_DRIVER !== 'kafka' || !process.env.KAFKA_BROKERS) throw new Error('source the real stack’s stack.env first (BUS_DRIVER=kafka)');
   const dir = mkdtempSync(join(tmpdir(), 'bench-track-'));
+  const profileFile = (name: string) => join(dir, `${name}.cpuprofile`);
   const env = {
     DB_DRIVER: 'mysql',
     CACHE_DRIVER: 'redis',
@@ -146,10 +177,21 @@ async function main() {
     PLAN_PAID_REQUESTS_PER_MINUTE: '100000000',
     PLAN_PAID_CONVERSIONS_PER_MONTH: '100000000',
   };
-  let generation: App | undefined;
+  const variants: Variant[] = [...(BASELINE ? [{ name: 'before', dir: resolve(BASELINE) }] : []), { name: BASELINE ? 'after' : 'current', dir: REPO_ROOT }];
   let redirect: App | undefined;
   try {
-    generation = await startApp('generation', env, { nodeArgs: ['--max-semi-space-size=64'], timeoutMs: 120_000 });
+    for (const v of variants)
+      v.app = await startApp(
+        'generation',
+        { ...env, ...(PROFILE_RATE ? profileHookEnv(profileFile(v.name)) : {}) },
+        {
+          checkout: v.dir,
+          nodeArgs: ['--max-semi-space-size=64'],
+          timeoutMs: 120_000,
+          ...(PROFILE_RATE ? { preload: [PROFILE_HOOK] } : {}),
+        },
+      );
+    const generation = variants[variants.length - 1].app!;
     redirect = await startApp('redirect', env, { timeoutMs: 120_000 });
     const made = await fetch(`${generation.base}/api/v1/links`, {
       method: 'POST',
@@ -164,53 +206,94 @@ async function main() {
     await redirect.stop();
     redirect = undefined;
     log(`link ${link.code}, click id ${clickId}; warm-up`);
-    await attack(vegeta, dir, 'lead', 200, generation.base, clickId, generation.proc.pid);
-    const results: Result[] = [];
-    for (const rate of RATES) {
-      for (const kind of ['lead', 'sale'] as const) {
-        const r = await attack(vegeta, dir, kind, rate, generation.base, clickId, generation.proc.pid);
-        results.push(r);
-        log(`${kind} ${rate}/s: ${r.perSecond.toFixed(0)} counted/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, other ${r.statuses}`);
-      }
+    for (const v of variants) {
+      await attack(vegeta, dir, 'lead', 200, v, clickId, -1);
+      await attack(vegeta, dir, 'sale', 200, v, clickId, -1);
     }
-    const best = (kind: string) => {
-      const fine = results.filter((r) => r.kind === kind && r.ok === r.sent && r.p99 < 1000).map((r) => r.rate);
+    if (PROFILE_RATE) {
+      for (const v of variants)
+        for (const kind of ['lead', 'sale'] as const) {
+          const file = profileFile(v.name);
+          const { result, profile } = await captureProfile(v.app!.proc, file, () => attack(vegeta, dir, kind, PROFILE_RATE, v, clickId, -2));
+          process.stdout.write(
+            `## ${v.name}, ${kind}s at ${PROFILE_RATE}/s under the profiler: ${result.perSecond.toFixed(0)} counted/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, other ${result.statuses}, app ${result.appCpuMs?.toFixed(2)} ms CPU an event\n\n${profile ? summariseProfile(profile) : 'no profile written'}\n\n`,
+          );
+        }
+      return;
+    }
+    // Runs of each rate alternate between the variants, so that both meet the same moments of a shared machine.
+    const results: Result[] = [];
+    for (const rate of RATES)
+      for (let run = 0; run < RUNS; run++)
+        for (const v of variants)
+          for (const kind of ['lead', 'sale'] as const) {
+            const r = await attack(vegeta, dir, kind, rate, v, clickId, run);
+            results.push(r);
+            log(
+              `${v.name} ${kind} ${rate}/s run ${run + 1}: ${r.perSecond.toFixed(0)} counted/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, other ${r.statuses}, app ${r.appCpuMs?.toFixed(2)} ms CPU an event`,
+            );
+          }
+    const of = (variant: string, kind: string, rate: number) => results.filter((r) => r.variant === variant && r.kind === kind && r.rate === rate);
+    const best = (variant: string, kind: string) => {
+      const fine = RATES.filter((rate) => {
+        const rs = of(variant, kind, rate);
+        return rs.length > 0 && median(rs.map((r) => r.sent - r.ok)) === 0 && median(rs.map((r) => r.p99)) < 1000;
+      });
       return fine.length ? Math.max(...fine) : null;
     };
+    const rows: (string | number)[][] = [];
+    for (const rate of RATES)
+      for (const kind of ['lead', 'sale'] as const)
+        for (const v of variants) {
+          const rs = of(v.name, kind, rate);
+          const cpu = rs.map((r) => r.appCpuMs).filter((c): c is number => c !== null);
+          // Ratio to the baseline: of each run to the baseline's run just before it, then their median.
+          const base = BASELINE && v.name === 'after' ? of('before', kind, rate) : [];
+          const ratio = base.length ? median(rs.map((r, i) => r.perSecond / Math.max(1, base[i]?.perSecond ?? 0))).toFixed(2) : '';
+          const cpuRatio = base.length ? median(rs.map((r, i) => (r.appCpuMs ?? NaN) / (base[i]?.appCpuMs ?? NaN))).toFixed(2) : '';
+          rows.push([
+            v.name,
+            `POST /api/v1/track/${kind}`,
+            rate,
+            median(rs.map((r) => r.perSecond)).toFixed(0),
+            ratio,
+            median(rs.map((r) => r.p50)).toFixed(1),
+            median(rs.map((r) => r.p99)).toFixed(1),
+            `${median(rs.map((r) => r.ok))} of ${median(rs.map((r) => r.sent))}`,
+            rs.map((r) => r.statuses).join(' / '),
+            cpu.length ? median(cpu).toFixed(2) : '?',
+            cpuRatio,
+          ]);
+        }
     const table = markdownTable(
       [
+        ['code', 'l'],
         ['endpoint', 'l'],
         ['rate (req/s)', 'r'],
         ['201 / s', 'r'],
+        ['× before', 'r'],
         ['p50 ms', 'r'],
         ['p99 ms', 'r'],
-        ['max ms', 'r'],
         ['201s of sent', 'r'],
-        ['other (status×count)', 'l'],
+        ['other (status×count, per run)', 'l'],
         ['app CPU ms / event', 'r'],
+        ['CPU × before', 'r'],
       ],
-      results.map((r) => [
-        `POST /api/v1/track/${r.kind}`,
-        r.rate,
-        r.perSecond.toFixed(0),
-        r.p50.toFixed(1),
-        r.p99.toFixed(1),
-        r.max.toFixed(1),
-        `${r.ok} of ${r.sent}`,
-        r.statuses,
-        r.appCpuMs === null ? '?' : r.appCpuMs.toFixed(2),
-      ]),
+      rows,
     );
     const report = [
       `# Track endpoints bench, ${started.toISOString()}`,
       '',
-      ...machineFacts({ start: started, startLoad, tools: [`vegeta: ${vegeta}`] }),
+      ...machineFacts({ start: started, startLoad, tools: [`vegeta: ${vegeta}`, ...(BASELINE ? [`baseline: ${BASELINE}`] : [])] }),
       '',
-      `Open loop, ${SECONDS} s per rate after ${WARMUP} s of warm-up; every request a new event (a lead of a new customer, then a sale with its own invoice id); the generation app alone against MariaDB (meta and shards), Redis Cluster and Kafka (the conversions topic, acks from every in-sync replica before the 201). CPU ms per event: the app's CPU time over the attack (warm-up included) per 201.`,
+      `Open loop, ${SECONDS} s per rate after ${WARMUP} s of warm-up, medians of ${RUNS} run(s)${BASELINE ? ', the two apps up at once and their runs alternating' : ''}; every request a new event (a lead of a new customer, then a sale with its own invoice id); the generation app against MariaDB (meta and shards), Redis Cluster and Kafka (the conversions topic, acks from every in-sync replica before the 201). CPU ms per event: the app's CPU time over the attack (warm-up included) per 201. × before: the median of each run's ratio to the baseline's run just before it.`,
       '',
       table,
       '',
-      `Largest rate with every answer 201 and p99 < 1 s: leads ${best('lead') ?? 'none of the rates tried'}/s, sales ${best('sale') ?? 'none of the rates tried'}/s (goal: 2 000 events/s).`,
+      ...variants.map(
+        (v) =>
+          `Largest rate with every answer 201 and p99 < 1 s (${v.name}): leads ${best(v.name, 'lead') ?? 'none of the rates tried'}/s, sales ${best(v.name, 'sale') ?? 'none of the rates tried'}/s (goal: 2 000 events/s).`,
+      ),
       '',
     ].join('\n');
     process.stdout.write(`${report}\n`);
@@ -218,7 +301,7 @@ async function main() {
     log(`written to ${file}`);
   } finally {
     await redirect?.stop();
-    await generation?.stop();
+    for (const v of variants) await v.app?.stop();
     rmSync(dir, { recursive: true, force: true });
     await deleteTopic(env.KAFKA_CONVERSIONS_TOPIC);
   }

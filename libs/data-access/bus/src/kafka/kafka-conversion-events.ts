@@ -1,9 +1,10 @@
 import { randomUUID } from 'crypto';
-import { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { Consumer, EachBatchPayload, Kafka, Message } from 'kafkajs';
 import type { ConversionBatch, ConversionEvent, ConversionEventSink, ConversionEventSource } from '@shortlink/clicks-domain';
 import { BusLogger } from '../logging';
 import { createKafkaClient, KafkaConnectionOptions, resolveKafkaOptions } from './kafka-options';
 import { ensureClickTopic } from './ensure-click-topic';
+import { SendBatcher } from './send-batcher';
 import { TopicProducer } from './topic-producer';
 
 const VERSION = 1;
@@ -35,18 +36,21 @@ export interface KafkaConversionOptions extends KafkaConnectionOptions {
 /**
  * Producer side of the conversions topic (docs/analytics.md, "Conversions"): acks from every in-sync
  * replica, awaited by the track call (it answers once the bus holds the event). Opened on first
- * use, the topic created if missing.
+ * use, the topic created if missing. Concurrent track calls' events share producer requests
+ * (SendBatcher): one request, one write and one wait for acks per group instead of per event
+ * (docs/benchmarks.md, "Track endpoints"); each call still answers after its own event's acks.
  */
 export class KafkaConversionEventSink implements ConversionEventSink {
   private readonly producer: TopicProducer;
+  private readonly batcher: SendBatcher<Message>;
 
   constructor(options: KafkaConversionOptions) {
     this.producer = new TopicProducer(options, '-conversions-producer');
+    this.batcher = new SendBatcher<Message>({ send: (messages) => this.producer.send(messages) });
   }
 
   async send(events: readonly ConversionEvent[]): Promise<void> {
-    if (!events.length) return;
-    await this.producer.send(events.map((e) => ({ key: conversionKeyOf(e), value: encodeConversionEvent(e) })));
+    await this.batcher.send(events.map((e) => ({ key: conversionKeyOf(e), value: encodeConversionEvent(e) })));
   }
 
   close(): Promise<void> {

@@ -147,6 +147,15 @@ export class RedisClusterStore implements CacheStore {
     if (corked) for (const socket of corked) socket.uncork();
   };
 
+  /**
+   * A command issued outside this store's own methods (the plan windows' script), batched onto the
+   * sockets as they are; the caller bounds it with a deadline of its own.
+   */
+  batched<T>(command: () => Promise<T>): Promise<T> {
+    this.batch();
+    return command();
+  }
+
   /** Every command goes through here: batched onto the sockets (it must be corked before ioredis writes), then bounded. */
   private issue<T>(command: () => Promise<T>): Promise<T> {
     this.batch();

@@ -33,17 +33,31 @@ redis.call('HINCRBY', KEYS[1], current, cost)
 redis.call('PEXPIRE', KEYS[1], windowMs + bucketMs)
 return {1, used + cost, leavesAt(live[1] or current)}`;
 
-/** Plan windows shared by every instance, on the cache's Redis Cluster connection. */
+/** The script's command name on the client (ioredis `defineCommand`). */
+const COMMAND = 'shortlinkSlideWindow';
+type SlideWindowClient = { [COMMAND]: (key: string, limit: number, windowMs: number, cost: number, per: number) => Promise<[number, number, number]> };
+
+/**
+ * Plan windows shared by every instance, on the cache's Redis Cluster connection. Every API request
+ * takes one (a track call two): the script goes by its SHA (EVALSHA; ioredis sends its ~1 KB body
+ * again only when a node answers NOSCRIPT), corked with the other commands of the event-loop turn
+ * into one socket write per node (docs/benchmarks.md, "Track endpoints").
+ */
 export class RedisRateWindows implements RateWindowStore {
+  private readonly client: SlideWindowClient;
+
   constructor(
     private readonly store: RedisClusterStore,
     /** A limiter that waits is worse than one that falls back: fail fast, count locally. */
     private readonly deadlineMs = 250,
-  ) {}
+  ) {
+    if (!(COMMAND in store.client)) store.client.defineCommand(COMMAND, { numberOfKeys: 1, lua: SLIDE_WINDOW });
+    this.client = store.client as unknown as SlideWindowClient;
+  }
 
   async hit(key: string, limit: number, windowMs: number, cost: number): Promise<WindowHit> {
     const redisKey = CacheKeys.planWindow(key);
-    const reply = this.store.client.eval(SLIDE_WINDOW, 1, redisKey, limit, windowMs, cost, BUCKETS_PER_WINDOW) as Promise<[number, number, number]>;
+    const reply = this.store.batched(() => this.client[COMMAND](redisKey, limit, windowMs, cost, BUCKETS_PER_WINDOW));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>(
       (_, reject) => (timer = setTimeout(() => reject(new Error(`redis: rate window not answered within ${this.deadlineMs} ms`)), this.deadlineMs)),
