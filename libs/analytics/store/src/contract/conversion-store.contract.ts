@@ -60,6 +60,25 @@ export function describeConversionStoreContract(name: string, open: () => Promis
       expect(await f.conversions.claimInvoice(t, 'inv_1', at)).toBe(true);
     });
 
+    it('answers concurrent claims as one at a time would: each new customer and invoice created once, the known ones not, a duplicate among new ones too', async () => {
+      const t = tenant();
+      const known = aCustomer(t, { customerId: 'known' });
+      await f.conversions.addCustomer(known);
+      await f.conversions.claimInvoice(t, 'inv_known', new Date());
+      // Fired at once: on a database a round trip away they go as grouped multi-row inserts, a group with a duplicate one by one.
+      const ids = ['known', ...Array.from({ length: 12 }, (_, i) => `c${i}`), 'c3', 'c7', 'known'];
+      const added = await Promise.all(
+        ids.map((customerId, i) => f.conversions.addCustomer(aCustomer(t, { customerId, clickId: `click-${i}`.padEnd(22, '_') }))),
+      );
+      const createdIds = added.filter((a) => a.created).map((a) => a.customer.customerId);
+      expect([...createdIds].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `c${i}`).sort());
+      for (const a of added.filter((x) => !x.created)) expect(a.customer).toEqual(await f.conversions.customer(t, a.customer.customerId));
+      expect(added.filter((a) => !a.created && a.customer.customerId === 'known').map((a) => a.customer)).toEqual([known, known]);
+      const invoices = ['inv_known', ...Array.from({ length: 12 }, (_, i) => `inv_${i}`), 'inv_3', 'inv_known'];
+      const claimed = await Promise.all(invoices.map((id) => f.conversions.claimInvoice(t, id, new Date())));
+      expect(invoices.filter((_, i) => claimed[i]).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `inv_${i}`).sort());
+    });
+
     it('moves a customer to a newer click (last touch), and keeps each tenant’s attribution model (first by default)', async () => {
       const t = tenant();
       const first = aCustomer(t);

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import type { Attribution, ConversionStore, Customer, StripeSettings } from '@shortlink/clicks-domain';
-import { type SqlDialect, type SqlExecutor, SqliteDb, toDate } from '@shortlink/sql';
+import { GroupCommit } from '@shortlink/core';
+import { isMysqlDuplicate, type SqlDialect, type SqlExecutor, SqliteDb, toDate } from '@shortlink/sql';
 
 interface CustomerRow {
   tenant_id: string;
@@ -36,12 +37,56 @@ const customerOf = (r: CustomerRow): Customer => ({
  * invoice ids counted (`conversion_invoices`). Both are claimed by an insert that skips a duplicate.
  */
 export class SqlConversionStore implements ConversionStore {
+  /** Concurrent claims of new customers and invoices, each group one multi-row INSERT (with `grouped`); null: one insert each. */
+  private readonly customerClaims: GroupCommit<Customer> | null;
+  private readonly invoiceClaims: GroupCommit<{ tenantId: string; invoiceId: string; at: Date }> | null;
+
   constructor(
     private readonly sql: SqlExecutor,
     private readonly dialect: SqlDialect,
-  ) {}
+    /**
+     * Group commit of the claims (docs/design.md, "Group commit"): on a database a round trip away,
+     * the claims that arrive while one is in flight go together as one plain multi-row INSERT. A
+     * statement is atomic: it inserts every row or, on a duplicate key (a customer or an invoice
+     * counted before), none; that group's claims are then made again one by one, and a duplicate
+     * claim alone goes the ungrouped way (INSERT IGNORE, then the stored row), so each caller learns
+     * whether its own row is new exactly as without grouping.
+     */
+    grouped?: { readonly isDuplicate: (error: unknown) => boolean; readonly concurrency: number; readonly maxRows: number },
+  ) {
+    const group = <T>(write: (items: readonly T[]) => Promise<void>) =>
+      grouped ? new GroupCommit<T>({ write, maxItems: grouped.maxRows, concurrency: grouped.concurrency, retryAlone: grouped.isDuplicate }) : null;
+    this.customerClaims = group<Customer>(async (customers) => {
+      await this.sql.change(
+        `INSERT INTO conversion_customers (tenant_id, customer_id, link_id, domain, code, click_id, created_at) VALUES ${customers.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        customers.flatMap((c) => [c.tenantId, c.customerId, c.linkId, c.domain, c.code, c.clickId, this.dialect.time(c.createdAt)]),
+      );
+    });
+    this.invoiceClaims = group<{ tenantId: string; invoiceId: string; at: Date }>(async (claims) => {
+      await this.sql.change(
+        `INSERT INTO conversion_invoices (tenant_id, invoice_id, created_at) VALUES ${claims.map(() => '(?, ?, ?)').join(', ')}`,
+        claims.flatMap((c) => [c.tenantId, c.invoiceId, this.dialect.time(c.at)]),
+      );
+    });
+    this.isDuplicate = grouped?.isDuplicate ?? (() => false);
+  }
+
+  private readonly isDuplicate: (error: unknown) => boolean;
+
+  /** A grouped claim: true when its row is new, false when the key was there (then asked again without grouping). */
+  private async claimed<T>(claims: GroupCommit<T> | null, item: T): Promise<boolean> {
+    if (claims === null) return false;
+    try {
+      await claims.submit(item);
+      return true;
+    } catch (error) {
+      if (this.isDuplicate(error)) return false;
+      throw error;
+    }
+  }
 
   async addCustomer(customer: Customer): Promise<{ created: boolean; customer: Customer }> {
+    if (await this.claimed(this.customerClaims, customer)) return { created: true, customer };
     const inserted = await this.sql.change(
       `${this.dialect.insertIgnore} conversion_customers (tenant_id, customer_id, link_id, domain, code, click_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       [customer.tenantId, customer.customerId, customer.linkId, customer.domain, customer.code, customer.clickId, this.dialect.time(customer.createdAt)],
@@ -64,6 +109,7 @@ export class SqlConversionStore implements ConversionStore {
   }
 
   async claimInvoice(tenantId: string, invoiceId: string, at: Date): Promise<boolean> {
+    if (await this.claimed(this.invoiceClaims, { tenantId, invoiceId, at })) return true;
     const inserted = await this.sql.change(`${this.dialect.insertIgnore} conversion_invoices (tenant_id, invoice_id, created_at) VALUES (?, ?, ?)`, [
       tenantId,
       invoiceId,
@@ -162,4 +208,6 @@ export const mysqlConversionStore = (ds: DataSource): SqlConversionStore =>
       change: async (sql, params) => ((await ds.query(sql, [...params])) as { affectedRows: number }).affectedRows,
     },
     { time: (d) => d, insertIgnore: 'INSERT IGNORE INTO' },
+    // The pool's connections carry a few groups at once; a group of new leads is one round trip.
+    { isDuplicate: isMysqlDuplicate, concurrency: 4, maxRows: 200 },
   );
