@@ -74,6 +74,29 @@ export function describeConversionStoreContract(name: string, open: () => Promis
       expect([...createdIds].sort()).toEqual(Array.from({ length: 12 }, (_, i) => `c${i}`).sort());
       for (const a of added.filter((x) => !x.created)) expect(a.customer).toEqual(await f.conversions.customer(t, a.customer.customerId));
       expect(added.filter((a) => !a.created && a.customer.customerId === 'known').map((a) => a.customer)).toEqual([known, known]);
+      // Lookups at once (a sale's), across tenants, case-sensitive: each answers its own customer.
+      const other = tenant();
+      const otherC0 = aCustomer(other, { customerId: 'c0', code: 'Zzz9999' });
+      await f.conversions.addCustomer(otherC0);
+      const lookups: Array<[string, string]> = [
+        [t, 'known'],
+        [t, 'c5'],
+        [other, 'c0'],
+        [t, 'C5'],
+        [other, 'c5'],
+        [t, 'nobody'],
+        [t, 'c0'],
+      ];
+      const found = await Promise.all(lookups.map(([tenantId, id]) => f.conversions.customer(tenantId, id)));
+      expect(found.map((c) => c && `${c.tenantId === t ? 't' : 'other'}/${c.customerId}/${c.code}`)).toEqual([
+        't/known/Abc1234',
+        't/c5/Abc1234',
+        'other/c0/Zzz9999',
+        null,
+        null,
+        null,
+        't/c0/Abc1234',
+      ]);
       const invoices = ['inv_known', ...Array.from({ length: 12 }, (_, i) => `inv_${i}`), 'inv_3', 'inv_known'];
       const claimed = await Promise.all(invoices.map((id) => f.conversions.claimInvoice(t, id, new Date())));
       expect(invoices.filter((_, i) => claimed[i]).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `inv_${i}`).sort());

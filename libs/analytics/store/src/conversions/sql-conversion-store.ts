@@ -21,6 +21,13 @@ interface StripeRow {
   updated_at: Date | number;
 }
 
+/** A customer looked up in a group: `found` is set by the group's SELECT. */
+interface CustomerRead {
+  readonly tenantId: string;
+  readonly customerId: string;
+  found: Customer | null;
+}
+
 const customerOf = (r: CustomerRow): Customer => ({
   tenantId: r.tenant_id,
   customerId: r.customer_id,
@@ -40,6 +47,8 @@ export class SqlConversionStore implements ConversionStore {
   /** Concurrent claims of new customers and invoices, each group one multi-row INSERT (with `grouped`); null: one insert each. */
   private readonly customerClaims: GroupCommit<Customer> | null;
   private readonly invoiceClaims: GroupCommit<{ tenantId: string; invoiceId: string; at: Date }> | null;
+  /** Concurrent lookups of customers (a sale's), each group one SELECT (with `grouped`). */
+  private readonly customerReads: GroupCommit<CustomerRead> | null;
 
   constructor(
     private readonly sql: SqlExecutor,
@@ -50,7 +59,8 @@ export class SqlConversionStore implements ConversionStore {
      * statement is atomic: it inserts every row or, on a duplicate key (a customer or an invoice
      * counted before), none; that group's claims are then made again one by one, and a duplicate
      * claim alone goes the ungrouped way (INSERT IGNORE, then the stored row), so each caller learns
-     * whether its own row is new exactly as without grouping.
+     * whether its own row is new exactly as without grouping. Concurrent lookups of customers (a
+     * sale's) go together as one SELECT the same way.
      */
     grouped?: { readonly isDuplicate: (error: unknown) => boolean; readonly concurrency: number; readonly maxRows: number },
   ) {
@@ -67,6 +77,17 @@ export class SqlConversionStore implements ConversionStore {
         `INSERT INTO conversion_invoices (tenant_id, invoice_id, created_at) VALUES ${claims.map(() => '(?, ?, ?)').join(', ')}`,
         claims.flatMap((c) => [c.tenantId, c.invoiceId, this.dialect.time(c.at)]),
       );
+    });
+    // A lookup issued after its caller's lead was acknowledged sees it: the group's SELECT starts later still.
+    this.customerReads = group<CustomerRead>(async (reads) => {
+      const rows = await this.sql.select<CustomerRow>(
+        `SELECT tenant_id, customer_id, link_id, domain, code, click_id, created_at FROM conversion_customers WHERE ${reads.map(() => '(tenant_id = ? AND customer_id = ?)').join(' OR ')}`,
+        reads.flatMap((r) => [r.tenantId, r.customerId]),
+      );
+      for (const read of reads) {
+        const row = rows.find((r) => r.tenant_id === read.tenantId && r.customer_id === read.customerId);
+        read.found = row ? customerOf(row) : null;
+      }
     });
     this.isDuplicate = grouped?.isDuplicate ?? (() => false);
   }
@@ -97,6 +118,11 @@ export class SqlConversionStore implements ConversionStore {
   }
 
   async customer(tenantId: string, customerId: string): Promise<Customer | null> {
+    if (this.customerReads) {
+      const read: CustomerRead = { tenantId, customerId, found: null };
+      await this.customerReads.submit(read);
+      return read.found;
+    }
     const rows = await this.sql.select<CustomerRow>(
       'SELECT tenant_id, customer_id, link_id, domain, code, click_id, created_at FROM conversion_customers WHERE tenant_id = ? AND customer_id = ?',
       [tenantId, customerId],
