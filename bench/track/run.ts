@@ -64,7 +64,24 @@ interface Result {
   /** 201s per second over the measured seconds. */
   perSecond: number;
   appCpuMs: number | null;
+  /** The shared stack's servers' CPU ms per 201 over the attack: MariaDB (both), Kafka, Redis (every node); other users' load included. */
+  serverCpuMs: { mariadb: number; kafka: number; redis: number } | null;
 }
+
+/** The shared stack's server processes (stack.env's pids), for their CPU per event. */
+const serverPids = () => {
+  const pids = (names: string[]) => names.map((n) => Number(process.env[n])).filter((p) => p > 0);
+  return {
+    mariadb: pids(['STACK_MYSQL_A_PID', 'STACK_MYSQL_B_PID']),
+    kafka: pids(['STACK_KAFKA_PID']),
+    redis: pids(Object.keys(process.env).filter((k) => /^STACK_REDIS_PID_\d+$/.test(k))),
+  };
+};
+const serverCpu = () => {
+  const of = (pids: number[]) => pids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
+  const p = serverPids();
+  return { mariadb: of(p.mariadb), kafka: of(p.kafka), redis: of(p.redis) };
+};
 
 /** One rate of one kind: vegeta over JSON targets (one new event each), its CSV read back, the warm-up left out. */
 async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: number, app: Variant, clickId: string, run: number): Promise<Result> {
@@ -87,10 +104,12 @@ async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: 
   writeFileSync(targets, lines.join('\n') + '\n');
   const csv = join(dir, `${kind}-${tag}.csv`);
   const before = cpuSeconds(appPid);
+  const serversBefore = serverCpu();
   const cmd = `'${vegeta}' attack -format=json -rate=${rate}/s -duration=${SECONDS + WARMUP}s -targets='${targets}' -connections=128 -max-workers=512 -timeout=10s | '${vegeta}' encode --to csv > '${csv}'`;
   const proc = startCommand('sh', ['-c', cmd], { name: 'vegeta', env: { GOMAXPROCS: '1' } });
   await proc.exited;
   const after = cpuSeconds(appPid);
+  const serversAfter = serverCpu();
   const lines2 = existsSync(csv) ? readFileSync(csv, 'utf8').split('\n').filter(Boolean) : [];
   const rows = lines2.map((l) => l.split(',', 3).map(Number));
   // One answer of each other status, as vegeta kept it (7th column: the body, base64): what refused.
@@ -128,6 +147,13 @@ async function attack(vegeta: string, dir: string, kind: 'lead' | 'sale', rate: 
     statuses: [...byStatus].map(([s, n]) => `${s}×${n}`).join(' ') || '-',
     perSecond: ok / SECONDS,
     appCpuMs: before === null || after === null ? null : ((after - before) * 1000) / allOk,
+    serverCpuMs: serverPids().mariadb.length
+      ? {
+          mariadb: ((serversAfter.mariadb - serversBefore.mariadb) * 1000) / allOk,
+          kafka: ((serversAfter.kafka - serversBefore.kafka) * 1000) / allOk,
+          redis: ((serversAfter.redis - serversBefore.redis) * 1000) / allOk,
+        }
+      : null,
   };
 }
 
@@ -230,7 +256,13 @@ async function main() {
             const r = await attack(vegeta, dir, kind, rate, v, clickId, run);
             results.push(r);
             log(
-              `${v.name} ${kind} ${rate}/s run ${run + 1}: ${r.perSecond.toFixed(0)} counted/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, other ${r.statuses}, app ${r.appCpuMs?.toFixed(2)} ms CPU an event`,
+              `${v.name} ${kind} ${rate}/s run ${run + 1}: ${r.perSecond.toFixed(0)} counted/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, other ${r.statuses}, app ${r.appCpuMs?.toFixed(2)} ms CPU an event, servers ${
+                r.serverCpuMs
+                  ? Object.values(r.serverCpuMs)
+                      .map((c) => c.toFixed(2))
+                      .join('/')
+                  : '?'
+              }`,
             );
           }
     const of = (variant: string, kind: string, rate: number) => results.filter((r) => r.variant === variant && r.kind === kind && r.rate === rate);
@@ -263,6 +295,9 @@ async function main() {
             rs.map((r) => r.statuses).join(' / '),
             cpu.length ? median(cpu).toFixed(2) : '?',
             cpuRatio,
+            rs.every((r) => r.serverCpuMs)
+              ? (['mariadb', 'kafka', 'redis'] as const).map((k) => median(rs.map((r) => r.serverCpuMs![k])).toFixed(2)).join(' / ')
+              : '?',
           ]);
         }
     const table = markdownTable(
@@ -278,6 +313,7 @@ async function main() {
         ['other (status×count, per run)', 'l'],
         ['app CPU ms / event', 'r'],
         ['CPU × before', 'r'],
+        ['servers CPU ms / event (MariaDB / Kafka / Redis)', 'r'],
       ],
       rows,
     );
@@ -286,7 +322,7 @@ async function main() {
       '',
       ...machineFacts({ start: started, startLoad, tools: [`vegeta: ${vegeta}`, ...(BASELINE ? [`baseline: ${BASELINE}`] : [])] }),
       '',
-      `Open loop, ${SECONDS} s per rate after ${WARMUP} s of warm-up, medians of ${RUNS} run(s)${BASELINE ? ', the two apps up at once and their runs alternating' : ''}; every request a new event (a lead of a new customer, then a sale with its own invoice id); the generation app against MariaDB (meta and shards), Redis Cluster and Kafka (the conversions topic, acks from every in-sync replica before the 201). CPU ms per event: the app's CPU time over the attack (warm-up included) per 201. × before: the median of each run's ratio to the baseline's run just before it.`,
+      `Open loop, ${SECONDS} s per rate after ${WARMUP} s of warm-up, medians of ${RUNS} run(s)${BASELINE ? ', the two apps up at once and their runs alternating' : ''}; every request a new event (a lead of a new customer, then a sale with its own invoice id); the generation app against MariaDB (meta and shards), Redis Cluster and Kafka (the conversions topic, acks from every in-sync replica before the 201). CPU ms per event: the app's CPU time over the attack (warm-up included) per 201; the servers' likewise (they serve the other users of the shared stack too). × before: the median of each run's ratio to the baseline's run just before it.`,
       '',
       table,
       '',
