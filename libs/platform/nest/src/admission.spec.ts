@@ -120,6 +120,35 @@ describe('AdmissionControl', () => {
     expect(res.body).not.toContain('late');
   });
 
+  it("counts a request's deadline from the end of its body, which the client may send slowly, and answers nothing before it", () => {
+    const a = new AdmissionControl('redirect', settings);
+    const res = new FakeResponse();
+    const post = Object.assign(new EventEmitter(), request('POST', '/abc', { 'content-length': '24' }), { complete: false }) as unknown as IncomingMessage;
+    let left = 0;
+    a.admit(post, res as unknown as ServerResponse, false, () => undefined);
+    jest.advanceTimersByTime(5000); // the body trickles in, far past the visit's 1.5 s
+    expect(res.headersSent).toBe(false);
+    post.emit('end');
+    jest.advanceTimersByTime(1499);
+    expect(res.headersSent).toBe(false);
+    jest.advanceTimersByTime(1);
+    expect(res.statusCode).toBe(503);
+    expect(JSON.parse(res.body).code).toBe('DEADLINE_EXCEEDED');
+    // What a handler's calls get: what is left from the body's end.
+    const late = new FakeResponse();
+    const second = Object.assign(new EventEmitter(), request('POST', '/abc', { 'transfer-encoding': 'chunked' }), {
+      complete: false,
+    }) as unknown as IncomingMessage;
+    a.admit(second, late as unknown as ServerResponse, false, () => {
+      jest.advanceTimersByTime(3000);
+      second.emit('end');
+      jest.advanceTimersByTime(500);
+      left = RequestDeadline.remainingMs();
+    });
+    expect(left).toBe(1000);
+    expect(late.headersSent).toBe(false);
+  });
+
   it('answers a visit 503 DEADLINE_EXCEEDED with Retry-After at its deadline (the handler then sends nothing), and sheds nothing when off or for a streamed route', () => {
     const a = new AdmissionControl('redirect', settings);
     const res = new FakeResponse();

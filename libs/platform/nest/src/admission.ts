@@ -39,6 +39,13 @@ const QUEUE_SHARE: Readonly<Record<WorkClass, number>> = { redirect: 1, write: 1
 type ShedReason = 'limit' | 'deadline' | 'queue';
 const SHED_REASONS: readonly ShedReason[] = ['limit', 'deadline', 'queue'];
 
+/** Whether the request has a body that has not all arrived yet (its handler reads it to its end). */
+function hasBodyToCome(req: IncomingMessage): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** What an answer already sent leaves a late handler: nothing to write to. */
 function silence(res: ServerResponse): void {
   const self = () => res;
@@ -120,15 +127,30 @@ export class AdmissionControl {
     let answered = false;
     const original = res.writeHead;
     // From the request's arrival: it waited `waited` ms in the loop's queue before this handler ran.
-    const deadlineAt = now - waited + this.deadlines[kind];
-    const timer = setTimeout(() => {
-      if (answered || res.headersSent) return;
+    const deadline = { at: now - waited + this.deadlines[kind] };
+    // A body the client is still sending is the client's time, not the server's (a password form on a slow
+    // link): the deadline waits for the body's end and then counts from it (docs/design.md, "Overload").
+    let bodyReceived = !hasBodyToCome(req);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expire = () => {
+      if (answered || res.headersSent || !bodyReceived) return;
       answered = true;
       permit.done(true);
       this.count(kind, 'deadline');
       answer(req, res, 503, 'DEADLINE_EXCEEDED', 'the request could not be answered in time; retry shortly', 1);
       silence(res);
-    }, deadlineAt - now);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(expire, Math.max(0, deadline.at - this.clock.now()));
+    };
+    if (!bodyReceived)
+      req.once('end', () => {
+        bodyReceived = true;
+        deadline.at = Math.max(deadline.at, this.clock.now() + this.deadlines[kind]);
+        arm();
+      });
+    arm();
     res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
       if (!answered) {
         answered = true;
@@ -144,7 +166,11 @@ export class AdmissionControl {
         permit.done(true);
       }
     });
-    RequestDeadline.run(deadlineAt, () => answered, next);
+    RequestDeadline.run(
+      () => deadline.at,
+      () => answered,
+      next,
+    );
   }
 
   private count(kind: WorkClass, reason: ShedReason): void {
