@@ -100,3 +100,9 @@ export interface ConversionTotals {
 export const CONVERSION_STORE = Symbol('CONVERSION_STORE');
 export const CONVERSION_EVENT_SINK = Symbol('CONVERSION_EVENT_SINK');
 export const CONVERSION_EVENT_SOURCE = Symbol('CONVERSION_EVENT_SOURCE');
+/**
+ * ConversionEventSource for the live stream (docs/design.md, "Live click stream"): as
+ * LIVE_CLICK_SOURCE, a reader of this instance's own from the end of the conversions topic,
+ * committing nothing, so every analytics instance streams every tenant's leads and sales.
+ */
+export const LIVE_CONVERSION_SOURCE = Symbol('LIVE_CONVERSION_SOURCE');
