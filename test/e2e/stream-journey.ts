@@ -312,7 +312,15 @@ export function describeStreamJourney(endpoints: () => Endpoints, newTenant: () 
           customerId: 'cus_live',
           clickId,
         });
-        expect(s.of('sale')[0]).toMatchObject({ code: link.body.code, customerId: 'cus_live', eventName: 'Purchase', amount: 4900, currency: 'EUR', invoiceId: sale.invoiceId, clickId });
+        expect(s.of('sale')[0]).toMatchObject({
+          code: link.body.code,
+          customerId: 'cus_live',
+          eventName: 'Purchase',
+          amount: 4900,
+          currency: 'EUR',
+          invoiceId: sale.invoiceId,
+          clickId,
+        });
         // In the tenant's sequence: the sale after the lead, each with an id a resume can start from.
         const ids = s.events.filter((e) => e.event === 'lead' || e.event === 'sale').map((e) => Number(e.id!.split('.')[1]));
         expect(ids[1]).toBeGreaterThan(ids[0]);

@@ -187,7 +187,12 @@ describe('LiveClickHub', () => {
 
   it("streams the tenant's leads and sales from the conversions topic in its own sequence, each event key once, never the metadata", async () => {
     const conversions = new InProcessConversionLog();
-    hub = new LiveClickHub(new MemoryClickEventSource(log, { groupId: 'live.f', fromBeginning: false }), new UserAgentClassifier(), options, conversions.liveSource());
+    hub = new LiveClickHub(
+      new MemoryClickEventSource(log, { groupId: 'live.f', fromBeginning: false }),
+      new UserAgentClassifier(),
+      options,
+      conversions.liveSource(),
+    );
     await conversions.sink.send([conversion({ customerId: 'before', key: 'lead:before' })]);
     hub.start();
     await until(() => true);

@@ -97,7 +97,10 @@ describe('StreamController', () => {
     hub.acceptConversions({
       messages: [
         { offset: '0', event: { ...base, kind: 'lead', clickId: 'x', amount: 0, currency: '', invoiceId: null, metadata: null } },
-        { offset: '1', event: { ...base, id: 'cnv_2', key: 'invoice:i', kind: 'sale', clickId: 'x', amount: 900, currency: 'EUR', invoiceId: 'i', metadata: null } },
+        {
+          offset: '1',
+          event: { ...base, id: 'cnv_2', key: 'invoice:i', kind: 'sale', clickId: 'x', amount: 900, currency: 'EUR', invoiceId: 'i', metadata: null },
+        },
       ],
     });
     await flush();

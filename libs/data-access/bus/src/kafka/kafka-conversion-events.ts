@@ -194,7 +194,10 @@ export class InProcessConversionLog {
     const sourceName = `${this.sourceName}.live`;
     const listener = (messages: ConversionBatch['messages']) => {
       const h = handler;
-      if (h) void Promise.resolve().then(() => h({ source: sourceName, partition: 0, messages })).catch(() => undefined);
+      if (h)
+        void Promise.resolve()
+          .then(() => h({ source: sourceName, partition: 0, messages }))
+          .catch(() => undefined);
     };
     return {
       start: async (h) => {

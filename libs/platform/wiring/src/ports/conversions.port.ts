@@ -1,12 +1,6 @@
 import { randomUUID } from 'crypto';
 import { hostname } from 'os';
-import {
-  CONVERSION_EVENT_SINK,
-  CONVERSION_EVENT_SOURCE,
-  ConversionEventSink,
-  ConversionEventSource,
-  LIVE_CONVERSION_SOURCE,
-} from '@shortlink/clicks-domain';
+import { CONVERSION_EVENT_SINK, CONVERSION_EVENT_SOURCE, ConversionEventSink, ConversionEventSource, LIVE_CONVERSION_SOURCE } from '@shortlink/clicks-domain';
 import { InProcessConversionLog, KafkaConversionEventSink, KafkaConversionEventSource } from '@shortlink/bus';
 import { portSpec } from '../port';
 
