@@ -344,7 +344,12 @@ export class LinkService {
       read = store
         .trackedTags(tenantId)
         .catch((error: unknown) => {
-          throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the tags’ conversion settings are unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
+          throw new DomainError(
+            ErrorCode.DEPENDENCY_UNAVAILABLE,
+            'the tags’ conversion settings are unavailable; retry shortly',
+            { retryAfterSeconds: 1 },
+            { cause: error },
+          );
         })
         .finally(() => this.trackedReads.delete(tenantId));
       this.trackedReads.set(tenantId, read);
@@ -372,7 +377,12 @@ export class LinkService {
     try {
       await this.tagTracking.setTagTracking(tenantId, checked.tag, checked.param);
     } catch (error) {
-      throw new DomainError(ErrorCode.DEPENDENCY_UNAVAILABLE, 'the tags’ conversion settings are unavailable; retry shortly', { retryAfterSeconds: 1 }, { cause: error });
+      throw new DomainError(
+        ErrorCode.DEPENDENCY_UNAVAILABLE,
+        'the tags’ conversion settings are unavailable; retry shortly',
+        { retryAfterSeconds: 1 },
+        { cause: error },
+      );
     }
     let linksUpdated = 0;
     let after: { createdAt: Date; id: string } | null = null;

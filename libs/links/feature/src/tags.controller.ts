@@ -18,11 +18,7 @@ const tagSettingsSchema = z
 const tagSettingsEditSchema = z
   .strictObject({
     trackConversions: z.boolean(),
-    conversionParam: z
-      .string()
-      .nullable()
-      .optional()
-      .meta({ description: 'A letter, then up to 39 letters, digits or `_ . -`; null or absent: `sl_cid`' }),
+    conversionParam: z.string().nullable().optional().meta({ description: 'A letter, then up to 39 letters, digits or `_ . -`; null or absent: `sl_cid`' }),
   })
   .meta({ id: 'TagSettingsEdit' });
 

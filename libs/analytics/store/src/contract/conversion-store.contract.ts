@@ -83,7 +83,12 @@ export function describeConversionStoreContract(name: string, open: () => Promis
       await f.conversions.setTagTracking(t, 'spring sale', 'sl_cid');
       await f.conversions.setTagTracking(t, 'Ünïcode', 'cid');
       await f.conversions.setTagTracking(t, 'spring sale', 'ref');
-      expect(new Map(await f.conversions.trackedTags(t))).toEqual(new Map([['spring sale', 'ref'], ['Ünïcode', 'cid']]));
+      expect(new Map(await f.conversions.trackedTags(t))).toEqual(
+        new Map([
+          ['spring sale', 'ref'],
+          ['Ünïcode', 'cid'],
+        ]),
+      );
       expect([...(await f.conversions.trackedTags(tenant()))]).toEqual([]);
       await f.conversions.setTagTracking(t, 'Spring Sale', null); // another tag: nothing to remove
       await f.conversions.setTagTracking(t, 'spring sale', null);

@@ -96,4 +96,9 @@ export class ConversionTags1735400000004 implements MigrationInterface {
 }
 
 /** The conversions context's migrations of the MySQL meta database, in order (the meta database's whole list: @shortlink/wiring's metaMigrations). */
-export const CONVERSIONS_MYSQL_MIGRATIONS = [Conversions1735400000001, StripeReceiver1735400000002, ConversionSettings1735400000003, ConversionTags1735400000004];
+export const CONVERSIONS_MYSQL_MIGRATIONS = [
+  Conversions1735400000001,
+  StripeReceiver1735400000002,
+  ConversionSettings1735400000003,
+  ConversionTags1735400000004,
+];
