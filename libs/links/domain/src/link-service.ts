@@ -374,8 +374,11 @@ export class LinkService {
   async setTagTracking(tenantId: string, tag: unknown, edit: { trackConversions?: unknown; conversionParam?: unknown }): Promise<TagTrackingResult> {
     const checked = checkTagTracking(tag, edit);
     if (!this.tagTracking) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'conversion tracking on tags is not available here', { field: 'tag' });
+    let tracked: ReadonlyMap<string, string>;
     try {
       await this.tagTracking.setTagTracking(tenantId, checked.tag, checked.param);
+      // Read after the write, not joined to a read in flight (which may have begun before it).
+      tracked = await this.tagTracking.trackedTags(tenantId);
     } catch (error) {
       throw new DomainError(
         ErrorCode.DEPENDENCY_UNAVAILABLE,
@@ -388,7 +391,6 @@ export class LinkService {
     let after: { createdAt: Date; id: string } | null = null;
     for (;;) {
       const page = await this.links.listByTenant({ tenantId, after, limit: TAG_PAGE, tag: checked.tag });
-      const tracked = await this.trackedTags(tenantId);
       for (const link of page.slice(0, TAG_PAGE)) if (await this.resolveTagTracking(tenantId, link, tracked)) linksUpdated++;
       if (page.length <= TAG_PAGE) break;
       const last = page[TAG_PAGE - 1];

@@ -125,6 +125,37 @@ describe('conversion tracking on a tag', () => {
     expect(next.tagConversionParam).toBe('sl_cid');
   });
 
+  it('switches every link of a tag past one page, reads the settings after its own write (not a read begun before), and answers 503 when the store is down', async () => {
+    const { service, tagTracking, served } = setup();
+    const links = [];
+    for (let i = 0; i < 205; i++) links.push(await service.create({ tenantId: 't1', url: `https://example.com/p${i}`, tags: ['bulk'] }));
+    // A create's read in flight when the switch begins: the switch must not take its (older) answer.
+    let release!: () => void;
+    const slow = tagTracking.trackedTags.bind(tagTracking);
+    tagTracking.trackedTags = async (tenantId: string) => {
+      const answer = await slow(tenantId);
+      if (tenantId === 't1' && !release) await new Promise<void>((r) => (release = r));
+      return answer;
+    };
+    const pending = service.create({ tenantId: 't1', url: 'https://example.com/racing', tags: ['bulk'] });
+    await new Promise((r) => setImmediate(r));
+    const switched = service.setTagTracking('t1', 'bulk', { trackConversions: true });
+    await new Promise((r) => setTimeout(r, 10));
+    release();
+    expect((await switched).linksUpdated).toBe(205);
+    for (const link of [links[0], links[204]]) expect(served(link)).toEqual({ clickIdParam: 'sl_cid' });
+    // The create that read before the switch was stored: switching again resolves it too.
+    const racing = await pending;
+    expect(racing.tagConversionParam ?? null).toBeNull();
+    expect((await service.setTagTracking('t1', 'bulk', { trackConversions: true })).linksUpdated).toBe(1);
+    expect(served(racing)).toEqual({ clickIdParam: 'sl_cid' });
+
+    tagTracking.setTagTracking = async () => Promise.reject(new Error('meta down'));
+    await expect(service.setTagTracking('t1', 'bulk', { trackConversions: false })).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    tagTracking.trackedTags = async () => Promise.reject(new Error('meta down'));
+    await expect(service.create({ tenantId: 't1', url: 'https://example.com/down', tags: ['bulk'] })).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+  });
+
   it('refuses a bad tag, a missing or non-boolean trackConversions and a bad parameter with VALIDATION_FAILED and its field', async () => {
     const { service } = setup();
     const cases: Array<[unknown, Record<string, unknown>, string]> = [
