@@ -143,6 +143,7 @@ export default [
       'data',
       'coverage',
       'deploy/local/.run',
+      'deploy/local/.run-resilience',
       'tools/ci/openapi-client/generated',
       'libs/sdk/src/generation-api.ts',
       'apps/console/src/api/analytics-api.ts',

@@ -34,7 +34,7 @@ class FakeResponse extends EventEmitter {
     return this;
   }
 }
-const request = (method: string, url: string) => ({ method, url }) as IncomingMessage;
+const request = (method: string, url: string, headers: Record<string, string> = {}) => ({ method, url, headers }) as IncomingMessage;
 
 describe('workClassOf', () => {
   it('classes visits, writes, reads and analytics reads; never /health', () => {
@@ -47,6 +47,7 @@ describe('workClassOf', () => {
     expect(workClassOf('analytics', 'GET', '/api/v1/links/abc/stats')).toBe('analytics');
     expect(workClassOf('analytics', 'GET', '/api/v1/stats/top-links')).toBe('analytics');
     for (const app of ['redirect', 'generation', 'analytics'] as const) expect(workClassOf(app, 'GET', '/health')).toBeNull();
+    for (const app of ['redirect', 'generation', 'analytics'] as const) expect(workClassOf(app, 'OPTIONS', '/rest/v3/short-urls')).toBeNull();
   });
 });
 
@@ -81,6 +82,24 @@ describe('AdmissionControl', () => {
     const read = jest.fn();
     a.admit(request('GET', '/api/v1/links/x'), new FakeResponse() as unknown as ServerResponse, false, read);
     expect(read).toHaveBeenCalled();
+  });
+
+  it("gives a shed answer to a compatible API's cross-origin call the CORS headers a browser needs to read it, and no other", () => {
+    const a = new AdmissionControl('generation', settings, undefined, lagOf({ lag: 5000 }));
+    const fromPage = new FakeResponse();
+    a.admit(request('GET', '/rest/v3/short-urls', { origin: 'http://localhost:3000' }), fromPage as unknown as ServerResponse, false, jest.fn());
+    expect(fromPage.statusCode).toBe(503);
+    expect(fromPage.headers).toMatchObject({ 'access-control-allow-origin': '*', 'retry-after': '1' });
+    expect(String(fromPage.headers['access-control-expose-headers'])).toContain('retry-after');
+    for (const [url, headers] of [
+      ['/api/v1/links/x', { origin: 'http://localhost:3000' }],
+      ['/rest/v3/short-urls', {}],
+    ] as const) {
+      const res = new FakeResponse();
+      a.admit(request('GET', url, headers), res as unknown as ServerResponse, false, jest.fn());
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    }
   });
 
   it("answers an API request 503 DEADLINE_EXCEEDED at its deadline, passes the rest down, and silences the late handler's answer", async () => {
