@@ -14,7 +14,11 @@ export const BOOT_SCAN_STORE_SHARE = 0.02;
  * links other runs change, are not counted). The Bloom filter must answer before the listener
  * opens (docs/design.md, "Redirect read path").
  */
-export async function scanRightAfterStart(redirect: string, admin: string, probes = 3000): Promise<{ statuses: number[]; reachedStore: number; ms: number }> {
+export async function scanRightAfterStart(
+  redirect: string,
+  admin: string,
+  probes = 3000,
+): Promise<{ statuses: number[]; otherThan404: string[]; reachedStore: number; ms: number }> {
   const codes = new Set<string>();
   while (codes.size < probes) codes.add(`zq${Array.from({ length: 7 }, () => ALPHABET[randomInt(62)]).join('')}`);
   const list = [...codes];
@@ -28,7 +32,16 @@ export async function scanRightAfterStart(redirect: string, admin: string, probe
     const before = await fromShards();
     const replies = await pooled(list.length, 16, (i) => send(agent, redirect, `/${list[i]}`, 'GET', 10_000), 120_000);
     const after = await fromShards();
-    return { statuses: replies.map((r) => r.status), reachedStore: after - before, ms: Date.now() - started };
+    // An answer other than 404, with its problem code when it has one (a 503 says why: OVERLOADED, SHARD_UNAVAILABLE…).
+    const codeOf = (body: string) => {
+      try {
+        return (JSON.parse(body) as { code?: string }).code ?? '';
+      } catch {
+        return '';
+      }
+    };
+    const otherThan404 = replies.filter((r) => r.status !== 404).map((r) => `${r.status} ${codeOf(r.body)}`.trim());
+    return { statuses: replies.map((r) => r.status), otherThan404, reachedStore: after - before, ms: Date.now() - started };
   } finally {
     agent.destroy();
   }

@@ -583,6 +583,10 @@ export function describeConversionsJourney(endpoints: () => Endpoints, newTenant
         expect(await cells()).toEqual(['desktop', '1', '1', '100.0 %', '2', '€25.00 · $15.00']);
         return true;
       });
+      if (process.env.CONSOLE_SCREENSHOTS)
+        await page
+          .locator('section.card', { has: page.locator('#conversions-breakdown') })
+          .screenshot({ path: join(process.env.CONSOLE_SCREENSHOTS, 'dashboard-conversions.png') });
       expect(problems).toEqual([]);
     });
   });

@@ -4,6 +4,7 @@ import { join } from 'path';
 import { Endpoints, RunningProcess } from '@shortlink/harness';
 import { API_KEY, createTenant, startEmbedded } from './support';
 import { describeConversionsJourney } from './conversions-journey';
+import { describeTagTrackingJourney } from './tag-tracking-journey';
 
 /** Conversions on the embedded profile (`npm start`: the in-process conversions log, SQLite meta database, chdb). */
 describe('embedded profile: conversions', () => {
@@ -31,5 +32,9 @@ describe('embedded profile: conversions', () => {
   describeConversionsJourney(
     () => endpoints,
     (plan) => createTenant(endpoints, plan),
+  );
+  describeTagTrackingJourney(
+    () => endpoints,
+    () => createTenant(endpoints),
   );
 });

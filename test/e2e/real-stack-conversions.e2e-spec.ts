@@ -1,5 +1,6 @@
 import { createTenant, useRealStackApps } from './support';
 import { describeConversionsJourney } from './conversions-journey';
+import { describeTagTrackingJourney } from './tag-tracking-journey';
 
 /**
  * Conversions on the real stack: generation, redirect and analytics as processes on the MariaDB
@@ -21,5 +22,9 @@ describe('real stack: conversions', () => {
   describeConversionsJourney(
     () => stack().endpoints,
     (plan) => createTenant(stack().endpoints, plan),
+  );
+  describeTagTrackingJourney(
+    () => stack().endpoints,
+    () => createTenant(stack().endpoints),
   );
 });

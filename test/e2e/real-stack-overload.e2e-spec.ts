@@ -1,6 +1,6 @@
 import { App, byLabel, metric, metricsOf, startApp } from '@shortlink/harness';
 import { requireEnv } from '@shortlink/testing';
-import { API_KEY, SERVER_SECRETS, VERIFIER_OFF } from './support';
+import { API_KEY, SERVER_SECRETS, SHARED_META_JOBS_OFF } from './support';
 
 /**
  * Admission control over HTTP on the real stack (docs/design.md, "Overload"): a generation instance whose
@@ -28,7 +28,7 @@ describe('overload: one generation instance flooded with reads', () => {
       LOG_LEVEL: 'error',
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       ...SERVER_SECRETS,
-      ...VERIFIER_OFF,
+      ...SHARED_META_JOBS_OFF,
       SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
       SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
       ADMISSION_LIMIT_INITIAL: '10',

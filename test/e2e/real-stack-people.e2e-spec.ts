@@ -1,7 +1,7 @@
 import { requireEnv } from '@shortlink/testing';
 import { App, startApp } from '@shortlink/harness';
 import { describePeopleJourney, Mailbox } from './people-journey';
-import { API_KEY, SERVER_SECRETS, VERIFIER_OFF } from './support';
+import { API_KEY, SERVER_SECRETS, SHARED_META_JOBS_OFF } from './support';
 
 /**
  * People on the real stack: two generation instances over MariaDB (members, sessions, the audit
@@ -22,7 +22,7 @@ describe('real stack: people and sessions on two generation instances', () => {
       BUS_DRIVER: 'kafka',
       OLAP_DRIVER: 'clickhouse',
       ...SERVER_SECRETS,
-      ...VERIFIER_OFF,
+      ...SHARED_META_JOBS_OFF,
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
       SMTP_URL: mailbox.url,

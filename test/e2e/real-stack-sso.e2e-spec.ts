@@ -4,7 +4,7 @@ import { App, startApp } from '@shortlink/harness';
 import { SecretBox } from '@shortlink/people-domain';
 import { describeSsoAddressJourney, IssuerWriter, SSO_ADDRESS_ENV } from './sso-addresses-journey';
 import { describeSsoJourney, OidcTestProvider, SSO_ENV } from './sso-journey';
-import { API_KEY, SERVER_SECRETS, VERIFIER_OFF } from './support';
+import { API_KEY, SERVER_SECRETS, SHARED_META_JOBS_OFF } from './support';
 
 /**
  * Single sign-on on the real stack: two generation instances over MariaDB (the SSO
@@ -27,7 +27,7 @@ describe('real stack: single sign-on with OpenID Connect on two generation insta
       BUS_DRIVER: 'kafka',
       OLAP_DRIVER: 'clickhouse',
       ...SERVER_SECRETS,
-      ...VERIFIER_OFF,
+      ...SHARED_META_JOBS_OFF,
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
     };

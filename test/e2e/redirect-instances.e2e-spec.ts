@@ -3,7 +3,7 @@ import { createConnection } from 'mysql2/promise';
 import { CacheKeys } from '@shortlink/read-path';
 import { redisClusterNodes, requireEnv } from '@shortlink/testing';
 import { App, eventually, keepAliveAgent, metricsOf, metric, postLater, Reply, send, sleep, startApp, tally } from '@shortlink/harness';
-import { API_KEY, EDIT_PROPAGATION_BOUND_MS, SERVER_SECRETS, VERIFIER_OFF } from './support';
+import { API_KEY, EDIT_PROPAGATION_BOUND_MS, SERVER_SECRETS, SHARED_META_JOBS_OFF } from './support';
 
 /**
  * Edit propagation on the real stack with two redirect instances behind one Redis Cluster and the MariaDB
@@ -34,7 +34,7 @@ describe('two redirect instances on the real stack', () => {
       LOG_LEVEL: 'warn',
       SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
       ...SERVER_SECRETS,
-      ...VERIFIER_OFF,
+      ...SHARED_META_JOBS_OFF,
       SHORTLINK_DEFAULT_DOMAIN: DOMAIN,
       SHORTLINK_PUBLIC_BASE_URL: `http://${DOMAIN}`,
       // One client address sends everything here.

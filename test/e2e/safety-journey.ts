@@ -84,6 +84,8 @@ export function safetyEnv(feedDir: string, webRiskEndpoint: string): Record<stri
     WEB_RISK_ENDPOINT: webRiskEndpoint,
     URL_REPUTATION_FEEDS: `urlhaus:${feed('urlhaus.csv')},phishtank:${feed('phishtank.json')},openphish:${feed('openphish.txt')},hosts:${feed('hosts.txt')}`,
     URL_REPUTATION_REFRESH_SECONDS: '1',
+    // The checks run here (support.ts turns them off in the other suites: SHARED_META_JOBS_OFF).
+    LINK_CHECK_REQUESTS_PER_SECOND: '20',
     LINK_CHECK_ALLOW_PRIVATE: 'true',
     LINK_CHECK_HOSTS: '*.checks.test=127.0.0.1',
     // A broken target is checked again an hour later: on the shared meta database of the real stack no other fleet's

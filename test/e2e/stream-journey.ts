@@ -1,5 +1,6 @@
 import { Endpoints, eventually, parseMetrics } from '@shortlink/harness';
 import { createLink, redirectOf } from './support';
+import { api } from './tenant-journey';
 
 /** One Server-Sent Event as a client reads it. */
 export interface SseEvent {
@@ -35,7 +36,12 @@ export class SseClient {
   }
 
   clicks(): Array<Record<string, unknown> & { id: string; code: string }> {
-    return this.events.filter((e) => e.event === 'click').map((e) => JSON.parse(e.data));
+    return this.of('click');
+  }
+
+  /** The data of the events of one type (`click`, `lead`, `sale`), parsed. */
+  of(type: string): Array<Record<string, unknown> & { id: string; code: string }> {
+    return this.events.filter((e) => e.event === type).map((e) => JSON.parse(e.data));
   }
 
   /** Waits until `count` click events arrived; returns them all. */
@@ -92,7 +98,8 @@ export class SseClient {
  * The live click stream over HTTP, on either profile: a tenant opens
  * GET /api/v1/events/stream, a visitor clicks through the redirect app, the click arrives; filters by
  * code, tag and domain; a resume with Last-Event-ID (complete, expired, of another instance); the
- * per-tenant limit and a malformed id. The processes run with ANALYTICS_STREAM_REPLAY_EVENTS=5 and
+ * per-tenant limit and a malformed id; a lead and a sale posted through the track API arrive as
+ * `lead` and `sale` events. The processes run with ANALYTICS_STREAM_REPLAY_EVENTS=5 and
  * ANALYTICS_STREAM_MAX_PER_TENANT=4.
  */
 export function describeStreamJourney(endpoints: () => Endpoints, newTenant: () => Promise<{ apiKey: string }>) {
@@ -256,6 +263,73 @@ export function describeStreamJourney(endpoints: () => Endpoints, newTenant: () 
       });
       streams.push(again);
     });
+
+    it('carries a lead and a sale posted through the track API as `lead` and `sale` events, once each, to the streams of their link only', async () => {
+      const g = endpoints().generation;
+      const backend = await api(g, 'POST', '/api/v1/keys', key, { name: 'backend', scopes: ['conversions:write'] });
+      expect(backend.status).toBe(201);
+      const backendKey = backend.body.apiKey as string;
+      const link = await api(g, 'POST', '/api/v1/links', key, { url: `https://shop.example/live?t=${Date.now()}`, trackConversions: true });
+      expect(link.status).toBe(201);
+      const res = await redirectOf(endpoints(), link.body.code as string);
+      expect(res.status).toBe(302);
+      const clickId = new URL(res.headers.get('location')!).searchParams.get('sl_cid')!;
+      expect(clickId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      const lead = (customerId: string) => api(g, 'POST', '/api/v1/track/lead', backendKey, { clickId, eventName: 'Sign up', customerId });
+
+      // The instance's conversions reader starts at the end of its topic once it joined: report leads until it is reading.
+      const warm = await opened();
+      await eventually(
+        'the stream to carry a lead',
+        async () => {
+          expect((await lead(`warm-${Date.now()}`)).status).toBe(201);
+          await new Promise((r) => setTimeout(r, 300));
+          return warm.of('lead').length > 0;
+        },
+        60_000,
+        0,
+      );
+      await warm.close();
+
+      const all = await opened();
+      const ofLink = await opened(`?code=${link.body.code}`);
+      const ofOther = await opened(`?code=${a.code}`);
+      const otherTenant = await opened('', {}, other);
+      expect((await lead('cus_live')).status).toBe(201);
+      const sale = { customerId: 'cus_live', amount: 4900, currency: 'EUR', eventName: 'Purchase', invoiceId: `in_${Date.now()}` };
+      expect((await api(g, 'POST', '/api/v1/track/sale', backendKey, sale)).status).toBe(201);
+      // The same invoice again: counted once, so streamed once.
+      expect((await api(g, 'POST', '/api/v1/track/sale', backendKey, sale)).body.duplicate).toBe(true);
+      for (const s of [all, ofLink]) {
+        await eventually('a lead and a sale', async () => s.of('lead').length === 1 && s.of('sale').length === 1);
+        expect(s.of('lead')[0]).toEqual({
+          id: expect.stringMatching(/^[a-z0-9]+\.\d+$/),
+          time: expect.any(String),
+          domain: link.body.domain,
+          code: link.body.code,
+          conversionId: expect.stringMatching(/^cnv_/),
+          eventName: 'Sign up',
+          customerId: 'cus_live',
+          clickId,
+        });
+        expect(s.of('sale')[0]).toMatchObject({
+          code: link.body.code,
+          customerId: 'cus_live',
+          eventName: 'Purchase',
+          amount: 4900,
+          currency: 'EUR',
+          invoiceId: sale.invoiceId,
+          clickId,
+        });
+        // In the tenant's sequence: the sale after the lead, each with an id a resume can start from.
+        const ids = s.events.filter((e) => e.event === 'lead' || e.event === 'sale').map((e) => Number(e.id!.split('.')[1]));
+        expect(ids[1]).toBeGreaterThan(ids[0]);
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      expect([all.of('lead').length, all.of('sale').length]).toEqual([1, 1]);
+      expect([...ofOther.of('lead'), ...ofOther.of('sale')]).toEqual([]);
+      expect([...otherTenant.of('lead'), ...otherTenant.of('sale')]).toEqual([]);
+    }, 90_000);
 
     it('answers 400 INVALID_EVENT_ID to a malformed Last-Event-ID, 400 to an unknown filter, 401 without a key', async () => {
       for (const bad of ['nope', 'abc.', 'abc.-1', 'ABC.1', 'abc.1.2', `${'a'.repeat(40)}.1`]) {

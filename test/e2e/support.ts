@@ -108,12 +108,13 @@ export interface RealStackApps {
 }
 
 /**
- * The suites on the real stack share its meta database, and a domain verifier takes every due check
- * there: one with the defaults (the machine's resolver, minutes of backoff) took the domains journey's
- * checks, failed them and pushed them past the journey's wait (CI). Only the suites about domains
- * run it (they set DOMAIN_VERIFIER=on with a resolver and backoffs of their own).
+ * The suites on the real stack share its meta database, and the fleet's jobs there take every suite's
+ * due work: a domain verifier with the defaults (the machine's resolver, minutes of backoff) took the
+ * domains journey's checks, failed them and pushed them past the journey's wait (CI); a dead-link
+ * check without Web Risk took the safety journey's targets, which then went unscreened for an hour
+ * (CI). Only the suites about them run these jobs (with DOMAIN_VERIFIER=on, or safetyEnv's checks).
  */
-export const VERIFIER_OFF = { DOMAIN_VERIFIER: 'off' } as const;
+export const SHARED_META_JOBS_OFF = { DOMAIN_VERIFIER: 'off', LINK_CHECK_REQUESTS_PER_SECOND: '0' } as const;
 
 /**
  * For a real-stack suite: generation, analytics and redirect as processes on the stack (MariaDB,
@@ -150,7 +151,7 @@ export function useRealStackApps(
       KAFKA_EVENTS_TOPIC: `shortlink.events.${run}`,
       KAFKA_WEBHOOK_CONSUMER_GROUP: `${run}.webhooks`,
       CLICK_BUFFER_FLUSH_MS: '50',
-      ...VERIFIER_OFF,
+      ...SHARED_META_JOBS_OFF,
       ...o.shared,
     };
     const { endpoints } = allocated;
@@ -201,7 +202,7 @@ export function realStackEnv(extra: Record<string, string> = {}): Record<string,
     ...SERVER_SECRETS,
     SHORTLINK_BOOTSTRAP_API_KEY: API_KEY,
     SHORTLINK_PUBLIC_BASE_URL: 'http://e2e.shortlink.test',
-    ...VERIFIER_OFF,
+    ...SHARED_META_JOBS_OFF,
     ...extra,
   };
 }

@@ -151,6 +151,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tags/{tag}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tag’s settings
+         * @description Conversion tracking of the links carrying the tag (off unless switched on, whether or not a link carries the tag).
+         *
+         *     Needs a key with the `links:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        get: operations["getTagSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Switch conversion tracking for every link carrying a tag
+         * @description `trackConversions: true` gives each click of every link carrying the tag (now or later) a click id in `conversionParam`; false stops it, and a link that loses the tag loses it. A link’s own `trackConversions` keeps its own parameter. The links are rewritten as edits before the answer: every redirect instance serves them within the edit bound. Sending the same setting again resolves every link of the tag again.
+         *
+         *     Needs a key with the `links:write` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
+         */
+        patch: operations["updateTagSettings"];
+        trace?: never;
+    };
     "/api/v1/export/links": {
         parameters: {
             query?: never;
@@ -1494,6 +1522,11 @@ export interface components {
             /** @description The domain of codes given without one; narrows a tag */
             domain?: string;
         };
+        TagSettingsEdit: {
+            trackConversions: boolean;
+            /** @description A letter, then up to 39 letters, digits or `_ . -`; null or absent: `sl_cid` */
+            conversionParam?: string | null;
+        };
         /** @description flagged: visitors see a warning page first; banned: 451 with a page; clear: back to normal */
         Moderation: {
             /** @enum {string} */
@@ -2066,6 +2099,22 @@ export interface components {
         LinkTags: {
             /** @description Each once, in order; at most 1000 */
             tags: string[];
+        };
+        TagSettings: {
+            tag: string;
+            /** @description Every link carrying the tag gives each click a click id (docs/analytics.md, "Conversions") */
+            trackConversions: boolean;
+            /** @description The query parameter of the click id (default `sl_cid`) */
+            conversionParam: string;
+        };
+        TagSettingsChange: {
+            tag: string;
+            /** @description Every link carrying the tag gives each click a click id (docs/analytics.md, "Conversions") */
+            trackConversions: boolean;
+            /** @description The query parameter of the click id (default `sl_cid`) */
+            conversionParam: string;
+            /** @description Links carrying the tag whose tracking this switched (each as an edit) */
+            linksUpdated: number;
         };
         LinkExportPage: {
             links: components["schemas"]["LinkExport"][];
@@ -3799,6 +3848,215 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    getTagSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tag, URL-encoded, as links carry it */
+                tag: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagSettings"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (429) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyRequestsProblem"];
+                };
+            };
+            /** @description problem+json (431) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeaderFieldsTooLargeProblem"];
+                };
+            };
+            /** @description problem+json (503) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
+                };
+            };
+        };
+    };
+    updateTagSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tag, URL-encoded, as links carry it */
+                tag: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagSettingsEdit"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change */
+            200: {
+                headers: {
+                    /** @description Requests a minute this key’s plan allows */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the sliding minute */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the window renews */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagSettingsChange"];
+                };
+            };
+            /** @description problem+json (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BadRequestProblem"];
+                };
+            };
+            /** @description problem+json (401) */
+            401: {
+                headers: {
+                    /** @description The accepted scheme: `ApiKey realm="shortlink", header="x-api-key"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description problem+json (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ForbiddenProblem"];
+                };
+            };
+            /** @description problem+json (414) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["URITooLongProblem"];
+                };
+            };
+            /** @description problem+json (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
             /** @description problem+json (429) */

@@ -205,8 +205,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's clicks as they happen (Server-Sent Events)
-         * @description A `text/event-stream` that stays open: one `click` event per click of your links, filtered by `code`, `domain`, `tag` (the link’s tags, read within 30 s of a change) and `bots` (excluded by default). Fed from the click topic, not by polling the store. Send the last `id` received as `Last-Event-ID` to resume: the clicks after it within the replay window (ANALYTICS_STREAM_REPLAY_EVENTS, ANALYTICS_STREAM_REPLAY_SECONDS) come first; an id older than the window, or of another instance, gets a `gap` event first. At most ANALYTICS_STREAM_MAX_PER_TENANT open streams per tenant and instance (429 STREAM_LIMIT_REACHED); a malformed Last-Event-ID is 400 INVALID_EVENT_ID.
+         * The tenant's clicks, leads and sales as they happen (Server-Sent Events)
+         * @description A `text/event-stream` that stays open: one `click` event per click of your links, and one `lead` or `sale` event per lead or sale counted for one of them (each once, a retried track call included), filtered by `code`, `domain`, `tag` (the link’s tags, read within 30 s of a change; for a lead or sale, the link it is attributed to) and `bots` (bot clicks excluded by default; `only` shows no leads or sales). Fed from the click and conversions topics, not by polling the store. Send the last `id` received as `Last-Event-ID` to resume: the events after it within the replay window (ANALYTICS_STREAM_REPLAY_EVENTS, ANALYTICS_STREAM_REPLAY_SECONDS) come first; an id older than the window, or of another instance, gets a `gap` event first. At most ANALYTICS_STREAM_MAX_PER_TENANT open streams per tenant and instance (429 STREAM_LIMIT_REACHED); a malformed Last-Event-ID is 400 INVALID_EVENT_ID.
          *
          *     Needs a key with the `analytics:read` scope, or a session whose role has it (writes with a session need `x-csrf-token`).
          */
@@ -756,7 +756,7 @@ export interface components {
                 deleted: boolean | null;
             }[];
         };
-        /** @description Server-Sent Events: `event: click` with `id: <instance>.<n>` (n counts your clicks on that instance, no one else’s) and a LiveClick as JSON `data`, for each click as it happens; `event: gap` (data `{"lastEventId", "reason"}`, reason `expired` or `unknown`) first when a resume cannot be complete; a `: ping` comment every 15 s. */
+        /** @description Server-Sent Events, each with `id: <instance>.<n>` (n counts your events on that instance, no one else’s) and JSON `data`: `event: click` for each click as it happens, data a LiveClick `{id, time, domain, code, country, region, city, referer, device, browser, os, bot, variant, source, visitor}`; `event: lead` for each lead counted (POST /api/v1/track/lead, or a Stripe session with a click id), data `{id, time, domain, code, conversionId, eventName, customerId, clickId}` (`domain` and `code`: the link it is attributed to; `conversionId`: the webhook’s `conversion.id`); `event: sale` for each sale counted (POST /api/v1/track/sale, Stripe), the same fields plus `amount` (integer, the currency’s minor unit, negative for a refund), `currency` (ISO 4217) and `invoiceId` (or null); `event: gap` (data `{"lastEventId", "reason"}`, reason `expired` or `unknown`) first when a resume cannot be complete; a `: ping` comment every 15 s. Clients should ignore event types they do not know. */
         ClickEventStream: string;
         SignedIn: {
             /** @description The person signed in; null for a key */

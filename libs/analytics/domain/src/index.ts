@@ -97,6 +97,7 @@ export {
   CONVERSION_EVENT_SINK,
   CONVERSION_EVENT_SOURCE,
   CONVERSION_STORE,
+  LIVE_CONVERSION_SOURCE,
   type ConversionBatch,
   type ConversionEventSink,
   type ConversionEventSource,

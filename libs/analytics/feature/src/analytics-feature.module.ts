@@ -9,6 +9,7 @@ import {
   CONVERSION_EVENT_SOURCE,
   ConversionEventSource,
   LIVE_CLICK_SOURCE,
+  LIVE_CONVERSION_SOURCE,
 } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { LINK_REPOSITORY, LinkRepository } from '@shortlink/links-domain';
@@ -30,8 +31,9 @@ export const ANALYTICS_FEATURE_PORTS: readonly symbol[] = [
   // The live click stream: its consumer, and the links whose tags its tag filter reads.
   LIVE_CLICK_SOURCE,
   LINK_REPOSITORY,
-  // Leads and sales (docs/analytics.md, "Conversions").
+  // Leads and sales (docs/analytics.md, "Conversions"), counted and streamed live.
   CONVERSION_EVENT_SOURCE,
+  LIVE_CONVERSION_SOURCE,
 ];
 
 /** The analytics app's OpenAPI document (/docs): every query endpoint with its contract. */
@@ -39,7 +41,7 @@ export const ANALYTICS_OPENAPI = {
   title: 'shortlink analytics API',
   version: '1',
   description:
-    'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv); the live click stream (Server-Sent Events). Dashboard at /dashboard. Every route needs an `x-api-key` with the analytics scope, or a person’s session cookie (`POST /api/v1/auth/login`, here or on the generation app) whose role allows it, with `x-csrf-token` on writes.',
+    'Tenant-scoped click analytics: series at minute, hour and day granularity, unique visitors over any range, breakdowns, top links, orphan visits; JSON or CSV (?format=csv); the live stream of clicks, leads and sales (Server-Sent Events). Dashboard at /dashboard. Every route needs an `x-api-key` with the analytics scope, or a person’s session cookie (`POST /api/v1/auth/login`, here or on the generation app) whose role allows it, with `x-csrf-token` on writes.',
   tags: { analytics: 'Clicks, visitors, breakdowns and raw visits of your links', auth: 'Sign in with an email and password, sign out, who is calling' },
   sessions: true,
 } as const;
@@ -93,10 +95,17 @@ export class AnalyticsFeatureModule {
         {
           // Wherever the API runs (the consumer setting is about the rollups): each instance streams what its own group reads.
           provide: LiveClickHub,
-          inject: [LIVE_CLICK_SOURCE, UserAgentClassifier, APP_CONFIG, APP_LOGGER, Lifecycle],
-          useFactory: (source: ClickEventSource, classifier: UserAgentClassifier, config: AppConfig, logger: PinoNestLogger, lifecycle: Lifecycle) => {
+          inject: [LIVE_CLICK_SOURCE, LIVE_CONVERSION_SOURCE, UserAgentClassifier, APP_CONFIG, APP_LOGGER, Lifecycle],
+          useFactory: (
+            source: ClickEventSource,
+            conversions: ConversionEventSource,
+            classifier: UserAgentClassifier,
+            config: AppConfig,
+            logger: PinoNestLogger,
+            lifecycle: Lifecycle,
+          ) => {
             const scoped = logger.scoped('LiveStream');
-            const hub = new LiveClickHub(source, classifier, { ...config.analytics.stream, onError: (message) => scoped.warn(message) });
+            const hub = new LiveClickHub(source, classifier, { ...config.analytics.stream, onError: (message) => scoped.warn(message) }, conversions);
             lifecycle.manage({ start: () => hub.start(), stop: () => hub.stop() });
             return hub;
           },
@@ -107,7 +116,7 @@ export class AnalyticsFeatureModule {
   }
 }
 
-/** shortlink_analytics_live_streams and shortlink_analytics_live_clicks_total: the live click stream of this instance, read at scrape time. */
+/** shortlink_analytics_live_streams, shortlink_analytics_live_clicks_total and shortlink_analytics_live_conversions_total: the live stream of this instance, read at scrape time. */
 @Injectable()
 class LiveStreamMetrics {
   constructor(@Inject(METRICS_REGISTRY) registry: Registry, @Inject(LiveClickHub) hub: LiveClickHub) {
@@ -126,6 +135,15 @@ class LiveStreamMetrics {
       collect() {
         this.reset();
         this.inc(hub.streamedClicks);
+      },
+    });
+    new Counter({
+      name: 'shortlink_analytics_live_conversions_total',
+      help: "Leads and sales of tenants this instance's live consumer read since it started (each event key once)",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(hub.streamedConversions);
       },
     });
   }

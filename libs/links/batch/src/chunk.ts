@@ -99,5 +99,6 @@ export function linkOf(p: PreparedLink, id: bigint, codes: CodeStrategy, attempt
     appTargets: p.appTargets,
     trackConversions: p.trackConversions,
     conversionParam: p.conversionParam,
+    ...(p.tagConversionParam ? { tagConversionParam: p.tagConversionParam } : {}),
   };
 }

@@ -69,6 +69,7 @@ export function rulesOf(link: Link): RedirectRules | undefined {
   if (!link.forwardQuery) rules.forwardQuery = false;
   if (link.appTargets !== null) rules.appTargets = link.appTargets;
   if (link.trackConversions) rules.clickIdParam = link.conversionParam ?? DEFAULT_CONVERSION_PARAM;
+  else if (link.tagConversionParam) rules.clickIdParam = link.tagConversionParam; // a tracked tag (docs/design.md, "Conversions")
   if (link.passwordHash !== null && link.passwordRememberHours !== null) rules.passwordRememberHours = link.passwordRememberHours;
   return Object.keys(rules).length ? rules : undefined;
 }

@@ -100,3 +100,4 @@ export {
   RULE_SYSTEMS,
   rulesFromTargets,
 } from './redirect-rules';
+export { checkTagTracking, TAG_TRACKING_STORE, tagConversionParamOf, type TagSettings, type TagTrackingStore, withTagTracking } from './tag-tracking';

@@ -24,12 +24,14 @@ import {
   checkTitle,
   checkTrackConversions,
   checkConversionParam,
+  DEFAULT_CONVERSION_PARAM,
   checkUtm,
   checkVariants,
   UrlCheck,
 } from './link-options';
 import { DuplicateLinkError, HealthFilter, LinkObserver, LinkRepository, PasswordHasher } from './ports';
 import { checkRedirectRules, RedirectRule, RULE_LIMITS, withShorthand } from './redirect-rules';
+import { checkTagTracking, TagSettings, TagTrackingStore, withTagTracking } from './tag-tracking';
 import { CheckedUrl, HostLookups, ParsedTarget, ReputationVerdict, strongerVerdict, TargetReputation, UrlFlag, UrlPolicy } from '@shortlink/url-policy';
 
 /** The body of a create: every field as the API received it (validated here). */
@@ -160,8 +162,18 @@ export interface LinkServiceParts {
   readonly reputation?: TargetReputation | null;
   /** Told of links stored and removed (the safety context's index of targets by host). */
   readonly observer?: LinkObserver | null;
+  /** The tenants' tags with conversion tracking (docs/design.md, "Conversions"); none: no tag tracks. */
+  readonly tagTracking?: TagTrackingStore | null;
   readonly clock?: Clock;
 }
+
+/** What switching a tag's tracking did: its settings, and how many of its links were rewritten. */
+export interface TagTrackingResult extends TagSettings {
+  readonly linksUpdated: number;
+}
+
+/** Links of a tag read per page when a tag's tracking is switched. */
+const TAG_PAGE = 200;
 
 /** Tags listed at most (a picker, not an export: the links listing filters by any tag). */
 export const MAX_TAGS_LISTED = 1000;
@@ -182,6 +194,9 @@ export class LinkService {
   private readonly tenantDomains: TenantDomainCheck;
   private readonly reputation: TargetReputation | null;
   private readonly observer: LinkObserver | null;
+  private readonly tagTracking: TagTrackingStore | null;
+  /** Reads of a tenant's tracked tags in flight, shared by the concurrent creates of a batch (never kept after: a switch is seen by the next read). */
+  private readonly trackedReads = new Map<string, Promise<ReadonlyMap<string, string>>>();
   private readonly clock: Clock;
   private readonly maxAttempts: number;
   private readonly cursors: ListCursors;
@@ -194,6 +209,7 @@ export class LinkService {
     this.tenantDomains = parts.tenantDomains ?? { owns: async () => false };
     this.reputation = parts.reputation ?? null;
     this.observer = parts.observer ?? null;
+    this.tagTracking = parts.tagTracking ?? null;
     this.clock = parts.clock ?? systemClock;
     this.maxAttempts = options.maxCodeAttempts ?? 8;
     this.cursors = options.listCursors ?? ListCursors.ephemeral();
@@ -299,7 +315,105 @@ export class LinkService {
     const passwordHash = input.passwordHash == null ? fields.passwordHash : checkPasswordHash(input.passwordHash);
     const status = input.status == null ? 'active' : checkStatus(input.status);
     const createdAt = new Date(now);
-    return { ...fields, passwordHash, domain, tenantId: input.tenantId, createdAt, updatedAt: createdAt, status, version: 1, alias };
+    const tagConversionParam = await this.tagParamFor(input.tenantId, fields.tags);
+    return {
+      ...fields,
+      ...(tagConversionParam ? { tagConversionParam } : {}),
+      passwordHash,
+      domain,
+      tenantId: input.tenantId,
+      createdAt,
+      updatedAt: createdAt,
+      status,
+      version: 1,
+      alias,
+    };
+  }
+
+  /** The click id parameter the tenant's tracked tags give a link with these tags (docs/design.md, "Conversions"). */
+  private async tagParamFor(tenantId: string, tags: readonly string[]): Promise<string | null> {
+    if (!this.tagTracking || tags.length === 0) return null;
+    return withTagTracking({ tags } as Link, await this.trackedTags(tenantId)).tagConversionParam ?? null;
+  }
+
+  private trackedTags(tenantId: string): Promise<ReadonlyMap<string, string>> {
+    const store = this.tagTracking;
+    if (!store) return Promise.resolve(new Map());
+    let read = this.trackedReads.get(tenantId);
+    if (!read) {
+      read = store
+        .trackedTags(tenantId)
+        .catch((error: unknown) => {
+          throw new DomainError(
+            ErrorCode.DEPENDENCY_UNAVAILABLE,
+            'the tags’ conversion settings are unavailable; retry shortly',
+            { retryAfterSeconds: 1 },
+            { cause: error },
+          );
+        })
+        .finally(() => this.trackedReads.delete(tenantId));
+      this.trackedReads.set(tenantId, read);
+    }
+    return read;
+  }
+
+  /** A tag's conversion settings (off unless switched on). */
+  async tagSettings(tenantId: string, tag: unknown): Promise<TagSettings> {
+    const { tag: name } = checkTagTracking(tag, { trackConversions: false });
+    const param = (await this.trackedTags(tenantId)).get(name);
+    return { tag: name, trackConversions: param !== undefined, conversionParam: param ?? DEFAULT_CONVERSION_PARAM };
+  }
+
+  /**
+   * Switches conversion tracking on or off for a tag (docs/design.md, "Conversions"): stores the
+   * setting, then rewrites every link of the tenant that carries the tag whose resolved parameter
+   * changes, each as an edit (version, outbox, caches and every redirect instance told, as any edit
+   * is). Idempotent: switching again to the same setting rewrites what is not yet resolved (a link
+   * tagged while the switch ran).
+   */
+  async setTagTracking(tenantId: string, tag: unknown, edit: { trackConversions?: unknown; conversionParam?: unknown }): Promise<TagTrackingResult> {
+    const checked = checkTagTracking(tag, edit);
+    if (!this.tagTracking) throw new DomainError(ErrorCode.VALIDATION_FAILED, 'conversion tracking on tags is not available here', { field: 'tag' });
+    let tracked: ReadonlyMap<string, string>;
+    try {
+      await this.tagTracking.setTagTracking(tenantId, checked.tag, checked.param);
+      // Read after the write, not joined to a read in flight (which may have begun before it).
+      tracked = await this.tagTracking.trackedTags(tenantId);
+    } catch (error) {
+      throw new DomainError(
+        ErrorCode.DEPENDENCY_UNAVAILABLE,
+        'the tags’ conversion settings are unavailable; retry shortly',
+        { retryAfterSeconds: 1 },
+        { cause: error },
+      );
+    }
+    let linksUpdated = 0;
+    let after: { createdAt: Date; id: string } | null = null;
+    for (;;) {
+      const page = await this.links.listByTenant({ tenantId, after, limit: TAG_PAGE, tag: checked.tag });
+      for (const link of page.slice(0, TAG_PAGE)) if (await this.resolveTagTracking(tenantId, link, tracked)) linksUpdated++;
+      if (page.length <= TAG_PAGE) break;
+      const last = page[TAG_PAGE - 1];
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+    return { tag: checked.tag, trackConversions: checked.param !== null, conversionParam: checked.param ?? DEFAULT_CONVERSION_PARAM, linksUpdated };
+  }
+
+  /** Writes a link's parameter from its tags when it changed, as an edit; whether it wrote. */
+  private async resolveTagTracking(tenantId: string, read: Link, tracked: ReadonlyMap<string, string>): Promise<boolean> {
+    let current: Link | null = read;
+    for (let attempt = 0; current && current.tenantId === tenantId && attempt < 5; attempt++) {
+      const next = withTagTracking(current, tracked);
+      if (next === current) return false;
+      const written: Link = { ...next, version: current.version + 1, updatedAt: new Date(this.clock.now()) };
+      if (await this.links.replace(written, current.version)) {
+        this.observer?.stored([written]);
+        await this.events.deliverNow([editedEvent(written)]);
+        return true;
+      }
+      current = await this.links.findByCode({ domain: read.domain, code: read.code }); // edited meanwhile: resolve what is there now
+    }
+    return false;
   }
 
   /**
@@ -579,7 +693,11 @@ export class LinkService {
       next = { ...next, targetUrl: await url(edit.url, 'url') };
     }
     if (has('title')) next = { ...next, title: checkTitle(edit.title) };
-    if (has('tags')) next = { ...next, tags: checkTags(edit.tags) };
+    if (has('tags')) {
+      next = { ...next, tags: checkTags(edit.tags) };
+      // A tag added or removed may switch tracking on or off (docs/design.md, "Conversions").
+      if (this.tagTracking) next = withTagTracking(next, await this.trackedTags(current.tenantId));
+    }
     if (has('maxClicks')) next = { ...next, maxClicks: checkMaxClicks(edit.maxClicks) };
     if (has('password')) {
       const password = checkPassword(edit.password);

@@ -119,6 +119,12 @@ export const NO_OPTIONS: LinkOptions = {
 export interface Link extends LinkOptions {
   /** Globally unique id from the segment allocator, as a decimal string (MySQL BIGINT). */
   readonly id: string;
+  /**
+   * The click id parameter one of its tags gives it (conversion tracking on a tag, docs/design.md
+   * "Conversions"): resolved when the link's tags or a tag's setting change, and stored with the
+   * link, so the redirect's cached record needs no tags. Absent or null: none.
+   */
+  readonly tagConversionParam?: string | null;
   readonly domain: string;
   readonly code: string;
   readonly targetUrl: string;

@@ -16,6 +16,8 @@ import {
   SegmentIdAllocator,
   SEQUENCE_STORE,
   SequenceStore,
+  TAG_TRACKING_STORE,
+  TagTrackingStore,
   TARGET_REPUTATION,
   URL_POLICY,
 } from '@shortlink/links-domain';
@@ -45,6 +47,7 @@ export const LINKS_PORTS: readonly symbol[] = [
   URL_POLICY,
   BATCH_RECORD_STORE,
   SLOT_STORE,
+  TAG_TRACKING_STORE,
 ];
 
 /** The sequence every link id comes from, single or batch. */
@@ -127,6 +130,8 @@ export class LinksModule {
             // The safety context's, when the app mounts it (docs/design.md, "Trust and safety").
             { token: TARGET_REPUTATION, optional: true },
             { token: LINK_OBSERVER, optional: true },
+            // Conversion tracking on tags (docs/design.md, "Conversions").
+            { token: TAG_TRACKING_STORE, optional: true },
           ],
           useFactory: (
             repository: LinkRepository,
@@ -139,9 +144,10 @@ export class LinksModule {
             codeSecret: string,
             reputation: TargetReputation | null | undefined,
             observer: LinkObserver | null | undefined,
+            tagTracking: TagTrackingStore | null | undefined,
           ) =>
             new LinkService(
-              { links: repository, ids, codes, events, passwords, urls, tenantDomains, reputation, observer },
+              { links: repository, ids, codes, events, passwords, urls, tenantDomains, reputation, observer, tagTracking },
               {
                 defaultDomain: links.defaultDomain,
                 sharedDomains: links.domains,

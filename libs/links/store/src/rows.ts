@@ -75,6 +75,7 @@ type StoredOptions = { -readonly [K in keyof Omit<LinkOptions, 'title' | 'crawla
   moderationSource: ModerationSource | null;
   geoTargets?: Record<string, string> | null;
   deviceTargets?: Record<string, string> | null;
+  tagConversionParam?: string | null;
 };
 
 /** The JSON of the `health_detail` column (times in epoch ms). */
@@ -132,6 +133,7 @@ export function linkFromRow(row: LinkRow): Link {
     appTargets: stored.appTargets ?? null,
     trackConversions: stored.trackConversions ?? false,
     conversionParam: stored.conversionParam ?? null,
+    ...(stored.tagConversionParam ? { tagConversionParam: stored.tagConversionParam } : {}),
     id: String(row.id),
     domain: row.domain,
     code: row.code,
@@ -168,6 +170,7 @@ export function optionsJson(link: Link): string | null {
   if (link.appTargets !== null) stored.appTargets = link.appTargets;
   if (link.trackConversions) stored.trackConversions = true;
   if (link.conversionParam !== null) stored.conversionParam = link.conversionParam;
+  if (link.tagConversionParam) stored.tagConversionParam = link.tagConversionParam;
   if (link.moderationReason !== null) stored.moderationReason = link.moderationReason;
   if (link.moderationSource) stored.moderationSource = link.moderationSource;
   return Object.keys(stored).length ? JSON.stringify(stored) : null;

@@ -34,7 +34,7 @@ class FakeResponse extends EventEmitter {
     return this;
   }
 }
-const request = (method: string, url: string) => ({ method, url }) as IncomingMessage;
+const request = (method: string, url: string, headers: Record<string, string> = {}) => ({ method, url, headers }) as IncomingMessage;
 
 describe('workClassOf', () => {
   it('classes visits, writes, reads and analytics reads; never /health', () => {
@@ -47,6 +47,7 @@ describe('workClassOf', () => {
     expect(workClassOf('analytics', 'GET', '/api/v1/links/abc/stats')).toBe('analytics');
     expect(workClassOf('analytics', 'GET', '/api/v1/stats/top-links')).toBe('analytics');
     for (const app of ['redirect', 'generation', 'analytics'] as const) expect(workClassOf(app, 'GET', '/health')).toBeNull();
+    for (const app of ['redirect', 'generation', 'analytics'] as const) expect(workClassOf(app, 'OPTIONS', '/rest/v3/short-urls')).toBeNull();
   });
 });
 
@@ -83,6 +84,24 @@ describe('AdmissionControl', () => {
     expect(read).toHaveBeenCalled();
   });
 
+  it("gives a shed answer to a compatible API's cross-origin call the CORS headers a browser needs to read it, and no other", () => {
+    const a = new AdmissionControl('generation', settings, undefined, lagOf({ lag: 5000 }));
+    const fromPage = new FakeResponse();
+    a.admit(request('GET', '/rest/v3/short-urls', { origin: 'http://localhost:3000' }), fromPage as unknown as ServerResponse, false, jest.fn());
+    expect(fromPage.statusCode).toBe(503);
+    expect(fromPage.headers).toMatchObject({ 'access-control-allow-origin': '*', 'retry-after': '1' });
+    expect(String(fromPage.headers['access-control-expose-headers'])).toContain('retry-after');
+    for (const [url, headers] of [
+      ['/api/v1/links/x', { origin: 'http://localhost:3000' }],
+      ['/rest/v3/short-urls', {}],
+    ] as const) {
+      const res = new FakeResponse();
+      a.admit(request('GET', url, headers), res as unknown as ServerResponse, false, jest.fn());
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+
   it("answers an API request 503 DEADLINE_EXCEEDED at its deadline, passes the rest down, and silences the late handler's answer", async () => {
     const a = new AdmissionControl('generation', settings);
     const res = new FakeResponse();
@@ -99,6 +118,35 @@ describe('AdmissionControl', () => {
     (res as unknown as ServerResponse).end('late');
     expect(res.statusCode).toBe(503);
     expect(res.body).not.toContain('late');
+  });
+
+  it("counts a request's deadline from the end of its body, which the client may send slowly, and answers nothing before it", () => {
+    const a = new AdmissionControl('redirect', settings);
+    const res = new FakeResponse();
+    const post = Object.assign(new EventEmitter(), request('POST', '/abc', { 'content-length': '24' }), { complete: false }) as unknown as IncomingMessage;
+    let left = 0;
+    a.admit(post, res as unknown as ServerResponse, false, () => undefined);
+    jest.advanceTimersByTime(5000); // the body trickles in, far past the visit's 1.5 s
+    expect(res.headersSent).toBe(false);
+    post.emit('end');
+    jest.advanceTimersByTime(1499);
+    expect(res.headersSent).toBe(false);
+    jest.advanceTimersByTime(1);
+    expect(res.statusCode).toBe(503);
+    expect(JSON.parse(res.body).code).toBe('DEADLINE_EXCEEDED');
+    // What a handler's calls get: what is left from the body's end.
+    const late = new FakeResponse();
+    const second = Object.assign(new EventEmitter(), request('POST', '/abc', { 'transfer-encoding': 'chunked' }), {
+      complete: false,
+    }) as unknown as IncomingMessage;
+    a.admit(second, late as unknown as ServerResponse, false, () => {
+      jest.advanceTimersByTime(3000);
+      second.emit('end');
+      jest.advanceTimersByTime(500);
+      left = RequestDeadline.remainingMs();
+    });
+    expect(left).toBe(1000);
+    expect(late.headersSent).toBe(false);
   });
 
   it('answers a visit 503 DEADLINE_EXCEEDED with Retry-After at its deadline (the handler then sends nothing), and sheds nothing when off or for a streamed route', () => {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '@shortlink/config';
 import { AdaptiveConcurrencyLimit, Clock, EventLoopLag, RequestDeadline, systemClock, WORK_CLASSES, WorkClass } from '@shortlink/core';
+import { compatShedHeaders } from './compat-cors';
 import { problem } from './problem-details';
 
 type AppName = 'generation' | 'redirect' | 'analytics';
@@ -15,10 +16,12 @@ const ANALYTICS_PATH =
  * The class of a request (docs/design.md, "Overload"), or null for what is never shed (`/health`,
  * which a load balancer and the restarts of the chaos run read). On the redirect app every path
  * outside `/api/` is a visit (`GET /{code}` and its variants); elsewhere an analytics read is
- * `analytics`, another GET/HEAD/OPTIONS `read`, anything else `write`.
+ * `analytics`, another GET/HEAD `read`, anything else `write`; a CORS preflight (OPTIONS) is never shed.
  */
 export function workClassOf(app: AppName, method: string, url: string): WorkClass | null {
   if (url === '/health' || url.startsWith('/health?') || url.startsWith('/health/')) return null;
+  // A CORS preflight costs nothing to answer, and without its answer a browser cannot read the 503 that may follow.
+  if (method === 'OPTIONS') return null;
   if (app === 'redirect' && !url.startsWith('/api/')) return 'redirect';
   const read = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
   if (read && (app === 'analytics' || ANALYTICS_PATH.test(url))) return 'analytics';
@@ -36,6 +39,13 @@ const QUEUE_SHARE: Readonly<Record<WorkClass, number>> = { redirect: 1, write: 1
 type ShedReason = 'limit' | 'deadline' | 'queue';
 const SHED_REASONS: readonly ShedReason[] = ['limit', 'deadline', 'queue'];
 
+/** Whether the request has a body that has not all arrived yet (its handler reads it to its end). */
+function hasBodyToCome(req: IncomingMessage): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** What an answer already sent leaves a late handler: nothing to write to. */
 function silence(res: ServerResponse): void {
   const self = () => res;
@@ -43,9 +53,11 @@ function silence(res: ServerResponse): void {
   Object.assign(res, { write: () => true, end: self });
 }
 
-function answer(res: ServerResponse, status: number, code: string, detail: string, retryAfterSeconds: number, url: string | undefined): void {
-  const body = JSON.stringify(problem(status, code, detail, url?.split('?', 1)[0]));
+function answer(req: IncomingMessage, res: ServerResponse, status: number, code: string, detail: string, retryAfterSeconds: number): void {
+  const body = JSON.stringify(problem(status, code, detail, req.url?.split('?', 1)[0]));
   res.writeHead(status, {
+    // A page of another site calling a compatible API (Shlink's web client) reads the 503 and its Retry-After too.
+    ...compatShedHeaders(req.headers.origin, req.url ?? '/'),
     'content-type': 'application/problem+json',
     'content-length': Buffer.byteLength(body),
     'retry-after': String(retryAfterSeconds),
@@ -105,25 +117,40 @@ export class AdmissionControl {
     const waited = this.loopLag.lagMs();
     if (waited > this.maxQueueMs[kind]) {
       this.count(kind, 'queue');
-      return answer(res, 503, 'OVERLOADED', 'this instance is too busy to answer in time; retry shortly', 1, req.url);
+      return answer(req, res, 503, 'OVERLOADED', 'this instance is too busy to answer in time; retry shortly', 1);
     }
     const permit = this.limit.tryAcquire(kind);
     if (permit === null) {
       this.count(kind, 'limit');
-      return answer(res, 503, 'OVERLOADED', 'this instance is over its concurrency limit; retry shortly', 1, req.url);
+      return answer(req, res, 503, 'OVERLOADED', 'this instance is over its concurrency limit; retry shortly', 1);
     }
     let answered = false;
     const original = res.writeHead;
     // From the request's arrival: it waited `waited` ms in the loop's queue before this handler ran.
-    const deadlineAt = now - waited + this.deadlines[kind];
-    const timer = setTimeout(() => {
-      if (answered || res.headersSent) return;
+    const deadline = { at: now - waited + this.deadlines[kind] };
+    // A body the client is still sending is the client's time, not the server's (a password form on a slow
+    // link): the deadline waits for the body's end and then counts from it (docs/design.md, "Overload").
+    let bodyReceived = !hasBodyToCome(req);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expire = () => {
+      if (answered || res.headersSent || !bodyReceived) return;
       answered = true;
       permit.done(true);
       this.count(kind, 'deadline');
-      answer(res, 503, 'DEADLINE_EXCEEDED', 'the request could not be answered in time; retry shortly', 1, req.url);
+      answer(req, res, 503, 'DEADLINE_EXCEEDED', 'the request could not be answered in time; retry shortly', 1);
       silence(res);
-    }, deadlineAt - now);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(expire, Math.max(0, deadline.at - this.clock.now()));
+    };
+    if (!bodyReceived)
+      req.once('end', () => {
+        bodyReceived = true;
+        deadline.at = Math.max(deadline.at, this.clock.now() + this.deadlines[kind]);
+        arm();
+      });
+    arm();
     res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
       if (!answered) {
         answered = true;
@@ -139,7 +166,11 @@ export class AdmissionControl {
         permit.done(true);
       }
     });
-    RequestDeadline.run(deadlineAt, () => answered, next);
+    RequestDeadline.run(
+      () => deadline.at,
+      () => answered,
+      next,
+    );
   }
 
   private count(kind: WorkClass, reason: ShedReason): void {

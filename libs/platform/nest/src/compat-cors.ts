@@ -24,6 +24,11 @@ export function compatPreflightHeaders(): Record<string, string> {
   };
 }
 
+/** The CORS headers of an answer given before any route (admission control's 503): those of the compatible APIs, for a request with an Origin. */
+export function compatShedHeaders(origin: string | undefined, url: string): Record<string, string> {
+  return origin !== undefined && isCompatPath(url) ? { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS } : {};
+}
+
 /**
  * CORS for the compatible APIs on a Fastify instance: a preflight is answered 204 before any route
  * (the framework's 404 otherwise), and every answer to a request with an Origin carries

@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'async_hooks';
 import { Clock, systemClock } from './clock';
 
 interface Deadline {
-  /** The epoch millisecond by which the request must have its answer. */
-  readonly at: number;
+  /** The epoch millisecond by which the request must have its answer (it may move: a body's end restarts it). */
+  readonly at: () => number;
   /** True once the answer has started: a stream that began in time is not cut by the deadline. */
   readonly answered: () => boolean;
 }
@@ -16,14 +16,14 @@ const storage = new AsyncLocalStorage<Deadline>();
  * what is left, so that no call outlives its request.
  */
 export const RequestDeadline = {
-  run<T>(at: number, answered: () => boolean, fn: () => T): T {
-    return storage.run({ at, answered }, fn);
+  run<T>(at: number | (() => number), answered: () => boolean, fn: () => T): T {
+    return storage.run({ at: typeof at === 'number' ? () => at : at, answered }, fn);
   },
 
   /** Milliseconds left to the current request's deadline; Infinity outside a request, or once its answer started. */
   remainingMs(clock: Clock = systemClock): number {
     const d = storage.getStore();
     if (!d || d.answered()) return Number.POSITIVE_INFINITY;
-    return d.at - clock.now();
+    return d.at() - clock.now();
   },
 };

@@ -7,6 +7,7 @@ export class InMemoryConversionStore implements ConversionStore {
   private readonly stripe = new Map<string, StripeSettings>();
   private readonly attributions = new Map<string, Attribution>();
   private readonly stripeCustomers = new Map<string, string>();
+  private readonly tags = new Map<string, Map<string, string>>();
 
   async addCustomer(customer: Customer): Promise<{ created: boolean; customer: Customer }> {
     const key = `${customer.tenantId}\u0000${customer.customerId}`;
@@ -47,6 +48,17 @@ export class InMemoryConversionStore implements ConversionStore {
 
   async setAttribution(tenantId: string, attribution: Attribution): Promise<void> {
     this.attributions.set(tenantId, attribution);
+  }
+
+  async trackedTags(tenantId: string): Promise<ReadonlyMap<string, string>> {
+    return new Map(this.tags.get(tenantId) ?? []);
+  }
+
+  async setTagTracking(tenantId: string, tag: string, conversionParam: string | null): Promise<void> {
+    let tags = this.tags.get(tenantId);
+    if (!tags) this.tags.set(tenantId, (tags = new Map()));
+    if (conversionParam === null) tags.delete(tag);
+    else tags.set(tag, conversionParam);
   }
 
   async stripeSettings(tenantId: string): Promise<StripeSettings | null> {

@@ -38,6 +38,13 @@ export interface ConversionStore {
   /** The tenant's attribution model of sales: `first` (the default) or `last`. */
   attribution(tenantId: string): Promise<Attribution>;
   setAttribution(tenantId: string, attribution: Attribution): Promise<void>;
+  /**
+   * The tenant's tags with conversion tracking, each with its click id parameter (docs/design.md,
+   * "Conversions"): the links context's TagTrackingStore, kept with the other conversion settings.
+   */
+  trackedTags(tenantId: string): Promise<ReadonlyMap<string, string>>;
+  /** Turns tracking on for a tag with this parameter, or off (null). */
+  setTagTracking(tenantId: string, tag: string, conversionParam: string | null): Promise<void>;
   /** The tenant's Stripe receiver (docs/stripe.md), or null when none is configured. */
   stripeSettings(tenantId: string): Promise<StripeSettings | null>;
   /** Keeps the tenant's Stripe receiver (replaces the one it had). */
@@ -100,3 +107,9 @@ export interface ConversionTotals {
 export const CONVERSION_STORE = Symbol('CONVERSION_STORE');
 export const CONVERSION_EVENT_SINK = Symbol('CONVERSION_EVENT_SINK');
 export const CONVERSION_EVENT_SOURCE = Symbol('CONVERSION_EVENT_SOURCE');
+/**
+ * ConversionEventSource for the live stream (docs/design.md, "Live click stream"): as
+ * LIVE_CLICK_SOURCE, a reader of this instance's own from the end of the conversions topic,
+ * committing nothing, so every analytics instance streams every tenant's leads and sales.
+ */
+export const LIVE_CONVERSION_SOURCE = Symbol('LIVE_CONVERSION_SOURCE');

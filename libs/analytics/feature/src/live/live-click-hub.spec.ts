@@ -1,5 +1,5 @@
-import { InProcessClickLog, MemoryClickEventSink, MemoryClickEventSource } from '@shortlink/bus';
-import { ClickEvent } from '@shortlink/clicks-domain';
+import { InProcessClickLog, InProcessConversionLog, MemoryClickEventSink, MemoryClickEventSource } from '@shortlink/bus';
+import { ClickEvent, ConversionEvent } from '@shortlink/clicks-domain';
 import { UserAgentClassifier } from '@shortlink/visitors-domain';
 import { LiveClick, LiveClickHub } from './live-click-hub';
 
@@ -22,6 +22,24 @@ const click = (over: Partial<ClickEvent> = {}): ClickEvent => ({
   refererHost: 'news.example',
   userAgent: CHROME,
   variant: 1,
+  ...over,
+});
+const conversion = (over: Partial<ConversionEvent> = {}): ConversionEvent => ({
+  kind: 'lead',
+  id: `cnv_${seq++}`,
+  key: 'lead:cus_1',
+  tenantId: 't1',
+  at: Date.UTC(2026, 11, 7, 21),
+  linkId: '1',
+  domain: 'Sho.rt',
+  code: 'abc1234',
+  customerId: 'cus_1',
+  eventName: 'Sign up',
+  clickId: 'AbCdEfGhIjKlMnOpQrSt_-',
+  amount: 0,
+  currency: '',
+  invoiceId: null,
+  metadata: { email: 'kept@out.example' },
   ...over,
 });
 const until = async (what: () => boolean) => {
@@ -165,6 +183,69 @@ describe('LiveClickHub', () => {
     await new MemoryClickEventSink(log).send([click()]);
     await until(() => seen.length === 1);
     expect(messages).toEqual([expect.stringContaining('brokers down'), expect.stringContaining('brokers down')]);
+  });
+
+  it("streams the tenant's leads and sales from the conversions topic in its own sequence, each event key once, never the metadata", async () => {
+    const conversions = new InProcessConversionLog();
+    hub = new LiveClickHub(
+      new MemoryClickEventSource(log, { groupId: 'live.f', fromBeginning: false }),
+      new UserAgentClassifier(),
+      options,
+      conversions.liveSource(),
+    );
+    await conversions.sink.send([conversion({ customerId: 'before', key: 'lead:before' })]);
+    hub.start();
+    await until(() => true);
+    const t1: LiveClick[] = [];
+    const t2: LiveClick[] = [];
+    hub.subscribe(
+      't1',
+      null,
+      (c) => t1.push(c),
+      () => undefined,
+    );
+    hub.subscribe(
+      't2',
+      null,
+      (c) => t2.push(c),
+      () => undefined,
+    );
+    const lead = conversion();
+    const sale = conversion({ kind: 'sale', key: 'invoice:in_1', amount: 4900, currency: 'EUR', invoiceId: 'in_1', eventName: 'Purchase' });
+    await new MemoryClickEventSink(log).send([click()]);
+    await until(() => t1.length === 1);
+    // The sale resent (a retry whose first send landed): streamed once, as it is counted once.
+    await conversions.sink.send([lead, sale, { ...sale, id: 'cnv_resent' }, conversion({ tenantId: 't2', code: 'other' })]);
+    await until(() => t1.length === 3 && t2.length === 1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(t1.map((e) => [e.kind, e.view.id])).toEqual([
+      ['click', 'inst1.1'],
+      ['lead', 'inst1.2'],
+      ['sale', 'inst1.3'],
+    ]);
+    expect(t1[1].view).toEqual({
+      id: 'inst1.2',
+      time: '2026-12-07T21:00:00.000Z',
+      domain: 'sho.rt',
+      code: 'abc1234',
+      conversionId: lead.id,
+      eventName: 'Sign up',
+      customerId: 'cus_1',
+      clickId: 'AbCdEfGhIjKlMnOpQrSt_-',
+    });
+    expect(t1[2].view).toMatchObject({ id: 'inst1.3', conversionId: sale.id, eventName: 'Purchase', amount: 4900, currency: 'EUR', invoiceId: 'in_1' });
+    expect(t1[2]).toMatchObject({ linkId: '1', domain: 'sho.rt', code: 'abc1234', bot: false });
+    expect(t2.map((e) => [e.kind, e.view.id, e.code])).toEqual([['lead', 'inst1.1', 'other']]);
+    expect(JSON.stringify(t1.map((e) => e.view))).not.toContain('kept@out.example');
+    expect([hub.streamedClicks, hub.streamedConversions]).toEqual([1, 3]);
+    // They are in the replay window with the clicks: a resume after the click gets the lead and the sale.
+    const resumed = hub.subscribe(
+      't1',
+      { instanceId: 'inst1', seq: 1 },
+      () => undefined,
+      () => undefined,
+    );
+    expect(resumed.replay.map((e) => e.kind)).toEqual(['lead', 'sale']);
   });
 
   it('ends every open stream when it stops', async () => {

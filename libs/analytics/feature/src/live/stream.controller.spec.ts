@@ -89,6 +89,30 @@ describe('StreamController', () => {
     expect(r.text()).not.toContain('elsewhere');
   });
 
+  it('writes a lead and a sale as `event: lead` and `event: sale` in the same sequence as the clicks', async () => {
+    const r = fakeReply();
+    controller.stream(request(), {}, r.reply);
+    deliver(click({ code: 'one' }));
+    const base = { id: 'cnv_1', key: 'lead:c1', tenantId: 't1', at: 0, linkId: '1', domain: 'sho.rt', code: 'one', customerId: 'c1', eventName: 'Sign up' };
+    hub.acceptConversions({
+      messages: [
+        { offset: '0', event: { ...base, kind: 'lead', clickId: 'x', amount: 0, currency: '', invoiceId: null, metadata: null } },
+        {
+          offset: '1',
+          event: { ...base, id: 'cnv_2', key: 'invoice:i', kind: 'sale', clickId: 'x', amount: 900, currency: 'EUR', invoiceId: 'i', metadata: null },
+        },
+      ],
+    });
+    await flush();
+    const events = r.text().split('\n\n').slice(1, -1);
+    expect(events.map((e) => e.split('\n').slice(0, 2))).toEqual([
+      ['id: i1.1', 'event: click'],
+      ['id: i1.2', 'event: lead'],
+      ['id: i1.3', 'event: sale'],
+    ]);
+    expect(JSON.parse(events[2].split('\n')[2].slice('data: '.length))).toMatchObject({ code: 'one', customerId: 'c1', amount: 900, currency: 'EUR' });
+  });
+
   it('writes a gap event first, then the window, for an id older than the window', async () => {
     deliver(click({ code: 'c1' }), click({ code: 'c2' }), click({ code: 'c3' }), click({ code: 'c4' })); // the window holds 3 and 4
     const r = fakeReply();

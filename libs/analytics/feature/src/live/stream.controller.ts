@@ -17,15 +17,19 @@ export const HEARTBEAT_MS = 15_000;
 const streamSchema = z.string().meta({
   id: 'ClickEventStream',
   description:
-    'Server-Sent Events: `event: click` with `id: <instance>.<n>` (n counts your clicks on that instance, no one else’s) and a LiveClick as JSON `data`, for each click as it happens; ' +
+    'Server-Sent Events, each with `id: <instance>.<n>` (n counts your events on that instance, no one else’s) and JSON `data`: ' +
+    '`event: click` for each click as it happens, data a LiveClick `{id, time, domain, code, country, region, city, referer, device, browser, os, bot, variant, source, visitor}`; ' +
+    '`event: lead` for each lead counted (POST /api/v1/track/lead, or a Stripe session with a click id), data `{id, time, domain, code, conversionId, eventName, customerId, clickId}` ' +
+    '(`domain` and `code`: the link it is attributed to; `conversionId`: the webhook’s `conversion.id`); ' +
+    '`event: sale` for each sale counted (POST /api/v1/track/sale, Stripe), the same fields plus `amount` (integer, the currency’s minor unit, negative for a refund), `currency` (ISO 4217) and `invoiceId` (or null); ' +
     '`event: gap` (data `{"lastEventId", "reason"}`, reason `expired` or `unknown`) first when a resume cannot be complete; ' +
-    'a `: ping` comment every 15 s.',
+    'a `: ping` comment every 15 s. Clients should ignore event types they do not know.',
 });
 
 /**
  * The live click stream (docs/design.md, "Live click stream"): `GET /api/v1/events/stream` as
  * Server-Sent Events, the tenant's clicks as this instance's consumer reads them from the click
- * topic, filtered by link code, domain, tag and bots, resumable with Last-Event-ID over the replay
+ * topic, and its leads and sales from the conversions topic, filtered by link code, domain, tag and bots, resumable with Last-Event-ID over the replay
  * window. Same guard and scope as the other analytics routes (an API key, or a person's session).
  */
 @Controller('api/v1/events')
@@ -38,12 +42,14 @@ export class StreamController implements BeforeApplicationShutdown {
 
   @Get('stream')
   @Contract({
-    summary: "The tenant's clicks as they happen (Server-Sent Events)",
+    summary: "The tenant's clicks, leads and sales as they happen (Server-Sent Events)",
     operationId: 'streamEvents',
     description:
-      'A `text/event-stream` that stays open: one `click` event per click of your links, filtered by `code`, `domain`, `tag` (the link’s tags, ' +
-      'read within 30 s of a change) and `bots` (excluded by default). Fed from the click topic, not by polling the store. Send the last `id` ' +
-      'received as `Last-Event-ID` to resume: the clicks after it within the replay window (ANALYTICS_STREAM_REPLAY_EVENTS, ' +
+      'A `text/event-stream` that stays open: one `click` event per click of your links, and one `lead` or `sale` event per lead or sale counted ' +
+      'for one of them (each once, a retried track call included), filtered by `code`, `domain`, `tag` (the link’s tags, ' +
+      'read within 30 s of a change; for a lead or sale, the link it is attributed to) and `bots` (bot clicks excluded by default; `only` shows no leads or sales). ' +
+      'Fed from the click and conversions topics, not by polling the store. Send the last `id` ' +
+      'received as `Last-Event-ID` to resume: the events after it within the replay window (ANALYTICS_STREAM_REPLAY_EVENTS, ' +
       'ANALYTICS_STREAM_REPLAY_SECONDS) come first; an id older than the window, or of another instance, gets a `gap` event first. ' +
       'At most ANALYTICS_STREAM_MAX_PER_TENANT open streams per tenant and instance (429 STREAM_LIMIT_REACHED); a malformed ' +
       'Last-Event-ID is 400 INVALID_EVENT_ID.',
@@ -89,10 +95,10 @@ export class StreamController implements BeforeApplicationShutdown {
     const write = (text: string) => {
       if (!ended) body.write(text);
     };
-    // One chain per stream: a tag look-up never lets a later click overtake an earlier one.
-    const offer = (click: LiveClick) => {
+    // One chain per stream: a tag look-up never lets a later event overtake an earlier one.
+    const offer = (event: LiveClick) => {
       queue = queue.then(async () => {
-        if (!ended && (await matches(filter, click, this.tags))) write(`id: ${click.view.id}\nevent: click\ndata: ${JSON.stringify(click.view)}\n\n`);
+        if (!ended && (await matches(filter, event, this.tags))) write(`id: ${event.view.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event.view)}\n\n`);
       });
     };
     const end = () => {
@@ -109,7 +115,7 @@ export class StreamController implements BeforeApplicationShutdown {
     heartbeat.unref();
     write(`retry: 2000\n: stream of ${this.hub.instanceId}\n\n`);
     if (subscription.gap) write(`event: gap\ndata: ${JSON.stringify({ lastEventId: req.headers['last-event-id'], reason: subscription.gap })}\n\n`);
-    for (const click of subscription.replay) offer(click);
+    for (const event of subscription.replay) offer(event);
     reply
       .header('content-type', 'text/event-stream; charset=utf-8')
       .header('cache-control', 'no-cache, no-transform')

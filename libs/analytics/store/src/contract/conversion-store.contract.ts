@@ -119,6 +119,25 @@ export function describeConversionStoreContract(name: string, open: () => Promis
       expect(await f.conversions.attribution(t)).toBe('first');
     });
 
+    it('keeps each tenant’s tracked tags with their parameter: on, changed, off; tags compared exactly', async () => {
+      const t = tenant();
+      expect([...(await f.conversions.trackedTags(t))]).toEqual([]);
+      await f.conversions.setTagTracking(t, 'spring sale', 'sl_cid');
+      await f.conversions.setTagTracking(t, 'Ünïcode', 'cid');
+      await f.conversions.setTagTracking(t, 'spring sale', 'ref');
+      expect(new Map(await f.conversions.trackedTags(t))).toEqual(
+        new Map([
+          ['spring sale', 'ref'],
+          ['Ünïcode', 'cid'],
+        ]),
+      );
+      expect([...(await f.conversions.trackedTags(tenant()))]).toEqual([]);
+      await f.conversions.setTagTracking(t, 'Spring Sale', null); // another tag: nothing to remove
+      await f.conversions.setTagTracking(t, 'spring sale', null);
+      await f.conversions.setTagTracking(t, 'spring sale', null);
+      expect([...(await f.conversions.trackedTags(t))]).toEqual([['Ünïcode', 'cid']]);
+    });
+
     it('keeps one Stripe receiver per tenant: saved, replaced (its creation time kept), removed', async () => {
       const t = tenant();
       expect(await f.conversions.stripeSettings(t)).toBeNull();

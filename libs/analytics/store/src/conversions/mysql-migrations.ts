@@ -78,5 +78,27 @@ export class ConversionSettings1735400000003 implements MigrationInterface {
   }
 }
 
+/** Conversion tracking on tags (docs/design.md, "Conversions"): each tenant's tracked tags and the parameter of their click ids. */
+export class ConversionTags1735400000004 implements MigrationInterface {
+  name = 'ConversionTags1735400000004';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE IF NOT EXISTS conversion_tags (
+        tenant_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        tag VARCHAR(50) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        param VARCHAR(40) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        PRIMARY KEY (tenant_id, tag)
+      ) ENGINE=InnoDB`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE conversion_tags');
+  }
+}
+
 /** The conversions context's migrations of the MySQL meta database, in order (the meta database's whole list: @shortlink/wiring's metaMigrations). */
-export const CONVERSIONS_MYSQL_MIGRATIONS = [Conversions1735400000001, StripeReceiver1735400000002, ConversionSettings1735400000003];
+export const CONVERSIONS_MYSQL_MIGRATIONS = [
+  Conversions1735400000001,
+  StripeReceiver1735400000002,
+  ConversionSettings1735400000003,
+  ConversionTags1735400000004,
+];

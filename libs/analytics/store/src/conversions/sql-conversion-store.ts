@@ -169,6 +169,20 @@ export class SqlConversionStore implements ConversionStore {
     await this.sql.change(`${this.dialect.insertIgnore} conversion_settings (tenant_id, attribution) VALUES (?, ?)`, [tenantId, attribution]);
   }
 
+  async trackedTags(tenantId: string): Promise<ReadonlyMap<string, string>> {
+    const rows = await this.sql.select<{ tag: string; param: string }>('SELECT tag, param FROM conversion_tags WHERE tenant_id = ?', [tenantId]);
+    return new Map(rows.map((r) => [r.tag, r.param]));
+  }
+
+  async setTagTracking(tenantId: string, tag: string, conversionParam: string | null): Promise<void> {
+    if (conversionParam === null) {
+      await this.sql.change('DELETE FROM conversion_tags WHERE tenant_id = ? AND tag = ?', [tenantId, tag]);
+      return;
+    }
+    if ((await this.sql.change('UPDATE conversion_tags SET param = ? WHERE tenant_id = ? AND tag = ?', [conversionParam, tenantId, tag])) > 0) return;
+    await this.sql.change(`${this.dialect.insertIgnore} conversion_tags (tenant_id, tag, param) VALUES (?, ?, ?)`, [tenantId, tag, conversionParam]);
+  }
+
   async stripeSettings(tenantId: string): Promise<StripeSettings | null> {
     const rows = await this.sql.select<StripeRow>(
       'SELECT tenant_id, sealed_secret, secret_hint, created_at, updated_at FROM stripe_settings WHERE tenant_id = ?',

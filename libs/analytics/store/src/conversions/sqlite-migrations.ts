@@ -25,4 +25,9 @@ export const CONVERSIONS_SQLITE_MIGRATIONS = [
     name: '017_conversion_settings',
     up: `CREATE TABLE conversion_settings (tenant_id TEXT NOT NULL PRIMARY KEY, attribution TEXT NOT NULL);`,
   },
+  {
+    // Conversion tracking on tags (docs/design.md, "Conversions"): each tenant's tracked tags and their click id parameter.
+    name: '018_conversion_tags',
+    up: `CREATE TABLE conversion_tags (tenant_id TEXT NOT NULL, tag TEXT NOT NULL, param TEXT NOT NULL, PRIMARY KEY (tenant_id, tag));`,
+  },
 ];

@@ -114,6 +114,21 @@ describe('LinksController', () => {
     expect((await generation.call(other, 'GET', '/api/v1/tags')).json()).toEqual({ tags: ['theirs'] });
   });
 
+  it('switches conversion tracking for a tag named with any of its characters (URL-encoded), with links:write', async () => {
+    const made = await call('POST', '/api/v1/links', { url: 'https://example.com/q1', tags: ['q1/2027: ads'] });
+    expect(made.statusCode).toBe(201);
+    const path = `/api/v1/tags/${encodeURIComponent('q1/2027: ads')}`;
+    expect((await call('GET', path)).json()).toEqual({ tag: 'q1/2027: ads', trackConversions: false, conversionParam: 'sl_cid' });
+    const on = await call('PATCH', path, { trackConversions: true, conversionParam: 'cid' });
+    expect(on.statusCode).toBe(200);
+    expect(on.json()).toEqual({ tag: 'q1/2027: ads', trackConversions: true, conversionParam: 'cid', linksUpdated: 1 });
+    expect((await call('GET', path)).json()).toMatchObject({ trackConversions: true, conversionParam: 'cid' });
+    const readOnly = (await call('POST', '/api/v1/keys', { name: 'reader', scopes: ['links:read'] })).json().apiKey as string;
+    const refused = await generation.call(readOnly, 'PATCH', path, { trackConversions: false });
+    expect([refused.statusCode, refused.json().code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    expect((await generation.call(readOnly, 'GET', path)).statusCode).toBe(200);
+  });
+
   it('publishes every route in its OpenAPI document', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');

@@ -5,6 +5,8 @@ export interface ConversionBusFixture {
   readonly sink: ConversionEventSink;
   /** A fresh member of the consumer group (a restart): it starts where the group committed. */
   source(): ConversionEventSource;
+  /** A live reader of an instance's own (the live stream's): from the end, committing nothing. */
+  liveSource(): ConversionEventSource;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,27 @@ export function describeConversionBusContract(name: string, open: () => Promise<
         expect([...offsets].sort((x, y) => (x < y ? -1 : 1))).toEqual(offsets);
       }
       await source.close();
+    }, 60_000);
+
+    it('gives each live reader the events sent from its start on (not those before), beside the others: every instance streams every event', async () => {
+      await f.sink.send([anEvent('before-live', { tenantId: 't-live' })]);
+      const seen = [[], []] as [ConversionEvent[], ConversionEvent[]];
+      const readers = [f.liveSource(), f.liveSource()];
+      for (const [i, reader] of readers.entries()) await reader.start(async (batch) => void seen[i].push(...batch.messages.map((m) => m.event)));
+      // A Kafka reader starts at the end once its group joined: send until both read.
+      for (let i = 0; !seen.every((s) => s.some((e) => e.customerId.startsWith('probe-'))); i++) {
+        if (i > 100) throw new Error('the live readers never read');
+        await f.sink.send([anEvent(`probe-${i}`, { tenantId: 't-live' })]);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const sale = anEvent('cus_live', { tenantId: 't-live', kind: 'sale', key: 'invoice:live', amount: 4900, currency: 'EUR', invoiceId: 'live' });
+      await f.sink.send([anEvent('cus_live', { tenantId: 't-live' }), sale]);
+      await until(() => seen.every((s) => s.filter((e) => e.customerId === 'cus_live').length === 2));
+      for (const s of seen) {
+        expect(s.filter((e) => e.customerId === 'cus_live').map((e) => e.kind)).toEqual(['lead', 'sale']);
+        expect(s.some((e) => e.customerId === 'before-live')).toBe(false);
+      }
+      for (const reader of readers) await reader.close();
     }, 60_000);
   });
 }

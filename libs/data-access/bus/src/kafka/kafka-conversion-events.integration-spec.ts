@@ -12,6 +12,18 @@ describeConversionBusContract('kafka', async () => {
     sink,
     source: () =>
       new KafkaConversionEventSource({ brokers, topic, partitions: 3, clientId: 'conversion-contract', groupId: `${topic}.analytics`, retryMs: 100 }),
+    liveSource: () =>
+      new KafkaConversionEventSource({
+        brokers,
+        topic,
+        partitions: 3,
+        clientId: 'conversion-contract-live',
+        groupId: `${topic}.live.${randomUUID().slice(0, 8)}`,
+        fromBeginning: false,
+        commitOffsets: false,
+        sessionTimeoutMs: 10_000,
+        heartbeatIntervalMs: 1000,
+      }),
     close: () => sink.close(),
   };
 });

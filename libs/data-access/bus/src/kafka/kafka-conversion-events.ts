@@ -62,6 +62,13 @@ export interface KafkaConversionSourceOptions extends KafkaConversionOptions {
   readonly groupId: string;
   /** Pause before a batch whose handler threw is handed over again (default 1000 ms). */
   readonly retryMs?: number;
+  /** Where a group without committed offsets starts (default true: the analytics group counts every event). */
+  readonly fromBeginning?: boolean;
+  /** false: nothing is committed (a live stream's own group, read from the end on every start). Default true. */
+  readonly commitOffsets?: boolean;
+  /** The group's session (default kafkajs' 30 s); a live group of one member keeps it short. */
+  readonly sessionTimeoutMs?: number;
+  readonly heartbeatIntervalMs?: number;
 }
 
 /**
@@ -82,11 +89,17 @@ export class KafkaConversionEventSource implements ConversionEventSource {
   async start(handler: (batch: ConversionBatch) => Promise<void>): Promise<void> {
     this.running = true;
     await ensureClickTopic(this.options.brokers, this.options.topic, this.options.partitions ?? 6, this.options);
-    const consumer = this.kafka.consumer({ groupId: this.options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 200 });
+    const consumer = this.kafka.consumer({
+      groupId: this.options.groupId,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 200,
+      ...(this.options.sessionTimeoutMs ? { sessionTimeout: this.options.sessionTimeoutMs } : {}),
+      ...(this.options.heartbeatIntervalMs ? { heartbeatInterval: this.options.heartbeatIntervalMs } : {}),
+    });
     this.consumer = consumer;
     try {
       await consumer.connect();
-      await consumer.subscribe({ topics: [this.options.topic], fromBeginning: true });
+      await consumer.subscribe({ topics: [this.options.topic], fromBeginning: this.options.fromBeginning ?? true });
       await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.onBatch(payload, handler) });
     } catch (error) {
       this.consumer = null;
@@ -122,6 +135,7 @@ export class KafkaConversionEventSource implements ConversionEventSource {
       }
     }
     resolveOffset(batch.messages[batch.messages.length - 1].offset);
+    if (this.options.commitOffsets === false) return;
     const next = (BigInt(batch.lastOffset()) + 1n).toString();
     await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
   }
@@ -141,12 +155,15 @@ export class InProcessConversionLog {
   private draining: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly live = new Set<(messages: ConversionBatch['messages']) => void>();
 
   constructor(private readonly options: { retryMs?: number; batchSize?: number; maxPending?: number } = {}) {}
 
   readonly sink: ConversionEventSink = {
     send: async (events) => {
-      for (const event of events) this.log.push({ offset: String(this.next++), event });
+      const sent = events.map((event) => ({ offset: String(this.next++), event }));
+      for (const m of sent) this.log.push(m);
+      for (const listener of this.live) listener(sent);
       const max = this.options.maxPending ?? 100_000;
       if (this.log.length > max) this.log.splice(0, this.log.length - max);
       this.drain();
@@ -169,6 +186,34 @@ export class InProcessConversionLog {
       this.handler = null;
     },
   };
+
+  /**
+   * A live reader of the log (the analytics instance's live stream, docs/design.md "Live click
+   * stream"): each event sent from its start on, as it is sent, committing nothing and holding
+   * nothing back; the log's own consumer is not affected. A handler that throws loses that batch
+   * (the stream is best effort, as the Kafka live group is).
+   */
+  liveSource(): ConversionEventSource {
+    let handler: ((batch: ConversionBatch) => Promise<void>) | null = null;
+    const sourceName = `${this.sourceName}.live`;
+    const listener = (messages: ConversionBatch['messages']) => {
+      const h = handler;
+      if (h)
+        void Promise.resolve()
+          .then(() => h({ source: sourceName, partition: 0, messages }))
+          .catch(() => undefined);
+    };
+    return {
+      start: async (h) => {
+        handler = h;
+        this.live.add(listener);
+      },
+      close: async () => {
+        handler = null;
+        this.live.delete(listener);
+      },
+    };
+  }
 
   /** Settles once everything sent so far was handled (tests, shutdown). */
   async idle(): Promise<void> {

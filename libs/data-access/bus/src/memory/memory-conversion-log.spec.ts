@@ -4,5 +4,5 @@ import { describeConversionBusContract } from '../contract/conversion-events.con
 // The embedded twin of the conversions topic; its Kafka twin is kafka-conversion-events.integration-spec.ts.
 describeConversionBusContract('in-process', async () => {
   const log = new InProcessConversionLog({ retryMs: 20 });
-  return { sink: log.sink, source: () => log.source, close: async () => undefined };
+  return { sink: log.sink, source: () => log.source, liveSource: () => log.liveSource(), close: async () => undefined };
 });

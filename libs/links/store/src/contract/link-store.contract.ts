@@ -157,6 +157,7 @@ export function describeLinkStoreContract(backend: string, open: () => Promise<L
         forwardQuery: false,
         trackConversions: true,
         conversionParam: 'ref_id',
+        tagConversionParam: 'cid',
         redirectRules: [
           { url: 'https://example.de/', conditions: [{ type: 'country', value: 'DE' }] },
           {

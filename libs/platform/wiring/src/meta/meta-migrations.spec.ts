@@ -22,6 +22,7 @@ describe('the meta database migrations, assembled from the contexts', () => {
       'Conversions1735400000001',
       'StripeReceiver1735400000002',
       'ConversionSettings1735400000003',
+      'ConversionTags1735400000004',
     ]);
   });
 
@@ -44,6 +45,7 @@ describe('the meta database migrations, assembled from the contexts', () => {
       '015_conversions',
       '016_stripe_receiver',
       '017_conversion_settings',
+      '018_conversion_tags',
     ]);
   });
 });

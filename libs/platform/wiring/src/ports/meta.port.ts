@@ -1,5 +1,5 @@
 import { join } from 'path';
-import { SEQUENCE_STORE } from '@shortlink/links-domain';
+import { SEQUENCE_STORE, TAG_TRACKING_STORE } from '@shortlink/links-domain';
 import { BATCH_RECORD_STORE } from '@shortlink/link-batch';
 import { DOMAIN_OWNERSHIP_STORE, DOMAIN_SETTINGS_STORE, TENANT_STORE } from '@shortlink/tenants-domain';
 import { AUDIT_LOG_STORE } from '@shortlink/audit-domain';
@@ -29,6 +29,8 @@ export const metaPort = portSpec({
     [SSO_STORE, (store) => store.sso],
     [SAFETY_STORE, (store) => store.safety],
     [CONVERSION_STORE, (store) => store.conversions],
+    // Conversion tracking on tags, kept with the conversion settings (docs/design.md, "Conversions").
+    [TAG_TRACKING_STORE, (store) => store.conversions],
   ],
   close: (store) => store.close(),
   probes: (store) => [{ name: 'meta-db', check: () => store.ping() }],
