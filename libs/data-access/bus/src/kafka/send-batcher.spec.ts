@@ -20,8 +20,9 @@ function gatedProducer() {
   return { sends, send, settle, inFlight: () => pending.length };
 }
 
+/** Lets the current event-loop turn end (the batcher sends at its end) and the settled callers run. */
 const tick = async () => {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
+  for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
 };
 
 /** Each caller's outcome, as it settles. */
@@ -36,14 +37,31 @@ function outcomes() {
 }
 
 describe('SendBatcher', () => {
-  it('sends a lone caller at once, and the callers that arrive while the sends are in flight together in the next send, in arrival order', async () => {
+  it('sends the callers of one event-loop turn together at its end', async () => {
+    const producer = gatedProducer();
+    const batcher = new SendBatcher<string>({ send: producer.send });
+    const { seen, track } = outcomes();
+    const all = [track('a', batcher.send(['a'])), track('b', batcher.send(['b1', 'b2'])), track('c', batcher.send(['c']))];
+    await Promise.resolve();
+    expect(producer.sends).toEqual([]); // not before the turn ends
+    await tick();
+    expect(producer.sends).toEqual([['a', 'b1', 'b2', 'c']]);
+    await producer.settle('ack');
+    await Promise.all(all);
+    expect(seen).toEqual(['a:ok', 'b:ok', 'c:ok']);
+    expect(batcher.counts).toEqual({ writes: 1, items: 3 });
+  });
+
+  it('sends a lone caller at its turn’s end, and the callers that arrive while the sends are in flight together in the next send, in arrival order', async () => {
     const producer = gatedProducer();
     const batcher = new SendBatcher<string>({ send: producer.send, concurrency: 1 });
     const { seen, track } = outcomes();
     const first = track('a', batcher.send(['a']));
     await tick();
     expect(producer.sends).toEqual([['a']]);
-    const rest = [track('b', batcher.send(['b1', 'b2'])), track('c', batcher.send(['c'])), track('d', batcher.send(['d']))];
+    const rest = [track('b', batcher.send(['b1', 'b2']))];
+    await tick();
+    rest.push(track('c', batcher.send(['c'])), track('d', batcher.send(['d'])));
     await tick();
     expect(producer.sends).toEqual([['a']]); // they wait for the send in flight
     await producer.settle('ack');
@@ -93,6 +111,18 @@ describe('SendBatcher', () => {
       expect(s.filter((m) => !m.endsWith('b')).length).toBeLessThanOrEqual(3); // at most maxCallers callers a send
       for (const m of s) if (m.endsWith('a')) expect(s).toContain(m.replace(/a$/, 'b')); // a caller's messages go together
     }
+  });
+
+  it('fails the callers of a send that throws at once, and goes on', async () => {
+    let calls = 0;
+    const batcher = new SendBatcher<string>({
+      send: (messages) => {
+        if (calls++ === 0) throw new Error('producer closed');
+        return Promise.resolve(void messages);
+      },
+    });
+    await expect(batcher.send(['a'])).rejects.toThrow('producer closed');
+    await expect(batcher.send(['b'])).resolves.toBeUndefined();
   });
 
   it('answers an empty send without a request', async () => {
