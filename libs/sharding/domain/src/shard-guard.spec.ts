@@ -53,4 +53,34 @@ describe('ShardGuard and the request deadline', () => {
     expect(error.details).not.toHaveProperty('deadline');
     expect(g.available).toBe(false);
   });
+
+  it("keeps a redirect look-up's permit while its query still runs after the timeout gave up on it: no more queries on the shard than its look-ups", async () => {
+    const g = new ShardGuard('s0', {
+      timeoutMs: 3000,
+      bulkTimeoutMs: 30_000,
+      failures: 100,
+      openMs: 1000,
+      redirectLookups: 1,
+      redirectLookupQueue: { max: 10, waitMs: 60_000 },
+    });
+    let inDb = 0;
+    let maxInDb = 0;
+    const parked: Array<() => void> = [];
+    const query = () =>
+      new Promise<string>((resolve) => {
+        maxInDb = Math.max(maxInDb, ++inDb);
+        parked.push(() => (inDb--, resolve('row')));
+      });
+    const first = g.run(query, 'redirect').catch((e: DomainError) => e.code);
+    const second = g.run(query, 'redirect').catch((e: DomainError) => e.code);
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(await first).toBe('SHARD_UNAVAILABLE'); // the caller is answered at its timeout
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(maxInDb).toBe(1); // the second waits: the first query is still in the database
+    parked.shift()!();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(maxInDb).toBe(1);
+    parked.shift()!();
+    await expect(second).resolves.toBe('row');
+  });
 });

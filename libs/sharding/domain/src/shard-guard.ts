@@ -65,14 +65,27 @@ export class ShardGuard {
 
   async run<T>(op: () => Promise<T>, call: GuardedCall = 'single'): Promise<T> {
     const bounded = call === 'bulk' ? this.bulk : this.single;
+    // The shard call itself: a timeout stops waiting for it, not the query in the database, which keeps its
+    // look-up permit until it ends (DB_CONCURRENCY bounds the queries on the shard; docs/design.md, "Redirect read path").
+    let running: Promise<T> | undefined;
+    let ended = false;
+    const started = () => {
+      ended = false;
+      running = op();
+      running.then(
+        () => (ended = true),
+        () => (ended = true),
+      );
+      return running;
+    };
     const guarded = () => {
       // cockatiel's half-open breaker makes the calls that come during its probe wait for its answer and then run again:
       // on the shard (the probe passed) or behind a second probe (a call begun before the breaker opened failed meanwhile
       // and opened it again), up to twice the timeout in all. So they fail at once (docs/design.md, "Failure containment").
       if (this.breaker.state === CircuitState.HalfOpen) throw new BrokenCircuitError();
-      return this.breaker.execute(bounded ? () => bounded.execute(op) : op);
+      return this.breaker.execute(bounded ? () => bounded.execute(started) : started);
     };
-    const queued = () => (call === 'redirect' && this.lookups ? this.lookups.execute(guarded) : guarded());
+    const queued = () => (call === 'redirect' && this.lookups ? this.lookups.execute(guarded, () => (ended ? undefined : running)) : guarded());
     // The request's deadline (docs/design.md, "Overload"): the call gets what is left of it when that is less than its own
     // timeout, outside the breaker (a request short of time says nothing about the shard). A batch chunk keeps its own.
     const left = call === 'bulk' ? Number.POSITIVE_INFINITY : RequestDeadline.remainingMs();

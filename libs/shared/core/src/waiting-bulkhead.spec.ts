@@ -41,6 +41,25 @@ describe('WaitingBulkhead', () => {
     await expect(bulkhead.execute(async () => 'again')).resolves.toBe('again');
   });
 
+  it('holds the permit of a call that gave up on its work until that work ends (a query a timeout stopped waiting for)', async () => {
+    const bulkhead = new WaitingBulkhead(1, 1, 10_000);
+    const query = gate();
+    const work = query.call();
+    await expect(
+      bulkhead.execute(
+        () => Promise.reject(new Error('timed out')),
+        () => work,
+      ),
+    ).rejects.toThrow('timed out');
+    expect(bulkhead.inFlight).toBe(1);
+    const next = bulkhead.execute(async () => 'next');
+    await Promise.resolve();
+    expect(bulkhead.queued).toBe(1);
+    query.open();
+    await expect(next).resolves.toBe('next');
+    expect(bulkhead.inFlight).toBe(0);
+  });
+
   it('frees the permit when a call fails', async () => {
     const bulkhead = new WaitingBulkhead(1, 0, 0);
     await expect(bulkhead.execute(() => Promise.reject(new Error('shard')))).rejects.toThrow('shard');

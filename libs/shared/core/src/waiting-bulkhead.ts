@@ -6,6 +6,8 @@ export class BulkheadFullError extends Error {
   }
 }
 
+const ignore = () => undefined;
+
 interface Waiter {
   readonly grant: () => void;
   readonly timer: NodeJS.Timeout;
@@ -36,13 +38,20 @@ export class WaitingBulkhead {
     return this.waiting.length;
   }
 
-  async execute<T>(call: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `call` under a permit. The permit comes back when its answer is in and, if `stillRunning` names
+   * work the call started and gave up on (a shard query a timeout stopped waiting for, which goes on
+   * in the database), once that has ended too: the limit bounds the work on the server, not the waits.
+   */
+  async execute<T>(call: () => Promise<T>, stillRunning: () => Promise<unknown> | undefined = () => undefined): Promise<T> {
     if (this.active < this.limit) this.active++;
     else await this.waitForPermit();
     try {
       return await call();
     } finally {
-      this.release();
+      const left = stillRunning();
+      if (left === undefined) this.release();
+      else void left.then(ignore, ignore).then(() => this.release());
     }
   }
 
