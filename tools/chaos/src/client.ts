@@ -80,7 +80,10 @@ interface Own {
   edits: number;
 }
 
-const send = (msg: FromClient) => process.send?.(msg);
+// After its 'done' the main process may close the channel first: a late message (a create that answered meanwhile) is dropped, not a crash.
+const send = (msg: FromClient) => {
+  if (process.connected) process.send?.(msg, undefined, undefined, () => undefined);
+};
 
 /** How often the client's own event loop is sampled; a tick later than this by more than STALL_MIN_MS is a stall. */
 const STALL_TICK_MS = 10;

@@ -55,6 +55,9 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
+/** What a send to a client that has already disconnected gets (EPIPE, a closed channel): nothing to do, it is done. */
+const ignoreClosed = () => undefined;
+
 const log = (msg: string) => process.stdout.write(`[chaos ${new Date().toISOString().slice(11, 23)}] ${msg}\n`);
 
 /** The redirect instances' click accounting, scraped every second; a killed instance keeps its last scrape. */
@@ -239,7 +242,7 @@ async function main(): Promise<number> {
     },
     unflushed: () => scrapes.unflushed(),
     flood: (on, until) => {
-      for (const c of floodClients) if (c.connected) c.send({ type: 'flood', on, until } satisfies ToClient);
+      for (const c of floodClients) if (c.connected) c.send({ type: 'flood', on, until } satisfies ToClient, ignoreClosed);
     },
     log,
   });
@@ -311,11 +314,18 @@ async function main(): Promise<number> {
       });
       clients.push(child);
       if (flooder) floodClients.push(child);
-      done.push(new Promise((resolve) => child.on('message', (m: FromClient) => m.type === 'done' && resolve())));
+      // Done when it says so; a client that died first ends the wait too (its record file is then missing: the run fails, it does not hang).
+      done.push(
+        new Promise((resolve) => {
+          child.on('message', (m: FromClient) => m.type === 'done' && resolve());
+          child.on('exit', () => resolve());
+        }),
+      );
       child.on('message', (m: FromClient) => {
         if (m.type === 'ready') ready++;
         if (m.type === 'created')
-          for (const other of clients) if (other !== child && other.connected) other.send({ type: 'codes', codes: m.codes } satisfies ToClient);
+          // A client that finished may close its channel between the check and the send: the callback takes that error.
+          for (const other of clients) if (other !== child && other.connected) other.send({ type: 'codes', codes: m.codes } satisfies ToClient, ignoreClosed);
       });
       const cfg: ClientConfig = {
         client: i,
@@ -358,7 +368,7 @@ async function main(): Promise<number> {
     clearInterval(scraper);
     pressure.stop();
     log('stopping the workload');
-    for (const c of clients) c.send({ type: 'stop' } satisfies ToClient);
+    for (const c of clients) c.send({ type: 'stop' } satisfies ToClient, ignoreClosed);
     await Promise.all(done);
     const ops: Op[] = clients.flatMap((_, i) => JSON.parse(readFileSync(join(dir, `client-${i}.json`), 'utf8')) as Op[]);
 
