@@ -274,6 +274,12 @@ async function main(): Promise<number> {
       log(`${signal}: restoring the stack and stopping the apps`);
       void cleanup().finally(() => process.exit(130));
     });
+  // A crash of the run itself (an error nothing handled) restores the stack and stops the apps too, rather than leave
+  // servers paused or cut off and the apps running (CI's run once left its four apps and Toxiproxy behind).
+  process.once('uncaughtException', (error) => {
+    log(`the run crashed (${error.stack ?? error.message}): restoring the stack and stopping the apps`);
+    void cleanup().finally(() => process.exit(1));
+  });
   try {
     await ensureClickTopic(requireEnv('KAFKA_BROKERS').split(','), topic, 6);
     log('starting 2 generation, 2 redirect instances and the analytics consumer');
