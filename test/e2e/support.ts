@@ -28,18 +28,26 @@ export async function startEmbedded(
   dataDir: string,
   extra: Record<string, string> = {},
 ): Promise<{ proc: RunningProcess; endpoints: Endpoints; env: Record<string, string> }> {
-  const { endpoints, env: ports } = await allocateEndpoints();
-  const env = {
-    SHORTLINK_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    DB_DRIVER: 'sqlite',
-    CACHE_DRIVER: 'memory',
-    BUS_DRIVER: 'memory',
-    OLAP_DRIVER: 'chdb',
-    ...ports,
-    ...extra,
-  };
-  return { proc: await launchEmbedded(endpoints, env), endpoints, env };
+  // A port found free can be taken by another test process before the app binds it (two tiers run side by side):
+  // EADDRINUSE then means other ports, not a failed test.
+  for (let attempt = 1; ; attempt++) {
+    const { endpoints, env: ports } = await allocateEndpoints();
+    const env = {
+      SHORTLINK_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      DB_DRIVER: 'sqlite',
+      CACHE_DRIVER: 'memory',
+      BUS_DRIVER: 'memory',
+      OLAP_DRIVER: 'chdb',
+      ...ports,
+      ...extra,
+    };
+    try {
+      return { proc: await launchEmbedded(endpoints, env), endpoints, env };
+    } catch (error) {
+      if (attempt >= 3 || !String((error as Error).message).includes('EADDRINUSE')) throw error;
+    }
+  }
 }
 
 /** Starts the embedded process again on the same data directory and ports. */
